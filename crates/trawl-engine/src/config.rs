@@ -1,0 +1,302 @@
+//! Crawl configuration: typed settings with safe defaults, loaded from `crawl.toml`.
+//!
+//! Unknown keys are errors, so a misspelt setting never silently falls back to its default.
+
+use std::{path::Path, time::Duration};
+
+use serde::{Deserialize, Serialize};
+
+use crate::Error;
+
+/// Every setting of a crawl. Each section's defaults are those of the default profile.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CrawlConfig {
+    /// Seeds to start from, in addition to those given on the command line.
+    pub seeds: Vec<String>,
+    /// Politeness and retries.
+    pub frontier: FrontierConfig,
+    /// How URIs are fetched.
+    pub fetch: FetchConfig,
+    /// Which URIs are in scope.
+    pub scope: ScopeConfig,
+    /// How archives are written.
+    pub warc: WarcConfig,
+}
+
+/// Politeness and retries (Heritrix's formula: delay = delay_factor x last fetch duration, clamped).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FrontierConfig {
+    /// Multiplier on the last fetch's duration giving the wait before the next fetch from that host. Default: 5.0.
+    pub delay_factor: f64,
+    /// Lower bound of the wait between fetches from one host, in ms. Default: 3000.
+    pub min_delay_ms: u64,
+    /// Upper bound of the wait between fetches from one host, in ms. Default: 30000.
+    pub max_delay_ms: u64,
+    /// robots.txt `Crawl-delay` is honoured up to this many ms. Default: 300000 (Heritrix's 300 s).
+    pub max_crawl_delay_ms: u64,
+    /// How often a URI that failed with a connection error, a timeout or a 5xx status is tried again. Default: 3.
+    pub max_retries: u32,
+    /// Wait before retrying such a URI, in ms. Default: 30000.
+    pub retry_delay_ms: u64,
+}
+
+impl Default for FrontierConfig {
+    fn default() -> Self {
+        FrontierConfig {
+            delay_factor: 5.0,
+            min_delay_ms: 3_000,
+            max_delay_ms: 30_000,
+            max_crawl_delay_ms: 300_000,
+            max_retries: 3,
+            retry_delay_ms: 30_000,
+        }
+    }
+}
+
+/// How URIs are fetched.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FetchConfig {
+    /// Fetches in flight at once across all hosts. Default: 32.
+    pub max_connections: usize,
+    /// Fetches in flight at once to one host (one politeness queue). Default: 1.
+    pub max_connections_per_host: usize,
+    /// Connect timeout, and the longest wait for any bytes of a response, in ms. Default: 20000.
+    pub timeout_ms: u64,
+    /// Response bodies are cut after this many bytes and annotated `lenTrunc`. Default: 100 MiB.
+    pub max_bytes: u64,
+    /// Largest body decoded (Content-Encoding) for link extraction; the archive keeps the wire bytes.
+    /// Default: 64 MiB.
+    pub max_decoded_bytes: u64,
+    /// The User-Agent header, also the agent robots.txt rules are matched against.
+    /// Default: `trawl/VERSION (+https://example.invalid/trawl)`; operators should name a contact URL.
+    pub user_agent: String,
+    /// Whether robots.txt is obeyed. Default: true.
+    pub obey_robots: bool,
+    /// robots.txt bodies larger than this are cut (RFC 9309 asks for at least 500 KiB). Default: 512 KiB.
+    pub max_robots_bytes: u64,
+    /// How long a fetched robots.txt is trusted, in seconds. Default: 86400.
+    pub robots_expiry_s: u64,
+}
+
+impl Default for FetchConfig {
+    fn default() -> Self {
+        FetchConfig {
+            max_connections: 32,
+            max_connections_per_host: 1,
+            timeout_ms: 20_000,
+            max_bytes: 100 << 20,
+            max_decoded_bytes: 64 << 20,
+            user_agent: format!(
+                "trawl/{} (+https://example.invalid/trawl)",
+                env!("CARGO_PKG_VERSION")
+            ),
+            obey_robots: true,
+            max_robots_bytes: 512 << 10,
+            robots_expiry_s: 86_400,
+        }
+    }
+}
+
+/// Which URIs are in scope (the default profile's decide rules).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ScopeConfig {
+    /// Reject URIs more than this many hops from a seed. Default: 20.
+    pub max_hops: usize,
+    /// Accept out-of-prefix URIs reached by at most this many trailing non-link hops (embeds, redirects)
+    /// from an in-scope page. Default: 2.
+    pub max_trans_hops: usize,
+    /// Reject URIs whose path has more than this many segments. Default: 20.
+    pub max_path_depth: usize,
+    /// Reject URIs whose path repeats one segment more than this many times in a row. Default: 2.
+    pub max_path_repeats: usize,
+    /// Stop following a redirect chain after this many redirects in a row. Default: 10.
+    pub max_redirects: usize,
+    /// At most this many outlinks are taken from one document. Default: 6000.
+    pub max_outlinks: usize,
+    /// Extra SURT prefixes (Heritrix form, e.g. `http://(org,example,`) accepted besides the seeds'.
+    pub surt_prefixes: Vec<String>,
+}
+
+impl Default for ScopeConfig {
+    fn default() -> Self {
+        ScopeConfig {
+            max_hops: 20,
+            max_trans_hops: 2,
+            max_path_depth: 20,
+            max_path_repeats: 2,
+            max_redirects: 10,
+            max_outlinks: 6000,
+            surt_prefixes: Vec::new(),
+        }
+    }
+}
+
+/// Compression of WARC records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Compression {
+    /// One gzip member per record (`.warc.gz`). Default.
+    Gzip,
+    /// Uncompressed (`.warc`).
+    None,
+}
+
+/// How archives are written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WarcConfig {
+    /// Record compression. Default: gzip.
+    pub compression: Compression,
+    /// A file is closed and a new one begun once it reaches this size. Default: 1 GB (1000000000 bytes).
+    pub max_file_bytes: u64,
+    /// File name prefix. Default: `trawl`.
+    pub prefix: String,
+}
+
+impl Default for WarcConfig {
+    fn default() -> Self {
+        WarcConfig {
+            compression: Compression::Gzip,
+            max_file_bytes: 1_000_000_000,
+            prefix: "trawl".to_string(),
+        }
+    }
+}
+
+impl CrawlConfig {
+    /// Reads and validates a config file.
+    pub fn load(path: &Path) -> Result<CrawlConfig, Error> {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        CrawlConfig::parse(&text, path)
+    }
+
+    /// Parses and validates config text; `path` names it in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<CrawlConfig, Error> {
+        let config: CrawlConfig = toml::from_str(text).map_err(|e| Error::Config {
+            path: path.to_path_buf(),
+            message: describe_toml_error(text, &e),
+        })?;
+        config.validate().map_err(|message| Error::Config {
+            path: path.to_path_buf(),
+            message,
+        })?;
+        Ok(config)
+    }
+
+    /// Checks values that parse but make no sense together.
+    pub fn validate(&self) -> Result<(), String> {
+        let f = &self.frontier;
+        if !(f.delay_factor.is_finite() && f.delay_factor >= 0.0) {
+            return Err(format!(
+                "frontier.delay_factor = {} must be a number >= 0",
+                f.delay_factor
+            ));
+        }
+        if f.min_delay_ms > f.max_delay_ms {
+            return Err(format!(
+                "frontier.min_delay_ms = {} is above frontier.max_delay_ms = {}; lower the first or raise the second",
+                f.min_delay_ms, f.max_delay_ms
+            ));
+        }
+        if self.fetch.max_connections == 0 || self.fetch.max_connections_per_host == 0 {
+            return Err(
+                "fetch.max_connections and fetch.max_connections_per_host must be at least 1"
+                    .into(),
+            );
+        }
+        if self.fetch.timeout_ms == 0 {
+            return Err("fetch.timeout_ms must be at least 1".into());
+        }
+        if self.fetch.user_agent.trim().is_empty() || self.fetch.user_agent.contains(['\r', '\n']) {
+            return Err("fetch.user_agent must be one non-empty line".into());
+        }
+        if self.warc.prefix.is_empty() || self.warc.prefix.contains(['/', '\\']) {
+            return Err(format!(
+                "warc.prefix = {:?} must be a non-empty file name part",
+                self.warc.prefix
+            ));
+        }
+        Ok(())
+    }
+
+    /// The politeness delay bounds.
+    pub fn delay_bounds(&self) -> (Duration, Duration) {
+        (
+            Duration::from_millis(self.frontier.min_delay_ms),
+            Duration::from_millis(self.frontier.max_delay_ms),
+        )
+    }
+
+    /// The config as TOML, as written into the job directory and the warcinfo record.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).unwrap_or_default()
+    }
+}
+
+/// A toml error as "line L, column C: message", with the offending line quoted.
+fn describe_toml_error(text: &str, e: &toml::de::Error) -> String {
+    let message = e.message().to_string();
+    let Some(span) = e.span() else { return message };
+    let before = &text[..span.start.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    let quoted = text.lines().nth(line - 1).unwrap_or("").trim();
+    format!("line {line}, column {col}: {message}\n    {quoted}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_the_documented_ones() {
+        let c = CrawlConfig::parse("", Path::new("x.toml")).unwrap();
+        assert_eq!(c.frontier.delay_factor, 5.0);
+        assert_eq!(c.frontier.min_delay_ms, 3000);
+        assert_eq!(c.frontier.max_delay_ms, 30000);
+        assert_eq!(c.fetch.max_connections_per_host, 1);
+        assert_eq!(c.scope.max_hops, 20);
+        assert_eq!(c.warc.compression, Compression::Gzip);
+    }
+
+    #[test]
+    fn reads_the_issue_keys() {
+        let text = "[frontier]\ndelay_factor = 2.0\nmin_delay_ms = 10\nmax_delay_ms = 20\nmax_retries = 1\n\
+                    retry_delay_ms = 5\n[fetch]\nmax_connections = 4\nmax_connections_per_host = 2\n\
+                    timeout_ms = 100\nmax_bytes = 1000\nuser_agent = \"x/1\"\n\
+                    [warc]\ncompression = \"none\"\nmax_file_bytes = 5\nprefix = \"p\"\n";
+        let c = CrawlConfig::parse(text, Path::new("x.toml")).unwrap();
+        assert_eq!(c.frontier.max_retries, 1);
+        assert_eq!(c.fetch.user_agent, "x/1");
+        assert_eq!(c.warc.compression, Compression::None);
+    }
+
+    #[test]
+    fn errors_name_the_place() {
+        let rows = [
+            ("[fetch]\nmax_conections = 3\n", "line 2"),
+            ("[frontier]\nmin_delay_ms = \"fast\"\n", "line 2"),
+            (
+                "[frontier]\nmin_delay_ms = 5\nmax_delay_ms = 1\n",
+                "frontier.min_delay_ms",
+            ),
+            ("[warc]\ncompression = \"lz4\"\n", "line 2"),
+        ];
+        for (text, want) in rows {
+            let err = CrawlConfig::parse(text, Path::new("my.toml"))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("my.toml") && err.contains(want),
+                "{text:?}: {err}"
+            );
+        }
+    }
+}

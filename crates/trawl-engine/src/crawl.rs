@@ -1,0 +1,622 @@
+//! The crawl loop: workers take URIs from the frontier and run each through the pipeline.
+//!
+//! prefetch (robots.txt prerequisite) -> fetch -> extract -> write -> post (crawl.log, stats, politeness,
+//! outlinks through scope back into the frontier) -> `frontier.finished`.
+
+use std::{
+    collections::HashMap,
+    sync::{
+        Arc, Mutex, PoisonError,
+        atomic::{AtomicBool, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+use tokio::sync::Notify;
+use trawl_frontier::{Frontier, Next, Taken};
+use trawl_url::{Url, canon::Canonicalizer, surt};
+
+use crate::{
+    CrawlConfig, CrawlUri, Error, Hop, Scope, UriKind,
+    crawl_log::{CrawlLog, LogEntry, status},
+    decide::Decision,
+    decode::decode_content,
+    extract::{self, Limits, Outlink},
+    fetch::{Fetched, Fetcher, Response},
+    job::Job,
+    report::{self, Ending},
+    robots::{Robots, product_token},
+    stats::{Snapshot, Stats},
+    write::WarcSink,
+};
+
+/// A handle to stop a running crawl from outside (Ctrl-C, the web UI).
+#[derive(Debug, Clone, Default)]
+pub struct StopHandle {
+    flag: Arc<AtomicBool>,
+    notify: Arc<Notify>,
+}
+
+impl StopHandle {
+    /// Asks the crawl to stop: URIs in flight finish, archives are closed, reports written.
+    pub fn stop(&self) {
+        self.flag.store(true, Ordering::SeqCst);
+        self.notify.notify_waiters();
+    }
+
+    /// Whether a stop was asked for.
+    pub fn is_stopped(&self) -> bool {
+        self.flag.load(Ordering::SeqCst)
+    }
+}
+
+/// What a finished crawl reports.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    /// How it ended.
+    pub ending: Ending,
+    /// The final counters.
+    pub stats: Snapshot,
+    /// The WARC files written.
+    pub warcs: Vec<std::path::PathBuf>,
+}
+
+/// What is known of one origin's robots.txt.
+#[derive(Debug)]
+enum RobotsState {
+    /// The prerequisite is queued or being fetched.
+    Pending,
+    /// Rules in force until `expires`.
+    Known {
+        robots: Arc<Robots>,
+        expires: Instant,
+    },
+}
+
+/// One crawl of a job directory.
+#[derive(Debug)]
+pub struct Crawl {
+    job: Job,
+    config: CrawlConfig,
+    seeds: Vec<Url>,
+}
+
+struct Shared {
+    config: CrawlConfig,
+    scope: Scope,
+    canon: Canonicalizer,
+    frontier: Mutex<Frontier<CrawlUri>>,
+    wake: Notify,
+    fetcher: Fetcher,
+    robots: Mutex<HashMap<String, RobotsState>>,
+    warc: WarcSink,
+    log: Mutex<CrawlLog>,
+    stats: Stats,
+    stop: StopHandle,
+    fatal: Mutex<Option<String>>,
+    agent: String,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Crawl {
+    /// Prepares a crawl: parses the seeds (naming any bad one), creates the job directory and writes the
+    /// effective config into it.
+    pub fn new(
+        job_dir: &std::path::Path,
+        mut config: CrawlConfig,
+        seeds: &[String],
+    ) -> Result<Crawl, Error> {
+        config.seeds.extend(seeds.iter().cloned());
+        config.seeds.dedup();
+        if config.seeds.is_empty() {
+            return Err(Error::NoSeeds);
+        }
+        let parsed = config
+            .seeds
+            .iter()
+            .map(|s| trawl_url::parse_seed(s))
+            .collect::<Result<Vec<_>, _>>()?;
+        config.validate().map_err(|message| Error::Config {
+            path: job_dir.join("crawl.toml"),
+            message,
+        })?;
+        let job = Job::create(job_dir)?;
+        job.write_file(&job.config_path(), &config.to_toml())?;
+        Ok(Crawl {
+            job,
+            config,
+            seeds: parsed,
+        })
+    }
+
+    /// The job directory.
+    pub fn job(&self) -> &Job {
+        &self.job
+    }
+
+    /// Runs the crawl to its end, calling `on_progress` about once a second; `stop` ends it early.
+    pub async fn run(
+        self,
+        stop: StopHandle,
+        on_progress: impl Fn(&Snapshot) + Send + Sync + 'static,
+    ) -> Result<Summary, Error> {
+        let warcinfo = vec![
+            ("operator-config".to_string(), "crawl.toml".to_string()),
+            (
+                "http-header-user-agent".to_string(),
+                self.config.fetch.user_agent.clone(),
+            ),
+            (
+                "robots".to_string(),
+                if self.config.fetch.obey_robots {
+                    "obey"
+                } else {
+                    "ignore"
+                }
+                .to_string(),
+            ),
+            (
+                "trawl-config".to_string(),
+                self.config.to_toml().replace('\n', "; "),
+            ),
+        ];
+        let warc = WarcSink::new(self.job.warc_dir(), &self.config.warc, warcinfo)?;
+        let log = CrawlLog::open(&self.job.logs_dir().join("crawl.log"))?;
+        let mut frontier = Frontier::new(self.config.fetch.max_connections_per_host);
+        let canon = Canonicalizer::default();
+        for seed in &self.seeds {
+            let key = canon.canonicalize(seed);
+            frontier.schedule(
+                &surt::authority(seed),
+                &key,
+                CrawlUri::seed(seed.clone(), key.clone()),
+            );
+        }
+        let shared = Arc::new(Shared {
+            scope: Scope::default_for(&self.seeds, &self.config.scope),
+            canon,
+            frontier: Mutex::new(frontier),
+            wake: Notify::new(),
+            fetcher: Fetcher::new(self.config.fetch.clone()),
+            robots: Mutex::new(HashMap::new()),
+            warc,
+            log: Mutex::new(log),
+            stats: Stats::new(),
+            stop: stop.clone(),
+            fatal: Mutex::new(None),
+            agent: product_token(&self.config.fetch.user_agent).to_string(),
+            config: self.config.clone(),
+        });
+
+        let on_progress = Arc::new(on_progress);
+        let ticker = {
+            let shared = shared.clone();
+            let on_progress = on_progress.clone();
+            let progress_log = self.job.logs_dir().join("progress.log");
+            tokio::spawn(async move {
+                let mut tick = 0u64;
+                loop {
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    let snap = shared.snapshot();
+                    on_progress(&snap);
+                    tick += 1;
+                    if tick.is_multiple_of(5) {
+                        append_line(
+                            &progress_log,
+                            &format!("{} {}", chrono::Utc::now().to_rfc3339(), snap.line()),
+                        );
+                    }
+                }
+            })
+        };
+        let workers: Vec<_> = (0..self.config.fetch.max_connections)
+            .map(|i| tokio::spawn(worker(shared.clone(), i + 1)))
+            .collect();
+        for w in workers {
+            let _ = w.await;
+        }
+        ticker.abort();
+
+        let warcs = shared.warc.close();
+        let fatal = lock(&shared.fatal).take();
+        let ending = match (&fatal, &warcs) {
+            (Some(why), _) => Ending::Failed(why.clone()),
+            (None, Err(e)) => Ending::Failed(e.to_string()),
+            (None, Ok(_)) if stop.is_stopped() => Ending::Stopped,
+            _ => Ending::Finished,
+        };
+        let snap = shared.snapshot();
+        on_progress(&snap);
+        append_line(
+            &self.job.logs_dir().join("progress.log"),
+            &format!(
+                "{} {} [{ending}]",
+                chrono::Utc::now().to_rfc3339(),
+                snap.line()
+            ),
+        );
+        report::write(&self.job, &self.config.seeds, &ending, &snap, &shared.stats)?;
+        Ok(Summary {
+            ending,
+            stats: snap,
+            warcs: warcs.unwrap_or_default(),
+        })
+    }
+}
+
+fn append_line(path: &std::path::Path, line: &str) {
+    use std::io::Write;
+    if let Ok(mut f) = std::fs::File::options()
+        .create(true)
+        .append(true)
+        .open(path)
+    {
+        let _ = writeln!(f, "{line}");
+    }
+}
+
+/// Runs `f` where blocking is fine: off the async threads on a multi-threaded runtime.
+fn blocking<R>(f: impl FnOnce() -> R) -> R {
+    match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
+        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(f),
+        _ => f(),
+    }
+}
+
+async fn worker(shared: Arc<Shared>, id: usize) {
+    loop {
+        if shared.stop.is_stopped() {
+            return;
+        }
+        let next = lock(&shared.frontier).next(Instant::now());
+        match next {
+            Next::Ready(taken) => {
+                let queue = taken.queue.clone();
+                let delay = process(&shared, taken, id).await;
+                lock(&shared.frontier).finished(&queue, Instant::now(), delay);
+                shared.wake.notify_waiters();
+            }
+            Next::WaitUntil(at) => {
+                let at = at.min(Instant::now() + Duration::from_millis(200));
+                tokio::select! {
+                    _ = tokio::time::sleep_until(at.into()) => {}
+                    _ = shared.wake.notified() => {}
+                    _ = shared.stop.notify.notified() => {}
+                }
+            }
+            Next::Busy => {
+                tokio::select! {
+                    _ = tokio::time::sleep(Duration::from_millis(100)) => {}
+                    _ = shared.wake.notified() => {}
+                    _ = shared.stop.notify.notified() => {}
+                }
+            }
+            Next::Empty => {
+                shared.wake.notify_waiters();
+                return;
+            }
+        }
+    }
+}
+
+impl Shared {
+    fn snapshot(&self) -> Snapshot {
+        let mut snap = self.stats.snapshot();
+        let f = lock(&self.frontier);
+        snap.queued = f.queued() as u64;
+        snap.in_flight = f.in_flight() as u64;
+        snap.discovered = f.discovered() as u64;
+        snap.active_queues = f.active_queues() as u64;
+        snap
+    }
+
+    fn fail(&self, why: String) {
+        tracing::error!("{why}");
+        lock(&self.fatal).get_or_insert(why);
+        self.stop.stop();
+    }
+
+    fn log(&self, entry: &LogEntry<'_>, host: &str, wire_bytes: u64) {
+        self.stats
+            .record(entry.status, host, entry.mime, wire_bytes);
+        if let Err(e) = lock(&self.log).write(entry) {
+            self.fail(e.to_string());
+        }
+    }
+
+    /// Politeness: Heritrix's delay formula, raised to robots.txt's Crawl-delay (up to its cap).
+    fn politeness(&self, origin: &str, fetch_time: Duration) -> Duration {
+        let f = &self.config.frontier;
+        let (min, max) = self.config.delay_bounds();
+        let mut delay = fetch_time.mul_f64(f.delay_factor).clamp(min, max);
+        if let Some(RobotsState::Known { robots, .. }) = lock(&self.robots).get(origin)
+            && let Some(cd) = robots.crawl_delay()
+        {
+            delay = delay.max(cd.min(Duration::from_millis(f.max_crawl_delay_ms)));
+        }
+        delay
+    }
+}
+
+fn origin(url: &Url) -> String {
+    format!(
+        "{}://{}:{}",
+        url.scheme(),
+        url.host_str().unwrap_or_default(),
+        url.port_or_known_default().unwrap_or(0)
+    )
+}
+
+/// Runs one URI through the pipeline; returns how long its queue must now wait.
+async fn process(shared: &Shared, taken: Taken<CrawlUri>, worker: usize) -> Duration {
+    let Taken {
+        item: mut uri,
+        queue,
+    } = taken;
+    let origin = origin(&uri.url);
+    let host = uri.url.host_str().unwrap_or_default().to_string();
+
+    // prefetch: robots.txt is a prerequisite of every page of an origin.
+    if uri.kind == UriKind::Page && shared.config.fetch.obey_robots {
+        let mut robots = lock(&shared.robots);
+        let state = robots.get(&origin);
+        match state {
+            Some(RobotsState::Known { robots: r, expires }) if *expires > Instant::now() => {
+                if !r.allowed(&uri.url) {
+                    let status = if matches!(**r, Robots::DisallowAll) {
+                        status::ROBOTS_PREREQUISITE_FAILED
+                    } else {
+                        status::ROBOTS_DISALLOWED
+                    };
+                    drop(robots);
+                    log_failure(shared, &uri, status, worker, &host, &[]);
+                    return Duration::ZERO;
+                }
+            }
+            Some(RobotsState::Pending) => {
+                drop(robots);
+                lock(&shared.frontier).requeue(&queue, uri);
+                return Duration::ZERO;
+            }
+            _ => {
+                robots.insert(origin.clone(), RobotsState::Pending);
+                drop(robots);
+                let prereq = uri.robots_prerequisite();
+                let mut f = lock(&shared.frontier);
+                f.mark_seen(&shared.canon.canonicalize(&prereq.url));
+                f.schedule_first(&queue, uri);
+                f.schedule_first(&queue, prereq);
+                return Duration::ZERO;
+            }
+        }
+    }
+
+    // fetch
+    let max_bytes = match uri.kind {
+        UriKind::Robots => shared.config.fetch.max_robots_bytes,
+        UriKind::Page => shared.config.fetch.max_bytes,
+    };
+    let fetched = shared.fetcher.get(&uri.url, max_bytes).await;
+    uri.tries += 1;
+    let retry_delay = Duration::from_millis(shared.config.frontier.retry_delay_ms);
+    let retries_left = uri.tries <= shared.config.frontier.max_retries;
+
+    let resp = match &fetched.result {
+        Err(e) => {
+            if retries_left {
+                lock(&shared.frontier).schedule_first(&queue, uri);
+                return retry_delay;
+            }
+            if uri.kind == UriKind::Robots {
+                set_robots(shared, &origin, Robots::DisallowAll, retry_delay);
+            }
+            let notes = vec![e.annotation().to_string(), format!("{}t", uri.tries)];
+            log_failure(shared, &uri, e.status(), worker, &host, &notes);
+            return shared.politeness(&origin, fetched.duration);
+        }
+        Ok(resp) => resp,
+    };
+
+    // extract
+    let server_error = resp.status >= 500;
+    let header = |name: &str| {
+        resp.headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    let content_type = header("content-type");
+    let mime = content_type
+        .as_deref()
+        .and_then(|ct| ct.split(';').next())
+        .map(|m| m.trim().to_ascii_lowercase())
+        .filter(|m| !m.is_empty());
+    let mut annotations = Vec::new();
+    let mut outlinks: Vec<Outlink> = Vec::new();
+    if let Some(location) = header("location")
+        && (300..400).contains(&resp.status)
+        && let Ok(target) = trawl_url::resolve(&uri.url, &location)
+    {
+        outlinks.push(Outlink {
+            url: target,
+            hop: Hop::Redirect,
+            context: "header/location",
+        });
+    }
+    match uri.kind {
+        UriKind::Robots => {
+            let body = decode_content(header("content-encoding").as_deref(), &resp.body, max_bytes)
+                .unwrap_or_default();
+            let robots = Robots::from_response(resp.status, &body, &shared.agent);
+            if !(server_error && retries_left) {
+                let expiry = match robots {
+                    Robots::DisallowAll => retry_delay,
+                    _ => Duration::from_secs(shared.config.fetch.robots_expiry_s),
+                };
+                set_robots(shared, &origin, robots, expiry);
+            }
+        }
+        UriKind::Page if !server_error => {
+            let limits = Limits {
+                max_outlinks: shared.config.scope.max_outlinks,
+                ..Limits::default()
+            };
+            let decoded = decode_content(
+                header("content-encoding").as_deref(),
+                &resp.body,
+                shared.config.fetch.max_decoded_bytes,
+            );
+            if let (Some(body), Some(mime)) = (decoded, mime.as_deref()) {
+                let found = blocking(|| {
+                    extract::extract(mime, &body, content_type.as_deref(), &uri.url, &limits)
+                });
+                if found.truncated_outlinks {
+                    annotations.push("outlinksTrunc".to_string());
+                }
+                let nofollow = found.meta_robots_nofollow && shared.config.fetch.obey_robots;
+                outlinks.extend(
+                    found
+                        .outlinks
+                        .into_iter()
+                        .filter(|o| !(nofollow && o.hop == Hop::Link)),
+                );
+            }
+        }
+        UriKind::Page => {}
+    }
+
+    // write
+    if let Err(e) = blocking(|| shared.warc.write_fetch(&uri, &fetched, resp, &outlinks)) {
+        shared.fail(e.to_string());
+        return Duration::ZERO;
+    }
+
+    let delay = shared.politeness(&origin, fetched.duration);
+    if server_error && retries_left {
+        lock(&shared.frontier).schedule_first(&queue, uri);
+        return delay.max(retry_delay);
+    }
+
+    // post: crawl.log, stats, outlinks back through scope.
+    if let Some(t) = resp.truncated {
+        annotations.push(t.annotation().to_string());
+    }
+    if resp.invalid_cert.is_some() {
+        annotations.push("certInvalid".to_string());
+    }
+    if uri.tries > 1 {
+        annotations.push(format!("{}t", uri.tries));
+    }
+    let digest = trawl_warc::sha1_digest(&resp.body);
+    log_response(
+        shared,
+        &uri,
+        &fetched,
+        resp,
+        mime.as_deref(),
+        &digest,
+        worker,
+        &host,
+        &annotations,
+    );
+    schedule_outlinks(shared, &uri, outlinks);
+    delay
+}
+
+fn set_robots(shared: &Shared, origin: &str, robots: Robots, ttl: Duration) {
+    lock(&shared.robots).insert(
+        origin.to_string(),
+        RobotsState::Known {
+            robots: Arc::new(robots),
+            expires: Instant::now() + ttl,
+        },
+    );
+}
+
+fn log_failure(
+    shared: &Shared,
+    uri: &CrawlUri,
+    status: i32,
+    worker: usize,
+    host: &str,
+    notes: &[String],
+) {
+    let via = uri.via.as_ref().map(Url::as_str);
+    shared.log(
+        &LogEntry {
+            status,
+            uri: uri.url.as_str(),
+            hop_path: &uri.hop_path,
+            via,
+            worker,
+            annotations: notes,
+            ..LogEntry::default()
+        },
+        host,
+        0,
+    );
+}
+
+#[allow(clippy::too_many_arguments)]
+fn log_response(
+    shared: &Shared,
+    uri: &CrawlUri,
+    fetched: &Fetched,
+    resp: &Response,
+    mime: Option<&str>,
+    digest: &str,
+    worker: usize,
+    host: &str,
+    notes: &[String],
+) {
+    let via = uri.via.as_ref().map(Url::as_str);
+    shared.log(
+        &LogEntry {
+            status: i32::from(resp.status),
+            size: Some(resp.body.len() as u64),
+            uri: uri.url.as_str(),
+            hop_path: &uri.hop_path,
+            via,
+            mime,
+            worker,
+            fetch: Some((fetched.started, fetched.duration.as_millis())),
+            digest: Some(digest),
+            annotations: notes,
+        },
+        host,
+        (resp.request_bytes.len() + resp.response_bytes.len()) as u64,
+    );
+}
+
+/// The candidate chain: each outlink becomes a child URI, passes scope and the uniq filter, and is queued.
+fn schedule_outlinks(shared: &Shared, parent: &CrawlUri, outlinks: Vec<Outlink>) {
+    let max_redirects = shared.config.scope.max_redirects;
+    let mut accepted = Vec::new();
+    for link in outlinks {
+        let key = shared.canon.canonicalize(&link.url);
+        let child = parent.child(link.url, key, link.hop);
+        let redirects = child
+            .hop_path
+            .chars()
+            .rev()
+            .take_while(|&c| c == 'R')
+            .count();
+        if redirects > max_redirects {
+            continue;
+        }
+        let verdict = shared.scope.decide(&child);
+        tracing::trace!(uri = %child.url, rule = verdict.rule, decision = ?verdict.decision, "scope");
+        if verdict.decision == Decision::Accept {
+            accepted.push(child);
+        }
+    }
+    let mut f = lock(&shared.frontier);
+    for child in accepted {
+        let queue = surt::authority(&child.url);
+        let key = child.uniq_key.clone();
+        f.schedule(&queue, &key, child);
+    }
+}

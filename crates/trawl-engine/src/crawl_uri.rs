@@ -1,0 +1,83 @@
+//! `CrawlUri`: one URI in flight, a record that each pipeline stage reads and adds to.
+
+use url::Url;
+
+use crate::Hop;
+
+/// What kind of work a URI stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UriKind {
+    /// An ordinary document.
+    Page,
+    /// A host's robots.txt, fetched as a prerequisite of its other URIs.
+    Robots,
+}
+
+/// One URI in flight: its identity, how it was found, and how many times it was tried.
+#[derive(Debug, Clone)]
+pub struct CrawlUri {
+    /// The URL fetched (the raw URL, fragment removed).
+    pub url: Url,
+    /// The already-seen key (canonical URL under the crawl's canonicalization rules).
+    pub uniq_key: String,
+    /// One letter per hop from the seed; empty for a seed.
+    pub hop_path: String,
+    /// The URI whose document linked here; `None` for a seed.
+    pub via: Option<Url>,
+    /// Whether this URI is a seed.
+    pub is_seed: bool,
+    /// Page or prerequisite.
+    pub kind: UriKind,
+    /// Fetch attempts made so far.
+    pub tries: u32,
+}
+
+impl CrawlUri {
+    /// A seed URI.
+    pub fn seed(url: Url, uniq_key: String) -> CrawlUri {
+        CrawlUri {
+            url,
+            uniq_key,
+            hop_path: String::new(),
+            via: None,
+            is_seed: true,
+            kind: UriKind::Page,
+            tries: 0,
+        }
+    }
+
+    /// A URI found in `self`'s document, reached by `hop`.
+    pub fn child(&self, url: Url, uniq_key: String, hop: Hop) -> CrawlUri {
+        let mut hop_path = self.hop_path.clone();
+        hop_path.push(hop.letter());
+        CrawlUri {
+            url,
+            uniq_key,
+            hop_path,
+            via: Some(self.url.clone()),
+            is_seed: false,
+            kind: UriKind::Page,
+            tries: 0,
+        }
+    }
+
+    /// The robots.txt prerequisite of `self`'s host.
+    pub fn robots_prerequisite(&self) -> CrawlUri {
+        let mut url = self.url.clone();
+        url.set_path("/robots.txt");
+        url.set_query(None);
+        let mut child = self.child(url.clone(), url.to_string(), Hop::Prerequisite);
+        child.kind = UriKind::Robots;
+        child
+    }
+
+    /// Hops from the seed.
+    pub fn hop_count(&self) -> usize {
+        self.hop_path.len()
+    }
+
+    /// The last hop, if not a seed.
+    pub fn last_hop(&self) -> Option<char> {
+        self.hop_path.chars().last()
+    }
+}

@@ -1,0 +1,438 @@
+//! Links in HTML, read with lol_html's streaming parser.
+//!
+//! Each rule is one row of [`ATTRS`] (a tag, an attribute, a hop) or one
+//! arm of [`Collector::element`] for the tags whose links depend on other
+//! attributes (`link rel`, `form method`, `input type`, `meta`).
+//!
+//! Raw attribute values are collected while parsing and resolved only at
+//! the end, because the first `<base href>` applies to the whole document,
+//! links before it included (WHATWG "document base URL").
+
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::HashSet;
+
+use encoding_rs::Encoding;
+use lol_html::html_content::{Element, TextChunk};
+use lol_html::{AsciiCompatibleEncoding, HtmlRewriter, Settings, element, text};
+use url::Url;
+
+use super::css::{self, CssRef};
+use super::{
+    Limits, Outlink, OutlinkSet, charset, entities, is_ascii_ws, parse_with_encoding, trim_ascii_ws,
+};
+use crate::hop::Hop;
+
+/// The links of one HTML document, and what the engine needs to know
+/// about how they were read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct HtmlLinks {
+    /// The outlinks, deduplicated by URL and hop, in document order.
+    pub outlinks: Vec<Outlink>,
+    /// The base URL links were resolved against: the first `<base href>`
+    /// when it is a valid http(s) or ftp URL, else the document URL.
+    pub base: Url,
+    /// The name of the character encoding the document was decoded with.
+    pub charset: &'static str,
+    /// True when [`Limits::max_outlinks`] cut the list short.
+    pub truncated_outlinks: bool,
+    /// True when `<meta name="robots">` says `nofollow` or `none`.
+    pub meta_robots_nofollow: bool,
+}
+
+/// Extracts the links of an HTML document fetched from `doc_url`.
+///
+/// `content_type` is the `Content-Type` header, read for its `charset`
+/// parameter; see the crate's charset rules for the fallbacks. Links past
+/// [`Limits::max_outlinks`] are dropped and the result marked truncated.
+pub fn extract_html(
+    body: &[u8],
+    content_type: Option<&str>,
+    doc_url: &Url,
+    limits: &Limits,
+) -> HtmlLinks {
+    let encoding = charset::sniff_html(body, content_type, doc_url);
+    let collector = RefCell::new(Collector::new(limits));
+    parse(body, encoding, &collector);
+    let collector = collector.into_inner();
+
+    let base = collector
+        .base_href
+        .as_deref()
+        .and_then(|href| parse_with_encoding(trim_ascii_ws(href), Some(doc_url), Some(encoding)))
+        .filter(|url| matches!(url.scheme(), "http" | "https" | "ftp"))
+        .unwrap_or_else(|| doc_url.clone());
+    let mut set = OutlinkSet::new(limits);
+    for raw in &collector.raw {
+        set.add(&raw.value, &base, Some(encoding), raw.hop, raw.context);
+        if set.is_truncated() {
+            break;
+        }
+    }
+    let (outlinks, truncated) = set.into_parts();
+    HtmlLinks {
+        outlinks,
+        base,
+        charset: encoding.name(),
+        truncated_outlinks: truncated || collector.overflow,
+        meta_robots_nofollow: collector.nofollow,
+    }
+}
+
+/// Runs lol_html over `body`, feeding `collector`. Non-ASCII-compatible
+/// encodings (UTF-16, ISO-2022-JP) are transcoded to UTF-8 first, since
+/// lol_html cannot read them.
+fn parse(body: &[u8], encoding: &'static Encoding, collector: &RefCell<Collector>) {
+    let (input, lol_encoding) = match AsciiCompatibleEncoding::new(encoding) {
+        Some(ascii) => {
+            let (_, bom_len) = Encoding::for_bom(body).unwrap_or((encoding, 0));
+            (Cow::Borrowed(&body[bom_len..]), ascii)
+        }
+        None => {
+            let (text, _) = encoding.decode_with_bom_removal(body);
+            let text = text.into_owned().into_bytes();
+            (Cow::Owned(text), AsciiCompatibleEncoding::utf_8())
+        }
+    };
+    let settings = Settings {
+        element_content_handlers: vec![
+            element!("*", |el| collector.borrow_mut().element(el)),
+            text!("style", |chunk| collector.borrow_mut().style_text(chunk)),
+        ],
+        encoding: lol_encoding,
+        // Keep going through markup lol_html finds ambiguous: a crawler
+        // wants the links, not a guarantee about the tree.
+        strict: false,
+        ..Settings::new()
+    };
+    let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
+    // The body is already in memory, so one write keeps lol_html from
+    // buffering tags that would straddle chunks. An error means a handler
+    // asked to stop (or lol_html gave up): keep what was collected.
+    if rewriter.write(&input).is_ok() {
+        let _ = rewriter.end();
+    }
+}
+
+/// An attribute value that holds one URL: (tag, attribute, hop, context).
+#[rustfmt::skip]
+const ATTRS: &[(&str, &str, Hop, &str)] = &[
+    ("a", "href", Hop::Link, "a/@href"),
+    ("area", "href", Hop::Link, "area/@href"),
+    ("img", "src", Hop::Embed, "img/@src"),
+    ("script", "src", Hop::Embed, "script/@src"),
+    ("iframe", "src", Hop::Embed, "iframe/@src"),
+    ("frame", "src", Hop::Embed, "frame/@src"),
+    ("embed", "src", Hop::Embed, "embed/@src"),
+    ("source", "src", Hop::Embed, "source/@src"),
+    ("video", "src", Hop::Embed, "video/@src"),
+    ("video", "poster", Hop::Embed, "video/@poster"),
+    ("audio", "src", Hop::Embed, "audio/@src"),
+    ("track", "src", Hop::Embed, "track/@src"),
+    ("object", "data", Hop::Embed, "object/@data"),
+    ("body", "background", Hop::Embed, "body/@background"),
+    ("table", "background", Hop::Embed, "table/@background"),
+    ("td", "background", Hop::Embed, "td/@background"),
+    ("th", "background", Hop::Embed, "th/@background"),
+    ("image", "href", Hop::Embed, "image/@href"),
+    ("image", "xlink:href", Hop::Embed, "image/@xlink:href"),
+];
+
+/// An attribute value that holds a `srcset` candidate list: (tag, attribute,
+/// context). All are embeds.
+const SRCSETS: &[(&str, &str, &str)] = &[
+    ("img", "srcset", "img/@srcset"),
+    ("source", "srcset", "source/@srcset"),
+];
+
+/// `link rel` tokens whose target is needed to render the page.
+const EMBED_RELS: &[&str] = &[
+    "stylesheet",
+    "preload",
+    "prefetch",
+    "modulepreload",
+    "manifest",
+];
+
+/// `link rel` tokens that name an origin to connect to, not a resource.
+const ORIGIN_RELS: &[&str] = &["dns-prefetch", "preconnect"];
+
+/// Most bytes of one `<style>` element kept for scanning.
+const MAX_STYLE_LEN: usize = 4 * 1024 * 1024;
+
+/// A raw, unresolved link value.
+#[derive(Debug)]
+struct Raw {
+    value: String,
+    hop: Hop,
+    context: &'static str,
+}
+
+/// What the element and text handlers gather during the parse.
+#[derive(Debug)]
+struct Collector {
+    raw: Vec<Raw>,
+    /// Raw values already collected, to keep repeated links cheap.
+    raw_seen: HashSet<(String, Hop)>,
+    /// How many distinct raw values we keep before giving up.
+    raw_cap: usize,
+    max_url_len: usize,
+    /// True when the document had more raw links than `raw_cap`.
+    overflow: bool,
+    /// The `href` of the first `<base>` that has one.
+    base_href: Option<String>,
+    nofollow: bool,
+    /// Text of the current `<style>` element.
+    style: String,
+}
+
+impl Collector {
+    fn new(limits: &Limits) -> Self {
+        Collector {
+            raw: Vec::new(),
+            raw_seen: HashSet::new(),
+            // Distinct raw strings may resolve to one URL (`a`, `./a`), so
+            // keep a margin over the outlink cap.
+            raw_cap: limits.max_outlinks.saturating_mul(4).saturating_add(64),
+            max_url_len: limits.max_url_len,
+            overflow: false,
+            base_href: None,
+            nofollow: false,
+            style: String::new(),
+        }
+    }
+
+    /// Records one raw value (entities already decoded).
+    fn push(&mut self, value: &str, hop: Hop, context: &'static str) {
+        let value = trim_ascii_ws(value);
+        if value.is_empty()
+            || value.len() > self.max_url_len
+            || super::has_skipped_scheme(value)
+            || self.overflow
+        {
+            return;
+        }
+        if self.raw_seen.contains(&(value.to_owned(), hop)) {
+            return;
+        }
+        if self.raw.len() >= self.raw_cap {
+            self.overflow = true;
+            return;
+        }
+        self.raw_seen.insert((value.to_owned(), hop));
+        self.raw.push(Raw {
+            value: value.to_owned(),
+            hop,
+            context,
+        });
+    }
+
+    /// Records the value of attribute `name`, if present.
+    fn attr(&mut self, el: &Element<'_, '_>, name: &str, hop: Hop, context: &'static str) {
+        if let Some(value) = el.get_attribute(name) {
+            self.push(&entities::decode_attr(&value), hop, context);
+        }
+    }
+
+    /// Records the URLs of a CSS fragment.
+    fn css(&mut self, text: &str, url_context: &'static str, import_context: &'static str) {
+        css::scan(text, |raw, kind| {
+            let context = match kind {
+                CssRef::Url => url_context,
+                CssRef::Import => import_context,
+            };
+            self.push(&raw, Hop::Embed, context);
+            !self.overflow
+        });
+    }
+
+    fn element(&mut self, el: &mut Element<'_, '_>) -> lol_html::HandlerResult {
+        let tag = el.tag_name();
+        for &(t, name, hop, context) in ATTRS {
+            if t == tag {
+                self.attr(el, name, hop, context);
+            }
+        }
+        for &(t, name, context) in SRCSETS {
+            if t == tag
+                && let Some(value) = el.get_attribute(name)
+            {
+                for url in srcset_urls(&entities::decode_attr(&value)) {
+                    self.push(url, Hop::Embed, context);
+                }
+            }
+        }
+        match tag.as_str() {
+            "link" => {
+                let rel = el.get_attribute("rel").unwrap_or_default();
+                if let Some(hop) = link_hop(&entities::decode_attr(&rel)) {
+                    self.attr(el, "href", hop, "link/@href");
+                    if let Some(value) = el.get_attribute("imagesrcset") {
+                        for url in srcset_urls(&entities::decode_attr(&value)) {
+                            self.push(url, Hop::Embed, "link/@imagesrcset");
+                        }
+                    }
+                }
+            }
+            "input" => {
+                let is_image = el
+                    .get_attribute("type")
+                    .is_some_and(|t| trim_ascii_ws(&t).eq_ignore_ascii_case("image"));
+                if is_image {
+                    self.attr(el, "src", Hop::Embed, "input/@src");
+                }
+            }
+            "form" => {
+                let is_get = el
+                    .get_attribute("method")
+                    .is_none_or(|m| trim_ascii_ws(&m).eq_ignore_ascii_case("get"));
+                if is_get {
+                    self.attr(el, "action", Hop::Link, "form/@action");
+                }
+            }
+            "base" if self.base_href.is_none() => {
+                self.base_href = el
+                    .get_attribute("href")
+                    .map(|href| entities::decode_attr(&href).into_owned());
+            }
+            "meta" => self.meta(el),
+            _ => {}
+        }
+        if let Some(style) = el.get_attribute("style") {
+            self.css(
+                &entities::decode_attr(&style),
+                "@style/url()",
+                "@style/@import",
+            );
+        }
+        if self.overflow {
+            return Err("too many links; extraction stopped".into());
+        }
+        Ok(())
+    }
+
+    fn meta(&mut self, el: &Element<'_, '_>) {
+        let Some(content) = el.get_attribute("content") else {
+            return;
+        };
+        let content = entities::decode_attr(&content);
+        let is_refresh = el
+            .get_attribute("http-equiv")
+            .is_some_and(|h| trim_ascii_ws(&h).eq_ignore_ascii_case("refresh"));
+        if is_refresh && let Some(url) = refresh_url(&content) {
+            self.push(url, Hop::Redirect, "meta/@content");
+        }
+        let is_robots = el
+            .get_attribute("name")
+            .is_some_and(|n| trim_ascii_ws(&n).eq_ignore_ascii_case("robots"));
+        if is_robots
+            && content
+                .split(|c: char| c == ',' || is_ascii_ws(c))
+                .any(|t| t.eq_ignore_ascii_case("nofollow") || t.eq_ignore_ascii_case("none"))
+        {
+            self.nofollow = true;
+        }
+    }
+
+    fn style_text(&mut self, chunk: &mut TextChunk<'_>) -> lol_html::HandlerResult {
+        if self.style.len() < MAX_STYLE_LEN {
+            self.style.push_str(chunk.as_str());
+        }
+        if chunk.last_in_text_node() {
+            let style = std::mem::take(&mut self.style);
+            self.css(&style, "style/url()", "style/@import");
+        }
+        if self.overflow {
+            return Err("too many links; extraction stopped".into());
+        }
+        Ok(())
+    }
+}
+
+/// The hop for a `<link>` with this `rel`, or `None` to skip it.
+fn link_hop(rel: &str) -> Option<Hop> {
+    let mut origin_only = false;
+    for token in rel.split(is_ascii_ws).filter(|t| !t.is_empty()) {
+        let token = token.to_ascii_lowercase();
+        if EMBED_RELS.contains(&token.as_str()) || token.contains("icon") {
+            return Some(Hop::Embed);
+        }
+        origin_only |= ORIGIN_RELS.contains(&token.as_str());
+    }
+    (!origin_only).then_some(Hop::Link)
+}
+
+/// The URLs of a `srcset` candidate list (WHATWG "parse a srcset
+/// attribute"): each candidate is a URL, then optional descriptors such as
+/// `2x` or `100w`, candidates separated by commas.
+fn srcset_urls(srcset: &str) -> Vec<&str> {
+    let mut urls = Vec::new();
+    let mut rest = srcset;
+    loop {
+        rest = rest.trim_start_matches(|c| is_ascii_ws(c) || c == ',');
+        if rest.is_empty() {
+            return urls;
+        }
+        let end = rest.find(is_ascii_ws).unwrap_or(rest.len());
+        let url = &rest[..end];
+        rest = &rest[end..];
+        if url.ends_with(',') {
+            // `a.png,b.png`: a trailing comma ends the candidate.
+            urls.push(url.trim_end_matches(','));
+            continue;
+        }
+        urls.push(url);
+        // Skip the descriptors up to a comma outside parentheses.
+        let mut depth = 0usize;
+        let mut next = rest.len();
+        for (i, c) in rest.char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' => depth = depth.saturating_sub(1),
+                ',' if depth == 0 => {
+                    next = i + 1;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        rest = &rest[next..];
+    }
+}
+
+/// The URL of a `<meta http-equiv=refresh>` content value, after the WHATWG
+/// "shared declarative refresh steps": `5; url=x`, `0;URL='x'`, `5, x`.
+/// `None` when the value is malformed or only reloads the page.
+fn refresh_url(content: &str) -> Option<&str> {
+    let s = content.trim_start_matches(is_ascii_ws);
+    let after_digits = s.trim_start_matches(|c: char| c.is_ascii_digit());
+    if after_digits.len() == s.len() && !after_digits.starts_with('.') {
+        return None;
+    }
+    let s = after_digits.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+    if !s.is_empty() && !s.starts_with([';', ',']) && !s.starts_with(is_ascii_ws) {
+        return None;
+    }
+    let s = s.trim_start_matches(is_ascii_ws);
+    let s = s.strip_prefix([';', ',']).unwrap_or(s);
+    let s = s.trim_start_matches(is_ascii_ws);
+    let mut url = s;
+    if s.len() >= 3 && s.as_bytes()[..3].eq_ignore_ascii_case(b"url") {
+        let t = s[3..].trim_start_matches(is_ascii_ws);
+        if let Some(t) = t.strip_prefix('=') {
+            url = t.trim_start_matches(is_ascii_ws);
+        }
+    }
+    if let Some(quote) = url.chars().next().filter(|c| *c == '"' || *c == '\'') {
+        url = &url[1..];
+        if let Some(end) = url.find(quote) {
+            url = &url[..end];
+        }
+    }
+    let url = trim_ascii_ws(url);
+    (!url.is_empty()).then_some(url)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,415 @@
+//! Fetching: DNS, TCP, TLS and HTTP/1.1 through a recorder that keeps the exact bytes on the wire.
+//!
+//! Redirects are never followed here: the engine turns a `Location` into an `R`-hop outlink.
+
+mod dns;
+mod recorder;
+mod tls;
+
+use std::{
+    collections::HashMap,
+    net::{IpAddr, SocketAddr},
+    sync::{Arc, Mutex, PoisonError},
+    time::{Duration, Instant},
+};
+
+use bytes::Bytes;
+use chrono::{DateTime, Utc};
+use http_body_util::{BodyExt, Empty};
+use hyper::client::conn::http1::SendRequest;
+use hyper_util::rt::TokioIo;
+use rustls::{client::WebPkiServerVerifier, pki_types::ServerName};
+use tokio::{
+    io::{AsyncRead, AsyncWrite},
+    net::TcpStream,
+    time::timeout,
+};
+use url::Url;
+
+use self::{
+    dns::Dns,
+    recorder::{Recorder, TapHandle},
+};
+use crate::config::FetchConfig;
+
+/// Why a response was cut short.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Truncation {
+    /// The body passed `fetch.max_bytes` (`lenTrunc`).
+    Length,
+    /// The server stopped sending for longer than `fetch.timeout_ms` (`timeTrunc`).
+    Time,
+    /// The connection broke mid-body (`midFetchTrunc`).
+    Disconnect,
+}
+
+impl Truncation {
+    /// The crawl.log annotation.
+    pub fn annotation(self) -> &'static str {
+        match self {
+            Truncation::Length => "lenTrunc",
+            Truncation::Time => "timeTrunc",
+            Truncation::Disconnect => "midFetchTrunc",
+        }
+    }
+
+    /// The `WARC-Truncated` value.
+    pub fn warc_reason(self) -> &'static str {
+        match self {
+            Truncation::Length => "length",
+            Truncation::Time => "time",
+            Truncation::Disconnect => "disconnect",
+        }
+    }
+}
+
+/// A response as received.
+#[derive(Debug)]
+pub struct Response {
+    /// The status code.
+    pub status: u16,
+    /// The parsed header fields.
+    pub headers: http::HeaderMap,
+    /// The request exactly as sent.
+    pub request_bytes: Vec<u8>,
+    /// The response exactly as received (status line, headers, framed body).
+    pub response_bytes: Vec<u8>,
+    /// The entity body: transfer coding removed, content coding kept.
+    pub body: Vec<u8>,
+    /// Set when the body was cut short.
+    pub truncated: Option<Truncation>,
+    /// Set when the TLS certificate would fail web PKI validation: the reason.
+    pub invalid_cert: Option<String>,
+}
+
+/// Why a fetch produced no response.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum FetchError {
+    /// The host name did not resolve.
+    #[error("DNS lookup failed: {0}")]
+    Dns(String),
+    /// No connection could be made.
+    #[error("connect failed: {0}")]
+    Connect(String),
+    /// The connection broke before a response arrived.
+    #[error("connection broken: {0}")]
+    Broken(String),
+    /// Nothing arrived within the timeout.
+    #[error("timed out after {0} ms")]
+    Timeout(u64),
+}
+
+impl FetchError {
+    /// The Heritrix status code for this failure (negative).
+    pub fn status(&self) -> i32 {
+        match self {
+            FetchError::Dns(_) => -6,
+            FetchError::Connect(_) => -2,
+            FetchError::Broken(_) => -3,
+            FetchError::Timeout(_) => -4,
+        }
+    }
+
+    /// A short annotation for crawl.log.
+    pub fn annotation(&self) -> &'static str {
+        match self {
+            FetchError::Dns(_) => "err=dns",
+            FetchError::Connect(_) => "err=connect",
+            FetchError::Broken(_) => "err=broken",
+            FetchError::Timeout(_) => "err=timeout",
+        }
+    }
+}
+
+/// One fetch attempt: when, where, and what came of it.
+#[derive(Debug)]
+pub struct Fetched {
+    /// When the request began.
+    pub started: DateTime<Utc>,
+    /// How long the fetch took.
+    pub duration: Duration,
+    /// The address connected to.
+    pub ip: Option<IpAddr>,
+    /// The response, or why there was none.
+    pub result: Result<Response, FetchError>,
+}
+
+/// An idle keep-alive connection.
+struct Conn {
+    sender: SendRequest<Empty<Bytes>>,
+    tap: TapHandle,
+    ip: IpAddr,
+    invalid_cert: Option<String>,
+}
+
+trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
+impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
+
+/// The HTTP fetcher: a resolver, a TLS config and a pool of keep-alive connections per origin.
+pub struct Fetcher {
+    config: FetchConfig,
+    dns: Dns,
+    tls: Arc<rustls::ClientConfig>,
+    strict: Arc<WebPkiServerVerifier>,
+    idle: Mutex<HashMap<String, Vec<Conn>>>,
+}
+
+impl std::fmt::Debug for Fetcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fetcher")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Fetcher {
+    /// A fetcher with `config`'s limits and user agent.
+    pub fn new(config: FetchConfig) -> Fetcher {
+        let (tls, strict) = tls::client_config();
+        Fetcher {
+            config,
+            dns: Dns::new(),
+            tls,
+            strict,
+            idle: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Fetches `url` with GET, cutting the body at `max_bytes`.
+    pub async fn get(&self, url: &Url, max_bytes: u64) -> Fetched {
+        let started = Utc::now();
+        let clock = Instant::now();
+        let origin = origin_key(url);
+        let pooled = self.take_idle(&origin);
+        let reused = pooled.is_some();
+        let mut result = self.attempt(url, max_bytes, pooled).await;
+        if reused && matches!(&result, Err((_, true))) {
+            // The server closed an idle connection before reading our request: a fresh one is fair.
+            result = self.attempt(url, max_bytes, None).await;
+        }
+        let (ip, result) = match result {
+            Ok((resp, conn)) => {
+                let ip = conn.as_ref().map(|c| c.ip).or(resp.1);
+                if let Some(conn) = conn {
+                    self.put_idle(origin, conn);
+                }
+                (ip, Ok(resp.0))
+            }
+            Err(((e, ip), _)) => (ip, Err(e)),
+        };
+        Fetched {
+            started,
+            duration: clock.elapsed(),
+            ip,
+            result,
+        }
+    }
+
+    fn take_idle(&self, origin: &str) -> Option<Conn> {
+        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        let conns = idle.get_mut(origin)?;
+        while let Some(c) = conns.pop() {
+            if !c.sender.is_closed() {
+                return Some(c);
+            }
+        }
+        None
+    }
+
+    fn put_idle(&self, origin: String, conn: Conn) {
+        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        let conns = idle.entry(origin).or_default();
+        if conns.len() < 4 {
+            conns.push(conn);
+        }
+    }
+
+    /// Closes idle connections to `url`'s origin (after a politeness wait they would only time out).
+    pub fn forget(&self, url: &Url) {
+        self.idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&origin_key(url));
+    }
+
+    /// One try on `conn` (or a new connection). The error carries whether nothing at all was received, in
+    /// which case a retry on a fresh connection is safe.
+    #[allow(clippy::type_complexity)]
+    async fn attempt(
+        &self,
+        url: &Url,
+        max_bytes: u64,
+        conn: Option<Conn>,
+    ) -> Result<((Response, Option<IpAddr>), Option<Conn>), ((FetchError, Option<IpAddr>), bool)>
+    {
+        let wait = Duration::from_millis(self.config.timeout_ms);
+        let mut conn = match conn {
+            Some(c) => c,
+            None => self
+                .connect(url)
+                .await
+                .map_err(|(e, ip)| ((e, ip), false))?,
+        };
+        let ip = Some(conn.ip);
+        conn.tap.clear();
+        let request = self.request(url);
+        let sent = timeout(wait, async {
+            conn.sender.ready().await?;
+            conn.sender.send_request(request).await
+        })
+        .await;
+        let response = match sent {
+            Err(_) => return Err(((FetchError::Timeout(self.config.timeout_ms), ip), false)),
+            Ok(Err(e)) => {
+                let nothing = conn.tap.received_len() == 0;
+                return Err(((FetchError::Broken(error_chain(&e)), ip), nothing));
+            }
+            Ok(Ok(r)) => r,
+        };
+        let (parts, mut body) = response.into_parts();
+        let mut data = Vec::new();
+        let mut truncated = None;
+        loop {
+            match timeout(wait, body.frame()).await {
+                Err(_) => {
+                    truncated = Some(Truncation::Time);
+                    break;
+                }
+                Ok(None) => break,
+                Ok(Some(Err(_))) => {
+                    truncated = Some(Truncation::Disconnect);
+                    break;
+                }
+                Ok(Some(Ok(frame))) => {
+                    if let Ok(chunk) = frame.into_data() {
+                        data.extend_from_slice(&chunk);
+                        if data.len() as u64 > max_bytes {
+                            data.truncate(max_bytes as usize);
+                            truncated = Some(Truncation::Length);
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        drop(body);
+        let (request_bytes, response_bytes) = conn.tap.take();
+        let response = Response {
+            status: parts.status.as_u16(),
+            headers: parts.headers,
+            request_bytes,
+            response_bytes,
+            body: data,
+            truncated,
+            invalid_cert: conn.invalid_cert.clone(),
+        };
+        let reusable = truncated.is_none() && !conn.sender.is_closed();
+        Ok(((response, ip), reusable.then_some(conn)))
+    }
+
+    fn request(&self, url: &Url) -> http::Request<Empty<Bytes>> {
+        let mut target = url.path().to_string();
+        if let Some(q) = url.query() {
+            target.push('?');
+            target.push_str(q);
+        }
+        http::Request::get(target)
+            .header("Host", host_header(url))
+            .header("User-Agent", &self.config.user_agent)
+            .header(
+                "Accept",
+                "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+            )
+            .header("Accept-Encoding", "gzip, deflate")
+            .header("Connection", "keep-alive")
+            .body(Empty::new())
+            .expect("a URL path is a valid request target")
+    }
+
+    async fn connect(&self, url: &Url) -> Result<Conn, (FetchError, Option<IpAddr>)> {
+        let wait = Duration::from_millis(self.config.timeout_ms);
+        let ip = match timeout(wait, self.dns.resolve(url)).await {
+            Err(_) => return Err((FetchError::Dns("timed out".into()), None)),
+            Ok(Err(e)) => return Err((FetchError::Dns(e), None)),
+            Ok(Ok(ip)) => ip,
+        };
+        let port = url.port_or_known_default().unwrap_or(80);
+        let tcp = match timeout(wait, TcpStream::connect(SocketAddr::new(ip, port))).await {
+            Err(_) => return Err((FetchError::Timeout(self.config.timeout_ms), Some(ip))),
+            Ok(Err(e)) => return Err((FetchError::Connect(e.to_string()), Some(ip))),
+            Ok(Ok(s)) => s,
+        };
+        let _ = tcp.set_nodelay(true);
+        let mut invalid_cert = None;
+        let stream: Box<dyn Io> = if url.scheme() == "https" {
+            let name = ServerName::try_from(url.host_str().unwrap_or_default().to_string())
+                .map_err(|e| {
+                    (
+                        FetchError::Connect(format!("bad TLS server name: {e}")),
+                        Some(ip),
+                    )
+                })?;
+            let connector = tokio_rustls::TlsConnector::from(self.tls.clone());
+            let tls = match timeout(wait, connector.connect(name.clone(), tcp)).await {
+                Err(_) => return Err((FetchError::Timeout(self.config.timeout_ms), Some(ip))),
+                Ok(Err(e)) => {
+                    return Err((FetchError::Connect(format!("TLS handshake: {e}")), Some(ip)));
+                }
+                Ok(Ok(s)) => s,
+            };
+            let certs = tls.get_ref().1.peer_certificates().unwrap_or_default();
+            invalid_cert = tls::judge(&self.strict, certs, &name);
+            Box::new(tls)
+        } else {
+            Box::new(tcp)
+        };
+        let tap = TapHandle::default();
+        let io = TokioIo::new(Recorder::new(stream, tap.clone()));
+        let (sender, connection) = hyper::client::conn::http1::Builder::new()
+            .title_case_headers(true)
+            .handshake(io)
+            .await
+            .map_err(|e| (FetchError::Connect(error_chain(&e)), Some(ip)))?;
+        tokio::spawn(async move {
+            let _ = connection.await;
+        });
+        Ok(Conn {
+            sender,
+            tap,
+            ip,
+            invalid_cert,
+        })
+    }
+}
+
+/// `scheme://host:port`, the key of a keep-alive pool.
+fn origin_key(url: &Url) -> String {
+    format!(
+        "{}://{}:{}",
+        url.scheme(),
+        url.host_str().unwrap_or_default(),
+        url.port_or_known_default().unwrap_or(0)
+    )
+}
+
+/// The Host header: the host, and the port when it is not the scheme's default.
+fn host_header(url: &Url) -> String {
+    let host = url.host_str().unwrap_or_default();
+    match url.port() {
+        Some(p) => format!("{host}:{p}"),
+        None => host.to_string(),
+    }
+}
+
+/// An error and its causes on one line.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        cur = c.source();
+    }
+    s
+}

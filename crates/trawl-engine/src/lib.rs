@@ -1,0 +1,34 @@
+//! The trawl crawl engine.
+//!
+//! A URI's way through the engine, in the order of the pipeline:
+//! [`CrawlUri`] (one URI in flight) -> [`Scope`] (decide rules, traced) -> the frontier ->
+//! [`Fetcher`] (exact wire bytes) -> [`extract`] (outlinks) -> WARC and crawl.log -> outlinks back to scope.
+//! [`Crawl`] runs that loop for a job directory with a [`CrawlConfig`].
+#![deny(missing_docs)]
+
+pub mod config;
+mod crawl;
+pub mod crawl_log;
+mod crawl_uri;
+pub mod decide;
+mod decode;
+mod error;
+pub mod extract;
+pub mod fetch;
+mod hop;
+pub mod job;
+pub mod report;
+pub mod robots;
+mod scope;
+pub mod stats;
+pub mod write;
+
+pub use crate::{
+    config::CrawlConfig,
+    crawl::{Crawl, StopHandle, Summary},
+    crawl_uri::{CrawlUri, UriKind},
+    error::Error,
+    fetch::Fetcher,
+    hop::Hop,
+    scope::Scope,
+};

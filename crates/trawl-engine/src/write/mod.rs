@@ -1,0 +1,104 @@
+//! The write stage: a fetch becomes WARC records (response, request, metadata) in the job's archive.
+
+use std::sync::{Mutex, PoisonError};
+
+use trawl_warc::{Record, Writer, WriterConfig};
+
+use crate::{
+    CrawlUri, Error,
+    config::{Compression, WarcConfig},
+    extract::Outlink,
+    fetch::{Fetched, Response},
+};
+
+/// The job's WARC writer, shared by the workers.
+#[derive(Debug)]
+pub struct WarcSink {
+    writer: Mutex<Writer>,
+}
+
+impl WarcSink {
+    /// A writer into `dir` with `config`'s naming, rotation and compression; `warcinfo` fields describe the crawl.
+    pub fn new(
+        dir: std::path::PathBuf,
+        config: &WarcConfig,
+        warcinfo: Vec<(String, String)>,
+    ) -> Result<WarcSink, Error> {
+        let host = gethostname::gethostname().to_string_lossy().into_owned();
+        let mut cfg = WriterConfig::new(dir, config.prefix.clone(), host);
+        cfg.max_file_bytes = config.max_file_bytes;
+        cfg.compression = match config.compression {
+            Compression::Gzip => trawl_warc::Compression::Gzip,
+            Compression::None => trawl_warc::Compression::None,
+        };
+        cfg.warcinfo_fields = warcinfo;
+        let writer = Writer::new(cfg).map_err(|e| Error::Warc(e.to_string()))?;
+        Ok(WarcSink {
+            writer: Mutex::new(writer),
+        })
+    }
+
+    /// Writes the response, request and metadata records of one fetch, in one file.
+    pub fn write_fetch(
+        &self,
+        uri: &CrawlUri,
+        fetched: &Fetched,
+        resp: &Response,
+        outlinks: &[Outlink],
+    ) -> Result<(), Error> {
+        let target = uri.url.as_str();
+        let mut response = Record::response(
+            target,
+            fetched.started,
+            fetched.ip,
+            resp.response_bytes.clone(),
+        );
+        if let Some(t) = resp.truncated {
+            response.set("WARC-Truncated", t.warc_reason());
+        }
+        let response_id = response.id().to_string();
+        let mut request = Record::request(
+            target,
+            fetched.started,
+            fetched.ip,
+            resp.request_bytes.clone(),
+        );
+        request.set("WARC-Concurrent-To", response_id.clone());
+
+        let hops = if uri.hop_path.is_empty() {
+            "-"
+        } else {
+            &uri.hop_path
+        };
+        let duration = fetched.duration.as_millis().to_string();
+        let via = uri.via.as_ref().map(|v| v.to_string());
+        let outlink_lines: Vec<String> = outlinks
+            .iter()
+            .map(|o| format!("{} {} {}", o.url, o.hop.letter(), o.context))
+            .collect();
+        let mut fields: Vec<(&str, &str)> = Vec::with_capacity(4 + outlinks.len());
+        if let Some(v) = &via {
+            fields.push(("via", v));
+        }
+        fields.push(("hopsFromSeed", hops));
+        fields.push(("fetchTimeMs", &duration));
+        if let Some(reason) = &resp.invalid_cert {
+            fields.push(("tlsCertInvalid", reason));
+        }
+        fields.extend(outlink_lines.iter().map(|l| ("outlink", l.as_str())));
+        let mut metadata = Record::metadata(target, fetched.started, &fields);
+        metadata.set("WARC-Concurrent-To", response_id);
+
+        let mut writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
+        writer
+            .write(&[response, request, metadata])
+            .map(|_| ())
+            .map_err(|e| Error::Warc(e.to_string()))
+    }
+
+    /// Closes the current file; returns every file written.
+    pub fn close(&self) -> Result<Vec<std::path::PathBuf>, Error> {
+        let mut writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
+        writer.close().map_err(|e| Error::Warc(e.to_string()))
+    }
+}

@@ -1,0 +1,79 @@
+//! Raw URLs: an href resolved against its document's base, as browsers do.
+
+use url::Url;
+
+use crate::Error;
+
+/// Resolves `href` against `base` with WHATWG rules and drops the fragment, which never reaches the server.
+///
+/// Leading and trailing ASCII whitespace is ignored, as browsers do.
+pub fn resolve(base: &Url, href: &str) -> Result<Url, Error> {
+    let href = href.trim_matches(|c: char| c.is_ascii_whitespace());
+    let mut url = base.join(href).map_err(|reason| Error::InvalidUrl {
+        input: href.to_string(),
+        reason,
+    })?;
+    url.set_fragment(None);
+    Ok(url)
+}
+
+/// Parses a seed given by an operator: an absolute http(s) URL, or a bare host such as `example.com/path`, which
+/// is read as `http://example.com/path`.
+pub fn parse_seed(input: &str) -> Result<Url, Error> {
+    let text = input.trim();
+    let parsed = match Url::parse(text) {
+        Ok(url) => Ok(url),
+        Err(url::ParseError::RelativeUrlWithoutBase) => Url::parse(&format!("http://{text}")),
+        Err(e) => Err(e),
+    };
+    let mut url = parsed.map_err(|reason| Error::InvalidUrl {
+        input: input.to_string(),
+        reason,
+    })?;
+    if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
+        return Err(Error::UnsupportedScheme {
+            input: input.to_string(),
+            scheme: url.scheme().to_string(),
+        });
+    }
+    url.set_fragment(None);
+    Ok(url)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolves_like_a_browser() {
+        let base = Url::parse("http://example.com/dir/sub/page.html").unwrap();
+        let rows = [
+            ("../rel", "http://example.com/dir/rel"),
+            ("./same", "http://example.com/dir/sub/same"),
+            ("//other.org/x", "http://other.org/x"),
+            ("  /abs#frag ", "http://example.com/abs"),
+            ("?q=1", "http://example.com/dir/sub/page.html?q=1"),
+            ("HTTP://EXAMPLE.COM:80/A", "http://example.com/A"),
+        ];
+        for (href, want) in rows {
+            assert_eq!(
+                resolve(&base, href).unwrap().as_str(),
+                want,
+                "href {href:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn seeds() {
+        assert_eq!(
+            parse_seed("example.com/x").unwrap().as_str(),
+            "http://example.com/x"
+        );
+        assert_eq!(parse_seed("https://a.b/").unwrap().as_str(), "https://a.b/");
+        assert!(parse_seed("ftp://a.b/").is_err());
+        assert!(parse_seed("http://").is_err());
+        let err = parse_seed("http://exa mple.com/").unwrap_err().to_string();
+        assert!(err.contains("exa mple.com"), "{err}");
+    }
+}

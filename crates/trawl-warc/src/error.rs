@@ -1,0 +1,168 @@
+//! The crate's one error type.
+
+use std::io;
+use std::path::PathBuf;
+
+/// Everything that can go wrong writing or reading WARC files.
+///
+/// Each variant names the file (`path`; `<stream>` for a reader not opened from a file) and, where it
+/// applies, the byte offset of the record (or of its gzip member) and the header involved.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Creating, opening, renaming or syncing a file or directory failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// Writing a group of records failed; the file was truncated back to `offset` so it stays valid.
+    #[error("{}: writing {len} bytes at offset {offset} failed (file truncated back to {offset}): {source}", path.display())]
+    Write {
+        /// The file being written (its `.open` name).
+        path: PathBuf,
+        /// Where the group would have started.
+        offset: u64,
+        /// How many bytes the group had.
+        len: u64,
+        /// The underlying error, e.g. no space left on device.
+        source: io::Error,
+    },
+    /// The bytes are not a WARC record: `expected` says what the reader wanted, `found` what it got.
+    #[error("{}: record at offset {offset}: expected {expected}, found {found}", path.display())]
+    Malformed {
+        /// The file being read.
+        path: PathBuf,
+        /// Offset of the record, or of the gzip member holding it.
+        offset: u64,
+        /// What the reader expected at this point.
+        expected: String,
+        /// What it found instead (a short escaped excerpt).
+        found: String,
+    },
+    /// A named header field is missing or its value is unusable.
+    #[error("{}: record at offset {offset}: header {name}: {problem}", path.display())]
+    BadHeader {
+        /// The file being read.
+        path: PathBuf,
+        /// Offset of the record, or of the gzip member holding it.
+        offset: u64,
+        /// The header field's name.
+        name: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// A record (or a decompressed gzip member) is larger than the reader's limit.
+    #[error("{}: record at offset {offset}: {len} bytes exceed the limit of {limit}", path.display())]
+    TooLarge {
+        /// The file being read.
+        path: PathBuf,
+        /// Offset of the record, or of the gzip member holding it.
+        offset: u64,
+        /// The size found (at least this much).
+        len: u64,
+        /// The configured limit.
+        limit: u64,
+    },
+    /// A gzip member is corrupt or truncated.
+    #[error("{}: record at offset {offset}: bad gzip member: {source}", path.display())]
+    Gzip {
+        /// The file being read.
+        path: PathBuf,
+        /// Offset of the gzip member.
+        offset: u64,
+        /// The decoder's error.
+        source: io::Error,
+    },
+    /// Reading the underlying file failed.
+    #[error("{}: record at offset {offset}: read failed: {source}", path.display())]
+    Read {
+        /// The file being read.
+        path: PathBuf,
+        /// Offset of the record being read.
+        offset: u64,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// [`Writer::write`](crate::Writer::write) was given no records.
+    #[error("cannot write an empty group of records")]
+    EmptyGroup,
+}
+
+impl Error {
+    /// The offset of the record (or gzip member) the error is about, if it is about one.
+    pub fn offset(&self) -> Option<u64> {
+        match self {
+            Error::Write { offset, .. }
+            | Error::Malformed { offset, .. }
+            | Error::BadHeader { offset, .. }
+            | Error::TooLarge { offset, .. }
+            | Error::Gzip { offset, .. }
+            | Error::Read { offset, .. } => Some(*offset),
+            Error::Io { .. } | Error::EmptyGroup => None,
+        }
+    }
+
+    /// The error's message without the leading file name and offset.
+    pub(crate) fn problem(&self) -> String {
+        match self {
+            Error::Malformed {
+                expected, found, ..
+            } => format!("expected {expected}, found {found}"),
+            Error::BadHeader { name, problem, .. } => format!("header {name}: {problem}"),
+            Error::TooLarge { len, limit, .. } => {
+                format!("{len} bytes exceed the limit of {limit}")
+            }
+            Error::Gzip { source, .. } => format!("bad gzip member: {source}"),
+            Error::Read { source, .. } => format!("read failed: {source}"),
+            other => other.to_string(),
+        }
+    }
+}
+
+/// A short, printable excerpt of `bytes` for error messages.
+pub(crate) fn excerpt(bytes: &[u8]) -> String {
+    const MAX: usize = 24;
+    if bytes.is_empty() {
+        return "end of input".to_owned();
+    }
+    let shown = &bytes[..bytes.len().min(MAX)];
+    let more = if bytes.len() > MAX { "..." } else { "" };
+    format!("\"{}\"{more}", shown.escape_ascii())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excerpts() {
+        let cases: &[(&[u8], &str)] = &[
+            (b"", "end of input"),
+            (b"WARC/1.1\r\n", "\"WARC/1.1\\r\\n\""),
+            (b"\x1f\x8b", "\"\\x1f\\x8b\""),
+            (&[b'a'; 30], "\"aaaaaaaaaaaaaaaaaaaaaaaa\"..."),
+        ];
+        for (input, want) in cases {
+            assert_eq!(excerpt(input), *want, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn display_names_path_offset_and_header() {
+        let e = Error::BadHeader {
+            path: "a.warc.gz".into(),
+            offset: 42,
+            name: "Content-Length".into(),
+            problem: "missing".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "a.warc.gz: record at offset 42: header Content-Length: missing"
+        );
+        assert_eq!(e.offset(), Some(42));
+        assert_eq!(e.problem(), "header Content-Length: missing");
+    }
+}

@@ -1,0 +1,59 @@
+//! WARC 1.1 archives: write, read and verify them.
+//!
+//! A [`Record`] is one WARC record to write: ordered header fields plus a block, built by a
+//! constructor per record type ([`Record::warcinfo`], [`Record::request`], [`Record::response`],
+//! [`Record::metadata`]) that fills the id, date, length and digests. A [`Writer`] appends groups of
+//! records to rotating files named `PREFIX-YYYYMMDDhhmmss-NNNNN-HOST.warc.gz`, one gzip member per
+//! record, and reports where each went. A [`Reader`] (see [`open`]) reads plain or gzipped files back
+//! as [`ReadRecord`]s with their offsets, and [`verify`] checks a file's framing, headers and
+//! digests. [`ls_line`] summarizes a record on one line.
+//!
+//! Digests are `sha1:` + base32. The WARC-Payload-Digest of an HTTP record covers its entity body:
+//! the bytes after the HTTP head with chunked transfer coding removed and Content-Encoding kept.
+//!
+//! The crate does no async and no I/O beyond `std::fs` and `std::io`.
+//!
+//! ```
+//! use chrono::Utc;
+//! use trawl_warc::{Record, Writer, WriterConfig, verify};
+//!
+//! let dir = tempfile::tempdir()?;
+//! let mut writer = Writer::new(WriterConfig::new(dir.path(), "crawl", "host1"))?;
+//! let now = Utc::now();
+//! let request = Record::request("http://example.com/", now, None,
+//!     b"GET / HTTP/1.1\r\nHost: example.com\r\n\r\n".to_vec());
+//! let mut response = Record::response("http://example.com/", now, None,
+//!     b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi".to_vec());
+//! response.set("WARC-Concurrent-To", request.id());
+//! let written = writer.write(&[request, response])?;
+//! let files = writer.close()?;
+//! assert_eq!(files, [written.path.clone()]);
+//!
+//! let summary = verify(&written.path)?;
+//! assert_eq!(summary.records, 3); // warcinfo, request, response
+//! for record in trawl_warc::open(&written.path)? {
+//!     println!("{}", trawl_warc::ls_line(&record?));
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub use crate::{
+    digest::sha1_digest,
+    error::Error,
+    ls::ls_line,
+    reader::{ReadRecord, Reader, open},
+    record::{Record, format_date},
+    verify::{VerifyError, VerifySummary, verify},
+    writer::{Compression, Span, Writer, WriterConfig, Written},
+};
+
+mod chunked;
+mod digest;
+mod error;
+mod header;
+mod ls;
+mod naming;
+mod reader;
+mod record;
+mod verify;
+mod writer;

@@ -1,0 +1,75 @@
+//! [`ls_line`]: a one-line summary of a record, for `trawl warc ls`.
+
+use crate::reader::ReadRecord;
+
+/// One tab-separated line describing `rec`: offset, WARC-Type, WARC-Target-URI, Content-Type,
+/// Content-Length and WARC-Record-ID, with `-` for a missing field.
+pub fn ls_line(rec: &ReadRecord) -> String {
+    let field = |name| {
+        rec.get(name)
+            .filter(|v| !v.is_empty())
+            .map_or_else(|| "-".to_owned(), |v| v.replace(['\t', '\r', '\n'], " "))
+    };
+    format!(
+        "{}\t{}\t{}\t{}\t{}\t{}",
+        rec.offset,
+        field("WARC-Type"),
+        field("WARC-Target-URI"),
+        field("Content-Type"),
+        field("Content-Length"),
+        field("WARC-Record-ID"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(offset: u64, fields: &[(&str, &str)]) -> ReadRecord {
+        ReadRecord {
+            offset,
+            len: 0,
+            version: "WARC/1.1".into(),
+            header: fields
+                .iter()
+                .map(|(n, v)| ((*n).into(), (*v).into()))
+                .collect(),
+            block: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn lines() {
+        let cases = [
+            (
+                rec(
+                    0,
+                    &[
+                        ("WARC-Type", "warcinfo"),
+                        ("Content-Type", "application/warc-fields"),
+                        ("Content-Length", "10"),
+                        ("WARC-Record-ID", "<urn:uuid:1>"),
+                    ],
+                ),
+                "0\twarcinfo\t-\tapplication/warc-fields\t10\t<urn:uuid:1>",
+            ),
+            (
+                rec(
+                    123,
+                    &[
+                        ("WARC-Type", "response"),
+                        ("WARC-Target-URI", "http://a/\tb"),
+                        ("Content-Type", "application/http; msgtype=response"),
+                        ("Content-Length", "5"),
+                        ("WARC-Record-ID", "<urn:uuid:2>"),
+                    ],
+                ),
+                "123\tresponse\thttp://a/ b\tapplication/http; msgtype=response\t5\t<urn:uuid:2>",
+            ),
+            (rec(7, &[]), "7\t-\t-\t-\t-\t-"),
+        ];
+        for (rec, want) in cases {
+            assert_eq!(ls_line(&rec), want);
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! WARC file names: `PREFIX-YYYYMMDDhhmmss-NNNNN-HOST.warc.gz`, with `.open` while being written.
+
+use chrono::{DateTime, Utc};
+
+use crate::writer::Compression;
+
+/// The suffix a file carries while it is being written.
+pub(crate) const OPEN_SUFFIX: &str = ".open";
+
+/// The final name of a WARC file: `PREFIX-YYYYMMDDhhmmss-NNNNN-HOST.warc[.gz]`.
+///
+/// Characters of `prefix` and `host` other than ASCII letters, digits, `.` and `_` become `-`, so the
+/// name is one path component on every platform.
+pub(crate) fn file_name(
+    prefix: &str,
+    opened: DateTime<Utc>,
+    serial: u32,
+    host: &str,
+    compression: Compression,
+) -> String {
+    format!(
+        "{}-{}-{serial:05}-{}{}",
+        sanitize(prefix),
+        opened.format("%Y%m%d%H%M%S"),
+        sanitize(host),
+        compression.extension()
+    )
+}
+
+fn sanitize(part: &str) -> String {
+    let clean: String = part
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    if clean.is_empty() || clean.chars().all(|c| c == '.') {
+        "-".to_owned()
+    } else {
+        clean
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    #[test]
+    fn names() {
+        let t = Utc.with_ymd_and_hms(2026, 11, 22, 8, 25, 1).unwrap();
+        let cases = [
+            (
+                "trawl",
+                0,
+                "crawler1",
+                Compression::Gzip,
+                "trawl-20261122082501-00000-crawler1.warc.gz",
+            ),
+            (
+                "job",
+                42,
+                "h.example.org",
+                Compression::None,
+                "job-20261122082501-00042-h.example.org.warc",
+            ),
+            (
+                "a/b",
+                123_456,
+                "x:y",
+                Compression::Gzip,
+                "a-b-20261122082501-123456-x-y.warc.gz",
+            ),
+            (
+                "",
+                1,
+                "..",
+                Compression::None,
+                "--20261122082501-00001--.warc",
+            ),
+        ];
+        for (prefix, serial, host, compression, want) in cases {
+            assert_eq!(file_name(prefix, t, serial, host, compression), want);
+        }
+    }
+}

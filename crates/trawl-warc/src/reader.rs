@@ -1,0 +1,487 @@
+//! [`Reader`]: reads WARC files, plain or gzip (one member per record), record by record.
+
+use std::collections::VecDeque;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use flate2::bufread::GzDecoder;
+
+use crate::error::{Error, excerpt};
+use crate::header;
+use crate::record;
+
+/// The largest header block the reader accepts, in bytes.
+const MAX_HEAD_BYTES: u64 = 1 << 20;
+
+/// The first byte of a gzip member (the second is 0x8b, which the decoder checks).
+const GZIP_MAGIC: u8 = 0x1f;
+
+/// A record as read from a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadRecord {
+    /// Offset of the record in the file; of its gzip member when compressed.
+    pub offset: u64,
+    /// Length in the file: of the gzip member when compressed, else of the record with its CRLFCRLF.
+    pub len: u64,
+    /// The version line, e.g. `WARC/1.1`.
+    pub version: String,
+    /// The header fields in order.
+    pub header: Vec<(String, String)>,
+    /// The block.
+    pub block: Vec<u8>,
+}
+
+impl ReadRecord {
+    /// The value of the first header field called `name` (case-insensitive).
+    pub fn get(&self, name: &str) -> Option<&str> {
+        record::get(&self.header, name)
+    }
+}
+
+/// A `BufRead` that counts the bytes consumed from it.
+#[derive(Debug)]
+struct Counting<R> {
+    inner: R,
+    pos: u64,
+}
+
+impl<R: BufRead> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Counting<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amt: usize) {
+        self.inner.consume(amt);
+        self.pos += amt as u64;
+    }
+}
+
+/// Reads WARC records one by one from plain or gzipped input, as an iterator of
+/// `Result<ReadRecord, Error>`.
+///
+/// Gzip is detected per record by its magic bytes; each member is decoded on its own so that
+/// [`ReadRecord::offset`] and [`ReadRecord::len`] locate it in the file. A member holding several
+/// records (whole-file gzip) is read too; its records then share the member's offset. After an error
+/// the iterator ends, since the position of the next record is unknown.
+#[derive(Debug)]
+pub struct Reader<R> {
+    input: Counting<R>,
+    path: PathBuf,
+    max_record_bytes: u64,
+    pending: VecDeque<ReadRecord>,
+    failed: bool,
+}
+
+/// Opens the WARC file at `path` for reading.
+pub fn open(path: &Path) -> Result<Reader<BufReader<File>>, Error> {
+    let file = File::open(path).map_err(|source| Error::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    Ok(Reader::new(BufReader::with_capacity(1 << 16, file)).with_path(path))
+}
+
+impl<R: BufRead> Reader<R> {
+    /// A reader over `input`, named `<stream>` in errors until [`Reader::with_path`].
+    pub fn new(input: R) -> Reader<R> {
+        Reader {
+            input: Counting {
+                inner: input,
+                pos: 0,
+            },
+            path: PathBuf::from("<stream>"),
+            max_record_bytes: 1 << 30,
+            pending: VecDeque::new(),
+            failed: false,
+        }
+    }
+
+    /// Names the input `path` in errors.
+    pub fn with_path(mut self, path: impl Into<PathBuf>) -> Self {
+        self.path = path.into();
+        self
+    }
+
+    /// Rejects records (and decompressed gzip members) larger than `limit` bytes instead of holding
+    /// them in memory. Default: 1 GiB.
+    pub fn with_max_record_bytes(mut self, limit: u64) -> Self {
+        self.max_record_bytes = limit;
+        self
+    }
+
+    /// Reads the next record or member; `Ok(None)` at the end of input.
+    fn read_next(&mut self) -> Result<Option<ReadRecord>, Error> {
+        loop {
+            if let Some(rec) = self.pending.pop_front() {
+                return Ok(Some(rec));
+            }
+            let offset = self.input.pos;
+            let first = match self.input.fill_buf() {
+                Ok(buf) => buf.first().copied(),
+                Err(source) => return Err(self.read_error(offset, source)),
+            };
+            match first {
+                None => return Ok(None),
+                Some(GZIP_MAGIC) => self.read_member(offset)?,
+                Some(_) => {
+                    let limit = self.max_record_bytes;
+                    let (head, block) = read_record(&mut self.input, &self.path, offset, limit)?;
+                    return Ok(Some(ReadRecord {
+                        offset,
+                        len: self.input.pos - offset,
+                        version: head.version,
+                        header: head.fields,
+                        block,
+                    }));
+                }
+            }
+        }
+    }
+
+    /// Decodes the gzip member at `offset` and queues its records (none if it is empty).
+    fn read_member(&mut self, offset: u64) -> Result<(), Error> {
+        let limit = self.max_record_bytes;
+        let mut data = Vec::new();
+        GzDecoder::new(&mut self.input)
+            .take(limit.saturating_add(1))
+            .read_to_end(&mut data)
+            .map_err(|source| Error::Gzip {
+                path: self.path.clone(),
+                offset,
+                source,
+            })?;
+        if data.len() as u64 > limit {
+            return Err(Error::TooLarge {
+                path: self.path.clone(),
+                offset,
+                len: data.len() as u64,
+                limit,
+            });
+        }
+        let len = self.input.pos - offset;
+        let mut rest = data.as_slice();
+        while !rest.is_empty() {
+            let (head, block) = read_record(&mut rest, &self.path, offset, limit)?;
+            self.pending.push_back(ReadRecord {
+                offset,
+                len,
+                version: head.version,
+                header: head.fields,
+                block,
+            });
+        }
+        Ok(())
+    }
+
+    fn read_error(&self, offset: u64, source: io::Error) -> Error {
+        Error::Read {
+            path: self.path.clone(),
+            offset,
+            source,
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for Reader<R> {
+    type Item = Result<ReadRecord, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        let next = self.read_next();
+        self.failed = next.is_err();
+        next.transpose()
+    }
+}
+
+/// Reads one uncompressed record (header, block, CRLFCRLF) from `src`; errors name `path` and `offset`.
+fn read_record<B: BufRead>(
+    src: &mut B,
+    path: &Path,
+    offset: u64,
+    limit: u64,
+) -> Result<(header::Head, Vec<u8>), Error> {
+    let malformed = |expected: &str, found: String| Error::Malformed {
+        path: path.to_owned(),
+        offset,
+        expected: expected.to_owned(),
+        found,
+    };
+    let read_err = |source| Error::Read {
+        path: path.to_owned(),
+        offset,
+        source,
+    };
+
+    // Check the start first so that garbage is reported as such, not as an overlong header.
+    let start = src.fill_buf().map_err(read_err)?;
+    if !b"WARC/".starts_with(&start[..start.len().min(5)]) {
+        return Err(malformed(
+            "a version line such as \"WARC/1.1\"",
+            excerpt(start),
+        ));
+    }
+
+    // The header block: lines up to an empty one.
+    let mut head = Vec::new();
+    let mut limited = src.by_ref().take(MAX_HEAD_BYTES);
+    loop {
+        let line_start = head.len();
+        let n = limited.read_until(b'\n', &mut head).map_err(read_err)?;
+        let line = &head[line_start..];
+        if n == 0 || !line.ends_with(b"\n") {
+            if limited.limit() == 0 {
+                return Err(Error::TooLarge {
+                    path: path.to_owned(),
+                    offset,
+                    len: MAX_HEAD_BYTES,
+                    limit: MAX_HEAD_BYTES,
+                });
+            }
+            return Err(malformed(
+                "an empty line ending the header",
+                format!("{} then end of input", excerpt(line)),
+            ));
+        }
+        if line_start > 0 && (line == b"\r\n" || line == b"\n") {
+            break;
+        }
+    }
+    let parsed = header::parse(&head).map_err(|e| malformed(&e.expected, e.found))?;
+
+    let bad_header = |name: &str, problem: String| Error::BadHeader {
+        path: path.to_owned(),
+        offset,
+        name: name.to_owned(),
+        problem,
+    };
+    let length = record::get(&parsed.fields, "Content-Length")
+        .ok_or_else(|| bad_header("Content-Length", "missing".to_owned()))?;
+    let length: u64 = length
+        .parse()
+        .map_err(|_| bad_header("Content-Length", format!("{length:?} is not a byte count")))?;
+    if length > limit {
+        return Err(Error::TooLarge {
+            path: path.to_owned(),
+            offset,
+            len: length,
+            limit,
+        });
+    }
+
+    let mut block = Vec::new();
+    src.by_ref()
+        .take(length)
+        .read_to_end(&mut block)
+        .map_err(read_err)?;
+    if (block.len() as u64) < length {
+        return Err(malformed(
+            &format!("a block of {length} bytes (Content-Length)"),
+            format!("{} bytes then end of input", block.len()),
+        ));
+    }
+
+    let mut end = Vec::with_capacity(4);
+    src.by_ref()
+        .take(4)
+        .read_to_end(&mut end)
+        .map_err(read_err)?;
+    if end != b"\r\n\r\n" {
+        return Err(malformed("CRLF CRLF after the block", excerpt(&end)));
+    }
+    Ok((parsed, block))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Record;
+    use chrono::{TimeZone, Utc};
+    use flate2::write::GzEncoder;
+    use proptest::prelude::*;
+    use std::io::Write;
+
+    fn gz(bytes: &[u8]) -> Vec<u8> {
+        let mut e = GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(bytes).unwrap();
+        e.finish().unwrap()
+    }
+
+    fn read_all(bytes: &[u8]) -> Result<Vec<ReadRecord>, Error> {
+        Reader::new(bytes).with_path("t.warc").collect()
+    }
+
+    const REC: &[u8] = b"WARC/1.1\r\nWARC-Type: resource\r\nContent-Length: 2\r\n\r\nhi\r\n\r\n";
+
+    #[test]
+    fn reads_plain_gzip_and_mixed() {
+        let plain2 = [REC, REC].concat();
+        let recs = read_all(&plain2).unwrap();
+        assert_eq!(recs.len(), 2);
+        assert_eq!((recs[0].offset, recs[0].len), (0, REC.len() as u64));
+        assert_eq!(
+            (recs[1].offset, recs[1].len),
+            (REC.len() as u64, REC.len() as u64)
+        );
+        assert_eq!(recs[1].block, b"hi");
+        assert_eq!(recs[1].version, "WARC/1.1");
+        assert_eq!(recs[1].get("warc-type"), Some("resource"));
+
+        let member = gz(REC);
+        let mixed = [member.clone(), REC.to_vec(), member.clone(), gz(b"")].concat();
+        let recs = read_all(&mixed).unwrap();
+        let spans: Vec<_> = recs.iter().map(|r| (r.offset, r.len)).collect();
+        let m = member.len() as u64;
+        let p = REC.len() as u64;
+        assert_eq!(spans, [(0, m), (m, p), (m + p, m)]);
+
+        // Whole-file gzip: both records share the member.
+        let whole = gz(&plain2);
+        let recs = read_all(&whole).unwrap();
+        assert_eq!(recs.len(), 2);
+        assert_eq!(recs[1].offset, 0);
+        assert_eq!(recs[1].len, whole.len() as u64);
+    }
+
+    #[test]
+    fn rejects_garbage_naming_offset() {
+        let member = gz(REC);
+        let mut bad_crc = member.clone();
+        let n = bad_crc.len();
+        bad_crc[n - 8] ^= 1;
+        let cases: Vec<(Vec<u8>, String)> = vec![
+            (b"hello".to_vec(), "t.warc: record at offset 0: expected a version line such as \"WARC/1.1\", found \"hello\"".into()),
+            ([REC, b"junk"].concat(), format!("t.warc: record at offset {}: expected a version line such as \"WARC/1.1\", found \"junk\"", REC.len())),
+            (b"WARC/1.1\r\nContent-Length: 2\r\n".to_vec(), "t.warc: record at offset 0: expected an empty line ending the header, found end of input then end of input".into()),
+            (b"WARC/1.1\r\nA: b\r\n\r\nhi\r\n\r\n".to_vec(), "t.warc: record at offset 0: header Content-Length: missing".into()),
+            (b"WARC/1.1\r\nContent-Length: -1\r\n\r\n".to_vec(), "t.warc: record at offset 0: header Content-Length: \"-1\" is not a byte count".into()),
+            (b"WARC/1.1\r\nContent-Length: 5\r\n\r\nhi".to_vec(), "t.warc: record at offset 0: expected a block of 5 bytes (Content-Length), found 2 bytes then end of input".into()),
+            (b"WARC/1.1\r\nContent-Length: 1\r\n\r\nhi\r\n\r\n".to_vec(), "t.warc: record at offset 0: expected CRLF CRLF after the block, found \"i\\r\\n\\r\"".into()),
+            (b"WARC/1.1\r\nContent-Length: 99999999999\r\n\r\n".to_vec(), "t.warc: record at offset 0: 99999999999 bytes exceed the limit of 1073741824".into()),
+            ([REC.to_vec(), member[..member.len() - 3].to_vec()].concat(), format!("t.warc: record at offset {}: bad gzip member: ", REC.len())),
+            (bad_crc, "t.warc: record at offset 0: bad gzip member: ".into()),
+            (b"\x1f\x00abc".to_vec(), "t.warc: record at offset 0: bad gzip member: ".into()),
+            (gz(b"nope"), "t.warc: record at offset 0: expected a version line such as \"WARC/1.1\", found \"nope\"".into()),
+        ];
+        for (input, want) in cases {
+            let err = read_all(&input).unwrap_err().to_string();
+            assert!(err.starts_with(&want), "got  {err}\nwant {want}");
+        }
+    }
+
+    #[test]
+    fn stops_after_an_error() {
+        let input = [REC, b"junk", REC].concat();
+        let results: Vec<_> = Reader::new(&input[..]).collect();
+        assert_eq!(results.len(), 2);
+        assert!(results[0].is_ok() && results[1].is_err());
+    }
+
+    #[test]
+    fn record_limit() {
+        let err = Reader::new(REC)
+            .with_max_record_bytes(1)
+            .next()
+            .unwrap()
+            .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::TooLarge {
+                    len: 2,
+                    limit: 1,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        let err = Reader::new(&gz(REC)[..])
+            .with_max_record_bytes(10)
+            .next()
+            .unwrap()
+            .unwrap_err();
+        assert!(matches!(err, Error::TooLarge { limit: 10, .. }), "{err}");
+    }
+
+    #[test]
+    fn open_names_the_path() {
+        let err = open(Path::new("/nonexistent/x.warc")).unwrap_err();
+        assert!(
+            err.to_string().starts_with("/nonexistent/x.warc: "),
+            "{err}"
+        );
+    }
+
+    fn arb_record() -> impl Strategy<Value = Record> {
+        (
+            "[a-z]{1,10}",
+            proptest::collection::vec(("X-[A-Za-z]{1,8}", "[ -~]{0,20}"), 0..4),
+            proptest::collection::vec(any::<u8>(), 0..200),
+        )
+            .prop_map(|(path, fields, block)| {
+                let date = Utc.with_ymd_and_hms(2026, 11, 22, 8, 25, 1).unwrap();
+                let mut rec = Record::response(&format!("http://a/{path}"), date, None, block);
+                for (n, v) in fields {
+                    rec.set(&n, v.trim());
+                }
+                rec
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn write_then_read(recs in proptest::collection::vec(arb_record(), 1..5), gzip in any::<bool>()) {
+            let mut file = Vec::new();
+            let mut spans = Vec::new();
+            for rec in &recs {
+                let start = file.len() as u64;
+                let bytes = rec.to_bytes();
+                file.extend(if gzip { gz(&bytes) } else { bytes });
+                spans.push((start, file.len() as u64 - start));
+            }
+            let read = read_all(&file).unwrap();
+            prop_assert_eq!(read.len(), recs.len());
+            for ((got, want), span) in read.iter().zip(&recs).zip(spans) {
+                prop_assert_eq!(&got.header, &want.header().to_vec());
+                prop_assert_eq!(got.block.as_slice(), want.block());
+                prop_assert_eq!((got.offset, got.len), span);
+            }
+        }
+
+        #[test]
+        fn random_bytes_never_panic(input in proptest::collection::vec(any::<u8>(), 0..512), prefix in 0..3usize) {
+            // Start some inputs like a record or a gzip member to get past the first check.
+            let head: &[u8] = [&b""[..], b"WARC/1.1\r\n", b"\x1f\x8b\x08\x00"][prefix];
+            let input = [head, &input].concat();
+            for result in Reader::new(&input[..]) {
+                let _ = result;
+            }
+        }
+
+        #[test]
+        fn truncated_files_error(recs in proptest::collection::vec(arb_record(), 1..3), gzip in any::<bool>(), cut in any::<prop::sample::Index>()) {
+            let file: Vec<u8> = recs
+                .iter()
+                .flat_map(|r| if gzip { gz(&r.to_bytes()) } else { r.to_bytes() })
+                .collect();
+            let cut = cut.index(file.len());
+            let results: Vec<_> = Reader::new(&file[..cut]).collect();
+            // A cut on a record boundary reads cleanly; anywhere else the last result is an error.
+            let ok = results.iter().filter(|r| r.is_ok()).count();
+            prop_assert!(ok <= recs.len());
+            if let Some(Err(e)) = results.last() {
+                prop_assert!(e.offset().is_some());
+            }
+        }
+    }
+}

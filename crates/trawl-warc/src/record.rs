@@ -1,0 +1,240 @@
+//! [`Record`]: a WARC record to write, as ordered header fields plus a block.
+//!
+//! The constructors for each record type live in the submodules; this file holds the shared shape:
+//! header access, the fields every record carries, and serialization.
+
+use std::fmt::Write as _;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+
+use crate::digest::sha1_digest;
+
+mod metadata;
+mod request;
+mod response;
+mod warcinfo;
+
+/// The version line this crate writes.
+pub(crate) const VERSION: &str = "WARC/1.1";
+
+/// A WARC record ready to write: named header fields in order, plus the block bytes.
+///
+/// The constructors ([`Record::warcinfo`], [`Record::request`], [`Record::response`],
+/// [`Record::metadata`]) fill WARC-Type, WARC-Record-ID, WARC-Date, Content-Type, Content-Length and
+/// WARC-Block-Digest (and WARC-Payload-Digest for HTTP records); [`Record::set`] adds the rest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    header: Vec<(String, String)>,
+    block: Vec<u8>,
+}
+
+impl Record {
+    /// A record of `warc_type` with a fresh `<urn:uuid:v4>` id, the given date and target,
+    /// `content_type`, and the block's digest and length.
+    pub(crate) fn base(
+        warc_type: &str,
+        date: DateTime<Utc>,
+        target_uri: Option<&str>,
+        content_type: &str,
+        block: Vec<u8>,
+    ) -> Record {
+        let mut header = vec![
+            ("WARC-Type".to_owned(), warc_type.to_owned()),
+            ("WARC-Record-ID".to_owned(), new_record_id()),
+            ("WARC-Date".to_owned(), format_date(date)),
+        ];
+        if let Some(uri) = target_uri {
+            header.push(("WARC-Target-URI".to_owned(), uri.to_owned()));
+        }
+        header.push(("Content-Type".to_owned(), content_type.to_owned()));
+        header.push(("WARC-Block-Digest".to_owned(), sha1_digest(&block)));
+        header.push(("Content-Length".to_owned(), block.len().to_string()));
+        Record { header, block }
+    }
+
+    /// Adds header field `name`, or replaces the value of the first field of that name (compared
+    /// case-insensitively). Use it for WARC-Concurrent-To, WARC-Truncated, WARC-Warcinfo-ID and the
+    /// like. Content-Length and WARC-Block-Digest are computed from the block: don't set them.
+    pub fn set(&mut self, name: &str, value: impl Into<String>) -> &mut Self {
+        let value = value.into();
+        match self
+            .header
+            .iter_mut()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        {
+            Some((_, v)) => *v = value,
+            None => self.header.push((name.to_owned(), value)),
+        }
+        self
+    }
+
+    /// Removes every header field called `name` (case-insensitive).
+    pub fn remove(&mut self, name: &str) -> &mut Self {
+        self.header.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        self
+    }
+
+    /// The value of the first header field called `name` (case-insensitive).
+    pub fn get(&self, name: &str) -> Option<&str> {
+        get(&self.header, name)
+    }
+
+    /// The record's WARC-Record-ID, `<urn:uuid:...>` with the angle brackets.
+    pub fn id(&self) -> &str {
+        self.get("WARC-Record-ID").unwrap_or_default()
+    }
+
+    /// The header fields in order.
+    pub fn header(&self) -> &[(String, String)] {
+        &self.header
+    }
+
+    /// The block: the bytes after the header, e.g. the recorded HTTP message.
+    pub fn block(&self) -> &[u8] {
+        &self.block
+    }
+
+    /// The record as bytes: `WARC/1.1\r\n`, the header fields, `\r\n`, the block, `\r\n\r\n`.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.write_to(&mut out, &[]);
+        out
+    }
+
+    /// Appends the record to `out`, adding each field of `extra` that the record does not already have.
+    pub(crate) fn write_to(&self, out: &mut Vec<u8>, extra: &[(&str, &str)]) {
+        let mut head = String::with_capacity(256);
+        head.push_str(VERSION);
+        head.push_str("\r\n");
+        let added = extra.iter().filter(|(name, _)| self.get(name).is_none());
+        for (name, value) in self
+            .header
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .chain(added.copied())
+        {
+            let _ = write!(head, "{name}: {value}\r\n");
+        }
+        head.push_str("\r\n");
+        out.reserve(head.len() + self.block.len() + 4);
+        out.extend_from_slice(head.as_bytes());
+        out.extend_from_slice(&self.block);
+        out.extend_from_slice(b"\r\n\r\n");
+    }
+}
+
+/// The first value of `name` in `header`, compared case-insensitively.
+pub(crate) fn get<'a>(header: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    header
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+}
+
+/// A fresh WARC-Record-ID: `<urn:uuid:...>` with a random (v4) UUID.
+pub(crate) fn new_record_id() -> String {
+    format!("<urn:uuid:{}>", uuid::Uuid::new_v4())
+}
+
+/// A WARC-Date: UTC with a `Z`, to the second, or to the microsecond when the time has a fraction.
+pub fn format_date(date: DateTime<Utc>) -> String {
+    let format = if date.timestamp_subsec_micros() == 0 {
+        SecondsFormat::Secs
+    } else {
+        SecondsFormat::Micros
+    };
+    date.to_rfc3339_opts(format, true)
+}
+
+/// An `application/warc-fields` block: one `Name: value\r\n` line per field.
+pub(crate) fn warc_fields<N: AsRef<str>, V: AsRef<str>>(fields: &[(N, V)]) -> Vec<u8> {
+    let mut out = String::new();
+    for (name, value) in fields {
+        // Line breaks inside a value would start a new field; fold them into spaces.
+        let value: String = value
+            .as_ref()
+            .chars()
+            .map(|c| if c == '\r' || c == '\n' { ' ' } else { c })
+            .collect();
+        let _ = write!(out, "{}: {value}\r\n", name.as_ref());
+    }
+    out.into_bytes()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    #[test]
+    fn dates() {
+        let cases = [
+            (
+                Utc.with_ymd_and_hms(2026, 11, 22, 8, 25, 1).unwrap(),
+                "2026-11-22T08:25:01Z",
+            ),
+            (
+                Utc.timestamp_opt(1_795_336_701, 123_456_789).unwrap(),
+                "2026-11-22T08:38:21.123456Z",
+            ),
+            (Utc.timestamp_opt(0, 999).unwrap(), "1970-01-01T00:00:00Z"),
+        ];
+        for (date, want) in cases {
+            assert_eq!(format_date(date), want);
+        }
+    }
+
+    #[test]
+    fn set_get_and_serialize() {
+        let date = Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap();
+        let mut rec = Record::base(
+            "resource",
+            date,
+            Some("http://a/"),
+            "text/plain",
+            b"hi".to_vec(),
+        );
+        rec.set("warc-type", "conversion").set("X-Extra", "1");
+        assert_eq!(rec.get("WARC-TYPE"), Some("conversion"));
+        assert_eq!(rec.get("x-extra"), Some("1"));
+        assert_eq!(rec.get("Nope"), None);
+        assert!(rec.id().starts_with("<urn:uuid:") && rec.id().ends_with('>'));
+        let text = String::from_utf8(rec.to_bytes()).unwrap();
+        let want = format!(
+            "WARC/1.1\r\nWARC-Type: conversion\r\nWARC-Record-ID: {}\r\nWARC-Date: 2026-01-02T03:04:05Z\r\n\
+             WARC-Target-URI: http://a/\r\nContent-Type: text/plain\r\n\
+             WARC-Block-Digest: {}\r\nContent-Length: 2\r\nX-Extra: 1\r\n\r\nhi\r\n\r\n",
+            rec.id(),
+            sha1_digest(b"hi")
+        );
+        assert_eq!(text, want);
+    }
+
+    #[test]
+    fn extra_fields_do_not_override() {
+        let date = Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap();
+        let mut rec = Record::base("resource", date, None, "text/plain", Vec::new());
+        rec.set("WARC-Warcinfo-ID", "<urn:uuid:mine>");
+        let mut out = Vec::new();
+        rec.write_to(
+            &mut out,
+            &[("WARC-Warcinfo-ID", "<urn:uuid:other>"), ("A", "b")],
+        );
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("WARC-Warcinfo-ID: <urn:uuid:mine>\r\n"));
+        assert!(!text.contains("other"));
+        assert!(text.contains("A: b\r\n\r\n\r\n\r\n"));
+    }
+
+    #[test]
+    fn warc_fields_blocks() {
+        let cases: &[(&[(&str, &str)], &str)] = &[
+            (&[], ""),
+            (&[("software", "trawl")], "software: trawl\r\n"),
+            (&[("a", "1"), ("b", "x\r\ny")], "a: 1\r\nb: x  y\r\n"),
+        ];
+        for (fields, want) in cases {
+            assert_eq!(warc_fields(fields), want.as_bytes());
+        }
+    }
+}

@@ -1,0 +1,350 @@
+//! [`verify`]: checks a WARC file's framing, required headers and digests.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use chrono::DateTime;
+
+use crate::digest::{digest_matches, entity_body};
+use crate::reader::{self, ReadRecord};
+
+/// What [`verify`] found in a valid file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VerifySummary {
+    /// How many records the file holds.
+    pub records: usize,
+    /// How many records of each WARC-Type.
+    pub by_type: BTreeMap<String, usize>,
+}
+
+/// The first problem [`verify`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifyError {
+    /// The file.
+    pub path: PathBuf,
+    /// Offset of the record (or its gzip member); `None` when the file could not be opened.
+    pub offset: Option<u64>,
+    /// The record's WARC-Record-ID, when the header could be read.
+    pub record_id: Option<String>,
+    /// What is wrong.
+    pub problem: String,
+}
+
+impl fmt::Display for VerifyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: ", self.path.display())?;
+        if let Some(offset) = self.offset {
+            write!(f, "record at offset {offset}")?;
+            if let Some(id) = &self.record_id {
+                write!(f, " ({})", id.trim_start_matches('<').trim_end_matches('>'))?;
+            }
+            write!(f, ": ")?;
+        }
+        write!(f, "{}", self.problem)
+    }
+}
+
+impl std::error::Error for VerifyError {}
+
+/// Record types whose WARC-Target-URI is required.
+const NEED_TARGET: [&str; 4] = ["request", "response", "metadata", "revisit"];
+
+/// Checks every record of the WARC file at `path`: gzip members intact, version `WARC/1.1` (or 1.0),
+/// WARC-Record-ID (`<urn:...>`), WARC-Type, WARC-Date (UTC, ending in `Z`) and Content-Length present
+/// and matching the block, WARC-Target-URI on request/response/metadata/revisit records, WARC-Block-Digest
+/// and WARC-Payload-Digest (sha1) matching when present, and each record ending in CRLF CRLF.
+/// Returns the first problem.
+pub fn verify(path: &Path) -> Result<VerifySummary, VerifyError> {
+    let fail = |offset, record_id, problem| VerifyError {
+        path: path.to_owned(),
+        offset,
+        record_id,
+        problem,
+    };
+    let records = reader::open(path).map_err(|e| fail(None, None, e.problem()))?;
+    let mut summary = VerifySummary::default();
+    for record in records {
+        let record = record.map_err(|e| fail(e.offset(), None, e.problem()))?;
+        check(&record).map_err(|problem| {
+            let id = record.get("WARC-Record-ID").map(str::to_owned);
+            fail(Some(record.offset), id, problem)
+        })?;
+        summary.records += 1;
+        let warc_type = record.get("WARC-Type").unwrap_or_default().to_owned();
+        *summary.by_type.entry(warc_type).or_default() += 1;
+    }
+    Ok(summary)
+}
+
+/// Checks one record that the reader framed; returns the problem.
+fn check(rec: &ReadRecord) -> Result<(), String> {
+    if rec.version != "WARC/1.1" && rec.version != "WARC/1.0" {
+        return Err(format!(
+            "expected version WARC/1.1 or WARC/1.0, found {:?}",
+            rec.version
+        ));
+    }
+    let required = |name: &str| rec.get(name).ok_or_else(|| format!("missing {name}"));
+
+    let id = required("WARC-Record-ID")?;
+    let inner = id.strip_prefix('<').and_then(|s| s.strip_suffix('>'));
+    if !inner.is_some_and(|s| s.len() > 4 && s[..4].eq_ignore_ascii_case("urn:")) {
+        return Err(format!(
+            "WARC-Record-ID {id:?} is not of the form <urn:...>"
+        ));
+    }
+    let warc_type = required("WARC-Type")?;
+    let date = required("WARC-Date")?;
+    if !date.ends_with('Z') || DateTime::parse_from_rfc3339(date).is_err() {
+        return Err(format!(
+            "WARC-Date {date:?} is not an ISO 8601 UTC date like 2026-11-22T08:25:01Z"
+        ));
+    }
+    // The reader framed the block by Content-Length, so it is present; check it says what it should.
+    let length = required("Content-Length")?;
+    if length.parse::<u64>().ok() != Some(rec.block.len() as u64) {
+        return Err(format!(
+            "Content-Length says {length}, block has {} bytes",
+            rec.block.len()
+        ));
+    }
+    if NEED_TARGET.contains(&warc_type) && rec.get("WARC-Target-URI").is_none() {
+        return Err(format!(
+            "missing WARC-Target-URI (required on {warc_type} records)"
+        ));
+    }
+    if let Some(want) = rec.get("WARC-Block-Digest") {
+        check_digest("WARC-Block-Digest", want, &rec.block)?;
+    }
+    if let Some(want) = rec.get("WARC-Payload-Digest") {
+        // A revisit's payload digest names the payload of the record it revisits.
+        if warc_type != "revisit" {
+            let is_http = rec.get("Content-Type").is_some_and(|ct| {
+                ct.trim_start()
+                    .to_ascii_lowercase()
+                    .starts_with("application/http")
+            });
+            if is_http {
+                let body = entity_body(&rec.block).ok_or_else(|| {
+                    "WARC-Payload-Digest present but the HTTP head cannot be parsed".to_owned()
+                })?;
+                check_digest("WARC-Payload-Digest", want, &body)?;
+            } else {
+                check_digest("WARC-Payload-Digest", want, &rec.block)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Compares a digest header with the digest of `bytes`; digests in algorithms we lack are skipped.
+fn check_digest(name: &str, want: &str, bytes: &[u8]) -> Result<(), String> {
+    match digest_matches(want, bytes) {
+        Some(false) => Err(format!(
+            "{name} mismatch: header says {want}, {} is {}",
+            if name == "WARC-Block-Digest" {
+                "block"
+            } else {
+                "payload"
+            },
+            crate::digest::sha1_digest(bytes)
+        )),
+        Some(true) | None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Compression, Record, Writer, WriterConfig};
+    use chrono::{TimeZone, Utc};
+    use std::fs;
+
+    const RESPONSE: &[u8] =
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n";
+
+    fn write_file(dir: &Path, compression: Compression, records: &[Record]) -> PathBuf {
+        let mut cfg = WriterConfig::new(dir, "t", "h");
+        cfg.compression = compression;
+        let mut w = Writer::new(cfg).unwrap();
+        w.write(records).unwrap();
+        w.close().unwrap().remove(0)
+    }
+
+    fn response() -> Record {
+        let date = Utc.with_ymd_and_hms(2026, 11, 22, 8, 25, 1).unwrap();
+        Record::response("http://a/", date, None, RESPONSE.to_vec())
+    }
+
+    #[test]
+    fn written_files_verify() {
+        for compression in [Compression::Gzip, Compression::None] {
+            let dir = tempfile::tempdir().unwrap();
+            let date = Utc.with_ymd_and_hms(2026, 11, 22, 8, 25, 1).unwrap();
+            let resp = response();
+            let mut meta = Record::metadata("http://a/", date, &[("via", "-")]);
+            meta.set("WARC-Concurrent-To", resp.id());
+            let path = write_file(dir.path(), compression, &[resp, meta]);
+            let summary = verify(&path).unwrap();
+            assert_eq!(summary.records, 3);
+            let types: Vec<_> = summary.by_type.into_iter().collect();
+            assert_eq!(
+                types,
+                [
+                    ("metadata".into(), 1),
+                    ("response".into(), 1),
+                    ("warcinfo".into(), 1)
+                ]
+            );
+        }
+    }
+
+    #[test]
+    fn problems() {
+        type Edit = fn(&mut Record);
+        let cases: Vec<(&str, Edit, String)> = vec![
+            ("bad block digest", (|r| { r.set("WARC-Block-Digest", "sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"); }),
+                format!("WARC-Block-Digest mismatch: header says sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA, block is {}", sha1_of(RESPONSE))),
+            ("chunked payload digest", (|r| { r.set("WARC-Payload-Digest", sha1_of(b"5\r\nhello\r\n0\r\n\r\n")); }),
+                format!("WARC-Payload-Digest mismatch: header says {}, payload is {}", sha1_of(b"5\r\nhello\r\n0\r\n\r\n"), sha1_of(b"hello"))),
+            ("bad id", (|r| { r.set("WARC-Record-ID", "urn:uuid:x"); }),
+                "WARC-Record-ID \"urn:uuid:x\" is not of the form <urn:...>".into()),
+            ("bad date", (|r| { r.set("WARC-Date", "2026-11-22 08:25:01"); }),
+                "WARC-Date \"2026-11-22 08:25:01\" is not an ISO 8601 UTC date like 2026-11-22T08:25:01Z".into()),
+            ("offset date", (|r| { r.set("WARC-Date", "2026-11-22T08:25:01+01:00"); }),
+                "WARC-Date \"2026-11-22T08:25:01+01:00\" is not an ISO 8601 UTC date like 2026-11-22T08:25:01Z".into()),
+            ("no target", (|r| { r.remove("WARC-Target-URI"); }),
+                "missing WARC-Target-URI (required on response records)".into()),
+            ("no type", (|r| { r.remove("WARC-Type"); }),
+                "missing WARC-Type".into()),
+        ];
+        for (what, edit, want) in cases {
+            let dir = tempfile::tempdir().unwrap();
+            let mut rec = response();
+            edit(&mut rec);
+            let id = rec.id().trim_matches(['<', '>']).to_owned();
+            let path = write_file(dir.path(), Compression::Gzip, &[rec]);
+            let err = verify(&path).unwrap_err();
+            assert_eq!(err.problem, want, "{what}");
+            assert!(err.offset.unwrap() > 0, "{what}");
+            let shown = err.to_string();
+            let prefix = format!(
+                "{}: record at offset {} ({id}): ",
+                path.display(),
+                err.offset.unwrap()
+            );
+            assert!(shown.starts_with(&prefix), "{what}: {shown}");
+        }
+    }
+
+    #[test]
+    fn framing_problems() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.warc");
+        let cases: &[(&[u8], &str)] = &[
+            (
+                b"WARC/1.1\r\nContent-Length: 2\r\n\r\nhi\r\n",
+                "expected CRLF CRLF after the block, found \"\\r\\n\"",
+            ),
+            (
+                b"WARC/2.0\r\nContent-Length: 0\r\n\r\n\r\n\r\n",
+                "expected version WARC/1.1 or WARC/1.0, found \"WARC/2.0\"",
+            ),
+            (
+                b"junk",
+                "expected a version line such as \"WARC/1.1\", found \"junk\"",
+            ),
+        ];
+        for (bytes, want) in cases {
+            fs::write(&path, bytes).unwrap();
+            let err = verify(&path).unwrap_err();
+            assert_eq!((err.offset, err.problem.as_str()), (Some(0), *want));
+        }
+        let err = verify(&dir.path().join("missing.warc")).unwrap_err();
+        assert_eq!(err.offset, None);
+        assert!(
+            err.to_string()
+                .starts_with(&format!("{}: ", dir.path().join("missing.warc").display()))
+        );
+    }
+
+    #[test]
+    fn payload_digest_rules() {
+        let date = Utc.with_ymd_and_hms(2026, 11, 22, 8, 25, 1).unwrap();
+        let cases: Vec<(Record, bool)> = vec![
+            // A revisit's payload digest is about another record: not checked.
+            (
+                {
+                    let mut r = Record::base(
+                        "revisit",
+                        date,
+                        Some("http://a/"),
+                        "application/http;msgtype=response",
+                        b"HTTP/1.1 200 OK\r\n\r\n".to_vec(),
+                    );
+                    r.set(
+                        "WARC-Payload-Digest",
+                        "sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+                    );
+                    r
+                },
+                true,
+            ),
+            // A resource's payload is its block.
+            (
+                {
+                    let mut r = Record::base(
+                        "resource",
+                        date,
+                        Some("http://a/"),
+                        "text/plain",
+                        b"x".to_vec(),
+                    );
+                    r.set("WARC-Payload-Digest", sha1_of(b"x"));
+                    r
+                },
+                true,
+            ),
+            // Unknown algorithms are skipped.
+            (
+                {
+                    let mut r = Record::base(
+                        "resource",
+                        date,
+                        Some("http://a/"),
+                        "text/plain",
+                        b"x".to_vec(),
+                    );
+                    r.set("WARC-Block-Digest", "sha256:whatever");
+                    r
+                },
+                true,
+            ),
+            // An HTTP record whose head cannot be parsed cannot carry a payload digest.
+            (
+                {
+                    let mut r = Record::base(
+                        "response",
+                        date,
+                        Some("http://a/"),
+                        "application/http; msgtype=response",
+                        b"HTTP/1.1 200".to_vec(),
+                    );
+                    r.set("WARC-Payload-Digest", sha1_of(b""));
+                    r
+                },
+                false,
+            ),
+        ];
+        for (i, (rec, ok)) in cases.into_iter().enumerate() {
+            let dir = tempfile::tempdir().unwrap();
+            let path = write_file(dir.path(), Compression::None, &[rec]);
+            assert_eq!(verify(&path).is_ok(), ok, "case {i}: {:?}", verify(&path));
+        }
+    }
+
+    fn sha1_of(bytes: &[u8]) -> String {
+        crate::digest::sha1_digest(bytes)
+    }
+}

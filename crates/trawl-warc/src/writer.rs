@@ -1,0 +1,514 @@
+//! [`Writer`]: appends groups of records to rotating WARC files, one gzip member per record.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use chrono::Utc;
+use flate2::write::GzEncoder;
+
+use crate::error::Error;
+use crate::naming::{OPEN_SUFFIX, file_name};
+use crate::record::Record;
+
+/// How records are compressed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Compression {
+    /// One gzip member per record (`.warc.gz`), so each record can be read from its offset alone.
+    #[default]
+    Gzip,
+    /// Uncompressed (`.warc`).
+    None,
+}
+
+impl Compression {
+    /// The file-name extension: `.warc.gz` or `.warc`.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Compression::Gzip => ".warc.gz",
+            Compression::None => ".warc",
+        }
+    }
+}
+
+/// Settings of a [`Writer`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriterConfig {
+    /// The directory files go to; created if missing.
+    pub dir: PathBuf,
+    /// The first part of each file name.
+    pub prefix: String,
+    /// A file is finished once it has at least this many bytes (checked after each group).
+    /// Default: 1,000,000,000.
+    pub max_file_bytes: u64,
+    /// Compression. Default: [`Compression::Gzip`].
+    pub compression: Compression,
+    /// The host name, in file names and the warcinfo record.
+    pub host: String,
+    /// Extra warcinfo fields (e.g. `operator`, `isPartOf`); one named like a default field replaces it.
+    pub warcinfo_fields: Vec<(String, String)>,
+}
+
+impl WriterConfig {
+    /// Settings with the defaults above for files `PREFIX-...-HOST.warc.gz` in `dir`.
+    pub fn new(
+        dir: impl Into<PathBuf>,
+        prefix: impl Into<String>,
+        host: impl Into<String>,
+    ) -> Self {
+        WriterConfig {
+            dir: dir.into(),
+            prefix: prefix.into(),
+            max_file_bytes: 1_000_000_000,
+            compression: Compression::default(),
+            host: host.into(),
+            warcinfo_fields: Vec::new(),
+        }
+    }
+}
+
+/// Where a record went: its file, offset and length there (the gzip member's, when compressed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    /// Byte offset of the record (or its gzip member) in the file.
+    pub offset: u64,
+    /// Length in the file (compressed length when gzipped).
+    pub len: u64,
+}
+
+/// Where [`Writer::write`] put a group of records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    /// The file's final name (without `.open`).
+    pub path: PathBuf,
+    /// Offset of the group's first record.
+    pub offset: u64,
+    /// Length of the group's first record.
+    pub len: u64,
+    /// Offset and length of each record of the group, in order.
+    pub records: Vec<Span>,
+}
+
+/// The file being written.
+#[derive(Debug)]
+struct OpenFile {
+    file: File,
+    open_path: PathBuf,
+    final_path: PathBuf,
+    size: u64,
+    warcinfo_id: String,
+}
+
+/// Writes groups of records to WARC files, rotating to a new file between groups once the current
+/// one reaches [`WriterConfig::max_file_bytes`].
+///
+/// Each file is named `PREFIX-YYYYMMDDhhmmss-NNNNN-HOST.warc.gz` (serial `NNNNN` from 00000), carries
+/// a `.open` suffix until finished, and starts with a warcinfo record that later records point to with
+/// WARC-Warcinfo-ID. A group is compressed in memory and written at once; if that write fails (disk
+/// full), the file is cut back to where the group began, so it stays a valid WARC.
+#[derive(Debug)]
+pub struct Writer {
+    cfg: WriterConfig,
+    serial: u32,
+    current: Option<OpenFile>,
+    finished: Vec<PathBuf>,
+}
+
+impl Writer {
+    /// A writer for `cfg`. Creates the directory if missing; opens no file until the first write.
+    pub fn new(cfg: WriterConfig) -> Result<Writer, Error> {
+        fs::create_dir_all(&cfg.dir).map_err(|source| Error::Io {
+            path: cfg.dir.clone(),
+            source,
+        })?;
+        Ok(Writer {
+            cfg,
+            serial: 0,
+            current: None,
+            finished: Vec::new(),
+        })
+    }
+
+    /// Writes `records` (e.g. request, response, metadata) to the same file, in order, and says where.
+    pub fn write(&mut self, records: &[Record]) -> Result<Written, Error> {
+        if records.is_empty() {
+            return Err(Error::EmptyGroup);
+        }
+        if self.current.is_none() {
+            self.current = Some(self.open_next()?);
+        }
+        let compression = self.cfg.compression;
+        let file = self.current.as_mut().expect("opened above");
+        let extra = [("WARC-Warcinfo-ID", file.warcinfo_id.as_str())];
+        let mut bytes = Vec::new();
+        let mut spans = Vec::with_capacity(records.len());
+        for record in records {
+            let start = bytes.len();
+            encode(record, &extra, compression, &mut bytes);
+            spans.push(Span {
+                offset: file.size + start as u64,
+                len: (bytes.len() - start) as u64,
+            });
+        }
+        append(file, &bytes)?;
+        let written = Written {
+            path: file.final_path.clone(),
+            offset: spans[0].offset,
+            len: spans[0].len,
+            records: spans,
+        };
+        if file.size >= self.cfg.max_file_bytes {
+            self.finish_current()?;
+        }
+        Ok(written)
+    }
+
+    /// Finishes the current file (fsync, rename away `.open`) and returns every file this writer
+    /// finished, in order. Writing again afterwards starts a new file.
+    pub fn close(&mut self) -> Result<Vec<PathBuf>, Error> {
+        self.finish_current()?;
+        Ok(self.finished.clone())
+    }
+
+    /// The file being written, by its `.open` name, if any.
+    pub fn current_path(&self) -> Option<&Path> {
+        self.current.as_ref().map(|f| f.open_path.as_path())
+    }
+
+    /// Creates the next file and writes its warcinfo record.
+    fn open_next(&mut self) -> Result<OpenFile, Error> {
+        let opened = Utc::now();
+        loop {
+            let name = file_name(
+                &self.cfg.prefix,
+                opened,
+                self.serial,
+                &self.cfg.host,
+                self.cfg.compression,
+            );
+            self.serial = self.serial.wrapping_add(1);
+            let final_path = self.cfg.dir.join(&name);
+            let open_path = self.cfg.dir.join(format!("{name}{OPEN_SUFFIX}"));
+            if final_path.exists() {
+                continue;
+            }
+            let file = match OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&open_path)
+            {
+                Ok(file) => file,
+                // Another writer with the same prefix and host got this name first: take the next serial.
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(source) => {
+                    return Err(Error::Io {
+                        path: open_path,
+                        source,
+                    });
+                }
+            };
+            let warcinfo = Record::warcinfo(&name, &self.warcinfo_fields());
+            let mut open = OpenFile {
+                file,
+                open_path,
+                final_path,
+                size: 0,
+                warcinfo_id: warcinfo.id().to_owned(),
+            };
+            let mut bytes = Vec::new();
+            encode(&warcinfo, &[], self.cfg.compression, &mut bytes);
+            if let Err(e) = append(&mut open, &bytes) {
+                let _ = fs::remove_file(&open.open_path);
+                return Err(e);
+            }
+            return Ok(open);
+        }
+    }
+
+    /// The warcinfo fields: defaults, replaced or extended by the configured ones.
+    fn warcinfo_fields(&self) -> Vec<(&str, &str)> {
+        let mut fields: Vec<(&str, &str)> = vec![
+            ("software", concat!("trawl/", env!("CARGO_PKG_VERSION"))),
+            ("format", "WARC File Format 1.1"),
+            (
+                "conformsTo",
+                "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/",
+            ),
+            ("hostname", self.cfg.host.as_str()),
+        ];
+        for (name, value) in &self.cfg.warcinfo_fields {
+            match fields
+                .iter_mut()
+                .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            {
+                Some(field) => field.1 = value,
+                None => fields.push((name, value)),
+            }
+        }
+        fields
+    }
+
+    /// Syncs and renames the current file, if any.
+    fn finish_current(&mut self) -> Result<(), Error> {
+        let Some(open) = self.current.take() else {
+            return Ok(());
+        };
+        let io_err = |path: &Path| {
+            let path = path.to_owned();
+            move |source| Error::Io { path, source }
+        };
+        open.file.sync_all().map_err(io_err(&open.open_path))?;
+        drop(open.file);
+        fs::rename(&open.open_path, &open.final_path).map_err(io_err(&open.open_path))?;
+        // Make the rename durable; not every platform can open a directory, so this is best effort.
+        if let Ok(dir) = File::open(&self.cfg.dir) {
+            let _ = dir.sync_all();
+        }
+        self.finished.push(open.final_path);
+        Ok(())
+    }
+}
+
+impl Drop for Writer {
+    fn drop(&mut self) {
+        let _ = self.finish_current();
+    }
+}
+
+/// Appends `record` to `out`, as a gzip member when compressing.
+fn encode(record: &Record, extra: &[(&str, &str)], compression: Compression, out: &mut Vec<u8>) {
+    match compression {
+        Compression::None => record.write_to(out, extra),
+        Compression::Gzip => {
+            let mut plain = Vec::new();
+            record.write_to(&mut plain, extra);
+            let mut gz = GzEncoder::new(out, flate2::Compression::default());
+            // Writing to a Vec cannot fail.
+            gz.write_all(&plain).expect("write to Vec");
+            gz.finish().expect("write to Vec");
+        }
+    }
+}
+
+/// Writes `bytes` at the end of `file`; on failure cuts the file back so it holds whole records only.
+fn append(file: &mut OpenFile, bytes: &[u8]) -> Result<(), Error> {
+    let start = file.size;
+    match file.file.write_all(bytes) {
+        Ok(()) => {
+            file.size += bytes.len() as u64;
+            Ok(())
+        }
+        Err(source) => {
+            let rollback = file
+                .file
+                .set_len(start)
+                .and_then(|()| file.file.seek(SeekFrom::Start(start)));
+            if let Err(e) = rollback {
+                return Err(Error::Write {
+                    path: file.open_path.clone(),
+                    offset: start,
+                    len: bytes.len() as u64,
+                    source: io::Error::new(
+                        source.kind(),
+                        format!("{source}; truncating back also failed: {e}"),
+                    ),
+                });
+            }
+            Err(Error::Write {
+                path: file.open_path.clone(),
+                offset: start,
+                len: bytes.len() as u64,
+                source,
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reader;
+    use chrono::TimeZone;
+
+    fn group(n: usize) -> Vec<Record> {
+        let date = Utc.with_ymd_and_hms(2026, 11, 22, 8, 25, 1).unwrap();
+        let uri = format!("http://example.com/{n}");
+        let req = Record::request(
+            &uri,
+            date,
+            None,
+            b"GET / HTTP/1.1\r\nHost: example.com\r\n\r\n".to_vec(),
+        );
+        let mut resp = Record::response(
+            &uri,
+            date,
+            None,
+            format!("HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\n{n:04}").into_bytes(),
+        );
+        resp.set("WARC-Concurrent-To", req.id());
+        vec![req, resp]
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn writes_rotates_and_reads_back() {
+        for compression in [Compression::Gzip, Compression::None] {
+            let dir = tempfile::tempdir().unwrap();
+            let mut cfg = WriterConfig::new(dir.path().join("warcs"), "job", "host1");
+            cfg.max_file_bytes = 1500;
+            cfg.compression = compression;
+            cfg.warcinfo_fields = vec![
+                ("operator".into(), "tests".into()),
+                ("software".into(), "x/1".into()),
+            ];
+            let mut w = Writer::new(cfg).unwrap();
+            assert!(dir.path().join("warcs").is_dir());
+            assert!(
+                names(&dir.path().join("warcs")).is_empty(),
+                "no file before the first write"
+            );
+
+            let mut written = Vec::new();
+            for n in 0..10 {
+                let w1 = w.write(&group(n)).unwrap();
+                assert!(
+                    w.current_path()
+                        .is_none_or(|p| p.extension().unwrap() == "open")
+                );
+                written.push(w1);
+            }
+            let files = w.close().unwrap();
+            assert!(files.len() > 1, "{compression:?}: rotated");
+            assert_eq!(
+                names(&dir.path().join("warcs")).len(),
+                files.len(),
+                "no .open left"
+            );
+            for (i, f) in files.iter().enumerate() {
+                let name = f.file_name().unwrap().to_str().unwrap();
+                assert!(name.starts_with("job-2"), "{name}");
+                assert!(
+                    name.ends_with(&format!("-{i:05}-host1{}", compression.extension())),
+                    "{name}"
+                );
+            }
+
+            // Each file opens with a warcinfo record and later records point to it.
+            for f in &files {
+                let recs: Vec<_> = reader::open(f).unwrap().collect::<Result<_, _>>().unwrap();
+                assert_eq!(recs[0].get("WARC-Type"), Some("warcinfo"));
+                let block = String::from_utf8(recs[0].block.clone()).unwrap();
+                assert!(
+                    block.contains("operator: tests\r\n") && block.contains("software: x/1\r\n"),
+                    "{block}"
+                );
+                assert!(block.contains("format: WARC File Format 1.1\r\n"));
+                for r in &recs[1..] {
+                    assert_eq!(r.get("WARC-Warcinfo-ID"), recs[0].get("WARC-Record-ID"));
+                }
+                // Groups are never split: every request is followed by its response in the same file.
+                assert_eq!((recs.len() - 1) % 2, 0);
+            }
+
+            // Offsets point at each record.
+            for (n, wr) in written.iter().enumerate() {
+                let bytes = fs::read(&wr.path).unwrap();
+                assert_eq!(
+                    (wr.offset, wr.len),
+                    (wr.records[0].offset, wr.records[0].len)
+                );
+                let resp = wr.records[1];
+                let slice = &bytes[resp.offset as usize..(resp.offset + resp.len) as usize];
+                let rec = reader::Reader::new(slice).next().unwrap().unwrap();
+                assert_eq!(
+                    rec.get("WARC-Target-URI"),
+                    Some(format!("http://example.com/{n}").as_str())
+                );
+                assert_eq!(rec.len, resp.len);
+            }
+        }
+    }
+
+    #[test]
+    fn empty_group_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = Writer::new(WriterConfig::new(dir.path(), "p", "h")).unwrap();
+        assert!(matches!(w.write(&[]), Err(Error::EmptyGroup)));
+        assert_eq!(w.close().unwrap(), Vec::<PathBuf>::new());
+    }
+
+    #[test]
+    fn drop_finishes_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let mut w = Writer::new(WriterConfig::new(dir.path(), "p", "h")).unwrap();
+            w.write(&group(1)).unwrap();
+        }
+        let names = names(dir.path());
+        assert_eq!(names.len(), 1);
+        assert!(names[0].ends_with("-00000-h.warc.gz"), "{names:?}");
+    }
+
+    #[test]
+    fn existing_names_are_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = Writer::new(WriterConfig::new(dir.path(), "p", "h")).unwrap();
+        // Pre-create the .open name for serial 00000 at this second and the next few.
+        let now = Utc::now();
+        for s in 0..3 {
+            let t = now + chrono::Duration::seconds(s);
+            let name = file_name("p", t, 0, "h", Compression::Gzip);
+            fs::write(dir.path().join(format!("{name}{OPEN_SUFFIX}")), b"taken").unwrap();
+        }
+        let written = w.write(&group(1)).unwrap();
+        assert!(
+            !written.path.to_str().unwrap().contains("-00000-"),
+            "{}",
+            written.path.display()
+        );
+        w.close().unwrap();
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn failed_write_truncates_back() {
+        // /dev/full accepts opens and fails every write with ENOSPC.
+        let Ok(file) = OpenOptions::new().write(true).open("/dev/full") else {
+            return;
+        };
+        let mut open = OpenFile {
+            file,
+            open_path: "/dev/full".into(),
+            final_path: "/dev/full".into(),
+            size: 0,
+            warcinfo_id: String::new(),
+        };
+        let err = append(&mut open, b"abc").unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::Write {
+                    offset: 0,
+                    len: 3,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(
+            err.to_string()
+                .starts_with("/dev/full: writing 3 bytes at offset 0 failed"),
+            "{err}"
+        );
+        assert_eq!(open.size, 0);
+    }
+}
