@@ -13,7 +13,7 @@ use crate::Error;
 #[serde(deny_unknown_fields, default)]
 pub struct CrawlConfig {
     /// Seeds to start from, in addition to those given on the command line.
-    pub seeds: Vec<String>,
+    pub seeds: SeedsConfig,
     /// Politeness and retries.
     pub frontier: FrontierConfig,
     /// How URIs are fetched.
@@ -22,6 +22,38 @@ pub struct CrawlConfig {
     pub scope: ScopeConfig,
     /// How archives are written.
     pub warc: WarcConfig,
+}
+
+/// Where the crawl starts.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SeedsConfig {
+    /// Seed URLs. Default: none.
+    pub urls: Vec<String>,
+    /// Files of seed URLs, one per line (`#` starts a comment); relative paths are read from the config's
+    /// folder. Default: none.
+    pub files: Vec<std::path::PathBuf>,
+}
+
+impl SeedsConfig {
+    /// Every seed: `urls`, then each file's lines, in order.
+    pub fn all(&self, base: &Path) -> Result<Vec<String>, Error> {
+        let mut seeds = self.urls.clone();
+        for file in &self.files {
+            let path = base.join(file);
+            let text = std::fs::read_to_string(&path).map_err(|source| Error::Io {
+                path: path.clone(),
+                source,
+            })?;
+            seeds.extend(
+                text.lines()
+                    .map(|l| l.split('#').next().unwrap_or("").trim())
+                    .filter(|l| !l.is_empty())
+                    .map(str::to_string),
+            );
+        }
+        Ok(seeds)
+    }
 }
 
 /// Politeness and retries (Heritrix's formula: delay = delay_factor x last fetch duration, clamped).
@@ -179,7 +211,7 @@ impl CrawlConfig {
 
     /// Parses and validates config text; `path` names it in errors.
     pub fn parse(text: &str, path: &Path) -> Result<CrawlConfig, Error> {
-        let config: CrawlConfig = toml::from_str(text).map_err(|e| Error::Config {
+        let mut config: CrawlConfig = toml::from_str(text).map_err(|e| Error::Config {
             path: path.to_path_buf(),
             message: describe_toml_error(text, &e),
         })?;
@@ -187,6 +219,10 @@ impl CrawlConfig {
             path: path.to_path_buf(),
             message,
         })?;
+        // Seed files are read now, relative to the config, so the job's copy of the config is self-contained.
+        let base = path.parent().unwrap_or(Path::new("."));
+        config.seeds.urls = config.seeds.all(base)?;
+        config.seeds.files.clear();
         Ok(config)
     }
 
@@ -276,6 +312,32 @@ mod tests {
         assert_eq!(c.frontier.max_retries, 1);
         assert_eq!(c.fetch.user_agent, "x/1");
         assert_eq!(c.warc.compression, Compression::None);
+    }
+
+    #[test]
+    fn seeds_inline_and_from_files() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("seeds.txt"),
+            "# list
+http://b.org/
+
+http://c.org/ # third
+",
+        )
+        .unwrap();
+        let text = "[seeds]\nurls = [\"http://a.org/\"]\nfiles = [\"seeds.txt\"]\n";
+        let c = CrawlConfig::parse(text, &dir.path().join("crawl.toml")).unwrap();
+        assert_eq!(
+            c.seeds.urls,
+            ["http://a.org/", "http://b.org/", "http://c.org/"]
+        );
+        let err = CrawlConfig::parse(
+            "[seeds]\nfiles = [\"nope.txt\"]\n",
+            &dir.path().join("x.toml"),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("nope.txt"), "{err}");
     }
 
     #[test]

@@ -109,13 +109,14 @@ impl Crawl {
         mut config: CrawlConfig,
         seeds: &[String],
     ) -> Result<Crawl, Error> {
-        config.seeds.extend(seeds.iter().cloned());
-        config.seeds.dedup();
-        if config.seeds.is_empty() {
+        config.seeds.urls.extend(seeds.iter().cloned());
+        config.seeds.urls.dedup();
+        if config.seeds.urls.is_empty() {
             return Err(Error::NoSeeds);
         }
         let parsed = config
             .seeds
+            .urls
             .iter()
             .map(|s| trawl_url::parse_seed(s))
             .collect::<Result<Vec<_>, _>>()?;
@@ -238,7 +239,13 @@ impl Crawl {
                 snap.line()
             ),
         );
-        report::write(&self.job, &self.config.seeds, &ending, &snap, &shared.stats)?;
+        report::write(
+            &self.job,
+            &self.config.seeds.urls,
+            &ending,
+            &snap,
+            &shared.stats,
+        )?;
         Ok(Summary {
             ending,
             stats: snap,
