@@ -1,0 +1,133 @@
+//! Crawls the built-in axum test site end to end and asserts on crawl.log and the WARC records, then has the
+//! independent validator warcio check every archive.
+
+mod common;
+
+use std::collections::HashMap;
+
+use trawl::selftest;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crawl_of_the_test_site_is_faithful() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("job");
+    let report = selftest::run(&job, selftest::config()).await.unwrap();
+    let failed: Vec<_> = report
+        .results
+        .iter()
+        .filter(|r| !r.passed)
+        .map(|r| format!("{}: {}", r.name, r.detail))
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "scenarios failed:\n{}",
+        failed.join("\n")
+    );
+
+    let log = common::crawl_log(&job);
+    let recs = common::records(&job);
+
+    // The archive opens with warcinfo, and every later record points back to it.
+    assert_eq!(recs[0].get("WARC-Type"), Some("warcinfo"));
+    let info_id = recs[0].get("WARC-Record-ID").unwrap().to_string();
+    assert!(recs[0].get("WARC-Filename").is_some());
+    let info_text = String::from_utf8_lossy(&recs[0].block);
+    assert!(
+        info_text.contains("software: trawl") && info_text.contains("format: WARC File Format 1.1"),
+        "{info_text}"
+    );
+
+    // Per fetch: response, request and metadata, tied by WARC-Concurrent-To, with IP and digests.
+    let by_id: HashMap<&str, &common::Rec> = recs
+        .iter()
+        .map(|r| (r.get("WARC-Record-ID").unwrap(), r))
+        .collect();
+    let responses: Vec<&common::Rec> = recs
+        .iter()
+        .filter(|r| r.get("WARC-Type") == Some("response"))
+        .collect();
+    for r in &responses {
+        assert_eq!(r.get("WARC-Warcinfo-ID"), Some(info_id.as_str()));
+        assert_eq!(r.get("WARC-IP-Address"), Some("127.0.0.1"));
+        assert!(r.get("WARC-Block-Digest").unwrap().starts_with("sha1:"));
+        assert!(r.get("WARC-Payload-Digest").unwrap().starts_with("sha1:"));
+        assert!(r.get("WARC-Record-ID").unwrap().starts_with("<urn:uuid:"));
+        assert!(
+            r.block.starts_with(b"HTTP/1.1 "),
+            "{:?}",
+            String::from_utf8_lossy(&r.block[..20])
+        );
+    }
+    for kind in ["request", "metadata"] {
+        for r in recs.iter().filter(|r| r.get("WARC-Type") == Some(kind)) {
+            let to = r
+                .get("WARC-Concurrent-To")
+                .unwrap_or_else(|| panic!("{kind} without WARC-Concurrent-To"));
+            let resp = by_id[to];
+            assert_eq!(resp.get("WARC-Type"), Some("response"));
+            assert_eq!(resp.get("WARC-Target-URI"), r.get("WARC-Target-URI"));
+        }
+    }
+
+    // The request record is the exact request sent: our user agent, the Host with port, HTTP/1.1.
+    assert!(report.summary.stats.finished > 20);
+    let embeds_req = recs
+        .iter()
+        .find(|r| {
+            r.get("WARC-Type") == Some("request")
+                && r.get("WARC-Target-URI").unwrap().ends_with("/embeds")
+        })
+        .unwrap();
+    let req = String::from_utf8_lossy(&embeds_req.block);
+    assert!(req.starts_with("GET /embeds HTTP/1.1\r\n"), "{req}");
+    assert!(req.contains("\r\nUser-Agent: trawl/"), "{req}");
+    assert!(req.contains("\r\nHost: 127.0.0.1:"), "{req}");
+
+    // The metadata record lists the outlinks with their hop types, and the hop path from the seed.
+    let meta = recs
+        .iter()
+        .find(|r| {
+            r.get("WARC-Type") == Some("metadata")
+                && r.get("WARC-Target-URI").unwrap().ends_with("/embeds")
+        })
+        .unwrap();
+    let meta_text = String::from_utf8_lossy(&meta.block);
+    assert!(meta_text.contains("hopsFromSeed: L\r\n"), "{meta_text}");
+    assert!(
+        meta_text.contains("/img/logo.png E img/@src"),
+        "{meta_text}"
+    );
+    assert!(meta_text.contains("/style.css E link/@href"), "{meta_text}");
+
+    // crawl.log: Heritrix order, seeds with `-`, prerequisites with P, a 17-digit fetch timestamp, digests.
+    let home = log.iter().find(|l| l.hop_path.is_empty()).unwrap();
+    assert_eq!(home.status, 200);
+    assert!(home.via.is_none());
+    let robots = log.iter().find(|l| l.uri.ends_with("/robots.txt")).unwrap();
+    assert_eq!((robots.hop_path.as_str(), robots.status), ("P", 200));
+    for l in log.iter().filter(|l| l.status > 0) {
+        let fetch = l.fetch.as_deref().unwrap();
+        let (stamp, ms) = fetch.split_once('+').unwrap();
+        assert_eq!(stamp.len(), 17, "{fetch}");
+        assert!(ms.parse::<u64>().is_ok(), "{fetch}");
+        assert!(l.digest.as_deref().unwrap().starts_with("sha1:"));
+        // the logged digest is that of the entity body, which is the WARC payload digest
+        let resp = responses
+            .iter()
+            .find(|r| r.get("WARC-Target-URI") == Some(l.uri.as_str()))
+            .unwrap();
+        if !l.has_annotation("lenTrunc") {
+            assert_eq!(
+                resp.get("WARC-Payload-Digest"),
+                l.digest.as_deref(),
+                "{}",
+                l.uri
+            );
+        }
+    }
+
+    // Every archive passes the independent validator.
+    for file in common::warc_files(&job) {
+        common::warcio_check(&file);
+    }
+}
