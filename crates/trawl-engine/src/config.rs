@@ -72,6 +72,9 @@ pub struct FrontierConfig {
     pub max_retries: u32,
     /// Wait before retrying such a URI, in ms. Default: 30000.
     pub retry_delay_ms: u64,
+    /// Most URIs scheduled for one host (queue) in the whole crawl; 0 means no limit. Beyond it URIs are
+    /// logged with -5003. Default: 0.
+    pub max_uris_per_host: u64,
 }
 
 impl Default for FrontierConfig {
@@ -83,6 +86,7 @@ impl Default for FrontierConfig {
             max_crawl_delay_ms: 300_000,
             max_retries: 3,
             retry_delay_ms: 30_000,
+            max_uris_per_host: 0,
         }
     }
 }
@@ -95,8 +99,28 @@ pub struct FetchConfig {
     pub max_connections: usize,
     /// Fetches in flight at once to one host (one politeness queue). Default: 1.
     pub max_connections_per_host: usize,
-    /// Connect timeout, and the longest wait for any bytes of a response, in ms. Default: 20000.
+    /// The longest silence while a response is expected or arriving, in ms. Default: 20000.
     pub timeout_ms: u64,
+    /// Deadline for DNS, TCP connect and TLS handshake together, in ms. Default: 10000.
+    pub connect_timeout_ms: u64,
+    /// Deadline from sending the request to having the whole response head, in ms. Default: 30000.
+    pub header_timeout_ms: u64,
+    /// Deadline for the whole fetch, body included; a body still arriving then is cut (`timeTrunc`), so a
+    /// server trickling one byte at a time cannot hold a worker. In ms. Default: 600000 (10 minutes).
+    pub max_fetch_ms: u64,
+    /// The response head (status line and header fields) may be at most this many bytes. Default: 65536.
+    pub max_header_bytes: usize,
+    /// The response head may have at most this many header fields. Default: 256.
+    pub max_headers: usize,
+    /// Decoding a body for extraction stops at this many times its encoded size (against compression bombs).
+    /// Default: 100.
+    pub max_decode_ratio: u64,
+    /// Address ranges (CIDR, e.g. `10.1.0.0/16`) that may be connected to although the address policy refuses
+    /// private, loopback, link-local and reserved ranges by default. The hosts of the seeds are always allowed.
+    /// Default: none.
+    pub allow_addresses: Vec<ipnet::IpNet>,
+    /// A `Retry-After` on 429/503 is honoured up to this many seconds. Default: 600.
+    pub max_retry_after_s: u64,
     /// Response bodies are cut after this many bytes and annotated `lenTrunc`. Default: 100 MiB.
     pub max_bytes: u64,
     /// Largest body decoded (Content-Encoding) for link extraction; the archive keeps the wire bytes.
@@ -119,6 +143,14 @@ impl Default for FetchConfig {
             max_connections: 32,
             max_connections_per_host: 1,
             timeout_ms: 20_000,
+            connect_timeout_ms: 10_000,
+            header_timeout_ms: 30_000,
+            max_fetch_ms: 600_000,
+            max_header_bytes: 64 << 10,
+            max_headers: 256,
+            max_decode_ratio: 100,
+            allow_addresses: Vec::new(),
+            max_retry_after_s: 600,
             max_bytes: 100 << 20,
             max_decoded_bytes: 64 << 20,
             user_agent: format!(
@@ -217,7 +249,10 @@ impl CrawlConfig {
         })?;
         config.validate().map_err(|message| Error::Config {
             path: path.to_path_buf(),
-            message,
+            message: match setting_line(text, &message) {
+                Some(line) => format!("line {line}: {message}"),
+                None => message,
+            },
         })?;
         // Seed files are read now, relative to the config, so the job's copy of the config is self-contained.
         let base = path.parent().unwrap_or(Path::new("."));
@@ -247,8 +282,23 @@ impl CrawlConfig {
                     .into(),
             );
         }
-        if self.fetch.timeout_ms == 0 {
-            return Err("fetch.timeout_ms must be at least 1".into());
+        let fc = &self.fetch;
+        for (name, v) in [
+            ("fetch.timeout_ms", fc.timeout_ms),
+            ("fetch.connect_timeout_ms", fc.connect_timeout_ms),
+            ("fetch.header_timeout_ms", fc.header_timeout_ms),
+            ("fetch.max_fetch_ms", fc.max_fetch_ms),
+            ("fetch.max_decode_ratio", fc.max_decode_ratio),
+        ] {
+            if v == 0 {
+                return Err(format!("{name} must be at least 1"));
+            }
+        }
+        if fc.max_header_bytes < 1024 || fc.max_headers == 0 {
+            return Err(
+                "fetch.max_header_bytes must be at least 1024 and fetch.max_headers at least 1"
+                    .into(),
+            );
         }
         if self.fetch.user_agent.trim().is_empty() || self.fetch.user_agent.contains(['\r', '\n']) {
             return Err("fetch.user_agent must be one non-empty line".into());
@@ -274,6 +324,24 @@ impl CrawlConfig {
     pub fn to_toml(&self) -> String {
         toml::to_string(self).unwrap_or_default()
     }
+}
+
+/// The line of `text` that sets the setting a [`CrawlConfig::validate`] message starts with (such as
+/// `frontier.min_delay_ms`), if the text sets it.
+fn setting_line(text: &str, message: &str) -> Option<usize> {
+    let dotted = message.split_whitespace().next()?;
+    let doc = toml::de::DeTable::parse(text).ok()?;
+    let mut table = doc.get_ref();
+    let mut parts = dotted.split('.').peekable();
+    while let Some(part) = parts.next() {
+        let value = table.get(part)?;
+        if parts.peek().is_none() {
+            let start = value.span().start.min(text.len());
+            return Some(text[..start].matches('\n').count() + 1);
+        }
+        table = value.get_ref().as_table()?;
+    }
+    None
 }
 
 /// A toml error as "line L, column C: message", with the offending line quoted.
@@ -348,6 +416,19 @@ http://c.org/ # third
             (
                 "[frontier]\nmin_delay_ms = 5\nmax_delay_ms = 1\n",
                 "frontier.min_delay_ms",
+            ),
+            (
+                "[frontier]\nmin_delay_ms = 5\nmax_delay_ms = 1\n",
+                "my.toml: line 2: frontier.min_delay_ms",
+            ),
+            (
+                "# x\nfrontier.max_delay_ms = 1\nfrontier.min_delay_ms = 5\n",
+                "my.toml: line 3: frontier.min_delay_ms",
+            ),
+            // The minimum is the default (3000) and not in the file: no line to point at.
+            (
+                "[frontier]\nmax_delay_ms = 1\n",
+                "my.toml: frontier.min_delay_ms = 3000",
             ),
             ("[warc]\ncompression = \"lz4\"\n", "line 2"),
         ];

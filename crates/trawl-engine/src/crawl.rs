@@ -13,16 +13,17 @@ use std::{
 };
 
 use tokio::sync::Notify;
-use trawl_frontier::{Frontier, Next, Taken};
+use trawl_frontier::{Frontier, Next, Scheduled, Taken};
 use trawl_url::{Url, canon::Canonicalizer, surt};
 
 use crate::{
     CrawlConfig, CrawlUri, Error, Hop, Scope, UriKind,
     crawl_log::{CrawlLog, LogEntry, status},
+    crawl_uri::origin,
     decide::Decision,
-    decode::decode_content,
+    decode::{DecodeLimits, decode_content},
     extract::{self, Limits, Outlink},
-    fetch::{Fetched, Fetcher, Response},
+    fetch::{AddressPolicy, Fetched, Fetcher, Response},
     job::Job,
     report::{self, Ending},
     robots::{Robots, product_token},
@@ -166,7 +167,9 @@ impl Crawl {
         ];
         let warc = WarcSink::new(self.job.warc_dir(), &self.config.warc, warcinfo)?;
         let log = CrawlLog::open(&self.job.logs_dir().join("crawl.log"))?;
-        let mut frontier = Frontier::new(self.config.fetch.max_connections_per_host);
+        let budget = Some(self.config.frontier.max_uris_per_host).filter(|&b| b > 0);
+        let mut frontier =
+            Frontier::new(self.config.fetch.max_connections_per_host).with_budget(budget);
         let canon = Canonicalizer::default();
         for seed in &self.seeds {
             let key = canon.canonicalize(seed);
@@ -181,7 +184,15 @@ impl Crawl {
             canon,
             frontier: Mutex::new(frontier),
             wake: Notify::new(),
-            fetcher: Fetcher::new(self.config.fetch.clone()),
+            fetcher: Fetcher::new(
+                self.config.fetch.clone(),
+                AddressPolicy::new(
+                    self.config.fetch.allow_addresses.clone(),
+                    self.seeds
+                        .iter()
+                        .filter_map(|s| s.host_str().map(str::to_string)),
+                ),
+            ),
             robots: Mutex::new(HashMap::new()),
             warc,
             log: Mutex::new(log),
@@ -320,6 +331,13 @@ impl Shared {
         snap
     }
 
+    fn decode_limits(&self) -> DecodeLimits {
+        DecodeLimits {
+            max_bytes: self.config.fetch.max_decoded_bytes,
+            max_ratio: self.config.fetch.max_decode_ratio,
+        }
+    }
+
     fn fail(&self, why: String) {
         tracing::error!("{why}");
         lock(&self.fatal).get_or_insert(why);
@@ -348,62 +366,26 @@ impl Shared {
     }
 }
 
-fn origin(url: &Url) -> String {
-    format!(
-        "{}://{}:{}",
-        url.scheme(),
-        url.host_str().unwrap_or_default(),
-        url.port_or_known_default().unwrap_or(0)
-    )
-}
-
 /// Runs one URI through the pipeline; returns how long its queue must now wait.
 async fn process(shared: &Shared, taken: Taken<CrawlUri>, worker: usize) -> Duration {
     let Taken {
         item: mut uri,
         queue,
     } = taken;
-    let origin = origin(&uri.url);
     let host = uri.url.host_str().unwrap_or_default().to_string();
 
     // prefetch: robots.txt is a prerequisite of every page of an origin.
-    if uri.kind == UriKind::Page && shared.config.fetch.obey_robots {
-        let mut robots = lock(&shared.robots);
-        let state = robots.get(&origin);
-        match state {
-            Some(RobotsState::Known { robots: r, expires }) if *expires > Instant::now() => {
-                if !r.allowed(&uri.url) {
-                    let status = if matches!(**r, Robots::DisallowAll) {
-                        status::ROBOTS_PREREQUISITE_FAILED
-                    } else {
-                        status::ROBOTS_DISALLOWED
-                    };
-                    drop(robots);
-                    log_failure(shared, &uri, status, worker, &host, &[]);
-                    return Duration::ZERO;
-                }
-            }
-            Some(RobotsState::Pending) => {
-                drop(robots);
-                lock(&shared.frontier).requeue(&queue, uri);
-                return Duration::ZERO;
-            }
-            _ => {
-                robots.insert(origin.clone(), RobotsState::Pending);
-                drop(robots);
-                let prereq = uri.robots_prerequisite();
-                let mut f = lock(&shared.frontier);
-                f.mark_seen(&shared.canon.canonicalize(&prereq.url));
-                f.schedule_first(&queue, uri);
-                f.schedule_first(&queue, prereq);
-                return Duration::ZERO;
-            }
-        }
+    if uri.kind == UriKind::Page
+        && shared.config.fetch.obey_robots
+        && let Some(wait) = robots_gate(shared, &mut uri, &queue, worker, &host)
+    {
+        return wait;
     }
+    let origin = origin(&uri.url);
 
     // fetch
     let max_bytes = match uri.kind {
-        UriKind::Robots => shared.config.fetch.max_robots_bytes,
+        UriKind::Robots { .. } => shared.config.fetch.max_robots_bytes,
         UriKind::Page => shared.config.fetch.max_bytes,
     };
     let fetched = shared.fetcher.get(&uri.url, max_bytes).await;
@@ -413,14 +395,17 @@ async fn process(shared: &Shared, taken: Taken<CrawlUri>, worker: usize) -> Dura
 
     let resp = match &fetched.result {
         Err(e) => {
-            if retries_left {
+            if retries_left && e.is_retryable() {
                 lock(&shared.frontier).schedule_first(&queue, uri);
                 return retry_delay;
             }
-            if uri.kind == UriKind::Robots {
-                set_robots(shared, &origin, Robots::DisallowAll, retry_delay);
+            if let UriKind::Robots { origin, .. } = &uri.kind {
+                set_robots(shared, origin, Robots::DisallowAll, retry_delay);
             }
-            let notes = vec![e.annotation().to_string(), format!("{}t", uri.tries)];
+            let mut notes = vec![e.annotation()];
+            if uri.tries > 1 {
+                notes.push(format!("{}t", uri.tries));
+            }
             log_failure(shared, &uri, e.status(), worker, &host, &notes);
             return shared.politeness(&origin, fetched.duration);
         }
@@ -428,13 +413,14 @@ async fn process(shared: &Shared, taken: Taken<CrawlUri>, worker: usize) -> Dura
     };
 
     // extract
-    let server_error = resp.status >= 500;
     let header = |name: &str| {
         resp.headers
             .get(name)
             .and_then(|v| v.to_str().ok())
             .map(str::to_string)
     };
+    // 5xx and 429 are the server saying "not now": retried like connection failures.
+    let try_later = resp.status >= 500 || resp.status == 429;
     let content_type = header("content-type");
     let mime = content_type
         .as_deref()
@@ -443,56 +429,54 @@ async fn process(shared: &Shared, taken: Taken<CrawlUri>, worker: usize) -> Dura
         .filter(|m| !m.is_empty());
     let mut annotations = Vec::new();
     let mut outlinks: Vec<Outlink> = Vec::new();
-    if let Some(location) = header("location")
-        && (300..400).contains(&resp.status)
-        && let Ok(target) = trawl_url::resolve(&uri.url, &location)
-    {
-        outlinks.push(Outlink {
-            url: target,
-            hop: Hop::Redirect,
-            context: "header/location",
-        });
-    }
-    match uri.kind {
-        UriKind::Robots => {
-            let body = decode_content(header("content-encoding").as_deref(), &resp.body, max_bytes)
+    let redirect = header("location")
+        .filter(|_| (300..400).contains(&resp.status))
+        .and_then(|location| trawl_url::resolve(&uri.url, &location).ok());
+    match &uri.kind {
+        UriKind::Robots { origin, redirects } => {
+            if let Some(target) = redirect.filter(|_| *redirects < MAX_ROBOTS_REDIRECTS) {
+                // RFC 9309: follow at least five redirects; the origin's pages keep waiting meanwhile.
+                let mut next = uri.child(target.clone(), target.to_string(), Hop::Redirect);
+                next.kind = UriKind::Robots {
+                    origin: origin.clone(),
+                    redirects: redirects + 1,
+                };
+                lock(&shared.frontier).schedule_first(&surt::authority(&target), next);
+            } else if !(try_later && retries_left) {
+                let body = decode_content(
+                    header("content-encoding").as_deref(),
+                    &resp.body,
+                    shared.decode_limits(),
+                )
                 .unwrap_or_default();
-            let robots = Robots::from_response(resp.status, &body, &shared.agent);
-            if !(server_error && retries_left) {
+                let robots = Robots::from_response(resp.status, &body, &shared.agent);
                 let expiry = match robots {
                     Robots::DisallowAll => retry_delay,
                     _ => Duration::from_secs(shared.config.fetch.robots_expiry_s),
                 };
-                set_robots(shared, &origin, robots, expiry);
+                set_robots(shared, origin, robots, expiry);
             }
         }
-        UriKind::Page if !server_error => {
-            let limits = Limits {
-                max_outlinks: shared.config.scope.max_outlinks,
-                ..Limits::default()
-            };
-            let decoded = decode_content(
-                header("content-encoding").as_deref(),
-                &resp.body,
-                shared.config.fetch.max_decoded_bytes,
-            );
-            if let (Some(body), Some(mime)) = (decoded, mime.as_deref()) {
-                let found = blocking(|| {
-                    extract::extract(mime, &body, content_type.as_deref(), &uri.url, &limits)
+        UriKind::Page => {
+            if let Some(target) = redirect {
+                outlinks.push(Outlink {
+                    url: target,
+                    hop: Hop::Redirect,
+                    context: "header/location",
                 });
-                if found.truncated_outlinks {
-                    annotations.push("outlinksTrunc".to_string());
-                }
-                let nofollow = found.meta_robots_nofollow && shared.config.fetch.obey_robots;
-                outlinks.extend(
-                    found
-                        .outlinks
-                        .into_iter()
-                        .filter(|o| !(nofollow && o.hop == Hop::Link)),
+            }
+            if !try_later {
+                extract_outlinks(
+                    shared,
+                    &uri,
+                    resp,
+                    mime.as_deref(),
+                    content_type.as_deref(),
+                    &mut outlinks,
+                    &mut annotations,
                 );
             }
         }
-        UriKind::Page => {}
     }
 
     // write
@@ -501,8 +485,15 @@ async fn process(shared: &Shared, taken: Taken<CrawlUri>, worker: usize) -> Dura
         return Duration::ZERO;
     }
 
-    let delay = shared.politeness(&origin, fetched.duration);
-    if server_error && retries_left {
+    let mut delay = shared.politeness(&origin, fetched.duration);
+    if resp.status == 429 || resp.status == 503 {
+        let cap = Duration::from_secs(shared.config.fetch.max_retry_after_s);
+        if let Some(after) = header("retry-after").as_deref().and_then(retry_after) {
+            delay = delay.max(after.min(cap));
+            annotations.push(format!("retryAfter={}s", after.min(cap).as_secs()));
+        }
+    }
+    if try_later && retries_left {
         lock(&shared.frontier).schedule_first(&queue, uri);
         return delay.max(retry_delay);
     }
@@ -529,8 +520,100 @@ async fn process(shared: &Shared, taken: Taken<CrawlUri>, worker: usize) -> Dura
         &host,
         &annotations,
     );
-    schedule_outlinks(shared, &uri, outlinks);
+    schedule_outlinks(shared, &uri, outlinks, worker);
     delay
+}
+
+/// RFC 9309 asks crawlers to follow at least five redirects for robots.txt.
+const MAX_ROBOTS_REDIRECTS: u8 = 5;
+
+/// The robots.txt gate before fetching a page. `None` lets the page through; `Some(wait)` means the page was
+/// dealt with (blocked and logged, or put back behind its robots.txt) and its queue waits `wait`.
+fn robots_gate(
+    shared: &Shared,
+    uri: &mut CrawlUri,
+    queue: &str,
+    worker: usize,
+    host: &str,
+) -> Option<Duration> {
+    let origin = origin(&uri.url);
+    let mut robots = lock(&shared.robots);
+    match robots.get(&origin) {
+        Some(RobotsState::Known { robots: r, expires }) if *expires > Instant::now() => {
+            if r.allowed(&uri.url) {
+                return None;
+            }
+            let status = if matches!(**r, Robots::DisallowAll) {
+                status::ROBOTS_PREREQUISITE_FAILED
+            } else {
+                status::ROBOTS_DISALLOWED
+            };
+            drop(robots);
+            log_failure(shared, uri, status, worker, host, &[]);
+            Some(Duration::ZERO)
+        }
+        Some(RobotsState::Pending) => {
+            drop(robots);
+            lock(&shared.frontier).requeue(queue, uri.clone());
+            Some(Duration::from_millis(50))
+        }
+        _ => {
+            robots.insert(origin, RobotsState::Pending);
+            drop(robots);
+            let prereq = uri.robots_prerequisite();
+            let mut f = lock(&shared.frontier);
+            f.mark_seen(&shared.canon.canonicalize(&prereq.url));
+            f.schedule_first(queue, uri.clone());
+            f.schedule_first(queue, prereq);
+            Some(Duration::ZERO)
+        }
+    }
+}
+
+/// Extraction proper: decode the body for reading, find its links, honour `meta robots nofollow`.
+fn extract_outlinks(
+    shared: &Shared,
+    uri: &CrawlUri,
+    resp: &Response,
+    mime: Option<&str>,
+    content_type: Option<&str>,
+    outlinks: &mut Vec<Outlink>,
+    annotations: &mut Vec<String>,
+) {
+    let limits = Limits {
+        max_outlinks: shared.config.scope.max_outlinks,
+        ..Limits::default()
+    };
+    let encoding = resp
+        .headers
+        .get("content-encoding")
+        .and_then(|v| v.to_str().ok());
+    let decoded = decode_content(encoding, &resp.body, shared.decode_limits());
+    let (Some(body), Some(mime)) = (decoded, mime) else {
+        return;
+    };
+    let found = blocking(|| extract::extract(mime, &body, content_type, &uri.url, &limits));
+    if found.truncated_outlinks {
+        annotations.push("outlinksTrunc".to_string());
+    }
+    let nofollow = found.meta_robots_nofollow && shared.config.fetch.obey_robots;
+    outlinks.extend(
+        found
+            .outlinks
+            .into_iter()
+            .filter(|o| !(nofollow && o.hop == Hop::Link)),
+    );
+}
+
+/// A `Retry-After` value: delay-seconds or an HTTP date.
+fn retry_after(value: &str) -> Option<Duration> {
+    let value = value.trim();
+    if let Ok(secs) = value.parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    let when = chrono::DateTime::parse_from_rfc2822(value).ok()?;
+    let secs = (when.timestamp() - chrono::Utc::now().timestamp()).max(0);
+    Some(Duration::from_secs(secs as u64))
 }
 
 fn set_robots(shared: &Shared, origin: &str, robots: Robots, ttl: Duration) {
@@ -599,7 +682,7 @@ fn log_response(
 }
 
 /// The candidate chain: each outlink becomes a child URI, passes scope and the uniq filter, and is queued.
-fn schedule_outlinks(shared: &Shared, parent: &CrawlUri, outlinks: Vec<Outlink>) {
+fn schedule_outlinks(shared: &Shared, parent: &CrawlUri, outlinks: Vec<Outlink>, worker: usize) {
     let max_redirects = shared.config.scope.max_redirects;
     let mut accepted = Vec::new();
     for link in outlinks {
@@ -612,18 +695,62 @@ fn schedule_outlinks(shared: &Shared, parent: &CrawlUri, outlinks: Vec<Outlink>)
             .take_while(|&c| c == 'R')
             .count();
         if redirects > max_redirects {
+            log_cut(
+                shared,
+                &child,
+                status::OUT_OF_SCOPE,
+                "reject:MaxRedirects",
+                worker,
+            );
             continue;
         }
         let verdict = shared.scope.decide(&child);
         tracing::trace!(uri = %child.url, rule = verdict.rule, decision = ?verdict.decision, "scope");
-        if verdict.decision == Decision::Accept {
-            accepted.push(child);
+        match verdict.decision {
+            Decision::Accept => accepted.push(child),
+            // URIs merely outside the seeds' prefixes are not logged (they would swamp the log); an active
+            // rejection by a trap rule is logged once, so the cut-off is visible.
+            Decision::Reject if verdict.rule_index.is_some_and(|i| i > 0) => {
+                let status = if verdict.rule == "TooManyHops" {
+                    status::TOO_MANY_HOPS
+                } else {
+                    status::OUT_OF_SCOPE
+                };
+                log_cut(
+                    shared,
+                    &child,
+                    status,
+                    &format!("reject:{}", verdict.rule),
+                    worker,
+                );
+            }
+            _ => {}
         }
     }
-    let mut f = lock(&shared.frontier);
-    for child in accepted {
-        let queue = surt::authority(&child.url);
-        let key = child.uniq_key.clone();
-        f.schedule(&queue, &key, child);
+    let mut over_budget = Vec::new();
+    {
+        let mut f = lock(&shared.frontier);
+        for child in accepted {
+            let queue = surt::authority(&child.url);
+            let key = child.uniq_key.clone();
+            if f.schedule(&queue, &key, child.clone()) == Scheduled::OverBudget {
+                over_budget.push(child);
+            }
+        }
     }
+    for child in over_budget {
+        log_cut(shared, &child, status::OVER_QUOTA, "budget", worker);
+    }
+}
+
+/// Logs a URI cut off before fetching (scope rule, redirect limit, budget), once per uniq key.
+fn log_cut(shared: &Shared, uri: &CrawlUri, status: i32, why: &str, worker: usize) {
+    {
+        let mut f = lock(&shared.frontier);
+        if f.is_seen(&uri.uniq_key) || !f.mark_seen(&format!("cut {}", uri.uniq_key)) {
+            return;
+        }
+    }
+    let host = uri.url.host_str().unwrap_or_default().to_string();
+    log_failure(shared, uri, status, worker, &host, &[why.to_string()]);
 }

@@ -19,6 +19,14 @@ pub mod status {
     pub const DNS_FAILED: i32 = -6;
     /// robots.txt could not be fetched (5xx or no answer after retries), so the host is off limits.
     pub const ROBOTS_PREREQUISITE_FAILED: i32 = -61;
+    /// The URI is too many link hops from its seed.
+    pub const TOO_MANY_HOPS: i32 = -4001;
+    /// A scope rule rejected the URI (the rule is in the annotation).
+    pub const OUT_OF_SCOPE: i32 = -5000;
+    /// The address policy refused the host's address.
+    pub const ADDRESS_REFUSED: i32 = -5001;
+    /// The URI's queue has spent its budget (`frontier.max_uris_per_host`).
+    pub const OVER_QUOTA: i32 = -5003;
     /// robots.txt forbids the URI.
     pub const ROBOTS_DISALLOWED: i32 = -9998;
 }

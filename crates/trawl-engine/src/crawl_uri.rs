@@ -5,12 +5,18 @@ use url::Url;
 use crate::Hop;
 
 /// What kind of work a URI stands for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UriKind {
     /// An ordinary document.
     Page,
-    /// A host's robots.txt, fetched as a prerequisite of its other URIs.
-    Robots,
+    /// The robots.txt of `origin` (`scheme://host:port`), fetched as a prerequisite of its other URIs; after a
+    /// redirect the URL may be elsewhere, so the origin it speaks for is kept.
+    Robots {
+        /// The origin whose rules this fetch decides.
+        origin: String,
+        /// Redirects followed so far.
+        redirects: u8,
+    },
 }
 
 /// One URI in flight: its identity, how it was found, and how many times it was tried.
@@ -61,13 +67,16 @@ impl CrawlUri {
         }
     }
 
-    /// The robots.txt prerequisite of `self`'s host.
+    /// The robots.txt prerequisite of `self`'s origin.
     pub fn robots_prerequisite(&self) -> CrawlUri {
         let mut url = self.url.clone();
         url.set_path("/robots.txt");
         url.set_query(None);
         let mut child = self.child(url.clone(), url.to_string(), Hop::Prerequisite);
-        child.kind = UriKind::Robots;
+        child.kind = UriKind::Robots {
+            origin: origin(&self.url),
+            redirects: 0,
+        };
         child
     }
 
@@ -80,4 +89,14 @@ impl CrawlUri {
     pub fn last_hop(&self) -> Option<char> {
         self.hop_path.chars().last()
     }
+}
+
+/// `scheme://host:port`: the unit robots.txt rules and keep-alive connections apply to.
+pub(crate) fn origin(url: &Url) -> String {
+    format!(
+        "{}://{}:{}",
+        url.scheme(),
+        url.host_str().unwrap_or_default(),
+        url.port_or_known_default().unwrap_or(0)
+    )
 }

@@ -21,6 +21,17 @@ pub enum Next<T> {
     Empty,
 }
 
+/// What [`Frontier::schedule`] did with an item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scheduled {
+    /// Queued.
+    Queued,
+    /// Its uniq key was scheduled before.
+    Duplicate,
+    /// Its queue has spent its budget.
+    OverBudget,
+}
+
 /// An item taken from a queue.
 #[derive(Debug)]
 pub struct Taken<T> {
@@ -50,6 +61,9 @@ pub struct Frontier<T> {
     seq: u64,
     uniq: UniqFilter,
     per_queue: usize,
+    /// Most items one queue may ever be given (`None`: no limit), and what each queue was given so far.
+    budget: Option<u64>,
+    spent: HashMap<String, u64>,
     queued: usize,
     in_flight: usize,
 }
@@ -63,18 +77,32 @@ impl<T> Frontier<T> {
             seq: 0,
             uniq: UniqFilter::default(),
             per_queue: per_queue.max(1),
+            budget: None,
+            spent: HashMap::new(),
             queued: 0,
             in_flight: 0,
         }
     }
 
-    /// Queues `item` at the back of `queue` unless `uniq_key` was scheduled before; returns whether it was queued.
-    pub fn schedule(&mut self, queue: &str, uniq_key: &str, item: T) -> bool {
-        if !self.uniq.add(uniq_key) {
-            return false;
+    /// Limits every queue to `budget` scheduled items in all (prerequisites and retries not counted).
+    pub fn with_budget(mut self, budget: Option<u64>) -> Frontier<T> {
+        self.budget = budget;
+        self
+    }
+
+    /// Queues `item` at the back of `queue` unless `uniq_key` was scheduled before or the queue is over budget.
+    pub fn schedule(&mut self, queue: &str, uniq_key: &str, item: T) -> Scheduled {
+        if self.uniq.contains(uniq_key) {
+            return Scheduled::Duplicate;
         }
+        let spent = self.spent.entry(queue.to_string()).or_default();
+        if self.budget.is_some_and(|b| *spent >= b) {
+            return Scheduled::OverBudget;
+        }
+        *spent += 1;
+        self.uniq.add(uniq_key);
         self.push(queue, item, false);
-        true
+        Scheduled::Queued
     }
 
     /// Queues `item` at the front of `queue`, bypassing the uniq filter: for prerequisites and for an item
@@ -86,6 +114,11 @@ impl<T> Frontier<T> {
     /// Queues `item` at the back of `queue`, bypassing the uniq filter: for an item that must wait its turn again.
     pub fn requeue(&mut self, queue: &str, item: T) {
         self.push(queue, item, false);
+    }
+
+    /// Whether `uniq_key` was scheduled or marked seen.
+    pub fn is_seen(&self, uniq_key: &str) -> bool {
+        self.uniq.contains(uniq_key)
     }
 
     /// Marks `uniq_key` as seen without queueing anything; returns whether it was new.
@@ -198,6 +231,7 @@ mod tests {
         f.schedule("a", "a/1", 1);
         f.schedule("a", "a/2", 2);
         f.schedule("b", "b/1", 3);
+        assert_eq!(f.schedule("b", "b/1", 4), Scheduled::Duplicate);
         let Next::Ready(x) = f.next(t0) else { panic!() };
         assert_eq!((x.item, x.queue.as_str()), (1, "a"));
         // queue a is busy: b is next
@@ -228,8 +262,21 @@ mod tests {
             panic!()
         };
         assert_eq!(x.item, "robots");
-        assert!(!f.schedule("a", "a/page", "dup"));
+        assert_eq!(f.schedule("a", "a/page", "dup"), Scheduled::Duplicate);
         assert_eq!(f.discovered(), 1);
+    }
+
+    #[test]
+    fn budgets_cap_each_queue() {
+        let mut f = Frontier::new(1).with_budget(Some(2));
+        assert_eq!(f.schedule("a", "1", 1), Scheduled::Queued);
+        assert_eq!(f.schedule("a", "2", 2), Scheduled::Queued);
+        assert_eq!(f.schedule("a", "3", 3), Scheduled::OverBudget);
+        assert_eq!(f.schedule("b", "3", 3), Scheduled::Queued);
+        f.schedule_first("a", 9); // prerequisites are not counted
+        assert_eq!(f.queued(), 4);
+        // an over-budget key was not marked seen: another queue may still take it
+        assert_eq!(f.schedule("c", "3", 3), Scheduled::Duplicate);
     }
 
     #[test]

@@ -10,10 +10,10 @@
 //!
 //! ```
 //! use std::time::{Duration, Instant};
-//! use trawl_frontier::{Frontier, Next};
+//! use trawl_frontier::{Frontier, Next, Scheduled};
 //! let mut f = Frontier::new(1);
-//! assert!(f.schedule("com,example,", "http://example.com/", "seed"));
-//! assert!(!f.schedule("com,example,", "http://example.com/", "again")); // already seen
+//! assert_eq!(f.schedule("com,example,", "http://example.com/", "seed"), Scheduled::Queued);
+//! assert_eq!(f.schedule("com,example,", "http://example.com/", "again"), Scheduled::Duplicate);
 //! let now = Instant::now();
 //! let Next::Ready(item) = f.next(now) else { panic!() };
 //! assert_eq!(item.item, "seed");
@@ -26,6 +26,6 @@ mod frontier;
 mod uniq;
 
 pub use crate::{
-    frontier::{Frontier, Next, Taken},
+    frontier::{Frontier, Next, Scheduled, Taken},
     uniq::UniqFilter,
 };

@@ -74,7 +74,12 @@ async fn https_pages_are_archived_and_bad_certs_annotated() {
     let addr = serve_tls().await;
     let dir = tempfile::tempdir().unwrap();
     let seed = format!("https://127.0.0.1:{}/", addr.port());
-    let crawl = Crawl::new(dir.path(), trawl::selftest::config(), std::slice::from_ref(&seed)).unwrap();
+    let crawl = Crawl::new(
+        dir.path(),
+        trawl::selftest::config(),
+        std::slice::from_ref(&seed),
+    )
+    .unwrap();
     let summary = crawl.run(StopHandle::default(), |_| {}).await.unwrap();
     assert_eq!(summary.ending, Ending::Finished);
 

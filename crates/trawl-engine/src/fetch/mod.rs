@@ -2,9 +2,12 @@
 //!
 //! Redirects are never followed here: the engine turns a `Location` into an `R`-hop outlink.
 
+mod address;
 mod dns;
 mod recorder;
 mod tls;
+
+pub use self::address::{AddressPolicy, Refusal, classify};
 
 use std::{
     collections::HashMap,
@@ -98,6 +101,9 @@ pub enum FetchError {
     /// Nothing arrived within the timeout.
     #[error("timed out after {0} ms")]
     Timeout(u64),
+    /// The address policy forbids connecting to the host's address.
+    #[error("refused by the address policy: {1} is a {0} address")]
+    Refused(Refusal, IpAddr),
 }
 
 impl FetchError {
@@ -108,17 +114,24 @@ impl FetchError {
             FetchError::Connect(_) => -2,
             FetchError::Broken(_) => -3,
             FetchError::Timeout(_) => -4,
+            FetchError::Refused(..) => crate::crawl_log::status::ADDRESS_REFUSED,
         }
     }
 
     /// A short annotation for crawl.log.
-    pub fn annotation(&self) -> &'static str {
+    pub fn annotation(&self) -> String {
         match self {
-            FetchError::Dns(_) => "err=dns",
-            FetchError::Connect(_) => "err=connect",
-            FetchError::Broken(_) => "err=broken",
-            FetchError::Timeout(_) => "err=timeout",
+            FetchError::Dns(_) => "err=dns".into(),
+            FetchError::Connect(_) => "err=connect".into(),
+            FetchError::Broken(_) => "err=broken".into(),
+            FetchError::Timeout(_) => "err=timeout".into(),
+            FetchError::Refused(why, _) => format!("refused={why}"),
         }
+    }
+
+    /// Whether trying again later may succeed.
+    pub fn is_retryable(&self) -> bool {
+        !matches!(self, FetchError::Refused(..))
     }
 }
 
@@ -149,6 +162,7 @@ impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
 /// The HTTP fetcher: a resolver, a TLS config and a pool of keep-alive connections per origin.
 pub struct Fetcher {
     config: FetchConfig,
+    policy: AddressPolicy,
     dns: Dns,
     tls: Arc<rustls::ClientConfig>,
     strict: Arc<WebPkiServerVerifier>,
@@ -164,11 +178,12 @@ impl std::fmt::Debug for Fetcher {
 }
 
 impl Fetcher {
-    /// A fetcher with `config`'s limits and user agent.
-    pub fn new(config: FetchConfig) -> Fetcher {
+    /// A fetcher with `config`'s limits and user agent, connecting only where `policy` allows.
+    pub fn new(config: FetchConfig, policy: AddressPolicy) -> Fetcher {
         let (tls, strict) = tls::client_config();
         Fetcher {
             config,
+            policy,
             dns: Dns::new(),
             tls,
             strict,
@@ -181,12 +196,13 @@ impl Fetcher {
         let started = Utc::now();
         let clock = Instant::now();
         let origin = origin_key(url);
+        let deadline = clock + Duration::from_millis(self.config.max_fetch_ms);
         let pooled = self.take_idle(&origin);
         let reused = pooled.is_some();
-        let mut result = self.attempt(url, max_bytes, pooled).await;
+        let mut result = self.attempt(url, max_bytes, pooled, deadline).await;
         if reused && matches!(&result, Err((_, true))) {
             // The server closed an idle connection before reading our request: a fresh one is fair.
-            result = self.attempt(url, max_bytes, None).await;
+            result = self.attempt(url, max_bytes, None, deadline).await;
         }
         let (ip, result) = match result {
             Ok((resp, conn)) => {
@@ -241,26 +257,33 @@ impl Fetcher {
         url: &Url,
         max_bytes: u64,
         conn: Option<Conn>,
+        deadline: Instant,
     ) -> Result<((Response, Option<IpAddr>), Option<Conn>), ((FetchError, Option<IpAddr>), bool)>
     {
-        let wait = Duration::from_millis(self.config.timeout_ms);
+        let idle = Duration::from_millis(self.config.timeout_ms);
+        let within =
+            |limit: Duration| limit.min(deadline.saturating_duration_since(Instant::now()));
         let mut conn = match conn {
             Some(c) => c,
             None => self
-                .connect(url)
+                .connect(url, deadline)
                 .await
                 .map_err(|(e, ip)| ((e, ip), false))?,
         };
         let ip = Some(conn.ip);
         conn.tap.clear();
         let request = self.request(url);
-        let sent = timeout(wait, async {
+        let head_wait = within(Duration::from_millis(self.config.header_timeout_ms));
+        let sent = timeout(head_wait, async {
             conn.sender.ready().await?;
             conn.sender.send_request(request).await
         })
         .await;
         let response = match sent {
-            Err(_) => return Err(((FetchError::Timeout(self.config.timeout_ms), ip), false)),
+            Err(_) => {
+                let ms = head_wait.as_millis() as u64;
+                return Err(((FetchError::Timeout(ms), ip), false));
+            }
             Ok(Err(e)) => {
                 let nothing = conn.tap.received_len() == 0;
                 return Err(((FetchError::Broken(error_chain(&e)), ip), nothing));
@@ -271,7 +294,7 @@ impl Fetcher {
         let mut data = Vec::new();
         let mut truncated = None;
         loop {
-            match timeout(wait, body.frame()).await {
+            match timeout(within(idle), body.frame()).await {
                 Err(_) => {
                     truncated = Some(Truncation::Time);
                     break;
@@ -327,16 +350,26 @@ impl Fetcher {
             .expect("a URL path is a valid request target")
     }
 
-    async fn connect(&self, url: &Url) -> Result<Conn, (FetchError, Option<IpAddr>)> {
-        let wait = Duration::from_millis(self.config.timeout_ms);
-        let ip = match timeout(wait, self.dns.resolve(url)).await {
+    async fn connect(
+        &self,
+        url: &Url,
+        deadline: Instant,
+    ) -> Result<Conn, (FetchError, Option<IpAddr>)> {
+        let connect_by =
+            deadline.min(Instant::now() + Duration::from_millis(self.config.connect_timeout_ms));
+        let wait = || connect_by.saturating_duration_since(Instant::now());
+        let ip = match timeout(wait(), self.dns.resolve(url)).await {
             Err(_) => return Err((FetchError::Dns("timed out".into()), None)),
             Ok(Err(e)) => return Err((FetchError::Dns(e), None)),
             Ok(Ok(ip)) => ip,
         };
+        if let Err(why) = self.policy.check(url.host_str().unwrap_or_default(), ip) {
+            return Err((FetchError::Refused(why, ip), Some(ip)));
+        }
         let port = url.port_or_known_default().unwrap_or(80);
-        let tcp = match timeout(wait, TcpStream::connect(SocketAddr::new(ip, port))).await {
-            Err(_) => return Err((FetchError::Timeout(self.config.timeout_ms), Some(ip))),
+        let timed_out = || FetchError::Timeout(self.config.connect_timeout_ms);
+        let tcp = match timeout(wait(), TcpStream::connect(SocketAddr::new(ip, port))).await {
+            Err(_) => return Err((timed_out(), Some(ip))),
             Ok(Err(e)) => return Err((FetchError::Connect(e.to_string()), Some(ip))),
             Ok(Ok(s)) => s,
         };
@@ -351,8 +384,8 @@ impl Fetcher {
                     )
                 })?;
             let connector = tokio_rustls::TlsConnector::from(self.tls.clone());
-            let tls = match timeout(wait, connector.connect(name.clone(), tcp)).await {
-                Err(_) => return Err((FetchError::Timeout(self.config.timeout_ms), Some(ip))),
+            let tls = match timeout(wait(), connector.connect(name.clone(), tcp)).await {
+                Err(_) => return Err((timed_out(), Some(ip))),
                 Ok(Err(e)) => {
                     return Err((FetchError::Connect(format!("TLS handshake: {e}")), Some(ip)));
                 }
@@ -366,8 +399,14 @@ impl Fetcher {
         };
         let tap = TapHandle::default();
         let io = TokioIo::new(Recorder::new(stream, tap.clone()));
+        // Lenient parsing: an archive wants what the server sent, odd headers and all; sizes stay bounded.
         let (sender, connection) = hyper::client::conn::http1::Builder::new()
             .title_case_headers(true)
+            .allow_obsolete_multiline_headers_in_responses(true)
+            .allow_spaces_after_header_name_in_responses(true)
+            .ignore_invalid_headers_in_responses(true)
+            .max_headers(self.config.max_headers)
+            .max_buf_size(self.config.max_header_bytes.max(8192))
             .handshake(io)
             .await
             .map_err(|e| (FetchError::Connect(error_chain(&e)), Some(ip)))?;

@@ -19,6 +19,8 @@ pub fn config() -> CrawlConfig {
     c.frontier.max_retries = SELFTEST_MAX_RETRIES;
     c.frontier.retry_delay_ms = 50;
     c.fetch.timeout_ms = 1_000;
+    c.fetch.connect_timeout_ms = 1_000;
+    c.fetch.header_timeout_ms = 1_000;
     c.fetch.max_bytes = 256 << 10;
     c.fetch.max_connections = 4;
     c.warc.prefix = "selftest".into();

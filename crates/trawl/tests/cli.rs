@@ -1,0 +1,555 @@
+//! The `trawl` binary as a user runs it: exit codes, the exact lines it prints, and the files it leaves.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use chrono::{TimeZone, Utc};
+
+/// What one run of the binary did.
+#[derive(Debug)]
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `trawl ARGS` and waits for it, killing it (and failing the test) if it takes longer than `limit`.
+fn trawl_within(limit: Duration, args: &[&str]) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start trawl");
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            pipe.read_to_string(&mut text).expect("read trawl's output");
+            text
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().expect("piped")));
+    let stderr = drain(Box::new(child.stderr.take().expect("piped")));
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for trawl") {
+            break status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("trawl {args:?} still running after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Run {
+        code: status.code(),
+        stdout: stdout.join().expect("stdout reader"),
+        stderr: stderr.join().expect("stderr reader"),
+    }
+}
+
+fn trawl(args: &[&str]) -> Run {
+    trawl_within(Duration::from_secs(60), args)
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("UTF-8 temp path")
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// trawl robots
+
+const ROBOTS: &str = "\
+# Everyone else: nothing.
+User-agent: *
+Disallow: /
+
+User-agent: trawl
+Disallow: /private
+Allow: /private/public
+Allow: /page
+Disallow: /page.html
+Disallow: /*.pdf$
+Disallow: /a*/c
+Allow: /tie
+Disallow: /tie
+";
+
+#[test]
+fn robots_prints_one_verdict_per_url_by_longest_match() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("robots.txt");
+    std::fs::write(&file, ROBOTS).unwrap();
+    let cases = [
+        // The `trawl` group applies, not `*`: the root is allowed.
+        ("http://example.com/", true),
+        ("http://example.com/private", false),
+        ("http://example.com/private/x", false),
+        // Allow /private/public is longer than Disallow /private.
+        ("http://example.com/private/public/x", true),
+        // Disallow /page.html is longer than Allow /page.
+        ("http://example.com/page.html", false),
+        ("http://example.com/pages", true),
+        // `$` anchors the end: a query string after .pdf escapes it.
+        ("http://example.com/docs/report.pdf", false),
+        ("http://example.com/docs/report.pdf?x=1", true),
+        ("http://example.com/docs/report.pdfx", true),
+        // `*` matches any run of characters, including `/`.
+        ("http://example.com/ab/c", false),
+        ("http://example.com/a/b/c/d", false),
+        ("http://example.com/abc", true),
+        // Equally long Allow and Disallow: Allow wins (RFC 9309 2.2.2).
+        ("http://example.com/tie", true),
+        // Paths match case-sensitively.
+        ("http://example.com/PRIVATE", true),
+    ];
+    let mut args = vec!["robots", "--agent", "trawl", "--file", s(&file)];
+    args.extend(cases.iter().map(|(u, _)| *u));
+    let run = trawl(&args);
+    let want: String = cases
+        .iter()
+        .map(|(u, ok)| format!("{} {u}\n", if *ok { "allowed" } else { "disallowed" }))
+        .collect();
+    assert_eq!(run.stdout, want, "stderr: {}", run.stderr);
+    assert_eq!(run.code, Some(0), "stderr: {}", run.stderr);
+}
+
+#[test]
+fn robots_matches_the_agent_case_insensitively_and_falls_back_to_star() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("robots.txt");
+    std::fs::write(&file, ROBOTS).unwrap();
+    for (agent, root_allowed) in [("TRAWL", true), ("otherbot", false)] {
+        let run = trawl(&[
+            "robots",
+            "--agent",
+            agent,
+            "--file",
+            s(&file),
+            "http://example.com/",
+        ]);
+        let verdict = if root_allowed {
+            "allowed"
+        } else {
+            "disallowed"
+        };
+        assert_eq!(
+            run.stdout,
+            format!("{verdict} http://example.com/\n"),
+            "{agent}"
+        );
+        assert_eq!(run.code, Some(0), "{agent}: {}", run.stderr);
+    }
+}
+
+#[test]
+fn robots_names_an_argument_that_is_not_a_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("robots.txt");
+    std::fs::write(&file, ROBOTS).unwrap();
+    let run = trawl(&[
+        "robots",
+        "--agent",
+        "trawl",
+        "--file",
+        s(&file),
+        "not-a-url",
+        "http://example.com/private",
+    ]);
+    assert_eq!(run.code, Some(1));
+    assert!(run.stderr.contains("\"not-a-url\""), "{}", run.stderr);
+    // The good URL is still judged.
+    assert_eq!(run.stdout, "disallowed http://example.com/private\n");
+}
+
+#[test]
+fn robots_names_a_missing_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("missing-robots.txt");
+    let run = trawl(&[
+        "robots",
+        "--agent",
+        "trawl",
+        "--file",
+        s(&file),
+        "http://a/",
+    ]);
+    assert_eq!(run.code, Some(1));
+    assert!(run.stderr.contains(s(&file)), "{}", run.stderr);
+    assert_eq!(run.stdout, "");
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// trawl check
+
+/// Runs `trawl check` on a file holding `text`; returns the run and the file's path.
+fn check(text: &str) -> (Run, PathBuf, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("crawl.toml");
+    std::fs::write(&file, text).unwrap();
+    (trawl(&["check", s(&file)]), file, dir)
+}
+
+#[test]
+fn check_accepts_a_valid_config() {
+    let (run, file, _dir) = check(
+        "[frontier]\nmin_delay_ms = 100\nmax_delay_ms = 200\n\n[fetch]\nmax_connections = 3\n\n\
+         [warc]\ncompression = \"none\"\n",
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(run.stdout, format!("{}: ok\n", file.display()));
+}
+
+#[test]
+fn check_rejects_bad_configs_naming_file_and_line() {
+    let cases = [
+        // (config, its error's line, words the message must hold)
+        (
+            "[fetch]\nmax_conections = 3\n",
+            2,
+            &["max_conections", "max_connections"][..],
+        ),
+        (
+            "# comment\n[fetch]\nmax_connections = \"many\"\n",
+            3,
+            &["max_connections", "\"many\""][..],
+        ),
+        (
+            "[frontier]\nmin_delay_ms = 5000\nmax_delay_ms = 1000\n",
+            2,
+            &["min_delay_ms", "max_delay_ms", "5000", "1000"][..],
+        ),
+    ];
+    for (text, line, words) in cases {
+        let (run, file, _dir) = check(text);
+        assert_eq!(run.code, Some(1), "{text:?}: {run:?}");
+        assert_eq!(run.stdout, "", "{text:?}");
+        let err = &run.stderr;
+        assert!(err.contains(s(&file)), "{text:?}: no file name in {err}");
+        assert!(
+            err.contains(&format!("line {line}")),
+            "{text:?}: no `line {line}` in {err}"
+        );
+        for w in words {
+            assert!(err.contains(w), "{text:?}: no {w:?} in {err}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// trawl crawl: setup errors and an unreachable host
+
+#[test]
+fn crawl_names_a_bad_seed_once_and_creates_no_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("job");
+    let run = trawl(&["crawl", "http://exa mple.com/", "--job", s(&job)]);
+    assert_eq!(run.code, Some(1), "{run:?}");
+    assert!(
+        run.stderr.contains("\"http://exa mple.com/\""),
+        "{}",
+        run.stderr
+    );
+    // The cause is told once, not repeated by each layer of the error chain.
+    assert_eq!(
+        run.stderr
+            .matches("invalid international domain name")
+            .count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    assert!(!job.exists(), "a job directory was created for a bad seed");
+}
+
+#[test]
+fn crawl_names_a_job_dir_it_cannot_create() {
+    let dir = tempfile::tempdir().unwrap();
+    // We may run as root, so permissions would not stop us: put the job under a regular file.
+    let file = dir.path().join("file.txt");
+    std::fs::write(&file, "not a directory").unwrap();
+    let job = file.join("job");
+    let run = trawl(&["crawl", "--job", s(&job), "http://127.0.0.1:9/"]);
+    assert_eq!(run.code, Some(1), "{run:?}");
+    assert!(run.stderr.contains(s(&job)), "{}", run.stderr);
+    assert_eq!(
+        run.stderr.matches("Not a directory").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+}
+
+/// A config without politeness delays or retries, so failures finish at once.
+const FAST: &str =
+    "[frontier]\nmax_retries = 0\nmin_delay_ms = 0\nmax_delay_ms = 0\ndelay_factor = 0.0\n";
+
+#[test]
+fn crawl_of_an_unreachable_host_finishes_and_logs_the_failures() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("crawl.toml");
+    std::fs::write(&config, FAST).unwrap();
+    let job = dir.path().join("job");
+    // Nothing listens on port 1.
+    let seed = "http://127.0.0.1:1/";
+    let run = trawl_within(
+        Duration::from_secs(30),
+        &["crawl", "-c", s(&config), "--job", s(&job), seed],
+    );
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stderr.contains("FINISHED"), "{}", run.stderr);
+
+    let log = std::fs::read_to_string(job.join("logs/crawl.log")).unwrap();
+    let lines: Vec<Vec<&str>> = log
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let find = |uri: &str| {
+        lines
+            .iter()
+            .find(|f| f.get(3) == Some(&uri))
+            .unwrap_or_else(|| panic!("no crawl.log line for {uri} in\n{log}"))
+    };
+    // robots.txt is fetched first, as a prerequisite (hop P, via the seed), and cannot connect (-2)...
+    let robots = find("http://127.0.0.1:1/robots.txt");
+    assert_eq!(robots[1], "-2", "{log}");
+    assert_eq!((robots[4], robots[5]), ("P", seed), "{log}");
+    // ...so the seed fails its prerequisite (-61) without being fetched.
+    assert_eq!(find(seed)[1], "-61", "{log}");
+    assert_eq!(lines.len(), 2, "{log}");
+
+    let report = std::fs::read_to_string(job.join("reports/crawl-report.txt")).unwrap();
+    assert!(
+        report.lines().any(|l| l == "Crawl Status: FINISHED"),
+        "{report}"
+    );
+    // The job holds the config it ran with.
+    let copied = std::fs::read_to_string(job.join("crawl.toml")).unwrap();
+    assert!(copied.contains("max_retries = 0"), "{copied}");
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// trawl selftest, and trawl warc on what it wrote
+
+/// One `trawl selftest --keep DIR` run shared by the tests that need a real crawl's WARCs.
+struct Selftest {
+    dir: PathBuf,
+    run: Run,
+}
+
+fn selftest() -> &'static Selftest {
+    static ONCE: OnceLock<Selftest> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        let parent = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .unwrap()
+            .keep();
+        let dir = parent.join("job");
+        let run = trawl_within(Duration::from_secs(120), &["selftest", "--keep", s(&dir)]);
+        Selftest { dir, run }
+    })
+}
+
+/// The selftest's WARC files.
+fn selftest_warcs() -> Vec<PathBuf> {
+    let st = selftest();
+    assert_eq!(st.run.code, Some(0), "selftest failed: {:?}", st.run);
+    let mut warcs: Vec<PathBuf> = std::fs::read_dir(st.dir.join("warcs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| s(p).ends_with(".warc.gz"))
+        .collect();
+    warcs.sort();
+    assert!(!warcs.is_empty(), "the selftest wrote no .warc.gz");
+    warcs
+}
+
+#[test]
+fn selftest_passes_and_refuses_to_reuse_its_directory() {
+    let st = selftest();
+    assert_eq!(st.run.code, Some(0), "{:?}", st.run);
+    let lines: Vec<&str> = st.run.stdout.lines().collect();
+    let (last, checks) = lines.split_last().expect("selftest printed nothing");
+    assert!(
+        checks.iter().all(|l| l.starts_with("PASS ")),
+        "{}",
+        st.run.stdout
+    );
+    assert!(
+        checks.len() >= 17,
+        "only {} checks: {}",
+        checks.len(),
+        st.run.stdout
+    );
+    let want = format!("selftest: {} passed, 0 failed (", checks.len());
+    assert!(
+        last.starts_with(&want),
+        "last line {last:?}, want {want:?}..."
+    );
+    assert!(st.dir.join("logs/crawl.log").is_file());
+
+    let again = trawl(&["selftest", "--keep", s(&st.dir)]);
+    assert_eq!(again.code, Some(1), "{again:?}");
+    assert!(
+        again.stderr.contains(s(&st.dir)) && again.stderr.contains("already holds a crawl"),
+        "{}",
+        again.stderr
+    );
+    assert!(
+        !again.stdout.contains("PASS"),
+        "it crawled again: {}",
+        again.stdout
+    );
+}
+
+#[test]
+fn warc_verify_accepts_the_selftest_warcs() {
+    for warc in selftest_warcs() {
+        let run = trawl(&["warc", "verify", s(&warc)]);
+        assert_eq!(run.code, Some(0), "{run:?}");
+        let want = format!("ok {}: ", warc.display());
+        assert!(run.stdout.starts_with(&want), "{}", run.stdout);
+        assert_eq!(run.stdout.lines().count(), 1, "{}", run.stdout);
+    }
+}
+
+#[test]
+fn warc_ls_lists_every_record_warcinfo_first() {
+    for warc in selftest_warcs() {
+        let run = trawl(&["warc", "ls", s(&warc)]);
+        assert_eq!(run.code, Some(0), "{run:?}");
+        let records: Vec<_> = trawl_warc::open(&warc)
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let lines: Vec<Vec<&str>> = run
+            .stdout
+            .lines()
+            .map(|l| l.split('\t').collect())
+            .collect();
+        assert_eq!(lines.len(), records.len(), "{}", run.stdout);
+        assert_eq!(&lines[0][..2], ["0", "warcinfo"], "{}", run.stdout);
+        for (line, rec) in lines.iter().zip(&records) {
+            assert_eq!(line.len(), 6, "{line:?}");
+            assert_eq!(line[0], rec.offset.to_string());
+            assert_eq!(line[1], rec.get("WARC-Type").unwrap());
+            assert_eq!(line[5], rec.get("WARC-Record-ID").unwrap());
+        }
+        assert!(lines[1..].iter().all(|l| l[1] != "warcinfo"));
+    }
+}
+
+#[test]
+fn warc_verify_names_the_offset_of_a_truncated_gzip_member() {
+    let warc = &selftest_warcs()[0];
+    let records: Vec<_> = trawl_warc::open(warc)
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(records.len() > 3);
+    // Cut the file in the middle of the third record's gzip member.
+    let victim = &records[2];
+    let bytes = std::fs::read(warc).unwrap();
+    let cut = (victim.offset + victim.len / 2) as usize;
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("cut.warc.gz");
+    std::fs::write(&copy, &bytes[..cut]).unwrap();
+
+    let run = trawl(&["warc", "verify", s(&copy)]);
+    assert_eq!(run.code, Some(1), "{run:?}");
+    let want = format!(
+        "FAILED {}: record at offset {}",
+        copy.display(),
+        victim.offset
+    );
+    assert!(run.stdout.starts_with(&want), "{}", run.stdout);
+}
+
+/// Writes an uncompressed WARC (warcinfo, request, response) and returns it with the response's offset.
+fn small_plain_warc(dir: &Path) -> (PathBuf, u64) {
+    let mut cfg = trawl_warc::WriterConfig::new(dir, "cli-test", "host");
+    cfg.compression = trawl_warc::Compression::None;
+    let mut writer = trawl_warc::Writer::new(cfg).unwrap();
+    let date = Utc.with_ymd_and_hms(2026, 11, 22, 8, 25, 1).unwrap();
+    let request = trawl_warc::Record::request(
+        "http://example.com/",
+        date,
+        None,
+        b"GET / HTTP/1.1\r\nHost: example.com\r\n\r\n".to_vec(),
+    );
+    let response = trawl_warc::Record::response(
+        "http://example.com/",
+        date,
+        None,
+        b"HTTP/1.1 200 OK\r\nContent-Length: 13\r\n\r\nhello, world!".to_vec(),
+    );
+    let written = writer.write(&[request, response]).unwrap();
+    writer.close().unwrap();
+    (written.path, written.records[1].offset)
+}
+
+#[test]
+fn warc_ls_and_verify_on_a_known_plain_warc() {
+    let dir = tempfile::tempdir().unwrap();
+    let (warc, response_at) = small_plain_warc(dir.path());
+    assert!(s(&warc).ends_with(".warc"), "{}", warc.display());
+
+    let ls = trawl(&["warc", "ls", s(&warc)]);
+    assert_eq!(ls.code, Some(0), "{ls:?}");
+    let rows: Vec<Vec<&str>> = ls.stdout.lines().map(|l| l.split('\t').collect()).collect();
+    let summary: Vec<_> = rows.iter().map(|r| (r[1], r[2])).collect();
+    assert_eq!(
+        summary,
+        [
+            ("warcinfo", "-"),
+            ("request", "http://example.com/"),
+            ("response", "http://example.com/")
+        ],
+        "{}",
+        ls.stdout
+    );
+    assert_eq!(rows[2][0], response_at.to_string());
+
+    let ok = trawl(&["warc", "verify", s(&warc)]);
+    assert_eq!(ok.code, Some(0), "{ok:?}");
+    assert_eq!(
+        ok.stdout,
+        format!(
+            "ok {}: 3 records (1 request, 1 response, 1 warcinfo)\n",
+            warc.display()
+        )
+    );
+}
+
+#[test]
+fn warc_verify_names_the_offset_of_a_flipped_block_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let (warc, response_at) = small_plain_warc(dir.path());
+    let mut bytes = std::fs::read(&warc).unwrap();
+    // The body's "world" sits in the response record's block, before its closing CRLF CRLF.
+    let at = bytes
+        .windows(5)
+        .rposition(|w| w == b"world")
+        .expect("body in the file");
+    assert!(at as u64 > response_at);
+    bytes[at] ^= 0x20; // "world" -> "World"
+    let bad = dir.path().join("flipped.warc");
+    std::fs::write(&bad, &bytes).unwrap();
+
+    let run = trawl(&["warc", "verify", s(&warc), s(&bad)]);
+    assert_eq!(run.code, Some(1), "{run:?}");
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", run.stdout);
+    assert!(lines[0].starts_with(&format!("ok {}", warc.display())));
+    let want = format!("FAILED {}: record at offset {response_at} (", bad.display());
+    assert!(lines[1].starts_with(&want), "{}", lines[1]);
+    assert!(
+        lines[1].contains("WARC-Block-Digest mismatch"),
+        "{}",
+        lines[1]
+    );
+}

@@ -1,0 +1,92 @@
+//! A crawl whose disk fills up: it must stop with a reason instead of hanging, and every WARC it leaves must
+//! still be valid. Needs root on Linux (it mounts a 512 KiB tmpfs); elsewhere it says it skipped.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use trawl_engine::{Crawl, StopHandle, config::Compression, report::Ending};
+
+/// A small tmpfs, unmounted when dropped (also when the test panics).
+struct Tmpfs {
+    dir: PathBuf,
+}
+
+impl Tmpfs {
+    fn mount(dir: &Path, size: &str) -> Option<Tmpfs> {
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir)
+            .status()
+            .is_ok_and(|s| s.success());
+        ok.then(|| Tmpfs {
+            dir: dir.to_owned(),
+        })
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.dir).status();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_disk_fails_the_crawl_and_leaves_valid_warcs() {
+    let outer = tempfile::tempdir().unwrap();
+    let Some(tmpfs) = Tmpfs::mount(outer.path(), "512k") else {
+        println!("skipped: cannot mount tmpfs");
+        return;
+    };
+    let job = tmpfs.dir.join("job");
+
+    let site = trawl::selftest::site::start().await.unwrap();
+    let mut config = trawl::selftest::config();
+    // `/big` is 2 MiB of repeated text: uncompressed and untruncated, its records cannot fit in 512 KiB.
+    config.fetch.max_bytes = 4 << 20;
+    config.warc.compression = Compression::None;
+    let crawl = Crawl::new(&job, config, &[site.seed()]).unwrap();
+    let summary = tokio::time::timeout(
+        Duration::from_secs(60),
+        crawl.run(StopHandle::default(), |_| {}),
+    )
+    .await
+    .expect("the crawl hung after the disk filled")
+    .expect("the crawl's own files could not be written");
+    site.shutdown().await;
+
+    let Ending::Failed(reason) = &summary.ending else {
+        panic!("the crawl ended {:?}, not Failed", summary.ending);
+    };
+    assert!(
+        reason.contains("No space left on device") && reason.contains(".warc"),
+        "reason does not name the WARC and the cause: {reason}"
+    );
+    println!("the crawl failed as it should: {reason}");
+
+    // Whatever the writer left in warcs/ (finished or still `.open`) must be a valid WARC.
+    let mut left: Vec<PathBuf> = std::fs::read_dir(job.join("warcs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    left.sort();
+    assert!(!left.is_empty(), "no WARC file left in {}", job.display());
+    for path in &left {
+        let name = path.file_name().unwrap().to_string_lossy();
+        assert!(
+            name.ends_with(".warc") || name.ends_with(".warc.open"),
+            "unexpected file {name}"
+        );
+        let checked = trawl_warc::verify(path)
+            .unwrap_or_else(|e| panic!("a WARC left by the full disk does not verify: {e}"));
+        assert!(checked.records >= 1, "{name} holds no records");
+    }
+    // The files the summary lists are the ones on disk.
+    for w in &summary.warcs {
+        assert!(left.contains(w), "{} listed but not on disk", w.display());
+    }
+    // The report says how it ended.
+    let report = std::fs::read_to_string(job.join("reports/crawl-report.txt")).unwrap();
+    assert!(report.contains("Crawl Status: FAILED"), "{report}");
+    drop(tmpfs);
+}
