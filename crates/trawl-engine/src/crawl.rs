@@ -23,7 +23,7 @@ use crate::{
     decide::Decision,
     decode::{DecodeLimits, decode_content},
     extract::{self, Limits, Outlink},
-    fetch::{AddressPolicy, Fetched, Fetcher, Response},
+    fetch::{AddressPolicy, FetchError, Fetched, Fetcher, Response},
     job::Job,
     report::{self, Ending},
     robots::{Robots, product_token},
@@ -72,6 +72,8 @@ enum RobotsState {
         robots: Arc<Robots>,
         expires: Instant,
     },
+    /// The address policy refuses the origin's address (the annotation says why): nothing there is fetched.
+    Refused(String),
 }
 
 /// One crawl of a job directory.
@@ -400,7 +402,12 @@ async fn process(shared: &Shared, taken: Taken<CrawlUri>, worker: usize) -> Dura
                 return retry_delay;
             }
             if let UriKind::Robots { origin, .. } = &uri.kind {
-                set_robots(shared, origin, Robots::DisallowAll, retry_delay);
+                if let FetchError::Refused(..) = e {
+                    lock(&shared.robots)
+                        .insert(origin.clone(), RobotsState::Refused(e.annotation()));
+                } else {
+                    set_robots(shared, origin, Robots::DisallowAll, retry_delay);
+                }
             }
             let mut notes = vec![e.annotation()];
             if uri.tries > 1 {
@@ -550,6 +557,12 @@ fn robots_gate(
             };
             drop(robots);
             log_failure(shared, uri, status, worker, host, &[]);
+            Some(Duration::ZERO)
+        }
+        Some(RobotsState::Refused(why)) => {
+            let notes = [why.clone()];
+            drop(robots);
+            log_failure(shared, uri, status::ADDRESS_REFUSED, worker, host, &notes);
             Some(Duration::ZERO)
         }
         Some(RobotsState::Pending) => {
