@@ -35,10 +35,18 @@ impl UrlClass {
     /// The API URL for `url`: the `api` converter applied to its form for the server. `Ok(None)` if the class
     /// has no converter. Fails if the converter fails or its result is not an http(s) URL.
     pub fn api_url(&self, url: &Url) -> Result<Option<Url>, ClassError> {
-        let Some(converter) = &self.api else {
+        if self.api.is_none() {
             return Ok(None);
-        };
-        let request = self.for_server(url)?;
+        }
+        self.api_url_from(&self.for_server(url)?).map(Some)
+    }
+
+    /// The API URL from a URL already in its form for the server.
+    fn api_url_from(&self, request: &Url) -> Result<Url, ClassError> {
+        let converter = self
+            .api
+            .as_ref()
+            .expect("callers check that the class has a converter");
         let converted =
             converter
                 .convert(request.as_str())
@@ -60,7 +68,7 @@ impl UrlClass {
                 api.scheme()
             )));
         }
-        Ok(Some(api))
+        Ok(api)
     }
 
     /// Everything the class derives from `url`, or `None` if the class does not match it.
@@ -74,8 +82,13 @@ impl UrlClass {
                 None
             })
         };
-        let api_url = keep(self.api_url(url));
-        let next_page = keep(self.next_page(url));
+        let api_url = keep(
+            self.api
+                .as_ref()
+                .map(|_| self.api_url_from(&for_server))
+                .transpose(),
+        );
+        let next_page = keep(self.next_page_from(&for_server));
         Some(ClassMatch {
             class: self.def.name.clone(),
             kind: self.def.kind,

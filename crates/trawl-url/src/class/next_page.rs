@@ -11,11 +11,18 @@ impl UrlClass {
     /// The next gallery page after `url`: its form for the server (so a search's unlisted parameters such as
     /// `tags` carry over) with `delta` added to the page number. `Ok(None)` if the class has no `next_page`.
     pub fn next_page(&self, url: &Url) -> Result<Option<Url>, ClassError> {
+        if self.next_page.is_none() {
+            return Ok(None);
+        }
+        self.next_page_from(&self.for_server(url)?)
+    }
+
+    /// The next gallery page from a URL already in its form for the server.
+    pub(crate) fn next_page_from(&self, page: &Url) -> Result<Option<Url>, ClassError> {
         let Some((index, delta)) = &self.next_page else {
             return Ok(None);
         };
-        let page = self.for_server(url)?;
-        step(&page, index, *delta)
+        step(page, index, *delta)
             .map(Some)
             .map_err(|reason| ClassError::NextPage {
                 class: self.def.name.clone(),

@@ -77,6 +77,41 @@ fn hydrus_cases_pass_exactly() {
     );
 }
 
+#[test]
+fn docs_worked_examples() {
+    let classes = UrlClasses::from_toml_str(&testdata("classes.toml"), "classes.toml").unwrap();
+    let m = classes
+        .match_url(&url(
+            "http://www.gelbooru.com/index.php?page=post&s=list&tags=uniform",
+        ))
+        .unwrap();
+    assert_eq!(
+        m.normalised.as_str(),
+        "https://gelbooru.com/index.php?page=post&pid=0&s=list"
+    );
+    assert_eq!(
+        m.for_server.as_str(),
+        "https://gelbooru.com/index.php?page=post&pid=0&s=list&tags=uniform"
+    );
+    assert_eq!(
+        m.next_page.unwrap().as_str(),
+        "https://gelbooru.com/index.php?page=post&pid=42&s=list&tags=uniform"
+    );
+    let m = classes
+        .match_url(&url("https://e621.net/posts/1910662/"))
+        .unwrap();
+    assert_eq!(
+        m.api_url.unwrap().as_str(),
+        "https://e621.net/posts/1910662.json"
+    );
+    assert!(m.associate_known_url);
+    assert_eq!(m.kind, UrlKind::Post);
+    let m = classes
+        .match_url(&url("https://a.4cdn.org/m/thread/1.json"))
+        .unwrap();
+    assert!(!m.associate_known_url);
+}
+
 // --- matching -------------------------------------------------------------------------------------------------
 
 macro_rules! matching {
