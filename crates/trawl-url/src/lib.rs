@@ -4,7 +4,8 @@
 //! - [`resolve`] turns an href into a *raw URL* against its document's base (WHATWG rules, fragment dropped);
 //! - [`canon::Canonicalizer`] turns a URL into its *uniq key* (Heritrix's rules by default);
 //! - [`surt`] turns a URL into a SURT, the sort-friendly form scope rules and indexes use;
-//! - [`SurtPrefix`] is the Heritrix-form SURT prefix a seed implies, used by scope.
+//! - [`SurtPrefix`] is the Heritrix-form SURT prefix a seed implies, used by scope;
+//! - [`class`] recognises kinds of site URLs (hydrus's URL classes): normalised form, next page, API URL.
 //!
 //! ```
 //! use trawl_url::{resolve, surt};
@@ -16,10 +17,12 @@
 #![deny(missing_docs)]
 
 pub mod canon;
+pub mod class;
 mod error;
 mod resolve;
 pub mod surt;
 
+pub use crate::class::{ClassMatch, UrlClasses};
 pub use crate::{
     error::Error,
     resolve::{parse_seed, resolve},

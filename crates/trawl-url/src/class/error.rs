@@ -1,0 +1,168 @@
+//! Errors of the URL class model. Each names the class (and, for configuration, the field) it is about.
+
+use std::fmt;
+
+use super::converter::ConverterError;
+
+/// A class definition that cannot be used, an example that fails its own class, or a URL a class could not
+/// transform. Configuration errors name the class and the TOML field (`path[1].value`, `next_page.query`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClassError {
+    /// A class library file that is not valid TOML or does not have the `[[url_class]]` shape.
+    #[error("{origin}{}: {message}", class_suffix(class))]
+    Parse {
+        /// The file or other source the text came from.
+        origin: String,
+        /// The `name` of the `[[url_class]]` table the error is in, when it could be told.
+        class: Option<String>,
+        /// The parser's message, with line, column and field.
+        message: String,
+    },
+    /// A field whose value cannot be used.
+    #[error("url class {class:?}: field {field}: {reason}")]
+    InvalidField {
+        /// The class's name.
+        class: String,
+        /// The field, as a TOML path inside the class.
+        field: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// Two classes with one name.
+    #[error("url class {class:?} is defined more than once")]
+    DuplicateName {
+        /// The repeated name.
+        class: String,
+    },
+    /// A URL that does not match the class it was given to.
+    #[error("url class {class:?} does not match {url}: {reason}")]
+    NoMatch {
+        /// The class's name.
+        class: String,
+        /// The URL.
+        url: String,
+        /// The first rule the URL broke.
+        reason: String,
+    },
+    /// A class's `example` that another, more specific class claims.
+    #[error(
+        "url class {class:?}: its example {url} is claimed by the more specific class {other:?}"
+    )]
+    ExampleClaimed {
+        /// The class's name.
+        class: String,
+        /// The example URL.
+        url: String,
+        /// The class the library picks for it.
+        other: String,
+    },
+    /// Normalising a normalised URL changed it again.
+    #[error(
+        "url class {class:?}: normalising {url} gives {normalised}, which normalises to {again}"
+    )]
+    NotIdempotent {
+        /// The class's name.
+        class: String,
+        /// The URL first given.
+        url: String,
+        /// Its normalised form.
+        normalised: String,
+        /// The normalised form of that.
+        again: String,
+    },
+    /// A converter step that failed on a URL.
+    #[error("url class {class:?}: field {field}: {source}")]
+    Convert {
+        /// The class's name.
+        class: String,
+        /// The converter's field (`api`).
+        field: String,
+        /// What went wrong.
+        source: ConverterError,
+    },
+    /// A derived URL (API URL, next gallery page) that does not parse or cannot be crawled.
+    #[error("url class {class:?}: field {field}: {url:?} is not a usable URL: {reason}")]
+    BadDerivedUrl {
+        /// The class's name.
+        class: String,
+        /// The field that derived it (`api`, `next_page`).
+        field: String,
+        /// The text derived.
+        url: String,
+        /// Why it cannot be used.
+        reason: String,
+    },
+    /// An API URL that no class in the library matches.
+    #[error("url class {class:?}: API URL {url} (from the example) matches no url class")]
+    ApiUrlUnmatched {
+        /// The class's name.
+        class: String,
+        /// The API URL.
+        url: String,
+    },
+    /// An API URL that the class itself matches, so that fetching it would derive another API URL.
+    #[error("url class {class:?}: API URL {url} (from the example) matches the class itself")]
+    ApiUrlLoops {
+        /// The class's name.
+        class: String,
+        /// The API URL.
+        url: String,
+    },
+    /// A next gallery page that could not be computed.
+    #[error("url class {class:?}: field next_page: cannot step {url}: {reason}")]
+    NextPage {
+        /// The class's name.
+        class: String,
+        /// The URL (in its form for the server).
+        url: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+fn class_suffix(class: &Option<String>) -> String {
+    class
+        .as_ref()
+        .map(|c| format!(" (url class {c:?})"))
+        .unwrap_or_default()
+}
+
+/// Every error found in a class library, so that `trawl check` can report them all at once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClassErrors(pub Vec<ClassError>);
+
+impl ClassErrors {
+    /// The errors, in the order the classes were given.
+    pub fn iter(&self) -> std::slice::Iter<'_, ClassError> {
+        self.0.iter()
+    }
+}
+
+impl IntoIterator for ClassErrors {
+    type Item = ClassError;
+    type IntoIter = std::vec::IntoIter<ClassError>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+impl From<ClassError> for ClassErrors {
+    fn from(e: ClassError) -> Self {
+        Self(vec![e])
+    }
+}
+
+impl fmt::Display for ClassErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ClassErrors {}
