@@ -6,6 +6,8 @@ use std::{path::Path, time::Duration};
 
 use serde::{Deserialize, Serialize};
 
+use trawl_url::class::{UrlClassDef, UrlClasses};
+
 use crate::Error;
 
 /// Every setting of a crawl. Each section's defaults are those of the default profile.
@@ -22,6 +24,35 @@ pub struct CrawlConfig {
     pub scope: ScopeConfig,
     /// How archives are written.
     pub warc: WarcConfig,
+    /// URL class libraries to load, and how class-aware crawling behaves.
+    pub classes: ClassesConfig,
+    /// URL classes defined inline (`[[url_class]]` tables; see docs/url-classes.md).
+    #[serde(rename = "url_class")]
+    pub url_classes: Vec<UrlClassDef>,
+}
+
+/// URL class libraries and class-aware crawling.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ClassesConfig {
+    /// Files of `[[url_class]]` tables, relative to the config's folder; inline classes win on a name clash.
+    /// Default: none.
+    pub files: Vec<std::path::PathBuf>,
+    /// A watchable URL is fetched again after this many seconds. Default: 300.
+    pub watch_interval_s: u64,
+    /// A watchable URL is no longer revisited once it has not changed for this many seconds (or returned
+    /// 404/410). Default: 3600.
+    pub watch_unchanged_s: u64,
+}
+
+impl Default for ClassesConfig {
+    fn default() -> Self {
+        ClassesConfig {
+            files: Vec::new(),
+            watch_interval_s: 300,
+            watch_unchanged_s: 3600,
+        }
+    }
 }
 
 /// Where the crawl starts.
@@ -258,6 +289,31 @@ impl CrawlConfig {
         let base = path.parent().unwrap_or(Path::new("."));
         config.seeds.urls = config.seeds.all(base)?;
         config.seeds.files.clear();
+        // Class libraries are read in too; classes defined inline win over same-named library classes.
+        let mut defs = Vec::new();
+        for file in &config.classes.files {
+            let lib_path = base.join(file);
+            let text = std::fs::read_to_string(&lib_path).map_err(|source| Error::Io {
+                path: lib_path.clone(),
+                source,
+            })?;
+            let lib = UrlClasses::defs_from_toml_str(&text, &lib_path.display().to_string())
+                .map_err(|e| Error::Config {
+                    path: lib_path.clone(),
+                    message: e.to_string(),
+                })?;
+            defs.extend(
+                lib.into_iter()
+                    .filter(|d| !config.url_classes.iter().any(|c| c.name == d.name)),
+            );
+        }
+        defs.append(&mut config.url_classes);
+        config.url_classes = defs;
+        config.classes.files.clear();
+        config.compile_classes().map_err(|message| Error::Config {
+            path: path.to_path_buf(),
+            message,
+        })?;
         Ok(config)
     }
 
@@ -310,6 +366,11 @@ impl CrawlConfig {
             ));
         }
         Ok(())
+    }
+
+    /// The URL classes, compiled; the message lists every class error.
+    pub fn compile_classes(&self) -> Result<UrlClasses, String> {
+        UrlClasses::from_defs(self.url_classes.clone()).map_err(|e| e.to_string())
     }
 
     /// The politeness delay bounds.

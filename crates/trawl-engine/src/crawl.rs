@@ -7,14 +7,19 @@ use std::{
     collections::HashMap,
     sync::{
         Arc, Mutex, PoisonError,
-        atomic::{AtomicBool, Ordering},
+        atomic::{AtomicBool, AtomicUsize, Ordering},
     },
     time::{Duration, Instant},
 };
 
 use tokio::sync::Notify;
 use trawl_frontier::{Frontier, Next, Scheduled, Taken};
-use trawl_url::{Url, canon::Canonicalizer, surt};
+use trawl_url::{
+    Url,
+    canon::Canonicalizer,
+    class::{UrlClasses, UrlKind},
+    surt,
+};
 
 use crate::{
     CrawlConfig, CrawlUri, Error, Hop, Scope, UriKind,
@@ -88,6 +93,11 @@ struct Shared {
     config: CrawlConfig,
     scope: Scope,
     canon: Canonicalizer,
+    classes: UrlClasses,
+    /// Watchable URLs waiting for their next visit; the crawl is not over while any is pending.
+    pending_revisits: AtomicUsize,
+    /// Per watchable uniq key: the last payload digest and when it last changed.
+    watched: Mutex<HashMap<String, (String, Instant)>>,
     frontier: Mutex<Frontier<CrawlUri>>,
     wake: Notify,
     fetcher: Fetcher,
@@ -173,17 +183,25 @@ impl Crawl {
         let mut frontier =
             Frontier::new(self.config.fetch.max_connections_per_host).with_budget(budget);
         let canon = Canonicalizer::default();
+        let classes = self
+            .config
+            .compile_classes()
+            .map_err(|message| Error::Config {
+                path: self.job.config_path(),
+                message,
+            })?;
         for seed in &self.seeds {
-            let key = canon.canonicalize(seed);
-            frontier.schedule(
-                &surt::authority(seed),
-                &key,
-                CrawlUri::seed(seed.clone(), key.clone()),
-            );
+            let mut uri = CrawlUri::seed(seed.clone(), String::new());
+            apply_identity(&classes, canon, &mut uri);
+            let key = uri.uniq_key.clone();
+            frontier.schedule(&surt::authority(&uri.url), &key, uri);
         }
         let shared = Arc::new(Shared {
             scope: Scope::default_for(&self.seeds, &self.config.scope),
             canon,
+            classes,
+            pending_revisits: AtomicUsize::new(0),
+            watched: Mutex::new(HashMap::new()),
             frontier: Mutex::new(frontier),
             wake: Notify::new(),
             fetcher: Fetcher::new(
@@ -314,6 +332,13 @@ async fn worker(shared: Arc<Shared>, id: usize) {
                     _ = shared.stop.notify.notified() => {}
                 }
             }
+            Next::Empty if shared.pending_revisits.load(Ordering::SeqCst) > 0 => {
+                tokio::select! {
+                    _ = tokio::time::sleep(Duration::from_millis(200)) => {}
+                    _ = shared.wake.notified() => {}
+                    _ = shared.stop.notify.notified() => {}
+                }
+            }
             Next::Empty => {
                 shared.wake.notify_waiters();
                 return;
@@ -369,12 +394,25 @@ impl Shared {
 }
 
 /// Runs one URI through the pipeline; returns how long its queue must now wait.
-async fn process(shared: &Shared, taken: Taken<CrawlUri>, worker: usize) -> Duration {
+async fn process(shared: &Arc<Shared>, taken: Taken<CrawlUri>, worker: usize) -> Duration {
     let Taken {
         item: mut uri,
         queue,
     } = taken;
     let host = uri.url.host_str().unwrap_or_default().to_string();
+
+    // A URL class with an API URL: fetch that instead (hop I); the page URL stays the canonical one.
+    if uri.kind == UriKind::Page
+        && uri.api_for.is_none()
+        && let Some(api) = shared.classes.match_url(&uri.url).and_then(|m| m.api_url)
+    {
+        let mut child = uri.child(api, String::new(), Hop::Inferred);
+        child.api_for = Some(uri.canonical.clone().unwrap_or_else(|| uri.url.clone()));
+        apply_identity(&shared.classes, shared.canon, &mut child);
+        let key = child.uniq_key.clone();
+        lock(&shared.frontier).schedule(&surt::authority(&child.url), &key, child);
+        return Duration::ZERO;
+    }
 
     // prefetch: robots.txt is a prerequisite of every page of an origin.
     if uri.kind == UriKind::Page
@@ -516,6 +554,12 @@ async fn process(shared: &Shared, taken: Taken<CrawlUri>, worker: usize) -> Dura
         annotations.push(format!("{}t", uri.tries));
     }
     let digest = trawl_warc::sha1_digest(&resp.body);
+    if uri.revisit > 0 {
+        annotations.push(format!("revisit:{}", uri.revisit));
+    }
+    if uri.api_for.is_some() {
+        annotations.push("api".to_string());
+    }
     log_response(
         shared,
         &uri,
@@ -527,8 +571,91 @@ async fn process(shared: &Shared, taken: Taken<CrawlUri>, worker: usize) -> Dura
         &host,
         &annotations,
     );
-    schedule_outlinks(shared, &uri, outlinks, worker);
+    let class = shared.classes.match_url(&uri.url);
+    let predicted = class.as_ref().and_then(|m| m.next_page.clone());
+    let next_page_linked = predicted.as_ref().is_some_and(|next| {
+        let want = class_normalised(&shared.classes, next);
+        outlinks
+            .iter()
+            .any(|o| class_normalised(&shared.classes, &o.url) == want)
+    });
+    let new_links = schedule_outlinks(shared, &uri, outlinks, worker);
+    if let Some(m) = class {
+        match m.kind {
+            // A gallery page that found new links but no link to its next page gets the predicted one.
+            UrlKind::Gallery if resp.status < 300 && new_links > 0 && !next_page_linked => {
+                if let Some(next) = predicted {
+                    let mut child = uri.child(next, String::new(), Hop::Inferred);
+                    apply_identity(&shared.classes, shared.canon, &mut child);
+                    let key = child.uniq_key.clone();
+                    lock(&shared.frontier).schedule(&surt::authority(&child.url), &key, child);
+                }
+            }
+            UrlKind::Watchable => watch_again(shared, &uri, resp.status, &digest),
+            _ => {}
+        }
+    }
     delay
+}
+
+/// Sets a URI's identity from the URL classes: a matching class's server form is fetched, its normalised
+/// form is the canonical URL, and the uniq key comes from the canonical URL.
+fn apply_identity(classes: &UrlClasses, canon: Canonicalizer, uri: &mut CrawlUri) {
+    if let Some(m) = classes.match_url(&uri.url) {
+        uri.url = m.for_server.clone();
+        uri.canonical = (m.normalised != uri.url).then_some(m.normalised.clone());
+        uri.uniq_key = canon.canonicalize(&m.normalised);
+    } else {
+        uri.uniq_key = canon.canonicalize(&uri.url);
+    }
+}
+
+/// A URL's class-normalised form (or the URL itself when no class matches).
+fn class_normalised(classes: &UrlClasses, url: &Url) -> Url {
+    classes
+        .match_url(url)
+        .map_or_else(|| url.clone(), |m| m.normalised)
+}
+
+/// Schedules the next visit of a watchable URL, until it is gone (404/410) or has not changed for
+/// `classes.watch_unchanged_s`.
+fn watch_again(shared: &Arc<Shared>, uri: &CrawlUri, status: u16, digest: &str) {
+    if matches!(status, 404 | 410) || shared.stop.is_stopped() {
+        return;
+    }
+    let now = Instant::now();
+    let still_changing = {
+        let mut watched = lock(&shared.watched);
+        let entry = watched
+            .entry(uri.uniq_key.clone())
+            .or_insert_with(|| (String::new(), now));
+        if entry.0 != digest {
+            *entry = (digest.to_string(), now);
+        }
+        now.duration_since(entry.1) < Duration::from_secs(shared.config.classes.watch_unchanged_s)
+    };
+    if !still_changing {
+        return;
+    }
+    let mut next = uri.clone();
+    next.tries = 0;
+    next.revisit += 1;
+    let queue = surt::authority(&next.url);
+    let interval = Duration::from_secs(shared.config.classes.watch_interval_s);
+    shared.pending_revisits.fetch_add(1, Ordering::SeqCst);
+    let shared = Arc::clone(shared);
+    tokio::spawn(async move {
+        tokio::select! {
+            _ = tokio::time::sleep(interval) => {
+                if !shared.stop.is_stopped() {
+                    lock(&shared.frontier).requeue(&queue, next);
+                }
+            }
+            _ = shared.stop.notify.notified() => {}
+        }
+        shared.pending_revisits.fetch_sub(1, Ordering::SeqCst);
+        shared.wake.notify_waiters();
+    });
 }
 
 /// RFC 9309 asks crawlers to follow at least five redirects for robots.txt.
@@ -695,12 +822,18 @@ fn log_response(
 }
 
 /// The candidate chain: each outlink becomes a child URI, passes scope and the uniq filter, and is queued.
-fn schedule_outlinks(shared: &Shared, parent: &CrawlUri, outlinks: Vec<Outlink>, worker: usize) {
+/// Returns how many outlinks were newly queued.
+fn schedule_outlinks(
+    shared: &Shared,
+    parent: &CrawlUri,
+    outlinks: Vec<Outlink>,
+    worker: usize,
+) -> usize {
     let max_redirects = shared.config.scope.max_redirects;
     let mut accepted = Vec::new();
     for link in outlinks {
-        let key = shared.canon.canonicalize(&link.url);
-        let child = parent.child(link.url, key, link.hop);
+        let mut child = parent.child(link.url, String::new(), link.hop);
+        apply_identity(&shared.classes, shared.canon, &mut child);
         let redirects = child
             .hop_path
             .chars()
@@ -741,19 +874,23 @@ fn schedule_outlinks(shared: &Shared, parent: &CrawlUri, outlinks: Vec<Outlink>,
         }
     }
     let mut over_budget = Vec::new();
+    let mut queued = 0;
     {
         let mut f = lock(&shared.frontier);
         for child in accepted {
             let queue = surt::authority(&child.url);
             let key = child.uniq_key.clone();
-            if f.schedule(&queue, &key, child.clone()) == Scheduled::OverBudget {
-                over_budget.push(child);
+            match f.schedule(&queue, &key, child.clone()) {
+                Scheduled::Queued => queued += 1,
+                Scheduled::OverBudget => over_budget.push(child),
+                Scheduled::Duplicate => {}
             }
         }
     }
     for child in over_budget {
         log_cut(shared, &child, status::OVER_QUOTA, "budget", worker);
     }
+    queued
 }
 
 /// Logs a URI cut off before fetching (scope rule, redirect limit, budget), once per uniq key.

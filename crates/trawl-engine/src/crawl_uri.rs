@@ -36,6 +36,12 @@ pub struct CrawlUri {
     pub kind: UriKind,
     /// Fetch attempts made so far.
     pub tries: u32,
+    /// The canonical URL when it differs from `url`: a URL class's normalised form.
+    pub canonical: Option<Url>,
+    /// For an API URL fetched in place of a URL class's page: that page's URL.
+    pub api_for: Option<Url>,
+    /// How many times this URL was fetched before (watchable URLs are revisited).
+    pub revisit: u32,
 }
 
 impl CrawlUri {
@@ -49,6 +55,9 @@ impl CrawlUri {
             is_seed: true,
             kind: UriKind::Page,
             tries: 0,
+            canonical: None,
+            api_for: None,
+            revisit: 0,
         }
     }
 
@@ -64,6 +73,9 @@ impl CrawlUri {
             is_seed: false,
             kind: UriKind::Page,
             tries: 0,
+            canonical: None,
+            api_for: None,
+            revisit: 0,
         }
     }
 

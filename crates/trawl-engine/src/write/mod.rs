@@ -81,6 +81,14 @@ impl WarcSink {
             fields.push(("via", v));
         }
         fields.push(("hopsFromSeed", hops));
+        let canonical = uri.canonical.as_ref().map(|c| c.to_string());
+        if let Some(c) = &canonical {
+            fields.push(("canonical", c));
+        }
+        let api_for = uri.api_for.as_ref().map(|a| a.to_string());
+        if let Some(a) = &api_for {
+            fields.push(("apiFor", a));
+        }
         fields.push(("fetchTimeMs", &duration));
         if let Some(reason) = &resp.invalid_cert {
             fields.push(("tlsCertInvalid", reason));

@@ -15,11 +15,7 @@ use crate::cli::{Cli, Command, WarcCommand};
 pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Crawl { seeds, config, job } => crawl::crawl(seeds, config, job),
-        Command::Check { config } => {
-            CrawlConfig::load(&config)?;
-            println!("{}: ok", config.display());
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Check { config } => check(&config),
         Command::Selftest { keep } => selftest::selftest(keep),
         Command::Robots { agent, file, urls } => robots::robots(&agent, &file, &urls),
         Command::Warc { command } => match command {
@@ -35,4 +31,21 @@ pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .enable_all()
         .build()
         .context("starting the async runtime")
+}
+
+/// `trawl check`: load (syntax, keys, values, class definitions), then check each URL class against its own
+/// example; every problem is printed, exit 1 if any.
+fn check(path: &std::path::Path) -> anyhow::Result<ExitCode> {
+    let config = CrawlConfig::load(path)?;
+    let classes = config.compile_classes().map_err(anyhow::Error::msg)?;
+    let problems = classes.check_examples();
+    for p in &problems {
+        println!("{}: {p}", path.display());
+    }
+    if problems.is_empty() {
+        println!("{}: ok ({} URL classes)", path.display(), classes.len());
+        Ok(ExitCode::SUCCESS)
+    } else {
+        Ok(ExitCode::FAILURE)
+    }
 }
