@@ -202,7 +202,10 @@ fn check_accepts_a_valid_config() {
          [warc]\ncompression = \"none\"\n",
     );
     assert_eq!(run.code, Some(0), "{}", run.stderr);
-    assert_eq!(run.stdout, format!("{}: ok\n", file.display()));
+    assert_eq!(
+        run.stdout,
+        format!("{}: ok (0 URL classes)\n", file.display())
+    );
 }
 
 #[test]

@@ -60,8 +60,9 @@ pub fn crawl_log(job: &Path) -> Vec<LogLine> {
 }
 
 /// Runs `warcio check -v` over `file` and fails on any problem it reports, except a payload-digest flag on a
-/// record whose HTTP body is chunked: warcio 1.8 digests the chunked bytes (its issues #74/#75), while WARC 1.1
-/// and trawl digest the de-chunked entity. Such a flag is tolerated only after trawl's own verifier has
+/// record whose HTTP body is chunked (warcio 1.8 digests the chunked bytes, its issues #74/#75, while WARC 1.1
+/// and trawl digest the de-chunked entity) or that begins with interim 1xx responses (warcio reads the first
+/// head as the response). Such a flag is tolerated only after trawl's own verifier has
 /// confirmed the de-chunked digest (it runs first).
 ///
 /// warcio is installed by `scripts/test.sh`; when it is missing the check fails under CI and is skipped
@@ -99,10 +100,10 @@ pub fn warcio_check(file: &Path) {
         if let Some(rest) = t.strip_prefix("offset ") {
             offset = rest.split_whitespace().next().and_then(|n| n.parse().ok());
         } else if t.contains("failed") || t.contains("error") || t.contains("invalid") {
-            let chunked = offset
-                .and_then(|o| records.iter().find(|r| r.offset == o))
-                .is_some_and(|r| is_chunked(&r.block));
-            if !(t.starts_with("payload digest failed") && chunked) {
+            let record = offset.and_then(|o| records.iter().find(|r| r.offset == o));
+            let warcio_deviation =
+                record.is_some_and(|r| is_chunked(&r.block) || starts_interim(&r.block));
+            if !(t.starts_with("payload digest failed") && warcio_deviation) {
                 problems.push(format!("offset {offset:?}: {t}"));
             }
         }
@@ -114,6 +115,12 @@ pub fn warcio_check(file: &Path) {
         problems.join("\n"),
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// Whether an HTTP response block begins with interim 1xx responses (100 Continue, 103 Early Hints): trawl
+/// digests the final response's entity, as WARC 1.1 says; warcio takes the first head for the response.
+fn starts_interim(block: &[u8]) -> bool {
+    block.starts_with(b"HTTP/1.1 1") || block.starts_with(b"HTTP/1.0 1")
 }
 
 /// Whether an HTTP message block declares `Transfer-Encoding: chunked`.
