@@ -4,7 +4,7 @@
 //! the path is `/`; sort the query's `key=value` pairs; drop an empty query.
 //!
 //! Deviations, for idempotence: `www.` is stripped repeatedly (`www.www.a.org` gives `a.org`), and so are
-//! query session ids.
+//! query session ids are stripped argument by argument (see [`strip_query_session_ids`]).
 
 use std::{cmp::Ordering, sync::LazyLock};
 
@@ -21,16 +21,17 @@ static PATH_SESSION_IDS: LazyLock<[Regex; 2]> = LazyLock::new(|| {
     ]
 });
 
-/// Session ids in the query, each possibly followed by `&rest`.
-static QUERY_SESSION_IDS: LazyLock<[Regex; 5]> = LazyLock::new(|| {
-    [
-        Regex::new(r"(?i)^(.*)jsessionid=[0-9a-z]{32}(?:&(.*))?$").unwrap(),
-        Regex::new(r"(?i)^(.*)phpsessid=[0-9a-z]{32}(?:&(.*))?$").unwrap(),
-        Regex::new(r"(?i)^(.*)sid=[0-9a-z]{32}(?:&(.*))?$").unwrap(),
-        Regex::new(r"(?i)^(.*)aspsessionid[a-z]{8}=[a-z]{24}(?:&(.*))?$").unwrap(),
-        Regex::new(r"(?i)^(.*)cfid=[^&]+&cftoken=[^&]+(?:&(.*))?$").unwrap(),
-    ]
+/// A query argument that ends in a session id (IA's patterns, tried earliest-first); the prefix is kept.
+static QUERY_SESSION_ARG: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)^(.*?)(?:jsessionid=[0-9a-z]{32}|phpsessid=[0-9a-z]{32}|sid=[0-9a-z]{32}",
+        r"|aspsessionid[a-z]{8}=[a-z]{24})$"
+    ))
+    .unwrap()
 });
+/// ColdFusion's pair, `CFID=...&CFTOKEN=...`, as two arguments.
+static CFID_ARG: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)^(.*?)cfid=.+$").unwrap());
+static CFTOKEN_ARG: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)^cftoken=.+$").unwrap());
 
 /// Applies IA's rules (after Google's) in place; `host_massage` strips a leading `www.`/`wwwN.`.
 pub(crate) fn apply(p: &mut Parts, host_massage: bool) {
@@ -76,25 +77,45 @@ fn strip_path_session_id(path: &str) -> String {
     path
 }
 
-/// Strips session ids, keeping what came before and after each (IA's `stripQuerySessionID`). IA strips each
-/// kind once; this repeats until none is left, so that the rule set is idempotent.
+/// Strips session ids from the query (IA's `stripQuerySessionID`), argument by argument: an argument ending in
+/// a session id keeps what came before the id, and is dropped when nothing did.
+///
+/// IA matches its patterns against the whole query, once each, so the result depends on the order of the
+/// arguments (a last-argument id leaves a `&` behind); this version is order-independent, which keeps the
+/// canonicalizer idempotent and the SURT of a query-sorted URL equal to the SURT of the URL.
 pub(crate) fn strip_query_session_ids(query: &str) -> String {
     let lower = query.to_ascii_lowercase();
     if !(lower.contains("sid") || lower.contains("sessionid") || lower.contains("cfid")) {
         return query.to_string();
     }
-    let mut q = query.to_string();
-    loop {
-        let before = q.len();
-        for re in QUERY_SESSION_IDS.iter() {
-            if let Some(c) = re.captures(&q) {
-                q = format!("{}{}", &c[1], c.get(2).map_or("", |m| m.as_str()));
+    let args: Vec<&str> = query.split('&').collect();
+    let mut kept: Vec<&str> = Vec::with_capacity(args.len());
+    let mut i = 0;
+    while i < args.len() {
+        let arg = args[i];
+        if QUERY_SESSION_ARG.is_match(arg) {
+            let mut prefix = arg;
+            while let Some(c) = QUERY_SESSION_ARG.captures(prefix) {
+                prefix = c.get(1).map_or("", |m| m.as_str());
             }
-        }
-        if q.len() == before {
-            return q;
+            if !prefix.is_empty() {
+                kept.push(prefix);
+            }
+            i += 1;
+        } else if let Some(c) = CFID_ARG.captures(arg)
+            && args.get(i + 1).is_some_and(|n| CFTOKEN_ARG.is_match(n))
+        {
+            let prefix = c.get(1).map_or("", |m| m.as_str());
+            if !prefix.is_empty() {
+                kept.push(prefix);
+            }
+            i += 2;
+        } else {
+            kept.push(arg);
+            i += 1;
         }
     }
+    kept.join("&")
 }
 
 /// Sorts the `&`-separated arguments by key, then value, with a bare key before `key=` (IA's
@@ -161,7 +182,7 @@ mod tests {
                 format!("one=two&jsessionid={id}&x=y"),
                 "one=two&x=y".to_string(),
             ),
-            (format!("one=two&phpsessid={id}"), "one=two&".to_string()),
+            (format!("one=two&phpsessid={id}"), "one=two".to_string()),
             (
                 "CFID=1169580&CFTOKEN=48630702&dtstamp=22%2F08".to_string(),
                 "dtstamp=22%2F08".to_string(),
