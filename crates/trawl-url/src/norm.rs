@@ -146,6 +146,15 @@ fn norm_string(url: &Url, tracking: &TrackingParams) -> String {
 
 /// Folds the path until nothing changes: repeated slashes, `index.*`, extensions, trailing slash.
 fn fold_path(path: &str) -> String {
+    let last = path.rsplit('/').next().unwrap_or(path);
+    if path.len() <= 1
+        || !path.ends_with('/')
+            && !last.contains('.')
+            && !last.eq_ignore_ascii_case("index")
+            && !path.contains("//")
+    {
+        return path.to_string();
+    }
     let mut p = path.to_string();
     while p.contains("//") {
         p = p.replace("//", "/");

@@ -36,6 +36,17 @@ pub(super) fn minimal_escape(s: &str) -> String {
 }
 
 fn canon_host(host: &str) -> String {
+    // The common case: a registered name the WHATWG parser already lower-cased and IDNA-encoded.
+    let plain = host
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.');
+    if plain
+        && !host.starts_with(|c: char| c == '.' || c.is_ascii_digit())
+        && !host.ends_with('.')
+        && !host.contains("..")
+    {
+        return host.to_string();
+    }
     let decoded = pct::decode_repeatedly(host);
     let text = String::from_utf8_lossy(&decoded);
     let mut h = if text.is_ascii() {

@@ -62,9 +62,17 @@ impl HeritrixRules {
 
 /// Applies the rules to an already parsed (hence normalised, fragment-free) URL string.
 pub(super) fn canonicalize(url: &str, extra: &HeritrixRules) -> String {
-    let mut s = url.to_lowercase();
-    s = USERINFO.replace(&s, "$1").into_owned();
-    while WWWN.is_match(&s) {
+    // Heritrix's UURI never carries the fragment.
+    let url = url.split_once('#').map_or(url, |(u, _)| u);
+    let mut s = if url.is_ascii() {
+        url.to_ascii_lowercase()
+    } else {
+        url.to_lowercase()
+    };
+    if s.contains('@') {
+        s = USERINFO.replace(&s, "$1").into_owned();
+    }
+    while s.contains("://www") && WWWN.is_match(&s) {
         s = WWWN.replace(&s, "$1$2").into_owned();
     }
     // Stripping an id can expose another (or a `?`/`&` the fixup removes), so repeat until stable.
@@ -174,6 +182,10 @@ mod tests {
             ("http://www.example.com/", "http://www.example.com/"),
             ("http://www3.example.com/x", "http://example.com/x"),
             ("http://www.www.example.com/x", "http://example.com/x"),
+            (
+                "http://a.org/x?sid=0123456789abcdef0123456789abcdef#f",
+                "http://a.org/x",
+            ),
             ("http://user:pw@example.com/x", "http://example.com/x"),
             ("http://a.org/x?", "http://a.org/x"),
             ("http://a.org/x?&a=1", "http://a.org/x?a=1"),
