@@ -29,6 +29,8 @@ pub struct CrawlConfig {
     /// URL classes defined inline (`[[url_class]]` tables; see docs/url-classes.md).
     #[serde(rename = "url_class")]
     pub url_classes: Vec<UrlClassDef>,
+    /// How URLs are named: uniq-key canonicalizer, tracking parameters, site rewrites.
+    pub identity: IdentityConfig,
 }
 
 /// URL class libraries and class-aware crawling.
@@ -52,6 +54,69 @@ impl Default for ClassesConfig {
             watch_interval_s: 300,
             watch_unchanged_s: 3600,
         }
+    }
+}
+
+/// URL identity settings (docs/url-identity.md).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct IdentityConfig {
+    /// The rule set of the uniq key: heritrix, whatwg, semantic, aggressive, google or ia. Default: "heritrix".
+    pub canonicalizer: String,
+    /// Heritrix's optional rule: strip `www`/`wwwN` even on slash-only pages. Default: false.
+    pub heritrix_strip_www_always: bool,
+    /// Heritrix's optional rule: collapse repeated slashes in the path. Default: false.
+    pub heritrix_strip_extra_slashes: bool,
+    /// Query parameters the normalized key drops; a trailing `*` makes a prefix. Default: utm_*, fbclid,
+    /// gclid, dclid, gbraid, wbraid, msclkid, yclid, twclid, ttclid, igshid, mc_cid, mc_eid, _ga, _gl, _hsenc,
+    /// _hsmi, mkt_tok.
+    pub tracking_params: Vec<String>,
+    /// Site rewrite rules for the canonical URL, first match wins; each pattern must match the whole URL and
+    /// `replace` may use `$1`. Default: none.
+    pub rewrites: Vec<RewriteRule>,
+}
+
+/// One site rewrite rule, e.g. `{ pattern = 'https://stackoverflow\.com/q/(\d+)', replace =
+/// 'https://stackoverflow.com/questions/$1' }`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RewriteRule {
+    /// A regex (Rust `regex` syntax) matched against the whole URL.
+    pub pattern: String,
+    /// The replacement; `$1`, `${name}` insert groups.
+    pub replace: String,
+}
+
+impl Default for IdentityConfig {
+    fn default() -> Self {
+        IdentityConfig {
+            canonicalizer: "heritrix".to_string(),
+            heritrix_strip_www_always: false,
+            heritrix_strip_extra_slashes: false,
+            tracking_params: trawl_url::norm::TrackingParams::default_names(),
+            rewrites: Vec::new(),
+        }
+    }
+}
+
+impl IdentityConfig {
+    /// The identity settings as `trawl-url` uses them; names the bad value on error.
+    pub fn build(&self) -> Result<trawl_url::Identity, String> {
+        let mut id = trawl_url::Identity::default();
+        id.canonicalizer = self
+            .canonicalizer
+            .parse()
+            .map_err(|e| format!("identity.canonicalizer: {e}"))?;
+        id.heritrix.strip_www_always = self.heritrix_strip_www_always;
+        id.heritrix.strip_extra_slashes = self.heritrix_strip_extra_slashes;
+        id.tracking = trawl_url::norm::TrackingParams::new(self.tracking_params.iter().cloned());
+        id.rewrites = self
+            .rewrites
+            .iter()
+            .map(|r| trawl_url::Rewrite::new(&r.pattern, &r.replace))
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("identity.rewrites: {e}"))?;
+        Ok(id)
     }
 }
 
@@ -319,6 +384,7 @@ impl CrawlConfig {
 
     /// Checks values that parse but make no sense together.
     pub fn validate(&self) -> Result<(), String> {
+        self.identity.build()?;
         let f = &self.frontier;
         if !(f.delay_factor.is_finite() && f.delay_factor >= 0.0) {
             return Err(format!(
@@ -429,6 +495,29 @@ mod tests {
         assert_eq!(c.fetch.max_connections_per_host, 1);
         assert_eq!(c.scope.max_hops, 20);
         assert_eq!(c.warc.compression, Compression::Gzip);
+    }
+
+    #[test]
+    fn identity_section() {
+        let c = CrawlConfig::parse("", Path::new("x.toml")).unwrap();
+        assert_eq!(c.identity.canonicalizer, "heritrix");
+        assert!(c.identity.tracking_params.contains(&"utm_*".to_string()));
+        let text = "[identity]\ncanonicalizer = \"ia\"\ntracking_params = [\"ref\"]\n\
+                    rewrites = [{ pattern = 'https://a\\.org/q/(\\d+)', replace = 'https://a.org/questions/$1' }]\n";
+        let c = CrawlConfig::parse(text, Path::new("x.toml")).unwrap();
+        let id = c.identity.build().unwrap();
+        assert_eq!(id.canonicalizer, trawl_url::canon::Canonicalizer::Ia);
+        assert_eq!(id.rewrites.len(), 1);
+        for bad in [
+            "[identity]\ncanonicalizer = \"nope\"\n",
+            "[identity]\nrewrites = [{ pattern = '(', replace = 'x' }]\n",
+            "[identity]\ncanonicaliser = \"ia\"\n",
+        ] {
+            assert!(
+                CrawlConfig::parse(bad, Path::new("x.toml")).is_err(),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The one error type of this crate.
 
-/// A URL that could not be used, with the input that caused it.
+/// A URL or identity setting that could not be used, with the input that caused it.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -19,5 +19,21 @@ pub enum Error {
         input: String,
         /// Its scheme.
         scheme: String,
+    },
+    /// A canonicalizer name that is not one of the known rule sets.
+    #[error(
+        "{name:?} is not a canonicalizer; expected one of heritrix, whatwg, semantic, aggressive, google, ia"
+    )]
+    UnknownCanonicalizer {
+        /// The name as given.
+        name: String,
+    },
+    /// A rewrite or tracking-parameter pattern that does not compile.
+    #[error("pattern {pattern:?} does not compile: {reason}")]
+    InvalidPattern {
+        /// The pattern as given.
+        pattern: String,
+        /// What the regex compiler objected to.
+        reason: String,
     },
 }

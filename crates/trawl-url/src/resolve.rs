@@ -40,6 +40,28 @@ pub fn parse_seed(input: &str) -> Result<Url, Error> {
     Ok(url)
 }
 
+/// Parses any absolute URL as the identity tools take it: surrounding whitespace is ignored, the fragment is
+/// kept, and text without a scheme (`www.example.com/a`) is read as `http://` + text. Any scheme is accepted.
+pub fn parse_lenient(input: &str) -> Result<Url, Error> {
+    let text = input.trim_matches(|c: char| c.is_ascii_whitespace() || c.is_control());
+    let parsed = match Url::parse(text) {
+        Err(url::ParseError::RelativeUrlWithoutBase) => Url::parse(&format!("http://{text}")),
+        // `host:port/path` parses as scheme `host`; read it as a host when the "path" starts with a digit.
+        Ok(url)
+            if url.cannot_be_a_base()
+                && url.path().starts_with(|c: char| c.is_ascii_digit())
+                && text.contains('.') =>
+        {
+            Url::parse(&format!("http://{text}"))
+        }
+        other => other,
+    };
+    parsed.map_err(|reason| Error::InvalidUrl {
+        input: input.to_string(),
+        reason,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -62,6 +84,20 @@ mod tests {
                 "href {href:?}"
             );
         }
+    }
+
+    #[test]
+    fn lenient() {
+        let rows = [
+            ("www.google.com", "http://www.google.com/"),
+            ("  http://a.org/x#f ", "http://a.org/x#f"),
+            ("mailto:a@b.org", "mailto:a@b.org"),
+            ("b\u{fc}cher.ch:8080", "http://xn--bcher-kva.ch:8080/"),
+        ];
+        for (input, want) in rows {
+            assert_eq!(parse_lenient(input).unwrap().as_str(), want, "{input}");
+        }
+        assert!(parse_lenient("http://").is_err());
     }
 
     #[test]

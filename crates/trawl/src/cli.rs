@@ -53,6 +53,70 @@ pub(crate) enum Command {
         #[command(subcommand)]
         command: WarcCommand,
     },
+    /// URL identity tools: canonical forms, SURTs, normalized keys (docs/url-identity.md). URLs are taken as
+    /// arguments, or one per line on stdin when none is given; one output line per input.
+    Url {
+        #[command(subcommand)]
+        command: UrlCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum UrlCommand {
+    /// Print each URL's canonical form under a rule set.
+    Canon {
+        /// The rule set: heritrix, whatwg, semantic, aggressive, google or ia.
+        #[arg(long, default_value = "heritrix")]
+        rules: String,
+        /// URLs; read from stdin when none are given.
+        urls: Vec<String>,
+    },
+    /// Print each URL's SURT. Defaults are IA's `surt` package's: CDX form, no scheme, no trailing comma,
+    /// `www` stripped, IP addresses reversed.
+    Surt {
+        /// `cdx` (`org,archive)/`) or `heritrix` (`http://(org,archive,www,)/`).
+        #[arg(long, default_value = "cdx")]
+        form: SurtForm,
+        /// CDX form: start with `scheme://(`.
+        #[arg(long)]
+        with_scheme: bool,
+        /// CDX form: end the host with a comma.
+        #[arg(long)]
+        trailing_comma: bool,
+        /// CDX form: keep a leading `www.`.
+        #[arg(long)]
+        no_host_massage: bool,
+        /// CDX form: keep IPv4 addresses in their usual order.
+        #[arg(long)]
+        no_reverse_ip: bool,
+        /// URLs; read from stdin when none are given.
+        urls: Vec<String>,
+    },
+    /// Print each URL's normalized key and its UUIDv5, separated by a tab.
+    Norm {
+        /// URLs; read from stdin when none are given.
+        urls: Vec<String>,
+    },
+    /// Print every name of each URL as one JSON object per line.
+    Explain {
+        /// A crawl.toml whose [identity] section to use.
+        #[arg(short = 'c', long = "config")]
+        config: Option<PathBuf>,
+        /// JSON output (the only format; accepted for symmetry with the other tools).
+        #[arg(long)]
+        json: bool,
+        /// URLs; read from stdin when none are given.
+        urls: Vec<String>,
+    },
+}
+
+/// The two written forms of SURT.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub(crate) enum SurtForm {
+    /// `org,archive)/goo`, as CDX indexes write it.
+    Cdx,
+    /// `http://(org,archive,www,)/goo`, as Heritrix writes it.
+    Heritrix,
 }
 
 #[derive(Debug, Subcommand)]

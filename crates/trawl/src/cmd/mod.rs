@@ -3,6 +3,7 @@
 mod crawl;
 mod robots;
 mod selftest;
+mod url;
 mod warc;
 
 use std::process::ExitCode;
@@ -10,7 +11,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use trawl_engine::CrawlConfig;
 
-use crate::cli::{Cli, Command, WarcCommand};
+use crate::cli::{Cli, Command, UrlCommand, WarcCommand};
 
 pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
@@ -21,6 +22,26 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Warc { command } => match command {
             WarcCommand::Ls { files } => warc::ls(&files),
             WarcCommand::Verify { files } => warc::verify(&files),
+        },
+        Command::Url { command } => match command {
+            UrlCommand::Canon { rules, urls } => url::canon(&rules, urls),
+            UrlCommand::Surt {
+                form,
+                with_scheme,
+                trailing_comma,
+                no_host_massage,
+                no_reverse_ip,
+                urls,
+            } => {
+                let mut opts = trawl_url::surt::SurtOptions::default();
+                opts.with_scheme = with_scheme;
+                opts.trailing_comma = trailing_comma;
+                opts.host_massage = !no_host_massage;
+                opts.reverse_ipaddr = !no_reverse_ip;
+                url::surt(form, opts, urls)
+            }
+            UrlCommand::Norm { urls } => url::norm(urls),
+            UrlCommand::Explain { config, urls, .. } => url::explain(config.as_deref(), urls),
         },
     }
 }

@@ -1,15 +1,17 @@
-//! SURT: Sort-friendly URI Reordering Transform.
-//!
-//! Host labels are reversed so that a site's URLs sort together and a string prefix names a site, a subdomain tree
-//! or a directory. This module writes the Heritrix form, `http://(org,archive,www,)/path`, which scope rules use.
+//! The Heritrix form of SURT (`org.archive.util.SURT`) and the SURT prefixes seeds imply (`SurtPrefixSet`).
 
 use std::fmt;
 
 use url::{Host, Url};
 
-/// The Heritrix-form SURT of `url`: `scheme://(reversed,host,labels,:port@userinfo)/path?query`.
+use crate::{Error, resolve::parse_lenient};
+
+/// The Heritrix-form SURT of `url`: `scheme://(reversed,host,labels,:port@userinfo)/path?query`, lower-cased
+/// throughout, as Heritrix's `SURT.fromURI` writes it.
 ///
-/// The port appears only when it is not the scheme's default; IP addresses are kept in their usual order.
+/// Each host label is followed by a comma (`(org,archive,www,)`). A dotted-quad IPv4 address is kept in its
+/// usual order without a comma (`(127.0.0.1:8080)`); an IPv6 address has no dots, so it is one label
+/// (`([::1],:8080)`). The port appears only when it is not the scheme's default. The fragment is left out.
 pub fn heritrix(url: &Url) -> String {
     let mut out = String::with_capacity(url.as_str().len() + 4);
     out.push_str(url.scheme());
@@ -21,6 +23,7 @@ pub fn heritrix(url: &Url) -> String {
         out.push('?');
         out.push_str(q);
     }
+    out.make_ascii_lowercase();
     out
 }
 
@@ -28,13 +31,14 @@ pub fn heritrix(url: &Url) -> String {
 pub fn authority(url: &Url) -> String {
     let mut out = String::new();
     push_authority(&mut out, url);
+    out.make_ascii_lowercase();
     out
 }
 
 fn push_authority(out: &mut String, url: &Url) {
     match url.host() {
         Some(Host::Domain(d)) => {
-            for label in d.rsplit('.').filter(|l| !l.is_empty()) {
+            for label in d.rsplit('.') {
                 out.push_str(label);
                 out.push(',');
             }
@@ -43,7 +47,7 @@ fn push_authority(out: &mut String, url: &Url) {
         Some(Host::Ipv6(ip)) => {
             out.push('[');
             out.push_str(&ip.to_string());
-            out.push(']');
+            out.push_str("],");
         }
         None => {}
     }
@@ -51,7 +55,7 @@ fn push_authority(out: &mut String, url: &Url) {
         out.push(':');
         out.push_str(&port.to_string());
     }
-    if !url.username().is_empty() {
+    if !url.username().is_empty() || url.password().is_some() {
         out.push('@');
         out.push_str(url.username());
         if let Some(p) = url.password() {
@@ -68,22 +72,31 @@ fn push_authority(out: &mut String, url: &Url) {
 pub struct SurtPrefix(String);
 
 impl SurtPrefix {
-    /// The prefix a seed implies: its SURT up to and including the last `/` of the path
+    /// The prefix a parsed seed implies: its SURT up to and including the last `/`
     /// (`http://www.archive.org/a/b.html` gives `http://(org,archive,www,)/a/`).
     pub fn from_seed(seed: &Url) -> SurtPrefix {
-        let surt = http_surt(seed);
-        let path_start = surt.find(")/").map_or(surt.len(), |i| i + 1);
-        let cut = surt[path_start..]
-            .split(['?'])
-            .next()
-            .and_then(|path| path.rfind('/'))
-            .map_or(surt.len(), |i| path_start + i + 1);
-        SurtPrefix(surt[..cut].to_string())
+        SurtPrefix(as_prefix(http_surt(seed)))
     }
 
-    /// Takes a prefix written by an operator, in SURT form already.
+    /// The prefix a seed as written implies, by Heritrix's rules (`SurtPrefixSet.prefixFromPlainForceHttp`):
+    /// a bare host is read as `http://host`; https is folded to http; everything after the last `/` is cut;
+    /// and when no `/` follows the host, the closing `)` is left off too, so that the prefix also admits
+    /// subdomains: `www.archive.org` gives `http://(org,archive,www,` but `www.archive.org/` gives
+    /// `http://(org,archive,www,)/`.
+    pub fn from_plain(seed: &str) -> Result<SurtPrefix, Error> {
+        let text = seed.trim();
+        let url = parse_lenient(text)?;
+        let mut surt = http_surt(&url);
+        let written = text.split('#').next().unwrap_or("");
+        if !written.ends_with('/') && surt.ends_with('/') && url.query().is_none() {
+            surt.pop();
+        }
+        Ok(SurtPrefix(as_prefix(surt)))
+    }
+
+    /// Takes a prefix written by an operator, in SURT form already; lower-cased as Heritrix does.
     pub fn new(prefix: impl Into<String>) -> SurtPrefix {
-        SurtPrefix(prefix.into())
+        SurtPrefix(prefix.into().to_lowercase())
     }
 
     /// Whether `url` lies inside this prefix.
@@ -97,17 +110,29 @@ impl SurtPrefix {
     }
 }
 
+/// Heritrix's `SurtPrefixSet.asPrefix`: cut after the last `/` when the SURT has a path (anywhere, even in the
+/// query, as Heritrix's greedy pattern does); with no path, drop the closing `)`.
+fn as_prefix(mut surt: String) -> String {
+    let after_scheme = surt.find("//").map_or(0, |i| i + 2);
+    if let Some(i) = surt[after_scheme..].rfind('/') {
+        surt.truncate(after_scheme + i + 1);
+    } else if let Some(i) = surt.rfind(')') {
+        surt.remove(i);
+    }
+    surt
+}
+
 impl fmt::Display for SurtPrefix {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
     }
 }
 
-/// The Heritrix SURT with the scheme folded to `http`.
+/// The Heritrix SURT with an `https` scheme folded to `http`.
 fn http_surt(url: &Url) -> String {
     let surt = heritrix(url);
-    match surt.split_once("://") {
-        Some((_, rest)) => format!("http://{rest}"),
+    match surt.strip_prefix("https://") {
+        Some(rest) => format!("http://{rest}"),
         None => surt,
     }
 }
@@ -132,7 +157,9 @@ mod tests {
                 "https://(org,archive,:8443)/a?b=1",
             ),
             ("http://127.0.0.1:4000/x", "http://(127.0.0.1:4000)/x"),
+            ("http://[::1]:8080/x", "http://([::1],:8080)/x"),
             ("http://u:p@a.b/", "http://(b,a,@u:p)/"),
+            ("http://a.org/Path?Q=A", "http://(org,a,)/path?q=a"),
         ];
         for (input, want) in rows {
             assert_eq!(heritrix(&u(input)), want, "{input}");
@@ -147,11 +174,32 @@ mod tests {
                 "https://www.archive.org/a/b.html",
                 "http://(org,archive,www,)/a/",
             ),
-            ("http://a.org/a/b/?x=/y/", "http://(org,a,)/a/b/"),
+            ("http://a.org/a/b/?x=/y/", "http://(org,a,)/a/b/?x=/y/"),
+            ("http://a.org/a/b?x=1", "http://(org,a,)/a/"),
         ];
         for (seed, want) in rows {
             assert_eq!(SurtPrefix::from_seed(&u(seed)).as_str(), want, "{seed}");
         }
+    }
+
+    #[test]
+    fn plain_prefixes() {
+        let rows = [
+            ("www.archive.org", "http://(org,archive,www,"),
+            ("www.archive.org/", "http://(org,archive,www,)/"),
+            ("https://archive.org", "http://(org,archive,"),
+            ("archive.org/docs/x.html", "http://(org,archive,)/docs/"),
+            ("http://archive.org/docs", "http://(org,archive,)/"),
+        ];
+        for (seed, want) in rows {
+            assert_eq!(
+                SurtPrefix::from_plain(seed).unwrap().as_str(),
+                want,
+                "{seed}"
+            );
+        }
+        let open = SurtPrefix::from_plain("archive.org").unwrap();
+        assert!(open.contains(&u("http://web.archive.org/x")));
     }
 
     #[test]

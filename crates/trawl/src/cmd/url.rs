@@ -1,0 +1,103 @@
+//! `trawl url canon|surt|norm|explain`: the identity tools. One output line per input; an input that is not a
+//! URL gets an error line on stderr, and the exit status is 1 at the end.
+
+use std::{
+    io::{BufRead, Write},
+    path::Path,
+    process::ExitCode,
+};
+
+use anyhow::Context;
+use trawl_engine::CrawlConfig;
+use trawl_url::{
+    CanonicalHints, Identity, Url,
+    canon::Canonicalizer,
+    parse_lenient,
+    surt::{self, SurtOptions},
+};
+
+use crate::cli::SurtForm;
+
+/// Runs `line` on each input (arguments, or stdin lines when there are none) and prints what it returns.
+fn each(urls: Vec<String>, line: impl Fn(&str, &Url) -> String) -> anyhow::Result<ExitCode> {
+    let inputs: Box<dyn Iterator<Item = std::io::Result<String>>> = if urls.is_empty() {
+        Box::new(std::io::stdin().lock().lines())
+    } else {
+        Box::new(urls.into_iter().map(Ok))
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut bad = false;
+    for input in inputs {
+        let input = input.context("reading URLs from stdin")?;
+        if input.trim().is_empty() {
+            continue;
+        }
+        match parse_lenient(&input) {
+            Ok(url) => writeln!(out, "{}", line(&input, &url))?,
+            Err(e) => {
+                out.flush()?;
+                eprintln!("trawl: {e}");
+                bad = true;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(if bad {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+pub(crate) fn canon(rules: &str, urls: Vec<String>) -> anyhow::Result<ExitCode> {
+    let c: Canonicalizer = rules.parse()?;
+    each(urls, |_, u| c.canonicalize(u))
+}
+
+pub(crate) fn surt(
+    form: SurtForm,
+    opts: SurtOptions,
+    urls: Vec<String>,
+) -> anyhow::Result<ExitCode> {
+    each(urls, |_, u| match form {
+        SurtForm::Cdx => surt::cdx(u, &opts),
+        SurtForm::Heritrix => surt::heritrix(u),
+    })
+}
+
+pub(crate) fn norm(urls: Vec<String>) -> anyhow::Result<ExitCode> {
+    let id = Identity::default();
+    each(urls, |_, u| {
+        let key = id.norm(u);
+        format!("{}\t{}", key.as_str(), key.uuid())
+    })
+}
+
+pub(crate) fn explain(config: Option<&Path>, urls: Vec<String>) -> anyhow::Result<ExitCode> {
+    let id = match config {
+        Some(path) => CrawlConfig::load(path)?
+            .identity
+            .build()
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?,
+        None => Identity::default(),
+    };
+    each(urls, |input, u| {
+        let e = id.explain(u, CanonicalHints::none());
+        serde_json::json!({
+            "input": input,
+            "raw": e.raw.as_str(),
+            "canonical": e.canonical.as_str(),
+            "canonical_source": e.canonical_source.name(),
+            "uniq_key": e.uniq_key,
+            "canonicalizer": id.canonicalizer.name(),
+            "surt": e.surt,
+            "surt_heritrix": e.surt_heritrix,
+            "norm": e.norm.as_str(),
+            "norm_uuid": e.norm.uuid().to_string(),
+            "version_template": e.version_template.as_ref().map(|t| t.template.as_str()),
+            "version": e.version_template.as_ref().map(|t| t.version.as_str()),
+        })
+        .to_string()
+    })
+}

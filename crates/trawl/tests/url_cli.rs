@@ -1,0 +1,151 @@
+//! `trawl url ...` run as a user would: arguments, stdin, exit status.
+
+use std::{
+    io::Write,
+    process::{Command, Stdio},
+};
+
+/// Runs the binary with `args` and `stdin`; returns (exit code, stdout, stderr).
+fn run(args: &[&str], stdin: &str) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn surt_defaults_are_ia_surts() {
+    let (code, out, _) = run(
+        &["url", "surt", "http://www.archive.org/goo/?a=2&b&a=1"],
+        "",
+    );
+    assert_eq!((code, out.as_str()), (0, "org,archive)/goo?a=1&a=2&b\n"));
+    let (_, out, _) = run(
+        &[
+            "url",
+            "surt",
+            "--with-scheme",
+            "--trailing-comma",
+            "--no-host-massage",
+            "http://www.example.com/",
+        ],
+        "",
+    );
+    assert_eq!(out, "http://(com,example,www,)/\n");
+    let (_, out, _) = run(
+        &["url", "surt", "--form", "heritrix"],
+        "http://www.archive.org/goo/\n\nhttp://127.0.0.1:8080/\n",
+    );
+    assert_eq!(
+        out,
+        "http://(org,archive,www,)/goo/\nhttp://(127.0.0.1:8080)/\n"
+    );
+}
+
+#[test]
+fn canon_reads_stdin_and_reports_bad_inputs() {
+    let (code, out, err) = run(
+        &["url", "canon", "--rules", "aggressive"],
+        "https://www.Example.com/A?b=1&a=2\nhttp://exa mple.com/\nwww12.foo.com\n",
+    );
+    assert_eq!(code, 1);
+    assert_eq!(out, "http://example.com/a?a=2&b=1\nhttp://foo.com/\n");
+    assert!(err.contains("exa mple.com"), "{err}");
+    let (code, _, err) = run(&["url", "canon", "--rules", "nope", "http://a.org/"], "");
+    assert_ne!(code, 0);
+    assert!(err.contains("nope"), "{err}");
+}
+
+#[test]
+fn norm_prints_key_and_uuid() {
+    let (code, out, _) = run(
+        &[
+            "url",
+            "norm",
+            "https://example.com/document/index.aspx",
+            "http://www.example.com/document.html",
+            "http://example.com/document/?utm_source=ref",
+        ],
+        "",
+    );
+    assert_eq!(code, 0);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3);
+    assert!(lines.iter().all(|l| *l == lines[0]), "{out}");
+    let (key, uuid) = lines[0].split_once('\t').unwrap();
+    assert_eq!(key, "http://example.com/document");
+    assert_eq!(uuid.len(), 36);
+}
+
+#[test]
+fn explain_prints_every_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("crawl.toml");
+    std::fs::write(
+        &cfg,
+        "[identity]\ncanonicalizer = \"ia\"\nrewrites = [{ pattern = 'https://docs\\.python\\.org/(\\d)/(.*)', replace = 'https://docs.python.org/3.12/$2' }]\n",
+    )
+    .unwrap();
+    let (code, out, _) = run(
+        &[
+            "url",
+            "explain",
+            "-c",
+            cfg.to_str().unwrap(),
+            "--json",
+            "https://docs.python.org/3/library/datetime.html#x",
+            "::",
+        ],
+        "",
+    );
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    for field in [
+        "input",
+        "raw",
+        "canonical",
+        "uniq_key",
+        "surt",
+        "surt_heritrix",
+        "norm",
+        "norm_uuid",
+        "version_template",
+    ] {
+        assert!(v.get(field).is_some(), "{field} missing from {v}");
+    }
+    assert_eq!(
+        v["input"],
+        "https://docs.python.org/3/library/datetime.html#x"
+    );
+    assert_eq!(
+        v["canonical"],
+        "https://docs.python.org/3.12/library/datetime.html"
+    );
+    assert_eq!(
+        v["uniq_key"],
+        "https://docs.python.org/3.12/library/datetime.html"
+    );
+    assert_eq!(v["surt"], "org,python,docs)/3.12/library/datetime.html");
+    assert_eq!(
+        v["version_template"],
+        "https://docs.python.org/%s/library/datetime.html"
+    );
+    let (_, out, _) = run(&["url", "explain", "--json", "http://a.org/x"], "");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert!(v["version_template"].is_null());
+}
