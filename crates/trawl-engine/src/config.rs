@@ -171,6 +171,8 @@ pub struct FrontierConfig {
     /// Most URIs scheduled for one host (queue) in the whole crawl; 0 means no limit. Beyond it URIs are
     /// logged with -5003. Default: 0.
     pub max_uris_per_host: u64,
+    /// A checkpoint is written every this many seconds; 0 means only on request and at the end. Default: 0.
+    pub checkpoint_interval_s: u64,
 }
 
 impl Default for FrontierConfig {
@@ -183,6 +185,7 @@ impl Default for FrontierConfig {
             max_retries: 3,
             retry_delay_ms: 30_000,
             max_uris_per_host: 0,
+            checkpoint_interval_s: 0,
         }
     }
 }

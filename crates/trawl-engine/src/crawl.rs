@@ -36,14 +36,20 @@ use crate::{
     write::WarcSink,
 };
 
-/// A handle to stop a running crawl from outside (Ctrl-C, the web UI).
+/// A handle to steer a running crawl from outside (Ctrl-C, the web UI): stop it, or ask for a checkpoint.
 #[derive(Debug, Clone, Default)]
 pub struct StopHandle {
     flag: Arc<AtomicBool>,
     notify: Arc<Notify>,
+    checkpoint: Arc<AtomicBool>,
 }
 
 impl StopHandle {
+    /// Asks for a checkpoint at the next tick (within a second).
+    pub fn request_checkpoint(&self) {
+        self.checkpoint.store(true, Ordering::SeqCst);
+    }
+
     /// Asks the crawl to stop: URIs in flight finish, archives are closed, reports written.
     pub fn stop(&self) {
         self.flag.store(true, Ordering::SeqCst);
@@ -87,6 +93,7 @@ pub struct Crawl {
     job: Job,
     config: CrawlConfig,
     seeds: Vec<Url>,
+    repaired: Vec<trawl_warc::Repaired>,
 }
 
 struct Shared {
@@ -138,12 +145,48 @@ impl Crawl {
             message,
         })?;
         let job = Job::create(job_dir)?;
+        if job.frontier_dir().exists() {
+            return Err(Error::JobExists(job_dir.to_path_buf()));
+        }
         job.write_file(&job.config_path(), &config.to_toml())?;
         Ok(Crawl {
             job,
             config,
             seeds: parsed,
+            repaired: Vec::new(),
         })
+    }
+
+    /// Reopens a job to continue it: its config, its frontier as of the moment it stopped (or, with
+    /// `checkpoint`, as of that checkpoint: a name under `JOB/checkpoints/`, or `latest`), and its archives,
+    /// whose `.open` files left by a crash are cut after their last complete record and closed.
+    pub fn resume(job_dir: &std::path::Path, checkpoint: Option<&str>) -> Result<Crawl, Error> {
+        let job = Job::create(job_dir)?;
+        let config = CrawlConfig::load(&job.config_path())?;
+        if let Some(name) = checkpoint {
+            let cp = crate::checkpoint::find(&job, name)?;
+            crate::checkpoint::restore(&job, &cp)?;
+        } else if !job.frontier_dir().exists() {
+            return Err(Error::NothingToResume(job_dir.to_path_buf()));
+        }
+        let repaired = crate::checkpoint::repair_warcs(&job)?;
+        let seeds = config
+            .seeds
+            .urls
+            .iter()
+            .map(|s| trawl_url::parse_seed(s))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Crawl {
+            job,
+            config,
+            seeds,
+            repaired,
+        })
+    }
+
+    /// WARC files a resume found left open by a crash and repaired.
+    pub fn repaired(&self) -> &[trawl_warc::Repaired] {
+        &self.repaired
     }
 
     /// The job directory.
@@ -180,8 +223,12 @@ impl Crawl {
         let warc = WarcSink::new(self.job.warc_dir(), &self.config.warc, warcinfo)?;
         let log = CrawlLog::open(&self.job.logs_dir().join("crawl.log"))?;
         let budget = Some(self.config.frontier.max_uris_per_host).filter(|&b| b > 0);
-        let mut frontier =
-            Frontier::new(self.config.fetch.max_connections_per_host).with_budget(budget);
+        let mut frontier = Frontier::open(
+            &self.job.frontier_dir(),
+            self.config.fetch.max_connections_per_host,
+        )
+        .map_err(|e| Error::Frontier(e.to_string()))?
+        .with_budget(budget);
         let canon = Canonicalizer::default();
         let classes = self
             .config
@@ -193,8 +240,8 @@ impl Crawl {
         for seed in &self.seeds {
             let mut uri = CrawlUri::seed(seed.clone(), String::new());
             apply_identity(&classes, canon, &mut uri);
-            let key = uri.uniq_key.clone();
-            frontier.schedule(&surt::authority(&uri.url), &key, uri);
+            // On a resumed job the seeds are already known: scheduling them again does nothing.
+            frontier.schedule(&surt::authority(&uri.url), uri);
         }
         let shared = Arc::new(Shared {
             scope: Scope::default_for(&self.seeds, &self.config.scope),
@@ -228,13 +275,26 @@ impl Crawl {
             let shared = shared.clone();
             let on_progress = on_progress.clone();
             let progress_log = self.job.logs_dir().join("progress.log");
+            let job = self.job.clone();
+            let interval = self.config.frontier.checkpoint_interval_s;
             tokio::spawn(async move {
                 let mut tick = 0u64;
                 loop {
                     tokio::time::sleep(Duration::from_secs(1)).await;
+                    // Commit the frontier's recent changes: a crash loses at most about a second of work,
+                    // which is fetched again on resume.
+                    if let Err(e) = lock(&shared.frontier).flush() {
+                        shared.fail(e.to_string());
+                    }
                     let snap = shared.snapshot();
                     on_progress(&snap);
                     tick += 1;
+                    let due = interval > 0 && tick.is_multiple_of(interval);
+                    if (due || shared.stop.checkpoint.swap(false, Ordering::SeqCst))
+                        && let Err(e) = checkpoint(&shared, &job)
+                    {
+                        shared.fail(e.to_string());
+                    }
                     if tick.is_multiple_of(5) {
                         append_line(
                             &progress_log,
@@ -252,6 +312,11 @@ impl Crawl {
         }
         ticker.abort();
 
+        // A clean shutdown ends with a checkpoint (the archives roll over with it).
+        let checkpointed = checkpoint(&shared, &self.job);
+        if let Err(e) = checkpointed {
+            shared.fail(e.to_string());
+        }
         let warcs = shared.warc.close();
         let fatal = lock(&shared.fatal).take();
         let ending = match (&fatal, &warcs) {
@@ -285,6 +350,15 @@ impl Crawl {
     }
 }
 
+/// Writes a checkpoint: the frontier's consistent copy and the crawl's counters, after rolling the archives
+/// over so that every WARC named in it is closed.
+fn checkpoint(shared: &Shared, job: &Job) -> Result<std::path::PathBuf, Error> {
+    shared.warc.close()?;
+    let snap = shared.snapshot();
+    let mut frontier = lock(&shared.frontier);
+    crate::checkpoint::write(job, &mut frontier, &snap)
+}
+
 fn append_line(path: &std::path::Path, line: &str) {
     use std::io::Write;
     if let Ok(mut f) = std::fs::File::options()
@@ -310,11 +384,32 @@ async fn worker(shared: Arc<Shared>, id: usize) {
             return;
         }
         let next = lock(&shared.frontier).next(Instant::now());
+        let next = match next {
+            Ok(next) => next,
+            Err(e) => {
+                shared.fail(e.to_string());
+                return;
+            }
+        };
         match next {
             Next::Ready(taken) => {
-                let queue = taken.queue.clone();
-                let delay = process(&shared, taken, id).await;
-                lock(&shared.frontier).finished(&queue, Instant::now(), delay);
+                let (queue, ticket) = (taken.queue.clone(), taken.ticket);
+                let outcome = process(&shared, taken, id).await;
+                let mut frontier = lock(&shared.frontier);
+                frontier.finished(
+                    &queue,
+                    ticket,
+                    outcome.status,
+                    Instant::now(),
+                    outcome.delay,
+                );
+                // Committed at once (a write to the OS, no fsync): after a kill, only URIs in flight are
+                // fetched again.
+                let flushed = frontier.flush();
+                drop(frontier);
+                if let Err(e) = flushed {
+                    shared.fail(e.to_string());
+                }
                 shared.wake.notify_waiters();
             }
             Next::WaitUntil(at) => {
@@ -351,9 +446,9 @@ impl Shared {
     fn snapshot(&self) -> Snapshot {
         let mut snap = self.stats.snapshot();
         let f = lock(&self.frontier);
-        snap.queued = f.queued() as u64;
+        snap.queued = f.queued();
         snap.in_flight = f.in_flight() as u64;
-        snap.discovered = f.discovered() as u64;
+        snap.discovered = f.discovered();
         snap.active_queues = f.active_queues() as u64;
         snap
     }
@@ -393,11 +488,13 @@ impl Shared {
     }
 }
 
-/// Runs one URI through the pipeline; returns how long its queue must now wait.
-async fn process(shared: &Arc<Shared>, taken: Taken<CrawlUri>, worker: usize) -> Duration {
+/// Runs one URI through the pipeline; returns how long its queue must now wait and, when the URI is done, its
+/// final status.
+async fn process(shared: &Arc<Shared>, taken: Taken<CrawlUri>, worker: usize) -> Outcome {
     let Taken {
         item: mut uri,
         queue,
+        ..
     } = taken;
     let host = uri.url.host_str().unwrap_or_default().to_string();
 
@@ -409,9 +506,8 @@ async fn process(shared: &Arc<Shared>, taken: Taken<CrawlUri>, worker: usize) ->
         let mut child = uri.child(api, String::new(), Hop::Inferred);
         child.api_for = Some(uri.canonical.clone().unwrap_or_else(|| uri.url.clone()));
         apply_identity(&shared.classes, shared.canon, &mut child);
-        let key = child.uniq_key.clone();
-        lock(&shared.frontier).schedule(&surt::authority(&child.url), &key, child);
-        return Duration::ZERO;
+        lock(&shared.frontier).schedule(&surt::authority(&child.url), child);
+        return Outcome::wait(Duration::ZERO);
     }
 
     // prefetch: robots.txt is a prerequisite of every page of an origin.
@@ -437,7 +533,7 @@ async fn process(shared: &Arc<Shared>, taken: Taken<CrawlUri>, worker: usize) ->
         Err(e) => {
             if retries_left && e.is_retryable() {
                 lock(&shared.frontier).schedule_first(&queue, uri);
-                return retry_delay;
+                return Outcome::wait(retry_delay);
             }
             if let UriKind::Robots { origin, .. } = &uri.kind {
                 if let FetchError::Refused(..) = e {
@@ -452,7 +548,7 @@ async fn process(shared: &Arc<Shared>, taken: Taken<CrawlUri>, worker: usize) ->
                 notes.push(format!("{}t", uri.tries));
             }
             log_failure(shared, &uri, e.status(), worker, &host, &notes);
-            return shared.politeness(&origin, fetched.duration);
+            return Outcome::done(shared.politeness(&origin, fetched.duration), e.status());
         }
         Ok(resp) => resp,
     };
@@ -527,7 +623,7 @@ async fn process(shared: &Arc<Shared>, taken: Taken<CrawlUri>, worker: usize) ->
     // write
     if let Err(e) = blocking(|| shared.warc.write_fetch(&uri, &fetched, resp, &outlinks)) {
         shared.fail(e.to_string());
-        return Duration::ZERO;
+        return Outcome::wait(Duration::ZERO);
     }
 
     let mut delay = shared.politeness(&origin, fetched.duration);
@@ -540,7 +636,7 @@ async fn process(shared: &Arc<Shared>, taken: Taken<CrawlUri>, worker: usize) ->
     }
     if try_later && retries_left {
         lock(&shared.frontier).schedule_first(&queue, uri);
-        return delay.max(retry_delay);
+        return Outcome::wait(delay.max(retry_delay));
     }
 
     // post: crawl.log, stats, outlinks back through scope.
@@ -587,15 +683,14 @@ async fn process(shared: &Arc<Shared>, taken: Taken<CrawlUri>, worker: usize) ->
                 if let Some(next) = predicted {
                     let mut child = uri.child(next, String::new(), Hop::Inferred);
                     apply_identity(&shared.classes, shared.canon, &mut child);
-                    let key = child.uniq_key.clone();
-                    lock(&shared.frontier).schedule(&surt::authority(&child.url), &key, child);
+                    lock(&shared.frontier).schedule(&surt::authority(&child.url), child);
                 }
             }
             UrlKind::Watchable => watch_again(shared, &uri, resp.status, &digest),
             _ => {}
         }
     }
-    delay
+    Outcome::done(delay, i32::from(resp.status))
 }
 
 /// Sets a URI's identity from the URL classes: a matching class's server form is fetched, its normalised
@@ -658,18 +753,43 @@ fn watch_again(shared: &Arc<Shared>, uri: &CrawlUri, status: u16, digest: &str) 
     });
 }
 
+/// What became of a URI taken from the frontier.
+#[derive(Debug, Clone, Copy)]
+struct Outcome {
+    /// How long its queue now waits.
+    delay: Duration,
+    /// Its final status when it is done (logged), `None` when it went back into the frontier.
+    status: Option<i32>,
+}
+
+impl Outcome {
+    fn wait(delay: Duration) -> Outcome {
+        Outcome {
+            delay,
+            status: None,
+        }
+    }
+
+    fn done(delay: Duration, status: i32) -> Outcome {
+        Outcome {
+            delay,
+            status: Some(status),
+        }
+    }
+}
+
 /// RFC 9309 asks crawlers to follow at least five redirects for robots.txt.
 const MAX_ROBOTS_REDIRECTS: u8 = 5;
 
-/// The robots.txt gate before fetching a page. `None` lets the page through; `Some(wait)` means the page was
-/// dealt with (blocked and logged, or put back behind its robots.txt) and its queue waits `wait`.
+/// The robots.txt gate before fetching a page. `None` lets the page through; `Some(outcome)` means the page
+/// was dealt with: blocked and logged, or put back behind its robots.txt.
 fn robots_gate(
     shared: &Shared,
     uri: &mut CrawlUri,
     queue: &str,
     worker: usize,
     host: &str,
-) -> Option<Duration> {
+) -> Option<Outcome> {
     let origin = origin(&uri.url);
     let mut robots = lock(&shared.robots);
     match robots.get(&origin) {
@@ -684,18 +804,18 @@ fn robots_gate(
             };
             drop(robots);
             log_failure(shared, uri, status, worker, host, &[]);
-            Some(Duration::ZERO)
+            Some(Outcome::done(Duration::ZERO, status))
         }
         Some(RobotsState::Refused(why)) => {
             let notes = [why.clone()];
             drop(robots);
             log_failure(shared, uri, status::ADDRESS_REFUSED, worker, host, &notes);
-            Some(Duration::ZERO)
+            Some(Outcome::done(Duration::ZERO, status::ADDRESS_REFUSED))
         }
         Some(RobotsState::Pending) => {
             drop(robots);
             lock(&shared.frontier).requeue(queue, uri.clone());
-            Some(Duration::from_millis(50))
+            Some(Outcome::wait(Duration::from_millis(50)))
         }
         _ => {
             robots.insert(origin, RobotsState::Pending);
@@ -705,7 +825,7 @@ fn robots_gate(
             f.mark_seen(&shared.canon.canonicalize(&prereq.url));
             f.schedule_first(queue, uri.clone());
             f.schedule_first(queue, prereq);
-            Some(Duration::ZERO)
+            Some(Outcome::wait(Duration::ZERO))
         }
     }
 }
@@ -879,8 +999,7 @@ fn schedule_outlinks(
         let mut f = lock(&shared.frontier);
         for child in accepted {
             let queue = surt::authority(&child.url);
-            let key = child.uniq_key.clone();
-            match f.schedule(&queue, &key, child.clone()) {
+            match f.schedule(&queue, child.clone()) {
                 Scheduled::Queued => queued += 1,
                 Scheduled::OverBudget => over_budget.push(child),
                 Scheduled::Duplicate => {}

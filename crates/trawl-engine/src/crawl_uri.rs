@@ -112,3 +112,99 @@ pub(crate) fn origin(url: &Url) -> String {
         url.port_or_known_default().unwrap_or(0)
     )
 }
+
+/// The on-disk form of a queued URI (the frontier keeps queues on disk): a version byte, then the fields.
+impl trawl_frontier::Item for CrawlUri {
+    fn uniq_key(&self) -> &str {
+        &self.uniq_key
+    }
+
+    fn encode(&self, out: &mut Vec<u8>) {
+        let mut put = |s: &str| {
+            out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+            out.extend_from_slice(s.as_bytes());
+        };
+        put(self.url.as_str());
+        put(&self.uniq_key);
+        put(&self.hop_path);
+        put(self.via.as_ref().map_or("", Url::as_str));
+        put(self.canonical.as_ref().map_or("", Url::as_str));
+        put(self.api_for.as_ref().map_or("", Url::as_str));
+        let (kind, origin, redirects) = match &self.kind {
+            UriKind::Page => (0u8, "", 0u8),
+            UriKind::Robots { origin, redirects } => (1, origin.as_str(), *redirects),
+        };
+        put(origin);
+        out.push(kind);
+        out.push(redirects);
+        out.push(u8::from(self.is_seed));
+        out.extend_from_slice(&self.tries.to_le_bytes());
+        out.extend_from_slice(&self.revisit.to_le_bytes());
+    }
+
+    fn decode(bytes: &[u8]) -> Option<Self> {
+        let mut at = 0;
+        let mut take = |n: usize| {
+            let s = bytes.get(at..at + n)?;
+            at += n;
+            Some(s)
+        };
+        let mut strings = Vec::with_capacity(7);
+        for _ in 0..7 {
+            let len = u32::from_le_bytes(take(4)?.try_into().ok()?) as usize;
+            strings.push(std::str::from_utf8(take(len)?).ok()?.to_string());
+        }
+        let kind = take(1)?[0];
+        let redirects = take(1)?[0];
+        let is_seed = take(1)?[0] == 1;
+        let tries = u32::from_le_bytes(take(4)?.try_into().ok()?);
+        let revisit = u32::from_le_bytes(take(4)?.try_into().ok()?);
+        let url_opt = |s: &str| (!s.is_empty()).then(|| Url::parse(s).ok()).flatten();
+        Some(CrawlUri {
+            url: Url::parse(&strings[0]).ok()?,
+            uniq_key: strings[1].clone(),
+            hop_path: strings[2].clone(),
+            via: url_opt(&strings[3]),
+            canonical: url_opt(&strings[4]),
+            api_for: url_opt(&strings[5]),
+            kind: match kind {
+                0 => UriKind::Page,
+                _ => UriKind::Robots {
+                    origin: strings[6].clone(),
+                    redirects,
+                },
+            },
+            is_seed,
+            tries,
+            revisit,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use trawl_frontier::Item;
+
+    use super::*;
+
+    #[test]
+    fn round_trips_through_bytes() {
+        let seed = CrawlUri::seed(Url::parse("http://a.org/").unwrap(), "http://a.org/".into());
+        let mut child = seed.child(
+            Url::parse("http://a.org/x?y").unwrap(),
+            "k".into(),
+            Hop::Embed,
+        );
+        child.canonical = Some(Url::parse("http://a.org/x").unwrap());
+        child.tries = 2;
+        child.revisit = 3;
+        let robots = child.robots_prerequisite();
+        for uri in [seed, child, robots] {
+            let mut bytes = Vec::new();
+            uri.encode(&mut bytes);
+            let back = CrawlUri::decode(&bytes).unwrap();
+            assert_eq!(format!("{back:?}"), format!("{uri:?}"));
+        }
+        assert!(CrawlUri::decode(b"\x05\x00\x00\x00abc").is_none());
+    }
+}

@@ -28,6 +28,18 @@ pub enum Error {
     /// The crawl was given no seeds.
     #[error("no seeds: give seed URLs on the command line or in the config's `seeds` list")]
     NoSeeds,
+    /// `trawl crawl` was pointed at a job that already holds a crawl.
+    #[error("{} already holds a crawl: continue it with `trawl resume {}`, or give a new --job directory", .0.display(), .0.display())]
+    JobExists(PathBuf),
+    /// `trawl resume` was pointed at a directory with no crawl state.
+    #[error("{} holds no crawl to resume (no state/frontier); start one with `trawl crawl --job`", .0.display())]
+    NothingToResume(PathBuf),
+    /// The frontier's store failed.
+    #[error("{0}")]
+    Frontier(String),
+    /// A checkpoint could not be found, written or restored.
+    #[error("checkpoint: {0}")]
+    Checkpoint(String),
     /// A WARC could not be written.
     #[error("writing WARC: {0}")]
     Warc(String),

@@ -53,6 +53,16 @@ impl Job {
         self.root.join("state")
     }
 
+    /// `JOB/state/frontier/`: the frontier's store.
+    pub fn frontier_dir(&self) -> PathBuf {
+        self.state_dir().join("frontier")
+    }
+
+    /// `JOB/checkpoints/`.
+    pub fn checkpoints_dir(&self) -> PathBuf {
+        self.root.join("checkpoints")
+    }
+
     /// `JOB/warcs/`.
     pub fn warc_dir(&self) -> PathBuf {
         self.root.join("warcs")

@@ -1,21 +1,28 @@
-//! Per-queue FIFOs and the politeness clock.
+//! The frontier: per-queue FIFOs, the politeness clock, budgets and the uniq filter, in memory or on disk.
 
 use std::{
     cmp::Reverse,
-    collections::{BinaryHeap, HashMap, VecDeque},
+    collections::{BinaryHeap, HashMap, HashSet},
+    path::Path,
     time::{Duration, Instant},
 };
 
-use crate::UniqFilter;
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::{
+    Error, Item,
+    queue::{Control, Entry, Queue, QueueInfo, SEQ_MIDDLE},
+    store::{Store, Which, item_key, split_item_key},
+};
 
 /// What a worker gets when it asks for work.
 #[derive(Debug)]
 pub enum Next<T> {
-    /// An item to process now; hand its queue back with [`Frontier::finished`].
+    /// An item to process now; hand it back with [`Frontier::finished`].
     Ready(Taken<T>),
     /// Nothing may be fetched before this instant (politeness), but items are waiting.
     WaitUntil(Instant),
-    /// Every non-empty queue is at its connection limit; ask again after a `finished`.
+    /// Items wait, but every queue holding them is at its connection limit, paused or retired.
     Busy,
     /// No item is queued or in flight anywhere: the crawl is done.
     Empty,
@@ -32,56 +39,132 @@ pub enum Scheduled {
     OverBudget,
 }
 
-/// An item taken from a queue.
+/// What is known of a URL, by its uniq key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UrlStatus {
+    /// Never scheduled.
+    Unknown,
+    /// Queued or being fetched.
+    Queued,
+    /// Finished with this status.
+    Done(i32),
+}
+
+/// An item taken from a queue, and the ticket that hands it back.
 #[derive(Debug)]
 pub struct Taken<T> {
     /// The item.
     pub item: T,
     /// The key of the queue it came from.
     pub queue: String,
+    /// Identifies the item's record until it is finished.
+    pub ticket: Ticket,
 }
 
-#[derive(Debug)]
-struct Queue<T> {
-    items: VecDeque<T>,
-    in_flight: usize,
-    /// The earliest instant the next item may be taken.
-    not_before: Instant,
-    /// Whether the queue's key is in the ready heap (at most once).
-    in_heap: bool,
+/// Identifies a taken item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ticket {
+    seq: u64,
+    fp: u64,
 }
 
 /// The frontier: one FIFO per politeness key, ready queues ordered by their next allowed fetch time.
+///
+/// With a store ([`Frontier::open`]) every queued item and every uniq key is on disk and only a few items per
+/// queue are in memory; [`Frontier::in_memory`] keeps everything in memory (tests, tools).
 #[derive(Debug)]
 pub struct Frontier<T> {
+    store: Option<Store>,
     queues: HashMap<String, Queue<T>>,
+    next_queue_id: u32,
     /// Queues with items and spare connections, by their `not_before`; the sequence number keeps FIFO order
     /// among equal instants.
     ready: BinaryHeap<Reverse<(Instant, u64, String)>>,
-    seq: u64,
-    uniq: UniqFilter,
+    tick: u64,
+    /// Fingerprints of uniq keys: all of them in memory mode; with a store, those not yet committed.
+    seen: HashSet<u64>,
     per_queue: usize,
-    /// Most items one queue may ever be given (`None`: no limit), and what each queue was given so far.
     budget: Option<u64>,
-    spent: HashMap<String, u64>,
-    queued: usize,
+    head_max: usize,
+    queued: u64,
     in_flight: usize,
+    discovered: u64,
+    dirty: HashSet<String>,
 }
 
-impl<T> Frontier<T> {
-    /// A frontier allowing `per_queue` items of one queue in flight at once (politeness: 1).
-    pub fn new(per_queue: usize) -> Frontier<T> {
+/// Items of one queue kept in memory when a store holds the rest.
+const HEAD_MAX: usize = 32;
+
+fn fingerprint(key: &str) -> u64 {
+    xxh3_64(key.as_bytes())
+}
+
+impl<T: Item> Frontier<T> {
+    /// An in-memory frontier allowing `per_queue` items of one queue in flight at once (politeness: 1).
+    pub fn in_memory(per_queue: usize) -> Frontier<T> {
         Frontier {
+            store: None,
             queues: HashMap::new(),
+            next_queue_id: 0,
             ready: BinaryHeap::new(),
-            seq: 0,
-            uniq: UniqFilter::default(),
+            tick: 0,
+            seen: HashSet::new(),
             per_queue: per_queue.max(1),
             budget: None,
-            spent: HashMap::new(),
+            head_max: usize::MAX,
             queued: 0,
             in_flight: 0,
+            discovered: 0,
+            dirty: HashSet::new(),
         }
+    }
+
+    /// Opens the on-disk frontier in `dir` (creating it), restoring every queue and item: items that were in
+    /// flight when the process stopped are queued again.
+    pub fn open(dir: &Path, per_queue: usize) -> Result<Frontier<T>, Error> {
+        let store = Store::open(dir)?;
+        let now = Instant::now();
+        let mut f = Frontier::in_memory(per_queue);
+        f.head_max = HEAD_MAX;
+        let mut by_id: HashMap<u32, String> = HashMap::new();
+        for kv in store.queues.iter() {
+            let (k, v) = kv.into_inner().map_err(|e| store.err(e))?;
+            let name = String::from_utf8(k.to_vec()).map_err(|_| Error::Corrupt {
+                path: store.path().to_path_buf(),
+                what: "queue name",
+            })?;
+            let q = Queue::from_record(&v, now).ok_or_else(|| Error::Corrupt {
+                path: store.path().to_path_buf(),
+                what: "queue",
+            })?;
+            f.next_queue_id = f.next_queue_id.max(q.id + 1);
+            by_id.insert(q.id, name.clone());
+            f.queues.insert(name, q);
+        }
+        for kv in store.items.iter() {
+            let key = kv.key().map_err(|e| store.err(e))?;
+            let (id, seq) = split_item_key(&key).ok_or_else(|| Error::Corrupt {
+                path: store.path().to_path_buf(),
+                what: "item key",
+            })?;
+            let Some(q) = by_id.get(&id).and_then(|n| f.queues.get_mut(n)) else {
+                return Err(Error::Corrupt {
+                    path: store.path().to_path_buf(),
+                    what: "item of unknown queue",
+                });
+            };
+            q.len += 1;
+            q.front_seq = q.front_seq.min(seq.saturating_sub(1));
+            q.back_seq = q.back_seq.max(seq + 1);
+            f.queued += 1;
+        }
+        f.discovered = store.seen.len().map_err(|e| store.err(e))? as u64;
+        f.store = Some(store);
+        let names: Vec<String> = f.queues.keys().cloned().collect();
+        for name in names {
+            f.enqueue_if_ready(&name);
+        }
+        Ok(f)
     }
 
     /// Limits every queue to `budget` scheduled items in all (prerequisites and retries not counted).
@@ -90,56 +173,109 @@ impl<T> Frontier<T> {
         self
     }
 
-    /// Queues `item` at the back of `queue` unless `uniq_key` was scheduled before or the queue is over budget.
-    pub fn schedule(&mut self, queue: &str, uniq_key: &str, item: T) -> Scheduled {
-        if self.uniq.contains(uniq_key) {
-            return Scheduled::Duplicate;
-        }
-        let spent = self.spent.entry(queue.to_string()).or_default();
-        if self.budget.is_some_and(|b| *spent >= b) {
-            return Scheduled::OverBudget;
-        }
-        *spent += 1;
-        self.uniq.add(uniq_key);
-        self.push(queue, item, false);
-        Scheduled::Queued
-    }
-
-    /// Queues `item` at the front of `queue`, bypassing the uniq filter: for prerequisites and for an item
-    /// put back to wait for one.
-    pub fn schedule_first(&mut self, queue: &str, item: T) {
-        self.push(queue, item, true);
-    }
-
-    /// Queues `item` at the back of `queue`, bypassing the uniq filter: for an item that must wait its turn again.
-    pub fn requeue(&mut self, queue: &str, item: T) {
-        self.push(queue, item, false);
-    }
-
     /// Whether `uniq_key` was scheduled or marked seen.
     pub fn is_seen(&self, uniq_key: &str) -> bool {
-        self.uniq.contains(uniq_key)
+        self.seen_fp(fingerprint(uniq_key))
+    }
+
+    fn seen_fp(&self, fp: u64) -> bool {
+        self.seen.contains(&fp)
+            || self
+                .store
+                .as_ref()
+                .is_some_and(|s| s.seen.contains_key(fp.to_be_bytes()).unwrap_or(false))
     }
 
     /// Marks `uniq_key` as seen without queueing anything; returns whether it was new.
     pub fn mark_seen(&mut self, uniq_key: &str) -> bool {
-        self.uniq.add(uniq_key)
+        let fp = fingerprint(uniq_key);
+        if self.seen_fp(fp) {
+            return false;
+        }
+        self.add_seen(fp);
+        true
     }
 
-    fn push(&mut self, key: &str, item: T, front: bool) {
-        let now = Instant::now();
-        let q = self.queues.entry(key.to_string()).or_insert_with(|| Queue {
-            items: VecDeque::new(),
-            in_flight: 0,
-            not_before: now,
-            in_heap: false,
-        });
-        if front {
-            q.items.push_front(item);
-        } else {
-            q.items.push_back(item);
+    fn add_seen(&mut self, fp: u64) {
+        self.seen.insert(fp);
+        self.discovered += 1;
+        if let Some(store) = &mut self.store {
+            store.put(Which::Seen, fp.to_be_bytes().to_vec(), Vec::new());
         }
+    }
+
+    /// Queues `item` at the back of `queue` unless its uniq key was scheduled before or the queue is over
+    /// budget.
+    pub fn schedule(&mut self, queue: &str, item: T) -> Scheduled {
+        let fp = fingerprint(item.uniq_key());
+        if self.seen_fp(fp) {
+            return Scheduled::Duplicate;
+        }
+        let budget = self.budget;
+        let q = self.queue_mut(queue);
+        if q.budget.or(budget).is_some_and(|b| q.spent >= b) {
+            return Scheduled::OverBudget;
+        }
+        q.spent += 1;
+        self.dirty.insert(queue.to_string());
+        self.add_seen(fp);
+        self.push(queue, fp, item, false);
+        Scheduled::Queued
+    }
+
+    /// Queues `item` at the front of `queue`, bypassing the uniq filter: for prerequisites, retries and an
+    /// item put back to wait for one.
+    pub fn schedule_first(&mut self, queue: &str, item: T) {
+        let fp = fingerprint(item.uniq_key());
+        self.push(queue, fp, item, true);
+    }
+
+    /// Queues `item` at the back of `queue`, bypassing the uniq filter: for an item that must wait its turn
+    /// again (a revisit).
+    pub fn requeue(&mut self, queue: &str, item: T) {
+        let fp = fingerprint(item.uniq_key());
+        self.push(queue, fp, item, false);
+    }
+
+    fn queue_mut(&mut self, key: &str) -> &mut Queue<T> {
+        if !self.queues.contains_key(key) {
+            let q = Queue::new(self.next_queue_id, Instant::now());
+            self.next_queue_id += 1;
+            self.queues.insert(key.to_string(), q);
+            self.dirty.insert(key.to_string());
+        }
+        self.queues.get_mut(key).expect("inserted above")
+    }
+
+    fn push(&mut self, key: &str, fp: u64, item: T, front: bool) {
+        let head_max = self.head_max;
+        let has_store = self.store.is_some();
+        let q = self.queue_mut(key);
+        let seq = if front {
+            q.front_seq -= 1;
+            q.front_seq + 1
+        } else {
+            q.back_seq += 1;
+            q.back_seq - 1
+        };
+        let id = q.id;
+        let mut bytes = None;
+        if has_store {
+            let mut v = fp.to_be_bytes().to_vec();
+            item.encode(&mut v);
+            bytes = Some(v);
+        }
+        let entry = Entry { seq, fp, item };
+        if front {
+            q.head.push_front(entry);
+        } else if !has_store || (q.head.len() as u64 == q.len && q.head.len() < head_max) {
+            q.head.push_back(entry);
+        }
+        q.len += 1;
         self.queued += 1;
+        if let (Some(store), Some(v)) = (&mut self.store, bytes) {
+            store.put(Which::Items, item_key(id, seq), v);
+        }
         self.enqueue_if_ready(key);
     }
 
@@ -147,57 +283,290 @@ impl<T> Frontier<T> {
         let Some(q) = self.queues.get_mut(key) else {
             return;
         };
-        if !q.in_heap && !q.items.is_empty() && q.in_flight < self.per_queue {
+        if !q.in_heap
+            && q.len > 0
+            && q.in_flight.len() < self.per_queue
+            && q.control == Control::Active
+        {
             q.in_heap = true;
-            self.seq += 1;
+            self.tick += 1;
             self.ready
-                .push(Reverse((q.not_before, self.seq, key.to_string())));
+                .push(Reverse((q.not_before, self.tick, key.to_string())));
         }
     }
 
     /// The next item whose queue may be fetched from at `now`.
-    pub fn next(&mut self, now: Instant) -> Next<T> {
-        let Some(Reverse((at, _, _))) = self.ready.peek() else {
-            return if self.queued == 0 && self.in_flight == 0 {
-                Next::Empty
-            } else {
-                Next::Busy
+    pub fn next(&mut self, now: Instant) -> Result<Next<T>, Error> {
+        loop {
+            let Some(Reverse((at, _, _))) = self.ready.peek() else {
+                return Ok(if self.queued == 0 && self.in_flight == 0 {
+                    Next::Empty
+                } else {
+                    Next::Busy
+                });
             };
-        };
-        if *at > now {
-            return Next::WaitUntil(*at);
+            if *at > now {
+                return Ok(Next::WaitUntil(*at));
+            }
+            let Reverse((_, _, key)) = self.ready.pop().expect("peeked");
+            let Some(q) = self.queues.get_mut(&key) else {
+                continue;
+            };
+            q.in_heap = false;
+            if q.control != Control::Active || q.len == 0 {
+                continue;
+            }
+            if q.not_before > now {
+                // delayed after it was pushed (an operator's change): take its new place
+                self.enqueue_if_ready(&key);
+                continue;
+            }
+            if q.head.is_empty() {
+                self.refill(&key)?;
+            }
+            let q = self.queues.get_mut(&key).expect("exists");
+            let Some(entry) = q.head.pop_front() else {
+                return Err(Error::Corrupt {
+                    path: self
+                        .store
+                        .as_ref()
+                        .map(|s| s.path().to_path_buf())
+                        .unwrap_or_default(),
+                    what: "queue shorter than its count",
+                });
+            };
+            q.len -= 1;
+            q.in_flight.insert(entry.seq);
+            self.queued -= 1;
+            self.in_flight += 1;
+            self.enqueue_if_ready(&key);
+            return Ok(Next::Ready(Taken {
+                item: entry.item,
+                queue: key,
+                ticket: Ticket {
+                    seq: entry.seq,
+                    fp: entry.fp,
+                },
+            }));
         }
-        let Reverse((_, _, key)) = self.ready.pop().expect("peeked");
-        let q = self.queues.get_mut(&key).expect("ready queues exist");
-        q.in_heap = false;
-        let item = q.items.pop_front().expect("ready queues are not empty");
-        q.in_flight += 1;
-        self.queued -= 1;
-        self.in_flight += 1;
-        self.enqueue_if_ready(&key);
-        Next::Ready(Taken { item, queue: key })
     }
 
-    /// Hands back a queue after processing one of its items: it may be fetched from again after `delay`.
-    pub fn finished(&mut self, queue: &str, now: Instant, delay: Duration) {
-        if let Some(q) = self.queues.get_mut(queue) {
-            q.in_flight = q.in_flight.saturating_sub(1);
-            q.not_before = q.not_before.max(now + delay);
-            self.in_flight = self.in_flight.saturating_sub(1);
-            if q.items.is_empty() && q.in_flight == 0 && !q.in_heap {
-                // An idle queue keeps its politeness clock until it is dropped here; a new item for the same
-                // host within `delay` would otherwise be fetched too early, so keep it only while it matters.
-                if q.not_before <= now {
-                    self.queues.remove(queue);
-                }
-                return;
+    /// Loads the next items of a queue from disk into memory.
+    fn refill(&mut self, key: &str) -> Result<(), Error> {
+        let Some(store) = &mut self.store else {
+            return Ok(());
+        };
+        store.commit()?;
+        let q = self.queues.get_mut(key).expect("caller checked");
+        let (from, to) = (item_key(q.id, 0), item_key(q.id, u64::MAX));
+        for kv in store.items.range(from..=to) {
+            if q.head.len() >= self.head_max {
+                break;
             }
-            self.enqueue_if_ready(queue);
+            let (k, v) = kv.into_inner().map_err(|e| store.err(e))?;
+            let (_, seq) = split_item_key(&k).ok_or_else(|| store.err("bad item key"))?;
+            if q.in_flight.contains(&seq) {
+                continue;
+            }
+            let corrupt = || Error::Corrupt {
+                path: store.path().to_path_buf(),
+                what: "item",
+            };
+            let fp = u64::from_be_bytes(
+                v.get(..8)
+                    .ok_or_else(corrupt)?
+                    .try_into()
+                    .map_err(|_| corrupt())?,
+            );
+            let item = T::decode(&v[8..]).ok_or_else(corrupt)?;
+            q.head.push_back(Entry { seq, fp, item });
         }
+        Ok(())
+    }
+
+    /// Hands back a taken item: its record is removed (with its final `status`, if any, kept for lookups),
+    /// and its queue may be fetched from again after `delay` (or the operator's delay for that queue).
+    pub fn finished(
+        &mut self,
+        queue: &str,
+        ticket: Ticket,
+        status: Option<i32>,
+        now: Instant,
+        delay: Duration,
+    ) {
+        let Some(q) = self.queues.get_mut(queue) else {
+            return;
+        };
+        if q.in_flight.remove(&ticket.seq) {
+            self.in_flight = self.in_flight.saturating_sub(1);
+        }
+        let delay = q.delay.unwrap_or(delay);
+        q.not_before = q.not_before.max(now + delay);
+        let id = q.id;
+        // A finished item's uniq key is seen from now on, even if it came in bypassing the filter
+        // (a prerequisite); with a store, its final status is kept for lookups.
+        if status.is_some() && !self.seen_fp(ticket.fp) {
+            self.add_seen(ticket.fp);
+        }
+        if let Some(store) = &mut self.store {
+            store.delete(Which::Items, item_key(id, ticket.seq));
+            if let Some(status) = status {
+                store.put(
+                    Which::Seen,
+                    ticket.fp.to_be_bytes().to_vec(),
+                    status.to_be_bytes().to_vec(),
+                );
+            }
+        }
+        self.enqueue_if_ready(queue);
+        if self.store.as_ref().is_some_and(Store::wants_commit) {
+            // A failure here surfaces at the next explicit flush.
+            let _ = self.flush();
+        }
+    }
+
+    /// Commits every change so far to disk (atomically, surviving the process being killed). Call it often
+    /// (the engine does several times a second); without a store it does nothing.
+    pub fn flush(&mut self) -> Result<(), Error> {
+        let Some(store) = &mut self.store else {
+            return Ok(());
+        };
+        for name in self.dirty.drain() {
+            if let Some(q) = self.queues.get(&name) {
+                store.put(Which::Queues, name.into_bytes(), q.record());
+            }
+        }
+        store.commit()?;
+        self.seen.clear();
+        Ok(())
+    }
+
+    /// Flushes and fsyncs: for checkpoints and a clean shutdown.
+    pub fn sync(&mut self) -> Result<(), Error> {
+        self.flush()?;
+        match &mut self.store {
+            Some(store) => store.sync(),
+            None => Ok(()),
+        }
+    }
+
+    /// Flushes, then writes a consistent copy of the store into `dir`, which [`Frontier::open`] can open
+    /// later (a checkpoint). Fails without a store.
+    pub fn checkpoint_to(&mut self, dir: &Path) -> Result<(), Error> {
+        self.flush()?;
+        match &self.store {
+            Some(store) => store.copy_to(dir),
+            None => Err(Error::Store {
+                path: dir.to_path_buf(),
+                message: "an in-memory frontier cannot be checkpointed".into(),
+            }),
+        }
+    }
+
+    /// What is known of `uniq_key`.
+    pub fn lookup(&self, uniq_key: &str) -> UrlStatus {
+        let fp = fingerprint(uniq_key);
+        if self.seen.contains(&fp) {
+            return UrlStatus::Queued;
+        }
+        match self
+            .store
+            .as_ref()
+            .and_then(|s| s.seen.get(fp.to_be_bytes()).ok().flatten())
+        {
+            None => UrlStatus::Unknown,
+            Some(v) if v.len() == 4 => {
+                UrlStatus::Done(i32::from_be_bytes(v[..4].try_into().expect("4 bytes")))
+            }
+            Some(_) => UrlStatus::Queued,
+        }
+    }
+
+    /// Every queue that ever held an item, with its state now, busiest first.
+    pub fn queue_infos(&self, now: Instant) -> Vec<QueueInfo> {
+        let mut infos: Vec<QueueInfo> = self
+            .queues
+            .iter()
+            .map(|(name, q)| QueueInfo {
+                name: name.clone(),
+                state: q.state(now, self.per_queue, self.budget),
+                queued: q.len,
+                in_flight: q.in_flight.len(),
+                spent: q.spent,
+                budget: q.budget.or(self.budget),
+                delay: q.delay,
+                wait: q.not_before.saturating_duration_since(now),
+            })
+            .collect();
+        infos.sort_by(|a, b| b.queued.cmp(&a.queued).then_with(|| a.name.cmp(&b.name)));
+        infos
+    }
+
+    /// Pauses, unpauses (`Control::Active`) or retires a queue; false if there is no such queue.
+    pub fn set_control(&mut self, queue: &str, control: Control) -> bool {
+        let Some(q) = self.queues.get_mut(queue) else {
+            return false;
+        };
+        q.control = control;
+        self.dirty.insert(queue.to_string());
+        self.enqueue_if_ready(queue);
+        true
+    }
+
+    /// Sets (or with `None` clears) an operator's politeness delay for a queue, replacing the computed one.
+    pub fn set_delay(&mut self, queue: &str, delay: Option<Duration>) -> bool {
+        let Some(q) = self.queues.get_mut(queue) else {
+            return false;
+        };
+        q.delay = delay;
+        if let Some(d) = delay {
+            q.not_before = q.not_before.min(Instant::now() + d);
+        }
+        self.dirty.insert(queue.to_string());
+        true
+    }
+
+    /// Sets (or with `None` clears) a queue's own budget.
+    pub fn set_budget(&mut self, queue: &str, budget: Option<u64>) -> bool {
+        let Some(q) = self.queues.get_mut(queue) else {
+            return false;
+        };
+        q.budget = budget;
+        self.dirty.insert(queue.to_string());
+        true
+    }
+
+    /// Drops every waiting item of a queue (items in flight finish); returns how many were dropped.
+    pub fn delete_queued(&mut self, queue: &str) -> Result<u64, Error> {
+        let Some(q) = self.queues.get_mut(queue) else {
+            return Ok(0);
+        };
+        let dropped = q.len;
+        q.head.clear();
+        q.len = 0;
+        self.queued -= dropped;
+        if let Some(store) = &mut self.store {
+            store.commit()?;
+            let (from, to) = (item_key(q.id, 0), item_key(q.id, u64::MAX));
+            let mut keys = Vec::new();
+            for kv in store.items.range(from..=to) {
+                let k = kv.key().map_err(|e| store.err(e))?;
+                if let Some((_, seq)) = split_item_key(&k)
+                    && !q.in_flight.contains(&seq)
+                {
+                    keys.push(k.to_vec());
+                }
+            }
+            for k in keys {
+                store.delete(Which::Items, k);
+            }
+            store.commit()?;
+        }
+        Ok(dropped)
     }
 
     /// Items waiting in queues (not counting those in flight).
-    pub fn queued(&self) -> usize {
+    pub fn queued(&self) -> u64 {
         self.queued
     }
 
@@ -210,88 +579,22 @@ impl<T> Frontier<T> {
     pub fn active_queues(&self) -> usize {
         self.queues
             .values()
-            .filter(|q| !q.items.is_empty() || q.in_flight > 0)
+            .filter(|q| q.len > 0 || !q.in_flight.is_empty())
             .count()
     }
 
-    /// Distinct uniq keys scheduled so far.
-    pub fn discovered(&self) -> usize {
-        self.uniq.len()
+    /// Distinct uniq keys scheduled or marked seen so far.
+    pub fn discovered(&self) -> u64 {
+        self.discovered
+    }
+
+    /// Bytes the store takes on disk (0 in memory).
+    pub fn disk_bytes(&self) -> u64 {
+        self.store.as_ref().map_or(0, Store::disk_bytes)
     }
 }
+
+const _: () = assert!(SEQ_MIDDLE > 1 << 62);
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn one_queue_is_polite() {
-        let mut f = Frontier::new(1);
-        let t0 = Instant::now() + Duration::from_millis(5);
-        f.schedule("a", "a/1", 1);
-        f.schedule("a", "a/2", 2);
-        f.schedule("b", "b/1", 3);
-        assert_eq!(f.schedule("b", "b/1", 4), Scheduled::Duplicate);
-        let Next::Ready(x) = f.next(t0) else { panic!() };
-        assert_eq!((x.item, x.queue.as_str()), (1, "a"));
-        // queue a is busy: b is next
-        let Next::Ready(y) = f.next(t0) else { panic!() };
-        assert_eq!(y.item, 3);
-        assert!(matches!(f.next(t0), Next::Busy));
-        f.finished("a", t0, Duration::from_secs(2));
-        match f.next(t0) {
-            Next::WaitUntil(at) => assert_eq!(at, t0 + Duration::from_secs(2)),
-            other => panic!("{other:?}"),
-        }
-        let Next::Ready(z) = f.next(t0 + Duration::from_secs(2)) else {
-            panic!()
-        };
-        assert_eq!(z.item, 2);
-        f.finished("a", t0, Duration::ZERO);
-        f.finished("b", t0, Duration::ZERO);
-        assert!(matches!(f.next(t0 + Duration::from_secs(9)), Next::Empty));
-    }
-
-    #[test]
-    fn prerequisites_go_first_and_bypass_uniq() {
-        let mut f = Frontier::new(1);
-        f.schedule("a", "a/page", "page");
-        f.schedule_first("a", "robots");
-        let now = Instant::now() + Duration::from_millis(1);
-        let Next::Ready(x) = f.next(now) else {
-            panic!()
-        };
-        assert_eq!(x.item, "robots");
-        assert_eq!(f.schedule("a", "a/page", "dup"), Scheduled::Duplicate);
-        assert_eq!(f.discovered(), 1);
-    }
-
-    #[test]
-    fn budgets_cap_each_queue() {
-        let mut f = Frontier::new(1).with_budget(Some(2));
-        assert_eq!(f.schedule("a", "1", 1), Scheduled::Queued);
-        assert_eq!(f.schedule("a", "2", 2), Scheduled::Queued);
-        assert_eq!(f.schedule("a", "3", 3), Scheduled::OverBudget);
-        assert_eq!(f.schedule("b", "3", 3), Scheduled::Queued);
-        f.schedule_first("a", 9); // prerequisites are not counted
-        assert_eq!(f.queued(), 4);
-        // an over-budget key was not marked seen: another queue may still take it
-        assert_eq!(f.schedule("c", "3", 3), Scheduled::Duplicate);
-    }
-
-    #[test]
-    fn politeness_survives_an_empty_queue() {
-        let mut f = Frontier::new(1);
-        let t0 = Instant::now();
-        f.schedule("a", "1", 1);
-        let Next::Ready(_) = f.next(t0 + Duration::from_millis(1)) else {
-            panic!()
-        };
-        f.finished("a", t0, Duration::from_secs(5));
-        f.schedule("a", "2", 2);
-        assert!(matches!(
-            f.next(t0 + Duration::from_secs(1)),
-            Next::WaitUntil(_)
-        ));
-    }
-}
+mod tests;

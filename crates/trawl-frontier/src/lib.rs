@@ -1,31 +1,36 @@
 //! The frontier: which URI to fetch next, and when, without being rude to any host.
 //!
-//! - [`Frontier`] holds one FIFO [queue](Frontier::schedule) per politeness key (by default a SURT authority),
-//!   and orders ready queues by the time each may next be fetched from;
-//! - [`UniqFilter`] remembers which uniq keys were already scheduled, as 64-bit xxh3 fingerprints;
-//! - [`Next`] is what a worker gets when it asks for work.
-//!
-//! The store is in memory for now; the persistent store comes with its own issue. The frontier is generic over
-//! the item it queues, so it knows nothing of the engine's `CrawlUri`.
+//! - [`Frontier`] holds one FIFO queue per politeness key (by default a SURT authority) and orders ready queues
+//!   by the time each may next be fetched from; [`Next`] is what a worker gets when it asks for work and
+//!   [`Taken`] what it hands back with [`Frontier::finished`];
+//! - the queued [`Item`]s and the uniq filter live in an embedded store on disk ([`Frontier::open`]), so memory
+//!   holds only the head of each queue and a crawl survives being killed; [`Frontier::in_memory`] keeps
+//!   everything in memory;
+//! - operators inspect and steer queues: [`QueueInfo`], [`Control`], budgets and delays.
 //!
 //! ```
 //! use std::time::{Duration, Instant};
 //! use trawl_frontier::{Frontier, Next, Scheduled};
-//! let mut f = Frontier::new(1);
-//! assert_eq!(f.schedule("com,example,", "http://example.com/", "seed"), Scheduled::Queued);
-//! assert_eq!(f.schedule("com,example,", "http://example.com/", "again"), Scheduled::Duplicate);
+//! let mut f = Frontier::in_memory(1);
+//! assert_eq!(f.schedule("com,example,", "http://example.com/".to_string()), Scheduled::Queued);
+//! assert_eq!(f.schedule("com,example,", "http://example.com/".to_string()), Scheduled::Duplicate);
 //! let now = Instant::now();
-//! let Next::Ready(item) = f.next(now) else { panic!() };
-//! assert_eq!(item.item, "seed");
-//! f.finished(&item.queue, now, Duration::from_secs(3));
-//! assert!(matches!(f.next(now), Next::Empty));
+//! let Next::Ready(taken) = f.next(now).unwrap() else { panic!() };
+//! assert_eq!(taken.item, "http://example.com/");
+//! f.finished(&taken.queue, taken.ticket, Some(200), now, Duration::from_secs(3));
+//! assert!(matches!(f.next(now).unwrap(), Next::Empty));
 //! ```
 #![deny(missing_docs)]
 
+mod error;
 mod frontier;
-mod uniq;
+mod item;
+mod queue;
+mod store;
 
 pub use crate::{
-    frontier::{Frontier, Next, Scheduled, Taken},
-    uniq::UniqFilter,
+    error::Error,
+    frontier::{Frontier, Next, Scheduled, Taken, Ticket, UrlStatus},
+    item::Item,
+    queue::{Control, QueueInfo, QueueState},
 };

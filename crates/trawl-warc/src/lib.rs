@@ -43,6 +43,7 @@ pub use crate::{
     ls::ls_line,
     reader::{ReadRecord, Reader, open},
     record::{Record, format_date},
+    repair::{Repaired, repair},
     verify::{VerifyError, VerifySummary, verify},
     writer::{Compression, Span, Writer, WriterConfig, Written},
 };
@@ -55,5 +56,6 @@ mod ls;
 mod naming;
 mod reader;
 mod record;
+mod repair;
 mod verify;
 mod writer;

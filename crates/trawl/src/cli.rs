@@ -25,6 +25,14 @@ pub(crate) enum Command {
         #[arg(long)]
         job: Option<PathBuf>,
     },
+    /// Continue a job stopped by Ctrl-C or killed: from where it stopped, or from a checkpoint.
+    Resume {
+        /// The job directory.
+        job: PathBuf,
+        /// Roll back to this checkpoint (a name under JOB/checkpoints/, or `latest`) instead of the live state.
+        #[arg(long)]
+        checkpoint: Option<String>,
+    },
     /// Validate a crawl.toml: syntax, types, unknown keys and values that contradict each other.
     Check {
         /// The config file.

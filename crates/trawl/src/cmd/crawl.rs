@@ -24,13 +24,42 @@ pub(crate) fn crawl(
     let job = job.unwrap_or_else(|| default_job_dir(seeds.first().or(config.seeds.urls.first())));
     let crawl = Crawl::new(&job, config, &seeds)?;
     eprintln!("trawl: crawling into {}", job.display());
+    run(crawl, &job)
+}
+
+/// `trawl resume`: continue a stopped or crashed job, from its live state or a named checkpoint.
+pub(crate) fn resume(job: PathBuf, checkpoint: Option<String>) -> anyhow::Result<ExitCode> {
+    let crawl = Crawl::resume(&job, checkpoint.as_deref())?;
+    for r in crawl.repaired() {
+        match &r.path {
+            Some(p) => eprintln!(
+                "trawl: repaired {} ({} complete records kept, {} bytes of a torn record cut)",
+                p.display(),
+                r.records,
+                r.cut
+            ),
+            None => eprintln!(
+                "trawl: removed a WARC with no complete record ({} bytes)",
+                r.cut
+            ),
+        }
+    }
+    eprintln!("trawl: resuming {}", job.display());
+    run(crawl, &job)
+}
+
+/// Runs a prepared crawl with a progress display; Ctrl-C stops it cleanly (with a checkpoint).
+fn run(crawl: Crawl, job: &std::path::Path) -> anyhow::Result<ExitCode> {
     let rt = runtime()?;
     let summary = rt.block_on(async {
         let stop = StopHandle::default();
         let on_ctrl_c = stop.clone();
         tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
-                eprintln!("\ntrawl: stopping: finishing URIs in flight and closing archives (Ctrl-C again to abort)");
+                eprintln!(
+                    "\ntrawl: stopping: finishing URIs in flight, writing a checkpoint, closing archives \
+                     (Ctrl-C again to abort; `trawl resume` continues either way)"
+                );
                 on_ctrl_c.stop();
                 if tokio::signal::ctrl_c().await.is_ok() {
                     std::process::exit(130);

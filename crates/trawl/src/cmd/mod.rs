@@ -16,6 +16,7 @@ use crate::cli::{Cli, Command, UrlCommand, WarcCommand};
 pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Crawl { seeds, config, job } => crawl::crawl(seeds, config, job),
+        Command::Resume { job, checkpoint } => crawl::resume(job, checkpoint),
         Command::Check { config } => check(&config),
         Command::Selftest { keep } => selftest::selftest(keep),
         Command::Robots { agent, file, urls } => robots::robots(&agent, &file, &urls),

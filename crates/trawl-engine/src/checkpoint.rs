@@ -1,0 +1,125 @@
+//! Checkpoints: a consistent copy of a job's frontier and counters under `JOB/checkpoints/cpNNNNN-TIMESTAMP/`,
+//! and what resuming needs (finding and restoring one, repairing archives a crash left open).
+
+use std::path::{Path, PathBuf};
+
+use trawl_frontier::Frontier;
+
+use crate::{CrawlUri, Error, job::Job, stats::Snapshot};
+
+/// Writes the next checkpoint of `job` and returns its folder.
+pub(crate) fn write(
+    job: &Job,
+    frontier: &mut Frontier<CrawlUri>,
+    snap: &Snapshot,
+) -> Result<PathBuf, Error> {
+    let dir = job.checkpoints_dir();
+    std::fs::create_dir_all(&dir).map_err(|source| Error::Io {
+        path: dir.clone(),
+        source,
+    })?;
+    let n = list(job).len() + 1;
+    let name = format!("cp{n:05}-{}", chrono::Utc::now().format("%Y%m%d%H%M%S"));
+    let cp = dir.join(&name);
+    frontier
+        .checkpoint_to(&cp.join("frontier"))
+        .map_err(|e| Error::Checkpoint(e.to_string()))?;
+    let meta = serde_json::json!({
+        "name": name,
+        "written": chrono::Utc::now().to_rfc3339(),
+        "finished": snap.finished,
+        "succeeded": snap.succeeded,
+        "failed": snap.failed,
+        "queued": snap.queued,
+        "discovered": snap.discovered,
+        "wire_bytes": snap.wire_bytes,
+    });
+    job.write_file(&cp.join("checkpoint.json"), &format!("{meta:#}\n"))?;
+    Ok(cp)
+}
+
+/// The job's checkpoints, oldest first.
+pub fn list(job: &Job) -> Vec<PathBuf> {
+    let mut cps: Vec<PathBuf> = std::fs::read_dir(job.checkpoints_dir())
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.join("checkpoint.json").exists())
+                .collect()
+        })
+        .unwrap_or_default();
+    cps.sort();
+    cps
+}
+
+/// The checkpoint called `name` (or the newest, for `latest`).
+pub(crate) fn find(job: &Job, name: &str) -> Result<PathBuf, Error> {
+    let all = list(job);
+    let found = if name == "latest" {
+        all.last().cloned()
+    } else {
+        all.iter()
+            .find(|p| p.file_name().is_some_and(|f| f == name))
+            .cloned()
+    };
+    found.ok_or_else(|| {
+        let names: Vec<String> = all
+            .iter()
+            .filter_map(|p| p.file_name().map(|f| f.to_string_lossy().into_owned()))
+            .collect();
+        Error::Checkpoint(format!(
+            "{} has no checkpoint {name:?}; it has: {}",
+            job.root().display(),
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
+        ))
+    })
+}
+
+/// Replaces the job's live frontier with the checkpoint's copy.
+pub(crate) fn restore(job: &Job, checkpoint: &Path) -> Result<(), Error> {
+    let live = job.frontier_dir();
+    if live.exists() {
+        std::fs::remove_dir_all(&live).map_err(|source| Error::Io {
+            path: live.clone(),
+            source,
+        })?;
+    }
+    copy_dir(&checkpoint.join("frontier"), &live)
+}
+
+fn copy_dir(from: &Path, to: &Path) -> Result<(), Error> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| Error::Io { path, source }
+    };
+    std::fs::create_dir_all(to).map_err(io(to))?;
+    for entry in std::fs::read_dir(from).map_err(io(from))? {
+        let entry = entry.map_err(io(from))?;
+        let target = to.join(entry.file_name());
+        if entry.file_type().map_err(io(&entry.path()))?.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target).map_err(io(&target))?;
+        }
+    }
+    Ok(())
+}
+
+/// Cuts every `.open` WARC of the job after its last complete record and closes it.
+pub(crate) fn repair_warcs(job: &Job) -> Result<Vec<trawl_warc::Repaired>, Error> {
+    let dir = job.warc_dir();
+    let mut repaired = Vec::new();
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Ok(repaired);
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "open") {
+            repaired.push(trawl_warc::repair(&path).map_err(|e| Error::Warc(e.to_string()))?);
+        }
+    }
+    Ok(repaired)
+}

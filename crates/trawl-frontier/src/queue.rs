@@ -1,0 +1,180 @@
+//! One politeness queue: its place in memory (a few head items) and its settings.
+
+use std::{
+    collections::{HashSet, VecDeque},
+    time::{Duration, Instant},
+};
+
+/// A queued item with its position and uniq fingerprint.
+#[derive(Debug)]
+pub(crate) struct Entry<T> {
+    pub(crate) seq: u64,
+    pub(crate) fp: u64,
+    pub(crate) item: T,
+}
+
+/// What an operator set on a queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Control {
+    /// Fetching as usual. Default.
+    #[default]
+    Active,
+    /// Held by an operator: nothing is taken until it is unpaused.
+    Paused,
+    /// Retired by an operator: nothing more is taken; its items stay queued.
+    Retired,
+}
+
+/// A queue's state, as Heritrix shows them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueState {
+    /// Items wait and may be taken now.
+    Ready,
+    /// At its connection limit: items are being fetched.
+    InProcess,
+    /// Waiting for its politeness delay to pass.
+    Snoozed,
+    /// Paused by an operator.
+    Inactive,
+    /// Retired by an operator, or over its budget.
+    Retired,
+    /// Nothing queued or in flight.
+    Exhausted,
+}
+
+impl QueueState {
+    /// The lowercase name used in listings and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            QueueState::Ready => "ready",
+            QueueState::InProcess => "in-process",
+            QueueState::Snoozed => "snoozed",
+            QueueState::Inactive => "inactive",
+            QueueState::Retired => "retired",
+            QueueState::Exhausted => "exhausted",
+        }
+    }
+}
+
+/// A queue as an operator sees it.
+#[derive(Debug, Clone)]
+pub struct QueueInfo {
+    /// The queue key (by default a SURT authority, `org,example,`).
+    pub name: String,
+    /// Its state now.
+    pub state: QueueState,
+    /// Items waiting.
+    pub queued: u64,
+    /// Items being fetched.
+    pub in_flight: usize,
+    /// Items ever scheduled (what the budget counts).
+    pub spent: u64,
+    /// Its budget, if any.
+    pub budget: Option<u64>,
+    /// A politeness delay set by an operator, replacing the computed one.
+    pub delay: Option<Duration>,
+    /// Time until it may be fetched from again (zero when it may now).
+    pub wait: Duration,
+}
+
+/// One queue in memory.
+#[derive(Debug)]
+pub(crate) struct Queue<T> {
+    pub(crate) id: u32,
+    /// The first items, in order; with a store, the rest are only on disk.
+    pub(crate) head: VecDeque<Entry<T>>,
+    /// Items waiting, including those only on disk.
+    pub(crate) len: u64,
+    /// Next sequence number at the front (counting down) and at the back (counting up).
+    pub(crate) front_seq: u64,
+    pub(crate) back_seq: u64,
+    /// Sequence numbers taken and not yet finished.
+    pub(crate) in_flight: HashSet<u64>,
+    pub(crate) not_before: Instant,
+    pub(crate) in_heap: bool,
+    pub(crate) spent: u64,
+    pub(crate) control: Control,
+    pub(crate) delay: Option<Duration>,
+    pub(crate) budget: Option<u64>,
+}
+
+/// Where sequence numbers start: fronts count down from here, backs up.
+pub(crate) const SEQ_MIDDLE: u64 = u64::MAX / 2;
+
+impl<T> Queue<T> {
+    pub(crate) fn new(id: u32, now: Instant) -> Queue<T> {
+        Queue {
+            id,
+            head: VecDeque::new(),
+            len: 0,
+            front_seq: SEQ_MIDDLE - 1,
+            back_seq: SEQ_MIDDLE,
+            in_flight: HashSet::new(),
+            not_before: now,
+            in_heap: false,
+            spent: 0,
+            control: Control::Active,
+            delay: None,
+            budget: None,
+        }
+    }
+
+    pub(crate) fn state(&self, now: Instant, per_queue: usize, budget: Option<u64>) -> QueueState {
+        let over = self.budget.or(budget).is_some_and(|b| self.spent >= b);
+        match self.control {
+            Control::Paused => QueueState::Inactive,
+            Control::Retired => QueueState::Retired,
+            Control::Active if self.len == 0 && self.in_flight.is_empty() => {
+                if over {
+                    QueueState::Retired
+                } else {
+                    QueueState::Exhausted
+                }
+            }
+            Control::Active if self.in_flight.len() >= per_queue || self.len == 0 => {
+                QueueState::InProcess
+            }
+            Control::Active if self.not_before > now => QueueState::Snoozed,
+            Control::Active => QueueState::Ready,
+        }
+    }
+
+    /// The persisted record: id, spent, control, delay ms (or u64::MAX), budget (or u64::MAX).
+    pub(crate) fn record(&self) -> Vec<u8> {
+        let mut v = Vec::with_capacity(29);
+        v.extend_from_slice(&self.id.to_be_bytes());
+        v.extend_from_slice(&self.spent.to_be_bytes());
+        v.push(match self.control {
+            Control::Active => 0,
+            Control::Paused => 1,
+            Control::Retired => 2,
+        });
+        let delay = self.delay.map_or(u64::MAX, |d| d.as_millis() as u64);
+        v.extend_from_slice(&delay.to_be_bytes());
+        v.extend_from_slice(&self.budget.unwrap_or(u64::MAX).to_be_bytes());
+        v
+    }
+
+    /// Restores a queue from its persisted record.
+    pub(crate) fn from_record(bytes: &[u8], now: Instant) -> Option<Queue<T>> {
+        let u64_at = |i: usize| {
+            bytes
+                .get(i..i + 8)
+                .and_then(|b| b.try_into().ok())
+                .map(u64::from_be_bytes)
+        };
+        let id = u32::from_be_bytes(bytes.get(..4)?.try_into().ok()?);
+        let mut q = Queue::new(id, now);
+        q.spent = u64_at(4)?;
+        q.control = match bytes.get(12)? {
+            0 => Control::Active,
+            1 => Control::Paused,
+            _ => Control::Retired,
+        };
+        q.delay = u64_at(13)
+            .filter(|&d| d != u64::MAX)
+            .map(Duration::from_millis);
+        q.budget = u64_at(21).filter(|&b| b != u64::MAX);
+        Some(q)
+    }
+}

@@ -1,0 +1,121 @@
+//! Repairing a WARC left `.open` by a crash: keep every complete record, drop the torn tail, close the file.
+
+use std::{
+    fs::OpenOptions,
+    path::{Path, PathBuf},
+};
+
+use crate::{Error, naming::OPEN_SUFFIX, reader::open};
+
+/// What [`repair`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Repaired {
+    /// The closed file (the `.open` suffix removed), or `None` when not even its warcinfo record was complete
+    /// and the file was removed.
+    pub path: Option<PathBuf>,
+    /// Complete records kept.
+    pub records: usize,
+    /// Bytes cut from the end.
+    pub cut: u64,
+}
+
+/// Truncates `path` (a `*.warc.gz.open` or `*.warc.open` file) after its last complete record and renames it
+/// without `.open`, so that it verifies. A file with no complete record is removed.
+pub fn repair(path: &Path) -> Result<Repaired, Error> {
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let size = std::fs::metadata(path).map_err(io)?.len();
+    let mut good_end = 0;
+    let mut records = 0;
+    for rec in open(path)? {
+        match rec {
+            Ok(r) => {
+                good_end = r.offset + r.len;
+                records += 1;
+            }
+            Err(_) => break,
+        }
+    }
+    if records == 0 {
+        std::fs::remove_file(path).map_err(io)?;
+        return Ok(Repaired {
+            path: None,
+            records: 0,
+            cut: size,
+        });
+    }
+    let file = OpenOptions::new().write(true).open(path).map_err(io)?;
+    file.set_len(good_end).map_err(io)?;
+    file.sync_all().map_err(io)?;
+    let name = path.to_string_lossy();
+    let closed = PathBuf::from(name.strip_suffix(OPEN_SUFFIX).unwrap_or(&name));
+    if closed != path {
+        std::fs::rename(path, &closed).map_err(io)?;
+    }
+    Ok(Repaired {
+        path: Some(closed),
+        records,
+        cut: size - good_end,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Compression, Record, Writer, WriterConfig, verify};
+
+    fn torn_file(compression: Compression) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cfg = WriterConfig::new(dir.path().to_path_buf(), "t", "h");
+        cfg.compression = compression;
+        let mut w = Writer::new(cfg).unwrap();
+        let date = chrono::Utc::now();
+        for i in 0..3 {
+            let http = format!("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{i}{i}").into_bytes();
+            w.write(&[Record::response(
+                &format!("http://a.org/{i}"),
+                date,
+                None,
+                http,
+            )])
+            .unwrap();
+        }
+        let open = w.current_path().unwrap().to_path_buf();
+        std::mem::forget(w); // a crash: no close, no rename
+        // tear the last record in half
+        let len = std::fs::metadata(&open).unwrap().len();
+        OpenOptions::new()
+            .write(true)
+            .open(&open)
+            .unwrap()
+            .set_len(len - 30)
+            .unwrap();
+        (dir, open)
+    }
+
+    #[test]
+    fn keeps_complete_records_and_closes() {
+        for compression in [Compression::Gzip, Compression::None] {
+            let (_dir, open) = torn_file(compression);
+            assert!(verify(&open).is_err());
+            let r = repair(&open).unwrap();
+            let path = r.path.unwrap();
+            assert!(!path.to_string_lossy().ends_with(".open"));
+            assert_eq!(r.records, 3, "warcinfo and two responses survive");
+            assert!(r.cut > 0);
+            assert_eq!(verify(&path).unwrap().records, 3);
+        }
+    }
+
+    #[test]
+    fn removes_a_file_with_nothing_complete() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.warc.gz.open");
+        std::fs::write(&p, b"\x1f\x8b\x08garbage").unwrap();
+        let r = repair(&p).unwrap();
+        assert_eq!((r.path, r.records), (None, 0));
+        assert!(!p.exists());
+    }
+}
