@@ -16,7 +16,6 @@ use tokio::sync::Notify;
 use trawl_frontier::{Frontier, Next, Scheduled, Taken};
 use trawl_url::{
     Url,
-    canon::Canonicalizer,
     class::{UrlClasses, UrlKind},
     surt,
 };
@@ -99,7 +98,7 @@ pub struct Crawl {
 struct Shared {
     config: CrawlConfig,
     scope: Scope,
-    canon: Canonicalizer,
+    identity: trawl_url::Identity,
     classes: UrlClasses,
     /// Watchable URLs waiting for their next visit; the crawl is not over while any is pending.
     pending_revisits: AtomicUsize,
@@ -229,7 +228,14 @@ impl Crawl {
         )
         .map_err(|e| Error::Frontier(e.to_string()))?
         .with_budget(budget);
-        let canon = Canonicalizer::default();
+        let identity = self
+            .config
+            .identity
+            .build()
+            .map_err(|message| Error::Config {
+                path: self.job.config_path(),
+                message,
+            })?;
         let classes = self
             .config
             .compile_classes()
@@ -239,13 +245,13 @@ impl Crawl {
             })?;
         for seed in &self.seeds {
             let mut uri = CrawlUri::seed(seed.clone(), String::new());
-            apply_identity(&classes, canon, &mut uri);
+            apply_identity(&classes, &identity, &mut uri);
             // On a resumed job the seeds are already known: scheduling them again does nothing.
             frontier.schedule(&surt::authority(&uri.url), uri);
         }
         let shared = Arc::new(Shared {
             scope: Scope::default_for(&self.seeds, &self.config.scope),
-            canon,
+            identity,
             classes,
             pending_revisits: AtomicUsize::new(0),
             watched: Mutex::new(HashMap::new()),
@@ -505,7 +511,7 @@ async fn process(shared: &Arc<Shared>, taken: Taken<CrawlUri>, worker: usize) ->
     {
         let mut child = uri.child(api, String::new(), Hop::Inferred);
         child.api_for = Some(uri.canonical.clone().unwrap_or_else(|| uri.url.clone()));
-        apply_identity(&shared.classes, shared.canon, &mut child);
+        apply_identity(&shared.classes, &shared.identity, &mut child);
         lock(&shared.frontier).schedule(&surt::authority(&child.url), child);
         return Outcome::wait(Duration::ZERO);
     }
@@ -682,7 +688,7 @@ async fn process(shared: &Arc<Shared>, taken: Taken<CrawlUri>, worker: usize) ->
             UrlKind::Gallery if resp.status < 300 && new_links > 0 && !next_page_linked => {
                 if let Some(next) = predicted {
                     let mut child = uri.child(next, String::new(), Hop::Inferred);
-                    apply_identity(&shared.classes, shared.canon, &mut child);
+                    apply_identity(&shared.classes, &shared.identity, &mut child);
                     lock(&shared.frontier).schedule(&surt::authority(&child.url), child);
                 }
             }
@@ -693,16 +699,18 @@ async fn process(shared: &Arc<Shared>, taken: Taken<CrawlUri>, worker: usize) ->
     Outcome::done(delay, i32::from(resp.status))
 }
 
-/// Sets a URI's identity from the URL classes: a matching class's server form is fetched, its normalised
-/// form is the canonical URL, and the uniq key comes from the canonical URL.
-fn apply_identity(classes: &UrlClasses, canon: Canonicalizer, uri: &mut CrawlUri) {
+/// Sets a URI's identity (docs/url-identity.md): a matching URL class's server form is fetched; the canonical
+/// URL is the class's normalised form, else a site rewrite, else the cleaned raw URL; the uniq key is the
+/// canonical URL under the crawl's canonicalizer.
+fn apply_identity(classes: &UrlClasses, identity: &trawl_url::Identity, uri: &mut CrawlUri) {
     if let Some(m) = classes.match_url(&uri.url) {
-        uri.url = m.for_server.clone();
-        uri.canonical = (m.normalised != uri.url).then_some(m.normalised.clone());
-        uri.uniq_key = canon.canonicalize(&m.normalised);
-    } else {
-        uri.uniq_key = canon.canonicalize(&uri.url);
+        uri.url = m.for_server;
     }
+    let normalise = |u: &Url| classes.match_url(u).map(|m| m.normalised);
+    let hints = trawl_url::CanonicalHints::none().with_url_class(&normalise);
+    let (canonical, _) = identity.canonical(&uri.url, hints);
+    uri.uniq_key = identity.uniq_key(&canonical);
+    uri.canonical = (canonical != uri.url).then_some(canonical);
 }
 
 /// A URL's class-normalised form (or the URL itself when no class matches).
@@ -822,7 +830,7 @@ fn robots_gate(
             drop(robots);
             let prereq = uri.robots_prerequisite();
             let mut f = lock(&shared.frontier);
-            f.mark_seen(&shared.canon.canonicalize(&prereq.url));
+            f.mark_seen(&shared.identity.uniq_key(&prereq.url));
             f.schedule_first(queue, uri.clone());
             f.schedule_first(queue, prereq);
             Some(Outcome::wait(Duration::ZERO))
@@ -953,7 +961,7 @@ fn schedule_outlinks(
     let mut accepted = Vec::new();
     for link in outlinks {
         let mut child = parent.child(link.url, String::new(), link.hop);
-        apply_identity(&shared.classes, shared.canon, &mut child);
+        apply_identity(&shared.classes, &shared.identity, &mut child);
         let redirects = child
             .hop_path
             .chars()

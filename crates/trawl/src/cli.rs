@@ -105,11 +105,22 @@ pub(crate) enum UrlCommand {
         /// URLs; read from stdin when none are given.
         urls: Vec<String>,
     },
+    /// List the URL classes of a library: name, kind, example and the example's normalised form.
+    Classes {
+        /// The class library (`[[url_class]]` tables).
+        library: PathBuf,
+        /// One JSON object per class instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print every name of each URL as one JSON object per line.
     Explain {
-        /// A crawl.toml whose [identity] section to use.
+        /// A crawl.toml whose [identity] section and URL classes to use.
         #[arg(short = 'c', long = "config")]
         config: Option<PathBuf>,
+        /// A URL class library (`[[url_class]]` tables) to use besides the config's classes.
+        #[arg(long)]
+        classes: Option<PathBuf>,
         /// JSON output (the only format; accepted for symmetry with the other tools).
         #[arg(long)]
         json: bool,

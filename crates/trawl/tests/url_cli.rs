@@ -149,3 +149,66 @@ fn explain_prints_every_name() {
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     assert!(v["version_template"].is_null());
 }
+
+/// The shared hydrus-derived class library.
+fn library() -> String {
+    concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../testdata/url-classes/classes.toml"
+    )
+    .to_string()
+}
+
+#[test]
+fn explain_adds_the_url_class() {
+    let lib = library();
+    let (code, out, err) = run(
+        &[
+            "url",
+            "explain",
+            "--json",
+            "--classes",
+            &lib,
+            "https://tbib.org/index.php?page=post&s=view&id=6391256&tags=x",
+            "https://example.com/",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let class = &lines[0]["url_class"];
+    assert_eq!(class["name"], "tbib file page");
+    assert_eq!(class["kind"], "post");
+    assert_eq!(
+        class["normalised"],
+        "https://tbib.org/index.php?id=6391256&page=post&s=view"
+    );
+    assert_eq!(lines[0]["canonical"], class["normalised"]);
+    assert_eq!(lines[0]["canonical_source"], "url_class");
+    assert!(class["api_url"].is_null() && class["next_page"].is_null());
+    assert!(lines[1]["url_class"].is_null());
+}
+
+#[test]
+fn classes_lists_examples_and_their_normalised_form() {
+    let lib = library();
+    let (code, out, err) = run(&["url", "classes", "--json", &lib], "");
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(rows.len() >= 5, "{rows:?}");
+    let thread = rows.iter().find(|r| r["name"] == "4chan thread").unwrap();
+    assert_eq!(thread["kind"], "watchable");
+    assert_eq!(
+        thread["normalised"],
+        "https://boards.4chan.org/m/thread/16086187"
+    );
+    let (code, _, err) = run(&["url", "classes", "/nonexistent/lib.toml"], "");
+    assert_eq!(code, 1);
+    assert!(err.contains("/nonexistent/lib.toml"), "{err}");
+}

@@ -42,7 +42,13 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 url::surt(form, opts, urls)
             }
             UrlCommand::Norm { urls } => url::norm(urls),
-            UrlCommand::Explain { config, urls, .. } => url::explain(config.as_deref(), urls),
+            UrlCommand::Explain {
+                config,
+                classes,
+                urls,
+                ..
+            } => url::explain(config.as_deref(), classes.as_deref(), urls),
+            UrlCommand::Classes { library, json } => url::classes(&library, json),
         },
     }
 }

@@ -6,6 +6,7 @@ use std::{
     path::Path,
     process::ExitCode,
 };
+use trawl_url::class::UrlClasses;
 
 use anyhow::Context;
 use trawl_engine::CrawlConfig;
@@ -74,16 +75,39 @@ pub(crate) fn norm(urls: Vec<String>) -> anyhow::Result<ExitCode> {
     })
 }
 
-pub(crate) fn explain(config: Option<&Path>, urls: Vec<String>) -> anyhow::Result<ExitCode> {
-    let id = match config {
-        Some(path) => CrawlConfig::load(path)?
-            .identity
-            .build()
-            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?,
-        None => Identity::default(),
+pub(crate) fn explain(
+    config: Option<&Path>,
+    library: Option<&Path>,
+    urls: Vec<String>,
+) -> anyhow::Result<ExitCode> {
+    let (id, mut defs) = match config {
+        Some(path) => {
+            let c = CrawlConfig::load(path)?;
+            let id = c
+                .identity
+                .build()
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            (id, c.url_classes)
+        }
+        None => (Identity::default(), Vec::new()),
     };
+    if let Some(lib) = library {
+        let text =
+            std::fs::read_to_string(lib).with_context(|| format!("reading {}", lib.display()))?;
+        let lib_defs = UrlClasses::defs_from_toml_str(&text, &lib.display().to_string())?;
+        // The config's classes win over same-named library classes, as in a crawl.
+        let extra: Vec<_> = lib_defs
+            .into_iter()
+            .filter(|d| !defs.iter().any(|c| c.name == d.name))
+            .collect();
+        defs.extend(extra);
+    }
+    let classes = UrlClasses::from_defs(defs)?;
     each(urls, |input, u| {
-        let e = id.explain(u, CanonicalHints::none());
+        let class = classes.match_url(u);
+        let normalise = |x: &Url| classes.match_url(x).map(|m| m.normalised);
+        let hints = CanonicalHints::none().with_url_class(&normalise);
+        let e = id.explain(u, hints);
         serde_json::json!({
             "input": input,
             "raw": e.raw.as_str(),
@@ -97,7 +121,49 @@ pub(crate) fn explain(config: Option<&Path>, urls: Vec<String>) -> anyhow::Resul
             "norm_uuid": e.norm.uuid().to_string(),
             "version_template": e.version_template.as_ref().map(|t| t.template.as_str()),
             "version": e.version_template.as_ref().map(|t| t.version.as_str()),
+            "url_class": class.map(|m| serde_json::json!({
+                "name": m.class,
+                "kind": m.kind.as_str(),
+                "normalised": m.normalised.as_str(),
+                "for_server": m.for_server.as_str(),
+                "api_url": m.api_url.as_ref().map(Url::as_str),
+                "next_page": m.next_page.as_ref().map(Url::as_str),
+            })),
         })
         .to_string()
     })
+}
+
+/// `trawl url classes LIB`: each class with its example and the example's normalised form.
+pub(crate) fn classes(library: &Path, json: bool) -> anyhow::Result<ExitCode> {
+    let text = std::fs::read_to_string(library)
+        .with_context(|| format!("reading {}", library.display()))?;
+    let classes = UrlClasses::from_toml_str(&text, &library.display().to_string())?;
+    let mut out = std::io::stdout().lock();
+    for class in classes.iter() {
+        let def = class.def();
+        let normalised = Url::parse(&def.example)
+            .ok()
+            .and_then(|u| class.normalise(&u).ok())
+            .map(|u| u.to_string());
+        if json {
+            let line = serde_json::json!({
+                "name": def.name,
+                "kind": def.kind.as_str(),
+                "example": def.example,
+                "normalised": normalised,
+            });
+            writeln!(out, "{line}")?;
+        } else {
+            let n = normalised.as_deref().unwrap_or("(does not normalise)");
+            writeln!(
+                out,
+                "{}\t{}\t{}\t{n}",
+                def.name,
+                def.kind.as_str(),
+                def.example
+            )?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
