@@ -22,3 +22,6 @@ cargo test --workspace --locked
 
 echo "== trawl selftest"
 cargo run --quiet --release --locked -p trawl -- selftest
+
+echo "== bench quick"
+bench/run --quick
