@@ -12,7 +12,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use tokio::sync::Notify;
+use tokio::sync::{Notify, mpsc, oneshot};
 use trawl_frontier::{Frontier, Next, Scheduled, Taken};
 use trawl_url::{
     Url,
@@ -22,6 +22,7 @@ use trawl_url::{
 
 use crate::{
     CrawlConfig, CrawlUri, Error, Hop, Scope, UriKind,
+    control::{Command, Reply},
     crawl_log::{CrawlLog, LogEntry, status},
     crawl_uri::origin,
     decide::Decision,
@@ -35,21 +36,43 @@ use crate::{
     write::WarcSink,
 };
 
-/// A handle to steer a running crawl from outside (Ctrl-C, the web UI): stop it, or ask for a checkpoint.
-#[derive(Debug, Clone, Default)]
-pub struct StopHandle {
+/// A handle to steer a running crawl from outside (Ctrl-C, the CLI, the web UI): stop it, pause it, ask for
+/// a checkpoint, or send it any operator [`Command`].
+#[derive(Debug, Clone)]
+pub struct CrawlHandle {
     flag: Arc<AtomicBool>,
     notify: Arc<Notify>,
     checkpoint: Arc<AtomicBool>,
+    paused: Arc<AtomicBool>,
+    commands: mpsc::UnboundedSender<Envelope>,
+    inbox: Arc<Mutex<Option<mpsc::UnboundedReceiver<Envelope>>>>,
 }
 
-impl StopHandle {
+/// A command on its way to the crawl, with where its reply goes.
+type Envelope = (Command, oneshot::Sender<Reply>);
+
+impl Default for CrawlHandle {
+    fn default() -> Self {
+        let (tx, rx) = mpsc::unbounded_channel();
+        CrawlHandle {
+            flag: Arc::default(),
+            notify: Arc::default(),
+            checkpoint: Arc::default(),
+            paused: Arc::default(),
+            commands: tx,
+            inbox: Arc::new(Mutex::new(Some(rx))),
+        }
+    }
+}
+
+impl CrawlHandle {
     /// Asks for a checkpoint at the next tick (within a second).
     pub fn request_checkpoint(&self) {
         self.checkpoint.store(true, Ordering::SeqCst);
     }
 
-    /// Asks the crawl to stop: URIs in flight finish, archives are closed, reports written.
+    /// Asks the crawl to stop: URIs in flight finish, a checkpoint is written, archives are closed, reports
+    /// written.
     pub fn stop(&self) {
         self.flag.store(true, Ordering::SeqCst);
         self.notify.notify_waiters();
@@ -58,6 +81,30 @@ impl StopHandle {
     /// Whether a stop was asked for.
     pub fn is_stopped(&self) -> bool {
         self.flag.load(Ordering::SeqCst)
+    }
+
+    /// Pauses (true) or unpauses (false) the crawl: while paused, URIs in flight finish and no new ones start.
+    pub fn set_paused(&self, paused: bool) {
+        self.paused.store(paused, Ordering::SeqCst);
+        self.notify.notify_waiters();
+    }
+
+    /// Whether the crawl is paused.
+    pub fn is_paused(&self) -> bool {
+        self.paused.load(Ordering::SeqCst)
+    }
+
+    /// Sends an operator command to the running crawl and waits for its reply.
+    pub async fn send(&self, command: Command) -> Reply {
+        let (tx, rx) = oneshot::channel();
+        if self.commands.send((command, tx)).is_err() {
+            return Reply::Failed {
+                message: "the crawl has ended".into(),
+            };
+        }
+        rx.await.unwrap_or(Reply::Failed {
+            message: "the crawl ended before answering".into(),
+        })
     }
 }
 
@@ -111,7 +158,7 @@ struct Shared {
     warc: WarcSink,
     log: Mutex<CrawlLog>,
     stats: Stats,
-    stop: StopHandle,
+    stop: CrawlHandle,
     fatal: Mutex<Option<String>>,
     agent: String,
 }
@@ -196,7 +243,7 @@ impl Crawl {
     /// Runs the crawl to its end, calling `on_progress` about once a second; `stop` ends it early.
     pub async fn run(
         self,
-        stop: StopHandle,
+        stop: CrawlHandle,
         on_progress: impl Fn(&Snapshot) + Send + Sync + 'static,
     ) -> Result<Summary, Error> {
         let warcinfo = vec![
@@ -310,6 +357,14 @@ impl Crawl {
                 }
             })
         };
+        let control = tokio::spawn(control_loop(
+            shared.clone(),
+            self.job.clone(),
+            lock(&stop.inbox).take(),
+        ));
+        let pid_file = self.job.state_dir().join("crawl.pid");
+        self.job
+            .write_file(&pid_file, &std::process::id().to_string())?;
         let workers: Vec<_> = (0..self.config.fetch.max_connections)
             .map(|i| tokio::spawn(worker(shared.clone(), i + 1)))
             .collect();
@@ -317,6 +372,8 @@ impl Crawl {
             let _ = w.await;
         }
         ticker.abort();
+        control.abort();
+        let _ = std::fs::remove_file(&pid_file);
 
         // A clean shutdown ends with a checkpoint (the archives roll over with it).
         let checkpointed = checkpoint(&shared, &self.job);
@@ -356,6 +413,75 @@ impl Crawl {
     }
 }
 
+/// Applies operator commands: from the handle's channel, and from command files dropped into `JOB/control/`
+/// by `trawl ctl` (each `NAME.cmd.json` is answered by `NAME.reply.json`).
+async fn control_loop(
+    shared: Arc<Shared>,
+    job: Job,
+    mut inbox: Option<mpsc::UnboundedReceiver<Envelope>>,
+) {
+    let dir = crate::control::control_dir(job.root());
+    loop {
+        let received = async {
+            match inbox.as_mut() {
+                Some(rx) => rx.recv().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            got = received => match got {
+                Some((command, reply)) => {
+                    let _ = reply.send(apply_command(&shared, &command));
+                }
+                None => inbox = None,
+            },
+            _ = tokio::time::sleep(Duration::from_millis(250)) => {
+                for (path, command) in crate::control::pending_files(&dir) {
+                    let reply = match command {
+                        Ok(c) => apply_command(&shared, &c),
+                        Err(message) => Reply::Failed { message },
+                    };
+                    crate::control::answer_file(&path, &reply);
+                }
+            }
+        }
+    }
+}
+
+fn apply_command(shared: &Shared, command: &Command) -> Reply {
+    let reply = match command {
+        Command::Pause => {
+            shared.stop.set_paused(true);
+            Reply::Done {
+                message: "crawl paused".into(),
+            }
+        }
+        Command::Unpause => {
+            shared.stop.set_paused(false);
+            Reply::Done {
+                message: "crawl unpaused".into(),
+            }
+        }
+        Command::Checkpoint => {
+            shared.stop.request_checkpoint();
+            Reply::Done {
+                message: "checkpoint requested".into(),
+            }
+        }
+        Command::Stop => {
+            shared.stop.stop();
+            Reply::Done {
+                message: "stopping".into(),
+            }
+        }
+        other => {
+            crate::control::apply_to_frontier(&mut lock(&shared.frontier), other, &shared.config)
+        }
+    };
+    shared.wake.notify_waiters();
+    reply
+}
+
 /// Writes a checkpoint: the frontier's consistent copy and the crawl's counters, after rolling the archives
 /// over so that every WARC named in it is closed.
 fn checkpoint(shared: &Shared, job: &Job) -> Result<std::path::PathBuf, Error> {
@@ -388,6 +514,13 @@ async fn worker(shared: Arc<Shared>, id: usize) {
     loop {
         if shared.stop.is_stopped() {
             return;
+        }
+        if shared.stop.is_paused() {
+            tokio::select! {
+                _ = tokio::time::sleep(Duration::from_millis(200)) => {}
+                _ = shared.stop.notify.notified() => {}
+            }
+            continue;
         }
         let next = lock(&shared.frontier).next(Instant::now());
         let next = match next {
@@ -702,7 +835,11 @@ async fn process(shared: &Arc<Shared>, taken: Taken<CrawlUri>, worker: usize) ->
 /// Sets a URI's identity (docs/url-identity.md): a matching URL class's server form is fetched; the canonical
 /// URL is the class's normalised form, else a site rewrite, else the cleaned raw URL; the uniq key is the
 /// canonical URL under the crawl's canonicalizer.
-fn apply_identity(classes: &UrlClasses, identity: &trawl_url::Identity, uri: &mut CrawlUri) {
+pub(crate) fn apply_identity(
+    classes: &UrlClasses,
+    identity: &trawl_url::Identity,
+    uri: &mut CrawlUri,
+) {
     if let Some(m) = classes.match_url(&uri.url) {
         uri.url = m.for_server;
     }

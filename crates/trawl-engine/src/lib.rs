@@ -8,6 +8,7 @@
 
 pub mod checkpoint;
 pub mod config;
+pub mod control;
 mod crawl;
 pub mod crawl_log;
 mod crawl_uri;
@@ -26,7 +27,7 @@ pub mod write;
 
 pub use crate::{
     config::CrawlConfig,
-    crawl::{Crawl, StopHandle, Summary},
+    crawl::{Crawl, CrawlHandle, Summary},
     crawl_uri::{CrawlUri, UriKind},
     error::Error,
     fetch::Fetcher,

@@ -33,6 +33,16 @@ pub(crate) enum Command {
         #[arg(long)]
         checkpoint: Option<String>,
     },
+    /// Operate a job, running or stopped: queues, seeds, URL lookups, pause, checkpoint, stop.
+    Ctl {
+        /// The job directory.
+        job: PathBuf,
+        /// Print replies as JSON.
+        #[arg(long)]
+        json: bool,
+        #[command(subcommand)]
+        action: CtlAction,
+    },
     /// Validate a crawl.toml: syntax, types, unknown keys and values that contradict each other.
     Check {
         /// The config file.
@@ -136,6 +146,66 @@ pub(crate) enum SurtForm {
     Cdx,
     /// `http://(org,archive,www,)/goo`, as Heritrix writes it.
     Heritrix,
+}
+
+/// Operator actions (see docs/frontier.md).
+#[derive(Debug, Subcommand)]
+pub(crate) enum CtlAction {
+    /// List the queues with their state, size, budget and wait.
+    Queues,
+    /// Add seed URLs to the crawl.
+    AddSeeds {
+        /// The URLs.
+        #[arg(required = true)]
+        urls: Vec<String>,
+    },
+    /// Look up a URL: unknown, queued, or done with its status.
+    Lookup {
+        /// The URL.
+        url: String,
+    },
+    /// Stop taking URIs from a queue.
+    PauseQueue {
+        /// The queue key (e.g. `org,example,`).
+        queue: String,
+    },
+    /// Take URIs from a queue again.
+    UnpauseQueue {
+        /// The queue key.
+        queue: String,
+    },
+    /// Take no more URIs from a queue (its URIs stay queued).
+    RetireQueue {
+        /// The queue key.
+        queue: String,
+    },
+    /// Drop every URI waiting in a queue.
+    DeleteQueue {
+        /// The queue key.
+        queue: String,
+    },
+    /// Set a queue's politeness delay in ms (`none` clears it).
+    QueueDelay {
+        /// The queue key.
+        queue: String,
+        /// Milliseconds, or `none`.
+        delay: String,
+    },
+    /// Set a queue's budget of URIs (`none` clears it).
+    QueueBudget {
+        /// The queue key.
+        queue: String,
+        /// A count, or `none`.
+        budget: String,
+    },
+    /// Pause a running crawl (URIs in flight finish).
+    Pause,
+    /// Unpause a running crawl.
+    Unpause,
+    /// Write a checkpoint of a running crawl now.
+    Checkpoint,
+    /// Stop a running crawl cleanly.
+    Stop,
 }
 
 #[derive(Debug, Subcommand)]

@@ -19,7 +19,7 @@ use tokio::{
     io::{AsyncReadExt, AsyncWriteExt},
     net::TcpListener,
 };
-use trawl_engine::{Crawl, StopHandle};
+use trawl_engine::{Crawl, CrawlHandle};
 
 const INNER: &str = "TRAWL_NETNS_INNER";
 
@@ -164,7 +164,7 @@ async fn inner_crawls() {
         std::slice::from_ref(&seed),
     )
     .unwrap();
-    crawl.run(StopHandle::default(), |_| {}).await.unwrap();
+    crawl.run(CrawlHandle::default(), |_| {}).await.unwrap();
     assert_eq!(
         private_hits.load(Ordering::SeqCst),
         0,
@@ -204,7 +204,7 @@ async fn inner_crawls() {
     let mut config = trawl::selftest::config();
     config.fetch.allow_addresses = vec!["10.0.0.0/8".parse().unwrap()];
     let crawl = Crawl::new(dir.path(), config, std::slice::from_ref(&seed)).unwrap();
-    crawl.run(StopHandle::default(), |_| {}).await.unwrap();
+    crawl.run(CrawlHandle::default(), |_| {}).await.unwrap();
     assert!(
         private_hits.load(Ordering::SeqCst) > 0,
         "allowed range was not fetched"

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use trawl_engine::{Crawl, StopHandle, config::Compression, report::Ending};
+use trawl_engine::{Crawl, CrawlHandle, config::Compression, report::Ending};
 
 /// A small tmpfs, unmounted when dropped (also when the test panics).
 struct Tmpfs {
@@ -48,7 +48,7 @@ async fn a_full_disk_fails_the_crawl_and_leaves_valid_warcs() {
     let crawl = Crawl::new(&job, config, &[site.seed()]).unwrap();
     let summary = tokio::time::timeout(
         Duration::from_secs(60),
-        crawl.run(StopHandle::default(), |_| {}),
+        crawl.run(CrawlHandle::default(), |_| {}),
     )
     .await
     .expect("the crawl hung after the disk filled")

@@ -51,7 +51,7 @@ mod server;
 use std::time::{Duration, Instant};
 
 use trawl::selftest::crawl_log::LogLine;
-use trawl_engine::{Crawl, StopHandle, report::Ending};
+use trawl_engine::{Crawl, CrawlHandle, report::Ending};
 
 /// The pinned outcome of each single-response scenario: status, and the truncation annotation if any.
 const EXPECTED: &[(&str, i32, Option<&str>)] = &[
@@ -139,7 +139,7 @@ async fn hostile_server_is_survived() {
     let began = Instant::now();
     let summary = tokio::time::timeout(
         Duration::from_secs(90),
-        crawl.run(StopHandle::default(), |_| {}),
+        crawl.run(CrawlHandle::default(), |_| {}),
     )
     .await
     .expect("the crawl finishes within 90 s")

@@ -9,7 +9,7 @@ use tokio::{
     io::{AsyncReadExt, AsyncWriteExt},
     net::TcpListener,
 };
-use trawl_engine::{Crawl, StopHandle, report::Ending};
+use trawl_engine::{Crawl, CrawlHandle, report::Ending};
 
 /// A minimal HTTPS server answering from a fixed table, one request per connection read (keep-alive honoured).
 async fn serve_tls() -> std::net::SocketAddr {
@@ -80,7 +80,7 @@ async fn https_pages_are_archived_and_bad_certs_annotated() {
         std::slice::from_ref(&seed),
     )
     .unwrap();
-    let summary = crawl.run(StopHandle::default(), |_| {}).await.unwrap();
+    let summary = crawl.run(CrawlHandle::default(), |_| {}).await.unwrap();
     assert_eq!(summary.ending, Ending::Finished);
 
     let log = common::crawl_log(dir.path());

@@ -13,7 +13,7 @@ use tokio::{
     io::{AsyncReadExt, AsyncWriteExt},
     net::TcpListener,
 };
-use trawl_engine::{Crawl, CrawlConfig, StopHandle};
+use trawl_engine::{Crawl, CrawlConfig, CrawlHandle};
 
 const CLASSES: &str = r#"
 [[url_class]]
@@ -178,7 +178,7 @@ async fn booru_dedup_api_gallery_and_watch() {
     let seed = format!("http://127.0.0.1:{port}/");
     let summary = Crawl::new(&job, config, &[seed])
         .unwrap()
-        .run(StopHandle::default(), |_| {})
+        .run(CrawlHandle::default(), |_| {})
         .await
         .unwrap();
     assert_eq!(summary.ending, trawl_engine::report::Ending::Finished);

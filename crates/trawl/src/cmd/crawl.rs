@@ -8,7 +8,7 @@ use std::{
 };
 
 use indicatif::{ProgressBar, ProgressStyle};
-use trawl_engine::{Crawl, CrawlConfig, StopHandle, stats::Snapshot};
+use trawl_engine::{Crawl, CrawlConfig, CrawlHandle, stats::Snapshot};
 
 use super::runtime;
 
@@ -52,7 +52,7 @@ pub(crate) fn resume(job: PathBuf, checkpoint: Option<String>) -> anyhow::Result
 fn run(crawl: Crawl, job: &std::path::Path) -> anyhow::Result<ExitCode> {
     let rt = runtime()?;
     let summary = rt.block_on(async {
-        let stop = StopHandle::default();
+        let stop = CrawlHandle::default();
         let on_ctrl_c = stop.clone();
         tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {

@@ -1,6 +1,7 @@
 //! What each subcommand does: one module per command.
 
 mod crawl;
+mod ctl;
 mod robots;
 mod selftest;
 mod url;
@@ -17,6 +18,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Crawl { seeds, config, job } => crawl::crawl(seeds, config, job),
         Command::Resume { job, checkpoint } => crawl::resume(job, checkpoint),
+        Command::Ctl { job, json, action } => ctl::ctl(&job, json, action),
         Command::Check { config } => check(&config),
         Command::Selftest { keep } => selftest::selftest(keep),
         Command::Robots { agent, file, urls } => robots::robots(&agent, &file, &urls),

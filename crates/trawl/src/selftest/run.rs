@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use trawl_engine::{Crawl, CrawlConfig, StopHandle, Summary};
+use trawl_engine::{Crawl, CrawlConfig, CrawlHandle, Summary};
 
 use super::{
     checks::{self, CheckResult, Outcome, SELFTEST_MAX_RETRIES, WarcRec},
@@ -47,7 +47,7 @@ impl Report {
 pub async fn run(job_dir: &Path, config: CrawlConfig) -> anyhow::Result<Report> {
     let site = site::start().await?;
     let crawl = Crawl::new(job_dir, config, &[site.seed()])?;
-    let summary = crawl.run(StopHandle::default(), |_| {}).await?;
+    let summary = crawl.run(CrawlHandle::default(), |_| {}).await?;
     let log_text = std::fs::read_to_string(job_dir.join("logs/crawl.log"))?;
     let log = crawl_log::parse(&log_text).map_err(anyhow::Error::msg)?;
     let mut warcs: Vec<PathBuf> = summary.warcs.clone();

@@ -1,0 +1,371 @@
+//! Operator actions on a crawl: the same commands whether the crawl is running (sent through its
+//! [`CrawlHandle`](crate::CrawlHandle) or dropped as a file into `JOB/control/`) or stopped (applied straight to
+//! its frontier store by [`apply_offline`]).
+
+use std::{path::Path, time::Duration};
+
+use serde::{Deserialize, Serialize};
+use trawl_frontier::{Control, Frontier, QueueInfo, UrlStatus};
+use trawl_url::{Url, surt};
+
+use crate::{CrawlConfig, CrawlUri, Error, job::Job};
+
+/// One operator action.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Command {
+    /// Add seed URLs (scheduled like seeds; already-seen ones are skipped).
+    AddSeeds {
+        /// The URLs.
+        urls: Vec<String>,
+    },
+    /// Stop taking URIs from a queue until it is unpaused.
+    PauseQueue {
+        /// The queue key (a SURT authority such as `org,example,`).
+        queue: String,
+    },
+    /// Take URIs from a paused or retired queue again.
+    UnpauseQueue {
+        /// The queue key.
+        queue: String,
+    },
+    /// Take no more URIs from a queue; its items stay queued.
+    RetireQueue {
+        /// The queue key.
+        queue: String,
+    },
+    /// Drop every URI waiting in a queue.
+    DeleteQueue {
+        /// The queue key.
+        queue: String,
+    },
+    /// Set (or with `null` clear) a queue's politeness delay, replacing the computed one.
+    SetQueueDelay {
+        /// The queue key.
+        queue: String,
+        /// The delay in ms.
+        delay_ms: Option<u64>,
+    },
+    /// Set (or with `null` clear) a queue's budget (URIs ever scheduled).
+    SetQueueBudget {
+        /// The queue key.
+        queue: String,
+        /// The budget.
+        budget: Option<u64>,
+    },
+    /// List the queues.
+    Queues,
+    /// Look up a URL: unknown, queued, or done with its status.
+    Lookup {
+        /// The URL.
+        url: String,
+    },
+    /// Pause the whole crawl: URIs in flight finish, no new ones start.
+    Pause,
+    /// Resume a paused crawl.
+    Unpause,
+    /// Write a checkpoint now.
+    Checkpoint,
+    /// Stop the crawl cleanly (checkpoint, close archives, reports).
+    Stop,
+}
+
+/// The answer to a [`Command`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "reply", rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Reply {
+    /// Done; a sentence saying what happened.
+    Done {
+        /// What happened.
+        message: String,
+    },
+    /// The queues, busiest first.
+    Queues {
+        /// One row per queue.
+        queues: Vec<QueueRow>,
+    },
+    /// What is known of a URL.
+    Lookup {
+        /// The URL as given.
+        url: String,
+        /// Its uniq key.
+        uniq_key: String,
+        /// `unknown`, `queued` or `done`.
+        state: String,
+        /// The final status when done.
+        status: Option<i32>,
+    },
+    /// The command could not be carried out.
+    Failed {
+        /// Why, naming the input.
+        message: String,
+    },
+}
+
+/// A queue as listed to operators (the JSON form of [`QueueInfo`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueueRow {
+    /// The queue key.
+    pub name: String,
+    /// ready, in-process, snoozed, inactive, retired or exhausted.
+    pub state: String,
+    /// URIs waiting.
+    pub queued: u64,
+    /// URIs being fetched.
+    pub in_flight: usize,
+    /// URIs ever scheduled.
+    pub spent: u64,
+    /// Its budget, if any.
+    pub budget: Option<u64>,
+    /// An operator's delay in ms, if set.
+    pub delay_ms: Option<u64>,
+    /// Milliseconds until it may be fetched from again.
+    pub wait_ms: u64,
+}
+
+impl From<QueueInfo> for QueueRow {
+    fn from(q: QueueInfo) -> QueueRow {
+        QueueRow {
+            name: q.name,
+            state: q.state.name().to_string(),
+            queued: q.queued,
+            in_flight: q.in_flight,
+            spent: q.spent,
+            budget: q.budget,
+            delay_ms: q.delay.map(|d| d.as_millis() as u64),
+            wait_ms: q.wait.as_millis() as u64,
+        }
+    }
+}
+
+fn done(message: impl Into<String>) -> Reply {
+    Reply::Done {
+        message: message.into(),
+    }
+}
+
+fn failed(message: impl Into<String>) -> Reply {
+    Reply::Failed {
+        message: message.into(),
+    }
+}
+
+/// Applies a frontier command (everything but pause, unpause, checkpoint and stop, which need a running
+/// crawl). `identity` and `classes` name URLs as the crawl does.
+pub(crate) fn apply_to_frontier(
+    frontier: &mut Frontier<CrawlUri>,
+    command: &Command,
+    config: &CrawlConfig,
+) -> Reply {
+    let queue_op = |ok: bool, queue: &str, what: &str| {
+        if ok {
+            done(format!("queue {queue} {what}"))
+        } else {
+            failed(format!("no queue {queue:?}; `queues` lists them"))
+        }
+    };
+    let identity = match config.identity.build() {
+        Ok(id) => id,
+        Err(e) => return failed(e),
+    };
+    let classes = match config.compile_classes() {
+        Ok(c) => c,
+        Err(e) => return failed(e),
+    };
+    match command {
+        Command::AddSeeds { urls } => {
+            let mut added = 0;
+            for raw in urls {
+                let url = match trawl_url::parse_seed(raw) {
+                    Ok(u) => u,
+                    Err(e) => return failed(format!("seed {e}")),
+                };
+                let mut uri = CrawlUri::seed(url, String::new());
+                crate::crawl::apply_identity(&classes, &identity, &mut uri);
+                if frontier.schedule(&surt::authority(&uri.url), uri)
+                    == trawl_frontier::Scheduled::Queued
+                {
+                    added += 1;
+                }
+            }
+            done(format!(
+                "{added} of {} seeds queued (the rest were already known)",
+                urls.len()
+            ))
+        }
+        Command::PauseQueue { queue } => queue_op(
+            frontier.set_control(queue, Control::Paused),
+            queue,
+            "paused",
+        ),
+        Command::UnpauseQueue { queue } => queue_op(
+            frontier.set_control(queue, Control::Active),
+            queue,
+            "unpaused",
+        ),
+        Command::RetireQueue { queue } => queue_op(
+            frontier.set_control(queue, Control::Retired),
+            queue,
+            "retired",
+        ),
+        Command::DeleteQueue { queue } => match frontier.delete_queued(queue) {
+            Ok(n) => done(format!("{n} URIs dropped from queue {queue}")),
+            Err(e) => failed(e.to_string()),
+        },
+        Command::SetQueueDelay { queue, delay_ms } => queue_op(
+            frontier.set_delay(queue, delay_ms.map(Duration::from_millis)),
+            queue,
+            &format!(
+                "delay set to {}",
+                delay_ms.map_or("computed".to_string(), |d| format!("{d} ms"))
+            ),
+        ),
+        Command::SetQueueBudget { queue, budget } => queue_op(
+            frontier.set_budget(queue, *budget),
+            queue,
+            &format!(
+                "budget set to {}",
+                budget.map_or("none".to_string(), |b| b.to_string())
+            ),
+        ),
+        Command::Queues => Reply::Queues {
+            queues: frontier
+                .queue_infos(std::time::Instant::now())
+                .into_iter()
+                .map(QueueRow::from)
+                .collect(),
+        },
+        Command::Lookup { url } => {
+            let Ok(parsed) = Url::parse(url) else {
+                return failed(format!("{url:?} is not a URL"));
+            };
+            let mut uri = CrawlUri::seed(parsed, String::new());
+            crate::crawl::apply_identity(&classes, &identity, &mut uri);
+            let (state, status) = match frontier.lookup(&uri.uniq_key) {
+                UrlStatus::Unknown => ("unknown", None),
+                UrlStatus::Queued => ("queued", None),
+                UrlStatus::Done(s) => ("done", Some(s)),
+            };
+            Reply::Lookup {
+                url: url.clone(),
+                uniq_key: uri.uniq_key,
+                state: state.to_string(),
+                status,
+            }
+        }
+        Command::Pause | Command::Unpause | Command::Checkpoint | Command::Stop => {
+            failed("the crawl is not running; `trawl resume` it first")
+        }
+    }
+}
+
+/// Applies `command` to a stopped job's frontier store directly.
+pub fn apply_offline(job_dir: &Path, command: &Command) -> Result<Reply, Error> {
+    let job = Job::create(job_dir)?;
+    let config = CrawlConfig::load(&job.config_path())?;
+    if !job.frontier_dir().exists() {
+        return Err(Error::NothingToResume(job_dir.to_path_buf()));
+    }
+    let mut frontier: Frontier<CrawlUri> =
+        Frontier::open(&job.frontier_dir(), config.fetch.max_connections_per_host)
+            .map_err(|e| Error::Frontier(e.to_string()))?;
+    let reply = apply_to_frontier(&mut frontier, command, &config);
+    frontier
+        .sync()
+        .map_err(|e| Error::Frontier(e.to_string()))?;
+    Ok(reply)
+}
+
+/// Where command files for a running crawl are dropped, and their replies written.
+pub fn control_dir(job_dir: &Path) -> std::path::PathBuf {
+    job_dir.join("control")
+}
+
+/// Command files waiting in `dir`, parsed (or the parse error), oldest first; each is removed once read.
+pub(crate) fn pending_files(dir: &Path) -> Vec<(std::path::PathBuf, Result<Command, String>)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<std::path::PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with(".cmd.json"))
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|path| {
+            let parsed = std::fs::read_to_string(&path)
+                .map_err(|e| e.to_string())
+                .and_then(|t| {
+                    serde_json::from_str::<Command>(&t)
+                        .map_err(|e| format!("{}: {e}", path.display()))
+                });
+            let _ = std::fs::remove_file(&path);
+            (path, parsed)
+        })
+        .collect()
+}
+
+/// Writes the reply to a command file as `NAME.reply.json` (via a temporary name, so readers never see half).
+pub(crate) fn answer_file(command_path: &Path, reply: &Reply) {
+    let name = command_path
+        .to_string_lossy()
+        .replace(".cmd.json", ".reply.json");
+    let tmp = format!("{name}.tmp");
+    if std::fs::write(&tmp, serde_json::to_string(reply).unwrap_or_default()).is_ok() {
+        let _ = std::fs::rename(&tmp, &name);
+    }
+}
+
+/// The PID of the process running the job's crawl, if one is running.
+pub fn running_pid(job_dir: &Path) -> Option<u32> {
+    let pid: u32 = std::fs::read_to_string(job_dir.join("state/crawl.pid"))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    Path::new(&format!("/proc/{pid}")).exists().then_some(pid)
+}
+
+/// Sends `command` to the crawl running in `job_dir` through a command file and waits up to `wait` for the
+/// reply.
+pub fn send_file(job_dir: &Path, command: &Command, wait: Duration) -> Result<Reply, Error> {
+    let dir = control_dir(job_dir);
+    std::fs::create_dir_all(&dir).map_err(|source| Error::Io {
+        path: dir.clone(),
+        source,
+    })?;
+    let stem = format!(
+        "{}-{}",
+        chrono::Utc::now().format("%Y%m%d%H%M%S%6f"),
+        std::process::id()
+    );
+    let tmp = dir.join(format!("{stem}.tmp"));
+    let cmd = dir.join(format!("{stem}.cmd.json"));
+    let text = serde_json::to_string(command).unwrap_or_default();
+    std::fs::write(&tmp, text)
+        .and_then(|()| std::fs::rename(&tmp, &cmd))
+        .map_err(|source| Error::Io {
+            path: cmd.clone(),
+            source,
+        })?;
+    let reply_path = dir.join(format!("{stem}.reply.json"));
+    let start = std::time::Instant::now();
+    while start.elapsed() < wait {
+        if let Ok(text) = std::fs::read_to_string(&reply_path) {
+            let _ = std::fs::remove_file(&reply_path);
+            return serde_json::from_str(&text).map_err(|e| Error::Checkpoint(e.to_string()));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = std::fs::remove_file(&cmd);
+    Ok(Reply::Failed {
+        message: format!(
+            "the crawl in {} did not answer within {wait:?}",
+            job_dir.display()
+        ),
+    })
+}

@@ -1,0 +1,148 @@
+//! Operator actions on a running crawl (through `trawl ctl`'s command files) and on a stopped one (straight on
+//! its store), then resuming it.
+
+mod common;
+
+use std::{
+    path::Path,
+    process::{Command, Stdio},
+    time::{Duration, Instant},
+};
+
+fn ctl(job: &Path, args: &[&str]) -> (i32, serde_json::Value) {
+    let out = Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .arg("ctl")
+        .arg(job)
+        .arg("--json")
+        .args(args)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let value = serde_json::from_str(text.trim()).unwrap_or(serde_json::Value::Null);
+    (out.status.code().unwrap_or(-1), value)
+}
+
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn operate_a_running_crawl_then_a_stopped_one() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let site = rt.block_on(trawl::selftest::site::start()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = trawl::selftest::config();
+    config.frontier.min_delay_ms = 300; // slow enough to act on it mid-crawl
+    config.frontier.max_delay_ms = 300;
+    let cfg = dir.path().join("crawl.toml");
+    std::fs::write(&cfg, config.to_toml()).unwrap();
+    let job = dir.path().join("job");
+    let mut crawl = Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .args([
+            "crawl",
+            "--job",
+            job.to_str().unwrap(),
+            "-c",
+            cfg.to_str().unwrap(),
+            &site.seed(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for("the crawl to start", || {
+        trawl_engine::control::running_pid(&job).is_some()
+    });
+
+    let queue = format!("127.0.0.1:{}", site.addr.port());
+    let (code, reply) = ctl(&job, &["queues"]);
+    assert_eq!(code, 0, "{reply}");
+    assert_eq!(reply["reply"], "queues");
+    assert!(
+        reply["queues"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|q| q["name"] == queue.as_str()),
+        "{reply}"
+    );
+
+    let extra = site.url("/dup?from=operator");
+    let (code, reply) = ctl(&job, &["add-seeds", &extra]);
+    assert_eq!(
+        (code, reply["message"].as_str().unwrap()),
+        (0, "1 of 1 seeds queued (the rest were already known)")
+    );
+    let (code, _) = ctl(&job, &["queue-budget", &queue, "500"]);
+    assert_eq!(code, 0);
+    let (code, reply) = ctl(&job, &["queue-delay", "no-such-queue", "5"]);
+    assert_eq!(code, 1, "{reply}");
+
+    assert_eq!(ctl(&job, &["pause"]).0, 0);
+    std::thread::sleep(Duration::from_millis(800));
+    let before = common::crawl_log(&job).len();
+    std::thread::sleep(Duration::from_millis(800));
+    assert_eq!(
+        common::crawl_log(&job).len(),
+        before,
+        "a paused crawl took new URIs"
+    );
+    assert_eq!(ctl(&job, &["unpause"]).0, 0);
+    assert_eq!(ctl(&job, &["checkpoint"]).0, 0);
+    wait_for("a checkpoint", || {
+        job.join("checkpoints")
+            .read_dir()
+            .is_ok_and(|mut d| d.next().is_some())
+    });
+
+    let (code, reply) = ctl(&job, &["lookup", &site.seed()]);
+    assert_eq!(
+        (code, &reply["state"], &reply["status"]),
+        (0, &"done".into(), &200.into()),
+        "{reply}"
+    );
+
+    assert_eq!(ctl(&job, &["stop"]).0, 0);
+    let status = crawl.wait().unwrap();
+    assert!(status.success());
+    let report = std::fs::read_to_string(job.join("reports/crawl-report.txt")).unwrap();
+    assert!(report.contains("Crawl Status: STOPPED"), "{report}");
+
+    // Stopped: the same commands work on the store, and resume finishes the crawl, operator seed included.
+    let (code, reply) = ctl(&job, &["queues"]);
+    assert_eq!(code, 0);
+    let row = reply["queues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["name"] == queue.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(row["budget"], 500);
+    assert_eq!(ctl(&job, &["queue-delay", &queue, "0"]).0, 0);
+    let (code, _) = ctl(&job, &["pause"]);
+    assert_eq!(code, 1, "pause needs a running crawl");
+    let resumed = Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .args(["resume", job.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    let log = common::crawl_log(&job);
+    assert!(
+        log.iter()
+            .any(|l| l.uri == extra && l.status == 200 && l.hop_path.is_empty()),
+        "operator seed not crawled"
+    );
+    rt.block_on(site.shutdown());
+}
