@@ -1,0 +1,86 @@
+//! The candidate chain: outlinks through scope and the uniq filter into the frontier.
+
+use super::*;
+
+/// The candidate chain: each outlink becomes a child URI, passes scope and the uniq filter, and is queued.
+/// Returns how many outlinks were newly queued.
+pub(super) fn schedule_outlinks(
+    shared: &Shared,
+    parent: &CrawlUri,
+    outlinks: Vec<Outlink>,
+    worker: usize,
+) -> usize {
+    let max_redirects = shared.config.scope.max_redirects;
+    let mut accepted = Vec::new();
+    for link in outlinks {
+        let mut child = parent.child(link.url, String::new(), link.hop);
+        apply_identity(&shared.classes, &shared.identity, &mut child);
+        let redirects = child
+            .hop_path
+            .chars()
+            .rev()
+            .take_while(|&c| c == 'R')
+            .count();
+        if redirects > max_redirects {
+            log_cut(
+                shared,
+                &child,
+                status::OUT_OF_SCOPE,
+                "reject:MaxRedirects",
+                worker,
+            );
+            continue;
+        }
+        let verdict = shared.scope.decide(&child);
+        tracing::trace!(uri = %child.url, rule = verdict.rule, decision = ?verdict.decision, "scope");
+        match verdict.decision {
+            Decision::Accept => accepted.push(child),
+            // URIs merely outside the seeds' prefixes are not logged (they would swamp the log); an active
+            // rejection by a trap rule is logged once, so the cut-off is visible.
+            Decision::Reject if verdict.rule_index.is_some_and(|i| i > 0) => {
+                let status = if verdict.rule == "TooManyHops" {
+                    status::TOO_MANY_HOPS
+                } else {
+                    status::OUT_OF_SCOPE
+                };
+                log_cut(
+                    shared,
+                    &child,
+                    status,
+                    &format!("reject:{}", verdict.rule),
+                    worker,
+                );
+            }
+            _ => {}
+        }
+    }
+    let mut over_budget = Vec::new();
+    let mut queued = 0;
+    {
+        let mut f = lock(&shared.frontier);
+        for child in accepted {
+            let queue = surt::authority(&child.url);
+            match f.schedule(&queue, child.clone()) {
+                Scheduled::Queued => queued += 1,
+                Scheduled::OverBudget => over_budget.push(child),
+                Scheduled::Duplicate => {}
+            }
+        }
+    }
+    for child in over_budget {
+        log_cut(shared, &child, status::OVER_QUOTA, "budget", worker);
+    }
+    queued
+}
+
+/// Logs a URI cut off before fetching (scope rule, redirect limit, budget), once per uniq key.
+pub(super) fn log_cut(shared: &Shared, uri: &CrawlUri, status: i32, why: &str, worker: usize) {
+    {
+        let mut f = lock(&shared.frontier);
+        if f.is_seen(&uri.uniq_key) || !f.mark_seen(&format!("cut {}", uri.uniq_key)) {
+            return;
+        }
+    }
+    let host = uri.url.host_str().unwrap_or_default().to_string();
+    log_failure(shared, uri, status, worker, &host, &[why.to_string()]);
+}

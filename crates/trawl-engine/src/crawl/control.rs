@@ -1,0 +1,72 @@
+//! Operator commands applied to a running crawl.
+
+use super::*;
+
+/// Applies operator commands: from the handle's channel, and from command files dropped into `JOB/control/`
+/// by `trawl ctl` (each `NAME.cmd.json` is answered by `NAME.reply.json`).
+pub(super) async fn control_loop(
+    shared: Arc<Shared>,
+    job: Job,
+    mut inbox: Option<mpsc::UnboundedReceiver<Envelope>>,
+) {
+    let dir = crate::control::control_dir(job.root());
+    loop {
+        let received = async {
+            match inbox.as_mut() {
+                Some(rx) => rx.recv().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            got = received => match got {
+                Some((command, reply)) => {
+                    let _ = reply.send(apply_command(&shared, &command));
+                }
+                None => inbox = None,
+            },
+            _ = tokio::time::sleep(Duration::from_millis(250)) => {
+                for (path, command) in crate::control::pending_files(&dir) {
+                    let reply = match command {
+                        Ok(c) => apply_command(&shared, &c),
+                        Err(message) => Reply::Failed { message },
+                    };
+                    crate::control::answer_file(&path, &reply);
+                }
+            }
+        }
+    }
+}
+
+pub(super) fn apply_command(shared: &Shared, command: &Command) -> Reply {
+    let reply = match command {
+        Command::Pause => {
+            shared.stop.set_paused(true);
+            Reply::Done {
+                message: "crawl paused".into(),
+            }
+        }
+        Command::Unpause => {
+            shared.stop.set_paused(false);
+            Reply::Done {
+                message: "crawl unpaused".into(),
+            }
+        }
+        Command::Checkpoint => {
+            shared.stop.request_checkpoint();
+            Reply::Done {
+                message: "checkpoint requested".into(),
+            }
+        }
+        Command::Stop => {
+            shared.stop.stop();
+            Reply::Done {
+                message: "stopping".into(),
+            }
+        }
+        other => {
+            crate::control::apply_to_frontier(&mut lock(&shared.frontier), other, &shared.config)
+        }
+    };
+    shared.wake.notify_waiters();
+    reply
+}

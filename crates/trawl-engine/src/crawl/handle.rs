@@ -1,0 +1,75 @@
+//! The handle operators steer a running crawl with.
+
+use super::*;
+
+/// A handle to steer a running crawl from outside (Ctrl-C, the CLI, the web UI): stop it, pause it, ask for
+/// a checkpoint, or send it any operator [`Command`].
+#[derive(Debug, Clone)]
+pub struct CrawlHandle {
+    pub(super) flag: Arc<AtomicBool>,
+    pub(super) notify: Arc<Notify>,
+    pub(super) checkpoint: Arc<AtomicBool>,
+    pub(super) paused: Arc<AtomicBool>,
+    pub(super) commands: mpsc::UnboundedSender<Envelope>,
+    pub(super) inbox: Arc<Mutex<Option<mpsc::UnboundedReceiver<Envelope>>>>,
+}
+
+/// A command on its way to the crawl, with where its reply goes.
+pub(super) type Envelope = (Command, oneshot::Sender<Reply>);
+
+impl Default for CrawlHandle {
+    fn default() -> Self {
+        let (tx, rx) = mpsc::unbounded_channel();
+        CrawlHandle {
+            flag: Arc::default(),
+            notify: Arc::default(),
+            checkpoint: Arc::default(),
+            paused: Arc::default(),
+            commands: tx,
+            inbox: Arc::new(Mutex::new(Some(rx))),
+        }
+    }
+}
+
+impl CrawlHandle {
+    /// Asks for a checkpoint at the next tick (within a second).
+    pub fn request_checkpoint(&self) {
+        self.checkpoint.store(true, Ordering::SeqCst);
+    }
+
+    /// Asks the crawl to stop: URIs in flight finish, a checkpoint is written, archives are closed, reports
+    /// written.
+    pub fn stop(&self) {
+        self.flag.store(true, Ordering::SeqCst);
+        self.notify.notify_waiters();
+    }
+
+    /// Whether a stop was asked for.
+    pub fn is_stopped(&self) -> bool {
+        self.flag.load(Ordering::SeqCst)
+    }
+
+    /// Pauses (true) or unpauses (false) the crawl: while paused, URIs in flight finish and no new ones start.
+    pub fn set_paused(&self, paused: bool) {
+        self.paused.store(paused, Ordering::SeqCst);
+        self.notify.notify_waiters();
+    }
+
+    /// Whether the crawl is paused.
+    pub fn is_paused(&self) -> bool {
+        self.paused.load(Ordering::SeqCst)
+    }
+
+    /// Sends an operator command to the running crawl and waits for its reply.
+    pub async fn send(&self, command: Command) -> Reply {
+        let (tx, rx) = oneshot::channel();
+        if self.commands.send((command, tx)).is_err() {
+            return Reply::Failed {
+                message: "the crawl has ended".into(),
+            };
+        }
+        rx.await.unwrap_or(Reply::Failed {
+            message: "the crawl ended before answering".into(),
+        })
+    }
+}

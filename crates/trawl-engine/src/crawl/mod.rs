@@ -1,0 +1,426 @@
+//! The crawl loop: workers take URIs from the frontier and run each through the pipeline.
+//!
+//! prefetch (robots.txt prerequisite) -> fetch -> extract -> write -> post (crawl.log, stats, politeness,
+//! outlinks through scope back into the frontier) -> `frontier.finished`.
+
+use std::{
+    collections::HashMap,
+    sync::{
+        Arc, Mutex, PoisonError,
+        atomic::{AtomicBool, AtomicUsize, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+use tokio::sync::{Notify, mpsc, oneshot};
+use trawl_frontier::{Frontier, Next, Scheduled, Taken};
+use trawl_url::{
+    Url,
+    class::{UrlClasses, UrlKind},
+    surt,
+};
+
+use crate::{
+    CrawlConfig, CrawlUri, Error, Hop, Scope, UriKind,
+    control::{Command, Reply},
+    crawl_log::{CrawlLog, LogEntry, status},
+    crawl_uri::origin,
+    decide::Decision,
+    decode::{DecodeLimits, decode_content},
+    extract::{self, Limits, Outlink},
+    fetch::{AddressPolicy, FetchError, Fetched, Fetcher, Response},
+    job::Job,
+    report::{self, Ending},
+    robots::{Robots, product_token},
+    stats::{Snapshot, Stats},
+    write::WarcSink,
+};
+
+mod candidates;
+mod control;
+mod handle;
+mod identity;
+mod worker;
+
+pub use self::handle::CrawlHandle;
+pub(crate) use self::identity::apply_identity;
+use self::{candidates::*, control::*, handle::Envelope, identity::*, worker::*};
+
+/// What a finished crawl reports.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    /// How it ended.
+    pub ending: Ending,
+    /// The final counters.
+    pub stats: Snapshot,
+    /// The WARC files written.
+    pub warcs: Vec<std::path::PathBuf>,
+}
+
+/// What is known of one origin's robots.txt.
+#[derive(Debug)]
+enum RobotsState {
+    /// The prerequisite is queued or being fetched.
+    Pending,
+    /// Rules in force until `expires`.
+    Known {
+        robots: Arc<Robots>,
+        expires: Instant,
+    },
+    /// The address policy refuses the origin's address (the annotation says why): nothing there is fetched.
+    Refused(String),
+}
+
+/// One crawl of a job directory.
+#[derive(Debug)]
+pub struct Crawl {
+    job: Job,
+    config: CrawlConfig,
+    seeds: Vec<Url>,
+    repaired: Vec<trawl_warc::Repaired>,
+}
+
+struct Shared {
+    config: CrawlConfig,
+    scope: Scope,
+    identity: trawl_url::Identity,
+    classes: UrlClasses,
+    /// Watchable URLs waiting for their next visit; the crawl is not over while any is pending.
+    pending_revisits: AtomicUsize,
+    /// Per watchable uniq key: the last payload digest and when it last changed.
+    watched: Mutex<HashMap<String, (String, Instant)>>,
+    frontier: Mutex<Frontier<CrawlUri>>,
+    wake: Notify,
+    fetcher: Fetcher,
+    robots: Mutex<HashMap<String, RobotsState>>,
+    warc: WarcSink,
+    log: Mutex<CrawlLog>,
+    stats: Stats,
+    stop: CrawlHandle,
+    fatal: Mutex<Option<String>>,
+    agent: String,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Crawl {
+    /// Prepares a crawl: parses the seeds (naming any bad one), creates the job directory and writes the
+    /// effective config into it.
+    pub fn new(
+        job_dir: &std::path::Path,
+        mut config: CrawlConfig,
+        seeds: &[String],
+    ) -> Result<Crawl, Error> {
+        config.seeds.urls.extend(seeds.iter().cloned());
+        config.seeds.urls.dedup();
+        if config.seeds.urls.is_empty() {
+            return Err(Error::NoSeeds);
+        }
+        let parsed = config
+            .seeds
+            .urls
+            .iter()
+            .map(|s| trawl_url::parse_seed(s))
+            .collect::<Result<Vec<_>, _>>()?;
+        config.validate().map_err(|message| Error::Config {
+            path: job_dir.join("crawl.toml"),
+            message,
+        })?;
+        let job = Job::create(job_dir)?;
+        if job.frontier_dir().exists() {
+            return Err(Error::JobExists(job_dir.to_path_buf()));
+        }
+        job.write_file(&job.config_path(), &config.to_toml())?;
+        Ok(Crawl {
+            job,
+            config,
+            seeds: parsed,
+            repaired: Vec::new(),
+        })
+    }
+
+    /// Reopens a job to continue it: its config, its frontier as of the moment it stopped (or, with
+    /// `checkpoint`, as of that checkpoint: a name under `JOB/checkpoints/`, or `latest`), and its archives,
+    /// whose `.open` files left by a crash are cut after their last complete record and closed.
+    pub fn resume(job_dir: &std::path::Path, checkpoint: Option<&str>) -> Result<Crawl, Error> {
+        let job = Job::create(job_dir)?;
+        let config = CrawlConfig::load(&job.config_path())?;
+        if let Some(name) = checkpoint {
+            let cp = crate::checkpoint::find(&job, name)?;
+            crate::checkpoint::restore(&job, &cp)?;
+        } else if !job.frontier_dir().exists() {
+            return Err(Error::NothingToResume(job_dir.to_path_buf()));
+        }
+        let repaired = crate::checkpoint::repair_warcs(&job)?;
+        let seeds = config
+            .seeds
+            .urls
+            .iter()
+            .map(|s| trawl_url::parse_seed(s))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Crawl {
+            job,
+            config,
+            seeds,
+            repaired,
+        })
+    }
+
+    /// WARC files a resume found left open by a crash and repaired.
+    pub fn repaired(&self) -> &[trawl_warc::Repaired] {
+        &self.repaired
+    }
+
+    /// The job directory.
+    pub fn job(&self) -> &Job {
+        &self.job
+    }
+
+    /// Runs the crawl to its end, calling `on_progress` about once a second; `stop` ends it early.
+    pub async fn run(
+        self,
+        stop: CrawlHandle,
+        on_progress: impl Fn(&Snapshot) + Send + Sync + 'static,
+    ) -> Result<Summary, Error> {
+        let warcinfo = vec![
+            ("operator-config".to_string(), "crawl.toml".to_string()),
+            (
+                "http-header-user-agent".to_string(),
+                self.config.fetch.user_agent.clone(),
+            ),
+            (
+                "robots".to_string(),
+                if self.config.fetch.obey_robots {
+                    "obey"
+                } else {
+                    "ignore"
+                }
+                .to_string(),
+            ),
+            (
+                "trawl-config".to_string(),
+                self.config.to_toml().replace('\n', "; "),
+            ),
+        ];
+        let warc = WarcSink::new(self.job.warc_dir(), &self.config.warc, warcinfo)?;
+        let log = CrawlLog::open(&self.job.logs_dir().join("crawl.log"))?;
+        let budget = Some(self.config.frontier.max_uris_per_host).filter(|&b| b > 0);
+        let mut frontier = Frontier::open(
+            &self.job.frontier_dir(),
+            self.config.fetch.max_connections_per_host,
+        )
+        .map_err(|e| Error::Frontier(e.to_string()))?
+        .with_budget(budget);
+        let identity = self
+            .config
+            .identity
+            .build()
+            .map_err(|message| Error::Config {
+                path: self.job.config_path(),
+                message,
+            })?;
+        let classes = self
+            .config
+            .compile_classes()
+            .map_err(|message| Error::Config {
+                path: self.job.config_path(),
+                message,
+            })?;
+        for seed in &self.seeds {
+            let mut uri = CrawlUri::seed(seed.clone(), String::new());
+            apply_identity(&classes, &identity, &mut uri);
+            // On a resumed job the seeds are already known: scheduling them again does nothing.
+            frontier.schedule(&surt::authority(&uri.url), uri);
+        }
+        let shared = Arc::new(Shared {
+            scope: Scope::default_for(&self.seeds, &self.config.scope),
+            identity,
+            classes,
+            pending_revisits: AtomicUsize::new(0),
+            watched: Mutex::new(HashMap::new()),
+            frontier: Mutex::new(frontier),
+            wake: Notify::new(),
+            fetcher: Fetcher::new(
+                self.config.fetch.clone(),
+                AddressPolicy::new(
+                    self.config.fetch.allow_addresses.clone(),
+                    self.seeds
+                        .iter()
+                        .filter_map(|s| s.host_str().map(str::to_string)),
+                ),
+            ),
+            robots: Mutex::new(HashMap::new()),
+            warc,
+            log: Mutex::new(log),
+            stats: Stats::new(),
+            stop: stop.clone(),
+            fatal: Mutex::new(None),
+            agent: product_token(&self.config.fetch.user_agent).to_string(),
+            config: self.config.clone(),
+        });
+
+        let on_progress = Arc::new(on_progress);
+        let ticker = {
+            let shared = shared.clone();
+            let on_progress = on_progress.clone();
+            let progress_log = self.job.logs_dir().join("progress.log");
+            let job = self.job.clone();
+            let interval = self.config.frontier.checkpoint_interval_s;
+            tokio::spawn(async move {
+                let mut tick = 0u64;
+                loop {
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    // Commit the frontier's recent changes: a crash loses at most about a second of work,
+                    // which is fetched again on resume.
+                    if let Err(e) = lock(&shared.frontier).flush() {
+                        shared.fail(e.to_string());
+                    }
+                    let snap = shared.snapshot();
+                    on_progress(&snap);
+                    tick += 1;
+                    let due = interval > 0 && tick.is_multiple_of(interval);
+                    if (due || shared.stop.checkpoint.swap(false, Ordering::SeqCst))
+                        && let Err(e) = checkpoint(&shared, &job)
+                    {
+                        shared.fail(e.to_string());
+                    }
+                    if tick.is_multiple_of(5) {
+                        append_line(
+                            &progress_log,
+                            &format!("{} {}", chrono::Utc::now().to_rfc3339(), snap.line()),
+                        );
+                    }
+                }
+            })
+        };
+        let control = tokio::spawn(control_loop(
+            shared.clone(),
+            self.job.clone(),
+            lock(&stop.inbox).take(),
+        ));
+        let pid_file = self.job.state_dir().join("crawl.pid");
+        self.job
+            .write_file(&pid_file, &std::process::id().to_string())?;
+        let workers: Vec<_> = (0..self.config.fetch.max_connections)
+            .map(|i| tokio::spawn(worker(shared.clone(), i + 1)))
+            .collect();
+        for w in workers {
+            let _ = w.await;
+        }
+        ticker.abort();
+        control.abort();
+        let _ = std::fs::remove_file(&pid_file);
+
+        // A clean shutdown ends with a checkpoint (the archives roll over with it).
+        let checkpointed = checkpoint(&shared, &self.job);
+        if let Err(e) = checkpointed {
+            shared.fail(e.to_string());
+        }
+        let warcs = shared.warc.close();
+        let fatal = lock(&shared.fatal).take();
+        let ending = match (&fatal, &warcs) {
+            (Some(why), _) => Ending::Failed(why.clone()),
+            (None, Err(e)) => Ending::Failed(e.to_string()),
+            (None, Ok(_)) if stop.is_stopped() => Ending::Stopped,
+            _ => Ending::Finished,
+        };
+        let snap = shared.snapshot();
+        on_progress(&snap);
+        append_line(
+            &self.job.logs_dir().join("progress.log"),
+            &format!(
+                "{} {} [{ending}]",
+                chrono::Utc::now().to_rfc3339(),
+                snap.line()
+            ),
+        );
+        report::write(
+            &self.job,
+            &self.config.seeds.urls,
+            &ending,
+            &snap,
+            &shared.stats,
+        )?;
+        Ok(Summary {
+            ending,
+            stats: snap,
+            warcs: warcs.unwrap_or_default(),
+        })
+    }
+}
+
+/// Writes a checkpoint: the frontier's consistent copy and the crawl's counters, after rolling the archives
+/// over so that every WARC named in it is closed.
+fn checkpoint(shared: &Shared, job: &Job) -> Result<std::path::PathBuf, Error> {
+    shared.warc.close()?;
+    let snap = shared.snapshot();
+    let mut frontier = lock(&shared.frontier);
+    crate::checkpoint::write(job, &mut frontier, &snap)
+}
+
+fn append_line(path: &std::path::Path, line: &str) {
+    use std::io::Write;
+    if let Ok(mut f) = std::fs::File::options()
+        .create(true)
+        .append(true)
+        .open(path)
+    {
+        let _ = writeln!(f, "{line}");
+    }
+}
+
+/// Runs `f` where blocking is fine: off the async threads on a multi-threaded runtime.
+fn blocking<R>(f: impl FnOnce() -> R) -> R {
+    match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
+        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(f),
+        _ => f(),
+    }
+}
+
+impl Shared {
+    fn snapshot(&self) -> Snapshot {
+        let mut snap = self.stats.snapshot();
+        let f = lock(&self.frontier);
+        snap.queued = f.queued();
+        snap.in_flight = f.in_flight() as u64;
+        snap.discovered = f.discovered();
+        snap.active_queues = f.active_queues() as u64;
+        snap
+    }
+
+    fn decode_limits(&self) -> DecodeLimits {
+        DecodeLimits {
+            max_bytes: self.config.fetch.max_decoded_bytes,
+            max_ratio: self.config.fetch.max_decode_ratio,
+        }
+    }
+
+    fn fail(&self, why: String) {
+        tracing::error!("{why}");
+        lock(&self.fatal).get_or_insert(why);
+        self.stop.stop();
+    }
+
+    fn log(&self, entry: &LogEntry<'_>, host: &str, wire_bytes: u64) {
+        self.stats
+            .record(entry.status, host, entry.mime, wire_bytes);
+        if let Err(e) = lock(&self.log).write(entry) {
+            self.fail(e.to_string());
+        }
+    }
+
+    /// Politeness: Heritrix's delay formula, raised to robots.txt's Crawl-delay (up to its cap).
+    fn politeness(&self, origin: &str, fetch_time: Duration) -> Duration {
+        let f = &self.config.frontier;
+        let (min, max) = self.config.delay_bounds();
+        let mut delay = fetch_time.mul_f64(f.delay_factor).clamp(min, max);
+        if let Some(RobotsState::Known { robots, .. }) = lock(&self.robots).get(origin)
+            && let Some(cd) = robots.crawl_delay()
+        {
+            delay = delay.max(cd.min(Duration::from_millis(f.max_crawl_delay_ms)));
+        }
+        delay
+    }
+}
