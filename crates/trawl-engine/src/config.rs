@@ -173,6 +173,15 @@ pub struct FrontierConfig {
     pub max_uris_per_host: u64,
     /// A checkpoint is written every this many seconds; 0 means only on request and at the end. Default: 0.
     pub checkpoint_interval_s: u64,
+    /// How URIs are grouped into politeness queues: `host`, `domain` (registered domain) or `ip`.
+    /// Default: "host".
+    pub queue_assignment: crate::assign::QueueAssignment,
+    /// Each queue is split into this many by URL hash (for a big host that allows more connections).
+    /// Default: 1.
+    pub parallel_queues: u32,
+    /// A host's queue waits at least long enough to keep its average below this many bytes per second;
+    /// 0 means no cap. Default: 0.
+    pub max_host_bytes_per_s: u64,
 }
 
 impl Default for FrontierConfig {
@@ -186,6 +195,9 @@ impl Default for FrontierConfig {
             retry_delay_ms: 30_000,
             max_uris_per_host: 0,
             checkpoint_interval_s: 0,
+            queue_assignment: crate::assign::QueueAssignment::Host,
+            parallel_queues: 1,
+            max_host_bytes_per_s: 0,
         }
     }
 }

@@ -6,7 +6,7 @@ use std::{path::Path, time::Duration};
 
 use serde::{Deserialize, Serialize};
 use trawl_frontier::{Control, Frontier, QueueInfo, UrlStatus};
-use trawl_url::{Url, surt};
+use trawl_url::Url;
 
 use crate::{CrawlConfig, CrawlUri, Error, job::Job};
 
@@ -174,6 +174,10 @@ pub(crate) fn apply_to_frontier(
         Ok(c) => c,
         Err(e) => return failed(e),
     };
+    let assign = crate::assign::QueueAssigner::new(
+        config.frontier.queue_assignment,
+        config.frontier.parallel_queues,
+    );
     match command {
         Command::AddSeeds { urls } => {
             let mut added = 0;
@@ -184,7 +188,7 @@ pub(crate) fn apply_to_frontier(
                 };
                 let mut uri = CrawlUri::seed(url, String::new());
                 crate::crawl::apply_identity(&classes, &identity, &mut uri);
-                if frontier.schedule(&surt::authority(&uri.url), uri)
+                if frontier.schedule(&assign.key(&uri.url), uri)
                     == trawl_frontier::Scheduled::Queued
                 {
                     added += 1;

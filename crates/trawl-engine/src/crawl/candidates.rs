@@ -59,7 +59,7 @@ pub(super) fn schedule_outlinks(
     {
         let mut f = lock(&shared.frontier);
         for child in accepted {
-            let queue = surt::authority(&child.url);
+            let queue = shared.assign.key(&child.url);
             match f.schedule(&queue, child.clone()) {
                 Scheduled::Queued => queued += 1,
                 Scheduled::OverBudget => over_budget.push(child),

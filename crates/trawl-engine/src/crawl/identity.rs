@@ -50,7 +50,7 @@ pub(super) fn watch_again(shared: &Arc<Shared>, uri: &CrawlUri, status: u16, dig
     let mut next = uri.clone();
     next.tries = 0;
     next.revisit += 1;
-    let queue = surt::authority(&next.url);
+    let queue = shared.assign.key(&next.url);
     let interval = Duration::from_secs(shared.config.classes.watch_interval_s);
     shared.pending_revisits.fetch_add(1, Ordering::SeqCst);
     let shared = Arc::clone(shared);

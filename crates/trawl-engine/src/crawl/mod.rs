@@ -17,7 +17,6 @@ use trawl_frontier::{Frontier, Next, Scheduled, Taken};
 use trawl_url::{
     Url,
     class::{UrlClasses, UrlKind},
-    surt,
 };
 
 use crate::{
@@ -84,6 +83,7 @@ struct Shared {
     config: CrawlConfig,
     scope: Scope,
     identity: trawl_url::Identity,
+    assign: crate::assign::QueueAssigner,
     classes: UrlClasses,
     /// Watchable URLs waiting for their next visit; the crawl is not over while any is pending.
     pending_revisits: AtomicUsize,
@@ -228,15 +228,20 @@ impl Crawl {
                 path: self.job.config_path(),
                 message,
             })?;
+        let assign = crate::assign::QueueAssigner::new(
+            self.config.frontier.queue_assignment,
+            self.config.frontier.parallel_queues,
+        );
         for seed in &self.seeds {
             let mut uri = CrawlUri::seed(seed.clone(), String::new());
             apply_identity(&classes, &identity, &mut uri);
             // On a resumed job the seeds are already known: scheduling them again does nothing.
-            frontier.schedule(&surt::authority(&uri.url), uri);
+            frontier.schedule(&assign.key(&uri.url), uri);
         }
         let shared = Arc::new(Shared {
             scope: Scope::default_for(&self.seeds, &self.config.scope),
             identity,
+            assign,
             classes,
             pending_revisits: AtomicUsize::new(0),
             watched: Mutex::new(HashMap::new()),
@@ -411,11 +416,17 @@ impl Shared {
         }
     }
 
-    /// Politeness: Heritrix's delay formula, raised to robots.txt's Crawl-delay (up to its cap).
-    fn politeness(&self, origin: &str, fetch_time: Duration) -> Duration {
+    /// Politeness: Heritrix's delay formula, raised to robots.txt's Crawl-delay (up to its cap) and to what
+    /// the host's bandwidth cap requires.
+    fn politeness(&self, origin: &str, fetch_time: Duration, wire_bytes: u64) -> Duration {
         let f = &self.config.frontier;
         let (min, max) = self.config.delay_bounds();
         let mut delay = fetch_time.mul_f64(f.delay_factor).clamp(min, max);
+        if f.max_host_bytes_per_s > 0 {
+            // Keep the host's average rate under the cap: this fetch's bytes "cost" that much time.
+            let cost = Duration::from_secs_f64(wire_bytes as f64 / f.max_host_bytes_per_s as f64);
+            delay = delay.max(cost.saturating_sub(fetch_time));
+        }
         if let Some(RobotsState::Known { robots, .. }) = lock(&self.robots).get(origin)
             && let Some(cd) = robots.crawl_delay()
         {

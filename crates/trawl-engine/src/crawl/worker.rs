@@ -95,7 +95,7 @@ pub(super) async fn process(
         let mut child = uri.child(api, String::new(), Hop::Inferred);
         child.api_for = Some(uri.canonical.clone().unwrap_or_else(|| uri.url.clone()));
         apply_identity(&shared.classes, &shared.identity, &mut child);
-        lock(&shared.frontier).schedule(&surt::authority(&child.url), child);
+        lock(&shared.frontier).schedule(&shared.assign.key(&child.url), child);
         return Outcome::wait(Duration::ZERO);
     }
 
@@ -137,7 +137,7 @@ pub(super) async fn process(
                 notes.push(format!("{}t", uri.tries));
             }
             log_failure(shared, &uri, e.status(), worker, &host, &notes);
-            return Outcome::done(shared.politeness(&origin, fetched.duration), e.status());
+            return Outcome::done(shared.politeness(&origin, fetched.duration, 0), e.status());
         }
         Ok(resp) => resp,
     };
@@ -171,7 +171,7 @@ pub(super) async fn process(
                     origin: origin.clone(),
                     redirects: redirects + 1,
                 };
-                lock(&shared.frontier).schedule_first(&surt::authority(&target), next);
+                lock(&shared.frontier).schedule_first(&shared.assign.key(&target), next);
             } else if !(try_later && retries_left) {
                 let body = decode_content(
                     header("content-encoding").as_deref(),
@@ -215,7 +215,8 @@ pub(super) async fn process(
         return Outcome::wait(Duration::ZERO);
     }
 
-    let mut delay = shared.politeness(&origin, fetched.duration);
+    let wire = (resp.request_bytes.len() + resp.response_bytes.len()) as u64;
+    let mut delay = shared.politeness(&origin, fetched.duration, wire);
     if resp.status == 429 || resp.status == 503 {
         let cap = Duration::from_secs(shared.config.fetch.max_retry_after_s);
         if let Some(after) = header("retry-after").as_deref().and_then(retry_after) {
@@ -272,7 +273,7 @@ pub(super) async fn process(
                 if let Some(next) = predicted {
                     let mut child = uri.child(next, String::new(), Hop::Inferred);
                     apply_identity(&shared.classes, &shared.identity, &mut child);
-                    lock(&shared.frontier).schedule(&surt::authority(&child.url), child);
+                    lock(&shared.frontier).schedule(&shared.assign.key(&child.url), child);
                 }
             }
             UrlKind::Watchable => watch_again(shared, &uri, resp.status, &digest),
