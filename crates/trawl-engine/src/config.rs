@@ -272,6 +272,8 @@ pub struct ScopeConfig {
     /// Accept out-of-prefix URIs reached by at most this many trailing non-link hops (embeds, redirects)
     /// from an in-scope page. Default: 2.
     pub max_trans_hops: usize,
+    /// Of those trailing hops, at most this many may be speculative (`X`, links found in scripts). Default: 1.
+    pub max_speculative_hops: usize,
     /// Reject URIs whose path has more than this many segments. Default: 20.
     pub max_path_depth: usize,
     /// Reject URIs whose path repeats one segment more than this many times in a row. Default: 2.
@@ -289,6 +291,7 @@ impl Default for ScopeConfig {
         ScopeConfig {
             max_hops: 20,
             max_trans_hops: 2,
+            max_speculative_hops: 1,
             max_path_depth: 20,
             max_path_repeats: 2,
             max_redirects: 10,

@@ -34,12 +34,13 @@ impl Scope {
         Scope {
             rules: DecideSequence::new(vec![
                 Box::new(RejectAll),
-                Box::new(SurtPrefixed { prefixes }),
+                Box::new(SurtPrefixed::new(prefixes)),
                 Box::new(TooManyHops {
                     max_hops: config.max_hops,
                 }),
                 Box::new(Transclusion {
                     max_trans_hops: config.max_trans_hops,
+                    max_speculative_hops: config.max_speculative_hops,
                 }),
                 Box::new(PrerequisiteAccept),
                 Box::new(SchemeNotInSet::default()),
@@ -54,7 +55,7 @@ impl Scope {
     }
 
     /// The scope's verdict on `uri`, with the deciding rule.
-    pub fn decide(&self, uri: &CrawlUri) -> Verdict {
+    pub fn decide(&self, uri: &CrawlUri) -> Verdict<'_> {
         self.rules.decide(uri)
     }
 }
@@ -73,37 +74,32 @@ mod tests {
                 "http://127.0.0.1:4000/a",
                 "L",
                 Decision::Accept,
-                "SurtPrefixed",
+                "surt_prefixed",
             ),
-            (
-                "http://127.0.0.2:4000/a",
-                "L",
-                Decision::Reject,
-                "RejectAll",
-            ),
+            ("http://127.0.0.2:4000/a", "L", Decision::Reject, "reject"),
             (
                 "http://127.0.0.2:4000/a.png",
                 "LE",
                 Decision::Accept,
-                "Transclusion",
+                "transclusion",
             ),
             (
                 "http://127.0.0.2:4000/robots.txt",
                 "LRP",
                 Decision::Accept,
-                "PrerequisiteAccept",
+                "prerequisite_accept",
             ),
             (
                 "http://127.0.0.1:4000/deep",
                 "LLLLLLLLLLLLLLLLLLLLL",
                 Decision::Reject,
-                "TooManyHops",
+                "too_many_hops",
             ),
             (
                 "http://127.0.0.1:4000/x/x/x",
                 "L",
                 Decision::Reject,
-                "PathologicalPath",
+                "pathological_path",
             ),
         ];
         for (u, path, want, rule) in rows {
