@@ -33,10 +33,21 @@ pub(crate) enum Command {
         #[arg(long)]
         checkpoint: Option<String>,
     },
-    /// Validate a crawl.toml: syntax, types, unknown keys and values that contradict each other.
+    /// Validate a crawl.toml: TOML syntax; wiring (unknown keys, wrong types, unknown rules); semantics
+    /// (regexes, files, URL class examples, contradictory settings, seeds outside the scope). Prints every
+    /// problem as FILE:LINE:COLUMN with a hint; exit 1 if any.
     Check {
         /// The config file.
         config: PathBuf,
+    },
+    /// Write a commented starter crawl.toml into DIR (created if needed) from a shipped profile.
+    Init {
+        /// The profile: default (a domain crawl), single-page (a page and its embeds), broad (many sites,
+        /// conservative politeness) or polite (slow, robots-strict).
+        #[arg(long, default_value = "default")]
+        profile: String,
+        /// The folder to write crawl.toml into.
+        dir: PathBuf,
     },
     /// Serve the built-in test site on 127.0.0.1, crawl it, and check every scenario (PASS/FAIL lines).
     Selftest {
@@ -105,11 +116,17 @@ pub(crate) enum UrlCommand {
         /// URLs; read from stdin when none are given.
         urls: Vec<String>,
     },
-    /// Print every name of each URL as one JSON object per line.
+    /// Print every name of each URL, and the scope's verdict with its trace, as one JSON object per line.
     Explain {
-        /// A crawl.toml whose [identity] section to use.
+        /// A crawl.toml whose [identity] and scope to use.
         #[arg(short = 'c', long = "config")]
         config: Option<PathBuf>,
+        /// The page the URL was found on. Default: the config's first seed (or the URL itself).
+        #[arg(long)]
+        via: Option<String>,
+        /// The hop path from the seed, e.g. `LLE`. Default: `L` (a link on the seed page); empty: a seed.
+        #[arg(long)]
+        hops: Option<String>,
         /// JSON output (the only format; accepted for symmetry with the other tools).
         #[arg(long)]
         json: bool,
