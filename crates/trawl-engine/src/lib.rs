@@ -18,20 +18,23 @@ mod decode;
 mod error;
 pub mod extract;
 pub mod fetch;
+pub mod filters;
 mod hop;
 pub mod job;
 pub mod report;
 pub mod robots;
 mod scope;
+pub mod sheets;
 pub mod stats;
 pub mod write;
 
 pub use crate::{
-    config::CrawlConfig,
+    config::{ConfigError, CrawlConfig},
     crawl::{Crawl, CrawlHandle, Summary},
     crawl_uri::{CrawlUri, UriKind},
     error::Error,
     fetch::Fetcher,
     hop::Hop,
-    scope::Scope,
+    scope::{Gates, Scope},
+    sheets::Sheets,
 };

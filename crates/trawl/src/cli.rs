@@ -43,10 +43,21 @@ pub(crate) enum Command {
         #[command(subcommand)]
         action: CtlAction,
     },
-    /// Validate a crawl.toml: syntax, types, unknown keys and values that contradict each other.
+    /// Validate a crawl.toml: TOML syntax; wiring (unknown keys, wrong types, unknown rules); semantics
+    /// (regexes, files, URL class examples, contradictory settings, seeds outside the scope). Prints every
+    /// problem as FILE:LINE:COLUMN with a hint; exit 1 if any.
     Check {
         /// The config file.
         config: PathBuf,
+    },
+    /// Write a commented starter crawl.toml into DIR (created if needed) from a shipped profile.
+    Init {
+        /// The profile: default (a domain crawl), single-page (a page and its embeds), broad (many sites,
+        /// conservative politeness) or polite (slow, robots-strict).
+        #[arg(long, default_value = "default")]
+        profile: String,
+        /// The folder to write crawl.toml into.
+        dir: PathBuf,
     },
     /// Serve the built-in test site on 127.0.0.1, crawl it, and check every scenario (PASS/FAIL lines).
     Selftest {
@@ -123,11 +134,17 @@ pub(crate) enum UrlCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Print every name of each URL as one JSON object per line.
+    /// Print every name of each URL, and the scope's verdict with its trace, as one JSON object per line.
     Explain {
-        /// A crawl.toml whose [identity] section and URL classes to use.
+        /// A crawl.toml whose [identity] and scope to use.
         #[arg(short = 'c', long = "config")]
         config: Option<PathBuf>,
+        /// The page the URL was found on. Default: the config's first seed (or the URL itself).
+        #[arg(long)]
+        via: Option<String>,
+        /// The hop path from the seed, e.g. `LLE`. Default: `L` (a link on the seed page); empty: a seed.
+        #[arg(long)]
+        hops: Option<String>,
         /// A URL class library (`[[url_class]]` tables) to use besides the config's classes.
         #[arg(long)]
         classes: Option<PathBuf>,

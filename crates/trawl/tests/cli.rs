@@ -235,13 +235,54 @@ fn check_rejects_bad_configs_naming_file_and_line() {
         let err = &run.stderr;
         assert!(err.contains(s(&file)), "{text:?}: no file name in {err}");
         assert!(
-            err.contains(&format!("line {line}")),
-            "{text:?}: no `line {line}` in {err}"
+            err.contains(&format!("{}:{line}:", file.display())),
+            "{text:?}: no `FILE:{line}:` in {err}"
         );
         for w in words {
             assert!(err.contains(w), "{text:?}: no {w:?} in {err}");
         }
     }
+}
+
+#[test]
+fn check_reports_every_problem_of_each_stage() {
+    let (run, file, _dir) = check(
+        "[fetch]\nmax_conections = 3\n[[scope.rules]]\nrule = \"nope\"\n[[filters.url]]\nregexp = \"x\"\ncase = 1\n",
+    );
+    assert_eq!(run.code, Some(1), "{run:?}");
+    for want in [":2:", ":4:", ":8:", "3 problems", "hint:"] {
+        assert!(run.stderr.contains(want), "no {want:?} in {}", run.stderr);
+    }
+    assert!(run.stderr.contains(s(&file)));
+    let (run, _, _dir) = check(
+        "[frontier]\nmin_delay_ms = 5\nmax_delay_ms = 1\n[[filters.url]]\nregexp = \"(\"\n\
+         [[sheet]]\nname = \"a\"\nsurt_prefixes = [\"http://(org,\"]\nset = { \"frontier.nope\" = 1 }\n",
+    );
+    assert_eq!(run.code, Some(1), "{run:?}");
+    for want in [":2:", ":5:", ":9:", "3 problems", "names no setting"] {
+        assert!(run.stderr.contains(want), "no {want:?} in {}", run.stderr);
+    }
+}
+
+#[test]
+fn every_shipped_profile_passes_check() {
+    for profile in ["default", "single-page", "broad", "polite"] {
+        let dir = tempfile::tempdir().unwrap();
+        let run = trawl(&["init", "--profile", profile, s(dir.path())]);
+        assert_eq!(run.code, Some(0), "{profile}: {run:?}");
+        let file = dir.path().join("crawl.toml");
+        let run = trawl(&["check", s(&file)]);
+        assert_eq!(run.code, Some(0), "{profile}: {}", run.stderr);
+        // init never overwrites.
+        let again = trawl(&["init", "--profile", profile, s(dir.path())]);
+        assert_eq!(again.code, Some(1), "{profile}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let run = trawl(&["init", "--profile", "nope", s(dir.path())]);
+    assert!(
+        run.code == Some(1) && run.stderr.contains("single-page"),
+        "{run:?}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------------------

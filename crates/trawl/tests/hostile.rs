@@ -36,9 +36,9 @@
 //! | `/unclosed-script` | 200 | - (`<a href=/after-script>` is script text: not followed) | yes |
 //! | `/lying-charset` (`charset=utf-16` on latin-1) | 200 | - (decoded as UTF-16 as browsers do: its link is lost) | yes |
 //! | `/session/` | 200, then one `/session/page?jsessionid=...` (the id canonicalized away) | - | yes |
-//! | `/grow/a/` | 200 for `/grow/a/`, `/grow/a/a/` | `/grow/a/a/a/` logged -5000 `reject:PathologicalPath` | - |
-//! | `/mr?n=0` | 200 for n = 0..=10 | `/mr?n=11` logged -5000 `reject:MaxRedirects` | - |
-//! | `/deep/1` | 200 down to 20 segments | the 21-segment URI logged -5000 `reject:TooManyPathSegments` | - |
+//! | `/grow/a/` | 200 for `/grow/a/`, `/grow/a/a/` | `/grow/a/a/a/` logged -5000 `reject:pathological_path` | - |
+//! | `/mr?n=0` | 200 for n = 0..=10 | `/mr?n=11` logged -5000 `reject:max_redirects` | - |
+//! | `/deep/1` | 200 down to 20 segments | the 21-segment URI logged -5000 `reject:too_many_path_segments` | - |
 //! | `/robots.txt` (20 MB) | 200, size 524288 | `lenTrunc` | `WARC-Truncated: length` |
 //! | `/forbidden` | -9998 | - | none (never requested) |
 //! | second server `/robots.txt` -> `/r1` ... | 301 x 6 (robots.txt, r1..r5), then allow | - | yes |
@@ -220,7 +220,7 @@ async fn hostile_server_is_survived() {
         .count();
     assert!(sessions <= 2, "{sessions} session pages fetched");
     let grow = on_main("/grow/a/a/a/");
-    assert_eq!(grow.annotations, ["reject:PathologicalPath"]);
+    assert_eq!(grow.annotations, ["reject:pathological_path"]);
     assert!(grow.status < 0);
     let mr = log
         .iter()
@@ -228,15 +228,15 @@ async fn hostile_server_is_survived() {
         .count();
     assert_eq!(mr, config.scope.max_redirects + 1);
     let mr_cut = on_main(&format!("/mr?n={}", config.scope.max_redirects + 1));
-    assert_eq!(mr_cut.annotations, ["reject:MaxRedirects"]);
+    assert_eq!(mr_cut.annotations, ["reject:max_redirects"]);
     let deep_cut: Vec<&LogLine> = log
         .iter()
         .filter(|l| l.uri.contains("/deep/") && l.status < 0)
         .collect();
     assert_eq!(deep_cut.len(), 1, "{deep_cut:?}");
     assert!(
-        deep_cut[0].has_annotation("reject:TooManyPathSegments")
-            || deep_cut[0].has_annotation("reject:TooManyHops"),
+        deep_cut[0].has_annotation("reject:too_many_path_segments")
+            || deep_cut[0].has_annotation("reject:too_many_hops"),
         "{:?}",
         deep_cut[0].annotations
     );

@@ -212,3 +212,57 @@ fn classes_lists_examples_and_their_normalised_form() {
     assert_eq!(code, 1);
     assert!(err.contains("/nonexistent/lib.toml"), "{err}");
 }
+
+#[test]
+fn explain_traces_the_scope() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("crawl.toml");
+    std::fs::write(
+        &cfg,
+        "[seeds]\nurls = [\"http://www.example.org/\"]\n[[filters.url]]\nextension = \"-png\"\n",
+    )
+    .unwrap();
+    let explain = |args: &[&str]| {
+        let mut all = vec!["url", "explain", "-c", cfg.to_str().unwrap(), "--json"];
+        all.extend_from_slice(args);
+        let (code, out, err) = run(&all, "");
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+        v["scope"].clone()
+    };
+    // A link on the seed page, in scope.
+    let s = explain(&["http://www.example.org/a"]);
+    assert_eq!(
+        (s["decision"].as_str(), s["rule"].as_str()),
+        (Some("accept"), Some("surt_prefixed"))
+    );
+    let trace = s["trace"].as_array().unwrap();
+    assert_eq!(
+        trace[0],
+        serde_json::json!({"rule": "reject", "answer": "reject"})
+    );
+    assert_eq!(trace.last().unwrap()["rule"], "url_filter[0]");
+    // Off-site: rejected by the first rule; as an embed it is accepted.
+    let s = explain(&["http://other.org/a"]);
+    assert_eq!(
+        (s["decision"].as_str(), s["rule"].as_str()),
+        (Some("reject"), Some("reject"))
+    );
+    let s = explain(&["--hops", "LE", "http://other.org/a.css"]);
+    assert_eq!(s["rule"], "transclusion");
+    // The URL filter decides last.
+    let s = explain(&["http://www.example.org/a.png"]);
+    assert_eq!(
+        (s["decision"].as_str(), s["rule"].as_str()),
+        (Some("reject"), Some("url_filter[0]"))
+    );
+    // Too many hops.
+    let s = explain(&[
+        "--hops",
+        "LLLLLLLLLLLLLLLLLLLLL",
+        "--via",
+        "http://www.example.org/x",
+        "http://www.example.org/deep",
+    ]);
+    assert_eq!(s["rule"], "too_many_hops");
+}

@@ -26,7 +26,7 @@ pub(super) fn schedule_outlinks(
                 shared,
                 &child,
                 status::OUT_OF_SCOPE,
-                "reject:MaxRedirects",
+                "reject:max_redirects",
                 worker,
             );
             continue;
@@ -38,7 +38,7 @@ pub(super) fn schedule_outlinks(
             // URIs merely outside the seeds' prefixes are not logged (they would swamp the log); an active
             // rejection by a trap rule is logged once, so the cut-off is visible.
             Decision::Reject if verdict.rule_index.is_some_and(|i| i > 0) => {
-                let status = if verdict.rule == "TooManyHops" {
+                let status = if verdict.rule == "too_many_hops" {
                     status::TOO_MANY_HOPS
                 } else {
                     status::OUT_OF_SCOPE

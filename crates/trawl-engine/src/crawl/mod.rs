@@ -24,10 +24,11 @@ use crate::{
     control::{Command, Reply},
     crawl_log::{CrawlLog, LogEntry, status},
     crawl_uri::origin,
-    decide::Decision,
+    decide::{DecideInput, Decision, FetchFacts},
     decode::{DecodeLimits, decode_content},
     extract::{self, Limits, Outlink},
     fetch::{AddressPolicy, FetchError, Fetched, Fetcher, Response},
+    filters::FilterMode,
     job::Job,
     report::{self, Ending},
     robots::{Robots, product_token},
@@ -82,6 +83,10 @@ pub struct Crawl {
 struct Shared {
     config: CrawlConfig,
     scope: Scope,
+    /// The decide sequences at the other gating points, and the text filters.
+    gates: crate::scope::Gates,
+    /// Per-URI settings: the profile plus applicable sheets.
+    sheets: crate::sheets::Sheets,
     identity: trawl_url::Identity,
     assign: crate::assign::QueueAssigner,
     classes: UrlClasses,
@@ -228,6 +233,26 @@ impl Crawl {
                 path: self.job.config_path(),
                 message,
             })?;
+        let config_error = |e: crate::ConfigError| Error::Config {
+            path: self.job.config_path(),
+            message: e.to_string(),
+        };
+        let scope = Scope::from_config(&self.config, &self.seeds).map_err(config_error)?;
+        let gates =
+            crate::scope::Gates::from_config(&self.config, &self.seeds).map_err(config_error)?;
+        let sheets = crate::sheets::Sheets::from_config(
+            &Arc::new(self.config.clone()),
+            &self.seeds,
+            self.job.root(),
+        )
+        .map_err(|problems| Error::Config {
+            path: self.job.config_path(),
+            message: problems
+                .iter()
+                .map(|(k, m)| format!("{k}: {m}"))
+                .collect::<Vec<_>>()
+                .join("; "),
+        })?;
         let assign = crate::assign::QueueAssigner::new(
             self.config.frontier.queue_assignment,
             self.config.frontier.parallel_queues,
@@ -239,7 +264,9 @@ impl Crawl {
             frontier.schedule(&assign.key(&uri.url), uri);
         }
         let shared = Arc::new(Shared {
-            scope: Scope::default_for(&self.seeds, &self.config.scope),
+            scope,
+            gates,
+            sheets,
             identity,
             assign,
             classes,
@@ -418,9 +445,15 @@ impl Shared {
 
     /// Politeness: Heritrix's delay formula, raised to robots.txt's Crawl-delay (up to its cap) and to what
     /// the host's bandwidth cap requires.
-    fn politeness(&self, origin: &str, fetch_time: Duration, wire_bytes: u64) -> Duration {
-        let f = &self.config.frontier;
-        let (min, max) = self.config.delay_bounds();
+    fn politeness(
+        &self,
+        settings: &CrawlConfig,
+        origin: &str,
+        fetch_time: Duration,
+        wire_bytes: u64,
+    ) -> Duration {
+        let f = &settings.frontier;
+        let (min, max) = settings.delay_bounds();
         let mut delay = fetch_time.mul_f64(f.delay_factor).clamp(min, max);
         if f.max_host_bytes_per_s > 0 {
             // Keep the host's average rate under the cap: this fetch's bytes "cost" that much time.

@@ -107,16 +107,29 @@ pub(super) async fn process(
         return wait;
     }
     let origin = origin(&uri.url);
+    // The settings for this URI: the profile plus any sheets that apply to it.
+    let settings = shared.sheets.effective(&uri);
+    if uri.kind == UriKind::Page {
+        let verdict = shared
+            .gates
+            .before_fetch
+            .decide_input(&DecideInput::new(&uri));
+        if verdict.decision == Decision::Reject {
+            let note = format!("reject:{}", verdict.rule);
+            log_failure(shared, &uri, status::OUT_OF_SCOPE, worker, &host, &[note]);
+            return Outcome::done(Duration::ZERO, status::OUT_OF_SCOPE);
+        }
+    }
 
     // fetch
     let max_bytes = match uri.kind {
-        UriKind::Robots { .. } => shared.config.fetch.max_robots_bytes,
-        UriKind::Page => shared.config.fetch.max_bytes,
+        UriKind::Robots { .. } => settings.fetch.max_robots_bytes,
+        UriKind::Page => settings.fetch.max_bytes,
     };
     let fetched = shared.fetcher.get(&uri.url, max_bytes).await;
     uri.tries += 1;
-    let retry_delay = Duration::from_millis(shared.config.frontier.retry_delay_ms);
-    let retries_left = uri.tries <= shared.config.frontier.max_retries;
+    let retry_delay = Duration::from_millis(settings.frontier.retry_delay_ms);
+    let retries_left = uri.tries <= settings.frontier.max_retries;
 
     let resp = match &fetched.result {
         Err(e) => {
@@ -137,7 +150,10 @@ pub(super) async fn process(
                 notes.push(format!("{}t", uri.tries));
             }
             log_failure(shared, &uri, e.status(), worker, &host, &notes);
-            return Outcome::done(shared.politeness(&origin, fetched.duration, 0), e.status());
+            return Outcome::done(
+                shared.politeness(&settings, &origin, fetched.duration, 0),
+                e.status(),
+            );
         }
         Ok(resp) => resp,
     };
@@ -209,14 +225,56 @@ pub(super) async fn process(
         }
     }
 
+    // gates after the fetch, and text filters: what is written, what is followed
+    let mut write_it = true;
+    if uri.kind == UriKind::Page && !try_later {
+        let facts = FetchFacts {
+            ip: fetched.ip,
+            status: Some(i32::from(resp.status)),
+            mime: content_type.clone(),
+            length: Some(resp.body.len() as u64),
+        };
+        let input = DecideInput::fetched(&uri, &facts);
+        let after_headers = shared.gates.after_headers.decide_input(&input);
+        if after_headers.decision == Decision::Reject {
+            annotations.push(format!("reject:{}", after_headers.rule));
+            outlinks.clear();
+            write_it = false;
+        }
+        let before_write = shared.gates.before_write.decide_input(&input);
+        if before_write.decision == Decision::Reject {
+            annotations.push(format!("notWritten:{}", before_write.rule));
+            write_it = false;
+        }
+        if !shared.gates.text_filters.is_empty()
+            && mime.as_deref().is_some_and(|m| m.contains("html"))
+            && let Some(body) = decode_content(
+                header("content-encoding").as_deref(),
+                &resp.body,
+                shared.decode_limits(),
+            )
+        {
+            let (text, meta) = blocking(|| crate::filters::page_text(&body, 4 << 20));
+            if let Some(hit) = shared.gates.text_filters.check(&text, &meta) {
+                annotations.push(hit.label());
+                write_it = false;
+                if hit.mode == FilterMode::Crawl {
+                    outlinks.clear();
+                }
+            }
+        }
+    }
+
     // write
-    if let Err(e) = blocking(|| shared.warc.write_fetch(&uri, &fetched, resp, &outlinks)) {
+    if write_it
+        && let Err(e) = blocking(|| shared.warc.write_fetch(&uri, &fetched, resp, &outlinks))
+    {
         shared.fail(e.to_string());
         return Outcome::wait(Duration::ZERO);
     }
 
     let wire = (resp.request_bytes.len() + resp.response_bytes.len()) as u64;
-    let mut delay = shared.politeness(&origin, fetched.duration, wire);
+    let mut delay = shared.politeness(&settings, &origin, fetched.duration, wire);
     if resp.status == 429 || resp.status == 503 {
         let cap = Duration::from_secs(shared.config.fetch.max_retry_after_s);
         if let Some(after) = header("retry-after").as_deref().and_then(retry_after) {

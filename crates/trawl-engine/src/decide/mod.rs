@@ -1,26 +1,74 @@
-//! Decide rules: each answers ACCEPT, REJECT or PASS for a candidate URI; a sequence's last non-PASS answer wins.
+//! Decide rules: each answers ACCEPT, REJECT or PASS for a URI; a sequence's last non-PASS answer wins.
 //!
-//! Each rule lives in its own file, named for what it tests, and says its default.
+//! A rule is a condition ([`DecideRule::matches`]) and the answer it gives when the condition holds (its
+//! default, or the `decision` its TOML entry sets); otherwise it answers PASS. Each rule lives in its own file,
+//! named for what it tests, and says its default. A [`DecideSequence`] runs its rules in order and returns a
+//! [`Verdict`], or with [`DecideSequence::decide_traced`] a [`Traced`] verdict holding every rule's answer.
+//!
+//! Rules that need fetch results read them from [`FetchFacts`] in the [`DecideInput`]; before the fetch they
+//! are unknown and such rules answer PASS.
 
+mod accept;
+mod content_length;
+mod content_type_matches_regex;
+mod fetch_status_matches;
+mod has_via;
+mod hop_crosses_registered_domain;
+mod hops_path_matches_regex;
+mod ip_address_set;
+mod matches_list_regex;
+mod matches_regex;
+mod on_domains;
+mod on_hosts;
 mod pathological_path;
+mod predicate;
 mod prerequisite;
 mod reject_all;
 mod scheme;
+mod seed_accept;
+mod sequence;
 mod surt_prefixed;
 mod too_many_hops;
 mod too_many_path_segments;
 mod transclusion;
+mod url_class_kind;
 
 pub use self::{
-    pathological_path::PathologicalPath, prerequisite::PrerequisiteAccept, reject_all::RejectAll,
-    scheme::SchemeNotInSet, surt_prefixed::SurtPrefixed, too_many_hops::TooManyHops,
-    too_many_path_segments::TooManyPathSegments, transclusion::Transclusion,
+    accept::AcceptAll,
+    content_length::ContentLength,
+    content_type_matches_regex::ContentTypeMatchesRegex,
+    fetch_status_matches::{FetchStatusMatches, StatusPattern},
+    has_via::HasVia,
+    hop_crosses_registered_domain::HopCrossesRegisteredDomain,
+    hops_path_matches_regex::HopsPathMatchesRegex,
+    ip_address_set::IpAddressSet,
+    matches_list_regex::MatchesListRegex,
+    matches_regex::MatchesRegex,
+    on_domains::OnDomains,
+    on_hosts::OnHosts,
+    pathological_path::PathologicalPath,
+    predicate::{All, Any, Not},
+    prerequisite::PrerequisiteAccept,
+    reject_all::RejectAll,
+    scheme::SchemeNotInSet,
+    seed_accept::SeedAccept,
+    sequence::{DecideSequence, Traced, Verdict},
+    surt_prefixed::SurtPrefixed,
+    too_many_hops::TooManyHops,
+    too_many_path_segments::TooManyPathSegments,
+    transclusion::Transclusion,
+    url_class_kind::UrlClassKind,
 };
+
+use std::{fmt, net::IpAddr};
+
+use serde::{Deserialize, Serialize};
 
 use crate::CrawlUri;
 
 /// A rule's answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Decision {
     /// The URI is wanted.
     Accept,
@@ -30,55 +78,78 @@ pub enum Decision {
     Pass,
 }
 
-/// One rule of a decide sequence.
-pub trait DecideRule: Send + Sync + std::fmt::Debug {
-    /// The rule's name, as written in decision traces.
-    fn name(&self) -> &'static str;
-    /// The rule's answer for `uri`.
-    fn decide(&self, uri: &CrawlUri) -> Decision;
+impl Decision {
+    /// `accept`, `reject` or `pass`, as written in traces and TOML.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Accept => "accept",
+            Decision::Reject => "reject",
+            Decision::Pass => "pass",
+        }
+    }
 }
 
-/// The outcome of a sequence, with the rule that decided it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Verdict {
-    /// The last non-PASS answer (REJECT if every rule passed).
-    pub decision: Decision,
-    /// The deciding rule's position in the sequence, if any rule answered.
-    pub rule_index: Option<usize>,
-    /// The deciding rule's name, or `"default"`.
-    pub rule: &'static str,
+impl fmt::Display for Decision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
-/// An ordered list of rules; the last non-PASS answer wins.
-#[derive(Debug, Default)]
-pub struct DecideSequence {
-    rules: Vec<Box<dyn DecideRule>>,
+/// What a fetch has told about a URI so far; each field is `None` until known.
+///
+/// Fill it in as the fetch goes: `ip` after DNS (before fetch), `status`, `mime` and `length` (from
+/// `Content-Length`) after the response head, `length` again with the real body size before writing.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FetchFacts {
+    /// The address connected to.
+    pub ip: Option<IpAddr>,
+    /// The HTTP status (or a negative trawl status).
+    pub status: Option<i32>,
+    /// The response's media type, e.g. `text/html; charset=utf-8`.
+    pub mime: Option<String>,
+    /// The body's length in bytes.
+    pub length: Option<u64>,
 }
 
-impl DecideSequence {
-    /// A sequence of `rules`, applied in order.
-    pub fn new(rules: Vec<Box<dyn DecideRule>>) -> DecideSequence {
-        DecideSequence { rules }
+/// What a rule looks at: the URI, and what the fetch has told so far.
+#[derive(Debug, Clone, Copy)]
+pub struct DecideInput<'a> {
+    /// The URI.
+    pub uri: &'a CrawlUri,
+    /// Fetch results; `None` before the fetch.
+    pub fetch: Option<&'a FetchFacts>,
+}
+
+impl<'a> DecideInput<'a> {
+    /// The input for `uri` before it is fetched.
+    pub fn new(uri: &'a CrawlUri) -> DecideInput<'a> {
+        DecideInput { uri, fetch: None }
     }
 
-    /// Runs every rule and returns the last non-PASS answer with its rule.
-    pub fn decide(&self, uri: &CrawlUri) -> Verdict {
-        let mut verdict = Verdict {
-            decision: Decision::Reject,
-            rule_index: None,
-            rule: "default",
-        };
-        for (i, rule) in self.rules.iter().enumerate() {
-            let d = rule.decide(uri);
-            if d != Decision::Pass {
-                verdict = Verdict {
-                    decision: d,
-                    rule_index: Some(i),
-                    rule: rule.name(),
-                };
-            }
+    /// The input for `uri` with what its fetch told.
+    pub fn fetched(uri: &'a CrawlUri, fetch: &'a FetchFacts) -> DecideInput<'a> {
+        DecideInput {
+            uri,
+            fetch: Some(fetch),
         }
-        verdict
+    }
+}
+
+/// One rule of a decide sequence: a condition, and the answer it gives when the condition holds.
+pub trait DecideRule: Send + Sync + fmt::Debug {
+    /// The rule's name, as written in TOML (`rule = "too_many_hops"`) and in decision traces.
+    fn name(&self) -> &str;
+    /// The answer when [`matches`](DecideRule::matches) holds, unless the config sets another.
+    fn default_decision(&self) -> Decision;
+    /// Whether the rule's condition holds for `input`.
+    fn matches(&self, input: &DecideInput<'_>) -> bool;
+    /// The rule's answer with its default decision.
+    fn decide(&self, input: &DecideInput<'_>) -> Decision {
+        if self.matches(input) {
+            self.default_decision()
+        } else {
+            Decision::Pass
+        }
     }
 }
 
@@ -86,34 +157,23 @@ impl DecideSequence {
 pub(crate) mod test_util {
     use url::Url;
 
+    use super::{DecideInput, DecideRule, Decision};
     use crate::CrawlUri;
 
-    /// A URI at `url` reached by `hop_path` from a seed.
+    /// A URI at `url` reached by `hop_path` from a seed (via `http://via.example/` unless a seed).
     pub(crate) fn uri(url: &str, hop_path: &str) -> CrawlUri {
         let url = Url::parse(url).unwrap();
         let mut u = CrawlUri::seed(url.clone(), url.to_string());
         u.hop_path = hop_path.to_string();
         u.is_seed = hop_path.is_empty();
+        if !u.is_seed {
+            u.via = Some(Url::parse("http://via.example/").unwrap());
+        }
         u
     }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::{test_util::uri, *};
-
-    #[test]
-    fn last_non_pass_wins_and_is_traced() {
-        let seq = DecideSequence::new(vec![
-            Box::new(RejectAll),
-            Box::new(TooManyHops { max_hops: 1 }),
-        ]);
-        let v = seq.decide(&uri("http://a.org/", "LL"));
-        assert_eq!(
-            (v.decision, v.rule_index, v.rule),
-            (Decision::Reject, Some(1), "TooManyHops")
-        );
-        let v = seq.decide(&uri("http://a.org/", "L"));
-        assert_eq!((v.decision, v.rule), (Decision::Reject, "RejectAll"));
+    /// `rule`'s answer for `url` reached by `hop_path`, before fetching.
+    pub(crate) fn decide(rule: &dyn DecideRule, url: &str, hop_path: &str) -> Decision {
+        rule.decide(&DecideInput::new(&uri(url, hop_path)))
     }
 }

@@ -1,10 +1,9 @@
 //! REJECT paths that repeat a segment, a sign of a crawler trap.
 
-use super::{DecideRule, Decision};
-use crate::CrawlUri;
+use super::{DecideInput, DecideRule, Decision};
 
-/// Answers REJECT for a URI whose path has one segment repeated more than `max_repeats` times in a row
-/// (`/a/a/a/a/`), else PASS. Default: 2.
+/// `pathological_path`: answers REJECT for a URI whose path has one segment repeated more than `max_repeats`
+/// times in a row (`/a/a/a/`), else PASS. Default: 2.
 #[derive(Debug, Clone, Copy)]
 pub struct PathologicalPath {
     /// The most consecutive repetitions of one segment.
@@ -12,28 +11,32 @@ pub struct PathologicalPath {
 }
 
 impl DecideRule for PathologicalPath {
-    fn name(&self) -> &'static str {
-        "PathologicalPath"
+    fn name(&self) -> &str {
+        "pathological_path"
     }
 
-    fn decide(&self, uri: &CrawlUri) -> Decision {
+    fn default_decision(&self) -> Decision {
+        Decision::Reject
+    }
+
+    fn matches(&self, input: &DecideInput<'_>) -> bool {
         let mut run = 0;
         let mut last = None;
-        for seg in uri.url.path().split('/').filter(|s| !s.is_empty()) {
+        for seg in input.uri.url.path().split('/').filter(|s| !s.is_empty()) {
             run = if last == Some(seg) { run + 1 } else { 1 };
             last = Some(seg);
             if run > self.max_repeats {
-                return Decision::Reject;
+                return true;
             }
         }
-        Decision::Pass
+        false
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decide::test_util::uri;
+    use crate::decide::test_util::decide;
 
     #[test]
     fn rejects_repeats() {
@@ -44,7 +47,7 @@ mod tests {
             ("http://a.org/a/b/a/b/a/b", Decision::Pass),
         ];
         for (u, want) in rows {
-            assert_eq!(rule.decide(&uri(u, "L")), want, "{u}");
+            assert_eq!(decide(&rule, u, "L"), want, "{u}");
         }
     }
 }

@@ -1,40 +1,38 @@
 //! ACCEPT prerequisites of URIs already accepted.
 
-use super::{DecideRule, Decision};
-use crate::CrawlUri;
+use super::{DecideInput, DecideRule, Decision};
 
-/// Answers ACCEPT for a URI whose last hop is `P` (robots.txt, DNS), else PASS: a URI in scope needs them.
+/// `prerequisite_accept`: answers ACCEPT for a URI whose last hop is `P` (robots.txt, DNS), else PASS: a URI in
+/// scope needs them.
 #[derive(Debug, Clone, Copy)]
 pub struct PrerequisiteAccept;
 
 impl DecideRule for PrerequisiteAccept {
-    fn name(&self) -> &'static str {
-        "PrerequisiteAccept"
+    fn name(&self) -> &str {
+        "prerequisite_accept"
     }
 
-    fn decide(&self, uri: &CrawlUri) -> Decision {
-        if uri.last_hop() == Some('P') {
-            Decision::Accept
-        } else {
-            Decision::Pass
-        }
+    fn default_decision(&self) -> Decision {
+        Decision::Accept
+    }
+
+    fn matches(&self, input: &DecideInput<'_>) -> bool {
+        input.uri.last_hop() == Some('P')
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decide::test_util::uri;
+    use crate::decide::test_util::decide;
 
     #[test]
     fn accepts_p_hops() {
+        let r = PrerequisiteAccept;
         assert_eq!(
-            PrerequisiteAccept.decide(&uri("http://a.org/robots.txt", "LP")),
+            decide(&r, "http://a.org/robots.txt", "LP"),
             Decision::Accept
         );
-        assert_eq!(
-            PrerequisiteAccept.decide(&uri("http://a.org/x", "PL")),
-            Decision::Pass
-        );
+        assert_eq!(decide(&r, "http://a.org/x", "PL"), Decision::Pass);
     }
 }

@@ -1,18 +1,32 @@
 //! REJECT everything: the usual first rule of a scope.
 
-use super::{DecideRule, Decision};
-use crate::CrawlUri;
+use super::{DecideInput, DecideRule, Decision};
 
-/// Answers REJECT for every URI, so that later rules accept only what they name.
+/// `reject`: answers REJECT for every URI, so that later rules accept only what they name.
 #[derive(Debug, Clone, Copy)]
 pub struct RejectAll;
 
 impl DecideRule for RejectAll {
-    fn name(&self) -> &'static str {
-        "RejectAll"
+    fn name(&self) -> &str {
+        "reject"
     }
 
-    fn decide(&self, _uri: &CrawlUri) -> Decision {
+    fn default_decision(&self) -> Decision {
         Decision::Reject
+    }
+
+    fn matches(&self, _input: &DecideInput<'_>) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decide::test_util::decide;
+
+    #[test]
+    fn rejects_all() {
+        assert_eq!(decide(&RejectAll, "http://a.org/", "L"), Decision::Reject);
     }
 }

@@ -1,9 +1,9 @@
 //! REJECT schemes the fetcher cannot fetch.
 
-use super::{DecideRule, Decision};
-use crate::CrawlUri;
+use super::{DecideInput, DecideRule, Decision};
 
-/// Answers REJECT for a URI whose scheme is not one of `schemes`, else PASS. Default: `http`, `https`.
+/// `scheme_not_in_set`: answers REJECT for a URI whose scheme is not one of `schemes`, else PASS.
+/// Default: `http`, `https`.
 #[derive(Debug, Clone)]
 pub struct SchemeNotInSet {
     /// The schemes that may be fetched.
@@ -19,28 +19,31 @@ impl Default for SchemeNotInSet {
 }
 
 impl DecideRule for SchemeNotInSet {
-    fn name(&self) -> &'static str {
-        "SchemeNotInSet"
+    fn name(&self) -> &str {
+        "scheme_not_in_set"
     }
 
-    fn decide(&self, uri: &CrawlUri) -> Decision {
-        if self.schemes.iter().any(|s| s == uri.url.scheme()) {
-            Decision::Pass
-        } else {
-            Decision::Reject
-        }
+    fn default_decision(&self) -> Decision {
+        Decision::Reject
+    }
+
+    fn matches(&self, input: &DecideInput<'_>) -> bool {
+        !self
+            .schemes
+            .iter()
+            .any(|s| s.eq_ignore_ascii_case(input.uri.url.scheme()))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decide::test_util::uri;
+    use crate::decide::test_util::decide;
 
     #[test]
     fn only_http() {
         let rule = SchemeNotInSet::default();
-        assert_eq!(rule.decide(&uri("https://a.org/", "L")), Decision::Pass);
-        assert_eq!(rule.decide(&uri("ftp://a.org/", "L")), Decision::Reject);
+        assert_eq!(decide(&rule, "https://a.org/", "L"), Decision::Pass);
+        assert_eq!(decide(&rule, "ftp://a.org/", "L"), Decision::Reject);
     }
 }

@@ -1,9 +1,8 @@
 //! REJECT URIs too many hops from a seed.
 
-use super::{DecideRule, Decision};
-use crate::CrawlUri;
+use super::{DecideInput, DecideRule, Decision};
 
-/// Answers REJECT for a URI more than `max_hops` hops from its seed, else PASS. Default: 20.
+/// `too_many_hops`: answers REJECT for a URI more than `max_hops` hops from its seed, else PASS. Default: 20.
 #[derive(Debug, Clone, Copy)]
 pub struct TooManyHops {
     /// The most hops allowed.
@@ -11,23 +10,23 @@ pub struct TooManyHops {
 }
 
 impl DecideRule for TooManyHops {
-    fn name(&self) -> &'static str {
-        "TooManyHops"
+    fn name(&self) -> &str {
+        "too_many_hops"
     }
 
-    fn decide(&self, uri: &CrawlUri) -> Decision {
-        if uri.hop_count() > self.max_hops {
-            Decision::Reject
-        } else {
-            Decision::Pass
-        }
+    fn default_decision(&self) -> Decision {
+        Decision::Reject
+    }
+
+    fn matches(&self, input: &DecideInput<'_>) -> bool {
+        input.uri.hop_count() > self.max_hops
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decide::test_util::uri;
+    use crate::decide::test_util::decide;
 
     #[test]
     fn rejects_past_the_limit() {
@@ -37,7 +36,7 @@ mod tests {
             ("LL", Decision::Pass),
             ("LLE", Decision::Reject),
         ] {
-            assert_eq!(rule.decide(&uri("http://a.org/", path)), want, "{path}");
+            assert_eq!(decide(&rule, "http://a.org/", path), want, "{path}");
         }
     }
 }

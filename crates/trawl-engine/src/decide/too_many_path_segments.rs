@@ -1,9 +1,9 @@
 //! REJECT very deep paths.
 
-use super::{DecideRule, Decision};
-use crate::CrawlUri;
+use super::{DecideInput, DecideRule, Decision};
 
-/// Answers REJECT for a URI whose path has more than `max_segments` segments, else PASS. Default: 20.
+/// `too_many_path_segments`: answers REJECT for a URI whose path has more than `max_segments` segments, else
+/// PASS. Default: 20.
 #[derive(Debug, Clone, Copy)]
 pub struct TooManyPathSegments {
     /// The most path segments.
@@ -11,31 +11,29 @@ pub struct TooManyPathSegments {
 }
 
 impl DecideRule for TooManyPathSegments {
-    fn name(&self) -> &'static str {
-        "TooManyPathSegments"
+    fn name(&self) -> &str {
+        "too_many_path_segments"
     }
 
-    fn decide(&self, uri: &CrawlUri) -> Decision {
-        if uri.url.path().split('/').filter(|s| !s.is_empty()).count() > self.max_segments {
-            Decision::Reject
-        } else {
-            Decision::Pass
-        }
+    fn default_decision(&self) -> Decision {
+        Decision::Reject
+    }
+
+    fn matches(&self, input: &DecideInput<'_>) -> bool {
+        let path = input.uri.url.path();
+        path.split('/').filter(|s| !s.is_empty()).count() > self.max_segments
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decide::test_util::uri;
+    use crate::decide::test_util::decide;
 
     #[test]
     fn rejects_deep_paths() {
         let rule = TooManyPathSegments { max_segments: 2 };
-        assert_eq!(rule.decide(&uri("http://a.org/a/b/", "L")), Decision::Pass);
-        assert_eq!(
-            rule.decide(&uri("http://a.org/a/b/c", "L")),
-            Decision::Reject
-        );
+        assert_eq!(decide(&rule, "http://a.org/a/b/", "L"), Decision::Pass);
+        assert_eq!(decide(&rule, "http://a.org/a/b/c", "L"), Decision::Reject);
     }
 }

@@ -1,7 +1,9 @@
 //! What each subcommand does: one module per command.
 
+mod check;
 mod crawl;
 mod ctl;
+mod init;
 mod robots;
 mod selftest;
 mod url;
@@ -9,17 +11,16 @@ mod warc;
 
 use std::process::ExitCode;
 
-use anyhow::Context;
-use trawl_engine::CrawlConfig;
-
 use crate::cli::{Cli, Command, UrlCommand, WarcCommand};
+use anyhow::Context;
 
 pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Crawl { seeds, config, job } => crawl::crawl(seeds, config, job),
         Command::Resume { job, checkpoint } => crawl::resume(job, checkpoint),
         Command::Ctl { job, json, action } => ctl::ctl(&job, json, action),
-        Command::Check { config } => check(&config),
+        Command::Check { config } => check::check(&config),
+        Command::Init { profile, dir } => init::init(&profile, &dir),
         Command::Selftest { keep } => selftest::selftest(keep),
         Command::Robots { agent, file, urls } => robots::robots(&agent, &file, &urls),
         Command::Warc { command } => match command {
@@ -46,10 +47,18 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             UrlCommand::Norm { urls } => url::norm(urls),
             UrlCommand::Explain {
                 config,
+                via,
+                hops,
                 classes,
                 urls,
                 ..
-            } => url::explain(config.as_deref(), classes.as_deref(), urls),
+            } => url::explain(
+                config.as_deref(),
+                classes.as_deref(),
+                via.as_deref(),
+                hops.as_deref(),
+                urls,
+            ),
             UrlCommand::Classes { library, json } => url::classes(&library, json),
         },
     }
@@ -61,21 +70,4 @@ pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .enable_all()
         .build()
         .context("starting the async runtime")
-}
-
-/// `trawl check`: load (syntax, keys, values, class definitions), then check each URL class against its own
-/// example; every problem is printed, exit 1 if any.
-fn check(path: &std::path::Path) -> anyhow::Result<ExitCode> {
-    let config = CrawlConfig::load(path)?;
-    let classes = config.compile_classes().map_err(anyhow::Error::msg)?;
-    let problems = classes.check_examples();
-    for p in &problems {
-        println!("{}: {p}", path.display());
-    }
-    if problems.is_empty() {
-        println!("{}: ok ({} URL classes)", path.display(), classes.len());
-        Ok(ExitCode::SUCCESS)
-    } else {
-        Ok(ExitCode::FAILURE)
-    }
 }

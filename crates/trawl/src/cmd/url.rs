@@ -9,7 +9,7 @@ use std::{
 use trawl_url::class::UrlClasses;
 
 use anyhow::Context;
-use trawl_engine::CrawlConfig;
+use trawl_engine::{CrawlConfig, CrawlUri, Scope};
 use trawl_url::{
     CanonicalHints, Identity, Url,
     canon::Canonicalizer,
@@ -75,22 +75,65 @@ pub(crate) fn norm(urls: Vec<String>) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// The scope's verdict on `url` as a JSON object `{decision, rule, trace: [{rule, answer}]}`, judged as reached
+/// by `hops` (default `L`) from `via` (default: the first seed, else the URL itself).
+fn scope_json(
+    config: &CrawlConfig,
+    via: Option<&Url>,
+    hops: Option<&str>,
+    url: &Url,
+) -> serde_json::Value {
+    let mut seeds: Vec<Url> = config
+        .seeds
+        .urls
+        .iter()
+        .filter_map(|s| parse_lenient(s).ok())
+        .collect();
+    let via = via
+        .or(seeds.first())
+        .cloned()
+        .unwrap_or_else(|| url.clone());
+    if seeds.is_empty() {
+        seeds.push(via.clone());
+    }
+    let scope = match Scope::from_config(config, &seeds) {
+        Ok(s) => s,
+        Err(e) => return serde_json::json!({ "error": e.to_string() }),
+    };
+    let hops = hops.unwrap_or("L");
+    let mut uri = CrawlUri::seed(url.clone(), url.to_string());
+    uri.hop_path = hops.to_string();
+    uri.is_seed = hops.is_empty();
+    uri.via = (!uri.is_seed).then_some(via);
+    let t = scope.decide_traced(&uri);
+    serde_json::json!({
+        "decision": t.decision.as_str(),
+        "rule": t.rule,
+        "trace": t.trace.iter().map(|(rule, answer)| serde_json::json!({"rule": rule, "answer": answer.as_str()})).collect::<Vec<_>>(),
+    })
+}
+
 pub(crate) fn explain(
     config: Option<&Path>,
     library: Option<&Path>,
+    via: Option<&str>,
+    hops: Option<&str>,
     urls: Vec<String>,
 ) -> anyhow::Result<ExitCode> {
-    let (id, mut defs) = match config {
-        Some(path) => {
-            let c = CrawlConfig::load(path)?;
-            let id = c
-                .identity
-                .build()
-                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-            (id, c.url_classes)
-        }
-        None => (Identity::default(), Vec::new()),
+    let config = match config {
+        Some(path) => CrawlConfig::load(path)?,
+        None => CrawlConfig::default(),
     };
+    let id = config.identity.build().map_err(anyhow::Error::msg)?;
+    let via = via
+        .map(|v| parse_lenient(v).with_context(|| format!("--via {v:?}")))
+        .transpose()?;
+    if let Some(h) = hops
+        && let Some(c) = h.chars().find(|c| !"LERXPSI".contains(*c))
+    {
+        anyhow::bail!("--hops {h:?}: {c:?} is not a hop letter (L E R X P S I)");
+    }
+    let mut defs = config.url_classes.clone();
     if let Some(lib) = library {
         let text =
             std::fs::read_to_string(lib).with_context(|| format!("reading {}", lib.display()))?;
@@ -109,6 +152,7 @@ pub(crate) fn explain(
         let hints = CanonicalHints::none().with_url_class(&normalise);
         let e = id.explain(u, hints);
         serde_json::json!({
+            "scope": scope_json(&config, via.as_ref(), hops, u),
             "input": input,
             "raw": e.raw.as_str(),
             "canonical": e.canonical.as_str(),

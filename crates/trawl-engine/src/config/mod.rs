@@ -2,18 +2,34 @@
 //!
 //! Unknown keys are errors, so a misspelt setting never silently falls back to its default.
 
+pub mod filters;
+mod load;
+pub mod problem;
+pub mod rules;
+mod semantics;
+pub mod sheets;
+
 use std::{path::Path, time::Duration};
 
 use serde::{Deserialize, Serialize};
 
 use trawl_url::class::{UrlClassDef, UrlClasses};
 
+pub use self::{
+    filters::{FilterMode, FiltersConfig, TextFilterSpec, UrlFilterSpec},
+    problem::{ConfigError, Problem, Stage},
+    rules::{DecideConfig, RuleSpec},
+    sheets::SheetSpec,
+};
 use crate::Error;
 
 /// Every setting of a crawl. Each section's defaults are those of the default profile.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct CrawlConfig {
+    /// Other config files merged under this one (relative to it); this file wins on conflicts, and their
+    /// `url_class` and `sheet` entries are added (this file's win on a name clash). Default: none.
+    pub include: Vec<std::path::PathBuf>,
     /// Seeds to start from, in addition to those given on the command line.
     pub seeds: SeedsConfig,
     /// Politeness and retries.
@@ -31,6 +47,13 @@ pub struct CrawlConfig {
     pub url_classes: Vec<UrlClassDef>,
     /// How URLs are named: uniq-key canonicalizer, tracking parameters, site rewrites.
     pub identity: IdentityConfig,
+    /// Decide sequences gating later points: before fetch, after the response head, before writing.
+    pub decide: DecideConfig,
+    /// HarvestMan URL and text filters.
+    pub filters: FiltersConfig,
+    /// Sheets: setting overrides for some URIs (`[[sheet]]` tables).
+    #[serde(rename = "sheet")]
+    pub sheets: Vec<SheetSpec>,
 }
 
 /// URL class libraries and class-aware crawling.
@@ -284,6 +307,8 @@ pub struct ScopeConfig {
     /// Accept out-of-prefix URIs reached by at most this many trailing non-link hops (embeds, redirects)
     /// from an in-scope page. Default: 2.
     pub max_trans_hops: usize,
+    /// Of those trailing hops, at most this many may be speculative (`X`, links found in scripts). Default: 1.
+    pub max_speculative_hops: usize,
     /// Reject URIs whose path has more than this many segments. Default: 20.
     pub max_path_depth: usize,
     /// Reject URIs whose path repeats one segment more than this many times in a row. Default: 2.
@@ -294,6 +319,9 @@ pub struct ScopeConfig {
     pub max_outlinks: usize,
     /// Extra SURT prefixes (Heritrix form, e.g. `http://(org,example,`) accepted besides the seeds'.
     pub surt_prefixes: Vec<String>,
+    /// The scope's decide rules in order (`[[scope.rules]]`); when empty, the default sequence built from the
+    /// keys above. Default: none.
+    pub rules: Vec<RuleSpec>,
 }
 
 impl Default for ScopeConfig {
@@ -301,11 +329,13 @@ impl Default for ScopeConfig {
         ScopeConfig {
             max_hops: 20,
             max_trans_hops: 2,
+            max_speculative_hops: 1,
             max_path_depth: 20,
             max_path_repeats: 2,
             max_redirects: 10,
             max_outlinks: 6000,
             surt_prefixes: Vec::new(),
+            rules: Vec::new(),
         }
     }
 }
@@ -352,101 +382,34 @@ impl CrawlConfig {
         CrawlConfig::parse(&text, path)
     }
 
-    /// Parses and validates config text; `path` names it in errors.
+    /// Parses and checks config text (all three checks; see [`CrawlConfig::check_str`]); `path` names it in
+    /// errors and relative paths are read from its folder. Seed files and class libraries are read in, so the
+    /// job's copy of the config is self-contained. The error lists every problem.
     pub fn parse(text: &str, path: &Path) -> Result<CrawlConfig, Error> {
-        let mut config: CrawlConfig = toml::from_str(text).map_err(|e| Error::Config {
+        CrawlConfig::check_str(text, path).map_err(|e| Error::Config {
             path: path.to_path_buf(),
-            message: describe_toml_error(text, &e),
-        })?;
-        config.validate().map_err(|message| Error::Config {
-            path: path.to_path_buf(),
-            message: match setting_line(text, &message) {
-                Some(line) => format!("line {line}: {message}"),
-                None => message,
-            },
-        })?;
-        // Seed files are read now, relative to the config, so the job's copy of the config is self-contained.
-        let base = path.parent().unwrap_or(Path::new("."));
-        config.seeds.urls = config.seeds.all(base)?;
-        config.seeds.files.clear();
-        // Class libraries are read in too; classes defined inline win over same-named library classes.
-        let mut defs = Vec::new();
-        for file in &config.classes.files {
-            let lib_path = base.join(file);
-            let text = std::fs::read_to_string(&lib_path).map_err(|source| Error::Io {
-                path: lib_path.clone(),
-                source,
-            })?;
-            let lib = UrlClasses::defs_from_toml_str(&text, &lib_path.display().to_string())
-                .map_err(|e| Error::Config {
-                    path: lib_path.clone(),
-                    message: e.to_string(),
-                })?;
-            defs.extend(
-                lib.into_iter()
-                    .filter(|d| !config.url_classes.iter().any(|c| c.name == d.name)),
-            );
-        }
-        defs.append(&mut config.url_classes);
-        config.url_classes = defs;
-        config.classes.files.clear();
-        config.compile_classes().map_err(|message| Error::Config {
-            path: path.to_path_buf(),
-            message,
-        })?;
-        Ok(config)
+            message: e
+                .problems
+                .iter()
+                .map(|p| {
+                    if p.file == path {
+                        p.without_file()
+                    } else {
+                        p.to_string()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+        })
     }
 
-    /// Checks values that parse but make no sense together.
+    /// Checks values that parse but make no sense together; the first problem (see
+    /// [`validate_all`](CrawlConfig::validate_all) for all).
     pub fn validate(&self) -> Result<(), String> {
-        self.identity.build()?;
-        let f = &self.frontier;
-        if !(f.delay_factor.is_finite() && f.delay_factor >= 0.0) {
-            return Err(format!(
-                "frontier.delay_factor = {} must be a number >= 0",
-                f.delay_factor
-            ));
+        match self.validate_all().into_iter().next() {
+            Some((_, message)) => Err(message),
+            None => Ok(()),
         }
-        if f.min_delay_ms > f.max_delay_ms {
-            return Err(format!(
-                "frontier.min_delay_ms = {} is above frontier.max_delay_ms = {}; lower the first or raise the second",
-                f.min_delay_ms, f.max_delay_ms
-            ));
-        }
-        if self.fetch.max_connections == 0 || self.fetch.max_connections_per_host == 0 {
-            return Err(
-                "fetch.max_connections and fetch.max_connections_per_host must be at least 1"
-                    .into(),
-            );
-        }
-        let fc = &self.fetch;
-        for (name, v) in [
-            ("fetch.timeout_ms", fc.timeout_ms),
-            ("fetch.connect_timeout_ms", fc.connect_timeout_ms),
-            ("fetch.header_timeout_ms", fc.header_timeout_ms),
-            ("fetch.max_fetch_ms", fc.max_fetch_ms),
-            ("fetch.max_decode_ratio", fc.max_decode_ratio),
-        ] {
-            if v == 0 {
-                return Err(format!("{name} must be at least 1"));
-            }
-        }
-        if fc.max_header_bytes < 1024 || fc.max_headers == 0 {
-            return Err(
-                "fetch.max_header_bytes must be at least 1024 and fetch.max_headers at least 1"
-                    .into(),
-            );
-        }
-        if self.fetch.user_agent.trim().is_empty() || self.fetch.user_agent.contains(['\r', '\n']) {
-            return Err("fetch.user_agent must be one non-empty line".into());
-        }
-        if self.warc.prefix.is_empty() || self.warc.prefix.contains(['/', '\\']) {
-            return Err(format!(
-                "warc.prefix = {:?} must be a non-empty file name part",
-                self.warc.prefix
-            ));
-        }
-        Ok(())
     }
 
     /// The URL classes, compiled; the message lists every class error.
@@ -466,35 +429,6 @@ impl CrawlConfig {
     pub fn to_toml(&self) -> String {
         toml::to_string(self).unwrap_or_default()
     }
-}
-
-/// The line of `text` that sets the setting a [`CrawlConfig::validate`] message starts with (such as
-/// `frontier.min_delay_ms`), if the text sets it.
-fn setting_line(text: &str, message: &str) -> Option<usize> {
-    let dotted = message.split_whitespace().next()?;
-    let doc = toml::de::DeTable::parse(text).ok()?;
-    let mut table = doc.get_ref();
-    let mut parts = dotted.split('.').peekable();
-    while let Some(part) = parts.next() {
-        let value = table.get(part)?;
-        if parts.peek().is_none() {
-            let start = value.span().start.min(text.len());
-            return Some(text[..start].matches('\n').count() + 1);
-        }
-        table = value.get_ref().as_table()?;
-    }
-    None
-}
-
-/// A toml error as "line L, column C: message", with the offending line quoted.
-fn describe_toml_error(text: &str, e: &toml::de::Error) -> String {
-    let message = e.message().to_string();
-    let Some(span) = e.span() else { return message };
-    let before = &text[..span.start.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-    let quoted = text.lines().nth(line - 1).unwrap_or("").trim();
-    format!("line {line}, column {col}: {message}\n    {quoted}")
 }
 
 #[cfg(test)]
@@ -584,16 +518,16 @@ http://c.org/ # third
             ),
             (
                 "[frontier]\nmin_delay_ms = 5\nmax_delay_ms = 1\n",
-                "my.toml: line 2: frontier.min_delay_ms",
+                "my.toml: line 2, column 16: frontier.min_delay_ms",
             ),
             (
                 "# x\nfrontier.max_delay_ms = 1\nfrontier.min_delay_ms = 5\n",
-                "my.toml: line 3: frontier.min_delay_ms",
+                "my.toml: line 3, column 25: frontier.min_delay_ms",
             ),
             // The minimum is the default (3000) and not in the file: no line to point at.
             (
                 "[frontier]\nmax_delay_ms = 1\n",
-                "my.toml: frontier.min_delay_ms = 3000",
+                "my.toml: line 1, column 1: frontier.min_delay_ms = 3000",
             ),
             ("[warc]\ncompression = \"lz4\"\n", "line 2"),
         ];
@@ -606,5 +540,118 @@ http://c.org/ # third
                 "{text:?}: {err}"
             );
         }
+    }
+
+    #[test]
+    fn every_problem_is_reported_with_its_place() {
+        let text = r#"[fetch]
+max_conections = 3
+[frontier]
+min_delay_ms = "fast"
+[[scope.rules]]
+rule = "reject"
+[[scope.rules]]
+rule = "too_many_hopz"
+[[scope.rules]]
+rule = "matches_regex"
+regexp = "x"
+[[filters.url]]
+path = "-/a/"
+extension = "-jpg"
+"#;
+        let e = CrawlConfig::check_str(text, Path::new("my.toml")).unwrap_err();
+        let lines: Vec<_> = e
+            .problems
+            .iter()
+            .map(|p| (p.stage, p.at.map(|a| a.0)))
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                (Stage::Wiring, Some(2)),
+                (Stage::Wiring, Some(4)),
+                (Stage::Wiring, Some(8)),
+                (Stage::Wiring, Some(9)),
+            ],
+            "{e}"
+        );
+        assert!(
+            e.to_string().contains("unknown variant `too_many_hopz`"),
+            "{e}"
+        );
+        // Semantics: all problems, with their places.
+        let text = "[frontier]\nmin_delay_ms = 5\nmax_delay_ms = 1\n[[scope.rules]]\nrule = \"reject\"\n\
+                    [[scope.rules]]\nrule = \"matches_regex\"\nregex = \"(\"\n[[filters.url]]\npath = \"-/a/\"\n\
+                    extension = \"-jpg\"\n[[sheet]]\nname = \"s\"\nsurt_prefixes = [\"http://(org,\"]\n\
+                    set = { \"frontier.min_delay\" = 1 }\n[seeds]\nurls = [\"http://a.org/\"]\n";
+        let e = CrawlConfig::check_str(text, Path::new("my.toml")).unwrap_err();
+        let got: Vec<_> = e
+            .problems
+            .iter()
+            .map(|p| (p.key.clone().unwrap_or_default(), p.at.map(|a| a.0)))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("frontier.min_delay_ms".to_string(), Some(2)),
+                ("scope.rules[1].regex".to_string(), Some(8)),
+                ("filters.url[0]".to_string(), Some(9)),
+                ("sheet[0].set".to_string(), Some(15)),
+            ],
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn includes_merge_with_the_including_file_winning() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("base.toml"),
+            "[frontier]\nmin_delay_ms = 100\nmax_delay_ms = 200\n[[sheet]]\nname = \"a\"\nsurt_prefixes = [\"http://(org,\"]\nset = { \"frontier.min_delay_ms\" = 1 }\n",
+        )
+        .unwrap();
+        let main = dir.path().join("crawl.toml");
+        let c = CrawlConfig::check_str(
+            "include = [\"base.toml\"]\n[frontier]\nmin_delay_ms = 150\n[[sheet]]\nname = \"b\"\nsurt_prefixes = [\"http://(com,\"]\nset = { \"frontier.min_delay_ms\" = 2 }\n",
+            &main,
+        )
+        .unwrap();
+        assert_eq!(
+            (c.frontier.min_delay_ms, c.frontier.max_delay_ms),
+            (150, 200)
+        );
+        assert_eq!(
+            c.sheets.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
+            ["a", "b"]
+        );
+        std::fs::write(
+            dir.path().join("bad.toml"),
+            "[frontier]\nmin_delay_msx = 1\n",
+        )
+        .unwrap();
+        let e =
+            CrawlConfig::check_str("include = [\"bad.toml\", \"nope.toml\"]\n", &main).unwrap_err();
+        let s = e.to_string();
+        assert!(
+            s.contains("bad.toml:2:1") && s.contains("crawl.toml:1:") && s.contains("nope.toml"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn seeds_outside_the_scope() {
+        let text = "[seeds]\nurls = [\"http://a.org/\", \"http://b.org/\"]\n[[scope.rules]]\nrule = \"reject\"\n\
+                    [[scope.rules]]\nrule = \"on_domains\"\ndomains = [\"a.org\"]\n";
+        let e = CrawlConfig::check_str(text, Path::new("my.toml")).unwrap_err();
+        assert_eq!(e.problems.len(), 1, "{e}");
+        let p = &e.problems[0];
+        assert_eq!(
+            (p.key.as_deref(), p.at),
+            (Some("seeds.urls[1]"), Some((2, 26)))
+        );
+        assert!(
+            p.message.contains("rule reject rejects it") && p.hint.is_some(),
+            "{e}"
+        );
     }
 }

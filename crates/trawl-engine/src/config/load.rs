@@ -1,0 +1,301 @@
+//! Loading a config in three checks — TOML syntax, wiring (keys, types, names), semantics — collecting every
+//! problem with its file, line and column; and `include = [...]`.
+
+use std::{
+    borrow::Cow,
+    path::{Path, PathBuf},
+};
+
+use toml::{
+    Spanned,
+    de::{DeArray, DeTable, DeValue},
+};
+
+use super::{
+    CrawlConfig,
+    problem::{ConfigError, Problem, Stage, line_col, locate},
+};
+
+/// A file's text, kept to place problems found later.
+#[derive(Debug, Clone)]
+struct Source {
+    path: PathBuf,
+    text: String,
+}
+
+fn toml_problem(stage: Stage, src: &Source, e: &toml::de::Error) -> Problem {
+    let at = e.span().map(|s| line_col(&src.text, s.start));
+    let quoted = at
+        .and_then(|(l, _)| src.text.lines().nth(l - 1))
+        .map(|l| l.trim().to_string());
+    let message = e.message().trim().to_string();
+    let hint = if message.contains("unknown variant") {
+        Some("the rules are listed in docs/scope.md".to_string())
+    } else if message.contains("unknown field") {
+        Some("every key is listed in docs/configuration.md".to_string())
+    } else {
+        None
+    };
+    Problem {
+        stage,
+        file: src.path.clone(),
+        at,
+        key: None,
+        message: match quoted {
+            Some(q) if !q.is_empty() => format!("{message}\n    {q}"),
+            _ => message,
+        },
+        hint,
+    }
+}
+
+/// A document holding only `value` at `path`, to deserialize one part of the config alone.
+fn single<'i>(
+    path: &[(String, Option<usize>)],
+    value: Spanned<DeValue<'i>>,
+) -> Spanned<DeTable<'i>> {
+    let mut v = value;
+    for (key, index) in path.iter().rev() {
+        if index.is_some() {
+            let span = v.span();
+            let mut arr = DeArray::new();
+            arr.push(v);
+            v = Spanned::new(span, DeValue::Array(arr));
+        }
+        let span = v.span();
+        let mut t = DeTable::new();
+        t.insert(Spanned::new(span.clone(), Cow::Owned(key.clone())), v);
+        v = Spanned::new(span, DeValue::Table(t));
+    }
+    match v.into_inner() {
+        DeValue::Table(t) => Spanned::new(0..0, t),
+        _ => Spanned::new(0..0, DeTable::new()),
+    }
+}
+
+fn try_part(
+    path: &[(String, Option<usize>)],
+    value: &Spanned<DeValue<'_>>,
+) -> Result<(), toml::de::Error> {
+    let doc = single(path, value.clone());
+    serde::Deserialize::deserialize(toml::de::Deserializer::from(doc)).map(|_: CrawlConfig| ())
+}
+
+/// Deserializes each part of the config alone, descending into tables and arrays, so that every wiring
+/// problem is found, not only the first.
+fn probe(
+    src: &Source,
+    path: &mut Vec<(String, Option<usize>)>,
+    value: &Spanned<DeValue<'_>>,
+    out: &mut Vec<Problem>,
+) {
+    let Err(e) = try_part(path, value) else {
+        return;
+    };
+    let before = out.len();
+    match value.get_ref() {
+        DeValue::Table(t) if path.last().is_none_or(|(_, i)| i.is_none()) => {
+            for (k, v) in t.iter() {
+                path.push((k.get_ref().to_string(), None));
+                probe(src, path, v, out);
+                path.pop();
+            }
+        }
+        DeValue::Array(items) if path.last().is_some_and(|(_, i)| i.is_none()) => {
+            for (i, item) in items.iter().enumerate() {
+                let last = path.last_mut().expect("non-empty path");
+                last.1 = Some(i);
+                if let Err(e) = try_part(path, item) {
+                    out.push(toml_problem(Stage::Wiring, src, &e));
+                }
+                path.last_mut().expect("non-empty path").1 = None;
+            }
+        }
+        _ => {}
+    }
+    if out.len() == before {
+        out.push(toml_problem(Stage::Wiring, src, &e));
+    }
+}
+
+/// Syntax and wiring of one file: the config, or every problem found.
+fn parse_one(src: &Source) -> Result<CrawlConfig, Vec<Problem>> {
+    let (doc, errors) = DeTable::parse_recoverable(&src.text);
+    if !errors.is_empty() {
+        return Err(errors
+            .iter()
+            .map(|e| toml_problem(Stage::Syntax, src, e))
+            .collect());
+    }
+    match toml::from_str::<CrawlConfig>(&src.text) {
+        Ok(c) => Ok(c),
+        Err(first) => {
+            let mut out = Vec::new();
+            let mut path = Vec::new();
+            for (k, v) in doc.get_ref().iter() {
+                path.push((k.get_ref().to_string(), None));
+                probe(src, &mut path, v, &mut out);
+                path.pop();
+            }
+            if out.is_empty() {
+                out.push(toml_problem(Stage::Wiring, src, &first));
+            }
+            out.sort_by_key(|p| p.at);
+            out.dedup();
+            Err(out)
+        }
+    }
+}
+
+/// `over` laid over `under`: tables merge key by key, the arrays of tables `url_class` and `sheet` are joined
+/// (entries of `over` win on a name clash), anything else in `over` replaces.
+fn merge(under: &mut toml::Table, over: toml::Table, top: bool) {
+    for (k, v) in over {
+        match (under.get_mut(&k), v) {
+            (Some(toml::Value::Table(u)), toml::Value::Table(o)) => merge(u, o, false),
+            (Some(toml::Value::Array(u)), toml::Value::Array(o))
+                if top && (k == "url_class" || k == "sheet") =>
+            {
+                let name =
+                    |v: &toml::Value| v.get("name").and_then(|n| n.as_str()).map(str::to_string);
+                let names: Vec<_> = o.iter().filter_map(name).collect();
+                u.retain(|e| name(e).is_none_or(|n| !names.contains(&n)));
+                u.extend(o);
+            }
+            (_, v) => {
+                under.insert(k, v);
+            }
+        }
+    }
+}
+
+/// Reads `path` and its includes (recursively, each at most once); returns the merged table and every file.
+fn read_with_includes(
+    path: &Path,
+    text: String,
+    sources: &mut Vec<Source>,
+    problems: &mut Vec<Problem>,
+    depth: usize,
+) -> Option<toml::Table> {
+    let src = Source {
+        path: path.to_path_buf(),
+        text,
+    };
+    sources.push(src.clone());
+    let config = match parse_one(&src) {
+        Ok(c) => c,
+        Err(p) => {
+            problems.extend(p);
+            return None;
+        }
+    };
+    let own: toml::Table = toml::from_str(&src.text).ok()?;
+    let mut merged = toml::Table::new();
+    let base = path.parent().unwrap_or(Path::new("."));
+    for (i, inc) in config.include.iter().enumerate() {
+        let inc_path = base.join(inc);
+        let key = format!("include[{i}]");
+        if depth > 8 || sources.iter().any(|s| s.path == inc_path) {
+            problems.push(locate_problem(
+                Problem::at_key(
+                    Stage::Wiring,
+                    key,
+                    format!("{} is included twice or in a loop", inc_path.display()),
+                ),
+                &src,
+            ));
+            continue;
+        }
+        match std::fs::read_to_string(&inc_path) {
+            Ok(t) => {
+                if let Some(table) = read_with_includes(&inc_path, t, sources, problems, depth + 1)
+                {
+                    merge(&mut merged, table, true);
+                }
+            }
+            Err(e) => problems.push(locate_problem(
+                Problem::at_key(
+                    Stage::Semantics,
+                    key,
+                    format!("cannot read {}: {e}", inc_path.display()),
+                )
+                .with_hint("include paths are relative to the including file"),
+                &src,
+            )),
+        }
+    }
+    merge(&mut merged, own, true);
+    merged.remove("include");
+    Some(merged)
+}
+
+fn locate_problem(mut p: Problem, src: &Source) -> Problem {
+    p.file = src.path.clone();
+    if p.at.is_none()
+        && let Some(span) = p.key.as_deref().and_then(|k| locate(&src.text, k))
+    {
+        p.at = Some(line_col(&src.text, span.start));
+    }
+    p
+}
+
+impl CrawlConfig {
+    /// Reads `path` and runs all three checks, returning every problem found. Relative paths in the config
+    /// (seed files, class libraries, includes, SURT prefix files) are read from the config's folder.
+    pub fn check(path: &Path) -> Result<CrawlConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            problems: vec![Problem {
+                stage: Stage::Syntax,
+                file: path.to_path_buf(),
+                at: None,
+                key: None,
+                message: format!("cannot read the file: {e}"),
+                hint: None,
+            }],
+        })?;
+        CrawlConfig::check_str(&text, path)
+    }
+
+    /// Runs all three checks on config `text`; `path` names the file and its folder.
+    pub fn check_str(text: &str, path: &Path) -> Result<CrawlConfig, ConfigError> {
+        let mut sources = Vec::new();
+        let mut problems = Vec::new();
+        let merged = read_with_includes(path, text.to_string(), &mut sources, &mut problems, 0);
+        let config = match merged {
+            Some(m) if problems.is_empty() => match toml::Value::Table(m).try_into::<CrawlConfig>()
+            {
+                Ok(c) => c,
+                Err(e) => {
+                    problems.push(Problem {
+                        stage: Stage::Wiring,
+                        file: path.to_path_buf(),
+                        at: None,
+                        key: None,
+                        message: format!("the included files do not combine: {}", e.message()),
+                        hint: None,
+                    });
+                    return Err(ConfigError { problems });
+                }
+            },
+            _ => return Err(ConfigError { problems }),
+        };
+        let base = path.parent().unwrap_or(Path::new("."));
+        let (config, semantic) = config.semantics(base);
+        for p in semantic {
+            let src = sources
+                .iter()
+                .find(|s| {
+                    p.key
+                        .as_deref()
+                        .is_some_and(|k| locate(&s.text, k).is_some())
+                })
+                .unwrap_or(&sources[0]);
+            problems.push(locate_problem(p, src));
+        }
+        if problems.is_empty() {
+            Ok(config)
+        } else {
+            Err(ConfigError { problems })
+        }
+    }
+}

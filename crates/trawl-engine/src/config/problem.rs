@@ -1,0 +1,188 @@
+//! Config problems: what is wrong, where (file, line, column, key) and what to do about it.
+
+use std::{fmt, path::PathBuf};
+
+/// Which of the three checks found a problem.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Stage {
+    /// The file is not well-formed TOML.
+    Syntax,
+    /// A key is unknown, a value has the wrong type, a rule or property name does not exist, a required value
+    /// is missing.
+    Wiring,
+    /// Values are well-formed but wrong: a regex that does not compile, a missing file, a URL class whose
+    /// example it does not match, contradictory settings, a seed outside the scope.
+    Semantics,
+}
+
+/// One problem with a config.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// The check that found it.
+    pub stage: Stage,
+    /// The file (empty when the problem was found outside a file).
+    pub file: PathBuf,
+    /// 1-based line and column, when the place is known.
+    pub at: Option<(usize, usize)>,
+    /// The dotted key, e.g. `scope.rules[2].regex`, when known.
+    pub key: Option<String>,
+    /// What is wrong.
+    pub message: String,
+    /// What to do about it.
+    pub hint: Option<String>,
+}
+
+impl Problem {
+    /// A problem at `key` (located later by [`locate`]).
+    pub fn at_key(stage: Stage, key: impl Into<String>, message: impl Into<String>) -> Problem {
+        let key = key.into();
+        Problem {
+            stage,
+            file: PathBuf::new(),
+            at: None,
+            key: (!key.is_empty()).then_some(key),
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    /// With a hint.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Problem {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// The problem without its file name (for messages that name the file already).
+    pub fn without_file(&self) -> String {
+        let mut s = match self.at {
+            Some((l, c)) => format!("line {l}, column {c}: "),
+            None => String::new(),
+        };
+        if let Some(k) = &self.key
+            && !self.message.contains(k.as_str())
+        {
+            s.push_str(&format!("{k}: "));
+        }
+        s.push_str(&self.message);
+        if let Some(h) = &self.hint {
+            s.push_str(&format!("\n    hint: {h}"));
+        }
+        s
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if let Some((l, c)) = self.at {
+            write!(f, ":{l}:{c}")?;
+        }
+        write!(f, ": ")?;
+        if let Some(k) = &self.key
+            && !self.message.contains(k.as_str())
+        {
+            write!(f, "{k}: ")?;
+        }
+        write!(f, "{}", self.message)?;
+        if let Some(h) = &self.hint {
+            write!(f, "\n    hint: {h}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Every problem found in a config, in file order within each stage.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    /// The problems, at least one.
+    pub problems: Vec<Problem>,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, p) in self.problems.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{p}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl ConfigError {
+    /// Problems given as `(key, message)` pairs, at one stage.
+    pub fn from_pairs(stage: Stage, prefix: &str, pairs: Vec<(String, String)>) -> ConfigError {
+        ConfigError {
+            problems: pairs
+                .into_iter()
+                .map(|(k, m)| Problem::at_key(stage, super::rules::join(prefix, &k), m))
+                .collect(),
+        }
+    }
+}
+
+/// 1-based line and column of byte `offset` in `text`.
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    (line, col)
+}
+
+/// The byte span of the value at dotted `key` (`scope.rules[2].regex`) in `text`, or of the nearest enclosing
+/// value that the text has.
+pub fn locate(text: &str, key: &str) -> Option<std::ops::Range<usize>> {
+    let doc = toml::de::DeTable::parse(text).ok()?;
+    let mut found = None;
+    let mut table = doc.get_ref();
+    let mut value: Option<&toml::Spanned<toml::de::DeValue<'_>>> = None;
+    for part in key.split('.') {
+        let (name, indexes) = match part.find('[') {
+            Some(i) => (&part[..i], &part[i..]),
+            None => (part, ""),
+        };
+        if let Some(v) = value {
+            match v.get_ref().as_table() {
+                Some(t) => table = t,
+                None => break,
+            }
+        }
+        let Some(mut v) = table.get(name) else { break };
+        found = Some(v.span());
+        for idx in indexes.split(['[', ']']).filter(|s| !s.is_empty()) {
+            let Some(next) = idx
+                .parse::<usize>()
+                .ok()
+                .and_then(|i| v.get_ref().as_array()?.get(i))
+            else {
+                return found;
+            };
+            v = next;
+            found = Some(v.span());
+        }
+        value = Some(v);
+        if v.get_ref().as_table().is_none() {
+            break;
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locates_keys() {
+        let text = "[frontier]\nmin_delay_ms = 5\n[[scope.rules]]\nrule = \"reject\"\n[[scope.rules]]\nrule = \"matches_regex\"\nregex = \"(\"\n";
+        let at = |k| locate(text, k).map(|s| line_col(text, s.start));
+        assert_eq!(at("frontier.min_delay_ms"), Some((2, 16)));
+        assert_eq!(at("scope.rules[1].regex"), Some((7, 9)));
+        assert_eq!(at("scope.rules[1].nope").map(|(l, _)| l), Some(5));
+        assert_eq!(at("fetch.max_bytes"), None);
+    }
+}

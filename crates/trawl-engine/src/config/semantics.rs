@@ -1,0 +1,213 @@
+//! The third check: values that parse but are wrong, each named by its key.
+
+use std::{path::Path, sync::Arc};
+
+use trawl_url::{UrlClasses, parse_lenient};
+
+use super::{
+    CrawlConfig,
+    problem::{Problem, Stage},
+    rules::RuleSpec,
+};
+use crate::{CrawlUri, Scope, decide::Decision, scope::Gates, sheets::Sheets};
+
+fn problem(key: impl Into<String>, message: impl Into<String>) -> Problem {
+    Problem::at_key(Stage::Semantics, key, message)
+}
+
+/// Makes the relative `files` of SURT prefix rules absolute, so the job's copy of the config still finds them.
+fn absolute_prefix_files(rules: &mut [RuleSpec], base: &Path) {
+    for r in rules {
+        match r {
+            RuleSpec::SurtPrefixed(s) | RuleSpec::NotSurtPrefixed(s) => {
+                for f in &mut s.files {
+                    *f = base.join(&*f);
+                }
+            }
+            RuleSpec::All { of, .. } | RuleSpec::Any { of, .. } => absolute_prefix_files(of, base),
+            RuleSpec::Not { of, .. } => {
+                absolute_prefix_files(std::slice::from_mut(of.as_mut()), base)
+            }
+            _ => {}
+        }
+    }
+}
+
+impl CrawlConfig {
+    /// Every contradiction among plain settings, each as `(key, message)`.
+    pub fn validate_all(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        if let Err(e) = self.identity.build() {
+            let key = e.split(':').next().unwrap_or("identity").to_string();
+            out.push((key, e));
+        }
+        let f = &self.frontier;
+        if !(f.delay_factor.is_finite() && f.delay_factor >= 0.0) {
+            out.push((
+                "frontier.delay_factor".into(),
+                format!(
+                    "frontier.delay_factor = {} must be a number >= 0",
+                    f.delay_factor
+                ),
+            ));
+        }
+        if f.min_delay_ms > f.max_delay_ms {
+            out.push((
+                "frontier.min_delay_ms".into(),
+                format!(
+                    "frontier.min_delay_ms = {} is above frontier.max_delay_ms = {}; lower the first or raise the second",
+                    f.min_delay_ms, f.max_delay_ms
+                ),
+            ));
+        }
+        let fc = &self.fetch;
+        for (name, v) in [
+            ("fetch.max_connections", fc.max_connections as u64),
+            (
+                "fetch.max_connections_per_host",
+                fc.max_connections_per_host as u64,
+            ),
+            ("fetch.timeout_ms", fc.timeout_ms),
+            ("fetch.connect_timeout_ms", fc.connect_timeout_ms),
+            ("fetch.header_timeout_ms", fc.header_timeout_ms),
+            ("fetch.max_fetch_ms", fc.max_fetch_ms),
+            ("fetch.max_decode_ratio", fc.max_decode_ratio),
+            ("fetch.max_headers", fc.max_headers as u64),
+        ] {
+            if v == 0 {
+                out.push((name.into(), format!("{name} must be at least 1")));
+            }
+        }
+        if fc.max_header_bytes < 1024 {
+            out.push((
+                "fetch.max_header_bytes".into(),
+                "fetch.max_header_bytes must be at least 1024".into(),
+            ));
+        }
+        if fc.user_agent.trim().is_empty() || fc.user_agent.contains(['\r', '\n']) {
+            out.push((
+                "fetch.user_agent".into(),
+                "fetch.user_agent must be one non-empty line".into(),
+            ));
+        }
+        if self.warc.prefix.is_empty() || self.warc.prefix.contains(['/', '\\']) {
+            out.push((
+                "warc.prefix".into(),
+                format!(
+                    "warc.prefix = {:?} must be a non-empty file name part",
+                    self.warc.prefix
+                ),
+            ));
+        }
+        out
+    }
+
+    /// Reads what the config names (seed files, class libraries) into it and checks everything that needs the
+    /// whole config: rules, filters, sheets, URL class examples, seeds in scope.
+    pub(crate) fn semantics(mut self, base: &Path) -> (CrawlConfig, Vec<Problem>) {
+        let mut out: Vec<Problem> = self
+            .validate_all()
+            .into_iter()
+            .map(|(k, m)| problem(k, m))
+            .collect();
+        // Seed files.
+        let mut seeds = std::mem::take(&mut self.seeds.urls);
+        for (i, file) in self.seeds.files.iter().enumerate() {
+            let one = super::SeedsConfig {
+                urls: Vec::new(),
+                files: vec![file.clone()],
+            };
+            match one.all(base) {
+                Ok(mut s) => seeds.append(&mut s),
+                Err(e) => out.push(problem(format!("seeds.files[{i}]"), e.to_string())),
+            }
+        }
+        self.seeds.urls = seeds;
+        self.seeds.files.clear();
+        // Class libraries; inline classes win over same-named library classes.
+        let mut defs = Vec::new();
+        for (i, file) in self.classes.files.iter().enumerate() {
+            let lib_path = base.join(file);
+            match std::fs::read_to_string(&lib_path) {
+                Ok(text) => {
+                    match UrlClasses::defs_from_toml_str(&text, &lib_path.display().to_string()) {
+                        Ok(lib) => defs.extend(
+                            lib.into_iter()
+                                .filter(|d| !self.url_classes.iter().any(|c| c.name == d.name)),
+                        ),
+                        Err(e) => out.push(problem(format!("classes.files[{i}]"), e.to_string())),
+                    }
+                }
+                Err(e) => out.push(problem(
+                    format!("classes.files[{i}]"),
+                    format!("cannot read {}: {e}", lib_path.display()),
+                )),
+            }
+        }
+        defs.append(&mut self.url_classes);
+        self.url_classes = defs;
+        self.classes.files.clear();
+        match self.compile_classes() {
+            Ok(classes) => {
+                for e in classes.check_examples() {
+                    out.push(
+                        problem("url_class", e.to_string())
+                            .with_hint("fix the class or its `example`"),
+                    );
+                }
+            }
+            Err(e) => out.push(problem("url_class", e)),
+        }
+        absolute_prefix_files(&mut self.scope.rules, base);
+        for seq in [
+            &mut self.decide.before_fetch,
+            &mut self.decide.after_headers,
+            &mut self.decide.before_write,
+        ] {
+            absolute_prefix_files(seq, base);
+        }
+        for s in &mut self.sheets {
+            absolute_prefix_files(&mut s.rules, base);
+        }
+        // Seeds, scope, gates, sheets.
+        let mut parsed = Vec::new();
+        for (i, s) in self.seeds.urls.iter().enumerate() {
+            match parse_lenient(s) {
+                Ok(u) => parsed.push(u),
+                Err(e) => out.push(problem(
+                    format!("seeds.urls[{i}]"),
+                    format!("seed {s:?}: {e}"),
+                )),
+            }
+        }
+        match Scope::from_config(&self, &parsed) {
+            Ok(scope) => {
+                for (i, seed) in parsed.iter().enumerate() {
+                    let uri = CrawlUri::seed(seed.clone(), seed.to_string());
+                    let v = scope.decide(&uri);
+                    if v.decision != Decision::Accept {
+                        out.push(
+                            problem(
+                                format!("seeds.urls[{i}]"),
+                                format!(
+                                    "seed {seed} is outside the scope: rule {} rejects it",
+                                    v.rule
+                                ),
+                            )
+                            .with_hint("add a `seed_accept` rule or widen the scope"),
+                        );
+                    }
+                }
+            }
+            Err(e) => out.extend(e.problems),
+        }
+        if let Err(e) = Gates::from_config(&self, &parsed) {
+            out.extend(e.problems);
+        }
+        let shared = Arc::new(self.clone());
+        if let Err(pairs) = Sheets::from_config(&shared, &parsed, base) {
+            out.extend(pairs.into_iter().map(|(k, m)| problem(k, m)));
+        }
+        (self, out)
+    }
+}

@@ -1,0 +1,59 @@
+//! `[[sheet]]`: named sets of setting overrides, applied per URI.
+
+use serde::{Deserialize, Serialize};
+
+use super::rules::RuleSpec;
+
+/// A sheet: settings that differ for some URIs.
+///
+/// ```toml
+/// [[sheet]]
+/// name = "slow-edu"
+/// surt_prefixes = ["http://(edu,"]
+/// set = { "frontier.min_delay_ms" = 10000 }
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SheetSpec {
+    /// The sheet's name, unique, shown in logs.
+    pub name: String,
+    /// Dotted setting paths and their values for the URIs the sheet applies to.
+    pub set: toml::Table,
+    /// The sheet applies to URIs under these Heritrix-form SURT prefixes. Default: none.
+    #[serde(default)]
+    pub surt_prefixes: Vec<String>,
+    /// The sheet applies to URIs this decide sequence ACCEPTs (REJECT when all rules pass). Default: none.
+    #[serde(default)]
+    pub rules: Vec<RuleSpec>,
+}
+
+/// Setting sections a sheet may override: those read per URI.
+pub const OVERRIDABLE: &[&str] = &["frontier.", "fetch.", "scope.max_", "classes.watch_"];
+
+/// Why `path` cannot be set by a sheet, if it cannot: it must name one setting (a leaf of the config) in a
+/// section read per URI.
+pub fn check_path(path: &str) -> Result<(), String> {
+    let defaults = toml::Value::try_from(super::CrawlConfig::default()).expect("config serializes");
+    let mut v = &defaults;
+    for part in path.split('.') {
+        match v.get(part) {
+            Some(next) => v = next,
+            None => {
+                return Err(format!(
+                    "{path:?} names no setting; sheets set dotted paths such as \"frontier.min_delay_ms\" (see docs/configuration.md)"
+                ));
+            }
+        }
+    }
+    if v.is_table() {
+        return Err(format!(
+            "{path:?} is a section, not a setting: name one of its keys"
+        ));
+    }
+    if !OVERRIDABLE.iter().any(|p| path.starts_with(p)) {
+        return Err(format!(
+            "{path:?} is not read per URI, so a sheet cannot change it; sheets may set frontier.*, fetch.*, scope.max_* and classes.watch_*"
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,74 @@
+//! Answer for URIs on given domains or their subdomains (`on_domains`), or elsewhere (`not_on_domains`).
+
+use super::{DecideInput, DecideRule, Decision};
+
+/// `on_domains`: answers its decision (default ACCEPT) for a URI whose host is one of `domains` or below one
+/// (`example.org` covers `www.example.org`), else PASS. `not_on_domains` (`negate`) matches URIs elsewhere
+/// and answers REJECT by default.
+#[derive(Debug, Clone, Default)]
+pub struct OnDomains {
+    /// Domains, e.g. `example.org`.
+    pub domains: Vec<String>,
+    /// `not_on_domains`: match URIs outside the domains. Default: false.
+    pub negate: bool,
+}
+
+impl DecideRule for OnDomains {
+    fn name(&self) -> &str {
+        if self.negate {
+            "not_on_domains"
+        } else {
+            "on_domains"
+        }
+    }
+
+    fn default_decision(&self) -> Decision {
+        if self.negate {
+            Decision::Reject
+        } else {
+            Decision::Accept
+        }
+    }
+
+    fn matches(&self, input: &DecideInput<'_>) -> bool {
+        let host = input
+            .uri
+            .url
+            .host_str()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let on = self.domains.iter().any(|d| {
+            let d = d.trim_start_matches('.').to_ascii_lowercase();
+            host == d
+                || host
+                    .strip_suffix(&d)
+                    .is_some_and(|rest| rest.ends_with('.'))
+        });
+        on != self.negate
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decide::test_util::decide;
+
+    #[test]
+    fn domain_and_below() {
+        let mut rule = OnDomains {
+            domains: vec!["example.org".into()],
+            negate: false,
+        };
+        let rows = [
+            ("http://example.org/", Decision::Accept),
+            ("http://www.Example.org/", Decision::Accept),
+            ("http://notexample.org/", Decision::Pass),
+            ("http://example.org.evil.com/", Decision::Pass),
+        ];
+        for (u, want) in rows {
+            assert_eq!(decide(&rule, u, "L"), want, "{u}");
+        }
+        rule.negate = true;
+        assert_eq!(decide(&rule, "http://b.org/", "L"), Decision::Reject);
+    }
+}

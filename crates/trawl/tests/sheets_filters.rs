@@ -1,0 +1,119 @@
+//! A sheet slows one host down while another keeps its pace, and a download-mode URL filter lets pages be
+//! fetched and followed but keeps them out of the archive: both visible in crawl.log and the WARC.
+
+mod common;
+
+use chrono::NaiveDateTime;
+use trawl_engine::{Crawl, CrawlConfig, CrawlHandle};
+
+/// (start, end) in ms of the fetches of URIs starting with `prefix`, sorted.
+fn spans(job: &std::path::Path, prefix: &str) -> Vec<(i64, i64)> {
+    let mut v: Vec<(i64, i64)> = common::crawl_log(job)
+        .iter()
+        .filter(|l| l.uri.starts_with(prefix))
+        .filter_map(|l| l.fetch.clone())
+        .map(|f| {
+            let (stamp, ms) = f.split_once('+').unwrap();
+            let start = NaiveDateTime::parse_from_str(stamp, "%Y%m%d%H%M%S%3f")
+                .unwrap()
+                .and_utc()
+                .timestamp_millis();
+            (start, start + ms.parse::<i64>().unwrap())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sheet_slows_one_host_and_download_filter_skips_the_archive() {
+    let slow = trawl::selftest::site::start().await.unwrap();
+    let fast = trawl::selftest::site::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        r#"
+[seeds]
+urls = ["{slow}", "{fast}"]
+
+[scope]
+max_hops = 2
+
+[filters]
+url_mode = "download"
+
+[[filters.url]]
+path = "-/dir/*"
+
+[[sheet]]
+name = "slow-host"
+surt_prefixes = ["http://(127.0.0.1:{port})/"]
+set = {{ "frontier.min_delay_ms" = 250, "frontier.max_delay_ms" = 250 }}
+"#,
+        slow = slow.seed(),
+        fast = fast.seed(),
+        port = slow.addr.port(),
+    );
+    let path = dir.path().join("crawl.toml");
+    std::fs::write(&path, text).unwrap();
+    let mut config = CrawlConfig::load(&path).unwrap();
+    let sel = trawl::selftest::config();
+    config.fetch = sel.fetch;
+    config.frontier.delay_factor = 0.0;
+    config.frontier.min_delay_ms = 0;
+    config.frontier.max_delay_ms = 0;
+    config.frontier.max_retries = 0;
+    let job = dir.path().join("job");
+    Crawl::new(&job, config, &[])
+        .unwrap()
+        .run(CrawlHandle::default(), |_| {})
+        .await
+        .unwrap();
+
+    // The sheet's host: every gap at least 250 ms. The other host: back to back.
+    let slow_spans = spans(&job, slow.seed().trim_end_matches('/'));
+    assert!(slow_spans.len() > 5);
+    for w in slow_spans.windows(2) {
+        assert!(w[1].0 - w[0].1 >= 249, "slow host fetched {w:?}");
+    }
+    let fast_spans = spans(&job, fast.seed().trim_end_matches('/'));
+    let quick_gaps = fast_spans
+        .windows(2)
+        .filter(|w| w[1].0 - w[0].1 < 100)
+        .count();
+    assert!(
+        quick_gaps > 5,
+        "the other host was slowed too: {fast_spans:?}"
+    );
+
+    // The download-mode filter: /dir/... fetched, its links followed, but not archived.
+    let log = common::crawl_log(&job);
+    let filtered = log
+        .iter()
+        .find(|l| l.uri == slow.url("/dir/sub/page.html"))
+        .expect("filtered page fetched");
+    assert_eq!(filtered.status, 200);
+    assert!(
+        filtered
+            .annotations
+            .iter()
+            .any(|a| a.starts_with("notWritten:url_filter")),
+        "{filtered:?}"
+    );
+    assert!(
+        log.iter().any(|l| l.uri == slow.url("/dir/rel-target")),
+        "links of a filtered page not followed"
+    );
+    let archived: Vec<String> = common::records(&job)
+        .iter()
+        .filter(|r| r.get("WARC-Type") == Some("response"))
+        .filter_map(|r| r.get("WARC-Target-URI").map(str::to_string))
+        .collect();
+    assert!(
+        !archived.iter().any(|u| u.contains("/dir/")),
+        "filtered pages were archived"
+    );
+    assert!(archived.contains(&slow.seed()) && archived.contains(&fast.seed()));
+    for file in common::warc_files(&job) {
+        common::warcio_check(&file);
+    }
+}
