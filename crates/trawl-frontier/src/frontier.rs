@@ -83,6 +83,10 @@ pub struct Frontier<T> {
     tick: u64,
     /// Fingerprints of uniq keys: all of them in memory mode; with a store, those not yet committed.
     seen: HashSet<u64>,
+    /// With a store: a Bloom filter of every fingerprint, so that most new keys (the usual case) are known to
+    /// be new without a disk lookup; in lossy mode it is the whole filter.
+    bloom: Option<fastbloom::BloomFilter>,
+    lossy: bool,
     per_queue: usize,
     budget: Option<u64>,
     head_max: usize,
@@ -109,6 +113,8 @@ impl<T: Item> Frontier<T> {
             ready: BinaryHeap::new(),
             tick: 0,
             seen: HashSet::new(),
+            bloom: None,
+            lossy: false,
             per_queue: per_queue.max(1),
             budget: None,
             head_max: usize::MAX,
@@ -167,6 +173,35 @@ impl<T: Item> Frontier<T> {
         Ok(f)
     }
 
+    /// Puts a Bloom filter sized for `expected` keys at false-positive rate `fp_rate` in front of the on-disk
+    /// uniq filter (rebuilt from the store). With `lossy`, the Bloom filter alone decides: no disk lookups,
+    /// bounded memory, and a new URL is wrongly taken for seen at about `fp_rate` (Heritrix's BloomUriUniqFilter).
+    /// Without a store this does nothing.
+    pub fn with_bloom(
+        mut self,
+        expected: usize,
+        fp_rate: f64,
+        lossy: bool,
+    ) -> Result<Frontier<T>, Error> {
+        let Some(store) = &self.store else {
+            return Ok(self);
+        };
+        let mut bloom = fastbloom::BloomFilter::with_false_pos(fp_rate.clamp(1e-9, 0.5))
+            .expected_items(expected.max(1000));
+        for kv in store.seen.iter() {
+            let k = kv.key().map_err(|e| store.err(e))?;
+            if let Ok(bytes) = <[u8; 8]>::try_from(&k[..]) {
+                bloom.insert(&u64::from_be_bytes(bytes));
+            }
+        }
+        for fp in &self.seen {
+            bloom.insert(fp);
+        }
+        self.bloom = Some(bloom);
+        self.lossy = lossy;
+        Ok(self)
+    }
+
     /// Limits every queue to `budget` scheduled items in all (prerequisites and retries not counted).
     pub fn with_budget(mut self, budget: Option<u64>) -> Frontier<T> {
         self.budget = budget;
@@ -179,11 +214,18 @@ impl<T: Item> Frontier<T> {
     }
 
     fn seen_fp(&self, fp: u64) -> bool {
-        self.seen.contains(&fp)
-            || self
-                .store
-                .as_ref()
-                .is_some_and(|s| s.seen.contains_key(fp.to_be_bytes()).unwrap_or(false))
+        if self.seen.contains(&fp) {
+            return true;
+        }
+        if let Some(bloom) = &self.bloom {
+            let maybe = bloom.contains(&fp);
+            if !maybe || self.lossy {
+                return maybe;
+            }
+        }
+        self.store
+            .as_ref()
+            .is_some_and(|s| s.seen.contains_key(fp.to_be_bytes()).unwrap_or(false))
     }
 
     /// Marks `uniq_key` as seen without queueing anything; returns whether it was new.
@@ -198,6 +240,9 @@ impl<T: Item> Frontier<T> {
 
     fn add_seen(&mut self, fp: u64) {
         self.seen.insert(fp);
+        if let Some(bloom) = &mut self.bloom {
+            bloom.insert(&fp);
+        }
         self.discovered += 1;
         if let Some(store) = &mut self.store {
             store.put(Which::Seen, fp.to_be_bytes().to_vec(), Vec::new());

@@ -205,6 +205,26 @@ pub struct FrontierConfig {
     /// A host's queue waits at least long enough to keep its average below this many bytes per second;
     /// 0 means no cap. Default: 0.
     pub max_host_bytes_per_s: u64,
+    /// The uniq filter: `exact` (on disk, a Bloom filter in front saves most lookups) or `bloom` (the Bloom
+    /// filter alone: no disk lookups, memory fixed by `bloom_items`, a new URL lost at about `bloom_fp_rate`).
+    /// Default: "exact".
+    pub uniq: UniqMode,
+    /// The Bloom filter is sized for this many URLs (a larger crawl raises its false-positive rate).
+    /// Default: 10000000.
+    pub bloom_items: usize,
+    /// The Bloom filter's false-positive rate at `bloom_items`. Default: 0.01.
+    pub bloom_fp_rate: f64,
+}
+
+/// How the already-seen filter decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UniqMode {
+    /// Exact, on disk. Default.
+    #[default]
+    Exact,
+    /// A Bloom filter alone (lossy, bounded memory).
+    Bloom,
 }
 
 impl Default for FrontierConfig {
@@ -221,6 +241,9 @@ impl Default for FrontierConfig {
             queue_assignment: crate::assign::QueueAssignment::Host,
             parallel_queues: 1,
             max_host_bytes_per_s: 0,
+            uniq: UniqMode::Exact,
+            bloom_items: 10_000_000,
+            bloom_fp_rate: 0.01,
         }
     }
 }

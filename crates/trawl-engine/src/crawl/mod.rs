@@ -217,7 +217,13 @@ impl Crawl {
             self.config.fetch.max_connections_per_host,
         )
         .map_err(|e| Error::Frontier(e.to_string()))?
-        .with_budget(budget);
+        .with_budget(budget)
+        .with_bloom(
+            self.config.frontier.bloom_items,
+            self.config.frontier.bloom_fp_rate,
+            self.config.frontier.uniq == crate::config::UniqMode::Bloom,
+        )
+        .map_err(|e| Error::Frontier(e.to_string()))?;
         let identity = self
             .config
             .identity

@@ -239,6 +239,48 @@ fn checkpoints_copy_a_consistent_store() {
 }
 
 #[test]
+fn bloom_filter_fronts_the_store_and_survives_reopening() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut f: Frontier<String> = Frontier::open(dir.path(), 1)
+            .unwrap()
+            .with_bloom(1000, 0.01, false)
+            .unwrap();
+        for i in 0..200 {
+            assert_eq!(f.schedule("q", format!("u{i}")), Scheduled::Queued);
+        }
+        assert_eq!(f.schedule("q", s("u7")), Scheduled::Duplicate);
+        f.flush().unwrap();
+    }
+    let mut exact: Frontier<String> = Frontier::open(dir.path(), 1)
+        .unwrap()
+        .with_bloom(1000, 0.01, false)
+        .unwrap();
+    for i in 0..200 {
+        assert_eq!(
+            exact.schedule("q", format!("u{i}")),
+            Scheduled::Duplicate,
+            "u{i}"
+        );
+    }
+    // Exact mode never loses a new key to a false positive.
+    let new = (200..2200)
+        .filter(|i| exact.schedule("q", format!("u{i}")) == Scheduled::Queued)
+        .count();
+    assert_eq!(new, 2000);
+    drop(exact);
+    // Lossy mode: only the filter decides; at 1% a few of 2000 new keys may be taken for seen.
+    let mut lossy: Frontier<String> = Frontier::open(dir.path(), 1)
+        .unwrap()
+        .with_bloom(10_000, 0.01, true)
+        .unwrap();
+    let new = (5000..7000)
+        .filter(|i| lossy.schedule("q", format!("u{i}")) == Scheduled::Queued)
+        .count();
+    assert!(new > 1900, "{new}");
+}
+
+#[test]
 fn store_pages_long_queues_through_memory() {
     let dir = tempfile::tempdir().unwrap();
     let mut f: Frontier<String> = Frontier::open(dir.path(), 1).unwrap();
