@@ -47,11 +47,17 @@ path = "-/dir/*"
 [[sheet]]
 name = "slow-host"
 surt_prefixes = ["http://(127.0.0.1:{port})/"]
-set = {{ "frontier.min_delay_ms" = 250, "frontier.max_delay_ms" = 250 }}
+set = {{ "frontier.min_delay_ms" = 250, "frontier.max_delay_ms" = 250, "fetch.max_bytes" = 100000 }}
+
+[[sheet]]
+name = "shallow-host"
+surt_prefixes = ["http://(127.0.0.1:{fast_port})/"]
+set = {{ "scope.max_hops" = 1 }}
 "#,
         slow = slow.seed(),
         fast = fast.seed(),
         port = slow.addr.port(),
+        fast_port = fast.addr.port(),
     );
     let path = dir.path().join("crawl.toml");
     std::fs::write(&path, text).unwrap();
@@ -84,6 +90,35 @@ set = {{ "frontier.min_delay_ms" = 250, "frontier.max_delay_ms" = 250 }}
         quick_gaps > 5,
         "the other host was slowed too: {fast_spans:?}"
     );
+
+    // Sheets change fetch and scope settings per host too: a smaller size limit on one, fewer hops on the other.
+    let log = common::crawl_log(&job);
+    let big = log.iter().find(|l| l.uri == slow.url("/big")).unwrap();
+    assert_eq!(big.size, Some(100_000), "{big:?}");
+    assert!(big.has_annotation("lenTrunc"));
+    let fast_prefix = fast.seed();
+    // (links only: embeds and redirects of in-scope pages are accepted past max_hops by design)
+    let links_only = |l: &&trawl::selftest::crawl_log::LogLine| {
+        l.status > 0 && l.hop_path.chars().all(|c| c == 'L')
+    };
+    let deepest_fast = log
+        .iter()
+        .filter(|l| l.uri.starts_with(&fast_prefix))
+        .filter(links_only)
+        .map(|l| l.hop_path.len())
+        .max();
+    let deepest_slow = log
+        .iter()
+        .filter(|l| l.uri.starts_with(&slow.seed()))
+        .filter(links_only)
+        .map(|l| l.hop_path.len())
+        .max();
+    assert_eq!(
+        deepest_fast,
+        Some(1),
+        "the shallow sheet's host went deeper"
+    );
+    assert!(deepest_slow >= Some(2));
 
     // The download-mode filter: /dir/... fetched, its links followed, but not archived.
     let log = common::crawl_log(&job);

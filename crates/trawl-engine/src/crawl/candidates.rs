@@ -31,7 +31,8 @@ pub(super) fn schedule_outlinks(
             );
             continue;
         }
-        let verdict = shared.scope.decide(&child);
+        let scope = shared.scope_for(&child);
+        let verdict = scope.decide(&child);
         tracing::trace!(uri = %child.url, rule = verdict.rule, decision = ?verdict.decision, "scope");
         match verdict.decision {
             Decision::Accept => accepted.push(child),

@@ -82,7 +82,10 @@ pub struct Crawl {
 
 struct Shared {
     config: CrawlConfig,
-    scope: Scope,
+    scope: Arc<Scope>,
+    /// Scopes of URIs whose sheets change `scope.*`, by the address of their (cached) effective config.
+    sheet_scopes: Mutex<HashMap<usize, Arc<Scope>>>,
+    seeds: Vec<Url>,
     /// The decide sequences at the other gating points, and the text filters.
     gates: crate::scope::Gates,
     /// Per-URI settings: the profile plus applicable sheets.
@@ -246,19 +249,16 @@ impl Crawl {
         let scope = Scope::from_config(&self.config, &self.seeds).map_err(config_error)?;
         let gates =
             crate::scope::Gates::from_config(&self.config, &self.seeds).map_err(config_error)?;
-        let sheets = crate::sheets::Sheets::from_config(
-            &Arc::new(self.config.clone()),
-            &self.seeds,
-            self.job.root(),
-        )
-        .map_err(|problems| Error::Config {
-            path: self.job.config_path(),
-            message: problems
-                .iter()
-                .map(|(k, m)| format!("{k}: {m}"))
-                .collect::<Vec<_>>()
-                .join("; "),
-        })?;
+        let base_config = Arc::new(self.config.clone());
+        let sheets = crate::sheets::Sheets::from_config(&base_config, &self.seeds, self.job.root())
+            .map_err(|problems| Error::Config {
+                path: self.job.config_path(),
+                message: problems
+                    .iter()
+                    .map(|(k, m)| format!("{k}: {m}"))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            })?;
         let assign = crate::assign::QueueAssigner::new(
             self.config.frontier.queue_assignment,
             self.config.frontier.parallel_queues,
@@ -270,7 +270,9 @@ impl Crawl {
             frontier.schedule(&assign.key(&uri.url), uri);
         }
         let shared = Arc::new(Shared {
-            scope,
+            scope: Arc::new(scope),
+            sheet_scopes: Mutex::new(HashMap::new()),
+            seeds: self.seeds.clone(),
             gates,
             sheets,
             identity,
@@ -426,6 +428,25 @@ impl Shared {
         snap.discovered = f.discovered();
         snap.active_queues = f.active_queues() as u64;
         snap
+    }
+
+    /// The scope for `uri`: the crawl's, or, when sheets give the URI other `scope.*` values, one built from
+    /// its effective settings (cached per sheet set).
+    fn scope_for(&self, uri: &CrawlUri) -> Arc<Scope> {
+        let settings = self.sheets.effective(uri);
+        if settings.scope == self.config.scope {
+            return self.scope.clone();
+        }
+        let key = Arc::as_ptr(&settings) as usize;
+        let mut cache = lock(&self.sheet_scopes);
+        if let Some(scope) = cache.get(&key) {
+            return scope.clone();
+        }
+        // The settings were validated with the same rules when the sheets were built.
+        let scope = Scope::from_config(&settings, &self.seeds)
+            .map_or_else(|_| self.scope.clone(), Arc::new);
+        cache.insert(key, scope.clone());
+        scope
     }
 
     fn decode_limits(&self) -> DecodeLimits {

@@ -126,7 +126,10 @@ pub(super) async fn process(
         UriKind::Robots { .. } => settings.fetch.max_robots_bytes,
         UriKind::Page => settings.fetch.max_bytes,
     };
-    let fetched = shared.fetcher.get(&uri.url, max_bytes).await;
+    let fetched = shared
+        .fetcher
+        .get_with(&uri.url, max_bytes, &settings.fetch)
+        .await;
     uri.tries += 1;
     let retry_delay = Duration::from_millis(settings.frontier.retry_delay_ms);
     let retries_left = uri.tries <= settings.frontier.max_retries;

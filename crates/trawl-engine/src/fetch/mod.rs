@@ -193,16 +193,24 @@ impl Fetcher {
 
     /// Fetches `url` with GET, cutting the body at `max_bytes`.
     pub async fn get(&self, url: &Url, max_bytes: u64) -> Fetched {
+        self.get_with(url, max_bytes, &self.config).await
+    }
+
+    /// Fetches `url` with the limits, timeouts and user agent of `settings` (a URI's effective settings,
+    /// sheets applied) instead of the fetcher's own.
+    pub async fn get_with(&self, url: &Url, max_bytes: u64, settings: &FetchConfig) -> Fetched {
         let started = Utc::now();
         let clock = Instant::now();
         let origin = origin_key(url);
-        let deadline = clock + Duration::from_millis(self.config.max_fetch_ms);
+        let deadline = clock + Duration::from_millis(settings.max_fetch_ms);
         let pooled = self.take_idle(&origin);
         let reused = pooled.is_some();
-        let mut result = self.attempt(url, max_bytes, pooled, deadline).await;
+        let mut result = self
+            .attempt(url, max_bytes, pooled, deadline, settings)
+            .await;
         if reused && matches!(&result, Err((_, true))) {
             // The server closed an idle connection before reading our request: a fresh one is fair.
-            result = self.attempt(url, max_bytes, None, deadline).await;
+            result = self.attempt(url, max_bytes, None, deadline, settings).await;
         }
         let (ip, result) = match result {
             Ok((resp, conn)) => {
@@ -258,22 +266,23 @@ impl Fetcher {
         max_bytes: u64,
         conn: Option<Conn>,
         deadline: Instant,
+        settings: &FetchConfig,
     ) -> Result<((Response, Option<IpAddr>), Option<Conn>), ((FetchError, Option<IpAddr>), bool)>
     {
-        let idle = Duration::from_millis(self.config.timeout_ms);
+        let idle = Duration::from_millis(settings.timeout_ms);
         let within =
             |limit: Duration| limit.min(deadline.saturating_duration_since(Instant::now()));
         let mut conn = match conn {
             Some(c) => c,
             None => self
-                .connect(url, deadline)
+                .connect(url, deadline, settings)
                 .await
                 .map_err(|(e, ip)| ((e, ip), false))?,
         };
         let ip = Some(conn.ip);
         conn.tap.clear();
-        let request = self.request(url);
-        let head_wait = within(Duration::from_millis(self.config.header_timeout_ms));
+        let request = self.request(url, settings);
+        let head_wait = within(Duration::from_millis(settings.header_timeout_ms));
         let sent = timeout(head_wait, async {
             conn.sender.ready().await?;
             conn.sender.send_request(request).await
@@ -331,7 +340,7 @@ impl Fetcher {
         Ok(((response, ip), reusable.then_some(conn)))
     }
 
-    fn request(&self, url: &Url) -> http::Request<Empty<Bytes>> {
+    fn request(&self, url: &Url, settings: &FetchConfig) -> http::Request<Empty<Bytes>> {
         let mut target = url.path().to_string();
         if let Some(q) = url.query() {
             target.push('?');
@@ -339,7 +348,7 @@ impl Fetcher {
         }
         http::Request::get(target)
             .header("Host", host_header(url))
-            .header("User-Agent", &self.config.user_agent)
+            .header("User-Agent", &settings.user_agent)
             .header(
                 "Accept",
                 "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
@@ -354,9 +363,10 @@ impl Fetcher {
         &self,
         url: &Url,
         deadline: Instant,
+        settings: &FetchConfig,
     ) -> Result<Conn, (FetchError, Option<IpAddr>)> {
         let connect_by =
-            deadline.min(Instant::now() + Duration::from_millis(self.config.connect_timeout_ms));
+            deadline.min(Instant::now() + Duration::from_millis(settings.connect_timeout_ms));
         let wait = || connect_by.saturating_duration_since(Instant::now());
         let ip = match timeout(wait(), self.dns.resolve(url)).await {
             Err(_) => return Err((FetchError::Dns("timed out".into()), None)),
@@ -367,7 +377,7 @@ impl Fetcher {
             return Err((FetchError::Refused(why, ip), Some(ip)));
         }
         let port = url.port_or_known_default().unwrap_or(80);
-        let timed_out = || FetchError::Timeout(self.config.connect_timeout_ms);
+        let timed_out = || FetchError::Timeout(settings.connect_timeout_ms);
         let tcp = match timeout(wait(), TcpStream::connect(SocketAddr::new(ip, port))).await {
             Err(_) => return Err((timed_out(), Some(ip))),
             Ok(Err(e)) => return Err((FetchError::Connect(e.to_string()), Some(ip))),
@@ -405,8 +415,8 @@ impl Fetcher {
             .allow_obsolete_multiline_headers_in_responses(true)
             .allow_spaces_after_header_name_in_responses(true)
             .ignore_invalid_headers_in_responses(true)
-            .max_headers(self.config.max_headers)
-            .max_buf_size(self.config.max_header_bytes.max(8192))
+            .max_headers(settings.max_headers)
+            .max_buf_size(settings.max_header_bytes.max(8192))
             .handshake(io)
             .await
             .map_err(|e| (FetchError::Connect(error_chain(&e)), Some(ip)))?;

@@ -1,0 +1,99 @@
+//! Frontier benchmark: `trawl-bench-frontier [URLS] [HOSTS] [--bloom exact|none]`.
+//!
+//! Enqueues URLS synthetic URLs (plus 20% duplicates, which must be rejected) over HOSTS queues into an on-disk
+//! frontier, committing every 1000 operations as the crawler does, then drains every queue with no politeness
+//! delay, finishing each item with a status. Prints ops/s per phase, peak RSS and disk bytes per URL.
+
+use std::time::{Duration, Instant};
+
+use trawl_frontier::{Frontier, Next, Scheduled};
+
+fn peak_rss_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kb: f64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0.0);
+    kb / 1024.0
+}
+
+/// A deterministic URL for index `i`: host `i % hosts`, a path that varies.
+fn url(i: u64, hosts: u64) -> (String, String) {
+    let host = i % hosts;
+    let queue = format!("com,example,host{host:06},");
+    (queue, format!("http://host{host:06}.example.com/section/{}/page-{i}.html?ref={}", i % 97, i % 13))
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let n: u64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(1_000_000);
+    let hosts: u64 = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(100_000);
+    let bloom = !args.iter().any(|a| a == "--no-bloom");
+    let dir = tempfile::tempdir_in(std::env::var("BENCH_DIR").unwrap_or_else(|_| ".".into())).unwrap();
+    let mut f: Frontier<String> = Frontier::open(dir.path(), 1).unwrap();
+    if bloom {
+        f = f.with_bloom(n as usize, 0.01, false).unwrap();
+    }
+    println!("frontier bench: {n} URLs over {hosts} queues, bloom in front: {bloom}");
+
+    let start = Instant::now();
+    let mut ops = 0u64;
+    let mut dups = 0u64;
+    for i in 0..n {
+        let (queue, u) = url(i, hosts);
+        assert_eq!(f.schedule(&queue, u), Scheduled::Queued);
+        ops += 1;
+        if i % 5 == 4 {
+            // a duplicate of an earlier URL
+            let (queue, u) = url(i / 2, hosts);
+            assert_eq!(f.schedule(&queue, u), Scheduled::Duplicate);
+            dups += 1;
+            ops += 1;
+        }
+        if ops % 1000 == 0 {
+            f.flush().unwrap();
+        }
+    }
+    f.flush().unwrap();
+    let enqueue = start.elapsed();
+    let disk = f.disk_bytes();
+    println!(
+        "enqueue: {:.0} ops/s ({n} new + {dups} duplicates in {:.1} s); disk {:.0} bytes/URL; RSS so far {:.0} MiB",
+        ops as f64 / enqueue.as_secs_f64(),
+        enqueue.as_secs_f64(),
+        disk as f64 / n as f64,
+        peak_rss_mib()
+    );
+
+    let start = Instant::now();
+    let mut done = 0u64;
+    let now = Instant::now() + Duration::from_secs(1);
+    loop {
+        match f.next(now).unwrap() {
+            Next::Ready(t) => {
+                f.finished(&t.queue, t.ticket, Some(200), now, Duration::ZERO);
+                done += 1;
+                if done % 1000 == 0 {
+                    f.flush().unwrap();
+                }
+            }
+            Next::Empty => break,
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    f.flush().unwrap();
+    let dequeue = start.elapsed();
+    assert_eq!(done, n);
+    let total = enqueue + dequeue;
+    println!(
+        "dequeue: {:.0} ops/s ({done} in {:.1} s)",
+        done as f64 / dequeue.as_secs_f64(),
+        dequeue.as_secs_f64()
+    );
+    println!(
+        "combined: {:.0} enqueue+dequeue/s; peak RSS {:.0} MiB",
+        (ops + done) as f64 / total.as_secs_f64(),
+        peak_rss_mib()
+    );
+}
