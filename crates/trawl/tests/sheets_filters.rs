@@ -152,3 +152,50 @@ set = {{ "scope.max_hops" = 1 }}
         common::warcio_check(&file);
     }
 }
+
+/// A text filter in crawl mode: the matching page is fetched (it had to be read) but neither archived nor
+/// followed, so the calendar trap ends there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_filter_in_crawl_mode_stops_at_the_matching_page() {
+    let site = trawl::selftest::site::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("crawl.toml");
+    std::fs::write(
+        &path,
+        "[filters]\ntext_mode = \"crawl\"\n\n[[filters.text]]\ncontent = \"2026-03\"\n",
+    )
+    .unwrap();
+    let mut config = CrawlConfig::load(&path).unwrap();
+    let sel = trawl::selftest::config();
+    config.fetch = sel.fetch;
+    config.frontier = sel.frontier;
+    let job = dir.path().join("job");
+    Crawl::new(&job, config, &[site.seed()])
+        .unwrap()
+        .run(CrawlHandle::default(), |_| {})
+        .await
+        .unwrap();
+    let log = common::crawl_log(&job);
+    let march = log
+        .iter()
+        .find(|l| l.uri == site.url("/calendar/2026/3"))
+        .expect("the matching page was fetched");
+    assert_eq!(march.status, 200);
+    assert!(
+        march
+            .annotations
+            .iter()
+            .any(|a| a.starts_with("text_filter")),
+        "{march:?}"
+    );
+    assert!(
+        !log.iter().any(|l| l.uri == site.url("/calendar/2026/4")),
+        "links of a filtered page were followed"
+    );
+    assert!(log.iter().any(|l| l.uri == site.url("/calendar/2026/2")));
+    let archived = common::records(&job).iter().any(|r| {
+        r.get("WARC-Type") == Some("response")
+            && r.get("WARC-Target-URI") == Some(march.uri.as_str())
+    });
+    assert!(!archived, "a text-filtered page was archived");
+}
