@@ -97,7 +97,7 @@ pub struct Frontier<T> {
 }
 
 /// Items of one queue kept in memory when a store holds the rest.
-const HEAD_MAX: usize = 32;
+const HEAD_MAX: usize = 8;
 
 fn fingerprint(key: &str) -> u64 {
     xxh3_64(key.as_bytes())
