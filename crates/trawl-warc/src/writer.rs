@@ -44,6 +44,8 @@ pub struct WriterConfig {
     pub max_file_bytes: u64,
     /// Compression. Default: [`Compression::Gzip`].
     pub compression: Compression,
+    /// gzip level, 1 (fastest) to 9 (smallest). Default: 6.
+    pub gzip_level: u32,
     /// The host name, in file names and the warcinfo record.
     pub host: String,
     /// Extra warcinfo fields (e.g. `operator`, `isPartOf`); one named like a default field replaces it.
@@ -62,6 +64,7 @@ impl WriterConfig {
             prefix: prefix.into(),
             max_file_bytes: 1_000_000_000,
             compression: Compression::default(),
+            gzip_level: 6,
             host: host.into(),
             warcinfo_fields: Vec::new(),
         }
@@ -145,7 +148,7 @@ impl Writer {
         let mut spans = Vec::with_capacity(records.len());
         for record in records {
             let start = bytes.len();
-            encode(record, &extra, compression, &mut bytes);
+            encode(record, &extra, compression, self.cfg.gzip_level, &mut bytes);
             spans.push(Span {
                 offset: file.size + start as u64,
                 len: (bytes.len() - start) as u64,
@@ -217,7 +220,13 @@ impl Writer {
                 warcinfo_id: warcinfo.id().to_owned(),
             };
             let mut bytes = Vec::new();
-            encode(&warcinfo, &[], self.cfg.compression, &mut bytes);
+            encode(
+                &warcinfo,
+                &[],
+                self.cfg.compression,
+                self.cfg.gzip_level,
+                &mut bytes,
+            );
             if let Err(e) = append(&mut open, &bytes) {
                 let _ = fs::remove_file(&open.open_path);
                 return Err(e);
@@ -277,13 +286,19 @@ impl Drop for Writer {
 }
 
 /// Appends `record` to `out`, as a gzip member when compressing.
-fn encode(record: &Record, extra: &[(&str, &str)], compression: Compression, out: &mut Vec<u8>) {
+fn encode(
+    record: &Record,
+    extra: &[(&str, &str)],
+    compression: Compression,
+    level: u32,
+    out: &mut Vec<u8>,
+) {
     match compression {
         Compression::None => record.write_to(out, extra),
         Compression::Gzip => {
             let mut plain = Vec::new();
             record.write_to(&mut plain, extra);
-            let mut gz = GzEncoder::new(out, flate2::Compression::default());
+            let mut gz = GzEncoder::new(out, flate2::Compression::new(level.clamp(1, 9)));
             // Writing to a Vec cannot fail.
             gz.write_all(&plain).expect("write to Vec");
             gz.finish().expect("write to Vec");

@@ -99,6 +99,12 @@ impl CrawlConfig {
                 ),
             ));
         }
+        if !(1..=9).contains(&self.warc.gzip_level) {
+            out.push((
+                "warc.gzip_level".into(),
+                format!("warc.gzip_level = {} must be 1 to 9", self.warc.gzip_level),
+            ));
+        }
         out
     }
 

@@ -31,6 +31,7 @@ impl WarcSink {
             Compression::Gzip => trawl_warc::Compression::Gzip,
             Compression::None => trawl_warc::Compression::None,
         };
+        cfg.gzip_level = config.gzip_level;
         cfg.warcinfo_fields = warcinfo;
         let writer = Writer::new(cfg).map_err(|e| Error::Warc(e.to_string()))?;
         Ok(WarcSink {
