@@ -51,6 +51,11 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// A fresh random secret: 24 bytes as lowercase hex (for one-time passwords and tokens).
+pub fn random_secret() -> String {
+    random_hex(24)
+}
+
 /// `n` random bytes as lowercase hex.
 pub(crate) fn random_hex(n: usize) -> String {
     let mut buf = vec![0u8; n];

@@ -29,7 +29,7 @@ mod metrics;
 mod ui;
 
 pub use crate::{
-    auth::{AUTH_FILE, Auth, LOGIN_ATTEMPTS, LOGIN_WINDOW, LoginError},
+    auth::{AUTH_FILE, Auth, LOGIN_ATTEMPTS, LOGIN_WINDOW, LoginError, random_secret},
     error::ApiError,
     guard::{Operator, SESSION_COOKIE},
     manager::{Counters, JobManager, JobStatus},

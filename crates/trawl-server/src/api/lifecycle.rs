@@ -51,9 +51,14 @@ pub(crate) async fn launch(
     State(s): State<AppState>,
     Extension(op): Extension<Operator>,
     Path(id): Path<String>,
-    body: Option<Json<Launch>>,
+    body: String,
 ) -> Result<Json<JobStatus>, ApiError> {
-    let launch = body.map(|b| b.0).unwrap_or_default();
+    let launch: Launch = if body.trim().is_empty() {
+        Launch::default()
+    } else {
+        serde_json::from_str(&body)
+            .map_err(|e| ApiError::bad_request(format!("launch body: {e}")))?
+    };
     act(&s, &op.who, &id, "launch", launch.checkpoint.as_deref()).map(Json)
 }
 
