@@ -16,6 +16,7 @@ mod crawl_uri;
 pub mod decide;
 mod decode;
 mod error;
+pub mod explain;
 pub mod extract;
 pub mod fetch;
 pub mod filters;

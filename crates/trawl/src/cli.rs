@@ -59,6 +59,21 @@ pub(crate) enum Command {
         /// The folder to write crawl.toml into.
         dir: PathBuf,
     },
+    /// Run the web UI and REST API over the jobs in a folder (docs/operating.md, docs/api.md). Crawls
+    /// launched from it run in this process. Without a stored password (or TRAWL_PASSWORD), a one-time
+    /// password and API token are printed and only a loopback address may be bound.
+    Serve {
+        /// The address to listen on; a non-loopback address needs a password set.
+        #[arg(long, default_value = "127.0.0.1:8480")]
+        bind: std::net::SocketAddr,
+        /// The jobs folder.
+        #[arg(long, default_value = "jobs")]
+        jobs: PathBuf,
+        /// Read a new password from stdin, store its argon2 hash in JOBS/.trawl-auth.json, print a new API
+        /// token (shown once) and exit.
+        #[arg(long)]
+        set_password: bool,
+    },
     /// Serve the built-in test site on 127.0.0.1, crawl it, and check every scenario (PASS/FAIL lines).
     Selftest {
         /// Keep the job directory here instead of a temporary one.

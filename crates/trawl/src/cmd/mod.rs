@@ -6,6 +6,7 @@ mod ctl;
 mod init;
 mod robots;
 mod selftest;
+mod serve;
 mod url;
 mod warc;
 
@@ -21,6 +22,11 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Ctl { job, json, action } => ctl::ctl(&job, json, action),
         Command::Check { config } => check::check(&config),
         Command::Init { profile, dir } => init::init(&profile, &dir),
+        Command::Serve {
+            bind,
+            jobs,
+            set_password,
+        } => serve::serve(bind, &jobs, set_password),
         Command::Selftest { keep } => selftest::selftest(keep),
         Command::Robots { agent, file, urls } => robots::robots(&agent, &file, &urls),
         Command::Warc { command } => match command {

@@ -9,9 +9,9 @@ use std::{
 use trawl_url::class::UrlClasses;
 
 use anyhow::Context;
-use trawl_engine::{CrawlConfig, CrawlUri, Scope};
+use trawl_engine::CrawlConfig;
 use trawl_url::{
-    CanonicalHints, Identity, Url,
+    Identity, Url,
     canon::Canonicalizer,
     parse_lenient,
     surt::{self, SurtOptions},
@@ -75,44 +75,6 @@ pub(crate) fn norm(urls: Vec<String>) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// The scope's verdict on `url` as a JSON object `{decision, rule, trace: [{rule, answer}]}`, judged as reached
-/// by `hops` (default `L`) from `via` (default: the first seed, else the URL itself).
-fn scope_json(
-    config: &CrawlConfig,
-    via: Option<&Url>,
-    hops: Option<&str>,
-    url: &Url,
-) -> serde_json::Value {
-    let mut seeds: Vec<Url> = config
-        .seeds
-        .urls
-        .iter()
-        .filter_map(|s| parse_lenient(s).ok())
-        .collect();
-    let via = via
-        .or(seeds.first())
-        .cloned()
-        .unwrap_or_else(|| url.clone());
-    if seeds.is_empty() {
-        seeds.push(via.clone());
-    }
-    let scope = match Scope::from_config(config, &seeds) {
-        Ok(s) => s,
-        Err(e) => return serde_json::json!({ "error": e.to_string() }),
-    };
-    let hops = hops.unwrap_or("L");
-    let mut uri = CrawlUri::seed(url.clone(), url.to_string());
-    uri.hop_path = hops.to_string();
-    uri.is_seed = hops.is_empty();
-    uri.via = (!uri.is_seed).then_some(via);
-    let t = scope.decide_traced(&uri);
-    serde_json::json!({
-        "decision": t.decision.as_str(),
-        "rule": t.rule,
-        "trace": t.trace.iter().map(|(rule, answer)| serde_json::json!({"rule": rule, "answer": answer.as_str()})).collect::<Vec<_>>(),
-    })
-}
-
 pub(crate) fn explain(
     config: Option<&Path>,
     library: Option<&Path>,
@@ -147,34 +109,8 @@ pub(crate) fn explain(
     }
     let classes = UrlClasses::from_defs(defs)?;
     each(urls, |input, u| {
-        let class = classes.match_url(u);
-        let normalise = |x: &Url| classes.match_url(x).map(|m| m.normalised);
-        let hints = CanonicalHints::none().with_url_class(&normalise);
-        let e = id.explain(u, hints);
-        serde_json::json!({
-            "scope": scope_json(&config, via.as_ref(), hops, u),
-            "input": input,
-            "raw": e.raw.as_str(),
-            "canonical": e.canonical.as_str(),
-            "canonical_source": e.canonical_source.name(),
-            "uniq_key": e.uniq_key,
-            "canonicalizer": id.canonicalizer.name(),
-            "surt": e.surt,
-            "surt_heritrix": e.surt_heritrix,
-            "norm": e.norm.as_str(),
-            "norm_uuid": e.norm.uuid().to_string(),
-            "version_template": e.version_template.as_ref().map(|t| t.template.as_str()),
-            "version": e.version_template.as_ref().map(|t| t.version.as_str()),
-            "url_class": class.map(|m| serde_json::json!({
-                "name": m.class,
-                "kind": m.kind.as_str(),
-                "normalised": m.normalised.as_str(),
-                "for_server": m.for_server.as_str(),
-                "api_url": m.api_url.as_ref().map(Url::as_str),
-                "next_page": m.next_page.as_ref().map(Url::as_str),
-            })),
-        })
-        .to_string()
+        trawl_engine::explain::explain_json(&config, &classes, &id, via.as_ref(), hops, input, u)
+            .to_string()
     })
 }
 

@@ -1,0 +1,85 @@
+//! What the crawl would make of one URL: its identity (raw, canonical, uniq key, SURTs, normalized key,
+//! version template), the URL class that matches it, and the scope's traced verdict. Shared by
+//! `trawl url explain` and the web UI's URL tester.
+
+use trawl_url::{CanonicalHints, Identity, Url, class::UrlClasses, parse_lenient};
+
+use crate::{CrawlConfig, CrawlUri, Scope};
+
+/// The scope's verdict on `url` as a JSON object `{decision, rule, trace: [{rule, answer}]}`, judged as reached
+/// by `hops` (default `L`) from `via` (default: the first seed, else the URL itself).
+pub fn scope_json(
+    config: &CrawlConfig,
+    via: Option<&Url>,
+    hops: Option<&str>,
+    url: &Url,
+) -> serde_json::Value {
+    let mut seeds: Vec<Url> = config
+        .seeds
+        .urls
+        .iter()
+        .filter_map(|s| parse_lenient(s).ok())
+        .collect();
+    let via = via
+        .or(seeds.first())
+        .cloned()
+        .unwrap_or_else(|| url.clone());
+    if seeds.is_empty() {
+        seeds.push(via.clone());
+    }
+    let scope = match Scope::from_config(config, &seeds) {
+        Ok(s) => s,
+        Err(e) => return serde_json::json!({ "error": e.to_string() }),
+    };
+    let hops = hops.unwrap_or("L");
+    let mut uri = CrawlUri::seed(url.clone(), url.to_string());
+    uri.hop_path = hops.to_string();
+    uri.is_seed = hops.is_empty();
+    uri.via = (!uri.is_seed).then_some(via);
+    let t = scope.decide_traced(&uri);
+    serde_json::json!({
+        "decision": t.decision.as_str(),
+        "rule": t.rule,
+        "trace": t.trace.iter().map(|(rule, answer)| serde_json::json!({"rule": rule, "answer": answer.as_str()})).collect::<Vec<_>>(),
+    })
+}
+
+/// Everything known of `url` (typed as `input`) before fetching it, as one JSON object with the field names
+/// `trawl url explain --json` documents.
+pub fn explain_json(
+    config: &CrawlConfig,
+    classes: &UrlClasses,
+    id: &Identity,
+    via: Option<&Url>,
+    hops: Option<&str>,
+    input: &str,
+    u: &Url,
+) -> serde_json::Value {
+    let class = classes.match_url(u);
+    let normalise = |x: &Url| classes.match_url(x).map(|m| m.normalised);
+    let hints = CanonicalHints::none().with_url_class(&normalise);
+    let e = id.explain(u, hints);
+    serde_json::json!({
+        "scope": scope_json(config, via, hops, u),
+        "input": input,
+        "raw": e.raw.as_str(),
+        "canonical": e.canonical.as_str(),
+        "canonical_source": e.canonical_source.name(),
+        "uniq_key": e.uniq_key,
+        "canonicalizer": id.canonicalizer.name(),
+        "surt": e.surt,
+        "surt_heritrix": e.surt_heritrix,
+        "norm": e.norm.as_str(),
+        "norm_uuid": e.norm.uuid().to_string(),
+        "version_template": e.version_template.as_ref().map(|t| t.template.as_str()),
+        "version": e.version_template.as_ref().map(|t| t.version.as_str()),
+        "url_class": class.map(|m| serde_json::json!({
+            "name": m.class,
+            "kind": m.kind.as_str(),
+            "normalised": m.normalised.as_str(),
+            "for_server": m.for_server.as_str(),
+            "api_url": m.api_url.as_ref().map(Url::as_str),
+            "next_page": m.next_page.as_ref().map(Url::as_str),
+        })),
+    })
+}

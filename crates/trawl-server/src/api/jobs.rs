@@ -1,0 +1,157 @@
+//! Jobs: list, create, status, config text, build (validate).
+
+use axum::{
+    Extension, Json,
+    extract::{Path, State},
+};
+use serde::{Deserialize, Serialize};
+use trawl_engine::CrawlConfig;
+
+use crate::{ApiError, AppState, JobStatus, Operator, changes};
+
+/// `POST /api/jobs`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct CreateJob {
+    /// The job's name.
+    pub(crate) name: String,
+    /// crawl.toml text; the defaults when absent.
+    #[serde(default)]
+    pub(crate) config: Option<String>,
+    /// Seeds added to the config's.
+    #[serde(default)]
+    pub(crate) seeds: Vec<String>,
+}
+
+/// One config problem, placed.
+#[derive(Debug, Serialize)]
+pub(crate) struct ProblemJson {
+    pub(crate) stage: String,
+    pub(crate) line: Option<usize>,
+    pub(crate) column: Option<usize>,
+    pub(crate) key: Option<String>,
+    pub(crate) message: String,
+    pub(crate) hint: Option<String>,
+}
+
+/// The answer of build: whether the config passes all three checks, and every problem.
+#[derive(Debug, Serialize)]
+pub(crate) struct Built {
+    pub(crate) ok: bool,
+    pub(crate) problems: Vec<ProblemJson>,
+}
+
+pub(crate) async fn list(State(s): State<AppState>) -> Json<Vec<JobStatus>> {
+    Json(
+        s.jobs
+            .ids()
+            .iter()
+            .filter_map(|id| s.jobs.status(id).ok())
+            .collect(),
+    )
+}
+
+/// Creates a job (shared with the UI).
+pub(crate) fn create_job(s: &AppState, who: &str, req: CreateJob) -> Result<JobStatus, ApiError> {
+    let text = match (req.config, req.seeds.is_empty()) {
+        (Some(text), true) => text,
+        (config, _) => {
+            let mut c = match config {
+                Some(text) => CrawlConfig::parse(&text, "crawl.toml".as_ref())
+                    .map_err(|e| ApiError::bad_request(e.to_string()))?,
+                None => CrawlConfig::default(),
+            };
+            c.seeds.urls.extend(req.seeds);
+            c.to_toml()
+        }
+    };
+    let dir = s.jobs.create(&req.name, &text)?;
+    changes::record(&dir, who, "create job");
+    s.jobs.status(&req.name)
+}
+
+pub(crate) async fn create(
+    State(s): State<AppState>,
+    Extension(op): Extension<Operator>,
+    Json(req): Json<CreateJob>,
+) -> Result<Json<JobStatus>, ApiError> {
+    create_job(&s, &op.who, req).map(Json)
+}
+
+pub(crate) async fn status(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<JobStatus>, ApiError> {
+    s.jobs.status(&id).map(Json)
+}
+
+pub(crate) async fn get_config(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<String, ApiError> {
+    let dir = s.jobs.job_dir(&id)?;
+    std::fs::read_to_string(dir.join("crawl.toml")).map_err(ApiError::internal)
+}
+
+/// Validates job `id`'s crawl.toml (syntax, wiring, semantics).
+pub(crate) fn build_job(s: &AppState, id: &str) -> Result<Built, ApiError> {
+    let dir = s.jobs.job_dir(id)?;
+    Ok(match CrawlConfig::check(&dir.join("crawl.toml")) {
+        Ok(_) => Built {
+            ok: true,
+            problems: Vec::new(),
+        },
+        Err(e) => Built {
+            ok: false,
+            problems: e
+                .problems
+                .into_iter()
+                .map(|p| ProblemJson {
+                    stage: format!("{:?}", p.stage).to_lowercase(),
+                    line: p.at.map(|a| a.0),
+                    column: p.at.map(|a| a.1),
+                    key: p.key,
+                    message: p.message,
+                    hint: p.hint,
+                })
+                .collect(),
+        },
+    })
+}
+
+/// Replaces job `id`'s crawl.toml (not while it runs) and validates it.
+pub(crate) fn save_config(
+    s: &AppState,
+    who: &str,
+    id: &str,
+    text: &str,
+) -> Result<Built, ApiError> {
+    let dir = s.jobs.job_dir(id)?;
+    if s.jobs.handle(id).is_some() {
+        return Err(ApiError::conflict(format!(
+            "job {id:?} is running: change its queues instead, or terminate it to edit crawl.toml"
+        )));
+    }
+    std::fs::write(dir.join("crawl.toml"), text).map_err(ApiError::internal)?;
+    changes::record(
+        &dir,
+        who,
+        &format!("edit crawl.toml ({} bytes)", text.len()),
+    );
+    build_job(s, id)
+}
+
+pub(crate) async fn put_config(
+    State(s): State<AppState>,
+    Extension(op): Extension<Operator>,
+    Path(id): Path<String>,
+    text: String,
+) -> Result<Json<Built>, ApiError> {
+    save_config(&s, &op.who, &id, &text).map(Json)
+}
+
+pub(crate) async fn build(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<Built>, ApiError> {
+    build_job(&s, &id).map(Json)
+}

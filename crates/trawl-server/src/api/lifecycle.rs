@@ -1,0 +1,81 @@
+//! The lifecycle actions of a job: launch, pause, unpause, checkpoint, terminate, teardown.
+
+use axum::{
+    Extension, Json,
+    extract::{Path, State},
+};
+use serde::Deserialize;
+
+use crate::{ApiError, AppState, JobStatus, Operator, changes};
+
+/// `POST /api/jobs/{id}/launch` body (optional).
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct Launch {
+    /// A checkpoint name, or `latest`, to resume from.
+    #[serde(default)]
+    pub(crate) checkpoint: Option<String>,
+}
+
+/// Carries out `action` on job `id` for `who` (shared with the UI).
+pub(crate) fn act(
+    s: &AppState,
+    who: &str,
+    id: &str,
+    action: &str,
+    checkpoint: Option<&str>,
+) -> Result<JobStatus, ApiError> {
+    let dir = s.jobs.job_dir(id)?;
+    let running = || {
+        s.jobs
+            .handle(id)
+            .ok_or_else(|| ApiError::conflict(format!("job {id:?} is not running")))
+    };
+    match action {
+        "launch" => s.jobs.launch(id, checkpoint)?,
+        "pause" => running()?.set_paused(true),
+        "unpause" => running()?.set_paused(false),
+        "checkpoint" => running()?.request_checkpoint(),
+        "terminate" => running()?.stop(),
+        "teardown" => s.jobs.teardown(id)?,
+        other => return Err(ApiError::not_found(format!("no action {other:?}"))),
+    }
+    let what = match checkpoint {
+        Some(cp) => format!("{action} from checkpoint {cp}"),
+        None => action.to_string(),
+    };
+    changes::record(&dir, who, &what);
+    s.jobs.status(id)
+}
+
+pub(crate) async fn launch(
+    State(s): State<AppState>,
+    Extension(op): Extension<Operator>,
+    Path(id): Path<String>,
+    body: String,
+) -> Result<Json<JobStatus>, ApiError> {
+    let launch: Launch = if body.trim().is_empty() {
+        Launch::default()
+    } else {
+        serde_json::from_str(&body)
+            .map_err(|e| ApiError::bad_request(format!("launch body: {e}")))?
+    };
+    act(&s, &op.who, &id, "launch", launch.checkpoint.as_deref()).map(Json)
+}
+
+macro_rules! action {
+    ($name:ident) => {
+        pub(crate) async fn $name(
+            State(s): State<AppState>,
+            Extension(op): Extension<Operator>,
+            Path(id): Path<String>,
+        ) -> Result<Json<JobStatus>, ApiError> {
+            act(&s, &op.who, &id, stringify!($name), None).map(Json)
+        }
+    };
+}
+
+action!(pause);
+action!(unpause);
+action!(checkpoint);
+action!(terminate);
+action!(teardown);

@@ -1,0 +1,42 @@
+//! The REST API under `/api` (JSON; see docs/api.md). Each route group has its own file.
+
+use axum::{
+    Router,
+    routing::{get, post},
+};
+
+use crate::AppState;
+
+mod events;
+pub(crate) mod jobs;
+pub(crate) mod lifecycle;
+pub(crate) mod logs;
+pub(crate) mod queues;
+pub(crate) mod url;
+
+/// Every API route, for docs/api.md's check.
+pub(crate) fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/api/jobs", get(jobs::list).post(jobs::create))
+        .route("/api/jobs/{id}", get(jobs::status))
+        .route(
+            "/api/jobs/{id}/config",
+            get(jobs::get_config).put(jobs::put_config),
+        )
+        .route("/api/jobs/{id}/build", post(jobs::build))
+        .route("/api/jobs/{id}/launch", post(lifecycle::launch))
+        .route("/api/jobs/{id}/pause", post(lifecycle::pause))
+        .route("/api/jobs/{id}/unpause", post(lifecycle::unpause))
+        .route("/api/jobs/{id}/checkpoint", post(lifecycle::checkpoint))
+        .route("/api/jobs/{id}/terminate", post(lifecycle::terminate))
+        .route("/api/jobs/{id}/teardown", post(lifecycle::teardown))
+        .route("/api/jobs/{id}/seeds", post(queues::add_seeds))
+        .route("/api/jobs/{id}/queues", get(queues::list))
+        .route("/api/jobs/{id}/queues/{queue}", post(queues::change))
+        .route("/api/jobs/{id}/lookup", get(queues::lookup))
+        .route("/api/jobs/{id}/log", get(logs::tail))
+        .route("/api/jobs/{id}/changes", get(logs::changes))
+        .route("/api/jobs/{id}/report", get(logs::report))
+        .route("/api/jobs/{id}/events", get(events::events))
+        .route("/api/url", get(url::explain))
+}

@@ -1,0 +1,117 @@
+//! Queues, seeds and URL lookups: operator commands sent to the running crawl, or to the stopped store.
+
+use axum::{
+    Extension, Json,
+    extract::{Path, Query, State},
+};
+use serde::Deserialize;
+use trawl_engine::control::{Command, Reply};
+
+use crate::{ApiError, AppState, Operator, changes};
+
+/// `POST /api/jobs/{id}/queues/{queue}` body.
+#[derive(Debug, Deserialize)]
+pub(crate) struct QueueChange {
+    /// pause, unpause, retire, delete, delay or budget.
+    pub(crate) action: String,
+    /// For `delay`: ms, or null for the computed delay.
+    #[serde(default)]
+    pub(crate) delay_ms: Option<u64>,
+    /// For `budget`: URIs, or null for none.
+    #[serde(default)]
+    pub(crate) budget: Option<u64>,
+}
+
+/// `POST /api/jobs/{id}/seeds` body.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Seeds {
+    pub(crate) urls: Vec<String>,
+}
+
+/// `?url=`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct UrlQuery {
+    pub(crate) url: String,
+}
+
+/// Sends `command` and turns a failed reply into 409 (shared with the UI); changes are logged.
+pub(crate) async fn command(
+    s: &AppState,
+    who: &str,
+    id: &str,
+    command: Command,
+) -> Result<Reply, ApiError> {
+    let logged = !matches!(command, Command::Queues | Command::Lookup { .. });
+    let text = serde_json::to_string(&command).unwrap_or_default();
+    let reply = s.jobs.send(id, command).await?;
+    if let Reply::Failed { message } = &reply {
+        return Err(ApiError::conflict(message.clone()));
+    }
+    if logged {
+        changes::record(&s.jobs.job_dir(id)?, who, &text);
+    }
+    Ok(reply)
+}
+
+/// The command for a queue change.
+pub(crate) fn queue_command(queue: String, c: &QueueChange) -> Result<Command, ApiError> {
+    Ok(match c.action.as_str() {
+        "pause" => Command::PauseQueue { queue },
+        "unpause" => Command::UnpauseQueue { queue },
+        "retire" => Command::RetireQueue { queue },
+        "delete" => Command::DeleteQueue { queue },
+        "delay" => Command::SetQueueDelay {
+            queue,
+            delay_ms: c.delay_ms,
+        },
+        "budget" => Command::SetQueueBudget {
+            queue,
+            budget: c.budget,
+        },
+        other => {
+            return Err(ApiError::bad_request(format!(
+                "{other:?} is not a queue action: pause, unpause, retire, delete, delay or budget"
+            )));
+        }
+    })
+}
+
+pub(crate) async fn list(
+    State(s): State<AppState>,
+    Extension(op): Extension<Operator>,
+    Path(id): Path<String>,
+) -> Result<Json<Reply>, ApiError> {
+    command(&s, &op.who, &id, Command::Queues).await.map(Json)
+}
+
+pub(crate) async fn change(
+    State(s): State<AppState>,
+    Extension(op): Extension<Operator>,
+    Path((id, queue)): Path<(String, String)>,
+    Json(c): Json<QueueChange>,
+) -> Result<Json<Reply>, ApiError> {
+    let cmd = queue_command(queue, &c)?;
+    command(&s, &op.who, &id, cmd).await.map(Json)
+}
+
+pub(crate) async fn add_seeds(
+    State(s): State<AppState>,
+    Extension(op): Extension<Operator>,
+    Path(id): Path<String>,
+    Json(seeds): Json<Seeds>,
+) -> Result<Json<Reply>, ApiError> {
+    command(&s, &op.who, &id, Command::AddSeeds { urls: seeds.urls })
+        .await
+        .map(Json)
+}
+
+pub(crate) async fn lookup(
+    State(s): State<AppState>,
+    Extension(op): Extension<Operator>,
+    Path(id): Path<String>,
+    Query(q): Query<UrlQuery>,
+) -> Result<Json<Reply>, ApiError> {
+    command(&s, &op.who, &id, Command::Lookup { url: q.url })
+        .await
+        .map(Json)
+}

@@ -1,0 +1,61 @@
+//! The URL tester: identity, URL class and scope trace of a URL under a job's config (or the defaults).
+
+use axum::{
+    Json,
+    extract::{Query, State},
+};
+use serde::Deserialize;
+use trawl_engine::CrawlConfig;
+
+use crate::{ApiError, AppState};
+
+/// `GET /api/url` query.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct Explain {
+    /// The URL (the UI's empty form has none).
+    #[serde(default)]
+    pub(crate) url: String,
+    /// The job whose config judges it; the defaults when absent.
+    #[serde(default)]
+    pub(crate) job: Option<String>,
+    /// The page it was found on. Default: the first seed.
+    #[serde(default)]
+    pub(crate) via: Option<String>,
+    /// Its hop path. Default: `L`.
+    #[serde(default)]
+    pub(crate) hops: Option<String>,
+}
+
+/// The explanation (shared with the UI).
+pub(crate) fn explain_url(s: &AppState, q: &Explain) -> Result<serde_json::Value, ApiError> {
+    let config = match q.job.as_deref().filter(|j| !j.is_empty()) {
+        Some(id) => CrawlConfig::load(&s.jobs.job_dir(id)?.join("crawl.toml"))
+            .map_err(|e| ApiError::bad_request(e.to_string()))?,
+        None => CrawlConfig::default(),
+    };
+    let bad = |e: String| ApiError::bad_request(e);
+    let id = config.identity.build().map_err(bad)?;
+    let classes = config.compile_classes().map_err(bad)?;
+    let url = trawl_url::parse_lenient(&q.url).map_err(|e| bad(e.to_string()))?;
+    let via = match q.via.as_deref().filter(|v| !v.is_empty()) {
+        Some(v) => Some(trawl_url::parse_lenient(v).map_err(|e| bad(format!("via: {e}")))?),
+        None => None,
+    };
+    let hops = q.hops.as_deref().filter(|h| !h.is_empty());
+    Ok(trawl_engine::explain::explain_json(
+        &config,
+        &classes,
+        &id,
+        via.as_ref(),
+        hops,
+        &q.url,
+        &url,
+    ))
+}
+
+pub(crate) async fn explain(
+    State(s): State<AppState>,
+    Query(q): Query<Explain>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    explain_url(&s, &q).map(Json)
+}

@@ -1,0 +1,22 @@
+//! `JOB/logs/config-changes.log`: one line per operator change, `TIME WHO ACTION DETAILS`.
+
+use std::{io::Write, path::Path};
+
+/// Appends a change by `who` to the job's config-changes.log (best effort: a log failure does not undo the
+/// change).
+pub(crate) fn record(job_dir: &Path, who: &str, what: &str) {
+    let logs = job_dir.join("logs");
+    let _ = std::fs::create_dir_all(&logs);
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(logs.join("config-changes.log"))
+    {
+        let _ = writeln!(
+            f,
+            "{} {who} {}",
+            chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            what.replace('\n', " ")
+        );
+    }
+}

@@ -1,0 +1,309 @@
+//! The jobs under one folder, and the crawls running from them in this process.
+
+use std::{
+    collections::BTreeMap,
+    path::{Path, PathBuf},
+    sync::{Arc, Mutex, PoisonError},
+};
+
+use serde::Serialize;
+use trawl_engine::{
+    Crawl, CrawlConfig, CrawlHandle,
+    control::{self, Command, Reply},
+    stats::Snapshot,
+};
+
+use crate::error::ApiError;
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// What the manager knows of a job it launched.
+#[derive(Debug, Default)]
+struct Live {
+    handle: Option<CrawlHandle>,
+    /// The latest and the one before, to compute current rates.
+    last: Snapshot,
+    prev: Snapshot,
+    /// How the crawl ended, once it has.
+    ending: Option<String>,
+}
+
+/// The jobs folder and the crawls running from it.
+#[derive(Debug)]
+pub struct JobManager {
+    dir: PathBuf,
+    live: Mutex<BTreeMap<String, Arc<Mutex<Live>>>>,
+}
+
+/// A job's counters and rates, as the API reports them.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct Counters {
+    /// Seconds since the crawl (re)started.
+    pub elapsed_s: f64,
+    /// URIs finished.
+    pub finished: u64,
+    /// URIs finished with an HTTP response.
+    pub succeeded: u64,
+    /// URIs finished without one.
+    pub failed: u64,
+    /// URIs waiting in the frontier.
+    pub queued: u64,
+    /// URIs being processed.
+    pub in_flight: u64,
+    /// Distinct URIs discovered.
+    pub discovered: u64,
+    /// Queues with work.
+    pub active_queues: u64,
+    /// Bytes received.
+    pub wire_bytes: u64,
+    /// URIs per second over the last second.
+    pub uris_per_s: f64,
+    /// KB per second over the last second.
+    pub kb_per_s: f64,
+    /// URIs per second since the start.
+    pub avg_uris_per_s: f64,
+}
+
+/// One job as listed.
+#[derive(Debug, Clone, Serialize)]
+pub struct JobStatus {
+    /// The job's name (its folder under the jobs folder).
+    pub id: String,
+    /// created, running, paused, stopping, finished, stopped or failed.
+    pub state: String,
+    /// How the last run ended, when known.
+    pub ending: Option<String>,
+    /// The counters (zero before the first run in this process).
+    pub counters: Counters,
+    /// Checkpoint names, oldest first.
+    pub checkpoints: Vec<String>,
+}
+
+fn counters(last: &Snapshot, prev: &Snapshot) -> Counters {
+    let dt = last.elapsed.saturating_sub(prev.elapsed).as_secs_f64();
+    let per = |a: u64, b: u64| {
+        if dt > 0.0 {
+            a.saturating_sub(b) as f64 / dt
+        } else {
+            0.0
+        }
+    };
+    Counters {
+        elapsed_s: last.elapsed.as_secs_f64(),
+        finished: last.finished,
+        succeeded: last.succeeded,
+        failed: last.failed,
+        queued: last.queued,
+        in_flight: last.in_flight,
+        discovered: last.discovered,
+        active_queues: last.active_queues,
+        wire_bytes: last.wire_bytes,
+        uris_per_s: per(last.finished, prev.finished),
+        kb_per_s: per(last.wire_bytes, prev.wire_bytes) / 1024.0,
+        avg_uris_per_s: if last.elapsed.is_zero() {
+            0.0
+        } else {
+            last.rate()
+        },
+    }
+}
+
+/// Whether `id` may name a job folder: 1–64 of `A-Z a-z 0-9 . _ -`, not starting with a dot.
+pub(crate) fn valid_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 64
+        && !id.starts_with('.')
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+}
+
+impl JobManager {
+    /// Jobs under `dir` (created if needed).
+    pub fn new(dir: &Path) -> std::io::Result<JobManager> {
+        std::fs::create_dir_all(dir)?;
+        Ok(JobManager {
+            dir: dir.to_path_buf(),
+            live: Mutex::default(),
+        })
+    }
+
+    /// The jobs folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The folder of job `id`, if it exists.
+    pub fn job_dir(&self, id: &str) -> Result<PathBuf, ApiError> {
+        let dir = self.dir.join(id);
+        if valid_id(id) && dir.join("crawl.toml").is_file() {
+            Ok(dir)
+        } else {
+            Err(ApiError::not_found(format!("no job {id:?}")))
+        }
+    }
+
+    /// Creates job `id` with `config` as its crawl.toml text.
+    pub fn create(&self, id: &str, config: &str) -> Result<PathBuf, ApiError> {
+        if !valid_id(id) {
+            return Err(ApiError::bad_request(format!(
+                "{id:?} is not a job name: use 1-64 of A-Z a-z 0-9 . _ - (not starting with a dot)"
+            )));
+        }
+        let dir = self.dir.join(id);
+        if dir.exists() {
+            return Err(ApiError::conflict(format!("job {id:?} exists")));
+        }
+        std::fs::create_dir_all(&dir).map_err(ApiError::internal)?;
+        std::fs::write(dir.join("crawl.toml"), config).map_err(ApiError::internal)?;
+        Ok(dir)
+    }
+
+    /// Every job folder's name, sorted.
+    pub fn ids(&self) -> Vec<String> {
+        let mut ids: Vec<String> = std::fs::read_dir(&self.dir)
+            .map(|rd| {
+                rd.flatten()
+                    .filter(|e| e.path().join("crawl.toml").is_file())
+                    .filter_map(|e| e.file_name().to_str().map(str::to_string))
+                    .filter(|id| valid_id(id))
+                    .collect()
+            })
+            .unwrap_or_default();
+        ids.sort();
+        ids
+    }
+
+    fn live(&self, id: &str) -> Option<Arc<Mutex<Live>>> {
+        lock(&self.live).get(id).cloned()
+    }
+
+    /// The handle of job `id`'s running crawl.
+    pub fn handle(&self, id: &str) -> Option<CrawlHandle> {
+        self.live(id).and_then(|l| lock(&l).handle.clone())
+    }
+
+    /// Job `id`'s status.
+    pub fn status(&self, id: &str) -> Result<JobStatus, ApiError> {
+        let dir = self.job_dir(id)?;
+        let job = trawl_engine::job::Job::create(&dir).map_err(ApiError::internal)?;
+        let checkpoints = trawl_engine::checkpoint::list(&job)
+            .iter()
+            .filter_map(|p| p.file_name().map(|f| f.to_string_lossy().into_owned()))
+            .collect();
+        let report_status = || {
+            std::fs::read_to_string(dir.join("reports/crawl-report.json"))
+                .ok()
+                .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+                .and_then(|v| v["status"].as_str().map(str::to_string))
+        };
+        let (state, ending, c) = match self.live(id) {
+            Some(live) => {
+                let l = lock(&live);
+                let state = match (&l.handle, &l.ending) {
+                    (Some(h), _) if h.is_stopped() => "stopping",
+                    (Some(h), _) if h.is_paused() => "paused",
+                    (Some(_), _) => "running",
+                    (None, Some(e)) => ending_state(e),
+                    (None, None) => "created",
+                };
+                (state, l.ending.clone(), counters(&l.last, &l.prev))
+            }
+            None => {
+                let ending = report_status();
+                let state = match &ending {
+                    Some(e) => ending_state(e),
+                    None if dir.join("state/frontier").exists() => "stopped",
+                    None => "created",
+                };
+                (state, ending, Counters::default())
+            }
+        };
+        Ok(JobStatus {
+            id: id.to_string(),
+            state: state.to_string(),
+            ending,
+            counters: c,
+            checkpoints,
+        })
+    }
+
+    /// Starts job `id`: a fresh crawl, or a resumed one when it has crawled before or `checkpoint` is given.
+    pub fn launch(&self, id: &str, checkpoint: Option<&str>) -> Result<(), ApiError> {
+        let dir = self.job_dir(id)?;
+        let mut map = lock(&self.live);
+        if map.get(id).is_some_and(|l| lock(l).handle.is_some()) {
+            return Err(ApiError::conflict(format!("job {id:?} is running")));
+        }
+        let crawl = if checkpoint.is_some() || dir.join("state/frontier").exists() {
+            Crawl::resume(&dir, checkpoint)
+        } else {
+            CrawlConfig::load(&dir.join("crawl.toml")).and_then(|c| Crawl::new(&dir, c, &[]))
+        }
+        .map_err(|e| ApiError::bad_request(e.to_string()))?;
+        let handle = CrawlHandle::default();
+        let live = Arc::new(Mutex::new(Live {
+            handle: Some(handle.clone()),
+            ..Live::default()
+        }));
+        map.insert(id.to_string(), live.clone());
+        drop(map);
+        let progress = live.clone();
+        tokio::spawn(async move {
+            let result = crawl
+                .run(handle, move |s| {
+                    let mut l = lock(&progress);
+                    l.prev = std::mem::replace(&mut l.last, s.clone());
+                })
+                .await;
+            let mut l = lock(&live);
+            l.handle = None;
+            l.ending = Some(match result {
+                Ok(summary) => {
+                    l.prev = l.last.clone();
+                    l.last = summary.stats;
+                    summary.ending.to_string()
+                }
+                Err(e) => format!("FAILED: {e}"),
+            });
+        });
+        Ok(())
+    }
+
+    /// Sends `command` to job `id`: to its running crawl, or straight to its stopped store.
+    pub async fn send(&self, id: &str, command: Command) -> Result<Reply, ApiError> {
+        let dir = self.job_dir(id)?;
+        match self.handle(id) {
+            Some(h) => Ok(h.send(command).await),
+            None => tokio::task::spawn_blocking(move || control::apply_offline(&dir, &command))
+                .await
+                .map_err(ApiError::internal)?
+                .map_err(|e| ApiError::conflict(e.to_string())),
+        }
+    }
+
+    /// Forgets a job that is not running (its folder stays).
+    pub fn teardown(&self, id: &str) -> Result<(), ApiError> {
+        self.job_dir(id)?;
+        let mut map = lock(&self.live);
+        if map.get(id).is_some_and(|l| lock(l).handle.is_some()) {
+            return Err(ApiError::conflict(format!(
+                "job {id:?} is running; terminate it first"
+            )));
+        }
+        map.remove(id);
+        Ok(())
+    }
+}
+
+fn ending_state(ending: &str) -> &'static str {
+    if ending.starts_with("FINISHED") {
+        "finished"
+    } else if ending.starts_with("STOPPED") {
+        "stopped"
+    } else {
+        "failed"
+    }
+}

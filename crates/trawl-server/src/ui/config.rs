@@ -1,0 +1,96 @@
+//! The config editor: edit crawl.toml, save and verify (syntax, wiring, semantics), problems at their lines.
+
+use axum::{
+    Extension, Form,
+    extract::{Path, State},
+    response::{IntoResponse, Response},
+};
+use serde::Deserialize;
+
+use super::{csrf, esc, jobs::error_page, page};
+use crate::{
+    AppState, Operator,
+    api::jobs::{Built, build_job, save_config},
+};
+
+fn render(op: &Operator, id: &str, text: &str, built: &Built) -> Response {
+    let problems: String = if built.ok {
+        r#"<p class="ok">No problems: the config passes all three checks.</p>"#.to_string()
+    } else {
+        let items: String = built
+            .problems
+            .iter()
+            .map(|p| {
+                let at = match (p.line, p.column) {
+                    (Some(l), Some(c)) => format!("line {l}, column {c}: "),
+                    _ => String::new(),
+                };
+                format!(
+                    "<li>[{}] {}{}{}{}</li>",
+                    esc(&p.stage),
+                    esc(&at),
+                    p.key
+                        .as_deref()
+                        .map(|k| format!("<code>{}</code>: ", esc(k)))
+                        .unwrap_or_default(),
+                    esc(&p.message),
+                    p.hint
+                        .as_deref()
+                        .map(|h| format!("<br><em>hint: {}</em>", esc(h)))
+                        .unwrap_or_default()
+                )
+            })
+            .collect();
+        format!(r#"<ul class="err">{items}</ul>"#)
+    };
+    let numbered: String = text
+        .lines()
+        .enumerate()
+        .map(|(n, l)| format!("{:>4}  {}\n", n + 1, esc(l)))
+        .collect();
+    let body = format!(
+        r#"<p><a href="/jobs/{i}">back to the job</a></p>{problems}
+<form method="post" action="/jobs/{i}/config">{c}<textarea name="text" rows="24">{t}</textarea><br><button>Save and verify</button></form>
+<h2>With line numbers</h2><pre>{numbered}</pre>"#,
+        i = esc(id),
+        c = csrf(op),
+        t = esc(text),
+    );
+    page(op, &format!("Config of {id}"), &body).into_response()
+}
+
+pub(crate) async fn edit(
+    State(s): State<AppState>,
+    Extension(op): Extension<Operator>,
+    Path(id): Path<String>,
+) -> Response {
+    let built = match build_job(&s, &id) {
+        Ok(b) => b,
+        Err(e) => return error_page(&op, &e),
+    };
+    let text = s
+        .jobs
+        .job_dir(&id)
+        .ok()
+        .and_then(|d| std::fs::read_to_string(d.join("crawl.toml")).ok())
+        .unwrap_or_default();
+    render(&op, &id, &text, &built)
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct ConfigForm {
+    text: String,
+}
+
+pub(crate) async fn save(
+    State(s): State<AppState>,
+    Extension(op): Extension<Operator>,
+    Path(id): Path<String>,
+    Form(f): Form<ConfigForm>,
+) -> Response {
+    let text = f.text.replace("\r\n", "\n");
+    match save_config(&s, &op.who, &id, &text) {
+        Ok(built) => render(&op, &id, &text, &built),
+        Err(e) => error_page(&op, &e),
+    }
+}

@@ -1,0 +1,234 @@
+//! The router driven without a socket: auth refusals (401, redirect, 403 on a bad CSRF token), the login rate
+//! limit, and the job routes that need no crawl.
+
+use axum::{
+    Router,
+    body::Body,
+    http::{Request, StatusCode, header},
+};
+use http_body_util::BodyExt;
+use tower::ServiceExt;
+use trawl_server::{AppState, Auth, JobManager, app};
+
+const TOKEN: &str = "trawl_testtoken";
+
+fn server() -> (tempfile::TempDir, Router) {
+    let dir = tempfile::tempdir().unwrap();
+    let state = AppState::new(
+        JobManager::new(dir.path()).unwrap(),
+        Auth::with_password("pw", Some(TOKEN)),
+    );
+    (dir, app(state))
+}
+
+async fn send(app: &Router, req: Request<Body>) -> (StatusCode, axum::http::HeaderMap, String) {
+    let res = app.clone().oneshot(req).await.unwrap();
+    let status = res.status();
+    let headers = res.headers().clone();
+    let body = res.into_body().collect().await.unwrap().to_bytes();
+    (status, headers, String::from_utf8_lossy(&body).into_owned())
+}
+
+fn api(method: &str, path: &str, body: &str) -> Request<Body> {
+    Request::builder()
+        .method(method)
+        .uri(path)
+        .header(header::AUTHORIZATION, format!("Bearer {TOKEN}"))
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(body.to_string()))
+        .unwrap()
+}
+
+fn form(path: &str, cookie: &str, body: &str) -> Request<Body> {
+    Request::builder()
+        .method("POST")
+        .uri(path)
+        .header(header::COOKIE, cookie)
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(Body::from(body.to_string()))
+        .unwrap()
+}
+
+/// Logs in and returns the cookie and the CSRF token scraped from the jobs page.
+async fn login(app: &Router) -> (String, String) {
+    let (status, headers, _) = send(app, form("/login", "", "password=pw")).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    let set = headers[header::SET_COOKIE].to_str().unwrap();
+    assert!(
+        set.contains("HttpOnly") && set.contains("SameSite=Strict"),
+        "{set}"
+    );
+    let cookie = set.split(';').next().unwrap().to_string();
+    let page = Request::get("/")
+        .header(header::COOKIE, &cookie)
+        .body(Body::empty())
+        .unwrap();
+    let (status, _, html) = send(app, page).await;
+    assert_eq!(status, StatusCode::OK);
+    let at = html.find(r#"name="csrf" value=""#).unwrap() + 19;
+    let csrf = html[at..at + 32].to_string();
+    (cookie, csrf)
+}
+
+#[tokio::test]
+async fn refusals() {
+    let (_dir, app) = server();
+    for (method, path) in [
+        ("GET", "/api/jobs"),
+        ("POST", "/api/jobs"),
+        ("POST", "/api/jobs/x/launch"),
+        ("POST", "/api/jobs/x/terminate"),
+        ("GET", "/metrics"),
+    ] {
+        let req = Request::builder()
+            .method(method)
+            .uri(path)
+            .body(Body::empty())
+            .unwrap();
+        assert_eq!(
+            send(&app, req).await.0,
+            StatusCode::UNAUTHORIZED,
+            "{method} {path}"
+        );
+        let req = Request::builder()
+            .method(method)
+            .uri(path)
+            .header(header::AUTHORIZATION, "Bearer wrong")
+            .body(Body::empty())
+            .unwrap();
+        assert_eq!(
+            send(&app, req).await.0,
+            StatusCode::UNAUTHORIZED,
+            "{method} {path}"
+        );
+    }
+    let (status, headers, _) = send(&app, Request::get("/").body(Body::empty()).unwrap()).await;
+    assert_eq!(
+        (status, &headers[header::LOCATION]),
+        (StatusCode::SEE_OTHER, &"/login".parse().unwrap())
+    );
+    let (status, _, _) = send(&app, form("/", "trawl_session=forged", "name=a&csrf=x")).await;
+    assert_eq!(
+        status,
+        StatusCode::SEE_OTHER,
+        "a forged session is no session"
+    );
+
+    let (cookie, csrf) = login(&app).await;
+    let (status, _, _) = send(&app, form("/", &cookie, "name=a")).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "no CSRF token");
+    let (status, _, _) = send(&app, form("/", &cookie, "name=a&csrf=0000")).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "wrong CSRF token");
+    let mut api_with_cookie = api("POST", "/api/jobs", r#"{"name":"b"}"#);
+    api_with_cookie.headers_mut().remove(header::AUTHORIZATION);
+    api_with_cookie
+        .headers_mut()
+        .insert(header::COOKIE, cookie.parse().unwrap());
+    assert_eq!(
+        send(&app, api_with_cookie).await.0,
+        StatusCode::FORBIDDEN,
+        "API by cookie needs X-CSRF-Token"
+    );
+    let (status, headers, _) = send(
+        &app,
+        form(
+            "/",
+            &cookie,
+            &format!("name=a&seeds=http%3A%2F%2Fexample.com%2F&csrf={csrf}"),
+        ),
+    )
+    .await;
+    assert_eq!(
+        (status, &headers[header::LOCATION]),
+        (StatusCode::SEE_OTHER, &"/jobs/a".parse().unwrap())
+    );
+}
+
+#[tokio::test]
+async fn login_is_rate_limited() {
+    let (_dir, app) = server();
+    for _ in 0..trawl_server::LOGIN_ATTEMPTS {
+        assert_eq!(
+            send(&app, form("/login", "", "password=no")).await.0,
+            StatusCode::UNAUTHORIZED
+        );
+    }
+    assert_eq!(
+        send(&app, form("/login", "", "password=pw")).await.0,
+        StatusCode::TOO_MANY_REQUESTS
+    );
+}
+
+#[tokio::test]
+async fn jobs_config_build_and_pages() {
+    let (dir, app) = server();
+    let (status, _, body) = send(
+        &app,
+        api(
+            "POST",
+            "/api/jobs",
+            r#"{"name":"j1","seeds":["http://example.com/"]}"#,
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(body.contains(r#""state":"created""#), "{body}");
+    let (status, _, _) = send(&app, api("POST", "/api/jobs", r#"{"name":"../x"}"#)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let (_, _, body) = send(&app, api("POST", "/api/jobs/j1/build", "")).await;
+    assert!(body.contains(r#""ok":true"#), "{body}");
+    let bad = "[fetch]\nuser_agent = 1\nnope = 2\n";
+    let (status, _, body) = send(&app, api("PUT", "/api/jobs/j1/config", bad)).await;
+    assert_eq!(status, StatusCode::OK);
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["ok"], false, "{body}");
+    assert!(
+        v["problems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["line"].as_u64().is_some()),
+        "{body}"
+    );
+    let log = std::fs::read_to_string(dir.path().join("j1/logs/config-changes.log")).unwrap();
+    assert!(log.contains("token@local edit crawl.toml"), "{log}");
+    let (status, _, _) = send(&app, api("POST", "/api/jobs/j1/pause", "")).await;
+    assert_eq!(status, StatusCode::CONFLICT, "pause needs a running crawl");
+    let (status, _, _) = send(&app, api("GET", "/api/jobs/nope", "")).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _, body) = send(
+        &app,
+        api(
+            "GET",
+            "/api/url?url=http://www.example.com/a/../b?utm_source=x",
+            "",
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(body.contains("\"surt\""), "{body}");
+    let (status, _, body) = send(&app, api("GET", "/metrics", "")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        body.contains("trawl_uris_finished_total{job=\"j1\"} 0"),
+        "{body}"
+    );
+
+    let (cookie, _) = login(&app).await;
+    for path in [
+        "/",
+        "/jobs/j1",
+        "/jobs/j1/config",
+        "/jobs/j1/log",
+        "/jobs/j1/report",
+        "/url?url=http://example.com/",
+    ] {
+        let req = Request::get(path)
+            .header(header::COOKIE, &cookie)
+            .body(Body::empty())
+            .unwrap();
+        let (status, _, html) = send(&app, req).await;
+        assert_eq!(status, StatusCode::OK, "{path}");
+        assert!(html.contains("</html>"), "{path}");
+    }
+}

@@ -1,0 +1,67 @@
+//! `trawl serve`: the web UI and REST API over a jobs folder.
+
+use std::{io::BufRead, net::SocketAddr, path::Path, process::ExitCode};
+
+use anyhow::{Context, bail};
+use trawl_server::{AppState, Auth, JobManager, app};
+
+pub(crate) fn serve(bind: SocketAddr, jobs: &Path, set_password: bool) -> anyhow::Result<ExitCode> {
+    if set_password {
+        let mut line = String::new();
+        std::io::stdin()
+            .lock()
+            .read_line(&mut line)
+            .context("reading the password from stdin")?;
+        let password = line.trim_end_matches(['\r', '\n']);
+        if password.len() < 8 {
+            bail!("the password must have at least 8 characters");
+        }
+        let (path, token) = Auth::set_password(jobs, password)
+            .with_context(|| format!("writing the auth file in {}", jobs.display()))?;
+        eprintln!("trawl: password stored in {}", path.display());
+        println!("{token}");
+        eprintln!(
+            "trawl: that is the API token (Authorization: Bearer TOKEN); it is not shown again"
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let env = std::env::var("TRAWL_PASSWORD")
+        .ok()
+        .filter(|p| !p.is_empty());
+    let mut auth = Auth::load(jobs, env.as_deref())
+        .with_context(|| format!("reading the auth file in {}", jobs.display()))?;
+    if !auth.has_password() {
+        if !bind.ip().is_loopback() {
+            bail!(
+                "refusing to listen on {bind} without a password: run `trawl serve --jobs {} --set-password` or set TRAWL_PASSWORD",
+                jobs.display()
+            );
+        }
+        let password = trawl_server::random_secret();
+        let token = format!("trawl_{}", trawl_server::random_secret());
+        auth = Auth::with_password(&password, Some(&token));
+        eprintln!(
+            "trawl: no password set; for this run only:\n  password: {password}\n  API token: {token}"
+        );
+    }
+    let state = AppState::new(
+        JobManager::new(jobs).with_context(|| format!("creating {}", jobs.display()))?,
+        auth,
+    );
+    super::runtime()?.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(bind)
+            .await
+            .with_context(|| format!("listening on {bind}"))?;
+        eprintln!("trawl: serving http://{}/", listener.local_addr()?);
+        axum::serve(
+            listener,
+            app(state).into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+        .context("serving")?;
+        anyhow::Ok(ExitCode::SUCCESS)
+    })
+}

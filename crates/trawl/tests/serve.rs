@@ -1,0 +1,267 @@
+//! The operator API over real HTTP on 127.0.0.1 against the built-in test site: auth refusal, create, build,
+//! launch, a mid-crawl queue delay change that slows the crawl, pause, checkpoint, terminate, resume from the
+//! checkpoint, finish, report, SSE and metrics.
+
+use std::{
+    io::{Read, Write},
+    net::{SocketAddr, TcpStream},
+    time::{Duration, Instant},
+};
+
+use serde_json::{Value, json};
+
+const TOKEN: &str = "trawl_servetest";
+
+struct Client {
+    addr: SocketAddr,
+}
+
+impl Client {
+    fn raw(&self, method: &str, path: &str, auth: bool, body: &str) -> (u16, String) {
+        let mut s = TcpStream::connect(self.addr).unwrap();
+        let auth = if auth {
+            format!("Authorization: Bearer {TOKEN}\r\n")
+        } else {
+            String::new()
+        };
+        write!(
+            s,
+            "{method} {path} HTTP/1.1\r\nHost: {}\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            self.addr,
+            body.len()
+        )
+        .unwrap();
+        let mut out = Vec::new();
+        s.read_to_end(&mut out).unwrap();
+        let text = String::from_utf8_lossy(&out).into_owned();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap();
+        let status = head[9..12].parse().unwrap();
+        let body = if head
+            .to_ascii_lowercase()
+            .contains("transfer-encoding: chunked")
+        {
+            dechunk(body)
+        } else {
+            body.to_string()
+        };
+        (status, body)
+    }
+
+    fn call(&self, method: &str, path: &str, body: Value) -> Value {
+        let body = if body.is_null() {
+            String::new()
+        } else {
+            body.to_string()
+        };
+        let (status, text) = self.raw(method, path, true, &body);
+        assert_eq!(status, 200, "{method} {path}: {text}");
+        serde_json::from_str(&text).unwrap_or(Value::String(text))
+    }
+
+    fn status(&self) -> Value {
+        self.call("GET", "/api/jobs/j", Value::Null)
+    }
+
+    fn log_len(&self) -> usize {
+        self.call("GET", "/api/jobs/j/log?last=10000", Value::Null)["lines"]
+            .as_array()
+            .unwrap()
+            .len()
+    }
+}
+
+fn dechunk(mut body: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = body.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 || rest.len() < n {
+            break;
+        }
+        out.push_str(&rest[..n]);
+        body = rest[n..].trim_start_matches("\r\n");
+    }
+    out
+}
+
+fn wait_for(what: &str, secs: u64, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed() < Duration::from_secs(secs),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn operate_a_crawl_over_http() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let site = rt.block_on(trawl::selftest::site::start()).unwrap();
+    let jobs = tempfile::tempdir().unwrap();
+    let state = trawl_server::AppState::new(
+        trawl_server::JobManager::new(jobs.path()).unwrap(),
+        trawl_server::Auth::with_password("pw", Some(TOKEN)),
+    );
+    let listener = rt
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    rt.spawn(async move {
+        axum::serve(
+            listener,
+            trawl_server::app(state).into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .await
+    });
+    let c = Client { addr };
+
+    assert_eq!(c.raw("GET", "/api/jobs", false, "").0, 401);
+    assert_eq!(c.raw("POST", "/api/jobs", false, r#"{"name":"j"}"#).0, 401);
+
+    let mut config = trawl::selftest::config();
+    config.frontier.min_delay_ms = 200;
+    config.frontier.max_delay_ms = 200;
+    config.seeds.urls = vec![site.seed()];
+    let created = c.call(
+        "POST",
+        "/api/jobs",
+        json!({"name": "j", "config": config.to_toml()}),
+    );
+    assert_eq!(created["state"], "created");
+    assert_eq!(c.call("POST", "/api/jobs/j/build", Value::Null)["ok"], true);
+    assert_eq!(
+        c.call("POST", "/api/jobs/j/launch", Value::Null)["state"],
+        "running"
+    );
+
+    // A mid-crawl settings change: the site's queue slows from 200 ms to 2 s between fetches.
+    let queue = format!("127.0.0.1:{}", site.addr.port());
+    wait_for("the site's queue", 30, || {
+        c.call("GET", "/api/jobs/j/queues", Value::Null)["queues"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|q| q["name"] == queue.as_str())
+    });
+    let before = c.log_len();
+    std::thread::sleep(Duration::from_secs(2));
+    let fast = c.log_len() - before;
+    let path = format!("/api/jobs/j/queues/{queue}");
+    c.call("POST", &path, json!({"action": "delay", "delay_ms": 2000}));
+    std::thread::sleep(Duration::from_millis(2500));
+    let before = c.log_len();
+    std::thread::sleep(Duration::from_secs(4));
+    let slow = c.log_len() - before;
+    assert!(
+        fast >= 5 && slow <= 3,
+        "{fast} URIs in 2 s before the change, {slow} in 4 s after"
+    );
+    let row = c.call("GET", "/api/jobs/j/queues", Value::Null)["queues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["name"] == queue.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(row["delay_ms"], 2000);
+
+    let extra = site.url("/dup?from=operator");
+    c.call("POST", "/api/jobs/j/seeds", json!({"urls": [extra]}));
+    let found = c.call(
+        "GET",
+        &format!("/api/jobs/j/lookup?url={}", site.seed()),
+        Value::Null,
+    );
+    assert_eq!(
+        (&found["state"], &found["status"]),
+        (&json!("done"), &json!(200)),
+        "{found}"
+    );
+
+    assert_eq!(
+        c.call("POST", "/api/jobs/j/pause", Value::Null)["state"],
+        "paused"
+    );
+    std::thread::sleep(Duration::from_millis(2500));
+    let paused = c.log_len();
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(c.log_len(), paused, "a paused crawl took new URIs");
+    c.call("POST", "/api/jobs/j/unpause", Value::Null);
+    c.call("POST", "/api/jobs/j/checkpoint", Value::Null);
+    wait_for("a checkpoint", 30, || {
+        !c.status()["checkpoints"].as_array().unwrap().is_empty()
+    });
+    c.call("POST", "/api/jobs/j/terminate", Value::Null);
+    wait_for("the crawl to stop", 60, || c.status()["state"] == "stopped");
+    let report = c.call("GET", "/api/jobs/j/report", Value::Null);
+    assert!(
+        report["status"].as_str().unwrap().starts_with("STOPPED"),
+        "{report}"
+    );
+
+    // Resume from the latest checkpoint, speed the queue up again, and let it finish.
+    let resumed = c.call(
+        "POST",
+        "/api/jobs/j/launch",
+        json!({"checkpoint": "latest"}),
+    );
+    assert_eq!(resumed["state"], "running");
+    c.call("POST", &path, json!({"action": "delay", "delay_ms": 0}));
+    wait_for("the crawl to finish", 120, || {
+        c.status()["state"] == "finished"
+    });
+    let report = c.call("GET", "/api/jobs/j/report", Value::Null);
+    assert_eq!(report["status"], "FINISHED", "{report}");
+    let lines = c.call(
+        "GET",
+        &format!("/api/jobs/j/log?contains={}", "from=operator"),
+        Value::Null,
+    );
+    assert!(
+        !lines["lines"].as_array().unwrap().is_empty(),
+        "operator seed not crawled"
+    );
+    let ok = c.call("GET", "/api/jobs/j/log?status=2xx&last=3", Value::Null);
+    assert_eq!(ok["lines"].as_array().unwrap().len(), 3);
+
+    let changes = std::fs::read_to_string(jobs.path().join("j/logs/config-changes.log")).unwrap();
+    for want in [
+        "token@127.0.0.1 launch",
+        "set-queue-delay",
+        "add-seeds",
+        "pause",
+        "checkpoint",
+        "terminate",
+        "launch from checkpoint latest",
+    ] {
+        assert!(changes.contains(want), "{want} missing from:\n{changes}");
+    }
+
+    let (_, metrics) = c.raw("GET", "/metrics", true, "");
+    assert!(
+        metrics.contains("trawl_uris_finished_total{job=\"j\"}"),
+        "{metrics}"
+    );
+
+    // SSE: the first status event arrives within a couple of seconds.
+    let mut s = TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "GET /api/jobs/j/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n\r\n"
+    )
+    .unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let mut got = String::new();
+    let mut buf = [0u8; 4096];
+    while !got.contains("\"state\":\"finished\"") {
+        let n = s.read(&mut buf).unwrap();
+        assert!(n > 0, "SSE stream ended: {got}");
+        got.push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+    assert!(
+        got.contains("text/event-stream") && got.contains("event: status"),
+        "{got}"
+    );
+    rt.block_on(site.shutdown());
+}
