@@ -326,7 +326,7 @@ impl Crawl {
                     {
                         shared.fail(e.to_string());
                     }
-                    if tick.is_multiple_of(5) {
+                    if tick.is_multiple_of(20) {
                         append_line(
                             &progress_log,
                             &format!("{} {}", chrono::Utc::now().to_rfc3339(), snap.line()),
