@@ -18,6 +18,15 @@ fn main() -> ExitCode {
         .init();
     match cmd::run(cli) {
         Ok(code) => code,
+        // A reader that went away (`trawl warc ls FILE | head`) is not an error of ours.
+        Err(e)
+            if e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            }) =>
+        {
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("trawl: error: {}", message(&e));
             ExitCode::FAILURE
