@@ -51,6 +51,7 @@ pub use crate::{
 mod chunked;
 mod digest;
 mod error;
+mod gzip;
 mod header;
 mod ls;
 mod naming;

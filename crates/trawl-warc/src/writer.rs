@@ -4,8 +4,8 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+use crate::gzip::GzipMembers;
 use chrono::Utc;
-use flate2::write::GzEncoder;
 
 use crate::error::Error;
 use crate::naming::{OPEN_SUFFIX, file_name};
@@ -113,6 +113,7 @@ struct OpenFile {
 #[derive(Debug)]
 pub struct Writer {
     cfg: WriterConfig,
+    gzip: GzipMembers,
     serial: u32,
     current: Option<OpenFile>,
     finished: Vec<PathBuf>,
@@ -126,6 +127,7 @@ impl Writer {
             source,
         })?;
         Ok(Writer {
+            gzip: GzipMembers::new(cfg.gzip_level),
             cfg,
             serial: 0,
             current: None,
@@ -148,7 +150,7 @@ impl Writer {
         let mut spans = Vec::with_capacity(records.len());
         for record in records {
             let start = bytes.len();
-            encode(record, &extra, compression, self.cfg.gzip_level, &mut bytes);
+            encode(record, &extra, compression, &mut self.gzip, &mut bytes);
             spans.push(Span {
                 offset: file.size + start as u64,
                 len: (bytes.len() - start) as u64,
@@ -224,7 +226,7 @@ impl Writer {
                 &warcinfo,
                 &[],
                 self.cfg.compression,
-                self.cfg.gzip_level,
+                &mut self.gzip,
                 &mut bytes,
             );
             if let Err(e) = append(&mut open, &bytes) {
@@ -290,7 +292,7 @@ fn encode(
     record: &Record,
     extra: &[(&str, &str)],
     compression: Compression,
-    level: u32,
+    gzip: &mut GzipMembers,
     out: &mut Vec<u8>,
 ) {
     match compression {
@@ -298,10 +300,7 @@ fn encode(
         Compression::Gzip => {
             let mut plain = Vec::new();
             record.write_to(&mut plain, extra);
-            let mut gz = GzEncoder::new(out, flate2::Compression::new(level.clamp(1, 9)));
-            // Writing to a Vec cannot fail.
-            gz.write_all(&plain).expect("write to Vec");
-            gz.finish().expect("write to Vec");
+            gzip.member(&plain, out);
         }
     }
 }
