@@ -269,11 +269,15 @@ pub(super) async fn process(
     }
 
     // write
-    if write_it
-        && let Err(e) = blocking(|| shared.warc.write_fetch(&uri, &fetched, resp, &outlinks))
-    {
-        shared.fail(e.to_string());
-        return Outcome::wait(Duration::ZERO);
+    let mut payload_digest = None;
+    if write_it {
+        match blocking(|| shared.warc.write_fetch(&uri, &fetched, resp, &outlinks)) {
+            Ok(d) => payload_digest = d,
+            Err(e) => {
+                shared.fail(e.to_string());
+                return Outcome::wait(Duration::ZERO);
+            }
+        }
     }
 
     let wire = (resp.request_bytes.len() + resp.response_bytes.len()) as u64;
@@ -300,7 +304,8 @@ pub(super) async fn process(
     if uri.tries > 1 {
         annotations.push(format!("{}t", uri.tries));
     }
-    let digest = trawl_warc::sha1_digest(&resp.body);
+    // The payload digest is the SHA-1 of the entity body; when the record had none, hash the body here.
+    let digest = payload_digest.unwrap_or_else(|| trawl_warc::sha1_digest(&resp.body));
     if uri.revisit > 0 {
         annotations.push(format!("revisit:{}", uri.revisit));
     }

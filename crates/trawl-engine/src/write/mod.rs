@@ -39,14 +39,15 @@ impl WarcSink {
         })
     }
 
-    /// Writes the response, request and metadata records of one fetch, in one file.
+    /// Writes the response, request and metadata records of one fetch, in one file; returns the response's
+    /// payload digest (the SHA-1 of the entity body), so it is computed once.
     pub fn write_fetch(
         &self,
         uri: &CrawlUri,
         fetched: &Fetched,
         resp: &Response,
         outlinks: &[Outlink],
-    ) -> Result<(), Error> {
+    ) -> Result<Option<String>, Error> {
         let target = uri.url.as_str();
         let mut response = Record::response(
             target,
@@ -58,6 +59,7 @@ impl WarcSink {
             response.set("WARC-Truncated", t.warc_reason());
         }
         let response_id = response.id().to_string();
+        let payload_digest = response.get("WARC-Payload-Digest").map(str::to_string);
         let mut request = Record::request(
             target,
             fetched.started,
@@ -101,7 +103,7 @@ impl WarcSink {
         let mut writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
         writer
             .write(&[response, request, metadata])
-            .map(|_| ())
+            .map(|_| payload_digest)
             .map_err(|e| Error::Warc(e.to_string()))
     }
 
