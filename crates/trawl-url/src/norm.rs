@@ -68,7 +68,6 @@ impl Default for TrackingParams {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct NormKey {
     key: String,
-    uuid: Uuid,
 }
 
 impl NormKey {
@@ -77,9 +76,9 @@ impl NormKey {
         &self.key
     }
 
-    /// The key as an opaque, stable identifier.
+    /// The key as an opaque, stable identifier (computed on demand: it costs a SHA-1).
     pub fn uuid(&self) -> Uuid {
-        self.uuid
+        Uuid::new_v5(&NORM_NAMESPACE, self.key.as_bytes())
     }
 }
 
@@ -100,9 +99,9 @@ impl fmt::Display for NormKey {
 /// }
 /// ```
 pub fn normalize(url: &Url, tracking: &TrackingParams) -> NormKey {
-    let key = norm_string(url, tracking);
-    let uuid = Uuid::new_v5(&NORM_NAMESPACE, key.as_bytes());
-    NormKey { key, uuid }
+    NormKey {
+        key: norm_string(url, tracking),
+    }
 }
 
 fn norm_string(url: &Url, tracking: &TrackingParams) -> String {
