@@ -36,7 +36,9 @@ pub(crate) fn write(
     ending: &Ending,
     snap: &Snapshot,
     stats: &Stats,
+    queues: &[crate::control::QueueRow],
 ) -> Result<(), Error> {
+    write_details(job, stats, queues)?;
     let secs = snap.elapsed.as_secs_f64();
     let mut t = String::new();
     let _ = writeln!(t, "Crawl Name: {}", job.root().display());
@@ -90,4 +92,117 @@ pub(crate) fn write(
         &job.reports_dir().join("crawl-report.json"),
         &format!("{json:#}\n"),
     )
+}
+
+/// Writes one report as `NAME.txt` and `NAME.json`.
+fn both(job: &Job, name: &str, text: &str, json: &serde_json::Value) -> Result<(), Error> {
+    job.write_file(&job.reports_dir().join(format!("{name}.txt")), text)?;
+    job.write_file(
+        &job.reports_dir().join(format!("{name}.json")),
+        &format!("{json:#}\n"),
+    )
+}
+
+/// The per-topic reports Heritrix writes: seeds, hosts, MIME types, response codes, frontier, and URL groups by
+/// normalized key and version template.
+fn write_details(
+    job: &Job,
+    stats: &Stats,
+    queues: &[crate::control::QueueRow],
+) -> Result<(), Error> {
+    let mut t = format!("{:>7} {:<60} redirect\n", "status", "seed");
+    let seeds = stats.seeds();
+    for (seed, o) in &seeds {
+        let _ = writeln!(
+            t,
+            "{:>7} {seed:<60} {}",
+            o.status,
+            o.redirect.as_deref().unwrap_or("-")
+        );
+    }
+    let json =
+        serde_json::json!(seeds
+        .iter()
+        .map(|(s, o)| serde_json::json!({"seed": s, "status": o.status, "redirect": o.redirect}))
+        .collect::<Vec<_>>());
+    both(job, "seeds-report", &t, &json)?;
+
+    let mut t = format!("{:>8} {:>12} host\n", "urls", "bytes");
+    let hosts = stats.by_host();
+    for (host, (n, b)) in &hosts {
+        let _ = writeln!(t, "{n:>8} {b:>12} {host}");
+    }
+    let json = serde_json::json!(
+        hosts
+            .iter()
+            .map(|(h, (n, b))| serde_json::json!({"host": h, "urls": n, "bytes": b}))
+            .collect::<Vec<_>>()
+    );
+    both(job, "hosts-report", &t, &json)?;
+
+    let mut t = format!("{:>8} {:>12} mime type\n", "urls", "bytes");
+    let mimes = stats.by_mime();
+    for (m, (n, b)) in &mimes {
+        let _ = writeln!(t, "{n:>8} {b:>12} {m}");
+    }
+    let json = serde_json::json!(
+        mimes
+            .iter()
+            .map(|(m, (n, b))| serde_json::json!({"mime": m, "urls": n, "bytes": b}))
+            .collect::<Vec<_>>()
+    );
+    both(job, "mimetype-report", &t, &json)?;
+
+    let mut t = format!("{:>8} {:>7}\n", "urls", "status");
+    let codes = stats.by_status();
+    for (code, n) in &codes {
+        let _ = writeln!(t, "{n:>8} {code:>7}");
+    }
+    let json = serde_json::json!(
+        codes
+            .iter()
+            .map(|(c, n)| serde_json::json!({"status": c, "urls": n}))
+            .collect::<Vec<_>>()
+    );
+    both(job, "responsecode-report", &t, &json)?;
+
+    let mut t = format!(
+        "{:<40} {:<11} {:>9} {:>9}\n",
+        "queue", "state", "queued", "spent"
+    );
+    for q in queues {
+        let _ = writeln!(
+            t,
+            "{:<40} {:<11} {:>9} {:>9}",
+            q.name, q.state, q.queued, q.spent
+        );
+    }
+    both(job, "frontier-report", &t, &serde_json::json!(queues))?;
+
+    // Only groups with more than one URL say something: spellings of one page, or one page in several versions.
+    let (t, json) = stats.with_groups(|g| {
+        let mut norm: Vec<_> = g.by_norm.iter().filter(|(_, (n, _))| *n > 1).collect();
+        norm.sort_by(|a, b| b.1.0.cmp(&a.1.0).then_with(|| a.0.cmp(b.0)));
+        let mut templates: Vec<_> = g.by_template.iter().filter(|(_, (n, _))| *n > 1).collect();
+        templates.sort_by(|a, b| b.1.0.cmp(&a.1.0).then_with(|| a.0.cmp(b.0)));
+        let mut t = String::from("[normalized keys grouping more than one URL]\n");
+        for (key, (n, first)) in &norm {
+            let _ = writeln!(t, "{n:>8} {key} (e.g. {first})");
+        }
+        t.push_str("\n[version templates grouping more than one URL]\n");
+        for (template, (n, versions)) in &templates {
+            let v: Vec<&str> = versions.iter().map(String::as_str).collect();
+            let _ = writeln!(t, "{n:>8} {template} ({})", v.join(", "));
+        }
+        if g.truncated {
+            t.push_str("\n(more groups than the report keeps; the largest crawl-wide groups may be missing)\n");
+        }
+        let json = serde_json::json!({
+            "normalized_keys": norm.iter().map(|(k, (n, f))| serde_json::json!({"key": k, "urls": n, "example": f})).collect::<Vec<_>>(),
+            "version_templates": templates.iter().map(|(k, (n, v))| serde_json::json!({"template": k, "urls": n, "versions": v})).collect::<Vec<_>>(),
+            "truncated": g.truncated,
+        });
+        (t, json)
+    });
+    both(job, "url-groups-report", &t, &json)
 }

@@ -1,7 +1,7 @@
 //! Crawl statistics: counters the workers bump and the progress display reads.
 
 use std::{
-    collections::BTreeMap,
+    collections::{BTreeMap, BTreeSet, HashMap},
     sync::{
         Mutex, PoisonError,
         atomic::{AtomicU64, Ordering::Relaxed},
@@ -20,7 +20,33 @@ pub struct Stats {
     by_status: Mutex<BTreeMap<i32, u64>>,
     by_mime: Mutex<BTreeMap<String, (u64, u64)>>,
     by_host: Mutex<BTreeMap<String, (u64, u64)>>,
+    seeds: Mutex<BTreeMap<String, SeedOutcome>>,
+    groups: Mutex<UrlGroups>,
 }
+
+/// What became of one seed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SeedOutcome {
+    /// Its final status.
+    pub status: i32,
+    /// Where it redirected to, if it did.
+    pub redirect: Option<String>,
+}
+
+/// URLs grouped by normalized key and by version template, for reports; bounded so a huge crawl cannot grow it
+/// without limit (groups past the bound are not counted, and the report says so).
+#[derive(Debug, Default)]
+pub struct UrlGroups {
+    /// Normalized key -> (URLs, first URL seen).
+    pub by_norm: HashMap<String, (u64, String)>,
+    /// Version template -> (URLs, versions seen).
+    pub by_template: HashMap<String, (u64, BTreeSet<String>)>,
+    /// Whether the bound was reached.
+    pub truncated: bool,
+}
+
+/// Groups kept at most, per kind.
+const MAX_GROUPS: usize = 200_000;
 
 /// A consistent-enough copy of the counters at one moment.
 #[derive(Debug, Clone, Default)]
@@ -83,6 +109,8 @@ impl Stats {
             by_status: Mutex::default(),
             by_mime: Mutex::default(),
             by_host: Mutex::default(),
+            seeds: Mutex::default(),
+            groups: Mutex::default(),
         }
     }
 
@@ -118,6 +146,58 @@ impl Stats {
         }
     }
 
+    /// Records a seed's final status.
+    pub fn record_seed(&self, uri: &str, status: i32) {
+        lock(&self.seeds).entry(uri.to_string()).or_default().status = status;
+    }
+
+    /// Records where a seed redirected to.
+    pub fn record_seed_redirect(&self, uri: &str, target: &str) {
+        lock(&self.seeds)
+            .entry(uri.to_string())
+            .or_default()
+            .redirect = Some(target.to_string());
+    }
+
+    /// Counts a fetched URL in its normalized-key group and its version-template group.
+    pub fn record_groups(&self, uri: &str, norm: &str, template: Option<(&str, &str)>) {
+        let g = &mut *lock(&self.groups);
+        let full = g.by_norm.len() >= MAX_GROUPS;
+        match g.by_norm.get_mut(norm) {
+            Some(e) => e.0 += 1,
+            None if !full => {
+                g.by_norm.insert(norm.to_string(), (1, uri.to_string()));
+            }
+            None => g.truncated = true,
+        }
+        if let Some((template, version)) = template {
+            let full = g.by_template.len() >= MAX_GROUPS;
+            match g.by_template.get_mut(template) {
+                Some(e) => {
+                    e.0 += 1;
+                    e.1.insert(version.to_string());
+                }
+                None if !full => {
+                    g.by_template.insert(
+                        template.to_string(),
+                        (1, BTreeSet::from([version.to_string()])),
+                    );
+                }
+                None => g.truncated = true,
+            }
+        }
+    }
+
+    /// Every seed's outcome.
+    pub fn seeds(&self) -> BTreeMap<String, SeedOutcome> {
+        lock(&self.seeds).clone()
+    }
+
+    /// Runs `f` on the URL groups.
+    pub fn with_groups<R>(&self, f: impl FnOnce(&UrlGroups) -> R) -> R {
+        f(&lock(&self.groups))
+    }
+
     /// URIs per status code.
     pub fn by_status(&self) -> BTreeMap<i32, u64> {
         lock(&self.by_status).clone()
@@ -137,5 +217,46 @@ impl Stats {
 impl Default for Stats {
     fn default() -> Self {
         Stats::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_count_spellings_and_versions() {
+        let s = Stats::new();
+        s.record_groups("https://a.org/doc/", "http://a.org/doc", None);
+        s.record_groups("http://www.a.org/doc.html", "http://a.org/doc", None);
+        s.record_groups(
+            "https://d.org/3.12/x.html",
+            "http://d.org/3.12/x",
+            Some(("https://d.org/%s/x.html", "3.12")),
+        );
+        s.record_groups(
+            "https://d.org/3.13/x.html",
+            "http://d.org/3.13/x",
+            Some(("https://d.org/%s/x.html", "3.13")),
+        );
+        s.with_groups(|g| {
+            assert_eq!(
+                g.by_norm["http://a.org/doc"],
+                (2, "https://a.org/doc/".to_string())
+            );
+            let (n, versions) = &g.by_template["https://d.org/%s/x.html"];
+            assert_eq!(*n, 2);
+            assert_eq!(versions.iter().collect::<Vec<_>>(), ["3.12", "3.13"]);
+            assert!(!g.truncated);
+        });
+        s.record_seed("http://a.org/", 301);
+        s.record_seed_redirect("http://a.org/", "https://a.org/");
+        assert_eq!(
+            s.seeds()["http://a.org/"],
+            SeedOutcome {
+                status: 301,
+                redirect: Some("https://a.org/".into())
+            }
+        );
     }
 }

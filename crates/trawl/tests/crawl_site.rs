@@ -126,6 +126,31 @@ async fn crawl_of_the_test_site_is_faithful() {
         }
     }
 
+    // The per-topic reports, text and JSON.
+    let reports = job.join("reports");
+    for name in [
+        "crawl",
+        "seeds",
+        "hosts",
+        "mimetype",
+        "responsecode",
+        "frontier",
+        "url-groups",
+    ] {
+        for ext in ["txt", "json"] {
+            assert!(
+                reports.join(format!("{name}-report.{ext}")).exists(),
+                "{name}-report.{ext}"
+            );
+        }
+    }
+    let seeds: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(reports.join("seeds-report.json")).unwrap())
+            .unwrap();
+    assert_eq!(seeds[0]["status"], 200);
+    let hosts = std::fs::read_to_string(reports.join("hosts-report.txt")).unwrap();
+    assert!(hosts.contains("127.0.0.1"), "{hosts}");
+
     // Every archive passes the independent validator.
     for file in common::warc_files(&job) {
         common::warcio_check(&file);

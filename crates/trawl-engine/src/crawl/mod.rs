@@ -376,12 +376,18 @@ impl Crawl {
                 snap.line()
             ),
         );
+        let queues: Vec<crate::control::QueueRow> = lock(&shared.frontier)
+            .queue_infos(Instant::now())
+            .into_iter()
+            .map(Into::into)
+            .collect();
         report::write(
             &self.job,
             &self.config.seeds.urls,
             &ending,
             &snap,
             &shared.stats,
+            &queues,
         )?;
         Ok(Summary {
             ending,
@@ -465,6 +471,19 @@ impl Shared {
     fn log(&self, entry: &LogEntry<'_>, host: &str, wire_bytes: u64) {
         self.stats
             .record(entry.status, host, entry.mime, wire_bytes);
+        if entry.hop_path.is_empty() {
+            self.stats.record_seed(entry.uri, entry.status);
+        }
+        if entry.status > 0
+            && let Ok(url) = Url::parse(entry.uri)
+        {
+            let norm = self.identity.norm(&url);
+            let template = trawl_url::version::version_template(&url);
+            let template = template
+                .as_ref()
+                .map(|t| (t.template.as_str(), t.version.as_str()));
+            self.stats.record_groups(entry.uri, norm.as_str(), template);
+        }
         if let Err(e) = lock(&self.log).write(entry) {
             self.fail(e.to_string());
         }

@@ -207,6 +207,11 @@ pub(super) async fn process(
             }
         }
         UriKind::Page => {
+            if let (true, Some(target)) = (uri.is_seed, &redirect) {
+                shared
+                    .stats
+                    .record_seed_redirect(uri.url.as_str(), target.as_str());
+            }
             if let Some(target) = redirect {
                 outlinks.push(Outlink {
                     url: target,
