@@ -538,6 +538,7 @@ http://c.org/ # third
     fn errors_name_the_place() {
         let rows = [
             ("[fetch]\nmax_conections = 3\n", "line 2"),
+            ("[fetch]\nuser_agent = \"trawl/é\"\n", "printable ASCII"),
             ("[frontier]\nmin_delay_ms = \"fast\"\n", "line 2"),
             (
                 "[frontier]\nmin_delay_ms = 5\nmax_delay_ms = 1\n",

@@ -84,10 +84,16 @@ impl CrawlConfig {
                 "fetch.max_header_bytes must be at least 1024".into(),
             ));
         }
-        if fc.user_agent.trim().is_empty() || fc.user_agent.contains(['\r', '\n']) {
+        // An HTTP header value: visible ASCII and spaces only.
+        if fc.user_agent.trim().is_empty()
+            || !fc
+                .user_agent
+                .bytes()
+                .all(|b| b == b' ' || b.is_ascii_graphic())
+        {
             out.push((
                 "fetch.user_agent".into(),
-                "fetch.user_agent must be one non-empty line".into(),
+                "fetch.user_agent must be one non-empty line of printable ASCII".into(),
             ));
         }
         if self.warc.prefix.is_empty() || self.warc.prefix.contains(['/', '\\']) {

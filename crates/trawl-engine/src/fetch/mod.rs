@@ -101,6 +101,9 @@ pub enum FetchError {
     /// Nothing arrived within the timeout.
     #[error("timed out after {0} ms")]
     Timeout(u64),
+    /// The URL or a header cannot be written as an HTTP/1.1 request.
+    #[error("cannot be sent as an HTTP request: {0}")]
+    InvalidRequest(String),
     /// The address policy forbids connecting to the host's address.
     #[error("refused by the address policy: {1} is a {0} address")]
     Refused(Refusal, IpAddr),
@@ -114,6 +117,7 @@ impl FetchError {
             FetchError::Connect(_) => -2,
             FetchError::Broken(_) => -3,
             FetchError::Timeout(_) => -4,
+            FetchError::InvalidRequest(_) => -7,
             FetchError::Refused(..) => crate::crawl_log::status::ADDRESS_REFUSED,
         }
     }
@@ -125,13 +129,17 @@ impl FetchError {
             FetchError::Connect(_) => "err=connect".into(),
             FetchError::Broken(_) => "err=broken".into(),
             FetchError::Timeout(_) => "err=timeout".into(),
+            FetchError::InvalidRequest(_) => "err=invalid-request".into(),
             FetchError::Refused(why, _) => format!("refused={why}"),
         }
     }
 
     /// Whether trying again later may succeed.
     pub fn is_retryable(&self) -> bool {
-        !matches!(self, FetchError::Refused(..))
+        !matches!(
+            self,
+            FetchError::Refused(..) | FetchError::InvalidRequest(_)
+        )
     }
 }
 
@@ -281,7 +289,10 @@ impl Fetcher {
         };
         let ip = Some(conn.ip);
         conn.tap.clear();
-        let request = self.request(url, settings);
+        let request = match self.request(url, settings) {
+            Ok(r) => r,
+            Err(e) => return Err(((e, ip), false)),
+        };
         let head_wait = within(Duration::from_millis(settings.header_timeout_ms));
         let sent = timeout(head_wait, async {
             conn.sender.ready().await?;
@@ -340,7 +351,12 @@ impl Fetcher {
         Ok(((response, ip), reusable.then_some(conn)))
     }
 
-    fn request(&self, url: &Url, settings: &FetchConfig) -> http::Request<Empty<Bytes>> {
+    /// The GET request for `url`; a target or header value HTTP cannot carry is an error, not a panic.
+    fn request(
+        &self,
+        url: &Url,
+        settings: &FetchConfig,
+    ) -> Result<http::Request<Empty<Bytes>>, FetchError> {
         let mut target = url.path().to_string();
         if let Some(q) = url.query() {
             target.push('?');
@@ -356,7 +372,7 @@ impl Fetcher {
             .header("Accept-Encoding", "gzip, deflate")
             .header("Connection", "keep-alive")
             .body(Empty::new())
-            .expect("a URL path is a valid request target")
+            .map_err(|e| FetchError::InvalidRequest(e.to_string()))
     }
 
     async fn connect(
@@ -461,4 +477,22 @@ fn error_chain(e: &dyn std::error::Error) -> String {
         cur = c.source();
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn an_unsendable_header_is_an_error_not_a_panic() {
+        let fetcher = Fetcher::new(FetchConfig::default(), AddressPolicy::default());
+        let url = Url::parse("http://a.org/x?q={1}").unwrap();
+        assert!(fetcher.request(&url, &FetchConfig::default()).is_ok());
+        let bad = FetchConfig {
+            user_agent: "trawl\u{1}/1".into(),
+            ..FetchConfig::default()
+        };
+        let err = fetcher.request(&url, &bad).unwrap_err();
+        assert_eq!((err.status(), err.is_retryable()), (-7, false));
+    }
 }
