@@ -10,10 +10,12 @@ pub(crate) fn apply_identity(
     identity: &trawl_url::Identity,
     uri: &mut CrawlUri,
 ) {
-    if let Some(m) = classes.match_url(&uri.url) {
+    // One class match per URI: its server form is fetched and its normalised form is the class hint.
+    let normalised = classes.match_url(&uri.url).map(|m| {
         uri.url = m.for_server;
-    }
-    let normalise = |u: &Url| classes.match_url(u).map(|m| m.normalised);
+        m.normalised
+    });
+    let normalise = |_: &Url| normalised.clone();
     let hints = trawl_url::CanonicalHints::none().with_url_class(&normalise);
     let (canonical, _) = identity.canonical(&uri.url, hints);
     uri.uniq_key = identity.uniq_key(&canonical);

@@ -85,6 +85,9 @@ struct Shared {
     scope: Arc<Scope>,
     /// Scopes of URIs whose sheets change `scope.*`, by the address of their (cached) effective config.
     sheet_scopes: Mutex<HashMap<usize, Arc<Scope>>>,
+    /// The settings sheets start from (what [`Sheets::effective`](crate::sheets::Sheets::effective) returns
+    /// when no sheet applies).
+    base_settings: Arc<CrawlConfig>,
     seeds: Vec<Url>,
     /// The decide sequences at the other gating points, and the text filters.
     gates: crate::scope::Gates,
@@ -272,6 +275,7 @@ impl Crawl {
         let shared = Arc::new(Shared {
             scope: Arc::new(scope),
             sheet_scopes: Mutex::new(HashMap::new()),
+            base_settings: base_config.clone(),
             seeds: self.seeds.clone(),
             gates,
             sheets,
@@ -440,7 +444,8 @@ impl Shared {
     /// its effective settings (cached per sheet set).
     fn scope_for(&self, uri: &CrawlUri) -> Arc<Scope> {
         let settings = self.sheets.effective(uri);
-        if settings.scope == self.config.scope {
+        // No sheet applies (the usual case): the same Arc as the base settings, no comparison needed.
+        if Arc::ptr_eq(&settings, &self.base_settings) || settings.scope == self.config.scope {
             return self.scope.clone();
         }
         let key = Arc::as_ptr(&settings) as usize;

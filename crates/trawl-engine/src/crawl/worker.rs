@@ -178,6 +178,7 @@ pub(super) async fn process(
         .filter(|m| !m.is_empty());
     let mut annotations = Vec::new();
     let mut outlinks: Vec<Outlink> = Vec::new();
+    let mut decoded: Option<Vec<u8>> = None;
     let redirect = header("location")
         .filter(|_| (300..400).contains(&resp.status))
         .and_then(|location| trawl_url::resolve(&uri.url, &location).ok());
@@ -220,10 +221,17 @@ pub(super) async fn process(
                 });
             }
             if !try_later {
+                // Decoded once, for extraction and for the text filters below.
+                decoded = decode_content(
+                    header("content-encoding").as_deref(),
+                    &resp.body,
+                    shared.decode_limits(),
+                );
                 extract_outlinks(
                     shared,
+                    &settings,
                     &uri,
-                    resp,
+                    decoded.as_deref(),
                     mime.as_deref(),
                     content_type.as_deref(),
                     &mut outlinks,
@@ -256,13 +264,9 @@ pub(super) async fn process(
         }
         if !shared.gates.text_filters.is_empty()
             && mime.as_deref().is_some_and(|m| m.contains("html"))
-            && let Some(body) = decode_content(
-                header("content-encoding").as_deref(),
-                &resp.body,
-                shared.decode_limits(),
-            )
+            && let Some(body) = decoded.as_deref()
         {
-            let (text, meta) = blocking(|| crate::filters::page_text(&body, 4 << 20));
+            let (text, meta) = blocking(|| crate::filters::page_text(body, 4 << 20));
             if let Some(hit) = shared.gates.text_filters.check(&text, &meta) {
                 annotations.push(hit.label());
                 write_it = false;
@@ -431,29 +435,26 @@ pub(super) fn robots_gate(
     }
 }
 
-/// Extraction proper: decode the body for reading, find its links, honour `meta robots nofollow`.
+/// Extraction proper: find the links of the decoded body, honour `meta robots nofollow`.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn extract_outlinks(
     shared: &Shared,
+    settings: &CrawlConfig,
     uri: &CrawlUri,
-    resp: &Response,
+    body: Option<&[u8]>,
     mime: Option<&str>,
     content_type: Option<&str>,
     outlinks: &mut Vec<Outlink>,
     annotations: &mut Vec<String>,
 ) {
     let limits = Limits {
-        max_outlinks: shared.config.scope.max_outlinks,
+        max_outlinks: settings.scope.max_outlinks,
         ..Limits::default()
     };
-    let encoding = resp
-        .headers
-        .get("content-encoding")
-        .and_then(|v| v.to_str().ok());
-    let decoded = decode_content(encoding, &resp.body, shared.decode_limits());
-    let (Some(body), Some(mime)) = (decoded, mime) else {
+    let (Some(body), Some(mime)) = (body, mime) else {
         return;
     };
-    let found = blocking(|| extract::extract(mime, &body, content_type, &uri.url, &limits));
+    let found = blocking(|| extract::extract(mime, body, content_type, &uri.url, &limits));
     if found.truncated_outlinks {
         annotations.push("outlinksTrunc".to_string());
     }
