@@ -27,11 +27,7 @@ impl DecideRule for MatchesListRegex {
     }
 
     fn default_decision(&self) -> Decision {
-        if self.negate {
-            Decision::Reject
-        } else {
-            Decision::Accept
-        }
+        Decision::for_negated(self.negate)
     }
 
     fn matches(&self, input: &DecideInput<'_>) -> bool {

@@ -79,6 +79,15 @@ pub enum Decision {
 }
 
 impl Decision {
+    /// The default answer of a rule with a `not_` form: ACCEPT for the rule, REJECT for its negation.
+    pub fn for_negated(negate: bool) -> Decision {
+        if negate {
+            Decision::Reject
+        } else {
+            Decision::Accept
+        }
+    }
+
     /// `accept`, `reject` or `pass`, as written in traces and TOML.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -39,11 +39,7 @@ impl DecideRule for SurtPrefixed {
     }
 
     fn default_decision(&self) -> Decision {
-        if self.negate {
-            Decision::Reject
-        } else {
-            Decision::Accept
-        }
+        Decision::for_negated(self.negate)
     }
 
     fn matches(&self, input: &DecideInput<'_>) -> bool {
