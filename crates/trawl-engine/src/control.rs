@@ -11,7 +11,7 @@ use trawl_url::Url;
 use crate::{CrawlConfig, CrawlUri, Error, job::Job};
 
 /// One operator action.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "action", rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum Command {
@@ -61,6 +61,13 @@ pub enum Command {
         /// The URL.
         url: String,
     },
+    /// Change settings: a property for every URI, or a sheet put or removed (saved to crawl.toml).
+    Settings {
+        /// The change.
+        change: crate::live::SettingsChange,
+    },
+    /// Every report, computed now from the running crawl.
+    Reports,
     /// Pause the whole crawl: URIs in flight finish, no new ones start.
     Pause,
     /// Resume a paused crawl.
@@ -96,6 +103,11 @@ pub enum Reply {
         state: String,
         /// The final status when done.
         status: Option<i32>,
+    },
+    /// Reports computed on demand.
+    Reports {
+        /// Every report, in the order of [`NAMES`](crate::report::NAMES).
+        reports: Vec<crate::report::Report>,
     },
     /// The command could not be carried out.
     Failed {
@@ -262,11 +274,21 @@ pub(crate) fn apply_to_frontier(
         Command::Pause | Command::Unpause | Command::Checkpoint | Command::Stop => {
             failed("the crawl is not running; `trawl resume` it first")
         }
+        Command::Settings { .. } => failed("settings are changed by the crawl or in crawl.toml"),
+        Command::Reports => {
+            failed("the crawl is not running: its last reports are in JOB/reports/")
+        }
     }
 }
 
 /// Applies `command` to a stopped job's frontier store directly.
 pub fn apply_offline(job_dir: &Path, command: &Command) -> Result<Reply, Error> {
+    if let Command::Settings { change } = command {
+        return Ok(match crate::live::change_offline(job_dir, change) {
+            Ok(message) => done(message),
+            Err(e) => failed(e.to_string()),
+        });
+    }
     let job = Job::create(job_dir)?;
     let config = CrawlConfig::load(&job.config_path())?;
     if !job.frontier_dir().exists() {

@@ -1,5 +1,7 @@
 //! `CrawlUri`: one URI in flight, a record that each pipeline stage reads and adds to.
 
+use std::sync::Arc;
+
 use url::Url;
 
 use crate::Hop;
@@ -42,13 +44,14 @@ pub struct CrawlUri {
     pub api_for: Option<Url>,
     /// How many times this URL was fetched before (watchable URLs are revisited).
     pub revisit: u32,
+    /// The seed this URI was discovered from (Heritrix's source tag), for the sources report.
+    pub source: Arc<str>,
 }
 
 impl CrawlUri {
     /// A seed URI.
     pub fn seed(url: Url, uniq_key: String) -> CrawlUri {
         CrawlUri {
-            url,
             uniq_key,
             hop_path: String::new(),
             via: None,
@@ -58,6 +61,8 @@ impl CrawlUri {
             canonical: None,
             api_for: None,
             revisit: 0,
+            source: Arc::from(url.as_str()),
+            url,
         }
     }
 
@@ -76,6 +81,7 @@ impl CrawlUri {
             canonical: None,
             api_for: None,
             revisit: 0,
+            source: self.source.clone(),
         }
     }
 
@@ -140,6 +146,8 @@ impl trawl_frontier::Item for CrawlUri {
         out.push(u8::from(self.is_seed));
         out.extend_from_slice(&self.tries.to_le_bytes());
         out.extend_from_slice(&self.revisit.to_le_bytes());
+        out.extend_from_slice(&(self.source.len() as u32).to_le_bytes());
+        out.extend_from_slice(self.source.as_bytes());
     }
 
     fn decode(bytes: &[u8]) -> Option<Self> {
@@ -159,6 +167,8 @@ impl trawl_frontier::Item for CrawlUri {
         let is_seed = take(1)?[0] == 1;
         let tries = u32::from_le_bytes(take(4)?.try_into().ok()?);
         let revisit = u32::from_le_bytes(take(4)?.try_into().ok()?);
+        let len = u32::from_le_bytes(take(4)?.try_into().ok()?) as usize;
+        let source = Arc::from(std::str::from_utf8(take(len)?).ok()?);
         let url_opt = |s: &str| (!s.is_empty()).then(|| Url::parse(s).ok()).flatten();
         Some(CrawlUri {
             url: Url::parse(&strings[0]).ok()?,
@@ -177,6 +187,7 @@ impl trawl_frontier::Item for CrawlUri {
             is_seed,
             tries,
             revisit,
+            source,
         })
     }
 }

@@ -22,6 +22,7 @@ pub mod fetch;
 pub mod filters;
 mod hop;
 pub mod job;
+pub mod live;
 pub mod report;
 pub mod robots;
 mod scope;

@@ -1,6 +1,8 @@
-//! End-of-crawl reports in `JOB/reports/`.
+//! Reports: written to `JOB/reports/` at the end of every crawl, and rendered on demand from a running one.
 
 use std::fmt::Write;
+
+use serde::{Deserialize, Serialize};
 
 use crate::{
     Error,
@@ -29,16 +31,71 @@ impl std::fmt::Display for Ending {
     }
 }
 
-/// Writes `crawl-report.txt` (Heritrix's crawl report, with per-status, MIME type and host tables) and its JSON twin.
-pub(crate) fn write(
+/// The reports, by name; each is written as `NAME-report.txt` and `NAME-report.json`.
+pub const NAMES: [&str; 8] = [
+    "crawl",
+    "seeds",
+    "hosts",
+    "mimetype",
+    "responsecode",
+    "sources",
+    "frontier",
+    "url-groups",
+];
+
+/// One report in both forms.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// One of [`NAMES`].
+    pub name: String,
+    /// For people.
+    pub text: String,
+    /// For programs.
+    pub json: serde_json::Value,
+}
+
+impl Report {
+    fn new(name: &str, text: String, json: serde_json::Value) -> Report {
+        Report {
+            name: name.to_string(),
+            text,
+            json,
+        }
+    }
+
+    /// The file names of a report: `NAME-report.txt` and `NAME-report.json`.
+    pub fn files(name: &str) -> (String, String) {
+        (format!("{name}-report.txt"), format!("{name}-report.json"))
+    }
+}
+
+/// Writes every report into `JOB/reports/`.
+pub(crate) fn write(job: &Job, reports: &[Report]) -> Result<(), Error> {
+    for r in reports {
+        let (txt, json) = Report::files(&r.name);
+        job.write_file(&job.reports_dir().join(txt), &r.text)?;
+        job.write_file(&job.reports_dir().join(json), &format!("{:#}\n", r.json))?;
+    }
+    Ok(())
+}
+
+/// Every report of [`NAMES`], in that order. `status` is the crawl's ending, or `RUNNING` for a report on
+/// demand.
+pub(crate) fn render(
     job: &Job,
     seeds: &[String],
-    ending: &Ending,
+    status: &str,
     snap: &Snapshot,
     stats: &Stats,
     queues: &[crate::control::QueueRow],
-) -> Result<(), Error> {
-    write_details(job, stats, queues)?;
+) -> Vec<Report> {
+    let mut out = vec![summary(job, seeds, status, snap, stats)];
+    out.extend(details(stats, queues));
+    out
+}
+
+/// Heritrix's crawl report, with per-status, MIME type and host tables.
+fn summary(job: &Job, seeds: &[String], ending: &str, snap: &Snapshot, stats: &Stats) -> Report {
     let secs = snap.elapsed.as_secs_f64();
     let mut t = String::new();
     let _ = writeln!(t, "Crawl Name: {}", job.root().display());
@@ -72,10 +129,8 @@ pub(crate) fn write(
     for (host, (n, b)) in &by_host {
         let _ = writeln!(t, "{n:>8} {b:>12} {host}");
     }
-    job.write_file(&job.reports_dir().join("crawl-report.txt"), &t)?;
-
     let json = serde_json::json!({
-        "status": ending.to_string(),
+        "status": ending,
         "duration_s": secs,
         "seeds": seeds,
         "processed": snap.finished,
@@ -88,28 +143,13 @@ pub(crate) fn write(
         "mime_types": by_mime.iter().map(|(k, (n, b))| (k.clone(), serde_json::json!({"count": n, "bytes": b}))).collect::<serde_json::Map<_, _>>(),
         "hosts": by_host.iter().map(|(k, (n, b))| (k.clone(), serde_json::json!({"count": n, "bytes": b}))).collect::<serde_json::Map<_, _>>(),
     });
-    job.write_file(
-        &job.reports_dir().join("crawl-report.json"),
-        &format!("{json:#}\n"),
-    )
-}
-
-/// Writes one report as `NAME.txt` and `NAME.json`.
-fn both(job: &Job, name: &str, text: &str, json: &serde_json::Value) -> Result<(), Error> {
-    job.write_file(&job.reports_dir().join(format!("{name}.txt")), text)?;
-    job.write_file(
-        &job.reports_dir().join(format!("{name}.json")),
-        &format!("{json:#}\n"),
-    )
+    Report::new("crawl", t, json)
 }
 
 /// The per-topic reports Heritrix writes: seeds, hosts, MIME types, response codes, frontier, and URL groups by
 /// normalized key and version template.
-fn write_details(
-    job: &Job,
-    stats: &Stats,
-    queues: &[crate::control::QueueRow],
-) -> Result<(), Error> {
+fn details(stats: &Stats, queues: &[crate::control::QueueRow]) -> Vec<Report> {
+    let mut out = Vec::new();
     let mut t = format!("{:>7} {:<60} redirect\n", "status", "seed");
     let seeds = stats.seeds();
     for (seed, o) in &seeds {
@@ -125,7 +165,7 @@ fn write_details(
         .iter()
         .map(|(s, o)| serde_json::json!({"seed": s, "status": o.status, "redirect": o.redirect}))
         .collect::<Vec<_>>());
-    both(job, "seeds-report", &t, &json)?;
+    out.push(Report::new("seeds", t, json));
 
     let mut t = format!("{:>8} {:>12} host\n", "urls", "bytes");
     let hosts = stats.by_host();
@@ -138,7 +178,7 @@ fn write_details(
             .map(|(h, (n, b))| serde_json::json!({"host": h, "urls": n, "bytes": b}))
             .collect::<Vec<_>>()
     );
-    both(job, "hosts-report", &t, &json)?;
+    out.push(Report::new("hosts", t, json));
 
     let mut t = format!("{:>8} {:>12} mime type\n", "urls", "bytes");
     let mimes = stats.by_mime();
@@ -151,7 +191,7 @@ fn write_details(
             .map(|(m, (n, b))| serde_json::json!({"mime": m, "urls": n, "bytes": b}))
             .collect::<Vec<_>>()
     );
-    both(job, "mimetype-report", &t, &json)?;
+    out.push(Report::new("mimetype", t, json));
 
     let mut t = format!("{:>8} {:>7}\n", "urls", "status");
     let codes = stats.by_status();
@@ -164,7 +204,25 @@ fn write_details(
             .map(|(c, n)| serde_json::json!({"status": c, "urls": n}))
             .collect::<Vec<_>>()
     );
-    both(job, "responsecode-report", &t, &json)?;
+    out.push(Report::new("responsecode", t, json));
+
+    let mut t = format!("{:<50} {:>8} {:>12} host\n", "source", "urls", "bytes");
+    let sources = stats.by_source();
+    for (source, hosts) in &sources {
+        for (host, (n, b)) in hosts {
+            let _ = writeln!(t, "{source:<50} {n:>8} {b:>12} {host}");
+        }
+    }
+    let json = serde_json::json!(
+        sources
+            .iter()
+            .map(|(s, hosts)| serde_json::json!({
+                "source": s,
+                "hosts": hosts.iter().map(|(h, (n, b))| serde_json::json!({"host": h, "urls": n, "bytes": b})).collect::<Vec<_>>(),
+            }))
+            .collect::<Vec<_>>()
+    );
+    out.push(Report::new("sources", t, json));
 
     let mut t = format!(
         "{:<40} {:<11} {:>9} {:>9}\n",
@@ -177,7 +235,7 @@ fn write_details(
             q.name, q.state, q.queued, q.spent
         );
     }
-    both(job, "frontier-report", &t, &serde_json::json!(queues))?;
+    out.push(Report::new("frontier", t, serde_json::json!(queues)));
 
     // Only groups with more than one URL say something: spellings of one page, or one page in several versions.
     let (t, json) = stats.with_groups(|g| {
@@ -204,5 +262,6 @@ fn write_details(
         });
         (t, json)
     });
-    both(job, "url-groups-report", &t, &json)
+    out.push(Report::new("url-groups", t, json));
+    out
 }

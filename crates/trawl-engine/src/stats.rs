@@ -22,6 +22,36 @@ pub struct Stats {
     by_host: Mutex<BTreeMap<String, (u64, u64)>>,
     seeds: Mutex<BTreeMap<String, SeedOutcome>>,
     groups: Mutex<UrlGroups>,
+    /// Source tag (seed) -> host -> (URIs, bytes).
+    by_source: Mutex<BTreeMap<String, HostCounts>>,
+    source_rows: AtomicU64,
+    latency: [AtomicU64; LATENCY_BOUNDS_MS.len() + 1],
+    latency_sum_us: AtomicU64,
+}
+
+/// URIs and bytes per host.
+pub type HostCounts = BTreeMap<String, (u64, u64)>;
+
+/// Upper bounds (ms) of the fetch-latency histogram's buckets; a last bucket takes the rest.
+pub const LATENCY_BOUNDS_MS: [u64; 13] = [
+    5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000, 60_000,
+];
+
+/// Fetch latencies: how many fetches took at most each of [`LATENCY_BOUNDS_MS`] (not cumulative; the
+/// last count is of the slower ones), and their total.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Latency {
+    /// Fetches per bucket, one more than there are bounds.
+    pub counts: Vec<u64>,
+    /// Seconds spent in all of them.
+    pub sum_s: f64,
+}
+
+impl Latency {
+    /// Fetches measured.
+    pub fn count(&self) -> u64 {
+        self.counts.iter().sum()
+    }
 }
 
 /// What became of one seed.
@@ -69,6 +99,8 @@ pub struct Snapshot {
     pub discovered: u64,
     /// Hosts with work queued or in flight.
     pub active_queues: u64,
+    /// Fetch latencies.
+    pub latency: Latency,
 }
 
 impl Snapshot {
@@ -111,6 +143,10 @@ impl Stats {
             by_host: Mutex::default(),
             seeds: Mutex::default(),
             groups: Mutex::default(),
+            by_source: Mutex::default(),
+            source_rows: AtomicU64::new(0),
+            latency: Default::default(),
+            latency_sum_us: AtomicU64::new(0),
         }
     }
 
@@ -134,6 +170,37 @@ impl Stats {
         e.1 += wire_bytes;
     }
 
+    /// Counts one fetch's duration in the latency histogram.
+    pub fn record_latency(&self, took: Duration) {
+        let ms = took.as_millis() as u64;
+        let bucket = LATENCY_BOUNDS_MS
+            .iter()
+            .position(|&b| ms <= b)
+            .unwrap_or(LATENCY_BOUNDS_MS.len());
+        self.latency[bucket].fetch_add(1, Relaxed);
+        self.latency_sum_us
+            .fetch_add(took.as_micros() as u64, Relaxed);
+    }
+
+    /// Counts a finished URI under its source tag (the seed it was found from) and host; bounded like the
+    /// URL groups.
+    pub fn record_source(&self, source: &str, host: &str, wire_bytes: u64) {
+        let mut m = lock(&self.by_source);
+        let hosts = m.entry(source.to_string()).or_default();
+        if let Some(e) = hosts.get_mut(host) {
+            e.0 += 1;
+            e.1 += wire_bytes;
+        } else if self.source_rows.load(Relaxed) < MAX_GROUPS as u64 {
+            self.source_rows.fetch_add(1, Relaxed);
+            hosts.insert(host.to_string(), (1, wire_bytes));
+        }
+    }
+
+    /// URIs and bytes per source tag and host.
+    pub fn by_source(&self) -> BTreeMap<String, HostCounts> {
+        lock(&self.by_source).clone()
+    }
+
     /// The counters now; frontier figures are filled in by the caller.
     pub fn snapshot(&self) -> Snapshot {
         Snapshot {
@@ -142,6 +209,10 @@ impl Stats {
             succeeded: self.succeeded.load(Relaxed),
             failed: self.failed.load(Relaxed),
             wire_bytes: self.wire_bytes.load(Relaxed),
+            latency: Latency {
+                counts: self.latency.iter().map(|c| c.load(Relaxed)).collect(),
+                sum_s: self.latency_sum_us.load(Relaxed) as f64 / 1e6,
+            },
             ..Snapshot::default()
         }
     }
@@ -249,6 +320,20 @@ mod tests {
             assert_eq!(versions.iter().collect::<Vec<_>>(), ["3.12", "3.13"]);
             assert!(!g.truncated);
         });
+        s.record_latency(Duration::from_millis(3));
+        s.record_latency(Duration::from_millis(70));
+        s.record_latency(Duration::from_secs(100));
+        let l = s.snapshot().latency;
+        assert_eq!(
+            (l.counts[0], l.counts[4], l.counts[13], l.count()),
+            (1, 1, 1, 3)
+        );
+        assert!((l.sum_s - 100.073).abs() < 1e-6, "{}", l.sum_s);
+        s.record_source("http://a.org/", "a.org", 10);
+        s.record_source("http://a.org/", "a.org", 5);
+        s.record_source("http://a.org/", "cdn.a.org", 1);
+        assert_eq!(s.by_source()["http://a.org/"]["a.org"], (2, 15));
+        assert_eq!(s.by_source()["http://a.org/"].len(), 2);
         s.record_seed("http://a.org/", 301);
         s.record_seed_redirect("http://a.org/", "https://a.org/");
         assert_eq!(

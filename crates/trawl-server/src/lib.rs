@@ -33,6 +33,7 @@ pub use crate::{
     error::ApiError,
     guard::{Operator, SESSION_COOKIE},
     manager::{Counters, JobManager, JobStatus},
+    metrics::{CONTENT_TYPE as METRICS_CONTENT_TYPE, JobMetrics, render as render_metrics},
 };
 
 /// What every handler shares.

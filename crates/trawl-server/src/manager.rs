@@ -81,6 +81,13 @@ pub struct JobStatus {
     pub checkpoints: Vec<String>,
 }
 
+impl Counters {
+    /// The counters of `last`, with current rates from the change since `prev`.
+    pub fn from_snapshots(last: &Snapshot, prev: &Snapshot) -> Counters {
+        counters(last, prev)
+    }
+}
+
 fn counters(last: &Snapshot, prev: &Snapshot) -> Counters {
     let dt = last.elapsed.saturating_sub(prev.elapsed).as_secs_f64();
     let per = |a: u64, b: u64| {
@@ -183,6 +190,13 @@ impl JobManager {
     /// The handle of job `id`'s running crawl.
     pub fn handle(&self, id: &str) -> Option<CrawlHandle> {
         self.live(id).and_then(|l| lock(&l).handle.clone())
+    }
+
+    /// Job `id`'s fetch latencies in this process (empty before its first run here).
+    pub fn latency(&self, id: &str) -> trawl_engine::stats::Latency {
+        self.live(id)
+            .map(|l| lock(&l).last.latency.clone())
+            .unwrap_or_default()
     }
 
     /// Job `id`'s status.

@@ -24,6 +24,10 @@ pub(crate) enum Command {
         /// The job directory. Default: jobs/HOST-YYYYMMDDhhmmss.
         #[arg(long)]
         job: Option<PathBuf>,
+        /// Serve Prometheus metrics of this crawl at http://ADDR/metrics while it runs (read-only, no auth:
+        /// bind a loopback address unless the network is trusted).
+        #[arg(long, value_name = "ADDR")]
+        metrics_bind: Option<std::net::SocketAddr>,
     },
     /// Continue a job stopped by Ctrl-C or killed: from where it stopped, or from a checkpoint.
     Resume {
@@ -32,6 +36,9 @@ pub(crate) enum Command {
         /// Roll back to this checkpoint (a name under JOB/checkpoints/, or `latest`) instead of the live state.
         #[arg(long)]
         checkpoint: Option<String>,
+        /// Serve Prometheus metrics at http://ADDR/metrics while the crawl runs.
+        #[arg(long, value_name = "ADDR")]
+        metrics_bind: Option<std::net::SocketAddr>,
     },
     /// Operate a job, running or stopped: queues, seeds, URL lookups, pause, checkpoint, stop.
     Ctl {
@@ -229,6 +236,31 @@ pub(crate) enum CtlAction {
         queue: String,
         /// A count, or `none`.
         budget: String,
+    },
+    /// Change settings for every URI, each `PATH=VALUE` with a TOML value (e.g.
+    /// `frontier.min_delay_ms=500`, `fetch.user_agent='"x"'`); a running crawl uses them for URIs processed
+    /// from then on, and crawl.toml is rewritten.
+    Set {
+        /// `PATH=VALUE` pairs.
+        #[arg(required = true)]
+        settings: Vec<String>,
+    },
+    /// Add a sheet (or replace the one with its name) from a TOML file holding one `[[sheet]]` table.
+    PutSheet {
+        /// The file.
+        file: PathBuf,
+    },
+    /// Remove a sheet by name.
+    RemoveSheet {
+        /// The sheet's name.
+        name: String,
+    },
+    /// Print a report computed now from the running crawl (crawl, seeds, hosts, mimetype, responsecode,
+    /// sources, frontier, url-groups); a stopped job's last reports are in JOB/reports/.
+    Report {
+        /// The report's name.
+        #[arg(default_value = "crawl")]
+        name: String,
     },
     /// Pause a running crawl (URIs in flight finish).
     Pause,

@@ -5,6 +5,7 @@
 pub mod filters;
 mod load;
 pub mod problem;
+pub mod profiles;
 pub mod rules;
 mod semantics;
 pub mod sheets;

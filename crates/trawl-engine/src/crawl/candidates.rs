@@ -10,7 +10,8 @@ pub(super) fn schedule_outlinks(
     outlinks: Vec<Outlink>,
     worker: usize,
 ) -> usize {
-    let max_redirects = shared.config.scope.max_redirects;
+    let settings = shared.settings();
+    let max_redirects = settings.config.scope.max_redirects;
     let mut accepted = Vec::new();
     for link in outlinks {
         let mut child = parent.child(link.url, String::new(), link.hop);
@@ -31,7 +32,7 @@ pub(super) fn schedule_outlinks(
             );
             continue;
         }
-        let scope = shared.scope_for(&child);
+        let scope = settings.scope_for(&child);
         let verdict = scope.decide(&child);
         tracing::trace!(uri = %child.url, rule = verdict.rule, decision = ?verdict.decision, "scope");
         match verdict.decision {

@@ -63,10 +63,40 @@ pub(super) fn apply_command(shared: &Shared, command: &Command) -> Reply {
                 message: "stopping".into(),
             }
         }
+        Command::Settings { change } => change_settings(shared, change),
+        Command::Reports => Reply::Reports {
+            reports: shared.reports("RUNNING"),
+        },
         other => {
-            crate::control::apply_to_frontier(&mut lock(&shared.frontier), other, &shared.config)
+            crate::control::apply_to_frontier(&mut lock(&shared.frontier), other, &shared.config())
         }
     };
     shared.wake.notify_waiters();
     reply
+}
+
+/// Applies an operator's settings change to the running crawl: checked whole, swapped in for the URIs
+/// processed from now on, and saved to the job's crawl.toml.
+fn change_settings(shared: &Shared, change: &crate::live::SettingsChange) -> Reply {
+    let mut live = shared.live.write().unwrap_or_else(PoisonError::into_inner);
+    let next = match change.apply(&live.config, &shared.seeds, shared.job.root()) {
+        Ok(next) => next,
+        Err(message) => return Reply::Failed { message },
+    };
+    let rebuilt = match LiveSettings::build(Arc::new(next), &shared.seeds, shared.job.root()) {
+        Ok(l) => l,
+        Err(message) => return Reply::Failed { message },
+    };
+    if let Err(e) = shared
+        .job
+        .write_file(&shared.job.config_path(), &rebuilt.config.to_toml())
+    {
+        return Reply::Failed {
+            message: format!("the change was not made: {e}"),
+        };
+    }
+    *live = Arc::new(rebuilt);
+    Reply::Done {
+        message: change.describe(),
+    }
 }

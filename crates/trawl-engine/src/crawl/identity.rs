@@ -36,6 +36,7 @@ pub(super) fn watch_again(shared: &Arc<Shared>, uri: &CrawlUri, status: u16, dig
         return;
     }
     let now = Instant::now();
+    let config = shared.config();
     let still_changing = {
         let mut watched = lock(&shared.watched);
         let entry = watched
@@ -44,7 +45,7 @@ pub(super) fn watch_again(shared: &Arc<Shared>, uri: &CrawlUri, status: u16, dig
         if entry.0 != digest {
             *entry = (digest.to_string(), now);
         }
-        now.duration_since(entry.1) < Duration::from_secs(shared.config.classes.watch_unchanged_s)
+        now.duration_since(entry.1) < Duration::from_secs(config.classes.watch_unchanged_s)
     };
     if !still_changing {
         return;
@@ -53,7 +54,7 @@ pub(super) fn watch_again(shared: &Arc<Shared>, uri: &CrawlUri, status: u16, dig
     next.tries = 0;
     next.revisit += 1;
     let queue = shared.assign.key(&next.url);
-    let interval = Duration::from_secs(shared.config.classes.watch_interval_s);
+    let interval = Duration::from_secs(config.classes.watch_interval_s);
     shared.pending_revisits.fetch_add(1, Ordering::SeqCst);
     let shared = Arc::clone(shared);
     tokio::spawn(async move {

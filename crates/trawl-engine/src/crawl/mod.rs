@@ -6,7 +6,7 @@
 use std::{
     collections::HashMap,
     sync::{
-        Arc, Mutex, PoisonError,
+        Arc, Mutex, PoisonError, RwLock,
         atomic::{AtomicBool, AtomicUsize, Ordering},
     },
     time::{Duration, Instant},
@@ -20,7 +20,7 @@ use trawl_url::{
 };
 
 use crate::{
-    CrawlConfig, CrawlUri, Error, Hop, Scope, UriKind,
+    CrawlConfig, CrawlUri, Error, Hop, UriKind,
     control::{Command, Reply},
     crawl_log::{CrawlLog, LogEntry, status},
     crawl_uri::origin,
@@ -30,6 +30,7 @@ use crate::{
     fetch::{AddressPolicy, FetchError, Fetched, Fetcher, Response},
     filters::FilterMode,
     job::Job,
+    live::LiveSettings,
     report::{self, Ending},
     robots::{Robots, product_token},
     stats::{Snapshot, Stats},
@@ -81,18 +82,12 @@ pub struct Crawl {
 }
 
 struct Shared {
-    config: CrawlConfig,
-    scope: Arc<Scope>,
-    /// Scopes of URIs whose sheets change `scope.*`, by the address of their (cached) effective config.
-    sheet_scopes: Mutex<HashMap<usize, Arc<Scope>>>,
-    /// The settings sheets start from (what [`Sheets::effective`](crate::sheets::Sheets::effective) returns
-    /// when no sheet applies).
-    base_settings: Arc<CrawlConfig>,
+    /// The settings read per URI (crawl settings, sheets, scope), swapped whole by an operator's change.
+    live: RwLock<Arc<LiveSettings>>,
     seeds: Vec<Url>,
+    job: Job,
     /// The decide sequences at the other gating points, and the text filters.
     gates: crate::scope::Gates,
-    /// Per-URI settings: the profile plus applicable sheets.
-    sheets: crate::sheets::Sheets,
     identity: trawl_url::Identity,
     assign: crate::assign::QueueAssigner,
     classes: UrlClasses,
@@ -249,18 +244,12 @@ impl Crawl {
             path: self.job.config_path(),
             message: e.to_string(),
         };
-        let scope = Scope::from_config(&self.config, &self.seeds).map_err(config_error)?;
         let gates =
             crate::scope::Gates::from_config(&self.config, &self.seeds).map_err(config_error)?;
-        let base_config = Arc::new(self.config.clone());
-        let sheets = crate::sheets::Sheets::from_config(&base_config, &self.seeds, self.job.root())
-            .map_err(|problems| Error::Config {
+        let live = LiveSettings::build(Arc::new(self.config.clone()), &self.seeds, self.job.root())
+            .map_err(|message| Error::Config {
                 path: self.job.config_path(),
-                message: problems
-                    .iter()
-                    .map(|(k, m)| format!("{k}: {m}"))
-                    .collect::<Vec<_>>()
-                    .join("; "),
+                message,
             })?;
         let assign = crate::assign::QueueAssigner::new(
             self.config.frontier.queue_assignment,
@@ -273,12 +262,10 @@ impl Crawl {
             frontier.schedule(&assign.key(&uri.url), uri);
         }
         let shared = Arc::new(Shared {
-            scope: Arc::new(scope),
-            sheet_scopes: Mutex::new(HashMap::new()),
-            base_settings: base_config.clone(),
+            live: RwLock::new(Arc::new(live)),
             seeds: self.seeds.clone(),
+            job: self.job.clone(),
             gates,
-            sheets,
             identity,
             assign,
             classes,
@@ -302,7 +289,6 @@ impl Crawl {
             stop: stop.clone(),
             fatal: Mutex::new(None),
             agent: product_token(&self.config.fetch.user_agent).to_string(),
-            config: self.config.clone(),
         });
 
         let on_progress = Arc::new(on_progress);
@@ -380,19 +366,7 @@ impl Crawl {
                 snap.line()
             ),
         );
-        let queues: Vec<crate::control::QueueRow> = lock(&shared.frontier)
-            .queue_infos(Instant::now())
-            .into_iter()
-            .map(Into::into)
-            .collect();
-        report::write(
-            &self.job,
-            &self.config.seeds.urls,
-            &ending,
-            &snap,
-            &shared.stats,
-            &queues,
-        )?;
+        report::write(&self.job, &shared.reports(&ending.to_string()))?;
         Ok(Summary {
             ending,
             stats: snap,
@@ -440,30 +414,41 @@ impl Shared {
         snap
     }
 
-    /// The scope for `uri`: the crawl's, or, when sheets give the URI other `scope.*` values, one built from
-    /// its effective settings (cached per sheet set).
-    fn scope_for(&self, uri: &CrawlUri) -> Arc<Scope> {
-        let settings = self.sheets.effective(uri);
-        // No sheet applies (the usual case): the same Arc as the base settings, no comparison needed.
-        if Arc::ptr_eq(&settings, &self.base_settings) || settings.scope == self.config.scope {
-            return self.scope.clone();
-        }
-        let key = Arc::as_ptr(&settings) as usize;
-        let mut cache = lock(&self.sheet_scopes);
-        if let Some(scope) = cache.get(&key) {
-            return scope.clone();
-        }
-        // The settings were validated with the same rules when the sheets were built.
-        let scope = Scope::from_config(&settings, &self.seeds)
-            .map_or_else(|_| self.scope.clone(), Arc::new);
-        cache.insert(key, scope.clone());
-        scope
+    /// The settings in force now (an operator's change swaps them).
+    fn settings(&self) -> Arc<LiveSettings> {
+        self.live
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
-    fn decode_limits(&self) -> DecodeLimits {
+    /// Every report as of now; `status` is the ending, or `RUNNING`.
+    fn reports(&self, status: &str) -> Vec<report::Report> {
+        let snap = self.snapshot();
+        let queues: Vec<crate::control::QueueRow> = lock(&self.frontier)
+            .queue_infos(Instant::now())
+            .into_iter()
+            .map(Into::into)
+            .collect();
+        report::render(
+            &self.job,
+            &self.config().seeds.urls,
+            status,
+            &snap,
+            &self.stats,
+            &queues,
+        )
+    }
+
+    /// The crawl-wide settings in force now (no sheet applied).
+    fn config(&self) -> Arc<CrawlConfig> {
+        self.settings().config.clone()
+    }
+
+    fn decode_limits(settings: &CrawlConfig) -> DecodeLimits {
         DecodeLimits {
-            max_bytes: self.config.fetch.max_decoded_bytes,
-            max_ratio: self.config.fetch.max_decode_ratio,
+            max_bytes: settings.fetch.max_decoded_bytes,
+            max_ratio: settings.fetch.max_decode_ratio,
         }
     }
 
@@ -473,9 +458,14 @@ impl Shared {
         self.stop.stop();
     }
 
-    fn log(&self, entry: &LogEntry<'_>, host: &str, wire_bytes: u64) {
+    fn log(&self, entry: &LogEntry<'_>, source: &str, host: &str, wire_bytes: u64) {
         self.stats
             .record(entry.status, host, entry.mime, wire_bytes);
+        self.stats.record_source(source, host, wire_bytes);
+        if let Some((_, ms)) = entry.fetch {
+            self.stats
+                .record_latency(Duration::from_millis(ms.try_into().unwrap_or(u64::MAX)));
+        }
         if entry.hop_path.is_empty() {
             self.stats.record_seed(entry.uri, entry.status);
         }

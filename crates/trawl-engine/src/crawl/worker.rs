@@ -99,16 +99,16 @@ pub(super) async fn process(
         return Outcome::wait(Duration::ZERO);
     }
 
+    // The settings for this URI: the profile plus any sheets that apply to it.
+    let settings = shared.settings().sheets.effective(&uri);
     // prefetch: robots.txt is a prerequisite of every page of an origin.
     if uri.kind == UriKind::Page
-        && shared.config.fetch.obey_robots
+        && settings.fetch.obey_robots
         && let Some(wait) = robots_gate(shared, &mut uri, &queue, worker, &host)
     {
         return wait;
     }
     let origin = origin(&uri.url);
-    // The settings for this URI: the profile plus any sheets that apply to it.
-    let settings = shared.sheets.effective(&uri);
     if uri.kind == UriKind::Page {
         let verdict = shared
             .gates
@@ -196,13 +196,13 @@ pub(super) async fn process(
                 let body = decode_content(
                     header("content-encoding").as_deref(),
                     &resp.body,
-                    shared.decode_limits(),
+                    Shared::decode_limits(&settings),
                 )
                 .unwrap_or_default();
                 let robots = Robots::from_response(resp.status, &body, &shared.agent);
                 let expiry = match robots {
                     Robots::DisallowAll => retry_delay,
-                    _ => Duration::from_secs(shared.config.fetch.robots_expiry_s),
+                    _ => Duration::from_secs(settings.fetch.robots_expiry_s),
                 };
                 set_robots(shared, origin, robots, expiry);
             }
@@ -225,10 +225,9 @@ pub(super) async fn process(
                 decoded = decode_content(
                     header("content-encoding").as_deref(),
                     &resp.body,
-                    shared.decode_limits(),
+                    Shared::decode_limits(&settings),
                 );
                 extract_outlinks(
-                    shared,
                     &settings,
                     &uri,
                     decoded.as_deref(),
@@ -292,7 +291,7 @@ pub(super) async fn process(
     let wire = (resp.request_bytes.len() + resp.response_bytes.len()) as u64;
     let mut delay = shared.politeness(&settings, &origin, fetched.duration, wire);
     if resp.status == 429 || resp.status == 503 {
-        let cap = Duration::from_secs(shared.config.fetch.max_retry_after_s);
+        let cap = Duration::from_secs(settings.fetch.max_retry_after_s);
         if let Some(after) = header("retry-after").as_deref().and_then(retry_after) {
             delay = delay.max(after.min(cap));
             annotations.push(format!("retryAfter={}s", after.min(cap).as_secs()));
@@ -438,7 +437,6 @@ pub(super) fn robots_gate(
 /// Extraction proper: find the links of the decoded body, honour `meta robots nofollow`.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn extract_outlinks(
-    shared: &Shared,
     settings: &CrawlConfig,
     uri: &CrawlUri,
     body: Option<&[u8]>,
@@ -458,7 +456,7 @@ pub(super) fn extract_outlinks(
     if found.truncated_outlinks {
         annotations.push("outlinksTrunc".to_string());
     }
-    let nofollow = found.meta_robots_nofollow && shared.config.fetch.obey_robots;
+    let nofollow = found.meta_robots_nofollow && settings.fetch.obey_robots;
     outlinks.extend(
         found
             .outlinks
@@ -507,6 +505,7 @@ pub(super) fn log_failure(
             annotations: notes,
             ..LogEntry::default()
         },
+        &uri.source,
         host,
         0,
     );
@@ -538,6 +537,7 @@ pub(super) fn log_response(
             digest: Some(digest),
             annotations: notes,
         },
+        &uri.source,
         host,
         (resp.request_bytes.len() + resp.response_bytes.len()) as u64,
     );

@@ -5,7 +5,7 @@ use axum::{
     extract::{Path, State},
 };
 use serde::{Deserialize, Serialize};
-use trawl_engine::CrawlConfig;
+use trawl_engine::{CrawlConfig, config::profiles, control::Command, live::SettingsChange};
 
 use crate::{ApiError, AppState, JobStatus, Operator, changes};
 
@@ -14,9 +14,12 @@ use crate::{ApiError, AppState, JobStatus, Operator, changes};
 pub(crate) struct CreateJob {
     /// The job's name.
     pub(crate) name: String,
-    /// crawl.toml text; the defaults when absent.
+    /// crawl.toml text; when absent, the profile's (or the defaults).
     #[serde(default)]
     pub(crate) config: Option<String>,
+    /// A shipped profile to start from when `config` is absent.
+    #[serde(default)]
+    pub(crate) profile: Option<String>,
     /// Seeds added to the config's.
     #[serde(default)]
     pub(crate) seeds: Vec<String>,
@@ -52,7 +55,17 @@ pub(crate) async fn list(State(s): State<AppState>) -> Json<Vec<JobStatus>> {
 
 /// Creates a job (shared with the UI).
 pub(crate) fn create_job(s: &AppState, who: &str, req: CreateJob) -> Result<JobStatus, ApiError> {
-    let text = match (req.config, req.seeds.is_empty()) {
+    let from_profile = match (&req.config, &req.profile) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::bad_request(
+                "give `config` or `profile`, not both".to_string(),
+            ));
+        }
+        (None, Some(name)) => Some(profiles::profile(name).map_err(ApiError::bad_request)?),
+        _ => None,
+    };
+    let config = req.config.or(from_profile.map(str::to_string));
+    let text = match (config, req.seeds.is_empty()) {
         (Some(text), true) => text,
         (config, _) => {
             let mut c = match config {
@@ -65,7 +78,10 @@ pub(crate) fn create_job(s: &AppState, who: &str, req: CreateJob) -> Result<JobS
         }
     };
     let dir = s.jobs.create(&req.name, &text)?;
-    changes::record(&dir, who, "create job");
+    let how = req
+        .profile
+        .map_or(String::new(), |p| format!(" from profile {p}"));
+    changes::record(&dir, who, &format!("create job{how}"));
     s.jobs.status(&req.name)
 }
 
@@ -82,6 +98,73 @@ pub(crate) async fn status(
     Path(id): Path<String>,
 ) -> Result<Json<JobStatus>, ApiError> {
     s.jobs.status(&id).map(Json)
+}
+
+/// One shipped profile.
+#[derive(Debug, Serialize)]
+pub(crate) struct ProfileJson {
+    pub(crate) name: &'static str,
+    pub(crate) description: String,
+}
+
+/// `GET /api/profiles` answer.
+#[derive(Debug, Serialize)]
+pub(crate) struct Profiles {
+    profiles: Vec<ProfileJson>,
+}
+
+/// The shipped profiles (shared with the UI).
+pub(crate) fn profile_list() -> Vec<ProfileJson> {
+    profiles::PROFILES
+        .iter()
+        .map(|(name, text)| ProfileJson {
+            name,
+            description: profiles::description(text),
+        })
+        .collect()
+}
+
+pub(crate) async fn profiles() -> Json<Profiles> {
+    Json(Profiles {
+        profiles: profile_list(),
+    })
+}
+
+/// Changes settings of job `id`: its running crawl's (from the next URI on) or its stopped crawl.toml's;
+/// a refused change is a 400 naming the setting (shared with the UI).
+pub(crate) async fn change_settings(
+    s: &AppState,
+    who: &str,
+    id: &str,
+    change: SettingsChange,
+) -> Result<String, ApiError> {
+    let dir = s.jobs.job_dir(id)?;
+    let what = serde_json::to_string(&change).unwrap_or_default();
+    match s.jobs.send(id, Command::Settings { change }).await? {
+        trawl_engine::control::Reply::Done { message } => {
+            changes::record(&dir, who, &format!("settings {what}: {message}"));
+            Ok(message)
+        }
+        trawl_engine::control::Reply::Failed { message } => Err(ApiError::bad_request(message)),
+        other => Err(ApiError::internal(format!("unexpected reply {other:?}"))),
+    }
+}
+
+pub(crate) async fn settings(
+    State(s): State<AppState>,
+    Extension(op): Extension<Operator>,
+    Path(id): Path<String>,
+    body: String,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let change: SettingsChange = serde_json::from_str(&body).map_err(|e| {
+        ApiError::bad_request(format!(
+            "settings body: {e}; send {{\"set\": {{\"path\": value}}}}, {{\"sheet\": {{...}}}} or {{\"remove_sheet\": \"name\"}}"
+        ))
+    })?;
+    let message = change_settings(&s, &op.who, &id, change).await?;
+    Ok(Json(
+        serde_json::json!({"reply": "done", "message": message}),
+    ))
 }
 
 pub(crate) async fn get_config(

@@ -1,4 +1,4 @@
-//! crawl.log tail with filters, config-changes.log, and the crawl report.
+//! crawl.log tail with filters, config-changes.log, and the reports.
 
 use axum::{
     Json,
@@ -7,6 +7,11 @@ use axum::{
     response::{IntoResponse, Response},
 };
 use serde::Deserialize;
+
+use trawl_engine::{
+    control::{Command, Reply},
+    report,
+};
 
 use crate::{ApiError, AppState};
 
@@ -75,36 +80,70 @@ pub(crate) async fn changes(
     ))
 }
 
-/// `?format=txt` for the text report.
+/// `?name=&format=` of a report.
 #[derive(Debug, Default, Deserialize)]
-pub(crate) struct Format {
+pub(crate) struct ReportQuery {
+    /// One of [`report::NAMES`]. Default: crawl.
+    #[serde(default)]
+    pub(crate) name: Option<String>,
+    /// `txt` or `json`. Default: json.
     #[serde(default)]
     pub(crate) format: Option<String>,
+}
+
+/// Report `name` of job `id`: computed now from its running crawl, or its last run's from `JOB/reports/`
+/// (shared with the UI).
+pub(crate) async fn get_report(
+    s: &AppState,
+    id: &str,
+    name: &str,
+) -> Result<report::Report, ApiError> {
+    let dir = s.jobs.job_dir(id)?;
+    if !report::NAMES.contains(&name) {
+        return Err(ApiError::bad_request(format!(
+            "no report {name:?}; the reports are {}",
+            report::NAMES.join(", ")
+        )));
+    }
+    if let Some(handle) = s.jobs.handle(id)
+        && let Reply::Reports { reports } = handle.send(Command::Reports).await
+        && let Some(r) = reports.into_iter().find(|r| r.name == name)
+    {
+        return Ok(r);
+    }
+    let (txt, json) = report::Report::files(name);
+    let read = |f: &str| std::fs::read_to_string(dir.join("reports").join(f));
+    match (read(&txt), read(&json)) {
+        (Ok(text), Ok(json)) => Ok(report::Report {
+            name: name.to_string(),
+            text,
+            json: serde_json::from_str(&json).map_err(ApiError::internal)?,
+        }),
+        _ => Err(ApiError::not_found(format!(
+            "job {id:?} has no {name} report yet (computed while it runs, written when a run ends)"
+        ))),
+    }
 }
 
 pub(crate) async fn report(
     State(s): State<AppState>,
     Path(id): Path<String>,
-    Query(f): Query<Format>,
+    Query(q): Query<ReportQuery>,
 ) -> Result<Response, ApiError> {
-    let dir = s.jobs.job_dir(&id)?;
-    let txt = f.format.as_deref() == Some("txt");
-    let path = dir.join(if txt {
-        "reports/crawl-report.txt"
-    } else {
-        "reports/crawl-report.json"
-    });
-    let text = std::fs::read_to_string(&path).map_err(|_| {
-        ApiError::not_found(format!(
-            "job {id:?} has no report yet (written when a run ends)"
-        ))
-    })?;
-    let mime = if txt {
-        "text/plain; charset=utf-8"
-    } else {
-        "application/json"
-    };
-    Ok(([(header::CONTENT_TYPE, mime)], text).into_response())
+    let r = get_report(&s, &id, q.name.as_deref().unwrap_or("crawl")).await?;
+    Ok(match q.format.as_deref() {
+        Some("txt") => (
+            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+            r.text,
+        )
+            .into_response(),
+        None | Some("json") => Json(r.json).into_response(),
+        Some(other) => {
+            return Err(ApiError::bad_request(format!(
+                "format {other:?}: use txt or json"
+            )));
+        }
+    })
 }
 
 #[cfg(test)]

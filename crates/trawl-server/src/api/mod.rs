@@ -17,6 +17,7 @@ pub(crate) mod url;
 /// Every API route, for docs/api.md's check.
 pub(crate) fn routes() -> Router<AppState> {
     Router::new()
+        .route("/api/profiles", get(jobs::profiles))
         .route("/api/jobs", get(jobs::list).post(jobs::create))
         .route("/api/jobs/{id}", get(jobs::status))
         .route(
@@ -24,6 +25,7 @@ pub(crate) fn routes() -> Router<AppState> {
             get(jobs::get_config).put(jobs::put_config),
         )
         .route("/api/jobs/{id}/build", post(jobs::build))
+        .route("/api/jobs/{id}/settings", post(jobs::settings))
         .route("/api/jobs/{id}/launch", post(lifecycle::launch))
         .route("/api/jobs/{id}/pause", post(lifecycle::pause))
         .route("/api/jobs/{id}/unpause", post(lifecycle::unpause))

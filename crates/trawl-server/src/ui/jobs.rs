@@ -29,12 +29,23 @@ pub(crate) async fn index(
             ));
         }
     }
+    let options: String = crate::api::jobs::profile_list()
+        .iter()
+        .map(|p| {
+            format!(
+                r#"<option value="{n}">{n}: {d}</option>"#,
+                n = esc(p.name),
+                d = esc(&p.description)
+            )
+        })
+        .collect();
     let body = format!(
-        r#"<table><tr><th>job</th><th>state</th><th>done</th><th>queued</th></tr>{rows}</table>
-<h2>New job</h2><form method="post" action="/">{c}
+        r#"<table id="jobs"><tr><th>job</th><th>state</th><th>done</th><th>queued</th></tr>{rows}</table>
+<h2>New job</h2><form method="post" action="/" id="new-job">{c}
 <p><label>Name <input name="name" required pattern="[A-Za-z0-9_-][A-Za-z0-9._-]*"></label></p>
 <p><label>Seeds, one per line<br><textarea name="seeds" rows="3"></textarea></label></p>
-<p><label>crawl.toml (optional; the defaults when empty)<br><textarea name="config" rows="8"></textarea></label></p>
+<p><label>Profile <select name="profile">{options}</select></label></p>
+<p><label>crawl.toml (optional; replaces the profile when given)<br><textarea name="config" rows="8"></textarea></label></p>
 <button>Create</button></form>"#,
         c = csrf(&op)
     );
@@ -48,6 +59,8 @@ pub(crate) struct CreateForm {
     seeds: String,
     #[serde(default)]
     config: String,
+    #[serde(default)]
+    profile: String,
 }
 
 pub(crate) fn error_page(op: &Operator, e: &ApiError) -> Response {
@@ -72,6 +85,7 @@ pub(crate) async fn create(
 ) -> Response {
     let req = CreateJob {
         name: f.name.trim().to_string(),
+        profile: (f.config.trim().is_empty() && !f.profile.is_empty()).then_some(f.profile),
         config: (!f.config.trim().is_empty()).then_some(f.config),
         seeds: f
             .seeds
@@ -143,7 +157,7 @@ pub(crate) async fn show(
     };
     let body = format!(
         r#"<p>State: <strong id="state">{state}</strong> {ending}</p><p>{buttons}{resume}</p>
-<p><a href="/jobs/{i}/config">config</a> · <a href="/jobs/{i}/queues">queues</a> · <a href="/jobs/{i}/log">crawl.log</a> · <a href="/jobs/{i}/report">report</a> · <a href="/url?job={i}">URL tester</a></p>
+<p><a href="/jobs/{i}/config">config</a> · <a href="/jobs/{i}/settings">live settings</a> · <a href="/jobs/{i}/queues">queues</a> · <a href="/jobs/{i}/log">crawl.log</a> · <a href="/jobs/{i}/report">report</a> · <a href="/url?job={i}">URL tester</a></p>
 <table>{rows}</table><h2>URIs/s</h2>{CHART}<p>Checkpoints: {cps}</p>"#,
         state = esc(&j.state),
         ending = esc(j.ending.as_deref().unwrap_or("")),

@@ -5,6 +5,7 @@ use axum::{
     extract::{Path, Query, State},
     response::{IntoResponse, Response},
 };
+use serde::Deserialize;
 
 use super::{esc, jobs::error_page, page};
 use crate::{
@@ -33,23 +34,49 @@ pub(crate) async fn show(
     page(&op, &format!("crawl.log of {id}"), &body).into_response()
 }
 
+/// `?name=` of the report page.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct ReportName {
+    #[serde(default)]
+    name: Option<String>,
+}
+
 pub(crate) async fn report(
     State(s): State<AppState>,
     Extension(op): Extension<Operator>,
     Path(id): Path<String>,
+    Query(q): Query<ReportName>,
 ) -> Response {
     let dir = match s.jobs.job_dir(&id) {
         Ok(d) => d,
         Err(e) => return error_page(&op, &e),
     };
-    let text = std::fs::read_to_string(dir.join("reports/crawl-report.txt"))
-        .unwrap_or_else(|_| "No report yet: it is written when a run ends.".to_string());
+    let name = q.name.unwrap_or_else(|| "crawl".to_string());
+    let text = match crate::api::logs::get_report(&s, &id, &name).await {
+        Ok(r) => r.text,
+        Err(e) => e.message,
+    };
+    let tabs: Vec<String> = trawl_engine::report::NAMES
+        .iter()
+        .map(|n| {
+            if *n == name {
+                format!("<strong>{n}</strong>")
+            } else {
+                format!(
+                    r#"<a href="/jobs/{i}/report?name={n}">{n}</a>"#,
+                    i = esc(&id)
+                )
+            }
+        })
+        .collect();
     let changes = std::fs::read_to_string(dir.join("logs/config-changes.log")).unwrap_or_default();
     let body = format!(
-        r#"<p><a href="/jobs/{i}">back to the job</a> · <a href="/api/jobs/{i}/report">JSON</a></p><pre id="report">{}</pre><h2>Operator changes</h2><pre>{}</pre>"#,
-        esc(&text),
-        esc(&changes),
+        r#"<p><a href="/jobs/{i}">back to the job</a> · <a href="/api/jobs/{i}/report?name={n}">JSON</a></p><p>Reports: {tabs}</p><pre id="report">{t}</pre><h2>Operator changes</h2><pre id="changes">{c}</pre>"#,
+        t = esc(&text),
+        c = esc(&changes),
+        n = esc(&name),
+        tabs = tabs.join(" · "),
         i = esc(&id)
     );
-    page(&op, &format!("Report of {id}"), &body).into_response()
+    page(&op, &format!("{name} report of {id}"), &body).into_response()
 }

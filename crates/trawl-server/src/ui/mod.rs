@@ -14,6 +14,7 @@ mod jobs;
 mod log;
 pub(crate) mod login;
 mod queues;
+mod settings;
 mod url;
 
 pub(crate) fn routes() -> Router<AppState> {
@@ -23,6 +24,10 @@ pub(crate) fn routes() -> Router<AppState> {
         .route("/jobs/{id}/action/{action}", post(jobs::action))
         .route("/jobs/{id}/config", get(config::edit).post(config::save))
         .route("/jobs/{id}/queues", get(queues::show).post(queues::change))
+        .route(
+            "/jobs/{id}/settings",
+            get(settings::show).post(settings::change),
+        )
         .route("/jobs/{id}/log", get(log::show))
         .route("/jobs/{id}/report", get(log::report))
         .route("/url", get(url::tester))

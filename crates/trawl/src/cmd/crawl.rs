@@ -2,13 +2,18 @@
 
 use std::{
     io::IsTerminal,
-    path::PathBuf,
+    net::SocketAddr,
+    path::{Path, PathBuf},
     process::ExitCode,
+    sync::{Arc, Mutex, PoisonError},
     time::{Duration, Instant},
 };
 
+use anyhow::Context;
+
 use indicatif::{ProgressBar, ProgressStyle};
 use trawl_engine::{Crawl, CrawlConfig, CrawlHandle, stats::Snapshot};
+use trawl_server::{Counters, JobMetrics, JobStatus, METRICS_CONTENT_TYPE, render_metrics};
 
 use super::runtime;
 
@@ -16,6 +21,7 @@ pub(crate) fn crawl(
     seeds: Vec<String>,
     config: Option<PathBuf>,
     job: Option<PathBuf>,
+    metrics: Option<SocketAddr>,
 ) -> anyhow::Result<ExitCode> {
     let config = match &config {
         Some(path) => CrawlConfig::load(path)?,
@@ -24,11 +30,15 @@ pub(crate) fn crawl(
     let job = job.unwrap_or_else(|| default_job_dir(seeds.first().or(config.seeds.urls.first())));
     let crawl = Crawl::new(&job, config, &seeds)?;
     eprintln!("trawl: crawling into {}", job.display());
-    run(crawl, &job)
+    run(crawl, &job, metrics)
 }
 
 /// `trawl resume`: continue a stopped or crashed job, from its live state or a named checkpoint.
-pub(crate) fn resume(job: PathBuf, checkpoint: Option<String>) -> anyhow::Result<ExitCode> {
+pub(crate) fn resume(
+    job: PathBuf,
+    checkpoint: Option<String>,
+    metrics: Option<SocketAddr>,
+) -> anyhow::Result<ExitCode> {
     let crawl = Crawl::resume(&job, checkpoint.as_deref())?;
     for r in crawl.repaired() {
         match &r.path {
@@ -45,12 +55,27 @@ pub(crate) fn resume(job: PathBuf, checkpoint: Option<String>) -> anyhow::Result
         }
     }
     eprintln!("trawl: resuming {}", job.display());
-    run(crawl, &job)
+    run(crawl, &job, metrics)
 }
 
 /// Runs a prepared crawl with a progress display; Ctrl-C stops it cleanly (with a checkpoint).
-fn run(crawl: Crawl, job: &std::path::Path) -> anyhow::Result<ExitCode> {
+fn run(crawl: Crawl, job: &Path, metrics: Option<SocketAddr>) -> anyhow::Result<ExitCode> {
     let rt = runtime()?;
+    let latest = Arc::new(Mutex::new((Snapshot::default(), Snapshot::default())));
+    if let Some(addr) = metrics {
+        let listener = rt
+            .block_on(tokio::net::TcpListener::bind(addr))
+            .with_context(|| format!("--metrics-bind {addr}: cannot listen there"))?;
+        eprintln!("trawl: metrics at http://{addr}/metrics");
+        rt.spawn(serve_metrics(listener, job.to_path_buf(), latest.clone()));
+    }
+    let progress = progress_reporter();
+    let on_progress = move |snap: &Snapshot| {
+        let mut l = latest.lock().unwrap_or_else(PoisonError::into_inner);
+        l.1 = std::mem::replace(&mut l.0, snap.clone());
+        drop(l);
+        progress(snap);
+    };
     let summary = rt.block_on(async {
         let stop = CrawlHandle::default();
         let on_ctrl_c = stop.clone();
@@ -66,7 +91,7 @@ fn run(crawl: Crawl, job: &std::path::Path) -> anyhow::Result<ExitCode> {
                 }
             }
         });
-        crawl.run(stop, progress_reporter()).await
+        crawl.run(stop, on_progress).await
     })?;
     eprintln!("trawl: {}: {}", summary.ending, summary.stats.line());
     for w in &summary.warcs {
@@ -80,6 +105,41 @@ fn run(crawl: Crawl, job: &std::path::Path) -> anyhow::Result<ExitCode> {
         trawl_engine::report::Ending::Failed(_) => ExitCode::FAILURE,
         _ => ExitCode::SUCCESS,
     })
+}
+
+/// Serves `/metrics` for one CLI crawl from its latest two snapshots.
+async fn serve_metrics(
+    listener: tokio::net::TcpListener,
+    job: PathBuf,
+    latest: Arc<Mutex<(Snapshot, Snapshot)>>,
+) {
+    let id = job
+        .file_name()
+        .map_or_else(|| "crawl".to_string(), |n| n.to_string_lossy().into_owned());
+    let handler = move || {
+        let (last, prev) = latest
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let status = JobStatus {
+            id: id.clone(),
+            state: "running".to_string(),
+            ending: None,
+            counters: Counters::from_snapshots(&last, &prev),
+            checkpoints: Vec::new(),
+        };
+        let text = render_metrics(&[JobMetrics::new(&job, status, last.latency)]);
+        async move {
+            (
+                [(axum::http::header::CONTENT_TYPE, METRICS_CONTENT_TYPE)],
+                text,
+            )
+        }
+    };
+    let app = axum::Router::new().route("/metrics", axum::routing::get(handler));
+    if let Err(e) = axum::serve(listener, app).await {
+        eprintln!("trawl: metrics server stopped: {e}");
+    }
 }
 
 /// `jobs/HOST-YYYYMMDDhhmmss` for the first seed.

@@ -2,8 +2,13 @@
 
 use std::{io::Write, path::Path, process::ExitCode, time::Duration};
 
-use anyhow::bail;
-use trawl_engine::control::{self, Command, Reply};
+use anyhow::{Context, bail};
+use trawl_engine::{
+    config::SheetSpec,
+    control::{self, Command, Reply},
+    live::SettingsChange,
+    report,
+};
 
 use crate::cli::CtlAction;
 
@@ -14,6 +19,43 @@ fn optional(value: &str, what: &str) -> anyhow::Result<Option<u64>> {
     match value.parse() {
         Ok(n) => Ok(Some(n)),
         Err(_) => bail!("{what} must be a whole number or `none`, not {value:?}"),
+    }
+}
+
+/// `PATH=VALUE` pairs as a table of settings, each value read as TOML.
+fn settings(pairs: &[String]) -> anyhow::Result<toml::Table> {
+    let mut table = toml::Table::new();
+    for pair in pairs {
+        let Some((path, value)) = pair.split_once('=') else {
+            bail!("{pair:?} is not PATH=VALUE (for example frontier.min_delay_ms=500)");
+        };
+        let parsed: toml::Table = match toml::from_str(&format!("v = {value}")) {
+            Ok(t) => t,
+            Err(_) => bail!(
+                "the value of {path} is not a TOML value: {value:?} (quote strings: {path}='\"text\"')"
+            ),
+        };
+        table.insert(path.trim().to_string(), parsed["v"].clone());
+    }
+    Ok(table)
+}
+
+/// The one `[[sheet]]` table in `file`.
+fn sheet(file: &Path) -> anyhow::Result<SheetSpec> {
+    #[derive(serde::Deserialize)]
+    struct OneSheet {
+        sheet: Vec<SheetSpec>,
+    }
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let mut one: OneSheet = toml::from_str(&text)
+        .with_context(|| format!("{} must hold one [[sheet]] table", file.display()))?;
+    match one.sheet.len() {
+        1 => Ok(one.sheet.remove(0)),
+        n => bail!(
+            "{} holds {n} [[sheet]] tables; put one at a time",
+            file.display()
+        ),
     }
 }
 
@@ -34,6 +76,16 @@ fn command(action: CtlAction) -> anyhow::Result<Command> {
             budget: optional(&budget, "the budget")?,
             queue,
         },
+        CtlAction::Set { settings: pairs } => Command::Settings {
+            change: SettingsChange::Set(settings(&pairs)?),
+        },
+        CtlAction::PutSheet { file } => Command::Settings {
+            change: SettingsChange::Sheet(sheet(&file)?),
+        },
+        CtlAction::RemoveSheet { name } => Command::Settings {
+            change: SettingsChange::RemoveSheet(name),
+        },
+        CtlAction::Report { .. } => Command::Reports,
         CtlAction::Pause => Command::Pause,
         CtlAction::Unpause => Command::Unpause,
         CtlAction::Checkpoint => Command::Checkpoint,
@@ -42,12 +94,30 @@ fn command(action: CtlAction) -> anyhow::Result<Command> {
 }
 
 pub(crate) fn ctl(job: &Path, json: bool, action: CtlAction) -> anyhow::Result<ExitCode> {
+    let wanted = match &action {
+        CtlAction::Report { name } if !report::NAMES.contains(&name.as_str()) => bail!(
+            "no report {name:?}; the reports are {}",
+            report::NAMES.join(", ")
+        ),
+        CtlAction::Report { name } => Some(name.clone()),
+        _ => None,
+    };
     let command = command(action)?;
     let reply = match control::running_pid(job) {
         Some(_) => control::send_file(job, &command, Duration::from_secs(10))?,
         None => control::apply_offline(job, &command)?,
     };
     let mut out = std::io::stdout().lock();
+    if let (Reply::Reports { reports }, Some(name)) = (&reply, wanted) {
+        for r in reports.iter().filter(|r| r.name == name) {
+            if json {
+                writeln!(out, "{:#}", r.json)?;
+            } else {
+                write!(out, "{}", r.text)?;
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     if json {
         writeln!(out, "{}", serde_json::to_string(&reply)?)?;
     }

@@ -4,22 +4,11 @@ use std::{path::Path, process::ExitCode};
 
 use anyhow::{Context, bail};
 
-/// The shipped profiles, `(name, text)`, embedded from `profiles/`.
-pub(crate) const PROFILES: &[(&str, &str)] = &[
-    ("default", include_str!("../../../../profiles/default.toml")),
-    (
-        "single-page",
-        include_str!("../../../../profiles/single-page.toml"),
-    ),
-    ("broad", include_str!("../../../../profiles/broad.toml")),
-    ("polite", include_str!("../../../../profiles/polite.toml")),
-];
-
 /// Writes `dir/crawl.toml` from `profile`; never overwrites.
 pub(crate) fn init(profile: &str, dir: &Path) -> anyhow::Result<ExitCode> {
-    let Some((_, text)) = PROFILES.iter().find(|(n, _)| *n == profile) else {
-        let names: Vec<_> = PROFILES.iter().map(|(n, _)| *n).collect();
-        bail!("no profile {profile:?}: choose one of {}", names.join(", "));
+    let text = match trawl_engine::config::profiles::profile(profile) {
+        Ok(text) => text,
+        Err(e) => bail!("{e}"),
     };
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let path = dir.join("crawl.toml");

@@ -17,8 +17,17 @@ use anyhow::Context;
 
 pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        Command::Crawl { seeds, config, job } => crawl::crawl(seeds, config, job),
-        Command::Resume { job, checkpoint } => crawl::resume(job, checkpoint),
+        Command::Crawl {
+            seeds,
+            config,
+            job,
+            metrics_bind,
+        } => crawl::crawl(seeds, config, job, metrics_bind),
+        Command::Resume {
+            job,
+            checkpoint,
+            metrics_bind,
+        } => crawl::resume(job, checkpoint, metrics_bind),
         Command::Ctl { job, json, action } => ctl::ctl(&job, json, action),
         Command::Check { config } => check::check(&config),
         Command::Init { profile, dir } => init::init(&profile, &dir),

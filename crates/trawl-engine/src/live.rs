@@ -1,0 +1,297 @@
+//! Settings changed while a crawl runs (Heritrix's mid-crawl edits): a property for every URI, or a sheet
+//! added, replaced or removed. A change is checked as a whole config would be, then swapped in at once; the
+//! job's crawl.toml is rewritten so the change outlives the run.
+
+use std::{
+    collections::HashMap,
+    path::Path,
+    sync::{Arc, Mutex, PoisonError},
+};
+
+use serde::{Deserialize, Serialize};
+use trawl_url::Url;
+
+use crate::{
+    CrawlConfig, CrawlUri, Error, Scope,
+    config::{SheetSpec, sheets::check_path},
+    job::Job,
+    sheets::Sheets,
+};
+
+/// One change of settings, as operators send it (`{"set": {...}}`, `{"sheet": {...}}` or
+/// `{"remove_sheet": "name"}` in JSON).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum SettingsChange {
+    /// Set dotted settings for every URI: the paths a sheet may set (`frontier.*`, `fetch.*`,
+    /// `scope.max_*`, `classes.watch_*`).
+    Set(toml::Table),
+    /// Add a sheet, or replace the one with the same name.
+    Sheet(SheetSpec),
+    /// Remove the sheet with this name.
+    RemoveSheet(String),
+}
+
+/// Settings read once when a crawl starts: a change to them is saved and takes effect at the next launch.
+const READ_AT_LAUNCH: &[&str] = &[
+    "fetch.max_connections",
+    "fetch.max_connections_per_host",
+    "fetch.allow_addresses",
+    "fetch.user_agent",
+    "frontier.queue_assignment",
+    "frontier.parallel_queues",
+    "frontier.bloom_items",
+    "frontier.bloom_fp_rate",
+    "frontier.uniq",
+    "frontier.checkpoint_interval_s",
+    "frontier.max_uris_per_host",
+];
+
+impl SettingsChange {
+    /// `config` with this change applied, checked like a loaded config (values, sheets, scope); the error
+    /// names the path or sheet at fault.
+    pub fn apply(
+        &self,
+        config: &CrawlConfig,
+        seeds: &[Url],
+        base_dir: &Path,
+    ) -> Result<CrawlConfig, String> {
+        let mut next = config.clone();
+        match self {
+            SettingsChange::Set(table) => {
+                if table.is_empty() {
+                    return Err("`set` names no setting: give {\"path\": value, ...}".into());
+                }
+                for path in table.keys() {
+                    check_path(path)?;
+                }
+                next = crate::sheets::apply(&next, table)?;
+            }
+            SettingsChange::Sheet(spec) => {
+                match next.sheets.iter_mut().find(|s| s.name == spec.name) {
+                    Some(old) => *old = spec.clone(),
+                    None => next.sheets.push(spec.clone()),
+                }
+            }
+            SettingsChange::RemoveSheet(name) => {
+                let before = next.sheets.len();
+                next.sheets.retain(|s| &s.name != name);
+                if next.sheets.len() == before {
+                    let names: Vec<&str> = config.sheets.iter().map(|s| s.name.as_str()).collect();
+                    return Err(format!(
+                        "no sheet named {name:?}; the sheets are: {}",
+                        if names.is_empty() {
+                            "(none)".to_string()
+                        } else {
+                            names.join(", ")
+                        }
+                    ));
+                }
+            }
+        }
+        next.validate()?;
+        LiveSettings::build(Arc::new(next.clone()), seeds, base_dir)?;
+        Ok(next)
+    }
+
+    /// What the change did, for replies and config-changes.log; names settings that wait for the next
+    /// launch.
+    pub fn describe(&self) -> String {
+        match self {
+            SettingsChange::Set(table) => {
+                let set: Vec<String> = table.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+                let later: Vec<&str> = table
+                    .keys()
+                    .filter(|k| READ_AT_LAUNCH.contains(&k.as_str()))
+                    .map(String::as_str)
+                    .collect();
+                let mut out = format!("set {} for every URI", set.join(", "));
+                if !later.is_empty() {
+                    out.push_str(&format!(
+                        " ({} read when a crawl starts: saved, in force from the next launch)",
+                        later.join(", ")
+                    ));
+                }
+                out
+            }
+            SettingsChange::Sheet(spec) => format!("sheet {:?} put", spec.name),
+            SettingsChange::RemoveSheet(name) => format!("sheet {name:?} removed"),
+        }
+    }
+}
+
+/// The settings a running crawl reads per URI, rebuilt whole on every change.
+#[derive(Debug)]
+pub(crate) struct LiveSettings {
+    /// The crawl's settings (no sheet applied).
+    pub(crate) config: Arc<CrawlConfig>,
+    /// The sheets over them.
+    pub(crate) sheets: Sheets,
+    /// The crawl's scope.
+    pub(crate) scope: Arc<Scope>,
+    /// Scopes of URIs whose sheets change `scope.*`, by the address of their (cached) effective config.
+    sheet_scopes: Mutex<HashMap<usize, Arc<Scope>>>,
+    seeds: Vec<Url>,
+}
+
+impl LiveSettings {
+    /// The settings of `config`; the error lists every problem of its sheets and scope.
+    pub(crate) fn build(
+        config: Arc<CrawlConfig>,
+        seeds: &[Url],
+        base_dir: &Path,
+    ) -> Result<LiveSettings, String> {
+        let sheets = Sheets::from_config(&config, seeds, base_dir).map_err(|problems| {
+            problems
+                .iter()
+                .map(|(k, m)| format!("{k}: {m}"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        })?;
+        let scope = Scope::from_config(&config, seeds).map_err(|e| e.to_string())?;
+        Ok(LiveSettings {
+            config,
+            sheets,
+            scope: Arc::new(scope),
+            sheet_scopes: Mutex::default(),
+            seeds: seeds.to_vec(),
+        })
+    }
+
+    /// The scope for `uri`: the crawl's, or, when sheets give the URI other `scope.*` values, one built from
+    /// its effective settings (cached per sheet set).
+    pub(crate) fn scope_for(&self, uri: &CrawlUri) -> Arc<Scope> {
+        let settings = self.sheets.effective(uri);
+        // No sheet applies (the usual case): the same Arc as the base settings, no comparison needed.
+        if Arc::ptr_eq(&settings, &self.config) || settings.scope == self.config.scope {
+            return self.scope.clone();
+        }
+        let key = Arc::as_ptr(&settings) as usize;
+        let mut cache = self
+            .sheet_scopes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(scope) = cache.get(&key) {
+            return scope.clone();
+        }
+        // The settings were validated with the same rules when the sheets were built.
+        let scope = Scope::from_config(&settings, &self.seeds)
+            .map_or_else(|_| self.scope.clone(), Arc::new);
+        cache.insert(key, scope.clone());
+        scope
+    }
+}
+
+/// Applies `change` to a job that is not running: its crawl.toml is checked with the change and rewritten.
+pub fn change_offline(job_dir: &Path, change: &SettingsChange) -> Result<String, Error> {
+    let job = Job::create(job_dir)?;
+    let config = CrawlConfig::load(&job.config_path())?;
+    let seeds: Vec<Url> = config
+        .seeds
+        .urls
+        .iter()
+        .map(|s| trawl_url::parse_seed(s))
+        .collect::<Result<_, _>>()?;
+    let next = change
+        .apply(&config, &seeds, job.root())
+        .map_err(|message| Error::Config {
+            path: job.config_path(),
+            message,
+        })?;
+    job.write_file(&job.config_path(), &next.to_toml())?;
+    Ok(change.describe())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(json: &str) -> SettingsChange {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn json_forms() {
+        assert!(matches!(
+            change(r#"{"set": {"frontier.min_delay_ms": 500}}"#),
+            SettingsChange::Set(_)
+        ));
+        assert!(matches!(
+            change(r#"{"remove_sheet": "x"}"#),
+            SettingsChange::RemoveSheet(n) if n == "x"
+        ));
+        assert!(
+            serde_json::from_str::<SettingsChange>(r#"{"set": {}, "sheet": {}}"#).is_err(),
+            "one change at a time"
+        );
+    }
+
+    #[test]
+    fn set_put_remove() {
+        let base = CrawlConfig::default();
+        let dir = Path::new(".");
+        let c = change(r#"{"set": {"frontier.min_delay_ms": 500, "frontier.max_delay_ms": 900}}"#)
+            .apply(&base, &[], dir)
+            .unwrap();
+        assert_eq!(
+            (c.frontier.min_delay_ms, c.frontier.max_delay_ms),
+            (500, 900)
+        );
+        let c = change(
+            r#"{"sheet": {"name": "slow", "surt_prefixes": ["http://(org,"], "set": {"frontier.min_delay_ms": 9}}}"#,
+        )
+        .apply(&c, &[], dir)
+        .unwrap();
+        assert_eq!(c.sheets.len(), 1);
+        let c = change(
+            r#"{"sheet": {"name": "slow", "surt_prefixes": ["http://(com,"], "set": {"frontier.min_delay_ms": 7}}}"#,
+        )
+        .apply(&c, &[], dir)
+        .unwrap();
+        assert_eq!(c.sheets.len(), 1, "replaced by name");
+        assert_eq!(c.sheets[0].surt_prefixes, ["http://(com,"]);
+        let c = change(r#"{"remove_sheet": "slow"}"#)
+            .apply(&c, &[], dir)
+            .unwrap();
+        assert!(c.sheets.is_empty());
+    }
+
+    #[test]
+    fn refusals_name_the_fault() {
+        let base = CrawlConfig::default();
+        let dir = Path::new(".");
+        for (json, want) in [
+            (r#"{"set": {"warc.prefix": "x"}}"#, "not read per URI"),
+            (r#"{"set": {"frontier.min_delay": 1}}"#, "names no setting"),
+            (
+                r#"{"set": {"frontier.min_delay_ms": "slow"}}"#,
+                "invalid type",
+            ),
+            (r#"{"set": {}}"#, "names no setting"),
+            (r#"{"remove_sheet": "nope"}"#, "no sheet named \"nope\""),
+            (
+                r#"{"sheet": {"name": "s", "set": {}}}"#,
+                "applies to nothing",
+            ),
+            (
+                r#"{"set": {"frontier.min_delay_ms": 5000, "frontier.max_delay_ms": 10}}"#,
+                "max_delay_ms",
+            ),
+        ] {
+            let e = change(json).apply(&base, &[], dir).unwrap_err();
+            assert!(e.contains(want), "{json}: {e}");
+        }
+    }
+
+    #[test]
+    fn describe_names_launch_time_settings() {
+        let d = change(r#"{"set": {"fetch.max_connections": 4, "frontier.min_delay_ms": 1}}"#)
+            .describe();
+        assert!(
+            d.contains("next launch") && d.contains("fetch.max_connections"),
+            "{d}"
+        );
+        let d = change(r#"{"set": {"frontier.min_delay_ms": 1}}"#).describe();
+        assert!(!d.contains("next launch"), "{d}");
+    }
+}
