@@ -44,9 +44,15 @@ fn operate_a_running_crawl_then_a_stopped_one() {
     let cfg = dir.path().join("crawl.toml");
     std::fs::write(&cfg, config.to_toml()).unwrap();
     let job = dir.path().join("job");
+    let metrics = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap()
+    };
     let mut crawl = Command::new(env!("CARGO_BIN_EXE_trawl"))
         .args([
             "crawl",
+            "--metrics-bind",
+            &metrics.to_string(),
             "--job",
             job.to_str().unwrap(),
             "-c",
@@ -102,6 +108,31 @@ fn operate_a_running_crawl_then_a_stopped_one() {
             .is_ok_and(|mut d| d.next().is_some())
     });
 
+    // Settings and reports of the running crawl; its metrics endpoint.
+    let (code, reply) = ctl(
+        &job,
+        &["set", "frontier.max_retries=1", "fetch.timeout_ms=20000"],
+    );
+    assert_eq!(code, 0, "{reply}");
+    assert!(
+        reply["message"]
+            .as_str()
+            .unwrap()
+            .contains("frontier.max_retries = 1"),
+        "{reply}"
+    );
+    let (code, reply) = ctl(&job, &["set", "warc.prefix=\"x\""]);
+    assert_eq!(code, 1, "{reply}");
+    let (code, hosts) = ctl(&job, &["report", "hosts"]);
+    assert_eq!(code, 0);
+    assert_eq!(hosts[0]["host"], "127.0.0.1", "{hosts}");
+    let text = metrics_text(metrics);
+    assert!(
+        text.contains("trawl_uris_finished_total{job=\"job\"}")
+            && text.contains("trawl_fetch_duration_seconds_bucket{job=\"job\",le=\"+Inf\"}"),
+        "{text}"
+    );
+
     let (code, reply) = ctl(&job, &["lookup", &site.seed()]);
     assert_eq!(
         (code, &reply["state"], &reply["status"]),
@@ -127,6 +158,19 @@ fn operate_a_running_crawl_then_a_stopped_one() {
         .clone();
     assert_eq!(row["budget"], 500);
     assert_eq!(ctl(&job, &["queue-delay", &queue, "0"]).0, 0);
+    let sheet = dir.path().join("sheet.toml");
+    std::fs::write(
+        &sheet,
+        "[[sheet]]\nname = \"quick\"\nsurt_prefixes = [\"http://(\"]\nset = { \"frontier.min_delay_ms\" = 0, \"frontier.max_delay_ms\" = 0 }\n",
+    )
+    .unwrap();
+    assert_eq!(ctl(&job, &["put-sheet", sheet.to_str().unwrap()]).0, 0);
+    let saved = std::fs::read_to_string(job.join("crawl.toml")).unwrap();
+    assert!(
+        saved.contains("name = \"quick\"") && saved.contains("max_retries = 1"),
+        "{saved}"
+    );
+    assert_eq!(ctl(&job, &["remove-sheet", "nope"]).0, 1);
     let (code, _) = ctl(&job, &["pause"]);
     assert_eq!(code, 1, "pause needs a running crawl");
     let resumed = Command::new(env!("CARGO_BIN_EXE_trawl"))
@@ -145,4 +189,18 @@ fn operate_a_running_crawl_then_a_stopped_one() {
         "operator seed not crawled"
     );
     rt.block_on(site.shutdown());
+}
+
+/// The body of `GET /metrics` at `addr`.
+fn metrics_text(addr: std::net::SocketAddr) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    out
 }

@@ -166,6 +166,56 @@ fn operate_a_crawl_over_http() {
         .clone();
     assert_eq!(row["delay_ms"], 2000);
 
+    // A settings change for every URI: the queue's own delay is cleared, and the crawl's politeness delay
+    // goes from 200 ms to 2 s; the same slowdown shows, and crawl.toml keeps the change.
+    c.call("POST", &path, json!({"action": "delay", "delay_ms": null}));
+    let (code, refused) = c.raw(
+        "POST",
+        "/api/jobs/j/settings",
+        true,
+        r#"{"set": {"warc.prefix": "x"}}"#,
+    );
+    assert!(
+        code == 400 && refused.contains("not read per URI"),
+        "{code} {refused}"
+    );
+    let changed = c.call(
+        "POST",
+        "/api/jobs/j/settings",
+        json!({"set": {"frontier.min_delay_ms": 2000, "frontier.max_delay_ms": 2000}}),
+    );
+    assert!(
+        changed["message"]
+            .as_str()
+            .unwrap()
+            .contains("frontier.min_delay_ms = 2000"),
+        "{changed}"
+    );
+    std::thread::sleep(Duration::from_millis(2500));
+    let before = c.log_len();
+    std::thread::sleep(Duration::from_secs(4));
+    let slow = c.log_len() - before;
+    assert!(slow <= 3, "{slow} URIs in 4 s after the settings change");
+    let saved = c.call("GET", "/api/jobs/j/config", Value::Null);
+    assert!(
+        saved.as_str().unwrap().contains("min_delay_ms = 2000"),
+        "{saved}"
+    );
+
+    // Reports on demand from the running crawl.
+    let sources = c.call("GET", "/api/jobs/j/report?name=sources", Value::Null);
+    let first = &sources.as_array().unwrap()[0];
+    assert_eq!(first["source"], site.seed().as_str(), "{sources}");
+    assert!(first["hosts"][0]["urls"].as_u64().unwrap() > 3, "{sources}");
+    let (code, hosts) = c.raw("GET", "/api/jobs/j/report?name=hosts&format=txt", true, "");
+    assert!(code == 200 && hosts.contains("127.0.0.1"), "{code} {hosts}");
+    let live = c.call("GET", "/api/jobs/j/report", Value::Null);
+    assert_eq!(live["status"], "RUNNING", "{live}");
+    assert_eq!(
+        c.raw("GET", "/api/jobs/j/report?name=nope", true, "").0,
+        400
+    );
+
     let extra = site.url("/dup?from=operator");
     c.call("POST", "/api/jobs/j/seeds", json!({"urls": [extra]}));
     let found = c.call(
@@ -207,7 +257,11 @@ fn operate_a_crawl_over_http() {
         json!({"checkpoint": "latest"}),
     );
     assert_eq!(resumed["state"], "running");
-    c.call("POST", &path, json!({"action": "delay", "delay_ms": 0}));
+    c.call(
+        "POST",
+        "/api/jobs/j/settings",
+        json!({"set": {"frontier.min_delay_ms": 0, "frontier.max_delay_ms": 0}}),
+    );
     wait_for("the crawl to finish", 120, || {
         c.status()["state"] == "finished"
     });
@@ -234,6 +288,7 @@ fn operate_a_crawl_over_http() {
         "checkpoint",
         "terminate",
         "launch from checkpoint latest",
+        "settings {\"set\":{\"frontier.max_delay_ms\":2000",
     ] {
         assert!(changes.contains(want), "{want} missing from:\n{changes}");
     }
@@ -243,6 +298,37 @@ fn operate_a_crawl_over_http() {
         metrics.contains("trawl_uris_finished_total{job=\"j\"}"),
         "{metrics}"
     );
+    let fetches: u64 = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("trawl_fetch_duration_seconds_count{job=\"j\"} "))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(fetches > 10, "{metrics}");
+
+    // A job from a shipped profile.
+    let profiles = c.call("GET", "/api/profiles", Value::Null);
+    assert_eq!(
+        profiles["profiles"].as_array().unwrap().len(),
+        4,
+        "{profiles}"
+    );
+    c.call(
+        "POST",
+        "/api/jobs",
+        json!({"name": "p", "profile": "polite", "seeds": [site.seed()]}),
+    );
+    let text = c.call("GET", "/api/jobs/p/config", Value::Null);
+    let polite: trawl_engine::CrawlConfig = toml::from_str(text.as_str().unwrap()).unwrap();
+    assert!(polite.frontier.min_delay_ms >= 5000, "{text}");
+    assert_eq!(polite.seeds.urls, [site.seed()]);
+    let (code, e) = c.raw(
+        "POST",
+        "/api/jobs",
+        true,
+        r#"{"name":"q","profile":"fast"}"#,
+    );
+    assert!(code == 400 && e.contains("single-page"), "{code} {e}");
 
     // SSE: the first status event arrives within a couple of seconds.
     let mut s = TcpStream::connect(addr).unwrap();
