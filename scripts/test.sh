@@ -11,6 +11,21 @@ if ! command -v warcio >/dev/null 2>&1; then
 fi
 command -v warcio >/dev/null || { echo "warcio did not install; it is needed by the integration tests" >&2; exit 1; }
 
+# Debian's Chromium and its WebDriver drive the web UI test (crates/trawl/tests/browser.rs); the WebDriver
+# client links the system OpenSSL.
+need=()
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
+dpkg -s libssl-dev >/dev/null 2>&1 || need+=(libssl-dev)
+command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+if ((${#need[@]})); then
+    echo "installing ${need[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null
+    apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+command -v chromedriver >/dev/null || { echo "chromium-driver did not install; the browser test needs it" >&2; exit 1; }
+
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 
