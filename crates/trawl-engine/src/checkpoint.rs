@@ -87,7 +87,16 @@ pub(crate) fn restore(job: &Job, checkpoint: &Path) -> Result<(), Error> {
             source,
         })?;
     }
-    copy_dir(&checkpoint.join("frontier"), &live)
+    copy_dir(&checkpoint.join("frontier"), &live)?;
+    let stats = checkpoint.join(crate::crawl::STATS_FILE);
+    let target = job.state_dir().join(crate::crawl::STATS_FILE);
+    if stats.exists() {
+        std::fs::copy(&stats, &target).map_err(|source| Error::Io {
+            path: target,
+            source,
+        })?;
+    }
+    Ok(())
 }
 
 fn copy_dir(from: &Path, to: &Path) -> Result<(), Error> {

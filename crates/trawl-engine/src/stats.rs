@@ -1,5 +1,7 @@
 //! Crawl statistics: counters the workers bump and the progress display reads.
 
+use serde::{Deserialize, Serialize};
+
 use std::{
     collections::{BTreeMap, BTreeSet, HashMap},
     sync::{
@@ -13,6 +15,8 @@ use std::{
 #[derive(Debug)]
 pub struct Stats {
     started: Instant,
+    /// Time crawled by earlier runs of the job (a resumed crawl carries its counters on).
+    before: Duration,
     finished: AtomicU64,
     succeeded: AtomicU64,
     failed: AtomicU64,
@@ -55,7 +59,7 @@ impl Latency {
 }
 
 /// What became of one seed.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeedOutcome {
     /// Its final status.
     pub status: i32,
@@ -129,11 +133,90 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// Every counter of [`Stats`] in a form that is saved with the job (`JOB/state/stats.json` and each
+/// checkpoint), so a resumed crawl's counters and reports go on from where the job stopped.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SavedStats {
+    elapsed_s: f64,
+    finished: u64,
+    succeeded: u64,
+    failed: u64,
+    wire_bytes: u64,
+    by_status: BTreeMap<i32, u64>,
+    by_mime: BTreeMap<String, (u64, u64)>,
+    by_host: HostCounts,
+    seeds: BTreeMap<String, SeedOutcome>,
+    by_source: BTreeMap<String, HostCounts>,
+    latency: Vec<u64>,
+    latency_sum_us: u64,
+    by_norm: HashMap<String, (u64, String)>,
+    by_template: HashMap<String, (u64, BTreeSet<String>)>,
+    groups_truncated: bool,
+}
+
 impl Stats {
+    /// Every counter, to save.
+    pub fn save(&self) -> SavedStats {
+        let groups = lock(&self.groups);
+        SavedStats {
+            elapsed_s: self.elapsed().as_secs_f64(),
+            finished: self.finished.load(Relaxed),
+            succeeded: self.succeeded.load(Relaxed),
+            failed: self.failed.load(Relaxed),
+            wire_bytes: self.wire_bytes.load(Relaxed),
+            by_status: self.by_status(),
+            by_mime: self.by_mime(),
+            by_host: self.by_host(),
+            seeds: self.seeds(),
+            by_source: self.by_source(),
+            latency: self.latency.iter().map(|c| c.load(Relaxed)).collect(),
+            latency_sum_us: self.latency_sum_us.load(Relaxed),
+            by_norm: groups.by_norm.clone(),
+            by_template: groups.by_template.clone(),
+            groups_truncated: groups.truncated,
+        }
+    }
+
+    /// Counters going on from `saved`, the clock running from now.
+    pub fn restore(saved: SavedStats) -> Stats {
+        let stats = Stats::new();
+        let rows: usize = saved.by_source.values().map(BTreeMap::len).sum();
+        let latency =
+            std::array::from_fn(|i| AtomicU64::new(saved.latency.get(i).copied().unwrap_or(0)));
+        Stats {
+            before: Duration::try_from_secs_f64(saved.elapsed_s).unwrap_or_default(),
+            finished: AtomicU64::new(saved.finished),
+            succeeded: AtomicU64::new(saved.succeeded),
+            failed: AtomicU64::new(saved.failed),
+            wire_bytes: AtomicU64::new(saved.wire_bytes),
+            by_status: Mutex::new(saved.by_status),
+            by_mime: Mutex::new(saved.by_mime),
+            by_host: Mutex::new(saved.by_host),
+            seeds: Mutex::new(saved.seeds),
+            by_source: Mutex::new(saved.by_source),
+            source_rows: AtomicU64::new(rows as u64),
+            latency,
+            latency_sum_us: AtomicU64::new(saved.latency_sum_us),
+            groups: Mutex::new(UrlGroups {
+                by_norm: saved.by_norm,
+                by_template: saved.by_template,
+                truncated: saved.groups_truncated,
+            }),
+            ..stats
+        }
+    }
+
+    /// Time crawled, this run and the job's earlier ones.
+    fn elapsed(&self) -> Duration {
+        self.before + self.started.elapsed()
+    }
+
     /// Counters starting now.
     pub fn new() -> Stats {
         Stats {
             started: Instant::now(),
+            before: Duration::ZERO,
             finished: AtomicU64::new(0),
             succeeded: AtomicU64::new(0),
             failed: AtomicU64::new(0),
@@ -204,7 +287,7 @@ impl Stats {
     /// The counters now; frontier figures are filled in by the caller.
     pub fn snapshot(&self) -> Snapshot {
         Snapshot {
-            elapsed: self.started.elapsed(),
+            elapsed: self.elapsed(),
             finished: self.finished.load(Relaxed),
             succeeded: self.succeeded.load(Relaxed),
             failed: self.failed.load(Relaxed),
@@ -334,6 +417,12 @@ mod tests {
         s.record_source("http://a.org/", "cdn.a.org", 1);
         assert_eq!(s.by_source()["http://a.org/"]["a.org"], (2, 15));
         assert_eq!(s.by_source()["http://a.org/"].len(), 2);
+        let json = serde_json::to_string(&s.save()).unwrap();
+        let back = Stats::restore(serde_json::from_str(&json).unwrap());
+        assert_eq!(back.snapshot().latency, s.snapshot().latency);
+        assert_eq!(back.by_source(), s.by_source());
+        assert!(back.snapshot().elapsed >= s.snapshot().elapsed);
+        back.with_groups(|g| assert_eq!(g.by_norm.len(), 2));
         s.record_seed("http://a.org/", 301);
         s.record_seed_redirect("http://a.org/", "https://a.org/");
         assert_eq!(

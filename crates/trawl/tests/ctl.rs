@@ -188,6 +188,13 @@ fn operate_a_running_crawl_then_a_stopped_one() {
             .any(|l| l.uri == extra && l.status == 200 && l.hop_path.is_empty()),
         "operator seed not crawled"
     );
+    // The counters went on from the stopped run's: the report counts both runs' URIs.
+    let report = std::fs::read_to_string(job.join("reports/crawl-report.txt")).unwrap();
+    assert!(
+        report.contains(&format!("URIs Processed: {}\n", log.len())),
+        "{} crawl.log lines; {report}",
+        log.len()
+    );
     rt.block_on(site.shutdown());
 }
 

@@ -285,7 +285,7 @@ impl Crawl {
             robots: Mutex::new(HashMap::new()),
             warc,
             log: Mutex::new(log),
-            stats: Stats::new(),
+            stats: load_stats(&self.job),
             stop: stop.clone(),
             fatal: Mutex::new(None),
             agent: product_token(&self.config.fetch.user_agent).to_string(),
@@ -317,6 +317,7 @@ impl Crawl {
                         shared.fail(e.to_string());
                     }
                     if tick.is_multiple_of(20) {
+                        save_stats(&shared, &shared.job.state_dir());
                         append_line(
                             &progress_log,
                             &format!("{} {}", chrono::Utc::now().to_rfc3339(), snap.line()),
@@ -380,8 +381,40 @@ impl Crawl {
 fn checkpoint(shared: &Shared, job: &Job) -> Result<std::path::PathBuf, Error> {
     shared.warc.close()?;
     let snap = shared.snapshot();
-    let mut frontier = lock(&shared.frontier);
-    crate::checkpoint::write(job, &mut frontier, &snap)
+    let cp = {
+        let mut frontier = lock(&shared.frontier);
+        crate::checkpoint::write(job, &mut frontier, &snap)?
+    };
+    save_stats(shared, &cp);
+    save_stats(shared, &job.state_dir());
+    Ok(cp)
+}
+
+/// Where a job's counters are saved, in its state folder and in each checkpoint.
+pub(crate) const STATS_FILE: &str = "stats.json";
+
+/// The counters a resumed job goes on from (zero for a new one, or when the saved ones are unreadable).
+fn load_stats(job: &Job) -> Stats {
+    let path = job.state_dir().join(STATS_FILE);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => match serde_json::from_str(&text) {
+            Ok(saved) => Stats::restore(saved),
+            Err(e) => {
+                tracing::warn!("{}: {e}; counters start from zero", path.display());
+                Stats::new()
+            }
+        },
+        Err(_) => Stats::new(),
+    }
+}
+
+/// Saves the counters into `dir` (best effort: counters are not worth failing a crawl over; crawl.log is the
+/// full record).
+fn save_stats(shared: &Shared, dir: &std::path::Path) {
+    let text = blocking(|| serde_json::to_string(&shared.stats.save()).unwrap_or_default());
+    if let Err(e) = shared.job.write_file(&dir.join(STATS_FILE), &text) {
+        tracing::warn!("saving counters: {e}");
+    }
 }
 
 fn append_line(path: &std::path::Path, line: &str) {
