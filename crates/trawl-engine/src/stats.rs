@@ -424,7 +424,7 @@ mod tests {
         assert_eq!(back.snapshot().latency, s.snapshot().latency);
         assert_eq!(back.by_source(), s.by_source());
         assert!(back.snapshot().elapsed >= ran, "the clock goes on");
-        back.with_groups(|g| assert_eq!(g.by_norm.len(), 2));
+        back.with_groups(|g| assert_eq!(g.by_norm.len(), 3));
         s.record_seed("http://a.org/", 301);
         s.record_seed_redirect("http://a.org/", "https://a.org/");
         assert_eq!(
