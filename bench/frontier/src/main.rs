@@ -1,8 +1,8 @@
 //! Frontier benchmark: `trawl-bench-frontier [URLS] [HOSTS] [--bloom exact|none]`.
 //!
 //! Enqueues URLS synthetic URLs (plus 20% duplicates, which must be rejected) over HOSTS queues into an on-disk
-//! frontier, committing every 1000 operations as the crawler does, then drains every queue with no politeness
-//! delay, finishing each item with a status. Prints ops/s per phase, peak RSS and disk bytes per URL.
+//! frontier in batches of 50 (a page's outlinks), committing about every 1000 operations as the crawler does,
+//! then drains every queue with no politeness delay, finishing each item with a status. Prints ops/s per phase, peak RSS and disk bytes per URL.
 
 use std::time::{Duration, Instant};
 
@@ -31,7 +31,9 @@ fn main() {
     let hosts: u64 = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(100_000);
     let bloom = !args.iter().any(|a| a == "--no-bloom");
     let dir = tempfile::tempdir_in(std::env::var("BENCH_DIR").unwrap_or_else(|_| ".".into())).unwrap();
-    let mut f: Frontier<String> = Frontier::open(dir.path(), 1).unwrap();
+    let mut f: Frontier<String> = Frontier::open(dir.path(), 1)
+        .unwrap()
+        .with_active_queues(2000, 3000);
     if bloom {
         f = f.with_bloom(n as usize, 0.01, false).unwrap();
     }
@@ -40,19 +42,27 @@ fn main() {
     let start = Instant::now();
     let mut ops = 0u64;
     let mut dups = 0u64;
+    // Scheduled in batches of 50, as a page's outlinks are; every fifth URL is followed by a duplicate of an
+    // earlier one.
+    let mut batch = Vec::with_capacity(64);
+    let mut batches = 0u64;
+    let mut want = Vec::with_capacity(64);
     for i in 0..n {
-        let (queue, u) = url(i, hosts);
-        assert_eq!(f.schedule(&queue, u), Scheduled::Queued);
-        ops += 1;
+        batch.push(url(i, hosts));
+        want.push(Scheduled::Queued);
         if i % 5 == 4 {
-            // a duplicate of an earlier URL
-            let (queue, u) = url(i / 2, hosts);
-            assert_eq!(f.schedule(&queue, u), Scheduled::Duplicate);
+            batch.push(url(i / 2, hosts));
+            want.push(Scheduled::Duplicate);
             dups += 1;
-            ops += 1;
         }
-        if ops % 1000 == 0 {
-            f.flush().unwrap();
+        if batch.len() >= 50 || i + 1 == n {
+            ops += batch.len() as u64;
+            assert_eq!(f.schedule_batch(std::mem::take(&mut batch)), want);
+            want.clear();
+            batches += 1;
+            if batches % 20 == 0 {
+                f.flush().unwrap();
+            }
         }
     }
     f.flush().unwrap();

@@ -46,6 +46,10 @@ pub struct CrawlUri {
     pub revisit: u32,
     /// The seed this URI was discovered from (Heritrix's source tag), for the sources report.
     pub source: Arc<str>,
+    /// Its place in its queue (lower first), from its settings when scheduled.
+    pub precedence: u8,
+    /// The precedence it gives its queue (lower first), from its settings when scheduled.
+    pub queue_precedence: u8,
 }
 
 impl CrawlUri {
@@ -62,6 +66,8 @@ impl CrawlUri {
             api_for: None,
             revisit: 0,
             source: Arc::from(url.as_str()),
+            precedence: 1,
+            queue_precedence: 3,
             url,
         }
     }
@@ -82,6 +88,8 @@ impl CrawlUri {
             api_for: None,
             revisit: 0,
             source: self.source.clone(),
+            precedence: self.precedence,
+            queue_precedence: self.queue_precedence,
         }
     }
 
@@ -96,6 +104,12 @@ impl CrawlUri {
             redirects: 0,
         };
         child
+    }
+
+    /// Sets its precedences from its settings (the crawl's, with its sheets applied).
+    pub fn rank(&mut self, settings: &crate::CrawlConfig) {
+        self.precedence = settings.frontier.uri_precedence_of(self.hop_count());
+        self.queue_precedence = settings.frontier.queue_precedence;
     }
 
     /// Hops from the seed.
@@ -148,6 +162,8 @@ impl trawl_frontier::Item for CrawlUri {
         out.extend_from_slice(&self.revisit.to_le_bytes());
         out.extend_from_slice(&(self.source.len() as u32).to_le_bytes());
         out.extend_from_slice(self.source.as_bytes());
+        out.push(self.precedence);
+        out.push(self.queue_precedence);
     }
 
     fn decode(bytes: &[u8]) -> Option<Self> {
@@ -169,6 +185,8 @@ impl trawl_frontier::Item for CrawlUri {
         let revisit = u32::from_le_bytes(take(4)?.try_into().ok()?);
         let len = u32::from_le_bytes(take(4)?.try_into().ok()?) as usize;
         let source = Arc::from(std::str::from_utf8(take(len)?).ok()?);
+        let precedence = take(1)?[0];
+        let queue_precedence = take(1)?[0];
         let url_opt = |s: &str| (!s.is_empty()).then(|| Url::parse(s).ok()).flatten();
         Some(CrawlUri {
             url: Url::parse(&strings[0]).ok()?,
@@ -188,7 +206,17 @@ impl trawl_frontier::Item for CrawlUri {
             tries,
             revisit,
             source,
+            precedence,
+            queue_precedence,
         })
+    }
+
+    fn precedence(&self) -> u8 {
+        self.precedence
+    }
+
+    fn queue_precedence(&self) -> u8 {
+        self.queue_precedence
     }
 }
 

@@ -45,6 +45,8 @@ const READ_AT_LAUNCH: &[&str] = &[
     "frontier.uniq",
     "frontier.checkpoint_interval_s",
     "frontier.max_uris_per_host",
+    "frontier.max_active_queues",
+    "frontier.balance_replenish",
 ];
 
 impl SettingsChange {

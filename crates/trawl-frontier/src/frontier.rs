@@ -2,7 +2,7 @@
 
 use std::{
     cmp::Reverse,
-    collections::{BinaryHeap, HashMap, HashSet},
+    collections::{BTreeSet, BinaryHeap, HashMap, HashSet},
     path::Path,
     time::{Duration, Instant},
 };
@@ -12,7 +12,7 @@ use xxhash_rust::xxh3::xxh3_64;
 use crate::{
     Error, Item,
     queue::{Control, Entry, Queue, QueueInfo, SEQ_MIDDLE},
-    store::{Store, Which, item_key, split_item_key},
+    store::{Store, Which, item_key, queue_range, split_item_key},
 };
 
 /// What a worker gets when it asks for work.
@@ -64,25 +64,42 @@ pub struct Taken<T> {
 /// Identifies a taken item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Ticket {
+    precedence: u8,
     seq: u64,
     fp: u64,
 }
 
-/// The frontier: one FIFO per politeness key, ready queues ordered by their next allowed fetch time.
+/// The frontier: one queue per politeness key (items in order of precedence, then FIFO), ready queues ordered
+/// by their next allowed fetch time.
 ///
-/// With a store ([`Frontier::open`]) every queued item and every uniq key is on disk and only a few items per
-/// queue are in memory; [`Frontier::in_memory`] keeps everything in memory (tests, tools).
+/// With a store ([`Frontier::open`]) every queued item and every uniq key is on disk, and only the active
+/// queues (see [`Frontier::with_active_queues`]) hold a few head items in memory; [`Frontier::in_memory`]
+/// keeps everything in memory (tests, tools).
 #[derive(Debug)]
 pub struct Frontier<T> {
     store: Option<Store>,
     queues: HashMap<String, Queue<T>>,
     next_queue_id: u32,
-    /// Queues with items and spare connections, by their `not_before`; the sequence number keeps FIFO order
-    /// among equal instants.
+    /// Active queues with items and spare connections, by their `not_before`; the sequence number keeps FIFO
+    /// order among equal instants.
     ready: BinaryHeap<Reverse<(Instant, u64, String)>>,
+    /// Queues with items waiting for an active place, by precedence then arrival.
+    waiting: BTreeSet<(u8, u64, String)>,
+    /// Active queues now, and how many to keep (more are activated only when none may be fetched from).
+    active: usize,
+    target_active: usize,
+    /// Items a queue may hand out in one turn while others wait (0: no limit).
+    balance: u64,
     tick: u64,
-    /// Fingerprints of uniq keys: all of them in memory mode; with a store, those not yet committed.
+    /// When the frontier was made: a new queue may be fetched from at once, and new queues tie here, so
+    /// they take turns in the order they were made whatever the clock's resolution.
+    epoch: Instant,
+    /// Fingerprints of uniq keys: all of them in memory mode; with a store, the most recent ones (at least
+    /// those not yet committed), so that the usual duplicate (a link every page of a site repeats) is caught
+    /// without a disk lookup, like Mercator's cache of popular URLs.
     seen: HashSet<u64>,
+    /// With a store: the generation of recent fingerprints before `seen`.
+    recent: HashSet<u64>,
     /// With a store: a Bloom filter of every fingerprint, so that most new keys (the usual case) are known to
     /// be new without a disk lookup; in lossy mode it is the whole filter.
     bloom: Option<fastbloom::BloomFilter>,
@@ -96,8 +113,11 @@ pub struct Frontier<T> {
     dirty: HashSet<String>,
 }
 
+/// Recent uniq fingerprints kept in memory per generation (two generations: about 32 MiB at most).
+const RECENT_MAX: usize = 1 << 20;
+
 /// Items of one queue kept in memory when a store holds the rest.
-const HEAD_MAX: usize = 8;
+const HEAD_MAX: usize = 16;
 
 fn fingerprint(key: &str) -> u64 {
     xxh3_64(key.as_bytes())
@@ -111,8 +131,14 @@ impl<T: Item> Frontier<T> {
             queues: HashMap::new(),
             next_queue_id: 0,
             ready: BinaryHeap::new(),
+            waiting: BTreeSet::new(),
+            active: 0,
+            target_active: usize::MAX,
+            balance: 0,
             tick: 0,
+            epoch: Instant::now(),
             seen: HashSet::new(),
+            recent: HashSet::new(),
             bloom: None,
             lossy: false,
             per_queue: per_queue.max(1),
@@ -129,8 +155,8 @@ impl<T: Item> Frontier<T> {
     /// flight when the process stopped are queued again.
     pub fn open(dir: &Path, per_queue: usize) -> Result<Frontier<T>, Error> {
         let store = Store::open(dir)?;
-        let now = Instant::now();
         let mut f = Frontier::in_memory(per_queue);
+        let now = f.epoch;
         f.head_max = HEAD_MAX;
         let mut by_id: HashMap<u32, String> = HashMap::new();
         for kv in store.queues.iter() {
@@ -149,7 +175,7 @@ impl<T: Item> Frontier<T> {
         }
         for kv in store.items.iter() {
             let key = kv.key().map_err(|e| store.err(e))?;
-            let (id, seq) = split_item_key(&key).ok_or_else(|| Error::Corrupt {
+            let (id, _, seq) = split_item_key(&key).ok_or_else(|| Error::Corrupt {
                 path: store.path().to_path_buf(),
                 what: "item key",
             })?;
@@ -202,6 +228,29 @@ impl<T: Item> Frontier<T> {
         Ok(self)
     }
 
+    /// Keeps about `target` queues active (Heritrix's balance/replenish): only active queues are in line for
+    /// fetching and hold head items in memory, so memory follows `target`, not the number of queues. A queue
+    /// that has handed out `balance` items in one turn (0: no limit) goes to the back of the line if others
+    /// wait; waiting queues are activated lowest queue precedence first. When no active queue may be fetched
+    /// from now, more are activated, so politeness delays never leave workers idle while work waits.
+    pub fn with_active_queues(mut self, target: usize, balance: u64) -> Frontier<T> {
+        self.target_active = target.max(1);
+        self.balance = balance;
+        // Every queue with work gets in line (by precedence, then creation), and the best are let in.
+        let mut names: Vec<(u32, String)> =
+            self.queues.iter().map(|(k, q)| (q.id, k.clone())).collect();
+        names.sort();
+        // While the places count as full, deactivating lets no one in and every queue joins the line.
+        self.active = usize::MAX / 2;
+        for (_, name) in &names {
+            self.deactivate(name);
+            self.enqueue_if_ready(name);
+        }
+        self.active = 0;
+        self.activate_waiting(false);
+        self
+    }
+
     /// Limits every queue to `budget` scheduled items in all (prerequisites and retries not counted).
     pub fn with_budget(mut self, budget: Option<u64>) -> Frontier<T> {
         self.budget = budget;
@@ -214,7 +263,7 @@ impl<T: Item> Frontier<T> {
     }
 
     fn seen_fp(&self, fp: u64) -> bool {
-        if self.seen.contains(&fp) {
+        if self.seen.contains(&fp) || self.recent.contains(&fp) {
             return true;
         }
         if let Some(bloom) = &self.bloom {
@@ -253,7 +302,38 @@ impl<T: Item> Frontier<T> {
     /// budget.
     pub fn schedule(&mut self, queue: &str, item: T) -> Scheduled {
         let fp = fingerprint(item.uniq_key());
-        if self.seen_fp(fp) {
+        let seen = self.seen_fp(fp);
+        self.schedule_checked(queue, item, fp, seen)
+    }
+
+    /// [`Frontier::schedule`] for many items (a page's outlinks), with the uniq filter's disk lookups made
+    /// in fingerprint order first: like Mercator's and DRUM's batched checks, they walk the store's sorted keys
+    /// forward instead of jumping around it. Returns what became of each item, in order.
+    pub fn schedule_batch(&mut self, batch: Vec<(String, T)>) -> Vec<Scheduled> {
+        let fps: Vec<u64> = batch
+            .iter()
+            .map(|(_, item)| fingerprint(item.uniq_key()))
+            .collect();
+        let mut order: Vec<usize> = (0..fps.len()).collect();
+        order.sort_unstable_by_key(|&i| fps[i]);
+        let mut seen = vec![false; fps.len()];
+        for i in order {
+            seen[i] = self.seen_fp(fps[i]);
+        }
+        batch
+            .into_iter()
+            .zip(fps)
+            .zip(seen)
+            // A key twice in the batch: the second is caught by the not-yet-committed set.
+            .map(|(((queue, item), fp), seen)| {
+                let seen = seen || self.seen.contains(&fp);
+                self.schedule_checked(&queue, item, fp, seen)
+            })
+            .collect()
+    }
+
+    fn schedule_checked(&mut self, queue: &str, item: T, fp: u64, seen: bool) -> Scheduled {
+        if seen {
             return Scheduled::Duplicate;
         }
         let budget = self.budget;
@@ -262,6 +342,7 @@ impl<T: Item> Frontier<T> {
             return Scheduled::OverBudget;
         }
         q.spent += 1;
+        q.precedence = q.precedence.min(item.queue_precedence());
         self.dirty.insert(queue.to_string());
         self.add_seen(fp);
         self.push(queue, fp, item, false);
@@ -284,7 +365,7 @@ impl<T: Item> Frontier<T> {
 
     fn queue_mut(&mut self, key: &str) -> &mut Queue<T> {
         if !self.queues.contains_key(key) {
-            let q = Queue::new(self.next_queue_id, Instant::now());
+            let q = Queue::new(self.next_queue_id, self.epoch);
             self.next_queue_id += 1;
             self.queues.insert(key.to_string(), q);
             self.dirty.insert(key.to_string());
@@ -295,6 +376,8 @@ impl<T: Item> Frontier<T> {
     fn push(&mut self, key: &str, fp: u64, item: T, front: bool) {
         let head_max = self.head_max;
         let has_store = self.store.is_some();
+        // What goes first (prerequisites, retries) goes before every precedence.
+        let precedence = if front { 0 } else { item.precedence() };
         let q = self.queue_mut(key);
         let seq = if front {
             q.front_seq -= 1;
@@ -310,29 +393,58 @@ impl<T: Item> Frontier<T> {
             item.encode(&mut v);
             bytes = Some(v);
         }
-        let entry = Entry { seq, fp, item };
-        if front {
-            q.head.push_front(entry);
-        } else if !has_store || (q.head.len() as u64 == q.len && q.head.len() < head_max) {
-            q.head.push_back(entry);
+        let entry = Entry {
+            precedence,
+            seq,
+            fp,
+            item,
+        };
+        // The head holds the queue's first items in order (all of them without a store): an item joins it
+        // if it sorts before its last one, or if the head holds everything and has room. Inactive queues keep
+        // nothing in memory.
+        let pos = q.head.partition_point(|e| e.order() < (precedence, seq));
+        let holds_all = q.head.len() as u64 == q.len;
+        if !has_store
+            || (q.active && (pos < q.head.len() || (holds_all && q.head.len() < head_max)))
+        {
+            q.head.insert(pos, entry);
+            if has_store && q.head.len() > head_max {
+                q.head.pop_back();
+            }
         }
         q.len += 1;
         self.queued += 1;
         if let (Some(store), Some(v)) = (&mut self.store, bytes) {
-            store.put(Which::Items, item_key(id, seq), v);
+            store.put(Which::Items, item_key(id, precedence, seq), v);
         }
         self.enqueue_if_ready(key);
     }
 
+    /// Puts a queue where it belongs now: deactivated when it has no work to hand out, activated (or in line
+    /// for it) when it has, and in the ready heap when active with a spare connection.
     fn enqueue_if_ready(&mut self, key: &str) {
         let Some(q) = self.queues.get_mut(key) else {
             return;
         };
-        if !q.in_heap
-            && q.len > 0
-            && q.in_flight.len() < self.per_queue
-            && q.control == Control::Active
-        {
+        if q.len == 0 || q.control != Control::Active {
+            self.deactivate(key);
+            return;
+        }
+        if !q.active {
+            if self.active >= self.target_active {
+                if !q.waiting {
+                    q.waiting = true;
+                    self.tick += 1;
+                    self.waiting
+                        .insert((q.precedence, self.tick, key.to_string()));
+                }
+                return;
+            }
+            q.active = true;
+            q.session = 0;
+            self.active += 1;
+        }
+        if !q.in_heap && q.in_flight.len() < self.per_queue {
             q.in_heap = true;
             self.tick += 1;
             self.ready
@@ -340,9 +452,67 @@ impl<T: Item> Frontier<T> {
         }
     }
 
+    /// Takes a queue out of the active places (its head leaves memory when a store holds it) and lets the
+    /// next waiting queue in.
+    fn deactivate(&mut self, key: &str) {
+        let has_store = self.store.is_some();
+        let Some(q) = self.queues.get_mut(key) else {
+            return;
+        };
+        if !q.active {
+            return;
+        }
+        q.active = false;
+        q.session = 0;
+        if has_store {
+            q.head.clear();
+        }
+        self.active -= 1;
+        self.activate_waiting(false);
+    }
+
+    /// Activates waiting queues, lowest precedence first: up to the target, or (with `one_more`) one beyond
+    /// it. Returns whether one was activated.
+    fn activate_waiting(&mut self, one_more: bool) -> bool {
+        while one_more || self.active < self.target_active {
+            let Some((_, _, key)) = self.waiting.pop_first() else {
+                return false;
+            };
+            let Some(q) = self.queues.get_mut(&key) else {
+                continue;
+            };
+            q.waiting = false;
+            if q.active || q.len == 0 || q.control != Control::Active {
+                continue;
+            }
+            q.active = true;
+            q.session = 0;
+            self.active += 1;
+            if !q.in_heap && q.in_flight.len() < self.per_queue {
+                q.in_heap = true;
+                self.tick += 1;
+                self.ready.push(Reverse((q.not_before, self.tick, key)));
+            }
+            if one_more {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Ends a queue's turn: to the back of its precedence's line, letting the next one in.
+    fn rotate(&mut self, key: &str) {
+        self.deactivate(key);
+        self.enqueue_if_ready(key);
+    }
+
     /// The next item whose queue may be fetched from at `now`.
     pub fn next(&mut self, now: Instant) -> Result<Next<T>, Error> {
         loop {
+            let ready_now = matches!(self.ready.peek(), Some(Reverse((at, _, _))) if *at <= now);
+            if !ready_now && self.activate_waiting(true) {
+                continue;
+            }
             let Some(Reverse((at, _, _))) = self.ready.peek() else {
                 return Ok(if self.queued == 0 && self.in_flight == 0 {
                     Next::Empty
@@ -358,7 +528,8 @@ impl<T: Item> Frontier<T> {
                 continue;
             };
             q.in_heap = false;
-            if q.control != Control::Active || q.len == 0 {
+            if !q.active || q.control != Control::Active || q.len == 0 {
+                self.enqueue_if_ready(&key);
                 continue;
             }
             if q.not_before > now {
@@ -382,13 +553,20 @@ impl<T: Item> Frontier<T> {
             };
             q.len -= 1;
             q.in_flight.insert(entry.seq);
+            q.session += 1;
+            let turn_over = self.balance > 0 && q.session >= self.balance;
             self.queued -= 1;
             self.in_flight += 1;
-            self.enqueue_if_ready(&key);
+            if turn_over && !self.waiting.is_empty() {
+                self.rotate(&key);
+            } else {
+                self.enqueue_if_ready(&key);
+            }
             return Ok(Next::Ready(Taken {
                 item: entry.item,
                 queue: key,
                 ticket: Ticket {
+                    precedence: entry.precedence,
                     seq: entry.seq,
                     fp: entry.fp,
                 },
@@ -401,18 +579,15 @@ impl<T: Item> Frontier<T> {
         let Some(store) = &mut self.store else {
             return Ok(());
         };
-        store.commit()?;
         let q = self.queues.get_mut(key).expect("caller checked");
-        let (from, to) = (item_key(q.id, 0), item_key(q.id, u64::MAX));
-        for kv in store.items.range(from..=to) {
-            if q.head.len() >= self.head_max {
-                break;
-            }
-            let (k, v) = kv.into_inner().map_err(|e| store.err(e))?;
-            let (_, seq) = split_item_key(&k).ok_or_else(|| store.err("bad item key"))?;
-            if q.in_flight.contains(&seq) {
-                continue;
-            }
+        let (from, to) = queue_range(q.id);
+        let in_flight = &q.in_flight;
+        let found = store.items_in(&from, &to, self.head_max, |k| {
+            split_item_key(k).is_some_and(|(_, _, seq)| !in_flight.contains(&seq))
+        })?;
+        for (k, v) in found {
+            let (_, precedence, seq) =
+                split_item_key(&k).ok_or_else(|| store.err("bad item key"))?;
             let corrupt = || Error::Corrupt {
                 path: store.path().to_path_buf(),
                 what: "item",
@@ -424,7 +599,12 @@ impl<T: Item> Frontier<T> {
                     .map_err(|_| corrupt())?,
             );
             let item = T::decode(&v[8..]).ok_or_else(corrupt)?;
-            q.head.push_back(Entry { seq, fp, item });
+            q.head.push_back(Entry {
+                precedence,
+                seq,
+                fp,
+                item,
+            });
         }
         Ok(())
     }
@@ -454,7 +634,7 @@ impl<T: Item> Frontier<T> {
             self.add_seen(ticket.fp);
         }
         if let Some(store) = &mut self.store {
-            store.delete(Which::Items, item_key(id, ticket.seq));
+            store.delete(Which::Items, item_key(id, ticket.precedence, ticket.seq));
             if let Some(status) = status {
                 store.put(
                     Which::Seen,
@@ -482,7 +662,10 @@ impl<T: Item> Frontier<T> {
             }
         }
         store.commit()?;
-        self.seen.clear();
+        // Two generations of recent fingerprints: memory stays under 2 x RECENT_MAX of them.
+        if self.seen.len() >= RECENT_MAX {
+            self.recent = std::mem::take(&mut self.seen);
+        }
         Ok(())
     }
 
@@ -511,14 +694,12 @@ impl<T: Item> Frontier<T> {
     /// What is known of `uniq_key`.
     pub fn lookup(&self, uniq_key: &str) -> UrlStatus {
         let fp = fingerprint(uniq_key);
-        if self.seen.contains(&fp) {
-            return UrlStatus::Queued;
-        }
         match self
             .store
             .as_ref()
             .and_then(|s| s.seen.get(fp.to_be_bytes()).ok().flatten())
         {
+            None if self.seen.contains(&fp) || self.recent.contains(&fp) => UrlStatus::Queued,
             None => UrlStatus::Unknown,
             Some(v) if v.len() == 4 => {
                 UrlStatus::Done(i32::from_be_bytes(v[..4].try_into().expect("4 bytes")))
@@ -592,11 +773,11 @@ impl<T: Item> Frontier<T> {
         self.queued -= dropped;
         if let Some(store) = &mut self.store {
             store.commit()?;
-            let (from, to) = (item_key(q.id, 0), item_key(q.id, u64::MAX));
+            let (from, to) = queue_range(q.id);
             let mut keys = Vec::new();
             for kv in store.items.range(from..=to) {
                 let k = kv.key().map_err(|e| store.err(e))?;
-                if let Some((_, seq)) = split_item_key(&k)
+                if let Some((_, _, seq)) = split_item_key(&k)
                     && !q.in_flight.contains(&seq)
                 {
                     keys.push(k.to_vec());
@@ -607,6 +788,7 @@ impl<T: Item> Frontier<T> {
             }
             store.commit()?;
         }
+        self.enqueue_if_ready(queue);
         Ok(dropped)
     }
 

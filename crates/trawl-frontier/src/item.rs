@@ -8,6 +8,15 @@ pub trait Item: Sized {
     fn encode(&self, out: &mut Vec<u8>);
     /// Reads an item back; `None` for bytes that are not one (a store from another version).
     fn decode(bytes: &[u8]) -> Option<Self>;
+    /// Its place in its queue: lower first, FIFO among equals (Heritrix's URI precedence). Default: 1.
+    fn precedence(&self) -> u8 {
+        1
+    }
+    /// The precedence it gives its queue: a queue takes the lowest of its items', and among queues waiting
+    /// for a turn the lower go first (Heritrix's queue precedence). Default: 3.
+    fn queue_precedence(&self) -> u8 {
+        3
+    }
 }
 
 /// Strings are items whose uniq key is themselves: handy in tests and tools.

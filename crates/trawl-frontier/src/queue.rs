@@ -8,6 +8,7 @@ use std::{
 /// A queued item with its position and uniq fingerprint.
 #[derive(Debug)]
 pub(crate) struct Entry<T> {
+    pub(crate) precedence: u8,
     pub(crate) seq: u64,
     pub(crate) fp: u64,
     pub(crate) item: T,
@@ -96,6 +97,21 @@ pub(crate) struct Queue<T> {
     pub(crate) control: Control,
     pub(crate) delay: Option<Duration>,
     pub(crate) budget: Option<u64>,
+    /// Lower goes first among queues waiting for a turn: the lowest of its items' queue precedences.
+    pub(crate) precedence: u8,
+    /// Whether it holds one of the active places (its head in memory, in line for the ready heap).
+    pub(crate) active: bool,
+    /// Whether it waits in line for an active place.
+    pub(crate) waiting: bool,
+    /// Items taken since it last became active (for balance/replenish).
+    pub(crate) session: u64,
+}
+
+impl<T> Entry<T> {
+    /// Its place in the queue.
+    pub(crate) fn order(&self) -> (u8, u64) {
+        (self.precedence, self.seq)
+    }
 }
 
 /// Where sequence numbers start: fronts count down from here, backs up.
@@ -116,6 +132,10 @@ impl<T> Queue<T> {
             control: Control::Active,
             delay: None,
             budget: None,
+            precedence: u8::MAX,
+            active: false,
+            waiting: false,
+            session: 0,
         }
     }
 
@@ -134,14 +154,15 @@ impl<T> Queue<T> {
             Control::Active if self.in_flight.len() >= per_queue || self.len == 0 => {
                 QueueState::InProcess
             }
+            Control::Active if !self.active => QueueState::Inactive,
             Control::Active if self.not_before > now => QueueState::Snoozed,
             Control::Active => QueueState::Ready,
         }
     }
 
-    /// The persisted record: id, spent, control, delay ms (or u64::MAX), budget (or u64::MAX).
+    /// The persisted record: id, spent, control, delay ms (or u64::MAX), budget (or u64::MAX), precedence.
     pub(crate) fn record(&self) -> Vec<u8> {
-        let mut v = Vec::with_capacity(29);
+        let mut v = Vec::with_capacity(30);
         v.extend_from_slice(&self.id.to_be_bytes());
         v.extend_from_slice(&self.spent.to_be_bytes());
         v.push(match self.control {
@@ -152,6 +173,7 @@ impl<T> Queue<T> {
         let delay = self.delay.map_or(u64::MAX, |d| d.as_millis() as u64);
         v.extend_from_slice(&delay.to_be_bytes());
         v.extend_from_slice(&self.budget.unwrap_or(u64::MAX).to_be_bytes());
+        v.push(self.precedence);
         v
     }
 
@@ -175,6 +197,7 @@ impl<T> Queue<T> {
             .filter(|&d| d != u64::MAX)
             .map(Duration::from_millis);
         q.budget = u64_at(21).filter(|&b| b != u64::MAX);
+        q.precedence = bytes.get(29).copied().unwrap_or(u8::MAX);
         Some(q)
     }
 }

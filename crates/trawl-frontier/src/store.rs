@@ -1,7 +1,8 @@
 //! The on-disk half of the frontier: fjall keyspaces, written in atomic batches.
 //!
 //! Layout (all integers big-endian, so keys sort numerically):
-//! - `items`: queue id (u32) ++ seq (u64) -> uniq fingerprint (u64) ++ encoded item;
+//! - `items`: queue id (u32) ++ precedence (u8) ++ seq (u64) -> uniq fingerprint (u64) ++ encoded item, so a
+//!   queue's items read in order of precedence, then FIFO;
 //! - `seen`: uniq fingerprint (u64) -> empty while queued or in flight, or the final status (i32);
 //! - `queues`: queue name -> queue record (id, spent, operator settings).
 //!
@@ -10,7 +11,7 @@
 //! item in flight at a crash is queued again on reopening. See docs/frontier.md.
 
 use std::{
-    collections::HashMap,
+    collections::BTreeMap,
     path::{Path, PathBuf},
 };
 
@@ -27,8 +28,9 @@ pub(crate) struct Store {
     pub(crate) items: Keyspace,
     pub(crate) seen: Keyspace,
     pub(crate) queues: Keyspace,
-    /// Changes not yet committed, the last one per key winning (a fjall batch must not hold a key twice).
-    pending: HashMap<(Which, Vec<u8>), Option<Vec<u8>>>,
+    /// Changes not yet committed, the last one per key winning (a fjall batch must not hold a key twice);
+    /// sorted, so reads can see them without committing first.
+    pending: BTreeMap<(Which, Vec<u8>), Option<Vec<u8>>>,
 }
 
 impl std::fmt::Debug for Store {
@@ -39,6 +41,14 @@ impl std::fmt::Debug for Store {
             .finish()
     }
 }
+
+/// A key and its value.
+pub(crate) type KeyValue = (Vec<u8>, Vec<u8>);
+
+/// The block cache.
+const CACHE_BYTES: u64 = 32 << 20;
+/// One keyspace's memtable before it is sealed and flushed.
+const MEMTABLE_BYTES: u64 = 16 << 20;
 
 /// Operations pending commit beyond which a batch is committed on its own.
 const BATCH_OPS: usize = 4096;
@@ -54,15 +64,17 @@ impl Store {
             path: path.to_path_buf(),
             message: e.to_string(),
         })?;
-        let db = Database::builder(path).open().map_err(err)?;
-        let items = db
-            .keyspace("items", KeyspaceCreateOptions::default)
+        // Memory the store may use, whatever the number of URLs: fjall's default 64 MiB memtable per keyspace
+        // (more while sealed ones are flushed) dominated the frontier's footprint.
+        let db = Database::builder(path)
+            .cache_size(CACHE_BYTES)
+            .open()
             .map_err(err)?;
-        let seen = db
-            .keyspace("seen", KeyspaceCreateOptions::default)
-            .map_err(err)?;
+        let options = |bytes| move || KeyspaceCreateOptions::default().max_memtable_size(bytes);
+        let items = db.keyspace("items", options(MEMTABLE_BYTES)).map_err(err)?;
+        let seen = db.keyspace("seen", options(MEMTABLE_BYTES)).map_err(err)?;
         let queues = db
-            .keyspace("queues", KeyspaceCreateOptions::default)
+            .keyspace("queues", options(MEMTABLE_BYTES / 4))
             .map_err(err)?;
         Ok(Store {
             path: path.to_path_buf(),
@@ -70,7 +82,7 @@ impl Store {
             items,
             seen,
             queues,
-            pending: HashMap::new(),
+            pending: BTreeMap::new(),
         })
     }
 
@@ -96,6 +108,55 @@ impl Store {
         self.pending.insert((which, key), None);
     }
 
+    /// Up to `limit` items with keys in `from..=to` for which `keep` holds, in key order, as committed and
+    /// changed by the pending batch (read through it: no commit needed, so taking a queue's next items
+    /// costs no write).
+    pub(crate) fn items_in(
+        &self,
+        from: &[u8],
+        to: &[u8],
+        limit: usize,
+        mut keep: impl FnMut(&[u8]) -> bool,
+    ) -> Result<Vec<KeyValue>, Error> {
+        let mut pending = self
+            .pending
+            .range((Which::Items, from.to_vec())..=(Which::Items, to.to_vec()))
+            .map(|((_, k), v)| (k.as_slice(), v.as_deref()))
+            .peekable();
+        let mut out = Vec::new();
+        let mut take = |out: &mut Vec<KeyValue>, k: &[u8], v: Option<&[u8]>| {
+            if let Some(v) = v
+                && keep(k)
+            {
+                out.push((k.to_vec(), v.to_vec()));
+            }
+            out.len() >= limit
+        };
+        for kv in self.items.range(from.to_vec()..=to.to_vec()) {
+            let (k, v) = kv.into_inner().map_err(|e| self.err(e))?;
+            // Pending keys before this one are new items.
+            while let Some((pk, pv)) = pending.next_if(|(pk, _)| *pk < &k[..]) {
+                if take(&mut out, pk, pv) {
+                    return Ok(out);
+                }
+            }
+            // A pending change of this very key replaces it (None: removed).
+            let value = match pending.next_if(|(pk, _)| *pk == &k[..]) {
+                Some((_, pv)) => pv,
+                None => Some(&v[..]),
+            };
+            if take(&mut out, &k, value) {
+                return Ok(out);
+            }
+        }
+        for (pk, pv) in pending {
+            if take(&mut out, pk, pv) {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
     /// Whether the pending batch is large enough to commit on its own.
     pub(crate) fn wants_commit(&self) -> bool {
         self.pending.len() >= BATCH_OPS
@@ -107,7 +168,7 @@ impl Store {
             return Ok(());
         }
         let mut batch: WriteBatch = self.db.batch();
-        for ((which, key), value) in self.pending.drain() {
+        for ((which, key), value) in std::mem::take(&mut self.pending) {
             let ks = match which {
                 Which::Items => &self.items,
                 Which::Seen => &self.seen,
@@ -167,24 +228,31 @@ impl Store {
 }
 
 /// Which keyspace an operation goes to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) enum Which {
     Items,
     Seen,
     Queues,
 }
 
-/// The key of an item: queue id then sequence number.
-pub(crate) fn item_key(queue: u32, seq: u64) -> Vec<u8> {
-    let mut k = Vec::with_capacity(12);
+/// The key of an item: queue id, precedence, sequence number.
+pub(crate) fn item_key(queue: u32, precedence: u8, seq: u64) -> Vec<u8> {
+    let mut k = Vec::with_capacity(13);
     k.extend_from_slice(&queue.to_be_bytes());
+    k.push(precedence);
     k.extend_from_slice(&seq.to_be_bytes());
     k
 }
 
-/// Splits an item key.
-pub(crate) fn split_item_key(key: &[u8]) -> Option<(u32, u64)> {
+/// The first and last possible item keys of a queue.
+pub(crate) fn queue_range(queue: u32) -> (Vec<u8>, Vec<u8>) {
+    (item_key(queue, 0, 0), item_key(queue, u8::MAX, u64::MAX))
+}
+
+/// Splits an item key into queue id, precedence and sequence number.
+pub(crate) fn split_item_key(key: &[u8]) -> Option<(u32, u8, u64)> {
     let q = u32::from_be_bytes(key.get(..4)?.try_into().ok()?);
-    let s = u64::from_be_bytes(key.get(4..12)?.try_into().ok()?);
-    Some((q, s))
+    let p = *key.get(4)?;
+    let s = u64::from_be_bytes(key.get(5..13)?.try_into().ok()?);
+    Some((q, p, s))
 }

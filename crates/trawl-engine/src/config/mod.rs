@@ -215,6 +215,45 @@ pub struct FrontierConfig {
     pub bloom_items: usize,
     /// The Bloom filter's false-positive rate at `bloom_items`. Default: 0.01.
     pub bloom_fp_rate: f64,
+    /// The order of URIs within a queue: `fifo` (as discovered) or `hops` (fewer hops from a seed first,
+    /// FIFO among equals). Default: "fifo".
+    pub uri_precedence: UriPrecedence,
+    /// Added to every URI's precedence (0-200; lower goes first): a sheet chosen by SURT prefix or by rules
+    /// raises or lowers some URIs within their queues. Default: 1.
+    pub uri_precedence_base: u8,
+    /// A queue's precedence (1-255; lower goes first): among queues waiting for an active place, the lowest
+    /// goes first. A queue takes the lowest of its URIs' (a sheet sets it for a SURT prefix). Default: 3.
+    pub queue_precedence: u8,
+    /// About this many queues are active at once: only they are in line for fetching and hold head items in
+    /// memory (more are let in when none of the active may be fetched from now). Bounds memory whatever the
+    /// number of hosts. Default: 2000.
+    pub max_active_queues: usize,
+    /// A queue hands out at most this many URIs per turn while others wait for a place, then goes to the back
+    /// of the line (Heritrix's balance/replenish amount); 0 means no limit. Default: 3000.
+    pub balance_replenish: u64,
+}
+
+/// The order of URIs within a queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UriPrecedence {
+    /// As discovered. Default.
+    #[default]
+    Fifo,
+    /// Fewer hops from a seed first.
+    Hops,
+}
+
+impl FrontierConfig {
+    /// The precedence of a URI `hops` from its seed under these settings.
+    pub fn uri_precedence_of(&self, hops: usize) -> u8 {
+        let extra = match self.uri_precedence {
+            UriPrecedence::Fifo => 0,
+            UriPrecedence::Hops => hops.min(50) as u8,
+        };
+        // 0 is reserved for what must go first (prerequisites, retries).
+        self.uri_precedence_base.saturating_add(extra).max(1)
+    }
 }
 
 /// How the already-seen filter decides.
@@ -245,6 +284,11 @@ impl Default for FrontierConfig {
             uniq: UniqMode::Exact,
             bloom_items: 10_000_000,
             bloom_fp_rate: 0.01,
+            uri_precedence: UriPrecedence::Fifo,
+            uri_precedence_base: 1,
+            queue_precedence: 3,
+            max_active_queues: 2000,
+            balance_replenish: 3000,
         }
     }
 }

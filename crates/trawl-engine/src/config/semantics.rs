@@ -60,6 +60,27 @@ impl CrawlConfig {
                 ),
             ));
         }
+        if f.uri_precedence_base > 200 {
+            out.push((
+                "frontier.uri_precedence_base".into(),
+                format!(
+                    "frontier.uri_precedence_base = {} is above 200 (hops are added to it, up to 50)",
+                    f.uri_precedence_base
+                ),
+            ));
+        }
+        if f.queue_precedence == 0 {
+            out.push((
+                "frontier.queue_precedence".into(),
+                "frontier.queue_precedence must be at least 1".into(),
+            ));
+        }
+        if f.max_active_queues == 0 {
+            out.push((
+                "frontier.max_active_queues".into(),
+                "frontier.max_active_queues must be at least 1".into(),
+            ));
+        }
         let fc = &self.fetch;
         for (name, v) in [
             ("fetch.max_connections", fc.max_connections as u64),

@@ -36,7 +36,10 @@ pub(super) fn schedule_outlinks(
         let verdict = scope.decide(&child);
         tracing::trace!(uri = %child.url, rule = verdict.rule, decision = ?verdict.decision, "scope");
         match verdict.decision {
-            Decision::Accept => accepted.push(child),
+            Decision::Accept => {
+                child.rank(&settings.sheets.effective(&child));
+                accepted.push(child);
+            }
             // URIs merely outside the seeds' prefixes are not logged (they would swamp the log); an active
             // rejection by a trap rule is logged once, so the cut-off is visible.
             Decision::Reject if verdict.rule_index.is_some_and(|i| i > 0) => {
@@ -58,15 +61,16 @@ pub(super) fn schedule_outlinks(
     }
     let mut over_budget = Vec::new();
     let mut queued = 0;
-    {
-        let mut f = lock(&shared.frontier);
-        for child in accepted {
-            let queue = shared.assign.key(&child.url);
-            match f.schedule(&queue, child.clone()) {
-                Scheduled::Queued => queued += 1,
-                Scheduled::OverBudget => over_budget.push(child),
-                Scheduled::Duplicate => {}
-            }
+    let batch: Vec<(String, CrawlUri)> = accepted
+        .iter()
+        .map(|child| (shared.assign.key(&child.url), child.clone()))
+        .collect();
+    let results = lock(&shared.frontier).schedule_batch(batch);
+    for (child, result) in accepted.into_iter().zip(results) {
+        match result {
+            Scheduled::Queued => queued += 1,
+            Scheduled::OverBudget => over_budget.push(child),
+            Scheduled::Duplicate => {}
         }
     }
     for child in over_budget {

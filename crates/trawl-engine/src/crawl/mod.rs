@@ -219,6 +219,10 @@ impl Crawl {
         )
         .map_err(|e| Error::Frontier(e.to_string()))?
         .with_budget(budget)
+        .with_active_queues(
+            self.config.frontier.max_active_queues,
+            self.config.frontier.balance_replenish,
+        )
         .with_bloom(
             self.config.frontier.bloom_items,
             self.config.frontier.bloom_fp_rate,
@@ -258,6 +262,7 @@ impl Crawl {
         for seed in &self.seeds {
             let mut uri = CrawlUri::seed(seed.clone(), String::new());
             apply_identity(&classes, &identity, &mut uri);
+            uri.rank(&live.sheets.effective(&uri));
             // On a resumed job the seeds are already known: scheduling them again does nothing.
             frontier.schedule(&assign.key(&uri.url), uri);
         }

@@ -333,3 +333,226 @@ proptest::proptest! {
         }
     }
 }
+
+/// An item with a URI precedence and a queue precedence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Ranked {
+    key: String,
+    uri: u8,
+    queue: u8,
+}
+
+fn ranked(key: &str, uri: u8, queue: u8) -> Ranked {
+    Ranked {
+        key: key.to_string(),
+        uri,
+        queue,
+    }
+}
+
+impl Item for Ranked {
+    fn uniq_key(&self) -> &str {
+        &self.key
+    }
+
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.push(self.uri);
+        out.push(self.queue);
+        out.extend_from_slice(self.key.as_bytes());
+    }
+
+    fn decode(bytes: &[u8]) -> Option<Self> {
+        Some(Ranked {
+            uri: *bytes.first()?,
+            queue: *bytes.get(1)?,
+            key: String::from_utf8(bytes.get(2..)?.to_vec()).ok()?,
+        })
+    }
+
+    fn precedence(&self) -> u8 {
+        self.uri
+    }
+
+    fn queue_precedence(&self) -> u8 {
+        self.queue
+    }
+}
+
+fn take_key<T: Item + std::fmt::Debug>(f: &mut Frontier<T>, now: Instant) -> (T, String) {
+    match f.next(now).unwrap() {
+        Next::Ready(t) => {
+            f.finished(&t.queue, t.ticket, Some(200), now, Duration::ZERO);
+            (t.item, t.queue)
+        }
+        other => panic!("expected an item, got {other:?}"),
+    }
+}
+
+#[test]
+fn lower_uri_precedence_goes_first_in_memory_and_on_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let disk: Frontier<Ranked> = Frontier::open(dir.path(), 1).unwrap();
+    for mut f in [disk, Frontier::in_memory(1)] {
+        // 30 items, precedence 3, 2, 1 in turn: more than the head holds, so the disk pages them.
+        for i in 0..30u8 {
+            f.schedule("q", ranked(&format!("{i:02}"), 3 - i % 3, 3));
+        }
+        f.schedule_first("q", ranked("robots", 5, 3));
+        let now = Instant::now() + Duration::from_millis(1);
+        let order: Vec<String> = (0..31).map(|_| take_key(&mut f, now).0.key).collect();
+        assert_eq!(
+            order[0], "robots",
+            "what goes first precedes every precedence"
+        );
+        let want: Vec<String> = [2u8, 1, 0]
+            .iter()
+            .flat_map(|r| {
+                (0..30u8)
+                    .filter(move |i| i % 3 == *r)
+                    .map(|i| format!("{i:02}"))
+            })
+            .collect();
+        assert_eq!(order[1..], want[..]);
+    }
+}
+
+#[test]
+fn active_queues_take_turns_by_precedence_and_bound_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut f: Frontier<Ranked> = Frontier::open(dir.path(), 1)
+        .unwrap()
+        .with_active_queues(2, 3);
+    // Queue "low" has the best (lowest) queue precedence and arrives last; "a".."d" are equal.
+    for q in ["a", "b", "c", "d", "low"] {
+        let qp = if q == "low" { 1 } else { 3 };
+        for i in 0..6 {
+            f.schedule(q, ranked(&format!("{q}{i}"), 1, qp));
+        }
+    }
+    f.flush().unwrap();
+    let in_memory: usize = f.queues.values().map(|q| q.head.len()).sum();
+    assert!(in_memory <= 2 * HEAD_MAX, "{in_memory} items in memory");
+    let now = Instant::now() + Duration::from_millis(1);
+    let turns: Vec<String> = (0..30).map(|_| take_key(&mut f, now).1).collect();
+    // Two queues are active at a time; each hands out 3 items, then yields its place to the best waiting
+    // queue ("low" first), and goes to the back of its line.
+    let first: Vec<&str> = turns.iter().take(5).map(String::as_str).collect();
+    assert_eq!(first, ["a", "b", "a", "b", "a"], "{turns:?}");
+    let at = |q: &str| turns.iter().position(|t| t == q).unwrap();
+    assert!(at("low") < at("c") && at("low") < at("d"), "{turns:?}");
+    for w in turns.windows(4) {
+        assert!(
+            w.iter().any(|q| q != &w[0]),
+            "a queue kept its turn: {turns:?}"
+        );
+    }
+    for q in ["a", "b", "c", "d", "low"] {
+        assert_eq!(turns.iter().filter(|t| t.as_str() == q).count(), 6);
+    }
+    assert!(f.active <= 2 && f.waiting.is_empty());
+    assert!(matches!(f.next(now).unwrap(), Next::Empty));
+}
+
+#[test]
+fn waiting_queues_are_activated_when_no_active_one_may_fetch() {
+    let mut f: Frontier<String> = Frontier::in_memory(1).with_active_queues(1, 0);
+    f.schedule("a", s("a/1"));
+    f.schedule("a", s("a/2"));
+    f.schedule("b", s("b/1"));
+    let now = Instant::now() + Duration::from_millis(1);
+    let x = take(&mut f, now);
+    assert_eq!(x.queue, "a");
+    f.finished("a", x.ticket, Some(200), now, Duration::from_secs(10));
+    // "a" snoozes for 10 s: rather than wait, "b" is let in beyond the target.
+    let y = take(&mut f, now);
+    assert_eq!(y.item, "b/1");
+    f.finished("b", y.ticket, Some(200), now, Duration::ZERO);
+    assert!(matches!(f.next(now).unwrap(), Next::WaitUntil(_)));
+    assert_eq!(take(&mut f, now + Duration::from_secs(10)).item, "a/2");
+}
+
+#[test]
+fn queue_precedence_survives_reopening() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut f: Frontier<Ranked> = Frontier::open(dir.path(), 1).unwrap();
+        f.schedule("z", ranked("z1", 1, 4));
+        f.schedule("y", ranked("y1", 1, 2));
+        f.schedule("y", ranked("y0", 0, 2));
+        f.sync().unwrap();
+    }
+    let mut f: Frontier<Ranked> = Frontier::open(dir.path(), 1)
+        .unwrap()
+        .with_active_queues(1, 0);
+    let now = Instant::now() + Duration::from_millis(1);
+    let got: Vec<String> = (0..3).map(|_| take_key(&mut f, now).0.key).collect();
+    assert_eq!(got, ["y0", "y1", "z1"]);
+}
+
+#[test]
+fn batches_schedule_like_single_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut f: Frontier<String> = Frontier::open(dir.path(), 1)
+        .unwrap()
+        .with_bloom(1000, 0.01, false)
+        .unwrap();
+    f.schedule("a", s("x"));
+    f.flush().unwrap();
+    let got = f.schedule_batch(vec![
+        (s("a"), s("y")),
+        (s("b"), s("x")),
+        (s("b"), s("z")),
+        (s("a"), s("y")),
+    ]);
+    assert_eq!(
+        got,
+        [
+            Scheduled::Queued,
+            Scheduled::Duplicate,
+            Scheduled::Queued,
+            Scheduled::Duplicate
+        ]
+    );
+    assert_eq!(f.queued(), 3);
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+    /// With precedences and a small active set, the on-disk frontier still hands out exactly what the
+    /// in-memory one does.
+    #[test]
+    fn ranked_store_behaves_like_memory(
+        ops in proptest::collection::vec((0u8..4, 0u8..5, 0u16..40), 1..200),
+        target in 1usize..4,
+        balance in 0u64..4,
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut disk: Frontier<Ranked> =
+            Frontier::open(dir.path(), 1).unwrap().with_active_queues(target, balance);
+        let mut mem: Frontier<Ranked> = Frontier::in_memory(1).with_active_queues(target, balance);
+        let now = Instant::now() + Duration::from_millis(1);
+        let mut taken: Vec<(Taken<Ranked>, Taken<Ranked>)> = Vec::new();
+        for (op, q, u) in ops {
+            let queue = format!("q{q}");
+            let item = ranked(&format!("u{u}"), (u % 3) as u8, q % 2);
+            match op {
+                0 => proptest::prop_assert_eq!(disk.schedule(&queue, item.clone()), mem.schedule(&queue, item)),
+                1 => { disk.schedule_first(&queue, item.clone()); mem.schedule_first(&queue, item); }
+                2 => match (disk.next(now).unwrap(), mem.next(now).unwrap()) {
+                    (Next::Ready(a), Next::Ready(b)) => {
+                        proptest::prop_assert_eq!((&a.item, &a.queue), (&b.item, &b.queue));
+                        taken.push((a, b));
+                    }
+                    (a, b) => proptest::prop_assert_eq!(format!("{a:?}"), format!("{b:?}")),
+                },
+                _ => if let Some((a, b)) = taken.pop() {
+                    disk.finished(&a.queue, a.ticket, Some(200), now, Duration::ZERO);
+                    mem.finished(&b.queue, b.ticket, Some(200), now, Duration::ZERO);
+                },
+            }
+            if u % 17 == 0 { disk.flush().unwrap(); }
+            proptest::prop_assert_eq!(disk.queued(), mem.queued());
+        }
+    }
+}

@@ -1,0 +1,71 @@
+//! URI precedence in a real crawl: `uri_precedence = "hops"` fetches a host's pages in order of hops from the
+//! seed, and a sheet that raises the precedence of one SURT prefix sends those pages to the back of the queue.
+
+mod common;
+
+use trawl_engine::{Crawl, CrawlConfig, CrawlHandle};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hops_first_and_a_sheet_sends_a_prefix_last() {
+    let site = trawl::selftest::site::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        r#"
+[seeds]
+urls = ["{seed}"]
+
+[frontier]
+uri_precedence = "hops"
+
+[[sheet]]
+name = "calendar-last"
+surt_prefixes = ["http://(127.0.0.1:{port})/calendar/"]
+set = {{ "frontier.uri_precedence_base" = 100 }}
+"#,
+        seed = site.seed(),
+        port = site.addr.port(),
+    );
+    let path = dir.path().join("crawl.toml");
+    std::fs::write(&path, text).unwrap();
+    let mut config = CrawlConfig::load(&path).unwrap();
+    let sel = trawl::selftest::config();
+    config.fetch = sel.fetch;
+    config.frontier.delay_factor = 0.0;
+    config.frontier.min_delay_ms = 0;
+    config.frontier.max_delay_ms = 0;
+    config.frontier.max_retries = 0;
+    let job = dir.path().join("job");
+    Crawl::new(&job, config, &[])
+        .unwrap()
+        .run(CrawlHandle::default(), |_| {})
+        .await
+        .unwrap();
+
+    let log = common::crawl_log(&job);
+    let ours = |l: &&trawl::selftest::crawl_log::LogLine| {
+        l.uri.starts_with(&site.seed()) && !l.uri.ends_with("/robots.txt")
+    };
+    let calendar = |l: &trawl::selftest::crawl_log::LogLine| l.uri.contains("/calendar/");
+    let pages: Vec<_> = log.iter().filter(ours).filter(|l| !calendar(l)).collect();
+    assert!(pages.len() > 10, "{pages:?}");
+    // Fewer hops first: the hop counts of the other pages never go down.
+    for w in pages.windows(2) {
+        assert!(
+            w[0].hop_path.len() <= w[1].hop_path.len(),
+            "{} ({}) logged before {} ({})",
+            w[0].uri,
+            w[0].hop_path,
+            w[1].uri,
+            w[1].hop_path
+        );
+    }
+    // The sheet's prefix waits until the rest of the host is done.
+    let first_calendar = log.iter().position(calendar).expect("calendar crawled");
+    let last_other = log.iter().rposition(|l| ours(&l) && !calendar(l)).unwrap();
+    assert!(
+        last_other < first_calendar,
+        "a calendar page came before the other pages"
+    );
+    assert!(log.iter().filter(|l| calendar(l)).count() > 5);
+    site.shutdown().await;
+}
