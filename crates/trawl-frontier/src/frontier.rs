@@ -64,6 +64,7 @@ pub struct Taken<T> {
 /// Identifies a taken item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Ticket {
+    filtered: bool,
     precedence: u8,
     seq: u64,
     fp: u64,
@@ -345,7 +346,7 @@ impl<T: Item> Frontier<T> {
         q.precedence = q.precedence.min(item.queue_precedence());
         self.dirty.insert(queue.to_string());
         self.add_seen(fp);
-        self.push(queue, fp, item, false);
+        self.push(queue, fp, item, false, true);
         Scheduled::Queued
     }
 
@@ -353,14 +354,14 @@ impl<T: Item> Frontier<T> {
     /// item put back to wait for one.
     pub fn schedule_first(&mut self, queue: &str, item: T) {
         let fp = fingerprint(item.uniq_key());
-        self.push(queue, fp, item, true);
+        self.push(queue, fp, item, true, false);
     }
 
     /// Queues `item` at the back of `queue`, bypassing the uniq filter: for an item that must wait its turn
     /// again (a revisit).
     pub fn requeue(&mut self, queue: &str, item: T) {
         let fp = fingerprint(item.uniq_key());
-        self.push(queue, fp, item, false);
+        self.push(queue, fp, item, false, false);
     }
 
     fn queue_mut(&mut self, key: &str) -> &mut Queue<T> {
@@ -373,7 +374,7 @@ impl<T: Item> Frontier<T> {
         self.queues.get_mut(key).expect("inserted above")
     }
 
-    fn push(&mut self, key: &str, fp: u64, item: T, front: bool) {
+    fn push(&mut self, key: &str, fp: u64, item: T, front: bool, filtered: bool) {
         let head_max = self.head_max;
         let has_store = self.store.is_some();
         // What goes first (prerequisites, retries) goes before every precedence.
@@ -394,6 +395,7 @@ impl<T: Item> Frontier<T> {
             bytes = Some(v);
         }
         let entry = Entry {
+            filtered,
             precedence,
             seq,
             fp,
@@ -430,16 +432,24 @@ impl<T: Item> Frontier<T> {
             self.deactivate(key);
             return;
         }
-        if !q.active {
-            if self.active >= self.target_active {
-                if !q.waiting {
-                    q.waiting = true;
-                    self.tick += 1;
-                    self.waiting
-                        .insert((q.precedence, self.tick, key.to_string()));
-                }
-                return;
+        if !q.active && self.active >= self.target_active {
+            if !q.waiting {
+                q.waiting = true;
+                self.tick += 1;
+                self.waiting
+                    .insert((q.precedence, self.tick, key.to_string()));
             }
+            return;
+        }
+        self.admit(key);
+    }
+
+    /// Gives a queue an active place, and a place in the ready heap if it has a spare connection.
+    fn admit(&mut self, key: &str) {
+        let Some(q) = self.queues.get_mut(key) else {
+            return;
+        };
+        if !q.active {
             q.active = true;
             q.session = 0;
             self.active += 1;
@@ -485,14 +495,7 @@ impl<T: Item> Frontier<T> {
             if q.active || q.len == 0 || q.control != Control::Active {
                 continue;
             }
-            q.active = true;
-            q.session = 0;
-            self.active += 1;
-            if !q.in_heap && q.in_flight.len() < self.per_queue {
-                q.in_heap = true;
-                self.tick += 1;
-                self.ready.push(Reverse((q.not_before, self.tick, key)));
-            }
+            self.admit(&key);
             if one_more {
                 return true;
             }
@@ -566,6 +569,7 @@ impl<T: Item> Frontier<T> {
                 item: entry.item,
                 queue: key,
                 ticket: Ticket {
+                    filtered: entry.filtered,
                     precedence: entry.precedence,
                     seq: entry.seq,
                     fp: entry.fp,
@@ -599,7 +603,9 @@ impl<T: Item> Frontier<T> {
                     .map_err(|_| corrupt())?,
             );
             let item = T::decode(&v[8..]).ok_or_else(corrupt)?;
+            // Read back from disk: whether it came through the filter is not kept.
             q.head.push_back(Entry {
+                filtered: false,
                 precedence,
                 seq,
                 fp,
@@ -630,7 +636,7 @@ impl<T: Item> Frontier<T> {
         let id = q.id;
         // A finished item's uniq key is seen from now on, even if it came in bypassing the filter
         // (a prerequisite); with a store, its final status is kept for lookups.
-        if status.is_some() && !self.seen_fp(ticket.fp) {
+        if status.is_some() && !ticket.filtered && !self.seen_fp(ticket.fp) {
             self.add_seen(ticket.fp);
         }
         if let Some(store) = &mut self.store {

@@ -8,6 +8,8 @@ use std::{
 /// A queued item with its position and uniq fingerprint.
 #[derive(Debug)]
 pub(crate) struct Entry<T> {
+    /// Whether it came through the uniq filter (its key is known to be marked seen).
+    pub(crate) filtered: bool,
     pub(crate) precedence: u8,
     pub(crate) seq: u64,
     pub(crate) fp: u64,

@@ -113,7 +113,7 @@ struct OpenFile {
 #[derive(Debug)]
 pub struct Writer {
     cfg: WriterConfig,
-    gzip: GzipMembers,
+    encoder: Encoder,
     serial: u32,
     current: Option<OpenFile>,
     finished: Vec<PathBuf>,
@@ -127,7 +127,7 @@ impl Writer {
             source,
         })?;
         Ok(Writer {
-            gzip: GzipMembers::new(cfg.gzip_level),
+            encoder: Encoder::new(cfg.compression, cfg.gzip_level),
             cfg,
             serial: 0,
             current: None,
@@ -140,23 +140,53 @@ impl Writer {
         if records.is_empty() {
             return Err(Error::EmptyGroup);
         }
+        let warcinfo_id = self.warcinfo_id()?;
+        let encoded = self.encoder.encode(records, &warcinfo_id)?;
+        self.append_encoded(encoded)
+            .map(|w| w.expect("encoded for the current file"))
+    }
+
+    /// The WARC-Warcinfo-ID of the file the next group goes to (opening it if needed): what an [`Encoder`]
+    /// needs to encode a group outside the writer.
+    pub fn warcinfo_id(&mut self) -> Result<String, Error> {
         if self.current.is_none() {
             self.current = Some(self.open_next()?);
         }
-        let compression = self.cfg.compression;
-        let file = self.current.as_mut().expect("opened above");
-        let extra = [("WARC-Warcinfo-ID", file.warcinfo_id.as_str())];
-        let mut bytes = Vec::new();
-        let mut spans = Vec::with_capacity(records.len());
-        for record in records {
-            let start = bytes.len();
-            encode(record, &extra, compression, &mut self.gzip, &mut bytes);
-            spans.push(Span {
-                offset: file.size + start as u64,
-                len: (bytes.len() - start) as u64,
-            });
+        Ok(self
+            .current
+            .as_ref()
+            .expect("opened above")
+            .warcinfo_id
+            .clone())
+    }
+
+    /// An encoder with this writer's compression settings, to encode groups outside it (several threads
+    /// can compress at once; only [`Writer::append_encoded`] needs the writer).
+    pub fn encoder(&self) -> Encoder {
+        Encoder::new(self.cfg.compression, self.cfg.gzip_level)
+    }
+
+    /// Appends a group an [`Encoder`] made and says where it went; `Ok(None)` if it was encoded for a file
+    /// that has been finished since (rotation): encode it again for [`Writer::warcinfo_id`].
+    pub fn append_encoded(&mut self, encoded: Encoded) -> Result<Option<Written>, Error> {
+        if self.current.is_none() {
+            self.current = Some(self.open_next()?);
         }
-        append(file, &bytes)?;
+        let file = self.current.as_mut().expect("opened above");
+        if file.warcinfo_id != encoded.warcinfo_id {
+            return Ok(None);
+        }
+        let mut offset = file.size;
+        let spans: Vec<Span> = encoded
+            .lens
+            .iter()
+            .map(|&len| {
+                let span = Span { offset, len };
+                offset += len;
+                span
+            })
+            .collect();
+        append(file, &encoded.bytes)?;
         let written = Written {
             path: file.final_path.clone(),
             offset: spans[0].offset,
@@ -166,7 +196,7 @@ impl Writer {
         if file.size >= self.cfg.max_file_bytes {
             self.finish_current()?;
         }
-        Ok(written)
+        Ok(Some(written))
     }
 
     /// Finishes the current file (fsync, rename away `.open`) and returns every file this writer
@@ -226,7 +256,7 @@ impl Writer {
                 &warcinfo,
                 &[],
                 self.cfg.compression,
-                &mut self.gzip,
+                &mut self.encoder.gzip,
                 &mut bytes,
             );
             if let Err(e) = append(&mut open, &bytes) {
@@ -288,6 +318,59 @@ impl Drop for Writer {
 }
 
 /// Appends `record` to `out`, as a gzip member when compressing.
+/// Encodes groups of records (serialised, and gzipped one member per record) for a [`Writer`], away from it:
+/// each worker keeps one, so compression runs in parallel and the writer is held only to append bytes.
+pub struct Encoder {
+    compression: Compression,
+    gzip: GzipMembers,
+}
+
+impl std::fmt::Debug for Encoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Encoder")
+            .field("compression", &self.compression)
+            .finish()
+    }
+}
+
+/// A group of records encoded for one file (see [`Writer::append_encoded`]).
+#[derive(Debug, Clone)]
+pub struct Encoded {
+    bytes: Vec<u8>,
+    lens: Vec<u64>,
+    warcinfo_id: String,
+}
+
+impl Encoder {
+    /// An encoder for `compression` at gzip `level` (1-9).
+    pub fn new(compression: Compression, level: u32) -> Encoder {
+        Encoder {
+            compression,
+            gzip: GzipMembers::new(level),
+        }
+    }
+
+    /// Encodes `records` for the file whose warcinfo record has `warcinfo_id`.
+    pub fn encode(&mut self, records: &[Record], warcinfo_id: &str) -> Result<Encoded, Error> {
+        if records.is_empty() {
+            return Err(Error::EmptyGroup);
+        }
+        let extra = [("WARC-Warcinfo-ID", warcinfo_id)];
+        let mut bytes = Vec::new();
+        let mut lens = Vec::with_capacity(records.len());
+        for record in records {
+            let start = bytes.len();
+            encode(record, &extra, self.compression, &mut self.gzip, &mut bytes);
+            lens.push((bytes.len() - start) as u64);
+        }
+        Ok(Encoded {
+            bytes,
+            lens,
+            warcinfo_id: warcinfo_id.to_string(),
+        })
+    }
+}
+
 fn encode(
     record: &Record,
     extra: &[(&str, &str)],
@@ -362,6 +445,32 @@ mod tests {
         );
         resp.set("WARC-Concurrent-To", req.id());
         vec![req, resp]
+    }
+
+    #[test]
+    fn groups_encoded_outside_append_in_order_and_a_stale_one_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cfg = WriterConfig::new(dir.path(), "p", "h");
+        cfg.max_file_bytes = 1;
+        let mut w = Writer::new(cfg).unwrap();
+        let mut a = w.encoder();
+        let mut b = w.encoder();
+        let first = w.warcinfo_id().unwrap();
+        let one = a.encode(&group(1), &first).unwrap();
+        let two = b.encode(&group(2), &first).unwrap();
+        let written = w.append_encoded(one).unwrap().expect("current file");
+        assert_eq!(written.records.len(), 2);
+        assert_eq!(written.records[1].offset, written.offset + written.len);
+        // The first group filled the file: it rotated, so the second was encoded for a finished file.
+        assert!(w.append_encoded(two).unwrap().is_none());
+        let second = w.warcinfo_id().unwrap();
+        assert_ne!(first, second);
+        let two = b.encode(&group(2), &second).unwrap();
+        assert!(w.append_encoded(two).unwrap().is_some());
+        for path in w.close().unwrap() {
+            crate::verify(&path).unwrap();
+        }
+        assert!(a.encode(&[], &second).is_err());
     }
 
     fn names(dir: &Path) -> Vec<String> {

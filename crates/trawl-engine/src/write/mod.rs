@@ -2,7 +2,7 @@
 
 use std::sync::{Mutex, PoisonError};
 
-use trawl_warc::{Record, Writer, WriterConfig};
+use trawl_warc::{Encoder, Record, Writer, WriterConfig};
 
 use crate::{
     CrawlUri, Error,
@@ -11,10 +11,13 @@ use crate::{
     fetch::{Fetched, Response},
 };
 
-/// The job's WARC writer, shared by the workers.
+/// The job's WARC writer, shared by the workers. Each fetch's records are serialised and compressed by the
+/// worker that fetched it, with an encoder from a pool, so compression runs on every core at once; the writer
+/// itself is held only to append the bytes.
 #[derive(Debug)]
 pub struct WarcSink {
     writer: Mutex<Writer>,
+    encoders: Mutex<Vec<Encoder>>,
 }
 
 impl WarcSink {
@@ -36,6 +39,7 @@ impl WarcSink {
         let writer = Writer::new(cfg).map_err(|e| Error::Warc(e.to_string()))?;
         Ok(WarcSink {
             writer: Mutex::new(writer),
+            encoders: Mutex::default(),
         })
     }
 
@@ -100,11 +104,37 @@ impl WarcSink {
         let mut metadata = Record::metadata(target, fetched.started, &fields);
         metadata.set("WARC-Concurrent-To", response_id);
 
-        let mut writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
-        writer
-            .write(&[response, request, metadata])
-            .map(|_| payload_digest)
-            .map_err(|e| Error::Warc(e.to_string()))
+        let records = [response, request, metadata];
+        let warc = |e: trawl_warc::Error| Error::Warc(e.to_string());
+        let lock = || self.writer.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut warcinfo_id = lock().warcinfo_id().map_err(warc)?;
+        let pooled = self
+            .encoders
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
+        let mut encoder = pooled.unwrap_or_else(|| lock().encoder());
+        let result = loop {
+            let encoded = match encoder.encode(&records, &warcinfo_id) {
+                Ok(e) => e,
+                Err(e) => break Err(warc(e)),
+            };
+            let mut writer = lock();
+            match writer.append_encoded(encoded) {
+                Ok(Some(_)) => break Ok(payload_digest),
+                // The file rotated while this group was being compressed: again, for the new file.
+                Ok(None) => match writer.warcinfo_id() {
+                    Ok(id) => warcinfo_id = id,
+                    Err(e) => break Err(warc(e)),
+                },
+                Err(e) => break Err(warc(e)),
+            }
+        };
+        self.encoders
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(encoder);
+        result
     }
 
     /// Closes the current file; returns every file written.
