@@ -200,7 +200,7 @@ pub(crate) fn apply_to_frontier(
                 };
                 let mut uri = CrawlUri::seed(url, String::new());
                 crate::crawl::apply_identity(&classes, &identity, &mut uri);
-                uri.rank(config);
+                uri.rank(config, config);
                 if frontier.schedule(&assign.key(&uri.url), uri)
                     == trawl_frontier::Scheduled::Queued
                 {

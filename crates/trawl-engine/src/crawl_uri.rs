@@ -50,6 +50,9 @@ pub struct CrawlUri {
     pub precedence: u8,
     /// The precedence it gives its queue (lower first), from its settings when scheduled.
     pub queue_precedence: u8,
+    /// The budget its sheets give its queue, when they change `frontier.max_uris_per_host` (only read when
+    /// it is scheduled; not stored).
+    pub queue_budget: Option<u64>,
 }
 
 impl CrawlUri {
@@ -68,6 +71,7 @@ impl CrawlUri {
             source: Arc::from(url.as_str()),
             precedence: 1,
             queue_precedence: 3,
+            queue_budget: None,
             url,
         }
     }
@@ -90,6 +94,7 @@ impl CrawlUri {
             source: self.source.clone(),
             precedence: self.precedence,
             queue_precedence: self.queue_precedence,
+            queue_budget: None,
         }
     }
 
@@ -106,10 +111,17 @@ impl CrawlUri {
         child
     }
 
-    /// Sets its precedences from its settings (the crawl's, with its sheets applied).
-    pub fn rank(&mut self, settings: &crate::CrawlConfig) {
+    /// Sets its precedences and its queue's budget from its settings (the crawl's, with its sheets applied)
+    /// where they differ from the crawl's own (`base`).
+    pub fn rank(&mut self, settings: &crate::CrawlConfig, base: &crate::CrawlConfig) {
         self.precedence = settings.frontier.uri_precedence_of(self.hop_count());
         self.queue_precedence = settings.frontier.queue_precedence;
+        let budget = settings.frontier.max_uris_per_host;
+        self.queue_budget = (budget != base.frontier.max_uris_per_host).then_some(if budget == 0 {
+            u64::MAX
+        } else {
+            budget
+        });
     }
 
     /// Hops from the seed.
@@ -208,6 +220,7 @@ impl trawl_frontier::Item for CrawlUri {
             source,
             precedence,
             queue_precedence,
+            queue_budget: None,
         })
     }
 
@@ -217,6 +230,10 @@ impl trawl_frontier::Item for CrawlUri {
 
     fn queue_precedence(&self) -> u8 {
         self.queue_precedence
+    }
+
+    fn queue_budget(&self) -> Option<u64> {
+        self.queue_budget
     }
 }
 

@@ -339,7 +339,11 @@ impl<T: Item> Frontier<T> {
         }
         let budget = self.budget;
         let q = self.queue_mut(queue);
-        if q.budget.or(budget).is_some_and(|b| q.spent >= b) {
+        if q.budget
+            .or(item.queue_budget())
+            .or(budget)
+            .is_some_and(|b| q.spent >= b)
+        {
             return Scheduled::OverBudget;
         }
         q.spent += 1;

@@ -17,6 +17,11 @@ pub trait Item: Sized {
     fn queue_precedence(&self) -> u8 {
         3
     }
+    /// The budget its settings give its queue when they differ from the frontier's (a sheet for a SURT
+    /// prefix); an operator's budget for the queue still wins. Default: none.
+    fn queue_budget(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// Strings are items whose uniq key is themselves: handy in tests and tools.

@@ -1,5 +1,6 @@
 //! URI precedence in a real crawl: `uri_precedence = "hops"` fetches a host's pages in order of hops from the
-//! seed, and a sheet that raises the precedence of one SURT prefix sends those pages to the back of the queue.
+//! seed, and a sheet that raises the precedence of one SURT prefix sends those pages to the back of the queue;
+//! another sheet gives a second host a budget of its own.
 
 mod common;
 
@@ -8,11 +9,12 @@ use trawl_engine::{Crawl, CrawlConfig, CrawlHandle};
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hops_first_and_a_sheet_sends_a_prefix_last() {
     let site = trawl::selftest::site::start().await.unwrap();
+    let small = trawl::selftest::site::start().await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let text = format!(
         r#"
 [seeds]
-urls = ["{seed}"]
+urls = ["{seed}", "{small_seed}"]
 
 [frontier]
 uri_precedence = "hops"
@@ -21,9 +23,16 @@ uri_precedence = "hops"
 name = "calendar-last"
 surt_prefixes = ["http://(127.0.0.1:{port})/calendar/"]
 set = {{ "frontier.uri_precedence_base" = 100 }}
+
+[[sheet]]
+name = "small-budget"
+surt_prefixes = ["http://(127.0.0.1:{small_port})/"]
+set = {{ "frontier.max_uris_per_host" = 5 }}
 "#,
         seed = site.seed(),
         port = site.addr.port(),
+        small_seed = small.seed(),
+        small_port = small.addr.port(),
     );
     let path = dir.path().join("crawl.toml");
     std::fs::write(&path, text).unwrap();
@@ -45,7 +54,8 @@ set = {{ "frontier.uri_precedence_base" = 100 }}
     let ours = |l: &&trawl::selftest::crawl_log::LogLine| {
         l.uri.starts_with(&site.seed()) && !l.uri.ends_with("/robots.txt")
     };
-    let calendar = |l: &trawl::selftest::crawl_log::LogLine| l.uri.contains("/calendar/");
+    let calendar_prefix = site.url("/calendar/");
+    let calendar = |l: &trawl::selftest::crawl_log::LogLine| l.uri.starts_with(&calendar_prefix);
     let pages: Vec<_> = log.iter().filter(ours).filter(|l| !calendar(l)).collect();
     assert!(pages.len() > 10, "{pages:?}");
     // Fewer hops first: the hop counts of the other pages never go down.
@@ -67,5 +77,20 @@ set = {{ "frontier.uri_precedence_base" = 100 }}
         "a calendar page came before the other pages"
     );
     assert!(log.iter().filter(|l| calendar(l)).count() > 5);
+
+    // The sheet's budget: five URIs for the small host's queue (its robots.txt, a prerequisite, aside), the
+    // rest logged as over budget once each; the other host had no budget.
+    let on_small: Vec<_> = log
+        .iter()
+        .filter(|l| l.uri.starts_with(&small.seed()) && !l.uri.ends_with("/robots.txt"))
+        .collect();
+    let fetched = on_small.iter().filter(|l| l.status != -5003).count();
+    let cut = on_small.iter().filter(|l| l.status == -5003).count();
+    assert!(
+        fetched <= 5 && cut > 0,
+        "{fetched} fetched, {cut} over budget"
+    );
+    assert!(pages.len() > 5 * 4);
     site.shutdown().await;
+    small.shutdown().await;
 }

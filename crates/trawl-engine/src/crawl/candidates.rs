@@ -37,7 +37,7 @@ pub(super) fn schedule_outlinks(
         tracing::trace!(uri = %child.url, rule = verdict.rule, decision = ?verdict.decision, "scope");
         match verdict.decision {
             Decision::Accept => {
-                child.rank(&settings.sheets.effective(&child));
+                child.rank(&settings.sheets.effective(&child), &settings.config);
                 accepted.push(child);
             }
             // URIs merely outside the seeds' prefixes are not logged (they would swamp the log); an active

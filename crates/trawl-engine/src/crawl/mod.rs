@@ -262,7 +262,7 @@ impl Crawl {
         for seed in &self.seeds {
             let mut uri = CrawlUri::seed(seed.clone(), String::new());
             apply_identity(&classes, &identity, &mut uri);
-            uri.rank(&live.sheets.effective(&uri));
+            uri.rank(&live.sheets.effective(&uri), &live.config);
             // On a resumed job the seeds are already known: scheduling them again does nothing.
             frontier.schedule(&assign.key(&uri.url), uri);
         }
