@@ -414,9 +414,14 @@ impl<T: Item> Frontier<T> {
             || (q.active && (pos < q.head.len() || (holds_all && q.head.len() < head_max)))
         {
             q.head.insert(pos, entry);
-            if has_store && q.head.len() > head_max {
-                q.head.pop_back();
+            if has_store
+                && q.head.len() > head_max
+                && let Some(out) = q.head.pop_back()
+            {
+                q.cursor = q.cursor.min(out.order());
             }
+        } else {
+            q.cursor = q.cursor.min((precedence, seq));
         }
         q.len += 1;
         self.queued += 1;
@@ -479,6 +484,9 @@ impl<T: Item> Frontier<T> {
         q.active = false;
         q.session = 0;
         if has_store {
+            if let Some(first) = q.head.front() {
+                q.cursor = q.cursor.min(first.order());
+            }
             q.head.clear();
         }
         self.active -= 1;
@@ -588,11 +596,20 @@ impl<T: Item> Frontier<T> {
             return Ok(());
         };
         let q = self.queues.get_mut(key).expect("caller checked");
-        let (from, to) = queue_range(q.id);
+        let (_, to) = queue_range(q.id);
+        let from = item_key(q.id, q.cursor.0, q.cursor.1);
         let in_flight = &q.in_flight;
         let found = store.items_in(&from, &to, self.head_max, |k| {
             split_item_key(k).is_some_and(|(_, _, seq)| !in_flight.contains(&seq))
         })?;
+        // Everything after the last item read stays on disk; when fewer were found, nothing does.
+        q.cursor = match found.last().and_then(|(k, _)| split_item_key(k)) {
+            Some((_, p, s)) if found.len() >= self.head_max => match s.checked_add(1) {
+                Some(next) => (p, next),
+                None => (p.saturating_add(1), 0),
+            },
+            _ => (u8::MAX, u64::MAX),
+        };
         for (k, v) in found {
             let (_, precedence, seq) =
                 split_item_key(&k).ok_or_else(|| store.err("bad item key"))?;
@@ -779,6 +796,7 @@ impl<T: Item> Frontier<T> {
         };
         let dropped = q.len;
         q.head.clear();
+        q.cursor = (0, 0);
         q.len = 0;
         self.queued -= dropped;
         if let Some(store) = &mut self.store {

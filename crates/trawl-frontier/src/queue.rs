@@ -107,6 +107,9 @@ pub(crate) struct Queue<T> {
     pub(crate) waiting: bool,
     /// Items taken since it last became active (for balance/replenish).
     pub(crate) session: u64,
+    /// With a store: every queued item outside the head sorts at or after this (precedence, seq), so a
+    /// refill reads from here instead of from the queue's start (where finished items leave tombstones).
+    pub(crate) cursor: (u8, u64),
 }
 
 impl<T> Entry<T> {
@@ -138,6 +141,7 @@ impl<T> Queue<T> {
             active: false,
             waiting: false,
             session: 0,
+            cursor: (0, 0),
         }
     }
 
