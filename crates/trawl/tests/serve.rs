@@ -1,4 +1,5 @@
-//! The operator API over real HTTP on 127.0.0.1 against the built-in test site: auth refusal, create, build,
+//! The operator API over real HTTP on 127.0.0.1 against the built-in test site: auth refusals (401 without
+//! credentials, 403 for a session without its CSRF token), create, build,
 //! launch, a mid-crawl queue delay change that slows the crawl, pause, checkpoint, terminate, resume from the
 //! checkpoint, finish, report, SSE and metrics.
 
@@ -118,6 +119,28 @@ fn operate_a_crawl_over_http() {
 
     assert_eq!(c.raw("GET", "/api/jobs", false, "").0, 401);
     assert_eq!(c.raw("POST", "/api/jobs", false, r#"{"name":"j"}"#).0, 401);
+    // A browser session may read, but a change needs the session's CSRF token.
+    let cookie = login(addr);
+    let with_cookie = |csrf: &str| {
+        send_raw(
+            addr,
+            &format!(
+                "POST /api/jobs HTTP/1.1\r\nHost: x\r\nCookie: {cookie}\r\n{csrf}Content-Type: application/json\r\nContent-Length: 12\r\nConnection: close\r\n\r\n{{\"name\":\"x\"}}"
+            ),
+        )
+    };
+    assert!(with_cookie("").starts_with("HTTP/1.1 403"), "no CSRF token");
+    assert!(
+        with_cookie("X-CSRF-Token: forged\r\n").starts_with("HTTP/1.1 403"),
+        "wrong CSRF token"
+    );
+    let read = send_raw(
+        addr,
+        &format!(
+            "GET /api/jobs HTTP/1.1\r\nHost: x\r\nCookie: {cookie}\r\nConnection: close\r\n\r\n"
+        ),
+    );
+    assert!(read.starts_with("HTTP/1.1 200"), "{read}");
 
     let mut config = trawl::selftest::config();
     config.frontier.min_delay_ms = 200;
@@ -350,4 +373,38 @@ fn operate_a_crawl_over_http() {
         "{got}"
     );
     rt.block_on(site.shutdown());
+}
+
+/// Sends `request` as is and returns the whole answer.
+fn send_raw(addr: SocketAddr, request: &str) -> String {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.write_all(request.as_bytes()).unwrap();
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).unwrap();
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Logs in through the form and returns the session cookie (`name=value`).
+fn login(addr: SocketAddr) -> String {
+    let body = "password=pw";
+    let answer = send_raw(
+        addr,
+        &format!(
+            "POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        ),
+    );
+    answer
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase().starts_with("set-cookie:").then(|| {
+                l["set-cookie:".len()..]
+                    .trim()
+                    .split(';')
+                    .next()
+                    .unwrap()
+                    .to_string()
+            })
+        })
+        .unwrap_or_else(|| panic!("no session cookie: {answer}"))
 }
