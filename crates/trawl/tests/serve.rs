@@ -1,7 +1,7 @@
 //! The operator API over real HTTP on 127.0.0.1 against the built-in test site: auth refusals (401 without
-//! credentials, 403 for a session without its CSRF token), create, build,
-//! launch, a mid-crawl queue delay change that slows the crawl, pause, checkpoint, terminate, resume from the
-//! checkpoint, finish, report, SSE and metrics.
+//! credentials, 403 for a session without its CSRF token), create, build, launch, a mid-crawl queue delay and
+//! then a mid-crawl settings change that each slow the crawl, reports on demand, pause, checkpoint, terminate,
+//! resume from the checkpoint, finish, report, SSE, metrics and a job from a shipped profile.
 
 use std::{
     io::{Read, Write},
