@@ -44,8 +44,8 @@ pub struct WriterConfig {
     pub max_file_bytes: u64,
     /// Compression. Default: [`Compression::Gzip`].
     pub compression: Compression,
-    /// gzip level, 1 (fastest) to 9 (smallest). Default: 3 (zlib-rs's fast strategy: a few percent larger
-    /// than 6 for much less CPU).
+    /// gzip level, 1 (fastest) to 9 (smallest). Default: 3 (short match chains: a few percent larger than
+    /// 6 for less CPU).
     pub gzip_level: u32,
     /// The host name, in file names and the warcinfo record.
     pub host: String,

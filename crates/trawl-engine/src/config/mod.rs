@@ -428,8 +428,9 @@ pub struct WarcConfig {
     pub max_file_bytes: u64,
     /// File name prefix. Default: `trawl`.
     pub prefix: String,
-    /// gzip level per record, 1 (fastest) to 9 (smallest). Level 3 (zlib-rs's fast strategy) was 2.7% larger
-    /// than 6 on the benchmark site for about 15% less crawl CPU; level 1 was 34% larger. Default: 3.
+    /// gzip level per record, 1 (fastest) to 9 (smallest). Level 3 (zlib-rs with short match chains) was
+    /// 2.7% larger than 6 on the benchmark site for about 15% less crawl CPU; level 1 was 34% larger.
+    /// Default: 3.
     pub gzip_level: u32,
 }
 
