@@ -167,15 +167,24 @@ fn details(stats: &Stats, queues: &[crate::control::QueueRow]) -> Vec<Report> {
         .collect::<Vec<_>>());
     out.push(Report::new("seeds", t, json));
 
-    let mut t = format!("{:>8} {:>12} host\n", "urls", "bytes");
+    let mut t = format!("{:>8} {:>12} {:<40} statuses\n", "urls", "bytes", "host");
     let hosts = stats.by_host();
+    let statuses = stats.host_statuses();
+    let of = |host: &str| statuses.get(host).cloned().unwrap_or_default();
     for (host, (n, b)) in &hosts {
-        let _ = writeln!(t, "{n:>8} {b:>12} {host}");
+        let codes: Vec<String> = of(host).iter().map(|(c, n)| format!("{c}:{n}")).collect();
+        let _ = writeln!(t, "{n:>8} {b:>12} {host:<40} {}", codes.join(" "));
     }
     let json = serde_json::json!(
         hosts
             .iter()
-            .map(|(h, (n, b))| serde_json::json!({"host": h, "urls": n, "bytes": b}))
+            .map(|(h, (n, b))| {
+                let codes: serde_json::Map<String, serde_json::Value> = of(h)
+                    .iter()
+                    .map(|(c, n)| (c.to_string(), (*n).into()))
+                    .collect();
+                serde_json::json!({"host": h, "urls": n, "bytes": b, "statuses": codes})
+            })
             .collect::<Vec<_>>()
     );
     out.push(Report::new("hosts", t, json));

@@ -24,6 +24,8 @@ pub struct Stats {
     by_status: Mutex<BTreeMap<i32, u64>>,
     by_mime: Mutex<BTreeMap<String, (u64, u64)>>,
     by_host: Mutex<BTreeMap<String, (u64, u64)>>,
+    /// Host -> status -> URIs.
+    host_statuses: Mutex<BTreeMap<String, BTreeMap<i32, u64>>>,
     seeds: Mutex<BTreeMap<String, SeedOutcome>>,
     groups: Mutex<UrlGroups>,
     /// Source tag (seed) -> host -> (URIs, bytes).
@@ -146,6 +148,7 @@ pub struct SavedStats {
     by_status: BTreeMap<i32, u64>,
     by_mime: BTreeMap<String, (u64, u64)>,
     by_host: HostCounts,
+    host_statuses: BTreeMap<String, BTreeMap<i32, u64>>,
     seeds: BTreeMap<String, SeedOutcome>,
     by_source: BTreeMap<String, HostCounts>,
     latency: Vec<u64>,
@@ -168,6 +171,7 @@ impl Stats {
             by_status: self.by_status(),
             by_mime: self.by_mime(),
             by_host: self.by_host(),
+            host_statuses: self.host_statuses(),
             seeds: self.seeds(),
             by_source: self.by_source(),
             latency: self.latency.iter().map(|c| c.load(Relaxed)).collect(),
@@ -193,6 +197,7 @@ impl Stats {
             by_status: Mutex::new(saved.by_status),
             by_mime: Mutex::new(saved.by_mime),
             by_host: Mutex::new(saved.by_host),
+            host_statuses: Mutex::new(saved.host_statuses),
             seeds: Mutex::new(saved.seeds),
             by_source: Mutex::new(saved.by_source),
             source_rows: AtomicU64::new(rows as u64),
@@ -224,6 +229,7 @@ impl Stats {
             by_status: Mutex::default(),
             by_mime: Mutex::default(),
             by_host: Mutex::default(),
+            host_statuses: Mutex::default(),
             seeds: Mutex::default(),
             groups: Mutex::default(),
             by_source: Mutex::default(),
@@ -251,6 +257,11 @@ impl Stats {
         let e = h.entry(host.to_string()).or_default();
         e.0 += 1;
         e.1 += wire_bytes;
+        *lock(&self.host_statuses)
+            .entry(host.to_string())
+            .or_default()
+            .entry(status)
+            .or_default() += 1;
     }
 
     /// Counts one fetch's duration in the latency histogram.
@@ -366,6 +377,11 @@ impl Stats {
     pub fn by_host(&self) -> BTreeMap<String, (u64, u64)> {
         lock(&self.by_host).clone()
     }
+
+    /// URIs per status code, per host.
+    pub fn host_statuses(&self) -> BTreeMap<String, BTreeMap<i32, u64>> {
+        lock(&self.host_statuses).clone()
+    }
 }
 
 impl Default for Stats {
@@ -425,6 +441,13 @@ mod tests {
         assert_eq!(back.by_source(), s.by_source());
         assert!(back.snapshot().elapsed >= ran, "the clock goes on");
         back.with_groups(|g| assert_eq!(g.by_norm.len(), 3));
+        s.record(200, "a.org", Some("text/html"), 10);
+        s.record(404, "a.org", None, 1);
+        s.record(200, "a.org", None, 1);
+        assert_eq!(
+            s.host_statuses()["a.org"],
+            BTreeMap::from([(200, 2), (404, 1)])
+        );
         s.record_seed("http://a.org/", 301);
         s.record_seed_redirect("http://a.org/", "https://a.org/");
         assert_eq!(

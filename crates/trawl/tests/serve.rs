@@ -231,7 +231,10 @@ fn operate_a_crawl_over_http() {
     assert_eq!(first["source"], site.seed().as_str(), "{sources}");
     assert!(first["hosts"][0]["urls"].as_u64().unwrap() > 3, "{sources}");
     let (code, hosts) = c.raw("GET", "/api/jobs/j/report?name=hosts&format=txt", true, "");
-    assert!(code == 200 && hosts.contains("127.0.0.1"), "{code} {hosts}");
+    assert!(
+        code == 200 && hosts.contains("127.0.0.1") && hosts.contains(" 200:"),
+        "{code} {hosts}"
+    );
     let live = c.call("GET", "/api/jobs/j/report", Value::Null);
     assert_eq!(live["status"], "RUNNING", "{live}");
     assert_eq!(
