@@ -109,6 +109,54 @@ pub struct Snapshot {
     pub latency: Latency,
 }
 
+/// A job's main counters as last saved (`JOB/state/totals.json`, with the full counters): what a job list
+/// shows for a job that is not running.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Totals {
+    /// Seconds crawled, all runs.
+    pub elapsed_s: f64,
+    /// URIs finished.
+    pub finished: u64,
+    /// URIs finished with an HTTP response.
+    pub succeeded: u64,
+    /// URIs finished without one.
+    pub failed: u64,
+    /// URIs left queued.
+    pub queued: u64,
+    /// Distinct URIs discovered.
+    pub discovered: u64,
+    /// Queues with work.
+    pub active_queues: u64,
+    /// Bytes received.
+    pub wire_bytes: u64,
+}
+
+/// Where [`Totals`] are saved in a job.
+pub const TOTALS_FILE: &str = "state/totals.json";
+
+impl Totals {
+    /// The totals of `snap`.
+    pub fn of(snap: &Snapshot) -> Totals {
+        Totals {
+            elapsed_s: snap.elapsed.as_secs_f64(),
+            finished: snap.finished,
+            succeeded: snap.succeeded,
+            failed: snap.failed,
+            queued: snap.queued,
+            discovered: snap.discovered,
+            active_queues: snap.active_queues,
+            wire_bytes: snap.wire_bytes,
+        }
+    }
+
+    /// The totals last saved in the job at `job_dir`, if any.
+    pub fn read(job_dir: &std::path::Path) -> Option<Totals> {
+        let text = std::fs::read_to_string(job_dir.join(TOTALS_FILE)).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+}
+
 impl Snapshot {
     /// Finished URIs per second since the start.
     pub fn rate(&self) -> f64 {

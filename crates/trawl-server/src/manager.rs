@@ -232,7 +232,22 @@ impl JobManager {
                     None if dir.join("state/frontier").exists() => "stopped",
                     None => "created",
                 };
-                (state, ending, Counters::default())
+                // Not run in this process: the totals it saved last.
+                let saved = trawl_engine::stats::Totals::read(&dir)
+                    .map(|t| Counters {
+                        elapsed_s: t.elapsed_s,
+                        finished: t.finished,
+                        succeeded: t.succeeded,
+                        failed: t.failed,
+                        queued: t.queued,
+                        discovered: t.discovered,
+                        active_queues: t.active_queues,
+                        wire_bytes: t.wire_bytes,
+                        avg_uris_per_s: t.finished as f64 / t.elapsed_s.max(1e-3),
+                        ..Counters::default()
+                    })
+                    .unwrap_or_default();
+                (state, ending, saved)
             }
         };
         Ok(JobStatus {
@@ -319,5 +334,44 @@ fn ending_state(ending: &str) -> &'static str {
         "stopped"
     } else {
         "failed"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_job_not_run_here_shows_its_saved_totals() {
+        let dir = tempfile::tempdir().unwrap();
+        let jobs = JobManager::new(dir.path()).unwrap();
+        jobs.create("old", "").unwrap();
+        assert_eq!(jobs.status("old").unwrap().counters.finished, 0);
+        std::fs::create_dir_all(dir.path().join("old/state/frontier")).unwrap();
+        let totals = trawl_engine::stats::Totals {
+            elapsed_s: 10.0,
+            finished: 120,
+            succeeded: 118,
+            failed: 2,
+            queued: 5,
+            discovered: 125,
+            active_queues: 1,
+            wire_bytes: 4096,
+        };
+        std::fs::write(
+            dir.path()
+                .join("old")
+                .join(trawl_engine::stats::TOTALS_FILE),
+            serde_json::to_string(&totals).unwrap(),
+        )
+        .unwrap();
+        let status = jobs.status("old").unwrap();
+        assert_eq!(status.state, "stopped");
+        let c = status.counters;
+        assert_eq!(
+            (c.finished, c.failed, c.queued, c.wire_bytes),
+            (120, 2, 5, 4096)
+        );
+        assert!((c.avg_uris_per_s - 12.0).abs() < 1e-9);
     }
 }

@@ -195,6 +195,8 @@ fn operate_a_running_crawl_then_a_stopped_one() {
         "{} crawl.log lines; {report}",
         log.len()
     );
+    let totals = trawl_engine::stats::Totals::read(&job).expect("state/totals.json");
+    assert_eq!(totals.finished as usize, log.len());
     rt.block_on(site.shutdown());
 }
 

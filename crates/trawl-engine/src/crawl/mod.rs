@@ -420,6 +420,15 @@ fn save_stats(shared: &Shared, dir: &std::path::Path) {
     if let Err(e) = shared.job.write_file(&dir.join(STATS_FILE), &text) {
         tracing::warn!("saving counters: {e}");
     }
+    if dir != shared.job.state_dir() {
+        return;
+    }
+    let totals =
+        serde_json::to_string(&crate::stats::Totals::of(&shared.snapshot())).unwrap_or_default();
+    let path = shared.job.root().join(crate::stats::TOTALS_FILE);
+    if let Err(e) = shared.job.write_file(&path, &totals) {
+        tracing::warn!("saving totals: {e}");
+    }
 }
 
 fn append_line(path: &std::path::Path, line: &str) {
