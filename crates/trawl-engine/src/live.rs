@@ -58,6 +58,17 @@ impl SettingsChange {
         seeds: &[Url],
         base_dir: &Path,
     ) -> Result<CrawlConfig, String> {
+        self.apply_live(config, seeds, base_dir)
+            .map(|live| (*live.config).clone())
+    }
+
+    /// The settings a running crawl reads after this change to `config`, built (and so checked) once.
+    pub(crate) fn apply_live(
+        &self,
+        config: &CrawlConfig,
+        seeds: &[Url],
+        base_dir: &Path,
+    ) -> Result<LiveSettings, String> {
         let mut next = config.clone();
         match self {
             SettingsChange::Set(table) => {
@@ -92,8 +103,7 @@ impl SettingsChange {
             }
         }
         next.validate()?;
-        LiveSettings::build(Arc::new(next.clone()), seeds, base_dir)?;
-        Ok(next)
+        LiveSettings::build(Arc::new(next), seeds, base_dir)
     }
 
     /// What the change did, for replies and config-changes.log; names settings that wait for the next
@@ -283,6 +293,22 @@ mod tests {
             let e = change(json).apply(&base, &[], dir).unwrap_err();
             assert!(e.contains(want), "{json}: {e}");
         }
+    }
+
+    #[test]
+    fn one_sheet_from_text() {
+        let one = "[[sheet]]\nname = \"s\"\nsurt_prefixes = [\"http://(org,\"]\nset = {}\n";
+        assert_eq!(SheetSpec::parse_one(one).unwrap().name, "s");
+        assert!(
+            SheetSpec::parse_one(&one.repeat(2))
+                .unwrap_err()
+                .contains("2 [[sheet]]")
+        );
+        assert!(
+            SheetSpec::parse_one("name = 1")
+                .unwrap_err()
+                .contains("one [[sheet]] table")
+        );
     }
 
     #[test]

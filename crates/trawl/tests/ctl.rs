@@ -6,7 +6,7 @@ mod common;
 use std::{
     path::Path,
     process::{Command, Stdio},
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 fn ctl(job: &Path, args: &[&str]) -> (i32, serde_json::Value) {
@@ -20,17 +20,6 @@ fn ctl(job: &Path, args: &[&str]) -> (i32, serde_json::Value) {
     let text = String::from_utf8_lossy(&out.stdout);
     let value = serde_json::from_str(text.trim()).unwrap_or(serde_json::Value::Null);
     (out.status.code().unwrap_or(-1), value)
-}
-
-fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 #[test]
@@ -63,7 +52,7 @@ fn operate_a_running_crawl_then_a_stopped_one() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    wait_for("the crawl to start", || {
+    common::wait_for("the crawl to start", 30, || {
         trawl_engine::control::running_pid(&job).is_some()
     });
 
@@ -102,7 +91,7 @@ fn operate_a_running_crawl_then_a_stopped_one() {
     );
     assert_eq!(ctl(&job, &["unpause"]).0, 0);
     assert_eq!(ctl(&job, &["checkpoint"]).0, 0);
-    wait_for("a checkpoint", || {
+    common::wait_for("a checkpoint", 30, || {
         job.join("checkpoints")
             .read_dir()
             .is_ok_and(|mut d| d.next().is_some())

@@ -4,8 +4,6 @@
 
 mod common;
 
-use trawl_engine::{Crawl, CrawlConfig, CrawlHandle};
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hops_first_and_a_sheet_sends_a_prefix_last() {
     let site = trawl::selftest::site::start().await.unwrap();
@@ -36,19 +34,8 @@ set = {{ "frontier.max_uris_per_host" = 5 }}
     );
     let path = dir.path().join("crawl.toml");
     std::fs::write(&path, text).unwrap();
-    let mut config = CrawlConfig::load(&path).unwrap();
-    let sel = trawl::selftest::config();
-    config.fetch = sel.fetch;
-    config.frontier.delay_factor = 0.0;
-    config.frontier.min_delay_ms = 0;
-    config.frontier.max_delay_ms = 0;
-    config.frontier.max_retries = 0;
     let job = dir.path().join("job");
-    Crawl::new(&job, config, &[])
-        .unwrap()
-        .run(CrawlHandle::default(), |_| {})
-        .await
-        .unwrap();
+    common::crawl_quickly(&path, &job).await;
 
     let log = common::crawl_log(&job);
     let ours = |l: &&trawl::selftest::crawl_log::LogLine| {

@@ -3,10 +3,12 @@
 //! then a mid-crawl settings change that each slow the crawl, reports on demand, pause, checkpoint, terminate,
 //! resume from the checkpoint, finish, report, SSE, metrics and a job from a shipped profile.
 
+mod common;
+
 use std::{
     io::{Read, Write},
     net::{SocketAddr, TcpStream},
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 use serde_json::{Value, json};
@@ -84,17 +86,6 @@ fn dechunk(mut body: &str) -> String {
     out
 }
 
-fn wait_for(what: &str, secs: u64, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(
-            start.elapsed() < Duration::from_secs(secs),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
 #[test]
 fn operate_a_crawl_over_http() {
     let rt = tokio::runtime::Runtime::new().unwrap();
@@ -160,7 +151,7 @@ fn operate_a_crawl_over_http() {
 
     // A mid-crawl settings change: the site's queue slows from 200 ms to 2 s between fetches.
     let queue = format!("127.0.0.1:{}", site.addr.port());
-    wait_for("the site's queue", 30, || {
+    common::wait_for("the site's queue", 30, || {
         c.call("GET", "/api/jobs/j/queues", Value::Null)["queues"]
             .as_array()
             .unwrap()
@@ -265,11 +256,11 @@ fn operate_a_crawl_over_http() {
     assert_eq!(c.log_len(), paused, "a paused crawl took new URIs");
     c.call("POST", "/api/jobs/j/unpause", Value::Null);
     c.call("POST", "/api/jobs/j/checkpoint", Value::Null);
-    wait_for("a checkpoint", 30, || {
+    common::wait_for("a checkpoint", 30, || {
         !c.status()["checkpoints"].as_array().unwrap().is_empty()
     });
     c.call("POST", "/api/jobs/j/terminate", Value::Null);
-    wait_for("the crawl to stop", 60, || c.status()["state"] == "stopped");
+    common::wait_for("the crawl to stop", 60, || c.status()["state"] == "stopped");
     let report = c.call("GET", "/api/jobs/j/report", Value::Null);
     assert!(
         report["status"].as_str().unwrap().starts_with("STOPPED"),
@@ -288,7 +279,7 @@ fn operate_a_crawl_over_http() {
         "/api/jobs/j/settings",
         json!({"set": {"frontier.min_delay_ms": 0, "frontier.max_delay_ms": 0}}),
     );
-    wait_for("the crawl to finish", 120, || {
+    common::wait_for("the crawl to finish", 120, || {
         c.status()["state"] == "finished"
     });
     let report = c.call("GET", "/api/jobs/j/report", Value::Null);

@@ -61,19 +61,8 @@ set = {{ "scope.max_hops" = 1 }}
     );
     let path = dir.path().join("crawl.toml");
     std::fs::write(&path, text).unwrap();
-    let mut config = CrawlConfig::load(&path).unwrap();
-    let sel = trawl::selftest::config();
-    config.fetch = sel.fetch;
-    config.frontier.delay_factor = 0.0;
-    config.frontier.min_delay_ms = 0;
-    config.frontier.max_delay_ms = 0;
-    config.frontier.max_retries = 0;
     let job = dir.path().join("job");
-    Crawl::new(&job, config, &[])
-        .unwrap()
-        .run(CrawlHandle::default(), |_| {})
-        .await
-        .unwrap();
+    common::crawl_quickly(&path, &job).await;
 
     // The sheet's host: every gap at least 250 ms. The other host: back to back.
     let slow_spans = spans(&job, slow.seed().trim_end_matches('/'));

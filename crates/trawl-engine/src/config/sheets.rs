@@ -27,6 +27,27 @@ pub struct SheetSpec {
     pub rules: Vec<RuleSpec>,
 }
 
+impl SheetSpec {
+    /// The one `[[sheet]]` table in `text` (a sheet sent on its own, e.g. to change a running crawl); the
+    /// error says what is wrong with the text.
+    pub fn parse_one(text: &str) -> Result<SheetSpec, String> {
+        #[derive(Deserialize)]
+        struct One {
+            sheet: Vec<SheetSpec>,
+        }
+        let mut one: One = toml::from_str(text).map_err(|e| {
+            format!(
+                "a sheet is one [[sheet]] table with name, set and surt_prefixes or rules: {}",
+                e.message()
+            )
+        })?;
+        match one.sheet.len() {
+            1 => Ok(one.sheet.remove(0)),
+            n => Err(format!("{n} [[sheet]] tables: give one at a time")),
+        }
+    }
+}
+
 /// Setting sections a sheet may override: those read per URI.
 pub const OVERRIDABLE: &[&str] = &["frontier.", "fetch.", "scope.max_", "classes.watch_"];
 

@@ -79,11 +79,7 @@ pub(super) fn apply_command(shared: &Shared, command: &Command) -> Reply {
 /// processed from now on, and saved to the job's crawl.toml.
 fn change_settings(shared: &Shared, change: &crate::live::SettingsChange) -> Reply {
     let mut live = shared.live.write().unwrap_or_else(PoisonError::into_inner);
-    let next = match change.apply(&live.config, &shared.seeds, shared.job.root()) {
-        Ok(next) => next,
-        Err(message) => return Reply::Failed { message },
-    };
-    let rebuilt = match LiveSettings::build(Arc::new(next), &shared.seeds, shared.job.root()) {
+    let rebuilt = match change.apply_live(&live.config, &shared.seeds, shared.job.root()) {
         Ok(l) => l,
         Err(message) => return Reply::Failed { message },
     };

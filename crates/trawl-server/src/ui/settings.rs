@@ -85,20 +85,9 @@ fn parse(f: &SettingsForm) -> Result<SettingsChange, ApiError> {
         "set" => toml::from_str::<toml::Table>(&f.text)
             .map(|t| SettingsChange::Set(flatten(t)))
             .map_err(|e| ApiError::bad_request(format!("settings: {}", e.message()))),
-        "sheet" => {
-            #[derive(Deserialize)]
-            struct One {
-                sheet: Vec<SheetSpec>,
-            }
-            let mut one: One = toml::from_str(&f.text)
-                .map_err(|e| ApiError::bad_request(format!("sheet: {}", e.message())))?;
-            match one.sheet.len() {
-                1 => Ok(SettingsChange::Sheet(one.sheet.remove(0))),
-                n => Err(ApiError::bad_request(format!(
-                    "give one [[sheet]] table, not {n}"
-                ))),
-            }
-        }
+        "sheet" => SheetSpec::parse_one(&f.text)
+            .map(SettingsChange::Sheet)
+            .map_err(ApiError::bad_request),
         "remove" => Ok(SettingsChange::RemoveSheet(f.name.clone())),
         other => Err(ApiError::bad_request(format!(
             "no settings change {other:?}"

@@ -42,21 +42,9 @@ fn settings(pairs: &[String]) -> anyhow::Result<toml::Table> {
 
 /// The one `[[sheet]]` table in `file`.
 fn sheet(file: &Path) -> anyhow::Result<SheetSpec> {
-    #[derive(serde::Deserialize)]
-    struct OneSheet {
-        sheet: Vec<SheetSpec>,
-    }
     let text =
         std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let mut one: OneSheet = toml::from_str(&text)
-        .with_context(|| format!("{} must hold one [[sheet]] table", file.display()))?;
-    match one.sheet.len() {
-        1 => Ok(one.sheet.remove(0)),
-        n => bail!(
-            "{} holds {n} [[sheet]] tables; put one at a time",
-            file.display()
-        ),
-    }
+    SheetSpec::parse_one(&text).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))
 }
 
 fn command(action: CtlAction) -> anyhow::Result<Command> {

@@ -136,3 +136,31 @@ fn is_chunked(block: &[u8]) -> bool {
             l.starts_with("transfer-encoding:") && l.contains("chunked")
         })
 }
+
+/// Crawls with the config at `config_path` into `job`, quickly: the self-test's fetch settings (short
+/// timeouts), no politeness delay, no retries.
+pub async fn crawl_quickly(config_path: &Path, job: &Path) {
+    let mut config = trawl_engine::CrawlConfig::load(config_path).unwrap();
+    config.fetch = trawl::selftest::config().fetch;
+    config.frontier.delay_factor = 0.0;
+    config.frontier.min_delay_ms = 0;
+    config.frontier.max_delay_ms = 0;
+    config.frontier.max_retries = 0;
+    trawl_engine::Crawl::new(job, config, &[])
+        .unwrap()
+        .run(trawl_engine::CrawlHandle::default(), |_| {})
+        .await
+        .unwrap();
+}
+
+/// Waits until `done`, failing after `secs` seconds with "timed out waiting for `what`".
+pub fn wait_for(what: &str, secs: u64, mut done: impl FnMut() -> bool) {
+    let start = std::time::Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(secs),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
