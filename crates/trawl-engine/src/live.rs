@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use trawl_url::Url;
 
 use crate::{
-    CrawlConfig, CrawlUri, Error, Scope,
+    CrawlConfig, Error, Scope,
     config::{SheetSpec, sheets::check_path},
     job::Job,
     sheets::Sheets,
@@ -170,15 +170,14 @@ impl LiveSettings {
         })
     }
 
-    /// The scope for `uri`: the crawl's, or, when sheets give the URI other `scope.*` values, one built from
-    /// its effective settings (cached per sheet set).
-    pub(crate) fn scope_for(&self, uri: &CrawlUri) -> Arc<Scope> {
-        let settings = self.sheets.effective(uri);
+    /// The scope for a URI with these effective `settings` (from [`Sheets::effective`]): the crawl's, or,
+    /// when sheets give the URI other `scope.*` values, one built from them (cached per sheet set).
+    pub(crate) fn scope_for(&self, settings: &Arc<CrawlConfig>) -> Arc<Scope> {
         // No sheet applies (the usual case): the same Arc as the base settings, no comparison needed.
-        if Arc::ptr_eq(&settings, &self.config) || settings.scope == self.config.scope {
+        if Arc::ptr_eq(settings, &self.config) || settings.scope == self.config.scope {
             return self.scope.clone();
         }
-        let key = Arc::as_ptr(&settings) as usize;
+        let key = Arc::as_ptr(settings) as usize;
         let mut cache = self
             .sheet_scopes
             .lock()
@@ -187,8 +186,8 @@ impl LiveSettings {
             return scope.clone();
         }
         // The settings were validated with the same rules when the sheets were built.
-        let scope = Scope::from_config(&settings, &self.seeds)
-            .map_or_else(|_| self.scope.clone(), Arc::new);
+        let scope =
+            Scope::from_config(settings, &self.seeds).map_or_else(|_| self.scope.clone(), Arc::new);
         cache.insert(key, scope.clone());
         scope
     }

@@ -32,12 +32,14 @@ pub(super) fn schedule_outlinks(
             );
             continue;
         }
-        let scope = settings.scope_for(&child);
+        // The child's settings (crawl + sheets), for its scope and, if accepted, its precedence.
+        let effective = settings.sheets.effective(&child);
+        let scope = settings.scope_for(&effective);
         let verdict = scope.decide(&child);
         tracing::trace!(uri = %child.url, rule = verdict.rule, decision = ?verdict.decision, "scope");
         match verdict.decision {
             Decision::Accept => {
-                child.rank(&settings.sheets.effective(&child), &settings.config);
+                child.rank(&effective, &settings.config);
                 accepted.push(child);
             }
             // URIs merely outside the seeds' prefixes are not logged (they would swamp the log); an active
