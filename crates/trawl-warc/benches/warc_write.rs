@@ -1,0 +1,153 @@
+//! Encoding WARC records, MB/s of uncompressed record bytes: a page's request, response and metadata
+//! records, as the crawler writes them, gzipped one member per record at several levels, or plain. A
+//! baseline compresses the same bytes with zlib (flate2 over zlib-rs, one reused stream reset per member),
+//! which trawl used before libdeflate; the compressed size of each is printed once.
+//!
+//! Run with `cargo bench -p trawl-warc --bench warc_write`; figures are in docs/performance.md.
+
+use std::hint::black_box;
+
+use chrono::Utc;
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use flate2::{Compress, Compression as ZlibLevel, FlushCompress, Status};
+use trawl_warc::{Compression, Encoder, Record};
+
+#[path = "../../../bench/micro/pages.rs"]
+mod pages;
+
+/// The three records the crawler writes for one fetched page.
+fn page_records(url: &str, body: &[u8]) -> Vec<Record> {
+    let date = Utc::now();
+    let ip = Some("127.0.0.1".parse().unwrap());
+    let request = format!(
+        "GET {} HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nUser-Agent: trawl/0.1 (+https://example.org/bot)\r\n\
+         Accept: */*\r\nAccept-Encoding: gzip, br\r\n\r\n",
+        &url[21..]
+    );
+    let mut response = format!(
+        "HTTP/1.1 200 OK\r\nServer: nginx\r\nDate: Sun, 22 Nov 2026 14:00:00 GMT\r\n\
+         Content-Type: text/html\r\nContent-Length: {}\r\nConnection: keep-alive\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    response.extend_from_slice(body);
+    let mut records = vec![
+        Record::request(url, date, ip, request.into_bytes()),
+        Record::response(url, date, ip, response),
+        Record::metadata(
+            url,
+            date,
+            &[("via", "http://127.0.0.1:8080/"), ("hopsFromSeed", "L")],
+        ),
+    ];
+    let id = records[1].id().to_string();
+    records[0].set("WARC-Concurrent-To", id.clone());
+    records[2].set("WARC-Concurrent-To", id);
+    records
+}
+
+/// zlib-rs through flate2, one stream reset per member: what trawl used before libdeflate.
+fn zlib_members(deflate: &mut Compress, plains: &[Vec<u8>], out: &mut Vec<u8>) {
+    for plain in plains {
+        deflate.reset();
+        out.reserve(plain.len() + 64);
+        let start = deflate.total_in();
+        loop {
+            let consumed = (deflate.total_in() - start) as usize;
+            out.reserve(4096);
+            let status = deflate
+                .compress_vec(&plain[consumed..], out, FlushCompress::Finish)
+                .unwrap();
+            if status == Status::StreamEnd {
+                break;
+            }
+        }
+    }
+}
+
+fn warc_write(c: &mut Criterion) {
+    let groups: Vec<Vec<Record>> = pages::pages(200, 7)
+        .iter()
+        .map(|(url, body)| page_records(url, body))
+        .collect();
+    let warcinfo_id = "<urn:uuid:00000000-0000-4000-8000-000000000000>";
+    let plain_bytes: usize = {
+        let mut none = Encoder::new(Compression::None, 1);
+        groups
+            .iter()
+            .map(|g| none.encode(g, warcinfo_id).unwrap().bytes().len())
+            .sum()
+    };
+    let mut g = c.benchmark_group("warc_write");
+    g.throughput(Throughput::Bytes(plain_bytes as u64));
+    let settings = [
+        ("plain", Compression::None, 1),
+        ("gzip_1", Compression::Gzip, 1),
+        ("gzip_3", Compression::Gzip, 3),
+        ("gzip_6", Compression::Gzip, 6),
+    ];
+    for (name, compression, level) in settings {
+        let mut encoder = Encoder::new(compression, level);
+        let size: usize = groups
+            .iter()
+            .map(|grp| encoder.encode(grp, warcinfo_id).unwrap().bytes().len())
+            .sum();
+        eprintln!(
+            "{name}: {size} bytes, {:.1}% of {plain_bytes}",
+            100.0 * size as f64 / plain_bytes as f64
+        );
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                for grp in &groups {
+                    black_box(encoder.encode(grp, warcinfo_id).unwrap());
+                }
+            })
+        });
+    }
+    // The same plain record bytes, for the zlib baseline.
+    let mut none = Encoder::new(Compression::None, 1);
+    let plains: Vec<Vec<Vec<u8>>> = groups
+        .iter()
+        .map(|grp| {
+            grp.iter()
+                .map(|r| {
+                    none.encode(std::slice::from_ref(r), warcinfo_id)
+                        .unwrap()
+                        .bytes()
+                        .to_vec()
+                })
+                .collect()
+        })
+        .collect();
+    for level in [3, 6] {
+        let mut deflate = Compress::new(ZlibLevel::new(level), false);
+        let mut size = 0;
+        for p in &plains {
+            let mut out = Vec::new();
+            zlib_members(&mut deflate, p, &mut out);
+            size += out.len() + p.len() * 18;
+        }
+        eprintln!(
+            "zlib_rs_{level}: {size} bytes, {:.1}% of {plain_bytes}",
+            100.0 * size as f64 / plain_bytes as f64
+        );
+        g.bench_function(format!("zlib_rs_{level}"), |b| {
+            b.iter(|| {
+                for p in &plains {
+                    let mut out = Vec::new();
+                    zlib_members(&mut deflate, p, &mut out);
+                    black_box(out);
+                }
+            })
+        });
+    }
+    g.finish();
+}
+
+/// The benchmark groups (criterion's macros write undocumented items).
+#[allow(missing_docs)]
+mod groups {
+    use super::*;
+    criterion_group!(benches, warc_write);
+}
+criterion_main!(groups::benches);
