@@ -253,13 +253,7 @@ impl Writer {
                 warcinfo_id: warcinfo.id().to_owned(),
             };
             let mut bytes = Vec::new();
-            encode(
-                &warcinfo,
-                &[],
-                self.cfg.compression,
-                &mut self.encoder.gzip,
-                &mut bytes,
-            );
+            self.encoder.append(&warcinfo, &[], &mut bytes);
             if let Err(e) = append(&mut open, &bytes) {
                 let _ = fs::remove_file(&open.open_path);
                 return Err(e);
@@ -323,6 +317,8 @@ impl Drop for Writer {
 pub struct Encoder {
     compression: Compression,
     gzip: GzipMembers,
+    /// One record serialised before compression, kept between records to reuse its allocation.
+    plain: Vec<u8>,
 }
 
 impl std::fmt::Debug for Encoder {
@@ -354,6 +350,7 @@ impl Encoder {
         Encoder {
             compression,
             gzip: GzipMembers::new(level),
+            plain: Vec::new(),
         }
     }
 
@@ -367,7 +364,7 @@ impl Encoder {
         let mut lens = Vec::with_capacity(records.len());
         for record in records {
             let start = bytes.len();
-            encode(record, &extra, self.compression, &mut self.gzip, &mut bytes);
+            self.append(record, &extra, &mut bytes);
             lens.push((bytes.len() - start) as u64);
         }
         Ok(Encoded {
@@ -376,22 +373,16 @@ impl Encoder {
             warcinfo_id: warcinfo_id.to_string(),
         })
     }
-}
 
-/// Appends `record` to `out`, as a gzip member when compressing.
-fn encode(
-    record: &Record,
-    extra: &[(&str, &str)],
-    compression: Compression,
-    gzip: &mut GzipMembers,
-    out: &mut Vec<u8>,
-) {
-    match compression {
-        Compression::None => record.write_to(out, extra),
-        Compression::Gzip => {
-            let mut plain = Vec::new();
-            record.write_to(&mut plain, extra);
-            gzip.member(&plain, out);
+    /// Appends `record` with the `extra` header fields to `out`, as a gzip member when compressing.
+    fn append(&mut self, record: &Record, extra: &[(&str, &str)], out: &mut Vec<u8>) {
+        match self.compression {
+            Compression::None => record.write_to(out, extra),
+            Compression::Gzip => {
+                self.plain.clear();
+                record.write_to(&mut self.plain, extra);
+                self.gzip.member(&self.plain, out);
+            }
         }
     }
 }

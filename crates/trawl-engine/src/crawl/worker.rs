@@ -265,7 +265,7 @@ pub(super) async fn process(
             && mime.as_deref().is_some_and(|m| m.contains("html"))
             && let Some(body) = decoded.as_deref()
         {
-            let (text, meta) = blocking(|| crate::filters::page_text(body, 4 << 20));
+            let (text, meta) = blocking(body.len(), || crate::filters::page_text(body, 4 << 20));
             if let Some(hit) = shared.gates.text_filters.check(&text, &meta) {
                 annotations.push(hit.label());
                 write_it = false;
@@ -279,7 +279,9 @@ pub(super) async fn process(
     // write
     let mut payload_digest = None;
     if write_it {
-        match blocking(|| shared.warc.write_fetch(&uri, &fetched, resp, &outlinks)) {
+        match blocking(resp.response_bytes.len(), || {
+            shared.warc.write_fetch(&uri, &fetched, resp, &outlinks)
+        }) {
             Ok(d) => payload_digest = d,
             Err(e) => {
                 shared.fail(e.to_string());
@@ -452,7 +454,9 @@ pub(super) fn extract_outlinks(
     let (Some(body), Some(mime)) = (body, mime) else {
         return;
     };
-    let found = blocking(|| extract::extract(mime, body, content_type, &uri.url, &limits));
+    let found = blocking(body.len(), || {
+        extract::extract(mime, body, content_type, &uri.url, &limits)
+    });
     if found.truncated_outlinks {
         annotations.push("outlinksTrunc".to_string());
     }
