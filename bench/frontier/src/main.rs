@@ -57,7 +57,7 @@ fn main() {
         }
         if batch.len() >= 50 || i + 1 == n {
             ops += batch.len() as u64;
-            assert_eq!(f.schedule_batch(std::mem::take(&mut batch)), want);
+            assert_eq!(f.schedule_batch(std::mem::take(&mut batch)).0, want);
             want.clear();
             batches += 1;
             if batches % 20 == 0 {

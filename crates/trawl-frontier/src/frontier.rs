@@ -305,12 +305,14 @@ impl<T: Item> Frontier<T> {
         let fp = fingerprint(item.uniq_key());
         let seen = self.seen_fp(fp);
         self.schedule_checked(queue, item, fp, seen)
+            .unwrap_or(Scheduled::OverBudget)
     }
 
     /// [`Frontier::schedule`] for many items (a page's outlinks), with the uniq filter's disk lookups made
     /// in fingerprint order first: like Mercator's and DRUM's batched checks, they walk the store's sorted keys
-    /// forward instead of jumping around it. Returns what became of each item, in order.
-    pub fn schedule_batch(&mut self, batch: Vec<(String, T)>) -> Vec<Scheduled> {
+    /// forward instead of jumping around it. Returns what became of each item, in order, and the items
+    /// refused as [`Scheduled::OverBudget`] (for the caller to log), in order.
+    pub fn schedule_batch(&mut self, batch: Vec<(String, T)>) -> (Vec<Scheduled>, Vec<T>) {
         let fps: Vec<u64> = batch
             .iter()
             .map(|(_, item)| fingerprint(item.uniq_key()))
@@ -321,7 +323,8 @@ impl<T: Item> Frontier<T> {
         for i in order {
             seen[i] = self.seen_fp(fps[i]);
         }
-        batch
+        let mut over_budget = Vec::new();
+        let results = batch
             .into_iter()
             .zip(fps)
             .zip(seen)
@@ -329,13 +332,25 @@ impl<T: Item> Frontier<T> {
             .map(|(((queue, item), fp), seen)| {
                 let seen = seen || self.seen.contains(&fp);
                 self.schedule_checked(&queue, item, fp, seen)
+                    .unwrap_or_else(|item| {
+                        over_budget.push(item);
+                        Scheduled::OverBudget
+                    })
             })
-            .collect()
+            .collect();
+        (results, over_budget)
     }
 
-    fn schedule_checked(&mut self, queue: &str, item: T, fp: u64, seen: bool) -> Scheduled {
+    /// Queues `item` unless `seen`; gives it back when its queue is over budget.
+    fn schedule_checked(
+        &mut self,
+        queue: &str,
+        item: T,
+        fp: u64,
+        seen: bool,
+    ) -> Result<Scheduled, T> {
         if seen {
-            return Scheduled::Duplicate;
+            return Ok(Scheduled::Duplicate);
         }
         let budget = self.budget;
         let q = self.queue_mut(queue);
@@ -344,14 +359,14 @@ impl<T: Item> Frontier<T> {
             .or(budget)
             .is_some_and(|b| q.spent >= b)
         {
-            return Scheduled::OverBudget;
+            return Err(item);
         }
         q.spent += 1;
         q.precedence = q.precedence.min(item.queue_precedence());
         self.dirty.insert(queue.to_string());
         self.add_seen(fp);
         self.push(queue, fp, item, false, true);
-        Scheduled::Queued
+        Ok(Scheduled::Queued)
     }
 
     /// Queues `item` at the front of `queue`, bypassing the uniq filter: for prerequisites, retries and an

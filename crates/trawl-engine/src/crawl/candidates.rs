@@ -61,20 +61,12 @@ pub(super) fn schedule_outlinks(
             _ => {}
         }
     }
-    let mut over_budget = Vec::new();
-    let mut queued = 0;
     let batch: Vec<(String, CrawlUri)> = accepted
-        .iter()
-        .map(|child| (shared.assign.key(&child.url), child.clone()))
+        .into_iter()
+        .map(|child| (shared.assign.key(&child.url), child))
         .collect();
-    let results = lock(&shared.frontier).schedule_batch(batch);
-    for (child, result) in accepted.into_iter().zip(results) {
-        match result {
-            Scheduled::Queued => queued += 1,
-            Scheduled::OverBudget => over_budget.push(child),
-            Scheduled::Duplicate => {}
-        }
-    }
+    let (results, over_budget) = lock(&shared.frontier).schedule_batch(batch);
+    let queued = results.iter().filter(|&&r| r == Scheduled::Queued).count();
     for child in over_budget {
         log_cut(shared, &child, status::OVER_QUOTA, "budget", worker);
     }

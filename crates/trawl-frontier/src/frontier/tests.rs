@@ -498,11 +498,14 @@ fn batches_schedule_like_single_calls() {
         .unwrap();
     f.schedule("a", s("x"));
     f.flush().unwrap();
-    let got = f.schedule_batch(vec![
+    f.schedule("c", s("v"));
+    assert!(f.set_budget("c", Some(1)));
+    let (got, over_budget) = f.schedule_batch(vec![
         (s("a"), s("y")),
         (s("b"), s("x")),
         (s("b"), s("z")),
         (s("a"), s("y")),
+        (s("c"), s("w")),
     ]);
     assert_eq!(
         got,
@@ -510,10 +513,12 @@ fn batches_schedule_like_single_calls() {
             Scheduled::Queued,
             Scheduled::Duplicate,
             Scheduled::Queued,
-            Scheduled::Duplicate
+            Scheduled::Duplicate,
+            Scheduled::OverBudget
         ]
     );
-    assert_eq!(f.queued(), 3);
+    assert_eq!(over_budget, [s("w")]);
+    assert_eq!(f.queued(), 4);
 }
 
 proptest::proptest! {
