@@ -2,11 +2,12 @@
 
 use std::{
     cmp::Reverse,
-    collections::{BTreeSet, BinaryHeap, HashMap, HashSet},
+    collections::{BTreeSet, BinaryHeap},
     path::Path,
     time::{Duration, Instant},
 };
 
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::{

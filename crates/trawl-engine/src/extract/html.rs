@@ -10,9 +10,9 @@
 
 use std::borrow::Cow;
 use std::cell::RefCell;
-use std::collections::HashSet;
 
 use encoding_rs::Encoding;
+use foldhash::{HashMap, HashMapExt};
 use lol_html::html_content::{Element, TextChunk};
 use lol_html::{AsciiCompatibleEncoding, HtmlRewriter, Settings, element, text};
 use url::Url;
@@ -169,12 +169,16 @@ struct Raw {
     context: &'static str,
 }
 
+// A hop is one bit of a `u8` in `Collector::raw_seen`.
+const _: () = assert!((Hop::Inferred as u8) < 8);
+
 /// What the element and text handlers gather during the parse.
 #[derive(Debug)]
 struct Collector {
     raw: Vec<Raw>,
-    /// Raw values already collected, to keep repeated links cheap.
-    raw_seen: HashSet<(String, Hop)>,
+    /// Raw values already collected, each with a bit per hop it was collected as, to keep repeated
+    /// links cheap (looked up by `&str`, without an allocation).
+    raw_seen: HashMap<String, u8>,
     /// How many distinct raw values we keep before giving up.
     raw_cap: usize,
     max_url_len: usize,
@@ -191,7 +195,7 @@ impl Collector {
     fn new(limits: &Limits) -> Self {
         Collector {
             raw: Vec::new(),
-            raw_seen: HashSet::new(),
+            raw_seen: HashMap::new(),
             // Distinct raw strings may resolve to one URL (`a`, `./a`), so
             // keep a margin over the outlink cap.
             raw_cap: limits.max_outlinks.saturating_mul(4).saturating_add(64),
@@ -213,14 +217,20 @@ impl Collector {
         {
             return;
         }
-        if self.raw_seen.contains(&(value.to_owned(), hop)) {
+        let bit = 1u8 << (hop as u8);
+        let hops = self.raw_seen.get(value).copied().unwrap_or(0);
+        if hops & bit != 0 {
             return;
         }
         if self.raw.len() >= self.raw_cap {
             self.overflow = true;
             return;
         }
-        self.raw_seen.insert((value.to_owned(), hop));
+        if hops == 0 {
+            self.raw_seen.insert(value.to_owned(), bit);
+        } else if let Some(h) = self.raw_seen.get_mut(value) {
+            *h |= bit;
+        }
         self.raw.push(Raw {
             value: value.to_owned(),
             hop,

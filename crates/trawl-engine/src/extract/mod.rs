@@ -11,10 +11,9 @@
 //! what they found, and a document they cannot parse yields fewer links,
 //! not an error.
 
-use std::borrow::Cow;
-use std::collections::HashSet;
-
 use encoding_rs::Encoding;
+use foldhash::{HashSet, HashSetExt};
+use std::borrow::Cow;
 use url::Url;
 
 use crate::hop::Hop;
@@ -158,14 +157,13 @@ impl OutlinkSet {
         let Some(url) = resolve(raw, base, encoding, self.max_url_len) else {
             return;
         };
-        if self.seen.contains(&(url.clone(), hop)) {
+        if !self.seen.insert((url.clone(), hop)) {
             return;
         }
         if self.outlinks.len() >= self.max_outlinks {
             self.truncated = true;
             return;
         }
-        self.seen.insert((url.clone(), hop));
         self.outlinks.push(Outlink { url, hop, context });
     }
 
