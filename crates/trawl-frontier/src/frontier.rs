@@ -693,7 +693,8 @@ impl<T: Item> Frontier<T> {
         }
     }
 
-    /// Commits every change so far to disk (atomically, surviving the process being killed). Call it often
+    /// Commits every change so far to disk (atomically, surviving the process being killed): a committer
+    /// thread writes them while the caller goes on, and the next flush waits for it first. Call it often
     /// (the engine does several times a second); without a store it does nothing.
     pub fn flush(&mut self) -> Result<(), Error> {
         let Some(store) = &mut self.store else {
@@ -704,7 +705,7 @@ impl<T: Item> Frontier<T> {
                 store.put(Which::Queues, name.into_bytes(), q.record());
             }
         }
-        store.commit()?;
+        store.start_commit()?;
         // Two generations of recent fingerprints: memory stays under 2 x RECENT_MAX of them.
         if self.seen.len() >= RECENT_MAX {
             self.recent = std::mem::take(&mut self.seen);
@@ -725,7 +726,7 @@ impl<T: Item> Frontier<T> {
     /// later (a checkpoint). Fails without a store.
     pub fn checkpoint_to(&mut self, dir: &Path) -> Result<(), Error> {
         self.flush()?;
-        match &self.store {
+        match &mut self.store {
             Some(store) => store.copy_to(dir),
             None => Err(Error::Store {
                 path: dir.to_path_buf(),
