@@ -1,7 +1,7 @@
 //! Frontier benchmark: `trawl-bench-frontier [URLS] [HOSTS] [--bloom exact|none]`.
 //!
 //! Enqueues URLS synthetic URLs (plus 20% duplicates, which must be rejected) over HOSTS queues into an on-disk
-//! frontier in batches of 50 (a page's outlinks), committing about every 1000 operations as the crawler does,
+//! frontier in batches of 50 (a page's outlinks), committing about every 1000 operations without waiting (`flush_behind`),
 //! then drains every queue with no politeness delay, finishing each item with a status. Prints ops/s per phase, peak RSS and disk bytes per URL.
 
 use std::time::{Duration, Instant};
@@ -61,7 +61,7 @@ fn main() {
             want.clear();
             batches += 1;
             if batches % 20 == 0 {
-                f.flush().unwrap();
+                f.flush_behind().unwrap();
             }
         }
     }
@@ -85,7 +85,7 @@ fn main() {
                 f.finished(&t.queue, t.ticket, Some(200), now, Duration::ZERO);
                 done += 1;
                 if done % 1000 == 0 {
-                    f.flush().unwrap();
+                    f.flush_behind().unwrap();
                 }
             }
             Next::Empty => break,

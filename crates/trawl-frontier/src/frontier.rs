@@ -411,6 +411,7 @@ impl<T: Item> Frontier<T> {
         let mut bytes = None;
         if has_store {
             let mut v = fp.to_be_bytes().to_vec();
+            v.push(u8::from(filtered));
             item.encode(&mut v);
             bytes = Some(v);
         }
@@ -639,10 +640,14 @@ impl<T: Item> Frontier<T> {
                     .try_into()
                     .map_err(|_| corrupt())?,
             );
-            let item = T::decode(&v[8..]).ok_or_else(corrupt)?;
-            // Read back from disk: whether it came through the filter is not kept.
+            let filtered = match v.get(8) {
+                Some(0) => false,
+                Some(1) => true,
+                _ => return Err(corrupt()),
+            };
+            let item = T::decode(&v[9..]).ok_or_else(corrupt)?;
             q.head.push_back(Entry {
-                filtered: false,
+                filtered,
                 precedence,
                 seq,
                 fp,
@@ -689,14 +694,25 @@ impl<T: Item> Frontier<T> {
         self.enqueue_if_ready(queue);
         if self.store.as_ref().is_some_and(Store::wants_commit) {
             // A failure here surfaces at the next explicit flush.
-            let _ = self.flush();
+            let _ = self.flush_behind();
         }
     }
 
-    /// Commits every change so far to disk (atomically, surviving the process being killed): a committer
-    /// thread writes them while the caller goes on, and the next flush waits for it first. Call it often
-    /// (the engine does several times a second); without a store it does nothing.
+    /// Commits every change so far to disk (atomically, surviving the process being killed) and returns once
+    /// they are written. Call it often (the engine does after every finished URI, so that a kill makes it
+    /// fetch again only what was in flight); without a store it does nothing.
     pub fn flush(&mut self) -> Result<(), Error> {
+        self.flush_behind()?;
+        match &mut self.store {
+            Some(store) => store.commit(),
+            None => Ok(()),
+        }
+    }
+
+    /// [`Frontier::flush`] without waiting: a committer thread writes the changes while the caller goes on
+    /// (the next flush waits for it first). For batched work, where a kill may lose the batch in flight as
+    /// well as the pending one; `bench/frontier` measures this mode.
+    pub fn flush_behind(&mut self) -> Result<(), Error> {
         let Some(store) = &mut self.store else {
             return Ok(());
         };

@@ -1,8 +1,9 @@
 //! The on-disk half of the frontier: fjall keyspaces, written in atomic batches.
 //!
 //! Layout (all integers big-endian, so keys sort numerically):
-//! - `items`: queue id (u32) ++ precedence (u8) ++ seq (u64) -> uniq fingerprint (u64) ++ encoded item, so a
-//!   queue's items read in order of precedence, then FIFO;
+//! - `items`: queue id (u32) ++ precedence (u8) ++ seq (u64) -> uniq fingerprint (u64) ++ whether it came
+//!   through the uniq filter (u8, 0 or 1) ++ encoded item, so a queue's items read in order of precedence, then
+//!   FIFO;
 //! - `seen`: uniq fingerprint (u64) -> empty while queued or in flight, or the final status (i32);
 //! - `queues`: queue name -> queue record (id, spent, operator settings).
 //!
