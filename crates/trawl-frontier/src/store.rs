@@ -113,8 +113,10 @@ impl Store {
         let thread = std::thread::Builder::new()
             .name("frontier-commit".into())
             .spawn(move || {
+                let [items, seen, queues] = &keyspaces;
                 for batch in job_rx {
-                    let result = write(&thread_db, &keyspaces, &batch).map_err(|e| e.to_string());
+                    let result =
+                        write(&thread_db, [items, seen, queues], &batch).map_err(|e| e.to_string());
                     if result_tx.send(result).is_err() {
                         break;
                     }
@@ -271,10 +273,14 @@ impl Store {
         }
     }
 
-    /// Commits every change so far and waits until it is written: for reads of the keyspaces themselves.
+    /// Commits every change so far and returns once it is written (on this thread: no hand-over).
     pub(crate) fn commit(&mut self) -> Result<(), Error> {
-        self.start_commit()?;
-        self.wait_commit()
+        self.wait_commit()?;
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let batch = std::mem::take(&mut self.pending);
+        write(&self.db, [&self.items, &self.seen, &self.queues], &batch).map_err(|e| self.err(e))
     }
 
     /// Commits and fsyncs: for checkpoints and clean shutdown.
@@ -332,10 +338,10 @@ impl Drop for Store {
 }
 
 /// Writes `batch` into the keyspaces `[items, seen, queues]` in one atomic fjall batch, and hands it to the OS.
-fn write(db: &Database, keyspaces: &[Keyspace; 3], batch: &Batch) -> Result<(), fjall::Error> {
+fn write(db: &Database, keyspaces: [&Keyspace; 3], batch: &Batch) -> Result<(), fjall::Error> {
     let mut fjall_batch: WriteBatch = db.batch();
     for ((which, key), value) in batch {
-        let ks = &keyspaces[*which as usize];
+        let ks = keyspaces[*which as usize];
         match value {
             Some(v) => fjall_batch.insert(ks, key.as_slice(), v.as_slice()),
             None => fjall_batch.remove(ks, key.as_slice()),

@@ -1,7 +1,9 @@
 //! Encoding WARC records, MB/s of uncompressed record bytes: a page's request, response and metadata
 //! records, as the crawler writes them, gzipped one member per record at several levels, or plain. A
 //! baseline compresses the same bytes with zlib (flate2 over zlib-rs, one reused stream reset per member),
-//! which trawl used before libdeflate; the compressed size of each is printed once.
+//! which trawl used before libdeflate; and a zstd frame per record (ruzstd's fastest level, about zstd -1, no
+//! dictionary), to see what `.warc.zst` output would cost: trawl does not write it yet. The compressed size of
+//! each is printed once.
 //!
 //! Run with `cargo bench -p trawl-warc --bench warc_write`; figures are in docs/performance.md.
 
@@ -10,6 +12,7 @@ use std::hint::black_box;
 use chrono::Utc;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use flate2::{Compress, Compression as ZlibLevel, FlushCompress, Status};
+use ruzstd::encoding::{CompressionLevel, compress_to_vec};
 use trawl_warc::{Compression, Encoder, Record};
 
 #[path = "../../../bench/micro/pages.rs"]
@@ -141,6 +144,23 @@ fn warc_write(c: &mut Criterion) {
             })
         });
     }
+    let zstd = |p: &Vec<Vec<u8>>| -> usize {
+        p.iter()
+            .map(|plain| compress_to_vec(&plain[..], CompressionLevel::Fastest).len())
+            .sum()
+    };
+    let size: usize = plains.iter().map(zstd).sum();
+    eprintln!(
+        "zstd_fastest: {size} bytes, {:.1}% of {plain_bytes}",
+        100.0 * size as f64 / plain_bytes as f64
+    );
+    g.bench_function("zstd_fastest", |b| {
+        b.iter(|| {
+            for p in &plains {
+                black_box(zstd(p));
+            }
+        })
+    });
     g.finish();
 }
 
