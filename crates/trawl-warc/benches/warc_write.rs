@@ -86,6 +86,7 @@ fn warc_write(c: &mut Criterion) {
     let settings = [
         ("plain", Compression::None, 1),
         ("gzip_1", Compression::Gzip, 1),
+        ("gzip_2", Compression::Gzip, 2),
         ("gzip_3", Compression::Gzip, 3),
         ("gzip_6", Compression::Gzip, 6),
     ];
