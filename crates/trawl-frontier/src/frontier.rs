@@ -702,17 +702,18 @@ impl<T: Item> Frontier<T> {
     /// they are written. Call it often (the engine does after every finished URI, so that a kill makes it
     /// fetch again only what was in flight); without a store it does nothing.
     pub fn flush(&mut self) -> Result<(), Error> {
-        self.flush_behind()?;
-        match &mut self.store {
-            Some(store) => store.commit(),
-            None => Ok(()),
-        }
+        self.commit_changes(true)
     }
 
     /// [`Frontier::flush`] without waiting: a committer thread writes the changes while the caller goes on
     /// (the next flush waits for it first). For batched work, where a kill may lose the batch in flight as
     /// well as the pending one; `bench/frontier` measures this mode.
     pub fn flush_behind(&mut self) -> Result<(), Error> {
+        self.commit_changes(false)
+    }
+
+    /// Adds the changed queues' records to the pending batch and commits it, waiting for it or not.
+    fn commit_changes(&mut self, wait: bool) -> Result<(), Error> {
         let Some(store) = &mut self.store else {
             return Ok(());
         };
@@ -721,7 +722,11 @@ impl<T: Item> Frontier<T> {
                 store.put(Which::Queues, name.into_bytes(), q.record());
             }
         }
-        store.start_commit()?;
+        if wait {
+            store.commit()?;
+        } else {
+            store.start_commit()?;
+        }
         // Two generations of recent fingerprints: memory stays under 2 x RECENT_MAX of them.
         if self.seen.len() >= RECENT_MAX {
             self.recent = std::mem::take(&mut self.seen);
