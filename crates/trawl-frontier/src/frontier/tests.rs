@@ -298,6 +298,39 @@ fn store_pages_long_queues_through_memory() {
     assert!(matches!(f.next(t0).unwrap(), Next::Empty));
 }
 
+#[test]
+fn a_batch_committed_behind_is_read_at_once_and_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut f: Frontier<String> = Frontier::open(dir.path(), 1).unwrap();
+        let now = Instant::now() + Duration::from_millis(1);
+        for i in 0..40 {
+            f.schedule("q", format!("u{i}"));
+        }
+        f.flush_behind().unwrap();
+        // Pending changes on top of the batch in flight: refills read through both.
+        for i in 40..50 {
+            f.schedule("q", format!("u{i}"));
+        }
+        let got: Vec<String> = (0..20)
+            .map(|i| {
+                let at = now + Duration::from_millis(i);
+                let t = take(&mut f, at);
+                f.finished(&t.queue, t.ticket, Some(200), at, Duration::ZERO);
+                t.item
+            })
+            .collect();
+        assert_eq!(got, (0..20).map(|i| format!("u{i}")).collect::<Vec<_>>());
+        f.flush_behind().unwrap();
+    }
+    // Dropping the frontier let the batch in flight be written.
+    let f: Frontier<String> = Frontier::open(dir.path(), 1).unwrap();
+    assert_eq!(f.queued(), 30);
+    assert_eq!(f.lookup("u0"), UrlStatus::Done(200));
+    assert!(f.is_seen("u49"));
+    assert_eq!(f.discovered(), 50);
+}
+
 proptest::proptest! {
     // Each case opens a store: keep the count modest.
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
@@ -328,8 +361,9 @@ proptest::proptest! {
                     mem.finished(&b.queue, b.ticket, Some(200), now, Duration::ZERO);
                 },
             }
-            if u % 17 == 0 { disk.flush().unwrap(); }
+            if u % 17 == 0 { disk.flush().unwrap(); } else if u % 7 == 0 { disk.flush_behind().unwrap(); }
             proptest::prop_assert_eq!(disk.queued(), mem.queued());
+            proptest::prop_assert_eq!(disk.discovered(), mem.discovered());
         }
     }
 }
@@ -556,8 +590,9 @@ proptest::proptest! {
                     mem.finished(&b.queue, b.ticket, Some(200), now, Duration::ZERO);
                 },
             }
-            if u % 17 == 0 { disk.flush().unwrap(); }
+            if u % 17 == 0 { disk.flush().unwrap(); } else if u % 7 == 0 { disk.flush_behind().unwrap(); }
             proptest::prop_assert_eq!(disk.queued(), mem.queued());
+            proptest::prop_assert_eq!(disk.discovered(), mem.discovered());
         }
     }
 }
