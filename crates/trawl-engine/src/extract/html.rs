@@ -169,7 +169,7 @@ struct Raw {
     context: &'static str,
 }
 
-// A hop is one bit of a `u8` in `Collector::raw_seen`.
+// A hop is one bit of a `u8` in `Collector::raw_seen` (checked on `Hop`'s last variant).
 const _: () = assert!((Hop::Inferred as u8) < 8);
 
 /// What the element and text handlers gather during the parse.
