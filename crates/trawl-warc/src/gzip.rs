@@ -2,9 +2,9 @@
 //!
 //! libdeflate compresses a whole buffer in one call, which is what a WARC record is here (the writer holds a
 //! record's bytes before it compresses them). Profiles of a crawl showed zlib's streaming deflate (zlib-rs)
-//! at about 30% of all CPU: a hash-table reset per member, then the match search. libdeflate is about twice
-//! as fast at a like ratio and needs no reset between members. Its `gzip_compress` frames the member itself
-//! (RFC 1952: header, deflate data, CRC-32, size).
+//! at about 30% of all CPU: a hash-table reset per member, then the match search. On WARC records libdeflate
+//! is 1.3-1.6x as fast at level 3 and its output 2% smaller (`benches/warc_write.rs`). Its `gzip_compress`
+//! frames the member itself (RFC 1952: header, deflate data, CRC-32, size).
 
 use libdeflater::{CompressionLvl, Compressor};
 
