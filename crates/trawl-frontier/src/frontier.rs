@@ -747,7 +747,7 @@ impl<T: Item> Frontier<T> {
     /// later (a checkpoint). Fails without a store.
     pub fn checkpoint_to(&mut self, dir: &Path) -> Result<(), Error> {
         self.flush()?;
-        match &mut self.store {
+        match &self.store {
             Some(store) => store.copy_to(dir),
             None => Err(Error::Store {
                 path: dir.to_path_buf(),

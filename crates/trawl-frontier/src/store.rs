@@ -222,15 +222,17 @@ impl Store {
                 .map(|((_, k), v)| (k.as_slice(), v.as_deref()))
                 .collect()
         }
+        let Some(older) = &self.committing else {
+            // The crawler's case: every flush waits, so nothing is in flight.
+            return range(&self.pending, from, to);
+        };
         let mut newer = range(&self.pending, from, to).into_iter().peekable();
         let mut out = Vec::new();
-        if let Some(older) = &self.committing {
-            for (k, v) in range(older, from, to) {
-                while let Some(n) = newer.next_if(|(nk, _)| *nk < k) {
-                    out.push(n);
-                }
-                out.push(newer.next_if(|(nk, _)| *nk == k).unwrap_or((k, v)));
+        for (k, v) in range(older, from, to) {
+            while let Some(n) = newer.next_if(|(nk, _)| *nk < k) {
+                out.push(n);
             }
+            out.push(newer.next_if(|(nk, _)| *nk == k).unwrap_or((k, v)));
         }
         out.extend(newer);
         out
@@ -291,9 +293,9 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
-    /// Commits, then writes a consistent copy of the store into `dir` (a new store), for checkpoints.
-    pub(crate) fn copy_to(&mut self, dir: &Path) -> Result<(), Error> {
-        self.commit()?;
+    /// Writes a consistent copy of the committed store into `dir` (a new store), for checkpoints: commit
+    /// first (with [`Store::commit`], which waits).
+    pub(crate) fn copy_to(&self, dir: &Path) -> Result<(), Error> {
         let copy = Store::open(dir)?;
         let snapshot = self.db.snapshot();
         for (from, to) in [

@@ -416,6 +416,7 @@ fn load_stats(job: &Job) -> Stats {
 /// Saves the counters into `dir` (best effort: counters are not worth failing a crawl over; crawl.log is the
 /// full record).
 fn save_stats(shared: &Shared, dir: &std::path::Path) {
+    // Counted as large: serialising every counter is not worth holding an async thread for.
     let text = blocking(usize::MAX, || {
         serde_json::to_string(&shared.stats.save()).unwrap_or_default()
     });
