@@ -12,8 +12,16 @@ pub(super) fn schedule_outlinks(
 ) -> usize {
     let settings = shared.settings();
     let max_redirects = settings.config.scope.max_redirects;
+    let fresh: Vec<(u128, Outlink)> = {
+        let known = lock(&shared.known_links);
+        outlinks
+            .into_iter()
+            .map(|link| (KnownLinks::fingerprint(link.url.as_str()), link))
+            .filter(|(fp, _)| !known.contains(*fp))
+            .collect()
+    };
     let mut accepted = Vec::new();
-    for link in outlinks {
+    for (fp, link) in fresh {
         let mut child = parent.child(link.url, String::new(), link.hop);
         apply_identity(&shared.classes, &shared.identity, &mut child);
         let redirects = child
@@ -40,7 +48,7 @@ pub(super) fn schedule_outlinks(
         match verdict.decision {
             Decision::Accept => {
                 child.rank(&effective, &settings.config);
-                accepted.push(child);
+                accepted.push((fp, child));
             }
             // URIs merely outside the seeds' prefixes are not logged (they would swamp the log); an active
             // rejection by a trap rule is logged once, so the cut-off is visible.
@@ -61,12 +69,20 @@ pub(super) fn schedule_outlinks(
             _ => {}
         }
     }
-    let batch: Vec<(String, CrawlUri)> = accepted
+    let (fps, batch): (Vec<u128>, Vec<(String, CrawlUri)>) = accepted
         .into_iter()
-        .map(|child| (shared.assign.key(&child.url), child))
-        .collect();
+        .map(|(fp, child)| (fp, (shared.assign.key(&child.url), child)))
+        .unzip();
     let (results, over_budget) = lock(&shared.frontier).schedule_batch(batch);
     let queued = results.iter().filter(|&&r| r == Scheduled::Queued).count();
+    {
+        let mut known = lock(&shared.known_links);
+        for (fp, result) in fps.into_iter().zip(results) {
+            if result != Scheduled::OverBudget {
+                known.insert(fp);
+            }
+        }
+    }
     for child in over_budget {
         log_cut(shared, &child, status::OVER_QUOTA, "budget", worker);
     }

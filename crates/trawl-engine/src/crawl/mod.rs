@@ -41,11 +41,14 @@ mod candidates;
 mod control;
 mod handle;
 mod identity;
+mod known_links;
 mod worker;
 
 pub use self::handle::CrawlHandle;
 pub(crate) use self::identity::apply_identity;
-use self::{candidates::*, control::*, handle::Envelope, identity::*, worker::*};
+use self::{
+    candidates::*, control::*, handle::Envelope, identity::*, known_links::KnownLinks, worker::*,
+};
 
 /// What a finished crawl reports.
 #[derive(Debug, Clone)]
@@ -96,6 +99,8 @@ struct Shared {
     /// Per watchable uniq key: the last payload digest and when it last changed.
     watched: Mutex<HashMap<String, (String, Instant)>>,
     frontier: Mutex<Frontier<CrawlUri>>,
+    /// Outlinks whose uniq key the frontier already holds (see [`KnownLinks`]).
+    known_links: Mutex<KnownLinks>,
     wake: Notify,
     fetcher: Fetcher,
     robots: Mutex<HashMap<String, RobotsState>>,
@@ -277,6 +282,7 @@ impl Crawl {
             pending_revisits: AtomicUsize::new(0),
             watched: Mutex::new(HashMap::new()),
             frontier: Mutex::new(frontier),
+            known_links: Mutex::default(),
             wake: Notify::new(),
             fetcher: Fetcher::new(
                 self.config.fetch.clone(),
