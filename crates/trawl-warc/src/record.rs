@@ -3,8 +3,6 @@
 //! The constructors for each record type live in the submodules; this file holds the shared shape:
 //! header access, the fields every record carries, and serialization.
 
-use std::fmt::Write as _;
-
 use chrono::{DateTime, SecondsFormat, Utc};
 
 use crate::digest::sha1_digest;
@@ -113,7 +111,9 @@ impl Record {
             .map(|(n, v)| (n.as_str(), v.as_str()))
             .chain(added.copied())
         {
-            let _ = write!(head, "{name}: {value}\r\n");
+            for part in [name, ": ", value, "\r\n"] {
+                head.push_str(part);
+            }
         }
         head.push_str("\r\n");
         out.reserve(head.len() + self.block.len() + 4);
@@ -150,13 +150,16 @@ pub fn format_date(date: DateTime<Utc>) -> String {
 pub(crate) fn warc_fields<N: AsRef<str>, V: AsRef<str>>(fields: &[(N, V)]) -> Vec<u8> {
     let mut out = String::new();
     for (name, value) in fields {
+        out.push_str(name.as_ref());
+        out.push_str(": ");
         // Line breaks inside a value would start a new field; fold them into spaces.
-        let value: String = value
-            .as_ref()
-            .chars()
-            .map(|c| if c == '\r' || c == '\n' { ' ' } else { c })
-            .collect();
-        let _ = write!(out, "{}: {value}\r\n", name.as_ref());
+        let start = out.len();
+        out.push_str(value.as_ref());
+        if out[start..].contains(['\r', '\n']) {
+            let folded = out[start..].replace(['\r', '\n'], " ");
+            out.replace_range(start.., &folded);
+        }
+        out.push_str("\r\n");
     }
     out.into_bytes()
 }
