@@ -8,6 +8,9 @@ use std::time::{Duration, Instant};
 
 use trawl_frontier::{Frontier, Next, Scheduled};
 
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn peak_rss_mib() -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let kb: f64 = status
