@@ -3,6 +3,7 @@
 //! Every decoder is bounded twice, by an absolute output cap and by a ratio to the encoded size, so a
 //! compression bomb (gzip, deflate, brotli, zstd, or several nested) costs at most that much memory.
 
+use std::borrow::Cow;
 use std::io::Read;
 
 use flate2::read::{DeflateDecoder, GzDecoder, ZlibDecoder};
@@ -18,12 +19,12 @@ pub(crate) struct DecodeLimits {
 
 /// The body with its content codings removed (in reverse order of the header's list), bounded by `limits`;
 /// `None` when a coding is unknown or the bytes do not decode, so the caller can skip extraction.
-/// An identity body is returned as is, cut at `limits.max_bytes`.
-pub(crate) fn decode_content(
+/// An identity body is returned as is (borrowed, not copied), cut at `limits.max_bytes`.
+pub(crate) fn decode_content<'a>(
     encoding: Option<&str>,
-    body: &[u8],
+    body: &'a [u8],
     limits: DecodeLimits,
-) -> Option<Vec<u8>> {
+) -> Option<Cow<'a, [u8]>> {
     let codings: Vec<String> = encoding
         .unwrap_or("")
         .split(',')
@@ -33,12 +34,12 @@ pub(crate) fn decode_content(
     if codings.len() > 4 {
         return None;
     }
-    let mut data = body[..body.len().min(limits.max_bytes as usize)].to_vec();
+    let mut data = Cow::Borrowed(&body[..body.len().min(limits.max_bytes as usize)]);
     for coding in codings.iter().rev() {
         let cap = limits
             .max_bytes
             .min(limits.max_ratio.saturating_mul(data.len() as u64).max(1024));
-        data = decode_one(coding, &data, cap)?;
+        data = Cow::Owned(decode_one(coding, &data, cap)?);
     }
     Some(data)
 }
@@ -114,7 +115,11 @@ mod tests {
             max_ratio: 100,
         };
         assert_eq!(decode_content(Some("gzip"), &gz, tight).unwrap().len(), 100);
-        assert_eq!(decode_content(None, b"abc", tight).unwrap(), b"abc");
+        assert_eq!(*decode_content(None, b"abc", tight).unwrap(), *b"abc");
+        assert!(
+            matches!(decode_content(None, b"abc", tight), Some(Cow::Borrowed(_))),
+            "an identity body is not copied"
+        );
         assert!(decode_content(Some("compress"), b"abc", ROOMY).is_none());
         assert!(decode_content(Some("gzip"), b"not gzip", ROOMY).is_none());
     }
@@ -151,12 +156,15 @@ mod tests {
     fn brotli_and_zstd_decode() {
         // "hello" compressed by brotli (quality 11) and zstd (level 3), from their reference tools.
         let br: &[u8] = &[0x0b, 0x02, 0x80, 0x68, 0x65, 0x6c, 0x6c, 0x6f, 0x03];
-        assert_eq!(decode_content(Some("br"), br, ROOMY).unwrap(), b"hello");
+        assert_eq!(*decode_content(Some("br"), br, ROOMY).unwrap(), *b"hello");
         let zst: &[u8] = &[
             0x28, 0xb5, 0x2f, 0xfd, 0x04, 0x58, 0x29, 0x00, 0x00, 0x68, 0x65, 0x6c, 0x6c, 0x6f,
             0x8b, 0x2d, 0x5a, 0x2f,
         ];
-        assert_eq!(decode_content(Some("zstd"), zst, ROOMY).unwrap(), b"hello");
+        assert_eq!(
+            *decode_content(Some("zstd"), zst, ROOMY).unwrap(),
+            *b"hello"
+        );
     }
 
     proptest::proptest! {

@@ -178,7 +178,7 @@ pub(super) async fn process(
         .filter(|m| !m.is_empty());
     let mut annotations = Vec::new();
     let mut outlinks: Vec<Outlink> = Vec::new();
-    let mut decoded: Option<Vec<u8>> = None;
+    let mut decoded: Option<std::borrow::Cow<'_, [u8]>> = None;
     let redirect = header("location")
         .filter(|_| (300..400).contains(&resp.status))
         .and_then(|location| trawl_url::resolve(&uri.url, &location).ok());
