@@ -5,9 +5,9 @@ use std::collections::HashSet;
 
 use xxhash_rust::xxh3::xxh3_128;
 
-/// How many links one generation holds; two generations are kept, so memory stays under about 2 x 16 B x this
-/// (plus the sets' overhead): some 20 MB.
-const GENERATION: usize = 1 << 19;
+/// How many links one generation holds. Two generations are kept: at 16 B a fingerprint plus the hash table's
+/// control bytes and spare room, at most about 17 MB; links repeated across pages (navigation) are recent ones.
+const GENERATION: usize = 1 << 18;
 
 /// A bounded set of outlink URLs (as extraction resolved them) whose uniq key is in the uniq filter.
 ///
