@@ -12,14 +12,14 @@ pub(super) fn schedule_outlinks(
 ) -> usize {
     let settings = shared.settings();
     let max_redirects = settings.config.scope.max_redirects;
-    let fresh: Vec<(u128, Outlink)> = {
+    let mut fresh: Vec<(u128, Outlink)> = outlinks
+        .into_iter()
+        .map(|link| (KnownLinks::fingerprint(link.url.as_str()), link))
+        .collect();
+    {
         let known = lock(&shared.known_links);
-        outlinks
-            .into_iter()
-            .map(|link| (KnownLinks::fingerprint(link.url.as_str()), link))
-            .filter(|(fp, _)| !known.contains(*fp))
-            .collect()
-    };
+        fresh.retain(|(fp, _)| !known.contains(*fp));
+    }
     let mut accepted = Vec::new();
     for (fp, link) in fresh {
         let mut child = parent.child(link.url, String::new(), link.hop);
