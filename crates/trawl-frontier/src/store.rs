@@ -247,11 +247,10 @@ impl Store {
     /// (so it survives the process being killed) while the caller goes on. Waits for the batch before it
     /// first, and reports that one's failure.
     pub(crate) fn start_commit(&mut self) -> Result<(), Error> {
-        self.wait_commit()?;
-        if self.pending.is_empty() {
+        let Some(batch) = self.take_pending()? else {
             return Ok(());
-        }
-        let batch = Arc::new(std::mem::take(&mut self.pending));
+        };
+        let batch = Arc::new(batch);
         let sent = self
             .committer
             .jobs
@@ -275,13 +274,17 @@ impl Store {
         }
     }
 
+    /// Once the batch in flight (if any) is written: the pending batch to commit next, unless it is empty.
+    fn take_pending(&mut self) -> Result<Option<Batch>, Error> {
+        self.wait_commit()?;
+        Ok((!self.pending.is_empty()).then(|| std::mem::take(&mut self.pending)))
+    }
+
     /// Commits every change so far and returns once it is written (on this thread: no hand-over).
     pub(crate) fn commit(&mut self) -> Result<(), Error> {
-        self.wait_commit()?;
-        if self.pending.is_empty() {
+        let Some(batch) = self.take_pending()? else {
             return Ok(());
-        }
-        let batch = std::mem::take(&mut self.pending);
+        };
         write(&self.db, [&self.items, &self.seen, &self.queues], &batch).map_err(|e| self.err(e))
     }
 

@@ -11,9 +11,10 @@
 //! what they found, and a document they cannot parse yields fewer links,
 //! not an error.
 
+use std::borrow::Cow;
+
 use encoding_rs::Encoding;
 use foldhash::{HashSet, HashSetExt};
-use std::borrow::Cow;
 use url::Url;
 
 use crate::hop::Hop;
