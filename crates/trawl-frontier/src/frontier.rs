@@ -483,6 +483,7 @@ impl<T: Item> Frontier<T> {
         if !q.in_heap && q.in_flight.len() < self.per_queue {
             q.in_heap = true;
             self.tick += 1;
+            q.heap_tick = self.tick;
             self.ready
                 .push(Reverse((q.not_before, self.tick, key.to_string())));
         }
@@ -555,10 +556,14 @@ impl<T: Item> Frontier<T> {
             if *at > now {
                 return Ok(Next::WaitUntil(*at));
             }
-            let Reverse((_, _, key)) = self.ready.pop().expect("peeked");
+            let Reverse((_, tick, key)) = self.ready.pop().expect("peeked");
             let Some(q) = self.queues.get_mut(&key) else {
                 continue;
             };
+            if q.heap_tick != tick {
+                // moved to an earlier place since (released, or an operator's shorter delay)
+                continue;
+            }
             q.in_heap = false;
             if !q.active || q.control != Control::Active || q.len == 0 {
                 self.enqueue_if_ready(&key);
@@ -674,7 +679,8 @@ impl<T: Item> Frontier<T> {
             self.in_flight = self.in_flight.saturating_sub(1);
         }
         let delay = q.delay.unwrap_or(delay);
-        q.not_before = q.not_before.max(now + delay);
+        q.polite_at = q.polite_at.max(now + delay);
+        q.not_before = q.not_before.max(q.polite_at);
         let id = q.id;
         // A finished item's uniq key is seen from now on, even if it came in bypassing the filter
         // (a prerequisite); with a store, its final status is kept for lookups.
@@ -811,10 +817,45 @@ impl<T: Item> Frontier<T> {
         };
         q.delay = delay;
         if let Some(d) = delay {
-            q.not_before = q.not_before.min(Instant::now() + d);
+            let at = Instant::now() + d;
+            q.polite_at = q.polite_at.min(at);
+            if at < q.not_before {
+                q.not_before = at;
+                self.reposition(queue);
+            }
         }
         self.dirty.insert(queue.to_string());
         true
+    }
+
+    /// Keeps `queue` from handing out items until `until` or [`Frontier::release`], whichever comes first:
+    /// for a queue whose items wait on a prerequisite fetched through another ticket (robots.txt), so that
+    /// it neither spins nor waits longer than the prerequisite takes.
+    pub fn hold(&mut self, queue: &str, until: Instant) {
+        if let Some(q) = self.queues.get_mut(queue) {
+            // A later time than its heap entry's: `next` finds it out when it pops the entry.
+            q.not_before = q.not_before.max(until);
+        }
+    }
+
+    /// Ends a [`Frontier::hold`]: the queue may hand out items as soon as politeness lets it.
+    pub fn release(&mut self, queue: &str) {
+        let Some(q) = self.queues.get_mut(queue) else {
+            return;
+        };
+        if q.not_before > q.polite_at {
+            q.not_before = q.polite_at;
+            self.reposition(queue);
+        }
+    }
+
+    /// Gives a queue whose `not_before` moved earlier a new place in the ready heap (its old entry goes
+    /// stale).
+    fn reposition(&mut self, queue: &str) {
+        if let Some(q) = self.queues.get_mut(queue) {
+            q.in_heap = false;
+        }
+        self.enqueue_if_ready(queue);
     }
 
     /// Sets (or with `None` clears) a queue's own budget.

@@ -93,8 +93,13 @@ pub(crate) struct Queue<T> {
     pub(crate) back_seq: u64,
     /// Sequence numbers taken and not yet finished.
     pub(crate) in_flight: HashSet<u64>,
+    /// When it may hand out its next item: politeness, or longer while it is held (see `polite_at`).
     pub(crate) not_before: Instant,
+    /// The politeness part of `not_before` alone, which [`crate::Frontier::release`] goes back to.
+    pub(crate) polite_at: Instant,
     pub(crate) in_heap: bool,
+    /// The tick of its entry in the ready heap; an entry with another tick is stale and skipped.
+    pub(crate) heap_tick: u64,
     pub(crate) spent: u64,
     pub(crate) control: Control,
     pub(crate) delay: Option<Duration>,
@@ -132,7 +137,9 @@ impl<T> Queue<T> {
             back_seq: SEQ_MIDDLE,
             in_flight: HashSet::new(),
             not_before: now,
+            polite_at: now,
             in_heap: false,
+            heap_tick: 0,
             spent: 0,
             control: Control::Active,
             delay: None,

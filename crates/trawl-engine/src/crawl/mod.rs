@@ -64,8 +64,8 @@ pub struct Summary {
 /// What is known of one origin's robots.txt.
 #[derive(Debug)]
 enum RobotsState {
-    /// The prerequisite is queued or being fetched.
-    Pending,
+    /// The prerequisite is queued or being fetched; `waiting` are the queues held until it is known.
+    Pending { waiting: Vec<String> },
     /// Rules in force until `expires`.
     Known {
         robots: Arc<Robots>,

@@ -142,8 +142,7 @@ pub(super) async fn process(
             }
             if let UriKind::Robots { origin, .. } = &uri.kind {
                 if let FetchError::Refused(..) = e {
-                    lock(&shared.robots)
-                        .insert(origin.clone(), RobotsState::Refused(e.annotation()));
+                    resolve_robots(shared, origin, RobotsState::Refused(e.annotation()));
                 } else {
                     set_robots(shared, origin, Robots::DisallowAll, retry_delay);
                 }
@@ -384,6 +383,10 @@ impl Outcome {
     }
 }
 
+/// How long a queue is held for a robots.txt being fetched, at most: the fetch's outcome releases it sooner.
+/// Past this it looks again (the prerequisite may be waiting out retries).
+const ROBOTS_RECHECK: Duration = Duration::from_secs(1);
+
 /// RFC 9309 asks crawlers to follow at least five redirects for robots.txt.
 pub(super) const MAX_ROBOTS_REDIRECTS: u8 = 5;
 
@@ -398,7 +401,7 @@ pub(super) fn robots_gate(
 ) -> Option<Outcome> {
     let origin = origin(&uri.url);
     let mut robots = lock(&shared.robots);
-    match robots.get(&origin) {
+    match robots.get_mut(&origin) {
         Some(RobotsState::Known { robots: r, expires }) if *expires > Instant::now() => {
             if r.allowed(&uri.url) {
                 return None;
@@ -418,13 +421,18 @@ pub(super) fn robots_gate(
             log_failure(shared, uri, status::ADDRESS_REFUSED, worker, host, &notes);
             Some(Outcome::done(Duration::ZERO, status::ADDRESS_REFUSED))
         }
-        Some(RobotsState::Pending) => {
-            drop(robots);
-            lock(&shared.frontier).requeue(queue, uri.clone());
-            Some(Outcome::wait(Duration::from_millis(50)))
+        Some(RobotsState::Pending { waiting }) => {
+            // Held under the robots lock, so the release (which takes it too) cannot come in between.
+            if !waiting.iter().any(|q| q == queue) {
+                waiting.push(queue.to_string());
+            }
+            let mut f = lock(&shared.frontier);
+            f.requeue(queue, uri.clone());
+            f.hold(queue, Instant::now() + ROBOTS_RECHECK);
+            Some(Outcome::wait(Duration::ZERO))
         }
         _ => {
-            robots.insert(origin, RobotsState::Pending);
+            robots.insert(origin, RobotsState::Pending { waiting: vec![] });
             drop(robots);
             let prereq = uri.robots_prerequisite();
             let mut f = lock(&shared.frontier);
@@ -481,13 +489,29 @@ pub(super) fn retry_after(value: &str) -> Option<Duration> {
 }
 
 pub(super) fn set_robots(shared: &Shared, origin: &str, robots: Robots, ttl: Duration) {
-    lock(&shared.robots).insert(
-        origin.to_string(),
-        RobotsState::Known {
-            robots: Arc::new(robots),
-            expires: Instant::now() + ttl,
-        },
-    );
+    let known = RobotsState::Known {
+        robots: Arc::new(robots),
+        expires: Instant::now() + ttl,
+    };
+    resolve_robots(shared, origin, known);
+}
+
+/// Puts an origin's robots.txt state in force and releases the queues held waiting for it.
+fn resolve_robots(shared: &Shared, origin: &str, state: RobotsState) {
+    let mut robots = lock(&shared.robots);
+    let Some(RobotsState::Pending { waiting }) = robots.insert(origin.to_string(), state) else {
+        return;
+    };
+    if waiting.is_empty() {
+        return;
+    }
+    let mut frontier = lock(&shared.frontier);
+    for queue in &waiting {
+        frontier.release(queue);
+    }
+    drop(frontier);
+    drop(robots);
+    shared.wake.notify_waiters();
 }
 
 pub(super) fn log_failure(

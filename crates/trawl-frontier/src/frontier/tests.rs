@@ -74,6 +74,68 @@ fn prerequisites_go_first_and_bypass_uniq() {
 }
 
 #[test]
+fn a_held_queue_waits_until_released_but_keeps_its_politeness() {
+    let mut f = Frontier::in_memory(2);
+    let t0 = Instant::now() + Duration::from_millis(1);
+    f.schedule_first("a", s("robots"));
+    f.schedule("a", s("a/page"));
+    let robots = take(&mut f, t0);
+    // A second connection takes the page before robots.txt is known: it goes back, the queue is held.
+    let page = take(&mut f, t0);
+    f.requeue("a", page.item);
+    f.hold("a", t0 + Duration::from_secs(1));
+    f.finished("a", page.ticket, None, t0, Duration::ZERO);
+    match f.next(t0).unwrap() {
+        Next::WaitUntil(at) => assert_eq!(at, t0 + Duration::from_secs(1)),
+        other => panic!("{other:?}"),
+    }
+    // robots.txt comes in: released, the page waits only for the politeness delay of that fetch
+    let t1 = t0 + Duration::from_millis(10);
+    f.finished("a", robots.ticket, Some(200), t1, Duration::from_millis(5));
+    f.release("a");
+    match f.next(t1).unwrap() {
+        Next::WaitUntil(at) => assert_eq!(at, t1 + Duration::from_millis(5)),
+        other => panic!("{other:?}"),
+    }
+    let again = take(&mut f, t1 + Duration::from_millis(5));
+    assert_eq!(again.item, "a/page");
+    // the stale heap entry of the hold hands out nothing more: one item, one connection taken
+    assert!(matches!(
+        f.next(t0 + Duration::from_secs(2)).unwrap(),
+        Next::Busy
+    ));
+    assert_eq!(f.in_flight(), 1);
+}
+
+#[test]
+fn an_unreleased_hold_ends_at_its_time() {
+    let mut f = Frontier::in_memory(1);
+    let t0 = Instant::now() + Duration::from_millis(1);
+    f.schedule("a", s("a/page"));
+    let x = take(&mut f, t0);
+    f.requeue("a", x.item);
+    f.hold("a", t0 + Duration::from_millis(50));
+    f.finished("a", x.ticket, None, t0, Duration::ZERO);
+    assert!(matches!(
+        f.next(t0 + Duration::from_millis(49)).unwrap(),
+        Next::WaitUntil(_)
+    ));
+    assert_eq!(take(&mut f, t0 + Duration::from_millis(50)).item, "a/page");
+}
+
+#[test]
+fn a_shorter_operator_delay_moves_the_queue_up() {
+    let mut f = Frontier::in_memory(1);
+    let t0 = Instant::now();
+    f.schedule("a", s("1"));
+    f.schedule("a", s("2"));
+    let x = take(&mut f, t0);
+    f.finished("a", x.ticket, None, t0, Duration::from_secs(3600));
+    assert!(f.set_delay("a", Some(Duration::ZERO)));
+    assert_eq!(take(&mut f, Instant::now()).item, "2");
+}
+
+#[test]
 fn budgets_cap_each_queue() {
     let mut f = Frontier::in_memory(1).with_budget(Some(2));
     assert_eq!(f.schedule("a", s("1")), Scheduled::Queued);
