@@ -1,4 +1,4 @@
-//! HTML link extraction, MB/s of page bytes: lol_html's streaming tokenizer, URL resolution and the
+//! HTML link extraction, MB/s of page bytes: the start-tag scanner, URL resolution and the
 //! deduplicated outlink list, on generated pages shaped like the bench site's (`bench/micro/pages.rs`).
 //!
 //! Run with `cargo bench -p trawl-engine --bench extract`; figures are in docs/performance.md.

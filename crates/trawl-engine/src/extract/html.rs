@@ -1,22 +1,23 @@
-//! Links in HTML, read with lol_html's streaming parser.
+//! Links in HTML, read from the start tags that [`scan`] finds.
 //!
 //! Each rule is one row of [`ATTRS`] (a tag, an attribute, a hop) or one
 //! arm of [`Collector::element`] for the tags whose links depend on other
 //! attributes (`link rel`, `form method`, `input type`, `meta`).
 //!
-//! Raw attribute values are collected while parsing and resolved only at
+//! Raw attribute values are collected while scanning and resolved only at
 //! the end, because the first `<base href>` applies to the whole document,
 //! links before it included (WHATWG "document base URL").
 
-use std::borrow::Cow;
-use std::cell::RefCell;
+mod scan;
 
-use encoding_rs::Encoding;
+use std::borrow::Cow;
+use std::ops::ControlFlow;
+
+use encoding_rs::{Encoding, UTF_8};
 use foldhash::{HashMap, HashMapExt};
-use lol_html::html_content::{Element, TextChunk};
-use lol_html::{AsciiCompatibleEncoding, HtmlRewriter, Settings, element, text};
 use url::Url;
 
+use self::scan::{Event, StartTag};
 use super::css::{self, CssRef};
 use super::{
     Limits, Outlink, OutlinkSet, charset, entities, is_ascii_ws, parse_with_encoding, trim_ascii_ws,
@@ -53,9 +54,7 @@ pub fn extract_html(
     limits: &Limits,
 ) -> HtmlLinks {
     let encoding = charset::sniff_html(body, content_type, doc_url);
-    let collector = RefCell::new(Collector::new(limits));
-    parse(body, encoding, &collector);
-    let collector = collector.into_inner();
+    let collector = parse(body, encoding, limits);
 
     let base = collector
         .base_href
@@ -80,39 +79,22 @@ pub fn extract_html(
     }
 }
 
-/// Runs lol_html over `body`, feeding `collector`. Non-ASCII-compatible
-/// encodings (UTF-16, ISO-2022-JP) are transcoded to UTF-8 first, since
-/// lol_html cannot read them.
-fn parse(body: &[u8], encoding: &'static Encoding, collector: &RefCell<Collector>) {
-    let (input, lol_encoding) = match AsciiCompatibleEncoding::new(encoding) {
-        Some(ascii) => {
-            let (_, bom_len) = Encoding::for_bom(body).unwrap_or((encoding, 0));
-            (Cow::Borrowed(&body[bom_len..]), ascii)
-        }
-        None => {
-            let (text, _) = encoding.decode_with_bom_removal(body);
-            let text = text.into_owned().into_bytes();
-            (Cow::Owned(text), AsciiCompatibleEncoding::utf_8())
-        }
+/// Scans `body` for its start tags and style text, collecting their links. An encoding that is not
+/// ASCII-compatible (UTF-16, ISO-2022-JP) is transcoded to UTF-8 first: the scanner reads ASCII bytes.
+fn parse(body: &[u8], encoding: &'static Encoding, limits: &Limits) -> Collector {
+    let (input, text_encoding) = if encoding.is_ascii_compatible() {
+        let (_, bom_len) = Encoding::for_bom(body).unwrap_or((encoding, 0));
+        (Cow::Borrowed(&body[bom_len..]), encoding)
+    } else {
+        let (text, _) = encoding.decode_with_bom_removal(body);
+        (Cow::Owned(text.into_owned().into_bytes()), UTF_8)
     };
-    let settings = Settings {
-        element_content_handlers: vec![
-            element!("*", |el| collector.borrow_mut().element(el)),
-            text!("style", |chunk| collector.borrow_mut().style_text(chunk)),
-        ],
-        encoding: lol_encoding,
-        // Keep going through markup lol_html finds ambiguous: a crawler
-        // wants the links, not a guarantee about the tree.
-        strict: false,
-        ..Settings::new()
-    };
-    let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
-    // The body is already in memory, so one write keeps lol_html from
-    // buffering tags that would straddle chunks. An error means a handler
-    // asked to stop (or lol_html gave up): keep what was collected.
-    if rewriter.write(&input).is_ok() {
-        let _ = rewriter.end();
-    }
+    let mut collector = Collector::new(limits, text_encoding);
+    scan::scan(&input, |event| match event {
+        Event::Start(tag) => collector.element(tag),
+        Event::StyleText(text) => collector.style_text(text),
+    });
+    collector
 }
 
 /// An attribute value that holds one URL: (tag, attribute, hop, context).
@@ -187,12 +169,12 @@ struct Collector {
     /// The `href` of the first `<base>` that has one.
     base_href: Option<String>,
     nofollow: bool,
-    /// Text of the current `<style>` element.
-    style: String,
+    /// How the document's bytes read as text (attribute values, style text).
+    encoding: &'static Encoding,
 }
 
 impl Collector {
-    fn new(limits: &Limits) -> Self {
+    fn new(limits: &Limits, encoding: &'static Encoding) -> Self {
         Collector {
             raw: Vec::new(),
             raw_seen: HashMap::new(),
@@ -203,8 +185,19 @@ impl Collector {
             overflow: false,
             base_href: None,
             nofollow: false,
-            style: String::new(),
+            encoding,
         }
+    }
+
+    /// Bytes of the document as text (invalid sequences replaced, as a browser does).
+    fn text<'b>(&self, bytes: &'b [u8]) -> Cow<'b, str> {
+        self.encoding.decode_without_bom_handling(bytes).0
+    }
+
+    /// The value of attribute `name` as text, character references decoded.
+    fn value(&self, tag: &StartTag<'_>, name: &str) -> Option<String> {
+        let raw = tag.attr(name)?;
+        Some(entities::decode_attr(&self.text(raw)).into_owned())
     }
 
     /// Records one raw value (entities already decoded).
@@ -239,9 +232,10 @@ impl Collector {
     }
 
     /// Records the value of attribute `name`, if present.
-    fn attr(&mut self, el: &Element<'_, '_>, name: &str, hop: Hop, context: &'static str) {
-        if let Some(value) = el.get_attribute(name) {
-            self.push(&entities::decode_attr(&value), hop, context);
+    fn attr(&mut self, tag: &StartTag<'_>, name: &str, hop: Hop, context: &'static str) {
+        if let Some(raw) = tag.attr(name) {
+            let text = self.text(raw);
+            self.push(&entities::decode_attr(&text), hop, context);
         }
     }
 
@@ -257,85 +251,95 @@ impl Collector {
         });
     }
 
-    fn element(&mut self, el: &mut Element<'_, '_>) -> lol_html::HandlerResult {
-        let tag = el.tag_name();
-        for &(t, name, hop, context) in ATTRS {
-            if t == tag {
-                self.attr(el, name, hop, context);
+    /// Collects the links of one start tag; breaks once there are too many.
+    fn element(&mut self, tag: &StartTag<'_>) -> ControlFlow<()> {
+        // Every tag with a rule has a short name: longer ones only need their `style` read.
+        let mut lower = [0u8; 8];
+        let name = tag.name();
+        let name = match lower.get_mut(..name.len()) {
+            Some(buf) => {
+                buf.copy_from_slice(name);
+                buf.make_ascii_lowercase();
+                std::str::from_utf8(buf).unwrap_or("")
+            }
+            None => "",
+        };
+        for &(t, attr, hop, context) in ATTRS {
+            if t == name {
+                self.attr(tag, attr, hop, context);
             }
         }
-        for &(t, name, context) in SRCSETS {
-            if t == tag
-                && let Some(value) = el.get_attribute(name)
+        for &(t, attr, context) in SRCSETS {
+            if t == name
+                && let Some(value) = self.value(tag, attr)
             {
-                for url in srcset_urls(&entities::decode_attr(&value)) {
+                for url in srcset_urls(&value) {
                     self.push(url, Hop::Embed, context);
                 }
             }
         }
-        match tag.as_str() {
+        match name {
             "link" => {
-                let rel = el.get_attribute("rel").unwrap_or_default();
-                if let Some(hop) = link_hop(&entities::decode_attr(&rel)) {
-                    self.attr(el, "href", hop, "link/@href");
-                    if let Some(value) = el.get_attribute("imagesrcset") {
-                        for url in srcset_urls(&entities::decode_attr(&value)) {
+                let rel = self.value(tag, "rel").unwrap_or_default();
+                if let Some(hop) = link_hop(&rel) {
+                    self.attr(tag, "href", hop, "link/@href");
+                    if let Some(value) = self.value(tag, "imagesrcset") {
+                        for url in srcset_urls(&value) {
                             self.push(url, Hop::Embed, "link/@imagesrcset");
                         }
                     }
                 }
             }
             "input" => {
-                let is_image = el
-                    .get_attribute("type")
-                    .is_some_and(|t| trim_ascii_ws(&t).eq_ignore_ascii_case("image"));
+                let is_image = tag
+                    .attr("type")
+                    .is_some_and(|t| trim_ascii_ws(&self.text(t)).eq_ignore_ascii_case("image"));
                 if is_image {
-                    self.attr(el, "src", Hop::Embed, "input/@src");
+                    self.attr(tag, "src", Hop::Embed, "input/@src");
                 }
             }
             "form" => {
-                let is_get = el
-                    .get_attribute("method")
-                    .is_none_or(|m| trim_ascii_ws(&m).eq_ignore_ascii_case("get"));
+                let is_get = tag
+                    .attr("method")
+                    .is_none_or(|m| trim_ascii_ws(&self.text(m)).eq_ignore_ascii_case("get"));
                 if is_get {
-                    self.attr(el, "action", Hop::Link, "form/@action");
+                    self.attr(tag, "action", Hop::Link, "form/@action");
                 }
             }
-            "base" if self.base_href.is_none() => {
-                self.base_href = el
-                    .get_attribute("href")
-                    .map(|href| entities::decode_attr(&href).into_owned());
-            }
-            "meta" => self.meta(el),
+            "base" if self.base_href.is_none() => self.base_href = self.value(tag, "href"),
+            "meta" => self.meta(tag),
             _ => {}
         }
-        if let Some(style) = el.get_attribute("style") {
-            self.css(
-                &entities::decode_attr(&style),
-                "@style/url()",
-                "@style/@import",
-            );
+        if let Some(style) = self.value(tag, "style") {
+            self.css(&style, "@style/url()", "@style/@import");
         }
-        if self.overflow {
-            return Err("too many links; extraction stopped".into());
-        }
-        Ok(())
+        self.go_on()
     }
 
-    fn meta(&mut self, el: &Element<'_, '_>) {
-        let Some(content) = el.get_attribute("content") else {
+    /// Breaks the scan once the document had too many links.
+    fn go_on(&self) -> ControlFlow<()> {
+        if self.overflow {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    }
+
+    fn meta(&mut self, tag: &StartTag<'_>) {
+        let Some(content) = self.value(tag, "content") else {
             return;
         };
-        let content = entities::decode_attr(&content);
-        let is_refresh = el
-            .get_attribute("http-equiv")
-            .is_some_and(|h| trim_ascii_ws(&h).eq_ignore_ascii_case("refresh"));
+        let encoding = self.encoding;
+        let is = |attr: &str, want: &str| {
+            tag.attr(attr).is_some_and(|v| {
+                let text = encoding.decode_without_bom_handling(v).0;
+                trim_ascii_ws(&text).eq_ignore_ascii_case(want)
+            })
+        };
+        let (is_refresh, is_robots) = (is("http-equiv", "refresh"), is("name", "robots"));
         if is_refresh && let Some(url) = refresh_url(&content) {
             self.push(url, Hop::Redirect, "meta/@content");
         }
-        let is_robots = el
-            .get_attribute("name")
-            .is_some_and(|n| trim_ascii_ws(&n).eq_ignore_ascii_case("robots"));
         if is_robots
             && content
                 .split(|c: char| c == ',' || is_ascii_ws(c))
@@ -345,18 +349,12 @@ impl Collector {
         }
     }
 
-    fn style_text(&mut self, chunk: &mut TextChunk<'_>) -> lol_html::HandlerResult {
-        if self.style.len() < MAX_STYLE_LEN {
-            self.style.push_str(chunk.as_str());
-        }
-        if chunk.last_in_text_node() {
-            let style = std::mem::take(&mut self.style);
-            self.css(&style, "style/url()", "style/@import");
-        }
-        if self.overflow {
-            return Err("too many links; extraction stopped".into());
-        }
-        Ok(())
+    /// The text of one `<style>` element.
+    fn style_text(&mut self, text: &[u8]) -> ControlFlow<()> {
+        let text = &text[..text.len().min(MAX_STYLE_LEN)];
+        let style = self.text(text).into_owned();
+        self.css(&style, "style/url()", "style/@import");
+        self.go_on()
     }
 }
 
