@@ -102,7 +102,16 @@ struct OpenFile {
     final_path: PathBuf,
     size: u64,
     warcinfo_id: String,
+    /// Where the last request to write back to disk ended, and where the one before it started.
+    written_back: u64,
+    released: u64,
 }
+
+/// Bytes appended to a file after which the kernel is asked to start writing them to disk (without waiting)
+/// and to drop the pages it has already written. That keeps the fsync that finishes a file short (the crawl
+/// is not held up at a rotation while a gigabyte is written), and archives, which are not read again, from
+/// filling the page cache.
+const WRITE_BACK_BYTES: u64 = 8 << 20;
 
 /// Writes groups of records to WARC files, rotating to a new file between groups once the current
 /// one reaches [`WriterConfig::max_file_bytes`].
@@ -251,6 +260,8 @@ impl Writer {
                 final_path,
                 size: 0,
                 warcinfo_id: warcinfo.id().to_owned(),
+                written_back: 0,
+                released: 0,
             };
             let mut bytes = Vec::new();
             self.encoder.append(&warcinfo, &[], &mut bytes);
@@ -388,11 +399,27 @@ impl Encoder {
 }
 
 /// Writes `bytes` at the end of `file`; on failure cuts the file back so it holds whole records only.
+/// Asks the kernel to start writing the file's new bytes to disk and to drop the pages of the range asked
+/// for before (written by now). `POSIX_FADV_DONTNEED` does both on Linux: it starts writeback of the range's
+/// dirty pages without waiting, then drops its clean ones. Advice only: a failure changes nothing.
+fn write_back(file: &mut OpenFile) {
+    #[cfg(target_os = "linux")]
+    {
+        let len = std::num::NonZeroU64::new(file.size - file.released);
+        let _ = rustix::fs::fadvise(&file.file, file.released, len, rustix::fs::Advice::DontNeed);
+    }
+    file.released = file.written_back;
+    file.written_back = file.size;
+}
+
 fn append(file: &mut OpenFile, bytes: &[u8]) -> Result<(), Error> {
     let start = file.size;
     match file.file.write_all(bytes) {
         Ok(()) => {
             file.size += bytes.len() as u64;
+            if file.size - file.written_back >= WRITE_BACK_BYTES {
+                write_back(file);
+            }
             Ok(())
         }
         Err(source) => {
@@ -569,6 +596,35 @@ mod tests {
     }
 
     #[test]
+    fn big_files_are_written_back_as_they_grow_and_read_back_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cfg = WriterConfig::new(dir.path(), "p", "h");
+        cfg.compression = Compression::None;
+        let mut w = Writer::new(cfg).unwrap();
+        let date = Utc.with_ymd_and_hms(2026, 11, 22, 8, 25, 1).unwrap();
+        let body = vec![b'x'; 1 << 20];
+        for n in 0..20 {
+            let mut http =
+                format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", body.len()).into_bytes();
+            http.extend_from_slice(&body);
+            let uri = format!("http://example.com/{n}");
+            w.write(&[Record::response(&uri, date, None, http)])
+                .unwrap();
+        }
+        let open = w.current.as_ref().unwrap();
+        // Two requests so far (at 8 and 16 MiB), the second one also dropping the first range.
+        assert!(
+            open.written_back >= 2 * WRITE_BACK_BYTES,
+            "{}",
+            open.written_back
+        );
+        assert!(open.released >= WRITE_BACK_BYTES && open.released < open.written_back);
+        let paths = w.close().unwrap();
+        let summary = crate::verify(&paths[0]).unwrap();
+        assert_eq!(summary.records, 21, "warcinfo and 20 responses");
+    }
+
+    #[test]
     fn drop_finishes_the_file() {
         let dir = tempfile::tempdir().unwrap();
         {
@@ -613,6 +669,8 @@ mod tests {
             final_path: "/dev/full".into(),
             size: 0,
             warcinfo_id: String::new(),
+            written_back: 0,
+            released: 0,
         };
         let err = append(&mut open, b"abc").unwrap_err();
         assert!(
