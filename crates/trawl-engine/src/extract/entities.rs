@@ -1,6 +1,6 @@
 //! Character references in attribute values.
 //!
-//! lol_html hands back attribute values as written, with `&amp;` and
+//! The start-tag scanner hands back attribute values as written, with `&amp;` and
 //! friends still in them, so we decode them here, following the WHATWG
 //! rules for attribute values: numeric references (`&#38;`, `&#x26;`, the
 //! `;` optional), and named references. A named reference without its `;`

@@ -71,7 +71,7 @@ case!(
     r#"<a href="/s?a=1&amp;b=2&#38;c=3&copy=4">"#,
     [("http://example.com/s?a=1&b=2&c=3&copy=4", Link, "a/@href")]
 );
-// lol_html returns attribute values undecoded; we decode exactly once.
+// The scanner returns attribute values as written; we decode exactly once.
 case!(
     entities_decoded_once,
     r#"<a href="/s?x=&amp;amp;">"#,
