@@ -42,7 +42,7 @@ pub use crate::{
     error::Error,
     ls::ls_line,
     reader::{ReadRecord, Reader, open},
-    record::{Record, format_date},
+    record::{Record, WarcFields, format_date},
     repair::{Repaired, repair},
     verify::{VerifyError, VerifySummary, verify},
     writer::{Compression, Encoded, Encoder, Span, Writer, WriterConfig, Written},

@@ -148,20 +148,51 @@ pub fn format_date(date: DateTime<Utc>) -> String {
 
 /// An `application/warc-fields` block: one `Name: value\r\n` line per field.
 pub(crate) fn warc_fields<N: AsRef<str>, V: AsRef<str>>(fields: &[(N, V)]) -> Vec<u8> {
-    let mut out = String::new();
+    let mut block = WarcFields::new();
     for (name, value) in fields {
-        out.push_str(name.as_ref());
+        block.push(name.as_ref(), &[value.as_ref()]);
+    }
+    block.into_bytes()
+}
+
+/// An `application/warc-fields` block built line by line, each value from parts written straight into it (a
+/// metadata record's outlinks are "URL hop context": no string is formatted per link first).
+#[derive(Debug, Clone, Default)]
+pub struct WarcFields {
+    block: String,
+}
+
+impl WarcFields {
+    /// An empty block.
+    pub fn new() -> WarcFields {
+        WarcFields::default()
+    }
+
+    /// Appends the field `name` whose value is `parts` joined by single spaces. Line breaks inside the value
+    /// would start a new field: they are folded into spaces.
+    pub fn push(&mut self, name: &str, parts: &[&str]) -> &mut WarcFields {
+        let out = &mut self.block;
+        out.push_str(name);
         out.push_str(": ");
-        // Line breaks inside a value would start a new field; fold them into spaces.
         let start = out.len();
-        out.push_str(value.as_ref());
+        for (i, part) in parts.iter().enumerate() {
+            if i > 0 {
+                out.push(' ');
+            }
+            out.push_str(part);
+        }
         if out[start..].contains(['\r', '\n']) {
             let folded = out[start..].replace(['\r', '\n'], " ");
             out.replace_range(start.., &folded);
         }
         out.push_str("\r\n");
+        self
     }
-    out.into_bytes()
+
+    /// The block's bytes.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.block.into_bytes()
+    }
 }
 
 #[cfg(test)]
@@ -239,5 +270,18 @@ mod tests {
         for (fields, want) in cases {
             assert_eq!(warc_fields(fields), want.as_bytes());
         }
+    }
+
+    #[test]
+    fn warc_fields_from_parts() {
+        let mut block = WarcFields::new();
+        block
+            .push("outlink", &["http://a/b", "L", "a/@href"])
+            .push("x", &["1\n2", "3"])
+            .push("empty", &[]);
+        assert_eq!(
+            block.into_bytes(),
+            b"outlink: http://a/b L a/@href\r\nx: 1 2 3\r\nempty: \r\n"
+        );
     }
 }

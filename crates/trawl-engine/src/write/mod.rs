@@ -2,7 +2,7 @@
 
 use std::sync::{Mutex, PoisonError};
 
-use trawl_warc::{Encoder, Record, Writer, WriterConfig};
+use trawl_warc::{Encoder, Record, WarcFields, Writer, WriterConfig};
 
 use crate::{
     CrawlUri, Error,
@@ -78,30 +78,27 @@ impl WarcSink {
             &uri.hop_path
         };
         let duration = fetched.duration.as_millis().to_string();
-        let via = uri.via.as_ref().map(|v| v.to_string());
-        let outlink_lines: Vec<String> = outlinks
-            .iter()
-            .map(|o| format!("{} {} {}", o.url, o.hop.letter(), o.context))
-            .collect();
-        let mut fields: Vec<(&str, &str)> = Vec::with_capacity(4 + outlinks.len());
-        if let Some(v) = &via {
-            fields.push(("via", v));
+        let mut fields = WarcFields::new();
+        if let Some(via) = &uri.via {
+            fields.push("via", &[via.as_str()]);
         }
-        fields.push(("hopsFromSeed", hops));
-        let canonical = uri.canonical.as_ref().map(|c| c.to_string());
-        if let Some(c) = &canonical {
-            fields.push(("canonical", c));
+        fields.push("hopsFromSeed", &[hops]);
+        if let Some(canonical) = &uri.canonical {
+            fields.push("canonical", &[canonical.as_str()]);
         }
-        let api_for = uri.api_for.as_ref().map(|a| a.to_string());
-        if let Some(a) = &api_for {
-            fields.push(("apiFor", a));
+        if let Some(api_for) = &uri.api_for {
+            fields.push("apiFor", &[api_for.as_str()]);
         }
-        fields.push(("fetchTimeMs", &duration));
+        fields.push("fetchTimeMs", &[&duration]);
         if let Some(reason) = &resp.invalid_cert {
-            fields.push(("tlsCertInvalid", reason));
+            fields.push("tlsCertInvalid", &[reason]);
         }
-        fields.extend(outlink_lines.iter().map(|l| ("outlink", l.as_str())));
-        let mut metadata = Record::metadata(target, fetched.started, &fields);
+        for o in outlinks {
+            let mut letter = [0u8; 4];
+            let hop = o.hop.letter().encode_utf8(&mut letter);
+            fields.push("outlink", &[o.url.as_str(), hop, o.context]);
+        }
+        let mut metadata = Record::metadata_fields(target, fetched.started, fields);
         metadata.set("WARC-Concurrent-To", response_id);
 
         let records = [response, request, metadata];

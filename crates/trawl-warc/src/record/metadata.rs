@@ -2,18 +2,27 @@
 
 use chrono::{DateTime, Utc};
 
-use super::{Record, warc_fields};
+use super::{Record, WarcFields, warc_fields};
 
 impl Record {
     /// A `metadata` record about `target_uri` with an `application/warc-fields` block of `fields`.
     /// Link it to its response with `set("WARC-Concurrent-To", response.id())`.
     pub fn metadata(target_uri: &str, date: DateTime<Utc>, fields: &[(&str, &str)]) -> Record {
+        Record::metadata_block(target_uri, date, warc_fields(fields))
+    }
+
+    /// [`Record::metadata`] with a block built as [`WarcFields`].
+    pub fn metadata_fields(target_uri: &str, date: DateTime<Utc>, fields: WarcFields) -> Record {
+        Record::metadata_block(target_uri, date, fields.into_bytes())
+    }
+
+    fn metadata_block(target_uri: &str, date: DateTime<Utc>, block: Vec<u8>) -> Record {
         Record::base(
             "metadata",
             date,
             Some(target_uri),
             "application/warc-fields",
-            warc_fields(fields),
+            block,
         )
     }
 }
