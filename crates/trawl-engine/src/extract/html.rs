@@ -231,6 +231,12 @@ impl Collector {
         });
     }
 
+    /// Whether attribute `name`, trimmed, is `want` (ASCII case-insensitive); `None` when it is absent.
+    fn attr_is(&self, tag: &StartTag<'_>, name: &str, want: &str) -> Option<bool> {
+        let raw = tag.attr(name)?;
+        Some(trim_ascii_ws(&self.text(raw)).eq_ignore_ascii_case(want))
+    }
+
     /// Records the value of attribute `name`, if present.
     fn attr(&mut self, tag: &StartTag<'_>, name: &str, hop: Hop, context: &'static str) {
         if let Some(raw) = tag.attr(name) {
@@ -290,21 +296,12 @@ impl Collector {
                     }
                 }
             }
-            "input" => {
-                let is_image = tag
-                    .attr("type")
-                    .is_some_and(|t| trim_ascii_ws(&self.text(t)).eq_ignore_ascii_case("image"));
-                if is_image {
-                    self.attr(tag, "src", Hop::Embed, "input/@src");
-                }
+            "input" if self.attr_is(tag, "type", "image") == Some(true) => {
+                self.attr(tag, "src", Hop::Embed, "input/@src");
             }
-            "form" => {
-                let is_get = tag
-                    .attr("method")
-                    .is_none_or(|m| trim_ascii_ws(&self.text(m)).eq_ignore_ascii_case("get"));
-                if is_get {
-                    self.attr(tag, "action", Hop::Link, "form/@action");
-                }
+            // A form without a method is GET.
+            "form" if self.attr_is(tag, "method", "get") != Some(false) => {
+                self.attr(tag, "action", Hop::Link, "form/@action");
             }
             "base" if self.base_href.is_none() => self.base_href = self.value(tag, "href"),
             "meta" => self.meta(tag),
@@ -329,15 +326,10 @@ impl Collector {
         let Some(content) = self.value(tag, "content") else {
             return;
         };
-        let encoding = self.encoding;
-        let is = |attr: &str, want: &str| {
-            tag.attr(attr).is_some_and(|v| {
-                let text = encoding.decode_without_bom_handling(v).0;
-                trim_ascii_ws(&text).eq_ignore_ascii_case(want)
-            })
-        };
-        let (is_refresh, is_robots) = (is("http-equiv", "refresh"), is("name", "robots"));
-        if is_refresh && let Some(url) = refresh_url(&content) {
+        let is_robots = self.attr_is(tag, "name", "robots") == Some(true);
+        if self.attr_is(tag, "http-equiv", "refresh") == Some(true)
+            && let Some(url) = refresh_url(&content)
+        {
             self.push(url, Hop::Redirect, "meta/@content");
         }
         if is_robots

@@ -344,14 +344,20 @@ const FOREIGN_EXITS: [&str; 44] = [
     "var",
 ];
 
+/// SVG elements whose content is HTML (HTML integration points).
+const SVG_HTML_POINTS: [&str; 3] = ["desc", "title", "foreignobject"];
+
+/// MathML elements whose content is HTML (text integration points).
+const MATHML_TEXT_POINTS: [&str; 5] = ["mi", "mo", "mn", "ms", "mtext"];
+
 /// Whether a start tag in foreign content opens HTML inside it: SVG's `desc`, `title`, `foreignObject`,
 /// MathML's text integration points, and `annotation-xml` that declares HTML.
 fn is_integration_point(current: Ns, name: &[u8], tag: &StartTag<'_>) -> bool {
     let is = |t: &str| name.eq_ignore_ascii_case(t.as_bytes());
     match current {
-        Ns::Svg => is("desc") || is("title") || is("foreignobject"),
+        Ns::Svg => SVG_HTML_POINTS.iter().any(|t| is(t)),
         Ns::MathMl => {
-            ["mi", "mo", "mn", "ms", "mtext"].iter().any(|t| is(t))
+            MATHML_TEXT_POINTS.iter().any(|t| is(t))
                 || (is("annotation-xml")
                     && tag.attr("encoding").is_some_and(|e| {
                         e.eq_ignore_ascii_case(b"text/html")
@@ -378,10 +384,8 @@ fn leave_on_end_tag(name: &[u8], ns: &mut Vec<Ns>) {
         Ns::Svg => is("svg") || is("p") || is("br"),
         Ns::MathMl => is("math") || is("p") || is("br"),
         Ns::Html => match outer {
-            Some(Ns::Svg) => is("desc") || is("title") || is("foreignobject"),
-            Some(Ns::MathMl) => ["mi", "mo", "mn", "ms", "mtext", "annotation-xml"]
-                .iter()
-                .any(|t| is(t)),
+            Some(Ns::Svg) => SVG_HTML_POINTS.iter().any(|t| is(t)),
+            Some(Ns::MathMl) => is("annotation-xml") || MATHML_TEXT_POINTS.iter().any(|t| is(t)),
             _ => false,
         },
     };
