@@ -261,9 +261,10 @@ pub(crate) fn apply_to_frontier(
             let mut uri = CrawlUri::seed(parsed, String::new());
             crate::crawl::apply_identity(&classes, &identity, &mut uri);
             let (state, status) = match frontier.lookup(&uri.uniq_key) {
-                UrlStatus::Unknown => ("unknown", None),
-                UrlStatus::Queued => ("queued", None),
-                UrlStatus::Done(s) => ("done", Some(s)),
+                Err(e) => return failed(format!("cannot look {url} up: {e}")),
+                Ok(UrlStatus::Unknown) => ("unknown", None),
+                Ok(UrlStatus::Queued) => ("queued", None),
+                Ok(UrlStatus::Done(s)) => ("done", Some(s)),
             };
             Reply::Lookup {
                 url: url.clone(),

@@ -12,8 +12,11 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use crate::{
     Error, Item,
-    queue::{Control, Entry, Queue, QueueInfo, SEQ_MIDDLE},
-    store::{Store, Which, item_key, queue_range, split_item_key},
+    queue::{CURSOR_END, Control, Entry, Queue, QueueInfo, SEQ_MIDDLE},
+    store::{
+        Record, Store, Which, done_record, gone_record, is_queued, item_key, queue_range,
+        split_item_key,
+    },
 };
 
 /// What a worker gets when it asks for work.
@@ -175,22 +178,35 @@ impl<T: Item> Frontier<T> {
             by_id.insert(q.id, name.clone());
             f.queues.insert(name, q);
         }
+        // Every record counts for the sequence numbers (no key is used twice) and, if its item came through
+        // the uniq filter, for what the queue has spent; queued ones for its length, and the first of them
+        // is where refills start.
+        let mut spent: HashMap<u32, u64> = HashMap::new();
         for kv in store.items.iter() {
-            let key = kv.key().map_err(|e| store.err(e))?;
-            let (id, _, seq) = split_item_key(&key).ok_or_else(|| Error::Corrupt {
+            let (key, value) = kv.into_inner().map_err(|e| store.err(e))?;
+            let corrupt = |what| Error::Corrupt {
                 path: store.path().to_path_buf(),
-                what: "item key",
-            })?;
+                what,
+            };
+            let (id, precedence, seq) = split_item_key(&key).ok_or_else(|| corrupt("item key"))?;
+            let (record, filtered) = Record::parse(&value).ok_or_else(|| corrupt("item"))?;
             let Some(q) = by_id.get(&id).and_then(|n| f.queues.get_mut(n)) else {
                 return Err(Error::Corrupt {
                     path: store.path().to_path_buf(),
                     what: "item of unknown queue",
                 });
             };
-            q.len += 1;
             q.front_seq = q.front_seq.min(seq.saturating_sub(1));
             q.back_seq = q.back_seq.max(seq + 1);
-            f.queued += 1;
+            *spent.entry(id).or_default() += u64::from(filtered);
+            if record == Record::Queued {
+                q.len += 1;
+                q.cursor = q.cursor.min((precedence, seq));
+                f.queued += 1;
+            }
+        }
+        for q in f.queues.values_mut() {
+            q.spent = q.spent.max(spent.get(&q.id).copied().unwrap_or(0));
         }
         f.discovered = store.seen.len().map_err(|e| store.err(e))? as u64;
         f.store = Some(store);
@@ -285,18 +301,20 @@ impl<T: Item> Frontier<T> {
         if self.seen_fp(fp) {
             return false;
         }
-        self.add_seen(fp);
+        self.add_seen(fp, Vec::new());
         true
     }
 
-    fn add_seen(&mut self, fp: u64) {
+    /// Marks a fingerprint seen; with a store, `record` is the key of the item record that holds its item
+    /// and later its status (empty for none).
+    fn add_seen(&mut self, fp: u64, record: Vec<u8>) {
         self.seen.insert(fp);
         if let Some(bloom) = &mut self.bloom {
             bloom.insert(&fp);
         }
         self.discovered += 1;
         if let Some(store) = &mut self.store {
-            store.put(Which::Seen, fp.to_be_bytes().to_vec(), Vec::new());
+            store.put(Which::Seen, fp.to_be_bytes().to_vec(), record);
         }
     }
 
@@ -362,11 +380,15 @@ impl<T: Item> Frontier<T> {
         {
             return Err(item);
         }
+        // What it spent is counted from its item records on reopening: its own record is written only when
+        // something else changes.
         q.spent += 1;
-        q.precedence = q.precedence.min(item.queue_precedence());
-        self.dirty.insert(queue.to_string());
-        self.add_seen(fp);
-        self.push(queue, fp, item, false, true);
+        if item.queue_precedence() < q.precedence {
+            q.precedence = item.queue_precedence();
+            self.dirty.insert(queue.to_string());
+        }
+        let record = self.push(queue, fp, item, false, true);
+        self.add_seen(fp, record);
         Ok(Scheduled::Queued)
     }
 
@@ -394,7 +416,8 @@ impl<T: Item> Frontier<T> {
         self.queues.get_mut(key).expect("inserted above")
     }
 
-    fn push(&mut self, key: &str, fp: u64, item: T, front: bool, filtered: bool) {
+    /// Queues an item; returns the key of its record (empty without a store).
+    fn push(&mut self, key: &str, fp: u64, item: T, front: bool, filtered: bool) -> Vec<u8> {
         let head_max = self.head_max;
         let has_store = self.store.is_some();
         // What goes first (prerequisites, retries) goes before every precedence.
@@ -435,17 +458,20 @@ impl<T: Item> Frontier<T> {
                 && q.head.len() > head_max
                 && let Some(out) = q.head.pop_back()
             {
-                q.cursor = q.cursor.min(out.order());
+                q.on_disk(out.order());
             }
         } else {
-            q.cursor = q.cursor.min((precedence, seq));
+            q.on_disk((precedence, seq));
         }
         q.len += 1;
         self.queued += 1;
+        let mut record = Vec::new();
         if let (Some(store), Some(v)) = (&mut self.store, bytes) {
-            store.put(Which::Items, item_key(id, precedence, seq), v);
+            record = item_key(id, precedence, seq);
+            store.put(Which::Items, record.clone(), v);
         }
         self.enqueue_if_ready(key);
+        record
     }
 
     /// Puts a queue where it belongs now: deactivated when it has no work to hand out, activated (or in line
@@ -503,7 +529,8 @@ impl<T: Item> Frontier<T> {
         q.session = 0;
         if has_store {
             if let Some(first) = q.head.front() {
-                q.cursor = q.cursor.min(first.order());
+                let first = first.order();
+                q.rewind(first);
             }
             q.head.clear();
         }
@@ -618,20 +645,37 @@ impl<T: Item> Frontier<T> {
             return Ok(());
         };
         let q = self.queues.get_mut(key).expect("caller checked");
-        let (_, to) = queue_range(q.id);
-        let from = item_key(q.id, q.cursor.0, q.cursor.1);
-        let in_flight = &q.in_flight;
-        let found = store.items_in(&from, &to, self.head_max, |k| {
-            split_item_key(k).is_some_and(|(_, _, seq)| !in_flight.contains(&seq))
-        })?;
-        // Everything after the last item read stays on disk; when fewer were found, nothing does.
-        q.cursor = match found.last().and_then(|(k, _)| split_item_key(k)) {
-            Some((_, p, s)) if found.len() >= self.head_max => match s.checked_add(1) {
-                Some(next) => (p, next),
-                None => (p.saturating_add(1), 0),
-            },
-            _ => (u8::MAX, u64::MAX),
-        };
+        // Strays first: they sort before the cursor.
+        let mut found = Vec::new();
+        while found.len() < self.head_max
+            && let Some((precedence, seq)) = q.strays.pop_first()
+        {
+            let k = item_key(q.id, precedence, seq);
+            if let Some(v) = store.get(Which::Items, &k)?
+                && is_queued(&v)
+            {
+                found.push((k, v));
+            }
+        }
+        let want = self.head_max - found.len();
+        if want > 0 && q.cursor != CURSOR_END {
+            let (_, to) = queue_range(q.id);
+            let from = item_key(q.id, q.cursor.0, q.cursor.1);
+            let in_flight = &q.in_flight;
+            let read = store.items_in(&from, &to, want, |k, v| {
+                is_queued(v)
+                    && split_item_key(k).is_some_and(|(_, _, seq)| !in_flight.contains(&seq))
+            })?;
+            // Everything after the last item read stays on disk; when fewer were found, nothing does.
+            q.cursor = match read.last().and_then(|(k, _)| split_item_key(k)) {
+                Some((_, p, s)) if read.len() >= want => match s.checked_add(1) {
+                    Some(next) => (p, next),
+                    None => (p.saturating_add(1), 0),
+                },
+                _ => CURSOR_END,
+            };
+            found.extend(read);
+        }
         for (k, v) in found {
             let (_, precedence, seq) =
                 split_item_key(&k).ok_or_else(|| store.err("bad item key"))?;
@@ -662,8 +706,9 @@ impl<T: Item> Frontier<T> {
         Ok(())
     }
 
-    /// Hands back a taken item: its record is removed (with its final `status`, if any, kept for lookups),
-    /// and its queue may be fetched from again after `delay` (or the operator's delay for that queue).
+    /// Hands back a taken item: its record is overwritten with its final `status` (kept for lookups), or
+    /// without one marked gone (the caller queues it again, or drops it), and its queue may be fetched from
+    /// again after `delay` (or the operator's delay for that queue).
     pub fn finished(
         &mut self,
         queue: &str,
@@ -681,21 +726,28 @@ impl<T: Item> Frontier<T> {
         let delay = q.delay.unwrap_or(delay);
         q.polite_at = q.polite_at.max(now + delay);
         q.not_before = q.not_before.max(q.polite_at);
-        let id = q.id;
-        // A finished item's uniq key is seen from now on, even if it came in bypassing the filter
-        // (a prerequisite); with a store, its final status is kept for lookups.
-        if status.is_some() && !ticket.filtered && !self.seen_fp(ticket.fp) {
-            self.add_seen(ticket.fp);
+        let record = item_key(q.id, ticket.precedence, ticket.seq);
+        // A finished item's uniq key is seen from now on, even if it came in bypassing the filter (a
+        // prerequisite, a retry); the uniq key of one that did already points to this record.
+        if status.is_some() && !ticket.filtered {
+            if self.seen_fp(ticket.fp) {
+                if let Some(store) = &mut self.store {
+                    store.put(
+                        Which::Seen,
+                        ticket.fp.to_be_bytes().to_vec(),
+                        record.clone(),
+                    );
+                }
+            } else {
+                self.add_seen(ticket.fp, record.clone());
+            }
         }
         if let Some(store) = &mut self.store {
-            store.delete(Which::Items, item_key(id, ticket.precedence, ticket.seq));
-            if let Some(status) = status {
-                store.put(
-                    Which::Seen,
-                    ticket.fp.to_be_bytes().to_vec(),
-                    status.to_be_bytes().to_vec(),
-                );
-            }
+            let value = match status {
+                Some(status) => done_record(status, ticket.filtered),
+                None => gone_record(ticket.filtered),
+            };
+            store.put(Which::Items, record, value);
         }
         self.enqueue_if_ready(queue);
         if self.store.as_ref().is_some_and(Store::wants_commit) {
@@ -763,20 +815,30 @@ impl<T: Item> Frontier<T> {
     }
 
     /// What is known of `uniq_key`.
-    pub fn lookup(&self, uniq_key: &str) -> UrlStatus {
+    pub fn lookup(&self, uniq_key: &str) -> Result<UrlStatus, Error> {
         let fp = fingerprint(uniq_key);
-        match self
-            .store
-            .as_ref()
-            .and_then(|s| s.seen.get(fp.to_be_bytes()).ok().flatten())
-        {
-            None if self.seen.contains(&fp) || self.recent.contains(&fp) => UrlStatus::Queued,
-            None => UrlStatus::Unknown,
-            Some(v) if v.len() == 4 => {
-                UrlStatus::Done(i32::from_be_bytes(v[..4].try_into().expect("4 bytes")))
-            }
-            Some(_) => UrlStatus::Queued,
+        let Some(store) = &self.store else {
+            return Ok(if self.seen.contains(&fp) {
+                UrlStatus::Queued
+            } else {
+                UrlStatus::Unknown
+            });
+        };
+        // The uniq key's record (committed, or in the batch not yet written), then the item record it
+        // points to.
+        let record = match store.get(Which::Seen, &fp.to_be_bytes())? {
+            Some(record) => record,
+            None => return Ok(UrlStatus::Unknown),
+        };
+        if record.is_empty() {
+            return Ok(UrlStatus::Queued);
         }
+        let item = store.get(Which::Items, &record)?;
+        Ok(match item.as_deref().and_then(Record::parse) {
+            Some((Record::Done(status), _)) => UrlStatus::Done(status),
+            // queued, in flight, or handed back to be queued again
+            _ => UrlStatus::Queued,
+        })
     }
 
     /// Every queue that ever held an item, with its state now, busiest first.
@@ -875,23 +937,26 @@ impl<T: Item> Frontier<T> {
         };
         let dropped = q.len;
         q.head.clear();
-        q.cursor = (0, 0);
+        q.cursor = CURSOR_END;
+        q.strays.clear();
         q.len = 0;
         self.queued -= dropped;
         if let Some(store) = &mut self.store {
             store.commit()?;
             let (from, to) = queue_range(q.id);
-            let mut keys = Vec::new();
+            let mut dropped = Vec::new();
             for kv in store.items.range(from..=to) {
-                let k = kv.key().map_err(|e| store.err(e))?;
-                if let Some((_, _, seq)) = split_item_key(&k)
+                let (k, v) = kv.into_inner().map_err(|e| store.err(e))?;
+                // finished items keep their status
+                if let Some((Record::Queued, filtered)) = Record::parse(&v)
+                    && let Some((_, _, seq)) = split_item_key(&k)
                     && !q.in_flight.contains(&seq)
                 {
-                    keys.push(k.to_vec());
+                    dropped.push((k.to_vec(), filtered));
                 }
             }
-            for k in keys {
-                store.delete(Which::Items, k);
+            for (k, filtered) in dropped {
+                store.put(Which::Items, k, gone_record(filtered));
             }
             store.commit()?;
         }

@@ -1,7 +1,7 @@
 //! One politeness queue: its place in memory (a few head items) and its settings.
 
 use std::{
-    collections::{HashSet, VecDeque},
+    collections::{BTreeSet, HashSet, VecDeque},
     time::{Duration, Instant},
 };
 
@@ -112,10 +112,21 @@ pub(crate) struct Queue<T> {
     pub(crate) waiting: bool,
     /// Items taken since it last became active (for balance/replenish).
     pub(crate) session: u64,
-    /// With a store: every queued item outside the head sorts at or after this (precedence, seq), so a
-    /// refill reads from here instead of from the queue's start (where finished items leave tombstones).
+    /// With a store: every queued item outside the head and `strays` sorts at or after this (precedence,
+    /// seq), so a refill reads from here instead of from the queue's start, where the records of finished
+    /// items stay.
     pub(crate) cursor: (u8, u64),
+    /// With a store: queued items only on disk that sort before `cursor` (an item put in front of an inactive
+    /// queue, or a lower precedence than items already read), each read back by its key. A few only: past
+    /// [`STRAYS_MAX`] the cursor moves back instead.
+    pub(crate) strays: BTreeSet<(u8, u64)>,
 }
+
+/// Strays a queue keeps before moving its cursor back to the first of them.
+const STRAYS_MAX: usize = 64;
+
+/// The cursor of a queue with nothing on disk beyond its head.
+pub(crate) const CURSOR_END: (u8, u64) = (u8::MAX, u64::MAX);
 
 impl<T> Entry<T> {
     /// Its place in the queue.
@@ -148,7 +159,30 @@ impl<T> Queue<T> {
             active: false,
             waiting: false,
             session: 0,
-            cursor: (0, 0),
+            cursor: CURSOR_END,
+            strays: BTreeSet::new(),
+        }
+    }
+
+    /// Notes that the queued item at `order` is only on disk now (with a store), so a refill finds it.
+    pub(crate) fn on_disk(&mut self, order: (u8, u64)) {
+        if order >= self.cursor {
+            return;
+        }
+        if self.strays.len() < STRAYS_MAX {
+            self.strays.insert(order);
+        } else {
+            let first = self.strays.first().map_or(order, |&s| s.min(order));
+            self.rewind(first);
+        }
+    }
+
+    /// Moves the cursor back to `order` (a refill reads everything from there), dropping the strays it
+    /// now covers.
+    pub(crate) fn rewind(&mut self, order: (u8, u64)) {
+        if order < self.cursor {
+            self.cursor = order;
+            self.strays.split_off(&order);
         }
     }
 

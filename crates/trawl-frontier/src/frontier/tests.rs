@@ -237,14 +237,14 @@ fn store_restores_queued_and_in_flight_items_but_not_finished_ones() {
         99,
         "100 + robots - 2 finished; the in-flight one is back"
     );
-    assert_eq!(f.lookup("u1"), UrlStatus::Done(404));
-    assert_eq!(f.lookup("robots"), UrlStatus::Done(200));
+    assert_eq!(f.lookup("u1").unwrap(), UrlStatus::Done(404));
+    assert_eq!(f.lookup("robots").unwrap(), UrlStatus::Done(200));
     assert_eq!(
-        f.lookup("u2"),
+        f.lookup("u2").unwrap(),
         UrlStatus::Queued,
         "in flight at the crash: queued again"
     );
-    assert_eq!(f.lookup("lost"), UrlStatus::Unknown);
+    assert_eq!(f.lookup("lost").unwrap(), UrlStatus::Unknown);
     assert_eq!(f.schedule("q1", s("u1")), Scheduled::Duplicate);
     assert_eq!(f.schedule("q2", s("u2")), Scheduled::Duplicate);
     assert_eq!(f.discovered(), 101, "100 URLs and the robots.txt fetched");
@@ -296,8 +296,8 @@ fn checkpoints_copy_a_consistent_store() {
     f.flush().unwrap();
     let cp: Frontier<String> = Frontier::open(&dir.path().join("cp"), 1).unwrap();
     assert_eq!(cp.queued(), 49);
-    assert_eq!(cp.lookup("u0"), UrlStatus::Done(200));
-    assert_eq!(cp.lookup("after"), UrlStatus::Unknown);
+    assert_eq!(cp.lookup("u0").unwrap(), UrlStatus::Done(200));
+    assert_eq!(cp.lookup("after").unwrap(), UrlStatus::Unknown);
 }
 
 #[test]
@@ -388,7 +388,7 @@ fn a_batch_committed_behind_is_read_at_once_and_kept() {
     // Dropping the frontier let the batch in flight be written.
     let f: Frontier<String> = Frontier::open(dir.path(), 1).unwrap();
     assert_eq!(f.queued(), 30);
-    assert_eq!(f.lookup("u0"), UrlStatus::Done(200));
+    assert_eq!(f.lookup("u0").unwrap(), UrlStatus::Done(200));
     assert!(f.is_seen("u49"));
     assert_eq!(f.discovered(), 50);
 }
@@ -399,7 +399,7 @@ proptest::proptest! {
 
     /// The on-disk frontier hands out exactly what the in-memory one does, for any sequence of operations.
     #[test]
-    fn store_behaves_like_memory(ops in proptest::collection::vec((0u8..4, 0u8..5, 0u16..40), 1..200)) {
+    fn store_behaves_like_memory(ops in proptest::collection::vec((0u8..5, 0u8..5, 0u16..40), 1..200)) {
         let dir = tempfile::tempdir().unwrap();
         let mut disk: Frontier<String> = Frontier::open(dir.path(), 1).unwrap();
         let mut mem: Frontier<String> = Frontier::in_memory(1);
@@ -418,9 +418,17 @@ proptest::proptest! {
                     }
                     (a, b) => proptest::prop_assert_eq!(format!("{a:?}"), format!("{b:?}")),
                 },
-                _ => if let Some((a, b)) = taken.pop() {
+                3 => if let Some((a, b)) = taken.pop() {
                     disk.finished(&a.queue, a.ticket, Some(200), now, Duration::ZERO);
                     mem.finished(&b.queue, b.ticket, Some(200), now, Duration::ZERO);
+                    proptest::prop_assert_eq!(disk.lookup(&a.item).unwrap(), UrlStatus::Done(200));
+                },
+                // handed back without a status and queued again (a retry, or waiting for robots.txt)
+                _ => if let Some((a, b)) = taken.pop() {
+                    disk.finished(&a.queue, a.ticket, None, now, Duration::ZERO);
+                    mem.finished(&b.queue, b.ticket, None, now, Duration::ZERO);
+                    disk.requeue(&a.queue, a.item);
+                    mem.requeue(&b.queue, b.item);
                 },
             }
             if u % 17 == 0 { disk.flush().unwrap(); } else if u % 7 == 0 { disk.flush_behind().unwrap(); }
@@ -624,7 +632,7 @@ proptest::proptest! {
     /// in-memory one does.
     #[test]
     fn ranked_store_behaves_like_memory(
-        ops in proptest::collection::vec((0u8..4, 0u8..5, 0u16..40), 1..200),
+        ops in proptest::collection::vec((0u8..5, 0u8..5, 0u16..40), 1..200),
         target in 1usize..4,
         balance in 0u64..4,
     ) {
@@ -647,9 +655,16 @@ proptest::proptest! {
                     }
                     (a, b) => proptest::prop_assert_eq!(format!("{a:?}"), format!("{b:?}")),
                 },
-                _ => if let Some((a, b)) = taken.pop() {
+                3 => if let Some((a, b)) = taken.pop() {
                     disk.finished(&a.queue, a.ticket, Some(200), now, Duration::ZERO);
                     mem.finished(&b.queue, b.ticket, Some(200), now, Duration::ZERO);
+                    proptest::prop_assert_eq!(disk.lookup(&a.item.key).unwrap(), UrlStatus::Done(200));
+                },
+                _ => if let Some((a, b)) = taken.pop() {
+                    disk.finished(&a.queue, a.ticket, None, now, Duration::ZERO);
+                    mem.finished(&b.queue, b.ticket, None, now, Duration::ZERO);
+                    disk.requeue(&a.queue, a.item);
+                    mem.requeue(&b.queue, b.item);
                 },
             }
             if u % 17 == 0 { disk.flush().unwrap(); } else if u % 7 == 0 { disk.flush_behind().unwrap(); }
@@ -657,4 +672,115 @@ proptest::proptest! {
             proptest::prop_assert_eq!(disk.discovered(), mem.discovered());
         }
     }
+}
+
+#[test]
+fn items_put_in_front_of_an_inactive_queue_come_first_past_the_stray_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut f: Frontier<String> = Frontier::open(dir.path(), 1)
+        .unwrap()
+        .with_active_queues(1, 10);
+    for q in ["a", "b"] {
+        for i in 0..40 {
+            f.schedule(q, format!("{q}{i}"));
+        }
+    }
+    let now = Instant::now() + Duration::from_millis(1);
+    let drain = |f: &mut Frontier<String>, n: usize| {
+        let mut got = Vec::new();
+        for _ in 0..n {
+            let Next::Ready(t) = f.next(now).unwrap() else {
+                break;
+            };
+            got.push(t.item.clone());
+            f.finished(&t.queue, t.ticket, Some(200), now, Duration::ZERO);
+        }
+        got
+    };
+    // Ten from each queue in turn: "b" is inactive again, with ten finished records on disk.
+    assert_eq!(drain(&mut f, 20)[10], "b0");
+    for i in 0..100 {
+        f.schedule_first("b", format!("first{i}"));
+    }
+    f.flush().unwrap();
+    let rest: Vec<String> = drain(&mut f, 1000)
+        .into_iter()
+        .filter(|u| !u.starts_with('a'))
+        .collect();
+    let want: Vec<String> = (0..100)
+        .rev()
+        .map(|i| format!("first{i}"))
+        .chain((10..40).map(|i| format!("b{i}")))
+        .collect();
+    assert_eq!(rest, want);
+    assert_eq!(f.lookup("b3").unwrap(), UrlStatus::Done(200));
+    assert_eq!(
+        f.lookup("first7").unwrap(),
+        UrlStatus::Done(200),
+        "finished without the uniq filter: seen from now on"
+    );
+    f.flush().unwrap();
+    drop(f);
+    let f: Frontier<String> = Frontier::open(dir.path(), 1).unwrap();
+    assert_eq!(f.queued(), 0, "finished records are not queued again");
+    assert_eq!(f.lookup("a39").unwrap(), UrlStatus::Done(200));
+}
+
+#[test]
+fn a_url_handed_back_and_finished_later_looks_done() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut f: Frontier<String> = Frontier::open(dir.path(), 1).unwrap();
+    f.schedule("q", s("u"));
+    let now = Instant::now() + Duration::from_millis(1);
+    let t = take(&mut f, now);
+    f.finished(&t.queue, t.ticket, None, now, Duration::ZERO);
+    f.requeue("q", t.item);
+    assert_eq!(f.lookup("u").unwrap(), UrlStatus::Queued);
+    let t = take(&mut f, now);
+    f.finished(&t.queue, t.ticket, Some(503), now, Duration::ZERO);
+    assert_eq!(f.lookup("u").unwrap(), UrlStatus::Done(503));
+    f.flush().unwrap();
+    drop(f);
+    let f: Frontier<String> = Frontier::open(dir.path(), 1).unwrap();
+    assert_eq!(f.lookup("u").unwrap(), UrlStatus::Done(503));
+    assert_eq!(f.queued(), 0);
+}
+
+#[test]
+fn what_a_queue_spent_survives_reopening_without_its_record_rewritten() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut f: Frontier<String> = Frontier::open(dir.path(), 1).unwrap();
+        let now = Instant::now() + Duration::from_millis(1);
+        f.schedule("a", s("a1"));
+        f.flush().unwrap();
+        // written after the queue's record: counted from the item records
+        f.schedule("a", s("a2"));
+        f.schedule("a", s("a3"));
+        f.schedule_first("a", s("robots"));
+        let t = take(&mut f, now);
+        f.finished(&t.queue, t.ticket, Some(200), now, Duration::ZERO);
+        let t = take(&mut f, now);
+        assert_eq!(t.item, "a1");
+        f.finished(&t.queue, t.ticket, None, now, Duration::ZERO);
+        f.requeue("a", t.item);
+        let t = take(&mut f, now);
+        f.finished(&t.queue, t.ticket, Some(200), now, Duration::ZERO);
+        assert_eq!(
+            f.delete_queued("a").unwrap(),
+            2,
+            "a3 and the handed-back a1"
+        );
+        f.flush().unwrap();
+    }
+    let mut f: Frontier<String> = Frontier::open(dir.path(), 1).unwrap().with_budget(Some(3));
+    assert_eq!(f.queued(), 0);
+    let spent = |f: &Frontier<String>| f.queue_infos(Instant::now())[0].spent;
+    assert_eq!(spent(&f), 3, "a1-a3; not the prerequisite or the retry");
+    assert_eq!(f.schedule("a", s("a4")), Scheduled::OverBudget);
+    assert_eq!(
+        f.lookup("a1").unwrap(),
+        UrlStatus::Queued,
+        "dropped by the operator, but seen: never fetched as new"
+    );
 }
