@@ -122,8 +122,9 @@ pub(crate) struct Queue<T> {
     pub(crate) strays: BTreeSet<(u8, u64)>,
 }
 
-/// Strays a queue keeps before moving its cursor back to the first of them.
-const STRAYS_MAX: usize = 64;
+/// Strays a queue keeps before moving its cursor back to the first of them: memory per queue stays small
+/// (inactive queues keep theirs), and a rewind costs one read over the finished records it passes.
+const STRAYS_MAX: usize = 16;
 
 /// The cursor of a queue with nothing on disk beyond its head.
 pub(crate) const CURSOR_END: (u8, u64) = (u8::MAX, u64::MAX);
