@@ -15,7 +15,7 @@ use crate::{
     queue::{CURSOR_END, Control, Entry, Queue, QueueInfo, SEQ_MIDDLE},
     store::{
         Record, Store, Which, done_record, gone_record, is_queued, item_key, queue_range,
-        split_item_key,
+        queued_record, split_item_key, split_queued,
     },
 };
 
@@ -191,10 +191,7 @@ impl<T: Item> Frontier<T> {
             let (id, precedence, seq) = split_item_key(&key).ok_or_else(|| corrupt("item key"))?;
             let (record, filtered) = Record::parse(&value).ok_or_else(|| corrupt("item"))?;
             let Some(q) = by_id.get(&id).and_then(|n| f.queues.get_mut(n)) else {
-                return Err(Error::Corrupt {
-                    path: store.path().to_path_buf(),
-                    what: "item of unknown queue",
-                });
+                return Err(corrupt("item of unknown queue"));
             };
             q.front_seq = q.front_seq.min(seq.saturating_sub(1));
             q.back_seq = q.back_seq.max(seq + 1);
@@ -433,8 +430,7 @@ impl<T: Item> Frontier<T> {
         let id = q.id;
         let mut bytes = None;
         if has_store {
-            let mut v = fp.to_be_bytes().to_vec();
-            v.push(u8::from(filtered));
+            let mut v = queued_record(fp, filtered);
             item.encode(&mut v);
             bytes = Some(v);
         }
@@ -683,18 +679,8 @@ impl<T: Item> Frontier<T> {
                 path: store.path().to_path_buf(),
                 what: "item",
             };
-            let fp = u64::from_be_bytes(
-                v.get(..8)
-                    .ok_or_else(corrupt)?
-                    .try_into()
-                    .map_err(|_| corrupt())?,
-            );
-            let filtered = match v.get(8) {
-                Some(0) => false,
-                Some(1) => true,
-                _ => return Err(corrupt()),
-            };
-            let item = T::decode(&v[9..]).ok_or_else(corrupt)?;
+            let (fp, filtered, bytes) = split_queued(&v).ok_or_else(corrupt)?;
+            let item = T::decode(bytes).ok_or_else(corrupt)?;
             q.head.push_back(Entry {
                 filtered,
                 precedence,

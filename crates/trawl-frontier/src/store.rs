@@ -437,6 +437,24 @@ impl Record {
     }
 }
 
+/// The start of a queued item's record: its uniq fingerprint and the filter byte; the encoded item follows.
+pub(crate) fn queued_record(fp: u64, filtered: bool) -> Vec<u8> {
+    let mut v = fp.to_be_bytes().to_vec();
+    v.push(u8::from(filtered));
+    v
+}
+
+/// The uniq fingerprint, filter flag and encoded item of a queued item's record.
+pub(crate) fn split_queued(record: &[u8]) -> Option<(u64, bool, &[u8])> {
+    let fp = u64::from_be_bytes(record.get(..FILTER_AT_QUEUED)?.try_into().ok()?);
+    let filtered = match record.get(FILTER_AT_QUEUED)? {
+        0 => false,
+        1 => true,
+        _ => return None,
+    };
+    Some((fp, filtered, &record[FILTER_AT_QUEUED + 1..]))
+}
+
 /// The record of a finished item.
 pub(crate) fn done_record(status: i32, filtered: bool) -> Vec<u8> {
     let mut v = status.to_be_bytes().to_vec();
@@ -480,9 +498,10 @@ mod tests {
             Record::parse(&gone_record(true)),
             Some((Record::Gone, true))
         );
-        let mut queued = 7u64.to_be_bytes().to_vec();
-        queued.push(1);
+        let mut queued = queued_record(7, true);
+        queued.extend_from_slice(b"item");
         assert_eq!(Record::parse(&queued), Some((Record::Queued, true)));
+        assert_eq!(split_queued(&queued), Some((7, true, &b"item"[..])));
         assert!(is_queued(&queued) && !is_queued(&done_record(1, true)));
         for bad in [&[][..], &[2], &[0, 0], &[0, 0, 0, 0, 7]] {
             assert_eq!(Record::parse(bad), None, "{bad:?}");
@@ -494,6 +513,9 @@ mod tests {
         fn any_bytes_parse_or_not_without_panicking(bytes in proptest::collection::vec(0u8..=255, 0..20)) {
             if let Some((record, _)) = Record::parse(&bytes) {
                 proptest::prop_assert_eq!(record == Record::Queued, is_queued(&bytes));
+            }
+            if split_queued(&bytes).is_some() {
+                proptest::prop_assert_eq!(Record::parse(&bytes).map(|(r, _)| r), Some(Record::Queued));
             }
         }
     }
