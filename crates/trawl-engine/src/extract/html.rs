@@ -13,8 +13,11 @@ mod scan;
 use std::borrow::Cow;
 use std::ops::ControlFlow;
 
+use std::hash::BuildHasher;
+use std::ops::Range;
+
 use encoding_rs::{Encoding, UTF_8};
-use foldhash::{HashMap, HashMapExt};
+use hashbrown::HashTable;
 use url::Url;
 
 use self::scan::{Event, StartTag};
@@ -64,7 +67,8 @@ pub fn extract_html(
         .unwrap_or_else(|| doc_url.clone());
     let mut set = OutlinkSet::new(limits);
     for raw in &collector.raw {
-        set.add(&raw.value, &base, Some(encoding), raw.hop, raw.context);
+        let value = &collector.values[raw.value.clone()];
+        set.add(value, &base, Some(encoding), raw.hop, raw.context);
         if set.is_truncated() {
             break;
         }
@@ -143,24 +147,34 @@ const ORIGIN_RELS: &[&str] = &["dns-prefetch", "preconnect"];
 /// Most bytes of one `<style>` element kept for scanning.
 const MAX_STYLE_LEN: usize = 4 * 1024 * 1024;
 
-/// A raw, unresolved link value.
+/// A raw, unresolved link value: where it is in `Collector::values`, and how it was found.
 #[derive(Debug)]
 struct Raw {
-    value: String,
+    value: Range<usize>,
     hop: Hop,
     context: &'static str,
 }
 
-// A hop is one bit of a `u8` in `Collector::raw_seen` (checked on `Hop`'s last variant).
+/// A distinct raw value: where it is in `Collector::values`, with a bit per hop it was collected as.
+#[derive(Debug)]
+struct Seen {
+    value: Range<usize>,
+    hops: u8,
+}
+
+// A hop is one bit of a `u8` in `Seen::hops` (checked on `Hop`'s last variant).
 const _: () = assert!((Hop::Inferred as u8) < 8);
 
 /// What the element and text handlers gather during the parse.
 #[derive(Debug)]
 struct Collector {
+    /// Every distinct raw value, one after the other: one buffer for a document's links, not a
+    /// `String` each.
+    values: String,
     raw: Vec<Raw>,
-    /// Raw values already collected, each with a bit per hop it was collected as, to keep repeated
-    /// links cheap (looked up by `&str`, without an allocation).
-    raw_seen: HashMap<String, u8>,
+    /// The distinct raw values, found by their text without building a `String` to look one up.
+    seen: HashTable<Seen>,
+    hasher: foldhash::fast::FixedState,
     /// How many distinct raw values we keep before giving up.
     raw_cap: usize,
     max_url_len: usize,
@@ -176,8 +190,10 @@ struct Collector {
 impl Collector {
     fn new(limits: &Limits, encoding: &'static Encoding) -> Self {
         Collector {
+            values: String::new(),
             raw: Vec::new(),
-            raw_seen: HashMap::new(),
+            seen: HashTable::new(),
+            hasher: foldhash::fast::FixedState::default(),
             // Distinct raw strings may resolve to one URL (`a`, `./a`), so
             // keep a margin over the outlink cap.
             raw_cap: limits.max_outlinks.saturating_mul(4).saturating_add(64),
@@ -211,21 +227,40 @@ impl Collector {
             return;
         }
         let bit = 1u8 << (hop as u8);
-        let hops = self.raw_seen.get(value).copied().unwrap_or(0);
-        if hops & bit != 0 {
+        let hash = self.hasher.hash_one(value);
+        let values = &self.values;
+        let seen = self
+            .seen
+            .find_mut(hash, |seen| &values[seen.value.clone()] == value);
+        if seen.as_ref().is_some_and(|seen| seen.hops & bit != 0) {
             return;
         }
         if self.raw.len() >= self.raw_cap {
             self.overflow = true;
             return;
         }
-        if hops == 0 {
-            self.raw_seen.insert(value.to_owned(), bit);
-        } else if let Some(h) = self.raw_seen.get_mut(value) {
-            *h |= bit;
-        }
+        let range = match seen {
+            Some(seen) => {
+                seen.hops |= bit;
+                seen.value.clone()
+            }
+            None => {
+                let range = self.values.len()..self.values.len() + value.len();
+                self.values.push_str(value);
+                let (values, hasher) = (&self.values, &self.hasher);
+                self.seen.insert_unique(
+                    hash,
+                    Seen {
+                        value: range.clone(),
+                        hops: bit,
+                    },
+                    |seen| hasher.hash_one(&values[seen.value.clone()]),
+                );
+                range
+            }
+        };
         self.raw.push(Raw {
-            value: value.to_owned(),
+            value: range,
             hop,
             context,
         });

@@ -13,8 +13,10 @@
 
 use std::borrow::Cow;
 
+use std::hash::BuildHasher;
+
 use encoding_rs::Encoding;
-use foldhash::{HashSet, HashSetExt};
+use hashbrown::HashTable;
 use url::Url;
 
 use crate::hop::Hop;
@@ -123,7 +125,9 @@ pub fn extract(
 #[derive(Debug)]
 pub(crate) struct OutlinkSet {
     outlinks: Vec<Outlink>,
-    seen: HashSet<(Url, Hop)>,
+    /// Indices into `outlinks`, found by URL and hop (so no URL is copied to remember it).
+    seen: HashTable<usize>,
+    hasher: foldhash::fast::FixedState,
     max_outlinks: usize,
     max_url_len: usize,
     /// True once a new link arrived after the list was full.
@@ -134,7 +138,8 @@ impl OutlinkSet {
     pub(crate) fn new(limits: &Limits) -> Self {
         OutlinkSet {
             outlinks: Vec::new(),
-            seen: HashSet::new(),
+            seen: HashTable::new(),
+            hasher: foldhash::fast::FixedState::default(),
             max_outlinks: limits.max_outlinks,
             max_url_len: limits.max_url_len,
             truncated: false,
@@ -158,13 +163,20 @@ impl OutlinkSet {
         let Some(url) = resolve(raw, base, encoding, self.max_url_len) else {
             return;
         };
-        if !self.seen.insert((url.clone(), hop)) {
+        let hash = self.hasher.hash_one((url.as_str(), hop));
+        let outlinks = &self.outlinks;
+        let same = |&i: &usize| outlinks[i].hop == hop && outlinks[i].url == url;
+        if self.seen.find(hash, same).is_some() {
             return;
         }
         if self.outlinks.len() >= self.max_outlinks {
             self.truncated = true;
             return;
         }
+        let (outlinks, hasher) = (&self.outlinks, &self.hasher);
+        self.seen.insert_unique(hash, outlinks.len(), |&i| {
+            hasher.hash_one((outlinks[i].url.as_str(), outlinks[i].hop))
+        });
         self.outlinks.push(Outlink { url, hop, context });
     }
 

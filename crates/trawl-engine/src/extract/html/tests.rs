@@ -71,6 +71,18 @@ case!(
     r#"<a href="/s?a=1&amp;b=2&#38;c=3&copy=4">"#,
     [("http://example.com/s?a=1&b=2&c=3&copy=4", Link, "a/@href")]
 );
+// One outlink per URL and hop: repeated raw values, other spellings of a URL, and the same URL as
+// another hop.
+case!(
+    duplicates_by_url_and_hop,
+    r#"<a href="/x"><a href="../x#f"><img src="/x"><img src="/x"><a href="/y"><a href="/x"><img src="../y">"#,
+    [
+        ("http://example.com/x", Link, "a/@href"),
+        ("http://example.com/x", Embed, "img/@src"),
+        ("http://example.com/y", Link, "a/@href"),
+        ("http://example.com/y", Embed, "img/@src"),
+    ]
+);
 // The scanner returns attribute values as written; we decode exactly once.
 case!(
     entities_decoded_once,
