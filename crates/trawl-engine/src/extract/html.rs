@@ -11,10 +11,8 @@
 mod scan;
 
 use std::borrow::Cow;
-use std::ops::ControlFlow;
-
 use std::hash::BuildHasher;
-use std::ops::Range;
+use std::ops::{ControlFlow, Range};
 
 use encoding_rs::{Encoding, UTF_8};
 use hashbrown::HashTable;
@@ -174,7 +172,8 @@ struct Collector {
     raw: Vec<Raw>,
     /// The distinct raw values, found by their text without building a `String` to look one up.
     seen: HashTable<Seen>,
-    hasher: foldhash::fast::FixedState,
+    /// Seeded per document: link values are the page author's to choose.
+    hasher: foldhash::fast::RandomState,
     /// How many distinct raw values we keep before giving up.
     raw_cap: usize,
     max_url_len: usize,
@@ -193,7 +192,7 @@ impl Collector {
             values: String::new(),
             raw: Vec::new(),
             seen: HashTable::new(),
-            hasher: foldhash::fast::FixedState::default(),
+            hasher: foldhash::fast::RandomState::default(),
             // Distinct raw strings may resolve to one URL (`a`, `./a`), so
             // keep a margin over the outlink cap.
             raw_cap: limits.max_outlinks.saturating_mul(4).saturating_add(64),

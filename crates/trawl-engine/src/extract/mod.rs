@@ -12,7 +12,6 @@
 //! not an error.
 
 use std::borrow::Cow;
-
 use std::hash::BuildHasher;
 
 use encoding_rs::Encoding;
@@ -127,7 +126,8 @@ pub(crate) struct OutlinkSet {
     outlinks: Vec<Outlink>,
     /// Indices into `outlinks`, found by URL and hop (so no URL is copied to remember it).
     seen: HashTable<usize>,
-    hasher: foldhash::fast::FixedState,
+    /// Seeded per document: URLs are the page author's to choose.
+    hasher: foldhash::fast::RandomState,
     max_outlinks: usize,
     max_url_len: usize,
     /// True once a new link arrived after the list was full.
@@ -139,7 +139,7 @@ impl OutlinkSet {
         OutlinkSet {
             outlinks: Vec::new(),
             seen: HashTable::new(),
-            hasher: foldhash::fast::FixedState::default(),
+            hasher: foldhash::fast::RandomState::default(),
             max_outlinks: limits.max_outlinks,
             max_url_len: limits.max_url_len,
             truncated: false,
