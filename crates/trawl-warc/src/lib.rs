@@ -45,7 +45,7 @@ pub use crate::{
     record::{Record, WarcFields, format_date},
     repair::{Repaired, repair},
     verify::{VerifyError, VerifySummary, verify},
-    writer::{Compression, Encoded, Encoder, Span, Writer, WriterConfig, Written},
+    writer::{Compression, Encoded, Encoder, Span, WriteBack, Writer, WriterConfig, Written},
 };
 
 mod chunked;

@@ -3,6 +3,7 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::gzip::GzipMembers;
 use chrono::Utc;
@@ -97,7 +98,8 @@ pub struct Written {
 /// The file being written.
 #[derive(Debug)]
 struct OpenFile {
-    file: File,
+    /// Shared with the [`WriteBack`]s taken for it, which may run after the file is finished.
+    file: Arc<File>,
     open_path: PathBuf,
     final_path: PathBuf,
     size: u64,
@@ -113,6 +115,34 @@ struct OpenFile {
 /// filling the page cache.
 const WRITE_BACK_BYTES: u64 = 8 << 20;
 
+/// A request to the kernel to start writing a range of a WARC file to disk and to drop the range asked for
+/// before it. Giving it takes milliseconds (the kernel queues 8 MB of writeback then and there), so the writer
+/// hands it out ([`Writer::take_write_back`]) to be given after its lock is released, off the fetch path.
+#[derive(Debug)]
+pub struct WriteBack {
+    file: Arc<File>,
+    offset: u64,
+    len: u64,
+}
+
+impl WriteBack {
+    /// Gives the advice. `POSIX_FADV_DONTNEED` does both on Linux: it starts writeback of the range's dirty
+    /// pages without waiting, then drops its clean ones. Advice only: a failure changes nothing.
+    pub fn run(self) {
+        #[cfg(target_os = "linux")]
+        {
+            let len = std::num::NonZeroU64::new(self.len);
+            let _ =
+                rustix::fs::fadvise(&*self.file, self.offset, len, rustix::fs::Advice::DontNeed);
+        }
+    }
+
+    /// The byte range of the file the advice covers.
+    pub fn range(&self) -> std::ops::Range<u64> {
+        self.offset..self.offset + self.len
+    }
+}
+
 /// Writes groups of records to WARC files, rotating to a new file between groups once the current
 /// one reaches [`WriterConfig::max_file_bytes`].
 ///
@@ -127,6 +157,8 @@ pub struct Writer {
     serial: u32,
     current: Option<OpenFile>,
     finished: Vec<PathBuf>,
+    /// The write-back due and not yet taken; given here if still untaken when the next one falls due.
+    write_back: Option<WriteBack>,
 }
 
 impl Writer {
@@ -142,6 +174,7 @@ impl Writer {
             serial: 0,
             current: None,
             finished: Vec::new(),
+            write_back: None,
         })
     }
 
@@ -196,7 +229,11 @@ impl Writer {
                 span
             })
             .collect();
-        append(file, &encoded.bytes)?;
+        if let Some(due) = append(file, &encoded.bytes)?
+            && let Some(untaken) = self.write_back.replace(due)
+        {
+            untaken.run();
+        }
         let written = Written {
             path: file.final_path.clone(),
             offset: spans[0].offset,
@@ -207,6 +244,13 @@ impl Writer {
             self.finish_current()?;
         }
         Ok(Some(written))
+    }
+
+    /// The write-back that fell due in the last appends, if any, to be given ([`WriteBack::run`]) where it
+    /// holds nothing up: it takes milliseconds. One left untaken is given by the writer itself, inline, when
+    /// the next falls due or the file is finished.
+    pub fn take_write_back(&mut self) -> Option<WriteBack> {
+        self.write_back.take()
     }
 
     /// Finishes the current file (fsync, rename away `.open`) and returns every file this writer
@@ -255,7 +299,7 @@ impl Writer {
             };
             let warcinfo = Record::warcinfo(&name, &self.warcinfo_fields());
             let mut open = OpenFile {
-                file,
+                file: Arc::new(file),
                 open_path,
                 final_path,
                 size: 0,
@@ -265,9 +309,12 @@ impl Writer {
             };
             let mut bytes = Vec::new();
             self.encoder.append(&warcinfo, &[], &mut bytes);
-            if let Err(e) = append(&mut open, &bytes) {
-                let _ = fs::remove_file(&open.open_path);
-                return Err(e);
+            match append(&mut open, &bytes) {
+                Ok(due) => due.into_iter().for_each(WriteBack::run),
+                Err(e) => {
+                    let _ = fs::remove_file(&open.open_path);
+                    return Err(e);
+                }
             }
             return Ok(open);
         }
@@ -306,6 +353,10 @@ impl Writer {
             move |source| Error::Io { path, source }
         };
         open.file.sync_all().map_err(io_err(&open.open_path))?;
+        // Its pages are all written now: an untaken write-back only drops them.
+        if let Some(untaken) = self.write_back.take() {
+            untaken.run();
+        }
         drop(open.file);
         fs::rename(&open.open_path, &open.final_path).map_err(io_err(&open.open_path))?;
         // Make the rename durable; not every platform can open a directory, so this is best effort.
@@ -398,35 +449,33 @@ impl Encoder {
     }
 }
 
-/// Writes `bytes` at the end of `file`; on failure cuts the file back so it holds whole records only.
-/// Asks the kernel to start writing the file's new bytes to disk and to drop the pages of the range asked
-/// for before (written by now). `POSIX_FADV_DONTNEED` does both on Linux: it starts writeback of the range's
-/// dirty pages without waiting, then drops its clean ones. Advice only: a failure changes nothing.
-fn write_back(file: &mut OpenFile) {
-    #[cfg(target_os = "linux")]
-    {
-        let len = std::num::NonZeroU64::new(file.size - file.released);
-        let _ = rustix::fs::fadvise(&file.file, file.released, len, rustix::fs::Advice::DontNeed);
-    }
+/// The write-back of the file's bytes since the last one, which also drops the range asked for before it
+/// (written by now).
+fn write_back(file: &mut OpenFile) -> WriteBack {
+    let due = WriteBack {
+        file: Arc::clone(&file.file),
+        offset: file.released,
+        len: file.size - file.released,
+    };
     file.released = file.written_back;
     file.written_back = file.size;
+    due
 }
 
-fn append(file: &mut OpenFile, bytes: &[u8]) -> Result<(), Error> {
+/// Writes `bytes` at the end of `file`; on failure cuts the file back so it holds whole records only. Returns
+/// the write-back due once another [`WRITE_BACK_BYTES`] have been written.
+fn append(file: &mut OpenFile, bytes: &[u8]) -> Result<Option<WriteBack>, Error> {
     let start = file.size;
-    match file.file.write_all(bytes) {
+    match (&*file.file).write_all(bytes) {
         Ok(()) => {
             file.size += bytes.len() as u64;
-            if file.size - file.written_back >= WRITE_BACK_BYTES {
-                write_back(file);
-            }
-            Ok(())
+            Ok((file.size - file.written_back >= WRITE_BACK_BYTES).then(|| write_back(file)))
         }
         Err(source) => {
             let rollback = file
                 .file
                 .set_len(start)
-                .and_then(|()| file.file.seek(SeekFrom::Start(start)));
+                .and_then(|()| (&*file.file).seek(SeekFrom::Start(start)).map(drop));
             if let Err(e) = rollback {
                 return Err(Error::Write {
                     path: file.open_path.clone(),
@@ -619,6 +668,13 @@ mod tests {
             open.written_back
         );
         assert!(open.released >= WRITE_BACK_BYTES && open.released < open.written_back);
+        let written_back = open.written_back;
+        // The first was given by the writer when the second fell due untaken; the second waits to be taken,
+        // from the start of the file (nothing dropped yet) to where it fell due.
+        let due = w.take_write_back().expect("the second write-back, untaken");
+        assert_eq!(due.range(), 0..written_back);
+        assert!(w.take_write_back().is_none(), "taken once");
+        due.run();
         let paths = w.close().unwrap();
         let summary = crate::verify(&paths[0]).unwrap();
         assert_eq!(summary.records, 21, "warcinfo and 20 responses");
@@ -664,7 +720,7 @@ mod tests {
             return;
         };
         let mut open = OpenFile {
-            file,
+            file: Arc::new(file),
             open_path: "/dev/full".into(),
             final_path: "/dev/full".into(),
             size: 0,

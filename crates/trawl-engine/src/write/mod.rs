@@ -2,7 +2,7 @@
 
 use std::sync::{Mutex, PoisonError};
 
-use trawl_warc::{Encoder, Record, WarcFields, Writer, WriterConfig};
+use trawl_warc::{Encoder, Record, WarcFields, WriteBack, Writer, WriterConfig};
 
 use crate::{
     CrawlUri, Error,
@@ -116,14 +116,22 @@ impl WarcSink {
                 Ok(e) => e,
                 Err(e) => break Err(warc(e)),
             };
-            let mut writer = lock();
-            match writer.append_encoded(encoded) {
-                Ok(Some(_)) => break Ok(payload_digest),
+            let (step, write_back) = {
+                let mut writer = lock();
+                let step = match writer.append_encoded(encoded) {
+                    Ok(Some(_)) => Ok(None),
+                    Ok(None) => writer.warcinfo_id().map(Some),
+                    Err(e) => Err(e),
+                };
+                (step, writer.take_write_back())
+            };
+            if let Some(due) = write_back {
+                give(due);
+            }
+            match step {
+                Ok(None) => break Ok(payload_digest),
                 // The file rotated while this group was being compressed: again, for the new file.
-                Ok(None) => match writer.warcinfo_id() {
-                    Ok(id) => warcinfo_id = id,
-                    Err(e) => break Err(warc(e)),
-                },
+                Ok(Some(id)) => warcinfo_id = id,
                 Err(e) => break Err(warc(e)),
             }
         };
@@ -138,5 +146,15 @@ impl WarcSink {
     pub fn close(&self) -> Result<Vec<std::path::PathBuf>, Error> {
         let mut writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
         writer.close().map_err(|e| Error::Warc(e.to_string()))
+    }
+}
+
+/// Gives a write-back that fell due where it holds no fetch up: on tokio's blocking pool inside a runtime (it
+/// takes milliseconds, and the workers would otherwise wait on it, one in the call and the rest for the
+/// writer), else here.
+fn give(due: WriteBack) {
+    match tokio::runtime::Handle::try_current() {
+        Ok(runtime) => drop(runtime.spawn_blocking(move || due.run())),
+        Err(_) => due.run(),
     }
 }
