@@ -565,6 +565,7 @@ impl<T: Item> Frontier<T> {
     /// The next item whose queue may be fetched from at `now`.
     pub fn next(&mut self, now: Instant) -> Result<Next<T>, Error> {
         loop {
+            self.drop_stale_top();
             let ready_now = matches!(self.ready.peek(), Some(Reverse((at, _, _))) if *at <= now);
             if !ready_now && self.activate_waiting(true) {
                 continue;
@@ -632,6 +633,19 @@ impl<T: Item> Frontier<T> {
                     fp: entry.fp,
                 },
             }));
+        }
+    }
+
+    /// Pops the ready heap's stale entries off its top (their queue was repositioned or left the heap since),
+    /// so that `next` never reports a wait for an entry that would hand out nothing: a released hold would
+    /// otherwise keep the workers waiting until the hold's time, and a finished crawl from ending.
+    fn drop_stale_top(&mut self) {
+        while let Some(Reverse((_, tick, key))) = self.ready.peek() {
+            let live = matches!(self.queues.get(key), Some(q) if q.in_heap && q.heap_tick == *tick);
+            if live {
+                return;
+            }
+            self.ready.pop();
         }
     }
 

@@ -108,6 +108,26 @@ fn a_held_queue_waits_until_released_but_keeps_its_politeness() {
 }
 
 #[test]
+fn a_released_hold_leaves_no_wait_behind() {
+    let mut f = Frontier::in_memory(2);
+    let t0 = Instant::now() + Duration::from_millis(1);
+    f.schedule_first("a", s("robots"));
+    f.schedule("a", s("a/page"));
+    let robots = take(&mut f, t0);
+    let page = take(&mut f, t0);
+    f.requeue("a", page.item);
+    f.hold("a", t0 + Duration::from_secs(1));
+    f.finished("a", page.ticket, None, t0, Duration::ZERO);
+    assert!(matches!(f.next(t0).unwrap(), Next::WaitUntil(_)));
+    f.release("a");
+    let again = take(&mut f, t0);
+    f.finished("a", robots.ticket, Some(200), t0, Duration::ZERO);
+    f.finished("a", again.ticket, Some(200), t0, Duration::ZERO);
+    // Nothing is queued or in flight: the crawl is over now, not when the hold would have ended.
+    assert!(matches!(f.next(t0).unwrap(), Next::Empty));
+}
+
+#[test]
 fn an_unreleased_hold_ends_at_its_time() {
     let mut f = Frontier::in_memory(1);
     let t0 = Instant::now() + Duration::from_millis(1);
