@@ -152,7 +152,11 @@ fn a_shorter_operator_delay_moves_the_queue_up() {
     let x = take(&mut f, t0);
     f.finished("a", x.ticket, None, t0, Duration::from_secs(3600));
     assert!(f.set_delay("a", Some(Duration::ZERO)));
-    assert_eq!(take(&mut f, Instant::now()).item, "2");
+    let y = take(&mut f, Instant::now());
+    assert_eq!(y.item, "2");
+    // The queue's old place, an hour away, hands out nothing and keeps nobody waiting.
+    f.finished("a", y.ticket, None, Instant::now(), Duration::ZERO);
+    assert!(matches!(f.next(Instant::now()).unwrap(), Next::Empty));
 }
 
 #[test]
