@@ -73,18 +73,24 @@ fn prerequisites_go_first_and_bypass_uniq() {
     assert_eq!(f.discovered(), 1);
 }
 
+/// Queue "a" with robots.txt taken at `t0` and its page held behind it for a second: a second connection took
+/// the page before robots.txt was known, so it went back and the queue is held. Returns robots.txt's ticket.
+fn held_behind_robots(f: &mut Frontier<String>, t0: Instant) -> Taken<String> {
+    f.schedule_first("a", s("robots"));
+    f.schedule("a", s("a/page"));
+    let robots = take(f, t0);
+    let page = take(f, t0);
+    f.requeue("a", page.item);
+    f.hold("a", t0 + Duration::from_secs(1));
+    f.finished("a", page.ticket, None, t0, Duration::ZERO);
+    robots
+}
+
 #[test]
 fn a_held_queue_waits_until_released_but_keeps_its_politeness() {
     let mut f = Frontier::in_memory(2);
     let t0 = Instant::now() + Duration::from_millis(1);
-    f.schedule_first("a", s("robots"));
-    f.schedule("a", s("a/page"));
-    let robots = take(&mut f, t0);
-    // A second connection takes the page before robots.txt is known: it goes back, the queue is held.
-    let page = take(&mut f, t0);
-    f.requeue("a", page.item);
-    f.hold("a", t0 + Duration::from_secs(1));
-    f.finished("a", page.ticket, None, t0, Duration::ZERO);
+    let robots = held_behind_robots(&mut f, t0);
     match f.next(t0).unwrap() {
         Next::WaitUntil(at) => assert_eq!(at, t0 + Duration::from_secs(1)),
         other => panic!("{other:?}"),
@@ -111,13 +117,7 @@ fn a_held_queue_waits_until_released_but_keeps_its_politeness() {
 fn a_released_hold_leaves_no_wait_behind() {
     let mut f = Frontier::in_memory(2);
     let t0 = Instant::now() + Duration::from_millis(1);
-    f.schedule_first("a", s("robots"));
-    f.schedule("a", s("a/page"));
-    let robots = take(&mut f, t0);
-    let page = take(&mut f, t0);
-    f.requeue("a", page.item);
-    f.hold("a", t0 + Duration::from_secs(1));
-    f.finished("a", page.ticket, None, t0, Duration::ZERO);
+    let robots = held_behind_robots(&mut f, t0);
     assert!(matches!(f.next(t0).unwrap(), Next::WaitUntil(_)));
     f.release("a");
     let again = take(&mut f, t0);
