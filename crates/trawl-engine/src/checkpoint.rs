@@ -3,15 +3,18 @@
 
 use std::path::{Path, PathBuf};
 
-use trawl_frontier::Frontier;
+use trawl_frontier::StoreCopy;
 
-use crate::{CrawlUri, Error, job::Job, stats::Snapshot};
+use crate::{Error, job::Job, stats::Snapshot};
 
 /// Writes the next checkpoint of `job` and returns its folder.
+/// Writes the next checkpoint of `job` from `frontier`, a view of the frontier's store taken when the
+/// checkpoint `started`, with the counters `snap`; returns its folder.
 pub(crate) fn write(
     job: &Job,
-    frontier: &mut Frontier<CrawlUri>,
+    frontier: &StoreCopy,
     snap: &Snapshot,
+    started: chrono::DateTime<chrono::Utc>,
 ) -> Result<PathBuf, Error> {
     let dir = job.checkpoints_dir();
     std::fs::create_dir_all(&dir).map_err(|source| Error::Io {
@@ -21,11 +24,10 @@ pub(crate) fn write(
     let n = list(job).len() + 1;
     let name = format!("cp{n:05}-{}", chrono::Utc::now().format("%Y%m%d%H%M%S"));
     let cp = dir.join(&name);
-    frontier
-        .checkpoint_to(&cp.join("frontier"))
-        .map_err(|e| Error::Checkpoint(e.to_string()))?;
+    frontier.write_to(&cp.join("frontier"))?;
     let meta = serde_json::json!({
         "name": name,
+        "started": started.to_rfc3339(),
         "written": chrono::Utc::now().to_rfc3339(),
         "finished": snap.finished,
         "succeeded": snap.succeeded,
@@ -66,15 +68,15 @@ pub(crate) fn find(job: &Job, name: &str) -> Result<PathBuf, Error> {
             .iter()
             .filter_map(|p| p.file_name().map(|f| f.to_string_lossy().into_owned()))
             .collect();
-        Error::Checkpoint(format!(
-            "{} has no checkpoint {name:?}; it has: {}",
-            job.root().display(),
-            if names.is_empty() {
+        Error::NoSuchCheckpoint {
+            job: job.root().to_path_buf(),
+            name: name.to_string(),
+            available: if names.is_empty() {
                 "none".to_string()
             } else {
                 names.join(", ")
-            }
-        ))
+            },
+        }
     })
 }
 
@@ -127,7 +129,7 @@ pub(crate) fn repair_warcs(job: &Job) -> Result<Vec<trawl_warc::Repaired>, Error
     for entry in entries.flatten() {
         let path = entry.path();
         if path.extension().is_some_and(|e| e == "open") {
-            repaired.push(trawl_warc::repair(&path).map_err(|e| Error::Warc(e.to_string()))?);
+            repaired.push(trawl_warc::repair(&path)?);
         }
     }
     Ok(repaired)

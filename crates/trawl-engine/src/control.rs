@@ -178,13 +178,9 @@ pub(crate) fn apply_to_frontier(
             failed(format!("no queue {queue:?}; `queues` lists them"))
         }
     };
-    let identity = match config.identity.build() {
-        Ok(id) => id,
-        Err(e) => return failed(e),
-    };
-    let classes = match config.compile_classes() {
-        Ok(c) => c,
-        Err(e) => return failed(e),
+    let naming = match (config.identity.build(), config.compile_classes()) {
+        (Ok(identity), Ok(classes)) => crate::chain::Naming { identity, classes },
+        (Err(e), _) | (_, Err(e)) => return failed(e),
     };
     let assign = crate::assign::QueueAssigner::new(
         config.frontier.queue_assignment,
@@ -199,7 +195,7 @@ pub(crate) fn apply_to_frontier(
                     Err(e) => return failed(format!("seed {e}")),
                 };
                 let mut uri = CrawlUri::seed(url, String::new());
-                crate::crawl::apply_identity(&classes, &identity, &mut uri);
+                naming.name(&mut uri);
                 uri.rank(config, config);
                 if frontier.schedule(&assign.key(&uri.url), uri)
                     == trawl_frontier::Scheduled::Queued
@@ -259,7 +255,7 @@ pub(crate) fn apply_to_frontier(
                 return failed(format!("{url:?} is not a URL"));
             };
             let mut uri = CrawlUri::seed(parsed, String::new());
-            crate::crawl::apply_identity(&classes, &identity, &mut uri);
+            naming.name(&mut uri);
             let (state, status) = match frontier.lookup(&uri.uniq_key) {
                 Err(e) => return failed(format!("cannot look {url} up: {e}")),
                 Ok(UrlStatus::Unknown) => ("unknown", None),
@@ -297,12 +293,9 @@ pub fn apply_offline(job_dir: &Path, command: &Command) -> Result<Reply, Error> 
         return Err(Error::NothingToResume(job_dir.to_path_buf()));
     }
     let mut frontier: Frontier<CrawlUri> =
-        Frontier::open(&job.frontier_dir(), config.fetch.max_connections_per_host)
-            .map_err(|e| Error::Frontier(e.to_string()))?;
+        Frontier::open(&job.frontier_dir(), config.fetch.max_connections_per_host)?;
     let reply = apply_to_frontier(&mut frontier, command, &config);
-    frontier
-        .sync()
-        .map_err(|e| Error::Frontier(e.to_string()))?;
+    frontier.sync()?;
     Ok(reply)
 }
 
@@ -385,7 +378,10 @@ pub fn send_file(job_dir: &Path, command: &Command, wait: Duration) -> Result<Re
     while start.elapsed() < wait {
         if let Ok(text) = std::fs::read_to_string(&reply_path) {
             let _ = std::fs::remove_file(&reply_path);
-            return serde_json::from_str(&text).map_err(|e| Error::Checkpoint(e.to_string()));
+            return serde_json::from_str(&text).map_err(|source| Error::BadReply {
+                path: reply_path.clone(),
+                source,
+            });
         }
         std::thread::sleep(Duration::from_millis(50));
     }

@@ -7,29 +7,15 @@ use std::{
     fs::File,
     io::{BufWriter, Write},
     path::{Path, PathBuf},
+    sync::{Arc, Mutex, PoisonError, mpsc},
+    thread::JoinHandle,
 };
 
 use chrono::{DateTime, Utc};
 
 use crate::Error;
 
-/// Statuses trawl writes for URIs that got no HTTP response (Heritrix's numbers).
-pub mod status {
-    /// The host name did not resolve.
-    pub const DNS_FAILED: i32 = -6;
-    /// robots.txt could not be fetched (5xx or no answer after retries), so the host is off limits.
-    pub const ROBOTS_PREREQUISITE_FAILED: i32 = -61;
-    /// The URI is too many link hops from its seed.
-    pub const TOO_MANY_HOPS: i32 = -4001;
-    /// A scope rule rejected the URI (the rule is in the annotation).
-    pub const OUT_OF_SCOPE: i32 = -5000;
-    /// The address policy refused the host's address.
-    pub const ADDRESS_REFUSED: i32 = -5001;
-    /// The URI's queue has spent its budget (`frontier.max_uris_per_host`).
-    pub const OVER_QUOTA: i32 = -5003;
-    /// robots.txt forbids the URI.
-    pub const ROBOTS_DISALLOWED: i32 = -9998;
-}
+pub use crate::status;
 
 /// One crawl.log entry.
 #[derive(Debug, Clone, Default)]
@@ -53,7 +39,7 @@ pub struct LogEntry<'a> {
     /// `sha1:BASE32` of the entity body.
     pub digest: Option<&'a str>,
     /// Annotations, comma-joined.
-    pub annotations: &'a [String],
+    pub annotations: &'a [crate::Annotation],
 }
 
 impl LogEntry<'_> {
@@ -75,48 +61,108 @@ impl LogEntry<'_> {
                 t.format("%Y%m%d%H%M%S%3f")
             )),
             dash(self.digest),
-            if self.annotations.is_empty() {
-                "-".to_string()
-            } else {
-                self.annotations.join(",")
-            },
+            crate::annotation::Joined(self.annotations),
         )
     }
 }
 
-/// The open crawl.log.
+/// The open crawl.log, written by a thread of its own: workers hand it finished lines and go on, so no
+/// write or flush runs on the async threads. The thread writes what it is given in order and flushes each time
+/// it has caught up, so a line reaches the OS within a moment of its URI finishing; a crash loses at most
+/// the lines handed over in that moment.
 #[derive(Debug)]
 pub struct CrawlLog {
     path: PathBuf,
-    out: BufWriter<File>,
+    /// Lines to write; `None` asks the thread to finish.
+    lines: mpsc::Sender<Option<String>>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+    /// The thread's first write failure, reported to the next writer.
+    failed: Arc<Mutex<Option<std::io::Error>>>,
 }
 
 impl CrawlLog {
-    /// Opens (appending) `path`.
+    /// Opens (appending) `path` and starts its writer thread.
     pub fn open(path: &Path) -> Result<CrawlLog, Error> {
+        let io = |source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        };
         let file = File::options()
             .create(true)
             .append(true)
             .open(path)
-            .map_err(|source| Error::Io {
-                path: path.to_path_buf(),
-                source,
-            })?;
+            .map_err(io)?;
+        let (tx, rx) = mpsc::channel::<Option<String>>();
+        let failed: Arc<Mutex<Option<std::io::Error>>> = Arc::default();
+        let report = failed.clone();
+        let thread = std::thread::Builder::new()
+            .name("crawl-log".into())
+            .spawn(move || {
+                let mut out = BufWriter::new(file);
+                let mut open = true;
+                while open && let Ok(Some(first)) = rx.recv() {
+                    let mut result = writeln!(out, "{first}");
+                    // Everything already handed over goes out before the flush.
+                    while result.is_ok()
+                        && let Ok(next) = rx.try_recv()
+                    {
+                        match next {
+                            Some(line) => result = writeln!(out, "{line}"),
+                            None => open = false,
+                        }
+                    }
+                    if let Err(e) = result.and_then(|()| out.flush()) {
+                        *report.lock().unwrap_or_else(PoisonError::into_inner) = Some(e);
+                        return;
+                    }
+                }
+            })
+            .map_err(io)?;
         Ok(CrawlLog {
             path: path.to_path_buf(),
-            out: BufWriter::new(file),
+            lines: tx,
+            thread: Mutex::new(Some(thread)),
+            failed,
         })
     }
 
-    /// Appends one line and flushes it, so a crash loses no finished URI.
-    pub fn write(&mut self, entry: &LogEntry<'_>) -> Result<(), Error> {
-        let line = entry.format(Utc::now());
-        writeln!(self.out, "{line}")
-            .and_then(|()| self.out.flush())
-            .map_err(|source| Error::Io {
+    /// Hands one line to the writer thread; fails if an earlier write failed (a full disk).
+    pub fn write(&self, entry: &LogEntry<'_>) -> Result<(), Error> {
+        self.check()?;
+        // The thread stops early only after a failure, which `check` reports.
+        let _ = self.lines.send(Some(entry.format(Utc::now())));
+        Ok(())
+    }
+
+    /// Writes out every line handed over and stops the thread; reports a write failure.
+    pub fn close(&self) -> Result<(), Error> {
+        let _ = self.lines.send(None);
+        let thread = self
+            .thread
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(thread) = thread {
+            let _ = thread.join();
+        }
+        self.check()
+    }
+
+    fn check(&self) -> Result<(), Error> {
+        let mut failed = self.failed.lock().unwrap_or_else(PoisonError::into_inner);
+        match failed.take() {
+            Some(source) => Err(Error::Io {
                 path: self.path.clone(),
                 source,
-            })
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for CrawlLog {
+    fn drop(&mut self) {
+        let _ = self.close();
     }
 }
 
@@ -129,7 +175,10 @@ mod tests {
     #[test]
     fn heritrix_field_order() {
         let t = Utc.with_ymd_and_hms(2026, 11, 22, 8, 25, 1).unwrap();
-        let notes = vec!["lenTrunc".to_string(), "3t".to_string()];
+        let notes = vec![
+            crate::Annotation::Truncated(crate::fetch::Truncation::Length),
+            crate::Annotation::Tries(3),
+        ];
         let e = LogEntry {
             status: 200,
             size: Some(1234),
@@ -156,5 +205,33 @@ mod tests {
             seed.format(t),
             "2026-11-22T08:25:01.000Z -9998          - http://a.org/ - - - #000 - - - -"
         );
+    }
+}
+
+#[cfg(test)]
+mod writer_tests {
+    use super::*;
+
+    #[test]
+    fn every_line_handed_over_is_written_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("crawl.log");
+        let log = CrawlLog::open(&path).unwrap();
+        let uris: Vec<String> = (0..500).map(|i| format!("http://a.org/{i}")).collect();
+        for uri in &uris {
+            log.write(&LogEntry {
+                status: 200,
+                uri,
+                ..LogEntry::default()
+            })
+            .unwrap();
+        }
+        log.close().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let got: Vec<&str> = text
+            .lines()
+            .map(|l| l.split_whitespace().nth(3).unwrap())
+            .collect();
+        assert_eq!(got, uris);
     }
 }

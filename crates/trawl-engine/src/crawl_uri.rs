@@ -2,9 +2,10 @@
 
 use std::sync::Arc;
 
+use trawl_url::class::UrlKind;
 use url::Url;
 
-use crate::Hop;
+use crate::{Annotation, Hop};
 
 /// What kind of work a URI stands for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,7 +22,29 @@ pub enum UriKind {
     },
 }
 
-/// One URI in flight: its identity, how it was found, and how many times it was tried.
+/// What the URL class matching a URI says about it, found once when the URI is named (kept with it in the
+/// frontier).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClassFacts {
+    /// What the URL is.
+    pub kind: UrlKind,
+    /// The URL to fetch instead (the class's `api` converter), if any.
+    pub api_url: Option<Url>,
+    /// The next gallery page the class predicts, if any.
+    pub next_page: Option<Url>,
+}
+
+/// What is remembered of a watchable URL between visits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Watch {
+    /// The payload digest of the last visit.
+    pub digest: String,
+    /// When that digest was first seen (seconds since the Unix epoch).
+    pub since: u64,
+}
+
+/// One URI in flight: its identity, how it was found, how many times it was tried, and (while it is processed)
+/// the notes its stages made.
 #[derive(Debug, Clone)]
 pub struct CrawlUri {
     /// The URL fetched (the raw URL, fragment removed).
@@ -53,6 +76,12 @@ pub struct CrawlUri {
     /// The budget its sheets give its queue, when they change `frontier.max_uris_per_host` (only read when
     /// it is scheduled; not stored).
     pub queue_budget: Option<u64>,
+    /// The matching URL class's facts, found when it was named; `None` when no class matches.
+    pub class: Option<Box<ClassFacts>>,
+    /// For a watchable URL visited before: what its last visit found.
+    pub watch: Option<Watch>,
+    /// What the stages noted while processing it, for crawl.log (not stored).
+    pub annotations: Vec<Annotation>,
 }
 
 impl CrawlUri {
@@ -72,6 +101,9 @@ impl CrawlUri {
             precedence: 1,
             queue_precedence: 3,
             queue_budget: None,
+            class: None,
+            watch: None,
+            annotations: Vec::new(),
             url,
         }
     }
@@ -95,6 +127,9 @@ impl CrawlUri {
             precedence: self.precedence,
             queue_precedence: self.queue_precedence,
             queue_budget: None,
+            class: None,
+            watch: None,
+            annotations: Vec::new(),
         }
     }
 
@@ -103,7 +138,8 @@ impl CrawlUri {
         let mut url = self.url.clone();
         url.set_path("/robots.txt");
         url.set_query(None);
-        let mut child = self.child(url.clone(), url.to_string(), Hop::Prerequisite);
+        // Named by the candidate chain, like every child.
+        let mut child = self.child(url, String::new(), Hop::Prerequisite);
         child.kind = UriKind::Robots {
             origin: origin(&self.url),
             redirects: 0,
@@ -133,6 +169,16 @@ impl CrawlUri {
     pub fn last_hop(&self) -> Option<char> {
         self.hop_path.chars().last()
     }
+
+    /// Whether it is a prerequisite of other URIs (robots.txt: reached by a `P` hop, or by redirects from one).
+    pub fn is_prerequisite(&self) -> bool {
+        matches!(self.kind, UriKind::Robots { .. }) || self.last_hop() == Some('P')
+    }
+
+    /// Notes `annotation` for its crawl.log line.
+    pub fn annotate(&mut self, annotation: Annotation) {
+        self.annotations.push(annotation);
+    }
 }
 
 /// `scheme://host:port`: the unit robots.txt rules and keep-alive connections apply to.
@@ -145,74 +191,96 @@ pub(crate) fn origin(url: &Url) -> String {
     )
 }
 
-/// The on-disk form of a queued URI (the frontier keeps queues on disk): a version byte, then the fields.
+/// The on-disk form of a queued URI (the frontier keeps queues on disk): its fields in a fixed order, strings
+/// as a length (u32, little-endian) and bytes. Fields added later go at the end and may be missing, so a store
+/// written by an earlier version still reads.
 impl trawl_frontier::Item for CrawlUri {
     fn uniq_key(&self) -> &str {
         &self.uniq_key
     }
 
     fn encode(&self, out: &mut Vec<u8>) {
-        let mut put = |s: &str| {
-            out.extend_from_slice(&(s.len() as u32).to_le_bytes());
-            out.extend_from_slice(s.as_bytes());
-        };
-        put(self.url.as_str());
-        put(&self.uniq_key);
-        put(&self.hop_path);
-        put(self.via.as_ref().map_or("", Url::as_str));
-        put(self.canonical.as_ref().map_or("", Url::as_str));
-        put(self.api_for.as_ref().map_or("", Url::as_str));
+        put(out, self.url.as_str());
+        put(out, &self.uniq_key);
+        put(out, &self.hop_path);
+        put(out, self.via.as_ref().map_or("", Url::as_str));
+        put(out, self.canonical.as_ref().map_or("", Url::as_str));
+        put(out, self.api_for.as_ref().map_or("", Url::as_str));
         let (kind, origin, redirects) = match &self.kind {
             UriKind::Page => (0u8, "", 0u8),
             UriKind::Robots { origin, redirects } => (1, origin.as_str(), *redirects),
         };
-        put(origin);
+        put(out, origin);
         out.push(kind);
         out.push(redirects);
         out.push(u8::from(self.is_seed));
         out.extend_from_slice(&self.tries.to_le_bytes());
         out.extend_from_slice(&self.revisit.to_le_bytes());
-        out.extend_from_slice(&(self.source.len() as u32).to_le_bytes());
-        out.extend_from_slice(self.source.as_bytes());
+        put(out, &self.source);
         out.push(self.precedence);
         out.push(self.queue_precedence);
+        // Added after the first release.
+        match &self.class {
+            None => out.push(0),
+            Some(c) => {
+                out.push(1 + kind_byte(c.kind));
+                put(out, c.api_url.as_ref().map_or("", Url::as_str));
+                put(out, c.next_page.as_ref().map_or("", Url::as_str));
+            }
+        }
+        match &self.watch {
+            None => out.push(0),
+            Some(w) => {
+                out.push(1);
+                out.extend_from_slice(&w.since.to_le_bytes());
+                put(out, &w.digest);
+            }
+        }
     }
 
     fn decode(bytes: &[u8]) -> Option<Self> {
-        let mut at = 0;
-        let mut take = |n: usize| {
-            let s = bytes.get(at..at + n)?;
-            at += n;
-            Some(s)
-        };
-        let mut strings = Vec::with_capacity(7);
-        for _ in 0..7 {
-            let len = u32::from_le_bytes(take(4)?.try_into().ok()?) as usize;
-            strings.push(std::str::from_utf8(take(len)?).ok()?.to_string());
-        }
-        let kind = take(1)?[0];
-        let redirects = take(1)?[0];
-        let is_seed = take(1)?[0] == 1;
-        let tries = u32::from_le_bytes(take(4)?.try_into().ok()?);
-        let revisit = u32::from_le_bytes(take(4)?.try_into().ok()?);
-        let len = u32::from_le_bytes(take(4)?.try_into().ok()?) as usize;
-        let source = Arc::from(std::str::from_utf8(take(len)?).ok()?);
-        let precedence = take(1)?[0];
-        let queue_precedence = take(1)?[0];
+        let mut r = Reader { bytes };
+        let url = Url::parse(r.str()?).ok()?;
+        let uniq_key = r.str()?.to_string();
+        let hop_path = r.str()?.to_string();
         let url_opt = |s: &str| (!s.is_empty()).then(|| Url::parse(s).ok()).flatten();
+        let via = url_opt(r.str()?);
+        let canonical = url_opt(r.str()?);
+        let api_for = url_opt(r.str()?);
+        let origin = r.str()?.to_string();
+        let kind = r.byte()?;
+        let redirects = r.byte()?;
+        let is_seed = r.byte()? == 1;
+        let tries = r.u32()?;
+        let revisit = r.u32()?;
+        let source = Arc::from(r.str()?);
+        let precedence = r.byte()?;
+        let queue_precedence = r.byte()?;
+        let class = match r.byte() {
+            None | Some(0) => None,
+            Some(k) => Some(Box::new(ClassFacts {
+                kind: kind_from_byte(k - 1)?,
+                api_url: url_opt(r.str()?),
+                next_page: url_opt(r.str()?),
+            })),
+        };
+        let watch = match r.byte() {
+            None | Some(0) => None,
+            Some(_) => Some(Watch {
+                since: r.u64()?,
+                digest: r.str()?.to_string(),
+            }),
+        };
         Some(CrawlUri {
-            url: Url::parse(&strings[0]).ok()?,
-            uniq_key: strings[1].clone(),
-            hop_path: strings[2].clone(),
-            via: url_opt(&strings[3]),
-            canonical: url_opt(&strings[4]),
-            api_for: url_opt(&strings[5]),
+            url,
+            uniq_key,
+            hop_path,
+            via,
+            canonical,
+            api_for,
             kind: match kind {
                 0 => UriKind::Page,
-                _ => UriKind::Robots {
-                    origin: strings[6].clone(),
-                    redirects,
-                },
+                _ => UriKind::Robots { origin, redirects },
             },
             is_seed,
             tries,
@@ -221,6 +289,9 @@ impl trawl_frontier::Item for CrawlUri {
             precedence,
             queue_precedence,
             queue_budget: None,
+            class,
+            watch,
+            annotations: Vec::new(),
         })
     }
 
@@ -235,6 +306,61 @@ impl trawl_frontier::Item for CrawlUri {
     fn queue_budget(&self) -> Option<u64> {
         self.queue_budget
     }
+}
+
+/// Appends a string as its length and bytes.
+fn put(out: &mut Vec<u8>, s: &str) {
+    out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+    out.extend_from_slice(s.as_bytes());
+}
+
+/// Reads what [`put`] and the fixed-size fields wrote; every read is `None` past the end.
+struct Reader<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let (head, rest) = self.bytes.split_at_checked(n)?;
+        self.bytes = rest;
+        Some(head)
+    }
+
+    fn byte(&mut self) -> Option<u8> {
+        self.take(1).map(|b| b[0])
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+
+    fn str(&mut self) -> Option<&'a str> {
+        let len = self.u32()? as usize;
+        std::str::from_utf8(self.take(len)?).ok()
+    }
+}
+
+fn kind_byte(kind: UrlKind) -> u8 {
+    match kind {
+        UrlKind::File => 0,
+        UrlKind::Post => 1,
+        UrlKind::Gallery => 2,
+        UrlKind::Watchable => 3,
+    }
+}
+
+fn kind_from_byte(b: u8) -> Option<UrlKind> {
+    Some(match b {
+        0 => UrlKind::File,
+        1 => UrlKind::Post,
+        2 => UrlKind::Gallery,
+        3 => UrlKind::Watchable,
+        _ => return None,
+    })
 }
 
 #[cfg(test)]
@@ -255,12 +381,31 @@ mod tests {
         child.tries = 2;
         child.revisit = 3;
         let robots = child.robots_prerequisite();
-        for uri in [seed, child, robots] {
+        let mut watched = child.clone();
+        watched.class = Some(Box::new(ClassFacts {
+            kind: UrlKind::Gallery,
+            api_url: None,
+            next_page: Some(Url::parse("http://a.org/x?page=2").unwrap()),
+        }));
+        watched.watch = Some(Watch {
+            digest: "sha1:ABC".into(),
+            since: 1_790_000_000,
+        });
+        for uri in [seed, child, robots, watched] {
             let mut bytes = Vec::new();
             uri.encode(&mut bytes);
             let back = CrawlUri::decode(&bytes).unwrap();
             assert_eq!(format!("{back:?}"), format!("{uri:?}"));
         }
         assert!(CrawlUri::decode(b"\x05\x00\x00\x00abc").is_none());
+        // A record from before class facts and watch state were kept still reads.
+        let mut old = Vec::new();
+        let seed = CrawlUri::seed(Url::parse("http://a.org/").unwrap(), "k".into());
+        seed.encode(&mut old);
+        old.truncate(old.len() - 2);
+        assert_eq!(
+            format!("{:?}", CrawlUri::decode(&old).unwrap()),
+            format!("{seed:?}")
+        );
     }
 }

@@ -35,12 +35,27 @@ pub enum Error {
     #[error("{} holds no crawl to resume (no state/frontier); start one with `trawl crawl --job`", .0.display())]
     NothingToResume(PathBuf),
     /// The frontier's store failed.
-    #[error("{0}")]
-    Frontier(String),
-    /// A checkpoint could not be found, written or restored.
-    #[error("checkpoint: {0}")]
-    Checkpoint(String),
-    /// A WARC could not be written.
+    #[error(transparent)]
+    Frontier(#[from] trawl_frontier::Error),
+    /// `trawl resume --checkpoint NAME` named a checkpoint the job does not have.
+    #[error("{} has no checkpoint {name:?}; it has: {available}", job.display())]
+    NoSuchCheckpoint {
+        /// The job directory.
+        job: PathBuf,
+        /// The name asked for.
+        name: String,
+        /// The checkpoints it has, comma-separated (or "none").
+        available: String,
+    },
+    /// A WARC could not be written or repaired.
     #[error("writing WARC: {0}")]
-    Warc(String),
+    Warc(#[from] trawl_warc::Error),
+    /// A running crawl's reply to an operator command could not be read.
+    #[error("{}: unreadable reply from the crawl: {source}", path.display())]
+    BadReply {
+        /// The reply file.
+        path: PathBuf,
+        /// Why it could not be read.
+        source: serde_json::Error,
+    },
 }

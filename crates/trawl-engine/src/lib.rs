@@ -6,7 +6,9 @@
 //! [`Crawl`] runs that loop for a job directory with a [`CrawlConfig`].
 #![deny(missing_docs)]
 
+mod annotation;
 pub mod assign;
+mod chain;
 pub mod checkpoint;
 pub mod config;
 pub mod control;
@@ -19,6 +21,7 @@ mod error;
 pub mod explain;
 pub mod extract;
 pub mod fetch;
+mod fetch_record;
 pub mod filters;
 mod hop;
 pub mod job;
@@ -28,12 +31,14 @@ pub mod robots;
 mod scope;
 pub mod sheets;
 pub mod stats;
+pub mod status;
 pub mod write;
 
 pub use crate::{
+    annotation::Annotation,
     config::{ConfigError, CrawlConfig},
     crawl::{Crawl, CrawlHandle, Summary},
-    crawl_uri::{CrawlUri, UriKind},
+    crawl_uri::{ClassFacts, CrawlUri, UriKind, Watch},
     error::Error,
     fetch::Fetcher,
     hop::Hop,

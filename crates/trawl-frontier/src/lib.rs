@@ -33,4 +33,5 @@ pub use crate::{
     frontier::{Frontier, Next, Scheduled, Taken, Ticket, UrlStatus},
     item::Item,
     queue::{Control, QueueInfo, QueueState},
+    store::StoreCopy,
 };

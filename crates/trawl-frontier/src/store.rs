@@ -12,7 +12,9 @@
 //!   through the filter count what the queue has spent of its budget;
 //! - `seen`: uniq fingerprint (u64) -> the key of the `items` record that holds its item or final status, or
 //!   empty for a key marked seen without an item;
-//! - `queues`: queue name -> queue record (id, spent, operator settings).
+//! - `queues`: queue name -> queue record (id, spent, operator settings);
+//! - `later`: sequence number (u64) -> an item due later: due time (unix ms, u64) ++ uniq fingerprint (u64) ++
+//!   queue name length (u32) ++ queue name ++ the encoded item; emptied when it moves into its queue.
 //!
 //! So a URL costs three writes: its uniq key and its item when scheduled, and one overwrite of the item with
 //! its status when finished (a queue's own record is written only when it is made or its settings change).
@@ -49,6 +51,7 @@ pub(crate) struct Store {
     pub(crate) items: Keyspace,
     pub(crate) seen: Keyspace,
     pub(crate) queues: Keyspace,
+    pub(crate) later: Keyspace,
     /// Changes not yet committed, the last one per key winning (a fjall batch must not hold a key twice);
     /// sorted, so reads can see them without committing first.
     pending: Batch,
@@ -63,7 +66,7 @@ type Batch = BTreeMap<(Which, Vec<u8>), Vec<u8>>;
 /// The thread that writes batches, and the channels to it.
 struct Committer {
     jobs: Option<mpsc::Sender<Arc<Batch>>>,
-    results: mpsc::Receiver<Result<(), String>>,
+    results: mpsc::Receiver<Result<(), fjall::Error>>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -126,17 +129,18 @@ impl Store {
         let queues = db
             .keyspace("queues", options(MEMTABLE_BYTES / 4))
             .map_err(err)?;
+        let later = db
+            .keyspace("later", options(MEMTABLE_BYTES / 4))
+            .map_err(err)?;
         let (jobs, job_rx) = mpsc::channel::<Arc<Batch>>();
         let (result_tx, results) = mpsc::channel();
-        let keyspaces = [items.clone(), seen.clone(), queues.clone()];
+        let keyspaces = [items.clone(), seen.clone(), queues.clone(), later.clone()];
         let thread_db = db.clone();
         let thread = std::thread::Builder::new()
             .name("frontier-commit".into())
             .spawn(move || {
-                let [items, seen, queues] = &keyspaces;
                 for batch in job_rx {
-                    let result =
-                        write(&thread_db, [items, seen, queues], &batch).map_err(|e| e.to_string());
+                    let result = write(&thread_db, &keyspaces, &batch);
                     if result_tx.send(result).is_err() {
                         break;
                     }
@@ -152,6 +156,7 @@ impl Store {
             items,
             seen,
             queues,
+            later,
             pending: BTreeMap::new(),
             committing: None,
             committer: Committer {
@@ -233,12 +238,9 @@ impl Store {
                 return Ok(Some(value.clone()));
             }
         }
-        let keyspace = match which {
-            Which::Items => &self.items,
-            Which::Seen => &self.seen,
-            Which::Queues => &self.queues,
-        };
-        let value = keyspace.get(key).map_err(|e| self.err(e))?;
+        let value = self.keyspaces()[which as usize]
+            .get(key)
+            .map_err(|e| self.err(e))?;
         Ok(value.map(|v| v.to_vec()))
     }
 
@@ -314,7 +316,17 @@ impl Store {
         let Some(batch) = self.take_pending()? else {
             return Ok(());
         };
-        write(&self.db, [&self.items, &self.seen, &self.queues], &batch).map_err(|e| self.err(e))
+        write(&self.db, &self.keyspaces(), &batch).map_err(|e| self.err(e))
+    }
+
+    /// The keyspaces, in the order of [`Which`].
+    fn keyspaces(&self) -> [Keyspace; 4] {
+        [
+            self.items.clone(),
+            self.seen.clone(),
+            self.queues.clone(),
+            self.later.clone(),
+        ]
     }
 
     /// Commits and fsyncs: for checkpoints and clean shutdown.
@@ -325,33 +337,14 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
-    /// Writes a consistent copy of the committed store into `dir` (a new store), for checkpoints: commit
-    /// first (with [`Store::commit`], which waits).
-    pub(crate) fn copy_to(&self, dir: &Path) -> Result<(), Error> {
-        let copy = Store::open(dir)?;
-        let snapshot = self.db.snapshot();
-        for (from, to) in [
-            (&self.items, &copy.items),
-            (&self.seen, &copy.seen),
-            (&self.queues, &copy.queues),
-        ] {
-            let mut batch = copy.db.batch();
-            let mut n = 0;
-            for kv in fjall::Readable::iter(&snapshot, from) {
-                let (k, v) = kv.into_inner().map_err(|e| self.err(e))?;
-                batch.insert(to, k, v);
-                n += 1;
-                if n % 10_000 == 0 {
-                    std::mem::replace(&mut batch, copy.db.batch())
-                        .commit()
-                        .map_err(|e| copy.err(e))?;
-                }
-            }
-            batch.commit().map_err(|e| copy.err(e))?;
+    /// A consistent view of the committed store (commit first, with [`Store::commit`]), which
+    /// [`StoreCopy::write_to`] copies without holding the store: for checkpoints.
+    pub(crate) fn snapshot(&self) -> StoreCopy {
+        StoreCopy {
+            path: self.path.clone(),
+            snapshot: self.db.snapshot(),
+            keyspaces: self.keyspaces(),
         }
-        copy.db
-            .persist(PersistMode::SyncAll)
-            .map_err(|e| copy.err(e))
     }
 
     /// Bytes the store takes on disk.
@@ -371,22 +364,71 @@ impl Drop for Store {
     }
 }
 
-/// Writes `batch` into the keyspaces `[items, seen, queues]` in one atomic fjall batch, and hands it to the OS.
-fn write(db: &Database, keyspaces: [&Keyspace; 3], batch: &Batch) -> Result<(), fjall::Error> {
+/// A consistent view of a store as of one instant, to be copied into a new store (a checkpoint) while the
+/// store itself goes on changing.
+pub struct StoreCopy {
+    path: PathBuf,
+    snapshot: fjall::Snapshot,
+    keyspaces: [Keyspace; 4],
+}
+
+impl std::fmt::Debug for StoreCopy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoreCopy")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
+impl StoreCopy {
+    /// Writes the view into `dir` as a new store that [`crate::Frontier::open`] can open, and fsyncs it.
+    pub fn write_to(&self, dir: &Path) -> Result<(), Error> {
+        let copy = Store::open(dir)?;
+        let err = |e: fjall::Error| copy.err(e);
+        for (from, to) in self.keyspaces.iter().zip(copy.keyspaces()) {
+            let mut batch = copy.db.batch();
+            let mut n = 0;
+            for kv in fjall::Readable::iter(&self.snapshot, from) {
+                let (k, v) = kv.into_inner().map_err(|e| Error::Store {
+                    path: self.path.clone(),
+                    message: e.to_string(),
+                })?;
+                batch.insert(&to, k, v);
+                n += 1;
+                if n % 10_000 == 0 {
+                    std::mem::replace(&mut batch, copy.db.batch())
+                        .commit()
+                        .map_err(err)?;
+                }
+            }
+            batch.commit().map_err(err)?;
+        }
+        copy.db.persist(PersistMode::SyncAll).map_err(err)
+    }
+}
+
+/// Writes `batch` into the keyspaces (in the order of [`Which`]) in one atomic fjall batch, and hands it to the
+/// OS.
+fn write(db: &Database, keyspaces: &[Keyspace; 4], batch: &Batch) -> Result<(), fjall::Error> {
     let mut fjall_batch: WriteBatch = db.batch();
     for ((which, key), value) in batch {
-        fjall_batch.insert(keyspaces[*which as usize], key.as_slice(), value.as_slice());
+        fjall_batch.insert(
+            &keyspaces[*which as usize],
+            key.as_slice(),
+            value.as_slice(),
+        );
     }
     fjall_batch.commit()?;
     db.persist(PersistMode::Buffer)
 }
 
-/// Which keyspace an operation goes to (as a number, its index in `[items, seen, queues]`).
+/// Which keyspace an operation goes to (as a number, its index in `[items, seen, queues, later]`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) enum Which {
     Items,
     Seen,
     Queues,
+    Later,
 }
 
 /// The key of an item: queue id, precedence, sequence number.

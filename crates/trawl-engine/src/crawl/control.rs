@@ -40,25 +40,25 @@ pub(super) async fn control_loop(
 pub(super) fn apply_command(shared: &Shared, command: &Command) -> Reply {
     let reply = match command {
         Command::Pause => {
-            shared.stop.set_paused(true);
+            shared.pipeline.stop.set_paused(true);
             Reply::Done {
                 message: "crawl paused".into(),
             }
         }
         Command::Unpause => {
-            shared.stop.set_paused(false);
+            shared.pipeline.stop.set_paused(false);
             Reply::Done {
                 message: "crawl unpaused".into(),
             }
         }
         Command::Checkpoint => {
-            shared.stop.request_checkpoint();
+            shared.pipeline.stop.request_checkpoint();
             Reply::Done {
                 message: "checkpoint requested".into(),
             }
         }
         Command::Stop => {
-            shared.stop.stop();
+            shared.pipeline.stop.stop();
             Reply::Done {
                 message: "stopping".into(),
             }
@@ -78,7 +78,11 @@ pub(super) fn apply_command(shared: &Shared, command: &Command) -> Reply {
 /// Applies an operator's settings change to the running crawl: checked whole, swapped in for the URIs
 /// processed from now on, and saved to the job's crawl.toml.
 fn change_settings(shared: &Shared, change: &crate::live::SettingsChange) -> Reply {
-    let mut live = shared.live.write().unwrap_or_else(PoisonError::into_inner);
+    let mut live = shared
+        .pipeline
+        .live
+        .write()
+        .unwrap_or_else(PoisonError::into_inner);
     let rebuilt = match change.apply_live(&live.config, &shared.seeds, shared.job.root()) {
         Ok(l) => l,
         Err(message) => return Reply::Failed { message },

@@ -152,6 +152,11 @@ pub trait DecideRule: Send + Sync + fmt::Debug {
     fn default_decision(&self) -> Decision;
     /// Whether the rule's condition holds for `input`.
     fn matches(&self, input: &DecideInput<'_>) -> bool;
+    /// The crawl.log status of a URI this rule rejects: out of scope (-5000) unless the rule names a more
+    /// precise cause.
+    fn rejection_status(&self) -> i32 {
+        crate::status::OUT_OF_SCOPE
+    }
     /// The rule's answer with its default decision.
     fn decide(&self, input: &DecideInput<'_>) -> Decision {
         if self.matches(input) {

@@ -2,8 +2,8 @@
 
 use super::{DecideInput, DecideRule, Decision};
 
-/// `prerequisite_accept`: answers ACCEPT for a URI whose last hop is `P` (robots.txt, DNS), else PASS: a URI in
-/// scope needs them.
+/// `prerequisite_accept`: answers ACCEPT for a prerequisite (robots.txt, reached by a `P` hop or by redirects
+/// from one), else PASS: a URI in scope needs them.
 #[derive(Debug, Clone, Copy)]
 pub struct PrerequisiteAccept;
 
@@ -17,7 +17,7 @@ impl DecideRule for PrerequisiteAccept {
     }
 
     fn matches(&self, input: &DecideInput<'_>) -> bool {
-        input.uri.last_hop() == Some('P')
+        input.uri.is_prerequisite()
     }
 }
 

@@ -20,6 +20,8 @@ pub struct Verdict<'a> {
     pub rule_index: Option<usize>,
     /// The deciding rule's name, or `"default"`.
     pub rule: &'a str,
+    /// The crawl.log status of a rejection by the deciding rule (see [`DecideRule::rejection_status`]).
+    pub status: i32,
 }
 
 /// A verdict with every rule's answer, in order.
@@ -31,6 +33,8 @@ pub struct Traced<'a> {
     pub rule_index: Option<usize>,
     /// The deciding rule's name, or `"default"`.
     pub rule: &'a str,
+    /// The crawl.log status of a rejection by the deciding rule.
+    pub status: i32,
     /// Each rule's name and answer, in the order they ran.
     pub trace: Vec<(&'a str, Decision)>,
 }
@@ -42,6 +46,7 @@ impl<'a> Traced<'a> {
             decision: self.decision,
             rule_index: self.rule_index,
             rule: self.rule,
+            status: self.status,
         }
     }
 }
@@ -130,6 +135,7 @@ impl DecideSequence {
             decision: self.default,
             rule_index: None,
             rule: "default",
+            status: crate::status::OUT_OF_SCOPE,
         };
         for (i, step) in self.steps.iter().enumerate() {
             if step.decision != Decision::Pass && step.rule.matches(input) {
@@ -137,6 +143,7 @@ impl DecideSequence {
                     decision: step.decision,
                     rule_index: Some(i),
                     rule: &step.label,
+                    status: step.rule.rejection_status(),
                 };
             }
         }
@@ -149,6 +156,7 @@ impl DecideSequence {
             decision: self.default,
             rule_index: None,
             rule: "default",
+            status: crate::status::OUT_OF_SCOPE,
             trace: Vec::with_capacity(self.steps.len()),
         };
         for (i, step) in self.steps.iter().enumerate() {
@@ -162,6 +170,7 @@ impl DecideSequence {
                 traced.decision = answer;
                 traced.rule_index = Some(i);
                 traced.rule = &step.label;
+                traced.status = step.rule.rejection_status();
             }
         }
         traced

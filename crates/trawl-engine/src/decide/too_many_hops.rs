@@ -21,6 +21,10 @@ impl DecideRule for TooManyHops {
     fn matches(&self, input: &DecideInput<'_>) -> bool {
         input.uri.hop_count() > self.max_hops
     }
+
+    fn rejection_status(&self) -> i32 {
+        crate::status::TOO_MANY_HOPS
+    }
 }
 
 #[cfg(test)]

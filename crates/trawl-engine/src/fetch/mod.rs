@@ -110,27 +110,29 @@ pub enum FetchError {
 }
 
 impl FetchError {
-    /// The Heritrix status code for this failure (negative).
+    /// The crawl.log status for this failure (negative; see [`crate::status`]).
     pub fn status(&self) -> i32 {
+        use crate::status;
         match self {
-            FetchError::Dns(_) => -6,
-            FetchError::Connect(_) => -2,
-            FetchError::Broken(_) => -3,
-            FetchError::Timeout(_) => -4,
-            FetchError::InvalidRequest(_) => -7,
-            FetchError::Refused(..) => crate::crawl_log::status::ADDRESS_REFUSED,
+            FetchError::Dns(_) => status::DNS_FAILED,
+            FetchError::Connect(_) => status::CONNECT_FAILED,
+            FetchError::Broken(_) => status::CONNECTION_BROKEN,
+            FetchError::Timeout(_) => status::TIMEOUT,
+            FetchError::InvalidRequest(_) => status::UNFETCHABLE,
+            FetchError::Refused(..) => status::ADDRESS_REFUSED,
         }
     }
 
-    /// A short annotation for crawl.log.
-    pub fn annotation(&self) -> String {
+    /// Its crawl.log annotation.
+    pub fn annotation(&self) -> crate::Annotation {
+        use crate::Annotation;
         match self {
-            FetchError::Dns(_) => "err=dns".into(),
-            FetchError::Connect(_) => "err=connect".into(),
-            FetchError::Broken(_) => "err=broken".into(),
-            FetchError::Timeout(_) => "err=timeout".into(),
-            FetchError::InvalidRequest(_) => "err=invalid-request".into(),
-            FetchError::Refused(why, _) => format!("refused={why}"),
+            FetchError::Dns(_) => Annotation::FetchFailed("dns"),
+            FetchError::Connect(_) => Annotation::FetchFailed("connect"),
+            FetchError::Broken(_) => Annotation::FetchFailed("broken"),
+            FetchError::Timeout(_) => Annotation::FetchFailed("timeout"),
+            FetchError::InvalidRequest(_) => Annotation::FetchFailed("invalid-request"),
+            FetchError::Refused(why, _) => Annotation::Refused(*why),
         }
     }
 

@@ -136,7 +136,7 @@ impl DecideRule for UrlFilter {
     }
 
     fn matches(&self, input: &DecideInput<'_>) -> bool {
-        !input.uri.is_seed && input.uri.last_hop() != Some('P') && self.filters(&input.uri.url)
+        !input.uri.is_seed && !input.uri.is_prerequisite() && self.filters(&input.uri.url)
     }
 }
 

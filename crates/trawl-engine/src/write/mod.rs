@@ -36,7 +36,7 @@ impl WarcSink {
         };
         cfg.gzip_level = config.gzip_level;
         cfg.warcinfo_fields = warcinfo;
-        let writer = Writer::new(cfg).map_err(|e| Error::Warc(e.to_string()))?;
+        let writer = Writer::new(cfg)?;
         Ok(WarcSink {
             writer: Mutex::new(writer),
             encoders: Mutex::default(),
@@ -102,7 +102,7 @@ impl WarcSink {
         metadata.set("WARC-Concurrent-To", response_id);
 
         let records = [response, request, metadata];
-        let warc = |e: trawl_warc::Error| Error::Warc(e.to_string());
+        let warc = Error::Warc;
         let lock = || self.writer.lock().unwrap_or_else(PoisonError::into_inner);
         let mut warcinfo_id = lock().warcinfo_id().map_err(warc)?;
         let pooled = self
@@ -145,7 +145,7 @@ impl WarcSink {
     /// Closes the current file; returns every file written.
     pub fn close(&self) -> Result<Vec<std::path::PathBuf>, Error> {
         let mut writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
-        writer.close().map_err(|e| Error::Warc(e.to_string()))
+        Ok(writer.close()?)
     }
 }
 

@@ -808,3 +808,73 @@ fn what_a_queue_spent_survives_reopening_without_its_record_rewritten() {
         "dropped by the operator, but seen: never fetched as new"
     );
 }
+
+#[test]
+fn an_item_due_later_waits_its_time_then_takes_its_turn() {
+    let mut f = Frontier::in_memory(1);
+    f.schedule("a", s("a/1"));
+    let t0 = Instant::now() + Duration::from_millis(1);
+    let t = take(&mut f, t0);
+    f.finished(&t.queue, t.ticket, Some(200), t0, Duration::ZERO);
+    // Visited again in a minute: the uniq filter does not stop it, and the crawl is not over meanwhile.
+    f.schedule_later("a", s("a/1"), t0 + Duration::from_secs(60));
+    assert_eq!((f.due_later(), f.queued()), (1, 0));
+    match f.next(t0).unwrap() {
+        Next::WaitUntil(at) => assert_eq!(at, t0 + Duration::from_secs(60)),
+        other => panic!("{other:?}"),
+    }
+    let t1 = t0 + Duration::from_secs(60);
+    let again = take(&mut f, t1);
+    assert_eq!(again.item, "a/1");
+    assert_eq!(f.due_later(), 0);
+    f.finished(&again.queue, again.ticket, Some(200), t1, Duration::ZERO);
+    assert!(matches!(f.next(t1).unwrap(), Next::Empty));
+}
+
+#[test]
+fn items_due_later_survive_reopening_and_checkpoints() {
+    let dir = tempfile::tempdir().unwrap();
+    let live = dir.path().join("live");
+    let cp = dir.path().join("cp");
+    {
+        let mut f: Frontier<String> = Frontier::open(&live, 1).unwrap();
+        f.schedule_later("a", s("a/1"), Instant::now() + Duration::from_secs(3600));
+        f.schedule_later("b", s("b/1"), Instant::now() + Duration::from_millis(50));
+        // The checkpoint's view is taken now; what changes after it is not in the copy.
+        let view = f.checkpoint().unwrap();
+        f.schedule("c", s("c/1"));
+        f.flush().unwrap();
+        view.write_to(&cp).unwrap();
+    } // dropped without finishing anything: as after a kill
+    for (dir, queued) in [(&live, 1), (&cp, 0)] {
+        let mut f: Frontier<String> = Frontier::open(dir, 1).unwrap();
+        assert_eq!(
+            (f.due_later(), f.queued()),
+            (2, queued),
+            "{}",
+            dir.display()
+        );
+        let soon = Instant::now() + Duration::from_millis(200);
+        let mut got = Vec::new();
+        while let Next::Ready(t) = f.next(soon).unwrap() {
+            f.finished(&t.queue, t.ticket, Some(200), soon, Duration::ZERO);
+            got.push(t.item);
+        }
+        got.sort();
+        let want: &[&str] = if queued == 1 {
+            &["b/1", "c/1"]
+        } else {
+            &["b/1"]
+        };
+        assert_eq!(got, want);
+        assert_eq!(f.due_later(), 1, "the hour-long one still waits");
+        match f.next(soon).unwrap() {
+            Next::WaitUntil(at) => assert!(at > soon + Duration::from_secs(3000)),
+            other => panic!("{other:?}"),
+        }
+        f.flush().unwrap();
+    }
+    // What fell due is not due again after reopening.
+    let f: Frontier<String> = Frontier::open(&live, 1).unwrap();
+    assert_eq!(f.due_later(), 1);
+}

@@ -17,23 +17,23 @@ const GENERATION: usize = 1 << 18;
 /// changes nothing but the work done. 128-bit fingerprints, so that a collision, which would silently lose a
 /// URL, is far less likely than one among the filter's own 64-bit keys.
 #[derive(Default)]
-pub(super) struct KnownLinks {
+pub(crate) struct KnownLinks {
     current: HashSet<u128, foldhash::fast::FixedState>,
     previous: HashSet<u128, foldhash::fast::FixedState>,
 }
 
 impl KnownLinks {
     /// The fingerprint `contains` and `insert` take.
-    pub(super) fn fingerprint(url: &str) -> u128 {
+    pub(crate) fn fingerprint(url: &str) -> u128 {
         xxh3_128(url.as_bytes())
     }
 
-    pub(super) fn contains(&self, fp: u128) -> bool {
+    pub(crate) fn contains(&self, fp: u128) -> bool {
         self.current.contains(&fp) || self.previous.contains(&fp)
     }
 
     /// Remembers a link whose uniq key is now in the filter; the oldest generation goes when a new one fills.
-    pub(super) fn insert(&mut self, fp: u128) {
+    pub(crate) fn insert(&mut self, fp: u128) {
         if self.current.len() >= GENERATION {
             self.previous = std::mem::take(&mut self.current);
         }

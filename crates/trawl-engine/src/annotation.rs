@@ -1,0 +1,97 @@
+//! Annotations: the short notes crawl.log's annotations field carries about a URI, typed, and rendered once
+//! (docs/crawl-log.md lists them).
+
+use std::fmt;
+
+use crate::fetch::{Refusal, Truncation};
+
+/// One note about what happened to a URI.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Annotation {
+    /// `reject:RULE`: a decide rule (of the scope or a gate) rejected the URI; RULE is its name in traces.
+    Rejected(String),
+    /// `notWritten:RULE`: the before-write gate kept the response out of the archive.
+    NotWritten(String),
+    /// `text_filter[N]` (or the filter's name): a text filter matched the page.
+    TextFilter(String),
+    /// `outlinksTrunc`: the page had more links than `scope.max_outlinks`.
+    OutlinksTruncated,
+    /// `retryAfter=Ns`: the server's `Retry-After` (capped) set the host's wait.
+    RetryAfter(u64),
+    /// `lenTrunc`, `timeTrunc`, `midFetchTrunc`: the body was cut short.
+    Truncated(Truncation),
+    /// `certInvalid`: the TLS certificate would fail web PKI validation.
+    CertInvalid,
+    /// `Nt`: the URI took N tries.
+    Tries(u32),
+    /// `revisit:N`: the Nth visit again of a watchable URL.
+    Revisit(u32),
+    /// `api`: fetched in place of a URL class's page.
+    Api,
+    /// `err=KIND`: the fetch failed (`dns`, `connect`, `broken`, `timeout`, `invalid-request`).
+    FetchFailed(&'static str),
+    /// `refused=WHY`: the address policy refused the host's address.
+    Refused(Refusal),
+    /// `budget`: the URI's queue had spent its budget.
+    Budget,
+}
+
+impl fmt::Display for Annotation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Annotation::Rejected(rule) => write!(f, "reject:{rule}"),
+            Annotation::NotWritten(rule) => write!(f, "notWritten:{rule}"),
+            Annotation::TextFilter(label) => f.write_str(label),
+            Annotation::OutlinksTruncated => f.write_str("outlinksTrunc"),
+            Annotation::RetryAfter(secs) => write!(f, "retryAfter={secs}s"),
+            Annotation::Truncated(t) => f.write_str(t.annotation()),
+            Annotation::CertInvalid => f.write_str("certInvalid"),
+            Annotation::Tries(n) => write!(f, "{n}t"),
+            Annotation::Revisit(n) => write!(f, "revisit:{n}"),
+            Annotation::Api => f.write_str("api"),
+            Annotation::FetchFailed(kind) => write!(f, "err={kind}"),
+            Annotation::Refused(why) => write!(f, "refused={why}"),
+            Annotation::Budget => f.write_str("budget"),
+        }
+    }
+}
+
+/// Annotations as crawl.log writes them: comma-joined, `-` for none.
+pub(crate) struct Joined<'a>(pub(crate) &'a [Annotation]);
+
+impl fmt::Display for Joined<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("-");
+        }
+        for (i, a) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{a}")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rendered_as_crawl_log_writes_them() {
+        let notes = [
+            Annotation::Rejected("too_many_hops".into()),
+            Annotation::Truncated(Truncation::Length),
+            Annotation::Tries(3),
+            Annotation::RetryAfter(5),
+            Annotation::FetchFailed("dns"),
+        ];
+        assert_eq!(
+            Joined(&notes).to_string(),
+            "reject:too_many_hops,lenTrunc,3t,retryAfter=5s,err=dns"
+        );
+        assert_eq!(Joined(&[]).to_string(), "-");
+    }
+}

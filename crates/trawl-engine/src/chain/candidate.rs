@@ -1,0 +1,172 @@
+//! The candidate chain: every URI another one leads to — outlink, redirect, robots.txt prerequisite, a URL
+//! class's API URL or predicted next page, a watchable page's next visit — is named (identity), then judged
+//! by the scope of its settings (sheets applied). What is accepted goes back to the worker loop as a
+//! [`Child`], which takes it through the uniq filter into the frontier; what is refused is a cut, logged once
+//! with its status and the rule that decided.
+
+use std::time::Instant;
+
+use trawl_url::{Url, class::UrlClasses};
+
+use super::{Pipeline, known_links};
+use crate::{
+    Annotation, CrawlUri, crawl_uri::ClassFacts, decide::Decision, extract::Outlink, status,
+};
+
+pub(crate) use self::known_links::KnownLinks;
+
+/// How a crawl names URIs: its URL classes and its canonicalization rules.
+#[derive(Debug)]
+pub(crate) struct Naming {
+    pub(crate) identity: trawl_url::Identity,
+    pub(crate) classes: UrlClasses,
+}
+
+impl Naming {
+    /// Sets a URI's identity (docs/url-identity.md): a matching URL class's server form is fetched and what the
+    /// class says of it is kept; the canonical URL is the class's normalised form, else a site rewrite, else
+    /// the cleaned raw URL; the uniq key is the canonical URL under the crawl's canonicalizer.
+    pub(crate) fn name(&self, uri: &mut CrawlUri) {
+        // One class match per URI: its server form is fetched and its normalised form is the class hint.
+        let normalised = self.classes.match_url(&uri.url).map(|m| {
+            uri.url = m.for_server;
+            uri.class = Some(Box::new(ClassFacts {
+                kind: m.kind,
+                api_url: m.api_url,
+                next_page: m.next_page,
+            }));
+            m.normalised
+        });
+        let normalise = |_: &Url| normalised.clone();
+        let hints = trawl_url::CanonicalHints::none().with_url_class(&normalise);
+        let (canonical, _) = self.identity.canonical(&uri.url, hints);
+        uri.uniq_key = self.identity.uniq_key(&canonical);
+        uri.canonical = (canonical != uri.url).then_some(canonical);
+    }
+}
+
+/// A URI the candidate chain accepted, with its queue and how it is to be queued.
+#[derive(Debug)]
+pub(crate) struct Child {
+    pub(crate) uri: CrawlUri,
+    pub(crate) queue: String,
+    pub(crate) placement: Placement,
+    /// For an outlink: its URL's fingerprint, remembered as known once it is in the uniq filter.
+    pub(crate) known: Option<u128>,
+}
+
+/// How a child is queued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Placement {
+    /// Through the uniq filter, at the back of its queue (by precedence): outlinks, redirects, API URLs,
+    /// predicted pages.
+    New,
+    /// At the front of its queue, past the uniq filter, its key marked seen: robots.txt.
+    Prerequisite,
+    /// At the back of its queue at this instant, past the uniq filter (it was seen: it is the same URL
+    /// again): a watchable page's next visit.
+    Revisit(Instant),
+}
+
+/// A URI the candidate chain refused, worth a crawl.log line: its annotation names the rule.
+#[derive(Debug)]
+pub(crate) struct Cut {
+    pub(crate) uri: CrawlUri,
+    pub(crate) status: i32,
+}
+
+/// What the candidate chain made of a batch.
+#[derive(Debug, Default)]
+pub(crate) struct Judged {
+    pub(crate) accepted: Vec<Child>,
+    /// Refused URIs worth a crawl.log line, with their status; the annotation names the rule.
+    pub(crate) cuts: Vec<Cut>,
+}
+
+/// Takes a page's outlinks through the chain. Links already known to the uniq filter (navigation repeated on
+/// every page) are dropped first: they could only end as duplicates.
+pub(crate) fn outlinks(p: &Pipeline, parent: &CrawlUri, links: Vec<Outlink>) -> Judged {
+    let max_redirects = p.settings().config.scope.max_redirects;
+    let mut fresh: Vec<(u128, Outlink)> = links
+        .into_iter()
+        .map(|link| (KnownLinks::fingerprint(link.url.as_str()), link))
+        .collect();
+    {
+        let known = p
+            .known_links
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        fresh.retain(|(fp, _)| !known.contains(*fp));
+    }
+    let mut judged = Judged::default();
+    for (fp, link) in fresh {
+        let mut child = parent.child(link.url, String::new(), link.hop);
+        let redirects = child
+            .hop_path
+            .chars()
+            .rev()
+            .take_while(|&c| c == 'R')
+            .count();
+        if redirects > max_redirects {
+            p.naming.name(&mut child);
+            child.annotate(Annotation::Rejected("max_redirects".into()));
+            judged.cuts.push(Cut {
+                uri: child,
+                status: status::OUT_OF_SCOPE,
+            });
+            continue;
+        }
+        match judge(p, child, Placement::New, None) {
+            Ok(mut accepted) => {
+                accepted.known = Some(fp);
+                judged.accepted.push(accepted);
+            }
+            Err(Some(cut)) => judged.cuts.push(*cut),
+            Err(None) => {}
+        }
+    }
+    judged
+}
+
+/// Takes one URI through the chain: named (unless it has a uniq key already, as a revisit has), then judged by
+/// the scope of its own settings. `queue` overrides the queue its URL is assigned to (a prerequisite goes
+/// into the queue of the page that needs it).
+///
+/// Refused: `Err(Some(cut))` when the refusal is worth a log line — an active rule's (a trap, a hop limit), or
+/// any refusal of a URI inferred or needed by an accepted one (hop `I`, a prerequisite, a revisit), so that a
+/// URL class pointing outside the scope shows; `Err(None)` for the common case of a link outside the seeds'
+/// prefixes, which would swamp the log.
+pub(crate) fn judge(
+    p: &Pipeline,
+    mut uri: CrawlUri,
+    placement: Placement,
+    queue: Option<String>,
+) -> Result<Child, Option<Box<Cut>>> {
+    if uri.uniq_key.is_empty() {
+        p.naming.name(&mut uri);
+    }
+    let live = p.settings();
+    let effective = live.sheets.effective(&uri);
+    let scope = live.scope_for(&effective);
+    let verdict = scope.decide(&uri);
+    tracing::trace!(uri = %uri.url, rule = verdict.rule, decision = ?verdict.decision, "scope");
+    if verdict.decision == Decision::Accept {
+        uri.rank(&effective, &live.config);
+        let queue = queue.unwrap_or_else(|| p.assign.key(&uri.url));
+        return Ok(Child {
+            uri,
+            queue,
+            placement,
+            known: None,
+        });
+    }
+    let inferred = uri.last_hop() == Some('I') || placement != Placement::New;
+    if !(inferred || verdict.rule_index.is_some_and(|i| i > 0)) {
+        return Err(None);
+    }
+    uri.annotate(Annotation::Rejected(verdict.rule.to_string()));
+    Err(Some(Box::new(Cut {
+        uri,
+        status: verdict.status,
+    })))
+}

@@ -1,0 +1,66 @@
+//! Extract: a page's links — a redirect's target first, then what the body links to (HTML, CSS), honouring
+//! `meta robots nofollow`. The body is decoded once here, for extraction and for the text filters after.
+
+use super::{Pipeline, blocking, decode_limits};
+use crate::{
+    Annotation, CrawlConfig, CrawlUri, Hop, UriKind,
+    extract::{self, Limits, Outlink},
+    fetch_record::FetchRecord,
+};
+
+/// Fills `record.outlinks` for a page (robots.txt has its own processor).
+pub(super) fn run(
+    p: &Pipeline,
+    uri: &mut CrawlUri,
+    record: &mut FetchRecord,
+    settings: &CrawlConfig,
+) {
+    if uri.kind != UriKind::Page {
+        return;
+    }
+    let redirect = record
+        .header("location")
+        .filter(|_| record.status().is_some_and(|s| (300..400).contains(&s)))
+        .and_then(|location| trawl_url::resolve(&uri.url, &location).ok());
+    if let Some(target) = redirect {
+        if uri.is_seed {
+            p.stats
+                .record_seed_redirect(uri.url.as_str(), target.as_str());
+        }
+        record.outlinks.push(Outlink {
+            url: target,
+            hop: Hop::Redirect,
+            context: "header/location",
+        });
+    }
+    if record.try_later() {
+        return;
+    }
+    record.decode(decode_limits(settings));
+    let (Some(body), Some(mime)) = (record.entity(), record.mime.as_deref()) else {
+        return;
+    };
+    let limits = Limits {
+        max_outlinks: settings.scope.max_outlinks,
+        ..Limits::default()
+    };
+    let found = blocking(body.len(), || {
+        extract::extract(
+            mime,
+            body,
+            record.content_type.as_deref(),
+            &uri.url,
+            &limits,
+        )
+    });
+    if found.truncated_outlinks {
+        uri.annotate(Annotation::OutlinksTruncated);
+    }
+    let nofollow = found.meta_robots_nofollow && settings.fetch.obey_robots;
+    record.outlinks.extend(
+        found
+            .outlinks
+            .into_iter()
+            .filter(|o| !(nofollow && o.hop == Hop::Link)),
+    );
+}

@@ -1,0 +1,50 @@
+//! The after-fetch gates: the decide sequences on the response head and before writing, then the text
+//! filters on the page's text. They decide what is archived and which links are followed.
+
+use super::{Pipeline, blocking};
+use crate::{
+    Annotation, CrawlUri, UriKind,
+    decide::{DecideInput, Decision, FetchFacts},
+    fetch_record::FetchRecord,
+    filters::FilterMode,
+};
+
+/// Applies the gates to a page's response (not to robots.txt, nor to a response to be tried again).
+pub(super) fn run(p: &Pipeline, uri: &mut CrawlUri, record: &mut FetchRecord) {
+    if uri.kind != UriKind::Page || record.try_later() {
+        return;
+    }
+    let mut notes = Vec::new();
+    let facts = FetchFacts {
+        ip: record.fetched.ip,
+        status: record.status().map(i32::from),
+        mime: record.content_type.clone(),
+        length: record.response().map(|r| r.body.len() as u64),
+    };
+    let input = DecideInput::fetched(uri, &facts);
+    let after_headers = p.gates.after_headers.decide_input(&input);
+    if after_headers.decision == Decision::Reject {
+        notes.push(Annotation::Rejected(after_headers.rule.to_string()));
+        record.outlinks.clear();
+        record.write = false;
+    }
+    let before_write = p.gates.before_write.decide_input(&input);
+    if before_write.decision == Decision::Reject {
+        notes.push(Annotation::NotWritten(before_write.rule.to_string()));
+        record.write = false;
+    }
+    if !p.gates.text_filters.is_empty()
+        && record.mime.as_deref().is_some_and(|m| m.contains("html"))
+        && let Some(body) = record.entity()
+    {
+        let (text, meta) = blocking(body.len(), || crate::filters::page_text(body, 4 << 20));
+        if let Some(hit) = p.gates.text_filters.check(&text, &meta) {
+            notes.push(Annotation::TextFilter(hit.label()));
+            record.write = false;
+            if hit.mode == FilterMode::Crawl {
+                record.outlinks.clear();
+            }
+        }
+    }
+    uri.annotations.extend(notes);
+}

@@ -1,0 +1,227 @@
+//! The processor chains (the seed's words): one [`CrawlUri`] taken from the frontier goes through the stages
+//! of the fetch chain — [`prefetch`], [`fetch`], [`extract`], the after-fetch [`gates`], [`write`] and
+//! [`post`] — and comes out as an [`Outcome`]; every URI it leads to (outlinks, redirects, its robots.txt,
+//! a URL class's API URL or next page, its next visit) goes through the [`candidate`] chain first.
+//!
+//! A stage takes the URI (and its [`FetchRecord`](crate::fetch_record::FetchRecord) once fetched) and only the shared parts it needs, and either
+//! hands them on or ends the URI with an outcome. No stage touches the frontier: the worker loop
+//! (`crawl::worker`) is the one place an outcome is applied to it. docs/architecture.md draws the picture.
+
+use std::{
+    sync::{Arc, Mutex, PoisonError, RwLock},
+    time::{Duration, Instant},
+};
+
+use crate::{
+    CrawlConfig, CrawlUri, Gates,
+    assign::QueueAssigner,
+    crawl_log::{CrawlLog, LogEntry},
+    decode::DecodeLimits,
+    fetch::Fetcher,
+    live::LiveSettings,
+    stats::Stats,
+    write::WarcSink,
+};
+
+pub(crate) mod candidate;
+mod extract;
+mod fetch;
+mod gates;
+mod known_links;
+mod post;
+mod prefetch;
+pub(crate) mod robots;
+mod write;
+
+pub(crate) use self::candidate::{Child, Cut, Naming, Placement};
+use self::{candidate::KnownLinks, robots::RobotsCache};
+
+/// What the stages share: the settings in force, how URIs are named and queued, the fetcher, what is known of
+/// each origin's robots.txt, the archive, crawl.log and the counters.
+pub(crate) struct Pipeline {
+    /// The settings read per URI (crawl settings, sheets, scope), swapped whole by an operator's change.
+    pub(crate) live: RwLock<Arc<LiveSettings>>,
+    /// The decide sequences at the points after the scope, and the text filters.
+    pub(crate) gates: Gates,
+    pub(crate) naming: Naming,
+    pub(crate) assign: QueueAssigner,
+    /// Outlinks known to be in the uniq filter already (the candidate chain skips them).
+    pub(crate) known_links: Mutex<KnownLinks>,
+    pub(crate) fetcher: Fetcher,
+    pub(crate) robots: RobotsCache,
+    pub(crate) warc: WarcSink,
+    pub(crate) log: CrawlLog,
+    pub(crate) stats: Stats,
+    /// The first fatal failure (a WARC or crawl.log write), which stops the crawl.
+    pub(crate) fatal: Mutex<Option<String>>,
+    /// Stops the crawl on a fatal failure.
+    pub(crate) stop: crate::CrawlHandle,
+}
+
+/// A stage's early end: the URI's outcome, decided before the last stage.
+pub(crate) type Ended = Box<Outcome>;
+
+/// What becomes of a URI taken from the frontier, and of what it led to. Applied by the worker loop alone.
+#[derive(Debug)]
+pub(crate) struct Outcome {
+    pub(crate) disposition: Disposition,
+    /// URIs accepted by the candidate chain, for the uniq filter and the frontier.
+    pub(crate) children: Vec<Child>,
+    /// The URL class's predicted next gallery page: queued only if this page's links brought something new.
+    pub(crate) predicted: Option<Child>,
+    /// URIs the candidate chain refused, to be logged once per uniq key (with their status and rule).
+    pub(crate) cuts: Vec<Cut>,
+    /// Queues held for a robots.txt this fetch settled, to be released.
+    pub(crate) release: Vec<String>,
+}
+
+/// What becomes of the URI itself.
+#[derive(Debug)]
+pub(crate) enum Disposition {
+    /// Finished with `status` (logged); its queue rests `delay`.
+    Done { status: i32, delay: Duration },
+    /// Back at the front of its queue, to be tried again after `delay`.
+    Retry { uri: CrawlUri, delay: Duration },
+    /// Back at the front of its queue behind a prerequisite: scheduled with it (`hold: None`), or being
+    /// fetched already, in which case the queue is held until that origin's robots.txt is settled.
+    Held { uri: CrawlUri, hold: Option<Hold> },
+    /// Replaced by another URI (a URL class's API URL, among the children): finished without a status.
+    HandedOver,
+}
+
+/// A queue held for an origin's robots.txt, until it is settled or `until` passes (then it looks again).
+#[derive(Debug)]
+pub(crate) struct Hold {
+    pub(crate) origin: String,
+    pub(crate) until: Instant,
+}
+
+impl Outcome {
+    /// An outcome with no children.
+    pub(crate) fn only(disposition: Disposition) -> Outcome {
+        Outcome {
+            disposition,
+            children: Vec::new(),
+            predicted: None,
+            cuts: Vec::new(),
+            release: Vec::new(),
+        }
+    }
+
+    /// The URI is done with `status`; its queue rests `delay`.
+    pub(crate) fn done(status: i32, delay: Duration) -> Outcome {
+        Outcome::only(Disposition::Done { status, delay })
+    }
+}
+
+/// Runs `uri`, taken from `queue` by worker number `worker`, through the stages.
+pub(crate) async fn process(p: &Pipeline, uri: CrawlUri, queue: &str, worker: usize) -> Outcome {
+    match stages(p, uri, queue, worker).await {
+        Ok(outcome) => outcome,
+        Err(ended) => *ended,
+    }
+}
+
+/// The fetch chain: each stage hands the URI on, or ends it (`Err`) with its outcome.
+async fn stages(p: &Pipeline, uri: CrawlUri, queue: &str, worker: usize) -> Result<Outcome, Ended> {
+    let settings = p.settings().sheets.effective(&uri);
+    let uri = prefetch::run(p, uri, queue, &settings, worker)?;
+    let (mut uri, mut record) = fetch::run(p, uri, &settings).await?;
+    if record.response().is_some() {
+        extract::run(p, &mut uri, &mut record, &settings);
+        gates::run(p, &mut uri, &mut record);
+        write::run(p, &uri, &mut record)?;
+    }
+    Ok(post::run(p, uri, record, &settings, worker))
+}
+
+impl Pipeline {
+    /// The settings in force now (an operator's change swaps them).
+    pub(crate) fn settings(&self) -> Arc<LiveSettings> {
+        self.live
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Records a fatal failure and stops the crawl.
+    pub(crate) fn fail(&self, why: String) {
+        tracing::error!("{why}");
+        self.fatal
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get_or_insert(why);
+        self.stop.stop();
+    }
+
+    /// Counts a crawl.log entry in the statistics and hands it to crawl.log.
+    pub(crate) fn log(&self, entry: &LogEntry<'_>, source: &str, host: &str, wire_bytes: u64) {
+        self.stats
+            .record(entry.status, host, entry.mime, wire_bytes);
+        self.stats.record_source(source, host, wire_bytes);
+        if let Some((_, ms)) = entry.fetch {
+            self.stats
+                .record_latency(Duration::from_millis(ms.try_into().unwrap_or(u64::MAX)));
+        }
+        if entry.hop_path.is_empty() {
+            self.stats.record_seed(entry.uri, entry.status);
+        }
+        if entry.status > 0
+            && let Ok(url) = url::Url::parse(entry.uri)
+        {
+            let norm = self.naming.identity.norm(&url);
+            let template = trawl_url::version::version_template(&url);
+            let template = template
+                .as_ref()
+                .map(|t| (t.template.as_str(), t.version.as_str()));
+            self.stats.record_groups(entry.uri, norm.as_str(), template);
+        }
+        if let Err(e) = self.log.write(entry) {
+            self.fail(e.to_string());
+        }
+    }
+
+    /// Logs a URI that ended without a response (refused, out of scope, failed), with its annotations.
+    pub(crate) fn log_failure(&self, uri: &CrawlUri, status: i32, worker: usize) {
+        let host = uri.url.host_str().unwrap_or_default();
+        self.log(
+            &LogEntry {
+                status,
+                uri: uri.url.as_str(),
+                hop_path: &uri.hop_path,
+                via: uri.via.as_ref().map(url::Url::as_str),
+                worker,
+                annotations: &uri.annotations,
+                ..LogEntry::default()
+            },
+            &uri.source,
+            host,
+            0,
+        );
+    }
+}
+
+/// How far content codings are undone, from a URI's settings.
+fn decode_limits(settings: &CrawlConfig) -> DecodeLimits {
+    DecodeLimits {
+        max_bytes: settings.fetch.max_decoded_bytes,
+        max_ratio: settings.fetch.max_decode_ratio,
+    }
+}
+
+/// Inputs up to this many bytes are worked on in place: extracting or encoding them takes well under a
+/// millisecond, less than handing the thread over costs (a wake-up in tokio's blocking pool and two
+/// context switches each time, 7% of a crawl's CPU in `perf`).
+const IN_PLACE_MAX: usize = 256 << 10;
+
+/// Runs `f`, work on `bytes` of input, where blocking is fine: in place when the input is small, else off
+/// the async threads on a multi-threaded runtime.
+pub(crate) fn blocking<R>(bytes: usize, f: impl FnOnce() -> R) -> R {
+    if bytes <= IN_PLACE_MAX {
+        return f();
+    }
+    match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
+        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(f),
+        _ => f(),
+    }
+}

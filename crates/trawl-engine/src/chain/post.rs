@@ -1,0 +1,246 @@
+//! Post: how a fetched URI ends. Its queue's politeness delay; another try for a "not now" answer; its
+//! crawl.log line and counters; and the URIs it leads to, through the candidate chain: its links, a URL
+//! class's predicted next gallery page, a watchable page's next visit, a robots.txt redirect's target. A
+//! robots.txt fetch settles its origin's rules here.
+
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use trawl_url::class::UrlKind;
+
+use super::{
+    Disposition, Outcome, Pipeline, Placement, candidate,
+    fetch::{retries_left, retry_delay},
+    robots::{self, AfterFetch},
+};
+use crate::{
+    Annotation, CrawlConfig, CrawlUri, UriKind,
+    crawl_log::LogEntry,
+    crawl_uri::{Watch, origin},
+    fetch_record::FetchRecord,
+};
+
+/// Ends `uri`: done (logged, with its children), or back for another try.
+pub(super) fn run(
+    p: &Pipeline,
+    mut uri: CrawlUri,
+    mut record: FetchRecord,
+    settings: &CrawlConfig,
+    worker: usize,
+) -> Outcome {
+    let mut delay = politeness(p, settings, &uri, &record);
+    let status = match &record.fetched.result {
+        Ok(resp) => resp.status,
+        Err(e) => {
+            let status = e.status();
+            uri.annotate(e.annotation());
+            if uri.tries > 1 {
+                uri.annotate(Annotation::Tries(uri.tries));
+            }
+            let mut outcome = Outcome::done(status, delay);
+            if let AfterFetch::Settled(release) =
+                robots::after_fetch(p, &uri, &mut record, settings)
+            {
+                outcome.release = release;
+            }
+            p.log_failure(&uri, status, worker);
+            return outcome;
+        }
+    };
+    if matches!(status, 429 | 503)
+        && let Some(after) = record
+            .header("retry-after")
+            .as_deref()
+            .and_then(retry_after)
+    {
+        let after = after.min(Duration::from_secs(settings.fetch.max_retry_after_s));
+        delay = delay.max(after);
+        uri.annotate(Annotation::RetryAfter(after.as_secs()));
+    }
+    if record.try_later() && retries_left(&uri, settings) {
+        uri.annotations.clear();
+        let delay = delay.max(retry_delay(settings));
+        return Outcome::only(Disposition::Retry { uri, delay });
+    }
+    let mut outcome = Outcome::done(i32::from(status), delay);
+    match robots::after_fetch(p, &uri, &mut record, settings) {
+        AfterFetch::Settled(release) => outcome.release = release,
+        AfterFetch::Redirected(next) => {
+            let origin = match &next.kind {
+                UriKind::Robots { origin, .. } => origin.clone(),
+                UriKind::Page => String::new(),
+            };
+            match candidate::judge(p, *next, Placement::Prerequisite, None) {
+                Ok(child) => outcome.children.push(child),
+                // Not followed: the origin is settled as if it had no robots.txt.
+                Err(cut) => {
+                    outcome.cuts.extend(cut.map(|c| *c));
+                    let ttl = Duration::from_secs(settings.fetch.robots_expiry_s);
+                    outcome.release = p.robots.unavailable(&origin, ttl);
+                }
+            }
+        }
+    }
+    let digest = log_response(p, &mut uri, &record, worker);
+    let judged = candidate::outlinks(p, &uri, std::mem::take(&mut record.outlinks));
+    outcome.children.extend(judged.accepted);
+    outcome.cuts.extend(judged.cuts);
+    match uri.class.as_ref().map(|c| c.kind) {
+        Some(UrlKind::Gallery) if status < 300 => match next_page(p, &uri, &outcome) {
+            Some(Ok(child)) => outcome.predicted = Some(child),
+            Some(Err(cut)) => outcome.cuts.extend(cut.map(|c| *c)),
+            None => {}
+        },
+        Some(UrlKind::Watchable) => match watch_again(p, &uri, status, &digest, settings) {
+            Some(Ok(child)) => outcome.children.push(child),
+            Some(Err(cut)) => outcome.cuts.extend(cut.map(|c| *c)),
+            None => {}
+        },
+        _ => {}
+    }
+    outcome
+}
+
+/// Writes a response's crawl.log line (with the stages' annotations and its own); returns its payload
+/// digest.
+fn log_response(p: &Pipeline, uri: &mut CrawlUri, record: &FetchRecord, worker: usize) -> String {
+    let Some(resp) = record.response() else {
+        return String::new();
+    };
+    if let Some(t) = resp.truncated {
+        uri.annotate(Annotation::Truncated(t));
+    }
+    if resp.invalid_cert.is_some() {
+        uri.annotate(Annotation::CertInvalid);
+    }
+    if uri.tries > 1 {
+        uri.annotate(Annotation::Tries(uri.tries));
+    }
+    if uri.revisit > 0 {
+        uri.annotate(Annotation::Revisit(uri.revisit));
+    }
+    if uri.api_for.is_some() {
+        uri.annotate(Annotation::Api);
+    }
+    // The payload digest is the SHA-1 of the entity body; when no record was written, hash the body here.
+    let digest = record
+        .payload_digest
+        .clone()
+        .unwrap_or_else(|| trawl_warc::sha1_digest(&resp.body));
+    p.log(
+        &LogEntry {
+            status: i32::from(resp.status),
+            size: Some(resp.body.len() as u64),
+            uri: uri.url.as_str(),
+            hop_path: &uri.hop_path,
+            via: uri.via.as_ref().map(url::Url::as_str),
+            mime: record.mime.as_deref(),
+            worker,
+            fetch: Some((record.fetched.started, record.fetched.duration.as_millis())),
+            digest: Some(&digest),
+            annotations: &uri.annotations,
+        },
+        &uri.source,
+        uri.url.host_str().unwrap_or_default(),
+        record.wire_bytes(),
+    );
+    digest
+}
+
+/// A gallery page's predicted next page (hop `I`), unless the page links to it already.
+fn next_page(p: &Pipeline, uri: &CrawlUri, outcome: &Outcome) -> Option<Judgement> {
+    let next = uri.class.as_ref()?.next_page.clone()?;
+    let mut child = uri.child(next, String::new(), crate::Hop::Inferred);
+    p.naming.name(&mut child);
+    let linked = outcome
+        .children
+        .iter()
+        .any(|c| c.uri.uniq_key == child.uniq_key);
+    (!linked).then(|| candidate::judge(p, child, Placement::New, None))
+}
+
+/// What the candidate chain said of one URI.
+type Judgement = Result<candidate::Child, Option<Box<candidate::Cut>>>;
+
+/// A watchable page's next visit, due `classes.watch_interval_s` from now, until it is gone (404, 410) or
+/// has not changed for `classes.watch_unchanged_s`. What it found is carried by the visit itself.
+fn watch_again(
+    p: &Pipeline,
+    uri: &CrawlUri,
+    status: u16,
+    digest: &str,
+    settings: &CrawlConfig,
+) -> Option<Judgement> {
+    if matches!(status, 404 | 410) || p.stop.is_stopped() {
+        return None;
+    }
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let since = match &uri.watch {
+        Some(w) if w.digest == digest => w.since,
+        _ => now,
+    };
+    if now.saturating_sub(since) >= settings.classes.watch_unchanged_s {
+        return None;
+    }
+    let mut next = uri.clone();
+    next.tries = 0;
+    next.revisit += 1;
+    next.annotations.clear();
+    next.watch = Some(Watch {
+        digest: digest.to_string(),
+        since,
+    });
+    let at = Instant::now() + Duration::from_secs(settings.classes.watch_interval_s);
+    Some(candidate::judge(p, next, Placement::Revisit(at), None))
+}
+
+/// Politeness: Heritrix's delay formula, raised to robots.txt's Crawl-delay (up to its cap) and to what the
+/// host's bandwidth cap requires.
+fn politeness(
+    p: &Pipeline,
+    settings: &CrawlConfig,
+    uri: &CrawlUri,
+    record: &FetchRecord,
+) -> Duration {
+    let f = &settings.frontier;
+    let fetch_time = record.fetched.duration;
+    let (min, max) = settings.delay_bounds();
+    let mut delay = fetch_time.mul_f64(f.delay_factor).clamp(min, max);
+    if f.max_host_bytes_per_s > 0 {
+        // Keep the host's average rate under the cap: this fetch's bytes "cost" that much time.
+        let cost =
+            Duration::from_secs_f64(record.wire_bytes() as f64 / f.max_host_bytes_per_s as f64);
+        delay = delay.max(cost.saturating_sub(fetch_time));
+    }
+    if let Some(cd) = p.robots.crawl_delay(&origin(&uri.url)) {
+        delay = delay.max(cd.min(Duration::from_millis(f.max_crawl_delay_ms)));
+    }
+    delay
+}
+
+/// A `Retry-After` value: delay-seconds or an HTTP date.
+fn retry_after(value: &str) -> Option<Duration> {
+    let value = value.trim();
+    if let Ok(secs) = value.parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    let when = chrono::DateTime::parse_from_rfc2822(value).ok()?;
+    let secs = (when.timestamp() - chrono::Utc::now().timestamp()).max(0);
+    Some(Duration::from_secs(secs as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_reads_seconds_and_dates() {
+        assert_eq!(retry_after(" 120 "), Some(Duration::from_secs(120)));
+        assert_eq!(
+            retry_after("Wed, 21 Oct 2015 07:28:00 GMT"),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(retry_after("soon"), None);
+    }
+}

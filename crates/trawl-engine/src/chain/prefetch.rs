@@ -1,0 +1,105 @@
+//! Prefetch: what must hold before a page is fetched. A URL class's API URL replaces the page (hop `I`);
+//! robots.txt must allow it (and is fetched first, as a `P`-hop prerequisite, when unknown); the before-fetch
+//! gate must accept it.
+
+use std::time::{Duration, Instant};
+
+use super::{Disposition, Ended, Hold, Outcome, Pipeline, Placement, candidate, robots};
+use crate::{
+    Annotation, CrawlConfig, CrawlUri, Hop, UriKind, crawl_uri::origin, decide::DecideInput,
+    decide::Decision, status,
+};
+
+/// Hands `uri` on to its fetch, or ends it here.
+pub(super) fn run(
+    p: &Pipeline,
+    mut uri: CrawlUri,
+    queue: &str,
+    settings: &CrawlConfig,
+    worker: usize,
+) -> Result<CrawlUri, Ended> {
+    if uri.kind != UriKind::Page {
+        return Ok(uri);
+    }
+    if uri.api_for.is_none()
+        && let Some(api) = uri.class.as_ref().and_then(|c| c.api_url.clone())
+    {
+        return Err(hand_over(p, &uri, api).into());
+    }
+    if settings.fetch.obey_robots {
+        uri = robots_gate(p, uri, queue, worker)?;
+    }
+    let verdict = p.gates.before_fetch.decide_input(&DecideInput::new(&uri));
+    if verdict.decision == Decision::Reject {
+        uri.annotate(Annotation::Rejected(verdict.rule.to_string()));
+        p.log_failure(&uri, verdict.status, worker);
+        return Err(Outcome::done(verdict.status, Duration::ZERO).into());
+    }
+    Ok(uri)
+}
+
+/// A URL class with an API URL: that is fetched instead (hop `I`), through the candidate chain like any URI
+/// found; the page's URL stays the canonical one, noted on the API URL's records.
+fn hand_over(p: &Pipeline, uri: &CrawlUri, api: url::Url) -> Outcome {
+    let mut child = uri.child(api, String::new(), Hop::Inferred);
+    child.api_for = Some(uri.canonical.clone().unwrap_or_else(|| uri.url.clone()));
+    let mut outcome = Outcome::only(Disposition::HandedOver);
+    match candidate::judge(p, child, Placement::New, None) {
+        Ok(child) => outcome.children.push(child),
+        Err(Some(cut)) => outcome.cuts.push(*cut),
+        Err(None) => {}
+    }
+    outcome
+}
+
+/// robots.txt is a prerequisite of every page of an origin: known and allowing it, or fetched first.
+fn robots_gate(
+    p: &Pipeline,
+    mut uri: CrawlUri,
+    queue: &str,
+    worker: usize,
+) -> Result<CrawlUri, Ended> {
+    match p.robots.gate(&uri, queue) {
+        robots::Gate::Allowed => Ok(uri),
+        robots::Gate::Blocked { status, note } => {
+            uri.annotations.extend(note);
+            p.log_failure(&uri, status, worker);
+            Err(Outcome::done(status, Duration::ZERO).into())
+        }
+        robots::Gate::Pending => {
+            let hold = Hold {
+                origin: origin(&uri.url),
+                until: Instant::now() + robots::RECHECK,
+            };
+            Err(Outcome::only(Disposition::Held {
+                uri,
+                hold: Some(hold),
+            })
+            .into())
+        }
+        robots::Gate::Needed => {
+            let prerequisite = uri.robots_prerequisite();
+            match candidate::judge(p, prerequisite, Placement::Prerequisite, Some(queue.into())) {
+                Ok(child) => {
+                    let mut outcome = Outcome::only(Disposition::Held { uri, hold: None });
+                    outcome.children.push(child);
+                    Err(outcome.into())
+                }
+                // The scope refused robots.txt (a custom scope without `prerequisite_accept`): nothing of
+                // the origin can be fetched, as Heritrix does.
+                Err(cut) => {
+                    let why = cut
+                        .and_then(|mut c| c.uri.annotations.pop())
+                        .unwrap_or_else(|| Annotation::Rejected("default".into()));
+                    let release = p.robots.unschedulable(&origin(&uri.url), why.clone());
+                    uri.annotate(why);
+                    p.log_failure(&uri, status::PREREQUISITE_UNSCHEDULABLE, worker);
+                    let mut outcome =
+                        Outcome::done(status::PREREQUISITE_UNSCHEDULABLE, Duration::ZERO);
+                    outcome.release = release;
+                    Err(outcome.into())
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,216 @@
+//! The robots.txt processor: what is known of each origin's robots.txt, the gate a page passes before its
+//! fetch ([`RobotsCache::gate`], in prefetch), and what a finished robots.txt fetch settles
+//! ([`after_fetch`], in post). These two functions are the only places robots.txt is handled.
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex, PoisonError},
+    time::{Duration, Instant},
+};
+
+use super::{Pipeline, decode_limits};
+use crate::{
+    Annotation, CrawlConfig, CrawlUri, Hop, UriKind, crawl_uri::origin, fetch::FetchError,
+    fetch_record::FetchRecord, robots::Robots, status,
+};
+
+/// RFC 9309 asks crawlers to follow at least five redirects for robots.txt.
+const MAX_REDIRECTS: u8 = 5;
+
+/// How long a queue is held for a robots.txt being fetched, at most: its outcome releases the queue sooner.
+/// Past this the page looks again (the prerequisite may be waiting out retries).
+pub(crate) const RECHECK: Duration = Duration::from_secs(1);
+
+/// What is known of one origin's robots.txt.
+#[derive(Debug)]
+enum RobotsState {
+    /// The prerequisite is queued or being fetched; `waiting` are the queues held until it is known.
+    Pending { waiting: Vec<String> },
+    /// Rules in force until `expires`.
+    Known {
+        robots: Arc<Robots>,
+        expires: Instant,
+    },
+    /// Nothing of the origin is fetched: its address is refused, or its robots.txt could not be scheduled.
+    Off { status: i32, note: Annotation },
+}
+
+/// What the gate says of a page.
+#[derive(Debug)]
+pub(crate) enum Gate {
+    /// Fetch it.
+    Allowed,
+    /// Do not: finish it with this status (and note).
+    Blocked {
+        status: i32,
+        note: Option<Annotation>,
+    },
+    /// Its robots.txt is being fetched: its queue was noted, to be released when that is settled.
+    Pending,
+    /// Its robots.txt is unknown: it is now pending, and the caller schedules it as a prerequisite.
+    Needed,
+}
+
+/// Every origin's robots.txt state, for the crawl's product token.
+#[derive(Debug)]
+pub(crate) struct RobotsCache {
+    origins: Mutex<HashMap<String, RobotsState>>,
+    agent: String,
+}
+
+impl RobotsCache {
+    /// An empty cache for `agent` (the product token robots.txt groups name).
+    pub(crate) fn new(agent: String) -> RobotsCache {
+        RobotsCache {
+            origins: Mutex::default(),
+            agent,
+        }
+    }
+
+    fn origins(&self) -> std::sync::MutexGuard<'_, HashMap<String, RobotsState>> {
+        self.origins.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The gate before fetching `uri` (a page) from `queue`.
+    pub(crate) fn gate(&self, uri: &CrawlUri, queue: &str) -> Gate {
+        let origin = origin(&uri.url);
+        let mut origins = self.origins();
+        match origins.get_mut(&origin) {
+            Some(RobotsState::Known { robots, expires }) if *expires > Instant::now() => {
+                if robots.allowed(&uri.url) {
+                    Gate::Allowed
+                } else if matches!(**robots, Robots::DisallowAll) {
+                    Gate::Blocked {
+                        status: status::ROBOTS_PREREQUISITE_FAILED,
+                        note: None,
+                    }
+                } else {
+                    Gate::Blocked {
+                        status: status::ROBOTS_DISALLOWED,
+                        note: None,
+                    }
+                }
+            }
+            Some(RobotsState::Off { status, note }) => Gate::Blocked {
+                status: *status,
+                note: Some(note.clone()),
+            },
+            Some(RobotsState::Pending { waiting }) => {
+                if !waiting.iter().any(|q| q == queue) {
+                    waiting.push(queue.to_string());
+                }
+                Gate::Pending
+            }
+            _ => {
+                origins.insert(origin, RobotsState::Pending { waiting: vec![] });
+                Gate::Needed
+            }
+        }
+    }
+
+    /// Whether `origin`'s robots.txt is being fetched.
+    pub(crate) fn is_pending(&self, origin: &str) -> bool {
+        matches!(
+            self.origins().get(origin),
+            Some(RobotsState::Pending { .. })
+        )
+    }
+
+    /// The `Crawl-delay` `origin`'s robots.txt asks of us, if any.
+    pub(crate) fn crawl_delay(&self, origin: &str) -> Option<Duration> {
+        match self.origins().get(origin) {
+            Some(RobotsState::Known { robots, .. }) => robots.crawl_delay(),
+            _ => None,
+        }
+    }
+
+    /// Marks `origin` off limits: its robots.txt could not be scheduled (`why` names the rule).
+    pub(crate) fn unschedulable(&self, origin: &str, why: Annotation) -> Vec<String> {
+        self.settle(
+            origin,
+            RobotsState::Off {
+                status: status::PREREQUISITE_UNSCHEDULABLE,
+                note: why,
+            },
+        )
+    }
+
+    /// Settles `origin` as having no usable robots.txt (everything allowed for `ttl`): for a redirect the
+    /// scope will not follow, which RFC 9309 lets a crawler treat as "unavailable".
+    pub(crate) fn unavailable(&self, origin: &str, ttl: Duration) -> Vec<String> {
+        self.settle(
+            origin,
+            RobotsState::Known {
+                robots: Arc::new(Robots::AllowAll),
+                expires: Instant::now() + ttl,
+            },
+        )
+    }
+
+    /// Puts an origin's state in force; returns the queues held waiting for it, to be released.
+    fn settle(&self, origin: &str, state: RobotsState) -> Vec<String> {
+        match self.origins().insert(origin.to_string(), state) {
+            Some(RobotsState::Pending { waiting }) => waiting,
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// What a robots.txt fetch that is over leads to.
+#[derive(Debug)]
+pub(crate) enum AfterFetch {
+    /// Redirected: the target is fetched next (as a prerequisite still); the origin stays pending.
+    Redirected(Box<CrawlUri>),
+    /// The origin's rules are settled; these queues were held for them.
+    Settled(Vec<String>),
+}
+
+/// Settles `uri`'s origin from its robots.txt fetch (an answer, or a failure after its retries): 2xx rules,
+/// 4xx allow everything, 5xx or no answer disallow everything until retried, a refused address keeps the
+/// whole origin off limits. A redirect is followed instead, up to [`MAX_REDIRECTS`].
+pub(crate) fn after_fetch(
+    p: &Pipeline,
+    uri: &CrawlUri,
+    record: &mut FetchRecord,
+    settings: &CrawlConfig,
+) -> AfterFetch {
+    let UriKind::Robots { origin, redirects } = &uri.kind else {
+        return AfterFetch::Settled(Vec::new());
+    };
+    let retry = Duration::from_millis(settings.frontier.retry_delay_ms);
+    let known = |robots: Robots, ttl: Duration| RobotsState::Known {
+        robots: Arc::new(robots),
+        expires: Instant::now() + ttl,
+    };
+    let state = match &record.fetched.result {
+        Err(e @ FetchError::Refused(..)) => RobotsState::Off {
+            status: status::ADDRESS_REFUSED,
+            note: e.annotation(),
+        },
+        Err(_) => known(Robots::DisallowAll, retry),
+        Ok(resp) => {
+            let target = record
+                .header("location")
+                .filter(|_| (300..400).contains(&resp.status) && *redirects < MAX_REDIRECTS)
+                .and_then(|location| trawl_url::resolve(&uri.url, &location).ok());
+            if let Some(target) = target {
+                let mut next = uri.child(target, String::new(), Hop::Redirect);
+                next.kind = UriKind::Robots {
+                    origin: origin.clone(),
+                    redirects: redirects + 1,
+                };
+                return AfterFetch::Redirected(Box::new(next));
+            }
+            let status = resp.status;
+            record.decode(decode_limits(settings));
+            let robots =
+                Robots::from_response(status, record.entity().unwrap_or_default(), &p.robots.agent);
+            let ttl = match robots {
+                Robots::DisallowAll => retry,
+                _ => Duration::from_secs(settings.fetch.robots_expiry_s),
+            };
+            known(robots, ttl)
+        }
+    };
+    AfterFetch::Settled(p.robots.settle(origin, state))
+}

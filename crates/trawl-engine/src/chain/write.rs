@@ -1,0 +1,33 @@
+//! Write: the fetch becomes WARC records (response, request, metadata with the outlinks) in the job's
+//! archive, unless a gate kept it out. A write failure stops the crawl; the URI goes back to its queue, so a
+//! resumed crawl fetches it again.
+
+use std::time::Duration;
+
+use super::{Disposition, Ended, Outcome, Pipeline, blocking};
+use crate::{CrawlUri, fetch_record::FetchRecord};
+
+/// Archives the response; sets the record's payload digest.
+pub(super) fn run(p: &Pipeline, uri: &CrawlUri, record: &mut FetchRecord) -> Result<(), Ended> {
+    let Some(resp) = record.response().filter(|_| record.write) else {
+        return Ok(());
+    };
+    let written = blocking(resp.response_bytes.len(), || {
+        p.warc
+            .write_fetch(uri, &record.fetched, resp, &record.outlinks)
+    });
+    match written {
+        Ok(digest) => {
+            record.payload_digest = digest;
+            Ok(())
+        }
+        Err(e) => {
+            p.fail(e.to_string());
+            Err(Outcome::only(Disposition::Retry {
+                uri: uri.clone(),
+                delay: Duration::ZERO,
+            })
+            .into())
+        }
+    }
+}

@@ -1,0 +1,62 @@
+//! The ticker: once a second it commits the frontier's recent changes and reports progress; it saves the
+//! counters and writes progress.log every 20 seconds, and starts checkpoints (on a blocking thread, so
+//! neither it nor the workers wait for the copy).
+
+use super::*;
+
+/// Ticks until aborted.
+pub(super) async fn run(
+    shared: Arc<Shared>,
+    on_progress: Arc<impl Fn(&Snapshot) + Send + Sync + 'static>,
+    checkpoint_interval_s: u64,
+) {
+    let progress_log = shared.job.logs_dir().join("progress.log");
+    let checkpointing = Arc::new(AtomicBool::new(false));
+    let mut tick = 0u64;
+    loop {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        // Commit the frontier's recent changes: a crash loses at most about a second of work, which is
+        // fetched again on resume.
+        if let Err(e) = lock(&shared.frontier).flush() {
+            shared.pipeline.fail(e.to_string());
+        }
+        let snap = shared.snapshot();
+        on_progress(&snap);
+        tick += 1;
+        let due = checkpoint_interval_s > 0 && tick.is_multiple_of(checkpoint_interval_s);
+        let asked = shared
+            .pipeline
+            .stop
+            .checkpoint
+            .swap(false, Ordering::SeqCst);
+        if (due || asked) && !checkpointing.swap(true, Ordering::SeqCst) {
+            let shared = shared.clone();
+            let checkpointing = checkpointing.clone();
+            tokio::task::spawn_blocking(move || {
+                if let Err(e) = checkpoint(&shared) {
+                    shared.pipeline.fail(e.to_string());
+                }
+                checkpointing.store(false, Ordering::SeqCst);
+            });
+        }
+        if tick.is_multiple_of(20) {
+            save_stats(&shared, &shared.job.state_dir());
+            append_line(
+                &progress_log,
+                &format!("{} {}", chrono::Utc::now().to_rfc3339(), snap.line()),
+            );
+        }
+    }
+}
+
+/// Appends one line to a log file (best effort: progress lines are not worth failing a crawl over).
+pub(super) fn append_line(path: &std::path::Path, line: &str) {
+    use std::io::Write;
+    if let Ok(mut f) = std::fs::File::options()
+        .create(true)
+        .append(true)
+        .open(path)
+    {
+        let _ = writeln!(f, "{line}");
+    }
+}

@@ -1,0 +1,119 @@
+//! The fetch record: what one fetch of a [`CrawlUri`](crate::CrawlUri) brought, and what the stages after it
+//! made of it. It travels beside the URI from the fetch stage to the post stage.
+
+use std::borrow::Cow;
+
+use crate::{
+    decode::{DecodeLimits, decode_content},
+    extract::Outlink,
+    fetch::{Fetched, Response},
+};
+
+/// One fetch and its results.
+#[derive(Debug)]
+pub(crate) struct FetchRecord {
+    /// When, where, and the response or why there was none.
+    pub(crate) fetched: Fetched,
+    /// The response's `Content-Type`, whole.
+    pub(crate) content_type: Option<String>,
+    /// Its media type: lowercase, without parameters.
+    pub(crate) mime: Option<String>,
+    /// The body with its content codings removed, for extraction and the text filters.
+    decoded: Decoded,
+    /// The links found (a redirect's target first).
+    pub(crate) outlinks: Vec<Outlink>,
+    /// Whether the response goes into the archive (a gate or text filter may say no).
+    pub(crate) write: bool,
+    /// The payload digest (`sha1:BASE32` of the entity body), once known.
+    pub(crate) payload_digest: Option<String>,
+}
+
+/// The decoded body: the response's own bytes (up to a length) when it had no content coding, a decoded copy
+/// when it had, or nothing when a coding could not be undone.
+#[derive(Debug)]
+enum Decoded {
+    Prefix(usize),
+    Owned(Vec<u8>),
+    Undecodable,
+}
+
+impl FetchRecord {
+    /// The record of `fetched`, with the response's type read from its headers.
+    pub(crate) fn new(fetched: Fetched) -> FetchRecord {
+        let content_type = fetched
+            .result
+            .as_ref()
+            .ok()
+            .and_then(|r| header(r, "content-type"));
+        let mime = content_type
+            .as_deref()
+            .and_then(|ct| ct.split(';').next())
+            .map(|m| m.trim().to_ascii_lowercase())
+            .filter(|m| !m.is_empty());
+        FetchRecord {
+            fetched,
+            content_type,
+            mime,
+            decoded: Decoded::Undecodable,
+            outlinks: Vec::new(),
+            write: true,
+            payload_digest: None,
+        }
+    }
+
+    /// The response, if one arrived.
+    pub(crate) fn response(&self) -> Option<&Response> {
+        self.fetched.result.as_ref().ok()
+    }
+
+    /// A response header's value, if present and text.
+    pub(crate) fn header(&self, name: &str) -> Option<String> {
+        self.response().and_then(|r| header(r, name))
+    }
+
+    /// The HTTP status, if a response arrived.
+    pub(crate) fn status(&self) -> Option<u16> {
+        self.response().map(|r| r.status)
+    }
+
+    /// Whether the server said "not now": 5xx or 429, retried like a connection failure.
+    pub(crate) fn try_later(&self) -> bool {
+        self.status().is_some_and(|s| s >= 500 || s == 429)
+    }
+
+    /// Removes the body's content codings within `limits` (once; later calls see the result).
+    pub(crate) fn decode(&mut self, limits: DecodeLimits) {
+        let Some(resp) = self.fetched.result.as_ref().ok() else {
+            return;
+        };
+        let encoding = header(resp, "content-encoding");
+        self.decoded = match decode_content(encoding.as_deref(), &resp.body, limits) {
+            Some(Cow::Borrowed(prefix)) => Decoded::Prefix(prefix.len()),
+            Some(Cow::Owned(bytes)) => Decoded::Owned(bytes),
+            None => Decoded::Undecodable,
+        };
+    }
+
+    /// The decoded body (after [`FetchRecord::decode`]); `None` when it could not be decoded.
+    pub(crate) fn entity(&self) -> Option<&[u8]> {
+        match &self.decoded {
+            Decoded::Prefix(len) => self.response().map(|r| &r.body[..*len]),
+            Decoded::Owned(bytes) => Some(bytes),
+            Decoded::Undecodable => None,
+        }
+    }
+
+    /// Bytes on the wire: request and response.
+    pub(crate) fn wire_bytes(&self) -> u64 {
+        self.response().map_or(0, |r| {
+            (r.request_bytes.len() + r.response_bytes.len()) as u64
+        })
+    }
+}
+
+fn header(resp: &Response, name: &str) -> Option<String> {
+    resp.headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+}

@@ -1,0 +1,182 @@
+//! The frontier on disk: restoring it from its store, reading queue heads back, committing, checkpoints.
+
+use super::*;
+
+impl<T: Item> Frontier<T> {
+    /// Opens the on-disk frontier in `dir` (creating it), restoring every queue and item: items that were in
+    /// flight when the process stopped are queued again.
+    pub fn open(dir: &Path, per_queue: usize) -> Result<Frontier<T>, Error> {
+        let store = Store::open(dir)?;
+        let mut f = Frontier::in_memory(per_queue);
+        let now = f.epoch;
+        f.head_max = HEAD_MAX;
+        let mut by_id: HashMap<u32, String> = HashMap::new();
+        for kv in store.queues.iter() {
+            let (k, v) = kv.into_inner().map_err(|e| store.err(e))?;
+            let name = String::from_utf8(k.to_vec()).map_err(|_| Error::Corrupt {
+                path: store.path().to_path_buf(),
+                what: "queue name",
+            })?;
+            let q = Queue::from_record(&v, now).ok_or_else(|| Error::Corrupt {
+                path: store.path().to_path_buf(),
+                what: "queue",
+            })?;
+            f.next_queue_id = f.next_queue_id.max(q.id + 1);
+            by_id.insert(q.id, name.clone());
+            f.queues.insert(name, q);
+        }
+        // Every record counts for the sequence numbers (no key is used twice) and, if its item came through
+        // the uniq filter, for what the queue has spent; queued ones for its length, and the first of them
+        // is where refills start.
+        let mut spent: HashMap<u32, u64> = HashMap::new();
+        for kv in store.items.iter() {
+            let (key, value) = kv.into_inner().map_err(|e| store.err(e))?;
+            let corrupt = |what| Error::Corrupt {
+                path: store.path().to_path_buf(),
+                what,
+            };
+            let (id, precedence, seq) = split_item_key(&key).ok_or_else(|| corrupt("item key"))?;
+            let (record, filtered) = Record::parse(&value).ok_or_else(|| corrupt("item"))?;
+            let Some(q) = by_id.get(&id).and_then(|n| f.queues.get_mut(n)) else {
+                return Err(corrupt("item of unknown queue"));
+            };
+            q.front_seq = q.front_seq.min(seq.saturating_sub(1));
+            q.back_seq = q.back_seq.max(seq + 1);
+            *spent.entry(id).or_default() += u64::from(filtered);
+            if record == Record::Queued {
+                q.len += 1;
+                q.cursor = q.cursor.min((precedence, seq));
+                f.queued += 1;
+            }
+        }
+        for q in f.queues.values_mut() {
+            q.spent = q.spent.max(spent.get(&q.id).copied().unwrap_or(0));
+        }
+        f.uniq.discovered = store.seen.len().map_err(|e| store.err(e))? as u64;
+        f.later = Later::restore(&store, now)?;
+        f.store = Some(store);
+        let names: Vec<String> = f.queues.keys().cloned().collect();
+        for name in names {
+            f.enqueue_if_ready(&name);
+        }
+        Ok(f)
+    }
+
+    /// Loads the next items of a queue from disk into memory.
+    pub(super) fn refill(&mut self, key: &str) -> Result<(), Error> {
+        let Some(store) = &mut self.store else {
+            return Ok(());
+        };
+        let q = self.queues.get_mut(key).expect("caller checked");
+        // Strays first: they sort before the cursor.
+        let mut found = Vec::new();
+        while found.len() < self.head_max
+            && let Some((precedence, seq)) = q.strays.pop_first()
+        {
+            let k = item_key(q.id, precedence, seq);
+            if let Some(v) = store.get(Which::Items, &k)?
+                && is_queued(&v)
+            {
+                found.push((k, v));
+            }
+        }
+        let want = self.head_max - found.len();
+        if want > 0 && q.cursor != CURSOR_END {
+            let (_, to) = queue_range(q.id);
+            let from = item_key(q.id, q.cursor.0, q.cursor.1);
+            let in_flight = &q.in_flight;
+            let read = store.items_in(&from, &to, want, |k, v| {
+                is_queued(v)
+                    && split_item_key(k).is_some_and(|(_, _, seq)| !in_flight.contains(&seq))
+            })?;
+            // Everything after the last item read stays on disk; when fewer were found, nothing does.
+            q.cursor = match read.last().and_then(|(k, _)| split_item_key(k)) {
+                Some((_, p, s)) if read.len() >= want => match s.checked_add(1) {
+                    Some(next) => (p, next),
+                    None => (p.saturating_add(1), 0),
+                },
+                _ => CURSOR_END,
+            };
+            found.extend(read);
+        }
+        for (k, v) in found {
+            let (_, precedence, seq) =
+                split_item_key(&k).ok_or_else(|| store.err("bad item key"))?;
+            let corrupt = || Error::Corrupt {
+                path: store.path().to_path_buf(),
+                what: "item",
+            };
+            let (fp, filtered, bytes) = split_queued(&v).ok_or_else(corrupt)?;
+            let item = T::decode(bytes).ok_or_else(corrupt)?;
+            q.head.push_back(Entry {
+                filtered,
+                precedence,
+                seq,
+                fp,
+                item,
+            });
+        }
+        Ok(())
+    }
+
+    /// Commits every change so far to disk (atomically, surviving the process being killed) and returns once
+    /// they are written. Call it often (the engine does after every finished URI, so that a kill makes it
+    /// fetch again only what was in flight); without a store it does nothing.
+    pub fn flush(&mut self) -> Result<(), Error> {
+        self.commit_changes(true)
+    }
+
+    /// [`Frontier::flush`] without waiting: a committer thread writes the changes while the caller goes on
+    /// (the next flush waits for it first). For batched work, where a kill may lose the batch in flight as
+    /// well as the pending one; `bench/frontier` measures this mode.
+    pub fn flush_behind(&mut self) -> Result<(), Error> {
+        self.commit_changes(false)
+    }
+
+    /// Adds the changed queues' records to the pending batch and commits it, waiting for it or not.
+    pub(super) fn commit_changes(&mut self, wait: bool) -> Result<(), Error> {
+        let Some(store) = &mut self.store else {
+            return Ok(());
+        };
+        for name in self.dirty.drain() {
+            if let Some(q) = self.queues.get(&name) {
+                store.put(Which::Queues, name.into_bytes(), q.record());
+            }
+        }
+        if wait {
+            store.commit()?;
+        } else {
+            store.start_commit()?;
+        }
+        self.uniq.after_commit();
+        Ok(())
+    }
+
+    /// Flushes and fsyncs: for checkpoints and a clean shutdown.
+    pub fn sync(&mut self) -> Result<(), Error> {
+        self.flush()?;
+        match &mut self.store {
+            Some(store) => store.sync(),
+            None => Ok(()),
+        }
+    }
+
+    /// Flushes, then takes a consistent view of the store, which [`StoreCopy::write_to`] writes into a
+    /// folder that [`Frontier::open`] can open later (a checkpoint). Taking the view is quick; the copy is
+    /// made from it without the frontier, which goes on changing meanwhile. Fails without a store.
+    pub fn checkpoint(&mut self) -> Result<StoreCopy, Error> {
+        self.flush()?;
+        match &self.store {
+            Some(store) => Ok(store.snapshot()),
+            None => Err(Error::Store {
+                path: std::path::PathBuf::new(),
+                message: "an in-memory frontier cannot be checkpointed".into(),
+            }),
+        }
+    }
+
+    /// [`Frontier::checkpoint`] written into `dir` at once.
+    pub fn checkpoint_to(&mut self, dir: &Path) -> Result<(), Error> {
+        self.checkpoint()?.write_to(dir)
+    }
+}

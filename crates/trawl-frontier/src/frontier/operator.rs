@@ -1,0 +1,103 @@
+//! What operators see and change: queue states, controls, delays, budgets, lookups.
+
+use super::*;
+
+impl<T: Item> Frontier<T> {
+    /// Every queue that ever held an item, with its state now, busiest first.
+    pub fn queue_infos(&self, now: Instant) -> Vec<QueueInfo> {
+        let mut infos: Vec<QueueInfo> = self
+            .queues
+            .iter()
+            .map(|(name, q)| QueueInfo {
+                name: name.clone(),
+                state: q.state(now, self.per_queue, self.budget),
+                queued: q.len,
+                in_flight: q.in_flight.len(),
+                spent: q.spent,
+                budget: q.budget.or(self.budget),
+                delay: q.delay,
+                wait: q.not_before.saturating_duration_since(now),
+            })
+            .collect();
+        infos.sort_by(|a, b| b.queued.cmp(&a.queued).then_with(|| a.name.cmp(&b.name)));
+        infos
+    }
+
+    /// Pauses, unpauses (`Control::Active`) or retires a queue; false if there is no such queue.
+    pub fn set_control(&mut self, queue: &str, control: Control) -> bool {
+        let Some(q) = self.queues.get_mut(queue) else {
+            return false;
+        };
+        q.control = control;
+        self.dirty.insert(queue.to_string());
+        self.enqueue_if_ready(queue);
+        true
+    }
+
+    /// Sets (or with `None` clears) an operator's politeness delay for a queue, replacing the computed one.
+    pub fn set_delay(&mut self, queue: &str, delay: Option<Duration>) -> bool {
+        let Some(q) = self.queues.get_mut(queue) else {
+            return false;
+        };
+        q.delay = delay;
+        if let Some(d) = delay {
+            let at = Instant::now() + d;
+            q.polite_at = q.polite_at.min(at);
+            if at < q.not_before {
+                q.not_before = at;
+                self.reposition(queue);
+            }
+        }
+        self.dirty.insert(queue.to_string());
+        true
+    }
+
+    /// Sets (or with `None` clears) a queue's own budget.
+    pub fn set_budget(&mut self, queue: &str, budget: Option<u64>) -> bool {
+        let Some(q) = self.queues.get_mut(queue) else {
+            return false;
+        };
+        q.budget = budget;
+        self.dirty.insert(queue.to_string());
+        true
+    }
+
+    /// Drops every waiting item of a queue (items in flight finish); returns how many were dropped.
+    pub fn delete_queued(&mut self, queue: &str) -> Result<u64, Error> {
+        let Some(q) = self.queues.get_mut(queue) else {
+            return Ok(0);
+        };
+        let dropped = q.len;
+        q.head.clear();
+        q.cursor = CURSOR_END;
+        q.strays.clear();
+        q.len = 0;
+        self.queued -= dropped;
+        if let Some(store) = &mut self.store {
+            store.commit()?;
+            let (from, to) = queue_range(q.id);
+            let mut dropped = Vec::new();
+            for kv in store.items.range(from..=to) {
+                let (k, v) = kv.into_inner().map_err(|e| store.err(e))?;
+                // finished items keep their status
+                if let Some((Record::Queued, filtered)) = Record::parse(&v)
+                    && let Some((_, _, seq)) = split_item_key(&k)
+                    && !q.in_flight.contains(&seq)
+                {
+                    dropped.push((k.to_vec(), filtered));
+                }
+            }
+            for (k, filtered) in dropped {
+                store.put(Which::Items, k, gone_record(filtered));
+            }
+            store.commit()?;
+        }
+        self.enqueue_if_ready(queue);
+        Ok(dropped)
+    }
+
+    /// What is known of `uniq_key`.
+    pub fn lookup(&self, uniq_key: &str) -> Result<UrlStatus, Error> {
+        self.uniq.lookup(fingerprint(uniq_key), self.store.as_ref())
+    }
+}
