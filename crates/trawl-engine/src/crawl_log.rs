@@ -7,8 +7,6 @@ use std::{
     fs::File,
     io::{BufWriter, Write},
     path::{Path, PathBuf},
-    sync::{Arc, Mutex, PoisonError, mpsc},
-    thread::JoinHandle,
 };
 
 use chrono::{DateTime, Utc};
@@ -66,103 +64,46 @@ impl LogEntry<'_> {
     }
 }
 
-/// The open crawl.log, written by a thread of its own: workers hand it finished lines and go on, so no
-/// write or flush runs on the async threads. The thread writes what it is given in order and flushes each time
-/// it has caught up, so a line reaches the OS within a moment of its URI finishing; a crash loses at most
-/// the lines handed over in that moment.
+/// The open crawl.log: lines appended through a buffer, handed to the OS by [`CrawlLog::flush`]. Only the
+/// journal thread (`crawl::journal`) writes it during a crawl.
 #[derive(Debug)]
 pub struct CrawlLog {
     path: PathBuf,
-    /// Lines to write; `None` asks the thread to finish.
-    lines: mpsc::Sender<Option<String>>,
-    thread: Mutex<Option<JoinHandle<()>>>,
-    /// The thread's first write failure, reported to the next writer.
-    failed: Arc<Mutex<Option<std::io::Error>>>,
+    out: BufWriter<File>,
 }
 
 impl CrawlLog {
-    /// Opens (appending) `path` and starts its writer thread.
+    /// Opens (appending) `path`.
     pub fn open(path: &Path) -> Result<CrawlLog, Error> {
-        let io = |source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        };
         let file = File::options()
             .create(true)
             .append(true)
             .open(path)
-            .map_err(io)?;
-        let (tx, rx) = mpsc::channel::<Option<String>>();
-        let failed: Arc<Mutex<Option<std::io::Error>>> = Arc::default();
-        let report = failed.clone();
-        let thread = std::thread::Builder::new()
-            .name("crawl-log".into())
-            .spawn(move || {
-                let mut out = BufWriter::new(file);
-                let mut open = true;
-                while open && let Ok(Some(first)) = rx.recv() {
-                    let mut result = writeln!(out, "{first}");
-                    // Everything already handed over goes out before the flush.
-                    while result.is_ok()
-                        && let Ok(next) = rx.try_recv()
-                    {
-                        match next {
-                            Some(line) => result = writeln!(out, "{line}"),
-                            None => open = false,
-                        }
-                    }
-                    if let Err(e) = result.and_then(|()| out.flush()) {
-                        *report.lock().unwrap_or_else(PoisonError::into_inner) = Some(e);
-                        return;
-                    }
-                }
-            })
-            .map_err(io)?;
+            .map_err(|source| Error::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
         Ok(CrawlLog {
             path: path.to_path_buf(),
-            lines: tx,
-            thread: Mutex::new(Some(thread)),
-            failed,
+            out: BufWriter::new(file),
         })
     }
 
-    /// Hands one line to the writer thread; fails if an earlier write failed (a full disk).
-    pub fn write(&self, entry: &LogEntry<'_>) -> Result<(), Error> {
-        self.check()?;
-        // The thread stops early only after a failure, which `check` reports.
-        let _ = self.lines.send(Some(entry.format(Utc::now())));
-        Ok(())
+    /// Appends one formatted line (without its newline).
+    pub fn append(&mut self, line: &str) -> Result<(), Error> {
+        writeln!(self.out, "{line}").map_err(|e| self.io(e))
     }
 
-    /// Writes out every line handed over and stops the thread; reports a write failure.
-    pub fn close(&self) -> Result<(), Error> {
-        let _ = self.lines.send(None);
-        let thread = self
-            .thread
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        if let Some(thread) = thread {
-            let _ = thread.join();
+    /// Hands everything appended to the OS.
+    pub fn flush(&mut self) -> Result<(), Error> {
+        self.out.flush().map_err(|e| self.io(e))
+    }
+
+    fn io(&self, source: std::io::Error) -> Error {
+        Error::Io {
+            path: self.path.clone(),
+            source,
         }
-        self.check()
-    }
-
-    fn check(&self) -> Result<(), Error> {
-        let mut failed = self.failed.lock().unwrap_or_else(PoisonError::into_inner);
-        match failed.take() {
-            Some(source) => Err(Error::Io {
-                path: self.path.clone(),
-                source,
-            }),
-            None => Ok(()),
-        }
-    }
-}
-
-impl Drop for CrawlLog {
-    fn drop(&mut self) {
-        let _ = self.close();
     }
 }
 
@@ -205,33 +146,5 @@ mod tests {
             seed.format(t),
             "2026-11-22T08:25:01.000Z -9998          - http://a.org/ - - - #000 - - - -"
         );
-    }
-}
-
-#[cfg(test)]
-mod writer_tests {
-    use super::*;
-
-    #[test]
-    fn every_line_handed_over_is_written_in_order() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("crawl.log");
-        let log = CrawlLog::open(&path).unwrap();
-        let uris: Vec<String> = (0..500).map(|i| format!("http://a.org/{i}")).collect();
-        for uri in &uris {
-            log.write(&LogEntry {
-                status: 200,
-                uri,
-                ..LogEntry::default()
-            })
-            .unwrap();
-        }
-        log.close().unwrap();
-        let text = std::fs::read_to_string(&path).unwrap();
-        let got: Vec<&str> = text
-            .lines()
-            .map(|l| l.split_whitespace().nth(3).unwrap())
-            .collect();
-        assert_eq!(got, uris);
     }
 }

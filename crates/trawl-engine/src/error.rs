@@ -50,6 +50,10 @@ pub enum Error {
     /// A WARC could not be written or repaired.
     #[error("writing WARC: {0}")]
     Warc(#[from] trawl_warc::Error),
+    /// The journal thread (crawl.log and frontier commits) stopped after a failure, reported where it
+    /// happened.
+    #[error("the journal (crawl.log and frontier commits) has stopped after a failure")]
+    JournalStopped,
     /// A running crawl's reply to an operator command could not be read.
     #[error("{}: unreadable reply from the crawl: {source}", path.display())]
     BadReply {

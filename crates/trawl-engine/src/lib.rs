@@ -25,6 +25,7 @@ mod fetch_record;
 pub mod filters;
 mod hop;
 pub mod job;
+mod journal;
 pub mod live;
 pub mod report;
 pub mod robots;

@@ -52,10 +52,14 @@ pub(crate) enum Command {
     },
     /// Validate a crawl.toml: TOML syntax; wiring (unknown keys, wrong types, unknown rules); semantics
     /// (regexes, files, URL class examples, contradictory settings, seeds outside the scope). Prints every
-    /// problem as FILE:LINE:COLUMN with a hint; exit 1 if any.
+    /// problem as FILE:LINE:COLUMN with a hint; exit 1 if any. Warnings (allowed, but probably not meant)
+    /// are printed too and do not fail the check unless --strict.
     Check {
         /// The config file.
         config: PathBuf,
+        /// Count warnings as errors.
+        #[arg(long)]
+        strict: bool,
     },
     /// Write a commented starter crawl.toml into DIR (created if needed) from a shipped profile.
     Init {

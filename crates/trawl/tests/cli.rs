@@ -265,13 +265,34 @@ fn check_reports_every_problem_of_each_stage() {
 }
 
 #[test]
+fn check_warns_of_a_custom_scope_without_prerequisites_and_strict_fails() {
+    let text = "[[scope.rules]]\nrule = \"reject\"\n[[scope.rules]]\nrule = \"surt_prefixed\"\n";
+    let (run, file, _dir) = check(text);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stderr
+            .starts_with(&format!("warning: {}:1:", file.display())),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("prerequisite_accept"), "{}", run.stderr);
+    assert!(
+        run.stdout.contains("ok (0 URL classes, 1 warning)"),
+        "{run:?}"
+    );
+    let strict = trawl(&["check", "--strict", s(&file)]);
+    assert_eq!(strict.code, Some(1), "{strict:?}");
+    assert!(strict.stderr.contains("1 problem"), "{}", strict.stderr);
+}
+
+#[test]
 fn every_shipped_profile_passes_check() {
     for profile in ["default", "single-page", "broad", "polite"] {
         let dir = tempfile::tempdir().unwrap();
         let run = trawl(&["init", "--profile", profile, s(dir.path())]);
         assert_eq!(run.code, Some(0), "{profile}: {run:?}");
         let file = dir.path().join("crawl.toml");
-        let run = trawl(&["check", s(&file)]);
+        let run = trawl(&["check", "--strict", s(&file)]);
         assert_eq!(run.code, Some(0), "{profile}: {}", run.stderr);
         // init never overwrites.
         let again = trawl(&["init", "--profile", profile, s(dir.path())]);

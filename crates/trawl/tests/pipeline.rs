@@ -236,10 +236,13 @@ fn watched_urls_are_revisited_after_kill_9_and_resume() {
         cfg.to_str().unwrap(),
         &seed,
     ]);
-    // Killed once the thread's first visit is logged (its next visit is then due in a second).
+    // Killed after the thread's first visit (its next visit is then due in a second).
     wait_for("the first visit", Duration::from_secs(30), || {
         logged(&job, "/thread/7") == 1
     });
+    // Its line is written just before the frontier's commit that records its next visit: a moment later,
+    // and well before that visit is due, the kill lands.
+    std::thread::sleep(Duration::from_millis(300));
     crawl.kill().unwrap(); // SIGKILL
     crawl.wait().unwrap();
     assert_eq!(logged(&job, "/thread/7"), 1);

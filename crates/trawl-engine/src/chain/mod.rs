@@ -13,14 +13,8 @@ use std::{
 };
 
 use crate::{
-    CrawlConfig, CrawlUri, Gates,
-    assign::QueueAssigner,
-    crawl_log::{CrawlLog, LogEntry},
-    decode::DecodeLimits,
-    fetch::Fetcher,
-    live::LiveSettings,
-    stats::Stats,
-    write::WarcSink,
+    CrawlConfig, CrawlUri, Gates, assign::QueueAssigner, crawl_log::LogEntry, decode::DecodeLimits,
+    fetch::Fetcher, journal::Journal, live::LiveSettings, stats::Stats, write::WarcSink,
 };
 
 pub(crate) mod candidate;
@@ -50,7 +44,8 @@ pub(crate) struct Pipeline {
     pub(crate) fetcher: Fetcher,
     pub(crate) robots: RobotsCache,
     pub(crate) warc: WarcSink,
-    pub(crate) log: CrawlLog,
+    /// crawl.log, through the journal thread.
+    pub(crate) log: Journal,
     pub(crate) stats: Stats,
     /// The first fatal failure (a WARC or crawl.log write), which stops the crawl.
     pub(crate) fatal: Mutex<Option<String>>,
@@ -73,6 +68,9 @@ pub(crate) struct Outcome {
     pub(crate) cuts: Vec<Cut>,
     /// Queues held for a robots.txt this fetch settled, to be released.
     pub(crate) release: Vec<String>,
+    /// Its crawl.log line, if it ended: handed to the journal as the outcome is applied, so the journal
+    /// commits the outcome after writing the line.
+    pub(crate) line: Option<String>,
 }
 
 /// What becomes of the URI itself.
@@ -105,7 +103,14 @@ impl Outcome {
             predicted: None,
             cuts: Vec::new(),
             release: Vec::new(),
+            line: None,
         }
+    }
+
+    /// This outcome, with `line` for crawl.log.
+    pub(crate) fn logged(mut self, line: String) -> Outcome {
+        self.line = Some(line);
+        self
     }
 
     /// The URI is done with `status`; its queue rests `delay`.
@@ -154,8 +159,14 @@ impl Pipeline {
         self.stop.stop();
     }
 
-    /// Counts a crawl.log entry in the statistics and hands it to crawl.log.
-    pub(crate) fn log(&self, entry: &LogEntry<'_>, source: &str, host: &str, wire_bytes: u64) {
+    /// Counts a crawl.log entry in the statistics; returns its line, for the outcome that ends its URI.
+    pub(crate) fn log(
+        &self,
+        entry: &LogEntry<'_>,
+        source: &str,
+        host: &str,
+        wire_bytes: u64,
+    ) -> String {
         self.stats
             .record(entry.status, host, entry.mime, wire_bytes);
         self.stats.record_source(source, host, wire_bytes);
@@ -176,13 +187,19 @@ impl Pipeline {
                 .map(|t| (t.template.as_str(), t.version.as_str()));
             self.stats.record_groups(entry.uri, norm.as_str(), template);
         }
-        if let Err(e) = self.log.write(entry) {
+        entry.format(chrono::Utc::now())
+    }
+
+    /// Hands a crawl.log line to the journal (the worker loop does, as it applies the line's outcome).
+    pub(crate) fn write_line(&self, line: String) {
+        if let Err(e) = self.log.line(line) {
             self.fail(e.to_string());
         }
     }
 
-    /// Logs a URI that ended without a response (refused, out of scope, failed), with its annotations.
-    pub(crate) fn log_failure(&self, uri: &CrawlUri, status: i32, worker: usize) {
+    /// The line of a URI that ended without a response (refused, out of scope, failed), with its
+    /// annotations.
+    pub(crate) fn log_failure(&self, uri: &CrawlUri, status: i32, worker: usize) -> String {
         let host = uri.url.host_str().unwrap_or_default();
         self.log(
             &LogEntry {
@@ -197,7 +214,7 @@ impl Pipeline {
             &uri.source,
             host,
             0,
-        );
+        )
     }
 }
 

@@ -36,13 +36,13 @@ pub(super) fn run(
             if uri.tries > 1 {
                 uri.annotate(Annotation::Tries(uri.tries));
             }
-            let mut outcome = Outcome::done(status, delay);
+            let line = p.log_failure(&uri, status, worker);
+            let mut outcome = Outcome::done(status, delay).logged(line);
             if let AfterFetch::Settled(release) =
                 robots::after_fetch(p, &uri, &mut record, settings)
             {
                 outcome.release = release;
             }
-            p.log_failure(&uri, status, worker);
             return outcome;
         }
     };
@@ -80,7 +80,8 @@ pub(super) fn run(
             }
         }
     }
-    let digest = log_response(p, &mut uri, &record, worker);
+    let (line, digest) = log_response(p, &mut uri, &record, worker);
+    outcome.line = Some(line);
     let judged = candidate::outlinks(p, &uri, std::mem::take(&mut record.outlinks));
     outcome.children.extend(judged.accepted);
     outcome.cuts.extend(judged.cuts);
@@ -100,11 +101,15 @@ pub(super) fn run(
     outcome
 }
 
-/// Writes a response's crawl.log line (with the stages' annotations and its own); returns its payload
-/// digest.
-fn log_response(p: &Pipeline, uri: &mut CrawlUri, record: &FetchRecord, worker: usize) -> String {
+/// A response's crawl.log line (with the stages' annotations and its own), and its payload digest.
+fn log_response(
+    p: &Pipeline,
+    uri: &mut CrawlUri,
+    record: &FetchRecord,
+    worker: usize,
+) -> (String, String) {
     let Some(resp) = record.response() else {
-        return String::new();
+        return Default::default();
     };
     if let Some(t) = resp.truncated {
         uri.annotate(Annotation::Truncated(t));
@@ -126,7 +131,7 @@ fn log_response(p: &Pipeline, uri: &mut CrawlUri, record: &FetchRecord, worker: 
         .payload_digest
         .clone()
         .unwrap_or_else(|| trawl_warc::sha1_digest(&resp.body));
-    p.log(
+    let line = p.log(
         &LogEntry {
             status: i32::from(resp.status),
             size: Some(resp.body.len() as u64),
@@ -143,7 +148,7 @@ fn log_response(p: &Pipeline, uri: &mut CrawlUri, record: &FetchRecord, worker: 
         uri.url.host_str().unwrap_or_default(),
         record.wire_bytes(),
     );
-    digest
+    (line, digest)
 }
 
 /// A gallery page's predicted next page (hop `I`), unless the page links to it already.

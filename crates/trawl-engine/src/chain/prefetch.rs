@@ -32,8 +32,10 @@ pub(super) fn run(
     let verdict = p.gates.before_fetch.decide_input(&DecideInput::new(&uri));
     if verdict.decision == Decision::Reject {
         uri.annotate(Annotation::Rejected(verdict.rule.to_string()));
-        p.log_failure(&uri, verdict.status, worker);
-        return Err(Outcome::done(verdict.status, Duration::ZERO).into());
+        let line = p.log_failure(&uri, verdict.status, worker);
+        return Err(Outcome::done(verdict.status, Duration::ZERO)
+            .logged(line)
+            .into());
     }
     Ok(uri)
 }
@@ -63,8 +65,8 @@ fn robots_gate(
         robots::Gate::Allowed => Ok(uri),
         robots::Gate::Blocked { status, note } => {
             uri.annotations.extend(note);
-            p.log_failure(&uri, status, worker);
-            Err(Outcome::done(status, Duration::ZERO).into())
+            let line = p.log_failure(&uri, status, worker);
+            Err(Outcome::done(status, Duration::ZERO).logged(line).into())
         }
         robots::Gate::Pending => {
             let hold = Hold {
@@ -93,9 +95,10 @@ fn robots_gate(
                         .unwrap_or_else(|| Annotation::Rejected("default".into()));
                     let release = p.robots.unschedulable(&origin(&uri.url), why.clone());
                     uri.annotate(why);
-                    p.log_failure(&uri, status::PREREQUISITE_UNSCHEDULABLE, worker);
+                    let line = p.log_failure(&uri, status::PREREQUISITE_UNSCHEDULABLE, worker);
                     let mut outcome =
-                        Outcome::done(status::PREREQUISITE_UNSCHEDULABLE, Duration::ZERO);
+                        Outcome::done(status::PREREQUISITE_UNSCHEDULABLE, Duration::ZERO)
+                            .logged(line);
                     outcome.release = release;
                     Err(outcome.into())
                 }

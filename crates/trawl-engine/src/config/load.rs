@@ -256,6 +256,18 @@ impl CrawlConfig {
         CrawlConfig::check_str(&text, path)
     }
 
+    /// [`CrawlConfig::warnings`] of the config read from `path`, each located in its text.
+    pub fn located_warnings(&self, path: &Path) -> Vec<Problem> {
+        let src = Source {
+            path: path.to_path_buf(),
+            text: std::fs::read_to_string(path).unwrap_or_default(),
+        };
+        self.warnings()
+            .into_iter()
+            .map(|p| locate_problem(p, &src))
+            .collect()
+    }
+
     /// Runs all three checks on config `text`; `path` names the file and its folder.
     pub fn check_str(text: &str, path: &Path) -> Result<CrawlConfig, ConfigError> {
         let mut sources = Vec::new();

@@ -34,6 +34,28 @@ fn absolute_prefix_files(rules: &mut [RuleSpec], base: &Path) {
 }
 
 impl CrawlConfig {
+    /// What is allowed but probably not meant, each as a problem at its key: `trawl check` prints them as
+    /// warnings (errors with `--strict`).
+    pub fn warnings(&self) -> Vec<Problem> {
+        let mut out = Vec::new();
+        let has_prerequisites = self
+            .scope
+            .rules
+            .iter()
+            .any(|r| matches!(r, RuleSpec::PrerequisiteAccept { .. }));
+        if self.fetch.obey_robots && !self.scope.rules.is_empty() && !has_prerequisites {
+            out.push(
+                problem(
+                    "scope.rules",
+                    "the scope has no `prerequisite_accept` rule: a robots.txt it refuses leaves its whole host \
+                     unfetched (status -63)",
+                )
+                .with_hint("add [[scope.rules]] rule = \"prerequisite_accept\" after the rules that reject"),
+            );
+        }
+        out
+    }
+
     /// Every contradiction among plain settings, each as `(key, message)`.
     pub fn validate_all(&self) -> Vec<(String, String)> {
         let mut out = Vec::new();

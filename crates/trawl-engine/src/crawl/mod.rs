@@ -20,6 +20,7 @@ use crate::{
     crawl_log::CrawlLog,
     fetch::{AddressPolicy, Fetcher},
     job::Job,
+    journal::Journal,
     live::LiveSettings,
     report::{self, Ending},
     robots::product_token,
@@ -59,7 +60,7 @@ pub struct Crawl {
 /// worker loop, the ticker and operator commands only), and the job.
 struct Shared {
     pipeline: Pipeline,
-    frontier: Mutex<Frontier<CrawlUri>>,
+    frontier: Arc<Mutex<Frontier<CrawlUri>>>,
     /// Wakes workers waiting for work.
     wake: Notify,
     seeds: Vec<Url>,
@@ -175,22 +176,22 @@ impl Crawl {
         ticker.abort();
         control.abort();
         let _ = std::fs::remove_file(&pid_file);
+        let p = &shared.pipeline;
+        if let Err(e) = p.log.close() {
+            p.fail(e.to_string());
+        }
 
         // A clean shutdown ends with a checkpoint (the archives roll over with it).
         let final_checkpoint = {
             let shared = shared.clone();
-            tokio::task::spawn_blocking(move || checkpoint(&shared)).await
+            tokio::task::spawn_blocking(move || checkpoint(&shared, false)).await
         };
         match final_checkpoint {
             Ok(Ok(_)) => {}
             Ok(Err(e)) => shared.pipeline.fail(e.to_string()),
             Err(e) => shared.pipeline.fail(format!("checkpoint: {e}")),
         }
-        let p = &shared.pipeline;
         let warcs = p.warc.close();
-        if let Err(e) = p.log.close() {
-            p.fail(e.to_string());
-        }
         let fatal = lock(&p.fatal).take();
         let ending = match (&fatal, &warcs) {
             (Some(why), _) => Ending::Failed(why.clone()),
@@ -242,7 +243,6 @@ impl Crawl {
             ),
         ];
         let warc = WarcSink::new(self.job.warc_dir(), &config.warc, warcinfo)?;
-        let log = CrawlLog::open(&self.job.logs_dir().join("crawl.log"))?;
         let budget = Some(config.frontier.max_uris_per_host).filter(|&b| b > 0);
         let mut frontier = Frontier::open(
             &self.job.frontier_dir(),
@@ -276,6 +276,8 @@ impl Crawl {
             uri.rank(&live.sheets.effective(&uri), &live.config);
             frontier.schedule(&assign.key(&uri.url), uri);
         }
+        let frontier = Arc::new(Mutex::new(frontier));
+        let log = CrawlLog::open(&self.job.logs_dir().join("crawl.log"))?;
         let policy = AddressPolicy::new(
             config.fetch.allow_addresses.clone(),
             self.seeds
@@ -291,14 +293,14 @@ impl Crawl {
             fetcher: Fetcher::new(config.fetch.clone(), policy),
             robots: RobotsCache::new(product_token(&config.fetch.user_agent).to_string()),
             warc,
-            log,
+            log: Journal::start(log, frontier.clone())?,
             stats: load_stats(&self.job),
             fatal: Mutex::new(None),
             stop: stop.clone(),
         };
         Ok(Shared {
             pipeline,
-            frontier: Mutex::new(frontier),
+            frontier,
             wake: Notify::new(),
             seeds: self.seeds.clone(),
             job: self.job.clone(),
@@ -308,14 +310,21 @@ impl Crawl {
 }
 
 /// Writes a checkpoint: the frontier's consistent copy and the crawl's counters, after rolling the archives
-/// over so that every WARC named in it is closed. The frontier is held only while its view is taken; the
-/// copy is made from the view while the workers go on.
-fn checkpoint(shared: &Shared) -> Result<std::path::PathBuf, Error> {
+/// over so that every WARC named in it is closed. The frontier is held only while its view is taken (by the
+/// journal, after the lines of what it records as finished); the copy is made from the view while the
+/// workers go on.
+///
+/// `running`: whether workers may still change the frontier (else the journal is closed already).
+fn checkpoint(shared: &Shared, running: bool) -> Result<std::path::PathBuf, Error> {
     let _one_at_a_time = lock(&shared.checkpointing);
     let started = chrono::Utc::now();
     shared.pipeline.warc.close()?;
     let snap = shared.snapshot();
-    let view = lock(&shared.frontier).checkpoint()?;
+    let view = if running {
+        shared.pipeline.log.checkpoint()?
+    } else {
+        lock(&shared.frontier).checkpoint()?
+    };
     let cp = crate::checkpoint::write(&shared.job, &view, &snap, started)?;
     save_stats(shared, &cp);
     save_stats(shared, &shared.job.state_dir());

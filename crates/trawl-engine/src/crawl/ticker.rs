@@ -15,11 +15,9 @@ pub(super) async fn run(
     let mut tick = 0u64;
     loop {
         tokio::time::sleep(Duration::from_secs(1)).await;
-        // Commit the frontier's recent changes: a crash loses at most about a second of work, which is
-        // fetched again on resume.
-        if let Err(e) = lock(&shared.frontier).flush() {
-            shared.pipeline.fail(e.to_string());
-        }
+        // Commit the frontier's recent changes that no crawl.log line brought to the journal (retries,
+        // holds): a crash loses at most about a second of them.
+        shared.pipeline.log.commit();
         let snap = shared.snapshot();
         on_progress(&snap);
         tick += 1;
@@ -33,7 +31,7 @@ pub(super) async fn run(
             let shared = shared.clone();
             let checkpointing = checkpointing.clone();
             tokio::task::spawn_blocking(move || {
-                if let Err(e) = checkpoint(&shared) {
+                if let Err(e) = checkpoint(&shared, true) {
                     shared.pipeline.fail(e.to_string());
                 }
                 checkpointing.store(false, Ordering::SeqCst);

@@ -1,5 +1,6 @@
 //! A worker: takes a URI from the frontier, runs it through the chains, and applies the outcome to the
-//! frontier. [`apply`] is the one place an outcome touches the frontier.
+//! frontier. [`apply`] is the one place an outcome touches the frontier; the journal thread commits what it
+//! changed, after the crawl.log lines.
 
 use trawl_frontier::{Scheduled, Ticket};
 
@@ -69,8 +70,13 @@ fn apply(shared: &Shared, queue: &str, ticket: Ticket, outcome: Outcome, worker:
         predicted,
         mut cuts,
         release,
+        line,
     } = outcome;
     let mut f = lock(&shared.frontier);
+    // Handed over while the frontier is held: the journal commits this outcome only after writing it.
+    if let Some(line) = line {
+        p.write_line(line);
+    }
     match disposition {
         Disposition::Done { status, delay } => f.finished(queue, ticket, Some(status), now, delay),
         Disposition::Retry { mut uri, delay } => {
@@ -122,16 +128,14 @@ fn apply(shared: &Shared, queue: &str, ticket: Ticket, outcome: Outcome, worker:
             status: status::OVER_QUOTA,
         });
     }
-    // A cut is logged once per uniq key, and not at all for a URI the crawl has (or will) fetch.
-    cuts.retain(|Cut { uri, .. }| {
-        !f.is_seen(&uri.uniq_key) && f.mark_seen(&format!("cut {}", uri.uniq_key))
-    });
-    // Committed at once (a write to the OS, no fsync): after a kill, only URIs in flight are fetched again.
-    let flushed = f.flush();
-    drop(f);
-    if let Err(e) = flushed {
-        p.fail(e.to_string());
+    // A cut is logged once per uniq key, and not at all for a URI the crawl has (or will) fetch. Its line
+    // is handed to the journal before the frontier is let go, so the journal commits the mark with it.
+    for cut in cuts {
+        if !f.is_seen(&cut.uri.uniq_key) && f.mark_seen(&format!("cut {}", cut.uri.uniq_key)) {
+            p.write_line(p.log_failure(&cut.uri, cut.status, worker));
+        }
     }
+    drop(f);
     {
         let mut links = lock(&p.known_links);
         for (fp, result) in known.into_iter().zip(results) {
@@ -139,8 +143,5 @@ fn apply(shared: &Shared, queue: &str, ticket: Ticket, outcome: Outcome, worker:
                 links.insert(fp);
             }
         }
-    }
-    for cut in cuts {
-        p.log_failure(&cut.uri, cut.status, worker);
     }
 }

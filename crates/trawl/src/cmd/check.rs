@@ -1,29 +1,42 @@
-//! `trawl check`: all three checks, every problem printed.
+//! `trawl check`: all three checks, every problem printed, then the warnings.
 
 use std::{path::Path, process::ExitCode};
 
 use trawl_engine::CrawlConfig;
 
 /// Runs the checks on `path`; prints each problem on stderr as `FILE:LINE:COLUMN: message` (with a hint line
-/// where one helps), or an `ok` line on stdout. Exit 1 if there is any problem.
-pub(crate) fn check(path: &Path) -> anyhow::Result<ExitCode> {
+/// where one helps) and each warning as `warning: FILE:LINE:COLUMN: message`, then an `ok` line on stdout
+/// when there is no problem. Exit 1 if there is any problem, or (with `strict`) any warning.
+pub(crate) fn check(path: &Path, strict: bool) -> anyhow::Result<ExitCode> {
     match CrawlConfig::check(path) {
         Ok(config) => {
+            let warnings = config.located_warnings(path);
+            for w in &warnings {
+                eprintln!("{}{w}", if strict { "" } else { "warning: " });
+            }
+            if strict && !warnings.is_empty() {
+                eprintln!("{}: {}", path.display(), count(warnings.len(), "problem"));
+                return Ok(ExitCode::FAILURE);
+            }
             let classes = config.compile_classes().map_err(anyhow::Error::msg)?;
-            println!("{}: ok ({} URL classes)", path.display(), classes.len());
+            let mut line = format!("{}: ok ({} URL classes", path.display(), classes.len());
+            if !warnings.is_empty() {
+                line.push_str(&format!(", {}", count(warnings.len(), "warning")));
+            }
+            println!("{line})");
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
             for p in &e.problems {
                 eprintln!("{p}");
             }
-            let n = e.problems.len();
-            eprintln!(
-                "{}: {n} problem{}",
-                path.display(),
-                if n == 1 { "" } else { "s" }
-            );
+            eprintln!("{}: {}", path.display(), count(e.problems.len(), "problem"));
             Ok(ExitCode::FAILURE)
         }
     }
+}
+
+/// `1 problem`, `2 problems`.
+fn count(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }

@@ -29,7 +29,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             metrics_bind,
         } => crawl::resume(job, checkpoint, metrics_bind),
         Command::Ctl { job, json, action } => ctl::ctl(&job, json, action),
-        Command::Check { config } => check::check(&config),
+        Command::Check { config, strict } => check::check(&config, strict),
         Command::Init { profile, dir } => init::init(&profile, &dir),
         Command::Serve {
             bind,
