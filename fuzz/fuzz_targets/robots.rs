@@ -1,9 +1,10 @@
-//! robots.txt parsing and matching on arbitrary bytes: no panic, and /robots.txt itself stays allowed
-//! (RFC 9309 2.5).
+//! robots.txt parsing and matching on arbitrary bytes (trawl's RFC 9309 parser): no panic, bounded work, and
+//! /robots.txt itself stays allowed (RFC 9309 2.5). The input's first byte picks how the rest is split into a
+//! body and a path, so the path (and URLs given as text) are fuzzed too.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use trawl_engine::robots::Robots;
+use trawl_engine::robots::{Robots, RobotsTxt, path_of};
 
 const URLS: [&str; 5] = [
     "http://example.com/",
@@ -14,7 +15,9 @@ const URLS: [&str; 5] = [
 ];
 
 fuzz_target!(|data: &[u8]| {
-    let robots = Robots::from_response(200, data, "trawl");
+    let split = data.first().map_or(0, |&b| usize::from(b)).min(data.len());
+    let (path, body) = data.split_at(split);
+    let robots = Robots::from_response(200, body, "trawl");
     for u in URLS {
         let _ = robots.allowed(&url::Url::parse(u).expect("valid URL"));
     }
@@ -22,4 +25,9 @@ fuzz_target!(|data: &[u8]| {
     assert!(robots.allowed(&own), "robots.txt disallows itself");
     let _ = robots.crawl_delay();
     let _ = robots.sitemaps();
+    let txt = RobotsTxt::parse(body);
+    let text = String::from_utf8_lossy(path);
+    let path = path_of(&text);
+    assert!(path.starts_with('/'), "{path:?}");
+    let _ = txt.allowed("trawl", &path);
 });

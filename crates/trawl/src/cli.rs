@@ -99,8 +99,7 @@ pub(crate) enum Command {
         /// The robots.txt file.
         #[arg(long)]
         file: PathBuf,
-        /// URLs to test.
-        #[arg(required = true)]
+        /// URLs to test; read from stdin when none are given.
         urls: Vec<String>,
     },
     /// Inspect and validate WARC files.

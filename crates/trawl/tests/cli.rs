@@ -163,8 +163,8 @@ fn robots_names_an_argument_that_is_not_a_url() {
     ]);
     assert_eq!(run.code, Some(1));
     assert!(run.stderr.contains("\"not-a-url\""), "{}", run.stderr);
-    // The good URL is still judged.
-    assert_eq!(run.stdout, "disallowed http://example.com/private\n");
+    // The good URL is still judged, and the bad one keeps its line.
+    assert_eq!(run.stdout, "-\ndisallowed http://example.com/private\n");
 }
 
 #[test]

@@ -53,7 +53,7 @@ fn surt_defaults_are_ia_surts() {
     );
     assert_eq!(
         out,
-        "http://(org,archive,www,)/goo/\nhttp://(127.0.0.1:8080)/\n"
+        "http://(org,archive,www,)/goo/\n-\nhttp://(127.0.0.1:8080)/\n"
     );
 }
 
@@ -64,11 +64,63 @@ fn canon_reads_stdin_and_reports_bad_inputs() {
         "https://www.Example.com/A?b=1&a=2\nhttp://exa mple.com/\nwww12.foo.com\n",
     );
     assert_eq!(code, 1);
-    assert_eq!(out, "http://example.com/a?a=2&b=1\nhttp://foo.com/\n");
-    assert!(err.contains("exa mple.com"), "{err}");
+    assert_eq!(out, "http://example.com/a?a=2&b=1\n-\nhttp://foo.com/\n");
+    assert!(
+        err.contains("line 2") && err.contains("exa mple.com"),
+        "{err}"
+    );
     let (code, _, err) = run(&["url", "canon", "--rules", "nope", "http://a.org/"], "");
     assert_ne!(code, 0);
     assert!(err.contains("nope"), "{err}");
+}
+
+// See: issue 21 (an invalid line printed nothing, pairing every later answer with the wrong input).
+#[test]
+fn every_stdin_tool_keeps_one_line_per_input_line() {
+    let input = "http://a.org/x\nhttp://exa mple.com/\n\nhttp://b.org/y\n";
+    for tool in [
+        &["url", "canon"][..],
+        &["url", "surt"],
+        &["url", "surt", "--form", "heritrix"],
+        &["url", "norm"],
+        &["url", "explain"],
+    ] {
+        let (code, out, err) = run(tool, input);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 4, "{tool:?}: {out}");
+        assert_eq!(code, 1, "{tool:?}");
+        assert!(
+            err.contains("line 2") && err.contains("line 3"),
+            "{tool:?}: {err}"
+        );
+        if tool[1] == "explain" {
+            for (i, line) in lines.iter().enumerate() {
+                let v: serde_json::Value = serde_json::from_str(line).unwrap();
+                assert_eq!(
+                    v.get("error").is_some(),
+                    i == 1 || i == 2,
+                    "{tool:?} line {i}: {line}"
+                );
+            }
+            assert!(lines[3].contains("b.org"));
+        } else {
+            assert_eq!((lines[1], lines[2]), ("-", "-"), "{tool:?}: {out}");
+            assert!(
+                lines[0].contains('a') && lines[3].contains('b'),
+                "{tool:?}: {out}"
+            );
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let robots = dir.path().join("robots.txt");
+    std::fs::write(&robots, "User-agent: *\nDisallow: /y\n").unwrap();
+    let file = robots.to_str().unwrap();
+    let (code, out, _) = run(&["robots", "--agent", "trawl/1.0", "--file", file], input);
+    assert_eq!(code, 1);
+    assert_eq!(
+        out,
+        "allowed http://a.org/x\n-\n-\ndisallowed http://b.org/y\n"
+    );
 }
 
 #[test]

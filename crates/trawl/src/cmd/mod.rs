@@ -37,7 +37,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             set_password,
         } => serve::serve(bind, &jobs, set_password),
         Command::Selftest { keep } => selftest::selftest(keep),
-        Command::Robots { agent, file, urls } => robots::robots(&agent, &file, &urls),
+        Command::Robots { agent, file, urls } => robots::robots(&agent, &file, urls),
         Command::Warc { command } => match command {
             WarcCommand::Ls { files } => warc::ls(&files),
             WarcCommand::Verify { files } => warc::verify(&files),

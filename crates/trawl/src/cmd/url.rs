@@ -1,5 +1,7 @@
-//! `trawl url canon|surt|norm|explain`: the identity tools. One output line per input; an input that is not a
-//! URL gets an error line on stderr, and the exit status is 1 at the end.
+//! `trawl url canon|surt|norm|explain`: the identity tools. Exactly one output line per input, in order, so a
+//! batch's answers stay paired with its inputs: an input that is not a URL (an empty line included) gets
+//! [`NOT_A_URL`] on stdout (with `explain`, a JSON object with an `error` field), its message on stderr with
+//! its line number, and the exit status is 1 at the end.
 
 use std::{
     io::{BufRead, Write},
@@ -19,8 +21,16 @@ use trawl_url::{
 
 use crate::cli::SurtForm;
 
-/// Runs `line` on each input (arguments, or stdin lines when there are none) and prints what it returns.
-fn each(urls: Vec<String>, line: impl Fn(&str, &Url) -> String) -> anyhow::Result<ExitCode> {
+/// The line printed for an input that is not a URL.
+pub(crate) const NOT_A_URL: &str = "-";
+
+/// Runs `line` on each input (arguments, or stdin lines when there are none) and prints what it returns;
+/// `failed` makes the line for an input that is not a URL, from the input and the message.
+fn each(
+    urls: Vec<String>,
+    line: impl Fn(&str, &Url) -> String,
+    failed: impl Fn(&str, &str) -> String,
+) -> anyhow::Result<ExitCode> {
     let inputs: Box<dyn Iterator<Item = std::io::Result<String>>> = if urls.is_empty() {
         Box::new(std::io::stdin().lock().lines())
     } else {
@@ -29,16 +39,19 @@ fn each(urls: Vec<String>, line: impl Fn(&str, &Url) -> String) -> anyhow::Resul
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut bad = false;
-    for input in inputs {
+    for (n, input) in inputs.enumerate() {
         let input = input.context("reading URLs from stdin")?;
-        if input.trim().is_empty() {
-            continue;
-        }
-        match parse_lenient(&input) {
+        let parsed = if input.trim().is_empty() {
+            Err("an empty line is not a URL".to_string())
+        } else {
+            parse_lenient(&input).map_err(|e| e.to_string())
+        };
+        match parsed {
             Ok(url) => writeln!(out, "{}", line(&input, &url))?,
-            Err(e) => {
+            Err(message) => {
+                writeln!(out, "{}", failed(&input, &message))?;
                 out.flush()?;
-                eprintln!("trawl: {e}");
+                eprintln!("trawl: input line {}: {message}", n + 1);
                 bad = true;
             }
         }
@@ -51,9 +64,14 @@ fn each(urls: Vec<String>, line: impl Fn(&str, &Url) -> String) -> anyhow::Resul
     })
 }
 
+/// The plain tools' line for an input that is not a URL.
+fn marker(_: &str, _: &str) -> String {
+    NOT_A_URL.to_string()
+}
+
 pub(crate) fn canon(rules: &str, urls: Vec<String>) -> anyhow::Result<ExitCode> {
     let c: Canonicalizer = rules.parse()?;
-    each(urls, |_, u| c.canonicalize(u))
+    each(urls, |_, u| c.canonicalize(u), marker)
 }
 
 pub(crate) fn surt(
@@ -61,18 +79,26 @@ pub(crate) fn surt(
     opts: SurtOptions,
     urls: Vec<String>,
 ) -> anyhow::Result<ExitCode> {
-    each(urls, |_, u| match form {
-        SurtForm::Cdx => surt::cdx(u, &opts),
-        SurtForm::Heritrix => surt::heritrix(u),
-    })
+    each(
+        urls,
+        |_, u| match form {
+            SurtForm::Cdx => surt::cdx(u, &opts),
+            SurtForm::Heritrix => surt::heritrix(u),
+        },
+        marker,
+    )
 }
 
 pub(crate) fn norm(urls: Vec<String>) -> anyhow::Result<ExitCode> {
     let id = Identity::default();
-    each(urls, |_, u| {
-        let key = id.norm(u);
-        format!("{}\t{}", key.as_str(), key.uuid())
-    })
+    each(
+        urls,
+        |_, u| {
+            let key = id.norm(u);
+            format!("{}\t{}", key.as_str(), key.uuid())
+        },
+        marker,
+    )
 }
 
 pub(crate) fn explain(
@@ -108,10 +134,22 @@ pub(crate) fn explain(
         defs.extend(extra);
     }
     let classes = UrlClasses::from_defs(defs)?;
-    each(urls, |input, u| {
-        trawl_engine::explain::explain_json(&config, &classes, &id, via.as_ref(), hops, input, u)
+    each(
+        urls,
+        |input, u| {
+            trawl_engine::explain::explain_json(
+                &config,
+                &classes,
+                &id,
+                via.as_ref(),
+                hops,
+                input,
+                u,
+            )
             .to_string()
-    })
+        },
+        |input, message| serde_json::json!({ "input": input, "error": message }).to_string(),
+    )
 }
 
 /// `trawl url classes LIB`: each class with its example and the example's normalised form.

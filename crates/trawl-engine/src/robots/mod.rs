@@ -1,66 +1,72 @@
-//! robots.txt under RFC 9309, behind a small type of ours so the parser crate can be swapped.
+//! robots.txt under RFC 9309: what a fetch of it means for its origin ([`Robots`]), and the parser and matcher
+//! ([`RobotsTxt`], in `rfc9309.rs`).
 //!
-//! Parsing and matching are texting_robots' (tested against Google's and Moz's suites, and fuzzed); this module
-//! decides what a fetch outcome means: 2xx parse, 4xx allow everything, 5xx or no answer disallow everything.
+//! A robots.txt fetch's outcome: 2xx is parsed, 4xx allows everything, 5xx or no answer disallows everything
+//! (until it is fetched again).
+
+mod rfc9309;
 
 use std::time::Duration;
 
-use texting_robots::Robot;
 use url::Url;
 
-/// The rules for one origin.
+pub use self::rfc9309::{MAX_LINE_BYTES, RobotsTxt, path_of};
+
+/// The rules for one origin, for one crawler.
+#[derive(Debug)]
 pub enum Robots {
-    /// No usable robots.txt (4xx, or an unparseable file): everything is allowed.
+    /// No usable robots.txt (4xx): everything is allowed.
     AllowAll,
     /// The server failed to answer (5xx, network error): nothing may be fetched until robots.txt is retried.
     DisallowAll,
-    /// Parsed rules.
-    Rules(Box<Robot>),
-}
-
-impl std::fmt::Debug for Robots {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Robots::AllowAll => "AllowAll",
-            Robots::DisallowAll => "DisallowAll",
-            Robots::Rules(_) => "Rules",
-        })
-    }
+    /// Parsed rules, and the product token they are read for.
+    Rules {
+        /// The parsed file.
+        txt: Box<RobotsTxt>,
+        /// The crawler's product token.
+        agent: String,
+    },
 }
 
 impl Robots {
     /// The rules implied by a robots.txt response with `status` and `body`, for `agent` (the product token).
-    ///
-    /// Redirects are not followed yet and count as "unavailable" (allow), which RFC 9309 permits when a
-    /// redirect cannot be followed.
+    /// Redirects are followed by the caller; one that is not followed counts as "unavailable" (allow).
     pub fn from_response(status: u16, body: &[u8], agent: &str) -> Robots {
         match status {
-            200..=299 => match Robot::new(agent, body) {
-                Ok(robot) => Robots::Rules(Box::new(robot)),
-                Err(_) => Robots::AllowAll,
+            200..=299 => Robots::Rules {
+                txt: Box::new(RobotsTxt::parse(body)),
+                agent: agent.to_string(),
             },
             300..=499 => Robots::AllowAll,
             _ => Robots::DisallowAll,
         }
     }
 
-    /// Whether `url` may be fetched.
+    /// Whether `url` may be fetched. `/robots.txt` itself always may (RFC 9309 §2.5).
     pub fn allowed(&self, url: &Url) -> bool {
         match self {
             Robots::AllowAll => true,
             Robots::DisallowAll => false,
-            // RFC 9309: /robots.txt itself is always allowed.
-            Robots::Rules(r) => url.path() == "/robots.txt" || r.allowed(url.as_str()),
+            Robots::Rules { txt, agent } => {
+                if url.path() == "/robots.txt" {
+                    return true;
+                }
+                let path = match url.query() {
+                    Some(q) => format!("{}?{q}", url.path()),
+                    None => url.path().to_string(),
+                };
+                txt.allowed(agent, &path)
+            }
         }
     }
 
     /// The `Crawl-delay` for our agent, if any.
     pub fn crawl_delay(&self) -> Option<Duration> {
         match self {
-            Robots::Rules(r) => r
-                .delay
+            Robots::Rules { txt, agent } => txt
+                .crawl_delay(agent)
                 .filter(|d| d.is_finite() && *d > 0.0)
-                .map(|d| Duration::from_secs_f64(f64::from(d).min(86_400.0))),
+                .map(|d| Duration::from_secs_f64(d.min(86_400.0))),
             _ => None,
         }
     }
@@ -68,7 +74,7 @@ impl Robots {
     /// `Sitemap:` URLs listed in the file.
     pub fn sitemaps(&self) -> &[String] {
         match self {
-            Robots::Rules(r) => &r.sitemaps,
+            Robots::Rules { txt, .. } => txt.sitemaps(),
             _ => &[],
         }
     }
