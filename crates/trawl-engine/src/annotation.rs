@@ -35,6 +35,11 @@ pub enum Annotation {
     Refused(Refusal),
     /// `budget`: the URI's queue had spent its budget.
     Budget,
+    /// `robots:WHY`: why the URI's robots.txt could not be fetched (with -61), e.g. `robots:err=connect`,
+    /// `robots:503`.
+    Robots(Box<Annotation>),
+    /// An HTTP status, inside `robots:`.
+    Status(u16),
 }
 
 impl fmt::Display for Annotation {
@@ -53,6 +58,8 @@ impl fmt::Display for Annotation {
             Annotation::FetchFailed(kind) => write!(f, "err={kind}"),
             Annotation::Refused(why) => write!(f, "refused={why}"),
             Annotation::Budget => f.write_str("budget"),
+            Annotation::Robots(why) => write!(f, "robots:{why}"),
+            Annotation::Status(code) => write!(f, "{code}"),
         }
     }
 }

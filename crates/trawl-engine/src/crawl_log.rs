@@ -15,6 +15,11 @@ use crate::Error;
 
 pub use crate::status;
 
+/// A log timestamp as crawl.log (and progress.log) write it: ISO 8601 UTC with milliseconds.
+pub fn timestamp(t: DateTime<Utc>) -> impl std::fmt::Display {
+    t.format("%Y-%m-%dT%H:%M:%S%.3fZ")
+}
+
 /// One crawl.log entry.
 #[derive(Debug, Clone, Default)]
 pub struct LogEntry<'a> {
@@ -46,13 +51,13 @@ impl LogEntry<'_> {
         let dash = |s: Option<&str>| s.filter(|s| !s.is_empty()).unwrap_or("-").to_string();
         format!(
             "{} {:>5} {:>10} {} {} {} {} #{:03} {} {} - {}",
-            now.format("%Y-%m-%dT%H:%M:%S%.3fZ"),
+            timestamp(now),
             self.status,
             self.size.map_or("-".to_string(), |s| s.to_string()),
             self.uri,
             dash(Some(self.hop_path)),
             dash(self.via),
-            dash(self.mime),
+            self.mime.filter(|m| !m.is_empty()).unwrap_or("no-type"),
             self.worker,
             self.fetch.map_or("-".to_string(), |(t, ms)| format!(
                 "{}+{ms}",
@@ -144,7 +149,7 @@ mod tests {
         };
         assert_eq!(
             seed.format(t),
-            "2026-11-22T08:25:01.000Z -9998          - http://a.org/ - - - #000 - - - -"
+            "2026-11-22T08:25:01.000Z -9998          - http://a.org/ - - no-type #000 - - - -"
         );
     }
 }

@@ -80,6 +80,9 @@ pub struct CrawlUri {
     pub class: Option<Box<ClassFacts>>,
     /// For a watchable URL visited before: what its last visit found.
     pub watch: Option<Watch>,
+    /// Whether it has waited for its origin's robots.txt already: if that is unknown again when it comes
+    /// back, the fetch failed, and it is not waited for twice.
+    pub awaited_robots: bool,
     /// What the stages noted while processing it, for crawl.log (not stored).
     pub annotations: Vec<Annotation>,
 }
@@ -103,6 +106,7 @@ impl CrawlUri {
             queue_budget: None,
             class: None,
             watch: None,
+            awaited_robots: false,
             annotations: Vec::new(),
             url,
         }
@@ -129,6 +133,7 @@ impl CrawlUri {
             queue_budget: None,
             class: None,
             watch: None,
+            awaited_robots: false,
             annotations: Vec::new(),
         }
     }
@@ -236,6 +241,7 @@ impl trawl_frontier::Item for CrawlUri {
                 put(out, &w.digest);
             }
         }
+        out.push(u8::from(self.awaited_robots));
     }
 
     fn decode(bytes: &[u8]) -> Option<Self> {
@@ -291,6 +297,7 @@ impl trawl_frontier::Item for CrawlUri {
             queue_budget: None,
             class,
             watch,
+            awaited_robots: r.byte() == Some(1),
             annotations: Vec::new(),
         })
     }
@@ -402,7 +409,7 @@ mod tests {
         let mut old = Vec::new();
         let seed = CrawlUri::seed(Url::parse("http://a.org/").unwrap(), "k".into());
         seed.encode(&mut old);
-        old.truncate(old.len() - 2);
+        old.truncate(old.len() - 3);
         assert_eq!(
             format!("{:?}", CrawlUri::decode(&old).unwrap()),
             format!("{seed:?}")

@@ -1,13 +1,13 @@
 //! The engine's error type.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// What can stop a crawl or its setup.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// A file or directory could not be read or written.
-    #[error("{}: {source}", path.display())]
+    #[error("{}", io_sentence(path, source))]
     Io {
         /// The file or directory.
         path: PathBuf,
@@ -48,7 +48,7 @@ pub enum Error {
         available: String,
     },
     /// A WARC could not be written or repaired.
-    #[error("writing WARC: {0}")]
+    #[error("writing WARC: {}", warc_sentence(.0))]
     Warc(#[from] trawl_warc::Error),
     /// The journal thread (crawl.log and frontier commits) stopped after a failure, reported where it
     /// happened.
@@ -62,4 +62,60 @@ pub enum Error {
         /// Why it could not be read.
         source: serde_json::Error,
     },
+}
+
+/// An I/O failure at `path` as one sentence saying what to do, for the failures operators meet (a `--job`
+/// that is a file, a folder they may not write, a full disk); others as the system says them.
+pub(crate) fn io_sentence(path: &Path, e: &std::io::Error) -> String {
+    use std::io::ErrorKind;
+    let p = path.display();
+    // The system's words follow in brackets, so the message holds the cause once (the CLI skips a cause
+    // already said).
+    if let Some(file) = path.ancestors().find(|a| a.is_file()) {
+        let inside = if file == path {
+            String::new()
+        } else {
+            format!("{p}: ")
+        };
+        return format!(
+            "{inside}{} is a file, not a folder: give --job a folder (it is made if missing) [{e}]",
+            file.display()
+        );
+    }
+    match e.kind() {
+        ErrorKind::StorageFull | ErrorKind::QuotaExceeded => format!(
+            "{p}: the disk is full: free some space and `trawl resume` the job, or give --job a folder on \
+             another disk [{e}]"
+        ),
+        ErrorKind::PermissionDenied | ErrorKind::ReadOnlyFilesystem => {
+            format!("{p}: not allowed to write there: give --job a folder you can write to [{e}]")
+        }
+        _ => format!("{p}: {e}"),
+    }
+}
+
+/// A WARC failure; a full disk said as [`io_sentence`] says it.
+fn warc_sentence(e: &trawl_warc::Error) -> String {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(c) = cause {
+        if let Some(io) = c.downcast_ref::<std::io::Error>()
+            && matches!(
+                io.kind(),
+                std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
+            )
+        {
+            let path = match e {
+                trawl_warc::Error::Io { path, .. } | trawl_warc::Error::Write { path, .. } => {
+                    path.display().to_string()
+                }
+                _ => "the archive".to_string(),
+            };
+            return format!(
+                "{path}: the disk is full: free some space and `trawl resume` the job (the WARC is \
+                 repaired), or move the job to another disk [{io}]"
+            );
+        }
+        cause = c.source();
+    }
+    e.to_string()
 }

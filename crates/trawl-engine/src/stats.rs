@@ -67,6 +67,40 @@ pub struct SeedOutcome {
     pub status: i32,
     /// Where it redirected to, if it did.
     pub redirect: Option<String>,
+    /// Its crawl.log annotations (why it failed: `err=connect`, `3t`…), comma-joined; empty when none.
+    #[serde(default)]
+    pub notes: String,
+}
+
+impl SeedOutcome {
+    /// Whether the seed got an HTTP response (any status).
+    pub fn fetched(&self) -> bool {
+        self.status > 0
+    }
+
+    /// Why a seed got no response, in words, from its status.
+    pub fn cause(&self) -> &'static str {
+        use crate::status;
+        match self.status {
+            status::CONNECT_FAILED => "could not connect (connection refused or unreachable)",
+            status::DNS_FAILED => "its host name did not resolve (DNS)",
+            status::CONNECTION_BROKEN => "the connection broke before an answer",
+            status::TIMEOUT => "no answer within the timeout",
+            status::UNFETCHABLE => "it cannot be sent as an HTTP request",
+            status::ROBOTS_PREREQUISITE_FAILED => {
+                "its robots.txt could not be fetched (no answer or a 5xx), so its host was not crawled"
+            }
+            status::PREREQUISITE_UNSCHEDULABLE => "the scope refused its robots.txt",
+            status::ROBOTS_DISALLOWED => "robots.txt forbids it",
+            status::ADDRESS_REFUSED => {
+                "the address policy refuses its host's address (fetch.allow_addresses)"
+            }
+            status::OUT_OF_SCOPE | status::TOO_MANY_HOPS => "a decide rule refused it",
+            status::OVER_QUOTA => "its host's budget was spent",
+            s if s > 0 => "it was fetched",
+            _ => "it was not fetched",
+        }
+    }
 }
 
 /// URLs grouped by normalized key and by version template, for reports; bounded so a huge crawl cannot grow it
@@ -107,6 +141,8 @@ pub struct Snapshot {
     pub active_queues: u64,
     /// Fetch latencies.
     pub latency: Latency,
+    /// When nothing is being fetched but URIs wait: the queue that may be fetched from first, and when.
+    pub waiting: Option<(String, chrono::DateTime<chrono::Utc>)>,
 }
 
 /// A job's main counters as last saved (`JOB/state/totals.json`, with the full counters): what a job list
@@ -163,9 +199,10 @@ impl Snapshot {
         self.finished as f64 / self.elapsed.as_secs_f64().max(1e-3)
     }
 
-    /// One line for logs and non-TTY progress.
+    /// One line for logs and non-TTY progress; when every queue waits (politeness, a retry, a
+    /// `Retry-After`), it says for which host and until when.
     pub fn line(&self) -> String {
-        format!(
+        let mut line = format!(
             "{} done ({} ok, {} failed), {} queued, {} in flight, {} hosts active, {:.1} URIs/s, {:.1} MiB received",
             self.finished,
             self.succeeded,
@@ -175,7 +212,14 @@ impl Snapshot {
             self.active_queues,
             self.rate(),
             self.wire_bytes as f64 / (1 << 20) as f64
-        )
+        );
+        if let Some((queue, at)) = &self.waiting {
+            line.push_str(&format!(
+                "; waiting for {queue} until {} UTC",
+                at.format("%H:%M:%S")
+            ));
+        }
+        line
     }
 }
 
@@ -360,8 +404,11 @@ impl Stats {
     }
 
     /// Records a seed's final status.
-    pub fn record_seed(&self, uri: &str, status: i32) {
-        lock(&self.seeds).entry(uri.to_string()).or_default().status = status;
+    pub fn record_seed(&self, uri: &str, status: i32, notes: String) {
+        let mut seeds = lock(&self.seeds);
+        let seed = seeds.entry(uri.to_string()).or_default();
+        seed.status = status;
+        seed.notes = notes;
     }
 
     /// Records where a seed redirected to.
@@ -440,6 +487,27 @@ impl Default for Stats {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_progress_line_says_what_the_crawl_waits_for() {
+        use chrono::TimeZone;
+        let mut snap = Snapshot {
+            queued: 3,
+            ..Snapshot::default()
+        };
+        assert!(!snap.line().contains("waiting"), "{}", snap.line());
+        let at = chrono::Utc
+            .with_ymd_and_hms(2026, 11, 24, 21, 50, 13)
+            .unwrap();
+        snap.waiting = Some(("org,example,".to_string(), at));
+        assert!(
+            snap.line()
+                .ends_with("; waiting for org,example, until 21:50:13 UTC"),
+            "{}",
+            snap.line()
+        );
+    }
+
     use super::*;
 
     #[test]
@@ -496,13 +564,14 @@ mod tests {
             s.host_statuses()["a.org"],
             BTreeMap::from([(200, 2), (404, 1)])
         );
-        s.record_seed("http://a.org/", 301);
+        s.record_seed("http://a.org/", 301, String::new());
         s.record_seed_redirect("http://a.org/", "https://a.org/");
         assert_eq!(
             s.seeds()["http://a.org/"],
             SeedOutcome {
                 status: 301,
-                redirect: Some("https://a.org/".into())
+                redirect: Some("https://a.org/".into()),
+                notes: String::new(),
             }
         );
     }

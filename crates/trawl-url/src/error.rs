@@ -5,7 +5,7 @@
 #[non_exhaustive]
 pub enum Error {
     /// The text does not parse as an absolute URL, alone or against its base.
-    #[error("{input:?} is not a valid URL: {reason}")]
+    #[error("{input:?} is not a valid URL: {}", why_not_a_url(input, *reason))]
     InvalidUrl {
         /// The text as given.
         input: String,
@@ -36,4 +36,62 @@ pub enum Error {
         /// What the regex compiler objected to.
         reason: String,
     },
+}
+
+/// Why `input` is not a URL, in the user's words: the WHATWG parser's reason names only what it tripped on
+/// last (text with a space fails as an "invalid international domain name"), so the common cases are told
+/// first.
+fn why_not_a_url(input: &str, reason: url::ParseError) -> String {
+    let text = input.trim();
+    let host = text
+        .split_once("://")
+        .map_or(text, |(_, rest)| rest)
+        .split(['/', '?', '#'])
+        .next()
+        .unwrap_or_default();
+    if text.is_empty() {
+        return "it is empty".to_string();
+    }
+    if host.chars().any(char::is_whitespace) {
+        return "its host name contains a space".to_string();
+    }
+    match reason {
+        url::ParseError::IdnaError if host.is_ascii() => {
+            let bad: String = host
+                .chars()
+                .filter(|c| !(c.is_ascii_alphanumeric() || ".-_:[]@%".contains(*c)))
+                .take(3)
+                .collect();
+            if bad.is_empty() {
+                "its host name is not a valid domain name".to_string()
+            } else {
+                format!("its host name contains {bad:?}, which host names cannot hold")
+            }
+        }
+        url::ParseError::EmptyHost => "it has no host name".to_string(),
+        url::ParseError::InvalidPort => "its port is not a number from 0 to 65535".to_string(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_url_that_is_not_one_is_told_in_plain_words() {
+        let said = |input: &str| crate::parse_seed(input).unwrap_err().to_string();
+        assert_eq!(
+            said("not a url"),
+            "\"not a url\" is not a valid URL: its host name contains a space"
+        );
+        assert!(said("http://exa mple.com/").ends_with("its host name contains a space"));
+        assert!(
+            said("http://a<b>.com/").contains("\"<>\""),
+            "{}",
+            said("http://a<b>.com/")
+        );
+        assert!(said("http://a.com:99999/").ends_with("its port is not a number from 0 to 65535"));
+        assert!(
+            said("http://ex\u{e4}mple\u{fffe}.com/").ends_with("invalid international domain name")
+        );
+    }
 }

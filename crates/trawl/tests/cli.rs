@@ -322,9 +322,7 @@ fn crawl_names_a_bad_seed_once_and_creates_no_job() {
     );
     // The cause is told once, not repeated by each layer of the error chain.
     assert_eq!(
-        run.stderr
-            .matches("invalid international domain name")
-            .count(),
+        run.stderr.matches("its host name contains a space").count(),
         1,
         "{}",
         run.stderr
@@ -366,8 +364,16 @@ fn crawl_of_an_unreachable_host_finishes_and_logs_the_failures() {
         Duration::from_secs(30),
         &["crawl", "-c", s(&config), "--job", s(&job), seed],
     );
-    assert_eq!(run.code, Some(0), "{run:?}");
+    // No seed could be fetched: said, with the cause, and the exit status is 1 (issue 21).
+    assert_eq!(run.code, Some(1), "{run:?}");
     assert!(run.stderr.contains("FINISHED"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("no seed could be fetched")
+            && run.stderr.contains("robots.txt could not be fetched")
+            && run.stderr.contains("robots:err=connect"),
+        "{}",
+        run.stderr
+    );
 
     let log = std::fs::read_to_string(job.join("logs/crawl.log")).unwrap();
     let lines: Vec<Vec<&str>> = log
@@ -384,8 +390,9 @@ fn crawl_of_an_unreachable_host_finishes_and_logs_the_failures() {
     let robots = find("http://127.0.0.1:1/robots.txt");
     assert_eq!(robots[1], "-2", "{log}");
     assert_eq!((robots[4], robots[5]), ("P", seed), "{log}");
-    // ...so the seed fails its prerequisite (-61) without being fetched.
+    // ...so the seed fails its prerequisite (-61) without being fetched, and says why.
     assert_eq!(find(seed)[1], "-61", "{log}");
+    assert_eq!(find(seed)[11], "robots:err=connect", "{log}");
     assert_eq!(lines.len(), 2, "{log}");
 
     let report = std::fs::read_to_string(job.join("reports/crawl-report.txt")).unwrap();

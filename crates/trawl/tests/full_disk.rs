@@ -59,7 +59,7 @@ async fn a_full_disk_fails_the_crawl_and_leaves_valid_warcs() {
         panic!("the crawl ended {:?}, not Failed", summary.ending);
     };
     assert!(
-        reason.contains("No space left on device") && reason.contains(".warc"),
+        reason.contains("the disk is full") && reason.contains(".warc"),
         "reason does not name the WARC and the cause: {reason}"
     );
     println!("the crawl failed as it should: {reason}");

@@ -175,7 +175,9 @@ impl Pipeline {
                 .record_latency(Duration::from_millis(ms.try_into().unwrap_or(u64::MAX)));
         }
         if entry.hop_path.is_empty() {
-            self.stats.record_seed(entry.uri, entry.status);
+            let notes = crate::annotation::Joined(entry.annotations).to_string();
+            let notes = if notes == "-" { String::new() } else { notes };
+            self.stats.record_seed(entry.uri, entry.status, notes);
         }
         if entry.status > 0
             && let Ok(url) = url::Url::parse(entry.uri)

@@ -69,6 +69,7 @@ fn robots_gate(
             Err(Outcome::done(status, Duration::ZERO).logged(line).into())
         }
         robots::Gate::Pending => {
+            uri.awaited_robots = true;
             let hold = Hold {
                 origin: origin(&uri.url),
                 until: Instant::now() + robots::RECHECK,
@@ -79,7 +80,16 @@ fn robots_gate(
             })
             .into())
         }
+        // Back after waiting for a robots.txt that is unknown again: its fetch failed (and its verdict
+        // lapsed before this page's turn came): the page fails, rather than wait for another try.
+        robots::Gate::Needed if uri.awaited_robots => {
+            p.robots.forget_pending(&origin(&uri.url));
+            let status = status::ROBOTS_PREREQUISITE_FAILED;
+            let line = p.log_failure(&uri, status, worker);
+            Err(Outcome::done(status, Duration::ZERO).logged(line).into())
+        }
         robots::Gate::Needed => {
+            uri.awaited_robots = true;
             let prerequisite = uri.robots_prerequisite();
             match candidate::judge(p, prerequisite, Placement::Prerequisite, Some(queue.into())) {
                 Ok(child) => {

@@ -26,10 +26,12 @@ pub(crate) const RECHECK: Duration = Duration::from_secs(1);
 enum RobotsState {
     /// The prerequisite is queued or being fetched; `waiting` are the queues held until it is known.
     Pending { waiting: Vec<String> },
-    /// Rules in force until `expires`.
+    /// Rules in force until `expires`; `why` says why everything is disallowed (the robots.txt fetch's
+    /// failure), for the pages' crawl.log lines.
     Known {
         robots: Arc<Robots>,
         expires: Instant,
+        why: Option<Annotation>,
     },
     /// Nothing of the origin is fetched: its address is refused, or its robots.txt could not be scheduled.
     Off { status: i32, note: Annotation },
@@ -76,13 +78,17 @@ impl RobotsCache {
         let origin = origin(&uri.url);
         let mut origins = self.origins();
         match origins.get_mut(&origin) {
-            Some(RobotsState::Known { robots, expires }) if *expires > Instant::now() => {
+            Some(RobotsState::Known {
+                robots,
+                expires,
+                why,
+            }) if *expires > Instant::now() => {
                 if robots.allowed(&uri.url) {
                     Gate::Allowed
                 } else if matches!(**robots, Robots::DisallowAll) {
                     Gate::Blocked {
                         status: status::ROBOTS_PREREQUISITE_FAILED,
-                        note: None,
+                        note: why.clone(),
                     }
                 } else {
                     Gate::Blocked {
@@ -105,6 +111,15 @@ impl RobotsCache {
                 origins.insert(origin, RobotsState::Pending { waiting: vec![] });
                 Gate::Needed
             }
+        }
+    }
+
+    /// Undoes a [`Gate::Needed`] whose prerequisite was not scheduled after all.
+    pub(crate) fn forget_pending(&self, origin: &str) {
+        let mut origins = self.origins();
+        if matches!(origins.get(origin), Some(RobotsState::Pending { waiting }) if waiting.is_empty())
+        {
+            origins.remove(origin);
         }
     }
 
@@ -143,6 +158,7 @@ impl RobotsCache {
             RobotsState::Known {
                 robots: Arc::new(Robots::AllowAll),
                 expires: Instant::now() + ttl,
+                why: None,
             },
         )
     }
@@ -178,16 +194,21 @@ pub(crate) fn after_fetch(
         return AfterFetch::Settled(Vec::new());
     };
     let retry = Duration::from_millis(settings.frontier.retry_delay_ms);
-    let known = |robots: Robots, ttl: Duration| RobotsState::Known {
+    let known = |robots: Robots, ttl: Duration, why: Option<Annotation>| RobotsState::Known {
         robots: Arc::new(robots),
         expires: Instant::now() + ttl,
+        why,
     };
     let state = match &record.fetched.result {
         Err(e @ FetchError::Refused(..)) => RobotsState::Off {
             status: status::ADDRESS_REFUSED,
             note: e.annotation(),
         },
-        Err(_) => known(Robots::DisallowAll, retry),
+        Err(e) => known(
+            Robots::DisallowAll,
+            retry,
+            Some(Annotation::Robots(Box::new(e.annotation()))),
+        ),
         Ok(resp) => {
             let target = record
                 .header("location")
@@ -205,11 +226,14 @@ pub(crate) fn after_fetch(
             record.decode(decode_limits(settings));
             let robots =
                 Robots::from_response(status, record.entity().unwrap_or_default(), &p.robots.agent);
-            let ttl = match robots {
-                Robots::DisallowAll => retry,
-                _ => Duration::from_secs(settings.fetch.robots_expiry_s),
+            let (ttl, why) = match robots {
+                Robots::DisallowAll => (
+                    retry,
+                    Some(Annotation::Robots(Box::new(Annotation::Status(status)))),
+                ),
+                _ => (Duration::from_secs(settings.fetch.robots_expiry_s), None),
             };
-            known(robots, ttl)
+            known(robots, ttl, why)
         }
     };
     AfterFetch::Settled(p.robots.settle(origin, state))

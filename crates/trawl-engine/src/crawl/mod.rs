@@ -45,6 +45,8 @@ pub struct Summary {
     pub stats: Snapshot,
     /// The WARC files written.
     pub warcs: Vec<std::path::PathBuf>,
+    /// What became of each seed.
+    pub seeds: std::collections::BTreeMap<String, crate::stats::SeedOutcome>,
 }
 
 /// One crawl of a job directory.
@@ -205,7 +207,7 @@ impl Crawl {
             &self.job.logs_dir().join("progress.log"),
             &format!(
                 "{} {} [{ending}]",
-                chrono::Utc::now().to_rfc3339(),
+                crate::crawl_log::timestamp(chrono::Utc::now()),
                 snap.line()
             ),
         );
@@ -214,6 +216,7 @@ impl Crawl {
             ending,
             stats: snap,
             warcs: warcs.unwrap_or_default(),
+            seeds: shared.pipeline.stats.seeds(),
         })
     }
 
@@ -379,6 +382,15 @@ impl Shared {
         snap.in_flight = f.in_flight() as u64;
         snap.discovered = f.discovered();
         snap.active_queues = f.active_queues() as u64;
+        if snap.in_flight == 0 && snap.queued > 0 {
+            let now = Instant::now();
+            snap.waiting = f.next_ready().map(|(queue, at)| {
+                let wait = at.saturating_duration_since(now);
+                let wall =
+                    chrono::Utc::now() + chrono::Duration::from_std(wait).unwrap_or_default();
+                (queue, wall)
+            });
+        }
         snap
     }
 

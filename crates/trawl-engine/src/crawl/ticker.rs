@@ -41,7 +41,11 @@ pub(super) async fn run(
             save_stats(&shared, &shared.job.state_dir());
             append_line(
                 &progress_log,
-                &format!("{} {}", chrono::Utc::now().to_rfc3339(), snap.line()),
+                &format!(
+                    "{} {}",
+                    crate::crawl_log::timestamp(chrono::Utc::now()),
+                    snap.line()
+                ),
             );
         }
     }

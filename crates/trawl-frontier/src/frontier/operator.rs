@@ -96,6 +96,20 @@ impl<T: Item> Frontier<T> {
         Ok(dropped)
     }
 
+    /// The queue that may be fetched from first, and when: the top of the ready line (a queue whose place
+    /// changed since may be sooner; for progress lines, not for scheduling).
+    pub fn next_ready(&self) -> Option<(String, Instant)> {
+        let ready = self
+            .ready
+            .peek()
+            .map(|std::cmp::Reverse((at, _, key))| (key, *at));
+        match (ready, self.later.first()) {
+            (Some((key, at)), later) if later.is_none_or(|l| at <= l) => Some((key.clone(), at)),
+            (_, Some(l)) => Some(("a URI due later".to_string(), l)),
+            (_, None) => None,
+        }
+    }
+
     /// What is known of `uniq_key`.
     pub fn lookup(&self, uniq_key: &str) -> Result<UrlStatus, Error> {
         self.uniq.lookup(fingerprint(uniq_key), self.store.as_ref())

@@ -878,3 +878,18 @@ fn items_due_later_survive_reopening_and_checkpoints() {
     let f: Frontier<String> = Frontier::open(&live, 1).unwrap();
     assert_eq!(f.due_later(), 1);
 }
+
+#[test]
+fn the_next_ready_queue_is_named_with_its_time() {
+    let mut f = Frontier::in_memory(1);
+    assert!(f.next_ready().is_none());
+    f.schedule("a", s("a/1"));
+    f.schedule("a", s("a/2"));
+    let t0 = Instant::now() + Duration::from_millis(1);
+    let t = take(&mut f, t0);
+    f.finished(&t.queue, t.ticket, Some(200), t0, Duration::from_secs(30));
+    let (queue, at) = f.next_ready().unwrap();
+    assert_eq!((queue.as_str(), at), ("a", t0 + Duration::from_secs(30)));
+    f.schedule_later("b", s("b/1"), t0 + Duration::from_secs(5));
+    assert_eq!(f.next_ready().unwrap().1, t0 + Duration::from_secs(5));
+}

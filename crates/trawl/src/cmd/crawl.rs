@@ -78,19 +78,7 @@ fn run(crawl: Crawl, job: &Path, metrics: Option<SocketAddr>) -> anyhow::Result<
     };
     let summary = rt.block_on(async {
         let stop = CrawlHandle::default();
-        let on_ctrl_c = stop.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                eprintln!(
-                    "\ntrawl: stopping: finishing URIs in flight, writing a checkpoint, closing archives \
-                     (Ctrl-C again to abort; `trawl resume` continues either way)"
-                );
-                on_ctrl_c.stop();
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    std::process::exit(130);
-                }
-            }
-        });
+        tokio::spawn(stop_on_signals(stop.clone()));
         crawl.run(stop, on_progress).await
     })?;
     eprintln!("trawl: {}: {}", summary.ending, summary.stats.line());
@@ -101,10 +89,54 @@ fn run(crawl: Crawl, job: &Path, metrics: Option<SocketAddr>) -> anyhow::Result<
         "trawl: report in {}",
         job.join("reports/crawl-report.txt").display()
     );
+    if !summary.seeds.is_empty() && !summary.seeds.values().any(|s| s.fetched()) {
+        eprintln!("trawl: no seed could be fetched:");
+        for (seed, outcome) in &summary.seeds {
+            let notes = if outcome.notes.is_empty() {
+                String::new()
+            } else {
+                format!(", {}", outcome.notes)
+            };
+            eprintln!(
+                "trawl:   {seed}: {} (status {}{notes}; see docs/crawl-log.md)",
+                outcome.cause(),
+                outcome.status
+            );
+        }
+        return Ok(ExitCode::FAILURE);
+    }
     Ok(match summary.ending {
         trawl_engine::report::Ending::Failed(_) => ExitCode::FAILURE,
         _ => ExitCode::SUCCESS,
     })
+}
+
+/// Ctrl-C or SIGTERM (how systemd, Kubernetes and `timeout` stop a process) stops the crawl cleanly: URIs
+/// in flight finish, a checkpoint is written, archives are closed, the report is written. A second signal
+/// exits at once; the job stays resumable (the journal has committed what finished, and resume repairs the
+/// open WARC).
+async fn stop_on_signals(stop: CrawlHandle) {
+    use tokio::signal::unix::{SignalKind, signal};
+    let Ok(mut term) = signal(SignalKind::terminate()) else {
+        return;
+    };
+    let first = tokio::select! {
+        got = tokio::signal::ctrl_c() => got.is_ok().then_some("Ctrl-C"),
+        got = term.recv() => got.map(|()| "SIGTERM"),
+    };
+    let Some(what) = first else {
+        return;
+    };
+    eprintln!(
+        "\ntrawl: {what}: stopping: finishing URIs in flight, writing a checkpoint, closing archives \
+         ({what} again to stop at once; `trawl resume` continues either way)"
+    );
+    stop.stop();
+    let code = tokio::select! {
+        _ = tokio::signal::ctrl_c() => 130,
+        _ = term.recv() => 143,
+    };
+    std::process::exit(code);
 }
 
 /// Serves `/metrics` for one CLI crawl from its latest two snapshots.

@@ -94,7 +94,8 @@ pub fn parse_line(line: &str) -> Result<LogLine, String> {
         uri: fields[3].to_owned(),
         hop_path: opt(fields[4]).unwrap_or_default(),
         via: opt(fields[5]),
-        mime: opt(fields[6]),
+        // Heritrix writes `no-type` where there was no content type.
+        mime: opt(fields[6]).filter(|m| m != "no-type"),
         worker: fields[7].to_owned(),
         fetch: opt(fields[8]),
         digest: opt(fields[9]),

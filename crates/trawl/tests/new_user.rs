@@ -1,0 +1,186 @@
+//! What a new user meets (issue 21): how a crawl stops under SIGTERM, what a `--job` that cannot work says,
+//! and what the progress line says while every queue waits.
+
+mod common;
+
+use std::{
+    io::Read,
+    path::Path,
+    process::{Child, Command, Stdio},
+    time::{Duration, Instant},
+};
+
+fn trawl(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits for `child` (at most `limit`); returns its exit code and stderr.
+fn wait(mut child: Child, limit: Duration) -> (Option<i32>, String) {
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            start.elapsed() < limit,
+            "trawl did not end within {limit:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    (status.code(), err)
+}
+
+fn signal(child: &Child, name: &str) {
+    let ok = Command::new("kill")
+        .args([&format!("-{name}"), &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill -{name} failed");
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// A slow crawl of the self-test site: a config file with a politeness delay, and the seed.
+fn slow_crawl(dir: &Path, site: &trawl::selftest::site::Site) -> (String, String) {
+    let mut config = trawl::selftest::config();
+    config.frontier.min_delay_ms = 150;
+    config.frontier.max_delay_ms = 150;
+    let cfg = dir.join("crawl.toml");
+    std::fs::write(&cfg, config.to_toml()).unwrap();
+    (s(&cfg).to_string(), site.seed())
+}
+
+fn open_warcs(job: &Path) -> Vec<String> {
+    std::fs::read_dir(job.join("warcs"))
+        .unwrap()
+        .map(|e| e.unwrap().path().to_string_lossy().into_owned())
+        .filter(|p| p.ends_with(".open"))
+        .collect()
+}
+
+// See: issue 21 (SIGTERM killed trawl with the WARC still `.open` and no report).
+#[test]
+fn sigterm_stops_a_crawl_as_ctrl_c_does_and_a_second_one_at_once() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let site = rt.block_on(trawl::selftest::site::start()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (cfg, seed) = slow_crawl(dir.path(), &site);
+
+    // One SIGTERM: URIs in flight finish, archives close, the report is written, exit 0.
+    let job = dir.path().join("clean");
+    let child = trawl(&["crawl", "-c", &cfg, "--job", s(&job), &seed]);
+    std::thread::sleep(Duration::from_millis(1500));
+    signal(&child, "TERM");
+    let (code, err) = wait(child, Duration::from_secs(30));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("SIGTERM: stopping"), "{err}");
+    assert!(open_warcs(&job).is_empty(), "{:?}", open_warcs(&job));
+    let report = std::fs::read_to_string(job.join("reports/crawl-report.txt")).unwrap();
+    assert!(report.contains("Crawl Status: STOPPED"), "{report}");
+    for file in common::warc_files(&job) {
+        common::warcio_check(&file);
+    }
+
+    // Two: it stops at once (143) and the job resumes to its end.
+    let job = dir.path().join("abrupt");
+    let child = trawl(&["crawl", "-c", &cfg, "--job", s(&job), &seed]);
+    std::thread::sleep(Duration::from_millis(1500));
+    signal(&child, "TERM");
+    std::thread::sleep(Duration::from_millis(20));
+    signal(&child, "TERM");
+    let (code, err) = wait(child, Duration::from_secs(10));
+    assert_eq!(code, Some(143), "{err}");
+    let (code, err) = wait(trawl(&["resume", s(&job)]), Duration::from_secs(60));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(open_warcs(&job).is_empty(), "{:?}", open_warcs(&job));
+    for file in common::warc_files(&job) {
+        common::warcio_check(&file);
+    }
+    rt.block_on(site.shutdown());
+}
+
+/// A tmpfs of `size`, mounted on a new folder under `dir` with `options`, unmounted when dropped; `None`
+/// where mounting is not allowed (not root).
+struct Tmpfs(std::path::PathBuf);
+
+impl Tmpfs {
+    fn mount(dir: &Path, size: &str, options: &str) -> Option<Tmpfs> {
+        let at = dir.join("mnt");
+        std::fs::create_dir_all(&at).unwrap();
+        let opts = format!("size={size}{options}");
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &opts, "tmpfs", s(&at)])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        ok.then_some(Tmpfs(at))
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+// See: issue 21 (a --job that cannot work said a bare `os error`).
+#[test]
+fn a_job_folder_that_cannot_work_is_said_in_one_sentence() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("file.txt");
+    std::fs::write(&file, "x").unwrap();
+    let crawl = |job: &Path| {
+        wait(
+            trawl(&["crawl", "--job", s(job), "http://127.0.0.1:9/"]),
+            Duration::from_secs(30),
+        )
+    };
+
+    let (code, err) = crawl(&file);
+    assert_eq!(code, Some(1));
+    assert!(
+        err.contains("is a file, not a folder: give --job a folder"),
+        "{err}"
+    );
+
+    // A read-only disk and a full one (mounted for the test; skipped where that is not allowed).
+    let Some(ro) = Tmpfs::mount(dir.path(), "1m", ",ro") else {
+        println!("skipped the read-only and full disks: cannot mount tmpfs");
+        return;
+    };
+    let (code, err) = crawl(&ro.0.join("job"));
+    assert_eq!(code, Some(1));
+    assert!(
+        err.contains("not allowed to write there: give --job a folder you can write to"),
+        "{err}"
+    );
+    drop(ro);
+    let Some(full) = Tmpfs::mount(dir.path(), "64k", "") else {
+        return;
+    };
+    std::fs::write(full.0.join("filler"), vec![0u8; 64 << 10]).ok();
+    let (code, err) = crawl(&full.0.join("job"));
+    assert_eq!(code, Some(1));
+    assert!(err.contains("the disk is full: free some space"), "{err}");
+    assert_eq!(
+        err.matches("os error").count(),
+        1,
+        "the system's words once, in brackets: {err}"
+    );
+}
