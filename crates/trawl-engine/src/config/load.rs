@@ -23,15 +23,32 @@ struct Source {
     text: String,
 }
 
-fn toml_problem(stage: Stage, src: &Source, e: &toml::de::Error) -> Problem {
-    let at = e.span().map(|s| line_col(&src.text, s.start));
+/// A problem found by the TOML parser or by deserializing, at the key it is about: `path` is where it was found
+/// (for "unknown field", the field is added), and the column is the key's, not its value's.
+fn toml_problem(
+    stage: Stage,
+    src: &Source,
+    e: &toml::de::Error,
+    path: &[(String, Option<usize>)],
+) -> Problem {
+    let raw = e.message().trim().to_string();
+    let key = dotted(&problem_path(path, &raw));
+    // A bad value (an unknown rule name) is where the parser found it; a key is where the key is written.
+    let span = match e.span() {
+        Some(span) if raw.contains("unknown variant") => Some(span),
+        span => (!key.is_empty())
+            .then(|| locate(&src.text, &key))
+            .flatten()
+            .or(span),
+    };
+    let at = span.map(|s| line_col(&src.text, s.start));
     let quoted = at
         .and_then(|(l, _)| src.text.lines().nth(l - 1))
         .map(|l| l.trim().to_string());
-    let message = e.message().trim().to_string();
-    let hint = if message.contains("unknown variant") {
+    let message = in_users_words(&raw);
+    let hint = if raw.contains("unknown variant") {
         Some("the rules are listed in docs/scope.md".to_string())
-    } else if message.contains("unknown field") {
+    } else if raw.contains("unknown field") {
         Some("every key is listed in docs/configuration.md".to_string())
     } else {
         None
@@ -47,6 +64,110 @@ fn toml_problem(stage: Stage, src: &Source, e: &toml::de::Error) -> Problem {
         },
         hint,
     }
+}
+
+/// The path of the key a problem found at `path` is about: for an unknown field, the field (inside the
+/// deepest table on the path that has it, or added to the path).
+fn problem_path(path: &[(String, Option<usize>)], message: &str) -> Vec<(String, Option<usize>)> {
+    let Some(field) = quoted_after(message, "unknown field `") else {
+        return path.to_vec();
+    };
+    match path.iter().rposition(|(k, _)| k == field) {
+        Some(at) => {
+            let mut p = path[..=at].to_vec();
+            p[at].1 = None;
+            p
+        }
+        None => {
+            let mut p = path.to_vec();
+            p.push((field.to_string(), None));
+            p
+        }
+    }
+}
+
+/// `scope.rules[2].regex` for a path of keys and indexes.
+fn dotted(path: &[(String, Option<usize>)]) -> String {
+    let mut out = String::new();
+    for (key, index) in path {
+        if !out.is_empty() {
+            out.push('.');
+        }
+        out.push_str(key);
+        if let Some(i) = index {
+            out.push_str(&format!("[{i}]"));
+        }
+    }
+    out
+}
+
+/// The text between `start` and the next backtick in `message`.
+fn quoted_after<'m>(message: &'m str, start: &str) -> Option<&'m str> {
+    let rest = &message[message.find(start)? + start.len()..];
+    Some(&rest[..rest.find('`')?])
+}
+
+/// serde's message in the words of someone writing a config: the closest known name for an unknown one
+/// ("did you mean `obey_robots`?") instead of the list of every name, and "a whole number" for `u32`.
+fn in_users_words(message: &str) -> String {
+    for (what, start) in [("key", "unknown field `"), ("name", "unknown variant `")] {
+        if let Some(got) = quoted_after(message, start) {
+            let known: Vec<&str> = message
+                .split_once(", expected")
+                .map(|(_, list)| list.split('`').skip(1).step_by(2).collect())
+                .unwrap_or_default();
+            // Typos are an edit or two away; a short name must be closer still to count as one.
+            let near = match got.chars().count() {
+                0..=5 => 1,
+                6..=10 => 2,
+                n => n / 4,
+            };
+            let closest = known
+                .iter()
+                .map(|k| (strsim::damerau_levenshtein(got, k), *k))
+                .filter(|(d, _)| *d <= near)
+                .min();
+            return match closest {
+                Some((_, k)) => format!("unknown {what} `{got}`: did you mean `{k}`?"),
+                None if what == "key" && !known.is_empty() => {
+                    format!("unknown {what} `{got}`; known: {}", known.join(", "))
+                }
+                None => format!("unknown {what} `{got}`"),
+            };
+        }
+    }
+    let mut text = message.to_string();
+    for (rust, words) in [
+        ("expected usize", "expected a whole number, 0 or more"),
+        ("expected u64", "expected a whole number, 0 or more"),
+        ("expected u32", "expected a whole number, 0 or more"),
+        ("expected u16", "expected a whole number from 0 to 65535"),
+        ("expected u8", "expected a whole number from 0 to 255"),
+        ("expected i64", "expected a whole number"),
+        ("expected i32", "expected a whole number"),
+        ("expected f64", "expected a number"),
+        ("expected f32", "expected a number"),
+        ("expected a boolean", "expected true or false"),
+        ("expected a string", "expected text in quotes"),
+        ("expected a sequence", "expected a list in [ ]"),
+        ("expected a map", "expected a table"),
+    ] {
+        if let Some(at) = text.find(rust)
+            && !text[at + rust.len()..].starts_with(|c: char| c.is_ascii_alphanumeric())
+        {
+            text.replace_range(at..at + rust.len(), words);
+        }
+    }
+    text = text
+        .replace("invalid type: string ", "found the text ")
+        .replace("invalid type: integer ", "found the number ")
+        .replace("invalid type: floating point ", "found the number ")
+        .replace("invalid type: boolean ", "found ")
+        .replace("invalid value: integer ", "found the number ");
+    if let Some(struct_at) = text.find("expected struct ") {
+        text.replace_range(struct_at.., "expected a table");
+    }
+    text
 }
 
 /// A document holding only `value` at `path`, to deserialize one part of the config alone.
@@ -88,6 +209,7 @@ fn probe(
     path: &mut Vec<(String, Option<usize>)>,
     value: &Spanned<DeValue<'_>>,
     out: &mut Vec<Problem>,
+    failed: &mut Vec<Vec<(String, Option<usize>)>>,
 ) {
     let Err(e) = try_part(path, value) else {
         return;
@@ -97,7 +219,7 @@ fn probe(
         DeValue::Table(t) if path.last().is_none_or(|(_, i)| i.is_none()) => {
             for (k, v) in t.iter() {
                 path.push((k.get_ref().to_string(), None));
-                probe(src, path, v, out);
+                probe(src, path, v, out, failed);
                 path.pop();
             }
         }
@@ -106,7 +228,8 @@ fn probe(
                 let last = path.last_mut().expect("non-empty path");
                 last.1 = Some(i);
                 if let Err(e) = try_part(path, item) {
-                    out.push(toml_problem(Stage::Wiring, src, &e));
+                    out.push(toml_problem(Stage::Wiring, src, &e, path));
+                    failed.push(problem_path(path, e.message()));
                 }
                 path.last_mut().expect("non-empty path").1 = None;
             }
@@ -114,35 +237,67 @@ fn probe(
         _ => {}
     }
     if out.len() == before {
-        out.push(toml_problem(Stage::Wiring, src, &e));
+        out.push(toml_problem(Stage::Wiring, src, &e, path));
+        failed.push(problem_path(path, e.message()));
     }
 }
 
-/// Syntax and wiring of one file: the config, or every problem found.
-fn parse_one(src: &Source) -> Result<CrawlConfig, Vec<Problem>> {
+/// Syntax and wiring of one file: the config, or every problem found and, when the syntax is right, the
+/// config without the parts that are wrong (so the semantic check still runs on the rest and a file's
+/// problems are all reported in one run).
+fn parse_one(src: &Source) -> Result<CrawlConfig, (Vec<Problem>, Option<toml::Table>)> {
     let (doc, errors) = DeTable::parse_recoverable(&src.text);
     if !errors.is_empty() {
-        return Err(errors
+        let problems = errors
             .iter()
-            .map(|e| toml_problem(Stage::Syntax, src, e))
-            .collect());
+            .map(|e| toml_problem(Stage::Syntax, src, e, &[]))
+            .collect();
+        return Err((problems, None));
     }
     match toml::from_str::<CrawlConfig>(&src.text) {
         Ok(c) => Ok(c),
         Err(first) => {
             let mut out = Vec::new();
+            let mut failed = Vec::new();
             let mut path = Vec::new();
             for (k, v) in doc.get_ref().iter() {
                 path.push((k.get_ref().to_string(), None));
-                probe(src, &mut path, v, &mut out);
+                probe(src, &mut path, v, &mut out, &mut failed);
                 path.pop();
             }
             if out.is_empty() {
-                out.push(toml_problem(Stage::Wiring, src, &first));
+                out.push(toml_problem(Stage::Wiring, src, &first, &[]));
             }
             out.sort_by_key(|p| p.at);
             out.dedup();
-            Err(out)
+            let pruned = toml::from_str::<toml::Table>(&src.text).ok().map(|mut t| {
+                for path in &failed {
+                    prune(&mut t, path);
+                }
+                t
+            });
+            Err((out, pruned))
+        }
+    }
+}
+
+/// Removes the value at `path` from `table` (an array element is removed from its array).
+fn prune(table: &mut toml::Table, path: &[(String, Option<usize>)]) {
+    let Some(((key, index), rest)) = path.split_first() else {
+        return;
+    };
+    match (table.get_mut(key), index) {
+        (Some(toml::Value::Table(t)), None) if !rest.is_empty() => prune(t, rest),
+        (Some(toml::Value::Array(items)), Some(i)) if *i < items.len() => {
+            match (&mut items[*i], rest.is_empty()) {
+                (toml::Value::Table(t), false) => prune(t, rest),
+                _ => {
+                    items.remove(*i);
+                }
+            }
+        }
+        _ => {
+            table.remove(key);
         }
     }
 }
@@ -182,14 +337,17 @@ fn read_with_includes(
         text,
     };
     sources.push(src.clone());
-    let config = match parse_one(&src) {
-        Ok(c) => c,
-        Err(p) => {
+    let (config, own) = match parse_one(&src) {
+        Ok(c) => (c, toml::from_str::<toml::Table>(&src.text).ok()?),
+        Err((p, pruned)) => {
             problems.extend(p);
-            return None;
+            let pruned = pruned?;
+            let config = toml::Value::Table(pruned.clone())
+                .try_into::<CrawlConfig>()
+                .ok()?;
+            (config, pruned)
         }
     };
-    let own: toml::Table = toml::from_str(&src.text).ok()?;
     let mut merged = toml::Table::new();
     let base = path.parent().unwrap_or(Path::new("."));
     for (i, inc) in config.include.iter().enumerate() {
@@ -273,22 +431,24 @@ impl CrawlConfig {
         let mut sources = Vec::new();
         let mut problems = Vec::new();
         let merged = read_with_includes(path, text.to_string(), &mut sources, &mut problems, 0);
+        // With wiring problems, the rest of the file (what could be read) still gets the semantic check.
         let config = match merged {
-            Some(m) if problems.is_empty() => match toml::Value::Table(m).try_into::<CrawlConfig>()
-            {
-                Ok(c) => c,
-                Err(e) => {
-                    problems.push(Problem {
-                        stage: Stage::Wiring,
-                        file: path.to_path_buf(),
-                        at: None,
-                        key: None,
-                        message: format!("the included files do not combine: {}", e.message()),
-                        hint: None,
-                    });
-                    return Err(ConfigError { problems });
+            Some(m) if problems.iter().all(|p| p.stage == Stage::Wiring) => {
+                match toml::Value::Table(m).try_into::<CrawlConfig>() {
+                    Ok(c) => c,
+                    Err(e) => {
+                        problems.push(Problem {
+                            stage: Stage::Wiring,
+                            file: path.to_path_buf(),
+                            at: None,
+                            key: None,
+                            message: format!("the included files do not combine: {}", e.message()),
+                            hint: None,
+                        });
+                        return Err(ConfigError { problems });
+                    }
                 }
-            },
+            }
             _ => return Err(ConfigError { problems }),
         };
         let base = path.parent().unwrap_or(Path::new("."));

@@ -592,16 +592,16 @@ http://c.org/ # third
             ),
             (
                 "[frontier]\nmin_delay_ms = 5\nmax_delay_ms = 1\n",
-                "my.toml: line 2, column 16: frontier.min_delay_ms",
+                "my.toml: line 2, column 1: frontier.min_delay_ms",
             ),
             (
                 "# x\nfrontier.max_delay_ms = 1\nfrontier.min_delay_ms = 5\n",
-                "my.toml: line 3, column 25: frontier.min_delay_ms",
+                "my.toml: line 3, column 10: frontier.min_delay_ms",
             ),
             // The minimum is the default (3000) and not in the file: no line to point at.
             (
                 "[frontier]\nmax_delay_ms = 1\n",
-                "my.toml: line 1, column 1: frontier.min_delay_ms = 3000",
+                "my.toml: line 1, column 2: frontier.min_delay_ms = 3000",
             ),
             ("[warc]\ncompression = \"lz4\"\n", "line 2"),
         ];
@@ -645,12 +645,15 @@ extension = "-jpg"
                 (Stage::Wiring, Some(2)),
                 (Stage::Wiring, Some(4)),
                 (Stage::Wiring, Some(8)),
-                (Stage::Wiring, Some(9)),
+                (Stage::Wiring, Some(11)),
+                // The rest of the file is checked too: a file's problems all show in one run.
+                (Stage::Semantics, Some(12)),
             ],
             "{e}"
         );
         assert!(
-            e.to_string().contains("unknown variant `too_many_hopz`"),
+            e.to_string()
+                .contains("unknown name `too_many_hopz`: did you mean `too_many_hops`?"),
             "{e}"
         );
         // Semantics: all problems, with their places.

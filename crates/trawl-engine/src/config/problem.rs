@@ -133,10 +133,16 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     (line, col)
 }
 
-/// The byte span of the value at dotted `key` (`scope.rules[2].regex`) in `text`, or of the nearest enclosing
-/// value that the text has.
+/// The byte span of the key at dotted `key` (`scope.rules[2].regex`) in `text` (a table's at its header), or
+/// of the nearest enclosing one that the text has.
 pub fn locate(text: &str, key: &str) -> Option<std::ops::Range<usize>> {
     let doc = toml::de::DeTable::parse(text).ok()?;
+    // The key's own span (where a user looks for it), else its value's.
+    let key_span = |t: &toml::de::DeTable<'_>, name: &str| {
+        t.iter()
+            .find(|(k, _)| k.get_ref() == name)
+            .map(|(k, _)| k.span())
+    };
     let mut found = None;
     let mut table = doc.get_ref();
     let mut value: Option<&toml::Spanned<toml::de::DeValue<'_>>> = None;
@@ -152,7 +158,7 @@ pub fn locate(text: &str, key: &str) -> Option<std::ops::Range<usize>> {
             }
         }
         let Some(mut v) = table.get(name) else { break };
-        found = Some(v.span());
+        found = key_span(table, name).or(Some(v.span()));
         for idx in indexes.split(['[', ']']).filter(|s| !s.is_empty()) {
             let Some(next) = idx
                 .parse::<usize>()
@@ -180,8 +186,9 @@ mod tests {
     fn locates_keys() {
         let text = "[frontier]\nmin_delay_ms = 5\n[[scope.rules]]\nrule = \"reject\"\n[[scope.rules]]\nrule = \"matches_regex\"\nregex = \"(\"\n";
         let at = |k| locate(text, k).map(|s| line_col(text, s.start));
-        assert_eq!(at("frontier.min_delay_ms"), Some((2, 16)));
-        assert_eq!(at("scope.rules[1].regex"), Some((7, 9)));
+        assert_eq!(at("frontier.min_delay_ms"), Some((2, 1)));
+        assert_eq!(at("scope.rules[1].regex"), Some((7, 1)));
+        assert_eq!(at("frontier"), Some((1, 2)), "a table at its header");
         assert_eq!(at("scope.rules[1].nope").map(|(l, _)| l), Some(5));
         assert_eq!(at("fetch.max_bytes"), None);
     }

@@ -38,6 +38,11 @@ impl CrawlConfig {
     /// warnings (errors with `--strict`).
     pub fn warnings(&self) -> Vec<Problem> {
         let mut out = Vec::new();
+        if self.seeds.urls.is_empty() && self.seeds.files.is_empty() {
+            out.push(problem("seeds", "the config names no seeds").with_hint(
+                "give them on the command line (`trawl crawl -c FILE URL...`) or in [seeds] urls",
+            ));
+        }
         let has_prerequisites = self
             .scope
             .rules
