@@ -180,7 +180,8 @@ pub(crate) fn apply_to_frontier(
     };
     let naming = match (config.identity.build(), config.compile_classes()) {
         (Ok(identity), Ok(classes)) => crate::chain::Naming { identity, classes },
-        (Err(e), _) | (_, Err(e)) => return failed(e),
+        (Err(e), _) => return failed(e.to_string()),
+        (_, Err(e)) => return failed(e.to_string()),
     };
     let assign = crate::assign::QueueAssigner::new(
         config.frontier.queue_assignment,
@@ -304,8 +305,25 @@ pub fn control_dir(job_dir: &Path) -> std::path::PathBuf {
     job_dir.join("control")
 }
 
+/// A command file that could not be read as a command.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ControlFileError {
+    #[error("{}: cannot read it: {source}", path.display())]
+    Read {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: not a command: {source}", path.display())]
+    Parse {
+        path: std::path::PathBuf,
+        source: serde_json::Error,
+    },
+}
+
 /// Command files waiting in `dir`, parsed (or the parse error), oldest first; each is removed once read.
-pub(crate) fn pending_files(dir: &Path) -> Vec<(std::path::PathBuf, Result<Command, String>)> {
+pub(crate) fn pending_files(
+    dir: &Path,
+) -> Vec<(std::path::PathBuf, Result<Command, ControlFileError>)> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -319,10 +337,15 @@ pub(crate) fn pending_files(dir: &Path) -> Vec<(std::path::PathBuf, Result<Comma
         .into_iter()
         .map(|path| {
             let parsed = std::fs::read_to_string(&path)
-                .map_err(|e| e.to_string())
+                .map_err(|source| ControlFileError::Read {
+                    path: path.clone(),
+                    source,
+                })
                 .and_then(|t| {
-                    serde_json::from_str::<Command>(&t)
-                        .map_err(|e| format!("{}: {e}", path.display()))
+                    serde_json::from_str::<Command>(&t).map_err(|source| ControlFileError::Parse {
+                        path: path.clone(),
+                        source,
+                    })
                 });
             let _ = std::fs::remove_file(&path);
             (path, parsed)

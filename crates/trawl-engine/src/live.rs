@@ -13,7 +13,10 @@ use trawl_url::Url;
 
 use crate::{
     CrawlConfig, Error, Scope,
-    config::{SheetSpec, sheets::check_path},
+    config::{
+        ConfigError, Problem, SheetSpec,
+        sheets::{SheetPathError, check_path},
+    },
     job::Job,
     sheets::Sheets,
 };
@@ -57,7 +60,7 @@ impl SettingsChange {
         config: &CrawlConfig,
         seeds: &[Url],
         base_dir: &Path,
-    ) -> Result<CrawlConfig, String> {
+    ) -> Result<CrawlConfig, SettingsError> {
         self.apply_live(config, seeds, base_dir)
             .map(|live| (*live.config).clone())
     }
@@ -68,12 +71,12 @@ impl SettingsChange {
         config: &CrawlConfig,
         seeds: &[Url],
         base_dir: &Path,
-    ) -> Result<LiveSettings, String> {
+    ) -> Result<LiveSettings, SettingsError> {
         let mut next = config.clone();
         match self {
             SettingsChange::Set(table) => {
                 if table.is_empty() {
-                    return Err("`set` names no setting: give {\"path\": value, ...}".into());
+                    return Err(SettingsError::EmptySet);
                 }
                 for path in table.keys() {
                     check_path(path)?;
@@ -91,14 +94,14 @@ impl SettingsChange {
                 next.sheets.retain(|s| &s.name != name);
                 if next.sheets.len() == before {
                     let names: Vec<&str> = config.sheets.iter().map(|s| s.name.as_str()).collect();
-                    return Err(format!(
-                        "no sheet named {name:?}; the sheets are: {}",
-                        if names.is_empty() {
+                    return Err(SettingsError::NoSuchSheet {
+                        name: name.clone(),
+                        known: if names.is_empty() {
                             "(none)".to_string()
                         } else {
                             names.join(", ")
-                        }
-                    ));
+                        },
+                    });
                 }
             }
         }
@@ -132,6 +135,38 @@ impl SettingsChange {
     }
 }
 
+/// Why a change to a crawl's settings was refused; each names the path or sheet at fault.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SettingsError {
+    /// `set` with nothing in it.
+    #[error("`set` names no setting: give {{\"path\": value, ...}}")]
+    EmptySet,
+    /// A path no sheet or `set` may change.
+    #[error(transparent)]
+    Path(#[from] SheetPathError),
+    /// A value of the wrong type for its setting.
+    #[error("{}", .0.message())]
+    Value(#[from] toml::de::Error),
+    /// `remove_sheet` naming no sheet.
+    #[error("no sheet named {name:?}; the sheets are: {known}")]
+    NoSuchSheet {
+        /// The name given.
+        name: String,
+        /// The crawl's sheets, comma-separated, or `(none)`.
+        known: String,
+    },
+    /// Settings that contradict each other after the change.
+    #[error(transparent)]
+    Invalid(#[from] Box<Problem>),
+    /// Sheets that cannot be built, as `(key, message)` pairs.
+    #[error("{}", .0.iter().map(|(k, m)| format!("{k}: {m}")).collect::<Vec<_>>().join("; "))]
+    Sheets(Vec<(String, String)>),
+    /// A scope that cannot be built from the changed settings.
+    #[error(transparent)]
+    Scope(#[from] ConfigError),
+}
+
 /// The settings a running crawl reads per URI, rebuilt whole on every change.
 #[derive(Debug)]
 pub(crate) struct LiveSettings {
@@ -152,15 +187,10 @@ impl LiveSettings {
         config: Arc<CrawlConfig>,
         seeds: &[Url],
         base_dir: &Path,
-    ) -> Result<LiveSettings, String> {
-        let sheets = Sheets::from_config(&config, seeds, base_dir).map_err(|problems| {
-            problems
-                .iter()
-                .map(|(k, m)| format!("{k}: {m}"))
-                .collect::<Vec<_>>()
-                .join("; ")
-        })?;
-        let scope = Scope::from_config(&config, seeds).map_err(|e| e.to_string())?;
+    ) -> Result<LiveSettings, SettingsError> {
+        let sheets =
+            Sheets::from_config(&config, seeds, base_dir).map_err(SettingsError::Sheets)?;
+        let scope = Scope::from_config(&config, seeds)?;
         Ok(LiveSettings {
             config,
             sheets,
@@ -205,9 +235,9 @@ pub fn change_offline(job_dir: &Path, change: &SettingsChange) -> Result<String,
         .collect::<Result<_, _>>()?;
     let next = change
         .apply(&config, &seeds, job.root())
-        .map_err(|message| Error::Config {
+        .map_err(|e| Error::Config {
             path: job.config_path(),
-            message,
+            message: e.to_string(),
         })?;
     job.write_file(&job.config_path(), &next.to_toml())?;
     Ok(change.describe())
@@ -290,6 +320,7 @@ mod tests {
             ),
         ] {
             let e = change(json).apply(&base, &[], dir).unwrap_err();
+            let e = e.to_string();
             assert!(e.contains(want), "{json}: {e}");
         }
     }
@@ -301,11 +332,13 @@ mod tests {
         assert!(
             SheetSpec::parse_one(&one.repeat(2))
                 .unwrap_err()
+                .to_string()
                 .contains("2 [[sheet]]")
         );
         assert!(
             SheetSpec::parse_one("name = 1")
                 .unwrap_err()
+                .to_string()
                 .contains("one [[sheet]] table")
         );
     }

@@ -51,13 +51,12 @@ fn set_path(root: &mut toml::Value, path: &str, value: toml::Value) {
 }
 
 /// `base` with `set` applied; the error says which value does not fit.
-pub(crate) fn apply(base: &CrawlConfig, set: &toml::Table) -> Result<CrawlConfig, String> {
-    let mut v = toml::Value::try_from(base).map_err(|e| e.to_string())?;
+pub(crate) fn apply(base: &CrawlConfig, set: &toml::Table) -> Result<CrawlConfig, toml::de::Error> {
+    let mut v = toml::Value::try_from(base).expect("config serializes");
     for (path, value) in set {
         set_path(&mut v, path, value.clone());
     }
     v.try_into()
-        .map_err(|e: toml::de::Error| e.message().to_string())
 }
 
 impl Sheets {
@@ -86,12 +85,12 @@ impl Sheets {
             }
             for (path, value) in &spec.set {
                 if let Err(e) = crate::config::sheets::check_path(path) {
-                    problems.push((format!("{at}.set"), e));
+                    problems.push((format!("{at}.set"), e.to_string()));
                 } else if let Err(e) = apply(
                     config,
                     &toml::Table::from_iter([(path.clone(), value.clone())]),
                 ) {
-                    problems.push((format!("{at}.set"), format!("{path}: {e}")));
+                    problems.push((format!("{at}.set"), format!("{path}: {}", e.message())));
                 }
             }
             if spec.surt_prefixes.is_empty() && spec.rules.is_empty() {

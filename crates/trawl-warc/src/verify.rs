@@ -68,7 +68,7 @@ pub fn verify(path: &Path) -> Result<VerifySummary, VerifyError> {
         let record = record.map_err(|e| fail(e.offset(), None, e.problem()))?;
         check(&record).map_err(|problem| {
             let id = record.get("WARC-Record-ID").map(str::to_owned);
-            fail(Some(record.offset), id, problem)
+            fail(Some(record.offset), id, problem.to_string())
         })?;
         summary.records += 1;
         let warc_type = record.get("WARC-Type").unwrap_or_default().to_owned();
@@ -77,42 +77,59 @@ pub fn verify(path: &Path) -> Result<VerifySummary, VerifyError> {
     Ok(summary)
 }
 
+/// What is wrong with one record, in words for the operator.
+#[derive(Debug, thiserror::Error)]
+enum RecordProblem {
+    #[error("expected version WARC/1.1 or WARC/1.0, found {0:?}")]
+    Version(String),
+    #[error("missing {0}")]
+    Missing(&'static str),
+    #[error("WARC-Record-ID {0:?} is not of the form <urn:...>")]
+    RecordId(String),
+    #[error("WARC-Date {0:?} is not an ISO 8601 UTC date like 2026-11-22T08:25:01Z")]
+    Date(String),
+    #[error("Content-Length says {says}, block has {has} bytes")]
+    Length { says: String, has: usize },
+    #[error("missing WARC-Target-URI (required on {0} records)")]
+    NoTarget(String),
+    #[error("WARC-Payload-Digest present but the HTTP head cannot be parsed")]
+    UnparsableHead,
+    #[error("{name} mismatch: header says {want}, {what} is {actual}")]
+    Digest {
+        name: &'static str,
+        want: String,
+        what: &'static str,
+        actual: String,
+    },
+}
+
 /// Checks one record that the reader framed; returns the problem.
-fn check(rec: &ReadRecord) -> Result<(), String> {
+fn check(rec: &ReadRecord) -> Result<(), RecordProblem> {
     if rec.version != "WARC/1.1" && rec.version != "WARC/1.0" {
-        return Err(format!(
-            "expected version WARC/1.1 or WARC/1.0, found {:?}",
-            rec.version
-        ));
+        return Err(RecordProblem::Version(rec.version.clone()));
     }
-    let required = |name: &str| rec.get(name).ok_or_else(|| format!("missing {name}"));
+    let required = |name: &'static str| rec.get(name).ok_or(RecordProblem::Missing(name));
 
     let id = required("WARC-Record-ID")?;
     let inner = id.strip_prefix('<').and_then(|s| s.strip_suffix('>'));
     if !inner.is_some_and(|s| s.len() > 4 && s[..4].eq_ignore_ascii_case("urn:")) {
-        return Err(format!(
-            "WARC-Record-ID {id:?} is not of the form <urn:...>"
-        ));
+        return Err(RecordProblem::RecordId(id.to_owned()));
     }
     let warc_type = required("WARC-Type")?;
     let date = required("WARC-Date")?;
     if !date.ends_with('Z') || DateTime::parse_from_rfc3339(date).is_err() {
-        return Err(format!(
-            "WARC-Date {date:?} is not an ISO 8601 UTC date like 2026-11-22T08:25:01Z"
-        ));
+        return Err(RecordProblem::Date(date.to_owned()));
     }
     // The reader framed the block by Content-Length, so it is present; check it says what it should.
     let length = required("Content-Length")?;
     if length.parse::<u64>().ok() != Some(rec.block.len() as u64) {
-        return Err(format!(
-            "Content-Length says {length}, block has {} bytes",
-            rec.block.len()
-        ));
+        return Err(RecordProblem::Length {
+            says: length.to_owned(),
+            has: rec.block.len(),
+        });
     }
     if NEED_TARGET.contains(&warc_type) && rec.get("WARC-Target-URI").is_none() {
-        return Err(format!(
-            "missing WARC-Target-URI (required on {warc_type} records)"
-        ));
+        return Err(RecordProblem::NoTarget(warc_type.to_owned()));
     }
     if let Some(want) = rec.get("WARC-Block-Digest") {
         check_digest("WARC-Block-Digest", want, &rec.block)?;
@@ -126,9 +143,7 @@ fn check(rec: &ReadRecord) -> Result<(), String> {
                     .starts_with("application/http")
             });
             if is_http {
-                let body = entity_body(&rec.block).ok_or_else(|| {
-                    "WARC-Payload-Digest present but the HTTP head cannot be parsed".to_owned()
-                })?;
+                let body = entity_body(&rec.block).ok_or(RecordProblem::UnparsableHead)?;
                 check_digest("WARC-Payload-Digest", want, &body)?;
             } else {
                 check_digest("WARC-Payload-Digest", want, &rec.block)?;
@@ -139,17 +154,18 @@ fn check(rec: &ReadRecord) -> Result<(), String> {
 }
 
 /// Compares a digest header with the digest of `bytes`; digests in algorithms we lack are skipped.
-fn check_digest(name: &str, want: &str, bytes: &[u8]) -> Result<(), String> {
+fn check_digest(name: &'static str, want: &str, bytes: &[u8]) -> Result<(), RecordProblem> {
     match digest_matches(want, bytes) {
-        Some(false) => Err(format!(
-            "{name} mismatch: header says {want}, {} is {}",
-            if name == "WARC-Block-Digest" {
+        Some(false) => Err(RecordProblem::Digest {
+            name,
+            want: want.to_owned(),
+            what: if name == "WARC-Block-Digest" {
                 "block"
             } else {
                 "payload"
             },
-            crate::digest::sha1_digest(bytes)
-        )),
+            actual: crate::digest::sha1_digest(bytes),
+        }),
         Some(true) | None => Ok(()),
     }
 }

@@ -125,12 +125,15 @@ impl Default for IdentityConfig {
 
 impl IdentityConfig {
     /// The identity settings as `trawl-url` uses them; names the bad value on error.
-    pub fn build(&self) -> Result<trawl_url::Identity, String> {
+    pub fn build(&self) -> Result<trawl_url::Identity, Box<Problem>> {
+        let invalid = |key: &str, e: trawl_url::Error| {
+            Box::new(Problem::at_key(Stage::Semantics, key, e.to_string()))
+        };
         let mut id = trawl_url::Identity::default();
         id.canonicalizer = self
             .canonicalizer
             .parse()
-            .map_err(|e| format!("identity.canonicalizer: {e}"))?;
+            .map_err(|e| invalid("identity.canonicalizer", e))?;
         id.heritrix.strip_www_always = self.heritrix_strip_www_always;
         id.heritrix.strip_extra_slashes = self.heritrix_strip_extra_slashes;
         id.tracking = trawl_url::norm::TrackingParams::new(self.tracking_params.iter().cloned());
@@ -139,7 +142,7 @@ impl IdentityConfig {
             .iter()
             .map(|r| trawl_url::Rewrite::new(&r.pattern, &r.replace))
             .collect::<Result<_, _>>()
-            .map_err(|e| format!("identity.rewrites: {e}"))?;
+            .map_err(|e| invalid("identity.rewrites", e))?;
         Ok(id)
     }
 }
@@ -478,16 +481,16 @@ impl CrawlConfig {
 
     /// Checks values that parse but make no sense together; the first problem (see
     /// [`validate_all`](CrawlConfig::validate_all) for all).
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), Box<Problem>> {
         match self.validate_all().into_iter().next() {
-            Some((_, message)) => Err(message),
+            Some((key, message)) => Err(Box::new(Problem::at_key(Stage::Semantics, key, message))),
             None => Ok(()),
         }
     }
 
-    /// The URL classes, compiled; the message lists every class error.
-    pub fn compile_classes(&self) -> Result<UrlClasses, String> {
-        UrlClasses::from_defs(self.url_classes.clone()).map_err(|e| e.to_string())
+    /// The URL classes, compiled; the error lists every class error.
+    pub fn compile_classes(&self) -> Result<UrlClasses, trawl_url::class::ClassErrors> {
+        UrlClasses::from_defs(self.url_classes.clone())
     }
 
     /// The politeness delay bounds.

@@ -74,11 +74,13 @@ impl Problem {
 
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file.display())?;
-        if let Some((l, c)) = self.at {
-            write!(f, ":{l}:{c}")?;
+        if !self.file.as_os_str().is_empty() {
+            write!(f, "{}", self.file.display())?;
+            if let Some((l, c)) = self.at {
+                write!(f, ":{l}:{c}")?;
+            }
+            write!(f, ": ")?;
         }
-        write!(f, ": ")?;
         if let Some(k) = &self.key
             && !self.message.contains(k.as_str())
         {
@@ -91,6 +93,8 @@ impl fmt::Display for Problem {
         Ok(())
     }
 }
+
+impl std::error::Error for Problem {}
 
 /// Every problem found in a config, in file order within each stage.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -12,15 +12,22 @@ pub const PROFILES: &[(&str, &str)] = &[
     ("polite", include_str!("../../../../profiles/polite.toml")),
 ];
 
-/// The text of profile `name`; the error lists the profiles.
-pub fn profile(name: &str) -> Result<&'static str, String> {
+/// A profile name that is not shipped; the message lists the profiles.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no profile {name:?}: choose one of {}", PROFILES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", "))]
+pub struct UnknownProfile {
+    /// The name asked for.
+    pub name: String,
+}
+
+/// The text of profile `name`.
+pub fn profile(name: &str) -> Result<&'static str, UnknownProfile> {
     PROFILES
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(_, text)| *text)
-        .ok_or_else(|| {
-            let names: Vec<_> = PROFILES.iter().map(|(n, _)| *n).collect();
-            format!("no profile {name:?}: choose one of {}", names.join(", "))
+        .ok_or_else(|| UnknownProfile {
+            name: name.to_owned(),
         })
 }
 
@@ -47,6 +54,11 @@ mod tests {
             assert!(description(text).len() > 10, "{name}");
         }
         assert_eq!(description(profile("default").unwrap()), "a domain crawl.");
-        assert!(profile("nope").unwrap_err().contains("single-page"));
+        assert!(
+            profile("nope")
+                .unwrap_err()
+                .to_string()
+                .contains("single-page")
+        );
     }
 }

@@ -65,8 +65,8 @@ impl CrawlConfig {
     pub fn validate_all(&self) -> Vec<(String, String)> {
         let mut out = Vec::new();
         if let Err(e) = self.identity.build() {
-            let key = e.split(':').next().unwrap_or("identity").to_string();
-            out.push((key, e));
+            let Problem { key, message, .. } = *e;
+            out.push((key.unwrap_or_else(|| "identity".into()), message));
         }
         let f = &self.frontier;
         if !(f.delay_factor.is_finite() && f.delay_factor >= 0.0) {
@@ -216,7 +216,7 @@ impl CrawlConfig {
                     );
                 }
             }
-            Err(e) => out.push(problem("url_class", e)),
+            Err(e) => out.push(problem("url_class", e.to_string())),
         }
         absolute_prefix_files(&mut self.scope.rules, base);
         for seq in [

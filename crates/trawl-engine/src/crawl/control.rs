@@ -28,7 +28,7 @@ pub(super) async fn control_loop(
                 for (path, command) in crate::control::pending_files(&dir) {
                     let reply = match command {
                         Ok(c) => apply_command(&shared, &c),
-                        Err(message) => Reply::Failed { message },
+                        Err(e) => Reply::Failed { message: e.to_string() },
                     };
                     crate::control::answer_file(&path, &reply);
                 }
@@ -85,7 +85,11 @@ fn change_settings(shared: &Shared, change: &crate::live::SettingsChange) -> Rep
         .unwrap_or_else(PoisonError::into_inner);
     let rebuilt = match change.apply_live(&live.config, &shared.seeds, shared.job.root()) {
         Ok(l) => l,
-        Err(message) => return Reply::Failed { message },
+        Err(e) => {
+            return Reply::Failed {
+                message: e.to_string(),
+            };
+        }
     };
     if let Err(e) = shared
         .job

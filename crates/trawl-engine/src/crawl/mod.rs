@@ -94,9 +94,9 @@ impl Crawl {
             .iter()
             .map(|s| trawl_url::parse_seed(s))
             .collect::<Result<Vec<_>, _>>()?;
-        config.validate().map_err(|message| Error::Config {
+        config.validate().map_err(|e| Error::Config {
             path: job_dir.join("crawl.toml"),
-            message,
+            message: e.to_string(),
         })?;
         let job = Job::create(job_dir)?;
         if job.frontier_dir().exists() {
@@ -262,13 +262,18 @@ impl Crawl {
             config.frontier.uniq == crate::config::UniqMode::Bloom,
         )?;
         let naming = Naming {
-            identity: config.identity.build().map_err(config_error)?,
-            classes: config.compile_classes().map_err(config_error)?,
+            identity: config
+                .identity
+                .build()
+                .map_err(|e| config_error(e.to_string()))?,
+            classes: config
+                .compile_classes()
+                .map_err(|e| config_error(e.to_string()))?,
         };
         let gates = crate::scope::Gates::from_config(config, &self.seeds)
             .map_err(|e| config_error(e.to_string()))?;
         let live = LiveSettings::build(Arc::new(config.clone()), &self.seeds, self.job.root())
-            .map_err(config_error)?;
+            .map_err(|e| config_error(e.to_string()))?;
         let assign = crate::assign::QueueAssigner::new(
             config.frontier.queue_assignment,
             config.frontier.parallel_queues,

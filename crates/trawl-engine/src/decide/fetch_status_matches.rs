@@ -23,9 +23,14 @@ enum StatusRepr {
     Text(String),
 }
 
+/// A status pattern that is neither a number nor `Nxx`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a status: write 404 or \"4xx\"")]
+pub struct BadStatusPattern(pub String);
+
 impl TryFrom<StatusRepr> for StatusPattern {
-    type Error = String;
-    fn try_from(r: StatusRepr) -> Result<Self, String> {
+    type Error = BadStatusPattern;
+    fn try_from(r: StatusRepr) -> Result<Self, BadStatusPattern> {
         match r {
             StatusRepr::Number(n) => Ok(StatusPattern::Exact(n)),
             StatusRepr::Text(t) => t.parse(),
@@ -43,9 +48,9 @@ impl From<StatusPattern> for StatusRepr {
 }
 
 impl FromStr for StatusPattern {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || format!("{s:?} is not a status: write 404 or \"4xx\"");
+    type Err = BadStatusPattern;
+    fn from_str(s: &str) -> Result<Self, BadStatusPattern> {
+        let bad = || BadStatusPattern(s.to_owned());
         if let Some(d) = s.strip_suffix("xx") {
             let d: i32 = d.parse().map_err(|_| bad())?;
             return if (1..=9).contains(&d) {

@@ -33,7 +33,7 @@ impl Dns {
     }
 
     /// The address to connect to for `url`'s host.
-    pub(crate) async fn resolve(&self, url: &Url) -> Result<IpAddr, String> {
+    pub(crate) async fn resolve(&self, url: &Url) -> Result<IpAddr, DnsError> {
         match url.host() {
             Some(Host::Ipv4(ip)) => Ok(IpAddr::V4(ip)),
             Some(Host::Ipv6(ip)) => Ok(IpAddr::V6(ip)),
@@ -45,13 +45,27 @@ impl Dns {
                     .resolver
                     .lookup_ip(name)
                     .await
-                    .map_err(|e| e.to_string())?;
+                    .map_err(|e| DnsError::Lookup(e.to_string()))?;
                 lookup
                     .iter()
                     .next()
-                    .ok_or_else(|| format!("no address for {name}"))
+                    .ok_or_else(|| DnsError::NoAddress(name.to_owned()))
             }
-            None => Err("URL has no host".into()),
+            None => Err(DnsError::NoHost),
         }
     }
+}
+
+/// Why a host has no address to connect to.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum DnsError {
+    /// The resolver's own message (no such name, server failure, timeout).
+    #[error("{0}")]
+    Lookup(String),
+    /// The name resolved to no address.
+    #[error("no address for {0}")]
+    NoAddress(String),
+    /// The URL names no host.
+    #[error("URL has no host")]
+    NoHost,
 }

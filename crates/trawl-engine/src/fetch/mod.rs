@@ -388,7 +388,7 @@ impl Fetcher {
         let wait = || connect_by.saturating_duration_since(Instant::now());
         let ip = match timeout(wait(), self.dns.resolve(url)).await {
             Err(_) => return Err((FetchError::Dns("timed out".into()), None)),
-            Ok(Err(e)) => return Err((FetchError::Dns(e), None)),
+            Ok(Err(e)) => return Err((FetchError::Dns(e.to_string()), None)),
             Ok(Ok(ip)) => ip,
         };
         if let Err(why) = self.policy.check(url.host_str().unwrap_or_default(), ip) {

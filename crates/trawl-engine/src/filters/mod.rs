@@ -22,7 +22,7 @@ pub(crate) fn build_regex(
     pattern: &str,
     flags: Option<&str>,
     case: bool,
-) -> Result<regex::Regex, String> {
+) -> Result<regex::Regex, BadRegex> {
     let mut b = regex::RegexBuilder::new(pattern);
     b.size_limit(1 << 20).case_insensitive(!case);
     for flag in flags
@@ -50,12 +50,30 @@ pub(crate) fn build_regex(
             }
             "L" | "LOCALE" | "U" | "UNICODE" => {}
             other => {
-                return Err(format!(
-                    "unknown flag {other:?}: use re.MULTILINE, re.DOTALL, re.IGNORECASE, re.VERBOSE, re.LOCALE or re.UNICODE"
-                ));
+                return Err(BadRegex::Flag(other.to_owned()));
             }
         }
     }
-    b.build()
-        .map_err(|e| format!("{pattern:?} is not a valid regex: {e}"))
+    b.build().map_err(|e| BadRegex::Invalid {
+        pattern: pattern.to_owned(),
+        reason: e.to_string(),
+    })
+}
+
+/// A filter regex or flag that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum BadRegex {
+    /// A flag Python's `re` does not have.
+    #[error(
+        "unknown flag {0:?}: use re.MULTILINE, re.DOTALL, re.IGNORECASE, re.VERBOSE, re.LOCALE or re.UNICODE"
+    )]
+    Flag(String),
+    /// A pattern the `regex` crate rejects.
+    #[error("{pattern:?} is not a valid regex: {reason}")]
+    Invalid {
+        /// The pattern.
+        pattern: String,
+        /// The regex parser's message.
+        reason: String,
+    },
 }

@@ -129,7 +129,7 @@ impl TextFilters {
             }
         };
         let regex = build_regex(pattern, spec.flags.as_deref(), spec.case)
-            .map_err(|e| (key.to_string(), e))?;
+            .map_err(|e| (key.to_string(), e.to_string()))?;
         Ok((regex, kind))
     }
 

@@ -63,7 +63,7 @@ impl UrlFilter {
         let kind = if let Some(r) = &spec.regexp {
             Kind::Regexp(
                 build_regex(r, spec.flags.as_deref(), spec.case)
-                    .map_err(|e| ("regexp".into(), e))?,
+                    .map_err(|e| ("regexp".into(), e.to_string()))?,
             )
         } else {
             if spec.flags.is_some() {

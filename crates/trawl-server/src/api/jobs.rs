@@ -61,7 +61,9 @@ pub(crate) fn create_job(s: &AppState, who: &str, req: CreateJob) -> Result<JobS
                 "give `config` or `profile`, not both".to_string(),
             ));
         }
-        (None, Some(name)) => Some(profiles::profile(name).map_err(ApiError::bad_request)?),
+        (None, Some(name)) => {
+            Some(profiles::profile(name).map_err(|e| ApiError::bad_request(e.to_string()))?)
+        }
         _ => None,
     };
     let config = req.config.or(from_profile.map(str::to_string));

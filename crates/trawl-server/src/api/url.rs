@@ -34,8 +34,8 @@ pub(crate) fn explain_url(s: &AppState, q: &Explain) -> Result<serde_json::Value
         None => CrawlConfig::default(),
     };
     let bad = |e: String| ApiError::bad_request(e);
-    let id = config.identity.build().map_err(bad)?;
-    let classes = config.compile_classes().map_err(bad)?;
+    let id = config.identity.build().map_err(|e| bad(e.to_string()))?;
+    let classes = config.compile_classes().map_err(|e| bad(e.to_string()))?;
     let url = trawl_url::parse_lenient(&q.url).map_err(|e| bad(e.to_string()))?;
     let via = match q.via.as_deref().filter(|v| !v.is_empty()) {
         Some(v) => Some(trawl_url::parse_lenient(v).map_err(|e| bad(format!("via: {e}")))?),

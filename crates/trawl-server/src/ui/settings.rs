@@ -87,7 +87,7 @@ fn parse(f: &SettingsForm) -> Result<SettingsChange, ApiError> {
             .map_err(|e| ApiError::bad_request(format!("settings: {}", e.message()))),
         "sheet" => SheetSpec::parse_one(&f.text)
             .map(SettingsChange::Sheet)
-            .map_err(ApiError::bad_request),
+            .map_err(|e| ApiError::bad_request(e.to_string())),
         "remove" => Ok(SettingsChange::RemoveSheet(f.name.clone())),
         other => Err(ApiError::bad_request(format!(
             "no settings change {other:?}"

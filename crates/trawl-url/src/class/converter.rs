@@ -16,6 +16,7 @@ use data_encoding::{BASE64, BASE64_NOPAD, HEXLOWER, HEXLOWER_PERMISSIVE};
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
 use serde::{Deserialize, Serialize};
 
+use super::error::StepError;
 use super::pattern::Pattern;
 
 /// Everything but RFC 3986's unreserved characters, as Python's `quote(s, safe='')` encodes.
@@ -117,7 +118,7 @@ pub enum ConverterError {
         /// The string the step was given.
         input: String,
         /// Why it failed.
-        reason: String,
+        reason: StepError,
     },
 }
 
@@ -176,7 +177,7 @@ impl StringConverter {
     }
 }
 
-type StepFailure = (&'static str, String, String);
+type StepFailure = (&'static str, String, StepError);
 
 fn apply(
     step: &ConverterStep,
@@ -210,13 +211,13 @@ fn apply(
             let bytes = BASE64
                 .decode(s.as_bytes())
                 .or_else(|_| BASE64_NOPAD.decode(s.as_bytes()))
-                .map_err(|e| ("decode", s.clone(), format!("not base64: {e}")))?;
+                .map_err(|e| ("decode", s.clone(), not_encoded("base64", e)))?;
             String::from_utf8_lossy(&bytes).into_owned()
         }
         ConverterStep::Decode(Encoding::Hex) => {
             let bytes = HEXLOWER_PERMISSIVE
                 .decode(s.as_bytes())
-                .map_err(|e| ("decode", s.clone(), format!("not hex: {e}")))?;
+                .map_err(|e| ("decode", s.clone(), not_encoded("hex", e)))?;
             String::from_utf8_lossy(&bytes).into_owned()
         }
         ConverterStep::AddInteger(delta) => {
@@ -227,10 +228,10 @@ fn apply(
 }
 
 /// Adds `delta` to the first run of ASCII digits; fails if there is no such run or the sum overflows.
-pub(crate) fn add_integer(s: &str, delta: i64) -> Result<String, String> {
+pub(crate) fn add_integer(s: &str, delta: i64) -> Result<String, StepError> {
     let start = s
         .find(|c: char| c.is_ascii_digit())
-        .ok_or_else(|| "it contains no number".to_owned())?;
+        .ok_or(StepError::NoNumber)?;
     let len = s[start..]
         .find(|c: char| !c.is_ascii_digit())
         .unwrap_or(s.len() - start);
@@ -239,8 +240,18 @@ pub(crate) fn add_integer(s: &str, delta: i64) -> Result<String, String> {
         .parse::<i64>()
         .ok()
         .and_then(|n| n.checked_add(delta))
-        .ok_or_else(|| format!("{digits} + {delta} does not fit in 64 bits"))?;
+        .ok_or_else(|| StepError::Overflow {
+            number: digits.to_owned(),
+            delta,
+        })?;
     Ok(format!("{}{sum}{}", &s[..start], &s[start + len..]))
+}
+
+fn not_encoded(encoding: &'static str, e: data_encoding::DecodeError) -> StepError {
+    StepError::NotEncoded {
+        encoding,
+        reason: e.to_string(),
+    }
 }
 
 fn hash(function: HashFunction, s: &str) -> String {

@@ -79,7 +79,7 @@ pub enum ClassError {
         /// The converter's field (`api`).
         field: String,
         /// What went wrong.
-        source: ConverterError,
+        source: Box<ConverterError>,
     },
     /// A derived URL (API URL, next gallery page) that does not parse or cannot be crawled.
     #[error("url class {class:?}: field {field}: {url:?} is not a usable URL: {reason}")]
@@ -117,8 +117,45 @@ pub enum ClassError {
         /// The URL (in its form for the server).
         url: String,
         /// Why.
+        reason: StepError,
+    },
+}
+
+/// Why a step on a string (a converter step, the page step of `next_page`) could not be applied.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum StepError {
+    /// `add_integer` on a string without digits.
+    #[error("it contains no number")]
+    NoNumber,
+    /// A page number that is not a whole number.
+    #[error("the page number {0:?} is not an integer")]
+    NotAnInteger(String),
+    /// A sum outside 64-bit integers.
+    #[error("{number} + {delta} does not fit in 64 bits")]
+    Overflow {
+        /// The number as found.
+        number: String,
+        /// What was to be added.
+        delta: i64,
+    },
+    /// A page index past the URL's path.
+    #[error("the path has no component {0}")]
+    NoPathComponent(usize),
+    /// A page parameter the URL lacks.
+    #[error("the query has no parameter {0:?}")]
+    NoQueryParameter(String),
+    /// A `decode` step given text that is not in its encoding.
+    #[error("not {encoding}: {reason}")]
+    NotEncoded {
+        /// `base64` or `hex`.
+        encoding: &'static str,
+        /// The decoder's message.
         reason: String,
     },
+    /// The backtracking regex engine gave up (its backtrack limit).
+    #[error("the regex gave up: {0}")]
+    RegexLimit(String),
 }
 
 fn class_suffix(class: &Option<String>) -> String {

@@ -53,7 +53,7 @@ impl UrlClass {
                 .map_err(|source| ClassError::Convert {
                     class: self.def.name.clone(),
                     field: "api".into(),
-                    source,
+                    source: Box::new(source),
                 })?;
         let bad = |reason: String| ClassError::BadDerivedUrl {
             class: self.def.name.clone(),

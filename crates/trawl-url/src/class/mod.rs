@@ -51,7 +51,7 @@ pub use self::{
         MatchType, NextPageDef, PathComponentDef, PreferredScheme, QueryParamDef, UrlClassDef,
         UrlKind,
     },
-    error::{ClassError, ClassErrors},
+    error::{ClassError, ClassErrors, StepError},
     library::UrlClasses,
     matched::ClassMatch,
     url_class::UrlClass,

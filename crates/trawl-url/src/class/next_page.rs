@@ -3,7 +3,7 @@
 use url::Url;
 
 use super::component::decode;
-use super::error::ClassError;
+use super::error::{ClassError, StepError};
 use super::normalise::path_components;
 use super::url_class::{PageIndex, UrlClass};
 
@@ -32,24 +32,23 @@ impl UrlClass {
     }
 }
 
-fn add(text: &str, delta: i64) -> Result<String, String> {
+fn add(text: &str, delta: i64) -> Result<String, StepError> {
     let n: i64 = text
         .parse()
-        .map_err(|_| format!("the page number {text:?} is not an integer"))?;
-    let next = n
-        .checked_add(delta)
-        .ok_or_else(|| format!("{n} + {delta} does not fit in 64 bits"))?;
+        .map_err(|_| StepError::NotAnInteger(text.to_owned()))?;
+    let next = n.checked_add(delta).ok_or_else(|| StepError::Overflow {
+        number: n.to_string(),
+        delta,
+    })?;
     Ok(next.to_string())
 }
 
-fn step(url: &Url, index: &PageIndex, delta: i64) -> Result<Url, String> {
+fn step(url: &Url, index: &PageIndex, delta: i64) -> Result<Url, StepError> {
     let mut next = url.clone();
     match index {
         PageIndex::Path(i) => {
             let mut components = path_components(url.path());
-            let current = components
-                .get(*i)
-                .ok_or_else(|| format!("the path has no component {i}"))?;
+            let current = components.get(*i).ok_or(StepError::NoPathComponent(*i))?;
             let stepped = add(current, delta)?;
             components[*i] = &stepped;
             next.set_path(&format!("/{}", components.join("/")));
@@ -68,7 +67,7 @@ fn step(url: &Url, index: &PageIndex, delta: i64) -> Result<Url, String> {
                 }
             }
             if !found {
-                return Err(format!("the query has no parameter {name:?}"));
+                return Err(StepError::NoQueryParameter(name.clone()));
             }
             next.set_query(Some(&pairs.join("&")));
         }
@@ -112,27 +111,32 @@ mod tests {
         assert!(
             step(&u, &PageIndex::Path(1), 1)
                 .unwrap_err()
+                .to_string()
                 .contains("not an integer")
         );
         assert!(
             step(&u, &PageIndex::Query("p".into()), 1)
                 .unwrap_err()
+                .to_string()
                 .contains("not an integer")
         );
         assert!(
             step(&u, &PageIndex::Query("q".into()), 1)
                 .unwrap_err()
+                .to_string()
                 .contains("no parameter")
         );
         assert!(
             step(&u, &PageIndex::Path(5), 1)
                 .unwrap_err()
+                .to_string()
                 .contains("no component")
         );
         let big = url("https://x.org/?p=9223372036854775807");
         assert!(
             step(&big, &PageIndex::Query("p".into()), 1)
                 .unwrap_err()
+                .to_string()
                 .contains("64 bits")
         );
     }

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use super::error::StepError;
+
 /// The most bytes a compiled `regex` program may use (untrusted class libraries must not exhaust memory).
 const SIZE_LIMIT: usize = 1 << 20;
 /// The most backtracking steps `fancy-regex` may take on one input before giving up.
@@ -61,13 +63,13 @@ impl Pattern {
 
     /// Replaces every non-overlapping match with `replacement` (`$1`, `${1}`, `${name}` expand groups).
     /// Fails only when `fancy-regex` hits its backtrack limit.
-    pub(crate) fn replace_all(&self, text: &str, replacement: &str) -> Result<String, String> {
+    pub(crate) fn replace_all(&self, text: &str, replacement: &str) -> Result<String, StepError> {
         match self {
             Self::Linear(re) => Ok(re.replace_all(text, replacement).into_owned()),
             Self::Backtracking(re) => re
                 .try_replacen(text, 0, replacement)
                 .map(|c| c.into_owned())
-                .map_err(|e| e.to_string()),
+                .map_err(|e| StepError::RegexLimit(e.to_string())),
         }
     }
 }

@@ -83,7 +83,7 @@ impl UrlClass {
                 StringConverter::new(def.api.clone()).map_err(|source| ClassError::Convert {
                     class: class.clone(),
                     field: "api".into(),
-                    source,
+                    source: Box::new(source),
                 })?;
             Some(converter)
         };

@@ -18,7 +18,9 @@ pub(crate) fn check(path: &Path, strict: bool) -> anyhow::Result<ExitCode> {
                 eprintln!("{}: {}", path.display(), count(warnings.len(), "problem"));
                 return Ok(ExitCode::FAILURE);
             }
-            let classes = config.compile_classes().map_err(anyhow::Error::msg)?;
+            let classes = config
+                .compile_classes()
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
             let mut line = format!("{}: ok ({} URL classes", path.display(), classes.len());
             if !warnings.is_empty() {
                 line.push_str(&format!(", {}", count(warnings.len(), "warning")));

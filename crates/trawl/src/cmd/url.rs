@@ -112,7 +112,7 @@ pub(crate) fn explain(
         Some(path) => CrawlConfig::load(path)?,
         None => CrawlConfig::default(),
     };
-    let id = config.identity.build().map_err(anyhow::Error::msg)?;
+    let id = config.identity.build()?;
     let via = via
         .map(|v| parse_lenient(v).with_context(|| format!("--via {v:?}")))
         .transpose()?;
