@@ -329,6 +329,40 @@ fn check_warns_of_a_custom_scope_without_prerequisites_and_strict_fails() {
     assert!(strict.stderr.contains("1 problem"), "{}", strict.stderr);
 }
 
+/// hydrus's real libraries hold classes with a default that fails its own match: the library loads, and the
+/// default is a warning at its place in the library file (an error with --strict).
+#[test]
+fn check_loads_a_real_library_with_an_odd_class_and_warns_at_the_field() {
+    let library = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../testdata/url-classes/classes.toml"
+    );
+    let text = format!("[seeds]\nurls = [\"http://a.org/\"]\n[classes]\nfiles = [{library:?}]\n");
+    let (run, file, _dir) = check(&text);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let lib_text = std::fs::read_to_string(library).unwrap();
+    let default_line = lib_text
+        .lines()
+        .position(|l| l.contains(r#"value = "en", default = "/en/""#))
+        .unwrap()
+        + 1;
+    let want = format!("warning: {library}:{default_line}:");
+    assert!(run.stderr.contains(&want), "want {want} in\n{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("url class \"pixiv artist page (new format)\": field path[0].default"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout.contains("ok (138 URL classes, 2 warnings)"),
+        "{run:?}"
+    );
+    let strict = trawl(&["check", "--strict", s(&file)]);
+    assert_eq!(strict.code, Some(1), "{strict:?}");
+    assert!(strict.stderr.contains("2 problems"), "{}", strict.stderr);
+}
+
 #[test]
 fn every_shipped_profile_passes_check() {
     for profile in ["default", "single-page", "broad", "polite"] {

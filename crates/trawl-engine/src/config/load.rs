@@ -388,6 +388,9 @@ fn read_with_includes(
 }
 
 fn locate_problem(mut p: Problem, src: &Source) -> Problem {
+    if !p.file.as_os_str().is_empty() {
+        return p; // placed in another file (a class library) already
+    }
     p.file = src.path.clone();
     if p.at.is_none()
         && let Some(span) = p.key.as_deref().and_then(|k| locate(&src.text, k))

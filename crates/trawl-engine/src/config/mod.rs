@@ -55,6 +55,9 @@ pub struct CrawlConfig {
     /// Sheets: setting overrides for some URIs (`[[sheet]]` tables).
     #[serde(rename = "sheet")]
     pub sheets: Vec<SheetSpec>,
+    /// Warnings of the URL classes (odd but usable fields), placed at their files when the config was read.
+    #[serde(skip)]
+    pub(crate) class_warnings: Vec<Problem>,
 }
 
 /// URL class libraries and class-aware crawling.

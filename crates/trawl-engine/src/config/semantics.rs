@@ -15,6 +15,32 @@ fn problem(key: impl Into<String>, message: impl Into<String>) -> Problem {
     Problem::at_key(Stage::Semantics, key, message)
 }
 
+/// Where a URL class was defined: its name, its library file and that file's text (`None`: the config
+/// itself), and its index among the file's `[[url_class]]` tables.
+type ClassOrigin = (String, Option<(std::path::PathBuf, Arc<str>)>, usize);
+
+/// A class's warning as a problem at its field: in its library file (located there), or at `url_class[i]` of
+/// the config itself (located when the config's warnings are).
+fn class_warning(w: &trawl_url::class::ClassError, origins: &[ClassOrigin]) -> Problem {
+    let (class, field) = match w {
+        trawl_url::class::ClassError::InvalidField { class, field, .. } => {
+            (class.as_str(), field.as_str())
+        }
+        _ => ("", ""),
+    };
+    let Some((_, file, index)) = origins.iter().find(|(name, _, _)| name == class) else {
+        return problem("url_class", w.to_string());
+    };
+    let key = format!("url_class[{index}].{field}");
+    let mut p = problem(key.clone(), w.to_string());
+    if let Some((path, text)) = file {
+        p.file = path.clone();
+        p.at = super::problem::locate(text, &key)
+            .map(|span| super::problem::line_col(text, span.start));
+    }
+    p
+}
+
 /// Makes the relative `files` of SURT prefix rules absolute, so the job's copy of the config still finds them.
 fn absolute_prefix_files(rules: &mut [RuleSpec], base: &Path) {
     for r in rules {
@@ -37,7 +63,7 @@ impl CrawlConfig {
     /// What is allowed but probably not meant, each as a problem at its key: `trawl check` prints them as
     /// warnings (errors with `--strict`).
     pub fn warnings(&self) -> Vec<Problem> {
-        let mut out = Vec::new();
+        let mut out = self.class_warnings.clone();
         if self.seeds.urls.is_empty() && self.seeds.files.is_empty() {
             out.push(problem("seeds", "the config names no seeds").with_hint(
                 "give them on the command line (`trawl crawl -c FILE URL...`) or in [seeds] urls",
@@ -184,17 +210,28 @@ impl CrawlConfig {
         }
         self.seeds.urls = seeds;
         self.seeds.files.clear();
-        // Class libraries; inline classes win over same-named library classes.
+        // Class libraries; inline classes win over same-named library classes. Where each came from, to place
+        // its warnings: (name, library file and its text, index in that file).
         let mut defs = Vec::new();
+        let mut origins: Vec<ClassOrigin> = Vec::new();
         for (i, file) in self.classes.files.iter().enumerate() {
             let lib_path = base.join(file);
             match std::fs::read_to_string(&lib_path) {
                 Ok(text) => {
                     match UrlClasses::defs_from_toml_str(&text, &lib_path.display().to_string()) {
-                        Ok(lib) => defs.extend(
-                            lib.into_iter()
-                                .filter(|d| !self.url_classes.iter().any(|c| c.name == d.name)),
-                        ),
+                        Ok(lib) => {
+                            let text: Arc<str> = text.into();
+                            for (j, d) in lib.into_iter().enumerate() {
+                                if !self.url_classes.iter().any(|c| c.name == d.name) {
+                                    origins.push((
+                                        d.name.clone(),
+                                        Some((lib_path.clone(), text.clone())),
+                                        j,
+                                    ));
+                                    defs.push(d);
+                                }
+                            }
+                        }
                         Err(e) => out.push(problem(format!("classes.files[{i}]"), e.to_string())),
                     }
                 }
@@ -204,11 +241,21 @@ impl CrawlConfig {
                 )),
             }
         }
+        origins.extend(
+            self.url_classes
+                .iter()
+                .enumerate()
+                .map(|(i, d)| (d.name.clone(), None, i)),
+        );
         defs.append(&mut self.url_classes);
         self.url_classes = defs;
         self.classes.files.clear();
         match self.compile_classes() {
             Ok(classes) => {
+                self.class_warnings = classes
+                    .warnings()
+                    .map(|w| class_warning(w, &origins))
+                    .collect();
                 for e in classes.check_examples() {
                     out.push(
                         problem("url_class", e.to_string())

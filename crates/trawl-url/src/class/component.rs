@@ -134,7 +134,6 @@ impl PathComponent {
             def.max_chars,
         )?;
         let default = def.default.as_deref().map(|d| ensure_encoded(d, PATH_SAFE));
-        check_default(&matcher, default.as_deref())?;
         Ok(Self { matcher, default })
     }
 }
@@ -166,7 +165,6 @@ impl QueryParam {
             .default
             .as_deref()
             .map(|d| ensure_encoded(d, QUERY_SAFE));
-        check_default(&matcher, default.as_deref())?;
         Ok(Self {
             name: ensure_encoded(&def.name, QUERY_SAFE),
             decoded_name: decode(&def.name).into_owned(),
@@ -176,12 +174,13 @@ impl QueryParam {
     }
 }
 
-/// A default that its own matcher refuses would normalise URLs into ones the class does not match.
-fn check_default(matcher: &Matcher, default: Option<&str>) -> Result<(), FieldError> {
-    match default.and_then(|d| matcher.why_not(d)) {
-        Some(why) => Err(("default", format!("fails its own match: {why}"))),
-        None => Ok(()),
-    }
+/// Why a default fails its own matcher, if it does. hydrus stores such defaults in real libraries and uses a
+/// default only where the component is missing, so this is a warning: URLs that lack the component normalise
+/// into ones the class no longer matches, and the rest of the class works.
+pub(crate) fn odd_default(matcher: &Matcher, default: Option<&str>) -> Option<String> {
+    default
+        .and_then(|d| matcher.why_not(d))
+        .map(|why| format!("the default fails its own match ({why}); it is used only where the component is missing"))
 }
 
 /// Percent-decodes `text` (invalid UTF-8 becomes U+FFFD).
@@ -263,7 +262,7 @@ mod tests {
     }
 
     #[test]
-    fn defaults_must_match() {
+    fn odd_defaults_are_told() {
         let def = PathComponentDef {
             match_type: MatchType::Numeric,
             value: None,
@@ -271,9 +270,10 @@ mod tests {
             max_chars: None,
             default: Some("one".into()),
         };
-        let (field, reason) = PathComponent::new(&def).unwrap_err();
-        assert_eq!(field, "default");
-        assert!(reason.contains("not numeric"), "{reason}");
+        let c = PathComponent::new(&def).unwrap();
+        let why = odd_default(&c.matcher, c.default.as_deref()).unwrap();
+        assert!(why.contains("not numeric"), "{why}");
+        assert_eq!(odd_default(&c.matcher, Some("1")), None);
     }
 
     #[test]

@@ -9,6 +9,8 @@ pub(crate) struct DomainMask {
     domains: Vec<String>,
     /// For each domain regex: the anchored match pattern and the end-anchored clip pattern.
     regexes: Vec<(Pattern, Pattern)>,
+    /// The regexes as written (for the sort key and to tell masks apart).
+    regex_texts: Vec<String>,
     match_subdomains: bool,
     keep_subdomains: bool,
 }
@@ -72,6 +74,7 @@ impl DomainMask {
         Ok(Self {
             domains,
             regexes,
+            regex_texts: domain_regexes.to_vec(),
             match_subdomains,
             keep_subdomains,
         })
@@ -87,10 +90,30 @@ impl DomainMask {
         by_name || self.regexes.iter().any(|(whole, _)| whole.is_match(host))
     }
 
-    /// The host of normalised URLs: the matched domain (or the whole host with `keep_subdomains`), without a
-    /// `www`-like first label. `host` must match.
+    /// hydrus's `URLDomainMask.GetSortingComplexity`: the length of the longest domain or domain regex (10
+    /// when there is neither). Longer masks are tried first.
+    pub(crate) fn sort_length(&self) -> usize {
+        self.domains
+            .iter()
+            .chain(&self.regex_texts)
+            .map(|d| d.chars().count())
+            .max()
+            .unwrap_or(10)
+    }
+
+    /// Whether two masks are one for hydrus's grouping: the same domains, regexes and `match_subdomains`
+    /// (`keep_subdomains` changes only normalisation).
+    pub(crate) fn same_mask(&self, other: &DomainMask) -> bool {
+        self.domains == other.domains
+            && self.regex_texts == other.regex_texts
+            && self.match_subdomains == other.match_subdomains
+    }
+
+    /// The host of normalised URLs, as hydrus's `URLDomainMask.Normalise` makes it: the whole host with
+    /// `keep_subdomains` (a `www.` included), else exactly the matched domain (so `www.` and every other
+    /// subdomain go). `host` must match.
     pub(crate) fn normalise<'h>(&self, host: &'h str) -> &'h str {
-        let kept = if self.keep_subdomains {
+        if self.keep_subdomains {
             host
         } else {
             let by_name = self
@@ -104,10 +127,6 @@ impl DomainMask {
                     .find_map(|(_, clip)| clip.find(host).map(|r| &host[r]))
             };
             by_name.or_else(by_regex).unwrap_or(host)
-        };
-        match kept.split_once('.') {
-            Some((label, rest)) if is_www_label(label) && self.matches(rest) => rest,
-            _ => kept,
         }
     }
 }
@@ -160,14 +179,28 @@ mod tests {
     }
 
     #[test]
-    fn keep_subdomains_keeps_all_but_www() {
+    fn keep_subdomains_keeps_the_whole_host() {
         let m = mask(&["site.com"], &[], true, true);
         assert_eq!(m.normalise("artist.site.com"), "artist.site.com");
-        assert_eq!(m.normalise("www.artist.site.com"), "artist.site.com");
-        assert_eq!(m.normalise("www.site.com"), "site.com");
-        // A listed www domain is not stripped when the rest would no longer match.
-        let m = mask(&["www.only.com"], &[], false, true);
+        assert_eq!(m.normalise("www.artist.site.com"), "www.artist.site.com");
+        assert_eq!(m.normalise("www.site.com"), "www.site.com");
+        // Without keep_subdomains, exactly the listed domain, www or not.
+        let m = mask(&["www.only.com"], &[], false, false);
+        assert!(!m.matches("only.com"));
         assert_eq!(m.normalise("www.only.com"), "www.only.com");
+        assert_eq!(m.normalise("www2.www.only.com"), "www.only.com");
+    }
+
+    #[test]
+    fn sort_length_and_grouping() {
+        assert_eq!(
+            mask(&["a.org", "long.example"], &[], false, false).sort_length(),
+            12
+        );
+        assert_eq!(mask(&[], &[r"[a-z]+\.b"], false, false).sort_length(), 9);
+        let a = mask(&["a.org"], &[], false, false);
+        assert!(a.same_mask(&mask(&["a.org"], &[], false, true)));
+        assert!(!a.same_mask(&mask(&["a.org"], &[], true, false)));
     }
 
     #[test]

@@ -8,6 +8,41 @@ use super::error::{ClassError, ClassErrors};
 use super::matched::ClassMatch;
 use super::url_class::UrlClass;
 
+/// The classes in the order hydrus's domain manager tries them (`ClientNetworkingDomain`): sorted by name,
+/// grouped by domain mask in order of first appearance; the longest masks first (groups of equal length keep
+/// that order); within a group the most specific class first, ties by name. The order never depends on input.
+fn hydrus_order(mut classes: Vec<UrlClass>) -> Vec<UrlClass> {
+    classes.sort_by(|a, b| a.name().cmp(b.name()));
+    let mut first_of_group: Vec<usize> = Vec::new();
+    let mut keyed: Vec<_> = classes
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| (i, c.specificity(), c))
+        .collect();
+    let groups: Vec<usize> = (0..keyed.len())
+        .map(|i| {
+            let mask = &keyed[i].2.domain;
+            match first_of_group
+                .iter()
+                .position(|&f| keyed[f].2.domain.same_mask(mask))
+            {
+                Some(g) => g,
+                None => {
+                    first_of_group.push(i);
+                    first_of_group.len() - 1
+                }
+            }
+        })
+        .collect();
+    keyed.sort_by(|(i, a, _), (j, b, _)| {
+        b.0.cmp(&a.0)
+            .then(groups[*i].cmp(&groups[*j]))
+            .then(b.cmp(a))
+            .then(i.cmp(j))
+    });
+    keyed.into_iter().map(|(_, _, c)| c).collect()
+}
+
 /// A stand-alone class library file: `[[url_class]]` tables and nothing else.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -62,13 +97,9 @@ impl UrlClasses {
         if !errors.is_empty() {
             return Err(ClassErrors(errors));
         }
-        // Most path components first, then most parameters; ties by name, so the order never depends on input.
-        classes.sort_by(|a, b| {
-            b.specificity()
-                .cmp(&a.specificity())
-                .then_with(|| a.name().cmp(b.name()))
-        });
-        Ok(Self { classes })
+        Ok(Self {
+            classes: hydrus_order(classes),
+        })
     }
 
     /// Reads a class library file holding only `[[url_class]]` tables; `origin` (a path, say) names it in
@@ -111,6 +142,11 @@ impl UrlClasses {
     /// The classes, most specific first (the order [`class_for`](Self::class_for) tries them in).
     pub fn iter(&self) -> std::slice::Iter<'_, UrlClass> {
         self.classes.iter()
+    }
+
+    /// What is odd in the classes but usable, class by class (see [`UrlClass::warnings`]).
+    pub fn warnings(&self) -> impl Iterator<Item = &ClassError> {
+        self.classes.iter().flat_map(|c| c.warnings())
     }
 
     /// How many classes there are.

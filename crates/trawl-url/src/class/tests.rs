@@ -34,45 +34,62 @@ fn norm(classes: &UrlClasses, u: &str) -> Option<(String, String)> {
     Some((m.normalised.to_string(), m.for_server.to_string()))
 }
 
+/// Every real class hydrus ships (testdata/url-classes, decoded from hydrus v665) against hydrus's own answers:
+/// class choice, normalised URL, URL for the server, API URL and next page, each counted per field.
 #[test]
 fn hydrus_cases_pass_exactly() {
     let classes = UrlClasses::from_toml_str(&testdata("classes.toml"), "classes.toml").unwrap();
-    assert_eq!(classes.len(), 10);
+    assert!(classes.len() >= 137, "{} classes", classes.len());
     assert_eq!(classes.check_examples(), vec![]);
     let cases: Vec<serde_json::Value> = serde_json::from_str(&testdata("cases.json")).unwrap();
-    assert!(cases.len() >= 60, "{} cases", cases.len());
+    assert!(cases.len() >= 1000, "{} cases", cases.len());
+    let fields = ["class", "normalised", "for_server", "api_url", "next_page"];
+    let mut agree = [0usize; 5];
     let mut failures = Vec::new();
     for case in &cases {
         let given = case["url"].as_str().unwrap();
         let m = classes.match_url(&url(given));
         let got = |f: fn(&ClassMatch) -> Option<String>| m.as_ref().and_then(f);
-        let fields: [(&str, Option<String>); 5] = [
-            ("class", got(|m| Some(m.class.clone()))),
-            ("normalised", got(|m| Some(m.normalised.to_string()))),
-            ("for_server", got(|m| Some(m.for_server.to_string()))),
-            ("api_url", got(|m| m.api_url.as_ref().map(Url::to_string))),
-            (
-                "next_page",
-                got(|m| m.next_page.as_ref().map(Url::to_string)),
-            ),
+        let values: [Option<String>; 5] = [
+            got(|m| Some(m.class.clone())),
+            got(|m| Some(m.normalised.to_string())),
+            got(|m| Some(m.for_server.to_string())),
+            got(|m| m.api_url.as_ref().map(Url::to_string)),
+            got(|m| m.next_page.as_ref().map(Url::to_string)),
         ];
-        for (field, value) in fields {
-            let want = case[field].as_str().map(str::to_owned);
-            if value != want {
+        for (i, value) in values.into_iter().enumerate() {
+            let want = case[fields[i]].as_str().map(str::to_owned);
+            if value == want {
+                agree[i] += 1;
+            } else {
                 failures.push(format!(
-                    "{given}\n  {field}: got {value:?}\n  {field}: want {want:?}"
+                    "{given}\n  {}: got {value:?}\n  {}: want {want:?}",
+                    fields[i], fields[i]
                 ));
             }
         }
+        // A problem is reported only where hydrus, too, cannot derive the URL (e.g. a page number `x`).
         if let Some(m) = &m {
-            assert_eq!(m.problems, vec![], "{given}");
+            for p in &m.problems {
+                assert!(
+                    matches!(p, ClassError::NextPage { .. }) && case["next_page"].is_null(),
+                    "{given}: {p}"
+                );
+            }
         }
     }
+    let counts: Vec<String> = fields
+        .iter()
+        .zip(agree)
+        .map(|(f, n)| format!("{f} {n}/{}", cases.len()))
+        .collect();
+    eprintln!("hydrus agreement: {}", counts.join(", "));
     assert!(
         failures.is_empty(),
-        "{} of {} cases differ:\n{}",
+        "{} of {} fields differ ({}):\n{}",
         failures.len(),
-        cases.len(),
+        cases.len() * fields.len(),
+        counts.join(", "),
         failures.join("\n")
     );
 }
@@ -282,7 +299,7 @@ normalises!(repeated_parameter_keeps_last_value: "post",
 normalises!(subdomain_dropped_unless_kept: "file", "match_subdomains = true",
     "https://cdn3.x.org/" => "https://x.org/", "https://x.org/");
 normalises!(subdomain_kept: "file", "match_subdomains = true\nkeep_subdomains = true",
-    "https://www.cdn3.x.org/" => "https://cdn3.x.org/", "https://cdn3.x.org/");
+    "https://www.cdn3.x.org/" => "https://www.cdn3.x.org/", "https://www.cdn3.x.org/");
 normalises!(port_and_userinfo: "file", "",
     "http://u:p@x.org:8080/" => "https://x.org:8080/", "https://u:p@x.org:8080/");
 normalises!(api_class_clips_path_for_server: "post",
@@ -392,6 +409,25 @@ fn api_url_and_its_checks() {
     assert!(matches!(err, ClassError::BadDerivedUrl { .. }), "{err}");
 }
 
+/// A default that fails its own match (hydrus ships such classes) loads, with a warning naming the field; it is
+/// used, as hydrus uses it, only where the component is missing.
+#[test]
+fn odd_default_loads_with_a_warning() {
+    let classes = one(
+        "post",
+        r#"path = [ { match = "fixed", value = "en", default = "/en/" }, { match = "numeric" } ]"#,
+    );
+    let warnings: Vec<String> = classes.warnings().map(|w| w.to_string()).collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("field path[0].default: the default fails its own match"),
+        "{}",
+        warnings[0]
+    );
+    let m = classes.match_url(&url("https://x.org/en/12")).unwrap();
+    assert_eq!(m.normalised.as_str(), "https://x.org/en/12");
+}
+
 // --- configuration errors -------------------------------------------------------------------------------------
 
 fn config_error(body: &str) -> String {
@@ -423,8 +459,6 @@ config_errors! {
         "url class \"bad one\": field path[1].value: is required";
     bad_regex: "domains = [\"x.org\"]\nquery = [ { name = \"a\", match = \"regex\", value = \"(\" } ]" =>
         "url class \"bad one\": field query[0].value: \"(\" is not a valid regex";
-    bad_default: "domains = [\"x.org\"]\nquery = [ { name = \"a\", match = \"numeric\", default = \"x\" } ]" =>
-        "field query[0].default: fails its own match";
     no_domains: "" => "url class \"bad one\": field domains: a class needs at least one domain";
     bad_domain_regex: "domain_regexes = [\"[\"]" => "field domain_regexes[0]";
     bad_api_regex: "domains = [\"x.org\"]\napi = [ \"reverse\", { regex_sub = { pattern = \"(\", replace = \"\" } } ]" =>
@@ -490,7 +524,7 @@ fn engine_configs_embed_defs() {
     let config: CrawlConfig =
         toml::from_str(&format!("seeds = []\n{}", testdata("classes.toml"))).unwrap();
     let classes = UrlClasses::from_defs(config.url_classes).unwrap();
-    assert_eq!(classes.len(), 10);
+    assert!(classes.len() >= 137);
     assert_eq!(classes.get("tbib file page").unwrap().kind(), UrlKind::Post);
 }
 

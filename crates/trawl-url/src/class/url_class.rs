@@ -2,7 +2,7 @@
 
 use url::Url;
 
-use super::component::{PathComponent, QueryParam, decode};
+use super::component::{PathComponent, QueryParam, decode, odd_default};
 use super::converter::StringConverter;
 use super::def::{UrlClassDef, UrlKind};
 use super::domain::DomainMask;
@@ -30,6 +30,8 @@ pub struct UrlClass {
     pub(crate) api: Option<StringConverter>,
     pub(crate) next_page: Option<(PageIndex, i64)>,
     pub(crate) keep_extra_query_for_server: bool,
+    /// What is odd but usable (a default that fails its own match), as [`ClassError::InvalidField`]s.
+    warnings: Vec<ClassError>,
 }
 
 impl UrlClass {
@@ -128,6 +130,20 @@ impl UrlClass {
             }
         };
         let keep_extra_query_for_server = def.keeps_extra_query_for_server();
+        let path_defaults = path
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (format!("path[{i}].default"), &c.matcher, &c.default));
+        let query_defaults = query
+            .iter()
+            .enumerate()
+            .map(|(i, q)| (format!("query[{i}].default"), &q.matcher, &q.default));
+        let warnings = path_defaults
+            .chain(query_defaults)
+            .filter_map(|(field, matcher, default)| {
+                odd_default(matcher, default.as_deref()).map(|reason| invalid(field, reason))
+            })
+            .collect();
         Ok(Self {
             def,
             domain,
@@ -136,7 +152,13 @@ impl UrlClass {
             api,
             next_page,
             keep_extra_query_for_server,
+            warnings,
         })
+    }
+
+    /// What is odd in the definition but does not stop the class from working, each naming its field.
+    pub fn warnings(&self) -> &[ClassError] {
+        &self.warnings
     }
 
     /// The class's name.
@@ -159,9 +181,24 @@ impl UrlClass {
         self.api.is_some()
     }
 
-    /// The sort key of specificity: more path components, then more parameters, win.
-    pub(crate) fn specificity(&self) -> (usize, usize) {
-        (self.path.len(), self.query.len())
+    /// hydrus's sort key of specificity (`URLClass.GetSortingComplexityKey`), higher first: the longest
+    /// domain or domain regex, then required (no default) and all path components, required and all
+    /// parameters, and the length of the example as sent to the server.
+    pub(crate) fn specificity(&self) -> (usize, usize, usize, usize, usize, usize) {
+        let required_path = self.path.iter().filter(|c| c.default.is_none()).count();
+        let required_query = self.query.iter().filter(|q| q.default.is_none()).count();
+        let example = Url::parse(&self.def.example)
+            .ok()
+            .and_then(|u| self.for_server(&u).ok())
+            .map_or(self.def.example.len(), |u| u.as_str().len());
+        (
+            self.domain.sort_length(),
+            required_path,
+            self.path.len(),
+            required_query,
+            self.query.len(),
+            example,
+        )
     }
 
     /// Whether `url` is of this class.

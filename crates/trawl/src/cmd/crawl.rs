@@ -24,7 +24,16 @@ pub(crate) fn crawl(
     metrics: Option<SocketAddr>,
 ) -> anyhow::Result<ExitCode> {
     let config = match &config {
-        Some(path) => CrawlConfig::load(path)?,
+        Some(path) => {
+            let config = CrawlConfig::load(path)?;
+            // Odd but usable URL classes are loaded, and said once here as `trawl check` says them.
+            for w in config.located_warnings(path) {
+                if w.key.as_deref().is_some_and(|k| k.starts_with("url_class")) {
+                    eprintln!("warning: {w}");
+                }
+            }
+            config
+        }
         None => CrawlConfig::default(),
     };
     let job = job.unwrap_or_else(|| default_job_dir(seeds.first().or(config.seeds.urls.first())));

@@ -157,6 +157,9 @@ pub(crate) fn classes(library: &Path, json: bool) -> anyhow::Result<ExitCode> {
     let text = std::fs::read_to_string(library)
         .with_context(|| format!("reading {}", library.display()))?;
     let classes = UrlClasses::from_toml_str(&text, &library.display().to_string())?;
+    for w in classes.warnings() {
+        eprintln!("warning: {}: {w}", library.display());
+    }
     let mut out = std::io::stdout().lock();
     for class in classes.iter() {
         let def = class.def();
