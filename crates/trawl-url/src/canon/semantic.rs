@@ -40,11 +40,19 @@ pub(crate) fn apply(p: &mut Parts) {
     }
 }
 
+/// The host without empty labels; a host of dots only is urlcanon's `0.0.0.0` (an IPv4 address of empty
+/// parts), never an empty host.
 fn fix_host_dots(host: &str) -> String {
-    host.split('.')
+    let fixed = host
+        .split('.')
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
-        .join(".")
+        .join(".");
+    if fixed.is_empty() {
+        "0.0.0.0".to_owned()
+    } else {
+        fixed
+    }
 }
 
 /// Resolves `.` and `..` segments as the WHATWG parser does (empty segments count; `..` at the root stays at

@@ -10,7 +10,7 @@ use crate::canon::ia_parts;
 pub struct SurtOptions {
     /// Start with `scheme://(`, as in `http://(org,archive)/`. Default: false.
     pub with_scheme: bool,
-    /// End the host with a comma, `org,archive,)/`. Never added after an IP address. Default: false.
+    /// End the host with a comma, `org,archive,)/` (after an IP address too, as `surt` 0.3.1 does). Default: false.
     pub trailing_comma: bool,
     /// Strip a leading `www.`/`wwwN.` from the host. Default: true.
     pub host_massage: bool,
@@ -32,7 +32,9 @@ impl Default for SurtOptions {
 /// The CDX-form SURT of `url` with IA's canonicalization (GoogleURLCanonicalizer then IAURLCanonicalizer):
 /// `http://www.archive.org/goo/?a=2&b&a=1` gives `org,archive)/goo?a=1&a=2&b`.
 ///
-/// URLs without a host (`dns:archive.org`, `mailto:...`) and `filedesc:` URLs come back as they are.
+/// URLs without a host (`dns:archive.org`, `mailto:...`) come back lower-cased, as `surt` writes them (their
+/// SURT is the URL itself, not a reversed host); `filedesc:` URLs come back as they are. An IPv6 host is written
+/// without its brackets (`2001:db8::1)/`), as in CDX indexes.
 ///
 /// ```
 /// use trawl_url::{Url, surt::{cdx, SurtOptions}};
@@ -53,14 +55,16 @@ pub fn cdx(url: &Url, opts: &SurtOptions) -> String {
             out.push('?');
             out.push_str(q);
         }
+        out.make_ascii_lowercase();
         return out;
     };
     if opts.with_scheme {
         out.push_str(&p.scheme);
         out.push_str("://(");
     }
-    let is_ip = is_dotted_quad(host);
-    if is_ip && !opts.reverse_ipaddr {
+    if let Some(v6) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+        out.push_str(v6);
+    } else if is_dotted_quad(host) && !opts.reverse_ipaddr {
         out.push_str(host);
     } else {
         for (i, label) in host.rsplit('.').enumerate() {
@@ -74,7 +78,7 @@ pub fn cdx(url: &Url, opts: &SurtOptions) -> String {
         out.push(':');
         out.push_str(&port.to_string());
     }
-    if opts.trailing_comma && !is_ip {
+    if opts.trailing_comma {
         out.push(',');
     }
     out.push(')');
@@ -171,12 +175,22 @@ mod tests {
             (
                 "http://127.0.0.1/",
                 o(false, true, true, false),
-                "127.0.0.1)/",
+                "127.0.0.1,)/",
             ),
             (
                 "http://127.0.0.1/",
                 o(true, true, true, true),
-                "http://(1,0,0,127)/",
+                "http://(1,0,0,127,)/",
+            ),
+            (
+                "http://[2001:DB8::1]:8080/",
+                o(false, false, true, true),
+                "2001:db8::1:8080)/",
+            ),
+            (
+                "dns:WWW.Example.com",
+                o(false, false, true, true),
+                "dns:www.example.com",
             ),
         ];
         for (input, opts, want) in rows {
