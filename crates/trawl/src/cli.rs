@@ -24,6 +24,10 @@ pub(crate) enum Command {
         /// The job directory. Default: jobs/HOST-YYYYMMDDhhmmss.
         #[arg(long)]
         job: Option<PathBuf>,
+        /// A seed file in Heritrix's form: a seed per line, `#` comments, and `+PREFIX` / `-PREFIX` lines
+        /// adding SURT prefixes the scope accepts / rejects. May be given more than once.
+        #[arg(long = "seeds", value_name = "FILE")]
+        seed_files: Vec<PathBuf>,
         /// Serve Prometheus metrics of this crawl at http://ADDR/metrics while it runs (read-only, no auth:
         /// bind a loopback address unless the network is trusted).
         #[arg(long, value_name = "ADDR")]
@@ -49,6 +53,11 @@ pub(crate) enum Command {
         json: bool,
         #[command(subcommand)]
         action: CtlAction,
+    },
+    /// Convert another crawler's configuration into a commented crawl.toml.
+    Import {
+        #[command(subcommand)]
+        from: ImportFrom,
     },
     /// Validate a crawl.toml: TOML syntax; wiring (unknown keys, wrong types, unknown rules); semantics
     /// (regexes, files, URL class examples, contradictory settings, seeds outside the scope). Prints every
@@ -198,8 +207,11 @@ pub(crate) enum CtlAction {
     /// Add seed URLs to the crawl.
     AddSeeds {
         /// The URLs.
-        #[arg(required = true)]
+        #[arg(required_unless_present = "file")]
         urls: Vec<String>,
+        /// Also the seeds of this file, in Heritrix's form (a seed per line, `#` comments).
+        #[arg(long, value_name = "FILE")]
+        file: Option<PathBuf>,
     },
     /// Look up a URL: unknown, queued, or done with its status.
     Lookup {
@@ -288,5 +300,20 @@ pub(crate) enum WarcCommand {
         /// WARC files (.warc or .warc.gz).
         #[arg(required = true)]
         files: Vec<PathBuf>,
+    },
+}
+
+/// What `trawl import` reads.
+#[derive(Debug, Subcommand)]
+pub(crate) enum ImportFrom {
+    /// A Heritrix 3 crawler-beans.cxml: seeds, scope rules, politeness, fetch and WARC settings, sheets. What
+    /// trawl cannot honour is listed at the end (with the XML line) and in the file as comments; the result is
+    /// checked as `trawl check` would.
+    Heritrix {
+        /// The crawler-beans.cxml.
+        cxml: PathBuf,
+        /// Write the profile here (refused if it exists) instead of to standard output.
+        #[arg(short = 'o', long = "output")]
+        output: Option<PathBuf>,
     },
 }

@@ -7,6 +7,7 @@ mod load;
 pub mod problem;
 pub mod profiles;
 pub mod rules;
+pub mod seed_list;
 mod semantics;
 pub mod sheets;
 
@@ -156,29 +157,21 @@ impl IdentityConfig {
 pub struct SeedsConfig {
     /// Seed URLs. Default: none.
     pub urls: Vec<String>,
-    /// Files of seed URLs, one per line (`#` starts a comment); relative paths are read from the config's
-    /// folder. Default: none.
+    /// Files of seed URLs, one per line, in Heritrix's form: `#` comment lines, the first word of a line, and
+    /// `+PREFIX` / `-PREFIX` lines adding SURT prefixes to the scope's ACCEPT / REJECT `surt_prefixed` rules;
+    /// relative paths are read from the config's folder. Default: none.
     pub files: Vec<std::path::PathBuf>,
 }
 
 impl SeedsConfig {
-    /// Every seed: `urls`, then each file's lines, in order.
-    pub fn all(&self, base: &Path) -> Result<Vec<String>, Error> {
-        let mut seeds = self.urls.clone();
-        for file in &self.files {
-            let path = base.join(file);
-            let text = std::fs::read_to_string(&path).map_err(|source| Error::Io {
-                path: path.clone(),
-                source,
-            })?;
-            seeds.extend(
-                text.lines()
-                    .map(|l| l.split('#').next().unwrap_or("").trim())
-                    .filter(|l| !l.is_empty())
-                    .map(str::to_string),
-            );
-        }
-        Ok(seeds)
+    /// The lines of seed file `file` (relative to `base`), as [`seed_list::parse`] reads them.
+    pub fn read_file(base: &Path, file: &Path) -> Result<Vec<(usize, seed_list::SeedLine)>, Error> {
+        let path = base.join(file);
+        let text = std::fs::read_to_string(&path).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+        Ok(seed_list::parse(&text))
     }
 }
 

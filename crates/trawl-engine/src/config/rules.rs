@@ -298,17 +298,16 @@ fn prefixes(
         let path = ctx.base.join(file);
         match std::fs::read_to_string(&path) {
             Ok(text) => {
-                for line in text
-                    .lines()
-                    .map(|l| l.split('#').next().unwrap_or("").trim())
-                {
-                    if line.is_empty() {
+                // Heritrix's `surtsSource` form: the first word of a line; `#` comments; a `+` marks a
+                // literal SURT prefix; a URL or host gives its prefix (a whole domain without a slash).
+                for line in text.lines().filter_map(|l| l.split_whitespace().next()) {
+                    if line.starts_with('#') {
                         continue;
                     }
-                    if line.contains("://(") {
-                        out.push(SurtPrefix::new(line.to_string()));
-                    } else if let Ok(url) = trawl_url::parse_lenient(line) {
-                        out.push(SurtPrefix::from_seed(&url));
+                    if let Ok(prefix) =
+                        super::seed_list::directive_prefix(line.trim_start_matches('+'))
+                    {
+                        out.push(prefix);
                     } else {
                         problems.push((
                             format!("files[{i}]"),

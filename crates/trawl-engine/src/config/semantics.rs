@@ -8,6 +8,7 @@ use super::{
     CrawlConfig,
     problem::{Problem, Stage},
     rules::RuleSpec,
+    seed_list::{self, SeedLine, SeedLineError},
 };
 use crate::{CrawlUri, Scope, decide::Decision, scope::Gates, sheets::Sheets};
 
@@ -60,6 +61,27 @@ fn absolute_prefix_files(rules: &mut [RuleSpec], base: &Path) {
 }
 
 impl CrawlConfig {
+    /// Takes one line of a seed list: a seed is returned; a `+`/`-` SURT prefix goes to the scope (the default
+    /// scope's `surt_prefixes`, or the `surt_prefixed` rules with that decision).
+    pub fn seed_line(&mut self, line: SeedLine) -> Result<Option<String>, SeedLineError> {
+        let (text, decision) = match line {
+            SeedLine::Seed(url) => return Ok(Some(url)),
+            SeedLine::Other(text) => return Err(SeedLineError::Neither(text)),
+            SeedLine::Accept(text) => (text, Decision::Accept),
+            SeedLine::Reject(text) => (text, Decision::Reject),
+        };
+        let prefix = seed_list::directive_prefix(&text)
+            .map_err(|source| SeedLineError::BadPrefix { text, source })?;
+        if self.scope.rules.is_empty() && decision == Decision::Accept {
+            self.scope.surt_prefixes.push(prefix.as_str().to_owned());
+            return Ok(None);
+        }
+        if seed_list::give_to_rules(&mut self.scope.rules, &prefix, decision) == 0 {
+            return Err(SeedLineError::NoRule(decision));
+        }
+        Ok(None)
+    }
+
     /// What is allowed but probably not meant, each as a problem at its key: `trawl check` prints them as
     /// warnings (errors with `--strict`).
     pub fn warnings(&self) -> Vec<Problem> {
@@ -198,18 +220,24 @@ impl CrawlConfig {
             .collect();
         // Seed files.
         let mut seeds = std::mem::take(&mut self.seeds.urls);
-        for (i, file) in self.seeds.files.iter().enumerate() {
-            let one = super::SeedsConfig {
-                urls: Vec::new(),
-                files: vec![file.clone()],
-            };
-            match one.all(base) {
-                Ok(mut s) => seeds.append(&mut s),
+        for (i, file) in std::mem::take(&mut self.seeds.files).iter().enumerate() {
+            match super::SeedsConfig::read_file(base, file) {
+                Ok(lines) => {
+                    for (line, what) in lines {
+                        match self.seed_line(what) {
+                            Ok(Some(seed)) => seeds.push(seed),
+                            Ok(None) => {}
+                            Err(e) => out.push(problem(
+                                format!("seeds.files[{i}]"),
+                                format!("{}, line {line}: {e}", file.display()),
+                            )),
+                        }
+                    }
+                }
                 Err(e) => out.push(problem(format!("seeds.files[{i}]"), e.to_string())),
             }
         }
         self.seeds.urls = seeds;
-        self.seeds.files.clear();
         // Class libraries; inline classes win over same-named library classes. Where each came from, to place
         // its warnings: (name, library file and its text, index in that file).
         let mut defs = Vec::new();

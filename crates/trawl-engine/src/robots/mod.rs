@@ -80,8 +80,17 @@ impl Robots {
     }
 }
 
-/// The product token of a User-Agent (`trawl` of `trawl/0.1 (+http://...)`), which robots.txt groups name.
+/// The product token of a User-Agent (`trawl` of `trawl/0.1 (+http://...)`), which robots.txt groups name. In
+/// the browser-like form crawlers also use (`Mozilla/5.0 (compatible; heritrix/3.4 +http://...)`, as
+/// Heritrix's default and Googlebot's), the name after `compatible;`.
 pub fn product_token(user_agent: &str) -> &str {
+    if let Some((_, rest)) = user_agent.split_once("(compatible;")
+        && let Some(name) = rest
+            .split(['/', ' ', ';', ')', '+'])
+            .find(|w| !w.is_empty())
+    {
+        return name;
+    }
     user_agent.split(['/', ' ']).next().unwrap_or(user_agent)
 }
 
@@ -113,6 +122,17 @@ mod tests {
         assert!(!Robots::from_response(200, body, "trawl").allowed(&u("http://a.org/x")));
         assert!(Robots::from_response(200, body, "other").allowed(&u("http://a.org/x")));
         assert_eq!(product_token("trawl/0.1 (+http://x)"), "trawl");
+        assert_eq!(
+            product_token("Mozilla/5.0 (compatible; heritrix/3.4 +http://x/)"),
+            "heritrix"
+        );
+        assert_eq!(
+            product_token(
+                "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+            ),
+            "Googlebot"
+        );
+        assert_eq!(product_token("Mozilla/5.0 (X11; Linux)"), "Mozilla");
     }
 
     proptest::proptest! {

@@ -18,7 +18,8 @@ use trawl_server::{Counters, JobMetrics, JobStatus, METRICS_CONTENT_TYPE, render
 use super::runtime;
 
 pub(crate) fn crawl(
-    seeds: Vec<String>,
+    mut seeds: Vec<String>,
+    seed_files: &[PathBuf],
     config: Option<PathBuf>,
     job: Option<PathBuf>,
     metrics: Option<SocketAddr>,
@@ -36,6 +37,16 @@ pub(crate) fn crawl(
         }
         None => CrawlConfig::default(),
     };
+    let mut config = config;
+    for file in seed_files {
+        for (line, what) in trawl_engine::config::SeedsConfig::read_file(Path::new("."), file)? {
+            match config.seed_line(what) {
+                Ok(Some(seed)) => seeds.push(seed),
+                Ok(None) => {}
+                Err(e) => anyhow::bail!("{}, line {line}: {e}", file.display()),
+            }
+        }
+    }
     let job = job.unwrap_or_else(|| default_job_dir(seeds.first().or(config.seeds.urls.first())));
     let crawl = Crawl::new(&job, config, &seeds)?;
     eprintln!("trawl: crawling into {}", job.display());

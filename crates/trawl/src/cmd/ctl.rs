@@ -47,10 +47,34 @@ fn sheet(file: &Path) -> anyhow::Result<SheetSpec> {
     SheetSpec::parse_one(&text).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))
 }
 
+/// The seeds of a Heritrix-style seed file. `+`/`-` lines change the scope, which a running crawl takes only
+/// from its crawl.toml, so they are refused with the line.
+fn seed_file(file: &Path) -> anyhow::Result<Vec<String>> {
+    use trawl_engine::config::seed_list::SeedLine;
+    let lines = trawl_engine::config::SeedsConfig::read_file(Path::new("."), file)?;
+    let mut urls = Vec::new();
+    for (line, what) in lines {
+        match what {
+            SeedLine::Seed(url) => urls.push(url),
+            SeedLine::Accept(t) | SeedLine::Reject(t) | SeedLine::Other(t) => anyhow::bail!(
+                "{}, line {line}: {t:?} is not a seed; `+`/`-` SURT prefix lines change the scope: put them in \
+                 the seed file of the job's crawl.toml ([seeds] files) and resume it",
+                file.display()
+            ),
+        }
+    }
+    Ok(urls)
+}
+
 fn command(action: CtlAction) -> anyhow::Result<Command> {
     Ok(match action {
         CtlAction::Queues => Command::Queues,
-        CtlAction::AddSeeds { urls } => Command::AddSeeds { urls },
+        CtlAction::AddSeeds { mut urls, file } => {
+            if let Some(file) = file {
+                urls.extend(seed_file(&file)?);
+            }
+            Command::AddSeeds { urls }
+        }
         CtlAction::Lookup { url } => Command::Lookup { url },
         CtlAction::PauseQueue { queue } => Command::PauseQueue { queue },
         CtlAction::UnpauseQueue { queue } => Command::UnpauseQueue { queue },

@@ -3,6 +3,7 @@
 mod check;
 mod crawl;
 mod ctl;
+mod import;
 mod init;
 mod robots;
 mod selftest;
@@ -12,7 +13,7 @@ mod warc;
 
 use std::process::ExitCode;
 
-use crate::cli::{Cli, Command, UrlCommand, WarcCommand};
+use crate::cli::{Cli, Command, ImportFrom, UrlCommand, WarcCommand};
 use anyhow::Context;
 
 pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -21,8 +22,9 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             seeds,
             config,
             job,
+            seed_files,
             metrics_bind,
-        } => crawl::crawl(seeds, config, job, metrics_bind),
+        } => crawl::crawl(seeds, &seed_files, config, job, metrics_bind),
         Command::Resume {
             job,
             checkpoint,
@@ -30,6 +32,9 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         } => crawl::resume(job, checkpoint, metrics_bind),
         Command::Ctl { job, json, action } => ctl::ctl(&job, json, action),
         Command::Check { config, strict } => check::check(&config, strict),
+        Command::Import {
+            from: ImportFrom::Heritrix { cxml, output },
+        } => import::heritrix(&cxml, output.as_deref()),
         Command::Init { profile, dir } => init::init(&profile, &dir),
         Command::Serve {
             bind,

@@ -1,0 +1,917 @@
+//! The walk over the beans: each top-level bean by its class, its properties into trawl settings, rules or
+//! notes. Every property is either taken or reported (see [`Props`]).
+
+use std::path::Path;
+
+use toml::{Table, Value as T};
+use trawl_engine::config::seed_list::{self, SeedLine};
+
+use super::beans::{Bean, Beans, OVERRIDE_CLASS, Prop, Value};
+use super::classes::is_plumbing;
+use super::profile::{Profile, RuleOut, Setting, SheetOut};
+use super::rules::{self, RuleContext, text};
+use super::settings::{self, Mapped};
+
+/// The literal Heritrix's profile puts where an override supplies the value.
+const SEE_OVERRIDE: &str = "[see override above]";
+/// The contact placeholder of Heritrix's profile.
+const CONTACT_PLACEHOLDER: &str =
+    "ENTER_AN_URL_WITH_YOUR_CONTACT_INFO_HERE_FOR_WEBMASTERS_AFFECTED_BY_YOUR_CRAWL";
+/// Setting sections a trawl sheet may set (trawl-engine's `config::sheets::OVERRIDABLE`).
+const PER_URI: &[&str] = &["frontier.", "fetch.", "scope.max_"];
+
+/// A bean's properties, each either taken by the conversion or reported as not carried over.
+pub(crate) struct Props<'a> {
+    bean: &'a Bean,
+    subject: String,
+    used: Vec<bool>,
+    base: &'a Path,
+}
+
+impl<'a> Props<'a> {
+    pub(crate) fn new(bean: &'a Bean, subject: String) -> Props<'a> {
+        Props::with_base(bean, subject, Path::new(""))
+    }
+
+    /// Props whose relative paths are read from `base` (the cxml's folder).
+    pub(crate) fn with_base(bean: &'a Bean, subject: String, base: &'a Path) -> Props<'a> {
+        Props {
+            bean,
+            subject,
+            used: vec![false; bean.props.len()],
+            base,
+        }
+    }
+
+    /// The short class of the bean.
+    pub(crate) fn subject_class(&self) -> &'a str {
+        self.bean.short_class()
+    }
+
+    /// The folder relative paths are read from.
+    pub(crate) fn base(&self) -> &'a Path {
+        self.base
+    }
+
+    /// The bean's id (or class), for notes.
+    pub(crate) fn subject(&self) -> String {
+        self.subject.clone()
+    }
+
+    /// Property `name`, without taking it.
+    pub(crate) fn peek(&self, name: &str) -> Option<&'a Prop> {
+        let bean = self.bean;
+        bean.props
+            .iter()
+            .rev()
+            .find(|p| p.name.eq_ignore_ascii_case(name))
+    }
+
+    /// Takes property `name` (the last of that name, as Spring does).
+    pub(crate) fn take(&mut self, name: &str) -> Option<&'a Prop> {
+        let bean = self.bean;
+        let i = bean
+            .props
+            .iter()
+            .rposition(|p| p.name.eq_ignore_ascii_case(name))?;
+        self.used[i] = true;
+        Some(&bean.props[i])
+    }
+
+    /// Reports property `name`, if set, with `why`.
+    pub(crate) fn note_one(
+        &mut self,
+        profile: &mut Profile,
+        name: &str,
+        why: &str,
+        closest: Option<&str>,
+    ) {
+        if let Some(p) = self.take(name) {
+            profile.note(p.line, format!("{}.{}", self.subject, p.name), why, closest);
+        }
+    }
+
+    /// Reports every property not taken, with `why`.
+    pub(crate) fn note_rest(&mut self, profile: &mut Profile, why: &str, closest: Option<&str>) {
+        for (i, p) in self.bean.props.iter().enumerate() {
+            if !self.used[i] {
+                self.used[i] = true;
+                let shown = match &p.value {
+                    // Secrets are never printed (credentials' passwords).
+                    _ if p.name.to_ascii_lowercase().contains("password") => {
+                        " = (hidden)".to_owned()
+                    }
+                    Value::Text(t, _) => format!(" = {}", short(t)),
+                    _ => String::new(),
+                };
+                profile.note(
+                    p.line,
+                    format!("{}.{}{shown}", self.subject, p.name),
+                    why,
+                    closest,
+                );
+            }
+        }
+    }
+
+    /// Maps every property not yet taken through [`settings::map`] for the bean's class.
+    fn map_rest(&mut self, profile: &mut Profile) {
+        let class = self.bean.short_class();
+        for (i, p) in self.bean.props.iter().enumerate() {
+            if self.used[i] {
+                continue;
+            }
+            self.used[i] = true;
+            let subject = format!("{}.{}", self.subject, p.name);
+            let Some(value) = scalar(&p.value, p.line, &subject, profile) else {
+                continue;
+            };
+            match settings::map(class, &p.name, value) {
+                Mapped::Set(key, v) => profile.set(key, v, format!("{subject}, line {}", p.line)),
+                Mapped::Same(_) => {}
+                Mapped::Note(why, closest) => profile.note(
+                    p.line,
+                    format!("{subject} = {}", short(value)),
+                    why,
+                    closest,
+                ),
+            }
+        }
+    }
+}
+
+/// A property's literal text; a Heritrix placeholder left unreplaced is reported and gives `None`.
+fn scalar<'v>(v: &'v Value, line: usize, subject: &str, profile: &mut Profile) -> Option<&'v str> {
+    let t = text(v)?;
+    if t.trim() == SEE_OVERRIDE {
+        profile.note(
+            line,
+            subject,
+            "the placeholder \"[see override above]\" was never overridden; set the value",
+            None,
+        );
+        return None;
+    }
+    Some(t)
+}
+
+fn short(t: &str) -> String {
+    let t = t.trim();
+    if t.chars().count() > 60 {
+        format!("{}…", t.chars().take(60).collect::<String>())
+    } else {
+        t.to_owned()
+    }
+}
+
+/// Converts the beans into a profile.
+pub(crate) fn convert(beans: &Beans, base: &Path) -> Profile {
+    let mut profile = Profile::default();
+    let directives = seeds(beans, base, &mut profile);
+    let seed_urls: Vec<String> = profile
+        .get("seeds.urls")
+        .and_then(T::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    let ctx = RuleContext {
+        beans,
+        seeds: &seed_urls,
+        base,
+    };
+    metadata(beans, &mut profile);
+    match beans.get("scope") {
+        Some(scope) => {
+            profile.scope_rules = rules::sequence(&ctx, scope, &mut profile);
+            give_directives(&directives, &mut profile);
+        }
+        None => profile.note(
+            1,
+            "scope",
+            "no top-level DecideRule bean named `scope`: trawl's default scope is used",
+            Some("[[scope.rules]]"),
+        ),
+    }
+    let mut sheets = Vec::new();
+    for b in &beans.top {
+        let subject = b.id.clone().unwrap_or_else(|| b.short_class().to_owned());
+        match b.short_class() {
+            _ if b.class == OVERRIDE_CLASS => {} // applied when the beans were read
+            _ if is_plumbing(&b.class) => profile.note(
+                b.line,
+                subject,
+                format!(
+                    "{} is Spring or JDK plumbing with no crawl setting",
+                    b.class
+                ),
+                None,
+            ),
+            // Read above, or when something refers to them.
+            "CrawlMetadata" | "TextSeedModule" | "ConfigString" | "ConfigFile" => {}
+            _ if b.id.as_deref() == Some("scope") => {}
+            _ if is_rule(b) => {
+                if !referenced(beans, b) {
+                    profile.note(
+                        b.line,
+                        subject,
+                        "a decide rule nothing refers to has no effect",
+                        None,
+                    );
+                }
+            }
+            "Sheet" => sheets.push(b),
+            "SurtPrefixesSheetAssociation" | "DecideRuledSheetAssociation" => {}
+            "FrontierPreparer" => preparer(b, subject, beans, &mut profile),
+            "Preselector" => preselector(b, subject, &mut profile),
+            "BdbFrontier" => {
+                let mut props = Props::new(b, subject);
+                if let Some(p) = props.take("queuePrecedencePolicy") {
+                    match beans.resolve(&p.value) {
+                        Some(policy) if matches!(p.value, Value::Bean(_)) => {
+                            policy_bean(policy, &mut profile)
+                        }
+                        Some(_) => {}
+                        None => profile.note(
+                            p.line,
+                            "frontier.queuePrecedencePolicy",
+                            "not a bean",
+                            None,
+                        ),
+                    }
+                }
+                props.map_rest(&mut profile);
+            }
+            "DispositionProcessor"
+            | "FetchHTTP"
+            | "PreconditionEnforcer"
+            | "CrawlController"
+            | "WARCWriterChainProcessor"
+            | "WARCWriterProcessor"
+            | "CheckpointService"
+            | "ExtractorHTML" => {
+                let mut props = Props::with_base(b, subject, base);
+                gate_rules(&ctx, &mut props, &mut profile);
+                writer_paths(&mut props, &mut profile);
+                props.note_one(
+                    &mut profile,
+                    "credentialStore",
+                    "trawl has no credentials yet: pages behind a login are fetched without one",
+                    None,
+                );
+                props.map_rest(&mut profile);
+            }
+            "SurtAuthorityQueueAssignmentPolicy"
+            | "HostnameQueueAssignmentPolicy"
+            | "AssignmentLevelSurtQueueAssignmentPolicy"
+            | "IPQueueAssignmentPolicy"
+            | "BucketQueueAssignmentPolicy"
+            | "HostnameQueueAssignmentPolicyWithLimits"
+            | "SurtAuthorityQueueAssignmentPolicyWithLimits"
+            | "BaseQueuePrecedencePolicy"
+            | "HighestUriQueuePrecedencePolicy"
+            | "SuccessCountsQueuePrecedencePolicy"
+            | "CostUriPrecedencePolicy"
+            | "BaseUriPrecedencePolicy"
+            | "HopsUriPrecedencePolicy"
+            | "PreloadedUriPrecedencePolicy"
+            | "UnitCostAssignmentPolicy"
+            | "ZeroCostAssignmentPolicy"
+            | "WagCostAssignmentPolicy"
+            | "AntiCalendarCostAssignmentPolicy" => policy_bean(b, &mut profile),
+            class => other_bean(b, class, subject, &mut profile),
+        }
+    }
+    for sheet in sheets {
+        sheet_bean(&ctx, sheet, &mut profile);
+    }
+    profile.notes.sort_by_key(|n| n.line);
+    profile
+}
+
+fn is_rule(b: &Bean) -> bool {
+    b.short_class().ends_with("DecideRule") || b.short_class() == "DecideRuleSequence"
+}
+
+/// Whether any property anywhere refers to the top-level bean `b`.
+fn referenced(beans: &Beans, b: &Bean) -> bool {
+    let Some(id) = &b.id else { return false };
+    fn refers(v: &Value, id: &str) -> bool {
+        match v {
+            Value::Ref(r, _) => r == id,
+            Value::Bean(b) => b.props.iter().any(|p| refers(&p.value, id)),
+            Value::List(items) => items.iter().any(|v| refers(v, id)),
+            Value::Map(entries) => entries.iter().any(|(_, v)| refers(v, id)),
+            _ => false,
+        }
+    }
+    beans
+        .top
+        .iter()
+        .any(|other| other.props.iter().any(|p| refers(&p.value, id)))
+}
+
+/// `metadata`: the user agent (with its placeholders filled), robots policy, and the informational fields.
+fn metadata(beans: &Beans, profile: &mut Profile) {
+    let Some(b) = beans
+        .top
+        .iter()
+        .find(|b| b.short_class() == "CrawlMetadata")
+    else {
+        return;
+    };
+    let subject = b.id.clone().unwrap_or_else(|| "metadata".into());
+    let mut props = Props::new(b, subject.clone());
+    let contact = props.take("operatorContactUrl");
+    let contact_url = contact
+        .and_then(|p| {
+            scalar(
+                &p.value,
+                p.line,
+                &format!("{subject}.operatorContactUrl"),
+                profile,
+            )
+        })
+        .map(|t| t.trim().to_owned());
+    if let (Some(p), Some(url)) = (contact, &contact_url)
+        && (url == CONTACT_PLACEHOLDER || !url.starts_with("http"))
+    {
+        profile.note(
+            p.line,
+            format!("{subject}.operatorContactUrl"),
+            format!("{url:?} is the profile's placeholder, not a contact URL: put yours in fetch.user_agent"),
+            Some("fetch.user_agent"),
+        );
+    }
+    let template = props.take("userAgentTemplate");
+    let (template_text, line) =
+        match template.and_then(|p| text(&p.value).map(|t| (t.trim(), p.line))) {
+            Some((t, l)) => (t.to_owned(), l),
+            None => (
+                "Mozilla/5.0 (compatible; heritrix/@VERSION@ +@OPERATOR_CONTACT_URL@)".to_owned(),
+                b.line,
+            ),
+        };
+    let agent = template_text
+        .replacen("@VERSION@", env!("CARGO_PKG_VERSION"), 1)
+        .replacen(
+            "@OPERATOR_CONTACT_URL@",
+            contact_url
+                .as_deref()
+                .unwrap_or("https://example.invalid/contact"),
+            1,
+        );
+    profile.set(
+        "fetch.user_agent",
+        agent,
+        format!("{subject}.userAgentTemplate with @VERSION@ and @OPERATOR_CONTACT_URL@ filled in, line {line}"),
+    );
+    if let Some(p) = props.take("robotsPolicyName")
+        && let Some(policy) = text(&p.value).map(str::trim)
+    {
+        let from = format!("{subject}.robotsPolicyName = {policy}, line {}", p.line);
+        match policy {
+            "obey" | "classic" => profile.set("fetch.obey_robots", true, from),
+            "ignore" => profile.set("fetch.obey_robots", false, from),
+            "robotsTxtOnly" => {
+                profile.set("fetch.obey_robots", true, from);
+                profile.note(
+                    p.line,
+                    format!("{subject}.robotsPolicyName"),
+                    "trawl obeys <meta name=robots content=nofollow> whenever it obeys robots.txt",
+                    Some("fetch.obey_robots"),
+                );
+            }
+            other => profile.note(
+                p.line,
+                format!("{subject}.robotsPolicyName"),
+                format!(
+                    "the custom robots policy {other:?} has no trawl form; robots.txt is obeyed"
+                ),
+                Some("fetch.obey_robots"),
+            ),
+        }
+    }
+    for (name, label) in [
+        ("jobName", "job"),
+        ("description", "description"),
+        ("operator", "operator"),
+        ("organization", "organization"),
+        ("audience", "audience"),
+        ("operatorFrom", "operator e-mail (From:)"),
+    ] {
+        if let Some(p) = props.take(name)
+            && let Some(t) = scalar(&p.value, p.line, &format!("{subject}.{name}"), profile)
+            && !t.trim().is_empty()
+        {
+            profile.about.push(format!("{label}: {}", t.trim()));
+            profile.note(
+                p.line,
+                format!("{subject}.{name}"),
+                "kept as a comment at the top: trawl has no crawl metadata settings (the job's crawl.toml is \
+                 copied into each WARC's warcinfo record)",
+                None,
+            );
+        }
+    }
+    props.note_rest(profile, "trawl has no such setting", None);
+}
+
+/// `seeds`: the seed list (`+`/`-` lines returned, for the scope rules) or the seed file.
+fn seeds(beans: &Beans, base: &Path, profile: &mut Profile) -> Vec<(SeedLine, usize)> {
+    let mut directives = Vec::new();
+    let Some(b) = beans
+        .top
+        .iter()
+        .find(|b| b.short_class() == "TextSeedModule")
+    else {
+        return directives;
+    };
+    let subject = b.id.clone().unwrap_or_else(|| "seeds".into());
+    let mut props = Props::new(b, subject.clone());
+    if let Some(p) = props.take("textSource") {
+        let source = beans.resolve(&p.value);
+        match source.map(|s| (s.short_class(), s)) {
+            Some(("ConfigString", s)) => {
+                if let Some(Prop {
+                    value: Value::Text(body, line),
+                    ..
+                }) = s.prop("value")
+                {
+                    let mut urls = Vec::new();
+                    for (n, what) in seed_list::parse(body) {
+                        match what {
+                            SeedLine::Seed(u) => urls.push(T::String(u)),
+                            SeedLine::Other(t) if t.starts_with('[') => {} // "[see override above]"
+                            SeedLine::Other(t) => profile.note(
+                                line + n - 1,
+                                format!("{subject}.textSource"),
+                                format!("{t:?} is neither a seed nor a +/- directive; Heritrix ignores it"),
+                                None,
+                            ),
+                            d => directives.push((d, line + n - 1)),
+                        }
+                    }
+                    profile.set(
+                        "seeds.urls",
+                        T::Array(urls),
+                        format!("{subject}.textSource, line {line}"),
+                    );
+                }
+            }
+            Some(("ConfigFile", s)) => {
+                if let Some(path) = s.prop("path").and_then(|p| text(&p.value)) {
+                    profile.set(
+                        "seeds.files",
+                        T::Array(vec![T::String(rules::ctx_path(base, path))]),
+                        format!("{subject}.textSource (a ConfigFile; trawl reads +/- lines too), line {}", p.line),
+                    );
+                    launch_id(path, p.line, &subject, profile);
+                }
+            }
+            _ => profile.note(
+                p.line,
+                format!("{subject}.textSource"),
+                "not a ConfigString or ConfigFile",
+                None,
+            ),
+        }
+    }
+    props.note_one(
+        profile,
+        "sourceTagSeeds",
+        "trawl shows every URI's seed in crawl.log's `via` chain and the seeds report, not as a tag",
+        None,
+    );
+    props.note_one(
+        profile,
+        "blockAwaitingSeedLines",
+        "trawl reads every seed before it starts",
+        None,
+    );
+    props.note_rest(profile, "trawl has no such setting", None);
+    directives
+}
+
+/// The seed list's `+`/`-` lines go to the scope's `surt_prefixed` rules of that decision, as in Heritrix.
+fn give_directives(directives: &[(SeedLine, usize)], profile: &mut Profile) {
+    for (d, line) in directives {
+        let (text, want) = match d {
+            SeedLine::Accept(t) => (t, "accept"),
+            SeedLine::Reject(t) => (t, "reject"),
+            _ => continue,
+        };
+        let prefix = match seed_list::directive_prefix(text) {
+            Ok(p) => p,
+            Err(e) => {
+                profile.note(*line, "seeds.textSource", format!("{text:?}: {e}"), None);
+                continue;
+            }
+        };
+        let mut taken = false;
+        for r in &mut profile.scope_rules {
+            let is_surt = r.table.get("rule").and_then(T::as_str) == Some("surt_prefixed");
+            let decision = r
+                .table
+                .get("decision")
+                .and_then(T::as_str)
+                .unwrap_or("accept");
+            if is_surt && decision == want {
+                let list = r
+                    .table
+                    .entry("prefixes")
+                    .or_insert_with(|| T::Array(Vec::new()));
+                let p = T::String(prefix.as_str().to_owned());
+                if let T::Array(a) = list
+                    && !a.contains(&p)
+                {
+                    a.push(p);
+                }
+                taken = true;
+            }
+        }
+        if !taken {
+            profile.note(
+                *line,
+                "seeds.textSource",
+                format!("no surt_prefixed rule with decision {want} takes the directive {text:?}"),
+                Some("[[scope.rules]] surt_prefixed"),
+            );
+        }
+    }
+}
+
+/// `preparer`: queue assignment and precedence policies, canonicalization, preferences.
+fn preparer(b: &Bean, subject: String, beans: &Beans, profile: &mut Profile) {
+    let mut props = Props::new(b, subject.clone());
+    for name in [
+        "queueAssignmentPolicy",
+        "uriPrecedencePolicy",
+        "costAssignmentPolicy",
+    ] {
+        if let Some(p) = props.take(name)
+            && let Value::Bean(policy) = &p.value
+        {
+            policy_bean(policy, profile);
+        }
+        // A reference names a top-level policy bean, converted on its own.
+    }
+    if let Some(p) = props.take("canonicalizationPolicy") {
+        let default_rules = beans
+            .resolve(&p.value)
+            .is_some_and(|c| c.short_class() == "RulesCanonicalizationPolicy");
+        profile.note(
+            p.line,
+            format!("{subject}.canonicalizationPolicy"),
+            if default_rules {
+                "trawl's `heritrix` canonicalizer applies Heritrix's default rules (lower-case, strip userinfo, \
+                 www, session ids, fix the query); a changed rule list is not carried over"
+            } else {
+                "a custom canonicalization policy is not carried over"
+            },
+            Some("identity.canonicalizer, identity.heritrix_strip_www_always, identity.rewrites"),
+        );
+    }
+    for name in ["preferenceDepthHops", "preferenceEmbedHops"] {
+        props.note_one(
+            profile,
+            name,
+            "trawl orders a queue first-in first-out, or by hops from a seed",
+            Some("frontier.uri_precedence = \"hops\""),
+        );
+    }
+    props.note_rest(profile, "trawl has no such setting", None);
+}
+
+/// A queue assignment, precedence or cost policy bean.
+fn policy_bean(b: &Bean, profile: &mut Profile) {
+    let class = b.short_class();
+    let subject = b.id.clone().unwrap_or_else(|| class.to_owned());
+    let from = format!("{}, line {}", b.class, b.line);
+    match class {
+        "SurtAuthorityQueueAssignmentPolicy" | "HostnameQueueAssignmentPolicy" => {
+            profile.set("frontier.queue_assignment", "host", from)
+        }
+        "AssignmentLevelSurtQueueAssignmentPolicy" => {
+            profile.set("frontier.queue_assignment", "domain", from)
+        }
+        "IPQueueAssignmentPolicy" => profile.set("frontier.queue_assignment", "ip", from),
+        "HopsUriPrecedencePolicy" => profile.set("frontier.uri_precedence", "hops", from),
+        "CostUriPrecedencePolicy"
+        | "BaseUriPrecedencePolicy"
+        | "BaseQueuePrecedencePolicy"
+        | "UnitCostAssignmentPolicy" => {}
+        _ => profile.note(
+            b.line,
+            subject.clone(),
+            format!("trawl has no {class}"),
+            Some(if class.contains("Queue") {
+                "frontier.queue_assignment / frontier.queue_precedence"
+            } else {
+                "frontier.uri_precedence"
+            }),
+        ),
+    }
+    let mut props = Props::new(b, subject);
+    props.note_one(
+        profile,
+        "navlinksOnly",
+        "trawl's hops precedence counts every hop",
+        Some("frontier.uri_precedence"),
+    );
+    props.map_rest(profile);
+}
+
+/// `preselector`: its block/allow regexes become rules checked before each fetch.
+fn preselector(b: &Bean, subject: String, profile: &mut Profile) {
+    let mut props = Props::new(b, subject.clone());
+    let add = |rule: &str, regex: Option<String>, line: usize, profile: &mut Profile| {
+        let mut t = Table::new();
+        t.insert("rule".into(), rule.into());
+        if let Some(r) = regex {
+            t.insert("regex".into(), r.into());
+        }
+        t.insert("decision".into(), "reject".into());
+        profile.before_fetch.push(RuleOut {
+            table: t,
+            from: format!("{subject}, line {line}"),
+        });
+    };
+    if let Some(p) = props.take("blockAll")
+        && text(&p.value).and_then(settings::parse_bool) == Some(true)
+    {
+        add("reject", None, p.line, profile);
+    }
+    for (name, rule) in [
+        ("blockByRegex", "matches_regex"),
+        ("allowByRegex", "not_matches_regex"),
+    ] {
+        if let Some(p) = props.take(name)
+            && let Some(re) = text(&p.value).map(str::trim).filter(|r| !r.is_empty())
+        {
+            match rules::java_regex(re) {
+                Ok(r) => add(rule, Some(r), p.line, profile),
+                Err(e) => profile.note(p.line, format!("{subject}.{name}"), e, None),
+            }
+        }
+    }
+    props.note_one(
+        profile,
+        "recheckScope",
+        "trawl decides scope once, when a link is found; rules checked before each fetch go in decide.before_fetch",
+        Some("decide.before_fetch"),
+    );
+    props.note_rest(profile, "trawl has no such setting", None);
+}
+
+/// Where a processor's rules go in the profile.
+type Gate = fn(&mut Profile) -> &mut Vec<RuleOut>;
+
+/// A processor's own decide rules: `FetchHTTP.shouldFetchBodyRule` is trawl's check of the response head,
+/// a writer's `shouldProcessRule` its check before writing.
+fn gate_rules(ctx: &RuleContext<'_>, props: &mut Props<'_>, profile: &mut Profile) {
+    let gates: &[(&str, Gate)] = &[
+        ("shouldFetchBodyRule", |p| &mut p.after_headers),
+        ("shouldProcessRule", |p| &mut p.before_write),
+    ];
+    for (name, target) in gates {
+        let Some(p) = props.take(name) else { continue };
+        let writer = props.subject_class().contains("Writer");
+        if *name == "shouldProcessRule" && !writer {
+            profile.note(
+                p.line,
+                format!("{}.{name}", props.subject()),
+                "trawl runs every processor on every URI",
+                None,
+            );
+            continue;
+        }
+        match ctx.beans.resolve(&p.value) {
+            Some(rule) => {
+                let rules = rules::sequence(ctx, rule, profile);
+                target(profile).extend(rules);
+            }
+            None => profile.note(
+                p.line,
+                format!("{}.{name}", props.subject()),
+                "not a decide rule",
+                None,
+            ),
+        }
+    }
+}
+
+/// The WARC writer's places and names: trawl writes JOB/warcs/PREFIX-….
+fn writer_paths(props: &mut Props<'_>, profile: &mut Profile) {
+    for name in ["storePaths", "directory", "template"] {
+        props.note_one(
+            profile,
+            name,
+            "trawl writes WARCs to JOB/warcs/ named PREFIX-TIMESTAMP-SERIAL-HOST.warc.gz",
+            Some("warc.prefix"),
+        );
+    }
+}
+
+/// Reports `${launchId}` in a path: trawl has one directory per job instead.
+fn launch_id(path: &str, line: usize, subject: &str, profile: &mut Profile) {
+    if path.contains("${launchId}") {
+        profile.note(
+            line,
+            subject,
+            format!("{path:?}: ${{launchId}} (Heritrix's launch directory) is the job directory in trawl"),
+            None,
+        );
+    }
+}
+
+/// Beans without a trawl counterpart: the ones that do something are reported whole; plumbing only when a
+/// property is set.
+fn other_bean(b: &Bean, class: &str, subject: String, profile: &mut Profile) {
+    let what = match class {
+        "ExtractorJS" => Some("trawl finds no links in scripts yet"),
+        "ExtractorSitemap" => Some("trawl reads no sitemaps yet"),
+        "ExtractorSWF" => Some("trawl reads no Flash files"),
+        "ExtractorPDF" => Some("trawl finds no links in PDFs yet"),
+        "ExtractorXML" | "ExtractorImpliedURI" | "ExtractorURI" | "ExtractorMultipleRegex" => {
+            Some("trawl has no such extractor")
+        }
+        "CredentialStore" | "HttpAuthenticationCredential" | "HtmlFormCredential" => {
+            Some("trawl has no credentials yet: pages behind a login are fetched without one")
+        }
+        "QuotaEnforcer" => Some("trawl caps URIs per host only"),
+        "BrowserProcessor" => Some("trawl does not drive a browser"),
+        "ReschedulingProcessor" => Some("trawl revisits only watchable URL classes"),
+        "FetchWhois" | "FetchFTP" | "FetchSFTP" | "FetchHTTP2" => {
+            Some("trawl fetches HTTP/1.1 only")
+        }
+        "FirstNamedRobotsPolicy" | "MostFavoredRobotsPolicy" | "CustomRobotsPolicy" => {
+            Some("trawl obeys robots.txt for its own product token, or ignores it")
+        }
+        "CrawlLimitEnforcer" if !b.props.is_empty() => {
+            Some("trawl has no crawl-wide limits on documents, bytes or time")
+        }
+        _ => None,
+    };
+    let closest = match class {
+        "QuotaEnforcer" => Some("frontier.max_uris_per_host"),
+        "CrawlLimitEnforcer" => Some("stop the crawl with `trawl ctl JOB stop`"),
+        "FirstNamedRobotsPolicy" | "MostFavoredRobotsPolicy" | "CustomRobotsPolicy" => {
+            Some("fetch.obey_robots")
+        }
+        _ => None,
+    };
+    if let Some(why) = what {
+        profile.note(b.line, subject.clone(), why, closest);
+    }
+    let mut props = Props::new(b, subject.clone());
+    if class == "CheckpointService" {
+        props.map_rest(profile);
+        return;
+    }
+    for p in &b.props {
+        if let Value::Text(t, line) = &p.value {
+            launch_id(t, *line, &subject, profile);
+        }
+    }
+    // Chains list their processors: trawl's pipeline is fixed, so the list itself is honoured.
+    props.take("processors");
+    if what.is_none() {
+        props.note_rest(profile, "trawl has no such setting", closest);
+    } else {
+        props.note_rest(profile, "not carried over with its bean", closest);
+    }
+}
+
+/// A `Sheet` and its associations as a trawl `[[sheet]]`.
+fn sheet_bean(ctx: &RuleContext<'_>, b: &Bean, profile: &mut Profile) {
+    let name =
+        b.id.clone()
+            .unwrap_or_else(|| format!("sheet-line-{}", b.line));
+    let mut sheet = SheetOut {
+        name: name.clone(),
+        from: format!("Heritrix sheet {name:?}, line {}", b.line),
+        ..SheetOut::default()
+    };
+    let mut props = Props::new(b, name.clone());
+    if let Some(Prop {
+        value: Value::Map(entries),
+        line,
+        ..
+    }) = props.take("map")
+    {
+        for (key, value) in entries {
+            let line = value.line().unwrap_or(*line);
+            let Some(text) = text(value) else {
+                profile.note(
+                    line,
+                    format!("sheet {name}: {key}"),
+                    "not a literal value",
+                    None,
+                );
+                continue;
+            };
+            match sheet_entry(ctx.beans, key, text) {
+                Mapped::Set(k, v) if PER_URI.iter().any(|p| k.starts_with(p)) => {
+                    sheet.set.push(Setting {
+                        key: k.to_owned(),
+                        value: v,
+                        from: format!("{key}, line {line}"),
+                    })
+                }
+                Mapped::Set(k, _) => profile.note(
+                    line,
+                    format!("sheet {name}: {key}"),
+                    format!("{k} is read once per crawl, so a trawl sheet cannot set it"),
+                    Some(k),
+                ),
+                Mapped::Same(_) => {}
+                Mapped::Note(why, closest) => profile.note(
+                    line,
+                    format!("sheet {name}: {key} = {}", short(text)),
+                    why,
+                    closest,
+                ),
+            }
+        }
+    }
+    props.note_rest(profile, "trawl's sheets have no such setting", None);
+    for a in &ctx.beans.top {
+        let targets: Vec<&str> = a
+            .prop("targetSheetNames")
+            .map(|p| match &p.value {
+                Value::List(items) => items.iter().filter_map(text).map(str::trim).collect(),
+                other => text(other).map(str::trim).into_iter().collect(),
+            })
+            .unwrap_or_default();
+        if !targets.contains(&name.as_str()) {
+            continue;
+        }
+        match a.short_class() {
+            "SurtPrefixesSheetAssociation" => {
+                if let Some(p) = a.prop("surtPrefixes") {
+                    let items: Vec<&Value> = match &p.value {
+                        Value::List(items) => items.iter().collect(),
+                        other => vec![other],
+                    };
+                    for v in items.into_iter().filter_map(text) {
+                        let prefix = v.trim().to_lowercase();
+                        if prefix.starts_with("https://") {
+                            profile.note(
+                                p.line,
+                                format!("sheet {name}"),
+                                format!("{prefix:?}: an https:// prefix never matches, in Heritrix as in trawl (SURTs fold https to http); write http://"),
+                                None,
+                            );
+                        }
+                        sheet.surt_prefixes.push(prefix);
+                    }
+                }
+            }
+            _ => {
+                if let Some(rule) = a.prop("rules").and_then(|p| ctx.beans.resolve(&p.value)) {
+                    sheet.rules.extend(rules::sequence(ctx, rule, profile));
+                }
+                if a.prop("order").is_some() {
+                    profile.note(
+                        a.line,
+                        format!("sheet {name}"),
+                        "trawl applies sheets in file order; `order` is not carried over",
+                        None,
+                    );
+                }
+            }
+        }
+    }
+    if sheet.surt_prefixes.is_empty() && sheet.rules.is_empty() {
+        profile.note(
+            b.line,
+            format!("sheet {name}"),
+            "no association applies this sheet to any URI, so it is left out",
+            Some("[[sheet]] surt_prefixes"),
+        );
+        return;
+    }
+    profile.sheets.push(sheet);
+}
+
+/// A sheet entry `bean.property[.property…] = text`, mapped for the class of the bean it names.
+fn sheet_entry(beans: &Beans, key: &str, text: &str) -> Mapped {
+    let mut parts = key.split('.');
+    let Some(mut bean) = parts.next().and_then(|id| beans.get(id)) else {
+        return Mapped::Note("names no top-level bean".into(), None);
+    };
+    let path: Vec<&str> = parts.collect();
+    let Some((last, through)) = path.split_last() else {
+        return Mapped::Note("names a bean, not a property".into(), None);
+    };
+    for step in through {
+        match bean.prop(step).and_then(|p| beans.resolve(&p.value)) {
+            Some(inner) => bean = inner,
+            None => return Mapped::Note(format!("{step} is not a bean property"), None),
+        }
+    }
+    settings::map(bean.short_class(), last, text)
+}

@@ -1,0 +1,560 @@
+//! Heritrix decide rules (`org.archive.modules.deciderules.*`) as trawl `[[scope.rules]]` tables, parameters
+//! included; a rule or parameter trawl lacks becomes a note.
+
+use toml::{Table, Value as T};
+use trawl_engine::config::seed_list;
+
+use super::beans::{Bean, Beans, Value};
+use super::convert::Props;
+use super::profile::{Profile, RuleOut};
+
+/// What rule conversion needs besides the bean.
+pub(crate) struct RuleContext<'a> {
+    pub(crate) beans: &'a Beans,
+    /// The crawl's seeds (for `OnDomains`/`OnHosts`, whose prefixes include the seeds' hosts).
+    pub(crate) seeds: &'a [String],
+    /// The folder Heritrix reads relative paths from: the cxml's.
+    pub(crate) base: &'a std::path::Path,
+}
+
+/// The rules of a `DecideRuleSequence` bean (or one rule given on its own), in order.
+pub(crate) fn sequence(ctx: &RuleContext<'_>, seq: &Bean, profile: &mut Profile) -> Vec<RuleOut> {
+    if seq.short_class() != "DecideRuleSequence" {
+        return rule(ctx, seq, profile).into_iter().collect();
+    }
+    let mut props = Props::new(seq, subject(seq));
+    let mut out = Vec::new();
+    if let Some(p) = props.take("rules") {
+        let items = match &p.value {
+            Value::List(items) => items.clone(),
+            other => vec![other.clone()],
+        };
+        for item in &items {
+            match ctx.beans.resolve(item) {
+                Some(b) => out.extend(rule(ctx, b, profile)),
+                None => profile.note(
+                    item.line().unwrap_or(p.line),
+                    subject(seq),
+                    "a rules entry that is not a bean or a reference to one",
+                    None,
+                ),
+            }
+        }
+    }
+    props.note_rest(
+        profile,
+        "trawl keeps every decision in the URI's trace instead",
+        Some("trawl url explain"),
+    );
+    out
+}
+
+fn subject(b: &Bean) -> String {
+    b.id.clone().unwrap_or_else(|| b.short_class().to_owned())
+}
+
+/// One rule as a trawl table, or `None` (with a note) when trawl has no such rule.
+fn rule(ctx: &RuleContext<'_>, b: &Bean, profile: &mut Profile) -> Option<RuleOut> {
+    let mut props = Props::with_base(b, subject(b), ctx.base);
+    let mut t = Table::new();
+    let class = b.short_class();
+    let name = match class {
+        "AcceptDecideRule" => "accept",
+        "RejectDecideRule" => "reject",
+        "SurtPrefixedDecideRule" | "NotSurtPrefixedDecideRule" => {
+            surt_prefixed(&mut props, &mut t, profile);
+            if class.starts_with("Not") {
+                "not_surt_prefixed"
+            } else {
+                "surt_prefixed"
+            }
+        }
+        "OnDomainsDecideRule"
+        | "NotOnDomainsDecideRule"
+        | "OnHostsDecideRule"
+        | "NotOnHostsDecideRule" => {
+            let hosts = host_list(ctx, &mut props, profile);
+            let (name, key) = match class {
+                "OnDomainsDecideRule" => ("on_domains", "domains"),
+                "NotOnDomainsDecideRule" => ("not_on_domains", "domains"),
+                "OnHostsDecideRule" => ("on_hosts", "hosts"),
+                _ => ("not_on_hosts", "hosts"),
+            };
+            t.insert(key.into(), hosts.into());
+            name
+        }
+        "TooManyHopsDecideRule" => {
+            int(&mut props, "maxHops", "max_hops", &mut t);
+            "too_many_hops"
+        }
+        "TransclusionDecideRule" => {
+            int(&mut props, "maxTransHops", "max_trans_hops", &mut t);
+            int(
+                &mut props,
+                "maxSpeculativeHops",
+                "max_speculative_hops",
+                &mut t,
+            );
+            "transclusion"
+        }
+        "MatchesListRegexDecideRule" | "NotMatchesListRegexDecideRule" => {
+            let mut regexes = Vec::new();
+            if let Some(p) = props.take("regexList") {
+                for v in list(&p.value) {
+                    if let Value::Text(re, line) = v {
+                        match java_regex(re) {
+                            Ok(r) => regexes.push(T::String(r)),
+                            Err(e) => {
+                                profile.note(*line, subject(b), e, None);
+                                return None;
+                            }
+                        }
+                    }
+                }
+            }
+            t.insert("regexes".into(), T::Array(regexes));
+            if let Some(p) = props.take("listLogicalOr") {
+                let or = text(&p.value)
+                    .and_then(super::settings::parse_bool)
+                    .unwrap_or(true);
+                t.insert(
+                    "list_logic".into(),
+                    T::String(if or { "any" } else { "all" }.into()),
+                );
+            }
+            props.note_one(
+                profile,
+                "timeoutPerRegexSeconds",
+                "trawl's regexes run in linear time: no timeout is needed",
+                None,
+            );
+            if class.starts_with("Not") {
+                "not_matches_list_regex"
+            } else {
+                "matches_list_regex"
+            }
+        }
+        "MatchesRegexDecideRule"
+        | "NotMatchesRegexDecideRule"
+        | "HopsPathMatchesRegexDecideRule"
+        | "ContentTypeMatchesRegexDecideRule"
+        | "ContentTypeNotMatchesRegexDecideRule" => {
+            // Heritrix's default `.` matches only one-character strings.
+            let re = props
+                .take("regex")
+                .and_then(|p| text(&p.value).map(str::to_owned))
+                .unwrap_or_else(|| ".".into());
+            match java_regex(&re) {
+                Ok(r) => t.insert("regex".into(), T::String(r)),
+                Err(e) => {
+                    profile.note(b.line, subject(b), e, None);
+                    return None;
+                }
+            };
+            match class {
+                "MatchesRegexDecideRule" => "matches_regex",
+                "NotMatchesRegexDecideRule" => "not_matches_regex",
+                "HopsPathMatchesRegexDecideRule" => "hops_path_matches_regex",
+                "ContentTypeMatchesRegexDecideRule" => "content_type_matches_regex",
+                _ => "not_content_type_matches_regex",
+            }
+        }
+        "PathologicalPathDecideRule" => {
+            int(&mut props, "maxRepetitions", "max_repeats", &mut t);
+            "pathological_path"
+        }
+        "TooManyPathSegmentsDecideRule" => {
+            int(&mut props, "maxPathDepth", "max_segments", &mut t);
+            "too_many_path_segments"
+        }
+        "PrerequisiteAcceptDecideRule" => "prerequisite_accept",
+        "SeedAcceptDecideRule" => "seed_accept",
+        "HopCrossesAssignmentLevelDomainDecideRule" => "hop_crosses_registered_domain",
+        "SchemeNotInSetDecideRule" => {
+            match props.take("schemes") {
+                Some(p) => {
+                    let schemes: Vec<T> = list(&p.value)
+                        .iter()
+                        .filter_map(|v| text(v))
+                        .map(|s| T::String(s.trim().to_owned()))
+                        .collect();
+                    t.insert("schemes".into(), T::Array(schemes));
+                }
+                None => profile.note(
+                    b.line,
+                    subject(b),
+                    "Heritrix's default set also lets ftp, sftp, dns and whois URIs through; trawl fetches http \
+                     and https only, so its default set is those two",
+                    Some("scheme_not_in_set schemes"),
+                ),
+            }
+            "scheme_not_in_set"
+        }
+        "FetchStatusMatchesRegexDecideRule" | "FetchStatusNotMatchesRegexDecideRule"
+            if status_list(&props_regex(&props)).is_some() =>
+        {
+            let re = props
+                .take("regex")
+                .and_then(|p| text(&p.value))
+                .unwrap_or_default();
+            let statuses = status_list(re).unwrap_or_default();
+            if class.contains("Not") {
+                let mut inner = Table::new();
+                inner.insert("rule".into(), "fetch_status_matches".into());
+                inner.insert("statuses".into(), T::Array(statuses));
+                t.insert("of".into(), T::Table(inner));
+                let decision = props
+                    .take("decision")
+                    .and_then(|p| decision(&p.value))
+                    .unwrap_or("accept");
+                t.insert("decision".into(), T::String(decision.into()));
+                "not"
+            } else {
+                t.insert("statuses".into(), T::Array(statuses));
+                "fetch_status_matches"
+            }
+        }
+        "FetchStatusDecideRule" => {
+            let codes: Vec<T> = props
+                .take("statusCodes")
+                .map(|p| {
+                    list(&p.value)
+                        .iter()
+                        .filter_map(|v| text(v)?.trim().parse::<i64>().ok())
+                        .map(T::Integer)
+                        .collect()
+                })
+                .unwrap_or_default();
+            t.insert("statuses".into(), T::Array(codes));
+            "fetch_status_matches"
+        }
+        "IpAddressSetDecideRule" => {
+            let addresses: Vec<T> = props
+                .take("ipAddresses")
+                .map(|p| {
+                    list(&p.value)
+                        .iter()
+                        .filter_map(|v| text(v))
+                        .map(|s| T::String(cidr(s.trim())))
+                        .collect()
+                })
+                .unwrap_or_default();
+            t.insert("addresses".into(), T::Array(addresses));
+            "ip_address_set"
+        }
+        "ResponseContentLengthDecideRule" => {
+            // Heritrix: the condition holds for lower <= length <= upper; trawl's content_length holds
+            // outside (length > longer_than or < shorter_than), so the import is its negation.
+            let mut inner = Table::new();
+            inner.insert("rule".into(), "content_length".into());
+            if let Some(upper) = props.take("upperBound").and_then(|p| number(&p.value)) {
+                inner.insert("longer_than".into(), T::Integer(upper));
+            }
+            if let Some(lower) = props.take("lowerBound").and_then(|p| number(&p.value)) {
+                inner.insert("shorter_than".into(), T::Integer(lower));
+            }
+            t.insert("of".into(), T::Table(inner));
+            let decision = props
+                .take("decision")
+                .and_then(|p| decision(&p.value))
+                .unwrap_or("accept");
+            t.insert("decision".into(), T::String(decision.into()));
+            "not"
+        }
+        _ => {
+            let closest = match class {
+                "FetchStatusMatchesRegexDecideRule" | "FetchStatusNotMatchesRegexDecideRule" => {
+                    Some("fetch_status_matches (a list of statuses or classes such as \"4xx\")")
+                }
+                "MatchesFilePatternDecideRule" | "NotMatchesFilePatternDecideRule" => {
+                    Some("matches_regex on the extension, or [[filters.url]] extension = \"…\"")
+                }
+                "DecideRuleSequence" => Some("all / any / not rules, which combine rules"),
+                _ => None,
+            };
+            profile.note(
+                b.line,
+                subject(b),
+                format!("trawl has no {class}; the rule is left out of the sequence"),
+                closest,
+            );
+            return None;
+        }
+    };
+    t.insert("rule".into(), T::String(name.into()));
+    if !t.contains_key("decision")
+        && let Some(p) = props.take("decision")
+    {
+        match decision(&p.value) {
+            Some(d) => {
+                t.insert("decision".into(), T::String(d.into()));
+            }
+            None => profile.note(
+                p.line,
+                subject(b),
+                "decision is not ACCEPT, REJECT or NONE",
+                None,
+            ),
+        }
+    }
+    props.note_one(
+        profile,
+        "logToFile",
+        "trawl keeps every decision in the URI's trace instead",
+        Some("trawl url explain"),
+    );
+    props.note_rest(profile, "trawl's rule has no such parameter", None);
+    Some(RuleOut {
+        table: t,
+        from: format!("{} (line {})", b.class, b.line),
+    })
+}
+
+/// `SurtPrefixedDecideRule`'s prefixes: `surtsSource` lines as Heritrix reads them (a `+` marks a literal
+/// prefix; a plain URL or host gives a prefix, a whole domain when no slash follows the host), or its file.
+fn surt_prefixed(props: &mut Props<'_>, t: &mut Table, profile: &mut Profile) {
+    if let Some(p) = props.take("seedsAsSurtPrefixes")
+        && let Some(b) = text(&p.value).and_then(super::settings::parse_bool)
+    {
+        t.insert("seeds_as_prefixes".into(), T::Boolean(b));
+    }
+    if let Some(p) = props.take("alsoCheckVia")
+        && let Some(b) = text(&p.value).and_then(super::settings::parse_bool)
+    {
+        t.insert("also_check_via".into(), T::Boolean(b));
+    }
+    let source = props
+        .take("surtsSource")
+        .or_else(|| props.take("surtsSourceFile"));
+    if let Some(p) = source {
+        match read_source(&p.value) {
+            Source::Text(body, line) => {
+                let mut prefixes = Vec::new();
+                for (n, token) in source_lines(&body) {
+                    match seed_list::directive_prefix(token.trim_start_matches('+')) {
+                        Ok(prefix) => prefixes.push(T::String(prefix.as_str().to_owned())),
+                        Err(e) => profile.note(
+                            line + n,
+                            props.subject(),
+                            format!(
+                                "surtsSource line {token:?} is not a SURT prefix, URL or host: {e}"
+                            ),
+                            None,
+                        ),
+                    }
+                }
+                let mut unique: Vec<T> = Vec::new();
+                for p in prefixes {
+                    if !unique.contains(&p) {
+                        unique.push(p);
+                    }
+                }
+                t.insert("prefixes".into(), T::Array(unique));
+            }
+            Source::File(path) => {
+                let path = ctx_path(props.base(), &path);
+                t.insert("files".into(), T::Array(vec![T::String(path)]));
+            }
+            Source::Other => profile.note(
+                p.line,
+                props.subject(),
+                "surtsSource is neither a ConfigString nor a ConfigFile",
+                Some("surt_prefixed prefixes / files"),
+            ),
+        }
+    }
+    props.note_one(
+        profile,
+        "surtsDumpFile",
+        "trawl writes no dump of the prefixes; `trawl url explain URL` shows the prefix a URL matched",
+        None,
+    );
+}
+
+/// The hosts of an `On(Hosts|Domains)` rule: the seeds' (with `seedsAsSurtPrefixes`, the default) and those of
+/// its `surtsSource`.
+fn host_list(ctx: &RuleContext<'_>, props: &mut Props<'_>, profile: &mut Profile) -> Vec<T> {
+    let mut hosts = Vec::new();
+    let seeds_too = props
+        .take("seedsAsSurtPrefixes")
+        .and_then(|p| text(&p.value).and_then(super::settings::parse_bool))
+        .unwrap_or(true);
+    let mut add = |s: &str| {
+        let with_scheme = if s.contains("://") {
+            s.to_owned()
+        } else {
+            format!("http://{s}")
+        };
+        if let Ok(u) = trawl_url::parse_lenient(&with_scheme)
+            && let Some(h) = u.host_str()
+            && !hosts.contains(&T::String(h.to_owned()))
+        {
+            hosts.push(T::String(h.to_owned()));
+        }
+    };
+    if seeds_too {
+        ctx.seeds.iter().for_each(|s| add(s));
+    }
+    if let Some(p) = props.take("surtsSource") {
+        match read_source(&p.value) {
+            Source::Text(body, _) => {
+                for (_, token) in source_lines(&body) {
+                    if token.contains('(') {
+                        profile.note(
+                            p.line,
+                            props.subject(),
+                            format!("the SURT {token:?} is not a host name; write the host"),
+                            None,
+                        );
+                    } else {
+                        add(token.trim_start_matches('+'));
+                    }
+                }
+            }
+            _ => profile.note(
+                p.line,
+                props.subject(),
+                "a surtsSource file is not read for host and domain rules; list the hosts in the rule",
+                None,
+            ),
+        }
+    }
+    hosts
+}
+
+enum Source {
+    Text(String, usize),
+    File(String),
+    Other,
+}
+
+/// A `ReadSource` property: a nested `ConfigString` (its `value`) or `ConfigFile` (its `path`).
+fn read_source(v: &Value) -> Source {
+    let Value::Bean(b) = v else {
+        return Source::Other;
+    };
+    match b.short_class() {
+        "ConfigString" => match b.prop("value").map(|p| &p.value) {
+            Some(Value::Text(t, line)) => Source::Text(t.clone(), *line),
+            _ => Source::Text(String::new(), b.line),
+        },
+        "ConfigFile" => match b.prop("path").and_then(|p| text(&p.value)) {
+            Some(path) => Source::File(path.trim().to_owned()),
+            None => Source::Other,
+        },
+        _ => Source::Other,
+    }
+}
+
+/// The non-comment lines of a prefix list, each with its offset from the text's first line.
+fn source_lines(body: &str) -> Vec<(usize, &str)> {
+    body.lines()
+        .enumerate()
+        .filter_map(|(i, l)| {
+            let token = l.split_whitespace().next()?;
+            (!token.starts_with('#')).then_some((i, token))
+        })
+        .collect()
+}
+
+/// A single address as the CIDR range trawl's rule takes (`127.0.0.1` → `127.0.0.1/32`).
+fn cidr(address: &str) -> String {
+    match address.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V4(_)) => format!("{address}/32"),
+        Ok(std::net::IpAddr::V6(_)) => format!("{address}/128"),
+        Err(_) => address.to_owned(),
+    }
+}
+
+/// A Heritrix path (relative to the job directory, the cxml's folder) as trawl reads it: absolute.
+pub(crate) fn ctx_path(base: &std::path::Path, path: &str) -> String {
+    let p = std::path::Path::new(path.trim());
+    if p.is_absolute() || path.contains("${") {
+        path.trim().to_owned()
+    } else {
+        base.join(p).display().to_string()
+    }
+}
+
+/// The `regex` a rule bean sets, without taking it.
+fn props_regex(props: &Props<'_>) -> String {
+    props
+        .peek("regex")
+        .and_then(|p| text(&p.value))
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// A status regex that is only an alternation of numbers (`404|410`), as a list of statuses.
+fn status_list(re: &str) -> Option<Vec<T>> {
+    let re = re.trim();
+    let codes: Option<Vec<T>> = re
+        .split('|')
+        .map(|c| c.trim().parse::<i64>().ok().map(T::Integer))
+        .collect();
+    codes.filter(|c| !c.is_empty())
+}
+
+fn int(props: &mut Props<'_>, from: &str, to: &str, t: &mut Table) {
+    if let Some(n) = props.take(from).and_then(|p| number(&p.value)) {
+        t.insert(to.into(), T::Integer(n));
+    }
+}
+
+fn number(v: &Value) -> Option<i64> {
+    text(v)?.trim().parse().ok()
+}
+
+/// A scalar's text.
+pub(crate) fn text(v: &Value) -> Option<&str> {
+    match v {
+        Value::Text(t, _) => Some(t),
+        _ => None,
+    }
+}
+
+fn list(v: &Value) -> Vec<&Value> {
+    match v {
+        Value::List(items) => items.iter().collect(),
+        other => vec![other],
+    }
+}
+
+fn decision(v: &Value) -> Option<&'static str> {
+    match text(v)?.trim() {
+        "ACCEPT" => Some("accept"),
+        "REJECT" => Some("reject"),
+        "NONE" => Some("pass"),
+        _ => None,
+    }
+}
+
+/// A Java regex that Heritrix matches against the whole string, as a Rust regex that trawl searches with:
+/// anchored. Fails (with the reason) where the regex crate does not read it (look-around, backreferences).
+pub(crate) fn java_regex(re: &str) -> Result<String, String> {
+    let anchored = format!("^(?:{re})$");
+    regex::Regex::new(&anchored)
+        .map(|_| anchored)
+        .map_err(|e| {
+            let why = e.to_string();
+            let last = why.lines().last().unwrap_or(&why).trim().to_owned();
+            format!(
+                "the Java regex {re:?} has no equivalent in trawl's regex syntax ({last}); the rule is left out: \
+                 rewrite it without look-around or backreferences"
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn java_regexes_are_anchored() {
+        assert_eq!(
+            java_regex(r".*/calendar/\d{4}/.*").unwrap(),
+            r"^(?:.*/calendar/\d{4}/.*)$"
+        );
+        assert!(java_regex(r"(?!x).*").unwrap_err().contains("left out"));
+    }
+}

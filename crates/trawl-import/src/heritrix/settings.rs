@@ -1,0 +1,342 @@
+//! Scalar properties of Heritrix beans and the trawl setting each becomes, with the unit conversion: used for
+//! the beans themselves and for the entries of sheets (`disposition.delayFactor` → `frontier.delay_factor`).
+
+/// What one property becomes.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Mapped {
+    /// This trawl setting, with this value.
+    Set(&'static str, toml::Value),
+    /// Nothing to write: trawl behaves so already (the reason, for sheets that set it).
+    Same(&'static str),
+    /// Not honoured: why, and the closest trawl setting.
+    Note(String, Option<&'static str>),
+}
+
+/// How a value converts.
+#[derive(Clone, Copy)]
+enum Unit {
+    /// A whole number, as is.
+    Int,
+    /// A whole number times this (seconds to ms: 1000; KB to bytes: 1024).
+    Times(i64),
+    /// A decimal number.
+    Float,
+    /// A string.
+    Text,
+}
+
+/// `(class short name, property, trawl key, unit)`.
+const TABLE: &[(&str, &str, &str, Unit)] = &[
+    (
+        "DispositionProcessor",
+        "delayFactor",
+        "frontier.delay_factor",
+        Unit::Float,
+    ),
+    (
+        "DispositionProcessor",
+        "minDelayMs",
+        "frontier.min_delay_ms",
+        Unit::Int,
+    ),
+    (
+        "DispositionProcessor",
+        "maxDelayMs",
+        "frontier.max_delay_ms",
+        Unit::Int,
+    ),
+    (
+        "DispositionProcessor",
+        "respectCrawlDelayUpToSeconds",
+        "frontier.max_crawl_delay_ms",
+        Unit::Times(1000),
+    ),
+    (
+        "DispositionProcessor",
+        "maxPerHostBandwidthUsageKbSec",
+        "frontier.max_host_bytes_per_s",
+        Unit::Times(1024),
+    ),
+    (
+        "BdbFrontier",
+        "maxRetries",
+        "frontier.max_retries",
+        Unit::Int,
+    ),
+    (
+        "BdbFrontier",
+        "retryDelaySeconds",
+        "frontier.retry_delay_ms",
+        Unit::Times(1000),
+    ),
+    (
+        "BdbFrontier",
+        "balanceReplenishAmount",
+        "frontier.balance_replenish",
+        Unit::Int,
+    ),
+    (
+        "BdbFrontier",
+        "maxOutlinks",
+        "scope.max_outlinks",
+        Unit::Int,
+    ),
+    (
+        "FetchHTTP",
+        "timeoutSeconds",
+        "fetch.max_fetch_ms",
+        Unit::Times(1000),
+    ),
+    ("FetchHTTP", "soTimeoutMs", "fetch.timeout_ms", Unit::Int),
+    (
+        "PreconditionEnforcer",
+        "robotsValidityDurationSeconds",
+        "fetch.robots_expiry_s",
+        Unit::Int,
+    ),
+    (
+        "CrawlController",
+        "maxToeThreads",
+        "fetch.max_connections",
+        Unit::Int,
+    ),
+    (
+        "WARCWriterChainProcessor",
+        "prefix",
+        "warc.prefix",
+        Unit::Text,
+    ),
+    ("WARCWriterProcessor", "prefix", "warc.prefix", Unit::Text),
+    (
+        "WARCWriterChainProcessor",
+        "maxFileSizeBytes",
+        "warc.max_file_bytes",
+        Unit::Int,
+    ),
+    (
+        "WARCWriterProcessor",
+        "maxFileSizeBytes",
+        "warc.max_file_bytes",
+        Unit::Int,
+    ),
+    (
+        "BaseQueuePrecedencePolicy",
+        "basePrecedence",
+        "frontier.queue_precedence",
+        Unit::Int,
+    ),
+    (
+        "HopsUriPrecedencePolicy",
+        "basePrecedence",
+        "frontier.uri_precedence_base",
+        Unit::Int,
+    ),
+    (
+        "BaseUriPrecedencePolicy",
+        "basePrecedence",
+        "frontier.uri_precedence_base",
+        Unit::Int,
+    ),
+    (
+        "SurtAuthorityQueueAssignmentPolicy",
+        "parallelQueues",
+        "frontier.parallel_queues",
+        Unit::Int,
+    ),
+    (
+        "HostnameQueueAssignmentPolicy",
+        "parallelQueues",
+        "frontier.parallel_queues",
+        Unit::Int,
+    ),
+    (
+        "AssignmentLevelSurtQueueAssignmentPolicy",
+        "parallelQueues",
+        "frontier.parallel_queues",
+        Unit::Int,
+    ),
+    (
+        "IPQueueAssignmentPolicy",
+        "parallelQueues",
+        "frontier.parallel_queues",
+        Unit::Int,
+    ),
+];
+
+/// The trawl form of `class.property = text`.
+pub(crate) fn map(class: &str, property: &str, text: &str) -> Mapped {
+    let text = text.trim();
+    if let Some(m) = special(class, property, text) {
+        return m;
+    }
+    let Some(&(_, _, key, unit)) = TABLE
+        .iter()
+        .find(|(c, p, _, _)| *c == class && p.eq_ignore_ascii_case(property))
+    else {
+        return Mapped::Note("trawl has no such setting".into(), None);
+    };
+    match convert(text, unit) {
+        Some(v) => Mapped::Set(key, v),
+        None => Mapped::Note(
+            format!("{text:?} is not a value of this property"),
+            Some(key),
+        ),
+    }
+}
+
+fn convert(text: &str, unit: Unit) -> Option<toml::Value> {
+    Some(match unit {
+        Unit::Int => toml::Value::Integer(text.parse().ok().filter(|n: &i64| *n >= 0)?),
+        Unit::Times(k) => toml::Value::Integer(
+            text.parse::<i64>()
+                .ok()
+                .filter(|n| *n >= 0)?
+                .checked_mul(k)?,
+        ),
+        Unit::Float => toml::Value::Float(text.parse().ok()?),
+        Unit::Text => toml::Value::String(text.to_owned()),
+    })
+}
+
+/// Spring's booleans: `true/false`, `yes/no`, `on/off`, `1/0`.
+pub(crate) fn parse_bool(text: &str) -> Option<bool> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "true" | "yes" | "on" | "1" => Some(true),
+        "false" | "no" | "off" | "0" => Some(false),
+        _ => None,
+    }
+}
+
+/// Properties whose value changes their meaning, or which trawl takes as its own behaviour.
+fn special(class: &str, property: &str, text: &str) -> Option<Mapped> {
+    let note = |why: &str, closest: Option<&'static str>| Some(Mapped::Note(why.into(), closest));
+    match (class, property) {
+        ("BdbFrontier", "queueTotalBudget") => match text.parse::<i64>() {
+            Ok(n) if n < 0 => Some(Mapped::Same("no budget, as trawl's default")),
+            Ok(n) => Some(Mapped::Set(
+                "frontier.max_uris_per_host",
+                toml::Value::Integer(n),
+            )),
+            Err(_) => note("not a whole number", Some("frontier.max_uris_per_host")),
+        },
+        ("FetchHTTP", "maxLengthBytes") => match text.parse::<i64>() {
+            Ok(0) => note(
+                "0 means no limit in Heritrix; trawl always cuts bodies at fetch.max_bytes (default 100 MiB)",
+                Some("fetch.max_bytes"),
+            ),
+            Ok(n) if n > 0 => Some(Mapped::Set("fetch.max_bytes", toml::Value::Integer(n))),
+            _ => note("not a length", Some("fetch.max_bytes")),
+        },
+        ("FetchHTTP", "soTimeoutMs") if text == "0" => note(
+            "0 means no read timeout in Heritrix; trawl always has one",
+            Some("fetch.timeout_ms"),
+        ),
+        ("FetchHTTP", "acceptCompression") => match parse_bool(text) {
+            Some(true) => Some(Mapped::Same(
+                "trawl always sends Accept-Encoding: gzip, deflate",
+            )),
+            _ => note(
+                "trawl always asks for gzip/deflate and records the encoded bytes",
+                None,
+            ),
+        },
+        ("FetchHTTP", "useHTTP11") => match parse_bool(text) {
+            Some(true) => Some(Mapped::Same("trawl speaks HTTP/1.1")),
+            _ => note("trawl speaks HTTP/1.1, not HTTP/1.0", None),
+        },
+        ("FetchHTTP", "ignoreCookies") => match parse_bool(text) {
+            Some(true) => Some(Mapped::Same("trawl keeps no cookies yet")),
+            _ => note("trawl keeps no cookies yet: none are stored or sent", None),
+        },
+        ("FetchHTTP", "sendConnectionClose") => match parse_bool(text) {
+            Some(false) => Some(Mapped::Same("trawl keeps connections alive")),
+            _ => note(
+                "trawl keeps connections alive between fetches from one host",
+                None,
+            ),
+        },
+        ("ExtractorHTML", "obeyRelNofollow") => match parse_bool(text) {
+            Some(false) => Some(Mapped::Same("trawl follows rel=nofollow links")),
+            _ => note(
+                "trawl follows rel=nofollow links; with obey_robots it obeys <meta name=robots content=nofollow>",
+                Some("fetch.obey_robots"),
+            ),
+        },
+        ("WARCWriterChainProcessor" | "WARCWriterProcessor", "compress") => {
+            let c = if parse_bool(text)? { "gzip" } else { "none" };
+            Some(Mapped::Set(
+                "warc.compression",
+                toml::Value::String(c.into()),
+            ))
+        }
+        ("WARCWriterChainProcessor" | "WARCWriterProcessor", "maxFileSizeBytes")
+            if text.starts_with('-') =>
+        {
+            note(
+                "-1 (never roll over) has no trawl form; trawl rolls over past warc.max_file_bytes",
+                Some("warc.max_file_bytes"),
+            )
+        }
+        ("CheckpointService", "checkpointIntervalMinutes") => match text.parse::<i64>() {
+            Ok(n) if n <= 0 => Some(Mapped::Same("no periodic checkpoints, as trawl's default")),
+            Ok(n) => Some(Mapped::Set(
+                "frontier.checkpoint_interval_s",
+                toml::Value::Integer(n.saturating_mul(60)),
+            )),
+            Err(_) => note("not a whole number", Some("frontier.checkpoint_interval_s")),
+        },
+        ("PreconditionEnforcer", "robotsValidityDurationSeconds") if text == "0" => note(
+            "0 (never expires) has no trawl form; use a long expiry",
+            Some("fetch.robots_expiry_s"),
+        ),
+        ("CrawlController", "pauseAtStart") => match parse_bool(text) {
+            Some(false) => Some(Mapped::Same("trawl starts crawling at once")),
+            _ => note(
+                "trawl starts crawling at once; pause it with `trawl ctl JOB pause`",
+                None,
+            ),
+        },
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units_convert() {
+        assert_eq!(
+            map(
+                "DispositionProcessor",
+                "respectCrawlDelayUpToSeconds",
+                "300"
+            ),
+            Mapped::Set("frontier.max_crawl_delay_ms", 300_000.into())
+        );
+        assert_eq!(
+            map(
+                "DispositionProcessor",
+                "maxPerHostBandwidthUsageKbSec",
+                " 10 "
+            ),
+            Mapped::Set("frontier.max_host_bytes_per_s", 10_240.into())
+        );
+        assert_eq!(
+            map("DispositionProcessor", "delayFactor", "4"),
+            Mapped::Set("frontier.delay_factor", 4.0.into())
+        );
+        assert!(matches!(
+            map("DispositionProcessor", "delayFactor", "fast"),
+            Mapped::Note(_, Some("frontier.delay_factor"))
+        ));
+        assert!(matches!(
+            map("FetchHTTP", "sendReferer", "true"),
+            Mapped::Note(_, None)
+        ));
+        assert_eq!(
+            map("BdbFrontier", "queueTotalBudget", "-1"),
+            Mapped::Same("no budget, as trawl's default")
+        );
+    }
+}

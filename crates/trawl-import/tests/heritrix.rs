@@ -1,0 +1,295 @@
+//! Heritrix's default profile and three tuned configurations (testdata/heritrix) imported and checked setting
+//! by setting; the results pass trawl's own check; bad input fails with its line.
+
+use std::path::{Path, PathBuf};
+
+use trawl_import::heritrix::{Import, ImportError, import};
+
+fn testdata(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/heritrix")
+        .join(name)
+}
+
+/// Imports `name` from a copy in a temporary folder holding `files` (the seed and SURT files the cxml names,
+/// which testdata does not ship), and checks the result with trawl's check.
+fn imported(name: &str, files: &[(&str, &str)]) -> (Import, toml::Table, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let cxml = dir.path().join(name);
+    std::fs::copy(testdata(name), &cxml).unwrap();
+    for (file, text) in files {
+        std::fs::write(dir.path().join(file), text).unwrap();
+    }
+    let text = std::fs::read_to_string(&cxml).unwrap();
+    let import = import(&text, &cxml).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let out = dir.path().join("crawl.toml");
+    std::fs::write(&out, &import.toml).unwrap();
+    if let Err(e) = trawl_engine::CrawlConfig::check(&out) {
+        panic!(
+            "{name}: the import does not pass trawl check:\n{e}\n{}",
+            import.toml
+        );
+    }
+    let table: toml::Table = toml::from_str(&import.toml).unwrap();
+    (import, table, dir)
+}
+
+fn get<'t>(t: &'t toml::Table, dotted: &str) -> &'t toml::Value {
+    let mut v = t
+        .get(dotted.split('.').next().unwrap())
+        .unwrap_or_else(|| panic!("no {dotted}"));
+    for part in dotted.split('.').skip(1) {
+        v = v.get(part).unwrap_or_else(|| panic!("no {dotted}"));
+    }
+    v
+}
+
+fn rules(t: &toml::Table, key: &str) -> Vec<toml::Table> {
+    get(t, key)
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_table().unwrap().clone())
+        .collect()
+}
+
+fn names(rules: &[toml::Table]) -> Vec<&str> {
+    rules.iter().map(|r| r["rule"].as_str().unwrap()).collect()
+}
+
+fn noted(import: &Import, line: usize, needle: &str) -> bool {
+    import
+        .notes
+        .iter()
+        .any(|n| n.line == line && n.to_string().contains(needle))
+}
+
+#[test]
+fn heritrix_default_profile() {
+    let (import, t, _dir) = imported("profile-crawler-beans.cxml", &[]);
+    assert_eq!(get(&t, "seeds.urls").as_array().unwrap().len(), 1);
+    assert_eq!(
+        get(&t, "fetch.user_agent").as_str().unwrap(),
+        format!(
+            "Mozilla/5.0 (compatible; heritrix/{} +ENTER_AN_URL_WITH_YOUR_CONTACT_INFO_HERE_FOR_WEBMASTERS_AFFECTED_BY_YOUR_CRAWL)",
+            env!("CARGO_PKG_VERSION")
+        )
+    );
+    let scope = rules(&t, "scope.rules");
+    assert_eq!(
+        names(&scope),
+        [
+            "reject",
+            "surt_prefixed",
+            "too_many_hops",
+            "transclusion",
+            "surt_prefixed",
+            "matches_list_regex",
+            "pathological_path",
+            "too_many_path_segments",
+            "prerequisite_accept",
+            "scheme_not_in_set"
+        ]
+    );
+    assert_eq!(scope[4]["decision"].as_str(), Some("reject"));
+    assert_eq!(scope[4]["seeds_as_prefixes"].as_bool(), Some(false));
+    assert_eq!(scope[5]["decision"].as_str(), Some("reject"));
+    // What the profile asks and trawl cannot do is said, with the line.
+    assert!(noted(&import, 40, "placeholder"), "{:#?}", import.notes);
+    assert!(noted(&import, 296, "sitemaps"));
+    assert!(noted(&import, 313, "scripts"));
+    assert!(noted(&import, 489, "no association applies this sheet"));
+    assert!(import.toml.contains("# Not carried over"));
+}
+
+#[test]
+fn domain_crawl_with_sheets() {
+    let (import, t, _dir) = imported("domain-with-sheets.cxml", &[]);
+    assert_eq!(
+        get(&t, "seeds.urls").as_array().unwrap().len(),
+        4,
+        "the + and - lines are not seeds"
+    );
+    for (key, want) in [
+        ("frontier.delay_factor", toml::Value::Float(3.0)),
+        ("frontier.min_delay_ms", 2000.into()),
+        ("frontier.max_delay_ms", 30000.into()),
+        ("frontier.max_crawl_delay_ms", 300_000.into()),
+        ("frontier.max_retries", 10.into()),
+        ("frontier.retry_delay_ms", 600_000.into()),
+        ("frontier.queue_assignment", "host".into()),
+        ("frontier.checkpoint_interval_s", 21600.into()),
+        ("fetch.robots_expiry_s", 21600.into()),
+        ("fetch.max_fetch_ms", 600_000.into()),
+        ("fetch.timeout_ms", 15000.into()),
+        ("fetch.max_bytes", 104_857_600.into()),
+        ("fetch.max_connections", 25.into()),
+        ("fetch.obey_robots", true.into()),
+        ("warc.prefix", "EXAMPLEORG".into()),
+        ("warc.compression", "gzip".into()),
+    ] {
+        assert_eq!(get(&t, key), &want, "{key}");
+    }
+    assert_eq!(
+        get(&t, "fetch.user_agent").as_str().unwrap(),
+        format!(
+            "Mozilla/5.0 (compatible; example-archiver/{} +https://www.example.com/crawler-contact)",
+            env!("CARGO_PKG_VERSION")
+        ),
+        "the override's contact URL fills the template"
+    );
+    let scope = rules(&t, "scope.rules");
+    // The seed list's + line joins acceptSurts' own lines; its - line the REJECT rule's.
+    assert_eq!(
+        scope[1]["prefixes"].as_array().unwrap(),
+        &vec![toml::Value::from("http://(org,example,")]
+    );
+    assert_eq!(scope[2]["max_hops"].as_integer(), Some(25));
+    assert_eq!(scope[3]["max_trans_hops"].as_integer(), Some(3));
+    assert_eq!(scope[3]["max_speculative_hops"].as_integer(), Some(0));
+    let negative: Vec<&str> = scope[4]["prefixes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        negative,
+        [
+            "http://(org,example,www,)/private/",
+            "http://(org,example,intranet,)/",
+            "http://(org,example,www,)/cgi-bin/"
+        ]
+    );
+    assert_eq!(
+        scope[5]["regexes"].as_array().unwrap()[0].as_str(),
+        Some(r"^(?:.*/calendar/\d{4}/\d{2}/.*)$"),
+        "Java regexes match whole URIs: anchored"
+    );
+    let sheets = rules(&t, "sheet");
+    assert_eq!(
+        sheets
+            .iter()
+            .map(|s| s["name"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        ["slowMedia", "smallBudget", "largeDownloads"]
+    );
+    assert_eq!(
+        sheets[0]["set"]["frontier.min_delay_ms"].as_integer(),
+        Some(15000)
+    );
+    assert_eq!(
+        sheets[0]["surt_prefixes"].as_array().unwrap().len(),
+        2,
+        "two associations target one sheet"
+    );
+    assert_eq!(
+        sheets[1]["set"]["frontier.max_uris_per_host"].as_integer(),
+        Some(500)
+    );
+    assert!(noted(&import, 301, "maxFetchKBSec"), "{:#?}", import.notes);
+}
+
+#[test]
+fn single_site_with_regex_rules_and_credentials() {
+    let (import, t, _dir) = imported(
+        "single-site-regex.cxml",
+        &[("seeds.txt", "# seeds\nhttps://www.example.com/\n")],
+    );
+    assert!(
+        get(&t, "seeds.files").as_array().unwrap()[0]
+            .as_str()
+            .unwrap()
+            .ends_with("seeds.txt")
+    );
+    assert_eq!(get(&t, "frontier.parallel_queues").as_integer(), Some(3));
+    assert_eq!(get(&t, "frontier.uri_precedence").as_str(), Some("hops"));
+    assert_eq!(
+        get(&t, "frontier.max_host_bytes_per_s").as_integer(),
+        Some(512_000)
+    );
+    let scope = rules(&t, "scope.rules");
+    let and_list = &scope[3];
+    assert_eq!(and_list["list_logic"].as_str(), Some("all"));
+    assert_eq!(scope[6]["rule"].as_str(), Some("not_matches_regex"));
+    assert_eq!(
+        scope.last().unwrap()["schemes"].as_array().unwrap().len(),
+        3
+    );
+    // The preselector's regex, the body rule and the writer's rule land on trawl's gates.
+    assert_eq!(names(&rules(&t, "decide.before_fetch")), ["matches_regex"]);
+    assert_eq!(
+        names(&rules(&t, "decide.after_headers")),
+        ["accept", "content_type_matches_regex"]
+    );
+    let write = rules(&t, "decide.before_write");
+    assert_eq!(write[1]["statuses"].as_array().unwrap().len(), 2);
+    // Credentials are reported, their password never shown.
+    assert!(noted(&import, 341, "no credentials"));
+    assert!(!import.toml.contains("not-a-real-password"));
+    assert!(
+        !import
+            .notes
+            .iter()
+            .any(|n| n.to_string().contains("not-a-real-password"))
+    );
+}
+
+#[test]
+fn broad_crawl_with_budgets() {
+    let (import, t, _dir) = imported(
+        "broad-budgets.cxml",
+        &[
+            (
+                "broad-seeds.txt",
+                "http://example.com/\n# a comment\nexample.org\n",
+            ),
+            ("negative-surts.txt", "+http://(com,example,ads,\n"),
+        ],
+    );
+    for (key, want) in [
+        ("frontier.queue_assignment", toml::Value::from("domain")),
+        ("frontier.max_uris_per_host", 2000.into()),
+        ("frontier.balance_replenish", 500.into()),
+        ("frontier.checkpoint_interval_s", 14400.into()),
+        ("fetch.max_connections", 150.into()),
+        ("fetch.max_bytes", 52_428_800.into()),
+    ] {
+        assert_eq!(get(&t, key), &want, "{key}");
+    }
+    let scope = rules(&t, "scope.rules");
+    assert_eq!(
+        names(&scope)[..5],
+        [
+            "accept",
+            "too_many_hops",
+            "hop_crosses_registered_domain",
+            "too_many_hops",
+            "transclusion"
+        ]
+    );
+    assert!(noted(&import, 153, "WagCostAssignmentPolicy"));
+    assert!(noted(&import, 287, "maxTimeSeconds"));
+}
+
+#[test]
+fn bad_xml_and_unknown_classes_name_their_line() {
+    let e = import(
+        "<beans>\n <bean id='a' class='org.archive.modules.CrawlMetadata'>\n</beans>\n",
+        Path::new("x.cxml"),
+    )
+    .unwrap_err();
+    assert!(matches!(e, ImportError::Xml { line: 3, .. }), "{e}");
+    let e = import(
+        "<beans>\n\n <bean id='x' class='com.example.MyProcessor'/>\n</beans>\n",
+        Path::new("x.cxml"),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(e, ImportError::UnknownClass { line: 3, .. }),
+        "{e}"
+    );
+    assert!(e.to_string().contains("com.example.MyProcessor"), "{e}");
+    let e = import("<html/>", Path::new("x.cxml")).unwrap_err();
+    assert!(e.to_string().contains("not Spring's <beans>"), "{e}");
+}

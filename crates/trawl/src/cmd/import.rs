@@ -1,0 +1,61 @@
+//! `trawl import heritrix`: a Heritrix crawler-beans.cxml as a commented crawl.toml, checked.
+
+use std::{io::Write, path::Path, process::ExitCode};
+
+use anyhow::{Context, bail};
+use trawl_engine::CrawlConfig;
+
+/// Imports `cxml`; writes the profile to `output` (never over an existing file) or stdout; lists on stderr
+/// what was not carried over, then checks the profile as `trawl check` would. Exit 1 if the check fails.
+pub(crate) fn heritrix(cxml: &Path, output: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let text =
+        std::fs::read_to_string(cxml).with_context(|| format!("cannot read {}", cxml.display()))?;
+    let import = trawl_import::heritrix::import(&text, cxml).with_context(|| {
+        format!(
+            "{} is not a crawler-beans.cxml trawl can read",
+            cxml.display()
+        )
+    })?;
+    // Relative paths (seed and SURT files) are the job directory's in Heritrix: the cxml's folder.
+    let check_as = match output {
+        Some(path) => path.to_path_buf(),
+        None => cxml.with_extension("toml"),
+    };
+    match output {
+        Some(path) => {
+            if path.exists() {
+                bail!(
+                    "{} exists already; remove it or choose another -o",
+                    path.display()
+                );
+            }
+            std::fs::write(path, &import.toml)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        None => std::io::stdout().lock().write_all(import.toml.as_bytes())?,
+    }
+    if !import.notes.is_empty() {
+        eprintln!(
+            "trawl import: {} thing{} in {} not carried over, or carried over differently:",
+            import.notes.len(),
+            if import.notes.len() == 1 { "" } else { "s" },
+            cxml.display()
+        );
+        for n in &import.notes {
+            eprintln!("  {n}");
+        }
+    }
+    match CrawlConfig::check_str(&import.toml, &check_as) {
+        Ok(_) => {
+            eprintln!("trawl import: the profile passes `trawl check`");
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            eprintln!("trawl import: the profile does not pass `trawl check` yet:");
+            for p in &e.problems {
+                eprintln!("  {}", p.without_file());
+            }
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
