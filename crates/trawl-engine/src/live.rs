@@ -35,8 +35,9 @@ pub enum SettingsChange {
     RemoveSheet(String),
 }
 
-/// Settings read once when a crawl starts: a change to them is saved and takes effect at the next launch.
-const READ_AT_LAUNCH: &[&str] = &[
+/// Settings read once when a crawl starts: a change to them is saved and takes effect at the next launch, and
+/// a sheet that sets one changes nothing.
+pub const READ_AT_LAUNCH: &[&str] = &[
     "fetch.max_connections",
     "fetch.max_connections_per_host",
     "fetch.allow_addresses",

@@ -183,9 +183,12 @@ fn domain_crawl_with_sheets() {
         2,
         "two associations target one sheet"
     );
-    assert_eq!(
-        sheets[1]["set"]["frontier.max_uris_per_host"].as_integer(),
-        Some(500)
+    // A queue budget is read once per crawl in trawl: a sheet cannot carry it, and the import says so.
+    assert!(sheets[1]["set"].as_table().unwrap().is_empty());
+    assert!(
+        noted(&import, 311, "read once per crawl"),
+        "{:#?}",
+        import.notes
     );
     assert!(noted(&import, 301, "maxFetchKBSec"), "{:#?}", import.notes);
 }
@@ -292,4 +295,47 @@ fn bad_xml_and_unknown_classes_name_their_line() {
     assert!(e.to_string().contains("com.example.MyProcessor"), "{e}");
     let e = import("<html/>", Path::new("x.cxml")).unwrap_err();
     assert!(e.to_string().contains("not Spring's <beans>"), "{e}");
+}
+
+#[test]
+fn heritrix_defaults_disabled_rules_and_secrets() {
+    let xml = r#"<beans xmlns="http://www.springframework.org/schema/beans">
+ <bean id="scope" class="org.archive.modules.deciderules.DecideRuleSequence">
+  <property name="rules"><list>
+   <bean class="org.archive.modules.deciderules.RejectDecideRule"/>
+   <bean class="org.archive.modules.deciderules.NotMatchesRegexDecideRule">
+    <constructor-arg value="unused"/><property name="regex" value=".*\.pdf"/>
+   </bean>
+   <bean class="org.archive.modules.deciderules.AcceptDecideRule"><property name="enabled" value="false"/></bean>
+   <bean class="org.archive.modules.deciderules.surt.OnDomainsDecideRule"/>
+  </list></property>
+ </bean>
+ <bean id="seeds" class="org.archive.modules.seeds.TextSeedModule">
+  <property name="textSource"><bean class="org.archive.spring.ConfigString">
+   <property name="value"><value>http://www.example.org/</value></property>
+  </bean></property>
+ </bean>
+ <bean id="fetchHttp" class="org.archive.modules.fetcher.FetchHTTP">
+  <property name="httpProxyPassword" value="s3cret"/>
+ </bean>
+</beans>"#;
+    let import = import(xml, Path::new("t.cxml")).unwrap();
+    let t: toml::Table = toml::from_str(&import.toml).unwrap();
+    let scope = rules(&t, "scope.rules");
+    assert_eq!(names(&scope), ["reject", "not_matches_regex", "on_domains"]);
+    // Heritrix's NotMatchesRegex answers ACCEPT unless told otherwise; trawl's not_* rules REJECT: written out.
+    assert_eq!(scope[1]["decision"].as_str(), Some("accept"));
+    assert_eq!(scope[1]["regex"].as_str(), Some(r"^(?:.*\.pdf)$"));
+    // A domain rule takes the seed's domain, www cut off, as Heritrix does.
+    assert_eq!(
+        scope[2]["domains"].as_array().unwrap(),
+        &vec![toml::Value::from("example.org")]
+    );
+    assert!(noted(&import, 8, "disabled"), "{:#?}", import.notes);
+    let all_notes: String = import.notes.iter().map(|n| n.to_string()).collect();
+    assert!(!import.toml.contains("s3cret") && !all_notes.contains("s3cret"));
+    assert!(
+        all_notes.contains("httpProxyPassword = (hidden)"),
+        "{all_notes}"
+    );
 }

@@ -38,6 +38,7 @@
 //! ```
 
 pub use crate::{
+    cdxj::{Capture, index_beside, index_file, index_path, write_index},
     digest::sha1_digest,
     error::Error,
     ls::ls_line,
@@ -48,6 +49,7 @@ pub use crate::{
     writer::{Compression, Encoded, Encoder, Span, WriteBack, Writer, WriterConfig, Written},
 };
 
+pub mod cdxj;
 mod chunked;
 mod digest;
 mod error;

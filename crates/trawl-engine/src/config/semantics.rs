@@ -86,6 +86,16 @@ impl CrawlConfig {
     /// warnings (errors with `--strict`).
     pub fn warnings(&self) -> Vec<Problem> {
         let mut out = self.class_warnings.clone();
+        for (i, sheet) in self.sheets.iter().enumerate() {
+            for key in sheet.set.keys() {
+                if crate::live::READ_AT_LAUNCH.contains(&key.as_str()) {
+                    out.push(problem(
+                        format!("sheet[{i}].set"),
+                        format!("{key} is read once when the crawl starts, so sheet {:?} setting it changes nothing", sheet.name),
+                    ).with_hint(format!("set {key} for the whole crawl instead")));
+                }
+            }
+        }
         if self.seeds.urls.is_empty() && self.seeds.files.is_empty() {
             out.push(problem("seeds", "the config names no seeds").with_hint(
                 "give them on the command line (`trawl crawl -c FILE URL...`) or in [seeds] urls",

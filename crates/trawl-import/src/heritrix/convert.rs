@@ -20,6 +20,15 @@ const CONTACT_PLACEHOLDER: &str =
 /// Setting sections a trawl sheet may set (trawl-engine's `config::sheets::OVERRIDABLE`).
 const PER_URI: &[&str] = &["frontier.", "fetch.", "scope.max_"];
 
+/// A value as a note shows it: a password never.
+fn shown(name: &str, text: &str) -> String {
+    if name.to_ascii_lowercase().contains("password") {
+        "(hidden)".to_owned()
+    } else {
+        short(text)
+    }
+}
+
 /// A bean's properties, each either taken by the conversion or reported as not carried over.
 pub(crate) struct Props<'a> {
     bean: &'a Bean,
@@ -97,11 +106,7 @@ impl<'a> Props<'a> {
             if !self.used[i] {
                 self.used[i] = true;
                 let shown = match &p.value {
-                    // Secrets are never printed (credentials' passwords).
-                    _ if p.name.to_ascii_lowercase().contains("password") => {
-                        " = (hidden)".to_owned()
-                    }
-                    Value::Text(t, _) => format!(" = {}", short(t)),
+                    Value::Text(t, _) => format!(" = {}", shown(&p.name, t)),
                     _ => String::new(),
                 };
                 profile.note(
@@ -131,7 +136,7 @@ impl<'a> Props<'a> {
                 Mapped::Same(_) => {}
                 Mapped::Note(why, closest) => profile.note(
                     p.line,
-                    format!("{subject} = {}", short(value)),
+                    format!("{subject} = {}", shown(&p.name, value)),
                     why,
                     closest,
                 ),
@@ -188,12 +193,15 @@ pub(crate) fn convert(beans: &Beans, base: &Path) -> Profile {
             profile.scope_rules = rules::sequence(&ctx, scope, &mut profile);
             give_directives(&directives, &mut profile);
         }
-        None => profile.note(
-            1,
-            "scope",
-            "no top-level DecideRule bean named `scope`: trawl's default scope is used",
-            Some("[[scope.rules]]"),
-        ),
+        None => {
+            profile.note(
+                1,
+                "scope",
+                "no top-level DecideRule bean named `scope`: trawl's default scope is used",
+                Some("[[scope.rules]]"),
+            );
+            default_scope_directives(&directives, &mut profile);
+        }
     }
     let mut sheets = Vec::new();
     for b in &beans.top {
@@ -443,6 +451,17 @@ fn seeds(beans: &Beans, base: &Path, profile: &mut Profile) -> Vec<(SeedLine, us
                     let mut urls = Vec::new();
                     for (n, what) in seed_list::parse(body) {
                         match what {
+                            SeedLine::Seed(u) if u.contains("example.example") => {
+                                profile.note(
+                                    line + n - 1,
+                                    format!("{subject}.textSource"),
+                                    format!(
+                                        "{u} is the profile's placeholder seed: put your seeds in [seeds] urls"
+                                    ),
+                                    Some("seeds.urls"),
+                                );
+                                urls.push(T::String(u));
+                            }
                             SeedLine::Seed(u) => urls.push(T::String(u)),
                             SeedLine::Other(t) if t.starts_with('[') => {} // "[see override above]"
                             SeedLine::Other(t) => profile.note(
@@ -539,6 +558,37 @@ fn give_directives(directives: &[(SeedLine, usize)], profile: &mut Profile) {
                 format!("no surt_prefixed rule with decision {want} takes the directive {text:?}"),
                 Some("[[scope.rules]] surt_prefixed"),
             );
+        }
+    }
+}
+
+/// Without a `scope` bean the default scope is trawl's: `+` lines join its `surt_prefixes`; `-` lines have no
+/// rule to go to.
+fn default_scope_directives(directives: &[(SeedLine, usize)], profile: &mut Profile) {
+    for (d, line) in directives {
+        match d {
+            SeedLine::Accept(t) => match seed_list::directive_prefix(t) {
+                Ok(p) => {
+                    let mut list: Vec<T> = profile
+                        .get("scope.surt_prefixes")
+                        .and_then(T::as_array)
+                        .cloned()
+                        .unwrap_or_default();
+                    list.push(T::String(p.as_str().to_owned()));
+                    profile.set(
+                        "scope.surt_prefixes",
+                        T::Array(list),
+                        format!("seeds.textSource, line {line}"),
+                    );
+                }
+                Err(e) => profile.note(*line, "seeds.textSource", format!("{t:?}: {e}"), None),
+            },
+            _ => profile.note(
+                *line,
+                "seeds.textSource",
+                "a - line needs a REJECT surt_prefixed rule, and the default scope has none",
+                Some("[[scope.rules]] surt_prefixed with decision = \"reject\""),
+            ),
         }
     }
 }
@@ -747,6 +797,7 @@ fn other_bean(b: &Bean, class: &str, subject: String, profile: &mut Profile) {
         "FetchWhois" | "FetchFTP" | "FetchSFTP" | "FetchHTTP2" => {
             Some("trawl fetches HTTP/1.1 only")
         }
+        "ARCWriterProcessor" => Some("trawl writes WARC files only, never ARC"),
         "FirstNamedRobotsPolicy" | "MostFavoredRobotsPolicy" | "CustomRobotsPolicy" => {
             Some("trawl obeys robots.txt for its own product token, or ignores it")
         }
@@ -767,10 +818,6 @@ fn other_bean(b: &Bean, class: &str, subject: String, profile: &mut Profile) {
         profile.note(b.line, subject.clone(), why, closest);
     }
     let mut props = Props::new(b, subject.clone());
-    if class == "CheckpointService" {
-        props.map_rest(profile);
-        return;
-    }
     for p in &b.props {
         if let Value::Text(t, line) = &p.value {
             launch_id(t, *line, &subject, profile);
@@ -814,7 +861,10 @@ fn sheet_bean(ctx: &RuleContext<'_>, b: &Bean, profile: &mut Profile) {
                 continue;
             };
             match sheet_entry(ctx.beans, key, text) {
-                Mapped::Set(k, v) if PER_URI.iter().any(|p| k.starts_with(p)) => {
+                Mapped::Set(k, v)
+                    if PER_URI.iter().any(|p| k.starts_with(p))
+                        && !trawl_engine::live::READ_AT_LAUNCH.contains(&k) =>
+                {
                     sheet.set.push(Setting {
                         key: k.to_owned(),
                         value: v,
@@ -830,7 +880,7 @@ fn sheet_bean(ctx: &RuleContext<'_>, b: &Bean, profile: &mut Profile) {
                 Mapped::Same(_) => {}
                 Mapped::Note(why, closest) => profile.note(
                     line,
-                    format!("sheet {name}: {key} = {}", short(text)),
+                    format!("sheet {name}: {key} = {}", shown(key, text)),
                     why,
                     closest,
                 ),

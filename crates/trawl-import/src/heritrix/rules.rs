@@ -58,6 +58,17 @@ fn rule(ctx: &RuleContext<'_>, b: &Bean, profile: &mut Profile) -> Option<RuleOu
     let mut props = Props::with_base(b, subject(b), ctx.base);
     let mut t = Table::new();
     let class = b.short_class();
+    if let Some(p) = props.take("enabled")
+        && text(&p.value).and_then(super::settings::parse_bool) == Some(false)
+    {
+        profile.note(
+            p.line,
+            subject(b),
+            "a disabled rule decides nothing: left out",
+            None,
+        );
+        return None;
+    }
     let name = match class {
         "AcceptDecideRule" => "accept",
         "RejectDecideRule" => "reject",
@@ -73,7 +84,7 @@ fn rule(ctx: &RuleContext<'_>, b: &Bean, profile: &mut Profile) -> Option<RuleOu
         | "NotOnDomainsDecideRule"
         | "OnHostsDecideRule"
         | "NotOnHostsDecideRule" => {
-            let hosts = host_list(ctx, &mut props, profile);
+            let hosts = host_list(ctx, &mut props, profile, class.contains("Domains"));
             let (name, key) = match class {
                 "OnDomainsDecideRule" => ("on_domains", "domains"),
                 "NotOnDomainsDecideRule" => ("not_on_domains", "domains"),
@@ -247,12 +258,10 @@ fn rule(ctx: &RuleContext<'_>, b: &Bean, profile: &mut Profile) -> Option<RuleOu
             // outside (length > longer_than or < shorter_than), so the import is its negation.
             let mut inner = Table::new();
             inner.insert("rule".into(), "content_length".into());
-            if let Some(upper) = props.take("upperBound").and_then(|p| number(&p.value)) {
-                inner.insert("longer_than".into(), T::Integer(upper));
-            }
-            if let Some(lower) = props.take("lowerBound").and_then(|p| number(&p.value)) {
-                inner.insert("shorter_than".into(), T::Integer(lower));
-            }
+            let upper = props.take("upperBound").and_then(|p| number(&p.value));
+            let lower = props.take("lowerBound").and_then(|p| number(&p.value));
+            inner.insert("longer_than".into(), T::Integer(upper.unwrap_or(i64::MAX)));
+            inner.insert("shorter_than".into(), T::Integer(lower.unwrap_or(0)));
             t.insert("of".into(), T::Table(inner));
             let decision = props
                 .take("decision")
@@ -296,6 +305,12 @@ fn rule(ctx: &RuleContext<'_>, b: &Bean, profile: &mut Profile) -> Option<RuleOu
                 None,
             ),
         }
+    }
+    // Heritrix's default decision, written out: trawl's `not_*` rules answer REJECT by default.
+    if !t.contains_key("decision")
+        && let Some(d) = heritrix_default_decision(class)
+    {
+        t.insert("decision".into(), T::String(d.into()));
     }
     props.note_one(
         profile,
@@ -373,7 +388,13 @@ fn surt_prefixed(props: &mut Props<'_>, t: &mut Table, profile: &mut Profile) {
 
 /// The hosts of an `On(Hosts|Domains)` rule: the seeds' (with `seedsAsSurtPrefixes`, the default) and those of
 /// its `surtsSource`.
-fn host_list(ctx: &RuleContext<'_>, props: &mut Props<'_>, profile: &mut Profile) -> Vec<T> {
+/// For a domain rule, a leading `www.` label is dropped, as Heritrix cuts a prefix to its domain.
+fn host_list(
+    ctx: &RuleContext<'_>,
+    props: &mut Props<'_>,
+    profile: &mut Profile,
+    domains: bool,
+) -> Vec<T> {
     let mut hosts = Vec::new();
     let seeds_too = props
         .take("seedsAsSurtPrefixes")
@@ -387,9 +408,14 @@ fn host_list(ctx: &RuleContext<'_>, props: &mut Props<'_>, profile: &mut Profile
         };
         if let Ok(u) = trawl_url::parse_lenient(&with_scheme)
             && let Some(h) = u.host_str()
-            && !hosts.contains(&T::String(h.to_owned()))
         {
-            hosts.push(T::String(h.to_owned()));
+            let h = match h.strip_prefix("www.") {
+                Some(rest) if domains && rest.contains('.') => rest,
+                _ => h,
+            };
+            if !hosts.contains(&T::String(h.to_owned())) {
+                hosts.push(T::String(h.to_owned()));
+            }
         }
     };
     if seeds_too {
@@ -473,6 +499,21 @@ pub(crate) fn ctx_path(base: &std::path::Path, path: &str) -> String {
         path.trim().to_owned()
     } else {
         base.join(p).display().to_string()
+    }
+}
+
+/// The decision a Heritrix rule class gives when its bean sets none; `None` for rules without a `decision`.
+fn heritrix_default_decision(class: &str) -> Option<&'static str> {
+    match class {
+        "TooManyHopsDecideRule" | "TooManyPathSegmentsDecideRule" | "SchemeNotInSetDecideRule" => {
+            Some("reject")
+        }
+        "AcceptDecideRule"
+        | "RejectDecideRule"
+        | "PathologicalPathDecideRule"
+        | "PrerequisiteAcceptDecideRule"
+        | "SeedAcceptDecideRule" => None,
+        _ => Some("accept"),
     }
 }
 
