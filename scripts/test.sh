@@ -11,6 +11,18 @@ if ! command -v warcio >/dev/null 2>&1; then
 fi
 command -v warcio >/dev/null || { echo "warcio did not install; it is needed by the integration tests" >&2; exit 1; }
 
+# The replay references in their own virtualenv (target/pyenv): pywb replays the archives in
+# crates/trawl/tests/archive.rs, cdxj-indexer is the reference for trawl's CDXJ, py-wacz validates WACZ files.
+if [ ! -x target/pyenv/bin/wayback ] || [ ! -x target/pyenv/bin/cdxj-indexer ] || [ ! -x target/pyenv/bin/wacz ]; then
+    if ! python3 -c 'import ensurepip' >/dev/null 2>&1; then
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq >/dev/null
+        apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
+    fi
+    python3 -m venv target/pyenv
+    target/pyenv/bin/pip install --quiet --disable-pip-version-check 'pywb==2.10.0' 'cdxj-indexer==1.5.0' 'wacz==0.6.0'
+fi
+
 # Debian's Chromium and its WebDriver drive the web UI test (crates/trawl/tests/browser.rs); the WebDriver
 # client links the system OpenSSL.
 need=()

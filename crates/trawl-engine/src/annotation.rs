@@ -29,6 +29,8 @@ pub enum Annotation {
     Revisit(u32),
     /// `api`: fetched in place of a URL class's page.
     Api,
+    /// `duplicate:digest`: the payload was already archived; a revisit record was written (Heritrix's form).
+    Duplicate,
     /// `err=KIND`: the fetch failed (`dns`, `connect`, `broken`, `timeout`, `invalid-request`).
     FetchFailed(&'static str),
     /// `refused=WHY`: the address policy refused the host's address.
@@ -55,6 +57,7 @@ impl fmt::Display for Annotation {
             Annotation::Tries(n) => write!(f, "{n}t"),
             Annotation::Revisit(n) => write!(f, "revisit:{n}"),
             Annotation::Api => f.write_str("api"),
+            Annotation::Duplicate => f.write_str("duplicate:digest"),
             Annotation::FetchFailed(kind) => write!(f, "err={kind}"),
             Annotation::Refused(why) => write!(f, "refused={why}"),
             Annotation::Budget => f.write_str("budget"),

@@ -37,6 +37,25 @@ pub enum Error {
     /// The frontier's store failed.
     #[error(transparent)]
     Frontier(#[from] trawl_frontier::Error),
+    /// The deduplication digest table could not be opened.
+    #[error("{}: the deduplication table: {message}", path.display())]
+    Dedup {
+        /// Its folder.
+        path: PathBuf,
+        /// The store's message.
+        message: String,
+    },
+    /// A `dedup_from` index that is not CDXJ.
+    #[error(
+        "{}, line {line}: not a CDXJ index line (SURT, timestamp, JSON); give a job directory or a .cdxj file \
+         such as `trawl warc index` writes", path.display()
+    )]
+    BadIndex {
+        /// The index.
+        path: PathBuf,
+        /// Its 1-based line.
+        line: usize,
+    },
     /// `trawl resume --checkpoint NAME` named a checkpoint the job does not have.
     #[error("{} has no checkpoint {name:?}; it has: {available}", job.display())]
     NoSuchCheckpoint {

@@ -26,6 +26,8 @@ pub(crate) struct FetchRecord {
     pub(crate) write: bool,
     /// The payload digest (`sha1:BASE32` of the entity body), once known.
     pub(crate) payload_digest: Option<String>,
+    /// Whether the payload was already archived (a revisit record was written).
+    pub(crate) duplicate: bool,
 }
 
 /// The decoded body: the response's own bytes (up to a length) when it had no content coding, a decoded copy
@@ -58,6 +60,7 @@ impl FetchRecord {
             outlinks: Vec::new(),
             write: true,
             payload_digest: None,
+            duplicate: false,
         }
     }
 

@@ -34,6 +34,7 @@ fn warc_bytes(dir: &std::path::Path) -> u64 {
     std::fs::read_dir(dir.join("warcs"))
         .map(|rd| {
             rd.flatten()
+                .filter(|e| e.file_name().to_string_lossy().contains(".warc"))
                 .filter_map(|e| e.metadata().ok())
                 .map(|m| m.len())
                 .sum()

@@ -60,6 +60,18 @@ pub(crate) fn entity_body(http: &[u8]) -> Option<Cow<'_, [u8]>> {
     }
 }
 
+/// The length of the HTTP head (through its empty line) at the start of `http`, interim `1xx` heads included.
+pub(crate) fn head_len(http: &[u8]) -> Option<usize> {
+    let mut at = 0;
+    loop {
+        let head = parse_head(&http[at..])?;
+        at += head.len;
+        if !head.interim {
+            return Some(at);
+        }
+    }
+}
+
 /// What we need from an HTTP head.
 struct Head {
     /// Bytes up to and including the empty line.

@@ -43,7 +43,10 @@ pub use crate::{
     error::Error,
     ls::ls_line,
     reader::{ReadRecord, Reader, open},
-    record::{Record, WarcFields, format_date},
+    record::{
+        Record, WarcFields, format_date,
+        revisit::{IDENTICAL_PAYLOAD_DIGEST, RefersTo, SERVER_NOT_MODIFIED},
+    },
     repair::{Repaired, repair},
     verify::{VerifyError, VerifySummary, verify},
     writer::{Compression, Encoded, Encoder, Span, WriteBack, Writer, WriterConfig, Written},

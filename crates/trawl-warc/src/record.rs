@@ -10,6 +10,7 @@ use crate::digest::sha1_digest;
 mod metadata;
 mod request;
 mod response;
+pub(crate) mod revisit;
 mod warcinfo;
 
 /// The version line this crate writes.

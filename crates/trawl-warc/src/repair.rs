@@ -19,8 +19,9 @@ pub struct Repaired {
     pub cut: u64,
 }
 
-/// Truncates `path` (a `*.warc.gz.open` or `*.warc.open` file) after its last complete record and renames it
-/// without `.open`, so that it verifies. A file with no complete record is removed.
+/// Truncates `path` (a `*.warc.gz.open` or `*.warc.open` file) after its last complete record, renames it
+/// without `.open`, so that it verifies, and writes its CDXJ index beside it. A file with no complete record is
+/// removed.
 pub fn repair(path: &Path) -> Result<Repaired, Error> {
     let io = |source| Error::Io {
         path: path.to_path_buf(),
@@ -54,6 +55,8 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
     if closed != path {
         std::fs::rename(path, &closed).map_err(io)?;
     }
+    // A file cut short by a crash never had its index written: read it back from the file.
+    crate::cdxj::index_beside(&closed)?;
     Ok(Repaired {
         path: Some(closed),
         records,

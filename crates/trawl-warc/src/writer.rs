@@ -8,6 +8,7 @@ use std::sync::Arc;
 use crate::gzip::GzipMembers;
 use chrono::Utc;
 
+use crate::cdxj::{self, Capture};
 use crate::error::Error;
 use crate::naming::{OPEN_SUFFIX, file_name};
 use crate::record::Record;
@@ -104,6 +105,10 @@ struct OpenFile {
     final_path: PathBuf,
     size: u64,
     warcinfo_id: String,
+    /// The CDXJ lines of its captures so far, written beside it (sorted) when it is finished.
+    index: Vec<String>,
+    /// The file's name, as its index lines give it.
+    name: String,
     /// Where the last request to write back to disk ended, and where the one before it started.
     written_back: u64,
     released: u64,
@@ -234,6 +239,11 @@ impl Writer {
         {
             untaken.run();
         }
+        for (span, capture) in spans.iter().zip(&encoded.captures) {
+            if let Some(c) = capture {
+                file.index.push(c.line(span.len, span.offset, &file.name));
+            }
+        }
         let written = Written {
             path: file.final_path.clone(),
             offset: spans[0].offset,
@@ -304,6 +314,8 @@ impl Writer {
                 final_path,
                 size: 0,
                 warcinfo_id: warcinfo.id().to_owned(),
+                index: Vec::new(),
+                name: name.clone(),
                 written_back: 0,
                 released: 0,
             };
@@ -359,6 +371,9 @@ impl Writer {
         }
         drop(open.file);
         fs::rename(&open.open_path, &open.final_path).map_err(io_err(&open.open_path))?;
+        // The index beside it: written whole (through a temporary file) once the WARC is final.
+        let mut index = open.index;
+        cdxj::write_index(&cdxj::index_path(&open.final_path), &mut index)?;
         // Make the rename durable; not every platform can open a directory, so this is best effort.
         if let Ok(dir) = File::open(&self.cfg.dir) {
             let _ = dir.sync_all();
@@ -396,6 +411,8 @@ impl std::fmt::Debug for Encoder {
 pub struct Encoded {
     bytes: Vec<u8>,
     lens: Vec<u64>,
+    /// Each record's capture, for the index (none for requests, metadata).
+    captures: Vec<Option<Capture>>,
     warcinfo_id: String,
 }
 
@@ -424,14 +441,17 @@ impl Encoder {
         let extra = [("WARC-Warcinfo-ID", warcinfo_id)];
         let mut bytes = Vec::new();
         let mut lens = Vec::with_capacity(records.len());
+        let mut captures = Vec::with_capacity(records.len());
         for record in records {
             let start = bytes.len();
             self.append(record, &extra, &mut bytes);
             lens.push((bytes.len() - start) as u64);
+            captures.push(Capture::of(record.header(), record.block()));
         }
         Ok(Encoded {
             bytes,
             lens,
+            captures,
             warcinfo_id: warcinfo_id.to_string(),
         })
     }
@@ -548,10 +568,12 @@ mod tests {
         assert!(a.encode(&[], &second).is_err());
     }
 
+    /// The WARC files in `dir` (their indexes are checked on their own).
     fn names(dir: &Path) -> Vec<String> {
         let mut names: Vec<String> = fs::read_dir(dir)
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| !n.ends_with(".cdxj"))
             .collect();
         names.sort();
         names
@@ -690,6 +712,19 @@ mod tests {
         let names = names(dir.path());
         assert_eq!(names.len(), 1);
         assert!(names[0].ends_with("-00000-h.warc.gz"), "{names:?}");
+        // Its index beside it, as the reference indexer would write it from the file.
+        let warc = dir.path().join(&names[0]);
+        let written = fs::read_to_string(cdxj::index_path(&warc)).unwrap();
+        let mut from_file = cdxj::index_file(&warc, &names[0]).unwrap();
+        cdxj::sort(&mut from_file);
+        assert_eq!(
+            written,
+            from_file
+                .iter()
+                .map(|l| format!("{l}\n"))
+                .collect::<String>()
+        );
+        assert_eq!(written.lines().count(), 1);
     }
 
     #[test]
@@ -725,6 +760,8 @@ mod tests {
             final_path: "/dev/full".into(),
             size: 0,
             warcinfo_id: String::new(),
+            index: Vec::new(),
+            name: String::new(),
             written_back: 0,
             released: 0,
         };

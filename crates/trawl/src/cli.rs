@@ -295,11 +295,22 @@ pub(crate) enum WarcCommand {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
-    /// Check headers, digests and gzip members; exit 1 naming the first bad record and its offset.
+    /// Check headers, digests and gzip members; exit 1 naming the first bad record and its offset. Revisit
+    /// records must point at a payload archived in the files given, or in a given job's dedup_from sources.
     Verify {
-        /// WARC files (.warc or .warc.gz).
+        /// WARC files (.warc or .warc.gz), or job directories (all their WARCs).
         #[arg(required = true)]
         files: Vec<PathBuf>,
+    },
+    /// A sorted CDXJ index (pywb's form) of WARC files, any crawler's; a job directory (or its warcs/ folder)
+    /// stands for all its WARCs, merged from the .cdxj files beside them. One index for everything given.
+    Index {
+        /// WARC files, job directories or WARC folders.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// Write the index here instead of to standard output.
+        #[arg(short = 'o', long = "output")]
+        output: Option<PathBuf>,
     },
 }
 

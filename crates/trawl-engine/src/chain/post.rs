@@ -126,6 +126,9 @@ fn log_response(
     if uri.api_for.is_some() {
         uri.annotate(Annotation::Api);
     }
+    if record.duplicate {
+        uri.annotate(Annotation::Duplicate);
+    }
     // The payload digest is the SHA-1 of the entity body; when no record was written, hash the body here.
     let digest = record
         .payload_digest

@@ -17,8 +17,9 @@ pub(super) fn run(p: &Pipeline, uri: &CrawlUri, record: &mut FetchRecord) -> Res
             .write_fetch(uri, &record.fetched, resp, &record.outlinks)
     });
     match written {
-        Ok(digest) => {
-            record.payload_digest = digest;
+        Ok(archived) => {
+            record.payload_digest = archived.digest;
+            record.duplicate = archived.duplicate;
             Ok(())
         }
         Err(e) => {

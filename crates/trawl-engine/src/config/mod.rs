@@ -431,6 +431,16 @@ pub struct WarcConfig {
     /// 3.1% larger than 6 and compressed 1.6x as fast; level 1 2.4% larger than 3 and 1.7x as fast.
     /// Default: 3.
     pub gzip_level: u32,
+    /// A response whose payload is already archived (in this job, or a `dedup_from` source) is written as a
+    /// `revisit` record holding only the HTTP head. Default: true.
+    pub dedup: bool,
+    /// Payloads smaller than this are always stored whole: a revisit record costs about as much. Default: 1024.
+    pub dedup_min_bytes: u64,
+    /// Earlier captures to deduplicate against: job directories (their WARCs' `.cdxj` indexes) or CDXJ
+    /// files, relative to the config's folder. Default: none.
+    pub dedup_from: Vec<std::path::PathBuf>,
+    /// Memory for the digest table, in MiB; beyond it the table lives on disk. Default: 64.
+    pub dedup_memory_mb: u64,
 }
 
 impl Default for WarcConfig {
@@ -440,6 +450,10 @@ impl Default for WarcConfig {
             max_file_bytes: 1_000_000_000,
             prefix: "trawl".to_string(),
             gzip_level: 3,
+            dedup: true,
+            dedup_min_bytes: 1024,
+            dedup_from: Vec::new(),
+            dedup_memory_mb: 64,
         }
     }
 }

@@ -304,6 +304,18 @@ impl CrawlConfig {
             Err(e) => out.push(problem("url_class", e.to_string())),
         }
         absolute_prefix_files(&mut self.scope.rules, base);
+        for (i, source) in self.warc.dedup_from.iter_mut().enumerate() {
+            *source = base.join(&*source);
+            if !source.exists() {
+                out.push(
+                    problem(
+                        format!("warc.dedup_from[{i}]"),
+                        format!("{} does not exist", source.display()),
+                    )
+                    .with_hint("give an earlier job's directory or a .cdxj index (`trawl warc index` writes one)"),
+                );
+            }
+        }
         for seq in [
             &mut self.decide.before_fetch,
             &mut self.decide.after_headers,

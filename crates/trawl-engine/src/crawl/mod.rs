@@ -245,7 +245,28 @@ impl Crawl {
                 config.to_toml().replace('\n', "; "),
             ),
         ];
-        let warc = WarcSink::new(self.job.warc_dir(), &config.warc, warcinfo)?;
+        let dedup = if config.warc.dedup {
+            let table = crate::write::dedup::DigestTable::create(
+                &self.job.state_dir().join("dedup"),
+                config.warc.dedup_memory_mb,
+            )?;
+            // This job's closed WARCs first (a resumed crawl), then the earlier crawls named.
+            let mut sources = vec![self.job.warc_dir()];
+            sources.extend(config.warc.dedup_from.iter().cloned());
+            for source in &sources {
+                if source == &self.job.warc_dir() && !source.is_dir() {
+                    continue;
+                }
+                for index in crate::write::dedup::index_files(source)? {
+                    let n = table.load_cdxj(&index)?;
+                    tracing::info!("dedup: {n} captures read from {}", index.display());
+                }
+            }
+            Some(table)
+        } else {
+            None
+        };
+        let warc = WarcSink::new(self.job.warc_dir(), &config.warc, warcinfo, dedup)?;
         let budget = Some(config.frontier.max_uris_per_host).filter(|&b| b > 0);
         let mut frontier = Frontier::open(
             &self.job.frontier_dir(),

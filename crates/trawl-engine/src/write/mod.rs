@@ -1,4 +1,7 @@
-//! The write stage: a fetch becomes WARC records (response, request, metadata) in the job's archive.
+//! The write stage: a fetch becomes WARC records (response or revisit, request, metadata) in the job's
+//! archive.
+
+pub(crate) mod dedup;
 
 use std::sync::{Mutex, PoisonError};
 
@@ -18,14 +21,26 @@ use crate::{
 pub struct WarcSink {
     writer: Mutex<Writer>,
     encoders: Mutex<Vec<Encoder>>,
+    /// The digest table, when deduplicating, and the smallest payload worth it.
+    dedup: Option<(dedup::DigestTable, u64)>,
+}
+
+/// What writing one fetch did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Archived {
+    /// The payload digest (the SHA-1 of the entity body), when the head could be parsed.
+    pub(crate) digest: Option<String>,
+    /// Whether the payload was already archived, so a revisit record was written.
+    pub(crate) duplicate: bool,
 }
 
 impl WarcSink {
     /// A writer into `dir` with `config`'s naming, rotation and compression; `warcinfo` fields describe the crawl.
-    pub fn new(
+    pub(crate) fn new(
         dir: std::path::PathBuf,
         config: &WarcConfig,
         warcinfo: Vec<(String, String)>,
+        dedup: Option<dedup::DigestTable>,
     ) -> Result<WarcSink, Error> {
         let host = gethostname::gethostname().to_string_lossy().into_owned();
         let mut cfg = WriterConfig::new(dir, config.prefix.clone(), host);
@@ -40,18 +55,19 @@ impl WarcSink {
         Ok(WarcSink {
             writer: Mutex::new(writer),
             encoders: Mutex::default(),
+            dedup: dedup.map(|t| (t, config.dedup_min_bytes)),
         })
     }
 
-    /// Writes the response, request and metadata records of one fetch, in one file; returns the response's
-    /// payload digest (the SHA-1 of the entity body), so it is computed once.
-    pub fn write_fetch(
+    /// Writes the response (or, for a payload already archived, a revisit), request and metadata records of
+    /// one fetch, in one file; returns the payload digest (computed once) and whether it was a duplicate.
+    pub(crate) fn write_fetch(
         &self,
         uri: &CrawlUri,
         fetched: &Fetched,
         resp: &Response,
         outlinks: &[Outlink],
-    ) -> Result<Option<String>, Error> {
+    ) -> Result<Archived, Error> {
         let target = uri.url.as_str();
         let mut response = Record::response(
             target,
@@ -62,8 +78,34 @@ impl WarcSink {
         if let Some(t) = resp.truncated {
             response.set("WARC-Truncated", t.warc_reason());
         }
-        let response_id = response.id().to_string();
         let payload_digest = response.get("WARC-Payload-Digest").map(str::to_string);
+        // A whole payload big enough to be worth it, already archived: a revisit in its place.
+        let earlier = match (&self.dedup, &payload_digest) {
+            (Some((table, min)), Some(digest))
+                if resp.truncated.is_none() && resp.body.len() as u64 >= *min =>
+            {
+                table.get(digest).map(|r| (digest.clone(), r))
+            }
+            _ => None,
+        };
+        let duplicate = earlier.is_some();
+        let first_capture = (!duplicate).then(|| trawl_warc::RefersTo {
+            target_uri: target.to_owned(),
+            date: response.get("WARC-Date").unwrap_or_default().to_owned(),
+            record_id: Some(response.id().to_owned()),
+        });
+        if let Some((digest, refers_to)) = &earlier {
+            response = Record::revisit(
+                target,
+                fetched.started,
+                fetched.ip,
+                &resp.response_bytes,
+                trawl_warc::IDENTICAL_PAYLOAD_DIGEST,
+                digest,
+                refers_to,
+            );
+        }
+        let response_id = response.id().to_string();
         let mut request = Record::request(
             target,
             fetched.started,
@@ -129,7 +171,7 @@ impl WarcSink {
                 give(due);
             }
             match step {
-                Ok(None) => break Ok(payload_digest),
+                Ok(None) => break Ok(()),
                 // The file rotated while this group was being compressed: again, for the new file.
                 Ok(Some(id)) => warcinfo_id = id,
                 Err(e) => break Err(warc(e)),
@@ -139,7 +181,19 @@ impl WarcSink {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push(encoder);
-        result
+        result?;
+        // Recorded only once the record is in the file: a revisit never points at a record not written.
+        if let (Some((table, min)), Some(digest), Some(first)) =
+            (&self.dedup, &payload_digest, &first_capture)
+            && resp.truncated.is_none()
+            && resp.body.len() as u64 >= *min
+        {
+            table.insert(digest, first);
+        }
+        Ok(Archived {
+            digest: payload_digest,
+            duplicate,
+        })
     }
 
     /// Closes the current file; returns every file written.

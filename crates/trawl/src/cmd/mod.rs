@@ -46,6 +46,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Warc { command } => match command {
             WarcCommand::Ls { files } => warc::ls(&files),
             WarcCommand::Verify { files } => warc::verify(&files),
+            WarcCommand::Index { inputs, output } => warc::index(&inputs, output.as_deref()),
         },
         Command::Url { command } => match command {
             UrlCommand::Canon { rules, urls } => url::canon(&rules, urls),

@@ -1,6 +1,12 @@
-//! `trawl warc ls|verify`.
+//! `trawl warc ls|verify|index`.
 
-use std::{io::Write, path::PathBuf, process::ExitCode};
+use std::{
+    io::Write,
+    path::{Path, PathBuf},
+    process::ExitCode,
+};
+
+use anyhow::Context;
 
 pub(crate) fn ls(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
@@ -13,9 +19,22 @@ pub(crate) fn ls(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-pub(crate) fn verify(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
+/// `trawl warc verify FILE|JOB…`: each WARC's framing, headers and digests; then every revisit record's payload
+/// must be archived somewhere it can be replayed from: in the WARCs given, or in the `dedup_from` sources of a
+/// job given as a directory.
+pub(crate) fn verify(inputs: &[PathBuf]) -> anyhow::Result<ExitCode> {
     let mut failed = false;
-    for path in files {
+    let mut files = Vec::new();
+    let mut sources = Vec::new();
+    for input in inputs {
+        files.extend(warcs_of(input)?);
+        let config = input.join("crawl.toml");
+        if input.is_dir() && config.is_file() {
+            let c = trawl_engine::CrawlConfig::load(&config)?;
+            sources.extend(c.warc.dedup_from);
+        }
+    }
+    for path in &files {
         match trawl_warc::verify(path) {
             Ok(summary) => {
                 let types: Vec<String> = summary
@@ -36,9 +55,151 @@ pub(crate) fn verify(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
             }
         }
     }
+    if !failed {
+        failed |= !revisits_resolve(&files, &sources)?;
+    }
     Ok(if failed {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Whether every revisit of `files` has its payload's digest among the full captures of `files` and of the
+/// dedup `sources` (job directories or CDXJ files); prints each that has not.
+fn revisits_resolve(files: &[PathBuf], sources: &[PathBuf]) -> anyhow::Result<bool> {
+    let fields = |line: &str| -> Option<serde_json::Map<String, serde_json::Value>> {
+        serde_json::from_str(line.splitn(3, ' ').nth(2)?).ok()
+    };
+    let text = |m: &serde_json::Map<String, serde_json::Value>, k: &str| {
+        m.get(k)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let mut payloads = std::collections::HashSet::new();
+    let mut revisits = Vec::new();
+    for warc in files {
+        let name = warc
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        for line in trawl_warc::index_file(warc, &name)? {
+            let Some(m) = fields(&line) else { continue };
+            if text(&m, "mime") == "warc/revisit" {
+                revisits.push((
+                    warc.clone(),
+                    text(&m, "offset"),
+                    text(&m, "url"),
+                    text(&m, "digest"),
+                ));
+            } else {
+                payloads.insert(text(&m, "digest"));
+            }
+        }
+    }
+    if revisits.is_empty() {
+        return Ok(true);
+    }
+    for source in sources {
+        for warc in warcs_of(source).unwrap_or_else(|_| vec![source.clone()]) {
+            let index = if warc.extension().is_some_and(|e| e == "cdxj") {
+                warc.clone()
+            } else {
+                trawl_warc::index_path(&warc)
+            };
+            let Ok(body) = std::fs::read_to_string(&index) else {
+                continue;
+            };
+            for line in body.lines() {
+                if let Some(m) = fields(line)
+                    && text(&m, "mime") != "warc/revisit"
+                {
+                    payloads.insert(text(&m, "digest"));
+                }
+            }
+        }
+    }
+    let mut ok = true;
+    for (file, offset, url, digest) in &revisits {
+        if !payloads.contains(digest) {
+            ok = false;
+            println!(
+                "FAILED {} at offset {offset}: the revisit of {url} points at a payload ({digest}) archived in none \
+                 of the files given nor the job's dedup_from sources; give the job directory, or the WARCs holding it",
+                file.display()
+            );
+        }
+    }
+    if ok {
+        println!(
+            "ok {} revisit records: each payload is archived",
+            revisits.len()
+        );
+    }
+    Ok(ok)
+}
+
+/// The WARCs a path stands for: itself, or the WARC files of a folder (a job's `warcs/` when given the job).
+fn warcs_of(input: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    if !input.is_dir() {
+        return Ok(vec![input.to_path_buf()]);
+    }
+    let dir = if input.join("warcs").is_dir() {
+        input.join("warcs")
+    } else {
+        input.to_path_buf()
+    };
+    let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .with_context(|| format!("cannot read the folder {}", dir.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            let name = p.to_string_lossy();
+            name.ends_with(".warc.gz") || name.ends_with(".warc") || name.ends_with(".warc.zst")
+        })
+        .collect();
+    found.sort();
+    if found.is_empty() {
+        anyhow::bail!("{} holds no WARC files", dir.display());
+    }
+    Ok(found)
+}
+
+/// `trawl warc index`: every input's captures in one byte-sorted CDXJ index. A WARC with an index beside it
+/// (as trawl writes one for each file it closes) contributes that index; any other WARC is read.
+pub(crate) fn index(inputs: &[PathBuf], output: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let mut lines = Vec::new();
+    for input in inputs {
+        for warc in warcs_of(input)? {
+            let beside = trawl_warc::index_path(&warc);
+            if input.is_dir() && beside.is_file() {
+                let text = std::fs::read_to_string(&beside)
+                    .with_context(|| format!("cannot read {}", beside.display()))?;
+                lines.extend(text.lines().map(str::to_owned));
+            } else {
+                let name = warc
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                lines.extend(
+                    trawl_warc::index_file(&warc, &name)
+                        .with_context(|| format!("cannot index {}", warc.display()))?,
+                );
+            }
+        }
+    }
+    match output {
+        Some(path) => trawl_warc::write_index(path, &mut lines)
+            .with_context(|| format!("cannot write {}", path.display()))?,
+        None => {
+            trawl_warc::cdxj::sort(&mut lines);
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            for l in &lines {
+                writeln!(out, "{l}")?;
+            }
+            out.flush()?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,210 @@
+//! The digest table of deduplication: payload digest → the capture that holds the payload (URI, date, record
+//! id). It is derived state: rebuilt when a crawl starts or resumes from the CDXJ indexes of the job's closed
+//! WARCs (so it never points at a record a crash cut off) and of the `dedup_from` sources, and kept in an
+//! fjall keyspace whose memory is bounded by `warc.dedup_memory_mb` (the rest on disk).
+
+use std::path::{Path, PathBuf};
+
+use fjall::{Database, Keyspace, KeyspaceCreateOptions};
+use trawl_warc::RefersTo;
+
+use crate::Error;
+
+/// The table.
+pub(crate) struct DigestTable {
+    _db: Database,
+    digests: Keyspace,
+}
+
+impl std::fmt::Debug for DigestTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DigestTable").finish_non_exhaustive()
+    }
+}
+
+impl DigestTable {
+    /// An empty table in `dir` (anything there before is removed: the table is rebuilt from indexes).
+    pub(crate) fn create(dir: &Path, memory_mb: u64) -> Result<DigestTable, Error> {
+        let io = |source| Error::Io {
+            path: dir.to_path_buf(),
+            source,
+        };
+        if dir.exists() {
+            std::fs::remove_dir_all(dir).map_err(io)?;
+        }
+        std::fs::create_dir_all(dir).map_err(io)?;
+        let store = |e: fjall::Error| Error::Dedup {
+            path: dir.to_path_buf(),
+            message: e.to_string(),
+        };
+        let bytes = memory_mb.max(1) << 20;
+        let db = Database::builder(dir)
+            .cache_size(bytes / 2)
+            .open()
+            .map_err(store)?;
+        let digests = db
+            .keyspace("digests", || {
+                KeyspaceCreateOptions::default().max_memtable_size(bytes / 2)
+            })
+            .map_err(store)?;
+        Ok(DigestTable { _db: db, digests })
+    }
+
+    /// The capture that holds the payload with `digest`, if one does.
+    pub(crate) fn get(&self, digest: &str) -> Option<RefersTo> {
+        let value = self.digests.get(digest.as_bytes()).ok()??;
+        decode(&value)
+    }
+
+    /// Records that `refers_to` holds the payload with `digest` (the first capture of a payload stays).
+    pub(crate) fn insert(&self, digest: &str, refers_to: &RefersTo) {
+        if self.get(digest).is_none() {
+            // A failed insert only means a later copy is stored whole.
+            let _ = self.digests.insert(digest.as_bytes(), encode(refers_to));
+        }
+    }
+
+    /// Adds the captures of the CDXJ index at `path` (revisits skipped: they hold no payload); returns how
+    /// many lines it read.
+    pub(crate) fn load_cdxj(&self, path: &Path) -> Result<usize, Error> {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let mut n = 0;
+        for (i, line) in text.lines().enumerate() {
+            let Some(c) = capture_of_line(line) else {
+                return Err(Error::BadIndex {
+                    path: path.to_path_buf(),
+                    line: i + 1,
+                });
+            };
+            n += 1;
+            if let Some((digest, refers)) = c {
+                self.insert(&digest, &refers);
+            }
+        }
+        Ok(n)
+    }
+}
+
+/// The CDXJ files a `dedup_from` entry stands for: a job directory's (or a WARC folder's) indexes, or the file
+/// itself.
+pub(crate) fn index_files(source: &Path) -> Result<Vec<PathBuf>, Error> {
+    if !source.is_dir() {
+        return Ok(vec![source.to_path_buf()]);
+    }
+    let dir = if source.join("warcs").is_dir() {
+        source.join("warcs")
+    } else {
+        source.to_path_buf()
+    };
+    let entries = std::fs::read_dir(&dir).map_err(|e| Error::Io {
+        path: dir.clone(),
+        source: e,
+    })?;
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cdxj"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// `Some(None)` for a line without a usable payload (a revisit), `Some(Some(..))` for a capture, `None` for
+/// a line that is not CDXJ.
+fn capture_of_line(line: &str) -> Option<Option<(String, RefersTo)>> {
+    let mut parts = line.splitn(3, ' ');
+    let (_key, stamp, json) = (parts.next()?, parts.next()?, parts.next()?);
+    let fields: serde_json::Map<String, serde_json::Value> = serde_json::from_str(json).ok()?;
+    let text = |k: &str| fields.get(k).and_then(serde_json::Value::as_str);
+    if text("mime") == Some("warc/revisit") {
+        return Some(None);
+    }
+    let (Some(digest), Some(url)) = (text("digest"), text("url")) else {
+        return Some(None);
+    };
+    if stamp.len() < 14 || !stamp.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let date = format!(
+        "{}-{}-{}T{}:{}:{}Z",
+        &stamp[0..4],
+        &stamp[4..6],
+        &stamp[6..8],
+        &stamp[8..10],
+        &stamp[10..12],
+        &stamp[12..14]
+    );
+    // pywb writes the digest without its `sha1:` prefix; WARC records carry it.
+    let digest = if digest.contains(':') {
+        digest.to_owned()
+    } else {
+        format!("sha1:{digest}")
+    };
+    Some(Some((
+        digest,
+        RefersTo {
+            target_uri: url.to_owned(),
+            date,
+            record_id: text("record_id").map(str::to_owned),
+        },
+    )))
+}
+
+fn encode(r: &RefersTo) -> Vec<u8> {
+    format!(
+        "{}\n{}\n{}",
+        r.target_uri,
+        r.date,
+        r.record_id.as_deref().unwrap_or_default()
+    )
+    .into_bytes()
+}
+
+fn decode(bytes: &[u8]) -> Option<RefersTo> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let mut parts = text.splitn(3, '\n');
+    let target_uri = parts.next()?.to_owned();
+    let date = parts.next()?.to_owned();
+    let id = parts.next().unwrap_or_default();
+    Some(RefersTo {
+        target_uri,
+        date,
+        record_id: (!id.is_empty()).then(|| id.to_owned()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_of_trawl_and_pywb_indexes() {
+        let ours = r#"com,example)/ 20261125005000 {"url": "http://example.com/", "mime": "text/html", "status": "200", "digest": "sha1:ABC", "length": "1", "offset": "2", "filename": "f"}"#;
+        let (digest, r) = capture_of_line(ours).unwrap().unwrap();
+        assert_eq!(digest, "sha1:ABC");
+        assert_eq!(r.date, "2026-11-25T00:50:00Z");
+        let pywb = r#"com,example)/ 20160225042329 {"offset":"363","status":"200","length":"1286","mime":"text/html","filename":"x","url":"http://example.com/","digest":"37CF"}"#;
+        assert_eq!(capture_of_line(pywb).unwrap().unwrap().0, "sha1:37CF");
+        let revisit = r#"a)/ 20261125005000 {"url": "http://a/", "mime": "warc/revisit", "digest": "sha1:X"}"#;
+        assert_eq!(capture_of_line(revisit), Some(None));
+        assert_eq!(capture_of_line("not an index line"), None);
+    }
+
+    #[test]
+    fn the_first_capture_of_a_payload_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = DigestTable::create(&dir.path().join("d"), 1).unwrap();
+        let r = |u: &str| RefersTo {
+            target_uri: u.into(),
+            date: "2026-11-25T00:00:00Z".into(),
+            record_id: Some("<urn:uuid:1>".into()),
+        };
+        assert_eq!(t.get("sha1:A"), None);
+        t.insert("sha1:A", &r("http://a/1"));
+        t.insert("sha1:A", &r("http://a/2"));
+        assert_eq!(t.get("sha1:A"), Some(r("http://a/1")));
+    }
+}

@@ -1,0 +1,358 @@
+//! Archives that replay: a site whose pages share assets and hold byte-identical copies at other URLs is
+//! crawled twice. The first crawl stores each payload once (revisit records for copies); the second,
+//! deduplicating against the first, stores only what changed. Every WARC verifies (trawl and warcio), every
+//! index beside a WARC is byte-identical to the reference indexer's, and pywb replays every HTML page of both
+//! crawls — revisits included — with the site's bytes.
+
+mod common;
+
+use std::{
+    collections::BTreeMap,
+    net::SocketAddr,
+    path::{Path, PathBuf},
+    process::{Command, Stdio},
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
+
+use axum::{Router, extract::State, http::Uri, response::IntoResponse};
+
+type Files = Arc<Mutex<BTreeMap<String, (&'static str, Vec<u8>)>>>;
+
+/// Filler that makes a body big enough to be deduplicated (dedup_min_bytes is 1024 by default).
+fn filler(seed: &str) -> String {
+    (0..60)
+        .map(|i| format!("<p>{seed} paragraph {i}</p>\n"))
+        .collect()
+}
+
+/// The site at `version`: only /changing.html differs between versions.
+fn site(version: u32) -> BTreeMap<String, (&'static str, Vec<u8>)> {
+    let html = |body: String| {
+        (
+            "text/html",
+            format!("<!doctype html><html><body>{body}</body></html>").into_bytes(),
+        )
+    };
+    let logo: Vec<u8> = (0..3000u32).map(|i| (i * 7 % 251) as u8).collect();
+    let same = filler("same");
+    BTreeMap::from([
+        (
+            "/".to_owned(),
+            html(
+                "<a href=\"/a.html\">a</a> <a href=\"/b.html\">b</a> <a href=\"/same1.html\">1</a> \
+                 <a href=\"/same2.html\">2</a> <a href=\"/changing.html\">c</a> <a href=\"/small1.txt\">s</a> \
+                 <a href=\"/small2.txt\">t</a>"
+                    .to_owned()
+                    + &filler("home"),
+            ),
+        ),
+        (
+            "/a.html".into(),
+            html(format!("<img src=\"/img/logo.png\"><img src=\"/copy/logo.png\">{}", filler("a"))),
+        ),
+        ("/b.html".into(), html(format!("<img src=\"/img/logo.png\">{}", filler("b")))),
+        ("/same1.html".into(), html(same.clone())),
+        ("/same2.html".into(), html(same)),
+        ("/changing.html".into(), html(format!("<p>version {version}</p>{}", filler("c")))),
+        ("/small1.txt".into(), ("text/plain", b"tiny".to_vec())),
+        ("/small2.txt".into(), ("text/plain", b"tiny".to_vec())),
+        ("/img/logo.png".into(), ("image/png", logo.clone())),
+        ("/copy/logo.png".into(), ("image/png", logo)),
+    ])
+}
+
+async fn serve(files: Files) -> SocketAddr {
+    async fn page(State(files): State<Files>, uri: Uri) -> axum::response::Response {
+        match files.lock().unwrap().get(uri.path()) {
+            Some((ct, body)) => ([("content-type", *ct)], body.clone()).into_response(),
+            None => (axum::http::StatusCode::NOT_FOUND, "no").into_response(),
+        }
+    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let app = Router::new().fallback(page).with_state(files);
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    addr
+}
+
+/// A tool of the test virtualenv (`scripts/test.sh` makes it: pywb, cdxj-indexer, wacz), or `None` when it
+/// is missing outside CI (the check is then skipped, with a message); under CI a missing tool fails.
+fn py_tool(name: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("TRAWL_PYENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/pyenv"));
+    let tool = dir.join("bin").join(name);
+    if tool.exists() {
+        return Some(tool);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{} is missing: scripts/test.sh installs it",
+        tool.display()
+    );
+    eprintln!(
+        "skipping the {name} check: {} is not installed (scripts/test.sh installs it)",
+        tool.display()
+    );
+    None
+}
+
+fn config(dir: &Path, name: &str, seed: &str, extra: &str) -> PathBuf {
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, format!("[seeds]\nurls = [\"{seed}\"]\n{extra}")).unwrap();
+    path
+}
+
+/// `(WARC-Type, target)` of every response and revisit record of a job.
+fn captures(job: &Path) -> Vec<(String, String)> {
+    common::records(job)
+        .iter()
+        .filter(|r| matches!(r.get("WARC-Type"), Some("response" | "revisit")))
+        .map(|r| {
+            (
+                r.get("WARC-Type").unwrap().to_owned(),
+                r.get("WARC-Target-URI").unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dedup_within_and_across_crawls_and_replay_in_pywb() {
+    let files: Files = Arc::new(Mutex::new(site(1)));
+    let addr = serve(files.clone()).await;
+    let url = |p: &str| format!("http://{addr}{p}");
+    let dir = tempfile::tempdir().unwrap();
+
+    // First crawl: each payload stored once.
+    let job1 = dir.path().join("job1");
+    // (Each job its own WARC prefix: pywb serves both from one collection, where file names must differ.)
+    let one = config(dir.path(), "one", &url("/"), "[warc]\nprefix = \"one\"\n");
+    common::crawl_quickly(&one, &job1).await;
+    let first = captures(&job1);
+    let revisits1: Vec<&String> = first
+        .iter()
+        .filter(|(t, _)| t == "revisit")
+        .map(|(_, u)| u)
+        .collect();
+    assert_eq!(
+        revisits1.len(),
+        2,
+        "one copy page and one copy image: {first:?}"
+    );
+    assert!(
+        revisits1
+            .iter()
+            .any(|u| u.ends_with("/same1.html") || u.ends_with("/same2.html"))
+    );
+    assert!(revisits1.iter().any(|u| u.ends_with("logo.png")));
+    // Small bodies are stored whole, copies or not.
+    assert!(first.contains(&("response".into(), url("/small1.txt"))));
+    assert!(first.contains(&("response".into(), url("/small2.txt"))));
+    let log1 = common::crawl_log(&job1);
+    assert_eq!(
+        log1.iter()
+            .filter(|l| l.has_annotation("duplicate:digest"))
+            .count(),
+        2
+    );
+
+    // Second crawl against the first: only what changed (and what is too small to dedup) is stored. (A second
+    // later, so that replay tells the crawls apart by their 14-digit timestamps.)
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    files.lock().unwrap().clone_from(&site(2));
+    let job2 = dir.path().join("job2");
+    let extra = format!(
+        "[warc]\nprefix = \"two\"\ndedup_from = [{:?}]\n",
+        job1.display().to_string()
+    );
+    common::crawl_quickly(&config(dir.path(), "two", &url("/"), &extra), &job2).await;
+    let second = captures(&job2);
+    let stored: Vec<&String> = second
+        .iter()
+        .filter(|(t, _)| t == "response")
+        .map(|(_, u)| u)
+        .collect();
+    let mut stored_paths: Vec<String> = stored.iter().map(|u| u.replace(&url(""), "")).collect();
+    stored_paths.sort();
+    assert_eq!(
+        stored_paths,
+        [
+            "/changing.html",
+            "/robots.txt",
+            "/small1.txt",
+            "/small2.txt"
+        ],
+        "{second:?}"
+    );
+    let bytes = |job: &Path| -> u64 {
+        common::warc_files(job)
+            .iter()
+            .map(|f| std::fs::metadata(f).unwrap().len())
+            .sum()
+    };
+    println!(
+        "recrawl: {} bytes of WARC against {} for the first crawl",
+        bytes(&job2),
+        bytes(&job1)
+    );
+
+    // Every file verifies (revisits included: their targets exist in the job or the dedup source).
+    for job in [&job1, &job2] {
+        for f in common::warc_files(job) {
+            trawl_warc::verify(&f).unwrap_or_else(|e| panic!("{e}"));
+            common::warcio_check(&f);
+        }
+    }
+
+    // `trawl warc verify` follows revisits: the job (with its dedup_from source) resolves, its files alone do not.
+    let verify = |args: &[&std::ffi::OsStr]| {
+        Command::new(env!("CARGO_BIN_EXE_trawl"))
+            .args(["warc", "verify"])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let whole = verify(&[job2.as_os_str()]);
+    assert!(
+        whole.status.success(),
+        "{}",
+        String::from_utf8_lossy(&whole.stdout)
+    );
+    assert!(
+        String::from_utf8_lossy(&whole.stdout)
+            .contains("revisit records: each payload is archived")
+    );
+    let alone: Vec<PathBuf> = common::warc_files(&job2);
+    let alone = verify(&alone.iter().map(|p| p.as_os_str()).collect::<Vec<_>>());
+    assert!(!alone.status.success());
+    assert!(String::from_utf8_lossy(&alone.stdout).contains("archived in none of the files given"));
+
+    // The index beside each WARC is the reference indexer's, byte for byte.
+    if let Some(indexer) = py_tool("cdxj-indexer") {
+        for job in [&job1, &job2] {
+            for f in common::warc_files(job) {
+                let out = Command::new(&indexer)
+                    .arg("-s")
+                    .arg(&f)
+                    .current_dir(f.parent().unwrap())
+                    .output()
+                    .unwrap();
+                assert!(
+                    out.status.success(),
+                    "{}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                let reference = String::from_utf8(out.stdout).unwrap();
+                let ours = std::fs::read_to_string(trawl_warc::index_path(&f)).unwrap();
+                assert_eq!(ours, reference, "{}", f.display());
+            }
+        }
+    }
+
+    // pywb replays every HTML page of both crawls from the WARCs and trawl's merged index.
+    let Some(wayback) = py_tool("wayback") else {
+        return;
+    };
+    let coll = dir.path().join("pywb/collections/both");
+    std::fs::create_dir_all(coll.join("archive")).unwrap();
+    std::fs::create_dir_all(coll.join("indexes")).unwrap();
+    for job in [&job1, &job2] {
+        for f in common::warc_files(job) {
+            std::fs::copy(&f, coll.join("archive").join(f.file_name().unwrap())).unwrap();
+        }
+    }
+    let index = Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .args(["warc", "index"])
+        .arg(&job1)
+        .arg(&job2)
+        .arg("-o")
+        .arg(coll.join("indexes/index.cdxj"))
+        .status()
+        .unwrap();
+    assert!(index.success());
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let mut server = Command::new(&wayback)
+        .args(["-p", &port.to_string(), "-b", "127.0.0.1"])
+        .current_dir(dir.path().join("pywb"))
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(dir.path().join("pywb.log")).unwrap())
+        .spawn()
+        .unwrap();
+    let pywb_log = || std::fs::read_to_string(dir.path().join("pywb.log")).unwrap_or_default();
+    let client = reqwest_like::Client::new(port);
+    let started = Instant::now();
+    while client.get("/").is_none() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "pywb did not start"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let mut replayed = 0;
+    for (job, version) in [(&job1, 1), (&job2, 2)] {
+        let site = site(version);
+        for line in common::crawl_log(job).iter().filter(|l| l.status == 200) {
+            let path = line.uri.replace(&url(""), "");
+            let Some((ct, body)) = site.get(&path) else {
+                continue;
+            };
+            if *ct != "text/html" {
+                continue;
+            }
+            let stamp = &line.fetch.as_deref().expect("a fetch time")[..14];
+            let got = client
+                .get(&format!("/both/{stamp}id_/{}", line.uri))
+                .unwrap_or_else(|| {
+                    panic!(
+                        "pywb has no capture of {} at {stamp}:\n{}",
+                        line.uri,
+                        pywb_log()
+                    )
+                });
+            assert!(&got == body, "{} at {stamp} replays other bytes", line.uri);
+            replayed += 1;
+        }
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(replayed >= 12, "{replayed} pages replayed");
+}
+
+/// A minimal HTTP/1.1 GET client for the replay (the crate has no HTTP client dependency for tests).
+mod reqwest_like {
+    use std::io::{Read, Write};
+
+    pub(crate) struct Client {
+        port: u16,
+    }
+
+    impl Client {
+        pub(crate) fn new(port: u16) -> Client {
+            Client { port }
+        }
+
+        /// The body of `path` when the answer is 200, else `None`.
+        pub(crate) fn get(&self, path: &str) -> Option<Vec<u8>> {
+            let mut s = std::net::TcpStream::connect(("127.0.0.1", self.port)).ok()?;
+            write!(
+                s,
+                "GET {path} HTTP/1.0\r\nHost: 127.0.0.1:{}\r\n\r\n",
+                self.port
+            )
+            .ok()?;
+            let mut raw = Vec::new();
+            s.read_to_end(&mut raw).ok()?;
+            let split = raw.windows(4).position(|w| w == b"\r\n\r\n")?;
+            let head = String::from_utf8_lossy(&raw[..split]);
+            if !head.starts_with("HTTP/1.0 200") && !head.starts_with("HTTP/1.1 200") {
+                return None;
+            }
+            Some(raw[split + 4..].to_vec())
+        }
+    }
+}
