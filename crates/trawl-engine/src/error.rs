@@ -37,6 +37,9 @@ pub enum Error {
     /// The frontier's store failed.
     #[error(transparent)]
     Frontier(#[from] trawl_frontier::Error),
+    /// `trawl wacz` was pointed at a directory with no crawl or no WARC.
+    #[error("{} holds no crawl with WARC files to package (give a job directory)", .0.display())]
+    NothingToPackage(PathBuf),
     /// The deduplication digest table could not be opened.
     #[error("{}: the deduplication table: {message}", path.display())]
     Dedup {

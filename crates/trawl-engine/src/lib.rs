@@ -27,6 +27,7 @@ mod hop;
 pub mod job;
 mod journal;
 pub mod live;
+pub mod package;
 pub mod report;
 pub mod robots;
 mod scope;

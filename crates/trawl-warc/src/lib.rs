@@ -49,6 +49,7 @@ pub use crate::{
     },
     repair::{Repaired, repair},
     verify::{VerifyError, VerifySummary, verify},
+    wacz::{WaczSummary, write_wacz},
     writer::{Compression, Encoded, Encoder, Span, WriteBack, Writer, WriterConfig, Written},
 };
 
@@ -64,4 +65,5 @@ mod reader;
 mod record;
 mod repair;
 mod verify;
+mod wacz;
 mod writer;

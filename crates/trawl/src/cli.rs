@@ -54,6 +54,15 @@ pub(crate) enum Command {
         #[command(subcommand)]
         action: CtlAction,
     },
+    /// Package a job as one WACZ 1.1.1 file (WARCs, merged CDXJ index, pages, manifest with SHA-256 of every
+    /// file) that ReplayWeb.page and pywb open as it is.
+    Wacz {
+        /// The job directory.
+        job: PathBuf,
+        /// The .wacz to write (refused if it exists).
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+    },
     /// Convert another crawler's configuration into a commented crawl.toml.
     Import {
         #[command(subcommand)]

@@ -164,11 +164,15 @@ async fn dedup_within_and_across_crawls_and_replay_in_pywb() {
     files.lock().unwrap().clone_from(&site(2));
     let job2 = dir.path().join("job2");
     let extra = format!(
-        "[warc]\nprefix = \"two\"\ndedup_from = [{:?}]\n",
+        "[warc]\nprefix = \"two\"\nwacz = true\ndedup_from = [{:?}]\n",
         job1.display().to_string()
     );
     common::crawl_quickly(&config(dir.path(), "two", &url("/"), &extra), &job2).await;
     let second = captures(&job2);
+    assert!(
+        job2.join("job2.wacz").is_file(),
+        "[warc] wacz = true packages the finished job"
+    );
     let stored: Vec<&String> = second
         .iter()
         .filter(|(t, _)| t == "response")
@@ -272,6 +276,46 @@ async fn dedup_within_and_across_crawls_and_replay_in_pywb() {
         .status()
         .unwrap();
     assert!(index.success());
+    // The first crawl as one WACZ: the reference validator accepts it, and pywb serves it as a collection.
+    let wacz = dir.path().join("one.wacz");
+    let packed = Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .arg("wacz")
+        .arg(&job1)
+        .arg("-o")
+        .arg(&wacz)
+        .output()
+        .unwrap();
+    assert!(
+        packed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&packed.stderr)
+    );
+    if let Some(validator) = py_tool("wacz") {
+        let out = Command::new(validator)
+            .args(["validate", "-f"])
+            .arg(&wacz)
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success() && said.contains("is valid"), "{said}");
+    }
+    let manager = py_tool("wb-manager").expect("pywb's wb-manager beside wayback");
+    for args in [
+        vec!["init", "packed"],
+        vec!["add", "--unpack-wacz", "packed", wacz.to_str().unwrap()],
+    ] {
+        let out = Command::new(&manager)
+            .args(&args)
+            .current_dir(dir.path().join("pywb"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "wb-manager {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
     let port = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
@@ -318,9 +362,26 @@ async fn dedup_within_and_across_crawls_and_replay_in_pywb() {
             replayed += 1;
         }
     }
+    // The same pages of the first crawl from its WACZ.
+    for line in common::crawl_log(&job1).iter().filter(|l| l.status == 200) {
+        let path = line.uri.replace(&url(""), "");
+        let Some(("text/html", body)) = site(1).get(&path).map(|(c, b)| (*c, b.clone())) else {
+            continue;
+        };
+        let stamp = &line.fetch.as_deref().expect("a fetch time")[..14];
+        let got = client
+            .get(&format!("/packed/{stamp}id_/{}", line.uri))
+            .unwrap_or_else(|| panic!("the WACZ has no capture of {}:\n{}", line.uri, pywb_log()));
+        assert!(
+            got == body,
+            "{} from the WACZ replays other bytes",
+            line.uri
+        );
+        replayed += 1;
+    }
     let _ = server.kill();
     let _ = server.wait();
-    assert!(replayed >= 12, "{replayed} pages replayed");
+    assert!(replayed >= 18, "{replayed} pages replayed");
 }
 
 /// A minimal HTTP/1.1 GET client for the replay (the crate has no HTTP client dependency for tests).

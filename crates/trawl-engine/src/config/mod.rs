@@ -441,6 +441,8 @@ pub struct WarcConfig {
     pub dedup_from: Vec<std::path::PathBuf>,
     /// Memory for the digest table, in MiB; beyond it the table lives on disk. Default: 64.
     pub dedup_memory_mb: u64,
+    /// At the end of a finished crawl, package the job as `JOB/JOBNAME.wacz`. Default: false.
+    pub wacz: bool,
 }
 
 impl Default for WarcConfig {
@@ -454,6 +456,7 @@ impl Default for WarcConfig {
             dedup_min_bytes: 1024,
             dedup_from: Vec::new(),
             dedup_memory_mb: 64,
+            wacz: false,
         }
     }
 }

@@ -194,6 +194,18 @@ impl Crawl {
             Err(e) => shared.pipeline.fail(format!("checkpoint: {e}")),
         }
         let warcs = p.warc.close();
+        if self.config.warc.wacz && warcs.is_ok() && !stop.is_stopped() && lock(&p.fatal).is_none()
+        {
+            let out = crate::package::default_wacz_path(self.job.root());
+            let root = self.job.root().to_path_buf();
+            let packed =
+                tokio::task::spawn_blocking(move || crate::package::write_wacz(&root, &out)).await;
+            match packed {
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => p.fail(format!("packaging the WACZ: {e}")),
+                Err(e) => p.fail(format!("packaging the WACZ: {e}")),
+            }
+        }
         let fatal = lock(&p.fatal).take();
         let ending = match (&fatal, &warcs) {
             (Some(why), _) => Ending::Failed(why.clone()),

@@ -32,6 +32,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         } => crawl::resume(job, checkpoint, metrics_bind),
         Command::Ctl { job, json, action } => ctl::ctl(&job, json, action),
         Command::Check { config, strict } => check::check(&config, strict),
+        Command::Wacz { job, output } => warc::wacz(&job, &output),
         Command::Import {
             from: ImportFrom::Heritrix { cxml, output },
         } => import::heritrix(&cxml, output.as_deref()),

@@ -203,3 +203,24 @@ pub(crate) fn index(inputs: &[PathBuf], output: Option<&Path>) -> anyhow::Result
     }
     Ok(ExitCode::SUCCESS)
 }
+
+/// `trawl wacz JOB -o FILE`: the job as one WACZ package.
+pub(crate) fn wacz(job: &Path, output: &Path) -> anyhow::Result<ExitCode> {
+    if output.exists() {
+        anyhow::bail!(
+            "{} exists already; remove it or choose another -o",
+            output.display()
+        );
+    }
+    let started = std::time::Instant::now();
+    let summary = trawl_engine::package::write_wacz(job, output)?;
+    println!(
+        "{}: {} WARC files, {} captures, {} pages ({:.1} s)",
+        output.display(),
+        summary.warcs,
+        summary.captures,
+        summary.pages,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,56 @@
+//! A job as one WACZ package (`trawl wacz`, or `[warc] wacz = true` at the end of a crawl).
+
+use std::path::{Path, PathBuf};
+
+use crate::{CrawlConfig, Error, job::Job};
+
+/// The WARC files of a job, by name.
+pub fn job_warcs(job_dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    let dir = job_dir.join("warcs");
+    let entries = std::fs::read_dir(&dir).map_err(|source| Error::Io {
+        path: dir.clone(),
+        source,
+    })?;
+    let mut warcs: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            let n = p.to_string_lossy();
+            n.ends_with(".warc.gz") || n.ends_with(".warc") || n.ends_with(".warc.zst")
+        })
+        .collect();
+    warcs.sort();
+    Ok(warcs)
+}
+
+/// Packs the job at `job_dir` into the WACZ `out`: its WARCs, their index, its seeds and HTML pages.
+pub fn write_wacz(job_dir: &Path, out: &Path) -> Result<trawl_warc::WaczSummary, Error> {
+    let config_path = Job::create(job_dir)?.config_path();
+    if !config_path.is_file() {
+        return Err(Error::NothingToPackage(job_dir.to_path_buf()));
+    }
+    let config = CrawlConfig::load(&config_path)?;
+    let warcs = job_warcs(job_dir)?;
+    if warcs.is_empty() {
+        return Err(Error::NothingToPackage(job_dir.to_path_buf()));
+    }
+    let title = job_dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "trawl crawl".into());
+    Ok(trawl_warc::write_wacz(
+        out,
+        &warcs,
+        &config.seeds.urls,
+        &title,
+    )?)
+}
+
+/// Where a crawl with `[warc] wacz = true` writes its package: `JOB/JOBNAME.wacz`.
+pub fn default_wacz_path(job_dir: &Path) -> PathBuf {
+    let name = job_dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "crawl".into());
+    job_dir.join(format!("{name}.wacz"))
+}

@@ -1,0 +1,275 @@
+//! WACZ 1.1.1 packages: a job's WARCs, one merged CDXJ index, the list of pages and a data package manifest
+//! in one ZIP that ReplayWeb.page and pywb open as it is. WARCs and index are stored, not compressed (WACZ
+//! readers seek into them); `datapackage.json` lists every file with its SHA-256 and size, and
+//! `datapackage-digest.json` the manifest's own.
+
+use std::{
+    collections::{BTreeMap, HashMap},
+    fs::File,
+    io::{self, Read, Write},
+    path::{Path, PathBuf},
+};
+
+use serde_json::json;
+use sha2::{Digest, Sha256};
+use zip::{CompressionMethod, ZipWriter, write::SimpleFileOptions};
+
+use crate::{Error, cdxj, digest::entity_body, reader};
+
+/// What went into a package.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WaczSummary {
+    /// The WARC files packed.
+    pub warcs: usize,
+    /// Lines of the index.
+    pub captures: usize,
+    /// Entries of pages.jsonl.
+    pub pages: usize,
+}
+
+/// A page of `pages/pages.jsonl`.
+#[derive(Debug, Clone)]
+struct Page {
+    url: String,
+    ts: String,
+    title: Option<String>,
+}
+
+/// Packs `warcs` into the WACZ `out` (written through a temporary file, then renamed). `seeds` come first
+/// among the pages (when captured); then every HTML page captured with status 200, with its title; `title`
+/// names the collection.
+pub fn write_wacz(
+    out: &Path,
+    warcs: &[PathBuf],
+    seeds: &[String],
+    title: &str,
+) -> Result<WaczSummary, Error> {
+    let io_at = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source: io::Error| Error::Io { path, source }
+    };
+    let mut index = Vec::new();
+    let mut pages: Vec<Page> = Vec::new();
+    let mut titles: HashMap<String, String> = HashMap::new();
+    for warc in warcs {
+        let name = file_name(warc);
+        for record in reader::open(warc)? {
+            let record = record?;
+            let Some(capture) = cdxj::Capture::of(&record.header, &record.block) else {
+                continue;
+            };
+            index.push(capture.line(record.len, record.offset, &name));
+            let date = record.get("WARC-Date").unwrap_or_default().to_owned();
+            if capture.mime == "text/html" && capture.status == "200" {
+                let title = html_title(&record.block);
+                if let Some(t) = &title {
+                    titles.insert(capture.digest.clone(), t.clone());
+                }
+                pages.push(Page {
+                    url: capture.url,
+                    ts: date,
+                    title,
+                });
+            } else if capture.mime == "warc/revisit"
+                && capture.status == "200"
+                && is_html(&record.block)
+            {
+                pages.push(Page {
+                    url: capture.url,
+                    ts: date,
+                    title: titles.get(&capture.digest).cloned(),
+                });
+            }
+        }
+    }
+    cdxj::sort(&mut index);
+    // Seeds first, in their order; then the rest in capture order.
+    let rank: HashMap<&str, usize> = seeds
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.as_str(), i))
+        .collect();
+    pages.sort_by_key(|p| rank.get(p.url.as_str()).copied().unwrap_or(usize::MAX));
+
+    let tmp = out.with_extension("wacz.tmp");
+    let file = File::create(&tmp).map_err(io_at(&tmp))?;
+    let mut zip = ZipWriter::new(file);
+    let stored = SimpleFileOptions::default()
+        .compression_method(CompressionMethod::Stored)
+        .large_file(true);
+    let zip_err = |e: zip::result::ZipError| Error::Io {
+        path: tmp.clone(),
+        source: io::Error::other(e),
+    };
+    let mut resources = Vec::new();
+    for warc in warcs {
+        let path = format!("archive/{}", file_name(warc));
+        zip.start_file(path.as_str(), stored).map_err(zip_err)?;
+        let mut src = File::open(warc).map_err(io_at(warc))?;
+        let (hash, bytes) = copy_hashed(&mut src, &mut zip).map_err(io_at(warc))?;
+        resources.push(resource(&path, &hash, bytes));
+    }
+    let mut add = |zip: &mut ZipWriter<File>, path: &str, body: &[u8]| -> Result<(), Error> {
+        zip.start_file(path, stored).map_err(zip_err)?;
+        zip.write_all(body).map_err(io_at(&tmp))?;
+        resources.push(resource(path, &sha256_hex(body), body.len() as u64));
+        Ok(())
+    };
+    let mut index_text = String::new();
+    for l in &index {
+        index_text.push_str(l);
+        index_text.push('\n');
+    }
+    // WACZ names its CDXJ index `index.cdx` (readers such as pywb look for `.cdx` or `.cdx.gz`).
+    add(&mut zip, "indexes/index.cdx", index_text.as_bytes())?;
+    let mut pages_text =
+        json!({"format": "json-pages-1.0", "id": "pages", "title": "All Pages"}).to_string();
+    pages_text.push('\n');
+    for (i, p) in pages.iter().enumerate() {
+        let mut entry = BTreeMap::new();
+        entry.insert("id", json!(format!("{i:08x}")));
+        entry.insert("url", json!(p.url));
+        entry.insert("ts", json!(p.ts));
+        if let Some(t) = &p.title {
+            entry.insert("title", json!(t));
+        }
+        pages_text.push_str(&serde_json::to_string(&entry).unwrap_or_default());
+        pages_text.push('\n');
+    }
+    add(&mut zip, "pages/pages.jsonl", pages_text.as_bytes())?;
+    let created = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let mut package = json!({
+        "profile": "data-package",
+        "wacz_version": "1.1.1",
+        "title": title,
+        "software": format!("trawl {}", env!("CARGO_PKG_VERSION")),
+        "created": created,
+        "resources": resources,
+    });
+    if let Some(main) = pages.first() {
+        package["mainPageUrl"] = json!(main.url);
+        package["mainPageDate"] = json!(main.ts);
+    }
+    let package_bytes = serde_json::to_vec_pretty(&package).unwrap_or_default();
+    zip.start_file("datapackage.json", stored)
+        .map_err(zip_err)?;
+    zip.write_all(&package_bytes).map_err(io_at(&tmp))?;
+    let digest = json!({
+        "path": "datapackage.json",
+        "hash": format!("sha256:{}", sha256_hex(&package_bytes)),
+    });
+    zip.start_file("datapackage-digest.json", stored)
+        .map_err(zip_err)?;
+    zip.write_all(&serde_json::to_vec_pretty(&digest).unwrap_or_default())
+        .map_err(io_at(&tmp))?;
+    let file = zip.finish().map_err(zip_err)?;
+    file.sync_all().map_err(io_at(&tmp))?;
+    std::fs::rename(&tmp, out).map_err(io_at(out))?;
+    Ok(WaczSummary {
+        warcs: warcs.len(),
+        captures: index.len(),
+        pages: pages.len(),
+    })
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn resource(path: &str, hash: &str, bytes: u64) -> serde_json::Value {
+    json!({
+        "name": path.rsplit('/').next().unwrap_or(path),
+        "path": path,
+        "hash": format!("sha256:{hash}"),
+        "bytes": bytes,
+    })
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    data_encoding::HEXLOWER.encode(&Sha256::digest(bytes))
+}
+
+/// Copies `src` into `dst`, returning the SHA-256 (hex) and length of what was copied.
+fn copy_hashed(src: &mut impl Read, dst: &mut impl Write) -> io::Result<(String, u64)> {
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    let mut total = 0u64;
+    loop {
+        let n = src.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+        dst.write_all(&buf[..n])?;
+        total += n as u64;
+    }
+    Ok((data_encoding::HEXLOWER.encode(&hasher.finalize()), total))
+}
+
+/// Whether a recorded HTTP head says HTML.
+fn is_html(http: &[u8]) -> bool {
+    header(http, "content-type").is_some_and(|ct| ct.to_ascii_lowercase().contains("text/html"))
+}
+
+/// A header of the recorded HTTP response head.
+fn header(http: &[u8], name: &str) -> Option<String> {
+    let mut headers = [httparse::EMPTY_HEADER; 128];
+    let mut resp = httparse::Response::new(&mut headers);
+    resp.parse(http).ok()?;
+    resp.headers
+        .iter()
+        .find(|h| h.name.eq_ignore_ascii_case(name))
+        .map(|h| String::from_utf8_lossy(h.value).into_owned())
+}
+
+/// The `<title>` of a recorded HTML response (gzip or deflate content coding undone; at most 1 MiB read).
+fn html_title(http: &[u8]) -> Option<String> {
+    let body = entity_body(http)?;
+    let coding = header(http, "content-encoding")
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let mut text = Vec::new();
+    let limit = 1 << 20;
+    match coding.trim() {
+        "" | "identity" => text.extend_from_slice(&body[..body.len().min(limit)]),
+        "gzip" | "x-gzip" => {
+            flate2::read::MultiGzDecoder::new(&body[..])
+                .take(limit as u64)
+                .read_to_end(&mut text)
+                .ok()?;
+        }
+        "deflate" => {
+            flate2::read::ZlibDecoder::new(&body[..])
+                .take(limit as u64)
+                .read_to_end(&mut text)
+                .ok()?;
+        }
+        _ => return None,
+    }
+    let lower = text.to_ascii_lowercase();
+    let open = lower.windows(6).position(|w| w == b"<title")?;
+    let start = open + lower[open..].iter().position(|&b| b == b'>')? + 1;
+    let end = start + lower[start..].windows(8).position(|w| w == b"</title>")?;
+    let title = String::from_utf8_lossy(&text[start..end]);
+    let title = title.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!title.is_empty()).then_some(title)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles_of_plain_and_gzipped_pages() {
+        let plain = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<html><head><TITLE lang=en> A\n title </TITLE>";
+        assert_eq!(html_title(plain).as_deref(), Some("A title"));
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(b"<title>Zipped</title>").unwrap();
+        let mut http = b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\n".to_vec();
+        http.extend(gz.finish().unwrap());
+        assert_eq!(html_title(&http).as_deref(), Some("Zipped"));
+        assert_eq!(html_title(b"HTTP/1.1 200 OK\r\n\r\nno title"), None);
+    }
+}
