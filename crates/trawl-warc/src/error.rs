@@ -10,6 +10,16 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
+    /// A zstd frame that does not decode.
+    #[error("{}: bad zstd frame at offset {offset}: {source}", path.display())]
+    Zstd {
+        /// The file.
+        path: PathBuf,
+        /// Offset of the frame.
+        offset: u64,
+        /// The decoder's error.
+        source: std::io::Error,
+    },
     /// Creating, opening, renaming or syncing a file or directory failed.
     #[error("{}: {source}", path.display())]
     Io {
@@ -100,6 +110,7 @@ impl Error {
             | Error::BadHeader { offset, .. }
             | Error::TooLarge { offset, .. }
             | Error::Gzip { offset, .. }
+            | Error::Zstd { offset, .. }
             | Error::Read { offset, .. } => Some(*offset),
             Error::Io { .. } | Error::EmptyGroup => None,
         }
@@ -116,6 +127,7 @@ impl Error {
                 format!("{len} bytes exceed the limit of {limit}")
             }
             Error::Gzip { source, .. } => format!("bad gzip member: {source}"),
+            Error::Zstd { source, .. } => format!("bad zstd frame: {source}"),
             Error::Read { source, .. } => format!("read failed: {source}"),
             other => other.to_string(),
         }

@@ -43,6 +43,7 @@ pub use crate::{
     error::Error,
     ls::ls_line,
     reader::{ReadRecord, Reader, open},
+    recompress::recompress,
     record::{
         Record, WarcFields, format_date,
         revisit::{IDENTICAL_PAYLOAD_DIGEST, RefersTo, SERVER_NOT_MODIFIED},
@@ -62,6 +63,7 @@ mod header;
 mod ls;
 mod naming;
 mod reader;
+mod recompress;
 mod record;
 mod repair;
 mod verify;

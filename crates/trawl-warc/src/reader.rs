@@ -16,6 +16,9 @@ const MAX_HEAD_BYTES: u64 = 1 << 20;
 
 /// The first byte of a gzip member (the second is 0x8b, which the decoder checks).
 const GZIP_MAGIC: u8 = 0x1f;
+/// The first byte of a zstd frame (magic `28 B5 2F FD`) and of a skippable frame (`5x 2A 4D 18`).
+const ZSTD_MAGIC: u8 = 0x28;
+const SKIPPABLE_MAGIC_LOW: u8 = 0x50;
 
 /// A record as read from a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,6 +82,8 @@ pub struct Reader<R> {
     max_record_bytes: u64,
     pending: VecDeque<ReadRecord>,
     failed: bool,
+    /// The zstd dictionary a `.warc.zst` file began with, if any.
+    dictionary: Option<Vec<u8>>,
 }
 
 /// Opens the WARC file at `path` for reading.
@@ -102,6 +107,7 @@ impl<R: BufRead> Reader<R> {
             max_record_bytes: 1 << 30,
             pending: VecDeque::new(),
             failed: false,
+            dictionary: None,
         }
     }
 
@@ -125,13 +131,20 @@ impl<R: BufRead> Reader<R> {
                 return Ok(Some(rec));
             }
             let offset = self.input.pos;
-            let first = match self.input.fill_buf() {
-                Ok(buf) => buf.first().copied(),
+            let (first, skippable) = match self.input.fill_buf() {
+                Ok(buf) => (
+                    buf.first().copied(),
+                    buf.len() >= 4
+                        && buf[0] & 0xf0 == SKIPPABLE_MAGIC_LOW
+                        && buf[1..4] == [0x2A, 0x4D, 0x18],
+                ),
                 Err(source) => return Err(self.read_error(offset, source)),
             };
             match first {
                 None => return Ok(None),
                 Some(GZIP_MAGIC) => self.read_member(offset)?,
+                Some(ZSTD_MAGIC) => self.read_zstd_frame(offset)?,
+                Some(_) if skippable => self.read_skippable(offset)?,
                 Some(_) => {
                     let limit = self.max_record_bytes;
                     let (head, block) = read_record(&mut self.input, &self.path, offset, limit)?;
@@ -178,6 +191,99 @@ impl<R: BufRead> Reader<R> {
                 header: head.fields,
                 block,
             });
+        }
+        Ok(())
+    }
+
+    /// Decodes the zstd frame at `offset` (with the file's dictionary, if it began with one) and queues its
+    /// records.
+    fn read_zstd_frame(&mut self, offset: u64) -> Result<(), Error> {
+        let limit = self.max_record_bytes;
+        let mut data = Vec::new();
+        let zstd_error = |path: &Path, source| Error::Zstd {
+            path: path.to_path_buf(),
+            offset,
+            source,
+        };
+        let decoded = match &self.dictionary {
+            Some(dict) => {
+                zstd::stream::read::Decoder::with_dictionary(&mut self.input, dict).map(|d| {
+                    d.single_frame()
+                        .take(limit.saturating_add(1))
+                        .read_to_end(&mut data)
+                })
+            }
+            None => zstd::stream::read::Decoder::with_buffer(&mut self.input).map(|d| {
+                d.single_frame()
+                    .take(limit.saturating_add(1))
+                    .read_to_end(&mut data)
+            }),
+        };
+        match decoded {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) | Err(e) => return Err(zstd_error(&self.path, e)),
+        }
+        if data.len() as u64 > limit {
+            return Err(Error::TooLarge {
+                path: self.path.clone(),
+                offset,
+                len: data.len() as u64,
+                limit,
+            });
+        }
+        let len = self.input.pos - offset;
+        let mut rest = data.as_slice();
+        while !rest.is_empty() {
+            let (head, block) = read_record(&mut rest, &self.path, offset, limit)?;
+            self.pending.push_back(ReadRecord {
+                offset,
+                len,
+                version: head.version,
+                header: head.fields,
+                block,
+            });
+        }
+        Ok(())
+    }
+
+    /// Reads a zstd skippable frame: the warc-zstd dictionary (magic `5D 2A 4D 18`, itself possibly
+    /// zstd-compressed) is kept for the frames after it; any other is skipped.
+    fn read_skippable(&mut self, offset: u64) -> Result<(), Error> {
+        let mut head = [0u8; 8];
+        self.input
+            .read_exact(&mut head)
+            .map_err(|source| self.read_error(offset, source))?;
+        if head[1..4] != [0x2A, 0x4D, 0x18] {
+            return Err(Error::Zstd {
+                path: self.path.clone(),
+                offset,
+                source: io::Error::other("neither a WARC record, a gzip member nor a zstd frame"),
+            });
+        }
+        let size = u32::from_le_bytes([head[4], head[5], head[6], head[7]]) as u64;
+        if size > self.max_record_bytes {
+            return Err(Error::TooLarge {
+                path: self.path.clone(),
+                offset,
+                len: size,
+                limit: self.max_record_bytes,
+            });
+        }
+        let mut data = vec![0u8; size as usize];
+        self.input
+            .read_exact(&mut data)
+            .map_err(|source| self.read_error(offset, source))?;
+        if head[0] == 0x5D {
+            let dict = if data.starts_with(&[0x28, 0xB5, 0x2F, 0xFD]) {
+                zstd::stream::decode_all(data.as_slice()).map_err(|source| Error::Zstd {
+                    path: self.path.clone(),
+                    offset,
+                    source,
+                })?
+            } else {
+                data
+            };
+            self.dictionary = Some(dict);
         }
         Ok(())
     }

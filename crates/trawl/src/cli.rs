@@ -311,6 +311,14 @@ pub(crate) enum WarcCommand {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Rewrite a WARC in another compression, record by record: the output's extension says which
+    /// (`.warc.gz`, `.warc.zst`, `.warc`); its CDXJ index is written beside it.
+    Recompress {
+        /// The WARC to read (any compression).
+        input: PathBuf,
+        /// The WARC to write (refused if it exists).
+        output: PathBuf,
+    },
     /// A sorted CDXJ index (pywb's form) of WARC files, any crawler's; a job directory (or its warcs/ folder)
     /// stands for all its WARCs, merged from the .cdxj files beside them. One index for everything given.
     Index {

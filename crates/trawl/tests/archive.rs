@@ -417,3 +417,73 @@ mod reqwest_like {
         }
     }
 }
+
+/// `compression = "zstd"`: one frame per record, read back by trawl's own tools, and turned into gzip (which
+/// warcio checks) by `trawl warc recompress` without changing a record.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn zstd_warcs_read_verify_index_and_recompress() {
+    let site = trawl::selftest::site::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(
+        dir.path(),
+        "z",
+        &site.seed(),
+        "[warc]\ncompression = \"zstd\"\n",
+    );
+    let job = dir.path().join("job");
+    common::crawl_quickly(&cfg, &job).await;
+    let files = common::warc_files(&job);
+    assert!(
+        !files.is_empty()
+            && files
+                .iter()
+                .all(|f| f.to_string_lossy().ends_with(".warc.zst")),
+        "{files:?}"
+    );
+    let trawl = |args: &[&std::ffi::OsStr]| {
+        Command::new(env!("CARGO_BIN_EXE_trawl"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let verified = trawl(&["warc".as_ref(), "verify".as_ref(), job.as_os_str()]);
+    assert!(
+        verified.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verified.stdout)
+    );
+    for f in &files {
+        // The index beside the file matches one built by reading it.
+        let name = f.file_name().unwrap().to_string_lossy().into_owned();
+        let mut lines = trawl_warc::index_file(f, &name).unwrap();
+        trawl_warc::cdxj::sort(&mut lines);
+        let beside = std::fs::read_to_string(trawl_warc::index_path(f)).unwrap();
+        assert_eq!(beside.lines().collect::<Vec<_>>(), lines);
+        let gz = dir.path().join(name.replace(".warc.zst", ".warc.gz"));
+        let out = trawl(&[
+            "warc".as_ref(),
+            "recompress".as_ref(),
+            f.as_os_str(),
+            gz.as_os_str(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        common::warcio_check(&gz);
+        let records = |p: &Path| -> Vec<(Vec<(String, String)>, Vec<u8>)> {
+            trawl_warc::open(p)
+                .unwrap()
+                .map(|r| r.unwrap())
+                .map(|r| (r.header, r.block))
+                .collect()
+        };
+        assert_eq!(records(f), records(&gz));
+    }
+    let zst: u64 = files
+        .iter()
+        .map(|f| std::fs::metadata(f).unwrap().len())
+        .sum();
+    println!("zstd job: {zst} bytes of WARC");
+}

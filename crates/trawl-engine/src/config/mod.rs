@@ -415,6 +415,9 @@ pub enum Compression {
     Gzip,
     /// Uncompressed (`.warc`).
     None,
+    /// One zstd frame per record (`.warc.zst`, the IIPC warc-zstd form); `trawl warc recompress` turns it
+    /// into gzip for tools that read only that.
+    Zstd,
 }
 
 /// How archives are written.

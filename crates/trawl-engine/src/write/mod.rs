@@ -48,6 +48,7 @@ impl WarcSink {
         cfg.compression = match config.compression {
             Compression::Gzip => trawl_warc::Compression::Gzip,
             Compression::None => trawl_warc::Compression::None,
+            Compression::Zstd => trawl_warc::Compression::Zstd,
         };
         cfg.gzip_level = config.gzip_level;
         cfg.warcinfo_fields = warcinfo;

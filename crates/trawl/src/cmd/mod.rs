@@ -48,6 +48,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             WarcCommand::Ls { files } => warc::ls(&files),
             WarcCommand::Verify { files } => warc::verify(&files),
             WarcCommand::Index { inputs, output } => warc::index(&inputs, output.as_deref()),
+            WarcCommand::Recompress { input, output } => warc::recompress(&input, &output),
         },
         Command::Url { command } => match command {
             UrlCommand::Canon { rules, urls } => url::canon(&rules, urls),

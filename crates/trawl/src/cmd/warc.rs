@@ -224,3 +224,30 @@ pub(crate) fn wacz(job: &Path, output: &Path) -> anyhow::Result<ExitCode> {
     );
     Ok(ExitCode::SUCCESS)
 }
+
+/// `trawl warc recompress IN OUT`.
+pub(crate) fn recompress(input: &Path, output: &Path) -> anyhow::Result<ExitCode> {
+    if output.exists() {
+        anyhow::bail!(
+            "{} exists already; remove it or choose another name",
+            output.display()
+        );
+    }
+    let name = output.to_string_lossy();
+    if !(name.ends_with(".warc.gz") || name.ends_with(".warc.zst") || name.ends_with(".warc")) {
+        anyhow::bail!(
+            "{}: name the output .warc.gz, .warc.zst or .warc, which says its compression",
+            output.display()
+        );
+    }
+    let (before, started) = (std::fs::metadata(input)?.len(), std::time::Instant::now());
+    let records = trawl_warc::recompress(input, output)?;
+    let after = std::fs::metadata(output)?.len();
+    println!(
+        "{}: {records} records, {before} bytes -> {after} bytes ({:+.1}%) in {:.2} s",
+        output.display(),
+        (after as f64 / before.max(1) as f64 - 1.0) * 100.0,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,107 @@
+//! `trawl warc recompress`: a WARC rewritten record by record in another compression (gzip, zstd or none),
+//! for tools that read only one of them. Each record keeps its header and block, and is compressed on its own
+//! (one gzip member or zstd frame), so offsets in the new file's index locate single records.
+
+use std::{io::Write, path::Path};
+
+use crate::{Compression, Error, ReadRecord, cdxj, gzip::GzipMembers, reader};
+
+/// gzip level of recompressed `.warc.gz` files (the writer's default).
+const GZIP_LEVEL: u32 = 3;
+
+/// Rewrites the WARC `input` as `output` in the compression its extension names (`.warc.gz`, `.warc.zst`,
+/// `.warc`), through a temporary file, then writes the output's CDXJ index beside it. Returns the number of
+/// records.
+pub fn recompress(input: &Path, output: &Path) -> Result<usize, Error> {
+    let compression = Compression::of_path(output);
+    let tmp = output.with_extension("recompress.tmp");
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| Error::Io { path, source }
+    };
+    let file = std::fs::File::create(&tmp).map_err(io(&tmp))?;
+    let mut out = std::io::BufWriter::new(file);
+    let mut gzip = GzipMembers::new(GZIP_LEVEL);
+    let mut plain = Vec::new();
+    let mut encoded = Vec::new();
+    let mut records = 0;
+    for record in reader::open(input)? {
+        let record = record?;
+        plain.clear();
+        serialize(&record, &mut plain);
+        encoded.clear();
+        match compression {
+            Compression::None => encoded.extend_from_slice(&plain),
+            Compression::Gzip => gzip.member(&plain, &mut encoded),
+            Compression::Zstd => encoded.extend(
+                zstd::bulk::compress(&plain, 3).expect("zstd compresses any input in memory"),
+            ),
+        }
+        out.write_all(&encoded).map_err(io(&tmp))?;
+        records += 1;
+    }
+    let file = out.into_inner().map_err(|e| Error::Io {
+        path: tmp.clone(),
+        source: e.into_error(),
+    })?;
+    file.sync_all().map_err(io(&tmp))?;
+    std::fs::rename(&tmp, output).map_err(io(output))?;
+    cdxj::index_beside(output)?;
+    Ok(records)
+}
+
+/// A record as WARC writes it: version line, header fields, empty line, block, two CRLFs.
+fn serialize(r: &ReadRecord, out: &mut Vec<u8>) {
+    out.extend_from_slice(r.version.as_bytes());
+    out.extend_from_slice(b"\r\n");
+    for (name, value) in &r.header {
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(b": ");
+        out.extend_from_slice(value.as_bytes());
+        out.extend_from_slice(b"\r\n");
+    }
+    out.extend_from_slice(b"\r\n");
+    out.extend_from_slice(&r.block);
+    out.extend_from_slice(b"\r\n\r\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Record, Writer, WriterConfig, verify};
+
+    #[test]
+    fn gzip_to_zstd_and_back_keeps_every_record() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = Writer::new(WriterConfig::new(dir.path(), "t", "h")).unwrap();
+        let http = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello".to_vec();
+        w.write(&[Record::response(
+            "http://a.org/",
+            chrono::Utc::now(),
+            None,
+            http,
+        )])
+        .unwrap();
+        let original = w.close().unwrap().remove(0);
+        let zst = dir.path().join("x.warc.zst");
+        assert_eq!(recompress(&original, &zst).unwrap(), 2);
+        assert_eq!(verify(&zst).unwrap().records, 2);
+        let back = dir.path().join("y.warc.gz");
+        assert_eq!(recompress(&zst, &back).unwrap(), 2);
+        let read = |p: &Path| -> Vec<(Vec<(String, String)>, Vec<u8>)> {
+            reader::open(p)
+                .unwrap()
+                .map(|r| {
+                    let r = r.unwrap();
+                    (r.header, r.block)
+                })
+                .collect()
+        };
+        assert_eq!(read(&original), read(&back));
+        assert_eq!(read(&original), read(&zst));
+        // Each output has its index beside it, with one capture.
+        let index = std::fs::read_to_string(cdxj::index_path(&zst)).unwrap();
+        assert_eq!(index.lines().count(), 1);
+        assert!(index.contains("\"filename\": \"x.warc.zst\""));
+    }
+}
