@@ -88,7 +88,8 @@ mod tests {
         assert_eq!(verify(&zst).unwrap().records, 2);
         let back = dir.path().join("y.warc.gz");
         assert_eq!(recompress(&zst, &back).unwrap(), 2);
-        let read = |p: &Path| -> Vec<(Vec<(String, String)>, Vec<u8>)> {
+        type Fields = (Vec<(String, String)>, Vec<u8>);
+        let read = |p: &Path| -> Vec<Fields> {
             reader::open(p)
                 .unwrap()
                 .map(|r| {

@@ -454,8 +454,13 @@ impl CrawlConfig {
             }
             _ => return Err(ConfigError { problems }),
         };
-        let base = path.parent().unwrap_or(Path::new("."));
-        let (config, semantic) = config.semantics(base);
+        // Absolute, so that the relative paths it resolves (seed, prefix and dedup sources) stay right in the
+        // job's copy of the config, which lives elsewhere.
+        let base = std::path::absolute(path)
+            .ok()
+            .and_then(|p| p.parent().map(Path::to_path_buf))
+            .unwrap_or_else(|| std::path::PathBuf::from("."));
+        let (config, semantic) = config.semantics(&base);
         for p in semantic {
             let src = sources
                 .iter()

@@ -527,6 +527,20 @@ impl CrawlConfig {
 mod tests {
     use super::*;
 
+    /// A config named by a bare file name still resolves its relative paths to absolute ones, so the job's
+    /// copy of it (elsewhere) finds them.
+    #[test]
+    fn relative_paths_become_absolute() {
+        let c = CrawlConfig::check_str("[warc]\ndedup_from = [\"src\"]\n", Path::new("crawl.toml"))
+            .unwrap();
+        let source = &c.warc.dedup_from[0];
+        assert!(
+            source.is_absolute() && source.ends_with("src"),
+            "{}",
+            source.display()
+        );
+    }
+
     #[test]
     fn defaults_are_the_documented_ones() {
         let c = CrawlConfig::parse("", Path::new("x.toml")).unwrap();
