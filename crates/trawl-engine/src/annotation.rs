@@ -31,6 +31,8 @@ pub enum Annotation {
     Api,
     /// `duplicate:digest`: the payload was already archived; a revisit record was written (Heritrix's form).
     Duplicate,
+    /// `duplicate:server-not-modified`: a conditional recrawl got `304 Not Modified`; a revisit was written.
+    NotModified,
     /// `err=KIND`: the fetch failed (`dns`, `connect`, `broken`, `timeout`, `invalid-request`).
     FetchFailed(&'static str),
     /// `refused=WHY`: the address policy refused the host's address.
@@ -58,6 +60,7 @@ impl fmt::Display for Annotation {
             Annotation::Revisit(n) => write!(f, "revisit:{n}"),
             Annotation::Api => f.write_str("api"),
             Annotation::Duplicate => f.write_str("duplicate:digest"),
+            Annotation::NotModified => f.write_str("duplicate:server-not-modified"),
             Annotation::FetchFailed(kind) => write!(f, "err={kind}"),
             Annotation::Refused(why) => write!(f, "refused={why}"),
             Annotation::Budget => f.write_str("budget"),

@@ -28,6 +28,10 @@ pub(crate) struct FetchRecord {
     pub(crate) payload_digest: Option<String>,
     /// Whether the payload was already archived (a revisit record was written).
     pub(crate) duplicate: bool,
+    /// Whether the server answered the conditional request `304 Not Modified` (a revisit was written).
+    pub(crate) not_modified: bool,
+    /// The earlier capture whose validators the request carried (`conditional_recrawl`).
+    pub(crate) previous: Option<crate::write::dedup::PreviousCapture>,
 }
 
 /// The decoded body: the response's own bytes (up to a length) when it had no content coding, a decoded copy
@@ -61,6 +65,8 @@ impl FetchRecord {
             write: true,
             payload_digest: None,
             duplicate: false,
+            not_modified: false,
+            previous: None,
         }
     }
 

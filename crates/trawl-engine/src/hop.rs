@@ -24,6 +24,21 @@ pub enum Hop {
 
 impl Hop {
     /// The letter written in hop paths and crawl.log.
+    /// The hop of a letter, as crawl.log and metadata records write it.
+    pub fn from_letter(letter: char) -> Option<Hop> {
+        Some(match letter {
+            'L' => Hop::Link,
+            'E' => Hop::Embed,
+            'R' => Hop::Redirect,
+            'X' => Hop::Speculative,
+            'P' => Hop::Prerequisite,
+            'S' => Hop::Sitemap,
+            'I' => Hop::Inferred,
+            _ => return None,
+        })
+    }
+
+    /// The letter of this hop.
     pub fn letter(self) -> char {
         match self {
             Hop::Link => 'L',

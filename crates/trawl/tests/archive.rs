@@ -62,10 +62,34 @@ fn site(version: u32) -> BTreeMap<String, (&'static str, Vec<u8>)> {
     ])
 }
 
+/// An entity tag of `body` (FNV-1a), as a server would give.
+fn etag(body: &[u8]) -> String {
+    let hash = body.iter().fold(0xcbf29ce484222325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100000001b3)
+    });
+    format!("\"{hash:016x}\"")
+}
+
+/// Serves `files` with entity tags, answering `304 Not Modified` to an `If-None-Match` that still holds.
 async fn serve(files: Files) -> SocketAddr {
-    async fn page(State(files): State<Files>, uri: Uri) -> axum::response::Response {
+    async fn page(
+        State(files): State<Files>,
+        uri: Uri,
+        headers: axum::http::HeaderMap,
+    ) -> axum::response::Response {
         match files.lock().unwrap().get(uri.path()) {
-            Some((ct, body)) => ([("content-type", *ct)], body.clone()).into_response(),
+            Some((ct, body)) => {
+                let tag = etag(body);
+                if headers.get("if-none-match").and_then(|v| v.to_str().ok()) == Some(tag.as_str())
+                {
+                    return (axum::http::StatusCode::NOT_MODIFIED, [("etag", tag)]).into_response();
+                }
+                (
+                    [("content-type", (*ct).to_owned()), ("etag", tag)],
+                    body.clone(),
+                )
+                    .into_response()
+            }
             None => (axum::http::StatusCode::NOT_FOUND, "no").into_response(),
         }
     }
@@ -486,4 +510,80 @@ async fn zstd_warcs_read_verify_index_and_recompress() {
         .map(|f| std::fs::metadata(f).unwrap().len())
         .sum();
     println!("zstd job: {zst} bytes of WARC");
+}
+
+/// `conditional_recrawl`: a recrawl sends each page's earlier `ETag` back; unchanged pages answer `304` and
+/// are archived as server-not-modified revisits that pywb replays from the first crawl.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn conditional_recrawl_archives_304s_as_revisits() {
+    let files: Files = Arc::new(Mutex::new(site(1)));
+    let addr = serve(files.clone()).await;
+    let url = |p: &str| format!("http://{addr}{p}");
+    let dir = tempfile::tempdir().unwrap();
+    let job1 = dir.path().join("job1");
+    let one = config(dir.path(), "one", &url("/"), "[warc]\nprefix = \"one\"\n");
+    common::crawl_quickly(&one, &job1).await;
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    files.lock().unwrap().clone_from(&site(2));
+    let job2 = dir.path().join("job2");
+    let extra = format!(
+        "[warc]\nprefix = \"two\"\ndedup_from = [{:?}]\n",
+        job1.display().to_string()
+    );
+    let mut cfg =
+        trawl_engine::CrawlConfig::load(&config(dir.path(), "two", &url("/"), &extra)).unwrap();
+    cfg.fetch = trawl::selftest::config().fetch;
+    cfg.fetch.conditional_recrawl = true;
+    cfg.frontier.delay_factor = 0.0;
+    cfg.frontier.min_delay_ms = 0;
+    cfg.frontier.max_delay_ms = 0;
+    trawl_engine::Crawl::new(&job2, cfg, &[])
+        .unwrap()
+        .run(trawl_engine::CrawlHandle::default(), |_| {})
+        .await
+        .unwrap();
+    let recs = common::records(&job2);
+    let not_modified: Vec<&str> = recs
+        .iter()
+        .filter(|r| {
+            r.get("WARC-Profile")
+                .is_some_and(|p| p.ends_with("server-not-modified"))
+        })
+        .map(|r| r.get("WARC-Target-URI").unwrap())
+        .collect();
+    // Every page that did not change (the home page, its copies, assets, small files) answered 304.
+    assert!(
+        not_modified.contains(&url("/").as_str()),
+        "{not_modified:?}"
+    );
+    assert!(
+        not_modified.contains(&url("/small1.txt").as_str()),
+        "{not_modified:?}"
+    );
+    assert!(!not_modified.contains(&url("/changing.html").as_str()));
+    let log = common::crawl_log(&job2);
+    let home = log.iter().find(|l| l.uri == url("/")).unwrap();
+    assert_eq!(home.status, 304);
+    assert!(
+        home.has_annotation("duplicate:server-not-modified"),
+        "{home:?}"
+    );
+    for f in common::warc_files(&job2) {
+        trawl_warc::verify(&f).unwrap_or_else(|e| panic!("{e}"));
+        common::warcio_check(&f);
+    }
+    // A server-not-modified revisit points at the first crawl's capture of the same URL.
+    let revisit = recs
+        .iter()
+        .find(|r| {
+            r.get("WARC-Target-URI") == Some(url("/").as_str())
+                && r.get("WARC-Type") == Some("revisit")
+        })
+        .unwrap();
+    assert_eq!(
+        revisit.get("WARC-Refers-To-Target-URI"),
+        Some(url("/").as_str())
+    );
+    assert!(revisit.get("WARC-Refers-To").is_some());
+    assert!(revisit.block.starts_with(b"HTTP/1.1 304"));
 }

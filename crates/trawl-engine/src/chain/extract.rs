@@ -33,6 +33,24 @@ pub(super) fn run(
             context: "header/location",
         });
     }
+    // An unchanged page (304 to a conditional recrawl) has no body: its links are those of its earlier capture.
+    if record.status() == Some(304)
+        && let Some(prev) = &record.previous
+    {
+        let links: Vec<Outlink> = prev
+            .outlinks
+            .iter()
+            .filter_map(|(url, hop)| {
+                Some(Outlink {
+                    url: trawl_url::parse_lenient(url).ok()?,
+                    hop: crate::hop::Hop::from_letter(*hop)?,
+                    context: "previous/outlink",
+                })
+            })
+            .collect();
+        record.outlinks.extend(links);
+        return;
+    }
     if record.try_later() {
         return;
     }

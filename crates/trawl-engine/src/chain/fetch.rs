@@ -16,9 +16,18 @@ pub(super) async fn run(
         UriKind::Robots { .. } => settings.fetch.max_robots_bytes,
         UriKind::Page => settings.fetch.max_bytes,
     };
+    // A recrawl asks whether the page changed since its capture in a dedup_from job.
+    let previous = (settings.fetch.conditional_recrawl && matches!(uri.kind, UriKind::Page))
+        .then(|| p.warc.previous(uri.url.as_str()))
+        .flatten();
     let fetched = p
         .fetcher
-        .get_with(&uri.url, max_bytes, &settings.fetch)
+        .get_with(
+            &uri.url,
+            max_bytes,
+            &settings.fetch,
+            previous.as_ref().map(|c| &c.validators),
+        )
         .await;
     uri.tries += 1;
     if let Err(e) = &fetched.result
@@ -28,7 +37,9 @@ pub(super) async fn run(
         let delay = retry_delay(settings);
         return Err(Outcome::only(Disposition::Retry { uri, delay }).into());
     }
-    Ok((uri, FetchRecord::new(fetched)))
+    let mut record = FetchRecord::new(fetched);
+    record.previous = previous;
+    Ok((uri, record))
 }
 
 /// Whether `uri` may be tried again (`frontier.max_retries`).

@@ -129,6 +129,9 @@ fn log_response(
     if record.duplicate {
         uri.annotate(Annotation::Duplicate);
     }
+    if record.not_modified {
+        uri.annotate(Annotation::NotModified);
+    }
     // The payload digest is the SHA-1 of the entity body; when no record was written, hash the body here.
     let digest = record
         .payload_digest

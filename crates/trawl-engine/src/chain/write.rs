@@ -13,13 +13,19 @@ pub(super) fn run(p: &Pipeline, uri: &CrawlUri, record: &mut FetchRecord) -> Res
         return Ok(());
     };
     let written = blocking(resp.response_bytes.len(), || {
-        p.warc
-            .write_fetch(uri, &record.fetched, resp, &record.outlinks)
+        p.warc.write_fetch(
+            uri,
+            &record.fetched,
+            resp,
+            &record.outlinks,
+            record.previous.as_ref(),
+        )
     });
     match written {
         Ok(archived) => {
             record.payload_digest = archived.digest;
             record.duplicate = archived.duplicate;
+            record.not_modified = archived.not_modified;
             Ok(())
         }
         Err(e) => {

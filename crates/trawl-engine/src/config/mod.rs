@@ -336,6 +336,10 @@ pub struct FetchConfig {
     pub max_robots_bytes: u64,
     /// How long a fetched robots.txt is trusted, in seconds. Default: 86400.
     pub robots_expiry_s: u64,
+    /// Ask, for each page captured by a `warc.dedup_from` job, whether it changed (`If-None-Match` /
+    /// `If-Modified-Since` with that capture's validators); a `304` is archived as a server-not-modified
+    /// revisit. Default: false.
+    pub conditional_recrawl: bool,
 }
 
 impl Default for FetchConfig {
@@ -361,6 +365,7 @@ impl Default for FetchConfig {
             obey_robots: true,
             max_robots_bytes: 512 << 10,
             robots_expiry_s: 86_400,
+            conditional_recrawl: false,
         }
     }
 }

@@ -273,6 +273,13 @@ impl Crawl {
                     let n = table.load_cdxj(&index)?;
                     tracing::info!("dedup: {n} captures read from {}", index.display());
                 }
+                if config.fetch.conditional_recrawl && source != &self.job.warc_dir() {
+                    let n = table.load_validators(source)?;
+                    tracing::info!(
+                        "conditional recrawl: {n} validators read from {}",
+                        source.display()
+                    );
+                }
             }
             Some(table)
         } else {

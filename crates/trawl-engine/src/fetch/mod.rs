@@ -145,6 +145,16 @@ impl FetchError {
     }
 }
 
+/// The validators of an earlier capture of a URL, sent back as `If-None-Match` / `If-Modified-Since` so an
+/// unchanged page answers `304 Not Modified` (`[fetch] conditional_recrawl`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Validators {
+    /// The earlier response's `ETag`.
+    pub etag: Option<String>,
+    /// The earlier response's `Last-Modified`.
+    pub last_modified: Option<String>,
+}
+
 /// One fetch attempt: when, where, and what came of it.
 #[derive(Debug)]
 pub struct Fetched {
@@ -203,12 +213,18 @@ impl Fetcher {
 
     /// Fetches `url` with GET, cutting the body at `max_bytes`.
     pub async fn get(&self, url: &Url, max_bytes: u64) -> Fetched {
-        self.get_with(url, max_bytes, &self.config).await
+        self.get_with(url, max_bytes, &self.config, None).await
     }
 
     /// Fetches `url` with the limits, timeouts and user agent of `settings` (a URI's effective settings,
-    /// sheets applied) instead of the fetcher's own.
-    pub async fn get_with(&self, url: &Url, max_bytes: u64, settings: &FetchConfig) -> Fetched {
+    /// sheets applied) instead of the fetcher's own; with `validators`, as a conditional request.
+    pub async fn get_with(
+        &self,
+        url: &Url,
+        max_bytes: u64,
+        settings: &FetchConfig,
+        validators: Option<&Validators>,
+    ) -> Fetched {
         let started = Utc::now();
         let clock = Instant::now();
         let origin = origin_key(url);
@@ -216,11 +232,13 @@ impl Fetcher {
         let pooled = self.take_idle(&origin);
         let reused = pooled.is_some();
         let mut result = self
-            .attempt(url, max_bytes, pooled, deadline, settings)
+            .attempt(url, max_bytes, pooled, deadline, settings, validators)
             .await;
         if reused && matches!(&result, Err((_, true))) {
             // The server closed an idle connection before reading our request: a fresh one is fair.
-            result = self.attempt(url, max_bytes, None, deadline, settings).await;
+            result = self
+                .attempt(url, max_bytes, None, deadline, settings, validators)
+                .await;
         }
         let (ip, result) = match result {
             Ok((resp, conn)) => {
@@ -277,6 +295,7 @@ impl Fetcher {
         conn: Option<Conn>,
         deadline: Instant,
         settings: &FetchConfig,
+        validators: Option<&Validators>,
     ) -> Result<((Response, Option<IpAddr>), Option<Conn>), ((FetchError, Option<IpAddr>), bool)>
     {
         let idle = Duration::from_millis(settings.timeout_ms);
@@ -291,7 +310,7 @@ impl Fetcher {
         };
         let ip = Some(conn.ip);
         conn.tap.clear();
-        let request = match self.request(url, settings) {
+        let request = match self.request(url, settings, validators) {
             Ok(r) => r,
             Err(e) => return Err(((e, ip), false)),
         };
@@ -358,13 +377,23 @@ impl Fetcher {
         &self,
         url: &Url,
         settings: &FetchConfig,
+        validators: Option<&Validators>,
     ) -> Result<http::Request<Empty<Bytes>>, FetchError> {
         let mut target = url.path().to_string();
         if let Some(q) = url.query() {
             target.push('?');
             target.push_str(q);
         }
-        http::Request::get(target)
+        let mut request = http::Request::get(target);
+        if let Some(v) = validators {
+            if let Some(etag) = &v.etag {
+                request = request.header("If-None-Match", etag);
+            }
+            if let Some(date) = &v.last_modified {
+                request = request.header("If-Modified-Since", date);
+            }
+        }
+        request
             .header("Host", host_header(url))
             .header("User-Agent", &settings.user_agent)
             .header(
@@ -489,12 +518,12 @@ mod tests {
     async fn an_unsendable_header_is_an_error_not_a_panic() {
         let fetcher = Fetcher::new(FetchConfig::default(), AddressPolicy::default());
         let url = Url::parse("http://a.org/x?q={1}").unwrap();
-        assert!(fetcher.request(&url, &FetchConfig::default()).is_ok());
+        assert!(fetcher.request(&url, &FetchConfig::default(), None).is_ok());
         let bad = FetchConfig {
             user_agent: "trawl\u{1}/1".into(),
             ..FetchConfig::default()
         };
-        let err = fetcher.request(&url, &bad).unwrap_err();
+        let err = fetcher.request(&url, &bad, None).unwrap_err();
         assert_eq!((err.status(), err.is_retryable()), (-7, false));
     }
 }

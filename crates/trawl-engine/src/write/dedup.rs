@@ -14,6 +14,18 @@ use crate::Error;
 pub(crate) struct DigestTable {
     _db: Database,
     digests: Keyspace,
+    /// URL → the validators and place of its capture in a `dedup_from` job (for conditional recrawls).
+    previous: Keyspace,
+}
+
+/// An earlier capture of a URL: what to send back to the server, and what a `304` revisit points at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PreviousCapture {
+    pub(crate) validators: crate::fetch::Validators,
+    pub(crate) refers_to: RefersTo,
+    pub(crate) digest: String,
+    /// The links its metadata record lists (`URL HOP` each): a `304` brings no body to find them in again.
+    pub(crate) outlinks: Vec<(String, char)>,
 }
 
 impl std::fmt::Debug for DigestTable {
@@ -47,7 +59,16 @@ impl DigestTable {
                 KeyspaceCreateOptions::default().max_memtable_size(bytes / 2)
             })
             .map_err(store)?;
-        Ok(DigestTable { _db: db, digests })
+        let previous = db
+            .keyspace("previous", || {
+                KeyspaceCreateOptions::default().max_memtable_size(bytes / 4)
+            })
+            .map_err(store)?;
+        Ok(DigestTable {
+            _db: db,
+            digests,
+            previous,
+        })
     }
 
     /// The capture that holds the payload with `digest`, if one does.
@@ -86,6 +107,140 @@ impl DigestTable {
         }
         Ok(n)
     }
+}
+
+impl DigestTable {
+    /// The earlier capture of `url` with validators, if a `dedup_from` job holds one.
+    pub(crate) fn previous(&self, url: &str) -> Option<PreviousCapture> {
+        let value = self.previous.get(url.as_bytes()).ok()??;
+        let text = std::str::from_utf8(&value).ok()?;
+        let mut f = text.splitn(6, '\n');
+        let (etag, lm, date, digest, id) = (f.next()?, f.next()?, f.next()?, f.next()?, f.next()?);
+        let outlinks = f
+            .next()
+            .unwrap_or_default()
+            .split('\t')
+            .filter_map(|o| {
+                let (url, hop) = o.rsplit_once(' ')?;
+                Some((url.to_owned(), hop.chars().next()?))
+            })
+            .collect();
+        let some = |s: &str| (!s.is_empty()).then(|| s.to_owned());
+        Some(PreviousCapture {
+            validators: crate::fetch::Validators {
+                etag: some(etag),
+                last_modified: some(lm),
+            },
+            refers_to: RefersTo {
+                target_uri: url.to_owned(),
+                date: date.to_owned(),
+                record_id: some(id),
+            },
+            digest: digest.to_owned(),
+            outlinks,
+        })
+    }
+
+    /// Reads the responses of the WARCs of the job `source` (a `dedup_from` entry that is a job or WARC
+    /// folder) and keeps, per URL, the validators (`ETag`, `Last-Modified`) of its latest capture; returns how
+    /// many it kept.
+    pub(crate) fn load_validators(&self, source: &Path) -> Result<usize, Error> {
+        let dir = if source.join("warcs").is_dir() {
+            source.join("warcs")
+        } else {
+            source.to_path_buf()
+        };
+        if !dir.is_dir() {
+            return Ok(0);
+        }
+        let mut kept = 0;
+        for warc in warc_files(&dir)? {
+            // A metadata record follows its response in trawl's WARCs: its outlinks complete the entry.
+            let mut outlinks: std::collections::HashMap<String, String> =
+                std::collections::HashMap::new();
+            let mut entries: Vec<(String, String, String)> = Vec::new();
+            for record in trawl_warc::open(&warc)? {
+                let record = record?;
+                if record.get("WARC-Type") == Some("metadata")
+                    && let Some(to) = record.get("WARC-Concurrent-To")
+                {
+                    let links: Vec<String> = String::from_utf8_lossy(&record.block)
+                        .lines()
+                        .filter_map(|l| l.strip_prefix("outlink: "))
+                        .filter_map(|l| {
+                            let mut parts = l.split(' ');
+                            Some(format!("{} {}", parts.next()?, parts.next()?))
+                        })
+                        .collect();
+                    outlinks.insert(to.to_owned(), links.join("\t"));
+                    continue;
+                }
+                if record.get("WARC-Type") != Some("response") {
+                    continue;
+                }
+                let (Some(url), Some(date), Some(digest)) = (
+                    record.get("WARC-Target-URI"),
+                    record.get("WARC-Date"),
+                    record.get("WARC-Payload-Digest"),
+                ) else {
+                    continue;
+                };
+                let (etag, lm) = validators_of(&record.block);
+                if etag.is_none() && lm.is_none() {
+                    continue;
+                }
+                let id = record.get("WARC-Record-ID").unwrap_or_default().to_owned();
+                let value = format!(
+                    "{}\n{}\n{date}\n{digest}\n{id}",
+                    etag.unwrap_or_default(),
+                    lm.unwrap_or_default(),
+                );
+                entries.push((url.to_owned(), value, id));
+            }
+            for (url, value, id) in entries {
+                let links = outlinks.get(&id).map(String::as_str).unwrap_or_default();
+                let _ = self
+                    .previous
+                    .insert(url.as_bytes(), format!("{value}\n{links}").into_bytes());
+                kept += 1;
+            }
+        }
+        Ok(kept)
+    }
+}
+
+/// The WARC files of a folder, by name.
+fn warc_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    let entries = std::fs::read_dir(dir).map_err(|source| Error::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            let n = p.to_string_lossy();
+            n.ends_with(".warc.gz") || n.ends_with(".warc") || n.ends_with(".warc.zst")
+        })
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// The `ETag` and `Last-Modified` of a recorded HTTP response head.
+fn validators_of(http: &[u8]) -> (Option<String>, Option<String>) {
+    let mut headers = [httparse::EMPTY_HEADER; 128];
+    let mut resp = httparse::Response::new(&mut headers);
+    if resp.parse(http).is_err() {
+        return (None, None);
+    }
+    let get = |name: &str| {
+        resp.headers
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case(name))
+            .map(|h| String::from_utf8_lossy(h.value).trim().to_owned())
+    };
+    (get("etag"), get("last-modified"))
 }
 
 /// The CDXJ files a `dedup_from` entry stands for: a job directory's (or a WARC folder's) indexes, or the file

@@ -32,6 +32,8 @@ pub(crate) struct Archived {
     pub(crate) digest: Option<String>,
     /// Whether the payload was already archived, so a revisit record was written.
     pub(crate) duplicate: bool,
+    /// Whether the server answered a conditional request `304 Not Modified` (a server-not-modified revisit).
+    pub(crate) not_modified: bool,
 }
 
 impl WarcSink {
@@ -68,6 +70,7 @@ impl WarcSink {
         fetched: &Fetched,
         resp: &Response,
         outlinks: &[Outlink],
+        previous: Option<&dedup::PreviousCapture>,
     ) -> Result<Archived, Error> {
         let target = uri.url.as_str();
         let mut response = Record::response(
@@ -89,13 +92,24 @@ impl WarcSink {
             }
             _ => None,
         };
-        let duplicate = earlier.is_some();
+        let not_modified = resp.status == 304 && previous.is_some();
+        let duplicate = earlier.is_some() || not_modified;
         let first_capture = (!duplicate).then(|| trawl_warc::RefersTo {
             target_uri: target.to_owned(),
             date: response.get("WARC-Date").unwrap_or_default().to_owned(),
             record_id: Some(response.id().to_owned()),
         });
-        if let Some((digest, refers_to)) = &earlier {
+        if let (true, Some(prev)) = (not_modified, previous) {
+            response = Record::revisit(
+                target,
+                fetched.started,
+                fetched.ip,
+                &resp.response_bytes,
+                trawl_warc::SERVER_NOT_MODIFIED,
+                &prev.digest,
+                &prev.refers_to,
+            );
+        } else if let Some((digest, refers_to)) = &earlier {
             response = Record::revisit(
                 target,
                 fetched.started,
@@ -193,8 +207,14 @@ impl WarcSink {
         }
         Ok(Archived {
             digest: payload_digest,
-            duplicate,
+            duplicate: duplicate && !not_modified,
+            not_modified,
         })
+    }
+
+    /// The earlier capture of `url` in a `dedup_from` job, with its validators.
+    pub(crate) fn previous(&self, url: &str) -> Option<dedup::PreviousCapture> {
+        self.dedup.as_ref()?.0.previous(url)
     }
 
     /// Closes the current file; returns every file written.
