@@ -42,6 +42,7 @@ pub const READ_AT_LAUNCH: &[&str] = &[
     "fetch.max_connections_per_host",
     "fetch.allow_addresses",
     "fetch.user_agent",
+    "fetch.dns_servers",
     "frontier.queue_assignment",
     "frontier.parallel_queues",
     "frontier.bloom_items",

@@ -587,3 +587,104 @@ async fn conditional_recrawl_archives_304s_as_revisits() {
     assert!(revisit.get("WARC-Refers-To").is_some());
     assert!(revisit.block.starts_with(b"HTTP/1.1 304"));
 }
+
+/// A name server on 127.0.0.1 answering every A question with 127.0.0.1 (TTL 300), counting the questions.
+async fn dns_server() -> (SocketAddr, Arc<Mutex<usize>>) {
+    use hickory_proto::{
+        op::{Message, MessageType, ResponseCode},
+        rr::{RData, Record, rdata::A},
+    };
+    let socket = tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    let addr = socket.local_addr().unwrap();
+    let asked = Arc::new(Mutex::new(0));
+    let count = asked.clone();
+    tokio::spawn(async move {
+        let mut buf = [0u8; 1500];
+        loop {
+            let Ok((n, from)) = socket.recv_from(&mut buf).await else {
+                return;
+            };
+            let Ok(query) = Message::from_vec(&buf[..n]) else {
+                continue;
+            };
+            *count.lock().unwrap() += 1;
+            let mut reply = Message::new();
+            reply
+                .set_id(query.id())
+                .set_message_type(MessageType::Response)
+                .set_recursion_desired(true)
+                .set_recursion_available(true)
+                .set_response_code(ResponseCode::NoError);
+            for q in query.queries() {
+                reply.add_query(q.clone());
+                if q.query_type() == hickory_proto::rr::RecordType::A {
+                    reply.add_answer(Record::from_rdata(
+                        q.name().clone(),
+                        300,
+                        RData::A(A::new(127, 0, 0, 1)),
+                    ));
+                }
+            }
+            if let Ok(bytes) = reply.to_vec() {
+                let _ = socket.send_to(&bytes, from).await;
+            }
+        }
+    });
+    (addr, asked)
+}
+
+/// A host name looked up through the configured name server is archived as a `dns:` response record
+/// (`text/dns`, the answers in zone-file form), once per TTL, with its crawl.log line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dns_lookups_are_archived_once_per_ttl() {
+    let files: Files = Arc::new(Mutex::new(site(1)));
+    let addr = serve(files).await;
+    let (dns, _asked) = dns_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let seed = format!("http://site.trawl.test:{}/", addr.port());
+    let mut cfg = trawl_engine::CrawlConfig::load(&config(dir.path(), "d", &seed, "")).unwrap();
+    cfg.fetch = trawl::selftest::config().fetch;
+    cfg.fetch.dns_servers = vec![dns];
+    cfg.frontier.delay_factor = 0.0;
+    cfg.frontier.min_delay_ms = 0;
+    cfg.frontier.max_delay_ms = 0;
+    let job = dir.path().join("job");
+    trawl_engine::Crawl::new(&job, cfg, &[])
+        .unwrap()
+        .run(trawl_engine::CrawlHandle::default(), |_| {})
+        .await
+        .unwrap();
+    let recs = common::records(&job);
+    let dns_recs: Vec<&common::Rec> = recs
+        .iter()
+        .filter(|r| r.get("WARC-Target-URI") == Some("dns:site.trawl.test"))
+        .collect();
+    assert_eq!(dns_recs.len(), 1, "one lookup within the TTL");
+    let r = dns_recs[0];
+    assert_eq!(r.get("WARC-Type"), Some("response"));
+    assert_eq!(r.get("Content-Type"), Some("text/dns"));
+    let block = String::from_utf8_lossy(&r.block);
+    assert!(
+        block
+            .lines()
+            .nth(1)
+            .unwrap()
+            .ends_with("300\tIN\tA\t127.0.0.1"),
+        "{block}"
+    );
+    let log = common::crawl_log(&job);
+    let line = log
+        .iter()
+        .find(|l| l.uri == "dns:site.trawl.test")
+        .expect("a crawl.log line");
+    assert_eq!(line.status, 1);
+    assert!(line.hop_path.ends_with('P'));
+    assert!(
+        log.iter().filter(|l| l.status == 200).count() > 5,
+        "the site was crawled by name"
+    );
+    for f in common::warc_files(&job) {
+        trawl_warc::verify(&f).unwrap_or_else(|e| panic!("{e}"));
+        common::warcio_check(&f);
+    }
+}

@@ -131,7 +131,7 @@ pub(crate) async fn process(p: &Pipeline, uri: CrawlUri, queue: &str, worker: us
 async fn stages(p: &Pipeline, uri: CrawlUri, queue: &str, worker: usize) -> Result<Outcome, Ended> {
     let settings = p.settings().sheets.effective(&uri);
     let uri = prefetch::run(p, uri, queue, &settings, worker)?;
-    let (mut uri, mut record) = fetch::run(p, uri, &settings).await?;
+    let (mut uri, mut record) = fetch::run(p, uri, &settings, worker).await?;
     if record.response().is_some() {
         extract::run(p, &mut uri, &mut record, &settings);
         gates::run(p, &mut uri, &mut record);

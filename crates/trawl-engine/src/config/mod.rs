@@ -340,6 +340,8 @@ pub struct FetchConfig {
     /// `If-Modified-Since` with that capture's validators); a `304` is archived as a server-not-modified
     /// revisit. Default: false.
     pub conditional_recrawl: bool,
+    /// Name servers to ask (`"127.0.0.1:5353"`), instead of the system's. Read at launch. Default: none.
+    pub dns_servers: Vec<std::net::SocketAddr>,
 }
 
 impl Default for FetchConfig {
@@ -366,6 +368,7 @@ impl Default for FetchConfig {
             max_robots_bytes: 512 << 10,
             robots_expiry_s: 86_400,
             conditional_recrawl: false,
+            dns_servers: Vec::new(),
         }
     }
 }

@@ -1,35 +1,87 @@
 //! Name resolution with a TTL-aware cache (hickory's), IP literals short-circuited.
 
-use std::net::IpAddr;
+use std::{
+    collections::HashMap,
+    net::{IpAddr, SocketAddr},
+    sync::{Arc, Mutex, PoisonError},
+    time::Instant,
+};
 
+use chrono::{DateTime, Utc};
 use hickory_resolver::{
     TokioResolver,
-    config::{ResolverConfig, ResolverOpts},
+    config::{NameServerConfig, ResolverConfig, ResolverOpts},
     name_server::TokioConnectionProvider,
+    proto::{rr::RData, xfer::Protocol},
 };
 use url::{Host, Url};
+
+/// A lookup's answer, archived as a `dns:` record (once per host per TTL), as Heritrix archives them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DnsAnswer {
+    /// The host looked up.
+    pub host: String,
+    /// When.
+    pub at: DateTime<Utc>,
+    /// `(name, ttl, address)` of each A / AAAA record.
+    pub records: Vec<(String, u32, IpAddr)>,
+}
+
+impl DnsAnswer {
+    /// The record block: the lookup's time, then the answers in zone-file form (Heritrix's `text/dns`).
+    pub fn zone_text(&self) -> String {
+        let mut out = format!("{}\n", self.at.format("%Y%m%d%H%M%S"));
+        for (name, ttl, ip) in &self.records {
+            let kind = if ip.is_ipv4() { "A" } else { "AAAA" };
+            out.push_str(&format!("{name}\t{ttl}\tIN\t{kind}\t{ip}\n"));
+        }
+        out
+    }
+}
 
 /// Resolves host names to addresses.
 #[derive(Debug, Clone)]
 pub(crate) struct Dns {
     resolver: TokioResolver,
+    /// Until when each host's last archived answer holds (its TTL).
+    archived: Arc<Mutex<HashMap<String, Instant>>>,
+    /// Answers not yet archived.
+    fresh: Arc<Mutex<Vec<DnsAnswer>>>,
 }
 
 impl Dns {
-    /// The system's resolver configuration (and hosts file), or an empty one when the system has none.
-    pub(crate) fn new() -> Dns {
-        let resolver = match TokioResolver::builder_tokio() {
-            Ok(builder) => builder.build(),
-            Err(_) => {
-                let mut builder = TokioResolver::builder_with_config(
-                    ResolverConfig::new(),
-                    TokioConnectionProvider::default(),
-                );
-                *builder.options_mut() = ResolverOpts::default();
-                builder.build()
+    /// The name servers `servers` (`[fetch] dns_servers`), or else the system's resolver configuration (and
+    /// hosts file), or an empty one when the system has none.
+    pub(crate) fn new(servers: &[SocketAddr]) -> Dns {
+        let resolver = if !servers.is_empty() {
+            let mut config = ResolverConfig::new();
+            for s in servers {
+                config.add_name_server(NameServerConfig::new(*s, Protocol::Udp));
+            }
+            TokioResolver::builder_with_config(config, TokioConnectionProvider::default()).build()
+        } else {
+            match TokioResolver::builder_tokio() {
+                Ok(builder) => builder.build(),
+                Err(_) => {
+                    let mut builder = TokioResolver::builder_with_config(
+                        ResolverConfig::new(),
+                        TokioConnectionProvider::default(),
+                    );
+                    *builder.options_mut() = ResolverOpts::default();
+                    builder.build()
+                }
             }
         };
-        Dns { resolver }
+        Dns {
+            resolver,
+            archived: Arc::default(),
+            fresh: Arc::default(),
+        }
+    }
+
+    /// The answers looked up since the last call, to be archived.
+    pub(crate) fn take_answers(&self) -> Vec<DnsAnswer> {
+        std::mem::take(&mut *self.fresh.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
     /// The address to connect to for `url`'s host.
@@ -46,6 +98,7 @@ impl Dns {
                     .lookup_ip(name)
                     .await
                     .map_err(|e| DnsError::Lookup(e.to_string()))?;
+                self.note_answer(name, &lookup);
                 lookup
                     .iter()
                     .next()
@@ -53,6 +106,41 @@ impl Dns {
             }
             None => Err(DnsError::NoHost),
         }
+    }
+}
+
+impl Dns {
+    /// Keeps the answer for the archive unless this host's last archived one still holds.
+    fn note_answer(&self, host: &str, lookup: &hickory_resolver::lookup_ip::LookupIp) {
+        let now = Instant::now();
+        {
+            let mut archived = self.archived.lock().unwrap_or_else(PoisonError::into_inner);
+            if archived.get(host).is_some_and(|until| *until > now) {
+                return;
+            }
+            archived.insert(host.to_owned(), lookup.valid_until());
+        }
+        let records = lookup
+            .as_lookup()
+            .records()
+            .iter()
+            .filter_map(|r| {
+                let ip = match r.data() {
+                    RData::A(a) => IpAddr::V4(a.0),
+                    RData::AAAA(a) => IpAddr::V6(a.0),
+                    _ => return None,
+                };
+                Some((r.name().to_string(), r.ttl(), ip))
+            })
+            .collect();
+        self.fresh
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(DnsAnswer {
+                host: host.to_owned(),
+                at: Utc::now(),
+                records,
+            });
     }
 }
 

@@ -4,6 +4,7 @@
 
 mod address;
 mod dns;
+pub use self::dns::DnsAnswer;
 mod recorder;
 mod tls;
 
@@ -202,13 +203,18 @@ impl Fetcher {
     pub fn new(config: FetchConfig, policy: AddressPolicy) -> Fetcher {
         let (tls, strict) = tls::client_config();
         Fetcher {
+            dns: Dns::new(&config.dns_servers),
             config,
             policy,
-            dns: Dns::new(),
             tls,
             strict,
             idle: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The DNS answers looked up since the last call, to be archived as `dns:` records.
+    pub fn take_dns_answers(&self) -> Vec<DnsAnswer> {
+        self.dns.take_answers()
     }
 
     /// Fetches `url` with GET, cutting the body at `max_bytes`.

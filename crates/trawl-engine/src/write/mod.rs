@@ -212,6 +212,22 @@ impl WarcSink {
         })
     }
 
+    /// Archives a DNS lookup as a `dns:` response record; returns the block's digest.
+    pub(crate) fn write_dns(&self, answer: &crate::fetch::DnsAnswer) -> Result<String, Error> {
+        let record = Record::dns_response(&answer.host, answer.at, &answer.zone_text());
+        let digest = record
+            .get("WARC-Block-Digest")
+            .unwrap_or_default()
+            .to_owned();
+        let mut writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
+        writer.write(&[record]).map_err(Error::Warc)?;
+        if let Some(due) = writer.take_write_back() {
+            drop(writer);
+            give(due);
+        }
+        Ok(digest)
+    }
+
     /// The earlier capture of `url` in a `dedup_from` job, with its validators.
     pub(crate) fn previous(&self, url: &str) -> Option<dedup::PreviousCapture> {
         self.dedup.as_ref()?.0.previous(url)

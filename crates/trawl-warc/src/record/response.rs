@@ -30,6 +30,20 @@ impl Record {
     }
 }
 
+impl Record {
+    /// The `response` record of a DNS lookup (`dns:HOST`), as Heritrix writes it: `text/dns`, the block the
+    /// lookup's time and its answers in zone-file form.
+    pub fn dns_response(host: &str, date: DateTime<Utc>, zone_text: &str) -> Record {
+        Record::base(
+            "response",
+            date,
+            Some(&format!("dns:{host}")),
+            "text/dns",
+            zone_text.as_bytes().to_vec(),
+        )
+    }
+}
+
 /// Adds WARC-IP-Address and WARC-Payload-Digest, when known.
 pub(super) fn add_http_fields(rec: &mut Record, ip: Option<IpAddr>, payload: Option<String>) {
     if let Some(ip) = ip {
