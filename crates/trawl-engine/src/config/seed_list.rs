@@ -99,6 +99,21 @@ pub fn give_to_rules(rules: &mut [RuleSpec], prefix: &SurtPrefix, decision: Deci
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any text: one entry per line with a first word, never a panic, lines numbered in order.
+        #[test]
+        fn any_seed_list_parses(text in "\\PC{0,300}") {
+            let lines = parse(&text);
+            prop_assert!(lines.windows(2).all(|w| w[0].0 < w[1].0));
+            for (_, line) in lines {
+                if let SeedLine::Accept(t) | SeedLine::Reject(t) = line {
+                    let _ = directive_prefix(&t);
+                }
+            }
+        }
+    }
 
     #[test]
     fn heritrix_seed_lists() {

@@ -334,6 +334,15 @@ fn decode(bytes: &[u8]) -> Option<RefersTo> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any text: a capture, a skipped line or "not CDXJ", never a panic.
+        #[test]
+        fn any_index_line_reads_or_is_refused(line in "\\PC{0,200}") {
+            let _ = capture_of_line(&line);
+        }
+    }
 
     #[test]
     fn lines_of_trawl_and_pywb_indexes() {
