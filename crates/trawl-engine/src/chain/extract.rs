@@ -58,6 +58,20 @@ pub(super) fn run(
     let (Some(body), Some(mime)) = (record.entity(), record.mime.as_deref()) else {
         return;
     };
+    // A document reached through a sitemap that is itself a sitemap (an index's child): its URLs, as S hops.
+    if settings.extract.sitemaps
+        && uri.hop_path.ends_with(Hop::Sitemap.letter())
+        && extract::sitemap::looks_like_sitemap(mime, body)
+    {
+        let found = blocking(body.len(), || {
+            extract::sitemap::sitemap_links(body, &uri.url)
+        });
+        if found.truncated {
+            uri.annotate(Annotation::OutlinksTruncated);
+        }
+        record.outlinks.extend(found.outlinks);
+        return;
+    }
     let limits = Limits {
         max_outlinks: settings.scope.max_outlinks,
         ..Limits::default()

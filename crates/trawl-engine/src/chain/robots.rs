@@ -172,6 +172,28 @@ impl RobotsCache {
     }
 }
 
+/// The sitemaps a robots.txt names (`[extract] sitemaps`), and `/sitemap.xml` (`sitemap_probe`), as `S`-hop
+/// links of the robots.txt URI: the scope judges them like any link.
+fn sitemaps_of(uri: &CrawlUri, robots: &Robots, record: &mut FetchRecord, settings: &CrawlConfig) {
+    let link = |url: url::Url, context| crate::extract::Outlink {
+        url,
+        hop: Hop::Sitemap,
+        context,
+    };
+    if settings.extract.sitemaps {
+        for s in robots.sitemaps() {
+            if let Ok(url) = trawl_url::resolve(&uri.url, s) {
+                record.outlinks.push(link(url, "robots/sitemap"));
+            }
+        }
+    }
+    if settings.extract.sitemap_probe
+        && let Ok(url) = uri.url.join("/sitemap.xml")
+    {
+        record.outlinks.push(link(url, "sitemap-probe"));
+    }
+}
+
 /// What a robots.txt fetch that is over leads to.
 #[derive(Debug)]
 pub(crate) enum AfterFetch {
@@ -226,6 +248,7 @@ pub(crate) fn after_fetch(
             record.decode(decode_limits(settings));
             let robots =
                 Robots::from_response(status, record.entity().unwrap_or_default(), &p.robots.agent);
+            sitemaps_of(uri, &robots, record, settings);
             let (ttl, why) = match robots {
                 Robots::DisallowAll => (
                     retry,

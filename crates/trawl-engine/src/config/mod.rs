@@ -56,9 +56,31 @@ pub struct CrawlConfig {
     /// Sheets: setting overrides for some URIs (`[[sheet]]` tables).
     #[serde(rename = "sheet")]
     pub sheets: Vec<SheetSpec>,
+    /// Which extractors run besides HTML and CSS.
+    pub extract: ExtractConfig,
     /// Warnings of the URL classes (odd but usable fields), placed at their files when the config was read.
     #[serde(skip)]
     pub(crate) class_warnings: Vec<Problem>,
+}
+
+/// Extractors besides HTML and CSS (see docs/extraction.md).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ExtractConfig {
+    /// Follow robots.txt `Sitemap:` lines and read sitemaps (XML, sitemap indexes, gzip, text); their URLs are
+    /// `S` hops, judged by the scope like any link. Default: true.
+    pub sitemaps: bool,
+    /// Also try `/sitemap.xml` on every host whose robots.txt was fetched. Default: false.
+    pub sitemap_probe: bool,
+}
+
+impl Default for ExtractConfig {
+    fn default() -> Self {
+        ExtractConfig {
+            sitemaps: true,
+            sitemap_probe: false,
+        }
+    }
 }
 
 /// URL class libraries and class-aware crawling.

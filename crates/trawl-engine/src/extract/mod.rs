@@ -24,6 +24,7 @@ mod charset;
 mod css;
 mod entities;
 mod html;
+pub mod sitemap;
 
 pub use self::css::extract_css;
 pub use self::html::{HtmlLinks, extract_html};

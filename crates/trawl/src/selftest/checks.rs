@@ -106,6 +106,7 @@ const CHECKS: &[(&str, Check)] = &[
     ("legacy_charset_page", legacy_charset_page),
     ("size_limit_truncated", size_limit_truncated),
     ("slow_response_timed_out", slow_response_timed_out),
+    ("sitemap_pages_found", sitemap_pages_found),
     ("warcs_verify", warcs_verify),
 ];
 
@@ -423,6 +424,26 @@ fn slow_response_timed_out(o: &Outcome) -> Verdict {
         },
     )?;
     Ok("/slow timed out (-4) and the crawl finished".into())
+}
+
+/// The robots.txt `Sitemap:` line leads to an index, its gzipped child, and a page listed only there, each an
+/// `S` hop.
+fn sitemap_pages_found(o: &Outcome) -> Verdict {
+    let page = fetched(o, "/sitemap-only.html")?;
+    let child = fetched(o, "/sitemap-pages.xml.gz")?;
+    ensure(
+        page.hop_path.ends_with("SSS") && child.hop_path.ends_with("SS"),
+        || {
+            format!(
+                "hop paths {:?} and {:?}, want …SSS and …SS",
+                page.hop_path, child.hop_path
+            )
+        },
+    )?;
+    Ok(format!(
+        "/sitemap-only.html reached through robots.txt, an index and a gzipped sitemap ({})",
+        page.hop_path
+    ))
 }
 
 fn warcs_verify(o: &Outcome) -> Verdict {

@@ -61,6 +61,8 @@ pub struct Site {
 struct Shared {
     hits: Hits,
     offsite_url: String,
+    /// `http://127.0.0.1:PORT`, for the sitemaps' absolute URLs.
+    origin: String,
     stop: watch::Receiver<bool>,
 }
 
@@ -80,6 +82,7 @@ pub async fn start() -> std::io::Result<Site> {
     let shared = Shared {
         hits: Hits::default(),
         offsite_url: offsite_url.clone(),
+        origin: format!("http://{addr}"),
         stop: stop_rx,
     };
     let tasks = vec![
@@ -196,6 +199,10 @@ async fn offsite_site(State(s): State<Shared>, uri: Uri) -> Response {
 }
 
 async fn main_site(State(s): State<Shared>, uri: Uri) -> Response {
+    if let Some(r) = sitemaps(uri.path(), &s.origin) {
+        s.count(path_and_query(&uri));
+        return r;
+    }
     s.count(path_and_query(&uri));
     let path = uri.path();
     if path == "/slow" {
@@ -207,11 +214,38 @@ async fn main_site(State(s): State<Shared>, uri: Uri) -> Response {
     respond(path, &s.offsite_url)
 }
 
+/// The pages reachable only through the robots.txt `Sitemap:` line: an index, its gzipped child, the page.
+fn sitemaps(path: &str, origin: &str) -> Option<Response> {
+    Some(match path {
+        "/sitemap-index.xml" => typed(
+            "application/xml",
+            format!(
+                "<?xml version=\"1.0\"?><sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\
+                 <sitemap><loc>{origin}/sitemap-pages.xml.gz</loc></sitemap></sitemapindex>"
+            ),
+        ),
+        "/sitemap-pages.xml.gz" => {
+            let xml = format!(
+                "<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\
+                 <url><loc>{origin}/sitemap-only.html</loc><lastmod>2026-11-25</lastmod></url></urlset>"
+            );
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            std::io::Write::write_all(&mut gz, xml.as_bytes()).ok()?;
+            typed("application/gzip", gz.finish().ok()?)
+        }
+        "/sitemap-only.html" => page("Sitemap only", "<p>Listed only in the sitemap.</p>"),
+        _ => return None,
+    })
+}
+
 /// The site's routing table: one arm per scenario page.
 fn respond(path: &str, offsite_url: &str) -> Response {
     match path {
         "/" => home(offsite_url),
-        "/robots.txt" => typed("text/plain", "User-agent: *\nDisallow: /private/\n"),
+        "/robots.txt" => typed(
+            "text/plain",
+            "User-agent: *\nDisallow: /private/\nSitemap: /sitemap-index.xml\n",
+        ),
         "/private/secret" => page(
             "Secret",
             "<p>Disallowed by robots.txt: must never be fetched.</p>",

@@ -46,6 +46,9 @@ const PERFECT: &[Row] = &[
     (CHARSET_UTF8_PATH, 200, "LL", "-", 1),
     ("/big", 200, "L", "lenTrunc", 1),
     ("/slow", -4, "L", "err=timeout", 0),
+    ("/sitemap-index.xml", 200, "PS", "-", 1),
+    ("/sitemap-pages.xml.gz", 200, "PSS", "-", 1),
+    ("/sitemap-only.html", 200, "PSSS", "-", 1),
 ];
 
 fn rec(
@@ -119,7 +122,7 @@ async fn perfect_crawl_passes_every_check() {
     let results = run_all(&outcome(&site, log, records));
     let failed: Vec<_> = results.iter().filter(|r| !r.passed).collect();
     assert!(failed.is_empty(), "{failed:#?}");
-    assert_eq!(results.len(), 17);
+    assert_eq!(results.len(), 18);
 }
 
 #[tokio::test]
