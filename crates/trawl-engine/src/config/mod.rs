@@ -72,6 +72,9 @@ pub struct ExtractConfig {
     pub sitemaps: bool,
     /// Also try `/sitemap.xml` on every host whose robots.txt was fetched. Default: false.
     pub sitemap_probe: bool,
+    /// Read RSS and Atom feeds (found through `<link rel="alternate">` and links): item links and enclosures
+    /// as `L` hops. Default: true.
+    pub feeds: bool,
 }
 
 impl Default for ExtractConfig {
@@ -79,6 +82,7 @@ impl Default for ExtractConfig {
         ExtractConfig {
             sitemaps: true,
             sitemap_probe: false,
+            feeds: true,
         }
     }
 }

@@ -23,6 +23,7 @@ use crate::hop::Hop;
 mod charset;
 mod css;
 mod entities;
+pub mod feed;
 mod html;
 pub mod sitemap;
 

@@ -107,6 +107,7 @@ const CHECKS: &[(&str, Check)] = &[
     ("size_limit_truncated", size_limit_truncated),
     ("slow_response_timed_out", slow_response_timed_out),
     ("sitemap_pages_found", sitemap_pages_found),
+    ("feed_items_found", feed_items_found),
     ("warcs_verify", warcs_verify),
 ];
 
@@ -443,6 +444,22 @@ fn sitemap_pages_found(o: &Outcome) -> Verdict {
     Ok(format!(
         "/sitemap-only.html reached through robots.txt, an index and a gzipped sitemap ({})",
         page.hop_path
+    ))
+}
+
+/// A page's `<link rel="alternate">` feed leads to a page listed only in the feed, an `L` hop from it.
+fn feed_items_found(o: &Outcome) -> Verdict {
+    let feed = fetched(o, "/feed.xml")?;
+    let item = fetched(o, "/feed-only.html")?;
+    ensure(item.hop_path == format!("{}L", feed.hop_path), || {
+        format!(
+            "hop paths {:?} (feed) and {:?} (item), want the item one L past the feed",
+            feed.hop_path, item.hop_path
+        )
+    })?;
+    Ok(format!(
+        "/feed-only.html reached through the feed ({})",
+        item.hop_path
     ))
 }
 

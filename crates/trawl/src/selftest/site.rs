@@ -233,7 +233,18 @@ fn sitemaps(path: &str, origin: &str) -> Option<Response> {
             std::io::Write::write_all(&mut gz, xml.as_bytes()).ok()?;
             typed("application/gzip", gz.finish().ok()?)
         }
-        "/sitemap-only.html" => page("Sitemap only", "<p>Listed only in the sitemap.</p>"),
+        "/sitemap-only.html" => page(
+            "Sitemap only",
+            "<link rel=\"alternate\" type=\"application/rss+xml\" href=\"/feed.xml\"><p>Listed only in the sitemap.</p>",
+        ),
+        "/feed.xml" => typed(
+            "application/rss+xml",
+            format!(
+                "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>selftest</title>\
+                 <item><title>One</title><link>{origin}/feed-only.html</link></item></channel></rss>"
+            ),
+        ),
+        "/feed-only.html" => page("Feed only", "<p>Listed only in the feed.</p>"),
         _ => return None,
     })
 }

@@ -49,6 +49,8 @@ const PERFECT: &[Row] = &[
     ("/sitemap-index.xml", 200, "PS", "-", 1),
     ("/sitemap-pages.xml.gz", 200, "PSS", "-", 1),
     ("/sitemap-only.html", 200, "PSSS", "-", 1),
+    ("/feed.xml", 200, "PSSSL", "-", 1),
+    ("/feed-only.html", 200, "PSSSLL", "-", 1),
 ];
 
 fn rec(
@@ -122,7 +124,7 @@ async fn perfect_crawl_passes_every_check() {
     let results = run_all(&outcome(&site, log, records));
     let failed: Vec<_> = results.iter().filter(|r| !r.passed).collect();
     assert!(failed.is_empty(), "{failed:#?}");
-    assert_eq!(results.len(), 18);
+    assert_eq!(results.len(), 19);
 }
 
 #[tokio::test]
