@@ -72,6 +72,16 @@ pub(super) fn run(
         record.outlinks.extend(found.outlinks);
         return;
     }
+    if settings.extract.speculative && extract::speculative::is_script_or_json(mime) {
+        let (links, truncated) = blocking(body.len(), || {
+            extract::speculative::speculative_links(body, &uri.url)
+        });
+        if truncated {
+            uri.annotate(Annotation::OutlinksTruncated);
+        }
+        record.outlinks.extend(links);
+        return;
+    }
     if settings.extract.feeds && extract::feed::looks_like_feed(mime, body) {
         let (links, truncated) = blocking(body.len(), || {
             extract::feed::feed_links(body, &uri.url, settings.scope.max_outlinks)

@@ -75,6 +75,9 @@ pub struct ExtractConfig {
     /// Read RSS and Atom feeds (found through `<link rel="alternate">` and links): item links and enclosures
     /// as `L` hops. Default: true.
     pub feeds: bool,
+    /// Guess links in JavaScript and JSON string literals (`X` hops, as Heritrix's ExtractorJS), at most 200
+    /// a document; a sheet may switch it off for some URIs. Default: true.
+    pub speculative: bool,
 }
 
 impl Default for ExtractConfig {
@@ -83,6 +86,7 @@ impl Default for ExtractConfig {
             sitemaps: true,
             sitemap_probe: false,
             feeds: true,
+            speculative: true,
         }
     }
 }

@@ -70,7 +70,7 @@ pub enum SheetPathError {
     Section(String),
     /// The setting is read once per crawl, not per URI.
     #[error(
-        "{path:?} is not read per URI, so a sheet cannot change it; sheets may set frontier.*, fetch.*, scope.max_* and classes.watch_*"
+        "{path:?} is not read per URI, so a sheet cannot change it; sheets may set frontier.*, fetch.*, scope.max_*, classes.watch_* and extract.*"
     )]
     NotPerUri {
         /// The path.
@@ -79,7 +79,13 @@ pub enum SheetPathError {
 }
 
 /// Setting sections a sheet may override: those read per URI.
-pub const OVERRIDABLE: &[&str] = &["frontier.", "fetch.", "scope.max_", "classes.watch_"];
+pub const OVERRIDABLE: &[&str] = &[
+    "frontier.",
+    "fetch.",
+    "scope.max_",
+    "classes.watch_",
+    "extract.",
+];
 
 /// Why `path` cannot be set by a sheet, if it cannot: it must name one setting (a leaf of the config) in a
 /// section read per URI.

@@ -26,6 +26,7 @@ mod entities;
 pub mod feed;
 mod html;
 pub mod sitemap;
+pub mod speculative;
 
 pub use self::css::extract_css;
 pub use self::html::{HtmlLinks, extract_html};

@@ -18,7 +18,7 @@ const SEE_OVERRIDE: &str = "[see override above]";
 const CONTACT_PLACEHOLDER: &str =
     "ENTER_AN_URL_WITH_YOUR_CONTACT_INFO_HERE_FOR_WEBMASTERS_AFFECTED_BY_YOUR_CRAWL";
 /// Setting sections a trawl sheet may set (trawl-engine's `config::sheets::OVERRIDABLE`).
-const PER_URI: &[&str] = &["frontier.", "fetch.", "scope.max_"];
+const PER_URI: &[&str] = &["frontier.", "fetch.", "scope.max_", "extract."];
 
 /// A value as a note shows it: a password never.
 fn shown(name: &str, text: &str) -> String {

@@ -108,6 +108,7 @@ const CHECKS: &[(&str, Check)] = &[
     ("slow_response_timed_out", slow_response_timed_out),
     ("sitemap_pages_found", sitemap_pages_found),
     ("feed_items_found", feed_items_found),
+    ("script_strings_guessed", script_strings_guessed),
     ("warcs_verify", warcs_verify),
 ];
 
@@ -460,6 +461,22 @@ fn feed_items_found(o: &Outcome) -> Verdict {
     Ok(format!(
         "/feed-only.html reached through the feed ({})",
         item.hop_path
+    ))
+}
+
+/// A path in a script's string literal is fetched as a speculative (`X`) link; a junk string (`"a/b"`) is not.
+fn script_strings_guessed(o: &Outcome) -> Verdict {
+    let page = fetched(o, "/js-only.html")?;
+    ensure(page.hop_path.ends_with('X'), || {
+        format!("hop path {:?}, want …X", page.hop_path)
+    })?;
+    ensure(
+        lines(o, "/a/b").is_empty() && lines(o, "/a").is_empty(),
+        || "the junk string a/b was fetched".into(),
+    )?;
+    Ok(format!(
+        "/js-only.html guessed from /app.js ({}); \"a/b\" left alone",
+        page.hop_path
     ))
 }
 

@@ -291,7 +291,11 @@ fn respond(path: &str, offsite_url: &str) -> Response {
             "@import \"/import.css\";\nbody { background: url(/img/bg.png) }\n",
         ),
         "/import.css" => typed("text/css", "p { color: #333 }\n"),
-        "/app.js" => typed("text/javascript", "console.log(\"trawl selftest\");\n"),
+        "/app.js" => typed(
+            "text/javascript",
+            "var page = \"/js-only.html\", junk = \"a/b\";\nconsole.log(\"trawl selftest\");\n",
+        ),
+        "/js-only.html" => page("Script only", "<p>Named only in a script string.</p>"),
         "/img/logo.png" | "/img/bg.png" => typed("image/png", PNG),
         "/dir/sub/page.html" => page(
             "Relative links",

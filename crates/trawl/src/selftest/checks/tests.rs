@@ -51,6 +51,7 @@ const PERFECT: &[Row] = &[
     ("/sitemap-only.html", 200, "PSSS", "-", 1),
     ("/feed.xml", 200, "PSSSL", "-", 1),
     ("/feed-only.html", 200, "PSSSLL", "-", 1),
+    ("/js-only.html", 200, "LEX", "-", 1),
 ];
 
 fn rec(
@@ -124,7 +125,7 @@ async fn perfect_crawl_passes_every_check() {
     let results = run_all(&outcome(&site, log, records));
     let failed: Vec<_> = results.iter().filter(|r| !r.passed).collect();
     assert!(failed.is_empty(), "{failed:#?}");
-    assert_eq!(results.len(), 19);
+    assert_eq!(results.len(), 20);
 }
 
 #[tokio::test]
