@@ -470,13 +470,23 @@ fn script_strings_guessed(o: &Outcome) -> Verdict {
     ensure(page.hop_path.ends_with('X'), || {
         format!("hop path {:?}, want …X", page.hop_path)
     })?;
+    let from_json = fetched(o, "/json-only.html")?;
+    ensure(from_json.hop_path.ends_with("XX"), || {
+        format!(
+            "hop path {:?} of the page named in /data.json, want …XX",
+            from_json.hop_path
+        )
+    })?;
+    ensure(lines(o, "/not/a/link").is_empty(), || {
+        "the JSON string not/a/link was fetched".into()
+    })?;
     ensure(
         lines(o, "/a/b").is_empty() && lines(o, "/a").is_empty(),
         || "the junk string a/b was fetched".into(),
     )?;
     Ok(format!(
-        "/js-only.html guessed from /app.js ({}); \"a/b\" left alone",
-        page.hop_path
+        "/js-only.html guessed from /app.js ({}), /json-only.html from /data.json ({}); junk left alone",
+        page.hop_path, from_json.hop_path
     ))
 }
 

@@ -293,9 +293,14 @@ fn respond(path: &str, offsite_url: &str) -> Response {
         "/import.css" => typed("text/css", "p { color: #333 }\n"),
         "/app.js" => typed(
             "text/javascript",
-            "var page = \"/js-only.html\", junk = \"a/b\";\nconsole.log(\"trawl selftest\");\n",
+            "var page = \"/js-only.html\", junk = \"a/b\", data = \"/data.json\";\nconsole.log(\"trawl selftest\");\n",
         ),
         "/js-only.html" => page("Script only", "<p>Named only in a script string.</p>"),
+        "/data.json" => typed(
+            "application/json",
+            "{\"items\": [{\"title\": \"one\", \"href\": \"/json-only.html\"}], \"note\": \"not/a/link\"}\n",
+        ),
+        "/json-only.html" => page("JSON only", "<p>Named only in a JSON response.</p>"),
         "/img/logo.png" | "/img/bg.png" => typed("image/png", PNG),
         "/dir/sub/page.html" => page(
             "Relative links",
