@@ -121,6 +121,11 @@ fn summary(job: &Job, seeds: &[String], ending: &str, snap: &Snapshot, stats: &S
     for (status, n) in &by_status {
         let _ = writeln!(t, "{n:>8} {status:>8}");
     }
+    let by_hop = stats.by_hop();
+    let _ = writeln!(t, "\n[last hop]\n{:>8} hop", "count");
+    for (hop, n) in &by_hop {
+        let _ = writeln!(t, "{n:>8} {hop}");
+    }
     let _ = writeln!(t, "\n[mime types]\n{:>8} {:>12} type", "count", "bytes");
     for (mime, (n, b)) in &by_mime {
         let _ = writeln!(t, "{n:>8} {b:>12} {mime}");
@@ -140,6 +145,7 @@ fn summary(job: &Job, seeds: &[String], ending: &str, snap: &Snapshot, stats: &S
         "queued": snap.queued,
         "wire_bytes": snap.wire_bytes,
         "status_codes": by_status.iter().map(|(k, v)| (k.to_string(), *v)).collect::<std::collections::BTreeMap<_, _>>(),
+        "last_hops": by_hop.iter().map(|(k, v)| (k.to_string(), *v)).collect::<std::collections::BTreeMap<_, _>>(),
         "mime_types": by_mime.iter().map(|(k, (n, b))| (k.clone(), serde_json::json!({"count": n, "bytes": b}))).collect::<serde_json::Map<_, _>>(),
         "hosts": by_host.iter().map(|(k, (n, b))| (k.clone(), serde_json::json!({"count": n, "bytes": b}))).collect::<serde_json::Map<_, _>>(),
     });

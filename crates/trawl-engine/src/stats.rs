@@ -22,6 +22,8 @@ pub struct Stats {
     failed: AtomicU64,
     wire_bytes: AtomicU64,
     by_status: Mutex<BTreeMap<i32, u64>>,
+    /// URIs finished by the letter of their last hop (`L`, `E`, `X`, `S`, …; `-` for seeds).
+    by_hop: Mutex<BTreeMap<char, u64>>,
     by_mime: Mutex<BTreeMap<String, (u64, u64)>>,
     by_host: Mutex<BTreeMap<String, (u64, u64)>>,
     /// Host -> status -> URIs.
@@ -238,6 +240,7 @@ pub struct SavedStats {
     failed: u64,
     wire_bytes: u64,
     by_status: BTreeMap<i32, u64>,
+    by_hop: BTreeMap<char, u64>,
     by_mime: BTreeMap<String, (u64, u64)>,
     by_host: HostCounts,
     host_statuses: BTreeMap<String, BTreeMap<i32, u64>>,
@@ -261,6 +264,7 @@ impl Stats {
             failed: self.failed.load(Relaxed),
             wire_bytes: self.wire_bytes.load(Relaxed),
             by_status: self.by_status(),
+            by_hop: self.by_hop(),
             by_mime: self.by_mime(),
             by_host: self.by_host(),
             host_statuses: self.host_statuses(),
@@ -287,6 +291,7 @@ impl Stats {
             failed: AtomicU64::new(saved.failed),
             wire_bytes: AtomicU64::new(saved.wire_bytes),
             by_status: Mutex::new(saved.by_status),
+            by_hop: Mutex::new(saved.by_hop),
             by_mime: Mutex::new(saved.by_mime),
             by_host: Mutex::new(saved.by_host),
             host_statuses: Mutex::new(saved.host_statuses),
@@ -319,6 +324,7 @@ impl Stats {
             failed: AtomicU64::new(0),
             wire_bytes: AtomicU64::new(0),
             by_status: Mutex::default(),
+            by_hop: Mutex::default(),
             by_mime: Mutex::default(),
             by_host: Mutex::default(),
             host_statuses: Mutex::default(),
@@ -458,6 +464,18 @@ impl Stats {
         f(&lock(&self.groups))
     }
 
+    /// Counts a finished URI by the letter of its last hop (`-` for a seed), so that the reports tell
+    /// speculative (`X`), sitemap (`S`) and other discoveries apart.
+    pub fn record_hop(&self, hop_path: &str) {
+        let letter = hop_path.chars().last().unwrap_or('-');
+        *lock(&self.by_hop).entry(letter).or_default() += 1;
+    }
+
+    /// URIs finished by the letter of their last hop.
+    pub fn by_hop(&self) -> BTreeMap<char, u64> {
+        lock(&self.by_hop).clone()
+    }
+
     /// URIs per status code.
     pub fn by_status(&self) -> BTreeMap<i32, u64> {
         lock(&self.by_status).clone()
@@ -509,6 +527,18 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn finished_uris_by_last_hop() {
+        let s = Stats::new();
+        for hops in ["", "L", "LEX", "PSS", "LX"] {
+            s.record_hop(hops);
+        }
+        let by = s.by_hop();
+        assert_eq!((by[&'-'], by[&'L'], by[&'X'], by[&'S']), (1, 1, 2, 1));
+        let restored = Stats::restore(s.save());
+        assert_eq!(restored.by_hop(), by, "kept across a resume");
+    }
 
     #[test]
     fn groups_count_spellings_and_versions() {

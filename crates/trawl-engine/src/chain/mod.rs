@@ -169,6 +169,7 @@ impl Pipeline {
     ) -> String {
         self.stats
             .record(entry.status, host, entry.mime, wire_bytes);
+        self.stats.record_hop(entry.hop_path);
         self.stats.record_source(source, host, wire_bytes);
         if let Some((_, ms)) = entry.fetch {
             self.stats
