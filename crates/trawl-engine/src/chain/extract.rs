@@ -94,6 +94,7 @@ pub(super) fn run(
     }
     let limits = Limits {
         max_outlinks: settings.scope.max_outlinks,
+        speculative: settings.extract.speculative,
         ..Limits::default()
     };
     let found = blocking(body.len(), || {

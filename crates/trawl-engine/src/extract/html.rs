@@ -95,6 +95,7 @@ fn parse(body: &[u8], encoding: &'static Encoding, limits: &Limits) -> Collector
     scan::scan(&input, |event| match event {
         Event::Start(tag) => collector.element(tag),
         Event::StyleText(text) => collector.style_text(text),
+        Event::ScriptText(text) => collector.script_text(text),
     });
     collector
 }
@@ -184,6 +185,8 @@ struct Collector {
     nofollow: bool,
     /// How the document's bytes read as text (attribute values, style text).
     encoding: &'static Encoding,
+    /// Whether inline script text is read for speculative links.
+    speculative: bool,
 }
 
 impl Collector {
@@ -197,6 +200,7 @@ impl Collector {
             // keep a margin over the outlink cap.
             raw_cap: limits.max_outlinks.saturating_mul(4).saturating_add(64),
             max_url_len: limits.max_url_len,
+            speculative: limits.speculative,
             overflow: false,
             base_href: None,
             nofollow: false,
@@ -376,6 +380,16 @@ impl Collector {
     }
 
     /// The text of one `<style>` element.
+    /// Inline script: its string literals shaped like links, as speculative hops (when asked for).
+    fn script_text(&mut self, text: &[u8]) -> ControlFlow<()> {
+        if self.speculative {
+            for s in super::speculative::candidates(text).0 {
+                self.push(&s, Hop::Speculative, "script/string");
+            }
+        }
+        self.go_on()
+    }
+
     fn style_text(&mut self, text: &[u8]) -> ControlFlow<()> {
         let text = &text[..text.len().min(MAX_STYLE_LEN)];
         let style = self.text(text).into_owned();

@@ -52,6 +52,9 @@ pub struct Limits {
     /// URLs longer than this many bytes (before resolution) are dropped.
     /// Default: 8192.
     pub max_url_len: usize,
+    /// Whether string literals of inline `<script>` text are read for speculative (`X`) links. Default:
+    /// false (the crawl turns it on with `[extract] speculative`).
+    pub speculative: bool,
 }
 
 impl Default for Limits {
@@ -59,6 +62,7 @@ impl Default for Limits {
         Limits {
             max_outlinks: 6000,
             max_url_len: 8192,
+            speculative: false,
         }
     }
 }

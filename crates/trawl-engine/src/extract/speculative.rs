@@ -36,6 +36,26 @@ pub fn is_script_or_json(mime: &str) -> bool {
 /// The speculative links of script or JSON `text` fetched from `doc_url`, and whether the cap cut them.
 pub fn speculative_links(text: &[u8], doc_url: &Url) -> (Vec<Outlink>, bool) {
     let mut out: Vec<Outlink> = Vec::new();
+    let (found, cut) = candidates(text);
+    for s in found {
+        if let Ok(mut url) = doc_url.join(&s) {
+            url.set_fragment(None);
+            if matches!(url.scheme(), "http" | "https") && !out.iter().any(|o| o.url == url) {
+                out.push(Outlink {
+                    url,
+                    hop: Hop::Speculative,
+                    context: "script/string",
+                });
+            }
+        }
+    }
+    (out, cut)
+}
+
+/// The string literals of `text` shaped like links ([`looks_like_link`]), at most [`MAX_PER_DOCUMENT`], and
+/// whether the cap cut them.
+pub fn candidates(text: &[u8]) -> (Vec<String>, bool) {
+    let mut out: Vec<String> = Vec::new();
     let mut i = 0;
     while i < text.len() {
         let quote = text[i];
@@ -71,22 +91,13 @@ pub fn speculative_links(text: &[u8], doc_url: &Url) -> (Vec<Outlink>, bool) {
         let Ok(s) = std::str::from_utf8(&lit) else {
             continue;
         };
-        if !looks_like_link(s) {
+        if !looks_like_link(s) || out.iter().any(|o| o == s) {
             continue;
         }
         if out.len() >= MAX_PER_DOCUMENT {
             return (out, true);
         }
-        if let Ok(mut url) = doc_url.join(s) {
-            url.set_fragment(None);
-            if matches!(url.scheme(), "http" | "https") && !out.iter().any(|o| o.url == url) {
-                out.push(Outlink {
-                    url,
-                    hop: Hop::Speculative,
-                    context: "script/string",
-                });
-            }
-        }
+        out.push(s.to_owned());
     }
     (out, false)
 }
@@ -152,6 +163,32 @@ mod tests {
         assert!(is_script_or_json("application/javascript; charset=utf-8"));
         assert!(is_script_or_json("application/ld+json"));
         assert!(!is_script_or_json("text/html"));
+    }
+
+    #[test]
+    fn inline_scripts_when_asked() {
+        let base = Url::parse("http://a.org/").unwrap();
+        let html = br#"<html><script>var p = "/inline.html", junk = "a/b";</script><a href="/a">a</a></html>"#;
+        let on = crate::extract::Limits {
+            speculative: true,
+            ..crate::extract::Limits::default()
+        };
+        let found = crate::extract::extract("text/html", html, None, &base, &on);
+        let x: Vec<&str> = found
+            .outlinks
+            .iter()
+            .filter(|o| o.hop == Hop::Speculative)
+            .map(|o| o.url.as_str())
+            .collect();
+        assert_eq!(x, ["http://a.org/inline.html"]);
+        let off = crate::extract::extract(
+            "text/html",
+            html,
+            None,
+            &base,
+            &crate::extract::Limits::default(),
+        );
+        assert!(off.outlinks.iter().all(|o| o.hop != Hop::Speculative));
     }
 
     #[test]

@@ -470,6 +470,13 @@ fn script_strings_guessed(o: &Outcome) -> Verdict {
     ensure(page.hop_path.ends_with('X'), || {
         format!("hop path {:?}, want …X", page.hop_path)
     })?;
+    let inline = fetched(o, "/inline-only.html")?;
+    ensure(inline.hop_path.ends_with('X'), || {
+        format!(
+            "hop path {:?} of the page named in an inline script, want …X",
+            inline.hop_path
+        )
+    })?;
     let from_json = fetched(o, "/json-only.html")?;
     ensure(from_json.hop_path.ends_with("XX"), || {
         format!(

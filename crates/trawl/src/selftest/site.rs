@@ -284,7 +284,11 @@ fn respond(path: &str, offsite_url: &str) -> Response {
         "/embeds" => page(
             "Embeds",
             "<img src=\"/img/logo.png\"><link rel=\"stylesheet\" href=\"/style.css\">\
-             <script src=\"/app.js\"></script>",
+             <script src=\"/app.js\"></script><script>var more = \"/inline-only.html\";</script>",
+        ),
+        "/inline-only.html" => page(
+            "Inline script only",
+            "<p>Named only in an inline script.</p>",
         ),
         "/style.css" => typed(
             "text/css",

@@ -23,6 +23,8 @@ pub(crate) enum Event<'a> {
     Start(&'a StartTag<'a>),
     /// The text of a `<style>` element (raw text: no character references), in one piece; never empty.
     StyleText(&'a [u8]),
+    /// The text of a `<script>` element (script data), for speculative links.
+    ScriptText(&'a [u8]),
 }
 
 /// A start tag: its name and attributes, as ranges of the document's bytes.
@@ -116,7 +118,13 @@ pub(crate) fn scan(doc: &[u8], mut sink: impl FnMut(Event<'_>) -> ControlFlow<()
                         }
                         close
                     }
-                    TextMode::Script => script_end(doc, end),
+                    TextMode::Script => {
+                        let close = script_end(doc, end);
+                        if close > end && sink(Event::ScriptText(&doc[end..close])).is_break() {
+                            return;
+                        }
+                        close
+                    }
                     TextMode::Rest => return,
                 }
             }

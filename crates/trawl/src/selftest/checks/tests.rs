@@ -52,6 +52,7 @@ const PERFECT: &[Row] = &[
     ("/feed.xml", 200, "PSSSL", "-", 1),
     ("/feed-only.html", 200, "PSSSLL", "-", 1),
     ("/js-only.html", 200, "LEX", "-", 1),
+    ("/inline-only.html", 200, "LX", "-", 1),
     ("/data.json", 200, "LEX", "-", 1),
     ("/json-only.html", 200, "LEXX", "-", 1),
 ];

@@ -29,6 +29,8 @@ fn scanned(doc: &str) -> Report {
                 tags.push((name, attrs));
             }
             Event::StyleText(t) => styles.push(String::from_utf8_lossy(t).into_owned()),
+            // Script text is what lies between tags the reference reports: checked by the tag positions.
+            Event::ScriptText(_) => {}
         }
         ControlFlow::Continue(())
     });
