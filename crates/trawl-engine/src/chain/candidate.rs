@@ -128,6 +128,9 @@ pub(crate) fn outlinks(p: &Pipeline, parent: &CrawlUri, links: Vec<Outlink>) -> 
     judged
 }
 
+/// The queue of every speculative URI with `[extract] speculative_queue`.
+pub(crate) const SPECULATIVE_QUEUE: &str = "speculative";
+
 /// Takes one URI through the chain: named (unless it has a uniq key already, as a revisit has), then judged by
 /// the scope of its own settings. `queue` overrides the queue its URL is assigned to (a prerequisite goes
 /// into the queue of the page that needs it).
@@ -152,7 +155,13 @@ pub(crate) fn judge(
     tracing::trace!(uri = %uri.url, rule = verdict.rule, decision = ?verdict.decision, "scope");
     if verdict.decision == Decision::Accept {
         uri.rank(&effective, &live.config);
-        let queue = queue.unwrap_or_else(|| p.assign.key(&uri.url));
+        let queue = queue.unwrap_or_else(|| {
+            if effective.extract.speculative_queue && uri.last_hop() == Some('X') {
+                SPECULATIVE_QUEUE.to_owned()
+            } else {
+                p.assign.key(&uri.url)
+            }
+        });
         return Ok(Child {
             uri,
             queue,

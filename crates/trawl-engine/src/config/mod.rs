@@ -78,6 +78,9 @@ pub struct ExtractConfig {
     /// Guess links in JavaScript and JSON string literals (`X` hops, as Heritrix's ExtractorJS), at most 200
     /// a document; a sheet may switch it off for some URIs. Default: true.
     pub speculative: bool,
+    /// Put every speculative (`X`) URI in one queue of its own, `speculative`, so guesses never hold up a
+    /// host's own queue (Heritrix's advice for speculative embeds). Default: false.
+    pub speculative_queue: bool,
 }
 
 impl Default for ExtractConfig {
@@ -87,6 +90,7 @@ impl Default for ExtractConfig {
             sitemap_probe: false,
             feeds: true,
             speculative: true,
+            speculative_queue: false,
         }
     }
 }

@@ -1,0 +1,49 @@
+//! Extractors in a whole crawl: with `speculative_queue`, the guessed URIs of the self-test site are fetched
+//! from one queue of their own; without it, from their host's queue.
+
+mod common;
+
+/// (queue, spent) rows of the frontier report.
+fn queues(job: &std::path::Path) -> Vec<(String, u64)> {
+    std::fs::read_to_string(job.join("reports/frontier-report.txt"))
+        .unwrap()
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            Some((f.first()?.to_string(), f.last()?.parse().ok()?))
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn speculative_uris_get_a_queue_of_their_own() {
+    let site = trawl::selftest::site::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for (name, extra, want_queue) in [
+        ("own", "[extract]\nspeculative_queue = true\n", true),
+        ("host", "", false),
+    ] {
+        let cfg = dir.path().join(format!("{name}.toml"));
+        std::fs::write(
+            &cfg,
+            format!("[seeds]\nurls = [\"{}\"]\n{extra}", site.seed()),
+        )
+        .unwrap();
+        let job = dir.path().join(name);
+        common::crawl_quickly(&cfg, &job).await;
+        let log = common::crawl_log(&job);
+        let guessed = log
+            .iter()
+            .filter(|l| l.hop_path.ends_with('X') && l.status == 200)
+            .count();
+        assert!(guessed >= 3, "{name}: {guessed} speculative fetches");
+        let spec = queues(&job).into_iter().find(|(q, _)| q == "speculative");
+        if want_queue {
+            let (_, spent) = spec.expect("a `speculative` queue in the frontier report");
+            assert!(spent >= guessed as u64, "{spent} spent, {guessed} guessed");
+        } else {
+            assert!(spec.is_none(), "no speculative queue unless asked for");
+        }
+    }
+}
