@@ -7,20 +7,7 @@ use crate::{CrawlConfig, Error, job::Job};
 /// The WARC files of a job, by name.
 pub fn job_warcs(job_dir: &Path) -> Result<Vec<PathBuf>, Error> {
     let dir = job_dir.join("warcs");
-    let entries = std::fs::read_dir(&dir).map_err(|source| Error::Io {
-        path: dir.clone(),
-        source,
-    })?;
-    let mut warcs: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            let n = p.to_string_lossy();
-            n.ends_with(".warc.gz") || n.ends_with(".warc") || n.ends_with(".warc.zst")
-        })
-        .collect();
-    warcs.sort();
-    Ok(warcs)
+    trawl_warc::warc_files(&dir).map_err(|source| Error::Io { path: dir, source })
 }
 
 /// Packs the job at `job_dir` into the WACZ `out`: its WARCs, their index, its seeds and HTML pages.

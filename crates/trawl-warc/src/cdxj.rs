@@ -170,6 +170,20 @@ pub fn index_file(path: &Path, filename: &str) -> Result<Vec<String>, Error> {
     Ok(lines)
 }
 
+/// The WARC files of the folder `dir` (`.warc`, `.warc.gz`, `.warc.zst`; not `.open` ones), by name.
+pub fn warc_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            let n = p.to_string_lossy();
+            n.ends_with(".warc.gz") || n.ends_with(".warc") || n.ends_with(".warc.zst")
+        })
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
 /// Sorts `lines` by byte value (as `LC_ALL=C sort` does).
 pub fn sort(lines: &mut [String]) {
     lines.sort_unstable_by(|a, b| a.as_bytes().cmp(b.as_bytes()));

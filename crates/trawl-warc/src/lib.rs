@@ -38,7 +38,7 @@
 //! ```
 
 pub use crate::{
-    cdxj::{Capture, index_beside, index_file, index_path, write_index},
+    cdxj::{Capture, index_beside, index_file, index_path, warc_files, write_index},
     digest::sha1_digest,
     error::Error,
     ls::ls_line,

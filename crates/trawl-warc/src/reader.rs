@@ -172,27 +172,7 @@ impl<R: BufRead> Reader<R> {
                 offset,
                 source,
             })?;
-        if data.len() as u64 > limit {
-            return Err(Error::TooLarge {
-                path: self.path.clone(),
-                offset,
-                len: data.len() as u64,
-                limit,
-            });
-        }
-        let len = self.input.pos - offset;
-        let mut rest = data.as_slice();
-        while !rest.is_empty() {
-            let (head, block) = read_record(&mut rest, &self.path, offset, limit)?;
-            self.pending.push_back(ReadRecord {
-                offset,
-                len,
-                version: head.version,
-                header: head.fields,
-                block,
-            });
-        }
-        Ok(())
+        self.queue_records(offset, &data)
     }
 
     /// Decodes the zstd frame at `offset` (with the file's dictionary, if it began with one) and queues its
@@ -223,6 +203,12 @@ impl<R: BufRead> Reader<R> {
             Ok(Ok(_)) => {}
             Ok(Err(e)) | Err(e) => return Err(zstd_error(&self.path, e)),
         }
+        self.queue_records(offset, &data)
+    }
+
+    /// Queues the records of `data`, what the compressed member or frame at `offset` held.
+    fn queue_records(&mut self, offset: u64, data: &[u8]) -> Result<(), Error> {
+        let limit = self.max_record_bytes;
         if data.len() as u64 > limit {
             return Err(Error::TooLarge {
                 path: self.path.clone(),
@@ -232,7 +218,7 @@ impl<R: BufRead> Reader<R> {
             });
         }
         let len = self.input.pos - offset;
-        let mut rest = data.as_slice();
+        let mut rest = data;
         while !rest.is_empty() {
             let (head, block) = read_record(&mut rest, &self.path, offset, limit)?;
             self.pending.push_back(ReadRecord {

@@ -211,20 +211,10 @@ impl DigestTable {
 
 /// The WARC files of a folder, by name.
 fn warc_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
-    let entries = std::fs::read_dir(dir).map_err(|source| Error::Io {
+    trawl_warc::warc_files(dir).map_err(|source| Error::Io {
         path: dir.to_path_buf(),
         source,
-    })?;
-    let mut files: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            let n = p.to_string_lossy();
-            n.ends_with(".warc.gz") || n.ends_with(".warc") || n.ends_with(".warc.zst")
-        })
-        .collect();
-    files.sort();
-    Ok(files)
+    })
 }
 
 /// The `ETag` and `Last-Modified` of a recorded HTTP response head.

@@ -150,16 +150,8 @@ fn warcs_of(input: &Path) -> anyhow::Result<Vec<PathBuf>> {
     } else {
         input.to_path_buf()
     };
-    let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .with_context(|| format!("cannot read the folder {}", dir.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            let name = p.to_string_lossy();
-            name.ends_with(".warc.gz") || name.ends_with(".warc") || name.ends_with(".warc.zst")
-        })
-        .collect();
-    found.sort();
+    let found = trawl_warc::warc_files(&dir)
+        .with_context(|| format!("cannot read the folder {}", dir.display()))?;
     if found.is_empty() {
         anyhow::bail!("{} holds no WARC files", dir.display());
     }
