@@ -191,6 +191,20 @@ mod tests {
         assert!(off.outlinks.iter().all(|o| o.hop != Hop::Speculative));
     }
 
+    /// Hostile JSON: nesting a million deep is read in one pass (the scanner keeps no stack), and a string
+    /// that never closes ends at the input's end.
+    #[test]
+    fn deeply_nested_json_is_bounded() {
+        let base = Url::parse("http://a.org/").unwrap();
+        let mut json = "[".repeat(1_000_000);
+        json.push_str("\"/deep.html\"");
+        json.push_str(&"]".repeat(1_000_000));
+        let (links, _) = speculative_links(json.as_bytes(), &base);
+        assert_eq!(links.len(), 1);
+        let (links, _) = speculative_links(b"[\"/never-closed.html", &base);
+        assert!(links.is_empty());
+    }
+
     #[test]
     fn capped_per_document() {
         let base = Url::parse("http://a.org/").unwrap();
