@@ -47,3 +47,28 @@ async fn speculative_uris_get_a_queue_of_their_own() {
         }
     }
 }
+
+/// `sitemap_max_urls_per_host`: once a host's sitemaps gave that many URLs, further sitemaps add none (and say
+/// so with `outlinksTrunc`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hosts_sitemaps_give_at_most_their_allowance() {
+    let site = trawl::selftest::site::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("c.toml");
+    let text = format!(
+        "[seeds]\nurls = [\"{}\"]\n[extract]\nsitemap_max_urls_per_host = 1\n",
+        site.seed()
+    );
+    std::fs::write(&cfg, text).unwrap();
+    let job = dir.path().join("job");
+    common::crawl_quickly(&cfg, &job).await;
+    let log = common::crawl_log(&job);
+    let line = |path: &str| log.iter().find(|l| l.uri == site.url(path));
+    assert!(
+        line("/sitemap-pages.xml.gz").is_some(),
+        "the index's one URL is taken"
+    );
+    let child = line("/sitemap-pages.xml.gz").unwrap();
+    assert!(child.has_annotation("outlinksTrunc"), "{child:?}");
+    assert!(line("/sitemap-only.html").is_none(), "past the allowance");
+}

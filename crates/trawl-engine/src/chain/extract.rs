@@ -63,9 +63,27 @@ pub(super) fn run(
         && uri.hop_path.ends_with(Hop::Sitemap.letter())
         && extract::sitemap::looks_like_sitemap(mime, body)
     {
-        let found = blocking(body.len(), || {
+        let mut found = blocking(body.len(), || {
             extract::sitemap::sitemap_links(body, &uri.url)
         });
+        // The host's allowance over the whole crawl: what is left of it is all this sitemap may add.
+        {
+            let host = uri.url.host_str().unwrap_or_default().to_owned();
+            let mut taken = p
+                .sitemap_urls
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let used = taken.entry(host).or_default();
+            let left = settings
+                .extract
+                .sitemap_max_urls_per_host
+                .saturating_sub(*used);
+            if found.outlinks.len() as u64 > left {
+                found.outlinks.truncate(left as usize);
+                found.truncated = true;
+            }
+            *used += found.outlinks.len() as u64;
+        }
         if found.truncated {
             uri.annotate(Annotation::OutlinksTruncated);
         }

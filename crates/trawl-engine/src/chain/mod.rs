@@ -41,6 +41,8 @@ pub(crate) struct Pipeline {
     pub(crate) assign: QueueAssigner,
     /// Outlinks known to be in the uniq filter already (the candidate chain skips them).
     pub(crate) known_links: Mutex<KnownLinks>,
+    /// URLs taken from sitemaps so far, per host (`[extract] sitemap_max_urls_per_host`).
+    pub(crate) sitemap_urls: Mutex<std::collections::HashMap<String, u64>>,
     pub(crate) fetcher: Fetcher,
     pub(crate) robots: RobotsCache,
     pub(crate) warc: WarcSink,

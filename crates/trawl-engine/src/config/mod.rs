@@ -72,6 +72,9 @@ pub struct ExtractConfig {
     pub sitemaps: bool,
     /// Also try `/sitemap.xml` on every host whose robots.txt was fetched. Default: false.
     pub sitemap_probe: bool,
+    /// The most URLs taken from the sitemaps of one host, over the whole crawl (the protocol allows 50,000
+    /// per file and 50,000 files per index). Default: 1000000.
+    pub sitemap_max_urls_per_host: u64,
     /// Read RSS and Atom feeds (found through `<link rel="alternate">` and links): item links and enclosures
     /// as `L` hops. Default: true.
     pub feeds: bool,
@@ -88,6 +91,7 @@ impl Default for ExtractConfig {
         ExtractConfig {
             sitemaps: true,
             sitemap_probe: false,
+            sitemap_max_urls_per_host: 1_000_000,
             feeds: true,
             speculative: true,
             speculative_queue: false,

@@ -338,6 +338,7 @@ impl Crawl {
             naming,
             assign,
             known_links: Mutex::default(),
+            sitemap_urls: Mutex::default(),
             fetcher: Fetcher::new(config.fetch.clone(), policy),
             robots: RobotsCache::new(product_token(&config.fetch.user_agent).to_string()),
             warc,
