@@ -72,6 +72,18 @@ pub(crate) fn head_len(http: &[u8]) -> Option<usize> {
     }
 }
 
+/// The value of header `name` in the recorded HTTP response head at the start of `http` (the first one; case
+/// of the name ignored).
+pub fn http_header(http: &[u8], name: &str) -> Option<String> {
+    let mut headers = [httparse::EMPTY_HEADER; MAX_HTTP_HEADERS];
+    let mut resp = httparse::Response::new(&mut headers);
+    resp.parse(http).ok()?;
+    resp.headers
+        .iter()
+        .find(|h| h.name.eq_ignore_ascii_case(name))
+        .map(|h| String::from_utf8_lossy(h.value).trim().to_owned())
+}
+
 /// What we need from an HTTP head.
 struct Head {
     /// Bytes up to and including the empty line.

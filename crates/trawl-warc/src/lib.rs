@@ -39,7 +39,7 @@
 
 pub use crate::{
     cdxj::{Capture, index_beside, index_file, index_path, warc_files, write_index},
-    digest::sha1_digest,
+    digest::{http_header, sha1_digest},
     error::Error,
     ls::ls_line,
     reader::{ReadRecord, Reader, open},

@@ -4,10 +4,7 @@
 
 use std::{io::Write, path::Path};
 
-use crate::{Compression, Error, ReadRecord, cdxj, gzip::GzipMembers, reader};
-
-/// gzip level of recompressed `.warc.gz` files (the writer's default).
-const GZIP_LEVEL: u32 = 3;
+use crate::{Compression, Encoder, Error, ReadRecord, WriterConfig, cdxj, reader};
 
 /// Rewrites the WARC `input` as `output` in the compression its extension names (`.warc.gz`, `.warc.zst`,
 /// `.warc`), through a temporary file, then writes the output's CDXJ index beside it. Returns the number of
@@ -21,7 +18,8 @@ pub fn recompress(input: &Path, output: &Path) -> Result<usize, Error> {
     };
     let file = std::fs::File::create(&tmp).map_err(io(&tmp))?;
     let mut out = std::io::BufWriter::new(file);
-    let mut gzip = GzipMembers::new(GZIP_LEVEL);
+    // The writer's own encoder, at its default levels: a record compresses as the crawl would have.
+    let mut encoder = Encoder::new(compression, WriterConfig::new(".", "", "").gzip_level);
     let mut plain = Vec::new();
     let mut encoded = Vec::new();
     let mut records = 0;
@@ -30,13 +28,7 @@ pub fn recompress(input: &Path, output: &Path) -> Result<usize, Error> {
         plain.clear();
         serialize(&record, &mut plain);
         encoded.clear();
-        match compression {
-            Compression::None => encoded.extend_from_slice(&plain),
-            Compression::Gzip => gzip.member(&plain, &mut encoded),
-            Compression::Zstd => encoded.extend(
-                zstd::bulk::compress(&plain, 3).expect("zstd compresses any input in memory"),
-            ),
-        }
+        encoder.compress(&plain, &mut encoded);
         out.write_all(&encoded).map_err(io(&tmp))?;
         records += 1;
     }

@@ -14,7 +14,11 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 use zip::{CompressionMethod, ZipWriter, write::SimpleFileOptions};
 
-use crate::{Error, cdxj, digest::entity_body, reader};
+use crate::{
+    Error, cdxj,
+    digest::{entity_body, http_header},
+    reader,
+};
 
 /// What went into a package.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -210,24 +214,14 @@ fn copy_hashed(src: &mut impl Read, dst: &mut impl Write) -> io::Result<(String,
 
 /// Whether a recorded HTTP head says HTML.
 fn is_html(http: &[u8]) -> bool {
-    header(http, "content-type").is_some_and(|ct| ct.to_ascii_lowercase().contains("text/html"))
-}
-
-/// A header of the recorded HTTP response head.
-fn header(http: &[u8], name: &str) -> Option<String> {
-    let mut headers = [httparse::EMPTY_HEADER; 128];
-    let mut resp = httparse::Response::new(&mut headers);
-    resp.parse(http).ok()?;
-    resp.headers
-        .iter()
-        .find(|h| h.name.eq_ignore_ascii_case(name))
-        .map(|h| String::from_utf8_lossy(h.value).into_owned())
+    http_header(http, "content-type")
+        .is_some_and(|ct| ct.to_ascii_lowercase().contains("text/html"))
 }
 
 /// The `<title>` of a recorded HTML response (gzip or deflate content coding undone; at most 1 MiB read).
 fn html_title(http: &[u8]) -> Option<String> {
     let body = entity_body(http)?;
-    let coding = header(http, "content-encoding")
+    let coding = http_header(http, "content-encoding")
         .unwrap_or_default()
         .to_ascii_lowercase();
     let mut text = Vec::new();

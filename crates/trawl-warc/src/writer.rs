@@ -474,22 +474,29 @@ impl Encoder {
         })
     }
 
-    /// Appends `record` with the `extra` header fields to `out`, as a gzip member when compressing.
+    /// Appends `record` with the `extra` header fields to `out`, as a gzip member or zstd frame when
+    /// compressing.
     fn append(&mut self, record: &Record, extra: &[(&str, &str)], out: &mut Vec<u8>) {
+        if self.compression == Compression::None {
+            return record.write_to(out, extra);
+        }
+        let mut plain = std::mem::take(&mut self.plain);
+        plain.clear();
+        record.write_to(&mut plain, extra);
+        self.compress(&plain, out);
+        self.plain = plain;
+    }
+
+    /// Appends one serialised record `plain` to `out` in this encoder's compression: a gzip member, a zstd
+    /// frame, or as it is.
+    pub(crate) fn compress(&mut self, plain: &[u8], out: &mut Vec<u8>) {
         match self.compression {
-            Compression::None => record.write_to(out, extra),
-            Compression::Gzip => {
-                self.plain.clear();
-                record.write_to(&mut self.plain, extra);
-                self.gzip.member(&self.plain, out);
-            }
-            Compression::Zstd => {
-                self.plain.clear();
-                record.write_to(&mut self.plain, extra);
-                let frame = zstd::bulk::compress(&self.plain, ZSTD_LEVEL)
-                    .expect("zstd compresses any input in memory");
-                out.extend_from_slice(&frame);
-            }
+            Compression::None => out.extend_from_slice(plain),
+            Compression::Gzip => self.gzip.member(plain, out),
+            Compression::Zstd => out.extend_from_slice(
+                &zstd::bulk::compress(plain, ZSTD_LEVEL)
+                    .expect("zstd compresses any input in memory"),
+            ),
         }
     }
 }

@@ -530,18 +530,8 @@ async fn conditional_recrawl_archives_304s_as_revisits() {
         "[warc]\nprefix = \"two\"\ndedup_from = [{:?}]\n",
         job1.display().to_string()
     );
-    let mut cfg =
-        trawl_engine::CrawlConfig::load(&config(dir.path(), "two", &url("/"), &extra)).unwrap();
-    cfg.fetch = trawl::selftest::config().fetch;
-    cfg.fetch.conditional_recrawl = true;
-    cfg.frontier.delay_factor = 0.0;
-    cfg.frontier.min_delay_ms = 0;
-    cfg.frontier.max_delay_ms = 0;
-    trawl_engine::Crawl::new(&job2, cfg, &[])
-        .unwrap()
-        .run(trawl_engine::CrawlHandle::default(), |_| {})
-        .await
-        .unwrap();
+    let two = config(dir.path(), "two", &url("/"), &extra);
+    common::crawl_quickly_with(&two, &job2, |c| c.fetch.conditional_recrawl = true).await;
     let recs = common::records(&job2);
     let not_modified: Vec<&str> = recs
         .iter()
@@ -642,18 +632,11 @@ async fn dns_lookups_are_archived_once_per_ttl() {
     let (dns, _asked) = dns_server().await;
     let dir = tempfile::tempdir().unwrap();
     let seed = format!("http://site.trawl.test:{}/", addr.port());
-    let mut cfg = trawl_engine::CrawlConfig::load(&config(dir.path(), "d", &seed, "")).unwrap();
-    cfg.fetch = trawl::selftest::config().fetch;
-    cfg.fetch.dns_servers = vec![dns];
-    cfg.frontier.delay_factor = 0.0;
-    cfg.frontier.min_delay_ms = 0;
-    cfg.frontier.max_delay_ms = 0;
     let job = dir.path().join("job");
-    trawl_engine::Crawl::new(&job, cfg, &[])
-        .unwrap()
-        .run(trawl_engine::CrawlHandle::default(), |_| {})
-        .await
-        .unwrap();
+    common::crawl_quickly_with(&config(dir.path(), "d", &seed, ""), &job, |c| {
+        c.fetch.dns_servers = vec![dns];
+    })
+    .await;
     let recs = common::records(&job);
     let dns_recs: Vec<&common::Rec> = recs
         .iter()

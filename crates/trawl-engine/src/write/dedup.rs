@@ -219,18 +219,10 @@ fn warc_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
 
 /// The `ETag` and `Last-Modified` of a recorded HTTP response head.
 fn validators_of(http: &[u8]) -> (Option<String>, Option<String>) {
-    let mut headers = [httparse::EMPTY_HEADER; 128];
-    let mut resp = httparse::Response::new(&mut headers);
-    if resp.parse(http).is_err() {
-        return (None, None);
-    }
-    let get = |name: &str| {
-        resp.headers
-            .iter()
-            .find(|h| h.name.eq_ignore_ascii_case(name))
-            .map(|h| String::from_utf8_lossy(h.value).trim().to_owned())
-    };
-    (get("etag"), get("last-modified"))
+    (
+        trawl_warc::http_header(http, "etag"),
+        trawl_warc::http_header(http, "last-modified"),
+    )
 }
 
 /// The CDXJ files a `dedup_from` entry stands for: a job directory's (or a WARC folder's) indexes, or the file

@@ -140,12 +140,23 @@ fn is_chunked(block: &[u8]) -> bool {
 /// Crawls with the config at `config_path` into `job`, quickly: the self-test's fetch settings (short
 /// timeouts), no politeness delay, no retries.
 pub async fn crawl_quickly(config_path: &Path, job: &Path) {
+    crawl_quickly_with(config_path, job, |_| {}).await;
+}
+
+/// [`crawl_quickly`], with `tweak` applied to the settings last (e.g. a `fetch.*` key the self-test's fetch
+/// settings would replace).
+pub async fn crawl_quickly_with(
+    config_path: &Path,
+    job: &Path,
+    tweak: impl FnOnce(&mut trawl_engine::CrawlConfig),
+) {
     let mut config = trawl_engine::CrawlConfig::load(config_path).unwrap();
     config.fetch = trawl::selftest::config().fetch;
     config.frontier.delay_factor = 0.0;
     config.frontier.min_delay_ms = 0;
     config.frontier.max_delay_ms = 0;
     config.frontier.max_retries = 0;
+    tweak(&mut config);
     trawl_engine::Crawl::new(job, config, &[])
         .unwrap()
         .run(trawl_engine::CrawlHandle::default(), |_| {})
