@@ -44,6 +44,11 @@ pub enum Annotation {
     Robots(Box<Annotation>),
     /// An HTTP status, inside `robots:`.
     Status(u16),
+    /// `pdf:WHY`: a PDF's links were not all read: `tooLarge` (over `[extract] pdf_max_bytes`), `unreadable`,
+    /// `parserPanic`, or the limit that stopped it (`MAX_STREAM_BYTES`, `MAX_PAGES`, `MAX_TEXT_TIME`).
+    Pdf(&'static str),
+    /// `lastmod:DATE`: the date a sitemap gave for the URI (`<lastmod>`), in UTC.
+    Lastmod(i64),
 }
 
 impl fmt::Display for Annotation {
@@ -66,6 +71,11 @@ impl fmt::Display for Annotation {
             Annotation::Budget => f.write_str("budget"),
             Annotation::Robots(why) => write!(f, "robots:{why}"),
             Annotation::Status(code) => write!(f, "{code}"),
+            Annotation::Pdf(why) => write!(f, "pdf:{why}"),
+            Annotation::Lastmod(secs) => match chrono::DateTime::from_timestamp(*secs, 0) {
+                Some(t) => write!(f, "lastmod:{}", t.format("%Y-%m-%dT%H:%M:%SZ")),
+                None => write!(f, "lastmod:{secs}"),
+            },
         }
     }
 }

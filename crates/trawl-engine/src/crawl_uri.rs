@@ -83,6 +83,9 @@ pub struct CrawlUri {
     /// Whether it has waited for its origin's robots.txt already: if that is unknown again when it comes
     /// back, the fetch failed, and it is not waited for twice.
     pub awaited_robots: bool,
+    /// The date a sitemap gave for it (`<lastmod>`, seconds since the epoch, UTC), for the `sitemap_lastmod`
+    /// decide rule and crawl.log.
+    pub lastmod: Option<i64>,
     /// What the stages noted while processing it, for crawl.log (not stored).
     pub annotations: Vec<Annotation>,
 }
@@ -107,6 +110,7 @@ impl CrawlUri {
             class: None,
             watch: None,
             awaited_robots: false,
+            lastmod: None,
             annotations: Vec::new(),
             url,
         }
@@ -134,6 +138,7 @@ impl CrawlUri {
             class: None,
             watch: None,
             awaited_robots: false,
+            lastmod: None,
             annotations: Vec::new(),
         }
     }
@@ -242,6 +247,13 @@ impl trawl_frontier::Item for CrawlUri {
             }
         }
         out.push(u8::from(self.awaited_robots));
+        match self.lastmod {
+            None => out.push(0),
+            Some(t) => {
+                out.push(1);
+                out.extend_from_slice(&t.to_le_bytes());
+            }
+        }
     }
 
     fn decode(bytes: &[u8]) -> Option<Self> {
@@ -298,6 +310,10 @@ impl trawl_frontier::Item for CrawlUri {
             class,
             watch,
             awaited_robots: r.byte() == Some(1),
+            lastmod: match r.byte() {
+                Some(1) => Some(r.u64()? as i64),
+                _ => None,
+            },
             annotations: Vec::new(),
         })
     }
@@ -398,6 +414,7 @@ mod tests {
             digest: "sha1:ABC".into(),
             since: 1_790_000_000,
         });
+        watched.lastmod = Some(1_764_028_800);
         for uri in [seed, child, robots, watched] {
             let mut bytes = Vec::new();
             uri.encode(&mut bytes);
@@ -409,7 +426,7 @@ mod tests {
         let mut old = Vec::new();
         let seed = CrawlUri::seed(Url::parse("http://a.org/").unwrap(), "k".into());
         seed.encode(&mut old);
-        old.truncate(old.len() - 3);
+        old.truncate(old.len() - 4);
         assert_eq!(
             format!("{:?}", CrawlUri::decode(&old).unwrap()),
             format!("{seed:?}")

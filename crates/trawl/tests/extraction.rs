@@ -72,3 +72,54 @@ async fn a_hosts_sitemaps_give_at_most_their_allowance() {
     assert!(child.has_annotation("outlinksTrunc"), "{child:?}");
     assert!(line("/sitemap-only.html").is_none(), "past the allowance");
 }
+
+/// A sitemap's `<lastmod>` stays with the URI: crawl.log shows it, and `sitemap_lastmod` decides by it (the
+/// recrawl use: skip what the site says has not changed since the last crawl).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sitemap_lastmod_is_kept_and_decides() {
+    let site = trawl::selftest::site::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // The default profile's rules (the self-test site has a calendar trap), then the date rule.
+    let scope: String = [
+        "reject",
+        "surt_prefixed",
+        "too_many_hops",
+        "transclusion",
+        "prerequisite_accept",
+        "scheme_not_in_set",
+        "pathological_path",
+        "too_many_path_segments",
+    ]
+    .iter()
+    .map(|r| format!("[[scope.rules]]\nrule = \"{r}\"\n"))
+    .collect();
+    for (name, rule, want_fetched) in [
+        ("older", "before = \"2026-01-01\"", true),
+        ("newer", "before = \"2026-12-01\"", false),
+    ] {
+        let cfg = dir.path().join(format!("{name}.toml"));
+        let text = format!(
+            "[seeds]\nurls = [\"{}\"]\n{scope}[[scope.rules]]\nrule = \"sitemap_lastmod\"\n{rule}\n",
+            site.seed()
+        );
+        std::fs::write(&cfg, text).unwrap();
+        let job = dir.path().join(name);
+        common::crawl_quickly(&cfg, &job).await;
+        let log = common::crawl_log(&job);
+        let page = log.iter().find(|l| l.uri == site.url("/sitemap-only.html"));
+        if want_fetched {
+            let page = page.expect("the sitemap's page is fetched");
+            assert!(
+                page.has_annotation("lastmod:2026-11-25T00:00:00Z"),
+                "{page:?}"
+            );
+        } else {
+            // The sitemap was read, and the rule refused what it dated before December.
+            let sitemap = log
+                .iter()
+                .find(|l| l.uri == site.url("/sitemap-pages.xml.gz"));
+            assert!(sitemap.is_some_and(|l| l.status == 200), "{sitemap:?}");
+            assert!(page.is_none_or(|l| l.status != 200), "{page:?}");
+        }
+    }
+}

@@ -101,6 +101,7 @@ pub(crate) fn outlinks(p: &Pipeline, parent: &CrawlUri, links: Vec<Outlink>) -> 
     let mut judged = Judged::default();
     for (fp, link) in fresh {
         let mut child = parent.child(link.url, String::new(), link.hop);
+        child.lastmod = link.lastmod;
         let redirects = child
             .hop_path
             .chars()

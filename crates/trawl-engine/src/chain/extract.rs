@@ -31,6 +31,7 @@ pub(super) fn run(
             url: target,
             hop: Hop::Redirect,
             context: "header/location",
+            lastmod: None,
         });
     }
     // An unchanged page (304 to a conditional recrawl) has no body: its links are those of its earlier capture.
@@ -45,6 +46,7 @@ pub(super) fn run(
                     url: trawl_url::parse_lenient(url).ok()?,
                     hop: crate::hop::Hop::from_letter(*hop)?,
                     context: "previous/outlink",
+                    lastmod: None,
                 })
             })
             .collect();
@@ -98,6 +100,25 @@ pub(super) fn run(
             uri.annotate(Annotation::OutlinksTruncated);
         }
         record.outlinks.extend(links);
+        return;
+    }
+    if settings.extract.pdf && extract::pdf::is_pdf(mime, body) {
+        let limits = Limits {
+            max_outlinks: settings.scope.max_outlinks,
+            ..Limits::default()
+        };
+        // Always off the async threads: parsing cost follows the document's structure, not only its size.
+        let found = blocking(usize::MAX, || {
+            extract::pdf::pdf_links(body, &uri.url, settings.extract.pdf_max_bytes, &limits)
+        });
+        if found.truncated {
+            uri.annotate(Annotation::OutlinksTruncated);
+        }
+        if let Some(problem) = &found.problem {
+            tracing::info!(uri = %uri.url, "{problem}");
+            uri.annotate(Annotation::Pdf(problem.label()));
+        }
+        record.outlinks.extend(found.outlinks);
         return;
     }
     if settings.extract.feeds && extract::feed::looks_like_feed(mime, body) {

@@ -126,6 +126,9 @@ fn log_response(
     if uri.api_for.is_some() {
         uri.annotate(Annotation::Api);
     }
+    if let Some(t) = uri.lastmod {
+        uri.annotate(Annotation::Lastmod(t));
+    }
     if record.duplicate {
         uri.annotate(Annotation::Duplicate);
     }

@@ -179,6 +179,7 @@ fn sitemaps_of(uri: &CrawlUri, robots: &Robots, record: &mut FetchRecord, settin
         url,
         hop: Hop::Sitemap,
         context,
+        lastmod: None,
     };
     if settings.extract.sitemaps {
         for s in robots.sitemaps() {

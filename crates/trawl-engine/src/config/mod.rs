@@ -84,6 +84,10 @@ pub struct ExtractConfig {
     /// Put every speculative (`X`) URI in one queue of its own, `speculative`, so guesses never hold up a
     /// host's own queue (Heritrix's advice for speculative embeds). Default: false.
     pub speculative_queue: bool,
+    /// Read PDFs for links: link annotations' URIs and http(s) URLs in the text, as `L` hops. Default: true.
+    pub pdf: bool,
+    /// PDFs larger than this many bytes are not read for links (`pdf:tooLarge`). Default: 33554432 (32 MiB).
+    pub pdf_max_bytes: u64,
 }
 
 impl Default for ExtractConfig {
@@ -95,6 +99,8 @@ impl Default for ExtractConfig {
             feeds: true,
             speculative: true,
             speculative_queue: false,
+            pdf: true,
+            pdf_max_bytes: 32 * 1024 * 1024,
         }
     }
 }

@@ -144,6 +144,15 @@ pub enum RuleSpec {
         /// The answer when the condition holds.
         decision: Option<Decision>,
     },
+    /// URIs whose sitemap `<lastmod>` is before `before` and/or after `after` (default REJECT).
+    SitemapLastmod {
+        /// Match dates earlier than this W3C datetime (`2026-06-01`, `2026-06-01T12:00:00Z`).
+        before: Option<String>,
+        /// Match dates later than this W3C datetime.
+        after: Option<String>,
+        /// The answer when the condition holds.
+        decision: Option<Decision>,
+    },
     /// Every inner condition holds; `decision` is required.
     All {
         /// The inner rules (their decisions are ignored).
@@ -349,7 +358,8 @@ impl RuleSpec {
             | IpAddressSet { decision, .. }
             | FetchStatusMatches { decision, .. }
             | ContentLength { decision, .. }
-            | UrlClassKind { decision, .. } => *decision,
+            | UrlClassKind { decision, .. }
+            | SitemapLastmod { decision, .. } => *decision,
             SurtPrefixed(s) | NotSurtPrefixed(s) => s.decision,
             OnHosts(s) | NotOnHosts(s) => s.decision,
             OnDomains(s) | NotOnDomains(s) => s.decision,
@@ -462,6 +472,30 @@ impl RuleSpec {
                 classes: ctx.classes.clone(),
                 kinds: kinds.clone(),
             }),
+            S::SitemapLastmod { before, after, .. } => {
+                let mut date = |key: &str, text: &Option<String>| {
+                    let text = text.as_deref()?;
+                    let t = crate::extract::sitemap::w3c_datetime(text);
+                    if t.is_none() {
+                        problems.push((
+                            key.to_string(),
+                            format!("{text:?} is not a W3C date (write 2026-06-01 or 2026-06-01T12:00:00Z)"),
+                        ));
+                    }
+                    t
+                };
+                let rule = decide::SitemapLastmod {
+                    before: date("before", before),
+                    after: date("after", after),
+                };
+                if before.is_none() && after.is_none() {
+                    problems.push((
+                        String::new(),
+                        "sitemap_lastmod needs `before` or `after` (or both)".into(),
+                    ));
+                }
+                Box::new(rule)
+            }
             S::All { of, .. } | S::Any { of, .. } => {
                 let rules = of
                     .iter()

@@ -27,6 +27,7 @@ mod reject_all;
 mod scheme;
 mod seed_accept;
 mod sequence;
+mod sitemap_lastmod;
 mod surt_prefixed;
 mod too_many_hops;
 mod too_many_path_segments;
@@ -53,6 +54,7 @@ pub use self::{
     scheme::SchemeNotInSet,
     seed_accept::SeedAccept,
     sequence::{DecideSequence, Traced, Verdict},
+    sitemap_lastmod::SitemapLastmod,
     surt_prefixed::SurtPrefixed,
     too_many_hops::TooManyHops,
     too_many_path_segments::TooManyPathSegments,

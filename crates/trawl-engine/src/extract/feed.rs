@@ -50,6 +50,7 @@ pub fn feed_links(body: &[u8], doc_url: &Url, max: usize) -> (Vec<Outlink>, bool
                     url,
                     hop: Hop::Link,
                     context,
+                    lastmod: None,
                 });
             }
         }

@@ -25,6 +25,7 @@ mod css;
 mod entities;
 pub mod feed;
 mod html;
+pub mod pdf;
 pub mod sitemap;
 pub mod speculative;
 
@@ -41,6 +42,8 @@ pub struct Outlink {
     /// Where the link was found, such as `"a/@href"`, `"img/@srcset"`,
     /// `"meta/@content"`, `"style/url()"` or `"css/@import"`.
     pub context: &'static str,
+    /// The date a sitemap's `<lastmod>` gave the URL, in seconds since the epoch (UTC); `None` elsewhere.
+    pub lastmod: Option<i64>,
 }
 
 /// Bounds on how much one document may produce.
@@ -184,7 +187,12 @@ impl OutlinkSet {
         self.seen.insert_unique(hash, outlinks.len(), |&i| {
             hasher.hash_one((outlinks[i].url.as_str(), outlinks[i].hop))
         });
-        self.outlinks.push(Outlink { url, hop, context });
+        self.outlinks.push(Outlink {
+            url,
+            hop,
+            context,
+            lastmod: None,
+        });
     }
 
     /// True once the cap was hit; later additions are ignored.

@@ -1,6 +1,7 @@
 //! Sitemaps (sitemaps.org): `<urlset>` and `<sitemapindex>` XML, gzip-compressed or not, and text sitemaps
 //! (one URL a line). Read as a stream (quick-xml, no DTD, no entity expansion), within the protocol's limits:
-//! 50,000 URLs and 50 MB uncompressed per file. Every `<loc>` becomes an `S`-hop link; `lastmod` is not kept.
+//! 50,000 URLs and 50 MB uncompressed per file. Every `<loc>` becomes an `S`-hop link carrying its entry's
+//! `<lastmod>` (W3C datetime), which the crawl keeps on the URI (crawl.log `lastmod:`, the `sitemap_lastmod` rule).
 
 use std::io::Read;
 
@@ -60,7 +61,7 @@ pub fn sitemap_links(body: &[u8], doc_url: &Url) -> SitemapLinks {
     links
 }
 
-fn push(out: &mut SitemapLinks, text: &str, doc_url: &Url) -> bool {
+fn push(out: &mut SitemapLinks, text: &str, lastmod: Option<i64>, doc_url: &Url) -> bool {
     if out.outlinks.len() >= MAX_URLS {
         out.truncated = true;
         return false;
@@ -73,30 +74,81 @@ fn push(out: &mut SitemapLinks, text: &str, doc_url: &Url) -> bool {
                 url,
                 hop: Hop::Sitemap,
                 context: "sitemap/loc",
+                lastmod,
             });
         }
     }
     true
 }
 
-/// `<loc>` texts of XML sitemaps and sitemap indexes.
+/// A W3C datetime (the sitemap protocol's `lastmod`: `2026`, `2026-11`, `2026-11-25`, or with a time and a zone)
+/// as seconds since the epoch; a date alone is midnight UTC.
+pub fn w3c_datetime(text: &str) -> Option<i64> {
+    use chrono::{DateTime, NaiveDate};
+    let text = text.trim();
+    if let Ok(t) = DateTime::parse_from_rfc3339(text) {
+        return Some(t.timestamp());
+    }
+    // Minutes without seconds, as the W3C profile allows.
+    for format in ["%Y-%m-%dT%H:%M%:z", "%Y-%m-%dT%H:%MZ"] {
+        if let Ok(t) = DateTime::parse_from_str(text, format) {
+            return Some(t.timestamp());
+        }
+        if let Ok(t) = chrono::NaiveDateTime::parse_from_str(text, format) {
+            return Some(t.and_utc().timestamp());
+        }
+    }
+    let date = match text.len() {
+        4 => NaiveDate::from_ymd_opt(text.parse().ok()?, 1, 1),
+        7 => NaiveDate::parse_from_str(&format!("{text}-01"), "%Y-%m-%d").ok(),
+        10 => NaiveDate::parse_from_str(text, "%Y-%m-%d").ok(),
+        _ => None,
+    }?;
+    Some(date.and_hms_opt(0, 0, 0)?.and_utc().timestamp())
+}
+
+/// Which text element the reader is in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Field {
+    Loc,
+    Lastmod,
+}
+
+/// `<loc>` texts of XML sitemaps and sitemap indexes, each with its entry's `<lastmod>`.
 fn xml_locs(xml: &[u8], doc_url: &Url) -> SitemapLinks {
     let mut out = SitemapLinks::default();
     let mut reader = Reader::from_reader(xml);
     reader.config_mut().trim_text(true);
     let mut buf = Vec::new();
-    let mut in_loc = false;
+    let mut field = None;
     let mut text = String::new();
+    // The `<url>` or `<sitemap>` entry being read: its loc and lastmod, in either order.
+    let mut in_entry = false;
+    let mut loc: Option<String> = None;
+    let mut lastmod = None;
+    fn is(name: &str, want: &str) -> bool {
+        name.eq_ignore_ascii_case(want)
+    }
     loop {
         match reader.read_event_into(&mut buf) {
-            Ok(Event::Start(e)) if e.local_name().into_inner().eq_ignore_ascii_case("loc") => {
-                in_loc = true;
-                text.clear();
+            Ok(Event::Start(e)) => {
+                let name = e.local_name().into_inner();
+                if is(name, "url") || is(name, "sitemap") {
+                    in_entry = true;
+                    loc = None;
+                    lastmod = None;
+                } else if is(name, "loc") {
+                    field = Some(Field::Loc);
+                    text.clear();
+                } else if is(name, "lastmod") {
+                    field = Some(Field::Lastmod);
+                    text.clear();
+                }
             }
-            Ok(Event::Text(t)) if in_loc => {
+            Ok(Event::Text(t)) if field.is_some() => {
                 text.push_str(t.as_ref());
             }
-            Ok(Event::GeneralRef(r)) if in_loc => {
+            Ok(Event::GeneralRef(r)) if field.is_some() => {
                 // The five XML entities; anything else (a DTD's) is not expanded.
                 let name = r.into_inner().into_owned();
                 text.push_str(match name.as_str() {
@@ -108,13 +160,27 @@ fn xml_locs(xml: &[u8], doc_url: &Url) -> SitemapLinks {
                     _ => "",
                 });
             }
-            Ok(Event::CData(t)) if in_loc => text.push_str(&t.into_inner()),
-            Ok(Event::End(e))
-                if in_loc && e.local_name().into_inner().eq_ignore_ascii_case("loc") =>
-            {
-                in_loc = false;
-                if !push(&mut out, &text, doc_url) {
-                    break;
+            Ok(Event::CData(t)) if field.is_some() => text.push_str(&t.into_inner()),
+            Ok(Event::End(e)) => {
+                let name = e.local_name().into_inner();
+                if field == Some(Field::Loc) && is(name, "loc") {
+                    field = None;
+                    if in_entry {
+                        loc = Some(std::mem::take(&mut text));
+                    } else if !push(&mut out, &text, None, doc_url) {
+                        // A `<loc>` outside any entry: taken as it comes.
+                        break;
+                    }
+                } else if field == Some(Field::Lastmod) && is(name, "lastmod") {
+                    field = None;
+                    lastmod = w3c_datetime(&text);
+                } else if in_entry && (is(name, "url") || is(name, "sitemap")) {
+                    in_entry = false;
+                    if let Some(loc) = loc.take()
+                        && !push(&mut out, &loc, lastmod, doc_url)
+                    {
+                        break;
+                    }
                 }
             }
             Ok(Event::Eof) => break,
@@ -135,7 +201,7 @@ fn text_lines(text: &[u8], doc_url: &Url) -> SitemapLinks {
     for line in String::from_utf8_lossy(text).lines() {
         let line = line.trim();
         if (line.starts_with("http://") || line.starts_with("https://"))
-            && !push(&mut out, line, doc_url)
+            && !push(&mut out, line, None, doc_url)
         {
             break;
         }
@@ -165,6 +231,8 @@ mod tests {
         let l = sitemap_links(xml, &u());
         assert_eq!(urls(&l), ["http://a.org/one?x=1&y=2", "http://a.org/two"]);
         assert!(l.outlinks.iter().all(|o| o.hop == Hop::Sitemap));
+        assert_eq!(l.outlinks[0].lastmod, w3c_datetime("2026-01-01T00:00:00Z"));
+        assert_eq!(l.outlinks[1].lastmod, None);
         let index =
             br#"<sitemapindex><sitemap><loc>http://a.org/s2.xml.gz</loc></sitemap></sitemapindex>"#;
         assert_eq!(
@@ -183,6 +251,35 @@ mod tests {
         assert_eq!(sitemap_links(&gz.finish().unwrap(), &u()).outlinks.len(), 2);
         assert!(looks_like_sitemap("application/xml", xml));
         assert!(!looks_like_sitemap("text/html", b"<html><body>hi"));
+    }
+
+    #[test]
+    fn lastmod_in_every_w3c_form_and_either_order() {
+        let day = 1_764_028_800; // 2025-11-25T00:00:00Z
+        for (text, want) in [
+            ("2025-11-25", Some(day)),
+            ("2025-11-25T01:30:00Z", Some(day + 5400)),
+            ("2025-11-25T01:30:00.5+01:00", Some(day + 1800)),
+            ("2025-11-25T01:30+01:00", Some(day + 1800)),
+            ("2025-11", Some(day - 24 * 86400)),
+            ("2025", Some(1_735_689_600)),
+            ("yesterday", None),
+            ("2025-13-01", None),
+        ] {
+            assert_eq!(w3c_datetime(text), want, "{text}");
+        }
+        let xml = br#"<urlset><url><lastmod>2025-11-25</lastmod><loc>http://a.org/a</loc></url>
+            <url><loc>http://a.org/b</loc><lastmod>junk</lastmod></url></urlset>"#;
+        let l = sitemap_links(xml, &u());
+        let got: Vec<_> = l
+            .outlinks
+            .iter()
+            .map(|o| (o.url.as_str(), o.lastmod))
+            .collect();
+        assert_eq!(
+            got,
+            [("http://a.org/a", Some(day)), ("http://a.org/b", None)]
+        );
     }
 
     #[test]

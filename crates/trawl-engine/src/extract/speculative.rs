@@ -45,6 +45,7 @@ pub fn speculative_links(text: &[u8], doc_url: &Url) -> (Vec<Outlink>, bool) {
                     url,
                     hop: Hop::Speculative,
                     context: "script/string",
+                    lastmod: None,
                 });
             }
         }

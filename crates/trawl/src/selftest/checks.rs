@@ -108,6 +108,7 @@ const CHECKS: &[(&str, Check)] = &[
     ("slow_response_timed_out", slow_response_timed_out),
     ("sitemap_pages_found", sitemap_pages_found),
     ("feed_items_found", feed_items_found),
+    ("pdf_links_found", pdf_links_found),
     ("script_strings_guessed", script_strings_guessed),
     ("warcs_verify", warcs_verify),
 ];
@@ -442,9 +443,39 @@ fn sitemap_pages_found(o: &Outcome) -> Verdict {
             )
         },
     )?;
+    ensure(
+        page.annotations
+            .iter()
+            .any(|a| a == "lastmod:2026-11-25T00:00:00Z"),
+        || {
+            format!(
+                "the sitemap's <lastmod> was not kept: annotations {:?}",
+                page.annotations
+            )
+        },
+    )?;
     Ok(format!(
-        "/sitemap-only.html reached through robots.txt, an index and a gzipped sitemap ({})",
+        "/sitemap-only.html reached through robots.txt, an index and a gzipped sitemap ({}), its lastmod kept",
         page.hop_path
+    ))
+}
+
+/// A PDF linked from a page leads to a page named in its link annotation and one written in its text, each an
+/// `L` hop from the PDF.
+fn pdf_links_found(o: &Outcome) -> Verdict {
+    let pdf = fetched(o, "/report.pdf")?;
+    for path in ["/pdf-only.html", "/pdf-text-only.html"] {
+        let page = fetched(o, path)?;
+        ensure(page.hop_path == format!("{}L", pdf.hop_path), || {
+            format!(
+                "hop paths {:?} (PDF) and {:?} ({path}), want it one L past the PDF",
+                pdf.hop_path, page.hop_path
+            )
+        })?;
+    }
+    Ok(format!(
+        "/pdf-only.html (link annotation) and /pdf-text-only.html (text) reached through /report.pdf ({}L)",
+        pdf.hop_path
     ))
 }
 

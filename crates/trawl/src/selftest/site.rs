@@ -214,7 +214,8 @@ async fn main_site(State(s): State<Shared>, uri: Uri) -> Response {
     respond(path, &s.offsite_url)
 }
 
-/// The pages reachable only through the robots.txt `Sitemap:` line: an index, its gzipped child, the page.
+/// The pages reachable only through the robots.txt `Sitemap:` line (an index, its gzipped child, the page), a
+/// feed, or a PDF (a link annotation and a URL in its text).
 fn sitemaps(path: &str, origin: &str) -> Option<Response> {
     Some(match path {
         "/sitemap-index.xml" => typed(
@@ -245,6 +246,21 @@ fn sitemaps(path: &str, origin: &str) -> Option<Response> {
             ),
         ),
         "/feed-only.html" => page("Feed only", "<p>Listed only in the feed.</p>"),
+        "/report.pdf" => typed(
+            "application/pdf",
+            trawl_engine::extract::pdf::sample_pdf(
+                &[&[
+                    "Quarterly report.",
+                    &format!("Details at {origin}/pdf-text-only.html."),
+                ]],
+                &["/pdf-only.html"],
+            ),
+        ),
+        "/pdf-only.html" => page(
+            "PDF only",
+            "<p>Linked only from a PDF's link annotation.</p>",
+        ),
+        "/pdf-text-only.html" => page("PDF text only", "<p>Written only in a PDF's text.</p>"),
         _ => return None,
     })
 }
@@ -284,7 +300,8 @@ fn respond(path: &str, offsite_url: &str) -> Response {
         "/embeds" => page(
             "Embeds",
             "<img src=\"/img/logo.png\"><link rel=\"stylesheet\" href=\"/style.css\">\
-             <script src=\"/app.js\"></script><script>var more = \"/inline-only.html\";</script>",
+             <script src=\"/app.js\"></script><script>var more = \"/inline-only.html\";</script>\
+             <a href=\"/report.pdf\">report</a>",
         ),
         "/inline-only.html" => page(
             "Inline script only",

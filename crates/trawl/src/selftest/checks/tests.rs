@@ -48,13 +48,22 @@ const PERFECT: &[Row] = &[
     ("/slow", -4, "L", "err=timeout", 0),
     ("/sitemap-index.xml", 200, "PS", "-", 1),
     ("/sitemap-pages.xml.gz", 200, "PSS", "-", 1),
-    ("/sitemap-only.html", 200, "PSSS", "-", 1),
+    (
+        "/sitemap-only.html",
+        200,
+        "PSSS",
+        "lastmod:2026-11-25T00:00:00Z",
+        1,
+    ),
     ("/feed.xml", 200, "PSSSL", "-", 1),
     ("/feed-only.html", 200, "PSSSLL", "-", 1),
     ("/js-only.html", 200, "LEX", "-", 1),
     ("/inline-only.html", 200, "LX", "-", 1),
     ("/data.json", 200, "LEX", "-", 1),
     ("/json-only.html", 200, "LEXX", "-", 1),
+    ("/report.pdf", 200, "LL", "-", 1),
+    ("/pdf-only.html", 200, "LLL", "-", 1),
+    ("/pdf-text-only.html", 200, "LLL", "-", 1),
 ];
 
 fn rec(
@@ -128,7 +137,7 @@ async fn perfect_crawl_passes_every_check() {
     let results = run_all(&outcome(&site, log, records));
     let failed: Vec<_> = results.iter().filter(|r| !r.passed).collect();
     assert!(failed.is_empty(), "{failed:#?}");
-    assert_eq!(results.len(), 20);
+    assert_eq!(results.len(), 21);
 }
 
 #[tokio::test]
@@ -151,6 +160,8 @@ async fn mistakes_are_caught() {
             "/error500" => row.4 = 1,
             "/final" => row.2 = "LR",
             "/big" => row.3 = "-",
+            "/sitemap-only.html" => row.3 = "-",
+            "/pdf-text-only.html" => row.2 = "LLLX",
             _ => {}
         }
     }
@@ -167,7 +178,9 @@ async fn mistakes_are_caught() {
             "robots_disallow_honoured",
             "redirect_chain_followed",
             "server_error_retried",
-            "size_limit_truncated"
+            "size_limit_truncated",
+            "sitemap_pages_found",
+            "pdf_links_found"
         ]
     );
     let robots = &results[1];

@@ -1,0 +1,394 @@
+//! PDFs: the URIs of link annotations (`/URI` actions, anywhere in the document's objects) and the http(s)
+//! URLs written in the pages' text, as `L` links. Parsed with lopdf (pure Rust) inside named bounds: a size
+//! cap on the document (`[extract] pdf_max_bytes`), [`MAX_STREAM_BYTES`] on what any one stream may inflate
+//! to (object streams, page contents: a PDF bomb stops there), [`MAX_PAGES`] pages of text and
+//! [`MAX_TEXT_TIME`] spent reading it. A document lopdf cannot read gives no links and a [`PdfProblem`]; so
+//! does a panic inside the parser, caught here so a hostile file never takes a worker down.
+
+use std::{
+    panic::{AssertUnwindSafe, catch_unwind},
+    time::{Duration, Instant},
+};
+
+use lopdf::{Document, LoadOptions, Object};
+use url::Url;
+
+use super::{Limits, Outlink, OutlinkSet};
+use crate::hop::Hop;
+
+/// The most bytes one stream of a PDF may decompress to (object and cross-reference streams, a page's
+/// content): past it the stream is skipped.
+pub const MAX_STREAM_BYTES: usize = 16 * 1024 * 1024;
+/// The most pages whose text is read for URLs.
+pub const MAX_PAGES: usize = 2000;
+/// The most time spent reading pages' text, checked between pages.
+pub const MAX_TEXT_TIME: Duration = Duration::from_secs(2);
+/// How deep nested dictionaries and arrays are searched for `/URI` entries.
+const MAX_DEPTH: usize = 32;
+
+/// Why a PDF gave fewer links than it holds.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PdfProblem {
+    /// The document is larger than `[extract] pdf_max_bytes`; it was not read.
+    #[error("PDF of {bytes} bytes is over [extract] pdf_max_bytes ({max}); not read")]
+    TooLarge {
+        /// Its size.
+        bytes: u64,
+        /// The cap.
+        max: u64,
+    },
+    /// lopdf could not read it (malformed, encrypted, or a stream over [`MAX_STREAM_BYTES`]).
+    #[error("PDF not readable: {0}")]
+    Unreadable(String),
+    /// The parser panicked on it (a bug in the parser, caught).
+    #[error("PDF parser failed on this document")]
+    ParserPanic,
+    /// A named limit stopped the text scan: `MAX_PAGES`, `MAX_TEXT_TIME` or `MAX_STREAM_BYTES`.
+    #[error("PDF text read up to the {0} limit")]
+    Limit(&'static str),
+}
+
+impl PdfProblem {
+    /// Its crawl.log annotation, after `pdf:`: `tooLarge`, `unreadable`, `parserPanic`, or the limit's name.
+    pub fn label(&self) -> &'static str {
+        match self {
+            PdfProblem::TooLarge { .. } => "tooLarge",
+            PdfProblem::Unreadable(_) => "unreadable",
+            PdfProblem::ParserPanic => "parserPanic",
+            PdfProblem::Limit(name) => name,
+        }
+    }
+}
+
+/// What a PDF gave.
+#[derive(Debug, Default)]
+pub struct PdfLinks {
+    /// Its links, as `L` hops: `pdf/uri` from link annotations, `pdf/text` from the text.
+    pub outlinks: Vec<Outlink>,
+    /// Whether `scope.max_outlinks` cut the list.
+    pub truncated: bool,
+    /// What stopped it reading everything, if anything.
+    pub problem: Option<PdfProblem>,
+}
+
+/// Whether a response is a PDF: its type says so, or its body starts as one.
+pub fn is_pdf(mime: &str, body: &[u8]) -> bool {
+    let essence = mime.split(';').next().unwrap_or("").trim();
+    essence.eq_ignore_ascii_case("application/pdf")
+        || essence.eq_ignore_ascii_case("application/x-pdf")
+        || body.starts_with(b"%PDF-")
+}
+
+/// The links of the PDF `body` fetched from `doc_url`, at most `limits.max_outlinks` of them; a document over
+/// `max_bytes` is not read.
+pub fn pdf_links(body: &[u8], doc_url: &Url, max_bytes: u64, limits: &Limits) -> PdfLinks {
+    if body.len() as u64 > max_bytes {
+        return PdfLinks {
+            problem: Some(PdfProblem::TooLarge {
+                bytes: body.len() as u64,
+                max: max_bytes,
+            }),
+            ..PdfLinks::default()
+        };
+    }
+    let mut set = OutlinkSet::new(limits);
+    let problem = match catch_unwind(AssertUnwindSafe(|| read(body, doc_url, &mut set))) {
+        Ok(problem) => problem,
+        Err(_) => Some(PdfProblem::ParserPanic),
+    };
+    let (outlinks, truncated) = set.into_parts();
+    PdfLinks {
+        outlinks,
+        truncated,
+        problem,
+    }
+}
+
+fn read(body: &[u8], doc_url: &Url, set: &mut OutlinkSet) -> Option<PdfProblem> {
+    let options = LoadOptions {
+        max_decompressed_size: Some(MAX_STREAM_BYTES),
+        ..LoadOptions::default()
+    };
+    let doc = match Document::load_mem_with_options(body, options) {
+        Ok(doc) => doc,
+        Err(e) => return Some(PdfProblem::Unreadable(e.to_string())),
+    };
+    for object in doc.objects.values() {
+        uris(object, doc_url, set, 0);
+    }
+    let started = Instant::now();
+    let mut problem = None;
+    for (n, page) in doc.get_pages().into_keys().enumerate() {
+        if n >= MAX_PAGES {
+            problem = Some(PdfProblem::Limit("MAX_PAGES"));
+            break;
+        }
+        if started.elapsed() > MAX_TEXT_TIME {
+            problem = Some(PdfProblem::Limit("MAX_TEXT_TIME"));
+            break;
+        }
+        for chunk in doc.extract_text_chunks_with_limit(&[page], MAX_STREAM_BYTES) {
+            match chunk {
+                Ok(text) => text_urls(&text, doc_url, set),
+                Err(lopdf::Error::Decompress(_)) => {
+                    problem = Some(PdfProblem::Limit("MAX_STREAM_BYTES"));
+                }
+                Err(_) => {}
+            }
+        }
+        if set.is_truncated() {
+            break;
+        }
+    }
+    problem
+}
+
+/// Adds the `/URI` strings found in `object` and what it holds.
+fn uris(object: &Object, doc_url: &Url, set: &mut OutlinkSet, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let dict = match object {
+        Object::Dictionary(d) => d,
+        Object::Stream(s) => &s.dict,
+        Object::Array(items) => {
+            for item in items {
+                uris(item, doc_url, set, depth + 1);
+            }
+            return;
+        }
+        _ => return,
+    };
+    for (key, value) in dict.iter() {
+        if key.as_slice() == b"URI"
+            && let Object::String(bytes, _) = value
+        {
+            set.add(&pdf_text(bytes), doc_url, None, Hop::Link, "pdf/uri");
+        } else {
+            uris(value, doc_url, set, depth + 1);
+        }
+    }
+}
+
+/// A PDF string as text: UTF-16BE after a byte-order mark, else bytes (URIs are 7-bit ASCII by the spec).
+fn pdf_text(bytes: &[u8]) -> String {
+    if let Some(rest) = bytes.strip_prefix(&[0xfe, 0xff]) {
+        let units: Vec<u16> = rest
+            .chunks_exact(2)
+            .map(|c| u16::from_be_bytes([c[0], c[1]]))
+            .collect();
+        return String::from_utf16_lossy(&units);
+    }
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Adds every `http://` or `https://` URL written in `text`: up to white space, a quote or a bracket, without
+/// the sentence's trailing punctuation.
+fn text_urls(text: &str, doc_url: &Url, set: &mut OutlinkSet) {
+    let mut rest = text;
+    while let Some(at) = find_scheme(rest) {
+        let tail = &rest[at..];
+        let end = tail
+            .find(|c: char| c.is_whitespace() || "<>\"'()[]{}".contains(c))
+            .unwrap_or(tail.len());
+        let url = tail[..end].trim_end_matches(['.', ',', ';', ':', '!', '?']);
+        if url.len() > "https://".len() {
+            set.add(url, doc_url, None, Hop::Link, "pdf/text");
+        }
+        rest = &tail[end.max(1)..];
+    }
+}
+
+fn find_scheme(text: &str) -> Option<usize> {
+    let http = text.find("http://");
+    let https = text.find("https://");
+    match (http, https) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// A small PDF of `pages`, each a page of text lines, and `links` as link annotations on the first page; for
+/// tests and the self-test site. Written by hand so its bytes are plain to read; offsets are counted.
+pub fn sample_pdf(pages: &[&[&str]], links: &[&str]) -> Vec<u8> {
+    let mut objects: Vec<String> = Vec::new();
+    // 1: catalog, 2: pages, 3: font; then per page: page, content; then the annotations.
+    let page_ids: Vec<usize> = (0..pages.len()).map(|i| 4 + 2 * i).collect();
+    let first_annot = 4 + 2 * pages.len();
+    objects.push("<< /Type /Catalog /Pages 2 0 R >>".into());
+    let kids: Vec<String> = page_ids.iter().map(|id| format!("{id} 0 R")).collect();
+    objects.push(format!(
+        "<< /Type /Pages /Kids [{}] /Count {} >>",
+        kids.join(" "),
+        pages.len()
+    ));
+    objects.push("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".into());
+    for (i, lines) in pages.iter().enumerate() {
+        let annots: Vec<String> = if i == 0 {
+            (0..links.len())
+                .map(|k| format!("{} 0 R", first_annot + k))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        objects.push(format!(
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> \
+             /Contents {} 0 R /Annots [{}] >>",
+            page_ids[i] + 1,
+            annots.join(" ")
+        ));
+        let mut content = String::from("BT /F1 12 Tf 72 720 Td 14 TL\n");
+        for line in lines.iter() {
+            let escaped = line
+                .replace('\\', "\\\\")
+                .replace('(', "\\(")
+                .replace(')', "\\)");
+            content.push_str(&format!("({escaped}) Tj T*\n"));
+        }
+        content.push_str("ET");
+        objects.push(format!(
+            "<< /Length {} >>\nstream\n{content}\nendstream",
+            content.len()
+        ));
+    }
+    for link in links {
+        objects.push(format!(
+            "<< /Type /Annot /Subtype /Link /Rect [72 600 300 620] /Border [0 0 0] \
+             /A << /S /URI /URI ({link}) >> >>"
+        ));
+    }
+    let mut out = b"%PDF-1.4\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, body) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        out.extend_from_slice(format!("{} 0 obj\n{body}\nendobj\n", i + 1).as_bytes());
+    }
+    let xref = out.len();
+    out.extend_from_slice(
+        format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes(),
+    );
+    for offset in offsets {
+        out.extend_from_slice(format!("{offset:010} 00000 n \n").as_bytes());
+    }
+    out.extend_from_slice(
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            objects.len() + 1
+        )
+        .as_bytes(),
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn u() -> Url {
+        Url::parse("http://a.org/docs/report.pdf").unwrap()
+    }
+
+    fn links(body: &[u8]) -> (Vec<(String, &'static str)>, Option<PdfProblem>) {
+        let found = pdf_links(body, &u(), 1 << 30, &Limits::default());
+        let urls = found
+            .outlinks
+            .iter()
+            .map(|o| (o.url.to_string(), o.context))
+            .collect();
+        (urls, found.problem)
+    }
+
+    #[test]
+    fn annotations_and_text() {
+        let pdf = sample_pdf(
+            &[
+                &[
+                    "See https://a.org/from-text.html, and (http://b.org/x?y=1).",
+                    "no url here",
+                ],
+                &["page two: http://a.org/two"],
+            ],
+            &["http://a.org/annotated.html", "relative/page.html"],
+        );
+        let (urls, problem) = links(&pdf);
+        assert_eq!(problem, None);
+        for want in [
+            ("http://a.org/annotated.html", "pdf/uri"),
+            ("http://a.org/docs/relative/page.html", "pdf/uri"),
+            ("https://a.org/from-text.html", "pdf/text"),
+            ("http://b.org/x?y=1", "pdf/text"),
+            ("http://a.org/two", "pdf/text"),
+        ] {
+            assert!(
+                urls.contains(&(want.0.to_string(), want.1)),
+                "{want:?} not in {urls:?}"
+            );
+        }
+        assert!(is_pdf("application/octet-stream", &pdf));
+        assert!(is_pdf("application/pdf; qs=1", b""));
+        assert!(!is_pdf("text/html", b"<html>"));
+    }
+
+    #[test]
+    fn a_pdf_bomb_stops_at_the_stream_limit() {
+        // A page whose content inflates to 64 MiB: the page is skipped, the annotation still read.
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+        let zeros = vec![b' '; 1 << 20];
+        for _ in 0..64 {
+            std::io::Write::write_all(&mut z, &zeros).unwrap();
+        }
+        let bomb = z.finish().unwrap();
+        let pdf = sample_pdf(&[&["x"]], &["http://a.org/ok"]);
+        // Swap the page's content stream (object 5) for the bomb.
+        let text = String::from_utf8_lossy(&pdf).into_owned();
+        let start = text.find("5 0 obj").unwrap();
+        let end = start + text[start..].find("endobj").unwrap() + "endobj\n".len();
+        let mut forged = pdf[..start].to_vec();
+        forged.extend_from_slice(
+            format!(
+                "5 0 obj\n<< /Length {} /Filter /FlateDecode >>\nstream\n",
+                bomb.len()
+            )
+            .as_bytes(),
+        );
+        forged.extend_from_slice(&bomb);
+        forged.extend_from_slice(b"\nendstream\nendobj\n");
+        forged.extend_from_slice(&pdf[end..]);
+        // Offsets are now wrong: lopdf rebuilds the cross-reference table, as for any damaged file.
+        let (urls, problem) = links(&forged);
+        assert_eq!(problem, Some(PdfProblem::Limit("MAX_STREAM_BYTES")));
+        assert_eq!(urls, [("http://a.org/ok".to_string(), "pdf/uri")]);
+    }
+
+    #[test]
+    fn too_large_and_malformed_documents_are_problems_not_panics() {
+        let pdf = sample_pdf(&[&["http://a.org/x"]], &[]);
+        let found = pdf_links(&pdf, &u(), 100, &Limits::default());
+        assert!(matches!(
+            found.problem,
+            Some(PdfProblem::TooLarge { max: 100, .. })
+        ));
+        let (urls, problem) = links(b"%PDF-1.7\n1 0 obj << /Type /Catalog");
+        assert!(urls.is_empty());
+        assert!(
+            matches!(problem, Some(PdfProblem::Unreadable(_))),
+            "{problem:?}"
+        );
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn never_panics_on_damaged_pdfs(cut in 0usize..2000, flips in proptest::collection::vec((0usize..2000, any::<u8>()), 0..8)) {
+            let mut pdf = sample_pdf(&[&["see http://a.org/x"]], &["http://a.org/y"]);
+            for (at, byte) in flips {
+                let n = pdf.len();
+                pdf[at % n] = byte;
+            }
+            pdf.truncate(cut.max(1).min(pdf.len()));
+            let found = pdf_links(&pdf, &u(), 1 << 20, &Limits::default());
+            prop_assert!(found.problem != Some(PdfProblem::ParserPanic));
+        }
+    }
+}
