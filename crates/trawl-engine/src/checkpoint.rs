@@ -90,13 +90,16 @@ pub(crate) fn restore(job: &Job, checkpoint: &Path) -> Result<(), Error> {
         })?;
     }
     copy_dir(&checkpoint.join("frontier"), &live)?;
-    let stats = checkpoint.join(crate::crawl::STATS_FILE);
-    let target = job.state_dir().join(crate::crawl::STATS_FILE);
-    if stats.exists() {
-        std::fs::copy(&stats, &target).map_err(|source| Error::Io {
-            path: target,
-            source,
-        })?;
+    // The counters and the cookie jar go back to what they were too.
+    for name in [crate::crawl::STATS_FILE, crate::access::COOKIES_FILE] {
+        let saved = checkpoint.join(name);
+        let target = job.state_dir().join(name);
+        if saved.exists() {
+            std::fs::copy(&saved, &target).map_err(|source| Error::Io {
+                path: target,
+                source,
+            })?;
+        }
     }
     Ok(())
 }

@@ -6,6 +6,7 @@
 //! [`Crawl`] runs that loop for a job directory with a [`CrawlConfig`].
 #![deny(missing_docs)]
 
+pub mod access;
 mod annotation;
 pub mod assign;
 mod chain;

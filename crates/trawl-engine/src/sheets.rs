@@ -86,11 +86,26 @@ impl Sheets {
             for (path, value) in &spec.set {
                 if let Err(e) = crate::config::sheets::check_path(path) {
                     problems.push((format!("{at}.set"), e.to_string()));
-                } else if let Err(e) = apply(
-                    config,
-                    &toml::Table::from_iter([(path.clone(), value.clone())]),
-                ) {
-                    problems.push((format!("{at}.set"), format!("{path}: {}", e.message())));
+                } else {
+                    match apply(
+                        config,
+                        &toml::Table::from_iter([(path.clone(), value.clone())]),
+                    ) {
+                        Err(e) => {
+                            problems.push((format!("{at}.set"), format!("{path}: {}", e.message())))
+                        }
+                        // A value of the right type can still be wrong (a proxy URL, a header).
+                        Ok(applied) => problems.extend(
+                            applied
+                                .validate_all()
+                                .into_iter()
+                                .filter(|(key, _)| {
+                                    key == path
+                                        && ["fetch.proxy", "fetch.headers"].contains(&key.as_str())
+                                })
+                                .map(|(_, m)| (format!("{at}.set"), format!("{path}: {m}"))),
+                        ),
+                    }
                 }
             }
             if spec.surt_prefixes.is_empty() && spec.rules.is_empty() {
@@ -163,6 +178,15 @@ impl Sheets {
         }
         hits.sort();
         hits.into_iter().map(|(_, i)| i).collect()
+    }
+
+    /// The names of the sheets that apply to `uri`, in the order they apply, comma-joined (empty: none).
+    pub fn names_for(&self, uri: &CrawlUri) -> String {
+        self.order(uri)
+            .into_iter()
+            .map(|i| self.sheets[i].name.as_str())
+            .collect::<Vec<_>>()
+            .join(",")
     }
 
     /// The settings for `uri`: the profile, then each applicable sheet's overrides.

@@ -67,6 +67,13 @@ impl Record {
         self
     }
 
+    /// Adds header field `name` after those there, even when one of that name exists (`WARC-Protocol` and
+    /// `WARC-Concurrent-To` may repeat).
+    pub fn add(&mut self, name: &str, value: impl Into<String>) -> &mut Self {
+        self.header.push((name.to_owned(), value.into()));
+        self
+    }
+
     /// Removes every header field called `name` (case-insensitive).
     pub fn remove(&mut self, name: &str) -> &mut Self {
         self.header.retain(|(n, _)| !n.eq_ignore_ascii_case(name));

@@ -32,6 +32,11 @@ pub(crate) enum Command {
         /// bind a loopback address unless the network is trusted).
         #[arg(long, value_name = "ADDR")]
         metrics_bind: Option<std::net::SocketAddr>,
+        /// The User-Agent, with a URL or e-mail address webmasters can reach you at, e.g.
+        /// "mybot/1.0 (+https://example.org/bot)" (overrides [fetch] user_agent; a crawl beyond this machine
+        /// needs one).
+        #[arg(long, value_name = "AGENT")]
+        user_agent: Option<String>,
     },
     /// Continue a job stopped by Ctrl-C or killed: from where it stopped, or from a checkpoint.
     Resume {

@@ -100,28 +100,6 @@ async fn serve(files: Files) -> SocketAddr {
     addr
 }
 
-/// A tool of the test virtualenv (`scripts/test.sh` makes it: pywb, cdxj-indexer, wacz), or `None` when it
-/// is missing outside CI (the check is then skipped, with a message); under CI a missing tool fails.
-fn py_tool(name: &str) -> Option<PathBuf> {
-    let dir = std::env::var_os("TRAWL_PYENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/pyenv"));
-    let tool = dir.join("bin").join(name);
-    if tool.exists() {
-        return Some(tool);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "{} is missing: scripts/test.sh installs it",
-        tool.display()
-    );
-    eprintln!(
-        "skipping the {name} check: {} is not installed (scripts/test.sh installs it)",
-        tool.display()
-    );
-    None
-}
-
 fn config(dir: &Path, name: &str, seed: &str, extra: &str) -> PathBuf {
     let path = dir.join(format!("{name}.toml"));
     std::fs::write(&path, format!("[seeds]\nurls = [\"{seed}\"]\n{extra}")).unwrap();
@@ -258,7 +236,7 @@ async fn dedup_within_and_across_crawls_and_replay_in_pywb() {
     assert!(String::from_utf8_lossy(&alone.stdout).contains("archived in none of the files given"));
 
     // The index beside each WARC is the reference indexer's, byte for byte.
-    if let Some(indexer) = py_tool("cdxj-indexer") {
+    if let Some(indexer) = common::py_tool("cdxj-indexer") {
         for job in [&job1, &job2] {
             for f in common::warc_files(job) {
                 let out = Command::new(&indexer)
@@ -280,7 +258,7 @@ async fn dedup_within_and_across_crawls_and_replay_in_pywb() {
     }
 
     // pywb replays every HTML page of both crawls from the WARCs and trawl's merged index.
-    let Some(wayback) = py_tool("wayback") else {
+    let Some(wayback) = common::py_tool("wayback") else {
         return;
     };
     let coll = dir.path().join("pywb/collections/both");
@@ -314,7 +292,7 @@ async fn dedup_within_and_across_crawls_and_replay_in_pywb() {
         "{}",
         String::from_utf8_lossy(&packed.stderr)
     );
-    if let Some(validator) = py_tool("wacz") {
+    if let Some(validator) = common::py_tool("wacz") {
         let out = Command::new(validator)
             .args(["validate", "-f"])
             .arg(&wacz)
@@ -324,7 +302,7 @@ async fn dedup_within_and_across_crawls_and_replay_in_pywb() {
             + &String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success() && said.contains("is valid"), "{said}");
     }
-    let manager = py_tool("wb-manager").expect("pywb's wb-manager beside wayback");
+    let manager = common::py_tool("wb-manager").expect("pywb's wb-manager beside wayback");
     for args in [
         vec!["init", "packed"],
         vec!["add", "--unpack-wacz", "packed", wacz.to_str().unwrap()],
@@ -352,7 +330,7 @@ async fn dedup_within_and_across_crawls_and_replay_in_pywb() {
         .spawn()
         .unwrap();
     let pywb_log = || std::fs::read_to_string(dir.path().join("pywb.log")).unwrap_or_default();
-    let client = reqwest_like::Client::new(port);
+    let client = common::reqwest_like::Client::new(port);
     let started = Instant::now();
     while client.get("/").is_none() {
         assert!(
@@ -406,40 +384,6 @@ async fn dedup_within_and_across_crawls_and_replay_in_pywb() {
     let _ = server.kill();
     let _ = server.wait();
     assert!(replayed >= 18, "{replayed} pages replayed");
-}
-
-/// A minimal HTTP/1.1 GET client for the replay (the crate has no HTTP client dependency for tests).
-mod reqwest_like {
-    use std::io::{Read, Write};
-
-    pub(crate) struct Client {
-        port: u16,
-    }
-
-    impl Client {
-        pub(crate) fn new(port: u16) -> Client {
-            Client { port }
-        }
-
-        /// The body of `path` when the answer is 200, else `None`.
-        pub(crate) fn get(&self, path: &str) -> Option<Vec<u8>> {
-            let mut s = std::net::TcpStream::connect(("127.0.0.1", self.port)).ok()?;
-            write!(
-                s,
-                "GET {path} HTTP/1.0\r\nHost: 127.0.0.1:{}\r\n\r\n",
-                self.port
-            )
-            .ok()?;
-            let mut raw = Vec::new();
-            s.read_to_end(&mut raw).ok()?;
-            let split = raw.windows(4).position(|w| w == b"\r\n\r\n")?;
-            let head = String::from_utf8_lossy(&raw[..split]);
-            if !head.starts_with("HTTP/1.0 200") && !head.starts_with("HTTP/1.1 200") {
-                return None;
-            }
-            Some(raw[split + 4..].to_vec())
-        }
-    }
 }
 
 /// `compression = "zstd"`: one frame per record, read back by trawl's own tools, and turned into gzip (which
@@ -635,6 +579,8 @@ async fn dns_lookups_are_archived_once_per_ttl() {
     let job = dir.path().join("job");
     common::crawl_quickly_with(&config(dir.path(), "d", &seed, ""), &job, |c| {
         c.fetch.dns_servers = vec![dns];
+        // A name outside loopback: the crawl wants a user agent naming a contact.
+        c.fetch.user_agent = "trawl-test/1 (+https://trawl.test/contact)".into();
     })
     .await;
     let recs = common::records(&job);

@@ -309,7 +309,7 @@ fn check_reports_everything_at_once_in_the_users_words() {
 
 #[test]
 fn check_warns_of_a_custom_scope_without_prerequisites_and_strict_fails() {
-    let text = "[seeds]\nurls = [\"http://a.org/\"]\n[[scope.rules]]\nrule = \"reject\"\n[[scope.rules]]\n\
+    let text = "[seeds]\nurls = [\"http://127.0.0.1/\"]\n[[scope.rules]]\nrule = \"reject\"\n[[scope.rules]]\n\
                 rule = \"surt_prefixed\"\n";
     let (run, file, _dir) = check(text);
     assert_eq!(run.code, Some(0), "{run:?}");
@@ -337,7 +337,10 @@ fn check_loads_a_real_library_with_an_odd_class_and_warns_at_the_field() {
         env!("CARGO_MANIFEST_DIR"),
         "/../../testdata/url-classes/classes.toml"
     );
-    let text = format!("[seeds]\nurls = [\"http://a.org/\"]\n[classes]\nfiles = [{library:?}]\n");
+    let text = format!(
+        "[seeds]\nurls = [\"http://a.org/\"]\n[fetch]\nuser_agent = \"t/1 (+https://a.org/bot)\"\n\
+         [classes]\nfiles = [{library:?}]\n"
+    );
     let (run, file, _dir) = check(&text);
     assert_eq!(run.code, Some(0), "{run:?}");
     let lib_text = std::fs::read_to_string(library).unwrap();

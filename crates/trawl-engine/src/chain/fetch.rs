@@ -1,10 +1,19 @@
 //! Fetch: one request, recorded as exact wire bytes; a failure worth another try sends the URI back to the
-//! front of its queue.
+//! front of its queue. What the host asks of a visitor is handled here too: its cookies go with each request
+//! and are kept from each response; a form login runs first where a credential says so ([`login`]), and again
+//! when a page shows the session lost; a 401 asking for a Basic or Digest credential the crawl holds for the
+//! host is answered once (a wrong password ends as the logged 401, never a loop).
 
 use std::time::Duration;
 
-use super::{Disposition, Ended, Outcome, Pipeline};
-use crate::{CrawlConfig, CrawlUri, UriKind, fetch_record::FetchRecord};
+use http::header::{AUTHORIZATION, COOKIE, SET_COOKIE};
+
+use super::{Disposition, Ended, Outcome, Pipeline, login};
+use crate::{
+    CrawlConfig, CrawlUri, UriKind,
+    fetch::{Fetched, RequestParts, Validators},
+    fetch_record::FetchRecord,
+};
 
 /// Fetches `uri`, or sends it back for another try.
 pub(super) async fn run(
@@ -21,15 +30,24 @@ pub(super) async fn run(
     let previous = (settings.fetch.conditional_recrawl && matches!(uri.kind, UriKind::Page))
         .then(|| p.warc.previous(uri.url.as_str()))
         .flatten();
-    let fetched = p
-        .fetcher
-        .get_with(
-            &uri.url,
-            max_bytes,
-            &settings.fetch,
-            previous.as_ref().map(|c| &c.validators),
-        )
-        .await;
+    let validators = previous.as_ref().map(|c| &c.validators);
+    let jar = p.jar_key(&uri);
+    let page = matches!(uri.kind, UriKind::Page);
+    let generation = if page {
+        login::ensure(p, &uri, settings, &jar, worker, None).await
+    } else {
+        None
+    };
+    let mut fetched = request(p, &uri, max_bytes, settings, validators, &jar, None).await;
+    if page {
+        if let Some(auth) = challenge(p, &uri, &fetched) {
+            fetched = request(p, &uri, max_bytes, settings, validators, &jar, Some(auth)).await;
+        }
+        if login::lost(p, &uri, &fetched) {
+            login::ensure(p, &uri, settings, &jar, worker, generation).await;
+            fetched = request(p, &uri, max_bytes, settings, validators, &jar, None).await;
+        }
+    }
     for answer in p.fetcher.take_dns_answers() {
         archive_dns(p, &uri, &answer, worker);
     }
@@ -44,6 +62,79 @@ pub(super) async fn run(
     let mut record = FetchRecord::new(fetched);
     record.previous = previous;
     Ok((uri, record))
+}
+
+/// One request of `uri` with the cookies of its jar and an `Authorization` (given, or answering the
+/// challenge its origin asked before); the cookies it sets are kept.
+pub(super) async fn request(
+    p: &Pipeline,
+    uri: &CrawlUri,
+    max_bytes: u64,
+    settings: &CrawlConfig,
+    validators: Option<&Validators>,
+    jar: &str,
+    auth: Option<http::HeaderValue>,
+) -> Fetched {
+    let mut parts = RequestParts {
+        validators,
+        ..RequestParts::default()
+    };
+    if let Some(cookies) = p.access.cookies.header(jar, &uri.url)
+        && let Ok(value) = http::HeaderValue::from_str(&cookies)
+    {
+        parts.headers.push((COOKIE, value));
+    }
+    let auth = auth.or_else(|| {
+        matches!(uri.kind, UriKind::Page)
+            .then(|| p.access.up_front(&uri.url, "GET"))
+            .flatten()
+    });
+    if let Some(auth) = auth {
+        parts.headers.push((AUTHORIZATION, auth));
+    }
+    let fetched = p
+        .fetcher
+        .fetch(&uri.url, max_bytes, &settings.fetch, &parts)
+        .await;
+    keep_cookies(p, jar, &uri.url, &fetched);
+    fetched
+}
+
+/// Keeps the cookies a response set.
+pub(super) fn keep_cookies(p: &Pipeline, jar: &str, url: &url::Url, fetched: &Fetched) {
+    if let Ok(resp) = &fetched.result {
+        let values = resp
+            .headers
+            .get_all(SET_COOKIE)
+            .iter()
+            .filter_map(|v| v.to_str().ok());
+        p.access.cookies.store(jar, url, values);
+    }
+}
+
+/// The answer to a 401's challenge, when the crawl holds a credential for it and that credential's answer
+/// did not just fail (a wrong password gets its one 401, not a loop).
+fn challenge(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) -> Option<http::HeaderValue> {
+    let resp = fetched.result.as_ref().ok()?;
+    if resp.status != 401 {
+        return None;
+    }
+    let sent_one = resp
+        .request_bytes
+        .windows(b"\r\nauthorization:".len())
+        .any(|w| w.eq_ignore_ascii_case(b"\r\nauthorization:"));
+    let before = p.access.answering(&uri.url);
+    let (index, value) = p.access.answer(&uri.url, "GET", &resp.headers)?;
+    // The same credential answered up front and was refused: a fresh try only for a stale Digest nonce.
+    let stale = resp
+        .headers
+        .get_all(http::header::WWW_AUTHENTICATE)
+        .iter()
+        .any(|v| {
+            v.to_str()
+                .is_ok_and(|v| v.to_ascii_lowercase().contains("stale=true"))
+        });
+    (!(sent_one && before == Some(index) && !stale)).then_some(value)
 }
 
 /// Archives a DNS lookup made for `uri` as a `dns:` record, with its crawl.log line (status 1, a `P` hop from

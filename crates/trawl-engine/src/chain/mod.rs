@@ -22,6 +22,7 @@ mod extract;
 mod fetch;
 mod gates;
 mod known_links;
+mod login;
 mod post;
 mod prefetch;
 pub(crate) mod robots;
@@ -44,6 +45,8 @@ pub(crate) struct Pipeline {
     /// URLs taken from sitemaps so far, per host (`[extract] sitemap_max_urls_per_host`).
     pub(crate) sitemap_urls: Mutex<std::collections::HashMap<String, u64>>,
     pub(crate) fetcher: Fetcher,
+    /// Cookies and credentials: what is presented to each host.
+    pub(crate) access: crate::access::Access,
     pub(crate) robots: RobotsCache,
     pub(crate) warc: WarcSink,
     /// crawl.log, through the journal thread.
@@ -162,6 +165,16 @@ impl Pipeline {
     }
 
     /// Counts a crawl.log entry in the statistics; returns its line, for the outcome that ends its URI.
+    /// The cookie jar `uri` uses: the job's, or with `[fetch] cookies = "sheet"` the one of the sheets that
+    /// apply to it.
+    pub(crate) fn jar_key(&self, uri: &CrawlUri) -> String {
+        let live = self.settings();
+        match live.config.fetch.cookies {
+            crate::config::CookieMode::Sheet => live.sheets.names_for(uri),
+            _ => String::new(),
+        }
+    }
+
     pub(crate) fn log(
         &self,
         entry: &LogEntry<'_>,

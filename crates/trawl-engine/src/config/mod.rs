@@ -2,6 +2,7 @@
 //!
 //! Unknown keys are errors, so a misspelt setting never silently falls back to its default.
 
+pub mod access;
 pub mod filters;
 mod load;
 pub mod problem;
@@ -18,6 +19,9 @@ use serde::{Deserialize, Serialize};
 use trawl_url::class::{UrlClassDef, UrlClasses};
 
 pub use self::{
+    access::{
+        CookieMode, CredentialKind, CredentialSpec, LoggedOut, LoginSuccess, Proxy, ProxyKind,
+    },
     filters::{FilterMode, FiltersConfig, TextFilterSpec, UrlFilterSpec},
     problem::{ConfigError, Problem, Stage},
     rules::{DecideConfig, RuleSpec},
@@ -58,6 +62,8 @@ pub struct CrawlConfig {
     pub sheets: Vec<SheetSpec>,
     /// Which extractors run besides HTML and CSS.
     pub extract: ExtractConfig,
+    /// Logins: HTTP Basic and Digest answers and HTML form logins, each bound to a host (`[[credentials]]`).
+    pub credentials: Vec<CredentialSpec>,
     /// Warnings of the URL classes (odd but usable fields), placed at their files when the config was read.
     #[serde(skip)]
     pub(crate) class_warnings: Vec<Problem>,
@@ -386,6 +392,22 @@ pub struct FetchConfig {
     pub conditional_recrawl: bool,
     /// Name servers to ask (`"127.0.0.1:5353"`), instead of the system's. Read at launch. Default: none.
     pub dns_servers: Vec<std::net::SocketAddr>,
+    /// Where cookies are kept: `off`, `job` (one jar) or `sheet` (one jar per set of applying sheets).
+    /// Default: `job`.
+    pub cookies: CookieMode,
+    /// Cookies loaded into the jar when the crawl starts: a Netscape cookies.txt or a JSON export (an array of
+    /// `{domain, path, name, value, secure, expirationDate}`), relative to the config's folder. Default: none.
+    pub cookies_file: Option<std::path::PathBuf>,
+    /// Connect through this proxy: `socks5://HOST:PORT` or `http://HOST:PORT` (a CONNECT tunnel); a sheet may
+    /// set it for some hosts. Default: none.
+    pub proxy: Option<String>,
+    /// Offer HTTP/2 by ALPN on TLS connections (`false` forces HTTP/1.1). Default: true.
+    pub http2: bool,
+    /// Speak HTTP/2 without TLS (h2c, prior knowledge) to `http://` origins. Default: false.
+    pub h2c: bool,
+    /// Extra request header fields, e.g. `{ "Accept-Language" = "en" }`; a sheet may set them per host.
+    /// Default: none.
+    pub headers: std::collections::BTreeMap<String, String>,
 }
 
 impl Default for FetchConfig {
@@ -413,6 +435,12 @@ impl Default for FetchConfig {
             robots_expiry_s: 86_400,
             conditional_recrawl: false,
             dns_servers: Vec::new(),
+            cookies: CookieMode::Job,
+            cookies_file: None,
+            proxy: None,
+            http2: true,
+            h2c: false,
+            headers: std::collections::BTreeMap::new(),
         }
     }
 }

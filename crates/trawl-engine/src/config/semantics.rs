@@ -96,6 +96,18 @@ impl CrawlConfig {
                 }
             }
         }
+        for (i, c) in self.credentials.iter().enumerate() {
+            if c.password.is_some() {
+                out.push(
+                    problem(
+                        format!("credentials[{i}].password"),
+                        "a password written in the config is easy to leak (and is not kept in the job's copy, so a \
+                         resumed crawl cannot use it)",
+                    )
+                    .with_hint("use password_env = \"VAR\" or password_file = \"FILE\" instead"),
+                );
+            }
+        }
         if self.seeds.urls.is_empty() && self.seeds.files.is_empty() {
             out.push(problem("seeds", "the config names no seeds").with_hint(
                 "give them on the command line (`trawl crawl -c FILE URL...`) or in [seeds] urls",
@@ -114,6 +126,26 @@ impl CrawlConfig {
                      unfetched (status -63)",
                 )
                 .with_hint("add [[scope.rules]] rule = \"prerequisite_accept\" after the rules that reject"),
+            );
+        }
+        // As `trawl crawl` refuses it: only for seeds beyond this machine (a profile without seeds is
+        // checked again when it is crawled).
+        let beyond = self
+            .seeds
+            .urls
+            .iter()
+            .filter_map(|s| parse_lenient(s).ok())
+            .any(|u| !super::access::is_local(&u));
+        if beyond && !super::access::user_agent_has_contact(&self.fetch.user_agent) {
+            out.push(
+                problem(
+                    "fetch.user_agent",
+                    format!(
+                        "the user agent {:?} names no contact: `trawl crawl` refuses to crawl beyond this machine with it",
+                        self.fetch.user_agent
+                    ),
+                )
+                .with_hint("write a URL or e-mail address webmasters can reach you at, e.g. \"mybot/1.0 (+https://example.org/bot)\""),
             );
         }
         out
@@ -201,6 +233,31 @@ impl CrawlConfig {
                 "fetch.user_agent".into(),
                 "fetch.user_agent must be one non-empty line of printable ASCII".into(),
             ));
+        }
+        if let Some(proxy) = &fc.proxy
+            && let Err(e) = super::Proxy::parse(proxy)
+        {
+            out.push(("fetch.proxy".into(), e.to_string()));
+        }
+        for (name, value) in &fc.headers {
+            if http::HeaderName::from_bytes(name.as_bytes()).is_err()
+                || http::HeaderValue::from_str(value).is_err()
+            {
+                out.push((
+                    "fetch.headers".into(),
+                    format!("{name:?} = {value:?} cannot be sent as an HTTP header (a token name, a printable ASCII value)"),
+                ));
+            }
+        }
+        for (i, c) in self.credentials.iter().enumerate() {
+            for (key, message) in c.problems() {
+                let key = if key.is_empty() {
+                    format!("credentials[{i}]")
+                } else {
+                    format!("credentials[{i}].{key}")
+                };
+                out.push((key, message));
+            }
         }
         if self.warc.prefix.is_empty() || self.warc.prefix.contains(['/', '\\']) {
             out.push((
@@ -325,6 +382,36 @@ impl CrawlConfig {
         }
         for s in &mut self.sheets {
             absolute_prefix_files(&mut s.rules, base);
+        }
+        // Files the access settings name: absolute, so the job's copy finds them; checked now.
+        if let Some(file) = &mut self.fetch.cookies_file {
+            *file = base.join(&*file);
+            if let Err(e) =
+                std::fs::read_to_string(&*file).map(|t| crate::access::check_cookies_file(&t))
+            {
+                out.push(problem(
+                    "fetch.cookies_file",
+                    format!("cannot read {}: {e}", file.display()),
+                ));
+            } else if let Ok(Err(e)) =
+                std::fs::read_to_string(&*file).map(|t| crate::access::check_cookies_file(&t))
+            {
+                out.push(problem(
+                    "fetch.cookies_file",
+                    format!("{}: {e}", file.display()),
+                ));
+            }
+        }
+        for (i, c) in self.credentials.iter_mut().enumerate() {
+            if let Some(file) = &mut c.password_file {
+                *file = base.join(&*file);
+                if !file.is_file() {
+                    out.push(problem(
+                        format!("credentials[{i}].password_file"),
+                        format!("{} is not a readable file", file.display()),
+                    ));
+                }
+            }
         }
         // Seeds, scope, gates, sheets.
         let mut parsed = Vec::new();

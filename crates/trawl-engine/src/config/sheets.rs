@@ -90,6 +90,10 @@ pub const OVERRIDABLE: &[&str] = &[
 /// Why `path` cannot be set by a sheet, if it cannot: it must name one setting (a leaf of the config) in a
 /// section read per URI.
 pub fn check_path(path: &str) -> Result<(), SheetPathError> {
+    // Settings that default to nothing (absent from the defaults) or hold a table of values.
+    if ["fetch.proxy", "fetch.headers"].contains(&path) {
+        return Ok(());
+    }
     let defaults = toml::Value::try_from(super::CrawlConfig::default()).expect("config serializes");
     let mut v = &defaults;
     for part in path.split('.') {

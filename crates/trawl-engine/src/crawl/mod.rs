@@ -240,6 +240,20 @@ impl Crawl {
             path: self.job.config_path(),
             message,
         };
+        // As Heritrix: no crawl beyond this machine without a way for webmasters to reach the operator.
+        if !crate::config::access::user_agent_has_contact(&config.fetch.user_agent)
+            && !self.seeds.iter().all(crate::config::access::is_local)
+        {
+            return Err(config_error(format!(
+                "fetch.user_agent {:?} names no contact; set [fetch] user_agent to one with a URL or e-mail \
+                 address webmasters can reach you at, e.g. \"mybot/1.0 (+https://example.org/bot)\" \
+                 (crawls of this machine only, such as `trawl selftest`, may keep the placeholder)",
+                config.fetch.user_agent
+            )));
+        }
+        let access =
+            crate::access::Access::new(config, self.job.root(), Some(&self.job.state_dir()))
+                .map_err(|e| config_error(e.to_string()))?;
         let robots = if config.fetch.obey_robots {
             "obey"
         } else {
@@ -340,6 +354,7 @@ impl Crawl {
             known_links: Mutex::default(),
             sitemap_urls: Mutex::default(),
             fetcher: Fetcher::new(config.fetch.clone(), policy),
+            access,
             robots: RobotsCache::new(product_token(&config.fetch.user_agent).to_string()),
             warc,
             log: Journal::start(log, frontier.clone())?,
@@ -374,7 +389,14 @@ fn checkpoint(shared: &Shared, running: bool) -> Result<std::path::PathBuf, Erro
     } else {
         lock(&shared.frontier).checkpoint()?
     };
+    shared.pipeline.access.cookies.flush();
     let cp = crate::checkpoint::write(&shared.job, &view, &snap, started)?;
+    let jar = shared.job.state_dir().join(crate::access::COOKIES_FILE);
+    if jar.exists()
+        && let Err(e) = std::fs::copy(&jar, cp.join(crate::access::COOKIES_FILE))
+    {
+        tracing::warn!("copying the cookie jar into the checkpoint: {e}");
+    }
     save_stats(shared, &cp);
     save_stats(shared, &shared.job.state_dir());
     Ok(cp)

@@ -1,9 +1,13 @@
-//! Fetching: DNS, TCP, TLS and HTTP/1.1 through a recorder that keeps the exact bytes on the wire.
+//! Fetching: DNS, TCP (directly or through a SOCKS5 or HTTP CONNECT proxy), TLS, and HTTP/1.1 through a
+//! recorder that keeps the exact bytes on the wire — or HTTP/2 when ALPN agrees on it, whose exchange is written
+//! down in HTTP/1.1 form ([`h2_form`]), since its frames are not a message an archive tool reads.
 //!
 //! Redirects are never followed here: the engine turns a `Location` into an `R`-hop outlink.
 
 mod address;
 mod dns;
+mod h2_form;
+mod proxy;
 pub use self::dns::DnsAnswer;
 mod recorder;
 mod tls;
@@ -19,9 +23,9 @@ use std::{
 
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
-use http_body_util::{BodyExt, Empty};
-use hyper::client::conn::http1::SendRequest;
-use hyper_util::rt::TokioIo;
+use http_body_util::{BodyExt, Full};
+use hyper::client::conn::{http1, http2};
+use hyper_util::rt::{TokioExecutor, TokioIo};
 use rustls::{client::WebPkiServerVerifier, pki_types::ServerName};
 use tokio::{
     io::{AsyncRead, AsyncWrite},
@@ -34,7 +38,7 @@ use self::{
     dns::Dns,
     recorder::{Recorder, TapHandle},
 };
-use crate::config::FetchConfig;
+use crate::config::{FetchConfig, Proxy};
 
 /// Why a response was cut short.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,6 +88,35 @@ pub struct Response {
     pub truncated: Option<Truncation>,
     /// Set when the TLS certificate would fail web PKI validation: the reason.
     pub invalid_cert: Option<String>,
+    /// The protocols the exchange used, for `WARC-Protocol`.
+    pub protocol: Protocol,
+}
+
+/// The protocols of an exchange, as WARC 1.1's `WARC-Protocol` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Protocol {
+    /// `http/1.1` or `h2`.
+    pub http: &'static str,
+    /// `tls/1.3` or `tls/1.2` over TLS; `None` in the clear.
+    pub tls: Option<&'static str>,
+}
+
+impl Protocol {
+    /// The `WARC-Protocol` values, application protocol first.
+    pub fn warc_values(&self) -> impl Iterator<Item = &'static str> {
+        std::iter::once(self.http).chain(self.tls)
+    }
+}
+
+/// What a request carries besides its URL and the fetcher's own fields (set by the fetch stage).
+#[derive(Debug, Default)]
+pub struct RequestParts<'a> {
+    /// The validators of an earlier capture: a conditional request.
+    pub validators: Option<&'a Validators>,
+    /// More header fields (`Cookie`, `Authorization`).
+    pub headers: Vec<(http::HeaderName, http::HeaderValue)>,
+    /// A form to POST (`application/x-www-form-urlencoded`) instead of a GET.
+    pub form: Option<Vec<u8>>,
 }
 
 /// Why a fetch produced no response.
@@ -108,6 +141,9 @@ pub enum FetchError {
     /// The address policy forbids connecting to the host's address.
     #[error("refused by the address policy: {1} is a {0} address")]
     Refused(Refusal, IpAddr),
+    /// The proxy could not be reached or refused the tunnel.
+    #[error("proxy: {0}")]
+    Proxy(String),
 }
 
 impl FetchError {
@@ -121,6 +157,7 @@ impl FetchError {
             FetchError::Timeout(_) => status::TIMEOUT,
             FetchError::InvalidRequest(_) => status::UNFETCHABLE,
             FetchError::Refused(..) => status::ADDRESS_REFUSED,
+            FetchError::Proxy(_) => status::CONNECT_FAILED,
         }
     }
 
@@ -134,6 +171,7 @@ impl FetchError {
             FetchError::Timeout(_) => Annotation::FetchFailed("timeout"),
             FetchError::InvalidRequest(_) => Annotation::FetchFailed("invalid-request"),
             FetchError::Refused(why, _) => Annotation::Refused(*why),
+            FetchError::Proxy(_) => Annotation::FetchFailed("proxy"),
         }
     }
 
@@ -169,12 +207,44 @@ pub struct Fetched {
     pub result: Result<Response, FetchError>,
 }
 
+/// A connection's request side: HTTP/1.1 or HTTP/2.
+enum Sender {
+    H1(http1::SendRequest<Full<Bytes>>),
+    H2(http2::SendRequest<Full<Bytes>>),
+}
+
+impl Sender {
+    fn is_closed(&self) -> bool {
+        match self {
+            Sender::H1(s) => s.is_closed(),
+            Sender::H2(s) => s.is_closed(),
+        }
+    }
+
+    async fn send(
+        &mut self,
+        request: http::Request<Full<Bytes>>,
+    ) -> Result<http::Response<hyper::body::Incoming>, hyper::Error> {
+        match self {
+            Sender::H1(s) => {
+                s.ready().await?;
+                s.send_request(request).await
+            }
+            Sender::H2(s) => {
+                s.ready().await?;
+                s.send_request(request).await
+            }
+        }
+    }
+}
+
 /// An idle keep-alive connection.
 struct Conn {
-    sender: SendRequest<Empty<Bytes>>,
+    sender: Sender,
     tap: TapHandle,
     ip: IpAddr,
     invalid_cert: Option<String>,
+    protocol: Protocol,
 }
 
 trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
@@ -185,7 +255,9 @@ pub struct Fetcher {
     config: FetchConfig,
     policy: AddressPolicy,
     dns: Dns,
+    /// TLS offering HTTP/1.1 only, and offering h2 first.
     tls: Arc<rustls::ClientConfig>,
+    tls_h2: Arc<rustls::ClientConfig>,
     strict: Arc<WebPkiServerVerifier>,
     idle: Mutex<HashMap<String, Vec<Conn>>>,
 }
@@ -202,11 +274,17 @@ impl Fetcher {
     /// A fetcher with `config`'s limits and user agent, connecting only where `policy` allows.
     pub fn new(config: FetchConfig, policy: AddressPolicy) -> Fetcher {
         let (tls, strict) = tls::client_config();
+        let with_alpn = |protocols: &[&[u8]]| {
+            let mut c = (*tls).clone();
+            c.alpn_protocols = protocols.iter().map(|p| p.to_vec()).collect();
+            Arc::new(c)
+        };
         Fetcher {
             dns: Dns::new(&config.dns_servers),
             config,
             policy,
-            tls,
+            tls: with_alpn(&[b"http/1.1"]),
+            tls_h2: with_alpn(&[b"h2", b"http/1.1"]),
             strict,
             idle: Mutex::new(HashMap::new()),
         }
@@ -219,31 +297,33 @@ impl Fetcher {
 
     /// Fetches `url` with GET, cutting the body at `max_bytes`.
     pub async fn get(&self, url: &Url, max_bytes: u64) -> Fetched {
-        self.get_with(url, max_bytes, &self.config, None).await
+        self.fetch(url, max_bytes, &self.config, &RequestParts::default())
+            .await
     }
 
-    /// Fetches `url` with the limits, timeouts and user agent of `settings` (a URI's effective settings,
-    /// sheets applied) instead of the fetcher's own; with `validators`, as a conditional request.
-    pub async fn get_with(
+    /// Fetches `url` with the limits, timeouts, user agent, headers and proxy of `settings` (a URI's effective
+    /// settings, sheets applied) instead of the fetcher's own; `parts` adds validators, header fields or a
+    /// form to post.
+    pub async fn fetch(
         &self,
         url: &Url,
         max_bytes: u64,
         settings: &FetchConfig,
-        validators: Option<&Validators>,
+        parts: &RequestParts<'_>,
     ) -> Fetched {
         let started = Utc::now();
         let clock = Instant::now();
-        let origin = origin_key(url);
+        let origin = pool_key(url, settings);
         let deadline = clock + Duration::from_millis(settings.max_fetch_ms);
         let pooled = self.take_idle(&origin);
         let reused = pooled.is_some();
         let mut result = self
-            .attempt(url, max_bytes, pooled, deadline, settings, validators)
+            .attempt(url, max_bytes, pooled, deadline, settings, parts)
             .await;
         if reused && matches!(&result, Err((_, true))) {
             // The server closed an idle connection before reading our request: a fresh one is fair.
             result = self
-                .attempt(url, max_bytes, None, deadline, settings, validators)
+                .attempt(url, max_bytes, None, deadline, settings, parts)
                 .await;
         }
         let (ip, result) = match result {
@@ -285,10 +365,11 @@ impl Fetcher {
 
     /// Closes idle connections to `url`'s origin (after a politeness wait they would only time out).
     pub fn forget(&self, url: &Url) {
+        let origin = origin_key(url);
         self.idle
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .remove(&origin_key(url));
+            .retain(|k, _| k.split(' ').next() != Some(origin.as_str()));
     }
 
     /// One try on `conn` (or a new connection). The error carries whether nothing at all was received, in
@@ -301,7 +382,7 @@ impl Fetcher {
         conn: Option<Conn>,
         deadline: Instant,
         settings: &FetchConfig,
-        validators: Option<&Validators>,
+        parts: &RequestParts<'_>,
     ) -> Result<((Response, Option<IpAddr>), Option<Conn>), ((FetchError, Option<IpAddr>), bool)>
     {
         let idle = Duration::from_millis(settings.timeout_ms);
@@ -316,16 +397,15 @@ impl Fetcher {
         };
         let ip = Some(conn.ip);
         conn.tap.clear();
-        let request = match self.request(url, settings, validators) {
+        let h2 = matches!(conn.sender, Sender::H2(_));
+        let request = match self.request(url, settings, parts, h2) {
             Ok(r) => r,
             Err(e) => return Err(((e, ip), false)),
         };
+        // HTTP/2 frames are not kept: the request is written down in HTTP/1.1 form before it goes.
+        let h2_request = h2.then(|| h2_form::request(&request, url, parts.form.as_deref()));
         let head_wait = within(Duration::from_millis(settings.header_timeout_ms));
-        let sent = timeout(head_wait, async {
-            conn.sender.ready().await?;
-            conn.sender.send_request(request).await
-        })
-        .await;
+        let sent = timeout(head_wait, conn.sender.send(request)).await;
         let response = match sent {
             Err(_) => {
                 let ms = head_wait.as_millis() as u64;
@@ -364,7 +444,13 @@ impl Fetcher {
             }
         }
         drop(body);
-        let (request_bytes, response_bytes) = conn.tap.take();
+        let (request_bytes, response_bytes) = match h2_request {
+            Some(request_bytes) => {
+                conn.tap.clear();
+                (request_bytes, h2_form::response(&parts, &data))
+            }
+            None => conn.tap.take(),
+        };
         let response = Response {
             status: parts.status.as_u16(),
             headers: parts.headers,
@@ -373,25 +459,41 @@ impl Fetcher {
             body: data,
             truncated,
             invalid_cert: conn.invalid_cert.clone(),
+            protocol: conn.protocol,
         };
         let reusable = truncated.is_none() && !conn.sender.is_closed();
         Ok(((response, ip), reusable.then_some(conn)))
     }
 
-    /// The GET request for `url`; a target or header value HTTP cannot carry is an error, not a panic.
+    /// The request for `url` (a GET, or a POST of `parts.form`); a target or header value HTTP cannot carry
+    /// is an error, not a panic. Over HTTP/2 the target is the absolute URL (hyper sends its authority as
+    /// `:authority`) and connection-specific fields are left out.
     fn request(
         &self,
         url: &Url,
         settings: &FetchConfig,
-        validators: Option<&Validators>,
-    ) -> Result<http::Request<Empty<Bytes>>, FetchError> {
+        parts: &RequestParts<'_>,
+        h2: bool,
+    ) -> Result<http::Request<Full<Bytes>>, FetchError> {
         let mut target = url.path().to_string();
         if let Some(q) = url.query() {
             target.push('?');
             target.push_str(q);
         }
-        let mut request = http::Request::get(target);
-        if let Some(v) = validators {
+        let invalid = |e: &dyn std::fmt::Display| FetchError::InvalidRequest(e.to_string());
+        let (method, body) = match &parts.form {
+            Some(form) => (http::Method::POST, Bytes::from(form.clone())),
+            None => (http::Method::GET, Bytes::new()),
+        };
+        let uri = if h2 {
+            let mut absolute = url.clone();
+            absolute.set_fragment(None);
+            absolute.to_string()
+        } else {
+            target
+        };
+        let mut request = http::Request::builder().method(method).uri(uri);
+        if let Some(v) = parts.validators {
             if let Some(etag) = &v.etag {
                 request = request.header("If-None-Match", etag);
             }
@@ -399,17 +501,31 @@ impl Fetcher {
                 request = request.header("If-Modified-Since", date);
             }
         }
-        request
-            .header("Host", host_header(url))
+        if !h2 {
+            request = request.header("Host", host_header(url));
+        }
+        request = request
             .header("User-Agent", &settings.user_agent)
             .header(
                 "Accept",
                 "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
             )
-            .header("Accept-Encoding", "gzip, deflate")
-            .header("Connection", "keep-alive")
-            .body(Empty::new())
-            .map_err(|e| FetchError::InvalidRequest(e.to_string()))
+            .header("Accept-Encoding", "gzip, deflate");
+        if !h2 {
+            request = request.header("Connection", "keep-alive");
+        }
+        for (name, value) in &settings.headers {
+            request = request.header(name.as_str(), value.as_str());
+        }
+        for (name, value) in &parts.headers {
+            request = request.header(name, value);
+        }
+        if parts.form.is_some() {
+            request = request
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .header("Content-Length", body.len());
+        }
+        request.body(Full::new(body)).map_err(|e| invalid(&e))
     }
 
     async fn connect(
@@ -421,6 +537,7 @@ impl Fetcher {
         let connect_by =
             deadline.min(Instant::now() + Duration::from_millis(settings.connect_timeout_ms));
         let wait = || connect_by.saturating_duration_since(Instant::now());
+        // The origin's address is looked up and judged here even through a proxy: the policy is the origin's.
         let ip = match timeout(wait(), self.dns.resolve(url)).await {
             Err(_) => return Err((FetchError::Dns("timed out".into()), None)),
             Ok(Err(e)) => return Err((FetchError::Dns(e.to_string()), None)),
@@ -431,13 +548,33 @@ impl Fetcher {
         }
         let port = url.port_or_known_default().unwrap_or(80);
         let timed_out = || FetchError::Timeout(settings.connect_timeout_ms);
-        let tcp = match timeout(wait(), TcpStream::connect(SocketAddr::new(ip, port))).await {
-            Err(_) => return Err((timed_out(), Some(ip))),
-            Ok(Err(e)) => return Err((FetchError::Connect(e.to_string()), Some(ip))),
-            Ok(Ok(s)) => s,
+        let origin = SocketAddr::new(ip, port);
+        let proxy = match settings.proxy.as_deref().map(Proxy::parse) {
+            None => None,
+            Some(Ok(p)) => Some(p),
+            Some(Err(e)) => return Err((FetchError::Proxy(e.to_string()), Some(ip))),
         };
-        let _ = tcp.set_nodelay(true);
+        let raw: Box<dyn Io> = match &proxy {
+            None => {
+                let tcp = match timeout(wait(), TcpStream::connect(origin)).await {
+                    Err(_) => return Err((timed_out(), Some(ip))),
+                    Ok(Err(e)) => return Err((FetchError::Connect(e.to_string()), Some(ip))),
+                    Ok(Ok(s)) => s,
+                };
+                let _ = tcp.set_nodelay(true);
+                Box::new(tcp)
+            }
+            Some(proxy) => match timeout(wait(), proxy::tunnel(proxy, origin)).await {
+                Err(_) => return Err((timed_out(), Some(ip))),
+                Ok(Err(e)) => return Err((e, Some(ip))),
+                Ok(Ok(s)) => s,
+            },
+        };
         let mut invalid_cert = None;
+        let mut protocol = Protocol {
+            http: "http/1.1",
+            tls: None,
+        };
         let stream: Box<dyn Io> = if url.scheme() == "https" {
             let name = ServerName::try_from(url.host_str().unwrap_or_default().to_string())
                 .map_err(|e| {
@@ -446,43 +583,85 @@ impl Fetcher {
                         Some(ip),
                     )
                 })?;
-            let connector = tokio_rustls::TlsConnector::from(self.tls.clone());
-            let tls = match timeout(wait(), connector.connect(name.clone(), tcp)).await {
+            let config = if settings.http2 {
+                self.tls_h2.clone()
+            } else {
+                self.tls.clone()
+            };
+            let connector = tokio_rustls::TlsConnector::from(config);
+            let tls = match timeout(wait(), connector.connect(name.clone(), raw)).await {
                 Err(_) => return Err((timed_out(), Some(ip))),
                 Ok(Err(e)) => {
                     return Err((FetchError::Connect(format!("TLS handshake: {e}")), Some(ip)));
                 }
                 Ok(Ok(s)) => s,
             };
-            let certs = tls.get_ref().1.peer_certificates().unwrap_or_default();
+            let session = tls.get_ref().1;
+            let certs = session.peer_certificates().unwrap_or_default();
             invalid_cert = tls::judge(&self.strict, certs, &name);
+            if session.alpn_protocol() == Some(b"h2") {
+                protocol.http = "h2";
+            }
+            protocol.tls = match session.protocol_version() {
+                Some(rustls::ProtocolVersion::TLSv1_3) => Some("tls/1.3"),
+                Some(rustls::ProtocolVersion::TLSv1_2) => Some("tls/1.2"),
+                _ => None,
+            };
             Box::new(tls)
         } else {
-            Box::new(tcp)
+            if settings.h2c {
+                protocol.http = "h2";
+            }
+            raw
         };
         let tap = TapHandle::default();
         let io = TokioIo::new(Recorder::new(stream, tap.clone()));
-        // Lenient parsing: an archive wants what the server sent, odd headers and all; sizes stay bounded.
-        let (sender, connection) = hyper::client::conn::http1::Builder::new()
-            .title_case_headers(true)
-            .allow_obsolete_multiline_headers_in_responses(true)
-            .allow_spaces_after_header_name_in_responses(true)
-            .ignore_invalid_headers_in_responses(true)
-            .max_headers(settings.max_headers)
-            .max_buf_size(settings.max_header_bytes.max(8192))
-            .handshake(io)
-            .await
-            .map_err(|e| (FetchError::Connect(error_chain(&e)), Some(ip)))?;
-        tokio::spawn(async move {
-            let _ = connection.await;
-        });
+        let sender = if protocol.http == "h2" {
+            let (sender, connection) = http2::Builder::new(TokioExecutor::new())
+                .max_header_list_size(settings.max_header_bytes.max(8192) as u32)
+                .handshake(io)
+                .await
+                .map_err(|e| (FetchError::Connect(error_chain(&e)), Some(ip)))?;
+            tokio::spawn(async move {
+                let _ = connection.await;
+            });
+            Sender::H2(sender)
+        } else {
+            // Lenient parsing: an archive wants what the server sent, odd headers and all; sizes stay bounded.
+            let (sender, connection) = http1::Builder::new()
+                .title_case_headers(true)
+                .allow_obsolete_multiline_headers_in_responses(true)
+                .allow_spaces_after_header_name_in_responses(true)
+                .ignore_invalid_headers_in_responses(true)
+                .max_headers(settings.max_headers)
+                .max_buf_size(settings.max_header_bytes.max(8192))
+                .handshake(io)
+                .await
+                .map_err(|e| (FetchError::Connect(error_chain(&e)), Some(ip)))?;
+            tokio::spawn(async move {
+                let _ = connection.await;
+            });
+            Sender::H1(sender)
+        };
         Ok(Conn {
             sender,
             tap,
             ip,
             invalid_cert,
+            protocol,
         })
     }
+}
+
+/// The key of a keep-alive pool: the origin, and the proxy and HTTP versions its connections were made with.
+fn pool_key(url: &Url, settings: &FetchConfig) -> String {
+    format!(
+        "{} {} {}{}",
+        origin_key(url),
+        settings.proxy.as_deref().unwrap_or("-"),
+        u8::from(settings.http2),
+        u8::from(settings.h2c)
+    )
 }
 
 /// `scheme://host:port`, the key of a keep-alive pool.
@@ -524,12 +703,17 @@ mod tests {
     async fn an_unsendable_header_is_an_error_not_a_panic() {
         let fetcher = Fetcher::new(FetchConfig::default(), AddressPolicy::default());
         let url = Url::parse("http://a.org/x?q={1}").unwrap();
-        assert!(fetcher.request(&url, &FetchConfig::default(), None).is_ok());
+        let parts = RequestParts::default();
+        assert!(
+            fetcher
+                .request(&url, &FetchConfig::default(), &parts, false)
+                .is_ok()
+        );
         let bad = FetchConfig {
             user_agent: "trawl\u{1}/1".into(),
             ..FetchConfig::default()
         };
-        let err = fetcher.request(&url, &bad, None).unwrap_err();
+        let err = fetcher.request(&url, &bad, &parts, false).unwrap_err();
         assert_eq!((err.status(), err.is_retryable()), (-7, false));
     }
 }

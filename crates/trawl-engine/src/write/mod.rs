@@ -128,6 +128,10 @@ impl WarcSink {
             resp.request_bytes.clone(),
         );
         request.set("WARC-Concurrent-To", response_id.clone());
+        for protocol in resp.protocol.warc_values() {
+            response.add("WARC-Protocol", protocol);
+            request.add("WARC-Protocol", protocol);
+        }
 
         let hops = if uri.hop_path.is_empty() {
             "-"

@@ -23,6 +23,7 @@ pub(crate) fn crawl(
     config: Option<PathBuf>,
     job: Option<PathBuf>,
     metrics: Option<SocketAddr>,
+    user_agent: Option<String>,
 ) -> anyhow::Result<ExitCode> {
     let config = match &config {
         Some(path) => {
@@ -38,6 +39,12 @@ pub(crate) fn crawl(
         None => CrawlConfig::default(),
     };
     let mut config = config;
+    if let Some(agent) = user_agent {
+        config.fetch.user_agent = agent;
+        if let Err(e) = config.validate() {
+            anyhow::bail!("--user-agent: {}", e.message);
+        }
+    }
     for file in seed_files {
         for (line, what) in trawl_engine::config::SeedsConfig::read_file(Path::new("."), file)? {
             match config.seed_line(what) {

@@ -24,7 +24,8 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             job,
             seed_files,
             metrics_bind,
-        } => crawl::crawl(seeds, &seed_files, config, job, metrics_bind),
+            user_agent,
+        } => crawl::crawl(seeds, &seed_files, config, job, metrics_bind, user_agent),
         Command::Resume {
             job,
             checkpoint,

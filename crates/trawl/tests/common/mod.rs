@@ -175,3 +175,120 @@ pub fn wait_for(what: &str, secs: u64, mut done: impl FnMut() -> bool) {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }
+
+/// A tool of the test virtualenv (`scripts/test.sh` makes it: pywb, cdxj-indexer, wacz), or `None` when it
+/// is missing outside CI (the check is then skipped, with a message); under CI a missing tool fails.
+pub fn py_tool(name: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("TRAWL_PYENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/pyenv"));
+    let tool = dir.join("bin").join(name);
+    if tool.exists() {
+        return Some(tool);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{} is missing: scripts/test.sh installs it",
+        tool.display()
+    );
+    eprintln!(
+        "skipping the {name} check: {} is not installed (scripts/test.sh installs it)",
+        tool.display()
+    );
+    None
+}
+
+/// A minimal HTTP/1.1 GET client for the replay (the crate has no HTTP client dependency for tests).
+pub mod reqwest_like {
+    use std::io::{Read, Write};
+
+    pub struct Client {
+        port: u16,
+    }
+
+    impl Client {
+        pub fn new(port: u16) -> Client {
+            Client { port }
+        }
+
+        /// The body of `path` when the answer is 200, else `None`.
+        pub fn get(&self, path: &str) -> Option<Vec<u8>> {
+            let mut s = std::net::TcpStream::connect(("127.0.0.1", self.port)).ok()?;
+            write!(
+                s,
+                "GET {path} HTTP/1.0\r\nHost: 127.0.0.1:{}\r\n\r\n",
+                self.port
+            )
+            .ok()?;
+            let mut raw = Vec::new();
+            s.read_to_end(&mut raw).ok()?;
+            let split = raw.windows(4).position(|w| w == b"\r\n\r\n")?;
+            let head = String::from_utf8_lossy(&raw[..split]);
+            if !head.starts_with("HTTP/1.0 200") && !head.starts_with("HTTP/1.1 200") {
+                return None;
+            }
+            Some(raw[split + 4..].to_vec())
+        }
+    }
+}
+
+/// pywb's `wayback` serving `root` (a folder with `collections/NAME/{archive,indexes}`) on a free loopback port;
+/// stopped when dropped. `None` when pywb is not installed outside CI (see [`py_tool`]).
+pub struct Wayback {
+    server: std::process::Child,
+    pub client: reqwest_like::Client,
+    log: PathBuf,
+}
+
+impl Wayback {
+    /// Starts pywb over the collection `coll` holding `warcs`, indexed by `trawl warc index`.
+    pub fn start(root: &Path, coll: &str, warcs: &[PathBuf]) -> Option<Wayback> {
+        let wayback = py_tool("wayback")?;
+        let dir = root.join("collections").join(coll);
+        std::fs::create_dir_all(dir.join("archive")).unwrap();
+        std::fs::create_dir_all(dir.join("indexes")).unwrap();
+        for f in warcs {
+            std::fs::copy(f, dir.join("archive").join(f.file_name().unwrap())).unwrap();
+        }
+        let index = Command::new(env!("CARGO_BIN_EXE_trawl"))
+            .args(["warc", "index"])
+            .args(warcs)
+            .arg("-o")
+            .arg(dir.join("indexes/index.cdxj"))
+            .status()
+            .unwrap();
+        assert!(index.success());
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let log = root.join("pywb.log");
+        let server = Command::new(&wayback)
+            .args(["-p", &port.to_string(), "-b", "127.0.0.1"])
+            .current_dir(root)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap();
+        let w = Wayback {
+            server,
+            client: reqwest_like::Client::new(port),
+            log,
+        };
+        wait_for("pywb to start", 60, || w.client.get("/").is_some());
+        Some(w)
+    }
+
+    /// What pywb logged so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for Wayback {
+    fn drop(&mut self) {
+        let _ = self.server.kill();
+        let _ = self.server.wait();
+    }
+}
