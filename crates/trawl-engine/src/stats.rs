@@ -35,6 +35,9 @@ pub struct Stats {
     source_rows: AtomicU64,
     latency: [AtomicU64; LATENCY_BOUNDS_MS.len() + 1],
     latency_sum_us: AtomicU64,
+    /// Hosts whose server asked them to wait (`Retry-After`), until when (not saved: a resumed crawl asks
+    /// again).
+    asked_to_wait: Mutex<HashMap<String, chrono::DateTime<chrono::Utc>>>,
 }
 
 /// URIs and bytes per host.
@@ -145,6 +148,9 @@ pub struct Snapshot {
     pub latency: Latency,
     /// When nothing is being fetched but URIs wait: the queue that may be fetched from first, and when.
     pub waiting: Option<(String, chrono::DateTime<chrono::Utc>)>,
+    /// Hosts waiting because their server said so (`Retry-After`): how many, and the one waiting longest
+    /// with its time.
+    pub asked_to_wait: Option<(usize, String, chrono::DateTime<chrono::Utc>)>,
 }
 
 /// A job's main counters as last saved (`JOB/state/totals.json`, with the full counters): what a job list
@@ -215,6 +221,13 @@ impl Snapshot {
             self.rate(),
             self.wire_bytes as f64 / (1 << 20) as f64
         );
+        if let Some((n, host, until)) = &self.asked_to_wait {
+            let hosts = if *n == 1 { "host" } else { "hosts" };
+            line.push_str(&format!(
+                "; {n} {hosts} asked to wait (Retry-After), longest {host} until {} UTC",
+                until.format("%H:%M:%S")
+            ));
+        }
         if let Some((queue, at)) = &self.waiting {
             line.push_str(&format!(
                 "; waiting for {queue} until {} UTC",
@@ -334,7 +347,14 @@ impl Stats {
             source_rows: AtomicU64::new(0),
             latency: Default::default(),
             latency_sum_us: AtomicU64::new(0),
+            asked_to_wait: Mutex::default(),
         }
+    }
+
+    /// Notes that `host`'s server asked it to wait `wait` (`Retry-After`).
+    pub fn record_retry_after(&self, host: &str, wait: Duration) {
+        let until = chrono::Utc::now() + chrono::Duration::from_std(wait).unwrap_or_default();
+        lock(&self.asked_to_wait).insert(host.to_string(), until);
     }
 
     /// Counts one finished URI.
@@ -404,6 +424,16 @@ impl Stats {
             latency: Latency {
                 counts: self.latency.iter().map(|c| c.load(Relaxed)).collect(),
                 sum_s: self.latency_sum_us.load(Relaxed) as f64 / 1e6,
+            },
+            asked_to_wait: {
+                let now = chrono::Utc::now();
+                let mut held = lock(&self.asked_to_wait);
+                held.retain(|_, until| *until > now);
+                let longest = held
+                    .iter()
+                    .max_by_key(|(_, until)| **until)
+                    .map(|(h, until)| (h.clone(), *until));
+                longest.map(|(host, until)| (held.len(), host, until))
             },
             ..Snapshot::default()
         }
@@ -517,6 +547,15 @@ mod tests {
         let at = chrono::Utc
             .with_ymd_and_hms(2026, 11, 24, 21, 50, 13)
             .unwrap();
+        snap.asked_to_wait = Some((2, "slow.example".to_string(), at));
+        assert!(
+            snap.line().contains(
+                "; 2 hosts asked to wait (Retry-After), longest slow.example until 21:50:13 UTC"
+            ),
+            "{}",
+            snap.line()
+        );
+        snap.asked_to_wait = None;
         snap.waiting = Some(("org,example,".to_string(), at));
         assert!(
             snap.line()

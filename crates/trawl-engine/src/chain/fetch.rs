@@ -4,14 +4,12 @@
 //! when a page shows the session lost; a 401 asking for a Basic or Digest credential the crawl holds for the
 //! host is answered once (a wrong password ends as the logged 401, never a loop).
 
-use std::time::Duration;
-
 use http::header::{AUTHORIZATION, COOKIE, SET_COOKIE};
 
-use super::{Disposition, Ended, Outcome, Pipeline, login};
+use super::{Ended, Outcome, Pipeline, login};
 use crate::{
     CrawlConfig, CrawlUri, UriKind,
-    fetch::{Fetched, RequestParts, Validators},
+    fetch::{FetchError, Fetched, RequestParts, Validators},
     fetch_record::FetchRecord,
 };
 
@@ -52,16 +50,25 @@ pub(super) async fn run(
         archive_dns(p, &uri, &answer, worker);
     }
     uri.tries += 1;
-    if let Err(e) = &fetched.result
-        && e.is_retryable()
-        && retries_left(&uri, settings)
-    {
-        let delay = retry_delay(settings);
-        return Err(Outcome::only(Disposition::Retry { uri, delay }).into());
-    }
     let mut record = FetchRecord::new(fetched);
     record.previous = previous;
-    Ok((uri, record))
+    match &record.fetched.result {
+        Err(e) if e.is_retryable() && retries_left(&uri, settings) => {
+            // No name, no connection, no TLS, no proxy: the host's failure. A timeout or a cut: this URL's.
+            let host_failure = matches!(
+                e,
+                FetchError::Dns(_) | FetchError::Connect(_) | FetchError::Proxy(_)
+            );
+            let politeness = super::post::politeness(p, settings, &uri, &record);
+            let disposition = super::retry(p, uri, settings, host_failure, politeness);
+            Err(Outcome::only(disposition).into())
+        }
+        Err(_) => Ok((uri, record)),
+        Ok(_) => {
+            super::answered(p, &uri.url);
+            Ok((uri, record))
+        }
+    }
 }
 
 /// One request of `uri` with the cookies of its jar and an `Authorization` (given, or answering the
@@ -173,9 +180,4 @@ fn archive_dns(p: &Pipeline, uri: &CrawlUri, answer: &crate::fetch::DnsAnswer, w
 /// Whether `uri` may be tried again (`frontier.max_retries`).
 pub(super) fn retries_left(uri: &CrawlUri, settings: &CrawlConfig) -> bool {
     uri.tries <= settings.frontier.max_retries
-}
-
-/// How long a queue waits before a retry (`frontier.retry_delay_ms`).
-pub(super) fn retry_delay(settings: &CrawlConfig) -> Duration {
-    Duration::from_millis(settings.frontier.retry_delay_ms)
 }

@@ -42,6 +42,9 @@ pub(crate) struct Pipeline {
     pub(crate) assign: QueueAssigner,
     /// Outlinks known to be in the uniq filter already (the candidate chain skips them).
     pub(crate) known_links: Mutex<KnownLinks>,
+    /// Failed fetches in a row per origin (reset by any response): past [`HOST_FAILURES`] a URL's failure is
+    /// taken as its host's.
+    pub(crate) failures_in_a_row: Mutex<std::collections::HashMap<String, u32>>,
     /// URLs taken from sitemaps so far, per host (`[extract] sitemap_max_urls_per_host`).
     pub(crate) sitemap_urls: Mutex<std::collections::HashMap<String, u64>>,
     pub(crate) fetcher: Fetcher,
@@ -56,6 +59,54 @@ pub(crate) struct Pipeline {
     pub(crate) fatal: Mutex<Option<String>>,
     /// Stops the crawl on a fatal failure.
     pub(crate) stop: crate::CrawlHandle,
+}
+
+/// Failures of different URLs of one origin in a row after which the host itself is rested (Heritrix-style),
+/// rather than each URL retried later alone.
+pub(crate) const HOST_FAILURES: u32 = 3;
+
+/// How a URI that failed and may be tried again goes back: the host rested (`host_failure`, or too many
+/// failures in a row on its origin) or the URL alone tried later while its queue goes on after `politeness`.
+pub(crate) fn retry(
+    p: &Pipeline,
+    uri: CrawlUri,
+    settings: &CrawlConfig,
+    host_failure: bool,
+    politeness: Duration,
+) -> Disposition {
+    let retry_delay = Duration::from_millis(settings.frontier.retry_delay_ms);
+    let in_a_row = {
+        let mut map = p
+            .failures_in_a_row
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let n = map.entry(crate::crawl_uri::origin(&uri.url)).or_default();
+        *n += 1;
+        *n
+    };
+    if host_failure || in_a_row >= HOST_FAILURES {
+        Disposition::Retry {
+            uri,
+            delay: politeness.max(retry_delay),
+        }
+    } else {
+        Disposition::RetryLater {
+            uri,
+            at: Instant::now() + retry_delay,
+            delay: politeness,
+        }
+    }
+}
+
+/// A response came from `url`'s origin: its failures are no longer in a row.
+pub(crate) fn answered(p: &Pipeline, url: &url::Url) {
+    let mut map = p
+        .failures_in_a_row
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    if !map.is_empty() {
+        map.remove(&crate::crawl_uri::origin(url));
+    }
 }
 
 /// A stage's early end: the URI's outcome, decided before the last stage.
@@ -83,8 +134,16 @@ pub(crate) struct Outcome {
 pub(crate) enum Disposition {
     /// Finished with `status` (logged); its queue rests `delay`.
     Done { status: i32, delay: Duration },
-    /// Back at the front of its queue, to be tried again after `delay`.
+    /// Back at the front of its queue, which rests `delay` first: a failure of the host (DNS, connection,
+    /// TLS, a `Retry-After`, failures of several URLs in a row).
     Retry { uri: CrawlUri, delay: Duration },
+    /// Tried again at `at`, at the back of its queue, which goes on after its politeness `delay`: a failure
+    /// of this URL alone (a timeout, a cut connection, a 5xx) does not stall its host.
+    RetryLater {
+        uri: CrawlUri,
+        at: Instant,
+        delay: Duration,
+    },
     /// Back at the front of its queue behind a prerequisite: scheduled with it (`hold: None`), or being
     /// fetched already, in which case the queue is held until that origin's robots.txt is settled.
     Held { uri: CrawlUri, hold: Option<Hold> },

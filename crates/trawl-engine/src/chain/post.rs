@@ -8,8 +8,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use trawl_url::class::UrlKind;
 
 use super::{
-    Disposition, Outcome, Pipeline, Placement, candidate,
-    fetch::{retries_left, retry_delay},
+    Outcome, Pipeline, Placement, candidate,
+    fetch::retries_left,
     robots::{self, AfterFetch},
 };
 use crate::{
@@ -46,6 +46,7 @@ pub(super) fn run(
             return outcome;
         }
     };
+    let mut asked_to_wait = false;
     if matches!(status, 429 | 503)
         && let Some(after) = record
             .header("retry-after")
@@ -54,12 +55,16 @@ pub(super) fn run(
     {
         let after = after.min(Duration::from_secs(settings.fetch.max_retry_after_s));
         delay = delay.max(after);
+        asked_to_wait = true;
+        p.stats
+            .record_retry_after(uri.url.host_str().unwrap_or_default(), after);
         uri.annotate(Annotation::RetryAfter(after.as_secs()));
     }
     if record.try_later() && retries_left(&uri, settings) {
         uri.annotations.clear();
-        let delay = delay.max(retry_delay(settings));
-        return Outcome::only(Disposition::Retry { uri, delay });
+        // A `Retry-After` (or a 429) speaks for the host; another 5xx for this URL alone.
+        let host = asked_to_wait || status == 429;
+        return Outcome::only(super::retry(p, uri, settings, host, delay));
     }
     let mut outcome = Outcome::done(i32::from(status), delay);
     match robots::after_fetch(p, &uri, &mut record, settings) {
@@ -211,7 +216,7 @@ fn watch_again(
 
 /// Politeness: Heritrix's delay formula, raised to robots.txt's Crawl-delay (up to its cap) and to what the
 /// host's bandwidth cap requires.
-fn politeness(
+pub(super) fn politeness(
     p: &Pipeline,
     settings: &CrawlConfig,
     uri: &CrawlUri,

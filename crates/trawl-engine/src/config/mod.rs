@@ -239,7 +239,9 @@ pub struct FrontierConfig {
     pub max_crawl_delay_ms: u64,
     /// How often a URI that failed with a connection error, a timeout or a 5xx status is tried again. Default: 3.
     pub max_retries: u32,
-    /// Wait before retrying such a URI, in ms. Default: 30000.
+    /// Wait before retrying such a URI, in ms: the URI alone waits (its host goes on) after a timeout, a cut
+    /// connection or a 5xx; the host waits after a DNS, connection or TLS failure, a `Retry-After`, or
+    /// failures of 3 URLs in a row. Default: 30000.
     pub retry_delay_ms: u64,
     /// Most URIs scheduled for one host (queue) in the whole crawl; 0 means no limit. Beyond it URIs are
     /// logged with -5003. Default: 0.
@@ -392,6 +394,12 @@ pub struct FetchConfig {
     pub conditional_recrawl: bool,
     /// Name servers to ask (`"127.0.0.1:5353"`), instead of the system's. Read at launch. Default: none.
     pub dns_servers: Vec<std::net::SocketAddr>,
+    /// A body arriving slower than this many bytes a second, averaged over `min_rate_window_ms`, is cut
+    /// (`timeTrunc`): a trickling server holds a connection for about one window, not `max_fetch_ms`.
+    /// 0 turns the rule off. Default: 1024.
+    pub min_rate_bytes_per_s: u64,
+    /// The window of the minimum-rate rule, in ms. Default: 30000.
+    pub min_rate_window_ms: u64,
     /// Where cookies are kept: `off`, `job` (one jar) or `sheet` (one jar per set of applying sheets).
     /// Default: `job`.
     pub cookies: CookieMode,
@@ -435,6 +443,8 @@ impl Default for FetchConfig {
             robots_expiry_s: 86_400,
             conditional_recrawl: false,
             dns_servers: Vec::new(),
+            min_rate_bytes_per_s: 1024,
+            min_rate_window_ms: 30_000,
             cookies: CookieMode::Job,
             cookies_file: None,
             proxy: None,

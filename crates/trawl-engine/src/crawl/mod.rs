@@ -353,6 +353,7 @@ impl Crawl {
             assign,
             known_links: Mutex::default(),
             sitemap_urls: Mutex::default(),
+            failures_in_a_row: Mutex::default(),
             fetcher: Fetcher::new(config.fetch.clone(), policy),
             access,
             robots: RobotsCache::new(product_token(&config.fetch.user_agent).to_string()),

@@ -84,6 +84,11 @@ fn apply(shared: &Shared, queue: &str, ticket: Ticket, outcome: Outcome, worker:
             f.schedule_first(queue, uri);
             f.finished(queue, ticket, None, now, delay);
         }
+        Disposition::RetryLater { mut uri, at, delay } => {
+            uri.annotations.clear();
+            f.schedule_later(queue, uri, at);
+            f.finished(queue, ticket, None, now, delay);
+        }
         Disposition::Held { mut uri, hold } => {
             uri.annotations.clear();
             f.schedule_first(queue, uri);

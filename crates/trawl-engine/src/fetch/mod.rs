@@ -420,8 +420,42 @@ impl Fetcher {
         let (parts, mut body) = response.into_parts();
         let mut data = Vec::new();
         let mut truncated = None;
+        // The minimum-rate rule: each window must bring its share of bytes, or the body is cut.
+        let window = Duration::from_millis(settings.min_rate_window_ms.max(1));
+        let min_bytes = settings
+            .min_rate_bytes_per_s
+            .saturating_mul(window.as_millis() as u64)
+            / 1000;
+        let mut window_end = Instant::now() + window;
+        let mut window_start_len = 0usize;
         loop {
-            match timeout(within(idle), body.frame()).await {
+            if settings.min_rate_bytes_per_s > 0 && Instant::now() >= window_end {
+                if ((data.len() - window_start_len) as u64) < min_bytes {
+                    truncated = Some(Truncation::Time);
+                    break;
+                }
+                window_end = Instant::now() + window;
+                window_start_len = data.len();
+            }
+            let wait = if settings.min_rate_bytes_per_s > 0 {
+                within(idle).min(
+                    window_end.saturating_duration_since(Instant::now()) + Duration::from_millis(1),
+                )
+            } else {
+                within(idle)
+            };
+            let frame = match timeout(wait, body.frame()).await {
+                // The window ended before the idle timeout: judge the window at the top of the loop.
+                Err(_)
+                    if settings.min_rate_bytes_per_s > 0
+                        && Instant::now() >= window_end
+                        && within(idle) > Duration::ZERO =>
+                {
+                    continue;
+                }
+                other => other,
+            };
+            match frame {
                 Err(_) => {
                     truncated = Some(Truncation::Time);
                     break;
