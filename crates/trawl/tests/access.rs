@@ -717,3 +717,49 @@ fn check_fails(cfg: &Path, args: &[&str], wants: &[&str]) {
         "the password is never printed:\n{said}"
     );
 }
+
+/// `trawl crawl` refuses the placeholder user agent for hosts beyond this machine, before any request, and
+/// `--user-agent` gives one. (The name servers are a dead loopback port: nothing leaves 127.0.0.0/8.)
+#[test]
+fn a_crawl_beyond_this_machine_needs_a_contact_in_the_user_agent() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = write(
+        &dir.path().join("c.toml"),
+        "[fetch]\ndns_servers = [\"127.0.0.1:9\"]\nconnect_timeout_ms = 500\n[frontier]\nmax_retries = 0\n",
+    );
+    let run = |job: &str, extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_trawl"))
+            .args(["crawl", "http://archive-test.example/", "-c"])
+            .arg(&cfg)
+            .arg("--job")
+            .arg(dir.path().join(job))
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = run("refused", &[]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && said.contains("names no contact"),
+        "{said}"
+    );
+    assert!(
+        !dir.path().join("refused/logs/crawl.log").exists()
+            || common::crawl_log(&dir.path().join("refused")).is_empty()
+    );
+    let out = run(
+        "named",
+        &[
+            "--user-agent",
+            "archive-test/1 (+https://archive-test.example/bot)",
+        ],
+    );
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!said.contains("names no contact"), "{said}");
+    let log = common::crawl_log(&dir.path().join("named"));
+    assert!(
+        log.iter()
+            .any(|l| l.uri == "http://archive-test.example/" && l.status < 0),
+        "{log:?}"
+    );
+}
