@@ -84,7 +84,9 @@ pub(crate) fn retry(
         *n += 1;
         *n
     };
-    if host_failure || in_a_row >= HOST_FAILURES {
+    // A robots.txt goes back to the front: the pages held behind it wait at the front of the same queue.
+    let prerequisite = matches!(uri.kind, crate::UriKind::Robots { .. });
+    if host_failure || prerequisite || in_a_row >= HOST_FAILURES {
         Disposition::Retry {
             uri,
             delay: politeness.max(retry_delay),
