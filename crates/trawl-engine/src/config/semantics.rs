@@ -386,20 +386,14 @@ impl CrawlConfig {
         // Files the access settings name: absolute, so the job's copy finds them; checked now.
         if let Some(file) = &mut self.fetch.cookies_file {
             *file = base.join(&*file);
-            if let Err(e) =
-                std::fs::read_to_string(&*file).map(|t| crate::access::check_cookies_file(&t))
-            {
-                out.push(problem(
-                    "fetch.cookies_file",
-                    format!("cannot read {}: {e}", file.display()),
-                ));
-            } else if let Ok(Err(e)) =
-                std::fs::read_to_string(&*file).map(|t| crate::access::check_cookies_file(&t))
-            {
-                out.push(problem(
-                    "fetch.cookies_file",
-                    format!("{}: {e}", file.display()),
-                ));
+            let checked = std::fs::read_to_string(&*file)
+                .map_err(|e| format!("cannot read {}: {e}", file.display()))
+                .and_then(|t| {
+                    crate::access::check_cookies_file(&t)
+                        .map_err(|e| format!("{}: {e}", file.display()))
+                });
+            if let Err(message) = checked {
+                out.push(problem("fetch.cookies_file", message));
             }
         }
         for (i, c) in self.credentials.iter_mut().enumerate() {
