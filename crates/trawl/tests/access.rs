@@ -155,10 +155,13 @@ async fn site(State(seen): State<Shared>, other: State<String>, req: Request) ->
             }
         }
         p if p.starts_with("/members/") => {
-            if !logged_in {
-                return html("Please Sign in");
-            }
             let n: u32 = p["/members/".len()..].parse().unwrap_or(0);
+            if !logged_in {
+                return html(&format!(
+                    "Please Sign in <a href=\"/members/{}\">next</a>",
+                    n + 1
+                ));
+            }
             if n == 3 {
                 // This page ends the session on the server: the next page shows the sign-in form.
                 seen.lock()
@@ -337,6 +340,45 @@ async fn cookies_basic_digest_and_form_logins() {
     }
 }
 
+/// A form login that never works: tried up to the limit (3 posts), and every page showing the sign-in form
+/// is fetched once, as it came — not once more for a session that never came.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_form_login_stops_at_the_limit_and_fetches_each_page_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let seen: Shared = Arc::default();
+    let app = Router::new()
+        .fallback(|s: State<Shared>, req: Request| async move {
+            site(s, State(String::new()), req).await
+        })
+        .with_state(seen.clone());
+    let base = format!("http://127.0.0.1:{}", listen(app).await.port());
+    write(&dir.path().join("form.txt"), "wrong\n");
+    let cfg = write(
+        &dir.path().join("c.toml"),
+        &format!(
+            "[seeds]\nurls = [\"{base}/members/1\"]\n[scope]\nmax_hops = 6\n\
+             [[credentials]]\nkind = \"form\"\ndomain = \"127.0.0.1\"\nlogin_url = \"{base}/login\"\n\
+             fields = {{ username = \"archivist\" }}\npassword_file = \"form.txt\"\n\
+             success = {{ cookie = \"session\" }}\nlogged_out = {{ text = \"Sign in\" }}\n"
+        ),
+    );
+    let job = dir.path().join("job");
+    common::crawl_quickly(&cfg, &job).await;
+    let seen = seen.lock().unwrap();
+    let asked = |path: &str| seen.requests.iter().filter(|(p, _)| p == path).count();
+    assert_eq!(asked("/login"), 3, "the failed-login limit");
+    for n in 1..=7 {
+        assert_eq!(asked(&format!("/members/{n}")), 1, "members/{n}");
+    }
+    let log = common::crawl_log(&job);
+    assert_eq!(
+        log.iter()
+            .filter(|l| l.uri.ends_with("/login") && l.has_annotation("login:failed"))
+            .count(),
+        3
+    );
+}
+
 /// A SOCKS5 proxy (no authentication) counting its tunnels.
 async fn socks5_proxy(count: Arc<Mutex<usize>>) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -349,7 +391,23 @@ async fn socks5_proxy(count: Arc<Mutex<usize>>) -> SocketAddr {
                 c.read_exact(&mut hello).await?;
                 let mut methods = vec![0u8; hello[1] as usize];
                 c.read_exact(&mut methods).await?;
-                c.write_all(&[5, 0]).await?;
+                if methods.contains(&2) {
+                    // RFC 1929 user/password: only archivist / s3cret gets a tunnel.
+                    c.write_all(&[5, 2]).await?;
+                    let field = |len: usize| vec![0u8; len];
+                    let ver_len = [c.read_u8().await?, c.read_u8().await?];
+                    let mut user = field(ver_len[1] as usize);
+                    c.read_exact(&mut user).await?;
+                    let mut pass = field(c.read_u8().await? as usize);
+                    c.read_exact(&mut pass).await?;
+                    let ok = user == b"archivist" && pass == b"s3cret";
+                    c.write_all(&[1, if ok { 0 } else { 1 }]).await?;
+                    if !ok {
+                        return Ok(());
+                    }
+                } else {
+                    c.write_all(&[5, 0]).await?;
+                }
                 let mut req = [0u8; 4];
                 c.read_exact(&mut req).await?;
                 assert_eq!(
@@ -390,8 +448,8 @@ async fn connect_proxy(count: Arc<Mutex<usize>>) -> SocketAddr {
                     .to_string();
                 assert!(text.starts_with("CONNECT "), "{text}");
                 let mut origin = TcpStream::connect(target).await?;
-                c.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")
-                    .await?;
+                // No reason phrase: the status is read from the first line alone.
+                c.write_all(b"HTTP/1.1 200\r\n\r\n").await?;
                 *count.lock().unwrap() += 1;
                 tokio::io::copy_bidirectional(&mut c, &mut origin).await?;
                 Ok::<_, std::io::Error>(())
@@ -416,7 +474,12 @@ async fn socks5_and_http_proxies_carry_the_origin_exchange() {
             &format!("[seeds]\nurls = [\"{}\"]\n", site.seed()),
         );
         let job = dir.path().join(kind);
-        let proxy_url = format!("{kind}://{proxy}");
+        // The SOCKS5 proxy asks for a user and password: they never reach the job's copy of the config or
+        // the warcinfo record.
+        let proxy_url = match kind {
+            "socks5" => format!("socks5://archivist:s3cret@{proxy}"),
+            _ => format!("http://{proxy}"),
+        };
         common::crawl_quickly_with(&cfg, &job, |c| c.fetch.proxy = Some(proxy_url)).await;
         let log = common::crawl_log(&job);
         assert!(
@@ -433,6 +496,14 @@ async fn socks5_and_http_proxies_carry_the_origin_exchange() {
             })
             .unwrap();
         assert!(home.block.starts_with(b"HTTP/1.1 200"), "{kind}");
+        let copy = std::fs::read_to_string(job.join("crawl.toml")).unwrap();
+        assert!(copy.contains(&format!("{kind}://")), "{copy}");
+        let warcinfo = records
+            .iter()
+            .find(|r| r.get("WARC-Type") == Some("warcinfo"))
+            .unwrap();
+        assert!(!copy.contains("s3cret"), "{copy}");
+        assert!(!String::from_utf8_lossy(&warcinfo.block).contains("s3cret"));
         assert_eq!(
             home.get("WARC-IP-Address"),
             Some("127.0.0.1"),
@@ -502,7 +573,13 @@ async fn an_h2_only_server_is_archived_in_http_1_1_form() {
         &format!("[seeds]\nurls = [\"{seed}\"]\n[fetch]\nobey_robots = false\n"),
     );
     let job = dir.path().join("h2");
-    common::crawl_quickly_with(&cfg, &job, |c| c.fetch.obey_robots = false).await;
+    common::crawl_quickly_with(&cfg, &job, |c| {
+        c.fetch.obey_robots = false;
+        // A connection-specific field has no place in HTTP/2: not sent, so not in the record either.
+        c.fetch.headers.insert("Connection".into(), "close".into());
+        c.fetch.headers.insert("X-Extra".into(), "1".into());
+    })
+    .await;
     let log = common::crawl_log(&job);
     let two = format!("{seed}two");
     for uri in [&seed, &two] {
@@ -523,6 +600,19 @@ async fn an_h2_only_server_is_archived_in_http_1_1_form() {
         .map(|(_, v)| v.as_str())
         .collect();
     assert_eq!(protocols, ["h2", "tls/1.3"]);
+    let request = records
+        .iter()
+        .find(|r| r.get("WARC-Type") == Some("request") && r.get("WARC-Target-URI") == Some(&seed))
+        .unwrap();
+    let head = String::from_utf8_lossy(&request.block).to_lowercase();
+    assert!(
+        head.starts_with("get / http/1.1\r\nhost: localhost:"),
+        "{head}"
+    );
+    assert!(
+        head.contains("x-extra: 1") && !head.contains("connection"),
+        "{head}"
+    );
     assert!(
         home.block.starts_with(b"HTTP/1.1 200 OK\r\n"),
         "{:?}",
@@ -685,6 +775,7 @@ fn trawl_check_validates_credentials_and_proxies() {
     let cfg = write(
         &dir.path().join("unwise.toml"),
         "[seeds]\nurls = [\"http://a.org/\"]\n[fetch]\nheaders = { \"Accept-Language\" = \"en\" }\n\
+         proxy = \"socks5://u:inline@127.0.0.1:1080\"\n\
          [[credentials]]\nkind = \"basic\"\ndomain = \"a.org\"\nuser = \"u\"\npassword = \"inline\"\n",
     );
     check_fails(
@@ -695,6 +786,8 @@ fn trawl_check_validates_credentials_and_proxies() {
             "password_env",
             "fetch.user_agent",
             "names no contact",
+            "fetch.proxy: a proxy password",
+            "TRAWL_PROXY_PASSWORD",
         ],
     );
 }

@@ -43,6 +43,19 @@ pub enum CookiesFileError {
     },
 }
 
+/// The jar a `cookies_file` is loaded into: every jar starts as a copy of it (with `cookies = "sheet"` the
+/// file's cookies reach every set of sheets). Saved with the others, so a resumed job's new jars get them too.
+const FILE_JAR: &str = "(cookies_file)";
+
+/// Jar `key`, made from the file's cookies when it is new.
+fn jar<'a>(jars: &'a mut HashMap<String, CookieStore>, key: &str) -> &'a mut CookieStore {
+    if !jars.contains_key(key) {
+        let start = jars.get(FILE_JAR).cloned().unwrap_or_default();
+        jars.insert(key.to_string(), start);
+    }
+    jars.get_mut(key).expect("inserted above")
+}
+
 /// The jars of a crawl.
 pub(crate) struct Jars {
     mode: CookieMode,
@@ -102,9 +115,8 @@ impl Jars {
             return None;
         }
         self.save_if_due();
-        let jars = self.jars.lock().unwrap_or_else(|e| e.into_inner());
-        let pairs: Vec<String> = jars
-            .get(key)?
+        let mut jars = self.jars.lock().unwrap_or_else(|e| e.into_inner());
+        let pairs: Vec<String> = jar(&mut jars, key)
             .get_request_values(url)
             .map(|(n, v)| format!("{n}={v}"))
             .collect();
@@ -124,7 +136,7 @@ impl Jars {
         let mut changed = false;
         {
             let mut jars = self.jars.lock().unwrap_or_else(|e| e.into_inner());
-            let jar = jars.entry(key.to_string()).or_default();
+            let jar = jar(&mut jars, key);
             for value in set_cookies {
                 if on_public_suffix(value, url) {
                     tracing::debug!(%url, "Set-Cookie for a public suffix refused");
@@ -142,6 +154,7 @@ impl Jars {
     pub(crate) fn has(&self, key: &str, url: &Url, name: &str) -> bool {
         let jars = self.jars.lock().unwrap_or_else(|e| e.into_inner());
         jars.get(key)
+            .or_else(|| jars.get(FILE_JAR))
             .is_some_and(|j| j.get_request_values(url).any(|(n, _)| n == name))
     }
 
@@ -160,7 +173,7 @@ impl Jars {
         let n = entries.len();
         {
             let mut jars = self.jars.lock().unwrap_or_else(|e| e.into_inner());
-            let jar = jars.entry(String::new()).or_default();
+            let jar = jars.entry(FILE_JAR.to_string()).or_default();
             for (raw, url) in entries {
                 // A cookie that does not fit its own domain (a typo in the file) is skipped, not fatal.
                 if let Err(e) = jar.insert_raw(&raw, &url) {
@@ -279,6 +292,33 @@ mod tests {
         let off = Jars::open(CookieMode::Off, None);
         off.store("", &from, ["sid=1"].into_iter());
         assert_eq!(off.header("", &from), None);
+    }
+
+    #[test]
+    fn a_cookies_file_reaches_every_jar_also_after_resume() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("cookies.txt");
+        std::fs::write(&file, "a.org\tFALSE\t/\tFALSE\t0\tlogin\tyes\n").unwrap();
+        let jars = Jars::open(CookieMode::Sheet, Some(dir.path()));
+        assert_eq!(jars.load_file(&file).unwrap(), 1);
+        let url = u("http://a.org/");
+        jars.store("isolated", &url, ["own=1"].into_iter());
+        let mut both: Vec<String> = jars
+            .header("isolated", &url)
+            .unwrap_or_default()
+            .split("; ")
+            .map(String::from)
+            .collect();
+        both.sort();
+        assert_eq!(both, ["login=yes", "own=1"]);
+        assert_eq!(jars.header("other", &url).as_deref(), Some("login=yes"));
+        assert!(jars.has("never-used", &url, "login"));
+        jars.flush();
+        let back = Jars::open(CookieMode::Sheet, Some(dir.path()));
+        assert_eq!(
+            back.header("new-after-resume", &url).as_deref(),
+            Some("login=yes")
+        );
     }
 
     #[test]

@@ -41,8 +41,11 @@ pub(super) async fn run(
         if let Some(auth) = challenge(p, &uri, &fetched) {
             fetched = request(p, &uri, max_bytes, settings, validators, &jar, Some(auth)).await;
         }
-        if login::lost(p, &uri, &fetched) {
-            login::ensure(p, &uri, settings, &jar, worker, generation).await;
+        // Fetched again only under a new session: after the failed-login limit (or a failed login) the page
+        // as it came is what there is.
+        if login::lost(p, &uri, &fetched)
+            && login::ensure(p, &uri, settings, &jar, worker, generation).await != generation
+        {
             fetched = request(p, &uri, max_bytes, settings, validators, &jar, None).await;
         }
     }

@@ -255,21 +255,76 @@ pub enum ProxyKind {
     HttpConnect,
 }
 
+/// The environment variable a SOCKS5 proxy's password comes from when its URL names a user but no password
+/// (`socks5://user@host:port`): the job's copy of the config never keeps a proxy password, so a resumed crawl
+/// reads it from here.
+pub const PROXY_PASSWORD_ENV: &str = "TRAWL_PROXY_PASSWORD";
+
+/// `text` with any password of its URL left out (`socks5://user:secret@h:1` → `socks5://user@h:1`): what the
+/// job's copy of the config, the warcinfo record and reports keep.
+pub fn proxy_without_password(text: &str) -> String {
+    match Url::parse(text) {
+        Ok(mut url) if url.password().is_some() => {
+            let _ = url.set_password(None);
+            url.to_string().trim_end_matches('/').to_string()
+        }
+        _ => text.to_string(),
+    }
+}
+
+/// Serialises a `proxy` key without its password (see [`proxy_without_password`]).
+pub(crate) fn serialize_proxy<S: serde::Serializer>(
+    proxy: &Option<String>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    match proxy {
+        Some(p) => s.serialize_some(&proxy_without_password(p)),
+        None => s.serialize_none(),
+    }
+}
+
+/// Serialises a sheet's `set` table with any `fetch.proxy` value's password left out.
+pub(crate) fn serialize_sheet_set<S: serde::Serializer>(
+    set: &toml::Table,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::Serialize;
+    let mut set = set.clone();
+    if let Some(toml::Value::String(p)) = set.get_mut("fetch.proxy") {
+        *p = proxy_without_password(p);
+    }
+    if let Some(toml::Value::Table(fetch)) = set.get_mut("fetch")
+        && let Some(toml::Value::String(p)) = fetch.get_mut("proxy")
+    {
+        *p = proxy_without_password(p);
+    }
+    set.serialize(s)
+}
+
 /// Why a `[fetch] proxy` value is not a proxy: the message says what to write.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct BadProxy(String);
 
 impl Proxy {
-    /// Reads `socks5://[user:pass@]host:port` or `http://host:port`.
+    /// Reads `socks5://[user[:pass]@]host:port` or `http://host:port`; a user without a password takes it from
+    /// [`PROXY_PASSWORD_ENV`].
     pub fn parse(text: &str) -> Result<Proxy, BadProxy> {
         Proxy::parse_inner(text).map_err(BadProxy)
     }
 
     fn parse_inner(text: &str) -> Result<Proxy, String> {
-        let url = Url::parse(text).map_err(|e| format!("{text:?} is not a URL: {e}"))?;
+        // Messages name the proxy without its password.
+        let shown = proxy_without_password(text);
+        let url = Url::parse(text).map_err(|e| format!("{shown:?} is not a URL: {e}"))?;
         let kind = match url.scheme() {
-            "socks5" | "socks5h" => ProxyKind::Socks5,
+            "socks5" => ProxyKind::Socks5,
+            "socks5h" => {
+                return Err(format!(
+                    "{shown:?}: socks5h (names resolved by the proxy) is not supported: trawl resolves every name \
+                     itself so the address policy can judge the address; write socks5://"
+                ));
+            }
             "http" => ProxyKind::HttpConnect,
             other => {
                 return Err(format!(
@@ -280,22 +335,32 @@ impl Proxy {
         let host = url
             .host_str()
             .filter(|h| !h.is_empty())
-            .ok_or_else(|| format!("{text:?} names no proxy host"))?;
+            .ok_or_else(|| format!("{shown:?} names no proxy host"))?;
         let port = url.port().ok_or_else(|| {
             format!(
-                "{text:?} names no port (write {}://{host}:PORT)",
+                "{shown:?} names no port (write {}://{host}:PORT)",
                 url.scheme()
             )
         })?;
-        let auth = (!url.username().is_empty()).then(|| {
-            (
-                url.username().to_string(),
-                url.password().unwrap_or_default().to_string(),
-            )
-        });
-        if auth.is_some() && kind == ProxyKind::HttpConnect {
+        if !url.username().is_empty() && kind == ProxyKind::HttpConnect {
             return Err("user and password are supported for socks5 proxies only".into());
         }
+        let auth = if url.username().is_empty() {
+            None
+        } else {
+            let password = match url.password() {
+                Some(p) => p.to_string(),
+                None => std::env::var(PROXY_PASSWORD_ENV).map_err(|_| {
+                    format!(
+                        "{} names user {:?} but no password: set the environment variable \
+                         {PROXY_PASSWORD_ENV} (the job's copy of crawl.toml never keeps a proxy password)",
+                        shown,
+                        url.username()
+                    )
+                })?,
+            };
+            Some((url.username().to_string(), password))
+        };
         Ok(Proxy {
             kind,
             address: format!("{host}:{port}"),
@@ -371,6 +436,15 @@ mod tests {
     }
 
     #[test]
+    fn a_port_keeps_a_credential_to_https() {
+        let c =
+            spec("kind = \"basic\"\ndomain = \"a.org:443\"\nuser = \"u\"\npassword_env = \"P\"\n");
+        assert!(c.applies_to(&Url::parse("https://a.org/x").unwrap()));
+        assert!(!c.applies_to(&Url::parse("http://a.org/x").unwrap()));
+        assert!(!c.applies_to(&Url::parse("https://b.a.org/x").unwrap()));
+    }
+
+    #[test]
     fn proxies_and_user_agents() {
         let p = Proxy::parse("socks5://u:p@127.0.0.1:1080").unwrap();
         assert_eq!(
@@ -382,7 +456,21 @@ mod tests {
             Proxy::parse("http://[::1]:3128").unwrap().address,
             "[::1]:3128"
         );
-        for bad in ["ftp://x:1", "socks5://host", "nonsense", "http://u:p@x:1"] {
+        assert_eq!(
+            proxy_without_password("socks5://u:secret@127.0.0.1:1080"),
+            "socks5://u@127.0.0.1:1080"
+        );
+        assert_eq!(
+            proxy_without_password("http://127.0.0.1:3128"),
+            "http://127.0.0.1:3128"
+        );
+        for bad in [
+            "ftp://x:1",
+            "socks5h://h:1",
+            "socks5://host",
+            "nonsense",
+            "http://u:p@x:1",
+        ] {
             assert!(Proxy::parse(bad).is_err(), "{bad}");
         }
         assert!(user_agent_has_contact(

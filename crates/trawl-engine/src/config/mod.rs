@@ -407,7 +407,9 @@ pub struct FetchConfig {
     /// `{domain, path, name, value, secure, expirationDate}`), relative to the config's folder. Default: none.
     pub cookies_file: Option<std::path::PathBuf>,
     /// Connect through this proxy: `socks5://HOST:PORT` or `http://HOST:PORT` (a CONNECT tunnel); a sheet may
-    /// set it for some hosts. Default: none.
+    /// set it for some hosts. A SOCKS5 password is never written out (see [`access::proxy_without_password`]).
+    /// Default: none.
+    #[serde(serialize_with = "access::serialize_proxy")]
     pub proxy: Option<String>,
     /// Offer HTTP/2 by ALPN on TLS connections (`false` forces HTTP/1.1). Default: true.
     pub http2: bool,

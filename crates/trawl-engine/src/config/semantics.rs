@@ -108,6 +108,31 @@ impl CrawlConfig {
                 );
             }
         }
+        let sheet_proxies = self.sheets.iter().enumerate().filter_map(|(i, sh)| {
+            sh.set
+                .get("fetch.proxy")
+                .and_then(|v| v.as_str())
+                .map(|p| (format!("sheet[{i}].set"), p))
+        });
+        let proxies = self
+            .fetch
+            .proxy
+            .as_deref()
+            .map(|p| ("fetch.proxy".to_string(), p))
+            .into_iter()
+            .chain(sheet_proxies);
+        for (key, proxy) in proxies {
+            if url::Url::parse(proxy).is_ok_and(|u| u.password().is_some()) {
+                out.push(
+                    problem(
+                        key,
+                        "a proxy password written in the config is easy to leak (and is not kept in the job's \
+                         copy, so a resumed crawl reads it from TRAWL_PROXY_PASSWORD)",
+                    )
+                    .with_hint("write socks5://USER@HOST:PORT and set TRAWL_PROXY_PASSWORD instead"),
+                );
+            }
+        }
         if self.seeds.urls.is_empty() && self.seeds.files.is_empty() {
             out.push(problem("seeds", "the config names no seeds").with_hint(
                 "give them on the command line (`trawl crawl -c FILE URL...`) or in [seeds] urls",

@@ -17,7 +17,9 @@ use super::rules::RuleSpec;
 pub struct SheetSpec {
     /// The sheet's name, unique, shown in logs.
     pub name: String,
-    /// Dotted setting paths and their values for the URIs the sheet applies to.
+    /// Dotted setting paths and their values for the URIs the sheet applies to (written out without a proxy
+    /// password).
+    #[serde(serialize_with = "super::access::serialize_sheet_set")]
     pub set: toml::Table,
     /// The sheet applies to URIs under these Heritrix-form SURT prefixes. Default: none.
     #[serde(default)]

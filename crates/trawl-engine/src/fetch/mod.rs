@@ -213,6 +213,17 @@ enum Sender {
     H2(http2::SendRequest<Full<Bytes>>),
 }
 
+/// Header fields an HTTP/2 request may not carry (RFC 9113 §8.2.2; `Host` is `:authority` there).
+const H2_FORBIDDEN: [&str; 7] = [
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "transfer-encoding",
+    "upgrade",
+    "te",
+    "host",
+];
+
 impl Sender {
     fn is_closed(&self) -> bool {
         match self {
@@ -520,8 +531,11 @@ impl Fetcher {
             None => (http::Method::GET, Bytes::new()),
         };
         let uri = if h2 {
+            // No user or password in `:authority`: credentials go in an Authorization field, if at all.
             let mut absolute = url.clone();
             absolute.set_fragment(None);
+            let _ = absolute.set_username("");
+            let _ = absolute.set_password(None);
             absolute.to_string()
         } else {
             target
@@ -549,6 +563,11 @@ impl Fetcher {
             request = request.header("Connection", "keep-alive");
         }
         for (name, value) in &settings.headers {
+            // HTTP/2 has no connection-specific fields (hyper would drop them unsent, and the record would
+            // show what was not sent).
+            if h2 && H2_FORBIDDEN.contains(&name.to_ascii_lowercase().as_str()) {
+                continue;
+            }
             request = request.header(name.as_str(), value.as_str());
         }
         for (name, value) in &parts.headers {

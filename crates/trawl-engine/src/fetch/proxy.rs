@@ -63,20 +63,17 @@ async fn connect(mut tcp: TcpStream, origin: SocketAddr) -> Result<TcpStream, Fe
             .map_err(|e| FetchError::Proxy(format!("reading the CONNECT response: {e}")))?;
         head.push(b);
     }
-    let status = head
-        .split(|&b| b == b' ')
+    // The status is the second word of the first line (`HTTP/1.1 200 Connection established`).
+    let line = String::from_utf8_lossy(head.split(|&b| b == b'\r').next().unwrap_or_default())
+        .into_owned();
+    let status = line
+        .split_whitespace()
         .nth(1)
-        .and_then(|s| std::str::from_utf8(s).ok())
         .and_then(|s| s.parse::<u16>().ok());
     match status {
         Some(s) if (200..300).contains(&s) => Ok(tcp),
-        _ => {
-            let line =
-                String::from_utf8_lossy(head.split(|&b| b == b'\r').next().unwrap_or_default())
-                    .into_owned();
-            Err(FetchError::Proxy(format!(
-                "CONNECT {origin} refused: {line}"
-            )))
-        }
+        _ => Err(FetchError::Proxy(format!(
+            "CONNECT {origin} refused: {line}"
+        ))),
     }
 }
