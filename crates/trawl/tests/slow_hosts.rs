@@ -6,7 +6,7 @@ mod common;
 use std::{
     net::SocketAddr,
     sync::{Arc, Mutex},
-    time::Duration,
+    time::{Duration, Instant},
 };
 
 use axum::{
@@ -17,12 +17,12 @@ use axum::{
     response::{IntoResponse, Response},
 };
 
-/// The order the server saw requests in.
-type Seen = Arc<Mutex<Vec<String>>>;
+/// The requests the server saw, in order, with when.
+type Seen = Arc<Mutex<Vec<(String, Instant)>>>;
 
 async fn site(State(seen): State<Seen>, req: Request) -> Response {
     let path = req.uri().path().to_string();
-    seen.lock().unwrap().push(path.clone());
+    seen.lock().unwrap().push((path.clone(), Instant::now()));
     let html = |body: String| ([(header::CONTENT_TYPE, "text/html")], body).into_response();
     match path.as_str() {
         "/" => html(
@@ -30,6 +30,24 @@ async fn site(State(seen): State<Seen>, req: Request) -> Response {
                 .map(|i| format!("<a href=\"/bad/{i}\">b</a> <a href=\"/good/{i}\">g</a> "))
                 .collect(),
         ),
+        "/all-bad" => html(
+            (0..6)
+                .map(|i| format!("<a href=\"/bad/{i}\">b</a> "))
+                .collect(),
+        ),
+        "/stall" => {
+            // One chunk, then a minute of silence.
+            let stream = futures_util::stream::unfold(0, |n| async move {
+                if n > 0 {
+                    tokio::time::sleep(Duration::from_secs(60)).await;
+                }
+                Some((Ok::<_, std::convert::Infallible>(&b"0123456789"[..]), n + 1))
+            });
+            Response::builder()
+                .header(header::CONTENT_TYPE, "text/plain")
+                .body(Body::from_stream(stream))
+                .unwrap()
+        }
         p if p.starts_with("/bad/") => {
             (StatusCode::INTERNAL_SERVER_ERROR, "broken").into_response()
         }
@@ -87,7 +105,12 @@ async fn a_failing_url_does_not_stall_its_host() {
         c.frontier.retry_delay_ms = 1500;
     })
     .await;
-    let seen = seen.lock().unwrap().clone();
+    let seen: Vec<String> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(p, _)| p.clone())
+        .collect();
     // Every good page came before any broken one was tried a second time: the 500s did not rest the host.
     let last_good = seen.iter().rposition(|p| p.starts_with("/good/")).unwrap();
     let first_retry = seen
@@ -133,4 +156,97 @@ async fn a_trickling_body_is_cut_by_the_minimum_rate() {
     assert!(line.has_annotation("timeTrunc"), "{line:?}");
     // Cut after about one window of 20 bytes, not after the minute the server would have gone on.
     assert!(line.size.is_some_and(|s| s < 100), "{line:?}");
+}
+
+/// Three URLs of one host failing in a row (500s here) are taken as the host's trouble: it rests
+/// `retry_delay_ms` before its next request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_failures_in_a_row_rest_the_host() {
+    let (addr, seen) = serve().await;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("c.toml");
+    let seed = format!("http://127.0.0.1:{}/all-bad", addr.port());
+    std::fs::write(&cfg, format!("[seeds]\nurls = [\"{seed}\"]\n")).unwrap();
+    let job = dir.path().join("job");
+    common::crawl_quickly_with(&cfg, &job, |c| {
+        c.fetch.obey_robots = false;
+        c.frontier.max_retries = 1;
+        c.frontier.retry_delay_ms = 1500;
+    })
+    .await;
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(
+        seen[..4]
+            .iter()
+            .map(|(p, _)| p.as_str())
+            .collect::<Vec<_>>(),
+        ["/all-bad", "/bad/0", "/bad/1", "/bad/2"]
+    );
+    let rest = seen[4].1 - seen[3].1;
+    assert!(
+        rest >= Duration::from_millis(1400),
+        "the host rested only {rest:?}: {seen:?}"
+    );
+    // Before the third failure in a row, the host went on at its politeness pace.
+    assert!(
+        seen[2].1 - seen[1].1 < Duration::from_millis(1000),
+        "{seen:?}"
+    );
+}
+
+/// A minimum rate whose window asks for no bytes (a tiny rate or window) cuts nothing, and a stalled body
+/// still meets the idle timeout (`fetch.timeout_ms`), not the whole-fetch cap.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_body_meets_the_idle_timeout_under_any_minimum_rate() {
+    let (addr, _) = serve().await;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("c.toml");
+    let seed = format!("http://127.0.0.1:{}/stall", addr.port());
+    std::fs::write(&cfg, format!("[seeds]\nurls = [\"{seed}\"]\n")).unwrap();
+    let job = dir.path().join("job");
+    let started = Instant::now();
+    common::crawl_quickly_with(&cfg, &job, |c| {
+        c.fetch.obey_robots = false;
+        c.fetch.timeout_ms = 1_000;
+        c.fetch.max_fetch_ms = 30_000;
+        c.fetch.min_rate_bytes_per_s = 1;
+        c.fetch.min_rate_window_ms = 200;
+    })
+    .await;
+    let log = common::crawl_log(&job);
+    let line = log.iter().find(|l| l.uri == seed).unwrap();
+    assert!(line.has_annotation("timeTrunc"), "{line:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "took {:?}",
+        started.elapsed()
+    );
+}
+
+/// A TLS handshake that never comes is the host's failure: `-2 err=connect` within the connect timeout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_silent_handshake_is_a_connect_failure() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((c, _)) = listener.accept().await {
+            held.push(c);
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("c.toml");
+    let seed = format!("https://127.0.0.1:{port}/");
+    std::fs::write(&cfg, format!("[seeds]\nurls = [\"{seed}\"]\n")).unwrap();
+    let job = dir.path().join("job");
+    common::crawl_quickly_with(&cfg, &job, |c| {
+        c.fetch.obey_robots = false;
+        c.fetch.connect_timeout_ms = 300;
+        c.frontier.max_retries = 0;
+    })
+    .await;
+    let log = common::crawl_log(&job);
+    let line = log.iter().find(|l| l.uri == seed).unwrap();
+    assert_eq!(line.status, -2, "{line:?}");
+    assert!(line.has_annotation("err=connect"), "{line:?}");
 }

@@ -68,7 +68,10 @@ pub(super) async fn run(
         }
         Err(_) => Ok((uri, record)),
         Ok(_) => {
-            super::answered(p, &uri.url);
+            // A 5xx or 429 is a failure in a row like a timeout (post counts it); any other answer ends a run.
+            if !record.try_later() {
+                super::answered(p, &uri.url);
+            }
             Ok((uri, record))
         }
     }

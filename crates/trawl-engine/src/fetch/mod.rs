@@ -431,16 +431,20 @@ impl Fetcher {
         let (parts, mut body) = response.into_parts();
         let mut data = Vec::new();
         let mut truncated = None;
-        // The minimum-rate rule: each window must bring its share of bytes, or the body is cut.
+        // The minimum-rate rule: each window must bring its share of bytes, or the body is cut (a share of 0
+        // bytes, from a tiny rate or window, cuts nothing: the rule is off).
         let window = Duration::from_millis(settings.min_rate_window_ms.max(1));
         let min_bytes = settings
             .min_rate_bytes_per_s
             .saturating_mul(window.as_millis() as u64)
             / 1000;
+        let min_rate = min_bytes > 0;
         let mut window_end = Instant::now() + window;
         let mut window_start_len = 0usize;
+        // The idle timeout counts from the last bytes, not from each turn of the loop.
+        let mut last_data = Instant::now();
         loop {
-            if settings.min_rate_bytes_per_s > 0 && Instant::now() >= window_end {
+            if min_rate && Instant::now() >= window_end {
                 if ((data.len() - window_start_len) as u64) < min_bytes {
                     truncated = Some(Truncation::Time);
                     break;
@@ -448,19 +452,20 @@ impl Fetcher {
                 window_end = Instant::now() + window;
                 window_start_len = data.len();
             }
-            let wait = if settings.min_rate_bytes_per_s > 0 {
-                within(idle).min(
+            let silence_left = within(idle.saturating_sub(last_data.elapsed()));
+            let wait = if min_rate {
+                silence_left.min(
                     window_end.saturating_duration_since(Instant::now()) + Duration::from_millis(1),
                 )
             } else {
-                within(idle)
+                silence_left
             };
             let frame = match timeout(wait, body.frame()).await {
                 // The window ended before the idle timeout: judge the window at the top of the loop.
                 Err(_)
-                    if settings.min_rate_bytes_per_s > 0
+                    if min_rate
                         && Instant::now() >= window_end
-                        && within(idle) > Duration::ZERO =>
+                        && within(idle.saturating_sub(last_data.elapsed())) > Duration::ZERO =>
                 {
                     continue;
                 }
@@ -477,6 +482,7 @@ impl Fetcher {
                     break;
                 }
                 Ok(Some(Ok(frame))) => {
+                    last_data = Instant::now();
                     if let Ok(chunk) = frame.into_data() {
                         data.extend_from_slice(&chunk);
                         if data.len() as u64 > max_bytes {
@@ -600,7 +606,10 @@ impl Fetcher {
             return Err((FetchError::Refused(why, ip), Some(ip)));
         }
         let port = url.port_or_known_default().unwrap_or(80);
-        let timed_out = || FetchError::Timeout(settings.connect_timeout_ms);
+        // A connection, tunnel or handshake that does not come in time is the host's failure (it rests), not
+        // one URL's: a connect error, not a `Timeout`.
+        let ms = settings.connect_timeout_ms;
+        let timed_out = || FetchError::Connect(format!("no connection within {ms} ms"));
         let origin = SocketAddr::new(ip, port);
         let proxy = match settings.proxy.as_deref().map(Proxy::parse) {
             None => None,
@@ -618,7 +627,10 @@ impl Fetcher {
                 Box::new(tcp)
             }
             Some(proxy) => match timeout(wait(), proxy::tunnel(proxy, origin)).await {
-                Err(_) => return Err((timed_out(), Some(ip))),
+                Err(_) => {
+                    let why = format!("no tunnel from {} within {ms} ms", proxy.address);
+                    return Err((FetchError::Proxy(why), Some(ip)));
+                }
                 Ok(Err(e)) => return Err((e, Some(ip))),
                 Ok(Ok(s)) => s,
             },
@@ -643,7 +655,10 @@ impl Fetcher {
             };
             let connector = tokio_rustls::TlsConnector::from(config);
             let tls = match timeout(wait(), connector.connect(name.clone(), raw)).await {
-                Err(_) => return Err((timed_out(), Some(ip))),
+                Err(_) => {
+                    let why = format!("TLS handshake: no answer within {ms} ms");
+                    return Err((FetchError::Connect(why), Some(ip)));
+                }
                 Ok(Err(e)) => {
                     return Err((FetchError::Connect(format!("TLS handshake: {e}")), Some(ip)));
                 }
