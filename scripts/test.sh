@@ -30,6 +30,8 @@ command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
 dpkg -s libssl-dev >/dev/null 2>&1 || need+=(libssl-dev)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+# A real Redis for the shared frontier's tests (crates/trawl-frontier/src/shared).
+command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 if ((${#need[@]})); then
     echo "installing ${need[*]}"
     export DEBIAN_FRONTEND=noninteractive

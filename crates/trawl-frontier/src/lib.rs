@@ -26,6 +26,7 @@ mod error;
 mod frontier;
 mod item;
 mod queue;
+mod shared;
 mod store;
 
 pub use crate::{
@@ -33,5 +34,6 @@ pub use crate::{
     frontier::{Frontier, Next, Scheduled, Taken, Ticket, UrlStatus},
     item::Item,
     queue::{Control, QueueInfo, QueueState},
+    shared::{Claim, Completion, Lease, SharedCounts, SharedError, SharedFrontier},
     store::StoreCopy,
 };

@@ -1,0 +1,66 @@
+-- Completes a leased item, and in the same step schedules what came of it, so that no worker ever sees the
+-- crawl empty between the two.
+-- ARGV: prefix, queue, token, delay_ms, budget, n_first, n_later, then
+--   n_first items put back at the front of `queue` (a retry, a prerequisite),
+--   n_later pairs (due_ms_from_now, "queue\nitem"),
+--   then groups of 4 for new items: queue, seen bucket, seen field, item.
+-- Returns {ok, statuses...}: ok 1, or 0 when the lease is no longer this token's (expired and claimed again:
+-- a zombie's result is dropped; the new holder fetches the item again); a status per new item:
+-- 0 queued, 1 duplicate, 2 over budget.
+local p, q, token = ARGV[1], ARGV[2], ARGV[3]
+local delay, budget = tonumber(ARGV[4]), tonumber(ARGV[5])
+local n_first, n_later = tonumber(ARGV[6]), tonumber(ARGV[7])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+
+local lease = redis.call('HGET', p .. ':lease', q)
+if not lease or string.sub(lease, 1, #token + 1) ~= token .. ' ' then
+  return {0}
+end
+redis.call('HDEL', p .. ':lease', q)
+redis.call('HDEL', p .. ':leased', q)
+redis.call('HINCRBY', p .. ':n', 'in_flight', -1)
+redis.call('HINCRBY', p .. ':n', 'done', 1)
+local polite = now + delay
+redis.call('HSET', p .. ':polite', q, polite)
+
+local i = 8
+for _ = 1, n_first do
+  redis.call('LPUSH', p .. ':q:' .. q, ARGV[i])
+  redis.call('HINCRBY', p .. ':n', 'queued', 1)
+  i = i + 1
+end
+for _ = 1, n_later do
+  redis.call('ZADD', p .. ':later', now + tonumber(ARGV[i]), ARGV[i + 1])
+  redis.call('HINCRBY', p .. ':n', 'later', 1)
+  i = i + 2
+end
+
+local out = {1}
+while i <= #ARGV do
+  local nq, bucket, field, item = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
+  local seen = p .. ':s:' .. bucket
+  if redis.call('HEXISTS', seen, field) == 1 then
+    out[#out + 1] = 1
+  elseif budget > 0 and tonumber(redis.call('HGET', p .. ':budget', nq) or '0') >= budget then
+    out[#out + 1] = 2
+  else
+    redis.call('HSET', seen, field, '')
+    if budget > 0 then redis.call('HINCRBY', p .. ':budget', nq, 1) end
+    redis.call('RPUSH', p .. ':q:' .. nq, item)
+    local np = tonumber(redis.call('HGET', p .. ':polite', nq) or '0')
+    redis.call('ZADD', p .. ':ready', 'NX', math.max(now, np), nq)
+    redis.call('HINCRBY', p .. ':n', 'queued', 1)
+    redis.call('HINCRBY', p .. ':n', 'discovered', 1)
+    out[#out + 1] = 0
+  end
+  i = i + 4
+end
+
+-- The queue rests for its delay, or leaves the ready set when it has nothing left.
+if redis.call('LLEN', p .. ':q:' .. q) > 0 then
+  redis.call('ZADD', p .. ':ready', polite, q)
+else
+  redis.call('ZREM', p .. ':ready', q)
+end
+return out

@@ -1,0 +1,376 @@
+//! A frontier shared by many worker processes through Redis (or Valkey): the queues, the seen set, the
+//! politeness clock and the leases live in the server; each step is one Lua script, so no two workers see
+//! a half-made change.
+//!
+//! Work is leased, not popped: [`SharedFrontier::claim`] claims an item with a lease that expires unless its
+//! holder renews it ([`SharedFrontier::renew`], a heartbeat); [`SharedFrontier::finished`] completes it only
+//! if the lease is still this worker's (a token stops a worker that stalled past its lease from completing
+//! what another now holds), and schedules what came of it in the same step, so the crawl never looks empty
+//! between the two. A worker that dies leaves its leases to expire; the items go back to the front of their
+//! queues. At-least-once: the duplicates are bounded by what was in flight.
+//!
+//! Politeness across workers: a queue has at most one lease at a time, and on completion it rests until
+//! `now + delay` by the server's clock before any worker may claim from it again.
+//!
+//! Every key of a job shares one hash tag (`trawl:{JOB}:…`), so each script touches one cluster slot.
+//! The seen set is exact: 8-byte fingerprints split into 65,536 bucket hashes (2 bytes pick the bucket, the
+//! other 6 are the field), which Redis keeps as compact listpacks.
+
+use std::{collections::HashMap, marker::PhantomData, time::Duration};
+
+use redis::{Script, Value};
+
+use crate::{Item, Scheduled};
+use xxhash_rust::xxh3::xxh3_64 as fingerprint_of;
+
+/// Why the shared frontier failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SharedError {
+    /// Redis could not be reached or refused a command.
+    #[error("redis: {0}")]
+    Redis(#[from] redis::RedisError),
+    /// Redis answered something a trawl script never returns (another program wrote the job's keys?).
+    #[error(
+        "redis answered {0:?} where trawl expected one of its scripts' replies; is another program using the keys trawl:{{JOB}}:*?"
+    )]
+    Reply(String),
+    /// An item in Redis could not be read back.
+    #[error("queue {queue:?} holds an item this version cannot read")]
+    Corrupt {
+        /// Its queue.
+        queue: String,
+    },
+}
+
+/// What a worker gets when it claims work.
+#[derive(Debug)]
+pub enum Claim<T> {
+    /// An item to process now, from `queue`, under `lease`; hand it back with [`SharedFrontier::finished`].
+    Ready {
+        /// The item.
+        item: T,
+        /// Its queue.
+        queue: String,
+        /// The lease it is held under.
+        lease: Lease,
+    },
+    /// Nothing may be claimed before this instant.
+    WaitUntil(std::time::Instant),
+    /// Items wait, but every queue holding them is leased, or the crawl is paused.
+    Busy,
+    /// Nothing is queued, leased or due later anywhere: the crawl is done (or stopped).
+    Empty,
+}
+
+/// Which lease an item was taken under: hand it back to [`SharedFrontier::finished`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lease {
+    token: String,
+}
+
+/// What became of a taken item, handed back with its lease.
+#[derive(Debug)]
+pub struct Completion<T> {
+    /// How long its queue rests before the next claim (politeness).
+    pub delay: Duration,
+    /// Items put back at the front of its queue (a retry, a prerequisite), in the order they will come.
+    pub first: Vec<T>,
+    /// Items due after a wait, each to the back of its queue then.
+    pub later: Vec<(String, T, Duration)>,
+    /// New items (outlinks), through the seen set.
+    pub new: Vec<(String, T)>,
+}
+
+impl<T> Default for Completion<T> {
+    fn default() -> Self {
+        Completion {
+            delay: Duration::ZERO,
+            first: Vec::new(),
+            later: Vec::new(),
+            new: Vec::new(),
+        }
+    }
+}
+
+/// The crawl-wide counters kept in Redis.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SharedCounts {
+    /// Items waiting in queues.
+    pub queued: u64,
+    /// Items under a lease.
+    pub in_flight: u64,
+    /// Items due later.
+    pub later: u64,
+    /// Distinct items ever scheduled.
+    pub discovered: u64,
+    /// Items completed.
+    pub done: u64,
+    /// Leases that expired and were claimed again (a worker died or stalled).
+    pub reclaimed: u64,
+}
+
+/// How many queues one claim looks at before it answers (empty queues it meets are dropped on the way).
+const CLAIM_SCAN: u32 = 50;
+
+/// One worker's handle on a shared frontier.
+pub struct SharedFrontier<T> {
+    conn: redis::Connection,
+    prefix: String,
+    worker: String,
+    lease: Duration,
+    budget: u64,
+    /// Leases this worker holds: queue -> token.
+    held: HashMap<String, String>,
+    next_token: u64,
+    claim_lua: Script,
+    complete_lua: Script,
+    schedule_lua: Script,
+    renew_lua: Script,
+    _items: PhantomData<T>,
+}
+
+impl<T> std::fmt::Debug for SharedFrontier<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedFrontier")
+            .field("prefix", &self.prefix)
+            .field("worker", &self.worker)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T: Item> SharedFrontier<T> {
+    /// Connects to the crawl `job` at `url` (`redis://HOST:PORT/DB`) as `worker`, claiming under leases of
+    /// `lease` (renewed by [`SharedFrontier::renew`]); `budget` caps the items of one queue (0: none).
+    pub fn connect(
+        url: &str,
+        job: &str,
+        worker: &str,
+        lease: Duration,
+        budget: u64,
+    ) -> Result<SharedFrontier<T>, SharedError> {
+        let client = redis::Client::open(url)?;
+        let conn = client.get_connection()?;
+        Ok(SharedFrontier {
+            conn,
+            prefix: format!("trawl:{{{job}}}"),
+            worker: worker.to_string(),
+            lease,
+            budget,
+            held: HashMap::new(),
+            next_token: 0,
+            claim_lua: Script::new(include_str!("claim.lua")),
+            complete_lua: Script::new(include_str!("complete.lua")),
+            schedule_lua: Script::new(include_str!("schedule.lua")),
+            renew_lua: Script::new(include_str!("renew.lua")),
+            _items: PhantomData,
+        })
+    }
+
+    /// The prefix of every key of this job.
+    pub fn prefix(&self) -> &str {
+        &self.prefix
+    }
+
+    /// Schedules new items (seeds) through the seen set.
+    pub fn schedule_batch(
+        &mut self,
+        batch: Vec<(String, T)>,
+    ) -> Result<Vec<Scheduled>, SharedError> {
+        if batch.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut inv = self.schedule_lua.prepare_invoke();
+        inv.arg(&self.prefix).arg(self.budget);
+        for (queue, item) in &batch {
+            push_new(&mut inv, queue, item);
+        }
+        let codes: Vec<i64> = inv.invoke(&mut self.conn)?;
+        codes.into_iter().map(scheduled).collect()
+    }
+
+    /// Claims the next item whose queue may be fetched from now.
+    pub fn claim(&mut self) -> Result<Claim<T>, SharedError> {
+        self.next_token += 1;
+        let token = format!("{}.{}", self.worker, self.next_token);
+        let reply: Vec<Value> = self
+            .claim_lua
+            .prepare_invoke()
+            .arg(&self.prefix)
+            .arg(&self.worker)
+            .arg(self.lease.as_millis() as u64)
+            .arg(&token)
+            .arg(CLAIM_SCAN)
+            .invoke(&mut self.conn)?;
+        let text = |v: &Value| -> Result<Vec<u8>, SharedError> {
+            match v {
+                Value::BulkString(b) => Ok(b.clone()),
+                Value::SimpleString(s) => Ok(s.clone().into_bytes()),
+                other => Err(SharedError::Reply(format!("{other:?}"))),
+            }
+        };
+        let kind = reply.first().map(text).transpose()?.unwrap_or_default();
+        Ok(match (kind.as_slice(), reply.len()) {
+            (b"ready", 3) => {
+                let queue = String::from_utf8_lossy(&text(&reply[1])?).into_owned();
+                let item = T::decode(&text(&reply[2])?).ok_or_else(|| SharedError::Corrupt {
+                    queue: queue.clone(),
+                })?;
+                self.held.insert(queue.clone(), token.clone());
+                Claim::Ready {
+                    item,
+                    queue,
+                    lease: Lease { token },
+                }
+            }
+            (b"wait", 2) => {
+                let ms: u64 = String::from_utf8_lossy(&text(&reply[1])?)
+                    .parse()
+                    .map_err(|_| SharedError::Reply(format!("{reply:?}")))?;
+                Claim::WaitUntil(std::time::Instant::now() + Duration::from_millis(ms))
+            }
+            (b"busy" | b"paused", 1) => Claim::Busy,
+            (b"empty", 1) => Claim::Empty,
+            _ => return Err(SharedError::Reply(format!("{reply:?}"))),
+        })
+    }
+
+    /// Completes an item taken from `queue` under `lease`, scheduling what came of it. `None` when the lease
+    /// was lost (it expired and another worker claimed the item): nothing of this result is kept.
+    pub fn finished(
+        &mut self,
+        queue: &str,
+        lease: &Lease,
+        done: Completion<T>,
+    ) -> Result<Option<Vec<Scheduled>>, SharedError> {
+        if self.held.get(queue) == Some(&lease.token) {
+            self.held.remove(queue);
+        }
+        let mut inv = self.complete_lua.prepare_invoke();
+        inv.arg(&self.prefix)
+            .arg(queue)
+            .arg(&lease.token)
+            .arg(done.delay.as_millis() as u64)
+            .arg(self.budget)
+            .arg(done.first.len())
+            .arg(done.later.len());
+        for item in done.first.iter().rev() {
+            inv.arg(encode(item));
+        }
+        for (q, item, after) in &done.later {
+            let mut member = q.as_bytes().to_vec();
+            member.push(b'\n');
+            item.encode(&mut member);
+            inv.arg(after.as_millis() as u64).arg(member);
+        }
+        for (q, item) in &done.new {
+            push_new(&mut inv, q, item);
+        }
+        let codes: Vec<i64> = inv.invoke(&mut self.conn)?;
+        match codes.split_first() {
+            Some((1, rest)) => rest
+                .iter()
+                .copied()
+                .map(scheduled)
+                .collect::<Result<_, _>>()
+                .map(Some),
+            Some((0, [])) => Ok(None),
+            _ => Err(SharedError::Reply(format!("{codes:?}"))),
+        }
+    }
+
+    /// Extends every lease this worker holds and records its heartbeat; returns how many it still holds.
+    pub fn renew(&mut self) -> Result<usize, SharedError> {
+        let mut inv = self.renew_lua.prepare_invoke();
+        inv.arg(&self.prefix)
+            .arg(&self.worker)
+            .arg(self.lease.as_millis() as u64);
+        for (q, token) in &self.held {
+            inv.arg(q).arg(token);
+        }
+        let kept: usize = inv.invoke(&mut self.conn)?;
+        Ok(kept)
+    }
+
+    /// Marks `key` seen; true if it was not before (used to log one line per refused URL crawl-wide).
+    pub fn mark_seen(&mut self, key: &str) -> Result<bool, SharedError> {
+        let (bucket, field) = seen_slot(key);
+        let added: bool = redis::cmd("HSETNX")
+            .arg(format!("{}:s:{bucket}", self.prefix))
+            .arg(field.as_slice())
+            .arg("")
+            .query(&mut self.conn)?;
+        Ok(added)
+    }
+
+    /// Whether `key` was scheduled or marked seen.
+    pub fn is_seen(&mut self, key: &str) -> Result<bool, SharedError> {
+        let (bucket, field) = seen_slot(key);
+        let seen: bool = redis::cmd("HEXISTS")
+            .arg(format!("{}:s:{bucket}", self.prefix))
+            .arg(field.as_slice())
+            .query(&mut self.conn)?;
+        Ok(seen)
+    }
+
+    /// The crawl-wide counters.
+    pub fn counts(&mut self) -> Result<SharedCounts, SharedError> {
+        let map: HashMap<String, i64> = redis::cmd("HGETALL")
+            .arg(format!("{}:n", self.prefix))
+            .query(&mut self.conn)?;
+        let get = |k: &str| map.get(k).copied().unwrap_or(0).max(0) as u64;
+        Ok(SharedCounts {
+            queued: get("queued"),
+            in_flight: get("in_flight"),
+            later: get("later"),
+            discovered: get("discovered"),
+            done: get("done"),
+            reclaimed: get("reclaimed"),
+        })
+    }
+
+    /// Sets the crawl-wide state every worker obeys at its next claim: `run`, `pause` or `stop`.
+    pub fn set_state(&mut self, state: &str) -> Result<(), SharedError> {
+        redis::cmd("HSET")
+            .arg(format!("{}:ctl", self.prefix))
+            .arg("state")
+            .arg(state)
+            .exec(&mut self.conn)?;
+        Ok(())
+    }
+}
+
+fn encode<T: Item>(item: &T) -> Vec<u8> {
+    let mut out = Vec::new();
+    item.encode(&mut out);
+    out
+}
+
+/// The seen-set bucket and field of a uniq key: its 8-byte fingerprint split 2 + 6.
+fn seen_slot(key: &str) -> (u16, [u8; 6]) {
+    // The same fingerprint as the embedded frontier's uniq filter (xxh3, stable across versions).
+    let fp = fingerprint_of(key.as_bytes()).to_be_bytes();
+    let mut field = [0u8; 6];
+    field.copy_from_slice(&fp[2..]);
+    (u16::from_be_bytes([fp[0], fp[1]]), field)
+}
+
+fn push_new<T: Item>(inv: &mut redis::ScriptInvocation<'_>, queue: &str, item: &T) {
+    let (bucket, field) = seen_slot(item.uniq_key());
+    inv.arg(queue)
+        .arg(bucket)
+        .arg(field.as_slice())
+        .arg(encode(item));
+}
+
+fn scheduled(code: i64) -> Result<Scheduled, SharedError> {
+    match code {
+        0 => Ok(Scheduled::Queued),
+        1 => Ok(Scheduled::Duplicate),
+        2 => Ok(Scheduled::OverBudget),
+        other => Err(SharedError::Reply(format!("status {other}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,249 @@
+//! Against a real `redis-server` on a loopback port (installed by the test command).
+
+use std::{
+    process::{Child, Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use super::*;
+
+/// A redis-server of its own on a free loopback port, killed when dropped.
+pub(crate) struct RedisServer {
+    child: Child,
+    pub(crate) url: String,
+    _dir: tempfile::TempDir,
+}
+
+impl RedisServer {
+    pub(crate) fn start() -> RedisServer {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let dir = tempfile::tempdir().unwrap();
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", ""])
+            .arg("--dir")
+            .arg(dir.path())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("redis-server is not installed: run the README's test command (apt-get install redis-server)");
+        let url = format!("redis://127.0.0.1:{port}/0");
+        let client = redis::Client::open(url.as_str()).unwrap();
+        let started = Instant::now();
+        while client.get_connection().is_err() {
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "redis-server did not start"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        RedisServer {
+            child,
+            url,
+            _dir: dir,
+        }
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn worker(server: &RedisServer, name: &str, lease_ms: u64) -> SharedFrontier<String> {
+    SharedFrontier::connect(&server.url, "t", name, Duration::from_millis(lease_ms), 0).unwrap()
+}
+
+fn claim(f: &mut SharedFrontier<String>) -> (String, String, Lease) {
+    match f.claim().unwrap() {
+        Claim::Ready { item, queue, lease } => (item, queue, lease),
+        other => panic!("expected an item, got {other:?}"),
+    }
+}
+
+fn seeds(f: &mut SharedFrontier<String>, items: &[(&str, &str)]) -> Vec<Scheduled> {
+    f.schedule_batch(
+        items
+            .iter()
+            .map(|(q, i)| (q.to_string(), i.to_string()))
+            .collect(),
+    )
+    .unwrap()
+}
+
+#[test]
+fn each_item_once_and_one_lease_per_queue() {
+    let server = RedisServer::start();
+    let mut a = worker(&server, "a", 60_000);
+    let mut b = worker(&server, "b", 60_000);
+    assert_eq!(
+        seeds(
+            &mut a,
+            &[
+                ("h1", "h1/1"),
+                ("h1", "h1/2"),
+                ("h2", "h2/1"),
+                ("h1", "h1/1")
+            ]
+        ),
+        [
+            Scheduled::Queued,
+            Scheduled::Queued,
+            Scheduled::Queued,
+            Scheduled::Duplicate
+        ]
+    );
+    let (item, q1, lease) = claim(&mut a);
+    assert_eq!((item.as_str(), q1.as_str()), ("h1/1", "h1"));
+    // h1 is leased: b gets h2's item, then nothing may be claimed (h1 leased, h2 empty).
+    let (item, q2, lease2) = claim(&mut b);
+    assert_eq!((item.as_str(), q2.as_str()), ("h2/1", "h2"));
+    assert!(matches!(b.claim().unwrap(), Claim::WaitUntil(_)));
+    // a finishes with a 300 ms delay and finds a new link and a duplicate.
+    let done = Completion {
+        delay: Duration::from_millis(300),
+        new: vec![
+            ("h3".to_string(), "h3/1".to_string()),
+            ("h2".into(), "h2/1".into()),
+        ],
+        ..Completion::default()
+    };
+    assert_eq!(
+        a.finished(&q1, &lease, done).unwrap(),
+        Some(vec![Scheduled::Queued, Scheduled::Duplicate])
+    );
+    let (item, q3, lease3) = claim(&mut b);
+    assert_eq!(item, "h3/1");
+    // h1 rests its delay: nothing for a now, h1/2 after it.
+    let Claim::WaitUntil(at) = a.claim().unwrap() else {
+        panic!("h1 rests")
+    };
+    let rest = at.saturating_duration_since(Instant::now());
+    assert!(
+        rest > Duration::from_millis(150) && rest <= Duration::from_millis(310),
+        "{rest:?}"
+    );
+    std::thread::sleep(rest + Duration::from_millis(20));
+    let (item, q4, lease4) = claim(&mut a);
+    assert_eq!(item, "h1/2");
+    assert_eq!(
+        a.finished(&q4, &lease4, Completion::default()).unwrap(),
+        Some(vec![])
+    );
+    for (q, l) in [(&q2, &lease2), (&q3, &lease3)] {
+        assert_eq!(
+            b.finished(q, l, Completion::default()).unwrap(),
+            Some(vec![])
+        );
+    }
+    assert!(matches!(a.claim().unwrap(), Claim::Empty));
+    let counts = a.counts().unwrap();
+    assert_eq!(
+        (
+            counts.done,
+            counts.discovered,
+            counts.queued,
+            counts.in_flight
+        ),
+        (4, 4, 0, 0)
+    );
+}
+
+#[test]
+fn an_expired_lease_is_claimed_again_and_the_old_holder_cannot_complete() {
+    let server = RedisServer::start();
+    let mut dead = worker(&server, "dead", 200);
+    let mut live = worker(&server, "live", 200);
+    seeds(&mut dead, &[("h", "h/1")]);
+    let (_, q, stale) = claim(&mut dead);
+    assert!(matches!(live.claim().unwrap(), Claim::WaitUntil(_)));
+    std::thread::sleep(Duration::from_millis(250));
+    let (item, _, lease) = claim(&mut live);
+    assert_eq!(item, "h/1", "the dead worker's item, again");
+    // The zombie wakes up: its result is dropped, links included.
+    let late = Completion {
+        new: vec![("h".to_string(), "h/zombie".to_string())],
+        ..Completion::default()
+    };
+    assert_eq!(dead.finished(&q, &stale, late).unwrap(), None);
+    assert!(!live.is_seen("h/zombie").unwrap());
+    // The live worker renews past the lease and still completes.
+    std::thread::sleep(Duration::from_millis(120));
+    assert_eq!(live.renew().unwrap(), 1);
+    std::thread::sleep(Duration::from_millis(120));
+    assert!(
+        matches!(dead.claim().unwrap(), Claim::WaitUntil(_)),
+        "still leased"
+    );
+    assert_eq!(
+        live.finished(&q, &lease, Completion::default()).unwrap(),
+        Some(vec![])
+    );
+    let counts = live.counts().unwrap();
+    assert_eq!((counts.reclaimed, counts.done, counts.in_flight), (1, 1, 0));
+}
+
+#[test]
+fn retries_go_first_and_later_items_wait() {
+    let server = RedisServer::start();
+    let mut f = worker(&server, "w", 60_000);
+    seeds(&mut f, &[("h", "h/1"), ("h", "h/2")]);
+    let (_, q, lease) = claim(&mut f);
+    let done = Completion {
+        first: vec!["h/robots".to_string(), "h/1".to_string()],
+        later: vec![(
+            "h".to_string(),
+            "h/again".to_string(),
+            Duration::from_millis(200),
+        )],
+        ..Completion::default()
+    };
+    f.finished(&q, &lease, done).unwrap();
+    let mut order = Vec::new();
+    let started = Instant::now();
+    while order.len() < 4 {
+        match f.claim().unwrap() {
+            Claim::Ready { item, queue, lease } => {
+                order.push(item);
+                f.finished(&queue, &lease, Completion::default()).unwrap();
+            }
+            Claim::WaitUntil(at) => {
+                std::thread::sleep(at.saturating_duration_since(Instant::now()))
+            }
+            other => panic!("{other:?} with {order:?}"),
+        }
+    }
+    assert_eq!(order, ["h/robots", "h/1", "h/2", "h/again"]);
+    assert!(started.elapsed() >= Duration::from_millis(150));
+    assert!(matches!(f.claim().unwrap(), Claim::Empty));
+}
+
+#[test]
+fn budgets_pause_and_the_seen_set() {
+    let server = RedisServer::start();
+    let mut f =
+        SharedFrontier::<String>::connect(&server.url, "b", "w", Duration::from_secs(60), 2)
+            .unwrap();
+    assert_eq!(
+        seeds(&mut f, &[("h", "1"), ("h", "2"), ("h", "3"), ("g", "4")]),
+        [
+            Scheduled::Queued,
+            Scheduled::Queued,
+            Scheduled::OverBudget,
+            Scheduled::Queued
+        ]
+    );
+    assert!(f.mark_seen("cut x").unwrap() && !f.mark_seen("cut x").unwrap());
+    assert!(f.is_seen("1").unwrap() && !f.is_seen("3").unwrap());
+    f.set_state("pause").unwrap();
+    assert!(matches!(f.claim().unwrap(), Claim::Busy));
+    f.set_state("run").unwrap();
+    assert!(matches!(f.claim().unwrap(), Claim::Ready { .. }));
+    // Another job on the same server shares nothing.
+    let mut other = worker(&server, "w", 60_000);
+    assert!(matches!(other.claim().unwrap(), Claim::Empty));
+}
