@@ -34,6 +34,19 @@ pub enum Error {
     /// `trawl resume` was pointed at a directory with no crawl state.
     #[error("{} holds no crawl to resume (no state/frontier); start one with `trawl crawl --job`", .0.display())]
     NothingToResume(PathBuf),
+    /// The shared frontier (`--frontier redis://…`) cannot be used.
+    #[error("shared frontier {0}")]
+    Remote(String),
+    /// `trawl worker` found no crawl to join.
+    #[error("{url} holds no crawl named {job:?}{}: start one with `trawl crawl --frontier {url} --job DIR SEED…` (the job directory's name is the crawl's name), or give a --job directory named as the crawl", if crawls.is_empty() { String::new() } else { format!(" (it holds {})", crawls.join(", ")) })]
+    NoSharedCrawl {
+        /// The server.
+        url: String,
+        /// The name looked for.
+        job: String,
+        /// The crawls it holds.
+        crawls: Vec<String>,
+    },
     /// The frontier's store failed.
     #[error(transparent)]
     Frontier(#[from] trawl_frontier::Error),

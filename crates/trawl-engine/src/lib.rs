@@ -40,7 +40,7 @@ pub mod write;
 pub use crate::{
     annotation::Annotation,
     config::{ConfigError, CrawlConfig},
-    crawl::{Crawl, CrawlHandle, Summary},
+    crawl::{Crawl, CrawlHandle, RemoteSpec, Summary, job_name},
     crawl_uri::{ClassFacts, CrawlUri, UriKind, Watch},
     error::Error,
     fetch::Fetcher,

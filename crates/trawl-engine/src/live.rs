@@ -49,6 +49,7 @@ pub const READ_AT_LAUNCH: &[&str] = &[
     "frontier.bloom_fp_rate",
     "frontier.uniq",
     "frontier.checkpoint_interval_s",
+    "frontier.lease_ms",
     "frontier.max_uris_per_host",
     "frontier.max_active_queues",
     "frontier.balance_replenish",

@@ -34,6 +34,6 @@ pub use crate::{
     frontier::{Frontier, Next, Scheduled, Taken, Ticket, UrlStatus},
     item::Item,
     queue::{Control, QueueInfo, QueueState},
-    shared::{Claim, Completion, Lease, SharedCounts, SharedError, SharedFrontier},
+    shared::{Claim, Completion, Lease, SharedCounts, SharedError, SharedFrontier, shared_crawls},
     store::StoreCopy,
 };

@@ -37,6 +37,23 @@ pub(crate) enum Command {
         /// needs one).
         #[arg(long, value_name = "AGENT")]
         user_agent: Option<String>,
+        /// Share the crawl's frontier through Redis (or Valkey) at redis://HOST:PORT/DB: creates the crawl
+        /// there, named as the job directory, or joins the crawl of that name; more machines join with
+        /// `trawl worker` (docs/distributed.md).
+        #[arg(long, value_name = "REDIS_URL")]
+        frontier: Option<String>,
+    },
+    /// Join a crawl shared through Redis (started by `trawl crawl --frontier`) as one more worker, writing
+    /// its own WARCs and logs into --job DIR (named as the crawl); exits 0 when the whole crawl is finished.
+    Worker {
+        /// The Redis (or Valkey) server holding the crawl: redis://HOST:PORT/DB.
+        frontier: String,
+        /// This worker's job directory; its name is the crawl's name.
+        #[arg(long)]
+        job: PathBuf,
+        /// Serve Prometheus metrics of this worker at http://ADDR/metrics while it runs.
+        #[arg(long, value_name = "ADDR")]
+        metrics_bind: Option<std::net::SocketAddr>,
     },
     /// Continue a job stopped by Ctrl-C or killed: from where it stopped, or from a checkpoint.
     Resume {

@@ -248,6 +248,9 @@ pub struct FrontierConfig {
     pub max_uris_per_host: u64,
     /// A checkpoint is written every this many seconds; 0 means only on request and at the end. Default: 0.
     pub checkpoint_interval_s: u64,
+    /// With a shared frontier (`--frontier redis://…`): how long a claimed URI stays this worker's without
+    /// a heartbeat; a dead worker's URIs are claimed again after at most this long. Default: 30000.
+    pub lease_ms: u64,
     /// How URIs are grouped into politeness queues: `host`, `domain` (registered domain) or `ip`.
     /// Default: "host".
     pub queue_assignment: crate::assign::QueueAssignment,
@@ -329,6 +332,7 @@ impl Default for FrontierConfig {
             retry_delay_ms: 30_000,
             max_uris_per_host: 0,
             checkpoint_interval_s: 0,
+            lease_ms: 30_000,
             queue_assignment: crate::assign::QueueAssignment::Host,
             parallel_queues: 1,
             max_host_bytes_per_s: 0,

@@ -30,10 +30,14 @@ use crate::{
 
 mod control;
 mod handle;
+mod remote;
 mod ticker;
 mod worker;
 
-pub use self::handle::CrawlHandle;
+pub use self::{
+    handle::CrawlHandle,
+    remote::{RemoteSpec, job_name},
+};
 use self::{control::*, handle::Envelope, worker::*};
 
 /// What a finished crawl reports.
@@ -56,13 +60,18 @@ pub struct Crawl {
     config: CrawlConfig,
     seeds: Vec<Url>,
     repaired: Vec<trawl_warc::Repaired>,
+    /// The shared frontier this process works on, if any (`--frontier redis://…`, `trawl worker`).
+    remote: Option<RemoteSpec>,
 }
 
 /// What the crawl's tasks share: the pipeline the workers run URIs through, the frontier (touched by the
 /// worker loop, the ticker and operator commands only), and the job.
 struct Shared {
     pipeline: Pipeline,
+    /// The embedded frontier (empty when the crawl's frontier is shared: see `remote`).
     frontier: Arc<Mutex<Frontier<CrawlUri>>>,
+    /// The shared frontier, when this process is one worker of a crawl in Redis.
+    remote: Option<remote::Remote>,
     /// Wakes workers waiting for work.
     wake: Notify,
     seeds: Vec<Url>,
@@ -108,6 +117,80 @@ impl Crawl {
             config,
             seeds: parsed,
             repaired: Vec::new(),
+            remote: None,
+        })
+    }
+
+    /// Prepares a crawl whose frontier is shared through Redis at `url` (`trawl crawl --frontier`): creates
+    /// it there with this config and seeds, named as the job directory, or joins the crawl of that name
+    /// (its settings win; seeds given here are added).
+    pub fn new_shared(
+        job_dir: &std::path::Path,
+        mut config: CrawlConfig,
+        seeds: &[String],
+        url: &str,
+    ) -> Result<Crawl, Error> {
+        config.seeds.urls.extend(seeds.iter().cloned());
+        config.seeds.urls.dedup();
+        if config.seeds.urls.is_empty() {
+            return Err(Error::NoSeeds);
+        }
+        config.validate().map_err(|e| Error::Config {
+            path: job_dir.join("crawl.toml"),
+            message: e.to_string(),
+        })?;
+        let spec = RemoteSpec::new(url, job_dir);
+        let mut frontier = spec.connect(Duration::from_millis(config.frontier.lease_ms), 0)?;
+        let (text, created) = frontier
+            .adopt_config(&config.to_toml())
+            .map_err(|e| remote::remote_error(url, e))?;
+        if !created {
+            eprintln!("trawl: joining the crawl {:?} at {url}", spec.job);
+        }
+        let mut crawl = Crawl::joined(job_dir, spec, &text)?;
+        // Seeds given on joining are added to the crawl.
+        for seed in seeds {
+            if !crawl.seeds.iter().any(|s| s.as_str() == seed) {
+                crawl.seeds.push(trawl_url::parse_seed(seed)?);
+            }
+        }
+        Ok(crawl)
+    }
+
+    /// Joins the crawl in Redis at `url` named as `job_dir` (`trawl worker`), with its settings.
+    pub fn join(job_dir: &std::path::Path, url: &str) -> Result<Crawl, Error> {
+        let spec = RemoteSpec::new(url, job_dir);
+        let mut frontier = spec.connect(Duration::from_secs(30), 0)?;
+        let Some(text) = frontier
+            .config()
+            .map_err(|e| remote::remote_error(url, e))?
+        else {
+            return Err(Error::NoSharedCrawl {
+                url: url.to_string(),
+                job: spec.job.clone(),
+                crawls: trawl_frontier::shared_crawls(url).unwrap_or_default(),
+            });
+        };
+        Crawl::joined(job_dir, spec, &text)
+    }
+
+    /// A worker's crawl of the shared crawl whose settings are `text`, into its own `job_dir`.
+    fn joined(job_dir: &std::path::Path, spec: RemoteSpec, text: &str) -> Result<Crawl, Error> {
+        let job = Job::create(job_dir)?;
+        let config = CrawlConfig::parse(text, &job.config_path())?;
+        job.write_file(&job.config_path(), text)?;
+        let seeds = config
+            .seeds
+            .urls
+            .iter()
+            .map(|s| trawl_url::parse_seed(s))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Crawl {
+            job,
+            config,
+            seeds,
+            repaired: Vec::new(),
+            remote: Some(spec),
         })
     }
 
@@ -135,7 +218,13 @@ impl Crawl {
             config,
             seeds,
             repaired,
+            remote: None,
         })
+    }
+
+    /// Whether this process is one worker of a crawl shared through Redis.
+    pub fn is_shared(&self) -> bool {
+        self.remote.is_some()
     }
 
     /// WARC files a resume found left open by a crash and repaired.
@@ -169,12 +258,14 @@ impl Crawl {
         let pid_file = self.job.state_dir().join("crawl.pid");
         self.job
             .write_file(&pid_file, &std::process::id().to_string())?;
+        let renewal = tokio::spawn(remote::renew_leases(shared.clone()));
         let workers: Vec<_> = (0..self.config.fetch.max_connections)
             .map(|i| tokio::spawn(worker(shared.clone(), i + 1)))
             .collect();
         for w in workers {
             let _ = w.await;
         }
+        renewal.abort();
         ticker.abort();
         control.abort();
         let _ = std::fs::remove_file(&pid_file);
@@ -299,12 +390,28 @@ impl Crawl {
         } else {
             None
         };
-        let warc = WarcSink::new(self.job.warc_dir(), &config.warc, warcinfo, dedup)?;
+        // A worker of a shared crawl names its WARCs with its worker id.
+        let mut warc_config = config.warc.clone();
+        if let Some(spec) = &self.remote {
+            warc_config.prefix = format!("{}-{}", warc_config.prefix, spec.worker);
+        }
+        let warc = WarcSink::new(self.job.warc_dir(), &warc_config, warcinfo, dedup)?;
         let budget = Some(config.frontier.max_uris_per_host).filter(|&b| b > 0);
-        let mut frontier = Frontier::open(
-            &self.job.frontier_dir(),
-            config.fetch.max_connections_per_host,
-        )?
+        let remote = match &self.remote {
+            Some(spec) => {
+                let lease = Duration::from_millis(config.frontier.lease_ms);
+                let frontier = spec.connect(lease, config.frontier.max_uris_per_host)?;
+                Some(remote::Remote::new(spec.clone(), frontier, lease))
+            }
+            None => None,
+        };
+        let mut frontier = match remote {
+            Some(_) => Frontier::in_memory(1),
+            None => Frontier::open(
+                &self.job.frontier_dir(),
+                config.fetch.max_connections_per_host,
+            )?,
+        }
         .with_budget(budget)
         .with_active_queues(
             config.frontier.max_active_queues,
@@ -332,11 +439,25 @@ impl Crawl {
             config.frontier.queue_assignment,
             config.frontier.parallel_queues,
         );
+        let mut seeds = Vec::with_capacity(self.seeds.len());
         for seed in &self.seeds {
             let mut uri = CrawlUri::seed(seed.clone(), String::new());
             naming.name(&mut uri);
             uri.rank(&live.sheets.effective(&uri), &live.config);
-            frontier.schedule(&assign.key(&uri.url), uri);
+            seeds.push((assign.key(&uri.url), uri));
+        }
+        match &remote {
+            // Every worker schedules the seeds: the seen set keeps one of each.
+            Some(r) => {
+                lock(&r.frontier)
+                    .schedule_batch(seeds)
+                    .map_err(|e| remote::remote_error(&r.spec.url, e))?;
+            }
+            None => {
+                for (queue, uri) in seeds {
+                    frontier.schedule(&queue, uri);
+                }
+            }
         }
         let frontier = Arc::new(Mutex::new(frontier));
         let log = CrawlLog::open(&self.job.logs_dir().join("crawl.log"))?;
@@ -366,6 +487,7 @@ impl Crawl {
         Ok(Shared {
             pipeline,
             frontier,
+            remote,
             wake: Notify::new(),
             seeds: self.seeds.clone(),
             job: self.job.clone(),
@@ -385,6 +507,12 @@ fn checkpoint(shared: &Shared, running: bool) -> Result<std::path::PathBuf, Erro
     let started = chrono::Utc::now();
     shared.pipeline.warc.close()?;
     let snap = shared.snapshot();
+    if shared.remote.is_some() {
+        // The frontier is in Redis (its own persistence); a worker keeps its counters and cookies.
+        shared.pipeline.access.cookies.flush();
+        save_stats(shared, &shared.job.state_dir());
+        return Ok(shared.job.state_dir());
+    }
     let view = if running {
         shared.pipeline.log.checkpoint()?
     } else {
@@ -446,6 +574,15 @@ fn save_stats(shared: &Shared, dir: &std::path::Path) {
 impl Shared {
     fn snapshot(&self) -> Snapshot {
         let mut snap = self.pipeline.stats.snapshot();
+        if let Some(remote) = &self.remote {
+            // Crawl-wide counts; this process's own are in the rest of the snapshot.
+            if let Ok(c) = lock(&remote.frontier).counts() {
+                snap.queued = c.queued + c.later;
+                snap.in_flight = c.in_flight;
+                snap.discovered = c.discovered;
+            }
+            return snap;
+        }
         let f = lock(&self.frontier);
         snap.queued = f.queued() + f.due_later() as u64;
         snap.in_flight = f.in_flight() as u64;

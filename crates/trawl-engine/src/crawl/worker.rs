@@ -12,6 +12,9 @@ use crate::{
 };
 
 pub(super) async fn worker(shared: Arc<Shared>, id: usize) {
+    if let Some(remote) = &shared.remote {
+        return super::remote::worker(shared.clone(), remote, id).await;
+    }
     let stop = &shared.pipeline.stop;
     loop {
         if stop.is_stopped() {

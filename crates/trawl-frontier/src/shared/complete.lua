@@ -1,7 +1,7 @@
 -- Completes a leased item, and in the same step schedules what came of it, so that no worker ever sees the
 -- crawl empty between the two.
 -- ARGV: prefix, queue, token, delay_ms, budget, n_first, n_later, then
---   n_first items put back at the front of `queue` (a retry, a prerequisite),
+--   n_first pairs (queue, item) put back at the front of their queues (a retry, a prerequisite), last first,
 --   n_later pairs (due_ms_from_now, "queue\nitem"),
 --   then groups of 4 for new items: queue, seen bucket, seen field, item.
 -- Returns {ok, statuses...}: ok 1, or 0 when the lease is no longer this token's (expired and claimed again:
@@ -26,9 +26,14 @@ redis.call('HSET', p .. ':polite', q, polite)
 
 local i = 8
 for _ = 1, n_first do
-  redis.call('LPUSH', p .. ':q:' .. q, ARGV[i])
+  local fq = ARGV[i]
+  redis.call('LPUSH', p .. ':q:' .. fq, ARGV[i + 1])
   redis.call('HINCRBY', p .. ':n', 'queued', 1)
-  i = i + 1
+  if fq ~= q then
+    local fp = tonumber(redis.call('HGET', p .. ':polite', fq) or '0')
+    redis.call('ZADD', p .. ':ready', 'NX', math.max(now, fp), fq)
+  end
+  i = i + 2
 end
 for _ = 1, n_later do
   redis.call('ZADD', p .. ':later', now + tonumber(ARGV[i]), ARGV[i + 1])

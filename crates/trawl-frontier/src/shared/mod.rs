@@ -27,9 +27,17 @@ use xxhash_rust::xxh3::xxh3_64 as fingerprint_of;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SharedError {
-    /// Redis could not be reached or refused a command.
+    /// Redis cannot be reached now (down, restarting, a failover): the step may be tried again.
+    #[error("redis is unreachable ({0}); trying again")]
+    Unavailable(redis::RedisError),
+    /// Redis is out of memory (`maxmemory`): nothing more can be queued until an operator makes room.
+    #[error(
+        "redis is full (maxmemory reached): the crawl waits; raise maxmemory or add memory, and it goes on ({0})"
+    )]
+    Full(redis::RedisError),
+    /// Redis refused a command.
     #[error("redis: {0}")]
-    Redis(#[from] redis::RedisError),
+    Redis(redis::RedisError),
     /// Redis answered something a trawl script never returns (another program wrote the job's keys?).
     #[error(
         "redis answered {0:?} where trawl expected one of its scripts' replies; is another program using the keys trawl:{{JOB}}:*?"
@@ -63,6 +71,33 @@ pub enum Claim<T> {
     Empty,
 }
 
+impl From<redis::RedisError> for SharedError {
+    fn from(e: redis::RedisError) -> Self {
+        if e.code() == Some("OOM") {
+            SharedError::Full(e)
+        } else if e.is_io_error()
+            || e.is_connection_dropped()
+            || e.is_connection_refusal()
+            || e.is_timeout()
+            || matches!(
+                e.code(),
+                Some("LOADING" | "READONLY" | "MASTERDOWN" | "TRYAGAIN")
+            )
+        {
+            SharedError::Unavailable(e)
+        } else {
+            SharedError::Redis(e)
+        }
+    }
+}
+
+impl SharedError {
+    /// Whether the same step may work when tried again later (Redis back, or given memory).
+    pub fn is_transient(&self) -> bool {
+        matches!(self, SharedError::Unavailable(_) | SharedError::Full(_))
+    }
+}
+
 /// Which lease an item was taken under: hand it back to [`SharedFrontier::finished`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lease {
@@ -74,8 +109,8 @@ pub struct Lease {
 pub struct Completion<T> {
     /// How long its queue rests before the next claim (politeness).
     pub delay: Duration,
-    /// Items put back at the front of its queue (a retry, a prerequisite), in the order they will come.
-    pub first: Vec<T>,
+    /// Items put back at the front of their queues (a retry, a prerequisite), in the order they will come.
+    pub first: Vec<(String, T)>,
     /// Items due after a wait, each to the back of its queue then.
     pub later: Vec<(String, T, Duration)>,
     /// New items (outlinks), through the seen set.
@@ -110,12 +145,34 @@ pub struct SharedCounts {
     pub reclaimed: u64,
 }
 
+/// The Lua scripts, loaded once per server (`EVALSHA`, and `SCRIPT LOAD` again after a restart).
+struct Scripts {
+    claim: Script,
+    complete: Script,
+    schedule: Script,
+    renew: Script,
+}
+
+impl Default for Scripts {
+    fn default() -> Self {
+        Scripts {
+            claim: Script::new(include_str!("claim.lua")),
+            complete: Script::new(include_str!("complete.lua")),
+            schedule: Script::new(include_str!("schedule.lua")),
+            renew: Script::new(include_str!("renew.lua")),
+        }
+    }
+}
+
 /// How many queues one claim looks at before it answers (empty queues it meets are dropped on the way).
 const CLAIM_SCAN: u32 = 50;
 
 /// One worker's handle on a shared frontier.
 pub struct SharedFrontier<T> {
-    conn: redis::Connection,
+    client: redis::Client,
+    /// The connection, made again after Redis went away.
+    conn: Option<redis::Connection>,
+    job: String,
     prefix: String,
     worker: String,
     lease: Duration,
@@ -123,10 +180,7 @@ pub struct SharedFrontier<T> {
     /// Leases this worker holds: queue -> token.
     held: HashMap<String, String>,
     next_token: u64,
-    claim_lua: Script,
-    complete_lua: Script,
-    schedule_lua: Script,
-    renew_lua: Script,
+    scripts: Scripts,
     _items: PhantomData<T>,
 }
 
@@ -152,19 +206,44 @@ impl<T: Item> SharedFrontier<T> {
         let client = redis::Client::open(url)?;
         let conn = client.get_connection()?;
         Ok(SharedFrontier {
-            conn,
+            client,
+            conn: Some(conn),
+            job: job.to_string(),
             prefix: format!("trawl:{{{job}}}"),
             worker: worker.to_string(),
             lease,
             budget,
             held: HashMap::new(),
             next_token: 0,
-            claim_lua: Script::new(include_str!("claim.lua")),
-            complete_lua: Script::new(include_str!("complete.lua")),
-            schedule_lua: Script::new(include_str!("schedule.lua")),
-            renew_lua: Script::new(include_str!("renew.lua")),
+            scripts: Scripts::default(),
             _items: PhantomData,
         })
+    }
+
+    /// Runs `step` on the connection (made again if Redis went away since); a connection that failed is
+    /// dropped, so the next step reconnects.
+    fn with_conn<R>(
+        &mut self,
+        step: impl FnOnce(&mut redis::Connection, &Scripts) -> redis::RedisResult<R>,
+    ) -> Result<R, SharedError> {
+        let conn = match self.conn.take() {
+            Some(c) => c,
+            None => self.client.get_connection()?,
+        };
+        let mut conn = conn;
+        match step(&mut conn, &self.scripts) {
+            Ok(r) => {
+                self.conn = Some(conn);
+                Ok(r)
+            }
+            Err(e) => {
+                let e = SharedError::from(e);
+                if !matches!(e, SharedError::Unavailable(_)) {
+                    self.conn = Some(conn);
+                }
+                Err(e)
+            }
+        }
     }
 
     /// The prefix of every key of this job.
@@ -180,12 +259,15 @@ impl<T: Item> SharedFrontier<T> {
         if batch.is_empty() {
             return Ok(Vec::new());
         }
-        let mut inv = self.schedule_lua.prepare_invoke();
-        inv.arg(&self.prefix).arg(self.budget);
-        for (queue, item) in &batch {
-            push_new(&mut inv, queue, item);
-        }
-        let codes: Vec<i64> = inv.invoke(&mut self.conn)?;
+        let (prefix, budget) = (self.prefix.clone(), self.budget);
+        let codes: Vec<i64> = self.with_conn(|conn, scripts| {
+            let mut inv = scripts.schedule.prepare_invoke();
+            inv.arg(&prefix).arg(budget);
+            for (queue, item) in &batch {
+                push_new(&mut inv, queue, item);
+            }
+            inv.invoke(conn)
+        })?;
         codes.into_iter().map(scheduled).collect()
     }
 
@@ -193,15 +275,18 @@ impl<T: Item> SharedFrontier<T> {
     pub fn claim(&mut self) -> Result<Claim<T>, SharedError> {
         self.next_token += 1;
         let token = format!("{}.{}", self.worker, self.next_token);
-        let reply: Vec<Value> = self
-            .claim_lua
-            .prepare_invoke()
-            .arg(&self.prefix)
-            .arg(&self.worker)
-            .arg(self.lease.as_millis() as u64)
-            .arg(&token)
-            .arg(CLAIM_SCAN)
-            .invoke(&mut self.conn)?;
+        let (prefix, worker, lease) = (self.prefix.clone(), self.worker.clone(), self.lease);
+        let reply: Vec<Value> = self.with_conn(|conn, scripts| {
+            scripts
+                .claim
+                .prepare_invoke()
+                .arg(&prefix)
+                .arg(&worker)
+                .arg(lease.as_millis() as u64)
+                .arg(&token)
+                .arg(CLAIM_SCAN)
+                .invoke(conn)
+        })?;
         let text = |v: &Value| -> Result<Vec<u8>, SharedError> {
             match v {
                 Value::BulkString(b) => Ok(b.clone()),
@@ -236,37 +321,41 @@ impl<T: Item> SharedFrontier<T> {
     }
 
     /// Completes an item taken from `queue` under `lease`, scheduling what came of it. `None` when the lease
-    /// was lost (it expired and another worker claimed the item): nothing of this result is kept.
+    /// was lost (it expired and another worker claimed the item): nothing of this result is kept. On a
+    /// transient error nothing happened, and the same call may be made again.
     pub fn finished(
         &mut self,
         queue: &str,
         lease: &Lease,
-        done: Completion<T>,
+        done: &Completion<T>,
     ) -> Result<Option<Vec<Scheduled>>, SharedError> {
+        let (prefix, budget) = (self.prefix.clone(), self.budget);
+        let codes: Vec<i64> = self.with_conn(|conn, scripts| {
+            let mut inv = scripts.complete.prepare_invoke();
+            inv.arg(&prefix)
+                .arg(queue)
+                .arg(&lease.token)
+                .arg(done.delay.as_millis() as u64)
+                .arg(budget)
+                .arg(done.first.len())
+                .arg(done.later.len());
+            for (q, item) in done.first.iter().rev() {
+                inv.arg(q).arg(encode(item));
+            }
+            for (q, item, after) in &done.later {
+                let mut member = q.as_bytes().to_vec();
+                member.push(b'\n');
+                item.encode(&mut member);
+                inv.arg(after.as_millis() as u64).arg(member);
+            }
+            for (q, item) in &done.new {
+                push_new(&mut inv, q, item);
+            }
+            inv.invoke(conn)
+        })?;
         if self.held.get(queue) == Some(&lease.token) {
             self.held.remove(queue);
         }
-        let mut inv = self.complete_lua.prepare_invoke();
-        inv.arg(&self.prefix)
-            .arg(queue)
-            .arg(&lease.token)
-            .arg(done.delay.as_millis() as u64)
-            .arg(self.budget)
-            .arg(done.first.len())
-            .arg(done.later.len());
-        for item in done.first.iter().rev() {
-            inv.arg(encode(item));
-        }
-        for (q, item, after) in &done.later {
-            let mut member = q.as_bytes().to_vec();
-            member.push(b'\n');
-            item.encode(&mut member);
-            inv.arg(after.as_millis() as u64).arg(member);
-        }
-        for (q, item) in &done.new {
-            push_new(&mut inv, q, item);
-        }
-        let codes: Vec<i64> = inv.invoke(&mut self.conn)?;
         match codes.split_first() {
             Some((1, rest)) => rest
                 .iter()
@@ -281,43 +370,52 @@ impl<T: Item> SharedFrontier<T> {
 
     /// Extends every lease this worker holds and records its heartbeat; returns how many it still holds.
     pub fn renew(&mut self) -> Result<usize, SharedError> {
-        let mut inv = self.renew_lua.prepare_invoke();
-        inv.arg(&self.prefix)
-            .arg(&self.worker)
-            .arg(self.lease.as_millis() as u64);
-        for (q, token) in &self.held {
-            inv.arg(q).arg(token);
-        }
-        let kept: usize = inv.invoke(&mut self.conn)?;
-        Ok(kept)
+        let (prefix, worker, lease) = (self.prefix.clone(), self.worker.clone(), self.lease);
+        let held: Vec<(String, String)> = self
+            .held
+            .iter()
+            .map(|(q, t)| (q.clone(), t.clone()))
+            .collect();
+        self.with_conn(|conn, scripts| {
+            let mut inv = scripts.renew.prepare_invoke();
+            inv.arg(&prefix).arg(&worker).arg(lease.as_millis() as u64);
+            for (q, token) in &held {
+                inv.arg(q).arg(token);
+            }
+            inv.invoke(conn)
+        })
     }
 
     /// Marks `key` seen; true if it was not before (used to log one line per refused URL crawl-wide).
     pub fn mark_seen(&mut self, key: &str) -> Result<bool, SharedError> {
         let (bucket, field) = seen_slot(key);
-        let added: bool = redis::cmd("HSETNX")
-            .arg(format!("{}:s:{bucket}", self.prefix))
-            .arg(field.as_slice())
-            .arg("")
-            .query(&mut self.conn)?;
-        Ok(added)
+        let hash = format!("{}:s:{bucket}", self.prefix);
+        self.with_conn(|conn, _| {
+            redis::cmd("HSETNX")
+                .arg(&hash)
+                .arg(field.as_slice())
+                .arg("")
+                .query(conn)
+        })
     }
 
     /// Whether `key` was scheduled or marked seen.
     pub fn is_seen(&mut self, key: &str) -> Result<bool, SharedError> {
         let (bucket, field) = seen_slot(key);
-        let seen: bool = redis::cmd("HEXISTS")
-            .arg(format!("{}:s:{bucket}", self.prefix))
-            .arg(field.as_slice())
-            .query(&mut self.conn)?;
-        Ok(seen)
+        let hash = format!("{}:s:{bucket}", self.prefix);
+        self.with_conn(|conn, _| {
+            redis::cmd("HEXISTS")
+                .arg(&hash)
+                .arg(field.as_slice())
+                .query(conn)
+        })
     }
 
     /// The crawl-wide counters.
     pub fn counts(&mut self) -> Result<SharedCounts, SharedError> {
-        let map: HashMap<String, i64> = redis::cmd("HGETALL")
-            .arg(format!("{}:n", self.prefix))
-            .query(&mut self.conn)?;
+        let key = format!("{}:n", self.prefix);
+        let map: HashMap<String, i64> =
+            self.with_conn(|conn, _| redis::cmd("HGETALL").arg(&key).query(conn))?;
         let get = |k: &str| map.get(k).copied().unwrap_or(0).max(0) as u64;
         Ok(SharedCounts {
             queued: get("queued"),
@@ -331,13 +429,50 @@ impl<T: Item> SharedFrontier<T> {
 
     /// Sets the crawl-wide state every worker obeys at its next claim: `run`, `pause` or `stop`.
     pub fn set_state(&mut self, state: &str) -> Result<(), SharedError> {
-        redis::cmd("HSET")
-            .arg(format!("{}:ctl", self.prefix))
-            .arg("state")
-            .arg(state)
-            .exec(&mut self.conn)?;
-        Ok(())
+        let key = format!("{}:ctl", self.prefix);
+        self.with_conn(|conn, _| {
+            redis::cmd("HSET")
+                .arg(&key)
+                .arg("state")
+                .arg(state)
+                .exec(conn)
+        })
     }
+
+    /// The crawl's settings (a crawl.toml) as the first worker published them, or, when none were, `text`
+    /// (this worker creates the crawl). Also lists the job among the server's crawls.
+    pub fn adopt_config(&mut self, text: &str) -> Result<(String, bool), SharedError> {
+        let key = format!("{}:config", self.prefix);
+        let job = self.job.clone();
+        self.with_conn(|conn, _| {
+            let created: bool = redis::cmd("SET")
+                .arg(&key)
+                .arg(text)
+                .arg("NX")
+                .query::<Option<String>>(conn)?
+                .is_some();
+            redis::cmd("SADD").arg(CRAWLS).arg(&job).exec(conn)?;
+            let stored: String = redis::cmd("GET").arg(&key).query(conn)?;
+            Ok((stored, created))
+        })
+    }
+
+    /// The crawl's published settings, if the crawl exists.
+    pub fn config(&mut self) -> Result<Option<String>, SharedError> {
+        let key = format!("{}:config", self.prefix);
+        self.with_conn(|conn, _| redis::cmd("GET").arg(&key).query(conn))
+    }
+}
+
+/// The set of crawl (job) names on a server.
+const CRAWLS: &str = "trawl:crawls";
+
+/// The crawls a server holds, by job name.
+pub fn shared_crawls(url: &str) -> Result<Vec<String>, SharedError> {
+    let mut conn = redis::Client::open(url)?.get_connection()?;
+    let mut names: Vec<String> = redis::cmd("SMEMBERS").arg(CRAWLS).query(&mut conn)?;
+    names.sort();
+    Ok(names)
 }
 
 fn encode<T: Item>(item: &T) -> Vec<u8> {

@@ -113,7 +113,7 @@ fn each_item_once_and_one_lease_per_queue() {
         ..Completion::default()
     };
     assert_eq!(
-        a.finished(&q1, &lease, done).unwrap(),
+        a.finished(&q1, &lease, &done).unwrap(),
         Some(vec![Scheduled::Queued, Scheduled::Duplicate])
     );
     let (item, q3, lease3) = claim(&mut b);
@@ -131,12 +131,12 @@ fn each_item_once_and_one_lease_per_queue() {
     let (item, q4, lease4) = claim(&mut a);
     assert_eq!(item, "h1/2");
     assert_eq!(
-        a.finished(&q4, &lease4, Completion::default()).unwrap(),
+        a.finished(&q4, &lease4, &Completion::default()).unwrap(),
         Some(vec![])
     );
     for (q, l) in [(&q2, &lease2), (&q3, &lease3)] {
         assert_eq!(
-            b.finished(q, l, Completion::default()).unwrap(),
+            b.finished(q, l, &Completion::default()).unwrap(),
             Some(vec![])
         );
     }
@@ -169,7 +169,7 @@ fn an_expired_lease_is_claimed_again_and_the_old_holder_cannot_complete() {
         new: vec![("h".to_string(), "h/zombie".to_string())],
         ..Completion::default()
     };
-    assert_eq!(dead.finished(&q, &stale, late).unwrap(), None);
+    assert_eq!(dead.finished(&q, &stale, &late).unwrap(), None);
     assert!(!live.is_seen("h/zombie").unwrap());
     // The live worker renews past the lease and still completes.
     std::thread::sleep(Duration::from_millis(120));
@@ -180,7 +180,7 @@ fn an_expired_lease_is_claimed_again_and_the_old_holder_cannot_complete() {
         "still leased"
     );
     assert_eq!(
-        live.finished(&q, &lease, Completion::default()).unwrap(),
+        live.finished(&q, &lease, &Completion::default()).unwrap(),
         Some(vec![])
     );
     let counts = live.counts().unwrap();
@@ -194,7 +194,10 @@ fn retries_go_first_and_later_items_wait() {
     seeds(&mut f, &[("h", "h/1"), ("h", "h/2")]);
     let (_, q, lease) = claim(&mut f);
     let done = Completion {
-        first: vec!["h/robots".to_string(), "h/1".to_string()],
+        first: vec![
+            ("h".to_string(), "h/robots".to_string()),
+            ("h".to_string(), "h/1".to_string()),
+        ],
         later: vec![(
             "h".to_string(),
             "h/again".to_string(),
@@ -202,14 +205,14 @@ fn retries_go_first_and_later_items_wait() {
         )],
         ..Completion::default()
     };
-    f.finished(&q, &lease, done).unwrap();
+    f.finished(&q, &lease, &done).unwrap();
     let mut order = Vec::new();
     let started = Instant::now();
     while order.len() < 4 {
         match f.claim().unwrap() {
             Claim::Ready { item, queue, lease } => {
                 order.push(item);
-                f.finished(&queue, &lease, Completion::default()).unwrap();
+                f.finished(&queue, &lease, &Completion::default()).unwrap();
             }
             Claim::WaitUntil(at) => {
                 std::thread::sleep(at.saturating_duration_since(Instant::now()))

@@ -24,6 +24,7 @@ pub(crate) fn crawl(
     job: Option<PathBuf>,
     metrics: Option<SocketAddr>,
     user_agent: Option<String>,
+    frontier: Option<String>,
 ) -> anyhow::Result<ExitCode> {
     let config = match &config {
         Some(path) => {
@@ -55,8 +56,26 @@ pub(crate) fn crawl(
         }
     }
     let job = job.unwrap_or_else(|| default_job_dir(seeds.first().or(config.seeds.urls.first())));
-    let crawl = Crawl::new(&job, config, &seeds)?;
+    let crawl = match &frontier {
+        Some(url) => Crawl::new_shared(&job, config, &seeds, url)?,
+        None => Crawl::new(&job, config, &seeds)?,
+    };
     eprintln!("trawl: crawling into {}", job.display());
+    run(crawl, &job, metrics)
+}
+
+/// `trawl worker`: one more worker of a crawl shared through Redis.
+pub(crate) fn worker(
+    frontier: &str,
+    job: PathBuf,
+    metrics: Option<SocketAddr>,
+) -> anyhow::Result<ExitCode> {
+    let crawl = Crawl::join(&job, frontier)?;
+    eprintln!(
+        "trawl: worker of the crawl {:?} at {frontier}, writing into {}",
+        trawl_engine::job_name(&job),
+        job.display()
+    );
     run(crawl, &job, metrics)
 }
 
@@ -87,6 +106,8 @@ pub(crate) fn resume(
 
 /// Runs a prepared crawl with a progress display; Ctrl-C stops it cleanly (with a checkpoint).
 fn run(crawl: Crawl, job: &Path, metrics: Option<SocketAddr>) -> anyhow::Result<ExitCode> {
+    // A worker of a shared crawl may well fetch no seed: the others did.
+    let shared = crawl.is_shared();
     let rt = runtime()?;
     let latest = Arc::new(Mutex::new((Snapshot::default(), Snapshot::default())));
     if let Some(addr) = metrics {
@@ -116,7 +137,7 @@ fn run(crawl: Crawl, job: &Path, metrics: Option<SocketAddr>) -> anyhow::Result<
         "trawl: report in {}",
         job.join("reports/crawl-report.txt").display()
     );
-    if !summary.seeds.is_empty() && !summary.seeds.values().any(|s| s.fetched()) {
+    if !shared && !summary.seeds.is_empty() && !summary.seeds.values().any(|s| s.fetched()) {
         eprintln!("trawl: no seed could be fetched:");
         for (seed, outcome) in &summary.seeds {
             let notes = if outcome.notes.is_empty() {

@@ -25,7 +25,21 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             seed_files,
             metrics_bind,
             user_agent,
-        } => crawl::crawl(seeds, &seed_files, config, job, metrics_bind, user_agent),
+            frontier,
+        } => crawl::crawl(
+            seeds,
+            &seed_files,
+            config,
+            job,
+            metrics_bind,
+            user_agent,
+            frontier,
+        ),
+        Command::Worker {
+            frontier,
+            job,
+            metrics_bind,
+        } => crawl::worker(&frontier, job, metrics_bind),
         Command::Resume {
             job,
             checkpoint,
