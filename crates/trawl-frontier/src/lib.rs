@@ -34,6 +34,9 @@ pub use crate::{
     frontier::{Frontier, Next, Scheduled, Taken, Ticket, UrlStatus},
     item::Item,
     queue::{Control, QueueInfo, QueueState},
-    shared::{Claim, Completion, Lease, SharedCounts, SharedError, SharedFrontier, shared_crawls},
+    shared::{
+        Claim, Completion, Lease, SharedCache, SharedCounts, SharedError, SharedFrontier,
+        shared_crawls,
+    },
     store::StoreCopy,
 };

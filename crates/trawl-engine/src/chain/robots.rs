@@ -58,14 +58,50 @@ pub(crate) enum Gate {
 pub(crate) struct RobotsCache {
     origins: Mutex<HashMap<String, RobotsState>>,
     agent: String,
+    /// With a shared frontier: the verdicts every worker process shares, so a robots.txt one fetched is
+    /// known to all (each keeps its own copy for the verdict's time).
+    share: Option<trawl_frontier::SharedCache>,
 }
 
 impl RobotsCache {
     /// An empty cache for `agent` (the product token robots.txt groups name).
-    pub(crate) fn new(agent: String) -> RobotsCache {
+    pub(crate) fn new(agent: String, share: Option<trawl_frontier::SharedCache>) -> RobotsCache {
         RobotsCache {
             origins: Mutex::default(),
             agent,
+            share,
+        }
+    }
+
+    /// Settles `origin` from the shared verdicts if another worker process fetched its robots.txt.
+    fn learn_shared(&self, origin: &str) {
+        let Some(share) = &self.share else {
+            return;
+        };
+        let settled = matches!(
+            self.origins().get(origin),
+            Some(RobotsState::Known { expires, .. }) if *expires > Instant::now()
+        ) || matches!(self.origins().get(origin), Some(RobotsState::Off { .. }));
+        if settled {
+            return;
+        }
+        match share.get(origin) {
+            Ok(Some((value, ttl))) => {
+                if let Some(state) = shared_state(&value, ttl, &self.agent) {
+                    self.settle(origin, state);
+                }
+            }
+            Ok(None) => {}
+            Err(e) => tracing::warn!("shared robots.txt verdicts: {e}"),
+        }
+    }
+
+    /// Shares a verdict (see [`shared_form`]) with the other worker processes for `ttl`.
+    fn publish(&self, origin: &str, value: Option<Vec<u8>>, ttl: Duration) {
+        if let (Some(share), Some(value)) = (&self.share, value)
+            && let Err(e) = share.put(origin, &value, ttl)
+        {
+            tracing::warn!("sharing the robots.txt of {origin}: {e}");
         }
     }
 
@@ -76,6 +112,7 @@ impl RobotsCache {
     /// The gate before fetching `uri` (a page) from `queue`.
     pub(crate) fn gate(&self, uri: &CrawlUri, queue: &str) -> Gate {
         let origin = origin(&uri.url);
+        self.learn_shared(&origin);
         let mut origins = self.origins();
         match origins.get_mut(&origin) {
             Some(RobotsState::Known {
@@ -222,16 +259,21 @@ pub(crate) fn after_fetch(
         expires: Instant::now() + ttl,
         why,
     };
+    // What other worker processes of a shared crawl are told (a refused address each finds for itself).
+    let mut shared = None;
     let state = match &record.fetched.result {
         Err(e @ FetchError::Refused(..)) => RobotsState::Off {
             status: status::ADDRESS_REFUSED,
             note: e.annotation(),
         },
-        Err(e) => known(
-            Robots::DisallowAll,
-            retry,
-            Some(Annotation::Robots(Box::new(e.annotation()))),
-        ),
+        Err(e) => {
+            shared = shared_failure(&e.annotation());
+            known(
+                Robots::DisallowAll,
+                retry,
+                Some(Annotation::Robots(Box::new(e.annotation()))),
+            )
+        }
         Ok(resp) => {
             let target = record
                 .header("location")
@@ -247,8 +289,14 @@ pub(crate) fn after_fetch(
             }
             let status = resp.status;
             record.decode(decode_limits(settings));
-            let robots =
-                Robots::from_response(status, record.entity().unwrap_or_default(), &p.robots.agent);
+            let body = record.entity().unwrap_or_default();
+            if p.robots.share.is_some() {
+                let mut value = vec![b'R'];
+                value.extend_from_slice(&status.to_be_bytes());
+                value.extend_from_slice(body);
+                shared = Some(value);
+            }
+            let robots = Robots::from_response(status, body, &p.robots.agent);
             sitemaps_of(uri, &robots, record, settings);
             let (ttl, why) = match robots {
                 Robots::DisallowAll => (
@@ -260,5 +308,56 @@ pub(crate) fn after_fetch(
             known(robots, ttl, why)
         }
     };
+    if let RobotsState::Known { expires, .. } = &state {
+        p.robots.publish(
+            origin,
+            shared,
+            expires.saturating_duration_since(Instant::now()),
+        );
+    }
     AfterFetch::Settled(p.robots.settle(origin, state))
+}
+
+/// A robots.txt fetch failure as shared: `E` and the failure's kind (`err=KIND`).
+fn shared_failure(failure: &Annotation) -> Option<Vec<u8>> {
+    match failure {
+        Annotation::FetchFailed(kind) => Some([b"E".as_slice(), kind.as_bytes()].concat()),
+        _ => None,
+    }
+}
+
+/// The state a shared verdict stands for, for `ttl` more: `R` + status (2 bytes) + body, the rules of an
+/// answer; `E` + kind, a failed fetch (everything disallowed until retried).
+fn shared_state(value: &[u8], ttl: Duration, agent: &str) -> Option<RobotsState> {
+    let expires = Instant::now() + ttl;
+    match value.split_first()? {
+        (b'R', rest) if rest.len() >= 2 => {
+            let status = u16::from_be_bytes([rest[0], rest[1]]);
+            let robots = Robots::from_response(status, &rest[2..], agent);
+            let why = matches!(robots, Robots::DisallowAll)
+                .then(|| Annotation::Robots(Box::new(Annotation::Status(status))));
+            Some(RobotsState::Known {
+                robots: Arc::new(robots),
+                expires,
+                why,
+            })
+        }
+        (b'E', kind) => {
+            // The kinds a fetch failure names (FetchError::annotation).
+            let kind = match kind {
+                b"dns" => "dns",
+                b"connect" => "connect",
+                b"timeout" => "timeout",
+                b"proxy" => "proxy",
+                b"invalid-request" => "invalid-request",
+                _ => "broken",
+            };
+            Some(RobotsState::Known {
+                robots: Arc::new(Robots::DisallowAll),
+                expires,
+                why: Some(Annotation::Robots(Box::new(Annotation::FetchFailed(kind)))),
+            })
+        }
+        _ => None,
+    }
 }

@@ -34,11 +34,11 @@ mod remote;
 mod ticker;
 mod worker;
 
+use self::{control::*, handle::Envelope, worker::*};
 pub use self::{
     handle::CrawlHandle,
     remote::{RemoteSpec, job_name},
 };
-use self::{control::*, handle::Envelope, worker::*};
 
 /// What a finished crawl reports.
 #[derive(Debug, Clone)]
@@ -460,6 +460,13 @@ impl Crawl {
             }
         }
         let frontier = Arc::new(Mutex::new(frontier));
+        let robots_share = match &self.remote {
+            Some(spec) => Some(
+                trawl_frontier::SharedCache::connect(&spec.url, &spec.job, "robots")
+                    .map_err(|e| remote::remote_error(&spec.url, e))?,
+            ),
+            None => None,
+        };
         let log = CrawlLog::open(&self.job.logs_dir().join("crawl.log"))?;
         let policy = AddressPolicy::new(
             config.fetch.allow_addresses.clone(),
@@ -477,7 +484,10 @@ impl Crawl {
             failures_in_a_row: Mutex::default(),
             fetcher: Fetcher::new(config.fetch.clone(), policy),
             access,
-            robots: RobotsCache::new(product_token(&config.fetch.user_agent).to_string()),
+            robots: RobotsCache::new(
+                product_token(&config.fetch.user_agent).to_string(),
+                robots_share,
+            ),
             warc,
             log: Journal::start(log, frontier.clone())?,
             stats: load_stats(&self.job),

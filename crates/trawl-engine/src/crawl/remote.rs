@@ -69,7 +69,11 @@ pub(super) struct Remote {
 }
 
 impl Remote {
-    pub(super) fn new(spec: RemoteSpec, frontier: SharedFrontier<CrawlUri>, lease: Duration) -> Remote {
+    pub(super) fn new(
+        spec: RemoteSpec,
+        frontier: SharedFrontier<CrawlUri>,
+        lease: Duration,
+    ) -> Remote {
         Remote {
             spec,
             frontier: Mutex::new(frontier),
@@ -187,13 +191,17 @@ async fn complete(
         }
         Disposition::Held { mut uri, hold } => {
             uri.annotations.clear();
-            done.first.push((queue.to_string(), uri));
-            // Another queue of this process fetches the origin's robots.txt: look again shortly.
-            done.delay = hold.map_or(Duration::ZERO, |h| {
-                h.until
-                    .saturating_duration_since(now)
-                    .min(Duration::from_secs(1))
-            });
+            match hold {
+                // Its robots.txt is a child of this outcome, ahead of it in its queue.
+                None => done.first.push((queue.to_string(), uri)),
+                // Its robots.txt is on its way elsewhere: back of the queue, to look again after a while
+                // (never in front of that robots.txt, should it be in this queue).
+                Some(h) => done.later.push((
+                    queue.to_string(),
+                    uri,
+                    h.until.saturating_duration_since(now),
+                )),
+            }
         }
         Disposition::HandedOver => {}
     }
@@ -211,12 +219,17 @@ async fn complete(
             }
         }
     }
-    let Some(result) = remote.steady(shared, |f| f.finished(queue, lease, &done)).await else {
+    let Some(result) = remote
+        .steady(shared, |f| f.finished(queue, lease, &done))
+        .await
+    else {
         return;
     };
     let Some(results) = result else {
         // The lease expired and another worker holds the URI now: it fetches it again.
-        tracing::warn!("{queue}: a lease expired before its URI was done; another worker redoes it");
+        tracing::warn!(
+            "{queue}: a lease expired before its URI was done; another worker redoes it"
+        );
         return;
     };
     if results.contains(&Scheduled::Queued)

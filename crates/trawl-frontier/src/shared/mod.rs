@@ -464,6 +464,84 @@ impl<T: Item> SharedFrontier<T> {
     }
 }
 
+/// Small values every worker of a crawl shares, each with its own expiry (robots.txt verdicts): a
+/// connection of its own, apart from the frontier's.
+pub struct SharedCache {
+    client: redis::Client,
+    conn: std::sync::Mutex<Option<redis::Connection>>,
+    prefix: String,
+}
+
+impl std::fmt::Debug for SharedCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedCache")
+            .field("prefix", &self.prefix)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SharedCache {
+    /// The cache of crawl `job` at `url`, under `name` (e.g. `robots`).
+    pub fn connect(url: &str, job: &str, name: &str) -> Result<SharedCache, SharedError> {
+        let client = redis::Client::open(url)?;
+        let conn = client.get_connection()?;
+        Ok(SharedCache {
+            client,
+            conn: std::sync::Mutex::new(Some(conn)),
+            prefix: format!("trawl:{{{job}}}:{name}:"),
+        })
+    }
+
+    fn run<R>(
+        &self,
+        step: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<R>,
+    ) -> Result<R, SharedError> {
+        let mut slot = self
+            .conn
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut conn = match slot.take() {
+            Some(c) => c,
+            None => self.client.get_connection()?,
+        };
+        let result = step(&mut conn).map_err(SharedError::from);
+        if !matches!(result, Err(SharedError::Unavailable(_))) {
+            *slot = Some(conn);
+        }
+        result
+    }
+
+    /// The value under `key` and how long it has left, if it is there.
+    pub fn get(&self, key: &str) -> Result<Option<(Vec<u8>, Duration)>, SharedError> {
+        let key = format!("{}{key}", self.prefix);
+        let (value, ttl): (Option<Vec<u8>>, i64) = self.run(|conn| {
+            redis::pipe()
+                .cmd("GET")
+                .arg(&key)
+                .cmd("PTTL")
+                .arg(&key)
+                .query(conn)
+        })?;
+        Ok(value
+            .filter(|_| ttl > 0)
+            .map(|v| (v, Duration::from_millis(ttl as u64))))
+    }
+
+    /// Puts `value` under `key` for `ttl`.
+    pub fn put(&self, key: &str, value: &[u8], ttl: Duration) -> Result<(), SharedError> {
+        let key = format!("{}{key}", self.prefix);
+        let ms = ttl.as_millis().max(1) as u64;
+        self.run(|conn| {
+            redis::cmd("SET")
+                .arg(&key)
+                .arg(value)
+                .arg("PX")
+                .arg(ms)
+                .exec(conn)
+        })
+    }
+}
+
 /// The set of crawl (job) names on a server.
 const CRAWLS: &str = "trawl:crawls";
 

@@ -1,0 +1,391 @@
+//! Several trawl processes share one crawl through a real `redis-server` (installed by the test command):
+//! every page fetched exactly once without faults; after `kill -9` of a worker every page still fetched, with
+//! duplicates bounded by that worker's leases; a Redis restart (AOF) waited out; and no host fetched by two
+//! workers closer than its politeness delay, judged from the site's own request log.
+
+use std::{
+    collections::HashMap,
+    net::SocketAddr,
+    path::{Path, PathBuf},
+    process::{Child, Command, Stdio},
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
+
+use axum::{
+    Router,
+    extract::{Request, State},
+    http::header,
+    response::{IntoResponse, Response},
+};
+
+/// Hosts of the site, 127.0.0.2 onwards.
+const HOSTS: usize = 6;
+/// Pages per host.
+const PAGES: usize = 25;
+/// The politeness delay the crawl keeps.
+const DELAY_MS: u64 = 150;
+
+/// (host, path, when) of every request the site saw.
+type Seen = Arc<Mutex<Vec<(String, String, Instant)>>>;
+
+async fn page(State(seen): State<Seen>, req: Request) -> Response {
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    let path = req.uri().path().to_string();
+    seen.lock()
+        .unwrap()
+        .push((host.clone(), path.clone(), Instant::now()));
+    // Some latency: the site, not trawl, is the limit.
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    if path == "/robots.txt" {
+        return "User-agent: *\nDisallow:\n".into_response();
+    }
+    let n: usize = path
+        .trim_start_matches("/p")
+        .trim_end_matches(".html")
+        .parse()
+        .unwrap_or(0);
+    // Each page links the next two of its host and the same page of the next host.
+    let ip: u8 = host
+        .split(':')
+        .next()
+        .and_then(|h| h.rsplit('.').next())
+        .and_then(|o| o.parse().ok())
+        .unwrap_or(2);
+    let port = host.rsplit(':').next().unwrap_or_default();
+    let other = 2 + (ip as usize - 1) % HOSTS;
+    let links: String = [(n + 1) % PAGES, (n + 2) % PAGES]
+        .iter()
+        .map(|m| format!("<a href=\"/p{m}.html\">n</a> "))
+        .chain(std::iter::once(format!(
+            "<a href=\"http://127.0.0.{other}:{port}/p{n}.html\">o</a>"
+        )))
+        .collect();
+    (
+        [(header::CONTENT_TYPE, "text/html")],
+        format!("<html><body>page {n} of {host} {links}</body></html>"),
+    )
+        .into_response()
+}
+
+/// The site on 127.0.0.2.. (one port), and what it saw.
+async fn site() -> (Vec<String>, Seen) {
+    let seen: Seen = Arc::default();
+    let first = tokio::net::TcpListener::bind("127.0.0.2:0").await.unwrap();
+    let port = first.local_addr().unwrap().port();
+    let mut listeners = vec![first];
+    for h in 1..HOSTS {
+        let addr: SocketAddr = format!("127.0.0.{}:{port}", 2 + h).parse().unwrap();
+        listeners.push(tokio::net::TcpListener::bind(addr).await.unwrap());
+    }
+    let mut seeds = Vec::new();
+    for l in listeners {
+        seeds.push(format!("http://{}/p0.html", l.local_addr().unwrap()));
+        let app = Router::new().fallback(page).with_state(seen.clone());
+        tokio::spawn(async move { axum::serve(l, app).await.unwrap() });
+    }
+    (seeds, seen)
+}
+
+/// A redis-server with AOF on a free loopback port, restartable on the same port and data.
+struct Redis {
+    child: Option<Child>,
+    port: u16,
+    dir: tempfile::TempDir,
+}
+
+impl Redis {
+    fn start() -> Redis {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut r = Redis {
+            child: None,
+            port,
+            dir: tempfile::tempdir().unwrap(),
+        };
+        r.restart();
+        r
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/0", self.port)
+    }
+
+    fn restart(&mut self) {
+        let child = Command::new("redis-server")
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args([
+                "--save",
+                "",
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "always",
+            ])
+            .arg("--dir")
+            .arg(self.dir.path())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("redis-server is not installed: run the README's test command");
+        self.child = Some(child);
+        let started = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "redis-server did not start"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Stops it (SIGTERM: the AOF is complete).
+    fn stop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = Command::new("kill")
+                .args(["-TERM", &c.id().to_string()])
+                .status();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        if let Some(c) = &mut self.child {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+fn config(dir: &Path) -> PathBuf {
+    let path = dir.join("crawl.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "[frontier]\nmin_delay_ms = {DELAY_MS}\nmax_delay_ms = {DELAY_MS}\ndelay_factor = 0.0\nlease_ms = 3000\n\
+             [fetch]\nmax_connections = 4\n"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+/// Starts `trawl crawl --frontier` (the first) or `trawl worker` into `root/wN/crawl`.
+fn start(root: &Path, n: usize, redis: &str, seeds: &[String], cfg: &Path) -> Child {
+    let job = root.join(format!("w{n}")).join("crawl");
+    std::fs::create_dir_all(job.parent().unwrap()).unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_trawl"));
+    if n == 0 {
+        cmd.args(["crawl", "--frontier", redis, "--job"])
+            .arg(&job)
+            .arg("-c")
+            .arg(cfg)
+            .args(seeds);
+    } else {
+        cmd.args(["worker", redis, "--job"]).arg(&job);
+    }
+    cmd.stdout(Stdio::null())
+        .stderr(std::fs::File::create(root.join(format!("w{n}.err"))).unwrap())
+        .spawn()
+        .unwrap()
+}
+
+fn wait(mut child: Child, what: &str, root: &Path) {
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let err = std::fs::read_to_string(root.join(format!("{what}.err"))).unwrap_or_default();
+            assert!(status.success(), "{what}: {status}\n{err}");
+            return;
+        }
+        if started.elapsed() > Duration::from_secs(120) {
+            let _ = child.kill();
+            panic!("{what} did not finish");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Pages requested (robots.txt aside) and how often each.
+fn counts(seen: &Seen) -> HashMap<(String, String), usize> {
+    let mut out = HashMap::new();
+    for (host, path, _) in seen.lock().unwrap().iter() {
+        if path != "/robots.txt" {
+            *out.entry((host.clone(), path.clone())).or_default() += 1;
+        }
+    }
+    out
+}
+
+/// The pages of the site no worker fetched.
+fn missing(counts: &HashMap<(String, String), usize>, seen: &Seen) -> Vec<String> {
+    let hosts: std::collections::BTreeSet<String> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(h, _, _)| h.clone())
+        .collect();
+    let mut out = Vec::new();
+    for host in &hosts {
+        for n in 0..PAGES {
+            if !counts.contains_key(&(host.clone(), format!("/p{n}.html"))) {
+                out.push(format!("{host}/p{n}.html"));
+            }
+        }
+    }
+    if hosts.len() < HOSTS {
+        out.push(format!("only {} hosts asked", hosts.len()));
+    }
+    out
+}
+
+/// The smallest gap between two requests to one host, over the whole crawl and every worker.
+fn smallest_gap(seen: &Seen) -> Duration {
+    let mut by_host: HashMap<String, Vec<Instant>> = HashMap::new();
+    for (host, _, at) in seen.lock().unwrap().iter() {
+        by_host.entry(host.clone()).or_default().push(*at);
+    }
+    by_host
+        .values_mut()
+        .flat_map(|times| {
+            times.sort();
+            times.windows(2).map(|w| w[1] - w[0]).collect::<Vec<_>>()
+        })
+        .min()
+        .unwrap_or(Duration::MAX)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_workers_fetch_every_page_once_and_stay_polite() {
+    let (seeds, seen) = site().await;
+    let redis = Redis::start();
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(dir.path());
+    let root = dir.path().to_path_buf();
+    let url = redis.url();
+    let pids = tokio::task::spawn_blocking(move || {
+        let first = start(&root, 0, &url, &seeds, &cfg);
+        std::thread::sleep(Duration::from_millis(300));
+        let others: Vec<Child> = (1..3).map(|n| start(&root, n, &url, &[], &cfg)).collect();
+        let mut pids = vec![first.id()];
+        pids.extend(others.iter().map(Child::id));
+        wait(first, "w0", &root);
+        for (n, c) in others.into_iter().enumerate() {
+            wait(c, &format!("w{}", n + 1), &root);
+        }
+        pids
+    })
+    .await
+    .unwrap();
+    let counts = counts(&seen);
+    let missing = missing(&counts, &seen);
+    let logs: String = (0..3)
+        .map(|n| {
+            std::fs::read_to_string(dir.path().join(format!("w{n}/crawl/logs/crawl.log")))
+                .unwrap_or_default()
+        })
+        .collect();
+    let about: Vec<&str> = logs
+        .lines()
+        .filter(|l| missing.iter().any(|m| l.contains(m.as_str())))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "never fetched: {missing:?}\n{}",
+        about.join("\n")
+    );
+    let twice: Vec<_> = counts.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(twice.is_empty(), "fetched more than once: {twice:?}");
+    let gap = smallest_gap(&seen);
+    assert!(
+        gap >= Duration::from_millis(DELAY_MS - 10),
+        "a host was fetched {gap:?} apart"
+    );
+    // Every worker took part, with WARCs named by its worker id.
+    for (n, pid) in pids.iter().enumerate() {
+        let job = dir.path().join(format!("w{n}/crawl"));
+        let lines = common::crawl_log(&job);
+        assert!(!lines.is_empty(), "worker {n} fetched nothing");
+        let warcs = common::warc_files(&job);
+        let id = format!("-{pid}-");
+        assert!(
+            !warcs.is_empty()
+                && warcs
+                    .iter()
+                    .all(|w| w.file_name().unwrap().to_string_lossy().contains(&id)),
+            "{warcs:?} named without the worker id {id}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_worker_and_a_redis_restart_lose_nothing() {
+    let (seeds, seen) = site().await;
+    let mut redis = Redis::start();
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(dir.path());
+    let root = dir.path().to_path_buf();
+    let url = redis.url();
+    let watched = seen.clone();
+    let killed_leases = tokio::task::spawn_blocking(move || {
+        let first = start(&root, 0, &url, &seeds, &cfg);
+        std::thread::sleep(Duration::from_millis(300));
+        let mut victim = start(&root, 1, &url, &[], &cfg);
+        let other = start(&root, 2, &url, &[], &cfg);
+        let pages = || watched.lock().unwrap().len();
+        let started = Instant::now();
+        while pages() < HOSTS * PAGES / 4 {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "the crawl does not start"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        victim.kill().unwrap();
+        let _ = victim.wait();
+        // Redis goes away and comes back with its AOF; the workers wait it out.
+        while pages() < HOSTS * PAGES / 2 {
+            assert!(
+                started.elapsed() < Duration::from_secs(90),
+                "the crawl stalled"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        redis.stop();
+        std::thread::sleep(Duration::from_millis(1500));
+        redis.restart();
+        wait(first, "w0", &root);
+        wait(other, "w2", &root);
+        // The killed worker held at most one lease per fetch slot.
+        4
+    })
+    .await
+    .unwrap();
+    let counts = counts(&seen);
+    assert_eq!(
+        counts.len(),
+        HOSTS * PAGES,
+        "every page, though a worker died"
+    );
+    let duplicates: usize = counts.values().map(|n| n - 1).sum();
+    assert!(
+        duplicates <= killed_leases,
+        "{duplicates} duplicate fetches, more than the killed worker's {killed_leases} leases"
+    );
+    let gap = smallest_gap(&seen);
+    assert!(
+        gap >= Duration::from_millis(DELAY_MS - 10),
+        "a host was fetched {gap:?} apart"
+    );
+}
+
+mod common;
