@@ -1,3 +1,4 @@
+#!lua
 -- Claims the next item whose queue may be fetched from now, under a lease.
 -- ARGV: prefix, worker, lease_ms, token, max_per_call
 -- Returns {'ready', queue, item} | {'wait', ms} | {'busy'} | {'paused'} | {'empty'}

@@ -1,3 +1,4 @@
+#!lua
 -- Completes a leased item, and in the same step schedules what came of it, so that no worker ever sees the
 -- crawl empty between the two.
 -- ARGV: prefix, queue, token, delay_ms, budget, n_first, n_later, then

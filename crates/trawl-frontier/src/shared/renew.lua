@@ -1,3 +1,4 @@
+#!lua
 -- Extends the leases a live worker holds (its heartbeat), so a lease can be short while a fetch is long.
 -- ARGV: prefix, worker, lease_ms, then pairs: queue, token. Returns how many were still this worker's.
 local p, worker, lease_ms = ARGV[1], ARGV[2], tonumber(ARGV[3])

@@ -1,3 +1,4 @@
+#!lua
 -- Schedules new items (seeds, operator additions) through the seen set.
 -- ARGV: prefix, budget, then groups of 4: queue, seen bucket, seen field, item.
 -- Returns a status per item: 0 queued, 1 duplicate, 2 over budget.

@@ -250,3 +250,41 @@ fn budgets_pause_and_the_seen_set() {
     let mut other = worker(&server, "w", 60_000);
     assert!(matches!(other.claim().unwrap(), Claim::Empty));
 }
+
+#[test]
+fn a_full_redis_refuses_whole_steps_and_comes_back() {
+    let server = RedisServer::start();
+    let mut f = worker(&server, "w", 60_000);
+    seeds(&mut f, &[("h", "h/1"), ("h", "h/2")]);
+    let (_, q, lease) = claim(&mut f);
+    let mut admin = redis::Client::open(server.url.as_str())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let set_max = |admin: &mut redis::Connection, v: &str| {
+        redis::cmd("CONFIG")
+            .arg("SET")
+            .arg("maxmemory")
+            .arg(v)
+            .exec(admin)
+            .unwrap()
+    };
+    set_max(&mut admin, "1");
+    let done = Completion {
+        new: vec![("g".to_string(), "g/1".to_string())],
+        ..Completion::default()
+    };
+    let full = f.finished(&q, &lease, &done).unwrap_err();
+    assert!(full.is_transient(), "{full}");
+    assert!(full.to_string().contains("maxmemory"), "{full}");
+    assert!(matches!(f.claim(), Err(SharedError::Full(_))));
+    // Nothing of the refused step happened: the lease is still held, g/1 unknown.
+    set_max(&mut admin, "0");
+    assert!(!f.is_seen("g/1").unwrap());
+    assert_eq!(
+        f.finished(&q, &lease, &done).unwrap(),
+        Some(vec![Scheduled::Queued])
+    );
+    let counts = f.counts().unwrap();
+    assert_eq!((counts.done, counts.queued, counts.in_flight), (1, 2, 0));
+}
