@@ -36,7 +36,7 @@ pub use crate::{
     queue::{Control, QueueInfo, QueueState},
     shared::{
         Claim, Completion, Lease, SharedCache, SharedCounts, SharedError, SharedFrontier,
-        shared_crawls,
+        WorkerInfo, shared_crawls,
     },
     store::StoreCopy,
 };

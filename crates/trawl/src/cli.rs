@@ -68,11 +68,15 @@ pub(crate) enum Command {
     },
     /// Operate a job, running or stopped: queues, seeds, URL lookups, pause, checkpoint, stop.
     Ctl {
-        /// The job directory.
+        /// The job directory (with --frontier: any directory named as the crawl, or just its name).
         job: PathBuf,
         /// Print replies as JSON.
         #[arg(long)]
         json: bool,
+        /// Act on the whole crawl shared through Redis at redis://HOST:PORT/DB (every worker): pause,
+        /// unpause, stop, workers, report.
+        #[arg(long, value_name = "REDIS_URL")]
+        frontier: Option<String>,
         #[command(subcommand)]
         action: CtlAction,
     },
@@ -316,6 +320,9 @@ pub(crate) enum CtlAction {
     Checkpoint,
     /// Stop a running crawl cleanly.
     Stop,
+    /// List the workers of a crawl shared through Redis (needs --frontier): alive or silent, URIs done,
+    /// URIs/s, leases held.
+    Workers,
 }
 
 #[derive(Debug, Subcommand)]

@@ -389,3 +389,69 @@ async fn a_killed_worker_and_a_redis_restart_lose_nothing() {
 }
 
 mod common;
+
+/// `trawl ctl --frontier` acts on every worker: pause holds them all, `workers` lists them, stop ends them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_operator_pauses_lists_and_stops_every_worker() {
+    let (seeds, seen) = site().await;
+    let redis = Redis::start();
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(dir.path());
+    let root = dir.path().to_path_buf();
+    let url = redis.url();
+    let watched = seen.clone();
+    tokio::task::spawn_blocking(move || {
+        let ctl = |args: &[&str]| {
+            let out = Command::new(env!("CARGO_BIN_EXE_trawl"))
+                .args(["ctl", "--frontier", &url, "crawl"])
+                .args(args)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+        let first = start(&root, 0, &url, &seeds, &cfg);
+        std::thread::sleep(Duration::from_millis(300));
+        let second = start(&root, 1, &url, &[], &cfg);
+        let pages = || watched.lock().unwrap().len();
+        let started = Instant::now();
+        while pages() < 20 {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "the crawl does not start"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        ctl(&["pause"]);
+        // What was in flight finishes; then nothing.
+        std::thread::sleep(Duration::from_millis(500));
+        let held = pages();
+        std::thread::sleep(Duration::from_millis(1500));
+        assert_eq!(pages(), held, "a worker went on while paused");
+        let workers = ctl(&["workers"]);
+        assert_eq!(workers.matches("alive").count(), 2, "{workers}");
+        let report = ctl(&["report"]);
+        assert!(report.contains("queued"), "{report}");
+        ctl(&["unpause"]);
+        while pages() < held + 10 {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "unpause did not resume"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        ctl(&["stop"]);
+        wait(first, "w0", &root);
+        wait(second, "w1", &root);
+    })
+    .await
+    .unwrap();
+    assert!(
+        counts(&seen).len() < HOSTS * PAGES,
+        "stopped before the end"
+    );
+}

@@ -144,6 +144,10 @@ pub(super) async fn worker(shared: Arc<Shared>, remote: &Remote, id: usize) {
             Claim::WaitUntil(at) => at.min(Instant::now() + Duration::from_millis(200)),
             Claim::Busy => Instant::now() + Duration::from_millis(100),
             Claim::Empty => return,
+            Claim::Stopped => {
+                stop.stop();
+                return;
+            }
         };
         tokio::select! {
             _ = tokio::time::sleep_until(wait.into()) => {}

@@ -1,7 +1,7 @@
 #!lua
 -- Claims the next item whose queue may be fetched from now, under a lease.
 -- ARGV: prefix, worker, lease_ms, token, max_per_call
--- Returns {'ready', queue, item} | {'wait', ms} | {'busy'} | {'paused'} | {'empty'}
+-- Returns {'ready', queue, item} | {'wait', ms} | {'busy'} | {'paused'} | {'stopped'} | {'empty'}
 --
 -- Keys (all under one hash tag, so the script stays in one cluster slot):
 --   P:ready   ZSET queue -> ms it may next be fetched from (a leased queue: its lease's expiry)
@@ -14,7 +14,7 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
 local state = redis.call('HGET', p .. ':ctl', 'state')
-if state == 'stop' then return {'empty'} end
+if state == 'stop' then return {'stopped'} end
 if state == 'pause' then return {'paused'} end
 
 -- Items due later go to the back of their queues.

@@ -22,6 +22,7 @@ redis.call('HDEL', p .. ':lease', q)
 redis.call('HDEL', p .. ':leased', q)
 redis.call('HINCRBY', p .. ':n', 'in_flight', -1)
 redis.call('HINCRBY', p .. ':n', 'done', 1)
+redis.call('HINCRBY', p .. ':wdone', string.sub(lease, #token + 2), 1)
 local polite = now + delay
 redis.call('HSET', p .. ':polite', q, polite)
 

@@ -67,8 +67,37 @@ pub enum Claim<T> {
     WaitUntil(std::time::Instant),
     /// Items wait, but every queue holding them is leased, or the crawl is paused.
     Busy,
-    /// Nothing is queued, leased or due later anywhere: the crawl is done (or stopped).
+    /// Nothing is queued, leased or due later anywhere: the crawl is done.
     Empty,
+    /// An operator stopped the crawl (`trawl ctl --frontier … stop`).
+    Stopped,
+}
+
+/// One worker of a shared crawl, as the operator sees it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct WorkerInfo {
+    /// Its id (host name and process id).
+    pub worker: String,
+    /// Milliseconds since its last heartbeat (a live worker beats every third of a lease).
+    pub silent_ms: u64,
+    /// Milliseconds since its first heartbeat.
+    pub running_ms: u64,
+    /// URIs it completed.
+    pub done: u64,
+    /// Leases it holds now.
+    pub leases: u64,
+}
+
+impl WorkerInfo {
+    /// Its average rate, URIs per second.
+    pub fn uris_per_s(&self) -> f64 {
+        let secs = self.running_ms.saturating_sub(self.silent_ms) as f64 / 1000.0;
+        if secs > 0.0 {
+            self.done as f64 / secs
+        } else {
+            0.0
+        }
+    }
 }
 
 impl From<redis::RedisError> for SharedError {
@@ -316,6 +345,7 @@ impl<T: Item> SharedFrontier<T> {
             }
             (b"busy" | b"paused", 1) => Claim::Busy,
             (b"empty", 1) => Claim::Empty,
+            (b"stopped", 1) => Claim::Stopped,
             _ => return Err(SharedError::Reply(format!("{reply:?}"))),
         })
     }
@@ -437,6 +467,48 @@ impl<T: Item> SharedFrontier<T> {
                 .arg(state)
                 .exec(conn)
         })
+    }
+
+    /// The workers that ever beat for this crawl, with their counts; the lease length tells a live one (it
+    /// beats every third of it) from a dead one.
+    pub fn workers(&mut self) -> Result<Vec<WorkerInfo>, SharedError> {
+        let p = self.prefix.clone();
+        let (beats, starts, done, leases, time): (
+            Vec<(String, u64)>,
+            HashMap<String, u64>,
+            HashMap<String, u64>,
+            Vec<String>,
+            (u64, u64),
+        ) = self.with_conn(|conn, _| {
+            redis::pipe()
+                .cmd("ZRANGE")
+                .arg(format!("{p}:workers"))
+                .arg(0)
+                .arg(-1)
+                .arg("WITHSCORES")
+                .cmd("HGETALL")
+                .arg(format!("{p}:wstart"))
+                .cmd("HGETALL")
+                .arg(format!("{p}:wdone"))
+                .cmd("HVALS")
+                .arg(format!("{p}:lease"))
+                .cmd("TIME")
+                .query(conn)
+        })?;
+        let now = time.0 * 1000 + time.1 / 1000;
+        Ok(beats
+            .into_iter()
+            .map(|(worker, beat)| WorkerInfo {
+                silent_ms: now.saturating_sub(beat),
+                running_ms: now.saturating_sub(starts.get(&worker).copied().unwrap_or(beat)),
+                done: done.get(&worker).copied().unwrap_or(0),
+                leases: leases
+                    .iter()
+                    .filter(|l| l.split_once(' ').is_some_and(|(_, w)| w == worker))
+                    .count() as u64,
+                worker,
+            })
+            .collect())
     }
 
     /// The crawl's settings (a crawl.toml) as the first worker published them, or, when none were, `text`

@@ -5,6 +5,7 @@ local p, worker, lease_ms = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZADD', p .. ':workers', now, worker)
+redis.call('HSETNX', p .. ':wstart', worker, now)
 local kept = 0
 for i = 4, #ARGV, 2 do
   local q, token = ARGV[i], ARGV[i + 1]

@@ -246,6 +246,12 @@ fn budgets_pause_and_the_seen_set() {
     assert!(matches!(f.claim().unwrap(), Claim::Busy));
     f.set_state("run").unwrap();
     assert!(matches!(f.claim().unwrap(), Claim::Ready { .. }));
+    f.renew().unwrap();
+    let workers = f.workers().unwrap();
+    assert_eq!(workers.len(), 1);
+    assert_eq!((workers[0].worker.as_str(), workers[0].leases), ("w", 1));
+    f.set_state("stop").unwrap();
+    assert!(matches!(f.claim().unwrap(), Claim::Stopped));
     // Another job on the same server shares nothing.
     let mut other = worker(&server, "w", 60_000);
     assert!(matches!(other.claim().unwrap(), Claim::Empty));

@@ -102,7 +102,107 @@ fn command(action: CtlAction) -> anyhow::Result<Command> {
         CtlAction::Unpause => Command::Unpause,
         CtlAction::Checkpoint => Command::Checkpoint,
         CtlAction::Stop => Command::Stop,
+        CtlAction::Workers => bail!(
+            "`workers` lists the workers of a crawl shared through Redis: give --frontier redis://HOST:PORT/DB"
+        ),
     })
+}
+
+/// `trawl ctl --frontier URL JOB …`: acts on a crawl shared through Redis, for every worker at once.
+pub(crate) fn shared(
+    url: &str,
+    job: &Path,
+    json: bool,
+    action: CtlAction,
+) -> anyhow::Result<ExitCode> {
+    let name = trawl_engine::job_name(job);
+    let mut f = trawl_frontier::SharedFrontier::<String>::connect(
+        url,
+        &name,
+        "ctl",
+        Duration::from_secs(1),
+        0,
+    )
+    .with_context(|| format!("--frontier {url}"))?;
+    if f.config()?.is_none() {
+        let crawls = trawl_frontier::shared_crawls(url).unwrap_or_default();
+        bail!(
+            "{url} holds no crawl named {name:?}{}",
+            if crawls.is_empty() {
+                String::new()
+            } else {
+                format!(" (it holds {})", crawls.join(", "))
+            }
+        );
+    }
+    let mut out = std::io::stdout().lock();
+    let state = match action {
+        CtlAction::Pause => "pause",
+        CtlAction::Unpause => "run",
+        CtlAction::Stop => "stop",
+        CtlAction::Workers => {
+            let workers = f.workers()?;
+            if json {
+                writeln!(out, "{}", serde_json::to_string(&workers)?)?;
+                return Ok(ExitCode::SUCCESS);
+            }
+            writeln!(
+                out,
+                "{:<32} {:<8} {:>10} {:>8} {:>7}",
+                "worker", "state", "done", "URIs/s", "leases"
+            )?;
+            for w in &workers {
+                // A live worker beats every third of its lease (30 s by default).
+                let alive = if w.silent_ms < 60_000 {
+                    "alive"
+                } else {
+                    "silent"
+                };
+                writeln!(
+                    out,
+                    "{:<32} {:<8} {:>10} {:>8.1} {:>7}",
+                    w.worker,
+                    alive,
+                    w.done,
+                    w.uris_per_s(),
+                    w.leases
+                )?;
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+        CtlAction::Report { name } if name == "crawl" => {
+            let c = f.counts()?;
+            if json {
+                writeln!(
+                    out,
+                    "{}",
+                    serde_json::json!({
+                        "queued": c.queued, "in_flight": c.in_flight, "later": c.later,
+                        "discovered": c.discovered, "done": c.done, "reclaimed": c.reclaimed,
+                    })
+                )?;
+            } else {
+                writeln!(
+                    out,
+                    "crawl {name:?} at {url}: {} done, {} queued, {} in flight, {} due later, {} discovered, {} \
+                     leases reclaimed from dead workers",
+                    c.done, c.queued, c.in_flight, c.later, c.discovered, c.reclaimed
+                )?;
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+        other => bail!(
+            "`{}` acts on one worker's job: run it without --frontier on that worker's job directory \
+             (with --frontier: pause, unpause, stop, workers, report)",
+            format!("{other:?}").to_lowercase()
+        ),
+    };
+    f.set_state(state)?;
+    writeln!(
+        out,
+        "crawl {name:?}: {state} (every worker obeys at its next claim)"
+    )?;
+    Ok(ExitCode::SUCCESS)
 }
 
 pub(crate) fn ctl(job: &Path, json: bool, action: CtlAction) -> anyhow::Result<ExitCode> {

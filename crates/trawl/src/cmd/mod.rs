@@ -45,7 +45,18 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             checkpoint,
             metrics_bind,
         } => crawl::resume(job, checkpoint, metrics_bind),
-        Command::Ctl { job, json, action } => ctl::ctl(&job, json, action),
+        Command::Ctl {
+            job,
+            json,
+            frontier: Some(url),
+            action,
+        } => ctl::shared(&url, &job, json, action),
+        Command::Ctl {
+            job,
+            json,
+            frontier: None,
+            action,
+        } => ctl::ctl(&job, json, action),
         Command::Check { config, strict } => check::check(&config, strict),
         Command::Wacz { job, output } => warc::wacz(&job, &output),
         Command::Import {
