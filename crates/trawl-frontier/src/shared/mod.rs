@@ -73,6 +73,15 @@ pub enum Claim<T> {
     Stopped,
 }
 
+/// The worker keys as read in one pipeline: heartbeats, first beats, URIs done, leases, the server's time.
+type WorkerKeys = (
+    Vec<(String, u64)>,
+    HashMap<String, u64>,
+    HashMap<String, u64>,
+    Vec<String>,
+    (u64, u64),
+);
+
 /// One worker of a shared crawl, as the operator sees it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct WorkerInfo {
@@ -473,13 +482,7 @@ impl<T: Item> SharedFrontier<T> {
     /// beats every third of it) from a dead one.
     pub fn workers(&mut self) -> Result<Vec<WorkerInfo>, SharedError> {
         let p = self.prefix.clone();
-        let (beats, starts, done, leases, time): (
-            Vec<(String, u64)>,
-            HashMap<String, u64>,
-            HashMap<String, u64>,
-            Vec<String>,
-            (u64, u64),
-        ) = self.with_conn(|conn, _| {
+        let (beats, starts, done, leases, time): WorkerKeys = self.with_conn(|conn, _| {
             redis::pipe()
                 .cmd("ZRANGE")
                 .arg(format!("{p}:workers"))
