@@ -323,6 +323,9 @@ pub(crate) enum CtlAction {
     /// List the workers of a crawl shared through Redis (needs --frontier): alive or silent, URIs done,
     /// URIs/s, leases held.
     Workers,
+    /// List the WARC files every worker of a crawl shared through Redis wrote (needs --frontier): worker,
+    /// path on its machine, bytes.
+    Warcs,
 }
 
 #[derive(Debug, Subcommand)]

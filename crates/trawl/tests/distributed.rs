@@ -310,6 +310,22 @@ async fn three_workers_fetch_every_page_once_and_stay_polite() {
         gap >= Duration::from_millis(DELAY_MS - 10),
         "a host was fetched {gap:?} apart"
     );
+    // The job-wide manifest names every worker's WARC files.
+    let out = Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .args(["ctl", "--frontier", &redis.url(), "crawl", "warcs"])
+        .output()
+        .unwrap();
+    let manifest = String::from_utf8_lossy(&out.stdout).into_owned();
+    for n in 0..3 {
+        for w in common::warc_files(&dir.path().join(format!("w{n}/crawl"))) {
+            if w.to_string_lossy().contains(".warc") && !w.to_string_lossy().ends_with(".cdxj") {
+                assert!(
+                    manifest.contains(&*w.to_string_lossy()),
+                    "{w:?} not in {manifest}"
+                );
+            }
+        }
+    }
     // Every worker took part, with WARCs named by its worker id.
     for (n, pid) in pids.iter().enumerate() {
         let job = dir.path().join(format!("w{n}/crawl"));

@@ -285,6 +285,21 @@ impl Crawl {
             Err(e) => shared.pipeline.fail(format!("checkpoint: {e}")),
         }
         let warcs = p.warc.close();
+        if let (Some(remote), Ok(files)) = (&shared.remote, &warcs) {
+            // The job-wide manifest: every worker's WARC files, in Redis.
+            let files: Vec<(String, u64)> = files
+                .iter()
+                .map(|f| {
+                    let bytes = std::fs::metadata(f).map(|m| m.len()).unwrap_or(0);
+                    (f.display().to_string(), bytes)
+                })
+                .collect();
+            if let Err(e) = lock(&remote.frontier).add_warcs(&files) {
+                p.fail(format!(
+                    "adding this worker's WARCs to the manifest in Redis: {e}"
+                ));
+            }
+        }
         if self.config.warc.wacz && warcs.is_ok() && !stop.is_stopped() && lock(&p.fatal).is_none()
         {
             let out = crate::package::default_wacz_path(self.job.root());

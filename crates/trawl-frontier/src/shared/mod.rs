@@ -514,6 +514,36 @@ impl<T: Item> SharedFrontier<T> {
             .collect())
     }
 
+    /// Adds closed WARC files to the crawl's manifest (one line each: worker, path, bytes).
+    pub fn add_warcs(&mut self, files: &[(String, u64)]) -> Result<(), SharedError> {
+        if files.is_empty() {
+            return Ok(());
+        }
+        let key = format!("{}:warcs", self.prefix);
+        let lines: Vec<String> = files
+            .iter()
+            .map(|(path, bytes)| format!("{}\t{path}\t{bytes}", self.worker))
+            .collect();
+        self.with_conn(|conn, _| redis::cmd("RPUSH").arg(&key).arg(&lines).exec(conn))
+    }
+
+    /// The crawl's manifest of WARC files: (worker, path on that worker's machine, bytes).
+    pub fn warcs(&mut self) -> Result<Vec<(String, String, u64)>, SharedError> {
+        let key = format!("{}:warcs", self.prefix);
+        let lines: Vec<String> =
+            self.with_conn(|conn, _| redis::cmd("LRANGE").arg(&key).arg(0).arg(-1).query(conn))?;
+        Ok(lines
+            .iter()
+            .filter_map(|l| {
+                let mut parts = l.splitn(3, '\t');
+                let worker = parts.next()?.to_string();
+                let path = parts.next()?.to_string();
+                let bytes = parts.next()?.parse().ok()?;
+                Some((worker, path, bytes))
+            })
+            .collect())
+    }
+
     /// The crawl's settings (a crawl.toml) as the first worker published them, or, when none were, `text`
     /// (this worker creates the crawl). Also lists the job among the server's crawls.
     pub fn adopt_config(&mut self, text: &str) -> Result<(String, bool), SharedError> {

@@ -102,6 +102,9 @@ fn command(action: CtlAction) -> anyhow::Result<Command> {
         CtlAction::Unpause => Command::Unpause,
         CtlAction::Checkpoint => Command::Checkpoint,
         CtlAction::Stop => Command::Stop,
+        CtlAction::Warcs => bail!(
+            "`warcs` lists the WARC files of a crawl shared through Redis: give --frontier redis://HOST:PORT/DB"
+        ),
         CtlAction::Workers => bail!(
             "`workers` lists the workers of a crawl shared through Redis: give --frontier redis://HOST:PORT/DB"
         ),
@@ -167,6 +170,17 @@ pub(crate) fn shared(
                     w.uris_per_s(),
                     w.leases
                 )?;
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+        CtlAction::Warcs => {
+            let warcs = f.warcs()?;
+            if json {
+                writeln!(out, "{}", serde_json::to_string(&warcs)?)?;
+            } else {
+                for (worker, path, bytes) in warcs {
+                    writeln!(out, "{worker}\t{path}\t{bytes}")?;
+                }
             }
             return Ok(ExitCode::SUCCESS);
         }
