@@ -37,7 +37,8 @@ pub(crate) enum Command {
         /// needs one).
         #[arg(long, value_name = "AGENT")]
         user_agent: Option<String>,
-        /// Share the crawl's frontier through Redis (or Valkey) at redis://HOST:PORT/DB: creates the crawl
+        /// Share the crawl's frontier through Redis (or Valkey) at redis://HOST:PORT/DB (a Cluster node, or
+        /// redis+sentinel://SENTINEL:PORT/SERVICE/DB, work too): creates the crawl
         /// there, named as the job directory, or joins the crawl of that name; more machines join with
         /// `trawl worker` (docs/distributed.md).
         #[arg(long, value_name = "REDIS_URL")]

@@ -20,6 +20,8 @@ use std::{collections::HashMap, marker::PhantomData, time::Duration};
 
 use redis::{Script, Value};
 
+use self::connect::{Conn, Target};
+
 use crate::{Item, Scheduled};
 use xxhash_rust::xxh3::xxh3_64 as fingerprint_of;
 
@@ -38,6 +40,9 @@ pub enum SharedError {
     /// Redis refused a command.
     #[error("redis: {0}")]
     Redis(redis::RedisError),
+    /// The server's address cannot be read.
+    #[error("{0}")]
+    Address(String),
     /// Redis answered something a trawl script never returns (another program wrote the job's keys?).
     #[error(
         "redis answered {0:?} where trawl expected one of its scripts' replies; is another program using the keys trawl:{{JOB}}:*?"
@@ -73,13 +78,12 @@ pub enum Claim<T> {
     Stopped,
 }
 
-/// The worker keys as read in one pipeline: heartbeats, first beats, URIs done, leases, the server's time.
+/// The worker keys as read in one pipeline: heartbeats, first beats, URIs done, leases.
 type WorkerKeys = (
     Vec<(String, u64)>,
     HashMap<String, u64>,
     HashMap<String, u64>,
     Vec<String>,
-    (u64, u64),
 );
 
 /// One worker of a shared crawl, as the operator sees it.
@@ -207,9 +211,9 @@ const CLAIM_SCAN: u32 = 50;
 
 /// One worker's handle on a shared frontier.
 pub struct SharedFrontier<T> {
-    client: redis::Client,
+    target: Target,
     /// The connection, made again after Redis went away.
-    conn: Option<redis::Connection>,
+    conn: Option<Conn>,
     job: String,
     prefix: String,
     worker: String,
@@ -241,10 +245,10 @@ impl<T: Item> SharedFrontier<T> {
         lease: Duration,
         budget: u64,
     ) -> Result<SharedFrontier<T>, SharedError> {
-        let client = redis::Client::open(url)?;
-        let conn = client.get_connection()?;
+        let target = Target::open(url)?;
+        let conn = target.connect()?;
         Ok(SharedFrontier {
-            client,
+            target,
             conn: Some(conn),
             job: job.to_string(),
             prefix: format!("trawl:{{{job}}}"),
@@ -262,11 +266,11 @@ impl<T: Item> SharedFrontier<T> {
     /// dropped, so the next step reconnects.
     fn with_conn<R>(
         &mut self,
-        step: impl FnOnce(&mut redis::Connection, &Scripts) -> redis::RedisResult<R>,
+        step: impl FnOnce(&mut Conn, &Scripts) -> redis::RedisResult<R>,
     ) -> Result<R, SharedError> {
         let conn = match self.conn.take() {
             Some(c) => c,
-            None => self.client.get_connection()?,
+            None => self.target.connect()?,
         };
         let mut conn = conn;
         match step(&mut conn, &self.scripts) {
@@ -300,7 +304,7 @@ impl<T: Item> SharedFrontier<T> {
         let (prefix, budget) = (self.prefix.clone(), self.budget);
         let codes: Vec<i64> = self.with_conn(|conn, scripts| {
             let mut inv = scripts.schedule.prepare_invoke();
-            inv.arg(&prefix).arg(budget);
+            inv.key(format!("{prefix}:n")).arg(&prefix).arg(budget);
             for (queue, item) in &batch {
                 push_new(&mut inv, queue, item);
             }
@@ -318,6 +322,7 @@ impl<T: Item> SharedFrontier<T> {
             scripts
                 .claim
                 .prepare_invoke()
+                .key(format!("{prefix}:n"))
                 .arg(&prefix)
                 .arg(&worker)
                 .arg(lease.as_millis() as u64)
@@ -371,7 +376,8 @@ impl<T: Item> SharedFrontier<T> {
         let (prefix, budget) = (self.prefix.clone(), self.budget);
         let codes: Vec<i64> = self.with_conn(|conn, scripts| {
             let mut inv = scripts.complete.prepare_invoke();
-            inv.arg(&prefix)
+            inv.key(format!("{prefix}:n"))
+                .arg(&prefix)
                 .arg(queue)
                 .arg(&lease.token)
                 .arg(done.delay.as_millis() as u64)
@@ -417,7 +423,10 @@ impl<T: Item> SharedFrontier<T> {
             .collect();
         self.with_conn(|conn, scripts| {
             let mut inv = scripts.renew.prepare_invoke();
-            inv.arg(&prefix).arg(&worker).arg(lease.as_millis() as u64);
+            inv.key(format!("{prefix}:n"))
+                .arg(&prefix)
+                .arg(&worker)
+                .arg(lease.as_millis() as u64);
             for (q, token) in &held {
                 inv.arg(q).arg(token);
             }
@@ -482,7 +491,8 @@ impl<T: Item> SharedFrontier<T> {
     /// beats every third of it) from a dead one.
     pub fn workers(&mut self) -> Result<Vec<WorkerInfo>, SharedError> {
         let p = self.prefix.clone();
-        let (beats, starts, done, leases, time): WorkerKeys = self.with_conn(|conn, _| {
+        let (beats, starts, done, leases): WorkerKeys = self.with_conn(|conn, _| {
+            // One slot (the job's hash tag): a pipeline a cluster node answers whole.
             redis::pipe()
                 .cmd("ZRANGE")
                 .arg(format!("{p}:workers"))
@@ -495,9 +505,9 @@ impl<T: Item> SharedFrontier<T> {
                 .arg(format!("{p}:wdone"))
                 .cmd("HVALS")
                 .arg(format!("{p}:lease"))
-                .cmd("TIME")
                 .query(conn)
         })?;
+        let time: (u64, u64) = self.with_conn(|conn, _| redis::cmd("TIME").query(conn))?;
         let now = time.0 * 1000 + time.1 / 1000;
         Ok(beats
             .into_iter()
@@ -572,8 +582,8 @@ impl<T: Item> SharedFrontier<T> {
 /// Small values every worker of a crawl shares, each with its own expiry (robots.txt verdicts): a
 /// connection of its own, apart from the frontier's.
 pub struct SharedCache {
-    client: redis::Client,
-    conn: std::sync::Mutex<Option<redis::Connection>>,
+    target: Target,
+    conn: std::sync::Mutex<Option<Conn>>,
     prefix: String,
 }
 
@@ -588,10 +598,10 @@ impl std::fmt::Debug for SharedCache {
 impl SharedCache {
     /// The cache of crawl `job` at `url`, under `name` (e.g. `robots`).
     pub fn connect(url: &str, job: &str, name: &str) -> Result<SharedCache, SharedError> {
-        let client = redis::Client::open(url)?;
-        let conn = client.get_connection()?;
+        let target = Target::open(url)?;
+        let conn = target.connect()?;
         Ok(SharedCache {
-            client,
+            target,
             conn: std::sync::Mutex::new(Some(conn)),
             prefix: format!("trawl:{{{job}}}:{name}:"),
         })
@@ -599,7 +609,7 @@ impl SharedCache {
 
     fn run<R>(
         &self,
-        step: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<R>,
+        step: impl FnOnce(&mut Conn) -> redis::RedisResult<R>,
     ) -> Result<R, SharedError> {
         let mut slot = self
             .conn
@@ -607,7 +617,7 @@ impl SharedCache {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut conn = match slot.take() {
             Some(c) => c,
-            None => self.client.get_connection()?,
+            None => self.target.connect()?,
         };
         let result = step(&mut conn).map_err(SharedError::from);
         if !matches!(result, Err(SharedError::Unavailable(_))) {
@@ -652,7 +662,7 @@ const CRAWLS: &str = "trawl:crawls";
 
 /// The crawls a server holds, by job name.
 pub fn shared_crawls(url: &str) -> Result<Vec<String>, SharedError> {
-    let mut conn = redis::Client::open(url)?.get_connection()?;
+    let mut conn = Target::open(url)?.connect()?;
     let mut names: Vec<String> = redis::cmd("SMEMBERS").arg(CRAWLS).query(&mut conn)?;
     names.sort();
     Ok(names)
@@ -690,5 +700,6 @@ fn scheduled(code: i64) -> Result<Scheduled, SharedError> {
     }
 }
 
+mod connect;
 #[cfg(test)]
 mod tests;

@@ -294,3 +294,293 @@ fn a_full_redis_refuses_whole_steps_and_comes_back() {
     let counts = f.counts().unwrap();
     assert_eq!((counts.done, counts.queued, counts.in_flight), (1, 2, 0));
 }
+
+/// A Redis Cluster of three primaries on loopback ports, made with `redis-cli --cluster create`.
+struct Cluster {
+    nodes: Vec<Child>,
+    _dirs: Vec<tempfile::TempDir>,
+    url: String,
+}
+
+impl Cluster {
+    fn start() -> Cluster {
+        let mut nodes = Vec::new();
+        let mut dirs = Vec::new();
+        let mut addrs = Vec::new();
+        for _ in 0..3 {
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port();
+            let dir = tempfile::tempdir().unwrap();
+            nodes.push(
+                Command::new("redis-server")
+                    .args([
+                        "--port",
+                        &port.to_string(),
+                        "--bind",
+                        "127.0.0.1",
+                        "--save",
+                        "",
+                    ])
+                    .args([
+                        "--cluster-enabled",
+                        "yes",
+                        "--cluster-config-file",
+                        "nodes.conf",
+                    ])
+                    .arg("--dir")
+                    .arg(dir.path())
+                    .stdout(Stdio::null())
+                    .spawn()
+                    .expect("redis-server is not installed"),
+            );
+            dirs.push(dir);
+            addrs.push(format!("127.0.0.1:{port}"));
+        }
+        for a in &addrs {
+            let started = Instant::now();
+            while std::net::TcpStream::connect(a).is_err() {
+                assert!(
+                    started.elapsed() < Duration::from_secs(10),
+                    "{a} did not start"
+                );
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        let made = Command::new("redis-cli")
+            .args(["--cluster", "create"])
+            .args(&addrs)
+            .args(["--cluster-replicas", "0", "--cluster-yes"])
+            .stdout(Stdio::null())
+            .status()
+            .expect("redis-cli is not installed");
+        assert!(made.success(), "redis-cli --cluster create failed");
+        let url = format!("redis://{}", addrs[0]);
+        let started = Instant::now();
+        loop {
+            let ok = addrs.iter().all(|a| {
+                Command::new("redis-cli")
+                    .args(["-u", &format!("redis://{a}"), "cluster", "info"])
+                    .output()
+                    .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("cluster_state:ok"))
+            });
+            if ok {
+                break;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "the cluster did not form"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Cluster {
+            nodes,
+            _dirs: dirs,
+            url,
+        }
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        for n in &mut self.nodes {
+            let _ = n.kill();
+            let _ = n.wait();
+        }
+    }
+}
+
+#[test]
+fn a_redis_cluster_runs_the_same_steps() {
+    let cluster = Cluster::start();
+    // Two crawls whose keys hash to different slots (likely on different nodes).
+    for job in ["nl", "be"] {
+        let mut a =
+            SharedFrontier::<String>::connect(&cluster.url, job, "a", Duration::from_secs(60), 0)
+                .unwrap();
+        assert_eq!(
+            seeds(&mut a, &[("h1", "h1/1"), ("h2", "h2/1"), ("h1", "h1/1")]),
+            [Scheduled::Queued, Scheduled::Queued, Scheduled::Duplicate]
+        );
+        let (_, q, lease) = claim(&mut a);
+        let done = Completion {
+            new: vec![("h3".to_string(), "h3/1".to_string())],
+            ..Completion::default()
+        };
+        assert_eq!(
+            a.finished(&q, &lease, &done).unwrap(),
+            Some(vec![Scheduled::Queued])
+        );
+        a.renew().unwrap();
+        assert_eq!(a.workers().unwrap().len(), 1);
+        assert!(a.mark_seen("cut x").unwrap());
+        let cache = SharedCache::connect(&cluster.url, job, "robots").unwrap();
+        cache
+            .put("http://h1", b"R", Duration::from_secs(60))
+            .unwrap();
+        assert_eq!(cache.get("http://h1").unwrap().unwrap().0, b"R");
+        let mut n = 0;
+        while let Claim::Ready { queue, lease, .. } = a.claim().unwrap() {
+            a.finished(&queue, &lease, &Completion::default()).unwrap();
+            n += 1;
+        }
+        assert_eq!(n, 2);
+        assert_eq!(a.counts().unwrap().done, 3);
+    }
+}
+
+/// A primary, its replica and one Sentinel watching them, on loopback ports.
+struct Sentinel {
+    procs: Vec<Child>,
+    dir: tempfile::TempDir,
+    sentinel_port: u16,
+    primary: u16,
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn wait_port(port: u16) {
+    let started = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{port} did not start"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+impl Sentinel {
+    fn start() -> Sentinel {
+        let dir = tempfile::tempdir().unwrap();
+        let (primary, replica, sentinel) = (free_port(), free_port(), free_port());
+        let server = |port: u16, extra: &[&str]| {
+            let sub = dir.path().join(port.to_string());
+            std::fs::create_dir_all(&sub).unwrap();
+            Command::new("redis-server")
+                .args([
+                    "--port",
+                    &port.to_string(),
+                    "--bind",
+                    "127.0.0.1",
+                    "--save",
+                    "",
+                ])
+                .args(extra)
+                .arg("--dir")
+                .arg(&sub)
+                .stdout(Stdio::null())
+                .spawn()
+                .expect("redis-server is not installed")
+        };
+        let mut procs = vec![server(primary, &[])];
+        wait_port(primary);
+        procs.push(server(
+            replica,
+            &["--replicaof", "127.0.0.1", &primary.to_string()],
+        ));
+        wait_port(replica);
+        let conf = dir.path().join("sentinel.conf");
+        std::fs::write(
+            &conf,
+            format!(
+                "port {sentinel}\nbind 127.0.0.1\nsentinel monitor trawl 127.0.0.1 {primary} 1\n\
+                 sentinel down-after-milliseconds trawl 1000\nsentinel failover-timeout trawl 5000\n"
+            ),
+        )
+        .unwrap();
+        procs.push(
+            Command::new("redis-server")
+                .arg(&conf)
+                .arg("--sentinel")
+                .stdout(Stdio::null())
+                .spawn()
+                .unwrap(),
+        );
+        wait_port(sentinel);
+        // The replica is in sync before anything is written.
+        let started = Instant::now();
+        loop {
+            let info = Command::new("redis-cli")
+                .args(["-p", &replica.to_string(), "info", "replication"])
+                .output()
+                .unwrap();
+            if String::from_utf8_lossy(&info.stdout).contains("master_link_status:up") {
+                break;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "the replica did not sync"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Sentinel {
+            procs,
+            dir,
+            sentinel_port: sentinel,
+            primary,
+        }
+    }
+}
+
+impl Drop for Sentinel {
+    fn drop(&mut self) {
+        for p in &mut self.procs {
+            let _ = p.kill();
+            let _ = p.wait();
+        }
+        let _ = &self.dir;
+    }
+}
+
+#[test]
+fn through_sentinel_and_a_failover() {
+    let s = Sentinel::start();
+    let url = format!("redis+sentinel://127.0.0.1:{}/trawl/0", s.sentinel_port);
+    let mut f =
+        SharedFrontier::<String>::connect(&url, "t", "w", Duration::from_secs(60), 0).unwrap();
+    seeds(&mut f, &[("h", "h/1"), ("h", "h/2")]);
+    let (_, q, lease) = claim(&mut f);
+    // Let the replica have it all, then fail over: the replica becomes the primary.
+    std::thread::sleep(Duration::from_millis(300));
+    let out = Command::new("redis-cli")
+        .args([
+            "-p",
+            &s.sentinel_port.to_string(),
+            "sentinel",
+            "failover",
+            "trawl",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("OK"),
+        "{out:?}"
+    );
+    // The worker's steps fail as transient while the roles change, then work on the new primary.
+    let started = Instant::now();
+    let done = loop {
+        match f.finished(&q, &lease, &Completion::default()) {
+            Ok(r) => break r,
+            Err(e) if e.is_transient() => {
+                assert!(
+                    started.elapsed() < Duration::from_secs(30),
+                    "no new primary: {e}"
+                );
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            Err(e) => panic!("{e}"),
+        }
+    };
+    assert_eq!(done, Some(vec![]));
+    let (item, _, _) = claim(&mut f);
+    assert_eq!(item, "h/2");
+}

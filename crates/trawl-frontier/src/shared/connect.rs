@@ -1,0 +1,136 @@
+//! Where a shared crawl's server is: one Redis (or Valkey), a Redis Cluster (found by asking the node a
+//! `redis://` URL names), or the primary that Sentinel names (`redis+sentinel://S1:PORT,S2:PORT/SERVICE/DB`,
+//! asked again after a failover).
+
+use std::sync::Mutex;
+
+use redis::{
+    Cmd, ConnectionLike, RedisResult, Value,
+    cluster::{ClusterClient, ClusterConnection},
+    sentinel::{SentinelClient, SentinelNodeConnectionInfo, SentinelServerType},
+};
+
+use super::SharedError;
+
+/// A server to (re)connect to.
+pub(crate) enum Target {
+    One(redis::Client),
+    Cluster(ClusterClient),
+    Sentinel(Mutex<SentinelClient>),
+}
+
+/// A connection to it.
+pub(crate) enum Conn {
+    One(redis::Connection),
+    Cluster(Box<ClusterConnection>),
+}
+
+impl Target {
+    /// Reads `url`: `redis://HOST:PORT/DB` (a cluster node makes it a Cluster), or
+    /// `redis+sentinel://S1:PORT[,S2:PORT…]/SERVICE[/DB]`.
+    pub(crate) fn open(url: &str) -> Result<Target, SharedError> {
+        if let Some(rest) = url.strip_prefix("redis+sentinel://") {
+            return sentinel(url, rest);
+        }
+        let client = redis::Client::open(url)?;
+        let mut conn = client.get_connection()?;
+        let info: String = redis::cmd("INFO").arg("cluster").query(&mut conn)?;
+        if info.contains("cluster_enabled:1") {
+            return Ok(Target::Cluster(ClusterClient::new(vec![url])?));
+        }
+        Ok(Target::One(client))
+    }
+
+    /// A new connection (after a failover: to the new primary).
+    pub(crate) fn connect(&self) -> RedisResult<Conn> {
+        match self {
+            Target::One(c) => c.get_connection().map(Conn::One),
+            Target::Cluster(c) => c.get_connection().map(|c| Conn::Cluster(Box::new(c))),
+            Target::Sentinel(s) => s
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .get_connection()
+                .map(Conn::One),
+        }
+    }
+}
+
+fn sentinel(url: &str, rest: &str) -> Result<Target, SharedError> {
+    let bad = |why: &str| {
+        SharedError::Address(format!(
+            "{url}: {why}; write redis+sentinel://SENTINEL:PORT[,SENTINEL:PORT…]/SERVICE[/DB]"
+        ))
+    };
+    let mut parts = rest.split('/');
+    let hosts = parts
+        .next()
+        .filter(|h| !h.is_empty())
+        .ok_or_else(|| bad("no sentinel"))?;
+    let service = parts
+        .next()
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| bad("no service name"))?;
+    let db: i64 = match parts.next().filter(|d| !d.is_empty()) {
+        Some(d) => d.parse().map_err(|_| bad("the database is not a number"))?,
+        None => 0,
+    };
+    let sentinels: Vec<String> = hosts.split(',').map(|h| format!("redis://{h}")).collect();
+    let node = SentinelNodeConnectionInfo::default()
+        .set_redis_connection_info(redis::RedisConnectionInfo::default().set_db(db));
+    let client = SentinelClient::build(
+        sentinels,
+        service.to_string(),
+        Some(node),
+        SentinelServerType::Master,
+    )?;
+    Ok(Target::Sentinel(Mutex::new(client)))
+}
+
+impl ConnectionLike for Conn {
+    fn req_packed_command(&mut self, cmd: &[u8]) -> RedisResult<Value> {
+        match self {
+            Conn::One(c) => c.req_packed_command(cmd),
+            Conn::Cluster(c) => c.req_packed_command(cmd),
+        }
+    }
+
+    fn req_packed_commands(
+        &mut self,
+        cmd: &[u8],
+        offset: usize,
+        count: usize,
+    ) -> RedisResult<Vec<Value>> {
+        match self {
+            Conn::One(c) => c.req_packed_commands(cmd, offset, count),
+            Conn::Cluster(c) => c.req_packed_commands(cmd, offset, count),
+        }
+    }
+
+    fn req_command(&mut self, cmd: &Cmd) -> RedisResult<Value> {
+        match self {
+            Conn::One(c) => c.req_command(cmd),
+            Conn::Cluster(c) => c.req_command(cmd),
+        }
+    }
+
+    fn get_db(&self) -> i64 {
+        match self {
+            Conn::One(c) => c.get_db(),
+            Conn::Cluster(c) => c.get_db(),
+        }
+    }
+
+    fn check_connection(&mut self) -> bool {
+        match self {
+            Conn::One(c) => c.check_connection(),
+            Conn::Cluster(c) => c.check_connection(),
+        }
+    }
+
+    fn is_open(&self) -> bool {
+        match self {
+            Conn::One(c) => c.is_open(),
+            Conn::Cluster(c) => c.is_open(),
+        }
+    }
+}
