@@ -452,6 +452,23 @@ async fn an_operator_pauses_lists_and_stops_every_worker() {
         assert_eq!(workers.matches("alive").count(), 2, "{workers}");
         let report = ctl(&["report"]);
         assert!(report.contains("queued"), "{report}");
+        // A settings change reaches every worker (its crawl.toml is rewritten when it takes it up).
+        let said = ctl(&["set", "frontier.max_delay_ms=170"]);
+        assert!(said.contains("settings version 1"), "{said}");
+        for n in 0..2 {
+            let path = root.join(format!("w{n}/crawl/crawl.toml"));
+            let started = Instant::now();
+            while !std::fs::read_to_string(&path)
+                .unwrap_or_default()
+                .contains("max_delay_ms = 170")
+            {
+                assert!(
+                    started.elapsed() < Duration::from_secs(10),
+                    "worker {n} kept its settings"
+                );
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
         ctl(&["unpause"]);
         while pages() < held + 10 {
             assert!(

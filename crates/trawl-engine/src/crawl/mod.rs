@@ -259,6 +259,7 @@ impl Crawl {
         self.job
             .write_file(&pid_file, &std::process::id().to_string())?;
         let renewal = tokio::spawn(remote::renew_leases(shared.clone()));
+        let settings = tokio::spawn(remote::follow_settings(shared.clone()));
         let workers: Vec<_> = (0..self.config.fetch.max_connections)
             .map(|i| tokio::spawn(worker(shared.clone(), i + 1)))
             .collect();
@@ -266,6 +267,7 @@ impl Crawl {
             let _ = w.await;
         }
         renewal.abort();
+        settings.abort();
         ticker.abort();
         control.abort();
         let _ = std::fs::remove_file(&pid_file);

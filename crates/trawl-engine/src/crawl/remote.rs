@@ -276,6 +276,57 @@ async fn complete(
     }
 }
 
+/// Takes up settings an operator published for the whole crawl (`trawl ctl --frontier … set`, sheets):
+/// each second the settings version is looked at, and a new one is built and swapped in, as a local change
+/// would be, and written to this worker's crawl.toml.
+pub(super) async fn follow_settings(shared: Arc<Shared>) {
+    let Some(remote) = &shared.remote else {
+        return;
+    };
+    let mut known = lock(&remote.frontier).settings_version().unwrap_or(0);
+    loop {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let fetched = {
+            let mut f = lock(&remote.frontier);
+            match f.settings_version() {
+                Ok(v) if v > known => f.config().map(|text| (v, text)),
+                Ok(_) => continue,
+                Err(e) => Err(e),
+            }
+        };
+        let (version, text) = match fetched {
+            Ok((v, Some(text))) => (v, text),
+            Ok((_, None)) => continue,
+            Err(e) => {
+                remote.say(&e);
+                continue;
+            }
+        };
+        known = version;
+        let config = match CrawlConfig::parse(&text, &shared.job.config_path()) {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::warn!("the crawl's published settings cannot be read: {e}");
+                continue;
+            }
+        };
+        match crate::live::LiveSettings::build(Arc::new(config), &shared.seeds, shared.job.root()) {
+            Ok(live) => {
+                *shared
+                    .pipeline
+                    .live
+                    .write()
+                    .unwrap_or_else(PoisonError::into_inner) = Arc::new(live);
+                if let Err(e) = shared.job.write_file(&shared.job.config_path(), &text) {
+                    tracing::warn!("saving the crawl's new settings: {e}");
+                }
+                tracing::info!("settings version {version} taken up");
+            }
+            Err(e) => tracing::warn!("the crawl's published settings do not apply here: {e}"),
+        }
+    }
+}
+
 /// Renews this process's leases (its heartbeat) every third of a lease, so a long fetch keeps its URI while
 /// a dead process's leases expire within one lease.
 pub(super) async fn renew_leases(shared: Arc<Shared>) {

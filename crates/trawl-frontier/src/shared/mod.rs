@@ -572,6 +572,38 @@ impl<T: Item> SharedFrontier<T> {
         })
     }
 
+    /// Publishes changed settings (an operator's): every worker takes them up when it sees the settings
+    /// version go up.
+    pub fn publish_settings(&mut self, text: &str) -> Result<u64, SharedError> {
+        let (config, ctl) = (
+            format!("{}:config", self.prefix),
+            format!("{}:ctl", self.prefix),
+        );
+        let ((), version): ((), u64) = self.with_conn(|conn, _| {
+            redis::pipe()
+                .atomic()
+                .cmd("SET")
+                .arg(&config)
+                .arg(text)
+                .ignore()
+                .cmd("HINCRBY")
+                .arg(&ctl)
+                .arg("version")
+                .arg(1)
+                .query(conn)
+                .map(|(v,): (u64,)| ((), v))
+        })?;
+        Ok(version)
+    }
+
+    /// The settings version: it goes up with every published change.
+    pub fn settings_version(&mut self) -> Result<u64, SharedError> {
+        let key = format!("{}:ctl", self.prefix);
+        let v: Option<u64> =
+            self.with_conn(|conn, _| redis::cmd("HGET").arg(&key).arg("version").query(conn))?;
+        Ok(v.unwrap_or(0))
+    }
+
     /// The crawl's published settings, if the crawl exists.
     pub fn config(&mut self) -> Result<Option<String>, SharedError> {
         let key = format!("{}:config", self.prefix);

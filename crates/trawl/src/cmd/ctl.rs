@@ -140,6 +140,30 @@ pub(crate) fn shared(
     }
     let mut out = std::io::stdout().lock();
     let state = match action {
+        CtlAction::Set { .. } | CtlAction::PutSheet { .. } | CtlAction::RemoveSheet { .. } => {
+            let Command::Settings { change } = command(action)? else {
+                unreachable!("settings actions make settings commands")
+            };
+            let text = f.config()?.unwrap_or_default();
+            let here = Path::new("crawl.toml");
+            let config = trawl_engine::CrawlConfig::parse(&text, here)?;
+            let seeds = config
+                .seeds
+                .urls
+                .iter()
+                .map(|s| trawl_url::parse_seed(s))
+                .collect::<Result<Vec<_>, _>>()?;
+            let changed = change
+                .apply(&config, &seeds, Path::new("."))
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            let version = f.publish_settings(&changed.to_toml())?;
+            writeln!(
+                out,
+                "{} (settings version {version}; every worker takes it up within a second)",
+                change.describe()
+            )?;
+            return Ok(ExitCode::SUCCESS);
+        }
         CtlAction::Pause => "pause",
         CtlAction::Unpause => "run",
         CtlAction::Stop => "stop",
@@ -207,7 +231,7 @@ pub(crate) fn shared(
         }
         other => bail!(
             "`{}` acts on one worker's job: run it without --frontier on that worker's job directory \
-             (with --frontier: pause, unpause, stop, workers, report)",
+             (with --frontier: pause, unpause, stop, workers, warcs, report, set, put-sheet, remove-sheet)",
             format!("{other:?}").to_lowercase()
         ),
     };
