@@ -26,6 +26,7 @@ mod error;
 mod guard;
 mod manager;
 mod metrics;
+mod shared;
 mod ui;
 
 pub use crate::{
@@ -43,6 +44,8 @@ pub struct AppState {
     pub jobs: Arc<JobManager>,
     /// The credentials and sessions.
     pub auth: Arc<Auth>,
+    /// The Redis holding shared crawls (`--frontier`), if any.
+    pub shared: Option<Arc<String>>,
 }
 
 impl AppState {
@@ -51,7 +54,14 @@ impl AppState {
         AppState {
             jobs: Arc::new(jobs),
             auth: Arc::new(auth),
+            shared: None,
         }
+    }
+
+    /// Also shows and acts on the crawls shared through the Redis at `url` (`redis://HOST:PORT/DB`).
+    pub fn with_shared(mut self, url: &str) -> AppState {
+        self.shared = Some(Arc::new(url.to_string()));
+        self
     }
 }
 

@@ -129,6 +129,10 @@ pub(crate) enum Command {
         /// token (shown once) and exit.
         #[arg(long)]
         set_password: bool,
+        /// Also show the crawls shared through this Redis (redis://HOST:PORT/DB) and act on all their
+        /// workers (the Shared crawls page, /api/shared).
+        #[arg(long, value_name = "REDIS_URL")]
+        frontier: Option<String>,
     },
     /// Serve the built-in test site on 127.0.0.1, crawl it, and check every scenario (PASS/FAIL lines).
     Selftest {

@@ -488,3 +488,99 @@ async fn an_operator_pauses_lists_and_stops_every_worker() {
         "stopped before the end"
     );
 }
+
+/// One HTTP/1.0 request with the API token: (status line, body).
+fn http(port: u16, method: &str, path: &str) -> (String, String) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        s,
+        "{method} {path} HTTP/1.0\r\nHost: 127.0.0.1\r\nAuthorization: Bearer tok\r\nContent-Length: 0\r\n\r\n"
+    )
+    .unwrap();
+    let mut raw = String::new();
+    s.read_to_string(&mut raw).unwrap();
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
+    (
+        head.lines().next().unwrap_or("").to_string(),
+        body.to_string(),
+    )
+}
+
+/// `trawl serve --frontier`: the API lists a shared crawl with its workers and pauses every worker.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_web_api_shows_and_acts_on_a_shared_crawl() {
+    let redis = Redis::start();
+    let url = redis.url();
+    let setup = url.clone();
+    tokio::task::spawn_blocking(move || {
+        let mut f = trawl_frontier::SharedFrontier::<String>::connect(
+            &setup,
+            "nl",
+            "host-1",
+            Duration::from_secs(30),
+            0,
+        )
+        .unwrap();
+        f.adopt_config("[seeds]\nurls = [\"http://127.0.0.1:9/\"]\n")
+            .unwrap();
+        f.schedule_batch(vec![("q".into(), "a".into()), ("q".into(), "b".into())])
+            .unwrap();
+        assert!(matches!(
+            f.claim().unwrap(),
+            trawl_frontier::Claim::Ready { .. }
+        ));
+        f.renew().unwrap();
+    })
+    .await
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let state = trawl_server::AppState::new(
+        trawl_server::JobManager::new(dir.path()).unwrap(),
+        trawl_server::Auth::with_password("pw", Some("tok")),
+    )
+    .with_shared(&url);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        axum::serve(
+            listener,
+            trawl_server::app(state).into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .await
+        .unwrap()
+    });
+    let (status, body) = tokio::task::spawn_blocking(move || http(port, "GET", "/api/shared"))
+        .await
+        .unwrap();
+    assert!(status.contains("200"), "{status} {body}");
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let crawl = &v["crawls"][0];
+    assert_eq!(crawl["name"], "nl");
+    assert_eq!(crawl["counts"]["queued"], 1);
+    assert_eq!(crawl["counts"]["in_flight"], 1);
+    assert_eq!(crawl["workers"][0]["worker"], "host-1");
+    assert_eq!(crawl["workers"][0]["leases"], 1);
+    let (status, body) =
+        tokio::task::spawn_blocking(move || http(port, "POST", "/api/shared/nl/pause"))
+            .await
+            .unwrap();
+    assert!(status.contains("200"), "{status} {body}");
+    assert!(body.contains("\"state\":\"pause\""), "{body}");
+    // The page shows the crawl, its state and its worker, with the buttons.
+    let (status, html) = tokio::task::spawn_blocking(move || http(port, "GET", "/shared"))
+        .await
+        .unwrap();
+    assert!(status.contains("200"), "{status}");
+    assert!(
+        html.contains("<h2>nl</h2>")
+            && html.contains("host-1")
+            && html.contains("/shared/nl/action/stop"),
+        "{html}"
+    );
+    let (status, _) =
+        tokio::task::spawn_blocking(move || http(port, "GET", "/api/shared/elsewhere"))
+            .await
+            .unwrap();
+    assert!(status.contains("404"), "{status}");
+}

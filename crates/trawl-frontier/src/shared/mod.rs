@@ -596,6 +596,14 @@ impl<T: Item> SharedFrontier<T> {
         Ok(version)
     }
 
+    /// The crawl-wide state: `run`, `pause` or `stop`.
+    pub fn state(&mut self) -> Result<String, SharedError> {
+        let key = format!("{}:ctl", self.prefix);
+        let v: Option<String> =
+            self.with_conn(|conn, _| redis::cmd("HGET").arg(&key).arg("state").query(conn))?;
+        Ok(v.unwrap_or_else(|| "run".to_string()))
+    }
+
     /// The settings version: it goes up with every published change.
     pub fn settings_version(&mut self) -> Result<u64, SharedError> {
         let key = format!("{}:ctl", self.prefix);

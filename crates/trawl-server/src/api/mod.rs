@@ -12,6 +12,7 @@ pub(crate) mod jobs;
 pub(crate) mod lifecycle;
 pub(crate) mod logs;
 pub(crate) mod queues;
+mod shared;
 pub(crate) mod url;
 
 /// Every API route, for docs/api.md's check.
@@ -41,4 +42,7 @@ pub(crate) fn routes() -> Router<AppState> {
         .route("/api/jobs/{id}/report", get(logs::report))
         .route("/api/jobs/{id}/events", get(events::events))
         .route("/api/url", get(url::explain))
+        .route("/api/shared", get(shared::list))
+        .route("/api/shared/{id}", get(shared::status))
+        .route("/api/shared/{id}/{action}", post(shared::action))
 }

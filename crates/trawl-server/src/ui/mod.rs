@@ -15,6 +15,7 @@ mod log;
 pub(crate) mod login;
 mod queues;
 mod settings;
+mod shared;
 mod url;
 
 pub(crate) fn routes() -> Router<AppState> {
@@ -31,6 +32,8 @@ pub(crate) fn routes() -> Router<AppState> {
         .route("/jobs/{id}/log", get(log::show))
         .route("/jobs/{id}/report", get(log::report))
         .route("/url", get(url::tester))
+        .route("/shared", get(shared::show))
+        .route("/shared/{id}/action/{action}", post(shared::action))
         .route("/logout", post(login::logout))
 }
 
@@ -63,7 +66,7 @@ const STYLE: &str = "body{font:15px/1.4 system-ui,sans-serif;margin:0;color:#222
 /// A whole page around `body`.
 pub(crate) fn page(op: &Operator, title: &str, body: &str) -> Html<String> {
     Html(format!(
-        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{t} · trawl</title><style>{STYLE}</style></head><body><header><strong>trawl</strong><a href="/">Jobs</a><a href="/url">URL tester</a><form class="inline" method="post" action="/logout">{c}<button>Log out</button></form></header><main><h1>{t}</h1>{body}</main></body></html>"#,
+        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{t} · trawl</title><style>{STYLE}</style></head><body><header><strong>trawl</strong><a href="/">Jobs</a><a href="/url">URL tester</a><a href="/shared">Shared crawls</a><form class="inline" method="post" action="/logout">{c}<button>Log out</button></form></header><main><h1>{t}</h1>{body}</main></body></html>"#,
         t = esc(title),
         c = csrf(op),
     ))

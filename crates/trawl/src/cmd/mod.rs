@@ -67,7 +67,8 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             bind,
             jobs,
             set_password,
-        } => serve::serve(bind, &jobs, set_password),
+            frontier,
+        } => serve::serve(bind, &jobs, set_password, frontier.as_deref()),
         Command::Selftest { keep } => selftest::selftest(keep),
         Command::Robots { agent, file, urls } => robots::robots(&agent, &file, urls),
         Command::Warc { command } => match command {

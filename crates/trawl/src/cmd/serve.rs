@@ -5,7 +5,12 @@ use std::{io::BufRead, net::SocketAddr, path::Path, process::ExitCode};
 use anyhow::{Context, bail};
 use trawl_server::{AppState, Auth, JobManager, app};
 
-pub(crate) fn serve(bind: SocketAddr, jobs: &Path, set_password: bool) -> anyhow::Result<ExitCode> {
+pub(crate) fn serve(
+    bind: SocketAddr,
+    jobs: &Path,
+    set_password: bool,
+    frontier: Option<&str>,
+) -> anyhow::Result<ExitCode> {
     if set_password {
         let mut line = String::new();
         std::io::stdin()
@@ -44,10 +49,14 @@ pub(crate) fn serve(bind: SocketAddr, jobs: &Path, set_password: bool) -> anyhow
             "trawl: no password set; for this run only:\n  password: {password}\n  API token: {token}"
         );
     }
-    let state = AppState::new(
+    let mut state = AppState::new(
         JobManager::new(jobs).with_context(|| format!("creating {}", jobs.display()))?,
         auth,
     );
+    if let Some(url) = frontier {
+        trawl_frontier::shared_crawls(url).with_context(|| format!("--frontier {url}"))?;
+        state = state.with_shared(url);
+    }
     super::runtime()?.block_on(async move {
         let listener = tokio::net::TcpListener::bind(bind)
             .await
