@@ -164,6 +164,75 @@ fn failed(message: impl Into<String>) -> Reply {
     }
 }
 
+/// A seed an operator adds, named and ranked as the crawl does, with its queue.
+fn seed_item(
+    raw: &str,
+    naming: &crate::chain::Naming,
+    assign: &crate::assign::QueueAssigner,
+    config: &CrawlConfig,
+) -> Result<(String, CrawlUri), String> {
+    let url = trawl_url::parse_seed(raw).map_err(|e| format!("seed {e}"))?;
+    let mut uri = CrawlUri::seed(url, String::new());
+    naming.name(&mut uri);
+    uri.rank(config, config);
+    Ok((assign.key(&uri.url), uri))
+}
+
+/// Adds seeds to the crawl `job` shared through the Redis at `url` (`trawl ctl --frontier … add-seeds`):
+/// named and queued as the crawl's own seeds, through the shared seen set, for whichever worker claims them.
+pub fn add_shared_seeds(url: &str, job: &str, urls: &[String]) -> Result<String, crate::Error> {
+    let remote = |e| crate::Error::Remote(format!("{url}: {e}"));
+    let mut f = trawl_frontier::SharedFrontier::<CrawlUri>::connect(
+        url,
+        job,
+        "ctl",
+        std::time::Duration::from_secs(1),
+        0,
+    )
+    .map_err(remote)?;
+    let text = f
+        .config()
+        .map_err(remote)?
+        .ok_or_else(|| crate::Error::NoSharedCrawl {
+            url: url.to_string(),
+            job: job.to_string(),
+            crawls: trawl_frontier::shared_crawls(url).unwrap_or_default(),
+        })?;
+    let config = CrawlConfig::parse(&text, std::path::Path::new("crawl.toml"))?;
+    let config_error = |message: String| crate::Error::Config {
+        path: "crawl.toml".into(),
+        message,
+    };
+    let naming = crate::chain::Naming {
+        identity: config
+            .identity
+            .build()
+            .map_err(|e| config_error(e.to_string()))?,
+        classes: config
+            .compile_classes()
+            .map_err(|e| config_error(e.to_string()))?,
+    };
+    let assign = crate::assign::QueueAssigner::new(
+        config.frontier.queue_assignment,
+        config.frontier.parallel_queues,
+    );
+    let batch = urls
+        .iter()
+        .map(|raw| seed_item(raw, &naming, &assign, &config))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(config_error)?;
+    let mut f = f.with_budget(config.frontier.max_uris_per_host);
+    let results = f.schedule_batch(batch).map_err(remote)?;
+    let added = results
+        .iter()
+        .filter(|r| **r == trawl_frontier::Scheduled::Queued)
+        .count();
+    Ok(format!(
+        "{added} of {} seeds queued for every worker (the rest were already known)",
+        urls.len()
+    ))
+}
+
 /// Applies a frontier command (everything but pause, unpause, checkpoint and stop, which need a running
 /// crawl). `identity` and `classes` name URLs as the crawl does.
 pub(crate) fn apply_to_frontier(
@@ -191,16 +260,11 @@ pub(crate) fn apply_to_frontier(
         Command::AddSeeds { urls } => {
             let mut added = 0;
             for raw in urls {
-                let url = match trawl_url::parse_seed(raw) {
-                    Ok(u) => u,
-                    Err(e) => return failed(format!("seed {e}")),
+                let (queue, uri) = match seed_item(raw, &naming, &assign, config) {
+                    Ok(item) => item,
+                    Err(e) => return failed(e),
                 };
-                let mut uri = CrawlUri::seed(url, String::new());
-                naming.name(&mut uri);
-                uri.rank(config, config);
-                if frontier.schedule(&assign.key(&uri.url), uri)
-                    == trawl_frontier::Scheduled::Queued
-                {
+                if frontier.schedule(&queue, uri) == trawl_frontier::Scheduled::Queued {
                     added += 1;
                 }
             }

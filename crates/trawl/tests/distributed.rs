@@ -578,6 +578,26 @@ async fn the_web_api_shows_and_acts_on_a_shared_crawl() {
             && html.contains("/shared/nl/action/stop"),
         "{html}"
     );
+    // Seeds added crawl-wide go into the shared queues, once.
+    let seeded = url.clone();
+    let said = tokio::task::spawn_blocking(move || {
+        let out = Command::new(env!("CARGO_BIN_EXE_trawl"))
+            .args(["ctl", "--frontier", &seeded, "nl", "add-seeds"])
+            .args(["http://127.0.0.1:9/new", "http://127.0.0.1:9/new"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+    })
+    .await
+    .unwrap();
+    assert!(
+        said.contains("1 of 2 seeds queued for every worker"),
+        "{said}"
+    );
+    let (_, body) = tokio::task::spawn_blocking(move || http(port, "GET", "/api/shared/nl"))
+        .await
+        .unwrap();
+    assert!(body.contains("\"queued\":2"), "{body}");
     let (status, _) =
         tokio::task::spawn_blocking(move || http(port, "GET", "/api/shared/elsewhere"))
             .await

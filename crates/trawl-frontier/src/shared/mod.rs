@@ -288,6 +288,12 @@ impl<T: Item> SharedFrontier<T> {
         }
     }
 
+    /// The same handle with a budget of `budget` items per queue (0: none).
+    pub fn with_budget(mut self, budget: u64) -> SharedFrontier<T> {
+        self.budget = budget;
+        self
+    }
+
     /// The prefix of every key of this job.
     pub fn prefix(&self) -> &str {
         &self.prefix

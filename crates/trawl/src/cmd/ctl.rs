@@ -140,6 +140,13 @@ pub(crate) fn shared(
     }
     let mut out = std::io::stdout().lock();
     let state = match action {
+        CtlAction::AddSeeds { mut urls, file } => {
+            if let Some(file) = file {
+                urls.extend(seed_file(&file)?);
+            }
+            writeln!(out, "{}", control::add_shared_seeds(url, &name, &urls)?)?;
+            return Ok(ExitCode::SUCCESS);
+        }
         CtlAction::Set { .. } | CtlAction::PutSheet { .. } | CtlAction::RemoveSheet { .. } => {
             let Command::Settings { change } = command(action)? else {
                 unreachable!("settings actions make settings commands")
@@ -231,7 +238,7 @@ pub(crate) fn shared(
         }
         other => bail!(
             "`{}` acts on one worker's job: run it without --frontier on that worker's job directory \
-             (with --frontier: pause, unpause, stop, workers, warcs, report, set, put-sheet, remove-sheet)",
+             (with --frontier: pause, unpause, stop, workers, warcs, report, add-seeds, set, put-sheet, remove-sheet)",
             format!("{other:?}").to_lowercase()
         ),
     };
