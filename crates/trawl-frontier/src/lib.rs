@@ -36,7 +36,7 @@ pub use crate::{
     queue::{Control, QueueInfo, QueueState},
     shared::{
         Claim, Completion, Lease, SharedCache, SharedCounts, SharedError, SharedFrontier,
-        WorkerInfo, shared_crawls,
+        SharedQueue, WorkerInfo, shared_crawls,
     },
     store::StoreCopy,
 };

@@ -75,7 +75,7 @@ pub(crate) enum Command {
         #[arg(long)]
         json: bool,
         /// Act on the whole crawl shared through Redis at redis://HOST:PORT/DB (every worker): pause,
-        /// unpause, stop, workers, warcs, report, add-seeds, set, put-sheet, remove-sheet.
+        /// unpause, stop, workers, warcs, report, queues and queue actions, add-seeds, set, sheets.
         #[arg(long, value_name = "REDIS_URL")]
         frontier: Option<String>,
         #[command(subcommand)]

@@ -598,6 +598,28 @@ async fn the_web_api_shows_and_acts_on_a_shared_crawl() {
         .await
         .unwrap();
     assert!(body.contains("\"queued\":2"), "{body}");
+    // Queue actions reach the shared queues.
+    let steered = url.clone();
+    let (paused, listed) = tokio::task::spawn_blocking(move || {
+        let ctl = |args: &[&str]| {
+            let out = Command::new(env!("CARGO_BIN_EXE_trawl"))
+                .args(["ctl", "--frontier", &steered, "nl"])
+                .args(args)
+                .output()
+                .unwrap();
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+        (ctl(&["pause-queue", "q"]), ctl(&["queues"]))
+    })
+    .await
+    .unwrap();
+    assert!(paused.contains("queue q paused (every worker)"), "{paused}");
+    assert!(
+        listed
+            .lines()
+            .any(|l| l.starts_with("q ") && l.contains("paused")),
+        "{listed}"
+    );
     let (status, _) =
         tokio::task::spawn_blocking(move || http(port, "GET", "/api/shared/elsewhere"))
             .await

@@ -23,8 +23,10 @@ for _, m in ipairs(due) do
   local sep = string.find(m, '\n', 1, true)
   local q, item = string.sub(m, 1, sep - 1), string.sub(m, sep + 1)
   redis.call('RPUSH', p .. ':q:' .. q, item)
-  local polite = tonumber(redis.call('HGET', p .. ':polite', q) or '0')
-  redis.call('ZADD', p .. ':ready', 'NX', math.max(now, polite), q)
+  if redis.call('HEXISTS', p .. ':qpaused', q) == 0 then
+    local polite = tonumber(redis.call('HGET', p .. ':polite', q) or '0')
+    redis.call('ZADD', p .. ':ready', 'NX', math.max(now, polite), q)
+  end
   redis.call('ZREM', p .. ':later', m)
   redis.call('HINCRBY', p .. ':n', 'later', -1)
   redis.call('HINCRBY', p .. ':n', 'queued', 1)
@@ -47,7 +49,10 @@ for _ = 1, tonumber(ARGV[5]) do
     redis.call('HDEL', p .. ':lease', q)
     redis.call('HDEL', p .. ':leased', q)
   end
-  local item = redis.call('LPOP', p .. ':q:' .. q)
+  local item = false
+  if redis.call('HEXISTS', p .. ':qpaused', q) == 0 then
+    item = redis.call('LPOP', p .. ':q:' .. q)
+  end
   if item then
     redis.call('HSET', p .. ':lease', q, token .. ' ' .. worker)
     redis.call('HSET', p .. ':leased', q, item)

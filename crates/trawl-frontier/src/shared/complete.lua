@@ -14,6 +14,17 @@ local n_first, n_later = tonumber(ARGV[6]), tonumber(ARGV[7])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
+local function paused(queue)
+  return redis.call('HEXISTS', p .. ':qpaused', queue) == 1
+end
+local function over_budget(queue)
+  local b = tonumber(redis.call('HGET', p .. ':qbudget', queue) or budget)
+  return b > 0 and tonumber(redis.call('HGET', p .. ':budget', queue) or '0') >= b
+end
+-- An operator's delay for the queue replaces the computed one.
+local own_delay = redis.call('HGET', p .. ':qdelay', q)
+if own_delay then delay = tonumber(own_delay) end
+
 local lease = redis.call('HGET', p .. ':lease', q)
 if not lease or string.sub(lease, 1, #token + 1) ~= token .. ' ' then
   return {0}
@@ -31,7 +42,7 @@ for _ = 1, n_first do
   local fq = ARGV[i]
   redis.call('LPUSH', p .. ':q:' .. fq, ARGV[i + 1])
   redis.call('HINCRBY', p .. ':n', 'queued', 1)
-  if fq ~= q then
+  if fq ~= q and not paused(fq) then
     local fp = tonumber(redis.call('HGET', p .. ':polite', fq) or '0')
     redis.call('ZADD', p .. ':ready', 'NX', math.max(now, fp), fq)
   end
@@ -49,14 +60,16 @@ while i <= #ARGV do
   local seen = p .. ':s:' .. bucket
   if redis.call('HEXISTS', seen, field) == 1 then
     out[#out + 1] = 1
-  elseif budget > 0 and tonumber(redis.call('HGET', p .. ':budget', nq) or '0') >= budget then
+  elseif over_budget(nq) then
     out[#out + 1] = 2
   else
     redis.call('HSET', seen, field, '')
-    if budget > 0 then redis.call('HINCRBY', p .. ':budget', nq, 1) end
+    redis.call('HINCRBY', p .. ':budget', nq, 1)
     redis.call('RPUSH', p .. ':q:' .. nq, item)
-    local np = tonumber(redis.call('HGET', p .. ':polite', nq) or '0')
-    redis.call('ZADD', p .. ':ready', 'NX', math.max(now, np), nq)
+    if not paused(nq) then
+      local np = tonumber(redis.call('HGET', p .. ':polite', nq) or '0')
+      redis.call('ZADD', p .. ':ready', 'NX', math.max(now, np), nq)
+    end
     redis.call('HINCRBY', p .. ':n', 'queued', 1)
     redis.call('HINCRBY', p .. ':n', 'discovered', 1)
     out[#out + 1] = 0
@@ -64,8 +77,8 @@ while i <= #ARGV do
   i = i + 4
 end
 
--- The queue rests for its delay, or leaves the ready set when it has nothing left.
-if redis.call('LLEN', p .. ':q:' .. q) > 0 then
+-- The queue rests for its delay, or leaves the ready set when it has nothing left (or is paused).
+if redis.call('LLEN', p .. ':q:' .. q) > 0 and not paused(q) then
   redis.call('ZADD', p .. ':ready', polite, q)
 else
   redis.call('ZREM', p .. ':ready', q)

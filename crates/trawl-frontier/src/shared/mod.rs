@@ -86,6 +86,30 @@ type WorkerKeys = (
     Vec<String>,
 );
 
+/// A row of `queue.lua list`: queue, state, queued, leased, spent, budget or '', delay or '', wait ms.
+type QueueRowReply = (String, String, u64, u64, u64, String, String, u64);
+
+/// One queue of a shared crawl, as the operator sees it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SharedQueue {
+    /// The queue key.
+    pub name: String,
+    /// ready, in-process, snoozed, paused or retired.
+    pub state: String,
+    /// URIs waiting.
+    pub queued: u64,
+    /// URIs leased (0 or 1).
+    pub in_flight: u64,
+    /// URIs ever scheduled.
+    pub spent: u64,
+    /// An operator's budget, if set.
+    pub budget: Option<u64>,
+    /// An operator's delay in ms, if set.
+    pub delay_ms: Option<u64>,
+    /// Milliseconds until its next turn.
+    pub wait_ms: u64,
+}
+
 /// One worker of a shared crawl, as the operator sees it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct WorkerInfo {
@@ -193,6 +217,7 @@ struct Scripts {
     complete: Script,
     schedule: Script,
     renew: Script,
+    queue: Script,
 }
 
 impl Default for Scripts {
@@ -202,6 +227,7 @@ impl Default for Scripts {
             complete: Script::new(include_str!("complete.lua")),
             schedule: Script::new(include_str!("schedule.lua")),
             renew: Script::new(include_str!("renew.lua")),
+            queue: Script::new(include_str!("queue.lua")),
         }
     }
 }
@@ -600,6 +626,63 @@ impl<T: Item> SharedFrontier<T> {
                 .map(|(v,): (u64,)| ((), v))
         })?;
         Ok(version)
+    }
+
+    /// An operator's action on one queue, for every worker: `pause`, `retire`, `unpause`, `delete` (returns
+    /// the URIs dropped), `delay` or `budget` (`value` in ms or URIs; `None` clears it). `Ok(0)` when the
+    /// crawl never had that queue.
+    pub fn queue_action(
+        &mut self,
+        op: &str,
+        queue: &str,
+        value: Option<u64>,
+    ) -> Result<u64, SharedError> {
+        let prefix = self.prefix.clone();
+        let value = value.map(|v| v.to_string()).unwrap_or_default();
+        self.with_conn(|conn, scripts| {
+            scripts
+                .queue
+                .prepare_invoke()
+                .key(format!("{prefix}:n"))
+                .arg(&prefix)
+                .arg(op)
+                .arg(queue)
+                .arg(&value)
+                .arg(0)
+                .invoke(conn)
+        })
+    }
+
+    /// The first `max` queues by their next turn, and every paused or retired one.
+    pub fn queues(&mut self, max: usize) -> Result<Vec<SharedQueue>, SharedError> {
+        let prefix = self.prefix.clone();
+        let rows: Vec<QueueRowReply> = self.with_conn(|conn, scripts| {
+            scripts
+                .queue
+                .prepare_invoke()
+                .key(format!("{prefix}:n"))
+                .arg(&prefix)
+                .arg("list")
+                .arg("")
+                .arg("")
+                .arg(max)
+                .invoke(conn)
+        })?;
+        Ok(rows
+            .into_iter()
+            .map(
+                |(name, state, queued, leased, spent, budget, delay, wait_ms)| SharedQueue {
+                    name,
+                    state,
+                    queued,
+                    in_flight: leased,
+                    spent,
+                    budget: budget.parse().ok(),
+                    delay_ms: delay.parse().ok(),
+                    wait_ms,
+                },
+            )
+            .collect())
     }
 
     /// The crawl-wide state: `run`, `pause` or `stop`.

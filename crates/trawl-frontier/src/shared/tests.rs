@@ -226,6 +226,44 @@ fn retries_go_first_and_later_items_wait() {
 }
 
 #[test]
+fn an_operator_steers_one_queue_for_every_worker() {
+    let server = RedisServer::start();
+    let mut f = worker(&server, "w", 60_000);
+    seeds(
+        &mut f,
+        &[("h", "h/1"), ("h", "h/2"), ("g", "g/1"), ("g", "g/2")],
+    );
+    assert_eq!(f.queue_action("pause", "h", None).unwrap(), 1);
+    assert_eq!(f.queue_action("pause", "nowhere", None).unwrap(), 0);
+    // Only g is claimed while h is paused; g's own delay replaces the computed one.
+    f.queue_action("delay", "g", Some(250)).unwrap();
+    let (item, q, lease) = claim(&mut f);
+    assert_eq!(item, "g/1");
+    f.finished(&q, &lease, &Completion::default()).unwrap();
+    let Claim::WaitUntil(at) = f.claim().unwrap() else {
+        panic!("g rests, h is paused")
+    };
+    assert!(at.saturating_duration_since(Instant::now()) > Duration::from_millis(150));
+    let rows = f.queues(10).unwrap();
+    let h = rows.iter().find(|r| r.name == "h").unwrap();
+    assert_eq!((h.state.as_str(), h.queued, h.spent), ("paused", 2, 2));
+    let g = rows.iter().find(|r| r.name == "g").unwrap();
+    assert_eq!((g.state.as_str(), g.delay_ms), ("snoozed", Some(250)));
+    // A budget of 2 for g: a third URI is over it.
+    f.queue_action("budget", "g", Some(2)).unwrap();
+    assert_eq!(seeds(&mut f, &[("g", "g/3")]), [Scheduled::OverBudget]);
+    // Deleting h drops its URIs; unpausing it then has nothing to give.
+    assert_eq!(f.queue_action("delete", "h", None).unwrap(), 2);
+    f.queue_action("unpause", "h", None).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let (item, q, lease) = claim(&mut f);
+    assert_eq!(item, "g/2");
+    f.finished(&q, &lease, &Completion::default()).unwrap();
+    assert!(matches!(f.claim().unwrap(), Claim::Empty));
+    assert_eq!(f.counts().unwrap().queued, 0);
+}
+
+#[test]
 fn budgets_pause_and_the_seen_set() {
     let server = RedisServer::start();
     let mut f =

@@ -147,6 +147,47 @@ pub(crate) fn shared(
             writeln!(out, "{}", control::add_shared_seeds(url, &name, &urls)?)?;
             return Ok(ExitCode::SUCCESS);
         }
+        CtlAction::Queues => {
+            // The first 1,000 by their next turn, and every paused or retired one.
+            let queues = f.queues(1000)?;
+            if json {
+                writeln!(out, "{}", serde_json::to_string(&queues)?)?;
+                return Ok(ExitCode::SUCCESS);
+            }
+            writeln!(
+                out,
+                "{:<40} {:<11} {:>9} {:>6} {:>9} {:>9} {:>9} {:>9}",
+                "queue", "state", "queued", "busy", "spent", "budget", "delay ms", "wait ms"
+            )?;
+            let opt = |v: Option<u64>| v.map_or("-".to_string(), |v| v.to_string());
+            for q in queues {
+                writeln!(
+                    out,
+                    "{:<40} {:<11} {:>9} {:>6} {:>9} {:>9} {:>9} {:>9}",
+                    q.name,
+                    q.state,
+                    q.queued,
+                    q.in_flight,
+                    q.spent,
+                    opt(q.budget),
+                    opt(q.delay_ms),
+                    q.wait_ms
+                )?;
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+        CtlAction::PauseQueue { queue } => return queue_op(&mut f, "pause", &queue, None),
+        CtlAction::UnpauseQueue { queue } => return queue_op(&mut f, "unpause", &queue, None),
+        CtlAction::RetireQueue { queue } => return queue_op(&mut f, "retire", &queue, None),
+        CtlAction::DeleteQueue { queue } => return queue_op(&mut f, "delete", &queue, None),
+        CtlAction::QueueDelay { queue, delay } => {
+            let ms = optional(&delay, "the delay")?;
+            return queue_op(&mut f, "delay", &queue, ms);
+        }
+        CtlAction::QueueBudget { queue, budget } => {
+            let n = optional(&budget, "the budget")?;
+            return queue_op(&mut f, "budget", &queue, n);
+        }
         CtlAction::Set { .. } | CtlAction::PutSheet { .. } | CtlAction::RemoveSheet { .. } => {
             let Command::Settings { change } = command(action)? else {
                 unreachable!("settings actions make settings commands")
@@ -238,7 +279,7 @@ pub(crate) fn shared(
         }
         other => bail!(
             "`{}` acts on one worker's job: run it without --frontier on that worker's job directory \
-             (with --frontier: pause, unpause, stop, workers, warcs, report, add-seeds, set, put-sheet, remove-sheet)",
+             (with --frontier everything but lookup and checkpoint)",
             format!("{other:?}").to_lowercase()
         ),
     };
@@ -247,6 +288,30 @@ pub(crate) fn shared(
         out,
         "crawl {name:?}: {state} (every worker obeys at its next claim)"
     )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One queue action of a shared crawl, said as the local one is.
+fn queue_op(
+    f: &mut trawl_frontier::SharedFrontier<String>,
+    op: &str,
+    queue: &str,
+    value: Option<u64>,
+) -> anyhow::Result<ExitCode> {
+    let n = f.queue_action(op, queue, value)?;
+    if n == 0 && op != "delete" {
+        eprintln!("trawl: no queue {queue:?}; `queues` lists them");
+        return Ok(ExitCode::FAILURE);
+    }
+    let said = match op {
+        "delete" => format!("{n} URIs dropped from queue {queue}"),
+        "delay" | "budget" => format!(
+            "queue {queue} {op} {}",
+            value.map_or("cleared".to_string(), |v| v.to_string())
+        ),
+        _ => format!("queue {queue} {op}d"),
+    };
+    println!("{said} (every worker)");
     Ok(ExitCode::SUCCESS)
 }
 

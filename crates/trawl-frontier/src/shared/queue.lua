@@ -1,0 +1,66 @@
+#!lua
+-- An operator's action on one queue, for every worker: pause, retire, unpause, delete, delay, budget; or
+-- `list` for the queues' rows.
+-- ARGV: prefix, op, queue, value ('' clears a delay or budget), max rows (list)
+-- Returns: 1 done / 0 no such queue; delete: the URIs dropped; list: rows of
+--   {queue, state, queued, leased, spent, budget or '', delay or '', wait_ms}
+local p, op, q, value = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local function known(queue)
+  return redis.call('EXISTS', p .. ':q:' .. queue) == 1 or redis.call('HEXISTS', p .. ':budget', queue) == 1
+end
+local function leased(queue)
+  return redis.call('HEXISTS', p .. ':lease', queue) == 1
+end
+
+if op == 'list' then
+  local rows = {}
+  local seen = {}
+  local function row(queue, score)
+    if seen[queue] then return end
+    seen[queue] = true
+    local state = redis.call('HGET', p .. ':qpaused', queue)
+    if not state then
+      if leased(queue) then state = 'in-process'
+      elseif score and score > now then state = 'snoozed'
+      else state = 'ready' end
+    end
+    rows[#rows + 1] = {
+      queue, state, redis.call('LLEN', p .. ':q:' .. queue), leased(queue) and 1 or 0,
+      tonumber(redis.call('HGET', p .. ':budget', queue) or '0'),
+      redis.call('HGET', p .. ':qbudget', queue) or '', redis.call('HGET', p .. ':qdelay', queue) or '',
+      math.max(0, (score or now) - now),
+    }
+  end
+  local ready = redis.call('ZRANGE', p .. ':ready', 0, tonumber(ARGV[5]) - 1, 'WITHSCORES')
+  for i = 1, #ready, 2 do row(ready[i], tonumber(ready[i + 1])) end
+  for _, queue in ipairs(redis.call('HKEYS', p .. ':qpaused')) do row(queue, nil) end
+  return rows
+end
+
+if not known(q) then return 0 end
+if op == 'pause' or op == 'retire' then
+  redis.call('HSET', p .. ':qpaused', q, op == 'pause' and 'paused' or 'retired')
+  -- A leased queue keeps its entry (its lease's expiry) until the lease ends.
+  if not leased(q) then redis.call('ZREM', p .. ':ready', q) end
+elseif op == 'unpause' then
+  redis.call('HDEL', p .. ':qpaused', q)
+  if redis.call('LLEN', p .. ':q:' .. q) > 0 and not leased(q) then
+    local polite = tonumber(redis.call('HGET', p .. ':polite', q) or '0')
+    redis.call('ZADD', p .. ':ready', 'NX', math.max(now, polite), q)
+  end
+elseif op == 'delete' then
+  local n = redis.call('LLEN', p .. ':q:' .. q)
+  redis.call('DEL', p .. ':q:' .. q)
+  redis.call('HINCRBY', p .. ':n', 'queued', -n)
+  if not leased(q) then redis.call('ZREM', p .. ':ready', q) end
+  return n
+elseif op == 'delay' then
+  if value == '' then redis.call('HDEL', p .. ':qdelay', q) else redis.call('HSET', p .. ':qdelay', q, value) end
+elseif op == 'budget' then
+  if value == '' then redis.call('HDEL', p .. ':qbudget', q) else redis.call('HSET', p .. ':qbudget', q, value) end
+else
+  return redis.error_reply('no queue action ' .. op)
+end
+return 1
