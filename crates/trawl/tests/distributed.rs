@@ -179,8 +179,30 @@ fn config(dir: &Path) -> PathBuf {
     path
 }
 
+/// A trawl process, killed if the test ends (or fails) before it does.
+struct Proc(Option<Child>);
+
+impl Proc {
+    fn id(&self) -> u32 {
+        self.0.as_ref().map_or(0, Child::id)
+    }
+
+    fn kill(&mut self) {
+        if let Some(mut c) = self.0.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
 /// Starts `trawl crawl --frontier` (the first) or `trawl worker` into `root/wN/crawl`.
-fn start(root: &Path, n: usize, redis: &str, seeds: &[String], cfg: &Path) -> Child {
+fn start(root: &Path, n: usize, redis: &str, seeds: &[String], cfg: &Path) -> Proc {
     let job = root.join(format!("w{n}")).join("crawl");
     std::fs::create_dir_all(job.parent().unwrap()).unwrap();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_trawl"));
@@ -193,13 +215,16 @@ fn start(root: &Path, n: usize, redis: &str, seeds: &[String], cfg: &Path) -> Ch
     } else {
         cmd.args(["worker", redis, "--job"]).arg(&job);
     }
-    cmd.stdout(Stdio::null())
-        .stderr(std::fs::File::create(root.join(format!("w{n}.err"))).unwrap())
-        .spawn()
-        .unwrap()
+    Proc(Some(
+        cmd.stdout(Stdio::null())
+            .stderr(std::fs::File::create(root.join(format!("w{n}.err"))).unwrap())
+            .spawn()
+            .unwrap(),
+    ))
 }
 
-fn wait(mut child: Child, what: &str, root: &Path) {
+fn wait(mut proc: Proc, what: &str, root: &Path) {
+    let mut child = proc.0.take().unwrap();
     let started = Instant::now();
     loop {
         if let Some(status) = child.try_wait().unwrap() {
@@ -275,9 +300,9 @@ async fn three_workers_fetch_every_page_once_and_stay_polite() {
     let pids = tokio::task::spawn_blocking(move || {
         let first = start(&root, 0, &url, &seeds, &cfg);
         std::thread::sleep(Duration::from_millis(300));
-        let others: Vec<Child> = (1..3).map(|n| start(&root, n, &url, &[], &cfg)).collect();
+        let others: Vec<Proc> = (1..3).map(|n| start(&root, n, &url, &[], &cfg)).collect();
         let mut pids = vec![first.id()];
-        pids.extend(others.iter().map(Child::id));
+        pids.extend(others.iter().map(Proc::id));
         wait(first, "w0", &root);
         for (n, c) in others.into_iter().enumerate() {
             wait(c, &format!("w{}", n + 1), &root);
@@ -366,8 +391,7 @@ async fn a_killed_worker_and_a_redis_restart_lose_nothing() {
             );
             std::thread::sleep(Duration::from_millis(20));
         }
-        victim.kill().unwrap();
-        let _ = victim.wait();
+        victim.kill();
         // Redis goes away and comes back with its AOF; the workers wait it out.
         while pages() < HOSTS * PAGES / 2 {
             assert!(
