@@ -7,15 +7,16 @@
 mod address;
 mod dns;
 mod h2_form;
+mod idle;
 mod proxy;
 pub use self::dns::DnsAnswer;
+use self::idle::IdlePool;
 mod recorder;
 mod tls;
 
 pub use self::address::{AddressPolicy, Refusal, classify};
 
 use std::{
-    collections::HashMap,
     net::{IpAddr, SocketAddr},
     sync::{Arc, Mutex, PoisonError},
     time::{Duration, Instant},
@@ -270,7 +271,7 @@ pub struct Fetcher {
     tls: Arc<rustls::ClientConfig>,
     tls_h2: Arc<rustls::ClientConfig>,
     strict: Arc<WebPkiServerVerifier>,
-    idle: Mutex<HashMap<String, Vec<Conn>>>,
+    idle: Mutex<IdlePool<Conn>>,
 }
 
 impl std::fmt::Debug for Fetcher {
@@ -297,7 +298,7 @@ impl Fetcher {
             tls: with_alpn(&[b"http/1.1"]),
             tls_h2: with_alpn(&[b"h2", b"http/1.1"]),
             strict,
-            idle: Mutex::new(HashMap::new()),
+            idle: Mutex::default(),
         }
     }
 
@@ -356,31 +357,17 @@ impl Fetcher {
     }
 
     fn take_idle(&self, origin: &str) -> Option<Conn> {
-        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
-        let conns = idle.get_mut(origin)?;
-        while let Some(c) = conns.pop() {
-            if !c.sender.is_closed() {
-                return Some(c);
-            }
-        }
-        None
-    }
-
-    fn put_idle(&self, origin: String, conn: Conn) {
-        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
-        let conns = idle.entry(origin).or_default();
-        if conns.len() < 4 {
-            conns.push(conn);
-        }
-    }
-
-    /// Closes idle connections to `url`'s origin (after a politeness wait they would only time out).
-    pub fn forget(&self, url: &Url) {
-        let origin = origin_key(url);
         self.idle
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .retain(|k, _| k.split(' ').next() != Some(origin.as_str()));
+            .take(origin, Instant::now(), |c| !c.sender.is_closed())
+    }
+
+    fn put_idle(&self, origin: String, conn: Conn) {
+        self.idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .put(origin, conn, Instant::now(), |c| !c.sender.is_closed());
     }
 
     /// One try on `conn` (or a new connection). The error carries whether nothing at all was received, in

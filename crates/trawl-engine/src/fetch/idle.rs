@@ -1,0 +1,130 @@
+//! Idle keep-alive connections, by pool key, kept only while they may be of use: servers close theirs
+//! after 5 to 75 s, and a host whose politeness delay is longer would find its connection gone. A broad
+//! crawl so holds sockets for the hosts it is about to fetch from again, not for every host it ever saw.
+
+use std::{
+    collections::HashMap,
+    time::{Duration, Instant},
+};
+
+/// How long an idle connection is kept.
+pub(super) const IDLE_KEEP: Duration = Duration::from_secs(15);
+
+/// The most idle connections kept across all origins (the oldest go first).
+pub(super) const IDLE_MAX: usize = 1024;
+
+/// Idle connections kept per pool key.
+const PER_KEY: usize = 4;
+
+/// The idle connections by pool key.
+#[derive(Debug)]
+pub(super) struct IdlePool<C> {
+    conns: HashMap<String, Vec<(Instant, C)>>,
+    count: usize,
+    swept: Option<Instant>,
+}
+
+impl<C> Default for IdlePool<C> {
+    fn default() -> Self {
+        IdlePool {
+            conns: HashMap::new(),
+            count: 0,
+            swept: None,
+        }
+    }
+}
+
+impl<C> IdlePool<C> {
+    /// A connection for `key` that is still open (`open`) and was idle less than [`IDLE_KEEP`].
+    pub(super) fn take(&mut self, key: &str, now: Instant, open: impl Fn(&C) -> bool) -> Option<C> {
+        let conns = self.conns.get_mut(key)?;
+        let mut found = None;
+        while let Some((since, c)) = conns.pop() {
+            self.count -= 1;
+            if now.saturating_duration_since(since) < IDLE_KEEP && open(&c) {
+                found = Some(c);
+                break;
+            }
+        }
+        if conns.is_empty() {
+            self.conns.remove(key);
+        }
+        found
+    }
+
+    /// Keeps `conn` for `key`; now and then (each second, or past [`IDLE_MAX`]) closes the stale ones.
+    pub(super) fn put(&mut self, key: String, conn: C, now: Instant, open: impl Fn(&C) -> bool) {
+        let conns = self.conns.entry(key).or_default();
+        if conns.len() < PER_KEY {
+            conns.push((now, conn));
+            self.count += 1;
+        }
+        if self.count > IDLE_MAX
+            || self
+                .swept
+                .is_none_or(|at| now.saturating_duration_since(at) >= Duration::from_secs(1))
+        {
+            self.sweep(now, open);
+        }
+    }
+
+    /// Closes (drops) connections idle past [`IDLE_KEEP`] or closed by their server, then the oldest past
+    /// [`IDLE_MAX`].
+    fn sweep(&mut self, now: Instant, open: impl Fn(&C) -> bool) {
+        self.swept = Some(now);
+        for conns in self.conns.values_mut() {
+            conns.retain(|(since, c)| now.saturating_duration_since(*since) < IDLE_KEEP && open(c));
+        }
+        self.conns.retain(|_, v| !v.is_empty());
+        self.count = self.conns.values().map(Vec::len).sum();
+        if self.count > IDLE_MAX {
+            let mut ages: Vec<Instant> = self.conns.values().flatten().map(|(s, _)| *s).collect();
+            ages.sort();
+            let cut = ages[self.count - IDLE_MAX];
+            for conns in self.conns.values_mut() {
+                conns.retain(|(since, _)| *since >= cut);
+            }
+            self.conns.retain(|_, v| !v.is_empty());
+            self.count = self.conns.values().map(Vec::len).sum();
+        }
+    }
+
+    /// Idle connections held.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.count
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stale_closed_and_surplus_connections_go() {
+        let t0 = Instant::now();
+        let mut pool = IdlePool::default();
+        let open = |c: &u32| *c != 99;
+        pool.put("a".into(), 1, t0, open);
+        pool.put("b".into(), 99, t0, open);
+        // A closed connection is never handed out.
+        assert_eq!(pool.take("b", t0, open), None);
+        assert_eq!(pool.take("a", t0 + Duration::from_secs(1), open), Some(1));
+        // Past IDLE_KEEP a connection is closed at the next sweep, and never handed out.
+        pool.put("a".into(), 2, t0, open);
+        assert_eq!(pool.take("a", t0 + IDLE_KEEP, open), None);
+        pool.put("c".into(), 3, t0, open);
+        pool.put("d".into(), 4, t0 + IDLE_KEEP + Duration::from_secs(1), open);
+        assert_eq!(pool.len(), 1, "c went at the sweep");
+        // Thousands of hosts: at most IDLE_MAX kept, the newest.
+        for i in 0..(IDLE_MAX as u32 + 500) {
+            let at = t0 + IDLE_KEEP + Duration::from_millis(2000 + u64::from(i));
+            pool.put(format!("h{i}"), i, at, open);
+        }
+        assert!(pool.len() <= IDLE_MAX, "{}", pool.len());
+        let last = IDLE_MAX as u32 + 499;
+        let at = t0 + IDLE_KEEP + Duration::from_millis(2000 + u64::from(last));
+        assert_eq!(pool.take(&format!("h{last}"), at, open), Some(last));
+        assert_eq!(pool.take("h0", at, open), None, "the oldest went first");
+    }
+}
