@@ -134,6 +134,14 @@ fn summary(job: &Job, seeds: &[String], ending: &str, snap: &Snapshot, stats: &S
     for (host, (n, b)) in &by_host {
         let _ = writeln!(t, "{n:>8} {b:>12} {host}");
     }
+    // Hosts whose servers asked for a pause (`Retry-After`): only they wait, until then.
+    let waiting = stats.waiting_hosts();
+    if !waiting.is_empty() {
+        let _ = writeln!(t, "\n[hosts asked to wait]\n{:<20} host", "until (UTC)");
+        for (host, until) in &waiting {
+            let _ = writeln!(t, "{:<20} {host}", until.format("%Y-%m-%dT%H:%M:%SZ"));
+        }
+    }
     let json = serde_json::json!({
         "status": ending,
         "duration_s": secs,
@@ -148,6 +156,7 @@ fn summary(job: &Job, seeds: &[String], ending: &str, snap: &Snapshot, stats: &S
         "last_hops": by_hop.iter().map(|(k, v)| (k.to_string(), *v)).collect::<std::collections::BTreeMap<_, _>>(),
         "mime_types": by_mime.iter().map(|(k, (n, b))| (k.clone(), serde_json::json!({"count": n, "bytes": b}))).collect::<serde_json::Map<_, _>>(),
         "hosts": by_host.iter().map(|(k, (n, b))| (k.clone(), serde_json::json!({"count": n, "bytes": b}))).collect::<serde_json::Map<_, _>>(),
+        "hosts_asked_to_wait": waiting.iter().map(|(h, until)| (h.clone(), serde_json::json!(until.to_rfc3339()))).collect::<serde_json::Map<_, _>>(),
     });
     Report::new("crawl", t, json)
 }

@@ -357,6 +357,18 @@ impl Stats {
         lock(&self.asked_to_wait).insert(host.to_string(), until);
     }
 
+    /// The hosts whose servers asked them to wait (`Retry-After`) and are still waiting, longest first.
+    pub fn waiting_hosts(&self) -> Vec<(String, chrono::DateTime<chrono::Utc>)> {
+        let now = chrono::Utc::now();
+        let mut held: Vec<_> = lock(&self.asked_to_wait)
+            .iter()
+            .filter(|(_, until)| **until > now)
+            .map(|(h, until)| (h.clone(), *until))
+            .collect();
+        held.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        held
+    }
+
     /// Counts one finished URI.
     pub fn record(&self, status: i32, host: &str, mime: Option<&str>, wire_bytes: u64) {
         self.finished.fetch_add(1, Relaxed);

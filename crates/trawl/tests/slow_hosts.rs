@@ -48,6 +48,12 @@ async fn site(State(seen): State<Seen>, req: Request) -> Response {
                 .body(Body::from_stream(stream))
                 .unwrap()
         }
+        "/busy" => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            [(header::RETRY_AFTER, "3600")],
+            "come back in an hour",
+        )
+            .into_response(),
         p if p.starts_with("/bad/") => {
             (StatusCode::INTERNAL_SERVER_ERROR, "broken").into_response()
         }
@@ -249,4 +255,74 @@ async fn a_silent_handshake_is_a_connect_failure() {
     let line = log.iter().find(|l| l.uri == seed).unwrap();
     assert_eq!(line.status, -2, "{line:?}");
     assert!(line.has_annotation("err=connect"), "{line:?}");
+}
+
+/// A server asking for an hour's pause (`Retry-After: 3600`) holds its own host only: the other host is
+/// crawled meanwhile, and the crawl report says which host waits, and until when.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_retry_after_holds_only_its_host_and_is_reported() {
+    let (addr, seen) = serve().await;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("c.toml");
+    let busy = format!("http://127.0.0.1:{}/busy", addr.port());
+    let other = format!("http://localhost:{}/", addr.port());
+    std::fs::write(&cfg, format!("[seeds]\nurls = [\"{busy}\", \"{other}\"]\n")).unwrap();
+    let job = dir.path().join("job");
+    let mut config = trawl_engine::CrawlConfig::load(&cfg).unwrap();
+    config.fetch = trawl::selftest::config().fetch;
+    config.fetch.obey_robots = false;
+    config.frontier.delay_factor = 0.0;
+    config.frontier.min_delay_ms = 0;
+    config.frontier.max_delay_ms = 0;
+    config.frontier.max_retries = 1;
+    config.fetch.max_retry_after_s = 7200;
+    let handle = trawl_engine::CrawlHandle::default();
+    let stopper = handle.clone();
+    let watched = seen.clone();
+    tokio::spawn(async move {
+        // Once the other host's pages are all fetched (its 10 good and 10 bad pages), stop: the busy host
+        // still waits its hour.
+        loop {
+            let n = watched
+                .lock()
+                .unwrap()
+                .iter()
+                .filter(|(p, _)| p.starts_with("/good/"))
+                .count();
+            if n >= 10 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        stopper.stop();
+    });
+    let started = Instant::now();
+    trawl_engine::Crawl::new(&job, config, &[])
+        .unwrap()
+        .run(handle, |_| {})
+        .await
+        .unwrap();
+    assert!(started.elapsed() < Duration::from_secs(60));
+    let busy_asked = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(p, _)| p == "/busy")
+        .count();
+    assert_eq!(busy_asked, 1, "the busy host waits its hour");
+    let report = std::fs::read_to_string(job.join("reports/crawl-report.txt")).unwrap();
+    let section = report
+        .split("[hosts asked to wait]")
+        .nth(1)
+        .unwrap_or_default();
+    let line = section
+        .lines()
+        .find(|l| l.ends_with(" 127.0.0.1"))
+        .unwrap_or_default();
+    let until = chrono::DateTime::parse_from_rfc3339(line.split_whitespace().next().unwrap_or(""))
+        .unwrap_or_else(|e| panic!("{e}: {report}"));
+    let left = until
+        .signed_duration_since(chrono::Utc::now())
+        .num_seconds();
+    assert!((3500..=3600).contains(&left), "{left} s left: {report}");
 }
