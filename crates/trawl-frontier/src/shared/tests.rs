@@ -603,6 +603,19 @@ fn through_sentinel_and_a_failover() {
         String::from_utf8_lossy(&out.stdout).contains("OK"),
         "{out:?}"
     );
+    // The old primary is a replica now: the step below goes to the new one.
+    let started = Instant::now();
+    loop {
+        let role = Command::new("redis-cli")
+            .args(["-p", &s.primary.to_string(), "role"])
+            .output()
+            .unwrap();
+        if String::from_utf8_lossy(&role.stdout).starts_with("slave") {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "no failover");
+        std::thread::sleep(Duration::from_millis(100));
+    }
     // The worker's steps fail as transient while the roles change, then work on the new primary.
     let started = Instant::now();
     let done = loop {
