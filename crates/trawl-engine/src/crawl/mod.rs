@@ -178,6 +178,13 @@ impl Crawl {
     fn joined(job_dir: &std::path::Path, spec: RemoteSpec, text: &str) -> Result<Crawl, Error> {
         let job = Job::create(job_dir)?;
         let config = CrawlConfig::parse(text, &job.config_path())?;
+        if config.fetch.max_connections_per_host > 1 {
+            eprintln!(
+                "trawl: warning: fetch.max_connections_per_host = {} has no effect in a shared crawl: each host \
+                 gets one connection crawl-wide (docs/distributed.md)",
+                config.fetch.max_connections_per_host
+            );
+        }
         job.write_file(&job.config_path(), text)?;
         let seeds = config
             .seeds
