@@ -72,3 +72,40 @@ async fn bandwidth_cap_spreads_a_host_out() {
         "the /big page should make the cap bite"
     );
 }
+
+/// A robots.txt's `Crawl-delay` holds from the robots.txt fetch on: the first page waits it too (it used to
+/// wait only the configured delay, the Crawl-delay being read after the delay was set).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crawl_delay_holds_from_the_robots_txt_fetch_on() {
+    use axum::{Router, extract::Request, http::header, response::IntoResponse};
+    let app = Router::new().fallback(|req: Request| async move {
+        match req.uri().path() {
+            "/robots.txt" => "User-agent: *\nCrawl-delay: 1\n".into_response(),
+            "/" => (
+                [(header::CONTENT_TYPE, "text/html")],
+                "<a href=\"/a\">a</a> <a href=\"/b\">b</a>",
+            )
+                .into_response(),
+            _ => ([(header::CONTENT_TYPE, "text/html")], "leaf").into_response(),
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = trawl::selftest::config();
+    config.frontier.min_delay_ms = 100;
+    config.frontier.max_delay_ms = 100;
+    config.frontier.delay_factor = 0.0;
+    Crawl::new(dir.path(), config, &[format!("http://127.0.0.1:{port}/")])
+        .unwrap()
+        .run(CrawlHandle::default(), |_| {})
+        .await
+        .unwrap();
+    let spans = fetch_spans(dir.path());
+    assert_eq!(spans.len(), 4, "robots.txt and 3 pages: {spans:?}");
+    for pair in spans.windows(2) {
+        let gap = pair[1].0 - pair[0].1;
+        assert!(gap >= 999, "fetches {pair:?} only {gap} ms apart");
+    }
+}

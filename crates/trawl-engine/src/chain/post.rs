@@ -8,7 +8,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use trawl_url::class::UrlKind;
 
 use super::{
-    Outcome, Pipeline, Placement, candidate,
+    Disposition, Outcome, Pipeline, Placement, candidate,
     fetch::retries_left,
     robots::{self, AfterFetch},
 };
@@ -84,6 +84,12 @@ pub(super) fn run(
                 }
             }
         }
+    }
+    // A robots.txt just read may ask a Crawl-delay: it holds already between this fetch and the next.
+    if matches!(uri.kind, UriKind::Robots { .. })
+        && let Disposition::Done { delay, .. } = &mut outcome.disposition
+    {
+        *delay = (*delay).max(politeness(p, settings, &uri, &record));
     }
     let (line, digest) = log_response(p, &mut uri, &record, worker);
     outcome.line = Some(line);
