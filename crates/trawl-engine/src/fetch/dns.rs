@@ -16,6 +16,9 @@ use hickory_resolver::{
 };
 use url::{Host, Url};
 
+
+/// Names the resolver caches (each for its TTL): enough for the hosts a broad crawl has in rotation.
+const CACHE_NAMES: usize = 65_536;
 /// A lookup's answer, archived as a `dns:` record (once per host per TTL), as Heritrix archives them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DnsAnswer {
@@ -53,25 +56,29 @@ impl Dns {
     /// The name servers `servers` (`[fetch] dns_servers`), or else the system's resolver configuration (and
     /// hosts file), or an empty one when the system has none.
     pub(crate) fn new(servers: &[SocketAddr]) -> Dns {
-        let resolver = if !servers.is_empty() {
+        let mut builder = if !servers.is_empty() {
             let mut config = ResolverConfig::new();
             for s in servers {
                 config.add_name_server(NameServerConfig::new(*s, Protocol::Udp));
             }
-            TokioResolver::builder_with_config(config, TokioConnectionProvider::default()).build()
+            TokioResolver::builder_with_config(config, TokioConnectionProvider::default())
         } else {
             match TokioResolver::builder_tokio() {
-                Ok(builder) => builder.build(),
+                Ok(builder) => builder,
                 Err(_) => {
                     let mut builder = TokioResolver::builder_with_config(
                         ResolverConfig::new(),
                         TokioConnectionProvider::default(),
                     );
                     *builder.options_mut() = ResolverOpts::default();
-                    builder.build()
+                    builder
                 }
             }
         };
+        // hickory keeps 32 names by default: a broad crawl asked the name server again for nearly every new
+        // connection (bench/broad at 10,000 hosts: 51,309 queries for 9,683 hosts).
+        builder.options_mut().cache_size = CACHE_NAMES;
+        let resolver = builder.build();
         Dns {
             resolver,
             archived: Arc::default(),
