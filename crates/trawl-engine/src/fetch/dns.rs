@@ -16,9 +16,9 @@ use hickory_resolver::{
 };
 use url::{Host, Url};
 
-
 /// Names the resolver caches (each for its TTL): enough for the hosts a broad crawl has in rotation.
 const CACHE_NAMES: usize = 65_536;
+
 /// A lookup's answer, archived as a `dns:` record (once per host per TTL), as Heritrix archives them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DnsAnswer {
