@@ -203,15 +203,7 @@ pub fn add_shared_seeds(url: &str, job: &str, urls: &[String]) -> Result<String,
         path: "crawl.toml".into(),
         message,
     };
-    let naming = crate::chain::Naming {
-        identity: config
-            .identity
-            .build()
-            .map_err(|e| config_error(e.to_string()))?,
-        classes: config
-            .compile_classes()
-            .map_err(|e| config_error(e.to_string()))?,
-    };
+    let naming = crate::chain::Naming::from_config(&config).map_err(config_error)?;
     let assign = crate::assign::QueueAssigner::new(
         config.frontier.queue_assignment,
         config.frontier.parallel_queues,
@@ -247,10 +239,9 @@ pub(crate) fn apply_to_frontier(
             failed(format!("no queue {queue:?}; `queues` lists them"))
         }
     };
-    let naming = match (config.identity.build(), config.compile_classes()) {
-        (Ok(identity), Ok(classes)) => crate::chain::Naming { identity, classes },
-        (Err(e), _) => return failed(e.to_string()),
-        (_, Err(e)) => return failed(e.to_string()),
+    let naming = match crate::chain::Naming::from_config(config) {
+        Ok(n) => n,
+        Err(e) => return failed(e),
     };
     let assign = crate::assign::QueueAssigner::new(
         config.frontier.queue_assignment,

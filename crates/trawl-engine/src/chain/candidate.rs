@@ -23,6 +23,14 @@ pub(crate) struct Naming {
 }
 
 impl Naming {
+    /// The identity rules and URL classes of `config`; the error says which is wrong.
+    pub(crate) fn from_config(config: &crate::CrawlConfig) -> Result<Naming, String> {
+        Ok(Naming {
+            identity: config.identity.build().map_err(|e| e.to_string())?,
+            classes: config.compile_classes().map_err(|e| e.to_string())?,
+        })
+    }
+
     /// Sets a URI's identity (docs/url-identity.md): a matching URL class's server form is fetched and what the
     /// class says of it is kept; the canonical URL is the class's normalised form, else a site rewrite, else
     /// the cleaned raw URL; the uniq key is the canonical URL under the crawl's canonicalizer.

@@ -186,12 +186,7 @@ impl Crawl {
             );
         }
         job.write_file(&job.config_path(), text)?;
-        let seeds = config
-            .seeds
-            .urls
-            .iter()
-            .map(|s| trawl_url::parse_seed(s))
-            .collect::<Result<Vec<_>, _>>()?;
+        let seeds = parse_seeds(&config)?;
         Ok(Crawl {
             job,
             config,
@@ -214,12 +209,7 @@ impl Crawl {
             return Err(Error::NothingToResume(job_dir.to_path_buf()));
         }
         let repaired = crate::checkpoint::repair_warcs(&job)?;
-        let seeds = config
-            .seeds
-            .urls
-            .iter()
-            .map(|s| trawl_url::parse_seed(s))
-            .collect::<Result<Vec<_>, _>>()?;
+        let seeds = parse_seeds(&config)?;
         Ok(Crawl {
             job,
             config,
@@ -446,15 +436,7 @@ impl Crawl {
             config.frontier.bloom_fp_rate,
             config.frontier.uniq == crate::config::UniqMode::Bloom,
         )?;
-        let naming = Naming {
-            identity: config
-                .identity
-                .build()
-                .map_err(|e| config_error(e.to_string()))?,
-            classes: config
-                .compile_classes()
-                .map_err(|e| config_error(e.to_string()))?,
-        };
+        let naming = Naming::from_config(config).map_err(config_error)?;
         let gates = crate::scope::Gates::from_config(config, &self.seeds)
             .map_err(|e| config_error(e.to_string()))?;
         let live = LiveSettings::build(Arc::new(config.clone()), &self.seeds, self.job.root())
@@ -528,6 +510,16 @@ impl Crawl {
             checkpointing: Mutex::new(()),
         })
     }
+}
+
+/// The config's seeds as URLs (naming any bad one).
+fn parse_seeds(config: &CrawlConfig) -> Result<Vec<Url>, Error> {
+    Ok(config
+        .seeds
+        .urls
+        .iter()
+        .map(|s| trawl_url::parse_seed(s))
+        .collect::<Result<Vec<_>, _>>()?)
 }
 
 /// Writes a checkpoint: the frontier's consistent copy and the crawl's counters, after rolling the archives

@@ -268,12 +268,7 @@ async fn complete(
             p.write_line(p.log_failure(&cut.uri, cut.status, worker));
         }
     }
-    let mut links = lock(&p.known_links);
-    for (fp, result) in known.into_iter().zip(results) {
-        if let (Some(fp), false) = (fp, result == Scheduled::OverBudget) {
-            links.insert(fp);
-        }
-    }
+    super::worker::remember_known(p, known, &results);
 }
 
 /// Takes up settings an operator published for the whole crawl (`trawl ctl --frontier … set`, sheets):

@@ -144,12 +144,16 @@ fn apply(shared: &Shared, queue: &str, ticket: Ticket, outcome: Outcome, worker:
         }
     }
     drop(f);
-    {
-        let mut links = lock(&p.known_links);
-        for (fp, result) in known.into_iter().zip(results) {
-            if let (Some(fp), false) = (fp, result == Scheduled::OverBudget) {
-                links.insert(fp);
-            }
+    remember_known(p, known, &results);
+}
+
+/// Notes the outlinks now in the uniq filter (all but those over budget), so the candidate chain skips them
+/// next time without asking the frontier.
+pub(super) fn remember_known(p: &Pipeline, known: Vec<Option<u128>>, results: &[Scheduled]) {
+    let mut links = lock(&p.known_links);
+    for (fp, result) in known.into_iter().zip(results) {
+        if let (Some(fp), false) = (fp, *result == Scheduled::OverBudget) {
+            links.insert(fp);
         }
     }
 }
