@@ -568,7 +568,8 @@ async fn dns_server() -> (SocketAddr, Arc<Mutex<usize>>) {
 }
 
 /// A host name looked up through the configured name server is archived as a `dns:` response record
-/// (`text/dns`, the answers in zone-file form), once per TTL, with its crawl.log line.
+/// (`text/dns`, the answers in zone-file form), once per TTL, with its crawl.log line naming a fetch of that
+/// host as the one that asked (two hosts crawled at once: each lookup stays with its own host's fetch).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dns_lookups_are_archived_once_per_ttl() {
     let files: Files = Arc::new(Mutex::new(site(1)));
@@ -579,6 +580,9 @@ async fn dns_lookups_are_archived_once_per_ttl() {
     let job = dir.path().join("job");
     common::crawl_quickly_with(&config(dir.path(), "d", &seed, ""), &job, |c| {
         c.fetch.dns_servers = vec![dns];
+        c.seeds
+            .urls
+            .push(format!("http://other.trawl.test:{}/", addr.port()));
         // A name outside loopback: the crawl wants a user agent naming a contact.
         c.fetch.user_agent = "trawl-test/1 (+https://trawl.test/contact)".into();
     })
@@ -608,6 +612,14 @@ async fn dns_lookups_are_archived_once_per_ttl() {
         .expect("a crawl.log line");
     assert_eq!(line.status, 1);
     assert!(line.hop_path.ends_with('P'));
+    for host in ["site.trawl.test", "other.trawl.test"] {
+        let line = log
+            .iter()
+            .find(|l| l.uri == format!("dns:{host}"))
+            .unwrap_or_else(|| panic!("a crawl.log line for {host}"));
+        let via = url::Url::parse(line.via.as_deref().expect("a via")).unwrap();
+        assert_eq!(via.host_str(), Some(host), "{line:?}");
+    }
     assert!(
         log.iter().filter(|l| l.status == 200).count() > 5,
         "the site was crawled by name"

@@ -49,7 +49,7 @@ pub(super) async fn run(
             fetched = request(p, &uri, max_bytes, settings, validators, &jar, None).await;
         }
     }
-    for answer in p.fetcher.take_dns_answers() {
+    if let Some(answer) = p.fetcher.take_dns_answer(&uri.url) {
         archive_dns(p, &uri, &answer, worker);
     }
     uri.tries += 1;

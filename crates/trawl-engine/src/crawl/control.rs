@@ -71,7 +71,7 @@ pub(super) fn apply_command(shared: &Shared, command: &Command) -> Reply {
             crate::control::apply_to_frontier(&mut lock(&shared.frontier), other, &shared.config())
         }
     };
-    shared.wake.notify_waiters();
+    shared.wake.all();
     reply
 }
 

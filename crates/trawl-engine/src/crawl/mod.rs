@@ -32,6 +32,7 @@ mod control;
 mod handle;
 mod remote;
 mod ticker;
+mod wake;
 mod worker;
 
 use self::{control::*, handle::Envelope, worker::*};
@@ -73,7 +74,7 @@ struct Shared {
     /// The shared frontier, when this process is one worker of a crawl in Redis.
     remote: Option<remote::Remote>,
     /// Wakes workers waiting for work.
-    wake: Notify,
+    wake: wake::Wake,
     seeds: Vec<Url>,
     job: Job,
     /// Held while a checkpoint is written: one at a time.
@@ -255,6 +256,10 @@ impl Crawl {
         let pid_file = self.job.state_dir().join("crawl.pid");
         self.job
             .write_file(&pid_file, &std::process::id().to_string())?;
+        let alarm = tokio::spawn({
+            let shared = shared.clone();
+            async move { shared.wake.alarm().await }
+        });
         let renewal = tokio::spawn(remote::renew_leases(shared.clone()));
         let settings = tokio::spawn(remote::follow_settings(shared.clone()));
         let workers: Vec<_> = (0..self.config.fetch.max_connections)
@@ -263,6 +268,7 @@ impl Crawl {
         for w in workers {
             let _ = w.await;
         }
+        alarm.abort();
         renewal.abort();
         settings.abort();
         ticker.abort();
@@ -504,7 +510,7 @@ impl Crawl {
             pipeline,
             frontier,
             remote,
-            wake: Notify::new(),
+            wake: wake::Wake::default(),
             seeds: self.seeds.clone(),
             job: self.job.clone(),
             checkpointing: Mutex::new(()),

@@ -17,13 +17,17 @@ pub(super) async fn worker(shared: Arc<Shared>, id: usize) {
     }
     let stop = &shared.pipeline.stop;
     loop {
+        // Armed before the flags are read, so a stop or unpause between the two is not missed.
+        let stopped = stop.notify.notified();
+        tokio::pin!(stopped);
+        stopped.as_mut().enable();
         if stop.is_stopped() {
             return;
         }
         if stop.is_paused() {
             tokio::select! {
-                _ = tokio::time::sleep(Duration::from_millis(200)) => {}
-                _ = stop.notify.notified() => {}
+                _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+                _ = stopped => {}
             }
             continue;
         }
@@ -35,28 +39,30 @@ pub(super) async fn worker(shared: Arc<Shared>, id: usize) {
                 return;
             }
         };
-        let wait = match next {
+        match next {
             Next::Ready(Taken {
                 item,
                 queue,
                 ticket,
             }) => {
+                // Another queue may be ready too: the next idle worker looks.
+                shared.wake.one();
                 let outcome = chain::process(&shared.pipeline, item, &queue, id).await;
                 apply(&shared, &queue, ticket, outcome, id);
-                shared.wake.notify_waiters();
+                shared.wake.one();
                 continue;
             }
-            Next::WaitUntil(at) => at.min(Instant::now() + Duration::from_millis(200)),
-            Next::Busy => Instant::now() + Duration::from_millis(100),
+            Next::WaitUntil(at) => shared.wake.at(at),
+            // Every queue with items is in flight or held: a finishing worker wakes one.
+            Next::Busy => {}
             Next::Empty => {
-                shared.wake.notify_waiters();
+                shared.wake.all();
                 return;
             }
-        };
+        }
         tokio::select! {
-            _ = tokio::time::sleep_until(wait.into()) => {}
-            _ = shared.wake.notified() => {}
-            _ = stop.notify.notified() => {}
+            _ = shared.wake.wait() => {}
+            _ = stopped => {}
         }
     }
 }

@@ -48,8 +48,9 @@ pub(crate) struct Dns {
     resolver: TokioResolver,
     /// Until when each host's last archived answer holds (its TTL).
     archived: Arc<Mutex<HashMap<String, Instant>>>,
-    /// Answers not yet archived.
-    fresh: Arc<Mutex<Vec<DnsAnswer>>>,
+    /// Answers not yet archived, by host: each is archived with a fetch of its own host, so its crawl.log
+    /// line names that fetch as the one that asked.
+    fresh: Arc<Mutex<HashMap<String, DnsAnswer>>>,
 }
 
 impl Dns {
@@ -78,6 +79,10 @@ impl Dns {
         // hickory keeps 32 names by default: a broad crawl asked the name server again for nearly every new
         // connection (bench/broad at 10,000 hosts: 51,309 queries for 9,683 hosts).
         builder.options_mut().cache_size = CACHE_NAMES;
+        // A query whose reply was lost is asked again after 2 s, not 5 (hickory's default; twice that for a
+        // second loss): one dropped UDP datagram held a host back 10 s in bench/broad.
+        builder.options_mut().timeout = std::time::Duration::from_secs(2);
+        builder.options_mut().attempts = 3;
         let resolver = builder.build();
         Dns {
             resolver,
@@ -86,9 +91,12 @@ impl Dns {
         }
     }
 
-    /// The answers looked up since the last call, to be archived.
-    pub(crate) fn take_answers(&self) -> Vec<DnsAnswer> {
-        std::mem::take(&mut *self.fresh.lock().unwrap_or_else(PoisonError::into_inner))
+    /// The answer for `host` looked up since the last call, to be archived.
+    pub(crate) fn take_answer(&self, host: &str) -> Option<DnsAnswer> {
+        self.fresh
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(host)
     }
 
     /// The address to connect to for `url`'s host.
@@ -143,11 +151,14 @@ impl Dns {
         self.fresh
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .push(DnsAnswer {
-                host: host.to_owned(),
-                at: Utc::now(),
-                records,
-            });
+            .insert(
+                host.to_owned(),
+                DnsAnswer {
+                    host: host.to_owned(),
+                    at: Utc::now(),
+                    records,
+                },
+            );
     }
 }
 

@@ -1,6 +1,10 @@
 //! Idle keep-alive connections, by pool key, kept only while they may be of use: servers close theirs
 //! after 5 to 75 s, and a host whose politeness delay is longer would find its connection gone. A broad
 //! crawl so holds sockets for the hosts it is about to fetch from again, not for every host it ever saw.
+//!
+//! How many: each connection in use serves a host for one answer (tens of ms) and then the host rests for its
+//! politeness delay (a second or more), so the hosts in rotation — those worth a kept socket — number several
+//! times the connections. [`idle_max`] allows eight per connection, within what the process may open.
 
 use std::{
     collections::HashMap,
@@ -10,8 +14,29 @@ use std::{
 /// How long an idle connection is kept.
 pub(super) const IDLE_KEEP: Duration = Duration::from_secs(15);
 
-/// The most idle connections kept across all origins (the oldest go first).
-pub(super) const IDLE_MAX: usize = 1024;
+/// The fewest idle connections kept across all origins, whatever the number of connections.
+const IDLE_MIN: usize = 1024;
+
+/// Idle connections kept per connection in use (the hosts in rotation per connection; see the module doc).
+const PER_CONNECTION: usize = 8;
+
+/// File descriptors left for everything but sockets (WARCs, the frontier's files, logs).
+const FD_RESERVE: u64 = 256;
+
+/// The most idle connections to keep with `max_connections` in use, when the process may have
+/// `open_files` descriptors (its soft RLIMIT_NOFILE; `None`: no limit).
+pub(super) fn idle_max(max_connections: usize, open_files: Option<u64>) -> usize {
+    let wanted = (max_connections * PER_CONNECTION).max(IDLE_MIN);
+    match open_files {
+        Some(limit) => {
+            let room = limit.saturating_sub(FD_RESERVE + max_connections as u64);
+            wanted
+                .min(usize::try_from(room).unwrap_or(usize::MAX))
+                .max(16)
+        }
+        None => wanted,
+    }
+}
 
 /// Idle connections kept per pool key.
 const PER_KEY: usize = 4;
@@ -21,20 +46,22 @@ const PER_KEY: usize = 4;
 pub(super) struct IdlePool<C> {
     conns: HashMap<String, Vec<(Instant, C)>>,
     count: usize,
+    /// The most kept (the oldest go first).
+    max: usize,
     swept: Option<Instant>,
 }
 
-impl<C> Default for IdlePool<C> {
-    fn default() -> Self {
+impl<C> IdlePool<C> {
+    /// A pool keeping at most `max` idle connections.
+    pub(super) fn new(max: usize) -> Self {
         IdlePool {
             conns: HashMap::new(),
             count: 0,
+            max,
             swept: None,
         }
     }
-}
 
-impl<C> IdlePool<C> {
     /// A connection for `key` that is still open (`open`) and was idle less than [`IDLE_KEEP`].
     pub(super) fn take(&mut self, key: &str, now: Instant, open: impl Fn(&C) -> bool) -> Option<C> {
         let conns = self.conns.get_mut(key)?;
@@ -52,14 +79,14 @@ impl<C> IdlePool<C> {
         found
     }
 
-    /// Keeps `conn` for `key`; now and then (each second, or past [`IDLE_MAX`]) closes the stale ones.
+    /// Keeps `conn` for `key`; now and then (each second, or past the most kept) closes the stale ones.
     pub(super) fn put(&mut self, key: String, conn: C, now: Instant, open: impl Fn(&C) -> bool) {
         let conns = self.conns.entry(key).or_default();
         if conns.len() < PER_KEY {
             conns.push((now, conn));
             self.count += 1;
         }
-        if self.count > IDLE_MAX
+        if self.count > self.max
             || self
                 .swept
                 .is_none_or(|at| now.saturating_duration_since(at) >= Duration::from_secs(1))
@@ -68,8 +95,9 @@ impl<C> IdlePool<C> {
         }
     }
 
-    /// Closes (drops) connections idle past [`IDLE_KEEP`] or closed by their server, then the oldest past
-    /// [`IDLE_MAX`].
+    /// Closes (drops) connections idle past [`IDLE_KEEP`] or closed by their server, then, past the most
+    /// kept, the oldest down to seven eighths of it (so a full pool sorts its ages once per eighth, not on
+    /// every put).
     fn sweep(&mut self, now: Instant, open: impl Fn(&C) -> bool) {
         self.swept = Some(now);
         for conns in self.conns.values_mut() {
@@ -77,10 +105,11 @@ impl<C> IdlePool<C> {
         }
         self.conns.retain(|_, v| !v.is_empty());
         self.count = self.conns.values().map(Vec::len).sum();
-        if self.count > IDLE_MAX {
+        if self.count > self.max {
+            let keep = self.max - self.max / 8;
             let mut ages: Vec<Instant> = self.conns.values().flatten().map(|(s, _)| *s).collect();
-            ages.sort();
-            let cut = ages[self.count - IDLE_MAX];
+            ages.sort_unstable();
+            let cut = ages[self.count - keep];
             for conns in self.conns.values_mut() {
                 conns.retain(|(since, _)| *since >= cut);
             }
@@ -103,7 +132,8 @@ mod tests {
     #[test]
     fn stale_closed_and_surplus_connections_go() {
         let t0 = Instant::now();
-        let mut pool = IdlePool::default();
+        const MAX: usize = 1024;
+        let mut pool = IdlePool::new(MAX);
         let open = |c: &u32| *c != 99;
         pool.put("a".into(), 1, t0, open);
         pool.put("b".into(), 99, t0, open);
@@ -116,15 +146,26 @@ mod tests {
         pool.put("c".into(), 3, t0, open);
         pool.put("d".into(), 4, t0 + IDLE_KEEP + Duration::from_secs(1), open);
         assert_eq!(pool.len(), 1, "c went at the sweep");
-        // Thousands of hosts: at most IDLE_MAX kept, the newest.
-        for i in 0..(IDLE_MAX as u32 + 500) {
+        // Thousands of hosts: at most MAX kept, the newest.
+        for i in 0..(MAX as u32 + 500) {
             let at = t0 + IDLE_KEEP + Duration::from_millis(2000 + u64::from(i));
             pool.put(format!("h{i}"), i, at, open);
         }
-        assert!(pool.len() <= IDLE_MAX, "{}", pool.len());
-        let last = IDLE_MAX as u32 + 499;
+        assert!(pool.len() <= MAX, "{}", pool.len());
+        assert!(pool.len() >= MAX - MAX / 8, "{}", pool.len());
+        let last = MAX as u32 + 499;
         let at = t0 + IDLE_KEEP + Duration::from_millis(2000 + u64::from(last));
         assert_eq!(pool.take(&format!("h{last}"), at, open), Some(last));
         assert_eq!(pool.take("h0", at, open), None, "the oldest went first");
+    }
+
+    #[test]
+    fn the_most_kept_follows_the_connections_within_the_open_files_limit() {
+        assert_eq!(idle_max(10, None), IDLE_MIN);
+        assert_eq!(idle_max(1000, None), 8000);
+        assert_eq!(idle_max(1000, Some(20_000)), 8000);
+        // 1,024 descriptors: what is left after the connections in use and the reserve.
+        assert_eq!(idle_max(200, Some(1024)), 1024 - 256 - 200);
+        assert_eq!(idle_max(1000, Some(1024)), 16);
     }
 }

@@ -262,6 +262,23 @@ struct Conn {
 trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
 
+/// How many files the process may open (its soft RLIMIT_NOFILE), having raised it to the hard limit: a
+/// broad crawl holds a socket per connection and per idle host, past the common default of 1,024.
+fn open_files_limit() -> Option<u64> {
+    use rustix::process::{Resource, getrlimit, setrlimit};
+    let limit = getrlimit(Resource::Nofile);
+    if limit.current < limit.maximum {
+        let raised = rustix::process::Rlimit {
+            current: limit.maximum,
+            maximum: limit.maximum,
+        };
+        if setrlimit(Resource::Nofile, raised).is_ok() {
+            return limit.maximum;
+        }
+    }
+    limit.current
+}
+
 /// The HTTP fetcher: a resolver, a TLS config and a pool of keep-alive connections per origin.
 pub struct Fetcher {
     config: FetchConfig,
@@ -291,6 +308,10 @@ impl Fetcher {
             c.alpn_protocols = protocols.iter().map(|p| p.to_vec()).collect();
             Arc::new(c)
         };
+        let idle = Mutex::new(IdlePool::new(idle::idle_max(
+            config.max_connections,
+            open_files_limit(),
+        )));
         Fetcher {
             dns: Dns::new(&config.dns_servers),
             config,
@@ -298,13 +319,13 @@ impl Fetcher {
             tls: with_alpn(&[b"http/1.1"]),
             tls_h2: with_alpn(&[b"h2", b"http/1.1"]),
             strict,
-            idle: Mutex::default(),
+            idle,
         }
     }
 
-    /// The DNS answers looked up since the last call, to be archived as `dns:` records.
-    pub fn take_dns_answers(&self) -> Vec<DnsAnswer> {
-        self.dns.take_answers()
+    /// The DNS answer for `url`'s host looked up since the last call, to be archived as a `dns:` record.
+    pub fn take_dns_answer(&self, url: &Url) -> Option<DnsAnswer> {
+        self.dns.take_answer(url.host_str()?)
     }
 
     /// Fetches `url` with GET, cutting the body at `max_bytes`.
