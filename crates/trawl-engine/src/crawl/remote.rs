@@ -121,37 +121,51 @@ impl Remote {
     }
 }
 
-/// The worker loop against the shared frontier: claim, run the chains, complete with the outcome.
+/// The worker loop against the shared frontier: claim, run the chains, complete with the outcome. Idle
+/// workers wait on [`super::wake`] as the embedded loop's do: one claim at a time asks Redis, not one per
+/// idle worker (what other processes change is seen at the alarm's next wake, within 250 ms).
 pub(super) async fn worker(shared: Arc<Shared>, remote: &Remote, id: usize) {
     let stop = &shared.pipeline.stop;
     loop {
+        // Armed before the flags are read, so a stop or unpause between the two is not missed.
+        let stopped = stop.notify.notified();
+        tokio::pin!(stopped);
+        stopped.as_mut().enable();
         if stop.is_stopped() {
             return;
         }
         if stop.is_paused() {
-            tokio::time::sleep(Duration::from_millis(200)).await;
+            tokio::select! {
+                _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+                _ = stopped => {}
+            }
             continue;
         }
         let Some(claim) = remote.steady(&shared, |f| f.claim()).await else {
             return;
         };
-        let wait = match claim {
+        match claim {
             Claim::Ready { item, queue, lease } => {
+                shared.wake.one();
                 let outcome = chain::process(&shared.pipeline, item, &queue, id).await;
                 complete(&shared, remote, &queue, &lease, outcome, id).await;
+                shared.wake.one();
                 continue;
             }
-            Claim::WaitUntil(at) => at.min(Instant::now() + Duration::from_millis(200)),
-            Claim::Busy => Instant::now() + Duration::from_millis(100),
-            Claim::Empty => return,
+            Claim::WaitUntil(at) => shared.wake.at(at),
+            Claim::Busy => {}
+            Claim::Empty => {
+                shared.wake.all();
+                return;
+            }
             Claim::Stopped => {
                 stop.stop();
                 return;
             }
-        };
+        }
         tokio::select! {
-            _ = tokio::time::sleep_until(wait.into()) => {}
-            _ = stop.notify.notified() => {}
+            _ = shared.wake.wait() => {}
+            _ = stopped => {}
         }
     }
 }
