@@ -54,3 +54,5 @@ cargo run --quiet --release --locked -p trawl -- selftest
 
 echo "== bench quick"
 bench/run --quick
+# the broad-crawl harness at 60 simulated hosts: every page of the ideal set, no politeness violation
+bench/broad --quick
