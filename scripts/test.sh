@@ -32,6 +32,8 @@ dpkg -s libssl-dev >/dev/null 2>&1 || need+=(libssl-dev)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 # A real Redis for the shared frontier's tests (crates/trawl-frontier/src/shared).
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+# bench/broad --quick makes its HTTPS hosts' certificate with the openssl command.
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
 if ((${#need[@]})); then
     echo "installing ${need[*]}"
     export DEBIAN_FRONTEND=noninteractive
