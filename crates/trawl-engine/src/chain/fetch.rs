@@ -152,7 +152,12 @@ fn challenge(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) -> Option<http::He
 
 /// Archives a DNS lookup made for `uri` as a `dns:` record, with its crawl.log line (status 1, a `P` hop from
 /// the URI, as Heritrix logs them). A write failure stops the crawl, as for any record.
-fn archive_dns(p: &Pipeline, uri: &CrawlUri, answer: &crate::fetch::DnsAnswer, worker: usize) {
+pub(super) fn archive_dns(
+    p: &Pipeline,
+    uri: &CrawlUri,
+    answer: &crate::fetch::DnsAnswer,
+    worker: usize,
+) {
     let digest = match super::blocking(0, || p.warc.write_dns(answer)) {
         Ok(d) => d,
         Err(e) => {

@@ -63,6 +63,10 @@ pub(super) async fn ensure(
         )
         .await;
     fetch::keep_cookies(p, jar, &login_url, &fetched);
+    // A login form on another host (single sign-on) looked that host up: its record goes with this page.
+    if let Some(answer) = p.fetcher.take_dns_answer(&login_url) {
+        fetch::archive_dns(p, uri, &answer, worker);
+    }
     let worked = fetched.result.as_ref().is_ok_and(|resp| {
         let location = resp.headers.get(LOCATION).and_then(|v| v.to_str().ok());
         spec.success.as_ref().is_some_and(|success| {

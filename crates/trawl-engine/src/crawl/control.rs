@@ -71,7 +71,9 @@ pub(super) fn apply_command(shared: &Shared, command: &Command) -> Reply {
             crate::control::apply_to_frontier(&mut lock(&shared.frontier), other, &shared.config())
         }
     };
-    shared.wake.all();
+    // A queue unpaused or a delay shortened may have made work ready: one idle worker looks (and wakes the
+    // next if it finds some).
+    shared.wake.one();
     reply
 }
 

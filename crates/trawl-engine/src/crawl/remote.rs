@@ -153,7 +153,9 @@ pub(super) async fn worker(shared: Arc<Shared>, remote: &Remote, id: usize) {
                 continue;
             }
             Claim::WaitUntil(at) => shared.wake.at(at),
-            Claim::Busy => {}
+            // More queues are due than one claim looks at: at once again.
+            Claim::Busy => continue,
+            Claim::Paused => {}
             Claim::Empty => {
                 shared.wake.all();
                 return;

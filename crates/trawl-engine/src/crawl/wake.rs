@@ -57,19 +57,27 @@ impl Wake {
     }
 
     /// The alarm: runs until aborted, waking one worker at each instant asked for with [`Wake::at`] (and at
-    /// least every [`FALLBACK`]).
+    /// least every [`FALLBACK`]). A due instant is cleared and its wake given in one step, so an instant
+    /// reported meanwhile is kept for the next turn, and the woken worker's poll reports the next one.
     pub(super) async fn alarm(&self) {
+        let mut fallback = Instant::now() + FALLBACK;
         loop {
             let now = Instant::now();
-            let at = {
+            let (due, next) = {
                 let mut earliest = lock(&self.earliest);
-                if earliest.is_some_and(|e| e <= now) {
+                let due = earliest.is_some_and(|e| e <= now);
+                if due {
                     *earliest = None;
                 }
-                earliest.unwrap_or(now + FALLBACK).min(now + FALLBACK)
+                (due, *earliest)
             };
+            if due || now >= fallback {
+                self.one();
+                fallback = now + FALLBACK;
+            }
+            let at = next.map_or(fallback, |e| e.min(fallback));
             tokio::select! {
-                _ = tokio::time::sleep_until(at) => self.one(),
+                _ = tokio::time::sleep_until(at) => {}
                 _ = self.retime.notified() => {}
             }
         }

@@ -79,10 +79,13 @@ impl Dns {
         // hickory keeps 32 names by default: a broad crawl asked the name server again for nearly every new
         // connection (bench/broad at 10,000 hosts: 51,309 queries for 9,683 hosts).
         builder.options_mut().cache_size = CACHE_NAMES;
-        // A query whose reply was lost is asked again after 2 s, not 5 (hickory's default; twice that for a
-        // second loss): one dropped UDP datagram held a host back 10 s in bench/broad.
-        builder.options_mut().timeout = std::time::Duration::from_secs(2);
-        builder.options_mut().attempts = 3;
+        // With trawl's own name servers, a query whose reply was lost is asked again after 2 s, not 5
+        // (hickory's default; twice that for a second loss): one dropped UDP datagram held a host back 10 s
+        // in bench/broad. The system's configuration keeps its own (resolv.conf `options timeout:`).
+        if !servers.is_empty() {
+            builder.options_mut().timeout = std::time::Duration::from_secs(2);
+            builder.options_mut().attempts = 2;
+        }
         let resolver = builder.build();
         Dns {
             resolver,

@@ -20,16 +20,18 @@ const IDLE_MIN: usize = 1024;
 /// Idle connections kept per connection in use (the hosts in rotation per connection; see the module doc).
 const PER_CONNECTION: usize = 8;
 
-/// File descriptors left for everything but sockets (WARCs, the frontier's files, logs).
-const FD_RESERVE: u64 = 256;
+/// File descriptors left for everything but the connections' sockets: the frontier store's table files
+/// (fjall keeps up to 900 open), WARCs, logs, Redis.
+const FD_RESERVE: u64 = 1024;
 
 /// The most idle connections to keep with `max_connections` in use, when the process may have
-/// `open_files` descriptors (its soft RLIMIT_NOFILE; `None`: no limit).
+/// `open_files` descriptors (its soft RLIMIT_NOFILE; `None`: no limit). Each connection in use may hold a
+/// second descriptor for a DNS query.
 pub(super) fn idle_max(max_connections: usize, open_files: Option<u64>) -> usize {
     let wanted = (max_connections * PER_CONNECTION).max(IDLE_MIN);
     match open_files {
         Some(limit) => {
-            let room = limit.saturating_sub(FD_RESERVE + max_connections as u64);
+            let room = limit.saturating_sub(FD_RESERVE + 2 * max_connections as u64);
             wanted
                 .min(usize::try_from(room).unwrap_or(usize::MAX))
                 .max(16)
@@ -164,8 +166,8 @@ mod tests {
         assert_eq!(idle_max(10, None), IDLE_MIN);
         assert_eq!(idle_max(1000, None), 8000);
         assert_eq!(idle_max(1000, Some(20_000)), 8000);
-        // 1,024 descriptors: what is left after the connections in use and the reserve.
-        assert_eq!(idle_max(200, Some(1024)), 1024 - 256 - 200);
-        assert_eq!(idle_max(1000, Some(1024)), 16);
+        // 4,096 descriptors: what is left after the connections in use, their DNS sockets and the reserve.
+        assert_eq!(idle_max(1000, Some(4096)), 4096 - 1024 - 2000);
+        assert_eq!(idle_max(200, Some(1024)), 16);
     }
 }

@@ -262,19 +262,26 @@ struct Conn {
 trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
 
-/// How many files the process may open (its soft RLIMIT_NOFILE), having raised it to the hard limit: a
-/// broad crawl holds a socket per connection and per idle host, past the common default of 1,024.
+/// How many files the process may open (its soft RLIMIT_NOFILE; `None`: no limit), having raised it to the
+/// hard limit (or to 65,536 under an unlimited hard limit): a broad crawl holds a socket per connection and
+/// per idle host, past the common default of 1,024. The limit is the process's: a server running crawls
+/// raises it once for all of them.
 fn open_files_limit() -> Option<u64> {
-    use rustix::process::{Resource, getrlimit, setrlimit};
+    use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
     let limit = getrlimit(Resource::Nofile);
-    if limit.current < limit.maximum {
-        let raised = rustix::process::Rlimit {
-            current: limit.maximum,
-            maximum: limit.maximum,
-        };
-        if setrlimit(Resource::Nofile, raised).is_ok() {
-            return limit.maximum;
-        }
+    let target = limit.maximum.unwrap_or(65_536);
+    if let Some(current) = limit.current
+        && current < target
+        && setrlimit(
+            Resource::Nofile,
+            Rlimit {
+                current: Some(target),
+                maximum: limit.maximum,
+            },
+        )
+        .is_ok()
+    {
+        return Some(target);
     }
     limit.current
 }

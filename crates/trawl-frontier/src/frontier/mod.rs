@@ -35,7 +35,8 @@ pub enum Next<T> {
     Ready(Taken<T>),
     /// Nothing may be fetched before this instant (politeness, or an item due later), but items are waiting.
     WaitUntil(Instant),
-    /// Items wait, but every queue holding them is at its connection limit, paused or retired.
+    /// Items wait, but every queue holding them is at its connection limit, paused or retired (and nothing
+    /// is due later).
     Busy,
     /// No item is queued, due later or in flight anywhere: the crawl is done.
     Empty,
@@ -386,8 +387,9 @@ impl<T: Item> Frontier<T> {
             let later = self.later.first();
             let Some(Reverse((at, _, _))) = self.ready.peek() else {
                 return Ok(match later {
-                    _ if self.queued > 0 || self.in_flight > 0 => Next::Busy,
+                    // An item due later is the next thing to wake for, busy or not.
                     Some(at) => Next::WaitUntil(at),
+                    None if self.queued > 0 || self.in_flight > 0 => Next::Busy,
                     None => Next::Empty,
                 });
             };

@@ -70,8 +70,11 @@ pub enum Claim<T> {
     },
     /// Nothing may be claimed before this instant.
     WaitUntil(std::time::Instant),
-    /// Items wait, but every queue holding them is leased, or the crawl is paused.
+    /// The claim looked at its most queues (paused ones, expired leases) without an item, and more are
+    /// due: claim again.
     Busy,
+    /// The crawl is paused (`trawl ctl --frontier … pause`).
+    Paused,
     /// Nothing is queued, leased or due later anywhere: the crawl is done.
     Empty,
     /// An operator stopped the crawl (`trawl ctl --frontier … stop`).
@@ -389,7 +392,8 @@ impl<T: Item> SharedFrontier<T> {
                     .map_err(|_| SharedError::Reply(format!("{reply:?}")))?;
                 Claim::WaitUntil(std::time::Instant::now() + Duration::from_millis(ms))
             }
-            (b"busy" | b"paused", 1) => Claim::Busy,
+            (b"busy", 1) => Claim::Busy,
+            (b"paused", 1) => Claim::Paused,
             (b"empty", 1) => Claim::Empty,
             (b"stopped", 1) => Claim::Stopped,
             _ => return Err(SharedError::Reply(format!("{reply:?}"))),

@@ -281,7 +281,7 @@ fn budgets_pause_and_the_seen_set() {
     assert!(f.mark_seen("cut x").unwrap() && !f.mark_seen("cut x").unwrap());
     assert!(f.is_seen("1").unwrap() && !f.is_seen("3").unwrap());
     f.set_state("pause").unwrap();
-    assert!(matches!(f.claim().unwrap(), Claim::Busy));
+    assert!(matches!(f.claim().unwrap(), Claim::Paused));
     f.set_state("run").unwrap();
     assert!(matches!(f.claim().unwrap(), Claim::Ready { .. }));
     f.renew().unwrap();
