@@ -203,7 +203,8 @@ pub fn add_shared_seeds(url: &str, job: &str, urls: &[String]) -> Result<String,
         path: "crawl.toml".into(),
         message,
     };
-    let naming = crate::chain::Naming::from_config(&config).map_err(config_error)?;
+    let naming =
+        crate::chain::Naming::from_config(&config).map_err(|e| config_error(e.to_string()))?;
     let assign = crate::assign::QueueAssigner::new(
         config.frontier.queue_assignment,
         config.frontier.parallel_queues,
@@ -241,7 +242,7 @@ pub(crate) fn apply_to_frontier(
     };
     let naming = match crate::chain::Naming::from_config(config) {
         Ok(n) => n,
-        Err(e) => return failed(e),
+        Err(e) => return failed(e.to_string()),
     };
     let assign = crate::assign::QueueAssigner::new(
         config.frontier.queue_assignment,
@@ -253,7 +254,7 @@ pub(crate) fn apply_to_frontier(
             for raw in urls {
                 let (queue, uri) = match seed_item(raw, &naming, &assign, config) {
                     Ok(item) => item,
-                    Err(e) => return failed(e),
+                    Err(e) => return failed(e.to_string()),
                 };
                 if frontier.schedule(&queue, uri) == trawl_frontier::Scheduled::Queued {
                     added += 1;

@@ -22,12 +22,23 @@ pub(crate) struct Naming {
     pub(crate) classes: UrlClasses,
 }
 
+/// Why a config's naming could not be built.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum NamingError {
+    /// The identity rules (canonicalizer, site rewrites).
+    #[error(transparent)]
+    Identity(#[from] Box<crate::config::Problem>),
+    /// The URL classes.
+    #[error(transparent)]
+    Classes(#[from] trawl_url::class::ClassErrors),
+}
+
 impl Naming {
     /// The identity rules and URL classes of `config`; the error says which is wrong.
-    pub(crate) fn from_config(config: &crate::CrawlConfig) -> Result<Naming, String> {
+    pub(crate) fn from_config(config: &crate::CrawlConfig) -> Result<Naming, NamingError> {
         Ok(Naming {
-            identity: config.identity.build().map_err(|e| e.to_string())?,
-            classes: config.compile_classes().map_err(|e| e.to_string())?,
+            identity: config.identity.build()?,
+            classes: config.compile_classes()?,
         })
     }
 

@@ -442,7 +442,7 @@ impl Crawl {
             config.frontier.bloom_fp_rate,
             config.frontier.uniq == crate::config::UniqMode::Bloom,
         )?;
-        let naming = Naming::from_config(config).map_err(config_error)?;
+        let naming = Naming::from_config(config).map_err(|e| config_error(e.to_string()))?;
         let gates = crate::scope::Gates::from_config(config, &self.seeds)
             .map_err(|e| config_error(e.to_string()))?;
         let live = LiveSettings::build(Arc::new(config.clone()), &self.seeds, self.job.root())

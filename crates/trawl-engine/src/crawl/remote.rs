@@ -127,19 +127,8 @@ impl Remote {
 pub(super) async fn worker(shared: Arc<Shared>, remote: &Remote, id: usize) {
     let stop = &shared.pipeline.stop;
     loop {
-        // Armed before the flags are read, so a stop or unpause between the two is not missed.
-        let stopped = stop.notify.notified();
-        tokio::pin!(stopped);
-        stopped.as_mut().enable();
-        if stop.is_stopped() {
+        if !super::wake::running(stop).await {
             return;
-        }
-        if stop.is_paused() {
-            tokio::select! {
-                _ = tokio::time::sleep(Duration::from_secs(1)) => {}
-                _ = stopped => {}
-            }
-            continue;
         }
         let Some(claim) = remote.steady(&shared, |f| f.claim()).await else {
             return;
@@ -165,10 +154,7 @@ pub(super) async fn worker(shared: Arc<Shared>, remote: &Remote, id: usize) {
                 return;
             }
         }
-        tokio::select! {
-            _ = shared.wake.wait() => {}
-            _ = stopped => {}
-        }
+        shared.wake.wait(stop).await;
     }
 }
 

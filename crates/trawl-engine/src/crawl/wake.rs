@@ -14,6 +14,28 @@ use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use super::lock;
+use crate::CrawlHandle;
+
+/// What a worker does before it asks for work: `false` once the crawl is stopped; while it is paused, waits
+/// for the unpause (or the stop).
+pub(super) async fn running(stop: &CrawlHandle) -> bool {
+    loop {
+        // Armed before the flags are read, so an unpause or stop between the two is not missed.
+        let changed = stop.notify.notified();
+        tokio::pin!(changed);
+        changed.as_mut().enable();
+        if stop.is_stopped() {
+            return false;
+        }
+        if !stop.is_paused() {
+            return true;
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+            _ = changed => {}
+        }
+    }
+}
 
 /// The alarm also wakes one worker at least this often, so a change nobody announced (a robots.txt hold
 /// running out, an item due later) is seen within this long.
@@ -35,7 +57,7 @@ impl Wake {
         self.notify.notify_one();
     }
 
-    /// Wakes every idle worker (an operator's command, the end of the crawl).
+    /// Wakes every idle worker (the end of the crawl).
     pub(super) fn all(&self) {
         self.notify.notify_waiters();
         self.notify.notify_one();
@@ -51,9 +73,19 @@ impl Wake {
         }
     }
 
-    /// Waits until woken.
-    pub(super) async fn wait(&self) {
-        self.notify.notified().await;
+    /// Waits until woken, or until the crawl is stopped or paused.
+    pub(super) async fn wait(&self, stop: &CrawlHandle) {
+        // Armed before the flags are read, so a stop or pause between the two is not missed.
+        let stopped = stop.notify.notified();
+        tokio::pin!(stopped);
+        stopped.as_mut().enable();
+        if stop.is_stopped() || stop.is_paused() {
+            return;
+        }
+        tokio::select! {
+            _ = self.notify.notified() => {}
+            _ = stopped => {}
+        }
     }
 
     /// The alarm: runs until aborted, waking one worker at each instant asked for with [`Wake::at`] (and at
@@ -90,16 +122,22 @@ mod tests {
 
     use super::*;
 
-    #[tokio::test(start_paused = true)]
-    async fn the_alarm_wakes_one_worker_at_the_instant_asked_for() {
+    /// A wake with its alarm running.
+    fn with_alarm() -> (Arc<Wake>, tokio::task::JoinHandle<()>) {
         let wake = Arc::new(Wake::default());
         let alarm = tokio::spawn({
             let wake = wake.clone();
             async move { wake.alarm().await }
         });
+        (wake, alarm)
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_alarm_wakes_one_worker_at_the_instant_asked_for() {
+        let (wake, alarm) = with_alarm();
         let start = Instant::now();
         wake.at((start + Duration::from_millis(100)).into_std());
-        wake.wait().await;
+        wake.notify.notified().await;
         let waited = start.elapsed();
         assert!(
             waited >= Duration::from_millis(100) && waited < FALLBACK,
@@ -107,23 +145,19 @@ mod tests {
         );
         // Nothing asked for: the fallback wakes one all the same.
         let start = Instant::now();
-        wake.wait().await;
+        wake.notify.notified().await;
         assert!(start.elapsed() <= FALLBACK, "{:?}", start.elapsed());
         alarm.abort();
     }
 
     #[tokio::test(start_paused = true)]
     async fn a_sooner_instant_moves_the_alarm() {
-        let wake = Arc::new(Wake::default());
-        let alarm = tokio::spawn({
-            let wake = wake.clone();
-            async move { wake.alarm().await }
-        });
+        let (wake, alarm) = with_alarm();
         let start = Instant::now();
         wake.at((start + Duration::from_millis(200)).into_std());
         tokio::task::yield_now().await;
         wake.at((start + Duration::from_millis(30)).into_std());
-        wake.wait().await;
+        wake.notify.notified().await;
         let waited = start.elapsed();
         assert!(waited < Duration::from_millis(100), "{waited:?}");
         alarm.abort();

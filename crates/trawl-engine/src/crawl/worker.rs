@@ -17,19 +17,8 @@ pub(super) async fn worker(shared: Arc<Shared>, id: usize) {
     }
     let stop = &shared.pipeline.stop;
     loop {
-        // Armed before the flags are read, so a stop or unpause between the two is not missed.
-        let stopped = stop.notify.notified();
-        tokio::pin!(stopped);
-        stopped.as_mut().enable();
-        if stop.is_stopped() {
+        if !super::wake::running(stop).await {
             return;
-        }
-        if stop.is_paused() {
-            tokio::select! {
-                _ = tokio::time::sleep(Duration::from_secs(1)) => {}
-                _ = stopped => {}
-            }
-            continue;
         }
         let next = lock(&shared.frontier).next(Instant::now());
         let next = match next {
@@ -60,10 +49,7 @@ pub(super) async fn worker(shared: Arc<Shared>, id: usize) {
                 return;
             }
         }
-        tokio::select! {
-            _ = shared.wake.wait() => {}
-            _ = stopped => {}
-        }
+        shared.wake.wait(stop).await;
     }
 }
 
