@@ -185,11 +185,12 @@ domains = ["127.0.0.1"]
 path = [ { match = "fixed", value = "thread" }, { match = "numeric" } ]
 "#;
 
-fn trawl_process(args: &[&str]) -> std::process::Child {
+/// A trawl process, its standard error written to `stderr` (shown when a test fails).
+fn trawl_process(args: &[&str], stderr: &Path) -> std::process::Child {
     Command::new(env!("CARGO_BIN_EXE_trawl"))
         .args(args)
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(std::fs::File::create(stderr).unwrap())
         .spawn()
         .unwrap()
 }
@@ -228,14 +229,17 @@ fn watched_urls_are_revisited_after_kill_9_and_resume() {
     let job_arg = job.to_str().unwrap();
     let seed = format!("http://127.0.0.1:{port}/");
 
-    let mut crawl = trawl_process(&[
-        "crawl",
-        "--job",
-        job_arg,
-        "-c",
-        cfg.to_str().unwrap(),
-        &seed,
-    ]);
+    let mut crawl = trawl_process(
+        &[
+            "crawl",
+            "--job",
+            job_arg,
+            "-c",
+            cfg.to_str().unwrap(),
+            &seed,
+        ],
+        &dir.path().join("crawl.err"),
+    );
     // Killed after the thread's first visit (its next visit is then due in a second).
     wait_for("the first visit", Duration::from_secs(30), || {
         logged(&job, "/thread/7") == 1
@@ -247,11 +251,16 @@ fn watched_urls_are_revisited_after_kill_9_and_resume() {
     crawl.wait().unwrap();
     assert_eq!(logged(&job, "/thread/7"), 1);
 
-    let mut resumed = trawl_process(&["resume", job_arg]);
+    let resume_err = dir.path().join("resume.err");
+    let mut resumed = trawl_process(&["resume", job_arg], &resume_err);
     wait_for("the resumed crawl's end", Duration::from_secs(60), || {
         resumed.try_wait().unwrap().is_some()
     });
-    assert!(resumed.wait().unwrap().success());
+    assert!(
+        resumed.wait().unwrap().success(),
+        "trawl resume failed: {}",
+        std::fs::read_to_string(&resume_err).unwrap_or_default()
+    );
     let hits = hits.lock().unwrap().clone();
     let visits = hits.iter().filter(|h| h.as_str() == "/thread/7").count();
     assert_eq!(visits, 4, "three changing visits, then the 404: {hits:?}");
@@ -303,7 +312,12 @@ async fn a_checkpoint_does_not_stop_fetching() {
     while queued.load(Ordering::SeqCst) < 300_000 {
         assert!(
             start.elapsed() < Duration::from_secs(120),
-            "the frontier did not grow"
+            "the frontier did not grow: {} queued, {} fetches logged",
+            queued.load(Ordering::SeqCst),
+            std::fs::read_to_string(job.join("logs/crawl.log"))
+                .unwrap_or_default()
+                .lines()
+                .count()
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
