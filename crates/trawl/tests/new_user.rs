@@ -97,15 +97,47 @@ fn sigterm_stops_a_crawl_as_ctrl_c_does_and_a_second_one_at_once() {
         common::warcio_check(&file);
     }
 
-    // Two: it stops at once (143) and the job resumes to its end.
+    // Two: it stops at once (143), with `/slow` (ten seconds) still in flight, and the job resumes to its
+    // end. The second signal goes only once the first was taken: two sent close together may arrive as one.
+    let mut config = trawl::selftest::config();
+    config.frontier.min_delay_ms = 150;
+    config.frontier.max_delay_ms = 150;
+    config.fetch.timeout_ms = 30_000;
+    config.fetch.header_timeout_ms = 30_000;
+    let cfg = dir.path().join("patient.toml");
+    std::fs::write(&cfg, config.to_toml()).unwrap();
     let job = dir.path().join("abrupt");
-    let child = trawl(&["crawl", "-c", &cfg, "--job", s(&job), &seed]);
-    std::thread::sleep(Duration::from_millis(1500));
+    let err_file = dir.path().join("abrupt.err");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .args(["crawl", "-c", s(&cfg), "--job", s(&job), &seed])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&err_file).unwrap())
+        .spawn()
+        .unwrap();
+    common::wait_for("the fetch of /slow", 30, || site.hits("/slow") == 1);
     signal(&child, "TERM");
-    std::thread::sleep(Duration::from_millis(20));
+    common::wait_for("the first SIGTERM's message", 10, || {
+        std::fs::read_to_string(&err_file).is_ok_and(|e| e.contains("SIGTERM: stopping"))
+    });
     signal(&child, "TERM");
-    let (code, err) = wait(child, Duration::from_secs(10));
+    let start = Instant::now();
+    let code = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status.code();
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "a second SIGTERM did not stop trawl at once"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let err = std::fs::read_to_string(&err_file).unwrap();
     assert_eq!(code, Some(143), "{err}");
+    assert!(
+        !err.contains("STOPPED"),
+        "it stopped cleanly instead: {err}"
+    );
     let (code, err) = wait(trawl(&["resume", s(&job)]), Duration::from_secs(60));
     assert_eq!(code, Some(0), "{err}");
     assert!(open_warcs(&job).is_empty(), "{:?}", open_warcs(&job));
