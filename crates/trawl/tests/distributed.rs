@@ -223,6 +223,17 @@ fn start(root: &Path, n: usize, redis: &str, seeds: &[String], cfg: &Path) -> Pr
     ))
 }
 
+/// What every worker under `root` has written to its standard error so far (for a failing test's message).
+fn stderrs(root: &Path) -> String {
+    (0..3)
+        .map(|n| {
+            let err = std::fs::read_to_string(root.join(format!("w{n}.err"))).unwrap_or_default();
+            format!("w{n}: {err}")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn wait(mut proc: Proc, what: &str, root: &Path) {
     let mut child = proc.0.take().unwrap();
     let started = Instant::now();
@@ -387,7 +398,9 @@ async fn a_killed_worker_and_a_redis_restart_lose_nothing() {
         while pages() < HOSTS * PAGES / 4 {
             assert!(
                 started.elapsed() < Duration::from_secs(60),
-                "the crawl does not start"
+                "the crawl does not start: {} pages in 60 s; {}",
+                pages(),
+                stderrs(&root)
             );
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -396,7 +409,9 @@ async fn a_killed_worker_and_a_redis_restart_lose_nothing() {
         while pages() < HOSTS * PAGES / 2 {
             assert!(
                 started.elapsed() < Duration::from_secs(90),
-                "the crawl stalled"
+                "the crawl stalled: {} pages in 90 s; {}",
+                pages(),
+                stderrs(&root)
             );
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -462,7 +477,9 @@ async fn an_operator_pauses_lists_and_stops_every_worker() {
         while pages() < 20 {
             assert!(
                 started.elapsed() < Duration::from_secs(60),
-                "the crawl does not start"
+                "the crawl does not start: {} pages in 60 s; {}",
+                pages(),
+                stderrs(&root)
             );
             std::thread::sleep(Duration::from_millis(20));
         }
