@@ -2,11 +2,14 @@
 //!
 //! Workers hand a URI's line over before its outcome is applied to the frontier, and never write a file or
 //! commit the frontier themselves. Each time the thread wakes it takes every line handed over so far, writes
-//! and flushes them, and commits the frontier's changes, holding the frontier meanwhile: no change is
-//! committed whose URI's line was not written first. So a URI recorded as finished on disk always has its
-//! crawl.log line, and after a kill the crawl fetches again only what had not been committed: the URIs in
-//! flight, and those that ended in the last millisecond or so (lines gather that long while the crawl is
-//! busy). The ticker's periodic commit and checkpoints go through the journal for the same reason.
+//! and flushes them, and hands the frontier's changes to its committer thread, holding the frontier
+//! meanwhile: no change is committed whose URI's line was not written first. It then waits for that batch to
+//! be written with the frontier let go, so workers go on while fjall writes (seconds, when fjall holds writes
+//! back until a memtable is flushed and fsynced on a slow disk), and takes the next lines only after. So a
+//! URI recorded as finished on disk always has its crawl.log line, and after a kill the crawl fetches again
+//! only what had not been committed: the URIs in flight, and those that ended in the last millisecond or so
+//! (lines gather that long while the crawl is busy). The ticker's periodic commit and checkpoints go through
+//! the journal for the same reason; a checkpoint's cycle commits under the frontier, for its view.
 
 use std::{
     sync::{Arc, Mutex, PoisonError, mpsc},
@@ -63,8 +66,20 @@ impl Journal {
         let thread = std::thread::Builder::new()
             .name("journal".into())
             .spawn(move || {
+                let waiter = frontier
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .commit_waiter();
+                let wait_idle = || {
+                    if let Some(waiter) = &waiter {
+                        waiter.wait_idle();
+                    }
+                };
                 let mut open = true;
                 while open && let Ok(first) = rx.recv() {
+                    // A batch a worker handed over (many changes pile up) is waited for here, not under the
+                    // frontier.
+                    wait_idle();
                     let mut frontier = frontier.lock().unwrap_or_else(PoisonError::into_inner);
                     let mut views = Vec::new();
                     let mut result = Ok(());
@@ -78,9 +93,17 @@ impl Journal {
                         }
                         next = if open { rx.try_recv().ok() } else { None };
                     }
-                    let result = result
-                        .and_then(|()| log.flush())
-                        .and_then(|()| frontier.flush().map_err(Error::from));
+                    // A checkpoint's view and the last commit need the batch written; otherwise it is
+                    // written while the frontier is free.
+                    let wait_here = !views.is_empty() || !open;
+                    let result = result.and_then(|()| log.flush()).and_then(|()| {
+                        if wait_here {
+                            frontier.flush()
+                        } else {
+                            frontier.flush_behind()
+                        }
+                        .map_err(Error::from)
+                    });
                     for reply in views {
                         let view = match &result {
                             Ok(()) => frontier.checkpoint().map_err(Error::from),
@@ -89,6 +112,7 @@ impl Journal {
                         let _ = reply.send(view);
                     }
                     drop(frontier);
+                    wait_idle();
                     if let Err(e) = result {
                         *report.lock().unwrap_or_else(PoisonError::into_inner) = Some(e);
                         return;

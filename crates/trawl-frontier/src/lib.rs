@@ -38,5 +38,5 @@ pub use crate::{
         Claim, Completion, Lease, SharedCache, SharedCounts, SharedError, SharedFrontier,
         SharedQueue, WorkerInfo, shared_crawls,
     },
-    store::StoreCopy,
+    store::{CommitWaiter, StoreCopy},
 };

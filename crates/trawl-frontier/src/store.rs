@@ -33,7 +33,7 @@
 use std::{
     collections::BTreeMap,
     path::{Path, PathBuf},
-    sync::{Arc, mpsc},
+    sync::{Arc, Condvar, Mutex, PoisonError, mpsc},
     thread::JoinHandle,
 };
 
@@ -68,6 +68,60 @@ struct Committer {
     jobs: Option<mpsc::Sender<Arc<Batch>>>,
     results: mpsc::Receiver<Result<(), fjall::Error>>,
     thread: Option<JoinHandle<()>>,
+    progress: Arc<Progress>,
+    /// The first failure of a batch, reported by every later wait.
+    failed: Option<String>,
+}
+
+/// How far the committer thread has got, shared with [`CommitWaiter`]s.
+#[derive(Debug, Default)]
+struct Progress {
+    counts: Mutex<Counts>,
+    changed: Condvar,
+}
+
+#[derive(Debug, Default)]
+struct Counts {
+    sent: u64,
+    written: u64,
+    stopped: bool,
+}
+
+impl Progress {
+    fn update(&self, f: impl FnOnce(&mut Counts)) {
+        f(&mut self.counts.lock().unwrap_or_else(PoisonError::into_inner));
+        self.changed.notify_all();
+    }
+}
+
+/// Marks the committer thread stopped when it ends, however it ends, so no waiter waits for it forever.
+struct StopGuard(Arc<Progress>);
+
+impl Drop for StopGuard {
+    fn drop(&mut self) {
+        self.0.update(|c| c.stopped = true);
+    }
+}
+
+/// Waits for a frontier's committer thread without holding the frontier: a writer of the crawl's journal
+/// lets the frontier go while fjall writes its batch, which takes seconds when fjall holds writes back
+/// until a memtable is flushed (and fsynced) on a slow disk.
+#[derive(Debug, Clone)]
+pub struct CommitWaiter(Arc<Progress>);
+
+impl CommitWaiter {
+    /// Returns once every batch handed to the committer thread so far is written, or the thread has
+    /// stopped (its failure is reported by the frontier's next flush).
+    pub fn wait_idle(&self) {
+        let mut counts = self.0.counts.lock().unwrap_or_else(PoisonError::into_inner);
+        while counts.written < counts.sent && !counts.stopped {
+            counts = self
+                .0
+                .changed
+                .wait(counts)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
 }
 
 impl std::fmt::Debug for Store {
@@ -136,12 +190,19 @@ impl Store {
         let (result_tx, results) = mpsc::channel();
         let keyspaces = [items.clone(), seen.clone(), queues.clone(), later.clone()];
         let thread_db = db.clone();
+        let progress = Arc::new(Progress::default());
+        let guard = StopGuard(progress.clone());
         let thread = std::thread::Builder::new()
             .name("frontier-commit".into())
             .spawn(move || {
+                // Dropped when the thread ends, however it ends.
+                let progress = guard;
                 for batch in job_rx {
                     let result = write(&thread_db, &keyspaces, &batch);
-                    if result_tx.send(result).is_err() {
+                    // The result is there before a waiter hears the batch is written.
+                    let sent = result_tx.send(result).is_ok();
+                    progress.0.update(|c| c.written += 1);
+                    if !sent {
                         break;
                     }
                 }
@@ -163,6 +224,8 @@ impl Store {
                 jobs: Some(jobs),
                 results,
                 thread: Some(thread),
+                progress,
+                failed: None,
             },
         })
     }
@@ -274,6 +337,27 @@ impl Store {
         self.pending.len() >= BATCH_OPS
     }
 
+    /// Whether no batch is being written (the one in flight, if any, is done; a failure of it is reported
+    /// by the next wait): a batch handed over now would not wait for another.
+    pub(crate) fn commit_done(&mut self) -> bool {
+        if self.committing.is_none() {
+            return true;
+        }
+        let failure = match self.committer.results.try_recv() {
+            Ok(result) => result.err().map(|e| e.to_string()),
+            Err(mpsc::TryRecvError::Empty) => return false,
+            Err(mpsc::TryRecvError::Disconnected) => Some("the commit thread has stopped".into()),
+        };
+        self.committing = None;
+        self.committer.failed = self.committer.failed.take().or(failure);
+        true
+    }
+
+    /// A handle that waits for the committer thread without the store.
+    pub(crate) fn commit_waiter(&self) -> CommitWaiter {
+        CommitWaiter(self.committer.progress.clone())
+    }
+
     /// Hands the pending batch to the committer thread, which commits it atomically and hands it to the OS
     /// (so it survives the process being killed) while the caller goes on. Waits for the batch before it
     /// first, and reports that one's failure.
@@ -282,6 +366,7 @@ impl Store {
             return Ok(());
         };
         let batch = Arc::new(batch);
+        self.committer.progress.update(|c| c.sent += 1);
         let sent = self
             .committer
             .jobs
@@ -294,14 +379,19 @@ impl Store {
         Ok(())
     }
 
-    /// Waits until the batch being committed, if any, is written.
+    /// Waits until the batch being committed, if any, is written; reports the first failure of any batch
+    /// (a store that lost a batch takes no more: each later wait reports it again).
     fn wait_commit(&mut self) -> Result<(), Error> {
-        if self.committing.take().is_none() {
-            return Ok(());
+        if self.committing.take().is_some() {
+            let failure = match self.committer.results.recv() {
+                Ok(result) => result.err().map(|e| e.to_string()),
+                Err(_) => Some("the commit thread has stopped".into()),
+            };
+            self.committer.failed = self.committer.failed.take().or(failure);
         }
-        match self.committer.results.recv() {
-            Ok(result) => result.map_err(|e| self.err(e)),
-            Err(_) => Err(self.err("the commit thread has stopped")),
+        match &self.committer.failed {
+            Some(failure) => Err(self.err(failure)),
+            None => Ok(()),
         }
     }
 
@@ -548,6 +638,29 @@ mod tests {
         for bad in [&[][..], &[2], &[0, 0], &[0, 0, 0, 0, 7]] {
             assert_eq!(Record::parse(bad), None, "{bad:?}");
         }
+    }
+
+    #[test]
+    fn a_waiter_returns_once_the_batch_handed_over_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path()).unwrap();
+        let waiter = store.commit_waiter();
+        waiter.wait_idle(); // nothing handed over: at once
+        for i in 0u32..10_000 {
+            store.put(Which::Seen, i.to_be_bytes().to_vec(), b"x".to_vec());
+        }
+        store.start_commit().unwrap();
+        waiter.wait_idle();
+        // Written: the result is there without waiting, and fjall has every key without the overlay.
+        assert!(store.commit_done());
+        assert!(store.committing.is_none() && store.pending.is_empty());
+        assert_eq!(
+            store.seen.get(9_999u32.to_be_bytes()).unwrap().as_deref(),
+            Some(&b"x"[..])
+        );
+        // A waiter outlives a stopped committer without hanging.
+        drop(store);
+        waiter.wait_idle();
     }
 
     proptest::proptest! {

@@ -133,6 +133,12 @@ impl<T: Item> Frontier<T> {
         self.commit_changes(false)
     }
 
+    /// A handle that waits, without the frontier, for the changes handed to the committer thread so far to
+    /// be written (see [`Frontier::flush_behind`]); `None` without a store.
+    pub fn commit_waiter(&self) -> Option<crate::CommitWaiter> {
+        self.store.as_ref().map(Store::commit_waiter)
+    }
+
     /// Adds the changed queues' records to the pending batch and commits it, waiting for it or not.
     pub(super) fn commit_changes(&mut self, wait: bool) -> Result<(), Error> {
         let Some(store) = &mut self.store else {

@@ -487,8 +487,14 @@ impl<T: Item> Frontier<T> {
             store.put(Which::Items, record, value);
         }
         self.enqueue_if_ready(queue);
-        if self.store.as_ref().is_some_and(Store::wants_commit) {
-            // A failure here surfaces at the next explicit flush.
+        // Handed over only when no batch is being written: waiting for one here would hold the frontier
+        // (and the worker's thread) while fjall may be holding writes back. A failure surfaces at the next
+        // explicit flush.
+        if self
+            .store
+            .as_mut()
+            .is_some_and(|s| s.wants_commit() && s.commit_done())
+        {
             let _ = self.flush_behind();
         }
     }
