@@ -343,14 +343,24 @@ impl Store {
         if self.committing.is_none() {
             return true;
         }
-        let failure = match self.committer.results.try_recv() {
-            Ok(result) => result.err().map(|e| e.to_string()),
+        let result = match self.committer.results.try_recv() {
+            Ok(result) => Some(result),
             Err(mpsc::TryRecvError::Empty) => return false,
-            Err(mpsc::TryRecvError::Disconnected) => Some("the commit thread has stopped".into()),
+            Err(mpsc::TryRecvError::Disconnected) => None,
         };
         self.committing = None;
-        self.committer.failed = self.committer.failed.take().or(failure);
+        self.note_result(result);
         true
+    }
+
+    /// Keeps the first failure among the batches written: `result` is a batch's, `None` when the committer
+    /// thread stopped before answering.
+    fn note_result(&mut self, result: Option<Result<(), fjall::Error>>) {
+        let failure = match result {
+            Some(result) => result.err().map(|e| e.to_string()),
+            None => Some("the commit thread has stopped".into()),
+        };
+        self.committer.failed = self.committer.failed.take().or(failure);
     }
 
     /// A handle that waits for the committer thread without the store.
@@ -383,11 +393,8 @@ impl Store {
     /// (a store that lost a batch takes no more: each later wait reports it again).
     fn wait_commit(&mut self) -> Result<(), Error> {
         if self.committing.take().is_some() {
-            let failure = match self.committer.results.recv() {
-                Ok(result) => result.err().map(|e| e.to_string()),
-                Err(_) => Some("the commit thread has stopped".into()),
-            };
-            self.committer.failed = self.committer.failed.take().or(failure);
+            let result = self.committer.results.recv().ok();
+            self.note_result(result);
         }
         match &self.committer.failed {
             Some(failure) => Err(self.err(failure)),

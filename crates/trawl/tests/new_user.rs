@@ -11,28 +11,37 @@ use std::{
 };
 
 fn trawl(args: &[&str]) -> Child {
+    trawl_with_stderr(args, Stdio::piped())
+}
+
+fn trawl_with_stderr(args: &[&str], stderr: impl Into<Stdio>) -> Child {
     Command::new(env!("CARGO_BIN_EXE_trawl"))
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
+        .stderr(stderr)
         .spawn()
         .unwrap()
 }
 
-/// Waits for `child` (at most `limit`); returns its exit code and stderr.
-fn wait(mut child: Child, limit: Duration) -> (Option<i32>, String) {
+/// Waits for `child` (at most `limit`); returns its exit code.
+fn exit_code(child: &mut Child, limit: Duration) -> Option<i32> {
     let start = Instant::now();
-    let status = loop {
+    loop {
         if let Some(status) = child.try_wait().unwrap() {
-            break status;
+            return status.code();
         }
         assert!(
             start.elapsed() < limit,
             "trawl did not end within {limit:?}"
         );
         std::thread::sleep(Duration::from_millis(20));
-    };
+    }
+}
+
+/// Waits for `child` (at most `limit`); returns its exit code and stderr.
+fn wait(mut child: Child, limit: Duration) -> (Option<i32>, String) {
+    let code = exit_code(&mut child, limit);
     let mut err = String::new();
     child
         .stderr
@@ -40,7 +49,7 @@ fn wait(mut child: Child, limit: Duration) -> (Option<i32>, String) {
         .unwrap()
         .read_to_string(&mut err)
         .unwrap();
-    (status.code(), err)
+    (code, err)
 }
 
 fn signal(child: &Child, name: &str) {
@@ -108,30 +117,17 @@ fn sigterm_stops_a_crawl_as_ctrl_c_does_and_a_second_one_at_once() {
     std::fs::write(&cfg, config.to_toml()).unwrap();
     let job = dir.path().join("abrupt");
     let err_file = dir.path().join("abrupt.err");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_trawl"))
-        .args(["crawl", "-c", s(&cfg), "--job", s(&job), &seed])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&err_file).unwrap())
-        .spawn()
-        .unwrap();
+    let mut child = trawl_with_stderr(
+        &["crawl", "-c", s(&cfg), "--job", s(&job), &seed],
+        std::fs::File::create(&err_file).unwrap(),
+    );
     common::wait_for("the fetch of /slow", 30, || site.hits("/slow") == 1);
     signal(&child, "TERM");
     common::wait_for("the first SIGTERM's message", 10, || {
         std::fs::read_to_string(&err_file).is_ok_and(|e| e.contains("SIGTERM: stopping"))
     });
     signal(&child, "TERM");
-    let start = Instant::now();
-    let code = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status.code();
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(5),
-            "a second SIGTERM did not stop trawl at once"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let code = exit_code(&mut child, Duration::from_secs(5));
     let err = std::fs::read_to_string(&err_file).unwrap();
     assert_eq!(code, Some(143), "{err}");
     assert!(
