@@ -2,7 +2,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use trawl_engine::extract::{Limits, extract};
+use trawl_extract::{Limits, extract};
 
 fuzz_target!(|data: &[u8]| {
     let limits = Limits {

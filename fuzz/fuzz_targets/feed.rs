@@ -2,7 +2,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use trawl_engine::extract::feed::feed_links;
+use trawl_extract::feed::feed_links;
 
 fuzz_target!(|data: &[u8]| {
     let base = url::Url::parse("http://a.org/feed.xml").unwrap();

@@ -7,9 +7,9 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let _ = trawl_import::heritrix::import(text, std::path::Path::new("fuzz.cxml"));
-    for (_, line) in trawl_engine::config::seed_list::parse(text) {
-        if let trawl_engine::config::seed_list::SeedLine::Accept(p) = line {
-            let _ = trawl_engine::config::seed_list::directive_prefix(&p);
+    for (_, line) in trawl_config::settings::seed_list::parse(text) {
+        if let trawl_config::settings::seed_list::SeedLine::Accept(p) = line {
+            let _ = trawl_config::settings::seed_list::directive_prefix(&p);
         }
     }
 });

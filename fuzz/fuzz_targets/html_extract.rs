@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use trawl_engine::extract::{Limits, extract};
+use trawl_extract::{Limits, extract};
 
 const CONTENT_TYPES: [Option<&str>; 4] = [
     None,

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use trawl_engine::extract::{
+use trawl_extract::{
     Limits,
     pdf::{PdfProblem, pdf_links},
 };

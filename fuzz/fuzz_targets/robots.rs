@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use trawl_engine::robots::{Robots, RobotsTxt, path_of};
+use trawl_fetch::robots::{Robots, RobotsTxt, path_of};
 
 const URLS: [&str; 5] = [
     "http://example.com/",

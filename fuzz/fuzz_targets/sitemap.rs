@@ -2,7 +2,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use trawl_engine::extract::sitemap::{MAX_URLS, sitemap_links};
+use trawl_extract::sitemap::{MAX_URLS, sitemap_links};
 
 fuzz_target!(|data: &[u8]| {
     let base = url::Url::parse("http://a.org/sitemap.xml").unwrap();

@@ -2,7 +2,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use trawl_engine::extract::speculative::{MAX_PER_DOCUMENT, speculative_links};
+use trawl_extract::speculative::{MAX_PER_DOCUMENT, speculative_links};
 
 fuzz_target!(|data: &[u8]| {
     let base = url::Url::parse("http://a.org/app.js").unwrap();

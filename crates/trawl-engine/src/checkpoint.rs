@@ -91,7 +91,7 @@ pub(crate) fn restore(job: &Job, checkpoint: &Path) -> Result<(), Error> {
     }
     copy_dir(&checkpoint.join("frontier"), &live)?;
     // The counters and the cookie jar go back to what they were too.
-    for name in [crate::crawl::STATS_FILE, crate::access::COOKIES_FILE] {
+    for name in [crate::stats::STATS_FILE, trawl_fetch::access::COOKIES_FILE] {
         let saved = checkpoint.join(name);
         let target = job.state_dir().join(name);
         if saved.exists() {

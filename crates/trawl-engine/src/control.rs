@@ -5,10 +5,13 @@
 use std::{path::Path, time::Duration};
 
 use serde::{Deserialize, Serialize};
-use trawl_frontier::{Control, Frontier, QueueInfo, UrlStatus};
+use trawl_frontier::{Control, Frontier, UrlStatus};
 use trawl_url::Url;
 
-use crate::{CrawlConfig, CrawlUri, Error, job::Job};
+pub use crate::report::QueueRow;
+use crate::{Error, job::Job};
+use trawl_config::CrawlConfig;
+use trawl_config::CrawlUri;
 
 /// One operator action.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -116,42 +119,6 @@ pub enum Reply {
     },
 }
 
-/// A queue as listed to operators (the JSON form of [`QueueInfo`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct QueueRow {
-    /// The queue key.
-    pub name: String,
-    /// ready, in-process, snoozed, inactive, retired or exhausted.
-    pub state: String,
-    /// URIs waiting.
-    pub queued: u64,
-    /// URIs being fetched.
-    pub in_flight: usize,
-    /// URIs ever scheduled.
-    pub spent: u64,
-    /// Its budget, if any.
-    pub budget: Option<u64>,
-    /// An operator's delay in ms, if set.
-    pub delay_ms: Option<u64>,
-    /// Milliseconds until it may be fetched from again.
-    pub wait_ms: u64,
-}
-
-impl From<QueueInfo> for QueueRow {
-    fn from(q: QueueInfo) -> QueueRow {
-        QueueRow {
-            name: q.name,
-            state: q.state.name().to_string(),
-            queued: q.queued,
-            in_flight: q.in_flight,
-            spent: q.spent,
-            budget: q.budget,
-            delay_ms: q.delay.map(|d| d.as_millis() as u64),
-            wait_ms: q.wait.as_millis() as u64,
-        }
-    }
-}
-
 fn done(message: impl Into<String>) -> Reply {
     Reply::Done {
         message: message.into(),
@@ -167,11 +134,11 @@ fn failed(message: impl Into<String>) -> Reply {
 /// A seed an operator adds, named and ranked as the crawl does, with its queue.
 fn seed_item(
     raw: &str,
-    naming: &crate::chain::Naming,
-    assign: &crate::assign::QueueAssigner,
+    naming: &crate::chain::naming::Naming,
+    assign: &trawl_config::assign::QueueAssigner,
     config: &CrawlConfig,
-) -> Result<(String, CrawlUri), String> {
-    let url = trawl_url::parse_seed(raw).map_err(|e| format!("seed {e}"))?;
+) -> Result<(String, CrawlUri), trawl_url::Error> {
+    let url = trawl_url::parse_seed(raw)?;
     let mut uri = CrawlUri::seed(url, String::new());
     naming.name(&mut uri);
     uri.rank(config, config);
@@ -203,9 +170,9 @@ pub fn add_shared_seeds(url: &str, job: &str, urls: &[String]) -> Result<String,
         path: "crawl.toml".into(),
         message,
     };
-    let naming =
-        crate::chain::Naming::from_config(&config).map_err(|e| config_error(e.to_string()))?;
-    let assign = crate::assign::QueueAssigner::new(
+    let naming = crate::chain::naming::Naming::from_config(&config)
+        .map_err(|e| config_error(e.to_string()))?;
+    let assign = trawl_config::assign::QueueAssigner::new(
         config.frontier.queue_assignment,
         config.frontier.parallel_queues,
     );
@@ -213,7 +180,7 @@ pub fn add_shared_seeds(url: &str, job: &str, urls: &[String]) -> Result<String,
         .iter()
         .map(|raw| seed_item(raw, &naming, &assign, &config))
         .collect::<Result<Vec<_>, _>>()
-        .map_err(config_error)?;
+        .map_err(|e| config_error(format!("seed {e}")))?;
     let mut f = f.with_budget(config.frontier.max_uris_per_host);
     let results = f.schedule_batch(batch).map_err(remote)?;
     let added = results
@@ -240,11 +207,11 @@ pub(crate) fn apply_to_frontier(
             failed(format!("no queue {queue:?}; `queues` lists them"))
         }
     };
-    let naming = match crate::chain::Naming::from_config(config) {
+    let naming = match crate::chain::naming::Naming::from_config(config) {
         Ok(n) => n,
         Err(e) => return failed(e.to_string()),
     };
-    let assign = crate::assign::QueueAssigner::new(
+    let assign = trawl_config::assign::QueueAssigner::new(
         config.frontier.queue_assignment,
         config.frontier.parallel_queues,
     );
@@ -254,7 +221,7 @@ pub(crate) fn apply_to_frontier(
             for raw in urls {
                 let (queue, uri) = match seed_item(raw, &naming, &assign, config) {
                     Ok(item) => item,
-                    Err(e) => return failed(e.to_string()),
+                    Err(e) => return failed(format!("seed {e}")),
                 };
                 if frontier.schedule(&queue, uri) == trawl_frontier::Scheduled::Queued {
                     added += 1;

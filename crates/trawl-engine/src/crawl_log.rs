@@ -13,7 +13,7 @@ use chrono::{DateTime, Utc};
 
 use crate::Error;
 
-pub use crate::status;
+pub use trawl_config::status;
 
 /// A log timestamp as crawl.log (and progress.log) write it: ISO 8601 UTC with milliseconds.
 pub fn timestamp(t: DateTime<Utc>) -> impl std::fmt::Display {
@@ -42,7 +42,7 @@ pub struct LogEntry<'a> {
     /// `sha1:BASE32` of the entity body.
     pub digest: Option<&'a str>,
     /// Annotations, comma-joined.
-    pub annotations: &'a [crate::Annotation],
+    pub annotations: &'a [trawl_config::Annotation],
 }
 
 impl LogEntry<'_> {
@@ -64,7 +64,7 @@ impl LogEntry<'_> {
                 t.format("%Y%m%d%H%M%S%3f")
             )),
             dash(self.digest),
-            crate::annotation::Joined(self.annotations),
+            trawl_config::annotation::Joined(self.annotations),
         )
     }
 }
@@ -122,8 +122,8 @@ mod tests {
     fn heritrix_field_order() {
         let t = Utc.with_ymd_and_hms(2026, 11, 22, 8, 25, 1).unwrap();
         let notes = vec![
-            crate::Annotation::Truncated(crate::fetch::Truncation::Length),
-            crate::Annotation::Tries(3),
+            trawl_config::Annotation::Truncated(trawl_config::annotation::Truncation::Length),
+            trawl_config::Annotation::Tries(3),
         ];
         let e = LogEntry {
             status: 200,

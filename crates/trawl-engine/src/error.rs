@@ -99,6 +99,15 @@ pub enum Error {
     },
 }
 
+impl From<trawl_config::LoadError> for Error {
+    fn from(e: trawl_config::LoadError) -> Self {
+        match e {
+            trawl_config::LoadError::Read { path, source } => Error::Io { path, source },
+            trawl_config::LoadError::Invalid { path, message } => Error::Config { path, message },
+        }
+    }
+}
+
 /// An I/O failure at `path` as one sentence saying what to do, for the failures operators meet (a `--job`
 /// that is a file, a folder they may not write, a full disk); others as the system says them.
 pub(crate) fn io_sentence(path: &Path, e: &std::io::Error) -> String {

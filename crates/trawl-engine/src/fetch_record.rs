@@ -1,13 +1,16 @@
-//! The fetch record: what one fetch of a [`CrawlUri`](crate::CrawlUri) brought, and what the stages after it
+//! The fetch record: what one fetch of a [`CrawlUri`](trawl_config::CrawlUri) brought, and what the stages after it
 //! made of it. It travels beside the URI from the fetch stage to the post stage.
 
 use std::borrow::Cow;
 
-use crate::{
+use trawl_config::CrawlConfig;
+
+use trawl_extract::{
+    Outlink,
     decode::{DecodeLimits, decode_content},
-    extract::Outlink,
-    fetch::{Fetched, Response},
 };
+
+use trawl_fetch::{Fetched, Response};
 
 /// One fetch and its results.
 #[derive(Debug)]
@@ -125,4 +128,12 @@ fn header(resp: &Response, name: &str) -> Option<String> {
         .get(name)
         .and_then(|v| v.to_str().ok())
         .map(str::to_string)
+}
+
+/// How far content codings are undone, from a URI's settings.
+pub(crate) fn decode_limits(settings: &CrawlConfig) -> DecodeLimits {
+    DecodeLimits {
+        max_bytes: settings.fetch.max_decoded_bytes,
+        max_ratio: settings.fetch.max_decode_ratio,
+    }
 }

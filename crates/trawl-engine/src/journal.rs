@@ -18,7 +18,8 @@ use std::{
 
 use trawl_frontier::{Frontier, StoreCopy};
 
-use crate::{CrawlUri, Error, crawl_log::CrawlLog};
+use crate::{Error, crawl_log::CrawlLog};
+use trawl_config::CrawlUri;
 
 /// How long the thread lets lines gather after a busy cycle.
 const GATHER: std::time::Duration = std::time::Duration::from_millis(1);

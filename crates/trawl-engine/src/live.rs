@@ -11,15 +11,14 @@ use std::{
 use serde::{Deserialize, Serialize};
 use trawl_url::Url;
 
-use crate::{
-    CrawlConfig, Error, Scope,
-    config::{
-        ConfigError, Problem, SheetSpec,
-        sheets::{SheetPathError, check_path},
-    },
-    job::Job,
-    sheets::Sheets,
+use crate::{Error, job::Job};
+use trawl_config::CrawlConfig;
+use trawl_config::Scope;
+use trawl_config::settings::{
+    ConfigError, Problem, SheetSpec,
+    sheets::{SheetPathError, check_path},
 };
+use trawl_config::sheets::Sheets;
 
 /// One change of settings, as operators send it (`{"set": {...}}`, `{"sheet": {...}}` or
 /// `{"remove_sheet": "name"}` in JSON).
@@ -34,26 +33,6 @@ pub enum SettingsChange {
     /// Remove the sheet with this name.
     RemoveSheet(String),
 }
-
-/// Settings read once when a crawl starts: a change to them is saved and takes effect at the next launch, and
-/// a sheet that sets one changes nothing.
-pub const READ_AT_LAUNCH: &[&str] = &[
-    "fetch.max_connections",
-    "fetch.max_connections_per_host",
-    "fetch.allow_addresses",
-    "fetch.user_agent",
-    "fetch.dns_servers",
-    "frontier.queue_assignment",
-    "frontier.parallel_queues",
-    "frontier.bloom_items",
-    "frontier.bloom_fp_rate",
-    "frontier.uniq",
-    "frontier.checkpoint_interval_s",
-    "frontier.lease_ms",
-    "frontier.max_uris_per_host",
-    "frontier.max_active_queues",
-    "frontier.balance_replenish",
-];
 
 impl SettingsChange {
     /// `config` with this change applied, checked like a loaded config (values, sheets, scope); the error
@@ -84,7 +63,7 @@ impl SettingsChange {
                 for path in table.keys() {
                     check_path(path)?;
                 }
-                next = crate::sheets::apply(&next, table)?;
+                next = trawl_config::sheets::apply(&next, table)?;
             }
             SettingsChange::Sheet(spec) => {
                 match next.sheets.iter_mut().find(|s| s.name == spec.name) {
@@ -120,7 +99,7 @@ impl SettingsChange {
                 let set: Vec<String> = table.iter().map(|(k, v)| format!("{k} = {v}")).collect();
                 let later: Vec<&str> = table
                     .keys()
-                    .filter(|k| READ_AT_LAUNCH.contains(&k.as_str()))
+                    .filter(|k| trawl_config::settings::READ_AT_LAUNCH.contains(&k.as_str()))
                     .map(String::as_str)
                     .collect();
                 let mut out = format!("set {} for every URI", set.join(", "));

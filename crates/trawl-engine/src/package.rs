@@ -2,7 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::{CrawlConfig, Error, job::Job};
+use crate::{Error, job::Job};
+use trawl_config::CrawlConfig;
 
 /// The WARC files of a job, by name.
 pub fn job_warcs(job_dir: &Path) -> Result<Vec<PathBuf>, Error> {

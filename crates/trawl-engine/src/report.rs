@@ -3,6 +3,7 @@
 use std::fmt::Write;
 
 use serde::{Deserialize, Serialize};
+use trawl_frontier::QueueInfo;
 
 use crate::{
     Error,
@@ -87,7 +88,7 @@ pub(crate) fn render(
     status: &str,
     snap: &Snapshot,
     stats: &Stats,
-    queues: &[crate::control::QueueRow],
+    queues: &[QueueRow],
 ) -> Vec<Report> {
     let mut out = vec![summary(job, seeds, status, snap, stats)];
     out.extend(details(stats, queues));
@@ -163,7 +164,7 @@ fn summary(job: &Job, seeds: &[String], ending: &str, snap: &Snapshot, stats: &S
 
 /// The per-topic reports Heritrix writes: seeds, hosts, MIME types, response codes, frontier, and URL groups by
 /// normalized key and version template.
-fn details(stats: &Stats, queues: &[crate::control::QueueRow]) -> Vec<Report> {
+fn details(stats: &Stats, queues: &[QueueRow]) -> Vec<Report> {
     let mut out = Vec::new();
     let mut t = format!("{:>7} {:<60} redirect\n", "status", "seed");
     let seeds = stats.seeds();
@@ -288,4 +289,39 @@ fn details(stats: &Stats, queues: &[crate::control::QueueRow]) -> Vec<Report> {
     });
     out.push(Report::new("url-groups", t, json));
     out
+}
+/// A queue as listed to operators (the JSON form of [`QueueInfo`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueueRow {
+    /// The queue key.
+    pub name: String,
+    /// ready, in-process, snoozed, inactive, retired or exhausted.
+    pub state: String,
+    /// URIs waiting.
+    pub queued: u64,
+    /// URIs being fetched.
+    pub in_flight: usize,
+    /// URIs ever scheduled.
+    pub spent: u64,
+    /// Its budget, if any.
+    pub budget: Option<u64>,
+    /// An operator's delay in ms, if set.
+    pub delay_ms: Option<u64>,
+    /// Milliseconds until it may be fetched from again.
+    pub wait_ms: u64,
+}
+
+impl From<QueueInfo> for QueueRow {
+    fn from(q: QueueInfo) -> QueueRow {
+        QueueRow {
+            name: q.name,
+            state: q.state.name().to_string(),
+            queued: q.queued,
+            in_flight: q.in_flight,
+            spent: q.spent,
+            budget: q.budget,
+            delay_ms: q.delay.map(|d| d.as_millis() as u64),
+            wait_ms: q.wait.as_millis() as u64,
+        }
+    }
 }

@@ -85,7 +85,7 @@ impl SeedOutcome {
 
     /// Why a seed got no response, in words, from its status.
     pub fn cause(&self) -> &'static str {
-        use crate::status;
+        use trawl_config::status;
         match self.status {
             status::CONNECT_FAILED => "could not connect (connection refused or unreachable)",
             status::DNS_FAILED => "its host name did not resolve (DNS)",
@@ -544,6 +544,9 @@ impl Default for Stats {
         Stats::new()
     }
 }
+
+/// Where a job's counters are saved, in its state folder and in each checkpoint.
+pub const STATS_FILE: &str = "stats.json";
 
 #[cfg(test)]
 mod tests {

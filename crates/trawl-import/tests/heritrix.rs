@@ -24,7 +24,7 @@ fn imported(name: &str, files: &[(&str, &str)]) -> (Import, toml::Table, tempfil
     let import = import(&text, &cxml).unwrap_or_else(|e| panic!("{name}: {e}"));
     let out = dir.path().join("crawl.toml");
     std::fs::write(&out, &import.toml).unwrap();
-    if let Err(e) = trawl_engine::CrawlConfig::check(&out) {
+    if let Err(e) = trawl_config::CrawlConfig::check(&out) {
         panic!(
             "{name}: the import does not pass trawl check:\n{e}\n{}",
             import.toml

@@ -7,8 +7,9 @@ use std::{
 };
 
 use serde::Serialize;
+use trawl_config::CrawlConfig;
 use trawl_engine::{
-    Crawl, CrawlConfig, CrawlHandle,
+    Crawl, CrawlHandle,
     control::{self, Command, Reply},
     stats::Snapshot,
 };
@@ -269,7 +270,9 @@ impl JobManager {
         let crawl = if checkpoint.is_some() || dir.join("state/frontier").exists() {
             Crawl::resume(&dir, checkpoint)
         } else {
-            CrawlConfig::load(&dir.join("crawl.toml")).and_then(|c| Crawl::new(&dir, c, &[]))
+            CrawlConfig::load(&dir.join("crawl.toml"))
+                .map_err(trawl_engine::Error::from)
+                .and_then(|c| Crawl::new(&dir, c, &[]))
         }
         .map_err(|e| ApiError::bad_request(e.to_string()))?;
         let handle = CrawlHandle::default();

@@ -39,6 +39,7 @@
 
 pub use crate::{
     cdxj::{Capture, index_beside, index_file, index_path, warc_files, write_index},
+    compression::Compression,
     digest::{http_header, sha1_digest},
     error::Error,
     ls::ls_line,
@@ -51,11 +52,12 @@ pub use crate::{
     repair::{Repaired, repair},
     verify::{VerifyError, VerifySummary, verify},
     wacz::{WaczSummary, write_wacz},
-    writer::{Compression, Encoded, Encoder, Span, WriteBack, Writer, WriterConfig, Written},
+    writer::{Encoded, Encoder, Span, WriteBack, Writer, WriterConfig, Written},
 };
 
 pub mod cdxj;
 mod chunked;
+mod compression;
 mod digest;
 mod error;
 mod gzip;

@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::writer::Compression;
+use crate::compression::Compression;
 
 /// The suffix a file carries while it is being written.
 pub(crate) const OPEN_SUFFIX: &str = ".open";

@@ -9,48 +9,13 @@ use crate::gzip::GzipMembers;
 use chrono::Utc;
 
 use crate::cdxj::{self, Capture};
+use crate::compression::Compression;
 use crate::error::Error;
 use crate::naming::{OPEN_SUFFIX, file_name};
 use crate::record::Record;
 
-/// How records are compressed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Compression {
-    /// One gzip member per record (`.warc.gz`), so each record can be read from its offset alone.
-    #[default]
-    Gzip,
-    /// Uncompressed (`.warc`).
-    None,
-    /// One zstd frame per record (`.warc.zst`), as the IIPC warc-zstd proposal describes (no dictionary).
-    Zstd,
-}
-
 /// The zstd level of `.warc.zst` records: zstd's default, faster than gzip level 6 and smaller.
 const ZSTD_LEVEL: i32 = 3;
-
-impl Compression {
-    /// The file-name extension: `.warc.gz`, `.warc.zst` or `.warc`.
-    pub fn extension(self) -> &'static str {
-        match self {
-            Compression::Gzip => ".warc.gz",
-            Compression::None => ".warc",
-            Compression::Zstd => ".warc.zst",
-        }
-    }
-
-    /// The compression a file name's extension says.
-    pub fn of_path(path: &Path) -> Compression {
-        let name = path.to_string_lossy();
-        if name.ends_with(".warc.gz") {
-            Compression::Gzip
-        } else if name.ends_with(".warc.zst") {
-            Compression::Zstd
-        } else {
-            Compression::None
-        }
-    }
-}
 
 /// Settings of a [`Writer`].
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -677,8 +677,8 @@ async fn cookies_from_a_file_and_cookies_off() {
         &format!("[seeds]\nurls = [\"{seed}\"]\n[fetch]\nobey_robots = false\n"),
     );
     for (name, mode, want) in [
-        ("file", trawl_engine::config::CookieMode::Job, 200),
-        ("off", trawl_engine::config::CookieMode::Off, 403),
+        ("file", trawl_config::settings::CookieMode::Job, 200),
+        ("off", trawl_config::settings::CookieMode::Off, 403),
     ] {
         let job = dir.path().join(name);
         let jar = jar.clone();

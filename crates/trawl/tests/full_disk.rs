@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use trawl_engine::{Crawl, CrawlHandle, config::Compression, report::Ending};
+use trawl_config::settings::Compression;
+use trawl_engine::{Crawl, CrawlHandle, report::Ending};
 
 /// A small tmpfs, unmounted when dropped (also when the test panics).
 struct Tmpfs {

@@ -126,7 +126,7 @@ fn heritrix_seed_files_on_the_command_line() {
         "{}",
         String::from_utf8_lossy(&check.stderr)
     );
-    let loaded = trawl_engine::CrawlConfig::load(&config).unwrap();
+    let loaded = trawl_config::CrawlConfig::load(&config).unwrap();
     assert_eq!(loaded.seeds.urls, ["http://127.0.0.1:9/a/"]);
     assert_eq!(loaded.scope.surt_prefixes, ["http://(org,example,"]);
     // A - line needs a REJECT surt_prefixed rule.

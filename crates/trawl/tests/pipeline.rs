@@ -19,7 +19,8 @@ use tokio::{
     io::{AsyncReadExt, AsyncWriteExt},
     net::TcpListener,
 };
-use trawl_engine::{Crawl, CrawlConfig, CrawlHandle, report::Ending};
+use trawl_config::CrawlConfig;
+use trawl_engine::{Crawl, CrawlHandle, report::Ending};
 
 /// A page: status line, content type, body.
 type Page = (&'static str, &'static str, String);

@@ -336,7 +336,7 @@ fn operate_a_crawl_over_http() {
         json!({"name": "p", "profile": "polite", "seeds": [site.seed()]}),
     );
     let text = c.call("GET", "/api/jobs/p/config", Value::Null);
-    let polite: trawl_engine::CrawlConfig = toml::from_str(text.as_str().unwrap()).unwrap();
+    let polite: trawl_config::CrawlConfig = toml::from_str(text.as_str().unwrap()).unwrap();
     assert!(polite.frontier.min_delay_ms >= 5000, "{text}");
     assert_eq!(polite.seeds.urls, [site.seed()]);
     let (code, e) = c.raw(

@@ -4,7 +4,8 @@
 mod common;
 
 use chrono::NaiveDateTime;
-use trawl_engine::{Crawl, CrawlConfig, CrawlHandle};
+use trawl_config::CrawlConfig;
+use trawl_engine::{Crawl, CrawlHandle};
 
 /// (start, end) in ms of the fetches of URIs starting with `prefix`, sorted.
 fn spans(job: &std::path::Path, prefix: &str) -> Vec<(i64, i64)> {

@@ -268,7 +268,7 @@ async fn a_long_retry_after_holds_only_its_host_and_is_reported() {
     let other = format!("http://localhost:{}/", addr.port());
     std::fs::write(&cfg, format!("[seeds]\nurls = [\"{busy}\", \"{other}\"]\n")).unwrap();
     let job = dir.path().join("job");
-    let mut config = trawl_engine::CrawlConfig::load(&cfg).unwrap();
+    let mut config = trawl_config::CrawlConfig::load(&cfg).unwrap();
     config.fetch = trawl::selftest::config().fetch;
     config.fetch.obey_robots = false;
     config.frontier.delay_factor = 0.0;

@@ -13,7 +13,8 @@ use tokio::{
     io::{AsyncReadExt, AsyncWriteExt},
     net::TcpListener,
 };
-use trawl_engine::{Crawl, CrawlConfig, CrawlHandle};
+use trawl_config::CrawlConfig;
+use trawl_engine::{Crawl, CrawlHandle};
 
 const CLASSES: &str = r#"
 [[url_class]]

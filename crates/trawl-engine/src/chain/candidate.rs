@@ -4,95 +4,16 @@
 //! [`Child`], which takes it through the uniq filter into the frontier; what is refused is a cut, logged once
 //! with its status and the rule that decided.
 
-use std::time::Instant;
-
-use trawl_url::{Url, class::UrlClasses};
-
-use super::{Pipeline, known_links};
-use crate::{
-    Annotation, CrawlUri, crawl_uri::ClassFacts, decide::Decision, extract::Outlink, status,
+use super::{
+    known_links::KnownLinks,
+    outcome::{Child, Cut, Placement},
+    pipeline::Pipeline,
 };
-
-pub(crate) use self::known_links::KnownLinks;
-
-/// How a crawl names URIs: its URL classes and its canonicalization rules.
-#[derive(Debug)]
-pub(crate) struct Naming {
-    pub(crate) identity: trawl_url::Identity,
-    pub(crate) classes: UrlClasses,
-}
-
-/// Why a config's naming could not be built.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum NamingError {
-    /// The identity rules (canonicalizer, site rewrites).
-    #[error(transparent)]
-    Identity(#[from] Box<crate::config::Problem>),
-    /// The URL classes.
-    #[error(transparent)]
-    Classes(#[from] trawl_url::class::ClassErrors),
-}
-
-impl Naming {
-    /// The identity rules and URL classes of `config`; the error says which is wrong.
-    pub(crate) fn from_config(config: &crate::CrawlConfig) -> Result<Naming, NamingError> {
-        Ok(Naming {
-            identity: config.identity.build()?,
-            classes: config.compile_classes()?,
-        })
-    }
-
-    /// Sets a URI's identity (docs/url-identity.md): a matching URL class's server form is fetched and what the
-    /// class says of it is kept; the canonical URL is the class's normalised form, else a site rewrite, else
-    /// the cleaned raw URL; the uniq key is the canonical URL under the crawl's canonicalizer.
-    pub(crate) fn name(&self, uri: &mut CrawlUri) {
-        // One class match per URI: its server form is fetched and its normalised form is the class hint.
-        let normalised = self.classes.match_url(&uri.url).map(|m| {
-            uri.url = m.for_server;
-            uri.class = Some(Box::new(ClassFacts {
-                kind: m.kind,
-                api_url: m.api_url,
-                next_page: m.next_page,
-            }));
-            m.normalised
-        });
-        let normalise = |_: &Url| normalised.clone();
-        let hints = trawl_url::CanonicalHints::none().with_url_class(&normalise);
-        let (canonical, _) = self.identity.canonical(&uri.url, hints);
-        uri.uniq_key = self.identity.uniq_key(&canonical);
-        uri.canonical = (canonical != uri.url).then_some(canonical);
-    }
-}
-
-/// A URI the candidate chain accepted, with its queue and how it is to be queued.
-#[derive(Debug)]
-pub(crate) struct Child {
-    pub(crate) uri: CrawlUri,
-    pub(crate) queue: String,
-    pub(crate) placement: Placement,
-    /// For an outlink: its URL's fingerprint, remembered as known once it is in the uniq filter.
-    pub(crate) known: Option<u128>,
-}
-
-/// How a child is queued.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Placement {
-    /// Through the uniq filter, at the back of its queue (by precedence): outlinks, redirects, API URLs,
-    /// predicted pages.
-    New,
-    /// At the front of its queue, past the uniq filter, its key marked seen: robots.txt.
-    Prerequisite,
-    /// At the back of its queue at this instant, past the uniq filter (it was seen: it is the same URL
-    /// again): a watchable page's next visit.
-    Revisit(Instant),
-}
-
-/// A URI the candidate chain refused, worth a crawl.log line: its annotation names the rule.
-#[derive(Debug)]
-pub(crate) struct Cut {
-    pub(crate) uri: CrawlUri,
-    pub(crate) status: i32,
-}
+use trawl_config::Annotation;
+use trawl_config::CrawlUri;
+use trawl_config::decide::Decision;
+use trawl_config::status;
+use trawl_extract::Outlink;
 
 /// What the candidate chain made of a batch.
 #[derive(Debug, Default)]

@@ -1,12 +1,15 @@
 //! Extract: a page's links — a redirect's target first, then what the body links to (HTML, CSS), honouring
 //! `meta robots nofollow`. The body is decoded once here, for extraction and for the text filters after.
 
-use super::{Pipeline, blocking, decode_limits};
-use crate::{
-    Annotation, CrawlConfig, CrawlUri, Hop, UriKind,
-    extract::{self, Limits, Outlink},
-    fetch_record::FetchRecord,
-};
+use super::pipeline::{Pipeline, blocking};
+use crate::fetch_record::decode_limits;
+use trawl_extract::{self as extract, Hop, Limits, Outlink};
+
+use crate::fetch_record::FetchRecord;
+use trawl_config::Annotation;
+use trawl_config::CrawlConfig;
+use trawl_config::CrawlUri;
+use trawl_config::UriKind;
 
 /// Fills `record.outlinks` for a page (robots.txt has its own processor).
 pub(super) fn run(
@@ -44,7 +47,7 @@ pub(super) fn run(
             .filter_map(|(url, hop)| {
                 Some(Outlink {
                     url: trawl_url::parse_lenient(url).ok()?,
-                    hop: crate::hop::Hop::from_letter(*hop)?,
+                    hop: trawl_extract::Hop::from_letter(*hop)?,
                     context: "previous/outlink",
                     lastmod: None,
                 })

@@ -4,14 +4,19 @@
 //! when a page shows the session lost; a 401 asking for a Basic or Digest credential the crawl holds for the
 //! host is answered once (a wrong password ends as the logged 401, never a loop).
 
-use http::header::{AUTHORIZATION, COOKIE, SET_COOKIE};
+use http::header::{AUTHORIZATION, COOKIE};
 
-use super::{Ended, Outcome, Pipeline, login};
-use crate::{
-    CrawlConfig, CrawlUri, UriKind,
-    fetch::{FetchError, Fetched, RequestParts, Validators},
-    fetch_record::FetchRecord,
+use super::{
+    login,
+    outcome::{Ended, Outcome},
+    pipeline::Pipeline,
+    retry::{answered, politeness, retries_left, retry},
 };
+use crate::fetch_record::FetchRecord;
+use trawl_config::CrawlConfig;
+use trawl_config::CrawlUri;
+use trawl_config::UriKind;
+use trawl_fetch::{FetchError, Fetched, RequestParts, Validators};
 
 /// Fetches `uri`, or sends it back for another try.
 pub(super) async fn run(
@@ -50,7 +55,7 @@ pub(super) async fn run(
         }
     }
     if let Some(answer) = p.fetcher.take_dns_answer(&uri.url) {
-        archive_dns(p, &uri, &answer, worker);
+        p.archive_dns(&uri, &answer, worker);
     }
     uri.tries += 1;
     let mut record = FetchRecord::new(fetched);
@@ -62,15 +67,15 @@ pub(super) async fn run(
                 e,
                 FetchError::Dns(_) | FetchError::Connect(_) | FetchError::Proxy(_)
             );
-            let politeness = super::post::politeness(p, settings, &uri, &record);
-            let disposition = super::retry(p, uri, settings, host_failure, politeness);
+            let politeness = politeness(p, settings, &uri, &record);
+            let disposition = retry(p, uri, settings, host_failure, politeness);
             Err(Outcome::only(disposition).into())
         }
         Err(_) => Ok((uri, record)),
         Ok(_) => {
             // A 5xx or 429 is a failure in a row like a timeout (post counts it); any other answer ends a run.
             if !record.try_later() {
-                super::answered(p, &uri.url);
+                answered(p, &uri.url);
             }
             Ok((uri, record))
         }
@@ -109,20 +114,8 @@ pub(super) async fn request(
         .fetcher
         .fetch(&uri.url, max_bytes, &settings.fetch, &parts)
         .await;
-    keep_cookies(p, jar, &uri.url, &fetched);
+    p.keep_cookies(jar, &uri.url, &fetched);
     fetched
-}
-
-/// Keeps the cookies a response set.
-pub(super) fn keep_cookies(p: &Pipeline, jar: &str, url: &url::Url, fetched: &Fetched) {
-    if let Ok(resp) = &fetched.result {
-        let values = resp
-            .headers
-            .get_all(SET_COOKIE)
-            .iter()
-            .filter_map(|v| v.to_str().ok());
-        p.access.cookies.store(jar, url, values);
-    }
 }
 
 /// The answer to a 401's challenge, when the crawl holds a credential for it and that credential's answer
@@ -148,47 +141,4 @@ fn challenge(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) -> Option<http::He
                 .is_ok_and(|v| v.to_ascii_lowercase().contains("stale=true"))
         });
     (!(sent_one && before == Some(index) && !stale)).then_some(value)
-}
-
-/// Archives a DNS lookup made for `uri` as a `dns:` record, with its crawl.log line (status 1, a `P` hop from
-/// the URI, as Heritrix logs them). A write failure stops the crawl, as for any record.
-pub(super) fn archive_dns(
-    p: &Pipeline,
-    uri: &CrawlUri,
-    answer: &crate::fetch::DnsAnswer,
-    worker: usize,
-) {
-    let digest = match super::blocking(0, || p.warc.write_dns(answer)) {
-        Ok(d) => d,
-        Err(e) => {
-            p.fail(e.to_string());
-            return;
-        }
-    };
-    let target = format!("dns:{}", answer.host);
-    let hops = format!("{}P", uri.hop_path);
-    let size = answer.zone_text().len() as u64;
-    let line = p.log(
-        &crate::crawl_log::LogEntry {
-            status: 1,
-            size: Some(size),
-            uri: &target,
-            hop_path: &hops,
-            via: Some(uri.url.as_str()),
-            mime: Some("text/dns"),
-            worker,
-            fetch: Some((answer.at, 0)),
-            digest: Some(&digest),
-            annotations: &[],
-        },
-        &uri.source,
-        &answer.host,
-        size,
-    );
-    p.write_line(line);
-}
-
-/// Whether `uri` may be tried again (`frontier.max_retries`).
-pub(super) fn retries_left(uri: &CrawlUri, settings: &CrawlConfig) -> bool {
-    uri.tries <= settings.frontier.max_retries
 }

@@ -1,13 +1,13 @@
 //! The after-fetch gates: the decide sequences on the response head and before writing, then the text
 //! filters on the page's text. They decide what is archived and which links are followed.
 
-use super::{Pipeline, blocking};
-use crate::{
-    Annotation, CrawlUri, UriKind,
-    decide::{DecideInput, Decision, FetchFacts},
-    fetch_record::FetchRecord,
-    filters::FilterMode,
-};
+use super::pipeline::{Pipeline, blocking};
+use crate::fetch_record::FetchRecord;
+use trawl_config::Annotation;
+use trawl_config::CrawlUri;
+use trawl_config::UriKind;
+use trawl_config::decide::{DecideInput, Decision, FetchFacts};
+use trawl_config::filters::FilterMode;
 
 /// Applies the gates to a page's response (not to robots.txt, nor to a response to be tried again).
 pub(super) fn run(p: &Pipeline, uri: &mut CrawlUri, record: &mut FetchRecord) {
@@ -37,7 +37,9 @@ pub(super) fn run(p: &Pipeline, uri: &mut CrawlUri, record: &mut FetchRecord) {
         && record.mime.as_deref().is_some_and(|m| m.contains("html"))
         && let Some(body) = record.entity()
     {
-        let (text, meta) = blocking(body.len(), || crate::filters::page_text(body, 4 << 20));
+        let (text, meta) = blocking(body.len(), || {
+            trawl_config::filters::page_text(body, 4 << 20)
+        });
         if let Some(hit) = p.gates.text_filters.check(&text, &meta) {
             notes.push(Annotation::TextFilter(hit.label()));
             record.write = false;

@@ -11,13 +11,14 @@
 
 use http::header::{COOKIE, LOCATION};
 
-use super::{Pipeline, blocking, fetch};
-use crate::{
-    Annotation, CrawlConfig, CrawlUri, Hop,
-    access::{self, MAX_FAILED_LOGINS},
-    crawl_log::LogEntry,
-    fetch::{Fetched, RequestParts},
-};
+use super::pipeline::{Pipeline, blocking};
+use crate::crawl_log::LogEntry;
+use trawl_config::Annotation;
+use trawl_config::CrawlConfig;
+use trawl_config::CrawlUri;
+use trawl_extract::Hop;
+use trawl_fetch::access::{self, MAX_FAILED_LOGINS};
+use trawl_fetch::{Fetched, RequestParts};
 
 /// Logs in to `uri`'s host when it has a form credential and no session (or, with `lost = Some(g)`, when the
 /// session of generation `g` was lost and nobody logged in since). Returns the session generation the URI
@@ -62,10 +63,10 @@ pub(super) async fn ensure(
             &parts,
         )
         .await;
-    fetch::keep_cookies(p, jar, &login_url, &fetched);
+    p.keep_cookies(jar, &login_url, &fetched);
     // A login form on another host (single sign-on) looked that host up: its record goes with this page.
     if let Some(answer) = p.fetcher.take_dns_answer(&login_url) {
-        fetch::archive_dns(p, uri, &answer, worker);
+        p.archive_dns(uri, &answer, worker);
     }
     let worked = fetched.result.as_ref().is_ok_and(|resp| {
         let location = resp.headers.get(LOCATION).and_then(|v| v.to_str().ok());

@@ -8,16 +8,18 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use trawl_url::class::UrlKind;
 
 use super::{
-    Disposition, Outcome, Pipeline, Placement, candidate,
-    fetch::retries_left,
-    robots::{self, AfterFetch},
+    candidate,
+    outcome::{Child, Cut, Disposition, Outcome, Placement},
+    pipeline::Pipeline,
+    retry::{politeness, retries_left, retry},
+    robots::AfterFetch,
 };
-use crate::{
-    Annotation, CrawlConfig, CrawlUri, UriKind,
-    crawl_log::LogEntry,
-    crawl_uri::{Watch, origin},
-    fetch_record::FetchRecord,
-};
+use crate::{crawl_log::LogEntry, fetch_record::FetchRecord};
+use trawl_config::Annotation;
+use trawl_config::CrawlConfig;
+use trawl_config::CrawlUri;
+use trawl_config::UriKind;
+use trawl_config::Watch;
 
 /// Ends `uri`: done (logged, with its children), or back for another try.
 pub(super) fn run(
@@ -38,8 +40,7 @@ pub(super) fn run(
             }
             let line = p.log_failure(&uri, status, worker);
             let mut outcome = Outcome::done(status, delay).logged(line);
-            if let AfterFetch::Settled(release) =
-                robots::after_fetch(p, &uri, &mut record, settings)
+            if let AfterFetch::Settled(release) = p.robots.after_fetch(&uri, &mut record, settings)
             {
                 outcome.release = release;
             }
@@ -64,10 +65,10 @@ pub(super) fn run(
         uri.annotations.clear();
         // A `Retry-After` (or a 429) speaks for the host; another 5xx for this URL alone.
         let host = asked_to_wait || status == 429;
-        return Outcome::only(super::retry(p, uri, settings, host, delay));
+        return Outcome::only(retry(p, uri, settings, host, delay));
     }
     let mut outcome = Outcome::done(i32::from(status), delay);
-    match robots::after_fetch(p, &uri, &mut record, settings) {
+    match p.robots.after_fetch(&uri, &mut record, settings) {
         AfterFetch::Settled(release) => outcome.release = release,
         AfterFetch::Redirected(next) => {
             let origin = match &next.kind {
@@ -174,7 +175,7 @@ fn log_response(
 /// A gallery page's predicted next page (hop `I`), unless the page links to it already.
 fn next_page(p: &Pipeline, uri: &CrawlUri, outcome: &Outcome) -> Option<Judgement> {
     let next = uri.class.as_ref()?.next_page.clone()?;
-    let mut child = uri.child(next, String::new(), crate::Hop::Inferred);
+    let mut child = uri.child(next, String::new(), trawl_extract::Hop::Inferred);
     p.naming.name(&mut child);
     let linked = outcome
         .children
@@ -184,7 +185,7 @@ fn next_page(p: &Pipeline, uri: &CrawlUri, outcome: &Outcome) -> Option<Judgemen
 }
 
 /// What the candidate chain said of one URI.
-type Judgement = Result<candidate::Child, Option<Box<candidate::Cut>>>;
+type Judgement = Result<Child, Option<Box<Cut>>>;
 
 /// A watchable page's next visit, due `classes.watch_interval_s` from now, until it is gone (404, 410) or
 /// has not changed for `classes.watch_unchanged_s`. What it found is carried by the visit itself.
@@ -218,30 +219,6 @@ fn watch_again(
     });
     let at = Instant::now() + Duration::from_secs(settings.classes.watch_interval_s);
     Some(candidate::judge(p, next, Placement::Revisit(at), None))
-}
-
-/// Politeness: Heritrix's delay formula, raised to robots.txt's Crawl-delay (up to its cap) and to what the
-/// host's bandwidth cap requires.
-pub(super) fn politeness(
-    p: &Pipeline,
-    settings: &CrawlConfig,
-    uri: &CrawlUri,
-    record: &FetchRecord,
-) -> Duration {
-    let f = &settings.frontier;
-    let fetch_time = record.fetched.duration;
-    let (min, max) = settings.delay_bounds();
-    let mut delay = fetch_time.mul_f64(f.delay_factor).clamp(min, max);
-    if f.max_host_bytes_per_s > 0 {
-        // Keep the host's average rate under the cap: this fetch's bytes "cost" that much time.
-        let cost =
-            Duration::from_secs_f64(record.wire_bytes() as f64 / f.max_host_bytes_per_s as f64);
-        delay = delay.max(cost.saturating_sub(fetch_time));
-    }
-    if let Some(cd) = p.robots.crawl_delay(&origin(&uri.url)) {
-        delay = delay.max(cd.min(Duration::from_millis(f.max_crawl_delay_ms)));
-    }
-    delay
 }
 
 /// A `Retry-After` value: delay-seconds or an HTTP date.

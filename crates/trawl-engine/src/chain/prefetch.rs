@@ -4,11 +4,21 @@
 
 use std::time::{Duration, Instant};
 
-use super::{Disposition, Ended, Hold, Outcome, Pipeline, Placement, candidate, robots};
-use crate::{
-    Annotation, CrawlConfig, CrawlUri, Hop, UriKind, crawl_uri::origin, decide::DecideInput,
-    decide::Decision, status,
+use super::{
+    candidate,
+    outcome::{Disposition, Ended, Hold, Outcome, Placement},
+    pipeline::Pipeline,
+    robots,
 };
+use trawl_config::Annotation;
+use trawl_config::CrawlConfig;
+use trawl_config::CrawlUri;
+use trawl_config::UriKind;
+use trawl_config::decide::DecideInput;
+use trawl_config::decide::Decision;
+use trawl_config::origin;
+use trawl_config::status;
+use trawl_extract::Hop;
 
 /// Hands `uri` on to its fetch, or ends it here.
 pub(super) fn run(

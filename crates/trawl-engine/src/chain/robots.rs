@@ -1,6 +1,6 @@
 //! The robots.txt processor: what is known of each origin's robots.txt, the gate a page passes before its
 //! fetch ([`RobotsCache::gate`], in prefetch), and what a finished robots.txt fetch settles
-//! ([`after_fetch`], in post). These two functions are the only places robots.txt is handled.
+//! ([`RobotsCache::after_fetch`], in post). These two functions are the only places robots.txt is handled.
 
 use std::{
     collections::HashMap,
@@ -8,11 +8,16 @@ use std::{
     time::{Duration, Instant},
 };
 
-use super::{Pipeline, decode_limits};
-use crate::{
-    Annotation, CrawlConfig, CrawlUri, Hop, UriKind, crawl_uri::origin, fetch::FetchError,
-    fetch_record::FetchRecord, robots::Robots, status,
-};
+use crate::fetch_record::{FetchRecord, decode_limits};
+use trawl_config::Annotation;
+use trawl_config::CrawlConfig;
+use trawl_config::CrawlUri;
+use trawl_config::UriKind;
+use trawl_config::origin;
+use trawl_config::status;
+use trawl_extract::Hop;
+use trawl_fetch::FetchError;
+use trawl_fetch::robots::Robots;
 
 /// RFC 9309 asks crawlers to follow at least five redirects for robots.txt.
 const MAX_REDIRECTS: u8 = 5;
@@ -64,6 +69,83 @@ pub(crate) struct RobotsCache {
 }
 
 impl RobotsCache {
+    /// Settles `uri`'s origin from its robots.txt fetch (an answer, or a failure after its retries): 2xx rules,
+    /// 4xx allow everything, 5xx or no answer disallow everything until retried, a refused address keeps the
+    /// whole origin off limits. A redirect is followed instead, up to [`MAX_REDIRECTS`].
+    pub(crate) fn after_fetch(
+        &self,
+        uri: &CrawlUri,
+        record: &mut FetchRecord,
+        settings: &CrawlConfig,
+    ) -> AfterFetch {
+        let UriKind::Robots { origin, redirects } = &uri.kind else {
+            return AfterFetch::Settled(Vec::new());
+        };
+        let retry = Duration::from_millis(settings.frontier.retry_delay_ms);
+        let known = |robots: Robots, ttl: Duration, why: Option<Annotation>| RobotsState::Known {
+            robots: Arc::new(robots),
+            expires: Instant::now() + ttl,
+            why,
+        };
+        // What other worker processes of a shared crawl are told (a refused address each finds for itself).
+        let mut shared = None;
+        let state = match &record.fetched.result {
+            Err(e @ FetchError::Refused(..)) => RobotsState::Off {
+                status: status::ADDRESS_REFUSED,
+                note: e.annotation(),
+            },
+            Err(e) => {
+                shared = shared_failure(&e.annotation());
+                known(
+                    Robots::DisallowAll,
+                    retry,
+                    Some(Annotation::Robots(Box::new(e.annotation()))),
+                )
+            }
+            Ok(resp) => {
+                let target = record
+                    .header("location")
+                    .filter(|_| (300..400).contains(&resp.status) && *redirects < MAX_REDIRECTS)
+                    .and_then(|location| trawl_url::resolve(&uri.url, &location).ok());
+                if let Some(target) = target {
+                    let mut next = uri.child(target, String::new(), Hop::Redirect);
+                    next.kind = UriKind::Robots {
+                        origin: origin.clone(),
+                        redirects: redirects + 1,
+                    };
+                    return AfterFetch::Redirected(Box::new(next));
+                }
+                let status = resp.status;
+                record.decode(decode_limits(settings));
+                let body = record.entity().unwrap_or_default();
+                if self.share.is_some() {
+                    let mut value = vec![b'R'];
+                    value.extend_from_slice(&status.to_be_bytes());
+                    value.extend_from_slice(body);
+                    shared = Some(value);
+                }
+                let robots = Robots::from_response(status, body, &self.agent);
+                sitemaps_of(uri, &robots, record, settings);
+                let (ttl, why) = match robots {
+                    Robots::DisallowAll => (
+                        retry,
+                        Some(Annotation::Robots(Box::new(Annotation::Status(status)))),
+                    ),
+                    _ => (Duration::from_secs(settings.fetch.robots_expiry_s), None),
+                };
+                known(robots, ttl, why)
+            }
+        };
+        if let RobotsState::Known { expires, .. } = &state {
+            self.publish(
+                origin,
+                shared,
+                expires.saturating_duration_since(Instant::now()),
+            );
+        }
+        AfterFetch::Settled(self.settle(origin, state))
+    }
+
     /// An empty cache for `agent` (the product token robots.txt groups name).
     pub(crate) fn new(agent: String, share: Option<trawl_frontier::SharedCache>) -> RobotsCache {
         RobotsCache {
@@ -212,7 +294,7 @@ impl RobotsCache {
 /// The sitemaps a robots.txt names (`[extract] sitemaps`), and `/sitemap.xml` (`sitemap_probe`), as `S`-hop
 /// links of the robots.txt URI: the scope judges them like any link.
 fn sitemaps_of(uri: &CrawlUri, robots: &Robots, record: &mut FetchRecord, settings: &CrawlConfig) {
-    let link = |url: url::Url, context| crate::extract::Outlink {
+    let link = |url: url::Url, context| trawl_extract::Outlink {
         url,
         hop: Hop::Sitemap,
         context,
@@ -239,83 +321,6 @@ pub(crate) enum AfterFetch {
     Redirected(Box<CrawlUri>),
     /// The origin's rules are settled; these queues were held for them.
     Settled(Vec<String>),
-}
-
-/// Settles `uri`'s origin from its robots.txt fetch (an answer, or a failure after its retries): 2xx rules,
-/// 4xx allow everything, 5xx or no answer disallow everything until retried, a refused address keeps the
-/// whole origin off limits. A redirect is followed instead, up to [`MAX_REDIRECTS`].
-pub(crate) fn after_fetch(
-    p: &Pipeline,
-    uri: &CrawlUri,
-    record: &mut FetchRecord,
-    settings: &CrawlConfig,
-) -> AfterFetch {
-    let UriKind::Robots { origin, redirects } = &uri.kind else {
-        return AfterFetch::Settled(Vec::new());
-    };
-    let retry = Duration::from_millis(settings.frontier.retry_delay_ms);
-    let known = |robots: Robots, ttl: Duration, why: Option<Annotation>| RobotsState::Known {
-        robots: Arc::new(robots),
-        expires: Instant::now() + ttl,
-        why,
-    };
-    // What other worker processes of a shared crawl are told (a refused address each finds for itself).
-    let mut shared = None;
-    let state = match &record.fetched.result {
-        Err(e @ FetchError::Refused(..)) => RobotsState::Off {
-            status: status::ADDRESS_REFUSED,
-            note: e.annotation(),
-        },
-        Err(e) => {
-            shared = shared_failure(&e.annotation());
-            known(
-                Robots::DisallowAll,
-                retry,
-                Some(Annotation::Robots(Box::new(e.annotation()))),
-            )
-        }
-        Ok(resp) => {
-            let target = record
-                .header("location")
-                .filter(|_| (300..400).contains(&resp.status) && *redirects < MAX_REDIRECTS)
-                .and_then(|location| trawl_url::resolve(&uri.url, &location).ok());
-            if let Some(target) = target {
-                let mut next = uri.child(target, String::new(), Hop::Redirect);
-                next.kind = UriKind::Robots {
-                    origin: origin.clone(),
-                    redirects: redirects + 1,
-                };
-                return AfterFetch::Redirected(Box::new(next));
-            }
-            let status = resp.status;
-            record.decode(decode_limits(settings));
-            let body = record.entity().unwrap_or_default();
-            if p.robots.share.is_some() {
-                let mut value = vec![b'R'];
-                value.extend_from_slice(&status.to_be_bytes());
-                value.extend_from_slice(body);
-                shared = Some(value);
-            }
-            let robots = Robots::from_response(status, body, &p.robots.agent);
-            sitemaps_of(uri, &robots, record, settings);
-            let (ttl, why) = match robots {
-                Robots::DisallowAll => (
-                    retry,
-                    Some(Annotation::Robots(Box::new(Annotation::Status(status)))),
-                ),
-                _ => (Duration::from_secs(settings.fetch.robots_expiry_s), None),
-            };
-            known(robots, ttl, why)
-        }
-    };
-    if let RobotsState::Known { expires, .. } = &state {
-        p.robots.publish(
-            origin,
-            shared,
-            expires.saturating_duration_since(Instant::now()),
-        );
-    }
-    AfterFetch::Settled(p.robots.settle(origin, state))
 }
 
 /// A robots.txt fetch failure as shared: `E` and the failure's kind (`err=KIND`).

@@ -4,8 +4,12 @@
 
 use std::time::Duration;
 
-use super::{Disposition, Ended, Outcome, Pipeline, blocking};
-use crate::{CrawlUri, fetch_record::FetchRecord};
+use super::{
+    outcome::{Disposition, Ended, Outcome},
+    pipeline::{Pipeline, blocking},
+};
+use crate::fetch_record::FetchRecord;
+use trawl_config::CrawlUri;
 
 /// Archives the response; sets the record's payload digest.
 pub(super) fn run(p: &Pipeline, uri: &CrawlUri, record: &mut FetchRecord) -> Result<(), Ended> {

@@ -1,6 +1,18 @@
 //! Operator commands applied to a running crawl.
 
-use super::*;
+use std::{
+    sync::{Arc, PoisonError},
+    time::Duration,
+};
+
+use tokio::sync::mpsc;
+
+use super::{handle::Envelope, shared::Shared};
+use crate::{
+    control::{Command, Reply},
+    job::Job,
+    lock::lock,
+};
 
 /// Applies operator commands: from the handle's channel, and from command files dropped into `JOB/control/`
 /// by `trawl ctl` (each `NAME.cmd.json` is answered by `NAME.reply.json`).

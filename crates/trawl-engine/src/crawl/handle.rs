@@ -1,6 +1,13 @@
 //! The handle operators steer a running crawl with.
 
-use super::*;
+use std::sync::{
+    Arc, Mutex,
+    atomic::{AtomicBool, Ordering},
+};
+
+use tokio::sync::{Notify, mpsc, oneshot};
+
+use crate::control::{Command, Reply};
 
 /// A handle to steer a running crawl from outside (Ctrl-C, the CLI, the web UI): stop it, pause it, ask for
 /// a checkpoint, or send it any operator [`Command`].

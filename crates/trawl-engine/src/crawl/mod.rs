@@ -2,40 +2,42 @@
 //! chains ([`crate::chain`]), the ticker (progress, commits, checkpoints) and the operator's commands.
 
 use std::{
-    sync::{
-        Arc, Mutex, PoisonError, RwLock,
-        atomic::{AtomicBool, Ordering},
-    },
-    time::{Duration, Instant},
+    sync::{Arc, Mutex, RwLock},
+    time::Duration,
 };
 
-use tokio::sync::{Notify, mpsc, oneshot};
-use trawl_frontier::{Frontier, Next, Taken};
+use trawl_config::{CrawlConfig, CrawlUri};
+use trawl_fetch::{AddressPolicy, Fetcher, robots::product_token};
+use trawl_frontier::Frontier;
 use trawl_url::Url;
 
 use crate::{
-    CrawlConfig, CrawlUri, Error,
-    chain::{self, Naming, Pipeline, robots::RobotsCache},
-    control::{Command, Reply},
+    Error,
+    chain::{naming::Naming, pipeline::Pipeline, robots::RobotsCache},
     crawl_log::CrawlLog,
-    fetch::{AddressPolicy, Fetcher},
     job::Job,
     journal::Journal,
     live::LiveSettings,
+    lock::lock,
     report::{self, Ending},
-    robots::product_token,
-    stats::{Snapshot, Stats},
+    stats::{STATS_FILE, Snapshot, Stats},
     write::WarcSink,
 };
 
 mod control;
 mod handle;
 mod remote;
+mod remote_worker;
+mod shared;
 mod ticker;
 mod wake;
 mod worker;
 
-use self::{control::*, handle::Envelope, worker::*};
+use self::{
+    control::*,
+    shared::{Shared, checkpoint},
+    worker::*,
+};
 pub use self::{
     handle::CrawlHandle,
     remote::{RemoteSpec, job_name},
@@ -63,26 +65,6 @@ pub struct Crawl {
     repaired: Vec<trawl_warc::Repaired>,
     /// The shared frontier this process works on, if any (`--frontier redis://…`, `trawl worker`).
     remote: Option<RemoteSpec>,
-}
-
-/// What the crawl's tasks share: the pipeline the workers run URIs through, the frontier (touched by the
-/// worker loop, the ticker and operator commands only), and the job.
-struct Shared {
-    pipeline: Pipeline,
-    /// The embedded frontier (empty when the crawl's frontier is shared: see `remote`).
-    frontier: Arc<Mutex<Frontier<CrawlUri>>>,
-    /// The shared frontier, when this process is one worker of a crawl in Redis.
-    remote: Option<remote::Remote>,
-    /// Wakes workers waiting for work.
-    wake: wake::Wake,
-    seeds: Vec<Url>,
-    job: Job,
-    /// Held while a checkpoint is written: one at a time.
-    checkpointing: Mutex<()>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Crawl {
@@ -260,8 +242,8 @@ impl Crawl {
             let shared = shared.clone();
             async move { shared.wake.alarm().await }
         });
-        let renewal = tokio::spawn(remote::renew_leases(shared.clone()));
-        let settings = tokio::spawn(remote::follow_settings(shared.clone()));
+        let renewal = tokio::spawn(remote_worker::renew_leases(shared.clone()));
+        let settings = tokio::spawn(remote_worker::follow_settings(shared.clone()));
         let workers: Vec<_> = (0..self.config.fetch.max_connections)
             .map(|i| tokio::spawn(worker(shared.clone(), i + 1)))
             .collect();
@@ -352,8 +334,11 @@ impl Crawl {
             message,
         };
         // As Heritrix: no crawl beyond this machine without a way for webmasters to reach the operator.
-        if !crate::config::access::user_agent_has_contact(&config.fetch.user_agent)
-            && !self.seeds.iter().all(crate::config::access::is_local)
+        if !trawl_config::settings::access::user_agent_has_contact(&config.fetch.user_agent)
+            && !self
+                .seeds
+                .iter()
+                .all(trawl_config::settings::access::is_local)
         {
             return Err(config_error(format!(
                 "fetch.user_agent {:?} names no contact; set [fetch] user_agent to one with a URL or e-mail \
@@ -363,7 +348,7 @@ impl Crawl {
             )));
         }
         let access =
-            crate::access::Access::new(config, self.job.root(), Some(&self.job.state_dir()))
+            trawl_fetch::access::Access::new(config, self.job.root(), Some(&self.job.state_dir()))
                 .map_err(|e| config_error(e.to_string()))?;
         let robots = if config.fetch.obey_robots {
             "obey"
@@ -440,14 +425,14 @@ impl Crawl {
         .with_bloom(
             config.frontier.bloom_items,
             config.frontier.bloom_fp_rate,
-            config.frontier.uniq == crate::config::UniqMode::Bloom,
+            config.frontier.uniq == trawl_config::settings::UniqMode::Bloom,
         )?;
         let naming = Naming::from_config(config).map_err(|e| config_error(e.to_string()))?;
-        let gates = crate::scope::Gates::from_config(config, &self.seeds)
+        let gates = trawl_config::Gates::from_config(config, &self.seeds)
             .map_err(|e| config_error(e.to_string()))?;
         let live = LiveSettings::build(Arc::new(config.clone()), &self.seeds, self.job.root())
             .map_err(|e| config_error(e.to_string()))?;
-        let assign = crate::assign::QueueAssigner::new(
+        let assign = trawl_config::assign::QueueAssigner::new(
             config.frontier.queue_assignment,
             config.frontier.parallel_queues,
         );
@@ -528,44 +513,6 @@ fn parse_seeds(config: &CrawlConfig) -> Result<Vec<Url>, Error> {
         .collect::<Result<Vec<_>, _>>()?)
 }
 
-/// Writes a checkpoint: the frontier's consistent copy and the crawl's counters, after rolling the archives
-/// over so that every WARC named in it is closed. The frontier is held only while its view is taken (by the
-/// journal, after the lines of what it records as finished); the copy is made from the view while the
-/// workers go on.
-///
-/// `running`: whether workers may still change the frontier (else the journal is closed already).
-fn checkpoint(shared: &Shared, running: bool) -> Result<std::path::PathBuf, Error> {
-    let _one_at_a_time = lock(&shared.checkpointing);
-    let started = chrono::Utc::now();
-    shared.pipeline.warc.close()?;
-    let snap = shared.snapshot();
-    if shared.remote.is_some() {
-        // The frontier is in Redis (its own persistence); a worker keeps its counters and cookies.
-        shared.pipeline.access.cookies.flush();
-        save_stats(shared, &shared.job.state_dir());
-        return Ok(shared.job.state_dir());
-    }
-    let view = if running {
-        shared.pipeline.log.checkpoint()?
-    } else {
-        lock(&shared.frontier).checkpoint()?
-    };
-    shared.pipeline.access.cookies.flush();
-    let cp = crate::checkpoint::write(&shared.job, &view, &snap, started)?;
-    let jar = shared.job.state_dir().join(crate::access::COOKIES_FILE);
-    if jar.exists()
-        && let Err(e) = std::fs::copy(&jar, cp.join(crate::access::COOKIES_FILE))
-    {
-        tracing::warn!("copying the cookie jar into the checkpoint: {e}");
-    }
-    save_stats(shared, &cp);
-    save_stats(shared, &shared.job.state_dir());
-    Ok(cp)
-}
-
-/// Where a job's counters are saved, in its state folder and in each checkpoint.
-pub(crate) const STATS_FILE: &str = "stats.json";
-
 /// The counters a resumed job goes on from (zero for a new one, or when the saved ones are unreadable).
 fn load_stats(job: &Job) -> Stats {
     let path = job.state_dir().join(STATS_FILE);
@@ -578,80 +525,5 @@ fn load_stats(job: &Job) -> Stats {
             }
         },
         Err(_) => Stats::new(),
-    }
-}
-
-/// Saves the counters into `dir` (best effort: counters are not worth failing a crawl over; crawl.log is the
-/// full record).
-fn save_stats(shared: &Shared, dir: &std::path::Path) {
-    let stats = &shared.pipeline.stats;
-    // Counted as large: serialising every counter is not worth holding an async thread for.
-    let text = chain::blocking(usize::MAX, || {
-        serde_json::to_string(&stats.save()).unwrap_or_default()
-    });
-    if let Err(e) = shared.job.write_file(&dir.join(STATS_FILE), &text) {
-        tracing::warn!("saving counters: {e}");
-    }
-    if dir != shared.job.state_dir() {
-        return;
-    }
-    let totals =
-        serde_json::to_string(&crate::stats::Totals::of(&shared.snapshot())).unwrap_or_default();
-    let path = shared.job.root().join(crate::stats::TOTALS_FILE);
-    if let Err(e) = shared.job.write_file(&path, &totals) {
-        tracing::warn!("saving totals: {e}");
-    }
-}
-
-impl Shared {
-    fn snapshot(&self) -> Snapshot {
-        let mut snap = self.pipeline.stats.snapshot();
-        if let Some(remote) = &self.remote {
-            // Crawl-wide counts; this process's own are in the rest of the snapshot.
-            if let Ok(c) = lock(&remote.frontier).counts() {
-                snap.queued = c.queued + c.later;
-                snap.in_flight = c.in_flight;
-                snap.discovered = c.discovered;
-            }
-            return snap;
-        }
-        let f = lock(&self.frontier);
-        snap.queued = f.queued() + f.due_later() as u64;
-        snap.in_flight = f.in_flight() as u64;
-        snap.discovered = f.discovered();
-        snap.active_queues = f.active_queues() as u64;
-        if snap.in_flight == 0 && snap.queued > 0 {
-            let now = Instant::now();
-            snap.waiting = f.next_ready().map(|(queue, at)| {
-                let wait = at.saturating_duration_since(now);
-                let wall =
-                    chrono::Utc::now() + chrono::Duration::from_std(wait).unwrap_or_default();
-                (queue, wall)
-            });
-        }
-        snap
-    }
-
-    /// Every report as of now; `status` is the ending, or `RUNNING`.
-    fn reports(&self, status: &str) -> Vec<report::Report> {
-        let snap = self.snapshot();
-        let queues: Vec<crate::control::QueueRow> = lock(&self.frontier)
-            .queue_infos(Instant::now())
-            .into_iter()
-            .map(Into::into)
-            .collect();
-        report::render(
-            &self.job,
-            &self.config().seeds.urls,
-            status,
-            &snap,
-            &self.pipeline.stats,
-            &queues,
-        )
-    }
-
-    /// The crawl-wide settings in force now (no sheet applied).
-    fn config(&self) -> Arc<CrawlConfig> {
-        self.pipeline.settings().config.clone()
     }
 }

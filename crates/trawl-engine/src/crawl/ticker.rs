@@ -2,7 +2,16 @@
 //! counters and writes progress.log every 20 seconds, and starts checkpoints (on a blocking thread, so
 //! neither it nor the workers wait for the copy).
 
-use super::*;
+use std::{
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
+    time::Duration,
+};
+
+use super::shared::{Shared, checkpoint, save_stats};
+use crate::stats::Snapshot;
 
 /// Ticks until aborted.
 pub(super) async fn run(

@@ -13,8 +13,8 @@ use std::time::Duration;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-use super::lock;
-use crate::CrawlHandle;
+use super::handle::CrawlHandle;
+use crate::lock::lock;
 
 /// What a worker does before it asks for work: `false` once the crawl is stopped; while it is paused, waits
 /// for the unpause (or the stop).

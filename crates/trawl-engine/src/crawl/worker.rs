@@ -2,18 +2,26 @@
 //! frontier. [`apply`] is the one place an outcome touches the frontier; the journal thread commits what it
 //! changed, after the crawl.log lines.
 
-use trawl_frontier::{Scheduled, Ticket};
+use std::{
+    sync::Arc,
+    time::{Duration, Instant},
+};
 
-use super::*;
+use trawl_config::{Annotation, status};
+use trawl_frontier::{Next, Scheduled, Taken, Ticket};
+
+use super::shared::Shared;
 use crate::{
-    Annotation,
-    chain::{Cut, Disposition, Outcome, Placement},
-    status,
+    chain::{
+        self,
+        outcome::{Cut, Disposition, Outcome, Placement},
+    },
+    lock::lock,
 };
 
 pub(super) async fn worker(shared: Arc<Shared>, id: usize) {
     if let Some(remote) = &shared.remote {
-        return super::remote::worker(shared.clone(), remote, id).await;
+        return super::remote_worker::worker(shared.clone(), remote, id).await;
     }
     let stop = &shared.pipeline.stop;
     loop {
@@ -136,16 +144,5 @@ fn apply(shared: &Shared, queue: &str, ticket: Ticket, outcome: Outcome, worker:
         }
     }
     drop(f);
-    remember_known(p, known, &results);
-}
-
-/// Notes the outlinks now in the uniq filter (all but those over budget), so the candidate chain skips them
-/// next time without asking the frontier.
-pub(super) fn remember_known(p: &Pipeline, known: Vec<Option<u128>>, results: &[Scheduled]) {
-    let mut links = lock(&p.known_links);
-    for (fp, result) in known.into_iter().zip(results) {
-        if let (Some(fp), false) = (fp, *result == Scheduled::OverBudget) {
-            links.insert(fp);
-        }
-    }
+    p.remember_known(known, &results);
 }

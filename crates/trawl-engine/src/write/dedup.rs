@@ -21,7 +21,7 @@ pub(crate) struct DigestTable {
 /// An earlier capture of a URL: what to send back to the server, and what a `304` revisit points at.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PreviousCapture {
-    pub(crate) validators: crate::fetch::Validators,
+    pub(crate) validators: trawl_fetch::Validators,
     pub(crate) refers_to: RefersTo,
     pub(crate) digest: String,
     /// The links its metadata record lists (`URL HOP` each): a `304` brings no body to find them in again.
@@ -127,7 +127,7 @@ impl DigestTable {
             .collect();
         let some = |s: &str| (!s.is_empty()).then(|| s.to_owned());
         Some(PreviousCapture {
-            validators: crate::fetch::Validators {
+            validators: trawl_fetch::Validators {
                 etag: some(etag),
                 last_modified: some(lm),
             },

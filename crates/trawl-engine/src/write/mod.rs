@@ -7,12 +7,12 @@ use std::sync::{Mutex, PoisonError};
 
 use trawl_warc::{Encoder, Record, WarcFields, WriteBack, Writer, WriterConfig};
 
-use crate::{
-    CrawlUri, Error,
-    config::{Compression, WarcConfig},
-    extract::Outlink,
-    fetch::{Fetched, Response},
-};
+use trawl_config::CrawlUri;
+use trawl_config::settings::{Compression, WarcConfig};
+use trawl_extract::Outlink;
+use trawl_fetch::{Fetched, Response};
+
+use crate::Error;
 
 /// The job's WARC writer, shared by the workers. Each fetch's records are serialised and compressed by the
 /// worker that fetched it, with an encoder from a pool, so compression runs on every core at once; the writer
@@ -217,7 +217,7 @@ impl WarcSink {
     }
 
     /// Archives a DNS lookup as a `dns:` response record; returns the block's digest.
-    pub(crate) fn write_dns(&self, answer: &crate::fetch::DnsAnswer) -> Result<String, Error> {
+    pub(crate) fn write_dns(&self, answer: &trawl_fetch::DnsAnswer) -> Result<String, Error> {
         let record = Record::dns_response(&answer.host, answer.at, &answer.zone_text());
         let digest = record
             .get("WARC-Block-Digest")

@@ -28,6 +28,8 @@ mod line;
 mod operator;
 mod uniq;
 
+pub use self::uniq::UrlStatus;
+
 /// What a worker gets when it asks for work.
 #[derive(Debug)]
 pub enum Next<T> {
@@ -51,17 +53,6 @@ pub enum Scheduled {
     Duplicate,
     /// Its queue has spent its budget.
     OverBudget,
-}
-
-/// What is known of a URL, by its uniq key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum UrlStatus {
-    /// Never scheduled.
-    Unknown,
-    /// Queued or being fetched.
-    Queued,
-    /// Finished with this status.
-    Done(i32),
 }
 
 /// An item taken from a queue, and the ticket that hands it back.

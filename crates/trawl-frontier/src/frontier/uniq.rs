@@ -12,6 +12,17 @@ use crate::{
     store::{Record, Store, Which},
 };
 
+/// What is known of a URL, by its uniq key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UrlStatus {
+    /// Never scheduled.
+    Unknown,
+    /// Queued or being fetched.
+    Queued,
+    /// Finished with this status.
+    Done(i32),
+}
+
 /// Recent uniq fingerprints kept in memory per generation (two generations: about 32 MiB at most).
 const RECENT_MAX: usize = 1 << 20;
 
@@ -123,8 +134,7 @@ impl UniqFilter {
     }
 
     /// What is known of `fp`: never seen, queued (or in flight), or finished with a status.
-    pub(crate) fn lookup(&self, fp: u64, store: Option<&Store>) -> Result<crate::UrlStatus, Error> {
-        use crate::UrlStatus;
+    pub(crate) fn lookup(&self, fp: u64, store: Option<&Store>) -> Result<UrlStatus, Error> {
         let Some(store) = store else {
             return Ok(if self.current.contains(&fp) {
                 UrlStatus::Queued

@@ -10,7 +10,7 @@ use redis::{
     sentinel::{SentinelClient, SentinelNodeConnectionInfo, SentinelServerType},
 };
 
-use super::SharedError;
+use super::error::SharedError;
 
 /// A server to (re)connect to.
 pub(crate) enum Target {

@@ -436,6 +436,14 @@ fn unescape(s: &str) -> String {
     out
 }
 
+/// A scalar's text.
+pub(crate) fn text(v: &Value) -> Option<&str> {
+    match v {
+        Value::Text(t, _) => Some(t),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

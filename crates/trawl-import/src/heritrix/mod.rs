@@ -10,6 +10,7 @@ mod beans;
 mod classes;
 mod convert;
 mod profile;
+mod props;
 mod rules;
 mod settings;
 

@@ -2,11 +2,11 @@
 //! included; a rule or parameter trawl lacks becomes a note.
 
 use toml::{Table, Value as T};
-use trawl_engine::config::seed_list;
+use trawl_config::settings::seed_list;
 
-use super::beans::{Bean, Beans, Value};
-use super::convert::Props;
+use super::beans::{Bean, Beans, Value, text};
 use super::profile::{Profile, RuleOut};
+use super::props::Props;
 
 /// What rule conversion needs besides the bean.
 pub(crate) struct RuleContext<'a> {
@@ -116,7 +116,7 @@ fn rule(ctx: &RuleContext<'_>, b: &Bean, profile: &mut Profile) -> Option<RuleOu
                         match java_regex(re) {
                             Ok(r) => regexes.push(T::String(r)),
                             Err(e) => {
-                                profile.note(*line, subject(b), e, None);
+                                profile.note(*line, subject(b), e.to_string(), None);
                                 return None;
                             }
                         }
@@ -158,7 +158,7 @@ fn rule(ctx: &RuleContext<'_>, b: &Bean, profile: &mut Profile) -> Option<RuleOu
             match java_regex(&re) {
                 Ok(r) => t.insert("regex".into(), T::String(r)),
                 Err(e) => {
-                    profile.note(b.line, subject(b), e, None);
+                    profile.note(b.line, subject(b), e.to_string(), None);
                     return None;
                 }
             };
@@ -546,14 +546,6 @@ fn number(v: &Value) -> Option<i64> {
     text(v)?.trim().parse().ok()
 }
 
-/// A scalar's text.
-pub(crate) fn text(v: &Value) -> Option<&str> {
-    match v {
-        Value::Text(t, _) => Some(t),
-        _ => None,
-    }
-}
-
 fn list(v: &Value) -> Vec<&Value> {
     match v {
         Value::List(items) => items.iter().collect(),
@@ -570,19 +562,24 @@ fn decision(v: &Value) -> Option<&'static str> {
     }
 }
 
+/// A Java regex trawl's regex syntax has no equivalent for; the message says why and what to do.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct UntranslatableRegex(String);
+
 /// A Java regex that Heritrix matches against the whole string, as a Rust regex that trawl searches with:
 /// anchored. Fails (with the reason) where the regex crate does not read it (look-around, backreferences).
-pub(crate) fn java_regex(re: &str) -> Result<String, String> {
+pub(crate) fn java_regex(re: &str) -> Result<String, UntranslatableRegex> {
     let anchored = format!("^(?:{re})$");
     regex::Regex::new(&anchored)
         .map(|_| anchored)
         .map_err(|e| {
             let why = e.to_string();
             let last = why.lines().last().unwrap_or(&why).trim().to_owned();
-            format!(
+            UntranslatableRegex(format!(
                 "the Java regex {re:?} has no equivalent in trawl's regex syntax ({last}); the rule is left out: \
                  rewrite it without look-around or backreferences"
-            )
+            ))
         })
 }
 
@@ -596,6 +593,11 @@ mod tests {
             java_regex(r".*/calendar/\d{4}/.*").unwrap(),
             r"^(?:.*/calendar/\d{4}/.*)$"
         );
-        assert!(java_regex(r"(?!x).*").unwrap_err().contains("left out"));
+        assert!(
+            java_regex(r"(?!x).*")
+                .unwrap_err()
+                .to_string()
+                .contains("left out")
+        );
     }
 }

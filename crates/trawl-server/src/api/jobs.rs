@@ -5,7 +5,9 @@ use axum::{
     extract::{Path, State},
 };
 use serde::{Deserialize, Serialize};
-use trawl_engine::{CrawlConfig, config::profiles, control::Command, live::SettingsChange};
+use trawl_config::CrawlConfig;
+use trawl_config::settings::profiles;
+use trawl_engine::{control::Command, live::SettingsChange};
 
 use crate::{ApiError, AppState, JobStatus, Operator, changes};
 

@@ -5,7 +5,7 @@ use axum::{
     extract::{Query, State},
 };
 use serde::Deserialize;
-use trawl_engine::CrawlConfig;
+use trawl_config::CrawlConfig;
 
 use crate::{ApiError, AppState};
 
@@ -42,7 +42,7 @@ pub(crate) fn explain_url(s: &AppState, q: &Explain) -> Result<serde_json::Value
         None => None,
     };
     let hops = q.hops.as_deref().filter(|h| !h.is_empty());
-    Ok(trawl_engine::explain::explain_json(
+    Ok(trawl_config::explain::explain_json(
         &config,
         &classes,
         &id,

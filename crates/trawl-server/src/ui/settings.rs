@@ -7,7 +7,9 @@ use axum::{
     response::{IntoResponse, Response},
 };
 use serde::Deserialize;
-use trawl_engine::{CrawlConfig, config::SheetSpec, live::SettingsChange};
+use trawl_config::CrawlConfig;
+use trawl_config::settings::SheetSpec;
+use trawl_engine::live::SettingsChange;
 
 use super::{csrf, esc, jobs::error_page, page};
 use crate::{ApiError, AppState, Operator, api::jobs::change_settings};

@@ -16,7 +16,7 @@ use data_encoding::{BASE64, BASE64_NOPAD, HEXLOWER, HEXLOWER_PERMISSIVE};
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
 use serde::{Deserialize, Serialize};
 
-use super::error::StepError;
+use super::error::{ConverterError, StepError};
 use super::pattern::Pattern;
 
 /// Everything but RFC 3986's unreserved characters, as Python's `quote(s, safe='')` encodes.
@@ -91,35 +91,6 @@ pub enum HashFunction {
     Sha256,
     /// SHA-512.
     Sha512,
-}
-
-/// A converter that could not be built, or a string it could not convert. `step` counts from 0, as the
-/// TOML array is indexed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum ConverterError {
-    /// A `regex_sub` pattern that neither regex engine accepts.
-    #[error("step {step}: {pattern:?} is not a valid regex: {reason}")]
-    BadPattern {
-        /// Index of the step.
-        step: usize,
-        /// The pattern as written.
-        pattern: String,
-        /// What the regex parser objected to.
-        reason: String,
-    },
-    /// A step that could not be applied to its input.
-    #[error("step {step} ({step_name}) cannot convert {input:?}: {reason}")]
-    Failed {
-        /// Index of the step.
-        step: usize,
-        /// The step's TOML name, such as `add_integer`.
-        step_name: &'static str,
-        /// The string the step was given.
-        input: String,
-        /// Why it failed.
-        reason: StepError,
-    },
 }
 
 /// A compiled list of [`ConverterStep`]s, applied in order.

@@ -2,8 +2,6 @@
 
 use std::fmt;
 
-use super::converter::ConverterError;
-
 /// A class definition that cannot be used, an example that fails its own class, or a URL a class could not
 /// transform. Configuration errors name the class and the TOML field (`path[1].value`, `next_page.query`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -203,3 +201,32 @@ impl fmt::Display for ClassErrors {
 }
 
 impl std::error::Error for ClassErrors {}
+
+/// A converter that could not be built, or a string it could not convert. `step` counts from 0, as the
+/// TOML array is indexed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConverterError {
+    /// A `regex_sub` pattern that neither regex engine accepts.
+    #[error("step {step}: {pattern:?} is not a valid regex: {reason}")]
+    BadPattern {
+        /// Index of the step.
+        step: usize,
+        /// The pattern as written.
+        pattern: String,
+        /// What the regex parser objected to.
+        reason: String,
+    },
+    /// A step that could not be applied to its input.
+    #[error("step {step} ({step_name}) cannot convert {input:?}: {reason}")]
+    Failed {
+        /// Index of the step.
+        step: usize,
+        /// The step's TOML name, such as `add_integer`.
+        step_name: &'static str,
+        /// The string the step was given.
+        input: String,
+        /// Why it failed.
+        reason: StepError,
+    },
+}

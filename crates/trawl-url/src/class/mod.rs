@@ -39,6 +39,7 @@ mod library;
 mod matched;
 mod next_page;
 mod normalise;
+mod parts;
 mod pattern;
 mod url_class;
 
@@ -46,12 +47,12 @@ mod url_class;
 mod tests;
 
 pub use self::{
-    converter::{ConverterError, ConverterStep, Encoding, HashFunction, StringConverter},
+    converter::{ConverterStep, Encoding, HashFunction, StringConverter},
     def::{
         MatchType, NextPageDef, PathComponentDef, PreferredScheme, QueryParamDef, UrlClassDef,
         UrlKind,
     },
-    error::{ClassError, ClassErrors, StepError},
+    error::{ClassError, ClassErrors, ConverterError, StepError},
     library::UrlClasses,
     matched::ClassMatch,
     url_class::UrlClass,

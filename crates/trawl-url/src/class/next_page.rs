@@ -4,7 +4,7 @@ use url::Url;
 
 use super::component::decode;
 use super::error::{ClassError, StepError};
-use super::normalise::path_components;
+use super::parts::path_components;
 use super::url_class::{PageIndex, UrlClass};
 
 impl UrlClass {

@@ -7,7 +7,7 @@ use super::converter::StringConverter;
 use super::def::{UrlClassDef, UrlKind};
 use super::domain::DomainMask;
 use super::error::ClassError;
-use super::normalise::{Query, path_components};
+use super::parts::{Query, path_components};
 
 /// Where the next gallery page's number is, checked against the class.
 #[derive(Debug, Clone)]

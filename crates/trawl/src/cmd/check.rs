@@ -2,7 +2,7 @@
 
 use std::{path::Path, process::ExitCode};
 
-use trawl_engine::CrawlConfig;
+use trawl_config::CrawlConfig;
 
 /// Runs the checks on `path`; prints each problem on stderr as `FILE:LINE:COLUMN: message` (with a hint line
 /// where one helps) and each warning as `warning: FILE:LINE:COLUMN: message`, then an `ok` line on stdout

@@ -12,7 +12,8 @@ use std::{
 use anyhow::Context;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use trawl_engine::{Crawl, CrawlConfig, CrawlHandle, stats::Snapshot};
+use trawl_config::CrawlConfig;
+use trawl_engine::{Crawl, CrawlHandle, stats::Snapshot};
 use trawl_server::{Counters, JobMetrics, JobStatus, METRICS_CONTENT_TYPE, render_metrics};
 
 use super::runtime;
@@ -47,7 +48,7 @@ pub(crate) fn crawl(
         }
     }
     for file in seed_files {
-        for (line, what) in trawl_engine::config::SeedsConfig::read_file(Path::new("."), file)? {
+        for (line, what) in trawl_config::settings::SeedsConfig::read_file(Path::new("."), file)? {
             match config.seed_line(what) {
                 Ok(Some(seed)) => seeds.push(seed),
                 Ok(None) => {}

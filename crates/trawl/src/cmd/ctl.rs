@@ -3,8 +3,8 @@
 use std::{io::Write, path::Path, process::ExitCode, time::Duration};
 
 use anyhow::{Context, bail};
+use trawl_config::settings::SheetSpec;
 use trawl_engine::{
-    config::SheetSpec,
     control::{self, Command, Reply},
     live::SettingsChange,
     report,
@@ -50,8 +50,8 @@ fn sheet(file: &Path) -> anyhow::Result<SheetSpec> {
 /// The seeds of a Heritrix-style seed file. `+`/`-` lines change the scope, which a running crawl takes only
 /// from its crawl.toml, so they are refused with the line.
 fn seed_file(file: &Path) -> anyhow::Result<Vec<String>> {
-    use trawl_engine::config::seed_list::SeedLine;
-    let lines = trawl_engine::config::SeedsConfig::read_file(Path::new("."), file)?;
+    use trawl_config::settings::seed_list::SeedLine;
+    let lines = trawl_config::settings::SeedsConfig::read_file(Path::new("."), file)?;
     let mut urls = Vec::new();
     for (line, what) in lines {
         match what {
@@ -194,7 +194,7 @@ pub(crate) fn shared(
             };
             let text = f.config()?.unwrap_or_default();
             let here = Path::new("crawl.toml");
-            let config = trawl_engine::CrawlConfig::parse(&text, here)?;
+            let config = trawl_config::CrawlConfig::parse(&text, here)?;
             let seeds = config
                 .seeds
                 .urls

@@ -3,7 +3,7 @@
 use std::{io::Write, path::Path, process::ExitCode};
 
 use anyhow::{Context, bail};
-use trawl_engine::CrawlConfig;
+use trawl_config::CrawlConfig;
 
 /// Imports `cxml`; writes the profile to `output` (never over an existing file) or stdout; lists on stderr
 /// what was not carried over, then checks the profile as `trawl check` would. Exit 1 if the check fails.

@@ -6,7 +6,7 @@ use anyhow::{Context, bail};
 
 /// Writes `dir/crawl.toml` from `profile`; never overwrites.
 pub(crate) fn init(profile: &str, dir: &Path) -> anyhow::Result<ExitCode> {
-    let text = match trawl_engine::config::profiles::profile(profile) {
+    let text = match trawl_config::settings::profiles::profile(profile) {
         Ok(text) => text,
         Err(e) => bail!("{e}"),
     };

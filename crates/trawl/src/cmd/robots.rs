@@ -5,7 +5,7 @@
 use std::{io::BufRead, path::Path, process::ExitCode};
 
 use anyhow::Context;
-use trawl_engine::robots::{Robots, product_token};
+use trawl_fetch::robots::{Robots, product_token};
 
 pub(crate) fn robots(agent: &str, file: &Path, urls: Vec<String>) -> anyhow::Result<ExitCode> {
     let body = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;

@@ -11,7 +11,7 @@ use std::{
 use trawl_url::class::UrlClasses;
 
 use anyhow::Context;
-use trawl_engine::CrawlConfig;
+use trawl_config::CrawlConfig;
 use trawl_url::{
     Identity, Url,
     canon::Canonicalizer,
@@ -137,7 +137,7 @@ pub(crate) fn explain(
     each(
         urls,
         |input, u| {
-            trawl_engine::explain::explain_json(
+            trawl_config::explain::explain_json(
                 &config,
                 &classes,
                 &id,

@@ -30,7 +30,7 @@ pub(crate) fn verify(inputs: &[PathBuf]) -> anyhow::Result<ExitCode> {
         files.extend(warcs_of(input)?);
         let config = input.join("crawl.toml");
         if input.is_dir() && config.is_file() {
-            let c = trawl_engine::CrawlConfig::load(&config)?;
+            let c = trawl_config::CrawlConfig::load(&config)?;
             sources.extend(c.warc.dedup_from);
         }
     }

@@ -2,7 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use trawl_engine::{Crawl, CrawlConfig, CrawlHandle, Summary};
+use trawl_config::CrawlConfig;
+use trawl_engine::{Crawl, CrawlHandle, Summary};
 
 use super::{
     checks::{self, CheckResult, Outcome, SELFTEST_MAX_RETRIES, WarcRec},

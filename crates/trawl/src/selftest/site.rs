@@ -248,7 +248,7 @@ fn sitemaps(path: &str, origin: &str) -> Option<Response> {
         "/feed-only.html" => page("Feed only", "<p>Listed only in the feed.</p>"),
         "/report.pdf" => typed(
             "application/pdf",
-            trawl_engine::extract::pdf::sample_pdf(
+            trawl_extract::pdf::sample_pdf(
                 &[&[
                     "Quarterly report.",
                     &format!("Details at {origin}/pdf-text-only.html."),

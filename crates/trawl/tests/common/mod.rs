@@ -148,9 +148,9 @@ pub async fn crawl_quickly(config_path: &Path, job: &Path) {
 pub async fn crawl_quickly_with(
     config_path: &Path,
     job: &Path,
-    tweak: impl FnOnce(&mut trawl_engine::CrawlConfig),
+    tweak: impl FnOnce(&mut trawl_config::CrawlConfig),
 ) {
-    let mut config = trawl_engine::CrawlConfig::load(config_path).unwrap();
+    let mut config = trawl_config::CrawlConfig::load(config_path).unwrap();
     config.fetch = trawl::selftest::config().fetch;
     config.frontier.delay_factor = 0.0;
     config.frontier.min_delay_ms = 0;

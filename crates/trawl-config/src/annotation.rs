@@ -1,0 +1,195 @@
+//! Annotations: the short notes crawl.log's annotations field carries about a URI, typed, and rendered once
+//! (docs/crawl-log.md lists them).
+
+use std::fmt;
+
+/// One note about what happened to a URI.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Annotation {
+    /// `reject:RULE`: a decide rule (of the scope or a gate) rejected the URI; RULE is its name in traces.
+    Rejected(String),
+    /// `notWritten:RULE`: the before-write gate kept the response out of the archive.
+    NotWritten(String),
+    /// `text_filter[N]` (or the filter's name): a text filter matched the page.
+    TextFilter(String),
+    /// `outlinksTrunc`: the page had more links than `scope.max_outlinks`.
+    OutlinksTruncated,
+    /// `retryAfter=Ns`: the server's `Retry-After` (capped) set the host's wait.
+    RetryAfter(u64),
+    /// `lenTrunc`, `timeTrunc`, `midFetchTrunc`: the body was cut short.
+    Truncated(Truncation),
+    /// `certInvalid`: the TLS certificate would fail web PKI validation.
+    CertInvalid,
+    /// `Nt`: the URI took N tries.
+    Tries(u32),
+    /// `revisit:N`: the Nth visit again of a watchable URL.
+    Revisit(u32),
+    /// `api`: fetched in place of a URL class's page.
+    Api,
+    /// `duplicate:digest`: the payload was already archived; a revisit record was written (Heritrix's form).
+    Duplicate,
+    /// `duplicate:server-not-modified`: a conditional recrawl got `304 Not Modified`; a revisit was written.
+    NotModified,
+    /// `err=KIND`: the fetch failed (`dns`, `connect`, `broken`, `timeout`, `invalid-request`).
+    FetchFailed(&'static str),
+    /// `refused=WHY`: the address policy refused the host's address.
+    Refused(Refusal),
+    /// `budget`: the URI's queue had spent its budget.
+    Budget,
+    /// `robots:WHY`: why the URI's robots.txt could not be fetched (with -61), e.g. `robots:err=connect`,
+    /// `robots:503`.
+    Robots(Box<Annotation>),
+    /// An HTTP status, inside `robots:`.
+    Status(u16),
+    /// `pdf:WHY`: a PDF's links were not all read: `tooLarge` (over `[extract] pdf_max_bytes`), `unreadable`,
+    /// `parserPanic`, or the limit that stopped it (`MAX_STREAM_BYTES`, `MAX_PAGES`, `MAX_TEXT_TIME`).
+    Pdf(&'static str),
+    /// `login:ok`, `login:failed`: on the line of a form login's exchange, whether the success sign showed.
+    Login(bool),
+    /// `lastmod:DATE`: the date a sitemap gave for the URI (`<lastmod>`), in UTC.
+    Lastmod(i64),
+}
+
+impl fmt::Display for Annotation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Annotation::Rejected(rule) => write!(f, "reject:{rule}"),
+            Annotation::NotWritten(rule) => write!(f, "notWritten:{rule}"),
+            Annotation::TextFilter(label) => f.write_str(label),
+            Annotation::OutlinksTruncated => f.write_str("outlinksTrunc"),
+            Annotation::RetryAfter(secs) => write!(f, "retryAfter={secs}s"),
+            Annotation::Truncated(t) => f.write_str(t.annotation()),
+            Annotation::CertInvalid => f.write_str("certInvalid"),
+            Annotation::Tries(n) => write!(f, "{n}t"),
+            Annotation::Revisit(n) => write!(f, "revisit:{n}"),
+            Annotation::Api => f.write_str("api"),
+            Annotation::Duplicate => f.write_str("duplicate:digest"),
+            Annotation::NotModified => f.write_str("duplicate:server-not-modified"),
+            Annotation::FetchFailed(kind) => write!(f, "err={kind}"),
+            Annotation::Refused(why) => write!(f, "refused={why}"),
+            Annotation::Budget => f.write_str("budget"),
+            Annotation::Robots(why) => write!(f, "robots:{why}"),
+            Annotation::Status(code) => write!(f, "{code}"),
+            Annotation::Pdf(why) => write!(f, "pdf:{why}"),
+            Annotation::Login(true) => f.write_str("login:ok"),
+            Annotation::Login(false) => f.write_str("login:failed"),
+            Annotation::Lastmod(secs) => match chrono::DateTime::from_timestamp(*secs, 0) {
+                Some(t) => write!(f, "lastmod:{}", t.format("%Y-%m-%dT%H:%M:%SZ")),
+                None => write!(f, "lastmod:{secs}"),
+            },
+        }
+    }
+}
+
+/// Annotations as crawl.log writes them: comma-joined, `-` for none.
+pub struct Joined<'a>(pub &'a [Annotation]);
+
+impl fmt::Display for Joined<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("-");
+        }
+        for (i, a) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{a}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Why a response was cut short.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Truncation {
+    /// The body passed `fetch.max_bytes` (`lenTrunc`).
+    Length,
+    /// The server stopped sending for longer than `fetch.timeout_ms` (`timeTrunc`).
+    Time,
+    /// The connection broke mid-body (`midFetchTrunc`).
+    Disconnect,
+}
+
+impl Truncation {
+    /// The crawl.log annotation.
+    pub fn annotation(self) -> &'static str {
+        match self {
+            Truncation::Length => "lenTrunc",
+            Truncation::Time => "timeTrunc",
+            Truncation::Disconnect => "midFetchTrunc",
+        }
+    }
+
+    /// The `WARC-Truncated` value.
+    pub fn warc_reason(self) -> &'static str {
+        match self {
+            Truncation::Length => "length",
+            Truncation::Time => "time",
+            Truncation::Disconnect => "disconnect",
+        }
+    }
+}
+
+/// Why an address is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Refusal {
+    /// 127.0.0.0/8, ::1.
+    Loopback,
+    /// RFC 1918 (10/8, 172.16/12, 192.168/16) and unique-local fc00::/7.
+    Private,
+    /// 169.254/16 (including the cloud metadata address 169.254.169.254) and fe80::/10.
+    LinkLocal,
+    /// Carrier-grade NAT, 100.64/10.
+    SharedCgnat,
+    /// 224/4, ff00::/8.
+    Multicast,
+    /// 0.0.0.0/8, ::.
+    Unspecified,
+    /// Reserved, documentation, benchmarking and broadcast ranges (240/4, 192.0.0/24, 192.0.2/24, 198.18/15,
+    /// 198.51.100/24, 203.0.113/24, 2001:db8::/32, 100::/64).
+    Reserved,
+}
+
+impl Refusal {
+    /// The range's short name, as written in crawl.log annotations.
+    pub fn name(self) -> &'static str {
+        match self {
+            Refusal::Loopback => "loopback",
+            Refusal::Private => "private",
+            Refusal::LinkLocal => "link-local",
+            Refusal::SharedCgnat => "cgnat",
+            Refusal::Multicast => "multicast",
+            Refusal::Unspecified => "unspecified",
+            Refusal::Reserved => "reserved",
+        }
+    }
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rendered_as_crawl_log_writes_them() {
+        let notes = [
+            Annotation::Rejected("too_many_hops".into()),
+            Annotation::Truncated(Truncation::Length),
+            Annotation::Tries(3),
+            Annotation::RetryAfter(5),
+            Annotation::FetchFailed("dns"),
+        ];
+        assert_eq!(
+            Joined(&notes).to_string(),
+            "reject:too_many_hops,lenTrunc,3t,retryAfter=5s,err=dns"
+        );
+        assert_eq!(Joined(&[]).to_string(), "-");
+    }
+}

@@ -1,0 +1,241 @@
+//! The scope (which URIs the crawl wants) and the gates at later points, built from the config.
+
+use std::sync::Arc;
+
+use trawl_url::{SurtPrefix, Url};
+
+use crate::{
+    CrawlConfig, CrawlUri,
+    decide::{
+        DecideInput, DecideSequence, PathologicalPath, PrerequisiteAccept, RejectAll,
+        SchemeNotInSet, SurtPrefixed, TooManyHops, TooManyPathSegments, Traced, Transclusion,
+        Verdict,
+    },
+    filters::{TextFilters, UrlFilter},
+    settings::{
+        ConfigError, FilterMode, ScopeConfig, Stage,
+        rules::{BuildContext, build_into},
+    },
+};
+
+/// Which URIs the crawl wants.
+#[derive(Debug)]
+pub struct Scope {
+    rules: DecideSequence,
+}
+
+impl Scope {
+    /// The default scope for `seeds`: begin by rejecting everything; accept what lies under a seed's SURT prefix
+    /// (or a configured one); reject what is too many hops away; accept embeds and redirects of in-scope pages
+    /// a few hops deep; accept prerequisites; reject unfetchable schemes, repeating paths and very deep paths.
+    pub fn default_for(seeds: &[Url], config: &ScopeConfig) -> Scope {
+        let mut prefixes: Vec<SurtPrefix> = seeds.iter().map(SurtPrefix::from_seed).collect();
+        prefixes.extend(
+            config
+                .surt_prefixes
+                .iter()
+                .map(|p| SurtPrefix::new(p.clone())),
+        );
+        prefixes.sort();
+        prefixes.dedup();
+        Scope {
+            rules: DecideSequence::new(vec![
+                Box::new(RejectAll),
+                Box::new(SurtPrefixed::new(prefixes)),
+                Box::new(TooManyHops {
+                    max_hops: config.max_hops,
+                }),
+                Box::new(Transclusion {
+                    max_trans_hops: config.max_trans_hops,
+                    max_speculative_hops: config.max_speculative_hops,
+                }),
+                Box::new(PrerequisiteAccept),
+                Box::new(SchemeNotInSet::default()),
+                Box::new(PathologicalPath {
+                    max_repeats: config.max_path_repeats,
+                }),
+                Box::new(TooManyPathSegments {
+                    max_segments: config.max_path_depth,
+                }),
+            ]),
+        }
+    }
+
+    /// The scope of `config` for `seeds`: its `[[scope.rules]]`, or the default sequence when it lists none;
+    /// then, in `crawl` mode, the enabled URL filters (`url_filter[N]`). Every problem is reported, named by
+    /// its key.
+    pub fn from_config(config: &CrawlConfig, seeds: &[Url]) -> Result<Scope, ConfigError> {
+        let mut problems = Vec::new();
+        let mut rules = if config.scope.rules.is_empty() {
+            Scope::default_for(seeds, &config.scope).rules
+        } else {
+            let ctx = context(config, seeds);
+            let mut seq = DecideSequence::new(Vec::new());
+            build_into(
+                &mut seq,
+                &config.scope.rules,
+                "scope.rules",
+                &ctx,
+                &mut problems,
+            );
+            seq
+        };
+        if config.filters.url_mode == FilterMode::Crawl {
+            url_filters(config, &mut rules, &mut problems);
+        }
+        if problems.is_empty() {
+            Ok(Scope { rules })
+        } else {
+            Err(ConfigError::from_pairs(Stage::Semantics, "", problems))
+        }
+    }
+
+    /// The scope's verdict on `uri`, with the deciding rule.
+    pub fn decide(&self, uri: &CrawlUri) -> Verdict<'_> {
+        self.rules.decide(uri)
+    }
+
+    /// The scope's verdict on `uri` with every rule's answer.
+    pub fn decide_traced(&self, uri: &CrawlUri) -> Traced<'_> {
+        self.rules.decide_traced(&DecideInput::new(uri))
+    }
+
+    /// The scope's rules.
+    pub fn sequence(&self) -> &DecideSequence {
+        &self.rules
+    }
+}
+
+fn context<'a>(config: &CrawlConfig, seeds: &'a [Url]) -> BuildContext<'a> {
+    BuildContext {
+        seeds,
+        base: std::path::Path::new("."),
+        classes: Arc::new(config.compile_classes().unwrap_or_default()),
+    }
+}
+
+/// Appends the enabled URL filters to `seq`, named `url_filter[N]`.
+fn url_filters(
+    config: &CrawlConfig,
+    seq: &mut DecideSequence,
+    problems: &mut Vec<(String, String)>,
+) {
+    for (i, spec) in config.filters.url.iter().enumerate() {
+        match UrlFilter::from_spec(spec) {
+            Ok(f) if spec.enable => seq.push(Box::new(f), None, Some(format!("url_filter[{i}]"))),
+            Ok(_) => {}
+            Err((k, m)) => problems.push((
+                crate::settings::rules::join(&format!("filters.url[{i}]"), &k),
+                m,
+            )),
+        }
+    }
+}
+
+/// The decisions after the scope: sequences gating the fetch, the response and the write, and the text
+/// filters.
+///
+/// Each sequence answers ACCEPT when all its rules pass. Call [`Gates::before_fetch`] when a URI leaves the
+/// frontier (REJECT: not fetched, log the rule), [`Gates::after_headers`] with the status, type and declared
+/// length (REJECT: stop reading, keep what was read), [`Gates::before_write`] with the real length (REJECT:
+/// not archived, links still followed; in `download` mode the URL filters sit here), and
+/// [`Gates::text_filters`] on the page's text and head after extraction.
+#[derive(Debug)]
+pub struct Gates {
+    /// Checked before the fetch.
+    pub before_fetch: DecideSequence,
+    /// Checked after the response head.
+    pub after_headers: DecideSequence,
+    /// Checked before writing.
+    pub before_write: DecideSequence,
+    /// The text filters.
+    pub text_filters: TextFilters,
+    /// What a URL filter match does.
+    pub url_filter_mode: FilterMode,
+}
+
+impl Gates {
+    /// The gates of `config`; every problem is reported, named by its key.
+    pub fn from_config(config: &CrawlConfig, seeds: &[Url]) -> Result<Gates, ConfigError> {
+        let ctx = context(config, seeds);
+        let mut problems = Vec::new();
+        let mut build = |specs: &[crate::settings::RuleSpec], key: &str| {
+            let mut seq = DecideSequence::accepting();
+            build_into(&mut seq, specs, key, &ctx, &mut problems);
+            seq
+        };
+        let before_fetch = build(&config.decide.before_fetch, "decide.before_fetch");
+        let after_headers = build(&config.decide.after_headers, "decide.after_headers");
+        let mut before_write = build(&config.decide.before_write, "decide.before_write");
+        if config.filters.url_mode == FilterMode::Download {
+            url_filters(config, &mut before_write, &mut problems);
+        }
+        let text_filters = match TextFilters::from_config(&config.filters) {
+            Ok(t) => t,
+            Err(p) => {
+                problems.extend(p.into_iter().map(|(k, m)| (format!("filters.{k}"), m)));
+                TextFilters::default()
+            }
+        };
+        if problems.is_empty() {
+            Ok(Gates {
+                before_fetch,
+                after_headers,
+                before_write,
+                text_filters,
+                url_filter_mode: config.filters.url_mode,
+            })
+        } else {
+            Err(ConfigError::from_pairs(Stage::Semantics, "", problems))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decide::{Decision, test_util::uri};
+
+    #[test]
+    fn default_scope() {
+        let seed = Url::parse("http://127.0.0.1:4000/").unwrap();
+        let scope = Scope::default_for(&[seed], &ScopeConfig::default());
+        let rows = [
+            (
+                "http://127.0.0.1:4000/a",
+                "L",
+                Decision::Accept,
+                "surt_prefixed",
+            ),
+            ("http://127.0.0.2:4000/a", "L", Decision::Reject, "reject"),
+            (
+                "http://127.0.0.2:4000/a.png",
+                "LE",
+                Decision::Accept,
+                "transclusion",
+            ),
+            (
+                "http://127.0.0.2:4000/robots.txt",
+                "LRP",
+                Decision::Accept,
+                "prerequisite_accept",
+            ),
+            (
+                "http://127.0.0.1:4000/deep",
+                "LLLLLLLLLLLLLLLLLLLLL",
+                Decision::Reject,
+                "too_many_hops",
+            ),
+            (
+                "http://127.0.0.1:4000/x/x/x",
+                "L",
+                Decision::Reject,
+                "pathological_path",
+            ),
+        ];
+        for (u, path, want, rule) in rows {
+            let v = scope.decide(&uri(u, path));
+            assert_eq!((v.decision, v.rule), (want, rule), "{u} {path}");
+        }
+    }
+}

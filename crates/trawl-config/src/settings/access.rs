@@ -1,0 +1,487 @@
+//! `[[credentials]]` and the access keys of `[fetch]` (cookies, proxy): what the crawl may present to get in,
+//! and how those settings are checked. The secrets themselves are read when the crawl starts
+//! ([`CredentialSpec::password`]) and never serialised: the job's copy of the config holds no inline password.
+
+use std::{collections::BTreeMap, path::PathBuf};
+
+use serde::{Deserialize, Serialize};
+use trawl_url::{SurtPrefix, Url};
+
+/// `[fetch] cookies`: where cookies are kept.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CookieMode {
+    /// No cookies are stored or sent.
+    Off,
+    /// One jar for the whole job. Default.
+    #[default]
+    Job,
+    /// One jar per set of sheets that apply to a URI (a sheet isolates its hosts' cookies).
+    Sheet,
+}
+
+/// How a credential answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CredentialKind {
+    /// HTTP Basic, answered when a 401 asks for it.
+    Basic,
+    /// HTTP Digest, answered when a 401 asks for it.
+    Digest,
+    /// An HTML form posted before the host's first page.
+    Form,
+}
+
+/// How a form login is known to have worked (exactly one key).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum LoginSuccess {
+    /// The login response set a cookie of this name.
+    Cookie(String),
+    /// The login response redirected to a URL starting with this.
+    RedirectTo(String),
+    /// The login response's body contains this text.
+    Text(String),
+}
+
+/// How a page shows the session was lost (for a form login: log in again and fetch the page once more).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum LoggedOut {
+    /// The page's body contains this text.
+    Text(String),
+    /// The page redirects to a URL starting with this.
+    RedirectTo(String),
+}
+
+/// One `[[credentials]]` entry.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CredentialSpec {
+    /// `basic`, `digest` or `form`.
+    pub kind: CredentialKind,
+    /// The host it is for (`example.org`, or `example.org:8443` for one port); only that host, never its
+    /// subdomains (use `surt_prefix` for those).
+    pub domain: Option<String>,
+    /// A SURT prefix it is for instead, e.g. `http://(org,example,`.
+    pub surt_prefix: Option<String>,
+    /// For Basic and Digest: answer only a challenge of this realm. Default: any realm.
+    pub realm: Option<String>,
+    /// The user name.
+    #[serde(default)]
+    pub user: String,
+    /// The environment variable holding the password.
+    pub password_env: Option<String>,
+    /// A file whose first line is the password (relative to the config's folder).
+    pub password_file: Option<PathBuf>,
+    /// The password itself (discouraged: `trawl check` warns; never written to the job's copy).
+    #[serde(skip_serializing, default)]
+    pub password: Option<String>,
+    /// Form: the URL the form is posted to.
+    pub login_url: Option<String>,
+    /// Form: the form's other fields, e.g. `{ username = "archivist" }`.
+    #[serde(default)]
+    pub fields: BTreeMap<String, String>,
+    /// Form: the field the password goes in. Default: `password`.
+    pub password_field: Option<String>,
+    /// Form: how success shows.
+    pub success: Option<LoginSuccess>,
+    /// Form: how a lost session shows on a page.
+    pub logged_out: Option<LoggedOut>,
+}
+
+impl std::fmt::Debug for CredentialSpec {
+    // The password never reaches a log line.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CredentialSpec")
+            .field("kind", &self.kind)
+            .field("domain", &self.domain)
+            .field("surt_prefix", &self.surt_prefix)
+            .field("user", &self.user)
+            .field("login_url", &self.login_url)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a credential's password could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum SecretError {
+    /// The named environment variable is not set.
+    #[error("environment variable {0} is not set")]
+    MissingEnv(String),
+    /// The password file could not be read.
+    #[error("cannot read {path}: {source}")]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// None of `password_env`, `password_file`, `password` is given.
+    #[error("no password: give password_env or password_file")]
+    Missing,
+}
+
+impl CredentialSpec {
+    /// The password: from the environment, a file (first line), or inline.
+    pub fn password(&self, base: &std::path::Path) -> Result<String, SecretError> {
+        if let Some(var) = &self.password_env {
+            return std::env::var(var).map_err(|_| SecretError::MissingEnv(var.clone()));
+        }
+        if let Some(file) = &self.password_file {
+            let path = base.join(file);
+            let text = std::fs::read_to_string(&path)
+                .map_err(|source| SecretError::File { path, source })?;
+            return Ok(text.lines().next().unwrap_or_default().to_string());
+        }
+        self.password.clone().ok_or(SecretError::Missing)
+    }
+
+    /// Whether the credential is for `url`'s host: the same host (and port, when `domain` names one), or under
+    /// its SURT prefix.
+    pub fn applies_to(&self, url: &Url) -> bool {
+        if let Some(domain) = &self.domain {
+            let host = url.host_str().unwrap_or_default();
+            let (name, port) = match domain.rsplit_once(':') {
+                Some((n, p)) if p.parse::<u16>().is_ok() => (n, p.parse::<u16>().ok()),
+                _ => (domain.as_str(), None),
+            };
+            return host.eq_ignore_ascii_case(name)
+                && port.is_none_or(|p| url.port_or_known_default() == Some(p));
+        }
+        self.surt_prefix
+            .as_ref()
+            .is_some_and(|p| SurtPrefix::new(p.clone()).contains(url))
+    }
+
+    /// The form field the password goes in.
+    pub fn password_field(&self) -> &str {
+        self.password_field.as_deref().unwrap_or("password")
+    }
+
+    /// What is wrong with the entry, as `(key under the entry, message)`.
+    pub fn problems(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        let mut say = |k: &str, m: String| out.push((k.to_string(), m));
+        match (&self.domain, &self.surt_prefix) {
+            (None, None) => say(
+                "",
+                "a credential needs `domain` or `surt_prefix`: the host it may be sent to".into(),
+            ),
+            (Some(_), Some(_)) => say(
+                "surt_prefix",
+                "give `domain` or `surt_prefix`, not both".into(),
+            ),
+            (Some(d), None) if d.contains(['/', ' ']) || d.is_empty() => say(
+                "domain",
+                format!("{d:?} is not a host name (write example.org or example.org:8443)"),
+            ),
+            (None, Some(p)) if !p.contains("://(") => say(
+                "surt_prefix",
+                format!("{p:?} is not a SURT prefix (write http://(org,example,)"),
+            ),
+            _ => {}
+        }
+        let sources = [
+            self.password_env.is_some(),
+            self.password_file.is_some(),
+            self.password.is_some(),
+        ];
+        match sources.iter().filter(|s| **s).count() {
+            0 => say(
+                "",
+                "no password: give password_env (an environment variable) or password_file".into(),
+            ),
+            1 => {}
+            _ => say(
+                "password_env",
+                "give one of password_env, password_file, password".into(),
+            ),
+        }
+        if self.user.is_empty() && self.kind != CredentialKind::Form {
+            say("user", "a Basic or Digest credential needs `user`".into());
+        }
+        if self.kind == CredentialKind::Form {
+            match self.login_url.as_deref().map(trawl_url::parse_lenient) {
+                None => say("login_url", "a form credential needs `login_url`".into()),
+                Some(Err(e)) => say("login_url", format!("not a URL: {e}")),
+                Some(Ok(u)) if !self.applies_to(&u) => say(
+                    "login_url",
+                    "the login URL is not on the credential's host: the password would go elsewhere".into(),
+                ),
+                Some(Ok(_)) => {}
+            }
+            if self.success.is_none() {
+                say(
+                    "success",
+                    "a form credential needs `success` = { cookie = \"NAME\" }, { redirect_to = \"URL\" } or \
+                     { text = \"Sign out\" }"
+                        .into(),
+                );
+            }
+        } else {
+            for (key, set) in [
+                ("login_url", self.login_url.is_some()),
+                ("fields", !self.fields.is_empty()),
+                ("success", self.success.is_some()),
+                ("logged_out", self.logged_out.is_some()),
+            ] {
+                if set {
+                    say(key, format!("`{key}` is for form credentials only"));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// A `[fetch] proxy`: where connections go through.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Proxy {
+    /// SOCKS5 (`socks5://`) or HTTP CONNECT (`http://`).
+    pub kind: ProxyKind,
+    /// `host:port` of the proxy.
+    pub address: String,
+    /// User and password for the proxy (SOCKS5 only), from the URL.
+    pub auth: Option<(String, String)>,
+}
+
+/// The proxy protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProxyKind {
+    /// SOCKS5 (RFC 1928), the origin's address resolved here (the address policy is checked first).
+    Socks5,
+    /// An HTTP proxy, through a `CONNECT` tunnel for every origin (so the archive holds the origin exchange).
+    HttpConnect,
+}
+
+/// The environment variable a SOCKS5 proxy's password comes from when its URL names a user but no password
+/// (`socks5://user@host:port`): the job's copy of the config never keeps a proxy password, so a resumed crawl
+/// reads it from here.
+pub const PROXY_PASSWORD_ENV: &str = "TRAWL_PROXY_PASSWORD";
+
+/// `text` with any password of its URL left out (`socks5://user:secret@h:1` → `socks5://user@h:1`): what the
+/// job's copy of the config, the warcinfo record and reports keep.
+pub fn proxy_without_password(text: &str) -> String {
+    match Url::parse(text) {
+        Ok(mut url) if url.password().is_some() => {
+            let _ = url.set_password(None);
+            url.to_string().trim_end_matches('/').to_string()
+        }
+        _ => text.to_string(),
+    }
+}
+
+/// Serialises a `proxy` key without its password (see [`proxy_without_password`]).
+pub(crate) fn serialize_proxy<S: serde::Serializer>(
+    proxy: &Option<String>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    match proxy {
+        Some(p) => s.serialize_some(&proxy_without_password(p)),
+        None => s.serialize_none(),
+    }
+}
+
+/// Serialises a sheet's `set` table with any `fetch.proxy` value's password left out.
+pub(crate) fn serialize_sheet_set<S: serde::Serializer>(
+    set: &toml::Table,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::Serialize;
+    let mut set = set.clone();
+    if let Some(toml::Value::String(p)) = set.get_mut("fetch.proxy") {
+        *p = proxy_without_password(p);
+    }
+    if let Some(toml::Value::Table(fetch)) = set.get_mut("fetch")
+        && let Some(toml::Value::String(p)) = fetch.get_mut("proxy")
+    {
+        *p = proxy_without_password(p);
+    }
+    set.serialize(s)
+}
+
+/// Why a `[fetch] proxy` value is not a proxy: the message says what to write.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct BadProxy(String);
+
+impl Proxy {
+    /// Reads `socks5://[user[:pass]@]host:port` or `http://host:port`; a user without a password takes it from
+    /// [`PROXY_PASSWORD_ENV`].
+    pub fn parse(text: &str) -> Result<Proxy, BadProxy> {
+        Proxy::parse_inner(text)
+    }
+
+    fn parse_inner(text: &str) -> Result<Proxy, BadProxy> {
+        // Messages name the proxy without its password.
+        let shown = proxy_without_password(text);
+        let url = Url::parse(text).map_err(|e| BadProxy(format!("{shown:?} is not a URL: {e}")))?;
+        let kind = match url.scheme() {
+            "socks5" => ProxyKind::Socks5,
+            "socks5h" => {
+                return Err(BadProxy(format!(
+                    "{shown:?}: socks5h (names resolved by the proxy) is not supported: trawl resolves every name \
+                     itself so the address policy can judge the address; write socks5://"
+                )));
+            }
+            "http" => ProxyKind::HttpConnect,
+            other => {
+                return Err(BadProxy(format!(
+                    "proxy scheme {other:?} is not supported: write socks5://HOST:PORT or http://HOST:PORT"
+                )));
+            }
+        };
+        let host = url
+            .host_str()
+            .filter(|h| !h.is_empty())
+            .ok_or_else(|| BadProxy(format!("{shown:?} names no proxy host")))?;
+        let port = url.port().ok_or_else(|| {
+            BadProxy(format!(
+                "{shown:?} names no port (write {}://{host}:PORT)",
+                url.scheme()
+            ))
+        })?;
+        if !url.username().is_empty() && kind == ProxyKind::HttpConnect {
+            return Err(BadProxy(
+                "user and password are supported for socks5 proxies only".into(),
+            ));
+        }
+        let auth = if url.username().is_empty() {
+            None
+        } else {
+            let password = match url.password() {
+                Some(p) => p.to_string(),
+                None => std::env::var(PROXY_PASSWORD_ENV).map_err(|_| {
+                    BadProxy(format!(
+                        "{} names user {:?} but no password: set the environment variable \
+                         {PROXY_PASSWORD_ENV} (the job's copy of crawl.toml never keeps a proxy password)",
+                        shown,
+                        url.username()
+                    ))
+                })?,
+            };
+            Some((url.username().to_string(), password))
+        };
+        Ok(Proxy {
+            kind,
+            address: format!("{host}:{port}"),
+            auth,
+        })
+    }
+}
+
+/// Whether `url` is on this machine (a loopback address or `localhost`): a crawl of only such URLs may keep
+/// the placeholder user agent.
+pub fn is_local(url: &Url) -> bool {
+    match url.host() {
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(url::Host::Domain(d)) => d == "localhost" || d.ends_with(".localhost"),
+        None => false,
+    }
+}
+
+/// Whether a user agent names a way to reach the operator: a URL (`+https://…`) or an e-mail address, and not
+/// the shipped placeholder.
+pub fn user_agent_has_contact(agent: &str) -> bool {
+    if agent.contains("example.invalid") || agent.contains("ENTER-") {
+        return false;
+    }
+    agent.contains("http://")
+        || agent.contains("https://")
+        || agent
+            .split(|c: char| c.is_whitespace() || "();+<>".contains(c))
+            .any(|w| {
+                w.split_once('@')
+                    .is_some_and(|(a, d)| !a.is_empty() && d.contains('.'))
+            })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(text: &str) -> CredentialSpec {
+        toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn a_credential_applies_to_its_host_only() {
+        let c = spec("kind = \"basic\"\ndomain = \"a.org\"\nuser = \"u\"\npassword_env = \"X\"\n");
+        let at = |u: &str| c.applies_to(&Url::parse(u).unwrap());
+        assert!(at("http://a.org/x") && at("https://A.org:8443/"));
+        assert!(!at("http://b.a.org/") && !at("http://a.org.evil/") && !at("http://b.org/"));
+        let c =
+            spec("kind = \"basic\"\ndomain = \"a.org:8080\"\nuser = \"u\"\npassword_env = \"X\"\n");
+        assert!(c.applies_to(&Url::parse("http://a.org:8080/").unwrap()));
+        assert!(!c.applies_to(&Url::parse("http://a.org/").unwrap()));
+        let c = spec(
+            "kind = \"digest\"\nsurt_prefix = \"http://(org,a,\"\nuser = \"u\"\npassword_env = \"X\"\n",
+        );
+        assert!(c.applies_to(&Url::parse("http://www.a.org/").unwrap()));
+        assert!(c.problems().is_empty(), "{:?}", c.problems());
+    }
+
+    #[test]
+    fn mistakes_are_named_at_their_key() {
+        let c = spec(
+            "kind = \"form\"\ndomain = \"a.org\"\npassword = \"p\"\npassword_env = \"P\"\nlogin_url = \"http://b.org/login\"\n",
+        );
+        let keys: Vec<String> = c.problems().into_iter().map(|(k, _)| k).collect();
+        assert_eq!(keys, ["password_env", "login_url", "success"]);
+        assert!(
+            !format!("{c:?}").contains("\"p\""),
+            "the password is not in Debug"
+        );
+        assert!(!toml::to_string(&c).unwrap().contains("password ="));
+    }
+
+    #[test]
+    fn a_port_keeps_a_credential_to_https() {
+        let c =
+            spec("kind = \"basic\"\ndomain = \"a.org:443\"\nuser = \"u\"\npassword_env = \"P\"\n");
+        assert!(c.applies_to(&Url::parse("https://a.org/x").unwrap()));
+        assert!(!c.applies_to(&Url::parse("http://a.org/x").unwrap()));
+        assert!(!c.applies_to(&Url::parse("https://b.a.org/x").unwrap()));
+    }
+
+    #[test]
+    fn proxies_and_user_agents() {
+        let p = Proxy::parse("socks5://u:p@127.0.0.1:1080").unwrap();
+        assert_eq!(
+            (p.kind, p.address.as_str()),
+            (ProxyKind::Socks5, "127.0.0.1:1080")
+        );
+        assert_eq!(p.auth, Some(("u".into(), "p".into())));
+        assert_eq!(
+            Proxy::parse("http://[::1]:3128").unwrap().address,
+            "[::1]:3128"
+        );
+        assert_eq!(
+            proxy_without_password("socks5://u:secret@127.0.0.1:1080"),
+            "socks5://u@127.0.0.1:1080"
+        );
+        assert_eq!(
+            proxy_without_password("http://127.0.0.1:3128"),
+            "http://127.0.0.1:3128"
+        );
+        for bad in [
+            "ftp://x:1",
+            "socks5h://h:1",
+            "socks5://host",
+            "nonsense",
+            "http://u:p@x:1",
+        ] {
+            assert!(Proxy::parse(bad).is_err(), "{bad}");
+        }
+        assert!(user_agent_has_contact(
+            "bot/1 (+https://archive.example.org/bot)"
+        ));
+        assert!(user_agent_has_contact("bot/1 (crawl-team@example.org)"));
+        assert!(!user_agent_has_contact(
+            "trawl/0.1 (+https://example.invalid/trawl)"
+        ));
+        assert!(!user_agent_has_contact("Mozilla/5.0"));
+    }
+}

@@ -1,0 +1,886 @@
+//! Crawl configuration: typed settings with safe defaults, loaded from `crawl.toml`.
+//!
+//! Unknown keys are errors, so a misspelt setting never silently falls back to its default.
+
+pub mod access;
+pub mod filters;
+mod load;
+pub mod problem;
+pub mod profiles;
+pub mod rules;
+pub mod seed_list;
+mod semantics;
+pub mod sheets;
+
+use std::{path::Path, time::Duration};
+
+use serde::{Deserialize, Serialize};
+
+use trawl_url::class::{UrlClassDef, UrlClasses};
+
+pub use self::{
+    access::{
+        CookieMode, CredentialKind, CredentialSpec, LoggedOut, LoginSuccess, Proxy, ProxyKind,
+    },
+    filters::{FilterMode, FiltersConfig, TextFilterSpec, UrlFilterSpec},
+    problem::{ConfigError, Problem, Stage},
+    rules::{DecideConfig, RuleSpec},
+    sheets::SheetSpec,
+};
+use crate::LoadError;
+
+/// Settings read once when a crawl starts: a change to them is saved and takes effect at the next launch, and
+/// a sheet that sets one changes nothing.
+pub const READ_AT_LAUNCH: &[&str] = &[
+    "fetch.max_connections",
+    "fetch.max_connections_per_host",
+    "fetch.allow_addresses",
+    "fetch.user_agent",
+    "fetch.dns_servers",
+    "frontier.queue_assignment",
+    "frontier.parallel_queues",
+    "frontier.bloom_items",
+    "frontier.bloom_fp_rate",
+    "frontier.uniq",
+    "frontier.checkpoint_interval_s",
+    "frontier.lease_ms",
+    "frontier.max_uris_per_host",
+    "frontier.max_active_queues",
+    "frontier.balance_replenish",
+];
+
+/// Every setting of a crawl. Each section's defaults are those of the default profile.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CrawlConfig {
+    /// Other config files merged under this one (relative to it); this file wins on conflicts, and their
+    /// `url_class` and `sheet` entries are added (this file's win on a name clash). Default: none.
+    pub include: Vec<std::path::PathBuf>,
+    /// Seeds to start from, in addition to those given on the command line.
+    pub seeds: SeedsConfig,
+    /// Politeness and retries.
+    pub frontier: FrontierConfig,
+    /// How URIs are fetched.
+    pub fetch: FetchConfig,
+    /// Which URIs are in scope.
+    pub scope: ScopeConfig,
+    /// How archives are written.
+    pub warc: WarcConfig,
+    /// URL class libraries to load, and how class-aware crawling behaves.
+    pub classes: ClassesConfig,
+    /// URL classes defined inline (`[[url_class]]` tables; see docs/url-classes.md).
+    #[serde(rename = "url_class")]
+    pub url_classes: Vec<UrlClassDef>,
+    /// How URLs are named: uniq-key canonicalizer, tracking parameters, site rewrites.
+    pub identity: IdentityConfig,
+    /// Decide sequences gating later points: before fetch, after the response head, before writing.
+    pub decide: DecideConfig,
+    /// HarvestMan URL and text filters.
+    pub filters: FiltersConfig,
+    /// Sheets: setting overrides for some URIs (`[[sheet]]` tables).
+    #[serde(rename = "sheet")]
+    pub sheets: Vec<SheetSpec>,
+    /// Which extractors run besides HTML and CSS.
+    pub extract: ExtractConfig,
+    /// Logins: HTTP Basic and Digest answers and HTML form logins, each bound to a host (`[[credentials]]`).
+    pub credentials: Vec<CredentialSpec>,
+    /// Warnings of the URL classes (odd but usable fields), placed at their files when the config was read.
+    #[serde(skip)]
+    pub(crate) class_warnings: Vec<Problem>,
+}
+
+/// Extractors besides HTML and CSS (see docs/extraction.md).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ExtractConfig {
+    /// Follow robots.txt `Sitemap:` lines and read sitemaps (XML, sitemap indexes, gzip, text); their URLs are
+    /// `S` hops, judged by the scope like any link. Default: true.
+    pub sitemaps: bool,
+    /// Also try `/sitemap.xml` on every host whose robots.txt was fetched. Default: false.
+    pub sitemap_probe: bool,
+    /// The most URLs taken from the sitemaps of one host, over the whole crawl (the protocol allows 50,000
+    /// per file and 50,000 files per index). Default: 1000000.
+    pub sitemap_max_urls_per_host: u64,
+    /// Read RSS and Atom feeds (found through `<link rel="alternate">` and links): item links and enclosures
+    /// as `L` hops. Default: true.
+    pub feeds: bool,
+    /// Guess links in JavaScript and JSON string literals (`X` hops, as Heritrix's ExtractorJS), at most 200
+    /// a document; a sheet may switch it off for some URIs. Default: true.
+    pub speculative: bool,
+    /// Put every speculative (`X`) URI in one queue of its own, `speculative`, so guesses never hold up a
+    /// host's own queue (Heritrix's advice for speculative embeds). Default: false.
+    pub speculative_queue: bool,
+    /// Read PDFs for links: link annotations' URIs and http(s) URLs in the text, as `L` hops. Default: true.
+    pub pdf: bool,
+    /// PDFs larger than this many bytes are not read for links (`pdf:tooLarge`). Default: 33554432 (32 MiB).
+    pub pdf_max_bytes: u64,
+}
+
+impl Default for ExtractConfig {
+    fn default() -> Self {
+        ExtractConfig {
+            sitemaps: true,
+            sitemap_probe: false,
+            sitemap_max_urls_per_host: 1_000_000,
+            feeds: true,
+            speculative: true,
+            speculative_queue: false,
+            pdf: true,
+            pdf_max_bytes: 32 * 1024 * 1024,
+        }
+    }
+}
+
+/// URL class libraries and class-aware crawling.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ClassesConfig {
+    /// Files of `[[url_class]]` tables, relative to the config's folder; inline classes win on a name clash.
+    /// Default: none.
+    pub files: Vec<std::path::PathBuf>,
+    /// A watchable URL is fetched again after this many seconds. Default: 300.
+    pub watch_interval_s: u64,
+    /// A watchable URL is no longer revisited once it has not changed for this many seconds (or returned
+    /// 404/410). Default: 3600.
+    pub watch_unchanged_s: u64,
+}
+
+impl Default for ClassesConfig {
+    fn default() -> Self {
+        ClassesConfig {
+            files: Vec::new(),
+            watch_interval_s: 300,
+            watch_unchanged_s: 3600,
+        }
+    }
+}
+
+/// URL identity settings (docs/url-identity.md).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct IdentityConfig {
+    /// The rule set of the uniq key: heritrix, whatwg, semantic, aggressive, google or ia. Default: "heritrix".
+    pub canonicalizer: String,
+    /// Heritrix's optional rule: strip `www`/`wwwN` even on slash-only pages. Default: false.
+    pub heritrix_strip_www_always: bool,
+    /// Heritrix's optional rule: collapse repeated slashes in the path. Default: false.
+    pub heritrix_strip_extra_slashes: bool,
+    /// Query parameters the normalized key drops; a trailing `*` makes a prefix. Default: utm_*, fbclid,
+    /// gclid, dclid, gbraid, wbraid, msclkid, yclid, twclid, ttclid, igshid, mc_cid, mc_eid, _ga, _gl, _hsenc,
+    /// _hsmi, mkt_tok.
+    pub tracking_params: Vec<String>,
+    /// Site rewrite rules for the canonical URL, first match wins; each pattern must match the whole URL and
+    /// `replace` may use `$1`. Default: none.
+    pub rewrites: Vec<RewriteRule>,
+}
+
+/// One site rewrite rule, e.g. `{ pattern = 'https://stackoverflow\.com/q/(\d+)', replace =
+/// 'https://stackoverflow.com/questions/$1' }`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RewriteRule {
+    /// A regex (Rust `regex` syntax) matched against the whole URL.
+    pub pattern: String,
+    /// The replacement; `$1`, `${name}` insert groups.
+    pub replace: String,
+}
+
+impl Default for IdentityConfig {
+    fn default() -> Self {
+        IdentityConfig {
+            canonicalizer: "heritrix".to_string(),
+            heritrix_strip_www_always: false,
+            heritrix_strip_extra_slashes: false,
+            tracking_params: trawl_url::norm::TrackingParams::default_names(),
+            rewrites: Vec::new(),
+        }
+    }
+}
+
+impl IdentityConfig {
+    /// The identity settings as `trawl-url` uses them; names the bad value on error.
+    pub fn build(&self) -> Result<trawl_url::Identity, Box<Problem>> {
+        let invalid = |key: &str, e: trawl_url::Error| {
+            Box::new(Problem::at_key(Stage::Semantics, key, e.to_string()))
+        };
+        let mut id = trawl_url::Identity::default();
+        id.canonicalizer = self
+            .canonicalizer
+            .parse()
+            .map_err(|e| invalid("identity.canonicalizer", e))?;
+        id.heritrix.strip_www_always = self.heritrix_strip_www_always;
+        id.heritrix.strip_extra_slashes = self.heritrix_strip_extra_slashes;
+        id.tracking = trawl_url::norm::TrackingParams::new(self.tracking_params.iter().cloned());
+        id.rewrites = self
+            .rewrites
+            .iter()
+            .map(|r| trawl_url::Rewrite::new(&r.pattern, &r.replace))
+            .collect::<Result<_, _>>()
+            .map_err(|e| invalid("identity.rewrites", e))?;
+        Ok(id)
+    }
+}
+
+/// Where the crawl starts.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SeedsConfig {
+    /// Seed URLs. Default: none.
+    pub urls: Vec<String>,
+    /// Files of seed URLs, one per line, in Heritrix's form: `#` comment lines, the first word of a line, and
+    /// `+PREFIX` / `-PREFIX` lines adding SURT prefixes to the scope's ACCEPT / REJECT `surt_prefixed` rules;
+    /// relative paths are read from the config's folder. Default: none.
+    pub files: Vec<std::path::PathBuf>,
+}
+
+impl SeedsConfig {
+    /// The lines of seed file `file` (relative to `base`), as [`seed_list::parse`] reads them.
+    pub fn read_file(
+        base: &Path,
+        file: &Path,
+    ) -> Result<Vec<(usize, seed_list::SeedLine)>, LoadError> {
+        let path = base.join(file);
+        let text = std::fs::read_to_string(&path).map_err(|source| LoadError::Read {
+            path: path.clone(),
+            source,
+        })?;
+        Ok(seed_list::parse(&text))
+    }
+}
+
+/// Politeness and retries (Heritrix's formula: delay = delay_factor x last fetch duration, clamped).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FrontierConfig {
+    /// Multiplier on the last fetch's duration giving the wait before the next fetch from that host. Default: 5.0.
+    pub delay_factor: f64,
+    /// Lower bound of the wait between fetches from one host, in ms. Default: 3000.
+    pub min_delay_ms: u64,
+    /// Upper bound of the wait between fetches from one host, in ms. Default: 30000.
+    pub max_delay_ms: u64,
+    /// robots.txt `Crawl-delay` is honoured up to this many ms. Default: 300000 (Heritrix's 300 s).
+    pub max_crawl_delay_ms: u64,
+    /// How often a URI that failed with a connection error, a timeout or a 5xx status is tried again. Default: 3.
+    pub max_retries: u32,
+    /// Wait before retrying such a URI, in ms: the URI alone waits (its host goes on) after a timeout, a cut
+    /// connection or a 5xx; the host waits after a DNS, connection or TLS failure, a `Retry-After`, or
+    /// failures of 3 URLs in a row. Default: 30000.
+    pub retry_delay_ms: u64,
+    /// Most URIs scheduled for one host (queue) in the whole crawl; 0 means no limit. Beyond it URIs are
+    /// logged with -5003. Default: 0.
+    pub max_uris_per_host: u64,
+    /// A checkpoint is written every this many seconds; 0 means only on request and at the end. Default: 0.
+    pub checkpoint_interval_s: u64,
+    /// With a shared frontier (`--frontier redis://…`): how long a claimed URI stays this worker's without
+    /// a heartbeat; a dead worker's URIs are claimed again after at most this long. Default: 30000.
+    pub lease_ms: u64,
+    /// How URIs are grouped into politeness queues: `host`, `domain` (registered domain) or `ip`.
+    /// Default: "host".
+    pub queue_assignment: crate::assign::QueueAssignment,
+    /// Each queue is split into this many by URL hash (for a big host that allows more connections).
+    /// Default: 1.
+    pub parallel_queues: u32,
+    /// A host's queue waits at least long enough to keep its average below this many bytes per second;
+    /// 0 means no cap. Default: 0.
+    pub max_host_bytes_per_s: u64,
+    /// The uniq filter: `exact` (on disk, a Bloom filter in front saves most lookups) or `bloom` (the Bloom
+    /// filter alone: no disk lookups, memory fixed by `bloom_items`, a new URL lost at about `bloom_fp_rate`).
+    /// Default: "exact".
+    pub uniq: UniqMode,
+    /// The Bloom filter is sized for this many URLs (a larger crawl raises its false-positive rate).
+    /// Default: 10000000.
+    pub bloom_items: usize,
+    /// The Bloom filter's false-positive rate at `bloom_items`. Default: 0.01.
+    pub bloom_fp_rate: f64,
+    /// The order of URIs within a queue: `fifo` (as discovered) or `hops` (fewer hops from a seed first,
+    /// FIFO among equals). Default: "fifo".
+    pub uri_precedence: UriPrecedence,
+    /// Added to every URI's precedence (0-200; lower goes first): a sheet chosen by SURT prefix or by rules
+    /// raises or lowers some URIs within their queues. Default: 1.
+    pub uri_precedence_base: u8,
+    /// A queue's precedence (1-255; lower goes first): among queues waiting for an active place, the lowest
+    /// goes first. A queue takes the lowest of its URIs' (a sheet sets it for a SURT prefix). Default: 3.
+    pub queue_precedence: u8,
+    /// About this many queues are active at once: only they are in line for fetching and hold head items in
+    /// memory (more are let in when none of the active may be fetched from now). Bounds memory whatever the
+    /// number of hosts. Default: 2000.
+    pub max_active_queues: usize,
+    /// A queue hands out at most this many URIs per turn while others wait for a place, then goes to the back
+    /// of the line (Heritrix's balance/replenish amount); 0 means no limit. Default: 3000.
+    pub balance_replenish: u64,
+}
+
+/// The order of URIs within a queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UriPrecedence {
+    /// As discovered. Default.
+    #[default]
+    Fifo,
+    /// Fewer hops from a seed first.
+    Hops,
+}
+
+impl FrontierConfig {
+    /// The precedence of a URI `hops` from its seed under these settings.
+    pub fn uri_precedence_of(&self, hops: usize) -> u8 {
+        let extra = match self.uri_precedence {
+            UriPrecedence::Fifo => 0,
+            UriPrecedence::Hops => hops.min(50) as u8,
+        };
+        // 0 is reserved for what must go first (prerequisites, retries).
+        self.uri_precedence_base.saturating_add(extra).max(1)
+    }
+}
+
+/// How the already-seen filter decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UniqMode {
+    /// Exact, on disk. Default.
+    #[default]
+    Exact,
+    /// A Bloom filter alone (lossy, bounded memory).
+    Bloom,
+}
+
+impl Default for FrontierConfig {
+    fn default() -> Self {
+        FrontierConfig {
+            delay_factor: 5.0,
+            min_delay_ms: 3_000,
+            max_delay_ms: 30_000,
+            max_crawl_delay_ms: 300_000,
+            max_retries: 3,
+            retry_delay_ms: 30_000,
+            max_uris_per_host: 0,
+            checkpoint_interval_s: 0,
+            lease_ms: 30_000,
+            queue_assignment: crate::assign::QueueAssignment::Host,
+            parallel_queues: 1,
+            max_host_bytes_per_s: 0,
+            uniq: UniqMode::Exact,
+            bloom_items: 10_000_000,
+            bloom_fp_rate: 0.01,
+            uri_precedence: UriPrecedence::Fifo,
+            uri_precedence_base: 1,
+            queue_precedence: 3,
+            max_active_queues: 2000,
+            balance_replenish: 3000,
+        }
+    }
+}
+
+/// How URIs are fetched.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FetchConfig {
+    /// Fetches in flight at once across all hosts. Default: 32.
+    pub max_connections: usize,
+    /// Fetches in flight at once to one host (one politeness queue). Default: 1.
+    pub max_connections_per_host: usize,
+    /// The longest silence while a response is expected or arriving, in ms. Default: 20000.
+    pub timeout_ms: u64,
+    /// Deadline for DNS, TCP connect and TLS handshake together, in ms. Default: 10000.
+    pub connect_timeout_ms: u64,
+    /// Deadline from sending the request to having the whole response head, in ms. Default: 30000.
+    pub header_timeout_ms: u64,
+    /// Deadline for the whole fetch, body included; a body still arriving then is cut (`timeTrunc`), so a
+    /// server trickling one byte at a time cannot hold a worker. In ms. Default: 600000 (10 minutes).
+    pub max_fetch_ms: u64,
+    /// The response head (status line and header fields) may be at most this many bytes. Default: 65536.
+    pub max_header_bytes: usize,
+    /// The response head may have at most this many header fields. Default: 256.
+    pub max_headers: usize,
+    /// Decoding a body for extraction stops at this many times its encoded size (against compression bombs).
+    /// Default: 100.
+    pub max_decode_ratio: u64,
+    /// Address ranges (CIDR, e.g. `10.1.0.0/16`) that may be connected to although the address policy refuses
+    /// private, loopback, link-local and reserved ranges by default. The hosts of the seeds are always allowed.
+    /// Default: none.
+    pub allow_addresses: Vec<ipnet::IpNet>,
+    /// A `Retry-After` on 429/503 is honoured up to this many seconds. Default: 600.
+    pub max_retry_after_s: u64,
+    /// Response bodies are cut after this many bytes and annotated `lenTrunc`. Default: 100 MiB.
+    pub max_bytes: u64,
+    /// Largest body decoded (Content-Encoding) for link extraction; the archive keeps the wire bytes.
+    /// Default: 64 MiB.
+    pub max_decoded_bytes: u64,
+    /// The User-Agent header, also the agent robots.txt rules are matched against.
+    /// Default: `trawl/VERSION (+https://example.invalid/trawl)`; operators should name a contact URL.
+    pub user_agent: String,
+    /// Whether robots.txt is obeyed. Default: true.
+    pub obey_robots: bool,
+    /// robots.txt bodies larger than this are cut (RFC 9309 asks for at least 500 KiB). Default: 512 KiB.
+    pub max_robots_bytes: u64,
+    /// How long a fetched robots.txt is trusted, in seconds. Default: 86400.
+    pub robots_expiry_s: u64,
+    /// Ask, for each page captured by a `warc.dedup_from` job, whether it changed (`If-None-Match` /
+    /// `If-Modified-Since` with that capture's validators); a `304` is archived as a server-not-modified
+    /// revisit. Default: false.
+    pub conditional_recrawl: bool,
+    /// Name servers to ask (`"127.0.0.1:5353"`), instead of the system's. Read at launch. Default: none.
+    pub dns_servers: Vec<std::net::SocketAddr>,
+    /// A body arriving slower than this many bytes a second, averaged over `min_rate_window_ms`, is cut
+    /// (`timeTrunc`): a trickling server holds a connection for about one window, not `max_fetch_ms`.
+    /// 0 turns the rule off. Default: 1024.
+    pub min_rate_bytes_per_s: u64,
+    /// The window of the minimum-rate rule, in ms. Default: 30000.
+    pub min_rate_window_ms: u64,
+    /// Where cookies are kept: `off`, `job` (one jar) or `sheet` (one jar per set of applying sheets).
+    /// Default: `job`.
+    pub cookies: CookieMode,
+    /// Cookies loaded into the jar when the crawl starts: a Netscape cookies.txt or a JSON export (an array of
+    /// `{domain, path, name, value, secure, expirationDate}`), relative to the config's folder. Default: none.
+    pub cookies_file: Option<std::path::PathBuf>,
+    /// Connect through this proxy: `socks5://HOST:PORT` or `http://HOST:PORT` (a CONNECT tunnel); a sheet may
+    /// set it for some hosts. A SOCKS5 password is never written out (see [`access::proxy_without_password`]).
+    /// Default: none.
+    #[serde(serialize_with = "access::serialize_proxy")]
+    pub proxy: Option<String>,
+    /// Offer HTTP/2 by ALPN on TLS connections (`false` forces HTTP/1.1). Default: true.
+    pub http2: bool,
+    /// Speak HTTP/2 without TLS (h2c, prior knowledge) to `http://` origins. Default: false.
+    pub h2c: bool,
+    /// Extra request header fields, e.g. `{ "Accept-Language" = "en" }`; a sheet may set them per host.
+    /// Default: none.
+    pub headers: std::collections::BTreeMap<String, String>,
+}
+
+impl Default for FetchConfig {
+    fn default() -> Self {
+        FetchConfig {
+            max_connections: 32,
+            max_connections_per_host: 1,
+            timeout_ms: 20_000,
+            connect_timeout_ms: 10_000,
+            header_timeout_ms: 30_000,
+            max_fetch_ms: 600_000,
+            max_header_bytes: 64 << 10,
+            max_headers: 256,
+            max_decode_ratio: 100,
+            allow_addresses: Vec::new(),
+            max_retry_after_s: 600,
+            max_bytes: 100 << 20,
+            max_decoded_bytes: 64 << 20,
+            user_agent: format!(
+                "trawl/{} (+https://example.invalid/trawl)",
+                env!("CARGO_PKG_VERSION")
+            ),
+            obey_robots: true,
+            max_robots_bytes: 512 << 10,
+            robots_expiry_s: 86_400,
+            conditional_recrawl: false,
+            dns_servers: Vec::new(),
+            min_rate_bytes_per_s: 1024,
+            min_rate_window_ms: 30_000,
+            cookies: CookieMode::Job,
+            cookies_file: None,
+            proxy: None,
+            http2: true,
+            h2c: false,
+            headers: std::collections::BTreeMap::new(),
+        }
+    }
+}
+
+/// Which URIs are in scope (the default profile's decide rules).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ScopeConfig {
+    /// Reject URIs more than this many hops from a seed. Default: 20.
+    pub max_hops: usize,
+    /// Accept out-of-prefix URIs reached by at most this many trailing non-link hops (embeds, redirects)
+    /// from an in-scope page. Default: 2.
+    pub max_trans_hops: usize,
+    /// Of those trailing hops, at most this many may be speculative (`X`, links found in scripts). Default: 1.
+    pub max_speculative_hops: usize,
+    /// Reject URIs whose path has more than this many segments. Default: 20.
+    pub max_path_depth: usize,
+    /// Reject URIs whose path repeats one segment more than this many times in a row. Default: 2.
+    pub max_path_repeats: usize,
+    /// Stop following a redirect chain after this many redirects in a row. Default: 10.
+    pub max_redirects: usize,
+    /// At most this many outlinks are taken from one document. Default: 6000.
+    pub max_outlinks: usize,
+    /// Extra SURT prefixes (Heritrix form, e.g. `http://(org,example,`) accepted besides the seeds'.
+    pub surt_prefixes: Vec<String>,
+    /// The scope's decide rules in order (`[[scope.rules]]`); when empty, the default sequence built from the
+    /// keys above. Default: none.
+    pub rules: Vec<RuleSpec>,
+}
+
+impl Default for ScopeConfig {
+    fn default() -> Self {
+        ScopeConfig {
+            max_hops: 20,
+            max_trans_hops: 2,
+            max_speculative_hops: 1,
+            max_path_depth: 20,
+            max_path_repeats: 2,
+            max_redirects: 10,
+            max_outlinks: 6000,
+            surt_prefixes: Vec::new(),
+            rules: Vec::new(),
+        }
+    }
+}
+
+/// Compression of WARC records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Compression {
+    /// One gzip member per record (`.warc.gz`). Default.
+    Gzip,
+    /// Uncompressed (`.warc`).
+    None,
+    /// One zstd frame per record (`.warc.zst`, the IIPC warc-zstd form); `trawl warc recompress` turns it
+    /// into gzip for tools that read only that.
+    Zstd,
+}
+
+/// How archives are written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WarcConfig {
+    /// Record compression. Default: gzip.
+    pub compression: Compression,
+    /// A file is closed and a new one begun once it reaches this size. Default: 1 GB (1000000000 bytes).
+    pub max_file_bytes: u64,
+    /// File name prefix. Default: `trawl`.
+    pub prefix: String,
+    /// gzip level per record (libdeflate), 1 (fastest) to 9 (smallest). On the benchmark site level 3 was
+    /// 3.1% larger than 6 and compressed 1.6x as fast; level 1 2.4% larger than 3 and 1.7x as fast.
+    /// Default: 3.
+    pub gzip_level: u32,
+    /// A response whose payload is already archived (in this job, or a `dedup_from` source) is written as a
+    /// `revisit` record holding only the HTTP head. Default: true.
+    pub dedup: bool,
+    /// Payloads smaller than this are always stored whole: a revisit record costs about as much. Default: 1024.
+    pub dedup_min_bytes: u64,
+    /// Earlier captures to deduplicate against: job directories (their WARCs' `.cdxj` indexes) or CDXJ
+    /// files, relative to the config's folder. Default: none.
+    pub dedup_from: Vec<std::path::PathBuf>,
+    /// Memory for the digest table, in MiB; beyond it the table lives on disk. Default: 64.
+    pub dedup_memory_mb: u64,
+    /// At the end of a finished crawl, package the job as `JOB/JOBNAME.wacz`. Default: false.
+    pub wacz: bool,
+}
+
+impl Default for WarcConfig {
+    fn default() -> Self {
+        WarcConfig {
+            compression: Compression::Gzip,
+            max_file_bytes: 1_000_000_000,
+            prefix: "trawl".to_string(),
+            gzip_level: 3,
+            dedup: true,
+            dedup_min_bytes: 1024,
+            dedup_from: Vec::new(),
+            dedup_memory_mb: 64,
+            wacz: false,
+        }
+    }
+}
+
+impl CrawlConfig {
+    /// Reads and validates a config file.
+    pub fn load(path: &Path) -> Result<CrawlConfig, LoadError> {
+        let text = std::fs::read_to_string(path).map_err(|source| LoadError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        CrawlConfig::parse(&text, path)
+    }
+
+    /// Parses and checks config text (all three checks; see [`CrawlConfig::check_str`]); `path` names it in
+    /// errors and relative paths are read from its folder. Seed files and class libraries are read in, so the
+    /// job's copy of the config is self-contained. The error lists every problem.
+    pub fn parse(text: &str, path: &Path) -> Result<CrawlConfig, LoadError> {
+        CrawlConfig::check_str(text, path).map_err(|e| LoadError::Invalid {
+            path: path.to_path_buf(),
+            message: e
+                .problems
+                .iter()
+                .map(|p| {
+                    if p.file == path {
+                        p.without_file()
+                    } else {
+                        p.to_string()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+        })
+    }
+
+    /// Checks values that parse but make no sense together; the first problem (see
+    /// [`validate_all`](CrawlConfig::validate_all) for all).
+    pub fn validate(&self) -> Result<(), Box<Problem>> {
+        match self.validate_all().into_iter().next() {
+            Some((key, message)) => Err(Box::new(Problem::at_key(Stage::Semantics, key, message))),
+            None => Ok(()),
+        }
+    }
+
+    /// The URL classes, compiled; the error lists every class error.
+    pub fn compile_classes(&self) -> Result<UrlClasses, trawl_url::class::ClassErrors> {
+        UrlClasses::from_defs(self.url_classes.clone())
+    }
+
+    /// The politeness delay bounds.
+    pub fn delay_bounds(&self) -> (Duration, Duration) {
+        (
+            Duration::from_millis(self.frontier.min_delay_ms),
+            Duration::from_millis(self.frontier.max_delay_ms),
+        )
+    }
+
+    /// The config as TOML, as written into the job directory and the warcinfo record.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A config named by a bare file name still resolves its relative paths to absolute ones, so the job's
+    /// copy of it (elsewhere) finds them.
+    #[test]
+    fn relative_paths_become_absolute() {
+        let c = CrawlConfig::check_str("[warc]\ndedup_from = [\"src\"]\n", Path::new("crawl.toml"))
+            .unwrap();
+        let source = &c.warc.dedup_from[0];
+        assert!(
+            source.is_absolute() && source.ends_with("src"),
+            "{}",
+            source.display()
+        );
+    }
+
+    #[test]
+    fn defaults_are_the_documented_ones() {
+        let c = CrawlConfig::parse("", Path::new("x.toml")).unwrap();
+        assert_eq!(c.frontier.delay_factor, 5.0);
+        assert_eq!(c.frontier.min_delay_ms, 3000);
+        assert_eq!(c.frontier.max_delay_ms, 30000);
+        assert_eq!(c.fetch.max_connections_per_host, 1);
+        assert_eq!(c.scope.max_hops, 20);
+        assert_eq!(c.warc.compression, Compression::Gzip);
+    }
+
+    #[test]
+    fn identity_section() {
+        let c = CrawlConfig::parse("", Path::new("x.toml")).unwrap();
+        assert_eq!(c.identity.canonicalizer, "heritrix");
+        assert!(c.identity.tracking_params.contains(&"utm_*".to_string()));
+        let text = "[identity]\ncanonicalizer = \"ia\"\ntracking_params = [\"ref\"]\n\
+                    rewrites = [{ pattern = 'https://a\\.org/q/(\\d+)', replace = 'https://a.org/questions/$1' }]\n";
+        let c = CrawlConfig::parse(text, Path::new("x.toml")).unwrap();
+        let id = c.identity.build().unwrap();
+        assert_eq!(id.canonicalizer, trawl_url::canon::Canonicalizer::Ia);
+        assert_eq!(id.rewrites.len(), 1);
+        for bad in [
+            "[identity]\ncanonicalizer = \"nope\"\n",
+            "[identity]\nrewrites = [{ pattern = '(', replace = 'x' }]\n",
+            "[identity]\ncanonicaliser = \"ia\"\n",
+        ] {
+            assert!(
+                CrawlConfig::parse(bad, Path::new("x.toml")).is_err(),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn reads_the_issue_keys() {
+        let text = "[frontier]\ndelay_factor = 2.0\nmin_delay_ms = 10\nmax_delay_ms = 20\nmax_retries = 1\n\
+                    retry_delay_ms = 5\n[fetch]\nmax_connections = 4\nmax_connections_per_host = 2\n\
+                    timeout_ms = 100\nmax_bytes = 1000\nuser_agent = \"x/1\"\n\
+                    [warc]\ncompression = \"none\"\nmax_file_bytes = 5\nprefix = \"p\"\n";
+        let c = CrawlConfig::parse(text, Path::new("x.toml")).unwrap();
+        assert_eq!(c.frontier.max_retries, 1);
+        assert_eq!(c.fetch.user_agent, "x/1");
+        assert_eq!(c.warc.compression, Compression::None);
+    }
+
+    #[test]
+    fn seeds_inline_and_from_files() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("seeds.txt"),
+            "# list
+http://b.org/
+
+http://c.org/ # third
+",
+        )
+        .unwrap();
+        let text = "[seeds]\nurls = [\"http://a.org/\"]\nfiles = [\"seeds.txt\"]\n";
+        let c = CrawlConfig::parse(text, &dir.path().join("crawl.toml")).unwrap();
+        assert_eq!(
+            c.seeds.urls,
+            ["http://a.org/", "http://b.org/", "http://c.org/"]
+        );
+        let err = CrawlConfig::parse(
+            "[seeds]\nfiles = [\"nope.txt\"]\n",
+            &dir.path().join("x.toml"),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("nope.txt"), "{err}");
+    }
+
+    #[test]
+    fn errors_name_the_place() {
+        let rows = [
+            ("[fetch]\nmax_conections = 3\n", "line 2"),
+            ("[fetch]\nuser_agent = \"trawl/é\"\n", "printable ASCII"),
+            ("[frontier]\nmin_delay_ms = \"fast\"\n", "line 2"),
+            (
+                "[frontier]\nmin_delay_ms = 5\nmax_delay_ms = 1\n",
+                "frontier.min_delay_ms",
+            ),
+            (
+                "[frontier]\nmin_delay_ms = 5\nmax_delay_ms = 1\n",
+                "my.toml: line 2, column 1: frontier.min_delay_ms",
+            ),
+            (
+                "# x\nfrontier.max_delay_ms = 1\nfrontier.min_delay_ms = 5\n",
+                "my.toml: line 3, column 10: frontier.min_delay_ms",
+            ),
+            // The minimum is the default (3000) and not in the file: no line to point at.
+            (
+                "[frontier]\nmax_delay_ms = 1\n",
+                "my.toml: line 1, column 2: frontier.min_delay_ms = 3000",
+            ),
+            ("[warc]\ncompression = \"lz4\"\n", "line 2"),
+        ];
+        for (text, want) in rows {
+            let err = CrawlConfig::parse(text, Path::new("my.toml"))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("my.toml") && err.contains(want),
+                "{text:?}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_problem_is_reported_with_its_place() {
+        let text = r#"[fetch]
+max_conections = 3
+[frontier]
+min_delay_ms = "fast"
+[[scope.rules]]
+rule = "reject"
+[[scope.rules]]
+rule = "too_many_hopz"
+[[scope.rules]]
+rule = "matches_regex"
+regexp = "x"
+[[filters.url]]
+path = "-/a/"
+extension = "-jpg"
+"#;
+        let e = CrawlConfig::check_str(text, Path::new("my.toml")).unwrap_err();
+        let lines: Vec<_> = e
+            .problems
+            .iter()
+            .map(|p| (p.stage, p.at.map(|a| a.0)))
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                (Stage::Wiring, Some(2)),
+                (Stage::Wiring, Some(4)),
+                (Stage::Wiring, Some(8)),
+                (Stage::Wiring, Some(11)),
+                // The rest of the file is checked too: a file's problems all show in one run.
+                (Stage::Semantics, Some(12)),
+            ],
+            "{e}"
+        );
+        assert!(
+            e.to_string()
+                .contains("unknown name `too_many_hopz`: did you mean `too_many_hops`?"),
+            "{e}"
+        );
+        // Semantics: all problems, with their places.
+        let text = "[frontier]\nmin_delay_ms = 5\nmax_delay_ms = 1\n[[scope.rules]]\nrule = \"reject\"\n\
+                    [[scope.rules]]\nrule = \"matches_regex\"\nregex = \"(\"\n[[filters.url]]\npath = \"-/a/\"\n\
+                    extension = \"-jpg\"\n[[sheet]]\nname = \"s\"\nsurt_prefixes = [\"http://(org,\"]\n\
+                    set = { \"frontier.min_delay\" = 1 }\n[seeds]\nurls = [\"http://a.org/\"]\n";
+        let e = CrawlConfig::check_str(text, Path::new("my.toml")).unwrap_err();
+        let got: Vec<_> = e
+            .problems
+            .iter()
+            .map(|p| (p.key.clone().unwrap_or_default(), p.at.map(|a| a.0)))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("frontier.min_delay_ms".to_string(), Some(2)),
+                ("scope.rules[1].regex".to_string(), Some(8)),
+                ("filters.url[0]".to_string(), Some(9)),
+                ("sheet[0].set".to_string(), Some(15)),
+            ],
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn includes_merge_with_the_including_file_winning() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("base.toml"),
+            "[frontier]\nmin_delay_ms = 100\nmax_delay_ms = 200\n[[sheet]]\nname = \"a\"\nsurt_prefixes = [\"http://(org,\"]\nset = { \"frontier.min_delay_ms\" = 1 }\n",
+        )
+        .unwrap();
+        let main = dir.path().join("crawl.toml");
+        let c = CrawlConfig::check_str(
+            "include = [\"base.toml\"]\n[frontier]\nmin_delay_ms = 150\n[[sheet]]\nname = \"b\"\nsurt_prefixes = [\"http://(com,\"]\nset = { \"frontier.min_delay_ms\" = 2 }\n",
+            &main,
+        )
+        .unwrap();
+        assert_eq!(
+            (c.frontier.min_delay_ms, c.frontier.max_delay_ms),
+            (150, 200)
+        );
+        assert_eq!(
+            c.sheets.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
+            ["a", "b"]
+        );
+        std::fs::write(
+            dir.path().join("bad.toml"),
+            "[frontier]\nmin_delay_msx = 1\n",
+        )
+        .unwrap();
+        let e =
+            CrawlConfig::check_str("include = [\"bad.toml\", \"nope.toml\"]\n", &main).unwrap_err();
+        let s = e.to_string();
+        assert!(
+            s.contains("bad.toml:2:1") && s.contains("crawl.toml:1:") && s.contains("nope.toml"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn seeds_outside_the_scope() {
+        let text = "[seeds]\nurls = [\"http://a.org/\", \"http://b.org/\"]\n[[scope.rules]]\nrule = \"reject\"\n\
+                    [[scope.rules]]\nrule = \"on_domains\"\ndomains = [\"a.org\"]\n";
+        let e = CrawlConfig::check_str(text, Path::new("my.toml")).unwrap_err();
+        assert_eq!(e.problems.len(), 1, "{e}");
+        let p = &e.problems[0];
+        assert_eq!(
+            (p.key.as_deref(), p.at),
+            (Some("seeds.urls[1]"), Some((2, 26)))
+        );
+        assert!(
+            p.message.contains("rule reject rejects it") && p.hint.is_some(),
+            "{e}"
+        );
+    }
+}

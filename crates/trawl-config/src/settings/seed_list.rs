@@ -1,0 +1,133 @@
+//! Seed lists as Heritrix writes them (`TextSeedModule`): one seed per line, `#` comments, and `+`/`-` lines that
+//! are not seeds but SURT prefixes for the scope's ACCEPT / REJECT `surt_prefixed` rules.
+
+use trawl_url::SurtPrefix;
+
+use crate::decide::Decision;
+
+/// A seed-list line that cannot be taken.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SeedLineError {
+    /// A line that is neither a seed nor a directive.
+    #[error("{0:?} is neither a seed nor a `+`/`-` SURT prefix line")]
+    Neither(String),
+    /// A directive naming no usable prefix.
+    #[error("{text:?} is not a SURT prefix, URL or host: {source}")]
+    BadPrefix {
+        /// The directive's text.
+        text: String,
+        /// Why.
+        source: trawl_url::Error,
+    },
+    /// A directive with no rule to take it.
+    #[error(
+        "a `{}` line needs a [[scope.rules]] surt_prefixed rule with decision = \"{}\" to take it",
+        if *.0 == Decision::Accept { '+' } else { '-' },
+        if *.0 == Decision::Accept { "accept" } else { "reject" }
+    )]
+    NoRule(Decision),
+}
+
+/// What one line of a seed list holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SeedLine {
+    /// A seed URL (`http://` added to one written without a scheme).
+    Seed(String),
+    /// `+PREFIX`: a SURT prefix (or a URL or host, read as Heritrix reads it) the scope accepts.
+    Accept(String),
+    /// `-PREFIX`: a SURT prefix the scope rejects.
+    Reject(String),
+    /// A line starting with neither a letter, a digit, `+` nor `-` (Heritrix ignores it).
+    Other(String),
+}
+
+/// The lines of a seed list, each with its 1-based line number, as Heritrix reads them: blank lines and lines
+/// whose first non-blank character is `#` are skipped, a byte-order mark is ignored, and only the first
+/// whitespace-free token of a line counts (so `http://a.org/ # note` is `http://a.org/`).
+pub fn parse(text: &str) -> Vec<(usize, SeedLine)> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    text.lines()
+        .enumerate()
+        .filter_map(|(i, line)| {
+            let token = line.split_whitespace().next()?;
+            if token.starts_with('#') {
+                return None;
+            }
+            let parsed = if let Some(p) = token.strip_prefix('+') {
+                SeedLine::Accept(p.to_owned())
+            } else if let Some(p) = token.strip_prefix('-') {
+                SeedLine::Reject(p.to_owned())
+            } else if !token.starts_with(|c: char| c.is_alphanumeric()) {
+                SeedLine::Other(token.to_owned())
+            } else if token.contains("://") {
+                SeedLine::Seed(token.to_owned())
+            } else {
+                SeedLine::Seed(format!("http://{token}"))
+            };
+            Some((i + 1, parsed))
+        })
+        .collect()
+}
+
+/// The SURT prefix a `+`/`-` line names: a literal SURT prefix when it holds `(`, else a URL or host read by
+/// Heritrix's rules ([`SurtPrefix::from_plain`]: no slash after the host means the whole domain).
+pub fn directive_prefix(text: &str) -> Result<SurtPrefix, trawl_url::Error> {
+    if text.contains('(') {
+        Ok(SurtPrefix::new(text))
+    } else {
+        SurtPrefix::from_plain(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any text: one entry per line with a first word, never a panic, lines numbered in order.
+        #[test]
+        fn any_seed_list_parses(text in "\\PC{0,300}") {
+            let lines = parse(&text);
+            prop_assert!(lines.windows(2).all(|w| w[0].0 < w[1].0));
+            for (_, line) in lines {
+                if let SeedLine::Accept(t) | SeedLine::Reject(t) = line {
+                    let _ = directive_prefix(&t);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn heritrix_seed_lists() {
+        let text = "\u{feff}# seeds\n\n  http://a.org/ # the main site\nexample.com/x\n+http://(org,b,\n-c.org/private/\n   # indented comment\nhttps://d.org/#frag\n*odd\n";
+        assert_eq!(
+            parse(text),
+            vec![
+                (3, SeedLine::Seed("http://a.org/".into())),
+                (4, SeedLine::Seed("http://example.com/x".into())),
+                (5, SeedLine::Accept("http://(org,b,".into())),
+                (6, SeedLine::Reject("c.org/private/".into())),
+                (8, SeedLine::Seed("https://d.org/#frag".into())),
+                (9, SeedLine::Other("*odd".into())),
+            ]
+        );
+    }
+
+    #[test]
+    fn directives_are_prefixes_as_heritrix_reads_them() {
+        assert_eq!(
+            directive_prefix("http://(org,b,").unwrap().as_str(),
+            "http://(org,b,"
+        );
+        assert_eq!(
+            directive_prefix("example.org").unwrap().as_str(),
+            "http://(org,example,"
+        );
+        assert_eq!(
+            directive_prefix("c.org/private/").unwrap().as_str(),
+            "http://(org,c,)/private/"
+        );
+    }
+}

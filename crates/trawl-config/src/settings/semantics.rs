@@ -1,0 +1,475 @@
+//! The third check: values that parse but are wrong, each named by its key.
+
+use std::{path::Path, sync::Arc};
+
+use trawl_url::{UrlClasses, parse_lenient};
+
+use super::{
+    CrawlConfig,
+    problem::{Problem, Stage},
+    rules::RuleSpec,
+    seed_list::{self, SeedLine, SeedLineError},
+};
+use crate::{CrawlUri, Scope, decide::Decision, scope::Gates, sheets::Sheets};
+
+fn problem(key: impl Into<String>, message: impl Into<String>) -> Problem {
+    Problem::at_key(Stage::Semantics, key, message)
+}
+
+/// Where a URL class was defined: its name, its library file and that file's text (`None`: the config
+/// itself), and its index among the file's `[[url_class]]` tables.
+type ClassOrigin = (String, Option<(std::path::PathBuf, Arc<str>)>, usize);
+
+/// A class's warning as a problem at its field: in its library file (located there), or at `url_class[i]` of
+/// the config itself (located when the config's warnings are).
+fn class_warning(w: &trawl_url::class::ClassError, origins: &[ClassOrigin]) -> Problem {
+    let (class, field) = match w {
+        trawl_url::class::ClassError::InvalidField { class, field, .. } => {
+            (class.as_str(), field.as_str())
+        }
+        _ => ("", ""),
+    };
+    let Some((_, file, index)) = origins.iter().find(|(name, _, _)| name == class) else {
+        return problem("url_class", w.to_string());
+    };
+    let key = format!("url_class[{index}].{field}");
+    let mut p = problem(key.clone(), w.to_string());
+    if let Some((path, text)) = file {
+        p.file = path.clone();
+        p.at = super::problem::locate(text, &key)
+            .map(|span| super::problem::line_col(text, span.start));
+    }
+    p
+}
+
+/// Makes the relative `files` of SURT prefix rules absolute, so the job's copy of the config still finds them.
+fn absolute_prefix_files(rules: &mut [RuleSpec], base: &Path) {
+    for r in rules {
+        match r {
+            RuleSpec::SurtPrefixed(s) | RuleSpec::NotSurtPrefixed(s) => {
+                for f in &mut s.files {
+                    *f = base.join(&*f);
+                }
+            }
+            RuleSpec::All { of, .. } | RuleSpec::Any { of, .. } => absolute_prefix_files(of, base),
+            RuleSpec::Not { of, .. } => {
+                absolute_prefix_files(std::slice::from_mut(of.as_mut()), base)
+            }
+            _ => {}
+        }
+    }
+}
+
+impl CrawlConfig {
+    /// Takes one line of a seed list: a seed is returned; a `+`/`-` SURT prefix goes to the scope (the default
+    /// scope's `surt_prefixes`, or the `surt_prefixed` rules with that decision).
+    pub fn seed_line(&mut self, line: SeedLine) -> Result<Option<String>, SeedLineError> {
+        let (text, decision) = match line {
+            SeedLine::Seed(url) => return Ok(Some(url)),
+            SeedLine::Other(text) => return Err(SeedLineError::Neither(text)),
+            SeedLine::Accept(text) => (text, Decision::Accept),
+            SeedLine::Reject(text) => (text, Decision::Reject),
+        };
+        let prefix = seed_list::directive_prefix(&text)
+            .map_err(|source| SeedLineError::BadPrefix { text, source })?;
+        if self.scope.rules.is_empty() && decision == Decision::Accept {
+            self.scope.surt_prefixes.push(prefix.as_str().to_owned());
+            return Ok(None);
+        }
+        if super::rules::give_to_rules(&mut self.scope.rules, &prefix, decision) == 0 {
+            return Err(SeedLineError::NoRule(decision));
+        }
+        Ok(None)
+    }
+
+    /// What is allowed but probably not meant, each as a problem at its key: `trawl check` prints them as
+    /// warnings (errors with `--strict`).
+    pub fn warnings(&self) -> Vec<Problem> {
+        let mut out = self.class_warnings.clone();
+        for (i, sheet) in self.sheets.iter().enumerate() {
+            for key in sheet.set.keys() {
+                if super::READ_AT_LAUNCH.contains(&key.as_str()) {
+                    out.push(problem(
+                        format!("sheet[{i}].set"),
+                        format!("{key} is read once when the crawl starts, so sheet {:?} setting it changes nothing", sheet.name),
+                    ).with_hint(format!("set {key} for the whole crawl instead")));
+                }
+            }
+        }
+        for (i, c) in self.credentials.iter().enumerate() {
+            if c.password.is_some() {
+                out.push(
+                    problem(
+                        format!("credentials[{i}].password"),
+                        "a password written in the config is easy to leak (and is not kept in the job's copy, so a \
+                         resumed crawl cannot use it)",
+                    )
+                    .with_hint("use password_env = \"VAR\" or password_file = \"FILE\" instead"),
+                );
+            }
+        }
+        let sheet_proxies = self.sheets.iter().enumerate().filter_map(|(i, sh)| {
+            sh.set
+                .get("fetch.proxy")
+                .and_then(|v| v.as_str())
+                .map(|p| (format!("sheet[{i}].set"), p))
+        });
+        let proxies = self
+            .fetch
+            .proxy
+            .as_deref()
+            .map(|p| ("fetch.proxy".to_string(), p))
+            .into_iter()
+            .chain(sheet_proxies);
+        for (key, proxy) in proxies {
+            if url::Url::parse(proxy).is_ok_and(|u| u.password().is_some()) {
+                out.push(
+                    problem(
+                        key,
+                        "a proxy password written in the config is easy to leak (and is not kept in the job's \
+                         copy, so a resumed crawl reads it from TRAWL_PROXY_PASSWORD)",
+                    )
+                    .with_hint("write socks5://USER@HOST:PORT and set TRAWL_PROXY_PASSWORD instead"),
+                );
+            }
+        }
+        if self.seeds.urls.is_empty() && self.seeds.files.is_empty() {
+            out.push(problem("seeds", "the config names no seeds").with_hint(
+                "give them on the command line (`trawl crawl -c FILE URL...`) or in [seeds] urls",
+            ));
+        }
+        let has_prerequisites = self
+            .scope
+            .rules
+            .iter()
+            .any(|r| matches!(r, RuleSpec::PrerequisiteAccept { .. }));
+        if self.fetch.obey_robots && !self.scope.rules.is_empty() && !has_prerequisites {
+            out.push(
+                problem(
+                    "scope.rules",
+                    "the scope has no `prerequisite_accept` rule: a robots.txt it refuses leaves its whole host \
+                     unfetched (status -63)",
+                )
+                .with_hint("add [[scope.rules]] rule = \"prerequisite_accept\" after the rules that reject"),
+            );
+        }
+        // As `trawl crawl` refuses it: only for seeds beyond this machine (a profile without seeds is
+        // checked again when it is crawled).
+        let beyond = self
+            .seeds
+            .urls
+            .iter()
+            .filter_map(|s| parse_lenient(s).ok())
+            .any(|u| !super::access::is_local(&u));
+        if beyond && !super::access::user_agent_has_contact(&self.fetch.user_agent) {
+            out.push(
+                problem(
+                    "fetch.user_agent",
+                    format!(
+                        "the user agent {:?} names no contact: `trawl crawl` refuses to crawl beyond this machine with it",
+                        self.fetch.user_agent
+                    ),
+                )
+                .with_hint("write a URL or e-mail address webmasters can reach you at, e.g. \"mybot/1.0 (+https://example.org/bot)\""),
+            );
+        }
+        out
+    }
+
+    /// Every contradiction among plain settings, each as `(key, message)`.
+    pub fn validate_all(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        if let Err(e) = self.identity.build() {
+            let Problem { key, message, .. } = *e;
+            out.push((key.unwrap_or_else(|| "identity".into()), message));
+        }
+        let f = &self.frontier;
+        if !(f.delay_factor.is_finite() && f.delay_factor >= 0.0) {
+            out.push((
+                "frontier.delay_factor".into(),
+                format!(
+                    "frontier.delay_factor = {} must be a number >= 0",
+                    f.delay_factor
+                ),
+            ));
+        }
+        if f.min_delay_ms > f.max_delay_ms {
+            out.push((
+                "frontier.min_delay_ms".into(),
+                format!(
+                    "frontier.min_delay_ms = {} is above frontier.max_delay_ms = {}; lower the first or raise the second",
+                    f.min_delay_ms, f.max_delay_ms
+                ),
+            ));
+        }
+        if f.uri_precedence_base > 200 {
+            out.push((
+                "frontier.uri_precedence_base".into(),
+                format!(
+                    "frontier.uri_precedence_base = {} is above 200 (hops are added to it, up to 50)",
+                    f.uri_precedence_base
+                ),
+            ));
+        }
+        if f.queue_precedence == 0 {
+            out.push((
+                "frontier.queue_precedence".into(),
+                "frontier.queue_precedence must be at least 1".into(),
+            ));
+        }
+        if f.max_active_queues == 0 {
+            out.push((
+                "frontier.max_active_queues".into(),
+                "frontier.max_active_queues must be at least 1".into(),
+            ));
+        }
+        let fc = &self.fetch;
+        for (name, v) in [
+            ("fetch.max_connections", fc.max_connections as u64),
+            (
+                "fetch.max_connections_per_host",
+                fc.max_connections_per_host as u64,
+            ),
+            ("fetch.timeout_ms", fc.timeout_ms),
+            ("fetch.connect_timeout_ms", fc.connect_timeout_ms),
+            ("fetch.header_timeout_ms", fc.header_timeout_ms),
+            ("fetch.max_fetch_ms", fc.max_fetch_ms),
+            ("fetch.max_decode_ratio", fc.max_decode_ratio),
+            ("fetch.max_headers", fc.max_headers as u64),
+        ] {
+            if v == 0 {
+                out.push((name.into(), format!("{name} must be at least 1")));
+            }
+        }
+        if fc.max_header_bytes < 1024 {
+            out.push((
+                "fetch.max_header_bytes".into(),
+                "fetch.max_header_bytes must be at least 1024".into(),
+            ));
+        }
+        // An HTTP header value: visible ASCII and spaces only.
+        if fc.user_agent.trim().is_empty()
+            || !fc
+                .user_agent
+                .bytes()
+                .all(|b| b == b' ' || b.is_ascii_graphic())
+        {
+            out.push((
+                "fetch.user_agent".into(),
+                "fetch.user_agent must be one non-empty line of printable ASCII".into(),
+            ));
+        }
+        if let Some(proxy) = &fc.proxy
+            && let Err(e) = super::Proxy::parse(proxy)
+        {
+            out.push(("fetch.proxy".into(), e.to_string()));
+        }
+        for (name, value) in &fc.headers {
+            if http::HeaderName::from_bytes(name.as_bytes()).is_err()
+                || http::HeaderValue::from_str(value).is_err()
+            {
+                out.push((
+                    "fetch.headers".into(),
+                    format!("{name:?} = {value:?} cannot be sent as an HTTP header (a token name, a printable ASCII value)"),
+                ));
+            }
+        }
+        for (i, c) in self.credentials.iter().enumerate() {
+            for (key, message) in c.problems() {
+                let key = if key.is_empty() {
+                    format!("credentials[{i}]")
+                } else {
+                    format!("credentials[{i}].{key}")
+                };
+                out.push((key, message));
+            }
+        }
+        if self.warc.prefix.is_empty() || self.warc.prefix.contains(['/', '\\']) {
+            out.push((
+                "warc.prefix".into(),
+                format!(
+                    "warc.prefix = {:?} must be a non-empty file name part",
+                    self.warc.prefix
+                ),
+            ));
+        }
+        if !(1..=9).contains(&self.warc.gzip_level) {
+            out.push((
+                "warc.gzip_level".into(),
+                format!("warc.gzip_level = {} must be 1 to 9", self.warc.gzip_level),
+            ));
+        }
+        out
+    }
+
+    /// Reads what the config names (seed files, class libraries) into it and checks everything that needs the
+    /// whole config: rules, filters, sheets, URL class examples, seeds in scope.
+    pub(crate) fn semantics(mut self, base: &Path) -> (CrawlConfig, Vec<Problem>) {
+        let mut out: Vec<Problem> = self
+            .validate_all()
+            .into_iter()
+            .map(|(k, m)| problem(k, m))
+            .collect();
+        // Seed files.
+        let mut seeds = std::mem::take(&mut self.seeds.urls);
+        for (i, file) in std::mem::take(&mut self.seeds.files).iter().enumerate() {
+            match super::SeedsConfig::read_file(base, file) {
+                Ok(lines) => {
+                    for (line, what) in lines {
+                        match self.seed_line(what) {
+                            Ok(Some(seed)) => seeds.push(seed),
+                            Ok(None) => {}
+                            Err(e) => out.push(problem(
+                                format!("seeds.files[{i}]"),
+                                format!("{}, line {line}: {e}", file.display()),
+                            )),
+                        }
+                    }
+                }
+                Err(e) => out.push(problem(format!("seeds.files[{i}]"), e.to_string())),
+            }
+        }
+        self.seeds.urls = seeds;
+        // Class libraries; inline classes win over same-named library classes. Where each came from, to place
+        // its warnings: (name, library file and its text, index in that file).
+        let mut defs = Vec::new();
+        let mut origins: Vec<ClassOrigin> = Vec::new();
+        for (i, file) in self.classes.files.iter().enumerate() {
+            let lib_path = base.join(file);
+            match std::fs::read_to_string(&lib_path) {
+                Ok(text) => {
+                    match UrlClasses::defs_from_toml_str(&text, &lib_path.display().to_string()) {
+                        Ok(lib) => {
+                            let text: Arc<str> = text.into();
+                            for (j, d) in lib.into_iter().enumerate() {
+                                if !self.url_classes.iter().any(|c| c.name == d.name) {
+                                    origins.push((
+                                        d.name.clone(),
+                                        Some((lib_path.clone(), text.clone())),
+                                        j,
+                                    ));
+                                    defs.push(d);
+                                }
+                            }
+                        }
+                        Err(e) => out.push(problem(format!("classes.files[{i}]"), e.to_string())),
+                    }
+                }
+                Err(e) => out.push(problem(
+                    format!("classes.files[{i}]"),
+                    format!("cannot read {}: {e}", lib_path.display()),
+                )),
+            }
+        }
+        origins.extend(
+            self.url_classes
+                .iter()
+                .enumerate()
+                .map(|(i, d)| (d.name.clone(), None, i)),
+        );
+        defs.append(&mut self.url_classes);
+        self.url_classes = defs;
+        self.classes.files.clear();
+        match self.compile_classes() {
+            Ok(classes) => {
+                self.class_warnings = classes
+                    .warnings()
+                    .map(|w| class_warning(w, &origins))
+                    .collect();
+                for e in classes.check_examples() {
+                    out.push(
+                        problem("url_class", e.to_string())
+                            .with_hint("fix the class or its `example`"),
+                    );
+                }
+            }
+            Err(e) => out.push(problem("url_class", e.to_string())),
+        }
+        absolute_prefix_files(&mut self.scope.rules, base);
+        for (i, source) in self.warc.dedup_from.iter_mut().enumerate() {
+            *source = base.join(&*source);
+            if !source.exists() {
+                out.push(
+                    problem(
+                        format!("warc.dedup_from[{i}]"),
+                        format!("{} does not exist", source.display()),
+                    )
+                    .with_hint("give an earlier job's directory or a .cdxj index (`trawl warc index` writes one)"),
+                );
+            }
+        }
+        for seq in [
+            &mut self.decide.before_fetch,
+            &mut self.decide.after_headers,
+            &mut self.decide.before_write,
+        ] {
+            absolute_prefix_files(seq, base);
+        }
+        for s in &mut self.sheets {
+            absolute_prefix_files(&mut s.rules, base);
+        }
+        // Files the access settings name: absolute, so the job's copy finds them; checked now.
+        if let Some(file) = &mut self.fetch.cookies_file {
+            *file = base.join(&*file);
+            let checked = std::fs::read_to_string(&*file)
+                .map_err(|e| format!("cannot read {}: {e}", file.display()))
+                .and_then(|t| {
+                    crate::cookies_file::parse(&t).map_err(|e| format!("{}: {e}", file.display()))
+                });
+            if let Err(message) = checked {
+                out.push(problem("fetch.cookies_file", message));
+            }
+        }
+        for (i, c) in self.credentials.iter_mut().enumerate() {
+            if let Some(file) = &mut c.password_file {
+                *file = base.join(&*file);
+                if !file.is_file() {
+                    out.push(problem(
+                        format!("credentials[{i}].password_file"),
+                        format!("{} is not a readable file", file.display()),
+                    ));
+                }
+            }
+        }
+        // Seeds, scope, gates, sheets.
+        let mut parsed = Vec::new();
+        for (i, s) in self.seeds.urls.iter().enumerate() {
+            match parse_lenient(s) {
+                Ok(u) => parsed.push(u),
+                Err(e) => out.push(problem(
+                    format!("seeds.urls[{i}]"),
+                    format!("seed {s:?}: {e}"),
+                )),
+            }
+        }
+        match Scope::from_config(&self, &parsed) {
+            Ok(scope) => {
+                for (i, seed) in parsed.iter().enumerate() {
+                    let uri = CrawlUri::seed(seed.clone(), seed.to_string());
+                    let v = scope.decide(&uri);
+                    if v.decision != Decision::Accept {
+                        out.push(
+                            problem(
+                                format!("seeds.urls[{i}]"),
+                                format!(
+                                    "seed {seed} is outside the scope: rule {} rejects it",
+                                    v.rule
+                                ),
+                            )
+                            .with_hint("add a `seed_accept` rule or widen the scope"),
+                        );
+                    }
+                }
+            }
+            Err(e) => out.extend(e.problems),
+        }
+        if let Err(e) = Gates::from_config(&self, &parsed) {
+            out.extend(e.problems);
+        }
+        let shared = Arc::new(self.clone());
+        if let Err(pairs) = Sheets::from_config(&shared, &parsed, base) {
+            out.extend(pairs.into_iter().map(|(k, m)| problem(k, m)));
+        }
+        (self, out)
+    }
+}

@@ -1,0 +1,294 @@
+//! Sheets resolved per URI: the crawl's settings with the overrides of every sheet that applies.
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+};
+
+use trawl_url::{SurtPrefix, Url};
+
+use crate::{
+    CrawlConfig, CrawlUri,
+    decide::{DecideSequence, Decision},
+    settings::rules::{BuildContext, build_into},
+};
+
+#[derive(Debug)]
+struct Sheet {
+    name: String,
+    set: toml::Table,
+    prefixes: Vec<SurtPrefix>,
+    rules: Option<DecideSequence>,
+}
+
+/// The crawl's sheets. [`Sheets::effective`] gives each URI its settings: the profile with the overrides of
+/// the sheets that apply to it, applied in order of specificity (sheets chosen by decide rules first, then
+/// by SURT prefix from the shortest matching prefix to the longest, so the most specific applies last; ties in
+/// file order). One view is built per distinct set of sheets and shared.
+#[derive(Debug)]
+pub struct Sheets {
+    base: Arc<CrawlConfig>,
+    sheets: Vec<Sheet>,
+    cache: Mutex<HashMap<Vec<usize>, Arc<CrawlConfig>>>,
+}
+
+/// Sets `path` (dotted) in `root` to `value`.
+fn set_path(root: &mut toml::Value, path: &str, value: toml::Value) {
+    let mut v = root;
+    let mut parts = path.split('.').peekable();
+    while let Some(part) = parts.next() {
+        let Some(table) = v.as_table_mut() else {
+            return;
+        };
+        if parts.peek().is_none() {
+            table.insert(part.to_string(), value);
+            return;
+        }
+        v = table
+            .entry(part.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+    }
+}
+
+/// `base` with `set` applied; the error says which value does not fit.
+pub fn apply(base: &CrawlConfig, set: &toml::Table) -> Result<CrawlConfig, toml::de::Error> {
+    let mut v = toml::Value::try_from(base).expect("config serializes");
+    for (path, value) in set {
+        set_path(&mut v, path, value.clone());
+    }
+    v.try_into()
+}
+
+impl Sheets {
+    /// The sheets of `config` (already validated: see [`CrawlConfig::check`](crate::settings::Checked)).
+    /// Problems are `(key, message)` pairs, all of them.
+    pub fn from_config(
+        config: &Arc<CrawlConfig>,
+        seeds: &[Url],
+        base_dir: &std::path::Path,
+    ) -> Result<Sheets, Vec<(String, String)>> {
+        let mut problems = Vec::new();
+        let classes = Arc::new(config.compile_classes().unwrap_or_default());
+        let ctx = BuildContext {
+            seeds,
+            base: base_dir,
+            classes,
+        };
+        let mut sheets = Vec::new();
+        for (i, spec) in config.sheets.iter().enumerate() {
+            let at = format!("sheet[{i}]");
+            if config.sheets[..i].iter().any(|s| s.name == spec.name) {
+                problems.push((
+                    format!("{at}.name"),
+                    format!("sheet name {:?} is used twice", spec.name),
+                ));
+            }
+            for (path, value) in &spec.set {
+                if let Err(e) = crate::settings::sheets::check_path(path) {
+                    problems.push((format!("{at}.set"), e.to_string()));
+                } else {
+                    match apply(
+                        config,
+                        &toml::Table::from_iter([(path.clone(), value.clone())]),
+                    ) {
+                        Err(e) => {
+                            problems.push((format!("{at}.set"), format!("{path}: {}", e.message())))
+                        }
+                        // A value of the right type can still be wrong (a proxy URL, a header).
+                        Ok(applied) => problems.extend(
+                            applied
+                                .validate_all()
+                                .into_iter()
+                                .filter(|(key, _)| {
+                                    key == path
+                                        && ["fetch.proxy", "fetch.headers"].contains(&key.as_str())
+                                })
+                                .map(|(_, m)| (format!("{at}.set"), format!("{path}: {m}"))),
+                        ),
+                    }
+                }
+            }
+            if spec.surt_prefixes.is_empty() && spec.rules.is_empty() {
+                problems.push((
+                    at.clone(),
+                    format!(
+                        "sheet {:?} applies to nothing: give `surt_prefixes` or `rules`",
+                        spec.name
+                    ),
+                ));
+            }
+            let rules = (!spec.rules.is_empty()).then(|| {
+                let mut seq = DecideSequence::new(Vec::new());
+                build_into(
+                    &mut seq,
+                    &spec.rules,
+                    &format!("{at}.rules"),
+                    &ctx,
+                    &mut problems,
+                );
+                seq
+            });
+            sheets.push(Sheet {
+                name: spec.name.clone(),
+                set: spec.set.clone(),
+                prefixes: spec
+                    .surt_prefixes
+                    .iter()
+                    .map(|p| SurtPrefix::new(p.clone()))
+                    .collect(),
+                rules,
+            });
+        }
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+        Ok(Sheets {
+            base: config.clone(),
+            sheets,
+            cache: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The names of the sheets that apply to `uri`, in the order they are applied.
+    pub fn applicable(&self, uri: &CrawlUri) -> Vec<&str> {
+        self.order(uri)
+            .into_iter()
+            .map(|i| self.sheets[i].name.as_str())
+            .collect()
+    }
+
+    fn order(&self, uri: &CrawlUri) -> Vec<usize> {
+        let mut hits: Vec<(usize, usize)> = Vec::new();
+        for (i, s) in self.sheets.iter().enumerate() {
+            let by_prefix = s
+                .prefixes
+                .iter()
+                .filter(|p| p.contains(&uri.url))
+                .map(|p| p.as_str().len() + 1)
+                .max();
+            let by_rules = s
+                .rules
+                .as_ref()
+                .is_some_and(|r| r.decide(uri).decision == Decision::Accept);
+            match (by_prefix, by_rules) {
+                (Some(len), _) => hits.push((len, i)),
+                (None, true) => hits.push((0, i)),
+                _ => {}
+            }
+        }
+        hits.sort();
+        hits.into_iter().map(|(_, i)| i).collect()
+    }
+
+    /// The names of the sheets that apply to `uri`, in the order they apply, comma-joined (empty: none).
+    pub fn names_for(&self, uri: &CrawlUri) -> String {
+        self.order(uri)
+            .into_iter()
+            .map(|i| self.sheets[i].name.as_str())
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// The settings for `uri`: the profile, then each applicable sheet's overrides.
+    pub fn effective(&self, uri: &CrawlUri) -> Arc<CrawlConfig> {
+        let order = self.order(uri);
+        if order.is_empty() {
+            return self.base.clone();
+        }
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        cache
+            .entry(order.clone())
+            .or_insert_with(|| {
+                let mut c = (*self.base).clone();
+                for i in order {
+                    // Paths and values were checked in from_config.
+                    if let Ok(next) = apply(&c, &self.sheets[i].set) {
+                        c = next;
+                    }
+                }
+                Arc::new(c)
+            })
+            .clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decide::test_util::uri;
+
+    fn sheets(text: &str) -> Result<Sheets, Vec<(String, String)>> {
+        let c: CrawlConfig = toml::from_str(text).unwrap();
+        Sheets::from_config(&Arc::new(c), &[], std::path::Path::new("."))
+    }
+
+    #[test]
+    fn most_specific_prefix_applies_last_and_views_are_shared() {
+        let s = sheets(
+            r#"
+[[sheet]]
+name = "edu"
+surt_prefixes = ["http://(edu,"]
+set = { "frontier.min_delay_ms" = 10000, "fetch.max_connections_per_host" = 2 }
+[[sheet]]
+name = "mit"
+surt_prefixes = ["http://(edu,mit,"]
+set = { "frontier.min_delay_ms" = 20000 }
+[[sheet]]
+name = "deep"
+rules = [{ rule = "too_many_hops", max_hops = 3, decision = "accept" }]
+set = { "scope.max_outlinks" = 10 }
+"#,
+        )
+        .unwrap();
+        let mit = uri("http://www.mit.edu/a", "L");
+        let c = s.effective(&mit);
+        assert_eq!(s.applicable(&mit), ["edu", "mit"]);
+        assert_eq!(
+            (c.frontier.min_delay_ms, c.fetch.max_connections_per_host),
+            (20000, 2)
+        );
+        let other = uri("http://harvard.edu/", "L");
+        assert_eq!(s.effective(&other).frontier.min_delay_ms, 10000);
+        let deep = uri("http://harvard.edu/", "LLLL");
+        assert_eq!(s.applicable(&deep), ["deep", "edu"]);
+        assert_eq!(s.effective(&deep).scope.max_outlinks, 10);
+        assert_eq!(
+            s.effective(&uri("http://a.org/", "L"))
+                .frontier
+                .min_delay_ms,
+            3000
+        );
+        assert!(Arc::ptr_eq(
+            &s.effective(&mit),
+            &s.effective(&uri("http://mit.edu/b", "L"))
+        ));
+    }
+
+    #[test]
+    fn bad_paths_and_values_are_named() {
+        let e = sheets(
+            r#"
+[[sheet]]
+name = "x"
+surt_prefixes = ["http://(org,"]
+set = { "frontier.min_delay" = 1, "frontier.max_delay_ms" = "slow", "seeds.urls" = [], "fetch" = 1 }
+[[sheet]]
+name = "x"
+set = {}
+"#,
+        )
+        .unwrap_err();
+        let text = format!("{e:?}");
+        for want in [
+            "names no setting",
+            "frontier.max_delay_ms",
+            "not read per URI",
+            "is a section",
+            "used twice",
+            "applies to nothing",
+        ] {
+            assert!(text.contains(want), "{want}: {text}");
+        }
+    }
+}

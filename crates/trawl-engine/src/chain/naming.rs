@@ -1,0 +1,54 @@
+//! Naming: a URI's identity (docs/url-identity.md) — its URL class, canonical URL and uniq key — found once,
+//! when it is named.
+
+use trawl_config::{ClassFacts, CrawlUri};
+use trawl_url::{Url, class::UrlClasses};
+
+/// How a crawl names URIs: its URL classes and its canonicalization rules.
+#[derive(Debug)]
+pub(crate) struct Naming {
+    pub(crate) identity: trawl_url::Identity,
+    pub(crate) classes: UrlClasses,
+}
+
+/// Why a config's naming could not be built.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum NamingError {
+    /// The identity rules (canonicalizer, site rewrites).
+    #[error(transparent)]
+    Identity(#[from] Box<trawl_config::settings::Problem>),
+    /// The URL classes.
+    #[error(transparent)]
+    Classes(#[from] trawl_url::class::ClassErrors),
+}
+
+impl Naming {
+    /// The identity rules and URL classes of `config`; the error says which is wrong.
+    pub(crate) fn from_config(config: &trawl_config::CrawlConfig) -> Result<Naming, NamingError> {
+        Ok(Naming {
+            identity: config.identity.build()?,
+            classes: config.compile_classes()?,
+        })
+    }
+
+    /// Sets a URI's identity (docs/url-identity.md): a matching URL class's server form is fetched and what the
+    /// class says of it is kept; the canonical URL is the class's normalised form, else a site rewrite, else
+    /// the cleaned raw URL; the uniq key is the canonical URL under the crawl's canonicalizer.
+    pub(crate) fn name(&self, uri: &mut CrawlUri) {
+        // One class match per URI: its server form is fetched and its normalised form is the class hint.
+        let normalised = self.classes.match_url(&uri.url).map(|m| {
+            uri.url = m.for_server;
+            uri.class = Some(Box::new(ClassFacts {
+                kind: m.kind,
+                api_url: m.api_url,
+                next_page: m.next_page,
+            }));
+            m.normalised
+        });
+        let normalise = |_: &Url| normalised.clone();
+        let hints = trawl_url::CanonicalHints::none().with_url_class(&normalise);
+        let (canonical, _) = self.identity.canonical(&uri.url, hints);
+        uri.uniq_key = self.identity.uniq_key(&canonical);
+        uri.canonical = (canonical != uri.url).then_some(canonical);
+    }
+}

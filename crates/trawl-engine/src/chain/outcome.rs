@@ -1,0 +1,110 @@
+//! Outcomes: what becomes of a URI taken from the frontier ([`Disposition`]), and of the URIs it led to
+//! ([`Child`] accepted, [`Cut`] refused). A value, not a call: the worker loop alone applies it.
+
+use std::time::{Duration, Instant};
+
+use trawl_config::CrawlUri;
+
+/// A stage's early end: the URI's outcome, decided before the last stage.
+pub(crate) type Ended = Box<Outcome>;
+
+/// What becomes of a URI taken from the frontier, and of what it led to. Applied by the worker loop alone.
+#[derive(Debug)]
+pub(crate) struct Outcome {
+    pub(crate) disposition: Disposition,
+    /// URIs accepted by the candidate chain, for the uniq filter and the frontier.
+    pub(crate) children: Vec<Child>,
+    /// The URL class's predicted next gallery page: queued only if this page's links brought something new.
+    pub(crate) predicted: Option<Child>,
+    /// URIs the candidate chain refused, to be logged once per uniq key (with their status and rule).
+    pub(crate) cuts: Vec<Cut>,
+    /// Queues held for a robots.txt this fetch settled, to be released.
+    pub(crate) release: Vec<String>,
+    /// Its crawl.log line, if it ended: handed to the journal as the outcome is applied, so the journal
+    /// commits the outcome after writing the line.
+    pub(crate) line: Option<String>,
+}
+
+/// What becomes of the URI itself.
+#[derive(Debug)]
+pub(crate) enum Disposition {
+    /// Finished with `status` (logged); its queue rests `delay`.
+    Done { status: i32, delay: Duration },
+    /// Back at the front of its queue, which rests `delay` first: a failure of the host (DNS, connection,
+    /// TLS, a `Retry-After`, failures of several URLs in a row).
+    Retry { uri: CrawlUri, delay: Duration },
+    /// Tried again at `at`, at the back of its queue, which goes on after its politeness `delay`: a failure
+    /// of this URL alone (a timeout, a cut connection, a 5xx) does not stall its host.
+    RetryLater {
+        uri: CrawlUri,
+        at: Instant,
+        delay: Duration,
+    },
+    /// Back at the front of its queue behind a prerequisite: scheduled with it (`hold: None`), or being
+    /// fetched already, in which case the queue is held until that origin's robots.txt is settled.
+    Held { uri: CrawlUri, hold: Option<Hold> },
+    /// Replaced by another URI (a URL class's API URL, among the children): finished without a status.
+    HandedOver,
+}
+
+/// A queue held for an origin's robots.txt, until it is settled or `until` passes (then it looks again).
+#[derive(Debug)]
+pub(crate) struct Hold {
+    pub(crate) origin: String,
+    pub(crate) until: Instant,
+}
+
+impl Outcome {
+    /// An outcome with no children.
+    pub(crate) fn only(disposition: Disposition) -> Outcome {
+        Outcome {
+            disposition,
+            children: Vec::new(),
+            predicted: None,
+            cuts: Vec::new(),
+            release: Vec::new(),
+            line: None,
+        }
+    }
+
+    /// This outcome, with `line` for crawl.log.
+    pub(crate) fn logged(mut self, line: String) -> Outcome {
+        self.line = Some(line);
+        self
+    }
+
+    /// The URI is done with `status`; its queue rests `delay`.
+    pub(crate) fn done(status: i32, delay: Duration) -> Outcome {
+        Outcome::only(Disposition::Done { status, delay })
+    }
+}
+
+/// A URI the candidate chain accepted, with its queue and how it is to be queued.
+#[derive(Debug)]
+pub(crate) struct Child {
+    pub(crate) uri: CrawlUri,
+    pub(crate) queue: String,
+    pub(crate) placement: Placement,
+    /// For an outlink: its URL's fingerprint, remembered as known once it is in the uniq filter.
+    pub(crate) known: Option<u128>,
+}
+
+/// How a child is queued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Placement {
+    /// Through the uniq filter, at the back of its queue (by precedence): outlinks, redirects, API URLs,
+    /// predicted pages.
+    New,
+    /// At the front of its queue, past the uniq filter, its key marked seen: robots.txt.
+    Prerequisite,
+    /// At the back of its queue at this instant, past the uniq filter (it was seen: it is the same URL
+    /// again): a watchable page's next visit.
+    Revisit(Instant),
+}
+
+/// A URI the candidate chain refused, worth a crawl.log line: its annotation names the rule.
+#[derive(Debug)]
+pub(crate) struct Cut {
+    pub(crate) uri: CrawlUri,
+    pub(crate) status: i32,
+}

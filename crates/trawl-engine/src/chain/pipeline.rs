@@ -1,0 +1,220 @@
+//! The pipeline: what the stages share — the settings in force, how URIs are named and queued, the fetcher
+//! and what is presented to hosts, what is known of robots.txt, the archive, crawl.log and the counters —
+//! and the helpers every stage may call on it.
+
+use std::{
+    sync::{Arc, Mutex, PoisonError, RwLock},
+    time::Duration,
+};
+
+use http::header::SET_COOKIE;
+use trawl_config::{CrawlUri, Gates, assign::QueueAssigner};
+use trawl_fetch::{Fetched, Fetcher};
+use trawl_frontier::Scheduled;
+
+use super::{known_links::KnownLinks, naming::Naming, robots::RobotsCache};
+use crate::{
+    crawl_log::LogEntry, journal::Journal, live::LiveSettings, stats::Stats, write::WarcSink,
+};
+
+/// What the stages share: the settings in force, how URIs are named and queued, the fetcher, what is known of
+/// each origin's robots.txt, the archive, crawl.log and the counters.
+pub(crate) struct Pipeline {
+    /// The settings read per URI (crawl settings, sheets, scope), swapped whole by an operator's change.
+    pub(crate) live: RwLock<Arc<LiveSettings>>,
+    /// The decide sequences at the points after the scope, and the text filters.
+    pub(crate) gates: Gates,
+    pub(crate) naming: Naming,
+    pub(crate) assign: QueueAssigner,
+    /// Outlinks known to be in the uniq filter already (the candidate chain skips them).
+    pub(crate) known_links: Mutex<KnownLinks>,
+    /// Failed fetches in a row per origin (reset by any response): past [`HOST_FAILURES`] a URL's failure is
+    /// taken as its host's.
+    pub(crate) failures_in_a_row: Mutex<std::collections::HashMap<String, u32>>,
+    /// URLs taken from sitemaps so far, per host (`[extract] sitemap_max_urls_per_host`).
+    pub(crate) sitemap_urls: Mutex<std::collections::HashMap<String, u64>>,
+    pub(crate) fetcher: Fetcher,
+    /// Cookies and credentials: what is presented to each host.
+    pub(crate) access: trawl_fetch::access::Access,
+    pub(crate) robots: RobotsCache,
+    pub(crate) warc: WarcSink,
+    /// crawl.log, through the journal thread.
+    pub(crate) log: Journal,
+    pub(crate) stats: Stats,
+    /// The first fatal failure (a WARC or crawl.log write), which stops the crawl.
+    pub(crate) fatal: Mutex<Option<String>>,
+    /// Stops the crawl on a fatal failure.
+    pub(crate) stop: crate::CrawlHandle,
+}
+
+impl Pipeline {
+    /// The settings in force now (an operator's change swaps them).
+    pub(crate) fn settings(&self) -> Arc<LiveSettings> {
+        self.live
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Records a fatal failure and stops the crawl.
+    pub(crate) fn fail(&self, why: String) {
+        tracing::error!("{why}");
+        self.fatal
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get_or_insert(why);
+        self.stop.stop();
+    }
+
+    /// Counts a crawl.log entry in the statistics; returns its line, for the outcome that ends its URI.
+    /// The cookie jar `uri` uses: the job's, or with `[fetch] cookies = "sheet"` the one of the sheets that
+    /// apply to it.
+    pub(crate) fn jar_key(&self, uri: &CrawlUri) -> String {
+        let live = self.settings();
+        match live.config.fetch.cookies {
+            trawl_config::settings::CookieMode::Sheet => live.sheets.names_for(uri),
+            _ => String::new(),
+        }
+    }
+
+    pub(crate) fn log(
+        &self,
+        entry: &LogEntry<'_>,
+        source: &str,
+        host: &str,
+        wire_bytes: u64,
+    ) -> String {
+        self.stats
+            .record(entry.status, host, entry.mime, wire_bytes);
+        self.stats.record_hop(entry.hop_path);
+        self.stats.record_source(source, host, wire_bytes);
+        if let Some((_, ms)) = entry.fetch {
+            self.stats
+                .record_latency(Duration::from_millis(ms.try_into().unwrap_or(u64::MAX)));
+        }
+        if entry.hop_path.is_empty() {
+            let notes = trawl_config::annotation::Joined(entry.annotations).to_string();
+            let notes = if notes == "-" { String::new() } else { notes };
+            self.stats.record_seed(entry.uri, entry.status, notes);
+        }
+        if entry.status > 0
+            && let Ok(url) = url::Url::parse(entry.uri)
+        {
+            let norm = self.naming.identity.norm(&url);
+            let template = trawl_url::version::version_template(&url);
+            let template = template
+                .as_ref()
+                .map(|t| (t.template.as_str(), t.version.as_str()));
+            self.stats.record_groups(entry.uri, norm.as_str(), template);
+        }
+        entry.format(chrono::Utc::now())
+    }
+
+    /// Hands a crawl.log line to the journal (the worker loop does, as it applies the line's outcome).
+    pub(crate) fn write_line(&self, line: String) {
+        if let Err(e) = self.log.line(line) {
+            self.fail(e.to_string());
+        }
+    }
+
+    /// The line of a URI that ended without a response (refused, out of scope, failed), with its
+    /// annotations.
+    pub(crate) fn log_failure(&self, uri: &CrawlUri, status: i32, worker: usize) -> String {
+        let host = uri.url.host_str().unwrap_or_default();
+        self.log(
+            &LogEntry {
+                status,
+                uri: uri.url.as_str(),
+                hop_path: &uri.hop_path,
+                via: uri.via.as_ref().map(url::Url::as_str),
+                worker,
+                annotations: &uri.annotations,
+                ..LogEntry::default()
+            },
+            &uri.source,
+            host,
+            0,
+        )
+    }
+
+    /// Keeps the cookies a response set, in jar `jar`.
+    pub(crate) fn keep_cookies(&self, jar: &str, url: &url::Url, fetched: &Fetched) {
+        if let Ok(resp) = &fetched.result {
+            let values = resp
+                .headers
+                .get_all(SET_COOKIE)
+                .iter()
+                .filter_map(|v| v.to_str().ok());
+            self.access.cookies.store(jar, url, values);
+        }
+    }
+
+    /// Remembers the outlinks the uniq filter took (`known`, per link, against `results`), so the candidate
+    /// chain skips them next time.
+    pub(crate) fn remember_known(&self, known: Vec<Option<u128>>, results: &[Scheduled]) {
+        let mut links = self
+            .known_links
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        for (fp, result) in known.into_iter().zip(results) {
+            if let (Some(fp), false) = (fp, *result == Scheduled::OverBudget) {
+                links.insert(fp);
+            }
+        }
+    }
+
+    /// Archives a DNS lookup made for `uri` as a `dns:` record, with its crawl.log line (status 1, a `P` hop from
+    /// the URI, as Heritrix logs them). A write failure stops the crawl, as for any record.
+    pub(crate) fn archive_dns(
+        &self,
+        uri: &CrawlUri,
+        answer: &trawl_fetch::DnsAnswer,
+        worker: usize,
+    ) {
+        let digest = match blocking(0, || self.warc.write_dns(answer)) {
+            Ok(d) => d,
+            Err(e) => {
+                self.fail(e.to_string());
+                return;
+            }
+        };
+        let target = format!("dns:{}", answer.host);
+        let hops = format!("{}P", uri.hop_path);
+        let size = answer.zone_text().len() as u64;
+        let line = self.log(
+            &crate::crawl_log::LogEntry {
+                status: 1,
+                size: Some(size),
+                uri: &target,
+                hop_path: &hops,
+                via: Some(uri.url.as_str()),
+                mime: Some("text/dns"),
+                worker,
+                fetch: Some((answer.at, 0)),
+                digest: Some(&digest),
+                annotations: &[],
+            },
+            &uri.source,
+            &answer.host,
+            size,
+        );
+        self.write_line(line);
+    }
+}
+
+/// Inputs up to this many bytes are worked on in place: extracting or encoding them takes well under a
+/// millisecond, less than handing the thread over costs (a wake-up in tokio's blocking pool and two
+/// context switches each time, 7% of a crawl's CPU in `perf`).
+const IN_PLACE_MAX: usize = 256 << 10;
+
+/// Runs `f`, work on `bytes` of input, where blocking is fine: in place when the input is small, else off
+/// the async threads on a multi-threaded runtime.
+pub(crate) fn blocking<R>(bytes: usize, f: impl FnOnce() -> R) -> R {
+    if bytes <= IN_PLACE_MAX {
+        return f();
+    }
+    match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
+        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(f),
+        _ => f(),
+    }
+}

@@ -1,0 +1,91 @@
+//! Politeness and retries: how long a host rests after a fetch, and how a URI that failed goes back — the host
+//! rested, or the URL alone tried later while its queue goes on.
+
+use std::{
+    sync::PoisonError,
+    time::{Duration, Instant},
+};
+
+use trawl_config::{CrawlConfig, CrawlUri, origin};
+
+use super::{outcome::Disposition, pipeline::Pipeline};
+use crate::fetch_record::FetchRecord;
+
+/// Failures of different URLs of one origin in a row after which the host itself is rested (Heritrix-style),
+/// rather than each URL retried later alone.
+pub(crate) const HOST_FAILURES: u32 = 3;
+
+/// How a URI that failed and may be tried again goes back: the host rested (`host_failure`, or too many
+/// failures in a row on its origin) or the URL alone tried later while its queue goes on after `politeness`.
+pub(crate) fn retry(
+    p: &Pipeline,
+    uri: CrawlUri,
+    settings: &CrawlConfig,
+    host_failure: bool,
+    politeness: Duration,
+) -> Disposition {
+    let retry_delay = Duration::from_millis(settings.frontier.retry_delay_ms);
+    let in_a_row = {
+        let mut map = p
+            .failures_in_a_row
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let n = map.entry(trawl_config::origin(&uri.url)).or_default();
+        *n += 1;
+        *n
+    };
+    // A robots.txt goes back to the front: the pages held behind it wait at the front of the same queue.
+    let prerequisite = matches!(uri.kind, trawl_config::UriKind::Robots { .. });
+    if host_failure || prerequisite || in_a_row >= HOST_FAILURES {
+        Disposition::Retry {
+            uri,
+            delay: politeness.max(retry_delay),
+        }
+    } else {
+        Disposition::RetryLater {
+            uri,
+            at: Instant::now() + retry_delay,
+            delay: politeness,
+        }
+    }
+}
+
+/// A response came from `url`'s origin: its failures are no longer in a row.
+pub(crate) fn answered(p: &Pipeline, url: &url::Url) {
+    let mut map = p
+        .failures_in_a_row
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    if !map.is_empty() {
+        map.remove(&trawl_config::origin(url));
+    }
+}
+
+/// Politeness: Heritrix's delay formula, raised to robots.txt's Crawl-delay (up to its cap) and to what the
+/// host's bandwidth cap requires.
+pub(super) fn politeness(
+    p: &Pipeline,
+    settings: &CrawlConfig,
+    uri: &CrawlUri,
+    record: &FetchRecord,
+) -> Duration {
+    let f = &settings.frontier;
+    let fetch_time = record.fetched.duration;
+    let (min, max) = settings.delay_bounds();
+    let mut delay = fetch_time.mul_f64(f.delay_factor).clamp(min, max);
+    if f.max_host_bytes_per_s > 0 {
+        // Keep the host's average rate under the cap: this fetch's bytes "cost" that much time.
+        let cost =
+            Duration::from_secs_f64(record.wire_bytes() as f64 / f.max_host_bytes_per_s as f64);
+        delay = delay.max(cost.saturating_sub(fetch_time));
+    }
+    if let Some(cd) = p.robots.crawl_delay(&origin(&uri.url)) {
+        delay = delay.max(cd.min(Duration::from_millis(f.max_crawl_delay_ms)));
+    }
+    delay
+}
+
+/// Whether `uri` may be tried again (`frontier.max_retries`).
+pub(super) fn retries_left(uri: &CrawlUri, settings: &CrawlConfig) -> bool {
+    uri.tries <= settings.frontier.max_retries
+}

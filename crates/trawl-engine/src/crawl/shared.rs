@@ -1,0 +1,150 @@
+//! What the crawl's tasks share ([`Shared`]), and what they do with all of it at once: a checkpoint, the
+//! counters saved, the reports rendered.
+
+use std::{
+    sync::{Arc, Mutex},
+    time::Instant,
+};
+
+use trawl_config::{CrawlConfig, CrawlUri};
+use trawl_frontier::Frontier;
+use trawl_url::Url;
+
+use super::{remote::Remote, wake::Wake};
+use crate::{
+    Error,
+    chain::pipeline::{Pipeline, blocking},
+    job::Job,
+    lock::lock,
+    report,
+    stats::{STATS_FILE, Snapshot},
+};
+
+/// What the crawl's tasks share: the pipeline the workers run URIs through, the frontier (touched by the
+/// worker loop, the ticker and operator commands only), and the job.
+pub(super) struct Shared {
+    pub(super) pipeline: Pipeline,
+    /// The embedded frontier (empty when the crawl's frontier is shared: see `remote`).
+    pub(super) frontier: Arc<Mutex<Frontier<CrawlUri>>>,
+    /// The shared frontier, when this process is one worker of a crawl in Redis.
+    pub(super) remote: Option<Remote>,
+    /// Wakes workers waiting for work.
+    pub(super) wake: Wake,
+    pub(super) seeds: Vec<Url>,
+    pub(super) job: Job,
+    /// Held while a checkpoint is written: one at a time.
+    pub(super) checkpointing: Mutex<()>,
+}
+
+/// Writes a checkpoint: the frontier's consistent copy and the crawl's counters, after rolling the archives
+/// over so that every WARC named in it is closed. The frontier is held only while its view is taken (by the
+/// journal, after the lines of what it records as finished); the copy is made from the view while the
+/// workers go on.
+///
+/// `running`: whether workers may still change the frontier (else the journal is closed already).
+pub(super) fn checkpoint(shared: &Shared, running: bool) -> Result<std::path::PathBuf, Error> {
+    let _one_at_a_time = lock(&shared.checkpointing);
+    let started = chrono::Utc::now();
+    shared.pipeline.warc.close()?;
+    let snap = shared.snapshot();
+    if shared.remote.is_some() {
+        // The frontier is in Redis (its own persistence); a worker keeps its counters and cookies.
+        shared.pipeline.access.cookies.flush();
+        save_stats(shared, &shared.job.state_dir());
+        return Ok(shared.job.state_dir());
+    }
+    let view = if running {
+        shared.pipeline.log.checkpoint()?
+    } else {
+        lock(&shared.frontier).checkpoint()?
+    };
+    shared.pipeline.access.cookies.flush();
+    let cp = crate::checkpoint::write(&shared.job, &view, &snap, started)?;
+    let jar = shared
+        .job
+        .state_dir()
+        .join(trawl_fetch::access::COOKIES_FILE);
+    if jar.exists()
+        && let Err(e) = std::fs::copy(&jar, cp.join(trawl_fetch::access::COOKIES_FILE))
+    {
+        tracing::warn!("copying the cookie jar into the checkpoint: {e}");
+    }
+    save_stats(shared, &cp);
+    save_stats(shared, &shared.job.state_dir());
+    Ok(cp)
+}
+
+/// Saves the counters into `dir` (best effort: counters are not worth failing a crawl over; crawl.log is the
+/// full record).
+pub(super) fn save_stats(shared: &Shared, dir: &std::path::Path) {
+    let stats = &shared.pipeline.stats;
+    // Counted as large: serialising every counter is not worth holding an async thread for.
+    let text = blocking(usize::MAX, || {
+        serde_json::to_string(&stats.save()).unwrap_or_default()
+    });
+    if let Err(e) = shared.job.write_file(&dir.join(STATS_FILE), &text) {
+        tracing::warn!("saving counters: {e}");
+    }
+    if dir != shared.job.state_dir() {
+        return;
+    }
+    let totals =
+        serde_json::to_string(&crate::stats::Totals::of(&shared.snapshot())).unwrap_or_default();
+    let path = shared.job.root().join(crate::stats::TOTALS_FILE);
+    if let Err(e) = shared.job.write_file(&path, &totals) {
+        tracing::warn!("saving totals: {e}");
+    }
+}
+
+impl Shared {
+    pub(super) fn snapshot(&self) -> Snapshot {
+        let mut snap = self.pipeline.stats.snapshot();
+        if let Some(remote) = &self.remote {
+            // Crawl-wide counts; this process's own are in the rest of the snapshot.
+            if let Ok(c) = lock(&remote.frontier).counts() {
+                snap.queued = c.queued + c.later;
+                snap.in_flight = c.in_flight;
+                snap.discovered = c.discovered;
+            }
+            return snap;
+        }
+        let f = lock(&self.frontier);
+        snap.queued = f.queued() + f.due_later() as u64;
+        snap.in_flight = f.in_flight() as u64;
+        snap.discovered = f.discovered();
+        snap.active_queues = f.active_queues() as u64;
+        if snap.in_flight == 0 && snap.queued > 0 {
+            let now = Instant::now();
+            snap.waiting = f.next_ready().map(|(queue, at)| {
+                let wait = at.saturating_duration_since(now);
+                let wall =
+                    chrono::Utc::now() + chrono::Duration::from_std(wait).unwrap_or_default();
+                (queue, wall)
+            });
+        }
+        snap
+    }
+
+    /// Every report as of now; `status` is the ending, or `RUNNING`.
+    pub(super) fn reports(&self, status: &str) -> Vec<report::Report> {
+        let snap = self.snapshot();
+        let queues: Vec<crate::control::QueueRow> = lock(&self.frontier)
+            .queue_infos(Instant::now())
+            .into_iter()
+            .map(Into::into)
+            .collect();
+        report::render(
+            &self.job,
+            &self.config().seeds.urls,
+            status,
+            &snap,
+            &self.pipeline.stats,
+            &queues,
+        )
+    }
+
+    /// The crawl-wide settings in force now (no sheet applied).
+    pub(super) fn config(&self) -> Arc<CrawlConfig> {
+        self.pipeline.settings().config.clone()
+    }
+}

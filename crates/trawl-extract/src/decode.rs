@@ -1,0 +1,177 @@
+//! Content-Encoding decoding for extraction only: the archive keeps the bytes as sent.
+//!
+//! Every decoder is bounded twice, by an absolute output cap and by a ratio to the encoded size, so a
+//! compression bomb (gzip, deflate, brotli, zstd, or several nested) costs at most that much memory.
+
+use std::borrow::Cow;
+use std::io::Read;
+
+use flate2::read::{DeflateDecoder, GzDecoder, ZlibDecoder};
+
+/// Bounds on decoding.
+#[derive(Debug, Clone, Copy)]
+pub struct DecodeLimits {
+    /// Most bytes any step may produce.
+    pub max_bytes: u64,
+    /// Most bytes any step may produce per encoded byte.
+    pub max_ratio: u64,
+}
+
+/// The body with its content codings removed (in reverse order of the header's list), bounded by `limits`;
+/// `None` when a coding is unknown or the bytes do not decode, so the caller can skip extraction.
+/// An identity body is returned as is (borrowed, not copied), cut at `limits.max_bytes`.
+pub fn decode_content<'a>(
+    encoding: Option<&str>,
+    body: &'a [u8],
+    limits: DecodeLimits,
+) -> Option<Cow<'a, [u8]>> {
+    let codings: Vec<String> = encoding
+        .unwrap_or("")
+        .split(',')
+        .map(|c| c.trim().to_ascii_lowercase())
+        .filter(|c| !c.is_empty() && c != "identity")
+        .collect();
+    if codings.len() > 4 {
+        return None;
+    }
+    let mut data = Cow::Borrowed(&body[..body.len().min(limits.max_bytes as usize)]);
+    for coding in codings.iter().rev() {
+        let cap = limits
+            .max_bytes
+            .min(limits.max_ratio.saturating_mul(data.len() as u64).max(1024));
+        data = Cow::Owned(decode_one(coding, &data, cap)?);
+    }
+    Some(data)
+}
+
+fn decode_one(coding: &str, input: &[u8], cap: u64) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    let read = match coding {
+        "gzip" | "x-gzip" => GzDecoder::new(input).take(cap).read_to_end(&mut out),
+        "deflate" => {
+            // Servers send either zlib-wrapped (the standard) or raw deflate; try the standard first.
+            match ZlibDecoder::new(input).take(cap).read_to_end(&mut out) {
+                Ok(n) => Ok(n),
+                Err(_) => {
+                    out.clear();
+                    DeflateDecoder::new(input).take(cap).read_to_end(&mut out)
+                }
+            }
+        }
+        "br" => brotli_decompressor::Decompressor::new(input, 16 << 10)
+            .take(cap)
+            .read_to_end(&mut out),
+        "zstd" => match ruzstd::decoding::StreamingDecoder::new(input) {
+            Ok(d) => d.take(cap).read_to_end(&mut out),
+            Err(_) => return None,
+        },
+        _ => return None,
+    };
+    // A truncated body decodes partially: keep what came out.
+    match read {
+        Ok(_) => Some(out),
+        Err(_) if !out.is_empty() => Some(out),
+        Err(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use flate2::{Compression, write::GzEncoder};
+
+    use super::*;
+
+    const ROOMY: DecodeLimits = DecodeLimits {
+        max_bytes: 1 << 20,
+        max_ratio: 100,
+    };
+
+    fn gzip(data: &[u8]) -> Vec<u8> {
+        let mut enc = GzEncoder::new(Vec::new(), Compression::default());
+        enc.write_all(data).unwrap();
+        enc.finish().unwrap()
+    }
+
+    #[test]
+    fn gzip_and_limits() {
+        let gz = gzip(&[b'a'; 10_000]);
+        // 10,000 bytes from about 46: within an absolute cap but over a 100:1 ratio.
+        assert_eq!(
+            decode_content(Some("gzip"), &gz, ROOMY).unwrap().len() as u64,
+            100 * gz.len() as u64
+        );
+        let generous = DecodeLimits {
+            max_bytes: 1 << 20,
+            max_ratio: 1000,
+        };
+        assert_eq!(
+            decode_content(Some("gzip"), &gz, generous).unwrap().len(),
+            10_000
+        );
+        let tight = DecodeLimits {
+            max_bytes: 100,
+            max_ratio: 100,
+        };
+        assert_eq!(decode_content(Some("gzip"), &gz, tight).unwrap().len(), 100);
+        assert_eq!(*decode_content(None, b"abc", tight).unwrap(), *b"abc");
+        assert!(
+            matches!(decode_content(None, b"abc", tight), Some(Cow::Borrowed(_))),
+            "an identity body is not copied"
+        );
+        assert!(decode_content(Some("compress"), b"abc", ROOMY).is_none());
+        assert!(decode_content(Some("gzip"), b"not gzip", ROOMY).is_none());
+    }
+
+    #[test]
+    fn bombs_are_bounded_by_ratio() {
+        // 10 MB of zeros gzips to about 10 KB: a 1000:1 bomb; the ratio cap stops it near 100:1.
+        let bomb = gzip(&vec![0u8; 10 << 20]);
+        let out = decode_content(
+            Some("gzip"),
+            &bomb,
+            DecodeLimits {
+                max_bytes: 64 << 20,
+                max_ratio: 100,
+            },
+        )
+        .unwrap();
+        assert_eq!(out.len() as u64, 100 * bomb.len() as u64);
+        // Nested: each layer is bounded the same way.
+        let nested = gzip(&bomb);
+        let out = decode_content(
+            Some("gzip, gzip"),
+            &nested,
+            DecodeLimits {
+                max_bytes: 1 << 20,
+                max_ratio: 100,
+            },
+        );
+        assert!(out.is_none_or(|o| o.len() <= 1 << 20));
+        assert!(decode_content(Some("gzip,gzip,gzip,gzip,gzip"), &nested, ROOMY).is_none());
+    }
+
+    #[test]
+    fn brotli_and_zstd_decode() {
+        // "hello" compressed by brotli (quality 11) and zstd (level 3), from their reference tools.
+        let br: &[u8] = &[0x0b, 0x02, 0x80, 0x68, 0x65, 0x6c, 0x6c, 0x6f, 0x03];
+        assert_eq!(*decode_content(Some("br"), br, ROOMY).unwrap(), *b"hello");
+        let zst: &[u8] = &[
+            0x28, 0xb5, 0x2f, 0xfd, 0x04, 0x58, 0x29, 0x00, 0x00, 0x68, 0x65, 0x6c, 0x6c, 0x6f,
+            0x8b, 0x2d, 0x5a, 0x2f,
+        ];
+        assert_eq!(
+            *decode_content(Some("zstd"), zst, ROOMY).unwrap(),
+            *b"hello"
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn never_panics(body in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300),
+                        coding in "(gzip|deflate|br|zstd|identity)(, ?(gzip|br))?") {
+            let _ = decode_content(Some(&coding), &body, DecodeLimits { max_bytes: 4096, max_ratio: 10 });
+        }
+    }
+}

@@ -1,0 +1,326 @@
+//! The cookie jars: RFC 6265 storage and matching by `cookie_store`, one jar per job or per set of sheets,
+//! kept in the job's state (`state/cookies.json`) so a resumed crawl — after a clean stop or kill -9 — sends
+//! what the servers set. A `Set-Cookie` whose `Domain` is a public suffix (`co.uk`, `github.io`) is refused
+//! here with the `psl` list the rest of trawl uses, since cookie_store leaves that list to its caller.
+
+use std::{
+    collections::{BTreeMap, HashMap},
+    path::{Path, PathBuf},
+    sync::Mutex,
+    time::{Duration, Instant},
+};
+
+use cookie_store::{Cookie, CookieStore};
+use url::Url;
+
+use trawl_config::settings::CookieMode;
+
+/// The file the jars are saved in, under the job's state folder.
+pub const COOKIES_FILE: &str = "cookies.json";
+/// The longest a changed jar waits to be saved (a kill -9 loses at most this much of it).
+const SAVE_EVERY: Duration = Duration::from_millis(250);
+
+/// Why a cookies file could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum CookiesFileError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A line or entry is not a cookie.
+    #[error("{}, {source}", path.display())]
+    Entry {
+        /// The file.
+        path: PathBuf,
+        /// Which line or entry, and what is wrong.
+        source: trawl_config::cookies_file::CookiesFileError,
+    },
+}
+
+/// The jar a `cookies_file` is loaded into: every jar starts as a copy of it (with `cookies = "sheet"` the
+/// file's cookies reach every set of sheets). Saved with the others, so a resumed job's new jars get them too.
+const FILE_JAR: &str = "(cookies_file)";
+
+/// Jar `key`, made from the file's cookies when it is new.
+fn jar<'a>(jars: &'a mut HashMap<String, CookieStore>, key: &str) -> &'a mut CookieStore {
+    if !jars.contains_key(key) {
+        let start = jars.get(FILE_JAR).cloned().unwrap_or_default();
+        jars.insert(key.to_string(), start);
+    }
+    jars.get_mut(key).expect("inserted above")
+}
+
+/// The jars of a crawl.
+pub struct Jars {
+    mode: CookieMode,
+    jars: Mutex<HashMap<String, CookieStore>>,
+    /// Where they are saved; `None` in tests.
+    path: Option<PathBuf>,
+    /// When a change was last saved, and whether one is waiting.
+    saved: Mutex<(Instant, bool)>,
+}
+
+impl std::fmt::Debug for Jars {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Jars").field("mode", &self.mode).finish()
+    }
+}
+
+impl Jars {
+    /// The jars saved in `state_dir` (a resumed job), else empty; with `mode` off, none at all.
+    pub fn open(mode: CookieMode, state_dir: Option<&Path>) -> Jars {
+        let path = state_dir.map(|d| d.join(COOKIES_FILE));
+        let mut jars = HashMap::new();
+        if let Some(text) = path.as_ref().and_then(|p| std::fs::read_to_string(p).ok()) {
+            match serde_json::from_str::<BTreeMap<String, Vec<Cookie<'static>>>>(&text) {
+                Ok(saved) => {
+                    for (key, cookies) in saved {
+                        let Ok(store) = CookieStore::from_cookies(
+                            cookies.into_iter().map(Ok::<_, std::convert::Infallible>),
+                            false,
+                        );
+                        jars.insert(key, store);
+                    }
+                }
+                Err(e) => tracing::warn!("{}: {e}; cookies start empty", COOKIES_FILE),
+            }
+        }
+        Jars {
+            mode,
+            jars: Mutex::new(jars),
+            path,
+            saved: Mutex::new((
+                Instant::now()
+                    .checked_sub(SAVE_EVERY)
+                    .unwrap_or_else(Instant::now),
+                false,
+            )),
+        }
+    }
+
+    /// Whether cookies are kept at all.
+    pub fn enabled(&self) -> bool {
+        self.mode != CookieMode::Off
+    }
+
+    /// The `Cookie` header value for `url` from jar `key`, if any cookie matches.
+    pub fn header(&self, key: &str, url: &Url) -> Option<String> {
+        if !self.enabled() {
+            return None;
+        }
+        self.save_if_due();
+        let mut jars = self.jars.lock().unwrap_or_else(|e| e.into_inner());
+        let pairs: Vec<String> = jar(&mut jars, key)
+            .get_request_values(url)
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect();
+        (!pairs.is_empty()).then(|| pairs.join("; "))
+    }
+
+    /// Stores the `Set-Cookie` values a response from `url` carried into jar `key`.
+    pub fn store<'a>(&self, key: &str, url: &Url, set_cookies: impl Iterator<Item = &'a str>) {
+        if !self.enabled() {
+            return;
+        }
+        let mut changed = false;
+        {
+            let mut jars = self.jars.lock().unwrap_or_else(|e| e.into_inner());
+            let jar = jar(&mut jars, key);
+            for value in set_cookies {
+                if on_public_suffix(value, url) {
+                    tracing::debug!(%url, "Set-Cookie for a public suffix refused");
+                    continue;
+                }
+                changed |= jar.parse(value, url).is_ok();
+            }
+        }
+        if changed {
+            self.changed();
+        }
+    }
+
+    /// Whether jar `key` holds an unexpired cookie called `name` that would be sent to `url`.
+    pub fn has(&self, key: &str, url: &Url, name: &str) -> bool {
+        let jars = self.jars.lock().unwrap_or_else(|e| e.into_inner());
+        jars.get(key)
+            .or_else(|| jars.get(FILE_JAR))
+            .is_some_and(|j| j.get_request_values(url).any(|(n, _)| n == name))
+    }
+
+    /// Adds the cookies of a cookies.txt or JSON export to every jar `key` will be.
+    pub fn load_file(&self, path: &Path) -> Result<usize, CookiesFileError> {
+        let text = std::fs::read_to_string(path).map_err(|source| CookiesFileError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let entries =
+            trawl_config::cookies_file::parse(&text).map_err(|source| CookiesFileError::Entry {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        let n = entries.len();
+        {
+            let mut jars = self.jars.lock().unwrap_or_else(|e| e.into_inner());
+            let jar = jars.entry(FILE_JAR.to_string()).or_default();
+            for (raw, url) in entries {
+                // A cookie that does not fit its own domain (a typo in the file) is skipped, not fatal.
+                if let Err(e) = jar.insert_raw(&raw, &url) {
+                    tracing::warn!("{}: cookie {} skipped: {e}", path.display(), raw.name());
+                }
+            }
+        }
+        self.changed();
+        Ok(n)
+    }
+
+    /// Notes a change, saving it unless one was saved within [`SAVE_EVERY`] (then the next request's
+    /// [`Jars::header`], a checkpoint or the end of the crawl saves it).
+    fn changed(&self) {
+        self.saved.lock().unwrap_or_else(|e| e.into_inner()).1 = true;
+        self.save_if_due();
+    }
+
+    fn save_if_due(&self) {
+        let due = {
+            let saved = self.saved.lock().unwrap_or_else(|e| e.into_inner());
+            saved.1 && saved.0.elapsed() >= SAVE_EVERY
+        };
+        if due {
+            self.flush();
+        }
+    }
+
+    /// Saves the jars if they changed since the last save (at a checkpoint and at the end of the crawl).
+    pub fn flush(&self) {
+        let Some(path) = &self.path else { return };
+        {
+            let mut saved = self.saved.lock().unwrap_or_else(|e| e.into_inner());
+            if !saved.1 {
+                return;
+            }
+            *saved = (Instant::now(), false);
+        }
+        let text = {
+            let jars = self.jars.lock().unwrap_or_else(|e| e.into_inner());
+            let all: BTreeMap<&str, Vec<&Cookie<'static>>> = jars
+                .iter()
+                .map(|(k, j)| (k.as_str(), j.iter_unexpired().collect()))
+                .collect();
+            serde_json::to_string(&all).unwrap_or_default()
+        };
+        // Written aside and renamed: a crash mid-write leaves the last whole file.
+        let tmp = path.with_extension("json.tmp");
+        if let Err(e) = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, path)) {
+            tracing::warn!("saving {}: {e}", path.display());
+        }
+    }
+}
+
+/// Whether a `Set-Cookie` value names a public suffix as its `Domain` (other than the host itself, which
+/// RFC 6265 §5.3 step 5 allows as a host-only cookie).
+fn on_public_suffix(set_cookie: &str, url: &Url) -> bool {
+    let Ok(c) = cookie::Cookie::parse(set_cookie) else {
+        return false;
+    };
+    let Some(domain) = c.domain() else {
+        return false;
+    };
+    let domain = domain.trim_start_matches('.').to_ascii_lowercase();
+    let host = url.host_str().unwrap_or_default().to_ascii_lowercase();
+    domain != host && psl::suffix_str(&domain) == Some(domain.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn u(s: &str) -> Url {
+        Url::parse(s).unwrap()
+    }
+
+    #[test]
+    fn rfc_6265_rules_and_public_suffixes() {
+        let jars = Jars::open(CookieMode::Job, None);
+        let from = u("http://www.example.co.uk/login");
+        jars.store(
+            "",
+            &from,
+            [
+                "sid=1; Path=/",
+                "wide=2; Domain=example.co.uk",
+                "evil=3; Domain=co.uk",
+                "other=4; Domain=elsewhere.org",
+                "sec=5; Secure",
+                "gone=6; Max-Age=0",
+            ]
+            .into_iter(),
+        );
+        let sorted = |h: Option<String>| {
+            let mut v: Vec<String> = h
+                .unwrap_or_default()
+                .split("; ")
+                .map(String::from)
+                .collect();
+            v.sort();
+            v.join("; ")
+        };
+        assert_eq!(
+            sorted(jars.header("", &u("http://www.example.co.uk/a"))),
+            "sid=1; wide=2"
+        );
+        assert_eq!(
+            jars.header("", &u("http://shop.example.co.uk/")).as_deref(),
+            Some("wide=2")
+        );
+        assert_eq!(jars.header("", &u("http://other.co.uk/")), None);
+        let https = jars.header("", &u("https://www.example.co.uk/")).unwrap();
+        assert!(https.contains("sec=5"), "{https}");
+        assert!(jars.has("", &from, "sid") && !jars.has("", &from, "gone"));
+        assert_eq!(jars.header("sheet", &from), None, "jars are apart");
+        let off = Jars::open(CookieMode::Off, None);
+        off.store("", &from, ["sid=1"].into_iter());
+        assert_eq!(off.header("", &from), None);
+    }
+
+    #[test]
+    fn a_cookies_file_reaches_every_jar_also_after_resume() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("cookies.txt");
+        std::fs::write(&file, "a.org\tFALSE\t/\tFALSE\t0\tlogin\tyes\n").unwrap();
+        let jars = Jars::open(CookieMode::Sheet, Some(dir.path()));
+        assert_eq!(jars.load_file(&file).unwrap(), 1);
+        let url = u("http://a.org/");
+        jars.store("isolated", &url, ["own=1"].into_iter());
+        let mut both: Vec<String> = jars
+            .header("isolated", &url)
+            .unwrap_or_default()
+            .split("; ")
+            .map(String::from)
+            .collect();
+        both.sort();
+        assert_eq!(both, ["login=yes", "own=1"]);
+        assert_eq!(jars.header("other", &url).as_deref(), Some("login=yes"));
+        assert!(jars.has("never-used", &url, "login"));
+        jars.flush();
+        let back = Jars::open(CookieMode::Sheet, Some(dir.path()));
+        assert_eq!(
+            back.header("new-after-resume", &url).as_deref(),
+            Some("login=yes")
+        );
+    }
+
+    #[test]
+    fn saved_and_read_back_session_cookies_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let jars = Jars::open(CookieMode::Job, Some(dir.path()));
+        let url = u("http://a.org/");
+        jars.store("", &url, ["session=abc; HttpOnly"].into_iter());
+        jars.flush();
+        let back = Jars::open(CookieMode::Job, Some(dir.path()));
+        assert_eq!(back.header("", &url).as_deref(), Some("session=abc"));
+    }
+}

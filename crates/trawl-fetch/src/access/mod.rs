@@ -1,0 +1,379 @@
+//! Access: what the crawl presents to get in — cookies ([`cookies`]), answers to HTTP Basic and Digest
+//! challenges, and HTML form logins — each credential bound to its host and read once at the start. The fetch
+//! stage asks here what to send and tells here what came back; nothing here does I/O but the cookie jar's
+//! save.
+//!
+//! A credential is only ever sent to a URL it [applies to](CredentialSpec::applies_to): redirects are not
+//! followed by the fetcher (they become `R` links, fetched on their own), so a redirect to another origin
+//! never carries it.
+
+mod cookies;
+
+use std::{
+    collections::HashMap,
+    path::Path,
+    sync::{Arc, Mutex},
+};
+
+use http::{HeaderMap, HeaderValue, header::WWW_AUTHENTICATE};
+use http_auth::{PasswordClient, PasswordParams};
+use url::Url;
+
+pub use self::cookies::Jars;
+pub use self::cookies::{COOKIES_FILE, CookiesFileError};
+use trawl_config::settings::{
+    CrawlConfig, CredentialKind, CredentialSpec, LoggedOut, LoginSuccess, access::SecretError,
+};
+
+/// Why the access settings could not be put to use when the crawl started.
+#[derive(Debug, thiserror::Error)]
+pub enum AccessError {
+    /// A credential's password could not be read.
+    #[error("credentials[{index}]: {source}")]
+    Secret {
+        /// Its index in `[[credentials]]`.
+        index: usize,
+        /// Why.
+        source: SecretError,
+    },
+    /// `[fetch] cookies_file` could not be read.
+    #[error("fetch.cookies_file: {0}")]
+    CookiesFile(#[from] CookiesFileError),
+}
+
+/// A credential with its password.
+struct Credential {
+    spec: CredentialSpec,
+    password: String,
+}
+
+/// The login state of one origin with a form credential.
+#[derive(Debug, Default)]
+pub struct Session {
+    /// Counts logins that worked; a page fetched under generation N that shows the session lost asks for a
+    /// login only if no other worker logged in since.
+    pub generation: u64,
+    /// Whether the last login worked.
+    pub logged_in: bool,
+    /// Logins that failed in a row: past [`MAX_FAILED_LOGINS`] the origin is crawled without logging in.
+    pub failures: u32,
+}
+
+/// Failed logins in a row after which an origin is no longer logged into.
+pub const MAX_FAILED_LOGINS: u32 = 3;
+
+/// What the crawl presents to get in.
+pub struct Access {
+    /// The cookie jars, one per set of sheets (or one for the crawl).
+    pub cookies: Jars,
+    credentials: Vec<Credential>,
+    /// Per origin: the Basic or Digest challenge answered last (and by which credential), answered again up
+    /// front so later pages need no second round trip (Digest counts its nonce uses).
+    challenges: Mutex<HashMap<String, (usize, PasswordClient)>>,
+    /// Per origin with a form credential: its session, locked while one worker logs in.
+    sessions: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Session>>>>,
+}
+
+impl std::fmt::Debug for Access {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Access")
+            .field("credentials", &self.credentials.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Access {
+    /// The access of a crawl: its credentials with their passwords (read from the environment or files now),
+    /// and its cookie jars (a resumed job's, plus `cookies_file`). `state_dir`: where the jars are saved.
+    pub fn new(
+        config: &CrawlConfig,
+        base: &Path,
+        state_dir: Option<&Path>,
+    ) -> Result<Access, AccessError> {
+        let credentials = config
+            .credentials
+            .iter()
+            .enumerate()
+            .map(|(index, spec)| {
+                let password = spec
+                    .password(base)
+                    .map_err(|source| AccessError::Secret { index, source })?;
+                Ok(Credential {
+                    spec: spec.clone(),
+                    password,
+                })
+            })
+            .collect::<Result<Vec<_>, AccessError>>()?;
+        let resumed = state_dir.is_some_and(|d| d.join(COOKIES_FILE).exists());
+        let cookies = Jars::open(config.fetch.cookies, state_dir);
+        // A resumed job's jar already holds what the file gave at the start (and what servers set since).
+        if let Some(file) = &config.fetch.cookies_file
+            && cookies.enabled()
+            && !resumed
+        {
+            let n = cookies.load_file(&base.join(file))?;
+            tracing::info!("{n} cookies loaded from {}", file.display());
+        }
+        Ok(Access {
+            cookies,
+            credentials,
+            challenges: Mutex::default(),
+            sessions: Mutex::default(),
+        })
+    }
+
+    /// The `Authorization` to send up front to `url`: the answer to the challenge its origin asked last, when
+    /// a credential for it answered that.
+    pub fn up_front(&self, url: &Url, method: &str) -> Option<HeaderValue> {
+        let mut challenges = self.challenges.lock().unwrap_or_else(|e| e.into_inner());
+        let (index, client) = challenges.get_mut(&origin(url))?;
+        let cred = &self.credentials[*index];
+        if !cred.spec.applies_to(url) {
+            return None;
+        }
+        respond(client, cred, url, method)
+    }
+
+    /// Which credential answers `url`'s origin up front, if one does.
+    pub fn answering(&self, url: &Url) -> Option<usize> {
+        let challenges = self.challenges.lock().unwrap_or_else(|e| e.into_inner());
+        challenges.get(&origin(url)).map(|(i, _)| *i)
+    }
+
+    /// The `Authorization` answering the challenge of a 401 from `url` (and which credential gave it), when a
+    /// Basic or Digest credential applies to `url` and accepts the challenge's scheme and realm; remembered
+    /// for the origin's next pages.
+    pub fn answer(
+        &self,
+        url: &Url,
+        method: &str,
+        headers: &HeaderMap,
+    ) -> Option<(usize, HeaderValue)> {
+        let challenges = headers.get_all(WWW_AUTHENTICATE);
+        let client = PasswordClient::try_from(challenges).ok()?;
+        let (scheme, realm) = match &client {
+            PasswordClient::Basic(b) => (CredentialKind::Basic, b.realm()),
+            PasswordClient::Digest(d) => (CredentialKind::Digest, d.realm()),
+            _ => return None,
+        };
+        let index = self.credentials.iter().position(|c| {
+            c.spec.kind == scheme
+                && c.spec.applies_to(url)
+                && c.spec.realm.as_deref().is_none_or(|r| r == realm)
+        })?;
+        let mut client = client;
+        let value = respond(&mut client, &self.credentials[index], url, method)?;
+        self.challenges
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(origin(url), (index, client));
+        Some((index, value))
+    }
+
+    /// The form credential for `url`'s host, if any: its index and settings.
+    pub fn form_for(&self, url: &Url) -> Option<&CredentialSpec> {
+        self.credentials
+            .iter()
+            .map(|c| &c.spec)
+            .find(|c| c.kind == CredentialKind::Form && c.applies_to(url))
+    }
+
+    /// The session of `url`'s origin.
+    pub fn session(&self, url: &Url) -> Arc<tokio::sync::Mutex<Session>> {
+        self.sessions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(origin(url))
+            .or_default()
+            .clone()
+    }
+
+    /// The body of a form login with `spec`: its fields and the password, URL-encoded.
+    pub fn login_body(&self, spec: &CredentialSpec) -> Vec<u8> {
+        let password = self
+            .credentials
+            .iter()
+            .find(|c| &c.spec == spec)
+            .map_or("", |c| c.password.as_str());
+        let mut form = url::form_urlencoded::Serializer::new(String::new());
+        for (name, value) in &spec.fields {
+            form.append_pair(name, value);
+        }
+        form.append_pair(spec.password_field(), password);
+        form.finish().into_bytes()
+    }
+}
+
+/// The answer of `client` for `cred` to a request of `url`; marked sensitive so HTTP/2 never indexes it.
+fn respond(
+    client: &mut PasswordClient,
+    cred: &Credential,
+    url: &Url,
+    method: &str,
+) -> Option<HeaderValue> {
+    let mut target = url.path().to_string();
+    if let Some(q) = url.query() {
+        target.push('?');
+        target.push_str(q);
+    }
+    let text = client
+        .respond(&PasswordParams {
+            username: &cred.spec.user,
+            password: &cred.password,
+            uri: &target,
+            method,
+            body: None,
+        })
+        .ok()?;
+    let mut value = HeaderValue::from_str(&text).ok()?;
+    value.set_sensitive(true);
+    Some(value)
+}
+
+/// Whether a login response shows success: the cookie set (in the jar now), a redirect to the prefix, or the
+/// text in its body.
+pub fn login_worked(
+    success: &LoginSuccess,
+    login_url: &Url,
+    status: u16,
+    location: Option<&str>,
+    body: &[u8],
+    has_cookie: impl Fn(&str) -> bool,
+) -> bool {
+    match success {
+        LoginSuccess::Cookie(name) => has_cookie(name),
+        LoginSuccess::RedirectTo(prefix) => {
+            (300..400).contains(&status) && redirects_to(login_url, location, prefix)
+        }
+        LoginSuccess::Text(text) => contains(body, text),
+    }
+}
+
+/// Whether a page shows its session was lost.
+pub fn shows_logged_out(
+    sign: &LoggedOut,
+    url: &Url,
+    status: u16,
+    location: Option<&str>,
+    body: &[u8],
+) -> bool {
+    match sign {
+        LoggedOut::Text(text) => contains(body, text),
+        LoggedOut::RedirectTo(prefix) => {
+            (300..400).contains(&status) && redirects_to(url, location, prefix)
+        }
+    }
+}
+
+fn redirects_to(from: &Url, location: Option<&str>, prefix: &str) -> bool {
+    location
+        .and_then(|l| from.join(l).ok())
+        .is_some_and(|to| to.as_str().starts_with(prefix))
+}
+
+fn contains(body: &[u8], text: &str) -> bool {
+    !text.is_empty() && body.windows(text.len()).any(|w| w == text.as_bytes())
+}
+
+/// `scheme://host:port`, the key of per-origin state.
+fn origin(url: &Url) -> String {
+    format!(
+        "{}://{}:{}",
+        url.scheme(),
+        url.host_str().unwrap_or_default(),
+        url.port_or_known_default().unwrap_or(0)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn access(text: &str) -> Access {
+        let config: CrawlConfig = toml::from_str(text).unwrap();
+        Access::new(&config, Path::new("."), None).unwrap()
+    }
+
+    #[test]
+    fn basic_and_digest_answer_their_host_and_realm_only() {
+        let a = access(
+            "[[credentials]]\nkind = \"basic\"\ndomain = \"a.org\"\nrealm = \"staff\"\nuser = \"u\"\npassword = \"p\"\n\
+             [[credentials]]\nkind = \"digest\"\ndomain = \"b.org\"\nuser = \"u\"\npassword = \"p\"\n",
+        );
+        let url = Url::parse("http://a.org/x").unwrap();
+        let mut h = HeaderMap::new();
+        h.insert(WWW_AUTHENTICATE, "Basic realm=\"staff\"".parse().unwrap());
+        let (_, auth) = a.answer(&url, "GET", &h).unwrap();
+        assert_eq!(auth.to_str().unwrap(), "Basic dTpw");
+        assert!(auth.is_sensitive());
+        assert!(
+            a.up_front(&Url::parse("http://a.org/y").unwrap(), "GET")
+                .is_some()
+        );
+        h.insert(WWW_AUTHENTICATE, "Basic realm=\"other\"".parse().unwrap());
+        assert!(a.answer(&url, "GET", &h).is_none(), "another realm");
+        let c = Url::parse("http://c.org/").unwrap();
+        h.insert(WWW_AUTHENTICATE, "Basic realm=\"staff\"".parse().unwrap());
+        assert!(a.answer(&c, "GET", &h).is_none(), "another host");
+        assert!(a.up_front(&c, "GET").is_none());
+        let b = Url::parse("http://b.org/d?q=1").unwrap();
+        h.insert(
+            WWW_AUTHENTICATE,
+            "Digest realm=\"r\", nonce=\"n1\", qop=\"auth\""
+                .parse()
+                .unwrap(),
+        );
+        let (_, digest) = a.answer(&b, "GET", &h).unwrap();
+        let text = digest.to_str().unwrap();
+        assert!(
+            text.starts_with("Digest ") && text.contains("uri=\"/d?q=1\""),
+            "{text}"
+        );
+        let next = a
+            .up_front(&Url::parse("http://b.org/e").unwrap(), "GET")
+            .unwrap();
+        assert!(next.to_str().unwrap().contains("nc=00000002"), "{next:?}");
+    }
+
+    #[test]
+    fn login_forms_and_signs() {
+        let a = access(
+            "[[credentials]]\nkind = \"form\"\ndomain = \"a.org\"\npassword = \"s&cret\"\n\
+             login_url = \"http://a.org/login\"\nfields = { user = \"me\" }\nsuccess = { text = \"Sign out\" }\n",
+        );
+        let url = Url::parse("http://a.org/page").unwrap();
+        let spec = a.form_for(&url).unwrap().clone();
+        assert_eq!(a.login_body(&spec), b"user=me&password=s%26cret");
+        assert!(a.form_for(&Url::parse("http://b.org/").unwrap()).is_none());
+        let login = Url::parse("http://a.org/login").unwrap();
+        let no_cookie = |_: &str| false;
+        assert!(login_worked(
+            &spec.success.clone().unwrap(),
+            &login,
+            200,
+            None,
+            b"<a>Sign out</a>",
+            no_cookie
+        ));
+        let redirect = LoginSuccess::RedirectTo("http://a.org/home".into());
+        assert!(login_worked(
+            &redirect,
+            &login,
+            302,
+            Some("/home?x"),
+            b"",
+            no_cookie
+        ));
+        assert!(!login_worked(
+            &redirect,
+            &login,
+            302,
+            Some("/login?failed"),
+            b"",
+            no_cookie
+        ));
+        let out = LoggedOut::Text("Sign in".into());
+        assert!(shows_logged_out(&out, &url, 200, None, b"<b>Sign in</b>"));
+        assert!(!shows_logged_out(&out, &url, 200, None, b"hello"));
+    }
+}

@@ -1,0 +1,782 @@
+//! trawl's fetcher: a request in, a recorded exchange out.
+//!
+//! DNS (hickory, with a cache sized for broad crawls, [`DnsAnswer`]s kept for `dns:` records), the address
+//! policy ([`AddressPolicy`]: nothing the crawl may not reach), TCP directly or through a SOCKS5 or HTTP
+//! CONNECT proxy, TLS (rustls; invalid certificates accepted and noted), the idle-connection pool, and
+//! HTTP/1.1 through a recorder that keeps the exact bytes on the wire — or HTTP/2 when ALPN agrees on it,
+//! whose exchange is written down in HTTP/1.1 form (`h2_form.rs`), since its frames are not a message an
+//! archive tool reads. [`access`] holds what the crawl presents to get in (cookie jars, Basic and Digest
+//! answers, form logins); [`robots`] what an origin's robots.txt allows (RFC 9309).
+//!
+//! What this crate must not know: the frontier, the crawl loop, WARC writing, decide rules. Redirects are
+//! never followed here: the crawl turns a `Location` into an `R`-hop outlink. Another crate (browser capture,
+//! a tool) can fetch through a [`Fetcher`] without the engine.
+
+pub mod access;
+mod address;
+mod dns;
+mod h2_form;
+mod idle;
+mod proxy;
+pub use self::dns::DnsAnswer;
+use self::idle::IdlePool;
+mod recorder;
+pub mod robots;
+mod tls;
+
+pub use self::address::{AddressPolicy, classify};
+
+use std::{
+    net::{IpAddr, SocketAddr},
+    sync::{Arc, Mutex, PoisonError},
+    time::{Duration, Instant},
+};
+
+use bytes::Bytes;
+use chrono::{DateTime, Utc};
+use http_body_util::{BodyExt, Full};
+use hyper::client::conn::{http1, http2};
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use rustls::{client::WebPkiServerVerifier, pki_types::ServerName};
+use tokio::{
+    io::{AsyncRead, AsyncWrite},
+    net::TcpStream,
+    time::timeout,
+};
+use url::Url;
+
+use self::{
+    dns::Dns,
+    recorder::{Recorder, TapHandle},
+};
+use trawl_config::annotation::{Refusal, Truncation};
+use trawl_config::settings::{FetchConfig, Proxy};
+
+/// A response as received.
+#[derive(Debug)]
+pub struct Response {
+    /// The status code.
+    pub status: u16,
+    /// The parsed header fields.
+    pub headers: http::HeaderMap,
+    /// The request exactly as sent.
+    pub request_bytes: Vec<u8>,
+    /// The response exactly as received (status line, headers, framed body).
+    pub response_bytes: Vec<u8>,
+    /// The entity body: transfer coding removed, content coding kept.
+    pub body: Vec<u8>,
+    /// Set when the body was cut short.
+    pub truncated: Option<Truncation>,
+    /// Set when the TLS certificate would fail web PKI validation: the reason.
+    pub invalid_cert: Option<String>,
+    /// The protocols the exchange used, for `WARC-Protocol`.
+    pub protocol: Protocol,
+}
+
+/// The protocols of an exchange, as WARC 1.1's `WARC-Protocol` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Protocol {
+    /// `http/1.1` or `h2`.
+    pub http: &'static str,
+    /// `tls/1.3` or `tls/1.2` over TLS; `None` in the clear.
+    pub tls: Option<&'static str>,
+}
+
+impl Protocol {
+    /// The `WARC-Protocol` values, application protocol first.
+    pub fn warc_values(&self) -> impl Iterator<Item = &'static str> {
+        std::iter::once(self.http).chain(self.tls)
+    }
+}
+
+/// What a request carries besides its URL and the fetcher's own fields (set by the fetch stage).
+#[derive(Debug, Default)]
+pub struct RequestParts<'a> {
+    /// The validators of an earlier capture: a conditional request.
+    pub validators: Option<&'a Validators>,
+    /// More header fields (`Cookie`, `Authorization`).
+    pub headers: Vec<(http::HeaderName, http::HeaderValue)>,
+    /// A form to POST (`application/x-www-form-urlencoded`) instead of a GET.
+    pub form: Option<Vec<u8>>,
+}
+
+/// Why a fetch produced no response.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum FetchError {
+    /// The host name did not resolve.
+    #[error("DNS lookup failed: {0}")]
+    Dns(String),
+    /// No connection could be made.
+    #[error("connect failed: {0}")]
+    Connect(String),
+    /// The connection broke before a response arrived.
+    #[error("connection broken: {0}")]
+    Broken(String),
+    /// Nothing arrived within the timeout.
+    #[error("timed out after {0} ms")]
+    Timeout(u64),
+    /// The URL or a header cannot be written as an HTTP/1.1 request.
+    #[error("cannot be sent as an HTTP request: {0}")]
+    InvalidRequest(String),
+    /// The address policy forbids connecting to the host's address.
+    #[error("refused by the address policy: {1} is a {0} address")]
+    Refused(Refusal, IpAddr),
+    /// The proxy could not be reached or refused the tunnel.
+    #[error("proxy: {0}")]
+    Proxy(String),
+}
+
+impl FetchError {
+    /// The crawl.log status for this failure (negative; see [`trawl_config::status`]).
+    pub fn status(&self) -> i32 {
+        use trawl_config::status;
+        match self {
+            FetchError::Dns(_) => status::DNS_FAILED,
+            FetchError::Connect(_) => status::CONNECT_FAILED,
+            FetchError::Broken(_) => status::CONNECTION_BROKEN,
+            FetchError::Timeout(_) => status::TIMEOUT,
+            FetchError::InvalidRequest(_) => status::UNFETCHABLE,
+            FetchError::Refused(..) => status::ADDRESS_REFUSED,
+            FetchError::Proxy(_) => status::CONNECT_FAILED,
+        }
+    }
+
+    /// Its crawl.log annotation.
+    pub fn annotation(&self) -> trawl_config::Annotation {
+        use trawl_config::Annotation;
+        match self {
+            FetchError::Dns(_) => Annotation::FetchFailed("dns"),
+            FetchError::Connect(_) => Annotation::FetchFailed("connect"),
+            FetchError::Broken(_) => Annotation::FetchFailed("broken"),
+            FetchError::Timeout(_) => Annotation::FetchFailed("timeout"),
+            FetchError::InvalidRequest(_) => Annotation::FetchFailed("invalid-request"),
+            FetchError::Refused(why, _) => Annotation::Refused(*why),
+            FetchError::Proxy(_) => Annotation::FetchFailed("proxy"),
+        }
+    }
+
+    /// Whether trying again later may succeed.
+    pub fn is_retryable(&self) -> bool {
+        !matches!(
+            self,
+            FetchError::Refused(..) | FetchError::InvalidRequest(_)
+        )
+    }
+}
+
+/// The validators of an earlier capture of a URL, sent back as `If-None-Match` / `If-Modified-Since` so an
+/// unchanged page answers `304 Not Modified` (`[fetch] conditional_recrawl`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Validators {
+    /// The earlier response's `ETag`.
+    pub etag: Option<String>,
+    /// The earlier response's `Last-Modified`.
+    pub last_modified: Option<String>,
+}
+
+/// One fetch attempt: when, where, and what came of it.
+#[derive(Debug)]
+pub struct Fetched {
+    /// When the request began.
+    pub started: DateTime<Utc>,
+    /// How long the fetch took.
+    pub duration: Duration,
+    /// The address connected to.
+    pub ip: Option<IpAddr>,
+    /// The response, or why there was none.
+    pub result: Result<Response, FetchError>,
+}
+
+/// A connection's request side: HTTP/1.1 or HTTP/2.
+enum Sender {
+    H1(http1::SendRequest<Full<Bytes>>),
+    H2(http2::SendRequest<Full<Bytes>>),
+}
+
+/// Header fields an HTTP/2 request may not carry (RFC 9113 §8.2.2; `Host` is `:authority` there).
+const H2_FORBIDDEN: [&str; 7] = [
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "transfer-encoding",
+    "upgrade",
+    "te",
+    "host",
+];
+
+impl Sender {
+    fn is_closed(&self) -> bool {
+        match self {
+            Sender::H1(s) => s.is_closed(),
+            Sender::H2(s) => s.is_closed(),
+        }
+    }
+
+    async fn send(
+        &mut self,
+        request: http::Request<Full<Bytes>>,
+    ) -> Result<http::Response<hyper::body::Incoming>, hyper::Error> {
+        match self {
+            Sender::H1(s) => {
+                s.ready().await?;
+                s.send_request(request).await
+            }
+            Sender::H2(s) => {
+                s.ready().await?;
+                s.send_request(request).await
+            }
+        }
+    }
+}
+
+/// An idle keep-alive connection.
+struct Conn {
+    sender: Sender,
+    tap: TapHandle,
+    ip: IpAddr,
+    invalid_cert: Option<String>,
+    protocol: Protocol,
+}
+
+trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
+impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
+
+/// How many files the process may open (its soft RLIMIT_NOFILE; `None`: no limit), having raised it to the
+/// hard limit (or to 65,536 under an unlimited hard limit): a broad crawl holds a socket per connection and
+/// per idle host, past the common default of 1,024. The limit is the process's: a server running crawls
+/// raises it once for all of them.
+fn open_files_limit() -> Option<u64> {
+    use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+    let limit = getrlimit(Resource::Nofile);
+    let target = limit.maximum.unwrap_or(65_536);
+    if let Some(current) = limit.current
+        && current < target
+        && setrlimit(
+            Resource::Nofile,
+            Rlimit {
+                current: Some(target),
+                maximum: limit.maximum,
+            },
+        )
+        .is_ok()
+    {
+        return Some(target);
+    }
+    limit.current
+}
+
+/// The HTTP fetcher: a resolver, a TLS config and a pool of keep-alive connections per origin.
+pub struct Fetcher {
+    config: FetchConfig,
+    policy: AddressPolicy,
+    dns: Dns,
+    /// TLS offering HTTP/1.1 only, and offering h2 first.
+    tls: Arc<rustls::ClientConfig>,
+    tls_h2: Arc<rustls::ClientConfig>,
+    strict: Arc<WebPkiServerVerifier>,
+    idle: Mutex<IdlePool<Conn>>,
+}
+
+impl std::fmt::Debug for Fetcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fetcher")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Fetcher {
+    /// A fetcher with `config`'s limits and user agent, connecting only where `policy` allows.
+    pub fn new(config: FetchConfig, policy: AddressPolicy) -> Fetcher {
+        let (tls, strict) = tls::client_config();
+        let with_alpn = |protocols: &[&[u8]]| {
+            let mut c = (*tls).clone();
+            c.alpn_protocols = protocols.iter().map(|p| p.to_vec()).collect();
+            Arc::new(c)
+        };
+        let idle = Mutex::new(IdlePool::new(idle::idle_max(
+            config.max_connections,
+            open_files_limit(),
+        )));
+        Fetcher {
+            dns: Dns::new(&config.dns_servers),
+            config,
+            policy,
+            tls: with_alpn(&[b"http/1.1"]),
+            tls_h2: with_alpn(&[b"h2", b"http/1.1"]),
+            strict,
+            idle,
+        }
+    }
+
+    /// The DNS answer for `url`'s host looked up since the last call, to be archived as a `dns:` record.
+    pub fn take_dns_answer(&self, url: &Url) -> Option<DnsAnswer> {
+        self.dns.take_answer(url.host_str()?)
+    }
+
+    /// Fetches `url` with GET, cutting the body at `max_bytes`.
+    pub async fn get(&self, url: &Url, max_bytes: u64) -> Fetched {
+        self.fetch(url, max_bytes, &self.config, &RequestParts::default())
+            .await
+    }
+
+    /// Fetches `url` with the limits, timeouts, user agent, headers and proxy of `settings` (a URI's effective
+    /// settings, sheets applied) instead of the fetcher's own; `parts` adds validators, header fields or a
+    /// form to post.
+    pub async fn fetch(
+        &self,
+        url: &Url,
+        max_bytes: u64,
+        settings: &FetchConfig,
+        parts: &RequestParts<'_>,
+    ) -> Fetched {
+        let started = Utc::now();
+        let clock = Instant::now();
+        let origin = pool_key(url, settings);
+        let deadline = clock + Duration::from_millis(settings.max_fetch_ms);
+        let pooled = self.take_idle(&origin);
+        let reused = pooled.is_some();
+        let mut result = self
+            .attempt(url, max_bytes, pooled, deadline, settings, parts)
+            .await;
+        if reused && matches!(&result, Err((_, true))) {
+            // The server closed an idle connection before reading our request: a fresh one is fair.
+            result = self
+                .attempt(url, max_bytes, None, deadline, settings, parts)
+                .await;
+        }
+        let (ip, result) = match result {
+            Ok((resp, conn)) => {
+                let ip = conn.as_ref().map(|c| c.ip).or(resp.1);
+                if let Some(conn) = conn {
+                    self.put_idle(origin, conn);
+                }
+                (ip, Ok(resp.0))
+            }
+            Err(((e, ip), _)) => (ip, Err(e)),
+        };
+        Fetched {
+            started,
+            duration: clock.elapsed(),
+            ip,
+            result,
+        }
+    }
+
+    fn take_idle(&self, origin: &str) -> Option<Conn> {
+        self.idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take(origin, Instant::now(), |c| !c.sender.is_closed())
+    }
+
+    fn put_idle(&self, origin: String, conn: Conn) {
+        self.idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .put(origin, conn, Instant::now(), |c| !c.sender.is_closed());
+    }
+
+    /// One try on `conn` (or a new connection). The error carries whether nothing at all was received, in
+    /// which case a retry on a fresh connection is safe.
+    #[allow(clippy::type_complexity)]
+    async fn attempt(
+        &self,
+        url: &Url,
+        max_bytes: u64,
+        conn: Option<Conn>,
+        deadline: Instant,
+        settings: &FetchConfig,
+        parts: &RequestParts<'_>,
+    ) -> Result<((Response, Option<IpAddr>), Option<Conn>), ((FetchError, Option<IpAddr>), bool)>
+    {
+        let idle = Duration::from_millis(settings.timeout_ms);
+        let within =
+            |limit: Duration| limit.min(deadline.saturating_duration_since(Instant::now()));
+        let mut conn = match conn {
+            Some(c) => c,
+            None => self
+                .connect(url, deadline, settings)
+                .await
+                .map_err(|(e, ip)| ((e, ip), false))?,
+        };
+        let ip = Some(conn.ip);
+        conn.tap.clear();
+        let h2 = matches!(conn.sender, Sender::H2(_));
+        let request = match self.request(url, settings, parts, h2) {
+            Ok(r) => r,
+            Err(e) => return Err(((e, ip), false)),
+        };
+        // HTTP/2 frames are not kept: the request is written down in HTTP/1.1 form before it goes.
+        let h2_request = h2.then(|| h2_form::request(&request, url, parts.form.as_deref()));
+        let head_wait = within(Duration::from_millis(settings.header_timeout_ms));
+        let sent = timeout(head_wait, conn.sender.send(request)).await;
+        let response = match sent {
+            Err(_) => {
+                let ms = head_wait.as_millis() as u64;
+                return Err(((FetchError::Timeout(ms), ip), false));
+            }
+            Ok(Err(e)) => {
+                let nothing = conn.tap.received_len() == 0;
+                return Err(((FetchError::Broken(error_chain(&e)), ip), nothing));
+            }
+            Ok(Ok(r)) => r,
+        };
+        let (parts, mut body) = response.into_parts();
+        let mut data = Vec::new();
+        let mut truncated = None;
+        // The minimum-rate rule: each window must bring its share of bytes, or the body is cut (a share of 0
+        // bytes, from a tiny rate or window, cuts nothing: the rule is off).
+        let window = Duration::from_millis(settings.min_rate_window_ms.max(1));
+        let min_bytes = settings
+            .min_rate_bytes_per_s
+            .saturating_mul(window.as_millis() as u64)
+            / 1000;
+        let min_rate = min_bytes > 0;
+        let mut window_end = Instant::now() + window;
+        let mut window_start_len = 0usize;
+        // The idle timeout counts from the last bytes, not from each turn of the loop.
+        let mut last_data = Instant::now();
+        loop {
+            if min_rate && Instant::now() >= window_end {
+                if ((data.len() - window_start_len) as u64) < min_bytes {
+                    truncated = Some(Truncation::Time);
+                    break;
+                }
+                window_end = Instant::now() + window;
+                window_start_len = data.len();
+            }
+            let silence_left = within(idle.saturating_sub(last_data.elapsed()));
+            let wait = if min_rate {
+                silence_left.min(
+                    window_end.saturating_duration_since(Instant::now()) + Duration::from_millis(1),
+                )
+            } else {
+                silence_left
+            };
+            let frame = match timeout(wait, body.frame()).await {
+                // The window ended before the idle timeout: judge the window at the top of the loop.
+                Err(_)
+                    if min_rate
+                        && Instant::now() >= window_end
+                        && within(idle.saturating_sub(last_data.elapsed())) > Duration::ZERO =>
+                {
+                    continue;
+                }
+                other => other,
+            };
+            match frame {
+                Err(_) => {
+                    truncated = Some(Truncation::Time);
+                    break;
+                }
+                Ok(None) => break,
+                Ok(Some(Err(_))) => {
+                    truncated = Some(Truncation::Disconnect);
+                    break;
+                }
+                Ok(Some(Ok(frame))) => {
+                    last_data = Instant::now();
+                    if let Ok(chunk) = frame.into_data() {
+                        data.extend_from_slice(&chunk);
+                        if data.len() as u64 > max_bytes {
+                            data.truncate(max_bytes as usize);
+                            truncated = Some(Truncation::Length);
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        drop(body);
+        let (request_bytes, response_bytes) = match h2_request {
+            Some(request_bytes) => {
+                conn.tap.clear();
+                (request_bytes, h2_form::response(&parts, &data))
+            }
+            None => conn.tap.take(),
+        };
+        let response = Response {
+            status: parts.status.as_u16(),
+            headers: parts.headers,
+            request_bytes,
+            response_bytes,
+            body: data,
+            truncated,
+            invalid_cert: conn.invalid_cert.clone(),
+            protocol: conn.protocol,
+        };
+        let reusable = truncated.is_none() && !conn.sender.is_closed();
+        Ok(((response, ip), reusable.then_some(conn)))
+    }
+
+    /// The request for `url` (a GET, or a POST of `parts.form`); a target or header value HTTP cannot carry
+    /// is an error, not a panic. Over HTTP/2 the target is the absolute URL (hyper sends its authority as
+    /// `:authority`) and connection-specific fields are left out.
+    fn request(
+        &self,
+        url: &Url,
+        settings: &FetchConfig,
+        parts: &RequestParts<'_>,
+        h2: bool,
+    ) -> Result<http::Request<Full<Bytes>>, FetchError> {
+        let mut target = url.path().to_string();
+        if let Some(q) = url.query() {
+            target.push('?');
+            target.push_str(q);
+        }
+        let invalid = |e: &dyn std::fmt::Display| FetchError::InvalidRequest(e.to_string());
+        let (method, body) = match &parts.form {
+            Some(form) => (http::Method::POST, Bytes::from(form.clone())),
+            None => (http::Method::GET, Bytes::new()),
+        };
+        let uri = if h2 {
+            // No user or password in `:authority`: credentials go in an Authorization field, if at all.
+            let mut absolute = url.clone();
+            absolute.set_fragment(None);
+            let _ = absolute.set_username("");
+            let _ = absolute.set_password(None);
+            absolute.to_string()
+        } else {
+            target
+        };
+        let mut request = http::Request::builder().method(method).uri(uri);
+        if let Some(v) = parts.validators {
+            if let Some(etag) = &v.etag {
+                request = request.header("If-None-Match", etag);
+            }
+            if let Some(date) = &v.last_modified {
+                request = request.header("If-Modified-Since", date);
+            }
+        }
+        if !h2 {
+            request = request.header("Host", host_header(url));
+        }
+        request = request
+            .header("User-Agent", &settings.user_agent)
+            .header(
+                "Accept",
+                "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+            )
+            .header("Accept-Encoding", "gzip, deflate");
+        if !h2 {
+            request = request.header("Connection", "keep-alive");
+        }
+        for (name, value) in &settings.headers {
+            // HTTP/2 has no connection-specific fields (hyper would drop them unsent, and the record would
+            // show what was not sent).
+            if h2 && H2_FORBIDDEN.contains(&name.to_ascii_lowercase().as_str()) {
+                continue;
+            }
+            request = request.header(name.as_str(), value.as_str());
+        }
+        for (name, value) in &parts.headers {
+            request = request.header(name, value);
+        }
+        if parts.form.is_some() {
+            request = request
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .header("Content-Length", body.len());
+        }
+        request.body(Full::new(body)).map_err(|e| invalid(&e))
+    }
+
+    async fn connect(
+        &self,
+        url: &Url,
+        deadline: Instant,
+        settings: &FetchConfig,
+    ) -> Result<Conn, (FetchError, Option<IpAddr>)> {
+        let connect_by =
+            deadline.min(Instant::now() + Duration::from_millis(settings.connect_timeout_ms));
+        let wait = || connect_by.saturating_duration_since(Instant::now());
+        // The origin's address is looked up and judged here even through a proxy: the policy is the origin's.
+        let ip = match timeout(wait(), self.dns.resolve(url)).await {
+            Err(_) => return Err((FetchError::Dns("timed out".into()), None)),
+            Ok(Err(e)) => return Err((FetchError::Dns(e.to_string()), None)),
+            Ok(Ok(ip)) => ip,
+        };
+        if let Err(why) = self.policy.check(url.host_str().unwrap_or_default(), ip) {
+            return Err((FetchError::Refused(why, ip), Some(ip)));
+        }
+        let port = url.port_or_known_default().unwrap_or(80);
+        // A connection, tunnel or handshake that does not come in time is the host's failure (it rests), not
+        // one URL's: a connect error, not a `Timeout`.
+        let ms = settings.connect_timeout_ms;
+        let timed_out = || FetchError::Connect(format!("no connection within {ms} ms"));
+        let origin = SocketAddr::new(ip, port);
+        let proxy = match settings.proxy.as_deref().map(Proxy::parse) {
+            None => None,
+            Some(Ok(p)) => Some(p),
+            Some(Err(e)) => return Err((FetchError::Proxy(e.to_string()), Some(ip))),
+        };
+        let raw: Box<dyn Io> = match &proxy {
+            None => {
+                let tcp = match timeout(wait(), TcpStream::connect(origin)).await {
+                    Err(_) => return Err((timed_out(), Some(ip))),
+                    Ok(Err(e)) => return Err((FetchError::Connect(e.to_string()), Some(ip))),
+                    Ok(Ok(s)) => s,
+                };
+                let _ = tcp.set_nodelay(true);
+                Box::new(tcp)
+            }
+            Some(proxy) => match timeout(wait(), proxy::tunnel(proxy, origin)).await {
+                Err(_) => {
+                    let why = format!("no tunnel from {} within {ms} ms", proxy.address);
+                    return Err((FetchError::Proxy(why), Some(ip)));
+                }
+                Ok(Err(e)) => return Err((e, Some(ip))),
+                Ok(Ok(s)) => s,
+            },
+        };
+        let mut invalid_cert = None;
+        let mut protocol = Protocol {
+            http: "http/1.1",
+            tls: None,
+        };
+        let stream: Box<dyn Io> = if url.scheme() == "https" {
+            let name = ServerName::try_from(url.host_str().unwrap_or_default().to_string())
+                .map_err(|e| {
+                    (
+                        FetchError::Connect(format!("bad TLS server name: {e}")),
+                        Some(ip),
+                    )
+                })?;
+            let config = if settings.http2 {
+                self.tls_h2.clone()
+            } else {
+                self.tls.clone()
+            };
+            let connector = tokio_rustls::TlsConnector::from(config);
+            let tls = match timeout(wait(), connector.connect(name.clone(), raw)).await {
+                Err(_) => {
+                    let why = format!("TLS handshake: no answer within {ms} ms");
+                    return Err((FetchError::Connect(why), Some(ip)));
+                }
+                Ok(Err(e)) => {
+                    return Err((FetchError::Connect(format!("TLS handshake: {e}")), Some(ip)));
+                }
+                Ok(Ok(s)) => s,
+            };
+            let session = tls.get_ref().1;
+            let certs = session.peer_certificates().unwrap_or_default();
+            invalid_cert = tls::judge(&self.strict, certs, &name);
+            if session.alpn_protocol() == Some(b"h2") {
+                protocol.http = "h2";
+            }
+            protocol.tls = match session.protocol_version() {
+                Some(rustls::ProtocolVersion::TLSv1_3) => Some("tls/1.3"),
+                Some(rustls::ProtocolVersion::TLSv1_2) => Some("tls/1.2"),
+                _ => None,
+            };
+            Box::new(tls)
+        } else {
+            if settings.h2c {
+                protocol.http = "h2";
+            }
+            raw
+        };
+        let tap = TapHandle::default();
+        let io = TokioIo::new(Recorder::new(stream, tap.clone()));
+        let sender = if protocol.http == "h2" {
+            let (sender, connection) = http2::Builder::new(TokioExecutor::new())
+                .max_header_list_size(settings.max_header_bytes.max(8192) as u32)
+                .handshake(io)
+                .await
+                .map_err(|e| (FetchError::Connect(error_chain(&e)), Some(ip)))?;
+            tokio::spawn(async move {
+                let _ = connection.await;
+            });
+            Sender::H2(sender)
+        } else {
+            // Lenient parsing: an archive wants what the server sent, odd headers and all; sizes stay bounded.
+            let (sender, connection) = http1::Builder::new()
+                .title_case_headers(true)
+                .allow_obsolete_multiline_headers_in_responses(true)
+                .allow_spaces_after_header_name_in_responses(true)
+                .ignore_invalid_headers_in_responses(true)
+                .max_headers(settings.max_headers)
+                .max_buf_size(settings.max_header_bytes.max(8192))
+                .handshake(io)
+                .await
+                .map_err(|e| (FetchError::Connect(error_chain(&e)), Some(ip)))?;
+            tokio::spawn(async move {
+                let _ = connection.await;
+            });
+            Sender::H1(sender)
+        };
+        Ok(Conn {
+            sender,
+            tap,
+            ip,
+            invalid_cert,
+            protocol,
+        })
+    }
+}
+
+/// The key of a keep-alive pool: the origin, and the proxy and HTTP versions its connections were made with.
+fn pool_key(url: &Url, settings: &FetchConfig) -> String {
+    format!(
+        "{} {} {}{}",
+        origin_key(url),
+        settings.proxy.as_deref().unwrap_or("-"),
+        u8::from(settings.http2),
+        u8::from(settings.h2c)
+    )
+}
+
+/// `scheme://host:port`, the key of a keep-alive pool.
+fn origin_key(url: &Url) -> String {
+    format!(
+        "{}://{}:{}",
+        url.scheme(),
+        url.host_str().unwrap_or_default(),
+        url.port_or_known_default().unwrap_or(0)
+    )
+}
+
+/// The Host header: the host, and the port when it is not the scheme's default.
+fn host_header(url: &Url) -> String {
+    let host = url.host_str().unwrap_or_default();
+    match url.port() {
+        Some(p) => format!("{host}:{p}"),
+        None => host.to_string(),
+    }
+}
+
+/// An error and its causes on one line.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        cur = c.source();
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn an_unsendable_header_is_an_error_not_a_panic() {
+        let fetcher = Fetcher::new(FetchConfig::default(), AddressPolicy::default());
+        let url = Url::parse("http://a.org/x?q={1}").unwrap();
+        let parts = RequestParts::default();
+        assert!(
+            fetcher
+                .request(&url, &FetchConfig::default(), &parts, false)
+                .is_ok()
+        );
+        let bad = FetchConfig {
+            user_agent: "trawl\u{1}/1".into(),
+            ..FetchConfig::default()
+        };
+        let err = fetcher.request(&url, &bad, &parts, false).unwrap_err();
+        assert_eq!((err.status(), err.is_retryable()), (-7, false));
+    }
+}
