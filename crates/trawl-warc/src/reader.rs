@@ -1,5 +1,6 @@
-//! [`Reader`]: reads WARC files, plain or gzip (one member per record), record by record.
+//! [`Reader`]: reads WARC and ARC files, plain or gzip (one member per record), record by record.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
@@ -7,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use flate2::bufread::GzDecoder;
 
+use crate::arc;
 use crate::error::{Error, excerpt};
 use crate::header;
 use crate::record;
@@ -27,11 +29,12 @@ pub struct ReadRecord {
     pub offset: u64,
     /// Length in the file: of the gzip member when compressed, else of the record with its CRLFCRLF.
     pub len: u64,
-    /// The version line, e.g. `WARC/1.1`.
+    /// The version line, e.g. `WARC/1.1`; `ARC/1.0` or `ARC/1.1` for a record of an ARC file.
     pub version: String,
-    /// The header fields in order.
+    /// The header fields in order; of an ARC record, the five fields of its header line under their ARC
+    /// names (`URL`, `IP-address`, `Archive-date`, `Content-type`, `Archive-length`).
     pub header: Vec<(String, String)>,
-    /// The block.
+    /// The block (of an ARC record, its content).
     pub block: Vec<u8>,
 }
 
@@ -39,6 +42,21 @@ impl ReadRecord {
     /// The value of the first header field called `name` (case-insensitive).
     pub fn get(&self, name: &str) -> Option<&str> {
         record::get(&self.header, name)
+    }
+
+    /// Whether the record was read from an ARC file.
+    pub fn is_arc(&self) -> bool {
+        self.version.starts_with("ARC/")
+    }
+
+    /// The record's WARC header: its own, or for an ARC record the one it stands for (`warcinfo` for the
+    /// `filedesc://` record, `response` for the others; see `trawl warc convert`).
+    pub fn warc_header(&self) -> Cow<'_, [(String, String)]> {
+        if self.is_arc() {
+            Cow::Owned(arc::warc_header(self))
+        } else {
+            Cow::Borrowed(&self.header)
+        }
     }
 }
 
@@ -68,13 +86,18 @@ impl<R: BufRead> BufRead for Counting<R> {
     }
 }
 
-/// Reads WARC records one by one from plain or gzipped input, as an iterator of
+/// Reads WARC (or ARC) records one by one from plain or gzipped input, as an iterator of
 /// `Result<ReadRecord, Error>`.
 ///
 /// Gzip is detected per record by its magic bytes; each member is decoded on its own so that
 /// [`ReadRecord::offset`] and [`ReadRecord::len`] locate it in the file. A member holding several
 /// records (whole-file gzip) is read too; its records then share the member's offset. After an error
 /// the iterator ends, since the position of the next record is unknown.
+///
+/// A record starting with an ARC header line instead of `WARC/` is read as an ARC v1 record (see
+/// [`ReadRecord::is_arc`]); blank lines between ARC records are skipped and not counted in a plain
+/// record's length, as cdxj-indexer counts them. An Archive-length that is not a byte count reads as an
+/// empty record, as warcio reads it; `verify` reports it.
 #[derive(Debug)]
 pub struct Reader<R> {
     input: Counting<R>,
@@ -84,6 +107,8 @@ pub struct Reader<R> {
     failed: bool,
     /// The zstd dictionary a `.warc.zst` file began with, if any.
     dictionary: Option<Vec<u8>>,
+    /// Once an ARC record was read: the file's ARC version (`ARC/1.0` until its `filedesc://` says).
+    arc: Option<String>,
 }
 
 /// Opens the WARC file at `path` for reading.
@@ -108,6 +133,7 @@ impl<R: BufRead> Reader<R> {
             pending: VecDeque::new(),
             failed: false,
             dictionary: None,
+            arc: None,
         }
     }
 
@@ -130,6 +156,10 @@ impl<R: BufRead> Reader<R> {
             if let Some(rec) = self.pending.pop_front() {
                 return Ok(Some(rec));
             }
+            if self.arc.is_some() {
+                let pos = self.input.pos;
+                skip_blank_lines(&mut self.input).map_err(|e| self.read_error(pos, e))?;
+            }
             let offset = self.input.pos;
             let (first, skippable) = match self.input.fill_buf() {
                 Ok(buf) => (
@@ -147,12 +177,13 @@ impl<R: BufRead> Reader<R> {
                 Some(_) if skippable => self.read_skippable(offset)?,
                 Some(_) => {
                     let limit = self.max_record_bytes;
-                    let (head, block) = read_record(&mut self.input, &self.path, offset, limit)?;
+                    let (version, header, block) =
+                        read_record(&mut self.input, &self.path, offset, limit, &mut self.arc)?;
                     return Ok(Some(ReadRecord {
                         offset,
                         len: self.input.pos - offset,
-                        version: head.version,
-                        header: head.fields,
+                        version,
+                        header,
                         block,
                     }));
                 }
@@ -219,17 +250,23 @@ impl<R: BufRead> Reader<R> {
         }
         let len = self.input.pos - offset;
         let mut rest = data;
-        while !rest.is_empty() {
-            let (head, block) = read_record(&mut rest, &self.path, offset, limit)?;
+        loop {
+            if self.arc.is_some() {
+                skip_blank_lines(&mut rest).map_err(|e| self.read_error(offset, e))?;
+            }
+            if rest.is_empty() {
+                return Ok(());
+            }
+            let (version, header, block) =
+                read_record(&mut rest, &self.path, offset, limit, &mut self.arc)?;
             self.pending.push_back(ReadRecord {
                 offset,
                 len,
-                version: head.version,
-                header: head.fields,
+                version,
+                header,
                 block,
             });
         }
-        Ok(())
     }
 
     /// Reads a zstd skippable frame: the warc-zstd dictionary (magic `5D 2A 4D 18`, itself possibly
@@ -296,8 +333,120 @@ impl<R: BufRead> Iterator for Reader<R> {
     }
 }
 
-/// Reads one uncompressed record (header, block, CRLFCRLF) from `src`; errors name `path` and `offset`.
+/// A record as read: its version, header fields and block.
+type Parts = (String, Vec<(String, String)>, Vec<u8>);
+
+/// Consumes the empty lines (LF or CRLF) at the start of `src`: what separates ARC records.
+fn skip_blank_lines<B: BufRead>(src: &mut B) -> io::Result<()> {
+    loop {
+        let n = match src.fill_buf()? {
+            [b'\n', ..] => 1,
+            [b'\r', b'\n', ..] => 2,
+            _ => return Ok(()),
+        };
+        src.consume(n);
+    }
+}
+
+/// The version, header fields and block of the uncompressed record at the start of `src`: a WARC record,
+/// or an ARC record when it begins with an ARC header line (then `arc` becomes the file's ARC version).
+/// Errors name `path` and `offset`.
 fn read_record<B: BufRead>(
+    src: &mut B,
+    path: &Path,
+    offset: u64,
+    limit: u64,
+    arc: &mut Option<String>,
+) -> Result<Parts, Error> {
+    let start = src.fill_buf().map_err(|source| Error::Read {
+        path: path.to_owned(),
+        offset,
+        source,
+    })?;
+    if !b"WARC/".starts_with(&start[..start.len().min(5)]) {
+        let line = start
+            .split_inclusive(|&b| b == b'\n')
+            .next()
+            .unwrap_or_default();
+        if arc::parse_line(line).is_some() {
+            return read_arc_record(src, path, offset, limit, arc);
+        }
+        if arc.is_some() {
+            return Err(Error::Malformed {
+                path: path.to_owned(),
+                offset,
+                expected:
+                    "an ARC header line \"URL IP-address Archive-date Content-type Archive-length\""
+                        .to_owned(),
+                found: excerpt(line),
+            });
+        }
+    }
+    let (head, block) = read_warc_record(src, path, offset, limit)?;
+    Ok((head.version, head.fields, block))
+}
+
+/// Reads one ARC record: its header line, then Archive-length bytes (none when the length is not a byte
+/// count). The `filedesc://` record sets the file's version in `arc`.
+fn read_arc_record<B: BufRead>(
+    src: &mut B,
+    path: &Path,
+    offset: u64,
+    limit: u64,
+    arc: &mut Option<String>,
+) -> Result<Parts, Error> {
+    let read_err = |source| Error::Read {
+        path: path.to_owned(),
+        offset,
+        source,
+    };
+    let mut line = Vec::new();
+    src.by_ref()
+        .take(MAX_HEAD_BYTES)
+        .read_until(b'\n', &mut line)
+        .map_err(read_err)?;
+    let head = arc::parse_line(&line).ok_or_else(|| Error::Malformed {
+        path: path.to_owned(),
+        offset,
+        expected: "an ARC header line \"URL IP-address Archive-date Content-type Archive-length\""
+            .to_owned(),
+        found: excerpt(&line),
+    })?;
+    let filedesc = arc::is_filedesc_url(&head.fields[0].1);
+    let length = head.length.unwrap_or(0);
+    if length > limit {
+        return Err(Error::TooLarge {
+            path: path.to_owned(),
+            offset,
+            len: length,
+            limit,
+        });
+    }
+    let mut block = Vec::new();
+    if filedesc && head.length.is_none() {
+        // As warcio does: a filedesc record's version block and field-name line are read anyway.
+        for _ in 0..2 {
+            src.by_ref()
+                .take(MAX_HEAD_BYTES)
+                .read_until(b'\n', &mut block)
+                .map_err(read_err)?;
+        }
+    } else {
+        // A record cut short by the end of the file is kept as it is, as warcio keeps it; `verify` says so.
+        src.by_ref()
+            .take(length)
+            .read_to_end(&mut block)
+            .map_err(read_err)?;
+    }
+    if filedesc {
+        *arc = Some(arc::version(&block).unwrap_or_else(|| "ARC/1.0".to_owned()));
+    }
+    let version = arc.get_or_insert_with(|| "ARC/1.0".to_owned()).clone();
+    Ok((version, head.fields, block))
+}
+
+/// Reads one uncompressed WARC record (header, block, CRLFCRLF) from `src`; errors name `path` and `offset`.
+fn read_warc_record<B: BufRead>(
     src: &mut B,
     path: &Path,
     offset: u64,
