@@ -621,6 +621,34 @@ mod tests {
     }
 
     #[test]
+    fn arc_problems_name_the_offset() {
+        let cases: &[(&[u8], &str)] = &[
+            (
+                b"filedesc://f.arc 0.0.0.0 20140216050221 text/plain 9\n1 0 Test\n\ngarbage line\n",
+                "t.warc: record at offset 63: expected an ARC header line \"URL IP-address Archive-date Content-type Archive-length\", found \"garbage line\\n\"",
+            ),
+            (
+                b"filedesc://f.arc 0.0.0.0 20140216050221 text/plain 99999999999\n",
+                "t.warc: record at offset 0: 99999999999 bytes exceed the limit of 1073741824",
+            ),
+        ];
+        for (input, want) in cases {
+            let err = read_all(input).unwrap_err().to_string();
+            assert_eq!(&err, want);
+        }
+        // Cut short by the end of the file: read as it is (as warcio reads it).
+        let recs =
+            read_all(b"filedesc://f.arc 0.0.0.0 20140216050221 text/plain 90\n1 0 Test\n").unwrap();
+        assert_eq!(recs[0].block, b"1 0 Test\n");
+        // A filedesc record whose length is not a number still holds its two lines, as warcio reads it.
+        let recs = read_all(b"filedesc://f 0.0.0.0 20140216050221 text/plain -1\n1 0 X\nURL IP\n\nhttp://a/ 1.2.3.4 20140216050221 text/html 0\n").unwrap();
+        assert_eq!(
+            (recs.len(), recs[0].block.as_slice()),
+            (2, &b"1 0 X\nURL IP\n"[..])
+        );
+    }
+
+    #[test]
     fn stops_after_an_error() {
         let input = [REC, b"junk", REC].concat();
         let results: Vec<_> = Reader::new(&input[..]).collect();
@@ -679,7 +707,91 @@ mod tests {
             })
     }
 
+    /// An ARC record: URL (maybe with spaces), IP address, date, content type, content.
+    type ArcRec = (String, String, String, String, Vec<u8>);
+
+    fn arb_arc_record() -> impl Strategy<Value = ArcRec> {
+        (
+            "(http|https|dns):[a-z/.]{1,12}( [a-zA-Z]{1,5}){0,2}",
+            "[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}",
+            "20[0-9]{12}",
+            "[a-z]{1,5}/[a-z]{1,5}",
+            proptest::collection::vec(any::<u8>(), 0..120),
+        )
+    }
+
+    /// An ARC file of `records` after a filedesc header, each record followed by `blank` newlines; the
+    /// offset of each record in the plain file.
+    fn arc_file(records: &[ArcRec], blank: usize, gzip: bool) -> (Vec<u8>, Vec<u64>) {
+        let desc: &[u8] = b"1 0 Test\nURL IP-address Archive-date Content-type Archive-length\n";
+        let all = std::iter::once((
+            "filedesc://t.arc".to_owned(),
+            "0.0.0.0".to_owned(),
+            "20140216050221".to_owned(),
+            "text/plain".to_owned(),
+            desc.to_vec(),
+        ))
+        .chain(records.iter().cloned());
+        let (mut file, mut offsets) = (Vec::new(), Vec::new());
+        for (url, ip, date, ct, content) in all {
+            let mut rec = format!("{url} {ip} {date} {ct} {}\n", content.len()).into_bytes();
+            rec.extend_from_slice(&content);
+            rec.extend(std::iter::repeat_n(b'\n', blank));
+            offsets.push(file.len() as u64);
+            file.extend(if gzip { gz(&rec) } else { rec });
+        }
+        (file, offsets)
+    }
+
     proptest! {
+        #[test]
+        fn arc_write_then_read(recs in proptest::collection::vec(arb_arc_record(), 0..4), blank in 0..3usize, gzip in any::<bool>()) {
+            // Without a blank line, a record's content must not run into the next header line unseen.
+            let (file, offsets) = arc_file(&recs, blank.max(1), gzip);
+            let read = read_all(&file).unwrap();
+            prop_assert_eq!(read.len(), recs.len() + 1);
+            prop_assert_eq!(read[0].version.as_str(), "ARC/1.0");
+            prop_assert_eq!(read[0].get("URL"), Some("filedesc://t.arc"));
+            for ((got, want), offset) in read[1..].iter().zip(&recs).zip(&offsets[1..]) {
+                prop_assert!(got.is_arc());
+                prop_assert_eq!(got.get("URL"), Some(want.0.as_str()));
+                prop_assert_eq!(got.get("IP-address"), Some(want.1.as_str()));
+                prop_assert_eq!(got.get("Archive-date"), Some(want.2.as_str()));
+                prop_assert_eq!(&got.block, &want.4);
+                prop_assert_eq!(got.offset, *offset);
+                let header = got.warc_header();
+                let uri = crate::record::get(&header, "WARC-Target-URI");
+                let want_uri = want.0.replace(' ', "%20");
+                prop_assert_eq!(uri, Some(want_uri.as_str()));
+            }
+        }
+
+        #[test]
+        fn arc_random_bytes_never_panic(input in proptest::collection::vec(any::<u8>(), 0..400), whole in any::<bool>()) {
+            let head: &[u8] = if whole {
+                b"filedesc://f.arc 0.0.0.0 20140216050221 text/plain 9\n1 0 Test\n\nhttp://a/ 1.2.3.4 20140216050221 text/html "
+            } else {
+                b"filedesc://f.arc 0.0.0.0 20140216050221 text/plain "
+            };
+            let input = [head, &input].concat();
+            for rec in Reader::new(&input[..]).flatten() {
+                let _ = crate::ls_line(&rec);
+                let _ = crate::arc::problem(&rec, false);
+                let _ = crate::cdxj::Capture::of(&rec.warc_header(), &rec.block);
+            }
+        }
+
+        #[test]
+        fn arc_cut_anywhere_reads_or_errors(recs in proptest::collection::vec(arb_arc_record(), 1..3), gzip in any::<bool>(), cut in any::<prop::sample::Index>()) {
+            let (file, _) = arc_file(&recs, 1, gzip);
+            let cut = cut.index(file.len());
+            let results: Vec<_> = Reader::new(&file[..cut]).collect();
+            prop_assert!(results.iter().filter(|r| r.is_ok()).count() <= recs.len() + 1);
+            if let Some(Err(e)) = results.last() {
+                prop_assert!(e.offset().is_some());
+            }
+        }
+
         #[test]
         fn write_then_read(recs in proptest::collection::vec(arb_record(), 1..5), gzip in any::<bool>()) {
             let mut file = Vec::new();
