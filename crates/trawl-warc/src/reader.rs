@@ -364,52 +364,96 @@ fn read_record<B: BufRead>(
         source,
     })?;
     if !b"WARC/".starts_with(&start[..start.len().min(5)]) {
-        let line = start
-            .split_inclusive(|&b| b == b'\n')
-            .next()
-            .unwrap_or_default();
-        if arc::parse_line(line).is_some() {
-            return read_arc_record(src, path, offset, limit, arc);
-        }
-        if arc.is_some() {
-            return Err(Error::Malformed {
-                path: path.to_owned(),
-                offset,
-                expected:
-                    "an ARC header line \"URL IP-address Archive-date Content-type Archive-length\""
-                        .to_owned(),
-                found: excerpt(line),
-            });
+        let arc_line_expected = || Error::Malformed {
+            path: path.to_owned(),
+            offset,
+            expected: ARC_LINE.to_owned(),
+            found: String::new(),
+        };
+        if start.contains(&b'\n') {
+            let line = start
+                .split_inclusive(|&b| b == b'\n')
+                .next()
+                .unwrap_or_default();
+            if arc::parse_line(line).is_some() {
+                return read_arc_record(src, path, offset, limit, arc, None);
+            }
+            if arc.is_some() {
+                return Err(with_found(arc_line_expected(), line));
+            }
+        } else {
+            // The first line runs past what is buffered: read it whole to tell what it is.
+            let mut line = Vec::new();
+            src.by_ref()
+                .take(MAX_HEAD_BYTES)
+                .read_until(b'\n', &mut line)
+                .map_err(|source| Error::Read {
+                    path: path.to_owned(),
+                    offset,
+                    source,
+                })?;
+            if arc::parse_line(&line).is_some() {
+                return read_arc_record(src, path, offset, limit, arc, Some(line));
+            }
+            let err = if arc.is_some() {
+                arc_line_expected()
+            } else {
+                Error::Malformed {
+                    path: path.to_owned(),
+                    offset,
+                    expected: "a version line such as \"WARC/1.1\"".to_owned(),
+                    found: String::new(),
+                }
+            };
+            return Err(with_found(err, &line));
         }
     }
     let (head, block) = read_warc_record(src, path, offset, limit)?;
     Ok((head.version, head.fields, block))
 }
 
-/// Reads one ARC record: its header line, then Archive-length bytes (none when the length is not a byte
-/// count). The `filedesc://` record sets the file's version in `arc`.
+/// What the reader expects at the start of a record of an ARC file.
+const ARC_LINE: &str =
+    "an ARC header line \"URL IP-address Archive-date Content-type Archive-length\"";
+
+/// `err` (a [`Error::Malformed`]) saying it found `bytes`.
+fn with_found(mut err: Error, bytes: &[u8]) -> Error {
+    if let Error::Malformed { found, .. } = &mut err {
+        *found = excerpt(bytes);
+    }
+    err
+}
+
+/// Reads one ARC record: its header line (unless `line` holds it, already read), then Archive-length bytes
+/// (none when the length is not a byte count). The `filedesc://` record sets the file's version in `arc`.
 fn read_arc_record<B: BufRead>(
     src: &mut B,
     path: &Path,
     offset: u64,
     limit: u64,
     arc: &mut Option<String>,
+    line: Option<Vec<u8>>,
 ) -> Result<Parts, Error> {
     let read_err = |source| Error::Read {
         path: path.to_owned(),
         offset,
         source,
     };
-    let mut line = Vec::new();
-    src.by_ref()
-        .take(MAX_HEAD_BYTES)
-        .read_until(b'\n', &mut line)
-        .map_err(read_err)?;
+    let line = match line {
+        Some(line) => line,
+        None => {
+            let mut line = Vec::new();
+            src.by_ref()
+                .take(MAX_HEAD_BYTES)
+                .read_until(b'\n', &mut line)
+                .map_err(read_err)?;
+            line
+        }
+    };
     let head = arc::parse_line(&line).ok_or_else(|| Error::Malformed {
         path: path.to_owned(),
         offset,
-        expected: "an ARC header line \"URL IP-address Archive-date Content-type Archive-length\""
-            .to_owned(),
+        expected: ARC_LINE.to_owned(),
         found: excerpt(&line),
     })?;
     let filedesc = arc::is_filedesc_url(&head.fields[0].1);
@@ -645,6 +689,33 @@ mod tests {
         assert_eq!(
             (recs.len(), recs[0].block.as_slice()),
             (2, &b"1 0 X\nURL IP\n"[..])
+        );
+    }
+
+    #[test]
+    fn arc_header_lines_across_buffer_refills() {
+        // A small buffer ends mid-line at most record starts: each line must still be read whole.
+        let file =
+            std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(
+                "testdata/webarchive-commons/IAH-20080430204825-00000-blackbook-truncated.arc",
+            ))
+            .unwrap();
+        let whole = read_all(&file).unwrap();
+        for capacity in [7, 64, 1000] {
+            let small = std::io::BufReader::with_capacity(capacity, &file[..]);
+            let recs: Vec<_> = Reader::new(small).collect::<Result<_, _>>().unwrap();
+            assert_eq!(recs, whole, "capacity {capacity}");
+        }
+        let err = Reader::new(std::io::BufReader::with_capacity(
+            4,
+            &b"not an archive at all\n"[..],
+        ))
+        .next()
+        .unwrap()
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "<stream>: record at offset 0: expected a version line such as \"WARC/1.1\", found \"not an archive at all\\n\""
         );
     }
 
