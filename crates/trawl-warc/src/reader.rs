@@ -342,6 +342,8 @@ fn skip_blank_lines<B: BufRead>(src: &mut B) -> io::Result<()> {
         let n = match src.fill_buf()? {
             [b'\n', ..] => 1,
             [b'\r', b'\n', ..] => 2,
+            // A CR the buffer ends on: its LF comes with the next fill (no header line starts with CR).
+            [b'\r'] => 1,
             _ => return Ok(()),
         };
         src.consume(n);
@@ -701,10 +703,19 @@ mod tests {
             ))
             .unwrap();
         let whole = read_all(&file).unwrap();
-        for capacity in [7, 64, 1000] {
+        for capacity in [2, 7, 64, 1000] {
             let small = std::io::BufReader::with_capacity(capacity, &file[..]);
             let recs: Vec<_> = Reader::new(small).collect::<Result<_, _>>().unwrap();
             assert_eq!(recs, whole, "capacity {capacity}");
+        }
+        // CRLF blank lines split by a refill.
+        let crlf: &[u8] = b"filedesc://f 0.0.0.0 20140216050221 text/plain 6\n1 0 X\n\r\n\r\n\
+            http://a/ 1.2.3.4 20140216050221 text/html 0\n\r\n";
+        for capacity in 1..12 {
+            let small = std::io::BufReader::with_capacity(capacity, crlf);
+            let recs: Vec<_> = Reader::new(small).collect::<Result<_, _>>().unwrap();
+            assert_eq!(recs.len(), 2, "capacity {capacity}");
+            assert_eq!(recs[1].offset, 59, "capacity {capacity}");
         }
         let err = Reader::new(std::io::BufReader::with_capacity(
             4,
