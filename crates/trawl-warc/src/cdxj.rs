@@ -163,21 +163,24 @@ pub fn index_file(path: &Path, filename: &str) -> Result<Vec<String>, Error> {
     let mut lines = Vec::new();
     for record in reader::open(path)? {
         let record = record?;
-        if let Some(c) = Capture::of(&record.header, &record.block) {
+        if let Some(c) = Capture::of(&record.warc_header(), &record.block) {
             lines.push(c.line(record.len, record.offset, filename));
         }
     }
     Ok(lines)
 }
 
-/// The WARC files of the folder `dir` (`.warc`, `.warc.gz`, `.warc.zst`; not `.open` ones), by name.
+/// The WARC and ARC files of the folder `dir` (`.warc`, `.warc.gz`, `.warc.zst`, `.arc`, `.arc.gz`; not
+/// `.open` ones), by name.
 pub fn warc_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
         .flatten()
         .map(|e| e.path())
         .filter(|p| {
             let n = p.to_string_lossy();
-            n.ends_with(".warc.gz") || n.ends_with(".warc") || n.ends_with(".warc.zst")
+            [".warc.gz", ".warc", ".warc.zst", ".arc", ".arc.gz"]
+                .iter()
+                .any(|ext| n.ends_with(ext))
         })
         .collect();
     files.sort();
@@ -189,13 +192,13 @@ pub fn sort(lines: &mut [String]) {
     lines.sort_unstable_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
 }
 
-/// Where the index of WARC `warc` goes: beside it, `X.warc.gz` → `X.cdxj`.
+/// Where the index of WARC (or ARC) `warc` goes: beside it, `X.warc.gz` → `X.cdxj`.
 pub fn index_path(warc: &Path) -> PathBuf {
     let name = warc
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let stem = [".warc.gz", ".warc.zst", ".warc"]
+    let stem = [".warc.gz", ".warc.zst", ".warc", ".arc.gz", ".arc"]
         .iter()
         .find_map(|ext| name.strip_suffix(ext))
         .unwrap_or(&name);
@@ -284,6 +287,7 @@ mod tests {
         );
         assert_eq!(index_path(Path::new("x.warc.zst")), Path::new("x.cdxj"));
         assert_eq!(index_path(Path::new("x.warc")), Path::new("x.cdxj"));
+        assert_eq!(index_path(Path::new("x.arc.gz")), Path::new("x.cdxj"));
     }
 
     proptest! {

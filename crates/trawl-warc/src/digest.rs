@@ -6,7 +6,7 @@
 
 use std::borrow::Cow;
 
-use data_encoding::{BASE32, HEXLOWER_PERMISSIVE};
+use data_encoding::{BASE32, BASE32_NOPAD, BASE64_NOPAD, BASE64URL_NOPAD, HEXLOWER_PERMISSIVE};
 use sha1::{Digest, Sha1};
 
 use crate::chunked;
@@ -24,20 +24,45 @@ pub(crate) fn payload_digest(http: &[u8]) -> Option<String> {
     entity_body(http).map(|body| sha1_digest(&body))
 }
 
-/// Whether a digest header value (`sha1:BASE32`, or `sha1:` with 40 hex digits) matches `bytes`.
-/// `None` when the algorithm is not one we can compute.
+/// Whether a digest header value matches `bytes`: `sha1`, `sha256`, `sha512` or `md5` (`SHA-1` and the
+/// like too), its value in base32, hex or base64, as warcio reads them. `None` when the algorithm is not
+/// one we can compute.
 pub(crate) fn digest_matches(value: &str, bytes: &[u8]) -> Option<bool> {
     let (algo, encoded) = value.trim().split_once(':')?;
-    if !algo.eq_ignore_ascii_case("sha1") {
-        return None;
-    }
-    let want = Sha1::digest(bytes);
-    let got = if encoded.len() == 40 {
-        HEXLOWER_PERMISSIVE.decode(encoded.as_bytes()).ok()
-    } else {
-        BASE32.decode(encoded.to_ascii_uppercase().as_bytes()).ok()
+    let want: Vec<u8> = match algo.to_ascii_lowercase().replace('-', "").as_str() {
+        "sha1" => Sha1::digest(bytes).to_vec(),
+        "sha256" => sha2::Sha256::digest(bytes).to_vec(),
+        "sha512" => sha2::Sha512::digest(bytes).to_vec(),
+        "md5" => md5::Md5::digest(bytes).to_vec(),
+        _ => return None,
     };
-    Some(got.as_deref() == Some(want.as_slice()))
+    Some(decode_digest(encoded.trim(), want.len()).as_deref() == Some(want.as_slice()))
+}
+
+/// The bytes of a digest value of `len` bytes written in base32 (any case, padded or not), hex or base64.
+fn decode_digest(encoded: &str, len: usize) -> Option<Vec<u8>> {
+    let bytes = encoded.as_bytes();
+    let decoded = if encoded.len() == len * 2 {
+        HEXLOWER_PERMISSIVE.decode(bytes).ok()
+    } else if encoded.trim_end_matches('=').len() == (len * 8).div_ceil(5) {
+        let upper = encoded.trim_end_matches('=').to_ascii_uppercase();
+        BASE32_NOPAD.decode(upper.as_bytes()).ok()
+    } else if encoded.contains(['-', '_']) {
+        BASE64URL_NOPAD
+            .decode(encoded.trim_end_matches('=').as_bytes())
+            .ok()
+    } else {
+        BASE64_NOPAD
+            .decode(encoded.trim_end_matches('=').as_bytes())
+            .ok()
+    };
+    decoded.filter(|d| d.len() == len)
+}
+
+/// The bytes after the HTTP head of a recorded message, transfer coding kept (`None` when the head does not
+/// parse): what some producers digested instead of the entity body.
+pub(crate) fn raw_body(http: &[u8]) -> Option<&[u8]> {
+    head_len(http).map(|n| &http[n..])
 }
 
 /// The entity body of a recorded HTTP request or response: the bytes after the head, de-chunked when
@@ -82,6 +107,11 @@ pub fn http_header(http: &[u8], name: &str) -> Option<String> {
         .iter()
         .find(|h| h.name.eq_ignore_ascii_case(name))
         .map(|h| String::from_utf8_lossy(h.value).trim().to_owned())
+}
+
+/// Whether `http` begins with a complete HTTP response head.
+pub(crate) fn parse_head_ok(http: &[u8]) -> bool {
+    http.starts_with(b"HTTP/") && parse_head(http).is_some()
 }
 
 /// What we need from an HTTP head.
@@ -201,7 +231,27 @@ mod tests {
             ),
             (EMPTY_SHA1, b"x", Some(false)),
             ("sha1:not base32!", b"", Some(false)),
-            ("sha256:abc", b"", None),
+            ("sha256:abc", b"", Some(false)),
+            (
+                "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+                b"",
+                Some(true),
+            ),
+            (
+                "SHA-256:4OYMIQUY7QOBJGX36TEJS35ZEQT24QPEMSNZGTFESWMRW6CSXBKQ====",
+                b"",
+                Some(true),
+            ),
+            (
+                "sha256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=",
+                b"",
+                Some(true),
+            ),
+            ("md5:d41d8cd98f00b204e9800998ecf8427e", b"", Some(true)),
+            ("md5:1B2M2Y8AsgTpgAmY7PhCfg==", b"", Some(true)),
+            ("md5:d41d8cd98f00b204e9800998ecf8427f", b"", Some(false)),
+            ("sha1:2jmj7l5rSw0yVb_vlWAYkK_YBwk", b"", Some(true)),
+            ("crc32:00000000", b"", None),
             ("nocolon", b"", None),
         ];
         for (value, bytes, want) in cases {

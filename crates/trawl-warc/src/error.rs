@@ -96,6 +96,17 @@ pub enum Error {
         /// The underlying error.
         source: io::Error,
     },
+    /// A record that cannot be rewritten as asked (`convert`, `recompress`): a damaged ARC record, an ARC
+    /// given to `recompress`.
+    #[error("{}: record at offset {offset}: {problem}", path.display())]
+    Unconvertible {
+        /// The file being read.
+        path: PathBuf,
+        /// Offset of the record, or of the gzip member holding it.
+        offset: u64,
+        /// What is wrong, and what to do.
+        problem: String,
+    },
     /// [`Writer::write`](crate::Writer::write) was given no records.
     #[error("cannot write an empty group of records")]
     EmptyGroup,
@@ -111,7 +122,8 @@ impl Error {
             | Error::TooLarge { offset, .. }
             | Error::Gzip { offset, .. }
             | Error::Zstd { offset, .. }
-            | Error::Read { offset, .. } => Some(*offset),
+            | Error::Read { offset, .. }
+            | Error::Unconvertible { offset, .. } => Some(*offset),
             Error::Io { .. } | Error::EmptyGroup => None,
         }
     }
@@ -129,6 +141,7 @@ impl Error {
             Error::Gzip { source, .. } => format!("bad gzip member: {source}"),
             Error::Zstd { source, .. } => format!("bad zstd frame: {source}"),
             Error::Read { source, .. } => format!("read failed: {source}"),
+            Error::Unconvertible { problem, .. } => problem.clone(),
             other => other.to_string(),
         }
     }

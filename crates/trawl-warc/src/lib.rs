@@ -6,7 +6,8 @@
 //! records to rotating files named `PREFIX-YYYYMMDDhhmmss-NNNNN-HOST.warc.gz`, one gzip member per
 //! record, and reports where each went. A [`Reader`] (see [`open`]) reads plain or gzipped files back
 //! as [`ReadRecord`]s with their offsets, and [`verify`] checks a file's framing, headers and
-//! digests. [`ls_line`] summarizes a record on one line.
+//! digests. [`ls_line`] summarizes a record on one line. The reader, `ls`, the index and [`verify`] read
+//! ARC v1 files too; [`convert`] writes an ARC (or a WARC 1.0) as WARC 1.1.
 //!
 //! Digests are `sha1:` + base32. The WARC-Payload-Digest of an HTTP record covers its entity body:
 //! the bytes after the HTTP head with chunked transfer coding removed and Content-Encoding kept.
@@ -40,6 +41,7 @@
 pub use crate::{
     cdxj::{Capture, index_beside, index_file, index_path, warc_files, write_index},
     compression::Compression,
+    convert::convert,
     digest::{http_header, sha1_digest},
     error::Error,
     ls::ls_line,
@@ -50,14 +52,16 @@ pub use crate::{
         revisit::{IDENTICAL_PAYLOAD_DIGEST, RefersTo, SERVER_NOT_MODIFIED},
     },
     repair::{Repaired, repair},
-    verify::{VerifyError, VerifySummary, verify},
+    verify::{Note, Quirk, VerifyError, VerifyOptions, VerifySummary, verify, verify_with},
     wacz::{WaczSummary, write_wacz},
     writer::{Encoded, Encoder, Span, WriteBack, Writer, WriterConfig, Written},
 };
 
+mod arc;
 pub mod cdxj;
 mod chunked;
 mod compression;
+mod convert;
 mod digest;
 mod error;
 mod gzip;

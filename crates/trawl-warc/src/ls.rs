@@ -3,10 +3,12 @@
 use crate::reader::ReadRecord;
 
 /// One tab-separated line describing `rec`: offset, WARC-Type, WARC-Target-URI, Content-Type,
-/// Content-Length and WARC-Record-ID, with `-` for a missing field.
+/// Content-Length and WARC-Record-ID, with `-` for a missing field. An ARC record shows the WARC fields it
+/// stands for (no record id).
 pub fn ls_line(rec: &ReadRecord) -> String {
+    let header = rec.warc_header();
     let field = |name| {
-        rec.get(name)
+        crate::record::get(&header, name)
             .filter(|v| !v.is_empty())
             .map_or_else(|| "-".to_owned(), |v| v.replace(['\t', '\r', '\n'], " "))
     };

@@ -1,5 +1,6 @@
-//! [`Reader`]: reads WARC files, plain or gzip (one member per record), record by record.
+//! [`Reader`]: reads WARC and ARC files, plain or gzip (one member per record), record by record.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
@@ -7,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use flate2::bufread::GzDecoder;
 
+use crate::arc;
 use crate::error::{Error, excerpt};
 use crate::header;
 use crate::record;
@@ -27,11 +29,12 @@ pub struct ReadRecord {
     pub offset: u64,
     /// Length in the file: of the gzip member when compressed, else of the record with its CRLFCRLF.
     pub len: u64,
-    /// The version line, e.g. `WARC/1.1`.
+    /// The version line, e.g. `WARC/1.1`; `ARC/1.0` or `ARC/1.1` for a record of an ARC file.
     pub version: String,
-    /// The header fields in order.
+    /// The header fields in order; of an ARC record, the five fields of its header line under their ARC
+    /// names (`URL`, `IP-address`, `Archive-date`, `Content-type`, `Archive-length`).
     pub header: Vec<(String, String)>,
-    /// The block.
+    /// The block (of an ARC record, its content).
     pub block: Vec<u8>,
 }
 
@@ -39,6 +42,31 @@ impl ReadRecord {
     /// The value of the first header field called `name` (case-insensitive).
     pub fn get(&self, name: &str) -> Option<&str> {
         record::get(&self.header, name)
+    }
+
+    /// Whether the record was read from an ARC file.
+    pub fn is_arc(&self) -> bool {
+        self.version.starts_with("ARC/")
+    }
+
+    /// The record's WARC header: its own, or for an ARC record the one it stands for (`warcinfo` for the
+    /// `filedesc://` record, `response` for the others; see `trawl warc convert`).
+    pub fn warc_header(&self) -> Cow<'_, [(String, String)]> {
+        if self.is_arc() {
+            Cow::Owned(arc::warc_header(self))
+        } else {
+            Cow::Borrowed(&self.header)
+        }
+    }
+}
+
+impl arc::ArcRecord for ReadRecord {
+    fn get(&self, name: &str) -> Option<&str> {
+        ReadRecord::get(self, name)
+    }
+
+    fn block(&self) -> &[u8] {
+        &self.block
     }
 }
 
@@ -68,13 +96,18 @@ impl<R: BufRead> BufRead for Counting<R> {
     }
 }
 
-/// Reads WARC records one by one from plain or gzipped input, as an iterator of
+/// Reads WARC (or ARC) records one by one from plain or gzipped input, as an iterator of
 /// `Result<ReadRecord, Error>`.
 ///
 /// Gzip is detected per record by its magic bytes; each member is decoded on its own so that
 /// [`ReadRecord::offset`] and [`ReadRecord::len`] locate it in the file. A member holding several
 /// records (whole-file gzip) is read too; its records then share the member's offset. After an error
 /// the iterator ends, since the position of the next record is unknown.
+///
+/// A record starting with an ARC header line instead of `WARC/` is read as an ARC v1 record (see
+/// [`ReadRecord::is_arc`]); blank lines between ARC records are skipped and not counted in a plain
+/// record's length, as cdxj-indexer counts them. An Archive-length that is not a byte count reads as an
+/// empty record, as warcio reads it; `verify` reports it.
 #[derive(Debug)]
 pub struct Reader<R> {
     input: Counting<R>,
@@ -84,6 +117,8 @@ pub struct Reader<R> {
     failed: bool,
     /// The zstd dictionary a `.warc.zst` file began with, if any.
     dictionary: Option<Vec<u8>>,
+    /// Once an ARC record was read: the file's ARC version (`ARC/1.0` until its `filedesc://` says).
+    arc: Option<String>,
 }
 
 /// Opens the WARC file at `path` for reading.
@@ -108,6 +143,7 @@ impl<R: BufRead> Reader<R> {
             pending: VecDeque::new(),
             failed: false,
             dictionary: None,
+            arc: None,
         }
     }
 
@@ -130,6 +166,10 @@ impl<R: BufRead> Reader<R> {
             if let Some(rec) = self.pending.pop_front() {
                 return Ok(Some(rec));
             }
+            if self.arc.is_some() {
+                let pos = self.input.pos;
+                skip_blank_lines(&mut self.input).map_err(|e| self.read_error(pos, e))?;
+            }
             let offset = self.input.pos;
             let (first, skippable) = match self.input.fill_buf() {
                 Ok(buf) => (
@@ -147,12 +187,13 @@ impl<R: BufRead> Reader<R> {
                 Some(_) if skippable => self.read_skippable(offset)?,
                 Some(_) => {
                     let limit = self.max_record_bytes;
-                    let (head, block) = read_record(&mut self.input, &self.path, offset, limit)?;
+                    let (version, header, block) =
+                        read_record(&mut self.input, &self.path, offset, limit, &mut self.arc)?;
                     return Ok(Some(ReadRecord {
                         offset,
                         len: self.input.pos - offset,
-                        version: head.version,
-                        header: head.fields,
+                        version,
+                        header,
                         block,
                     }));
                 }
@@ -219,17 +260,23 @@ impl<R: BufRead> Reader<R> {
         }
         let len = self.input.pos - offset;
         let mut rest = data;
-        while !rest.is_empty() {
-            let (head, block) = read_record(&mut rest, &self.path, offset, limit)?;
+        loop {
+            if self.arc.is_some() {
+                skip_blank_lines(&mut rest).map_err(|e| self.read_error(offset, e))?;
+            }
+            if rest.is_empty() {
+                return Ok(());
+            }
+            let (version, header, block) =
+                read_record(&mut rest, &self.path, offset, limit, &mut self.arc)?;
             self.pending.push_back(ReadRecord {
                 offset,
                 len,
-                version: head.version,
-                header: head.fields,
+                version,
+                header,
                 block,
             });
         }
-        Ok(())
     }
 
     /// Reads a zstd skippable frame: the warc-zstd dictionary (magic `5D 2A 4D 18`, itself possibly
@@ -296,8 +343,166 @@ impl<R: BufRead> Iterator for Reader<R> {
     }
 }
 
-/// Reads one uncompressed record (header, block, CRLFCRLF) from `src`; errors name `path` and `offset`.
+/// A record as read: its version, header fields and block.
+type Parts = (String, Vec<(String, String)>, Vec<u8>);
+
+/// Consumes the empty lines (LF or CRLF) at the start of `src`: what separates ARC records.
+fn skip_blank_lines<B: BufRead>(src: &mut B) -> io::Result<()> {
+    loop {
+        let n = match src.fill_buf()? {
+            [b'\n', ..] => 1,
+            [b'\r', b'\n', ..] => 2,
+            // A CR the buffer ends on: its LF comes with the next fill (no header line starts with CR).
+            [b'\r'] => 1,
+            _ => return Ok(()),
+        };
+        src.consume(n);
+    }
+}
+
+/// The version, header fields and block of the uncompressed record at the start of `src`: a WARC record,
+/// or an ARC record when it begins with an ARC header line (then `arc` becomes the file's ARC version).
+/// Errors name `path` and `offset`.
 fn read_record<B: BufRead>(
+    src: &mut B,
+    path: &Path,
+    offset: u64,
+    limit: u64,
+    arc: &mut Option<String>,
+) -> Result<Parts, Error> {
+    let start = src.fill_buf().map_err(|source| Error::Read {
+        path: path.to_owned(),
+        offset,
+        source,
+    })?;
+    if !b"WARC/".starts_with(&start[..start.len().min(5)]) {
+        let arc_line_expected = || Error::Malformed {
+            path: path.to_owned(),
+            offset,
+            expected: ARC_LINE.to_owned(),
+            found: String::new(),
+        };
+        if start.contains(&b'\n') {
+            let line = start
+                .split_inclusive(|&b| b == b'\n')
+                .next()
+                .unwrap_or_default();
+            if arc::parse_line(line).is_some() {
+                return read_arc_record(src, path, offset, limit, arc, None);
+            }
+            if arc.is_some() {
+                return Err(with_found(arc_line_expected(), line));
+            }
+        } else {
+            // The first line runs past what is buffered: read it whole to tell what it is.
+            let mut line = Vec::new();
+            src.by_ref()
+                .take(MAX_HEAD_BYTES)
+                .read_until(b'\n', &mut line)
+                .map_err(|source| Error::Read {
+                    path: path.to_owned(),
+                    offset,
+                    source,
+                })?;
+            if arc::parse_line(&line).is_some() {
+                return read_arc_record(src, path, offset, limit, arc, Some(line));
+            }
+            let err = if arc.is_some() {
+                arc_line_expected()
+            } else {
+                Error::Malformed {
+                    path: path.to_owned(),
+                    offset,
+                    expected: "a version line such as \"WARC/1.1\"".to_owned(),
+                    found: String::new(),
+                }
+            };
+            return Err(with_found(err, &line));
+        }
+    }
+    let (head, block) = read_warc_record(src, path, offset, limit)?;
+    Ok((head.version, head.fields, block))
+}
+
+/// What the reader expects at the start of a record of an ARC file.
+const ARC_LINE: &str =
+    "an ARC header line \"URL IP-address Archive-date Content-type Archive-length\"";
+
+/// `err` (a [`Error::Malformed`]) saying it found `bytes`.
+fn with_found(mut err: Error, bytes: &[u8]) -> Error {
+    if let Error::Malformed { found, .. } = &mut err {
+        *found = excerpt(bytes);
+    }
+    err
+}
+
+/// Reads one ARC record: its header line (unless `line` holds it, already read), then Archive-length bytes
+/// (none when the length is not a byte count). The `filedesc://` record sets the file's version in `arc`.
+fn read_arc_record<B: BufRead>(
+    src: &mut B,
+    path: &Path,
+    offset: u64,
+    limit: u64,
+    arc: &mut Option<String>,
+    line: Option<Vec<u8>>,
+) -> Result<Parts, Error> {
+    let read_err = |source| Error::Read {
+        path: path.to_owned(),
+        offset,
+        source,
+    };
+    let line = match line {
+        Some(line) => line,
+        None => {
+            let mut line = Vec::new();
+            src.by_ref()
+                .take(MAX_HEAD_BYTES)
+                .read_until(b'\n', &mut line)
+                .map_err(read_err)?;
+            line
+        }
+    };
+    let head = arc::parse_line(&line).ok_or_else(|| Error::Malformed {
+        path: path.to_owned(),
+        offset,
+        expected: ARC_LINE.to_owned(),
+        found: excerpt(&line),
+    })?;
+    let filedesc = arc::is_filedesc_url(&head.fields[0].1);
+    let length = head.length.unwrap_or(0);
+    if length > limit {
+        return Err(Error::TooLarge {
+            path: path.to_owned(),
+            offset,
+            len: length,
+            limit,
+        });
+    }
+    let mut block = Vec::new();
+    if filedesc && head.length.is_none() {
+        // As warcio does: a filedesc record's version block and field-name line are read anyway.
+        for _ in 0..2 {
+            src.by_ref()
+                .take(MAX_HEAD_BYTES)
+                .read_until(b'\n', &mut block)
+                .map_err(read_err)?;
+        }
+    } else {
+        // A record cut short by the end of the file is kept as it is, as warcio keeps it; `verify` says so.
+        src.by_ref()
+            .take(length)
+            .read_to_end(&mut block)
+            .map_err(read_err)?;
+    }
+    if filedesc {
+        *arc = Some(arc::version(&block).unwrap_or_else(|| "ARC/1.0".to_owned()));
+    }
+    let version = arc.get_or_insert_with(|| "ARC/1.0".to_owned()).clone();
+    Ok((version, head.fields, block))
+}
+
+/// Reads one uncompressed WARC record (header, block, CRLFCRLF) from `src`; errors name `path` and `offset`.
+fn read_warc_record<B: BufRead>(
     src: &mut B,
     path: &Path,
     offset: u64,
@@ -472,6 +677,70 @@ mod tests {
     }
 
     #[test]
+    fn arc_problems_name_the_offset() {
+        let cases: &[(&[u8], &str)] = &[
+            (
+                b"filedesc://f.arc 0.0.0.0 20140216050221 text/plain 9\n1 0 Test\n\ngarbage line\n",
+                "t.warc: record at offset 63: expected an ARC header line \"URL IP-address Archive-date Content-type Archive-length\", found \"garbage line\\n\"",
+            ),
+            (
+                b"filedesc://f.arc 0.0.0.0 20140216050221 text/plain 99999999999\n",
+                "t.warc: record at offset 0: 99999999999 bytes exceed the limit of 1073741824",
+            ),
+        ];
+        for (input, want) in cases {
+            let err = read_all(input).unwrap_err().to_string();
+            assert_eq!(&err, want);
+        }
+        // Cut short by the end of the file: read as it is (as warcio reads it).
+        let recs =
+            read_all(b"filedesc://f.arc 0.0.0.0 20140216050221 text/plain 90\n1 0 Test\n").unwrap();
+        assert_eq!(recs[0].block, b"1 0 Test\n");
+        // A filedesc record whose length is not a number still holds its two lines, as warcio reads it.
+        let recs = read_all(b"filedesc://f 0.0.0.0 20140216050221 text/plain -1\n1 0 X\nURL IP\n\nhttp://a/ 1.2.3.4 20140216050221 text/html 0\n").unwrap();
+        assert_eq!(
+            (recs.len(), recs[0].block.as_slice()),
+            (2, &b"1 0 X\nURL IP\n"[..])
+        );
+    }
+
+    #[test]
+    fn arc_header_lines_across_buffer_refills() {
+        // A small buffer ends mid-line at most record starts: each line must still be read whole.
+        let file =
+            std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(
+                "testdata/webarchive-commons/IAH-20080430204825-00000-blackbook-truncated.arc",
+            ))
+            .unwrap();
+        let whole = read_all(&file).unwrap();
+        for capacity in [2, 7, 64, 1000] {
+            let small = std::io::BufReader::with_capacity(capacity, &file[..]);
+            let recs: Vec<_> = Reader::new(small).collect::<Result<_, _>>().unwrap();
+            assert_eq!(recs, whole, "capacity {capacity}");
+        }
+        // CRLF blank lines split by a refill.
+        let crlf: &[u8] = b"filedesc://f 0.0.0.0 20140216050221 text/plain 6\n1 0 X\n\r\n\r\n\
+            http://a/ 1.2.3.4 20140216050221 text/html 0\n\r\n";
+        for capacity in 1..12 {
+            let small = std::io::BufReader::with_capacity(capacity, crlf);
+            let recs: Vec<_> = Reader::new(small).collect::<Result<_, _>>().unwrap();
+            assert_eq!(recs.len(), 2, "capacity {capacity}");
+            assert_eq!(recs[1].offset, 59, "capacity {capacity}");
+        }
+        let err = Reader::new(std::io::BufReader::with_capacity(
+            4,
+            &b"not an archive at all\n"[..],
+        ))
+        .next()
+        .unwrap()
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "<stream>: record at offset 0: expected a version line such as \"WARC/1.1\", found \"not an archive at all\\n\""
+        );
+    }
+
+    #[test]
     fn stops_after_an_error() {
         let input = [REC, b"junk", REC].concat();
         let results: Vec<_> = Reader::new(&input[..]).collect();
@@ -530,7 +799,91 @@ mod tests {
             })
     }
 
+    /// An ARC record: URL (maybe with spaces), IP address, date, content type, content.
+    type ArcRec = (String, String, String, String, Vec<u8>);
+
+    fn arb_arc_record() -> impl Strategy<Value = ArcRec> {
+        (
+            "(http|https|dns):[a-z/.]{1,12}( [a-zA-Z]{1,5}){0,2}",
+            "[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}",
+            "20[0-9]{12}",
+            "[a-z]{1,5}/[a-z]{1,5}",
+            proptest::collection::vec(any::<u8>(), 0..120),
+        )
+    }
+
+    /// An ARC file of `records` after a filedesc header, each record followed by `blank` newlines; the
+    /// offset of each record in the plain file.
+    fn arc_file(records: &[ArcRec], blank: usize, gzip: bool) -> (Vec<u8>, Vec<u64>) {
+        let desc: &[u8] = b"1 0 Test\nURL IP-address Archive-date Content-type Archive-length\n";
+        let all = std::iter::once((
+            "filedesc://t.arc".to_owned(),
+            "0.0.0.0".to_owned(),
+            "20140216050221".to_owned(),
+            "text/plain".to_owned(),
+            desc.to_vec(),
+        ))
+        .chain(records.iter().cloned());
+        let (mut file, mut offsets) = (Vec::new(), Vec::new());
+        for (url, ip, date, ct, content) in all {
+            let mut rec = format!("{url} {ip} {date} {ct} {}\n", content.len()).into_bytes();
+            rec.extend_from_slice(&content);
+            rec.extend(std::iter::repeat_n(b'\n', blank));
+            offsets.push(file.len() as u64);
+            file.extend(if gzip { gz(&rec) } else { rec });
+        }
+        (file, offsets)
+    }
+
     proptest! {
+        #[test]
+        fn arc_write_then_read(recs in proptest::collection::vec(arb_arc_record(), 0..4), blank in 0..3usize, gzip in any::<bool>()) {
+            // Without a blank line, a record's content must not run into the next header line unseen.
+            let (file, offsets) = arc_file(&recs, blank.max(1), gzip);
+            let read = read_all(&file).unwrap();
+            prop_assert_eq!(read.len(), recs.len() + 1);
+            prop_assert_eq!(read[0].version.as_str(), "ARC/1.0");
+            prop_assert_eq!(read[0].get("URL"), Some("filedesc://t.arc"));
+            for ((got, want), offset) in read[1..].iter().zip(&recs).zip(&offsets[1..]) {
+                prop_assert!(got.is_arc());
+                prop_assert_eq!(got.get("URL"), Some(want.0.as_str()));
+                prop_assert_eq!(got.get("IP-address"), Some(want.1.as_str()));
+                prop_assert_eq!(got.get("Archive-date"), Some(want.2.as_str()));
+                prop_assert_eq!(&got.block, &want.4);
+                prop_assert_eq!(got.offset, *offset);
+                let header = got.warc_header();
+                let uri = crate::record::get(&header, "WARC-Target-URI");
+                let want_uri = want.0.replace(' ', "%20");
+                prop_assert_eq!(uri, Some(want_uri.as_str()));
+            }
+        }
+
+        #[test]
+        fn arc_random_bytes_never_panic(input in proptest::collection::vec(any::<u8>(), 0..400), whole in any::<bool>()) {
+            let head: &[u8] = if whole {
+                b"filedesc://f.arc 0.0.0.0 20140216050221 text/plain 9\n1 0 Test\n\nhttp://a/ 1.2.3.4 20140216050221 text/html "
+            } else {
+                b"filedesc://f.arc 0.0.0.0 20140216050221 text/plain "
+            };
+            let input = [head, &input].concat();
+            for rec in Reader::new(&input[..]).flatten() {
+                let _ = crate::ls_line(&rec);
+                let _ = crate::arc::problem(&rec, false);
+                let _ = crate::cdxj::Capture::of(&rec.warc_header(), &rec.block);
+            }
+        }
+
+        #[test]
+        fn arc_cut_anywhere_reads_or_errors(recs in proptest::collection::vec(arb_arc_record(), 1..3), gzip in any::<bool>(), cut in any::<prop::sample::Index>()) {
+            let (file, _) = arc_file(&recs, 1, gzip);
+            let cut = cut.index(file.len());
+            let results: Vec<_> = Reader::new(&file[..cut]).collect();
+            prop_assert!(results.iter().filter(|r| r.is_ok()).count() <= recs.len() + 1);
+            if let Some(Err(e)) = results.last() {
+                prop_assert!(e.offset().is_some());
+            }
+        }
+
         #[test]
         fn write_then_read(recs in proptest::collection::vec(arb_record(), 1..5), gzip in any::<bool>()) {
             let mut file = Vec::new();

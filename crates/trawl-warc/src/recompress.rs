@@ -10,13 +10,52 @@ use crate::{Compression, Encoder, Error, ReadRecord, WriterConfig, cdxj, reader}
 /// `.warc`), through a temporary file, then writes the output's CDXJ index beside it. Returns the number of
 /// records.
 pub fn recompress(input: &Path, output: &Path) -> Result<usize, Error> {
-    let compression = Compression::of_path(output);
+    rewrite(input, output, |record, plain| {
+        if record.is_arc() {
+            return Err(Error::Unconvertible {
+                path: input.to_path_buf(),
+                offset: record.offset,
+                problem: format!(
+                    "an ARC record: make a WARC of it with `trawl warc convert {} OUT.warc.gz`",
+                    input.display()
+                ),
+            });
+        }
+        serialize(record, &record.version, plain);
+        Ok(())
+    })
+}
+
+/// Writes `output` (compressed as its extension says, one member or frame per record) from the records of
+/// `input`, each as `each` serializes it (nothing for a record to drop), through a temporary file (removed
+/// on error); then its CDXJ index beside it. Returns the number of records written.
+pub(crate) fn rewrite(
+    input: &Path,
+    output: &Path,
+    each: impl FnMut(&ReadRecord, &mut Vec<u8>) -> Result<(), Error>,
+) -> Result<usize, Error> {
     let tmp = output.with_extension("recompress.tmp");
+    let written = write_records(input, output, &tmp, each);
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    let records = written?;
+    cdxj::index_beside(output)?;
+    Ok(records)
+}
+
+fn write_records(
+    input: &Path,
+    output: &Path,
+    tmp: &Path,
+    mut each: impl FnMut(&ReadRecord, &mut Vec<u8>) -> Result<(), Error>,
+) -> Result<usize, Error> {
+    let compression = Compression::of_path(output);
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| Error::Io { path, source }
     };
-    let file = std::fs::File::create(&tmp).map_err(io(&tmp))?;
+    let file = std::fs::File::create(tmp).map_err(io(tmp))?;
     let mut out = std::io::BufWriter::new(file);
     // The writer's own encoder, at its default levels: a record compresses as the crawl would have.
     let mut encoder = Encoder::new(compression, WriterConfig::new(".", "", "").gzip_level);
@@ -26,25 +65,28 @@ pub fn recompress(input: &Path, output: &Path) -> Result<usize, Error> {
     for record in reader::open(input)? {
         let record = record?;
         plain.clear();
-        serialize(&record, &mut plain);
+        each(&record, &mut plain)?;
+        if plain.is_empty() {
+            continue;
+        }
         encoded.clear();
         encoder.compress(&plain, &mut encoded);
-        out.write_all(&encoded).map_err(io(&tmp))?;
+        out.write_all(&encoded).map_err(io(tmp))?;
         records += 1;
     }
     let file = out.into_inner().map_err(|e| Error::Io {
-        path: tmp.clone(),
+        path: tmp.to_path_buf(),
         source: e.into_error(),
     })?;
-    file.sync_all().map_err(io(&tmp))?;
-    std::fs::rename(&tmp, output).map_err(io(output))?;
-    cdxj::index_beside(output)?;
+    file.sync_all().map_err(io(tmp))?;
+    std::fs::rename(tmp, output).map_err(io(output))?;
     Ok(records)
 }
 
-/// A record as WARC writes it: version line, header fields, empty line, block, two CRLFs.
-fn serialize(r: &ReadRecord, out: &mut Vec<u8>) {
-    out.extend_from_slice(r.version.as_bytes());
+/// A WARC record as WARC writes it, under the version line `version`: header fields, empty line, block, two
+/// CRLFs.
+pub(crate) fn serialize(r: &ReadRecord, version: &str, out: &mut Vec<u8>) {
+    out.extend_from_slice(version.as_bytes());
     out.extend_from_slice(b"\r\n");
     for (name, value) in &r.header {
         out.extend_from_slice(name.as_bytes());

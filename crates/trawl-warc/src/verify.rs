@@ -1,12 +1,17 @@
-//! [`verify`]: checks a WARC file's framing, required headers and digests.
+//! [`verify`]: checks a WARC (or ARC) file's framing, required headers and digests.
+//!
+//! What other producers do differently but harmlessly is a [`Note`], not a failure, unless
+//! [`VerifyOptions::strict`]: today a WARC-Payload-Digest taken over the chunked bytes (wget 1.14,
+//! warcprox), which warcio accepts.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use chrono::DateTime;
 
-use crate::digest::{digest_matches, entity_body};
+use crate::arc;
+use crate::digest::{digest_matches, entity_body, raw_body};
 use crate::reader::{self, ReadRecord};
 
 /// What [`verify`] found in a valid file.
@@ -14,8 +19,73 @@ use crate::reader::{self, ReadRecord};
 pub struct VerifySummary {
     /// How many records the file holds.
     pub records: usize,
-    /// How many records of each WARC-Type.
+    /// How many records of each WARC-Type (of an ARC file: `filedesc` and `response`).
     pub by_type: BTreeMap<String, usize>,
+    /// Whether the file is an ARC file.
+    pub arc: bool,
+    /// Known quirks of the file's producers, one per quirk and producer.
+    pub notes: Vec<Note>,
+}
+
+/// How strictly [`verify_with`] reads a file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct VerifyOptions {
+    /// Fail a known quirk of another producer instead of noting it. Default: false.
+    pub strict: bool,
+}
+
+impl VerifyOptions {
+    /// Options that fail known producer quirks too.
+    pub fn strict() -> VerifyOptions {
+        VerifyOptions { strict: true }
+    }
+}
+
+/// A way another producer departs from WARC 1.1 that readers (warcio, pywb) accept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Quirk {
+    /// WARC-Payload-Digest computed over the chunked bytes rather than the de-chunked entity body.
+    ChunkedPayloadDigest,
+}
+
+impl fmt::Display for Quirk {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Quirk::ChunkedPayloadDigest => f.write_str(
+                "WARC-Payload-Digest is of the chunked bytes, not of the de-chunked entity body as WARC 1.1 says",
+            ),
+        }
+    }
+}
+
+/// Records of a file showing a [`Quirk`] of one producer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    /// The quirk.
+    pub quirk: Quirk,
+    /// The producer: the `software` of the record's warcinfo (else the file's last one).
+    pub producer: String,
+    /// How many records show it.
+    pub records: usize,
+    /// Offset of the first of them.
+    pub first_offset: u64,
+}
+
+impl fmt::Display for Note {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let many = if self.records == 1 {
+            "record"
+        } else {
+            "records"
+        };
+        write!(
+            f,
+            "{} {many} (the first at offset {}): {}: a known quirk of {} (warcio accepts it; --strict fails it)",
+            self.records, self.first_offset, self.quirk, self.producer
+        )
+    }
 }
 
 /// The first problem [`verify`] found.
@@ -50,12 +120,18 @@ impl std::error::Error for VerifyError {}
 /// Record types whose WARC-Target-URI is required.
 const NEED_TARGET: [&str; 4] = ["request", "response", "metadata", "revisit"];
 
-/// Checks every record of the WARC file at `path`: gzip members intact, version `WARC/1.1` (or 1.0),
-/// WARC-Record-ID (`<urn:...>`), WARC-Type, WARC-Date (UTC, ending in `Z`) and Content-Length present
-/// and matching the block, WARC-Target-URI on request/response/metadata/revisit records, WARC-Block-Digest
-/// and WARC-Payload-Digest (sha1) matching when present, and each record ending in CRLF CRLF.
-/// Returns the first problem.
+/// [`verify_with`] default options: known quirks of other producers are notes.
 pub fn verify(path: &Path) -> Result<VerifySummary, VerifyError> {
+    verify_with(path, VerifyOptions::default())
+}
+
+/// Checks every record of the WARC file at `path`: gzip members intact and holding one record each,
+/// version `WARC/1.1` (or 1.0), WARC-Record-ID (`<urn:...>`), WARC-Type, WARC-Date (UTC, ending in `Z`)
+/// and Content-Length present and matching the block, WARC-Target-URI on request/response/metadata/revisit
+/// records, WARC-Block-Digest and WARC-Payload-Digest (sha1, sha256, sha512, md5) matching when present,
+/// and each record ending in CRLF CRLF. An ARC file is checked for what ARC can promise (see
+/// `arc::problem`). Returns the first problem.
+pub fn verify_with(path: &Path, options: VerifyOptions) -> Result<VerifySummary, VerifyError> {
     let fail = |offset, record_id, problem| VerifyError {
         path: path.to_owned(),
         offset,
@@ -64,17 +140,108 @@ pub fn verify(path: &Path) -> Result<VerifySummary, VerifyError> {
     };
     let records = reader::open(path).map_err(|e| fail(None, None, e.problem()))?;
     let mut summary = VerifySummary::default();
+    let mut producers = Producers::default();
+    let mut notes: BTreeMap<(Quirk, String), Note> = BTreeMap::new();
+    let mut previous: Option<u64> = None;
     for record in records {
         let record = record.map_err(|e| fail(e.offset(), None, e.problem()))?;
-        check(&record).map_err(|problem| {
-            let id = record.get("WARC-Record-ID").map(str::to_owned);
-            fail(Some(record.offset), id, problem.to_string())
-        })?;
+        let id = record.get("WARC-Record-ID").map(str::to_owned);
+        if previous == Some(record.offset) {
+            return Err(fail(Some(record.offset), id, shared_member(path)));
+        }
+        previous = Some(record.offset);
+        let warc_type = if record.is_arc() {
+            summary.arc = true;
+            if let Some(problem) = arc::problem(&record, summary.records == 0) {
+                return Err(fail(Some(record.offset), None, problem.to_string()));
+            }
+            if arc::is_filedesc(&record) {
+                "filedesc"
+            } else {
+                "response"
+            }
+            .to_owned()
+        } else {
+            let quirk =
+                check(&record).map_err(|p| fail(Some(record.offset), id.clone(), p.to_string()))?;
+            producers.learn(&record);
+            if let Some(quirk) = quirk {
+                let producer = producers.of(&record);
+                if options.strict {
+                    let problem =
+                        format!("{quirk} (a known quirk of {producer}; a note without --strict)");
+                    return Err(fail(Some(record.offset), id, problem));
+                }
+                notes
+                    .entry((quirk, producer.clone()))
+                    .or_insert(Note {
+                        quirk,
+                        producer,
+                        records: 0,
+                        first_offset: record.offset,
+                    })
+                    .records += 1;
+            }
+            record.get("WARC-Type").unwrap_or_default().to_owned()
+        };
         summary.records += 1;
-        let warc_type = record.get("WARC-Type").unwrap_or_default().to_owned();
         *summary.by_type.entry(warc_type).or_default() += 1;
     }
+    summary.notes = notes.into_values().collect();
     Ok(summary)
+}
+
+/// The problem of a compressed member holding more than one record.
+fn shared_member(path: &Path) -> String {
+    let (what, ext) = if path.to_string_lossy().ends_with(".zst") {
+        ("zstd frame", "warc.zst")
+    } else {
+        ("gzip member", "warc.gz")
+    };
+    format!(
+        "this record is in the same {what} as the one before it: the file is compressed as one stream, not one \
+         {what} per record, so its records cannot be reached by offset for replay (pywb, CDXJ indexes); \
+         rewrite it with `trawl warc recompress {} OUT.{ext}`",
+        path.display()
+    )
+}
+
+/// The `software` of the warcinfo records seen so far, by record id, to name a record's producer.
+#[derive(Debug, Default)]
+struct Producers {
+    by_id: HashMap<String, String>,
+    last: Option<String>,
+}
+
+impl Producers {
+    /// Notes the `software` field of a warcinfo record.
+    fn learn(&mut self, rec: &ReadRecord) {
+        if rec.get("WARC-Type") != Some("warcinfo") {
+            return;
+        }
+        let text = String::from_utf8_lossy(&rec.block);
+        let software = text.lines().find_map(|l| {
+            let (name, value) = l.split_once(':')?;
+            name.trim()
+                .eq_ignore_ascii_case("software")
+                .then(|| value.trim().to_owned())
+        });
+        if let Some(software) = software.filter(|s| !s.is_empty()) {
+            if let Some(id) = rec.get("WARC-Record-ID") {
+                self.by_id.insert(id.to_owned(), software.clone());
+            }
+            self.last = Some(software);
+        }
+    }
+
+    /// The producer of `rec`: its warcinfo's software, else the file's last one.
+    fn of(&self, rec: &ReadRecord) -> String {
+        rec.get("WARC-Warcinfo-ID")
+            .and_then(|id| self.by_id.get(id))
+            .or(self.last.as_ref())
+            .cloned()
+            .unwrap_or_else(|| "an unnamed producer (no warcinfo software field)".to_owned())
+    }
 }
 
 /// What is wrong with one record, in words for the operator.
@@ -103,8 +270,8 @@ enum RecordProblem {
     },
 }
 
-/// Checks one record that the reader framed; returns the problem.
-fn check(rec: &ReadRecord) -> Result<(), RecordProblem> {
+/// Checks one WARC record that the reader framed; returns the problem, or the producer quirk it shows.
+fn check(rec: &ReadRecord) -> Result<Option<Quirk>, RecordProblem> {
     if rec.version != "WARC/1.1" && rec.version != "WARC/1.0" {
         return Err(RecordProblem::Version(rec.version.clone()));
     }
@@ -144,13 +311,18 @@ fn check(rec: &ReadRecord) -> Result<(), RecordProblem> {
             });
             if is_http {
                 let body = entity_body(&rec.block).ok_or(RecordProblem::UnparsableHead)?;
-                check_digest("WARC-Payload-Digest", want, &body)?;
+                let checked = check_digest("WARC-Payload-Digest", want, &body);
+                let raw = raw_body(&rec.block).unwrap_or_default();
+                if checked.is_err() && *raw != *body && digest_matches(want, raw) == Some(true) {
+                    return Ok(Some(Quirk::ChunkedPayloadDigest));
+                }
+                checked?;
             } else {
                 check_digest("WARC-Payload-Digest", want, &rec.block)?;
             }
         }
     }
-    Ok(())
+    Ok(None)
 }
 
 /// Compares a digest header with the digest of `bytes`; digests in algorithms we lack are skipped.
@@ -175,6 +347,7 @@ mod tests {
     use super::*;
     use crate::{Compression, Record, Writer, WriterConfig};
     use chrono::{TimeZone, Utc};
+    use sha1::Digest;
     use std::fs;
 
     const RESPONSE: &[u8] =
@@ -222,8 +395,8 @@ mod tests {
         let cases: Vec<(&str, Edit, String)> = vec![
             ("bad block digest", (|r| { r.set("WARC-Block-Digest", "sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"); }),
                 format!("WARC-Block-Digest mismatch: header says sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA, block is {}", sha1_of(RESPONSE))),
-            ("chunked payload digest", (|r| { r.set("WARC-Payload-Digest", sha1_of(b"5\r\nhello\r\n0\r\n\r\n")); }),
-                format!("WARC-Payload-Digest mismatch: header says {}, payload is {}", sha1_of(b"5\r\nhello\r\n0\r\n\r\n"), sha1_of(b"hello"))),
+            ("bad payload digest", (|r| { r.set("WARC-Payload-Digest", sha1_of(b"5\r\nhello\r\n0\r\n")); }),
+                format!("WARC-Payload-Digest mismatch: header says {}, payload is {}", sha1_of(b"5\r\nhello\r\n0\r\n"), sha1_of(b"hello"))),
             ("bad id", (|r| { r.set("WARC-Record-ID", "urn:uuid:x"); }),
                 "WARC-Record-ID \"urn:uuid:x\" is not of the form <urn:...>".into()),
             ("bad date", (|r| { r.set("WARC-Date", "2026-11-22 08:25:01"); }),
@@ -332,7 +505,7 @@ mod tests {
                         "text/plain",
                         b"x".to_vec(),
                     );
-                    r.set("WARC-Block-Digest", "sha256:whatever");
+                    r.set("WARC-Block-Digest", "crc32:whatever");
                     r
                 },
                 true,
@@ -358,6 +531,70 @@ mod tests {
             let path = write_file(dir.path(), Compression::None, &[rec]);
             assert_eq!(verify(&path).is_ok(), ok, "case {i}: {:?}", verify(&path));
         }
+    }
+
+    #[test]
+    fn a_chunked_payload_digest_is_a_note_unless_strict() {
+        let dir = tempfile::tempdir().unwrap();
+        let chunked = &RESPONSE[RESPONSE.len() - 15..];
+        let mut recs = Vec::new();
+        for hex in [false, true] {
+            let mut rec = response();
+            let digest = if hex {
+                let sha = sha1::Sha1::digest(chunked);
+                format!("sha1:{}", data_encoding::HEXLOWER.encode(&sha))
+            } else {
+                sha1_of(chunked)
+            };
+            rec.set("WARC-Payload-Digest", digest);
+            recs.push(rec);
+        }
+        let path = write_file(dir.path(), Compression::Gzip, &recs);
+        let summary = verify(&path).unwrap();
+        assert_eq!(summary.notes.len(), 1);
+        let note = &summary.notes[0];
+        assert_eq!((note.quirk, note.records), (Quirk::ChunkedPayloadDigest, 2));
+        assert!(note.producer.starts_with("trawl/"), "{}", note.producer);
+        assert!(
+            note.to_string().starts_with(&format!(
+                "2 records (the first at offset {}): WARC-Payload-Digest is of the chunked bytes",
+                note.first_offset
+            )),
+            "{note}"
+        );
+        let err = verify_with(&path, VerifyOptions::strict()).unwrap_err();
+        assert_eq!(err.offset, Some(note.first_offset));
+        assert!(
+            err.problem.contains("a known quirk of trawl/"),
+            "{}",
+            err.problem
+        );
+    }
+
+    #[test]
+    fn one_gzip_stream_for_several_records_fails() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("one.warc.gz");
+        let plain = [response().to_bytes(), response().to_bytes()].concat();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, &plain).unwrap();
+        fs::write(&path, gz.finish().unwrap()).unwrap();
+        let err = verify(&path).unwrap_err();
+        assert_eq!(err.offset, Some(0));
+        assert!(
+            err.problem
+                .contains("cannot be reached by offset for replay"),
+            "{}",
+            err.problem
+        );
+        assert!(
+            err.problem.contains(&format!(
+                "trawl warc recompress {} OUT.warc.gz",
+                path.display()
+            )),
+            "{}",
+            err.problem
+        );
     }
 
     fn sha1_of(bytes: &[u8]) -> String {

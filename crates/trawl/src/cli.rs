@@ -335,18 +335,33 @@ pub(crate) enum CtlAction {
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum WarcCommand {
-    /// One line per record: offset, type, target URI, content type, length, record id.
+    /// One line per record: offset, type, target URI, content type, length, record id (an ARC record: the
+    /// WARC fields it stands for).
     Ls {
-        /// WARC files (.warc or .warc.gz).
+        /// WARC or ARC files (.warc, .warc.gz, .warc.zst, .arc, .arc.gz).
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
-    /// Check headers, digests and gzip members; exit 1 naming the first bad record and its offset. Revisit
-    /// records must point at a payload archived in the files given, or in a given job's dedup_from sources.
+    /// Check headers, digests and gzip members (one per record); exit 1 naming the first bad record and its
+    /// offset. Revisit records must point at a payload archived in the files given, or in a given job's
+    /// dedup_from sources. ARC files: lengths, dates, gzip members, HTTP heads. Known quirks of other
+    /// producers (a payload digest over chunked bytes) are `note` lines.
     Verify {
-        /// WARC files (.warc or .warc.gz), or job directories (all their WARCs).
+        /// WARC or ARC files, or job directories (all their WARCs).
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// Fail known quirks of other producers too, instead of noting them.
+        #[arg(long)]
+        strict: bool,
+    },
+    /// Write an ARC file (or a WARC 1.0 one) as WARC 1.1: a warcinfo from the ARC's filedesc:// header, one
+    /// response per ARC record with the HTTP bytes unchanged; the output's extension says its compression
+    /// (`.warc.gz`, `.warc.zst`, `.warc`); its CDXJ index is written beside it.
+    Convert {
+        /// The ARC or WARC to read (plain or gzip).
+        input: PathBuf,
+        /// The WARC to write (refused if it exists).
+        output: PathBuf,
     },
     /// Rewrite a WARC in another compression, record by record: the output's extension says which
     /// (`.warc.gz`, `.warc.zst`, `.warc`); its CDXJ index is written beside it.

@@ -73,7 +73,8 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Robots { agent, file, urls } => robots::robots(&agent, &file, urls),
         Command::Warc { command } => match command {
             WarcCommand::Ls { files } => warc::ls(&files),
-            WarcCommand::Verify { files } => warc::verify(&files),
+            WarcCommand::Verify { files, strict } => warc::verify(&files, strict),
+            WarcCommand::Convert { input, output } => warc::convert(&input, &output),
             WarcCommand::Index { inputs, output } => warc::index(&inputs, output.as_deref()),
             WarcCommand::Recompress { input, output } => warc::recompress(&input, &output),
         },

@@ -1,4 +1,4 @@
-//! `trawl warc ls|verify|index`.
+//! `trawl warc ls|verify|index|recompress|convert`.
 
 use std::{
     io::Write,
@@ -21,8 +21,8 @@ pub(crate) fn ls(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
 
 /// `trawl warc verify FILE|JOB…`: each WARC's framing, headers and digests; then every revisit record's payload
 /// must be archived somewhere it can be replayed from: in the WARCs given, or in the `dedup_from` sources of a
-/// job given as a directory.
-pub(crate) fn verify(inputs: &[PathBuf]) -> anyhow::Result<ExitCode> {
+/// job given as a directory. Known quirks of other producers are `note` lines, failures with `strict`.
+pub(crate) fn verify(inputs: &[PathBuf], strict: bool) -> anyhow::Result<ExitCode> {
     let mut failed = false;
     let mut files = Vec::new();
     let mut sources = Vec::new();
@@ -35,7 +35,12 @@ pub(crate) fn verify(inputs: &[PathBuf]) -> anyhow::Result<ExitCode> {
         }
     }
     for path in &files {
-        match trawl_warc::verify(path) {
+        let options = if strict {
+            trawl_warc::VerifyOptions::strict()
+        } else {
+            trawl_warc::VerifyOptions::default()
+        };
+        match trawl_warc::verify_with(path, options) {
             Ok(summary) => {
                 let types: Vec<String> = summary
                     .by_type
@@ -43,11 +48,15 @@ pub(crate) fn verify(inputs: &[PathBuf]) -> anyhow::Result<ExitCode> {
                     .map(|(t, n)| format!("{n} {t}"))
                     .collect();
                 println!(
-                    "ok {}: {} records ({})",
+                    "ok {}: {} {}records ({})",
                     path.display(),
                     summary.records,
+                    if summary.arc { "ARC " } else { "" },
                     types.join(", ")
                 );
+                for note in &summary.notes {
+                    println!("note {}: {note}", path.display());
+                }
             }
             Err(e) => {
                 println!("FAILED {e}");
@@ -219,6 +228,21 @@ pub(crate) fn wacz(job: &Path, output: &Path) -> anyhow::Result<ExitCode> {
 
 /// `trawl warc recompress IN OUT`.
 pub(crate) fn recompress(input: &Path, output: &Path) -> anyhow::Result<ExitCode> {
+    rewrite(input, output, trawl_warc::recompress)
+}
+
+/// `trawl warc convert IN OUT`: an ARC or WARC 1.0 file as WARC 1.1.
+pub(crate) fn convert(input: &Path, output: &Path) -> anyhow::Result<ExitCode> {
+    rewrite(input, output, trawl_warc::convert)
+}
+
+/// Writes `output` from `input` with `how` (recompress or convert) once the output's name is checked, and
+/// prints the sizes.
+fn rewrite(
+    input: &Path,
+    output: &Path,
+    how: fn(&Path, &Path) -> Result<usize, trawl_warc::Error>,
+) -> anyhow::Result<ExitCode> {
     if output.exists() {
         anyhow::bail!(
             "{} exists already; remove it or choose another name",
@@ -233,7 +257,7 @@ pub(crate) fn recompress(input: &Path, output: &Path) -> anyhow::Result<ExitCode
         );
     }
     let (before, started) = (std::fs::metadata(input)?.len(), std::time::Instant::now());
-    let records = trawl_warc::recompress(input, output)?;
+    let records = how(input, output)?;
     let after = std::fs::metadata(output)?.len();
     println!(
         "{}: {records} records, {before} bytes -> {after} bytes ({:+.1}%) in {:.2} s",

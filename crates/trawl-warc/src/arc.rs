@@ -1,0 +1,505 @@
+//! ARC v1 records (the format of Heritrix 1 and the Internet Archive before WARC): the header line, the
+//! WARC header an ARC record stands for, and what an ARC record can be checked for.
+//!
+//! An ARC record is one header line, `URL IP-address Archive-date Content-type Archive-length`, then
+//! `Archive-length` bytes of content, then a newline. The first record of a file, `filedesc://NAME`, holds
+//! the version block (`1 0 ORIGIN`), the field-name line and, in ARC 1.1, an XML description of the crawl.
+//! The URL may hold spaces (older crawlers wrote them as found), so the line is split from the right, as
+//! warcio does, and the spaces become `%20` in the WARC-Target-URI.
+//!
+//! The [`Reader`](crate::Reader) returns an ARC record as a [`ReadRecord`] whose version is `ARC/1.0` (or
+//! `ARC/1.1`), whose header holds the five fields under their ARC names and whose block is the content.
+//! [`warc_header`] maps it to WARC fields, which `ls`, the index and `convert` use.
+
+use std::net::IpAddr;
+
+use chrono::{DateTime, NaiveDateTime, Utc};
+
+use crate::digest::{entity_body, parse_head_ok, sha1_digest};
+
+/// A record read from an ARC file, as the functions here need it: its header line's fields under their ARC
+/// names, and its content. The reader's record is one; this module does not know the reader.
+pub(crate) trait ArcRecord {
+    /// The value of the header field `name` (`URL`, `IP-address`, `Archive-date`, `Content-type`,
+    /// `Archive-length`).
+    fn get(&self, name: &str) -> Option<&str>;
+    /// The record's content.
+    fn block(&self) -> &[u8];
+}
+
+/// The field names of an ARC v1 header line, in order.
+pub(crate) const FIELDS: [&str; 5] = [
+    "URL",
+    "IP-address",
+    "Archive-date",
+    "Content-type",
+    "Archive-length",
+];
+
+/// The `filedesc://` scheme of the header record that opens an ARC file.
+const FILEDESC: &str = "filedesc://";
+
+/// The five fields of an ARC header line, as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Head {
+    pub(crate) fields: Vec<(String, String)>,
+    /// Archive-length, or `None` when it is not a byte count (the block is then read as empty, as
+    /// warcio reads it; [`problem`] reports it).
+    pub(crate) length: Option<u64>,
+}
+
+/// Parses an ARC v1 header line (its end of line included or not). `None` unless it has five
+/// space-separated fields whose URL has a scheme and whose date is digits.
+pub(crate) fn parse_line(line: &[u8]) -> Option<Head> {
+    let text = match std::str::from_utf8(line) {
+        Ok(s) => s.to_owned(),
+        // Old crawlers wrote URLs in the page's charset: keep every byte as one character.
+        Err(_) => line.iter().map(|&b| b as char).collect(),
+    };
+    let text = text.trim_end();
+    let mut parts: Vec<&str> = text.rsplitn(5, ' ').collect();
+    if parts.len() != 5 {
+        return None;
+    }
+    parts.reverse();
+    let (url, date) = (parts[0], parts[2]);
+    let has_scheme = url
+        .split_once(':')
+        .is_some_and(|(scheme, _)| !scheme.is_empty() && scheme.bytes().all(is_scheme_byte));
+    if !has_scheme || date.is_empty() || !date.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(Head {
+        length: parts[4].parse().ok(),
+        fields: FIELDS
+            .iter()
+            .zip(parts)
+            .map(|(n, v)| ((*n).to_owned(), v.to_owned()))
+            .collect(),
+    })
+}
+
+fn is_scheme_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"+-.".contains(&b)
+}
+
+/// The version of an ARC file from its `filedesc://` record's block (`1 0 ORIGIN` → `ARC/1.0`).
+pub(crate) fn version(block: &[u8]) -> Option<String> {
+    let line = block.split(|&b| b == b'\n').next()?;
+    let line = String::from_utf8_lossy(line);
+    let mut words = line.split_whitespace();
+    let (major, minor) = (words.next()?, words.next()?);
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    (digits(major) && digits(minor)).then(|| format!("ARC/{major}.{minor}"))
+}
+
+/// Whether `rec` is the `filedesc://` header record of an ARC file.
+pub(crate) fn is_filedesc(rec: &impl ArcRecord) -> bool {
+    rec.get("URL").is_some_and(is_filedesc_url)
+}
+
+/// Whether an ARC URL is that of a `filedesc://` header record.
+pub(crate) fn is_filedesc_url(url: &str) -> bool {
+    url.get(..FILEDESC.len())
+        .is_some_and(|s| s.eq_ignore_ascii_case(FILEDESC))
+}
+
+/// Whether an ARC URL is fetched over HTTP, so that its content is an HTTP response.
+fn is_http(url: &str) -> bool {
+    let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
+    lower.starts_with("http://") || lower.starts_with("https://")
+}
+
+/// An ARC date (`YYYYMMDDhhmmss`, UTC) as a time; `None` unless it is 14 digits of a real time.
+pub(crate) fn date(arc_date: &str) -> Option<DateTime<Utc>> {
+    if arc_date.len() != 14 {
+        return None;
+    }
+    NaiveDateTime::parse_from_str(arc_date, "%Y%m%d%H%M%S")
+        .ok()
+        .map(|d| d.and_utc())
+}
+
+/// An ARC date as a WARC-Date, leniently as warcio reads it: the first 14 digits, zeros added to a short
+/// one (`20140401000000000` and `201404` both read as April 2014).
+fn iso_date(arc_date: &str) -> String {
+    let mut digits: String = arc_date
+        .chars()
+        .filter(char::is_ascii_digit)
+        .take(14)
+        .collect();
+    while digits.len() < 14 {
+        digits.push(if matches!(digits.len(), 5 | 7) {
+            '1'
+        } else {
+            '0'
+        });
+    }
+    let d = &digits;
+    format!(
+        "{}-{}-{}T{}:{}:{}Z",
+        &d[..4],
+        &d[4..6],
+        &d[6..8],
+        &d[8..10],
+        &d[10..12],
+        &d[12..14]
+    )
+}
+
+/// The WARC-Target-URI of an ARC URL: spaces (which some crawlers wrote unescaped) as `%20`.
+pub(crate) fn target_uri(url: &str) -> String {
+    url.replace(' ', "%20")
+}
+
+/// The WARC header an ARC record stands for: `warcinfo` for the `filedesc://` record, `response` for the
+/// others, with WARC-Target-URI, WARC-Date, WARC-IP-Address, Content-Type (`application/http` for an
+/// http(s) URL, else the ARC's), Content-Length, and a WARC-Payload-Digest computed (ARC has none): of
+/// the entity body when the content is an HTTP response, else of the content, as cdxj-indexer does.
+pub(crate) fn warc_header(rec: &impl ArcRecord) -> Vec<(String, String)> {
+    let field = |name| rec.get(name).unwrap_or_default().to_owned();
+    let url = field("URL");
+    let mut header = Vec::with_capacity(8);
+    let mut push = |n: &str, v: String| header.push((n.to_owned(), v));
+    if is_filedesc(rec) {
+        push("WARC-Type", "warcinfo".into());
+        push("WARC-Filename", url[FILEDESC.len()..].to_owned());
+        push("WARC-Date", iso_date(&field("Archive-date")));
+        push("WARC-IP-Address", field("IP-address"));
+        push("Content-Type", field("Content-type"));
+    } else {
+        let http = is_http(&url) && parse_head_ok(rec.block());
+        push("WARC-Type", "response".into());
+        push("WARC-Target-URI", target_uri(&url));
+        push("WARC-Date", iso_date(&field("Archive-date")));
+        push("WARC-IP-Address", field("IP-address"));
+        push(
+            "Content-Type",
+            if is_http(&url) {
+                "application/http;msgtype=response".into()
+            } else {
+                field("Content-type")
+            },
+        );
+        let payload = if http {
+            entity_body(rec.block()).map(|b| sha1_digest(&b))
+        } else {
+            None
+        };
+        push(
+            "WARC-Payload-Digest",
+            payload.unwrap_or_else(|| sha1_digest(rec.block())),
+        );
+    }
+    push("Content-Length", rec.block().len().to_string());
+    header
+}
+
+/// What is wrong with an ARC record, in words for the operator.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum Problem {
+    #[error("Archive-length {0:?} is not a byte count (read as an empty record)")]
+    Length(String),
+    #[error(
+        "Archive-length says {says} bytes, the file ends after {has} (cut short, or the length is wrong)"
+    )]
+    Short { says: u64, has: usize },
+    #[error("Archive-date {0:?} is not a time of 14 digits YYYYMMDDhhmmss")]
+    Date(String),
+    #[error("IP-address {0:?} is not an IP address")]
+    Ip(String),
+    #[error("the first record of an ARC file is not its filedesc:// header but {0:?}")]
+    NoFiledesc(String),
+    #[error("the filedesc:// header does not begin with a version block such as \"1 0 ORIGIN\"")]
+    Version,
+    #[error("the content of an http record does not begin with an HTTP response head")]
+    HttpHead,
+}
+
+/// What an ARC record can be checked for: its length a byte count, its date 14 digits of a real time, its
+/// IP address one, a `filedesc://` record first (`first`) with its version block, and an HTTP response
+/// head at the start of an http(s) record's content.
+pub(crate) fn problem(rec: &impl ArcRecord, first: bool) -> Option<Problem> {
+    let field = |name| rec.get(name).unwrap_or_default();
+    let length = field("Archive-length");
+    match length.parse::<u64>() {
+        Ok(says) if says > rec.block().len() as u64 => {
+            return Some(Problem::Short {
+                says,
+                has: rec.block().len(),
+            });
+        }
+        Ok(says) if says == rec.block().len() as u64 => {}
+        _ => return Some(Problem::Length(length.to_owned())),
+    }
+    let arc_date = field("Archive-date");
+    if date(arc_date).is_none() {
+        return Some(Problem::Date(arc_date.to_owned()));
+    }
+    let ip = field("IP-address");
+    if ip.parse::<IpAddr>().is_err() {
+        return Some(Problem::Ip(ip.to_owned()));
+    }
+    let url = field("URL");
+    if is_filedesc(rec) {
+        return version(rec.block()).is_none().then_some(Problem::Version);
+    }
+    if first {
+        return Some(Problem::NoFiledesc(url.to_owned()));
+    }
+    if is_http(url) && !rec.block().is_empty() && !parse_head_ok(rec.block()) {
+        return Some(Problem::HttpHead);
+    }
+    None
+}
+
+/// The `Name: value` fields of a `warcinfo` made from a `filedesc://` record: the ARC's own lines, and
+/// what an ARC 1.1 XML description says of the crawl (software, hostname, operator, ...).
+pub(crate) fn warcinfo_fields(rec: &impl ArcRecord, header_line: &str) -> Vec<(String, String)> {
+    let text = String::from_utf8_lossy(rec.block());
+    let mut lines = text.lines();
+    let mut fields = vec![("arc-header".to_owned(), header_line.to_owned())];
+    if let Some(v) = lines.next() {
+        fields.push(("arc-version-block".into(), v.trim().to_owned()));
+    }
+    if let Some(d) = lines.next() {
+        fields.push(("arc-field-names".into(), d.trim().to_owned()));
+    }
+    // ARC 1.1: `<arc:software>…</arc:software>` and the like; the local name is the field's.
+    for (tag, name) in [
+        ("software", "arc-software"),
+        ("hostname", "hostname"),
+        ("ip", "ip"),
+        ("operator", "operator"),
+        ("isPartOf", "isPartOf"),
+        ("description", "description"),
+        ("http-header-user-agent", "http-header-user-agent"),
+        ("http-header-from", "http-header-from"),
+        ("robots", "robots"),
+        ("date", "arc-date"),
+    ] {
+        if let Some(v) = xml_element(&text, tag) {
+            fields.push((name.to_owned(), v));
+        }
+    }
+    fields
+}
+
+/// The text of the first element whose local name is `local` (`<x:local …>text</x:local>`), trimmed;
+/// `None` when there is none or it is empty.
+fn xml_element(xml: &str, local: &str) -> Option<String> {
+    let mut rest = xml;
+    while let Some(lt) = rest.find('<') {
+        rest = &rest[lt + 1..];
+        let end = rest.find('>')?;
+        let tag = &rest[..end];
+        let name = tag.split_whitespace().next().unwrap_or_default();
+        let this = name.rsplit(':').next().unwrap_or_default();
+        if this == local && !name.starts_with('/') && !tag.ends_with('/') {
+            let body = &rest[end + 1..];
+            let text = body[..body.find('<').unwrap_or(body.len())].trim();
+            return (!text.is_empty()).then(|| text.to_owned());
+        }
+        rest = &rest[end + 1..];
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reader::ReadRecord;
+    use crate::record;
+
+    fn rec(line: &str, block: &[u8]) -> ReadRecord {
+        let head = parse_line(line.as_bytes()).unwrap();
+        ReadRecord {
+            offset: 0,
+            len: 0,
+            version: "ARC/1.0".into(),
+            header: head.fields,
+            block: block.to_vec(),
+        }
+    }
+
+    #[test]
+    fn header_lines() {
+        type Fields = Option<[&'static str; 5]>;
+        let cases: &[(&str, Fields, Option<u64>)] = &[
+            (
+                "http://example.com/ 93.184.216.119 20140216050221 text/html 1591\n",
+                Some([
+                    "http://example.com/",
+                    "93.184.216.119",
+                    "20140216050221",
+                    "text/html",
+                    "1591",
+                ]),
+                Some(1591),
+            ),
+            (
+                "http://a/?q=Examples From The Web 1.2.3.4 20140216050221 text/html 5",
+                Some([
+                    "http://a/?q=Examples From The Web",
+                    "1.2.3.4",
+                    "20140216050221",
+                    "text/html",
+                    "5",
+                ]),
+                Some(5),
+            ),
+            (
+                "http://a/ 1.2.3.4 201404010000000000 text/html abc\r\n",
+                Some([
+                    "http://a/",
+                    "1.2.3.4",
+                    "201404010000000000",
+                    "text/html",
+                    "abc",
+                ]),
+                None,
+            ),
+            (
+                "dns:a.org 1.2.3.4 20080430204825 text/dns 56",
+                Some(["dns:a.org", "1.2.3.4", "20080430204825", "text/dns", "56"]),
+                Some(56),
+            ),
+            ("WARC/1.1", None, None),
+            ("http://a/ 1.2.3.4 2014x text/html 5", None, None),
+            ("no-scheme 1.2.3.4 20140101 text/html 5", None, None),
+            ("http://a/ 20140101 text/html 5", None, None),
+            ("", None, None),
+        ];
+        for (line, want, length) in cases {
+            let got = parse_line(line.as_bytes());
+            let values = got
+                .as_ref()
+                .map(|h| h.fields.iter().map(|(_, v)| v.as_str()).collect::<Vec<_>>());
+            assert_eq!(values, want.map(|w| w.to_vec()), "{line}");
+            assert_eq!(got.and_then(|h| h.length), *length, "{line}");
+        }
+    }
+
+    #[test]
+    fn warc_headers_of_arc_records() {
+        let filedesc = rec(
+            "filedesc://x.arc.gz 127.0.0.1 20140216050221 text/plain 20",
+            b"1 0 Origin\nURL IP\n",
+        );
+        assert_eq!(
+            warc_header(&filedesc),
+            [
+                ("WARC-Type", "warcinfo"),
+                ("WARC-Filename", "x.arc.gz"),
+                ("WARC-Date", "2014-02-16T05:02:21Z"),
+                ("WARC-IP-Address", "127.0.0.1"),
+                ("Content-Type", "text/plain"),
+                ("Content-Length", "18"),
+            ]
+            .map(|(n, v)| (n.to_owned(), v.to_owned()))
+        );
+        let http = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n0\r\n\r\n";
+        let r = rec("http://a/b c 1.2.3.4 20140216050221 text/html 60", http);
+        let h = warc_header(&r);
+        let get = |n| record::get(&h, n).unwrap();
+        assert_eq!(get("WARC-Target-URI"), "http://a/b%20c");
+        assert_eq!(get("Content-Type"), "application/http;msgtype=response");
+        assert_eq!(get("WARC-Payload-Digest"), sha1_digest(b"hi"));
+        let dns = rec("dns:a.org 1.2.3.4 20080430204825 text/dns 3", b"x\n");
+        let h = warc_header(&dns);
+        assert_eq!(record::get(&h, "Content-Type"), Some("text/dns"));
+        assert_eq!(
+            record::get(&h, "WARC-Payload-Digest"),
+            Some(sha1_digest(b"x\n").as_str())
+        );
+        assert_eq!(iso_date("201404010000000000"), "2014-04-01T00:00:00Z");
+        assert_eq!(iso_date("2014"), "2014-01-01T00:00:00Z");
+    }
+
+    #[test]
+    fn problems() {
+        let ok = b"HTTP/1.0 200 OK\r\n\r\nhi";
+        let cases: Vec<(ReadRecord, bool, Option<Problem>)> = vec![
+            (
+                rec("filedesc://x 0.0.0.0 20140216050221 text/plain 4", b"1 0 "),
+                true,
+                None,
+            ),
+            (
+                rec("filedesc://x 0.0.0.0 20140216050221 text/plain 4", b"abcd"),
+                true,
+                Some(Problem::Version),
+            ),
+            (
+                rec("http://a/ 1.2.3.4 20140216050221 text/html 21", ok),
+                false,
+                None,
+            ),
+            (
+                rec("http://a/ 1.2.3.4 20140216050221 text/html 21", ok),
+                true,
+                Some(Problem::NoFiledesc("http://a/".into())),
+            ),
+            (
+                rec("http://a/ 1.2.3.4 20140216050221 text/html -1", b""),
+                false,
+                Some(Problem::Length("-1".into())),
+            ),
+            (
+                rec("http://a/ 1.2.3.4 201402160502210000 text/html 0", b""),
+                false,
+                Some(Problem::Date("201402160502210000".into())),
+            ),
+            (
+                rec("http://a/ 1.2.3.4 20141316050221 text/html 0", b""),
+                false,
+                Some(Problem::Date("20141316050221".into())),
+            ),
+            (
+                rec("http://a/ 1.2.3 20140216050221 text/html 0", b""),
+                false,
+                Some(Problem::Ip("1.2.3".into())),
+            ),
+            (
+                rec("http://a/ 1.2.3.4 20140216050221 text/html 3", b"abc"),
+                false,
+                Some(Problem::HttpHead),
+            ),
+            (
+                rec("dns:a 1.2.3.4 20140216050221 text/dns 3", b"abc"),
+                false,
+                None,
+            ),
+        ];
+        for (i, (r, first, want)) in cases.into_iter().enumerate() {
+            assert_eq!(problem(&r, first), want, "case {i}");
+        }
+    }
+
+    #[test]
+    fn warcinfo_from_an_arc_1_1_description() {
+        let block = b"1 1 InternetArchive\nURL IP-address Archive-date Content-type Archive-length\n\
+            <?xml version=\"1.0\"?><arcmetadata xmlns:arc=\"x\"><arc:software>Heritrix 1.14</arc:software>\
+            <arc:hostname>bb</arc:hostname><dc:description/><arc:robots>classic</arc:robots></arcmetadata>";
+        let r = rec(
+            &format!(
+                "filedesc://x.arc 0.0.0.0 20080430204825 text/plain {}",
+                block.len()
+            ),
+            block,
+        );
+        let fields = warcinfo_fields(&r, "filedesc://x.arc …");
+        let names: Vec<_> = fields.iter().map(|(n, v)| format!("{n}={v}")).collect();
+        assert_eq!(
+            names,
+            [
+                "arc-header=filedesc://x.arc …",
+                "arc-version-block=1 1 InternetArchive",
+                "arc-field-names=URL IP-address Archive-date Content-type Archive-length",
+                "arc-software=Heritrix 1.14",
+                "hostname=bb",
+                "robots=classic",
+            ]
+        );
+    }
+}
