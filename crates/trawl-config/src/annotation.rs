@@ -49,6 +49,10 @@ pub enum Annotation {
     Login(bool),
     /// `lastmod:DATE`: the date a sitemap gave for the URI (`<lastmod>`), in UTC.
     Lastmod(i64),
+    /// `browser`: found or fetched by a browser rendering a page (a link of the rendered DOM, a request the
+    /// page made); `browser:WHY` on a rendered page's own line: `rendered`, and what cut it short (`timeout`,
+    /// `crashed`, `maxRequests`, `maxBytes`, `failed`).
+    Browser(Option<&'static str>),
 }
 
 impl fmt::Display for Annotation {
@@ -74,6 +78,8 @@ impl fmt::Display for Annotation {
             Annotation::Pdf(why) => write!(f, "pdf:{why}"),
             Annotation::Login(true) => f.write_str("login:ok"),
             Annotation::Login(false) => f.write_str("login:failed"),
+            Annotation::Browser(None) => f.write_str("browser"),
+            Annotation::Browser(Some(why)) => write!(f, "browser:{why}"),
             Annotation::Lastmod(secs) => match chrono::DateTime::from_timestamp(*secs, 0) {
                 Some(t) => write!(f, "lastmod:{}", t.format("%Y-%m-%dT%H:%M:%SZ")),
                 None => write!(f, "lastmod:{secs}"),

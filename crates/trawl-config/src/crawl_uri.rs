@@ -86,6 +86,8 @@ pub struct CrawlUri {
     /// The date a sitemap gave for it (`<lastmod>`, seconds since the epoch, UTC), for the `sitemap_lastmod`
     /// decide rule and crawl.log.
     pub lastmod: Option<i64>,
+    /// Found only in a rendered page (a browser's DOM, not the HTML): its crawl.log line says `browser`.
+    pub browser: bool,
     /// What the stages noted while processing it, for crawl.log (not stored).
     pub annotations: Vec<Annotation>,
 }
@@ -111,6 +113,7 @@ impl CrawlUri {
             watch: None,
             awaited_robots: false,
             lastmod: None,
+            browser: false,
             annotations: Vec::new(),
             url,
         }
@@ -139,6 +142,7 @@ impl CrawlUri {
             watch: None,
             awaited_robots: false,
             lastmod: None,
+            browser: false,
             annotations: Vec::new(),
         }
     }
@@ -251,6 +255,7 @@ impl CrawlUri {
                 out.extend_from_slice(&t.to_le_bytes());
             }
         }
+        out.push(u8::from(self.browser));
     }
 
     /// A URI read back from its on-disk form; `None` for bytes that are not one.
@@ -312,7 +317,14 @@ impl CrawlUri {
                 Some(1) => Some(r.u64()? as i64),
                 _ => None,
             },
+            browser: r.byte() == Some(1),
             annotations: Vec::new(),
+        })
+        .map(|mut uri| {
+            if uri.browser {
+                uri.annotations.push(Annotation::Browser(None));
+            }
+            uri
         })
     }
 }

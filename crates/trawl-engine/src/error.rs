@@ -82,6 +82,9 @@ pub enum Error {
         /// The checkpoints it has, comma-separated (or "none").
         available: String,
     },
+    /// Browser capture could not start.
+    #[error(transparent)]
+    Browser(#[from] trawl_browser::BrowserError),
     /// A WARC could not be written or repaired.
     #[error("writing WARC: {}", warc_sentence(.0))]
     Warc(#[from] trawl_warc::Error),

@@ -9,6 +9,7 @@ use crate::digest::sha1_digest;
 
 mod metadata;
 mod request;
+mod resource;
 mod response;
 pub(crate) mod revisit;
 mod warcinfo;

@@ -3,6 +3,7 @@
 //! Unknown keys are errors, so a misspelt setting never silently falls back to its default.
 
 pub mod access;
+pub mod browser;
 pub mod filters;
 mod load;
 pub mod problem;
@@ -22,6 +23,7 @@ pub use self::{
     access::{
         CookieMode, CredentialKind, CredentialSpec, LoggedOut, LoginSuccess, Proxy, ProxyKind,
     },
+    browser::{BrowserConfig, BrowserMode},
     filters::{FilterMode, FiltersConfig, TextFilterSpec, UrlFilterSpec},
     problem::{ConfigError, Problem, Stage},
     rules::{DecideConfig, RuleSpec},
@@ -82,6 +84,9 @@ pub struct CrawlConfig {
     pub sheets: Vec<SheetSpec>,
     /// Which extractors run besides HTML and CSS.
     pub extract: ExtractConfig,
+    /// Browser capture: pages rendered in headless Chromium, every browser request through trawl's fetcher
+    /// (docs/browser.md).
+    pub browser: BrowserConfig,
     /// Logins: HTTP Basic and Digest answers and HTML form logins, each bound to a host (`[[credentials]]`).
     pub credentials: Vec<CredentialSpec>,
     /// Warnings of the URL classes (odd but usable fields), placed at their files when the config was read.

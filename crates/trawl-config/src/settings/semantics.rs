@@ -133,6 +133,29 @@ impl CrawlConfig {
                 );
             }
         }
+        let renders = self.browser.mode != super::BrowserMode::Off
+            || self.sheets.iter().any(|sh| {
+                sh.set
+                    .get("browser.mode")
+                    .and_then(|v| v.as_str())
+                    .is_some_and(|m| m != "off")
+            });
+        if renders && self.browser.chromium().is_none() {
+            let key = if self.browser.executable.is_empty() {
+                "browser.mode"
+            } else {
+                "browser.executable"
+            };
+            out.push(
+                problem(
+                    key,
+                    "pages are to be rendered, but no Chromium can be found: the crawl cannot start",
+                )
+                .with_hint(
+                    "install it (`apt-get install chromium`) or set [browser] executable to its path",
+                ),
+            );
+        }
         if self.seeds.urls.is_empty() && self.seeds.files.is_empty() {
             out.push(problem("seeds", "the config names no seeds").with_hint(
                 "give them on the command line (`trawl crawl -c FILE URL...`) or in [seeds] urls",
@@ -208,6 +231,22 @@ impl CrawlConfig {
                 format!(
                     "frontier.uri_precedence_base = {} is above 200 (hops are added to it, up to 50)",
                     f.uri_precedence_base
+                ),
+            ));
+        }
+        let b = &self.browser;
+        if b.pages == 0 {
+            out.push((
+                "browser.pages".into(),
+                "browser.pages must be at least 1".into(),
+            ));
+        }
+        if b.page_timeout_ms < 1000 {
+            out.push((
+                "browser.page_timeout_ms".into(),
+                format!(
+                    "browser.page_timeout_ms = {} is under a second: no page loads that fast",
+                    b.page_timeout_ms
                 ),
             ));
         }
@@ -430,6 +469,19 @@ impl CrawlConfig {
                     ));
                 }
             }
+        }
+        if !self.browser.behaviors_file.is_empty() {
+            let file = base.join(&self.browser.behaviors_file);
+            if !file.is_file() {
+                out.push(
+                    problem(
+                        "browser.behaviors_file",
+                        format!("{} is not a readable file", file.display()),
+                    )
+                    .with_hint("give a JavaScript file, relative to the config's folder"),
+                );
+            }
+            self.browser.behaviors_file = file.to_string_lossy().into_owned();
         }
         // Seeds, scope, gates, sheets.
         let mut parsed = Vec::new();

@@ -87,6 +87,7 @@ pub const OVERRIDABLE: &[&str] = &[
     "scope.max_",
     "classes.watch_",
     "extract.",
+    "browser.mode",
 ];
 
 /// Why `path` cannot be set by a sheet, if it cannot: it must name one setting (a leaf of the config) in a

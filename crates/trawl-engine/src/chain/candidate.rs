@@ -42,6 +42,10 @@ pub(crate) fn outlinks(p: &Pipeline, parent: &CrawlUri, links: Vec<Outlink>) -> 
     for (fp, link) in fresh {
         let mut child = parent.child(link.url, String::new(), link.hop);
         child.lastmod = link.lastmod;
+        if link.context == BROWSER_LINK {
+            child.browser = true;
+            child.annotate(Annotation::Browser(None));
+        }
         let redirects = child
             .hop_path
             .chars()
@@ -68,6 +72,9 @@ pub(crate) fn outlinks(p: &Pipeline, parent: &CrawlUri, links: Vec<Outlink>) -> 
     }
     judged
 }
+
+/// The context of a link found only in a rendered page's DOM: its URI is marked `browser`.
+pub(crate) const BROWSER_LINK: &str = "browser/a/@href";
 
 /// The queue of every speculative URI with `[extract] speculative_queue`.
 pub(crate) const SPECULATIVE_QUEUE: &str = "speculative";

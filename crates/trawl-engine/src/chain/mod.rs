@@ -1,6 +1,6 @@
 //! The processor chains (the seed's words): one [`CrawlUri`] taken from the frontier goes through the stages
-//! of the fetch chain — [`prefetch`], [`fetch`], [`extract`], the after-fetch [`gates`], [`write`] and
-//! [`post`] — and comes out as an [`Outcome`]; every URI it leads to (outlinks, redirects, its robots.txt,
+//! of the fetch chain — [`prefetch`], [`fetch`], [`extract`], the after-fetch [`gates`], [`write`], [`render`]
+//! (a browser, when the settings ask) and [`post`] — and comes out as an [`Outcome`]; every URI it leads to (outlinks, redirects, its robots.txt,
 //! a URL class's API URL or next page, its next visit) goes through the [`candidate`] chain first.
 //!
 //! A stage takes the URI (and its [`FetchRecord`](crate::fetch_record::FetchRecord) once fetched) and the
@@ -20,6 +20,8 @@ pub(crate) mod outcome;
 pub(crate) mod pipeline;
 mod post;
 mod prefetch;
+mod render;
+pub(crate) mod rendering;
 mod retry;
 pub(crate) mod robots;
 mod write;
@@ -42,10 +44,16 @@ async fn stages(p: &Pipeline, uri: CrawlUri, queue: &str, worker: usize) -> Resu
     let settings = p.settings().sheets.effective(&uri);
     let uri = prefetch::run(p, uri, queue, &settings, worker)?;
     let (mut uri, mut record) = fetch::run(p, uri, &settings, worker).await?;
+    let mut found = None;
     if record.response().is_some() {
         extract::run(p, &mut uri, &mut record, &settings);
         gates::run(p, &mut uri, &mut record);
         write::run(p, &uri, &mut record)?;
+        found = render::run(p, &mut uri, &mut record, &settings, worker).await;
     }
-    Ok(post::run(p, uri, record, &settings, worker))
+    let mut outcome = post::run(p, uri, record, &settings, worker);
+    if let Some(found) = found {
+        found.add_to(&mut outcome);
+    }
+    Ok(outcome)
 }

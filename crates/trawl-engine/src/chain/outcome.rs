@@ -100,6 +100,9 @@ pub(crate) enum Placement {
     /// At the back of its queue at this instant, past the uniq filter (it was seen: it is the same URL
     /// again): a watchable page's next visit.
     Revisit(Instant),
+    /// Not queued, only its key marked seen: a URL a browser page fetched already (through trawl's fetcher),
+    /// which the crawl must not fetch again.
+    Seen,
 }
 
 /// A URI the candidate chain refused, worth a crawl.log line: its annotation names the rule.

@@ -12,7 +12,7 @@ use trawl_config::{CrawlUri, Gates, assign::QueueAssigner};
 use trawl_fetch::{Fetched, Fetcher};
 use trawl_frontier::Scheduled;
 
-use super::{known_links::KnownLinks, naming::Naming, robots::RobotsCache};
+use super::{known_links::KnownLinks, naming::Naming, rendering::Rendering, robots::RobotsCache};
 use crate::{
     crawl_log::LogEntry, journal::Journal, live::LiveSettings, stats::Stats, write::WarcSink,
 };
@@ -45,6 +45,10 @@ pub(crate) struct Pipeline {
     pub(crate) fatal: Mutex<Option<String>>,
     /// Stops the crawl on a fatal failure.
     pub(crate) stop: crate::CrawlHandle,
+    /// Browser capture, when the settings may render pages (`[browser] mode`, or a sheet's).
+    pub(crate) rendering: Option<Rendering>,
+    /// The user's behaviours script (`[browser] behaviors_file`), read at the start.
+    pub(crate) behaviors: Option<String>,
 }
 
 impl Pipeline {

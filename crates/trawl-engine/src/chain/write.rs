@@ -27,6 +27,9 @@ pub(super) fn run(p: &Pipeline, uri: &CrawlUri, record: &mut FetchRecord) -> Res
     });
     match written {
         Ok(archived) => {
+            if let Some(rendering) = &p.rendering {
+                rendering.keep(uri.url.as_str(), &resp.response_bytes);
+            }
             record.payload_digest = archived.digest;
             record.duplicate = archived.duplicate;
             record.not_modified = archived.not_modified;

@@ -6,14 +6,14 @@ use std::{
     time::Duration,
 };
 
-use trawl_config::{CrawlConfig, CrawlUri};
+use trawl_config::{CrawlConfig, CrawlUri, settings::BrowserMode};
 use trawl_fetch::{AddressPolicy, Fetcher, robots::product_token};
 use trawl_frontier::Frontier;
 use trawl_url::Url;
 
 use crate::{
     Error,
-    chain::{naming::Naming, pipeline::Pipeline, robots::RobotsCache},
+    chain::{naming::Naming, pipeline::Pipeline, rendering::Rendering, robots::RobotsCache},
     crawl_log::CrawlLog,
     job::Job,
     journal::Journal,
@@ -257,6 +257,9 @@ impl Crawl {
         control.abort();
         let _ = std::fs::remove_file(&pid_file);
         let p = &shared.pipeline;
+        if let Some(rendering) = &p.rendering {
+            rendering.browser.close().await;
+        }
         if let Err(e) = p.log.close() {
             p.fail(e.to_string());
         }
@@ -471,7 +474,10 @@ impl Crawl {
                 .iter()
                 .filter_map(|s| s.host_str().map(str::to_string)),
         );
+        let (rendering, behaviors) = browser_capture(config, &self.job)?;
         let pipeline = Pipeline {
+            rendering,
+            behaviors,
             live: RwLock::new(Arc::new(live)),
             gates,
             naming,
@@ -501,6 +507,41 @@ impl Crawl {
             checkpointing: Mutex::new(()),
         })
     }
+}
+
+/// Browser capture's state and the user's behaviours script, when the settings may render pages: `[browser]
+/// mode`, or a sheet's `browser.mode`. Chromium starts with the first page rendered.
+fn browser_capture(
+    config: &CrawlConfig,
+    job: &Job,
+) -> Result<(Option<Rendering>, Option<String>), Error> {
+    let b = &config.browser;
+    let renders = b.mode != BrowserMode::Off
+        || config.sheets.iter().any(|s| {
+            s.set
+                .get("browser.mode")
+                .and_then(|v| v.as_str())
+                .is_some_and(|m| m != "off")
+        });
+    if !renders {
+        return Ok((None, None));
+    }
+    let executable = b
+        .chromium()
+        .ok_or(Error::Browser(trawl_browser::BrowserError::NoChromium))?;
+    let browser = trawl_browser::Browser::new(
+        executable,
+        job.state_dir().join("browser"),
+        b.pages,
+        b.restart_every,
+    )?;
+    let behaviors = if b.behaviors_file.is_empty() {
+        None
+    } else {
+        let path = std::path::PathBuf::from(&b.behaviors_file);
+        Some(std::fs::read_to_string(&path).map_err(|source| Error::Io { path, source })?)
+    };
+    Ok((Some(Rendering::new(browser)), behaviors))
 }
 
 /// The config's seeds as URLs (naming any bad one).

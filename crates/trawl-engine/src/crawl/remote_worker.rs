@@ -119,6 +119,9 @@ async fn complete(
                 done.later
                     .push((child.queue, child.uri, at.saturating_duration_since(now)))
             }
+            // The shared seen set is written by scheduling only: a URL a browser page fetched may be
+            // fetched once more by the crawl (and written as a revisit).
+            Placement::Seen => {}
         }
     }
     let Some(result) = remote

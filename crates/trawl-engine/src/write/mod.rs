@@ -223,13 +223,19 @@ impl WarcSink {
             .get("WARC-Block-Digest")
             .unwrap_or_default()
             .to_owned();
+        self.write_made(record)?;
+        Ok(digest)
+    }
+
+    /// Writes one record the crawl made itself: a `dns:` answer, a rendered page's screenshot (`resource`).
+    pub(crate) fn write_made(&self, record: Record) -> Result<(), Error> {
         let mut writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
         writer.write(&[record]).map_err(Error::Warc)?;
         if let Some(due) = writer.take_write_back() {
             drop(writer);
             give(due);
         }
-        Ok(digest)
+        Ok(())
     }
 
     /// The earlier capture of `url` in a `dedup_from` job, with its validators.

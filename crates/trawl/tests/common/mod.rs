@@ -211,6 +211,11 @@ pub mod reqwest_like {
             Client { port }
         }
 
+        /// The port it asks.
+        pub fn port(&self) -> u16 {
+            self.port
+        }
+
         /// The body of `path` when the answer is 200, else `None`.
         pub fn get(&self, path: &str) -> Option<Vec<u8>> {
             let mut s = std::net::TcpStream::connect(("127.0.0.1", self.port)).ok()?;

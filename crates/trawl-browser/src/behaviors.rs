@@ -1,0 +1,75 @@
+//! The scripts run in a page: what keeps it from holding the crawl (dialogs, new windows, printing), the
+//! built-in behaviours (scroll, lazy images and their `srcset` candidates) and link collection over every
+//! frame. Each is an expression evaluated by DevTools; the results are JSON values.
+
+/// Run before any of the page's own scripts: dialogs answer at once, new windows and printing do nothing.
+pub(crate) const QUIET_PAGE: &str = r#"(() => {
+  window.alert = () => {};
+  window.confirm = () => true;
+  window.prompt = () => null;
+  window.print = () => {};
+  window.open = () => null;
+})()"#;
+
+/// The page's scroll height: the scroll behaviour stops when it no longer grows.
+pub(crate) const HEIGHT: &str = r#"(() => {
+  const el = document.scrollingElement || document.documentElement || document.body;
+  return el ? el.scrollHeight : 0;
+})()"#;
+
+/// Scrolls to the bottom, so an infinite feed loads its next batch.
+pub(crate) const SCROLL_DOWN: &str = r#"(() => {
+  const el = document.scrollingElement || document.documentElement || document.body;
+  if (el) { window.scrollTo(0, el.scrollHeight); }
+  return true;
+})()"#;
+
+/// Brings every image into view (lazy loading fires), makes lazy images eager, and loads every `srcset`
+/// candidate of every image and `<source>` (each is archived, as a replay may ask for any of them). Returns
+/// how many candidates were asked for.
+pub(crate) const LAZY_IMAGES: &str = r#"(() => {
+  let asked = 0;
+  const seen = new Set();
+  const load = (url) => {
+    if (!url || seen.has(url)) return;
+    seen.add(url);
+    const img = new Image();
+    img.src = url;
+    asked += 1;
+  };
+  const candidates = (srcset, base) => (srcset || '').split(',')
+    .map((c) => c.trim().split(/\s+/)[0])
+    .filter((u) => u)
+    .map((u) => { try { return new URL(u, base).href; } catch (e) { return null; } });
+  for (const img of document.querySelectorAll('img')) {
+    if (img.loading === 'lazy') img.loading = 'eager';
+    for (const attr of ['data-src', 'data-lazy-src', 'data-original']) {
+      const v = img.getAttribute(attr);
+      if (v) { try { load(new URL(v, document.baseURI).href); } catch (e) {} }
+    }
+    try { img.scrollIntoView({block: 'center'}); } catch (e) {}
+    for (const u of candidates(img.getAttribute('srcset'), document.baseURI)) load(u);
+  }
+  for (const source of document.querySelectorAll('source[srcset]')) {
+    for (const u of candidates(source.getAttribute('srcset'), document.baseURI)) load(u);
+  }
+  window.scrollTo(0, 0);
+  return asked;
+})()"#;
+
+/// Every link of the rendered page and of every frame the page may read (same origin; other frames are
+/// pages of their own): `a` and `area` hrefs, absolute, without fragments of plain anchors.
+pub(crate) const LINKS: &str = r#"(() => {
+  const out = new Set();
+  const walk = (doc) => {
+    for (const a of doc.querySelectorAll('a[href], area[href]')) {
+      const href = a.href;
+      if (typeof href === 'string' && /^https?:/i.test(href)) out.add(href);
+    }
+    for (const f of doc.querySelectorAll('iframe, frame')) {
+      try { if (f.contentDocument) walk(f.contentDocument); } catch (e) {}
+    }
+  };
+  walk(document);
+  return Array.from(out);
+})()"#;

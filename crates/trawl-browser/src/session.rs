@@ -1,0 +1,472 @@
+//! Headless Chromium over DevTools: started on first use with a fresh profile, restarted after a crash and
+//! every `restart_every` pages, and one page rendered at a time per permit. Each page gets a browser context
+//! of its own whose proxy is that page's [`Proxy`], so every request (service workers too) is tied to it.
+
+use std::{
+    path::{Path, PathBuf},
+    sync::{
+        Arc,
+        atomic::{AtomicU32, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+use chromiumoxide::{
+    Page,
+    browser::{Browser as Chrome, BrowserConfig},
+    cdp::{
+        browser_protocol::{
+            browser::{SetDownloadBehaviorBehavior, SetDownloadBehaviorParams},
+            page::{
+                AddScriptToEvaluateOnNewDocumentParams, CaptureScreenshotFormat, NavigateParams,
+            },
+            target::{CreateBrowserContextParams, CreateTargetParams},
+        },
+        js_protocol::runtime::EvaluateParams,
+    },
+    page::ScreenshotParams,
+};
+use futures_util::StreamExt;
+use tokio::sync::{RwLock, Semaphore};
+use tokio_rustls::TlsAcceptor;
+use url::Url;
+
+use crate::{
+    behaviors,
+    error::BrowserError,
+    proxy::{Caps, Proxy, Traffic, Upstream},
+};
+
+/// How one page is rendered: its budget and caps, and what is done in it.
+#[derive(Debug, Clone)]
+pub struct PageLimits {
+    /// The whole page: load, behaviours, link collection.
+    pub page_timeout: Duration,
+    /// Network quiet that ends loading and each scroll step.
+    pub idle: Duration,
+    /// The most scroll steps while the page grows.
+    pub max_scrolls: u32,
+    /// Requests the page may make.
+    pub max_requests: u32,
+    /// Bytes the page may fetch.
+    pub max_bytes: u64,
+    /// Take a PNG of the rendered page.
+    pub screenshot: bool,
+    /// A user's script run after the built-in behaviours.
+    pub behaviors: Option<String>,
+}
+
+/// What rendering a page found.
+#[derive(Debug, Default)]
+pub struct Rendered {
+    /// The links of the rendered page, every readable frame included.
+    pub links: Vec<Url>,
+    /// The PNG, when asked for and taken.
+    pub screenshot: Option<Vec<u8>>,
+    /// What cut the page short or went wrong, as `browser:…` notes: `timeout`, `crashed`, `maxRequests`,
+    /// `maxBytes`, `failed`.
+    pub notes: Vec<&'static str>,
+    /// Requests the page made (each answered by the upstream or refused).
+    pub requests: u32,
+    /// Scroll steps taken.
+    pub scrolls: u32,
+}
+
+/// A running Chromium.
+struct Running {
+    chrome: Chrome,
+    handler: tokio::task::JoinHandle<()>,
+    pages: u32,
+}
+
+/// The crawl's browser: launched on first use, shared by the pages rendering at once.
+pub struct Browser {
+    executable: PathBuf,
+    profile: PathBuf,
+    restart_every: u32,
+    tls: TlsAcceptor,
+    running: RwLock<Option<Running>>,
+    permits: Semaphore,
+    launches: AtomicU32,
+}
+
+impl std::fmt::Debug for Browser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Browser")
+            .field("executable", &self.executable)
+            .field("profile", &self.profile)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Browser {
+    /// A browser to be started from `executable` with its profiles under `profile` (made fresh at each
+    /// start), rendering at most `pages` pages at once, restarted every `restart_every` pages.
+    pub fn new(
+        executable: PathBuf,
+        profile: PathBuf,
+        pages: usize,
+        restart_every: u32,
+    ) -> Result<Browser, BrowserError> {
+        Ok(Browser {
+            executable,
+            profile,
+            restart_every: restart_every.max(1),
+            tls: proxy_tls()?,
+            running: RwLock::new(None),
+            permits: Semaphore::new(pages.max(1)),
+            launches: AtomicU32::new(0),
+        })
+    }
+
+    /// How many times Chromium was started (restarts included).
+    pub fn launches(&self) -> u32 {
+        self.launches.load(Ordering::SeqCst)
+    }
+
+    /// Renders `url`: every request goes to `upstream`; the page is cut at `limits.page_timeout`. A failure
+    /// of the browser is a note (and the next page starts a new one), never an error of the crawl.
+    pub async fn render<U: Upstream>(
+        &self,
+        url: &Url,
+        upstream: &U,
+        limits: &PageLimits,
+    ) -> Rendered {
+        let Ok(_permit) = self.permits.acquire().await else {
+            return failed("failed");
+        };
+        if let Err(e) = self.ensure_running().await {
+            tracing::warn!("{e}");
+            return failed("failed");
+        }
+        let rendered = {
+            let running = self.running.read().await;
+            match running.as_ref() {
+                Some(r) => render_page(&r.chrome, &self.tls, url, upstream, limits).await,
+                None => failed("failed"),
+            }
+        };
+        let mut running = self.running.write().await;
+        let restart = match running.as_mut() {
+            Some(r) => {
+                r.pages += 1;
+                r.pages >= self.restart_every
+                    || rendered.notes.contains(&"crashed")
+                    || r.handler.is_finished()
+            }
+            None => false,
+        };
+        if restart && let Some(old) = running.take() {
+            stop(old).await;
+        }
+        rendered
+    }
+
+    /// Starts Chromium if none runs.
+    async fn ensure_running(&self) -> Result<(), BrowserError> {
+        if self
+            .running
+            .read()
+            .await
+            .as_ref()
+            .is_some_and(|r| !r.handler.is_finished())
+        {
+            return Ok(());
+        }
+        let mut running = self.running.write().await;
+        if let Some(r) = running.as_ref()
+            && !r.handler.is_finished()
+        {
+            return Ok(());
+        }
+        if let Some(old) = running.take() {
+            stop(old).await;
+        }
+        let n = self.launches.fetch_add(1, Ordering::SeqCst);
+        let profile = self.profile.join(format!("profile-{n}"));
+        let _ = std::fs::remove_dir_all(&profile);
+        *running = Some(launch(&self.executable, &profile).await?);
+        Ok(())
+    }
+
+    /// Closes the browser, if it runs.
+    pub async fn close(&self) {
+        if let Some(old) = self.running.write().await.take() {
+            stop(old).await;
+        }
+    }
+}
+
+fn failed(note: &'static str) -> Rendered {
+    Rendered {
+        notes: vec![note],
+        ..Rendered::default()
+    }
+}
+
+/// Chromium with a fresh profile, no extensions, no background traffic, accepting the proxy's certificate.
+async fn launch(executable: &Path, profile: &Path) -> Result<Running, BrowserError> {
+    let launch_error = |message: String| BrowserError::Launch {
+        executable: executable.to_path_buf(),
+        message,
+    };
+    std::fs::create_dir_all(profile).map_err(|e| launch_error(e.to_string()))?;
+    let config = BrowserConfig::builder()
+        .chrome_executable(executable)
+        .user_data_dir(profile)
+        .no_sandbox()
+        .launch_timeout(Duration::from_secs(30))
+        .request_timeout(Duration::from_secs(30))
+        .args([
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-default-apps",
+            "--ignore-certificate-errors",
+            "--disable-dev-shm-usage",
+            "--mute-audio",
+        ])
+        .build()
+        .map_err(launch_error)?;
+    let (chrome, mut handler) = Chrome::launch(config)
+        .await
+        .map_err(|e| launch_error(e.to_string()))?;
+    let handler = tokio::spawn(async move {
+        // The handler drives every DevTools message; it ends when the browser goes away.
+        while let Some(event) = handler.next().await {
+            if let Err(e) = event {
+                tracing::debug!("browser: {e}");
+                if matches!(e, chromiumoxide::error::CdpError::Ws(_)) {
+                    break;
+                }
+            }
+        }
+    });
+    Ok(Running {
+        chrome,
+        handler,
+        pages: 0,
+    })
+}
+
+async fn stop(mut old: Running) {
+    let _ = tokio::time::timeout(Duration::from_secs(5), old.chrome.close()).await;
+    let _ = tokio::time::timeout(Duration::from_secs(5), old.chrome.wait()).await;
+    let _ = old.chrome.kill().await;
+    old.handler.abort();
+}
+
+/// The certificate the proxy ends TLS with: made once, self-signed (the browser is started with
+/// `--ignore-certificate-errors`; what it connects to is the crawl's fetcher, which checks the real one).
+fn proxy_tls() -> Result<TlsAcceptor, BrowserError> {
+    let bad = |e: &dyn std::fmt::Display| BrowserError::Certificate(e.to_string());
+    let key =
+        rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).map_err(|e| bad(&e))?;
+    let cert = key.cert.der().clone();
+    let private = rustls::pki_types::PrivateKeyDer::try_from(key.signing_key.serialize_der())
+        .map_err(|e| bad(&e))?;
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| bad(&e))?
+        .with_no_client_auth()
+        .with_single_cert(vec![cert], private)
+        .map_err(|e| bad(&e))?;
+    // HTTP/1.1 only inside the tunnel: the proxy reads one request per connection.
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(TlsAcceptor::from(Arc::new(config)))
+}
+
+/// One page, in a browser context of its own behind its own proxy, within the page's budget.
+async fn render_page<U: Upstream>(
+    chrome: &Chrome,
+    tls: &TlsAcceptor,
+    url: &Url,
+    upstream: &U,
+    limits: &PageLimits,
+) -> Rendered {
+    let caps = Caps {
+        max_requests: limits.max_requests,
+        max_bytes: limits.max_bytes,
+    };
+    let proxy = match Proxy::bind(tls.clone(), caps).await {
+        Ok(p) => p,
+        Err(e) => {
+            tracing::warn!("{e}");
+            return failed("failed");
+        }
+    };
+    let deadline = Instant::now() + limits.page_timeout;
+    let traffic = proxy.traffic.clone();
+    let work = async {
+        let address = proxy.address()?;
+        let context = chrome
+            .create_browser_context(
+                CreateBrowserContextParams::builder()
+                    .proxy_server(address)
+                    // Chromium goes to loopback addresses directly unless told not to: every request,
+                    // those to 127.0.0.0/8 included, must go through the page's proxy.
+                    .proxy_bypass_list("<-loopback>")
+                    .dispose_on_detach(true)
+                    .build(),
+            )
+            .await
+            .map_err(cdp)?;
+        let result = in_context(chrome, context.clone(), url, &traffic, limits, deadline).await;
+        let _ = chrome.dispose_browser_context(context).await;
+        result
+    };
+    let outcome = proxy
+        .serve(upstream, tokio::time::timeout_at(deadline.into(), work))
+        .await;
+    let mut rendered = match outcome {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => {
+            tracing::debug!("{url}: {e}");
+            let crashed = e.to_string().to_ascii_lowercase().contains("crash");
+            failed(if crashed { "crashed" } else { "failed" })
+        }
+        Err(_) => failed("timeout"),
+    };
+    rendered.requests = traffic.requests();
+    if let Some(cap) = traffic.capped() {
+        rendered.notes.push(cap);
+    }
+    rendered
+}
+
+fn cdp(e: impl std::fmt::Display) -> BrowserError {
+    BrowserError::Cdp(e.to_string())
+}
+
+/// Loads the page, runs the behaviours, collects the links; what the budget leaves after loading goes to
+/// the behaviours, and link collection always gets its turn.
+async fn in_context(
+    chrome: &Chrome,
+    context: chromiumoxide::cdp::browser_protocol::browser::BrowserContextId,
+    url: &Url,
+    traffic: &Traffic,
+    limits: &PageLimits,
+    deadline: Instant,
+) -> Result<Rendered, BrowserError> {
+    let page = chrome
+        .new_page(
+            CreateTargetParams::builder()
+                .url("about:blank")
+                .browser_context_id(context.clone())
+                .build()
+                .map_err(cdp)?,
+        )
+        .await
+        .map_err(cdp)?;
+    let _ = chrome
+        .execute(
+            SetDownloadBehaviorParams::builder()
+                .behavior(SetDownloadBehaviorBehavior::Deny)
+                .browser_context_id(context)
+                .build()
+                .map_err(cdp)?,
+        )
+        .await;
+    page.execute(AddScriptToEvaluateOnNewDocumentParams::new(
+        behaviors::QUIET_PAGE,
+    ))
+    .await
+    .map_err(cdp)?;
+    let mut rendered = Rendered::default();
+    // Loading ends at network quiet; a page that never goes quiet gets most of the budget, not all of it.
+    let budget = deadline.saturating_duration_since(Instant::now());
+    let load_until = Instant::now() + budget.mul_f64(0.6);
+    page.execute(NavigateParams::new(url.as_str()))
+        .await
+        .map_err(cdp)?;
+    if !quiet(traffic, limits.idle, load_until).await {
+        rendered.notes.push("timeout");
+    }
+    let behave_until = deadline - budget.mul_f64(0.15);
+    // Scroll while the page grows.
+    let mut height = eval_u64(&page, behaviors::HEIGHT).await?;
+    while rendered.scrolls < limits.max_scrolls && Instant::now() < behave_until {
+        eval_u64(&page, behaviors::SCROLL_DOWN).await?;
+        rendered.scrolls += 1;
+        quiet(traffic, limits.idle, behave_until).await;
+        let now = eval_u64(&page, behaviors::HEIGHT).await?;
+        if now <= height {
+            break;
+        }
+        height = now;
+    }
+    if Instant::now() < behave_until {
+        eval_u64(&page, behaviors::LAZY_IMAGES).await?;
+        quiet(traffic, limits.idle, behave_until).await;
+    }
+    if let Some(script) = &limits.behaviors
+        && Instant::now() < behave_until
+    {
+        if let Err(e) = eval(&page, script).await {
+            tracing::debug!("{url}: behaviors_file: {e}");
+        }
+        quiet(traffic, limits.idle, behave_until).await;
+    }
+    let links: Vec<String> = eval(&page, behaviors::LINKS)
+        .await?
+        .and_then(|v| serde_json::from_value(v).ok())
+        .unwrap_or_default();
+    rendered.links = links.iter().filter_map(|l| Url::parse(l).ok()).collect();
+    if limits.screenshot {
+        let shot = page
+            .screenshot(
+                ScreenshotParams::builder()
+                    .format(CaptureScreenshotFormat::Png)
+                    .build(),
+            )
+            .await;
+        match shot {
+            Ok(png) => rendered.screenshot = Some(png),
+            Err(e) => tracing::debug!("{url}: screenshot: {e}"),
+        }
+    }
+    close(page).await;
+    Ok(rendered)
+}
+
+async fn close(page: Page) {
+    let _ = tokio::time::timeout(Duration::from_secs(2), page.close()).await;
+}
+
+/// Waits for `quiet` without a request in flight, counted from now at the earliest (what the page was just
+/// asked to do may not have sent its requests yet), until `until`; whether it came.
+async fn quiet(traffic: &Traffic, quiet: Duration, until: Instant) -> bool {
+    traffic.touch();
+    loop {
+        if traffic.idle_for(quiet) {
+            return true;
+        }
+        if Instant::now() >= until {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The value of `expression` in the page (promises awaited).
+async fn eval(page: &Page, expression: &str) -> Result<Option<serde_json::Value>, BrowserError> {
+    let params = EvaluateParams::builder()
+        .expression(expression)
+        .await_promise(true)
+        .return_by_value(true)
+        .build()
+        .map_err(cdp)?;
+    let result = page.evaluate_expression(params).await.map_err(cdp)?;
+    Ok(result.value().cloned())
+}
+
+async fn eval_u64(page: &Page, expression: &str) -> Result<u64, BrowserError> {
+    Ok(eval(page, expression)
+        .await?
+        .and_then(|v| v.as_f64())
+        .map_or(0, |f| f as u64))
+}

@@ -1,0 +1,300 @@
+//! Render: an HTML page opened in the browser when its settings' `[browser] mode` asks (docs/browser.md).
+//!
+//! Every request the page makes comes back here through the browser's proxy ([`PageUpstream`]) and goes the
+//! way any URI goes — named, judged by the scope, robots.txt, then the chain's own fetch, extract, gates,
+//! write and post — so it is archived as it crossed the wire and logged (`E` hop, `browser`). The page's
+//! own HTML is served from its fetch, and a URL captured earlier in the crawl from what was archived. The
+//! links of the rendered DOM that the HTML did not have become `L` links noted `browser`.
+
+use std::{collections::HashSet, sync::Mutex, time::Duration};
+
+use trawl_browser::{Answer, BrowserRequest, PageLimits, Upstream, detect};
+use trawl_config::{Annotation, CrawlConfig, CrawlUri, UriKind, settings::BrowserMode, status};
+use trawl_extract::{Hop, Outlink};
+
+use super::{
+    candidate, extract, fetch, gates,
+    outcome::{Cut, Outcome, Placement},
+    pipeline::Pipeline,
+    post,
+    rendering::Rendering,
+    robots::Gate,
+    write,
+};
+use crate::{fetch_record::FetchRecord, lock::lock};
+
+/// What a rendered page's requests led to, for the page's outcome: the URLs the browser fetched (marked seen),
+/// what their documents link to, refusals to log, queues a robots.txt fetched for them releases.
+#[derive(Debug, Default)]
+pub(super) struct Found {
+    children: Vec<super::outcome::Child>,
+    cuts: Vec<Cut>,
+    release: Vec<String>,
+}
+
+impl Found {
+    /// Adds what the page's requests led to into the page's own outcome.
+    pub(super) fn add_to(self, outcome: &mut Outcome) {
+        outcome.children.extend(self.children);
+        outcome.cuts.extend(self.cuts);
+        outcome.release.extend(self.release);
+    }
+
+    /// Takes what a request's own outcome holds; its crawl.log line is written now (it is no frontier item).
+    fn take(&mut self, p: &Pipeline, outcome: Outcome) {
+        if let Some(line) = outcome.line {
+            p.write_line(line);
+        }
+        self.children.extend(outcome.children);
+        self.children.extend(outcome.predicted);
+        self.cuts.extend(outcome.cuts);
+        self.release.extend(outcome.release);
+    }
+}
+
+/// Renders `uri` when its settings ask for it; its new links go into `record.outlinks`.
+pub(super) async fn run(
+    p: &Pipeline,
+    uri: &mut CrawlUri,
+    record: &mut FetchRecord,
+    settings: &CrawlConfig,
+    worker: usize,
+) -> Option<Found> {
+    let rendering = p.rendering.as_ref()?;
+    let mode = settings.browser.mode;
+    if mode == BrowserMode::Off || uri.kind != UriKind::Page {
+        return None;
+    }
+    let resp = record.response()?;
+    let html = matches!(
+        record.mime.as_deref(),
+        Some("text/html" | "application/xhtml+xml")
+    );
+    if !html || !(200..300).contains(&resp.status) {
+        return None;
+    }
+    let host = uri.url.host_str().unwrap_or_default().to_owned();
+    let kind = page_kind(uri);
+    if mode == BrowserMode::Auto
+        && !rendering.learned(&host, &kind)
+        && record.entity().and_then(detect::needs_rendering).is_none()
+    {
+        return None;
+    }
+    let page_response = resp.response_bytes.clone();
+    rendering.keep(uri.url.as_str(), &page_response);
+    let upstream = PageUpstream {
+        p,
+        rendering,
+        page: uri.clone(),
+        page_response,
+        worker,
+        found: Mutex::default(),
+    };
+    let b = &settings.browser;
+    let limits = PageLimits {
+        page_timeout: Duration::from_millis(b.page_timeout_ms),
+        idle: Duration::from_millis(b.idle_ms),
+        max_scrolls: b.max_scrolls,
+        max_requests: b.max_requests_per_page,
+        max_bytes: b.max_bytes_per_page,
+        screenshot: b.screenshot,
+        behaviors: p.behaviors.clone(),
+    };
+    let rendered = rendering.browser.render(&uri.url, &upstream, &limits).await;
+    uri.annotate(Annotation::Browser(Some("rendered")));
+    for note in &rendered.notes {
+        uri.annotate(Annotation::Browser(Some(note)));
+    }
+    let known: HashSet<String> = record
+        .outlinks
+        .iter()
+        .map(|l| l.url.as_str().to_owned())
+        .collect();
+    let mut new = 0;
+    for mut url in rendered.links {
+        url.set_fragment(None);
+        if known.contains(url.as_str()) || record.outlinks.iter().any(|l| l.url == url) {
+            continue;
+        }
+        new += 1;
+        record.outlinks.push(Outlink {
+            url,
+            hop: Hop::Link,
+            context: candidate::BROWSER_LINK,
+            lastmod: None,
+        });
+    }
+    if new > 0 && mode == BrowserMode::Auto {
+        rendering.learn(&host, &kind);
+    }
+    if let Some(png) = rendered.screenshot {
+        let record = trawl_warc::Record::resource(
+            &format!("urn:screenshot:{}", uri.url),
+            chrono::Utc::now(),
+            "image/png",
+            png,
+        );
+        if let Err(e) = p.warc.write_made(record) {
+            p.fail(e.to_string());
+        }
+    }
+    Some(
+        upstream
+            .found
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner()),
+    )
+}
+
+/// What `auto` learns per host: the URL class's kind, else the first path segment.
+fn page_kind(uri: &CrawlUri) -> String {
+    match &uri.class {
+        Some(c) => format!("class:{:?}", c.kind),
+        None => {
+            let first = uri
+                .url
+                .path_segments()
+                .and_then(|mut s| s.next())
+                .unwrap_or_default();
+            format!("path:/{first}")
+        }
+    }
+}
+
+/// The crawl's side of a page's proxy.
+struct PageUpstream<'a> {
+    p: &'a Pipeline,
+    rendering: &'a Rendering,
+    page: CrawlUri,
+    page_response: Vec<u8>,
+    worker: usize,
+    found: Mutex<Found>,
+}
+
+impl Upstream for PageUpstream<'_> {
+    async fn exchange(&self, request: BrowserRequest) -> Answer {
+        let p = self.p;
+        let mut url = request.url;
+        url.set_fragment(None);
+        if !matches!(request.method.as_str(), "GET" | "HEAD") {
+            return refused(
+                405,
+                "trawl's fetcher makes GET requests only; this request is not archived",
+            );
+        }
+        if url == self.page.url {
+            return Answer::Response(self.page_response.clone());
+        }
+        if let Some(kept) = self.rendering.recent(url.as_str()) {
+            return Answer::Response(kept.as_ref().clone());
+        }
+        let mut sub = self.page.child(url, String::new(), Hop::Embed);
+        sub.annotate(Annotation::Browser(None));
+        // Judged as a URI the page needs: a refusal is always logged (`Placement::Seen` is not `New`).
+        let child = match candidate::judge(p, sub, Placement::Seen, None) {
+            Ok(child) => child,
+            Err(cut) => {
+                if let Some(cut) = cut {
+                    let line = p.log_failure(&cut.uri, cut.status, self.worker);
+                    p.write_line(line);
+                }
+                return refused(403, "out of the crawl's scope");
+            }
+        };
+        let settings = p.settings().sheets.effective(&child.uri);
+        if settings.fetch.obey_robots
+            && let Some(answer) = self.robots(&child.uri).await
+        {
+            return answer;
+        }
+        let key = child.uri.url.to_string();
+        let host_lock = self
+            .rendering
+            .host(child.uri.url.host_str().unwrap_or_default());
+        let _one_at_a_time = host_lock.lock().await;
+        let (outcome, response) = through_chain(p, child.uri.clone(), &settings, self.worker).await;
+        let mut found = lock(&self.found);
+        found.take(p, outcome);
+        found.children.push(child);
+        drop(found);
+        match response {
+            Some(bytes) => {
+                self.rendering.keep(&key, &bytes);
+                Answer::Response(bytes)
+            }
+            None => refused(502, "the fetch failed (see crawl.log)"),
+        }
+    }
+}
+
+impl PageUpstream<'_> {
+    /// `None` when robots.txt allows `uri`; else the browser's refusal (logged). An origin whose robots.txt
+    /// is unknown has it fetched now, through the chain, before the request.
+    async fn robots(&self, uri: &CrawlUri) -> Option<Answer> {
+        let p = self.p;
+        for _ in 0..100 {
+            match p.robots.gate(uri, "") {
+                Gate::Allowed => return None,
+                Gate::Blocked { status, note } => {
+                    let mut refused_uri = uri.clone();
+                    refused_uri.annotations.extend(note);
+                    let line = p.log_failure(&refused_uri, status, self.worker);
+                    p.write_line(line);
+                    return Some(refused(403, "robots.txt does not allow it"));
+                }
+                Gate::Needed => {
+                    let robots = uri.robots_prerequisite();
+                    match candidate::judge(p, robots, Placement::Seen, None) {
+                        Ok(child) => {
+                            let settings = p.settings().sheets.effective(&child.uri);
+                            let (outcome, _) =
+                                through_chain(p, child.uri.clone(), &settings, self.worker).await;
+                            let mut found = lock(&self.found);
+                            found.take(p, outcome);
+                            found.children.push(child);
+                        }
+                        Err(_) => {
+                            return Some(refused(403, "robots.txt is out of the crawl's scope"));
+                        }
+                    }
+                }
+                // Another worker is fetching it: wait for its verdict.
+                Gate::Pending => tokio::time::sleep(Duration::from_millis(100)).await,
+            }
+        }
+        let line = p.log_failure(uri, status::ROBOTS_PREREQUISITE_FAILED, self.worker);
+        p.write_line(line);
+        Some(refused(503, "robots.txt could not be read"))
+    }
+}
+
+fn refused(status: u16, reason: &str) -> Answer {
+    Answer::Refused {
+        status,
+        reason: reason.to_owned(),
+    }
+}
+
+/// One URI through fetch, extract, gates, write and post, as the fetch chain takes a page (no retries: the
+/// browser is waiting); its outcome and the response as it crossed the wire.
+async fn through_chain(
+    p: &Pipeline,
+    uri: CrawlUri,
+    settings: &CrawlConfig,
+    worker: usize,
+) -> (Outcome, Option<Vec<u8>>) {
+    let (mut uri, mut record) = match fetch::run(p, uri, settings, worker).await {
+        Ok(fetched) => fetched,
+        Err(ended) => return (*ended, None),
+    };
+    let response = record.response().map(|r| r.response_bytes.clone());
+    if record.response().is_some() {
+        extract::run(p, &mut uri, &mut record, settings);
+        gates::run(p, &mut uri, &mut record);
+        if let Err(ended) = write::run(p, &uri, &mut record) {
+            return (*ended, response);
+        }
+    }
+    (post::run(p, uri, record, settings, worker), response)
+}

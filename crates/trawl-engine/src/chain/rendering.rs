@@ -1,0 +1,92 @@
+//! What browser capture keeps across pages: the browser, the host kinds `auto` has learned to render, one
+//! lock per host for the browser's requests, and the recent captures a page's requests are served from.
+
+use std::{
+    collections::{HashMap, HashSet, VecDeque},
+    sync::{Arc, Mutex},
+};
+
+use trawl_browser::Browser;
+
+use crate::lock::lock;
+
+/// Bytes of recent captures kept for browser pages to be served from.
+const RECENT_BYTES: usize = 64 << 20;
+/// Captures larger than this are not kept (a page asking for one again gets it fetched and deduplicated).
+pub(crate) const RECENT_MAX: usize = 4 << 20;
+
+/// Browser capture's state, present when `[browser] mode` may render (or a sheet may).
+pub(crate) struct Rendering {
+    pub(crate) browser: Arc<Browser>,
+    /// `host kind` pairs where rendering found links the HTML did not have: `auto` renders them from then on.
+    learned: Mutex<HashSet<String>>,
+    /// One request at a time per host from the browser (its politeness).
+    hosts: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    recent: Mutex<Recent>,
+}
+
+/// Responses as they crossed the wire, by URL, oldest dropped first past [`RECENT_BYTES`].
+#[derive(Default)]
+struct Recent {
+    by_url: HashMap<String, Arc<Vec<u8>>>,
+    order: VecDeque<String>,
+    bytes: usize,
+}
+
+impl Rendering {
+    pub(crate) fn new(browser: Browser) -> Rendering {
+        Rendering {
+            browser: Arc::new(browser),
+            learned: Mutex::default(),
+            hosts: Mutex::default(),
+            recent: Mutex::default(),
+        }
+    }
+
+    /// Whether `auto` learned to render pages of `kind` on `host`.
+    pub(crate) fn learned(&self, host: &str, kind: &str) -> bool {
+        lock(&self.learned).contains(&format!("{host} {kind}"))
+    }
+
+    /// Rendering found links on `host`'s pages of `kind` that the HTML did not have.
+    pub(crate) fn learn(&self, host: &str, kind: &str) {
+        lock(&self.learned).insert(format!("{host} {kind}"));
+    }
+
+    /// The lock the browser's requests to `host` take one at a time.
+    pub(crate) fn host(&self, host: &str) -> Arc<tokio::sync::Mutex<()>> {
+        lock(&self.hosts)
+            .entry(host.to_owned())
+            .or_default()
+            .clone()
+    }
+
+    /// The capture of `url` made in this crawl, if it is still kept.
+    pub(crate) fn recent(&self, url: &str) -> Option<Arc<Vec<u8>>> {
+        lock(&self.recent).by_url.get(url).cloned()
+    }
+
+    /// Keeps the capture of `url` (its response bytes) for pages that ask for it again.
+    pub(crate) fn keep(&self, url: &str, response: &[u8]) {
+        if response.len() > RECENT_MAX {
+            return;
+        }
+        let mut recent = lock(&self.recent);
+        if recent.by_url.contains_key(url) {
+            return;
+        }
+        recent.bytes += response.len();
+        recent
+            .by_url
+            .insert(url.to_owned(), Arc::new(response.to_vec()));
+        recent.order.push_back(url.to_owned());
+        while recent.bytes > RECENT_BYTES {
+            let Some(old) = recent.order.pop_front() else {
+                break;
+            };
+            if let Some(gone) = recent.by_url.remove(&old) {
+                recent.bytes -= gone.len();
+            }
+        }
+    }
+}

@@ -1,0 +1,376 @@
+//! Browser capture end to end (issue 35): a small JavaScript application served on 127.0.0.1 by a raw server
+//! written here (so the bytes it sends are known exactly), crawled with `[browser] mode = "auto"` in headless
+//! Chromium (installed by scripts/test.sh).
+
+mod common;
+
+use std::{
+    collections::HashMap,
+    io::Write,
+    net::SocketAddr,
+    path::Path,
+    sync::{Arc, Mutex},
+};
+
+use tokio::{
+    io::{AsyncReadExt, AsyncWriteExt},
+    net::TcpListener,
+};
+
+/// What the server was asked (path -> count) and what it sent for each path (the last time).
+#[derive(Default)]
+struct Seen {
+    asked: HashMap<String, usize>,
+    sent: HashMap<String, Vec<u8>>,
+}
+
+type Shared = Arc<Mutex<Seen>>;
+
+fn response(status: &str, content_type: &str, body: &[u8]) -> Vec<u8> {
+    let mut out = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    out.extend_from_slice(body);
+    out
+}
+
+/// A gzip body sent in chunks: what the archive must keep as it crossed the wire.
+fn gzip_chunked(content_type: &str, body: &[u8]) -> Vec<u8> {
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(body).unwrap();
+    let zipped = gz.finish().unwrap();
+    let mut out = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nContent-Encoding: gzip\r\n\
+         Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+    )
+    .into_bytes();
+    for chunk in zipped.chunks(40) {
+        out.extend_from_slice(format!("{:x}\r\n", chunk.len()).as_bytes());
+        out.extend_from_slice(chunk);
+        out.extend_from_slice(b"\r\n");
+    }
+    out.extend_from_slice(b"0\r\n\r\n");
+    out
+}
+
+/// A 1x1 PNG.
+const PNG: &[u8] = &[
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4,
+    0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x60, 0x00, 0x02, 0x00,
+    0x00, 0x05, 0x00, 0x01, 0xe9, 0xfa, 0xdc, 0xd8, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44,
+    0xae, 0x42, 0x60, 0x82,
+];
+
+/// The application: `/app` is an empty shell whose script reads `/api/items` (gzip, chunked) and renders
+/// item links; scrolling loads `/api/feed?page=N` (three batches); images load lazily with a `srcset`; it
+/// also asks robots.txt-disallowed `/private/data` and a script on another origin (out of scope).
+fn app_js(outside: &str) -> String {
+    format!(
+        r#"
+const root = document.getElementById('root');
+fetch('/api/items').then(r => r.json()).then(items => {{
+  for (const i of items) {{
+    const a = document.createElement('a'); a.href = '/item/' + i; a.textContent = 'item ' + i;
+    root.appendChild(a);
+  }}
+  const img = document.createElement('img');
+  img.loading = 'lazy'; img.src = '/img/lazy.png'; img.srcset = '/img/lazy-2x.png 2x, /img/lazy-3x.png 3x';
+  img.style.marginTop = '3000px';
+  root.appendChild(img);
+}});
+fetch('/private/data').catch(() => {{}});
+const s = document.createElement('script'); s.src = '{outside}/other.js'; document.head.appendChild(s);
+let page = 0;
+const feed = document.createElement('div'); feed.id = 'feed'; root.appendChild(feed);
+function more() {{
+  if (page >= 3) return;
+  page += 1;
+  fetch('/api/feed?page=' + page).then(r => r.json()).then(links => {{
+    for (const l of links) {{
+      const a = document.createElement('a'); a.href = l; a.textContent = l;
+      const box = document.createElement('div'); box.style.height = '1500px'; box.appendChild(a);
+      feed.appendChild(box);
+    }}
+  }});
+}}
+window.addEventListener('scroll', () => {{
+  if (window.innerHeight + window.scrollY >= document.body.scrollHeight - 200) more();
+}});
+more();
+"#
+    )
+}
+
+async fn serve(ip: &str, seen: Shared, outside: String) -> SocketAddr {
+    let listener = TcpListener::bind((ip, 0)).await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut socket, _)) = listener.accept().await else {
+                return;
+            };
+            let seen = seen.clone();
+            let outside = outside.clone();
+            tokio::spawn(async move {
+                let mut head = Vec::new();
+                let mut buf = [0u8; 4096];
+                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match socket.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => head.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let line = String::from_utf8_lossy(&head);
+                let path = line.split_whitespace().nth(1).unwrap_or("/").to_owned();
+                let body = route(&path, &outside);
+                {
+                    let mut s = seen.lock().unwrap();
+                    *s.asked.entry(path.clone()).or_default() += 1;
+                    s.sent.insert(path, body.clone());
+                }
+                let _ = socket.write_all(&body).await;
+                let _ = socket.shutdown().await;
+            });
+        }
+    });
+    addr
+}
+
+fn route(path: &str, outside: &str) -> Vec<u8> {
+    let html = "text/html; charset=utf-8";
+    match path {
+        "/robots.txt" => response("200 OK", "text/plain", b"User-agent: *\nDisallow: /private/\n"),
+        "/" => response(
+            "200 OK",
+            html,
+            b"<html><body><a href=\"/app\">app</a> <a href=\"/plain\">plain</a> <a href=\"/slow\">slow</a></body></html>",
+        ),
+        "/app" => response(
+            "200 OK",
+            html,
+            b"<html><head><title>App</title><script src=\"/app.js\" defer></script></head>\
+              <body><noscript>This application needs JavaScript.</noscript><div id=\"root\"></div></body></html>",
+        ),
+        "/app.js" => response("200 OK", "application/javascript", app_js(outside).as_bytes()),
+        "/api/items" => gzip_chunked("application/json", b"[1, 2, 3, 4, 5]"),
+        p if p.starts_with("/api/feed?page=") => {
+            let n: usize = p.rsplit('=').next().unwrap().parse().unwrap_or(0);
+            let links: Vec<String> = (0..4).map(|i| format!("\"/feed/{n}-{i}\"")).collect();
+            response("200 OK", "application/json", format!("[{}]", links.join(",")).as_bytes())
+        }
+        "/plain" => {
+            let text = "An ordinary page, written for people, with plenty of text to read. ".repeat(8);
+            response(
+                "200 OK",
+                html,
+                format!(
+                    "<html><head><script src=\"/analytics.js\"></script></head><body><p>{text}</p>\
+                     <a href=\"/plain-next\">next</a></body></html>"
+                )
+                .as_bytes(),
+            )
+        }
+        "/analytics.js" => response("200 OK", "application/javascript", b"window.seen = true;"),
+        // A page that never goes quiet: it asks for more every 100 ms.
+        "/slow" => response(
+            "200 OK",
+            html,
+            b"<html><body><div id=\"app\"></div><script>\
+              setInterval(() => fetch('/poll?' + Math.random()).catch(() => {}), 100);</script></body></html>",
+        ),
+        p if p.starts_with("/poll") => response("200 OK", "text/plain", b"more"),
+        p if p.starts_with("/img/") => response("200 OK", "image/png", PNG),
+        p if p.starts_with("/item/") || p.starts_with("/feed/") || p == "/plain-next" => response(
+            "200 OK",
+            html,
+            format!("<html><body><h1>{p}</h1><p>A page of the application.</p></body></html>").as_bytes(),
+        ),
+        _ => response("404 Not Found", "text/plain", b"not here"),
+    }
+}
+
+fn chromium() -> Option<std::path::PathBuf> {
+    let found = trawl_config::settings::BrowserConfig::default().chromium();
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "Chromium is not installed: scripts/test.sh installs it"
+        );
+        eprintln!("skipped: no Chromium (scripts/test.sh installs it)");
+    }
+    found
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_javascript_application_is_archived_through_trawls_fetcher() {
+    if chromium().is_none() {
+        return;
+    }
+    let outside_seen = Shared::default();
+    // The other origin, 127.0.0.2: a URL filter takes it out of the scope.
+    let outside = serve("127.0.0.2", outside_seen.clone(), String::new()).await;
+    let outside_url = format!("http://{outside}");
+    let seen = Shared::default();
+    let addr = serve("127.0.0.1", seen.clone(), outside_url).await;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("crawl.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[seeds]\nurls = [\"http://{addr}/\"]\n\n[browser]\nmode = \"auto\"\npages = 2\n\
+             page_timeout_ms = 15000\nidle_ms = 500\nscreenshot = true\n\n\
+             [[filters.url]]\nregexp = '^http://127\\.0\\.0\\.2[:/]'\n"
+        ),
+    )
+    .unwrap();
+    let job = dir.path().join("job");
+    common::crawl_quickly_with(&cfg, &job, |c| {
+        c.fetch.allow_addresses = vec!["127.0.0.0/8".parse().unwrap()];
+    })
+    .await;
+
+    let log = common::crawl_log(&job);
+    let line = |path: &str| {
+        let url = format!("http://{addr}{path}");
+        log.iter()
+            .find(|l| l.uri == url)
+            .unwrap_or_else(|| panic!("no crawl.log line for {path}:\n{log:#?}"))
+    };
+    let notes = |path: &str| line(path).annotations.join(",");
+    // The shell is rendered; the plain page, with text and links, is not.
+    assert!(
+        notes("/app").contains("browser:rendered"),
+        "{}",
+        notes("/app")
+    );
+    assert!(!notes("/plain").contains("browser"), "{}", notes("/plain"));
+    // Item links exist only in the rendered DOM: L hops noted `browser`, fetched.
+    for i in 1..=5 {
+        let item = line(&format!("/item/{i}"));
+        assert_eq!(item.status, 200);
+        assert!(
+            item.hop_path.ends_with('L') && item.annotations.iter().any(|a| a == "browser"),
+            "{item:?}"
+        );
+    }
+    // The feed loaded its three batches as the page was scrolled.
+    for n in 1..=3 {
+        assert_eq!(line(&format!("/api/feed?page={n}")).status, 200);
+        assert_eq!(line(&format!("/feed/{n}-0")).status, 200);
+    }
+    // The browser's own requests: E hops noted `browser`.
+    let api = line("/api/items");
+    assert!(
+        api.hop_path.ends_with('E') && api.annotations.iter().any(|a| a == "browser"),
+        "{api:?}"
+    );
+    // Lazy images and every srcset candidate.
+    for img in ["/img/lazy.png", "/img/lazy-2x.png", "/img/lazy-3x.png"] {
+        assert_eq!(line(img).status, 200, "{img}");
+    }
+    // robots.txt and the scope: refused, logged, never asked of a server.
+    let private = line("/private/data");
+    assert_eq!(private.status, -9998, "{private:?}");
+    let s = seen.lock().unwrap();
+    assert!(!s.asked.contains_key("/private/data"));
+    assert!(
+        outside_seen.lock().unwrap().asked.is_empty(),
+        "the other origin was asked"
+    );
+    // The page's HTML was fetched once: the browser got it from trawl's fetch.
+    assert_eq!(s.asked.get("/app"), Some(&1), "{:?}", s.asked);
+    assert_eq!(s.asked.get("/api/items"), Some(&1), "{:?}", s.asked);
+    // A page that never goes quiet is cut at its budget; the crawl went on.
+    assert!(
+        notes("/slow").contains("browser:rendered"),
+        "{}",
+        notes("/slow")
+    );
+    assert!(
+        notes("/slow").contains("browser:timeout"),
+        "{}",
+        notes("/slow")
+    );
+
+    // The API answer is archived byte for byte as sent: gzip and chunking kept.
+    let records = common::records(&job);
+    let api_url = format!("http://{addr}/api/items");
+    let api_record = records
+        .iter()
+        .find(|r| {
+            r.get("WARC-Type") == Some("response") && r.get("WARC-Target-URI") == Some(&api_url)
+        })
+        .expect("the API answer's response record");
+    assert_eq!(api_record.block, s.sent["/api/items"]);
+    // A screenshot of each rendered page.
+    assert!(
+        records
+            .iter()
+            .any(|r| r.get("WARC-Type") == Some("resource")
+                && r.get("WARC-Target-URI") == Some(&format!("urn:screenshot:http://{addr}/app"))
+                && r.block.starts_with(b"\x89PNG"))
+    );
+    drop(s);
+    for file in common::warc_files(&job) {
+        if file.to_string_lossy().ends_with(".gz") {
+            common::warcio_check(&file);
+        }
+    }
+    let app_url = format!("http://{addr}/app");
+    let app_date = records
+        .iter()
+        .find(|r| {
+            r.get("WARC-Type") == Some("response") && r.get("WARC-Target-URI") == Some(&app_url)
+        })
+        .and_then(|r| r.get("WARC-Date"))
+        .expect("the app's response record")
+        .to_owned();
+    check_replay(&job, &app_url, &app_date);
+}
+
+/// pywb replays the archived application, and headless Chromium's rendering of the replay shows the item
+/// links (the archived API answer is what the replayed app reads).
+fn check_replay(job: &Path, app_url: &str, app_date: &str) {
+    let warcs: Vec<_> = common::warc_files(job)
+        .into_iter()
+        .filter(|f| f.to_string_lossy().ends_with(".warc.gz"))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    // Without pywb's frame, so the rendered document is the application's own.
+    std::fs::write(dir.path().join("config.yaml"), "framed_replay: false\n").unwrap();
+    let Some(wayback) = common::Wayback::start(dir.path(), "app", &warcs) else {
+        return;
+    };
+    let chromium = chromium().unwrap();
+    let timestamp: String = app_date
+        .chars()
+        .filter(char::is_ascii_digit)
+        .take(14)
+        .collect();
+    let url = format!(
+        "http://127.0.0.1:{}/app/{timestamp}/{app_url}",
+        wayback.client.port()
+    );
+    let out = std::process::Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--no-first-run",
+            "--virtual-time-budget=8000",
+            "--dump-dom",
+            &url,
+        ])
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        dom.contains("item 5"),
+        "the replayed app shows no item links:\n{dom}\n{}",
+        wayback.log()
+    );
+}
