@@ -45,6 +45,10 @@ pub enum Annotation {
     /// `pdf:WHY`: a PDF's links were not all read: `tooLarge` (over `[extract] pdf_max_bytes`), `unreadable`,
     /// `parserPanic`, or the limit that stopped it (`MAX_STREAM_BYTES`, `MAX_PAGES`, `MAX_TEXT_TIME`).
     Pdf(&'static str),
+    /// `doc:WHY`: an office document's links were not all read: `tooLarge` (over `[extract]
+    /// office_max_bytes`), `unreadable`, `encrypted`, `parserPanic`, or the limit that stopped it
+    /// (`MAX_PART_BYTES`, `MAX_TOTAL_BYTES`, `MAX_PARTS`, `MAX_TIME`).
+    Doc(&'static str),
     /// `login:ok`, `login:failed`: on the line of a form login's exchange, whether the success sign showed.
     Login(bool),
     /// `lastmod:DATE`: the date a sitemap gave for the URI (`<lastmod>`), in UTC.
@@ -76,6 +80,7 @@ impl fmt::Display for Annotation {
             Annotation::Robots(why) => write!(f, "robots:{why}"),
             Annotation::Status(code) => write!(f, "{code}"),
             Annotation::Pdf(why) => write!(f, "pdf:{why}"),
+            Annotation::Doc(why) => write!(f, "doc:{why}"),
             Annotation::Login(true) => f.write_str("login:ok"),
             Annotation::Login(false) => f.write_str("login:failed"),
             Annotation::Browser(None) => f.write_str("browser"),

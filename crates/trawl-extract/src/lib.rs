@@ -3,8 +3,9 @@
 //! Bytes, a content type, a base URL and the extractor's own [`Limits`] go in; [`Outlink`]s (each with the
 //! [`Hop`] that reached it) and annotations come out. [`extract`] dispatches on the media type: HTML and XHTML
 //! go to [`extract_html`] (a streaming start-tag scanner), CSS to [`extract_css`]; [`sitemap`], [`feed`],
-//! [`speculative`] (link-shaped strings in scripts and JSON) and [`pdf`] are called by name. [`decode`] removes
-//! content codings for extraction only, bounded against compression bombs.
+//! [`speculative`] (link-shaped strings in scripts and JSON), [`pdf`] and [`office`] (Word, OOXML and ODF
+//! documents) are called by name. [`decode`] removes content codings for extraction only, bounded against
+//! compression bombs.
 //!
 //! What this crate must not know: sockets, async runtimes, the frontier, the crawl's records, settings files.
 //! Every extractor takes bytes and returns what it found: a document it cannot parse yields fewer links, never
@@ -26,9 +27,11 @@ mod entities;
 pub mod feed;
 mod hop;
 mod html;
+pub mod office;
 pub mod pdf;
 pub mod sitemap;
 pub mod speculative;
+mod text_urls;
 
 pub use self::css::extract_css;
 pub use self::html::{HtmlLinks, extract_html};

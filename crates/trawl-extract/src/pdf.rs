@@ -15,6 +15,7 @@ use url::Url;
 
 use super::{Limits, Outlink, OutlinkSet};
 use crate::hop::Hop;
+use crate::text_urls::text_urls;
 
 /// The most bytes one stream of a PDF may decompress to (object and cross-reference streams, a page's
 /// content): past it the stream is skipped.
@@ -129,7 +130,7 @@ fn read(body: &[u8], doc_url: &Url, set: &mut OutlinkSet) -> Option<PdfProblem> 
         }
         for chunk in doc.extract_text_chunks_with_limit(&[page], MAX_STREAM_BYTES) {
             match chunk {
-                Ok(text) => text_urls(&text, doc_url, set),
+                Ok(text) => text_urls(&text, doc_url, set, "pdf/text"),
                 Err(lopdf::Error::Decompress(_)) => {
                     problem = Some(PdfProblem::Limit("MAX_STREAM_BYTES"));
                 }
@@ -180,32 +181,6 @@ fn pdf_text(bytes: &[u8]) -> String {
         return String::from_utf16_lossy(&units);
     }
     String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// Adds every `http://` or `https://` URL written in `text`: up to white space, a quote or a bracket, without
-/// the sentence's trailing punctuation.
-fn text_urls(text: &str, doc_url: &Url, set: &mut OutlinkSet) {
-    let mut rest = text;
-    while let Some(at) = find_scheme(rest) {
-        let tail = &rest[at..];
-        let end = tail
-            .find(|c: char| c.is_whitespace() || "<>\"'()[]{}".contains(c))
-            .unwrap_or(tail.len());
-        let url = tail[..end].trim_end_matches(['.', ',', ';', ':', '!', '?']);
-        if url.len() > "https://".len() {
-            set.add(url, doc_url, None, Hop::Link, "pdf/text");
-        }
-        rest = &tail[end.max(1)..];
-    }
-}
-
-fn find_scheme(text: &str) -> Option<usize> {
-    let http = text.find("http://");
-    let https = text.find("https://");
-    match (http, https) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
 }
 
 /// A small PDF of `pages`, each a page of text lines, and `links` as link annotations on the first page; for

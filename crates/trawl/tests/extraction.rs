@@ -123,3 +123,153 @@ async fn sitemap_lastmod_is_kept_and_decides() {
         }
     }
 }
+
+/// Office documents in a whole crawl: a page links to one document of each kind, served on 127.0.0.1; each
+/// document's links (hyperlinks where its format keeps them, URLs in its text) are fetched one `L` past it,
+/// and a damaged or password-protected document is logged with its `doc:` annotation.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn office_documents_give_their_links() {
+    use axum::{Router, extract::Request, http::header, response::IntoResponse};
+    use trawl_extract::office::sample::{self, OdfKind};
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let url = |path: &str| format!("http://127.0.0.1:{port}{path}");
+    let link = |name: &str| url(&format!("/{name}-link.html"));
+    let text = |name: &str| url(&format!("/{name}-text.html"));
+    let words = |name: &str| format!("See {} for more.", text(name));
+    let ooxml = |kind: &str| format!("application/vnd.openxmlformats-officedocument.{kind}");
+    let odf = |kind: &str| format!("application/vnd.oasis.opendocument.{kind}");
+    // (path, content type, body); each document links to NAME-link.html and NAME-text.html.
+    let mut docs: Vec<(String, String, Vec<u8>)> = vec![
+        (
+            "/r.docx".into(),
+            ooxml("wordprocessingml.document"),
+            sample::docx(&[&words("docx")], &[&link("docx")]).unwrap(),
+        ),
+        (
+            "/r.xlsx".into(),
+            ooxml("spreadsheetml.sheet"),
+            sample::xlsx(&[&words("xlsx")], &[&link("xlsx")]).unwrap(),
+        ),
+        (
+            "/r.pptx".into(),
+            ooxml("presentationml.presentation"),
+            sample::pptx(&[&words("pptx")], &[&link("pptx")]).unwrap(),
+        ),
+        (
+            "/r.odt".into(),
+            odf("text"),
+            sample::odf(OdfKind::Text, &[&words("odt")], &[&link("odt")]).unwrap(),
+        ),
+        (
+            "/r.ods".into(),
+            odf("spreadsheet"),
+            sample::odf(OdfKind::Spreadsheet, &[&words("ods")], &[&link("ods")]).unwrap(),
+        ),
+        (
+            // A generic type: told an ODF package by its stored `mimetype` part.
+            "/r.odp".into(),
+            "application/octet-stream".into(),
+            sample::odf(OdfKind::Presentation, &[&words("odp")], &[&link("odp")]).unwrap(),
+        ),
+        (
+            "/r.doc".into(),
+            "application/msword".into(),
+            sample::doc(&[
+                (&format!("{}\r", words("doc")), true),
+                (
+                    &format!("\u{13} HYPERLINK \"{}\" \u{14}here\u{15}\r", link("doc")),
+                    false,
+                ),
+            ])
+            .unwrap(),
+        ),
+        (
+            "/broken.docx".into(),
+            ooxml("wordprocessingml.document"),
+            b"PK\x03\x04 this is no zip".to_vec(),
+        ),
+    ];
+    // A .doc whose FIB says it is encrypted (fEncrypted, bit 8 of the flags at offset 0x0A).
+    let mut locked = sample::doc(&[(&words("locked"), true)]).unwrap();
+    let fib = locked
+        .windows(4)
+        .position(|w| w == [0xEC, 0xA5, 0xC1, 0x00])
+        .unwrap();
+    locked[fib + 0x0B] |= 0x01;
+    docs.push(("/locked.doc".into(), "application/msword".into(), locked));
+    let index: String = docs
+        .iter()
+        .map(|(path, _, _)| format!("<a href=\"{path}\">{path}</a>\n"))
+        .collect();
+    let docs = std::sync::Arc::new(docs);
+    let served = docs.clone();
+    let app = Router::new().fallback(move |req: Request| {
+        let docs = served.clone();
+        let index = index.clone();
+        async move {
+            let path = req.uri().path();
+            if path == "/" {
+                return (
+                    [(header::CONTENT_TYPE, "text/html".to_string())],
+                    index.into_bytes(),
+                )
+                    .into_response();
+            }
+            match docs.iter().find(|(p, _, _)| p == path) {
+                Some((_, mime, body)) => {
+                    ([(header::CONTENT_TYPE, mime.clone())], body.clone()).into_response()
+                }
+                None if path.ends_with(".html") => (
+                    [(header::CONTENT_TYPE, "text/html".to_string())],
+                    b"leaf".to_vec(),
+                )
+                    .into_response(),
+                None => axum::http::StatusCode::NOT_FOUND.into_response(),
+            }
+        }
+    });
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("c.toml");
+    std::fs::write(&cfg, format!("[seeds]\nurls = [\"{}\"]\n", url("/"))).unwrap();
+    let job = dir.path().join("job");
+    common::crawl_quickly(&cfg, &job).await;
+    let log = common::crawl_log(&job);
+    let line = |u: &str| log.iter().find(|l| l.uri == u);
+    for (doc, name) in [
+        ("/r.docx", "docx"),
+        ("/r.xlsx", "xlsx"),
+        ("/r.pptx", "pptx"),
+        ("/r.odt", "odt"),
+        ("/r.ods", "ods"),
+        ("/r.odp", "odp"),
+        ("/r.doc", "doc"),
+    ] {
+        let d = line(&url(doc)).unwrap_or_else(|| panic!("{doc} not fetched"));
+        assert_eq!((d.status, d.hop_path.as_str()), (200, "L"), "{d:?}");
+        assert!(
+            !d.annotations.iter().any(|a| a.starts_with("doc:")),
+            "{d:?}"
+        );
+        for target in [link(name), text(name)] {
+            let t = line(&target).unwrap_or_else(|| panic!("{target} (from {doc}) not fetched"));
+            assert_eq!(t.status, 200, "{t:?}");
+            assert_eq!(t.hop_path, "LL", "{t:?}");
+            assert_eq!(t.via.as_deref(), Some(url(doc).as_str()), "{t:?}");
+        }
+    }
+    for (doc, annotation) in [
+        ("/broken.docx", "doc:unreadable"),
+        ("/locked.doc", "doc:encrypted"),
+    ] {
+        let d = line(&url(doc)).unwrap_or_else(|| panic!("{doc} not fetched"));
+        assert!(d.has_annotation(annotation), "{d:?}");
+    }
+    assert!(
+        line(&text("locked")).is_none(),
+        "an encrypted document gives no links"
+    );
+}

@@ -119,6 +119,13 @@ pub struct ExtractConfig {
     pub pdf: bool,
     /// PDFs larger than this many bytes are not read for links (`pdf:tooLarge`). Default: 33554432 (32 MiB).
     pub pdf_max_bytes: u64,
+    /// Read office documents for links: Word 97–2003 `.doc` (text and `HYPERLINK` fields), OOXML (`.docx`,
+    /// `.xlsx`, `.pptx`: hyperlink relationships and URLs in the text) and ODF (`.odt`, `.ods`, `.odp`:
+    /// `xlink:href` and URLs in the text), as `L` hops. Default: true.
+    pub office: bool,
+    /// Office documents larger than this many bytes are not read for links (`doc:tooLarge`). Default: 33554432
+    /// (32 MiB).
+    pub office_max_bytes: u64,
 }
 
 impl Default for ExtractConfig {
@@ -132,6 +139,8 @@ impl Default for ExtractConfig {
             speculative_queue: false,
             pdf: true,
             pdf_max_bytes: 32 * 1024 * 1024,
+            office: true,
+            office_max_bytes: 32 * 1024 * 1024,
         }
     }
 }

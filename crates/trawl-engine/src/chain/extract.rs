@@ -124,6 +124,33 @@ pub(super) fn run(
         record.outlinks.extend(found.outlinks);
         return;
     }
+    if settings.extract.office
+        && let Some(format) = extract::office::office_format(mime, uri.url.path(), body)
+    {
+        let limits = Limits {
+            max_outlinks: settings.scope.max_outlinks,
+            ..Limits::default()
+        };
+        // Always off the async threads, as PDFs: inflating parts costs what the package says, not its size.
+        let found = blocking(usize::MAX, || {
+            extract::office::office_links(
+                body,
+                format,
+                &uri.url,
+                settings.extract.office_max_bytes,
+                &limits,
+            )
+        });
+        if found.truncated {
+            uri.annotate(Annotation::OutlinksTruncated);
+        }
+        if let Some(problem) = &found.problem {
+            tracing::info!(uri = %uri.url, "{problem}");
+            uri.annotate(Annotation::Doc(problem.label()));
+        }
+        record.outlinks.extend(found.outlinks);
+        return;
+    }
     if settings.extract.feeds && extract::feed::looks_like_feed(mime, body) {
         let (links, truncated) = blocking(body.len(), || {
             extract::feed::feed_links(body, &uri.url, settings.scope.max_outlinks)

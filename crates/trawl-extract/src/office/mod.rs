@@ -1,0 +1,158 @@
+//! Office documents: links out of Word 97–2003 `.doc` files, OOXML packages (`.docx`, `.xlsx`, `.pptx`) and
+//! ODF packages (`.odt`, `.ods`, `.odp`), as `L` hops, the counterpart of Heritrix's `org.archive.util.ms`.
+//!
+//! [`office_format`] tells from a response's type (and, for a generic type, its bytes and its URL's extension)
+//! which reader applies; [`office_links`] reads the document within named bounds: a size cap on the document
+//! (`[extract] office_max_bytes`), [`MAX_PART_BYTES`] inflated per part (a zip bomb stops there),
+//! [`MAX_TOTAL_BYTES`] per document, [`MAX_PARTS`] parts and [`MAX_TIME`] of reading. A document that cannot be
+//! read gives no links and an [`OfficeProblem`]; so does a panic inside a parser, caught here so a hostile file
+//! never takes a worker down. [`sample`] builds small documents of each kind.
+//!
+//! | format | where links are | context |
+//! |---|---|---|
+//! | `.doc` | http(s) URLs in the text of every story; `HYPERLINK` field codes | `doc/text`, `doc/field` |
+//! | OOXML | external hyperlink relationships (`_rels/*.rels`); URLs in the XML parts' text; `HYPERLINK` fields | `ooxml/rel`, `ooxml/text`, `ooxml/field` |
+//! | ODF | `xlink:href` of `content.xml` and `styles.xml`; URLs in their text | `odf/href`, `odf/text` |
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use url::Url;
+
+use self::common::Budget;
+pub use self::common::{MAX_PART_BYTES, MAX_PARTS, MAX_TIME, MAX_TOTAL_BYTES, OfficeProblem};
+use crate::{Limits, Outlink, OutlinkSet};
+
+mod common;
+mod doc;
+mod odf;
+mod ooxml;
+mod package;
+pub mod sample;
+
+/// The kinds of office document read for links.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Word 97–2003 (`.doc`, `.dot`): a compound file with a `WordDocument` stream.
+    Doc,
+    /// Office Open XML (`.docx`, `.xlsx`, `.pptx`, their macro-enabled and template forms).
+    Ooxml,
+    /// OpenDocument (`.odt`, `.ods`, `.odp`, `.odg` and their templates).
+    Odf,
+}
+
+/// What an office document gave.
+#[derive(Debug, Default)]
+pub struct OfficeLinks {
+    /// Its links, as `L` hops (contexts in the module's table).
+    pub outlinks: Vec<Outlink>,
+    /// Whether `scope.max_outlinks` cut the list.
+    pub truncated: bool,
+    /// What stopped it reading everything, if anything.
+    pub problem: Option<OfficeProblem>,
+}
+
+/// The magic number of a compound file (OLE2/CFB).
+const CFB_MAGIC: &[u8] = &[0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
+/// What ODF puts first in its zip: a stored part named `mimetype` (at offset 30), holding its media type.
+const ODF_MIMETYPE: &[u8] = b"mimetypeapplication/vnd.oasis.opendocument.";
+
+/// Which office format a response is, if any: by its media type `mime`; for a generic type (none,
+/// `application/octet-stream`, a zip or compound-file type) by its bytes and the extension of its URL's
+/// `path`.
+pub fn office_format(mime: &str, path: &str, body: &[u8]) -> Option<Format> {
+    let essence = mime
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    match essence.as_str() {
+        "application/msword" | "application/vnd.ms-word" | "application/x-msword" => {
+            return Some(Format::Doc);
+        }
+        e if e.starts_with("application/vnd.openxmlformats-officedocument.")
+            || (e.starts_with("application/vnd.ms-") && e.ends_with(".macroenabled.12")) =>
+        {
+            return Some(Format::Ooxml);
+        }
+        e if e.starts_with("application/vnd.oasis.opendocument.") => return Some(Format::Odf),
+        ""
+        | "application/octet-stream"
+        | "binary/octet-stream"
+        | "application/zip"
+        | "application/x-zip"
+        | "application/x-zip-compressed"
+        | "application/x-ole-storage"
+        | "application/x-tika-msoffice"
+        | "application/x-tika-ooxml"
+        | "application/cdfv2" => {}
+        _ => return None,
+    }
+    let extension = path
+        .rsplit('/')
+        .next()
+        .and_then(|name| name.rsplit_once('.'))
+        .map(|(_, ext)| ext.to_ascii_lowercase())
+        .unwrap_or_default();
+    if body.starts_with(CFB_MAGIC) {
+        return matches!(extension.as_str(), "doc" | "dot").then_some(Format::Doc);
+    }
+    if !body.starts_with(b"PK\x03\x04") {
+        return None;
+    }
+    if body
+        .get(30..)
+        .is_some_and(|rest| rest.starts_with(ODF_MIMETYPE))
+    {
+        return Some(Format::Odf);
+    }
+    match extension.as_str() {
+        "docx" | "docm" | "dotx" | "dotm" | "xlsx" | "xlsm" | "xltx" | "xltm" | "pptx" | "pptm"
+        | "ppsx" | "ppsm" | "potx" | "potm" => Some(Format::Ooxml),
+        "odt" | "ott" | "ods" | "ots" | "odp" | "otp" | "odg" | "otg" => Some(Format::Odf),
+        _ => None,
+    }
+}
+
+/// The links of the office document `body` of `format`, fetched from `doc_url`, at most `limits.max_outlinks`
+/// of them; a document over `max_bytes` is not read.
+pub fn office_links(
+    body: &[u8],
+    format: Format,
+    doc_url: &Url,
+    max_bytes: u64,
+    limits: &Limits,
+) -> OfficeLinks {
+    if body.len() as u64 > max_bytes {
+        return OfficeLinks {
+            problem: Some(OfficeProblem::TooLarge {
+                bytes: body.len() as u64,
+                max: max_bytes,
+            }),
+            ..OfficeLinks::default()
+        };
+    }
+    let mut set = OutlinkSet::new(limits);
+    let read = || {
+        let mut budget = Budget::new();
+        match format {
+            // A password-protected OOXML document is a compound file, whatever its type says.
+            Format::Ooxml | Format::Odf if body.starts_with(CFB_MAGIC) => {
+                doc::read(body, doc_url, &mut set, &mut budget)
+            }
+            Format::Doc => doc::read(body, doc_url, &mut set, &mut budget),
+            Format::Ooxml => ooxml::read(body, doc_url, &mut set, &mut budget),
+            Format::Odf => odf::read(body, doc_url, &mut set, &mut budget),
+        }
+    };
+    let problem = catch_unwind(AssertUnwindSafe(read)).unwrap_or(Some(OfficeProblem::ParserPanic));
+    let (outlinks, truncated) = set.into_parts();
+    OfficeLinks {
+        outlinks,
+        truncated,
+        problem,
+    }
+}
+
+#[cfg(test)]
+mod tests;

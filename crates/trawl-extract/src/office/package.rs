@@ -1,0 +1,79 @@
+//! OOXML and ODF documents are zip packages: opening one and reading its parts within the document's budget.
+
+use std::io::{Cursor, Read};
+
+use zip::{ZipArchive, result::ZipError};
+
+use super::common::{Budget, MAX_PART_BYTES, MAX_PARTS, OfficeProblem};
+
+/// An opened zip package.
+pub(crate) struct Package<'a> {
+    archive: ZipArchive<Cursor<&'a [u8]>>,
+    parts_read: usize,
+}
+
+impl<'a> Package<'a> {
+    /// Reads the package's central directory.
+    pub(crate) fn open(body: &'a [u8]) -> Result<Self, OfficeProblem> {
+        match ZipArchive::new(Cursor::new(body)) {
+            Ok(archive) => Ok(Package {
+                archive,
+                parts_read: 0,
+            }),
+            Err(e) => Err(OfficeProblem::Unreadable(format!("not a zip package: {e}"))),
+        }
+    }
+
+    /// The names of its parts, in the central directory's order.
+    pub(crate) fn names(&self) -> Vec<String> {
+        self.archive
+            .file_names()
+            .flatten()
+            .map(std::borrow::Cow::into_owned)
+            .collect()
+    }
+
+    /// Whether it holds a part named `name`.
+    pub(crate) fn has(&self, name: &str) -> bool {
+        self.archive.index_for_name(name).is_some()
+    }
+
+    /// Part `name` inflated, or `None` when there is no such part. A part that would inflate past the budget
+    /// is not kept (`MAX_PART_BYTES`, or `MAX_TOTAL_BYTES` for the document); past `MAX_PARTS` parts, or
+    /// `MAX_TIME`, nothing more is read.
+    pub(crate) fn read(
+        &mut self,
+        name: &str,
+        budget: &mut Budget,
+    ) -> Result<Option<Vec<u8>>, OfficeProblem> {
+        budget.check_time()?;
+        let Some(index) = self.archive.index_for_name(name) else {
+            return Ok(None);
+        };
+        if self.parts_read >= MAX_PARTS {
+            return Err(OfficeProblem::Limit("MAX_PARTS"));
+        }
+        self.parts_read += 1;
+        let part = match self.archive.by_index(index) {
+            Ok(part) => part,
+            Err(ZipError::UnsupportedArchive(why)) if why == ZipError::PASSWORD_REQUIRED => {
+                return Err(OfficeProblem::Encrypted);
+            }
+            Err(e) => return Err(OfficeProblem::Unreadable(format!("{name}: {e}"))),
+        };
+        let allowance = budget.part_allowance();
+        let mut out = Vec::new();
+        if let Err(e) = part.take(allowance + 1).read_to_end(&mut out) {
+            return Err(OfficeProblem::Unreadable(format!("{name}: {e}")));
+        }
+        if out.len() as u64 > allowance {
+            if allowance < MAX_PART_BYTES {
+                // What was left of the document's allowance is spent: nothing more can be read.
+                budget.spend(allowance + 1)?;
+            }
+            return Err(OfficeProblem::Limit("MAX_PART_BYTES"));
+        }
+        budget.spend(out.len() as u64)?;
+        Ok(Some(out))
+    }
+}
