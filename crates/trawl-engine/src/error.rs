@@ -61,16 +61,27 @@ pub enum Error {
         /// The store's message.
         message: String,
     },
-    /// A `dedup_from` index that is not CDXJ.
+    /// A `dedup_from` index that is neither CDXJ nor classic CDX.
     #[error(
-        "{}, line {line}: not a CDXJ index line (SURT, timestamp, JSON); give a job directory or a .cdxj file \
-         such as `trawl warc index` writes", path.display()
+        "{}, line {line}: not a CDXJ index line (SURT, timestamp, JSON) nor a CDX file's (after a \
+         \" CDX N b a m s k r M S V g\" header); give a job directory, a folder of WARC/ARC files, a .cdxj file \
+         such as `trawl warc index` writes or a .cdx file such as Heritrix writes", path.display()
     )]
     BadIndex {
         /// The index.
         path: PathBuf,
         /// Its 1-based line.
         line: usize,
+    },
+    /// A line of a classic CDX `dedup_from` index that cannot be read.
+    #[error("{}, line {line}: {source}", path.display())]
+    BadCdx {
+        /// The index.
+        path: PathBuf,
+        /// Its 1-based line.
+        line: usize,
+        /// What is wrong.
+        source: trawl_warc::CdxError,
     },
     /// `trawl resume --checkpoint NAME` named a checkpoint the job does not have.
     #[error("{} has no checkpoint {name:?}; it has: {available}", job.display())]

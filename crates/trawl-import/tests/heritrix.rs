@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use trawl_import::heritrix::{Import, ImportError, import};
+use trawl_import::heritrix::{Import, ImportError, import, import_strict};
 
 fn testdata(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -67,7 +67,6 @@ fn noted(import: &Import, line: usize, needle: &str) -> bool {
 #[test]
 fn heritrix_default_profile() {
     let (import, t, _dir) = imported("profile-crawler-beans.cxml", &[]);
-    assert_eq!(get(&t, "seeds.urls").as_array().unwrap().len(), 1);
     assert_eq!(
         get(&t, "fetch.user_agent").as_str().unwrap(),
         format!(
@@ -98,7 +97,25 @@ fn heritrix_default_profile() {
     assert!(noted(&import, 40, "placeholder"), "{:#?}", import.notes);
     assert!(noted(&import, 296, "sitemaps"));
     assert!(noted(&import, 313, "scripts"));
-    assert!(noted(&import, 489, "no association applies this sheet"));
+    // The placeholder seed is left out, with a warning.
+    assert!(noted(
+        &import,
+        55,
+        "warning: http://example.example/example is a placeholder seed"
+    ));
+    assert!(get(&t, "seeds.urls").as_array().unwrap().is_empty());
+    // The four stock example sheets are one line of the report.
+    let sheets: Vec<_> = import
+        .notes
+        .iter()
+        .filter(|n| n.to_string().contains("sheet"))
+        .collect();
+    assert_eq!(sheets.len(), 1, "{sheets:#?}");
+    assert!(noted(
+        &import,
+        489,
+        "stock example sheets forceRetire (line 489), smallBudget (line 502), veryPolite (line 513), highPrecedence (line 529) are applied to no URI"
+    ));
     assert!(import.toml.contains("# Not carried over"));
 }
 
@@ -276,20 +293,33 @@ fn broad_crawl_with_budgets() {
 }
 
 #[test]
-fn bad_xml_and_unknown_classes_name_their_line() {
+fn bad_xml_fails_and_unknown_classes_are_listed_with_their_line() {
     let e = import(
         "<beans>\n <bean id='a' class='org.archive.modules.CrawlMetadata'>\n</beans>\n",
         Path::new("x.cxml"),
     )
     .unwrap_err();
     assert!(matches!(e, ImportError::Xml { line: 3, .. }), "{e}");
-    let e = import(
-        "<beans>\n\n <bean id='x' class='com.example.MyProcessor'/>\n</beans>\n",
-        Path::new("x.cxml"),
-    )
-    .unwrap_err();
+    // A third-party bean is not carried over, with its line and its place; fatal only when strict.
+    let xml = "<beans>\n <bean id='fetchProcessors' class='org.archive.modules.FetchChain'>\n  <property name='processors'><list>\n   <ref bean='x'/>\n  </list></property>\n </bean>\n <bean id='x' class='com.example.MyProcessor'/>\n</beans>\n";
+    let ok = import(xml, Path::new("x.cxml")).unwrap();
     assert!(
-        matches!(e, ImportError::UnknownClass { line: 3, .. }),
+        noted(
+            &ok,
+            7,
+            "com.example.MyProcessor is not one of Heritrix 3's classes"
+        ),
+        "{:#?}",
+        ok.notes
+    );
+    assert!(noted(
+        &ok,
+        7,
+        "one of the processors of fetchProcessors; the chain goes on without it"
+    ));
+    let e = import_strict(xml, Path::new("x.cxml")).unwrap_err();
+    assert!(
+        matches!(e, ImportError::NotCarriedOver { line: 7, .. }),
         "{e}"
     );
     assert!(e.to_string().contains("com.example.MyProcessor"), "{e}");
@@ -337,5 +367,179 @@ fn heritrix_defaults_disabled_rules_and_secrets() {
     assert!(
         all_notes.contains("httpProxyPassword = (hidden)"),
         "{all_notes}"
+    );
+}
+
+/// Imports the real configuration `path` (under testdata/heritrix) from a copy in a temporary job folder holding
+/// `files`; the profile must pass trawl's check (what `trawl import` exits 0 on).
+fn imported_real(path: &str, files: &[(&str, &str)]) -> (Import, toml::Table) {
+    let dir = tempfile::tempdir().unwrap();
+    let cxml = dir.path().join("crawler-beans.cxml");
+    std::fs::copy(testdata(path), &cxml).unwrap();
+    for (file, text) in files {
+        let to = dir.path().join(file);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::write(to, text).unwrap();
+    }
+    let text = std::fs::read_to_string(&cxml).unwrap();
+    let import = import(&text, &cxml).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let out = dir.path().join("crawl.toml");
+    std::fs::write(&out, &import.toml).unwrap();
+    if let Err(e) = trawl_config::CrawlConfig::check(&out) {
+        panic!(
+            "{path}: the import does not pass trawl check:\n{e}\n{}",
+            import.toml
+        );
+    }
+    let table = toml::from_str(&import.toml).unwrap();
+    (import, table)
+}
+
+// See: issue 37. Real configurations of Heritrix 3.0 to today, and of a project that ships a Heritrix job:
+// each imports, with every bean not carried over named at its line.
+#[test]
+fn real_configurations_of_every_heritrix_era_import() {
+    // (file, files of the job folder, [(line, what the note says)]).
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a [(usize, &'a str)]);
+    let seeds = [("seeds.txt", "http://www.example.org/\n")];
+    let sfm_seeds = [("HERITRIX_DATA_PATH/seeds.txt", "http://www.example.org/\n")];
+    let cases: &[Case<'_>] = &[
+        (
+            "heritrix-3.0.0-profile-crawler-beans.cxml",
+            &[],
+            &[
+                (
+                    55,
+                    "warning: http://example.example/example is a placeholder seed",
+                ),
+                (
+                    507,
+                    "BdbCookieStorage is Heritrix 3.0–3.2's name of org.archive.modules.fetcher.BdbCookieStore",
+                ),
+            ],
+        ),
+        (
+            "heritrix-3.1.1-profile-crawler-beans.cxml",
+            &[],
+            &[(678, "BdbCookieStorage is Heritrix 3.0–3.2's name")],
+        ),
+        (
+            "heritrix-3.2.0-profile-crawler-beans.cxml",
+            &[],
+            &[
+                (681, "BdbCookieStorage is Heritrix 3.0–3.2's name"),
+                (
+                    448,
+                    "stock example sheets forceRetire (line 448), smallBudget (line 461)",
+                ),
+            ],
+        ),
+        (
+            "heritrix-3.4.0-20210923-profile-crawler-beans.cxml",
+            &[],
+            &[(466, "stock example sheets forceRetire (line 466)")],
+        ),
+        (
+            "heritrix-3.15.0-migrate-template-crawler-beans.cxml",
+            &seeds,
+            &[
+                (508, "BdbCookieStorage is Heritrix 3.0–3.2's name"),
+                (294, "trawl writes WARC files only, never ARC"),
+            ],
+        ),
+        (
+            "sfm-web-harvester/crawler-beans.cxml",
+            &sfm_seeds,
+            &[
+                (358, "ContentDigestHistoryLoader is not carried over"),
+                (
+                    358,
+                    "one of the processors of dispositionProcessors; the chain goes on without it",
+                ),
+                (361, "ContentDigestHistoryStorer is not carried over"),
+                (726, "BdbContentDigestHistory is not carried over"),
+                (431, "stock example sheets"),
+            ],
+        ),
+    ];
+    for (path, files, want) in cases {
+        let (import, t) = imported_real(path, files);
+        for (line, needle) in *want {
+            assert!(
+                noted(&import, *line, needle),
+                "{path}: no note at line {line} with {needle:?}:\n{:#?}",
+                import.notes
+            );
+        }
+        let seeds = t
+            .get("seeds")
+            .and_then(|s| s.get("urls"))
+            .and_then(|u| u.as_array());
+        assert!(
+            seeds.is_none_or(|urls| !urls
+                .iter()
+                .any(|u| u.as_str().unwrap().contains(".example/"))),
+            "{path}: a placeholder seed kept"
+        );
+        assert!(
+            names(&rules(&t, "scope.rules")).contains(&"too_many_hops"),
+            "{path}"
+        );
+        // The stock example sheets are one line ("sheets"), none of their own.
+        let stock = ["forceRetire", "smallBudget", "veryPolite", "highPrecedence"];
+        assert!(
+            !import
+                .notes
+                .iter()
+                .any(|n| stock.iter().any(|s| n.subject == format!("sheet {s}"))),
+            "{path}: {:#?}",
+            import.notes
+        );
+    }
+}
+
+// See: issue 37. A Heritrix processor trawl does not run, and a third-party bean, in a chain: each listed with
+// its line and what it did, the chain going on without it; fatal only when strict.
+#[test]
+fn processors_trawl_does_not_run_are_listed_not_fatal() {
+    let profile = std::fs::read_to_string(testdata("profile-crawler-beans.cxml")).unwrap();
+    let line_of = |needle: &str| profile.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    let writer = line_of("<bean id=\"warcWriter\"");
+    let xml = profile
+        .replace(
+            "<bean id=\"warcWriter\" class=\"org.archive.modules.writer.WARCWriterChainProcessor\"",
+            "<bean id=\"warcWriter\" class=\"org.archive.modules.writer.MirrorWriterProcessor\"",
+        )
+        .replace(
+            "<bean id=\"candidates\"",
+            "<bean id=\"dedup\" class=\"is.hi.bok.deduplicator.DeDuplicator\"/><bean id=\"candidates\"",
+        )
+        .replace("<ref bean=\"candidates\"/>", "<ref bean=\"dedup\"/><ref bean=\"candidates\"/>");
+    assert_ne!(xml, profile);
+    let candidates = line_of("<bean id=\"candidates\"");
+    let import = import(&xml, Path::new("crawler-beans.cxml")).unwrap();
+    assert!(
+        noted(
+            &import,
+            writer,
+            "MirrorWriterProcessor is not carried over: it wrote each fetched document into a folder tree that mirrors its URL"
+        ),
+        "{:#?}",
+        import.notes
+    );
+    assert!(noted(
+        &import,
+        writer,
+        "one of the processors of dispositionProcessors"
+    ));
+    assert!(noted(
+        &import,
+        candidates,
+        "is.hi.bok.deduplicator.DeDuplicator is not one of Heritrix 3's classes (a third-party bean)"
+    ));
+    let e = import_strict(&xml, Path::new("crawler-beans.cxml")).unwrap_err();
+    assert!(
+        matches!(e, ImportError::NotCarriedOver { line, .. } if line == writer),
+        "{e}"
     );
 }

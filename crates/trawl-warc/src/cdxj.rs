@@ -176,15 +176,18 @@ pub fn warc_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
         .flatten()
         .map(|e| e.path())
-        .filter(|p| {
-            let n = p.to_string_lossy();
-            [".warc.gz", ".warc", ".warc.zst", ".arc", ".arc.gz"]
-                .iter()
-                .any(|ext| n.ends_with(ext))
-        })
+        .filter(|p| is_archive_name(p))
         .collect();
     files.sort();
     Ok(files)
+}
+
+/// Whether `path` is named as a WARC or ARC file (`.warc`, `.warc.gz`, `.warc.zst`, `.arc`, `.arc.gz`).
+pub fn is_archive_name(path: &Path) -> bool {
+    let n = path.to_string_lossy();
+    [".warc.gz", ".warc", ".warc.zst", ".arc", ".arc.gz"]
+        .iter()
+        .any(|ext| n.ends_with(ext))
 }
 
 /// Sorts `lines` by byte value (as `LC_ALL=C sort` does).

@@ -19,6 +19,25 @@ pub fn sha1_digest(bytes: &[u8]) -> String {
     format!("sha1:{}", BASE32.encode(&Sha1::digest(bytes)))
 }
 
+/// A SHA-1 digest written in any usual way (`sha1:` or `SHA1:` or bare; base32 in any case, or hex) as
+/// `sha1:BASE32`, the form trawl writes and compares; `None` for anything else.
+pub fn sha1_key(value: &str) -> Option<String> {
+    let v = value.trim();
+    let bare = match v.split_once(':') {
+        Some((algo, rest))
+            if algo.eq_ignore_ascii_case("sha1") || algo.eq_ignore_ascii_case("sha-1") =>
+        {
+            rest
+        }
+        Some(_) => return None,
+        None => v,
+    };
+    if bare.len() != 40 && bare.trim_end_matches('=').len() != 32 {
+        return None;
+    }
+    decode_digest(bare, 20).map(|d| format!("sha1:{}", BASE32.encode(&d)))
+}
+
 /// The WARC-Payload-Digest of a recorded HTTP message, or `None` if its head cannot be parsed.
 pub(crate) fn payload_digest(http: &[u8]) -> Option<String> {
     entity_body(http).map(|body| sha1_digest(&body))

@@ -39,10 +39,13 @@
 //! ```
 
 pub use crate::{
-    cdxj::{Capture, index_beside, index_file, index_path, warc_files, write_index},
+    cdx::{CdxCapture, CdxError, CdxFormat},
+    cdxj::{
+        Capture, index_beside, index_file, index_path, is_archive_name, warc_files, write_index,
+    },
     compression::Compression,
     convert::convert,
-    digest::{http_header, sha1_digest},
+    digest::{http_header, sha1_digest, sha1_key},
     error::Error,
     ls::ls_line,
     reader::{ReadRecord, Reader, open},
@@ -58,6 +61,7 @@ pub use crate::{
 };
 
 mod arc;
+pub mod cdx;
 pub mod cdxj;
 mod chunked;
 mod compression;

@@ -387,13 +387,18 @@ pub(crate) enum WarcCommand {
 #[derive(Debug, Subcommand)]
 pub(crate) enum ImportFrom {
     /// A Heritrix 3 crawler-beans.cxml: seeds, scope rules, politeness, fetch and WARC settings, sheets. What
-    /// trawl cannot honour is listed at the end (with the XML line) and in the file as comments; the result is
-    /// checked as `trawl check` would.
+    /// trawl cannot honour is listed at the end (with the XML line) and in the file as comments, a Heritrix
+    /// processor trawl does not run or a third-party bean included (the chain goes on without it; an error
+    /// with --strict); the result is checked as `trawl check` would.
     Heritrix {
         /// The crawler-beans.cxml.
         cxml: PathBuf,
         /// Write the profile here (refused if it exists) instead of to standard output.
         #[arg(short = 'o', long = "output")]
         output: Option<PathBuf>,
+        /// Fail on a bean trawl does not carry over (a Heritrix processor it does not run, a third-party
+        /// class) instead of listing it and going on.
+        #[arg(long)]
+        strict: bool,
     },
 }

@@ -388,6 +388,113 @@ async fn dedup_within_and_across_crawls_and_replay_in_pywb() {
 
 /// `compression = "zstd"`: one frame per record, read back by trawl's own tools, and turned into gzip (which
 /// warcio checks) by `trawl warc recompress` without changing a record.
+/// The classic 11-field CDX (` CDX N b a m s k r M S V g`) of a job's WARCs, as Heritrix and the Wayback
+/// Machine write it: digests bare base32, records in file order.
+fn cdx11(job: &Path) -> String {
+    let mut out = String::from(" CDX N b a m s k r M S V g\n");
+    for warc in common::warc_files(job) {
+        let name = warc.file_name().unwrap().to_string_lossy().into_owned();
+        for line in trawl_warc::index_file(&warc, &name).unwrap() {
+            let mut parts = line.splitn(3, ' ');
+            let (key, stamp) = (parts.next().unwrap(), parts.next().unwrap());
+            let j: serde_json::Value = serde_json::from_str(parts.next().unwrap()).unwrap();
+            let f = |k: &str| j[k].as_str().unwrap_or("-").to_owned();
+            let digest = f("digest").trim_start_matches("sha1:").to_owned();
+            out.push_str(&format!(
+                "{key} {stamp} {} {} {} {digest} - - {} {} {}\n",
+                f("url"),
+                f("mime"),
+                f("status"),
+                f("length"),
+                f("offset"),
+                f("filename"),
+            ));
+        }
+    }
+    out
+}
+
+// See: issue 37. A recrawl deduplicating against a classic CDX index of the first crawl (as Heritrix wrote
+// them), and against a folder of the first crawl's WARCs with no index (indexed on the way in), stores only
+// what changed; its revisits name the original's URI and date, and warcio finds them well formed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dedup_from_a_cdx_file_and_a_folder_of_warcs() {
+    let files: Files = Arc::new(Mutex::new(site(1)));
+    let addr = serve(files.clone()).await;
+    let url = |p: &str| format!("http://{addr}{p}");
+    let dir = tempfile::tempdir().unwrap();
+    let job1 = dir.path().join("job1");
+    common::crawl_quickly(&config(dir.path(), "one", &url("/"), ""), &job1).await;
+    let first = captures(&job1);
+
+    let cdx = dir.path().join("job1.cdx");
+    std::fs::write(&cdx, cdx11(&job1)).unwrap();
+    let archives = dir.path().join("archives");
+    std::fs::create_dir(&archives).unwrap();
+    for warc in common::warc_files(&job1) {
+        std::fs::copy(&warc, archives.join(warc.file_name().unwrap())).unwrap();
+    }
+
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    files.lock().unwrap().clone_from(&site(2));
+    for (n, source) in [&cdx, &archives].into_iter().enumerate() {
+        let job = dir.path().join(format!("again{n}"));
+        let extra = format!(
+            "[warc]\ndedup_from = [{:?}]\n",
+            source.display().to_string()
+        );
+        common::crawl_quickly(
+            &config(dir.path(), &format!("again{n}"), &url("/"), &extra),
+            &job,
+        )
+        .await;
+        let again = captures(&job);
+        let mut stored: Vec<String> = again
+            .iter()
+            .filter(|(t, _)| t == "response")
+            .map(|(_, u)| u.replace(&url(""), ""))
+            .collect();
+        stored.sort();
+        assert_eq!(
+            stored,
+            [
+                "/changing.html",
+                "/robots.txt",
+                "/small1.txt",
+                "/small2.txt"
+            ],
+            "against {}: {again:?}",
+            source.display()
+        );
+        let revisits: Vec<_> = common::records(&job)
+            .into_iter()
+            .filter(|r| r.get("WARC-Type") == Some("revisit"))
+            .collect();
+        // /, a, b, same1, same2 and both logos: unchanged since the first crawl.
+        assert_eq!(revisits.len(), 7, "{again:?}");
+        assert_eq!(first.len(), revisits.len() + stored.len());
+        for r in &revisits {
+            let target = r.get("WARC-Target-URI").unwrap();
+            let refers = r.get("WARC-Refers-To-Target-URI").unwrap();
+            let date = r.get("WARC-Refers-To-Date").unwrap();
+            // The original capture: this URL or the copy the first crawl archived, at the first crawl's time.
+            assert!(
+                first.iter().any(|(t, u)| t == "response" && u == refers),
+                "{target} → {refers}"
+            );
+            assert!(date.len() == 20 && date.ends_with('Z'), "{date}");
+            assert_eq!(
+                r.get("WARC-Profile"),
+                Some("http://netpreserve.org/warc/1.1/revisit/identical-payload-digest")
+            );
+        }
+        for f in common::warc_files(&job) {
+            trawl_warc::verify(&f).unwrap_or_else(|e| panic!("{e}"));
+            common::warcio_check(&f);
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn zstd_warcs_read_verify_index_and_recompress() {
     let site = trawl::selftest::site::start().await.unwrap();

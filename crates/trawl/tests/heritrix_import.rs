@@ -56,14 +56,24 @@ async fn the_default_profile_crawls_what_its_scope_describes() {
         "an existing file is not overwritten"
     );
 
-    // The operator replaces the profile's placeholder seed with theirs: one deep in the site, then its root.
+    // The profile's placeholder seed is left out, with a warning; the operator puts theirs in: one deep in the
+    // site, then its root.
+    assert!(
+        stderr.contains("warning: http://example.example/example is a placeholder seed"),
+        "{stderr}"
+    );
     let site = trawl::selftest::site::start().await.unwrap();
     let text = std::fs::read_to_string(&imported).unwrap();
-    assert!(text.contains("\"http://example.example/example\""));
+    assert!(!text.contains("\"http://example.example/example\""));
+    assert!(text.contains("\nurls = []"), "{text}");
     for (n, seed) in ["/dir/sub/page.html", "/"].into_iter().enumerate() {
         let seed = site.url(seed);
         let ours = dir.path().join(format!("imported-{n}.toml"));
-        std::fs::write(&ours, text.replace("http://example.example/example", &seed)).unwrap();
+        std::fs::write(
+            &ours,
+            text.replacen("\nurls = []", &format!("\nurls = [\"{seed}\"]"), 1),
+        )
+        .unwrap();
         let job_imported = dir.path().join(format!("job-imported-{n}"));
         common::crawl_quickly(&ours, &job_imported).await;
 
@@ -180,4 +190,75 @@ async fn crawl_reads_a_heritrix_seed_file() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(fetched(&job).contains(&site.url("/dir/")));
+}
+
+// See: issue 37. The jobs people have: Heritrix 3.0's profile (with the cookie store's old name) and a project's
+// job with processors trawl does not run import with exit 0; --strict fails on the first such bean, with its
+// line; a placeholder seed is left out, and `trawl check` warns of one.
+#[test]
+fn real_jobs_import_and_strict_names_what_is_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/heritrix/");
+    let old = format!("{data}heritrix-3.0.0-profile-crawler-beans.cxml");
+    let out = trawl(&["import", "heritrix", &old]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("line 507: cookieStorage: org.archive.modules.fetcher.BdbCookieStorage is Heritrix 3.0–3.2's name"), "{stderr}");
+
+    // The SFM job names its seed file under HERITRIX_DATA_PATH, relative to the job folder.
+    let job = dir.path().join("sfm");
+    std::fs::create_dir_all(job.join("HERITRIX_DATA_PATH")).unwrap();
+    std::fs::write(
+        job.join("HERITRIX_DATA_PATH/seeds.txt"),
+        "http://www.example.org/\n",
+    )
+    .unwrap();
+    let cxml = job.join("crawler-beans.cxml");
+    std::fs::copy(format!("{data}sfm-web-harvester/crawler-beans.cxml"), &cxml).unwrap();
+    let out = trawl(&["import", "heritrix", cxml.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("line 358: ContentDigestHistoryLoader: org.archive.modules.recrawl.ContentDigestHistoryLoader is not carried over"), "{stderr}");
+    let out = trawl(&["import", "heritrix", "--strict", cxml.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains(
+            "line 358: org.archive.modules.recrawl.ContentDigestHistoryLoader is not carried over"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("without --strict"), "{stderr}");
+
+    // Malformed XML still fails with its line and column.
+    let bad = dir.path().join("bad.cxml");
+    std::fs::write(
+        &bad,
+        "<beans>\n  <bean id='a' class='org.archive.modules.CrawlMetadata'>\n</beans>\n",
+    )
+    .unwrap();
+    let out = trawl(&["import", "heritrix", bad.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("line 3, column"), "{stderr}");
+
+    let placeholder = dir.path().join("crawl.toml");
+    std::fs::write(
+        &placeholder,
+        "[seeds]\nurls = [\"http://example.example/example\"]\n",
+    )
+    .unwrap();
+    let out = trawl(&["check", placeholder.to_str().unwrap()]);
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "a warning, not an error: {all}");
+    assert!(
+        all.contains("http://example.example/example is a placeholder"),
+        "{all}"
+    );
+    let out = trawl(&["check", "--strict", placeholder.to_str().unwrap()]);
+    assert!(!out.status.success());
 }

@@ -572,8 +572,10 @@ pub struct WarcConfig {
     pub dedup: bool,
     /// Payloads smaller than this are always stored whole: a revisit record costs about as much. Default: 1024.
     pub dedup_min_bytes: u64,
-    /// Earlier captures to deduplicate against: job directories (their WARCs' `.cdxj` indexes) or CDXJ
-    /// files, relative to the config's folder. Default: none.
+    /// Earlier captures to deduplicate against: job directories (their WARCs' `.cdxj` indexes), folders of
+    /// WARC/ARC files (indexed on the way in), CDXJ files, or classic CDX files (the 11-field
+    /// ` CDX N b a m s k r M S V g` and 9-field forms Heritrix and the Wayback Machine write), relative to the
+    /// config's folder. Default: none.
     pub dedup_from: Vec<std::path::PathBuf>,
     /// Memory for the digest table, in MiB; beyond it the table lives on disk. Default: 64.
     pub dedup_memory_mb: u64,

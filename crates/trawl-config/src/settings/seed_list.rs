@@ -70,6 +70,18 @@ pub fn parse(text: &str) -> Vec<(usize, SeedLine)> {
         .collect()
 }
 
+/// Whether `seed` is a placeholder: its host is in the `.example` top-level domain, reserved for documentation
+/// (RFC 2606), as in Heritrix's default profile's `http://example.example/example`. Such a host never resolves.
+pub fn is_placeholder(seed: &str) -> bool {
+    trawl_url::parse_lenient(seed)
+        .ok()
+        .and_then(|u| {
+            u.host_str()
+                .map(|h| h.trim_end_matches('.').to_ascii_lowercase())
+        })
+        .is_some_and(|h| h == "example" || h.ends_with(".example"))
+}
+
 /// The SURT prefix a `+`/`-` line names: a literal SURT prefix when it holds `(`, else a URL or host read by
 /// Heritrix's rules ([`SurtPrefix::from_plain`]: no slash after the host means the whole domain).
 pub fn directive_prefix(text: &str) -> Result<SurtPrefix, trawl_url::Error> {
@@ -83,6 +95,15 @@ pub fn directive_prefix(text: &str) -> Result<SurtPrefix, trawl_url::Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn placeholders() {
+        assert!(is_placeholder("http://example.example/example"));
+        assert!(is_placeholder("https://www.site.EXAMPLE/"));
+        assert!(!is_placeholder("http://example.com/"));
+        assert!(!is_placeholder("http://example.org/x.example"));
+        assert!(!is_placeholder("not a url"));
+    }
     use proptest::prelude::*;
 
     proptest! {

@@ -161,6 +161,20 @@ impl CrawlConfig {
                 "give them on the command line (`trawl crawl -c FILE URL...`) or in [seeds] urls",
             ));
         }
+        for (i, seed) in self.seeds.urls.iter().enumerate() {
+            if seed_list::is_placeholder(seed) {
+                out.push(
+                    problem(
+                        format!("seeds.urls[{i}]"),
+                        format!(
+                            "{seed} is a placeholder: the .example domain is reserved for examples and never \
+                             resolves, so this seed is never fetched"
+                        ),
+                    )
+                    .with_hint("replace it with a seed of your own, or remove it"),
+                );
+            }
+        }
         let has_prerequisites = self
             .scope
             .rules

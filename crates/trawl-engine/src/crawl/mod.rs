@@ -383,8 +383,8 @@ impl Crawl {
                     continue;
                 }
                 for index in crate::write::dedup::index_files(source)? {
-                    let n = table.load_cdxj(&index)?;
-                    tracing::info!("dedup: {n} captures read from {}", index.display());
+                    let n = table.load(&index)?;
+                    tracing::info!("dedup: {n} captures read from {}", index.path().display());
                 }
                 if config.fetch.conditional_recrawl && source != &self.job.warc_dir() {
                     let n = table.load_validators(source)?;

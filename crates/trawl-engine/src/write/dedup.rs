@@ -1,12 +1,13 @@
 //! The digest table of deduplication: payload digest → the capture that holds the payload (URI, date, record
 //! id). It is derived state: rebuilt when a crawl starts or resumes from the CDXJ indexes of the job's closed
-//! WARCs (so it never points at a record a crash cut off) and of the `dedup_from` sources, and kept in an
+//! WARCs (so it never points at a record a crash cut off) and of the `dedup_from` sources (CDXJ, classic CDX
+//! as Heritrix and the Wayback Machine write it, or WARC/ARC files indexed on the way in), and kept in an
 //! fjall keyspace whose memory is bounded by `warc.dedup_memory_mb` (the rest on disk).
 
 use std::path::{Path, PathBuf};
 
 use fjall::{Database, Keyspace, KeyspaceCreateOptions};
-use trawl_warc::RefersTo;
+use trawl_warc::{CdxFormat, RefersTo};
 
 use crate::Error;
 
@@ -85,24 +86,90 @@ impl DigestTable {
         }
     }
 
-    /// Adds the captures of the CDXJ index at `path` (revisits skipped: they hold no payload); returns how
-    /// many lines it read.
-    pub(crate) fn load_cdxj(&self, path: &Path) -> Result<usize, Error> {
+    /// Adds the captures of one source file (revisits skipped: they hold no payload); returns how many
+    /// captures it read.
+    pub(crate) fn load(&self, source: &IndexSource) -> Result<usize, Error> {
+        match source {
+            IndexSource::Index(path) => self.load_index(path),
+            IndexSource::Archive(path) => {
+                let name = path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let lines = trawl_warc::index_file(path, &name)?;
+                for c in lines.iter().filter_map(|l| capture_of_line(l).flatten()) {
+                    self.insert(&c.0, &c.1);
+                }
+                Ok(lines.len())
+            }
+        }
+    }
+
+    /// Adds the captures of the index at `path`: CDXJ, or classic CDX (with its ` CDX …` header, or
+    /// without one in the 11- or 9-field form).
+    fn load_index(&self, path: &Path) -> Result<usize, Error> {
         let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
             path: path.to_path_buf(),
             source,
         })?;
-        let mut n = 0;
-        for (i, line) in text.lines().enumerate() {
-            let Some(c) = capture_of_line(line) else {
-                return Err(Error::BadIndex {
+        let mut lines = text.lines().enumerate().filter(|(_, l)| !l.is_empty());
+        let Some((first_i, first)) = lines.next() else {
+            return Ok(0);
+        };
+        let classic = if trawl_warc::cdx::is_header(first) {
+            Some(
+                CdxFormat::from_header(first).map_err(|source| Error::BadCdx {
                     path: path.to_path_buf(),
-                    line: i + 1,
-                });
-            };
+                    line: first_i + 1,
+                    source,
+                })?,
+            )
+        } else if capture_of_line(first).is_none() {
+            CdxFormat::guess(first.split(' ').count())
+        } else {
+            None
+        };
+        let Some(format) = classic else {
+            let mut n = 0;
+            for (i, line) in text.lines().enumerate() {
+                let Some(c) = capture_of_line(line) else {
+                    return Err(Error::BadIndex {
+                        path: path.to_path_buf(),
+                        line: i + 1,
+                    });
+                };
+                n += 1;
+                if let Some((digest, refers)) = c {
+                    self.insert(&digest, &refers);
+                }
+            }
+            return Ok(n);
+        };
+        let headed = trawl_warc::cdx::is_header(first);
+        let body = text
+            .lines()
+            .enumerate()
+            .skip(if headed { first_i + 1 } else { first_i });
+        let mut n = 0;
+        for (i, line) in body.filter(|(_, l)| !l.is_empty()) {
+            let c = format.capture(line).map_err(|source| Error::BadCdx {
+                path: path.to_path_buf(),
+                line: i + 1,
+                source,
+            })?;
             n += 1;
-            if let Some((digest, refers)) = c {
-                self.insert(&digest, &refers);
+            if c.is_revisit() {
+                continue;
+            }
+            if let Some(digest) = &c.digest {
+                self.insert(
+                    digest,
+                    &RefersTo {
+                        target_uri: c.url.to_owned(),
+                        date: c.warc_date(),
+                        record_id: None,
+                    },
+                );
             }
         }
         Ok(n)
@@ -225,11 +292,34 @@ fn validators_of(http: &[u8]) -> (Option<String>, Option<String>) {
     )
 }
 
-/// The CDXJ files a `dedup_from` entry stands for: a job directory's (or a WARC folder's) indexes, or the file
-/// itself.
-pub(crate) fn index_files(source: &Path) -> Result<Vec<PathBuf>, Error> {
+/// One file a `dedup_from` entry (or the job's own WARC folder) stands for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum IndexSource {
+    /// A CDXJ or classic CDX index.
+    Index(PathBuf),
+    /// A WARC or ARC file without an index beside it: indexed on the way in.
+    Archive(PathBuf),
+}
+
+impl IndexSource {
+    /// The file.
+    pub(crate) fn path(&self) -> &Path {
+        match self {
+            IndexSource::Index(p) | IndexSource::Archive(p) => p,
+        }
+    }
+}
+
+/// The files a `dedup_from` entry stands for: a job directory's (or a folder's) `.cdxj` and `.cdx` indexes and
+/// its WARC/ARC files that have no `.cdxj` beside them, or the file itself.
+pub(crate) fn index_files(source: &Path) -> Result<Vec<IndexSource>, Error> {
     if !source.is_dir() {
-        return Ok(vec![source.to_path_buf()]);
+        let archive = trawl_warc::is_archive_name(source);
+        return Ok(vec![if archive {
+            IndexSource::Archive(source.to_path_buf())
+        } else {
+            IndexSource::Index(source.to_path_buf())
+        }]);
     }
     let dir = if source.join("warcs").is_dir() {
         source.join("warcs")
@@ -240,12 +330,18 @@ pub(crate) fn index_files(source: &Path) -> Result<Vec<PathBuf>, Error> {
         path: dir.clone(),
         source: e,
     })?;
-    let mut files: Vec<PathBuf> = entries
+    let mut files: Vec<IndexSource> = entries
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "cdxj"))
+        .filter(|p| p.extension().is_some_and(|e| e == "cdxj" || e == "cdx"))
+        .map(IndexSource::Index)
         .collect();
-    files.sort();
+    for warc in warc_files(&dir)? {
+        if !trawl_warc::index_path(&warc).exists() {
+            files.push(IndexSource::Archive(warc));
+        }
+    }
+    files.sort_by(|a, b| a.path().cmp(b.path()));
     Ok(files)
 }
 
@@ -274,12 +370,14 @@ fn capture_of_line(line: &str) -> Option<Option<(String, RefersTo)>> {
         &stamp[10..12],
         &stamp[12..14]
     );
-    // pywb writes the digest without its `sha1:` prefix; WARC records carry it.
-    let digest = if digest.contains(':') {
-        digest.to_owned()
-    } else {
-        format!("sha1:{digest}")
-    };
+    // pywb writes the digest without its `sha1:` prefix, some producers in hex: compared as `sha1:BASE32`.
+    let digest = trawl_warc::sha1_key(digest).unwrap_or_else(|| {
+        if digest.contains(':') {
+            digest.to_owned()
+        } else {
+            format!("sha1:{digest}")
+        }
+    });
     Some(Some((
         digest,
         RefersTo {
@@ -337,6 +435,76 @@ mod tests {
         let revisit = r#"a)/ 20261125005000 {"url": "http://a/", "mime": "warc/revisit", "digest": "sha1:X"}"#;
         assert_eq!(capture_of_line(revisit), Some(None));
         assert_eq!(capture_of_line("not an index line"), None);
+    }
+
+    // See: issue 37. Classic CDX, as Heritrix and the Wayback Machine write it, with its header or without.
+    #[test]
+    fn classic_cdx_indexes_feed_the_table() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = DigestTable::create(&dir.path().join("d"), 1).unwrap();
+        let cdx = dir.path().join("crawl.cdx");
+        std::fs::write(
+            &cdx,
+            " CDX N b a m s k r M S V g\n\
+             org,example)/ 20140216050221 http://example.org/ text/html 200 B2LTWWPUOYAH7UIPQ7ZUPQ4VMBSVC36A - - 1043 333 a.warc.gz\n\
+             org,example)/b 20140216050222 http://example.org/b text/html 200 sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA - - 10 0 a.warc.gz\n\
+             org,example)/c 20150216050222 http://example.org/c warc/revisit - BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB - - 10 0 a.warc.gz\n",
+        )
+        .unwrap();
+        assert_eq!(t.load(&IndexSource::Index(cdx.clone())).unwrap(), 3);
+        let got = t.get("sha1:B2LTWWPUOYAH7UIPQ7ZUPQ4VMBSVC36A").unwrap();
+        assert_eq!(got.target_uri, "http://example.org/");
+        assert_eq!(got.date, "2014-02-16T05:02:21Z");
+        assert_eq!(got.record_id, None);
+        assert!(t.get("sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA").is_some());
+        assert!(
+            t.get("sha1:BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB").is_none(),
+            "a revisit holds no payload"
+        );
+
+        let headless = dir.path().join("nine.cdx");
+        std::fs::write(
+            &headless,
+            "org,example)/d 20140216050223 http://example.org/d text/html 200 CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC - 1 x.arc.gz\n",
+        )
+        .unwrap();
+        assert_eq!(t.load(&IndexSource::Index(headless)).unwrap(), 1);
+        assert!(t.get("sha1:CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC").is_some());
+
+        let bad = dir.path().join("bad.cdx");
+        std::fs::write(
+            &bad,
+            " CDX N b a m s k r V g\nx 2014 http://a/ - - - - 1 f\n",
+        )
+        .unwrap();
+        let e = t.load(&IndexSource::Index(bad)).unwrap_err();
+        assert!(matches!(e, Error::BadCdx { line: 2, .. }), "{e}");
+        assert!(e.to_string().contains("14 digits"), "{e}");
+    }
+
+    #[test]
+    fn a_folder_of_archives_is_indexed_on_the_way_in() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.cdx"), "").unwrap();
+        std::fs::write(dir.path().join("b.warc.gz"), "").unwrap();
+        std::fs::write(dir.path().join("c.arc.gz"), "").unwrap();
+        std::fs::write(dir.path().join("c.cdxj"), "").unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "").unwrap();
+        let got = index_files(dir.path()).unwrap();
+        let p = |n: &str| dir.path().join(n);
+        assert_eq!(
+            got,
+            vec![
+                IndexSource::Index(p("a.cdx")),
+                IndexSource::Archive(p("b.warc.gz")),
+                IndexSource::Index(p("c.cdxj")),
+            ],
+            "c.arc.gz has its index beside it"
+        );
+        assert_eq!(
+            index_files(&p("b.warc.gz")).unwrap(),
+            vec![IndexSource::Archive(p("b.warc.gz"))]
+        );
     }
 
     #[test]

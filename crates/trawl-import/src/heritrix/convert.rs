@@ -8,7 +8,7 @@ use trawl_config::settings::seed_list::{self, SeedLine};
 
 use super::beans::text;
 use super::beans::{Bean, Beans, OVERRIDE_CLASS, Prop, Value};
-use super::classes::is_plumbing;
+use super::classes::{converted, is_plumbing};
 use super::profile::{Profile, RuleOut, Setting, SheetOut};
 use super::props::{Props, scalar, shown};
 use super::rules::{self, RuleContext};
@@ -71,6 +71,8 @@ pub(crate) fn convert(beans: &Beans, base: &Path) -> Profile {
             // Read above, or when something refers to them.
             "CrawlMetadata" | "TextSeedModule" | "ConfigString" | "ConfigFile" => {}
             _ if b.id.as_deref() == Some("scope") => {}
+            // Reported whole, with its place in the job, by the class review.
+            _ if !converted(&b.class) && !is_rule(b) => {}
             _ if is_rule(b) => {
                 if !referenced(beans, b) {
                     profile.note(
@@ -143,11 +145,73 @@ pub(crate) fn convert(beans: &Beans, base: &Path) -> Profile {
             class => other_bean(b, class, subject, &mut profile),
         }
     }
+    let mut stock_unused = Vec::new();
     for sheet in sheets {
+        if !applied(beans, sheet) {
+            let name = sheet.id.as_deref().unwrap_or_default();
+            if STOCK_SHEETS.contains(&name) {
+                stock_unused.push(sheet);
+            } else {
+                profile.note(
+                    sheet.line,
+                    format!("sheet {name}"),
+                    "no association applies this sheet to any URI, so it is left out",
+                    Some("[[sheet]] surt_prefixes"),
+                );
+            }
+            continue;
+        }
         sheet_bean(&ctx, sheet, &mut profile);
+    }
+    if let Some(first) = stock_unused.first() {
+        let names: Vec<String> = stock_unused
+            .iter()
+            .map(|s| format!("{} (line {})", s.id.as_deref().unwrap_or_default(), s.line))
+            .collect();
+        profile.note(
+            first.line,
+            "sheets",
+            format!(
+                "Heritrix's stock example sheet{} {} {} applied to no URI, so {} left out",
+                if names.len() == 1 { "" } else { "s" },
+                names.join(", "),
+                if names.len() == 1 { "is" } else { "are" },
+                if names.len() == 1 {
+                    "it is"
+                } else {
+                    "they are"
+                },
+            ),
+            Some("[[sheet]] surt_prefixes"),
+        );
     }
     profile.notes.sort_by_key(|n| n.line);
     profile
+}
+
+/// The example sheets of Heritrix's default profile, which no association applies.
+const STOCK_SHEETS: &[&str] = &["forceRetire", "smallBudget", "veryPolite", "highPrecedence"];
+
+/// Whether an association applies the sheet `b`.
+fn applied(beans: &Beans, b: &Bean) -> bool {
+    let Some(name) = b.id.as_deref() else {
+        return false;
+    };
+    beans.top.iter().any(|a| {
+        let targets: Vec<&str> = a
+            .prop("targetSheetNames")
+            .map(|p| match &p.value {
+                Value::List(items) => items.iter().filter_map(text).map(str::trim).collect(),
+                other => text(other).map(str::trim).into_iter().collect(),
+            })
+            .unwrap_or_default();
+        let applies = match a.short_class() {
+            "SurtPrefixesSheetAssociation" => a.prop("surtPrefixes").is_some(),
+            "DecideRuledSheetAssociation" => a.prop("rules").is_some(),
+            _ => false,
+        };
+        applies && targets.contains(&name)
+    })
 }
 
 fn is_rule(b: &Bean) -> bool {
@@ -302,17 +366,15 @@ fn seeds(beans: &Beans, base: &Path, profile: &mut Profile) -> Vec<(SeedLine, us
                     let mut urls = Vec::new();
                     for (n, what) in seed_list::parse(body) {
                         match what {
-                            SeedLine::Seed(u) if u.contains("example.example") => {
-                                profile.note(
-                                    line + n - 1,
-                                    format!("{subject}.textSource"),
-                                    format!(
-                                        "{u} is the profile's placeholder seed: put your seeds in [seeds] urls"
-                                    ),
-                                    Some("seeds.urls"),
-                                );
-                                urls.push(T::String(u));
-                            }
+                            SeedLine::Seed(u) if seed_list::is_placeholder(&u) => profile.note(
+                                line + n - 1,
+                                format!("{subject}.textSource"),
+                                format!(
+                                    "warning: {u} is a placeholder seed (the .example domain never resolves): \
+                                     left out of [seeds] urls; put your seeds there"
+                                ),
+                                Some("seeds.urls"),
+                            ),
                             SeedLine::Seed(u) => urls.push(T::String(u)),
                             SeedLine::Other(t) if t.starts_with('[') => {} // "[see override above]"
                             SeedLine::Other(t) => profile.note(

@@ -2,7 +2,8 @@
 //! sheets) and written as a commented trawl profile. Every bean or property trawl cannot honour becomes a
 //! [`Note`] with its line and the closest trawl setting: nothing is dropped silently.
 //!
-//! Modules: [`beans`] reads the XML; [`classes`] knows Heritrix's bean classes; [`rules`] converts decide
+//! Modules: [`beans`] reads the XML; [`classes`] knows Heritrix's bean classes (every class of every release in
+//! [`releases`], renamed ones read as what they became); [`rules`] converts decide
 //! rules; [`settings`] maps scalar properties (shared by beans and sheets); [`profile`] holds the result and
 //! writes it as TOML.
 
@@ -11,6 +12,7 @@ mod classes;
 mod convert;
 mod profile;
 mod props;
+mod releases;
 mod rules;
 mod settings;
 
@@ -46,16 +48,19 @@ pub enum ImportError {
         /// What was found.
         what: String,
     },
-    /// A bean class that is neither Heritrix's, Spring's nor the JDK's.
+    /// With `--strict`: a bean trawl does not carry over (a Heritrix class it does not run, or a third-party
+    /// class).
     #[error(
-        "line {line}: unknown bean class {class}: not one of Heritrix 3's classes; remove the bean, or replace it \
-         with the Heritrix class it extends"
+        "line {line}: {what}; without --strict it is listed with the rest of what is not carried over and the \
+         import goes on"
     )]
-    UnknownClass {
+    NotCarriedOver {
         /// 1-based line.
         line: usize,
         /// The class as written.
         class: String,
+        /// What it did and where it was.
+        what: String,
     },
     /// A `PropertyOverrideConfigurer` key that Spring would refuse too.
     #[error("line {line}: override {key:?}: {why}")]
@@ -79,15 +84,35 @@ pub struct Import {
 }
 
 /// Imports the crawler-beans.cxml `text`; `origin` names it in the output's header, and its folder (Heritrix's
-/// job directory) is where relative paths of seed and SURT files are read from: they are written absolute.
+/// job directory) is where relative paths of seed and SURT files are read from: they are written absolute. A
+/// bean trawl does not carry over (a Heritrix processor it does not run, a third-party class) is a note with its
+/// line.
 pub fn import(text: &str, origin: &Path) -> Result<Import, ImportError> {
-    let beans = beans::read(text)?;
-    classes::check_known(&beans)?;
+    run(text, origin, false)
+}
+
+/// As [`import`], but a bean trawl does not carry over is an error ([`ImportError::NotCarriedOver`]).
+pub fn import_strict(text: &str, origin: &Path) -> Result<Import, ImportError> {
+    run(text, origin, true)
+}
+
+fn run(text: &str, origin: &Path, strict: bool) -> Result<Import, ImportError> {
+    let mut beans = beans::read(text)?;
+    let review = classes::review(&mut beans);
+    if strict && let Some(first) = review.left_out.first() {
+        return Err(ImportError::NotCarriedOver {
+            line: first.line,
+            class: first.class.clone(),
+            what: first.what.clone(),
+        });
+    }
     let base = std::path::absolute(origin)
         .ok()
         .and_then(|p| p.parent().map(Path::to_path_buf))
         .unwrap_or_default();
-    let profile = convert::convert(&beans, &base);
+    let mut profile = convert::convert(&beans, &base);
+    profile.notes.extend(review.notes);
+    profile.notes.sort_by_key(|n| n.line);
     let toml = profile.to_toml(origin);
     Ok(Import {
         toml,

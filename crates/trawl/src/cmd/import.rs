@@ -6,11 +6,21 @@ use anyhow::{Context, bail};
 use trawl_config::CrawlConfig;
 
 /// Imports `cxml`; writes the profile to `output` (never over an existing file) or stdout; lists on stderr
-/// what was not carried over, then checks the profile as `trawl check` would. Exit 1 if the check fails.
-pub(crate) fn heritrix(cxml: &Path, output: Option<&Path>) -> anyhow::Result<ExitCode> {
+/// what was not carried over, then checks the profile as `trawl check` would. Exit 1 if the check fails. With
+/// `strict`, a bean trawl does not carry over is an error.
+pub(crate) fn heritrix(
+    cxml: &Path,
+    output: Option<&Path>,
+    strict: bool,
+) -> anyhow::Result<ExitCode> {
     let text =
         std::fs::read_to_string(cxml).with_context(|| format!("cannot read {}", cxml.display()))?;
-    let import = trawl_import::heritrix::import(&text, cxml).with_context(|| {
+    let import = if strict {
+        trawl_import::heritrix::import_strict(&text, cxml)
+    } else {
+        trawl_import::heritrix::import(&text, cxml)
+    };
+    let import = import.with_context(|| {
         format!(
             "{} is not a crawler-beans.cxml trawl can read",
             cxml.display()

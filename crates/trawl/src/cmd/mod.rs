@@ -60,8 +60,13 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Check { config, strict } => check::check(&config, strict),
         Command::Wacz { job, output } => warc::wacz(&job, &output),
         Command::Import {
-            from: ImportFrom::Heritrix { cxml, output },
-        } => import::heritrix(&cxml, output.as_deref()),
+            from:
+                ImportFrom::Heritrix {
+                    cxml,
+                    output,
+                    strict,
+                },
+        } => import::heritrix(&cxml, output.as_deref(), strict),
         Command::Init { profile, dir } => init::init(&profile, &dir),
         Command::Serve {
             bind,
