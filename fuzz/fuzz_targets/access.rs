@@ -6,6 +6,6 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    let _ = trawl_fetch::access::check_cookies_file(&text);
+    let _ = trawl_config::cookies_file::parse(&text);
     let _ = trawl_config::settings::Proxy::parse(&text);
 });

@@ -1,5 +1,8 @@
 //! The frontier: which URI to fetch next, and when, without being rude to any host.
 //!
+//! What this crate must not know: what an item is (the [`Item`] trait stores and keys it), how it is fetched,
+//! the crawl's settings and decide rules.
+//!
 //! - [`Frontier`] holds one FIFO queue per politeness key (by default a SURT authority) and orders ready queues
 //!   by the time each may next be fetched from; [`Next`] is what a worker gets when it asks for work and
 //!   [`Taken`] what it hands back with [`Frontier::finished`];

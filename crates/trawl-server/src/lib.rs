@@ -1,6 +1,9 @@
 //! trawl's operator surface: a REST API, a server-rendered web UI and Prometheus metrics over the crawl jobs
 //! in one folder.
 //!
+//! What this crate must not know: how a crawl fetches, extracts or decides; it drives jobs through the
+//! engine's public handle and reads their outputs.
+//!
 //! [`JobManager`] holds the jobs and the crawls running from them in this process; [`Auth`] holds the
 //! password, the API tokens and the UI sessions; [`app`] builds the [`axum::Router`] over both (the routes are
 //! listed in docs/api.md). Tests drive the router without a socket:

@@ -1,5 +1,8 @@
 //! URL identity for trawl: how a string found in a page becomes the names the crawler compares it by.
 //!
+//! What this crate must not know: fetching, archives, the frontier, settings files; it names URLs and nothing
+//! else, so every other crate may depend on it.
+//!
 //! The names, in the order a link passes through them (docs/url-identity.md tells the whole story):
 //! - [`resolve`] turns an href into a *raw URL* against its document's base (WHATWG rules, fragment dropped);
 //! - [`Identity::canonical`] picks the *canonical URL*: redirect target, URL class, site [`Rewrite`], or the

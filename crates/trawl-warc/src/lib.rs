@@ -1,5 +1,8 @@
 //! WARC 1.1 archives: write, read and verify them.
 //!
+//! What this crate must not know: crawling, HTTP fetching, settings, async runtimes; it reads and writes the
+//! archive formats (WARC, ARC, CDX, CDXJ, WACZ) for any producer's files.
+//!
 //! A [`Record`] is one WARC record to write: ordered header fields plus a block, built by a
 //! constructor per record type ([`Record::warcinfo`], [`Record::request`], [`Record::response`],
 //! [`Record::metadata`]) that fills the id, date, length and digests. A [`Writer`] appends groups of
