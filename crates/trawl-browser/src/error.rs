@@ -22,6 +22,9 @@ pub enum BrowserError {
     /// A DevTools command failed (the page or the browser may have crashed).
     #[error("browser: {0}")]
     Cdp(String),
+    /// The page's renderer crashed.
+    #[error("the page crashed")]
+    Crashed,
     /// The page's loopback proxy could not listen.
     #[error("browser proxy: {0}")]
     Proxy(std::io::Error),

@@ -20,7 +20,7 @@ use chromiumoxide::{
             page::{
                 AddScriptToEvaluateOnNewDocumentParams, CaptureScreenshotFormat, NavigateParams,
             },
-            target::{CreateBrowserContextParams, CreateTargetParams},
+            target::{CreateBrowserContextParams, CreateTargetParams, EventTargetCrashed},
         },
         js_protocol::runtime::EvaluateParams,
     },
@@ -326,8 +326,11 @@ async fn render_page<U: Upstream>(
         Ok(Ok(r)) => r,
         Ok(Err(e)) => {
             tracing::debug!("{url}: {e}");
-            let crashed = e.to_string().to_ascii_lowercase().contains("crash");
-            failed(if crashed { "crashed" } else { "failed" })
+            failed(if matches!(e, BrowserError::Crashed) {
+                "crashed"
+            } else {
+                "failed"
+            })
         }
         Err(_) => failed("timeout"),
     };
@@ -376,6 +379,40 @@ async fn in_context(
     ))
     .await
     .map_err(cdp)?;
+    // A crashed tab says so on the browser's session: that ends the page at once, noted `crashed`.
+    let mut crashes = chrome
+        .event_listener::<EventTargetCrashed>()
+        .await
+        .map_err(cdp)?;
+    let target = page.target_id().clone();
+    let crashed = async move {
+        while let Some(event) = crashes.next().await {
+            if event.target_id == target {
+                return;
+            }
+        }
+        std::future::pending::<()>().await;
+    };
+    let result = tokio::select! {
+        r = behave(&page, url, traffic, limits, deadline) => r,
+        () = crashed => Err(BrowserError::Crashed),
+    };
+    if !matches!(result, Err(BrowserError::Crashed)) {
+        close(page).await;
+    }
+    result
+}
+
+/// The page's life after it was made: load, behaviours, links, screenshot.
+async fn behave(
+    page: &Page,
+    url: &Url,
+    traffic: &Traffic,
+    limits: &PageLimits,
+    deadline: Instant,
+) -> Result<Rendered, BrowserError> {
+    let page = page.clone();
+    let quiet = |until| quiet(traffic, limits.idle, until);
     let mut rendered = Rendered::default();
     // Loading ends at network quiet; a page that never goes quiet gets most of the budget, not all of it.
     let budget = deadline.saturating_duration_since(Instant::now());
@@ -383,7 +420,7 @@ async fn in_context(
     page.execute(NavigateParams::new(url.as_str()))
         .await
         .map_err(cdp)?;
-    if !quiet(traffic, limits.idle, load_until).await {
+    if !quiet(load_until).await {
         rendered.notes.push("timeout");
     }
     let behave_until = deadline - budget.mul_f64(0.15);
@@ -392,7 +429,7 @@ async fn in_context(
     while rendered.scrolls < limits.max_scrolls && Instant::now() < behave_until {
         eval_u64(&page, behaviors::SCROLL_DOWN).await?;
         rendered.scrolls += 1;
-        quiet(traffic, limits.idle, behave_until).await;
+        quiet(behave_until).await;
         let now = eval_u64(&page, behaviors::HEIGHT).await?;
         if now <= height {
             break;
@@ -401,7 +438,7 @@ async fn in_context(
     }
     if Instant::now() < behave_until {
         eval_u64(&page, behaviors::LAZY_IMAGES).await?;
-        quiet(traffic, limits.idle, behave_until).await;
+        quiet(behave_until).await;
     }
     if let Some(script) = &limits.behaviors
         && Instant::now() < behave_until
@@ -409,7 +446,7 @@ async fn in_context(
         if let Err(e) = eval(&page, script).await {
             tracing::debug!("{url}: behaviors_file: {e}");
         }
-        quiet(traffic, limits.idle, behave_until).await;
+        quiet(behave_until).await;
     }
     let links: Vec<String> = eval(&page, behaviors::LINKS)
         .await?
@@ -429,7 +466,6 @@ async fn in_context(
             Err(e) => tracing::debug!("{url}: screenshot: {e}"),
         }
     }
-    close(page).await;
     Ok(rendered)
 }
 

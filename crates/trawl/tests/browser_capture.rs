@@ -182,6 +182,18 @@ fn route(path: &str, outside: &str) -> Vec<u8> {
               setInterval(() => fetch('/poll?' + Math.random()).catch(() => {}), 100);</script></body></html>",
         ),
         p if p.starts_with("/poll") => response("200 OK", "text/plain", b"more"),
+        // Polls forever; links to the page rendered after it.
+        "/hang" => response(
+            "200 OK",
+            html,
+            b"<html><body><a href=\"/after-crash\">next</a><script>\
+              setInterval(() => fetch('/poll?' + Math.random()).catch(() => {}), 100);</script></body></html>",
+        ),
+        "/after-crash" => response(
+            "200 OK",
+            html,
+            b"<html><body><p>rendered after the crash</p></body></html>",
+        ),
         p if p.starts_with("/img/") => response("200 OK", "image/png", PNG),
         p if p.starts_with("/item/") || p.starts_with("/feed/") || p == "/plain-next" => response(
             "200 OK",
@@ -329,6 +341,45 @@ async fn a_javascript_application_is_archived_through_trawls_fetcher() {
         .expect("the app's response record")
         .to_owned();
     check_replay(&job, &app_url, &app_date);
+    check_wacz(&job, &app_url);
+}
+
+/// The job as a WACZ: pages.jsonl lists the rendered page, and the index holds its screenshot.
+fn check_wacz(job: &Path, app_url: &str) {
+    let wacz = job.join("app.wacz");
+    let packed = std::process::Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .arg("wacz")
+        .arg(job)
+        .arg("-o")
+        .arg(&wacz)
+        .output()
+        .unwrap();
+    assert!(
+        packed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&packed.stderr)
+    );
+    let read = |member: &str| {
+        let out = std::process::Command::new("python3")
+            .args([
+                "-c",
+                "import sys, zipfile; print(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).decode())",
+            ])
+            .arg(&wacz)
+            .arg(member)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let pages = read("pages/pages.jsonl");
+    assert!(pages.contains(&format!("\"url\":\"{app_url}\"")), "{pages}");
+    let index = read("indexes/index.cdx");
+    assert!(index.contains("urn:screenshot:"), "{index}");
 }
 
 /// pywb replays the archived application, and headless Chromium's rendering of the replay shows the item
@@ -372,5 +423,87 @@ fn check_replay(job: &Path, app_url: &str, app_date: &str) {
         dom.contains("item 5"),
         "the replayed app shows no item links:\n{dom}\n{}",
         wayback.log()
+    );
+}
+
+/// A tab whose renderer dies mid-page (killed here, as a crash would end it) is noted `browser:crashed`; the
+/// browser is started again and the next page renders.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crashed_tab_is_survived() {
+    if chromium().is_none() {
+        return;
+    }
+    let seen = Shared::default();
+    let addr = serve("127.0.0.1", seen.clone(), String::new()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("crawl.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[seeds]\nurls = [\"http://{addr}/hang\"]\n\n[browser]\nmode = \"all\"\npages = 1\n\
+             page_timeout_ms = 20000\nidle_ms = 500\n"
+        ),
+    )
+    .unwrap();
+    let job = dir.path().join("job");
+    // Once the hanging page is polling, kill this crawl's renderer processes.
+    let killer = {
+        let seen = seen.clone();
+        let profile = job.join("state/browser").to_string_lossy().into_owned();
+        std::thread::spawn(move || {
+            common::wait_for("the page to poll", 60, || {
+                seen.lock()
+                    .unwrap()
+                    .asked
+                    .keys()
+                    .filter(|k| k.starts_with("/poll"))
+                    .count()
+                    >= 3
+            });
+            let mut killed = 0;
+            for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+                let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+                    continue;
+                };
+                let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+                if cmdline.contains("--type=renderer") && cmdline.contains(&profile) {
+                    let pid = entry.file_name().to_string_lossy().into_owned();
+                    let ok = std::process::Command::new("kill")
+                        .args(["-9", &pid])
+                        .status();
+                    killed += usize::from(ok.is_ok_and(|s| s.success()));
+                }
+            }
+            killed
+        })
+    };
+    common::crawl_quickly(&cfg, &job).await;
+    assert!(
+        killer.join().unwrap() > 0,
+        "no renderer of this crawl was found"
+    );
+    let log = common::crawl_log(&job);
+    let notes = |path: &str| {
+        let url = format!("http://{addr}{path}");
+        log.iter()
+            .find(|l| l.uri == url)
+            .unwrap_or_else(|| panic!("no line for {path}: {log:#?}"))
+            .annotations
+            .join(",")
+    };
+    assert!(
+        notes("/hang").contains("browser:crashed"),
+        "{}",
+        notes("/hang")
+    );
+    assert!(
+        notes("/after-crash").contains("browser:rendered"),
+        "{}",
+        notes("/after-crash")
+    );
+    assert!(
+        !notes("/after-crash").contains("crashed"),
+        "{}",
+        notes("/after-crash")
     );
 }
