@@ -2,69 +2,81 @@
 //! scripts, an empty application root, or a `<noscript>` fallback is built by JavaScript; an ordinary page
 //! with text and links is not rendered.
 
-use lol_html::{HtmlRewriter, Settings, element, text};
+use memchr::memmem;
 
 /// Visible text below which a page with scripts is taken for one built by JavaScript.
 const LITTLE_TEXT: usize = 200;
 
 /// Element ids single-page applications mount into.
-const APP_ROOTS: [&str; 6] = ["root", "app", "__next", "___gatsby", "__nuxt", "svelte"];
+const APP_ROOTS: [&[u8]; 6] = [
+    b"root",
+    b"app",
+    b"__next",
+    b"___gatsby",
+    b"__nuxt",
+    b"svelte",
+];
 
 /// Why a page needs rendering, as its `browser:…` note says it: `emptyRoot`, `noscript` or `littleText`;
 /// `None` for a page that reads fine as it is (or has no script at all).
+///
+/// It runs on every HTML page of an `auto` crawl, so it is one pass over the bytes rather than a parse: text is
+/// what lies outside tags, comments and the content of `script`, `style`, `template` and `noscript`.
 pub fn needs_rendering(html: &[u8]) -> Option<&'static str> {
-    let mut scripts = 0usize;
-    let mut noscript = false;
-    let mut roots: Vec<String> = Vec::new();
-    let mut text_len = 0usize;
-    // Text inside script, style and template elements is not visible: counted apart and subtracted.
-    let hidden = std::cell::Cell::new(0usize);
-    let mut rewriter = HtmlRewriter::new(
-        Settings {
-            element_content_handlers: vec![
-                element!("script", |_| {
-                    scripts += 1;
-                    Ok(())
-                }),
-                element!("noscript", |_| {
-                    noscript = true;
-                    Ok(())
-                }),
-                element!("[id]", |el| {
-                    if let Some(id) = el.get_attribute("id")
-                        && APP_ROOTS.contains(&id.as_str())
-                    {
-                        roots.push(id);
-                    }
-                    Ok(())
-                }),
-                text!("script, style, template, noscript", |t| {
-                    hidden.set(hidden.get() + t.as_str().trim().len());
-                    Ok(())
-                }),
-                text!("*", |t| {
-                    text_len += t.as_str().trim().len();
-                    Ok(())
-                }),
-            ],
-            ..Settings::new()
-        },
-        |_: &[u8]| {},
-    );
-    if rewriter.write(html).is_err() || rewriter.end().is_err() {
+    if memmem::find(html, b"<script").is_none() && memmem::find(html, b"<SCRIPT").is_none() {
         return None;
     }
-    let visible = text_len.saturating_sub(hidden.get());
-    if scripts == 0 {
-        return None;
-    }
-    if !roots.is_empty() && visible < LITTLE_TEXT * 2 {
+    let visible = visible_text(html);
+    let has_root = APP_ROOTS.iter().any(|id| {
+        [b'"', b'\''].iter().any(|q| {
+            let mut pat = b"id=".to_vec();
+            pat.push(*q);
+            pat.extend_from_slice(id);
+            pat.push(*q);
+            memmem::find(html, &pat).is_some()
+        })
+    });
+    if has_root && visible < LITTLE_TEXT * 2 {
         return Some("emptyRoot");
     }
     if visible < LITTLE_TEXT {
+        let noscript = memmem::find(html, b"<noscript").is_some();
         return Some(if noscript { "noscript" } else { "littleText" });
     }
     None
+}
+
+/// Bytes of visible text (whitespace not counted), up to a bound past which the count no longer matters.
+fn visible_text(html: &[u8]) -> usize {
+    const ENOUGH: usize = LITTLE_TEXT * 4;
+    let mut count = 0;
+    let mut i = 0;
+    while i < html.len() && count < ENOUGH {
+        if html[i] != b'<' {
+            count += usize::from(!html[i].is_ascii_whitespace());
+            i += 1;
+            continue;
+        }
+        let rest = &html[i..];
+        // Raw-text elements and comments: skipped to their end.
+        let skip_to = [
+            (&b"<!--"[..], &b"-->"[..]),
+            (b"<script", b"</script"),
+            (b"<style", b"</style"),
+            (b"<template", b"</template"),
+            (b"<noscript", b"</noscript"),
+        ]
+        .iter()
+        .find(|(open, _)| rest.len() >= open.len() && rest[..open.len()].eq_ignore_ascii_case(open))
+        .map(|(_, close)| *close);
+        i += match skip_to {
+            Some(close) => {
+                memmem::find(&rest[1..], close).map_or(rest.len(), |at| at + 1 + close.len())
+            }
+            None => memchr::memchr(b'>', rest).map_or(rest.len(), |at| at + 1),
+        };
+    }
+    count
 }
 
 #[cfg(test)]
@@ -93,10 +105,15 @@ mod tests {
         assert_eq!(needs_rendering(b"<p>short, but no script</p>"), None);
     }
 
-    #[test]
-    fn any_bytes_are_judged_without_panicking() {
-        for bytes in [&b"\xff\xfe<scr"[..], b"<script", b"<div id=root", b""] {
-            let _ = needs_rendering(bytes);
+    proptest::proptest! {
+        #[test]
+        fn any_bytes_are_judged_without_panicking(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..600)) {
+            let _ = needs_rendering(&bytes);
+        }
+
+        #[test]
+        fn html_like_text_is_judged_without_panicking(text in "(<script|<!--|-->|</script>|<div id=\"root\">|<p>|text| |<noscript>){0,40}") {
+            let _ = needs_rendering(text.as_bytes());
         }
     }
 }
