@@ -20,6 +20,17 @@ pub enum Error {
         /// The decoder's error.
         source: std::io::Error,
     },
+    /// A `.warc.zst` file's dictionary frame that cannot be used: the records after it cannot be decoded.
+    #[error("{}: the zstd dictionary frame at offset {offset} {problem}; the records compressed with it cannot be \
+             read without it (take the file from a copy, or the dictionary from another file of the same crawl)", path.display())]
+    ZstdDictionary {
+        /// The file.
+        path: PathBuf,
+        /// Offset of the frame.
+        offset: u64,
+        /// What is wrong with it.
+        problem: crate::zstd_dictionary::DictionaryProblem,
+    },
     /// Creating, opening, renaming or syncing a file or directory failed.
     #[error("{}: {source}", path.display())]
     Io {
@@ -122,6 +133,7 @@ impl Error {
             | Error::TooLarge { offset, .. }
             | Error::Gzip { offset, .. }
             | Error::Zstd { offset, .. }
+            | Error::ZstdDictionary { offset, .. }
             | Error::Read { offset, .. }
             | Error::Unconvertible { offset, .. } => Some(*offset),
             Error::Io { .. } | Error::EmptyGroup => None,
@@ -140,6 +152,7 @@ impl Error {
             }
             Error::Gzip { source, .. } => format!("bad gzip member: {source}"),
             Error::Zstd { source, .. } => format!("bad zstd frame: {source}"),
+            Error::ZstdDictionary { problem, .. } => format!("the zstd dictionary frame {problem}"),
             Error::Read { source, .. } => format!("read failed: {source}"),
             Error::Unconvertible { problem, .. } => problem.clone(),
             other => other.to_string(),

@@ -55,6 +55,7 @@ pub use crate::{
     verify::{Note, Quirk, VerifyError, VerifyOptions, VerifySummary, verify, verify_with},
     wacz::{WaczSummary, write_wacz},
     writer::{Encoded, Encoder, Span, WriteBack, Writer, WriterConfig, Written},
+    zstd_dictionary::{DictionaryProblem, ZstdDictionary, parse_frame as parse_dictionary_frame},
 };
 
 mod arc;
@@ -75,3 +76,4 @@ mod repair;
 mod verify;
 mod wacz;
 mod writer;
+pub mod zstd_dictionary;
