@@ -681,6 +681,24 @@ mod tests {
     }
 
     #[test]
+    fn a_zstd_dictionary_needs_zstd() {
+        let text = "[warc]\nzstd_dictionary = true\n";
+        let e = CrawlConfig::check_str(text, Path::new("my.toml")).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("warc.zstd_dictionary = true needs warc.compression = \"zstd\""),
+            "{e}"
+        );
+        let text = "[warc]\ncompression = \"zstd\"\nzstd_dictionary = true\n";
+        assert!(
+            CrawlConfig::check_str(text, Path::new("my.toml"))
+                .unwrap()
+                .warc
+                .zstd_dictionary
+        );
+    }
+
+    #[test]
     fn defaults_are_the_documented_ones() {
         let c = CrawlConfig::parse("", Path::new("x.toml")).unwrap();
         assert_eq!(c.frontier.delay_factor, 5.0);
