@@ -21,8 +21,7 @@ pub enum Error {
         source: std::io::Error,
     },
     /// A `.warc.zst` file's dictionary frame that cannot be used: the records after it cannot be decoded.
-    #[error("{}: the zstd dictionary frame at offset {offset} {problem}; the records compressed with it cannot be \
-             read without it (take the file from a copy, or the dictionary from another file of the same crawl)", path.display())]
+    #[error("{}: the zstd dictionary frame at offset {offset} {problem}; {DICTIONARY_FIX}", path.display())]
     ZstdDictionary {
         /// The file.
         path: PathBuf,
@@ -152,13 +151,20 @@ impl Error {
             }
             Error::Gzip { source, .. } => format!("bad gzip member: {source}"),
             Error::Zstd { source, .. } => format!("bad zstd frame: {source}"),
-            Error::ZstdDictionary { problem, .. } => format!("the zstd dictionary frame {problem}"),
+            Error::ZstdDictionary { problem, .. } => {
+                format!("the zstd dictionary frame {problem}; {DICTIONARY_FIX}")
+            }
             Error::Read { source, .. } => format!("read failed: {source}"),
             Error::Unconvertible { problem, .. } => problem.clone(),
             other => other.to_string(),
         }
     }
 }
+
+/// What to do about a damaged dictionary frame.
+const DICTIONARY_FIX: &str = "the records compressed with it cannot be read without it (take the file from a \
+     copy, or its dictionary frame from another file of the same crawl: every file of a crawl starts with the same \
+     one)";
 
 /// A short, printable excerpt of `bytes` for error messages.
 pub(crate) fn excerpt(bytes: &[u8]) -> String {
