@@ -1,19 +1,21 @@
 //! Encoding WARC records, MB/s of uncompressed record bytes: a page's request, response and metadata
 //! records, as the crawler writes them, gzipped one member per record at several levels, or plain. A
 //! baseline compresses the same bytes with zlib (flate2 over zlib-rs, one reused stream reset per member),
-//! which trawl used before libdeflate; and a zstd frame per record (ruzstd's fastest level, about zstd -1, no
-//! dictionary), to see what `.warc.zst` output would cost: trawl does not write it yet. The compressed size of
-//! each is printed once.
+//! which trawl used before libdeflate. Then zstd, one frame per record: a new context per record
+//! (`zstd::bulk::compress`, what trawl's encoder did before), the encoder's reused context (level 3), reused
+//! contexts at other levels, and the encoder with a dictionary trained from other pages (as a crawl trains one
+//! from its first records); and ruzstd's fastest level. The compressed size of each is printed once.
 //!
 //! Run with `cargo bench -p trawl-warc --bench warc_write`; figures are in docs/performance.md.
 
 use std::hint::black_box;
+use std::sync::Arc;
 
 use chrono::Utc;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use flate2::{Compress, Compression as ZlibLevel, FlushCompress, Status};
 use ruzstd::encoding::{CompressionLevel, compress_to_vec};
-use trawl_warc::{Compression, Encoder, Record};
+use trawl_warc::{Compression, Encoder, Record, ZstdDictionary};
 
 #[path = "../../../bench/micro/pages.rs"]
 mod pages;
@@ -152,16 +154,112 @@ fn warc_write(c: &mut Criterion) {
     };
     let size: usize = plains.iter().map(zstd).sum();
     eprintln!(
-        "zstd_fastest: {size} bytes, {:.1}% of {plain_bytes}",
+        "ruzstd_fastest: {size} bytes, {:.1}% of {plain_bytes}",
         100.0 * size as f64 / plain_bytes as f64
     );
-    g.bench_function("zstd_fastest", |b| {
+    g.bench_function("ruzstd_fastest", |b| {
         b.iter(|| {
             for p in &plains {
                 black_box(zstd(p));
             }
         })
     });
+
+    // zstd through the C library: a context made per record, as `zstd::bulk::compress` does.
+    let per_record = |p: &Vec<Vec<u8>>| -> usize {
+        p.iter()
+            .map(|plain| zstd::bulk::compress(plain, 3).unwrap().len())
+            .sum()
+    };
+    let size: usize = plains.iter().map(per_record).sum();
+    eprintln!(
+        "zstd_3_context_per_record: {size} bytes, {:.1}% of {plain_bytes}",
+        100.0 * size as f64 / plain_bytes as f64
+    );
+    g.bench_function("zstd_3_context_per_record", |b| {
+        b.iter(|| {
+            for p in &plains {
+                black_box(per_record(p));
+            }
+        })
+    });
+    // One context reused, at several levels (the encoder's is 3).
+    for level in [-1, 1, 3, 6] {
+        let mut context = zstd::bulk::Compressor::new(level).unwrap();
+        let mut out = Vec::new();
+        let mut reused = |p: &Vec<Vec<u8>>| -> usize {
+            p.iter()
+                .map(|plain| {
+                    out.clear();
+                    out.reserve(zstd::zstd_safe::compress_bound(plain.len()));
+                    context.compress_to_buffer(plain, &mut out).unwrap()
+                })
+                .sum()
+        };
+        let size: usize = plains.iter().map(&mut reused).sum();
+        eprintln!(
+            "zstd_{level}_reused: {size} bytes, {:.1}% of {plain_bytes}",
+            100.0 * size as f64 / plain_bytes as f64
+        );
+        g.bench_function(format!("zstd_{level}_reused"), |b| {
+            b.iter(|| {
+                for p in &plains {
+                    black_box(reused(p));
+                }
+            })
+        });
+    }
+    // trawl's encoder: level 3, its context reused; then with a dictionary trained, as the writer trains it,
+    // from the first records of a crawl of other pages (so the dictionary never holds the measured pages).
+    let training: Vec<Vec<u8>> = pages::pages(400, 11)
+        .iter()
+        .flat_map(|(url, body)| page_records(url, body))
+        .map(|r| {
+            none.encode(std::slice::from_ref(&r), warcinfo_id)
+                .unwrap()
+                .bytes()
+                .to_vec()
+        })
+        .take(trawl_warc::zstd_dictionary::SAMPLE_RECORDS)
+        .scan(0, |bytes, r| {
+            *bytes += r.len();
+            (*bytes <= trawl_warc::zstd_dictionary::SAMPLE_BYTES).then_some(r)
+        })
+        .collect();
+    let started = std::time::Instant::now();
+    let dictionary = Arc::new(ZstdDictionary::train(&training).unwrap());
+    eprintln!(
+        "dictionary: {} bytes ({} in its frame), trained from {} records ({} bytes) in {:?}",
+        dictionary.as_bytes().len(),
+        dictionary.frame().len(),
+        training.len(),
+        training.iter().map(Vec::len).sum::<usize>(),
+        started.elapsed()
+    );
+    let encoders = [
+        ("zstd_3_encoder", Encoder::new(Compression::Zstd, 1)),
+        (
+            "zstd_3_encoder_dictionary",
+            Encoder::with_zstd_dictionary(dictionary),
+        ),
+    ];
+    for (name, mut encoder) in encoders {
+        let size: usize = groups
+            .iter()
+            .map(|grp| encoder.encode(grp, warcinfo_id).unwrap().bytes().len())
+            .sum();
+        eprintln!(
+            "{name}: {size} bytes, {:.1}% of {plain_bytes}",
+            100.0 * size as f64 / plain_bytes as f64
+        );
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                for grp in &groups {
+                    black_box(encoder.encode(grp, warcinfo_id).unwrap());
+                }
+            })
+        });
+    }
     g.finish();
 }
 

@@ -11,7 +11,9 @@ pub enum Compression {
     Gzip,
     /// Uncompressed (`.warc`).
     None,
-    /// One zstd frame per record (`.warc.zst`), as the IIPC warc-zstd proposal describes (no dictionary).
+    /// One zstd frame per record (`.warc.zst`), as the IIPC warc-zstd proposal describes; with
+    /// [`WriterConfig::zstd_dictionary`](crate::WriterConfig::zstd_dictionary), each file begins with the
+    /// dictionary frame the records are compressed with.
     Zstd,
 }
 

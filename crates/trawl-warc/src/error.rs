@@ -20,6 +20,16 @@ pub enum Error {
         /// The decoder's error.
         source: std::io::Error,
     },
+    /// A `.warc.zst` file's dictionary frame that cannot be used: the records after it cannot be decoded.
+    #[error("{}: the zstd dictionary frame at offset {offset} {problem}; {DICTIONARY_FIX}", path.display())]
+    ZstdDictionary {
+        /// The file.
+        path: PathBuf,
+        /// Offset of the frame.
+        offset: u64,
+        /// What is wrong with it.
+        problem: crate::zstd_dictionary::DictionaryProblem,
+    },
     /// Creating, opening, renaming or syncing a file or directory failed.
     #[error("{}: {source}", path.display())]
     Io {
@@ -122,6 +132,7 @@ impl Error {
             | Error::TooLarge { offset, .. }
             | Error::Gzip { offset, .. }
             | Error::Zstd { offset, .. }
+            | Error::ZstdDictionary { offset, .. }
             | Error::Read { offset, .. }
             | Error::Unconvertible { offset, .. } => Some(*offset),
             Error::Io { .. } | Error::EmptyGroup => None,
@@ -140,12 +151,20 @@ impl Error {
             }
             Error::Gzip { source, .. } => format!("bad gzip member: {source}"),
             Error::Zstd { source, .. } => format!("bad zstd frame: {source}"),
+            Error::ZstdDictionary { problem, .. } => {
+                format!("the zstd dictionary frame {problem}; {DICTIONARY_FIX}")
+            }
             Error::Read { source, .. } => format!("read failed: {source}"),
             Error::Unconvertible { problem, .. } => problem.clone(),
             other => other.to_string(),
         }
     }
 }
+
+/// What to do about a damaged dictionary frame.
+const DICTIONARY_FIX: &str = "the records compressed with it cannot be read without it (take the file from a \
+     copy, or its dictionary frame from another file of the same crawl: every file of a crawl starts with the same \
+     one)";
 
 /// A short, printable excerpt of `bytes` for error messages.
 pub(crate) fn excerpt(bytes: &[u8]) -> String {

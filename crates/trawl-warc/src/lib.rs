@@ -10,7 +10,9 @@
 //! record, and reports where each went. A [`Reader`] (see [`open`]) reads plain or gzipped files back
 //! as [`ReadRecord`]s with their offsets, and [`verify`] checks a file's framing, headers and
 //! digests. [`ls_line`] summarizes a record on one line. The reader, `ls`, the index and [`verify`] read
-//! ARC v1 files too; [`convert`] writes an ARC (or a WARC 1.0) as WARC 1.1.
+//! ARC v1 files too; [`convert`] writes an ARC (or a WARC 1.0) as WARC 1.1. A `.warc.zst` file may begin with
+//! a [`ZstdDictionary`] in the IIPC warc-zstd dictionary frame, which the writer trains from a crawl's first
+//! records when asked ([`WriterConfig::zstd_dictionary`]) and the reader loads for the frames after it.
 //!
 //! Digests are `sha1:` + base32. The WARC-Payload-Digest of an HTTP record covers its entity body:
 //! the bytes after the HTTP head with chunked transfer coding removed and Content-Encoding kept.
@@ -61,6 +63,7 @@ pub use crate::{
     verify::{Note, Quirk, VerifyError, VerifyOptions, VerifySummary, verify, verify_with},
     wacz::{WaczSummary, write_wacz},
     writer::{Encoded, Encoder, Span, WriteBack, Writer, WriterConfig, Written},
+    zstd_dictionary::{DictionaryProblem, ZstdDictionary, parse_frame as parse_dictionary_frame},
 };
 
 mod arc;
@@ -82,3 +85,4 @@ mod repair;
 mod verify;
 mod wacz;
 mod writer;
+pub mod zstd_dictionary;

@@ -12,6 +12,7 @@ use crate::arc;
 use crate::error::{Error, excerpt};
 use crate::header;
 use crate::record;
+use crate::zstd_dictionary::{self, DictionaryProblem};
 
 /// The largest header block the reader accepts, in bytes.
 const MAX_HEAD_BYTES: u64 = 1 << 20;
@@ -115,10 +116,20 @@ pub struct Reader<R> {
     max_record_bytes: u64,
     pending: VecDeque<ReadRecord>,
     failed: bool,
-    /// The zstd dictionary a `.warc.zst` file began with, if any.
-    dictionary: Option<Vec<u8>>,
+    /// The zstd decoding context, reused for every frame, with the dictionary the file began with (if any)
+    /// loaded in it.
+    zstd: Option<ZstdContext>,
     /// Once an ARC record was read: the file's ARC version (`ARC/1.0` until its `filedesc://` says).
     arc: Option<String>,
+}
+
+/// A zstd decompression context, reused from frame to frame.
+struct ZstdContext(zstd::zstd_safe::DCtx<'static>);
+
+impl std::fmt::Debug for ZstdContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ZstdContext")
+    }
 }
 
 /// Opens the WARC file at `path` for reading.
@@ -142,7 +153,7 @@ impl<R: BufRead> Reader<R> {
             max_record_bytes: 1 << 30,
             pending: VecDeque::new(),
             failed: false,
-            dictionary: None,
+            zstd: None,
             arc: None,
         }
     }
@@ -221,29 +232,21 @@ impl<R: BufRead> Reader<R> {
     fn read_zstd_frame(&mut self, offset: u64) -> Result<(), Error> {
         let limit = self.max_record_bytes;
         let mut data = Vec::new();
-        let zstd_error = |path: &Path, source| Error::Zstd {
-            path: path.to_path_buf(),
-            offset,
-            source,
-        };
-        let decoded = match &self.dictionary {
-            Some(dict) => {
-                zstd::stream::read::Decoder::with_dictionary(&mut self.input, dict).map(|d| {
-                    d.single_frame()
-                        .take(limit.saturating_add(1))
-                        .read_to_end(&mut data)
-                })
-            }
-            None => zstd::stream::read::Decoder::with_buffer(&mut self.input).map(|d| {
-                d.single_frame()
-                    .take(limit.saturating_add(1))
-                    .read_to_end(&mut data)
-            }),
-        };
-        match decoded {
-            Ok(Ok(_)) => {}
-            Ok(Err(e)) | Err(e) => return Err(zstd_error(&self.path, e)),
-        }
+        let context = &mut self
+            .zstd
+            .get_or_insert_with(|| ZstdContext(zstd::zstd_safe::DCtx::create()))
+            .0;
+        // A frame cut short by an earlier error leaves the context mid-frame; the next starts afresh.
+        let _ = context.reset(zstd::zstd_safe::ResetDirective::SessionOnly);
+        zstd::stream::read::Decoder::with_context(&mut self.input, context)
+            .single_frame()
+            .take(limit.saturating_add(1))
+            .read_to_end(&mut data)
+            .map_err(|source| Error::Zstd {
+                path: self.path.clone(),
+                offset,
+                source,
+            })?;
         self.queue_records(offset, &data)
     }
 
@@ -294,30 +297,56 @@ impl<R: BufRead> Reader<R> {
             });
         }
         let size = u32::from_le_bytes([head[4], head[5], head[6], head[7]]) as u64;
-        if size > self.max_record_bytes {
-            return Err(Error::TooLarge {
-                path: self.path.clone(),
-                offset,
-                len: size,
-                limit: self.max_record_bytes,
-            });
+        let dictionary_error = |path: &Path, problem| Error::ZstdDictionary {
+            path: path.to_path_buf(),
+            offset,
+            problem,
+        };
+        if head[0] == 0x5D && size > self.max_record_bytes {
+            return Err(dictionary_error(
+                &self.path,
+                DictionaryProblem::TooLarge {
+                    limit: self.max_record_bytes,
+                },
+            ));
         }
-        let mut data = vec![0u8; size as usize];
-        self.input
-            .read_exact(&mut data)
-            .map_err(|source| self.read_error(offset, source))?;
-        if head[0] == 0x5D {
-            let dict = if data.starts_with(&[0x28, 0xB5, 0x2F, 0xFD]) {
-                zstd::stream::decode_all(data.as_slice()).map_err(|source| Error::Zstd {
-                    path: self.path.clone(),
+        if head[0] != 0x5D {
+            // Another skippable frame: skipped unread, however long.
+            let skipped = io::copy(&mut (&mut self.input).take(size), &mut io::sink())
+                .map_err(|source| self.read_error(offset, source))?;
+            if skipped < size {
+                return Err(self.read_error(
                     offset,
-                    source,
-                })?
-            } else {
-                data
-            };
-            self.dictionary = Some(dict);
+                    io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        format!("a skippable frame of {size} bytes cut short after {skipped}"),
+                    ),
+                ));
+            }
+            return Ok(());
         }
+        // Read as far as the file goes, never allocating more than it holds.
+        let mut data = Vec::new();
+        (&mut self.input)
+            .take(size)
+            .read_to_end(&mut data)
+            .map_err(|source| self.read_error(offset, source))?;
+        if (data.len() as u64) < size {
+            return Err(dictionary_error(
+                &self.path,
+                DictionaryProblem::Truncated {
+                    want: size,
+                    have: data.len() as u64,
+                },
+            ));
+        }
+        let dictionary = zstd_dictionary::parse_payload(&data, self.max_record_bytes)
+            .map_err(|problem| dictionary_error(&self.path, problem))?;
+        let mut context = zstd::zstd_safe::DCtx::create();
+        context
+            .load_dictionary(dictionary.as_bytes())
+            .map_err(|_| dictionary_error(&self.path, DictionaryProblem::Unusable))?;
+        self.zstd = Some(ZstdContext(context));
         Ok(())
     }
 
@@ -835,7 +864,64 @@ mod tests {
         (file, offsets)
     }
 
+    /// A `.warc.zst` file with a dictionary frame and 40 records compressed with it, and the records.
+    fn zstd_dictionary_file() -> &'static (Vec<u8>, Vec<Record>) {
+        static FILE: std::sync::OnceLock<(Vec<u8>, Vec<Record>)> = std::sync::OnceLock::new();
+        FILE.get_or_init(|| {
+            let date = Utc.with_ymd_and_hms(2026, 11, 22, 8, 25, 1).unwrap();
+            let recs: Vec<Record> = (0..40)
+                .map(|n| {
+                    let body = format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>page {n} {}</p>",
+                        "x".repeat(n)
+                    );
+                    Record::response(&format!("http://a/{n}"), date, None, body.into_bytes())
+                })
+                .collect();
+            let plains: Vec<Vec<u8>> = recs.iter().map(Record::to_bytes).collect();
+            let dict = crate::ZstdDictionary::train(&plains).unwrap();
+            let mut file = dict.frame();
+            let mut c = zstd::bulk::Compressor::with_dictionary(3, dict.as_bytes()).unwrap();
+            for p in &plains {
+                file.extend(c.compress(p).unwrap());
+            }
+            (file, recs)
+        })
+    }
+
+    #[test]
+    fn reads_a_zstd_dictionary_file() {
+        let (file, recs) = zstd_dictionary_file();
+        let read = read_all(file).unwrap();
+        assert_eq!(read.len(), recs.len());
+        for (got, want) in read.iter().zip(recs) {
+            assert_eq!(
+                (&got.header, got.block.as_slice()),
+                (&want.header().to_vec(), want.block())
+            );
+        }
+        // Without its dictionary, a record's frame does not decode: an error, not a panic.
+        let first = read[0].offset as usize;
+        let err = read_all(&file[first..]).unwrap_err();
+        assert!(matches!(err, Error::Zstd { offset: 0, .. }), "{err}");
+    }
+
     proptest! {
+        #[test]
+        fn zstd_dictionary_file_cut_or_flipped_errors_without_panic(cut in any::<prop::sample::Index>(), flip in proptest::option::of((any::<prop::sample::Index>(), 1u8..=255))) {
+            let (file, recs) = zstd_dictionary_file();
+            let mut bytes = file[..cut.index(file.len() + 1)].to_vec();
+            if let Some((at, x)) = flip && !bytes.is_empty() {
+                let at = at.index(bytes.len());
+                bytes[at] ^= x;
+            }
+            let results: Vec<_> = Reader::new(&bytes[..]).collect();
+            prop_assert!(results.iter().filter(|r| r.is_ok()).count() <= recs.len());
+            if let Some(Err(e)) = results.last() {
+                prop_assert!(e.offset().is_some(), "{}", e);
+            }
+        }
+
         #[test]
         fn arc_write_then_read(recs in proptest::collection::vec(arb_arc_record(), 0..4), blank in 0..3usize, gzip in any::<bool>()) {
             // Without a blank line, a record's content must not run into the next header line unseen.

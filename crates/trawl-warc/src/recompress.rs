@@ -1,9 +1,12 @@
 //! `trawl warc recompress`: a WARC rewritten record by record in another compression (gzip, zstd or none),
 //! for tools that read only one of them. Each record keeps its header and block, and is compressed on its own
-//! (one gzip member or zstd frame), so offsets in the new file's index locate single records.
+//! (one gzip member or zstd frame), so offsets in the new file's index locate single records. A zstd output
+//! begins with a dictionary trained from the input's first records (the IIPC warc-zstd dictionary frame),
+//! which every record's frame is compressed with.
 
-use std::{io::Write, path::Path};
+use std::{io::Write, path::Path, sync::Arc};
 
+use crate::zstd_dictionary::{SAMPLE_BYTES, SAMPLE_RECORDS, ZstdDictionary};
 use crate::{Compression, Encoder, Error, ReadRecord, WriterConfig, cdxj, reader};
 
 /// Rewrites the WARC `input` as `output` in the compression its extension names (`.warc.gz`, `.warc.zst`,
@@ -59,6 +62,8 @@ fn write_records(
     let mut out = std::io::BufWriter::new(file);
     // The writer's own encoder, at its default levels: a record compresses as the crawl would have.
     let mut encoder = Encoder::new(compression, WriterConfig::new(".", "", "").gzip_level);
+    // A zstd output trains a dictionary from the first records, held here until then.
+    let mut held = (compression == Compression::Zstd).then(Held::default);
     let mut plain = Vec::new();
     let mut encoded = Vec::new();
     let mut records = 0;
@@ -69,10 +74,21 @@ fn write_records(
         if plain.is_empty() {
             continue;
         }
+        records += 1;
+        if let Some(h) = &mut held {
+            h.bytes += plain.len();
+            h.records.push(plain.clone());
+            if h.bytes >= SAMPLE_BYTES || h.records.len() >= SAMPLE_RECORDS {
+                encoder = release(held.take().expect("held above"), &mut out).map_err(io(tmp))?;
+            }
+            continue;
+        }
         encoded.clear();
         encoder.compress(&plain, &mut encoded);
         out.write_all(&encoded).map_err(io(tmp))?;
-        records += 1;
+    }
+    if let Some(h) = held {
+        release(h, &mut out).map_err(io(tmp))?;
     }
     let file = out.into_inner().map_err(|e| Error::Io {
         path: tmp.to_path_buf(),
@@ -81,6 +97,33 @@ fn write_records(
     file.sync_all().map_err(io(tmp))?;
     std::fs::rename(tmp, output).map_err(io(output))?;
     Ok(records)
+}
+
+/// The first records of a zstd output, held back to train its dictionary.
+#[derive(Default)]
+struct Held {
+    records: Vec<Vec<u8>>,
+    bytes: usize,
+}
+
+/// Trains the dictionary from the `held` records, writes its frame and the records compressed with it to
+/// `out`, and returns the encoder for the rest; without enough records for a dictionary, they are written
+/// without one.
+fn release(held: Held, out: &mut impl Write) -> std::io::Result<Encoder> {
+    let mut encoder = match ZstdDictionary::train(&held.records) {
+        Some(dictionary) => {
+            out.write_all(&dictionary.frame())?;
+            Encoder::with_zstd_dictionary(Arc::new(dictionary))
+        }
+        None => Encoder::new(Compression::Zstd, 1),
+    };
+    let mut encoded = Vec::new();
+    for plain in &held.records {
+        encoded.clear();
+        encoder.compress(plain, &mut encoded);
+        out.write_all(&encoded)?;
+    }
+    Ok(encoder)
 }
 
 /// A WARC record as WARC writes it, under the version line `version`: header fields, empty line, block, two

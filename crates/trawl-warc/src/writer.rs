@@ -3,7 +3,7 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::gzip::GzipMembers;
 use chrono::Utc;
@@ -13,9 +13,15 @@ use crate::compression::Compression;
 use crate::error::Error;
 use crate::naming::{OPEN_SUFFIX, file_name};
 use crate::record::Record;
+use crate::zstd_dictionary::{SAMPLE_BYTES, SAMPLE_RECORDS, ZstdDictionary};
 
 /// The zstd level of `.warc.zst` records: zstd's default, faster than gzip level 6 and smaller.
 const ZSTD_LEVEL: i32 = 3;
+
+/// The dictionary a writer's `.warc.zst` files share, seen by its encoders as they compress: unset while the
+/// crawl's first records are held back to train it, then set once, to `None` when those records made no
+/// dictionary (too few).
+type DictionarySlot = Arc<OnceLock<Option<Arc<ZstdDictionary>>>>;
 
 /// Settings of a [`Writer`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,6 +38,11 @@ pub struct WriterConfig {
     /// gzip level (libdeflate's), 1 (fastest) to 12 (smallest). Default: 3 (a few percent larger than 6
     /// for 1.6x the speed).
     pub gzip_level: u32,
+    /// With [`Compression::Zstd`]: train a zstd dictionary from the first records (up to
+    /// [`SAMPLE_BYTES`](crate::zstd_dictionary::SAMPLE_BYTES) or
+    /// [`SAMPLE_RECORDS`](crate::zstd_dictionary::SAMPLE_RECORDS), held in memory until then), begin every
+    /// file with it in a dictionary frame and compress each record with it. Default: false.
+    pub zstd_dictionary: bool,
     /// The host name, in file names and the warcinfo record.
     pub host: String,
     /// Extra warcinfo fields (e.g. `operator`, `isPartOf`); one named like a default field replaces it.
@@ -51,6 +62,7 @@ impl WriterConfig {
             max_file_bytes: 1_000_000_000,
             compression: Compression::default(),
             gzip_level: 3,
+            zstd_dictionary: false,
             host: host.into(),
             warcinfo_fields: Vec::new(),
         }
@@ -77,6 +89,10 @@ pub struct Written {
     pub len: u64,
     /// Offset and length of each record of the group, in order.
     pub records: Vec<Span>,
+    /// Whether the group is held in memory, to train the file's zstd dictionary, rather than written yet
+    /// ([`WriterConfig::zstd_dictionary`]): it is written with the dictionary once trained (or when the
+    /// writer is closed), so where it goes is not known yet and `offset`, `len` and `records` are empty.
+    pub held: bool,
 }
 
 /// The file being written.
@@ -95,6 +111,33 @@ struct OpenFile {
     /// Where the last request to write back to disk ended, and where the one before it started.
     written_back: u64,
     released: u64,
+    /// While the writer's zstd dictionary is being trained: the records held back for it (the warcinfo
+    /// record first), plain.
+    held: Option<Held>,
+}
+
+/// Records held back, uncompressed, until the zstd dictionary they train is made.
+#[derive(Debug, Default)]
+struct Held {
+    /// The records, serialized one after the other.
+    bytes: Vec<u8>,
+    /// Each record's end in `bytes`.
+    ends: Vec<usize>,
+    /// Each record's capture, for the index.
+    captures: Vec<Option<Capture>>,
+}
+
+impl Held {
+    /// The held records, one slice each.
+    fn records(&self) -> impl Iterator<Item = &[u8]> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts.zip(&self.ends).map(|(a, &b)| &self.bytes[a..b])
+    }
+
+    /// Whether enough is held to train the dictionary: `limit` bytes or records.
+    fn full(&self, limit: (usize, usize)) -> bool {
+        self.bytes.len() >= limit.0 || self.ends.len() >= limit.1
+    }
 }
 
 /// Bytes appended to a file after which the kernel is asked to start writing them to disk (without waiting)
@@ -142,6 +185,10 @@ impl WriteBack {
 pub struct Writer {
     cfg: WriterConfig,
     encoder: Encoder,
+    /// With a zstd dictionary: the dictionary, once trained, shared with the encoders.
+    dictionary: Option<DictionarySlot>,
+    /// How many bytes or records train it ([`SAMPLE_BYTES`], [`SAMPLE_RECORDS`]; fewer in tests).
+    sample_limit: (usize, usize),
     serial: u32,
     current: Option<OpenFile>,
     finished: Vec<PathBuf>,
@@ -156,8 +203,12 @@ impl Writer {
             path: cfg.dir.clone(),
             source,
         })?;
+        let dictionary = (cfg.compression == Compression::Zstd && cfg.zstd_dictionary)
+            .then(DictionarySlot::default);
         Ok(Writer {
-            encoder: Encoder::new(cfg.compression, cfg.gzip_level),
+            encoder: Encoder::for_writer(&cfg, dictionary.clone()),
+            dictionary,
+            sample_limit: (SAMPLE_BYTES, SAMPLE_RECORDS),
             cfg,
             serial: 0,
             current: None,
@@ -174,7 +225,7 @@ impl Writer {
         let warcinfo_id = self.warcinfo_id()?;
         let encoded = self.encoder.encode(records, &warcinfo_id)?;
         self.append_encoded(encoded)
-            .map(|w| w.expect("encoded for the current file"))
+            .map(|w| w.expect("encoded for the current file, with its dictionary"))
     }
 
     /// The WARC-Warcinfo-ID of the file the next group goes to (opening it if needed): what an [`Encoder`]
@@ -194,12 +245,13 @@ impl Writer {
     /// An encoder with this writer's compression settings, to encode groups outside it (several threads
     /// can compress at once; only [`Writer::append_encoded`] needs the writer).
     pub fn encoder(&self) -> Encoder {
-        Encoder::new(self.cfg.compression, self.cfg.gzip_level)
+        Encoder::for_writer(&self.cfg, self.dictionary.clone())
     }
 
     /// Appends a group an [`Encoder`] made and says where it went; `Ok(None)` if it was encoded for a file
-    /// that has been finished since (rotation): encode it again for [`Writer::warcinfo_id`].
-    pub fn append_encoded(&mut self, encoded: Encoded) -> Result<Option<Written>, Error> {
+    /// that has been finished since (rotation), or before the file's zstd dictionary was trained: encode it
+    /// again for [`Writer::warcinfo_id`] (an encoder from [`Writer::encoder`] picks the dictionary up).
+    pub fn append_encoded(&mut self, mut encoded: Encoded) -> Result<Option<Written>, Error> {
         if self.current.is_none() {
             self.current = Some(self.open_next()?);
         }
@@ -207,36 +259,127 @@ impl Writer {
         if file.warcinfo_id != encoded.warcinfo_id {
             return Ok(None);
         }
-        let mut offset = file.size;
-        let spans: Vec<Span> = encoded
-            .lens
-            .iter()
-            .map(|&len| {
-                let span = Span { offset, len };
-                offset += len;
-                span
-            })
-            .collect();
-        if let Some(due) = append(file, &encoded.bytes)?
-            && let Some(untaken) = self.write_back.replace(due)
-        {
-            untaken.run();
-        }
-        for (span, capture) in spans.iter().zip(&encoded.captures) {
-            if let Some(c) = capture {
-                file.index.push(c.line(span.len, span.offset, &file.name));
+        if let Some(held) = &mut file.held {
+            if !encoded.held {
+                return Ok(None);
             }
+            let base = held.bytes.len();
+            held.bytes.extend_from_slice(&encoded.bytes);
+            let mut end = base;
+            for len in &encoded.lens {
+                end += *len as usize;
+                held.ends.push(end);
+            }
+            held.captures.append(&mut encoded.captures);
+            let written = Written {
+                path: file.final_path.clone(),
+                offset: 0,
+                len: 0,
+                records: Vec::new(),
+                held: true,
+            };
+            if held.full(self.sample_limit) {
+                self.release_held()?;
+                self.rotate_if_full()?;
+            }
+            return Ok(Some(written));
         }
+        if encoded.held {
+            // Encoded plain while the dictionary was being trained, which it is now: compressed here.
+            let (mut bytes, mut lens) = (Vec::new(), Vec::new());
+            let mut start = 0;
+            for len in &encoded.lens {
+                let end = start + *len as usize;
+                let before = bytes.len();
+                self.encoder
+                    .compress(&encoded.bytes[start..end], &mut bytes);
+                lens.push((bytes.len() - before) as u64);
+                start = end;
+            }
+            (encoded.bytes, encoded.lens) = (bytes, lens);
+        } else if encoded.dictionary != self.dictionary_id() {
+            return Ok(None);
+        }
+        let file = self.current.as_mut().expect("opened above");
+        let spans = place(
+            file,
+            &encoded.bytes,
+            &encoded.lens,
+            &encoded.captures,
+            &mut self.write_back,
+        )?;
         let written = Written {
             path: file.final_path.clone(),
             offset: spans[0].offset,
             len: spans[0].len,
             records: spans,
+            held: false,
         };
-        if file.size >= self.cfg.max_file_bytes {
+        self.rotate_if_full()?;
+        Ok(Some(written))
+    }
+
+    /// The ID of the zstd dictionary records are compressed with now (0 for none).
+    fn dictionary_id(&self) -> u32 {
+        self.dictionary
+            .as_ref()
+            .and_then(|slot| slot.get())
+            .and_then(|d| d.as_ref())
+            .map_or(0, |d| d.id())
+    }
+
+    /// Finishes the current file once it has reached its size.
+    fn rotate_if_full(&mut self) -> Result<(), Error> {
+        if self
+            .current
+            .as_ref()
+            .is_some_and(|f| f.size >= self.cfg.max_file_bytes)
+        {
             self.finish_current()?;
         }
-        Ok(Some(written))
+        Ok(())
+    }
+
+    /// Trains the zstd dictionary from the records held back (unless it is trained already), then writes the
+    /// current file's dictionary frame and those records, compressed with it. Without enough records for a
+    /// dictionary they are written without one, and so is every later record.
+    fn release_held(&mut self) -> Result<(), Error> {
+        let Some(file) = self.current.as_mut() else {
+            return Ok(());
+        };
+        let Some(held) = &file.held else {
+            return Ok(());
+        };
+        let slot = self
+            .dictionary
+            .as_ref()
+            .expect("records are held only to train");
+        let dictionary = slot
+            .get_or_init(|| {
+                let samples: Vec<&[u8]> = held.records().collect();
+                ZstdDictionary::train(&samples).map(Arc::new)
+            })
+            .clone();
+        let mut bytes = dictionary.as_ref().map(|d| d.frame()).unwrap_or_default();
+        let frame_len = bytes.len() as u64;
+        let mut lens = Vec::with_capacity(held.ends.len());
+        for record in held.records() {
+            let before = bytes.len();
+            self.encoder.compress(record, &mut bytes);
+            lens.push((bytes.len() - before) as u64);
+        }
+        // The dictionary frame, then the records: placed as one group whose first "record" is the frame.
+        let mut all_lens = vec![frame_len];
+        all_lens.extend(&lens);
+        let mut captures = vec![None];
+        captures.extend(held.captures.iter().cloned());
+        if frame_len == 0 {
+            all_lens.remove(0);
+            captures.remove(0);
+        }
+        place(file, &bytes, &all_lens, &captures, &mut self.write_back)?;
+        file.held = None;
+        Ok(())
     }
 
     /// The write-back that fell due in the last appends, if any, to be given ([`WriteBack::run`]) where it
@@ -301,8 +444,22 @@ impl Writer {
                 name: name.clone(),
                 written_back: 0,
                 released: 0,
+                held: None,
             };
             let mut bytes = Vec::new();
+            match self.dictionary.as_ref().map(|slot| slot.get()) {
+                // Not trained yet: the warcinfo record is the first one held back.
+                Some(None) => {
+                    let mut held = Held::default();
+                    warcinfo.write_to(&mut held.bytes, &[]);
+                    held.ends.push(held.bytes.len());
+                    held.captures.push(None);
+                    open.held = Some(held);
+                    return Ok(open);
+                }
+                Some(Some(Some(dictionary))) => bytes.extend(dictionary.frame()),
+                Some(Some(None)) | None => {}
+            }
             self.encoder.append(&warcinfo, &[], &mut bytes);
             match append(&mut open, &bytes) {
                 Ok(due) => due.into_iter().for_each(WriteBack::run),
@@ -340,6 +497,7 @@ impl Writer {
 
     /// Syncs and renames the current file, if any.
     fn finish_current(&mut self) -> Result<(), Error> {
+        self.release_held()?;
         let Some(open) = self.current.take() else {
             return Ok(());
         };
@@ -379,12 +537,28 @@ pub struct Encoder {
     gzip: GzipMembers,
     /// One record serialised before compression, kept between records to reuse its allocation.
     plain: Vec<u8>,
+    /// The zstd context, made at the first zstd record and reused for every later one (a context per record
+    /// cost as much as compressing it), with the ID of the dictionary loaded in it (0 for none).
+    zstd: Option<(zstd::bulk::Compressor<'static>, u32)>,
+    /// The zstd dictionary to compress with.
+    dictionary: DictionaryUse,
+}
+
+/// Which zstd dictionary an [`Encoder`] compresses with.
+#[derive(Debug, Clone)]
+enum DictionaryUse {
+    None,
+    /// Always this one (`trawl warc recompress`).
+    Fixed(Arc<ZstdDictionary>),
+    /// Its writer's, once trained; until then records are left plain for the writer to hold.
+    Shared(DictionarySlot),
 }
 
 impl std::fmt::Debug for Encoder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Encoder")
             .field("compression", &self.compression)
+            .field("dictionary", &self.dictionary)
             .finish()
     }
 }
@@ -397,6 +571,10 @@ pub struct Encoded {
     /// Each record's capture, for the index (none for requests, metadata).
     captures: Vec<Option<Capture>>,
     warcinfo_id: String,
+    /// The ID of the zstd dictionary the records are compressed with (0 for none).
+    dictionary: u32,
+    /// Whether the records are left plain, for the writer to hold while it trains its dictionary.
+    held: bool,
 }
 
 impl Encoded {
@@ -413,6 +591,33 @@ impl Encoder {
             compression,
             gzip: GzipMembers::new(level),
             plain: Vec::new(),
+            zstd: None,
+            dictionary: DictionaryUse::None,
+        }
+    }
+
+    /// A zstd encoder that compresses every record with `dictionary`.
+    pub fn with_zstd_dictionary(dictionary: Arc<ZstdDictionary>) -> Encoder {
+        Encoder {
+            dictionary: DictionaryUse::Fixed(dictionary),
+            ..Encoder::new(Compression::Zstd, 1)
+        }
+    }
+
+    /// An encoder for a writer with `cfg`, sharing its dictionary `slot` if it trains one.
+    fn for_writer(cfg: &WriterConfig, slot: Option<DictionarySlot>) -> Encoder {
+        Encoder {
+            dictionary: slot.map_or(DictionaryUse::None, DictionaryUse::Shared),
+            ..Encoder::new(cfg.compression, cfg.gzip_level)
+        }
+    }
+
+    /// The dictionary to compress with now: `Err(())` while the writer's is still being trained.
+    fn current_dictionary(&self) -> Result<Option<&Arc<ZstdDictionary>>, ()> {
+        match &self.dictionary {
+            DictionaryUse::None => Ok(None),
+            DictionaryUse::Fixed(d) => Ok(Some(d)),
+            DictionaryUse::Shared(slot) => slot.get().map(Option::as_ref).ok_or(()),
         }
     }
 
@@ -422,12 +627,20 @@ impl Encoder {
             return Err(Error::EmptyGroup);
         }
         let extra = [("WARC-Warcinfo-ID", warcinfo_id)];
+        let (held, dictionary) = match self.current_dictionary() {
+            Err(()) => (true, 0),
+            Ok(d) => (false, d.map_or(0, |d| d.id())),
+        };
         let mut bytes = Vec::new();
         let mut lens = Vec::with_capacity(records.len());
         let mut captures = Vec::with_capacity(records.len());
         for record in records {
             let start = bytes.len();
-            self.append(record, &extra, &mut bytes);
+            if held {
+                record.write_to(&mut bytes, &extra);
+            } else {
+                self.append(record, &extra, &mut bytes);
+            }
             lens.push((bytes.len() - start) as u64);
             captures.push(Capture::of(record.header(), record.block()));
         }
@@ -436,6 +649,8 @@ impl Encoder {
             lens,
             captures,
             warcinfo_id: warcinfo_id.to_string(),
+            dictionary,
+            held,
         })
     }
 
@@ -458,12 +673,64 @@ impl Encoder {
         match self.compression {
             Compression::None => out.extend_from_slice(plain),
             Compression::Gzip => self.gzip.member(plain, out),
-            Compression::Zstd => out.extend_from_slice(
-                &zstd::bulk::compress(plain, ZSTD_LEVEL)
-                    .expect("zstd compresses any input in memory"),
-            ),
+            Compression::Zstd => self.zstd_frame(plain, out),
         }
     }
+
+    /// Appends `plain` to `out` as one zstd frame, with the dictionary if there is one, through the reused
+    /// context (made, or given the dictionary, on first use).
+    fn zstd_frame(&mut self, plain: &[u8], out: &mut Vec<u8>) {
+        let dictionary = self.current_dictionary().ok().flatten().cloned();
+        let id = dictionary.as_ref().map_or(0, |d| d.id());
+        let context = match &mut self.zstd {
+            Some((context, loaded)) if *loaded == id => context,
+            slot => {
+                let bytes = dictionary.as_ref().map_or(&[][..], |d| d.as_bytes());
+                let context = zstd::bulk::Compressor::with_dictionary(ZSTD_LEVEL, bytes)
+                    .expect("zstd takes a dictionary it accepted when it was made");
+                &mut slot.insert((context, id)).0
+            }
+        };
+        let start = out.len();
+        out.reserve(zstd::zstd_safe::compress_bound(plain.len()));
+        // Compressed straight after what `out` holds, into the room the bound above made.
+        let mut end = io::Cursor::new(&mut *out);
+        end.set_position(start as u64);
+        context
+            .compress_to_buffer(plain, &mut end)
+            .expect("zstd compresses any input into its bound");
+    }
+}
+
+/// Appends `bytes` (records of `lens` each, with their `captures`) to `file`, indexes them and says where each
+/// went; a write-back that fell due goes to `write_back` (the one there before it is given now).
+fn place(
+    file: &mut OpenFile,
+    bytes: &[u8],
+    lens: &[u64],
+    captures: &[Option<Capture>],
+    write_back: &mut Option<WriteBack>,
+) -> Result<Vec<Span>, Error> {
+    let mut offset = file.size;
+    let spans: Vec<Span> = lens
+        .iter()
+        .map(|&len| {
+            let span = Span { offset, len };
+            offset += len;
+            span
+        })
+        .collect();
+    if let Some(due) = append(file, bytes)?
+        && let Some(untaken) = write_back.replace(due)
+    {
+        untaken.run();
+    }
+    for (span, capture) in spans.iter().zip(captures) {
+        if let Some(c) = capture {
+            file.index.push(c.line(span.len, span.offset, &file.name));
+        }
+    }
+    Ok(spans)
 }
 
 /// The write-back of the file's bytes since the last one, which also drops the range asked for before it
@@ -655,6 +922,227 @@ mod tests {
         }
     }
 
+    /// A group with a page of its own: a request and a response whose body differs from page to page.
+    fn page(n: usize) -> Vec<Record> {
+        let date = Utc.with_ymd_and_hms(2026, 11, 22, 8, 25, 1).unwrap();
+        let uri = format!("http://example.com/articles/{n}");
+        let body = format!(
+            "<html><head><title>Article {n}</title><link rel=stylesheet href=/site.css></head><body>\
+             <nav><a href=/>Home</a> <a href=/about>About</a> <a href=/archive>Archive</a></nav>\
+             <h1>Article {n}</h1><p>{}</p></body></html>",
+            "word ".repeat(n % 50)
+        );
+        let req = Record::request(
+            &uri,
+            date,
+            None,
+            format!("GET /articles/{n} HTTP/1.1\r\nHost: example.com\r\nUser-Agent: trawl\r\n\r\n")
+                .into_bytes(),
+        );
+        let mut resp = Record::response(
+            &uri,
+            date,
+            None,
+            format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            )
+            .into_bytes(),
+        );
+        resp.set("WARC-Concurrent-To", req.id());
+        vec![req, resp]
+    }
+
+    /// Every record of `files`, serialized again from what the reader read.
+    fn reread(files: &[PathBuf]) -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        for f in files {
+            for r in reader::open(f).unwrap() {
+                let r = r.unwrap();
+                let mut bytes = Vec::new();
+                crate::recompress::serialize(&r, &r.version, &mut bytes);
+                out.push(bytes);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn zstd_dictionary_files_read_back_byte_identical() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cfg = WriterConfig::new(dir.path(), "d", "h");
+        cfg.compression = Compression::Zstd;
+        cfg.zstd_dictionary = true;
+        cfg.max_file_bytes = 8000;
+        let mut w = Writer::new(cfg).unwrap();
+        w.sample_limit = (1 << 20, 60);
+        let (mut encoder, mut held) = (w.encoder(), 0);
+        let mut want = Vec::new();
+        for n in 0..150 {
+            let group = page(n);
+            let id = w.warcinfo_id().unwrap();
+            let encoded = encoder.encode(&group, &id).unwrap();
+            let written = w.append_encoded(encoded).unwrap().expect("same file");
+            held += usize::from(written.held);
+            assert_eq!(written.held, written.records.is_empty());
+            for r in &group {
+                let mut bytes = Vec::new();
+                r.write_to(&mut bytes, &[("WARC-Warcinfo-ID", id.as_str())]);
+                want.push(bytes);
+            }
+        }
+        // The warcinfo record and 29 groups make 59 records: the 30th group fills the sample and is written.
+        assert_eq!(held, 30);
+        let files = w.close().unwrap();
+        assert!(files.len() > 2, "rotated: {files:?}");
+        let mut dictionary_ids = Vec::new();
+        for f in &files {
+            let bytes = fs::read(f).unwrap();
+            assert_eq!(
+                bytes[..4],
+                [0x5D, 0x2A, 0x4D, 0x18],
+                "{}: dictionary frame first",
+                f.display()
+            );
+            let size = u32::from_le_bytes(bytes[4..8].try_into().unwrap()) as usize;
+            let dict = crate::zstd_dictionary::parse_frame(&bytes[..8 + size], 1 << 20).unwrap();
+            dictionary_ids.push(dict.id());
+            let summary = crate::verify(f).unwrap();
+            assert!(summary.records > 1);
+            // The index beside it locates each capture at a zstd frame that needs the dictionary.
+            let index = fs::read_to_string(cdxj::index_path(f)).unwrap();
+            let mut from_file =
+                cdxj::index_file(f, f.file_name().unwrap().to_str().unwrap()).unwrap();
+            cdxj::sort(&mut from_file);
+            assert_eq!(
+                index,
+                from_file
+                    .iter()
+                    .map(|l| format!("{l}\n"))
+                    .collect::<String>()
+            );
+        }
+        dictionary_ids.dedup();
+        assert_eq!(dictionary_ids.len(), 1, "one dictionary for the crawl");
+        assert_ne!(dictionary_ids[0], 0);
+        // Every record comes back byte for byte (each file's warcinfo first).
+        let got: Vec<Vec<u8>> = reread(&files)
+            .into_iter()
+            .filter(|r| !r.windows(17).any(|w| w == b"WARC-Type: warcin"))
+            .collect();
+        assert_eq!(got.len(), want.len());
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!(g == w, "record {i} differs");
+        }
+        // Records compressed with the dictionary are smaller than without one (dictionary frames aside).
+        let dict_size: usize = files
+            .iter()
+            .map(|f| {
+                let bytes = fs::read(f).unwrap();
+                bytes.len() - 8 - u32::from_le_bytes(bytes[4..8].try_into().unwrap()) as usize
+            })
+            .sum();
+        let plain_dir = tempfile::tempdir().unwrap();
+        let mut cfg = WriterConfig::new(plain_dir.path(), "d", "h");
+        cfg.compression = Compression::Zstd;
+        let mut w = Writer::new(cfg).unwrap();
+        for n in 0..150 {
+            w.write(&page(n)).unwrap();
+        }
+        let plain_size = fs::metadata(&w.close().unwrap()[0]).unwrap().len() as usize;
+        assert!(
+            dict_size < plain_size,
+            "{dict_size} vs {plain_size} without a dictionary"
+        );
+    }
+
+    #[test]
+    fn zstd_dictionary_without_enough_records_writes_plain_frames() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cfg = WriterConfig::new(dir.path(), "d", "h");
+        cfg.compression = Compression::Zstd;
+        cfg.zstd_dictionary = true;
+        let mut w = Writer::new(cfg).unwrap();
+        let written = w.write(&page(1)).unwrap();
+        assert!(written.held);
+        let files = w.close().unwrap();
+        let bytes = fs::read(&files[0]).unwrap();
+        assert_eq!(
+            bytes[..4],
+            [0x28, 0xB5, 0x2F, 0xFD],
+            "no dictionary from 3 records"
+        );
+        assert_eq!(crate::verify(&files[0]).unwrap().records, 3);
+        // Writing goes on without a dictionary.
+        let written = w.write(&page(2)).unwrap();
+        assert!(!written.held);
+        w.close().unwrap();
+    }
+
+    #[test]
+    fn zstd_dictionary_damaged_is_an_error_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cfg = WriterConfig::new(dir.path(), "d", "h");
+        cfg.compression = Compression::Zstd;
+        cfg.zstd_dictionary = true;
+        let mut w = Writer::new(cfg).unwrap();
+        w.sample_limit = (1 << 20, 40);
+        for n in 0..40 {
+            w.write(&page(n)).unwrap();
+        }
+        let file = w.close().unwrap().remove(0);
+        let good = fs::read(&file).unwrap();
+        let size = u32::from_le_bytes(good[4..8].try_into().unwrap()) as usize;
+        let damaged = |f: &dyn Fn(&mut Vec<u8>)| {
+            let mut bytes = good.clone();
+            f(&mut bytes);
+            let path = dir.path().join("damaged.warc.zst");
+            fs::write(&path, &bytes).unwrap();
+            let err = reader::open(&path)
+                .unwrap()
+                .find_map(Result::err)
+                .expect("an error");
+            assert!(
+                err.to_string().starts_with(&path.display().to_string()),
+                "{err}"
+            );
+            assert!(err.offset().is_some());
+            (err, crate::verify(&path).is_err())
+        };
+        type Damage = Box<dyn Fn(&mut Vec<u8>)>;
+        let cases: Vec<(&str, Damage)> = vec![
+            (
+                "payload garbled",
+                Box::new(|b: &mut Vec<u8>| b[12..40].fill(0xAA)),
+            ),
+            (
+                "frame cut short",
+                Box::new(move |b: &mut Vec<u8>| b.truncate(8 + size / 2)),
+            ),
+            (
+                "size past the end",
+                Box::new(|b: &mut Vec<u8>| b[4..8].copy_from_slice(&u32::MAX.to_le_bytes())),
+            ),
+            (
+                "dictionary swapped for raw bytes",
+                Box::new(move |b: &mut Vec<u8>| {
+                    b.splice(8..8 + size, std::iter::repeat_n(b'x', size));
+                }),
+            ),
+        ];
+        for (what, f) in cases {
+            let (err, verify_failed) = damaged(&*f);
+            assert!(verify_failed, "{what}: verify");
+            assert!(
+                matches!(
+                    err,
+                    Error::ZstdDictionary { offset: 0, .. } | Error::Zstd { .. }
+                ),
+                "{what}: {err}"
+            );
+        }
+    }
+
     #[test]
     fn empty_group_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
@@ -761,6 +1249,7 @@ mod tests {
             name: String::new(),
             written_back: 0,
             released: 0,
+            held: None,
         };
         let err = append(&mut open, b"abc").unwrap_err();
         assert!(

@@ -497,14 +497,26 @@ async fn dedup_from_a_cdx_file_and_a_folder_of_warcs() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn zstd_warcs_read_verify_index_and_recompress() {
+    zstd_job("[warc]\ncompression = \"zstd\"\n", false).await;
+}
+
+/// `zstd_dictionary = true`: the same, with a dictionary trained from the crawl's first records at the start
+/// of each file; `trawl warc recompress` back to `.warc.zst` trains one again, and every record survives.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn zstd_dictionary_warcs_read_verify_index_and_recompress() {
+    zstd_job(
+        "[warc]\ncompression = \"zstd\"\nzstd_dictionary = true\n",
+        true,
+    )
+    .await;
+}
+
+/// Crawls the self-test site with `settings` and checks its `.warc.zst` files (beginning with a dictionary
+/// frame when `dictionary`) with `verify`, `ls`, their indexes and `recompress` to gzip and back.
+async fn zstd_job(settings: &str, dictionary: bool) {
     let site = trawl::selftest::site::start().await.unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let cfg = config(
-        dir.path(),
-        "z",
-        &site.seed(),
-        "[warc]\ncompression = \"zstd\"\n",
-    );
+    let cfg = config(dir.path(), "z", &site.seed(), settings);
     let job = dir.path().join("job");
     common::crawl_quickly(&cfg, &job).await;
     let files = common::warc_files(&job);
@@ -528,6 +540,15 @@ async fn zstd_warcs_read_verify_index_and_recompress() {
         String::from_utf8_lossy(&verified.stdout)
     );
     for f in &files {
+        let magic = &std::fs::read(f).unwrap()[..4];
+        let want: &[u8] = if dictionary {
+            &[0x5D, 0x2A, 0x4D, 0x18]
+        } else {
+            &[0x28, 0xB5, 0x2F, 0xFD]
+        };
+        assert_eq!(magic, want, "{}", f.display());
+        let ls = trawl(&["warc".as_ref(), "ls".as_ref(), f.as_os_str()]);
+        assert!(ls.status.success() && !ls.stdout.is_empty());
         // The index beside the file matches one built by reading it.
         let name = f.file_name().unwrap().to_string_lossy().into_owned();
         let mut lines = trawl_warc::index_file(f, &name).unwrap();
@@ -555,12 +576,28 @@ async fn zstd_warcs_read_verify_index_and_recompress() {
         for (x, y) in a.iter().zip(&b) {
             assert_eq!((&x.header, &x.block), (&y.header, &y.block));
         }
+        // And back to zstd, with a dictionary trained from the records.
+        let again = dir.path().join(format!("again-{name}"));
+        let out = trawl(&[
+            "warc".as_ref(),
+            "recompress".as_ref(),
+            gz.as_os_str(),
+            again.as_os_str(),
+        ]);
+        assert!(out.status.success());
+        let c = records(&again);
+        assert_eq!(a.len(), c.len());
+        for (x, y) in a.iter().zip(&c) {
+            assert_eq!((&x.header, &x.block), (&y.header, &y.block));
+        }
+        let verified = trawl(&["warc".as_ref(), "verify".as_ref(), again.as_os_str()]);
+        assert!(verified.status.success());
     }
     let zst: u64 = files
         .iter()
         .map(|f| std::fs::metadata(f).unwrap().len())
         .sum();
-    println!("zstd job: {zst} bytes of WARC");
+    println!("zstd job ({settings:?}): {zst} bytes of WARC");
 }
 
 /// `conditional_recrawl`: a recrawl sends each page's earlier `ETag` back; unchanged pages answer `304` and

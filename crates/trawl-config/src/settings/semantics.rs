@@ -352,6 +352,14 @@ impl CrawlConfig {
                 format!("warc.gzip_level = {} must be 1 to 9", self.warc.gzip_level),
             ));
         }
+        if self.warc.zstd_dictionary && self.warc.compression != super::Compression::Zstd {
+            out.push((
+                "warc.zstd_dictionary".into(),
+                "warc.zstd_dictionary = true needs warc.compression = \"zstd\" (a dictionary is for zstd \
+                 frames only)"
+                    .into(),
+            ));
+        }
         out
     }
 

@@ -53,6 +53,7 @@ impl WarcSink {
             Compression::Zstd => trawl_warc::Compression::Zstd,
         };
         cfg.gzip_level = config.gzip_level;
+        cfg.zstd_dictionary = config.zstd_dictionary;
         cfg.warcinfo_fields = warcinfo;
         let writer = Writer::new(cfg)?;
         Ok(WarcSink {

@@ -1,0 +1,306 @@
+//! [`ZstdDictionary`]: the dictionary of a `.warc.zst` file, trained from its first records and stored at its
+//! start in a zstd skippable frame (magic `0x184D2A5D`), as the IIPC warc-zstd proposal describes. Every record
+//! after it is one zstd frame compressed with it, so a record still decodes from its offset alone, given the
+//! dictionary.
+
+use std::io;
+
+/// The magic number of a warc-zstd dictionary frame (a zstd skippable frame), little-endian on disk.
+pub(crate) const DICTIONARY_FRAME_MAGIC: u32 = 0x184D_2A5D;
+/// The magic of a zstd frame, little-endian on disk.
+const ZSTD_FRAME_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
+/// The magic of a trained (not raw-content) zstd dictionary, little-endian on disk.
+const DICTIONARY_MAGIC: [u8; 4] = [0x37, 0xA4, 0x30, 0xEC];
+
+/// The largest dictionary trained: zstd's own default (`zstd --train`, 110 KiB). Smaller ones lose ratio on
+/// pages of a few KB; larger ones cost memory in every reader and writer for little.
+pub const DICTIONARY_MAX_BYTES: usize = 110 << 10;
+/// How much of a crawl's first records a dictionary is trained from, in bytes: about 40 times
+/// [`DICTIONARY_MAX_BYTES`] (zstd suggests 100 times; 4 MiB keeps training under a second and the records
+/// held back meanwhile small).
+pub const SAMPLE_BYTES: usize = 4 << 20;
+/// …or this many records, whichever comes first.
+pub const SAMPLE_RECORDS: usize = 3000;
+/// Fewer sample records than this make no useful dictionary: the file is written without one.
+const MIN_SAMPLES: usize = 8;
+
+/// A zstd dictionary for the records of `.warc.zst` files.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ZstdDictionary {
+    bytes: Vec<u8>,
+}
+
+impl std::fmt::Debug for ZstdDictionary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ZstdDictionary")
+            .field("id", &self.id())
+            .field("len", &self.bytes.len())
+            .finish()
+    }
+}
+
+impl ZstdDictionary {
+    /// Trains a dictionary of at most [`DICTIONARY_MAX_BYTES`] from `samples` (serialized records). `None`
+    /// when they are too few or too small for zstd to make one: the caller writes without a dictionary.
+    pub fn train<S: AsRef<[u8]>>(samples: &[S]) -> Option<ZstdDictionary> {
+        if samples.len() < MIN_SAMPLES {
+            return None;
+        }
+        let bytes = zstd::dict::from_samples(samples, DICTIONARY_MAX_BYTES).ok()?;
+        ZstdDictionary::from_bytes(bytes).ok()
+    }
+
+    /// A dictionary from its bytes: a trained zstd dictionary (magic `37 A4 30 EC`) that zstd accepts, or
+    /// any other bytes, which zstd takes as raw content. Errors say what is wrong with it.
+    pub fn from_bytes(bytes: Vec<u8>) -> Result<ZstdDictionary, DictionaryProblem> {
+        if bytes.is_empty() {
+            return Err(DictionaryProblem::Empty);
+        }
+        // zstd parses a trained dictionary's entropy tables here, and refuses damaged ones.
+        let mut dctx = zstd::zstd_safe::DCtx::create();
+        if dctx.load_dictionary(&bytes).is_err()
+            || (bytes.starts_with(&DICTIONARY_MAGIC)
+                && zstd::zstd_safe::DDict::try_create(&bytes).is_none())
+        {
+            return Err(DictionaryProblem::Unusable);
+        }
+        Ok(ZstdDictionary { bytes })
+    }
+
+    /// The dictionary's bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The dictionary ID a trained dictionary carries (and each frame compressed with it repeats); 0 for raw
+    /// content.
+    pub fn id(&self) -> u32 {
+        match self.bytes.get(..8) {
+            Some(head) if head.starts_with(&DICTIONARY_MAGIC) => {
+                u32::from_le_bytes([head[4], head[5], head[6], head[7]])
+            }
+            _ => 0,
+        }
+    }
+
+    /// The dictionary frame that begins a file: a skippable frame holding the dictionary, itself
+    /// zstd-compressed (level 19, once per file) when that is smaller.
+    pub fn frame(&self) -> Vec<u8> {
+        let compressed = zstd::bulk::compress(&self.bytes, 19)
+            .ok()
+            .filter(|c| c.len() < self.bytes.len());
+        let payload = compressed.as_deref().unwrap_or(&self.bytes);
+        let mut frame = Vec::with_capacity(8 + payload.len());
+        frame.extend_from_slice(&DICTIONARY_FRAME_MAGIC.to_le_bytes());
+        let len = u32::try_from(payload.len()).expect("a dictionary is far below 4 GiB");
+        frame.extend_from_slice(&len.to_le_bytes());
+        frame.extend_from_slice(payload);
+        frame
+    }
+}
+
+/// What is wrong with a dictionary frame.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DictionaryProblem {
+    /// The frame ends before the length its header gives.
+    #[error("is cut short: its header gives {want} bytes, the file has {have} more")]
+    Truncated {
+        /// The length the frame's header gives (for a header cut short, 8).
+        want: u64,
+        /// The bytes there are.
+        have: u64,
+    },
+    /// The frame holds nothing.
+    #[error("is empty")]
+    Empty,
+    /// The dictionary (or what it decompresses to) is larger than the reader's limit.
+    #[error("holds a dictionary larger than the limit of {limit} bytes")]
+    TooLarge {
+        /// The limit.
+        limit: u64,
+    },
+    /// The frame's payload starts like a zstd frame but does not decompress.
+    #[error("holds a compressed dictionary that does not decompress: {0}")]
+    Compressed(String),
+    /// zstd refuses the dictionary (damaged entropy tables).
+    #[error("holds a zstd dictionary that zstd refuses (damaged)")]
+    Unusable,
+}
+
+/// The dictionary in the payload of a dictionary frame: as it is, or decompressed when it is a zstd frame
+/// (at most `limit` bytes either way).
+pub(crate) fn parse_payload(
+    payload: &[u8],
+    limit: u64,
+) -> Result<ZstdDictionary, DictionaryProblem> {
+    if payload.is_empty() {
+        return Err(DictionaryProblem::Empty);
+    }
+    let bytes = if payload.starts_with(&ZSTD_FRAME_MAGIC) {
+        let mut out = Vec::new();
+        let decoder = zstd::stream::read::Decoder::with_buffer(payload)
+            .map_err(|e| DictionaryProblem::Compressed(e.to_string()))?;
+        io::Read::read_to_end(
+            &mut io::Read::take(decoder.single_frame(), limit.saturating_add(1)),
+            &mut out,
+        )
+        .map_err(|e| DictionaryProblem::Compressed(e.to_string()))?;
+        out
+    } else {
+        payload.to_vec()
+    };
+    if bytes.len() as u64 > limit {
+        return Err(DictionaryProblem::TooLarge { limit });
+    }
+    ZstdDictionary::from_bytes(bytes)
+}
+
+/// The dictionary of a whole dictionary frame `frame` (header and payload): for tests and fuzzing of the frame
+/// reader without a file.
+pub fn parse_frame(frame: &[u8], limit: u64) -> Result<ZstdDictionary, DictionaryProblem> {
+    let Some(head) = frame.get(..8) else {
+        return Err(DictionaryProblem::Truncated {
+            want: 8,
+            have: frame.len() as u64,
+        });
+    };
+    debug_assert_eq!(head[..4], DICTIONARY_FRAME_MAGIC.to_le_bytes());
+    let want = u64::from(u32::from_le_bytes([head[4], head[5], head[6], head[7]]));
+    let rest = &frame[8..];
+    if want > limit {
+        return Err(DictionaryProblem::TooLarge { limit });
+    }
+    if (rest.len() as u64) < want {
+        return Err(DictionaryProblem::Truncated {
+            want,
+            have: rest.len() as u64,
+        });
+    }
+    parse_payload(&rest[..want as usize], limit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Records shaped like a crawl's: shared headers, varying bodies.
+    pub(crate) fn samples(n: usize) -> Vec<Vec<u8>> {
+        (0..n)
+            .map(|i| {
+                format!(
+                    "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://example.com/page/{i}\r\n\
+                     Content-Type: application/http; msgtype=response\r\n\r\nHTTP/1.1 200 OK\r\n\
+                     Server: nginx\r\nContent-Type: text/html\r\n\r\n<html><head><title>Page {i}</title>\
+                     </head><body><nav><a href=\"/\">Home</a><a href=\"/about\">About</a></nav>\
+                     <p>Article number {} about {}</p></body></html>\r\n\r\n",
+                    i * 7919 % 1000,
+                    ["rust", "warc", "crawling", "zstd"][i % 4]
+                )
+                .into_bytes()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn trains_frames_and_parses_back() {
+        let dict = ZstdDictionary::train(&samples(400)).expect("enough samples");
+        assert_ne!(dict.id(), 0, "a trained dictionary has an id");
+        let frame = dict.frame();
+        assert_eq!(frame[..4], [0x5D, 0x2A, 0x4D, 0x18]);
+        assert_eq!(parse_frame(&frame, 1 << 20).unwrap(), dict);
+        // Uncompressed payloads are read as well.
+        let mut raw = frame[..4].to_vec();
+        raw.extend_from_slice(&(dict.as_bytes().len() as u32).to_le_bytes());
+        raw.extend_from_slice(dict.as_bytes());
+        assert_eq!(parse_frame(&raw, 1 << 20).unwrap(), dict);
+        assert!(ZstdDictionary::train(&samples(3)).is_none(), "too few");
+    }
+
+    #[test]
+    fn damaged_frames_are_named_problems() {
+        let dict = ZstdDictionary::train(&samples(400)).unwrap();
+        let frame = dict.frame();
+        let mut bad_tables = dict.as_bytes().to_vec();
+        for b in &mut bad_tables[8..40] {
+            *b = 0xFF;
+        }
+        let cases: Vec<(Vec<u8>, DictionaryProblem)> = vec![
+            (
+                frame[..6].to_vec(),
+                DictionaryProblem::Truncated { want: 8, have: 6 },
+            ),
+            (
+                frame[..frame.len() - 1].to_vec(),
+                DictionaryProblem::Truncated {
+                    want: frame.len() as u64 - 8,
+                    have: frame.len() as u64 - 9,
+                },
+            ),
+            (
+                [&frame[..4], &[0, 0, 0, 0][..]].concat(),
+                DictionaryProblem::Empty,
+            ),
+            (
+                [
+                    &frame[..4],
+                    &5u32.to_le_bytes()[..],
+                    &[0x28, 0xB5, 0x2F, 0xFD, 0][..],
+                ]
+                .concat(),
+                DictionaryProblem::Compressed(String::new()),
+            ),
+            (
+                [
+                    &frame[..4],
+                    &(bad_tables.len() as u32).to_le_bytes()[..],
+                    &bad_tables[..],
+                ]
+                .concat(),
+                DictionaryProblem::Unusable,
+            ),
+        ];
+        for (input, want) in cases {
+            let got = parse_frame(&input, 1 << 20).unwrap_err();
+            match (&got, &want) {
+                (DictionaryProblem::Compressed(_), DictionaryProblem::Compressed(_)) => {}
+                _ => assert_eq!(got, want),
+            }
+        }
+        assert_eq!(
+            parse_frame(&frame, 100).unwrap_err(),
+            DictionaryProblem::TooLarge { limit: 100 }
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn random_frames_never_panic(payload in proptest::collection::vec(any::<u8>(), 0..300), zstd_head in any::<bool>(), dict_head in any::<bool>(), claimed in proptest::option::of(0u32..400)) {
+            let mut body = Vec::new();
+            if zstd_head { body.extend_from_slice(&ZSTD_FRAME_MAGIC); }
+            if dict_head { body.extend_from_slice(&DICTIONARY_MAGIC); }
+            body.extend_from_slice(&payload);
+            let len = claimed.unwrap_or(body.len() as u32);
+            let frame = [&DICTIONARY_FRAME_MAGIC.to_le_bytes()[..], &len.to_le_bytes()[..], &body[..]].concat();
+            let _ = parse_frame(&frame, 1 << 16).map(|d| d.frame());
+        }
+
+        #[test]
+        fn damaged_trained_dictionaries_never_panic(at in 0usize..2000, byte in any::<u8>(), cut in proptest::option::of(0usize..2000)) {
+            let dict = ZstdDictionary::train(&samples(200)).unwrap();
+            let mut bytes = dict.as_bytes().to_vec();
+            let at = at % bytes.len();
+            bytes[at] = byte;
+            if let Some(cut) = cut { bytes.truncate(cut); }
+            if let Ok(d) = ZstdDictionary::from_bytes(bytes) {
+                // Usable: it compresses and decompresses.
+                let plain = samples(1).remove(0);
+                let mut c = zstd::bulk::Compressor::with_dictionary(3, d.as_bytes()).unwrap();
+                let z = c.compress(&plain).unwrap();
+                let mut dc = zstd::bulk::Decompressor::with_dictionary(d.as_bytes()).unwrap();
+                prop_assert_eq!(dc.decompress(&z, plain.len()).unwrap(), plain);
+            }
+        }
+    }
+}
