@@ -21,6 +21,7 @@ pub mod job;
 mod journal;
 pub mod live;
 mod lock;
+pub mod login;
 pub mod package;
 pub mod report;
 pub mod stats;

@@ -24,6 +24,7 @@ mod css;
 pub mod decode;
 mod entities;
 pub mod feed;
+pub mod form;
 mod hop;
 mod html;
 pub mod pdf;
