@@ -237,6 +237,45 @@ mod tests {
     use crate::decide::{Decision, test_util::uri};
 
     #[test]
+    fn the_login_guard_comes_last_in_the_scope_and_the_before_fetch_gate() {
+        let config: CrawlConfig = toml::from_str(
+            "[[scope.rules]]\nrule = \"accept\"\n\
+             [[credentials]]\nkind = \"form\"\ndomain = \"a.org\"\npassword_env = \"P\"\n\
+             login_url = \"http://a.org/login\"\navoid = ['/private-area/']\n",
+        )
+        .unwrap();
+        let seeds = [Url::parse("http://a.org/").unwrap()];
+        let scope = Scope::from_config(&config, &seeds).unwrap();
+        assert_eq!(scope.sequence().labels().last(), Some("login_guard"));
+        for (u, want, rule) in [
+            ("http://a.org/logout", Decision::Reject, "login_guard"),
+            (
+                "http://a.org/private-area/x",
+                Decision::Reject,
+                "login_guard",
+            ),
+            ("http://a.org/page", Decision::Accept, "accept"),
+            ("http://b.org/logout", Decision::Accept, "accept"),
+        ] {
+            let v = scope.decide(&uri(u, "L"));
+            assert_eq!((v.decision, v.rule), (want, rule), "{u}");
+        }
+        let gates = Gates::from_config(&config, &seeds).unwrap();
+        let v = gates
+            .before_fetch
+            .decide_input(&DecideInput::new(&uri("http://a.org/logout", "")));
+        assert_eq!((v.decision, v.rule), (Decision::Reject, "login_guard"));
+        // No login anywhere: no guard.
+        let plain: CrawlConfig = toml::from_str("").unwrap();
+        assert!(
+            Scope::from_config(&plain, &seeds)
+                .unwrap()
+                .login_guard()
+                .is_none()
+        );
+    }
+
+    #[test]
     fn default_scope() {
         let seed = Url::parse("http://127.0.0.1:4000/").unwrap();
         let scope = Scope::default_for(&[seed], &ScopeConfig::default());

@@ -17,8 +17,8 @@ use trawl_fetch::{
     access::{
         Access,
         form::{
-            self as login_form, Answer, FormSignature, Outcome, Submission, USE_A_BROWSER,
-            Verdict, cookies_changed, decoded_body, is_html,
+            self as login_form, Answer, FormSignature, Outcome, Submission, USE_A_BROWSER, Verdict,
+            cookies_changed, decoded_body, is_html,
         },
     },
 };
@@ -132,7 +132,11 @@ pub async fn attempt(c: &Client<'_>, spec: &CredentialSpec) -> Attempt {
         }
         _ => Forms::default(),
     };
-    let page_status = page.result.as_ref().map(|r| r.status).map_err(ToString::to_string);
+    let page_status = page
+        .result
+        .as_ref()
+        .map(|r| r.status)
+        .map_err(ToString::to_string);
     attempt.exchanges.push(Exchange {
         step: Step::Page,
         method: "GET",
@@ -212,7 +216,9 @@ fn refuse_to_send(form: &Form, spec: &CredentialSpec) -> Option<Outcome> {
     if let Some(what) = &form.captcha {
         return Some(Outcome::failed(
             Verdict::Captcha,
-            format!("the login form has a CAPTCHA ({what}): trawl does not answer CAPTCHAs, so it was not submitted"),
+            format!(
+                "the login form has a CAPTCHA ({what}): trawl does not answer CAPTCHAs, so it was not submitted"
+            ),
             vec![USE_A_BROWSER.into()],
         ));
     }

@@ -606,8 +606,10 @@ pub fn read_forms(
     let s = state.clone();
     handlers.push(element!("[class], [data-sitekey]", move |el| {
         let mut st = s.borrow_mut();
-        let widget = class_has(el, &CAPTCHA_CLASSES)
-            .or_else(|| el.has_attribute("data-sitekey").then(|| "data-sitekey".into()));
+        let widget = class_has(el, &CAPTCHA_CLASSES).or_else(|| {
+            el.has_attribute("data-sitekey")
+                .then(|| "data-sitekey".into())
+        });
         if let Some(w) = widget {
             let owner = st.owner(attr(el, "form"));
             st.note_captcha(&owner, format!("a CAPTCHA widget ({w})"));
@@ -619,23 +621,23 @@ pub fn read_forms(
     {
         let s = state.clone();
         handlers.push(element!(selector, move |el| {
-                let mut st = s.borrow_mut();
-                if el.tag_name().eq_ignore_ascii_case("form") {
-                    // The form handler ran first for this element: it is the form open now.
-                    if let Some(i) = st.open
-                        && !st.forms.forms.iter().any(|f| f.selected)
-                    {
-                        st.forms.forms[i].selected = true;
-                    }
-                } else if !st.forms.forms.iter().any(|f| f.selected) {
-                    st.selecting = true;
-                    let s = s.clone();
-                    let _ = el.on_end_tag(end_tag!(move |_| {
-                        s.borrow_mut().selecting = false;
-                        Ok(())
-                    }));
+            let mut st = s.borrow_mut();
+            if el.tag_name().eq_ignore_ascii_case("form") {
+                // The form handler ran first for this element: it is the form open now.
+                if let Some(i) = st.open
+                    && !st.forms.forms.iter().any(|f| f.selected)
+                {
+                    st.forms.forms[i].selected = true;
                 }
-                Ok(())
+            } else if !st.forms.forms.iter().any(|f| f.selected) {
+                st.selecting = true;
+                let s = s.clone();
+                let _ = el.on_end_tag(end_tag!(move |_| {
+                    s.borrow_mut().selecting = false;
+                    Ok(())
+                }));
+            }
+            Ok(())
         }));
     }
     let s = state.clone();

@@ -756,3 +756,155 @@ fn trawl_login_tells_what_happened() {
         other.lock().unwrap().requests
     );
 }
+
+/// The members' site on Django (`tests/django/members.py`), run by the test virtualenv's Python; stopped
+/// when dropped.
+struct DjangoSite {
+    server: std::process::Child,
+    base: String,
+    state: PathBuf,
+}
+
+impl DjangoSite {
+    /// Starts the site with its data in `state`, or `None` when Django is not installed outside CI (see
+    /// `common::py_tool`; scripts/test.sh installs it).
+    fn start(state: &Path, password: &str) -> Option<DjangoSite> {
+        common::py_tool("django-admin")?;
+        let python = common::py_tool("python")?;
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/django/members.py");
+        std::fs::create_dir_all(state).unwrap();
+        let mut server = Command::new(python)
+            .arg(script)
+            .arg(state)
+            .arg(password)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::fs::File::create(state.join("server.log")).unwrap())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        let mut out = std::io::BufReader::new(server.stdout.take().unwrap());
+        std::io::BufRead::read_line(&mut out, &mut line).unwrap();
+        let port = line.trim().strip_prefix("ready ").unwrap_or_else(|| {
+            panic!(
+                "the Django site did not start: {line:?}\n{}",
+                std::fs::read_to_string(state.join("server.log")).unwrap_or_default()
+            )
+        });
+        Some(DjangoSite {
+            server,
+            base: format!("http://127.0.0.1:{port}"),
+            state: state.to_path_buf(),
+        })
+    }
+
+    /// The site's pages as they are now.
+    fn pages(&self) -> String {
+        let port = self.base.rsplit(':').next().unwrap().parse().unwrap();
+        let body = common::reqwest_like::Client::new(port)
+            .get("/_state")
+            .unwrap();
+        String::from_utf8(body).unwrap()
+    }
+
+    /// What the site's ways out recorded (sign-outs, deletions).
+    fn events(&self) -> String {
+        std::fs::read_to_string(self.state.join("events.log")).unwrap_or_default()
+    }
+}
+
+impl Drop for DjangoSite {
+    fn drop(&mut self) {
+        let _ = self.server.kill();
+        let _ = self.server.wait();
+    }
+}
+
+/// A real application: Django's LoginView (CSRF token and cookie) and member pages that need the login,
+/// each with a sign-out link and a delete link carrying the CSRF token. With nothing configured but the
+/// login page, the user name and the password: every member page archived logged in, no sign-out or delete
+/// requested, the site's pages as they were; `trawl login` says how it went.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_real_django_site_is_archived_logged_in_and_left_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(site) = DjangoSite::start(&dir.path().join("django"), "s3cret-Django") else {
+        return;
+    };
+    let base = site.base.clone();
+    let before = site.pages();
+    assert!(before.contains("Member page 5"), "{before}");
+    write(&dir.path().join("pw.txt"), "s3cret-Django\n");
+    let cfg = write(
+        &dir.path().join("django.toml"),
+        &format!(
+            "[seeds]\nurls = [\"{base}/members/\"]\n\
+             [[credentials]]\nkind = \"form\"\ndomain = \"127.0.0.1\"\nlogin_url = \"{base}/accounts/login/\"\n\
+             fields = {{ username = \"archivist\" }}\npassword_file = \"pw.txt\"\n"
+        ),
+    );
+    let (ok, said) = trawl_login(&cfg, &[], &[]);
+    println!("{said}");
+    assert!(ok, "{said}");
+    for want in [
+        "csrfmiddlewaretoken = \"",
+        "hidden, from the page",
+        "password = ********",
+        "not sent: remember (checkbox, not checked)",
+        "cookies set: csrftoken, sessionid",
+        "result       logged in: the login set cookie `csrftoken`, `sessionid`",
+    ] {
+        assert!(said.contains(want), "missing {want:?} in:\n{said}");
+    }
+    assert!(!said.contains("s3cret-Django"));
+
+    let job = dir.path().join("job");
+    common::crawl_quickly(&cfg, &job).await;
+    let log = common::crawl_log(&job);
+    let records = common::records(&job);
+    assert_eq!(site.events(), "", "a way out was taken");
+    assert_eq!(site.pages(), before, "the site changed");
+    assert_eq!(
+        log.iter().filter(|l| l.has_annotation("login:ok")).count(),
+        1,
+        "{log:?}"
+    );
+    for n in 1..=5 {
+        let uri = format!("{base}/members/p{n}/");
+        let statuses: Vec<i32> = log
+            .iter()
+            .filter(|l| l.uri == uri)
+            .map(|l| l.status)
+            .collect();
+        assert_eq!(statuses, [200], "{uri}: {log:?}");
+        let rec = records
+            .iter()
+            .find(|r| {
+                r.get("WARC-Type") == Some("response") && r.get("WARC-Target-URI") == Some(&uri)
+            })
+            .unwrap();
+        let page = String::from_utf8_lossy(&rec.block);
+        assert!(
+            page.contains(&format!("Secret text {n}.")) && page.contains("Logged in as archivist"),
+            "{uri}: {page}"
+        );
+    }
+    let refused: Vec<&str> = log
+        .iter()
+        .filter(|l| l.has_annotation("reject:login_guard"))
+        .map(|l| l.uri.as_str())
+        .collect();
+    assert!(
+        refused.contains(&format!("{base}/accounts/signout/").as_str()),
+        "{refused:?}"
+    );
+    assert!(
+        refused
+            .iter()
+            .filter(|u| u.contains("/members/delete/"))
+            .count()
+            >= 5,
+        "{refused:?}"
+    );
+    for f in common::warc_files(&job) {
+        common::warcio_check(&f);
+    }
+}

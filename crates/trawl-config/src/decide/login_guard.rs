@@ -140,7 +140,11 @@ impl LoginGuard {
 
     /// Why `url` must not be fetched while its host has a login, or `None` when it may be.
     pub fn refuses(&self, url: &Url) -> Option<&'static str> {
-        let mut applies = self.guarded.iter().filter(|g| g.hosts.contain(url)).peekable();
+        let mut applies = self
+            .guarded
+            .iter()
+            .filter(|g| g.hosts.contain(url))
+            .peekable();
         applies.peek()?;
         let mut builtin = None;
         for g in applies {
@@ -303,8 +307,14 @@ mod tests {
         }
         // Other hosts are not guarded; a cookies file's domain is, with its subdomains.
         assert_eq!(refused(&g, "http://other.org/logout"), None);
-        assert_eq!(refused(&g, "http://www.cookies.example/logout"), Some("sign-out"));
-        assert_eq!(refused(&g, "http://cookies.example/logout"), Some("sign-out"));
+        assert_eq!(
+            refused(&g, "http://www.cookies.example/logout"),
+            Some("sign-out")
+        );
+        assert_eq!(
+            refused(&g, "http://cookies.example/logout"),
+            Some("sign-out")
+        );
         assert_eq!(refused(&g, "http://xcookies.example/logout"), None);
     }
 

@@ -456,7 +456,9 @@ mod tests {
             "kind = \"form\"\ndomain = \"a.org\"\npassword_env = \"P\"\nlogin_url = \"http://a.org/login\"\n",
         );
         assert!(c.problems().is_empty(), "{:?}", c.problems());
-        let c = spec("kind = \"basic\"\ndomain = \"a.org\"\nuser = \"u\"\npassword_env = \"P\"\navoid = [\"x\"]\n");
+        let c = spec(
+            "kind = \"basic\"\ndomain = \"a.org\"\nuser = \"u\"\npassword_env = \"P\"\navoid = [\"x\"]\n",
+        );
         assert_eq!(c.problems()[0].0, "avoid");
         assert!(
             !format!("{c:?}").contains("\"p\""),

@@ -56,11 +56,7 @@ pub(super) async fn ensure(
         return Some(s.generation);
     }
     let scope = p.settings().scope.clone();
-    let refuses = move |u: &url::Url| {
-        scope
-            .login_guard()
-            .is_some_and(|g| g.refuses(u).is_some())
-    };
+    let refuses = move |u: &url::Url| scope.login_guard().is_some_and(|g| g.refuses(u).is_some());
     let client = login::Client {
         fetcher: &p.fetcher,
         access: &p.access,

@@ -67,7 +67,12 @@ fn a_selector_picks_the_form() {
         forms.login_form(true).unwrap().id.as_deref(),
         Some("loginform")
     );
-    let forms = read_forms(WP_LOGIN.as_bytes(), None, &page, Some("form[name=lostpasswordform]"));
+    let forms = read_forms(
+        WP_LOGIN.as_bytes(),
+        None,
+        &page,
+        Some("form[name=lostpasswordform]"),
+    );
     assert_eq!(
         forms.login_form(true).unwrap().action.as_str(),
         "http://a.org/login?action=lostpassword"
@@ -140,7 +145,8 @@ line &lt;1&gt;</textarea>
 #[test]
 fn what_needs_a_browser_shows() {
     // A login put together by JavaScript: a password input and no form.
-    let spa = r#"<div id="app"><input type="password" id="p"></div><script src="/app.js"></script>"#;
+    let spa =
+        r#"<div id="app"><input type="password" id="p"></div><script src="/app.js"></script>"#;
     let forms = read_forms(spa.as_bytes(), None, &url("http://a.org/login"), None);
     assert!(forms.login_form(false).is_none());
     assert_eq!((forms.loose_password_inputs, forms.scripts), (1, 1));
@@ -150,25 +156,38 @@ fn what_needs_a_browser_shows() {
       <div class="g-recaptcha" data-sitekey="k"></div></form>"#;
     let forms = read_forms(captcha.as_bytes(), None, &url("http://a.org/login"), None);
     let f = forms.login_form(false).unwrap();
-    assert!(f.captcha.as_deref().unwrap().contains("g-recaptcha"), "{f:?}");
+    assert!(
+        f.captcha.as_deref().unwrap().contains("g-recaptcha"),
+        "{f:?}"
+    );
     assert!(forms.captcha.as_deref().unwrap().contains("reCAPTCHA"));
     // A sign-up form (two password inputs) is not taken for the login form.
     let two = r#"<form id="signup"><input type="password" name="a"><input type="password" name="b"></form>
       <form id="login" method="post"><input type="password" name="p"></form>"#;
     let forms = read_forms(two.as_bytes(), None, &url("http://a.org/"), None);
-    assert_eq!(forms.login_form(false).unwrap().id.as_deref(), Some("login"));
+    assert_eq!(
+        forms.login_form(false).unwrap().id.as_deref(),
+        Some("login")
+    );
 }
 
 #[test]
 fn another_charset_and_broken_markup() {
     // windows-1252 bytes: the value comes out as text.
-    let mut page = b"<meta charset=windows-1252><form method=post><input type=hidden name=n value=\"caf".to_vec();
+    let mut page =
+        b"<meta charset=windows-1252><form method=post><input type=hidden name=n value=\"caf"
+            .to_vec();
     page.push(0xE9);
     page.extend_from_slice(b"\"><input type=password name=p>");
     let forms = read_forms(&page, None, &url("http://a.org/"), None);
     let f = forms.login_form(false).unwrap();
     assert_eq!(f.entries()[0].1, "café");
     // Garbage reads as no form, never a panic.
-    let forms = read_forms(b"<form <<< \x00\xff <input", None, &url("http://a.org/"), None);
+    let forms = read_forms(
+        b"<form <<< \x00\xff <input",
+        None,
+        &url("http://a.org/"),
+        None,
+    );
     assert!(forms.login_form(false).is_none());
 }

@@ -70,9 +70,8 @@ pub fn without_query(url: &Url) -> Url {
 /// Whether two URLs name the same page, whatever their queries and scheme (`http` and `https` alike).
 pub fn same_place(a: &Url, b: &Url) -> bool {
     a.host_str() == b.host_str()
-        && a.port_or_known_default().is_some_and(|p| {
-            Some(p) == b.port_or_known_default() || a.scheme() != b.scheme()
-        })
+        && a.port_or_known_default()
+            .is_some_and(|p| Some(p) == b.port_or_known_default() || a.scheme() != b.scheme())
         && a.path() == b.path()
 }
 
@@ -160,7 +159,8 @@ impl Submission {
             .filter_map(|c| {
                 if c.disabled {
                     Some(format!("{} ({}, disabled)", c.name, c.kind.as_str()))
-                } else if matches!(c.kind, ControlKind::Checkbox | ControlKind::Radio) && !c.checked {
+                } else if matches!(c.kind, ControlKind::Checkbox | ControlKind::Radio) && !c.checked
+                {
                     Some(format!("{} ({}, not checked)", c.name, c.kind.as_str()))
                 } else {
                     None
@@ -173,12 +173,7 @@ impl Submission {
             })
             .collect();
         let known = |name: &str| form.controls.iter().any(|c| c.name == name);
-        let missing = spec
-            .fields
-            .keys()
-            .filter(|k| !known(k))
-            .cloned()
-            .collect();
+        let missing = spec.fields.keys().filter(|k| !known(k)).cloned().collect();
         for (name, value) in &spec.fields {
             put(&mut entries, name, value, Source::Fields);
         }
@@ -215,7 +210,12 @@ impl Submission {
                 source: Source::Fields,
             })
             .collect();
-        put(&mut entries, spec.password_field(), password, Source::Password);
+        put(
+            &mut entries,
+            spec.password_field(),
+            password,
+            Source::Password,
+        );
         Submission {
             action: login_url.clone(),
             enctype: Enctype::UrlEncoded,
@@ -338,9 +338,7 @@ pub fn cookies_changed<'a>(
         let cleared = c.value().is_empty()
             || c.max_age().is_some_and(|m| m.is_zero() || m.is_negative())
             || c.expires_datetime().is_some_and(|t| t <= now);
-        let same = before
-            .iter()
-            .any(|(n, v)| n == c.name() && v == c.value());
+        let same = before.iter().any(|(n, v)| n == c.name() && v == c.value());
         if !cleared && !same && !out.iter().any(|n| n == c.name()) {
             out.push(c.name().to_string());
         }
@@ -361,9 +359,7 @@ pub fn cookie_names(headers: &http::HeaderMap) -> Vec<String> {
 
 /// A response body with its content coding removed (bounded), for reading forms and signs in it.
 pub fn decoded_body<'a>(headers: &http::HeaderMap, body: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
-    let coding = headers
-        .get(CONTENT_ENCODING)
-        .and_then(|v| v.to_str().ok());
+    let coding = headers.get(CONTENT_ENCODING).and_then(|v| v.to_str().ok());
     let limits = trawl_extract::decode::DecodeLimits {
         max_bytes: 16 << 20,
         max_ratio: 200,
@@ -385,7 +381,12 @@ pub fn is_html(headers: &http::HeaderMap) -> bool {
 
 /// The forms of a response from `url` (none when it is not HTML or has no password input at all: most
 /// pages are read no further).
-pub fn page_forms(url: &Url, headers: &http::HeaderMap, body: &[u8], selector: Option<&str>) -> Forms {
+pub fn page_forms(
+    url: &Url,
+    headers: &http::HeaderMap,
+    body: &[u8],
+    selector: Option<&str>,
+) -> Forms {
     if !is_html(headers) {
         return Forms::default();
     }
@@ -526,15 +527,15 @@ pub fn judge(
                 format!("success = {{ cookie = {name:?} }}"),
             ),
             LoginSuccess::RedirectTo(prefix) => (
-                answers.iter().any(|a| {
-                    login_worked(sign, a.url, a.status, a.location, b"", |_| false)
-                }),
+                answers
+                    .iter()
+                    .any(|a| login_worked(sign, a.url, a.status, a.location, b"", |_| false)),
                 format!("success = {{ redirect_to = {prefix:?} }}"),
             ),
             LoginSuccess::Text(text) => (
-                answers.iter().any(|a| {
-                    login_worked(sign, a.url, a.status, None, a.body, |_| false)
-                }),
+                answers
+                    .iter()
+                    .any(|a| login_worked(sign, a.url, a.status, None, a.body, |_| false)),
                 format!("success = {{ text = {text:?} }}"),
             ),
         };

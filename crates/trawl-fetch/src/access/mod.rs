@@ -22,8 +22,8 @@ use url::Url;
 
 pub use self::cookies::Jars;
 pub use self::cookies::{COOKIES_FILE, CookiesFileError};
-pub use self::form::{login_worked, sign_shows};
 use self::form::FormSignature;
+pub use self::form::{login_worked, sign_shows};
 use trawl_config::settings::{CrawlConfig, CredentialKind, CredentialSpec, access::SecretError};
 
 /// Why the access settings could not be put to use when the crawl started.

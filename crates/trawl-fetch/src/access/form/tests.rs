@@ -49,9 +49,17 @@ fn the_page_then_fields_then_the_password() {
     // password_field names another field.
     let s = Submission::from_form(&form(), &spec("password_field = \"pw2\"\n"), "p");
     assert!(s.entries.iter().any(|e| e.name == "pw2" && e.value == "p"));
-    assert!(s.entries.iter().any(|e| e.name == "pass" && e.value.is_empty()));
+    assert!(
+        s.entries
+            .iter()
+            .any(|e| e.name == "pass" && e.value.is_empty())
+    );
     // A page without a form: the configured fields and the password, to login_url.
-    let s = Submission::without_form(&url("http://a.org/login"), &spec("fields = { u = \"me\" }\n"), "p");
+    let s = Submission::without_form(
+        &url("http://a.org/login"),
+        &spec("fields = { u = \"me\" }\n"),
+        "p",
+    );
     assert_eq!(String::from_utf8(s.body().0).unwrap(), "u=me&password=p");
 }
 
@@ -60,12 +68,20 @@ fn multipart_and_text_plain() {
     let mut s = Submission::from_form(&form(), &spec(""), "p");
     s.enctype = Enctype::Multipart;
     let (body, ctype) = s.body();
-    let boundary = ctype.strip_prefix("multipart/form-data; boundary=").unwrap();
+    let boundary = ctype
+        .strip_prefix("multipart/form-data; boundary=")
+        .unwrap();
     let text = String::from_utf8(body).unwrap();
-    assert!(text.starts_with(&format!("--{boundary}\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\nt0k\r\n")));
+    assert!(text.starts_with(&format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\nt0k\r\n"
+    )));
     assert!(text.ends_with(&format!("--{boundary}--\r\n")));
     s.enctype = Enctype::TextPlain;
-    assert!(String::from_utf8(s.body().0).unwrap().starts_with("csrf=t0k\r\nuser=\r\n"));
+    assert!(
+        String::from_utf8(s.body().0)
+            .unwrap()
+            .starts_with("csrf=t0k\r\nuser=\r\n")
+    );
 }
 
 #[test]
@@ -78,7 +94,10 @@ fn cookies_set_or_changed() {
         "old=x; Expires=Thu, 01 Jan 1970 00:00:00 GMT",
         "csrftoken=rotated",
     ];
-    assert_eq!(cookies_changed(&before, set.into_iter()), ["session", "csrftoken"]);
+    assert_eq!(
+        cookies_changed(&before, set.into_iter()),
+        ["session", "csrftoken"]
+    );
 }
 
 fn answer<'a>(u: &'a Url, status: u16, body: &'a [u8], shows_form: bool) -> Answer<'a> {
@@ -101,16 +120,31 @@ fn judged_by_default_signs() {
     let ok = judge(
         &sp,
         &s,
-        &[answer(&u, 302, b"", false), answer(&home, 200, b"hi", false)],
+        &[
+            answer(&u, 302, b"", false),
+            answer(&home, 200, b"hi", false),
+        ],
         &["session".to_string()],
         no,
     );
     assert!(ok.ok(), "{ok:?}");
-    assert!(ok.sign.contains("`session`") && ok.sign.contains("/home"), "{}", ok.sign);
+    assert!(
+        ok.sign.contains("`session`") && ok.sign.contains("/home"),
+        "{}",
+        ok.sign
+    );
     let again = judge(&sp, &s, &[answer(&u, 200, b"", true)], &[], no);
     assert_eq!(again.verdict, Verdict::Failed);
-    assert!(again.sign.contains("shows the login form again"), "{}", again.sign);
-    assert!(again.advice.iter().any(|a| a.contains("`pass`")), "{:?}", again.advice);
+    assert!(
+        again.sign.contains("shows the login form again"),
+        "{}",
+        again.sign
+    );
+    assert!(
+        again.advice.iter().any(|a| a.contains("`pass`")),
+        "{:?}",
+        again.advice
+    );
     let csrf = judge(&sp, &s, &[answer(&u, 403, b"", false)], &[], no);
     assert_eq!(csrf.sign, "the answer was 403");
     assert!(csrf.advice[0].contains("CSRF"), "{:?}", csrf.advice);
@@ -119,7 +153,11 @@ fn judged_by_default_signs() {
     // A field the form lacks is named, with the form's own fields.
     let s2 = Submission::from_form(&form(), &spec("fields = { username = \"me\" }\n"), "p");
     let wrong = judge(&sp, &s2, &[answer(&u, 200, b"", true)], &[], no);
-    assert!(wrong.advice[0].contains("no field `username`") && wrong.advice[0].contains("`user`"), "{:?}", wrong.advice);
+    assert!(
+        wrong.advice[0].contains("no field `username`") && wrong.advice[0].contains("`user`"),
+        "{:?}",
+        wrong.advice
+    );
 }
 
 #[test]
@@ -128,8 +166,26 @@ fn explicit_signs_still_win() {
     let u = url("http://a.org/session");
     let sp = spec("success = { text = \"Sign out\" }\n");
     // The form shown again does not matter: the text decides.
-    assert!(judge(&sp, &s, &[answer(&u, 200, b"<a>Sign out</a>", true)], &[], |_| false).ok());
-    assert!(!judge(&sp, &s, &[answer(&u, 200, b"Welcome", false)], &["x".into()], |_| false).ok());
+    assert!(
+        judge(
+            &sp,
+            &s,
+            &[answer(&u, 200, b"<a>Sign out</a>", true)],
+            &[],
+            |_| false
+        )
+        .ok()
+    );
+    assert!(
+        !judge(
+            &sp,
+            &s,
+            &[answer(&u, 200, b"Welcome", false)],
+            &["x".into()],
+            |_| false
+        )
+        .ok()
+    );
     let sp = spec("success = { cookie = \"sid\" }\n");
     assert!(judge(&sp, &s, &[answer(&u, 200, b"", false)], &[], |n| n == "sid").ok());
     let sp = spec("success = { redirect_to = \"http://a.org/home\" }\n");
@@ -141,7 +197,14 @@ fn explicit_signs_still_win() {
     // The signs as such.
     let login = url("http://a.org/login");
     let redirect = LoginSuccess::RedirectTo("http://a.org/home".into());
-    assert!(login_worked(&redirect, &login, 302, Some("/home?x"), b"", |_| false));
+    assert!(login_worked(
+        &redirect,
+        &login,
+        302,
+        Some("/home?x"),
+        b"",
+        |_| false
+    ));
     let out = LoggedOut::Text("Sign in".into());
     assert!(sign_shows(&out, &login, 200, None, b"<b>Sign in</b>"));
     assert!(!sign_shows(&out, &login, 200, None, b"hello"));
@@ -160,18 +223,59 @@ fn a_lost_session_shows_without_configuration() {
     assert!(!shows_logged_out(&sp, &login, &sig, &page, 302, &h, b""));
     let mut h = http::HeaderMap::new();
     h.insert(CONTENT_TYPE, "text/html".parse().unwrap());
-    assert!(shows_logged_out(&sp, &login, &sig, &page, 200, &h, PAGE.as_bytes()));
-    assert!(!shows_logged_out(&sp, &login, &sig, &page, 200, &h, b"<p>Members only</p>"));
+    assert!(shows_logged_out(
+        &sp,
+        &login,
+        &sig,
+        &page,
+        200,
+        &h,
+        PAGE.as_bytes()
+    ));
+    assert!(!shows_logged_out(
+        &sp,
+        &login,
+        &sig,
+        &page,
+        200,
+        &h,
+        b"<p>Members only</p>"
+    ));
     // A change-password form is not the login form.
-    let change = br#"<form action="/account/password" method="post"><input type="password" name="old">
+    let change =
+        br#"<form action="/account/password" method="post"><input type="password" name="old">
         <input type="password" name="new"></form>"#;
     assert!(!shows_logged_out(&sp, &login, &sig, &page, 200, &h, change));
     // Not HTML: not read.
     h.insert(CONTENT_TYPE, "image/png".parse().unwrap());
-    assert!(!shows_logged_out(&sp, &login, &sig, &page, 200, &h, PAGE.as_bytes()));
+    assert!(!shows_logged_out(
+        &sp,
+        &login,
+        &sig,
+        &page,
+        200,
+        &h,
+        PAGE.as_bytes()
+    ));
     // An explicit sign wins.
     let sp = spec("logged_out = { text = \"Please log in\" }\n");
     h.insert(CONTENT_TYPE, "text/html".parse().unwrap());
-    assert!(!shows_logged_out(&sp, &login, &sig, &page, 200, &h, PAGE.as_bytes()));
-    assert!(shows_logged_out(&sp, &login, &sig, &page, 200, &h, b"Please log in"));
+    assert!(!shows_logged_out(
+        &sp,
+        &login,
+        &sig,
+        &page,
+        200,
+        &h,
+        PAGE.as_bytes()
+    ));
+    assert!(shows_logged_out(
+        &sp,
+        &login,
+        &sig,
+        &page,
+        200,
+        &h,
+        b"Please log in"
+    ));
 }
