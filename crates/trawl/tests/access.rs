@@ -314,7 +314,11 @@ async fn cookies_basic_digest_and_form_logins() {
         })
         .unwrap();
     assert!(login_request.block.starts_with(b"POST /login HTTP/1.1"));
-    assert!(login_request.block.ends_with(b"username=archivist&password=letmein"));
+    assert!(
+        login_request
+            .block
+            .ends_with(b"username=archivist&password=letmein")
+    );
     // The second host, linked from a protected page, never saw a credential or the first host's cookies.
     let seen2 = seen2.lock().unwrap();
     assert!(seen2.requests.iter().any(|(p, _)| p == "/from-protected"));

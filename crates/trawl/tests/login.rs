@@ -178,8 +178,8 @@ async fn wordpress(State(site): State<Shared>, req: Request) -> Response {
             s.trashed.push(query.clone());
             html("Comment approved.")
         }
-        (Method::GET, "/wp-admin/post-new.php") => {
-            s.trashed.push("a new draft".into());
+        (Method::GET, "/wp-admin/post-new.php" | "/wp-admin/customize.php") => {
+            s.trashed.push(format!("a new draft by {path}"));
             html("New post")
         }
         (Method::GET, "/wp-admin/post.php") if logged_in => html("Edit post"),
@@ -195,6 +195,7 @@ async fn wordpress(State(site): State<Shared>, req: Request) -> Response {
             html(&format!(
                 "<div id=\"wpadminbar\"><a href=\"/wp-admin/\">Dashboard</a>\
                  <a href=\"/wp-admin/post-new.php\">New</a>\
+                 <a href=\"/wp-admin/customize.php?url=%2F%3Fp%3D{n}\">Customize</a>\
                  <a class=\"ab-item\" href=\"/wp-login.php?action=logout&amp;_wpnonce=3f2a9c\">Log Out</a></div>\
                  <article><h1>Private post {n}</h1><p>Only members read post {n}.</p></article>\
                  <a href=\"/wp-admin/post.php?post={n}&amp;action=edit\">Edit</a>\
@@ -266,7 +267,10 @@ async fn a_wordpress_style_login_and_its_ways_out() {
     assert!(s.trashed.is_empty(), "the site changed: {:?}", s.trashed);
     for r in &s.requests {
         assert!(
-            !r.contains("logout") && !r.contains("_wpnonce") && !r.contains("post-new"),
+            !r.contains("logout")
+                && !r.contains("_wpnonce")
+                && !r.contains("post-new")
+                && !r.contains("customize"),
             "requested {r}"
         );
     }
@@ -340,6 +344,7 @@ async fn a_wordpress_style_login_and_its_ways_out() {
         format!("{base}/wp-admin/post.php?post=1&action=trash&_wpnonce=77ab"),
         format!("{base}/wp-admin/comment.php?c=2&action=approvecomment&_wpnonce=88cd"),
         format!("{base}/wp-admin/post-new.php"),
+        format!("{base}/wp-admin/customize.php?url=%2F%3Fp%3D3"),
     ] {
         let lines: Vec<_> = log.iter().filter(|l| l.uri == way_out).collect();
         assert!(

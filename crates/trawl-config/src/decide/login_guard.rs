@@ -15,8 +15,9 @@ use crate::settings::CredentialSpec;
 /// - an action link: a query parameter carrying a nonce or CSRF token (a name with `nonce`, `csrf` or `xsrf`
 ///   in it, or `token`, `_token`, `authenticity_token`, `sesskey`) together with a verb in its path or query
 ///   (trash, delete, remove, spam, approve, activate, deactivate, unsubscribe, … — see [`VERBS`]);
-/// - a page that changes the site when only looked at: WordPress's `wp-admin/post-new.php` (each visit
-///   makes a draft);
+/// - a page that changes the site when only looked at (see [`CHANGES_WHEN_VISITED`]): WordPress's
+///   `wp-admin/post-new.php` (each visit makes a draft) and `wp-admin/customize.php` (each visit makes a
+///   changeset, and on a fresh site drafts of the theme's starter pages);
 /// - what the credential's `avoid` regexes find in the URL.
 ///
 /// The crawl puts it last in the scope and in the before-fetch gate, so no other rule lets such a URL
@@ -99,6 +100,16 @@ pub const VERBS: &[&str] = &[
     "vote",
 ];
 
+/// Paths (ends of) of pages that change the site when only looked at: WordPress's new-post screen (a draft
+/// per visit), its Customizer (a changeset per visit, and drafts of the theme's starter pages on a fresh
+/// site), Press This (a draft) and its database upgrade screen.
+pub const CHANGES_WHEN_VISITED: &[&str] = &[
+    "/wp-admin/post-new.php",
+    "/wp-admin/customize.php",
+    "/wp-admin/press-this.php",
+    "/wp-admin/upgrade.php",
+];
+
 /// Prefixes a verb may carry.
 const VERB_PREFIXES: [&str; 6] = ["", "un", "de", "re", "dis", "bulk"];
 
@@ -164,8 +175,8 @@ pub fn way_out(url: &Url) -> Option<&'static str> {
     if sign_out(&path) || sign_out(&query) {
         return Some("sign-out");
     }
-    if path.ends_with("/wp-admin/post-new.php") {
-        return Some("makes a draft");
+    if CHANGES_WHEN_VISITED.iter().any(|p| path.ends_with(p)) {
+        return Some("changes the site when visited");
     }
     let mut nonce = false;
     let mut words: Vec<String> = path
@@ -287,7 +298,11 @@ mod tests {
             ),
             ("/posts/7/delete?csrf_token=x", "action with a nonce"),
             ("/list/unsubscribe?token=abc", "action with a nonce"),
-            ("/wp-admin/post-new.php", "makes a draft"),
+            ("/wp-admin/post-new.php", "changes the site when visited"),
+            (
+                "/wp-admin/customize.php?return=%2Fwp-admin%2F",
+                "changes the site when visited",
+            ),
             ("/members/leave", "avoid"),
         ] {
             assert_eq!(refused(&g, &format!("{b}{path}")), Some(why), "{path}");
