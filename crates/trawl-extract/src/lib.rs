@@ -3,7 +3,8 @@
 //! Bytes, a content type, a base URL and the extractor's own [`Limits`] go in; [`Outlink`]s (each with the
 //! [`Hop`] that reached it) and annotations come out. [`extract`] dispatches on the media type: HTML and XHTML
 //! go to [`extract_html`] (a streaming start-tag scanner), CSS to [`extract_css`]; [`sitemap`], [`feed`],
-//! [`speculative`] (link-shaped strings in scripts and JSON) and [`pdf`] are called by name. [`decode`] removes
+//! [`speculative`] (link-shaped strings in scripts and JSON) and [`pdf`] are called by name; [`form`] reads a
+//! page's forms as a browser would submit them (for form logins). [`decode`] removes
 //! content codings for extraction only, bounded against compression bombs.
 //!
 //! What this crate must not know: sockets, async runtimes, the frontier, the crawl's records, settings files.
