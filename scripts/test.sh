@@ -22,6 +22,11 @@ if [ ! -x target/pyenv/bin/wayback ] || [ ! -x target/pyenv/bin/cdxj-indexer ] |
     python3 -m venv target/pyenv
     target/pyenv/bin/pip install --quiet --disable-pip-version-check 'pywb==2.10.0' 'cdxj-indexer==1.5.0' 'wacz==0.6.0'
 fi
+# Django, in the same virtualenv: the real application the form login is tried against
+# (crates/trawl/tests/login.rs runs crates/trawl/tests/django/members.py: LoginView, member pages, ways out).
+if [ ! -x target/pyenv/bin/django-admin ]; then
+    target/pyenv/bin/pip install --quiet --disable-pip-version-check 'Django>=5.2,<5.3'
+fi
 
 # Debian's Chromium and its WebDriver drive the web UI test (crates/trawl/tests/browser.rs); the WebDriver
 # client links the system OpenSSL.

@@ -49,8 +49,8 @@ pub enum Annotation {
     /// office_max_bytes`), `unreadable`, `encrypted`, `parserPanic`, or the limit that stopped it
     /// (`MAX_PART_BYTES`, `MAX_TOTAL_BYTES`, `MAX_PARTS`, `MAX_TIME`).
     Doc(&'static str),
-    /// `login:ok`, `login:failed`: on the line of a form login's exchange, whether the success sign showed.
-    Login(bool),
+    /// `login:…`: on the lines of a form login's exchanges (see [`LoginNote`]).
+    Login(LoginNote),
     /// `lastmod:DATE`: the date a sitemap gave for the URI (`<lastmod>`), in UTC.
     Lastmod(i64),
     /// `browser`: found or fetched by a browser rendering a page (a link of the rendered DOM, a request the
@@ -81,8 +81,7 @@ impl fmt::Display for Annotation {
             Annotation::Status(code) => write!(f, "{code}"),
             Annotation::Pdf(why) => write!(f, "pdf:{why}"),
             Annotation::Doc(why) => write!(f, "doc:{why}"),
-            Annotation::Login(true) => f.write_str("login:ok"),
-            Annotation::Login(false) => f.write_str("login:failed"),
+            Annotation::Login(note) => write!(f, "login:{}", note.as_str()),
             Annotation::Browser(None) => f.write_str("browser"),
             Annotation::Browser(Some(why)) => write!(f, "browser:{why}"),
             Annotation::Lastmod(secs) => match chrono::DateTime::from_timestamp(*secs, 0) {
@@ -108,6 +107,37 @@ impl fmt::Display for Joined<'_> {
             write!(f, "{a}")?;
         }
         Ok(())
+    }
+}
+
+/// What a line of a form login's exchange was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoginNote {
+    /// `login:page`: the login page, read for its form.
+    Page,
+    /// `login:ok`: the form submitted, and the login worked.
+    Ok,
+    /// `login:failed`: the form submitted, and the login did not work.
+    Failed,
+    /// `login:javascript`: the login page has no form to submit (a login built by JavaScript).
+    Javascript,
+    /// `login:captcha`: the login form has a CAPTCHA; it was not submitted.
+    Captcha,
+    /// `login:redirect`: a redirect the login's answer led to, followed as a browser does.
+    Redirect,
+}
+
+impl LoginNote {
+    /// The word after `login:`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LoginNote::Page => "page",
+            LoginNote::Ok => "ok",
+            LoginNote::Failed => "failed",
+            LoginNote::Javascript => "javascript",
+            LoginNote::Captcha => "captcha",
+            LoginNote::Redirect => "redirect",
+        }
     }
 }
 

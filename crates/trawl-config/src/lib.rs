@@ -30,7 +30,7 @@ pub use crate::{
     annotation::Annotation,
     crawl_uri::{ClassFacts, CrawlUri, UriKind, Watch, origin},
     error::LoadError,
-    scope::{Gates, Scope},
+    scope::{Gates, Scope, login_guard},
     settings::{ConfigError, CrawlConfig},
     sheets::Sheets,
 };

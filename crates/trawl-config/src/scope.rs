@@ -7,9 +7,9 @@ use trawl_url::{SurtPrefix, Url};
 use crate::{
     CrawlConfig, CrawlUri,
     decide::{
-        DecideInput, DecideSequence, PathologicalPath, PrerequisiteAccept, RejectAll,
-        SchemeNotInSet, SurtPrefixed, TooManyHops, TooManyPathSegments, Traced, Transclusion,
-        Verdict,
+        DecideInput, DecideSequence, LoginGuard, LoginGuardRule, PathologicalPath,
+        PrerequisiteAccept, RejectAll, SchemeNotInSet, SurtPrefixed, TooManyHops,
+        TooManyPathSegments, Traced, Transclusion, Verdict,
     },
     filters::{TextFilters, UrlFilter},
     settings::{
@@ -22,6 +22,7 @@ use crate::{
 #[derive(Debug)]
 pub struct Scope {
     rules: DecideSequence,
+    guard: Option<Arc<LoginGuard>>,
 }
 
 impl Scope {
@@ -39,6 +40,7 @@ impl Scope {
         prefixes.sort();
         prefixes.dedup();
         Scope {
+            guard: None,
             rules: DecideSequence::new(vec![
                 Box::new(RejectAll),
                 Box::new(SurtPrefixed::new(prefixes)),
@@ -62,8 +64,9 @@ impl Scope {
     }
 
     /// The scope of `config` for `seeds`: its `[[scope.rules]]`, or the default sequence when it lists none;
-    /// then, in `crawl` mode, the enabled URL filters (`url_filter[N]`). Every problem is reported, named by
-    /// its key.
+    /// then, in `crawl` mode, the enabled URL filters (`url_filter[N]`); last, when the crawl logs in
+    /// anywhere, the [`login_guard`](LoginGuard), which nothing before it can overrule. Every problem is
+    /// reported, named by its key.
     pub fn from_config(config: &CrawlConfig, seeds: &[Url]) -> Result<Scope, ConfigError> {
         let mut problems = Vec::new();
         let mut rules = if config.scope.rules.is_empty() {
@@ -83,8 +86,12 @@ impl Scope {
         if config.filters.url_mode == FilterMode::Crawl {
             url_filters(config, &mut rules, &mut problems);
         }
+        let guard = login_guard(config);
+        if let Some(g) = &guard {
+            rules.push(Box::new(LoginGuardRule(g.clone())), None, None);
+        }
         if problems.is_empty() {
-            Ok(Scope { rules })
+            Ok(Scope { rules, guard })
         } else {
             Err(ConfigError::from_pairs(Stage::Semantics, "", problems))
         }
@@ -104,6 +111,35 @@ impl Scope {
     pub fn sequence(&self) -> &DecideSequence {
         &self.rules
     }
+
+    /// Its login guard, when the crawl logs in anywhere.
+    pub fn login_guard(&self) -> Option<&LoginGuard> {
+        self.guard.as_deref()
+    }
+}
+
+/// The login guard of `config`: over the hosts of its form credentials (with their `avoid` patterns) and
+/// the domains of its `cookies_file` (a browser's login); `None` when there are none. A cookies file that
+/// cannot be read adds nothing here (the config check and the crawl's start name it).
+pub fn login_guard(config: &CrawlConfig) -> Option<Arc<LoginGuard>> {
+    let mut cookies = Vec::new();
+    if config.fetch.cookies != crate::settings::CookieMode::Off
+        && let Some(file) = &config.fetch.cookies_file
+        && let Ok(text) = std::fs::read_to_string(file)
+        && let Ok(entries) = crate::cookies_file::parse(&text)
+    {
+        for (cookie, url) in entries {
+            let entry = match cookie.domain() {
+                Some(d) => (d.to_string(), true),
+                None => (url.host_str().unwrap_or_default().to_string(), false),
+            };
+            if !cookies.contains(&entry) {
+                cookies.push(entry);
+            }
+        }
+    }
+    let guard = LoginGuard::new(&config.credentials, &cookies);
+    (!guard.is_empty()).then(|| Arc::new(guard))
 }
 
 fn context<'a>(config: &CrawlConfig, seeds: &'a [Url]) -> BuildContext<'a> {
@@ -164,7 +200,11 @@ impl Gates {
             build_into(&mut seq, specs, key, &ctx, &mut problems);
             seq
         };
-        let before_fetch = build(&config.decide.before_fetch, "decide.before_fetch");
+        let mut before_fetch = build(&config.decide.before_fetch, "decide.before_fetch");
+        // What reached the frontier another way (a seed, an earlier job's queue) is refused here too.
+        if let Some(g) = login_guard(config) {
+            before_fetch.push(Box::new(LoginGuardRule(g)), None, None);
+        }
         let after_headers = build(&config.decide.after_headers, "decide.after_headers");
         let mut before_write = build(&config.decide.before_write, "decide.before_write");
         if config.filters.url_mode == FilterMode::Download {
@@ -195,6 +235,45 @@ impl Gates {
 mod tests {
     use super::*;
     use crate::decide::{Decision, test_util::uri};
+
+    #[test]
+    fn the_login_guard_comes_last_in_the_scope_and_the_before_fetch_gate() {
+        let config: CrawlConfig = toml::from_str(
+            "[[scope.rules]]\nrule = \"accept\"\n\
+             [[credentials]]\nkind = \"form\"\ndomain = \"a.org\"\npassword_env = \"P\"\n\
+             login_url = \"http://a.org/login\"\navoid = ['/private-area/']\n",
+        )
+        .unwrap();
+        let seeds = [Url::parse("http://a.org/").unwrap()];
+        let scope = Scope::from_config(&config, &seeds).unwrap();
+        assert_eq!(scope.sequence().labels().last(), Some("login_guard"));
+        for (u, want, rule) in [
+            ("http://a.org/logout", Decision::Reject, "login_guard"),
+            (
+                "http://a.org/private-area/x",
+                Decision::Reject,
+                "login_guard",
+            ),
+            ("http://a.org/page", Decision::Accept, "accept"),
+            ("http://b.org/logout", Decision::Accept, "accept"),
+        ] {
+            let v = scope.decide(&uri(u, "L"));
+            assert_eq!((v.decision, v.rule), (want, rule), "{u}");
+        }
+        let gates = Gates::from_config(&config, &seeds).unwrap();
+        let v = gates
+            .before_fetch
+            .decide_input(&DecideInput::new(&uri("http://a.org/logout", "")));
+        assert_eq!((v.decision, v.rule), (Decision::Reject, "login_guard"));
+        // No login anywhere: no guard.
+        let plain: CrawlConfig = toml::from_str("").unwrap();
+        assert!(
+            Scope::from_config(&plain, &seeds)
+                .unwrap()
+                .login_guard()
+                .is_none()
+        );
+    }
 
     #[test]
     fn default_scope() {

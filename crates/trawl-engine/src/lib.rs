@@ -4,7 +4,8 @@
 //! prefetch, fetch through `trawl_fetch`, extract through `trawl_extract`, the gates of `trawl_config`, write,
 //! post) -> outlinks back through the scope to the frontier. [`Crawl`] runs that loop for a job directory;
 //! around it live the WARC writer and dedup ([`write`]), the journal (crawl.log, then the frontier's commit),
-//! checkpoints, operator control, live settings, statistics and reports.
+//! checkpoints, operator control, live settings, statistics and reports; [`login`] makes a form login's
+//! exchanges for the crawl's login stage and for `trawl login`.
 //!
 //! What this crate must not hold: how a URI is fetched, what a document links to, or how settings are read
 //! and rules built — those are `trawl-fetch`, `trawl-extract` and `trawl-config`, usable without a crawl.
@@ -21,6 +22,7 @@ pub mod job;
 mod journal;
 pub mod live;
 mod lock;
+pub mod login;
 pub mod package;
 pub mod report;
 pub mod stats;

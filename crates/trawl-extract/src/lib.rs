@@ -4,8 +4,8 @@
 //! [`Hop`] that reached it) and annotations come out. [`extract`] dispatches on the media type: HTML and XHTML
 //! go to [`extract_html`] (a streaming start-tag scanner), CSS to [`extract_css`]; [`sitemap`], [`feed`],
 //! [`speculative`] (link-shaped strings in scripts and JSON), [`pdf`] and [`office`] (Word, OOXML and ODF
-//! documents) are called by name. [`decode`] removes content codings for extraction only, bounded against
-//! compression bombs.
+//! documents) are called by name; [`form`] reads a page's forms as a browser would submit them (for form
+//! logins). [`decode`] removes content codings for extraction only, bounded against compression bombs.
 //!
 //! What this crate must not know: sockets, async runtimes, the frontier, the crawl's records, settings files.
 //! Every extractor takes bytes and returns what it found: a document it cannot parse yields fewer links, never
@@ -25,6 +25,7 @@ mod css;
 pub mod decode;
 mod entities;
 pub mod feed;
+pub mod form;
 mod hop;
 mod html;
 pub mod office;

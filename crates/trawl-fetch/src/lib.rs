@@ -96,8 +96,10 @@ pub struct RequestParts<'a> {
     pub validators: Option<&'a Validators>,
     /// More header fields (`Cookie`, `Authorization`).
     pub headers: Vec<(http::HeaderName, http::HeaderValue)>,
-    /// A form to POST (`application/x-www-form-urlencoded`) instead of a GET.
+    /// A form to POST instead of a GET.
     pub form: Option<Vec<u8>>,
+    /// The form's `Content-Type`. Default: `application/x-www-form-urlencoded`.
+    pub form_type: Option<&'a str>,
 }
 
 /// Why a fetch produced no response.
@@ -576,7 +578,12 @@ impl Fetcher {
         }
         if parts.form.is_some() {
             request = request
-                .header("Content-Type", "application/x-www-form-urlencoded")
+                .header(
+                    "Content-Type",
+                    parts
+                        .form_type
+                        .unwrap_or("application/x-www-form-urlencoded"),
+                )
                 .header("Content-Length", body.len());
         }
         request.body(Full::new(body)).map_err(|e| invalid(&e))

@@ -106,6 +106,17 @@ pub(crate) enum Command {
         #[arg(long)]
         strict: bool,
     },
+    /// Try each form login of a crawl.toml once against the live site and print what happened: the form found
+    /// (action, method, fields with their hidden values; the password masked), the answer (status, redirect,
+    /// cookies set by name), whether it worked and the sign that decided, and what to change. Writes no job;
+    /// exit 1 if a login failed.
+    Login {
+        /// The config file.
+        config: PathBuf,
+        /// Only the `[[credentials]]` entry N (counted from 0, as `trawl check` names them).
+        #[arg(long, value_name = "N")]
+        credential: Option<usize>,
+    },
     /// Write a commented starter crawl.toml into DIR (created if needed) from a shipped profile.
     Init {
         /// The profile: default (a domain crawl), single-page (a page and its embeds), broad (many sites,

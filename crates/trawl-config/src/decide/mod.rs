@@ -16,6 +16,7 @@ mod has_via;
 mod hop_crosses_registered_domain;
 mod hops_path_matches_regex;
 mod ip_address_set;
+pub mod login_guard;
 mod matches_list_regex;
 mod matches_regex;
 mod on_domains;
@@ -43,6 +44,7 @@ pub use self::{
     hop_crosses_registered_domain::HopCrossesRegisteredDomain,
     hops_path_matches_regex::HopsPathMatchesRegex,
     ip_address_set::IpAddressSet,
+    login_guard::{LoginGuard, LoginGuardRule},
     matches_list_regex::MatchesListRegex,
     matches_regex::MatchesRegex,
     on_domains::OnDomains,

@@ -77,16 +77,27 @@ pub struct CredentialSpec {
     /// The password itself (discouraged: `trawl check` warns; never written to the job's copy).
     #[serde(skip_serializing, default)]
     pub password: Option<String>,
-    /// Form: the URL the form is posted to.
+    /// Form: the login page. It is read first (GET, with the jar's cookies) and its form submitted as a
+    /// browser would: to the form's `action`, with its hidden fields and default values.
     pub login_url: Option<String>,
-    /// Form: the form's other fields, e.g. `{ username = "archivist" }`.
+    /// Form: what a person would type into the form besides the password, e.g. `{ log = "archivist" }`; the
+    /// form's hidden fields and default values come from the page.
     #[serde(default)]
     pub fields: BTreeMap<String, String>,
-    /// Form: the field the password goes in. Default: `password`.
+    /// Form: the field the password goes in. Default: the form's password input.
     pub password_field: Option<String>,
-    /// Form: how success shows.
+    /// Form: a CSS selector picking the login form (e.g. `#loginform`). Default: the form with a password
+    /// input.
+    pub form: Option<String>,
+    /// Form: regexes of more URLs never fetched while the crawl is logged in (besides sign-out links and
+    /// nonce'd action links, which never are).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub avoid: Vec<String>,
+    /// Form: how success shows. Default: the login set or changed a cookie, and neither its answer nor the
+    /// page it redirects to shows the login form again.
     pub success: Option<LoginSuccess>,
-    /// Form: how a lost session shows on a page.
+    /// Form: how a lost session shows on a page. Default: a redirect to the login URL (any query), or the
+    /// login form shown again.
     pub logged_out: Option<LoggedOut>,
 }
 
@@ -154,7 +165,8 @@ impl CredentialSpec {
             .is_some_and(|p| SurtPrefix::new(p.clone()).contains(url))
     }
 
-    /// The form field the password goes in.
+    /// The form field the password goes in when the login page has no form to name it: `password_field`,
+    /// else `password`.
     pub fn password_field(&self) -> &str {
         self.password_field.as_deref().unwrap_or("password")
     }
@@ -211,18 +223,26 @@ impl CredentialSpec {
                 ),
                 Some(Ok(_)) => {}
             }
-            if self.success.is_none() {
-                say(
-                    "success",
-                    "a form credential needs `success` = { cookie = \"NAME\" }, { redirect_to = \"URL\" } or \
-                     { text = \"Sign out\" }"
-                        .into(),
-                );
+            if let Some(selector) = &self.form
+                && let Err(e) = trawl_extract::form::check_selector(selector)
+            {
+                say("form", e.to_string());
+            }
+            for (i, pattern) in self.avoid.iter().enumerate() {
+                if let Err(e) = regex::Regex::new(pattern) {
+                    say(
+                        &format!("avoid[{i}]"),
+                        format!("{pattern:?} is not a valid regex: {e}"),
+                    );
+                }
             }
         } else {
             for (key, set) in [
                 ("login_url", self.login_url.is_some()),
                 ("fields", !self.fields.is_empty()),
+                ("password_field", self.password_field.is_some()),
+                ("form", self.form.is_some()),
+                ("avoid", !self.avoid.is_empty()),
                 ("success", self.success.is_some()),
                 ("logged_out", self.logged_out.is_some()),
             ] {
@@ -426,10 +446,20 @@ mod tests {
     #[test]
     fn mistakes_are_named_at_their_key() {
         let c = spec(
-            "kind = \"form\"\ndomain = \"a.org\"\npassword = \"p\"\npassword_env = \"P\"\nlogin_url = \"http://b.org/login\"\n",
+            "kind = \"form\"\ndomain = \"a.org\"\npassword = \"p\"\npassword_env = \"P\"\nlogin_url = \"http://b.org/login\"\n\
+             form = \"form[\"\navoid = [\"ok\", \"(\"]\n",
         );
         let keys: Vec<String> = c.problems().into_iter().map(|(k, _)| k).collect();
-        assert_eq!(keys, ["password_env", "login_url", "success"]);
+        assert_eq!(keys, ["password_env", "login_url", "form", "avoid[1]"]);
+        // Neither `success` nor `logged_out` is needed.
+        let c = spec(
+            "kind = \"form\"\ndomain = \"a.org\"\npassword_env = \"P\"\nlogin_url = \"http://a.org/login\"\n",
+        );
+        assert!(c.problems().is_empty(), "{:?}", c.problems());
+        let c = spec(
+            "kind = \"basic\"\ndomain = \"a.org\"\nuser = \"u\"\npassword_env = \"P\"\navoid = [\"x\"]\n",
+        );
+        assert_eq!(c.problems()[0].0, "avoid");
         assert!(
             !format!("{c:?}").contains("\"p\""),
             "the password is not in Debug"

@@ -48,7 +48,7 @@ pub(super) async fn run(
         }
         // Fetched again only under a new session: after the failed-login limit (or a failed login) the page
         // as it came is what there is.
-        if login::lost(p, &uri, &fetched)
+        if login::lost(p, &uri, &fetched).await
             && login::ensure(p, &uri, settings, &jar, worker, generation).await != generation
         {
             fetched = request(p, &uri, max_bytes, settings, validators, &jar, None).await;

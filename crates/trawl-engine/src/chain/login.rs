@@ -1,24 +1,34 @@
 //! Form login, a prerequisite of every page on a host with a `kind = "form"` credential (as Heritrix runs
-//! one): before the host's first page the form is posted to its `login_url` with the cookies of the URI's jar,
-//! and whether it worked is read from the `success` sign. One worker logs in while the host's other URIs wait
-//! on its session. A page showing the credential's `logged_out` sign has the login run again (once per lost
-//! session, however many workers saw it) and is fetched once more.
+//! one): before the host's first page the login page is read and its form submitted as a browser would
+//! ([`crate::login`]), and whether it worked is judged from the credential's `success` sign or, without one,
+//! from the cookies it set and the login form not showing again. One worker logs in while the host's other
+//! URIs wait on its session. A page showing the session lost — the credential's `logged_out` sign, or by
+//! default a redirect to the login page or the login form shown again — has the login run again (once per
+//! lost session, however many workers saw it) and is fetched once more.
 //!
-//! The login exchange is archived as it crossed the wire — the password in the request body included: that
-//! is what was sent (docs/access.md) — and logged in crawl.log as a `P` hop from the page that needed it,
-//! annotated `login:ok` or `login:failed`. Like the `dns:` lines, this is a line a stage hands the journal
-//! itself: the login has no frontier entry of its own.
-
-use http::header::{COOKIE, LOCATION};
+//! Every exchange of the login is archived as it crossed the wire — the password in the request body
+//! included: that is what was sent (docs/access.md) — and logged in crawl.log: the login page as a `P` hop
+//! from the page that needed it (`login:page`), the form submitted as an `L` hop from the login page
+//! (`login:ok` or `login:failed`), each redirect after it as an `R` hop (`login:redirect`). A login page
+//! that cannot be used without a browser is logged `login:javascript` or `login:captcha`, with the way out
+//! in the crawl's log. Like the `dns:` lines, these are lines a stage hands the journal itself: the login
+//! has no frontier entry of its own.
 
 use super::pipeline::{Pipeline, blocking};
-use crate::crawl_log::LogEntry;
-use trawl_config::Annotation;
+use crate::{
+    crawl_log::LogEntry,
+    login::{self, Attempt, Step},
+};
 use trawl_config::CrawlConfig;
 use trawl_config::CrawlUri;
+use trawl_config::annotation::LoginNote;
+use trawl_config::{Annotation, settings::CredentialSpec};
 use trawl_extract::Hop;
-use trawl_fetch::access::{self, MAX_FAILED_LOGINS};
-use trawl_fetch::{Fetched, RequestParts};
+use trawl_fetch::Fetched;
+use trawl_fetch::access::{
+    MAX_FAILED_LOGINS,
+    form::{FormSignature, Verdict, same_place, shows_logged_out},
+};
 
 /// Logs in to `uri`'s host when it has a form credential and no session (or, with `lost = Some(g)`, when the
 /// session of generation `g` was lost and nobody logged in since). Returns the session generation the URI
@@ -45,96 +55,139 @@ pub(super) async fn ensure(
     if !wanted || s.failures >= MAX_FAILED_LOGINS {
         return Some(s.generation);
     }
-    let mut parts = RequestParts {
-        form: Some(p.access.login_body(&spec)),
-        ..RequestParts::default()
+    let scope = p.settings().scope.clone();
+    let refuses = move |u: &url::Url| scope.login_guard().is_some_and(|g| g.refuses(u).is_some());
+    let client = login::Client {
+        fetcher: &p.fetcher,
+        access: &p.access,
+        jar,
+        settings: &settings.fetch,
+        refuses: &refuses,
     };
-    if let Some(cookies) = p.access.cookies.header(jar, &login_url)
-        && let Ok(value) = http::HeaderValue::from_str(&cookies)
-    {
-        parts.headers.push((COOKIE, value));
-    }
-    let fetched = p
-        .fetcher
-        .fetch(
-            &login_url,
-            settings.fetch.max_bytes,
-            &settings.fetch,
-            &parts,
-        )
-        .await;
-    p.keep_cookies(jar, &login_url, &fetched);
-    // A login form on another host (single sign-on) looked that host up: its record goes with this page.
-    if let Some(answer) = p.fetcher.take_dns_answer(&login_url) {
-        p.archive_dns(uri, &answer, worker);
-    }
-    let worked = fetched.result.as_ref().is_ok_and(|resp| {
-        let location = resp.headers.get(LOCATION).and_then(|v| v.to_str().ok());
-        spec.success.as_ref().is_some_and(|success| {
-            access::login_worked(
-                success,
-                &login_url,
-                resp.status,
-                location,
-                &resp.body,
-                |name| p.access.cookies.has(jar, &login_url, name),
-            )
-        })
-    });
-    if worked {
+    let attempt = login::attempt(&client, &spec).await;
+    s.form = Some(attempt.signature.clone());
+    if attempt.ok() {
         s.logged_in = true;
         s.failures = 0;
         s.generation += 1;
     } else {
         s.logged_in = false;
-        s.failures += 1;
+        // A login that needs a browser will not work by trying again.
+        s.failures = match attempt.outcome.verdict {
+            Verdict::Javascript | Verdict::Captcha => MAX_FAILED_LOGINS,
+            _ => s.failures + 1,
+        };
         // Later URIs go on without a session; the same host is not posted to again unless a page shows it
         // lost one (and only up to the failure limit).
         if s.generation == 0 {
             s.generation = u64::MAX / 2;
         }
+        let mut advice = attempt.outcome.advice.join("; ");
+        if advice.is_empty() {
+            advice = "-".into();
+        }
         tracing::warn!(
             host = uri.url.host_str().unwrap_or_default(),
-            "form login failed"
+            "form login failed: {}; what to change: {advice} (`trawl login` shows the whole exchange)",
+            attempt.outcome.sign
         );
     }
-    archive(p, uri, &login_url, &fetched, worked, worker);
+    archive(p, uri, &attempt, worker);
     Some(s.generation)
 }
 
 /// Whether a fetched page shows the session of its host's form credential was lost.
-pub(super) fn lost(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) -> bool {
+pub(super) async fn lost(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) -> bool {
     let (Some(spec), Ok(resp)) = (p.access.form_for(&uri.url), &fetched.result) else {
         return false;
     };
-    let Some(sign) = &spec.logged_out else {
+    let Some(login_url) = spec
+        .login_url
+        .as_deref()
+        .and_then(|u| trawl_url::parse_lenient(u).ok())
+    else {
         return false;
     };
-    let location = resp.headers.get(LOCATION).and_then(|v| v.to_str().ok());
-    access::shows_logged_out(sign, &uri.url, resp.status, location, &resp.body)
+    let signature = p
+        .access
+        .session(&uri.url)
+        .lock()
+        .await
+        .form
+        .clone()
+        .unwrap_or_else(|| FormSignature::of_url(&login_url));
+    // The login page (and where its form goes) shows the form whoever asks.
+    if spec.logged_out.is_none()
+        && (same_place(&uri.url, &login_url) || same_place(&uri.url, &signature.action))
+    {
+        return false;
+    }
+    let spec: &CredentialSpec = spec;
+    blocking(resp.body.len(), || {
+        shows_logged_out(
+            spec,
+            &login_url,
+            &signature,
+            &uri.url,
+            resp.status,
+            &resp.headers,
+            &resp.body,
+        )
+    })
 }
 
-/// Writes the login exchange to the archive and its crawl.log line.
-fn archive(
+/// Writes the login's exchanges to the archive, each with its crawl.log line.
+fn archive(p: &Pipeline, uri: &CrawlUri, attempt: &Attempt, worker: usize) {
+    let mut from = uri.clone();
+    for (i, exchange) in attempt.exchanges.iter().enumerate() {
+        let hop = match exchange.step {
+            Step::Page => Hop::Prerequisite,
+            Step::Submit => Hop::Link,
+            Step::Redirect => Hop::Redirect,
+        };
+        let mut line = from.child(exchange.url.clone(), String::new(), hop);
+        let last = i + 1 == attempt.exchanges.len();
+        let note = match exchange.step {
+            Step::Page => match attempt.outcome.verdict {
+                Verdict::Javascript if last => LoginNote::Javascript,
+                Verdict::Captcha if last => LoginNote::Captcha,
+                Verdict::Failed if last => LoginNote::Failed,
+                _ => LoginNote::Page,
+            },
+            Step::Submit if attempt.ok() => LoginNote::Ok,
+            Step::Submit => LoginNote::Failed,
+            Step::Redirect => LoginNote::Redirect,
+        };
+        line.annotate(Annotation::Login(note));
+        // A login form on another host (single sign-on) looked that host up: its record goes with this page.
+        if let Some(answer) = p.fetcher.take_dns_answer(&exchange.url) {
+            p.archive_dns(uri, &answer, worker);
+        }
+        if !write(p, &mut line, &from.url, &exchange.fetched, worker) {
+            return;
+        }
+        from = line;
+    }
+}
+
+/// Archives one exchange and hands its crawl.log line to the journal; false when the archive failed.
+fn write(
     p: &Pipeline,
-    uri: &CrawlUri,
-    login_url: &url::Url,
+    login: &mut CrawlUri,
+    via: &url::Url,
     fetched: &Fetched,
-    worked: bool,
     worker: usize,
-) {
-    let mut login = uri.child(login_url.clone(), String::new(), Hop::Prerequisite);
-    login.annotate(Annotation::Login(worked));
+) -> bool {
     let (status, size, mime, digest) = match &fetched.result {
         Ok(resp) => {
             let written = blocking(resp.response_bytes.len(), || {
-                p.warc.write_fetch(&login, fetched, resp, &[], None)
+                p.warc.write_fetch(login, fetched, resp, &[], None)
             });
             let digest = match written {
                 Ok(archived) => archived.digest,
                 Err(e) => {
                     p.fail(e.to_string());
-                    return;
+                    return false;
                 }
             };
             let mime = resp
@@ -160,16 +213,17 @@ fn archive(
             size,
             uri: login.url.as_str(),
             hop_path: &login.hop_path,
-            via: Some(uri.url.as_str()),
+            via: Some(via.as_str()),
             mime: mime.as_deref(),
             worker,
             fetch: Some((fetched.started, fetched.duration.as_millis())),
             digest: digest.as_deref(),
             annotations: &login.annotations,
         },
-        &uri.source,
+        &login.source,
         login.url.host_str().unwrap_or_default(),
         size.unwrap_or(0),
     );
     p.write_line(line);
+    true
 }

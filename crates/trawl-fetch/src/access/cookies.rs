@@ -151,6 +151,18 @@ impl Jars {
             .is_some_and(|j| j.get_request_values(url).any(|(n, _)| n == name))
     }
 
+    /// The name and value of each cookie jar `key` would send to `url`.
+    pub fn values(&self, key: &str, url: &Url) -> Vec<(String, String)> {
+        if !self.enabled() {
+            return Vec::new();
+        }
+        let mut jars = self.jars.lock().unwrap_or_else(|e| e.into_inner());
+        jar(&mut jars, key)
+            .get_request_values(url)
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect()
+    }
+
     /// Adds the cookies of a cookies.txt or JSON export to every jar `key` will be.
     pub fn load_file(&self, path: &Path) -> Result<usize, CookiesFileError> {
         let text = std::fs::read_to_string(path).map_err(|source| CookiesFileError::Read {

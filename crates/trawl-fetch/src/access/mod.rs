@@ -1,13 +1,14 @@
 //! Access: what the crawl presents to get in — cookies ([`cookies`]), answers to HTTP Basic and Digest
-//! challenges, and HTML form logins — each credential bound to its host and read once at the start. The fetch
-//! stage asks here what to send and tells here what came back; nothing here does I/O but the cookie jar's
-//! save.
+//! challenges, and HTML form logins ([`form`]: what is submitted, how the answer is judged) — each credential
+//! bound to its host and read once at the start. The fetch stage asks here what to send and tells here what
+//! came back; nothing here does I/O but the cookie jar's save.
 //!
 //! A credential is only ever sent to a URL it [applies to](CredentialSpec::applies_to): redirects are not
 //! followed by the fetcher (they become `R` links, fetched on their own), so a redirect to another origin
 //! never carries it.
 
 mod cookies;
+pub mod form;
 
 use std::{
     collections::HashMap,
@@ -21,9 +22,9 @@ use url::Url;
 
 pub use self::cookies::Jars;
 pub use self::cookies::{COOKIES_FILE, CookiesFileError};
-use trawl_config::settings::{
-    CrawlConfig, CredentialKind, CredentialSpec, LoggedOut, LoginSuccess, access::SecretError,
-};
+use self::form::FormSignature;
+pub use self::form::{login_worked, sign_shows};
+use trawl_config::settings::{CrawlConfig, CredentialKind, CredentialSpec, access::SecretError};
 
 /// Why the access settings could not be put to use when the crawl started.
 #[derive(Debug, thiserror::Error)]
@@ -57,6 +58,8 @@ pub struct Session {
     pub logged_in: bool,
     /// Logins that failed in a row: past [`MAX_FAILED_LOGINS`] the origin is crawled without logging in.
     pub failures: u32,
+    /// The login form of the last login: a page showing it again shows the session lost.
+    pub form: Option<FormSignature>,
 }
 
 /// Failed logins in a row after which an origin is no longer logged into.
@@ -188,19 +191,21 @@ impl Access {
             .clone()
     }
 
-    /// The body of a form login with `spec`: its fields and the password, URL-encoded.
-    pub fn login_body(&self, spec: &CredentialSpec) -> Vec<u8> {
-        let password = self
-            .credentials
+    /// The password of form credential `spec` (empty when the crawl holds no such credential).
+    pub fn password(&self, spec: &CredentialSpec) -> &str {
+        self.credentials
             .iter()
             .find(|c| &c.spec == spec)
-            .map_or("", |c| c.password.as_str());
-        let mut form = url::form_urlencoded::Serializer::new(String::new());
-        for (name, value) in &spec.fields {
-            form.append_pair(name, value);
-        }
-        form.append_pair(spec.password_field(), password);
-        form.finish().into_bytes()
+            .map_or("", |c| c.password.as_str())
+    }
+
+    /// Where a form credential applies, with its index in `[[credentials]]`: the form credentials in order.
+    pub fn forms(&self) -> impl Iterator<Item = (usize, &CredentialSpec)> {
+        self.credentials
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.spec.kind == CredentialKind::Form)
+            .map(|(i, c)| (i, &c.spec))
     }
 }
 
@@ -228,51 +233,6 @@ fn respond(
     let mut value = HeaderValue::from_str(&text).ok()?;
     value.set_sensitive(true);
     Some(value)
-}
-
-/// Whether a login response shows success: the cookie set (in the jar now), a redirect to the prefix, or the
-/// text in its body.
-pub fn login_worked(
-    success: &LoginSuccess,
-    login_url: &Url,
-    status: u16,
-    location: Option<&str>,
-    body: &[u8],
-    has_cookie: impl Fn(&str) -> bool,
-) -> bool {
-    match success {
-        LoginSuccess::Cookie(name) => has_cookie(name),
-        LoginSuccess::RedirectTo(prefix) => {
-            (300..400).contains(&status) && redirects_to(login_url, location, prefix)
-        }
-        LoginSuccess::Text(text) => contains(body, text),
-    }
-}
-
-/// Whether a page shows its session was lost.
-pub fn shows_logged_out(
-    sign: &LoggedOut,
-    url: &Url,
-    status: u16,
-    location: Option<&str>,
-    body: &[u8],
-) -> bool {
-    match sign {
-        LoggedOut::Text(text) => contains(body, text),
-        LoggedOut::RedirectTo(prefix) => {
-            (300..400).contains(&status) && redirects_to(url, location, prefix)
-        }
-    }
-}
-
-fn redirects_to(from: &Url, location: Option<&str>, prefix: &str) -> bool {
-    location
-        .and_then(|l| from.join(l).ok())
-        .is_some_and(|to| to.as_str().starts_with(prefix))
-}
-
-fn contains(body: &[u8], text: &str) -> bool {
-    !text.is_empty() && body.windows(text.len()).any(|w| w == text.as_bytes())
 }
 
 /// `scheme://host:port`, the key of per-origin state.
@@ -333,47 +293,5 @@ mod tests {
             .up_front(&Url::parse("http://b.org/e").unwrap(), "GET")
             .unwrap();
         assert!(next.to_str().unwrap().contains("nc=00000002"), "{next:?}");
-    }
-
-    #[test]
-    fn login_forms_and_signs() {
-        let a = access(
-            "[[credentials]]\nkind = \"form\"\ndomain = \"a.org\"\npassword = \"s&cret\"\n\
-             login_url = \"http://a.org/login\"\nfields = { user = \"me\" }\nsuccess = { text = \"Sign out\" }\n",
-        );
-        let url = Url::parse("http://a.org/page").unwrap();
-        let spec = a.form_for(&url).unwrap().clone();
-        assert_eq!(a.login_body(&spec), b"user=me&password=s%26cret");
-        assert!(a.form_for(&Url::parse("http://b.org/").unwrap()).is_none());
-        let login = Url::parse("http://a.org/login").unwrap();
-        let no_cookie = |_: &str| false;
-        assert!(login_worked(
-            &spec.success.clone().unwrap(),
-            &login,
-            200,
-            None,
-            b"<a>Sign out</a>",
-            no_cookie
-        ));
-        let redirect = LoginSuccess::RedirectTo("http://a.org/home".into());
-        assert!(login_worked(
-            &redirect,
-            &login,
-            302,
-            Some("/home?x"),
-            b"",
-            no_cookie
-        ));
-        assert!(!login_worked(
-            &redirect,
-            &login,
-            302,
-            Some("/login?failed"),
-            b"",
-            no_cookie
-        ));
-        let out = LoggedOut::Text("Sign in".into());
-        assert!(shows_logged_out(&out, &url, 200, None, b"<b>Sign in</b>"));
-        assert!(!shows_logged_out(&out, &url, 200, None, b"hello"));
     }
 }

@@ -5,6 +5,7 @@ mod crawl;
 mod ctl;
 mod import;
 mod init;
+mod login;
 mod robots;
 mod selftest;
 mod serve;
@@ -68,6 +69,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 },
         } => import::heritrix(&cxml, output.as_deref(), strict),
         Command::Init { profile, dir } => init::init(&profile, &dir),
+        Command::Login { config, credential } => login::login(&config, credential),
         Command::Serve {
             bind,
             jobs,

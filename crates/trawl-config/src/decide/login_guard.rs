@@ -1,0 +1,350 @@
+//! REJECT the ways out of a login: on a host the crawl is logged into, the links that end the session or
+//! change the site.
+
+use regex::Regex;
+use url::Url;
+
+use super::{DecideInput, DecideRule, Decision};
+use crate::settings::CredentialSpec;
+
+/// `login_guard`: answers REJECT for a URL on a host the crawl logs into (a form credential's) or holds a
+/// browser's cookies for (`[fetch] cookies_file`) when following it could end the session or change the site:
+///
+/// - a sign-out link: `logout`, `log-out`, `log_out`, `signout`, `sign-out`, `sign_out`, `logoff`, `log-off`
+///   in its path or query (WordPress's `wp-login.php?action=logout&_wpnonce=…` among them);
+/// - an action link: a query parameter carrying a nonce or CSRF token (a name with `nonce`, `csrf` or `xsrf`
+///   in it, or `token`, `_token`, `authenticity_token`, `sesskey`) together with a verb in its path or query
+///   (trash, delete, remove, spam, approve, activate, deactivate, unsubscribe, … — see [`VERBS`]);
+/// - a page that changes the site when only looked at (see [`CHANGES_WHEN_VISITED`]): WordPress's
+///   `wp-admin/post-new.php` (each visit makes a draft) and `wp-admin/customize.php` (each visit makes a
+///   changeset, and on a fresh site drafts of the theme's starter pages);
+/// - what the credential's `avoid` regexes find in the URL.
+///
+/// The crawl puts it last in the scope and in the before-fetch gate, so no other rule lets such a URL
+/// through; its refusals show as `reject:login_guard` in crawl.log.
+#[derive(Debug, Clone, Default)]
+pub struct LoginGuard {
+    guarded: Vec<Guarded>,
+}
+
+/// Hosts under guard, with their own `avoid` patterns.
+#[derive(Debug, Clone)]
+struct Guarded {
+    hosts: Hosts,
+    avoid: Vec<Regex>,
+}
+
+#[derive(Debug, Clone)]
+enum Hosts {
+    /// Where a form credential applies.
+    Credential(Box<CredentialSpec>),
+    /// Where a cookie of the cookies file goes: the host, and its subdomains for a domain cookie.
+    Cookie { domain: String, subdomains: bool },
+}
+
+impl Hosts {
+    fn contain(&self, url: &Url) -> bool {
+        match self {
+            Hosts::Credential(spec) => spec.applies_to(url),
+            Hosts::Cookie { domain, subdomains } => {
+                let host = url.host_str().unwrap_or_default().to_ascii_lowercase();
+                host == *domain
+                    || (*subdomains
+                        && host
+                            .strip_suffix(domain.as_str())
+                            .is_some_and(|rest| rest.ends_with('.')))
+            }
+        }
+    }
+}
+
+/// Verbs of action links: a path segment or query word that starts with one (after `un`, `de`, `re`, `dis`
+/// or `bulk`, as in `untrash`, `deactivate`, `bulk-delete`), in a URL carrying a nonce, is refused.
+pub const VERBS: &[&str] = &[
+    "trash",
+    "delete",
+    "remove",
+    "destroy",
+    "erase",
+    "purge",
+    "spam",
+    "approve",
+    "reject",
+    "activate",
+    "enable",
+    "disable",
+    "suspend",
+    "ban",
+    "block",
+    "lock",
+    "publish",
+    "archive",
+    "restore",
+    "revert",
+    "rollback",
+    "undo",
+    "subscribe",
+    "unsubscribe",
+    "unfollow",
+    "install",
+    "upgrade",
+    "update",
+    "reset",
+    "empty",
+    "dismiss",
+    "flag",
+    "revoke",
+    "promote",
+    "demote",
+    "cancel",
+    "vote",
+];
+
+/// Paths (ends of) of pages that change the site when only looked at: WordPress's new-post screen (a draft
+/// per visit), its Customizer (a changeset per visit, and drafts of the theme's starter pages on a fresh
+/// site), Press This (a draft) and its database upgrade screen.
+pub const CHANGES_WHEN_VISITED: &[&str] = &[
+    "/wp-admin/post-new.php",
+    "/wp-admin/customize.php",
+    "/wp-admin/press-this.php",
+    "/wp-admin/upgrade.php",
+];
+
+/// Prefixes a verb may carry.
+const VERB_PREFIXES: [&str; 6] = ["", "un", "de", "re", "dis", "bulk"];
+
+impl LoginGuard {
+    /// A guard over the hosts of `credentials`' form entries, each with its `avoid` patterns (a pattern that
+    /// does not compile is left out: the config check names it), and over the domains of `cookies` (the
+    /// cookies file's `(domain, subdomains too)`).
+    pub fn new(credentials: &[CredentialSpec], cookies: &[(String, bool)]) -> LoginGuard {
+        let mut guarded: Vec<Guarded> = credentials
+            .iter()
+            .filter(|c| c.kind == crate::settings::CredentialKind::Form)
+            .map(|c| Guarded {
+                hosts: Hosts::Credential(Box::new(c.clone())),
+                avoid: c.avoid.iter().filter_map(|p| Regex::new(p).ok()).collect(),
+            })
+            .collect();
+        for (domain, subdomains) in cookies {
+            let domain = domain.trim_start_matches('.').to_ascii_lowercase();
+            if !guarded.iter().any(|g| match &g.hosts {
+                Hosts::Cookie { domain: d, .. } => *d == domain,
+                Hosts::Credential(_) => false,
+            }) {
+                guarded.push(Guarded {
+                    hosts: Hosts::Cookie {
+                        domain,
+                        subdomains: *subdomains,
+                    },
+                    avoid: Vec::new(),
+                });
+            }
+        }
+        LoginGuard { guarded }
+    }
+
+    /// Whether it guards no host at all (then the crawl leaves it out).
+    pub fn is_empty(&self) -> bool {
+        self.guarded.is_empty()
+    }
+
+    /// Why `url` must not be fetched while its host has a login, or `None` when it may be.
+    pub fn refuses(&self, url: &Url) -> Option<&'static str> {
+        let mut applies = self
+            .guarded
+            .iter()
+            .filter(|g| g.hosts.contain(url))
+            .peekable();
+        applies.peek()?;
+        let mut builtin = None;
+        for g in applies {
+            if g.avoid.iter().any(|r| r.is_match(url.as_str())) {
+                return Some("avoid");
+            }
+            builtin = builtin.or_else(|| way_out(url));
+        }
+        builtin
+    }
+}
+
+/// Whether `url` ends a session or changes the site, by the built-in signs, and which.
+pub fn way_out(url: &Url) -> Option<&'static str> {
+    let path = url.path().to_ascii_lowercase();
+    let query = url.query().unwrap_or_default().to_ascii_lowercase();
+    if sign_out(&path) || sign_out(&query) {
+        return Some("sign-out");
+    }
+    if CHANGES_WHEN_VISITED.iter().any(|p| path.ends_with(p)) {
+        return Some("changes the site when visited");
+    }
+    let mut nonce = false;
+    let mut words: Vec<String> = path
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect();
+    for (name, value) in url::form_urlencoded::parse(query.as_bytes()) {
+        if is_nonce_name(&name) {
+            nonce = true;
+            continue;
+        }
+        for text in [name.as_ref(), value.as_ref()] {
+            words.extend(
+                text.split(|c: char| !c.is_ascii_alphanumeric())
+                    .filter(|w| !w.is_empty())
+                    .map(str::to_string),
+            );
+        }
+    }
+    (nonce && words.iter().any(|w| is_verb(w))).then_some("action with a nonce")
+}
+
+/// A sign-out word in `text` (lower case), not inside another word on its left (`catalog-outlet` is not
+/// one).
+fn sign_out(text: &str) -> bool {
+    const JOINED: [&str; 3] = ["logout", "signout", "logoff"];
+    const SPLIT: [&str; 5] = ["log-out", "log_out", "sign-out", "sign_out", "log-off"];
+    let b = text.as_bytes();
+    let starts_word = |at: usize| at == 0 || !b[at - 1].is_ascii_alphanumeric();
+    let ends_word = |end: usize| end == b.len() || !b[end].is_ascii_alphabetic();
+    JOINED
+        .iter()
+        .any(|w| text.match_indices(w).any(|(at, _)| starts_word(at)))
+        || SPLIT.iter().any(|w| {
+            text.match_indices(w)
+                .any(|(at, m)| starts_word(at) && ends_word(at + m.len()))
+        })
+}
+
+fn is_nonce_name(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    name.contains("nonce")
+        || name.contains("csrf")
+        || name.contains("xsrf")
+        || matches!(
+            name.as_str(),
+            "token" | "_token" | "authenticity_token" | "sesskey"
+        )
+}
+
+fn is_verb(word: &str) -> bool {
+    VERB_PREFIXES.iter().any(|p| {
+        word.strip_prefix(p)
+            .is_some_and(|rest| VERBS.iter().any(|v| rest.starts_with(v)))
+    })
+}
+
+/// The rule in a decide sequence, named `login_guard`.
+#[derive(Debug, Clone)]
+pub struct LoginGuardRule(pub std::sync::Arc<LoginGuard>);
+
+impl DecideRule for LoginGuardRule {
+    fn name(&self) -> &str {
+        "login_guard"
+    }
+
+    fn default_decision(&self) -> Decision {
+        Decision::Reject
+    }
+
+    fn matches(&self, input: &DecideInput<'_>) -> bool {
+        self.0.refuses(&input.uri.url).is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn guard(extra: &str) -> LoginGuard {
+        let spec: CredentialSpec = toml::from_str(&format!(
+            "kind = \"form\"\ndomain = \"blog.example.org\"\npassword_env = \"P\"\n\
+             login_url = \"http://blog.example.org/wp-login.php\"\n{extra}"
+        ))
+        .unwrap();
+        LoginGuard::new(&[spec], &[(".cookies.example".into(), true)])
+    }
+
+    fn refused(g: &LoginGuard, u: &str) -> Option<&'static str> {
+        g.refuses(&Url::parse(u).unwrap())
+    }
+
+    #[test]
+    fn sign_out_and_action_links_on_guarded_hosts() {
+        let g = guard("avoid = ['(?i)/members/leave']\n");
+        let b = "http://blog.example.org";
+        for (path, why) in [
+            ("/wp-login.php?action=logout&_wpnonce=3f2a", "sign-out"),
+            ("/user/logout", "sign-out"),
+            ("/account/Sign-Out?next=/", "sign-out"),
+            ("/session/log_out", "sign-out"),
+            ("/logoff.asp", "sign-out"),
+            (
+                "/wp-admin/post.php?post=12&action=trash&_wpnonce=ab12",
+                "action with a nonce",
+            ),
+            (
+                "/wp-admin/comment.php?c=3&action=approvecomment&_wpnonce=ab12",
+                "action with a nonce",
+            ),
+            (
+                "/wp-admin/plugins.php?action=deactivate&plugin=a%2Fa.php&_wpnonce=1",
+                "action with a nonce",
+            ),
+            (
+                "/wp-admin/edit-comments.php?action=spam&c=2&_wpnonce=1",
+                "action with a nonce",
+            ),
+            ("/posts/7/delete?csrf_token=x", "action with a nonce"),
+            ("/list/unsubscribe?token=abc", "action with a nonce"),
+            ("/wp-admin/post-new.php", "changes the site when visited"),
+            (
+                "/wp-admin/customize.php?return=%2Fwp-admin%2F",
+                "changes the site when visited",
+            ),
+            ("/members/leave", "avoid"),
+        ] {
+            assert_eq!(refused(&g, &format!("{b}{path}")), Some(why), "{path}");
+        }
+        for path in [
+            "/",
+            "/wp-login.php",
+            "/wp-login.php?loggedout=true",
+            "/2024/05/private-post/",
+            "/catalog-outlet/",
+            "/blog/how-to-delete-a-file/",
+            "/wp-admin/post.php?post=12&action=edit",
+            "/?p=12&preview=true&preview_nonce=abc",
+            "/members/1",
+        ] {
+            assert_eq!(refused(&g, &format!("{b}{path}")), None, "{path}");
+        }
+        // Other hosts are not guarded; a cookies file's domain is, with its subdomains.
+        assert_eq!(refused(&g, "http://other.org/logout"), None);
+        assert_eq!(
+            refused(&g, "http://www.cookies.example/logout"),
+            Some("sign-out")
+        );
+        assert_eq!(
+            refused(&g, "http://cookies.example/logout"),
+            Some("sign-out")
+        );
+        assert_eq!(refused(&g, "http://xcookies.example/logout"), None);
+    }
+
+    #[test]
+    fn the_rule_rejects_by_name() {
+        use crate::decide::test_util::decide;
+        let rule = LoginGuardRule(std::sync::Arc::new(guard("")));
+        assert_eq!(rule.name(), "login_guard");
+        assert_eq!(
+            decide(&rule, "http://blog.example.org/logout", "L"),
+            Decision::Reject
+        );
+        assert_eq!(
+            decide(&rule, "http://blog.example.org/about", "L"),
+            Decision::Pass
+        );
+    }
+}

@@ -1,0 +1,499 @@
+//! A form login as a browser makes it: the login page read first (with the jar's cookies), its form picked
+//! (the credential's `form` selector, or the one with a password input) and submitted to its action with
+//! its method and encoding — the page's hidden fields and default values, then `fields`, then the password
+//! — with the cookies the page set and the `Referer` and `Origin` a browser sends; then the redirects of
+//! the answer followed, as far as [`MAX_LOGIN_REDIRECTS`]. The answer is judged by
+//! [`trawl_fetch::access::form::judge`].
+//!
+//! One [`attempt`] serves the crawl (the login stage, `chain/login.rs`, archives its exchanges) and
+//! `trawl login` (which prints them). What a browser is needed for — a form built by JavaScript, a
+//! CAPTCHA — is said, with the way out, and nothing is sent.
+
+use http::header::{COOKIE, LOCATION, ORIGIN, REFERER};
+use trawl_config::settings::{CredentialSpec, FetchConfig};
+use trawl_extract::form::{Form, Forms, read_forms};
+use trawl_fetch::{
+    Fetched, Fetcher, RequestParts,
+    access::{
+        Access,
+        form::{
+            self as login_form, Answer, FormSignature, Outcome, Submission, USE_A_BROWSER, Verdict,
+            cookies_changed, decoded_body, is_html,
+        },
+    },
+};
+use url::Url;
+
+/// Redirects of a login's answer followed, at most.
+pub const MAX_LOGIN_REDIRECTS: usize = 5;
+
+/// What an exchange of a login was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// The login page, read for its form.
+    Page,
+    /// The form submitted.
+    Submit,
+    /// A redirect of the answer, followed.
+    Redirect,
+}
+
+/// One exchange of a login.
+#[derive(Debug)]
+pub struct Exchange {
+    /// What it was.
+    pub step: Step,
+    /// `GET` or `POST`.
+    pub method: &'static str,
+    /// Its URL.
+    pub url: Url,
+    /// What came back.
+    pub fetched: Fetched,
+}
+
+/// What one login did and how it came out.
+#[derive(Debug)]
+pub struct Attempt {
+    /// The login page.
+    pub login_url: Url,
+    /// The exchanges, in order.
+    pub exchanges: Vec<Exchange>,
+    /// How many forms the login page has.
+    pub forms_on_page: usize,
+    /// The form picked: its `id`, and its position among the page's forms (from 1).
+    pub form: Option<(Option<String>, usize)>,
+    /// What was (or would have been) submitted.
+    pub submission: Option<Submission>,
+    /// The verdict, the sign that decided it, and what to change.
+    pub outcome: Outcome,
+    /// The login form, for telling a page that shows it again.
+    pub signature: FormSignature,
+    /// What else is worth knowing (a redirect not followed, a CAPTCHA script on the page).
+    pub notes: Vec<String>,
+}
+
+impl Attempt {
+    /// Whether the login worked.
+    pub fn ok(&self) -> bool {
+        self.outcome.ok()
+    }
+}
+
+/// What a login is made with.
+#[derive(Clone, Copy)]
+pub struct Client<'a> {
+    /// The fetcher.
+    pub fetcher: &'a Fetcher,
+    /// The cookie jars and the passwords.
+    pub access: &'a Access,
+    /// The jar to use.
+    pub jar: &'a str,
+    /// The fetch settings (timeouts, user agent, headers, proxy).
+    pub settings: &'a FetchConfig,
+    /// Whether a URL must not be fetched while logged in (the login guard): a redirect to one is not
+    /// followed.
+    pub refuses: &'a (dyn Fn(&Url) -> bool + Send + Sync),
+}
+
+impl std::fmt::Debug for Client<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("jar", &self.jar)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Logs in with form credential `spec`, once.
+pub async fn attempt(c: &Client<'_>, spec: &CredentialSpec) -> Attempt {
+    let login_url = spec
+        .login_url
+        .as_deref()
+        .and_then(|u| trawl_url::parse_lenient(u).ok())
+        .unwrap_or_else(|| Url::parse("http://login-url.invalid/").expect("a valid URL"));
+    let mut attempt = Attempt {
+        signature: FormSignature::of_url(&login_url),
+        login_url: login_url.clone(),
+        exchanges: Vec::new(),
+        forms_on_page: 0,
+        form: None,
+        submission: None,
+        outcome: Outcome::failed(Verdict::Failed, "not tried", Vec::new()),
+        notes: Vec::new(),
+    };
+    let page = request(c, &login_url, None, None).await;
+    let forms = match &page.result {
+        Ok(resp) if is_html(&resp.headers) => {
+            let body = decoded_body(&resp.headers, &resp.body);
+            let content_type = resp
+                .headers
+                .get(http::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok());
+            read_forms(&body, content_type, &login_url, spec.form.as_deref())
+        }
+        _ => Forms::default(),
+    };
+    let page_status = page
+        .result
+        .as_ref()
+        .map(|r| r.status)
+        .map_err(ToString::to_string);
+    attempt.exchanges.push(Exchange {
+        step: Step::Page,
+        method: "GET",
+        url: login_url.clone(),
+        fetched: page,
+    });
+    let page_status = match page_status {
+        Ok(s) => s,
+        Err(e) => {
+            attempt.outcome = Outcome::failed(
+                Verdict::Failed,
+                format!("the login page could not be fetched: {e}"),
+                vec!["check login_url, and that the site answers from here".into()],
+            );
+            return attempt;
+        }
+    };
+    attempt.forms_on_page = forms.forms.len();
+    let password = c.access.password(spec);
+    let chosen = forms.login_form(spec.form.is_some());
+    let submission = match chosen {
+        Some(form) => {
+            attempt.form = Some((
+                form.id.clone(),
+                forms
+                    .forms
+                    .iter()
+                    .position(|f| std::ptr::eq(f, form))
+                    .map_or(0, |i| i + 1),
+            ));
+            attempt.signature = FormSignature::of(form);
+            let submission = Submission::from_form(form, spec, password);
+            if let Some(refusal) = refuse_to_send(form, spec) {
+                attempt.submission = Some(submission);
+                attempt.outcome = refusal;
+                return attempt;
+            }
+            submission
+        }
+        None => match no_form(spec, &forms, page_status) {
+            // An endpoint written for logins, with its own success sign: posted to as configured.
+            None => {
+                attempt.notes.push(
+                    "the login page has no form with a password input: `fields` and the password are posted \
+                     to login_url as configured"
+                        .into(),
+                );
+                Submission::without_form(&login_url, spec, password)
+            }
+            Some(outcome) => {
+                attempt.outcome = outcome;
+                return attempt;
+            }
+        },
+    };
+    submit(c, spec, &mut attempt, &submission).await;
+    if !attempt.ok() {
+        if let Some(what) = &forms.captcha {
+            attempt.outcome.advice.push(format!(
+                "the login page loads {what}: if the site asks a browser to pass a CAPTCHA, {USE_A_BROWSER}"
+            ));
+        }
+        if !submission.from_form {
+            attempt.outcome.advice.push(format!(
+                "the login page has no form with a password input; if a browser shows one, JavaScript builds \
+                 it: {USE_A_BROWSER}"
+            ));
+        }
+    }
+    attempt.submission = Some(submission);
+    attempt
+}
+
+/// Why `form` is not sent, if it must not be: a CAPTCHA in it, the password in a URL, or the password
+/// going to a host the credential is not for.
+fn refuse_to_send(form: &Form, spec: &CredentialSpec) -> Option<Outcome> {
+    if let Some(what) = &form.captcha {
+        return Some(Outcome::failed(
+            Verdict::Captcha,
+            format!(
+                "the login form has a CAPTCHA ({what}): trawl does not answer CAPTCHAs, so it was not submitted"
+            ),
+            vec![USE_A_BROWSER.into()],
+        ));
+    }
+    if form.method != "post" {
+        return Some(Outcome::failed(
+            Verdict::Failed,
+            format!(
+                "the login form is sent with method={}: the password would go into the URL, which crawl.log and \
+                 the archive's indexes keep, so trawl does not send it",
+                form.method
+            ),
+            vec![
+                "a login form without method=\"post\" is usually sent by JavaScript".into(),
+                USE_A_BROWSER.into(),
+            ],
+        ));
+    }
+    if !spec.applies_to(&form.action) {
+        return Some(Outcome::failed(
+            Verdict::Failed,
+            format!(
+                "the login form sends the password to {}, a host this credential is not for",
+                form.action
+            ),
+            vec![format!(
+                "if {} is the site's own, cover it with the credential's surt_prefix (a credential is only ever \
+                 sent to its hosts)",
+                form.action.host_str().unwrap_or_default()
+            )],
+        ));
+    }
+    None
+}
+
+/// What a login page without the form means: `None` when `fields` and the password go to login_url as
+/// configured (a `success` sign says how it shows), else the failure to report.
+fn no_form(spec: &CredentialSpec, forms: &Forms, status: u16) -> Option<Outcome> {
+    if let Some(selector) = &spec.form {
+        let found: Vec<String> = forms
+            .forms
+            .iter()
+            .map(|f| match &f.id {
+                Some(id) => format!("#{id} (to {})", f.action),
+                None => format!("a form to {}", f.action),
+            })
+            .collect();
+        return Some(Outcome::failed(
+            Verdict::Failed,
+            format!("no form of the login page matches form = {selector:?}"),
+            vec![if found.is_empty() {
+                format!("the page has no form at all; {USE_A_BROWSER}")
+            } else {
+                format!("fix `form`; the page's forms: {}", found.join(", "))
+            }],
+        ));
+    }
+    if spec.success.is_some() {
+        return None;
+    }
+    if status >= 400 {
+        return Some(Outcome::failed(
+            Verdict::Failed,
+            format!("the login page answered {status}, with no login form"),
+            vec!["check login_url: it is the page a browser shows the login form on".into()],
+        ));
+    }
+    let mut sign = "the login page has no form with a password input".to_string();
+    if forms.loose_password_inputs > 0 {
+        sign.push_str(" (it has a password input outside any form)");
+    }
+    if forms.scripts > 0 {
+        sign.push_str(&format!(
+            "; with {} script{}, it is most likely built by JavaScript, which trawl does not run",
+            forms.scripts,
+            if forms.scripts == 1 { "" } else { "s" }
+        ));
+    }
+    Some(Outcome::failed(
+        Verdict::Javascript,
+        sign,
+        vec![
+            USE_A_BROWSER.into(),
+            "or, if login_url is not the page with the form, point it there".into(),
+        ],
+    ))
+}
+
+/// Sends `submission`, follows the redirects of its answer and judges how it came out.
+async fn submit(
+    c: &Client<'_>,
+    spec: &CredentialSpec,
+    attempt: &mut Attempt,
+    submission: &Submission,
+) {
+    let action = submission.action.clone();
+    let before = c.access.cookies.values(c.jar, &action);
+    let (body, content_type) = submission.body();
+    let origin = attempt.login_url.origin().ascii_serialization();
+    let referer = attempt.login_url.clone();
+    let fetched = request(
+        c,
+        &action,
+        Some((&body, &content_type, &origin)),
+        Some(&referer),
+    )
+    .await;
+    let failed = fetched.result.as_ref().err().map(ToString::to_string);
+    attempt.exchanges.push(Exchange {
+        step: Step::Submit,
+        method: "POST",
+        url: action.clone(),
+        fetched,
+    });
+    if let Some(e) = failed {
+        attempt.outcome = Outcome::failed(
+            Verdict::Failed,
+            format!("the form could not be sent: {e}"),
+            Vec::new(),
+        );
+        return;
+    }
+    follow(c, spec, attempt, &body, &content_type, &origin, &referer).await;
+    // The answers: the submission's, then each redirect's.
+    let first = attempt
+        .exchanges
+        .iter()
+        .position(|e| e.step == Step::Submit)
+        .unwrap_or(0);
+    let mut changed: Vec<String> = Vec::new();
+    let mut bodies = Vec::new();
+    for e in &attempt.exchanges[first..] {
+        if let Ok(resp) = &e.fetched.result {
+            let values = resp
+                .headers
+                .get_all(http::header::SET_COOKIE)
+                .iter()
+                .filter_map(|v| v.to_str().ok());
+            for name in cookies_changed(&before, values) {
+                if !changed.contains(&name) {
+                    changed.push(name);
+                }
+            }
+            let redirect = (300..400).contains(&resp.status);
+            let shows_form = !redirect
+                && attempt.signature.shown_in(&login_form::page_forms(
+                    &e.url,
+                    &resp.headers,
+                    &resp.body,
+                    spec.form.as_deref(),
+                ));
+            bodies.push((e, resp, decoded_body(&resp.headers, &resp.body), shows_form));
+        }
+    }
+    let answers: Vec<Answer<'_>> = bodies
+        .iter()
+        .map(|(e, resp, body, shows_form)| Answer {
+            url: &e.url,
+            status: resp.status,
+            location: resp.headers.get(LOCATION).and_then(|v| v.to_str().ok()),
+            body,
+            shows_form: *shows_form,
+        })
+        .collect();
+    let login_url = attempt.login_url.clone();
+    attempt.outcome = login_form::judge(spec, submission, &answers, &changed, |name| {
+        c.access.cookies.has(c.jar, &login_url, name) || c.access.cookies.has(c.jar, &action, name)
+    });
+}
+
+/// Follows the redirects of the last answer, as a browser does: a 301, 302 or 303 as a GET, a 307 or 308
+/// as the same POST (only to a host of the credential: it carries the password).
+async fn follow(
+    c: &Client<'_>,
+    spec: &CredentialSpec,
+    attempt: &mut Attempt,
+    body: &[u8],
+    content_type: &str,
+    origin: &str,
+    referer: &Url,
+) {
+    for _ in 0..MAX_LOGIN_REDIRECTS {
+        let Some(last) = attempt.exchanges.last() else {
+            return;
+        };
+        let Ok(resp) = &last.fetched.result else {
+            return;
+        };
+        if !matches!(resp.status, 301 | 302 | 303 | 307 | 308) {
+            return;
+        }
+        let Some(target) = resp
+            .headers
+            .get(LOCATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|l| last.url.join(l).ok())
+            .filter(|u| matches!(u.scheme(), "http" | "https"))
+        else {
+            return;
+        };
+        let mut target = target;
+        target.set_fragment(None);
+        if (c.refuses)(&target) {
+            attempt.notes.push(format!(
+                "the redirect to {target} was not followed: the login guard refuses it"
+            ));
+            return;
+        }
+        let again = matches!(resp.status, 307 | 308);
+        if again && !spec.applies_to(&target) {
+            attempt.notes.push(format!(
+                "the redirect to {target} was not followed: it would send the password again, to a host this \
+                 credential is not for"
+            ));
+            return;
+        }
+        let form = again.then_some((body, content_type, origin));
+        let fetched = request(c, &target, form, Some(referer)).await;
+        attempt.exchanges.push(Exchange {
+            step: Step::Redirect,
+            method: if again { "POST" } else { "GET" },
+            url: target,
+            fetched,
+        });
+    }
+    if attempt
+        .exchanges
+        .last()
+        .and_then(|e| e.fetched.result.as_ref().ok())
+        .is_some_and(|r| (300..400).contains(&r.status))
+    {
+        attempt.notes.push(format!(
+            "the login's answer redirected more than {MAX_LOGIN_REDIRECTS} times; the rest was not followed"
+        ));
+    }
+}
+
+/// One request of a login with the jar's cookies (and the cookies it sets kept): a GET, or a POST of
+/// `form` (body, content type, `Origin`); `referer` sent when given.
+async fn request(
+    c: &Client<'_>,
+    url: &Url,
+    form: Option<(&[u8], &str, &str)>,
+    referer: Option<&Url>,
+) -> Fetched {
+    let mut parts = RequestParts {
+        form: form.map(|(body, _, _)| body.to_vec()),
+        form_type: form.map(|(_, t, _)| t),
+        ..RequestParts::default()
+    };
+    if let Some(cookies) = c.access.cookies.header(c.jar, url)
+        && let Ok(value) = http::HeaderValue::from_str(&cookies)
+    {
+        parts.headers.push((COOKIE, value));
+    }
+    if let Some(r) = referer
+        && let Ok(value) = http::HeaderValue::from_str(r.as_str())
+    {
+        parts.headers.push((REFERER, value));
+    }
+    if let Some((_, _, origin)) = form
+        && let Ok(value) = http::HeaderValue::from_str(origin)
+    {
+        parts.headers.push((ORIGIN, value));
+    }
+    let fetched = c
+        .fetcher
+        .fetch(url, c.settings.max_bytes, c.settings, &parts)
+        .await;
+    if let Ok(resp) = &fetched.result {
+        let values = resp
+            .headers
+            .get_all(http::header::SET_COOKIE)
+            .iter()
+            .filter_map(|v| v.to_str().ok());
+        c.access.cookies.store(c.jar, url, values);
+    }
+    fetched
+}

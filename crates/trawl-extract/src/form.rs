@@ -1,0 +1,728 @@
+//! The forms of an HTML page, read as a browser would submit them: each form's action (resolved against the
+//! page's `<base href>`), method and encoding, and its controls in tree order with the values the page gives
+//! them (hidden inputs, default values, checked boxes, selected options, textarea text, submit buttons).
+//! What a form login needs, sans-IO: bytes and a URL go in, [`Forms`] come out.
+//!
+//! Read with lol_html (a streaming parser with CSS selectors), not the link scanner: a form needs end tags
+//! (which inputs belong to which form) and text (`<option>` and `<textarea>`), and `form = "#loginform"`
+//! in a credential is a CSS selector. A page is read once per login, so its cost does not matter.
+
+use std::{cell::RefCell, rc::Rc};
+
+use lol_html::{HtmlRewriter, Settings, doc_text, element, end_tag};
+use url::Url;
+
+use crate::{charset, entities::decode_attr, parse_with_encoding, trim_ascii_ws};
+
+/// How a form encodes its fields (`enctype`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Enctype {
+    /// `application/x-www-form-urlencoded` (the default).
+    UrlEncoded,
+    /// `multipart/form-data`.
+    Multipart,
+    /// `text/plain`.
+    TextPlain,
+}
+
+impl Enctype {
+    /// The media type, as `Content-Type` names it (without a multipart boundary).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Enctype::UrlEncoded => "application/x-www-form-urlencoded",
+            Enctype::Multipart => "multipart/form-data",
+            Enctype::TextPlain => "text/plain",
+        }
+    }
+}
+
+/// What kind of control a form field is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ControlKind {
+    /// `<input type=hidden>`.
+    Hidden,
+    /// A text-like `<input>` (text, email, number, search, tel, url, date…, and unknown types).
+    Text,
+    /// `<input type=password>`.
+    Password,
+    /// `<input type=checkbox>`.
+    Checkbox,
+    /// `<input type=radio>`.
+    Radio,
+    /// A submit button: `<input type=submit>`, `<input type=image>`, `<button>` of type submit.
+    Submit,
+    /// A selected `<option>` of a `<select>` (one control per selected option).
+    Select,
+    /// `<textarea>`.
+    Textarea,
+    /// `<input type=file>` (sent empty).
+    File,
+}
+
+impl ControlKind {
+    /// A word for reports: `hidden`, `text`, `password`, `checkbox`, `radio`, `submit`, `select`,
+    /// `textarea`, `file`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ControlKind::Hidden => "hidden",
+            ControlKind::Text => "text",
+            ControlKind::Password => "password",
+            ControlKind::Checkbox => "checkbox",
+            ControlKind::Radio => "radio",
+            ControlKind::Submit => "submit",
+            ControlKind::Select => "select",
+            ControlKind::Textarea => "textarea",
+            ControlKind::File => "file",
+        }
+    }
+}
+
+/// One control of a form, as the page has it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Control {
+    /// Its `name` (empty: never submitted).
+    pub name: String,
+    /// Its value as the page gives it (a checkbox without `value`: `on`).
+    pub value: String,
+    /// What it is.
+    pub kind: ControlKind,
+    /// A checkbox or radio button: whether it is checked.
+    pub checked: bool,
+    /// Disabled (itself or by a disabled `<fieldset>`): never submitted.
+    pub disabled: bool,
+    /// An image button: sent as `name.x` and `name.y`.
+    pub image: bool,
+}
+
+/// One `<form>` of a page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Form {
+    /// Its `id`.
+    pub id: Option<String>,
+    /// Where it is submitted: its `action` resolved against the page's base URL, or the page's own URL.
+    pub action: Url,
+    /// `get`, `post` or `dialog` (lower case; default `get`).
+    pub method: String,
+    /// How its fields are encoded.
+    pub enctype: Enctype,
+    /// Its controls, in tree order.
+    pub controls: Vec<Control>,
+    /// Whether the selector [`read_forms`] was given matched it (or the element it is the first form in).
+    pub selected: bool,
+    /// What shows a CAPTCHA inside it (a reCAPTCHA, hCaptcha or Turnstile widget, a `captcha` field).
+    pub captcha: Option<String>,
+}
+
+impl Form {
+    /// The names of its password inputs (an unnamed one as the empty string).
+    pub fn password_inputs(&self) -> impl Iterator<Item = &str> {
+        self.controls
+            .iter()
+            .filter(|c| c.kind == ControlKind::Password)
+            .map(|c| c.name.as_str())
+    }
+
+    /// Whether it has a password input.
+    pub fn has_password(&self) -> bool {
+        self.password_inputs().next().is_some()
+    }
+
+    /// The entries a browser submits when the form is sent with its first submit button, as the page
+    /// has them: `(name, value, kind)` in tree order. Disabled and unnamed controls, unchecked boxes and
+    /// buttons other than the first submit button are left out.
+    pub fn entries(&self) -> Vec<(String, String, ControlKind)> {
+        let mut out = Vec::new();
+        let mut submitted = false;
+        for c in &self.controls {
+            if c.disabled {
+                continue;
+            }
+            match c.kind {
+                ControlKind::Submit => {
+                    // The first submit button is the submitter (named or not); the others are not sent.
+                    if submitted {
+                        continue;
+                    }
+                    submitted = true;
+                    if c.name.is_empty() {
+                        continue;
+                    }
+                    if c.image {
+                        out.push((format!("{}.x", c.name), "0".into(), c.kind));
+                        out.push((format!("{}.y", c.name), "0".into(), c.kind));
+                        continue;
+                    }
+                }
+                ControlKind::Checkbox | ControlKind::Radio if !c.checked => continue,
+                _ => {}
+            }
+            if !c.name.is_empty() {
+                out.push((c.name.clone(), c.value.clone(), c.kind));
+            }
+        }
+        out
+    }
+}
+
+/// The forms of a page, and what tells of a login that needs a browser.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Forms {
+    /// The forms, in document order.
+    pub forms: Vec<Form>,
+    /// How many `<script>` elements the page has.
+    pub scripts: usize,
+    /// Password inputs outside any form (a form put together by JavaScript).
+    pub loose_password_inputs: usize,
+    /// What shows a CAPTCHA outside any form (its script, a widget).
+    pub captcha: Option<String>,
+}
+
+impl Forms {
+    /// The login form: the one the selector matched, when one was given; else the one with exactly one
+    /// password input (a sign-up or change-password form has two), else the first with any.
+    pub fn login_form(&self, selector_given: bool) -> Option<&Form> {
+        if selector_given {
+            return self.forms.iter().find(|f| f.selected);
+        }
+        self.forms
+            .iter()
+            .find(|f| f.password_inputs().count() == 1)
+            .or_else(|| self.forms.iter().find(|f| f.has_password()))
+    }
+}
+
+/// A `form` selector lol_html cannot read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a CSS selector trawl can use: {1}")]
+pub struct BadSelector(pub String, pub String);
+
+/// Checks that `selector` is a CSS selector forms can be picked with.
+pub fn check_selector(selector: &str) -> Result<(), BadSelector> {
+    selector
+        .parse::<lol_html::Selector>()
+        .map(|_| ())
+        .map_err(|e| BadSelector(selector.to_string(), e.to_string()))
+}
+
+/// What the parse tracks.
+#[derive(Default)]
+struct State {
+    forms: Forms,
+    base: Option<String>,
+    /// The form open now (its index).
+    open: Option<usize>,
+    /// Depth of disabled fieldsets open now.
+    disabled_fieldsets: usize,
+    /// Forms named by id from controls outside them (`form="id"`), attached at the end.
+    owned_by_id: Vec<(String, Control)>,
+    /// The `<select>` open now: its name, whether it takes several options, whether it is disabled, its
+    /// options so far as (value or None for "its text", text, selected, disabled).
+    select: Option<OpenSelect>,
+    /// Where text goes now.
+    text_into: Option<TextInto>,
+    /// A selector matched an element that is not a form: the first form opened inside it is the one.
+    selecting: bool,
+    /// Each form's `action` as written, resolved once the page's base URL is known.
+    actions: Vec<String>,
+}
+
+struct OpenSelect {
+    name: String,
+    multiple: bool,
+    disabled: bool,
+    owner: Owner,
+    options: Vec<OpenOption>,
+}
+
+struct OpenOption {
+    value: Option<String>,
+    text: String,
+    selected: bool,
+    disabled: bool,
+}
+
+#[derive(Clone)]
+enum TextInto {
+    Option,
+    /// The textarea: the control's index in its form (or in `owned_by_id`).
+    Textarea(Owner, usize),
+}
+
+/// Which form a control belongs to.
+#[derive(Clone, Debug)]
+enum Owner {
+    Form(usize),
+    ById(String),
+    None,
+}
+
+impl State {
+    fn owner(&self, form_attr: Option<String>) -> Owner {
+        match (form_attr, self.open) {
+            (Some(id), _) => Owner::ById(id),
+            (None, Some(i)) => Owner::Form(i),
+            (None, None) => Owner::None,
+        }
+    }
+
+    /// Adds `control` to its form; returns where it went.
+    fn add(&mut self, owner: &Owner, control: Control) -> Option<usize> {
+        match owner {
+            Owner::Form(i) => {
+                let controls = &mut self.forms.forms[*i].controls;
+                controls.push(control);
+                Some(controls.len() - 1)
+            }
+            Owner::ById(id) => {
+                self.owned_by_id.push((id.clone(), control));
+                Some(self.owned_by_id.len() - 1)
+            }
+            Owner::None => None,
+        }
+    }
+
+    fn control_mut(&mut self, owner: &Owner, at: usize) -> Option<&mut Control> {
+        match owner {
+            Owner::Form(i) => self.forms.forms[*i].controls.get_mut(at),
+            Owner::ById(_) => self.owned_by_id.get_mut(at).map(|(_, c)| c),
+            Owner::None => None,
+        }
+    }
+
+    fn note_captcha(&mut self, owner: &Owner, what: String) {
+        match owner {
+            Owner::Form(i) => {
+                self.forms.forms[*i].captcha.get_or_insert(what);
+            }
+            _ => {
+                self.forms.captcha.get_or_insert(what);
+            }
+        }
+    }
+
+    /// Ends the open `<select>`: its selected options become controls.
+    fn close_select(&mut self) {
+        let Some(select) = self.select.take() else {
+            return;
+        };
+        if matches!(self.text_into, Some(TextInto::Option)) {
+            self.text_into = None;
+        }
+        let value = |o: &OpenOption| {
+            o.value.clone().unwrap_or_else(|| {
+                o.text
+                    .split(crate::is_ascii_ws)
+                    .filter(|w| !w.is_empty())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+        };
+        let mut chosen: Vec<String> = if select.multiple {
+            select
+                .options
+                .iter()
+                .filter(|o| o.selected)
+                .map(value)
+                .collect()
+        } else {
+            // One option: the last selected one, else the first one not disabled (a drop-down shows one).
+            select
+                .options
+                .iter()
+                .rev()
+                .find(|o| o.selected)
+                .or_else(|| select.options.iter().find(|o| !o.disabled))
+                .map(value)
+                .into_iter()
+                .collect()
+        };
+        for v in chosen.drain(..) {
+            self.add(
+                &select.owner,
+                Control {
+                    name: select.name.clone(),
+                    value: v,
+                    kind: ControlKind::Select,
+                    checked: false,
+                    disabled: select.disabled,
+                    image: false,
+                },
+            );
+        }
+    }
+}
+
+/// The attribute `name`, its character references decoded.
+fn attr(el: &lol_html::html_content::Element<'_, '_>, name: &str) -> Option<String> {
+    el.get_attribute(name).map(|v| decode_attr(&v).into_owned())
+}
+
+fn class_has(el: &lol_html::html_content::Element<'_, '_>, names: &[&str]) -> Option<String> {
+    let class = el.get_attribute("class")?;
+    class
+        .split(crate::is_ascii_ws)
+        .find(|c| names.iter().any(|n| c.eq_ignore_ascii_case(n)))
+        .map(str::to_string)
+}
+
+/// Script hosts of CAPTCHA services.
+const CAPTCHA_SCRIPTS: [(&str, &str); 4] = [
+    ("recaptcha", "reCAPTCHA"),
+    ("hcaptcha", "hCaptcha"),
+    ("turnstile", "Cloudflare Turnstile"),
+    ("friendlycaptcha", "Friendly Captcha"),
+];
+
+/// Widget classes of CAPTCHA services.
+const CAPTCHA_CLASSES: [&str; 4] = ["g-recaptcha", "h-captcha", "cf-turnstile", "frc-captcha"];
+
+/// Reads the forms of an HTML page fetched from `doc_url` (its content coding already removed).
+/// `selector`, when given, marks the form it matches (or the first form inside the element it matches):
+/// check it first with [`check_selector`] — a selector that does not parse marks nothing.
+pub fn read_forms(
+    body: &[u8],
+    content_type: Option<&str>,
+    doc_url: &Url,
+    selector: Option<&str>,
+) -> Forms {
+    let encoding = charset::sniff_html(body, content_type, doc_url);
+    let (text, _, _) = encoding.decode(body);
+    let state = Rc::new(RefCell::new(State::default()));
+    let mut handlers = Vec::new();
+    let s = state.clone();
+    handlers.push(element!("base[href]", move |el| {
+        let mut st = s.borrow_mut();
+        if st.base.is_none() {
+            st.base = attr(el, "href");
+        }
+        Ok(())
+    }));
+    let s = state.clone();
+    let page = doc_url.clone();
+    handlers.push(element!("form", move |el| {
+        let mut st = s.borrow_mut();
+        st.close_select();
+        // A form inside a form is ignored by the parser: its controls belong to the outer one.
+        if st.open.is_some() {
+            return Ok(());
+        }
+        let method = attr(el, "method")
+            .map(|m| m.trim().to_ascii_lowercase())
+            .filter(|m| matches!(m.as_str(), "get" | "post" | "dialog"))
+            .unwrap_or_else(|| "get".into());
+        let enctype = match attr(el, "enctype")
+            .map(|e| e.trim().to_ascii_lowercase())
+            .as_deref()
+        {
+            Some("multipart/form-data") => Enctype::Multipart,
+            Some("text/plain") => Enctype::TextPlain,
+            _ => Enctype::UrlEncoded,
+        };
+        let action = attr(el, "action").unwrap_or_default();
+        let selected = std::mem::take(&mut st.selecting);
+        st.forms.forms.push(Form {
+            id: attr(el, "id"),
+            // Resolved once the page's base URL is known.
+            action: page.clone(),
+            method,
+            enctype,
+            controls: Vec::new(),
+            selected,
+            captcha: None,
+        });
+        let index = st.forms.forms.len() - 1;
+        st.open = Some(index);
+        st.actions.push(action);
+        let s = s.clone();
+        let _ = el.on_end_tag(end_tag!(move |_| {
+            let mut st = s.borrow_mut();
+            st.close_select();
+            st.open = None;
+            Ok(())
+        }));
+        Ok(())
+    }));
+    let s = state.clone();
+    handlers.push(element!("fieldset[disabled]", move |el| {
+        s.borrow_mut().disabled_fieldsets += 1;
+        let s = s.clone();
+        let _ = el.on_end_tag(end_tag!(move |_| {
+            let mut st = s.borrow_mut();
+            st.disabled_fieldsets = st.disabled_fieldsets.saturating_sub(1);
+            Ok(())
+        }));
+        Ok(())
+    }));
+    let s = state.clone();
+    handlers.push(element!("input", move |el| {
+        let mut st = s.borrow_mut();
+        let kind = attr(el, "type")
+            .map(|t| t.trim().to_ascii_lowercase())
+            .unwrap_or_default();
+        let owner = st.owner(attr(el, "form"));
+        let name = attr(el, "name").unwrap_or_default();
+        if name.to_ascii_lowercase().contains("captcha") {
+            st.note_captcha(&owner, format!("a field named {name:?}"));
+        }
+        let (kind, image) = match kind.as_str() {
+            "hidden" => (ControlKind::Hidden, false),
+            "password" => (ControlKind::Password, false),
+            "checkbox" => (ControlKind::Checkbox, false),
+            "radio" => (ControlKind::Radio, false),
+            "submit" => (ControlKind::Submit, false),
+            "image" => (ControlKind::Submit, true),
+            "file" => (ControlKind::File, false),
+            // Never submitted.
+            "button" | "reset" => return Ok(()),
+            _ => (ControlKind::Text, false),
+        };
+        if kind == ControlKind::Password && matches!(owner, Owner::None) {
+            st.forms.loose_password_inputs += 1;
+        }
+        let value = match (kind, attr(el, "value")) {
+            (ControlKind::Checkbox | ControlKind::Radio, None) => "on".to_string(),
+            (ControlKind::File, _) => String::new(),
+            (_, v) => v.unwrap_or_default(),
+        };
+        let disabled = el.has_attribute("disabled") || st.disabled_fieldsets > 0;
+        let checked = el.has_attribute("checked");
+        st.add(
+            &owner,
+            Control {
+                name,
+                value,
+                kind,
+                checked,
+                disabled,
+                image,
+            },
+        );
+        Ok(())
+    }));
+    let s = state.clone();
+    handlers.push(element!("button", move |el| {
+        let mut st = s.borrow_mut();
+        let kind = attr(el, "type")
+            .map(|t| t.trim().to_ascii_lowercase())
+            .unwrap_or_default();
+        if kind == "button" || kind == "reset" {
+            return Ok(());
+        }
+        let owner = st.owner(attr(el, "form"));
+        let disabled = el.has_attribute("disabled") || st.disabled_fieldsets > 0;
+        st.add(
+            &owner,
+            Control {
+                name: attr(el, "name").unwrap_or_default(),
+                value: attr(el, "value").unwrap_or_default(),
+                kind: ControlKind::Submit,
+                checked: false,
+                disabled,
+                image: false,
+            },
+        );
+        Ok(())
+    }));
+    let s = state.clone();
+    handlers.push(element!("select", move |el| {
+        let mut st = s.borrow_mut();
+        st.close_select();
+        let owner = st.owner(attr(el, "form"));
+        st.select = Some(OpenSelect {
+            name: attr(el, "name").unwrap_or_default(),
+            multiple: el.has_attribute("multiple"),
+            disabled: el.has_attribute("disabled") || st.disabled_fieldsets > 0,
+            owner,
+            options: Vec::new(),
+        });
+        let s = s.clone();
+        let _ = el.on_end_tag(end_tag!(move |_| {
+            s.borrow_mut().close_select();
+            Ok(())
+        }));
+        Ok(())
+    }));
+    let s = state.clone();
+    handlers.push(element!("option", move |el| {
+        let mut st = s.borrow_mut();
+        let Some(select) = st.select.as_mut() else {
+            return Ok(());
+        };
+        select.options.push(OpenOption {
+            value: attr(el, "value"),
+            text: String::new(),
+            selected: el.has_attribute("selected"),
+            disabled: el.has_attribute("disabled"),
+        });
+        st.text_into = Some(TextInto::Option);
+        Ok(())
+    }));
+    let s = state.clone();
+    handlers.push(element!("optgroup", move |_| {
+        let mut st = s.borrow_mut();
+        if matches!(st.text_into, Some(TextInto::Option)) {
+            st.text_into = None;
+        }
+        Ok(())
+    }));
+    let s = state.clone();
+    handlers.push(element!("textarea", move |el| {
+        let mut st = s.borrow_mut();
+        let owner = st.owner(attr(el, "form"));
+        let disabled = el.has_attribute("disabled") || st.disabled_fieldsets > 0;
+        let at = st.add(
+            &owner,
+            Control {
+                name: attr(el, "name").unwrap_or_default(),
+                value: String::new(),
+                kind: ControlKind::Textarea,
+                checked: false,
+                disabled,
+                image: false,
+            },
+        );
+        st.text_into = at.map(|at| TextInto::Textarea(owner, at));
+        let s = s.clone();
+        let _ = el.on_end_tag(end_tag!(move |_| {
+            s.borrow_mut().text_into = None;
+            Ok(())
+        }));
+        Ok(())
+    }));
+    let s = state.clone();
+    handlers.push(element!("script", move |el| {
+        let mut st = s.borrow_mut();
+        st.forms.scripts += 1;
+        if let Some(src) = el.get_attribute("src") {
+            let lower = src.to_ascii_lowercase();
+            if let Some((_, service)) = CAPTCHA_SCRIPTS.iter().find(|(k, _)| lower.contains(k)) {
+                st.forms
+                    .captcha
+                    .get_or_insert(format!("the {service} script"));
+            }
+        }
+        Ok(())
+    }));
+    let s = state.clone();
+    handlers.push(element!("[class], [data-sitekey]", move |el| {
+        let mut st = s.borrow_mut();
+        let widget = class_has(el, &CAPTCHA_CLASSES).or_else(|| {
+            el.has_attribute("data-sitekey")
+                .then(|| "data-sitekey".into())
+        });
+        if let Some(w) = widget {
+            let owner = st.owner(attr(el, "form"));
+            st.note_captcha(&owner, format!("a CAPTCHA widget ({w})"));
+        }
+        Ok(())
+    }));
+    if let Some(selector) = selector
+        && check_selector(selector).is_ok()
+    {
+        let s = state.clone();
+        handlers.push(element!(selector, move |el| {
+            let mut st = s.borrow_mut();
+            if el.tag_name().eq_ignore_ascii_case("form") {
+                // The form handler ran first for this element: it is the form open now.
+                if let Some(i) = st.open
+                    && !st.forms.forms.iter().any(|f| f.selected)
+                {
+                    st.forms.forms[i].selected = true;
+                }
+            } else if !st.forms.forms.iter().any(|f| f.selected) {
+                st.selecting = true;
+                let s = s.clone();
+                let _ = el.on_end_tag(end_tag!(move |_| {
+                    s.borrow_mut().selecting = false;
+                    Ok(())
+                }));
+            }
+            Ok(())
+        }));
+    }
+    let s = state.clone();
+    let document = vec![doc_text!(move |chunk| {
+        let mut st = s.borrow_mut();
+        match st.text_into.clone() {
+            Some(TextInto::Option) => {
+                if let Some(o) = st.select.as_mut().and_then(|s| s.options.last_mut()) {
+                    o.text.push_str(chunk.as_str());
+                }
+            }
+            Some(TextInto::Textarea(owner, at)) => {
+                if let Some(c) = st.control_mut(&owner, at) {
+                    c.value.push_str(chunk.as_str());
+                }
+            }
+            None => {}
+        }
+        Ok(())
+    })];
+    {
+        let mut rewriter = HtmlRewriter::new(
+            Settings {
+                element_content_handlers: handlers,
+                document_content_handlers: document,
+                // Markup a token stream cannot read for sure ends nothing: a browser reads it too.
+                strict: false,
+                ..Settings::new()
+            },
+            |_: &[u8]| {},
+        );
+        // Malformed HTML ends the parse early: the forms read so far count.
+        let _ = rewriter
+            .write(text.as_bytes())
+            .and_then(|()| rewriter.end());
+    }
+    let mut st = state.take();
+    st.close_select();
+    let actions = std::mem::take(&mut st.actions);
+    let base = st
+        .base
+        .as_deref()
+        .and_then(|href| parse_with_encoding(trim_ascii_ws(href), Some(doc_url), Some(encoding)))
+        .filter(|u| matches!(u.scheme(), "http" | "https"))
+        .unwrap_or_else(|| doc_url.clone());
+    for (index, action) in actions.into_iter().enumerate() {
+        let action = trim_ascii_ws(&action);
+        let mut url = if action.is_empty() {
+            doc_url.clone()
+        } else {
+            parse_with_encoding(action, Some(&base), Some(encoding))
+                .unwrap_or_else(|| doc_url.clone())
+        };
+        url.set_fragment(None);
+        if let Some(f) = st.forms.forms.get_mut(index) {
+            f.action = url;
+        }
+    }
+    for (id, control) in std::mem::take(&mut st.owned_by_id) {
+        if let Some(f) = st
+            .forms
+            .forms
+            .iter_mut()
+            .find(|f| f.id.as_deref() == Some(id.as_str()))
+        {
+            f.controls.push(control);
+        } else if control.kind == ControlKind::Password {
+            st.forms.loose_password_inputs += 1;
+        }
+    }
+    for f in &mut st.forms.forms {
+        for c in &mut f.controls {
+            if c.kind == ControlKind::Textarea {
+                let decoded = decode_attr(&c.value).into_owned();
+                // A newline right after `<textarea>` is not part of its value.
+                c.value = decoded
+                    .strip_prefix("\r\n")
+                    .or_else(|| decoded.strip_prefix('\n'))
+                    .unwrap_or(&decoded)
+                    .to_string();
+            }
+        }
+    }
+    st.forms
+}
+
+#[cfg(test)]
+mod tests;

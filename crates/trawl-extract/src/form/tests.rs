@@ -1,0 +1,193 @@
+use super::*;
+
+fn url(s: &str) -> Url {
+    Url::parse(s).unwrap()
+}
+
+/// WordPress 6's wp-login.php, trimmed: hidden fields, an unchecked box, a named submit button.
+const WP_LOGIN: &str = r#"<!DOCTYPE html><html><head><script src="/wp-includes/js/x.js"></script></head>
+<body class="login"><div id="login">
+<form name="loginform" id="loginform" action="http://blog.example.org/wp-login.php" method="post">
+  <p><label for="user_login">Username or Email Address</label>
+  <input type="text" name="log" id="user_login" class="input" value="" size="20" autocapitalize="off" required="required" /></p>
+  <div class="user-pass-wrap"><label for="user_pass">Password</label>
+  <div class="wp-pwd"><input type="password" name="pwd" id="user_pass" class="input password-input" value="" size="20" />
+  <button type="button" class="button button-secondary wp-hide-pw hide-if-no-js" data-toggle="0"><span class="dashicons dashicons-visibility"></span></button></div></div>
+  <p class="forgetmenot"><input name="rememberme" type="checkbox" id="rememberme" value="forever"  /> <label for="rememberme">Remember Me</label></p>
+  <p class="submit">
+    <input type="submit" name="wp-submit" id="wp-submit" class="button button-primary button-large" value="Log In" />
+    <input type="hidden" name="redirect_to" value="http://blog.example.org/wp-admin/" />
+    <input type="hidden" name="testcookie" value="1" />
+  </p>
+</form>
+<form name="lostpasswordform" action="?action=lostpassword" method="post"><input type="text" name="user_login"></form>
+</div></body></html>"#;
+
+#[test]
+fn a_wordpress_login_form() {
+    let forms = read_forms(
+        WP_LOGIN.as_bytes(),
+        Some("text/html; charset=UTF-8"),
+        &url("http://blog.example.org/wp-login.php"),
+        None,
+    );
+    assert_eq!(forms.forms.len(), 2);
+    assert_eq!(forms.scripts, 1);
+    assert_eq!(forms.captcha, None);
+    let f = forms.login_form(false).unwrap();
+    assert_eq!(f.id.as_deref(), Some("loginform"));
+    assert_eq!(f.method, "post");
+    assert_eq!(f.enctype, Enctype::UrlEncoded);
+    assert_eq!(f.action.as_str(), "http://blog.example.org/wp-login.php");
+    assert_eq!(f.password_inputs().collect::<Vec<_>>(), ["pwd"]);
+    let entries: Vec<(String, String)> = f.entries().into_iter().map(|(n, v, _)| (n, v)).collect();
+    let want = [
+        ("log", ""),
+        ("pwd", ""),
+        ("wp-submit", "Log In"),
+        ("redirect_to", "http://blog.example.org/wp-admin/"),
+        ("testcookie", "1"),
+    ];
+    assert_eq!(
+        entries,
+        want.map(|(n, v)| (n.to_string(), v.to_string())).to_vec()
+    );
+    // The second form resolves its relative action against the page.
+    assert_eq!(
+        forms.forms[1].action.as_str(),
+        "http://blog.example.org/wp-login.php?action=lostpassword"
+    );
+}
+
+#[test]
+fn a_selector_picks_the_form() {
+    let page = url("http://a.org/login");
+    let forms = read_forms(WP_LOGIN.as_bytes(), None, &page, Some("#loginform"));
+    assert_eq!(
+        forms.login_form(true).unwrap().id.as_deref(),
+        Some("loginform")
+    );
+    let forms = read_forms(
+        WP_LOGIN.as_bytes(),
+        None,
+        &page,
+        Some("form[name=lostpasswordform]"),
+    );
+    assert_eq!(
+        forms.login_form(true).unwrap().action.as_str(),
+        "http://a.org/login?action=lostpassword"
+    );
+    // An element around the form: the first form inside it.
+    let forms = read_forms(WP_LOGIN.as_bytes(), None, &page, Some("div#login"));
+    assert_eq!(
+        forms.login_form(true).unwrap().id.as_deref(),
+        Some("loginform")
+    );
+    let forms = read_forms(WP_LOGIN.as_bytes(), None, &page, Some("#nothing"));
+    assert!(forms.login_form(true).is_none());
+    assert!(check_selector("#loginform").is_ok());
+    assert!(check_selector("form[").is_err());
+}
+
+#[test]
+fn default_values_as_a_browser_sends_them() {
+    let html = r#"<base href="/app/"><form action="session?x=1#top" method="POST" enctype="multipart/form-data">
+      <input name="csrf" type="hidden" value="a&amp;b">
+      <input name="user" value="preset">
+      <input name="keep" type="checkbox" checked>
+      <input name="news" type="checkbox" value="yes">
+      <input name="mode" type="radio" value="a"><input name="mode" type="radio" value="b" checked>
+      <select name="lang"><option value="en">English<option value="fr" selected>French</select>
+      <select name="zone"><option disabled>pick</option><option> Europe  / Paris </option></select>
+      <select name="tags" multiple><option selected>a</option><option>b</option><option selected value="c">C</option></select>
+      <textarea name="note">
+line &lt;1&gt;</textarea>
+      <input name="off" value="x" disabled>
+      <fieldset disabled><input name="fs" value="x"></fieldset>
+      <input type="password" name="pass">
+      <button type="button" name="toggle">show</button>
+      <input type="image" name="go" src="go.png">
+      <button name="second" value="no">no</button>
+    </form>
+    <input form="f2" name="outside" value="o"><form id="f2" method="post"></form>"#;
+    let forms = read_forms(html.as_bytes(), None, &url("http://a.org/login"), None);
+    let f = &forms.forms[0];
+    assert_eq!(f.action.as_str(), "http://a.org/app/session?x=1");
+    assert_eq!((f.method.as_str(), f.enctype), ("post", Enctype::Multipart));
+    let entries: Vec<String> = f
+        .entries()
+        .into_iter()
+        .map(|(n, v, _)| format!("{n}={v}"))
+        .collect();
+    assert_eq!(
+        entries,
+        [
+            "csrf=a&b",
+            "user=preset",
+            "keep=on",
+            "mode=b",
+            "lang=fr",
+            "zone=Europe / Paris",
+            "tags=a",
+            "tags=c",
+            "note=line <1>",
+            "pass=",
+            "go.x=0",
+            "go.y=0",
+        ]
+    );
+    // A control outside its form, named by the form's id.
+    let f2 = &forms.forms[1];
+    assert_eq!(f2.action.as_str(), "http://a.org/login");
+    assert_eq!(f2.entries()[0].0, "outside");
+}
+
+#[test]
+fn what_needs_a_browser_shows() {
+    // A login put together by JavaScript: a password input and no form.
+    let spa =
+        r#"<div id="app"><input type="password" id="p"></div><script src="/app.js"></script>"#;
+    let forms = read_forms(spa.as_bytes(), None, &url("http://a.org/login"), None);
+    assert!(forms.login_form(false).is_none());
+    assert_eq!((forms.loose_password_inputs, forms.scripts), (1, 1));
+    // A CAPTCHA widget in the form.
+    let captcha = r#"<script src="https://www.google.com/recaptcha/api.js"></script>
+      <form method="post"><input name="u"><input type="password" name="p">
+      <div class="g-recaptcha" data-sitekey="k"></div></form>"#;
+    let forms = read_forms(captcha.as_bytes(), None, &url("http://a.org/login"), None);
+    let f = forms.login_form(false).unwrap();
+    assert!(
+        f.captcha.as_deref().unwrap().contains("g-recaptcha"),
+        "{f:?}"
+    );
+    assert!(forms.captcha.as_deref().unwrap().contains("reCAPTCHA"));
+    // A sign-up form (two password inputs) is not taken for the login form.
+    let two = r#"<form id="signup"><input type="password" name="a"><input type="password" name="b"></form>
+      <form id="login" method="post"><input type="password" name="p"></form>"#;
+    let forms = read_forms(two.as_bytes(), None, &url("http://a.org/"), None);
+    assert_eq!(
+        forms.login_form(false).unwrap().id.as_deref(),
+        Some("login")
+    );
+}
+
+#[test]
+fn another_charset_and_broken_markup() {
+    // windows-1252 bytes: the value comes out as text.
+    let mut page =
+        b"<meta charset=windows-1252><form method=post><input type=hidden name=n value=\"caf"
+            .to_vec();
+    page.push(0xE9);
+    page.extend_from_slice(b"\"><input type=password name=p>");
+    let forms = read_forms(&page, None, &url("http://a.org/"), None);
+    let f = forms.login_form(false).unwrap();
+    assert_eq!(f.entries()[0].1, "café");
+    // Garbage reads as no form, never a panic.
+    let forms = read_forms(
+        b"<form <<< \x00\xff <input",
+        None,
+        &url("http://a.org/"),
+        None,
+    );
+    assert!(forms.login_form(false).is_none());
+}

@@ -1,0 +1,706 @@
+//! Form login without I/O: what is submitted (the page's form as a browser sends it, then the credential's
+//! `fields`, then the password), how the answer is judged (the credential's `success` sign, or by default: a
+//! cookie set or changed and no login form shown again), and how a page shows the session lost. The
+//! exchanges themselves are the engine's (`trawl_engine::login`), which reads the pages with
+//! [`trawl_extract::form`].
+
+use http::header::{CONTENT_ENCODING, CONTENT_TYPE, LOCATION};
+use trawl_config::settings::{CredentialSpec, LoggedOut, LoginSuccess};
+use trawl_extract::form::{ControlKind, Enctype, Form, Forms};
+use url::Url;
+
+/// What the password is shown as.
+pub const MASK: &str = "********";
+
+/// The login form as it was found: what tells a page showing it again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FormSignature {
+    /// Where it is submitted, without query or fragment.
+    pub action: Url,
+    /// The names of its text and password inputs, sorted.
+    pub visible: Vec<String>,
+}
+
+impl FormSignature {
+    /// The signature of `form`.
+    pub fn of(form: &Form) -> FormSignature {
+        let mut visible: Vec<String> = form
+            .controls
+            .iter()
+            .filter(|c| matches!(c.kind, ControlKind::Text | ControlKind::Password))
+            .map(|c| c.name.clone())
+            .collect();
+        visible.sort();
+        visible.dedup();
+        FormSignature {
+            action: without_query(&form.action),
+            visible,
+        }
+    }
+
+    /// The signature of a login posted to `login_url` without a form on its page: any form with a
+    /// password input posting there.
+    pub fn of_url(login_url: &Url) -> FormSignature {
+        FormSignature {
+            action: without_query(login_url),
+            visible: Vec::new(),
+        }
+    }
+
+    /// Whether `forms` hold the login form again: a form with a password input that posts to the same
+    /// place (any query) or asks for the same fields. A change-password form (another action, other fields)
+    /// is not it.
+    pub fn shown_in(&self, forms: &Forms) -> bool {
+        forms.forms.iter().filter(|f| f.has_password()).any(|f| {
+            let other = FormSignature::of(f);
+            same_place(&other.action, &self.action)
+                || (!self.visible.is_empty() && other.visible == self.visible)
+        })
+    }
+}
+
+/// `url` without its query and fragment.
+pub fn without_query(url: &Url) -> Url {
+    let mut u = url.clone();
+    u.set_query(None);
+    u.set_fragment(None);
+    u
+}
+
+/// Whether two URLs name the same page, whatever their queries and scheme (`http` and `https` alike).
+pub fn same_place(a: &Url, b: &Url) -> bool {
+    a.host_str() == b.host_str()
+        && a.port_or_known_default()
+            .is_some_and(|p| Some(p) == b.port_or_known_default() || a.scheme() != b.scheme())
+        && a.path() == b.path()
+}
+
+/// Where a submitted value came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// The page: a hidden input, a default value, a checked box, a selected option, the submit button.
+    Page(ControlKind),
+    /// The credential's `fields`.
+    Fields,
+    /// The password.
+    Password,
+}
+
+/// One submitted field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// Its name.
+    pub name: String,
+    /// Its value (the password itself for [`Source::Password`]: show it with [`Entry::shown`]).
+    pub value: String,
+    /// Where the value came from.
+    pub source: Source,
+}
+
+impl Entry {
+    /// The value as a report may show it: the password masked.
+    pub fn shown(&self) -> String {
+        match self.source {
+            Source::Password => MASK.to_string(),
+            _ => format!("{:?}", self.value),
+        }
+    }
+
+    /// Where it came from, in words.
+    pub fn origin(&self) -> String {
+        match self.source {
+            Source::Page(ControlKind::Hidden) => "hidden, from the page".into(),
+            Source::Page(ControlKind::Submit) => "the submit button".into(),
+            Source::Page(kind) => format!("{}, as the page fills it", kind.as_str()),
+            Source::Fields => "from `fields`".into(),
+            Source::Password => "the password".into(),
+        }
+    }
+}
+
+/// What a form login sends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Submission {
+    /// Where: the form's action (or `login_url` when the page has no form).
+    pub action: Url,
+    /// How the fields are encoded.
+    pub enctype: Enctype,
+    /// The fields, in order.
+    pub entries: Vec<Entry>,
+    /// Controls of the form not sent (an unchecked box, a disabled field), in words.
+    pub not_sent: Vec<String>,
+    /// Names in `fields` the form has no control for (sent all the same).
+    pub missing: Vec<String>,
+    /// The field the password went in.
+    pub password_field: String,
+    /// Whether it came from a form on the page (else: `fields` and the password, as configured).
+    pub from_form: bool,
+}
+
+impl Submission {
+    /// The submission of `form` for `spec`: every entry the page gives (hidden inputs, default values, checked
+    /// boxes, selected options, the first submit button's name and value), then `fields` (replacing the
+    /// page's value of a field of the same name), then `password` into `password_field` (default: the
+    /// form's password input).
+    pub fn from_form(form: &Form, spec: &CredentialSpec, password: &str) -> Submission {
+        let mut entries: Vec<Entry> = form
+            .entries()
+            .into_iter()
+            .map(|(name, value, kind)| Entry {
+                name,
+                value,
+                source: Source::Page(kind),
+            })
+            .collect();
+        let not_sent = form
+            .controls
+            .iter()
+            .filter(|c| !c.name.is_empty())
+            .filter_map(|c| {
+                if c.disabled {
+                    Some(format!("{} ({}, disabled)", c.name, c.kind.as_str()))
+                } else if matches!(c.kind, ControlKind::Checkbox | ControlKind::Radio) && !c.checked
+                {
+                    Some(format!("{} ({}, not checked)", c.name, c.kind.as_str()))
+                } else {
+                    None
+                }
+            })
+            .filter(|w| {
+                // A radio group with one checked button is sent; its other buttons need no line.
+                let name = w.split(' ').next().unwrap_or_default();
+                !entries.iter().any(|e| e.name == name)
+            })
+            .collect();
+        let known = |name: &str| form.controls.iter().any(|c| c.name == name);
+        let missing = spec.fields.keys().filter(|k| !known(k)).cloned().collect();
+        for (name, value) in &spec.fields {
+            put(&mut entries, name, value, Source::Fields);
+        }
+        let password_field = spec
+            .password_field
+            .clone()
+            .or_else(|| {
+                form.password_inputs()
+                    .find(|n| !n.is_empty())
+                    .map(str::to_string)
+            })
+            .unwrap_or_else(|| spec.password_field().to_string());
+        put(&mut entries, &password_field, password, Source::Password);
+        Submission {
+            action: form.action.clone(),
+            enctype: form.enctype,
+            entries,
+            not_sent,
+            missing,
+            password_field,
+            from_form: true,
+        }
+    }
+
+    /// The submission of a login page without a form (an endpoint written for logins): `fields` and the
+    /// password, posted to `login_url`.
+    pub fn without_form(login_url: &Url, spec: &CredentialSpec, password: &str) -> Submission {
+        let mut entries: Vec<Entry> = spec
+            .fields
+            .iter()
+            .map(|(n, v)| Entry {
+                name: n.clone(),
+                value: v.clone(),
+                source: Source::Fields,
+            })
+            .collect();
+        put(
+            &mut entries,
+            spec.password_field(),
+            password,
+            Source::Password,
+        );
+        Submission {
+            action: login_url.clone(),
+            enctype: Enctype::UrlEncoded,
+            entries,
+            not_sent: Vec::new(),
+            missing: Vec::new(),
+            password_field: spec.password_field().to_string(),
+            from_form: false,
+        }
+    }
+
+    /// The request body and its `Content-Type`.
+    pub fn body(&self) -> (Vec<u8>, String) {
+        match self.enctype {
+            Enctype::UrlEncoded => {
+                let mut form = url::form_urlencoded::Serializer::new(String::new());
+                for e in &self.entries {
+                    form.append_pair(&e.name, &e.value);
+                }
+                (
+                    form.finish().into_bytes(),
+                    Enctype::UrlEncoded.as_str().to_string(),
+                )
+            }
+            Enctype::TextPlain => {
+                let mut out = String::new();
+                for e in &self.entries {
+                    out.push_str(&format!("{}={}\r\n", e.name, e.value));
+                }
+                (out.into_bytes(), "text/plain".to_string())
+            }
+            Enctype::Multipart => {
+                let boundary = self.boundary();
+                let escape = |s: &str| {
+                    s.replace('"', "%22")
+                        .replace('\r', "%0D")
+                        .replace('\n', "%0A")
+                };
+                let mut out = Vec::new();
+                for e in &self.entries {
+                    let file = e.source == Source::Page(ControlKind::File);
+                    out.extend_from_slice(
+                        format!(
+                            "--{boundary}\r\nContent-Disposition: form-data; name=\"{}\"",
+                            escape(&e.name)
+                        )
+                        .as_bytes(),
+                    );
+                    if file {
+                        out.extend_from_slice(
+                            b"; filename=\"\"\r\nContent-Type: application/octet-stream",
+                        );
+                    }
+                    out.extend_from_slice(b"\r\n\r\n");
+                    if !file {
+                        out.extend_from_slice(e.value.as_bytes());
+                    }
+                    out.extend_from_slice(b"\r\n");
+                }
+                out.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+                (out, format!("multipart/form-data; boundary={boundary}"))
+            }
+        }
+    }
+
+    /// A multipart boundary that no value contains.
+    fn boundary(&self) -> String {
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let mut b = format!("----trawlFormBoundary{seed:x}");
+        while self
+            .entries
+            .iter()
+            .any(|e| e.value.contains(&b) || e.name.contains(&b))
+        {
+            b.push('x');
+        }
+        b
+    }
+}
+
+/// Sets `name` to `value`: the first entry of that name takes it (later ones of the name are dropped), or
+/// it is added at the end.
+fn put(entries: &mut Vec<Entry>, name: &str, value: &str, source: Source) {
+    match entries.iter().position(|e| e.name == name) {
+        Some(i) => {
+            entries[i].value = value.to_string();
+            entries[i].source = source;
+            let mut seen = false;
+            entries.retain(|e| {
+                if e.name != name {
+                    return true;
+                }
+                let keep = !seen;
+                seen = true;
+                keep
+            });
+        }
+        None => entries.push(Entry {
+            name: name.to_string(),
+            value: value.to_string(),
+            source,
+        }),
+    }
+}
+
+/// The names of the cookies `set_cookies` (a response's `Set-Cookie` values) set to a value the jar did not
+/// hold (`before`: name and value of each cookie the jar sent); a cookie cleared (empty, expired) is not one.
+pub fn cookies_changed<'a>(
+    before: &[(String, String)],
+    set_cookies: impl Iterator<Item = &'a str>,
+) -> Vec<String> {
+    let now = cookie::time::OffsetDateTime::now_utc();
+    let mut out: Vec<String> = Vec::new();
+    for raw in set_cookies {
+        let Ok(c) = cookie::Cookie::parse(raw) else {
+            continue;
+        };
+        let cleared = c.value().is_empty()
+            || c.max_age().is_some_and(|m| m.is_zero() || m.is_negative())
+            || c.expires_datetime().is_some_and(|t| t <= now);
+        let same = before.iter().any(|(n, v)| n == c.name() && v == c.value());
+        if !cleared && !same && !out.iter().any(|n| n == c.name()) {
+            out.push(c.name().to_string());
+        }
+    }
+    out
+}
+
+/// The names a response's `Set-Cookie` fields set, in order.
+pub fn cookie_names(headers: &http::HeaderMap) -> Vec<String> {
+    headers
+        .get_all(http::header::SET_COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .filter_map(|v| cookie::Cookie::parse(v).ok())
+        .map(|c| c.name().to_string())
+        .collect()
+}
+
+/// A response body with its content coding removed (bounded), for reading forms and signs in it.
+pub fn decoded_body<'a>(headers: &http::HeaderMap, body: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
+    let coding = headers.get(CONTENT_ENCODING).and_then(|v| v.to_str().ok());
+    let limits = trawl_extract::decode::DecodeLimits {
+        max_bytes: 16 << 20,
+        max_ratio: 200,
+    };
+    trawl_extract::decode::decode_content(coding, body, limits)
+        .unwrap_or(std::borrow::Cow::Borrowed(body))
+}
+
+/// Whether a response may hold a form: HTML, or no type at all.
+pub fn is_html(headers: &http::HeaderMap) -> bool {
+    headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_none_or(|t| {
+            let t = t.to_ascii_lowercase();
+            t.contains("html") || t.starts_with("text/plain")
+        })
+}
+
+/// The forms of a response from `url` (none when it is not HTML or has no password input at all: most
+/// pages are read no further).
+pub fn page_forms(
+    url: &Url,
+    headers: &http::HeaderMap,
+    body: &[u8],
+    selector: Option<&str>,
+) -> Forms {
+    if !is_html(headers) {
+        return Forms::default();
+    }
+    let body = decoded_body(headers, body);
+    if !contains_ignore_case(&body, b"password") {
+        return Forms::default();
+    }
+    let content_type = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok());
+    trawl_extract::form::read_forms(&body, content_type, url, selector)
+}
+
+fn contains_ignore_case(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle))
+}
+
+/// Whether a response from `url` redirects to the login page (any query).
+pub fn redirects_to_login(login: &Url, url: &Url, status: u16, location: Option<&str>) -> bool {
+    (300..400).contains(&status)
+        && location
+            .and_then(|l| url.join(l).ok())
+            .is_some_and(|to| same_place(&to, login))
+}
+
+/// How a form login came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Logged in.
+    Ok,
+    /// Submitted, and refused (or not submitted: the form cannot be sent safely).
+    Failed,
+    /// No form to submit: a login built by JavaScript.
+    Javascript,
+    /// The form has a CAPTCHA: not submitted.
+    Captcha,
+}
+
+/// A login's verdict, the sign that decided it, and what to change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The sign that decided, in words.
+    pub sign: String,
+    /// What to change, in words (empty when logged in).
+    pub advice: Vec<String>,
+}
+
+impl Outcome {
+    /// Whether the login worked.
+    pub fn ok(&self) -> bool {
+        self.verdict == Verdict::Ok
+    }
+
+    /// A failure for `sign`, with `advice`.
+    pub fn failed(verdict: Verdict, sign: impl Into<String>, advice: Vec<String>) -> Outcome {
+        Outcome {
+            verdict,
+            sign: sign.into(),
+            advice,
+        }
+    }
+}
+
+/// What to do when a login needs a browser.
+pub const USE_A_BROWSER: &str = "log in with a browser, export its cookies (a cookies.txt or JSON export) and set \
+     [fetch] cookies_file = \"cookies.txt\"; the crawl then sends them from its first request, and keeps away \
+     from the site's sign-out links as for a form login";
+
+/// One answer of a submitted login: the submission's own, then each redirect followed.
+#[derive(Debug, Clone)]
+pub struct Answer<'a> {
+    /// Where it came from.
+    pub url: &'a Url,
+    /// Its status.
+    pub status: u16,
+    /// Its `Location`.
+    pub location: Option<&'a str>,
+    /// Its body, content coding removed.
+    pub body: &'a [u8],
+    /// Whether it shows the login form again.
+    pub shows_form: bool,
+}
+
+/// Judges a submitted login from its answers (at least the submission's), the cookies it set or changed,
+/// and `has_cookie` (whether the jar now holds a cookie of that name for the login's site): by the
+/// credential's `success` sign when it has one, else by default.
+pub fn judge(
+    spec: &CredentialSpec,
+    submission: &Submission,
+    answers: &[Answer<'_>],
+    changed: &[String],
+    has_cookie: impl Fn(&str) -> bool,
+) -> Outcome {
+    let Some(first) = answers.first() else {
+        return Outcome::failed(Verdict::Failed, "no answer", Vec::new());
+    };
+    let last = answers.last().unwrap_or(first);
+    let fields_advice = || {
+        let mut advice = Vec::new();
+        if !submission.missing.is_empty() {
+            let names: Vec<&str> = submission
+                .entries
+                .iter()
+                .filter(|e| {
+                    matches!(
+                        e.source,
+                        Source::Page(ControlKind::Text) | Source::Page(ControlKind::Password)
+                    )
+                })
+                .map(|e| e.name.as_str())
+                .collect();
+            advice.push(format!(
+                "the form has no field {}: `fields` should name the form's own fields{}",
+                quoted(&submission.missing),
+                if names.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", quoted_str(&names))
+                }
+            ));
+        }
+        advice.push(format!(
+            "check the user name in `fields` and the password (it went into `{}`{})",
+            submission.password_field,
+            if spec.password_field.is_some() {
+                ", as password_field says"
+            } else {
+                ", the form's password input"
+            }
+        ));
+        advice
+    };
+    if let Some(sign) = &spec.success {
+        let (ok, what) = match sign {
+            LoginSuccess::Cookie(name) => (
+                has_cookie(name),
+                format!("success = {{ cookie = {name:?} }}"),
+            ),
+            LoginSuccess::RedirectTo(prefix) => (
+                answers
+                    .iter()
+                    .any(|a| login_worked(sign, a.url, a.status, a.location, b"", |_| false)),
+                format!("success = {{ redirect_to = {prefix:?} }}"),
+            ),
+            LoginSuccess::Text(text) => (
+                answers
+                    .iter()
+                    .any(|a| login_worked(sign, a.url, a.status, None, a.body, |_| false)),
+                format!("success = {{ text = {text:?} }}"),
+            ),
+        };
+        return if ok {
+            Outcome {
+                verdict: Verdict::Ok,
+                sign: format!("{what} showed"),
+                advice: Vec::new(),
+            }
+        } else {
+            let mut advice = fields_advice();
+            advice.push(format!(
+                "or the sign is not what this site shows: leave `success` out to judge by cookies and the login \
+                 form, or set it to what a logged-in page shows{}",
+                if changed.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (the login set cookie {})", quoted(changed))
+                }
+            ));
+            Outcome::failed(Verdict::Failed, format!("{what} did not show"), advice)
+        };
+    }
+    if first.status >= 400 {
+        let mut advice = Vec::new();
+        if first.status == 403 || first.status == 400 || first.status == 419 {
+            advice.push(
+                "a login refused with 403 (400, 419) usually failed a CSRF check: the form's hidden token and the \
+                 cookie the login page set must go together — are cookies on ([fetch] cookies), and is `form` the \
+                 right form?"
+                    .to_string(),
+            );
+        } else if first.status == 401 || first.status == 404 || first.status == 405 {
+            advice.push(format!(
+                "the form's action {} does not take the login: is login_url the page that shows the form?",
+                submission.action
+            ));
+        }
+        advice.extend(fields_advice());
+        return Outcome::failed(
+            Verdict::Failed,
+            format!("the answer was {}", first.status),
+            advice,
+        );
+    }
+    if let Some(a) = answers.iter().find(|a| a.shows_form) {
+        let which = if std::ptr::eq(a, first) {
+            "the answer".to_string()
+        } else {
+            format!("the page it redirected to ({})", a.url)
+        };
+        return Outcome::failed(
+            Verdict::Failed,
+            format!("{which} shows the login form again (a password input)"),
+            fields_advice(),
+        );
+    }
+    if changed.is_empty() {
+        return Outcome::failed(
+            Verdict::Failed,
+            "the login set no cookie",
+            vec![
+                "a site that keeps a login in a cookie sets one when the login works; if this one shows it \
+                 otherwise, set success = { text = \"…\" } (what a logged-in page says) or \
+                 { redirect_to = \"URL\" }"
+                    .to_string(),
+            ],
+        );
+    }
+    let shown = if answers.len() > 1 {
+        format!("the page it led to ({}) shows no login form", last.url)
+    } else {
+        "its answer shows no login form".to_string()
+    };
+    Outcome {
+        verdict: Verdict::Ok,
+        sign: format!("the login set cookie {} and {shown}", quoted(changed)),
+        advice: Vec::new(),
+    }
+}
+
+fn quoted(names: &[String]) -> String {
+    quoted_str(&names.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
+fn quoted_str(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Whether a page from `url` shows its session lost: by the credential's `logged_out` sign when it has one;
+/// else when it redirects to the login page (`login`, any query) or shows the login form (`signature`).
+pub fn shows_logged_out(
+    spec: &CredentialSpec,
+    login: &Url,
+    signature: &FormSignature,
+    url: &Url,
+    status: u16,
+    headers: &http::HeaderMap,
+    body: &[u8],
+) -> bool {
+    let location = headers.get(LOCATION).and_then(|v| v.to_str().ok());
+    if let Some(sign) = &spec.logged_out {
+        let body = decoded_body(headers, body);
+        return match sign {
+            LoggedOut::Text(_) => sign_shows(sign, url, status, location, &body),
+            LoggedOut::RedirectTo(_) => sign_shows(sign, url, status, location, b""),
+        };
+    }
+    if redirects_to_login(login, url, status, location)
+        || redirects_to_login(&signature.action, url, status, location)
+    {
+        return true;
+    }
+    (200..300).contains(&status)
+        && signature.shown_in(&page_forms(url, headers, body, spec.form.as_deref()))
+}
+
+/// Whether a login response shows the `success` sign: the cookie set (in the jar now), a redirect to the
+/// prefix, or the text in its body.
+pub fn login_worked(
+    success: &LoginSuccess,
+    login_url: &Url,
+    status: u16,
+    location: Option<&str>,
+    body: &[u8],
+    has_cookie: impl Fn(&str) -> bool,
+) -> bool {
+    match success {
+        LoginSuccess::Cookie(name) => has_cookie(name),
+        LoginSuccess::RedirectTo(prefix) => {
+            (300..400).contains(&status) && redirects_to(login_url, location, prefix)
+        }
+        LoginSuccess::Text(text) => contains(body, text),
+    }
+}
+
+/// Whether a page shows the `logged_out` sign.
+pub fn sign_shows(
+    sign: &LoggedOut,
+    url: &Url,
+    status: u16,
+    location: Option<&str>,
+    body: &[u8],
+) -> bool {
+    match sign {
+        LoggedOut::Text(text) => contains(body, text),
+        LoggedOut::RedirectTo(prefix) => {
+            (300..400).contains(&status) && redirects_to(url, location, prefix)
+        }
+    }
+}
+
+fn redirects_to(from: &Url, location: Option<&str>, prefix: &str) -> bool {
+    location
+        .and_then(|l| from.join(l).ok())
+        .is_some_and(|to| to.as_str().starts_with(prefix))
+}
+
+fn contains(body: &[u8], text: &str) -> bool {
+    !text.is_empty() && body.windows(text.len()).any(|w| w == text.as_bytes())
+}
+
+#[cfg(test)]
+mod tests;

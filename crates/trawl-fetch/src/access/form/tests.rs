@@ -1,0 +1,281 @@
+use super::*;
+use trawl_extract::form::read_forms;
+
+fn url(s: &str) -> Url {
+    Url::parse(s).unwrap()
+}
+
+fn spec(extra: &str) -> CredentialSpec {
+    toml::from_str(&format!(
+        "kind = \"form\"\ndomain = \"a.org\"\npassword_env = \"P\"\nlogin_url = \"http://a.org/login\"\n{extra}"
+    ))
+    .unwrap()
+}
+
+const PAGE: &str = r#"<form id="f" action="/session" method="post">
+  <input type="hidden" name="csrf" value="t0k">
+  <input name="user" value="">
+  <input type="password" name="pass">
+  <input type="checkbox" name="remember" value="1">
+  <input type="submit" name="go" value="Sign in">
+</form>"#;
+
+fn form() -> trawl_extract::form::Form {
+    read_forms(PAGE.as_bytes(), None, &url("http://a.org/login"), None)
+        .login_form(false)
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn the_page_then_fields_then_the_password() {
+    let s = Submission::from_form(
+        &form(),
+        &spec("fields = { user = \"me\", extra = \"x\" }\n"),
+        "s&cret",
+    );
+    assert_eq!(s.action.as_str(), "http://a.org/session");
+    assert_eq!(s.password_field, "pass");
+    let (body, ctype) = s.body();
+    assert_eq!(ctype, "application/x-www-form-urlencoded");
+    assert_eq!(
+        String::from_utf8(body).unwrap(),
+        "csrf=t0k&user=me&pass=s%26cret&go=Sign+in&extra=x"
+    );
+    assert_eq!(s.missing, ["extra"]);
+    assert_eq!(s.not_sent, ["remember (checkbox, not checked)"]);
+    let pass = s.entries.iter().find(|e| e.name == "pass").unwrap();
+    assert_eq!(pass.shown(), MASK);
+    // password_field names another field.
+    let s = Submission::from_form(&form(), &spec("password_field = \"pw2\"\n"), "p");
+    assert!(s.entries.iter().any(|e| e.name == "pw2" && e.value == "p"));
+    assert!(
+        s.entries
+            .iter()
+            .any(|e| e.name == "pass" && e.value.is_empty())
+    );
+    // A page without a form: the configured fields and the password, to login_url.
+    let s = Submission::without_form(
+        &url("http://a.org/login"),
+        &spec("fields = { u = \"me\" }\n"),
+        "p",
+    );
+    assert_eq!(String::from_utf8(s.body().0).unwrap(), "u=me&password=p");
+}
+
+#[test]
+fn multipart_and_text_plain() {
+    let mut s = Submission::from_form(&form(), &spec(""), "p");
+    s.enctype = Enctype::Multipart;
+    let (body, ctype) = s.body();
+    let boundary = ctype
+        .strip_prefix("multipart/form-data; boundary=")
+        .unwrap();
+    let text = String::from_utf8(body).unwrap();
+    assert!(text.starts_with(&format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\nt0k\r\n"
+    )));
+    assert!(text.ends_with(&format!("--{boundary}--\r\n")));
+    s.enctype = Enctype::TextPlain;
+    assert!(
+        String::from_utf8(s.body().0)
+            .unwrap()
+            .starts_with("csrf=t0k\r\nuser=\r\n")
+    );
+}
+
+#[test]
+fn cookies_set_or_changed() {
+    let before = vec![("sid".to_string(), "1".to_string())];
+    let set = [
+        "sid=1; Path=/",
+        "session=new; HttpOnly",
+        "gone=; Max-Age=0",
+        "old=x; Expires=Thu, 01 Jan 1970 00:00:00 GMT",
+        "csrftoken=rotated",
+    ];
+    assert_eq!(
+        cookies_changed(&before, set.into_iter()),
+        ["session", "csrftoken"]
+    );
+}
+
+fn answer<'a>(u: &'a Url, status: u16, body: &'a [u8], shows_form: bool) -> Answer<'a> {
+    Answer {
+        url: u,
+        status,
+        location: None,
+        body,
+        shows_form,
+    }
+}
+
+#[test]
+fn judged_by_default_signs() {
+    let s = Submission::from_form(&form(), &spec("fields = { user = \"me\" }\n"), "p");
+    let sp = spec("");
+    let u = url("http://a.org/session");
+    let home = url("http://a.org/home");
+    let no = |_: &str| false;
+    let ok = judge(
+        &sp,
+        &s,
+        &[
+            answer(&u, 302, b"", false),
+            answer(&home, 200, b"hi", false),
+        ],
+        &["session".to_string()],
+        no,
+    );
+    assert!(ok.ok(), "{ok:?}");
+    assert!(
+        ok.sign.contains("`session`") && ok.sign.contains("/home"),
+        "{}",
+        ok.sign
+    );
+    let again = judge(&sp, &s, &[answer(&u, 200, b"", true)], &[], no);
+    assert_eq!(again.verdict, Verdict::Failed);
+    assert!(
+        again.sign.contains("shows the login form again"),
+        "{}",
+        again.sign
+    );
+    assert!(
+        again.advice.iter().any(|a| a.contains("`pass`")),
+        "{:?}",
+        again.advice
+    );
+    let csrf = judge(&sp, &s, &[answer(&u, 403, b"", false)], &[], no);
+    assert_eq!(csrf.sign, "the answer was 403");
+    assert!(csrf.advice[0].contains("CSRF"), "{:?}", csrf.advice);
+    let nothing = judge(&sp, &s, &[answer(&u, 200, b"", false)], &[], no);
+    assert_eq!(nothing.sign, "the login set no cookie");
+    // A field the form lacks is named, with the form's own fields.
+    let s2 = Submission::from_form(&form(), &spec("fields = { username = \"me\" }\n"), "p");
+    let wrong = judge(&sp, &s2, &[answer(&u, 200, b"", true)], &[], no);
+    assert!(
+        wrong.advice[0].contains("no field `username`") && wrong.advice[0].contains("`user`"),
+        "{:?}",
+        wrong.advice
+    );
+}
+
+#[test]
+fn explicit_signs_still_win() {
+    let s = Submission::from_form(&form(), &spec(""), "p");
+    let u = url("http://a.org/session");
+    let sp = spec("success = { text = \"Sign out\" }\n");
+    // The form shown again does not matter: the text decides.
+    assert!(
+        judge(
+            &sp,
+            &s,
+            &[answer(&u, 200, b"<a>Sign out</a>", true)],
+            &[],
+            |_| false
+        )
+        .ok()
+    );
+    assert!(
+        !judge(
+            &sp,
+            &s,
+            &[answer(&u, 200, b"Welcome", false)],
+            &["x".into()],
+            |_| false
+        )
+        .ok()
+    );
+    let sp = spec("success = { cookie = \"sid\" }\n");
+    assert!(judge(&sp, &s, &[answer(&u, 200, b"", false)], &[], |n| n == "sid").ok());
+    let sp = spec("success = { redirect_to = \"http://a.org/home\" }\n");
+    let mut a = answer(&u, 302, b"", false);
+    a.location = Some("/home?welcome");
+    assert!(judge(&sp, &s, &[a.clone()], &[], |_| false).ok());
+    a.location = Some("/login?failed");
+    assert!(!judge(&sp, &s, &[a], &[], |_| false).ok());
+    // The signs as such.
+    let login = url("http://a.org/login");
+    let redirect = LoginSuccess::RedirectTo("http://a.org/home".into());
+    assert!(login_worked(
+        &redirect,
+        &login,
+        302,
+        Some("/home?x"),
+        b"",
+        |_| false
+    ));
+    let out = LoggedOut::Text("Sign in".into());
+    assert!(sign_shows(&out, &login, 200, None, b"<b>Sign in</b>"));
+    assert!(!sign_shows(&out, &login, 200, None, b"hello"));
+}
+
+#[test]
+fn a_lost_session_shows_without_configuration() {
+    let sp = spec("");
+    let login = url("http://a.org/login");
+    let sig = FormSignature::of(&form());
+    let page = url("http://a.org/members/1");
+    let mut h = http::HeaderMap::new();
+    h.insert(LOCATION, "/login?next=/members/1".parse().unwrap());
+    assert!(shows_logged_out(&sp, &login, &sig, &page, 302, &h, b""));
+    h.insert(LOCATION, "/members/2".parse().unwrap());
+    assert!(!shows_logged_out(&sp, &login, &sig, &page, 302, &h, b""));
+    let mut h = http::HeaderMap::new();
+    h.insert(CONTENT_TYPE, "text/html".parse().unwrap());
+    assert!(shows_logged_out(
+        &sp,
+        &login,
+        &sig,
+        &page,
+        200,
+        &h,
+        PAGE.as_bytes()
+    ));
+    assert!(!shows_logged_out(
+        &sp,
+        &login,
+        &sig,
+        &page,
+        200,
+        &h,
+        b"<p>Members only</p>"
+    ));
+    // A change-password form is not the login form.
+    let change =
+        br#"<form action="/account/password" method="post"><input type="password" name="old">
+        <input type="password" name="new"></form>"#;
+    assert!(!shows_logged_out(&sp, &login, &sig, &page, 200, &h, change));
+    // Not HTML: not read.
+    h.insert(CONTENT_TYPE, "image/png".parse().unwrap());
+    assert!(!shows_logged_out(
+        &sp,
+        &login,
+        &sig,
+        &page,
+        200,
+        &h,
+        PAGE.as_bytes()
+    ));
+    // An explicit sign wins.
+    let sp = spec("logged_out = { text = \"Please log in\" }\n");
+    h.insert(CONTENT_TYPE, "text/html".parse().unwrap());
+    assert!(!shows_logged_out(
+        &sp,
+        &login,
+        &sig,
+        &page,
+        200,
+        &h,
+        PAGE.as_bytes()
+    ));
+    assert!(shows_logged_out(
+        &sp,
+        &login,
+        &sig,
+        &page,
+        200,
+        &h,
+        b"Please log in"
+    ));
+}
