@@ -375,7 +375,8 @@ pub(crate) enum WarcCommand {
         output: PathBuf,
     },
     /// Rewrite a WARC in another compression, record by record: the output's extension says which
-    /// (`.warc.gz`, `.warc.zst`, `.warc`); its CDXJ index is written beside it.
+    /// (`.warc.gz`, `.warc.zst`, `.warc`); its CDXJ index is written beside it. A `.warc.zst` output begins
+    /// with a zstd dictionary trained from the input's first records, which every record is compressed with.
     Recompress {
         /// The WARC to read (any compression).
         input: PathBuf,
