@@ -1,6 +1,7 @@
 //! Which HTML pages need a browser (`[browser] mode = "auto"`): a page whose HTML holds little text but
-//! scripts, an empty application root, or a `<noscript>` fallback is built by JavaScript; an ordinary page
-//! with text and links is not rendered.
+//! scripts, an empty application root, or a `<noscript>` fallback is built by JavaScript, and one with
+//! scripts and route links (`href="#/guide"`) has views only a browser shows; an ordinary page with text and
+//! links is not rendered.
 
 use memchr::memmem;
 
@@ -17,7 +18,11 @@ const APP_ROOTS: [&[u8]; 6] = [
     b"svelte",
 ];
 
-/// Why a page needs rendering, as its `browser:…` note says it: `emptyRoot`, `noscript` or `littleText`;
+/// Links to views of a single-page application (`#/…`, `#!…`), either quote.
+const ROUTE_LINKS: [&[u8]; 4] = [b"href=\"#/", b"href=\"#!", b"href='#/", b"href='#!"];
+
+/// Why a page needs rendering, as its `browser:…` note says it: `emptyRoot`, `routes`, `noscript` or
+/// `littleText`;
 /// `None` for a page that reads fine as it is (or has no script at all).
 ///
 /// It runs on every HTML page of an `auto` crawl, so it is one pass over the bytes rather than a parse: text is
@@ -38,6 +43,9 @@ pub fn needs_rendering(html: &[u8]) -> Option<&'static str> {
     });
     if has_root && visible < LITTLE_TEXT * 2 {
         return Some("emptyRoot");
+    }
+    if ROUTE_LINKS.iter().any(|l| memmem::find(html, l).is_some()) {
+        return Some("routes");
     }
     if visible < LITTLE_TEXT {
         let noscript = memmem::find(html, b"<noscript").is_some();
@@ -90,6 +98,11 @@ mod tests {
         assert_eq!(needs_rendering(shell), Some("emptyRoot"));
         let thin = b"<html><body><script>document.write('hi')</script><p>Loading</p></body></html>";
         assert_eq!(needs_rendering(thin), Some("littleText"));
+        let text = "Documentation to read, with a long introduction in plain text. ".repeat(6);
+        let routed = format!(
+            "<html><script src=/docs.js></script><p>{text}</p><a href=\"#/guide\">guide</a></html>"
+        );
+        assert_eq!(needs_rendering(routed.as_bytes()), Some("routes"));
     }
 
     #[test]

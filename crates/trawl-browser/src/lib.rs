@@ -16,11 +16,12 @@
 mod behaviors;
 pub mod detect;
 mod error;
+mod memory;
 mod proxy;
 mod session;
 
 pub use crate::{
     error::BrowserError,
     proxy::{Answer, BrowserRequest, Upstream},
-    session::{Browser, PageLimits, Rendered},
+    session::{Browser, PageLimits, Rendered, Restart},
 };

@@ -3,6 +3,7 @@
 //! of its own whose proxy is that page's [`Proxy`], so every request (service workers too) is tied to it.
 
 use std::{
+    collections::{HashSet, VecDeque},
     path::{Path, PathBuf},
     sync::{
         Arc,
@@ -34,8 +35,18 @@ use url::Url;
 use crate::{
     behaviors,
     error::BrowserError,
+    memory,
     proxy::{Caps, Proxy, Traffic, Upstream},
 };
+
+/// When the browser is started afresh.
+#[derive(Debug, Clone, Copy)]
+pub struct Restart {
+    /// After this many pages.
+    pub every: u32,
+    /// When its processes use more memory than this (bytes; 0: no limit).
+    pub memory_bytes: u64,
+}
 
 /// How one page is rendered: its budget and caps, and what is done in it.
 #[derive(Debug, Clone)]
@@ -54,17 +65,22 @@ pub struct PageLimits {
     pub screenshot: bool,
     /// A user's script run after the built-in behaviours.
     pub behaviors: Option<String>,
+    /// The most views of a single-page application rendered after the page itself.
+    pub max_views: u32,
 }
 
 /// What rendering a page found.
 #[derive(Debug, Default)]
 pub struct Rendered {
-    /// The links of the rendered page, every readable frame included.
+    /// The links of the rendered page and its views, every readable frame included.
     pub links: Vec<Url>,
+    /// The views of a single-page application (the page's URL with a route fragment, `#/guide`) rendered
+    /// after the page, in order.
+    pub views: Vec<Url>,
     /// The PNG, when asked for and taken.
     pub screenshot: Option<Vec<u8>>,
     /// What cut the page short or went wrong, as `browser:…` notes: `timeout`, `crashed`, `maxRequests`,
-    /// `maxBytes`, `failed`.
+    /// `maxBytes`, `maxViews`, `failed`.
     pub notes: Vec<&'static str>,
     /// Requests the page made (each answered by the upstream or refused).
     pub requests: u32,
@@ -77,6 +93,8 @@ struct Running {
     chrome: Chrome,
     handler: tokio::task::JoinHandle<()>,
     pages: u32,
+    /// Its profile directory, which every process of this browser names on its command line.
+    profile: PathBuf,
 }
 
 /// The crawl's browser: launched on first use, shared by the pages rendering at once.
@@ -84,6 +102,7 @@ pub struct Browser {
     executable: PathBuf,
     profile: PathBuf,
     restart_every: u32,
+    restart_memory: u64,
     tls: TlsAcceptor,
     running: RwLock<Option<Running>>,
     permits: Semaphore,
@@ -101,17 +120,19 @@ impl std::fmt::Debug for Browser {
 
 impl Browser {
     /// A browser to be started from `executable` with its profiles under `profile` (made fresh at each
-    /// start), rendering at most `pages` pages at once, restarted every `restart_every` pages.
+    /// start), rendering at most `pages` pages at once, restarted every `restart.every` pages and when its
+    /// processes use more than `restart.memory_bytes` (0: no limit).
     pub fn new(
         executable: PathBuf,
         profile: PathBuf,
         pages: usize,
-        restart_every: u32,
+        restart: Restart,
     ) -> Result<Browser, BrowserError> {
         Ok(Browser {
             executable,
             profile,
-            restart_every: restart_every.max(1),
+            restart_every: restart.every.max(1),
+            restart_memory: restart.memory_bytes,
             tls: proxy_tls()?,
             running: RwLock::new(None),
             permits: Semaphore::new(pages.max(1)),
@@ -153,6 +174,7 @@ impl Browser {
                 r.pages >= self.restart_every
                     || rendered.notes.contains(&"crashed")
                     || r.handler.is_finished()
+                    || self.over_memory(&r.profile)
             }
             None => false,
         };
@@ -160,6 +182,23 @@ impl Browser {
             stop(old).await;
         }
         rendered
+    }
+
+    /// Whether the browser whose profile is `profile` uses more memory than it may.
+    fn over_memory(&self, profile: &Path) -> bool {
+        if self.restart_memory == 0 {
+            return false;
+        }
+        let used = memory::of_processes_naming(profile);
+        if used > self.restart_memory {
+            tracing::info!(
+                "browser: {} MiB in use, past the limit of {} MiB: restarting it",
+                used >> 20,
+                self.restart_memory >> 20
+            );
+            return true;
+        }
+        false
     }
 
     /// Starts Chromium if none runs.
@@ -249,6 +288,7 @@ async fn launch(executable: &Path, profile: &Path) -> Result<Running, BrowserErr
         chrome,
         handler,
         pages: 0,
+        profile: profile.to_path_buf(),
     })
 }
 
@@ -403,7 +443,8 @@ async fn in_context(
     result
 }
 
-/// The page's life after it was made: load, behaviours, links, screenshot.
+/// The page's life after it was made: load, behaviours, links, the views of a single-page application,
+/// screenshot.
 async fn behave(
     page: &Page,
     url: &Url,
@@ -412,7 +453,6 @@ async fn behave(
     deadline: Instant,
 ) -> Result<Rendered, BrowserError> {
     let page = page.clone();
-    let quiet = |until| quiet(traffic, limits.idle, until);
     let mut rendered = Rendered::default();
     // Loading ends at network quiet; a page that never goes quiet gets most of the budget, not all of it.
     let budget = deadline.saturating_duration_since(Instant::now());
@@ -420,39 +460,53 @@ async fn behave(
     page.execute(NavigateParams::new(url.as_str()))
         .await
         .map_err(cdp)?;
-    if !quiet(load_until).await {
-        rendered.notes.push("timeout");
+    if !quiet(traffic, limits.idle, load_until).await {
+        rendered.note("timeout");
     }
     let behave_until = deadline - budget.mul_f64(0.15);
-    // Scroll while the page grows.
-    let mut height = eval_u64(&page, behaviors::HEIGHT).await?;
-    while rendered.scrolls < limits.max_scrolls && Instant::now() < behave_until {
-        eval_u64(&page, behaviors::SCROLL_DOWN).await?;
-        rendered.scrolls += 1;
-        quiet(behave_until).await;
-        let now = eval_u64(&page, behaviors::HEIGHT).await?;
-        if now <= height {
+    let steps = Steps {
+        page: &page,
+        traffic,
+        limits,
+        until: behave_until,
+    };
+    steps.behaviours(url, &mut rendered).await?;
+    let mut links = page_links(&page).await?;
+    // The views this page links to, each rendered in turn in this page (the document is not loaded again:
+    // a route change is the application's own navigation), their links added to the page's.
+    let mut queued: HashSet<Url> = HashSet::from([url.clone()]);
+    let mut next: VecDeque<Url> = VecDeque::new();
+    let mut enqueue = |found: &[Url], next: &mut VecDeque<Url>| {
+        for link in found {
+            if trawl_url::view::is_view_of(link, url) && queued.insert(link.clone()) {
+                next.push_back(link.clone());
+            }
+        }
+    };
+    enqueue(&links, &mut next);
+    while let Some(view) = next.pop_front() {
+        if rendered.views.len() >= limits.max_views as usize {
+            rendered.note("maxViews");
             break;
         }
-        height = now;
-    }
-    if Instant::now() < behave_until {
-        eval_u64(&page, behaviors::LAZY_IMAGES).await?;
-        quiet(behave_until).await;
-    }
-    if let Some(script) = &limits.behaviors
-        && Instant::now() < behave_until
-    {
-        if let Err(e) = eval(&page, script).await {
-            tracing::debug!("{url}: behaviors_file: {e}");
+        if Instant::now() >= behave_until {
+            rendered.note("timeout");
+            break;
         }
-        quiet(behave_until).await;
+        let go = format!("location.href = {}", serde_json::Value::from(view.as_str()));
+        eval(&page, &go).await?;
+        quiet(traffic, limits.idle, behave_until).await;
+        steps.behaviours(&view, &mut rendered).await?;
+        let found = page_links(&page).await?;
+        enqueue(&found, &mut next);
+        for link in found {
+            if !links.contains(&link) {
+                links.push(link);
+            }
+        }
+        rendered.views.push(view);
     }
-    let links: Vec<String> = eval(&page, behaviors::LINKS)
-        .await?
-        .and_then(|v| serde_json::from_value(v).ok())
-        .unwrap_or_default();
-    rendered.links = links.iter().filter_map(|l| Url::parse(l).ok()).collect();
+    rendered.links = links;
     if limits.screenshot {
         let shot = page
             .screenshot(
@@ -467,6 +521,67 @@ async fn behave(
         }
     }
     Ok(rendered)
+}
+
+/// The behaviours run in a page (and in each view of it), until a time.
+struct Steps<'a> {
+    page: &'a Page,
+    traffic: &'a Traffic,
+    limits: &'a PageLimits,
+    until: Instant,
+}
+
+impl Steps<'_> {
+    /// Scrolls while the page grows, brings lazy images in, runs the user's script; each step waits for
+    /// network quiet.
+    async fn behaviours(&self, url: &Url, rendered: &mut Rendered) -> Result<(), BrowserError> {
+        let (page, until) = (self.page, self.until);
+        let quiet = || quiet(self.traffic, self.limits.idle, until);
+        let mut height = eval_u64(page, behaviors::HEIGHT).await?;
+        let mut scrolls = 0;
+        while scrolls < self.limits.max_scrolls && Instant::now() < until {
+            eval_u64(page, behaviors::SCROLL_DOWN).await?;
+            scrolls += 1;
+            quiet().await;
+            let now = eval_u64(page, behaviors::HEIGHT).await?;
+            if now <= height {
+                break;
+            }
+            height = now;
+        }
+        rendered.scrolls += scrolls;
+        if Instant::now() < until {
+            eval_u64(page, behaviors::LAZY_IMAGES).await?;
+            quiet().await;
+        }
+        if let Some(script) = &self.limits.behaviors
+            && Instant::now() < until
+        {
+            if let Err(e) = eval(page, script).await {
+                tracing::debug!("{url}: behaviors_file: {e}");
+            }
+            quiet().await;
+        }
+        Ok(())
+    }
+}
+
+impl Rendered {
+    /// Adds a note once.
+    fn note(&mut self, note: &'static str) {
+        if !self.notes.contains(&note) {
+            self.notes.push(note);
+        }
+    }
+}
+
+/// The links of the rendered page, every readable frame included.
+async fn page_links(page: &Page) -> Result<Vec<Url>, BrowserError> {
+    let links: Vec<String> = eval(page, behaviors::LINKS)
+        .await?
+        .and_then(|v| serde_json::from_value(v).ok())
+        .unwrap_or_default();
+    Ok(links.iter().filter_map(|l| Url::parse(l).ok()).collect())
 }
 
 async fn close(page: Page) {

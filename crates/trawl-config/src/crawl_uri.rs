@@ -32,7 +32,12 @@ pub struct ClassFacts {
     pub api_url: Option<Url>,
     /// The next gallery page the class predicts, if any.
     pub next_page: Option<Url>,
+    /// Whether the class asks for the page to be rendered in the browser (its `render`).
+    pub render: bool,
 }
+
+/// The bit of the encoded class byte that says `render` (the low bits hold 1 + the kind).
+const RENDER_BIT: u8 = 0x40;
 
 /// What is remembered of a watchable URL between visits.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -234,7 +239,7 @@ impl CrawlUri {
         match &self.class {
             None => out.push(0),
             Some(c) => {
-                out.push(1 + kind_byte(c.kind));
+                out.push((1 + kind_byte(c.kind)) | if c.render { RENDER_BIT } else { 0 });
                 put(out, c.api_url.as_ref().map_or("", Url::as_str));
                 put(out, c.next_page.as_ref().map_or("", Url::as_str));
             }
@@ -280,9 +285,10 @@ impl CrawlUri {
         let class = match r.byte() {
             None | Some(0) => None,
             Some(k) => Some(Box::new(ClassFacts {
-                kind: kind_from_byte(k - 1)?,
+                kind: kind_from_byte((k & !RENDER_BIT).checked_sub(1)?)?,
                 api_url: url_opt(r.str()?),
                 next_page: url_opt(r.str()?),
+                render: k & RENDER_BIT != 0,
             })),
         };
         let watch = match r.byte() {
@@ -433,6 +439,7 @@ mod tests {
             kind: UrlKind::Gallery,
             api_url: None,
             next_page: Some(Url::parse("http://a.org/x?page=2").unwrap()),
+            render: true,
         }));
         watched.watch = Some(Watch {
             digest: "sha1:ABC".into(),

@@ -38,6 +38,7 @@ pub mod surt;
 #[cfg(test)]
 mod testgen;
 pub mod version;
+pub mod view;
 
 pub use crate::class::{ClassMatch, UrlClasses};
 pub use crate::{

@@ -61,7 +61,7 @@ pub use crate::{
     },
     repair::{Repaired, repair},
     verify::{Note, Quirk, VerifyError, VerifyOptions, VerifySummary, verify, verify_with},
-    wacz::{WaczSummary, write_wacz},
+    wacz::{VIEW_OF, WaczSummary, write_wacz},
     writer::{Encoded, Encoder, Span, WriteBack, Writer, WriterConfig, Written},
     zstd_dictionary::{DictionaryProblem, ZstdDictionary, parse_frame as parse_dictionary_frame},
 };

@@ -31,6 +31,11 @@ pub struct WaczSummary {
     pub pages: usize,
 }
 
+/// The field of a `metadata` record that makes its target a view of a single-page application (a URL with
+/// a route fragment, `#/guide`) rendered in the browser; the value is the page it is a view of. Such views are
+/// pages of their own in pages.jsonl.
+pub const VIEW_OF: &str = "browser-view-of";
+
 /// A page of `pages/pages.jsonl`.
 #[derive(Debug, Clone)]
 struct Page {
@@ -59,6 +64,17 @@ pub fn write_wacz(
         let name = file_name(warc);
         for record in reader::open(warc)? {
             let record = record?;
+            if record.get("WARC-Type") == Some("metadata")
+                && record.block.starts_with(format!("{VIEW_OF}:").as_bytes())
+                && let Some(view) = record.get("WARC-Target-URI")
+            {
+                pages.push(Page {
+                    url: view.to_owned(),
+                    ts: record.get("WARC-Date").unwrap_or_default().to_owned(),
+                    title: None,
+                });
+                continue;
+            }
             let Some(capture) = cdxj::Capture::of(&record.header, &record.block) else {
                 continue;
             };

@@ -104,6 +104,19 @@ more();
     )
 }
 
+/// The documentation site's router: the view named by the route fragment is read from the API.
+const DOCS_JS: &str = r#"
+function show() {
+  const route = location.hash.replace(/^#!?\/?/, '').replace('/', '');
+  if (!route || route === 'section') return;
+  fetch('/api/view?name=' + route).then(r => r.json()).then(v => {
+    document.getElementById('view').innerHTML = v.html;
+  });
+}
+window.addEventListener('hashchange', show);
+show();
+"#;
+
 async fn serve(ip: &str, seen: Shared, outside: String) -> SocketAddr {
     let listener = TcpListener::bind((ip, 0)).await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -146,7 +159,8 @@ fn route(path: &str, outside: &str) -> Vec<u8> {
         "/" => response(
             "200 OK",
             html,
-            b"<html><body><a href=\"/app\">app</a> <a href=\"/plain\">plain</a> <a href=\"/slow\">slow</a></body></html>",
+            b"<html><body><a href=\"/app\">app</a> <a href=\"/plain\">plain</a> <a href=\"/slow\">slow</a> \
+              <a href=\"/docs\">docs</a></body></html>",
         ),
         "/app" => response(
             "200 OK",
@@ -173,6 +187,31 @@ fn route(path: &str, outside: &str) -> Vec<u8> {
                 .as_bytes(),
             )
         }
+        // A documentation site routed by fragment: each view's content comes from /api/view?name=…
+        "/docs" => {
+            let text = "Documentation of the application, with an introduction to read first. ".repeat(6);
+            response(
+                "200 OK",
+                html,
+                format!(
+                    "<html><head><script src=\"/docs.js\" defer></script></head><body><p>{text}</p>\
+                     <a href=\"#/guide\">guide</a> <a href=\"#!/item/7\">item</a> \
+                     <a href=\"#section\">section</a><main id=\"view\"></main></body></html>"
+                )
+                .as_bytes(),
+            )
+        }
+        "/docs.js" => response("200 OK", "application/javascript", DOCS_JS.as_bytes()),
+        p if p.starts_with("/api/view?name=") => {
+            let name = p.rsplit('=').next().unwrap();
+            let body = match name {
+                "guide" => r##"{"html": "<a href=\"/guide-page\">guide page</a> <a href=\"#/deep\">deeper</a>"}"##,
+                "item7" => r#"{"html": "<a href=\"/item7-page\">item 7</a>"}"#,
+                "deep" => r#"{"html": "<a href=\"/deep-page\">deep page</a>"}"#,
+                _ => r#"{"html": ""}"#,
+            };
+            response("200 OK", "application/json", body.as_bytes())
+        }
         "/analytics.js" => response("200 OK", "application/javascript", b"window.seen = true;"),
         // A page that never goes quiet: it asks for more every 100 ms.
         "/slow" => response(
@@ -195,11 +234,17 @@ fn route(path: &str, outside: &str) -> Vec<u8> {
             b"<html><body><p>rendered after the crash</p></body></html>",
         ),
         p if p.starts_with("/img/") => response("200 OK", "image/png", PNG),
-        p if p.starts_with("/item/") || p.starts_with("/feed/") || p == "/plain-next" => response(
+        p if p.starts_with("/item/")
+            || p.starts_with("/feed/")
+            || ["/plain-next", "/guide-page", "/item7-page", "/deep-page"].contains(&p) =>
+        {
+            response(
             "200 OK",
             html,
-            format!("<html><body><h1>{p}</h1><p>A page of the application.</p></body></html>").as_bytes(),
-        ),
+                format!("<html><body><h1>{p}</h1><p>A page of the application.</p></body></html>")
+                    .as_bytes(),
+            )
+        }
         _ => response("404 Not Found", "text/plain", b"not here"),
     }
 }
@@ -295,6 +340,28 @@ async fn a_javascript_application_is_archived_through_trawls_fetcher() {
     // The page's HTML was fetched once: the browser got it from trawl's fetch.
     assert_eq!(s.asked.get("/app"), Some(&1), "{:?}", s.asked);
     assert_eq!(s.asked.get("/api/items"), Some(&1), "{:?}", s.asked);
+    // The documentation site's views, routed by fragment: each rendered in the page (noted `browser:view`),
+    // each view's API answer asked once, and the links only a view shows followed. The plain `#section`
+    // anchor is no view; the document itself was asked once.
+    for view in ["/docs#/guide", "/docs#!/item/7", "/docs#/deep"] {
+        let l = line(view);
+        assert!(
+            l.status == 200 && l.annotations.iter().any(|a| a == "browser:view"),
+            "{l:?}"
+        );
+    }
+    assert!(!log.iter().any(|l| l.uri.ends_with("#section")));
+    for name in ["guide", "item7", "deep"] {
+        assert_eq!(
+            s.asked.get(&format!("/api/view?name={name}")),
+            Some(&1),
+            "{name}"
+        );
+    }
+    assert_eq!(s.asked.get("/docs"), Some(&1));
+    for page in ["/guide-page", "/item7-page", "/deep-page"] {
+        assert_eq!(line(page).status, 200, "{page}");
+    }
     // A page that never goes quiet is cut at its budget; the crawl went on.
     assert!(
         notes("/slow").contains("browser:rendered"),
@@ -341,11 +408,12 @@ async fn a_javascript_application_is_archived_through_trawls_fetcher() {
         .expect("the app's response record")
         .to_owned();
     check_replay(&job, &app_url, &app_date);
-    check_wacz(&job, &app_url);
+    check_wacz(&job, &app_url, &format!("http://{addr}/docs#/guide"));
 }
 
-/// The job as a WACZ: pages.jsonl lists the rendered page, and the index holds its screenshot.
-fn check_wacz(job: &Path, app_url: &str) {
+/// The job as a WACZ: pages.jsonl lists the rendered page and a view of the documentation site, and the
+/// index holds the screenshot.
+fn check_wacz(job: &Path, app_url: &str, view_url: &str) {
     let wacz = job.join("app.wacz");
     let packed = std::process::Command::new(env!("CARGO_BIN_EXE_trawl"))
         .arg("wacz")
@@ -378,6 +446,10 @@ fn check_wacz(job: &Path, app_url: &str) {
     };
     let pages = read("pages/pages.jsonl");
     assert!(pages.contains(&format!("\"url\":\"{app_url}\"")), "{pages}");
+    assert!(
+        pages.contains(&format!("\"url\":\"{view_url}\"")),
+        "{pages}"
+    );
     let index = read("indexes/index.cdx");
     assert!(index.contains("urn:screenshot:"), "{index}");
 }
@@ -506,4 +578,61 @@ async fn a_crashed_tab_is_survived() {
         "{}",
         notes("/after-crash")
     );
+}
+
+/// A URL class with `render = true` has its pages rendered though `[browser] mode` is off; other pages
+/// are not. With a memory limit below what any Chromium uses, the browser is restarted after each page.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_url_class_asks_for_rendering() {
+    if chromium().is_none() {
+        return;
+    }
+    let seen = Shared::default();
+    let addr = serve("127.0.0.1", seen.clone(), String::new()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("crawl.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[seeds]\nurls = [\"http://{addr}/\"]\n\n[browser]\npage_timeout_ms = 15000\nidle_ms = 500\n\n\
+             restart_memory_mb = 1\n\n[scope]\nmax_hops = 2\n\n\
+             [[url_class]]\nname = \"application shell\"\nkind = \"post\"\nexample = \"http://127.0.0.1/app\"\n\
+             preferred_scheme = \"http\"\ndomains = [\"127.0.0.1\"]\nexact_path = true\n\
+             path = [ {{ match = \"fixed\", value = \"app\" }} ]\nrender = true\n\n\
+             [[url_class]]\nname = \"documentation\"\nkind = \"post\"\nexample = \"http://127.0.0.1/docs\"\n\
+             preferred_scheme = \"http\"\ndomains = [\"127.0.0.1\"]\nexact_path = true\n\
+             path = [ {{ match = \"fixed\", value = \"docs\" }} ]\nrender = true\n"
+        ),
+    )
+    .unwrap();
+    let job = dir.path().join("job");
+    common::crawl_quickly_with(&cfg, &job, |c| {
+        c.fetch.allow_addresses = vec!["127.0.0.0/8".parse().unwrap()];
+    })
+    .await;
+    let log = common::crawl_log(&job);
+    let notes = |path: &str| {
+        let url = format!("http://{addr}{path}");
+        log.iter()
+            .find(|l| l.uri == url)
+            .unwrap_or_else(|| panic!("no line for {path}: {log:#?}"))
+            .annotations
+            .join(",")
+    };
+    assert!(
+        notes("/app").contains("browser:rendered"),
+        "{}",
+        notes("/app")
+    );
+    assert_eq!(notes("/item/1"), "browser");
+    assert!(
+        notes("/docs").contains("browser:rendered"),
+        "{}",
+        notes("/docs")
+    );
+    for page in ["/", "/plain"] {
+        assert!(!notes(page).contains("browser"), "{page}: {}", notes(page));
+    }
+    // Two pages rendered, each by a browser of its own: the first went past the memory limit.
+    assert!(job.join("state/browser/profile-1").is_dir());
 }

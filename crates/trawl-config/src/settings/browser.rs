@@ -44,8 +44,14 @@ pub struct BrowserConfig {
     /// A JavaScript file run in each page after it loads (site-specific behaviours), relative to the config's
     /// folder. Default: none.
     pub behaviors_file: String,
+    /// The most views of a single-page application (the page's URL with a route fragment, `#/guide`)
+    /// rendered after a page, each in turn in the page's own tab; past it, `browser:maxViews`. Default: 100.
+    pub max_views: u32,
     /// The browser is restarted after this many pages (memory grows over long crawls). Default: 100.
     pub restart_every: u32,
+    /// The browser is restarted after a page when its processes use more than this many MiB (proportional
+    /// set size, Linux); 0: no limit. Default: 2048.
+    pub restart_memory_mb: u64,
 }
 
 impl Default for BrowserConfig {
@@ -61,7 +67,9 @@ impl Default for BrowserConfig {
             max_bytes_per_page: 50 * 1024 * 1024,
             screenshot: false,
             behaviors_file: String::new(),
+            max_views: 100,
             restart_every: 100,
+            restart_memory_mb: 2048,
         }
     }
 }

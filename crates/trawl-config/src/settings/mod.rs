@@ -650,6 +650,19 @@ impl CrawlConfig {
         UrlClasses::from_defs(self.url_classes.clone())
     }
 
+    /// Whether any page may be rendered in the browser: `[browser] mode`, a sheet's `browser.mode` or a URL
+    /// class's `render` asks for it.
+    pub fn may_render(&self) -> bool {
+        self.browser.mode != BrowserMode::Off
+            || self.sheets.iter().any(|sh| {
+                sh.set
+                    .get("browser.mode")
+                    .and_then(|v| v.as_str())
+                    .is_some_and(|m| m != "off")
+            })
+            || self.url_classes.iter().any(|c| c.render)
+    }
+
     /// The politeness delay bounds.
     pub fn delay_bounds(&self) -> (Duration, Duration) {
         (

@@ -133,14 +133,7 @@ impl CrawlConfig {
                 );
             }
         }
-        let renders = self.browser.mode != super::BrowserMode::Off
-            || self.sheets.iter().any(|sh| {
-                sh.set
-                    .get("browser.mode")
-                    .and_then(|v| v.as_str())
-                    .is_some_and(|m| m != "off")
-            });
-        if renders && self.browser.chromium().is_none() {
+        if self.may_render() && self.browser.chromium().is_none() {
             let key = if self.browser.executable.is_empty() {
                 "browser.mode"
             } else {

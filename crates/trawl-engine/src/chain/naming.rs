@@ -42,6 +42,7 @@ impl Naming {
                 kind: m.kind,
                 api_url: m.api_url,
                 next_page: m.next_page,
+                render: m.render,
             }));
             m.normalised
         });

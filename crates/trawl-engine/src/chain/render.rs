@@ -61,7 +61,12 @@ pub(super) async fn run(
     worker: usize,
 ) -> Option<Found> {
     let rendering = p.rendering.as_ref()?;
-    let mode = settings.browser.mode;
+    let class_asks = uri.class.as_ref().is_some_and(|c| c.render);
+    let mode = if class_asks {
+        BrowserMode::All
+    } else {
+        settings.browser.mode
+    };
     if mode == BrowserMode::Off || uri.kind != UriKind::Page {
         return None;
     }
@@ -82,6 +87,7 @@ pub(super) async fn run(
         return None;
     }
     let page_response = resp.response_bytes.clone();
+    let status = resp.status;
     rendering.keep(uri.url.as_str(), &page_response);
     let upstream = PageUpstream {
         p,
@@ -100,6 +106,7 @@ pub(super) async fn run(
         max_bytes: b.max_bytes_per_page,
         screenshot: b.screenshot,
         behaviors: p.behaviors.clone(),
+        max_views: b.max_views,
     };
     let rendered = rendering.browser.render(&uri.url, &upstream, &limits).await;
     uri.annotate(Annotation::Browser(Some("rendered")));
@@ -114,6 +121,9 @@ pub(super) async fn run(
     let mut new = 0;
     for mut url in rendered.links {
         url.set_fragment(None);
+        if url == uri.url {
+            continue;
+        }
         if known.contains(url.as_str()) || record.outlinks.iter().any(|l| l.url == url) {
             continue;
         }
@@ -127,6 +137,9 @@ pub(super) async fn run(
     }
     if new > 0 && mode == BrowserMode::Auto {
         rendering.learn(&host, &kind);
+    }
+    for view in &rendered.views {
+        record_view(p, uri, status, view, worker);
     }
     if let Some(png) = rendered.screenshot {
         let record = trawl_warc::Record::resource(
@@ -145,6 +158,38 @@ pub(super) async fn run(
             .into_inner()
             .unwrap_or_else(|e| e.into_inner()),
     )
+}
+
+/// A view of a single-page application rendered in the page: its own crawl.log line (an `L` hop from the
+/// page, noted `browser:view`, with the page's status) and a `metadata` record naming the page it is a view of
+/// (WACZ pages.jsonl lists it). What it loaded was archived as it was asked for.
+fn record_view(p: &Pipeline, page: &CrawlUri, status: u16, view: &url::Url, worker: usize) {
+    let mut uri = page.child(view.clone(), String::new(), Hop::Link);
+    uri.annotate(Annotation::Browser(Some("view")));
+    let line = p.log(
+        &crate::crawl_log::LogEntry {
+            status: i32::from(status),
+            uri: view.as_str(),
+            hop_path: &uri.hop_path,
+            via: Some(page.url.as_str()),
+            mime: Some("text/html"),
+            worker,
+            annotations: &uri.annotations,
+            ..Default::default()
+        },
+        &uri.source,
+        view.host_str().unwrap_or_default(),
+        0,
+    );
+    p.write_line(line);
+    let record = trawl_warc::Record::metadata(
+        view.as_str(),
+        chrono::Utc::now(),
+        &[(trawl_warc::VIEW_OF, page.url.as_str())],
+    );
+    if let Err(e) = p.warc.write_made(record) {
+        p.fail(e.to_string());
+    }
 }
 
 /// What `auto` learns per host: the URL class's kind, else the first path segment.

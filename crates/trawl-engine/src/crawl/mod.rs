@@ -6,7 +6,7 @@ use std::{
     time::Duration,
 };
 
-use trawl_config::{CrawlConfig, CrawlUri, settings::BrowserMode};
+use trawl_config::{CrawlConfig, CrawlUri};
 use trawl_fetch::{AddressPolicy, Fetcher, robots::product_token};
 use trawl_frontier::Frontier;
 use trawl_url::Url;
@@ -510,20 +510,13 @@ impl Crawl {
 }
 
 /// Browser capture's state and the user's behaviours script, when the settings may render pages: `[browser]
-/// mode`, or a sheet's `browser.mode`. Chromium starts with the first page rendered.
+/// mode`, a sheet's `browser.mode`, or a URL class's `render`. Chromium starts with the first page rendered.
 fn browser_capture(
     config: &CrawlConfig,
     job: &Job,
 ) -> Result<(Option<Rendering>, Option<String>), Error> {
     let b = &config.browser;
-    let renders = b.mode != BrowserMode::Off
-        || config.sheets.iter().any(|s| {
-            s.set
-                .get("browser.mode")
-                .and_then(|v| v.as_str())
-                .is_some_and(|m| m != "off")
-        });
-    if !renders {
+    if !config.may_render() {
         return Ok((None, None));
     }
     let executable = b
@@ -533,7 +526,10 @@ fn browser_capture(
         executable,
         job.state_dir().join("browser"),
         b.pages,
-        b.restart_every,
+        trawl_browser::Restart {
+            every: b.restart_every,
+            memory_bytes: b.restart_memory_mb << 20,
+        },
     )?;
     let behaviors = if b.behaviors_file.is_empty() {
         None

@@ -195,6 +195,10 @@ pub struct UrlClassDef {
     /// The converter from this class's URL (as sent to the server) to the API URL fetched instead. Default: none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub api: Vec<ConverterStep>,
+    /// Whether an HTML page of this class is rendered in the browser (docs/browser.md), whatever `[browser]
+    /// mode` says. Default: false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub render: bool,
 }
 
 fn yes() -> bool {

@@ -26,6 +26,8 @@ pub struct ClassMatch {
     pub api_url: Option<Url>,
     /// The next gallery page, for gallery classes with `next_page`.
     pub next_page: Option<Url>,
+    /// Whether the class asks for its pages to be rendered in the browser (`render`).
+    pub render: bool,
     /// Derivations that failed (a converter step, a page number that is not a number); the matching fields
     /// are `None`. Empty when everything worked.
     pub problems: Vec<ClassError>,
@@ -98,6 +100,7 @@ impl UrlClass {
             for_server,
             api_url,
             next_page,
+            render: self.def.render,
             problems,
         })
     }
