@@ -259,6 +259,12 @@ impl Writer {
         if file.warcinfo_id != encoded.warcinfo_id {
             return Ok(None);
         }
+        if file.held.is_some() && !encoded.held {
+            // The dictionary was trained but the records held back for it were not written (that write
+            // failed, e.g. on a full disk): written now, before this group, or the error again.
+            self.release_held()?;
+        }
+        let file = self.current.as_mut().expect("opened above");
         if let Some(held) = &mut file.held {
             if !encoded.held {
                 return Ok(None);
@@ -1054,6 +1060,52 @@ mod tests {
             dict_size < plain_size,
             "{dict_size} vs {plain_size} without a dictionary"
         );
+    }
+
+    /// The write of the records held back for the dictionary fails (a full disk): the next group writes them
+    /// first, and nothing is lost or repeated (it used to be refused for good, and `write` panicked).
+    #[test]
+    fn zstd_dictionary_held_records_survive_a_failed_write() {
+        let Ok(full) = OpenOptions::new().write(true).open("/dev/full") else {
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let mut cfg = WriterConfig::new(dir.path(), "d", "h");
+        cfg.compression = Compression::Zstd;
+        cfg.zstd_dictionary = true;
+        let mut w = Writer::new(cfg).unwrap();
+        w.sample_limit = (1 << 20, 60);
+        let groups: Vec<Vec<Record>> = (0..31).map(page).collect();
+        let mut encoder = w.encoder();
+        let id = w.warcinfo_id().unwrap();
+        for group in &groups[..29] {
+            let encoded = encoder.encode(group, &id).unwrap();
+            assert!(w.append_encoded(encoded).unwrap().unwrap().held);
+        }
+        // The 30th group fills the sample; writing the dictionary and the held records fails.
+        let real = std::mem::replace(&mut w.current.as_mut().unwrap().file, Arc::new(full));
+        let encoded = encoder.encode(&groups[29], &id).unwrap();
+        assert!(w.append_encoded(encoded).is_err());
+        w.current.as_mut().unwrap().file = real;
+        // The next group, compressed with the trained dictionary, is written after them.
+        let written = w.write(&groups[30]).unwrap();
+        assert!(!written.held && !written.records.is_empty());
+        let files = w.close().unwrap();
+        let got: Vec<Vec<u8>> = reread(&files)
+            .into_iter()
+            .filter(|r| !r.windows(17).any(|w| w == b"WARC-Type: warcin"))
+            .collect();
+        let want: Vec<Vec<u8>> = groups
+            .iter()
+            .flatten()
+            .map(|r| {
+                let mut bytes = Vec::new();
+                r.write_to(&mut bytes, &[("WARC-Warcinfo-ID", id.as_str())]);
+                bytes
+            })
+            .collect();
+        assert_eq!(got.len(), want.len());
+        assert!(got == want, "records differ");
     }
 
     #[test]
