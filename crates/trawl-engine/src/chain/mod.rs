@@ -26,6 +26,8 @@ mod retry;
 pub(crate) mod robots;
 mod write;
 
+use crate::fetch_record;
+
 use self::{
     outcome::{Ended, Outcome},
     pipeline::Pipeline,
@@ -43,17 +45,32 @@ pub(crate) async fn process(p: &Pipeline, uri: CrawlUri, queue: &str, worker: us
 async fn stages(p: &Pipeline, uri: CrawlUri, queue: &str, worker: usize) -> Result<Outcome, Ended> {
     let settings = p.settings().sheets.effective(&uri);
     let uri = prefetch::run(p, uri, queue, &settings, worker)?;
-    let (mut uri, mut record) = fetch::run(p, uri, &settings, worker).await?;
-    let mut found = None;
-    if record.response().is_some() {
-        extract::run(p, &mut uri, &mut record, &settings);
-        gates::run(p, &mut uri, &mut record);
-        write::run(p, &uri, &mut record)?;
-        found = render::run(p, &mut uri, &mut record, &settings, worker).await;
-    }
+    let (mut uri, mut record) = fetch_and_write(p, uri, &settings, worker).await?;
+    let found = if record.response().is_some() {
+        render::run(p, &mut uri, &mut record, &settings, worker).await
+    } else {
+        None
+    };
     let mut outcome = post::run(p, uri, record, &settings, worker);
     if let Some(found) = found {
         found.add_to(&mut outcome);
     }
     Ok(outcome)
+}
+
+/// Fetch, extract, the after-fetch gates and write: what every fetched URI goes through, a page from the
+/// frontier and a browser page's own request alike (render and post follow).
+async fn fetch_and_write(
+    p: &Pipeline,
+    uri: CrawlUri,
+    settings: &trawl_config::CrawlConfig,
+    worker: usize,
+) -> Result<(CrawlUri, fetch_record::FetchRecord), Ended> {
+    let (mut uri, mut record) = fetch::run(p, uri, settings, worker).await?;
+    if record.response().is_some() {
+        extract::run(p, &mut uri, &mut record, settings);
+        gates::run(p, &mut uri, &mut record);
+        write::run(p, &uri, &mut record)?;
+    }
+    Ok((uri, record))
 }

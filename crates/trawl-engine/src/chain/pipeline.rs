@@ -70,7 +70,6 @@ impl Pipeline {
         self.stop.stop();
     }
 
-    /// Counts a crawl.log entry in the statistics; returns its line, for the outcome that ends its URI.
     /// The cookie jar `uri` uses: the job's, or with `[fetch] cookies = "sheet"` the one of the sheets that
     /// apply to it.
     pub(crate) fn jar_key(&self, uri: &CrawlUri) -> String {
@@ -81,6 +80,7 @@ impl Pipeline {
         }
     }
 
+    /// Counts a crawl.log entry in the statistics; returns its line, for the outcome that ends its URI.
     pub(crate) fn log(
         &self,
         entry: &LogEntry<'_>,
@@ -114,6 +114,13 @@ impl Pipeline {
         entry.format(chrono::Utc::now())
     }
 
+    /// Writes a record the crawl made itself (a screenshot, a view's metadata); a failure stops the crawl.
+    pub(crate) fn write_made(&self, record: trawl_warc::Record) {
+        if let Err(e) = self.warc.write_made(record) {
+            self.fail(e.to_string());
+        }
+    }
+
     /// Hands a crawl.log line to the journal (the worker loop does, as it applies the line's outcome).
     pub(crate) fn write_line(&self, line: String) {
         if let Err(e) = self.log.line(line) {
@@ -124,6 +131,17 @@ impl Pipeline {
     /// The line of a URI that ended without a response (refused, out of scope, failed), with its
     /// annotations.
     pub(crate) fn log_failure(&self, uri: &CrawlUri, status: i32, worker: usize) -> String {
+        self.log_unfetched(uri, status, None, worker)
+    }
+
+    /// The line of a URI logged without a fetch of its own: `status` and `mime` as given, no size or digest.
+    pub(crate) fn log_unfetched(
+        &self,
+        uri: &CrawlUri,
+        status: i32,
+        mime: Option<&str>,
+        worker: usize,
+    ) -> String {
         let host = uri.url.host_str().unwrap_or_default();
         self.log(
             &LogEntry {
@@ -131,6 +149,7 @@ impl Pipeline {
                 uri: uri.url.as_str(),
                 hop_path: &uri.hop_path,
                 via: uri.via.as_ref().map(url::Url::as_str),
+                mime,
                 worker,
                 annotations: &uri.annotations,
                 ..LogEntry::default()

@@ -13,13 +13,12 @@ use trawl_config::{Annotation, CrawlConfig, CrawlUri, UriKind, settings::Browser
 use trawl_extract::{Hop, Outlink};
 
 use super::{
-    candidate, extract, fetch, gates,
-    outcome::{Cut, Outcome, Placement},
+    candidate,
+    outcome::{Child, Cut, Outcome, Placement},
     pipeline::Pipeline,
     post,
     rendering::Rendering,
     robots::Gate,
-    write,
 };
 use crate::{fetch_record::FetchRecord, lock::lock};
 
@@ -142,15 +141,12 @@ pub(super) async fn run(
         record_view(p, uri, status, view, worker);
     }
     if let Some(png) = rendered.screenshot {
-        let record = trawl_warc::Record::resource(
+        p.write_made(trawl_warc::Record::resource(
             &format!("urn:screenshot:{}", uri.url),
             chrono::Utc::now(),
             "image/png",
             png,
-        );
-        if let Err(e) = p.warc.write_made(record) {
-            p.fail(e.to_string());
-        }
+        ));
     }
     Some(
         upstream
@@ -166,30 +162,13 @@ pub(super) async fn run(
 fn record_view(p: &Pipeline, page: &CrawlUri, status: u16, view: &url::Url, worker: usize) {
     let mut uri = page.child(view.clone(), String::new(), Hop::Link);
     uri.annotate(Annotation::Browser(Some("view")));
-    let line = p.log(
-        &crate::crawl_log::LogEntry {
-            status: i32::from(status),
-            uri: view.as_str(),
-            hop_path: &uri.hop_path,
-            via: Some(page.url.as_str()),
-            mime: Some("text/html"),
-            worker,
-            annotations: &uri.annotations,
-            ..Default::default()
-        },
-        &uri.source,
-        view.host_str().unwrap_or_default(),
-        0,
-    );
+    let line = p.log_unfetched(&uri, i32::from(status), Some("text/html"), worker);
     p.write_line(line);
-    let record = trawl_warc::Record::metadata(
+    p.write_made(trawl_warc::Record::metadata(
         view.as_str(),
         chrono::Utc::now(),
         &[(trawl_warc::VIEW_OF, page.url.as_str())],
-    );
-    if let Err(e) = p.warc.write_made(record) {
-        p.fail(e.to_string());
-    }
+    ));
 }
 
 /// What `auto` learns per host: the URL class's kind, else the first path segment.
@@ -258,12 +237,7 @@ impl Upstream for PageUpstream<'_> {
             .rendering
             .host(child.uri.url.host_str().unwrap_or_default());
         let _one_at_a_time = host_lock.lock().await;
-        let (outcome, response) = through_chain(p, child.uri.clone(), &settings, self.worker).await;
-        let mut found = lock(&self.found);
-        found.take(p, outcome);
-        found.children.push(child);
-        drop(found);
-        match response {
+        match self.run_child(child, &settings).await {
             Some(bytes) => {
                 self.rendering.keep(&key, &bytes);
                 Answer::Response(bytes)
@@ -274,6 +248,17 @@ impl Upstream for PageUpstream<'_> {
 }
 
 impl PageUpstream<'_> {
+    /// Runs a URI the page asked for through the chain; what it led to joins the page's outcome, and the
+    /// response as it crossed the wire is the browser's answer.
+    async fn run_child(&self, child: Child, settings: &CrawlConfig) -> Option<Vec<u8>> {
+        let (outcome, response) =
+            through_chain(self.p, child.uri.clone(), settings, self.worker).await;
+        let mut found = lock(&self.found);
+        found.take(self.p, outcome);
+        found.children.push(child);
+        response
+    }
+
     /// `None` when robots.txt allows `uri`; else the browser's refusal (logged). An origin whose robots.txt
     /// is unknown has it fetched now, through the chain, before the request.
     async fn robots(&self, uri: &CrawlUri) -> Option<Answer> {
@@ -293,11 +278,7 @@ impl PageUpstream<'_> {
                     match candidate::judge(p, robots, Placement::Seen, None) {
                         Ok(child) => {
                             let settings = p.settings().sheets.effective(&child.uri);
-                            let (outcome, _) =
-                                through_chain(p, child.uri.clone(), &settings, self.worker).await;
-                            let mut found = lock(&self.found);
-                            found.take(p, outcome);
-                            found.children.push(child);
+                            self.run_child(child, &settings).await;
                         }
                         Err(_) => {
                             return Some(refused(403, "robots.txt is out of the crawl's scope"));
@@ -321,25 +302,19 @@ fn refused(status: u16, reason: &str) -> Answer {
     }
 }
 
-/// One URI through fetch, extract, gates, write and post, as the fetch chain takes a page (no retries: the
-/// browser is waiting); its outcome and the response as it crossed the wire.
+/// One URI through the chain as a page from the frontier goes, but not rendered (no retries: the browser is
+/// waiting); its outcome and the response as it crossed the wire.
 async fn through_chain(
     p: &Pipeline,
     uri: CrawlUri,
     settings: &CrawlConfig,
     worker: usize,
 ) -> (Outcome, Option<Vec<u8>>) {
-    let (mut uri, mut record) = match fetch::run(p, uri, settings, worker).await {
-        Ok(fetched) => fetched,
-        Err(ended) => return (*ended, None),
-    };
-    let response = record.response().map(|r| r.response_bytes.clone());
-    if record.response().is_some() {
-        extract::run(p, &mut uri, &mut record, settings);
-        gates::run(p, &mut uri, &mut record);
-        if let Err(ended) = write::run(p, &uri, &mut record) {
-            return (*ended, response);
+    match super::fetch_and_write(p, uri, settings, worker).await {
+        Ok((uri, record)) => {
+            let response = record.response().map(|r| r.response_bytes.clone());
+            (post::run(p, uri, record, settings, worker), response)
         }
+        Err(ended) => (*ended, None),
     }
-    (post::run(p, uri, record, settings, worker), response)
 }
