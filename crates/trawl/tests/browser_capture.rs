@@ -17,10 +17,12 @@ use tokio::{
     net::TcpListener,
 };
 
-/// What the server was asked (path -> count) and what it sent for each path (the last time).
+/// What the server was asked (path -> count), the bodies posted to it (path -> body) and what it sent for
+/// each path (the last time).
 #[derive(Default)]
 struct Seen {
     asked: HashMap<String, usize>,
+    posted: HashMap<String, Vec<u8>>,
     sent: HashMap<String, Vec<u8>>,
 }
 
@@ -82,6 +84,12 @@ fetch('/api/items').then(r => r.json()).then(items => {{
   root.appendChild(img);
 }});
 fetch('/private/data').catch(() => {{}});
+fetch('/api/search', {{method: 'POST', headers: {{'Content-Type': 'application/json'}}, body: '{{"q":"trawl"}}'}})
+  .then(r => r.json()).then(found => {{
+    for (const f of found) {{
+      const a = document.createElement('a'); a.href = f; a.textContent = f; root.appendChild(a);
+    }}
+  }});
 const s = document.createElement('script'); s.src = '{outside}/other.js'; document.head.appendChild(s);
 let page = 0;
 const feed = document.createElement('div'); feed.id = 'feed'; root.appendChild(feed);
@@ -136,12 +144,31 @@ async fn serve(ip: &str, seen: Shared, outside: String) -> SocketAddr {
                         Ok(n) => head.extend_from_slice(&buf[..n]),
                     }
                 }
-                let line = String::from_utf8_lossy(&head);
-                let path = line.split_whitespace().nth(1).unwrap_or("/").to_owned();
+                let end = head.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+                let text = String::from_utf8_lossy(&head[..end]).into_owned();
+                let path = text.split_whitespace().nth(1).unwrap_or("/").to_owned();
+                let length: usize = text
+                    .lines()
+                    .find_map(|l| {
+                        let (name, value) = l.split_once(':')?;
+                        name.eq_ignore_ascii_case("content-length")
+                            .then(|| value.trim().parse().ok())?
+                    })
+                    .unwrap_or(0);
+                let mut posted = head[end..].to_vec();
+                while posted.len() < length {
+                    match socket.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => posted.extend_from_slice(&buf[..n]),
+                    }
+                }
                 let body = route(&path, &outside);
                 {
                     let mut s = seen.lock().unwrap();
                     *s.asked.entry(path.clone()).or_default() += 1;
+                    if text.starts_with("POST ") {
+                        s.posted.insert(path.clone(), posted);
+                    }
                     s.sent.insert(path, body.clone());
                 }
                 let _ = socket.write_all(&body).await;
@@ -170,6 +197,7 @@ fn route(path: &str, outside: &str) -> Vec<u8> {
         ),
         "/app.js" => response("200 OK", "application/javascript", app_js(outside).as_bytes()),
         "/api/items" => gzip_chunked("application/json", b"[1, 2, 3, 4, 5]"),
+        "/api/search" => response("200 OK", "application/json", b"[\"/found/1\", \"/found/2\"]"),
         p if p.starts_with("/api/feed?page=") => {
             let n: usize = p.rsplit('=').next().unwrap().parse().unwrap_or(0);
             let links: Vec<String> = (0..4).map(|i| format!("\"/feed/{n}-{i}\"")).collect();
@@ -236,6 +264,7 @@ fn route(path: &str, outside: &str) -> Vec<u8> {
         p if p.starts_with("/img/") => response("200 OK", "image/png", PNG),
         p if p.starts_with("/item/")
             || p.starts_with("/feed/")
+            || p.starts_with("/found/")
             || ["/plain-next", "/guide-page", "/item7-page", "/deep-page"].contains(&p) =>
         {
             response(
@@ -340,6 +369,16 @@ async fn a_javascript_application_is_archived_through_trawls_fetcher() {
     // The page's HTML was fetched once: the browser got it from trawl's fetch.
     assert_eq!(s.asked.get("/app"), Some(&1), "{:?}", s.asked);
     assert_eq!(s.asked.get("/api/items"), Some(&1), "{:?}", s.asked);
+    // The application's POST went through trawl's fetcher with its body, once; it was archived and logged
+    // (`browser:post`), and the links its answer rendered were followed.
+    assert_eq!(s.asked.get("/api/search"), Some(&1), "{:?}", s.asked);
+    assert_eq!(s.posted["/api/search"], br#"{"q":"trawl"}"#);
+    let search = line("/api/search");
+    assert!(
+        search.status == 200 && search.annotations.iter().any(|a| a == "browser:post"),
+        "{search:?}"
+    );
+    assert_eq!(line("/found/2").status, 200);
     // The documentation site's views, routed by fragment: each rendered in the page (noted `browser:view`),
     // each view's API answer asked once, and the links only a view shows followed. The plain `#section`
     // anchor is no view; the document itself was asked once.
@@ -384,6 +423,20 @@ async fn a_javascript_application_is_archived_through_trawls_fetcher() {
         })
         .expect("the API answer's response record");
     assert_eq!(api_record.block, s.sent["/api/items"]);
+    // The POST's request record holds the body as sent.
+    let search_url = format!("http://{addr}/api/search");
+    let search_request = records
+        .iter()
+        .find(|r| {
+            r.get("WARC-Type") == Some("request") && r.get("WARC-Target-URI") == Some(&search_url)
+        })
+        .expect("the POST's request record");
+    assert!(
+        search_request
+            .block
+            .starts_with(b"POST /api/search HTTP/1.1\r\n")
+    );
+    assert!(search_request.block.ends_with(br#"{"q":"trawl"}"#));
     // A screenshot of each rendered page.
     assert!(
         records

@@ -82,6 +82,16 @@ pub(super) async fn run(
     }
 }
 
+/// The `Cookie` field of a request to `url` from the cookie jar `jar`, if it holds any for it.
+pub(super) fn cookie_header(
+    p: &Pipeline,
+    jar: &str,
+    url: &url::Url,
+) -> Option<(http::HeaderName, http::HeaderValue)> {
+    let cookies = p.access.cookies.header(jar, url)?;
+    Some((COOKIE, http::HeaderValue::from_str(&cookies).ok()?))
+}
+
 /// One request of `uri` with the cookies of its jar and an `Authorization` (given, or answering the
 /// challenge its origin asked before); the cookies it sets are kept.
 pub(super) async fn request(
@@ -97,11 +107,7 @@ pub(super) async fn request(
         validators,
         ..RequestParts::default()
     };
-    if let Some(cookies) = p.access.cookies.header(jar, &uri.url)
-        && let Ok(value) = http::HeaderValue::from_str(&cookies)
-    {
-        parts.headers.push((COOKIE, value));
-    }
+    parts.headers.extend(cookie_header(p, jar, &uri.url));
     let auth = auth.or_else(|| {
         matches!(uri.kind, UriKind::Page)
             .then(|| p.access.up_front(&uri.url, "GET"))

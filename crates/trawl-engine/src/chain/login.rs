@@ -163,15 +163,16 @@ fn archive(p: &Pipeline, uri: &CrawlUri, attempt: &Attempt, worker: usize) {
         if let Some(answer) = p.fetcher.take_dns_answer(&exchange.url) {
             p.archive_dns(uri, &answer, worker);
         }
-        if !write(p, &mut line, &from.url, &exchange.fetched, worker) {
+        if !write_exchange(p, &mut line, &from.url, &exchange.fetched, worker) {
             return;
         }
         from = line;
     }
 }
 
-/// Archives one exchange and hands its crawl.log line to the journal; false when the archive failed.
-fn write(
+/// Archives one exchange (a login's, a browser page's `POST`) and hands its crawl.log line to the journal;
+/// false when the archive failed.
+pub(super) fn write_exchange(
     p: &Pipeline,
     login: &mut CrawlUri,
     via: &url::Url,

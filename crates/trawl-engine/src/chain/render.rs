@@ -13,7 +13,7 @@ use trawl_config::{Annotation, CrawlConfig, CrawlUri, UriKind, settings::Browser
 use trawl_extract::{Hop, Outlink};
 
 use super::{
-    candidate,
+    candidate, fetch, login,
     outcome::{Child, Cut, Outcome, Placement},
     pipeline::Pipeline,
     post,
@@ -199,22 +199,28 @@ struct PageUpstream<'a> {
 impl Upstream for PageUpstream<'_> {
     async fn exchange(&self, request: BrowserRequest) -> Answer {
         let p = self.p;
-        let mut url = request.url;
+        let BrowserRequest {
+            method,
+            mut url,
+            headers,
+            body,
+        } = request;
         url.set_fragment(None);
-        if !matches!(request.method.as_str(), "GET" | "HEAD") {
+        let post = method == "POST";
+        if !post && !matches!(method.as_str(), "GET" | "HEAD") {
             return refused(
                 405,
-                "trawl's fetcher makes GET requests only; this request is not archived",
+                "trawl's fetcher makes GET and POST requests only; this request is not archived",
             );
         }
-        if url == self.page.url {
+        if !post && url == self.page.url {
             return Answer::Response(self.page_response.clone());
         }
-        if let Some(kept) = self.rendering.recent(url.as_str()) {
+        if let Some(kept) = self.rendering.recent(url.as_str()).filter(|_| !post) {
             return Answer::Response(kept.as_ref().clone());
         }
         let mut sub = self.page.child(url, String::new(), Hop::Embed);
-        sub.annotate(Annotation::Browser(None));
+        sub.annotate(Annotation::Browser(post.then_some("post")));
         // Judged as a URI the page needs: a refusal is always logged (`Placement::Seen` is not `New`).
         let child = match candidate::judge(p, sub, Placement::Seen, None) {
             Ok(child) => child,
@@ -237,6 +243,13 @@ impl Upstream for PageUpstream<'_> {
             .rendering
             .host(child.uri.url.host_str().unwrap_or_default());
         let _one_at_a_time = host_lock.lock().await;
+        if post {
+            let content_type = headers
+                .iter()
+                .find(|(name, _)| name.eq_ignore_ascii_case("content-type"))
+                .map(|(_, value)| value.as_str());
+            return self.post(child.uri, &settings, content_type, body).await;
+        }
         match self.run_child(child, &settings).await {
             Some(bytes) => {
                 self.rendering.keep(&key, &bytes);
@@ -257,6 +270,38 @@ impl PageUpstream<'_> {
         found.take(self.p, outcome);
         found.children.push(child);
         response
+    }
+
+    /// A `POST` the page sends (a search form, a GraphQL query): sent by trawl's fetcher with the page's body
+    /// and content type and the cookies of the URI's jar, archived (the request with its body, the response)
+    /// and logged (`browser:post`). It is not a frontier URI: never marked seen, never served again.
+    async fn post(
+        &self,
+        mut uri: CrawlUri,
+        settings: &CrawlConfig,
+        content_type: Option<&str>,
+        body: Vec<u8>,
+    ) -> Answer {
+        let p = self.p;
+        let jar = p.jar_key(&uri);
+        let mut parts = trawl_fetch::RequestParts {
+            form: Some(body),
+            form_type: content_type,
+            ..Default::default()
+        };
+        parts
+            .headers
+            .extend(fetch::cookie_header(p, &jar, &uri.url));
+        let fetched = p
+            .fetcher
+            .fetch(&uri.url, settings.fetch.max_bytes, &settings.fetch, &parts)
+            .await;
+        p.keep_cookies(&jar, &uri.url, &fetched);
+        let archived = login::write_exchange(p, &mut uri, &self.page.url, &fetched, self.worker);
+        match fetched.result {
+            Ok(resp) if archived => Answer::Response(resp.response_bytes),
+            _ => refused(502, "the request failed (see crawl.log)"),
+        }
     }
 
     /// `None` when robots.txt allows `uri`; else the browser's refusal (logged). An origin whose robots.txt
