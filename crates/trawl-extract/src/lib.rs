@@ -23,6 +23,7 @@ pub use crate::hop::Hop;
 mod charset;
 mod css;
 pub mod decode;
+mod document;
 mod entities;
 pub mod feed;
 pub mod form;
@@ -35,6 +36,7 @@ pub mod speculative;
 mod text_urls;
 
 pub use self::css::extract_css;
+pub use self::document::DocumentLinks;
 pub use self::html::{HtmlLinks, extract_html};
 
 /// One link found in a document.

@@ -5,15 +5,13 @@
 //! [`MAX_TEXT_TIME`] spent reading it. A document lopdf cannot read gives no links and a [`PdfProblem`]; so
 //! does a panic inside the parser, caught here so a hostile file never takes a worker down.
 
-use std::{
-    panic::{AssertUnwindSafe, catch_unwind},
-    time::{Duration, Instant},
-};
+use std::time::{Duration, Instant};
 
 use lopdf::{Document, LoadOptions, Object};
 use url::Url;
 
-use super::{Limits, Outlink, OutlinkSet};
+use super::{Limits, OutlinkSet};
+use crate::document::{DocumentLinks, GuardProblem, read_guarded};
 use crate::hop::Hop;
 use crate::text_urls::text_urls;
 
@@ -61,16 +59,18 @@ impl PdfProblem {
     }
 }
 
-/// What a PDF gave.
-#[derive(Debug, Default)]
-pub struct PdfLinks {
-    /// Its links, as `L` hops: `pdf/uri` from link annotations, `pdf/text` from the text.
-    pub outlinks: Vec<Outlink>,
-    /// Whether `scope.max_outlinks` cut the list.
-    pub truncated: bool,
-    /// What stopped it reading everything, if anything.
-    pub problem: Option<PdfProblem>,
+impl GuardProblem for PdfProblem {
+    fn too_large(bytes: u64, max: u64) -> Self {
+        PdfProblem::TooLarge { bytes, max }
+    }
+
+    fn parser_panic() -> Self {
+        PdfProblem::ParserPanic
+    }
 }
+
+/// What a PDF gave: its links are `pdf/uri` from link annotations, `pdf/text` from the text.
+pub type PdfLinks = DocumentLinks<PdfProblem>;
 
 /// Whether a response is a PDF: its type says so, or its body starts as one.
 pub fn is_pdf(mime: &str, body: &[u8]) -> bool {
@@ -83,26 +83,7 @@ pub fn is_pdf(mime: &str, body: &[u8]) -> bool {
 /// The links of the PDF `body` fetched from `doc_url`, at most `limits.max_outlinks` of them; a document over
 /// `max_bytes` is not read.
 pub fn pdf_links(body: &[u8], doc_url: &Url, max_bytes: u64, limits: &Limits) -> PdfLinks {
-    if body.len() as u64 > max_bytes {
-        return PdfLinks {
-            problem: Some(PdfProblem::TooLarge {
-                bytes: body.len() as u64,
-                max: max_bytes,
-            }),
-            ..PdfLinks::default()
-        };
-    }
-    let mut set = OutlinkSet::new(limits);
-    let problem = match catch_unwind(AssertUnwindSafe(|| read(body, doc_url, &mut set))) {
-        Ok(problem) => problem,
-        Err(_) => Some(PdfProblem::ParserPanic),
-    };
-    let (outlinks, truncated) = set.into_parts();
-    PdfLinks {
-        outlinks,
-        truncated,
-        problem,
-    }
+    read_guarded(body, max_bytes, limits, |set| read(body, doc_url, set))
 }
 
 fn read(body: &[u8], doc_url: &Url, set: &mut OutlinkSet) -> Option<PdfProblem> {

@@ -15,7 +15,10 @@ use std::net::IpAddr;
 
 use chrono::{DateTime, NaiveDateTime, Utc};
 
-use crate::digest::{entity_body, parse_head_ok, sha1_digest};
+use crate::{
+    digest::{entity_body, parse_head_ok, sha1_digest},
+    record::timestamp14_to_warc_date,
+};
 
 /// A record read from an ARC file, as the functions here need it: its header line's fields under their ARC
 /// names, and its content. The reader's record is one; this module does not know the reader.
@@ -135,16 +138,8 @@ fn iso_date(arc_date: &str) -> String {
             '0'
         });
     }
-    let d = &digits;
-    format!(
-        "{}-{}-{}T{}:{}:{}Z",
-        &d[..4],
-        &d[4..6],
-        &d[6..8],
-        &d[8..10],
-        &d[10..12],
-        &d[12..14]
-    )
+    // Always 14 digits here: the default is never taken.
+    timestamp14_to_warc_date(&digits).unwrap_or_default()
 }
 
 /// The WARC-Target-URI of an ARC URL: spaces (which some crawlers wrote unescaped) as `%20`.

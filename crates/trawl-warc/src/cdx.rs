@@ -4,7 +4,7 @@
 //! The digest (`k`) is the base32 SHA-1 of the payload, bare or with `sha1:`; a hex SHA-1 is read too.
 //! Sans-IO: lines in, captures out.
 
-use crate::digest::sha1_key;
+use crate::{digest::sha1_key, record::timestamp14_to_warc_date};
 
 /// A line of a CDX file that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -81,18 +81,10 @@ pub struct CdxCapture<'a> {
 }
 
 impl CdxCapture<'_> {
-    /// The capture's date as a WARC-Date (`2026-11-25T00:50:00Z`).
-    pub fn warc_date(&self) -> String {
-        let t = self.timestamp;
-        format!(
-            "{}-{}-{}T{}:{}:{}Z",
-            &t[0..4],
-            &t[4..6],
-            &t[6..8],
-            &t[8..10],
-            &t[10..12],
-            &t[12..14]
-        )
+    /// The capture's date as a WARC-Date (`2026-11-25T00:50:00Z`); `None` when the timestamp is not 14
+    /// digits (only for a capture built by hand: [`CdxFormat::capture`] checks it).
+    pub fn warc_date(&self) -> Option<String> {
+        timestamp14_to_warc_date(self.timestamp)
     }
 
     /// Whether the line is a revisit (no payload of its own).
@@ -207,7 +199,7 @@ mod tests {
         assert_eq!(f.len(), 11);
         let c = f.capture(HERITRIX).unwrap();
         assert_eq!(c.url, "http://example.org/");
-        assert_eq!(c.warc_date(), "2014-02-16T05:02:21Z");
+        assert_eq!(c.warc_date().as_deref(), Some("2014-02-16T05:02:21Z"));
         assert_eq!(c.mime, Some("text/html"));
         assert_eq!(c.status, Some("200"));
         assert_eq!(

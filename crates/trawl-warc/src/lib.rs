@@ -58,6 +58,7 @@ pub use crate::{
     record::{
         Record, WarcFields, format_date,
         revisit::{IDENTICAL_PAYLOAD_DIGEST, RefersTo, SERVER_NOT_MODIFIED},
+        timestamp14_to_warc_date,
     },
     repair::{Repaired, repair},
     verify::{Note, Quirk, VerifyError, VerifyOptions, VerifySummary, verify, verify_with},

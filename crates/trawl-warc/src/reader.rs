@@ -296,20 +296,19 @@ impl<R: BufRead> Reader<R> {
                 source: io::Error::other("neither a WARC record, a gzip member nor a zstd frame"),
             });
         }
-        let size = u32::from_le_bytes([head[4], head[5], head[6], head[7]]) as u64;
         let dictionary_error = |path: &Path, problem| Error::ZstdDictionary {
             path: path.to_path_buf(),
             offset,
             problem,
         };
-        if head[0] == 0x5D && size > self.max_record_bytes {
-            return Err(dictionary_error(
-                &self.path,
-                DictionaryProblem::TooLarge {
-                    limit: self.max_record_bytes,
-                },
-            ));
-        }
+        // Only the dictionary is read into memory: another frame's size has no limit.
+        let limit = if head[0] == 0x5D {
+            self.max_record_bytes
+        } else {
+            u64::MAX
+        };
+        let size = zstd_dictionary::frame_size(&head, limit)
+            .map_err(|problem| dictionary_error(&self.path, problem))?;
         if head[0] != 0x5D {
             // Another skippable frame: skipped unread, however long.
             let skipped = io::copy(&mut (&mut self.input).take(size), &mut io::sink())
@@ -425,14 +424,11 @@ fn read_record<B: BufRead>(
         } else {
             // The first line runs past what is buffered: read it whole to tell what it is.
             let mut line = Vec::new();
-            src.by_ref()
-                .take(MAX_HEAD_BYTES)
-                .read_until(b'\n', &mut line)
-                .map_err(|source| Error::Read {
-                    path: path.to_owned(),
-                    offset,
-                    source,
-                })?;
+            read_head_line(src, &mut line).map_err(|source| Error::Read {
+                path: path.to_owned(),
+                offset,
+                source,
+            })?;
             if arc::parse_line(&line).is_some() {
                 return read_arc_record(src, path, offset, limit, arc, Some(line));
             }
@@ -465,6 +461,24 @@ fn with_found(mut err: Error, bytes: &[u8]) -> Error {
     err
 }
 
+/// Appends one line of `src` (up to and with its `\n`) to `buf`, reading at most [`MAX_HEAD_BYTES`].
+fn read_head_line<B: BufRead>(src: &mut B, buf: &mut Vec<u8>) -> io::Result<usize> {
+    src.by_ref().take(MAX_HEAD_BYTES).read_until(b'\n', buf)
+}
+
+/// A [`Error::TooLarge`] when the block `length` of the record at `offset` is over `limit`.
+fn check_length(path: &Path, offset: u64, length: u64, limit: u64) -> Result<(), Error> {
+    if length > limit {
+        return Err(Error::TooLarge {
+            path: path.to_owned(),
+            offset,
+            len: length,
+            limit,
+        });
+    }
+    Ok(())
+}
+
 /// Reads one ARC record: its header line (unless `line` holds it, already read), then Archive-length bytes
 /// (none when the length is not a byte count). The `filedesc://` record sets the file's version in `arc`.
 fn read_arc_record<B: BufRead>(
@@ -484,10 +498,7 @@ fn read_arc_record<B: BufRead>(
         Some(line) => line,
         None => {
             let mut line = Vec::new();
-            src.by_ref()
-                .take(MAX_HEAD_BYTES)
-                .read_until(b'\n', &mut line)
-                .map_err(read_err)?;
+            read_head_line(src, &mut line).map_err(read_err)?;
             line
         }
     };
@@ -499,22 +510,12 @@ fn read_arc_record<B: BufRead>(
     })?;
     let filedesc = arc::is_filedesc_url(&head.fields[0].1);
     let length = head.length.unwrap_or(0);
-    if length > limit {
-        return Err(Error::TooLarge {
-            path: path.to_owned(),
-            offset,
-            len: length,
-            limit,
-        });
-    }
+    check_length(path, offset, length, limit)?;
     let mut block = Vec::new();
     if filedesc && head.length.is_none() {
         // As warcio does: a filedesc record's version block and field-name line are read anyway.
         for _ in 0..2 {
-            src.by_ref()
-                .take(MAX_HEAD_BYTES)
-                .read_until(b'\n', &mut block)
-                .map_err(read_err)?;
+            read_head_line(src, &mut block).map_err(read_err)?;
         }
     } else {
         // A record cut short by the end of the file is kept as it is, as warcio keeps it; `verify` says so.
@@ -596,14 +597,7 @@ fn read_warc_record<B: BufRead>(
     let length: u64 = length
         .parse()
         .map_err(|_| bad_header("Content-Length", format!("{length:?} is not a byte count")))?;
-    if length > limit {
-        return Err(Error::TooLarge {
-            path: path.to_owned(),
-            offset,
-            len: length,
-            limit,
-        });
-    }
+    check_length(path, offset, length, limit)?;
 
     let mut block = Vec::new();
     src.by_ref()

@@ -155,6 +155,24 @@ pub fn format_date(date: DateTime<Utc>) -> String {
     date.to_rfc3339_opts(format, true)
 }
 
+/// A 14-digit CDX/ARC timestamp (`YYYYMMDDhhmmss`) as a WARC-Date (`YYYY-MM-DDThh:mm:ssZ`); `None` unless
+/// `ts` is exactly 14 ASCII digits. The digits are rearranged, not checked as a real time.
+pub fn timestamp14_to_warc_date(ts: &str) -> Option<String> {
+    let d = ts.as_bytes();
+    if d.len() != 14 || !d.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(format!(
+        "{}-{}-{}T{}:{}:{}Z",
+        &ts[..4],
+        &ts[4..6],
+        &ts[6..8],
+        &ts[8..10],
+        &ts[10..12],
+        &ts[12..14]
+    ))
+}
+
 /// An `application/warc-fields` block: one `Name: value\r\n` line per field.
 pub(crate) fn warc_fields<N: AsRef<str>, V: AsRef<str>>(fields: &[(N, V)]) -> Vec<u8> {
     let mut block = WarcFields::new();
@@ -208,6 +226,38 @@ impl WarcFields {
 mod tests {
     use super::*;
     use chrono::TimeZone;
+    use proptest::prelude::*;
+
+    #[test]
+    fn timestamps_as_warc_dates() {
+        assert_eq!(
+            timestamp14_to_warc_date("20140216050221").as_deref(),
+            Some("2014-02-16T05:02:21Z")
+        );
+        for bad in [
+            "",
+            "2014",
+            "201402160502210",
+            "2014021605022x",
+            "２０１４０２１６０５０２",
+        ] {
+            assert_eq!(timestamp14_to_warc_date(bad), None, "{bad:?}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn any_timestamp_converts_without_panic(ts in "\\PC{0,20}") {
+            let date = timestamp14_to_warc_date(&ts);
+            prop_assert_eq!(date.is_some(), ts.len() == 14 && ts.bytes().all(|b| b.is_ascii_digit()));
+        }
+
+        #[test]
+        fn digit_timestamps_keep_their_digits(ts in "[0-9]{14}") {
+            let date = timestamp14_to_warc_date(&ts).unwrap();
+            prop_assert_eq!(date.replace(['-', 'T', ':', 'Z'], ""), ts);
+        }
+    }
 
     #[test]
     fn dates() {

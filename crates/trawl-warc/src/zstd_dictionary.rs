@@ -156,21 +156,27 @@ pub(crate) fn parse_payload(
     ZstdDictionary::from_bytes(bytes)
 }
 
+/// The payload size in the 8-byte header `head` of a zstd skippable frame (magic, then a little-endian `u32`);
+/// `TooLarge` when it is over `limit`.
+pub(crate) fn frame_size(head: &[u8; 8], limit: u64) -> Result<u64, DictionaryProblem> {
+    let size = u64::from(u32::from_le_bytes([head[4], head[5], head[6], head[7]]));
+    if size > limit {
+        return Err(DictionaryProblem::TooLarge { limit });
+    }
+    Ok(size)
+}
+
 /// The dictionary of a whole dictionary frame `frame` (header and payload): for tests and fuzzing of the frame
 /// reader without a file.
 pub fn parse_frame(frame: &[u8], limit: u64) -> Result<ZstdDictionary, DictionaryProblem> {
-    let Some(head) = frame.get(..8) else {
+    let Some((head, rest)) = frame.split_first_chunk::<8>() else {
         return Err(DictionaryProblem::Truncated {
             want: 8,
             have: frame.len() as u64,
         });
     };
     debug_assert_eq!(head[..4], DICTIONARY_FRAME_MAGIC.to_le_bytes());
-    let want = u64::from(u32::from_le_bytes([head[4], head[5], head[6], head[7]]));
-    let rest = &frame[8..];
-    if want > limit {
-        return Err(DictionaryProblem::TooLarge { limit });
-    }
+    let want = frame_size(head, limit)?;
     if (rest.len() as u64) < want {
         return Err(DictionaryProblem::Truncated {
             want,

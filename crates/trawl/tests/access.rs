@@ -6,6 +6,8 @@
 
 mod common;
 
+use common::{cookie, listen, write};
+
 use std::{
     collections::HashSet,
     net::SocketAddr,
@@ -43,15 +45,6 @@ fn html(body: &str) -> Response {
         format!("<html><body>{body}</body></html>"),
     )
         .into_response()
-}
-
-fn cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split("; "))
-        .find_map(|kv| kv.strip_prefix(name)?.strip_prefix('='))
 }
 
 fn md5_hex(s: &str) -> String {
@@ -187,18 +180,6 @@ async fn second(State(seen): State<Shared>, req: Request) -> Response {
         .requests
         .push((req.uri().path().to_string(), req.headers().clone()));
     html("second host")
-}
-
-async fn listen(app: Router) -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    addr
-}
-
-fn write(path: &Path, text: &str) -> std::path::PathBuf {
-    std::fs::write(path, text).unwrap();
-    path.to_path_buf()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -814,14 +795,8 @@ fn trawl_check_validates_credentials_and_proxies() {
 
 /// Runs `trawl ARGS CFG`, which must fail saying each of `wants` and never the password `inline`.
 fn check_fails(cfg: &Path, args: &[&str], wants: &[&str]) {
-    let out = Command::new(env!("CARGO_BIN_EXE_trawl"))
-        .args(args)
-        .arg(cfg)
-        .output()
-        .unwrap();
-    let said =
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{said}");
+    let (ok, said) = common::run(common::trawl_command().args(args).arg(cfg));
+    assert!(!ok, "{said}");
     for want in wants {
         assert!(said.contains(want), "missing {want:?} in:\n{said}");
     }

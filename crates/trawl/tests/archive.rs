@@ -93,11 +93,7 @@ async fn serve(files: Files) -> SocketAddr {
             None => (axum::http::StatusCode::NOT_FOUND, "no").into_response(),
         }
     }
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let app = Router::new().fallback(page).with_state(files);
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    addr
+    common::listen(Router::new().fallback(page).with_state(files)).await
 }
 
 fn config(dir: &Path, name: &str, seed: &str, extra: &str) -> PathBuf {
@@ -783,13 +779,7 @@ fn sample(name: &str) -> PathBuf {
 
 /// `trawl …` run to its end: exit status and standard output (standard error after it).
 fn trawl_cli(args: &[&std::ffi::OsStr]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_trawl"))
-        .args(args)
-        .output()
-        .unwrap();
-    let text =
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    (out.status.success(), text)
+    common::run_trawl(args)
 }
 
 /// The HTTP body of a recorded response that is neither chunked nor compressed: the bytes after its head.

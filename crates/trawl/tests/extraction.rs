@@ -132,7 +132,7 @@ async fn office_documents_give_their_links() {
     use axum::{Router, extract::Request, http::header, response::IntoResponse};
     use trawl_extract::office::sample::{self, OdfKind};
 
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let listener = common::bind().await;
     let port = listener.local_addr().unwrap().port();
     let url = |path: &str| format!("http://127.0.0.1:{port}{path}");
     let link = |name: &str| url(&format!("/{name}-link.html"));
@@ -230,7 +230,7 @@ async fn office_documents_give_their_links() {
             }
         }
     });
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    common::serve_on(listener, app);
 
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("c.toml");

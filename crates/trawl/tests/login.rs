@@ -8,6 +8,8 @@
 
 mod common;
 
+use common::{cookie, listen, write};
+
 use std::{
     collections::HashSet,
     io::{Read, Write},
@@ -20,10 +22,9 @@ use std::{
 use axum::{
     Router,
     extract::{Request, State},
-    http::{HeaderMap, Method, StatusCode, header},
+    http::{Method, StatusCode, header},
     response::{IntoResponse, Response},
 };
-use tokio::net::TcpListener;
 
 /// What a test site saw and holds.
 #[derive(Default)]
@@ -50,15 +51,6 @@ fn html(body: &str) -> Response {
         .into_response()
 }
 
-fn cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split("; "))
-        .find_map(|kv| kv.strip_prefix(name)?.strip_prefix('='))
-}
-
 fn form_fields(body: &[u8]) -> Vec<(String, String)> {
     url::form_urlencoded::parse(body).into_owned().collect()
 }
@@ -68,18 +60,6 @@ fn field<'a>(fields: &'a [(String, String)], name: &str) -> Option<&'a str> {
         .iter()
         .find(|(n, _)| n == name)
         .map(|(_, v)| v.as_str())
-}
-
-async fn listen(app: Router) -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    addr
-}
-
-fn write(path: &Path, text: &str) -> PathBuf {
-    std::fs::write(path, text).unwrap();
-    path.to_path_buf()
 }
 
 /// The login form of the WordPress-style site.
@@ -608,15 +588,13 @@ async fn a_csrf_protected_form_with_default_signs() {
 
 /// Runs `trawl login CFG ARGS` with `env`; its exit success and stdout + stderr.
 fn trawl_login(cfg: &Path, args: &[&str], env: &[(&str, &str)]) -> (bool, String) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_trawl"));
-    cmd.arg("login").arg(cfg).args(args);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().unwrap();
-    let said =
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    (out.status.success(), said)
+    common::run(
+        common::trawl_command()
+            .arg("login")
+            .arg(cfg)
+            .args(args)
+            .envs(env.iter().copied()),
+    )
 }
 
 /// Login pages a crawler cannot use: one built by JavaScript, one behind a CAPTCHA.

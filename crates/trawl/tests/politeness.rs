@@ -93,9 +93,7 @@ async fn a_crawl_delay_holds_from_the_robots_txt_fetch_on() {
             _ => ([(header::CONTENT_TYPE, "text/html")], "leaf").into_response(),
         }
     });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let port = common::listen(app).await.port();
     let dir = tempfile::tempdir().unwrap();
     let mut config = trawl::selftest::config();
     config.frontier.min_delay_ms = 100;

@@ -87,10 +87,7 @@ fn async_stream(
 
 async fn serve() -> (SocketAddr, Seen) {
     let seen: Seen = Arc::default();
-    let app = Router::new().fallback(site).with_state(seen.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let addr = common::listen(Router::new().fallback(site).with_state(seen.clone())).await;
     (addr, seen)
 }
 

@@ -3,7 +3,8 @@
 
 use super::pipeline::{Pipeline, blocking};
 use crate::fetch_record::decode_limits;
-use trawl_extract::{self as extract, Hop, Limits, Outlink};
+use trawl_extract::{self as extract, DocumentLinks, Hop, Limits, Outlink};
+use url::Url;
 
 use crate::fetch_record::FetchRecord;
 use trawl_config::Annotation;
@@ -106,49 +107,35 @@ pub(super) fn run(
         return;
     }
     if settings.extract.pdf && extract::pdf::is_pdf(mime, body) {
-        let limits = Limits {
-            max_outlinks: settings.scope.max_outlinks,
-            ..Limits::default()
-        };
-        // Always off the async threads: parsing cost follows the document's structure, not only its size.
-        let found = blocking(usize::MAX, || {
-            extract::pdf::pdf_links(body, &uri.url, settings.extract.pdf_max_bytes, &limits)
-        });
-        if found.truncated {
-            uri.annotate(Annotation::OutlinksTruncated);
-        }
-        if let Some(problem) = &found.problem {
-            tracing::info!(uri = %uri.url, "{problem}");
-            uri.annotate(Annotation::Pdf(problem.label()));
-        }
-        record.outlinks.extend(found.outlinks);
+        let links = document_links(
+            uri,
+            settings,
+            |url, limits| {
+                extract::pdf::pdf_links(body, url, settings.extract.pdf_max_bytes, limits)
+            },
+            |problem| Annotation::Pdf(problem.label()),
+        );
+        record.outlinks.extend(links);
         return;
     }
     if settings.extract.office
         && let Some(format) = extract::office::office_format(mime, uri.url.path(), body)
     {
-        let limits = Limits {
-            max_outlinks: settings.scope.max_outlinks,
-            ..Limits::default()
-        };
-        // Always off the async threads, as PDFs: inflating parts costs what the package says, not its size.
-        let found = blocking(usize::MAX, || {
-            extract::office::office_links(
-                body,
-                format,
-                &uri.url,
-                settings.extract.office_max_bytes,
-                &limits,
-            )
-        });
-        if found.truncated {
-            uri.annotate(Annotation::OutlinksTruncated);
-        }
-        if let Some(problem) = &found.problem {
-            tracing::info!(uri = %uri.url, "{problem}");
-            uri.annotate(Annotation::Doc(problem.label()));
-        }
-        record.outlinks.extend(found.outlinks);
+        let links = document_links(
+            uri,
+            settings,
+            |url, limits| {
+                extract::office::office_links(
+                    body,
+                    format,
+                    url,
+                    settings.extract.office_max_bytes,
+                    limits,
+                )
+            },
+            |problem| Annotation::Doc(problem.label()),
+        );
+        record.outlinks.extend(links);
         return;
     }
     if settings.extract.feeds && extract::feed::looks_like_feed(mime, body) {
@@ -185,4 +172,29 @@ pub(super) fn run(
             .into_iter()
             .filter(|o| !(nofollow && o.hop == Hop::Link)),
     );
+}
+
+/// The links `read` finds in a binary document (PDF, office) of `uri`, at most `scope.max_outlinks` of them,
+/// always read off the async threads: parsing cost follows the document's structure, not only its size (a
+/// package's parts inflate to what it says). Annotates a cut list, and the problem that thinned the reading
+/// as `annotation` gives it.
+fn document_links<P: std::fmt::Display>(
+    uri: &mut CrawlUri,
+    settings: &CrawlConfig,
+    read: impl FnOnce(&Url, &Limits) -> DocumentLinks<P>,
+    annotation: impl FnOnce(&P) -> Annotation,
+) -> Vec<Outlink> {
+    let limits = Limits {
+        max_outlinks: settings.scope.max_outlinks,
+        ..Limits::default()
+    };
+    let found = blocking(usize::MAX, || read(&uri.url, &limits));
+    if found.truncated {
+        uri.annotate(Annotation::OutlinksTruncated);
+    }
+    if let Some(problem) = &found.problem {
+        tracing::info!(uri = %uri.url, "{problem}");
+        uri.annotate(annotation(problem));
+    }
+    found.outlinks
 }

@@ -161,12 +161,13 @@ impl DigestTable {
             if c.is_revisit() {
                 continue;
             }
-            if let Some(digest) = &c.digest {
+            // `capture` checked the timestamp: the date is always there.
+            if let (Some(digest), Some(date)) = (&c.digest, c.warc_date()) {
                 self.insert(
                     digest,
                     &RefersTo {
                         target_uri: c.url.to_owned(),
-                        date: c.warc_date(),
+                        date,
                         record_id: None,
                     },
                 );
@@ -358,18 +359,11 @@ fn capture_of_line(line: &str) -> Option<Option<(String, RefersTo)>> {
     let (Some(digest), Some(url)) = (text("digest"), text("url")) else {
         return Some(None);
     };
-    if stamp.len() < 14 || !stamp.bytes().all(|b| b.is_ascii_digit()) {
+    // A longer timestamp (with fractions of a second) is cut to its first 14 digits.
+    if !stamp.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let date = format!(
-        "{}-{}-{}T{}:{}:{}Z",
-        &stamp[0..4],
-        &stamp[4..6],
-        &stamp[6..8],
-        &stamp[8..10],
-        &stamp[10..12],
-        &stamp[12..14]
-    );
+    let date = trawl_warc::timestamp14_to_warc_date(stamp.get(..14)?)?;
     // pywb writes the digest without its `sha1:` prefix, some producers in hex: compared as `sha1:BASE32`.
     let digest = trawl_warc::sha1_key(digest).unwrap_or_else(|| {
         if digest.contains(':') {

@@ -14,13 +14,12 @@
 //! | OOXML | external hyperlink relationships (`_rels/*.rels`); URLs in the XML parts' text; `HYPERLINK` fields | `ooxml/rel`, `ooxml/text`, `ooxml/field` |
 //! | ODF | `xlink:href` of `content.xml` and `styles.xml`; URLs in their text | `odf/href`, `odf/text` |
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
-
 use url::Url;
 
 use self::common::Budget;
 pub use self::common::{MAX_PART_BYTES, MAX_PARTS, MAX_TIME, MAX_TOTAL_BYTES, OfficeProblem};
-use crate::{Limits, Outlink, OutlinkSet};
+use crate::Limits;
+use crate::document::{DocumentLinks, GuardProblem, read_guarded};
 
 mod common;
 mod doc;
@@ -40,15 +39,17 @@ pub enum Format {
     Odf,
 }
 
-/// What an office document gave.
-#[derive(Debug, Default)]
-pub struct OfficeLinks {
-    /// Its links, as `L` hops (contexts in the module's table).
-    pub outlinks: Vec<Outlink>,
-    /// Whether `scope.max_outlinks` cut the list.
-    pub truncated: bool,
-    /// What stopped it reading everything, if anything.
-    pub problem: Option<OfficeProblem>,
+/// What an office document gave (link contexts in the module's table).
+pub type OfficeLinks = DocumentLinks<OfficeProblem>;
+
+impl GuardProblem for OfficeProblem {
+    fn too_large(bytes: u64, max: u64) -> Self {
+        OfficeProblem::TooLarge { bytes, max }
+    }
+
+    fn parser_panic() -> Self {
+        OfficeProblem::ParserPanic
+    }
 }
 
 /// The magic number of a compound file (OLE2/CFB).
@@ -123,35 +124,18 @@ pub fn office_links(
     max_bytes: u64,
     limits: &Limits,
 ) -> OfficeLinks {
-    if body.len() as u64 > max_bytes {
-        return OfficeLinks {
-            problem: Some(OfficeProblem::TooLarge {
-                bytes: body.len() as u64,
-                max: max_bytes,
-            }),
-            ..OfficeLinks::default()
-        };
-    }
-    let mut set = OutlinkSet::new(limits);
-    let read = || {
+    read_guarded(body, max_bytes, limits, |set| {
         let mut budget = Budget::new();
         match format {
             // A password-protected OOXML document is a compound file, whatever its type says.
             Format::Ooxml | Format::Odf if body.starts_with(CFB_MAGIC) => {
-                doc::read(body, doc_url, &mut set, &mut budget)
+                doc::read(body, doc_url, set, &mut budget)
             }
-            Format::Doc => doc::read(body, doc_url, &mut set, &mut budget),
-            Format::Ooxml => ooxml::read(body, doc_url, &mut set, &mut budget),
-            Format::Odf => odf::read(body, doc_url, &mut set, &mut budget),
+            Format::Doc => doc::read(body, doc_url, set, &mut budget),
+            Format::Ooxml => ooxml::read(body, doc_url, set, &mut budget),
+            Format::Odf => odf::read(body, doc_url, set, &mut budget),
         }
-    };
-    let problem = catch_unwind(AssertUnwindSafe(read)).unwrap_or(Some(OfficeProblem::ParserPanic));
-    let (outlinks, truncated) = set.into_parts();
-    OfficeLinks {
-        outlinks,
-        truncated,
-        problem,
-    }
+    })
 }
 
 #[cfg(test)]

@@ -20,15 +20,10 @@ pub(crate) fn read(
     set: &mut OutlinkSet,
     budget: &mut Budget,
 ) -> Option<OfficeProblem> {
-    let mut package = match Package::open(body) {
+    let mut package = match Package::open_as(body, "content.xml", "ODF") {
         Ok(package) => package,
         Err(problem) => return Some(problem),
     };
-    if !package.has("content.xml") {
-        return Some(OfficeProblem::Unreadable(
-            "no content.xml: not an ODF package".into(),
-        ));
-    }
     match package.read("META-INF/manifest.xml", budget) {
         Ok(Some(manifest)) if memchr::memmem::find(&manifest, b"encryption-data").is_some() => {
             return Some(OfficeProblem::Encrypted);
@@ -37,38 +32,19 @@ pub(crate) fn read(
         _ => {}
     }
     let folder = package_folder(doc_url);
-    let mut problem = None;
-    for name in package
-        .names()
+    let names = package.names();
+    let parts = names
         .iter()
-        .filter(|n| n.ends_with("content.xml") || n.ends_with("styles.xml"))
-    {
-        let xml = match package.read(name, budget) {
-            Ok(Some(xml)) => xml,
-            Ok(None) => continue,
-            Err(p) if p.stops_document() => return Some(p),
-            Err(p) => {
-                problem = Some(p);
-                continue;
-            }
-        };
-        let (found, error) = xml_text(&xml, name, budget, |e| {
+        .filter(|n| n.ends_with("content.xml") || n.ends_with("styles.xml"));
+    package.read_parts(parts, budget, set, |name, xml, budget, set| {
+        let (found, error) = xml_text(xml, name, budget, |e| {
             if let Some(href) = attribute(e, "href") {
                 add_href(&href, &folder, set);
             }
         });
         text_urls(&found.text, doc_url, set, "odf/text");
-        if let Some(p) = error {
-            if p.stops_document() {
-                return Some(p);
-            }
-            problem = Some(p);
-        }
-        if set.is_truncated() {
-            break;
-        }
-    }
-    problem
+        error
+    })
 }
 
 /// The package seen as a folder: the document's URL with a `/` after its path, without query or fragment.

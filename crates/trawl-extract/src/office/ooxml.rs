@@ -18,32 +18,17 @@ pub(crate) fn read(
     set: &mut OutlinkSet,
     budget: &mut Budget,
 ) -> Option<OfficeProblem> {
-    let mut package = match Package::open(body) {
+    let mut package = match Package::open_as(body, "[Content_Types].xml", "OOXML") {
         Ok(package) => package,
         Err(problem) => return Some(problem),
     };
-    if !package.has("[Content_Types].xml") {
-        return Some(OfficeProblem::Unreadable(
-            "no [Content_Types].xml: not an OOXML package".into(),
-        ));
-    }
     let names = package.names();
     let rels = names.iter().filter(|n| n.ends_with(".rels"));
     let texts = names.iter().filter(|n| is_text_part(n));
-    let mut problem = None;
-    for name in rels.chain(texts) {
-        let xml = match package.read(name, budget) {
-            Ok(Some(xml)) => xml,
-            Ok(None) => continue,
-            Err(p) if p.stops_document() => return Some(p),
-            Err(p) => {
-                problem = Some(p);
-                continue;
-            }
-        };
+    package.read_parts(rels.chain(texts), budget, set, |name, xml, budget, set| {
         let is_rels = name.ends_with(".rels");
         let mut instructions = Vec::new();
-        let (found, error) = xml_text(&xml, name, budget, |e| {
+        let (found, error) = xml_text(xml, name, budget, |e| {
             let local = e.local_name();
             if is_rels && local.as_ref() == "Relationship" {
                 let external =
@@ -68,17 +53,8 @@ pub(crate) fn read(
             field_links(&found.fields, doc_url, set, "ooxml/field");
             text_urls(&found.text, doc_url, set, "ooxml/text");
         }
-        if let Some(p) = error {
-            if p.stops_document() {
-                return Some(p);
-            }
-            problem = Some(p);
-        }
-        if set.is_truncated() {
-            break;
-        }
-    }
-    problem
+        error
+    })
 }
 
 /// Whether a part's text is the document's: its XML parts, less those that hold no words of it (themes,

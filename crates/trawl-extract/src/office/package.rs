@@ -5,6 +5,7 @@ use std::io::{Cursor, Read};
 use zip::{ZipArchive, result::ZipError};
 
 use super::common::{Budget, MAX_PART_BYTES, MAX_PARTS, OfficeProblem};
+use crate::OutlinkSet;
 
 /// An opened zip package.
 pub(crate) struct Package<'a> {
@@ -22,6 +23,53 @@ impl<'a> Package<'a> {
             }),
             Err(e) => Err(OfficeProblem::Unreadable(format!("not a zip package: {e}"))),
         }
+    }
+
+    /// Reads the central directory of a package of `kind` (`ODF`, `OOXML`), which must hold part `marker`
+    /// (a zip without it is some other package).
+    pub(crate) fn open_as(body: &'a [u8], marker: &str, kind: &str) -> Result<Self, OfficeProblem> {
+        let package = Self::open(body)?;
+        if !package.has(marker) {
+            return Err(OfficeProblem::Unreadable(format!(
+                "no {marker}: not an {kind} package"
+            )));
+        }
+        Ok(package)
+    }
+
+    /// Reads the parts `names` in turn (a missing one skipped), passing each to `on_part`, which adds its links
+    /// to `set` and returns the problem its XML had. A problem that stops the document is returned at once;
+    /// reading stops too once `set` is full. Otherwise the last problem met, which thinned the reading.
+    pub(crate) fn read_parts<N: AsRef<str>>(
+        &mut self,
+        names: impl IntoIterator<Item = N>,
+        budget: &mut Budget,
+        set: &mut OutlinkSet,
+        mut on_part: impl FnMut(&str, &[u8], &Budget, &mut OutlinkSet) -> Option<OfficeProblem>,
+    ) -> Option<OfficeProblem> {
+        let mut problem = None;
+        for name in names {
+            let name = name.as_ref();
+            let xml = match self.read(name, budget) {
+                Ok(Some(xml)) => xml,
+                Ok(None) => continue,
+                Err(p) if p.stops_document() => return Some(p),
+                Err(p) => {
+                    problem = Some(p);
+                    continue;
+                }
+            };
+            if let Some(p) = on_part(name, &xml, budget, set) {
+                if p.stops_document() {
+                    return Some(p);
+                }
+                problem = Some(p);
+            }
+            if set.is_truncated() {
+                break;
+            }
+        }
+        problem
     }
 
     /// The names of its parts, in the central directory's order.

@@ -73,6 +73,13 @@ impl Bean {
         self.class.rsplit('.').next().unwrap_or(&self.class)
     }
 
+    /// What notes name the bean by: its id, else its short class.
+    pub(crate) fn subject(&self) -> String {
+        self.id
+            .clone()
+            .unwrap_or_else(|| self.short_class().to_owned())
+    }
+
     fn prop_mut(&mut self, name: &str) -> Option<&mut Prop> {
         self.props
             .iter_mut()
@@ -434,6 +441,14 @@ fn unescape(s: &str) -> String {
         }
     }
     out
+}
+
+/// A value's items: a list's, or the value itself (Spring converts a single value to a one-element list).
+pub(crate) fn list(v: &Value) -> Vec<&Value> {
+    match v {
+        Value::List(items) => items.iter().collect(),
+        other => vec![other],
+    }
 }
 
 /// A scalar's text.

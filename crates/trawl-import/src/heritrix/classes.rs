@@ -444,7 +444,7 @@ fn rename_all(b: &mut Bean, review: &mut Review) {
     if let Some((old, new, releases)) = RENAMED.iter().find(|(old, _, _)| *old == b.class) {
         review.notes.push(Note {
             line: b.line,
-            subject: subject(b),
+            subject: b.subject(),
             message: format!("{old} is Heritrix {releases}'s name of {new}: read as {new}"),
             closest: None,
         });
@@ -467,10 +467,6 @@ fn rename_value(v: &mut Value, review: &mut Review) {
             .for_each(|(_, v)| rename_value(v, review)),
         _ => {}
     }
-}
-
-fn subject(b: &Bean) -> String {
-    b.id.clone().unwrap_or_else(|| b.short_class().to_owned())
 }
 
 /// Where each top-level bean is used: `(id, "one of fetchProcessors' processors")`, from the first reference.
@@ -502,10 +498,10 @@ fn place_in(parent: &Bean, prop: &str) -> String {
     if parent.short_class().ends_with("Chain") && prop == "processors" {
         format!(
             "one of the processors of {}; the chain goes on without it",
-            subject(parent)
+            parent.subject()
         )
     } else {
-        format!("{}.{prop}", subject(parent))
+        format!("{}.{prop}", parent.subject())
     }
 }
 
@@ -539,7 +535,7 @@ fn visit(b: &Bean, place: Option<String>, review: &mut Review) {
         if !is_rule {
             review.notes.push(Note {
                 line: b.line,
-                subject: subject(b),
+                subject: b.subject(),
                 message,
                 closest: closest.map(str::to_owned),
             });
@@ -550,7 +546,7 @@ fn visit(b: &Bean, place: Option<String>, review: &mut Review) {
         visit_value(&p.value, &place_in(b, &p.name), review);
     }
     for v in &b.ctor_args {
-        visit_value(v, &format!("an argument of {}", subject(b)), review);
+        visit_value(v, &format!("an argument of {}", b.subject()), review);
     }
 }
 

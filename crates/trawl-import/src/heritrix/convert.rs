@@ -6,8 +6,8 @@ use std::path::Path;
 use toml::{Table, Value as T};
 use trawl_config::settings::seed_list::{self, SeedLine};
 
-use super::beans::text;
 use super::beans::{Bean, Beans, OVERRIDE_CLASS, Prop, Value};
+use super::beans::{list, text};
 use super::classes::{converted, is_plumbing};
 use super::profile::{Profile, RuleOut, Setting, SheetOut};
 use super::props::{Props, scalar, shown};
@@ -56,7 +56,7 @@ pub(crate) fn convert(beans: &Beans, base: &Path) -> Profile {
     }
     let mut sheets = Vec::new();
     for b in &beans.top {
-        let subject = b.id.clone().unwrap_or_else(|| b.short_class().to_owned());
+        let subject = b.subject();
         match b.short_class() {
             _ if b.class == OVERRIDE_CLASS => {} // applied when the beans were read
             _ if is_plumbing(&b.class) => profile.note(
@@ -152,12 +152,7 @@ pub(crate) fn convert(beans: &Beans, base: &Path) -> Profile {
             if STOCK_SHEETS.contains(&name) {
                 stock_unused.push(sheet);
             } else {
-                profile.note(
-                    sheet.line,
-                    format!("sheet {name}"),
-                    "no association applies this sheet to any URI, so it is left out",
-                    Some("[[sheet]] surt_prefixes"),
-                );
+                note_unapplied(sheet.line, name, &mut profile);
             }
             continue;
         }
@@ -192,26 +187,41 @@ pub(crate) fn convert(beans: &Beans, base: &Path) -> Profile {
 /// The example sheets of Heritrix's default profile, which no association applies.
 const STOCK_SHEETS: &[&str] = &["forceRetire", "smallBudget", "veryPolite", "highPrecedence"];
 
-/// Whether an association applies the sheet `b`.
+/// Whether an association applies the sheet `b`: one of them names it and has its prefixes or rules.
 fn applied(beans: &Beans, b: &Bean) -> bool {
     let Some(name) = b.id.as_deref() else {
         return false;
     };
-    beans.top.iter().any(|a| {
-        let targets: Vec<&str> = a
-            .prop("targetSheetNames")
-            .map(|p| match &p.value {
-                Value::List(items) => items.iter().filter_map(text).map(str::trim).collect(),
-                other => text(other).map(str::trim).into_iter().collect(),
-            })
-            .unwrap_or_default();
-        let applies = match a.short_class() {
-            "SurtPrefixesSheetAssociation" => a.prop("surtPrefixes").is_some(),
-            "DecideRuledSheetAssociation" => a.prop("rules").is_some(),
-            _ => false,
-        };
-        applies && targets.contains(&name)
+    associations(beans, name).any(|a| match a.short_class() {
+        "SurtPrefixesSheetAssociation" => a.prop("surtPrefixes").is_some(),
+        _ => a.prop("rules").is_some(),
     })
+}
+
+/// The top-level sheet associations (`SurtPrefixesSheetAssociation`, `DecideRuledSheetAssociation`) whose
+/// `targetSheetNames` include `sheet`.
+fn associations<'a>(beans: &'a Beans, sheet: &'a str) -> impl Iterator<Item = &'a Bean> {
+    beans.top.iter().filter(move |a| {
+        matches!(
+            a.short_class(),
+            "SurtPrefixesSheetAssociation" | "DecideRuledSheetAssociation"
+        ) && a.prop("targetSheetNames").is_some_and(|p| {
+            list(&p.value)
+                .into_iter()
+                .filter_map(text)
+                .any(|t| t.trim() == sheet)
+        })
+    })
+}
+
+/// Notes that the sheet `name` (at `line`) is left out: no association applies it.
+fn note_unapplied(line: usize, name: &str, profile: &mut Profile) {
+    profile.note(
+        line,
+        format!("sheet {name}"),
+        "no association applies this sheet to any URI, so it is left out",
+        Some("[[sheet]] surt_prefixes"),
+    );
 }
 
 fn is_rule(b: &Bean) -> bool {
@@ -551,7 +561,7 @@ fn preparer(b: &Bean, subject: String, beans: &Beans, profile: &mut Profile) {
 /// A queue assignment, precedence or cost policy bean.
 fn policy_bean(b: &Bean, profile: &mut Profile) {
     let class = b.short_class();
-    let subject = b.id.clone().unwrap_or_else(|| class.to_owned());
+    let subject = b.subject();
     let from = format!("{}, line {}", b.class, b.line);
     match class {
         "SurtAuthorityQueueAssignmentPolicy" | "HostnameQueueAssignmentPolicy" => {
@@ -801,25 +811,11 @@ fn sheet_bean(ctx: &RuleContext<'_>, b: &Bean, profile: &mut Profile) {
         }
     }
     props.note_rest(profile, "trawl's sheets have no such setting", None);
-    for a in &ctx.beans.top {
-        let targets: Vec<&str> = a
-            .prop("targetSheetNames")
-            .map(|p| match &p.value {
-                Value::List(items) => items.iter().filter_map(text).map(str::trim).collect(),
-                other => text(other).map(str::trim).into_iter().collect(),
-            })
-            .unwrap_or_default();
-        if !targets.contains(&name.as_str()) {
-            continue;
-        }
+    for a in associations(ctx.beans, &name) {
         match a.short_class() {
             "SurtPrefixesSheetAssociation" => {
                 if let Some(p) = a.prop("surtPrefixes") {
-                    let items: Vec<&Value> = match &p.value {
-                        Value::List(items) => items.iter().collect(),
-                        other => vec![other],
-                    };
-                    for v in items.into_iter().filter_map(text) {
+                    for v in list(&p.value).into_iter().filter_map(text) {
                         let prefix = v.trim().to_lowercase();
                         if prefix.starts_with("https://") {
                             profile.note(
@@ -849,12 +845,7 @@ fn sheet_bean(ctx: &RuleContext<'_>, b: &Bean, profile: &mut Profile) {
         }
     }
     if sheet.surt_prefixes.is_empty() && sheet.rules.is_empty() {
-        profile.note(
-            b.line,
-            format!("sheet {name}"),
-            "no association applies this sheet to any URI, so it is left out",
-            Some("[[sheet]] surt_prefixes"),
-        );
+        note_unapplied(b.line, &name, profile);
         return;
     }
     profile.sheets.push(sheet);

@@ -4,7 +4,7 @@
 use toml::{Table, Value as T};
 use trawl_config::settings::seed_list;
 
-use super::beans::{Bean, Beans, Value, text};
+use super::beans::{Bean, Beans, Value, list, text};
 use super::profile::{Profile, RuleOut};
 use super::props::Props;
 
@@ -22,19 +22,15 @@ pub(crate) fn sequence(ctx: &RuleContext<'_>, seq: &Bean, profile: &mut Profile)
     if seq.short_class() != "DecideRuleSequence" {
         return rule(ctx, seq, profile).into_iter().collect();
     }
-    let mut props = Props::new(seq, subject(seq));
+    let mut props = Props::new(seq, seq.subject());
     let mut out = Vec::new();
     if let Some(p) = props.take("rules") {
-        let items = match &p.value {
-            Value::List(items) => items.clone(),
-            other => vec![other.clone()],
-        };
-        for item in &items {
+        for item in list(&p.value) {
             match ctx.beans.resolve(item) {
                 Some(b) => out.extend(rule(ctx, b, profile)),
                 None => profile.note(
                     item.line().unwrap_or(p.line),
-                    subject(seq),
+                    seq.subject(),
                     "a rules entry that is not a bean or a reference to one",
                     None,
                 ),
@@ -49,13 +45,9 @@ pub(crate) fn sequence(ctx: &RuleContext<'_>, seq: &Bean, profile: &mut Profile)
     out
 }
 
-fn subject(b: &Bean) -> String {
-    b.id.clone().unwrap_or_else(|| b.short_class().to_owned())
-}
-
 /// One rule as a trawl table, or `None` (with a note) when trawl has no such rule.
 fn rule(ctx: &RuleContext<'_>, b: &Bean, profile: &mut Profile) -> Option<RuleOut> {
-    let mut props = Props::with_base(b, subject(b), ctx.base);
+    let mut props = Props::with_base(b, b.subject(), ctx.base);
     let mut t = Table::new();
     let class = b.short_class();
     if let Some(p) = props.take("enabled")
@@ -63,7 +55,7 @@ fn rule(ctx: &RuleContext<'_>, b: &Bean, profile: &mut Profile) -> Option<RuleOu
     {
         profile.note(
             p.line,
-            subject(b),
+            b.subject(),
             "a disabled rule decides nothing: left out",
             None,
         );
@@ -116,7 +108,7 @@ fn rule(ctx: &RuleContext<'_>, b: &Bean, profile: &mut Profile) -> Option<RuleOu
                         match java_regex(re) {
                             Ok(r) => regexes.push(T::String(r)),
                             Err(e) => {
-                                profile.note(*line, subject(b), e.to_string(), None);
+                                profile.note(*line, b.subject(), e.to_string(), None);
                                 return None;
                             }
                         }
@@ -158,7 +150,7 @@ fn rule(ctx: &RuleContext<'_>, b: &Bean, profile: &mut Profile) -> Option<RuleOu
             match java_regex(&re) {
                 Ok(r) => t.insert("regex".into(), T::String(r)),
                 Err(e) => {
-                    profile.note(b.line, subject(b), e.to_string(), None);
+                    profile.note(b.line, b.subject(), e.to_string(), None);
                     return None;
                 }
             };
@@ -193,7 +185,7 @@ fn rule(ctx: &RuleContext<'_>, b: &Bean, profile: &mut Profile) -> Option<RuleOu
                 }
                 None => profile.note(
                     b.line,
-                    subject(b),
+                    b.subject(),
                     "Heritrix's default set also lets ftp, sftp, dns and whois URIs through; trawl fetches http \
                      and https only, so its default set is those two",
                     Some("scheme_not_in_set schemes"),
@@ -283,7 +275,7 @@ fn rule(ctx: &RuleContext<'_>, b: &Bean, profile: &mut Profile) -> Option<RuleOu
             };
             profile.note(
                 b.line,
-                subject(b),
+                b.subject(),
                 format!("trawl has no {class}; the rule is left out of the sequence"),
                 closest,
             );
@@ -300,7 +292,7 @@ fn rule(ctx: &RuleContext<'_>, b: &Bean, profile: &mut Profile) -> Option<RuleOu
             }
             None => profile.note(
                 p.line,
-                subject(b),
+                b.subject(),
                 "decision is not ACCEPT, REJECT or NONE",
                 None,
             ),
@@ -544,13 +536,6 @@ fn int(props: &mut Props<'_>, from: &str, to: &str, t: &mut Table) {
 
 fn number(v: &Value) -> Option<i64> {
     text(v)?.trim().parse().ok()
-}
-
-fn list(v: &Value) -> Vec<&Value> {
-    match v {
-        Value::List(items) => items.iter().collect(),
-        other => vec![other],
-    }
 }
 
 fn decision(v: &Value) -> Option<&'static str> {

@@ -1,11 +1,20 @@
-//! Helpers shared by the integration tests: reading a job's outputs and validating WARCs with warcio.
+//! Helpers shared by the integration tests: reading a job's outputs and validating WARCs with warcio, serving a
+//! test site, writing files, reading request cookies and running the `trawl` binary.
 
 #![allow(dead_code, unreachable_pub)]
 
 use std::{
+    ffi::OsStr,
+    net::SocketAddr,
     path::{Path, PathBuf},
     process::Command,
 };
+
+use axum::{
+    Router,
+    http::{HeaderMap, header},
+};
+use tokio::net::TcpListener;
 
 use trawl::selftest::crawl_log::{self, LogLine};
 
@@ -296,4 +305,56 @@ impl Drop for Wayback {
         let _ = self.server.kill();
         let _ = self.server.wait();
     }
+}
+
+/// A listener on a free port of 127.0.0.1 (bound before the site is built when its pages need the port).
+pub async fn bind() -> TcpListener {
+    TcpListener::bind("127.0.0.1:0").await.unwrap()
+}
+
+/// Serves `app` on `listener` in the background.
+pub fn serve_on(listener: TcpListener, app: Router) {
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+}
+
+/// Serves `app` on a free port of 127.0.0.1 in the background; its address.
+pub async fn listen(app: Router) -> SocketAddr {
+    let listener = bind().await;
+    let addr = listener.local_addr().unwrap();
+    serve_on(listener, app);
+    addr
+}
+
+/// Writes `text` to `path`; the path.
+pub fn write(path: &Path, text: &str) -> PathBuf {
+    std::fs::write(path, text).unwrap();
+    path.to_path_buf()
+}
+
+/// The value of cookie `name` in a request's `Cookie` headers.
+pub fn cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split("; "))
+        .find_map(|kv| kv.strip_prefix(name)?.strip_prefix('='))
+}
+
+/// A command running the `trawl` binary built for the tests.
+pub fn trawl_command() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_trawl"))
+}
+
+/// Runs `cmd` to its end: its exit success and its standard output, standard error after it.
+pub fn run(cmd: &mut Command) -> (bool, String) {
+    let out = cmd.output().unwrap();
+    let said =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.success(), said)
+}
+
+/// Runs `trawl ARGS` to its end: its exit success and its standard output, standard error after it.
+pub fn run_trawl<S: AsRef<OsStr>>(args: impl IntoIterator<Item = S>) -> (bool, String) {
+    run(trawl_command().args(args))
 }
