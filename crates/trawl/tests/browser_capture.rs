@@ -366,8 +366,10 @@ async fn a_javascript_application_is_archived_through_trawls_fetcher() {
         outside_seen.lock().unwrap().asked.is_empty(),
         "the other origin was asked"
     );
-    // The page's HTML was fetched once: the browser got it from trawl's fetch.
+    // The page's HTML was fetched once: the browser got it from trawl's fetch; so was the script its HTML
+    // names, which the browser loaded first (the crawl did not fetch it again).
     assert_eq!(s.asked.get("/app"), Some(&1), "{:?}", s.asked);
+    assert_eq!(s.asked.get("/app.js"), Some(&1), "{:?}", s.asked);
     assert_eq!(s.asked.get("/api/items"), Some(&1), "{:?}", s.asked);
     // The application's POST went through trawl's fetcher with its body, once; it was archived and logged
     // (`browser:post`), and the links its answer rendered were followed.
@@ -688,4 +690,47 @@ async fn a_url_class_asks_for_rendering() {
     }
     // Two pages rendered, each by a browser of its own: the first went past the memory limit.
     assert!(job.join("state/browser/profile-1").is_dir());
+}
+
+/// With a shared frontier (a real redis-server), what a browser page fetched is marked seen there too: the
+/// script the page's HTML names, loaded by the browser, is not fetched again by the crawl.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shared_frontier_does_not_fetch_again_what_the_browser_fetched() {
+    if chromium().is_none() {
+        return;
+    }
+    let redis = common::redis::Redis::start();
+    let seen = Shared::default();
+    let addr = serve("127.0.0.1", seen.clone(), String::new()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = common::write(
+        &dir.path().join("crawl.toml"),
+        &format!(
+            "[seeds]\nurls = [\"http://{addr}/app\"]\n\n[browser]\nmode = \"auto\"\n\
+             page_timeout_ms = 15000\nidle_ms = 500\n\n[scope]\nmax_hops = 1\n\n\
+             [frontier]\nmin_delay_ms = 100\nmax_delay_ms = 100\nlease_ms = 3000\n"
+        ),
+    );
+    let job = dir.path().join("job");
+    let url = redis.url();
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_trawl"))
+            .args(["crawl", "--frontier", &url, "--job"])
+            .arg(&job)
+            .arg("-c")
+            .arg(&cfg)
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = seen.lock().unwrap();
+    assert!(s.asked.contains_key("/api/items"), "{:?}", s.asked);
+    assert_eq!(s.asked.get("/app.js"), Some(&1), "{:?}", s.asked);
+    assert_eq!(s.asked.get("/app"), Some(&1), "{:?}", s.asked);
 }

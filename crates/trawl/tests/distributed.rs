@@ -12,6 +12,8 @@ use std::{
     time::{Duration, Instant},
 };
 
+use common::redis::Redis;
+
 use axum::{
     Router,
     extract::{Request, State},
@@ -90,115 +92,6 @@ async fn site() -> (Vec<String>, Seen) {
         tokio::spawn(async move { axum::serve(l, app).await.unwrap() });
     }
     (seeds, seen)
-}
-
-/// A redis-server with AOF on a free loopback port, restartable on the same port and data.
-struct Redis {
-    child: Option<Child>,
-    port: u16,
-    dir: tempfile::TempDir,
-}
-
-impl Redis {
-    /// A redis-server on a free port. A port found free can be taken before redis-server binds it (by
-    /// another test's server, or as the source port of a connection), so a server that exits at once is
-    /// started again on another port.
-    fn start() -> Redis {
-        let mut r = Redis {
-            child: None,
-            port: 0,
-            dir: tempfile::tempdir().unwrap(),
-        };
-        for _ in 0..5 {
-            r.port = std::net::TcpListener::bind("127.0.0.1:0")
-                .unwrap()
-                .local_addr()
-                .unwrap()
-                .port();
-            if r.try_start() {
-                return r;
-            }
-        }
-        panic!("redis-server did not start on any of five free ports");
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/0", self.port)
-    }
-
-    /// Starts it again on its port, with its data.
-    fn restart(&mut self) {
-        assert!(
-            self.try_start(),
-            "redis-server did not start again on port {}",
-            self.port
-        );
-    }
-
-    /// Starts redis-server on `self.port`; `true` once it is the one answering there (its own process id,
-    /// asked with redis-cli: a bare TCP connect may reach another listener, or the socket itself), `false` if
-    /// it exited.
-    fn try_start(&mut self) -> bool {
-        let mut child = Command::new("redis-server")
-            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
-            .args([
-                "--save",
-                "",
-                "--appendonly",
-                "yes",
-                "--appendfsync",
-                "always",
-            ])
-            .arg("--dir")
-            .arg(self.dir.path())
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("redis-server is not installed: run the README's test command");
-        let started = Instant::now();
-        while answering_pid(self.port) != Some(child.id()) {
-            if child.try_wait().unwrap().is_some() {
-                return false;
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(10),
-                "redis-server did not start"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        self.child = Some(child);
-        true
-    }
-
-    /// Stops it (SIGTERM: the AOF is complete).
-    fn stop(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = Command::new("kill")
-                .args(["-TERM", &c.id().to_string()])
-                .status();
-            let _ = c.wait();
-        }
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        if let Some(c) = &mut self.child {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
-/// The process id of the redis-server answering on `port`, if one answers.
-fn answering_pid(port: u16) -> Option<u32> {
-    let out = Command::new("redis-cli")
-        .args(["-p", &port.to_string(), "INFO", "server"])
-        .stderr(Stdio::null())
-        .output()
-        .ok()?;
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .find_map(|l| l.strip_prefix("process_id:")?.trim().parse().ok())
 }
 
 fn config(dir: &Path) -> PathBuf {

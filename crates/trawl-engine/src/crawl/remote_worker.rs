@@ -108,6 +108,7 @@ async fn complete(
         Disposition::HandedOver => {}
     }
     let mut known = Vec::new();
+    let mut seen = Vec::new();
     for child in children {
         match child.placement {
             Placement::New => {
@@ -119,10 +120,20 @@ async fn complete(
                 done.later
                     .push((child.queue, child.uri, at.saturating_duration_since(now)))
             }
-            // The shared seen set is written by scheduling only: a URL a browser page fetched may be
-            // fetched once more by the crawl (and written as a revisit).
-            Placement::Seen => {}
+            Placement::Seen => seen.push(child.uri.uniq_key),
         }
+    }
+    // What a browser page fetched is marked seen before its outlinks are scheduled, so the crawl does not
+    // fetch it again.
+    if !seen.is_empty()
+        && remote
+            .steady(p, |f| {
+                seen.iter().try_for_each(|k| f.mark_seen(k).map(drop))
+            })
+            .await
+            .is_none()
+    {
+        return;
     }
     let Some(result) = remote
         .steady(&shared.pipeline, |f| f.finished(queue, lease, &done))

@@ -208,6 +208,8 @@ pub fn py_tool(name: &str) -> Option<PathBuf> {
 }
 
 /// A minimal HTTP/1.1 GET client for the replay (the crate has no HTTP client dependency for tests).
+pub mod redis;
+
 pub mod reqwest_like {
     use std::io::{Read, Write};
 
