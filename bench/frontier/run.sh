@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds and runs the frontier benchmark: bench/frontier/run.sh [URLS] [HOSTS] [--no-bloom]
+# Builds and runs the frontier benchmark: bench/frontier/run.sh [URLS] [HOSTS] [--no-bloom] [--killed]
 set -euo pipefail
 cd "$(dirname "$0")"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-../../target/bench-frontier}"
