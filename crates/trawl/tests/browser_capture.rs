@@ -278,6 +278,17 @@ fn route(path: &str, outside: &str) -> Vec<u8> {
     }
 }
 
+/// Crawls with the config `toml` (127.0.0.0/8 allowed) into `dir/job`; the job's path.
+async fn crawl(dir: &Path, toml: &str) -> std::path::PathBuf {
+    let cfg = common::write(&dir.join("crawl.toml"), toml);
+    let job = dir.join("job");
+    common::crawl_quickly_with(&cfg, &job, |c| {
+        c.fetch.allow_addresses = vec!["127.0.0.0/8".parse().unwrap()];
+    })
+    .await;
+    job
+}
+
 fn chromium() -> Option<std::path::PathBuf> {
     let found = trawl_config::settings::BrowserConfig::default().chromium();
     if found.is_none() {
@@ -302,29 +313,18 @@ async fn a_javascript_application_is_archived_through_trawls_fetcher() {
     let seen = Shared::default();
     let addr = serve("127.0.0.1", seen.clone(), outside_url).await;
     let dir = tempfile::tempdir().unwrap();
-    let cfg = dir.path().join("crawl.toml");
-    std::fs::write(
-        &cfg,
-        format!(
+    let job = crawl(
+        dir.path(),
+        &format!(
             "[seeds]\nurls = [\"http://{addr}/\"]\n\n[browser]\nmode = \"auto\"\npages = 2\n\
              page_timeout_ms = 15000\nidle_ms = 500\nscreenshot = true\n\n\
              [[filters.url]]\nregexp = '^http://127\\.0\\.0\\.2[:/]'\n"
         ),
     )
-    .unwrap();
-    let job = dir.path().join("job");
-    common::crawl_quickly_with(&cfg, &job, |c| {
-        c.fetch.allow_addresses = vec!["127.0.0.0/8".parse().unwrap()];
-    })
     .await;
 
     let log = common::crawl_log(&job);
-    let line = |path: &str| {
-        let url = format!("http://{addr}{path}");
-        log.iter()
-            .find(|l| l.uri == url)
-            .unwrap_or_else(|| panic!("no crawl.log line for {path}:\n{log:#?}"))
-    };
+    let line = |path: &str| common::log_line(&log, &format!("http://{addr}{path}"));
     let notes = |path: &str| line(path).annotations.join(",");
     // The shell is rendered; the plain page, with text and links, is not.
     assert!(
@@ -470,34 +470,25 @@ async fn a_javascript_application_is_archived_through_trawls_fetcher() {
 /// index holds the screenshot.
 fn check_wacz(job: &Path, app_url: &str, view_url: &str) {
     let wacz = job.join("app.wacz");
-    let packed = std::process::Command::new(env!("CARGO_BIN_EXE_trawl"))
-        .arg("wacz")
-        .arg(job)
-        .arg("-o")
-        .arg(&wacz)
-        .output()
-        .unwrap();
-    assert!(
-        packed.status.success(),
-        "{}",
-        String::from_utf8_lossy(&packed.stderr)
-    );
+    let (ok, said) = common::run_trawl([
+        std::ffi::OsStr::new("wacz"),
+        job.as_os_str(),
+        "-o".as_ref(),
+        wacz.as_os_str(),
+    ]);
+    assert!(ok, "{said}");
     let read = |member: &str| {
-        let out = std::process::Command::new("python3")
-            .args([
-                "-c",
-                "import sys, zipfile; print(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).decode())",
-            ])
-            .arg(&wacz)
-            .arg(member)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        let (ok, text) = common::run(
+            std::process::Command::new("python3")
+                .args([
+                    "-c",
+                    "import sys, zipfile; print(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).decode())",
+                ])
+                .arg(&wacz)
+                .arg(member),
         );
-        String::from_utf8(out.stdout).unwrap()
+        assert!(ok, "{text}");
+        text
     };
     let pages = read("pages/pages.jsonl");
     assert!(pages.contains(&format!("\"url\":\"{app_url}\"")), "{pages}");
@@ -611,10 +602,7 @@ async fn a_crashed_tab_is_survived() {
     );
     let log = common::crawl_log(&job);
     let notes = |path: &str| {
-        let url = format!("http://{addr}{path}");
-        log.iter()
-            .find(|l| l.uri == url)
-            .unwrap_or_else(|| panic!("no line for {path}: {log:#?}"))
+        common::log_line(&log, &format!("http://{addr}{path}"))
             .annotations
             .join(",")
     };
@@ -645,10 +633,9 @@ async fn a_url_class_asks_for_rendering() {
     let seen = Shared::default();
     let addr = serve("127.0.0.1", seen.clone(), String::new()).await;
     let dir = tempfile::tempdir().unwrap();
-    let cfg = dir.path().join("crawl.toml");
-    std::fs::write(
-        &cfg,
-        format!(
+    let job = crawl(
+        dir.path(),
+        &format!(
             "[seeds]\nurls = [\"http://{addr}/\"]\n\n[browser]\npage_timeout_ms = 15000\nidle_ms = 500\n\n\
              restart_memory_mb = 1\n\n[scope]\nmax_hops = 2\n\n\
              [[url_class]]\nname = \"application shell\"\nkind = \"post\"\nexample = \"http://127.0.0.1/app\"\n\
@@ -659,18 +646,10 @@ async fn a_url_class_asks_for_rendering() {
              path = [ {{ match = \"fixed\", value = \"docs\" }} ]\nrender = true\n"
         ),
     )
-    .unwrap();
-    let job = dir.path().join("job");
-    common::crawl_quickly_with(&cfg, &job, |c| {
-        c.fetch.allow_addresses = vec!["127.0.0.0/8".parse().unwrap()];
-    })
     .await;
     let log = common::crawl_log(&job);
     let notes = |path: &str| {
-        let url = format!("http://{addr}{path}");
-        log.iter()
-            .find(|l| l.uri == url)
-            .unwrap_or_else(|| panic!("no line for {path}: {log:#?}"))
+        common::log_line(&log, &format!("http://{addr}{path}"))
             .annotations
             .join(",")
     };
@@ -713,22 +692,20 @@ async fn a_shared_frontier_does_not_fetch_again_what_the_browser_fetched() {
     );
     let job = dir.path().join("job");
     let url = redis.url();
-    let out = tokio::task::spawn_blocking(move || {
-        std::process::Command::new(env!("CARGO_BIN_EXE_trawl"))
-            .args(["crawl", "--frontier", &url, "--job"])
-            .arg(&job)
-            .arg("-c")
-            .arg(&cfg)
-            .output()
-            .unwrap()
+    let (ok, said) = tokio::task::spawn_blocking(move || {
+        common::run_trawl([
+            "crawl".as_ref(),
+            "--frontier".as_ref(),
+            url.as_ref(),
+            "--job".as_ref(),
+            job.as_os_str(),
+            "-c".as_ref(),
+            cfg.as_os_str(),
+        ])
     })
     .await
     .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(ok, "{said}");
     let s = seen.lock().unwrap();
     assert!(s.asked.contains_key("/api/items"), "{:?}", s.asked);
     assert_eq!(s.asked.get("/app.js"), Some(&1), "{:?}", s.asked);

@@ -68,6 +68,13 @@ pub fn crawl_log(job: &Path) -> Vec<LogLine> {
     crawl_log::parse(&std::fs::read_to_string(job.join("logs/crawl.log")).unwrap()).unwrap()
 }
 
+/// The crawl.log line of `url`; the test fails, showing the whole log, when there is none.
+pub fn log_line<'a>(log: &'a [LogLine], url: &str) -> &'a LogLine {
+    log.iter()
+        .find(|l| l.uri == url)
+        .unwrap_or_else(|| panic!("no crawl.log line for {url}:\n{log:#?}"))
+}
+
 /// Runs `warcio check -v` over `file` and fails on any problem it reports, except a payload-digest flag on a
 /// record whose HTTP body is chunked (warcio 1.8 digests the chunked bytes, its issues #74/#75, while WARC 1.1
 /// and trawl digest the de-chunked entity) or that begins with interim 1xx responses (warcio reads the first
