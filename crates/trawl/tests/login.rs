@@ -79,10 +79,16 @@ fn wp_form(message: &str) -> Response {
     ))
 }
 
-/// A WordPress-style blog: the login page sets a test cookie, and a login without it or without the form's
-/// hidden `testcookie` and `redirect_to` is refused ("cookies are blocked"); five private posts answer 404
-/// unless logged in, and carry an admin bar with a sign-out link and nonce'd action links.
-async fn wordpress(State(site): State<Shared>, req: Request) -> Response {
+/// A request's method, path, query, header fields and body (up to 64 KiB), for a test server to read.
+async fn take_apart(
+    req: Request,
+) -> (
+    axum::http::Method,
+    String,
+    String,
+    axum::http::HeaderMap,
+    axum::body::Bytes,
+) {
     let method = req.method().clone();
     let path = req.uri().path().to_string();
     let query = req.uri().query().unwrap_or_default().to_string();
@@ -90,6 +96,14 @@ async fn wordpress(State(site): State<Shared>, req: Request) -> Response {
     let body = axum::body::to_bytes(req.into_body(), 1 << 16)
         .await
         .unwrap_or_default();
+    (method, path, query, headers, body)
+}
+
+/// A WordPress-style blog: the login page sets a test cookie, and a login without it or without the form's
+/// hidden `testcookie` and `redirect_to` is refused ("cookies are blocked"); five private posts answer 404
+/// unless logged in, and carry an admin bar with a sign-out link and nonce'd action links.
+async fn wordpress(State(site): State<Shared>, req: Request) -> Response {
+    let (method, path, query, headers, body) = take_apart(req).await;
     let mut s = site.lock().unwrap();
     s.requests.push(format!(
         "{method} {path}{}",
@@ -375,13 +389,7 @@ fn django_form(token: &str, next: &str, message: &str) -> Response {
 /// session; page 3 ends the session on the server. Each member page links to the sign-out page and to a
 /// delete action carrying a CSRF token.
 async fn django(State(site): State<Shared>, req: Request) -> Response {
-    let method = req.method().clone();
-    let path = req.uri().path().to_string();
-    let query = req.uri().query().unwrap_or_default().to_string();
-    let headers = req.headers().clone();
-    let body = axum::body::to_bytes(req.into_body(), 1 << 16)
-        .await
-        .unwrap_or_default();
+    let (method, path, query, headers, body) = take_apart(req).await;
     let mut s = site.lock().unwrap();
     s.requests.push(format!("{method} {path}?{query}"));
     let session = cookie(&headers, "sessionid").map(str::to_string);
