@@ -12,7 +12,9 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use chrono::Utc;
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{
+    BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main, measurement::WallTime,
+};
 use flate2::{Compress, Compression as ZlibLevel, FlushCompress, Status};
 use ruzstd::encoding::{CompressionLevel, compress_to_vec};
 use trawl_warc::{Compression, Encoder, Record, ZstdDictionary};
@@ -70,6 +72,32 @@ fn zlib_members(deflate: &mut Compress, plains: &[Vec<u8>], out: &mut Vec<u8>) {
     }
 }
 
+/// Prints what `encoder` makes of `groups` against their plain size, then times encoding them all.
+fn bench_encoder(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    encoder: &mut Encoder,
+    groups: &[Vec<Record>],
+    warcinfo_id: &str,
+    plain_bytes: usize,
+) {
+    let size: usize = groups
+        .iter()
+        .map(|grp| encoder.encode(grp, warcinfo_id).unwrap().bytes().len())
+        .sum();
+    eprintln!(
+        "{name}: {size} bytes, {:.1}% of {plain_bytes}",
+        100.0 * size as f64 / plain_bytes as f64
+    );
+    g.bench_function(name, |b| {
+        b.iter(|| {
+            for grp in groups {
+                black_box(encoder.encode(grp, warcinfo_id).unwrap());
+            }
+        })
+    });
+}
+
 fn warc_write(c: &mut Criterion) {
     let groups: Vec<Vec<Record>> = pages::pages(200, 7)
         .iter()
@@ -94,21 +122,14 @@ fn warc_write(c: &mut Criterion) {
     ];
     for (name, compression, level) in settings {
         let mut encoder = Encoder::new(compression, level);
-        let size: usize = groups
-            .iter()
-            .map(|grp| encoder.encode(grp, warcinfo_id).unwrap().bytes().len())
-            .sum();
-        eprintln!(
-            "{name}: {size} bytes, {:.1}% of {plain_bytes}",
-            100.0 * size as f64 / plain_bytes as f64
+        bench_encoder(
+            &mut g,
+            name,
+            &mut encoder,
+            &groups,
+            warcinfo_id,
+            plain_bytes,
         );
-        g.bench_function(name, |b| {
-            b.iter(|| {
-                for grp in &groups {
-                    black_box(encoder.encode(grp, warcinfo_id).unwrap());
-                }
-            })
-        });
     }
     // The same plain record bytes, for the zlib baseline.
     let mut none = Encoder::new(Compression::None, 1);
@@ -244,21 +265,14 @@ fn warc_write(c: &mut Criterion) {
         ),
     ];
     for (name, mut encoder) in encoders {
-        let size: usize = groups
-            .iter()
-            .map(|grp| encoder.encode(grp, warcinfo_id).unwrap().bytes().len())
-            .sum();
-        eprintln!(
-            "{name}: {size} bytes, {:.1}% of {plain_bytes}",
-            100.0 * size as f64 / plain_bytes as f64
+        bench_encoder(
+            &mut g,
+            name,
+            &mut encoder,
+            &groups,
+            warcinfo_id,
+            plain_bytes,
         );
-        g.bench_function(name, |b| {
-            b.iter(|| {
-                for grp in &groups {
-                    black_box(encoder.encode(grp, warcinfo_id).unwrap());
-                }
-            })
-        });
     }
     g.finish();
 }
