@@ -213,10 +213,11 @@ impl Upstream for PageUpstream<'_> {
                 "trawl's fetcher makes GET and POST requests only; this request is not archived",
             );
         }
+        // A GET of the page itself, or of a URL captured earlier, is answered from what was archived.
         if !post && url == self.page.url {
             return Answer::Response(self.page_response.clone());
         }
-        if let Some(kept) = self.rendering.recent(url.as_str()).filter(|_| !post) {
+        if !post && let Some(kept) = self.rendering.recent(url.as_str()) {
             return Answer::Response(kept.as_ref().clone());
         }
         let mut sub = self.page.child(url, String::new(), Hop::Embed);
