@@ -144,7 +144,21 @@ struct Head {
 }
 
 fn parse_head(http: &[u8]) -> Option<Head> {
-    let mut headers = vec![httparse::EMPTY_HEADER; MAX_HTTP_HEADERS];
+    // Most heads have a few fields: room for them on the stack, the heap only for a head with more.
+    let mut few = [httparse::EMPTY_HEADER; 32];
+    match parse_head_into(http, &mut few) {
+        Err(httparse::Error::TooManyHeaders) => {
+            parse_head_into(http, &mut vec![httparse::EMPTY_HEADER; MAX_HTTP_HEADERS]).ok()?
+        }
+        parsed => parsed.ok()?,
+    }
+}
+
+/// [`parse_head`] with room for `headers.len()` fields: `Ok(None)` for an incomplete head.
+fn parse_head_into<'h>(
+    http: &'h [u8],
+    headers: &mut [httparse::Header<'h>],
+) -> Result<Option<Head>, httparse::Error> {
     let mut config = httparse::ParserConfig::default();
     config
         .allow_spaces_after_header_name_in_responses(true)
@@ -155,16 +169,16 @@ fn parse_head(http: &[u8]) -> Option<Head> {
         .ignore_invalid_headers_in_responses(true)
         .ignore_invalid_headers_in_requests(true);
     let (len, fields, interim) = if http.starts_with(b"HTTP/") {
-        let mut resp = httparse::Response::new(&mut headers);
-        let httparse::Status::Complete(len) = config.parse_response(&mut resp, http).ok()? else {
-            return None;
+        let mut resp = httparse::Response::new(headers);
+        let httparse::Status::Complete(len) = config.parse_response(&mut resp, http)? else {
+            return Ok(None);
         };
         let interim = matches!(resp.code, Some(code) if (100..200).contains(&code) && code != 101);
         (len, resp.headers, interim)
     } else {
-        let mut req = httparse::Request::new(&mut headers);
-        let httparse::Status::Complete(len) = config.parse_request(&mut req, http).ok()? else {
-            return None;
+        let mut req = httparse::Request::new(headers);
+        let httparse::Status::Complete(len) = config.parse_request(&mut req, http)? else {
+            return Ok(None);
         };
         (len, req.headers, false)
     };
@@ -175,11 +189,11 @@ fn parse_head(http: &[u8]) -> Option<Head> {
         .map(|coding| coding.trim_ascii())
         .rfind(|coding| !coding.is_empty())
         .is_some_and(|coding| coding.eq_ignore_ascii_case(b"chunked"));
-    Some(Head {
+    Ok(Some(Head {
         len,
         chunked,
         interim,
-    })
+    }))
 }
 
 #[cfg(test)]
@@ -235,6 +249,18 @@ mod tests {
                 "{}",
                 http.escape_ascii()
             );
+        }
+    }
+
+    #[test]
+    fn heads_with_many_fields_are_read_whole() {
+        for fields in [31, 32, 33, 200, MAX_HTTP_HEADERS] {
+            let mut http = b"HTTP/1.1 200 OK\r\n".to_vec();
+            for i in 0..fields - 1 {
+                http.extend_from_slice(format!("X-Field-{i}: {i}\r\n").as_bytes());
+            }
+            http.extend_from_slice(b"Transfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n0\r\n\r\n");
+            assert_eq!(entity_body(&http).as_deref(), Some(&b"hi"[..]), "{fields}");
         }
     }
 

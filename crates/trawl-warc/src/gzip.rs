@@ -11,6 +11,8 @@ use libdeflater::{CompressionLvl, Compressor};
 /// A reusable gzip member encoder.
 pub(crate) struct GzipMembers {
     compressor: Compressor,
+    /// Level 0: stored blocks only, for payloads already compressed (made on first use).
+    stored: Option<Compressor>,
 }
 
 impl std::fmt::Debug for GzipMembers {
@@ -26,20 +28,34 @@ impl GzipMembers {
             .expect("a level clamped to 1..=12 is one libdeflate takes");
         GzipMembers {
             compressor: Compressor::new(level),
+            stored: None,
         }
     }
 
     /// Appends `plain` to `out` as one complete gzip member.
     pub(crate) fn member(&mut self, plain: &[u8], out: &mut Vec<u8>) {
-        let start = out.len();
-        let bound = self.compressor.gzip_compress_bound(plain.len());
-        out.resize(start + bound, 0);
-        let written = self
-            .compressor
-            .gzip_compress(plain, &mut out[start..])
-            .expect("libdeflate's own bound always has room");
-        out.truncate(start + written);
+        append(&mut self.compressor, plain, out);
     }
+
+    /// Appends `plain` to `out` as one gzip member of stored (uncompressed) deflate blocks: for bytes
+    /// deflate would not shrink, at the cost of a copy and a CRC.
+    pub(crate) fn stored_member(&mut self, plain: &[u8], out: &mut Vec<u8>) {
+        let stored = self.stored.get_or_insert_with(|| {
+            Compressor::new(CompressionLvl::new(0).expect("libdeflate takes 0"))
+        });
+        append(stored, plain, out);
+    }
+}
+
+/// Appends `plain` gzipped by `compressor` to `out`.
+fn append(compressor: &mut Compressor, plain: &[u8], out: &mut Vec<u8>) {
+    let start = out.len();
+    let bound = compressor.gzip_compress_bound(plain.len());
+    out.resize(start + bound, 0);
+    let written = compressor
+        .gzip_compress(plain, &mut out[start..])
+        .expect("libdeflate's own bound always has room");
+    out.truncate(start + written);
 }
 
 #[cfg(test)]
@@ -69,7 +85,7 @@ mod tests {
             let mut gz = GzipMembers::new(level);
             let mut out = Vec::new();
             gz.member(&data, &mut out);
-            gz.member(&data, &mut out);
+            gz.stored_member(&data, &mut out);
             let mut decoded = Vec::new();
             flate2::read::MultiGzDecoder::new(&out[..]).read_to_end(&mut decoded).unwrap();
             proptest::prop_assert_eq!(decoded, [data.clone(), data].concat());

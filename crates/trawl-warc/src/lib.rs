@@ -77,6 +77,7 @@ mod digest;
 mod error;
 mod gzip;
 mod header;
+mod incompressible;
 mod ls;
 mod naming;
 mod reader;
