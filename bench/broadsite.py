@@ -8,7 +8,8 @@ same web every time. Host i is named hNNNNN.web.test and has:
     404, every page 500 or 502) or busy (pages answer 429 or 503 with Retry-After for RA seconds after the host's
     first page request, then normally; a third of them ask for 3600 s, so they never serve within a run);
   - a latency per response (log-normal, median 80 ms, 10-800 ms; 2% of hosts are slow, 1-2 s), varied per URL
-    by a factor of 0.75-1.25 that is fixed per URL (so a retry takes as long as the first try);
+    by a factor of 0.75-1.25 that is fixed per URL (so a retry takes as long as the first try); or, with
+    --latency-ms, the same for every response;
   - a scheme: 15% are served over HTTPS (the harness's self-signed certificate, *.web.test);
   - a robots.txt: 10% 404, 15% disallow /private/, 3% add Crawl-delay: 2, the rest allow everything;
   - pages: "/" and /p1.html ... /p{n-1}.html, n from a Pareto tail (most hosts 2-5, a few at the cap); page k
@@ -77,8 +78,10 @@ class Host:
 class Web:
     """The model: hosts, their pages and links, and what each URL answers."""
 
-    def __init__(self, n, seed=1, max_pages=30, generations=20, ports=(18480, 18443), addresses=256):
+    def __init__(self, n, seed=1, max_pages=30, generations=20, ports=(18480, 18443), addresses=256,
+                 latency=None):
         self.ports = ports
+        self.fixed_latency = latency
         self.addresses = max(1, min(addresses, n))
         rng = random.Random("broad:%d:%d" % (seed, n))
         hosts = []
@@ -96,6 +99,8 @@ class Web:
                 h.lat = rng.uniform(1.0, 2.0)
             else:
                 h.lat = min(0.8, max(0.01, rng.lognormvariate(math.log(0.08), 0.7)))
+            if latency is not None:
+                h.lat = latency  # drawn above all the same, so the rest of the web is the seed's
             h.n = min(max_pages, max(1, int(rng.paretovariate(1.1) * 2.2) - 1))
             r = rng.random()
             h.robots = "404" if r < 0.10 else "private" if r < 0.25 else "delay" if r < 0.28 else "allow"
@@ -183,6 +188,8 @@ class Web:
         return out
 
     def latency(self, h, path):
+        if self.fixed_latency is not None:
+            return self.fixed_latency
         return h.lat * (0.75 + 0.5 * unit(h.i, path))
 
     def disallowed(self, h, path):
@@ -536,7 +543,7 @@ def serve(args):
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     web = Web(args.hosts, args.seed, args.max_pages, args.generations, (args.port, args.https_port),
-              args.addresses)
+              args.addresses, None if args.latency_ms is None else args.latency_ms / 1000)
     srv = Server(web, args)
     Conn, Dns = make_protocol(asyncio)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the harness stops us (SIGTERM) after it stopped the crawler
@@ -622,6 +629,7 @@ def main():
     ap.add_argument("--https-port", type=int, default=18443)
     ap.add_argument("--dns-port", type=int, default=15353)
     ap.add_argument("--keepalive", type=float, default=60)
+    ap.add_argument("--latency-ms", type=float, help="every response after this latency (default: per host, as above)")
     ap.add_argument("--cert", required=True)
     ap.add_argument("--key", required=True)
     ap.add_argument("--log", required=True)

@@ -12,7 +12,13 @@ use rustls::{
     pki_types::{CertificateDer, ServerName, UnixTime},
 };
 
-/// Builds the client config: ring provider, webpki roots, and the accept-all verifier.
+/// How many TLS sessions are kept for resumption, one per server name: rustls keeps 256 by default, fewer
+/// than the hosts a broad crawl has in rotation, so a reconnect would make a full handshake again (a
+/// certificate chain sent and its signatures checked). A session is a few hundred bytes.
+const RESUMABLE_SESSIONS: usize = 8192;
+
+/// Builds the client config: ring provider, webpki roots, the accept-all verifier, and a session cache sized
+/// for a broad crawl.
 pub(crate) fn client_config() -> (Arc<rustls::ClientConfig>, Arc<WebPkiServerVerifier>) {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let roots = Arc::new(rustls::RootCertStore::from_iter(
@@ -27,6 +33,8 @@ pub(crate) fn client_config() -> (Arc<rustls::ClientConfig>, Arc<WebPkiServerVer
         .dangerous()
         .with_custom_certificate_verifier(Arc::new(AcceptAnyCert { provider }))
         .with_no_client_auth();
+    let mut config = config;
+    config.resumption = rustls::client::Resumption::in_memory_sessions(RESUMABLE_SESSIONS);
     (Arc::new(config), strict)
 }
 
@@ -95,5 +103,102 @@ impl ServerCertVerifier for AcceptAnyCert {
         self.provider
             .signature_verification_algorithms
             .supported_schemes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rustls::{ClientConnection, ServerConnection, client::Resumption};
+
+    use super::*;
+
+    fn server_config() -> Arc<rustls::ServerConfig> {
+        let cert = rcgen::generate_simple_self_signed(vec!["localhost".into()]).unwrap();
+        let key =
+            rustls::pki_types::PrivateKeyDer::try_from(cert.signing_key.serialize_der()).unwrap();
+        let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(vec![cert.cert.der().clone()], key)
+        .unwrap();
+        let mut config = config;
+        // Room on the server's side for every session the tests make.
+        config.session_storage = rustls::server::ServerSessionMemoryCache::new(4096);
+        Arc::new(config)
+    }
+
+    /// One handshake in memory, the server's session tickets read by the client; how it went.
+    fn handshake(
+        client: &Arc<rustls::ClientConfig>,
+        server: &Arc<rustls::ServerConfig>,
+        name: &str,
+    ) -> rustls::HandshakeKind {
+        let name = ServerName::try_from(name.to_owned()).unwrap();
+        let mut c = ClientConnection::new(client.clone(), name).unwrap();
+        let mut s = ServerConnection::new(server.clone()).unwrap();
+        let mut wire = Vec::new();
+        for _ in 0..10 {
+            while c.wants_write() {
+                c.write_tls(&mut wire).unwrap();
+            }
+            s.read_tls(&mut &wire[..]).unwrap();
+            wire.clear();
+            s.process_new_packets().unwrap();
+            while s.wants_write() {
+                s.write_tls(&mut wire).unwrap();
+            }
+            c.read_tls(&mut &wire[..]).unwrap();
+            wire.clear();
+            c.process_new_packets().unwrap();
+        }
+        assert!(!c.is_handshaking());
+        c.handshake_kind().unwrap()
+    }
+
+    #[test]
+    fn a_reconnect_resumes_its_session() {
+        let (client, _) = client_config();
+        let server = server_config();
+        assert_eq!(
+            handshake(&client, &server, "localhost"),
+            rustls::HandshakeKind::Full
+        );
+        assert_eq!(
+            handshake(&client, &server, "localhost"),
+            rustls::HandshakeKind::Resumed
+        );
+        // Another name has no session of its own.
+        assert_eq!(
+            handshake(&client, &server, "other.test"),
+            rustls::HandshakeKind::Full
+        );
+    }
+
+    #[test]
+    fn sessions_are_kept_for_many_hosts() {
+        // rustls's default (256) would have forgotten the first of these names.
+        let (client, _) = client_config();
+        let server = server_config();
+        let names: Vec<String> = (0..300).map(|i| format!("h{i}.test")).collect();
+        for name in &names {
+            handshake(&client, &server, name);
+        }
+        assert_eq!(
+            handshake(&client, &server, &names[0]),
+            rustls::HandshakeKind::Resumed
+        );
+        let mut small = (*client).clone();
+        small.resumption = Resumption::in_memory_sessions(256);
+        let small = Arc::new(small);
+        for name in &names {
+            handshake(&small, &server, name);
+        }
+        assert_eq!(
+            handshake(&small, &server, &names[0]),
+            rustls::HandshakeKind::Full
+        );
     }
 }
