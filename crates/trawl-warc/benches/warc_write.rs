@@ -24,6 +24,11 @@ mod pages;
 
 /// The three records the crawler writes for one fetched page.
 fn page_records(url: &str, body: &[u8]) -> Vec<Record> {
+    typed_records(url, body, "text/html")
+}
+
+/// [`page_records`] for a payload of `content_type`.
+fn typed_records(url: &str, body: &[u8], content_type: &str) -> Vec<Record> {
     let date = Utc::now();
     let ip = Some("127.0.0.1".parse().unwrap());
     let request = format!(
@@ -33,7 +38,7 @@ fn page_records(url: &str, body: &[u8]) -> Vec<Record> {
     );
     let mut response = format!(
         "HTTP/1.1 200 OK\r\nServer: nginx\r\nDate: Sun, 22 Nov 2026 14:00:00 GMT\r\n\
-         Content-Type: text/html\r\nContent-Length: {}\r\nConnection: keep-alive\r\n\r\n",
+         Content-Type: {content_type}\r\nContent-Length: {}\r\nConnection: keep-alive\r\n\r\n",
         body.len()
     )
     .into_bytes();
@@ -277,10 +282,52 @@ fn warc_write(c: &mut Criterion) {
     g.finish();
 }
 
+/// Payloads deflate cannot shrink (the pages gzipped: bytes as dense as a JPEG's), at the default level: as
+/// `image/jpeg`, which the encoder stores, and as `application/octet-stream`, which it compresses.
+fn warc_write_compressed_payloads(c: &mut Criterion) {
+    let dense: Vec<(String, Vec<u8>)> = pages::pages(200, 7)
+        .into_iter()
+        .map(|(url, body)| {
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), ZlibLevel::new(6));
+            std::io::Write::write_all(&mut gz, &body).unwrap();
+            (url, gz.finish().unwrap())
+        })
+        .collect();
+    let warcinfo_id = "<urn:uuid:00000000-0000-4000-8000-000000000000>";
+    let mut g = c.benchmark_group("warc_write_compressed_payloads");
+    for (name, content_type) in [
+        ("gzip_1_stored_image_jpeg", "image/jpeg"),
+        ("gzip_1_deflated_octet_stream", "application/octet-stream"),
+    ] {
+        let groups: Vec<Vec<Record>> = dense
+            .iter()
+            .map(|(url, body)| typed_records(url, body, content_type))
+            .collect();
+        let plain_bytes: usize = {
+            let mut none = Encoder::new(Compression::None, 1);
+            groups
+                .iter()
+                .map(|grp| none.encode(grp, warcinfo_id).unwrap().bytes().len())
+                .sum()
+        };
+        g.throughput(Throughput::Bytes(plain_bytes as u64));
+        let mut encoder = Encoder::new(Compression::Gzip, 1);
+        bench_encoder(
+            &mut g,
+            name,
+            &mut encoder,
+            &groups,
+            warcinfo_id,
+            plain_bytes,
+        );
+    }
+    g.finish();
+}
+
 /// The benchmark groups (criterion's macros write undocumented items).
 #[allow(missing_docs)]
 mod groups {
     use super::*;
-    criterion_group!(benches, warc_write);
+    criterion_group!(benches, warc_write, warc_write_compressed_payloads);
 }
 criterion_main!(groups::benches);
