@@ -145,6 +145,29 @@ async fn dedup_within_and_across_crawls_and_replay_in_pywb() {
             .any(|u| u.ends_with("/same1.html") || u.ends_with("/same2.html"))
     );
     assert!(revisits1.iter().any(|u| u.ends_with("logo.png")));
+    // The PNG's member holds stored deflate blocks (deflate would not shrink it), the HTML's compressed ones;
+    // both read back, and warcio and pywb read them below.
+    let recs = common::records(&job1);
+    let block_type = |path: &str| {
+        let rec = recs
+            .iter()
+            .find(|r| {
+                r.get("WARC-Type") == Some("response")
+                    && r.get("WARC-Target-URI").is_some_and(|u| u.ends_with(path))
+            })
+            .unwrap();
+        let bytes = std::fs::read(&rec.file).unwrap();
+        let member = &bytes[rec.offset as usize..];
+        assert_eq!(
+            member[..4],
+            [0x1f, 0x8b, 8, 0],
+            "a gzip member without optional fields"
+        );
+        // The first deflate block's BTYPE: 0 stored, 1 fixed, 2 dynamic Huffman codes.
+        (member[10] >> 1) & 3
+    };
+    assert_eq!(block_type("logo.png"), 0);
+    assert_ne!(block_type("/a.html"), 0);
     // Small bodies are stored whole, copies or not.
     assert!(first.contains(&("response".into(), url("/small1.txt"))));
     assert!(first.contains(&("response".into(), url("/small2.txt"))));
