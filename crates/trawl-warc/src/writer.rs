@@ -670,12 +670,24 @@ impl Encoder {
         let mut plain = std::mem::take(&mut self.plain);
         plain.clear();
         record.write_to(&mut plain, extra);
-        if self.compression == Compression::Gzip && already_compressed(record) {
-            self.gzip.stored_member(&plain, out);
-        } else {
-            self.compress(&plain, out);
-        }
+        self.compress_record(&plain, record.header(), record.block(), out);
         self.plain = plain;
+    }
+
+    /// [`Encoder::compress`] for the record of `header` and `block` serialised as `plain`: a payload already
+    /// compressed goes into a gzip member of stored blocks.
+    pub(crate) fn compress_record(
+        &mut self,
+        plain: &[u8],
+        header: &[(String, String)],
+        block: &[u8],
+        out: &mut Vec<u8>,
+    ) {
+        if self.compression == Compression::Gzip && already_compressed(header, block) {
+            self.gzip.stored_member(plain, out);
+        } else {
+            self.compress(plain, out);
+        }
     }
 
     /// Appends one serialised record `plain` to `out` in this encoder's compression: a gzip member, a zstd
