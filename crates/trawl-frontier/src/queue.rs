@@ -1,9 +1,11 @@
 //! One politeness queue: its place in memory (a few head items) and its settings.
 
 use std::{
-    collections::{BTreeSet, HashSet, VecDeque},
+    collections::{BTreeSet, VecDeque},
     time::{Duration, Instant},
 };
+
+use foldhash::HashSet;
 
 /// A queued item with its position and uniq fingerprint.
 #[derive(Debug)]
@@ -80,46 +82,72 @@ pub struct QueueInfo {
     pub wait: Duration,
 }
 
-/// One queue in memory.
+/// One queue in memory: what every queue keeps (counts, positions, politeness, settings), 144 bytes,
+/// and what only a queue in use holds ([`Hot`]), made when needed and dropped when empty. With 1M queues and a
+/// few thousand active, memory follows the active ones.
 #[derive(Debug)]
 pub(crate) struct Queue<T> {
-    pub(crate) id: u32,
-    /// The first items, in order; with a store, the rest are only on disk.
-    pub(crate) head: VecDeque<Entry<T>>,
     /// Items waiting, including those only on disk.
     pub(crate) len: u64,
     /// Next sequence number at the front (counting down) and at the back (counting up).
     pub(crate) front_seq: u64,
     pub(crate) back_seq: u64,
-    /// Sequence numbers taken and not yet finished.
-    pub(crate) in_flight: HashSet<u64>,
     /// When it may hand out its next item: politeness, or longer while it is held (see `polite_at`).
     pub(crate) not_before: Instant,
     /// The politeness part of `not_before` alone, which [`crate::Frontier::release`] goes back to.
     pub(crate) polite_at: Instant,
-    pub(crate) in_heap: bool,
     /// The tick of its entry in the ready heap; an entry with another tick is stale and skipped.
     pub(crate) heap_tick: u64,
     pub(crate) spent: u64,
-    pub(crate) control: Control,
     pub(crate) delay: Option<Duration>,
     pub(crate) budget: Option<u64>,
+    /// Items taken since it last became active (for balance/replenish).
+    pub(crate) session: u64,
+    /// With a store: every queued item outside the head and the strays sorts at or after this (precedence,
+    /// seq), so a refill reads from here instead of from the queue's start, where the records of finished
+    /// items stay.
+    pub(crate) cursor: (u8, u64),
+    /// The head, items in flight and strays, while any of them holds something.
+    pub(crate) hot: Option<Box<Hot<T>>>,
+    pub(crate) control: Control,
     /// Lower goes first among queues waiting for a turn: the lowest of its items' queue precedences.
     pub(crate) precedence: u8,
+    pub(crate) in_heap: bool,
     /// Whether it holds one of the active places (its head in memory, in line for the ready heap).
     pub(crate) active: bool,
     /// Whether it waits in line for an active place.
     pub(crate) waiting: bool,
-    /// Items taken since it last became active (for balance/replenish).
-    pub(crate) session: u64,
-    /// With a store: every queued item outside the head and `strays` sorts at or after this (precedence,
-    /// seq), so a refill reads from here instead of from the queue's start, where the records of finished
-    /// items stay.
-    pub(crate) cursor: (u8, u64),
+    /// Whether its own record changed since the last commit.
+    pub(crate) dirty: bool,
+}
+
+/// The parts of a queue that hold items: empty for most queues most of the time, so kept apart.
+#[derive(Debug)]
+pub(crate) struct Hot<T> {
+    /// The first items, in order; with a store, the rest are only on disk.
+    pub(crate) head: VecDeque<Entry<T>>,
+    /// Sequence numbers taken and not yet finished.
+    pub(crate) in_flight: HashSet<u64>,
     /// With a store: queued items only on disk that sort before `cursor` (an item put in front of an inactive
     /// queue, or a lower precedence than items already read), each read back by its key. A few only: past
     /// [`STRAYS_MAX`] the cursor moves back instead.
     pub(crate) strays: BTreeSet<(u8, u64)>,
+}
+
+impl<T> Default for Hot<T> {
+    fn default() -> Hot<T> {
+        Hot {
+            head: VecDeque::new(),
+            in_flight: HashSet::default(),
+            strays: BTreeSet::new(),
+        }
+    }
+}
+
+impl<T> Hot<T> {
+    fn is_empty(&self) -> bool {
+        self.head.is_empty() && self.in_flight.is_empty() && self.strays.is_empty()
+    }
 }
 
 /// Strays a queue keeps before moving its cursor back to the first of them: memory per queue stays small
@@ -140,40 +168,74 @@ impl<T> Entry<T> {
 pub(crate) const SEQ_MIDDLE: u64 = u64::MAX / 2;
 
 impl<T> Queue<T> {
-    pub(crate) fn new(id: u32, now: Instant) -> Queue<T> {
+    pub(crate) fn new(now: Instant) -> Queue<T> {
         Queue {
-            id,
-            head: VecDeque::new(),
             len: 0,
             front_seq: SEQ_MIDDLE - 1,
             back_seq: SEQ_MIDDLE,
-            in_flight: HashSet::new(),
             not_before: now,
             polite_at: now,
-            in_heap: false,
             heap_tick: 0,
             spent: 0,
-            control: Control::Active,
             delay: None,
             budget: None,
-            precedence: u8::MAX,
-            active: false,
-            waiting: false,
             session: 0,
             cursor: CURSOR_END,
-            strays: BTreeSet::new(),
+            hot: None,
+            control: Control::Active,
+            precedence: u8::MAX,
+            in_heap: false,
+            active: false,
+            waiting: false,
+            dirty: false,
         }
     }
 
-    /// Notes that the queued item at `order` is only on disk now (with a store), so a refill finds it.
+    /// Its head, in-flight set and strays, made if it had none.
+    pub(crate) fn hot(&mut self) -> &mut Hot<T> {
+        self.hot.get_or_insert_with(Box::default)
+    }
+
+    /// Drops the head, in-flight set and strays if they are all empty: an idle queue keeps no allocation.
+    pub(crate) fn settle(&mut self) {
+        if self.hot.as_ref().is_some_and(|h| h.is_empty()) {
+            self.hot = None;
+        }
+    }
+
+    /// The head items in memory.
+    pub(crate) fn head_len(&self) -> usize {
+        self.hot.as_ref().map_or(0, |h| h.head.len())
+    }
+
+    /// How many of its items are in flight.
+    pub(crate) fn in_flight_len(&self) -> usize {
+        self.hot.as_ref().map_or(0, |h| h.in_flight.len())
+    }
+
+    /// Whether the item with sequence number `seq` is in flight.
+    pub(crate) fn is_in_flight(&self, seq: u64) -> bool {
+        self.hot
+            .as_ref()
+            .is_some_and(|h| h.in_flight.contains(&seq))
+    }
+
+    /// Notes that the queued item at `order` is only on disk now (with a store), so a refill finds it; call
+    /// it before counting the item in `len`.
     pub(crate) fn on_disk(&mut self, order: (u8, u64)) {
+        if self.len == self.head_len() as u64 {
+            // Nothing else queued is only on disk (so there are no strays): the refill starts here.
+            self.cursor = order;
+            return;
+        }
         if order >= self.cursor {
             return;
         }
-        if self.strays.len() < STRAYS_MAX {
-            self.strays.insert(order);
+        let strays = &mut self.hot().strays;
+        if strays.len() < STRAYS_MAX {
+            strays.insert(order);
         } else {
-            let first = self.strays.first().map_or(order, |&s| s.min(order));
+            let first = strays.first().map_or(order, |&s| s.min(order));
             self.rewind(first);
         }
     }
@@ -183,7 +245,9 @@ impl<T> Queue<T> {
     pub(crate) fn rewind(&mut self, order: (u8, u64)) {
         if order < self.cursor {
             self.cursor = order;
-            self.strays.split_off(&order);
+            if let Some(hot) = &mut self.hot {
+                hot.strays.split_off(&order);
+            }
         }
     }
 
@@ -192,14 +256,14 @@ impl<T> Queue<T> {
         match self.control {
             Control::Paused => QueueState::Inactive,
             Control::Retired => QueueState::Retired,
-            Control::Active if self.len == 0 && self.in_flight.is_empty() => {
+            Control::Active if self.len == 0 && self.in_flight_len() == 0 => {
                 if over {
                     QueueState::Retired
                 } else {
                     QueueState::Exhausted
                 }
             }
-            Control::Active if self.in_flight.len() >= per_queue || self.len == 0 => {
+            Control::Active if self.in_flight_len() >= per_queue || self.len == 0 => {
                 QueueState::InProcess
             }
             Control::Active if !self.active => QueueState::Inactive,
@@ -209,9 +273,9 @@ impl<T> Queue<T> {
     }
 
     /// The persisted record: id, spent, control, delay ms (or u64::MAX), budget (or u64::MAX), precedence.
-    pub(crate) fn record(&self) -> Vec<u8> {
+    pub(crate) fn record(&self, id: u32) -> Vec<u8> {
         let mut v = Vec::with_capacity(30);
-        v.extend_from_slice(&self.id.to_be_bytes());
+        v.extend_from_slice(&id.to_be_bytes());
         v.extend_from_slice(&self.spent.to_be_bytes());
         v.push(match self.control {
             Control::Active => 0,
@@ -225,8 +289,8 @@ impl<T> Queue<T> {
         v
     }
 
-    /// Restores a queue from its persisted record.
-    pub(crate) fn from_record(bytes: &[u8], now: Instant) -> Option<Queue<T>> {
+    /// Restores a queue, and its id, from its persisted record.
+    pub(crate) fn from_record(bytes: &[u8], now: Instant) -> Option<(u32, Queue<T>)> {
         let u64_at = |i: usize| {
             bytes
                 .get(i..i + 8)
@@ -234,7 +298,7 @@ impl<T> Queue<T> {
                 .map(u64::from_be_bytes)
         };
         let id = u32::from_be_bytes(bytes.get(..4)?.try_into().ok()?);
-        let mut q = Queue::new(id, now);
+        let mut q = Queue::new(now);
         q.spent = u64_at(4)?;
         q.control = match bytes.get(12)? {
             0 => Control::Active,
@@ -246,6 +310,69 @@ impl<T> Queue<T> {
             .map(Duration::from_millis);
         q.budget = u64_at(21).filter(|&b| b != u64::MAX);
         q.precedence = bytes.get(29).copied().unwrap_or(u8::MAX);
-        Some(q)
+        Some((id, q))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        /// A queue's record gives back its id and everything it persists.
+        #[test]
+        fn record_round_trip(
+            id in any::<u32>(),
+            spent in any::<u64>(),
+            control in 0u8..3,
+            delay_ms in proptest::option::of(0u64..u64::MAX),
+            budget in proptest::option::of(0u64..u64::MAX),
+            precedence in any::<u8>(),
+        ) {
+            let now = Instant::now();
+            let mut q: Queue<String> = Queue::new(now);
+            q.spent = spent;
+            q.control = [Control::Active, Control::Paused, Control::Retired][control as usize];
+            q.delay = delay_ms.map(Duration::from_millis);
+            q.budget = budget;
+            q.precedence = precedence;
+            let (back_id, back) = Queue::<String>::from_record(&q.record(id), now).unwrap();
+            prop_assert_eq!(back_id, id);
+            prop_assert_eq!(
+                (back.spent, back.control, back.delay, back.budget, back.precedence),
+                (q.spent, q.control, q.delay, q.budget, q.precedence)
+            );
+            prop_assert!(back.hot.is_none() && back.len == 0 && back.cursor == CURSOR_END);
+        }
+    }
+
+    /// Every known queue keeps one: at 1M queues each byte here is a MiB.
+    #[test]
+    fn an_idle_queue_stays_small() {
+        assert!(
+            size_of::<Queue<String>>() <= 160,
+            "{}",
+            size_of::<Queue<String>>()
+        );
+    }
+
+    #[test]
+    fn an_item_sent_to_disk_past_an_empty_head_moves_the_cursor_not_the_strays() {
+        let mut q: Queue<String> = Queue::new(Instant::now());
+        q.on_disk((1, SEQ_MIDDLE));
+        q.len += 1;
+        assert_eq!((q.cursor, q.hot.is_none()), ((1, SEQ_MIDDLE), true));
+        q.on_disk((1, SEQ_MIDDLE + 1));
+        q.len += 1;
+        assert_eq!(q.cursor, (1, SEQ_MIDDLE));
+        // one in front of what is on disk is a stray
+        q.on_disk((0, SEQ_MIDDLE - 1));
+        q.len += 1;
+        assert_eq!(q.hot.as_ref().map(|h| h.strays.len()), Some(1));
+        q.rewind((0, 0));
+        q.settle();
+        assert!(q.hot.is_none());
     }
 }

@@ -10,25 +10,27 @@ impl<T: Item> Frontier<T> {
         let mut f = Frontier::in_memory(per_queue);
         let now = f.epoch;
         f.head_max = HEAD_MAX;
-        let mut by_id: HashMap<u32, String> = HashMap::new();
         for kv in store.queues.iter() {
             let (k, v) = kv.into_inner().map_err(|e| store.err(e))?;
             let name = String::from_utf8(k.to_vec()).map_err(|_| Error::Corrupt {
                 path: store.path().to_path_buf(),
                 what: "queue name",
             })?;
-            let q = Queue::from_record(&v, now).ok_or_else(|| Error::Corrupt {
+            let (id, q) = Queue::from_record(&v, now).ok_or_else(|| Error::Corrupt {
                 path: store.path().to_path_buf(),
                 what: "queue",
             })?;
-            f.next_queue_id = f.next_queue_id.max(q.id + 1);
-            by_id.insert(q.id, name.clone());
-            f.queues.insert(name, q);
+            // Records come back by name: ids in any order, each put in its place.
+            f.names.insert(id, &name);
+            if f.queues.len() <= id as usize {
+                f.queues.resize_with(id as usize + 1, || Queue::new(now));
+            }
+            f.queues[id as usize] = q;
         }
         // Every record counts for the sequence numbers (no key is used twice) and, if its item came through
         // the uniq filter, for what the queue has spent; queued ones for its length, and the first of them
         // is where refills start.
-        let mut spent: HashMap<u32, u64> = HashMap::new();
+        let mut spent = vec![0u64; f.queues.len()];
         for kv in store.items.iter() {
             let (key, value) = kv.into_inner().map_err(|e| store.err(e))?;
             let corrupt = |what| Error::Corrupt {
@@ -37,43 +39,44 @@ impl<T: Item> Frontier<T> {
             };
             let (id, precedence, seq) = split_item_key(&key).ok_or_else(|| corrupt("item key"))?;
             let (record, filtered) = Record::parse(&value).ok_or_else(|| corrupt("item"))?;
-            let Some(q) = by_id.get(&id).and_then(|n| f.queues.get_mut(n)) else {
+            if !f.names.has(id) {
                 return Err(corrupt("item of unknown queue"));
-            };
+            }
+            let q = &mut f.queues[id as usize];
             q.front_seq = q.front_seq.min(seq.saturating_sub(1));
             q.back_seq = q.back_seq.max(seq + 1);
-            *spent.entry(id).or_default() += u64::from(filtered);
+            spent[id as usize] += u64::from(filtered);
             if record == Record::Queued {
                 q.len += 1;
                 q.cursor = q.cursor.min((precedence, seq));
                 f.queued += 1;
             }
         }
-        for q in f.queues.values_mut() {
-            q.spent = q.spent.max(spent.get(&q.id).copied().unwrap_or(0));
+        for (q, spent) in f.queues.iter_mut().zip(spent) {
+            q.spent = q.spent.max(spent);
         }
         f.uniq.discovered = store.seen.len().map_err(|e| store.err(e))? as u64;
         f.later = Later::restore(&store, now)?;
         f.store = Some(store);
-        let names: Vec<String> = f.queues.keys().cloned().collect();
-        for name in names {
-            f.enqueue_if_ready(&name);
+        for id in 0..f.queues.len() as u32 {
+            f.enqueue_if_ready(id);
         }
         Ok(f)
     }
 
     /// Loads the next items of a queue from disk into memory.
-    pub(super) fn refill(&mut self, key: &str) -> Result<(), Error> {
+    pub(super) fn refill(&mut self, id: u32) -> Result<(), Error> {
         let Some(store) = &mut self.store else {
             return Ok(());
         };
-        let q = self.queues.get_mut(key).expect("caller checked");
+        let q = &mut self.queues[id as usize];
+        let hot = q.hot.get_or_insert_with(Box::default);
         // Strays first: they sort before the cursor.
         let mut found = Vec::new();
         while found.len() < self.head_max
-            && let Some((precedence, seq)) = q.strays.pop_first()
+            && let Some((precedence, seq)) = hot.strays.pop_first()
         {
-            let k = item_key(q.id, precedence, seq);
+            let k = item_key(id, precedence, seq);
             if let Some(v) = store.get(Which::Items, &k)?
                 && is_queued(&v)
             {
@@ -82,9 +85,9 @@ impl<T: Item> Frontier<T> {
         }
         let want = self.head_max - found.len();
         if want > 0 && q.cursor != CURSOR_END {
-            let (_, to) = queue_range(q.id);
-            let from = item_key(q.id, q.cursor.0, q.cursor.1);
-            let in_flight = &q.in_flight;
+            let (_, to) = queue_range(id);
+            let from = item_key(id, q.cursor.0, q.cursor.1);
+            let in_flight = &hot.in_flight;
             let read = store.items_in(&from, &to, want, |k, v| {
                 is_queued(v)
                     && split_item_key(k).is_some_and(|(_, _, seq)| !in_flight.contains(&seq))
@@ -108,7 +111,7 @@ impl<T: Item> Frontier<T> {
             };
             let (fp, filtered, bytes) = split_queued(&v).ok_or_else(corrupt)?;
             let item = T::decode(bytes).ok_or_else(corrupt)?;
-            q.head.push_back(Entry {
+            hot.head.push_back(Entry {
                 filtered,
                 precedence,
                 seq,
@@ -144,10 +147,14 @@ impl<T: Item> Frontier<T> {
         let Some(store) = &mut self.store else {
             return Ok(());
         };
-        for name in self.dirty.drain() {
-            if let Some(q) = self.queues.get(&name) {
-                store.put(Which::Queues, name.into_bytes(), q.record());
-            }
+        for id in self.dirty.drain(..) {
+            let q = &mut self.queues[id as usize];
+            q.dirty = false;
+            store.put(
+                Which::Queues,
+                self.names.name(id).as_bytes().to_vec(),
+                q.record(id),
+            );
         }
         if wait {
             store.commit()?;

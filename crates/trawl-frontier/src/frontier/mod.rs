@@ -7,10 +7,9 @@ use std::{
     time::{Duration, Instant},
 };
 
-use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
-
 use self::{
     later::Later,
+    names::Names,
     uniq::{UniqFilter, fingerprint},
 };
 use crate::{
@@ -25,6 +24,7 @@ use crate::{
 mod disk;
 mod later;
 mod line;
+mod names;
 mod operator;
 mod uniq;
 
@@ -84,13 +84,15 @@ pub struct Ticket {
 #[derive(Debug)]
 pub struct Frontier<T> {
     store: Option<Store>,
-    queues: HashMap<String, Queue<T>>,
-    next_queue_id: u32,
+    /// Queue names and their ids; everything else knows a queue by its id.
+    names: Names,
+    /// Every queue, by id.
+    queues: Vec<Queue<T>>,
     /// Active queues with items and spare connections, by their `not_before`; the sequence number keeps FIFO
     /// order among equal instants.
-    ready: BinaryHeap<Reverse<(Instant, u64, String)>>,
+    ready: BinaryHeap<Reverse<(Instant, u64, u32)>>,
     /// Queues with items waiting for an active place, by precedence then arrival.
-    waiting: BTreeSet<(u8, u64, String)>,
+    waiting: BTreeSet<(u8, u64, u32)>,
     /// Active queues now, and how many to keep (more are activated only when none may be fetched from).
     active: usize,
     target_active: usize,
@@ -108,8 +110,8 @@ pub struct Frontier<T> {
     head_max: usize,
     queued: u64,
     in_flight: usize,
-    /// Queues whose own record changed since the last commit.
-    dirty: HashSet<String>,
+    /// Queues whose own record changed since the last commit (each marked `dirty`).
+    dirty: Vec<u32>,
 }
 
 /// Items of one queue kept in memory when a store holds the rest.
@@ -120,8 +122,8 @@ impl<T: Item> Frontier<T> {
     pub fn in_memory(per_queue: usize) -> Frontier<T> {
         Frontier {
             store: None,
-            queues: HashMap::new(),
-            next_queue_id: 0,
+            names: Names::default(),
+            queues: Vec::new(),
             ready: BinaryHeap::new(),
             waiting: BTreeSet::new(),
             active: 0,
@@ -136,7 +138,7 @@ impl<T: Item> Frontier<T> {
             head_max: usize::MAX,
             queued: 0,
             in_flight: 0,
-            dirty: HashSet::new(),
+            dirty: Vec::new(),
         }
     }
 
@@ -165,14 +167,11 @@ impl<T: Item> Frontier<T> {
         self.target_active = target.max(1);
         self.balance = balance;
         // Every queue with work gets in line (by precedence, then creation), and the best are let in.
-        let mut names: Vec<(u32, String)> =
-            self.queues.iter().map(|(k, q)| (q.id, k.clone())).collect();
-        names.sort();
         // While the places count as full, deactivating lets no one in and every queue joins the line.
         self.active = usize::MAX / 2;
-        for (_, name) in &names {
-            self.deactivate(name);
-            self.enqueue_if_ready(name);
+        for id in 0..self.queues.len() as u32 {
+            self.deactivate(id);
+            self.enqueue_if_ready(id);
         }
         self.active = 0;
         self.activate_waiting(false);
@@ -255,7 +254,8 @@ impl<T: Item> Frontier<T> {
             return Ok(Scheduled::Duplicate);
         }
         let budget = self.budget;
-        let q = self.queue_mut(queue);
+        let id = self.queue_id(queue);
+        let q = &mut self.queues[id as usize];
         if q.budget
             .or(item.queue_budget())
             .or(budget)
@@ -268,9 +268,9 @@ impl<T: Item> Frontier<T> {
         q.spent += 1;
         if item.queue_precedence() < q.precedence {
             q.precedence = item.queue_precedence();
-            self.dirty.insert(queue.to_string());
+            self.mark_dirty(id);
         }
-        let record = self.push(queue, fp, item, false, true);
+        let record = self.push(id, fp, item, false, true);
         self.uniq.add(fp, record, self.store.as_mut());
         Ok(Scheduled::Queued)
     }
@@ -279,14 +279,16 @@ impl<T: Item> Frontier<T> {
     /// item put back to wait for one.
     pub fn schedule_first(&mut self, queue: &str, item: T) {
         let fp = fingerprint(item.uniq_key());
-        self.push(queue, fp, item, true, false);
+        let id = self.queue_id(queue);
+        self.push(id, fp, item, true, false);
     }
 
     /// Queues `item` at the back of `queue`, bypassing the uniq filter: for an item that must wait its turn
     /// again.
     pub fn requeue(&mut self, queue: &str, item: T) {
         let fp = fingerprint(item.uniq_key());
-        self.push(queue, fp, item, false, false);
+        let id = self.queue_id(queue);
+        self.push(id, fp, item, false, false);
     }
 
     /// Queues `item` at the back of `queue` at `at`, bypassing the uniq filter: for a URL visited again later
@@ -297,23 +299,33 @@ impl<T: Item> Frontier<T> {
         self.later.add(queue, fp, item, at, self.store.as_mut());
     }
 
-    fn queue_mut(&mut self, key: &str) -> &mut Queue<T> {
-        if !self.queues.contains_key(key) {
-            let q = Queue::new(self.next_queue_id, self.epoch);
-            self.next_queue_id += 1;
-            self.queues.insert(key.to_string(), q);
-            self.dirty.insert(key.to_string());
+    /// The id of the queue named `key`, made if there is none.
+    fn queue_id(&mut self, key: &str) -> u32 {
+        if let Some(id) = self.names.get(key) {
+            return id;
         }
-        self.queues.get_mut(key).expect("inserted above")
+        let id = self.names.add(key);
+        self.queues.push(Queue::new(self.epoch));
+        self.mark_dirty(id);
+        id
+    }
+
+    /// Notes that a queue's own record is to be written at the next commit.
+    fn mark_dirty(&mut self, id: u32) {
+        let q = &mut self.queues[id as usize];
+        if !q.dirty {
+            q.dirty = true;
+            self.dirty.push(id);
+        }
     }
 
     /// Queues an item; returns the key of its record (empty without a store).
-    fn push(&mut self, key: &str, fp: u64, item: T, front: bool, filtered: bool) -> Vec<u8> {
+    fn push(&mut self, id: u32, fp: u64, item: T, front: bool, filtered: bool) -> Vec<u8> {
         let head_max = self.head_max;
         let has_store = self.store.is_some();
         // What goes first (prerequisites, retries) goes before every precedence.
         let precedence = if front { 0 } else { item.precedence() };
-        let q = self.queue_mut(key);
+        let q = &mut self.queues[id as usize];
         let seq = if front {
             q.front_seq -= 1;
             q.front_seq + 1
@@ -321,7 +333,6 @@ impl<T: Item> Frontier<T> {
             q.back_seq += 1;
             q.back_seq - 1
         };
-        let id = q.id;
         let mut bytes = None;
         if has_store {
             let mut v = queued_record(fp, filtered);
@@ -338,15 +349,17 @@ impl<T: Item> Frontier<T> {
         // The head holds the queue's first items in order (all of them without a store): an item joins it
         // if it sorts before its last one, or if the head holds everything and has room. Inactive queues keep
         // nothing in memory.
-        let pos = q.head.partition_point(|e| e.order() < (precedence, seq));
-        let holds_all = q.head.len() as u64 == q.len;
-        if !has_store
-            || (q.active && (pos < q.head.len() || (holds_all && q.head.len() < head_max)))
-        {
-            q.head.insert(pos, entry);
+        let head_len = q.head_len();
+        let pos = q.hot.as_ref().map_or(0, |h| {
+            h.head.partition_point(|e| e.order() < (precedence, seq))
+        });
+        let holds_all = head_len as u64 == q.len;
+        if !has_store || (q.active && (pos < head_len || (holds_all && head_len < head_max))) {
+            let head = &mut q.hot().head;
+            head.insert(pos, entry);
             if has_store
-                && q.head.len() > head_max
-                && let Some(out) = q.head.pop_back()
+                && head.len() > head_max
+                && let Some(out) = head.pop_back()
             {
                 q.on_disk(out.order());
             }
@@ -360,14 +373,15 @@ impl<T: Item> Frontier<T> {
             record = item_key(id, precedence, seq);
             store.put(Which::Items, record.clone(), v);
         }
-        self.enqueue_if_ready(key);
+        self.enqueue_if_ready(id);
         record
     }
 
     /// The next item whose queue may be fetched from at `now`.
     pub fn next(&mut self, now: Instant) -> Result<Next<T>, Error> {
         for (queue, fp, item) in self.later.take_due(now, self.store.as_mut())? {
-            self.push(&queue, fp, item, false, false);
+            let id = self.queue_id(&queue);
+            self.push(id, fp, item, false, false);
         }
         loop {
             self.drop_stale_top();
@@ -387,29 +401,27 @@ impl<T: Item> Frontier<T> {
             if *at > now {
                 return Ok(Next::WaitUntil(later.map_or(*at, |l| l.min(*at))));
             }
-            let Reverse((_, tick, key)) = self.ready.pop().expect("peeked");
-            let Some(q) = self.queues.get_mut(&key) else {
-                continue;
-            };
+            let Reverse((_, tick, id)) = self.ready.pop().expect("peeked");
+            let q = &mut self.queues[id as usize];
             if q.heap_tick != tick {
                 // moved to an earlier place since (released, or an operator's shorter delay)
                 continue;
             }
             q.in_heap = false;
             if !q.active || q.control != Control::Active || q.len == 0 {
-                self.enqueue_if_ready(&key);
+                self.enqueue_if_ready(id);
                 continue;
             }
             if q.not_before > now {
                 // delayed after it was pushed (an operator's change): take its new place
-                self.enqueue_if_ready(&key);
+                self.enqueue_if_ready(id);
                 continue;
             }
-            if q.head.is_empty() {
-                self.refill(&key)?;
+            if q.head_len() == 0 {
+                self.refill(id)?;
             }
-            let q = self.queues.get_mut(&key).expect("exists");
-            let Some(entry) = q.head.pop_front() else {
+            let q = &mut self.queues[id as usize];
+            let Some(entry) = q.hot().head.pop_front() else {
                 return Err(Error::Corrupt {
                     path: self
                         .store
@@ -420,19 +432,19 @@ impl<T: Item> Frontier<T> {
                 });
             };
             q.len -= 1;
-            q.in_flight.insert(entry.seq);
+            q.hot().in_flight.insert(entry.seq);
             q.session += 1;
             let turn_over = self.balance > 0 && q.session >= self.balance;
             self.queued -= 1;
             self.in_flight += 1;
             if turn_over && !self.waiting.is_empty() {
-                self.rotate(&key);
+                self.rotate(id);
             } else {
-                self.enqueue_if_ready(&key);
+                self.enqueue_if_ready(id);
             }
             return Ok(Next::Ready(Taken {
                 item: entry.item,
-                queue: key,
+                queue: self.names.name(id).to_string(),
                 ticket: Ticket {
                     filtered: entry.filtered,
                     precedence: entry.precedence,
@@ -454,16 +466,21 @@ impl<T: Item> Frontier<T> {
         now: Instant,
         delay: Duration,
     ) {
-        let Some(q) = self.queues.get_mut(queue) else {
+        let Some(id) = self.names.get(queue) else {
             return;
         };
-        if q.in_flight.remove(&ticket.seq) {
+        let q = &mut self.queues[id as usize];
+        if q.hot
+            .as_mut()
+            .is_some_and(|h| h.in_flight.remove(&ticket.seq))
+        {
             self.in_flight = self.in_flight.saturating_sub(1);
+            q.settle();
         }
         let delay = q.delay.unwrap_or(delay);
         q.polite_at = q.polite_at.max(now + delay);
         q.not_before = q.not_before.max(q.polite_at);
-        let record = item_key(q.id, ticket.precedence, ticket.seq);
+        let record = item_key(id, ticket.precedence, ticket.seq);
         // A finished item's uniq key is seen from now on, even if it came in bypassing the filter (a
         // prerequisite, a retry); the uniq key of one that did already points to this record.
         if status.is_some() && !ticket.filtered {
@@ -477,7 +494,7 @@ impl<T: Item> Frontier<T> {
             };
             store.put(Which::Items, record, value);
         }
-        self.enqueue_if_ready(queue);
+        self.enqueue_if_ready(id);
         // Handed over only when no batch is being written: waiting for one here would hold the frontier
         // (and the worker's thread) while fjall may be holding writes back. A failure surfaces at the next
         // explicit flush.
@@ -508,8 +525,8 @@ impl<T: Item> Frontier<T> {
     /// Queues that hold items or items in flight.
     pub fn active_queues(&self) -> usize {
         self.queues
-            .values()
-            .filter(|q| q.len > 0 || !q.in_flight.is_empty())
+            .iter()
+            .filter(|q| q.len > 0 || q.in_flight_len() > 0)
             .count()
     }
 

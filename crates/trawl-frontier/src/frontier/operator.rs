@@ -5,14 +5,14 @@ use super::*;
 impl<T: Item> Frontier<T> {
     /// Every queue that ever held an item, with its state now, busiest first.
     pub fn queue_infos(&self, now: Instant) -> Vec<QueueInfo> {
-        let mut infos: Vec<QueueInfo> = self
-            .queues
-            .iter()
+        let mut infos: Vec<QueueInfo> = (0..self.queues.len() as u32)
+            .filter(|&id| self.names.has(id))
+            .map(|id| (self.names.name(id), &self.queues[id as usize]))
             .map(|(name, q)| QueueInfo {
-                name: name.clone(),
+                name: name.to_string(),
                 state: q.state(now, self.per_queue, self.budget),
                 queued: q.len,
-                in_flight: q.in_flight.len(),
+                in_flight: q.in_flight_len(),
                 spent: q.spent,
                 budget: q.budget.or(self.budget),
                 delay: q.delay,
@@ -25,64 +25,69 @@ impl<T: Item> Frontier<T> {
 
     /// Pauses, unpauses (`Control::Active`) or retires a queue; false if there is no such queue.
     pub fn set_control(&mut self, queue: &str, control: Control) -> bool {
-        let Some(q) = self.queues.get_mut(queue) else {
+        let Some(id) = self.names.get(queue) else {
             return false;
         };
-        q.control = control;
-        self.dirty.insert(queue.to_string());
-        self.enqueue_if_ready(queue);
+        self.queues[id as usize].control = control;
+        self.mark_dirty(id);
+        self.enqueue_if_ready(id);
         true
     }
 
     /// Sets (or with `None` clears) an operator's politeness delay for a queue, replacing the computed one.
     pub fn set_delay(&mut self, queue: &str, delay: Option<Duration>) -> bool {
-        let Some(q) = self.queues.get_mut(queue) else {
+        let Some(id) = self.names.get(queue) else {
             return false;
         };
+        let q = &mut self.queues[id as usize];
         q.delay = delay;
         if let Some(d) = delay {
             let at = Instant::now() + d;
             q.polite_at = q.polite_at.min(at);
             if at < q.not_before {
                 q.not_before = at;
-                self.reposition(queue);
+                self.reposition(id);
             }
         }
-        self.dirty.insert(queue.to_string());
+        self.mark_dirty(id);
         true
     }
 
     /// Sets (or with `None` clears) a queue's own budget.
     pub fn set_budget(&mut self, queue: &str, budget: Option<u64>) -> bool {
-        let Some(q) = self.queues.get_mut(queue) else {
+        let Some(id) = self.names.get(queue) else {
             return false;
         };
-        q.budget = budget;
-        self.dirty.insert(queue.to_string());
+        self.queues[id as usize].budget = budget;
+        self.mark_dirty(id);
         true
     }
 
     /// Drops every waiting item of a queue (items in flight finish); returns how many were dropped.
     pub fn delete_queued(&mut self, queue: &str) -> Result<u64, Error> {
-        let Some(q) = self.queues.get_mut(queue) else {
+        let Some(id) = self.names.get(queue) else {
             return Ok(0);
         };
+        let q = &mut self.queues[id as usize];
         let dropped = q.len;
-        q.head.clear();
+        if let Some(hot) = &mut q.hot {
+            hot.head.clear();
+            hot.strays.clear();
+        }
+        q.settle();
         q.cursor = CURSOR_END;
-        q.strays.clear();
         q.len = 0;
         self.queued -= dropped;
         if let Some(store) = &mut self.store {
             store.commit()?;
-            let (from, to) = queue_range(q.id);
+            let (from, to) = queue_range(id);
             let mut dropped = Vec::new();
             for kv in store.items.range(from..=to) {
                 let (k, v) = kv.into_inner().map_err(|e| store.err(e))?;
                 // finished items keep their status
                 if let Some((Record::Queued, filtered)) = Record::parse(&v)
                     && let Some((_, _, seq)) = split_item_key(&k)
-                    && !q.in_flight.contains(&seq)
+                    && !q.is_in_flight(seq)
                 {
                     dropped.push((k.to_vec(), filtered));
                 }
@@ -92,7 +97,7 @@ impl<T: Item> Frontier<T> {
             }
             store.commit()?;
         }
-        self.enqueue_if_ready(queue);
+        self.enqueue_if_ready(id);
         Ok(dropped)
     }
 
@@ -102,9 +107,11 @@ impl<T: Item> Frontier<T> {
         let ready = self
             .ready
             .peek()
-            .map(|std::cmp::Reverse((at, _, key))| (key, *at));
+            .map(|std::cmp::Reverse((at, _, id))| (*id, *at));
         match (ready, self.later.first()) {
-            (Some((key, at)), later) if later.is_none_or(|l| at <= l) => Some((key.clone(), at)),
+            (Some((id, at)), later) if later.is_none_or(|l| at <= l) => {
+                Some((self.names.name(id).to_string(), at))
+            }
             (_, Some(l)) => Some(("a URI due later".to_string(), l)),
             (_, None) => None,
         }

@@ -374,7 +374,7 @@ fn store_pages_long_queues_through_memory() {
         f.schedule("big", format!("{i:04}"));
     }
     f.flush().unwrap();
-    assert!(f.queues["big"].head.len() <= HEAD_MAX);
+    assert!(f.queues[f.names.get("big").unwrap() as usize].head_len() <= HEAD_MAX);
     let t0 = Instant::now() + Duration::from_millis(1);
     for i in 0..1000 {
         let t = take(&mut f, t0);
@@ -558,7 +558,7 @@ fn active_queues_take_turns_by_precedence_and_bound_memory() {
         }
     }
     f.flush().unwrap();
-    let in_memory: usize = f.queues.values().map(|q| q.head.len()).sum();
+    let in_memory: usize = f.queues.iter().map(|q| q.head_len()).sum();
     assert!(in_memory <= 2 * HEAD_MAX, "{in_memory} items in memory");
     let now = Instant::now() + Duration::from_millis(1);
     let turns: Vec<String> = (0..30).map(|_| take_key(&mut f, now).1).collect();
@@ -692,6 +692,12 @@ proptest::proptest! {
                 },
             }
             if u % 17 == 0 { disk.flush().unwrap(); } else if u % 7 == 0 { disk.flush_behind().unwrap(); }
+            // An idle queue keeps no head, in-flight set or (unless it has strays) anything else besides
+            // its fixed-size record.
+            for q in &disk.queues {
+                let idle = !q.active && q.in_flight_len() == 0;
+                proptest::prop_assert!(!idle || q.hot.as_ref().is_none_or(|h| h.head.is_empty() && !h.strays.is_empty()));
+            }
             proptest::prop_assert_eq!(disk.queued(), mem.queued());
             proptest::prop_assert_eq!(disk.discovered(), mem.discovered());
         }
