@@ -77,6 +77,15 @@ fn zlib_members(deflate: &mut Compress, plains: &[Vec<u8>], out: &mut Vec<u8>) {
     }
 }
 
+/// The bytes of `groups` written uncompressed.
+fn plain_size(groups: &[Vec<Record>], warcinfo_id: &str) -> usize {
+    let mut none = Encoder::new(Compression::None, 1);
+    groups
+        .iter()
+        .map(|g| none.encode(g, warcinfo_id).unwrap().bytes().len())
+        .sum()
+}
+
 /// Prints what `encoder` makes of `groups` against their plain size, then times encoding them all.
 fn bench_encoder(
     g: &mut BenchmarkGroup<'_, WallTime>,
@@ -109,13 +118,7 @@ fn warc_write(c: &mut Criterion) {
         .map(|(url, body)| page_records(url, body))
         .collect();
     let warcinfo_id = "<urn:uuid:00000000-0000-4000-8000-000000000000>";
-    let plain_bytes: usize = {
-        let mut none = Encoder::new(Compression::None, 1);
-        groups
-            .iter()
-            .map(|g| none.encode(g, warcinfo_id).unwrap().bytes().len())
-            .sum()
-    };
+    let plain_bytes = plain_size(&groups, warcinfo_id);
     let mut g = c.benchmark_group("warc_write");
     g.throughput(Throughput::Bytes(plain_bytes as u64));
     let settings = [
@@ -303,13 +306,7 @@ fn warc_write_compressed_payloads(c: &mut Criterion) {
             .iter()
             .map(|(url, body)| typed_records(url, body, content_type))
             .collect();
-        let plain_bytes: usize = {
-            let mut none = Encoder::new(Compression::None, 1);
-            groups
-                .iter()
-                .map(|grp| none.encode(grp, warcinfo_id).unwrap().bytes().len())
-                .sum()
-        };
+        let plain_bytes = plain_size(&groups, warcinfo_id);
         g.throughput(Throughput::Bytes(plain_bytes as u64));
         let mut encoder = Encoder::new(Compression::Gzip, 1);
         bench_encoder(
