@@ -60,9 +60,9 @@ pub struct Response {
     /// The parsed header fields.
     pub headers: http::HeaderMap,
     /// The request exactly as sent.
-    pub request_bytes: Vec<u8>,
+    pub request_bytes: bytes::Bytes,
     /// The response exactly as received (status line, headers, framed body).
-    pub response_bytes: Vec<u8>,
+    pub response_bytes: bytes::Bytes,
     /// The entity body: transfer coding removed, content coding kept.
     pub body: Vec<u8>,
     /// Set when the body was cut short.
@@ -502,8 +502,8 @@ impl Fetcher {
         let response = Response {
             status: parts.status.as_u16(),
             headers: parts.headers,
-            request_bytes,
-            response_bytes,
+            request_bytes: request_bytes.into(),
+            response_bytes: response_bytes.into(),
             body: data,
             truncated,
             invalid_cert: conn.invalid_cert.clone(),

@@ -3,6 +3,7 @@
 //! The constructors for each record type live in the submodules; this file holds the shared shape:
 //! header access, the fields every record carries, and serialization.
 
+use bytes::Bytes;
 use chrono::{DateTime, SecondsFormat, Utc};
 
 use crate::digest::sha1_digest;
@@ -25,7 +26,8 @@ pub(crate) const VERSION: &str = "WARC/1.1";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record {
     header: Vec<(String, String)>,
-    block: Vec<u8>,
+    /// Shared, not copied: a response's block is the fetcher's recording of it.
+    block: Bytes,
 }
 
 impl Record {
@@ -36,8 +38,9 @@ impl Record {
         date: DateTime<Utc>,
         target_uri: Option<&str>,
         content_type: &str,
-        block: Vec<u8>,
+        block: impl Into<Bytes>,
     ) -> Record {
+        let block = block.into();
         let mut header = vec![
             ("WARC-Type".to_owned(), warc_type.to_owned()),
             ("WARC-Record-ID".to_owned(), new_record_id()),

@@ -85,7 +85,7 @@ pub(super) async fn run(
     {
         return None;
     }
-    let page_response = resp.response_bytes.clone();
+    let page_response = resp.response_bytes.to_vec();
     let status = resp.status;
     rendering.keep(uri.url.as_str(), &page_response);
     let upstream = PageUpstream {
@@ -300,7 +300,7 @@ impl PageUpstream<'_> {
         p.keep_cookies(&jar, &uri.url, &fetched);
         let archived = login::write_exchange(p, &mut uri, &self.page.url, &fetched, self.worker);
         match fetched.result {
-            Ok(resp) if archived => Answer::Response(resp.response_bytes),
+            Ok(resp) if archived => Answer::Response(resp.response_bytes.to_vec()),
             _ => refused(502, "the request failed (see crawl.log)"),
         }
     }
@@ -358,7 +358,7 @@ async fn through_chain(
 ) -> (Outcome, Option<Vec<u8>>) {
     match super::fetch_and_write(p, uri, settings, worker).await {
         Ok((uri, record)) => {
-            let response = record.response().map(|r| r.response_bytes.clone());
+            let response = record.response().map(|r| r.response_bytes.to_vec());
             (post::run(p, uri, record, settings, worker), response)
         }
         Err(ended) => (*ended, None),

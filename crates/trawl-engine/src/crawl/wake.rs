@@ -3,9 +3,10 @@
 //! A broad crawl runs hundreds of workers (one per connection) and most of them are idle most of the time.
 //! Waking them all whenever anything changed, or letting each re-poll on its own timer, costs a frontier lock
 //! per idle worker per event: at 1,000 connections that was half the crawl's CPU. Here a change wakes one
-//! idle worker; a worker that takes a URI wakes the next (so a burst of ready queues is picked up in a
-//! cascade that stops at the first worker finding nothing); and one alarm task sleeps until the earliest
-//! instant an idle worker was told work would be ready, then wakes one.
+//! idle worker; a worker that takes a URI wakes the next when the frontier says more is ready now (so a
+//! burst of ready queues is picked up in a cascade, and a broad crawl's single ready queue wakes no one in
+//! vain); and one alarm task sleeps until the earliest instant an idle worker was told work would be ready,
+//! then wakes one.
 
 use std::sync::Mutex;
 use std::time::Duration;

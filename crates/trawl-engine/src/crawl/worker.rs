@@ -41,16 +41,23 @@ pub(super) async fn worker(shared: Arc<Shared>, id: usize) {
                 item,
                 queue,
                 ticket,
+                next_ready,
             }) => {
-                // Another queue may be ready too: the next idle worker looks.
-                shared.wake.one();
+                // Another item is ready too: the next idle worker takes it (and wakes the next in turn).
+                // One ready later: the alarm wakes a worker then.
+                match next_ready {
+                    Some(at) if at <= Instant::now() => shared.wake.one(),
+                    Some(at) => shared.wake.at(at),
+                    None => {}
+                }
                 let outcome = chain::process(&shared.pipeline, item, &queue, id).await;
+                // What the outcome made ready, this worker finds first: it asks the frontier again at once.
                 apply(&shared, &queue, ticket, outcome, id);
-                shared.wake.one();
                 continue;
             }
             Next::WaitUntil(at) => shared.wake.at(at),
-            // Every queue with items is in flight or held: a finishing worker wakes one.
+            // Every queue with items is in flight or held: a finishing worker takes the next itself, and
+            // wakes one if there is more.
             Next::Busy => {}
             Next::Empty => {
                 shared.wake.all();

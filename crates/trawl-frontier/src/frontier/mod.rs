@@ -64,6 +64,12 @@ pub struct Taken<T> {
     pub queue: String,
     /// Identifies the item's record until it is finished.
     pub ticket: Ticket,
+    /// When `next` may hand out another item: at the latest `now` (as given to `next`) for a ready queue, a
+    /// waiting queue it could let in or an item come due; else the instant the first queue's delay ends or
+    /// an item falls due; `None` when nothing else waits (what is in flight comes back through `finished`).
+    /// A caller with idle helpers wakes one only when that is now, and otherwise sets its alarm for it (a
+    /// wake-up finding nothing costs a thread hand-over; at a broad crawl's pace that was most of them).
+    pub next_ready: Option<Instant>,
 }
 
 /// Identifies a taken item.
@@ -442,9 +448,17 @@ impl<T: Item> Frontier<T> {
             } else {
                 self.enqueue_if_ready(id);
             }
+            self.drop_stale_top();
+            let first = self.ready.peek().map(|Reverse((at, _, _))| *at);
+            let next_ready = match (first, self.later.first()) {
+                _ if !self.waiting.is_empty() => Some(now),
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
             return Ok(Next::Ready(Taken {
                 item: entry.item,
                 queue: self.names.name(id).to_string(),
+                next_ready,
                 ticket: Ticket {
                     filtered: entry.filtered,
                     precedence: entry.precedence,

@@ -14,8 +14,9 @@ impl Record {
         target_uri: &str,
         date: DateTime<Utc>,
         ip: Option<IpAddr>,
-        http_bytes: Vec<u8>,
+        http_bytes: impl Into<bytes::Bytes>,
     ) -> Record {
+        let http_bytes = http_bytes.into();
         let payload = entity_body(&http_bytes)
             .filter(|body| !body.is_empty())
             .map(|body| sha1_digest(&body));

@@ -15,8 +15,9 @@ impl Record {
         target_uri: &str,
         date: DateTime<Utc>,
         ip: Option<IpAddr>,
-        http_bytes: Vec<u8>,
+        http_bytes: impl Into<bytes::Bytes>,
     ) -> Record {
+        let http_bytes = http_bytes.into();
         let payload = payload_digest(&http_bytes);
         let mut rec = Record::base(
             "response",
