@@ -50,6 +50,37 @@ fn one_queue_is_polite() {
     ));
 }
 
+/// `next_ready` says when another item can be handed out: now while another queue is ready, the instant a
+/// queue's delay ends when none is, and nothing when every other item is in flight (its finish says).
+#[test]
+fn a_taken_item_says_when_the_next_is_ready() {
+    let mut f = Frontier::in_memory(1);
+    f.schedule("a", s("a/1"));
+    f.schedule("a", s("a/2"));
+    f.schedule("b", s("b/1"));
+    let t0 = Instant::now() + Duration::from_millis(5);
+    // b is ready too
+    assert!(take(&mut f, t0).next_ready.is_some_and(|at| at <= t0));
+    // a is in flight, nothing else queued elsewhere
+    let b = take(&mut f, t0);
+    assert_eq!(b.item, "b/1");
+    assert_eq!(b.next_ready, None);
+    // Two queues coming back with delays of 2 s and 5 s: taking the first says when the second is ready.
+    let mut g = Frontier::in_memory(1);
+    g.schedule("a", s("a/1"));
+    g.schedule("c", s("c/1"));
+    let x = take(&mut g, t0);
+    let y = take(&mut g, t0);
+    g.finished(&x.queue, x.ticket, Some(200), t0, Duration::from_secs(2));
+    g.schedule(&x.queue, s("again"));
+    g.finished(&y.queue, y.ticket, Some(200), t0, Duration::from_secs(5));
+    g.schedule(&y.queue, s("later"));
+    let t2 = t0 + Duration::from_secs(2);
+    let z = take(&mut g, t2);
+    assert_eq!(z.item, "again");
+    assert_eq!(z.next_ready, Some(t0 + Duration::from_secs(5)));
+}
+
 #[test]
 fn parallel_connections_per_queue() {
     let mut f = Frontier::in_memory(2);
