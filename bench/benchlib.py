@@ -133,11 +133,12 @@ def prometheus(url, timeout=1.0):
     return out
 
 
-def run_measured(cmd, cwd, time_limit, env=None, tick=None, tick_every=1.0, grace=60):
+def run_measured(cmd, cwd, time_limit, env=None, tick=None, tick_every=1.0, grace=60, wrapped=False):
     """Runs cmd (stdout/stderr to cwd/stdout.log, stderr.log) and waits for it with os.wait4, so the CPU and
     peak RSS are the process's own (and its waited-for children's). Every tick_every seconds tick(pid, elapsed)
     is called (sampling, progress); when it returns a reason, or past time_limit s, the process gets SIGINT (a
-    clean stop), then SIGKILL after `grace` s. Returns wall, user, sys, rss_kb, exit, stopped ("" or why)."""
+    clean stop), then SIGKILL after `grace` s; `wrapped` (cmd runs the tool under `perf stat`) samples the tool,
+    perf's child. Returns wall, user, sys, rss_kb, exit, stopped ("" or why)."""
     out = open(os.path.join(cwd, "stdout.log"), "w")
     err = open(os.path.join(cwd, "stderr.log"), "w")
     t0 = time.monotonic()
@@ -153,7 +154,7 @@ def run_measured(cmd, cwd, time_limit, env=None, tick=None, tick_every=1.0, grac
             if tick and now - last_tick >= tick_every:
                 last_tick = now
                 try:
-                    why = tick(p.pid, now - t0)
+                    why = tick(sampled_pid(p.pid, wrapped), now - t0)
                 except Exception as e:  # sampling is best effort
                     log("sampling failed: %s" % e)
             if sent_int is None and now - t0 > time_limit:
@@ -161,11 +162,12 @@ def run_measured(cmd, cwd, time_limit, env=None, tick=None, tick_every=1.0, grac
             if sent_int is None and why:
                 stopped = why
                 log("%s: %s: SIGINT" % (os.path.basename(cmd[-1] if cmd[0] == "unshare" else cmd[0]), why))
-                os.kill(p.pid, signal.SIGINT)
+                # Wrapped, the whole session: perf stat does not pass a signal on to its child.
+                (os.killpg if wrapped else os.kill)(p.pid, signal.SIGINT)
                 sent_int = now
             elif sent_int is not None and now - sent_int > grace:
                 stopped += ", killed"
-                os.kill(p.pid, signal.SIGKILL)
+                (os.killpg if wrapped else os.kill)(p.pid, signal.SIGKILL)
                 sent_int = float("inf")
             time.sleep(0.1)
     except BaseException:
@@ -184,6 +186,59 @@ def run_measured(cmd, cwd, time_limit, env=None, tick=None, tick_every=1.0, grac
     p.returncode = os.waitstatus_to_exitcode(status)
     return {"wall": wall, "user": ru.ru_utime, "sys": ru.ru_stime, "rss_kb": ru.ru_maxrss,
             "exit": p.returncode, "stopped": stopped}
+
+
+# What --perf-stat counts: CPU time by the kernel's clock, context switches, and syscalls (all, write, futex).
+# Software events and tracepoints only: a VM without hardware counters (this one) counts these all the same.
+PERF_EVENTS = ("task-clock", "context-switches", "raw_syscalls:sys_enter", "syscalls:sys_enter_write",
+               "syscalls:sys_enter_futex")
+
+
+def perf_stat_prefix(out_path):
+    """The command prefix that runs a tool under `perf stat`, its counts in out_path (CSV); [] without perf."""
+    if not shutil.which("perf"):
+        log("--perf-stat: perf is not installed (apt-get install linux-perf), counting nothing")
+        return []
+    return ["perf", "stat", "-x", ",", "-o", out_path, "-e", ",".join(PERF_EVENTS), "--"]
+
+
+def read_perf_stat(path, pages):
+    """{event: count per page} from a `perf stat -x ,` file (task-clock in ms); {} when there is none."""
+    names = {"task-clock": "task_clock_ms", "context-switches": "context_switches",
+             "raw_syscalls:sys_enter": "syscalls", "syscalls:sys_enter_write": "writes",
+             "syscalls:sys_enter_futex": "futex"}
+    out = {}
+    try:
+        lines = open(path).read().splitlines()
+    except OSError:
+        return out
+    for line in lines:
+        f = line.split(",")
+        if len(f) > 2 and f[2] in names:
+            try:
+                out[names[f[2]]] = float(f[0]) / max(1, pages)
+            except ValueError:
+                pass  # "<not supported>"
+    return out
+
+
+def perf_stat_line(tool, per_page):
+    """One line of per-page counts, for the report."""
+    if not per_page:
+        return "%s: no perf stat counts" % tool
+    return "%s per page: %s" % (tool, ", ".join("%s %.3f" % (k, v) for k, v in sorted(per_page.items())))
+
+
+def sampled_pid(pid, wrapped):
+    """The process to sample: pid itself, or (wrapped by perf stat) its first child once it has one."""
+    if not wrapped:
+        return pid
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            kids = f.read().split()
+        return int(kids[0]) if kids else pid
+    except (OSError, ValueError):
+        return pid
 
 
 def read_crawl_log(job):
