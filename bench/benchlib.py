@@ -1,4 +1,5 @@
-"""Helpers shared by the bench scripts (bench/broad; bench/run keeps its own copies for now).
+"""Helpers shared by the bench scripts (bench/broad; bench/run uses the perf stat ones and keeps its own copies
+of the rest for now).
 
 Stdlib only: the scripts run under the system python3; what needs packages (the broad site's server) runs under
 bench/.venv, which `ensure_venv` creates and fills.

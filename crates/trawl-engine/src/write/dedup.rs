@@ -96,15 +96,14 @@ impl DigestTable {
 
     /// Records that `refers_to` holds the payload with `digest` (the first capture of a payload stays).
     pub(crate) fn insert(&self, digest: &str, refers_to: &RefersTo) {
-        if self.get(digest).is_none() {
-            // A failed insert only means a later copy is stored whole.
-            if self
+        // A failed insert only means a later copy is stored whole.
+        if self.get(digest).is_none()
+            && self
                 .digests
                 .insert(digest.as_bytes(), encode(refers_to))
                 .is_ok()
-            {
-                self.known.insert(digest);
-            }
+        {
+            self.known.insert(digest);
         }
     }
 
