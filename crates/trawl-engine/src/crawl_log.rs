@@ -17,7 +17,37 @@ pub use trawl_config::status;
 
 /// A log timestamp as crawl.log (and progress.log) write it: ISO 8601 UTC with milliseconds.
 pub fn timestamp(t: DateTime<Utc>) -> impl std::fmt::Display {
-    t.format("%Y-%m-%dT%H:%M:%S%.3fZ")
+    Stamp { t, iso: true }
+}
+
+/// A time as crawl.log writes it: ISO 8601 with milliseconds (`2026-11-27T23:08:37.123Z`), or packed
+/// (`20261127230837123`, the fetch start). Written from the fields, as chrono's `format` parses its
+/// pattern again for every line.
+struct Stamp {
+    t: DateTime<Utc>,
+    iso: bool,
+}
+
+impl std::fmt::Display for Stamp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use chrono::{Datelike, Timelike};
+        let t = &self.t;
+        // A leap second's nanoseconds run past 1e9; chrono's `%.3f` writes them modulo a second too.
+        let ms = t.nanosecond() % 1_000_000_000 / 1_000_000;
+        let (y, mo, d, h, mi, s) = (
+            t.year(),
+            t.month(),
+            t.day(),
+            t.hour(),
+            t.minute(),
+            t.second(),
+        );
+        if self.iso {
+            write!(f, "{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{ms:03}Z")
+        } else {
+            write!(f, "{y:04}{mo:02}{d:02}{h:02}{mi:02}{s:02}{ms:03}")
+        }
+    }
 }
 
 /// One crawl.log entry.
@@ -48,24 +78,37 @@ pub struct LogEntry<'a> {
 impl LogEntry<'_> {
     /// The line, without its newline.
     pub fn format(&self, now: DateTime<Utc>) -> String {
-        let dash = |s: Option<&str>| s.filter(|s| !s.is_empty()).unwrap_or("-").to_string();
-        format!(
-            "{} {:>5} {:>10} {} {} {} {} #{:03} {} {} - {}",
-            timestamp(now),
-            self.status,
-            self.size.map_or("-".to_string(), |s| s.to_string()),
+        use std::fmt::Write as _;
+        fn dash(s: Option<&str>) -> &str {
+            s.filter(|s| !s.is_empty()).unwrap_or("-")
+        }
+        let mut line = String::with_capacity(192 + self.uri.len() + self.via.map_or(0, str::len));
+        // Writing into a String cannot fail.
+        let _ = write!(line, "{} {:>5} ", timestamp(now), self.status);
+        let _ = match self.size {
+            Some(size) => write!(line, "{size:>10}"),
+            None => write!(line, "{:>10}", "-"),
+        };
+        let _ = write!(
+            line,
+            " {} {} {} {} #{:03} ",
             self.uri,
             dash(Some(self.hop_path)),
             dash(self.via),
             self.mime.filter(|m| !m.is_empty()).unwrap_or("no-type"),
             self.worker,
-            self.fetch.map_or("-".to_string(), |(t, ms)| format!(
-                "{}+{ms}",
-                t.format("%Y%m%d%H%M%S%3f")
-            )),
+        );
+        let _ = match self.fetch {
+            Some((t, ms)) => write!(line, "{}+{ms}", Stamp { t, iso: false }),
+            None => write!(line, "-"),
+        };
+        let _ = write!(
+            line,
+            " {} - {}",
             dash(self.digest),
-            trawl_config::annotation::Joined(self.annotations),
-        )
+            trawl_config::annotation::Joined(self.annotations)
+        );
+        line
     }
 }
 
@@ -151,5 +194,21 @@ mod tests {
             seed.format(t),
             "2026-11-22T08:25:01.000Z -9998          - http://a.org/ - - no-type #000 - - - -"
         );
+    }
+
+    proptest::proptest! {
+        /// The hand-written stamps say what chrono's patterns say, for any millisecond to the year 9999.
+        #[test]
+        fn stamps_match_chronos_patterns(secs in 0i64..253_402_300_800, nanos in 0u32..1_000_000_000) {
+            let t = DateTime::from_timestamp(secs, nanos).unwrap();
+            proptest::prop_assert_eq!(
+                timestamp(t).to_string(),
+                t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+            );
+            proptest::prop_assert_eq!(
+                Stamp { t, iso: false }.to_string(),
+                t.format("%Y%m%d%H%M%S%3f").to_string()
+            );
+        }
     }
 }

@@ -25,9 +25,9 @@ pub struct Stats {
     /// URIs finished by the letter of their last hop (`L`, `E`, `X`, `S`, …; `-` for seeds).
     by_hop: Mutex<BTreeMap<char, u64>>,
     by_mime: Mutex<BTreeMap<String, (u64, u64)>>,
-    by_host: Mutex<BTreeMap<String, (u64, u64)>>,
-    /// Host -> status -> URIs.
-    host_statuses: Mutex<BTreeMap<String, BTreeMap<i32, u64>>>,
+    /// Host -> its counts. Hashed, as every finished URI looks its host up (ordered, a broad crawl's 10,000
+    /// hosts cost a dozen string comparisons each time); the reports sort it when they read it.
+    hosts: Mutex<HashMap<String, HostTally>>,
     seeds: Mutex<BTreeMap<String, SeedOutcome>>,
     groups: Mutex<UrlGroups>,
     /// Source tag (seed) -> host -> (URIs, bytes).
@@ -42,6 +42,15 @@ pub struct Stats {
 
 /// URIs and bytes per host.
 pub type HostCounts = BTreeMap<String, (u64, u64)>;
+
+/// One host's counts.
+#[derive(Debug, Default)]
+struct HostTally {
+    uris: u64,
+    bytes: u64,
+    /// Status -> URIs.
+    statuses: BTreeMap<i32, u64>,
+}
 
 /// Upper bounds (ms) of the fetch-latency histogram's buckets; a last bucket takes the rest.
 pub const LATENCY_BOUNDS_MS: [u64; 13] = [
@@ -295,6 +304,21 @@ impl Stats {
     pub fn restore(saved: SavedStats) -> Stats {
         let stats = Stats::new();
         let rows: usize = saved.by_source.values().map(BTreeMap::len).sum();
+        let mut hosts: HashMap<String, HostTally> = saved
+            .by_host
+            .into_iter()
+            .map(|(host, (uris, bytes))| {
+                let tally = HostTally {
+                    uris,
+                    bytes,
+                    ..HostTally::default()
+                };
+                (host, tally)
+            })
+            .collect();
+        for (host, statuses) in saved.host_statuses {
+            hosts.entry(host).or_default().statuses = statuses;
+        }
         let latency =
             std::array::from_fn(|i| AtomicU64::new(saved.latency.get(i).copied().unwrap_or(0)));
         Stats {
@@ -306,8 +330,7 @@ impl Stats {
             by_status: Mutex::new(saved.by_status),
             by_hop: Mutex::new(saved.by_hop),
             by_mime: Mutex::new(saved.by_mime),
-            by_host: Mutex::new(saved.by_host),
-            host_statuses: Mutex::new(saved.host_statuses),
+            hosts: Mutex::new(hosts),
             seeds: Mutex::new(saved.seeds),
             by_source: Mutex::new(saved.by_source),
             source_rows: AtomicU64::new(rows as u64),
@@ -339,8 +362,7 @@ impl Stats {
             by_status: Mutex::default(),
             by_hop: Mutex::default(),
             by_mime: Mutex::default(),
-            by_host: Mutex::default(),
-            host_statuses: Mutex::default(),
+            hosts: Mutex::default(),
             seeds: Mutex::default(),
             groups: Mutex::default(),
             by_source: Mutex::default(),
@@ -379,19 +401,22 @@ impl Stats {
         }
         self.wire_bytes.fetch_add(wire_bytes, Relaxed);
         *lock(&self.by_status).entry(status).or_default() += 1;
+        let mime = mime.unwrap_or("-");
         let m = &mut *lock(&self.by_mime);
-        let e = m.entry(mime.unwrap_or("-").to_string()).or_default();
+        let e = match m.get_mut(mime) {
+            Some(e) => e,
+            None => m.entry(mime.to_owned()).or_default(),
+        };
         e.0 += 1;
         e.1 += wire_bytes;
-        let h = &mut *lock(&self.by_host);
-        let e = h.entry(host.to_string()).or_default();
-        e.0 += 1;
-        e.1 += wire_bytes;
-        *lock(&self.host_statuses)
-            .entry(host.to_string())
-            .or_default()
-            .entry(status)
-            .or_default() += 1;
+        let hosts = &mut *lock(&self.hosts);
+        let tally = match hosts.get_mut(host) {
+            Some(t) => t,
+            None => hosts.entry(host.to_owned()).or_default(),
+        };
+        tally.uris += 1;
+        tally.bytes += wire_bytes;
+        *tally.statuses.entry(status).or_default() += 1;
     }
 
     /// Counts one fetch's duration in the latency histogram.
@@ -409,8 +434,11 @@ impl Stats {
     /// Counts a finished URI under its source tag (the seed it was found from) and host; bounded like the
     /// URL groups.
     pub fn record_source(&self, source: &str, host: &str, wire_bytes: u64) {
-        let mut m = lock(&self.by_source);
-        let hosts = m.entry(source.to_string()).or_default();
+        let m = &mut *lock(&self.by_source);
+        let hosts = match m.get_mut(source) {
+            Some(hosts) => hosts,
+            None => m.entry(source.to_owned()).or_default(),
+        };
         if let Some(e) = hosts.get_mut(host) {
             e.0 += 1;
             e.1 += wire_bytes;
@@ -530,12 +558,18 @@ impl Stats {
 
     /// URIs and bytes per host.
     pub fn by_host(&self) -> BTreeMap<String, (u64, u64)> {
-        lock(&self.by_host).clone()
+        lock(&self.hosts)
+            .iter()
+            .map(|(host, t)| (host.clone(), (t.uris, t.bytes)))
+            .collect()
     }
 
     /// URIs per status code, per host.
     pub fn host_statuses(&self) -> BTreeMap<String, BTreeMap<i32, u64>> {
-        lock(&self.host_statuses).clone()
+        lock(&self.hosts)
+            .iter()
+            .map(|(host, t)| (host.clone(), t.statuses.clone()))
+            .collect()
     }
 }
 

@@ -211,7 +211,9 @@ impl WarcFields {
             }
             out.push_str(part);
         }
-        if out[start..].contains(['\r', '\n']) {
+        // A byte search: a metadata record pushes a field per outlink, and `str::contains` with a char
+        // pattern walks the value a char at a time.
+        if memchr::memchr2(b'\r', b'\n', &out.as_bytes()[start..]).is_some() {
             let folded = out[start..].replace(['\r', '\n'], " ");
             out.replace_range(start.., &folded);
         }

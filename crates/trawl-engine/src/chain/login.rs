@@ -221,6 +221,7 @@ pub(super) fn write_exchange(
             digest: digest.as_deref(),
             annotations: &login.annotations,
         },
+        Some(&login.url),
         &login.source,
         login.url.host_str().unwrap_or_default(),
         size.unwrap_or(0),

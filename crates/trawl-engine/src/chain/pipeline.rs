@@ -81,9 +81,11 @@ impl Pipeline {
     }
 
     /// Counts a crawl.log entry in the statistics; returns its line, for the outcome that ends its URI.
+    /// `url` is the entry's URI when the caller holds it parsed (else it is parsed here).
     pub(crate) fn log(
         &self,
         entry: &LogEntry<'_>,
+        url: Option<&url::Url>,
         source: &str,
         host: &str,
         wire_bytes: u64,
@@ -101,11 +103,20 @@ impl Pipeline {
             let notes = if notes == "-" { String::new() } else { notes };
             self.stats.record_seed(entry.uri, entry.status, notes);
         }
+        let parsed;
+        let url = match url {
+            Some(url) => Some(url),
+            None if entry.status > 0 => {
+                parsed = url::Url::parse(entry.uri).ok();
+                parsed.as_ref()
+            }
+            None => None,
+        };
         if entry.status > 0
-            && let Ok(url) = url::Url::parse(entry.uri)
+            && let Some(url) = url
         {
-            let norm = self.naming.identity.norm(&url);
-            let template = trawl_url::version::version_template(&url);
+            let norm = self.naming.identity.norm(url);
+            let template = trawl_url::version::version_template(url);
             let template = template
                 .as_ref()
                 .map(|t| (t.template.as_str(), t.version.as_str()));
@@ -154,6 +165,7 @@ impl Pipeline {
                 annotations: &uri.annotations,
                 ..LogEntry::default()
             },
+            Some(&uri.url),
             &uri.source,
             host,
             0,
@@ -217,6 +229,7 @@ impl Pipeline {
                 digest: Some(&digest),
                 annotations: &[],
             },
+            None,
             &uri.source,
             &answer.host,
             size,

@@ -165,6 +165,7 @@ fn log_response(
             digest: Some(&digest),
             annotations: &uri.annotations,
         },
+        Some(&uri.url),
         &uri.source,
         uri.url.host_str().unwrap_or_default(),
         record.wire_bytes(),

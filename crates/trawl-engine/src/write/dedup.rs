@@ -96,15 +96,14 @@ impl DigestTable {
 
     /// Records that `refers_to` holds the payload with `digest` (the first capture of a payload stays).
     pub(crate) fn insert(&self, digest: &str, refers_to: &RefersTo) {
-        // A failed insert only means a later copy is stored whole.
-        if self.get(digest).is_none()
-            && self
-                .digests
-                .insert(digest.as_bytes(), encode(refers_to))
-                .is_ok()
-        {
-            self.known.insert(digest);
+        // The filter learns the digest first, hashing it once for both the question and the answer; if the
+        // table's insert then fails, the filter's "maybe" only sends lookups to the table, which says no.
+        let maybe_known = self.known.insert(digest);
+        if maybe_known && matches!(self.digests.get(digest.as_bytes()), Ok(Some(_))) {
+            return;
         }
+        // A failed insert only means a later copy is stored whole.
+        let _ = self.digests.insert(digest.as_bytes(), encode(refers_to));
     }
 
     /// Adds the captures of one source file (revisits skipped: they hold no payload); returns how many
