@@ -31,7 +31,8 @@ pub struct Stats {
     seeds: Mutex<BTreeMap<String, SeedOutcome>>,
     groups: Mutex<UrlGroups>,
     /// Source tag (seed) -> host -> (URIs, bytes).
-    by_source: Mutex<BTreeMap<String, HostCounts>>,
+    /// Hashed for the same reason as `hosts`.
+    by_source: Mutex<HashMap<String, HostTallies>>,
     source_rows: AtomicU64,
     latency: [AtomicU64; LATENCY_BOUNDS_MS.len() + 1],
     latency_sum_us: AtomicU64,
@@ -42,6 +43,9 @@ pub struct Stats {
 
 /// URIs and bytes per host.
 pub type HostCounts = BTreeMap<String, (u64, u64)>;
+
+/// URIs and bytes per host, hashed (as kept during the crawl).
+type HostTallies = HashMap<String, (u64, u64)>;
 
 /// One host's counts.
 #[derive(Debug, Default)]
@@ -332,7 +336,13 @@ impl Stats {
             by_mime: Mutex::new(saved.by_mime),
             hosts: Mutex::new(hosts),
             seeds: Mutex::new(saved.seeds),
-            by_source: Mutex::new(saved.by_source),
+            by_source: Mutex::new(
+                saved
+                    .by_source
+                    .into_iter()
+                    .map(|(source, hosts)| (source, hosts.into_iter().collect()))
+                    .collect(),
+            ),
             source_rows: AtomicU64::new(rows as u64),
             latency,
             latency_sum_us: AtomicU64::new(saved.latency_sum_us),
@@ -450,7 +460,13 @@ impl Stats {
 
     /// URIs and bytes per source tag and host.
     pub fn by_source(&self) -> BTreeMap<String, HostCounts> {
-        lock(&self.by_source).clone()
+        lock(&self.by_source)
+            .iter()
+            .map(|(source, hosts)| {
+                let hosts = hosts.iter().map(|(h, c)| (h.clone(), *c)).collect();
+                (source.clone(), hosts)
+            })
+            .collect()
     }
 
     /// The counters now; frontier figures are filled in by the caller.
