@@ -254,12 +254,31 @@ pub(crate) fn resolve(
     if raw.is_empty() || raw.len() > max_url_len || has_skipped_scheme(raw) {
         return None;
     }
-    let mut url = parse_with_encoding(raw, Some(base), encoding)?;
+    let mut url = parse_with_encoding(
+        same_site_path(raw, base).unwrap_or(raw),
+        Some(base),
+        encoding,
+    )?;
     if !matches!(url.scheme(), "http" | "https" | "ftp") {
         return None;
     }
     url.set_fragment(None);
     Some(url)
+}
+
+/// The path and what follows of `raw` when `raw` is an absolute URL spelled with exactly `base`'s scheme
+/// and authority: resolved against `base`, that gives the same URL without parsing the scheme and host again
+/// (the host parser runs IDNA processing on every name). Most links of many sites are absolute links to the
+/// site itself. `None` when a tab or line break (which the parser removes, and which could join `/` and `/`)
+/// or a second slash after the first (a scheme-relative reference) could make the two readings differ.
+fn same_site_path<'a>(raw: &'a str, base: &Url) -> Option<&'a str> {
+    if !matches!(base.scheme(), "http" | "https") {
+        return None;
+    }
+    let rest = raw.strip_prefix(&base[..url::Position::BeforePath])?;
+    let bytes = rest.as_bytes();
+    let path_absolute = bytes.first() == Some(&b'/') && !matches!(bytes.get(1), Some(b'/' | b'\\'));
+    (path_absolute && memchr::memchr3(b'\t', b'\n', b'\r', bytes).is_none()).then_some(rest)
 }
 
 /// Parses `raw` against `base`, encoding the query with `encoding` (UTF-8

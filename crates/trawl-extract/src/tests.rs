@@ -133,4 +133,25 @@ proptest! {
     fn prescan_never_panics(body in proptest::collection::vec(any::<u8>(), 0..1100)) {
         let _ = charset::prescan(&body);
     }
+
+    /// An absolute link to the page's own site, resolved through its path, is the URL the full parse gives.
+    #[test]
+    fn same_site_links_resolve_as_a_full_parse_does(
+        base in prop::sample::select(vec![
+            "http://127.0.0.1:18431/s00/t7/p1.html",
+            "https://a.org/x/y?q=1",
+            "http://user:pw@b.org:8080/",
+            "https://xn--bcher-kva.example/d/",
+        ]),
+        start in prop::sample::select(vec!["", "/", "//", "/\\", "/\t/", "/\n", "?", "#", ":1/", "."]),
+        suffix in "[/\\\\a-z.%2e?#:@\t\n ]{0,12}",
+    ) {
+        let base = url::Url::parse(base).unwrap();
+        let raw = format!("{}{start}{suffix}", &base[..url::Position::BeforePath]);
+        let full = crate::parse_with_encoding(crate::trim_ascii_ws(&raw), Some(&base), None).map(|mut u| {
+            u.set_fragment(None);
+            u
+        });
+        prop_assert_eq!(crate::resolve(&raw, &base, None, 4096), full);
+    }
 }
