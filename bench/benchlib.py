@@ -226,7 +226,7 @@ def read_perf_stat(path, pages):
 def perf_stat_line(tool, per_page):
     """One line of per-page counts, for the report."""
     if not per_page:
-        return "%s: no perf stat counts" % tool
+        return "%s: no counts (see the log above)" % tool
     return "%s per page: %s" % (tool, ", ".join("%s %.3f" % (k, v) for k, v in sorted(per_page.items())))
 
 
@@ -235,7 +235,8 @@ def instructions_prefix(out_path):
     simulation), the count in out_path; [] without valgrind. Instructions do not vary with the machine's load
     or clock as CPU time does (10-20% between runs here), so a change of 1-2% shows; but they are not cycles (a
     cache miss counts as one instruction), valgrind hides SHA-NI and AVX-512 (SHA-1 runs in software), and
-    the tool runs about 30 times slower, so use a small site (--pages 1000)."""
+    the tool runs about 30 times slower, so use a small site (--pages 1000). The row's wall, CPU and RSS are
+    then valgrind's, and its missing/extra columns say whether the slowed crawl still fetched the same set."""
     if not shutil.which("valgrind"):
         log("--instructions: valgrind is not installed (apt-get install valgrind), counting nothing")
         return []
@@ -245,9 +246,10 @@ def instructions_prefix(out_path):
 def read_instructions(path, pages):
     """Instructions per page from a cachegrind output file ({} when there is none)."""
     try:
-        for line in open(path):
-            if line.startswith("summary:"):
-                return {"instructions_k": int(line.split()[1]) / 1000.0 / max(1, pages)}
+        with open(path) as f:
+            for line in f:
+                if line.startswith("summary:"):
+                    return {"instructions_k": int(line.split()[1]) / 1000.0 / max(1, pages)}
     except (OSError, ValueError, IndexError):
         pass
     return {}

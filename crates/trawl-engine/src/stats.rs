@@ -574,16 +574,21 @@ impl Stats {
 
     /// URIs and bytes per host.
     pub fn by_host(&self) -> BTreeMap<String, (u64, u64)> {
+        // A host restored from a stats file's statuses alone was never counted here (nor shown before).
         lock(&self.hosts)
             .iter()
+            .filter(|(_, t)| t.uris > 0 || t.bytes > 0)
             .map(|(host, t)| (host.clone(), (t.uris, t.bytes)))
             .collect()
     }
 
     /// URIs per status code, per host.
     pub fn host_statuses(&self) -> BTreeMap<String, BTreeMap<i32, u64>> {
+        // A host restored from a stats file that had counts but no statuses (written before they were kept)
+        // has none to show, as before.
         lock(&self.hosts)
             .iter()
+            .filter(|(_, t)| !t.statuses.is_empty())
             .map(|(host, t)| (host.clone(), t.statuses.clone()))
             .collect()
     }
