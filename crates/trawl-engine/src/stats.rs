@@ -27,12 +27,12 @@ pub struct Stats {
     by_mime: Mutex<BTreeMap<String, (u64, u64)>>,
     /// Host -> its counts. Hashed, as every finished URI looks its host up (ordered, a broad crawl's 10,000
     /// hosts cost a dozen string comparisons each time); the reports sort it when they read it.
-    hosts: Mutex<HashMap<String, HostTally>>,
+    hosts: Mutex<Hashed<HostTally>>,
     seeds: Mutex<BTreeMap<String, SeedOutcome>>,
     groups: Mutex<UrlGroups>,
     /// Source tag (seed) -> host -> (URIs, bytes).
     /// Hashed for the same reason as `hosts`.
-    by_source: Mutex<HashMap<String, HostTallies>>,
+    by_source: Mutex<Hashed<HostTallies>>,
     source_rows: AtomicU64,
     latency: [AtomicU64; LATENCY_BOUNDS_MS.len() + 1],
     latency_sum_us: AtomicU64,
@@ -44,8 +44,12 @@ pub struct Stats {
 /// URIs and bytes per host.
 pub type HostCounts = BTreeMap<String, (u64, u64)>;
 
+/// A map looked up by `&str` on every finished URI: `entry_ref` makes the key's `String` only for a new
+/// entry, in one lookup.
+type Hashed<V> = hashbrown::HashMap<String, V, foldhash::fast::RandomState>;
+
 /// URIs and bytes per host, hashed (as kept during the crawl).
-type HostTallies = HashMap<String, (u64, u64)>;
+type HostTallies = Hashed<(u64, u64)>;
 
 /// One host's counts.
 #[derive(Debug, Default)]
@@ -308,7 +312,7 @@ impl Stats {
     pub fn restore(saved: SavedStats) -> Stats {
         let stats = Stats::new();
         let rows: usize = saved.by_source.values().map(BTreeMap::len).sum();
-        let mut hosts: HashMap<String, HostTally> = saved
+        let mut hosts: Hashed<HostTally> = saved
             .by_host
             .into_iter()
             .map(|(host, (uris, bytes))| {
@@ -420,10 +424,7 @@ impl Stats {
         e.0 += 1;
         e.1 += wire_bytes;
         let hosts = &mut *lock(&self.hosts);
-        let tally = match hosts.get_mut(host) {
-            Some(t) => t,
-            None => hosts.entry(host.to_owned()).or_default(),
-        };
+        let tally = hosts.entry_ref(host).or_default();
         tally.uris += 1;
         tally.bytes += wire_bytes;
         *tally.statuses.entry(status).or_default() += 1;
@@ -445,10 +446,7 @@ impl Stats {
     /// URL groups.
     pub fn record_source(&self, source: &str, host: &str, wire_bytes: u64) {
         let m = &mut *lock(&self.by_source);
-        let hosts = match m.get_mut(source) {
-            Some(hosts) => hosts,
-            None => m.entry(source.to_owned()).or_default(),
-        };
+        let hosts = m.entry_ref(source).or_default();
         if let Some(e) = hosts.get_mut(host) {
             e.0 += 1;
             e.1 += wire_bytes;

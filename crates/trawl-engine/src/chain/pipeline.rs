@@ -103,17 +103,12 @@ impl Pipeline {
             let notes = if notes == "-" { String::new() } else { notes };
             self.stats.record_seed(entry.uri, entry.status, notes);
         }
-        let parsed;
-        let url = match url {
-            Some(url) => Some(url),
-            None if entry.status > 0 => {
-                parsed = url::Url::parse(entry.uri).ok();
-                parsed.as_ref()
-            }
-            None => None,
+        let parsed = match url {
+            None if entry.status > 0 => url::Url::parse(entry.uri).ok(),
+            _ => None,
         };
         if entry.status > 0
-            && let Some(url) = url
+            && let Some(url) = url.or(parsed.as_ref())
         {
             let norm = self.naming.identity.norm(url);
             let template = trawl_url::version::version_template(url);
