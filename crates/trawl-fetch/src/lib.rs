@@ -27,6 +27,7 @@ mod tls;
 pub use self::address::{AddressPolicy, classify};
 
 use std::{
+    fmt::Write as _,
     net::{IpAddr, SocketAddr},
     sync::{Arc, Mutex, PoisonError},
     time::{Duration, Instant},
@@ -426,7 +427,7 @@ impl Fetcher {
             Ok(Ok(r)) => r,
         };
         let (parts, mut body) = response.into_parts();
-        let mut data = Vec::new();
+        let mut data = Vec::with_capacity(body_room(&parts, max_bytes));
         let mut truncated = None;
         // The minimum-rate rule: each window must bring its share of bytes, or the body is cut (a share of 0
         // bytes, from a tiny rate or window, cuts nothing: the rule is off).
@@ -725,23 +726,42 @@ impl Fetcher {
 
 /// The key of a keep-alive pool: the origin, and the proxy and HTTP versions its connections were made with.
 fn pool_key(url: &Url, settings: &FetchConfig) -> String {
-    format!(
-        "{} {} {}{}",
-        origin_key(url),
-        settings.proxy.as_deref().unwrap_or("-"),
-        u8::from(settings.http2),
-        u8::from(settings.h2c)
-    )
+    let proxy = settings.proxy.as_deref().unwrap_or("-");
+    let mut key = origin_key(url);
+    key.reserve(proxy.len() + 4);
+    key.push(' ');
+    key.push_str(proxy);
+    key.push(' ');
+    key.push(if settings.http2 { '1' } else { '0' });
+    key.push(if settings.h2c { '1' } else { '0' });
+    key
 }
 
-/// `scheme://host:port`, the key of a keep-alive pool.
-fn origin_key(url: &Url) -> String {
-    format!(
-        "{}://{}:{}",
-        url.scheme(),
-        url.host_str().unwrap_or_default(),
-        url.port_or_known_default().unwrap_or(0)
-    )
+/// The room to make for a body up front: its Content-Length when it gives one, within `max_bytes` and a
+/// cap, so that a page's body is not copied again each time its buffer doubles; a lying or huge length only
+/// makes the buffer grow as it would without one. A 204 or 304 has no body whatever its length says.
+fn body_room(head: &http::response::Parts, max_bytes: u64) -> usize {
+    const CAP: u64 = 8 << 20;
+    if matches!(head.status.as_u16(), 204 | 304) {
+        return 0;
+    }
+    head.headers
+        .get(http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.trim().parse::<u64>().ok())
+        .map_or(0, |n| n.min(max_bytes).min(CAP) as usize)
+}
+
+/// `scheme://host:port`, the key of a keep-alive pool and of an origin's login and challenge state (built
+/// piece by piece: it is made for every fetch, and `format!` was most of its cost).
+pub(crate) fn origin_key(url: &Url) -> String {
+    let (scheme, host) = (url.scheme(), url.host_str().unwrap_or_default());
+    let mut key = String::with_capacity(scheme.len() + host.len() + 9);
+    key.push_str(scheme);
+    key.push_str("://");
+    key.push_str(host);
+    key.push(':');
+    let _ = write!(key, "{}", url.port_or_known_default().unwrap_or(0));
+    key
 }
 
 /// The Host header: the host, and the port when it is not the scheme's default.
@@ -768,6 +788,56 @@ fn error_chain(e: &dyn std::error::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_name_scheme_host_port_and_the_connection_settings() {
+        let key = |u: &str| origin_key(&Url::parse(u).unwrap());
+        assert_eq!(key("http://a.org/x"), "http://a.org:80");
+        assert_eq!(key("https://a.org:8443/x?q"), "https://a.org:8443");
+        assert_eq!(key("http://127.0.0.1:0/"), "http://127.0.0.1:0");
+        assert_eq!(key("http://[::1]:65535/"), "http://[::1]:65535");
+        let url = Url::parse("http://a.org:9/").unwrap();
+        let proxied = FetchConfig {
+            proxy: Some("http://127.0.0.1:3128".into()),
+            http2: false,
+            h2c: true,
+            ..FetchConfig::default()
+        };
+        assert_eq!(
+            pool_key(&url, &proxied),
+            "http://a.org:9 http://127.0.0.1:3128 01"
+        );
+        let direct = FetchConfig {
+            proxy: None,
+            http2: true,
+            h2c: false,
+            ..FetchConfig::default()
+        };
+        assert_eq!(pool_key(&url, &direct), "http://a.org:9 - 10");
+    }
+
+    #[test]
+    fn body_room_follows_content_length_within_its_limits() {
+        let head = |status: u16, length: Option<&str>| {
+            let mut b = http::Response::builder().status(status);
+            if let Some(l) = length {
+                b = b.header("Content-Length", l);
+            }
+            b.body(()).unwrap().into_parts().0
+        };
+        assert_eq!(body_room(&head(200, Some("13500")), u64::MAX), 13_500);
+        assert_eq!(body_room(&head(200, Some(" 42 ")), u64::MAX), 42);
+        assert_eq!(body_room(&head(200, Some("13500")), 1000), 1000);
+        assert_eq!(
+            body_room(&head(200, Some("99999999999")), u64::MAX),
+            8 << 20
+        );
+        assert_eq!(body_room(&head(200, Some("-1")), u64::MAX), 0);
+        assert_eq!(body_room(&head(200, Some("lots")), u64::MAX), 0);
+        assert_eq!(body_room(&head(200, None), u64::MAX), 0);
+        assert_eq!(body_room(&head(304, Some("13500")), u64::MAX), 0);
+        assert_eq!(body_room(&head(204, Some("13500")), u64::MAX), 0);
+    }
 
     #[tokio::test]
     async fn an_unsendable_header_is_an_error_not_a_panic() {

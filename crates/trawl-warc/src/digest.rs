@@ -16,7 +16,10 @@ const MAX_HTTP_HEADERS: usize = 512;
 
 /// `sha1:` followed by the base32 SHA-1 of `bytes`, the form of WARC-Block-Digest and WARC-Payload-Digest.
 pub fn sha1_digest(bytes: &[u8]) -> String {
-    format!("sha1:{}", BASE32.encode(&Sha1::digest(bytes)))
+    let mut digest = String::with_capacity(37);
+    digest.push_str("sha1:");
+    BASE32.encode_append(&Sha1::digest(bytes), &mut digest);
+    digest
 }
 
 /// A SHA-1 digest written in any usual way (`sha1:` or `SHA1:` or bare; base32 in any case, or hex) as

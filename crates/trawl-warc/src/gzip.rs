@@ -13,6 +13,9 @@ pub(crate) struct GzipMembers {
     compressor: Compressor,
     /// Level 0: stored blocks only, for payloads already compressed (made on first use).
     stored: Option<Compressor>,
+    /// Room for one member, kept between records: libdeflate writes into initialised bytes, and zeroing the
+    /// compress bound of every record (more than its plain size) cost more than copying the member out.
+    scratch: Vec<u8>,
 }
 
 impl std::fmt::Debug for GzipMembers {
@@ -29,12 +32,13 @@ impl GzipMembers {
         GzipMembers {
             compressor: Compressor::new(level),
             stored: None,
+            scratch: Vec::new(),
         }
     }
 
     /// Appends `plain` to `out` as one complete gzip member.
     pub(crate) fn member(&mut self, plain: &[u8], out: &mut Vec<u8>) {
-        append(&mut self.compressor, plain, out);
+        append(&mut self.compressor, &mut self.scratch, plain, out);
     }
 
     /// Appends `plain` to `out` as one gzip member of stored (uncompressed) deflate blocks: for bytes
@@ -43,19 +47,34 @@ impl GzipMembers {
         let stored = self.stored.get_or_insert_with(|| {
             Compressor::new(CompressionLvl::new(0).expect("libdeflate takes 0"))
         });
-        append(stored, plain, out);
+        append(stored, &mut self.scratch, plain, out);
     }
 }
 
-/// Appends `plain` gzipped by `compressor` to `out`.
-fn append(compressor: &mut Compressor, plain: &[u8], out: &mut Vec<u8>) {
-    let start = out.len();
+/// Members up to this bound go through the kept scratch buffer; a larger one is compressed in place in `out`,
+/// so that one large record does not leave its room held for the rest of the crawl.
+const SCRATCH_MAX: usize = 1 << 20;
+
+/// Appends `plain` gzipped by `compressor` to `out`, through `scratch` (grown to the bound when short) when
+/// the member is small.
+fn append(compressor: &mut Compressor, scratch: &mut Vec<u8>, plain: &[u8], out: &mut Vec<u8>) {
     let bound = compressor.gzip_compress_bound(plain.len());
-    out.resize(start + bound, 0);
+    if bound > SCRATCH_MAX {
+        let start = out.len();
+        out.resize(start + bound, 0);
+        let written = compressor
+            .gzip_compress(plain, &mut out[start..])
+            .expect("libdeflate's own bound always has room");
+        out.truncate(start + written);
+        return;
+    }
+    if scratch.len() < bound {
+        scratch.resize(bound, 0);
+    }
     let written = compressor
-        .gzip_compress(plain, &mut out[start..])
+        .gzip_compress(plain, scratch)
         .expect("libdeflate's own bound always has room");
-    out.truncate(start + written);
+    out.extend_from_slice(&scratch[..written]);
 }
 
 #[cfg(test)]
@@ -68,7 +87,8 @@ mod tests {
     fn members_decode_with_a_standard_reader() {
         let mut gz = GzipMembers::new(6);
         let mut out = Vec::new();
-        let texts: [&[u8]; 4] = [b"", b"hello", &[b'x'; 100_000], b"WARC/1.1\r\n\r\n"];
+        let big: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
+        let texts: [&[u8]; 5] = [b"", b"hello", &[b'x'; 100_000], &big, b"WARC/1.1\r\n\r\n"];
         for t in texts {
             gz.member(t, &mut out);
         }

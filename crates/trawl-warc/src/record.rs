@@ -145,7 +145,13 @@ pub(crate) fn get<'a>(header: &'a [(String, String)], name: &str) -> Option<&'a 
 
 /// A fresh WARC-Record-ID: `<urn:uuid:...>` with a random (v4) UUID.
 pub(crate) fn new_record_id() -> String {
-    format!("<urn:uuid:{}>", uuid::Uuid::new_v4())
+    let mut buf = uuid::Uuid::encode_buffer();
+    let uuid = uuid::Uuid::new_v4().hyphenated().encode_lower(&mut buf);
+    let mut id = String::with_capacity(uuid.len() + 11);
+    id.push_str("<urn:uuid:");
+    id.push_str(uuid);
+    id.push('>');
+    id
 }
 
 /// A WARC-Date: UTC with a `Z`, to the second, or to the microsecond when the time has a fraction.
@@ -296,7 +302,14 @@ mod tests {
         assert_eq!(rec.get("WARC-TYPE"), Some("conversion"));
         assert_eq!(rec.get("x-extra"), Some("1"));
         assert_eq!(rec.get("Nope"), None);
-        assert!(rec.id().starts_with("<urn:uuid:") && rec.id().ends_with('>'));
+        let uuid = rec
+            .id()
+            .strip_prefix("<urn:uuid:")
+            .unwrap()
+            .strip_suffix('>');
+        let uuid = uuid::Uuid::parse_str(uuid.unwrap()).unwrap();
+        assert_eq!(uuid.get_version_num(), 4);
+        assert_eq!(rec.id(), format!("<urn:uuid:{uuid}>"));
         let text = String::from_utf8(rec.to_bytes()).unwrap();
         let want = format!(
             "WARC/1.1\r\nWARC-Type: conversion\r\nWARC-Record-ID: {}\r\nWARC-Date: 2026-01-02T03:04:05Z\r\n\

@@ -129,7 +129,10 @@ impl Access {
     /// a credential for it answered that.
     pub fn up_front(&self, url: &Url, method: &str) -> Option<HeaderValue> {
         let mut challenges = self.challenges.lock().unwrap_or_else(|e| e.into_inner());
-        let (index, client) = challenges.get_mut(&origin(url))?;
+        if challenges.is_empty() {
+            return None;
+        }
+        let (index, client) = challenges.get_mut(&crate::origin_key(url))?;
         let cred = &self.credentials[*index];
         if !cred.spec.applies_to(url) {
             return None;
@@ -140,7 +143,10 @@ impl Access {
     /// Which credential answers `url`'s origin up front, if one does.
     pub fn answering(&self, url: &Url) -> Option<usize> {
         let challenges = self.challenges.lock().unwrap_or_else(|e| e.into_inner());
-        challenges.get(&origin(url)).map(|(i, _)| *i)
+        if challenges.is_empty() {
+            return None;
+        }
+        challenges.get(&crate::origin_key(url)).map(|(i, _)| *i)
     }
 
     /// The `Authorization` answering the challenge of a 401 from `url` (and which credential gave it), when a
@@ -169,7 +175,7 @@ impl Access {
         self.challenges
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(origin(url), (index, client));
+            .insert(crate::origin_key(url), (index, client));
         Some((index, value))
     }
 
@@ -186,7 +192,7 @@ impl Access {
         self.sessions
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .entry(origin(url))
+            .entry(crate::origin_key(url))
             .or_default()
             .clone()
     }
@@ -233,16 +239,6 @@ fn respond(
     let mut value = HeaderValue::from_str(&text).ok()?;
     value.set_sensitive(true);
     Some(value)
-}
-
-/// `scheme://host:port`, the key of per-origin state.
-fn origin(url: &Url) -> String {
-    format!(
-        "{}://{}:{}",
-        url.scheme(),
-        url.host_str().unwrap_or_default(),
-        url.port_or_known_default().unwrap_or(0)
-    )
 }
 
 #[cfg(test)]
