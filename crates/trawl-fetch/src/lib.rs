@@ -27,7 +27,6 @@ mod tls;
 pub use self::address::{AddressPolicy, classify};
 
 use std::{
-    fmt::Write as _,
     net::{IpAddr, SocketAddr},
     sync::{Arc, Mutex, PoisonError},
     time::{Duration, Instant},
@@ -727,7 +726,7 @@ impl Fetcher {
 /// The key of a keep-alive pool: the origin, and the proxy and HTTP versions its connections were made with.
 fn pool_key(url: &Url, settings: &FetchConfig) -> String {
     let proxy = settings.proxy.as_deref().unwrap_or("-");
-    let mut key = origin_key(url);
+    let mut key = trawl_config::origin(url);
     key.reserve(proxy.len() + 4);
     key.push(' ');
     key.push_str(proxy);
@@ -749,19 +748,6 @@ fn body_room(head: &http::response::Parts, max_bytes: u64) -> usize {
         .get(http::header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok()?.trim().parse::<u64>().ok())
         .map_or(0, |n| n.min(max_bytes).min(CAP) as usize)
-}
-
-/// `scheme://host:port`, the key of a keep-alive pool and of an origin's login and challenge state (built
-/// piece by piece: it is made for every fetch, and `format!` was most of its cost).
-pub(crate) fn origin_key(url: &Url) -> String {
-    let (scheme, host) = (url.scheme(), url.host_str().unwrap_or_default());
-    let mut key = String::with_capacity(scheme.len() + host.len() + 9);
-    key.push_str(scheme);
-    key.push_str("://");
-    key.push_str(host);
-    key.push(':');
-    let _ = write!(key, "{}", url.port_or_known_default().unwrap_or(0));
-    key
 }
 
 /// The Host header: the host, and the port when it is not the scheme's default.
@@ -791,7 +777,7 @@ mod tests {
 
     #[test]
     fn keys_name_scheme_host_port_and_the_connection_settings() {
-        let key = |u: &str| origin_key(&Url::parse(u).unwrap());
+        let key = |u: &str| trawl_config::origin(&Url::parse(u).unwrap());
         assert_eq!(key("http://a.org/x"), "http://a.org:80");
         assert_eq!(key("https://a.org:8443/x?q"), "https://a.org:8443");
         assert_eq!(key("http://127.0.0.1:0/"), "http://127.0.0.1:0");

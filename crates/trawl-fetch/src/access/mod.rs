@@ -132,7 +132,7 @@ impl Access {
         if challenges.is_empty() {
             return None;
         }
-        let (index, client) = challenges.get_mut(&crate::origin_key(url))?;
+        let (index, client) = challenges.get_mut(&trawl_config::origin(url))?;
         let cred = &self.credentials[*index];
         if !cred.spec.applies_to(url) {
             return None;
@@ -146,7 +146,7 @@ impl Access {
         if challenges.is_empty() {
             return None;
         }
-        challenges.get(&crate::origin_key(url)).map(|(i, _)| *i)
+        challenges.get(&trawl_config::origin(url)).map(|(i, _)| *i)
     }
 
     /// The `Authorization` answering the challenge of a 401 from `url` (and which credential gave it), when a
@@ -175,7 +175,7 @@ impl Access {
         self.challenges
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(crate::origin_key(url), (index, client));
+            .insert(trawl_config::origin(url), (index, client));
         Some((index, value))
     }
 
@@ -192,7 +192,7 @@ impl Access {
         self.sessions
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .entry(crate::origin_key(url))
+            .entry(trawl_config::origin(url))
             .or_default()
             .clone()
     }
