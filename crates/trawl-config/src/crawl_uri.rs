@@ -427,6 +427,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn origins_are_scheme_host_and_port() {
+        let origin = |u: &str| origin(&Url::parse(u).unwrap());
+        assert_eq!(origin("http://a.org/x"), "http://a.org:80");
+        assert_eq!(origin("https://a.org/x"), "https://a.org:443");
+        assert_eq!(origin("https://a.org:8443/x?q#f"), "https://a.org:8443");
+        assert_eq!(origin("http://u:p@127.0.0.1:0/"), "http://127.0.0.1:0");
+        assert_eq!(origin("http://[::1]:65535/"), "http://[::1]:65535");
+        assert_eq!(origin("file:///tmp/x"), "file://:0");
+    }
+
+    #[test]
     fn round_trips_through_bytes() {
         let seed = CrawlUri::seed(Url::parse("http://a.org/").unwrap(), "http://a.org/".into());
         let mut child = seed.child(
