@@ -55,26 +55,27 @@ impl GzipMembers {
 /// so that one large record does not leave its room held for the rest of the crawl.
 const SCRATCH_MAX: usize = 1 << 20;
 
-/// Appends `plain` gzipped by `compressor` to `out`, through `scratch` (grown to the bound when short) when
-/// the member is small.
+/// Appends `plain` gzipped by `compressor` to `out`: through `scratch` (grown to the bound when short) when
+/// the member is small, else in place.
 fn append(compressor: &mut Compressor, scratch: &mut Vec<u8>, plain: &[u8], out: &mut Vec<u8>) {
     let bound = compressor.gzip_compress_bound(plain.len());
     if bound > SCRATCH_MAX {
         let start = out.len();
         out.resize(start + bound, 0);
-        let written = compressor
-            .gzip_compress(plain, &mut out[start..])
-            .expect("libdeflate's own bound always has room");
+        let written = gzip(compressor, plain, &mut out[start..]);
         out.truncate(start + written);
-        return;
+    } else {
+        scratch.resize(scratch.len().max(bound), 0);
+        let written = gzip(compressor, plain, scratch);
+        out.extend_from_slice(&scratch[..written]);
     }
-    if scratch.len() < bound {
-        scratch.resize(bound, 0);
-    }
-    let written = compressor
-        .gzip_compress(plain, scratch)
-        .expect("libdeflate's own bound always has room");
-    out.extend_from_slice(&scratch[..written]);
+}
+
+/// Writes `plain` gzipped into `room` (at least the compress bound long); returns the member's length.
+fn gzip(compressor: &mut Compressor, plain: &[u8], room: &mut [u8]) -> usize {
+    compressor
+        .gzip_compress(plain, room)
+        .expect("libdeflate's own bound always has room")
 }
 
 #[cfg(test)]
