@@ -1,4 +1,6 @@
-//! Every canonicalizer on arbitrary text: no panic, and each is idempotent on what it produces.
+//! Every canonicalizer on arbitrary text: no panic, and each is idempotent on what it produces. What `google`
+//! and `ia` produce need not read back as a URL: like IA's, they unescape the host, and `www.9%2e.` gives
+//! `www.9`, which the WHATWG parser refuses (a host ending in a number must be an IPv4 address).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -12,7 +12,7 @@ use trawl_url::{
 /// parameters, mixed case, fragments.
 const URL: &str = concat!(
     r"(https?|HTTP)://((u|a:b)@)?",
-    r"((www[0-9]?\.)*[a-zA-Z0-9-]{1,6}(\.[a-zA-Z]{1,4}){0,2}|[0-9]{1,3}(\.[0-9]{1,3}){3})",
+    r"((www[0-9]?\.)*[a-zA-Z0-9-]{1,6}(\.[a-zA-Z]{1,4}){0,2}|[0-9]{1,3}(\.[0-9]{1,3}){3}|(www[0-9]?\.){1,2})",
     r"(:[0-9]{1,5})?",
     r"(/([a-zA-Z0-9._~!$&'()*+,;=:@-]|%[0-9a-fA-F]{2}|%|\.\.|\.|/|\?){0,6}){0,4}",
     r"(\?([a-zA-Z0-9=&%;/?_.-]|%[0-9a-fA-F]{2}|jsessionid=[0-9a-f]{32}|utm_source=x|&&){0,8})?",
@@ -72,4 +72,46 @@ proptest! {
             }
         }
     }
+}
+
+/// Hosts of dots only, of `www.` only, or `www.` and a number (found by the `norm` and `surt` fuzz targets):
+/// the normalized key stays a URL with a host, and the CDX SURT does not change under IA's canonicalization.
+#[test]
+fn hosts_of_dots_or_www_only() {
+    let t = TrackingParams::default();
+    let opts = SurtOptions::default();
+    for s in [
+        "4ehxw@WWW./DtSpkDDDDDDvExample.COM:8?-k0httpps/",
+        "http://User:pw@./cW.Exampe/cc?b=2&",
+        "http://www./a",
+        "http://www.www./a",
+        "http://./a",
+        "http://../a?b",
+        "httw@WWW.9%2E.?2%elc%b2",
+        "tp://Mser:pw@WWW.Exaxample(C%2Ele(eeeeeeeeeeeeeC%2fttpthx.",
+        "hthttp://U%\u{1}....%2E............/).............http:htUts",
+    ] {
+        let u = trawl_url::parse_lenient(s).unwrap();
+        let once = normalize(&u, &t);
+        let back = parse(once.as_str()).unwrap();
+        assert!(
+            !back.host_str().unwrap_or_default().is_empty(),
+            "{s}: {once:?}"
+        );
+        assert_eq!(normalize(&back, &t), once, "{s}");
+        for c in Canonicalizer::ALL {
+            let once = c.canonicalize(&u);
+            if let Some(again) = parse(&once) {
+                assert_eq!(c.canonicalize(&again), once, "{c} on {s}");
+            }
+        }
+        let surt = cdx(&u, &opts);
+        // IA's canonical form unescapes the host: `www.9%2e.` gives `www.9`, which does not parse.
+        if let Some(c) = parse(&Canonicalizer::Ia.canonicalize(&u)) {
+            assert_eq!(cdx(&c, &opts), surt, "{s}");
+        }
+    }
+    // `www.` stays before a number: stripped, `9` would read back as the IPv4 address 0.0.0.9.
+    let u = trawl_url::parse_lenient("http://www.9%2e./a").unwrap();
+    assert_eq!(cdx(&u, &opts), "9,www)/a");
 }

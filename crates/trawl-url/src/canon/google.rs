@@ -8,7 +8,10 @@
 //!
 //! Deviation: in the path, `?` and `\` are escaped too (IA leaves them bare), so that the output parses back to
 //! the same path and the rule set stays idempotent; and a `..` above the root is dropped (IA keeps it, but the
-//! URL parser would drop it when the output is read back).
+//! URL parser would drop it when the output is read back). In the host, a run of dots becomes one (IA
+//! replaces each `..` once, so `a....b` gives `a..b`, and again `a.b`), and a host of dots only stays `.`
+//! (IA leaves no host, and the output would read back with its path as the host). A `/`, `?`, `@` or `\`
+//! that unescaping puts in the host is escaped again (IA writes it bare, and it would end the host).
 
 use std::net::Ipv4Addr;
 
@@ -54,14 +57,18 @@ fn canon_host(host: &str) -> String {
     } else {
         idna::domain_to_ascii(&text).unwrap_or_else(|_| text.into_owned())
     };
-    if h.contains("..") {
+    while h.contains("..") {
         h = h.replace("..", ".");
     }
-    let h = h.trim_matches('.');
+    // A host of dots only keeps one: trimmed to nothing, the URL would have no host to read back.
+    let h = match h.trim_matches('.') {
+        "" => ".",
+        trimmed => trimmed,
+    };
     if let Some(ip) = ip_formats(h) {
         return ip.to_string();
     }
-    pct::encode(h.to_ascii_lowercase().as_bytes(), pct::google_set)
+    pct::encode(h.to_ascii_lowercase().as_bytes(), pct::host_set)
 }
 
 /// Reads a host written as an IPv4 address in any of the numeric forms browsers accept: dotted decimal, octal,

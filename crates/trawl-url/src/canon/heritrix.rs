@@ -1,7 +1,8 @@
 //! Heritrix's default canonicalization rules, applied to the URL string in the order Heritrix applies them,
 //! and the optional extra rules Heritrix ships (strip `www` always, strip extra slashes, regex rewrites).
 //!
-//! Deviations, for idempotence: `www.` is stripped repeatedly (`www.www.a.org/x` gives `a.org/x`), and every
+//! Deviations, for idempotence: `www.` is stripped repeatedly (`www.www.a.org/x` gives `a.org/x`) but never
+//! when it is the whole host (Heritrix turns `http://www./x` into `http:///x`, which has no host), and every
 //! `&` after the `?` is dropped, not just the first.
 
 use std::sync::LazyLock;
@@ -14,9 +15,9 @@ use crate::Rewrite;
 static USERINFO: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^([a-z][a-z0-9+.-]*://)[^/?#@]*@").unwrap());
 
-/// `http(s)://wwwN.` followed by a host and something after the first slash.
+/// `http(s)://wwwN.` followed by a host (not empty, not just a port) and something after the first slash.
 static WWWN: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^(https?://)www[0-9]*\.([^/]*/.+)$").unwrap());
+    LazyLock::new(|| Regex::new(r"^(https?://)www[0-9]*\.([^/:][^/]*/.+)$").unwrap());
 
 /// Session ids Heritrix strips: jsessionid, phpsessid, aspsessionid, sid (32 hex digits), CFID/CFTOKEN.
 /// The URL is lowercased first, so the patterns are lowercase.
@@ -30,9 +31,9 @@ static SESSION_IDS: LazyLock<[Regex; 5]> = LazyLock::new(|| {
     ]
 });
 
-/// `http(s)://wwwN.` at the start, whatever follows.
+/// `http(s)://wwwN.` at the start, whatever follows but for the end of the host.
 static WWWN_ALWAYS: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^(https?://)www[0-9]*\.").unwrap());
+    LazyLock::new(|| Regex::new(r"^(https?://)www[0-9]*\.([^/:])").unwrap());
 
 /// Heritrix's optional rules, off by default, applied after the default ones in this order.
 #[derive(Debug, Clone, Default)]
@@ -88,7 +89,7 @@ pub(super) fn canonicalize(url: &str, extra: &HeritrixRules) -> String {
     }
     if extra.strip_www_always {
         while WWWN_ALWAYS.is_match(&s) {
-            s = WWWN_ALWAYS.replace(&s, "$1").into_owned();
+            s = WWWN_ALWAYS.replace(&s, "$1$2").into_owned();
         }
     }
     if extra.strip_extra_slashes {
@@ -169,6 +170,8 @@ mod tests {
             ("http://www.a.org/", "http://a.org/"),
             ("http://b.org//x///y?q=//", "http://b.org/x/y?q=//"),
             ("http://a.org/old/p", "http://a.org/new/p"),
+            ("http://www./x", "http://www./x"),
+            ("http://www.:8080/x", "http://www.:8080/x"),
         ];
         for (input, want) in rows {
             assert_eq!(canon_with(input, &extra), want, "{input}");
@@ -182,6 +185,9 @@ mod tests {
             ("http://www.example.com/", "http://www.example.com/"),
             ("http://www3.example.com/x", "http://example.com/x"),
             ("http://www.www.example.com/x", "http://example.com/x"),
+            ("http://www./x", "http://www./x"),
+            ("http://www.www./x", "http://www./x"),
+            ("http://www.:8080/x", "http://www.:8080/x"),
             (
                 "http://a.org/x?sid=0123456789abcdef0123456789abcdef#f",
                 "http://a.org/x",

@@ -112,7 +112,9 @@ fn ia_string(url: &Url, host_massage: bool) -> String {
     ia_parts(url, host_massage).serialize()
 }
 
-/// Strips leading `www.`/`wwwN.` labels until none is left, so that the rule is idempotent.
+/// Strips leading `www.`/`wwwN.` labels until none is left, so that the rule is idempotent. A label stays when
+/// what it leaves would be no host (`www.`) or a number (`www.9`), which the URL parser would read back as an
+/// IPv4 address, not as the same host.
 pub(crate) fn strip_www_repeatedly(host: &mut String) {
     loop {
         let b = host.as_bytes();
@@ -120,11 +122,22 @@ pub(crate) fn strip_www_repeatedly(host: &mut String) {
             return;
         }
         let digits = b[3..].iter().take_while(|c| c.is_ascii_digit()).count();
-        if b.get(3 + digits) != Some(&b'.') {
+        if b.get(3 + digits) != Some(&b'.') || ends_in_number(&host[4 + digits..]) {
             return;
         }
         host.replace_range(..4 + digits, "");
     }
+}
+
+/// Whether `host` is empty or, as the WHATWG URL parser judges a host, ends in a number: its last label (after
+/// one trailing dot) is decimal digits or `0x` and hex digits.
+fn ends_in_number(host: &str) -> bool {
+    let host = host.strip_suffix('.').unwrap_or(host);
+    let last = host.rsplit('.').next().unwrap_or(host);
+    if let Some(hex) = last.strip_prefix("0x").or_else(|| last.strip_prefix("0X")) {
+        return hex.bytes().all(|b| b.is_ascii_hexdigit());
+    }
+    last.bytes().all(|b| b.is_ascii_digit())
 }
 
 impl fmt::Display for Canonicalizer {

@@ -66,6 +66,9 @@ impl Parts {
                 out.push(':');
                 out.push_str(&port.to_string());
             }
+        } else if self.path.starts_with("//") {
+            // As the WHATWG serializer does: without it, `x:` + `//a/b` would read back with `a` as its host.
+            out.push_str("/.");
         }
         out.push_str(&self.path);
         if let Some(q) = &self.query {

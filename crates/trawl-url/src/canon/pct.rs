@@ -62,6 +62,12 @@ pub(crate) fn google_set(b: u8) -> bool {
     b <= 0x20 || b >= 0x7f || b == b'#' || b == b'%'
 }
 
+/// [`google_set`] for a host: also the bytes that would end the host when the URL is read back (`/`, `?`, `@`,
+/// `\`), which unescaping `%2F` and the like puts there.
+pub(crate) fn host_set(b: u8) -> bool {
+    google_set(b) || matches!(b, b'/' | b'?' | b'@' | b'\\')
+}
+
 /// Whether the text holds an escape (`%XX`) or a byte [`google_set`] would escape, i.e. whether the
 /// decode/encode round trip could change it. Lets the common case skip all allocation.
 pub(crate) fn needs_recode(input: &str) -> bool {

@@ -15,11 +15,16 @@ pub(crate) fn apply(p: &mut Parts) {
     let Some(host) = p.host.as_mut() else {
         return;
     };
+    // Unescaped first, so that a `%2E` is a dot by the time stray dots go.
+    if pct::needs_recode(host) {
+        *host = pct::encode(&pct::decode_repeatedly(host), pct::host_set);
+    }
     if host.starts_with('.') || host.ends_with('.') || host.contains("..") {
         *host = fix_host_dots(host);
-    }
-    if pct::needs_recode(host) {
-        *host = pct::encode(&pct::decode_repeatedly(host), pct::google_set);
+        // `4..` is now `4`, which the URL parser reads back as an IPv4 address: write it as one.
+        if let Ok(url::Host::Ipv4(ip)) = url::Host::parse(host) {
+            *host = ip.to_string();
+        }
     }
     if pct::needs_recode(&p.path) || p.path.contains("//") || p.path.contains('\\') {
         let decoded = pct::decode_repeatedly(&p.path);
