@@ -57,14 +57,11 @@ fn canon_host(host: &str) -> String {
     } else {
         idna::domain_to_ascii(&text).unwrap_or_else(|_| text.into_owned())
     };
-    while h.contains("..") {
-        h = h.replace("..", ".");
+    if h.starts_with('.') || h.ends_with('.') || h.contains("..") {
+        h = super::semantic::without_empty_labels(&h);
     }
     // A host of dots only keeps one: trimmed to nothing, the URL would have no host to read back.
-    let h = match h.trim_matches('.') {
-        "" => ".",
-        trimmed => trimmed,
-    };
+    let h = if h.is_empty() { "." } else { h.as_str() };
     if let Some(ip) = ip_formats(h) {
         return ip.to_string();
     }

@@ -48,16 +48,20 @@ pub(crate) fn apply(p: &mut Parts) {
 /// The host without empty labels; a host of dots only is urlcanon's `0.0.0.0` (an IPv4 address of empty
 /// parts), never an empty host.
 fn fix_host_dots(host: &str) -> String {
-    let fixed = host
-        .split('.')
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(".");
+    let fixed = without_empty_labels(host);
     if fixed.is_empty() {
         "0.0.0.0".to_owned()
     } else {
         fixed
     }
+}
+
+/// `host` without empty labels: no dot at either end, and a run of dots written as one.
+pub(super) fn without_empty_labels(host: &str) -> String {
+    host.split('.')
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(".")
 }
 
 /// Resolves `.` and `..` segments as the WHATWG parser does (empty segments count; `..` at the root stays at
