@@ -85,8 +85,9 @@ pub struct CrawlUri {
     pub class: Option<Box<ClassFacts>>,
     /// For a watchable URL visited before: what its last visit found.
     pub watch: Option<Watch>,
-    /// Whether it has waited for its origin's robots.txt already: if that is unknown again when it comes
-    /// back, the fetch failed, and it is not waited for twice.
+    /// Whether it has waited for its origin's robots.txt already: if the verdict fetched meanwhile has
+    /// lapsed when it comes back (a failed fetch, retried later), it is not waited for twice. Kept on disk
+    /// with the item, but only a verdict of the running process counts: after a restart it waits again.
     pub awaited_robots: bool,
     /// The date a sitemap gave for it (`<lastmod>`, seconds since the epoch, UTC), for the `sitemap_lastmod`
     /// decide rule and crawl.log.

@@ -711,3 +711,69 @@ async fn a_shared_frontier_does_not_fetch_again_what_the_browser_fetched() {
     assert_eq!(s.asked.get("/app.js"), Some(&1), "{:?}", s.asked);
     assert_eq!(s.asked.get("/app"), Some(&1), "{:?}", s.asked);
 }
+
+/// A page's request to another origin whose robots.txt answers 503: the robots.txt, fetched for the browser,
+/// is tried once and settles the origin (everything disallowed until retried), as for a page from the
+/// frontier. It used to be sent back for another try that nothing made, leaving the origin waiting for its
+/// robots.txt for good: the image that the HTML names too was held forever, and the crawl never ended.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_robots_txt_fetched_for_the_browser_that_fails_settles_its_origin() {
+    use axum::{Router, http::StatusCode, routing::get};
+    if chromium().is_none() {
+        return;
+    }
+    let other = common::listen(
+        Router::new()
+            .route(
+                "/robots.txt",
+                get(|| async { (StatusCode::SERVICE_UNAVAILABLE, "down for maintenance") }),
+            )
+            .route(
+                "/logo.png",
+                get(|| async { ([("content-type", "image/png")], PNG) }),
+            ),
+    )
+    .await;
+    let page = format!(
+        "<html><body><p>A page with another origin's image.</p><img src=\"http://{other}/logo.png\"></body></html>"
+    );
+    let site = common::listen(
+        Router::new()
+            .route(
+                "/robots.txt",
+                get(|| async { "User-agent: *\nDisallow:\n" }),
+            )
+            .route(
+                "/",
+                get(move || async move { ([("content-type", "text/html")], page) }),
+            ),
+    )
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = common::write(
+        &dir.path().join("crawl.toml"),
+        &format!(
+            "[seeds]\nurls = [\"http://{site}/\"]\n\n[browser]\nmode = \"all\"\n\
+             page_timeout_ms = 15000\nidle_ms = 500\n"
+        ),
+    );
+    let job = dir.path().join("job");
+    let crawl = common::crawl_quickly_with(&cfg, &job, |c| {
+        c.fetch.allow_addresses = vec!["127.0.0.0/8".parse().unwrap()];
+        // Retries as by default: the browser's requests must not be sent back for one.
+        c.frontier.max_retries = 3;
+        c.frontier.retry_delay_ms = 60_000;
+    });
+    tokio::time::timeout(std::time::Duration::from_secs(90), crawl)
+        .await
+        .expect("the crawl did not end");
+    let log = common::crawl_log(&job);
+    let robots = common::log_line(&log, &format!("http://{other}/robots.txt"));
+    assert_eq!(robots.status, 503, "{log:#?}");
+    let image = common::log_line(&log, &format!("http://{other}/logo.png"));
+    assert_eq!(image.status, -61, "{log:#?}");
+    assert!(
+        image.annotations.iter().any(|a| a == "robots:503"),
+        "{log:#?}"
+    );
+}

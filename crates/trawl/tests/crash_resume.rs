@@ -77,11 +77,28 @@ fn kill_delays(n: usize) -> Vec<Duration> {
         .collect()
 }
 
+/// Keeps its folder when dropped during a panic.
+struct Keep(Option<tempfile::TempDir>);
+
+impl Drop for Keep {
+    fn drop(&mut self) {
+        if std::thread::panicking()
+            && let Some(dir) = self.0.take()
+        {
+            eprintln!("kept {}", dir.keep().display());
+        }
+    }
+}
+
 #[test]
 fn kill_9_at_random_moments_then_resume_loses_nothing() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let site = rt.block_on(trawl::selftest::site::start()).unwrap();
-    let dir = tempfile::tempdir().unwrap();
+    // Kept when the test fails (its path is printed), so the jobs can be read afterwards.
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    eprintln!("jobs in {}", dir.path().display());
+    let kept = Keep(Some(dir));
+    let dir = kept.0.as_ref().unwrap();
     let mut config = trawl::selftest::config();
     // Slow enough that the kills land mid-crawl.
     config.frontier.min_delay_ms = 40;
@@ -115,9 +132,19 @@ fn kill_9_at_random_moments_then_resume_loses_nothing() {
     let mut kills = 0;
     for delay in &delays {
         std::thread::sleep(*delay);
-        if child.try_wait().unwrap().is_none() {
-            child.kill().unwrap(); // SIGKILL
-            kills += 1;
+        match child.try_wait().unwrap() {
+            None => {
+                child.kill().unwrap(); // SIGKILL
+                kills += 1;
+                eprintln!("killed after {delay:?}");
+            }
+            // Finished before the kill: say how, for a failing run's reader.
+            Some(status) => {
+                let mut err = String::new();
+                use std::io::Read;
+                let _ = child.stderr.take().unwrap().read_to_string(&mut err);
+                eprintln!("ended by itself within {delay:?} ({status}): {err}");
+            }
         }
         let _ = child.wait();
         child = trawl(&["resume", crashed.to_str().unwrap()]);
@@ -160,5 +187,53 @@ fn kill_9_at_random_moments_then_resume_loses_nothing() {
     }
     // A clean end wrote a checkpoint.
     assert!(crashed.join("checkpoints").read_dir().unwrap().count() >= 1);
+    rt.block_on(site.shutdown());
+}
+
+/// A page whose robots.txt was fetched, killed before its own turn came: the resumed process knows no
+/// robots.txt verdict, and must fetch robots.txt again rather than fail the page as if its robots.txt fetch
+/// had failed (-61). The politeness delay after the robots.txt fetch makes the window wide.
+#[test]
+fn a_page_waiting_at_a_kill_for_its_robots_txt_turn_is_fetched_after_resume() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let site = rt.block_on(trawl::selftest::site::start()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = trawl::selftest::config();
+    config.frontier.min_delay_ms = 3000;
+    config.frontier.max_delay_ms = 3000;
+    config.scope.max_hops = 0;
+    let cfg = dir.path().join("crawl.toml");
+    std::fs::write(&cfg, config.to_toml()).unwrap();
+    let job = dir.path().join("job");
+    let seed = site.seed();
+    let robots = format!("{}robots.txt", seed);
+
+    let mut child = trawl(&[
+        "crawl",
+        "--job",
+        job.to_str().unwrap(),
+        "-c",
+        cfg.to_str().unwrap(),
+        &seed,
+    ]);
+    // robots.txt's line is written, and its commit follows at once; the seed waits 3 s for its turn.
+    common::wait_for("robots.txt logged", 20, || {
+        std::fs::read_to_string(job.join("logs/crawl.log")).is_ok_and(|log| log.contains(&robots))
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(child.try_wait().unwrap().is_none(), "the crawl ended early");
+    child.kill().unwrap();
+    let _ = child.wait();
+    assert!(
+        !logged(&job).contains_key(&seed),
+        "the seed was fetched before the kill"
+    );
+
+    finish(
+        trawl(&["resume", job.to_str().unwrap()]),
+        Duration::from_secs(60),
+    );
+    let log = common::crawl_log(&job);
+    assert_eq!(common::log_line(&log, &seed).status, 200, "{log:#?}");
     rt.block_on(site.shutdown());
 }

@@ -189,7 +189,8 @@ fn next_page(p: &Pipeline, uri: &CrawlUri, outcome: &Outcome) -> Option<Judgemen
 type Judgement = Result<Child, Option<Box<Cut>>>;
 
 /// A watchable page's next visit, due `classes.watch_interval_s` from now, until it is gone (404, 410) or
-/// has not changed for `classes.watch_unchanged_s`. What it found is carried by the visit itself.
+/// has not changed for `classes.watch_unchanged_s`. What it found is carried by the visit itself. A stop
+/// ends the crawl, not the watch: the next visit is kept with the frontier for a resume.
 fn watch_again(
     p: &Pipeline,
     uri: &CrawlUri,
@@ -197,7 +198,7 @@ fn watch_again(
     digest: &str,
     settings: &CrawlConfig,
 ) -> Option<Judgement> {
-    if matches!(status, 404 | 410) || p.stop.is_stopped() {
+    if matches!(status, 404 | 410) {
         return None;
     }
     let now = SystemTime::now()

@@ -72,7 +72,11 @@ fn robots_gate(
     worker: usize,
 ) -> Result<CrawlUri, Ended> {
     match p.robots.gate(&uri, queue) {
-        robots::Gate::Allowed => Ok(uri),
+        // Its wait is over: a retry or a next visit that finds the robots.txt unknown again waits anew.
+        robots::Gate::Allowed => {
+            uri.awaited_robots = false;
+            Ok(uri)
+        }
         robots::Gate::Blocked { status, note } => {
             uri.annotations.extend(note);
             let line = p.log_failure(&uri, status, worker);
@@ -89,14 +93,6 @@ fn robots_gate(
                 hold: Some(hold),
             })
             .into())
-        }
-        // Back after waiting for a robots.txt that is unknown again: its fetch failed (and its verdict
-        // lapsed before this page's turn came): the page fails, rather than wait for another try.
-        robots::Gate::Needed if uri.awaited_robots => {
-            p.robots.forget_pending(&origin(&uri.url));
-            let status = status::ROBOTS_PREREQUISITE_FAILED;
-            let line = p.log_failure(&uri, status, worker);
-            Err(Outcome::done(status, Duration::ZERO).logged(line).into())
         }
         robots::Gate::Needed => {
             uri.awaited_robots = true;

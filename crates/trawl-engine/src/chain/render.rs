@@ -348,18 +348,22 @@ fn refused(status: u16, reason: &str) -> Answer {
     }
 }
 
-/// One URI through the chain as a page from the frontier goes, but not rendered (no retries: the browser is
-/// waiting); its outcome and the response as it crossed the wire.
+/// One URI through the chain as a page from the frontier goes, but not rendered, and tried once: the browser
+/// is waiting, and the URI is no frontier item that another try could be made of (a robots.txt sent back
+/// for one would leave its origin waiting for it for good). Its outcome and the response as it crossed the
+/// wire.
 async fn through_chain(
     p: &Pipeline,
     uri: CrawlUri,
     settings: &CrawlConfig,
     worker: usize,
 ) -> (Outcome, Option<Vec<u8>>) {
-    match super::fetch_and_write(p, uri, settings, worker).await {
+    let mut once = settings.clone();
+    once.frontier.max_retries = 0;
+    match super::fetch_and_write(p, uri, &once, worker).await {
         Ok((uri, record)) => {
             let response = record.response().map(|r| r.response_bytes.to_vec());
-            (post::run(p, uri, record, settings, worker), response)
+            (post::run(p, uri, record, &once, worker), response)
         }
         Err(ended) => (*ended, None),
     }

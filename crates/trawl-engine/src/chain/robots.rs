@@ -226,19 +226,20 @@ impl RobotsCache {
                 }
                 Gate::Pending
             }
+            // Back after waiting for a robots.txt whose fetch failed, and whose verdict (kept for
+            // `retry_delay_ms`) lapsed before this page's turn came: the page fails rather than wait again.
+            // Only a verdict of this process counts: after a restart nothing is known, and a page that was
+            // waiting when the crawl stopped waits for the robots.txt fetched anew.
+            Some(RobotsState::Known { why: Some(why), .. }) if uri.awaited_robots => {
+                Gate::Blocked {
+                    status: status::ROBOTS_PREREQUISITE_FAILED,
+                    note: Some(why.clone()),
+                }
+            }
             _ => {
                 origins.insert(origin, RobotsState::Pending { waiting: vec![] });
                 Gate::Needed
             }
-        }
-    }
-
-    /// Undoes a [`Gate::Needed`] whose prerequisite was not scheduled after all.
-    pub(crate) fn forget_pending(&self, origin: &str) {
-        let mut origins = self.origins();
-        if matches!(origins.get(origin), Some(RobotsState::Pending { waiting }) if waiting.is_empty())
-        {
-            origins.remove(origin);
         }
     }
 
@@ -364,5 +365,69 @@ fn shared_state(value: &[u8], ttl: Duration, agent: &str) -> Option<RobotsState>
             })
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A page of 127.0.0.1 that waited for its robots.txt once (as it is read back from the frontier's store).
+    fn awaited() -> CrawlUri {
+        let mut uri = CrawlUri::seed(
+            url::Url::parse("http://127.0.0.1:9/page").unwrap(),
+            "127.0.0.1:9/page".into(),
+        );
+        uri.awaited_robots = true;
+        uri
+    }
+
+    /// A verdict that has just lapsed; `failure` says why everything was disallowed.
+    fn lapsed(cache: &RobotsCache, failure: Option<Annotation>) {
+        let robots = match failure {
+            Some(_) => Robots::DisallowAll,
+            None => Robots::AllowAll,
+        };
+        cache.settle(
+            "http://127.0.0.1:9",
+            RobotsState::Known {
+                robots: Arc::new(robots),
+                expires: Instant::now(),
+                why: failure,
+            },
+        );
+    }
+
+    #[test]
+    fn a_page_that_waited_before_a_restart_waits_again() {
+        // The crawl was killed while the page waited: the new process knows no verdict, so the page's
+        // robots.txt is fetched again instead of failing it (-61) for a fetch this process never made.
+        let cache = RobotsCache::new("trawl".into(), None);
+        assert!(matches!(cache.gate(&awaited(), "q"), Gate::Needed));
+        assert!(matches!(cache.gate(&awaited(), "q"), Gate::Pending));
+    }
+
+    #[test]
+    fn a_page_back_after_a_failed_fetch_lapsed_fails_with_its_cause() {
+        let cache = RobotsCache::new("trawl".into(), None);
+        lapsed(&cache, Some(Annotation::FetchFailed("connect")));
+        match cache.gate(&awaited(), "q") {
+            Gate::Blocked { status, note } => {
+                assert_eq!(status, status::ROBOTS_PREREQUISITE_FAILED);
+                assert_eq!(note, Some(Annotation::FetchFailed("connect")));
+            }
+            other => panic!("{other:?}"),
+        }
+        // A page that has not waited yet asks for the robots.txt again.
+        let mut fresh = awaited();
+        fresh.awaited_robots = false;
+        assert!(matches!(cache.gate(&fresh, "q"), Gate::Needed));
+    }
+
+    #[test]
+    fn a_lapsed_verdict_that_allowed_is_fetched_again() {
+        let cache = RobotsCache::new("trawl".into(), None);
+        lapsed(&cache, None);
+        assert!(matches!(cache.gate(&awaited(), "q"), Gate::Needed));
     }
 }

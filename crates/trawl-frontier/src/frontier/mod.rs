@@ -471,7 +471,8 @@ impl<T: Item> Frontier<T> {
 
     /// Hands back a taken item: its record is overwritten with its final `status` (kept for lookups), or
     /// without one marked gone (the caller queues it again, or drops it), and its queue may be fetched from
-    /// again after `delay` (or the operator's delay for that queue).
+    /// again after `delay` (or the operator's delay for that queue). Commits nothing (see
+    /// [`Frontier::flush`]).
     pub fn finished(
         &mut self,
         queue: &str,
@@ -509,16 +510,8 @@ impl<T: Item> Frontier<T> {
             store.put(Which::Items, record, value);
         }
         self.enqueue_if_ready(id);
-        // Handed over only when no batch is being written: waiting for one here would hold the frontier
-        // (and the worker's thread) while fjall may be holding writes back. A failure surfaces at the next
-        // explicit flush.
-        if self
-            .store
-            .as_mut()
-            .is_some_and(|s| s.wants_commit() && s.commit_done())
-        {
-            let _ = self.flush_behind();
-        }
+        // Nothing is committed here: the caller commits when what this outcome changed (its children, its
+        // crawl.log line) can go to disk with it.
     }
 
     /// Items waiting in queues (not counting those in flight or due later).

@@ -78,24 +78,18 @@ impl<T: Item> Frontier<T> {
         q.cursor = CURSOR_END;
         q.len = 0;
         self.queued -= dropped;
+        // Read through the pending batch and added to it: committed with the rest by the crawl's journal,
+        // after the crawl.log lines of the outcomes already in it.
         if let Some(store) = &mut self.store {
-            store.commit()?;
             let (from, to) = queue_range(id);
-            let mut dropped = Vec::new();
-            for kv in store.items.range(from..=to) {
-                let (k, v) = kv.into_inner().map_err(|e| store.err(e))?;
-                // finished items keep their status
-                if let Some((Record::Queued, filtered)) = Record::parse(&v)
-                    && let Some((_, _, seq)) = split_item_key(&k)
-                    && !q.is_in_flight(seq)
-                {
-                    dropped.push((k.to_vec(), filtered));
-                }
-            }
-            for (k, filtered) in dropped {
+            // Finished items keep their status.
+            let queued = store.items_in(&from, &to, usize::MAX, |k, v| {
+                is_queued(v) && split_item_key(k).is_some_and(|(_, _, seq)| !q.is_in_flight(seq))
+            })?;
+            for (k, v) in queued {
+                let filtered = matches!(Record::parse(&v), Some((_, true)));
                 store.put(Which::Items, k, gone_record(filtered));
             }
-            store.commit()?;
         }
         self.enqueue_if_ready(id);
         Ok(dropped)

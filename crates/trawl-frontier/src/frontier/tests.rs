@@ -337,6 +337,60 @@ fn store_restores_queued_and_in_flight_items_but_not_finished_ones() {
 }
 
 #[test]
+fn a_finished_item_goes_to_disk_only_with_what_its_caller_does_next() {
+    // A crawler finishes a page, then queues its outlinks, then commits both (after its crawl.log line). A
+    // commit made inside `finished` would put the page on disk as done without its outlinks: a kill before
+    // the next commit would lose them for good.
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut f: Frontier<String> = Frontier::open(dir.path(), 1).unwrap();
+        f.schedule("site", s("page"));
+        f.flush().unwrap();
+        // Many changes pending: another page's outlinks.
+        for i in 0..5000 {
+            f.schedule("other", format!("o{i}"));
+        }
+        let t0 = Instant::now() + Duration::from_millis(1);
+        let page = take(&mut f, t0);
+        f.finished(&page.queue, page.ticket, Some(200), t0, Duration::ZERO);
+        f.schedule("site", s("outlink"));
+        // Killed here, before the caller's commit.
+    }
+    let f: Frontier<String> = Frontier::open(dir.path(), 1).unwrap();
+    assert_eq!(f.lookup("page").unwrap(), UrlStatus::Queued);
+    assert_eq!(f.lookup("outlink").unwrap(), UrlStatus::Unknown);
+    assert_eq!(f.queued(), 1);
+}
+
+#[test]
+fn deleting_a_queue_commits_nothing_by_itself() {
+    // An operator deletes a queue while workers' outcomes wait in the pending batch for their crawl.log
+    // lines: committing them there would put URIs on disk as done without their lines, and items of a queue
+    // made since the last commit without the queue's record (a store that no longer opens).
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut f: Frontier<String> = Frontier::open(dir.path(), 1).unwrap();
+        f.schedule("a", s("committed"));
+        f.flush().unwrap();
+        f.schedule("a", s("pending"));
+        f.schedule("b", s("in a new queue"));
+        assert_eq!(f.delete_queued("a").unwrap(), 2);
+        // Killed here, before the next commit.
+    }
+    let mut f: Frontier<String> = Frontier::open(dir.path(), 1).unwrap();
+    assert_eq!(f.queued(), 1);
+    assert_eq!(f.lookup("committed").unwrap(), UrlStatus::Queued);
+    assert_eq!(f.lookup("in a new queue").unwrap(), UrlStatus::Unknown);
+    // Deleted with the pending batch read through, and kept once committed.
+    f.schedule("a", s("pending"));
+    assert_eq!(f.delete_queued("a").unwrap(), 2);
+    f.flush().unwrap();
+    drop(f);
+    let f: Frontier<String> = Frontier::open(dir.path(), 1).unwrap();
+    assert_eq!(f.queued(), 0);
+}
+
+#[test]
 fn checkpoints_copy_a_consistent_store() {
     let dir = tempfile::tempdir().unwrap();
     let mut f: Frontier<String> = Frontier::open(&dir.path().join("live"), 1).unwrap();
