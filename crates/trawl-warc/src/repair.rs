@@ -5,7 +5,7 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use crate::{Error, naming::OPEN_SUFFIX, reader::open};
+use crate::{Compression, Encoder, Error, naming::OPEN_SUFFIX, reader::open, writer::held_path};
 
 /// What [`repair`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,6 +27,10 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
         path: path.to_path_buf(),
         source,
     };
+    let held = held_path(path);
+    if held.exists() {
+        restore_held(path, &held)?;
+    }
     let size = std::fs::metadata(path).map_err(io)?.len();
     let mut good_end = 0;
     let mut records = 0;
@@ -62,6 +66,36 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
         records,
         cut: size - good_end,
     })
+}
+
+/// Puts back into `path` (a `.warc.zst.open` file) the records a crash caught held back in memory to train
+/// its zstd dictionary, from the spill `held` beside it: unless the file holds all of them already (the
+/// crash came after they were written), the file is written anew from them, each record one zstd frame
+/// without a dictionary. The spill is removed either way.
+fn restore_held(path: &Path, held: &Path) -> Result<(), Error> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| Error::Io { path, source }
+    };
+    let spilled = std::fs::read(held).map_err(io(held))?;
+    let mut records = Vec::new();
+    for rec in open(held)? {
+        match rec {
+            Ok(r) => records.push(r.offset as usize..(r.offset + r.len) as usize),
+            // A torn last record: it was being held when the crash came, and was never counted as archived.
+            Err(_) => break,
+        }
+    }
+    let in_file = open(path)?.take_while(Result::is_ok).count();
+    if in_file < records.len() {
+        let mut encoder = Encoder::new(Compression::Zstd, 1);
+        let mut bytes = Vec::new();
+        for range in records {
+            encoder.compress(&spilled[range], &mut bytes);
+        }
+        std::fs::write(path, &bytes).map_err(io(path))?;
+    }
+    std::fs::remove_file(held).map_err(io(held))
 }
 
 #[cfg(test)]

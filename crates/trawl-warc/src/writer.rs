@@ -41,8 +41,9 @@ pub struct WriterConfig {
     pub gzip_level: u32,
     /// With [`Compression::Zstd`]: train a zstd dictionary from the first records (up to
     /// [`SAMPLE_BYTES`](crate::zstd_dictionary::SAMPLE_BYTES) or
-    /// [`SAMPLE_RECORDS`](crate::zstd_dictionary::SAMPLE_RECORDS), held in memory until then), begin every
-    /// file with it in a dictionary frame and compress each record with it. Default: false.
+    /// [`SAMPLE_RECORDS`](crate::zstd_dictionary::SAMPLE_RECORDS), held in memory until then, and on disk
+    /// beside the file for [`crate::repair`] after a crash), begin every file with it in a dictionary frame and
+    /// compress each record with it. Default: false.
     pub zstd_dictionary: bool,
     /// The host name, in file names and the warcinfo record.
     pub host: String,
@@ -118,7 +119,7 @@ struct OpenFile {
 }
 
 /// Records held back, uncompressed, until the zstd dictionary they train is made.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Held {
     /// The records, serialized one after the other.
     bytes: Vec<u8>,
@@ -126,9 +127,59 @@ struct Held {
     ends: Vec<usize>,
     /// Each record's capture, for the index.
     captures: Vec<Option<Capture>>,
+    /// The same records on disk beside the file ([`held_path`]), each appended as it is held: the crawl
+    /// counts them as archived, so a crash must not lose them. [`crate::repair`] writes them into the file
+    /// if they did not get there; once they do, the spill is removed.
+    spill: File,
+    spill_path: PathBuf,
+}
+
+/// The file beside an `.open` WARC that holds, plain, the records held back to train its zstd dictionary:
+/// `NAME.warc.zst.open.held`.
+pub(crate) fn held_path(open_path: &Path) -> PathBuf {
+    let mut name = open_path.as_os_str().to_owned();
+    name.push(".held");
+    PathBuf::from(name)
 }
 
 impl Held {
+    /// Starts holding back records for `open_path`, the spill beside it made anew.
+    fn new(open_path: &Path) -> Result<Held, Error> {
+        let spill_path = held_path(open_path);
+        let spill = File::create(&spill_path).map_err(|source| Error::Io {
+            path: spill_path.clone(),
+            source,
+        })?;
+        Ok(Held {
+            bytes: Vec::new(),
+            ends: Vec::new(),
+            captures: Vec::new(),
+            spill,
+            spill_path,
+        })
+    }
+
+    /// Holds back `bytes`, serialized records of `lens` bytes each, with their captures: on disk first.
+    fn push(
+        &mut self,
+        bytes: &[u8],
+        lens: impl IntoIterator<Item = usize>,
+        captures: &mut Vec<Option<Capture>>,
+    ) -> Result<(), Error> {
+        (&self.spill).write_all(bytes).map_err(|source| Error::Io {
+            path: self.spill_path.clone(),
+            source,
+        })?;
+        let mut end = self.bytes.len();
+        self.bytes.extend_from_slice(bytes);
+        for len in lens {
+            end += len;
+            self.ends.push(end);
+        }
+        self.captures.append(captures);
+        Ok(())
+    }
+
     /// The held records, one slice each.
     fn records(&self) -> impl Iterator<Item = &[u8]> {
         let starts = std::iter::once(0).chain(self.ends.iter().copied());
@@ -270,14 +321,11 @@ impl Writer {
             if !encoded.held {
                 return Ok(None);
             }
-            let base = held.bytes.len();
-            held.bytes.extend_from_slice(&encoded.bytes);
-            let mut end = base;
-            for len in &encoded.lens {
-                end += *len as usize;
-                held.ends.push(end);
-            }
-            held.captures.append(&mut encoded.captures);
+            held.push(
+                &encoded.bytes,
+                encoded.lens.iter().map(|&len| len as usize),
+                &mut encoded.captures,
+            )?;
             let written = Written {
                 path: file.final_path.clone(),
                 offset: 0,
@@ -385,7 +433,11 @@ impl Writer {
             captures.remove(0);
         }
         place(file, &bytes, &all_lens, &captures, &mut self.write_back)?;
-        file.held = None;
+        // In the file now: the spill is not needed (one left behind by a failure here is found stale by
+        // `repair`, which counts the file's records).
+        if let Some(held) = file.held.take() {
+            let _ = fs::remove_file(&held.spill_path);
+        }
         Ok(())
     }
 
@@ -457,11 +509,21 @@ impl Writer {
             match self.dictionary.as_ref().map(|slot| slot.get()) {
                 // Not trained yet: the warcinfo record is the first one held back.
                 Some(None) => {
-                    let mut held = Held::default();
-                    warcinfo.write_to(&mut held.bytes, &[]);
-                    held.ends.push(held.bytes.len());
-                    held.captures.push(None);
-                    open.held = Some(held);
+                    let mut plain = Vec::new();
+                    warcinfo.write_to(&mut plain, &[]);
+                    let held = Held::new(&open.open_path).and_then(|mut held| {
+                        let len = plain.len();
+                        held.push(&plain, [len], &mut vec![None])?;
+                        Ok(held)
+                    });
+                    match held {
+                        Ok(held) => open.held = Some(held),
+                        Err(e) => {
+                            let _ = fs::remove_file(&open.open_path);
+                            let _ = fs::remove_file(held_path(&open.open_path));
+                            return Err(e);
+                        }
+                    }
                     return Ok(open);
                 }
                 Some(Some(Some(dictionary))) => bytes.extend(dictionary.frame()),
@@ -1156,6 +1218,108 @@ mod tests {
             .collect();
         assert_eq!(got.len(), want.len());
         assert!(got == want, "records differ");
+    }
+
+    /// `groups` serialized as the writer writes them into the file whose warcinfo record has `id`.
+    fn serialized(groups: &[Vec<Record>], id: &str) -> Vec<Vec<u8>> {
+        groups
+            .iter()
+            .flatten()
+            .map(|r| {
+                let mut bytes = Vec::new();
+                r.write_to(&mut bytes, &[("WARC-Warcinfo-ID", id)]);
+                bytes
+            })
+            .collect()
+    }
+
+    /// A writer training a zstd dictionary, its sample full at 60 records (the warcinfo record and 29 pages
+    /// and a half).
+    fn training(dir: &Path) -> Writer {
+        let mut cfg = WriterConfig::new(dir, "d", "h");
+        cfg.compression = Compression::Zstd;
+        cfg.zstd_dictionary = true;
+        let mut w = Writer::new(cfg).unwrap();
+        w.sample_limit = (1 << 20, 60);
+        w
+    }
+
+    /// A crash while records are held back to train the dictionary: the crawl counted them as archived, and
+    /// `repair` writes them into the file from the spill beside it.
+    #[test]
+    fn zstd_dictionary_held_records_survive_a_crash() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = training(dir.path());
+        let id = w.warcinfo_id().unwrap();
+        let groups: Vec<Vec<Record>> = (0..5).map(page).collect();
+        for group in &groups {
+            assert!(w.write(group).unwrap().held);
+        }
+        let open = w.current_path().unwrap().to_path_buf();
+        let held = held_path(&open);
+        std::mem::forget(w); // a crash: nothing is in the file yet
+        assert_eq!(fs::metadata(&open).unwrap().len(), 0);
+        // A group was being held when the crash came: its first record is torn.
+        OpenOptions::new()
+            .append(true)
+            .open(&held)
+            .unwrap()
+            .write_all(b"WARC/1.1\r\nWARC-Type: requ")
+            .unwrap();
+        let repaired = crate::repair(&open).unwrap();
+        assert!(!held.exists());
+        assert_eq!(repaired.records, 11);
+        let path = repaired.path.unwrap();
+        assert_eq!(crate::verify(&path).unwrap().records, 11);
+        let got = reread(std::slice::from_ref(&path));
+        assert!(got[1..] == serialized(&groups, &id)[..], "records differ");
+    }
+
+    /// A crash while the trained dictionary and the records held for it were being written: what the spill
+    /// holds is put back; a spill left behind after they were all written is dropped.
+    #[test]
+    fn zstd_dictionary_records_cut_off_while_written_come_back_from_the_spill() {
+        for cut in [true, false] {
+            let dir = tempfile::tempdir().unwrap();
+            let mut w = training(dir.path());
+            let id = w.warcinfo_id().unwrap();
+            let groups: Vec<Vec<Record>> = (0..30).map(page).collect();
+            for group in &groups[..29] {
+                assert!(w.write(group).unwrap().held);
+            }
+            let open = w.current_path().unwrap().to_path_buf();
+            let held = held_path(&open);
+            let mut spill = fs::read(&held).unwrap();
+            spill.extend(serialized(&groups[29..], &id).concat());
+            // The 30th group fills the sample: the dictionary and the 61 records are written.
+            w.write(&groups[29]).unwrap();
+            assert!(!held.exists());
+            std::mem::forget(w);
+            // The crash came before the spill was removed, and (`cut`) before the file was written whole.
+            fs::write(&held, &spill).unwrap();
+            if cut {
+                let len = fs::metadata(&open).unwrap().len();
+                OpenOptions::new()
+                    .write(true)
+                    .open(&open)
+                    .unwrap()
+                    .set_len(len / 2)
+                    .unwrap();
+            }
+            let repaired = crate::repair(&open).unwrap();
+            assert!(!held.exists());
+            assert_eq!(repaired.records, 61);
+            let path = repaired.path.unwrap();
+            let magic = fs::read(&path).unwrap()[..4].to_vec();
+            let dictionary_frame = [0x5D, 0x2A, 0x4D, 0x18];
+            assert_eq!(
+                magic == dictionary_frame,
+                !cut,
+                "rewritten without a dictionary: {cut}"
+            );
+            let got = reread(std::slice::from_ref(&path));
+            assert!(got[1..] == serialized(&groups, &id)[..], "records differ");
+        }
     }
 
     #[test]

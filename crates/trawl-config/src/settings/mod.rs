@@ -569,7 +569,7 @@ pub struct WarcConfig {
     /// member at any level. Default: 1.
     pub gzip_level: u32,
     /// With `compression = "zstd"`: train a zstd dictionary from the crawl's first records (4 MiB or 3,000
-    /// records, held in memory until then), put it at the start of every file in a dictionary frame (the IIPC
+    /// records, held in memory until then, and in a file beside the WARC for a crash), put it at the start of every file in a dictionary frame (the IIPC
     /// warc-zstd form) and compress each record with it. Few tools read such files (pywb does not).
     /// Default: false.
     pub zstd_dictionary: bool,
