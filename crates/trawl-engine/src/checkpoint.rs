@@ -122,17 +122,28 @@ fn copy_dir(from: &Path, to: &Path) -> Result<(), Error> {
     Ok(())
 }
 
-/// Cuts every `.open` WARC of the job after its last complete record and closes it.
+/// Cuts every `.open` WARC of the job after its last complete record (putting back the records a zstd
+/// dictionary's training held) and closes it.
 pub(crate) fn repair_warcs(job: &Job) -> Result<Vec<trawl_warc::Repaired>, Error> {
     let dir = job.warc_dir();
     let mut repaired = Vec::new();
     let Ok(entries) = std::fs::read_dir(&dir) else {
         return Ok(repaired);
     };
-    for entry in entries.flatten() {
-        let path = entry.path();
+    let paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    for path in &paths {
         if path.extension().is_some_and(|e| e == "open") {
-            repaired.push(trawl_warc::repair(&path)?);
+            repaired.push(trawl_warc::repair(path)?);
+        }
+    }
+    // The records held back for a zstd dictionary, left beside a WARC closed since (their removal failed):
+    // they are in it. (Those of a WARC left open were put back by its repair, which removed them.)
+    for path in &paths {
+        if path.extension().is_some_and(|e| e == "held") && !path.with_extension("").exists() {
+            std::fs::remove_file(path).map_err(|source| Error::Io {
+                path: path.clone(),
+                source,
+            })?;
         }
     }
     Ok(repaired)

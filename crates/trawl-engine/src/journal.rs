@@ -78,9 +78,6 @@ impl Journal {
                 };
                 let mut open = true;
                 while open && let Ok(first) = rx.recv() {
-                    // A batch a worker handed over (many changes pile up) is waited for here, not under the
-                    // frontier.
-                    wait_idle();
                     let mut frontier = frontier.lock().unwrap_or_else(PoisonError::into_inner);
                     let mut views = Vec::new();
                     let mut result = Ok(());

@@ -133,9 +133,6 @@ impl std::fmt::Debug for Store {
     }
 }
 
-/// A key and its value.
-pub(crate) type KeyValue = (Vec<u8>, Vec<u8>);
-
 /// The block cache.
 const CACHE_BYTES: u64 = 32 << 20;
 /// One keyspace's memtable before it is sealed and flushed.
@@ -244,22 +241,20 @@ impl Store {
         self.pending.insert((which, key), value);
     }
 
-    /// Up to `limit` item records with keys in `from..=to` for whose key and value `keep` holds, in key
-    /// order, as committed and changed by the pending batch (read through it: no commit needed, so taking a
-    /// queue's next items costs no write).
-    pub(crate) fn items_in(
+    /// What `pick` makes of up to `limit` item records with keys in `from..=to` (those it makes something
+    /// of), in key order, as committed and changed by the pending batch (read through it: no commit needed,
+    /// so taking a queue's next items costs no write).
+    pub(crate) fn items_in<R>(
         &self,
         from: &[u8],
         to: &[u8],
         limit: usize,
-        mut keep: impl FnMut(&[u8], &[u8]) -> bool,
-    ) -> Result<Vec<KeyValue>, Error> {
+        mut pick: impl FnMut(&[u8], &[u8]) -> Option<R>,
+    ) -> Result<Vec<R>, Error> {
         let mut pending = self.overlay(from, to).into_iter().peekable();
         let mut out = Vec::new();
-        let mut take = |out: &mut Vec<KeyValue>, k: &[u8], v: &[u8]| {
-            if keep(k, v) {
-                out.push((k.to_vec(), v.to_vec()));
-            }
+        let mut take = |out: &mut Vec<R>, k: &[u8], v: &[u8]| {
+            out.extend(pick(k, v));
             out.len() >= limit
         };
         for kv in self.items.range(from.to_vec()..=to.to_vec()) {

@@ -1,4 +1,5 @@
-//! Repairing a WARC left `.open` by a crash: keep every complete record, drop the torn tail, close the file.
+//! Repairing a WARC left `.open` by a crash: put back the records held for a zstd dictionary, keep every
+//! complete record, drop the torn tail, close the file.
 
 use std::{
     fs::OpenOptions,
@@ -19,9 +20,10 @@ pub struct Repaired {
     pub cut: u64,
 }
 
-/// Truncates `path` (a `*.warc.gz.open` or `*.warc.open` file) after its last complete record, renames it
-/// without `.open`, so that it verifies, and writes its CDXJ index beside it. A file with no complete record is
-/// removed.
+/// Truncates `path` (a `*.warc.gz.open`, `*.warc.zst.open` or `*.warc.open` file) after its last complete
+/// record, renames it without `.open`, so that it verifies, and writes its CDXJ index beside it. A file with no
+/// complete record is removed. Records held back to train a zstd dictionary (`*.open.held` beside it) are put
+/// back first.
 pub fn repair(path: &Path) -> Result<Repaired, Error> {
     let io = |source| Error::Io {
         path: path.to_path_buf(),

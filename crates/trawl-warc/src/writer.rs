@@ -132,6 +132,8 @@ struct Held {
     /// if they did not get there; once they do, the spill is removed.
     spill: File,
     spill_path: PathBuf,
+    /// A failed write to the spill could not be cut off again: it takes no more.
+    spill_broken: bool,
 }
 
 /// The file beside an `.open` WARC that holds, plain, the records held back to train its zstd dictionary:
@@ -156,20 +158,37 @@ impl Held {
             captures: Vec::new(),
             spill,
             spill_path,
+            spill_broken: false,
         })
     }
 
-    /// Holds back `bytes`, serialized records of `lens` bytes each, with their captures: on disk first.
+    /// Holds back `bytes`, serialized records of `lens` bytes each, with their captures: on disk first. A
+    /// write that fails (a full disk) is cut off again, so what later groups add follows the last whole record
+    /// (`repair` reads the spill up to its first torn record).
     fn push(
         &mut self,
         bytes: &[u8],
         lens: impl IntoIterator<Item = usize>,
         captures: &mut Vec<Option<Capture>>,
     ) -> Result<(), Error> {
-        (&self.spill).write_all(bytes).map_err(|source| Error::Io {
-            path: self.spill_path.clone(),
-            source,
-        })?;
+        if self.spill_broken {
+            return Err(Error::Io {
+                path: self.spill_path.clone(),
+                source: io::Error::other("an earlier write to it failed and could not be undone"),
+            });
+        }
+        let mut spill = &self.spill;
+        if let Err(source) = spill.write_all(bytes) {
+            let whole = self.bytes.len() as u64;
+            if spill.set_len(whole).is_err() || spill.seek(SeekFrom::Start(whole)).is_err() {
+                // Cannot be cut back: nothing more is held, so nothing follows a torn record.
+                self.spill_broken = true;
+            }
+            return Err(Error::Io {
+                path: self.spill_path.clone(),
+                source,
+            });
+        }
         let mut end = self.bytes.len();
         self.bytes.extend_from_slice(bytes);
         for len in lens {
@@ -1273,6 +1292,34 @@ mod tests {
         assert_eq!(crate::verify(&path).unwrap().records, 11);
         let got = reread(std::slice::from_ref(&path));
         assert!(got[1..] == serialized(&groups, &id)[..], "records differ");
+    }
+
+    /// The spill cannot be written (a full disk) and cannot be cut back: that group and every later one is
+    /// refused, so the spill never holds a record after a torn one, and what it held before comes back.
+    #[test]
+    fn zstd_dictionary_spill_that_fails_takes_no_more() {
+        let Ok(full) = OpenOptions::new().write(true).open("/dev/full") else {
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = training(dir.path());
+        let id = w.warcinfo_id().unwrap();
+        let groups: Vec<Vec<Record>> = (0..3).map(page).collect();
+        assert!(w.write(&groups[0]).unwrap().held);
+        let held = w.current.as_mut().unwrap().held.as_mut().unwrap();
+        let real = std::mem::replace(&mut held.spill, full);
+        assert!(w.write(&groups[1]).is_err());
+        let held = w.current.as_mut().unwrap().held.as_mut().unwrap();
+        held.spill = real;
+        assert!(w.write(&groups[2]).is_err(), "the spill takes no more");
+        let open = w.current_path().unwrap().to_path_buf();
+        std::mem::forget(w);
+        let repaired = crate::repair(&open).unwrap();
+        let got = reread(&[repaired.path.unwrap()]);
+        assert!(
+            got[1..] == serialized(&groups[..1], &id)[..],
+            "records differ"
+        );
     }
 
     /// A crash while the trained dictionary and the records held for it were being written: what the spill

@@ -14,7 +14,7 @@ use trawl_extract::{Hop, Outlink};
 
 use super::{
     candidate, fetch, login,
-    outcome::{Child, Cut, Outcome, Placement},
+    outcome::{Child, Cut, Disposition, Outcome, Placement},
     pipeline::Pipeline,
     post,
     rendering::Rendering,
@@ -265,12 +265,56 @@ impl PageUpstream<'_> {
     /// Runs a URI the page asked for through the chain; what it led to joins the page's outcome, and the
     /// response as it crossed the wire is the browser's answer.
     async fn run_child(&self, child: Child, settings: &CrawlConfig) -> Option<Vec<u8>> {
-        let (outcome, response) =
-            through_chain(self.p, child.uri.clone(), settings, self.worker).await;
+        let (outcome, response) = through_chain(
+            self.p,
+            child.uri.clone(),
+            settings,
+            self.worker,
+            Tries::Once,
+        )
+        .await;
         let mut found = lock(&self.found);
         found.take(self.p, outcome);
         found.children.push(child);
         response
+    }
+
+    /// Fetches the robots.txt an origin needs for the page, once. A failure worth another try does not
+    /// settle the origin: the robots.txt goes to the frontier as a prerequisite, tried again there as for a
+    /// page from the frontier, while the origin stays pending; returns whether it went.
+    async fn run_robots(&self, child: Child, settings: &CrawlConfig) -> bool {
+        let (outcome, _) = through_chain(
+            self.p,
+            child.uri.clone(),
+            settings,
+            self.worker,
+            Tries::AsSettings,
+        )
+        .await;
+        let again = match &outcome.disposition {
+            Disposition::Retry { uri, .. } | Disposition::RetryLater { uri, .. } => {
+                let mut uri = uri.clone();
+                uri.annotations.clear();
+                Some(uri)
+            }
+            _ => None,
+        };
+        let mut found = lock(&self.found);
+        found.take(self.p, outcome);
+        match again {
+            Some(uri) => {
+                found.children.push(Child {
+                    uri,
+                    placement: Placement::Prerequisite,
+                    ..child
+                });
+                true
+            }
+            None => {
+                found.children.push(child);
+                false
+            }
+        }
     }
 
     /// A `POST` the page sends (a search form, a GraphQL query): sent by trawl's fetcher with the page's body
@@ -324,7 +368,16 @@ impl PageUpstream<'_> {
                     match candidate::judge(p, robots, Placement::Seen, None) {
                         Ok(child) => {
                             let settings = p.settings().sheets.effective(&child.uri);
-                            self.run_child(child, &settings).await;
+                            if self.run_robots(child, &settings).await {
+                                // Tried again by the frontier: this request cannot wait for it.
+                                let line = p.log_failure(
+                                    uri,
+                                    status::ROBOTS_PREREQUISITE_FAILED,
+                                    self.worker,
+                                );
+                                p.write_line(line);
+                                return Some(refused(503, "robots.txt could not be read yet"));
+                            }
                         }
                         Err(_) => {
                             return Some(refused(403, "robots.txt is out of the crawl's scope"));
@@ -348,22 +401,39 @@ fn refused(status: u16, reason: &str) -> Answer {
     }
 }
 
-/// One URI through the chain as a page from the frontier goes, but not rendered, and tried once: the browser
-/// is waiting, and the URI is no frontier item that another try could be made of (a robots.txt sent back
-/// for one would leave its origin waiting for it for good). Its outcome and the response as it crossed the
-/// wire.
+/// How often a URI the browser asked for is tried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tries {
+    /// Once: the browser is waiting, and the URI is no frontier item that another try could be made of (a
+    /// retry sent back for it would be dropped, with its crawl.log line).
+    Once,
+    /// As the settings say: the caller makes a retry sent back a frontier item.
+    AsSettings,
+}
+
+/// One URI through the chain as a page from the frontier goes, but not rendered; its outcome and the response
+/// as it crossed the wire.
 async fn through_chain(
     p: &Pipeline,
     uri: CrawlUri,
     settings: &CrawlConfig,
     worker: usize,
+    tries: Tries,
 ) -> (Outcome, Option<Vec<u8>>) {
-    let mut once = settings.clone();
-    once.frontier.max_retries = 0;
-    match super::fetch_and_write(p, uri, &once, worker).await {
+    let once;
+    let settings = match tries {
+        Tries::Once => {
+            let mut c = settings.clone();
+            c.frontier.max_retries = 0;
+            once = c;
+            &once
+        }
+        Tries::AsSettings => settings,
+    };
+    match super::fetch_and_write(p, uri, settings, worker).await {
         Ok((uri, record)) => {
             let response = record.response().map(|r| r.response_bytes.to_vec());
-            (post::run(p, uri, record, &once, worker), response)
+            (post::run(p, uri, record, settings, worker), response)
         }
         Err(ended) => (*ended, None),
     }

@@ -89,8 +89,9 @@ impl<T: Item> Frontier<T> {
             let from = item_key(id, q.cursor.0, q.cursor.1);
             let in_flight = &hot.in_flight;
             let read = store.items_in(&from, &to, want, |k, v| {
-                is_queued(v)
-                    && split_item_key(k).is_some_and(|(_, _, seq)| !in_flight.contains(&seq))
+                (is_queued(v)
+                    && split_item_key(k).is_some_and(|(_, _, seq)| !in_flight.contains(&seq)))
+                .then(|| (k.to_vec(), v.to_vec()))
             })?;
             // Everything after the last item read stays on disk; when fewer were found, nothing does.
             q.cursor = match read.last().and_then(|(k, _)| split_item_key(k)) {
@@ -123,8 +124,9 @@ impl<T: Item> Frontier<T> {
     }
 
     /// Commits every change so far to disk (atomically, surviving the process being killed) and returns once
-    /// they are written. Call it often (the engine does after every finished URI, so that a kill makes it
-    /// fetch again only what was in flight); without a store it does nothing.
+    /// they are written. Nothing else commits (finishing or scheduling an item does not): call it often (the
+    /// engine's journal does, after the crawl.log lines of what changed, so that a kill makes it fetch again
+    /// only what was in flight); without a store it does nothing.
     pub fn flush(&mut self) -> Result<(), Error> {
         self.commit_changes(true)
     }

@@ -82,12 +82,16 @@ impl<T: Item> Frontier<T> {
         // after the crawl.log lines of the outcomes already in it.
         if let Some(store) = &mut self.store {
             let (from, to) = queue_range(id);
-            // Finished items keep their status.
-            let queued = store.items_in(&from, &to, usize::MAX, |k, v| {
-                is_queued(v) && split_item_key(k).is_some_and(|(_, _, seq)| !q.is_in_flight(seq))
+            // Finished items keep their status; of the others only the key and the filter flag are kept.
+            let queued = store.items_in(&from, &to, usize::MAX, |k, v| match Record::parse(v) {
+                Some((Record::Queued, filtered))
+                    if split_item_key(k).is_some_and(|(_, _, seq)| !q.is_in_flight(seq)) =>
+                {
+                    Some((k.to_vec(), filtered))
+                }
+                _ => None,
             })?;
-            for (k, v) in queued {
-                let filtered = matches!(Record::parse(&v), Some((_, true)));
+            for (k, filtered) in queued {
                 store.put(Which::Items, k, gone_record(filtered));
             }
         }
