@@ -293,6 +293,68 @@ fn watched_urls_are_revisited_after_kill_9_and_resume() {
     assert!(lines[3].has_annotation("revisit:3"), "{:?}", lines[3]);
 }
 
+/// A watchable page's first visit answers slowly: a stop lands while it is in flight.
+fn slow_thread(target: &str, visit: usize) -> Page {
+    if target == "/thread/7" && visit == 1 {
+        std::thread::sleep(Duration::from_millis(3000));
+    }
+    thread(target, visit)
+}
+
+/// A stop ends the crawl, not a watch: a watchable page that finishes while the crawl drains keeps its next
+/// visit, made after `trawl resume` (it used to be dropped at a stop).
+#[test]
+fn a_stop_while_a_watched_page_is_fetched_keeps_its_next_visit() {
+    let (port, hits) = serve(slow_thread);
+    let dir = tempfile::tempdir().unwrap();
+    let config = config(dir.path(), THREAD_CLASS);
+    let cfg = dir.path().join("effective.toml");
+    std::fs::write(&cfg, config.to_toml()).unwrap();
+    let job = dir.path().join("job");
+    let job_arg = job.to_str().unwrap();
+    let seed = format!("http://127.0.0.1:{port}/");
+    let crawl_err = dir.path().join("crawl.err");
+    let mut crawl = trawl_process(
+        &[
+            "crawl",
+            "--job",
+            job_arg,
+            "-c",
+            cfg.to_str().unwrap(),
+            &seed,
+        ],
+        &crawl_err,
+    );
+    wait_for("the first visit's request", Duration::from_secs(30), || {
+        hits.lock().unwrap().iter().any(|h| h == "/thread/7")
+    });
+    let stop = Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .args(["ctl", job_arg, "stop"])
+        .output()
+        .unwrap();
+    assert!(stop.status.success(), "{stop:?}");
+    // The stop was answered while the visit was still in flight.
+    assert_eq!(logged(&job, "/thread/7"), 0);
+    wait_for("the stopped crawl's end", Duration::from_secs(30), || {
+        crawl.try_wait().unwrap().is_some()
+    });
+    assert_eq!(logged(&job, "/thread/7"), 1, "the visit in flight finished");
+
+    let resume_err = dir.path().join("resume.err");
+    let mut resumed = trawl_process(&["resume", job_arg], &resume_err);
+    wait_for("the resumed crawl's end", Duration::from_secs(60), || {
+        resumed.try_wait().unwrap().is_some()
+    });
+    assert!(
+        resumed.wait().unwrap().success(),
+        "trawl resume failed: {}",
+        std::fs::read_to_string(&resume_err).unwrap_or_default()
+    );
+    let hits = hits.lock().unwrap().clone();
+    let visits = hits.iter().filter(|h| h.as_str() == "/thread/7").count();
+    assert_eq!(visits, 4, "three changing visits, then the 404: {hits:?}");
+}
+
 /// Every file under `dir`, with its size (what a checkpoint that is taking long has written so far).
 fn files_under(dir: &std::path::Path) -> Vec<(std::path::PathBuf, u64)> {
     let mut files = Vec::new();
