@@ -18,6 +18,8 @@ pub struct Repaired {
     pub records: usize,
     /// Bytes cut from the end.
     pub cut: u64,
+    /// Records put back from those held to train its zstd dictionary (see [`crate::WriterConfig`]).
+    pub restored: usize,
 }
 
 /// Truncates `path` (a `*.warc.gz.open`, `*.warc.zst.open` or `*.warc.open` file) after its last complete
@@ -30,9 +32,11 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
         source,
     };
     let held = held_path(path);
-    if held.exists() {
-        restore_held(path, &held)?;
-    }
+    let restored = if held.exists() {
+        restore_held(path, &held)?
+    } else {
+        0
+    };
     let size = std::fs::metadata(path).map_err(io)?.len();
     let mut good_end = 0;
     let mut records = 0;
@@ -51,6 +55,7 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
             path: None,
             records: 0,
             cut: size,
+            restored,
         });
     }
     let file = OpenOptions::new().write(true).open(path).map_err(io)?;
@@ -67,14 +72,15 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
         path: Some(closed),
         records,
         cut: size - good_end,
+        restored,
     })
 }
 
 /// Puts back into `path` (a `.warc.zst.open` file) the records a crash caught held back in memory to train
 /// its zstd dictionary, from the spill `held` beside it: unless the file holds all of them already (the
 /// crash came after they were written), the file is written anew from them, each record one zstd frame
-/// without a dictionary. The spill is removed either way.
-fn restore_held(path: &Path, held: &Path) -> Result<(), Error> {
+/// without a dictionary. The spill is removed either way. Returns how many records were put back.
+fn restore_held(path: &Path, held: &Path) -> Result<usize, Error> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| Error::Io { path, source }
@@ -89,7 +95,9 @@ fn restore_held(path: &Path, held: &Path) -> Result<(), Error> {
         }
     }
     let in_file = open(path)?.take_while(Result::is_ok).count();
+    let mut restored = 0;
     if in_file < records.len() {
+        restored = records.len() - in_file;
         let mut encoder = Encoder::new(Compression::Zstd, 1);
         let mut bytes = Vec::new();
         for range in records {
@@ -97,7 +105,8 @@ fn restore_held(path: &Path, held: &Path) -> Result<(), Error> {
         }
         std::fs::write(path, &bytes).map_err(io(path))?;
     }
-    std::fs::remove_file(held).map_err(io(held))
+    std::fs::remove_file(held).map_err(io(held))?;
+    Ok(restored)
 }
 
 #[cfg(test)]

@@ -1287,7 +1287,7 @@ mod tests {
             .unwrap();
         let repaired = crate::repair(&open).unwrap();
         assert!(!held.exists());
-        assert_eq!(repaired.records, 11);
+        assert_eq!((repaired.records, repaired.restored), (11, 11));
         let path = repaired.path.unwrap();
         assert_eq!(crate::verify(&path).unwrap().records, 11);
         let got = reread(std::slice::from_ref(&path));
@@ -1356,6 +1356,8 @@ mod tests {
             let repaired = crate::repair(&open).unwrap();
             assert!(!held.exists());
             assert_eq!(repaired.records, 61);
+            // Cut in half: the records it lost are put back (the file written anew); whole: none is.
+            assert_eq!(repaired.restored > 0, cut, "{}", repaired.restored);
             let path = repaired.path.unwrap();
             let magic = fs::read(&path).unwrap()[..4].to_vec();
             let dictionary_frame = [0x5D, 0x2A, 0x4D, 0x18];

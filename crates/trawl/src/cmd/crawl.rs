@@ -88,6 +88,12 @@ pub(crate) fn resume(
 ) -> anyhow::Result<ExitCode> {
     let crawl = Crawl::resume(&job, checkpoint.as_deref())?;
     for r in crawl.repaired() {
+        if r.restored > 0 {
+            eprintln!(
+                "trawl: put back {} records held in memory to train the zstd dictionary",
+                r.restored
+            );
+        }
         match &r.path {
             Some(p) => eprintln!(
                 "trawl: repaired {} ({} complete records kept, {} bytes of a torn record cut)",
