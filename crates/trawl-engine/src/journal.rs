@@ -29,6 +29,9 @@ enum Entry {
     Line(String),
     /// Write out everything before this and commit (for changes that have no line: a retry, a hold).
     Commit,
+    /// Write out everything before this, then say so (a shared frontier's worker completes a URI in Redis
+    /// only once its line is written). Dropped unanswered when the writing fails.
+    Written(tokio::sync::oneshot::Sender<()>),
     /// Write out everything before this, then hand back a consistent view of the frontier's store.
     Checkpoint(mpsc::SyncSender<Result<StoreCopy, Error>>),
     /// Write out everything before this, commit, and stop.
@@ -49,6 +52,7 @@ impl std::fmt::Debug for Entry {
         f.write_str(match self {
             Entry::Line(_) => "Line",
             Entry::Commit => "Commit",
+            Entry::Written(_) => "Written",
             Entry::Checkpoint(_) => "Checkpoint",
             Entry::Close => "Close",
         })
@@ -80,12 +84,14 @@ impl Journal {
                 while open && let Ok(first) = rx.recv() {
                     let mut frontier = frontier.lock().unwrap_or_else(PoisonError::into_inner);
                     let mut views = Vec::new();
+                    let mut written = Vec::new();
                     let mut result = Ok(());
                     let mut next = Some(first);
                     while let Some(entry) = next {
                         match entry {
                             Entry::Line(line) => result = result.and_then(|()| log.append(&line)),
                             Entry::Commit => {}
+                            Entry::Written(reply) => written.push(reply),
                             Entry::Checkpoint(reply) => views.push(reply),
                             Entry::Close => open = false,
                         }
@@ -102,6 +108,11 @@ impl Journal {
                         }
                         .map_err(Error::from)
                     });
+                    if result.is_ok() {
+                        for reply in written {
+                            let _ = reply.send(());
+                        }
+                    }
                     for reply in views {
                         let view = match &result {
                             Ok(()) => frontier.checkpoint().map_err(Error::from),
@@ -145,6 +156,16 @@ impl Journal {
         // The thread stops early only after a failure, reported above.
         let _ = self.entries.send(Entry::Line(line));
         Ok(())
+    }
+
+    /// Waits until every line handed over so far is written (flushed to the OS); `false` if the thread
+    /// failed first (a full disk), after which no line is written.
+    pub(crate) async fn written(&self) -> bool {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        if self.entries.send(Entry::Written(tx)).is_err() {
+            return false;
+        }
+        rx.await.is_ok()
     }
 
     /// Asks for a commit of the frontier's changes (after the lines handed over so far).
@@ -204,5 +225,22 @@ mod tests {
         journal.close().unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(text.lines().collect::<Vec<_>>(), lines);
+    }
+
+    #[tokio::test]
+    async fn written_answers_once_the_lines_before_it_are_in_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("crawl.log");
+        let frontier = Arc::new(Mutex::new(Frontier::<CrawlUri>::in_memory(1)));
+        let journal = Journal::start(CrawlLog::open(&path).unwrap(), frontier).unwrap();
+        for i in 0..200 {
+            journal.line(format!("line {i}")).unwrap();
+        }
+        assert!(journal.written().await);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text.lines().count(), 200, "before the journal is closed");
+        journal.close().unwrap();
+        // A stopped journal writes nothing more, and says so.
+        assert!(!journal.written().await);
     }
 }

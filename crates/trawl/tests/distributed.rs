@@ -315,6 +315,7 @@ async fn a_killed_worker_and_a_redis_restart_lose_nothing() {
     let cfg = config(dir.path());
     let root = dir.path().to_path_buf();
     let url = redis.url();
+    let manifest_url = url.clone();
     let watched = seen.clone();
     let killed_leases = tokio::task::spawn_blocking(move || {
         let first = start(&root, 0, &url, &seeds, &cfg);
@@ -333,6 +334,8 @@ async fn a_killed_worker_and_a_redis_restart_lose_nothing() {
             std::thread::sleep(Duration::from_millis(20));
         }
         victim.kill();
+        // Started again on its job: it repairs the WARC the kill left open, and joins.
+        let again = start(&root, 1, &url, &[], &cfg);
         // Redis goes away and comes back with its AOF; the workers wait it out.
         while pages() < HOSTS * PAGES / 2 {
             assert!(
@@ -348,11 +351,30 @@ async fn a_killed_worker_and_a_redis_restart_lose_nothing() {
         redis.restart();
         wait(first, "w0", &root);
         wait(other, "w2", &root);
-        // The killed worker held at most one lease per fetch slot.
-        4
+        wait(again, "w1", &root);
+        // The killed worker held at most one lease per fetch slot (Redis kept for the manifest).
+        (4, redis)
     })
     .await
     .unwrap();
+    let (killed_leases, _redis) = killed_leases;
+    // No WARC is left open, and the manifest names every worker's, the repaired one too.
+    let out = Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .args(["ctl", "--frontier", &manifest_url, "crawl", "warcs"])
+        .output()
+        .unwrap();
+    let manifest = String::from_utf8_lossy(&out.stdout).into_owned();
+    let err = std::fs::read_to_string(dir.path().join("w1.err")).unwrap_or_default();
+    assert!(err.contains("trawl: repaired "), "{err}");
+    for n in 0..3 {
+        for entry in std::fs::read_dir(dir.path().join(format!("w{n}/crawl/warcs"))).unwrap() {
+            let path = entry.unwrap().path().to_string_lossy().into_owned();
+            assert!(!path.ends_with(".open"), "{path} left open");
+            if !path.ends_with(".cdxj") {
+                assert!(manifest.contains(&path), "{path} not in {manifest}");
+            }
+        }
+    }
     let counts = counts(&seen);
     assert_eq!(
         counts.len(),

@@ -134,6 +134,16 @@ impl Pipeline {
         }
     }
 
+    /// Waits until every crawl.log line handed over so far is written; if the journal failed instead, the
+    /// crawl fails (once more) and this says `false`.
+    pub(crate) async fn lines_written(&self) -> bool {
+        let written = self.log.written().await;
+        if !written {
+            self.fail(crate::Error::JournalStopped.to_string());
+        }
+        written
+    }
+
     /// The line of a URI that ended without a response (refused, out of scope, failed), with its
     /// annotations.
     pub(crate) fn log_failure(&self, uri: &CrawlUri, status: i32, worker: usize) -> String {

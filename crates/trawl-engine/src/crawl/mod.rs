@@ -157,9 +157,12 @@ impl Crawl {
         Crawl::joined(job_dir, spec, &text)
     }
 
-    /// A worker's crawl of the shared crawl whose settings are `text`, into its own `job_dir`.
+    /// A worker's crawl of the shared crawl whose settings are `text`, into its own `job_dir`; the `.open`
+    /// WARCs a crash of this worker left there are repaired first (and go into the crawl's manifest at the
+    /// end, with this run's).
     fn joined(job_dir: &std::path::Path, spec: RemoteSpec, text: &str) -> Result<Crawl, Error> {
         let job = Job::create(job_dir)?;
+        let repaired = crate::checkpoint::repair_warcs(&job)?;
         let config = CrawlConfig::parse(text, &job.config_path())?;
         if config.fetch.max_connections_per_host > 1 {
             eprintln!(
@@ -174,7 +177,7 @@ impl Crawl {
             job,
             config,
             seeds,
-            repaired: Vec::new(),
+            repaired,
             remote: Some(spec),
         })
     }
@@ -207,7 +210,7 @@ impl Crawl {
         self.remote.is_some()
     }
 
-    /// WARC files a resume found left open by a crash and repaired.
+    /// WARC files left open by a crash and repaired when the crawl was resumed (or a worker joined again).
     pub fn repaired(&self) -> &[trawl_warc::Repaired] {
         &self.repaired
     }
@@ -277,8 +280,10 @@ impl Crawl {
         let warcs = p.warc.close();
         if let (Some(remote), Ok(files)) = (&shared.remote, &warcs) {
             // The job-wide manifest: every worker's WARC files, in Redis.
+            let repaired = self.repaired.iter().filter_map(|r| r.path.as_ref());
             let files: Vec<(String, u64)> = files
                 .iter()
+                .chain(repaired)
                 .map(|f| {
                     let bytes = std::fs::metadata(f).map(|m| m.len()).unwrap_or(0);
                     (f.display().to_string(), bytes)

@@ -135,6 +135,12 @@ async fn complete(
     {
         return;
     }
+    // Done in Redis only once its crawl.log line is written (the journal writes lines on its own thread): a
+    // kill in between would leave a URI done without its line. A journal that failed completes nothing:
+    // the lease runs out and another worker does the URI.
+    if !p.lines_written().await {
+        return;
+    }
     let Some(result) = remote
         .steady(&shared.pipeline, |f| f.finished(queue, lease, &done))
         .await

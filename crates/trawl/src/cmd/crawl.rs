@@ -87,6 +87,12 @@ pub(crate) fn resume(
     metrics: Option<SocketAddr>,
 ) -> anyhow::Result<ExitCode> {
     let crawl = Crawl::resume(&job, checkpoint.as_deref())?;
+    eprintln!("trawl: resuming {}", job.display());
+    run(crawl, &job, metrics)
+}
+
+/// Says what the repair of the WARCs a crash left open did.
+fn say_repairs(crawl: &Crawl) {
     for r in crawl.repaired() {
         if r.restored > 0 {
             eprintln!(
@@ -107,12 +113,11 @@ pub(crate) fn resume(
             ),
         }
     }
-    eprintln!("trawl: resuming {}", job.display());
-    run(crawl, &job, metrics)
 }
 
 /// Runs a prepared crawl with a progress display; Ctrl-C stops it cleanly (with a checkpoint).
 fn run(crawl: Crawl, job: &Path, metrics: Option<SocketAddr>) -> anyhow::Result<ExitCode> {
+    say_repairs(&crawl);
     // A worker of a shared crawl may well fetch no seed: the others did.
     let shared = crawl.is_shared();
     let rt = runtime()?;
