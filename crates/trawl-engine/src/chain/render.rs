@@ -262,35 +262,30 @@ impl Upstream for PageUpstream<'_> {
 }
 
 impl PageUpstream<'_> {
-    /// Runs a URI the page asked for through the chain; what it led to joins the page's outcome, and the
-    /// response as it crossed the wire is the browser's answer.
+    /// Runs a URI the page asked for through the chain, once; what it led to joins the page's outcome, and
+    /// the response as it crossed the wire is the browser's answer.
     async fn run_child(&self, child: Child, settings: &CrawlConfig) -> Option<Vec<u8>> {
-        let (outcome, response) = through_chain(
-            self.p,
-            child.uri.clone(),
-            settings,
-            self.worker,
-            Tries::Once,
-        )
-        .await;
-        let mut found = lock(&self.found);
-        found.take(self.p, outcome);
-        found.children.push(child);
-        response
+        self.run(child, settings, Tries::Once).await.1
     }
 
     /// Fetches the robots.txt an origin needs for the page, once. A failure worth another try does not
     /// settle the origin: the robots.txt goes to the frontier as a prerequisite, tried again there as for a
     /// page from the frontier, while the origin stays pending; returns whether it went.
     async fn run_robots(&self, child: Child, settings: &CrawlConfig) -> bool {
-        let (outcome, _) = through_chain(
-            self.p,
-            child.uri.clone(),
-            settings,
-            self.worker,
-            Tries::AsSettings,
-        )
-        .await;
+        self.run(child, settings, Tries::AsSettings).await.0
+    }
+
+    /// Runs `child` through the chain; what it led to joins the page's outcome, and so does the child itself:
+    /// marked seen, or (sent back for another try, which only [`Tries::AsSettings`] allows) a prerequisite for
+    /// the frontier. Whether it was sent back, and the response as it crossed the wire.
+    async fn run(
+        &self,
+        mut child: Child,
+        settings: &CrawlConfig,
+        tries: Tries,
+    ) -> (bool, Option<Vec<u8>>) {
+        let (outcome, response) =
+            through_chain(self.p, child.uri.clone(), settings, self.worker, tries).await;
         let again = match &outcome.disposition {
             Disposition::Retry { uri, .. } | Disposition::RetryLater { uri, .. } => {
                 let mut uri = uri.clone();
@@ -299,22 +294,18 @@ impl PageUpstream<'_> {
             }
             _ => None,
         };
+        let sent_back = again.is_some();
+        if let Some(uri) = again {
+            child = Child {
+                uri,
+                placement: Placement::Prerequisite,
+                ..child
+            };
+        }
         let mut found = lock(&self.found);
         found.take(self.p, outcome);
-        match again {
-            Some(uri) => {
-                found.children.push(Child {
-                    uri,
-                    placement: Placement::Prerequisite,
-                    ..child
-                });
-                true
-            }
-            None => {
-                found.children.push(child);
-                false
-            }
-        }
+        found.children.push(child);
+        (sent_back, response)
     }
 
     /// A `POST` the page sends (a search form, a GraphQL query): sent by trawl's fetcher with the page's body
