@@ -52,7 +52,8 @@ async fn page(State(seen): State<Seen>, req: Request) -> Response {
         .trim_end_matches(".html")
         .parse()
         .unwrap_or(0);
-    // Each page links the next two of its host and the same page of the next host.
+    // Each page links the next two of its host, the same page of the next host, and one of three paths
+    // the default scope refuses as a trap (a segment repeated): each logged once crawl-wide.
     let ip: u8 = host
         .split(':')
         .next()
@@ -66,6 +67,10 @@ async fn page(State(seen): State<Seen>, req: Request) -> Response {
         .map(|m| format!("<a href=\"/p{m}.html\">n</a> "))
         .chain(std::iter::once(format!(
             "<a href=\"http://127.0.0.{other}:{port}/p{n}.html\">o</a>"
+        )))
+        .chain(std::iter::once(format!(
+            "<a href=\"/t/t/t/out{}.html\">x</a>",
+            n % 3
         )))
         .collect();
     (
@@ -269,6 +274,18 @@ async fn three_workers_fetch_every_page_once_and_stay_polite() {
     );
     let twice: Vec<_> = counts.iter().filter(|(_, n)| **n > 1).collect();
     assert!(twice.is_empty(), "fetched more than once: {twice:?}");
+    // Each refused URL has one line in all the workers' crawl.logs together.
+    for n in 0..3 {
+        let out = format!("/t/t/t/out{n}.html");
+        let lines: Vec<&str> = logs
+            .lines()
+            .filter(|l| l.contains("//127.0.0.2:") && l.contains(&out))
+            .collect();
+        assert!(
+            lines.len() == 1 && lines[0].contains(" -5000 "),
+            "{out}: {lines:?}"
+        );
+    }
     let gap = smallest_gap(&seen);
     assert!(
         gap >= Duration::from_millis(DELAY_MS - 10),

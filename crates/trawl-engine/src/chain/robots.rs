@@ -29,8 +29,12 @@ pub(crate) const RECHECK: Duration = Duration::from_secs(1);
 /// What is known of one origin's robots.txt.
 #[derive(Debug)]
 enum RobotsState {
-    /// The prerequisite is queued or being fetched; `waiting` are the queues held until it is known.
-    Pending { waiting: Vec<String> },
+    /// The prerequisite is queued or being fetched (scheduled here `since`); `waiting` are the queues held
+    /// until it is known.
+    Pending {
+        waiting: Vec<String>,
+        since: Instant,
+    },
     /// Rules in force until `expires`; `why` says why everything is disallowed (the robots.txt fetch's
     /// failure), for the pages' crawl.log lines.
     Known {
@@ -66,6 +70,19 @@ pub(crate) struct RobotsCache {
     /// With a shared frontier: the verdicts every worker process shares, so a robots.txt one fetched is
     /// known to all (each keeps its own copy for the verdict's time).
     share: Option<trawl_frontier::SharedCache>,
+    /// With a shared frontier: how long an origin stays pending here for a robots.txt that may be fetched
+    /// elsewhere (see [`shared_lapse`]). Past it the robots.txt is scheduled again, and a failure verdict
+    /// that lapsed longer ago is an earlier round's, which fails no waiting page.
+    lapse: Option<Duration>,
+}
+
+/// How long a robots.txt may take in a shared crawl, at most: claimed under a lease, and tried with every
+/// retry. Another worker process may settle its origin with a verdict it does not share (its address
+/// refused) or die between the fetch and sharing it; an origin pending longer than this is looked at again.
+pub(crate) fn shared_lapse(settings: &CrawlConfig) -> Duration {
+    let tries = settings.frontier.max_retries.saturating_add(1);
+    let each = settings.fetch.timeout_ms + settings.frontier.retry_delay_ms;
+    Duration::from_millis(settings.frontier.lease_ms) + Duration::from_millis(each) * tries
 }
 
 impl RobotsCache {
@@ -119,10 +136,7 @@ impl RobotsCache {
                 record.decode(decode_limits(settings));
                 let body = record.entity().unwrap_or_default();
                 if self.share.is_some() {
-                    let mut value = vec![b'R'];
-                    value.extend_from_slice(&status.to_be_bytes());
-                    value.extend_from_slice(body);
-                    shared = Some(value);
+                    shared = Some(shared_answer(status, body));
                 }
                 let robots = Robots::from_response(status, body, &self.agent);
                 sitemaps_of(uri, &robots, record, settings);
@@ -147,11 +161,22 @@ impl RobotsCache {
     }
 
     /// An empty cache for `agent` (the product token robots.txt groups name).
-    pub(crate) fn new(agent: String, share: Option<trawl_frontier::SharedCache>) -> RobotsCache {
+    pub(crate) fn new(agent: String) -> RobotsCache {
         RobotsCache {
             origins: Mutex::default(),
             agent,
-            share,
+            share: None,
+            lapse: None,
+        }
+    }
+
+    /// The same cache sharing its verdicts with a shared crawl's other worker processes through `share`;
+    /// an origin pending for longer than `lapse` is looked at again ([`shared_lapse`]).
+    pub(crate) fn shared(self, share: trawl_frontier::SharedCache, lapse: Duration) -> RobotsCache {
+        RobotsCache {
+            share: Some(share),
+            lapse: Some(lapse),
+            ..self
         }
     }
 
@@ -220,7 +245,7 @@ impl RobotsCache {
                 status: *status,
                 note: Some(note.clone()),
             },
-            Some(RobotsState::Pending { waiting }) => {
+            Some(RobotsState::Pending { waiting, since }) if !self.lapsed(*since) => {
                 if !waiting.iter().any(|q| q == queue) {
                     waiting.push(queue.to_string());
                 }
@@ -229,18 +254,32 @@ impl RobotsCache {
             // Back after waiting for a robots.txt whose fetch failed, and whose verdict (kept for
             // `retry_delay_ms`) lapsed before this page's turn came: the page fails rather than wait again.
             // Only a verdict of this process counts: after a restart nothing is known, and a page that was
-            // waiting when the crawl stopped waits for the robots.txt fetched anew.
-            Some(RobotsState::Known { why: Some(why), .. }) if uri.awaited_robots => {
-                Gate::Blocked {
-                    status: status::ROBOTS_PREREQUISITE_FAILED,
-                    note: Some(why.clone()),
-                }
-            }
+            // waiting when the crawl stopped waits for the robots.txt fetched anew. In a shared crawl, a
+            // verdict lapsed long ago is an earlier round's: the page waited for another process's fetch.
+            Some(RobotsState::Known {
+                why: Some(why),
+                expires,
+                ..
+            }) if uri.awaited_robots && !self.lapsed(*expires) => Gate::Blocked {
+                status: status::ROBOTS_PREREQUISITE_FAILED,
+                note: Some(why.clone()),
+            },
             _ => {
-                origins.insert(origin, RobotsState::Pending { waiting: vec![] });
+                // Queues held for a pending state that lapsed stay held for the new fetch.
+                let waiting = match origins.remove(&origin) {
+                    Some(RobotsState::Pending { waiting, .. }) => waiting,
+                    _ => Vec::new(),
+                };
+                let since = Instant::now();
+                origins.insert(origin, RobotsState::Pending { waiting, since });
                 Gate::Needed
             }
         }
+    }
+
+    /// Whether `at` is longer ago than a shared crawl's lapse (never in a crawl of one process).
+    fn lapsed(&self, at: Instant) -> bool {
+        self.lapse.is_some_and(|lapse| at.elapsed() > lapse)
     }
 
     /// Whether `origin`'s robots.txt is being fetched.
@@ -273,6 +312,8 @@ impl RobotsCache {
     /// Settles `origin` as having no usable robots.txt (everything allowed for `ttl`): for a redirect the
     /// scope will not follow, which RFC 9309 lets a crawler treat as "unavailable".
     pub(crate) fn unavailable(&self, origin: &str, ttl: Duration) -> Vec<String> {
+        // Shared as a robots.txt that is not there (404): every process allows the origin alike.
+        self.publish(origin, Some(shared_answer(404, b"")), ttl);
         self.settle(
             origin,
             RobotsState::Known {
@@ -286,7 +327,7 @@ impl RobotsCache {
     /// Puts an origin's state in force; returns the queues held waiting for it, to be released.
     fn settle(&self, origin: &str, state: RobotsState) -> Vec<String> {
         match self.origins().insert(origin.to_string(), state) {
-            Some(RobotsState::Pending { waiting }) => waiting,
+            Some(RobotsState::Pending { waiting, .. }) => waiting,
             _ => Vec::new(),
         }
     }
@@ -322,6 +363,14 @@ pub(crate) enum AfterFetch {
     Redirected(Box<CrawlUri>),
     /// The origin's rules are settled; these queues were held for them.
     Settled(Vec<String>),
+}
+
+/// A robots.txt answer as shared: `R`, its status (2 bytes) and its body.
+fn shared_answer(status: u16, body: &[u8]) -> Vec<u8> {
+    let mut value = vec![b'R'];
+    value.extend_from_slice(&status.to_be_bytes());
+    value.extend_from_slice(body);
+    value
 }
 
 /// A robots.txt fetch failure as shared: `E` and the failure's kind (`err=KIND`).
@@ -402,14 +451,14 @@ mod tests {
     fn a_page_that_waited_before_a_restart_waits_again() {
         // The crawl was killed while the page waited: the new process knows no verdict, so the page's
         // robots.txt is fetched again instead of failing it (-61) for a fetch this process never made.
-        let cache = RobotsCache::new("trawl".into(), None);
+        let cache = RobotsCache::new("trawl".into());
         assert!(matches!(cache.gate(&awaited(), "q"), Gate::Needed));
         assert!(matches!(cache.gate(&awaited(), "q"), Gate::Pending));
     }
 
     #[test]
     fn a_page_back_after_a_failed_fetch_lapsed_fails_with_its_cause() {
-        let cache = RobotsCache::new("trawl".into(), None);
+        let cache = RobotsCache::new("trawl".into());
         lapsed(&cache, Some(Annotation::FetchFailed("connect")));
         match cache.gate(&awaited(), "q") {
             Gate::Blocked { status, note } => {
@@ -426,8 +475,64 @@ mod tests {
 
     #[test]
     fn a_lapsed_verdict_that_allowed_is_fetched_again() {
-        let cache = RobotsCache::new("trawl".into(), None);
+        let cache = RobotsCache::new("trawl".into());
         lapsed(&cache, None);
         assert!(matches!(cache.gate(&awaited(), "q"), Gate::Needed));
+    }
+
+    /// A cache as a shared crawl's worker process has it, with `lapse`, and no Redis behind it.
+    fn shared_with(lapse: Duration) -> RobotsCache {
+        RobotsCache {
+            lapse: Some(lapse),
+            ..RobotsCache::new("trawl".into())
+        }
+    }
+
+    #[test]
+    fn in_a_shared_crawl_an_origin_pending_too_long_is_scheduled_again() {
+        // Another process took the robots.txt and settled it with a verdict it does not share (a refused
+        // address), or died: its pages would wait here for good.
+        let cache = shared_with(Duration::from_millis(50));
+        let mut page = awaited();
+        page.awaited_robots = false;
+        assert!(matches!(cache.gate(&page, "q"), Gate::Needed));
+        assert!(matches!(cache.gate(&page, "q2"), Gate::Pending));
+        std::thread::sleep(Duration::from_millis(80));
+        assert!(matches!(cache.gate(&page, "q"), Gate::Needed));
+        assert!(matches!(cache.gate(&page, "q"), Gate::Pending));
+        // The queues held before the lapse are still released when it settles.
+        let released = cache.unavailable("http://127.0.0.1:9", Duration::from_secs(60));
+        assert_eq!(released, ["q2", "q"]);
+        // A crawl of one process waits as long as its own frontier holds the robots.txt.
+        let single = RobotsCache::new("trawl".into());
+        assert!(matches!(single.gate(&page, "q"), Gate::Needed));
+        std::thread::sleep(Duration::from_millis(80));
+        assert!(matches!(single.gate(&page, "q"), Gate::Pending));
+    }
+
+    #[test]
+    fn in_a_shared_crawl_a_failure_of_an_earlier_round_fails_no_waiting_page() {
+        // The page waited for a robots.txt another process is fetching; this process still holds the
+        // verdict of a fetch that failed long ago.
+        let cache = shared_with(Duration::from_millis(50));
+        lapsed(&cache, Some(Annotation::FetchFailed("connect")));
+        std::thread::sleep(Duration::from_millis(80));
+        assert!(matches!(cache.gate(&awaited(), "q"), Gate::Needed));
+        // One that lapsed just now is this round's: the page fails with its cause.
+        lapsed(&cache, Some(Annotation::FetchFailed("timeout")));
+        assert!(matches!(
+            cache.gate(&awaited(), "q"),
+            Gate::Blocked {
+                status: status::ROBOTS_PREREQUISITE_FAILED,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn the_shared_lapse_covers_a_robots_txt_with_all_its_tries() {
+        let settings = CrawlConfig::default();
+        // 30 s lease, then 4 tries of a 20 s timeout and a 30 s wait.
+        assert_eq!(shared_lapse(&settings), Duration::from_secs(30 + 4 * 50));
     }
 }

@@ -13,7 +13,12 @@ use trawl_url::Url;
 
 use crate::{
     Error,
-    chain::{naming::Naming, pipeline::Pipeline, rendering::Rendering, robots::RobotsCache},
+    chain::{
+        naming::Naming,
+        pipeline::Pipeline,
+        rendering::Rendering,
+        robots::{RobotsCache, shared_lapse},
+    },
     crawl_log::CrawlLog,
     job::Job,
     journal::Journal,
@@ -472,6 +477,11 @@ impl Crawl {
             ),
             None => None,
         };
+        let robots = RobotsCache::new(product_token(&config.fetch.user_agent).to_string());
+        let robots = match robots_share {
+            Some(share) => robots.shared(share, shared_lapse(config)),
+            None => robots,
+        };
         let log = CrawlLog::open(&self.job.logs_dir().join("crawl.log"))?;
         let policy = AddressPolicy::new(
             config.fetch.allow_addresses.clone(),
@@ -492,10 +502,7 @@ impl Crawl {
             failures_in_a_row: Mutex::default(),
             fetcher: Fetcher::new(config.fetch.clone(), policy),
             access,
-            robots: RobotsCache::new(
-                product_token(&config.fetch.user_agent).to_string(),
-                robots_share,
-            ),
+            robots,
             warc,
             log: Journal::start(log, frontier.clone())?,
             stats: load_stats(&self.job),

@@ -13,7 +13,7 @@ use trawl_frontier::{Claim, Completion, Lease, Scheduled};
 use super::{remote::Remote, shared::Shared};
 use crate::chain::{
     self,
-    outcome::{Cut, Disposition, Outcome, Placement},
+    outcome::{Disposition, Outcome, Placement},
 };
 use crate::lock::lock;
 
@@ -54,8 +54,9 @@ pub(super) async fn worker(shared: Arc<Shared>, remote: &Remote, id: usize) {
     }
 }
 
-/// Hands a URI's outcome to the shared frontier: the URI done or put back, and its children, in one step
-/// (its WARC records and crawl.log line are written already: at-least-once).
+/// Hands a URI's outcome to the shared frontier: the URI done or put back, its children, the seen marks of
+/// what a browser fetched for it and a gallery's predicted next page, in one step (its WARC records and
+/// crawl.log line are written already: at-least-once).
 async fn complete(
     shared: &Shared,
     remote: &Remote,
@@ -70,7 +71,7 @@ async fn complete(
         disposition,
         children,
         predicted,
-        mut cuts,
+        cuts,
         release: _,
         line,
     } = outcome;
@@ -108,7 +109,6 @@ async fn complete(
         Disposition::HandedOver => {}
     }
     let mut known = Vec::new();
-    let mut seen = Vec::new();
     for child in children {
         match child.placement {
             Placement::New => {
@@ -120,20 +120,26 @@ async fn complete(
                 done.later
                     .push((child.queue, child.uri, at.saturating_duration_since(now)))
             }
-            Placement::Seen => seen.push(child.uri.uniq_key),
+            // What a browser page fetched: marked seen in the same step, before its outlinks are looked at,
+            // so the crawl does not fetch it again.
+            Placement::Seen => done.seen.push(child.uri.uniq_key),
         }
     }
-    // What a browser page fetched is marked seen before its outlinks are scheduled, so the crawl does not
-    // fetch it again.
-    if !seen.is_empty()
-        && remote
-            .steady(p, |f| {
-                seen.iter().try_for_each(|k| f.mark_seen(k).map(drop))
-            })
-            .await
-            .is_none()
-    {
+    done.predicted = predicted.map(|next| (next.queue, next.uri));
+    // A refused URL is logged once crawl-wide: its line is claimed under the lease, written, and the claim
+    // made final by the completion, so a kill in between loses no line (the claim is taken over).
+    let keys: Vec<String> = cuts.iter().map(|c| c.uri.uniq_key.clone()).collect();
+    let Some(mine) = remote
+        .steady(p, |f| f.claim_cuts(queue, lease, &keys))
+        .await
+    else {
         return;
+    };
+    for (cut, mine) in cuts.into_iter().zip(mine) {
+        if mine {
+            p.write_line(p.log_failure(&cut.uri, cut.status, worker));
+            done.cuts.push(cut.uri.uniq_key);
+        }
     }
     // Done in Redis only once its crawl.log line is written (the journal writes lines on its own thread): a
     // kill in between would leave a URI done without its line. A journal that failed completes nothing:
@@ -154,36 +160,17 @@ async fn complete(
         );
         return;
     };
-    if results.contains(&Scheduled::Queued)
-        && let Some(next) = predicted
-    {
-        let _ = remote
-            .steady(&shared.pipeline, |f| {
-                f.schedule_batch(vec![(next.queue.clone(), next.uri.clone())])
-            })
-            .await;
-    }
+    // Over its queue's budget, which only the completion can tell: logged once crawl-wide, after it (a kill
+    // in between loses that line, not a capture).
     let new: Vec<CrawlUri> = done.new.into_iter().map(|(_, uri)| uri).collect();
-    for (uri, result) in new.into_iter().zip(&results) {
-        if *result == Scheduled::OverBudget {
-            let mut uri = uri;
-            uri.annotate(Annotation::Budget);
-            cuts.push(Cut {
-                uri,
-                status: status::OVER_QUOTA,
-            });
+    for (mut uri, result) in new.into_iter().zip(&results) {
+        if *result != Scheduled::OverBudget {
+            continue;
         }
-    }
-    // A cut is logged once per uniq key crawl-wide, and not at all for a URI the crawl has (or will) fetch.
-    for cut in cuts {
-        let key = cut.uri.uniq_key.clone();
-        let first = remote
-            .steady(&shared.pipeline, |f| {
-                Ok(!f.is_seen(&key)? && f.mark_seen(&format!("cut {key}"))?)
-            })
-            .await;
-        if first == Some(true) {
-            p.write_line(p.log_failure(&cut.uri, cut.status, worker));
+        let key = uri.uniq_key.clone();
+        if remote.steady(p, |f| f.mark_cut(&key)).await == Some(true) {
+            uri.annotate(Annotation::Budget);
+            p.write_line(p.log_failure(&uri, status::OVER_QUOTA, worker));
         }
     }
     p.remember_known(known, &results);

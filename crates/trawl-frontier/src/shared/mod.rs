@@ -125,6 +125,13 @@ pub struct Completion<T> {
     pub first: Vec<(String, T)>,
     /// Items due after a wait, each to the back of its queue then.
     pub later: Vec<(String, T, Duration)>,
+    /// Uniq keys marked seen before the new items are looked at (what a browser fetched for the page).
+    pub seen: Vec<String>,
+    /// A gallery's predicted next page: scheduled through the seen set only if one of `new` was queued.
+    pub predicted: Option<(String, T)>,
+    /// Uniq keys of refused URLs whose lines this worker claimed ([`SharedFrontier::claim_cuts`]) and wrote:
+    /// their claims become final.
+    pub cuts: Vec<String>,
     /// New items (outlinks), through the seen set.
     pub new: Vec<(String, T)>,
 }
@@ -135,6 +142,9 @@ impl<T> Default for Completion<T> {
             delay: Duration::ZERO,
             first: Vec::new(),
             later: Vec::new(),
+            seen: Vec::new(),
+            predicted: None,
+            cuts: Vec::new(),
             new: Vec::new(),
         }
     }
@@ -164,6 +174,7 @@ struct Scripts {
     schedule: Script,
     renew: Script,
     queue: Script,
+    cut: Script,
 }
 
 impl Default for Scripts {
@@ -174,6 +185,7 @@ impl Default for Scripts {
             schedule: Script::new(include_str!("schedule.lua")),
             renew: Script::new(include_str!("renew.lua")),
             queue: Script::new(include_str!("queue.lua")),
+            cut: Script::new(include_str!("cut.lua")),
         }
     }
 }
@@ -362,7 +374,10 @@ impl<T: Item> SharedFrontier<T> {
                 .arg(done.delay.as_millis() as u64)
                 .arg(budget)
                 .arg(done.first.len())
-                .arg(done.later.len());
+                .arg(done.later.len())
+                .arg(done.seen.len())
+                .arg(usize::from(done.predicted.is_some()))
+                .arg(done.cuts.len());
             for (q, item) in done.first.iter().rev() {
                 inv.arg(q).arg(encode(item));
             }
@@ -371,6 +386,17 @@ impl<T: Item> SharedFrontier<T> {
                 member.push(b'\n');
                 item.encode(&mut member);
                 inv.arg(after.as_millis() as u64).arg(member);
+            }
+            for key in &done.seen {
+                let (bucket, field) = seen_slot(key);
+                inv.arg(bucket).arg(field.as_slice());
+            }
+            if let Some((q, item)) = &done.predicted {
+                push_new(&mut inv, q, item);
+            }
+            for key in &done.cuts {
+                let (bucket, field) = seen_slot(&cut_mark(key));
+                inv.arg(bucket).arg(field.as_slice());
             }
             for (q, item) in &done.new {
                 push_new(&mut inv, q, item);
@@ -390,6 +416,49 @@ impl<T: Item> SharedFrontier<T> {
             Some((0, [])) => Ok(None),
             _ => Err(SharedError::Reply(format!("{codes:?}"))),
         }
+    }
+
+    /// Claims the crawl.log lines of refused URLs (their uniq keys) found by the item taken from `queue`
+    /// under `lease`: true for each line this worker is to write, before it completes the item with the
+    /// claimed keys in [`Completion::cuts`]. A URL is logged once crawl-wide and not at all when the crawl
+    /// schedules it; a claim whose worker lost its lease before completing is taken over, so no line is
+    /// lost to a kill (at-least-once, like the items).
+    pub fn claim_cuts(
+        &mut self,
+        queue: &str,
+        lease: &Lease,
+        keys: &[String],
+    ) -> Result<Vec<bool>, SharedError> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let prefix = self.prefix.clone();
+        let flags: Vec<i64> = self.with_conn(|conn, scripts| {
+            let mut inv = scripts.cut.prepare_invoke();
+            inv.key(format!("{prefix}:n"))
+                .arg(&prefix)
+                .arg(queue)
+                .arg(&lease.token);
+            for key in keys {
+                let (bucket, field) = seen_slot(key);
+                let (cut_bucket, cut_field) = seen_slot(&cut_mark(key));
+                inv.arg(bucket)
+                    .arg(field.as_slice())
+                    .arg(cut_bucket)
+                    .arg(cut_field.as_slice());
+            }
+            inv.invoke(conn)
+        })?;
+        if flags.len() != keys.len() {
+            return Err(SharedError::Reply(format!("{flags:?}")));
+        }
+        Ok(flags.into_iter().map(|f| f == 1).collect())
+    }
+
+    /// Marks the line of a refused URL (its uniq key) written, unless the crawl scheduled the URL: true if
+    /// this call is the first, for a cut found after the completion (over its queue's budget).
+    pub fn mark_cut(&mut self, key: &str) -> Result<bool, SharedError> {
+        Ok(!self.is_seen(key)? && self.mark_seen(&cut_mark(key))?)
     }
 
     /// Extends every lease this worker holds and records its heartbeat; returns how many it still holds.
@@ -742,6 +811,11 @@ pub fn shared_crawls(url: &str) -> Result<Vec<String>, SharedError> {
     let mut names: Vec<String> = redis::cmd("SMEMBERS").arg(CRAWLS).query(&mut conn)?;
     names.sort();
     Ok(names)
+}
+
+/// The seen-set key that marks a refused URL's line claimed or written.
+fn cut_mark(key: &str) -> String {
+    format!("cut {key}")
 }
 
 fn encode<T: Item>(item: &T) -> Vec<u8> {

@@ -187,6 +187,120 @@ fn an_expired_lease_is_claimed_again_and_the_old_holder_cannot_complete() {
     assert_eq!((counts.reclaimed, counts.done, counts.in_flight), (1, 1, 0));
 }
 
+/// The seen marks of what a browser fetched and a gallery's predicted page go in with the completion:
+/// a kill between two calls cannot lose them, and a zombie's are dropped with the rest of its result.
+#[test]
+fn seen_marks_and_a_predicted_page_are_part_of_the_completion() {
+    let server = RedisServer::start();
+    let mut f = worker(&server, "w", 60_000);
+    seeds(&mut f, &[("h", "h/1"), ("h", "h/2")]);
+    let (_, q, lease) = claim(&mut f);
+    let done = Completion {
+        seen: vec!["h/style.css".to_string(), "h/2".to_string()],
+        predicted: Some(("h".to_string(), "h/page2".to_string())),
+        // h/style.css is seen by now (the browser fetched it): not queued again.
+        new: vec![
+            ("h".to_string(), "h/style.css".to_string()),
+            ("h".to_string(), "h/3".to_string()),
+        ],
+        ..Completion::default()
+    };
+    assert_eq!(
+        f.finished(&q, &lease, &done).unwrap(),
+        Some(vec![Scheduled::Duplicate, Scheduled::Queued])
+    );
+    assert!(f.is_seen("h/style.css").unwrap());
+    assert!(f.is_seen("h/page2").unwrap(), "a new link came: predicted");
+    // A page whose links brought nothing new gets no predicted page.
+    let (item, q, lease) = claim(&mut f);
+    assert_eq!(item, "h/2");
+    let done = Completion {
+        predicted: Some(("h".to_string(), "h/page9".to_string())),
+        new: vec![("h".to_string(), "h/3".to_string())],
+        ..Completion::default()
+    };
+    assert_eq!(
+        f.finished(&q, &lease, &done).unwrap(),
+        Some(vec![Scheduled::Duplicate])
+    );
+    assert!(!f.is_seen("h/page9").unwrap());
+    // A zombie's marks and predicted page are dropped.
+    let mut dead = worker(&server, "dead", 100);
+    let (item, q, stale) = claim(&mut dead);
+    assert_eq!(item, "h/3");
+    std::thread::sleep(Duration::from_millis(150));
+    let (_, _, lease) = claim(&mut f);
+    let late = Completion {
+        seen: vec!["h/zombie.css".to_string()],
+        predicted: Some(("h".to_string(), "h/zombie-next".to_string())),
+        new: vec![("h".to_string(), "h/zombie".to_string())],
+        ..Completion::default()
+    };
+    assert_eq!(dead.finished(&q, &stale, &late).unwrap(), None);
+    for key in ["h/zombie.css", "h/zombie-next", "h/zombie"] {
+        assert!(!f.is_seen(key).unwrap(), "{key}");
+    }
+    let next = f.finished(&q, &lease, &Completion::default()).unwrap();
+    assert_eq!(next, Some(vec![]));
+    assert_eq!(
+        claim(&mut f).0,
+        "h/page2",
+        "the predicted page is queued behind the new link"
+    );
+}
+
+/// A refused URL's line: claimed under a lease, final with the completion, taken over when its worker
+/// died before completing; never for a URL the crawl schedules.
+#[test]
+fn a_refused_urls_line_is_claimed_once_and_taken_over_from_a_dead_worker() {
+    let server = RedisServer::start();
+    let mut a = worker(&server, "a", 60_000);
+    let mut dead = worker(&server, "dead", 100);
+    seeds(&mut a, &[("h1", "h1/1"), ("h2", "h2/1"), ("h3", "h3/1")]);
+    let (_, q1, lease1) = claim(&mut a);
+    let keys = |k: &[&str]| k.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    // A URL refused twice on a page, and one the crawl scheduled: one line.
+    assert_eq!(
+        a.claim_cuts(&q1, &lease1, &keys(&["x", "x", "h3/1"]))
+            .unwrap(),
+        [true, false, false]
+    );
+    // The same call again (its reply lost): still this worker's.
+    assert_eq!(a.claim_cuts(&q1, &lease1, &keys(&["x"])).unwrap(), [true]);
+    // Another worker meets the same URL while a's lease is alive: a logs it.
+    let (_, q2, lease2) = claim(&mut dead);
+    assert_eq!(
+        dead.claim_cuts(&q2, &lease2, &keys(&["x", "y"])).unwrap(),
+        [false, true]
+    );
+    let done = Completion {
+        cuts: keys(&["x"]),
+        ..Completion::default()
+    };
+    assert_eq!(a.finished(&q1, &lease1, &done).unwrap(), Some(vec![]));
+    // "dead" dies before completing: its claim of y is taken over by whoever meets y next (here on
+    // another queue: h3's item, or h2's again).
+    std::thread::sleep(Duration::from_millis(150));
+    let (_, q2, lease2) = claim(&mut a);
+    assert_eq!(
+        a.claim_cuts(&q2, &lease2, &keys(&["x", "y"])).unwrap(),
+        [false, true]
+    );
+    let done = Completion {
+        cuts: keys(&["y"]),
+        ..Completion::default()
+    };
+    a.finished(&q2, &lease2, &done).unwrap();
+    // Final: nobody logs x or y again, and a cut found after a completion is marked once.
+    let (_, q3, lease3) = claim(&mut a);
+    assert_eq!(
+        a.claim_cuts(&q3, &lease3, &keys(&["x", "y"])).unwrap(),
+        [false, false]
+    );
+    assert!(!a.mark_cut("y").unwrap() && !a.mark_cut("h1/1").unwrap());
+    assert!(a.mark_cut("z").unwrap() && !a.mark_cut("z").unwrap());
+}
+
 #[test]
 fn retries_go_first_and_later_items_wait() {
     let server = RedisServer::start();
