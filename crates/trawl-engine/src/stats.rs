@@ -39,6 +39,9 @@ pub struct Stats {
     /// Hosts whose server asked them to wait (`Retry-After`), until when (not saved: a resumed crawl asks
     /// again).
     asked_to_wait: Mutex<HashMap<String, chrono::DateTime<chrono::Utc>>>,
+    /// URLs taken from sitemaps so far, per host (`[extract] sitemap_max_urls_per_host`): saved, so a
+    /// resumed crawl goes on with what is left of each host's allowance.
+    sitemap_urls: Mutex<HashMap<String, u64>>,
 }
 
 /// URIs and bytes per host.
@@ -278,6 +281,7 @@ pub struct SavedStats {
     by_source: BTreeMap<String, HostCounts>,
     latency: Vec<u64>,
     latency_sum_us: u64,
+    sitemap_urls: BTreeMap<String, u64>,
     by_norm: HashMap<String, (u64, String)>,
     by_template: HashMap<String, (u64, BTreeSet<String>)>,
     groups_truncated: bool,
@@ -302,6 +306,10 @@ impl Stats {
             by_source: self.by_source(),
             latency: self.latency.iter().map(|c| c.load(Relaxed)).collect(),
             latency_sum_us: self.latency_sum_us.load(Relaxed),
+            sitemap_urls: lock(&self.sitemap_urls)
+                .iter()
+                .map(|(h, n)| (h.clone(), *n))
+                .collect(),
             by_norm: groups.by_norm.clone(),
             by_template: groups.by_template.clone(),
             groups_truncated: groups.truncated,
@@ -350,6 +358,7 @@ impl Stats {
             source_rows: AtomicU64::new(rows as u64),
             latency,
             latency_sum_us: AtomicU64::new(saved.latency_sum_us),
+            sitemap_urls: Mutex::new(saved.sitemap_urls.into_iter().collect()),
             groups: Mutex::new(UrlGroups {
                 by_norm: saved.by_norm,
                 by_template: saved.by_template,
@@ -384,7 +393,18 @@ impl Stats {
             latency: Default::default(),
             latency_sum_us: AtomicU64::new(0),
             asked_to_wait: Mutex::default(),
+            sitemap_urls: Mutex::default(),
         }
+    }
+
+    /// Takes up to `wanted` URLs of `host`'s sitemaps out of its `allowance` over the whole crawl; returns
+    /// how many may be taken.
+    pub fn take_sitemap_urls(&self, host: &str, wanted: u64, allowance: u64) -> u64 {
+        let mut taken = lock(&self.sitemap_urls);
+        let used = taken.entry(host.to_string()).or_default();
+        let granted = wanted.min(allowance.saturating_sub(*used));
+        *used += granted;
+        granted
     }
 
     /// Notes that `host`'s server asked it to wait `wait` (`Retry-After`).
@@ -603,6 +623,19 @@ pub const STATS_FILE: &str = "stats.json";
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hosts_sitemap_allowance_goes_on_after_a_resume() {
+        let stats = Stats::new();
+        assert_eq!(stats.take_sitemap_urls("a.example", 7, 10), 7);
+        assert_eq!(stats.take_sitemap_urls("b.example", 3, 10), 3);
+        let saved = serde_json::to_string(&stats.save()).unwrap();
+        let resumed = Stats::restore(serde_json::from_str(&saved).unwrap());
+        assert_eq!(resumed.take_sitemap_urls("a.example", 7, 10), 3);
+        assert_eq!(resumed.take_sitemap_urls("a.example", 1, 10), 0);
+        assert_eq!(resumed.take_sitemap_urls("b.example", 7, 10), 7);
+    }
 
     #[test]
     fn the_progress_line_says_what_the_crawl_waits_for() {

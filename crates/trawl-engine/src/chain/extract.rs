@@ -72,23 +72,17 @@ pub(super) fn run(
         let mut found = blocking(body.len(), || {
             extract::sitemap::sitemap_links(body, &uri.url)
         });
-        // The host's allowance over the whole crawl: what is left of it is all this sitemap may add.
-        {
-            let host = uri.url.host_str().unwrap_or_default().to_owned();
-            let mut taken = p
-                .sitemap_urls
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            let used = taken.entry(host).or_default();
-            let left = settings
-                .extract
-                .sitemap_max_urls_per_host
-                .saturating_sub(*used);
-            if found.outlinks.len() as u64 > left {
-                found.outlinks.truncate(left as usize);
-                found.truncated = true;
-            }
-            *used += found.outlinks.len() as u64;
+        // The host's allowance over the whole crawl (kept with the counters, so a resume goes on with it):
+        // what is left of it is all this sitemap may add.
+        let wanted = found.outlinks.len() as u64;
+        let granted = p.stats.take_sitemap_urls(
+            uri.url.host_str().unwrap_or_default(),
+            wanted,
+            settings.extract.sitemap_max_urls_per_host,
+        );
+        if granted < wanted {
+            found.outlinks.truncate(granted as usize);
+            found.truncated = true;
         }
         if found.truncated {
             uri.annotate(Annotation::OutlinksTruncated);

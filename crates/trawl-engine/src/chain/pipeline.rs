@@ -31,8 +31,6 @@ pub(crate) struct Pipeline {
     /// Failed fetches in a row per origin (reset by any response): past [`HOST_FAILURES`] a URL's failure is
     /// taken as its host's.
     pub(crate) failures_in_a_row: Mutex<std::collections::HashMap<String, u32>>,
-    /// URLs taken from sitemaps so far, per host (`[extract] sitemap_max_urls_per_host`).
-    pub(crate) sitemap_urls: Mutex<std::collections::HashMap<String, u64>>,
     pub(crate) fetcher: Fetcher,
     /// Cookies and credentials: what is presented to each host.
     pub(crate) access: trawl_fetch::access::Access,

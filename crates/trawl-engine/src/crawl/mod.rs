@@ -498,7 +498,6 @@ impl Crawl {
             naming,
             assign,
             known_links: Mutex::default(),
-            sitemap_urls: Mutex::default(),
             failures_in_a_row: Mutex::default(),
             fetcher: Fetcher::new(config.fetch.clone(), policy),
             access,

@@ -115,7 +115,11 @@ async fn complete(
                 known.push(child.known);
                 done.new.push((child.queue, child.uri));
             }
-            Placement::Prerequisite => done.first.insert(0, (child.queue, child.uri)),
+            // Marked seen as well, as in one process: a link to it later is not fetched again.
+            Placement::Prerequisite => {
+                done.seen.push(child.uri.uniq_key.clone());
+                done.first.insert(0, (child.queue, child.uri));
+            }
             Placement::Revisit(at) => {
                 done.later
                     .push((child.queue, child.uri, at.saturating_duration_since(now)))
