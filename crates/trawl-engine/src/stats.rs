@@ -666,8 +666,6 @@ mod tests {
         );
     }
 
-    use super::*;
-
     #[test]
     fn finished_uris_by_last_hop() {
         let s = Stats::new();

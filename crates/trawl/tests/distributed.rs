@@ -52,8 +52,9 @@ async fn page(State(seen): State<Seen>, req: Request) -> Response {
         .trim_end_matches(".html")
         .parse()
         .unwrap_or(0);
-    // Each page links the next two of its host, the same page of the next host, and one of three paths
-    // the default scope refuses as a trap (a segment repeated): each logged once crawl-wide.
+    // Each page links the next two of its host, the same page of the next host, one of three paths the
+    // default scope refuses as a trap (a segment repeated), each logged once crawl-wide, and its host's
+    // robots.txt, which the crawl fetched first and does not fetch again.
     let ip: u8 = host
         .split(':')
         .next()
@@ -69,7 +70,7 @@ async fn page(State(seen): State<Seen>, req: Request) -> Response {
             "<a href=\"http://127.0.0.{other}:{port}/p{n}.html\">o</a>"
         )))
         .chain(std::iter::once(format!(
-            "<a href=\"/t/t/t/out{}.html\">x</a>",
+            "<a href=\"/t/t/t/out{}.html\">x</a> <a href=\"/robots.txt\">r</a>",
             n % 3
         )))
         .collect();
@@ -274,6 +275,14 @@ async fn three_workers_fetch_every_page_once_and_stay_polite() {
     );
     let twice: Vec<_> = counts.iter().filter(|(_, n)| **n > 1).collect();
     assert!(twice.is_empty(), "fetched more than once: {twice:?}");
+    let mut robots: HashMap<String, usize> = HashMap::new();
+    for (host, path, _) in seen.lock().unwrap().iter() {
+        if path == "/robots.txt" {
+            *robots.entry(host.clone()).or_default() += 1;
+        }
+    }
+    robots.retain(|_, n| *n != 1);
+    assert!(robots.is_empty(), "robots.txt not fetched once: {robots:?}");
     // Each refused URL has one line in all the workers' crawl.logs together.
     for n in 0..3 {
         let out = format!("/t/t/t/out{n}.html");
