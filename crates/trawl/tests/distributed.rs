@@ -407,6 +407,24 @@ async fn a_killed_worker_and_a_redis_restart_lose_nothing() {
         HOSTS * PAGES,
         "every page, though a worker died"
     );
+    // Each refused URL of each host still has its line: a claim the killed worker left is taken over.
+    let logs: String = (0..3)
+        .map(|n| {
+            std::fs::read_to_string(dir.path().join(format!("w{n}/crawl/logs/crawl.log")))
+                .unwrap_or_default()
+        })
+        .collect();
+    let hosts: std::collections::BTreeSet<&String> = counts.keys().map(|(h, _)| h).collect();
+    for host in hosts {
+        for n in 0..3 {
+            let out = format!("//{host}/t/t/t/out{n}.html");
+            assert!(
+                logs.lines()
+                    .any(|l| l.contains(&out) && l.contains(" -5000 ")),
+                "no line for {out}"
+            );
+        }
+    }
     let duplicates: usize = counts.values().map(|n| n - 1).sum();
     assert!(
         duplicates <= killed_leases,
