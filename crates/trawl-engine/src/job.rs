@@ -78,11 +78,82 @@ impl Job {
         self.root.join("reports")
     }
 
-    /// Writes `text` to `path` inside the job, naming the file on failure.
+    /// Writes `text` to `path` inside the job whole ([`write_whole`]), naming the file on failure.
     pub fn write_file(&self, path: &Path, text: &str) -> Result<(), Error> {
-        std::fs::write(path, text).map_err(|source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        })
+        write_whole(path, text)
+    }
+}
+
+/// Writes `text` to `path` whole, naming the file on failure. The text goes to a file of its own beside `path`
+/// (a unique name: the ticker and a checkpoint may save the counters at once), synced, and renamed over
+/// `path`: a crash mid-write leaves the last whole crawl.toml, stats.json or checkpoint.json, never a cut
+/// one that a resume cannot read. A crash before the rename can leave a hidden `.trawl-*.tmp` beside it.
+pub fn write_whole(path: &Path, text: &str) -> Result<(), Error> {
+    use std::io::Write as _;
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let mut aside = tempfile::Builder::new()
+        .prefix(".trawl-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(io)?;
+    aside
+        .write_all(text.as_bytes())
+        .and_then(|()| aside.as_file().sync_all())
+        .map_err(io)?;
+    aside.persist(path).map_err(|e| io(e.error))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader never finds the file cut short while it is written again (a kill at that instant would leave
+    /// it so for the resume to read).
+    #[test]
+    fn a_file_written_again_is_always_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = Job::create(dir.path()).unwrap();
+        let path = job.state_dir().join("stats.json");
+        let text = |n: u8| {
+            let mut t = vec![b'a' + n % 26; 4 << 20];
+            t.push(b'\n');
+            String::from_utf8(t).unwrap()
+        };
+        job.write_file(&path, &text(0)).unwrap();
+        let writer = {
+            let (job, path) = (job.clone(), path.clone());
+            std::thread::spawn(move || {
+                for n in 1..=12 {
+                    job.write_file(&path, &text(n)).unwrap();
+                }
+            })
+        };
+        let mut reads = 0;
+        while !writer.is_finished() {
+            let read = std::fs::read_to_string(&path).unwrap();
+            assert!(
+                read.len() == (4 << 20) + 1 && read.ends_with('\n'),
+                "read {} bytes",
+                read.len()
+            );
+            reads += 1;
+        }
+        writer.join().unwrap();
+        assert!(reads > 0);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text(12));
+        // Nothing is left beside it.
+        let left: Vec<_> = std::fs::read_dir(job.state_dir())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, ["stats.json"]);
     }
 }

@@ -218,7 +218,8 @@ pub(crate) fn save_config(
             "job {id:?} is running: change its queues instead, or terminate it to edit crawl.toml"
         )));
     }
-    std::fs::write(dir.join("crawl.toml"), text).map_err(ApiError::internal)?;
+    // Whole or not at all: a server stopped mid-write must not leave a job whose crawl.toml is cut short.
+    trawl_engine::job::write_whole(&dir.join("crawl.toml"), text).map_err(ApiError::internal)?;
     changes::record(
         &dir,
         who,
