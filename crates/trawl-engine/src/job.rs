@@ -98,11 +98,19 @@ pub fn write_whole(path: &Path, text: &str) -> Result<(), Error> {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
-    let mut aside = tempfile::Builder::new()
-        .prefix(".trawl-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(io)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".trawl-").suffix(".tmp");
+    // The permissions `std::fs::write` would give: the old file's, or the umask's for a new one (not the
+    // owner-only ones of a temporary file).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let permissions = std::fs::metadata(path)
+            .map(|m| m.permissions())
+            .unwrap_or_else(|_| std::fs::Permissions::from_mode(0o666));
+        builder.permissions(permissions);
+    }
+    let mut aside = builder.tempfile_in(dir).map_err(io)?;
     aside
         .write_all(text.as_bytes())
         .and_then(|()| aside.as_file().sync_all())
@@ -155,5 +163,17 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(left, ["stats.json"]);
+        // Readable by others as before, not owner-only like a temporary file (the umask may narrow it).
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            let plain = job.state_dir().join("plain");
+            std::fs::write(&plain, "x").unwrap();
+            assert_eq!(mode(&path), mode(&plain));
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+            job.write_file(&path, "again").unwrap();
+            assert_eq!(mode(&path), 0o640, "the old file's permissions are kept");
+        }
     }
 }
