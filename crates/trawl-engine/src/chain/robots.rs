@@ -76,13 +76,18 @@ pub(crate) struct RobotsCache {
     lapse: Option<Duration>,
 }
 
-/// How long a robots.txt may take in a shared crawl, at most: claimed under a lease, and tried with every
-/// retry. Another worker process may settle its origin with a verdict it does not share (its address
-/// refused) or die between the fetch and sharing it; an origin pending longer than this is looked at again.
+/// How long a robots.txt may take in a shared crawl: claimed under a lease, and tried with every retry, each
+/// after its queue's rest (the retry delay, or the politeness delay's cap if longer). Another worker process
+/// may settle its origin with a verdict it does not share (its address refused) or die between the fetch and
+/// sharing it; an origin pending longer than this is looked at again. A robots.txt slower than this (a
+/// Crawl-delay kept from its last verdict, redirects) is scheduled once more, through the same polite queue.
 pub(crate) fn shared_lapse(settings: &CrawlConfig) -> Duration {
-    let tries = settings.frontier.max_retries.saturating_add(1);
-    let each = settings.fetch.timeout_ms + settings.frontier.retry_delay_ms;
-    Duration::from_millis(settings.frontier.lease_ms) + Duration::from_millis(each) * tries
+    let (fetch, frontier) = (&settings.fetch, &settings.frontier);
+    let tries = u64::from(frontier.max_retries).saturating_add(1);
+    let each = fetch
+        .timeout_ms
+        .saturating_add(frontier.retry_delay_ms.max(frontier.max_delay_ms));
+    Duration::from_millis(frontier.lease_ms.saturating_add(each.saturating_mul(tries)))
 }
 
 impl RobotsCache {
@@ -492,12 +497,12 @@ mod tests {
     fn in_a_shared_crawl_an_origin_pending_too_long_is_scheduled_again() {
         // Another process took the robots.txt and settled it with a verdict it does not share (a refused
         // address), or died: its pages would wait here for good.
-        let cache = shared_with(Duration::from_millis(50));
+        let cache = shared_with(Duration::from_millis(300));
         let mut page = awaited();
         page.awaited_robots = false;
         assert!(matches!(cache.gate(&page, "q"), Gate::Needed));
         assert!(matches!(cache.gate(&page, "q2"), Gate::Pending));
-        std::thread::sleep(Duration::from_millis(80));
+        std::thread::sleep(Duration::from_millis(500));
         assert!(matches!(cache.gate(&page, "q"), Gate::Needed));
         assert!(matches!(cache.gate(&page, "q"), Gate::Pending));
         // The queues held before the lapse are still released when it settles.
@@ -506,7 +511,7 @@ mod tests {
         // A crawl of one process waits as long as its own frontier holds the robots.txt.
         let single = RobotsCache::new("trawl".into());
         assert!(matches!(single.gate(&page, "q"), Gate::Needed));
-        std::thread::sleep(Duration::from_millis(80));
+        std::thread::sleep(Duration::from_millis(500));
         assert!(matches!(single.gate(&page, "q"), Gate::Pending));
     }
 
@@ -514,9 +519,9 @@ mod tests {
     fn in_a_shared_crawl_a_failure_of_an_earlier_round_fails_no_waiting_page() {
         // The page waited for a robots.txt another process is fetching; this process still holds the
         // verdict of a fetch that failed long ago.
-        let cache = shared_with(Duration::from_millis(50));
+        let cache = shared_with(Duration::from_millis(300));
         lapsed(&cache, Some(Annotation::FetchFailed("connect")));
-        std::thread::sleep(Duration::from_millis(80));
+        std::thread::sleep(Duration::from_millis(500));
         assert!(matches!(cache.gate(&awaited(), "q"), Gate::Needed));
         // One that lapsed just now is this round's: the page fails with its cause.
         lapsed(&cache, Some(Annotation::FetchFailed("timeout")));
@@ -534,5 +539,10 @@ mod tests {
         let settings = CrawlConfig::default();
         // 30 s lease, then 4 tries of a 20 s timeout and a 30 s wait.
         assert_eq!(shared_lapse(&settings), Duration::from_secs(30 + 4 * 50));
+        let mut slow = settings.clone();
+        slow.frontier.max_delay_ms = 60_000;
+        assert_eq!(shared_lapse(&slow), Duration::from_secs(30 + 4 * 80));
+        slow.fetch.timeout_ms = u64::MAX;
+        assert_eq!(shared_lapse(&slow), Duration::from_millis(u64::MAX));
     }
 }

@@ -13,7 +13,7 @@ use trawl_frontier::{Claim, Completion, Lease, Scheduled};
 use super::{remote::Remote, shared::Shared};
 use crate::chain::{
     self,
-    outcome::{Disposition, Outcome, Placement},
+    outcome::{Cut, Disposition, Outcome, Placement},
 };
 use crate::lock::lock;
 
@@ -71,7 +71,7 @@ async fn complete(
         disposition,
         children,
         predicted,
-        cuts,
+        mut cuts,
         release: _,
         line,
     } = outcome;
@@ -132,6 +132,7 @@ async fn complete(
     done.predicted = predicted.map(|next| (next.queue, next.uri));
     // A refused URL is logged once crawl-wide: its line is claimed under the lease, written, and the claim
     // made final by the completion, so a kill in between loses no line (the claim is taken over).
+    drop_scheduled(&mut cuts, &done);
     let keys: Vec<String> = cuts.iter().map(|c| c.uri.uniq_key.clone()).collect();
     let Some(mine) = remote
         .steady(p, |f| f.claim_cuts(queue, lease, &keys))
@@ -178,6 +179,19 @@ async fn complete(
         }
     }
     p.remember_known(known, &results);
+}
+
+/// Drops the cuts of URLs that `done` schedules too (refused as a link, accepted as an embed; fetched by the
+/// browser): they get no refusal line, as in one process, since the crawl fetches them.
+fn drop_scheduled(cuts: &mut Vec<Cut>, done: &Completion<CrawlUri>) {
+    if cuts.is_empty() {
+        return;
+    }
+    let scheduled: std::collections::HashSet<&str> = (done.new.iter())
+        .map(|(_, uri)| uri.uniq_key.as_str())
+        .chain(done.seen.iter().map(String::as_str))
+        .collect();
+    cuts.retain(|c| !scheduled.contains(c.uri.uniq_key.as_str()));
 }
 
 /// Takes up settings an operator published for the whole crawl (`trawl ctl --frontier … set`, sheets):
@@ -243,5 +257,36 @@ pub(super) async fn renew_leases(shared: Arc<Shared>) {
         if let Err(e) = renewed {
             remote.say(&e);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn uri(key: &str) -> CrawlUri {
+        CrawlUri::seed(
+            url::Url::parse(&format!("http://127.0.0.1:9/{key}")).unwrap(),
+            key.to_string(),
+        )
+    }
+
+    #[test]
+    fn a_url_this_outcome_schedules_is_not_logged_as_refused() {
+        let mut cuts: Vec<Cut> = ["embed", "fetched", "refused"]
+            .iter()
+            .map(|k| Cut {
+                uri: uri(k),
+                status: status::OUT_OF_SCOPE,
+            })
+            .collect();
+        let done = Completion {
+            new: vec![("q".to_string(), uri("embed"))],
+            seen: vec!["fetched".to_string()],
+            ..Completion::default()
+        };
+        drop_scheduled(&mut cuts, &done);
+        let left: Vec<&str> = cuts.iter().map(|c| c.uri.uniq_key.as_str()).collect();
+        assert_eq!(left, ["refused"]);
     }
 }

@@ -8,7 +8,7 @@
 --   fetched for the page),
 --   n_predicted groups of 4 (a gallery's predicted next page), scheduled only if a new item was queued,
 --   n_cuts pairs (seen bucket, seen field): the cut marks claimed with cut.lua, final now (their lines are
---   written),
+--   written; the claims in P:cutclaim go),
 --   then groups of 4 for new items: queue, seen bucket, seen field, item.
 -- Returns {ok, statuses...}: ok 1, or 0 when the lease is no longer this token's (expired and claimed again:
 -- a zombie's result is dropped; the new holder fetches the item again); a status per new item:
@@ -68,6 +68,7 @@ local predicted = i
 i = i + 4 * n_predicted
 for _ = 1, n_cuts do
   redis.call('HSET', p .. ':s:' .. ARGV[i], ARGV[i + 1], '')
+  redis.call('HDEL', p .. ':cutclaim', ARGV[i] .. ':' .. ARGV[i + 1])
   i = i + 2
 end
 

@@ -421,12 +421,32 @@ impl<T: Item> SharedFrontier<T> {
     /// Claims the crawl.log lines of refused URLs (their uniq keys) found by the item taken from `queue`
     /// under `lease`: true for each line this worker is to write, before it completes the item with the
     /// claimed keys in [`Completion::cuts`]. A URL is logged once crawl-wide and not at all when the crawl
-    /// schedules it; a claim whose worker lost its lease before completing is taken over, so no line is
-    /// lost to a kill (at-least-once, like the items).
+    /// schedules it; a claim whose worker lost its lease before completing is taken over by the next
+    /// worker to refuse the URL (the one redoing the page), so no line is lost to a kill (at-least-once,
+    /// like the items).
     pub fn claim_cuts(
         &mut self,
         queue: &str,
         lease: &Lease,
+        keys: &[String],
+    ) -> Result<Vec<bool>, SharedError> {
+        self.cuts("claim", queue, &lease.token, keys)
+    }
+
+    /// Marks the line of a refused URL (its uniq key) written, unless the crawl scheduled the URL or its line
+    /// is written or claimed: true if this worker is to write it, for a cut found after the completion (over
+    /// its queue's budget). A kill before the line is written loses it.
+    pub fn mark_cut(&mut self, key: &str) -> Result<bool, SharedError> {
+        let first = self.cuts("final", "", "", &[key.to_string()])?;
+        Ok(first.first() == Some(&true))
+    }
+
+    /// Runs `cut.lua` in `mode` for `keys`.
+    fn cuts(
+        &mut self,
+        mode: &str,
+        queue: &str,
+        token: &str,
         keys: &[String],
     ) -> Result<Vec<bool>, SharedError> {
         if keys.is_empty() {
@@ -437,8 +457,9 @@ impl<T: Item> SharedFrontier<T> {
             let mut inv = scripts.cut.prepare_invoke();
             inv.key(format!("{prefix}:n"))
                 .arg(&prefix)
+                .arg(mode)
                 .arg(queue)
-                .arg(&lease.token);
+                .arg(token);
             for key in keys {
                 let (bucket, field) = seen_slot(key);
                 let (cut_bucket, cut_field) = seen_slot(&cut_mark(key));
@@ -453,12 +474,6 @@ impl<T: Item> SharedFrontier<T> {
             return Err(SharedError::Reply(format!("{flags:?}")));
         }
         Ok(flags.into_iter().map(|f| f == 1).collect())
-    }
-
-    /// Marks the line of a refused URL (its uniq key) written, unless the crawl scheduled the URL: true if
-    /// this call is the first, for a cut found after the completion (over its queue's budget).
-    pub fn mark_cut(&mut self, key: &str) -> Result<bool, SharedError> {
-        Ok(!self.is_seen(key)? && self.mark_seen(&cut_mark(key))?)
     }
 
     /// Extends every lease this worker holds and records its heartbeat; returns how many it still holds.
@@ -479,19 +494,6 @@ impl<T: Item> SharedFrontier<T> {
                 inv.arg(q).arg(token);
             }
             inv.invoke(conn)
-        })
-    }
-
-    /// Marks `key` seen; true if it was not before (used to log one line per refused URL crawl-wide).
-    pub fn mark_seen(&mut self, key: &str) -> Result<bool, SharedError> {
-        let (bucket, field) = seen_slot(key);
-        let hash = format!("{}:s:{bucket}", self.prefix);
-        self.with_conn(|conn, _| {
-            redis::cmd("HSETNX")
-                .arg(&hash)
-                .arg(field.as_slice())
-                .arg("")
-                .query(conn)
         })
     }
 

@@ -75,6 +75,26 @@ fn seeds(f: &mut SharedFrontier<String>, items: &[(&str, &str)]) -> Vec<Schedule
     .unwrap()
 }
 
+/// Claims and completes `n` items, waiting out the queues' rests; the items in the order they came.
+fn take(f: &mut SharedFrontier<String>, n: usize) -> Vec<String> {
+    let mut order = Vec::new();
+    let started = Instant::now();
+    while order.len() < n {
+        match f.claim().unwrap() {
+            Claim::Ready { item, queue, lease } => {
+                order.push(item);
+                f.finished(&queue, &lease, &Completion::default()).unwrap();
+            }
+            Claim::WaitUntil(at) => {
+                std::thread::sleep(at.saturating_duration_since(Instant::now()))
+            }
+            other => panic!("{other:?} with {order:?}"),
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "{order:?}");
+    }
+    order
+}
+
 #[test]
 fn each_item_once_and_one_lease_per_queue() {
     let server = RedisServer::start();
@@ -249,6 +269,52 @@ fn seen_marks_and_a_predicted_page_are_part_of_the_completion() {
     );
 }
 
+/// One completion with every part at once: each part lands where it belongs (the script reads them in the
+/// order they are sent).
+#[test]
+fn a_completion_with_every_part_puts_each_where_it_belongs() {
+    let server = RedisServer::start();
+    let mut f = worker(&server, "w", 60_000);
+    seeds(&mut f, &[("h", "h/1"), ("h", "h/2")]);
+    let (_, q, lease) = claim(&mut f);
+    let keys = |k: &[&str]| k.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        f.claim_cuts(&q, &lease, &keys(&["refused"])).unwrap(),
+        [true]
+    );
+    let done = Completion {
+        delay: Duration::ZERO,
+        first: vec![("h".to_string(), "h/robots".to_string())],
+        later: vec![(
+            "g".to_string(),
+            "g/later".to_string(),
+            Duration::from_millis(100),
+        )],
+        seen: keys(&["h/fetched-by-browser"]),
+        predicted: Some(("h".to_string(), "h/next-page".to_string())),
+        cuts: keys(&["refused"]),
+        new: vec![
+            ("h".to_string(), "h/fetched-by-browser".to_string()),
+            ("h".to_string(), "h/new".to_string()),
+        ],
+    };
+    assert_eq!(
+        f.finished(&q, &lease, &done).unwrap(),
+        Some(vec![Scheduled::Duplicate, Scheduled::Queued])
+    );
+    // The cut's line is final: nobody logs it again, and its claim is gone.
+    assert!(!f.mark_cut("refused").unwrap());
+    let order = take(&mut f, 5);
+    // h's in its queue's order (the robots.txt first, the predicted page behind the new link); g's item
+    // once due, whenever that falls.
+    let h: Vec<_> = order.iter().filter(|i| i.starts_with("h/")).collect();
+    assert_eq!(h, ["h/robots", "h/2", "h/new", "h/next-page"]);
+    assert!(order.contains(&"g/later".to_string()));
+    assert!(matches!(f.claim().unwrap(), Claim::Empty));
+    let counts = f.counts().unwrap();
+    assert_eq!((counts.done, counts.discovered), (6, 4));
+}
+
 /// A refused URL's line: claimed under a lease, final with the completion, taken over when its worker
 /// died before completing; never for a URL the crawl schedules.
 #[test]
@@ -320,20 +386,8 @@ fn retries_go_first_and_later_items_wait() {
         ..Completion::default()
     };
     f.finished(&q, &lease, &done).unwrap();
-    let mut order = Vec::new();
     let started = Instant::now();
-    while order.len() < 4 {
-        match f.claim().unwrap() {
-            Claim::Ready { item, queue, lease } => {
-                order.push(item);
-                f.finished(&queue, &lease, &Completion::default()).unwrap();
-            }
-            Claim::WaitUntil(at) => {
-                std::thread::sleep(at.saturating_duration_since(Instant::now()))
-            }
-            other => panic!("{other:?} with {order:?}"),
-        }
-    }
+    let order = take(&mut f, 4);
     assert_eq!(order, ["h/robots", "h/1", "h/2", "h/again"]);
     assert!(started.elapsed() >= Duration::from_millis(150));
     assert!(matches!(f.claim().unwrap(), Claim::Empty));
@@ -392,7 +446,7 @@ fn budgets_pause_and_the_seen_set() {
             Scheduled::Queued
         ]
     );
-    assert!(f.mark_seen("cut x").unwrap() && !f.mark_seen("cut x").unwrap());
+    assert!(f.mark_cut("x").unwrap() && !f.mark_cut("x").unwrap());
     assert!(f.is_seen("1").unwrap() && !f.is_seen("3").unwrap());
     f.set_state("pause").unwrap();
     assert!(matches!(f.claim().unwrap(), Claim::Paused));
@@ -557,7 +611,15 @@ fn a_redis_cluster_runs_the_same_steps() {
             [Scheduled::Queued, Scheduled::Queued, Scheduled::Duplicate]
         );
         let (_, q, lease) = claim(&mut a);
+        // Every part of a completion, and the refused lines' claims, in the job's one slot.
+        assert_eq!(
+            a.claim_cuts(&q, &lease, &["x".to_string()]).unwrap(),
+            [true]
+        );
         let done = Completion {
+            seen: vec!["h3/style.css".to_string()],
+            predicted: Some(("h3".to_string(), "h3/2".to_string())),
+            cuts: vec!["x".to_string()],
             new: vec![("h3".to_string(), "h3/1".to_string())],
             ..Completion::default()
         };
@@ -567,7 +629,7 @@ fn a_redis_cluster_runs_the_same_steps() {
         );
         a.renew().unwrap();
         assert_eq!(a.workers().unwrap().len(), 1);
-        assert!(a.mark_seen("cut x").unwrap());
+        assert!(!a.mark_cut("x").unwrap() && a.mark_cut("y").unwrap());
         let cache = SharedCache::connect(&cluster.url, job, "robots").unwrap();
         cache
             .put("http://h1", b"R", Duration::from_secs(60))
@@ -578,8 +640,8 @@ fn a_redis_cluster_runs_the_same_steps() {
             a.finished(&queue, &lease, &Completion::default()).unwrap();
             n += 1;
         }
-        assert_eq!(n, 2);
-        assert_eq!(a.counts().unwrap().done, 3);
+        assert_eq!(n, 3);
+        assert_eq!(a.counts().unwrap().done, 4);
     }
 }
 
