@@ -88,8 +88,13 @@ impl Job {
 /// (a unique name: the ticker and a checkpoint may save the counters at once), synced, and renamed over
 /// `path`: a crash mid-write leaves the last whole crawl.toml, stats.json or checkpoint.json, never a cut
 /// one that a resume cannot read. A crash before the rename can leave a hidden `.trawl-*.tmp` beside it.
+/// A symbolic link (a crawl.toml kept elsewhere) is written through, as `std::fs::write` would: its target
+/// is replaced, not the link.
 pub fn write_whole(path: &Path, text: &str) -> Result<(), Error> {
     use std::io::Write as _;
+    let linked = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    let target = linked.then(|| std::fs::canonicalize(path).ok()).flatten();
+    let path = target.as_deref().unwrap_or(path);
     let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,
@@ -174,6 +179,18 @@ mod tests {
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
             job.write_file(&path, "again").unwrap();
             assert_eq!(mode(&path), 0o640, "the old file's permissions are kept");
+            // A crawl.toml kept elsewhere through a link: the file it points to is written, the link stays.
+            let kept = dir.path().join("kept.toml");
+            std::fs::write(&kept, "old").unwrap();
+            std::os::unix::fs::symlink(&kept, job.config_path()).unwrap();
+            job.write_file(&job.config_path(), "new").unwrap();
+            assert!(
+                std::fs::symlink_metadata(job.config_path())
+                    .unwrap()
+                    .file_type()
+                    .is_symlink()
+            );
+            assert_eq!(std::fs::read_to_string(&kept).unwrap(), "new");
         }
     }
 }
