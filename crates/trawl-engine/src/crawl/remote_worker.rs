@@ -167,8 +167,7 @@ async fn complete(
     };
     // Over its queue's budget, which only the completion can tell: logged once crawl-wide, after it (a kill
     // in between loses that line, not a capture).
-    let new: Vec<CrawlUri> = done.new.into_iter().map(|(_, uri)| uri).collect();
-    for (mut uri, result) in new.into_iter().zip(&results) {
+    for ((_, mut uri), result) in done.new.into_iter().zip(&results) {
         if *result != Scheduled::OverBudget {
             continue;
         }
