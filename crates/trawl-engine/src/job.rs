@@ -82,12 +82,54 @@ impl Job {
     pub fn write_file(&self, path: &Path, text: &str) -> Result<(), Error> {
         write_whole(path, text)
     }
+
+    /// Removes the hidden `.trawl-*.tmp` files that a crash in the middle of [`write_whole`] left in the
+    /// job's folders (its root, state, reports and each checkpoint), and returns how many. Only files
+    /// untouched for [`ASIDE_STALE`] go: one younger may be another process's write in progress (`trawl
+    /// ctl … set`, the web API's config edit). Called when a job is opened again after it stopped.
+    pub fn sweep_aside(&self) -> usize {
+        let mut dirs = vec![self.root.clone(), self.state_dir(), self.reports_dir()];
+        if let Ok(entries) = std::fs::read_dir(self.checkpoints_dir()) {
+            dirs.extend(entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()));
+        }
+        let now = std::time::SystemTime::now();
+        let mut removed = 0;
+        for dir in dirs {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                let name = name.to_string_lossy();
+                if !(name.starts_with(ASIDE_PREFIX) && name.ends_with(ASIDE_SUFFIX)) {
+                    continue;
+                }
+                let stale = entry
+                    .metadata()
+                    .and_then(|m| m.modified())
+                    .is_ok_and(|t| now.duration_since(t).unwrap_or_default() >= ASIDE_STALE);
+                if stale && entry.file_type().is_ok_and(|t| t.is_file()) {
+                    removed += usize::from(std::fs::remove_file(entry.path()).is_ok());
+                }
+            }
+        }
+        removed
+    }
 }
+
+/// The name of [`write_whole`]'s file aside: `.trawl-RANDOM.tmp`.
+const ASIDE_PREFIX: &str = ".trawl-";
+const ASIDE_SUFFIX: &str = ".tmp";
+
+/// How long a file aside must lie untouched before [`Job::sweep_aside`] takes it for a crash's leftover: a
+/// write in progress touches it within milliseconds.
+const ASIDE_STALE: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Writes `text` to `path` whole, naming the file on failure. The text goes to a file of its own beside `path`
 /// (a unique name: the ticker and a checkpoint may save the counters at once), synced, and renamed over
 /// `path`: a crash mid-write leaves the last whole crawl.toml, stats.json or checkpoint.json, never a cut
-/// one that a resume cannot read. A crash before the rename can leave a hidden `.trawl-*.tmp` beside it.
+/// one that a resume cannot read. A crash before the rename can leave a hidden `.trawl-*.tmp` beside it,
+/// which [`Job::sweep_aside`] removes when the job is opened again.
 /// A symbolic link (a crawl.toml kept elsewhere) is written through, as `std::fs::write` would: its target
 /// is replaced, not the link.
 pub fn write_whole(path: &Path, text: &str) -> Result<(), Error> {
@@ -104,7 +146,7 @@ pub fn write_whole(path: &Path, text: &str) -> Result<(), Error> {
         _ => Path::new("."),
     };
     let mut builder = tempfile::Builder::new();
-    builder.prefix(".trawl-").suffix(".tmp");
+    builder.prefix(ASIDE_PREFIX).suffix(ASIDE_SUFFIX);
     // The permissions `std::fs::write` would give: the old file's, or the umask's for a new one (not the
     // owner-only ones of a temporary file).
     #[cfg(unix)]
@@ -192,5 +234,41 @@ mod tests {
             );
             assert_eq!(std::fs::read_to_string(&kept).unwrap(), "new");
         }
+    }
+
+    /// A crash's leftover files aside are swept when the job opens again; a fresh one (a write in progress
+    /// elsewhere) and the job's own files stay.
+    #[test]
+    fn files_left_aside_by_a_crash_are_swept() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = Job::create(dir.path()).unwrap();
+        let checkpoint = job.checkpoints_dir().join("cp-1");
+        std::fs::create_dir_all(&checkpoint).unwrap();
+        let old = std::time::SystemTime::now() - ASIDE_STALE - std::time::Duration::from_secs(5);
+        let stale = [
+            job.root().join(".trawl-a1.tmp"),
+            job.state_dir().join(".trawl-b2.tmp"),
+            job.reports_dir().join(".trawl-c3.tmp"),
+            checkpoint.join(".trawl-d4.tmp"),
+        ];
+        let kept = [
+            job.state_dir().join(".trawl-fresh.tmp"),
+            job.state_dir().join("stats.json"),
+            job.root().join("trawl-notes.tmp"),
+        ];
+        for path in stale.iter().chain(&kept) {
+            std::fs::write(path, "x").unwrap();
+        }
+        for path in stale.iter().chain(&kept[1..]) {
+            std::fs::File::options()
+                .write(true)
+                .open(path)
+                .unwrap()
+                .set_modified(old)
+                .unwrap();
+        }
+        assert_eq!(job.sweep_aside(), stale.len());
+        assert!(stale.iter().all(|p| !p.exists()));
+        assert!(kept.iter().all(|p| p.exists()));
     }
 }

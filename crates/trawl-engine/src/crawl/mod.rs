@@ -167,6 +167,7 @@ impl Crawl {
     /// end, with this run's).
     fn joined(job_dir: &std::path::Path, spec: RemoteSpec, text: &str) -> Result<Crawl, Error> {
         let job = Job::create(job_dir)?;
+        job.sweep_aside();
         let repaired = crate::checkpoint::repair_warcs(&job)?;
         let config = CrawlConfig::parse(text, &job.config_path())?;
         if config.fetch.max_connections_per_host > 1 {
@@ -192,6 +193,7 @@ impl Crawl {
     /// whose `.open` files left by a crash are cut after their last complete record and closed.
     pub fn resume(job_dir: &std::path::Path, checkpoint: Option<&str>) -> Result<Crawl, Error> {
         let job = Job::create(job_dir)?;
+        job.sweep_aside();
         let config = CrawlConfig::load(&job.config_path())?;
         if let Some(name) = checkpoint {
             let cp = crate::checkpoint::find(&job, name)?;
