@@ -4,7 +4,10 @@
 
 use std::{
     collections::HashMap,
-    sync::{Arc, Mutex, PoisonError},
+    sync::{
+        Arc, Mutex, PoisonError,
+        atomic::{AtomicU64, Ordering},
+    },
     time::{Duration, Instant},
 };
 
@@ -72,8 +75,9 @@ pub(crate) struct RobotsCache {
     share: Option<trawl_frontier::SharedCache>,
     /// With a shared frontier: how long an origin stays pending here for a robots.txt that may be fetched
     /// elsewhere (see [`shared_lapse`]). Past it the robots.txt is scheduled again, and a failure verdict
-    /// that lapsed longer ago is an earlier round's, which fails no waiting page.
-    lapse: Option<Duration>,
+    /// that lapsed longer ago is an earlier round's, which fails no waiting page. In milliseconds, as the
+    /// live settings set it ([`RobotsCache::settings_changed`]).
+    lapse: Option<AtomicU64>,
 }
 
 /// How long a robots.txt may take in a shared crawl: claimed under a lease, and tried with every retry, each
@@ -88,6 +92,11 @@ pub(crate) fn shared_lapse(settings: &CrawlConfig) -> Duration {
         .timeout_ms
         .saturating_add(frontier.retry_delay_ms.max(frontier.max_delay_ms));
     Duration::from_millis(frontier.lease_ms.saturating_add(each.saturating_mul(tries)))
+}
+
+/// `d` in whole milliseconds, saturating.
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
 impl RobotsCache {
@@ -176,12 +185,24 @@ impl RobotsCache {
     }
 
     /// The same cache sharing its verdicts with a shared crawl's other worker processes through `share`;
-    /// an origin pending for longer than `lapse` is looked at again ([`shared_lapse`]).
-    pub(crate) fn shared(self, share: trawl_frontier::SharedCache, lapse: Duration) -> RobotsCache {
+    /// an origin pending for longer than `settings` allow is looked at again ([`shared_lapse`]).
+    pub(crate) fn shared(
+        self,
+        share: trawl_frontier::SharedCache,
+        settings: &CrawlConfig,
+    ) -> RobotsCache {
         RobotsCache {
             share: Some(share),
-            lapse: Some(lapse),
+            lapse: Some(AtomicU64::new(millis(shared_lapse(settings)))),
             ..self
+        }
+    }
+
+    /// The crawl's settings changed (`trawl ctl … set`): a shared crawl's lapse follows the retries, timeout
+    /// and delays they set from now on, as the fetches do.
+    pub(crate) fn settings_changed(&self, settings: &CrawlConfig) {
+        if let Some(lapse) = &self.lapse {
+            lapse.store(millis(shared_lapse(settings)), Ordering::Relaxed);
         }
     }
 
@@ -284,7 +305,9 @@ impl RobotsCache {
 
     /// Whether `at` is longer ago than a shared crawl's lapse (never in a crawl of one process).
     fn lapsed(&self, at: Instant) -> bool {
-        self.lapse.is_some_and(|lapse| at.elapsed() > lapse)
+        self.lapse.as_ref().is_some_and(|lapse| {
+            at.elapsed() > Duration::from_millis(lapse.load(Ordering::Relaxed))
+        })
     }
 
     /// Whether `origin`'s robots.txt is being fetched.
@@ -488,7 +511,7 @@ mod tests {
     /// A cache as a shared crawl's worker process has it, with `lapse`, and no Redis behind it.
     fn shared_with(lapse: Duration) -> RobotsCache {
         RobotsCache {
-            lapse: Some(lapse),
+            lapse: Some(AtomicU64::new(millis(lapse))),
             ..RobotsCache::new("trawl".into())
         }
     }
@@ -544,5 +567,31 @@ mod tests {
         assert_eq!(shared_lapse(&slow), Duration::from_secs(30 + 4 * 80));
         slow.fetch.timeout_ms = u64::MAX;
         assert_eq!(shared_lapse(&slow), Duration::from_millis(u64::MAX));
+    }
+
+    /// `trawl ctl --frontier … set` shortening the retries or the timeout shortens how long an origin stays
+    /// pending, without a restart; a crawl of one process still never lapses.
+    #[test]
+    fn the_shared_lapse_follows_a_settings_change() {
+        let cache = shared_with(Duration::from_secs(600));
+        let mut page = awaited();
+        page.awaited_robots = false;
+        assert!(matches!(cache.gate(&page, "q"), Gate::Needed));
+        std::thread::sleep(Duration::from_millis(400));
+        assert!(matches!(cache.gate(&page, "q"), Gate::Pending));
+        let mut quick = CrawlConfig::default();
+        quick.frontier.lease_ms = 100;
+        quick.frontier.max_retries = 0;
+        quick.frontier.retry_delay_ms = 0;
+        quick.frontier.max_delay_ms = 0;
+        quick.fetch.timeout_ms = 100;
+        assert_eq!(shared_lapse(&quick), Duration::from_millis(200));
+        cache.settings_changed(&quick);
+        assert!(matches!(cache.gate(&page, "q"), Gate::Needed));
+        let single = RobotsCache::new("trawl".into());
+        assert!(matches!(single.gate(&page, "q"), Gate::Needed));
+        single.settings_changed(&quick);
+        std::thread::sleep(Duration::from_millis(400));
+        assert!(matches!(single.gate(&page, "q"), Gate::Pending));
     }
 }

@@ -113,6 +113,7 @@ fn change_settings(shared: &Shared, change: &crate::live::SettingsChange) -> Rep
             message: format!("the change was not made: {e}"),
         };
     }
+    shared.pipeline.robots.settings_changed(&rebuilt.config);
     *live = Arc::new(rebuilt);
     Reply::Done {
         message: change.describe(),

@@ -13,12 +13,7 @@ use trawl_url::Url;
 
 use crate::{
     Error,
-    chain::{
-        naming::Naming,
-        pipeline::Pipeline,
-        rendering::Rendering,
-        robots::{RobotsCache, shared_lapse},
-    },
+    chain::{naming::Naming, pipeline::Pipeline, rendering::Rendering, robots::RobotsCache},
     crawl_log::CrawlLog,
     job::Job,
     journal::Journal,
@@ -481,7 +476,7 @@ impl Crawl {
         };
         let robots = RobotsCache::new(product_token(&config.fetch.user_agent).to_string());
         let robots = match robots_share {
-            Some(share) => robots.shared(share, shared_lapse(config)),
+            Some(share) => robots.shared(share, config),
             None => robots,
         };
         let log = CrawlLog::open(&self.job.logs_dir().join("crawl.log"))?;

@@ -229,6 +229,7 @@ pub(super) async fn follow_settings(shared: Arc<Shared>) {
         };
         match crate::live::LiveSettings::build(Arc::new(config), &shared.seeds, shared.job.root()) {
             Ok(live) => {
+                shared.pipeline.robots.settings_changed(&live.config);
                 *shared
                     .pipeline
                     .live
