@@ -140,10 +140,14 @@ pub(crate) fn repair_warcs(job: &Job) -> Result<Vec<trawl_warc::Repaired>, Error
     // they are in it. (Those of a WARC left open were put back by its repair, which removed them.)
     for path in &paths {
         if path.extension().is_some_and(|e| e == "held") && !path.with_extension("").exists() {
-            std::fs::remove_file(path).map_err(|source| Error::Io {
-                path: path.clone(),
-                source,
-            })?;
+            match std::fs::remove_file(path) {
+                // Removed by its WARC's repair above (`paths` was listed before it).
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                other => other.map_err(|source| Error::Io {
+                    path: path.clone(),
+                    source,
+                })?,
+            }
         }
     }
     Ok(repaired)

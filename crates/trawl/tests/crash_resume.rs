@@ -162,6 +162,8 @@ fn kill_9_and_resume(tweak: impl Fn(&mut trawl_config::CrawlConfig)) {
                 use std::io::Read;
                 let _ = child.stderr.take().unwrap().read_to_string(&mut err);
                 eprintln!("ended by itself within {delay:?} ({status}): {err}");
+                // A resume that fails leaves a supervisor that resumes once with a dead crawl.
+                assert!(status.success(), "a resume failed: {err}");
             }
         }
         let _ = child.wait();
