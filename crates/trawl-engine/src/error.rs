@@ -31,6 +31,14 @@ pub enum Error {
     /// `trawl crawl` was pointed at a job that already holds a crawl.
     #[error("{} already holds a crawl: continue it with `trawl resume {}`, or give a new --job directory", .0.display(), .0.display())]
     JobExists(PathBuf),
+    /// Another process crawls into the job (`trawl resume` or `crawl` on a job still running).
+    #[error("{} is in use by another trawl process{}: stop it first (`trawl ctl {} stop`) or wait for it to end", dir.display(), pid.map(|p| format!(" (pid {p})")).unwrap_or_default(), dir.display())]
+    JobInUse {
+        /// The job directory.
+        dir: PathBuf,
+        /// The process crawling into it, if it says.
+        pid: Option<u32>,
+    },
     /// `trawl resume` was pointed at a directory with no crawl state.
     #[error("{} holds no crawl to resume (no state/frontier); start one with `trawl crawl --job`", .0.display())]
     NothingToResume(PathBuf),

@@ -78,6 +78,38 @@ impl Job {
         self.root.join("reports")
     }
 
+    /// `JOB/trawl.lock`: held by the one process that crawls into the job ([`Job::lock`]).
+    fn lock_path(&self) -> PathBuf {
+        self.root.join("trawl.lock")
+    }
+
+    /// Takes the job for this process: only one may crawl into it, repair its archives or restore its
+    /// frontier at a time. A second `trawl resume` (or `crawl`, or `worker`) on a job in use fails here,
+    /// before it touches anything, naming the process that has it. The lock is the kernel's (`flock`), so a
+    /// process killed with `kill -9` lets go of it; it lives in the job's root, which no restore replaces.
+    pub fn lock(&self) -> Result<JobLock, Error> {
+        let path = self.lock_path();
+        let file = std::fs::File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|source| Error::Io {
+                path: path.clone(),
+                source,
+            })?;
+        match file.try_lock() {
+            Ok(()) => Ok(JobLock { _file: file }),
+            Err(std::fs::TryLockError::WouldBlock) => Err(Error::JobInUse {
+                dir: self.root.clone(),
+                pid: std::fs::read_to_string(self.state_dir().join("crawl.pid"))
+                    .ok()
+                    .and_then(|t| t.trim().parse().ok()),
+            }),
+            Err(std::fs::TryLockError::Error(source)) => Err(Error::Io { path, source }),
+        }
+    }
+
     /// Writes `text` to `path` inside the job whole ([`write_whole`]), naming the file on failure.
     pub fn write_file(&self, path: &Path, text: &str) -> Result<(), Error> {
         write_whole(path, text)
@@ -115,6 +147,12 @@ impl Job {
         }
         removed
     }
+}
+
+/// A job taken by this process ([`Job::lock`]), until it is dropped (or the process ends).
+#[derive(Debug)]
+pub struct JobLock {
+    _file: std::fs::File,
 }
 
 /// The name of [`write_whole`]'s file aside: `.trawl-RANDOM.tmp`.
@@ -270,5 +308,30 @@ mod tests {
         assert_eq!(job.sweep_aside(), stale.len());
         assert!(stale.iter().all(|p| !p.exists()));
         assert!(kept.iter().all(|p| p.exists()));
+    }
+
+    /// One process at a time: a second lock on the job fails with what to do, and is free again once the
+    /// first is let go.
+    #[test]
+    fn a_job_is_taken_by_one_process_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = Job::create(dir.path()).unwrap();
+        std::fs::write(job.state_dir().join("crawl.pid"), "4242").unwrap();
+        let held = job.lock().unwrap();
+        let again = job.lock().unwrap_err();
+        assert!(matches!(
+            again,
+            Error::JobInUse {
+                pid: Some(4242),
+                ..
+            }
+        ));
+        let message = again.to_string();
+        assert!(
+            message.contains("pid 4242") && message.contains("stop"),
+            "{message}"
+        );
+        drop(held);
+        job.lock().unwrap();
     }
 }

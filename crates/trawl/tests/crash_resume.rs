@@ -152,6 +152,19 @@ fn kill_9_and_resume(tweak: impl Fn(&mut trawl_config::CrawlConfig)) {
         std::thread::sleep(*delay);
         match child.try_wait().unwrap() {
             None => {
+                // A resume while it runs is refused before it touches the job (its open WARC, its
+                // frontier): the running crawl goes on unharmed.
+                let refused = Command::new(env!("CARGO_BIN_EXE_trawl"))
+                    .args(["resume", crashed.to_str().unwrap()])
+                    .output()
+                    .unwrap();
+                let err = String::from_utf8_lossy(&refused.stderr);
+                // (Unless the crawl ended well in between, and the resume found it done.)
+                let mut ended_well = || child.try_wait().unwrap().is_some_and(|s| s.success());
+                assert!(
+                    err.contains("in use by another trawl process") || ended_well(),
+                    "a resume of a running job: {err}"
+                );
                 child.kill().unwrap(); // SIGKILL
                 kills += 1;
                 eprintln!("killed after {delay:?}");

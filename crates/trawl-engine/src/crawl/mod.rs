@@ -15,7 +15,7 @@ use crate::{
     Error,
     chain::{naming::Naming, pipeline::Pipeline, rendering::Rendering, robots::RobotsCache},
     crawl_log::CrawlLog,
-    job::Job,
+    job::{Job, JobLock},
     journal::Journal,
     live::LiveSettings,
     lock::lock,
@@ -65,6 +65,8 @@ pub struct Crawl {
     repaired: Vec<trawl_warc::Repaired>,
     /// The shared frontier this process works on, if any (`--frontier redis://…`, `trawl worker`).
     remote: Option<RemoteSpec>,
+    /// The job, taken for this process until the crawl is dropped.
+    _lock: JobLock,
 }
 
 impl Crawl {
@@ -91,6 +93,7 @@ impl Crawl {
             message: e.to_string(),
         })?;
         let job = Job::create(job_dir)?;
+        let lock = job.lock()?;
         if job.frontier_dir().exists() {
             return Err(Error::JobExists(job_dir.to_path_buf()));
         }
@@ -101,6 +104,7 @@ impl Crawl {
             seeds: parsed,
             repaired: Vec::new(),
             remote: None,
+            _lock: lock,
         })
     }
 
@@ -162,6 +166,7 @@ impl Crawl {
     /// end, with this run's).
     fn joined(job_dir: &std::path::Path, spec: RemoteSpec, text: &str) -> Result<Crawl, Error> {
         let job = Job::create(job_dir)?;
+        let lock = job.lock()?;
         job.sweep_aside();
         let repaired = crate::checkpoint::repair_warcs(&job)?;
         let config = CrawlConfig::parse(text, &job.config_path())?;
@@ -180,6 +185,7 @@ impl Crawl {
             seeds,
             repaired,
             remote: Some(spec),
+            _lock: lock,
         })
     }
 
@@ -188,6 +194,7 @@ impl Crawl {
     /// whose `.open` files left by a crash are cut after their last complete record and closed.
     pub fn resume(job_dir: &std::path::Path, checkpoint: Option<&str>) -> Result<Crawl, Error> {
         let job = Job::create(job_dir)?;
+        let lock = job.lock()?;
         job.sweep_aside();
         let config = CrawlConfig::load(&job.config_path())?;
         if let Some(name) = checkpoint {
@@ -204,6 +211,7 @@ impl Crawl {
             seeds,
             repaired,
             remote: None,
+            _lock: lock,
         })
     }
 
