@@ -19,10 +19,11 @@ pub struct Capture {
     pub timestamp: String,
     /// The WARC-Target-URI.
     pub url: String,
-    /// The content type without parameters (`warc/revisit` for a revisit).
-    pub mime: String,
-    /// The HTTP status, or `-` for a record without one.
-    pub status: String,
+    /// The content type without parameters (`warc/revisit` for a revisit); `None` when the record has none
+    /// (the line leaves the field out, as the reference indexer does).
+    pub mime: Option<String>,
+    /// The HTTP status; `None` for a record without one (left out of the line).
+    pub status: Option<String>,
     /// The WARC-Payload-Digest (or the block digest when there is none), as written.
     pub digest: String,
 }
@@ -49,11 +50,11 @@ impl Capture {
             (None, None)
         };
         let mime = if warc_type == "revisit" {
-            "warc/revisit".to_owned()
+            Some("warc/revisit".to_owned())
         } else if is_http {
-            http_type.map_or_else(|| "unk".to_owned(), |t| media_type(&t))
+            http_type.map(|t| media_type(&t))
         } else {
-            get("Content-Type").map_or_else(|| "unk".to_owned(), media_type)
+            get("Content-Type").map(media_type)
         };
         let digest = get("WARC-Payload-Digest")
             .or_else(|| get("WARC-Block-Digest"))
@@ -64,7 +65,7 @@ impl Capture {
             timestamp,
             url,
             mime,
-            status: status.map_or_else(|| "-".to_owned(), |s| s.to_string()),
+            status: status.map(|s| s.to_string()),
             digest,
         })
     }
@@ -73,16 +74,18 @@ impl Capture {
     pub fn line(&self, length: u64, offset: u64, filename: &str) -> String {
         let mut json = String::with_capacity(160 + self.url.len());
         json.push('{');
+        let (length, offset) = (length.to_string(), offset.to_string());
         for (i, (name, value)) in [
-            ("url", self.url.as_str()),
-            ("mime", &self.mime),
-            ("status", &self.status),
-            ("digest", &self.digest),
-            ("length", &length.to_string()),
-            ("offset", &offset.to_string()),
-            ("filename", filename),
+            ("url", Some(self.url.as_str())),
+            ("mime", self.mime.as_deref()),
+            ("status", self.status.as_deref()),
+            ("digest", Some(self.digest.as_str())),
+            ("length", Some(&length)),
+            ("offset", Some(&offset)),
+            ("filename", Some(filename)),
         ]
         .into_iter()
+        .filter_map(|(name, value)| Some((name, value?)))
         .enumerate()
         {
             if i > 0 {
@@ -116,20 +119,20 @@ fn media_type(content_type: &str) -> String {
 }
 
 /// The status and Content-Type of the HTTP response head at the start of `block`.
+/// Every field is read, however many (a crawl may archive heads with hundreds). An interim `1xx` head before
+/// the final one is what is indexed, as the reference indexer (cdxj-indexer, through warcio) does.
 fn http_head(block: &[u8]) -> (Option<u16>, Option<String>) {
-    let mut headers = [httparse::EMPTY_HEADER; 128];
-    let mut resp = httparse::Response::new(&mut headers);
-    match resp.parse(block) {
-        Ok(_) => {
-            let ct = resp
-                .headers
-                .iter()
-                .find(|h| h.name.eq_ignore_ascii_case("content-type"))
-                .map(|h| String::from_utf8_lossy(h.value).into_owned());
-            (resp.code, ct)
-        }
-        Err(_) => (None, None),
-    }
+    crate::digest::with_fields(block, |headers| {
+        let mut resp = httparse::Response::new(headers);
+        resp.parse(block)?;
+        let ct = resp
+            .headers
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case("content-type"))
+            .map(|h| String::from_utf8_lossy(h.value).into_owned());
+        Ok((resp.code, ct))
+    })
+    .unwrap_or((None, None))
 }
 
 /// Appends `s` as a JSON string the way Python's `json.dumps` writes it (ASCII only: other characters as
@@ -273,6 +276,63 @@ mod tests {
         );
         let h = header(&[("WARC-Type", "request"), ("WARC-Target-URI", "http://a/")]);
         assert_eq!(Capture::of(&h, b""), None);
+    }
+
+    /// Lines `cdxj-indexer -s` 1.4 wrote for the same records: a field the record lacks is left out, a head
+    /// with many fields is read whole, and an interim `1xx` head is what is indexed.
+    #[test]
+    fn missing_fields_and_long_heads_as_the_reference_indexer_writes_them() {
+        let http = |url: &str| {
+            header(&[
+                ("WARC-Type", "response"),
+                ("WARC-Target-URI", url),
+                ("WARC-Date", "2026-11-29T10:10:07Z"),
+                ("Content-Type", "application/http; msgtype=response"),
+                ("WARC-Payload-Digest", "sha1:D"),
+            ])
+        };
+        let line = |h: &[(String, String)], block: &[u8]| {
+            Capture::of(h, block).unwrap().line(1, 0, "t.warc.gz")
+        };
+        let tail = r#""digest": "sha1:D", "length": "1", "offset": "0", "filename": "t.warc.gz"}"#;
+        assert_eq!(
+            line(
+                &http("http://example.com/c"),
+                b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi"
+            ),
+            format!(
+                r#"com,example)/c 20261129101007 {{"url": "http://example.com/c", "status": "200", {tail}"#
+            )
+        );
+        let resource = header(&[
+            ("WARC-Type", "resource"),
+            ("WARC-Target-URI", "http://example.com/d"),
+            ("WARC-Date", "2026-11-29T10:10:07Z"),
+            ("WARC-Block-Digest", "sha1:D"),
+        ]);
+        assert_eq!(
+            line(&resource, b"hi"),
+            format!(r#"com,example)/d 20261129101007 {{"url": "http://example.com/d", {tail}"#)
+        );
+        let mut many = b"HTTP/1.1 200 OK\r\n".to_vec();
+        for i in 0..150 {
+            many.extend_from_slice(format!("X-{i}: y\r\n").as_bytes());
+        }
+        many.extend_from_slice(b"Content-Type: text/html\r\nContent-Length: 2\r\n\r\nhi");
+        assert_eq!(
+            line(&http("http://example.com/b"), &many),
+            format!(
+                r#"com,example)/b 20261129101007 {{"url": "http://example.com/b", "mime": "text/html", "status": "200", {tail}"#
+            )
+        );
+        let hints = b"HTTP/1.1 103 Early Hints\r\nLink: </s.css>\r\n\r\nHTTP/1.1 200 OK\r\n\
+                      Content-Type: text/html\r\nContent-Length: 2\r\n\r\nhi";
+        assert_eq!(
+            line(&http("http://example.com/a"), hints),
+            format!(
+                r#"com,example)/a 20261129101007 {{"url": "http://example.com/a", "status": "103", {tail}"#
+            )
+        );
     }
 
     #[test]

@@ -11,8 +11,33 @@ use sha1::{Digest, Sha1};
 
 use crate::chunked;
 
-/// The most header fields we look at in an HTTP head before giving up on it.
-const MAX_HTTP_HEADERS: usize = 512;
+/// Parses the HTTP head at the start of `http` with `parse`, given room for its fields: a few on the stack,
+/// which most heads fit, else one per line of the head on the heap. Every field is read whatever their number
+/// (`fetch.max_headers` may let a crawl archive heads with any), so a long head is indexed and digested
+/// like a short one.
+pub(crate) fn with_fields<'h, R>(
+    http: &'h [u8],
+    mut parse: impl FnMut(&mut [httparse::Header<'h>]) -> Result<R, httparse::Error>,
+) -> Result<R, httparse::Error> {
+    let mut few = [httparse::EMPTY_HEADER; 32];
+    match parse(&mut few) {
+        Err(httparse::Error::TooManyHeaders) => {
+            parse(&mut vec![httparse::EMPTY_HEADER; head_lines(http)])
+        }
+        parsed => parsed,
+    }
+}
+
+/// How many lines the head at the start of `http` has (through its empty line, or the whole of `http`):
+/// more than it has fields.
+fn head_lines(http: &[u8]) -> usize {
+    let end = memchr::memmem::find(http, b"\n\r\n")
+        .into_iter()
+        .chain(memchr::memmem::find(http, b"\n\n"))
+        .min()
+        .unwrap_or(http.len());
+    memchr::memchr_iter(b'\n', &http[..end]).count() + 1
+}
 
 /// `sha1:` followed by the base32 SHA-1 of `bytes`, the form of WARC-Block-Digest and WARC-Payload-Digest.
 pub fn sha1_digest(bytes: &[u8]) -> String {
@@ -122,13 +147,17 @@ pub(crate) fn head_len(http: &[u8]) -> Option<usize> {
 /// The value of header `name` in the recorded HTTP response head at the start of `http` (the first one; case
 /// of the name ignored).
 pub fn http_header(http: &[u8], name: &str) -> Option<String> {
-    let mut headers = [httparse::EMPTY_HEADER; MAX_HTTP_HEADERS];
-    let mut resp = httparse::Response::new(&mut headers);
-    resp.parse(http).ok()?;
-    resp.headers
-        .iter()
-        .find(|h| h.name.eq_ignore_ascii_case(name))
-        .map(|h| String::from_utf8_lossy(h.value).trim().to_owned())
+    with_fields(http, |headers| {
+        let mut resp = httparse::Response::new(headers);
+        resp.parse(http)?;
+        Ok(resp
+            .headers
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case(name))
+            .map(|h| String::from_utf8_lossy(h.value).trim().to_owned()))
+    })
+    .ok()
+    .flatten()
 }
 
 /// Whether `http` begins with a complete HTTP response head.
@@ -147,14 +176,7 @@ struct Head {
 }
 
 fn parse_head(http: &[u8]) -> Option<Head> {
-    // Most heads have a few fields: room for them on the stack, the heap only for a head with more.
-    let mut few = [httparse::EMPTY_HEADER; 32];
-    match parse_head_into(http, &mut few) {
-        Err(httparse::Error::TooManyHeaders) => {
-            parse_head_into(http, &mut vec![httparse::EMPTY_HEADER; MAX_HTTP_HEADERS]).ok()?
-        }
-        parsed => parsed.ok()?,
-    }
+    with_fields(http, |headers| parse_head_into(http, headers)).ok()?
 }
 
 /// [`parse_head`] with room for `headers.len()` fields: `Ok(None)` for an incomplete head.
@@ -257,13 +279,17 @@ mod tests {
 
     #[test]
     fn heads_with_many_fields_are_read_whole() {
-        for fields in [31, 32, 33, 200, MAX_HTTP_HEADERS] {
+        for fields in [31, 32, 33, 200, 512, 3000] {
             let mut http = b"HTTP/1.1 200 OK\r\n".to_vec();
             for i in 0..fields - 1 {
                 http.extend_from_slice(format!("X-Field-{i}: {i}\r\n").as_bytes());
             }
             http.extend_from_slice(b"Transfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n0\r\n\r\n");
             assert_eq!(entity_body(&http).as_deref(), Some(&b"hi"[..]), "{fields}");
+            assert_eq!(
+                http_header(&http, "transfer-encoding").as_deref(),
+                Some("chunked")
+            );
         }
     }
 

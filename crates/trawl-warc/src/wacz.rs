@@ -80,7 +80,9 @@ pub fn write_wacz(
             };
             index.push(capture.line(record.len, record.offset, &name));
             let date = record.get("WARC-Date").unwrap_or_default().to_owned();
-            if capture.mime == "text/html" && capture.status == "200" {
+            if capture.mime.as_deref() == Some("text/html")
+                && capture.status.as_deref() == Some("200")
+            {
                 let title = html_title(&record.block);
                 if let Some(t) = &title {
                     titles.insert(capture.digest.clone(), t.clone());
@@ -90,8 +92,8 @@ pub fn write_wacz(
                     ts: date,
                     title,
                 });
-            } else if capture.mime == "warc/revisit"
-                && capture.status == "200"
+            } else if capture.mime.as_deref() == Some("warc/revisit")
+                && capture.status.as_deref() == Some("200")
                 && is_html(&record.block)
             {
                 pages.push(Page {
