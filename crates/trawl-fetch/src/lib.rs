@@ -501,7 +501,15 @@ impl Fetcher {
                 conn.tap.clear();
                 (request_bytes, h2_form::response(&parts, &data))
             }
-            None => conn.tap.take(),
+            None => {
+                let (request_bytes, mut response_bytes) = conn.tap.take();
+                if truncated == Some(Truncation::Length)
+                    && !parts.headers.contains_key(http::header::TRANSFER_ENCODING)
+                {
+                    cut_recording(&mut response_bytes, max_bytes);
+                }
+                (request_bytes, response_bytes)
+            }
         };
         let response = Response {
             status: parts.status.as_u16(),
@@ -776,9 +784,63 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     s
 }
 
+/// Cuts the recording of a response whose body passed `fetch.max_bytes` after its head and `max_bytes` of
+/// body, so that the archive holds what crawl.log counts (the socket may have brought far more before the
+/// cut: hyper reads ahead). Only for a body sent as it is (no Transfer-Encoding), where the body's bytes on
+/// the wire are the body; a chunked one stays as received, a little past the limit, labelled truncated.
+fn cut_recording(recorded: &mut Vec<u8>, max_bytes: u64) {
+    if let Some(end) = final_head_end(recorded) {
+        let keep = u64::try_from(end)
+            .unwrap_or(u64::MAX)
+            .saturating_add(max_bytes);
+        if let Ok(keep) = usize::try_from(keep) {
+            recorded.truncate(keep);
+        }
+    }
+}
+
+/// Where the final response head ends in a recording: past its empty line, after any interim `1xx` heads
+/// (other than `101`) before it.
+fn final_head_end(recorded: &[u8]) -> Option<usize> {
+    let mut at = 0;
+    loop {
+        let rest = &recorded[at..];
+        let crlf = rest
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .map(|i| i + 4);
+        let lf = rest.windows(2).position(|w| w == b"\n\n").map(|i| i + 2);
+        let end = at + crlf.into_iter().chain(lf).min()?;
+        let status = rest.get(9..12);
+        if status.is_some_and(|s| s[0] == b'1' && s != b"101") {
+            at = end;
+        } else {
+            return Some(end);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cut_recording_keeps_every_head_and_max_bytes_of_body() {
+        let mut plain = b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n0123456789".to_vec();
+        cut_recording(&mut plain, 4);
+        assert_eq!(plain, b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n0123");
+        let mut hints =
+            b"HTTP/1.1 103 Early Hints\r\nLink: <a>\r\n\r\nHTTP/1.1 200 OK\n\nabcdef".to_vec();
+        cut_recording(&mut hints, 2);
+        assert_eq!(
+            hints,
+            b"HTTP/1.1 103 Early Hints\r\nLink: <a>\r\n\r\nHTTP/1.1 200 OK\n\nab"
+        );
+        // No end to the head: nothing is cut.
+        let mut torn = b"HTTP/1.1 200 OK\r\nX: y".to_vec();
+        cut_recording(&mut torn, 0);
+        assert_eq!(torn, b"HTTP/1.1 200 OK\r\nX: y");
+    }
 
     #[test]
     fn pool_keys_name_the_origin_and_the_connection_settings() {

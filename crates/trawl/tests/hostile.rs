@@ -208,6 +208,19 @@ async fn hostile_server_is_survived() {
     assert!((2500..4500).contains(&ms), "trickle fetch took {ms} ms");
     assert!(on_main("/slow-head").has_annotation("err=timeout"));
     assert_eq!(on_main("/big-body").size, Some(1 << 20));
+    // The archive holds what crawl.log counts: the head and max_bytes of body, not what the socket read
+    // ahead before the cut.
+    let records = common::records(dir.path());
+    let big = records
+        .iter()
+        .find(|r| {
+            r.get("WARC-Type") == Some("response")
+                && r.get("WARC-Target-URI") == Some(&main.url("/big-body"))
+        })
+        .unwrap();
+    let head = big.block.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+    assert_eq!(big.block.len() - head, 1 << 20);
+    assert_eq!(big.get("WARC-Truncated"), Some("length"));
 
     // Content: more links than max_outlinks; the link after 100,000 open <div>s is still found.
     assert!(on_main("/links-100k").has_annotation("outlinksTrunc"));
