@@ -6,7 +6,7 @@ use std::{
 };
 
 /// Runs the binary with `args` and `stdin`; returns (exit code, stdout, stderr).
-fn run(args: &[&str], stdin: &str) -> (i32, String, String) {
+fn run(args: &[&str], stdin: impl AsRef<[u8]>) -> (i32, String, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_trawl"))
         .args(args)
         .stdin(Stdio::piped())
@@ -18,7 +18,7 @@ fn run(args: &[&str], stdin: &str) -> (i32, String, String) {
         .stdin
         .take()
         .unwrap()
-        .write_all(stdin.as_bytes())
+        .write_all(stdin.as_ref())
         .unwrap();
     let out = child.wait_with_output().unwrap();
     (
@@ -77,7 +77,8 @@ fn canon_reads_stdin_and_reports_bad_inputs() {
 // See: issue 21 (an invalid line printed nothing, pairing every later answer with the wrong input).
 #[test]
 fn every_stdin_tool_keeps_one_line_per_input_line() {
-    let input = "http://a.org/x\nhttp://exa mple.com/\n\nhttp://b.org/y\n";
+    // A bad URL, an empty line, and a line that is not UTF-8 (ending in CRLF).
+    let input = b"http://a.org/x\nhttp://exa mple.com/\n\n\xff\xfe\r\nhttp://b.org/y\n";
     for tool in [
         &["url", "canon"][..],
         &["url", "surt"],
@@ -87,10 +88,12 @@ fn every_stdin_tool_keeps_one_line_per_input_line() {
     ] {
         let (code, out, err) = run(tool, input);
         let lines: Vec<&str> = out.lines().collect();
-        assert_eq!(lines.len(), 4, "{tool:?}: {out}");
+        assert_eq!(lines.len(), 5, "{tool:?}: {out}");
         assert_eq!(code, 1, "{tool:?}");
         assert!(
-            err.contains("line 2") && err.contains("line 3"),
+            err.contains("line 2")
+                && err.contains("line 3")
+                && err.contains("line 4: the line is not UTF-8"),
             "{tool:?}: {err}"
         );
         if tool[1] == "explain" {
@@ -98,15 +101,15 @@ fn every_stdin_tool_keeps_one_line_per_input_line() {
                 let v: serde_json::Value = serde_json::from_str(line).unwrap();
                 assert_eq!(
                     v.get("error").is_some(),
-                    i == 1 || i == 2,
+                    (1..=3).contains(&i),
                     "{tool:?} line {i}: {line}"
                 );
             }
-            assert!(lines[3].contains("b.org"));
+            assert!(lines[4].contains("b.org"));
         } else {
-            assert_eq!((lines[1], lines[2]), ("-", "-"), "{tool:?}: {out}");
+            assert_eq!(&lines[1..4], ["-", "-", "-"], "{tool:?}: {out}");
             assert!(
-                lines[0].contains('a') && lines[3].contains('b'),
+                lines[0].contains('a') && lines[4].contains('b'),
                 "{tool:?}: {out}"
             );
         }
@@ -119,8 +122,49 @@ fn every_stdin_tool_keeps_one_line_per_input_line() {
     assert_eq!(code, 1);
     assert_eq!(
         out,
-        "allowed http://a.org/x\n-\n-\ndisallowed http://b.org/y\n"
+        "allowed http://a.org/x\n-\n-\n-\ndisallowed http://b.org/y\n"
     );
+}
+
+/// A reader that stops early (`… | head -1`) ends the batch tools quietly, with no panic.
+#[test]
+fn a_reader_that_goes_away_ends_the_batch_tools_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = dir.path().join("robots.txt");
+    std::fs::write(&robots, "User-agent: *\nDisallow: /y\n").unwrap();
+    for tool in [
+        &["robots", "--agent", "x", "--file", robots.to_str().unwrap()][..],
+        &["url", "canon"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_trawl"))
+            .args(tool)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let feeder = std::thread::spawn(move || {
+            for _ in 0..200_000 {
+                if stdin.write_all(b"http://a.org/x\n").is_err() {
+                    break;
+                }
+            }
+        });
+        let mut first = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+            &mut first,
+        )
+        .unwrap();
+        assert!(first.contains("a.org"), "{tool:?}: {first}");
+        // The reader is dropped: trawl's next writes meet a closed pipe.
+        let out = child.wait_with_output().unwrap();
+        feeder.join().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{tool:?}: {err}");
+        assert_eq!(out.status.code(), Some(0), "{tool:?}: {err}");
+    }
 }
 
 #[test]

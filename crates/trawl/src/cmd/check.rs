@@ -25,7 +25,7 @@ pub(crate) fn check(path: &Path, strict: bool) -> anyhow::Result<ExitCode> {
             if !warnings.is_empty() {
                 line.push_str(&format!(", {}", count(warnings.len(), "warning")));
             }
-            println!("{line})");
+            out!("{line})");
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {

@@ -311,7 +311,7 @@ fn queue_op(
         ),
         _ => format!("queue {queue} {op}d"),
     };
-    println!("{said} (every worker)");
+    out!("{said} (every worker)");
     Ok(ExitCode::SUCCESS)
 }
 

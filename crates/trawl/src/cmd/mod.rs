@@ -1,5 +1,14 @@
 //! What each subcommand does: one module per command.
 
+/// `println!` that returns the error instead of panicking when standard output is gone (`trawl warc verify
+/// JOB | head -1`): `main` ends quietly on a broken pipe. For use in functions returning `anyhow::Result`.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*)?
+    }};
+}
+
 mod check;
 mod crawl;
 mod ctl;

@@ -24,24 +24,45 @@ use crate::cli::SurtForm;
 /// The line printed for an input that is not a URL.
 pub(crate) const NOT_A_URL: &str = "-";
 
-/// Runs `line` on each input (arguments, or stdin lines when there are none) and prints what it returns;
-/// `failed` makes the line for an input that is not a URL, from the input and the message.
+/// A batch tool's inputs: the arguments, or the lines of stdin when there are none. A line that is not UTF-8
+/// is an input too, given as its text with the bytes replaced and the reason (so the tool prints its `-` and
+/// goes on: one output line per input line).
+pub(crate) fn inputs(
+    args: Vec<String>,
+) -> Box<dyn Iterator<Item = std::io::Result<(String, Option<&'static str>)>>> {
+    if !args.is_empty() {
+        return Box::new(args.into_iter().map(|a| Ok((a, None))));
+    }
+    Box::new(std::io::stdin().lock().split(b'\n').map(|line| {
+        let mut line = line?;
+        if line.last() == Some(&b'\r') {
+            line.pop();
+        }
+        Ok(match String::from_utf8(line) {
+            Ok(text) => (text, None),
+            Err(e) => (
+                String::from_utf8_lossy(e.as_bytes()).into_owned(),
+                Some("the line is not UTF-8 text"),
+            ),
+        })
+    }))
+}
+
+/// Runs `line` on each input ([`inputs`]) and prints what it returns; `failed` makes the line for an input
+/// that is not a URL, from the input and the message.
 fn each(
     urls: Vec<String>,
     line: impl Fn(&str, &Url) -> String,
     failed: impl Fn(&str, &str) -> String,
 ) -> anyhow::Result<ExitCode> {
-    let inputs: Box<dyn Iterator<Item = std::io::Result<String>>> = if urls.is_empty() {
-        Box::new(std::io::stdin().lock().lines())
-    } else {
-        Box::new(urls.into_iter().map(Ok))
-    };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut bad = false;
-    for (n, input) in inputs.enumerate() {
-        let input = input.context("reading URLs from stdin")?;
-        let parsed = if input.trim().is_empty() {
+    for (n, input) in inputs(urls).enumerate() {
+        let (input, unreadable) = input.context("reading URLs from stdin")?;
+        let parsed = if let Some(why) = unreadable {
+            Err(why.to_string())
+        } else if input.trim().is_empty() {
             Err("an empty line is not a URL".to_string())
         } else {
             parse_lenient(&input).map_err(|e| e.to_string())

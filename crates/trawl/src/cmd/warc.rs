@@ -47,7 +47,7 @@ pub(crate) fn verify(inputs: &[PathBuf], strict: bool) -> anyhow::Result<ExitCod
                     .iter()
                     .map(|(t, n)| format!("{n} {t}"))
                     .collect();
-                println!(
+                out!(
                     "ok {}: {} {}records ({})",
                     path.display(),
                     summary.records,
@@ -55,11 +55,11 @@ pub(crate) fn verify(inputs: &[PathBuf], strict: bool) -> anyhow::Result<ExitCod
                     types.join(", ")
                 );
                 for note in &summary.notes {
-                    println!("note {}: {note}", path.display());
+                    out!("note {}: {note}", path.display());
                 }
             }
             Err(e) => {
-                println!("FAILED {e}");
+                out!("FAILED {e}");
                 failed = true;
             }
         }
@@ -133,7 +133,7 @@ fn revisits_resolve(files: &[PathBuf], sources: &[PathBuf]) -> anyhow::Result<bo
     for (file, offset, url, digest) in &revisits {
         if !payloads.contains(digest) {
             ok = false;
-            println!(
+            out!(
                 "FAILED {} at offset {offset}: the revisit of {url} points at a payload ({digest}) archived in none \
                  of the files given nor the job's dedup_from sources; give the job directory, or the WARCs holding it",
                 file.display()
@@ -141,7 +141,7 @@ fn revisits_resolve(files: &[PathBuf], sources: &[PathBuf]) -> anyhow::Result<bo
         }
     }
     if ok {
-        println!(
+        out!(
             "ok {} revisit records: each payload is archived",
             revisits.len()
         );
@@ -215,7 +215,7 @@ pub(crate) fn wacz(job: &Path, output: &Path) -> anyhow::Result<ExitCode> {
     }
     let started = std::time::Instant::now();
     let summary = trawl_engine::package::write_wacz(job, output)?;
-    println!(
+    out!(
         "{}: {} WARC files, {} captures, {} pages ({:.1} s)",
         output.display(),
         summary.warcs,
@@ -259,7 +259,7 @@ fn rewrite(
     let (before, started) = (std::fs::metadata(input)?.len(), std::time::Instant::now());
     let records = how(input, output)?;
     let after = std::fs::metadata(output)?.len();
-    println!(
+    out!(
         "{}: {records} records, {before} bytes -> {after} bytes ({:+.1}%) in {:.2} s",
         output.display(),
         (after as f64 / before.max(1) as f64 - 1.0) * 100.0,
