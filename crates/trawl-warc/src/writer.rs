@@ -790,8 +790,14 @@ impl Encoder {
             Some((context, loaded)) if *loaded == id => context,
             slot => {
                 let bytes = dictionary.as_ref().map_or(&[][..], |d| d.as_bytes());
-                let context = zstd::bulk::Compressor::with_dictionary(ZSTD_LEVEL, bytes)
+                let mut context = zstd::bulk::Compressor::with_dictionary(ZSTD_LEVEL, bytes)
                     .expect("zstd takes a dictionary it accepted when it was made");
+                // Each frame carries a checksum of its content (4 bytes), so `trawl warc verify` and any zstd
+                // reader catch a damaged frame that still decodes: zstd has no check of its own otherwise,
+                // where gzip has its CRC.
+                context
+                    .set_parameter(zstd::zstd_safe::CParameter::ChecksumFlag(true))
+                    .expect("zstd takes its checksum flag");
                 &mut slot.insert((context, id)).0
             }
         };
