@@ -311,7 +311,7 @@ pub fn apply_offline(job_dir: &Path, command: &Command) -> Result<Reply, Error> 
             Err(e) => failed(e.to_string()),
         });
     }
-    let job = Job::create(job_dir)?;
+    let job = Job::open(job_dir)?;
     let config = CrawlConfig::load(&job.config_path())?;
     if !job.frontier_dir().exists() {
         return Err(Error::NothingToResume(job_dir.to_path_buf()));

@@ -39,6 +39,9 @@ pub enum Error {
         /// The process crawling into it, if it says.
         pid: Option<u32>,
     },
+    /// A command that works on a job was pointed at a folder that is none.
+    #[error("{} is not a trawl job (it has no crawl.toml): check the path, or start a crawl there with `trawl crawl --job {} SEED`", .0.display(), .0.display())]
+    NotAJob(PathBuf),
     /// `trawl resume` was pointed at a directory with no crawl state.
     #[error("{} holds no crawl to resume (no state/frontier); start one with `trawl crawl --job`", .0.display())]
     NothingToResume(PathBuf),

@@ -38,6 +38,18 @@ impl Job {
         Ok(job)
     }
 
+    /// The job at `root`, which must be one already (its crawl.toml is there): for the commands that work on
+    /// a job (`trawl resume`, `ctl`, `wacz`), so that a mistyped folder is named as no job, not made into one.
+    pub fn open(root: &Path) -> Result<Job, Error> {
+        let job = Job {
+            root: root.to_path_buf(),
+        };
+        if !job.config_path().is_file() {
+            return Err(Error::NotAJob(job.root));
+        }
+        Ok(job)
+    }
+
     /// The job's root folder.
     pub fn root(&self) -> &Path {
         &self.root
@@ -333,5 +345,18 @@ mod tests {
         );
         drop(held);
         job.lock().unwrap();
+    }
+
+    /// A folder without a crawl.toml is no job: opening it says so and makes nothing.
+    #[test]
+    fn a_folder_that_is_no_job_is_not_made_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let typo = dir.path().join("jobs/typo");
+        let e = Job::open(&typo).unwrap_err();
+        assert!(e.to_string().contains("is not a trawl job"), "{e}");
+        assert!(!typo.exists());
+        let job = Job::create(&typo).unwrap();
+        std::fs::write(job.config_path(), "").unwrap();
+        assert_eq!(Job::open(&typo).unwrap().root(), typo);
     }
 }

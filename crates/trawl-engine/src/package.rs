@@ -13,10 +13,7 @@ pub fn job_warcs(job_dir: &Path) -> Result<Vec<PathBuf>, Error> {
 
 /// Packs the job at `job_dir` into the WACZ `out`: its WARCs, their index, its seeds and HTML pages.
 pub fn write_wacz(job_dir: &Path, out: &Path) -> Result<trawl_warc::WaczSummary, Error> {
-    let config_path = Job::create(job_dir)?.config_path();
-    if !config_path.is_file() {
-        return Err(Error::NothingToPackage(job_dir.to_path_buf()));
-    }
+    let config_path = Job::open(job_dir)?.config_path();
     let config = CrawlConfig::load(&config_path)?;
     let warcs = job_warcs(job_dir)?;
     if warcs.is_empty() {

@@ -193,6 +193,7 @@ impl Crawl {
     /// `checkpoint`, as of that checkpoint: a name under `JOB/checkpoints/`, or `latest`), and its archives,
     /// whose `.open` files left by a crash are cut after their last complete record and closed.
     pub fn resume(job_dir: &std::path::Path, checkpoint: Option<&str>) -> Result<Crawl, Error> {
+        Job::open(job_dir)?;
         let job = Job::create(job_dir)?;
         let lock = job.lock()?;
         job.sweep_aside();
