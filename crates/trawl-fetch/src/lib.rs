@@ -567,13 +567,23 @@ impl Fetcher {
         if !h2 {
             request = request.header("Host", host_header(url));
         }
-        request = request
-            .header("User-Agent", &settings.user_agent)
-            .header(
+        request = request.header("User-Agent", &settings.user_agent);
+        // Defaults that an operator's `fetch.headers` may replace (not add a second field to).
+        let given = |name: &str| {
+            settings
+                .headers
+                .keys()
+                .any(|k| k.eq_ignore_ascii_case(name))
+        };
+        if !given("Accept") {
+            request = request.header(
                 "Accept",
                 "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
-            )
-            .header("Accept-Encoding", "gzip, deflate");
+            );
+        }
+        if !given("Accept-Encoding") {
+            request = request.header("Accept-Encoding", "gzip, deflate");
+        }
         if !h2 {
             request = request.header("Connection", "keep-alive");
         }

@@ -696,6 +696,24 @@ mod tests {
         );
     }
 
+    /// The fields trawl writes itself are refused in fetch.headers, with the reason; others pass.
+    #[test]
+    fn fetch_headers_may_not_frame_the_request() {
+        for (name, why) in [
+            ("Host", "trawl sends the URL's host"),
+            ("content-length", "it frames the message"),
+            ("Transfer-Encoding", "it frames the message"),
+            ("Connection", "it manages the connection"),
+            ("User-Agent", "set fetch.user_agent instead"),
+        ] {
+            let text = format!("[fetch]\nheaders = {{ \"{name}\" = \"x\" }}\n");
+            let e = CrawlConfig::check_str(&text, Path::new("my.toml")).unwrap_err();
+            assert!(e.to_string().contains(why), "{name}: {e}");
+        }
+        let text = "[fetch]\nheaders = { \"Accept-Language\" = \"en\", Accept = \"*/*\" }\n";
+        CrawlConfig::check_str(text, Path::new("my.toml")).unwrap();
+    }
+
     #[test]
     fn a_zstd_dictionary_needs_zstd() {
         let text = "[warc]\nzstd_dictionary = true\n";

@@ -318,6 +318,11 @@ impl CrawlConfig {
                     "fetch.headers".into(),
                     format!("{name:?} = {value:?} cannot be sent as an HTTP header (a token name, a printable ASCII value)"),
                 ));
+            } else if let Some(why) = reserved_header(name) {
+                out.push((
+                    "fetch.headers".into(),
+                    format!("{name:?} cannot be set in fetch.headers: {why}; remove it"),
+                ));
             }
         }
         for (i, c) in self.credentials.iter().enumerate() {
@@ -538,5 +543,23 @@ impl CrawlConfig {
             out.extend(pairs.into_iter().map(|(k, m)| problem(k, m)));
         }
         (self, out)
+    }
+}
+
+/// Why a header field may not be set through `fetch.headers`, if it may not: the fields that frame the
+/// message or manage the connection, which trawl writes itself (a second `Host` or a `Content-Length` with no
+/// body makes a request servers must refuse, or desynchronises a kept-alive connection), and `User-Agent`,
+/// which has its own key.
+fn reserved_header(name: &str) -> Option<&'static str> {
+    match name.to_ascii_lowercase().as_str() {
+        "host" => Some("trawl sends the URL's host"),
+        "content-length" | "transfer-encoding" | "trailer" => {
+            Some("it frames the message, which trawl does")
+        }
+        "connection" | "keep-alive" | "proxy-connection" | "te" | "upgrade" => {
+            Some("it manages the connection, which trawl does")
+        }
+        "user-agent" => Some("set fetch.user_agent instead"),
+        _ => None,
     }
 }
