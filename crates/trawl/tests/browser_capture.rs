@@ -782,3 +782,38 @@ async fn a_robots_txt_fetched_for_the_browser_that_fails_settles_its_origin() {
         "{log:#?}"
     );
 }
+
+/// A crawl that cannot start (its Chromium is not there) leaves no frontier behind, so the same
+/// `trawl crawl --job` runs once the config is fixed, instead of "already holds a crawl".
+#[test]
+fn a_crawl_that_cannot_start_can_be_run_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("job");
+    let run = |toml: &str| {
+        let cfg = common::write(&dir.path().join("crawl.toml"), toml);
+        std::process::Command::new(env!("CARGO_BIN_EXE_trawl"))
+            .args([
+                "crawl",
+                "--job",
+                job.to_str().unwrap(),
+                "-c",
+                cfg.to_str().unwrap(),
+            ])
+            .arg("http://127.0.0.1:9/")
+            .output()
+            .unwrap()
+    };
+    let quick = "[frontier]\nmax_retries = 0\n[fetch]\nobey_robots = false\n";
+    let failed = run(&format!(
+        "{quick}[browser]\nmode = \"all\"\nexecutable = \"/nonexistent/chromium\"\n"
+    ));
+    let err = String::from_utf8_lossy(&failed.stderr);
+    assert!(
+        !failed.status.success() && err.contains("Chromium"),
+        "{err}"
+    );
+    // It runs to its end (the seed, port 9, refuses the connection: nothing else is asked of it).
+    let again = run(quick);
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(err.contains("FINISHED: 1 done"), "{err}");
+}

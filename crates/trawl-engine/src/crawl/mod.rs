@@ -369,6 +369,18 @@ impl Crawl {
         let access =
             trawl_fetch::access::Access::new(config, self.job.root(), Some(&self.job.state_dir()))
                 .map_err(|e| config_error(e.to_string()))?;
+        // What a config or a machine can refuse comes first: a crawl that cannot start leaves no frontier,
+        // so the same `trawl crawl --job` can be run again once it is fixed.
+        let naming = Naming::from_config(config).map_err(|e| config_error(e.to_string()))?;
+        let gates = trawl_config::Gates::from_config(config, &self.seeds)
+            .map_err(|e| config_error(e.to_string()))?;
+        let live = LiveSettings::build(Arc::new(config.clone()), &self.seeds, self.job.root())
+            .map_err(|e| config_error(e.to_string()))?;
+        let assign = trawl_config::assign::QueueAssigner::new(
+            config.frontier.queue_assignment,
+            config.frontier.parallel_queues,
+        );
+        let (rendering, behaviors) = browser_capture(config, &self.job)?;
         let robots = if config.fetch.obey_robots {
             "obey"
         } else {
@@ -446,15 +458,6 @@ impl Crawl {
             config.frontier.bloom_fp_rate,
             config.frontier.uniq == trawl_config::settings::UniqMode::Bloom,
         )?;
-        let naming = Naming::from_config(config).map_err(|e| config_error(e.to_string()))?;
-        let gates = trawl_config::Gates::from_config(config, &self.seeds)
-            .map_err(|e| config_error(e.to_string()))?;
-        let live = LiveSettings::build(Arc::new(config.clone()), &self.seeds, self.job.root())
-            .map_err(|e| config_error(e.to_string()))?;
-        let assign = trawl_config::assign::QueueAssigner::new(
-            config.frontier.queue_assignment,
-            config.frontier.parallel_queues,
-        );
         let mut seeds = Vec::with_capacity(self.seeds.len());
         for seed in &self.seeds {
             let mut uri = CrawlUri::seed(seed.clone(), String::new());
@@ -495,7 +498,6 @@ impl Crawl {
                 .iter()
                 .filter_map(|s| s.host_str().map(str::to_string)),
         );
-        let (rendering, behaviors) = browser_capture(config, &self.job)?;
         let pipeline = Pipeline {
             rendering,
             behaviors,
