@@ -1038,3 +1038,40 @@ fn arc_and_other_producers_archives_list_verify_index_convert_and_replay() {
     let _ = server.kill();
     let _ = server.wait();
 }
+
+/// Outputs that cannot be made say why and leave nothing: an input with no record to recompress, a WACZ
+/// into a folder that is not there, a job whose only WARC is still being written.
+#[test]
+fn archive_commands_name_what_is_wrong_and_leave_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.warc.gz");
+    std::fs::write(&empty, b"").unwrap();
+    let out = dir.path().join("out.warc.zst");
+    let (ok, said) = trawl_cli(&[
+        "warc".as_ref(),
+        "recompress".as_ref(),
+        empty.as_os_str(),
+        out.as_os_str(),
+    ]);
+    assert!(!ok && said.contains("holds no records"), "{said}");
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, ["empty.warc.gz"]);
+
+    let job = dir.path().join("job");
+    std::fs::create_dir_all(job.join("warcs")).unwrap();
+    std::fs::write(job.join("crawl.toml"), "").unwrap();
+    std::fs::write(job.join("warcs/x-00000.warc.gz.open"), b"").unwrap();
+    let (ok, said) = trawl_cli(&["warc".as_ref(), "verify".as_ref(), job.as_os_str()]);
+    assert!(!ok && said.contains("still being written"), "{said}");
+    let wacz = dir.path().join("missing/x.wacz");
+    let (ok, said) = trawl_cli(&[
+        "wacz".as_ref(),
+        job.as_os_str(),
+        "-o".as_ref(),
+        wacz.as_os_str(),
+    ]);
+    assert!(!ok && said.contains("does not exist"), "{said}");
+}

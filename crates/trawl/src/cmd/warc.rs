@@ -162,6 +162,18 @@ fn warcs_of(input: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let found = trawl_warc::warc_files(&dir)
         .with_context(|| format!("cannot read the folder {}", dir.display()))?;
     if found.is_empty() {
+        let open = std::fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().ends_with(".open"));
+        if open {
+            anyhow::bail!(
+                "{} holds only WARC files still being written (.open): wait for the crawl to end, or close them \
+                 with a checkpoint (`trawl ctl JOB checkpoint`)",
+                dir.display()
+            );
+        }
         anyhow::bail!("{} holds no WARC files", dir.display());
     }
     Ok(found)
@@ -213,6 +225,14 @@ pub(crate) fn wacz(job: &Path, output: &Path) -> anyhow::Result<ExitCode> {
             output.display()
         );
     }
+    let folder = output.parent().filter(|p| !p.as_os_str().is_empty());
+    if let Some(folder) = folder.filter(|f| !f.is_dir()) {
+        anyhow::bail!(
+            "{}: the folder {} does not exist; create it or choose another -o",
+            output.display(),
+            folder.display()
+        );
+    }
     let started = std::time::Instant::now();
     let summary = trawl_engine::package::write_wacz(job, output)?;
     out!(
@@ -258,6 +278,14 @@ fn rewrite(
     }
     let (before, started) = (std::fs::metadata(input)?.len(), std::time::Instant::now());
     let records = how(input, output)?;
+    if records == 0 {
+        let _ = std::fs::remove_file(output);
+        let _ = std::fs::remove_file(trawl_warc::index_path(output));
+        anyhow::bail!(
+            "{} holds no records: there is nothing to write (is it the file you meant?)",
+            input.display()
+        );
+    }
     let after = std::fs::metadata(output)?.len();
     out!(
         "{}: {records} records, {before} bytes -> {after} bytes ({:+.1}%) in {:.2} s",
