@@ -115,6 +115,10 @@ pub enum FetchError {
     /// The connection broke before a response arrived.
     #[error("connection broken: {0}")]
     Broken(String),
+    /// What arrived is not an HTTP response trawl can read: a garbled status line, a head over
+    /// `fetch.max_header_bytes` or `fetch.max_headers`, an invalid Content-Length.
+    #[error("not a readable HTTP response: {0}")]
+    Malformed(String),
     /// Nothing arrived within the timeout.
     #[error("timed out after {0} ms")]
     Timeout(u64),
@@ -136,7 +140,7 @@ impl FetchError {
         match self {
             FetchError::Dns(_) => status::DNS_FAILED,
             FetchError::Connect(_) => status::CONNECT_FAILED,
-            FetchError::Broken(_) => status::CONNECTION_BROKEN,
+            FetchError::Broken(_) | FetchError::Malformed(_) => status::CONNECTION_BROKEN,
             FetchError::Timeout(_) => status::TIMEOUT,
             FetchError::InvalidRequest(_) => status::UNFETCHABLE,
             FetchError::Refused(..) => status::ADDRESS_REFUSED,
@@ -151,6 +155,7 @@ impl FetchError {
             FetchError::Dns(_) => Annotation::FetchFailed("dns"),
             FetchError::Connect(_) => Annotation::FetchFailed("connect"),
             FetchError::Broken(_) => Annotation::FetchFailed("broken"),
+            FetchError::Malformed(_) => Annotation::FetchFailed("malformed"),
             FetchError::Timeout(_) => Annotation::FetchFailed("timeout"),
             FetchError::InvalidRequest(_) => Annotation::FetchFailed("invalid-request"),
             FetchError::Refused(why, _) => Annotation::Refused(*why),
@@ -421,7 +426,12 @@ impl Fetcher {
             }
             Ok(Err(e)) => {
                 let nothing = conn.tap.received_len() == 0;
-                return Err(((FetchError::Broken(error_chain(&e)), ip), nothing));
+                let error = if e.is_parse() || e.is_parse_too_large() || e.is_parse_status() {
+                    FetchError::Malformed(error_chain(&e))
+                } else {
+                    FetchError::Broken(error_chain(&e))
+                };
+                return Err(((error, ip), nothing));
             }
             Ok(Ok(r)) => r,
         };

@@ -9,20 +9,20 @@
 //! |---|---|---|---|
 //! | `/trickle` | 200 | `timeTrunc` (cut at `max_fetch_ms`) | `WARC-Truncated: time` |
 //! | `/slow-head` | -4 | `err=timeout` | none |
-//! | `/huge-head` (200 KB head) | -3 | `err=broken` (head too large) | none |
-//! | `/many-headers` (2000 fields) | -3 | `err=broken` (too many headers) | none |
+//! | `/huge-head` (200 KB head) | -3 | `err=malformed` (head too large) | none |
+//! | `/many-headers` (2000 fields) | -3 | `err=malformed` (too many headers) | none |
 //! | `/big-body` (3 MB) | 200 | `lenTrunc` | `WARC-Truncated: length` |
 //! | `/gzip-bomb` | 200 | - | wire bytes (payload starts `1f 8b`) |
 //! | `/nested-bomb` (`gzip, gzip`) | 200 | - | wire bytes (payload starts `1f 8b`) |
 //! | `/br-body` (not brotli) | 200 | - | wire bytes |
-//! | `/dup-cl` | -3 | `err=broken` (conflicting Content-Length) | none |
+//! | `/dup-cl` | -3 | `err=malformed` (conflicting Content-Length) | none |
 //! | `/cl-and-chunked` | 200 | - (chunked wins, body `hello world`) | yes |
 //! | `/bad-chunk-size` | 200 | `midFetchTrunc` | `WARC-Truncated: disconnect` |
 //! | `/no-final-chunk` | 200 | `midFetchTrunc` | `WARC-Truncated: disconnect` |
-//! | `/http09` | -3 | `err=broken` (no status line) | none |
-//! | `/garbage-status` | -3 | `err=broken` | none |
+//! | `/http09` | -3 | `err=malformed` (no status line) | none |
+//! | `/garbage-status` | -3 | `err=malformed` | none |
 //! | `/obs-fold` | 200 | - | yes |
-//! | `/nul-header` (NUL and 0xff in a value) | -3 | `err=broken`: httparse refuses a NUL even when told to skip invalid header lines (as browsers do) | none |
+//! | `/nul-header` (NUL and 0xff in a value) | -3 | `err=malformed`: httparse refuses a NUL even when told to skip invalid header lines (as browsers do) | none |
 //! | `/obs-text-header` (0xff, 0xe9 in a value, no NUL) | 200 | - | yes, the raw bytes kept |
 //! | `/lf-only` | 200 | - | yes |
 //! | `/flood-1xx` (500 x 100 Continue) | 200 | - | yes, the 1xx heads kept before the final response (warcio misreads it) |
@@ -207,6 +207,22 @@ async fn hostile_server_is_survived() {
         .unwrap();
     assert!((2500..4500).contains(&ms), "trickle fetch took {ms} ms");
     assert!(on_main("/slow-head").has_annotation("err=timeout"));
+    // What came is no readable response (malformed), or nothing came before the connection ended (broken).
+    for path in [
+        "/huge-head",
+        "/many-headers",
+        "/dup-cl",
+        "/http09",
+        "/garbage-status",
+        "/nul-header",
+    ] {
+        assert!(
+            on_main(path).has_annotation("err=malformed"),
+            "{}",
+            describe(on_main(path))
+        );
+    }
+    assert!(on_main("/reset-mid-head").has_annotation("err=broken"));
     assert_eq!(on_main("/big-body").size, Some(1 << 20));
     // The archive holds what crawl.log counts: the head and max_bytes of body, not what the socket read
     // ahead before the cut.

@@ -433,6 +433,7 @@ fn shared_state(value: &[u8], ttl: Duration, agent: &str) -> Option<RobotsState>
                 b"timeout" => "timeout",
                 b"proxy" => "proxy",
                 b"invalid-request" => "invalid-request",
+                b"malformed" => "malformed",
                 _ => "broken",
             };
             Some(RobotsState::Known {
