@@ -254,9 +254,20 @@ impl SeedsConfig {
         file: &Path,
     ) -> Result<Vec<(usize, seed_list::SeedLine)>, LoadError> {
         let path = base.join(file);
-        let text = std::fs::read_to_string(&path).map_err(|source| LoadError::Read {
+        let bytes = std::fs::read(&path).map_err(|source| LoadError::Read {
             path: path.clone(),
             source,
+        })?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let at = e.utf8_error().valid_up_to();
+            let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+            LoadError::Read {
+                path: path.clone(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("line {line} is not UTF-8 text (save the file as UTF-8)"),
+                ),
+            }
         })?;
         Ok(seed_list::parse(&text))
     }
@@ -954,5 +965,36 @@ extension = "-jpg"
             p.message.contains("rule reject rejects it") && p.hint.is_some(),
             "{e}"
         );
+    }
+
+    /// A seed from a seed file is named by its file and line, not as an inline seed; a file that is not
+    /// UTF-8 names its line.
+    #[test]
+    fn seeds_from_a_file_are_named_by_their_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let main = dir.path().join("crawl.toml");
+        std::fs::write(
+            dir.path().join("s.txt"),
+            "http://a.org/\n# note\nhttp://b.org/\n",
+        )
+        .unwrap();
+        let text = "[seeds]\nurls = [\"http://a.org/x\"]\nfiles = [\"s.txt\"]\n[[scope.rules]]\nrule = \"reject\"\n\
+                    [[scope.rules]]\nrule = \"on_domains\"\ndomains = [\"a.org\"]\n";
+        let e = CrawlConfig::check_str(text, &main).unwrap_err();
+        assert_eq!(e.problems.len(), 1, "{e}");
+        let p = &e.problems[0];
+        assert_eq!(p.key.as_deref(), Some("seeds.files[0]"), "{e}");
+        assert!(
+            p.message
+                .starts_with("s.txt, line 3: seed http://b.org/ is outside the scope"),
+            "{e}"
+        );
+        std::fs::write(
+            dir.path().join("s.txt"),
+            b"http://a.org/\nhttp://b\xff.org/\n",
+        )
+        .unwrap();
+        let e = CrawlConfig::check_str(text, &main).unwrap_err();
+        assert!(e.to_string().contains("line 2 is not UTF-8 text"), "{e}");
     }
 }

@@ -371,12 +371,22 @@ impl CrawlConfig {
             .collect();
         // Seed files.
         let mut seeds = std::mem::take(&mut self.seeds.urls);
+        // Where each seed was given, to name it in a problem: its key, and its file and line if from a file.
+        let mut places: Vec<(String, String)> = (0..seeds.len())
+            .map(|i| (format!("seeds.urls[{i}]"), String::new()))
+            .collect();
         for (i, file) in std::mem::take(&mut self.seeds.files).iter().enumerate() {
             match super::SeedsConfig::read_file(base, file) {
                 Ok(lines) => {
                     for (line, what) in lines {
                         match self.seed_line(what) {
-                            Ok(Some(seed)) => seeds.push(seed),
+                            Ok(Some(seed)) => {
+                                seeds.push(seed);
+                                places.push((
+                                    format!("seeds.files[{i}]"),
+                                    format!("{}, line {line}: ", file.display()),
+                                ));
+                            }
                             Ok(None) => {}
                             Err(e) => out.push(problem(
                                 format!("seeds.files[{i}]"),
@@ -505,26 +515,27 @@ impl CrawlConfig {
         }
         // Seeds, scope, gates, sheets.
         let mut parsed = Vec::new();
-        for (i, s) in self.seeds.urls.iter().enumerate() {
+        let mut parsed_places = Vec::new();
+        for ((key, from), s) in places.iter().zip(&self.seeds.urls) {
             match parse_lenient(s) {
-                Ok(u) => parsed.push(u),
-                Err(e) => out.push(problem(
-                    format!("seeds.urls[{i}]"),
-                    format!("seed {s:?}: {e}"),
-                )),
+                Ok(u) => {
+                    parsed.push(u);
+                    parsed_places.push((key, from));
+                }
+                Err(e) => out.push(problem(key.clone(), format!("{from}seed {s:?}: {e}"))),
             }
         }
         match Scope::from_config(&self, &parsed) {
             Ok(scope) => {
-                for (i, seed) in parsed.iter().enumerate() {
+                for (seed, (key, from)) in parsed.iter().zip(&parsed_places) {
                     let uri = CrawlUri::seed(seed.clone(), seed.to_string());
                     let v = scope.decide(&uri);
                     if v.decision != Decision::Accept {
                         out.push(
                             problem(
-                                format!("seeds.urls[{i}]"),
+                                (*key).clone(),
                                 format!(
-                                    "seed {seed} is outside the scope: rule {} rejects it",
+                                    "{from}seed {seed} is outside the scope: rule {} rejects it",
                                     v.rule
                                 ),
                             )
