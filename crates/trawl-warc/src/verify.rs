@@ -261,6 +261,12 @@ enum RecordProblem {
     NoTarget(String),
     #[error("WARC-Payload-Digest present but the HTTP head cannot be parsed")]
     UnparsableHead,
+    #[error(
+        "{name} holds the control byte {byte:#04x} (WARC field values are text: no control bytes but tab)"
+    )]
+    ControlByte { name: String, byte: u8 },
+    #[error("WARC-IP-Address {0:?} is not an IPv4 or IPv6 address")]
+    IpAddress(String),
     #[error("{name} mismatch: header says {want}, {what} is {actual}")]
     Digest {
         name: &'static str,
@@ -276,6 +282,19 @@ fn check(rec: &ReadRecord) -> Result<Option<Quirk>, RecordProblem> {
         return Err(RecordProblem::Version(rec.version.clone()));
     }
     let required = |name: &'static str| rec.get(name).ok_or(RecordProblem::Missing(name));
+    for (name, value) in &rec.header {
+        if let Some(byte) = value.bytes().find(|&b| b.is_ascii_control() && b != b'\t') {
+            return Err(RecordProblem::ControlByte {
+                name: name.clone(),
+                byte,
+            });
+        }
+    }
+    if let Some(ip) = rec.get("WARC-IP-Address")
+        && ip.trim().parse::<std::net::IpAddr>().is_err()
+    {
+        return Err(RecordProblem::IpAddress(ip.to_owned()));
+    }
 
     let id = required("WARC-Record-ID")?;
     let inner = id.strip_prefix('<').and_then(|s| s.strip_suffix('>'));
@@ -441,6 +460,10 @@ mod tests {
                 "missing WARC-Target-URI (required on response records)".into()),
             ("no type", (|r| { r.remove("WARC-Type"); }),
                 "missing WARC-Type".into()),
+            ("a NUL in a field", (|r| { r.set("WARC-Warcinfo-ID", "<urn:uuid:a\u{0}b>"); }),
+                "WARC-Warcinfo-ID holds the control byte 0x00 (WARC field values are text: no control bytes but tab)".into()),
+            ("not an address", (|r| { r.set("WARC-IP-Address", "999.0.0.1"); }),
+                "WARC-IP-Address \"999.0.0.1\" is not an IPv4 or IPv6 address".into()),
         ];
         for (what, edit, want) in cases {
             let dir = tempfile::tempdir().unwrap();
