@@ -274,7 +274,11 @@ impl JobManager {
                 .map_err(trawl_engine::Error::from)
                 .and_then(|c| Crawl::new(&dir, c, &[]))
         }
-        .map_err(|e| ApiError::bad_request(e.to_string()))?;
+        .map_err(|e| match e {
+            // Another process (a `trawl crawl` or `resume` outside the server) crawls into it.
+            trawl_engine::Error::JobInUse { .. } => ApiError::conflict(e.to_string()),
+            e => ApiError::bad_request(e.to_string()),
+        })?;
         let handle = CrawlHandle::default();
         let live = Arc::new(Mutex::new(Live {
             handle: Some(handle.clone()),
