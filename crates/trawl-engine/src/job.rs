@@ -28,13 +28,11 @@ impl Job {
                 source,
             })?;
         }
-        let probe = job.root.join(".write-test");
-        std::fs::write(&probe, b"ok")
-            .and_then(|()| std::fs::remove_file(&probe))
-            .map_err(|source| Error::Io {
-                path: job.root.clone(),
-                source,
-            })?;
+        // A nameless file (made and unlinked at once): probes at the same moment cannot remove each other's.
+        tempfile::tempfile_in(&job.root).map_err(|source| Error::Io {
+            path: job.root.clone(),
+            source,
+        })?;
         Ok(job)
     }
 

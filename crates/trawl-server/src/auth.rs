@@ -153,6 +153,11 @@ impl Auth {
         self.password.is_some()
     }
 
+    /// Whether any API token is known.
+    pub fn has_tokens(&self) -> bool {
+        !self.tokens.is_empty()
+    }
+
     /// Whether `token` is one of the API tokens.
     pub fn check_token(&self, token: &str) -> bool {
         let d = digest(token);
@@ -173,9 +178,11 @@ impl Auth {
     /// Checks `password` from client `addr` under the rate limit; on success opens a session and returns
     /// its id and CSRF token.
     pub fn login(&self, addr: &str, password: &str) -> Result<(String, String), LoginError> {
+        // Counted before the password is checked, so a burst of guesses at once is limited too; a log-in
+        // that succeeds is then taken off the count (the limit is on failed ones).
+        let now = Instant::now();
         {
             let mut attempts = lock(&self.attempts);
-            let now = Instant::now();
             let mine = attempts.entry(addr.to_string()).or_default();
             mine.retain(|t| now.duration_since(*t) < LOGIN_WINDOW);
             if mine.len() >= LOGIN_ATTEMPTS {
@@ -185,6 +192,11 @@ impl Auth {
         }
         if !self.check_password(password) {
             return Err(LoginError::Wrong);
+        }
+        if let Some(mine) = lock(&self.attempts).get_mut(addr)
+            && let Some(at) = mine.iter().rposition(|t| *t == now)
+        {
+            mine.remove(at);
         }
         let sid = random_hex(24);
         let csrf = random_hex(16);
@@ -222,7 +234,11 @@ mod tests {
         assert_eq!(auth.login("a", "wrong"), Err(LoginError::Wrong));
         let (sid, csrf) = auth.login("a", "s3cret").unwrap();
         assert_eq!(auth.session(&sid), Some(csrf));
-        for _ in 0..3 {
+        // Successful log-ins do not count toward the limit; failed ones do.
+        for _ in 0..LOGIN_ATTEMPTS + 1 {
+            assert!(auth.login("a", "s3cret").is_ok());
+        }
+        for _ in 0..LOGIN_ATTEMPTS - 1 {
             let _ = auth.login("a", "wrong");
         }
         assert_eq!(auth.login("a", "s3cret"), Err(LoginError::Limited));

@@ -12,11 +12,12 @@ pub(crate) fn record(job_dir: &Path, who: &str, what: &str) {
         .append(true)
         .open(logs.join("config-changes.log"))
     {
-        let _ = writeln!(
-            f,
-            "{} {who} {}",
+        // One write per line: lines of requests at the same moment never interleave in an appended file.
+        let line = format!(
+            "{} {who} {}\n",
             chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
             what.replace('\n', " ")
         );
+        let _ = f.write_all(line.as_bytes());
     }
 }

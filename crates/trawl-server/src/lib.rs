@@ -81,5 +81,51 @@ pub fn app(state: AppState) -> Router {
     Router::new()
         .merge(ui::login::routes())
         .merge(protected)
+        .layer(middleware::from_fn(json_errors))
         .with_state(state)
+}
+
+/// The API's refusals in its documented form, `{"error": "sentence"}`, whoever made them: axum's extractors
+/// answer a body that is not JSON, lacks a field or has a wrong type in plain text (400, 415, 422), and an
+/// unknown route with an empty 404. Bad input is 400, as docs/api.md says.
+async fn json_errors(
+    req: axum::extract::Request,
+    next: middleware::Next,
+) -> axum::response::Response {
+    use axum::{http::StatusCode, response::IntoResponse};
+    let api = req.uri().path().starts_with("/api/");
+    let response = next.run(req).await;
+    let status = response.status();
+    let json = response
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    let mended = [
+        StatusCode::BAD_REQUEST,
+        StatusCode::NOT_FOUND,
+        StatusCode::METHOD_NOT_ALLOWED,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        StatusCode::UNPROCESSABLE_ENTITY,
+    ];
+    if !api || json || !mended.contains(&status) {
+        return response;
+    }
+    let body = axum::body::to_bytes(response.into_body(), 64 << 10)
+        .await
+        .unwrap_or_default();
+    let text = String::from_utf8_lossy(&body).trim().to_string();
+    let (status, message) = match status {
+        StatusCode::NOT_FOUND if text.is_empty() => {
+            (status, "no such API route (docs/api.md lists them)".into())
+        }
+        StatusCode::METHOD_NOT_ALLOWED => (
+            status,
+            "this API route does not take that method (docs/api.md)".into(),
+        ),
+        StatusCode::UNSUPPORTED_MEDIA_TYPE | StatusCode::UNPROCESSABLE_ENTITY => {
+            (StatusCode::BAD_REQUEST, text)
+        }
+        _ => (status, text),
+    };
+    (status, axum::Json(serde_json::json!({ "error": message }))).into_response()
 }

@@ -161,10 +161,14 @@ impl JobManager {
             )));
         }
         let dir = self.dir.join(id);
-        if dir.exists() {
-            return Err(ApiError::conflict(format!("job {id:?} exists")));
+        std::fs::create_dir_all(&self.dir).map_err(ApiError::internal)?;
+        // One request makes the folder; any other at the same moment finds it made (not a check, then a make).
+        match std::fs::create_dir(&dir) {
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                return Err(ApiError::conflict(format!("job {id:?} exists")));
+            }
+            other => other.map_err(ApiError::internal)?,
         }
-        std::fs::create_dir_all(&dir).map_err(ApiError::internal)?;
         std::fs::write(dir.join("crawl.toml"), config).map_err(ApiError::internal)?;
         Ok(dir)
     }
@@ -193,6 +197,44 @@ impl JobManager {
         self.live(id).and_then(|l| lock(&l).handle.clone())
     }
 
+    /// Asks every crawl running in this process to stop (as `trawl ctl stop` does: URIs in flight finish, a
+    /// checkpoint, reports) and returns how many were asked.
+    pub fn stop_all(&self) -> usize {
+        let handles: Vec<CrawlHandle> = lock(&self.live)
+            .values()
+            .filter_map(|l| lock(l).handle.clone())
+            .collect();
+        for h in &handles {
+            h.stop();
+        }
+        handles.len()
+    }
+
+    /// Waits until no crawl runs in this process.
+    pub async fn until_all_ended(&self) {
+        loop {
+            let running = lock(&self.live).values().any(|l| lock(l).handle.is_some());
+            if !running {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    }
+
+    /// The process crawling into job folder `dir` outside this server (`trawl crawl` or `resume` run by
+    /// hand), if one is: then only `trawl ctl` there may change it.
+    pub fn crawled_elsewhere(dir: &Path) -> Option<u32> {
+        control::running_pid(dir).filter(|&pid| pid != std::process::id())
+    }
+
+    /// The refusal for an action on job `id` that another process crawls into.
+    pub fn elsewhere_refusal(id: &str, pid: u32) -> ApiError {
+        ApiError::conflict(format!(
+            "job {id:?} is being crawled by another trawl process (pid {pid}): use `trawl ctl` on its folder, \
+             or stop that crawl first"
+        ))
+    }
+
     /// Job `id`'s fetch latencies in this process (empty before its first run here).
     pub fn latency(&self, id: &str) -> trawl_engine::stats::Latency {
         self.live(id)
@@ -203,7 +245,8 @@ impl JobManager {
     /// Job `id`'s status.
     pub fn status(&self, id: &str) -> Result<JobStatus, ApiError> {
         let dir = self.job_dir(id)?;
-        let job = trawl_engine::job::Job::create(&dir).map_err(ApiError::internal)?;
+        // Read only: a status is asked often and at once by many clients.
+        let job = trawl_engine::job::Job::open(&dir).map_err(ApiError::internal)?;
         let checkpoints = trawl_engine::checkpoint::list(&job)
             .iter()
             .filter_map(|p| p.file_name().map(|f| f.to_string_lossy().into_owned()))
@@ -229,6 +272,7 @@ impl JobManager {
             None => {
                 let ending = report_status();
                 let state = match &ending {
+                    _ if Self::crawled_elsewhere(&dir).is_some() => "running",
                     Some(e) => ending_state(e),
                     None if dir.join("state/frontier").exists() => "stopped",
                     None => "created",
@@ -313,6 +357,9 @@ impl JobManager {
         let dir = self.job_dir(id)?;
         match self.handle(id) {
             Some(h) => Ok(h.send(command).await),
+            None if let Some(pid) = Self::crawled_elsewhere(&dir) => {
+                Err(Self::elsewhere_refusal(id, pid))
+            }
             None => tokio::task::spawn_blocking(move || control::apply_offline(&dir, &command))
                 .await
                 .map_err(ApiError::internal)?

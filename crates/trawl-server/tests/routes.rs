@@ -159,6 +159,90 @@ async fn login_is_rate_limited() {
     );
 }
 
+/// Successful log-ins do not count toward the limit of failed ones.
+#[tokio::test]
+async fn successful_logins_are_not_limited() {
+    let (_dir, app) = server();
+    for _ in 0..trawl_server::LOGIN_ATTEMPTS + 2 {
+        assert_eq!(
+            send(&app, form("/login", "", "password=pw")).await.0,
+            StatusCode::SEE_OTHER
+        );
+    }
+}
+
+/// Every refusal of the API is `{"error": …}`, bad input 400, whoever refuses it: the JSON extractor, a
+/// missing field, an unknown route.
+#[tokio::test]
+async fn api_refusals_are_json() {
+    let (_dir, app) = server();
+    for (req, want) in [
+        (
+            api("POST", "/api/jobs", "{not json"),
+            StatusCode::BAD_REQUEST,
+        ),
+        (api("POST", "/api/jobs", "{}"), StatusCode::BAD_REQUEST),
+        (
+            api("POST", "/api/jobs", r#"{"name":"a","seeds":"x"}"#),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            Request::post("/api/jobs")
+                .header(header::AUTHORIZATION, format!("Bearer {TOKEN}"))
+                .body(Body::from(r#"{"name":"a"}"#))
+                .unwrap(),
+            StatusCode::BAD_REQUEST,
+        ),
+        (api("GET", "/api/nope", ""), StatusCode::NOT_FOUND),
+        (
+            api("POST", "/api/jobs", r#"{"name":"a","seeds":["not a url"]}"#),
+            StatusCode::BAD_REQUEST,
+        ),
+    ] {
+        let (status, headers, body) = send(&app, req).await;
+        assert_eq!(status, want, "{body}");
+        assert_eq!(headers[header::CONTENT_TYPE], "application/json", "{body}");
+        let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert!(!v["error"].as_str().unwrap().is_empty(), "{body}");
+    }
+}
+
+/// Many clients at once: every status read answers (reading writes nothing), and a job made by two
+/// requests at the same moment is made once, the other told it exists.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_requests_read_and_create_jobs_once() {
+    let (_dir, app) = server();
+    let (status, _, _) = send(&app, api("POST", "/api/jobs", r#"{"name":"j"}"#)).await;
+    assert_eq!(status, StatusCode::OK);
+    let reads: Vec<_> = (0..64)
+        .map(|_| {
+            let app = app.clone();
+            tokio::spawn(async move { send(&app, api("GET", "/api/jobs/j", "")).await.0 })
+        })
+        .collect();
+    for r in reads {
+        assert_eq!(r.await.unwrap(), StatusCode::OK);
+    }
+    for round in 0..10 {
+        let name = format!("race{round}");
+        let makes: Vec<_> = (0..8)
+            .map(|_| {
+                let app = app.clone();
+                let body = format!(r#"{{"name":"{name}"}}"#);
+                tokio::spawn(async move { send(&app, api("POST", "/api/jobs", &body)).await.0 })
+            })
+            .collect();
+        let mut made = 0;
+        for m in makes {
+            match m.await.unwrap() {
+                StatusCode::OK => made += 1,
+                other => assert_eq!(other, StatusCode::CONFLICT),
+            }
+        }
+        assert_eq!(made, 1, "{name}");
+    }
+}
+
 #[tokio::test]
 async fn jobs_config_build_and_pages() {
     let (dir, app) = server();

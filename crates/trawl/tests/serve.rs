@@ -17,13 +17,14 @@ const TOKEN: &str = "trawl_servetest";
 
 struct Client {
     addr: SocketAddr,
+    token: String,
 }
 
 impl Client {
     fn raw(&self, method: &str, path: &str, auth: bool, body: &str) -> (u16, String) {
         let mut s = TcpStream::connect(self.addr).unwrap();
         let auth = if auth {
-            format!("Authorization: Bearer {TOKEN}\r\n")
+            format!("Authorization: Bearer {}\r\n", self.token)
         } else {
             String::new()
         };
@@ -106,7 +107,10 @@ fn operate_a_crawl_over_http() {
         )
         .await
     });
-    let c = Client { addr };
+    let c = Client {
+        addr,
+        token: TOKEN.into(),
+    };
 
     assert_eq!(c.raw("GET", "/api/jobs", false, "").0, 401);
     assert_eq!(c.raw("POST", "/api/jobs", false, r#"{"name":"j"}"#).0, 401);
@@ -366,6 +370,85 @@ fn operate_a_crawl_over_http() {
         got.contains("text/event-stream") && got.contains("event: status"),
         "{got}"
     );
+    rt.block_on(site.shutdown());
+}
+
+/// Ctrl-C on `trawl serve` stops its running crawls as `trawl ctl stop` does (URIs in flight finish, a
+/// checkpoint, the reports) and exits, an event stream open or not.
+#[test]
+fn ctrl_c_stops_the_running_crawls_and_exits() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let site = rt.block_on(trawl::selftest::site::start()).unwrap();
+    let jobs = tempfile::tempdir().unwrap();
+    let (_, token) = trawl_server::Auth::set_password(jobs.path(), "password1").unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let mut serve = std::process::Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .args(["serve", "--jobs"])
+        .arg(jobs.path())
+        .args(["--bind", &addr.to_string()])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    common::wait_for("trawl serve to listen", 30, || {
+        TcpStream::connect(addr).is_ok()
+    });
+    let c = Client { addr, token };
+    let mut config = trawl::selftest::config();
+    config.frontier.min_delay_ms = 300;
+    config.frontier.max_delay_ms = 300;
+    config.seeds.urls = vec![site.seed()];
+    c.call(
+        "POST",
+        "/api/jobs",
+        json!({"name": "j", "config": config.to_toml()}),
+    );
+    c.call("POST", "/api/jobs/j/launch", Value::Null);
+    common::wait_for("a few URIs", 30, || c.log_len() >= 3);
+    let mut events = TcpStream::connect(addr).unwrap();
+    write!(
+        events,
+        "GET /api/jobs/j/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\n\r\n",
+        c.token
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &serve.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = serve.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "trawl serve did not exit after Ctrl-C"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    serve
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(status.success(), "{err}");
+    assert!(err.contains("stopping 1 running crawl"), "{err}");
+    let job = jobs.path().join("j");
+    assert!(job.join("reports/crawl-report.json").is_file(), "{err}");
+    assert!(job.join("checkpoints").read_dir().unwrap().count() >= 1);
+    // The crawl stopped before its end, and resumes from where it stopped.
+    let report = std::fs::read_to_string(job.join("reports/crawl-report.json")).unwrap();
+    assert!(report.contains("STOPPED by operator"), "{report}");
+    drop(events);
     rt.block_on(site.shutdown());
 }
 

@@ -57,6 +57,14 @@ pub(crate) async fn list(State(s): State<AppState>) -> Json<Vec<JobStatus>> {
 
 /// Creates a job (shared with the UI).
 pub(crate) fn create_job(s: &AppState, who: &str, req: CreateJob) -> Result<JobStatus, ApiError> {
+    if let Some(Err(e)) = req
+        .seeds
+        .iter()
+        .map(|s| trawl_url::parse_seed(s))
+        .find(Result::is_err)
+    {
+        return Err(ApiError::bad_request(format!("seeds: {e}")));
+    }
     let from_profile = match (&req.config, &req.profile) {
         (Some(_), Some(_)) => {
             return Err(ApiError::bad_request(
@@ -217,6 +225,9 @@ pub(crate) fn save_config(
         return Err(ApiError::conflict(format!(
             "job {id:?} is running: change its queues instead, or terminate it to edit crawl.toml"
         )));
+    }
+    if let Some(pid) = crate::manager::JobManager::crawled_elsewhere(&dir) {
+        return Err(crate::manager::JobManager::elsewhere_refusal(id, pid));
     }
     // Whole or not at all: a server stopped mid-write must not leave a job whose crawl.toml is cut short.
     trawl_engine::job::write_whole(&dir.join("crawl.toml"), text).map_err(ApiError::internal)?;

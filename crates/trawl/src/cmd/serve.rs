@@ -49,6 +49,15 @@ pub(crate) fn serve(
             "trawl: no password set; for this run only:\n  password: {password}\n  API token: {token}"
         );
     }
+    if auth.has_password() && !auth.has_tokens() {
+        // A password from TRAWL_PASSWORD and no stored auth file: the UI works, and so must the API.
+        let token = format!("trawl_{}", trawl_server::random_secret());
+        auth.add_token(&token);
+        eprintln!(
+            "trawl: no API token is stored; for this run only:\n  API token: {token}\n(`--set-password` stores a \
+             password and a lasting token)"
+        );
+    }
     let mut state = AppState::new(
         JobManager::new(jobs).with_context(|| format!("creating {}", jobs.display()))?,
         auth,
@@ -62,15 +71,41 @@ pub(crate) fn serve(
             .await
             .with_context(|| format!("listening on {bind}"))?;
         eprintln!("trawl: serving http://{}/", listener.local_addr()?);
-        axum::serve(
-            listener,
-            app(state).into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await
-        .context("serving")?;
+        let jobs = state.jobs.clone();
+        let (closing, closed) = tokio::sync::watch::channel(false);
+        let mut server = tokio::spawn(
+            axum::serve(
+                listener,
+                app(state).into_make_service_with_connect_info::<SocketAddr>(),
+            )
+            .with_graceful_shutdown(async move {
+                let mut closed = closed;
+                let _ = closed.wait_for(|&c| c).await;
+            })
+            .into_future(),
+        );
+        tokio::select! {
+            served = &mut server => return match served {
+                Ok(served) => served.context("serving").map(|()| ExitCode::SUCCESS),
+                Err(e) => Err(anyhow::anyhow!("the server stopped: {e}")),
+            },
+            _ = tokio::signal::ctrl_c() => {}
+        }
+        // No new connection (the open ones are still served); the running crawls end as `trawl ctl stop` ends
+        // them (a checkpoint, reports); then the server goes, open event streams with it.
+        let _ = closing.send(true);
+        let n = jobs.stop_all();
+        if n > 0 {
+            eprintln!(
+                "trawl: stopping {n} running crawl(s): URIs in flight finish, then a checkpoint and the reports \
+                 (Ctrl-C again to quit at once; `trawl resume` continues them)"
+            );
+        }
+        tokio::select! {
+            _ = jobs.until_all_ended() => {}
+            _ = tokio::signal::ctrl_c() => eprintln!("trawl: quitting without waiting"),
+        }
+        server.abort();
         anyhow::Ok(ExitCode::SUCCESS)
     })
 }
