@@ -440,6 +440,56 @@ async fn a_killed_worker_and_a_redis_restart_lose_nothing() {
 mod common;
 
 /// `trawl ctl --frontier` acts on every worker: pause holds them all, `workers` lists them, stop ends them.
+/// A Redis that lost the crawl (restarted without persistence; here `FLUSHALL`) fails the worker, which says
+/// so, instead of ending the crawl as if it were done.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crawl_lost_from_redis_fails_instead_of_finishing() {
+    let (seeds, seen) = site().await;
+    let redis = Redis::start();
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(dir.path());
+    let root = dir.path().to_path_buf();
+    let url = redis.url();
+    tokio::task::spawn_blocking(move || {
+        let mut first = start(&root, 0, &url, &seeds, &cfg);
+        let pages = || seen.lock().unwrap().len();
+        let started = Instant::now();
+        while pages() < HOSTS * PAGES / 4 {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "the crawl does not start: {}",
+                stderrs(&root)
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        redis.flush();
+        let mut child = first.0.take().unwrap();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(120),
+                "the worker did not end: {}",
+                stderrs(&root)
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let err = std::fs::read_to_string(root.join("w0.err")).unwrap();
+        assert!(!status.success(), "{err}");
+        assert!(
+            err.contains("is gone from") && !err.contains("FINISHED"),
+            "{err}"
+        );
+        assert!(
+            pages() < HOSTS * PAGES,
+            "the whole site was fetched before the flush"
+        );
+    })
+    .await
+    .unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_operator_pauses_lists_and_stops_every_worker() {
     let (seeds, seen) = site().await;

@@ -86,8 +86,14 @@ impl Remote {
     pub(super) fn say(&self, e: &SharedError) {
         let mut said = lock(&self.said);
         if said.is_none_or(|at| at.elapsed() > Duration::from_secs(60)) {
-            tracing::warn!("shared frontier at {}: {e}", self.spec.url);
-            eprintln!("trawl: shared frontier at {}: {e}", self.spec.url);
+            // Said only of a failure the caller waits out and tries again.
+            let again = if matches!(e, SharedError::Unavailable(_)) {
+                "; trying again"
+            } else {
+                ""
+            };
+            tracing::warn!("shared frontier at {}: {e}{again}", self.spec.url);
+            eprintln!("trawl: shared frontier at {}: {e}{again}", self.spec.url);
             *said = Some(Instant::now());
         }
     }

@@ -42,6 +42,16 @@ pub(super) async fn worker(shared: Arc<Shared>, remote: &Remote, id: usize) {
             Claim::Busy => continue,
             Claim::Paused => {}
             Claim::Empty => {
+                // Nothing left, or nothing there: a Redis restarted without persistence has lost the crawl,
+                // which must not end as if it were done.
+                if let Some(None) = remote.steady(&shared.pipeline, |f| f.config()).await {
+                    shared.pipeline.fail(format!(
+                        "the crawl {:?} is gone from {} (its settings, queues and seen set): Redis was restarted \
+                         without persistence, or the crawl was deleted; what was fetched is in this job's WARCs \
+                         and crawl.log, but the crawl cannot go on (docs/distributed.md: run Redis with appendonly)",
+                        remote.spec.job, remote.spec.url
+                    ));
+                }
                 shared.wake.all();
                 return;
             }

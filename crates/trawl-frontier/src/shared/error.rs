@@ -5,7 +5,7 @@
 #[non_exhaustive]
 pub enum SharedError {
     /// Redis cannot be reached now (down, restarting, a failover): the step may be tried again.
-    #[error("redis is unreachable ({0}); trying again")]
+    #[error("redis is unreachable ({0})")]
     Unavailable(redis::RedisError),
     /// Redis is out of memory (`maxmemory`): nothing more can be queued until an operator makes room.
     #[error(

@@ -256,7 +256,7 @@ pub(crate) fn shared(
             }
             return Ok(ExitCode::SUCCESS);
         }
-        CtlAction::Report { name } if name == "crawl" => {
+        CtlAction::Report { name: report } if report == "crawl" => {
             let c = f.counts()?;
             if json {
                 writeln!(

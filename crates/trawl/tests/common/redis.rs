@@ -82,6 +82,15 @@ impl Redis {
         true
     }
 
+    /// Empties it (`FLUSHALL`): what a restart without persistence leaves.
+    pub fn flush(&self) {
+        let out = Command::new("redis-cli")
+            .args(["-p", &self.port.to_string(), "FLUSHALL"])
+            .output()
+            .unwrap();
+        assert!(String::from_utf8_lossy(&out.stdout).contains("OK"));
+    }
+
     /// Stops it (SIGTERM: the AOF is complete).
     pub fn stop(&mut self) {
         if let Some(mut c) = self.child.take() {
