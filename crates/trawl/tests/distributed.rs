@@ -439,7 +439,6 @@ async fn a_killed_worker_and_a_redis_restart_lose_nothing() {
 
 mod common;
 
-/// `trawl ctl --frontier` acts on every worker: pause holds them all, `workers` lists them, stop ends them.
 /// A Redis that lost the crawl (restarted without persistence; here `FLUSHALL`) fails the worker, which says
 /// so, instead of ending the crawl as if it were done.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -490,6 +489,7 @@ async fn a_crawl_lost_from_redis_fails_instead_of_finishing() {
     .unwrap();
 }
 
+/// `trawl ctl --frontier` acts on every worker: pause holds them all, `workers` lists them, stop ends them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_operator_pauses_lists_and_stops_every_worker() {
     let (seeds, seen) = site().await;
