@@ -312,6 +312,9 @@ pub fn apply_offline(job_dir: &Path, command: &Command) -> Result<Reply, Error> 
         });
     }
     let job = Job::open(job_dir)?;
+    // Not while a process crawls into it (one starting, or one writing its last checkpoint after its pid file
+    // went): that says so, where the store would only say it is locked.
+    let _lock = job.lock()?;
     let config = CrawlConfig::load(&job.config_path())?;
     if !job.frontier_dir().exists() {
         return Err(Error::NothingToResume(job_dir.to_path_buf()));

@@ -208,6 +208,7 @@ impl LiveSettings {
 /// Applies `change` to a job that is not running: its crawl.toml is checked with the change and rewritten.
 pub fn change_offline(job_dir: &Path, change: &SettingsChange) -> Result<String, Error> {
     let job = Job::open(job_dir)?;
+    let _lock = job.lock()?;
     let config = CrawlConfig::load(&job.config_path())?;
     let seeds: Vec<Url> = config
         .seeds

@@ -135,6 +135,23 @@ fn operate_a_running_crawl_then_a_stopped_one() {
     let report = std::fs::read_to_string(job.join("reports/crawl-report.txt")).unwrap();
     assert!(report.contains("Crawl Status: STOPPED"), "{report}");
 
+    // A process that holds the job (one starting, or one writing its last checkpoint) is named, not its
+    // store's lock.
+    {
+        let _held = trawl_engine::job::Job::open(&job).unwrap().lock().unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_trawl"))
+            .arg("ctl")
+            .arg(&job)
+            .arg("queues")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains("in use by another trawl process"),
+            "{err}"
+        );
+    }
+
     // Stopped: the same commands work on the store, and resume finishes the crawl, operator seed included.
     let (code, reply) = ctl(&job, &["queues"]);
     assert_eq!(code, 0);
