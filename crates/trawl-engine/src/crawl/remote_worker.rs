@@ -95,15 +95,18 @@ async fn complete(
             uri.annotations.clear();
             done.first.push((queue.to_string(), uri));
             done.delay = delay;
+            done.ended = false;
         }
         Disposition::RetryLater { mut uri, at, delay } => {
             uri.annotations.clear();
             done.later
                 .push((queue.to_string(), uri, at.saturating_duration_since(now)));
             done.delay = delay;
+            done.ended = false;
         }
         Disposition::Held { mut uri, hold } => {
             uri.annotations.clear();
+            done.ended = false;
             match hold {
                 // Its robots.txt is a child of this outcome, ahead of it in its queue.
                 None => done.first.push((queue.to_string(), uri)),

@@ -1,7 +1,8 @@
 #!lua
 -- Completes a leased item, and in the same step schedules what came of it, so that no worker ever sees the
 -- crawl empty between the two.
--- ARGV: prefix, queue, token, delay_ms, budget, n_first, n_later, n_seen, n_predicted (0 or 1), n_cuts, then
+-- ARGV: prefix, queue, token, delay_ms, budget, n_first, n_later, n_seen, n_predicted (0 or 1), n_cuts,
+--   ended (1 when the item ends here and counts as done; 0 when it is put back: a retry, held for its robots.txt), then
 --   n_first pairs (queue, item) put back at the front of their queues (a retry, a prerequisite), last first,
 --   n_later pairs (due_ms_from_now, "queue\nitem"),
 --   n_seen pairs (seen bucket, seen field) marked seen before the new items are looked at (what a browser
@@ -17,6 +18,7 @@ local p, q, token = ARGV[1], ARGV[2], ARGV[3]
 local delay, budget = tonumber(ARGV[4]), tonumber(ARGV[5])
 local n_first, n_later = tonumber(ARGV[6]), tonumber(ARGV[7])
 local n_seen, n_predicted, n_cuts = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
+local ended = ARGV[11] == '1'
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
@@ -38,12 +40,14 @@ end
 redis.call('HDEL', p .. ':lease', q)
 redis.call('HDEL', p .. ':leased', q)
 redis.call('HINCRBY', p .. ':n', 'in_flight', -1)
-redis.call('HINCRBY', p .. ':n', 'done', 1)
-redis.call('HINCRBY', p .. ':wdone', string.sub(lease, #token + 2), 1)
+if ended then
+  redis.call('HINCRBY', p .. ':n', 'done', 1)
+  redis.call('HINCRBY', p .. ':wdone', string.sub(lease, #token + 2), 1)
+end
 local polite = now + delay
 redis.call('HSET', p .. ':polite', q, polite)
 
-local i = 11
+local i = 12
 for _ = 1, n_first do
   local fq = ARGV[i]
   redis.call('LPUSH', p .. ':q:' .. fq, ARGV[i + 1])

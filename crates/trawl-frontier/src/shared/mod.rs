@@ -134,6 +134,9 @@ pub struct Completion<T> {
     pub cuts: Vec<String>,
     /// New items (outlinks), through the seen set.
     pub new: Vec<(String, T)>,
+    /// The taken item ends here and counts as done (crawl-wide and for its worker); false when it is put
+    /// back among `first` or `later` (a retry, a page held for its robots.txt).
+    pub ended: bool,
 }
 
 impl<T> Default for Completion<T> {
@@ -146,6 +149,7 @@ impl<T> Default for Completion<T> {
             predicted: None,
             cuts: Vec::new(),
             new: Vec::new(),
+            ended: true,
         }
     }
 }
@@ -377,7 +381,8 @@ impl<T: Item> SharedFrontier<T> {
                 .arg(done.later.len())
                 .arg(done.seen.len())
                 .arg(usize::from(done.predicted.is_some()))
-                .arg(done.cuts.len());
+                .arg(done.cuts.len())
+                .arg(u8::from(done.ended));
             for (q, item) in done.first.iter().rev() {
                 inv.arg(q).arg(encode(item));
             }

@@ -297,6 +297,7 @@ fn a_completion_with_every_part_puts_each_where_it_belongs() {
             ("h".to_string(), "h/fetched-by-browser".to_string()),
             ("h".to_string(), "h/new".to_string()),
         ],
+        ended: true,
     };
     assert_eq!(
         f.finished(&q, &lease, &done).unwrap(),
@@ -313,6 +314,35 @@ fn a_completion_with_every_part_puts_each_where_it_belongs() {
     assert!(matches!(f.claim().unwrap(), Claim::Empty));
     let counts = f.counts().unwrap();
     assert_eq!((counts.done, counts.discovered), (6, 4));
+}
+
+/// A completion that puts its item back (a retry, a page held for its robots.txt) does not count it done,
+/// crawl-wide or for its worker: each item is counted once, when it ends.
+#[test]
+fn only_the_completion_that_ends_an_item_counts_it_done() {
+    let server = RedisServer::start();
+    let mut f = worker(&server, "w", 60_000);
+    seeds(&mut f, &[("h", "h/1")]);
+    let (item, q, lease) = claim(&mut f);
+    let again = Completion {
+        first: vec![(q.clone(), item)],
+        ended: false,
+        ..Completion::default()
+    };
+    f.finished(&q, &lease, &again).unwrap();
+    let done = |f: &mut SharedFrontier<String>| {
+        f.renew().unwrap();
+        let w = f.workers().unwrap();
+        (
+            f.counts().unwrap().done,
+            w.iter().map(|w| w.done).sum::<u64>(),
+        )
+    };
+    assert_eq!(done(&mut f), (0, 0));
+    let (item, q, lease) = claim(&mut f);
+    assert_eq!(item, "h/1");
+    f.finished(&q, &lease, &Completion::default()).unwrap();
+    assert_eq!(done(&mut f), (1, 1));
 }
 
 /// A refused URL's line: claimed under a lease, final with the completion, taken over when its worker
