@@ -346,7 +346,9 @@ pub(crate) enum ControlFileError {
     },
 }
 
-/// Command files waiting in `dir`, parsed (or the parse error), oldest first; each is removed once read.
+/// Command files waiting in `dir`, parsed (or the parse error), oldest first. Each is taken by renaming it
+/// before it is read (so a sender that takes its file back, the crawl having ended, and this reader never
+/// both have it), and removed once read; the path returned is the one it was sent under.
 pub(crate) fn pending_files(
     dir: &Path,
 ) -> Vec<(std::path::PathBuf, Result<Command, ControlFileError>)> {
@@ -361,8 +363,10 @@ pub(crate) fn pending_files(
     paths.sort();
     paths
         .into_iter()
-        .map(|path| {
-            let parsed = std::fs::read_to_string(&path)
+        .filter_map(|path| {
+            let taken = path.with_extension("taken");
+            std::fs::rename(&path, &taken).ok()?;
+            let parsed = std::fs::read_to_string(&taken)
                 .map_err(|source| ControlFileError::Read {
                     path: path.clone(),
                     source,
@@ -373,8 +377,8 @@ pub(crate) fn pending_files(
                         source,
                     })
                 });
-            let _ = std::fs::remove_file(&path);
-            (path, parsed)
+            let _ = std::fs::remove_file(&taken);
+            Some((path, parsed))
         })
         .collect()
 }
@@ -401,8 +405,13 @@ pub fn running_pid(job_dir: &Path) -> Option<u32> {
 }
 
 /// Sends `command` to the crawl running in `job_dir` through a command file and waits up to `wait` for the
-/// reply.
-pub fn send_file(job_dir: &Path, command: &Command, wait: Duration) -> Result<Reply, Error> {
+/// reply. `None` when the crawl ended before it took the command (its pid file went, and the file was taken
+/// back unread): nothing was applied, and the command is for the stopped job now ([`apply_offline`]).
+pub fn send_file(
+    job_dir: &Path,
+    command: &Command,
+    wait: Duration,
+) -> Result<Option<Reply>, Error> {
     let dir = control_dir(job_dir);
     std::fs::create_dir_all(&dir).map_err(|source| Error::Io {
         path: dir.clone(),
@@ -427,18 +436,25 @@ pub fn send_file(job_dir: &Path, command: &Command, wait: Duration) -> Result<Re
     while start.elapsed() < wait {
         if let Ok(text) = std::fs::read_to_string(&reply_path) {
             let _ = std::fs::remove_file(&reply_path);
-            return serde_json::from_str(&text).map_err(|source| Error::BadReply {
-                path: reply_path.clone(),
-                source,
-            });
+            return serde_json::from_str(&text)
+                .map(Some)
+                .map_err(|source| Error::BadReply {
+                    path: reply_path.clone(),
+                    source,
+                });
+        }
+        // The crawl is ending (it answers what it took before its last look) or gone: a file still there
+        // is taken back. One already taken gets its answer.
+        if running_pid(job_dir).is_none() && std::fs::remove_file(&cmd).is_ok() {
+            return Ok(None);
         }
         std::thread::sleep(Duration::from_millis(50));
     }
     let _ = std::fs::remove_file(&cmd);
-    Ok(Reply::Failed {
+    Ok(Some(Reply::Failed {
         message: format!(
             "the crawl in {} did not answer within {wait:?}",
             job_dir.display()
         ),
-    })
+    }))
 }

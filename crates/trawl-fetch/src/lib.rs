@@ -426,7 +426,7 @@ impl Fetcher {
             }
             Ok(Err(e)) => {
                 let nothing = conn.tap.received_len() == 0;
-                let error = if e.is_parse() || e.is_parse_too_large() || e.is_parse_status() {
+                let error = if e.is_parse() {
                     FetchError::Malformed(error_chain(&e))
                 } else {
                     FetchError::Broken(error_chain(&e))

@@ -135,8 +135,44 @@ fn operate_a_running_crawl_then_a_stopped_one() {
     let report = std::fs::read_to_string(job.join("reports/crawl-report.txt")).unwrap();
     assert!(report.contains("Crawl Status: STOPPED"), "{report}");
 
-    // A process that holds the job (one starting, or one writing its last checkpoint) is named, not its
-    // store's lock.
+    // A process that holds the job for a moment (one starting, or one writing its last checkpoint after its
+    // pid file went) is waited for; one that keeps holding it is named, not its store's lock.
+    {
+        let held = trawl_engine::job::Job::open(&job).unwrap().lock().unwrap();
+        let let_go = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(1500));
+            drop(held);
+        });
+        let (code, reply) = ctl(&job, &["queues"]);
+        let_go.join().unwrap();
+        assert_eq!(code, 0, "{reply}");
+        assert!(reply["queues"].is_array(), "{reply}");
+    }
+    // A crawl that stops in the instant a command is sent (its pid file there, its control loop gone): the
+    // command is taken back when the pid file goes and applied to the stopped job, not left unanswered.
+    {
+        let mut alive = Command::new("sleep").arg("60").spawn().unwrap();
+        let pid_file = job.join("state/crawl.pid");
+        std::fs::write(&pid_file, alive.id().to_string()).unwrap();
+        let gone = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(1500));
+            std::fs::remove_file(pid_file).unwrap();
+        });
+        let start = std::time::Instant::now();
+        let (code, reply) = ctl(&job, &["queues"]);
+        gone.join().unwrap();
+        let _ = alive.kill();
+        let _ = alive.wait();
+        assert_eq!(code, 0, "{reply}");
+        assert!(reply["queues"].is_array(), "{reply}");
+        assert!(
+            start.elapsed() < Duration::from_secs(8),
+            "{:?}",
+            start.elapsed()
+        );
+        let left: Vec<_> = std::fs::read_dir(job.join("control")).unwrap().collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
     {
         let _held = trawl_engine::job::Job::open(&job).unwrap().lock().unwrap();
         let out = Command::new(env!("CARGO_BIN_EXE_trawl"))

@@ -21,7 +21,6 @@ pub(super) async fn control_loop(
     job: Job,
     mut inbox: Option<mpsc::UnboundedReceiver<Envelope>>,
 ) {
-    let dir = crate::control::control_dir(job.root());
     loop {
         let received = async {
             match inbox.as_mut() {
@@ -36,16 +35,24 @@ pub(super) async fn control_loop(
                 }
                 None => inbox = None,
             },
-            _ = tokio::time::sleep(Duration::from_millis(250)) => {
-                for (path, command) in crate::control::pending_files(&dir) {
-                    let reply = match command {
-                        Ok(c) => apply_command(&shared, &c),
-                        Err(e) => Reply::Failed { message: e.to_string() },
-                    };
-                    crate::control::answer_file(&path, &reply);
-                }
-            }
+            _ = tokio::time::sleep(Duration::from_millis(250)) => answer_files(&shared, &job),
         }
+    }
+}
+
+/// Applies and answers the command files waiting in `JOB/control/`. Also called once more after the loop
+/// ends and the pid file is gone, for those sent in the instant before: no sender waits for a crawl that has
+/// stopped looking.
+pub(super) fn answer_files(shared: &Shared, job: &Job) {
+    let dir = crate::control::control_dir(job.root());
+    for (path, command) in crate::control::pending_files(&dir) {
+        let reply = match command {
+            Ok(c) => apply_command(shared, &c),
+            Err(e) => Reply::Failed {
+                message: e.to_string(),
+            },
+        };
+        crate::control::answer_file(&path, &reply);
     }
 }
 

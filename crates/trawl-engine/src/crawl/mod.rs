@@ -244,7 +244,7 @@ impl Crawl {
             on_progress.clone(),
             self.config.frontier.checkpoint_interval_s,
         ));
-        let control = tokio::spawn(control_loop(
+        let commands = tokio::spawn(control_loop(
             shared.clone(),
             self.job.clone(),
             lock(&stop.inbox).take(),
@@ -268,8 +268,11 @@ impl Crawl {
         renewal.abort();
         settings.abort();
         ticker.abort();
-        control.abort();
         let _ = std::fs::remove_file(&pid_file);
+        commands.abort();
+        // What was sent before the pid file went is answered; a command sent later is taken back by its
+        // sender, and applied once this process lets go of the job.
+        control::answer_files(&shared, &self.job);
         let p = &shared.pipeline;
         if let Some(rendering) = &p.rendering {
             rendering.browser.close().await;

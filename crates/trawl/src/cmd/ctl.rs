@@ -315,6 +315,37 @@ fn queue_op(
     Ok(ExitCode::SUCCESS)
 }
 
+/// Sends `command` to the job's running crawl, or applies it to the stopped job. A crawl that is ending
+/// (writing its last checkpoint after its pid file went) or starting still holds the job: waited for, up to
+/// 10 s, rather than refused at once.
+fn deliver(job: &Path, command: &Command) -> anyhow::Result<Reply> {
+    let wait = Duration::from_secs(10);
+    let start = std::time::Instant::now();
+    let mut said = false;
+    loop {
+        let left = wait.saturating_sub(start.elapsed());
+        if control::running_pid(job).is_some() {
+            if let Some(reply) = control::send_file(job, command, left)? {
+                return Ok(reply);
+            }
+            continue;
+        }
+        match control::apply_offline(job, command) {
+            Err(trawl_engine::Error::JobInUse { .. }) if !left.is_zero() => {
+                if !said && start.elapsed() > Duration::from_secs(1) {
+                    eprintln!(
+                        "waiting for the trawl process that holds {} to let go of it…",
+                        job.display()
+                    );
+                    said = true;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            other => return Ok(other?),
+        }
+    }
+}
+
 pub(crate) fn ctl(job: &Path, json: bool, action: CtlAction) -> anyhow::Result<ExitCode> {
     let wanted = match &action {
         CtlAction::Report { name } if !report::NAMES.contains(&name.as_str()) => bail!(
@@ -325,10 +356,7 @@ pub(crate) fn ctl(job: &Path, json: bool, action: CtlAction) -> anyhow::Result<E
         _ => None,
     };
     let command = command(action)?;
-    let reply = match control::running_pid(job) {
-        Some(_) => control::send_file(job, &command, Duration::from_secs(10))?,
-        None => control::apply_offline(job, &command)?,
-    };
+    let reply = deliver(job, &command)?;
     let mut out = std::io::stdout().lock();
     if let (Reply::Reports { reports }, Some(name)) = (&reply, wanted) {
         for r in reports.iter().filter(|r| r.name == name) {
