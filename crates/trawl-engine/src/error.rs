@@ -61,9 +61,14 @@ pub enum Error {
     /// The frontier's store failed.
     #[error(transparent)]
     Frontier(#[from] trawl_frontier::Error),
-    /// `trawl wacz` was pointed at a directory with no crawl or no WARC.
-    #[error("{} holds no crawl with WARC files to package (give a job directory)", .0.display())]
-    NothingToPackage(PathBuf),
+    /// `trawl wacz` was pointed at a job with no closed WARC.
+    #[error("{} has no WARC file to package: {why}", dir.display())]
+    NothingToPackage {
+        /// The job directory.
+        dir: PathBuf,
+        /// Why, and what to do ([`crate::job::no_warcs_reason`]).
+        why: String,
+    },
     /// The deduplication digest table could not be opened.
     #[error("{}: the deduplication table: {message}", path.display())]
     Dedup {

@@ -173,6 +173,35 @@ const ASIDE_SUFFIX: &str = ".tmp";
 /// write in progress touches it within milliseconds.
 const ASIDE_STALE: std::time::Duration = std::time::Duration::from_secs(60);
 
+/// Why a job's `warcs/` folder offers no WARC file to read, and what to do: it holds only files still open
+/// (a crawl writing them, or one that stopped abruptly and left them for `trawl resume` to repair), or
+/// nothing at all.
+pub fn no_warcs_reason(warcs_dir: &Path) -> String {
+    let open = std::fs::read_dir(warcs_dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|e| e.file_name().to_string_lossy().ends_with(".open"));
+    let job = warcs_dir.parent().unwrap_or(warcs_dir).display();
+    if !open {
+        "there is none, finished or being written (a crawl that archived nothing: its crawl.log says why)".into()
+    } else if warcs_dir
+        .parent()
+        .and_then(crate::control::running_pid)
+        .is_some()
+    {
+        format!(
+            "its WARC files are still being written (.open): wait for the crawl to end, or close them with a \
+             checkpoint (`trawl ctl {job} checkpoint`)"
+        )
+    } else {
+        format!(
+            "its WARC files were left open (.open) by a crawl that stopped abruptly: `trawl resume {job}` \
+             repairs and closes them (it goes on crawling; stop it with Ctrl-C or `trawl ctl {job} stop`)"
+        )
+    }
+}
+
 /// Writes `text` to `path` whole, naming the file on failure. The text goes to a file of its own beside `path`
 /// (a unique name: the ticker and a checkpoint may save the counters at once), synced, and renamed over
 /// `path`: a crash mid-write leaves the last whole crawl.toml, stats.json or checkpoint.json, never a cut

@@ -17,15 +17,47 @@ pub fn write_wacz(job_dir: &Path, out: &Path) -> Result<trawl_warc::WaczSummary,
     let config = CrawlConfig::load(&config_path)?;
     let warcs = job_warcs(job_dir)?;
     if warcs.is_empty() {
-        return Err(Error::NothingToPackage(job_dir.to_path_buf()));
+        return Err(Error::NothingToPackage {
+            dir: job_dir.to_path_buf(),
+            why: crate::job::no_warcs_reason(&job_dir.join("warcs")),
+        });
     }
     let title = job_dir
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "trawl crawl".into());
+    // WACZ holds gzip (or plain) WARCs, which every replay tool reads; zstd ones go in as gzip, rewritten
+    // beside the package for the time it takes.
+    let aside = tempfile::Builder::new()
+        .prefix(".trawl-wacz-")
+        .tempdir_in(
+            out.parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new(".")),
+        )
+        .map_err(|source| Error::Io {
+            path: out.to_path_buf(),
+            source,
+        })?;
+    let mut packed = Vec::with_capacity(warcs.len());
+    for warc in warcs {
+        let name = warc
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        match name.strip_suffix(".warc.zst") {
+            Some(stem) => {
+                let gz = aside.path().join(format!("{stem}.warc.gz"));
+                trawl_warc::recompress(&warc, &gz)?;
+                packed.push(gz);
+            }
+            None => packed.push(warc),
+        }
+    }
     Ok(trawl_warc::write_wacz(
         out,
-        &warcs,
+        &packed,
         &config.seeds.urls,
         &title,
     )?)

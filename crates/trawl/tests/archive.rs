@@ -612,6 +612,59 @@ async fn zstd_job(settings: &str, dictionary: bool) {
         let verified = trawl(&["warc".as_ref(), "verify".as_ref(), again.as_os_str()]);
         assert!(verified.status.success());
     }
+    // A WACZ of the job holds its WARCs as gzip, which replay tools read: every capture, none as zstd.
+    let wacz = dir.path().join("z.wacz");
+    let out = trawl(&[
+        "wacz".as_ref(),
+        job.as_os_str(),
+        "-o".as_ref(),
+        wacz.as_os_str(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listing = Command::new("python3")
+        .args([
+            "-c",
+            "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nprint('\\n'.join(z.namelist()))\n\
+             sys.stdout.write(z.read('indexes/index.cdx').decode())",
+        ])
+        .arg(&wacz)
+        .output()
+        .unwrap();
+    let listing = String::from_utf8(listing.stdout).unwrap();
+    let packed: Vec<_> = listing
+        .lines()
+        .filter(|l| l.starts_with("archive/"))
+        .collect();
+    assert_eq!(packed.len(), files.len(), "{listing}");
+    assert!(packed.iter().all(|n| n.ends_with(".warc.gz")), "{listing}");
+    let captures: usize = files
+        .iter()
+        .map(|f| {
+            std::fs::read_to_string(trawl_warc::index_path(f))
+                .unwrap()
+                .lines()
+                .count()
+        })
+        .sum();
+    let indexed: Vec<_> = listing
+        .lines()
+        .filter(|l| l.contains("\"filename\": "))
+        .collect();
+    assert_eq!(indexed.len(), captures, "{listing}");
+    assert!(
+        indexed.iter().all(|l| l.contains(".warc.gz\"")),
+        "{listing}"
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".trawl-wacz-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
     let zst: u64 = files
         .iter()
         .map(|f| std::fs::metadata(f).unwrap().len())
@@ -1060,12 +1113,48 @@ fn archive_commands_name_what_is_wrong_and_leave_nothing() {
         .collect();
     assert_eq!(left, ["empty.warc.gz"]);
 
+    // An output whose index would be another archive's (`X.warc.gz` and `X.warc.zst` share `X.cdxj`), or in
+    // a folder that is not there.
+    let arc = dir.path().join("x.arc.gz");
+    std::fs::write(&arc, b"").unwrap();
+    for (output, says) in [
+        (dir.path().join("empty.warc.zst"), "the index of"),
+        (dir.path().join("x.warc.gz"), "the index of"),
+        (dir.path().join("nowhere/y.warc.gz"), "does not exist"),
+    ] {
+        let (ok, said) = trawl_cli(&[
+            "warc".as_ref(),
+            "recompress".as_ref(),
+            empty.as_os_str(),
+            output.as_os_str(),
+        ]);
+        assert!(!ok && said.contains(says), "{said}");
+    }
+    std::fs::remove_file(&arc).unwrap();
+
+    // A job whose only WARC is open: being written (its crawl's pid file names a live process), or left by a
+    // crawl that stopped abruptly.
     let job = dir.path().join("job");
     std::fs::create_dir_all(job.join("warcs")).unwrap();
+    std::fs::create_dir_all(job.join("state")).unwrap();
     std::fs::write(job.join("crawl.toml"), "").unwrap();
     std::fs::write(job.join("warcs/x-00000.warc.gz.open"), b"").unwrap();
     let (ok, said) = trawl_cli(&["warc".as_ref(), "verify".as_ref(), job.as_os_str()]);
+    assert!(
+        !ok && said.contains("stopped abruptly") && said.contains("trawl resume"),
+        "{said}"
+    );
+    let (ok, said) = trawl_cli(&[
+        "wacz".as_ref(),
+        job.as_os_str(),
+        "-o".as_ref(),
+        dir.path().join("j.wacz").as_os_str(),
+    ]);
+    assert!(!ok && said.contains("stopped abruptly"), "{said}");
+    std::fs::write(job.join("state/crawl.pid"), std::process::id().to_string()).unwrap();
+    let (ok, said) = trawl_cli(&["warc".as_ref(), "verify".as_ref(), job.as_os_str()]);
     assert!(!ok && said.contains("still being written"), "{said}");
+    std::fs::remove_file(job.join("state/crawl.pid")).unwrap();
     let wacz = dir.path().join("missing/x.wacz");
     let (ok, said) = trawl_cli(&[
         "wacz".as_ref(),

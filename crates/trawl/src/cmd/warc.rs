@@ -162,19 +162,11 @@ fn warcs_of(input: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let found = trawl_warc::warc_files(&dir)
         .with_context(|| format!("cannot read the folder {}", dir.display()))?;
     if found.is_empty() {
-        let open = std::fs::read_dir(&dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .any(|e| e.file_name().to_string_lossy().ends_with(".open"));
-        if open {
-            anyhow::bail!(
-                "{} holds only WARC files still being written (.open): wait for the crawl to end, or close them \
-                 with a checkpoint (`trawl ctl JOB checkpoint`)",
-                dir.display()
-            );
-        }
-        anyhow::bail!("{} holds no WARC files", dir.display());
+        anyhow::bail!(
+            "{} holds no WARC file: {}",
+            dir.display(),
+            trawl_engine::job::no_warcs_reason(&dir)
+        );
     }
     Ok(found)
 }
@@ -246,6 +238,12 @@ pub(crate) fn wacz(job: &Path, output: &Path) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `X` of an index `X.cdxj`.
+fn stem_of(index: &Path) -> String {
+    let name = index.file_name().unwrap_or_default().to_string_lossy();
+    name.strip_suffix(".cdxj").unwrap_or(&name).to_owned()
+}
+
 /// `trawl warc recompress IN OUT`.
 pub(crate) fn recompress(input: &Path, output: &Path) -> anyhow::Result<ExitCode> {
     rewrite(input, output, trawl_warc::recompress)
@@ -274,6 +272,33 @@ fn rewrite(
         anyhow::bail!(
             "{}: name the output .warc.gz, .warc.zst or .warc, which says its compression",
             output.display()
+        );
+    }
+    let folder = match output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !folder.is_dir() {
+        anyhow::bail!(
+            "{}: the folder {} does not exist; make it first, or write the output elsewhere",
+            output.display(),
+            folder.display()
+        );
+    }
+    // One index per name, whatever the compression (`X.warc.gz` and `X.warc.zst` share `X.cdxj`): an output
+    // beside an archive of the same name would overwrite that archive's index.
+    let index = trawl_warc::index_path(output);
+    if let Some(other) = [".warc.gz", ".warc.zst", ".warc", ".arc.gz", ".arc"]
+        .iter()
+        .map(|ext| index.with_file_name(format!("{}{ext}", stem_of(&index))))
+        .find(|f| f.exists())
+    {
+        anyhow::bail!(
+            "{}: its index would be {}, the index of {} beside it (one index per name, whatever the \
+             compression): give the output another name, or write it into another folder",
+            output.display(),
+            index.display(),
+            other.display()
         );
     }
     let (before, started) = (std::fs::metadata(input)?.len(), std::time::Instant::now());
