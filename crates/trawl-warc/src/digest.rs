@@ -76,14 +76,41 @@ pub(crate) fn payload_digest(http: &[u8]) -> Option<String> {
 /// one we can compute.
 pub(crate) fn digest_matches(value: &str, bytes: &[u8]) -> Option<bool> {
     let (algo, encoded) = value.trim().split_once(':')?;
-    let want: Vec<u8> = match algo.to_ascii_lowercase().replace('-', "").as_str() {
+    let want = compute(algo, bytes)?;
+    Some(decode_digest(encoded.trim(), want.len()).as_deref() == Some(want.as_slice()))
+}
+
+/// The digest of `bytes` written as the header value `value` is (its algorithm, and base32, hex or base64 as
+/// it uses), to show beside a value that does not match. `None` for an algorithm we cannot compute.
+pub(crate) fn digest_like(value: &str, bytes: &[u8]) -> Option<String> {
+    let (algo, encoded) = value.trim().split_once(':')?;
+    let d = compute(algo, bytes)?;
+    let encoded = encoded.trim();
+    let text = if encoded.len() == d.len() * 2 && encoded.bytes().all(|b| b.is_ascii_hexdigit()) {
+        data_encoding::HEXLOWER.encode(&d)
+    } else if encoded.trim_end_matches('=').len() == (d.len() * 8).div_ceil(5) {
+        if encoded.ends_with('=') {
+            BASE32.encode(&d)
+        } else {
+            BASE32_NOPAD.encode(&d)
+        }
+    } else if encoded.contains(['-', '_']) {
+        BASE64URL_NOPAD.encode(&d)
+    } else {
+        data_encoding::BASE64.encode(&d)
+    };
+    Some(format!("{algo}:{text}"))
+}
+
+/// The digest of `bytes` in the algorithm a header names (`sha1`, `SHA-256`, ...), if we have it.
+fn compute(algo: &str, bytes: &[u8]) -> Option<Vec<u8>> {
+    Some(match algo.to_ascii_lowercase().replace('-', "").as_str() {
         "sha1" => Sha1::digest(bytes).to_vec(),
         "sha256" => sha2::Sha256::digest(bytes).to_vec(),
         "sha512" => sha2::Sha512::digest(bytes).to_vec(),
         "md5" => md5::Md5::digest(bytes).to_vec(),
         _ => return None,
-    };
-    Some(decode_digest(encoded.trim(), want.len()).as_deref() == Some(want.as_slice()))
+    })
 }
 
 /// The bytes of a digest value of `len` bytes written in base32 (any case, padded or not), hex or base64.

@@ -4,7 +4,7 @@
 //! [`VerifyOptions::strict`]: today a WARC-Payload-Digest taken over the chunked bytes (wget 1.14,
 //! warcprox), which warcio accepts.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -48,6 +48,9 @@ impl VerifyOptions {
 pub enum Quirk {
     /// WARC-Payload-Digest computed over the chunked bytes rather than the de-chunked entity body.
     ChunkedPayloadDigest,
+    /// A WARC-Record-ID given to an earlier record of the file too (Wget 1.14 gives its two manifest
+    /// resources one id), where WARC 1.1 section 5.2 wants each globally unique.
+    SharedRecordId,
 }
 
 impl fmt::Display for Quirk {
@@ -55,6 +58,9 @@ impl fmt::Display for Quirk {
         match self {
             Quirk::ChunkedPayloadDigest => f.write_str(
                 "WARC-Payload-Digest is of the chunked bytes, not of the de-chunked entity body as WARC 1.1 says",
+            ),
+            Quirk::SharedRecordId => f.write_str(
+                "WARC-Record-ID given to an earlier record of the file too, where WARC 1.1 wants each record's unique",
             ),
         }
     }
@@ -143,12 +149,15 @@ pub fn verify_with(path: &Path, options: VerifyOptions) -> Result<VerifySummary,
     let mut producers = Producers::default();
     let mut notes: BTreeMap<(Quirk, String), Note> = BTreeMap::new();
     let mut previous: Option<u64> = None;
+    // WARC-Record-IDs are unique the world over (WARC 1.1 section 5.2): within one file, at least, that is seen.
+    let mut ids = HashSet::new();
     for record in records {
         let record = record.map_err(|e| fail(e.offset(), None, e.problem()))?;
         let id = record.get("WARC-Record-ID").map(str::to_owned);
         if previous == Some(record.offset) {
             return Err(fail(Some(record.offset), id, shared_member(path)));
         }
+        let shared_id = id.as_ref().is_some_and(|id| !ids.insert(id.clone()));
         previous = Some(record.offset);
         let warc_type = if record.is_arc() {
             summary.arc = true;
@@ -165,12 +174,13 @@ pub fn verify_with(path: &Path, options: VerifyOptions) -> Result<VerifySummary,
             let quirk =
                 check(&record).map_err(|p| fail(Some(record.offset), id.clone(), p.to_string()))?;
             producers.learn(&record);
-            if let Some(quirk) = quirk {
+            let shared = shared_id.then_some(Quirk::SharedRecordId);
+            for quirk in quirk.into_iter().chain(shared) {
                 let producer = producers.of(&record);
                 if options.strict {
                     let problem =
                         format!("{quirk} (a known quirk of {producer}; a note without --strict)");
-                    return Err(fail(Some(record.offset), id, problem));
+                    return Err(fail(Some(record.offset), id.clone(), problem));
                 }
                 notes
                     .entry((quirk, producer.clone()))
@@ -187,21 +197,33 @@ pub fn verify_with(path: &Path, options: VerifyOptions) -> Result<VerifySummary,
         summary.records += 1;
         *summary.by_type.entry(warc_type).or_default() += 1;
     }
+    if summary.records == 0 {
+        let problem = "the file holds no record (a WARC file is one or more records; an ARC begins with its \
+                       filedesc:// record): was it cut short or written over?";
+        return Err(fail(None, None, problem.to_owned()));
+    }
     summary.notes = notes.into_values().collect();
     Ok(summary)
 }
 
 /// The problem of a compressed member holding more than one record.
 fn shared_member(path: &Path) -> String {
-    let (what, ext) = if path.to_string_lossy().ends_with(".zst") {
+    let name = path.to_string_lossy();
+    let (what, ext) = if name.ends_with(".zst") {
         ("zstd frame", "warc.zst")
     } else {
         ("gzip member", "warc.gz")
     };
+    // An ARC is mended by converting it (recompress writes WARC records only).
+    let command = if name.ends_with(".arc.gz") || name.ends_with(".arc") {
+        "convert"
+    } else {
+        "recompress"
+    };
     format!(
         "this record is in the same {what} as the one before it: the file is compressed as one stream, not one \
          {what} per record, so its records cannot be reached by offset for replay (pywb, CDXJ indexes); \
-         rewrite it with `trawl warc recompress {} OUT.{ext}`",
+         rewrite it with `trawl warc {command} {} OUT.{ext}`",
         path.display()
     )
 }
@@ -355,7 +377,8 @@ fn check_digest(name: &'static str, want: &str, bytes: &[u8]) -> Result<(), Reco
             } else {
                 "payload"
             },
-            actual: crate::digest::sha1_digest(bytes),
+            actual: crate::digest::digest_like(want, bytes)
+                .unwrap_or_else(|| crate::digest::sha1_digest(bytes)),
         }),
         Some(true) | None => Ok(()),
     }
@@ -464,6 +487,10 @@ mod tests {
                 "WARC-Warcinfo-ID holds the control byte 0x00 (WARC field values are text: no control bytes but tab)".into()),
             ("not an address", (|r| { r.set("WARC-IP-Address", "999.0.0.1"); }),
                 "WARC-IP-Address \"999.0.0.1\" is not an IPv4 or IPv6 address".into()),
+            // The block's digest is shown as the header writes its own: algorithm and encoding.
+            ("bad sha256 digest", (|r| { r.set("WARC-Block-Digest", &format!("sha256:{}", data_encoding::HEXLOWER.encode(&sha2::Sha256::digest(b"x")))); }),
+                format!("WARC-Block-Digest mismatch: header says sha256:{}, block is sha256:{}",
+                    data_encoding::HEXLOWER.encode(&sha2::Sha256::digest(b"x")), data_encoding::HEXLOWER.encode(&sha2::Sha256::digest(RESPONSE)))),
         ];
         for (what, edit, want) in cases {
             let dir = tempfile::tempdir().unwrap();
@@ -482,6 +509,40 @@ mod tests {
             );
             assert!(shown.starts_with(&prefix), "{what}: {shown}");
         }
+    }
+
+    /// A file with no record fails; two records sharing an id are a note (Wget 1.14 writes such files), an
+    /// error with --strict.
+    #[test]
+    fn empty_files_and_shared_ids() {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, bytes) in [
+            ("empty.warc.gz", Vec::new()),
+            ("empty.arc", Vec::new()),
+            ("member.warc.gz", {
+                let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+                std::io::Write::flush(&mut gz).unwrap();
+                gz.finish().unwrap()
+            }),
+        ] {
+            let path = dir.path().join(name);
+            fs::write(&path, bytes).unwrap();
+            let err = verify(&path).unwrap_err();
+            assert!(err.problem.contains("holds no record"), "{name}: {err}");
+        }
+        let (a, mut b) = (response(), response());
+        b.set("WARC-Record-ID", a.id());
+        let path = write_file(dir.path(), Compression::Gzip, &[a, b]);
+        let notes = verify(&path).unwrap().notes;
+        assert_eq!(
+            notes
+                .iter()
+                .map(|n| (n.quirk, n.records))
+                .collect::<Vec<_>>(),
+            [(Quirk::SharedRecordId, 1)]
+        );
+        let err = verify_with(&path, VerifyOptions::strict()).unwrap_err();
+        assert!(err.problem.contains("given to an earlier record"), "{err}");
     }
 
     #[test]
