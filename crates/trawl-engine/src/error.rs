@@ -89,6 +89,29 @@ pub enum Error {
         /// Its 1-based line.
         line: usize,
     },
+    /// A `dedup_from` source (or the job's own archive) that cannot be read.
+    #[error(
+        "reading {} for deduplication ([warc] dedup_from, or the job's own WARCs): {problem}; mend the file, or move \
+         it out of the folder (a crawl reads every index and archive there)",
+        path.display()
+    )]
+    DedupSource {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        problem: Box<Error>,
+    },
+    /// An index file that is not text.
+    #[error(
+        "{}: not a text index (byte {offset} is not UTF-8): give a CDXJ or classic CDX file, gzipped or not",
+        path.display()
+    )]
+    NotAnIndex {
+        /// The file.
+        path: PathBuf,
+        /// Where its text stops being UTF-8 (after gunzipping).
+        offset: usize,
+    },
     /// A line of a classic CDX `dedup_from` index that cannot be read.
     #[error("{}, line {line}: {source}", path.display())]
     BadCdx {
@@ -145,7 +168,12 @@ pub(crate) fn io_sentence(path: &Path, e: &std::io::Error) -> String {
     let p = path.display();
     // The system's words follow in brackets, so the message holds the cause once (the CLI skips a cause
     // already said).
-    if let Some(file) = path.ancestors().find(|a| a.is_file()) {
+    // A file where a folder is wanted: made (AlreadyExists) or written into (NotADirectory).
+    let misplaced = matches!(
+        e.kind(),
+        ErrorKind::AlreadyExists | ErrorKind::NotADirectory
+    );
+    if let Some(file) = path.ancestors().find(|a| a.is_file()).filter(|_| misplaced) {
         let inside = if file == path {
             String::new()
         } else {

@@ -454,9 +454,15 @@ async fn dedup_from_a_cdx_file_and_a_folder_of_warcs() {
         std::fs::copy(&warc, archives.join(warc.file_name().unwrap())).unwrap();
     }
 
+    // The same CDX gzipped, as Wayback collections keep them.
+    let cdx_gz = dir.path().join("job1.cdx.gz");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut gz, cdx11(&job1).as_bytes()).unwrap();
+    std::fs::write(&cdx_gz, gz.finish().unwrap()).unwrap();
+
     tokio::time::sleep(Duration::from_millis(1100)).await;
     files.lock().unwrap().clone_from(&site(2));
-    for (n, source) in [&cdx, &archives].into_iter().enumerate() {
+    for (n, source) in [&cdx, &archives, &cdx_gz].into_iter().enumerate() {
         let job = dir.path().join(format!("again{n}"));
         let extra = format!(
             "[warc]\ndedup_from = [{:?}]\n",
@@ -511,7 +517,36 @@ async fn dedup_from_a_cdx_file_and_a_folder_of_warcs() {
             trawl_warc::verify(&f).unwrap_or_else(|e| panic!("{e}"));
             common::warcio_check(&f);
         }
+        // The job verifies whole: its revisits resolve in the source it deduplicated against.
+        let (ok, said) = trawl_cli(&["warc".as_ref(), "verify".as_ref(), job.as_os_str()]);
+        assert!(
+            ok && said.contains("ok 7 revisit records"),
+            "against {}: {said}",
+            source.display()
+        );
     }
+
+    // A source that is no index is named, with the setting that brought it.
+    let junk = dir.path().join("junk.cdx");
+    std::fs::write(&junk, [0xff, 0xfe, 0x00, 0x41]).unwrap();
+    let cfg = config(
+        dir.path(),
+        "junk",
+        &url("/"),
+        &format!("[warc]\ndedup_from = [{:?}]\n", junk.display().to_string()),
+    );
+    let job = dir.path().join("junk-job");
+    let (ok, said) = trawl_cli(&[
+        "crawl".as_ref(),
+        "-c".as_ref(),
+        cfg.as_os_str(),
+        "--job".as_ref(),
+        job.as_os_str(),
+    ]);
+    assert!(
+        !ok && said.contains("for deduplication") && said.contains("not a text index"),
+        "{said}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -109,92 +109,137 @@ impl DigestTable {
     /// Adds the captures of one source file (revisits skipped: they hold no payload); returns how many
     /// captures it read.
     pub(crate) fn load(&self, source: &IndexSource) -> Result<usize, Error> {
-        match source {
-            IndexSource::Index(path) => self.load_index(path),
-            IndexSource::Archive(path) => {
-                let name = path
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                let lines = trawl_warc::index_file(path, &name)?;
-                for c in lines.iter().filter_map(|l| capture_of_line(l).flatten()) {
-                    self.insert(&c.0, &c.1);
-                }
-                Ok(lines.len())
+        captures(source, |digest, refers| self.insert(digest, refers))
+    }
+}
+
+/// Calls `each` with the payload digest (`sha1:BASE32` where it is SHA-1) and place of every capture of one
+/// source file, revisits skipped (they hold no payload); returns how many lines or records it read. A file
+/// that cannot be read is named with the `dedup_from` setting and what to do.
+fn captures(source: &IndexSource, each: impl FnMut(&str, &RefersTo)) -> Result<usize, Error> {
+    let read = match source {
+        IndexSource::Index(path) => index_captures(path, each),
+        IndexSource::Archive(path) => archive_captures(path, each),
+    };
+    read.map_err(|e| Error::DedupSource {
+        path: source.path().to_path_buf(),
+        problem: Box::new(e),
+    })
+}
+
+/// The captures of a WARC or ARC file with no index beside it, indexed on the way in.
+fn archive_captures(path: &Path, mut each: impl FnMut(&str, &RefersTo)) -> Result<usize, Error> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let lines = trawl_warc::index_file(path, &name)?;
+    for c in lines.iter().filter_map(|l| capture_of_line(l).flatten()) {
+        each(&c.0, &c.1);
+    }
+    Ok(lines.len())
+}
+
+/// The text of an index, gunzipped when it is gzip (`.cdx.gz`, as Wayback collections keep them).
+fn index_text(path: &Path) -> Result<String, Error> {
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut bytes = std::fs::read(path).map_err(io)?;
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut plain = Vec::new();
+        std::io::Read::read_to_end(
+            &mut flate2::read::MultiGzDecoder::new(&bytes[..]),
+            &mut plain,
+        )
+        .map_err(io)?;
+        bytes = plain;
+    }
+    String::from_utf8(bytes).map_err(|e| Error::NotAnIndex {
+        path: path.to_path_buf(),
+        offset: e.utf8_error().valid_up_to(),
+    })
+}
+
+/// The captures of the index at `path`: CDXJ, or classic CDX (with its ` CDX …` header, or without one in the
+/// 11- or 9-field form); either may be gzipped.
+fn index_captures(path: &Path, mut each: impl FnMut(&str, &RefersTo)) -> Result<usize, Error> {
+    let text = index_text(path)?;
+    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.is_empty());
+    let Some((first_i, first)) = lines.next() else {
+        return Ok(0);
+    };
+    let classic = if trawl_warc::cdx::is_header(first) {
+        Some(
+            CdxFormat::from_header(first).map_err(|source| Error::BadCdx {
+                path: path.to_path_buf(),
+                line: first_i + 1,
+                source,
+            })?,
+        )
+    } else if capture_of_line(first).is_none() {
+        CdxFormat::guess(first.split(' ').count())
+    } else {
+        None
+    };
+    let Some(format) = classic else {
+        let mut n = 0;
+        for (i, line) in text.lines().enumerate() {
+            let Some(c) = capture_of_line(line) else {
+                return Err(Error::BadIndex {
+                    path: path.to_path_buf(),
+                    line: i + 1,
+                });
+            };
+            n += 1;
+            if let Some((digest, refers)) = c {
+                each(&digest, &refers);
             }
         }
-    }
-
-    /// Adds the captures of the index at `path`: CDXJ, or classic CDX (with its ` CDX …` header, or
-    /// without one in the 11- or 9-field form).
-    fn load_index(&self, path: &Path) -> Result<usize, Error> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        return Ok(n);
+    };
+    let headed = trawl_warc::cdx::is_header(first);
+    let body = text
+        .lines()
+        .enumerate()
+        .skip(if headed { first_i + 1 } else { first_i });
+    let mut n = 0;
+    for (i, line) in body.filter(|(_, l)| !l.is_empty()) {
+        let c = format.capture(line).map_err(|source| Error::BadCdx {
             path: path.to_path_buf(),
+            line: i + 1,
             source,
         })?;
-        let mut lines = text.lines().enumerate().filter(|(_, l)| !l.is_empty());
-        let Some((first_i, first)) = lines.next() else {
-            return Ok(0);
-        };
-        let classic = if trawl_warc::cdx::is_header(first) {
-            Some(
-                CdxFormat::from_header(first).map_err(|source| Error::BadCdx {
-                    path: path.to_path_buf(),
-                    line: first_i + 1,
-                    source,
-                })?,
-            )
-        } else if capture_of_line(first).is_none() {
-            CdxFormat::guess(first.split(' ').count())
-        } else {
-            None
-        };
-        let Some(format) = classic else {
-            let mut n = 0;
-            for (i, line) in text.lines().enumerate() {
-                let Some(c) = capture_of_line(line) else {
-                    return Err(Error::BadIndex {
-                        path: path.to_path_buf(),
-                        line: i + 1,
-                    });
-                };
-                n += 1;
-                if let Some((digest, refers)) = c {
-                    self.insert(&digest, &refers);
-                }
-            }
-            return Ok(n);
-        };
-        let headed = trawl_warc::cdx::is_header(first);
-        let body = text
-            .lines()
-            .enumerate()
-            .skip(if headed { first_i + 1 } else { first_i });
-        let mut n = 0;
-        for (i, line) in body.filter(|(_, l)| !l.is_empty()) {
-            let c = format.capture(line).map_err(|source| Error::BadCdx {
-                path: path.to_path_buf(),
-                line: i + 1,
-                source,
-            })?;
-            n += 1;
-            if c.is_revisit() {
-                continue;
-            }
-            // `capture` checked the timestamp: the date is always there.
-            if let (Some(digest), Some(date)) = (&c.digest, c.warc_date()) {
-                self.insert(
-                    digest,
-                    &RefersTo {
-                        target_uri: c.url.to_owned(),
-                        date,
-                        record_id: None,
-                    },
-                );
-            }
+        n += 1;
+        if c.is_revisit() {
+            continue;
         }
-        Ok(n)
+        // `capture` checked the timestamp: the date is always there.
+        if let (Some(digest), Some(date)) = (&c.digest, c.warc_date()) {
+            each(
+                digest,
+                &RefersTo {
+                    target_uri: c.url.to_owned(),
+                    date,
+                    record_id: None,
+                },
+            );
+        }
     }
+    Ok(n)
+}
+
+/// The payload digests archived in a `dedup_from` source (a job, a folder, an index or an archive): what
+/// revisits written against it may point at (`trawl warc verify JOB`).
+pub fn payload_digests(source: &Path) -> Result<std::collections::HashSet<String>, Error> {
+    let mut digests = std::collections::HashSet::new();
+    for file in index_files(source)? {
+        captures(&file, |digest, _| {
+            digests.insert(digest.to_owned());
+        })?;
+    }
+    Ok(digests)
 }
 
 impl DigestTable {
@@ -331,7 +376,8 @@ impl IndexSource {
     }
 }
 
-/// The files a `dedup_from` entry stands for: a job directory's (or a folder's) `.cdxj` and `.cdx` indexes and
+/// The files a `dedup_from` entry stands for: a job directory's (or a folder's) `.cdxj` and `.cdx` indexes
+/// (gzipped too) and
 /// its WARC/ARC files that have no `.cdxj` beside them, or the file itself.
 pub(crate) fn index_files(source: &Path) -> Result<Vec<IndexSource>, Error> {
     if !source.is_dir() {
@@ -354,7 +400,12 @@ pub(crate) fn index_files(source: &Path) -> Result<Vec<IndexSource>, Error> {
     let mut files: Vec<IndexSource> = entries
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "cdxj" || e == "cdx"))
+        .filter(|p| {
+            let name = p.to_string_lossy();
+            [".cdxj", ".cdx", ".cdxj.gz", ".cdx.gz"]
+                .iter()
+                .any(|ext| name.ends_with(ext))
+        })
         .map(IndexSource::Index)
         .collect();
     for warc in warc_files(&dir)? {
@@ -513,7 +564,10 @@ mod tests {
         )
         .unwrap();
         let e = t.load(&IndexSource::Index(bad)).unwrap_err();
-        assert!(matches!(e, Error::BadCdx { line: 2, .. }), "{e}");
+        assert!(
+            matches!(&e, Error::DedupSource { problem, .. } if matches!(**problem, Error::BadCdx { line: 2, .. })),
+            "{e}"
+        );
         assert!(e.to_string().contains("14 digits"), "{e}");
     }
 

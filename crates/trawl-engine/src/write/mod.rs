@@ -3,6 +3,8 @@
 
 pub(crate) mod dedup;
 
+pub use dedup::payload_digests;
+
 use std::sync::{Mutex, PoisonError};
 
 use trawl_warc::{Encoder, Record, WarcFields, WriteBack, Writer, WriterConfig};

@@ -95,39 +95,22 @@ fn revisits_resolve(files: &[PathBuf], sources: &[PathBuf]) -> anyhow::Result<bo
             .unwrap_or_default();
         for line in trawl_warc::index_file(warc, &name)? {
             let Some(m) = fields(&line) else { continue };
+            // Compared as `sha1:BASE32`, however a producer wrote its digests.
+            let digest = text(&m, "digest");
+            let digest = trawl_warc::sha1_key(&digest).unwrap_or(digest);
             if text(&m, "mime") == "warc/revisit" {
-                revisits.push((
-                    warc.clone(),
-                    text(&m, "offset"),
-                    text(&m, "url"),
-                    text(&m, "digest"),
-                ));
+                revisits.push((warc.clone(), text(&m, "offset"), text(&m, "url"), digest));
             } else {
-                payloads.insert(text(&m, "digest"));
+                payloads.insert(digest);
             }
         }
     }
     if revisits.is_empty() {
         return Ok(true);
     }
+    // Read as the crawl read them to deduplicate: indexes (CDXJ, classic CDX, gzipped or not) and archives.
     for source in sources {
-        for warc in warcs_of(source).unwrap_or_else(|_| vec![source.clone()]) {
-            let index = if warc.extension().is_some_and(|e| e == "cdxj") {
-                warc.clone()
-            } else {
-                trawl_warc::index_path(&warc)
-            };
-            let Ok(body) = std::fs::read_to_string(&index) else {
-                continue;
-            };
-            for line in body.lines() {
-                if let Some(m) = fields(line)
-                    && text(&m, "mime") != "warc/revisit"
-                {
-                    payloads.insert(text(&m, "digest"));
-                }
-            }
-        }
+        payloads.extend(trawl_engine::write::payload_digests(source)?);
     }
     let mut ok = true;
     for (file, offset, url, digest) in &revisits {
