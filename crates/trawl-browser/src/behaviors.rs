@@ -73,3 +73,17 @@ pub(crate) const LINKS: &str = r#"(() => {
   walk(document);
   return Array.from(out);
 })()"#;
+
+/// Logs that the operator's `behaviors_file` threw in a page, the first time in this process: the pages'
+/// crawl.log lines say `browser:behaviorsError` each time.
+pub(crate) fn warn_once(url: &url::Url, error: &crate::error::BrowserError) {
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        tracing::warn!(
+            "[browser] behaviors_file failed in {url} ({error}); it is tried on every page, each noted \
+             browser:behaviorsError in crawl.log: check the script"
+        );
+    } else {
+        tracing::debug!("{url}: behaviors_file: {error}");
+    }
+}

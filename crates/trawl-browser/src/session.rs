@@ -359,8 +359,13 @@ async fn render_page<U: Upstream>(
         let _ = chrome.dispose_browser_context(context).await;
         result
     };
+    // The page keeps its own deadlines and what it found by them; this one is the net under them (a browser
+    // that stops answering DevTools at all).
     let outcome = proxy
-        .serve(upstream, tokio::time::timeout_at(deadline.into(), work))
+        .serve(
+            upstream,
+            tokio::time::timeout_at((deadline + Duration::from_secs(5)).into(), work),
+        )
         .await;
     let mut rendered = match outcome {
         Ok(Ok(r)) => r,
@@ -457,9 +462,14 @@ async fn behave(
     // Loading ends at network quiet; a page that never goes quiet gets most of the budget, not all of it.
     let budget = deadline.saturating_duration_since(Instant::now());
     let load_until = Instant::now() + budget.mul_f64(0.6);
-    page.execute(NavigateParams::new(url.as_str()))
-        .await
-        .map_err(cdp)?;
+    // DevTools answers a navigation once the page's `load` event fires, which a stalled image or a download
+    // in a frame may put off for ever: past its share the page goes on with what has loaded.
+    match before(load_until, page.execute(NavigateParams::new(url.as_str()))).await {
+        Some(navigated) => {
+            navigated.map_err(cdp)?;
+        }
+        None => rendered.note("timeout"),
+    }
     if !quiet(traffic, limits.idle, load_until).await {
         rendered.note("timeout");
     }
@@ -471,7 +481,12 @@ async fn behave(
         until: behave_until,
     };
     steps.behaviours(url, &mut rendered).await?;
-    let mut links = page_links(&page).await?;
+    // Link collection has the rest of the budget; a page whose scripts never let it answer keeps none.
+    let Some(links) = before(deadline, page_links(&page)).await else {
+        rendered.note("timeout");
+        return Ok(rendered);
+    };
+    let mut links = links?;
     // The views this page links to, each rendered in turn in this page (the document is not loaded again:
     // a route change is the application's own navigation), their links added to the page's.
     let mut queued: HashSet<Url> = HashSet::from([url.clone()]);
@@ -494,10 +509,18 @@ async fn behave(
             break;
         }
         let go = format!("location.href = {}", serde_json::Value::from(view.as_str()));
-        eval(&page, &go).await?;
+        let Some(went) = before(behave_until, eval(&page, &go)).await else {
+            rendered.note("timeout");
+            break;
+        };
+        went?;
         quiet(traffic, limits.idle, behave_until).await;
         steps.behaviours(&view, &mut rendered).await?;
-        let found = page_links(&page).await?;
+        let Some(found) = before(behave_until, page_links(&page)).await else {
+            rendered.note("timeout");
+            break;
+        };
+        let found = found?;
         enqueue(&found, &mut next);
         for link in found {
             if !links.contains(&link) {
@@ -508,19 +531,22 @@ async fn behave(
     }
     rendered.links = links;
     if limits.screenshot {
-        let shot = page
-            .screenshot(
-                ScreenshotParams::builder()
-                    .format(CaptureScreenshotFormat::Png)
-                    .build(),
-            )
-            .await;
-        match shot {
-            Ok(png) => rendered.screenshot = Some(png),
-            Err(e) => tracing::debug!("{url}: screenshot: {e}"),
+        let params = ScreenshotParams::builder()
+            .format(CaptureScreenshotFormat::Png)
+            .build();
+        match before(deadline, page.screenshot(params)).await {
+            Some(Ok(png)) => rendered.screenshot = Some(png),
+            Some(Err(e)) => tracing::debug!("{url}: screenshot: {e}"),
+            None => rendered.note("timeout"),
         }
     }
     Ok(rendered)
+}
+
+/// `work`'s output if it comes before `until`; `None` if the page did not answer in time (a script that
+/// spins, a promise that never settles, a `load` that never fires).
+async fn before<T>(until: Instant, work: impl std::future::Future<Output = T>) -> Option<T> {
+    tokio::time::timeout_at(until.into(), work).await.ok()
 }
 
 /// The behaviours run in a page (and in each view of it), until a time.
@@ -534,35 +560,61 @@ struct Steps<'a> {
 impl Steps<'_> {
     /// Scrolls while the page grows, brings lazy images in, runs the user's script; each step waits for
     /// network quiet.
+    /// A page that stops answering (a script that spins, a `behaviors_file` promise that never settles) ends
+    /// its behaviours at `until`, noted `timeout`; what it loaded and its links are kept.
     async fn behaviours(&self, url: &Url, rendered: &mut Rendered) -> Result<(), BrowserError> {
+        if self.run(url, rendered).await?.is_none() {
+            rendered.note("timeout");
+        }
+        Ok(())
+    }
+
+    /// The steps; `None` when the page did not answer before `until`.
+    async fn run(&self, url: &Url, rendered: &mut Rendered) -> Result<Option<()>, BrowserError> {
         let (page, until) = (self.page, self.until);
         let quiet = || quiet(self.traffic, self.limits.idle, until);
-        let mut height = eval_u64(page, behaviors::HEIGHT).await?;
+        let number = |expression| before(until, eval_u64(page, expression));
+        let Some(mut height) = number(behaviors::HEIGHT).await.transpose()? else {
+            return Ok(None);
+        };
         let mut scrolls = 0;
         while scrolls < self.limits.max_scrolls && Instant::now() < until {
-            eval_u64(page, behaviors::SCROLL_DOWN).await?;
+            if number(behaviors::SCROLL_DOWN).await.transpose()?.is_none() {
+                return Ok(None);
+            }
             scrolls += 1;
+            rendered.scrolls += 1;
             quiet().await;
-            let now = eval_u64(page, behaviors::HEIGHT).await?;
+            let Some(now) = number(behaviors::HEIGHT).await.transpose()? else {
+                return Ok(None);
+            };
             if now <= height {
                 break;
             }
             height = now;
         }
-        rendered.scrolls += scrolls;
         if Instant::now() < until {
-            eval_u64(page, behaviors::LAZY_IMAGES).await?;
+            if number(behaviors::LAZY_IMAGES).await.transpose()?.is_none() {
+                return Ok(None);
+            }
             quiet().await;
         }
         if let Some(script) = &self.limits.behaviors
             && Instant::now() < until
         {
-            if let Err(e) = eval(page, script).await {
-                tracing::debug!("{url}: behaviors_file: {e}");
+            match before(until, eval(page, script)).await {
+                None => return Ok(None),
+                Some(Err(e)) => {
+                    // The script threw (or does not parse): said on the page's line and in the log, once a
+                    // crawl, so a broken file is not silently skipped on every page.
+                    rendered.note("behaviorsError");
+                    behaviors::warn_once(url, &e);
+                }
+                Some(Ok(_)) => {}
             }
             quiet().await;
         }
-        Ok(())
+        Ok(Some(()))
     }
 }
 

@@ -27,6 +27,9 @@ pub(crate) struct FetchRecord {
     pub(crate) outlinks: Vec<Outlink>,
     /// Whether the response goes into the archive (a gate or text filter may say no).
     pub(crate) write: bool,
+    /// Whether the page's `<meta name="robots">` says `nofollow` and the crawl obeys robots: its links are
+    /// not followed, nor those its rendering finds.
+    pub(crate) nofollow: bool,
     /// The payload digest (`sha1:BASE32` of the entity body), once known.
     pub(crate) payload_digest: Option<String>,
     /// Whether the payload was already archived (a revisit record was written).
@@ -66,6 +69,7 @@ impl FetchRecord {
             decoded: Decoded::Undecodable,
             outlinks: Vec::new(),
             write: true,
+            nofollow: false,
             payload_digest: None,
             duplicate: false,
             not_modified: false,

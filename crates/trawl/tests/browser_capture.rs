@@ -162,6 +162,10 @@ async fn serve(ip: &str, seen: Shared, outside: String) -> SocketAddr {
                         Ok(n) => posted.extend_from_slice(&buf[..n]),
                     }
                 }
+                // An image that never comes (for this test's budget): the page's `load` never fires.
+                if path == "/stall.png" {
+                    tokio::time::sleep(std::time::Duration::from_secs(12)).await;
+                }
                 let body = route(&path, &outside);
                 {
                     let mut s = seen.lock().unwrap();
@@ -261,11 +265,30 @@ fn route(path: &str, outside: &str) -> Vec<u8> {
             html,
             b"<html><body><p>rendered after the crash</p></body></html>",
         ),
+        // Pages that must not lose, or must not give, what their scripts add.
+        "/gated" => response(
+            "200 OK",
+            html,
+            b"<html><body><a href=\"/stall\">stall</a> <a href=\"/nofollow\">nofollow</a> \
+              <a href=\"/filtered\">filtered</a></body></html>",
+        ),
+        "/stall" => response("200 OK", html, &script_link_page("stall", "<img src=\"/stall.png\">")),
+        "/nofollow" => response(
+            "200 OK",
+            html,
+            &script_link_page("nofollow", "<meta name=\"robots\" content=\"nofollow\">"),
+        ),
+        "/filtered" => response(
+            "200 OK",
+            html,
+            &script_link_page("filtered", "<p>SECRETWORD</p><img src=\"/img/filtered.png\">"),
+        ),
         p if p.starts_with("/img/") => response("200 OK", "image/png", PNG),
         p if p.starts_with("/item/")
             || p.starts_with("/feed/")
             || p.starts_with("/found/")
-            || ["/plain-next", "/guide-page", "/item7-page", "/deep-page"].contains(&p) =>
+            || ["/plain-next", "/guide-page", "/item7-page", "/deep-page"].contains(&p)
+            || p.ends_with("-js-link") =>
         {
             response(
             "200 OK",
@@ -276,6 +299,18 @@ fn route(path: &str, outside: &str) -> Vec<u8> {
         }
         _ => response("404 Not Found", "text/plain", b"not here"),
     }
+}
+
+/// A page whose script adds the link `/NAME-js-link` once its document is parsed, with `extra` in its body.
+fn script_link_page(name: &str, extra: &str) -> Vec<u8> {
+    format!(
+        "<html><body><div id=\"root\"></div>{extra}<script>\
+         document.addEventListener('DOMContentLoaded', () => {{\
+           const a = document.createElement('a'); a.href = '/{name}-js-' + 'link'; a.textContent = 'more';\
+           document.getElementById('root').appendChild(a);\
+         }});</script></body></html>"
+    )
+    .into_bytes()
 }
 
 /// Crawls with the config `toml` (127.0.0.0/8 allowed) into `dir/job`; the job's path.
@@ -816,4 +851,69 @@ fn a_crawl_that_cannot_start_can_be_run_again() {
     let again = run(quick);
     let err = String::from_utf8_lossy(&again.stderr);
     assert!(err.contains("FINISHED: 1 done"), "{err}");
+}
+
+/// What a page's scripts add is kept when the page never finishes loading (an image that never comes) and
+/// the operator's `behaviors_file` never settles: the page is cut at its budget (`browser:timeout`) with its
+/// links and screenshot. A page that says `nofollow` gives no rendered link, and one a text filter keeps
+/// out of the archive is not rendered at all (nothing it loads is archived).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_cut_at_its_budget_keeps_its_links_and_gated_pages_give_none() {
+    if chromium().is_none() {
+        return;
+    }
+    let seen = Shared::default();
+    let addr = serve("127.0.0.1", seen.clone(), String::new()).await;
+    let dir = tempfile::tempdir().unwrap();
+    common::write(&dir.path().join("never.js"), "new Promise(() => {})");
+    let job = crawl(
+        dir.path(),
+        &format!(
+            "[seeds]\nurls = [\"http://{addr}/gated\"]\n\n[browser]\nmode = \"all\"\n\
+             page_timeout_ms = 6000\nidle_ms = 300\nscreenshot = true\nbehaviors_file = \"never.js\"\n\n\
+             [[filters.text]]\ncontent = \"SECRETWORD\"\n"
+        ),
+    )
+    .await;
+    let log = common::crawl_log(&job);
+    let line = |path: &str| common::log_line(&log, &format!("http://{addr}{path}"));
+    let logged = |path: &str| log.iter().any(|l| l.uri == format!("http://{addr}{path}"));
+    let stall = line("/stall").annotations.join(",");
+    assert!(
+        stall.contains("browser:rendered") && stall.contains("browser:timeout"),
+        "{stall}"
+    );
+    let link = line("/stall-js-link");
+    assert!(
+        link.status == 200 && link.annotations.iter().any(|a| a == "browser"),
+        "{link:?}"
+    );
+    let records = common::records(&job);
+    let screenshot = |path: &str| {
+        let urn = format!("urn:screenshot:http://{addr}{path}");
+        records
+            .iter()
+            .any(|r| r.get("WARC-Target-URI") == Some(urn.as_str()))
+    };
+    assert!(screenshot("/stall"), "the cut page's screenshot");
+    // nofollow: rendered, but its script's link is not followed.
+    assert!(
+        line("/nofollow")
+            .annotations
+            .iter()
+            .any(|a| a == "browser:rendered")
+    );
+    assert!(!logged("/nofollow-js-link"));
+    // Filtered out of the archive: not rendered, so nothing it would load is fetched or archived.
+    let filtered = line("/filtered");
+    assert!(
+        !filtered
+            .annotations
+            .iter()
+            .any(|a| a.starts_with("browser")),
+        "{filtered:?}"
+    );
+    assert!(!logged("/filtered-js-link") && !logged("/img/filtered.png"));
+    assert!(!screenshot("/filtered"));
+    assert!(!seen.lock().unwrap().asked.contains_key("/img/filtered.png"));
 }

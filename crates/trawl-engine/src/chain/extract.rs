@@ -160,6 +160,7 @@ pub(super) fn run(
         uri.annotate(Annotation::OutlinksTruncated);
     }
     let nofollow = found.meta_robots_nofollow && settings.fetch.obey_robots;
+    record.nofollow = nofollow;
     record.outlinks.extend(
         found
             .outlinks

@@ -66,7 +66,9 @@ pub(super) async fn run(
     } else {
         settings.browser.mode
     };
-    if mode == BrowserMode::Off || uri.kind != UriKind::Page {
+    // A page the gates keep out of the archive is not rendered: what it loads and its screenshot would go
+    // into the archive without it.
+    if mode == BrowserMode::Off || uri.kind != UriKind::Page || !record.write {
         return None;
     }
     let resp = record.response()?;
@@ -118,7 +120,13 @@ pub(super) async fn run(
         .map(|l| l.url.as_str().to_owned())
         .collect();
     let mut new = 0;
-    for mut url in rendered.links {
+    // `<meta name="robots" content="nofollow">`: the rendered DOM's links are not followed either.
+    let links = if record.nofollow {
+        Vec::new()
+    } else {
+        rendered.links
+    };
+    for mut url in links {
         url.set_fragment(None);
         if url == uri.url {
             continue;
