@@ -10,10 +10,38 @@ use std::path::Path;
 
 /// Bytes of memory used by the processes whose command line names `profile`.
 pub(crate) fn of_processes_naming(profile: &Path) -> u64 {
+    processes_naming(profile)
+        .iter()
+        .map(|p| process_bytes(p))
+        .sum()
+}
+
+/// Kills the processes whose command line names `profile`: a browser left running by a crawl killed with
+/// `kill -9` (its children outlive it), before its profile is made afresh for the next start. Returns how
+/// many there were.
+pub(crate) fn kill_processes_naming(profile: &Path) -> usize {
+    let left = processes_naming(profile);
+    for dir in &left {
+        let pid = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.parse().ok())
+            .and_then(rustix::process::Pid::from_raw);
+        if let Some(pid) = pid {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        }
+    }
+    left.len()
+}
+
+/// The `/proc/PID` folders of the processes whose command line names `profile`.
+fn processes_naming(profile: &Path) -> Vec<std::path::PathBuf> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
-        return 0;
+        return Vec::new();
     };
-    let needle = profile.as_os_str().as_encoded_bytes();
+    // The path as a whole argument's end or a folder of it: `profile-1` is not named by `profile-10`.
+    let path = profile.as_os_str().as_encoded_bytes();
+    let needles = [[path, b"\0"].concat(), [path, b"/"].concat()];
     entries
         .flatten()
         .filter(|e| {
@@ -23,11 +51,14 @@ pub(crate) fn of_processes_naming(profile: &Path) -> u64 {
                 .all(u8::is_ascii_digit)
         })
         .filter(|e| {
-            std::fs::read(e.path().join("cmdline"))
-                .is_ok_and(|cmdline| memchr::memmem::find(&cmdline, needle).is_some())
+            std::fs::read(e.path().join("cmdline")).is_ok_and(|cmdline| {
+                needles
+                    .iter()
+                    .any(|n| memchr::memmem::find(&cmdline, n).is_some())
+            })
         })
-        .map(|e| process_bytes(&e.path()))
-        .sum()
+        .map(|e| e.path())
+        .collect()
 }
 
 /// A process's proportional set size (`Pss` of `smaps_rollup`), else its resident set (`VmRSS`).
@@ -58,6 +89,29 @@ mod tests {
         assert_eq!(kib_field(text, "Pss:"), Some(1 << 20));
         assert_eq!(kib_field(text, "Swap:"), None);
         assert_eq!(kib_field("Pss: many kB\n", "Pss:"), None);
+    }
+
+    /// Processes left naming a job's profiles are killed; one naming another path (`profile-10` for
+    /// `profile-1`) is not.
+    #[test]
+    fn kills_only_the_processes_naming_the_profiles() {
+        if !Path::new("/proc/self/cmdline").exists() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let spawn = |name: &str| {
+            std::process::Command::new("sh")
+                .args(["-c", "sleep 60"])
+                .arg(dir.path().join(name))
+                .spawn()
+                .unwrap()
+        };
+        let (mut one, mut ten) = (spawn("profile-1"), spawn("profile-10"));
+        assert_eq!(kill_processes_naming(&dir.path().join("profile-1")), 1);
+        assert!(one.wait().unwrap().code().is_none(), "killed by a signal");
+        assert!(ten.try_wait().unwrap().is_none(), "profile-10 still runs");
+        assert_eq!(kill_processes_naming(dir.path()), 1);
+        assert!(ten.wait().unwrap().code().is_none());
     }
 
     /// This test's own process names its own executable: it is found, and uses some memory.

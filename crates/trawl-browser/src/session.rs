@@ -222,6 +222,16 @@ impl Browser {
             stop(old).await;
         }
         let n = self.launches.fetch_add(1, Ordering::SeqCst);
+        if n == 0 {
+            // A crawl of this job killed with `kill -9` left its browser running (Chromium's processes
+            // outlive trawl's); none else uses this job's profiles (one process crawls a job at a time).
+            let left = memory::kill_processes_naming(&self.profile);
+            if left > 0 {
+                tracing::info!(
+                    "stopped {left} Chromium processes left running by an earlier crawl of this job"
+                );
+            }
+        }
         let profile = self.profile.join(format!("profile-{n}"));
         let _ = std::fs::remove_dir_all(&profile);
         *running = Some(launch(&self.executable, &profile).await?);
