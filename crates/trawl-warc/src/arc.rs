@@ -16,7 +16,7 @@ use std::net::IpAddr;
 use chrono::{DateTime, NaiveDateTime, Utc};
 
 use crate::{
-    digest::{entity_body, parse_head_ok, sha1_digest},
+    digest::{parse_head_ok, sha1_digest},
     record::timestamp14_to_warc_date,
 };
 
@@ -149,8 +149,10 @@ pub(crate) fn target_uri(url: &str) -> String {
 
 /// The WARC header an ARC record stands for: `warcinfo` for the `filedesc://` record, `response` for the
 /// others, with WARC-Target-URI, WARC-Date, WARC-IP-Address, Content-Type (`application/http` for an
-/// http(s) URL, else the ARC's), Content-Length, and a WARC-Payload-Digest computed (ARC has none): of
-/// the entity body when the content is an HTTP response, else of the content, as cdxj-indexer does.
+/// http(s) URL, else the ARC's), Content-Length, and a WARC-Payload-Digest computed (ARC has none): for an
+/// http(s) URL, of the entity body, or of what follows the head as warcio reads it when httparse refuses
+/// the head (an ICY or `HTTP/1.1 2000` status line, a head without its empty line); else of the content,
+/// as cdxj-indexer does.
 pub(crate) fn warc_header(rec: &impl ArcRecord) -> Vec<(String, String)> {
     let field = |name| rec.get(name).unwrap_or_default().to_owned();
     let url = field("URL");
@@ -163,7 +165,6 @@ pub(crate) fn warc_header(rec: &impl ArcRecord) -> Vec<(String, String)> {
         push("WARC-IP-Address", field("IP-address"));
         push("Content-Type", field("Content-type"));
     } else {
-        let http = is_http(&url) && parse_head_ok(rec.block());
         push("WARC-Type", "response".into());
         push("WARC-Target-URI", target_uri(&url));
         push("WARC-Date", iso_date(&field("Archive-date")));
@@ -176,15 +177,12 @@ pub(crate) fn warc_header(rec: &impl ArcRecord) -> Vec<(String, String)> {
                 field("Content-type")
             },
         );
-        let payload = if http {
-            entity_body(rec.block()).map(|b| sha1_digest(&b))
+        let payload = if is_http(&url) && !rec.block().is_empty() {
+            crate::cdxj::http_payload_digest(rec.block())
         } else {
-            None
+            sha1_digest(rec.block())
         };
-        push(
-            "WARC-Payload-Digest",
-            payload.unwrap_or_else(|| sha1_digest(rec.block())),
-        );
+        push("WARC-Payload-Digest", payload);
     }
     push("Content-Length", rec.block().len().to_string());
     header
@@ -311,6 +309,7 @@ mod tests {
         ReadRecord {
             offset: 0,
             len: 0,
+            index_len: 0,
             version: "ARC/1.0".into(),
             header: head.fields,
             block: block.to_vec(),

@@ -10,10 +10,12 @@ use std::{
 
 use crate::{Error, reader, record};
 
+mod head;
+
 /// What one capture contributes to its index line; where it sits in its file is added by [`Capture::line`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Capture {
-    /// The SURT key (IA's `surt()` form).
+    /// The SURT key: python `surt`'s, as pywb computes it for a lookup ([`trawl_url::surt::index_key`]).
     pub key: String,
     /// `YYYYMMDDhhmmss` of the WARC-Date.
     pub timestamp: String,
@@ -24,48 +26,66 @@ pub struct Capture {
     pub mime: Option<String>,
     /// The HTTP status; `None` for a record without one (left out of the line).
     pub status: Option<String>,
-    /// The WARC-Payload-Digest (or the block digest when there is none), as written.
-    pub digest: String,
+    /// The WARC-Payload-Digest as written, or the payload's digest computed when there is none; `None` for
+    /// a revisit without one (left out of the line).
+    pub digest: Option<String>,
 }
 
 impl Capture {
-    /// The capture of a record, if the record is one replay looks up: a response, revisit or resource.
+    /// The capture of a record, if the record is one the reference indexer (cdxj-indexer) indexes: a
+    /// response or revisit, or a resource or metadata record whose Content-Type is not exactly
+    /// `application/warc-fields`. Each field is what cdxj-indexer writes for it:
+    /// - url: the WARC-Target-URI, without the angle brackets wget 1.19 and 1.20 put around it, spaces as
+    ///   `%20`;
+    /// - mime: `warc/revisit` for a revisit; of a response, the media type of its HTTP head (none when the
+    ///   record is not HTTP: a `dns:` or `ftp://` response has no mime); of a resource or metadata record, of
+    ///   its WARC Content-Type;
+    /// - status: the status of the HTTP head of a response or revisit;
+    /// - digest: the WARC-Payload-Digest; without one, computed (SHA-1 of the payload: of the de-chunked
+    ///   entity body for HTTP, as trawl digests payloads, where cdxj-indexer digests the bytes as sent), and
+    ///   none for a revisit.
+    ///
+    /// A record is read as HTTP, as warcio reads it, when it is a response or revisit of an `http:` or
+    /// `https:` URI with a non-empty block, whatever its WARC Content-Type says.
     pub fn of(header: &[(String, String)], block: &[u8]) -> Option<Capture> {
         let get = |name: &str| record::get(header, name);
         let warc_type = get("WARC-Type")?;
-        if !matches!(warc_type, "response" | "revisit" | "resource") {
+        let content_type = get("Content-Type");
+        let indexed = match warc_type {
+            "response" | "revisit" => true,
+            "resource" | "metadata" => content_type != Some("application/warc-fields"),
+            _ => false,
+        };
+        if !indexed {
             return None;
         }
-        let url = get("WARC-Target-URI")?.to_owned();
+        let url = target_uri(get("WARC-Target-URI")?);
         let date = get("WARC-Date")?;
         let timestamp: String = date.chars().filter(char::is_ascii_digit).take(14).collect();
-        let is_http = get("Content-Type").is_some_and(|ct| {
-            ct.trim_start()
-                .to_ascii_lowercase()
-                .starts_with("application/http")
-        });
-        let (status, http_type) = if is_http {
-            http_head(block)
-        } else {
-            (None, None)
+        let http = matches!(warc_type, "response" | "revisit")
+            && (url.starts_with("http:") || url.starts_with("https:"))
+            && !block.is_empty();
+        let head = http.then(|| head::read(block));
+        let mime = match warc_type {
+            "revisit" => Some("warc/revisit".to_owned()),
+            "response" => head
+                .as_ref()
+                .and_then(|h| h.content_type.as_deref())
+                .map(media_type),
+            _ => content_type.map(media_type),
         };
-        let mime = if warc_type == "revisit" {
-            Some("warc/revisit".to_owned())
-        } else if is_http {
-            http_type.map(|t| media_type(&t))
-        } else {
-            get("Content-Type").map(media_type)
+        let digest = match get("WARC-Payload-Digest").filter(|d| !d.is_empty()) {
+            Some(d) => Some(d.to_owned()),
+            None if warc_type == "revisit" => None,
+            None if http => Some(http_payload_digest(block)),
+            None => Some(crate::digest::sha1_digest(block)),
         };
-        let digest = get("WARC-Payload-Digest")
-            .or_else(|| get("WARC-Block-Digest"))
-            .unwrap_or("-")
-            .to_owned();
         Some(Capture {
             key: cdx_key(&url),
             timestamp,
             url,
             mime,
-            status: status.map(|s| s.to_string()),
+            status: head.and_then(|h| h.status),
             digest,
         })
     }
@@ -79,7 +99,7 @@ impl Capture {
             ("url", Some(self.url.as_str())),
             ("mime", self.mime.as_deref()),
             ("status", self.status.as_deref()),
-            ("digest", Some(self.digest.as_str())),
+            ("digest", self.digest.as_deref()),
             ("length", Some(&length)),
             ("offset", Some(&offset)),
             ("filename", Some(filename)),
@@ -100,39 +120,38 @@ impl Capture {
     }
 }
 
-/// The SURT key of a target URI: IA's form, or the URI itself when it does not parse.
+/// The SURT key of a target URI: exactly python `surt`'s, which pywb looks captures up by (not trawl's
+/// own canonicalization, which departs from it on purpose).
 fn cdx_key(url: &str) -> String {
-    match trawl_url::parse_lenient(url) {
-        Ok(u) => trawl_url::surt::cdx(&u, &trawl_url::surt::SurtOptions::default()),
-        Err(_) => url.to_owned(),
-    }
+    trawl_url::surt::index_key(url)
 }
 
-/// `text/html; charset=utf-8` → `text/html`.
+/// The target URI as cdxj-indexer (warcio) reads it: without the angle brackets of wget 1.19/1.20's
+/// `<http://…>`, spaces written `%20`.
+fn target_uri(value: &str) -> String {
+    let bare = value
+        .strip_prefix('<')
+        .and_then(|v| v.strip_suffix('>'))
+        .unwrap_or(value);
+    bare.replace(' ', "%20")
+}
+
+/// The payload digest of the HTTP message `block`: of its entity body when its head parses, else of what
+/// follows the head as warcio reads it (nothing, when the head has no empty line).
+pub(crate) fn http_payload_digest(block: &[u8]) -> String {
+    crate::digest::payload_digest(block)
+        .unwrap_or_else(|| crate::digest::sha1_digest(&block[head::lenient_len(block)..]))
+}
+
+/// The media type of a Content-Type value as cdxj-indexer writes it: up to the first `;` or white space
+/// (`text/html; charset=utf-8` → `text/html`).
 fn media_type(content_type: &str) -> String {
     content_type
-        .split(';')
+        .trim_start_matches(head::py_space)
+        .split(|c| c == ';' || head::py_space(c))
         .next()
         .unwrap_or_default()
-        .trim()
         .to_owned()
-}
-
-/// The status and Content-Type of the HTTP response head at the start of `block`.
-/// Every field is read, however many (a crawl may archive heads with hundreds). An interim `1xx` head before
-/// the final one is what is indexed, as the reference indexer (cdxj-indexer, through warcio) does.
-fn http_head(block: &[u8]) -> (Option<u16>, Option<String>) {
-    crate::digest::with_fields(block, |headers| {
-        let mut resp = httparse::Response::new(headers);
-        resp.parse(block)?;
-        let ct = resp
-            .headers
-            .iter()
-            .find(|h| h.name.eq_ignore_ascii_case("content-type"))
-            .map(|h| String::from_utf8_lossy(h.value).into_owned());
-        Ok((resp.code, ct))
-    })
-    .unwrap_or((None, None))
 }
 
 /// Appends `s` as a JSON string the way Python's `json.dumps` writes it (ASCII only: other characters as
@@ -167,7 +186,7 @@ pub fn index_file(path: &Path, filename: &str) -> Result<Vec<String>, Error> {
     for record in reader::open(path)? {
         let record = record?;
         if let Some(c) = Capture::of(&record.warc_header(), &record.block) {
-            lines.push(c.line(record.len, record.offset, filename));
+            lines.push(c.line(record.index_len, record.offset, filename));
         }
     }
     Ok(lines)
@@ -310,9 +329,13 @@ mod tests {
             ("WARC-Date", "2026-11-29T10:10:07Z"),
             ("WARC-Block-Digest", "sha1:D"),
         ]);
+        // Without a WARC-Payload-Digest, the block's SHA-1 (of "hi"), not the block digest as written.
         assert_eq!(
             line(&resource, b"hi"),
-            format!(r#"com,example)/d 20261129101007 {{"url": "http://example.com/d", {tail}"#)
+            format!(
+                r#"com,example)/d 20261129101007 {{"url": "http://example.com/d", {}"#,
+                tail.replace("sha1:D", "sha1:YIVV7ELYGQTASQUNN5I3FRNPJQF542SC")
+            )
         );
         let mut many = b"HTTP/1.1 200 OK\r\n".to_vec();
         for i in 0..150 {
@@ -333,6 +356,195 @@ mod tests {
                 r#"com,example)/a 20261129101007 {{"url": "http://example.com/a", "status": "103", {tail}"#
             )
         );
+    }
+
+    /// Lines `cdxj-indexer -s` 1.5.0 (warcio 1.8.1) wrote for these records of an uncompressed WARC (none with
+    /// a WARC-Payload-Digest, the revisit without HTTP head): a non-HTTP response (`dns:`, `ftp://`) has no
+    /// mime; a resource or metadata record takes it from its Content-Type; a missing payload digest is
+    /// computed (of the whole block for a resource, of what follows the head as warcio reads it for a head
+    /// httparse refuses), and a revisit has none; a folded field, a line without a colon, a four-digit status
+    /// and a head without its empty line still give the status and mime; wget's `<…>` around the target URI
+    /// goes, a space is `%20`; and only `http:`/`https:` (as written) are read as HTTP.
+    #[test]
+    fn records_as_cdxj_indexer_indexes_them() {
+        for ((warc_type, url, content_type), block, (length, offset), want) in [
+            (
+                (
+                    "response",
+                    "http://e.com/plain",
+                    "application/http; msgtype=response",
+                ),
+                &b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\nhello"[..],
+                (287, 89),
+                r#"com,e)/plain 20240102030405 {"url": "http://e.com/plain", "mime": "text/html", "status": "200", "digest": "sha1:VL2MMHO4YXUKFWV63YHTWSBM3GXKSQ2N", "length": "287", "offset": "89", "filename": "t.warc"}"#,
+            ),
+            (
+                ("response", "dns:e.com", "text/dns"),
+                &b"20240102030405\ne.com. 300 IN A 1.2.3.4\n"[..],
+                (242, 709),
+                r#"dns:e.com 20240102030405 {"url": "dns:e.com", "digest": "sha1:C3B5NEATWZSEMHC3EHUJRGM46NLR3G5X", "length": "242", "offset": "709", "filename": "t.warc"}"#,
+            ),
+            (
+                ("response", "ftp://e.com/f.txt", "text/plain"),
+                &b"file contents"[..],
+                (226, 5691),
+                r#"com,e)/f.txt 20240102030405 {"url": "ftp://e.com/f.txt", "digest": "sha1:ANH2F3MOEEPE2IHSBZ4S2537JIYK6GUT", "length": "226", "offset": "5691", "filename": "t.warc"}"#,
+            ),
+            (
+                ("resource", "http://e.com/res256", "text/plain"),
+                &b"resource body"[..],
+                (260, 1199),
+                r#"com,e)/res256 20240102030405 {"url": "http://e.com/res256", "mime": "text/plain", "digest": "sha1:UXDQ3V65EA3JE2MTJM4CI2T76V2ZAZH5", "length": "260", "offset": "1199", "filename": "t.warc"}"#,
+            ),
+            (
+                ("metadata", "http://e.com/meta", "text/plain"),
+                &b"some metadata"[..],
+                (226, 1463),
+                r#"com,e)/meta 20240102030405 {"url": "http://e.com/meta", "mime": "text/plain", "digest": "sha1:OABPZJG4EGJYB7RGDRCSJL6TFK2U5553", "length": "226", "offset": "1463", "filename": "t.warc"}"#,
+            ),
+            (
+                (
+                    "revisit",
+                    "http://e.com/rev2",
+                    "application/http; msgtype=response",
+                ),
+                &b""[..],
+                (235, 2293),
+                r#"com,e)/rev2 20240102030405 {"url": "http://e.com/rev2", "mime": "warc/revisit", "length": "235", "offset": "2293", "filename": "t.warc"}"#,
+            ),
+            (
+                (
+                    "response",
+                    "http://e.com/fold",
+                    "application/http; msgtype=response",
+                ),
+                &b"HTTP/1.1 200 OK\r\nContent-Type: text/html;\r\n charset=utf-8\r\n\r\nfolded"[..],
+                (304, 2532),
+                r#"com,e)/fold 20240102030405 {"url": "http://e.com/fold", "mime": "text/html", "status": "200", "digest": "sha1:NAVQKLKOA4QBACNBMX7GV6FR3LPBJZWZ", "length": "304", "offset": "2532", "filename": "t.warc"}"#,
+            ),
+            (
+                (
+                    "response",
+                    "http://e.com/garbage",
+                    "application/http; msgtype=response",
+                ),
+                &b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nGarbageLine\r\n\r\nbody"[..],
+                (301, 2840),
+                r#"com,e)/garbage 20240102030405 {"url": "http://e.com/garbage", "mime": "text/html", "status": "200", "digest": "sha1:AIED6RLZ4CFGCJBFYDA2C7XEPLOXQO4U", "length": "301", "offset": "2840", "filename": "t.warc"}"#,
+            ),
+            (
+                (
+                    "response",
+                    "http://e.com/2000",
+                    "application/http; msgtype=response",
+                ),
+                &b"HTTP/1.1 2000 OK\r\nContent-Type: text/html\r\n\r\nbody"[..],
+                (286, 3145),
+                r#"com,e)/2000 20240102030405 {"url": "http://e.com/2000", "mime": "text/html", "status": "2000", "digest": "sha1:AIED6RLZ4CFGCJBFYDA2C7XEPLOXQO4U", "length": "286", "offset": "3145", "filename": "t.warc"}"#,
+            ),
+            (
+                (
+                    "response",
+                    "<http://e.com/x>",
+                    "application/http; msgtype=response",
+                ),
+                &b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\nhi"[..],
+                (282, 3435),
+                r#"com,e)/x 20240102030405 {"url": "http://e.com/x", "mime": "text/html", "status": "200", "digest": "sha1:YIVV7ELYGQTASQUNN5I3FRNPJQF542SC", "length": "282", "offset": "3435", "filename": "t.warc"}"#,
+            ),
+            (
+                (
+                    "response",
+                    "http://e.com/a b",
+                    "application/http; msgtype=response",
+                ),
+                &b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\nhi"[..],
+                (282, 3721),
+                r#"com,e)/a%20b 20240102030405 {"url": "http://e.com/a%20b", "mime": "text/html", "status": "200", "digest": "sha1:YIVV7ELYGQTASQUNN5I3FRNPJQF542SC", "length": "282", "offset": "3721", "filename": "t.warc"}"#,
+            ),
+            (
+                ("response", "http://e.com/weird", "text/html"),
+                &b"<html><body>x</body></html>"[..],
+                (240, 4007),
+                r#"com,e)/weird 20240102030405 {"url": "http://e.com/weird", "digest": "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ", "length": "240", "offset": "4007", "filename": "t.warc"}"#,
+            ),
+            (
+                (
+                    "response",
+                    "http://e.com/spacect",
+                    "application/http; msgtype=response",
+                ),
+                &b"HTTP/1.1 200 OK\r\nContent-Type: text/html charset=x\r\n\r\nhi"[..],
+                (296, 4251),
+                r#"com,e)/spacect 20240102030405 {"url": "http://e.com/spacect", "mime": "text/html", "status": "200", "digest": "sha1:YIVV7ELYGQTASQUNN5I3FRNPJQF542SC", "length": "296", "offset": "4251", "filename": "t.warc"}"#,
+            ),
+            (
+                (
+                    "response",
+                    "http://e.com/emptyct",
+                    "application/http; msgtype=response",
+                ),
+                &b"HTTP/1.1 200 OK\r\nContent-Type: \r\n\r\nhi"[..],
+                (277, 4551),
+                r#"com,e)/emptyct 20240102030405 {"url": "http://e.com/emptyct", "mime": "", "status": "200", "digest": "sha1:YIVV7ELYGQTASQUNN5I3FRNPJQF542SC", "length": "277", "offset": "4551", "filename": "t.warc"}"#,
+            ),
+            (
+                (
+                    "response",
+                    "http://e.com/nohead-end",
+                    "application/http; msgtype=response",
+                ),
+                &b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"[..],
+                (285, 5101),
+                r#"com,e)/nohead-end 20240102030405 {"url": "http://e.com/nohead-end", "mime": "text/html", "status": "200", "digest": "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ", "length": "285", "offset": "5101", "filename": "t.warc"}"#,
+            ),
+            (
+                (
+                    "response",
+                    "http://e.com/nostatus",
+                    "application/http; msgtype=response",
+                ),
+                &b"HTTP/1.1\r\nContent-Type: text/html\r\n\r\nx"[..],
+                (279, 5921),
+                r#"com,e)/nostatus 20240102030405 {"url": "http://e.com/nostatus", "mime": "text/html", "status": "", "digest": "sha1:CH3K3DWFFIUYJK5K7V6DWULFAN4FYIDS", "length": "279", "offset": "5921", "filename": "t.warc"}"#,
+            ),
+            (
+                (
+                    "response",
+                    "http://e.com/zero",
+                    "application/http; msgtype=response",
+                ),
+                &b""[..],
+                (236, 6204),
+                r#"com,e)/zero 20240102030405 {"url": "http://e.com/zero", "digest": "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ", "length": "236", "offset": "6204", "filename": "t.warc"}"#,
+            ),
+            (
+                (
+                    "response",
+                    "HTTP://E.com/upper",
+                    "application/http; msgtype=response",
+                ),
+                &b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\nhi"[..],
+                (284, 7561),
+                r#"com,e)/upper 20240102030405 {"url": "HTTP://E.com/upper", "digest": "sha1:7LFS6UY23YOTVI62LXLOAWBKZ3O7ENM3", "length": "284", "offset": "7561", "filename": "t.warc"}"#,
+            ),
+        ] {
+            let h = header(&[
+                ("WARC-Type", warc_type),
+                ("WARC-Target-URI", url),
+                ("WARC-Date", "2024-01-02T03:04:05Z"),
+                ("Content-Type", content_type),
+            ]);
+            let c = Capture::of(&h, block).unwrap();
+            assert_eq!(c.line(length, offset, "t.warc"), want, "{url}");
+        }
+        let warc_fields = header(&[
+            ("WARC-Type", "metadata"),
+            ("WARC-Target-URI", "http://e.com/metawf"),
+            ("WARC-Date", "2024-01-02T03:04:05Z"),
+            ("Content-Type", "application/warc-fields"),
+        ]);
+        assert_eq!(Capture::of(&warc_fields, b"a: b\r\n"), None);
     }
 
     #[test]

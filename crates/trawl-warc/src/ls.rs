@@ -31,6 +31,7 @@ mod tests {
         ReadRecord {
             offset,
             len: 0,
+            index_len: 0,
             version: "WARC/1.1".into(),
             header: fields
                 .iter()

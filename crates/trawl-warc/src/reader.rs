@@ -30,6 +30,9 @@ pub struct ReadRecord {
     pub offset: u64,
     /// Length in the file: of the gzip member when compressed, else of the record with its CRLFCRLF.
     pub len: u64,
+    /// Length as a CDXJ index gives it, as cdxj-indexer counts: [`ReadRecord::len`], less the CRLFCRLF
+    /// that follows an uncompressed WARC record (it separates records; a compressed member counts whole).
+    pub index_len: u64,
     /// The version line, e.g. `WARC/1.1`; `ARC/1.0` or `ARC/1.1` for a record of an ARC file.
     pub version: String,
     /// The header fields in order; of an ARC record, the five fields of its header line under their ARC
@@ -200,9 +203,12 @@ impl<R: BufRead> Reader<R> {
                     let limit = self.max_record_bytes;
                     let (version, header, block) =
                         read_record(&mut self.input, &self.path, offset, limit, &mut self.arc)?;
+                    let len = self.input.pos - offset;
+                    let trailer = if version.starts_with("WARC/") { 4 } else { 0 };
                     return Ok(Some(ReadRecord {
                         offset,
-                        len: self.input.pos - offset,
+                        len,
+                        index_len: len - trailer,
                         version,
                         header,
                         block,
@@ -275,6 +281,7 @@ impl<R: BufRead> Reader<R> {
             self.pending.push_back(ReadRecord {
                 offset,
                 len,
+                index_len: len,
                 version,
                 header,
                 block,
@@ -642,6 +649,23 @@ mod tests {
     }
 
     const REC: &[u8] = b"WARC/1.1\r\nWARC-Type: resource\r\nContent-Length: 2\r\n\r\nhi\r\n\r\n";
+
+    /// cdxj-indexer counts an uncompressed WARC record without the CRLFCRLF after it (warcio.warc, written by
+    /// warcio 1.8: every `length` 4 less than the record's span), a gzip member whole.
+    #[test]
+    fn index_lengths_as_cdxj_indexer_counts_them() {
+        let plain = read_all(&[REC, REC].concat()).unwrap();
+        assert_eq!(
+            (plain[1].len, plain[1].index_len),
+            (REC.len() as u64, REC.len() as u64 - 4)
+        );
+        let member = gz(REC);
+        let gzipped = read_all(&member).unwrap();
+        assert_eq!(
+            (gzipped[0].len, gzipped[0].index_len),
+            (member.len() as u64, member.len() as u64)
+        );
+    }
 
     #[test]
     fn reads_plain_gzip_and_mixed() {

@@ -78,14 +78,14 @@ pub fn write_wacz(
             let Some(capture) = cdxj::Capture::of(&record.header, &record.block) else {
                 continue;
             };
-            index.push(capture.line(record.len, record.offset, &name));
+            index.push(capture.line(record.index_len, record.offset, &name));
             let date = record.get("WARC-Date").unwrap_or_default().to_owned();
             if capture.mime.as_deref() == Some("text/html")
                 && capture.status.as_deref() == Some("200")
             {
                 let title = html_title(&record.block);
-                if let Some(t) = &title {
-                    titles.insert(capture.digest.clone(), t.clone());
+                if let (Some(t), Some(d)) = (&title, &capture.digest) {
+                    titles.insert(d.clone(), t.clone());
                 }
                 pages.push(Page {
                     url: capture.url,
@@ -99,7 +99,7 @@ pub fn write_wacz(
                 pages.push(Page {
                     url: capture.url,
                     ts: date,
-                    title: titles.get(&capture.digest).cloned(),
+                    title: capture.digest.as_ref().and_then(|d| titles.get(d)).cloned(),
                 });
             }
         }

@@ -110,6 +110,9 @@ struct OpenFile {
     index: Vec<String>,
     /// The file's name, as its index lines give it.
     name: String,
+    /// What of each record's length its index line leaves out, as cdxj-indexer counts: the CRLFCRLF after
+    /// each record of an uncompressed file (4), nothing when records are gzip members or zstd frames.
+    index_trailer: u64,
     /// Where the last request to write back to disk ended, and where the one before it started.
     written_back: u64,
     released: u64,
@@ -520,6 +523,11 @@ impl Writer {
                 warcinfo_id: warcinfo.id().to_owned(),
                 index: Vec::new(),
                 name: name.clone(),
+                index_trailer: if self.cfg.compression == Compression::None {
+                    4
+                } else {
+                    0
+                },
                 written_back: 0,
                 released: 0,
                 held: None,
@@ -837,7 +845,8 @@ fn place(
     }
     for (span, capture) in spans.iter().zip(captures) {
         if let Some(c) = capture {
-            file.index.push(c.line(span.len, span.offset, &file.name));
+            let len = span.len.saturating_sub(file.index_trailer);
+            file.index.push(c.line(len, span.offset, &file.name));
         }
     }
     Ok(spans)
@@ -1061,6 +1070,23 @@ mod tests {
                     Some(format!("http://example.com/{n}").as_str())
                 );
                 assert_eq!(rec.len, resp.len);
+                // Its index line gives the length cdxj-indexer counts: without the CRLFCRLF after the record
+                // in an uncompressed file, the whole member or frame otherwise.
+                let trailer = if compression == Compression::None {
+                    4
+                } else {
+                    0
+                };
+                let index = fs::read_to_string(cdxj::index_path(&wr.path)).unwrap();
+                let place = format!(
+                    r#""length": "{}", "offset": "{}""#,
+                    resp.len - trailer,
+                    resp.offset
+                );
+                assert!(
+                    index.contains(&place),
+                    "{compression:?}: {place} in {index}"
+                );
             }
         }
     }
@@ -1568,6 +1594,7 @@ mod tests {
             warcinfo_id: String::new(),
             index: Vec::new(),
             name: String::new(),
+            index_trailer: 0,
             written_back: 0,
             released: 0,
             held: None,
