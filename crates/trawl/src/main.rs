@@ -19,7 +19,9 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("TRAWL_LOG")
-                .unwrap_or_else(|_| "warn".into()),
+                // chromiumoxide warns of every DevTools event it has no type for, lopdf of every odd PDF
+                // object: neither is the operator's to act on (crawl.log notes what matters).
+                .unwrap_or_else(|_| "warn,chromiumoxide=error,lopdf=error".into()),
         )
         .with_writer(std::io::stderr)
         // Colours only on a terminal: no escape codes in a log file stderr is sent to.

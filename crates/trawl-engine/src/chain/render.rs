@@ -234,9 +234,10 @@ impl Upstream for PageUpstream<'_> {
         let child = match candidate::judge(p, sub, Placement::Seen, None) {
             Ok(child) => child,
             Err(cut) => {
+                // Logged with the page's outcome, once for the crawl (the page's own link to it is the
+                // same cut).
                 if let Some(cut) = cut {
-                    let line = p.log_failure(&cut.uri, cut.status, self.worker);
-                    p.write_line(line);
+                    lock(&self.found).cuts.push(*cut);
                 }
                 return refused(403, "out of the crawl's scope");
             }
@@ -245,6 +246,14 @@ impl Upstream for PageUpstream<'_> {
         if settings.fetch.obey_robots
             && let Some(answer) = self.robots(&child.uri).await
         {
+            // Its line is written: marked seen with the page, so the page's own link to it is not fetched
+            // (and refused and logged) again.
+            if let Answer::Refused { status: 403, .. } = answer {
+                lock(&self.found).children.push(Child {
+                    placement: Placement::Seen,
+                    ..child
+                });
+            }
             return answer;
         }
         let key = child.uri.url.to_string();
