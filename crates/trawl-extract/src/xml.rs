@@ -73,10 +73,20 @@ impl Depth {
     /// Counts a start tag (`Start`) or an end tag (`End`); other events leave the depth as it is.
     pub(crate) fn see(&mut self, event: &Event<'_>) {
         match event {
-            Event::Start(_) => self.0 += 1,
-            Event::End(_) => self.0 = self.0.saturating_sub(1),
+            Event::Start(_) => self.enter(),
+            Event::End(_) => self.leave(),
             _ => {}
         }
+    }
+
+    /// Counts a start tag.
+    pub(crate) fn enter(&mut self) {
+        self.0 += 1;
+    }
+
+    /// Counts an end tag.
+    pub(crate) fn leave(&mut self) {
+        self.0 = self.0.saturating_sub(1);
     }
 
     /// The number of elements open.
