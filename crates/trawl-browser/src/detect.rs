@@ -28,7 +28,7 @@ const ROUTE_LINKS: [&[u8]; 4] = [b"href=\"#/", b"href=\"#!", b"href='#/", b"href
 /// It runs on every HTML page of an `auto` crawl, so it is one pass over the bytes rather than a parse: text is
 /// what lies outside tags, comments and the content of `script`, `style`, `template` and `noscript`.
 pub fn needs_rendering(html: &[u8]) -> Option<&'static str> {
-    if memmem::find(html, b"<script").is_none() && memmem::find(html, b"<SCRIPT").is_none() {
+    if !has_tag(html, b"<script") {
         return None;
     }
     let visible = visible_text(html);
@@ -48,10 +48,19 @@ pub fn needs_rendering(html: &[u8]) -> Option<&'static str> {
         return Some("routes");
     }
     if visible < LITTLE_TEXT {
-        let noscript = memmem::find(html, b"<noscript").is_some();
+        let noscript = has_tag(html, b"<noscript");
         return Some(if noscript { "noscript" } else { "littleText" });
     }
     None
+}
+
+/// Whether `html` holds `open` (`<script`, …) in any letter case: tag names are case-insensitive, and older
+/// sites write `<Script>`.
+fn has_tag(html: &[u8], open: &[u8]) -> bool {
+    memchr::memchr_iter(b'<', html).any(|at| {
+        html.get(at..at + open.len())
+            .is_some_and(|tag| tag.eq_ignore_ascii_case(open))
+    })
 }
 
 /// Bytes of visible text (whitespace not counted), up to a bound past which the count no longer matters.
@@ -106,6 +115,15 @@ mod tests {
     }
 
     #[test]
+    fn script_tags_in_any_case_count() {
+        // The tester's mixed.html: `<Script>` used to read as a page without scripts.
+        let mixed = br#"<!DOCTYPE html><html><head><Script src="/mixed.js"></Script></head><body><div id="root"></div></body></html>"#;
+        assert_eq!(needs_rendering(mixed), Some("emptyRoot"));
+        let thin = b"<html><body><sCrIpT>x()</sCrIpT><NoScript>Enable it</NoScript></body></html>";
+        assert_eq!(needs_rendering(thin), Some("noscript"));
+    }
+
+    #[test]
     fn an_ordinary_page_does_not() {
         let text =
             "A paragraph of ordinary prose that a reader can read without any script at all. "
@@ -125,7 +143,7 @@ mod tests {
         }
 
         #[test]
-        fn html_like_text_is_judged_without_panicking(text in "(<script|<!--|-->|</script>|<div id=\"root\">|<p>|text| |<noscript>){0,40}") {
+        fn html_like_text_is_judged_without_panicking(text in "(<script|<Script|<NOSCRIPT|<!--|-->|</script>|<div id=\"root\">|<p>|text| |<noscript>){0,40}") {
             let _ = needs_rendering(text.as_bytes());
         }
     }

@@ -1,12 +1,16 @@
 //! RSS and Atom feeds: the links of their items (RSS `<link>` text, Atom `<link href>`) and their enclosures
 //! (`<enclosure url>`, Atom `rel="enclosure"`), as `L` hops. Read as a stream (quick-xml; no DTD entity is
-//! expanded), up to the page's outlink limit.
+//! expanded), up to the page's outlink limit. Relative links resolve against `xml:base` (RFC 4287 §2).
 
-use quick_xml::{Reader, events::Event};
+use quick_xml::{
+    Reader,
+    events::{BytesStart, Event},
+};
 use url::Url;
 
 use super::Outlink;
 use crate::hop::Hop;
+use crate::xml::{Depth, resolve_ref};
 
 /// Whether `body` (served as `mime`) is an RSS, RDF or Atom feed.
 pub fn looks_like_feed(mime: &str, body: &[u8]) -> bool {
@@ -30,23 +34,129 @@ pub fn looks_like_feed(mime: &str, body: &[u8]) -> bool {
 }
 
 /// The item links and enclosures of the feed `body` fetched from `doc_url`, at most `max`; the flag says the
-/// limit (or broken XML) cut them short.
+/// limit (or broken XML, or XML that ends inside its root) cut them short. Relative links resolve against the
+/// `xml:base` in force where they stand (RFC 4287 §2, XML Base), else against `doc_url`.
 pub fn feed_links(body: &[u8], doc_url: &Url, max: usize) -> (Vec<Outlink>, bool) {
-    let mut out: Vec<Outlink> = Vec::new();
     let mut reader = Reader::from_reader(body);
     reader.config_mut().trim_text(true);
+    let mut feed = FeedReader {
+        doc_url,
+        max,
+        out: Vec::new(),
+        bases: Vec::new(),
+        depth: Depth::default(),
+        in_link: false,
+        text: String::new(),
+    };
     let mut buf = Vec::new();
-    let mut in_link = false;
-    let mut text = String::new();
-    let mut truncated = false;
-    let add = |out: &mut Vec<Outlink>, href: &str, context: &'static str| -> bool {
-        if out.len() >= max {
+    let truncated = loop {
+        let keep_going = match reader.read_event_into(&mut buf) {
+            Ok(Event::Start(e)) => feed.open(&e, true),
+            Ok(Event::Empty(e)) => feed.open(&e, false),
+            Ok(Event::Text(t)) if feed.in_link => {
+                feed.text.push_str(t.as_ref());
+                true
+            }
+            Ok(Event::GeneralRef(r)) if feed.in_link => {
+                feed.text.extend(resolve_ref(&r));
+                true
+            }
+            Ok(Event::CData(t)) if feed.in_link => {
+                feed.text.push_str(&t.into_inner());
+                true
+            }
+            Ok(Event::End(e)) => feed.close(e.local_name().as_ref()),
+            Ok(Event::Eof) => break feed.depth.open() > 0,
+            Err(_) => break true,
+            Ok(_) => true,
+        };
+        if !keep_going {
+            break true;
+        }
+        buf.clear();
+    };
+    (feed.out, truncated)
+}
+
+/// The state of [`feed_links`] between events.
+struct FeedReader<'u> {
+    doc_url: &'u Url,
+    max: usize,
+    out: Vec<Outlink>,
+    /// The `xml:base` of each open element that has one, with its depth; the last is in force.
+    bases: Vec<(usize, Url)>,
+    depth: Depth,
+    /// Inside an RSS `<link>`, whose text is gathered in `text`.
+    in_link: bool,
+    text: String,
+}
+
+impl FeedReader<'_> {
+    /// The base URL in force.
+    fn base(&self) -> &Url {
+        self.bases.last().map_or(self.doc_url, |(_, base)| base)
+    }
+
+    /// Handles a start tag (`start`) or an empty element; false once the limit is reached.
+    fn open(&mut self, e: &BytesStart<'_>, start: bool) -> bool {
+        // An element's own xml:base applies to its attributes and its content.
+        let own_base = xml_base(e).and_then(|b| self.base().join(&b).ok());
+        let base = own_base.clone().unwrap_or_else(|| self.base().clone());
+        if start {
+            if let Some(own) = own_base {
+                self.bases.push((self.depth.open(), own));
+            }
+            self.depth.enter();
+        }
+        let name = e.local_name().as_ref().to_ascii_lowercase();
+        match name.as_str() {
+            "link" => match attr(e, "href") {
+                // Atom: <link href=… rel=…/>, any rel but the feed's own (`self`).
+                Some(href) if attr(e, "rel").as_deref() != Some("self") => {
+                    self.add(&href, "feed/link", &base)
+                }
+                Some(_) => true,
+                None => {
+                    // RSS: <link>URL</link>
+                    self.in_link = start;
+                    self.text.clear();
+                    true
+                }
+            },
+            "enclosure" => match attr(e, "url") {
+                Some(u) => self.add(&u, "feed/enclosure", &base),
+                None => true,
+            },
+            _ => true,
+        }
+    }
+
+    /// Handles an end tag: an RSS link's text is taken (against its element's base), then the element's
+    /// base goes out of force.
+    fn close(&mut self, local: &str) -> bool {
+        let mut keep_going = true;
+        if self.in_link && local.eq_ignore_ascii_case("link") {
+            self.in_link = false;
+            let (text, base) = (std::mem::take(&mut self.text), self.base().clone());
+            keep_going = self.add(&text, "feed/link", &base);
+        }
+        self.depth.leave();
+        let open = self.depth.open();
+        while self.bases.last().is_some_and(|(depth, _)| *depth >= open) {
+            self.bases.pop();
+        }
+        keep_going
+    }
+
+    /// Adds `href`, resolved against `base`; false once `max` links are kept.
+    fn add(&mut self, href: &str, context: &'static str, base: &Url) -> bool {
+        if self.out.len() >= self.max {
             return false;
         }
-        if let Ok(mut url) = doc_url.join(href.trim()) {
+        if let Ok(mut url) = base.join(href.trim()) {
             url.set_fragment(None);
-            if matches!(url.scheme(), "http" | "https") && !out.iter().any(|o| o.url == url) {
-                out.push(Outlink {
+            if matches!(url.scheme(), "http" | "https") && !self.out.iter().any(|o| o.url == url) {
+                self.out.push(Outlink {
                     url,
                     hop: Hop::Link,
                     context,
@@ -55,75 +165,36 @@ pub fn feed_links(body: &[u8], doc_url: &Url, max: usize) -> (Vec<Outlink>, bool
             }
         }
         true
-    };
-    loop {
-        let event = reader.read_event_into(&mut buf);
-        let keep_going = match &event {
-            Ok(Event::Start(e) | Event::Empty(e)) => {
-                let name = e.local_name().into_inner().to_ascii_lowercase();
-                let attr = |key: &str| {
-                    e.attributes().flatten().find_map(|a| {
-                        a.key
-                            .local_name()
-                            .into_inner()
-                            .eq_ignore_ascii_case(key)
-                            .then(|| {
-                                a.normalized_value(quick_xml::XmlVersion::Implicit1_0)
-                                    .ok()
-                                    .map(|v| v.into_owned())
-                            })
-                            .flatten()
-                    })
-                };
-                match name.as_str() {
-                    "link" => match attr("href") {
-                        // Atom: <link href=… rel=…/>, any rel but the feed's own (`self`).
-                        Some(href) if attr("rel").as_deref() != Some("self") => {
-                            add(&mut out, &href, "feed/link")
-                        }
-                        Some(_) => true,
-                        None => {
-                            // RSS: <link>URL</link>
-                            in_link = matches!(event, Ok(Event::Start(_)));
-                            text.clear();
-                            true
-                        }
-                    },
-                    "enclosure" => match attr("url") {
-                        Some(u) => add(&mut out, &u, "feed/enclosure"),
-                        None => true,
-                    },
-                    _ => true,
-                }
-            }
-            Ok(Event::Text(t)) if in_link => {
-                text.push_str(t.as_ref());
-                true
-            }
-            Ok(Event::CData(t)) if in_link => {
-                text.push_str(&t.clone().into_inner());
-                true
-            }
-            Ok(Event::End(e))
-                if in_link && e.local_name().into_inner().eq_ignore_ascii_case("link") =>
-            {
-                in_link = false;
-                add(&mut out, &text, "feed/link")
-            }
-            Ok(Event::Eof) => break,
-            Err(_) => {
-                truncated = true;
-                break;
-            }
-            _ => true,
-        };
-        if !keep_going {
-            truncated = true;
-            break;
-        }
-        buf.clear();
     }
-    (out, truncated)
+}
+
+/// The value of the attribute of `e` whose local name is `key` (any prefix, any case), unescaped.
+fn attr(e: &BytesStart<'_>, key: &str) -> Option<String> {
+    e.attributes().flatten().find_map(|a| {
+        a.key
+            .local_name()
+            .as_ref()
+            .eq_ignore_ascii_case(key)
+            .then(|| {
+                a.normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                    .ok()
+                    .map(|v| v.into_owned())
+            })
+            .flatten()
+    })
+}
+
+/// The `xml:base` attribute of `e`, unescaped.
+fn xml_base(e: &BytesStart<'_>) -> Option<String> {
+    e.attributes().flatten().find_map(|a| {
+        (a.key.as_ref() == "xml:base")
+            .then(|| {
+                a.normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                    .ok()
+                    .map(|v| v.into_owned())
+            })
+            .flatten()
+    })
 }
 
 #[cfg(test)]
@@ -169,10 +240,77 @@ mod tests {
         assert!(cut);
     }
 
+    fn urls(body: &[u8]) -> Vec<String> {
+        feed_links(body, &u(), 100)
+            .0
+            .iter()
+            .map(|o| o.url.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn references_in_rss_links_are_resolved() {
+        // The tester's feed-amp.rss: `&amp;` and `&#38;` used to be dropped from the link text.
+        let rss = br#"<?xml version="1.0"?><rss version="2.0"><channel><item><link>http://a.org/f3/item.html?a=1&amp;b=2</link></item><item><link>http://a.org/f3/cat&amp;dog.html</link></item><item><link>http://a.org/f3/lt&lt;gt.html</link></item><item><link>http://a.org/f3/num&#38;ref.html</link></item><item><link>http://a.org/f3/hex&#x26;caf&#233;.html</link></item></channel></rss>"#;
+        assert_eq!(
+            urls(rss),
+            [
+                "http://a.org/f3/item.html?a=1&b=2",
+                "http://a.org/f3/cat&dog.html",
+                "http://a.org/f3/lt%3Cgt.html",
+                "http://a.org/f3/num&ref.html",
+                "http://a.org/f3/hex&caf%C3%A9.html"
+            ]
+        );
+    }
+
+    #[test]
+    fn atom_xml_base_is_honoured() {
+        // The tester's feed.atom: xml:base on the feed; nested and relative ones on entries and links.
+        let atom = br#"<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom" xml:base="http://b.org/atombase/"><link rel="self" href="http://a.org/feed.atom"/>
+<entry><link rel="alternate" type="text/html" href="relative-entry.html"/></entry>
+<entry xml:base="sub/"><link href="e2.html"/><link xml:base="/root/" rel="enclosure" href="e2.mp3"/></entry>
+<entry><link href="after.html"/></entry></feed>
+<feed><link href="outside.html"/></feed>"#;
+        assert_eq!(
+            urls(atom),
+            [
+                "http://b.org/atombase/relative-entry.html",
+                "http://b.org/atombase/sub/e2.html",
+                "http://b.org/root/e2.mp3",
+                "http://b.org/atombase/after.html",
+                "http://a.org/outside.html"
+            ]
+        );
+        let rss = br#"<rss xml:base="http://b.org/r/"><channel><item><link>item.html</link></item></channel></rss>"#;
+        assert_eq!(urls(rss), ["http://b.org/r/item.html"]);
+    }
+
+    #[test]
+    fn a_feed_that_breaks_off_is_truncated() {
+        let cut =
+            br#"<rss><channel><item><link>http://a.org/1</link></item><item><link>http://a.org/2"#;
+        let (links, truncated) = feed_links(cut, &u(), 100);
+        assert_eq!(links.len(), 1);
+        assert!(truncated);
+        let whole = br#"<rss><channel><item><link>http://a.org/1</link></item></channel></rss>"#;
+        assert!(!feed_links(whole, &u(), 100).1);
+    }
+
     proptest! {
         #[test]
         fn any_bytes_read_or_stop_cleanly(body in proptest::collection::vec(any::<u8>(), 0..400)) {
             let (links, _) = feed_links(&body, &u(), 10);
+            prop_assert!(links.len() <= 10);
+        }
+
+        #[test]
+        fn feed_like_xml_reads_cleanly(parts in proptest::collection::vec(proptest::sample::select(vec![
+            "<feed xml:base=\"http://b.org/x/\">", "</feed>", "<entry xml:base=\"y/\">", "<entry xml:base=\"::\">",
+            "<entry>", "</entry>", "<link href=\"a.html\"/>", "<link xml:base=\"/z/\" href=\"b\"/>", "<link>",
+            "</link>", "item.html", "&amp;", "&#38;", "&#0;", "&e;", "<![CDATA[c]]>",
+        ]), 0..40)) {
+            let (links, _) = feed_links(parts.concat().as_bytes(), &u(), 10);
             prop_assert!(links.len() <= 10);
         }
     }

@@ -34,6 +34,7 @@ pub mod pdf;
 pub mod sitemap;
 pub mod speculative;
 mod text_urls;
+mod xml;
 
 pub use self::css::extract_css;
 pub use self::document::DocumentLinks;

@@ -5,11 +5,12 @@
 
 use std::io::Read;
 
-use quick_xml::{Reader, events::Event};
+use quick_xml::{NsReader, events::Event, name::ResolveResult};
 use url::Url;
 
 use super::Outlink;
 use crate::hop::Hop;
+use crate::xml::{self, Depth, resolve_ref};
 
 /// The most URLs one sitemap file may list (sitemaps.org).
 pub const MAX_URLS: usize = 50_000;
@@ -25,12 +26,24 @@ pub struct SitemapLinks {
     pub truncated: bool,
 }
 
-/// Whether `body` (of a URI reached through a sitemap hop) is a sitemap rather than a page.
+/// How far into a document [`looks_like_sitemap`] looks for the root element past the prolog: room for long
+/// generator comments and stylesheet instructions, small enough to be cheap on every page a sitemap lists.
+const SNIFF_BYTES: usize = 64 * 1024;
+
+/// Whether `body` (of a URI reached through a sitemap hop) is a sitemap rather than a page: gzip data, XML whose
+/// root (past its prolog, UTF-16 too) is `<urlset>` or `<sitemapindex>`, or plain text with URLs.
 pub fn looks_like_sitemap(mime: &str, body: &[u8]) -> bool {
-    let head: Vec<u8> = body.iter().take(512).map(u8::to_ascii_lowercase).collect();
+    if body.starts_with(&[0x1f, 0x8b]) {
+        return true;
+    }
+    let start = xml::utf8(&body[..body.len().min(SNIFF_BYTES)]);
+    if let Some(root) = xml::root_name(&start, SNIFF_BYTES) {
+        return root == "urlset" || root == "sitemapindex";
+    }
+    // Not well-formed up to its root (text before it, say): the tags near the start tell.
+    let head: Vec<u8> = start.iter().take(512).map(u8::to_ascii_lowercase).collect();
     let has = |needle: &[u8]| head.windows(needle.len()).any(|w| w == needle);
-    body.starts_with(&[0x1f, 0x8b])
-        || has(b"<urlset")
+    has(b"<urlset")
         || has(b"<sitemapindex")
         || (mime.eq_ignore_ascii_case("text/plain") && has(b"http"))
 }
@@ -52,6 +65,8 @@ pub fn sitemap_links(body: &[u8], doc_url: &Url) -> SitemapLinks {
         }
         body[..body.len().min(MAX_BYTES as usize)].into()
     };
+    // A UTF-16 sitemap (the protocol asks for UTF-8, some generators write UTF-16) is read decoded.
+    let plain = xml::utf8(&plain);
     let mut links = if plain.iter().take(512).any(|&b| b == b'<') {
         xml_locs(&plain, doc_url)
     } else {
@@ -65,6 +80,10 @@ fn push(out: &mut SitemapLinks, text: &str, lastmod: Option<i64>, doc_url: &Url)
     if out.outlinks.len() >= MAX_URLS {
         out.truncated = true;
         return false;
+    }
+    // An empty `<loc>` (or one that was only a DTD's entity, never expanded) names nothing, not the sitemap.
+    if text.trim().is_empty() {
+        return true;
     }
     if let Ok(url) = doc_url.join(text.trim()) {
         let mut url = url;
@@ -114,85 +133,157 @@ enum Field {
     Lastmod,
 }
 
-/// `<loc>` texts of XML sitemaps and sitemap indexes, each with its entry's `<lastmod>`.
-fn xml_locs(xml: &[u8], doc_url: &Url) -> SitemapLinks {
-    let mut out = SitemapLinks::default();
-    let mut reader = Reader::from_reader(xml);
-    reader.config_mut().trim_text(true);
-    let mut buf = Vec::new();
-    let mut field = None;
-    let mut text = String::new();
-    // The `<url>` or `<sitemap>` entry being read: its loc and lastmod, in either order.
-    let mut in_entry = false;
-    let mut loc: Option<String> = None;
-    let mut lastmod = None;
-    fn is(name: &str, want: &str) -> bool {
-        name.eq_ignore_ascii_case(want)
+/// The namespace an element's name is in, kept past the event that named it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Ns {
+    None,
+    Uri(String),
+    /// A prefix no `xmlns:` declared.
+    Undeclared(String),
+}
+
+impl From<ResolveResult<'_>> for Ns {
+    fn from(r: ResolveResult<'_>) -> Self {
+        match r {
+            ResolveResult::Unbound => Ns::None,
+            ResolveResult::Bound(ns) => Ns::Uri(ns.into_inner().to_owned()),
+            ResolveResult::Unknown(prefix) => Ns::Undeclared(prefix),
+        }
     }
+}
+
+/// The state of [`xml_locs`] between events.
+struct LocReader<'u> {
+    doc_url: &'u Url,
+    out: SitemapLinks,
+    /// The namespace of the first `urlset`, `sitemapindex`, `url` or `sitemap` (the protocol's, an older one, or
+    /// none; until one is seen, none): `url`, `sitemap`, `loc` and `lastmod` count only in it, so an extension's
+    /// element (`image:loc` of an image sitemap) is never taken for the entry's own.
+    ns: Option<Ns>,
+    field: Option<Field>,
+    /// The depth of the field's element: only its own text counts, not that of an element inside it.
+    field_depth: usize,
+    text: String,
+    /// Inside a `<url>` or `<sitemap>` entry, whose loc and lastmod come in either order.
+    in_entry: bool,
+    loc: Option<String>,
+    lastmod: Option<i64>,
+}
+
+impl LocReader<'_> {
+    /// Whether the element named `local` in `ns` is the protocol's `want`.
+    fn is(&self, ns: &Ns, local: &str, want: &str) -> bool {
+        self.ns.as_ref().unwrap_or(&Ns::None) == ns && local.eq_ignore_ascii_case(want)
+    }
+
+    /// Whether text at `depth` belongs to the field being read.
+    fn in_field(&self, depth: usize) -> bool {
+        self.field.is_some() && self.field_depth == depth
+    }
+
+    /// Handles a start tag (which makes the depth `depth`): an entry, or the loc or lastmod of one.
+    fn start(&mut self, ns: &Ns, local: &str, depth: usize) {
+        let protocol = ["urlset", "sitemapindex", "url", "sitemap"];
+        if self.ns.is_none() && protocol.iter().any(|p| local.eq_ignore_ascii_case(p)) {
+            self.ns = Some(ns.clone());
+        }
+        if self.is(ns, local, "url") || self.is(ns, local, "sitemap") {
+            self.in_entry = true;
+            self.loc = None;
+            self.lastmod = None;
+        } else if self.is(ns, local, "loc") {
+            self.field = Some(Field::Loc);
+            self.field_depth = depth;
+            self.text.clear();
+        } else if self.is(ns, local, "lastmod") {
+            self.field = Some(Field::Lastmod);
+            self.field_depth = depth;
+            self.text.clear();
+        }
+    }
+
+    /// Handles an end tag; false once no more URLs may be taken.
+    fn end(&mut self, ns: &Ns, local: &str) -> bool {
+        if self.field == Some(Field::Loc) && self.is(ns, local, "loc") {
+            self.field = None;
+            if self.in_entry {
+                self.loc = Some(std::mem::take(&mut self.text));
+            } else {
+                // A `<loc>` outside any entry: taken as it comes.
+                return push(&mut self.out, &self.text, None, self.doc_url);
+            }
+        } else if self.field == Some(Field::Lastmod) && self.is(ns, local, "lastmod") {
+            self.field = None;
+            self.lastmod = w3c_datetime(&self.text);
+        } else if self.in_entry && (self.is(ns, local, "url") || self.is(ns, local, "sitemap")) {
+            self.in_entry = false;
+            if let Some(loc) = self.loc.take() {
+                return push(&mut self.out, &loc, self.lastmod, self.doc_url);
+            }
+        }
+        true
+    }
+}
+
+/// `<loc>` texts of XML sitemaps and sitemap indexes, each with its entry's `<lastmod>`. A document that ends
+/// inside its root element (cut off) keeps the URLs read and is marked truncated, as one that breaks is.
+fn xml_locs(xml: &[u8], doc_url: &Url) -> SitemapLinks {
+    let mut reader = NsReader::from_reader(xml);
+    reader.config_mut().trim_text(true);
+    let mut state = LocReader {
+        doc_url,
+        out: SitemapLinks::default(),
+        ns: None,
+        field: None,
+        field_depth: 0,
+        text: String::new(),
+        in_entry: false,
+        loc: None,
+        lastmod: None,
+    };
+    let mut depth = Depth::default();
+    let mut buf = Vec::new();
     loop {
-        match reader.read_event_into(&mut buf) {
-            Ok(Event::Start(e)) => {
-                let name = e.local_name().into_inner();
-                if is(name, "url") || is(name, "sitemap") {
-                    in_entry = true;
-                    loc = None;
-                    lastmod = None;
-                } else if is(name, "loc") {
-                    field = Some(Field::Loc);
-                    text.clear();
-                } else if is(name, "lastmod") {
-                    field = Some(Field::Lastmod);
-                    text.clear();
-                }
-            }
-            Ok(Event::Text(t)) if field.is_some() => {
-                text.push_str(t.as_ref());
-            }
-            Ok(Event::GeneralRef(r)) if field.is_some() => {
-                // The five XML entities; anything else (a DTD's) is not expanded.
-                let name = r.into_inner().into_owned();
-                text.push_str(match name.as_str() {
-                    "amp" => "&",
-                    "lt" => "<",
-                    "gt" => ">",
-                    "quot" => "\"",
-                    "apos" => "'",
-                    _ => "",
-                });
-            }
-            Ok(Event::CData(t)) if field.is_some() => text.push_str(&t.into_inner()),
-            Ok(Event::End(e)) => {
-                let name = e.local_name().into_inner();
-                if field == Some(Field::Loc) && is(name, "loc") {
-                    field = None;
-                    if in_entry {
-                        loc = Some(std::mem::take(&mut text));
-                    } else if !push(&mut out, &text, None, doc_url) {
-                        // A `<loc>` outside any entry: taken as it comes.
-                        break;
-                    }
-                } else if field == Some(Field::Lastmod) && is(name, "lastmod") {
-                    field = None;
-                    lastmod = w3c_datetime(&text);
-                } else if in_entry && (is(name, "url") || is(name, "sitemap")) {
-                    in_entry = false;
-                    if let Some(loc) = loc.take()
-                        && !push(&mut out, &loc, lastmod, doc_url)
-                    {
-                        break;
-                    }
-                }
-            }
-            Ok(Event::Eof) => break,
+        let (ns, event) = match reader.read_resolved_event_into(&mut buf) {
+            Ok((ns, event)) => (Ns::from(ns), event),
             Err(_) => {
-                out.truncated = true;
+                state.out.truncated = true;
                 break;
             }
-            _ => {}
+        };
+        depth.see(&event);
+        let in_field = state.in_field(depth.open());
+        let more = match event {
+            Event::Start(e) => {
+                state.start(&ns, e.local_name().as_ref(), depth.open());
+                true
+            }
+            Event::End(e) => state.end(&ns, e.local_name().as_ref()),
+            Event::Text(t) if in_field => {
+                state.text.push_str(t.as_ref());
+                true
+            }
+            // The five XML entities and character references; a DTD's entity is not expanded.
+            Event::GeneralRef(r) if in_field => {
+                state.text.extend(resolve_ref(&r));
+                true
+            }
+            Event::CData(t) if in_field => {
+                state.text.push_str(&t.into_inner());
+                true
+            }
+            Event::Eof => {
+                state.out.truncated |= depth.open() > 0;
+                break;
+            }
+            _ => true,
+        };
+        if !more {
+            break;
         }
         buf.clear();
     }
-    out
+    state.out
 }
 
 /// Text sitemaps: one absolute URL a line.
@@ -305,11 +396,131 @@ mod tests {
         assert!(sitemap_links(&gz.finish().unwrap(), &u()).truncated);
     }
 
+    #[test]
+    fn an_image_loc_never_replaces_the_page() {
+        // The tester's sm-stylesheet.xml (a Yoast-style image sitemap): the page is the entry's URL, the
+        // image extension's loc is not followed.
+        let xml = br#"<?xml version="1.0" encoding="UTF-8"?><?xml-stylesheet type="text/xsl" href="//a.org/main-sitemap.xsl"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"
+ xmlns:video="http://www.google.com/schemas/sitemap-video/1.1"><url><loc>http://a.org/s2/styled-page.html</loc><image:image><image:loc>http://a.org/s2/image.jpg</image:loc></image:image>
+ <video:video><video:content_loc>http://a.org/v.mp4</video:content_loc><video:player_loc>http://a.org/p</video:player_loc></video:video></url>
+ <url><image:image><image:loc>http://a.org/only-image.jpg</image:loc></image:image><loc>http://a.org/after.html</loc></url></urlset>"#;
+        let l = sitemap_links(xml, &u());
+        assert_eq!(
+            urls(&l),
+            [
+                "http://a.org/s2/styled-page.html",
+                "http://a.org/after.html"
+            ]
+        );
+        assert!(!l.truncated);
+        // The protocol's namespace under a prefix, and an older namespace as the default, still count.
+        let prefixed = br#"<sm:urlset xmlns:sm="http://www.sitemaps.org/schemas/sitemap/0.9"><sm:url><sm:loc>http://a.org/p</sm:loc></sm:url></sm:urlset>"#;
+        assert_eq!(urls(&sitemap_links(prefixed, &u())), ["http://a.org/p"]);
+        let old = br#"<urlset xmlns="http://www.google.com/schemas/sitemap/0.84"><url><loc>http://a.org/o</loc></url></urlset>"#;
+        assert_eq!(urls(&sitemap_links(old, &u())), ["http://a.org/o"]);
+    }
+
+    #[test]
+    fn character_references_in_loc() {
+        // The tester's sm-numref.xml: numeric references used to vanish.
+        let xml = br#"<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>http://a.org/s4/q.html?a=1&#38;b=2</loc></url><url><loc>http://a.org/s4/hex&#x26;x.html</loc></url><url><loc>http://a.org/s4/caf&#233;.html</loc></url></urlset>"#;
+        assert_eq!(
+            urls(&sitemap_links(xml, &u())),
+            [
+                "http://a.org/s4/q.html?a=1&b=2",
+                "http://a.org/s4/hex&x.html",
+                "http://a.org/s4/caf%C3%A9.html"
+            ]
+        );
+    }
+
+    #[test]
+    fn xml_that_breaks_off_is_truncated() {
+        // The tester's sm-broken.xml: the end of file inside <urlset> used to read as a complete sitemap.
+        let xml = br#"<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>http://a.org/sm/broken-1.html</loc></url><url><loc>http://a.org/sm/broken-2.html</loc></url><url><loc>http://a.org/sm/bro"#;
+        let l = sitemap_links(xml, &u());
+        assert_eq!(
+            urls(&l),
+            [
+                "http://a.org/sm/broken-1.html",
+                "http://a.org/sm/broken-2.html"
+            ]
+        );
+        assert!(l.truncated);
+        let cut_after_an_entry = br#"<urlset><url><loc>http://a.org/1</loc></url>"#;
+        assert!(sitemap_links(cut_after_an_entry, &u()).truncated);
+        let whole = br#"<urlset><url><loc>http://a.org/1</loc></url></urlset>"#;
+        assert!(!sitemap_links(whole, &u()).truncated);
+    }
+
+    #[test]
+    fn a_long_prolog_is_looked_past() {
+        // The tester's sm-longprolog.xml: an 800-byte generator comment before <urlset>.
+        let comment = "Generated by SomeSitemapPlugin. ".repeat(25);
+        let xml = format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- {comment} -->\n\
+             <?xml-stylesheet type=\"text/xsl\" href=\"/s.xsl\"?>\n\
+             <urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"><url><loc>http://a.org/s2/longprolog-page.html</loc></url></urlset>"
+        );
+        assert!(looks_like_sitemap("text/xml", xml.as_bytes()));
+        assert_eq!(
+            urls(&sitemap_links(xml.as_bytes(), &u())),
+            ["http://a.org/s2/longprolog-page.html"]
+        );
+        let html = format!("<!DOCTYPE html><!-- {comment} --><html><body>hi</body></html>");
+        assert!(!looks_like_sitemap("text/html", html.as_bytes()));
+        // A prolog past the bound is not read through.
+        let huge = format!("<!-- {} --><urlset>", "x".repeat(SNIFF_BYTES));
+        assert!(!looks_like_sitemap("text/xml", huge.as_bytes()));
+    }
+
+    #[test]
+    fn utf16_sitemaps_are_decoded() {
+        // The tester's sm-utf16.xml: UTF-16LE with a byte order mark; big-endian too.
+        let text = r#"<?xml version="1.0" encoding="UTF-16"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>http://a.org/sm/utf16-page.html</loc></url></urlset>"#;
+        let le: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain(text.encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        let be: Vec<u8> = [0xFE, 0xFF]
+            .into_iter()
+            .chain(text.encode_utf16().flat_map(u16::to_be_bytes))
+            .collect();
+        for body in [le, be] {
+            assert!(looks_like_sitemap("application/xml", &body));
+            let l = sitemap_links(&body, &u());
+            assert_eq!(urls(&l), ["http://a.org/sm/utf16-page.html"]);
+            assert!(!l.truncated);
+        }
+    }
+
     proptest! {
         #[test]
         fn any_bytes_read_or_stop_cleanly(body in proptest::collection::vec(any::<u8>(), 0..400)) {
             let l = sitemap_links(&body, &u());
             prop_assert!(l.outlinks.len() <= MAX_URLS);
+        }
+
+        #[test]
+        fn sitemap_like_xml_reads_cleanly(
+            parts in proptest::collection::vec(proptest::sample::select(vec![
+                "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\" xmlns:image=\"i\">", "</urlset>",
+                "<url>", "</url>", "<loc>", "</loc>", "<image:loc>http://a.org/image.jpg</image:loc>", "<lastmod>2026</lastmod>",
+                "http://a.org/x", "&amp;", "&#38;", "&#x26;", "&#0;", "&e;", "<!-- c -->", "<?pi x?>",
+                "\u{FEFF}", "\0",
+            ]), 0..40),
+            utf16 in any::<bool>(),
+        ) {
+            let text = parts.concat();
+            let body: Vec<u8> = if utf16 {
+                [0xFF, 0xFE].into_iter().chain(text.encode_utf16().flat_map(u16::to_le_bytes)).collect()
+            } else {
+                text.into_bytes()
+            };
+            let _ = looks_like_sitemap("application/xml", &body);
+            let l = sitemap_links(&body, &u());
+            prop_assert!(l.outlinks.iter().all(|o| !o.url.path().contains("image")));
         }
     }
 }

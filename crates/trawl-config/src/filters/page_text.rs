@@ -16,9 +16,10 @@ pub fn page_text(html: &[u8], limit: usize) -> (String, HtmlMeta) {
     let title = Rc::new(RefCell::new(String::new()));
     let meta = Rc::new(RefCell::new(HtmlMeta::default()));
     let (b, t, m) = (body.clone(), title.clone(), meta.clone());
-    // Set while a chunk belongs to <script> or <style>: their text is code, not page text.
+    // Set while a chunk belongs to <script> or <style>: their text is code, not page text. Set and cleared
+    // around each such chunk, so a chunk the body handler never sees (script or style in `<head>`) leaves it clear.
     let skipping = Rc::new(Cell::new(false));
-    let (skip_start, skip_text) = (skipping.clone(), skipping.clone());
+    let (skip_start, skip_text, skip_end) = (skipping.clone(), skipping.clone(), skipping.clone());
     let mut rewriter = HtmlRewriter::new(
         Settings {
             element_content_handlers: vec![
@@ -48,7 +49,7 @@ pub fn page_text(html: &[u8], limit: usize) -> (String, HtmlMeta) {
                 }),
                 text!("body", move |chunk| {
                     let mut body = b.borrow_mut();
-                    if skip_text.replace(false) {
+                    if skip_text.get() {
                         return Ok(());
                     }
                     if body.len() < limit {
@@ -57,6 +58,11 @@ pub fn page_text(html: &[u8], limit: usize) -> (String, HtmlMeta) {
                             body.push(' ');
                         }
                     }
+                    Ok(())
+                }),
+                // Registered after the body handler: the chunk of script or style text is done with.
+                text!("script, style", move |_| {
+                    skip_end.set(false);
                     Ok(())
                 }),
             ],
@@ -95,5 +101,16 @@ mod tests {
         assert_eq!(meta.description.as_deref(), Some("d"));
         let (short, _) = page_text(b"<body>aaaaaaaaaa bbbbbbbbbb</body>", 5);
         assert!(short.len() < 30);
+    }
+
+    #[test]
+    fn head_script_and_style_do_not_hide_the_first_body_text() {
+        // The tester's headstyle.html: the style's text in <head> used to leave the skip flag set, which then
+        // swallowed the body's first text (`SECRETWORD first`).
+        let html = b"<html><head><style>p{color:red}</style><script>var x=1</script></head>\
+                     <body><p>SECRETWORD first</p><a href=\"/headstyle-link.html\">x</a></body></html>";
+        let (text, _) = page_text(html, 1 << 20);
+        assert!(text.contains("SECRETWORD first"), "{text}");
+        assert!(!text.contains("color") && !text.contains("var x"), "{text}");
     }
 }

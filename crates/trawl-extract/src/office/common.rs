@@ -194,18 +194,7 @@ pub(crate) fn xml_text(
                 }
             }
             Ok(Event::GeneralRef(r)) => {
-                let c = match r.resolve_char_ref() {
-                    Ok(Some(c)) => Some(c),
-                    _ => match r.as_ref() {
-                        "amp" => Some('&'),
-                        "lt" => Some('<'),
-                        "gt" => Some('>'),
-                        "quot" => Some('"'),
-                        "apos" => Some('\''),
-                        _ => None,
-                    },
-                };
-                if let Some(c) = c {
+                if let Some(c) = crate::xml::resolve_ref(&r) {
                     out.text.push(c);
                     if in_field {
                         out.fields.push(c);
