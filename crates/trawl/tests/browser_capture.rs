@@ -270,7 +270,7 @@ fn route(path: &str, outside: &str) -> Vec<u8> {
             "200 OK",
             html,
             b"<html><body><a href=\"/stall\">stall</a> <a href=\"/nofollow\">nofollow</a> \
-              <a href=\"/filtered\">filtered</a></body></html>",
+              <a href=\"/filtered\">filtered</a> <img src=\"/private/pic.png\"></body></html>",
         ),
         "/stall" => response("200 OK", html, &script_link_page("stall", "<img src=\"/stall.png\">")),
         "/nofollow" => response(
@@ -856,7 +856,8 @@ fn a_crawl_that_cannot_start_can_be_run_again() {
 /// What a page's scripts add is kept when the page never finishes loading (an image that never comes) and
 /// the operator's `behaviors_file` never settles: the page is cut at its budget (`browser:timeout`) with its
 /// links and screenshot. A page that says `nofollow` gives no rendered link, and one a text filter keeps
-/// out of the archive is not rendered at all (nothing it loads is archived).
+/// out of the archive is not rendered at all (nothing it loads is archived). A sub-resource robots.txt refuses
+/// has one crawl.log line, though the browser asked for it and the page's HTML names it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_cut_at_its_budget_keeps_its_links_and_gated_pages_give_none() {
     if chromium().is_none() {
@@ -916,4 +917,8 @@ async fn a_page_cut_at_its_budget_keeps_its_links_and_gated_pages_give_none() {
     assert!(!logged("/filtered-js-link") && !logged("/img/filtered.png"));
     assert!(!screenshot("/filtered"));
     assert!(!seen.lock().unwrap().asked.contains_key("/img/filtered.png"));
+    // An image robots.txt refuses, which the browser asked for and the page's HTML names: one line.
+    let private = format!("http://{addr}/private/pic.png");
+    let lines: Vec<_> = log.iter().filter(|l| l.uri == private).collect();
+    assert!(lines.len() == 1 && lines[0].status == -9998, "{lines:?}");
 }
