@@ -488,7 +488,7 @@ mod tests {
             ("not an address", (|r| { r.set("WARC-IP-Address", "999.0.0.1"); }),
                 "WARC-IP-Address \"999.0.0.1\" is not an IPv4 or IPv6 address".into()),
             // The block's digest is shown as the header writes its own: algorithm and encoding.
-            ("bad sha256 digest", (|r| { r.set("WARC-Block-Digest", &format!("sha256:{}", data_encoding::HEXLOWER.encode(&sha2::Sha256::digest(b"x")))); }),
+            ("bad sha256 digest", (|r| { r.set("WARC-Block-Digest", format!("sha256:{}", data_encoding::HEXLOWER.encode(&sha2::Sha256::digest(b"x")))); }),
                 format!("WARC-Block-Digest mismatch: header says sha256:{}, block is sha256:{}",
                     data_encoding::HEXLOWER.encode(&sha2::Sha256::digest(b"x")), data_encoding::HEXLOWER.encode(&sha2::Sha256::digest(RESPONSE)))),
         ];
