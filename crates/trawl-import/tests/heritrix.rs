@@ -95,8 +95,9 @@ fn heritrix_default_profile() {
     assert_eq!(scope[5]["decision"].as_str(), Some("reject"));
     // What the profile asks and trawl cannot do is said, with the line.
     assert!(noted(&import, 40, "placeholder"), "{:#?}", import.notes);
-    assert!(noted(&import, 296, "sitemaps"));
-    assert!(noted(&import, 313, "scripts"));
+    // What trawl does its own way is said so, with its setting.
+    assert!(noted(&import, 296, "trawl reads sitemaps itself (extract.sitemaps"));
+    assert!(noted(&import, 313, "links in scripts itself"));
     // The placeholder seed is left out, with a warning.
     assert!(noted(
         &import,
@@ -244,8 +245,8 @@ fn single_site_with_regex_rules_and_credentials() {
     );
     let write = rules(&t, "decide.before_write");
     assert_eq!(write[1]["statuses"].as_array().unwrap().len(), 2);
-    // Credentials are reported, their password never shown.
-    assert!(noted(&import, 341, "no credentials"));
+    // Credentials are reported with where they go in trawl, their password never shown.
+    assert!(noted(&import, 341, "[[credentials]] table"));
     assert!(!import.toml.contains("not-a-real-password"));
     assert!(
         !import
@@ -542,4 +543,31 @@ fn processors_trawl_does_not_run_are_listed_not_fatal() {
         matches!(e, ImportError::NotCarriedOver { line, .. } if line == writer),
         "{e}"
     );
+}
+
+/// A cxml in the encoding its declaration names is read as Spring reads it; a byte that is not text in it is
+/// named by line and column.
+#[test]
+fn cxml_encodings() {
+    use trawl_import::heritrix::{ImportError, decode};
+    let latin1 = b"<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<beans>caf\xe9</beans>";
+    assert!(decode(latin1).unwrap().contains("caf\u{e9}"));
+    let bom = b"\xef\xbb\xbf<?xml version='1.0'?><beans/>";
+    assert_eq!(decode(bom).unwrap(), "<?xml version='1.0'?><beans/>");
+    let bad = b"<?xml version=\"1.0\"?>\n<beans>\n  caf\xe9</beans>";
+    match decode(bad) {
+        Err(ImportError::Encoding { line, column, .. }) => assert_eq!((line, column), (3, 6)),
+        other => panic!("{other:?}"),
+    }
+}
+
+proptest::proptest! {
+    /// Any bytes: text or a named error, never a panic.
+    #[test]
+    fn decoding_never_panics(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300)) {
+        let mut doc = b"<?xml version=\"1.0\" encoding=\"".to_vec();
+        doc.extend_from_slice(&bytes);
+        let _ = trawl_import::heritrix::decode(&doc);
+        let _ = trawl_import::heritrix::decode(&bytes);
+    }
 }

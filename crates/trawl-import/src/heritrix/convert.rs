@@ -119,8 +119,8 @@ pub(crate) fn convert(beans: &Beans, base: &Path) -> Profile {
                 props.note_one(
                     &mut profile,
                     "credentialStore",
-                    "trawl has no credentials yet: pages behind a login are fetched without one",
-                    None,
+                    CREDENTIALS,
+                    Some("credentials"),
                 );
                 props.map_rest(&mut profile);
             }
@@ -700,26 +700,37 @@ fn launch_id(path: &str, line: usize, subject: &str, profile: &mut Profile) {
     }
 }
 
-/// Beans without a trawl counterpart: the ones that do something are reported whole; plumbing only when a
-/// property is set.
+/// Heritrix's credentials, which are not carried over: what to write instead.
+const CREDENTIALS: &str = "Heritrix's credentials are not carried over: write each as a [[credentials]] table \
+     (kind \"basic\", \"digest\" or \"form\", docs/access.md), its password through password_env or password_file";
+
+/// Beans without a trawl counterpart: the ones that do something are reported whole (with what trawl does
+/// instead, where it does it its own way); plumbing only when a property is set.
 fn other_bean(b: &Bean, class: &str, subject: String, profile: &mut Profile) {
     let what = match class {
-        "ExtractorJS" => Some("trawl finds no links in scripts yet"),
-        "ExtractorSitemap" => Some("trawl reads no sitemaps yet"),
+        "ExtractorJS" => Some(
+            "trawl finds links in scripts itself, as guesses (X hops, extract.speculative, on by default)",
+        ),
+        "ExtractorSitemap" => {
+            Some("trawl reads sitemaps itself (extract.sitemaps, on by default)")
+        }
         "ExtractorSWF" => Some("trawl reads no Flash files"),
-        "ExtractorPDF" => Some("trawl finds no links in PDFs yet"),
+        "ExtractorPDF" => Some(
+            "trawl finds links in PDFs itself (up to extract.pdf_max_bytes), and in office documents",
+        ),
         "ExtractorXML" | "ExtractorImpliedURI" | "ExtractorURI" | "ExtractorMultipleRegex" => {
             Some("trawl has no such extractor")
         }
         "CredentialStore" | "HttpAuthenticationCredential" | "HtmlFormCredential" => {
-            Some("trawl has no credentials yet: pages behind a login are fetched without one")
+            Some(CREDENTIALS)
         }
         "QuotaEnforcer" => Some("trawl caps URIs per host only"),
-        "BrowserProcessor" => Some("trawl does not drive a browser"),
+        "BrowserProcessor" => Some(
+            "trawl drives a headless Chromium of its own (browser.mode; docs/browser.md), not Heritrix's",
+        ),
         "ReschedulingProcessor" => Some("trawl revisits only watchable URL classes"),
-        "FetchWhois" | "FetchFTP" | "FetchSFTP" | "FetchHTTP2" => {
-            Some("trawl fetches HTTP/1.1 only")
-        }
+        "FetchHTTP2" => Some("trawl speaks HTTP/2 itself when a server offers it over TLS (fetch.http2)"),
+        "FetchWhois" | "FetchFTP" | "FetchSFTP" => Some("trawl fetches HTTP and HTTPS only"),
         "ARCWriterProcessor" => Some("trawl writes WARC files only, never ARC"),
         "FirstNamedRobotsPolicy" | "MostFavoredRobotsPolicy" | "CustomRobotsPolicy" => {
             Some("trawl obeys robots.txt for its own product token, or ignores it")

@@ -62,6 +62,19 @@ pub enum ImportError {
         /// What it did and where it was.
         what: String,
     },
+    /// Bytes that are not text in the encoding the file declares (UTF-8 when it declares none).
+    #[error(
+        "line {line}, column {column}: a byte that is not {encoding} text (the encoding the XML declaration \
+         names, UTF-8 if none): save the file as UTF-8, or declare its encoding"
+    )]
+    Encoding {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column (in bytes).
+        column: usize,
+        /// The encoding read.
+        encoding: String,
+    },
     /// A `PropertyOverrideConfigurer` key that Spring would refuse too.
     #[error("line {line}: override {key:?}: {why}")]
     BadOverride {
@@ -81,6 +94,45 @@ pub struct Import {
     pub toml: String,
     /// What trawl cannot honour, in line order.
     pub notes: Vec<Note>,
+}
+
+/// The text of a crawler-beans.cxml's bytes, in the encoding its XML declaration names (`ISO-8859-1`,
+/// `windows-1252`, `UTF-16` ...; Spring reads them all), else UTF-8 (a byte-order mark wins).
+pub fn decode(bytes: &[u8]) -> Result<String, ImportError> {
+    let declared = declared_encoding(bytes)
+        .and_then(|label| encoding_rs::Encoding::for_label(label.as_bytes()))
+        .unwrap_or(encoding_rs::UTF_8);
+    let (encoding, bom) = encoding_rs::Encoding::for_bom(bytes).unwrap_or((declared, 0));
+    let body = &bytes[bom..];
+    match encoding.decode_without_bom_handling_and_without_replacement(body) {
+        Some(text) => Ok(text.into_owned()),
+        None => {
+            // Where decoding stops: the first byte UTF-8 refuses, for the usual case; else the start.
+            let at = std::str::from_utf8(body).err().map_or(0, |e| e.valid_up_to());
+            let before = &body[..at];
+            let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+            let column = at - before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) + 1;
+            Err(ImportError::Encoding {
+                line,
+                column,
+                encoding: encoding.name().to_owned(),
+            })
+        }
+    }
+}
+
+/// The `encoding` of an XML declaration at the start of `bytes` (ASCII-compatible encodings only: UTF-16
+/// is told by its byte-order mark).
+fn declared_encoding(bytes: &[u8]) -> Option<String> {
+    let head = &bytes[..bytes.len().min(200)];
+    let end = head.windows(2).position(|w| w == b"?>")?;
+    let decl = std::str::from_utf8(&head[..end]).ok()?;
+    let decl = decl.trim_start_matches('\u{feff}').strip_prefix("<?xml")?;
+    let rest = &decl[decl.find("encoding")? + "encoding".len()..];
+    let rest = rest.trim_start().strip_prefix('=')?.trim_start();
+    let quote = rest.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+    let value = &rest[1..];
+    Some(value[..value.find(quote)?].to_owned())
 }
 
 /// Imports the crawler-beans.cxml `text`; `origin` names it in the output's header, and its folder (Heritrix's

@@ -244,9 +244,12 @@ fn special(class: &str, property: &str, text: &str) -> Option<Mapped> {
             Some(true) => Some(Mapped::Same("trawl speaks HTTP/1.1")),
             _ => note("trawl speaks HTTP/1.1, not HTTP/1.0", None),
         },
+        // Heritrix keeps cookies unless told not to; so does trawl (`fetch.cookies = "job"`, one jar).
         ("FetchHTTP", "ignoreCookies") => match parse_bool(text) {
-            Some(true) => Some(Mapped::Same("trawl keeps no cookies yet")),
-            _ => note("trawl keeps no cookies yet: none are stored or sent", None),
+            Some(true) => Some(Mapped::Set("fetch.cookies", toml::Value::String("off".into()))),
+            _ => Some(Mapped::Same(
+                "trawl keeps cookies in one jar for the job (fetch.cookies = \"job\")",
+            )),
         },
         ("FetchHTTP", "sendConnectionClose") => match parse_bool(text) {
             Some(false) => Some(Mapped::Same("trawl keeps connections alive")),

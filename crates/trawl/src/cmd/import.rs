@@ -13,8 +13,9 @@ pub(crate) fn heritrix(
     output: Option<&Path>,
     strict: bool,
 ) -> anyhow::Result<ExitCode> {
-    let text =
-        std::fs::read_to_string(cxml).with_context(|| format!("cannot read {}", cxml.display()))?;
+    let bytes = std::fs::read(cxml).with_context(|| format!("cannot read {}", cxml.display()))?;
+    let text = trawl_import::heritrix::decode(&bytes)
+        .with_context(|| format!("cannot read {}", cxml.display()))?;
     let import = if strict {
         trawl_import::heritrix::import_strict(&text, cxml)
     } else {
