@@ -96,7 +96,11 @@ fn heritrix_default_profile() {
     // What the profile asks and trawl cannot do is said, with the line.
     assert!(noted(&import, 40, "placeholder"), "{:#?}", import.notes);
     // What trawl does its own way is said so, with its setting.
-    assert!(noted(&import, 296, "trawl reads sitemaps itself (extract.sitemaps"));
+    assert!(noted(
+        &import,
+        296,
+        "trawl reads sitemaps itself (extract.sitemaps"
+    ));
     assert!(noted(&import, 313, "links in scripts itself"));
     // The placeholder seed is left out, with a warning.
     assert!(noted(

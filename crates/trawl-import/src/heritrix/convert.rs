@@ -711,9 +711,7 @@ fn other_bean(b: &Bean, class: &str, subject: String, profile: &mut Profile) {
         "ExtractorJS" => Some(
             "trawl finds links in scripts itself, as guesses (X hops, extract.speculative, on by default)",
         ),
-        "ExtractorSitemap" => {
-            Some("trawl reads sitemaps itself (extract.sitemaps, on by default)")
-        }
+        "ExtractorSitemap" => Some("trawl reads sitemaps itself (extract.sitemaps, on by default)"),
         "ExtractorSWF" => Some("trawl reads no Flash files"),
         "ExtractorPDF" => Some(
             "trawl finds links in PDFs itself (up to extract.pdf_max_bytes), and in office documents",
@@ -729,7 +727,9 @@ fn other_bean(b: &Bean, class: &str, subject: String, profile: &mut Profile) {
             "trawl drives a headless Chromium of its own (browser.mode; docs/browser.md), not Heritrix's",
         ),
         "ReschedulingProcessor" => Some("trawl revisits only watchable URL classes"),
-        "FetchHTTP2" => Some("trawl speaks HTTP/2 itself when a server offers it over TLS (fetch.http2)"),
+        "FetchHTTP2" => {
+            Some("trawl speaks HTTP/2 itself when a server offers it over TLS (fetch.http2)")
+        }
         "FetchWhois" | "FetchFTP" | "FetchSFTP" => Some("trawl fetches HTTP and HTTPS only"),
         "ARCWriterProcessor" => Some("trawl writes WARC files only, never ARC"),
         "FirstNamedRobotsPolicy" | "MostFavoredRobotsPolicy" | "CustomRobotsPolicy" => {

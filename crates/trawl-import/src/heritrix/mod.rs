@@ -108,10 +108,17 @@ pub fn decode(bytes: &[u8]) -> Result<String, ImportError> {
         Some(text) => Ok(text.into_owned()),
         None => {
             // Where decoding stops: the first byte UTF-8 refuses, for the usual case; else the start.
-            let at = std::str::from_utf8(body).err().map_or(0, |e| e.valid_up_to());
+            let at = std::str::from_utf8(body)
+                .err()
+                .map_or(0, |e| e.valid_up_to());
             let before = &body[..at];
             let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-            let column = at - before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) + 1;
+            let column = at
+                - before
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map_or(0, |i| i + 1)
+                + 1;
             Err(ImportError::Encoding {
                 line,
                 column,

@@ -246,7 +246,10 @@ fn special(class: &str, property: &str, text: &str) -> Option<Mapped> {
         },
         // Heritrix keeps cookies unless told not to; so does trawl (`fetch.cookies = "job"`, one jar).
         ("FetchHTTP", "ignoreCookies") => match parse_bool(text) {
-            Some(true) => Some(Mapped::Set("fetch.cookies", toml::Value::String("off".into()))),
+            Some(true) => Some(Mapped::Set(
+                "fetch.cookies",
+                toml::Value::String("off".into()),
+            )),
             _ => Some(Mapped::Same(
                 "trawl keeps cookies in one jar for the job (fetch.cookies = \"job\")",
             )),
