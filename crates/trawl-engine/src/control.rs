@@ -394,15 +394,9 @@ pub(crate) fn answer_file(command_path: &Path, reply: &Reply) {
     }
 }
 
-/// The PID of the process running the job's crawl, if one is running.
-pub fn running_pid(job_dir: &Path) -> Option<u32> {
-    let pid: u32 = std::fs::read_to_string(job_dir.join("state/crawl.pid"))
-        .ok()?
-        .trim()
-        .parse()
-        .ok()?;
-    Path::new(&format!("/proc/{pid}")).exists().then_some(pid)
-}
+/// The PID of the process running the job's crawl, if one is running (kept with the job, whose pid file it
+/// reads).
+pub use crate::job::running_pid;
 
 /// Sends `command` to the crawl running in `job_dir` through a command file and waits up to `wait` for the
 /// reply. `None` when the crawl ended before it took the command (its pid file went, and the file was taken

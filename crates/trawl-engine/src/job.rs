@@ -173,6 +173,16 @@ const ASIDE_SUFFIX: &str = ".tmp";
 /// write in progress touches it within milliseconds.
 const ASIDE_STALE: std::time::Duration = std::time::Duration::from_secs(60);
 
+/// The PID of the process running the job's crawl, if one is running: its pid file names a live process.
+pub fn running_pid(job_dir: &Path) -> Option<u32> {
+    let pid: u32 = std::fs::read_to_string(job_dir.join("state/crawl.pid"))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    Path::new(&format!("/proc/{pid}")).exists().then_some(pid)
+}
+
 /// Why a job's `warcs/` folder offers no WARC file to read, and what to do: it holds only files still open
 /// (a crawl writing them, or one that stopped abruptly and left them for `trawl resume` to repair), or
 /// nothing at all.
@@ -185,11 +195,7 @@ pub fn no_warcs_reason(warcs_dir: &Path) -> String {
     let job = warcs_dir.parent().unwrap_or(warcs_dir).display();
     if !open {
         "there is none, finished or being written (a crawl that archived nothing: its crawl.log says why)".into()
-    } else if warcs_dir
-        .parent()
-        .and_then(crate::control::running_pid)
-        .is_some()
-    {
+    } else if warcs_dir.parent().and_then(running_pid).is_some() {
         format!(
             "its WARC files are still being written (.open): wait for the crawl to end, or close them with a \
              checkpoint (`trawl ctl {job} checkpoint`)"

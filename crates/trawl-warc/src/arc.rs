@@ -178,7 +178,7 @@ pub(crate) fn warc_header(rec: &impl ArcRecord) -> Vec<(String, String)> {
             },
         );
         let payload = if is_http(&url) && !rec.block().is_empty() {
-            crate::cdxj::http_payload_digest(rec.block())
+            crate::cdxj::head::http_payload_digest(rec.block())
         } else {
             sha1_digest(rec.block())
         };

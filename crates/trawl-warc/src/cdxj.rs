@@ -10,7 +10,7 @@ use std::{
 
 use crate::{Error, reader, record};
 
-mod head;
+pub(crate) mod head;
 
 /// What one capture contributes to its index line; where it sits in its file is added by [`Capture::line`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,7 +77,7 @@ impl Capture {
         let digest = match get("WARC-Payload-Digest").filter(|d| !d.is_empty()) {
             Some(d) => Some(d.to_owned()),
             None if warc_type == "revisit" => None,
-            None if http => Some(http_payload_digest(block)),
+            None if http => Some(head::http_payload_digest(block)),
             None => Some(crate::digest::sha1_digest(block)),
         };
         Some(Capture {
@@ -134,13 +134,6 @@ fn target_uri(value: &str) -> String {
         .and_then(|v| v.strip_suffix('>'))
         .unwrap_or(value);
     bare.replace(' ', "%20")
-}
-
-/// The payload digest of the HTTP message `block`: of its entity body when its head parses, else of what
-/// follows the head as warcio reads it (nothing, when the head has no empty line).
-pub(crate) fn http_payload_digest(block: &[u8]) -> String {
-    crate::digest::payload_digest(block)
-        .unwrap_or_else(|| crate::digest::sha1_digest(&block[head::lenient_len(block)..]))
 }
 
 /// The media type of a Content-Type value as cdxj-indexer writes it: up to the first `;` or white space

@@ -124,6 +124,13 @@ pub(super) fn py_space(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
+/// The payload digest of the HTTP message `block`: of its entity body when its head parses, else of what
+/// follows the head as warcio reads it (nothing, when the head has no empty line).
+pub(crate) fn http_payload_digest(block: &[u8]) -> String {
+    crate::digest::payload_digest(block)
+        .unwrap_or_else(|| crate::digest::sha1_digest(&block[lenient_len(block)..]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
