@@ -85,7 +85,8 @@ pub struct Explanation {
     pub uniq_key: String,
     /// The CDX-form SURT of the canonical URL (IA `surt` defaults).
     pub surt: String,
-    /// The Heritrix-form SURT of the canonical URL.
+    /// The Heritrix-form SURT of the raw URL: what the scope's SURT prefixes are matched against (as in
+    /// Heritrix), so a scope decision can be read off it.
     pub surt_heritrix: String,
     /// The normalized key of the raw URL.
     pub norm: NormKey,
@@ -151,7 +152,7 @@ impl Identity {
             raw: raw.clone(),
             uniq_key: self.uniq_key(&canonical),
             surt: surt::cdx(&canonical, &SurtOptions::default()),
-            surt_heritrix: surt::heritrix(&canonical),
+            surt_heritrix: surt::heritrix(raw),
             norm: self.norm(raw),
             version_template: version::version_template(&canonical),
             canonical,
@@ -241,7 +242,8 @@ mod tests {
         );
         assert_eq!(e.uniq_key, "http://archive.org/goo/?a=1&a=2&b");
         assert_eq!(e.surt, "org,archive)/goo?a=1&a=2&b");
-        assert_eq!(e.surt_heritrix, "http://(org,archive,www,)/goo/?a=1&a=2&b");
+        // The raw URL's, as the scope sees it.
+        assert_eq!(e.surt_heritrix, "http://(org,archive,www,)/goo/?a=2&b&a=1");
         assert_eq!(e.norm.as_str(), "http://archive.org/goo?a=1&a=2&b");
         assert_eq!(norm_uuid(e.norm.as_str()), e.norm.uuid());
         assert_eq!(e.version_template, None);

@@ -75,7 +75,11 @@ pub enum Error {
         problem: String,
     },
     /// A record (or a decompressed gzip member) is larger than the reader's limit.
-    #[error("{}: record at offset {offset}: {len} bytes exceed the limit of {limit}", path.display())]
+    #[error(
+        "{}: record at offset {offset}: {len} bytes exceed the limit of {limit} that trawl's WARC tools read \
+         (a record is held whole in memory): the file may be sound; cdxj-indexer or warcio read such records",
+        path.display()
+    )]
     TooLarge {
         /// The file being read.
         path: PathBuf,
@@ -147,7 +151,10 @@ impl Error {
             } => format!("expected {expected}, found {found}"),
             Error::BadHeader { name, problem, .. } => format!("header {name}: {problem}"),
             Error::TooLarge { len, limit, .. } => {
-                format!("{len} bytes exceed the limit of {limit}")
+                format!(
+                    "{len} bytes exceed the limit of {limit} that trawl's WARC tools read (a record is held \
+                     whole in memory): the file may be sound; cdxj-indexer or warcio read such records"
+                )
             }
             Error::Gzip { source, .. } => format!("bad gzip member: {source}"),
             Error::Zstd { source, .. } => format!("bad zstd frame: {source}"),

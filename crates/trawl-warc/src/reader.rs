@@ -732,7 +732,9 @@ mod tests {
             ),
             (
                 b"filedesc://f.arc 0.0.0.0 20140216050221 text/plain 99999999999\n",
-                "t.warc: record at offset 0: 99999999999 bytes exceed the limit of 1073741824",
+                "t.warc: record at offset 0: 99999999999 bytes exceed the limit of 1073741824 that trawl's WARC \
+                 tools read (a record is held whole in memory): the file may be sound; cdxj-indexer or warcio \
+                 read such records",
             ),
         ];
         for (input, want) in cases {
