@@ -32,16 +32,7 @@ pub fn needs_rendering(html: &[u8]) -> Option<&'static str> {
         return None;
     }
     let visible = visible_text(html);
-    let has_root = APP_ROOTS.iter().any(|id| {
-        [b'"', b'\''].iter().any(|q| {
-            let mut pat = b"id=".to_vec();
-            pat.push(*q);
-            pat.extend_from_slice(id);
-            pat.push(*q);
-            memmem::find(html, &pat).is_some()
-        })
-    });
-    if has_root && visible < LITTLE_TEXT * 2 {
+    if has_app_root(html) && visible < LITTLE_TEXT * 2 {
         return Some("emptyRoot");
     }
     if ROUTE_LINKS.iter().any(|l| memmem::find(html, l).is_some()) {
@@ -52,6 +43,31 @@ pub fn needs_rendering(html: &[u8]) -> Option<&'static str> {
         return Some(if noscript { "noscript" } else { "littleText" });
     }
     None
+}
+
+/// Whether an element's id is one of the application roots: `id="root"`, `id='root'` or `id=root`, the
+/// attribute's name in any letter case (`data-id="root"` is not an id).
+fn has_app_root(html: &[u8]) -> bool {
+    memchr::memchr_iter(b'=', html).any(|at| {
+        let named_id = at >= 3
+            && html[at - 2..at].eq_ignore_ascii_case(b"id")
+            && html[at - 3].is_ascii_whitespace();
+        if !named_id {
+            return false;
+        }
+        let rest = &html[at + 1..];
+        let (quote, value) = match rest.first() {
+            Some(&q @ (b'"' | b'\'')) => (Some(q), &rest[1..]),
+            _ => (None, rest),
+        };
+        APP_ROOTS.iter().any(|id| {
+            value.starts_with(id)
+                && value.get(id.len()).is_some_and(|&end| match quote {
+                    Some(q) => end == q,
+                    None => end.is_ascii_whitespace() || end == b'>' || end == b'/',
+                })
+        })
+    })
 }
 
 /// Whether `html` holds `open` (`<script`, …) in any letter case: tag names are case-insensitive, and older
@@ -117,6 +133,22 @@ mod tests {
     #[test]
     fn script_tags_in_any_case_count() {
         // The tester's mixed.html: `<Script>` used to read as a page without scripts.
+        for root in [
+            r#"<div ID="root">"#,
+            "<div id=root>",
+            "<div\nid='app' class=x>",
+        ] {
+            let page = format!(
+                "<html><head><script src=\"/a.js\"></script></head><body>{root}</div></body></html>"
+            );
+            assert_eq!(
+                needs_rendering(page.as_bytes()),
+                Some("emptyRoot"),
+                "{root}"
+            );
+        }
+        let data_id = br#"<html><head><script src="/a.js"></script></head><body><div data-id="root"></div></body></html>"#;
+        assert_ne!(needs_rendering(data_id), Some("emptyRoot"));
         let mixed = br#"<!DOCTYPE html><html><head><Script src="/mixed.js"></Script></head><body><div id="root"></div></body></html>"#;
         assert_eq!(needs_rendering(mixed), Some("emptyRoot"));
         let thin = b"<html><body><sCrIpT>x()</sCrIpT><NoScript>Enable it</NoScript></body></html>";
