@@ -99,10 +99,13 @@ mod tests {
             return;
         }
         let dir = tempfile::tempdir().unwrap();
+        // The path is `sleep`'s own argv[0], so it stays on the command line: a shell given it as an
+        // argument may exec `sleep` and drop it (dash does), which made this test fail by chance.
         let spawn = |name: &str| {
-            std::process::Command::new("sh")
-                .args(["-c", "sleep 60"])
-                .arg(dir.path().join(name))
+            use std::os::unix::process::CommandExt;
+            std::process::Command::new("sleep")
+                .arg0(dir.path().join(name))
+                .arg("60")
                 .spawn()
                 .unwrap()
         };
