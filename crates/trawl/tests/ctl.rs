@@ -81,7 +81,8 @@ fn operate_a_running_crawl_then_a_stopped_one() {
     assert_eq!(code, 1, "{reply}");
 
     assert_eq!(ctl(&job, &["pause"]).0, 0);
-    std::thread::sleep(Duration::from_millis(800));
+    // URIs in flight finish first (`/slow` may take its whole timeout): counted only after that.
+    std::thread::sleep(Duration::from_millis(2500));
     let before = common::crawl_log(&job).len();
     std::thread::sleep(Duration::from_millis(800));
     assert_eq!(

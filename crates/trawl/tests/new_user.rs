@@ -94,7 +94,10 @@ fn sigterm_stops_a_crawl_as_ctrl_c_does_and_a_second_one_at_once() {
     // One SIGTERM: URIs in flight finish, archives close, the report is written, exit 0.
     let job = dir.path().join("clean");
     let child = trawl(&["crawl", "-c", &cfg, "--job", s(&job), &seed]);
-    std::thread::sleep(Duration::from_millis(1500));
+    // Signalled once it crawls (its handler is in place), not after a fixed time a slow start may exceed.
+    common::wait_for("the crawl's first lines", 30, || {
+        std::fs::read_to_string(job.join("logs/crawl.log")).is_ok_and(|t| t.lines().count() >= 2)
+    });
     signal(&child, "TERM");
     let (code, err) = wait(child, Duration::from_secs(30));
     assert_eq!(code, Some(0), "{err}");

@@ -241,7 +241,11 @@ fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
 fn watched_urls_are_revisited_after_kill_9_and_resume() {
     let (port, hits) = serve(thread);
     let dir = tempfile::tempdir().unwrap();
-    let config = config(dir.path(), THREAD_CLASS);
+    // Visits 3 s apart, so the kill below lands a second from either edge on a busy machine.
+    let config = config(
+        dir.path(),
+        &THREAD_CLASS.replace("watch_interval_s = 1", "watch_interval_s = 3"),
+    );
     let cfg = dir.path().join("effective.toml");
     std::fs::write(&cfg, config.to_toml()).unwrap();
     let job = dir.path().join("job");
@@ -259,13 +263,13 @@ fn watched_urls_are_revisited_after_kill_9_and_resume() {
         ],
         &dir.path().join("crawl.err"),
     );
-    // Killed after the thread's first visit (its next visit is then due in a second).
+    // Killed after the thread's first visit (its next visit is then due in three seconds).
     wait_for("the first visit", Duration::from_secs(30), || {
         logged(&job, "/thread/7") == 1
     });
     // Its line is written just before the frontier's commit that records its next visit: a moment later,
     // and well before that visit is due, the kill lands.
-    std::thread::sleep(Duration::from_millis(300));
+    std::thread::sleep(Duration::from_millis(1000));
     crawl.kill().unwrap(); // SIGKILL
     crawl.wait().unwrap();
     assert_eq!(logged(&job, "/thread/7"), 1);
@@ -296,7 +300,7 @@ fn watched_urls_are_revisited_after_kill_9_and_resume() {
 /// A watchable page's first visit answers slowly: a stop lands while it is in flight.
 fn slow_thread(target: &str, visit: usize) -> Page {
     if target == "/thread/7" && visit == 1 {
-        std::thread::sleep(Duration::from_millis(3000));
+        std::thread::sleep(Duration::from_millis(6000));
     }
     thread(target, visit)
 }

@@ -105,7 +105,7 @@ async fn a_failing_url_does_not_stall_its_host() {
     common::crawl_quickly_with(&cfg, &job, |c| {
         c.fetch.obey_robots = false;
         c.frontier.max_retries = 1;
-        c.frontier.retry_delay_ms = 1500;
+        c.frontier.retry_delay_ms = 4000;
     })
     .await;
     let seen: Vec<String> = seen

@@ -132,6 +132,7 @@ fn each_item_once_and_one_lease_per_queue() {
         ],
         ..Completion::default()
     };
+    let finished_at = Instant::now();
     assert_eq!(
         a.finished(&q1, &lease, &done).unwrap(),
         Some(vec![Scheduled::Queued, Scheduled::Duplicate])
@@ -142,12 +143,13 @@ fn each_item_once_and_one_lease_per_queue() {
     let Claim::WaitUntil(at) = a.claim().unwrap() else {
         panic!("h1 rests")
     };
-    let rest = at.saturating_duration_since(Instant::now());
+    // Measured from before the completion, so a slow step in between cannot make the rest look short.
+    let rest = at.saturating_duration_since(finished_at);
     assert!(
-        rest > Duration::from_millis(150) && rest <= Duration::from_millis(310),
+        rest >= Duration::from_millis(280) && at <= Instant::now() + Duration::from_millis(320),
         "{rest:?}"
     );
-    std::thread::sleep(rest + Duration::from_millis(20));
+    std::thread::sleep(at.saturating_duration_since(Instant::now()) + Duration::from_millis(20));
     let (item, q4, lease4) = claim(&mut a);
     assert_eq!(item, "h1/2");
     assert_eq!(
@@ -176,12 +178,13 @@ fn each_item_once_and_one_lease_per_queue() {
 #[test]
 fn an_expired_lease_is_claimed_again_and_the_old_holder_cannot_complete() {
     let server = RedisServer::start();
-    let mut dead = worker(&server, "dead", 200);
-    let mut live = worker(&server, "live", 200);
+    // Leases of 1 s, and steps 400 ms from each edge, so a stalled test thread does not cross one.
+    let mut dead = worker(&server, "dead", 1_000);
+    let mut live = worker(&server, "live", 1_000);
     seeds(&mut dead, &[("h", "h/1")]);
     let (_, q, stale) = claim(&mut dead);
     assert!(matches!(live.claim().unwrap(), Claim::WaitUntil(_)));
-    std::thread::sleep(Duration::from_millis(250));
+    std::thread::sleep(Duration::from_millis(1_100));
     let (item, _, lease) = claim(&mut live);
     assert_eq!(item, "h/1", "the dead worker's item, again");
     // The zombie wakes up: its result is dropped, links included.
@@ -192,9 +195,9 @@ fn an_expired_lease_is_claimed_again_and_the_old_holder_cannot_complete() {
     assert_eq!(dead.finished(&q, &stale, &late).unwrap(), None);
     assert!(!live.is_seen("h/zombie").unwrap());
     // The live worker renews past the lease and still completes.
-    std::thread::sleep(Duration::from_millis(120));
+    std::thread::sleep(Duration::from_millis(600));
     assert_eq!(live.renew().unwrap(), 1);
-    std::thread::sleep(Duration::from_millis(120));
+    std::thread::sleep(Duration::from_millis(600));
     assert!(
         matches!(dead.claim().unwrap(), Claim::WaitUntil(_)),
         "still leased"
@@ -437,11 +440,12 @@ fn an_operator_steers_one_queue_for_every_worker() {
     f.queue_action("delay", "g", Some(250)).unwrap();
     let (item, q, lease) = claim(&mut f);
     assert_eq!(item, "g/1");
+    let finished_at = Instant::now();
     f.finished(&q, &lease, &Completion::default()).unwrap();
     let Claim::WaitUntil(at) = f.claim().unwrap() else {
         panic!("g rests, h is paused")
     };
-    assert!(at.saturating_duration_since(Instant::now()) > Duration::from_millis(150));
+    assert!(at.saturating_duration_since(finished_at) >= Duration::from_millis(230));
     let rows = f.queues(10).unwrap();
     let h = rows.iter().find(|r| r.name == "h").unwrap();
     assert_eq!((h.state.as_str(), h.queued, h.spent), ("paused", 2, 2));
@@ -793,22 +797,36 @@ fn through_sentinel_and_a_failover() {
         SharedFrontier::<String>::connect(&url, "t", "w", Duration::from_secs(60), 0).unwrap();
     seeds(&mut f, &[("h", "h/1"), ("h", "h/2")]);
     let (_, q, lease) = claim(&mut f);
-    // Let the replica have it all, then fail over: the replica becomes the primary.
-    std::thread::sleep(Duration::from_millis(300));
-    let out = Command::new("redis-cli")
-        .args([
-            "-p",
-            &s.sentinel_port.to_string(),
-            "sentinel",
-            "failover",
-            "trawl",
-        ])
+    // Let the replica have it all (WAIT returns once it acknowledged every write), then fail over: the
+    // replica becomes the primary. Sentinel refuses (NOGOODSLAVE) until it has found the replica through
+    // the primary and heard from it, a few of its ticks after it starts: asked again until then.
+    let acked = Command::new("redis-cli")
+        .args(["-p", &s.primary.to_string(), "wait", "1", "10000"])
         .output()
         .unwrap();
-    assert!(
-        String::from_utf8_lossy(&out.stdout).contains("OK"),
-        "{out:?}"
-    );
+    assert_eq!(String::from_utf8_lossy(&acked.stdout).trim(), "1");
+    let started = Instant::now();
+    loop {
+        let out = Command::new("redis-cli")
+            .args([
+                "-p",
+                &s.sentinel_port.to_string(),
+                "sentinel",
+                "failover",
+                "trawl",
+            ])
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stdout);
+        if said.contains("OK") {
+            break;
+        }
+        assert!(
+            said.contains("NOGOODSLAVE") && started.elapsed() < Duration::from_secs(30),
+            "{out:?}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
     // The old primary is a replica now: the step below goes to the new one.
     let started = Instant::now();
     loop {

@@ -153,8 +153,10 @@ fn is_chunked(block: &[u8]) -> bool {
         })
 }
 
-/// Crawls with the config at `config_path` into `job`, quickly: the self-test's fetch settings (short
-/// timeouts), no politeness delay, no retries.
+/// Crawls with the config at `config_path` into `job`, quickly: the self-test's fetch settings with patient
+/// timeouts (these tests' servers answer at once, and a CI machine busy with other tests, Chromium among
+/// them, must not turn a slow moment into a failed fetch; a test of timeouts sets its own in `tweak`), no
+/// politeness delay, no retries.
 pub async fn crawl_quickly(config_path: &Path, job: &Path) {
     crawl_quickly_with(config_path, job, |_| {}).await;
 }
@@ -168,6 +170,9 @@ pub async fn crawl_quickly_with(
 ) {
     let mut config = trawl_config::CrawlConfig::load(config_path).unwrap();
     config.fetch = trawl::selftest::config().fetch;
+    config.fetch.timeout_ms = 20_000;
+    config.fetch.connect_timeout_ms = 20_000;
+    config.fetch.header_timeout_ms = 20_000;
     config.frontier.delay_factor = 0.0;
     config.frontier.min_delay_ms = 0;
     config.frontier.max_delay_ms = 0;
