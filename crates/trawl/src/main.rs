@@ -1,5 +1,14 @@
 //! `trawl`: the command line. It parses flags and calls the libraries; all crawling lives in trawl-engine.
 
+/// `eprintln!` that does not panic when stderr is gone (`trawl url canon 2>&1 | head -1`): a message nobody
+/// can read any more is dropped, and the command ends as it would have.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
 mod cli;
 mod cmd;
 
@@ -39,7 +48,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("trawl: error: {}", message(&e));
+            say!("trawl: error: {}", message(&e));
             ExitCode::FAILURE
         }
     }

@@ -195,6 +195,29 @@ fn check(text: &str) -> (Run, PathBuf, tempfile::TempDir) {
     (trawl(&["check", s(&file)]), file, dir)
 }
 
+/// A crawler named with a digit or a dot would never find its own robots.txt group: `trawl check` warns, and
+/// `--strict` fails.
+#[test]
+fn check_warns_of_a_robots_name_no_group_can_match() {
+    let (run, file, _dir) = check(
+        "[seeds]\nurls = [\"http://127.0.0.1:9/\"]\n\n[fetch]\nuser_agent = \"xt3bot/1.0 (+http://127.0.0.1/bot)\"\n",
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        format!("{}: ok (0 URL classes, 1 warning)\n", file.display())
+    );
+    assert!(
+        run.stderr.contains("fetch.user_agent")
+            && run.stderr.contains("`xt3bot`")
+            && run.stderr.contains("read as `xt`"),
+        "{}",
+        run.stderr
+    );
+    let strict = trawl(&["check", "--strict", s(&file)]);
+    assert_eq!(strict.code, Some(1), "{}", strict.stderr);
+}
+
 #[test]
 fn check_accepts_a_valid_config() {
     let (run, file, _dir) = check(

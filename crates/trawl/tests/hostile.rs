@@ -270,7 +270,8 @@ async fn hostile_server_is_survived() {
         deep_cut[0].annotations
     );
 
-    // robots.txt: only 512 KiB of the 20 MB read, and its rule obeyed without a request.
+    // robots.txt: only 512 KiB of the 20 MB read, and its rule obeyed without a request (the `Allow` line
+    // the limit cuts through is not read as the shorter rule it was cut to).
     let robots = on_main("/robots.txt");
     assert_eq!(robots.status, 200);
     assert!(robots.size.unwrap() <= config.fetch.max_robots_bytes);

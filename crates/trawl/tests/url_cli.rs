@@ -167,6 +167,37 @@ fn a_reader_that_goes_away_ends_the_batch_tools_quietly() {
     }
 }
 
+/// `… 2>&1 | head -1`: the messages of bad lines meet the closed pipe too, and still no panic (exit 101).
+#[test]
+fn a_reader_of_both_streams_that_goes_away_ends_quietly() {
+    let (reader, writer) = std::io::pipe().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .args(["url", "canon"])
+        .stdin(Stdio::piped())
+        .stdout(writer.try_clone().unwrap())
+        .stderr(writer)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || {
+        for _ in 0..100_000 {
+            if stdin.write_all(b"not a url\nhttp://a.org/x\n").is_err() {
+                break;
+            }
+        }
+    });
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(reader), &mut first).unwrap();
+    assert!(!first.is_empty());
+    // The reader is dropped with the BufReader: both streams now meet a closed pipe.
+    let status = child.wait().unwrap();
+    feeder.join().unwrap();
+    assert!(
+        matches!(status.code(), Some(0 | 1)),
+        "exit {status:?} (101 is a panic)"
+    );
+}
+
 #[test]
 fn norm_prints_key_and_uuid() {
     let (code, out, _) = run(

@@ -146,9 +146,12 @@ impl RobotsCache {
                     };
                     return AfterFetch::Redirected(Box::new(next));
                 }
-                let status = resp.status;
+                let (status, cut) = (resp.status, resp.truncated.is_some());
                 record.decode(decode_limits(settings));
                 let body = record.entity().unwrap_or_default();
+                // A file cut short (its size limit, a timeout) ends in a line of unknown length: a cut
+                // `Allow: /publicstuff` would read `Allow: /`. Only its whole lines are read.
+                let body = if cut { whole_lines(body) } else { body };
                 if self.share.is_some() {
                     shared = Some(shared_answer(status, body));
                 }
@@ -399,6 +402,14 @@ fn shared_answer(status: u16, body: &[u8]) -> Vec<u8> {
     value.extend_from_slice(&status.to_be_bytes());
     value.extend_from_slice(body);
     value
+}
+
+/// `body` up to its last line break: what a robots.txt cut short says for certain.
+fn whole_lines(body: &[u8]) -> &[u8] {
+    match body.iter().rposition(|&b| b == b'\n' || b == b'\r') {
+        Some(end) => &body[..=end],
+        None => &[],
+    }
 }
 
 /// A robots.txt fetch failure as shared: `E` and the failure's kind (`err=KIND`).

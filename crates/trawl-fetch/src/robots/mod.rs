@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use url::Url;
 
-pub use self::rfc9309::{MAX_LINE_BYTES, RobotsTxt, path_of};
+pub use self::rfc9309::{MAX_LINE_BYTES, RobotsTxt, path_of, token_run};
 
 /// The rules for one origin, for one crawler.
 #[derive(Debug)]
@@ -94,6 +94,21 @@ pub fn product_token(user_agent: &str) -> &str {
     user_agent.split(['/', ' ']).next().unwrap_or(user_agent)
 }
 
+/// Why robots.txt groups written for `user_agent`'s product token would not be found, if they would not: the
+/// token has characters RFC 9309 does not allow in one (a digit, a dot), so a group naming it is read by its
+/// leading run of letters, `-` and `_`, which is not the crawler's whole name.
+pub fn token_problem(user_agent: &str) -> Option<String> {
+    let token = product_token(user_agent);
+    let run = token_run(token);
+    (run.len() != token.len()).then(|| {
+        format!(
+            "the robots.txt name `{token}` has characters RFC 9309 does not allow in one (only letters, `-` \
+             and `_`): robots.txt groups written for it are read as `{run}` and never match it, so only the \
+             `*` groups apply; name the crawler with letters, `-` and `_` only"
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,6 +148,13 @@ mod tests {
             "Googlebot"
         );
         assert_eq!(product_token("Mozilla/5.0 (X11; Linux)"), "Mozilla");
+        assert!(token_problem("trawl/0.1 (+http://x)").is_none());
+        assert!(token_problem("Mozilla/5.0 (compatible; my_bot-x/1.0)").is_none());
+        let said = token_problem("archive.org_bot/1.0 (+http://x)").unwrap();
+        assert!(
+            said.contains("`archive.org_bot`") && said.contains("read as `archive`"),
+            "{said}"
+        );
     }
 
     proptest::proptest! {

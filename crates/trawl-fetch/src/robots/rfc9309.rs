@@ -15,8 +15,9 @@
 //!   opens the next group. Rules before any user-agent line belong to no group.
 //! - **Which group**: a user-agent line names its product token, the leading run of `[A-Za-z_-]` of its value,
 //!   compared with the crawler's token case-insensitively and whole (`FooBot` is neither `Foo` nor
-//!   `FooBotBar`); `*` (alone or before a space) is every crawler. All groups naming the crawler count,
-//!   merged; if there is none, all `*` groups, merged; a group naming the crawler with no rules allows all.
+//!   `FooBotBar`), as Google's parser and both conformance suites do: a crawler named with other
+//!   characters (`xt3bot`) finds no group of its own (`trawl check` and `trawl crawl` warn of such a
+//!   name); `*` (alone or before a space) is every crawler. All groups naming the crawler count, merged; if there is none, all `*` groups, merged; a group naming the crawler with no rules allows all.
 //! - **Which rule**: patterns with `*` (any run) and a final `$` (end), matched from the path's start against
 //!   the path, parameters and query; the longest matching pattern (in bytes) wins, `allow` on a tie; no
 //!   match, or an empty pattern, allows. Patterns are percent-encoded first (bytes over 0x7F as `%XX`,
@@ -262,11 +263,15 @@ fn product_of_line(value: &str) -> String {
     if value == "*" || value.starts_with("* ") || value.starts_with("*\t") {
         return "*".to_string();
     }
-    value
-        .chars()
-        .take_while(|c| c.is_ascii_alphabetic() || *c == '-' || *c == '_')
-        .collect::<String>()
-        .to_ascii_lowercase()
+    token_run(value).to_ascii_lowercase()
+}
+
+/// The leading run of `[A-Za-z_-]` of `value`: the characters RFC 9309 allows in a product token.
+pub fn token_run(value: &str) -> &str {
+    let end = value
+        .find(|c: char| !(c.is_ascii_alphabetic() || c == '-' || c == '_'))
+        .unwrap_or(value.len());
+    &value[..end]
 }
 
 /// A pattern as it is matched: bytes over 0x7F percent-encoded, existing escapes upper-cased.
@@ -379,6 +384,19 @@ mod tests {
             !allowed(body, "FooBot", "http://a.org/x"),
             "the token ends at the version"
         );
+    }
+
+    /// A crawler whose name has characters a token may not (a digit, a dot) finds no group of its own: the
+    /// group `xt3bot` is read as `xt`, and the crawler's whole name is compared (the conformance suites'
+    /// `AB42bot` cases); it is read by the `*` groups.
+    #[test]
+    fn a_name_with_a_digit_finds_no_group_of_its_own() {
+        let body = "User-agent: xt3bot\nDisallow: /\n\nUser-agent: *\nAllow: /\n";
+        assert!(allowed(body, "xt3bot", "http://a.org/x"));
+        assert!(!allowed(body, "xt", "http://a.org/x"));
+        assert_eq!(token_run("xt3bot"), "xt");
+        assert_eq!(token_run("archive.org_bot"), "archive");
+        assert_eq!(token_run("Foo-Bar_x"), "Foo-Bar_x");
     }
 
     #[test]

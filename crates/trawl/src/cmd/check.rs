@@ -10,12 +10,19 @@ use trawl_config::CrawlConfig;
 pub(crate) fn check(path: &Path, strict: bool) -> anyhow::Result<ExitCode> {
     match CrawlConfig::check(path) {
         Ok(config) => {
-            let warnings = config.located_warnings(path);
+            let mut warnings: Vec<String> = config
+                .located_warnings(path)
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            if let Some(problem) = trawl_fetch::robots::token_problem(&config.fetch.user_agent) {
+                warnings.push(format!("{}: fetch.user_agent: {problem}", path.display()));
+            }
             for w in &warnings {
-                eprintln!("{}{w}", if strict { "" } else { "warning: " });
+                say!("{}{w}", if strict { "" } else { "warning: " });
             }
             if strict && !warnings.is_empty() {
-                eprintln!("{}: {}", path.display(), count(warnings.len(), "problem"));
+                say!("{}: {}", path.display(), count(warnings.len(), "problem"));
                 return Ok(ExitCode::FAILURE);
             }
             let classes = config
@@ -30,9 +37,9 @@ pub(crate) fn check(path: &Path, strict: bool) -> anyhow::Result<ExitCode> {
         }
         Err(e) => {
             for p in &e.problems {
-                eprintln!("{p}");
+                say!("{p}");
             }
-            eprintln!("{}: {}", path.display(), count(e.problems.len(), "problem"));
+            say!("{}: {}", path.display(), count(e.problems.len(), "problem"));
             Ok(ExitCode::FAILURE)
         }
     }

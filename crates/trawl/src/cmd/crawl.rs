@@ -33,7 +33,7 @@ pub(crate) fn crawl(
             // Odd but usable URL classes are loaded, and said once here as `trawl check` says them.
             for w in config.located_warnings(path) {
                 if w.key.as_deref().is_some_and(|k| k.starts_with("url_class")) {
-                    eprintln!("warning: {w}");
+                    say!("warning: {w}");
                 }
             }
             config
@@ -46,6 +46,9 @@ pub(crate) fn crawl(
         if let Err(e) = config.validate() {
             anyhow::bail!("--user-agent: {}", e.message);
         }
+    }
+    if let Some(problem) = trawl_fetch::robots::token_problem(&config.fetch.user_agent) {
+        say!("warning: fetch.user_agent: {problem}");
     }
     for file in seed_files {
         for (line, what) in trawl_config::settings::SeedsConfig::read_file(Path::new("."), file)? {
@@ -61,7 +64,7 @@ pub(crate) fn crawl(
         Some(url) => Crawl::new_shared(&job, config, &seeds, url)?,
         None => Crawl::new(&job, config, &seeds)?,
     };
-    eprintln!("trawl: crawling into {}", job.display());
+    say!("trawl: crawling into {}", job.display());
     run(crawl, &job, metrics)
 }
 
@@ -72,7 +75,7 @@ pub(crate) fn worker(
     metrics: Option<SocketAddr>,
 ) -> anyhow::Result<ExitCode> {
     let crawl = Crawl::join(&job, frontier)?;
-    eprintln!(
+    say!(
         "trawl: worker of the crawl {:?} at {frontier}, writing into {}",
         trawl_engine::job_name(&job),
         job.display()
@@ -87,7 +90,7 @@ pub(crate) fn resume(
     metrics: Option<SocketAddr>,
 ) -> anyhow::Result<ExitCode> {
     let crawl = Crawl::resume(&job, checkpoint.as_deref())?;
-    eprintln!("trawl: resuming {}", job.display());
+    say!("trawl: resuming {}", job.display());
     run(crawl, &job, metrics)
 }
 
@@ -95,19 +98,19 @@ pub(crate) fn resume(
 fn say_repairs(crawl: &Crawl) {
     for r in crawl.repaired() {
         if r.restored > 0 {
-            eprintln!(
+            say!(
                 "trawl: put back {} records held in memory to train the zstd dictionary",
                 r.restored
             );
         }
         match &r.path {
-            Some(p) => eprintln!(
+            Some(p) => say!(
                 "trawl: repaired {} ({} complete records kept, {} bytes of a torn record cut)",
                 p.display(),
                 r.records,
                 r.cut
             ),
-            None => eprintln!(
+            None => say!(
                 "trawl: removed a WARC with no complete record ({} bytes)",
                 r.cut
             ),
@@ -126,7 +129,7 @@ fn run(crawl: Crawl, job: &Path, metrics: Option<SocketAddr>) -> anyhow::Result<
         let listener = rt
             .block_on(tokio::net::TcpListener::bind(addr))
             .with_context(|| format!("--metrics-bind {addr}: cannot listen there"))?;
-        eprintln!("trawl: metrics at http://{addr}/metrics");
+        say!("trawl: metrics at http://{addr}/metrics");
         rt.spawn(serve_metrics(listener, job.to_path_buf(), latest.clone()));
     }
     let progress = progress_reporter();
@@ -141,23 +144,23 @@ fn run(crawl: Crawl, job: &Path, metrics: Option<SocketAddr>) -> anyhow::Result<
         tokio::spawn(stop_on_signals(stop.clone()));
         crawl.run(stop, on_progress).await
     })?;
-    eprintln!("trawl: {}: {}", summary.ending, summary.stats.line());
+    say!("trawl: {}: {}", summary.ending, summary.stats.line());
     for w in &summary.warcs {
-        eprintln!("trawl: wrote {}", w.display());
+        say!("trawl: wrote {}", w.display());
     }
-    eprintln!(
+    say!(
         "trawl: report in {}",
         job.join("reports/crawl-report.txt").display()
     );
     if !shared && !summary.seeds.is_empty() && !summary.seeds.values().any(|s| s.fetched()) {
-        eprintln!("trawl: no seed could be fetched:");
+        say!("trawl: no seed could be fetched:");
         for (seed, outcome) in &summary.seeds {
             let notes = if outcome.notes.is_empty() {
                 String::new()
             } else {
                 format!(", {}", outcome.notes)
             };
-            eprintln!(
+            say!(
                 "trawl:   {seed}: {} (status {}{notes}; see docs/crawl-log.md)",
                 outcome.cause(),
                 outcome.status
@@ -187,7 +190,7 @@ async fn stop_on_signals(stop: CrawlHandle) {
     let Some(what) = first else {
         return;
     };
-    eprintln!(
+    say!(
         "\ntrawl: {what}: stopping: finishing URIs in flight, writing a checkpoint, closing archives \
          ({what} again to stop at once; `trawl resume` continues either way)"
     );
@@ -230,7 +233,7 @@ async fn serve_metrics(
     };
     let app = axum::Router::new().route("/metrics", axum::routing::get(handler));
     if let Err(e) = axum::serve(listener, app).await {
-        eprintln!("trawl: metrics server stopped: {e}");
+        say!("trawl: metrics server stopped: {e}");
     }
 }
 
@@ -268,7 +271,7 @@ fn progress_reporter() -> impl Fn(&Snapshot) + Send + Sync + 'static {
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
             if last.elapsed() >= Duration::from_secs(5) {
                 *last = Instant::now();
-                eprintln!("trawl: {}", snap.line());
+                say!("trawl: {}", snap.line());
             }
         }
     }

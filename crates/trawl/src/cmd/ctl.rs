@@ -300,7 +300,7 @@ fn queue_op(
 ) -> anyhow::Result<ExitCode> {
     let n = f.queue_action(op, queue, value)?;
     if n == 0 && op != "delete" {
-        eprintln!("trawl: no queue {queue:?}; `queues` lists them");
+        say!("trawl: no queue {queue:?}; `queues` lists them");
         return Ok(ExitCode::FAILURE);
     }
     let said = match op {
@@ -333,7 +333,7 @@ fn deliver(job: &Path, command: &Command) -> anyhow::Result<Reply> {
         match control::apply_offline(job, command) {
             Err(trawl_engine::Error::JobInUse { .. }) if !left.is_zero() => {
                 if !said && start.elapsed() > Duration::from_secs(1) {
-                    eprintln!(
+                    say!(
                         "waiting for the trawl process that holds {} to let go of it…",
                         job.display()
                     );
@@ -373,7 +373,7 @@ pub(crate) fn ctl(job: &Path, json: bool, action: CtlAction) -> anyhow::Result<E
     }
     match reply {
         Reply::Failed { message } => {
-            eprintln!("trawl: {message}");
+            say!("trawl: {message}");
             return Ok(ExitCode::FAILURE);
         }
         _ if json => {}

@@ -46,25 +46,25 @@ pub(crate) fn heritrix(
         None => std::io::stdout().lock().write_all(import.toml.as_bytes())?,
     }
     if !import.notes.is_empty() {
-        eprintln!(
+        say!(
             "trawl import: {} thing{} in {} not carried over, or carried over differently:",
             import.notes.len(),
             if import.notes.len() == 1 { "" } else { "s" },
             cxml.display()
         );
         for n in &import.notes {
-            eprintln!("  {n}");
+            say!("  {n}");
         }
     }
     match CrawlConfig::check_str(&import.toml, &check_as) {
         Ok(_) => {
-            eprintln!("trawl import: the profile passes `trawl check`");
+            say!("trawl import: the profile passes `trawl check`");
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
-            eprintln!("trawl import: the profile does not pass `trawl check` yet:");
+            say!("trawl import: the profile does not pass `trawl check` yet:");
             for p in &e.problems {
-                eprintln!("  {}", p.without_file());
+                say!("  {}", p.without_file());
             }
             Ok(ExitCode::FAILURE)
         }

@@ -32,7 +32,7 @@ pub(crate) fn robots(agent: &str, file: &Path, urls: Vec<String>) -> anyhow::Res
                     Err(e) => e,
                 };
                 out!("{}", super::url::NOT_A_URL);
-                eprintln!(
+                say!(
                     "trawl: input line {}: {u:?} is not an http(s) URL: {why}",
                     n + 1
                 );

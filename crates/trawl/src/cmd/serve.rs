@@ -23,11 +23,9 @@ pub(crate) fn serve(
         }
         let (path, token) = Auth::set_password(jobs, password)
             .with_context(|| format!("writing the auth file in {}", jobs.display()))?;
-        eprintln!("trawl: password stored in {}", path.display());
+        say!("trawl: password stored in {}", path.display());
         println!("{token}");
-        eprintln!(
-            "trawl: that is the API token (Authorization: Bearer TOKEN); it is not shown again"
-        );
+        say!("trawl: that is the API token (Authorization: Bearer TOKEN); it is not shown again");
         return Ok(ExitCode::SUCCESS);
     }
     let env = std::env::var("TRAWL_PASSWORD")
@@ -45,7 +43,7 @@ pub(crate) fn serve(
         let password = trawl_server::random_secret();
         let token = format!("trawl_{}", trawl_server::random_secret());
         auth = Auth::with_password(&password, Some(&token));
-        eprintln!(
+        say!(
             "trawl: no password set; for this run only:\n  password: {password}\n  API token: {token}"
         );
     }
@@ -53,7 +51,7 @@ pub(crate) fn serve(
         // A password from TRAWL_PASSWORD and no stored auth file: the UI works, and so must the API.
         let token = format!("trawl_{}", trawl_server::random_secret());
         auth.add_token(&token);
-        eprintln!(
+        say!(
             "trawl: no API token is stored; for this run only:\n  API token: {token}\n(`--set-password` stores a \
              password and a lasting token)"
         );
@@ -70,7 +68,7 @@ pub(crate) fn serve(
         let listener = tokio::net::TcpListener::bind(bind)
             .await
             .with_context(|| format!("listening on {bind}"))?;
-        eprintln!("trawl: serving http://{}/", listener.local_addr()?);
+        say!("trawl: serving http://{}/", listener.local_addr()?);
         let jobs = state.jobs.clone();
         let (closing, closed) = tokio::sync::watch::channel(false);
         let mut server = tokio::spawn(
@@ -96,14 +94,14 @@ pub(crate) fn serve(
         let _ = closing.send(true);
         let n = jobs.stop_all();
         if n > 0 {
-            eprintln!(
+            say!(
                 "trawl: stopping {n} running crawl(s): URIs in flight finish, then a checkpoint and the reports \
                  (Ctrl-C again to quit at once; `trawl resume` continues them)"
             );
         }
         tokio::select! {
             _ = jobs.until_all_ended() => {}
-            _ = tokio::signal::ctrl_c() => eprintln!("trawl: quitting without waiting"),
+            _ = tokio::signal::ctrl_c() => say!("trawl: quitting without waiting"),
         }
         server.abort();
         anyhow::Ok(ExitCode::SUCCESS)

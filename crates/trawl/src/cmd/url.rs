@@ -72,7 +72,7 @@ fn each(
             Err(message) => {
                 writeln!(out, "{}", failed(&input, &message))?;
                 out.flush()?;
-                eprintln!("trawl: input line {}: {message}", n + 1);
+                say!("trawl: input line {}: {message}", n + 1);
                 bad = true;
             }
         }
@@ -179,7 +179,7 @@ pub(crate) fn classes(library: &Path, json: bool) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("reading {}", library.display()))?;
     let classes = UrlClasses::from_toml_str(&text, &library.display().to_string())?;
     for w in classes.warnings() {
-        eprintln!("warning: {}: {w}", library.display());
+        say!("warning: {}: {w}", library.display());
     }
     let mut out = std::io::stdout().lock();
     for class in classes.iter() {

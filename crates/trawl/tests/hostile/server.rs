@@ -276,12 +276,24 @@ async fn main_site(sock: &mut TcpStream, target: &str, other: u16) -> Io {
             sock.write_all(&html(&page)).await
         }
         "/robots.txt" => {
-            // 20 MB: the rule first, then comment lines.
+            // 20 MB: the rule first, then comment lines, an `Allow: /forbidden-not` line that the size
+            // limit (512 KiB) cuts right after `Allow: /forbidden` (read whole, it would allow the
+            // forbidden page), then more comment lines.
             let rule = b"User-agent: *\nDisallow: /forbidden\n";
+            let (allow, cut_at) = (b"Allow: /forbidden-not\n", b"Allow: /forbidden".len());
+            let mut head = rule.to_vec();
+            let mut pad = (512usize << 10) - rule.len() - cut_at;
+            while pad > 0 {
+                let n = pad.min(64);
+                head.extend(std::iter::repeat_n(b'#', n - 1));
+                head.push(b'\n');
+                pad -= n;
+            }
+            head.extend_from_slice(allow);
             let filler = 20u64 << 20;
-            sock.write_all(ok_head("text/plain", rule.len() as u64 + filler).as_bytes())
+            sock.write_all(ok_head("text/plain", head.len() as u64 + filler).as_bytes())
                 .await?;
-            sock.write_all(rule).await?;
+            sock.write_all(&head).await?;
             let line = b"# this robots.txt goes on and on and on and on and on and on..\n";
             let block: Vec<u8> = line.iter().copied().cycle().take(64 << 10).collect();
             stream(sock, filler, |_| block.clone()).await
