@@ -435,6 +435,19 @@ impl Fetcher {
             }
             Ok(Ok(r)) => r,
         };
+        // hyper bounds the head by its read buffer, which one read can overrun by up to half again: the
+        // limit is checked on the head as received.
+        if let Some(len) = conn
+            .tap
+            .head_len()
+            .filter(|&n| !h2 && n > settings.max_header_bytes)
+        {
+            let said = format!(
+                "a response head of {len} bytes, over fetch.max_header_bytes ({})",
+                settings.max_header_bytes
+            );
+            return Err(((FetchError::Malformed(said), ip), false));
+        }
         let (parts, mut body) = response.into_parts();
         let mut data = Vec::with_capacity(body_room(&parts, max_bytes));
         let mut truncated = None;

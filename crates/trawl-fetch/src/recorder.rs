@@ -41,6 +41,16 @@ impl TapHandle {
         self.with(|t| (std::mem::take(&mut t.sent), std::mem::take(&mut t.received)))
     }
 
+    /// The length of the first response head received since the last clear (through its blank line), once
+    /// it has all come.
+    pub(crate) fn head_len(&self) -> Option<usize> {
+        self.with(|t| {
+            let crlf = memchr::memmem::find(&t.received, b"\r\n\r\n").map(|i| i + 4);
+            let lf = memchr::memmem::find(&t.received, b"\n\n").map(|i| i + 2);
+            crlf.into_iter().chain(lf).min()
+        })
+    }
+
     /// Bytes received since the last clear.
     pub(crate) fn received_len(&self) -> usize {
         self.with(|t| t.received.len())
@@ -120,9 +130,16 @@ mod tests {
         let mut buf = [0u8; 64];
         let n = rec.read(&mut buf).await.unwrap();
         assert_eq!(n, 21);
+        assert_eq!(tap.head_len(), Some(19));
         let (sent, received) = tap.take();
         assert_eq!(sent, b"GET / HTTP/1.1\r\n\r\n");
         assert_eq!(received, b"HTTP/1.1 200 OK\r\n\r\nhi");
         assert_eq!(tap.received_len(), 0);
+        assert_eq!(tap.head_len(), None, "no head yet");
+        tap.with(|t| {
+            t.received
+                .extend_from_slice(b"HTTP/1.0 200 OK\nA: b\n\nbody\r\n\r\n")
+        });
+        assert_eq!(tap.head_len(), Some(22), "a head of bare line feeds");
     }
 }

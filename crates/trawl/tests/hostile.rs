@@ -10,6 +10,7 @@
 //! | `/trickle` | 200 | `timeTrunc` (cut at `max_fetch_ms`) | `WARC-Truncated: time` |
 //! | `/slow-head` | -4 | `err=timeout` | none |
 //! | `/huge-head` (200 KB head) | -3 | `err=malformed` (head too large) | none |
+//! | `/big-head` (70 KB head, just over the limit) | -3 | `err=malformed` (head too large) | none |
 //! | `/many-headers` (2000 fields) | -3 | `err=malformed` (too many headers) | none |
 //! | `/big-body` (3 MB) | 200 | `lenTrunc` | `WARC-Truncated: length` |
 //! | `/gzip-bomb` | 200 | - | wire bytes (payload starts `1f 8b`) |
@@ -58,6 +59,7 @@ const EXPECTED: &[(&str, i32, Option<&str>)] = &[
     ("/trickle", 200, Some("timeTrunc")),
     ("/slow-head", -4, None),
     ("/huge-head", -3, None),
+    ("/big-head", -3, None),
     ("/many-headers", -3, None),
     ("/big-body", 200, Some("lenTrunc")),
     ("/gzip-bomb", 200, None),
@@ -210,6 +212,7 @@ async fn hostile_server_is_survived() {
     // What came is no readable response (malformed), or nothing came before the connection ended (broken).
     for path in [
         "/huge-head",
+        "/big-head",
         "/many-headers",
         "/dup-cl",
         "/http09",

@@ -27,6 +27,7 @@ pub(crate) const SCENARIOS: &[&str] = &[
     "/slow-head",
     // size
     "/huge-head",
+    "/big-head",
     "/many-headers",
     "/big-body",
     // bombs
@@ -329,6 +330,15 @@ async fn main_site(sock: &mut TcpStream, target: &str, other: u16) -> Io {
             }
             sock.write_all(b"Content-Length: 2\r\nConnection: close\r\n\r\nok")
                 .await
+        }
+        "/big-head" => {
+            // 70 KB: over the 64 KiB limit, under what hyper's read buffer lets through by itself.
+            let mut head = String::from("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n");
+            for i in 0..14 {
+                head.push_str(&format!("X-Big-{i}: {}\r\n", "v".repeat(5000)));
+            }
+            head.push_str("Content-Length: 2\r\nConnection: close\r\n\r\nok");
+            sock.write_all(head.as_bytes()).await
         }
         "/many-headers" => {
             let mut head = String::from("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n");
