@@ -323,3 +323,32 @@ async fn a_long_retry_after_holds_only_its_host_and_is_reported() {
         .num_seconds();
     assert!((3500..=3600).contains(&left), "{left} s left: {report}");
 }
+
+/// A robots.txt redirected to an address the policy refuses is a robots.txt that cannot be had (-61, as a
+/// 5xx is), not the origin's own address refused (-5001): the message must not send the operator to the seed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_robots_txt_redirected_to_a_refused_address_is_unavailable() {
+    let app = Router::new()
+        .route(
+            "/robots.txt",
+            axum::routing::get(|| async {
+                (
+                    StatusCode::FOUND,
+                    [(header::LOCATION, "http://127.0.0.2:9/robots.txt")],
+                )
+            }),
+        )
+        .fallback(|| async { "<a href=\"/x\">x</a>" });
+    let addr = common::listen(app).await;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("c.toml");
+    let seed = format!("http://{addr}/");
+    std::fs::write(&cfg, format!("[seeds]\nurls = [\"{seed}\"]\n")).unwrap();
+    let job = dir.path().join("job");
+    common::crawl_quickly(&cfg, &job).await;
+    let log = common::crawl_log(&job);
+    let line = common::log_line(&log, &seed);
+    assert_eq!(line.status, -61, "{log:?}");
+    let target = common::log_line(&log, "http://127.0.0.2:9/robots.txt");
+    assert_eq!(target.status, -5001, "{target:?}");
+}

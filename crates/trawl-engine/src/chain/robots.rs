@@ -102,7 +102,8 @@ fn millis(d: Duration) -> u64 {
 impl RobotsCache {
     /// Settles `uri`'s origin from its robots.txt fetch (an answer, or a failure after its retries): 2xx rules,
     /// 4xx allow everything, 5xx or no answer disallow everything until retried, a refused address keeps the
-    /// whole origin off limits. A redirect is followed instead, up to [`MAX_REDIRECTS`].
+    /// whole origin off limits. A redirect is followed instead, up to [`MAX_REDIRECTS`]; one to a refused
+    /// address is no answer.
     pub(crate) fn after_fetch(
         &self,
         uri: &CrawlUri,
@@ -121,7 +122,9 @@ impl RobotsCache {
         // What other worker processes of a shared crawl are told (a refused address each finds for itself).
         let mut shared = None;
         let state = match &record.fetched.result {
-            Err(e @ FetchError::Refused(..)) => RobotsState::Off {
+            // The origin's own address refused: nothing of it can be fetched. A redirect of its robots.txt to
+            // a refused address is the file not being available (below), not the origin's address.
+            Err(e @ FetchError::Refused(..)) if *redirects == 0 => RobotsState::Off {
                 status: status::ADDRESS_REFUSED,
                 note: e.annotation(),
             },
