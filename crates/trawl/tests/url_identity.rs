@@ -87,3 +87,41 @@ async fn urls_a_server_may_tell_apart_are_all_fetched() {
         }
     }
 }
+
+const SEARCHES: &[&str] = &[
+    "/list?tags=cats",
+    "/list?tags=dogs",
+    "/list?tags=birds&pid=0",
+    // The first search again, written another way: one URL.
+    "/list?pid=0&tags=cats",
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gallery_searches_are_all_fetched() {
+    let (base, hits) = site(SEARCHES).await;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = common::write(
+        &dir.path().join("c.toml"),
+        &format!(
+            "[seeds]\nurls = [\"{base}/\"]\n\
+             [[url_class]]\nname = \"search\"\nkind = \"gallery\"\nexample = \"http://127.0.0.1/list?pid=0\"\n\
+             preferred_scheme = \"http\"\ndomains = [\"127.0.0.1\"]\npath = [ {{ match = \"fixed\", value = \"list\" }} ]\n\
+             query = [ {{ name = \"pid\", match = \"numeric\", default = \"0\" }} ]\n"
+        ),
+    );
+    let job = dir.path().join("job");
+    common::crawl_quickly(&cfg, &job).await;
+    let hits = hits.lock().unwrap().clone();
+    let lists: Vec<_> = hits.iter().filter(|h| h.starts_with("/list")).collect();
+    for tags in ["cats", "dogs", "birds"] {
+        assert_eq!(
+            lists
+                .iter()
+                .filter(|h| h.as_str() == format!("/list?pid=0&tags={tags}"))
+                .count(),
+            1,
+            "{tags}: {hits:?}"
+        );
+    }
+    assert_eq!(lists.len(), 3, "{hits:?}");
+}
