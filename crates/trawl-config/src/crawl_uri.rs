@@ -66,7 +66,7 @@ pub struct CrawlUri {
     pub kind: UriKind,
     /// Fetch attempts made so far.
     pub tries: u32,
-    /// The canonical URL when it differs from `url`: a URL class's normalised form.
+    /// The canonical URL when it differs from `url`: a URL class's canonical form (`ClassMatch::canonical`).
     pub canonical: Option<Url>,
     /// For an API URL fetched in place of a URL class's page: that page's URL.
     pub api_for: Option<Url>,

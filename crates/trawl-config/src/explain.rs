@@ -56,7 +56,7 @@ pub fn explain_json(
     u: &Url,
 ) -> serde_json::Value {
     let class = classes.match_url(u);
-    let normalise = |x: &Url| classes.match_url(x).map(|m| m.normalised);
+    let normalise = |x: &Url| classes.match_url(x).map(|m| m.canonical().clone());
     let hints = CanonicalHints::none().with_url_class(&normalise);
     let e = id.explain(u, hints);
     serde_json::json!({

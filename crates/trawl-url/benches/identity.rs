@@ -6,7 +6,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use trawl_url::{
-    Url,
+    CanonicalHints, Identity, Url,
     canon::Canonicalizer,
     norm::{TrackingParams, normalize},
     surt::{SurtOptions, cdx},
@@ -53,6 +53,15 @@ fn identity(c: &mut Criterion) {
             })
         });
     }
+    // The canonical URL's fallback cleanup, which runs for every URL a crawl names.
+    let id = Identity::default();
+    g.bench_function("canonical_cleanup", |b| {
+        b.iter(|| {
+            for u in &urls {
+                black_box(id.canonical(u, CanonicalHints::none()));
+            }
+        })
+    });
     g.finish();
 }
 

@@ -6,7 +6,7 @@ use uuid::Uuid;
 
 use crate::{
     Rewrite,
-    canon::{Canonicalizer, HeritrixRules},
+    canon::{Canonicalizer, HeritrixRules, cleanup::cleanup},
     norm::{self, NormKey, TrackingParams},
     surt::{self, SurtOptions},
     version::{self, VersionTemplate},
@@ -55,7 +55,7 @@ pub enum CanonicalSource {
     UrlClass,
     /// A site rewrite rule.
     SiteRewrite,
-    /// The raw URL cleaned by the `semantic` canonicalizer.
+    /// The raw URL with only what no server tells apart cleaned away (the module notes of the cleanup).
     Cleanup,
 }
 
@@ -110,7 +110,11 @@ pub struct Identity {
 
 impl Identity {
     /// The canonical URL of `raw`: the final redirect target once known, else the URL class normalisation,
-    /// else the first matching site rewrite, else `raw` cleaned by the `semantic` canonicalizer.
+    /// else the first matching site rewrite, else `raw` with only what no server tells apart cleaned away:
+    /// fragment and userinfo dropped, empty host labels removed, escapes of unreserved characters decoded and
+    /// the others' hex upper-cased (RFC 3986 6.2.2). Reserved escapes (`%2B`, `%2F`, `%3D` ...) and the order
+    /// of the query's arguments are kept, so that two URLs a server may answer differently never share a
+    /// uniq key.
     pub fn canonical(&self, raw: &Url, hints: CanonicalHints<'_>) -> (Url, CanonicalSource) {
         if let Some(target) = hints.redirect_target {
             return (without_fragment(target), CanonicalSource::Redirect);
@@ -159,16 +163,6 @@ impl Identity {
             canonical_source,
         }
     }
-}
-
-/// The `semantic` cleanup of a raw URL, parsed back; the raw URL itself if that fails (it cannot for http(s)).
-/// Most URLs come out of the cleanup unchanged: those are not parsed again (a parse was 4% of a crawl's CPU).
-fn cleanup(raw: &Url) -> Url {
-    let clean = Canonicalizer::Semantic.canonicalize(raw);
-    if raw.fragment().is_none() && clean == raw.as_str() {
-        return raw.clone();
-    }
-    Url::parse(&clean).unwrap_or_else(|_| without_fragment(raw))
 }
 
 fn without_fragment(u: &Url) -> Url {
@@ -230,7 +224,7 @@ mod tests {
         );
         assert_eq!(
             (got.as_str(), s),
-            ("http://example.com/x/~?a=2&b=1", CanonicalSource::Cleanup)
+            ("http://example.com/x/~?b=1&a=2", CanonicalSource::Cleanup)
         );
     }
 
@@ -240,12 +234,62 @@ mod tests {
             &u("http://www.archive.org/goo/?a=2&b&a=1"),
             CanonicalHints::none(),
         );
-        assert_eq!(e.uniq_key, "http://archive.org/goo/?a=1&a=2&b");
+        // The cleanup keeps the arguments' order, and so do Heritrix's rules.
+        assert_eq!(e.uniq_key, "http://archive.org/goo/?a=2&b&a=1");
         assert_eq!(e.surt, "org,archive)/goo?a=1&a=2&b");
         // The raw URL's, as the scope sees it.
         assert_eq!(e.surt_heritrix, "http://(org,archive,www,)/goo/?a=2&b&a=1");
         assert_eq!(e.norm.as_str(), "http://archive.org/goo?a=1&a=2&b");
         assert_eq!(norm_uuid(e.norm.as_str()), e.norm.uuid());
         assert_eq!(e.version_template, None);
+    }
+
+    /// Pairs of URLs a server may answer differently (docs/url-identity.md, "Canonical URL").
+    const PAIRS: [(&str, &str); 5] = [
+        ("http://e.com/p?q=a%2Bb", "http://e.com/p?q=a+b"),
+        ("http://e.com/enc/a%2fb", "http://e.com/enc/a/b"),
+        ("http://e.com/r?a=2&a=1", "http://e.com/r?a=1&a=2"),
+        ("http://e.com/s?q==", "http://e.com/s?q=%3D"),
+        ("http://e.com/x?a=1&b=2", "http://e.com/x?b=2&a=1"),
+    ];
+
+    /// Each pair gets two uniq keys under every canonicalizer that itself keeps the pair apart, `heritrix`
+    /// (the default) and `whatwg` at least: the cleanup before it never merges them.
+    #[test]
+    fn cleanup_keeps_apart_what_a_server_may_tell_apart() {
+        for (a, b) in PAIRS {
+            let (a, b) = (u(a), u(b));
+            let mut apart = Vec::new();
+            for c in Canonicalizer::ALL {
+                if c.canonicalize(&a) == c.canonicalize(&b) {
+                    continue;
+                }
+                apart.push(c);
+                let id = Identity {
+                    canonicalizer: c,
+                    ..Identity::default()
+                };
+                let key = |x: &Url| id.uniq_key(&id.canonical(x, CanonicalHints::none()).0);
+                assert_ne!(key(&a), key(&b), "{c}: {a} and {b}");
+            }
+            assert!(
+                apart.contains(&Canonicalizer::Heritrix) && apart.contains(&Canonicalizer::Whatwg),
+                "{a} {b}: {apart:?}"
+            );
+        }
+    }
+
+    /// What the cleanup does merge: spellings RFC 3986 calls equivalent, and what the server never receives.
+    #[test]
+    fn cleanup_merges_only_equivalent_spellings() {
+        let id = Identity::default();
+        let key = |s: &str| id.uniq_key(&id.canonical(&u(s), CanonicalHints::none()).0);
+        for (a, b) in [
+            ("http://e.com/%7Euser/%41?q=%61", "http://e.com/~user/A?q=a"),
+            ("http://e.com/a%2fb", "http://e.com/a%2Fb"),
+            ("http://u:p@e.com/x#top", "http://e.com/x"),
+        ] {
+            assert_eq!(key(a), key(b), "{a} {b}");
+        }
     }
 }

@@ -74,6 +74,69 @@ proptest! {
     }
 }
 
+/// URL-ish strings for the canonical URL's cleanup: escapes of every kind (reserved and unreserved characters,
+/// lower-case hex, `%25`, a stray `%`), `+`, repeated and reordered keys, stray host dots, userinfo, fragments.
+const ESCAPED: &str = concat!(
+    r"https?://((u|a:b)@)?\.?([a-z0-9]{1,4}\.{1,2}){1,2}[a-z]{2,3}\.?(:[0-9]{1,4})?",
+    r"(/([a-zA-Z0-9._~!$&'()*+,;=:@-]|%[0-9a-fA-F]{2}|%2[fFbBeE]|%25|%|/){0,8}){0,3}",
+    r"(\?([a-z0-9=&+;/?_.~-]|%[0-9a-fA-F]{2}|%[23][bBdDfF6]|%|a=1|a=2){0,10})?",
+    r"(#[a-z0-9%]{0,4})?"
+);
+
+/// One URL component as a server reads it: each valid escape as its byte (`Some`, whatever the case of its
+/// hex), except that an escape of an unreserved character is the character itself (RFC 3986 6.2.2.2); every
+/// other byte, a stray `%` included, as itself (`None`, byte).
+fn server_view(s: &str) -> Vec<(bool, u8)> {
+    let b = s.as_bytes();
+    let hex = |i: usize| b.get(i).and_then(|&c| char::from(c).to_digit(16));
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && let (Some(h), Some(l)) = (hex(i + 1), hex(i + 2))
+        {
+            let c = u8::try_from(h * 16 + l).unwrap();
+            let unreserved = c.is_ascii_alphanumeric() || b"-._~".contains(&c);
+            out.push((!unreserved, c));
+            i += 3;
+        } else {
+            out.push((false, b[i]));
+            i += 1;
+        }
+    }
+    out
+}
+
+/// A component percent-decoded once, as most servers do before they look a path up.
+fn decode_once(s: &str) -> Vec<u8> {
+    percent_encoding::percent_decode_str(s).collect()
+}
+
+proptest! {
+    /// The canonical URL's fallback cleanup is idempotent, and a server receives the same request from the
+    /// cleaned URL as from the raw one: the same reserved escapes and reserved characters in the same places
+    /// (`%2B` is not `+`, `%2F` is not `/`), the same bytes once decoded, the arguments in the same order.
+    #[test]
+    fn cleanup_is_idempotent_and_keeps_what_the_server_reads(s in ESCAPED) {
+        let Some(u) = parse(&s) else { return Ok(()) };
+        let id = Identity::default();
+        let clean = |u: &Url| id.canonical(u, CanonicalHints::none()).0;
+        let once = clean(&u);
+        prop_assert_eq!(&clean(&once), &once);
+        prop_assert_eq!(&clean(&parse(once.as_str()).unwrap()), &once);
+        prop_assert_eq!(once.fragment(), None);
+        prop_assert_eq!((once.scheme(), once.port()), (u.scheme(), u.port()));
+        prop_assert_eq!(server_view(once.path()), server_view(u.path()), "path of {}", once);
+        prop_assert_eq!(decode_once(once.path()), decode_once(u.path()), "path of {}", once);
+        let (q0, q1) = (u.query().unwrap_or("-"), once.query().unwrap_or("-"));
+        prop_assert_eq!(server_view(q1), server_view(q0), "query of {}", once);
+        prop_assert_eq!(decode_once(q1), decode_once(q0), "query of {}", once);
+        // The host loses empty labels only.
+        let labels = |h: Option<&str>| h.unwrap_or("").split('.').filter(|l| !l.is_empty()).map(str::to_owned).collect::<Vec<_>>();
+        prop_assert_eq!(labels(once.host_str()), labels(u.host_str()));
+    }
+}
+
 /// Hosts of dots only, of `www.` only, or `www.` and a number (found by the `norm` and `surt` fuzz targets):
 /// the normalized key stays a URL with a host, and the CDX SURT does not change under IA's canonicalization.
 #[test]

@@ -32,11 +32,13 @@ impl Naming {
     }
 
     /// Sets a URI's identity (docs/url-identity.md): a matching URL class's server form is fetched and what the
-    /// class says of it is kept; the canonical URL is the class's normalised form, else a site rewrite, else
-    /// the cleaned raw URL; the uniq key is the canonical URL under the crawl's canonicalizer.
+    /// class says of it is kept; the canonical URL is the class's canonical form (`ClassMatch::canonical`:
+    /// normalised for files and posts, the server form for galleries and watchables), else a site rewrite,
+    /// else the cleaned raw URL; the uniq key is the canonical URL under the crawl's canonicalizer.
     pub(crate) fn name(&self, uri: &mut CrawlUri) {
-        // One class match per URI: its server form is fetched and its normalised form is the class hint.
+        // One class match per URI: its server form is fetched and its canonical form is the class hint.
         let normalised = self.classes.match_url(&uri.url).map(|m| {
+            let canonical = m.canonical().clone();
             uri.url = m.for_server;
             uri.class = Some(Box::new(ClassFacts {
                 kind: m.kind,
@@ -44,7 +46,7 @@ impl Naming {
                 next_page: m.next_page,
                 render: m.render,
             }));
-            m.normalised
+            canonical
         });
         let normalise = |_: &Url| normalised.clone();
         let hints = trawl_url::CanonicalHints::none().with_url_class(&normalise);

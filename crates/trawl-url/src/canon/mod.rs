@@ -12,6 +12,7 @@
 //! Every rule set is idempotent: canonicalizing its own output, parsed again, gives the same string.
 
 mod aggressive;
+pub(crate) mod cleanup;
 mod google;
 mod heritrix;
 mod ia;

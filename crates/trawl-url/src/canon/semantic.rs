@@ -47,7 +47,7 @@ pub(crate) fn apply(p: &mut Parts) {
 
 /// The host without empty labels; a host of dots only is urlcanon's `0.0.0.0` (an IPv4 address of empty
 /// parts), never an empty host.
-fn fix_host_dots(host: &str) -> String {
+pub(super) fn fix_host_dots(host: &str) -> String {
     let fixed = without_empty_labels(host);
     if fixed.is_empty() {
         "0.0.0.0".to_owned()

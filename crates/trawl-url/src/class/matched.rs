@@ -18,7 +18,8 @@ pub struct ClassMatch {
     pub associate_known_url: bool,
     /// Whether the URL can yield several files.
     pub can_produce_multiple_files: bool,
-    /// The canonical URL: what logs, reports and the already-seen filter show.
+    /// The normalised form: preferred scheme, the class's domain, exactly the listed path components and
+    /// parameters. The canonical URL of file and post URLs ([`ClassMatch::canonical`]).
     pub normalised: Url,
     /// The URL to request when no API URL replaces it.
     pub for_server: Url,
@@ -31,6 +32,21 @@ pub struct ClassMatch {
     /// Derivations that failed (a converter step, a page number that is not a number); the matching fields
     /// are `None`. Empty when everything worked.
     pub problems: Vec<ClassError>,
+}
+
+impl ClassMatch {
+    /// The URL the crawl names the matched URL by (its canonical URL, hence its uniq key): the normalised form
+    /// for a file or post URL, so that one post written in different ways is fetched once; the URL for the
+    /// server for a gallery or watchable URL, so that different searches (`list?tags=cats`,
+    /// `list?tags=dogs`: the parameters the class does not list, kept for the server by
+    /// `keep_extra_query_for_server`) stay different URLs. As hydrus does: it compares file and post URLs by
+    /// their normalised form, but keeps a gallery log entry and a watcher by the URL for the server.
+    pub fn canonical(&self) -> &Url {
+        match self.kind {
+            UrlKind::File | UrlKind::Post => &self.normalised,
+            UrlKind::Gallery | UrlKind::Watchable => &self.for_server,
+        }
+    }
 }
 
 impl UrlClass {

@@ -557,6 +557,56 @@ fn check_examples_reports_bad_examples() {
     );
 }
 
+/// A gallery's different searches are different URLs: its canonical form is the URL for the server, which
+/// keeps the parameters the class does not list; a post written in different ways is one URL.
+#[test]
+fn gallery_searches_stay_apart_posts_merge() {
+    let classes = library(
+        r#"
+        [[url_class]]
+        name = "list"
+        kind = "gallery"
+        example = "https://x.org/list?pid=0"
+        domains = ["x.org"]
+        path = [ { match = "fixed", value = "list" } ]
+        query = [ { name = "pid", match = "numeric", default = "0" } ]
+
+        [[url_class]]
+        name = "post"
+        kind = "post"
+        example = "https://x.org/post?id=1"
+        domains = ["x.org"]
+        path = [ { match = "fixed", value = "post" } ]
+        query = [ { name = "id", match = "numeric" } ]
+        "#,
+    );
+    let canonical = |u: &str| classes.match_url(&url(u)).unwrap().canonical().to_string();
+    assert_eq!(
+        canonical("https://x.org/list?tags=cats"),
+        "https://x.org/list?pid=0&tags=cats"
+    );
+    assert_eq!(
+        canonical("https://x.org/list?tags=dogs"),
+        "https://x.org/list?pid=0&tags=dogs"
+    );
+    assert_eq!(
+        canonical("https://x.org/list?tags=cats"),
+        canonical("https://www.x.org/list?pid=0&tags=cats")
+    );
+    let m = classes
+        .match_url(&url("https://x.org/list?tags=cats"))
+        .unwrap();
+    assert_eq!(m.normalised.as_str(), "https://x.org/list?pid=0");
+    assert_eq!(
+        canonical("https://x.org/post?id=1&ref=a"),
+        "https://x.org/post?id=1"
+    );
+    assert_eq!(
+        canonical("https://x.org/post?ref=b&id=1"),
+        "https://x.org/post?id=1"
+    );
+}
+
 // --- properties -----------------------------------------------------------------------------------------------
 
 fn gallery_and_post() -> UrlClasses {

@@ -12,7 +12,13 @@ use crate::{Error, resolve::parse_lenient};
 /// Each host label is followed by a comma (`(org,archive,www,)`). A dotted-quad IPv4 address is kept in its
 /// usual order without a comma (`(127.0.0.1:8080)`); an IPv6 address has no dots, so it is one label
 /// (`([::1],:8080)`). The port appears only when it is not the scheme's default. The fragment is left out.
+///
+/// A URL without an authority (`mailto:x@y`, `dns:Example.COM`) is its own SURT, case kept, as Heritrix returns
+/// a string its authority pattern does not match unchanged.
 pub fn heritrix(url: &Url) -> String {
+    if !url.has_authority() {
+        return url[..url::Position::AfterQuery].to_owned();
+    }
     let mut out = String::with_capacity(url.as_str().len() + 4);
     out.push_str(url.scheme());
     out.push_str("://(");
@@ -160,6 +166,9 @@ mod tests {
             ("http://[::1]:8080/x", "http://([::1],:8080)/x"),
             ("http://u:p@a.b/", "http://(b,a,@u:p)/"),
             ("http://a.org/Path?Q=A", "http://(org,a,)/path?q=a"),
+            // No authority: unchanged, as Heritrix's SURT.fromURI returns it.
+            ("mailto:someone@example.com", "mailto:someone@example.com"),
+            ("dns:Example.COM", "dns:Example.COM"),
         ];
         for (input, want) in rows {
             assert_eq!(heritrix(&u(input)), want, "{input}");
