@@ -73,6 +73,7 @@ impl Sheets {
             seeds,
             base: base_dir,
             classes,
+            scope: &config.scope,
         };
         let mut sheets = Vec::new();
         for (i, spec) in config.sheets.iter().enumerate() {
