@@ -755,6 +755,33 @@ mod tests {
     }
 
     #[test]
+    fn bloom_settings_out_of_range_are_refused() {
+        for (text, want) in [
+            ("bloom_fp_rate = 1.5", "above 0 and below 1"),
+            ("bloom_fp_rate = 0.0", "above 0 and below 1"),
+            ("bloom_fp_rate = -1.0", "above 0 and below 1"),
+            ("bloom_fp_rate = 1.0", "above 0 and below 1"),
+            ("bloom_fp_rate = nan", "above 0 and below 1"),
+            ("bloom_items = 0", "bloom_items must be at least 1"),
+        ] {
+            let err = CrawlConfig::parse(&format!("[frontier]\n{text}\n"), Path::new("x.toml"))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains(want) && err.contains("line 2"),
+                "{text}: {err}"
+            );
+        }
+        assert!(
+            CrawlConfig::parse(
+                "[frontier]\nbloom_fp_rate = 0.001\nbloom_items = 1\n",
+                Path::new("x.toml")
+            )
+            .is_ok()
+        );
+    }
+
+    #[test]
     fn identity_section() {
         let c = CrawlConfig::parse("", Path::new("x.toml")).unwrap();
         assert_eq!(c.identity.canonicalizer, "heritrix");
