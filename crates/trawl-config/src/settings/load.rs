@@ -33,37 +33,127 @@ fn toml_problem(
 ) -> Problem {
     let raw = e.message().trim().to_string();
     let key = dotted(&problem_path(path, &raw));
-    // A bad value (an unknown rule name) is where the parser found it; a key is where the key is written.
-    let span = match e.span() {
-        Some(span) if raw.contains("unknown variant") => Some(span),
+    // A bad value (an unknown rule name or choice) is where it is written: the parser names it, or the table
+    // holding it (inside a rule), where it is found by its text.
+    let got = quoted_after(&raw, "unknown variant `");
+    let value_span = e
+        .span()
+        .or_else(|| got.and_then(|_| locate(&src.text, &key)))
+        .map(|span| {
+            // An array-of-tables entry's span is its header: its keys follow, up to the next header.
+            let end = src.text[span.end.min(src.text.len())..]
+                .find("\n[")
+                .map_or(src.text.len(), |i| span.end + i)
+                .max(span.end);
+            let within = src.text.get(span.start..end).unwrap_or_default();
+            got.and_then(|g| {
+                [format!("\"{g}\""), format!("'{g}'")]
+                    .iter()
+                    .filter_map(|q| within.find(q.as_str()))
+                    .min()
+            })
+            .map_or(span.clone(), |at| span.start + at..end)
+        });
+    let span = match value_span.clone() {
+        Some(span) if got.is_some() => Some(span),
         span => (!key.is_empty())
             .then(|| locate(&src.text, &key))
             .flatten()
             .or(span),
     };
-    let at = span.map(|s| line_col(&src.text, s.start));
+    let at = span.clone().map(|s| line_col(&src.text, s.start));
     let quoted = at
         .and_then(|(l, _)| src.text.lines().nth(l - 1))
         .map(|l| l.trim().to_string());
-    let message = in_users_words(&raw);
-    let hint = if raw.contains("unknown variant") {
-        Some("the rules are listed in docs/scope.md".to_string())
-    } else if raw.contains("unknown field") {
-        Some("every key is listed in docs/configuration.md".to_string())
-    } else {
-        None
+    // The key a bad value is written at (`cookies` of `cookies = "jar"`), when the parser names the value.
+    let written = value_span
+        .and_then(|s| key_before(&src.text, s.start))
+        .filter(|_| got.is_some());
+    let mut named = None;
+    let (message, hint) = match (got, written) {
+        // A choice (not a rule's name): the key and its choices.
+        (Some(got), Some(w)) if w != "rule" => {
+            let full = if path.last().is_some_and(|(k, i)| k == w && i.is_none()) {
+                key.clone()
+            } else {
+                super::rules::join(&key, w)
+            };
+            let doc = match path.first().map(|(k, _)| k.as_str()) {
+                Some("url_class") => "docs/url-classes.md describes them",
+                _ if path.iter().any(|(k, _)| k == "rules" || k == "decide") => {
+                    "docs/scope.md describes them"
+                }
+                _ => "docs/configuration.md describes them",
+            };
+            (
+                choice_message(&full, got, &raw),
+                Some(format!("write one of the choices; {doc}")),
+            )
+        }
+        (Some(_), _) => (
+            in_users_words(&raw),
+            Some("the rules are listed in docs/scope.md".to_string()),
+        ),
+        // A list where one rule is expected: only `not` takes one.
+        _ if raw.contains("expected variant identifier") => (
+            "a `not` rule's `of` is one rule, written as a table: of = { rule = \"...\" } (a list of rules \
+             in `of` is for `all` and `any`)"
+                .to_string(),
+            Some("write of = { rule = \"...\", ... }, or use `all`/`any` for a list".to_string()),
+        ),
+        _ => {
+            if raw.contains(" as i128") || raw.contains(" as u128") {
+                named = (!key.is_empty()).then(|| key.clone());
+            }
+            let hint = raw
+                .contains("unknown field")
+                .then(|| "every key is listed in docs/configuration.md".to_string());
+            (in_users_words(&raw), hint)
+        }
     };
     Problem {
         stage,
         file: src.path.clone(),
         at,
-        key: None,
+        key: named,
         message: match quoted {
             Some(q) if !q.is_empty() => format!("{message}\n    {q}"),
             _ => message,
         },
         hint,
     }
+}
+
+/// The key written before the value at byte `offset` of `text` on its line: `cookies` for `cookies = "jar"`,
+/// `decision` for `{ rule = "accept", decision = "maybe" }`.
+fn key_before(text: &str, offset: usize) -> Option<&str> {
+    let before = text.get(..offset)?;
+    let line = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
+    let lhs = line[..line.rfind('=')?].trim_end();
+    let start = lhs
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '"'))
+        .map_or(0, |i| i + 1);
+    let k = lhs[start..].trim_matches('"');
+    (!k.is_empty()).then_some(k)
+}
+
+/// `key = "got" is not one of: a, b, c`, with the closest choice when `got` looks like a typo of it.
+fn choice_message(key: &str, got: &str, raw: &str) -> String {
+    let known: Vec<&str> = raw
+        .split_once(", expected")
+        .map(|(_, list)| list.split('`').skip(1).step_by(2).collect())
+        .unwrap_or_default();
+    let closest = known
+        .iter()
+        .map(|k| (strsim::damerau_levenshtein(got, k), *k))
+        .filter(|(d, _)| *d <= 2.max(got.chars().count() / 4))
+        .min()
+        .map(|(_, k)| format!(" (did you mean {k:?}?)"))
+        .unwrap_or_default();
+    format!(
+        "{key} = {got:?} is not one of: {}{closest}",
+        known.join(", ")
+    )
 }
 
 /// The path of the key a problem found at `path` is about: for an unknown field, the field (inside the

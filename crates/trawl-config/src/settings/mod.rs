@@ -941,6 +941,90 @@ extension = "-jpg"
         );
     }
 
+    /// A wrong choice names its key and the choices, with the document that describes them; a list given to
+    /// `not` says what `not` takes; a number too big says the key's range.
+    #[test]
+    fn choices_lists_and_big_numbers_are_explained() {
+        let rows: &[(&str, &[&str])] = &[
+            (
+                "[fetch]\ncookies = \"jar\"\n",
+                &[
+                    "fetch.cookies = \"jar\" is not one of: off, job, sheet",
+                    "docs/configuration.md",
+                ],
+            ),
+            (
+                "[warc]\ncompression = \"bzip2\"\n",
+                &["warc.compression = \"bzip2\" is not one of: gzip, none, zstd"],
+            ),
+            (
+                "[frontier]\nqueue_assignment = \"hostname\"\n",
+                &["frontier.queue_assignment = \"hostname\" is not one of: host, domain, ip"],
+            ),
+            (
+                "[frontier]\nuniq = \"fuzzy\"\n",
+                &["frontier.uniq = \"fuzzy\" is not one of: exact, bloom"],
+            ),
+            (
+                "[frontier]\nuri_precedence = \"random\"\n",
+                &["frontier.uri_precedence = \"random\" is not one of: fifo, hops"],
+            ),
+            (
+                "[[credentials]]\nkind = \"ntlm\"\ndomain = \"a.org\"\nuser = \"a\"\npassword_env = \"P\"\n",
+                &[
+                    "credentials[0].kind = \"ntlm\" is not one of: basic",
+                    "line 2",
+                ],
+            ),
+            (
+                "[[scope.rules]]\nrule = \"accept\"\ndecision = \"maybe\"\n",
+                &[
+                    "scope.rules[0].decision = \"maybe\" is not one of: accept, reject",
+                    "docs/scope.md",
+                ],
+            ),
+            (
+                "[[url_class]]\nname = \"x\"\nkind = \"post\"\nexample = \"http://a.org/p/1\"\n\
+                 domains = [\"a.org\"]\npath = [{ match = \"numerik\" }]\n",
+                &[
+                    "url_class[0].match = \"numerik\"",
+                    "did you mean \"numeric\"?",
+                    "docs/url-classes.md",
+                ],
+            ),
+            (
+                "[[scope.rules]]\nrule = \"too_many_hopz\"\n",
+                &[
+                    "unknown name `too_many_hopz`: did you mean `too_many_hops`?",
+                    "docs/scope.md",
+                ],
+            ),
+            (
+                "[[scope.rules]]\nrule = \"not\"\ndecision = \"reject\"\nof = [{ rule = \"seed_accept\" }]\n",
+                &["`not` rule's `of` is one rule, written as a table: of = { rule ="],
+            ),
+            (
+                "[fetch]\nmax_connections = 99999999999999999999\n",
+                &[
+                    "fetch.max_connections: the number `99999999999999999999` is out of range: give a whole \
+                     number from 0 to 18446744073709551615",
+                ],
+            ),
+        ];
+        for (text, wants) in rows {
+            let e = CrawlConfig::parse(text, Path::new("x.toml"))
+                .unwrap_err()
+                .to_string();
+            for want in *wants {
+                assert!(e.contains(want), "{text}: want {want:?} in {e}");
+            }
+            assert!(
+                !e.contains("i128") && !e.contains("variant identifier"),
+                "{e}"
+            );
+        }
+    }
+
     #[test]
     fn includes_merge_with_the_including_file_winning() {
         let dir = tempfile::tempdir().unwrap();

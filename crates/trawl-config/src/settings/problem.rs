@@ -165,6 +165,36 @@ pub(crate) fn in_users_words(message: &str) -> String {
         }
     }
     let mut text = message.to_string();
+    // A number too big for any integer type is read as i128: say the range of the one expected.
+    for wide in [" as i128", " as u128"] {
+        if let Some(at) = text.find(wide) {
+            text.replace_range(at..at + wide.len(), "");
+            text = text
+                .replace("invalid value: integer ", "the number ")
+                .replace("invalid type: integer ", "the number ");
+            for (rust, range) in [
+                ("expected usize", "0 to 18446744073709551615"),
+                ("expected u64", "0 to 18446744073709551615"),
+                ("expected u32", "0 to 4294967295"),
+                ("expected u16", "0 to 65535"),
+                ("expected u8", "0 to 255"),
+                (
+                    "expected i64",
+                    "-9223372036854775808 to 9223372036854775807",
+                ),
+                ("expected i32", "-2147483648 to 2147483647"),
+            ] {
+                if let Some(e) = text.find(rust)
+                    && !text[e + rust.len()..].starts_with(|c: char| c.is_ascii_alphanumeric())
+                {
+                    text.replace_range(
+                        e.saturating_sub(2)..e + rust.len(),
+                        &format!(" is out of range: give a whole number from {range}"),
+                    );
+                }
+            }
+        }
+    }
     for (rust, words) in [
         ("expected usize", "expected a whole number, 0 or more"),
         ("expected u64", "expected a whole number, 0 or more"),
