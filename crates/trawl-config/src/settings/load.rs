@@ -248,10 +248,7 @@ fn probe(
             for (i, item) in items.iter().enumerate() {
                 let last = path.last_mut().expect("non-empty path");
                 last.1 = Some(i);
-                if let Err(e) = try_part(path, item) {
-                    out.push(toml_problem(Stage::Wiring, src, &e, path));
-                    failed.push(problem_path(path, e.message()));
-                }
+                probe_entry(src, path, item, out, failed);
                 path.last_mut().expect("non-empty path").1 = None;
             }
         }
@@ -260,6 +257,99 @@ fn probe(
     if out.len() == before {
         out.push(toml_problem(Stage::Wiring, src, &e, path));
         failed.push(problem_path(path, e.message()));
+    }
+}
+
+/// Deserializes one entry of an array of tables (`url_class[0]`, `sheet[1]`) alone; each key or value a
+/// problem is about (an unknown key, an unknown name) is taken out and the entry tried again, so that every
+/// problem of the entry is found. An entry still wrong at the end (a problem that names no key, or one that
+/// taking a key out made) is left out whole.
+fn probe_entry(
+    src: &Source,
+    path: &[(String, Option<usize>)],
+    entry: &Spanned<DeValue<'_>>,
+    out: &mut Vec<Problem>,
+    failed: &mut Vec<Vec<(String, Option<usize>)>>,
+) {
+    let mut entry = entry.clone();
+    let mut taken: Vec<Vec<(String, Option<usize>)>> = Vec::new();
+    for _ in 0..32 {
+        let Err(e) = try_part(path, &entry) else {
+            failed.extend(taken);
+            return;
+        };
+        let raw = e.message().to_string();
+        // A field missing once a wrong one was taken out (a misspelt key, a bad value) is most likely that
+        // one: not a problem of its own.
+        if raw.contains("missing field `") && !taken.is_empty() {
+            break;
+        }
+        let under = if let Some(field) = quoted_after(&raw, "unknown field `") {
+            take_key(&mut entry, &|k, _| k == field)
+        } else if let Some(got) = quoted_after(&raw, "unknown variant `") {
+            take_key(
+                &mut entry,
+                &|_, v| matches!(v, DeValue::String(s) if s.as_ref() == got),
+            )
+        } else {
+            None
+        };
+        match under {
+            Some(under) => {
+                let mut at = path.to_vec();
+                at.extend(under);
+                out.push(toml_problem(Stage::Wiring, src, &e, &at));
+                taken.push(at);
+            }
+            None => {
+                out.push(toml_problem(Stage::Wiring, src, &e, path));
+                break;
+            }
+        }
+    }
+    failed.push(path.to_vec());
+}
+
+/// Takes out of `value` the first key (depth first) that `pick` chooses by its name and value; returns its
+/// path below `value` (an array element's index is on the key above it, so a path below an array begins
+/// with an empty name).
+fn take_key(
+    value: &mut Spanned<DeValue<'_>>,
+    pick: &dyn Fn(&str, &DeValue<'_>) -> bool,
+) -> Option<Vec<(String, Option<usize>)>> {
+    match value.get_mut() {
+        DeValue::Table(t) => {
+            if let Some(name) = t
+                .iter()
+                .find(|(k, v)| pick(k.get_ref(), v.get_ref()))
+                .map(|(k, _)| k.get_ref().to_string())
+            {
+                let mut kept = DeTable::new();
+                for (k, v) in t.iter() {
+                    if k.get_ref() != &name {
+                        kept.insert(k.clone(), v.clone());
+                    }
+                }
+                *t = kept;
+                return Some(vec![(name, None)]);
+            }
+            for (k, inner) in t.iter_mut() {
+                if let Some(mut under) = take_key(inner, pick) {
+                    match under.first_mut() {
+                        Some((name, _)) if name.is_empty() => *name = k.get_ref().to_string(),
+                        _ => under.insert(0, (k.get_ref().to_string(), None)),
+                    }
+                    return Some(under);
+                }
+            }
+            None
+        }
+        DeValue::Array(items) => items.iter_mut().enumerate().find_map(|(i, item)| {
+            let mut under = take_key(item, pick)?;
+            under.insert(0, (String::new(), Some(i)));
+            Some(under)
+        }),
+        _ => None,
     }
 }
 
@@ -292,7 +382,8 @@ fn parse_one(src: &Source) -> Result<CrawlConfig, (Vec<Problem>, Option<toml::Ta
             out.sort_by_key(|p| p.at);
             out.dedup();
             let pruned = toml::from_str::<toml::Table>(&src.text).ok().map(|mut t| {
-                for path in &failed {
+                // Last first: taking out an array's element leaves the indexes of those before it right.
+                for path in failed.iter().rev() {
                     prune(&mut t, path);
                 }
                 t

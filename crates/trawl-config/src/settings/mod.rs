@@ -987,7 +987,7 @@ extension = "-jpg"
                 "[[url_class]]\nname = \"x\"\nkind = \"post\"\nexample = \"http://a.org/p/1\"\n\
                  domains = [\"a.org\"]\npath = [{ match = \"numerik\" }]\n",
                 &[
-                    "url_class[0].match = \"numerik\"",
+                    "url_class[0].path[0].match = \"numerik\"",
                     "did you mean \"numeric\"?",
                     "docs/url-classes.md",
                 ],
@@ -1022,6 +1022,43 @@ extension = "-jpg"
                 !e.contains("i128") && !e.contains("variant identifier"),
                 "{e}"
             );
+        }
+    }
+
+    /// Every problem of an array-of-tables entry shows in one run: a URL class with an unknown key and a bad
+    /// `match`; a sheet whose rule has a misspelt key, beside the problems of its `set`.
+    #[test]
+    fn every_problem_of_an_entry_is_reported() {
+        let text = "[[url_class]]\nname = \"x\"\nkind = \"post\"\nexample = \"http://a.org/p/1\"\n\
+                    domains = [\"a.org\"]\nbogus = true\npath = [{ match = \"numerik\" }]\n\
+                    [[sheet]]\nname = \"s\"\nrules = [{ rule = \"too_many_hops\", max_hopz = 5 }]\n\
+                    set = { \"scope.max_outlinks\" = \"many\", \"fetch.timeout_ms\" = 0 }\n";
+        let e = CrawlConfig::check_str(text, Path::new("my.toml")).unwrap_err();
+        let got: Vec<_> = e
+            .problems
+            .iter()
+            .map(|p| (p.stage, p.at.map(|a| a.0)))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Stage::Wiring, Some(6)),
+                (Stage::Wiring, Some(7)),
+                (Stage::Wiring, Some(10)),
+                (Stage::Semantics, Some(11)),
+                (Stage::Semantics, Some(11)),
+            ],
+            "{e}"
+        );
+        let s = e.to_string();
+        for want in [
+            "unknown key `bogus`",
+            "url_class[0].path[0].match = \"numerik\"",
+            "unknown key `max_hopz`: did you mean `max_hops`?",
+            "scope.max_outlinks: found the text \"many\"",
+            "fetch.timeout_ms must be at least 1",
+        ] {
+            assert!(s.contains(want), "{want}: {s}");
         }
     }
 
