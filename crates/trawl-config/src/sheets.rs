@@ -123,7 +123,7 @@ impl Sheets {
                     };
                     problems.push((
                         format!("{at}.set"),
-                        format!("sheet {:?} sets {message}", spec.name),
+                        format!("sheet {:?}: {message}", spec.name),
                     ));
                 }
             }
@@ -330,9 +330,9 @@ set = { "frontier.min_delay_ms" = 100, "frontier.max_delay_ms" = 200 }
         .unwrap_err();
         let text = format!("{e:#?}");
         for want in [
-            r#"sheet \"zero\" sets fetch.timeout_ms must be at least 1"#,
-            r#"sheet \"zero\" sets fetch.connect_timeout_ms must be at least 1"#,
-            r#"sheet \"zero\" sets frontier.min_delay_ms = 99999999 is above frontier.max_delay_ms = 30000"#,
+            r#"sheet \"zero\": fetch.timeout_ms must be at least 1"#,
+            r#"sheet \"zero\": fetch.connect_timeout_ms must be at least 1"#,
+            r#"sheet \"zero\": frontier.min_delay_ms = 99999999 is above frontier.max_delay_ms = 30000"#,
             r#"sheet \"zero\": scope.max_outlinks: found the text \"many\", expected a whole number, 0 or more"#,
         ] {
             assert!(text.contains(want), "{want}: {text}");

@@ -146,7 +146,14 @@ fn choice_message(key: &str, got: &str, raw: &str) -> String {
     let closest = known
         .iter()
         .map(|k| (strsim::damerau_levenshtein(got, k), *k))
-        .filter(|(d, _)| *d <= 2.max(got.chars().count() / 4))
+        // As for keys: a typo is an edit or two away, closer still in a short name.
+        .filter(|(d, _)| {
+            *d <= match got.chars().count() {
+                0..=5 => 1,
+                6..=10 => 2,
+                n => n / 4,
+            }
+        })
         .min()
         .map(|(_, k)| format!(" (did you mean {k:?}?)"))
         .unwrap_or_default();

@@ -949,7 +949,7 @@ extension = "-jpg"
             (
                 "[fetch]\ncookies = \"jar\"\n",
                 &[
-                    "fetch.cookies = \"jar\" is not one of: off, job, sheet",
+                    "fetch.cookies = \"jar\" is not one of: off, job, sheet\n",
                     "docs/configuration.md",
                 ],
             ),
