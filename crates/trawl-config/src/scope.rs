@@ -142,11 +142,12 @@ pub fn login_guard(config: &CrawlConfig) -> Option<Arc<LoginGuard>> {
     (!guard.is_empty()).then(|| Arc::new(guard))
 }
 
-fn context<'a>(config: &CrawlConfig, seeds: &'a [Url]) -> BuildContext<'a> {
+fn context<'a>(config: &'a CrawlConfig, seeds: &'a [Url]) -> BuildContext<'a> {
     BuildContext {
         seeds,
         base: std::path::Path::new("."),
         classes: Arc::new(config.compile_classes().unwrap_or_default()),
+        scope: &config.scope,
     }
 }
 
@@ -316,5 +317,57 @@ mod tests {
             let v = scope.decide(&uri(u, path));
             assert_eq!((v.decision, v.rule), (want, rule), "{u} {path}");
         }
+    }
+
+    /// The default sequence written out (as docs/scope.md and the default profile give it) takes its bounds
+    /// and extra prefixes from the `[scope]` keys, so it decides as the default does.
+    #[test]
+    fn written_out_rules_take_the_scope_keys() {
+        let keys = "[scope]\nmax_hops = 2\nmax_trans_hops = 1\nmax_speculative_hops = 0\n\
+                    max_path_depth = 3\nmax_path_repeats = 1\nsurt_prefixes = [\"http://(test,gamma,\"]\n";
+        let written = format!(
+            "{keys}{}",
+            [
+                "reject",
+                "surt_prefixed",
+                "too_many_hops",
+                "transclusion",
+                "prerequisite_accept",
+                "scheme_not_in_set",
+                "pathological_path",
+                "too_many_path_segments",
+            ]
+            .map(|r| format!("[[scope.rules]]\nrule = \"{r}\"\n"))
+            .concat()
+        );
+        let default: CrawlConfig = toml::from_str(keys).unwrap();
+        let written: CrawlConfig = toml::from_str(&written).unwrap();
+        assert_eq!(written.scope.rules.len(), 8);
+        let seeds = [Url::parse("http://alpha.test/").unwrap()];
+        let default = Scope::from_config(&default, &seeds).unwrap();
+        let written = Scope::from_config(&written, &seeds).unwrap();
+        for (u, path) in [
+            ("http://alpha.test/a", "LL"),
+            ("http://alpha.test/deep", "LLL"),
+            ("http://gamma.test/x", "L"),
+            ("http://beta.test/a.png", "LE"),
+            ("http://beta.test/a.png", "LEE"),
+            ("http://beta.test/a.js", "LX"),
+            ("http://alpha.test/a/a/b", "L"),
+            ("http://alpha.test/a/b/c/d", "L"),
+            ("http://alpha.test/a/b/c", "L"),
+            ("http://beta.test/robots.txt", "LP"),
+        ] {
+            let (d, w) = (default.decide(&uri(u, path)), written.decide(&uri(u, path)));
+            assert_eq!((d.decision, d.rule), (w.decision, w.rule), "{u} {path}");
+        }
+        assert_eq!(
+            written.decide(&uri("http://gamma.test/x", "L")).decision,
+            Decision::Accept
+        );
+        assert_eq!(
+            written.decide(&uri("http://alpha.test/deep", "LLL")).rule,
+            "too_many_hops"
+        );
     }
 }

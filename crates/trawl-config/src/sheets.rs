@@ -10,7 +10,10 @@ use trawl_url::{SurtPrefix, Url};
 use crate::{
     CrawlConfig, CrawlUri,
     decide::{DecideSequence, Decision},
-    settings::rules::{BuildContext, build_into},
+    settings::{
+        problem::in_users_words,
+        rules::{BuildContext, build_into},
+    },
 };
 
 #[derive(Debug)]
@@ -73,6 +76,7 @@ impl Sheets {
             seeds,
             base: base_dir,
             classes,
+            scope: &config.scope,
         };
         let mut sheets = Vec::new();
         for (i, spec) in config.sheets.iter().enumerate() {
@@ -83,29 +87,44 @@ impl Sheets {
                     format!("sheet name {:?} is used twice", spec.name),
                 ));
             }
+            // Each path alone (a name or type problem is the path's), then the values that fit together: the
+            // crawl's settings with the sheet applied get the checks the top-level settings get.
+            let mut fitting = toml::Table::new();
             for (path, value) in &spec.set {
                 if let Err(e) = crate::settings::sheets::check_path(path) {
                     problems.push((format!("{at}.set"), e.to_string()));
-                } else {
-                    match apply(
-                        config,
-                        &toml::Table::from_iter([(path.clone(), value.clone())]),
-                    ) {
-                        Err(e) => {
-                            problems.push((format!("{at}.set"), format!("{path}: {}", e.message())))
-                        }
-                        // A value of the right type can still be wrong (a proxy URL, a header).
-                        Ok(applied) => problems.extend(
-                            applied
-                                .validate_all()
-                                .into_iter()
-                                .filter(|(key, _)| {
-                                    key == path
-                                        && ["fetch.proxy", "fetch.headers"].contains(&key.as_str())
-                                })
-                                .map(|(_, m)| (format!("{at}.set"), format!("{path}: {m}"))),
+                    continue;
+                }
+                let one = toml::Table::from_iter([(path.clone(), value.clone())]);
+                match apply(config, &one) {
+                    Err(e) => problems.push((
+                        format!("{at}.set"),
+                        format!(
+                            "sheet {:?}: {path}: {}",
+                            spec.name,
+                            in_users_words(e.message().trim())
                         ),
+                    )),
+                    Ok(_) => {
+                        fitting.insert(path.clone(), value.clone());
                     }
+                }
+            }
+            if let Ok(applied) = apply(config, &fitting) {
+                let before = config.validate_all();
+                for (key, message) in applied.validate_all() {
+                    if before.contains(&(key.clone(), message.clone())) {
+                        continue; // the top level's own problem, reported there
+                    }
+                    let message = if message.contains(&key) {
+                        message
+                    } else {
+                        format!("{key}: {message}")
+                    };
+                    problems.push((
+                        format!("{at}.set"),
+                        format!("sheet {:?}: {message}", spec.name),
+                    ));
                 }
             }
             if spec.surt_prefixes.is_empty() && spec.rules.is_empty() {
@@ -290,5 +309,35 @@ set = {}
         ] {
             assert!(text.contains(want), "{want}: {text}");
         }
+    }
+
+    /// A sheet's values get the checks the same keys get at top level, on the settings the sheet makes;
+    /// type errors are in plain words.
+    #[test]
+    fn sheet_values_get_the_top_level_checks() {
+        let e = sheets(
+            r#"
+[[sheet]]
+name = "zero"
+surt_prefixes = ["http://(org,"]
+set = { "fetch.timeout_ms" = 0, "fetch.connect_timeout_ms" = 0, "frontier.min_delay_ms" = 99999999, "scope.max_outlinks" = "many" }
+[[sheet]]
+name = "fine"
+surt_prefixes = ["http://(org,"]
+set = { "frontier.min_delay_ms" = 100, "frontier.max_delay_ms" = 200 }
+"#,
+        )
+        .unwrap_err();
+        let text = format!("{e:#?}");
+        for want in [
+            r#"sheet \"zero\": fetch.timeout_ms must be at least 1"#,
+            r#"sheet \"zero\": fetch.connect_timeout_ms must be at least 1"#,
+            r#"sheet \"zero\": frontier.min_delay_ms = 99999999 is above frontier.max_delay_ms = 30000"#,
+            r#"sheet \"zero\": scope.max_outlinks: found the text \"many\", expected a whole number, 0 or more"#,
+        ] {
+            assert!(text.contains(want), "{want}: {text}");
+        }
+        assert!(e.iter().all(|(k, _)| k == "sheet[0].set"), "{text}");
+        assert_eq!(e.len(), 4, "{text}");
     }
 }

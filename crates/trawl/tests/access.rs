@@ -806,6 +806,34 @@ fn check_fails(cfg: &Path, args: &[&str], wants: &[&str]) {
     );
 }
 
+/// A problem found as a crawl starts (a password variable not set) names the operator's config, not the
+/// job's copy of it.
+#[test]
+fn a_crawl_start_problem_names_the_operators_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = write(
+        &dir.path().join("c.toml"),
+        "[[credentials]]\nkind = \"basic\"\ndomain = \"127.0.0.1\"\nuser = \"u\"\n\
+         password_env = \"TRAWL_TEST_UNSET_PASSWORD_VAR\"\n",
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .args(["crawl", "http://127.0.0.1:9/", "-c"])
+        .arg(&cfg)
+        .arg("--job")
+        .arg(dir.path().join("j"))
+        .env_remove("TRAWL_TEST_UNSET_PASSWORD_VAR")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success()
+            && said.contains(&format!("{}: credentials[0]", cfg.display()))
+            && said.contains("TRAWL_TEST_UNSET_PASSWORD_VAR is not set")
+            && !said.contains("j/crawl.toml"),
+        "{said}"
+    );
+}
+
 /// `trawl crawl` refuses the placeholder user agent for hosts beyond this machine, before any request, and
 /// `--user-agent` gives one. (The name servers are a dead loopback port: nothing leaves 127.0.0.0/8.)
 #[test]
@@ -829,6 +857,12 @@ fn a_crawl_beyond_this_machine_needs_a_contact_in_the_user_agent() {
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(
         !out.status.success() && said.contains("names no contact"),
+        "{said}"
+    );
+    // The operator's file is named, not the job's copy of it.
+    assert!(
+        said.contains(&format!("{}: fetch.user_agent", cfg.display()))
+            && !said.contains("refused/crawl.toml"),
         "{said}"
     );
     assert!(

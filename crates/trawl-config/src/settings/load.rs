@@ -13,7 +13,7 @@ use toml::{
 
 use super::{
     CrawlConfig,
-    problem::{ConfigError, Problem, Stage, line_col, locate},
+    problem::{ConfigError, Problem, Stage, in_users_words, line_col, locate, quoted_after},
 };
 
 /// A file's text, kept to place problems found later.
@@ -33,37 +33,134 @@ fn toml_problem(
 ) -> Problem {
     let raw = e.message().trim().to_string();
     let key = dotted(&problem_path(path, &raw));
-    // A bad value (an unknown rule name) is where the parser found it; a key is where the key is written.
-    let span = match e.span() {
-        Some(span) if raw.contains("unknown variant") => Some(span),
+    // A bad value (an unknown rule name or choice) is where it is written: the parser names it, or the table
+    // holding it (inside a rule), where it is found by its text.
+    let got = quoted_after(&raw, "unknown variant `");
+    let value_span = e
+        .span()
+        .or_else(|| got.and_then(|_| locate(&src.text, &key)))
+        .map(|span| {
+            // An array-of-tables entry's span is its header: its keys follow, up to the next header.
+            let end = src.text[span.end.min(src.text.len())..]
+                .find("\n[")
+                .map_or(src.text.len(), |i| span.end + i)
+                .max(span.end);
+            let within = src.text.get(span.start..end).unwrap_or_default();
+            got.and_then(|g| {
+                [format!("\"{g}\""), format!("'{g}'")]
+                    .iter()
+                    .filter_map(|q| within.find(q.as_str()))
+                    .min()
+            })
+            .map_or(span.clone(), |at| span.start + at..end)
+        });
+    let span = match value_span.clone() {
+        Some(span) if got.is_some() => Some(span),
         span => (!key.is_empty())
             .then(|| locate(&src.text, &key))
             .flatten()
             .or(span),
     };
-    let at = span.map(|s| line_col(&src.text, s.start));
+    let at = span.clone().map(|s| line_col(&src.text, s.start));
     let quoted = at
         .and_then(|(l, _)| src.text.lines().nth(l - 1))
         .map(|l| l.trim().to_string());
-    let message = in_users_words(&raw);
-    let hint = if raw.contains("unknown variant") {
-        Some("the rules are listed in docs/scope.md".to_string())
-    } else if raw.contains("unknown field") {
-        Some("every key is listed in docs/configuration.md".to_string())
-    } else {
-        None
+    // The key a bad value is written at (`cookies` of `cookies = "jar"`), when the parser names the value.
+    let written = value_span
+        .and_then(|s| key_before(&src.text, s.start))
+        .filter(|_| got.is_some());
+    let mut named = None;
+    let (message, hint) = match (got, written) {
+        // A choice (not a rule's name): the key and its choices.
+        (Some(got), Some(w)) if w != "rule" => {
+            let full = if path.last().is_some_and(|(k, i)| k == w && i.is_none()) {
+                key.clone()
+            } else {
+                super::rules::join(&key, w)
+            };
+            let doc = match path.first().map(|(k, _)| k.as_str()) {
+                Some("url_class") => "docs/url-classes.md describes them",
+                _ if path.iter().any(|(k, _)| k == "rules" || k == "decide") => {
+                    "docs/scope.md describes them"
+                }
+                _ => "docs/configuration.md describes them",
+            };
+            (
+                choice_message(&full, got, &raw),
+                Some(format!("write one of the choices; {doc}")),
+            )
+        }
+        (Some(_), _) => (
+            in_users_words(&raw),
+            Some("the rules are listed in docs/scope.md".to_string()),
+        ),
+        // A list where one rule is expected: only `not` takes one.
+        _ if raw.contains("expected variant identifier") => (
+            "a `not` rule's `of` is one rule, written as a table: of = { rule = \"...\" } (a list of rules \
+             in `of` is for `all` and `any`)"
+                .to_string(),
+            Some("write of = { rule = \"...\", ... }, or use `all`/`any` for a list".to_string()),
+        ),
+        _ => {
+            if raw.contains(" as i128") || raw.contains(" as u128") {
+                named = (!key.is_empty()).then(|| key.clone());
+            }
+            let hint = raw
+                .contains("unknown field")
+                .then(|| "every key is listed in docs/configuration.md".to_string());
+            (in_users_words(&raw), hint)
+        }
     };
     Problem {
         stage,
         file: src.path.clone(),
         at,
-        key: None,
+        key: named,
         message: match quoted {
             Some(q) if !q.is_empty() => format!("{message}\n    {q}"),
             _ => message,
         },
         hint,
     }
+}
+
+/// The key written before the value at byte `offset` of `text` on its line: `cookies` for `cookies = "jar"`,
+/// `decision` for `{ rule = "accept", decision = "maybe" }`.
+fn key_before(text: &str, offset: usize) -> Option<&str> {
+    let before = text.get(..offset)?;
+    let line = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
+    let lhs = line[..line.rfind('=')?].trim_end();
+    let start = lhs
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '"'))
+        .map_or(0, |i| i + 1);
+    let k = lhs[start..].trim_matches('"');
+    (!k.is_empty()).then_some(k)
+}
+
+/// `key = "got" is not one of: a, b, c`, with the closest choice when `got` looks like a typo of it.
+fn choice_message(key: &str, got: &str, raw: &str) -> String {
+    let known: Vec<&str> = raw
+        .split_once(", expected")
+        .map(|(_, list)| list.split('`').skip(1).step_by(2).collect())
+        .unwrap_or_default();
+    let closest = known
+        .iter()
+        .map(|k| (strsim::damerau_levenshtein(got, k), *k))
+        // As for keys: a typo is an edit or two away, closer still in a short name.
+        .filter(|(d, _)| {
+            *d <= match got.chars().count() {
+                0..=5 => 1,
+                6..=10 => 2,
+                n => n / 4,
+            }
+        })
+        .min()
+        .map(|(_, k)| format!(" (did you mean {k:?}?)"))
+        .unwrap_or_default();
+    format!(
+        "{key} = {got:?} is not one of: {}{closest}",
+        known.join(", ")
+    )
 }
 
 /// The path of the key a problem found at `path` is about: for an unknown field, the field (inside the
@@ -99,75 +196,6 @@ fn dotted(path: &[(String, Option<usize>)]) -> String {
         }
     }
     out
-}
-
-/// The text between `start` and the next backtick in `message`.
-fn quoted_after<'m>(message: &'m str, start: &str) -> Option<&'m str> {
-    let rest = &message[message.find(start)? + start.len()..];
-    Some(&rest[..rest.find('`')?])
-}
-
-/// serde's message in the words of someone writing a config: the closest known name for an unknown one
-/// ("did you mean `obey_robots`?") instead of the list of every name, and "a whole number" for `u32`.
-fn in_users_words(message: &str) -> String {
-    for (what, start) in [("key", "unknown field `"), ("name", "unknown variant `")] {
-        if let Some(got) = quoted_after(message, start) {
-            let known: Vec<&str> = message
-                .split_once(", expected")
-                .map(|(_, list)| list.split('`').skip(1).step_by(2).collect())
-                .unwrap_or_default();
-            // Typos are an edit or two away; a short name must be closer still to count as one.
-            let near = match got.chars().count() {
-                0..=5 => 1,
-                6..=10 => 2,
-                n => n / 4,
-            };
-            let closest = known
-                .iter()
-                .map(|k| (strsim::damerau_levenshtein(got, k), *k))
-                .filter(|(d, _)| *d <= near)
-                .min();
-            return match closest {
-                Some((_, k)) => format!("unknown {what} `{got}`: did you mean `{k}`?"),
-                None if what == "key" && !known.is_empty() => {
-                    format!("unknown {what} `{got}`; known: {}", known.join(", "))
-                }
-                None => format!("unknown {what} `{got}`"),
-            };
-        }
-    }
-    let mut text = message.to_string();
-    for (rust, words) in [
-        ("expected usize", "expected a whole number, 0 or more"),
-        ("expected u64", "expected a whole number, 0 or more"),
-        ("expected u32", "expected a whole number, 0 or more"),
-        ("expected u16", "expected a whole number from 0 to 65535"),
-        ("expected u8", "expected a whole number from 0 to 255"),
-        ("expected i64", "expected a whole number"),
-        ("expected i32", "expected a whole number"),
-        ("expected f64", "expected a number"),
-        ("expected f32", "expected a number"),
-        ("expected a boolean", "expected true or false"),
-        ("expected a string", "expected text in quotes"),
-        ("expected a sequence", "expected a list in [ ]"),
-        ("expected a map", "expected a table"),
-    ] {
-        if let Some(at) = text.find(rust)
-            && !text[at + rust.len()..].starts_with(|c: char| c.is_ascii_alphanumeric())
-        {
-            text.replace_range(at..at + rust.len(), words);
-        }
-    }
-    text = text
-        .replace("invalid type: string ", "found the text ")
-        .replace("invalid type: integer ", "found the number ")
-        .replace("invalid type: floating point ", "found the number ")
-        .replace("invalid type: boolean ", "found ")
-        .replace("invalid value: integer ", "found the number ");
-    if let Some(struct_at) = text.find("expected struct ") {
-        text.replace_range(struct_at.., "expected a table");
-    }
-    text
 }
 
 /// A document holding only `value` at `path`, to deserialize one part of the config alone.
@@ -227,10 +255,7 @@ fn probe(
             for (i, item) in items.iter().enumerate() {
                 let last = path.last_mut().expect("non-empty path");
                 last.1 = Some(i);
-                if let Err(e) = try_part(path, item) {
-                    out.push(toml_problem(Stage::Wiring, src, &e, path));
-                    failed.push(problem_path(path, e.message()));
-                }
+                probe_entry(src, path, item, out, failed);
                 path.last_mut().expect("non-empty path").1 = None;
             }
         }
@@ -239,6 +264,99 @@ fn probe(
     if out.len() == before {
         out.push(toml_problem(Stage::Wiring, src, &e, path));
         failed.push(problem_path(path, e.message()));
+    }
+}
+
+/// Deserializes one entry of an array of tables (`url_class[0]`, `sheet[1]`) alone; each key or value a
+/// problem is about (an unknown key, an unknown name) is taken out and the entry tried again, so that every
+/// problem of the entry is found. An entry still wrong at the end (a problem that names no key, or one that
+/// taking a key out made) is left out whole.
+fn probe_entry(
+    src: &Source,
+    path: &[(String, Option<usize>)],
+    entry: &Spanned<DeValue<'_>>,
+    out: &mut Vec<Problem>,
+    failed: &mut Vec<Vec<(String, Option<usize>)>>,
+) {
+    let mut entry = entry.clone();
+    let mut taken: Vec<Vec<(String, Option<usize>)>> = Vec::new();
+    for _ in 0..32 {
+        let Err(e) = try_part(path, &entry) else {
+            failed.extend(taken);
+            return;
+        };
+        let raw = e.message().to_string();
+        // A field missing once a wrong one was taken out (a misspelt key, a bad value) is most likely that
+        // one: not a problem of its own.
+        if raw.contains("missing field `") && !taken.is_empty() {
+            break;
+        }
+        let under = if let Some(field) = quoted_after(&raw, "unknown field `") {
+            take_key(&mut entry, &|k, _| k == field)
+        } else if let Some(got) = quoted_after(&raw, "unknown variant `") {
+            take_key(
+                &mut entry,
+                &|_, v| matches!(v, DeValue::String(s) if s.as_ref() == got),
+            )
+        } else {
+            None
+        };
+        match under {
+            Some(under) => {
+                let mut at = path.to_vec();
+                at.extend(under);
+                out.push(toml_problem(Stage::Wiring, src, &e, &at));
+                taken.push(at);
+            }
+            None => {
+                out.push(toml_problem(Stage::Wiring, src, &e, path));
+                break;
+            }
+        }
+    }
+    failed.push(path.to_vec());
+}
+
+/// Takes out of `value` the first key (depth first) that `pick` chooses by its name and value; returns its
+/// path below `value` (an array element's index is on the key above it, so a path below an array begins
+/// with an empty name).
+fn take_key(
+    value: &mut Spanned<DeValue<'_>>,
+    pick: &dyn Fn(&str, &DeValue<'_>) -> bool,
+) -> Option<Vec<(String, Option<usize>)>> {
+    match value.get_mut() {
+        DeValue::Table(t) => {
+            if let Some(name) = t
+                .iter()
+                .find(|(k, v)| pick(k.get_ref(), v.get_ref()))
+                .map(|(k, _)| k.get_ref().to_string())
+            {
+                let mut kept = DeTable::new();
+                for (k, v) in t.iter() {
+                    if k.get_ref() != &name {
+                        kept.insert(k.clone(), v.clone());
+                    }
+                }
+                *t = kept;
+                return Some(vec![(name, None)]);
+            }
+            for (k, inner) in t.iter_mut() {
+                if let Some(mut under) = take_key(inner, pick) {
+                    match under.first_mut() {
+                        Some((name, _)) if name.is_empty() => *name = k.get_ref().to_string(),
+                        _ => under.insert(0, (k.get_ref().to_string(), None)),
+                    }
+                    return Some(under);
+                }
+            }
+            None
+        }
+        DeValue::Array(items) => items.iter_mut().enumerate().find_map(|(i, item)| {
+            let mut under = take_key(item, pick)?;
+            under.insert(0, (String::new(), Some(i)));
+            Some(under)
+        }),
+        _ => None,
     }
 }
 
@@ -271,7 +389,8 @@ fn parse_one(src: &Source) -> Result<CrawlConfig, (Vec<Problem>, Option<toml::Ta
             out.sort_by_key(|p| p.at);
             out.dedup();
             let pruned = toml::from_str::<toml::Table>(&src.text).ok().map(|mut t| {
-                for path in &failed {
+                // Last first: taking out an array's element leaves the indexes of those before it right.
+                for path in failed.iter().rev() {
                     prune(&mut t, path);
                 }
                 t

@@ -755,6 +755,33 @@ mod tests {
     }
 
     #[test]
+    fn bloom_settings_out_of_range_are_refused() {
+        for (text, want) in [
+            ("bloom_fp_rate = 1.5", "above 0 and below 1"),
+            ("bloom_fp_rate = 0.0", "above 0 and below 1"),
+            ("bloom_fp_rate = -1.0", "above 0 and below 1"),
+            ("bloom_fp_rate = 1.0", "above 0 and below 1"),
+            ("bloom_fp_rate = nan", "above 0 and below 1"),
+            ("bloom_items = 0", "bloom_items must be at least 1"),
+        ] {
+            let err = CrawlConfig::parse(&format!("[frontier]\n{text}\n"), Path::new("x.toml"))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains(want) && err.contains("line 2"),
+                "{text}: {err}"
+            );
+        }
+        assert!(
+            CrawlConfig::parse(
+                "[frontier]\nbloom_fp_rate = 0.001\nbloom_items = 1\n",
+                Path::new("x.toml")
+            )
+            .is_ok()
+        );
+    }
+
+    #[test]
     fn identity_section() {
         let c = CrawlConfig::parse("", Path::new("x.toml")).unwrap();
         assert_eq!(c.identity.canonicalizer, "heritrix");
@@ -912,6 +939,127 @@ extension = "-jpg"
             ],
             "{e}"
         );
+    }
+
+    /// A wrong choice names its key and the choices, with the document that describes them; a list given to
+    /// `not` says what `not` takes; a number too big says the key's range.
+    #[test]
+    fn choices_lists_and_big_numbers_are_explained() {
+        let rows: &[(&str, &[&str])] = &[
+            (
+                "[fetch]\ncookies = \"jar\"\n",
+                &[
+                    "fetch.cookies = \"jar\" is not one of: off, job, sheet\n",
+                    "docs/configuration.md",
+                ],
+            ),
+            (
+                "[warc]\ncompression = \"bzip2\"\n",
+                &["warc.compression = \"bzip2\" is not one of: gzip, none, zstd"],
+            ),
+            (
+                "[frontier]\nqueue_assignment = \"hostname\"\n",
+                &["frontier.queue_assignment = \"hostname\" is not one of: host, domain, ip"],
+            ),
+            (
+                "[frontier]\nuniq = \"fuzzy\"\n",
+                &["frontier.uniq = \"fuzzy\" is not one of: exact, bloom"],
+            ),
+            (
+                "[frontier]\nuri_precedence = \"random\"\n",
+                &["frontier.uri_precedence = \"random\" is not one of: fifo, hops"],
+            ),
+            (
+                "[[credentials]]\nkind = \"ntlm\"\ndomain = \"a.org\"\nuser = \"a\"\npassword_env = \"P\"\n",
+                &[
+                    "credentials[0].kind = \"ntlm\" is not one of: basic",
+                    "line 2",
+                ],
+            ),
+            (
+                "[[scope.rules]]\nrule = \"accept\"\ndecision = \"maybe\"\n",
+                &[
+                    "scope.rules[0].decision = \"maybe\" is not one of: accept, reject",
+                    "docs/scope.md",
+                ],
+            ),
+            (
+                "[[url_class]]\nname = \"x\"\nkind = \"post\"\nexample = \"http://a.org/p/1\"\n\
+                 domains = [\"a.org\"]\npath = [{ match = \"numerik\" }]\n",
+                &[
+                    "url_class[0].path[0].match = \"numerik\"",
+                    "did you mean \"numeric\"?",
+                    "docs/url-classes.md",
+                ],
+            ),
+            (
+                "[[scope.rules]]\nrule = \"too_many_hopz\"\n",
+                &[
+                    "unknown name `too_many_hopz`: did you mean `too_many_hops`?",
+                    "docs/scope.md",
+                ],
+            ),
+            (
+                "[[scope.rules]]\nrule = \"not\"\ndecision = \"reject\"\nof = [{ rule = \"seed_accept\" }]\n",
+                &["`not` rule's `of` is one rule, written as a table: of = { rule ="],
+            ),
+            (
+                "[fetch]\nmax_connections = 99999999999999999999\n",
+                &[
+                    "fetch.max_connections: the number `99999999999999999999` is out of range: give a whole \
+                     number from 0 to 18446744073709551615",
+                ],
+            ),
+        ];
+        for (text, wants) in rows {
+            let e = CrawlConfig::parse(text, Path::new("x.toml"))
+                .unwrap_err()
+                .to_string();
+            for want in *wants {
+                assert!(e.contains(want), "{text}: want {want:?} in {e}");
+            }
+            assert!(
+                !e.contains("i128") && !e.contains("variant identifier"),
+                "{e}"
+            );
+        }
+    }
+
+    /// Every problem of an array-of-tables entry shows in one run: a URL class with an unknown key and a bad
+    /// `match`; a sheet whose rule has a misspelt key, beside the problems of its `set`.
+    #[test]
+    fn every_problem_of_an_entry_is_reported() {
+        let text = "[[url_class]]\nname = \"x\"\nkind = \"post\"\nexample = \"http://a.org/p/1\"\n\
+                    domains = [\"a.org\"]\nbogus = true\npath = [{ match = \"numerik\" }]\n\
+                    [[sheet]]\nname = \"s\"\nrules = [{ rule = \"too_many_hops\", max_hopz = 5 }]\n\
+                    set = { \"scope.max_outlinks\" = \"many\", \"fetch.timeout_ms\" = 0 }\n";
+        let e = CrawlConfig::check_str(text, Path::new("my.toml")).unwrap_err();
+        let got: Vec<_> = e
+            .problems
+            .iter()
+            .map(|p| (p.stage, p.at.map(|a| a.0)))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Stage::Wiring, Some(6)),
+                (Stage::Wiring, Some(7)),
+                (Stage::Wiring, Some(10)),
+                (Stage::Semantics, Some(11)),
+                (Stage::Semantics, Some(11)),
+            ],
+            "{e}"
+        );
+        let s = e.to_string();
+        for want in [
+            "unknown key `bogus`",
+            "url_class[0].path[0].match = \"numerik\"",
+            "unknown key `max_hopz`: did you mean `max_hops`?",
+            "scope.max_outlinks: found the text \"many\"",
+            "fetch.timeout_ms must be at least 1",
+        ] {
+            assert!(s.contains(want), "{want}: {s}");
+        }
     }
 
     #[test]

@@ -129,6 +129,105 @@ impl ConfigError {
     }
 }
 
+/// The text between `start` and the next backtick in `message`.
+pub(crate) fn quoted_after<'m>(message: &'m str, start: &str) -> Option<&'m str> {
+    let rest = &message[message.find(start)? + start.len()..];
+    Some(&rest[..rest.find('`')?])
+}
+
+/// serde's message in the words of someone writing a config: the closest known name for an unknown one
+/// ("did you mean `obey_robots`?") instead of the list of every name, and "a whole number" for `u32`.
+pub(crate) fn in_users_words(message: &str) -> String {
+    for (what, start) in [("key", "unknown field `"), ("name", "unknown variant `")] {
+        if let Some(got) = quoted_after(message, start) {
+            let known: Vec<&str> = message
+                .split_once(", expected")
+                .map(|(_, list)| list.split('`').skip(1).step_by(2).collect())
+                .unwrap_or_default();
+            // Typos are an edit or two away; a short name must be closer still to count as one.
+            let near = match got.chars().count() {
+                0..=5 => 1,
+                6..=10 => 2,
+                n => n / 4,
+            };
+            let closest = known
+                .iter()
+                .map(|k| (strsim::damerau_levenshtein(got, k), *k))
+                .filter(|(d, _)| *d <= near)
+                .min();
+            return match closest {
+                Some((_, k)) => format!("unknown {what} `{got}`: did you mean `{k}`?"),
+                None if what == "key" && !known.is_empty() => {
+                    format!("unknown {what} `{got}`; known: {}", known.join(", "))
+                }
+                None => format!("unknown {what} `{got}`"),
+            };
+        }
+    }
+    let mut text = message.to_string();
+    // A number too big for any integer type is read as i128: say the range of the one expected.
+    for wide in [" as i128", " as u128"] {
+        if let Some(at) = text.find(wide) {
+            text.replace_range(at..at + wide.len(), "");
+            text = text
+                .replace("invalid value: integer ", "the number ")
+                .replace("invalid type: integer ", "the number ");
+            for (rust, range) in [
+                ("expected usize", "0 to 18446744073709551615"),
+                ("expected u64", "0 to 18446744073709551615"),
+                ("expected u32", "0 to 4294967295"),
+                ("expected u16", "0 to 65535"),
+                ("expected u8", "0 to 255"),
+                (
+                    "expected i64",
+                    "-9223372036854775808 to 9223372036854775807",
+                ),
+                ("expected i32", "-2147483648 to 2147483647"),
+            ] {
+                if let Some(e) = text.find(rust)
+                    && !text[e + rust.len()..].starts_with(|c: char| c.is_ascii_alphanumeric())
+                {
+                    text.replace_range(
+                        e.saturating_sub(2)..e + rust.len(),
+                        &format!(" is out of range: give a whole number from {range}"),
+                    );
+                }
+            }
+        }
+    }
+    for (rust, words) in [
+        ("expected usize", "expected a whole number, 0 or more"),
+        ("expected u64", "expected a whole number, 0 or more"),
+        ("expected u32", "expected a whole number, 0 or more"),
+        ("expected u16", "expected a whole number from 0 to 65535"),
+        ("expected u8", "expected a whole number from 0 to 255"),
+        ("expected i64", "expected a whole number"),
+        ("expected i32", "expected a whole number"),
+        ("expected f64", "expected a number"),
+        ("expected f32", "expected a number"),
+        ("expected a boolean", "expected true or false"),
+        ("expected a string", "expected text in quotes"),
+        ("expected a sequence", "expected a list in [ ]"),
+        ("expected a map", "expected a table"),
+    ] {
+        if let Some(at) = text.find(rust)
+            && !text[at + rust.len()..].starts_with(|c: char| c.is_ascii_alphanumeric())
+        {
+            text.replace_range(at..at + rust.len(), words);
+        }
+    }
+    text = text
+        .replace("invalid type: string ", "found the text ")
+        .replace("invalid type: integer ", "found the number ")
+        .replace("invalid type: floating point ", "found the number ")
+        .replace("invalid type: boolean ", "found ")
+        .replace("invalid value: integer ", "found the number ");
+    if let Some(struct_at) = text.find("expected struct ") {
+        text.replace_range(struct_at.., "expected a table");
+    }
+    text
+}
+
 /// 1-based line and column of byte `offset` in `text`.
 pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];

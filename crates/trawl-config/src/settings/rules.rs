@@ -39,20 +39,17 @@ pub enum RuleSpec {
     NotOnDomains(DomainsSpec),
     /// URIs more than `max_hops` from a seed (default REJECT).
     TooManyHops {
-        /// The most hops. Default: 20.
-        #[serde(default = "twenty")]
-        max_hops: usize,
+        /// The most hops. Default: `scope.max_hops` (20).
+        max_hops: Option<usize>,
         /// The answer when the condition holds.
         decision: Option<Decision>,
     },
     /// Embeds and redirects of in-scope pages (default ACCEPT).
     Transclusion {
-        /// The most trailing non-link hops. Default: 2.
-        #[serde(default = "two")]
-        max_trans_hops: usize,
-        /// The most speculative hops among them. Default: 1.
-        #[serde(default = "one")]
-        max_speculative_hops: usize,
+        /// The most trailing non-link hops. Default: `scope.max_trans_hops` (2).
+        max_trans_hops: Option<usize>,
+        /// The most speculative hops among them. Default: `scope.max_speculative_hops` (1).
+        max_speculative_hops: Option<usize>,
         /// The answer when the condition holds.
         decision: Option<Decision>,
     },
@@ -83,17 +80,15 @@ pub enum RuleSpec {
     HopsPathMatchesRegex(RegexSpec),
     /// Paths with too many segments (default REJECT).
     TooManyPathSegments {
-        /// The most segments. Default: 20.
-        #[serde(default = "twenty")]
-        max_segments: usize,
+        /// The most segments. Default: `scope.max_path_depth` (20).
+        max_segments: Option<usize>,
         /// The answer when the condition holds.
         decision: Option<Decision>,
     },
     /// Paths repeating a segment (default REJECT).
     PathologicalPath {
-        /// The most repetitions in a row. Default: 2.
-        #[serde(default = "two")]
-        max_repeats: usize,
+        /// The most repetitions in a row. Default: `scope.max_path_repeats` (2).
+        max_repeats: Option<usize>,
         /// The answer when the condition holds.
         decision: Option<Decision>,
     },
@@ -186,7 +181,7 @@ pub struct SurtPrefixedSpec {
     /// Files of prefixes (or URLs, taken as seeds are), one per line, `#` comments. Default: none.
     #[serde(default)]
     pub files: Vec<PathBuf>,
-    /// Whether every seed's prefix is included. Default: true.
+    /// Whether every seed's prefix, and every prefix of `scope.surt_prefixes`, is included. Default: true.
     #[serde(default = "yes")]
     pub seeds_as_prefixes: bool,
     /// Whether a URI whose via is under a prefix matches too. Default: false.
@@ -250,15 +245,6 @@ pub enum ListLogic {
     All,
 }
 
-fn one() -> usize {
-    1
-}
-fn two() -> usize {
-    2
-}
-fn twenty() -> usize {
-    20
-}
 fn yes() -> bool {
     true
 }
@@ -275,6 +261,10 @@ pub struct BuildContext<'a> {
     pub base: &'a std::path::Path,
     /// The crawl's URL classes.
     pub classes: Arc<UrlClasses>,
+    /// The `[scope]` keys: the bounds a rule takes when its entry gives none (`max_hops`, …), and the prefixes
+    /// a `surt_prefixed` rule adds to the seeds' (`surt_prefixes`), so that the default sequence written out
+    /// behaves as the default does.
+    pub scope: &'a super::ScopeConfig,
 }
 
 /// A problem building one entry: the key under the entry (empty for the entry itself) and what is wrong.
@@ -301,6 +291,12 @@ fn prefixes(
     let mut out: Vec<SurtPrefix> = Vec::new();
     if spec.seeds_as_prefixes {
         out.extend(ctx.seeds.iter().map(SurtPrefix::from_seed));
+        out.extend(
+            ctx.scope
+                .surt_prefixes
+                .iter()
+                .map(|p| SurtPrefix::new(p.clone())),
+        );
     }
     out.extend(spec.prefixes.iter().map(|p| SurtPrefix::new(p.clone())));
     for (i, file) in spec.files.iter().enumerate() {
@@ -398,15 +394,16 @@ impl RuleSpec {
                 negate: matches!(self, S::NotOnDomains(_)),
             }),
             S::TooManyHops { max_hops, .. } => Box::new(decide::TooManyHops {
-                max_hops: *max_hops,
+                max_hops: max_hops.unwrap_or(ctx.scope.max_hops),
             }),
             S::Transclusion {
                 max_trans_hops,
                 max_speculative_hops,
                 ..
             } => Box::new(decide::Transclusion {
-                max_trans_hops: *max_trans_hops,
-                max_speculative_hops: *max_speculative_hops,
+                max_trans_hops: max_trans_hops.unwrap_or(ctx.scope.max_trans_hops),
+                max_speculative_hops: max_speculative_hops
+                    .unwrap_or(ctx.scope.max_speculative_hops),
             }),
             S::PrerequisiteAccept { .. } => Box::new(decide::PrerequisiteAccept),
             S::SeedAccept { .. } => Box::new(decide::SeedAccept),
@@ -431,10 +428,10 @@ impl RuleSpec {
                 regex: regex("regex", &s.regex, problems),
             }),
             S::TooManyPathSegments { max_segments, .. } => Box::new(decide::TooManyPathSegments {
-                max_segments: *max_segments,
+                max_segments: max_segments.unwrap_or(ctx.scope.max_path_depth),
             }),
             S::PathologicalPath { max_repeats, .. } => Box::new(decide::PathologicalPath {
-                max_repeats: *max_repeats,
+                max_repeats: max_repeats.unwrap_or(ctx.scope.max_path_repeats),
             }),
             S::SchemeNotInSet { schemes, .. } => Box::new(decide::SchemeNotInSet {
                 schemes: schemes.clone(),

@@ -257,6 +257,22 @@ impl CrawlConfig {
                 ),
             ));
         }
+        if !(f.bloom_fp_rate > 0.0 && f.bloom_fp_rate < 1.0) {
+            out.push((
+                "frontier.bloom_fp_rate".into(),
+                format!(
+                    "frontier.bloom_fp_rate = {} must be above 0 and below 1 (0.01 is one new URL in a hundred \
+                     taken for seen)",
+                    f.bloom_fp_rate
+                ),
+            ));
+        }
+        if f.bloom_items == 0 {
+            out.push((
+                "frontier.bloom_items".into(),
+                "frontier.bloom_items must be at least 1".into(),
+            ));
+        }
         if f.queue_precedence == 0 {
             out.push((
                 "frontier.queue_precedence".into(),

@@ -67,6 +67,9 @@ pub struct Crawl {
     remote: Option<RemoteSpec>,
     /// The job, taken for this process until the crawl is dropped.
     _lock: JobLock,
+    /// The operator's config file this crawl was made from, named in the errors found when it starts
+    /// (`None`: the job's copy is named).
+    source: Option<std::path::PathBuf>,
 }
 
 impl Crawl {
@@ -105,7 +108,15 @@ impl Crawl {
             repaired: Vec::new(),
             remote: None,
             _lock: lock,
+            source: None,
         })
+    }
+
+    /// Names `path`, the operator's config the crawl was made from, in the errors of its settings found when
+    /// the crawl starts (a missing password variable, the placeholder user agent), instead of the job's copy.
+    pub fn with_source(mut self, path: &std::path::Path) -> Crawl {
+        self.source = Some(path.to_path_buf());
+        self
     }
 
     /// Prepares a crawl whose frontier is shared through Redis at `url` (`trawl crawl --frontier`): creates
@@ -186,6 +197,7 @@ impl Crawl {
             repaired,
             remote: Some(spec),
             _lock: lock,
+            source: None,
         })
     }
 
@@ -213,6 +225,7 @@ impl Crawl {
             repaired,
             remote: None,
             _lock: lock,
+            source: None,
         })
     }
 
@@ -352,7 +365,10 @@ impl Crawl {
     fn shared(&self, stop: &CrawlHandle) -> Result<Shared, Error> {
         let config = &self.config;
         let config_error = |message: String| Error::Config {
-            path: self.job.config_path(),
+            path: self
+                .source
+                .clone()
+                .unwrap_or_else(|| self.job.config_path()),
             message,
         };
         // As Heritrix: no crawl beyond this machine without a way for webmasters to reach the operator.

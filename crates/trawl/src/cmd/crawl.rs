@@ -27,6 +27,7 @@ pub(crate) fn crawl(
     user_agent: Option<String>,
     frontier: Option<String>,
 ) -> anyhow::Result<ExitCode> {
+    let source = config.clone();
     let config = match &config {
         Some(path) => {
             let config = CrawlConfig::load(path)?;
@@ -63,6 +64,11 @@ pub(crate) fn crawl(
     let crawl = match &frontier {
         Some(url) => Crawl::new_shared(&job, config, &seeds, url)?,
         None => Crawl::new(&job, config, &seeds)?,
+    };
+    // A shared crawl joined takes the settings it has, not the file's.
+    let crawl = match &source {
+        Some(path) if frontier.is_none() => crawl.with_source(path),
+        _ => crawl,
     };
     say!("trawl: crawling into {}", job.display());
     run(crawl, &job, metrics)
