@@ -27,8 +27,40 @@ pub fn write_wacz(job_dir: &Path, out: &Path) -> Result<trawl_warc::WaczSummary,
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "trawl crawl".into());
     // WACZ holds gzip (or plain) WARCs, which every replay tool reads; zstd ones go in as gzip, rewritten
-    // beside the package for the time it takes.
-    let aside = tempfile::Builder::new()
+    // beside the package for the time it takes (the folder is made only for them).
+    let zstd = |w: &PathBuf| w.to_string_lossy().ends_with(".warc.zst");
+    let aside = warcs
+        .iter()
+        .any(zstd)
+        .then(|| aside_folder(out))
+        .transpose()?;
+    let mut packed = Vec::with_capacity(warcs.len());
+    for warc in warcs {
+        let name = warc
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        match (name.strip_suffix(".warc.zst"), &aside) {
+            (Some(stem), Some(folder)) => {
+                let gz = folder.path().join(format!("{stem}.warc.gz"));
+                trawl_warc::recompress(&warc, &gz)?;
+                packed.push(gz);
+            }
+            _ => packed.push(warc),
+        }
+    }
+    Ok(trawl_warc::write_wacz(
+        out,
+        &packed,
+        &config.seeds.urls,
+        &title,
+    )?)
+}
+
+/// A temporary folder beside the package `out` (`.trawl-wacz-*`), removed when dropped.
+fn aside_folder(out: &Path) -> Result<tempfile::TempDir, Error> {
+    tempfile::Builder::new()
         .prefix(".trawl-wacz-")
         .tempdir_in(
             out.parent()
@@ -38,29 +70,7 @@ pub fn write_wacz(job_dir: &Path, out: &Path) -> Result<trawl_warc::WaczSummary,
         .map_err(|source| Error::Io {
             path: out.to_path_buf(),
             source,
-        })?;
-    let mut packed = Vec::with_capacity(warcs.len());
-    for warc in warcs {
-        let name = warc
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
-        match name.strip_suffix(".warc.zst") {
-            Some(stem) => {
-                let gz = aside.path().join(format!("{stem}.warc.gz"));
-                trawl_warc::recompress(&warc, &gz)?;
-                packed.push(gz);
-            }
-            None => packed.push(warc),
-        }
-    }
-    Ok(trawl_warc::write_wacz(
-        out,
-        &packed,
-        &config.seeds.urls,
-        &title,
-    )?)
+        })
 }
 
 /// Where a crawl with `[warc] wacz = true` writes its package: `JOB/JOBNAME.wacz`.

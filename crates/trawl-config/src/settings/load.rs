@@ -78,16 +78,12 @@ fn toml_problem(
             } else {
                 super::rules::join(&key, w)
             };
-            let doc = match path.first().map(|(k, _)| k.as_str()) {
-                Some("url_class") => "docs/url-classes.md describes them",
-                _ if path.iter().any(|(k, _)| k == "rules" || k == "decide") => {
-                    "docs/scope.md describes them"
-                }
-                _ => "docs/configuration.md describes them",
-            };
             (
                 choice_message(&full, got, &raw),
-                Some(format!("write one of the choices; {doc}")),
+                Some(format!(
+                    "write one of the choices; {} describes them",
+                    doc_for(&path)
+                )),
             )
         }
         (Some(_), _) => (
@@ -107,7 +103,7 @@ fn toml_problem(
             }
             let hint = raw
                 .contains("unknown field")
-                .then(|| "every key is listed in docs/configuration.md".to_string());
+                .then(|| format!("every key is listed in {}", doc_for(&path)));
             (in_users_words(&raw), hint)
         }
     };
@@ -121,6 +117,15 @@ fn toml_problem(
             _ => message,
         },
         hint,
+    }
+}
+
+/// The document that describes the keys and choices at `path`: URL classes, scope rules, or the rest.
+fn doc_for(path: &[(String, Option<usize>)]) -> &'static str {
+    match path.first().map(|(k, _)| k.as_str()) {
+        Some("url_class") => "docs/url-classes.md",
+        _ if path.iter().any(|(k, _)| k == "rules" || k == "decide") => "docs/scope.md",
+        _ => "docs/configuration.md",
     }
 }
 

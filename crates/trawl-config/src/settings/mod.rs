@@ -781,6 +781,20 @@ mod tests {
         );
     }
 
+    /// A size limit of 0 would archive every body empty, and read every robots.txt as empty (allow all).
+    #[test]
+    fn size_limits_of_zero_are_refused() {
+        for key in ["max_bytes", "max_robots_bytes"] {
+            let err = CrawlConfig::parse(&format!("[fetch]\n{key} = 0\n"), Path::new("x.toml"))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains(&format!("fetch.{key} must be at least 1")) && err.contains("line 2"),
+                "{err}"
+            );
+        }
+    }
+
     #[test]
     fn identity_section() {
         let c = CrawlConfig::parse("", Path::new("x.toml")).unwrap();
@@ -1002,6 +1016,20 @@ extension = "-jpg"
             (
                 "[[scope.rules]]\nrule = \"not\"\ndecision = \"reject\"\nof = [{ rule = \"seed_accept\" }]\n",
                 &["`not` rule's `of` is one rule, written as a table: of = { rule ="],
+            ),
+            // An unknown key is pointed at the document listing its neighbours.
+            (
+                "[[url_class]]\nname = \"x\"\nkind = \"post\"\nexample = \"http://a.org/p/1\"\n\
+                 domains = [\"a.org\"]\nbogus = true\n",
+                &["every key is listed in docs/url-classes.md"],
+            ),
+            (
+                "[[scope.rules]]\nrule = \"too_many_hops\"\nmax_hopz = 3\n",
+                &["every key is listed in docs/scope.md"],
+            ),
+            (
+                "[fetch]\ntimeout = 3\n",
+                &["every key is listed in docs/configuration.md"],
             ),
             (
                 "[fetch]\nmax_connections = 99999999999999999999\n",

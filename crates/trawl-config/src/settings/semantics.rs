@@ -298,6 +298,9 @@ impl CrawlConfig {
             ("fetch.max_fetch_ms", fc.max_fetch_ms),
             ("fetch.max_decode_ratio", fc.max_decode_ratio),
             ("fetch.max_headers", fc.max_headers as u64),
+            // 0 would archive every body empty, and read every robots.txt as empty (allow all).
+            ("fetch.max_bytes", fc.max_bytes),
+            ("fetch.max_robots_bytes", fc.max_robots_bytes),
         ] {
             if v == 0 {
                 out.push((name.into(), format!("{name} must be at least 1")));
