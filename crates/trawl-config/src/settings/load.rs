@@ -82,7 +82,7 @@ fn toml_problem(
                 choice_message(&full, got, &raw),
                 Some(format!(
                     "write one of the choices; {} describes them",
-                    doc_for(&path)
+                    doc_for(path)
                 )),
             )
         }
@@ -103,7 +103,7 @@ fn toml_problem(
             }
             let hint = raw
                 .contains("unknown field")
-                .then(|| format!("every key is listed in {}", doc_for(&path)));
+                .then(|| format!("every key is listed in {}", doc_for(path)));
             (in_users_words(&raw), hint)
         }
     };
