@@ -439,8 +439,8 @@ impl Fetcher {
         // limit is checked on the head as received.
         if let Some(len) = conn
             .tap
-            .head_len()
-            .filter(|&n| !h2 && n > settings.max_header_bytes)
+            .head_over(settings.max_header_bytes)
+            .filter(|_| !h2)
         {
             let said = format!(
                 "a response head of {len} bytes, over fetch.max_header_bytes ({})",

@@ -41,13 +41,20 @@ impl TapHandle {
         self.with(|t| (std::mem::take(&mut t.sent), std::mem::take(&mut t.received)))
     }
 
-    /// The length of the first response head received since the last clear (through its blank line), once
-    /// it has all come.
-    pub(crate) fn head_len(&self) -> Option<usize> {
+    /// The length of the first response head received since the last clear (through its blank line), when
+    /// it is over `limit` bytes; `None` otherwise. Nothing is scanned while no more than `limit` bytes came,
+    /// as for nearly every response.
+    pub(crate) fn head_over(&self, limit: usize) -> Option<usize> {
         self.with(|t| {
-            let crlf = memchr::memmem::find(&t.received, b"\r\n\r\n").map(|i| i + 4);
-            let lf = memchr::memmem::find(&t.received, b"\n\n").map(|i| i + 2);
-            crlf.into_iter().chain(lf).min()
+            let got = &t.received;
+            if got.len() <= limit {
+                return None;
+            }
+            // A blank line of bare line feeds counts only before the first CRLF CRLF: one scan of the head.
+            let crlf = memchr::memmem::find(got, b"\r\n\r\n").map(|i| i + 4);
+            let head = &got[..crlf.unwrap_or(got.len())];
+            let lf = memchr::memmem::find(head, b"\n\n").map(|i| i + 2);
+            lf.or(crlf).filter(|&n| n > limit)
         })
     }
 
@@ -130,16 +137,17 @@ mod tests {
         let mut buf = [0u8; 64];
         let n = rec.read(&mut buf).await.unwrap();
         assert_eq!(n, 21);
-        assert_eq!(tap.head_len(), Some(19));
+        assert_eq!(tap.head_over(0), Some(19));
+        assert_eq!(tap.head_over(19), None, "not over its limit");
         let (sent, received) = tap.take();
         assert_eq!(sent, b"GET / HTTP/1.1\r\n\r\n");
         assert_eq!(received, b"HTTP/1.1 200 OK\r\n\r\nhi");
         assert_eq!(tap.received_len(), 0);
-        assert_eq!(tap.head_len(), None, "no head yet");
+        assert_eq!(tap.head_over(0), None, "no head yet");
         tap.with(|t| {
             t.received
                 .extend_from_slice(b"HTTP/1.0 200 OK\nA: b\n\nbody\r\n\r\n")
         });
-        assert_eq!(tap.head_len(), Some(22), "a head of bare line feeds");
+        assert_eq!(tap.head_over(0), Some(22), "a head of bare line feeds");
     }
 }
