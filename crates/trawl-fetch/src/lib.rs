@@ -17,6 +17,7 @@ mod address;
 mod dns;
 mod h2_form;
 mod idle;
+mod message;
 mod proxy;
 pub use self::dns::DnsAnswer;
 use self::idle::IdlePool;
@@ -411,6 +412,9 @@ impl Fetcher {
         let ip = Some(conn.ip);
         conn.tap.clear();
         let h2 = matches!(conn.sender, Sender::H2(_));
+        if !h2 {
+            conn.tap.head_room(Some(head_room(settings)));
+        }
         let request = match self.request(url, settings, parts, h2) {
             Ok(r) => r,
             Err(e) => return Err(((e, ip), false)),
@@ -426,17 +430,27 @@ impl Fetcher {
             }
             Ok(Err(e)) => {
                 let nothing = conn.tap.received_len() == 0;
-                let error = if e.is_parse() {
+                let error = if conn.tap.heads_over() {
+                    FetchError::Malformed(format!(
+                        "more than {} bytes came before the response head (interim 1xx heads without end?), \
+                         over fetch.max_header_bytes ({})",
+                        head_room(settings),
+                        settings.max_header_bytes
+                    ))
+                } else if e.is_parse() {
                     FetchError::Malformed(error_chain(&e))
                 } else {
                     FetchError::Broken(error_chain(&e))
                 };
                 return Err(((error, ip), nothing));
             }
-            Ok(Ok(r)) => r,
+            Ok(Ok(r)) => {
+                conn.tap.head_room(None);
+                r
+            }
         };
         // hyper bounds the head by its read buffer, which one read can overrun by up to half again: the
-        // limit is checked on the head as received.
+        // limit is checked on the heads as received (interim 1xx ones included).
         if let Some(len) = conn
             .tap
             .head_over(settings.max_header_bytes)
@@ -451,6 +465,7 @@ impl Fetcher {
         let (parts, mut body) = response.into_parts();
         let mut data = Vec::with_capacity(body_room(&parts, max_bytes));
         let mut truncated = None;
+        let mut trailing = false;
         // The minimum-rate rule: each window must bring its share of bytes, or the body is cut (a share of 0
         // bytes, from a tiny rate or window, cuts nothing: the rule is off).
         let window = Duration::from_millis(settings.min_rate_window_ms.max(1));
@@ -530,6 +545,15 @@ impl Fetcher {
                     && !parts.headers.contains_key(http::header::TRANSFER_ENCODING)
                 {
                     cut_recording(&mut response_bytes, max_bytes);
+                } else if truncated.is_none()
+                    && let Some(end) =
+                        message::end(&response_bytes, parts.status.as_u16(), &parts.headers)
+                    && end < response_bytes.len()
+                {
+                    // Bytes after the message (junk past a Content-Length body, a body after a 204)
+                    // are no part of this response, and the connection is not to be trusted again.
+                    response_bytes.truncate(end);
+                    trailing = true;
                 }
                 (request_bytes, response_bytes)
             }
@@ -544,7 +568,7 @@ impl Fetcher {
             invalid_cert: conn.invalid_cert.clone(),
             protocol: conn.protocol,
         };
-        let reusable = truncated.is_none() && !conn.sender.is_closed();
+        let reusable = truncated.is_none() && !trailing && !conn.sender.is_closed();
         Ok(((response, ip), reusable.then_some(conn)))
     }
 
@@ -822,7 +846,7 @@ fn error_chain(e: &dyn std::error::Error) -> String {
 /// cut: hyper reads ahead). Only for a body sent as it is (no Transfer-Encoding), where the body's bytes on
 /// the wire are the body; a chunked one stays as received, a little past the limit, labelled truncated.
 fn cut_recording(recorded: &mut Vec<u8>, max_bytes: u64) {
-    if let Some(end) = final_head_end(recorded) {
+    if let Some((_, end)) = message::heads(recorded) {
         let keep = u64::try_from(end)
             .unwrap_or(u64::MAX)
             .saturating_add(max_bytes);
@@ -832,25 +856,11 @@ fn cut_recording(recorded: &mut Vec<u8>, max_bytes: u64) {
     }
 }
 
-/// Where the final response head ends in a recording: past its empty line, after any interim `1xx` heads
-/// (other than `101`) before it.
-fn final_head_end(recorded: &[u8]) -> Option<usize> {
-    let mut at = 0;
-    loop {
-        let rest = &recorded[at..];
-        let crlf = rest
-            .windows(4)
-            .position(|w| w == b"\r\n\r\n")
-            .map(|i| i + 4);
-        let lf = rest.windows(2).position(|w| w == b"\n\n").map(|i| i + 2);
-        let end = at + crlf.into_iter().chain(lf).min()?;
-        let status = rest.get(9..12);
-        if status.is_some_and(|s| s[0] == b'1' && s != b"101") {
-            at = end;
-        } else {
-            return Some(end);
-        }
-    }
+/// The most bytes that may arrive before hyper hands over a response head: its read buffer (which bounds
+/// one head) and a read's overrun, twice over, for interim 1xx heads. A server sending those without end is
+/// stopped here instead of growing the recording until the head timeout.
+fn head_room(settings: &FetchConfig) -> usize {
+    settings.max_header_bytes.max(8192).saturating_mul(3)
 }
 
 #[cfg(test)]

@@ -27,6 +27,9 @@
 //! | `/obs-text-header` (0xff, 0xe9 in a value, no NUL) | 200 | - | yes, the raw bytes kept |
 //! | `/lf-only` | 200 | - | yes |
 //! | `/flood-1xx` (500 x 100 Continue) | 200 | - | yes, the 1xx heads kept before the final response (warcio misreads it) |
+//! | `/endless-1xx` (100 Continue without end) | -3 | `err=malformed` (more than 3 x `max_header_bytes` before the head) | none |
+//! | `/junk-after-body` (bytes past Content-Length) | 200 | - | yes, cut where the message ends |
+//! | `/204-tail` (a body after a 204) | 204 | - | yes, the head alone |
 //! | `/reset-mid-head` | -3 | `err=broken` | none |
 //! | `/reset-mid-body` | 200 | `midFetchTrunc` | `WARC-Truncated: disconnect` |
 //! | `/links-100k` | 200 | `lenTrunc,outlinksTrunc` (the page is 4.2 MB) | `WARC-Truncated: length` |
@@ -76,6 +79,9 @@ const EXPECTED: &[(&str, i32, Option<&str>)] = &[
     ("/obs-text-header", 200, None),
     ("/lf-only", 200, None),
     ("/flood-1xx", 200, None),
+    ("/endless-1xx", -3, None),
+    ("/junk-after-body", 200, None),
+    ("/204-tail", 204, None),
     ("/reset-mid-head", -3, None),
     ("/reset-mid-body", 200, Some("midFetchTrunc")),
     ("/links-100k", 200, Some("lenTrunc")),
@@ -321,6 +327,11 @@ async fn hostile_server_is_survived() {
         let body_at = rec.block.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
         assert_eq!(&rec.block[body_at..body_at + 2], b"\x1f\x8b", "{path}");
     }
+    // The message alone: what a server sends after it is no part of the response.
+    let junk = response_for(&main.url("/junk-after-body")).unwrap();
+    assert!(junk.block.ends_with(b"<p>the body</p>"), "{:?}", junk.block);
+    let no_content = response_for(&main.url("/204-tail")).unwrap();
+    assert!(no_content.block.ends_with(b"Connection: close\r\n\r\n"));
     let bomb = response_for(&main.url("/gzip-bomb")).unwrap();
     assert!(bomb.block.ends_with(server::gzip_bomb()));
     for file in common::warc_files(dir.path()) {

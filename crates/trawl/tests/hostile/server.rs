@@ -46,6 +46,9 @@ pub(crate) const SCENARIOS: &[&str] = &[
     "/obs-text-header",
     "/lf-only",
     "/flood-1xx",
+    "/endless-1xx",
+    "/junk-after-body",
+    "/204-tail",
     "/reset-mid-head",
     "/reset-mid-body",
     // content
@@ -456,6 +459,20 @@ async fn main_site(sock: &mut TcpStream, target: &str, other: u16) -> Io {
             let mut out = b"HTTP/1.1 100 Continue\r\n\r\n".repeat(500);
             out.extend(html("<p>finally</p>"));
             sock.write_all(&out).await
+        }
+        "/endless-1xx" => {
+            // Interim heads without end (hyper drops them and reads on): up to 64 MB, or until the
+            // crawler hangs up.
+            stream(sock, 64 << 20, |_| b"HTTP/1.1 100 Continue\r\n\r\n".repeat(2621)).await
+        }
+        "/junk-after-body" => {
+            let mut out = html("<p>the body</p>");
+            out.extend_from_slice(b"JUNK AFTER THE MESSAGE");
+            sock.write_all(&out).await
+        }
+        "/204-tail" => {
+            sock.write_all(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\na body a 204 has not")
+                .await
         }
         "/reset-mid-head" => {
             sock.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/ht")
