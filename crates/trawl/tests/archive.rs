@@ -1147,6 +1147,17 @@ fn archive_commands_name_what_is_wrong_and_leave_nothing() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(left, ["empty.warc.gz"]);
+    let missing = dir.path().join("missing.arc");
+    let (ok, said) = trawl_cli(&[
+        "warc".as_ref(),
+        "convert".as_ref(),
+        missing.as_os_str(),
+        out.as_os_str(),
+    ]);
+    assert!(
+        !ok && said.contains("missing.arc: cannot read it"),
+        "{said}"
+    );
 
     // An output whose index would be another archive's (`X.warc.gz` and `X.warc.zst` share `X.cdxj`), or in
     // a folder that is not there.

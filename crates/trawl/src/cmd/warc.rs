@@ -284,7 +284,10 @@ fn rewrite(
             other.display()
         );
     }
-    let (before, started) = (std::fs::metadata(input)?.len(), std::time::Instant::now());
+    let before = std::fs::metadata(input)
+        .with_context(|| format!("{}: cannot read it", input.display()))?
+        .len();
+    let started = std::time::Instant::now();
     let records = how(input, output)?;
     if records == 0 {
         let _ = std::fs::remove_file(output);
@@ -294,7 +297,9 @@ fn rewrite(
             input.display()
         );
     }
-    let after = std::fs::metadata(output)?.len();
+    let after = std::fs::metadata(output)
+        .with_context(|| format!("{}: cannot read what was written", output.display()))?
+        .len();
     out!(
         "{}: {records} records, {before} bytes -> {after} bytes ({:+.1}%) in {:.2} s",
         output.display(),
