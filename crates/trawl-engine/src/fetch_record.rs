@@ -8,6 +8,7 @@ use trawl_config::CrawlConfig;
 use trawl_extract::{
     Outlink,
     decode::{DecodeLimits, decode_content},
+    field,
 };
 
 use trawl_fetch::{Fetched, Response};
@@ -17,7 +18,7 @@ use trawl_fetch::{Fetched, Response};
 pub(crate) struct FetchRecord {
     /// When, where, and the response or why there was none.
     pub(crate) fetched: Fetched,
-    /// The response's `Content-Type`, whole.
+    /// The response's `Content-Type`, whole: the last value that parses as a MIME type, as browsers take it.
     pub(crate) content_type: Option<String>,
     /// Its media type: lowercase, without parameters.
     pub(crate) mime: Option<String>,
@@ -56,7 +57,7 @@ impl FetchRecord {
             .result
             .as_ref()
             .ok()
-            .and_then(|r| header(r, "content-type"));
+            .and_then(|r| field::content_type(values(r, "content-type")));
         let mime = content_type
             .as_deref()
             .and_then(|ct| ct.split(';').next())
@@ -82,9 +83,17 @@ impl FetchRecord {
         self.fetched.result.as_ref().ok()
     }
 
-    /// A response header's value, if present and text.
+    /// A single-valued response header (`Retry-After`): its first field line, read lossily.
     pub(crate) fn header(&self, name: &str) -> Option<String> {
-        self.response().and_then(|r| header(r, name))
+        self.response()
+            .and_then(|r| values(r, name).next())
+            .map(|v| String::from_utf8_lossy(v).into_owned())
+    }
+
+    /// The first `Location` field line, as raw bytes (a server may send UTF-8 or latin-1 in it): resolve it
+    /// with [`trawl_url::resolve_bytes`].
+    pub(crate) fn location(&self) -> Option<&[u8]> {
+        self.response().and_then(|r| values(r, "location").next())
     }
 
     /// The HTTP status, if a response arrived.
@@ -102,7 +111,8 @@ impl FetchRecord {
         let Some(resp) = self.fetched.result.as_ref().ok() else {
             return;
         };
-        let encoding = header(resp, "content-encoding");
+        // Repeated `Content-Encoding` lines are one list (RFC 9110 §5.3), undone last to first.
+        let encoding = field::list(values(resp, "content-encoding"));
         self.decoded = match decode_content(encoding.as_deref(), &resp.body, limits) {
             Some(Cow::Borrowed(prefix)) => Decoded::Prefix(prefix.len()),
             Some(Cow::Owned(bytes)) => Decoded::Owned(bytes),
@@ -127,11 +137,9 @@ impl FetchRecord {
     }
 }
 
-fn header(resp: &Response, name: &str) -> Option<String> {
-    resp.headers
-        .get(name)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string)
+/// Every field line of `name`, in the order received, as raw bytes.
+fn values<'a>(resp: &'a Response, name: &str) -> impl Iterator<Item = &'a [u8]> {
+    resp.headers.get_all(name).iter().map(|v| v.as_bytes())
 }
 
 /// How far content codings are undone, from a URI's settings.

@@ -18,7 +18,7 @@ use trawl_fetch::{
         Access,
         form::{
             self as login_form, Answer, FormSignature, Outcome, Submission, USE_A_BROWSER, Verdict,
-            cookies_changed, decoded_body, is_html,
+            content_type, cookies_changed, decoded_body, is_html,
         },
     },
 };
@@ -124,11 +124,13 @@ pub async fn attempt(c: &Client<'_>, spec: &CredentialSpec) -> Attempt {
     let forms = match &page.result {
         Ok(resp) if is_html(&resp.headers) => {
             let body = decoded_body(&resp.headers, &resp.body);
-            let content_type = resp
-                .headers
-                .get(http::header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok());
-            read_forms(&body, content_type, &login_url, spec.form.as_deref())
+            let content_type = content_type(&resp.headers);
+            read_forms(
+                &body,
+                content_type.as_deref(),
+                &login_url,
+                spec.form.as_deref(),
+            )
         }
         _ => Forms::default(),
     };
@@ -412,8 +414,7 @@ async fn follow(
         let Some(target) = resp
             .headers
             .get(LOCATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|l| last.url.join(l).ok())
+            .and_then(|v| last.url.join(&trawl_url::href_text(v.as_bytes())).ok())
             .filter(|u| matches!(u.scheme(), "http" | "https"))
         else {
             return;

@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 use std::io::Read;
 
-use flate2::read::{DeflateDecoder, GzDecoder, ZlibDecoder};
+use flate2::read::{DeflateDecoder, MultiGzDecoder, ZlibDecoder};
 
 /// Bounds on decoding.
 #[derive(Debug, Clone, Copy)]
@@ -47,7 +47,8 @@ pub fn decode_content<'a>(
 fn decode_one(coding: &str, input: &[u8], cap: u64) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     let read = match coding {
-        "gzip" | "x-gzip" => GzDecoder::new(input).take(cap).read_to_end(&mut out),
+        // Every member of a multi-member gzip stream (as `cat a.gz b.gz` makes), not only the first.
+        "gzip" | "x-gzip" => MultiGzDecoder::new(input).take(cap).read_to_end(&mut out),
         "deflate" => {
             // Servers send either zlib-wrapped (the standard) or raw deflate; try the standard first.
             match ZlibDecoder::new(input).take(cap).read_to_end(&mut out) {

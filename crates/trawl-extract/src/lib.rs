@@ -5,7 +5,8 @@
 //! go to [`extract_html`] (a streaming start-tag scanner), CSS to [`extract_css`]; [`sitemap`], [`feed`],
 //! [`speculative`] (link-shaped strings in scripts and JSON), [`pdf`] and [`office`] (Word, OOXML and ODF
 //! documents) are called by name; [`form`] reads a page's forms as a browser would submit them (for form
-//! logins). [`decode`] removes content codings for extraction only, bounded against compression bombs.
+//! logins). [`decode`] removes content codings for extraction only, bounded against compression bombs;
+//! [`field`] reads the response fields that say which (repeated `Content-Encoding` and `Content-Type` lines).
 //!
 //! What this crate must not know: sockets, async runtimes, the frontier, the crawl's records, settings files.
 //! Every extractor takes bytes and returns what it found: a document it cannot parse yields fewer links, never
@@ -26,6 +27,7 @@ pub mod decode;
 mod document;
 mod entities;
 pub mod feed;
+pub mod field;
 pub mod form;
 mod hop;
 mod html;

@@ -46,7 +46,7 @@ pub use crate::{
     identity::{
         CanonicalHints, CanonicalSource, Explanation, Identity, UrlClassNormaliser, norm_uuid,
     },
-    resolve::{parse_lenient, parse_seed, resolve},
+    resolve::{href_text, parse_lenient, parse_seed, resolve, resolve_bytes},
     rewrite::{Rewrite, example_site_rewrites},
     surt::SurtPrefix,
 };

@@ -1,5 +1,7 @@
 //! Raw URLs: an href resolved against its document's base, as browsers do.
 
+use std::{borrow::Cow, fmt::Write};
+
 use url::Url;
 
 use crate::Error;
@@ -15,6 +17,31 @@ pub fn resolve(base: &Url, href: &str) -> Result<Url, Error> {
     })?;
     url.set_fragment(None);
     Ok(url)
+}
+
+/// Resolves `href` given as a header's raw bytes (a `Location`), as [`resolve`] once they are text (see
+/// [`href_text`]).
+pub fn resolve_bytes(base: &Url, href: &[u8]) -> Result<Url, Error> {
+    resolve(base, &href_text(href))
+}
+
+/// A header's raw bytes as URL text: valid UTF-8 as it is (the URL parser percent-encodes it as UTF-8),
+/// otherwise every byte >= 0x80 as `%XX`, so a latin-1 `é` stays the server's byte (`%E9`) rather than being
+/// lost. ASCII is left to the URL parser, which treats controls as a browser does (tabs and newlines dropped,
+/// the others percent-encoded).
+pub fn href_text(bytes: &[u8]) -> Cow<'_, str> {
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(bytes.len() + 16);
+    for &b in bytes {
+        if b.is_ascii() {
+            out.push(char::from(b));
+        } else {
+            let _ = write!(out, "%{b:02X}");
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// Parses a seed given by an operator: an absolute http(s) URL, or a bare host such as `example.com/path`, which
@@ -84,6 +111,32 @@ mod tests {
                 "href {href:?}"
             );
         }
+    }
+
+    #[test]
+    fn header_bytes_are_percent_encoded() {
+        let base = Url::parse("http://example.com/dir/page").unwrap();
+        let rows: [(&[u8], &str); 5] = [
+            (
+                "/leaf/café-€".as_bytes(),
+                "http://example.com/leaf/caf%C3%A9-%E2%82%AC",
+            ),
+            (b"/leaf/caf\xe9", "http://example.com/leaf/caf%E9"),
+            (b"/a?q=\xe9\xff#\xe9", "http://example.com/a?q=%E9%FF"),
+            (b"/a\x01b\tc", "http://example.com/a%01bc"),
+            (
+                b"http://b\xc3\xbccher.ch/\xe9",
+                "http://xn--bcher-kva.ch/%E9",
+            ),
+        ];
+        for (href, want) in rows {
+            assert_eq!(
+                resolve_bytes(&base, href).unwrap().as_str(),
+                want,
+                "{href:?}"
+            );
+        }
+        assert!(matches!(href_text(b"/plain"), Cow::Borrowed(_)));
     }
 
     #[test]

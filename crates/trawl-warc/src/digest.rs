@@ -187,6 +187,22 @@ pub fn http_header(http: &[u8], name: &str) -> Option<String> {
     .flatten()
 }
 
+/// Every field line of header `name` in the recorded HTTP response head at the start of `http`, in order, as
+/// raw bytes (a repeated field such as `Content-Encoding` is read whole).
+pub(crate) fn http_header_lines<'h>(http: &'h [u8], name: &str) -> Vec<&'h [u8]> {
+    with_fields(http, |headers| {
+        let mut resp = httparse::Response::new(headers);
+        resp.parse(http)?;
+        Ok(resp
+            .headers
+            .iter()
+            .filter(|h| h.name.eq_ignore_ascii_case(name))
+            .map(|h| h.value)
+            .collect())
+    })
+    .unwrap_or_default()
+}
+
 /// Whether `http` begins with a complete HTTP response head.
 pub(crate) fn parse_head_ok(http: &[u8]) -> bool {
     http.starts_with(b"HTTP/") && parse_head(http).is_some()

@@ -12,11 +12,15 @@ use std::{
 
 use serde_json::json;
 use sha2::{Digest, Sha256};
+use trawl_extract::{
+    decode::{DecodeLimits, decode_content},
+    field,
+};
 use zip::{CompressionMethod, ZipWriter, write::SimpleFileOptions};
 
 use crate::{
     Error, cdxj,
-    digest::{entity_body, http_header},
+    digest::{entity_body, http_header_lines},
     reader,
 };
 
@@ -230,36 +234,22 @@ fn copy_hashed(src: &mut impl Read, dst: &mut impl Write) -> io::Result<(String,
     Ok((data_encoding::HEXLOWER.encode(&hasher.finalize()), total))
 }
 
-/// Whether a recorded HTTP head says HTML.
+/// Whether a recorded HTTP head says HTML (its `Content-Type` as browsers take it, the last one that parses).
 fn is_html(http: &[u8]) -> bool {
-    http_header(http, "content-type")
+    field::content_type(http_header_lines(http, "content-type"))
         .is_some_and(|ct| ct.to_ascii_lowercase().contains("text/html"))
 }
 
-/// The `<title>` of a recorded HTML response (gzip or deflate content coding undone; at most 1 MiB read).
+/// The `<title>` of a recorded HTML response: its content codings undone as link extraction undoes them (every
+/// `Content-Encoding` line, gzip, deflate raw or zlib, br, zstd, nested), at most 1 MiB read.
 fn html_title(http: &[u8]) -> Option<String> {
     let body = entity_body(http)?;
-    let coding = http_header(http, "content-encoding")
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    let mut text = Vec::new();
-    let limit = 1 << 20;
-    match coding.trim() {
-        "" | "identity" => text.extend_from_slice(&body[..body.len().min(limit)]),
-        "gzip" | "x-gzip" => {
-            flate2::read::MultiGzDecoder::new(&body[..])
-                .take(limit as u64)
-                .read_to_end(&mut text)
-                .ok()?;
-        }
-        "deflate" => {
-            flate2::read::ZlibDecoder::new(&body[..])
-                .take(limit as u64)
-                .read_to_end(&mut text)
-                .ok()?;
-        }
-        _ => return None,
-    }
+    let coding = field::list(http_header_lines(http, "content-encoding"));
+    let limits = DecodeLimits {
+        max_bytes: 1 << 20,
+        max_ratio: 1 << 10,
+    };
+    let text = decode_content(coding.as_deref(), &body, limits)?;
     let lower = text.to_ascii_lowercase();
     let open = lower.windows(6).position(|w| w == b"<title")?;
     let start = open + lower[open..].iter().position(|&b| b == b'>')? + 1;
@@ -283,5 +273,53 @@ mod tests {
         http.extend(gz.finish().unwrap());
         assert_eq!(html_title(&http).as_deref(), Some("Zipped"));
         assert_eq!(html_title(b"HTTP/1.1 200 OK\r\n\r\nno title"), None);
+    }
+
+    fn gzip(data: &[u8]) -> Vec<u8> {
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(data).unwrap();
+        enc.finish().unwrap()
+    }
+
+    /// `data` as a brotli stream of one uncompressed meta-block (RFC 7932 §9.2; up to 64 KiB), then an empty
+    /// last one: brotli that needs no encoder.
+    fn brotli(data: &[u8]) -> Vec<u8> {
+        // WBITS `0` (16), ISLAST 0, MNIBBLES 0 (four), MLEN - 1 in 16 bits, ISUNCOMPRESSED 1; padded.
+        let head = ((data.len() as u32 - 1) << 4) | (1 << 20);
+        let mut out = head.to_le_bytes()[..3].to_vec();
+        out.extend_from_slice(data);
+        out.push(0b11); // ISLAST, ISLASTEMPTY
+        out
+    }
+
+    #[test]
+    fn titles_under_every_coding_extraction_reads() {
+        let page = b"<html><title>Coded</title>";
+        let mut raw = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
+        raw.write_all(page).unwrap();
+        let rows: [(&str, Vec<u8>); 5] = [
+            ("Content-Encoding: br\r\n", brotli(page)),
+            ("Content-Encoding: deflate\r\n", raw.finish().unwrap()),
+            ("Content-Encoding: gzip, gzip\r\n", gzip(&gzip(page))),
+            // Two lines are one list: gzip applied first, then br.
+            (
+                "Content-Encoding: gzip\r\nContent-Encoding: br\r\n",
+                brotli(&gzip(page)),
+            ),
+            ("Content-Encoding: identity\r\n", page.to_vec()),
+        ];
+        for (head, body) in rows {
+            let mut http =
+                format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n{head}\r\n").into_bytes();
+            http.extend(body);
+            assert_eq!(html_title(&http).as_deref(), Some("Coded"), "{head}");
+        }
+        // Two Content-Type lines: the last that parses decides, as browsers and crawl.log take it.
+        assert!(is_html(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Type: text/html\r\n\r\n"
+        ));
+        assert!(!is_html(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Type: image/png\r\n\r\n"
+        ));
     }
 }

@@ -341,3 +341,65 @@ async fn hostile_server_is_survived() {
     let peak = peak_rss();
     assert!(peak < 1 << 30, "peak RSS {} MiB", peak >> 20);
 }
+
+/// Header fields read as browsers read them: a redirect's non-ASCII `Location` bytes percent-encoded (UTF-8 as
+/// the URL parser encodes it, a latin-1 byte kept as `%E9`), robots.txt's redirect too; of two `Content-Type`
+/// lines the last; two `Content-Encoding` lines as one list.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn odd_header_fields_are_read_as_browsers_do() {
+    let site = server::start_fields().await;
+    let dir = tempfile::tempdir().unwrap();
+    let seed = site.url("/");
+    let crawl = Crawl::new(
+        dir.path(),
+        trawl::selftest::config(),
+        std::slice::from_ref(&seed),
+    )
+    .unwrap();
+    let summary = tokio::time::timeout(
+        Duration::from_secs(60),
+        crawl.run(CrawlHandle::default(), |_| {}),
+    )
+    .await
+    .expect("the crawl finishes within 60 s")
+    .unwrap();
+    assert_eq!(summary.ending, Ending::Finished);
+    let log = common::crawl_log(dir.path());
+    let lines: Vec<String> = log.iter().map(describe).collect();
+    let logged = |path: &str| log.iter().find(|l| l.uri == site.url(path));
+    let mut wrong = Vec::new();
+    for (path, via) in [
+        ("/leaf/caf%C3%A9-%E2%82%AC", "/utf8"),
+        ("/leaf/caf%E9", "/latin1"),
+    ] {
+        let followed = logged(path).is_some_and(|l| {
+            l.status == 200
+                && l.hop_path.ends_with('R')
+                && l.via.as_deref() == Some(site.url(via).as_str())
+        });
+        if !followed {
+            wrong.push(format!("{via}'s redirect to {path} not followed"));
+        }
+    }
+    let mime = logged("/two-types").and_then(|l| l.mime.as_deref());
+    if mime != Some("text/html") {
+        wrong.push(format!("/two-types logged as {mime:?}"));
+    }
+    for path in ["/typed-leaf", "/coded-leaf"] {
+        if logged(path).is_none_or(|l| l.status != 200) {
+            wrong.push(format!("{path} not fetched"));
+        }
+    }
+    // robots.txt's redirect to `/robots-%E9.txt` is followed: its rule keeps `/private` unrequested.
+    let requests = site.requests();
+    if !requests.iter().any(|r| r == "/robots-%E9.txt") || requests.iter().any(|r| r == "/private")
+    {
+        wrong.push(format!("robots.txt's redirect not followed: {requests:?}"));
+    }
+    assert!(
+        wrong.is_empty(),
+        "{}\ncrawl.log:\n{}",
+        wrong.join("\n"),
+        lines.join("\n")
+    );
+}

@@ -23,9 +23,9 @@ pub(super) fn run(
         return;
     }
     let redirect = record
-        .header("location")
+        .location()
         .filter(|_| record.status().is_some_and(|s| (300..400).contains(&s)))
-        .and_then(|location| trawl_url::resolve(&uri.url, &location).ok());
+        .and_then(|location| trawl_url::resolve_bytes(&uri.url, location).ok());
     if let Some(target) = redirect {
         if uri.is_seed {
             p.stats

@@ -191,10 +191,7 @@ pub(super) fn write_exchange(
                     return false;
                 }
             };
-            let mime = resp
-                .headers
-                .get(http::header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
+            let mime = trawl_fetch::access::form::content_type(&resp.headers)
                 .map(|v| v.split(';').next().unwrap_or("").trim().to_string());
             (
                 i32::from(resp.status),

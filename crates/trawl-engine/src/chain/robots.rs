@@ -138,9 +138,9 @@ impl RobotsCache {
             }
             Ok(resp) => {
                 let target = record
-                    .header("location")
+                    .location()
                     .filter(|_| (300..400).contains(&resp.status) && *redirects < MAX_REDIRECTS)
-                    .and_then(|location| trawl_url::resolve(&uri.url, &location).ok());
+                    .and_then(|location| trawl_url::resolve_bytes(&uri.url, location).ok());
                 if let Some(target) = target {
                     let mut next = uri.child(target, String::new(), Hop::Redirect);
                     next.kind = UriKind::Robots {

@@ -359,24 +359,21 @@ pub fn cookie_names(headers: &http::HeaderMap) -> Vec<String> {
 
 /// A response body with its content coding removed (bounded), for reading forms and signs in it.
 pub fn decoded_body<'a>(headers: &http::HeaderMap, body: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
-    let coding = headers.get(CONTENT_ENCODING).and_then(|v| v.to_str().ok());
+    let coding = trawl_extract::field::list(field_lines(headers, CONTENT_ENCODING));
     let limits = trawl_extract::decode::DecodeLimits {
         max_bytes: 16 << 20,
         max_ratio: 200,
     };
-    trawl_extract::decode::decode_content(coding, body, limits)
+    trawl_extract::decode::decode_content(coding.as_deref(), body, limits)
         .unwrap_or(std::borrow::Cow::Borrowed(body))
 }
 
 /// Whether a response may hold a form: HTML, or no type at all.
 pub fn is_html(headers: &http::HeaderMap) -> bool {
-    headers
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_none_or(|t| {
-            let t = t.to_ascii_lowercase();
-            t.contains("html") || t.starts_with("text/plain")
-        })
+    content_type(headers).is_none_or(|t| {
+        let t = t.to_ascii_lowercase();
+        t.contains("html") || t.starts_with("text/plain")
+    })
 }
 
 /// The forms of a response from `url` (none when it is not HTML or has no password input at all: most
@@ -394,8 +391,20 @@ pub fn page_forms(
     if !contains_ignore_case(&body, b"password") {
         return Forms::default();
     }
-    let content_type = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok());
-    trawl_extract::form::read_forms(&body, content_type, url, selector)
+    let content_type = content_type(headers);
+    trawl_extract::form::read_forms(&body, content_type.as_deref(), url, selector)
+}
+
+/// A response's `Content-Type` as browsers take it (the last value that parses as a MIME type).
+pub fn content_type(headers: &http::HeaderMap) -> Option<String> {
+    trawl_extract::field::content_type(field_lines(headers, CONTENT_TYPE))
+}
+
+fn field_lines(
+    headers: &http::HeaderMap,
+    name: http::header::HeaderName,
+) -> impl Iterator<Item = &[u8]> {
+    headers.get_all(name).into_iter().map(|v| v.as_bytes())
 }
 
 fn contains_ignore_case(hay: &[u8], needle: &[u8]) -> bool {

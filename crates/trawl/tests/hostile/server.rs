@@ -78,6 +78,9 @@ enum Role {
     },
     /// The second site: a robots.txt that redirects seven times, and one page.
     Redirecting,
+    /// Header fields as browsers read them: redirects with non-ASCII `Location` bytes, repeated
+    /// `Content-Type` and `Content-Encoding` lines.
+    Fields,
 }
 
 /// A running server and the request targets it has seen.
@@ -112,6 +115,11 @@ impl Server {
 /// Starts the second server (robots.txt redirecting 7 times, and `/page`).
 pub(crate) async fn start_redirecting() -> Server {
     start(Role::Redirecting).await
+}
+
+/// Starts the server of odd header fields ([`fields_site`]).
+pub(crate) async fn start_fields() -> Server {
+    start(Role::Fields).await
 }
 
 /// Starts the main hostile server, whose seed page embeds `other`'s `/page`.
@@ -167,6 +175,7 @@ async fn serve(s: &Server, role: Role, mut sock: TcpStream) -> Io {
     match role {
         Role::Main { other } => main_site(&mut sock, &target, other).await?,
         Role::Redirecting => redirecting_site(&mut sock, &target).await?,
+        Role::Fields => fields_site(&mut sock, &target).await?,
     }
     sock.flush().await?;
     let _ = sock.shutdown().await;
@@ -603,6 +612,66 @@ async fn redirecting_site(sock: &mut TcpStream, target: &str) -> Io {
             Some(_) => response("200 OK", "text/plain", "", b"User-agent: *\nDisallow: /\n"),
             None => response("404 Not Found", "text/html", "", b"not here"),
         },
+    };
+    sock.write_all(&out).await
+}
+
+/// `data` as a brotli stream of one uncompressed meta-block (RFC 7932 §9.2; up to 64 KiB), then an empty last
+/// one: brotli that needs no encoder.
+fn brotli(data: &[u8]) -> Vec<u8> {
+    // WBITS `0` (16), ISLAST 0, MNIBBLES 0 (four), MLEN - 1 in 16 bits, ISUNCOMPRESSED 1; padded.
+    let head = ((data.len() as u32 - 1) << 4) | (1 << 20);
+    let mut out = head.to_le_bytes()[..3].to_vec();
+    out.extend_from_slice(data);
+    out.push(0b11); // ISLAST, ISLASTEMPTY
+    out
+}
+
+/// Redirects whose `Location` holds raw UTF-8 and latin-1 bytes (robots.txt's too, to a file that forbids
+/// `/private`), a page sent as `text/plain` then `text/html`, and one coded `gzip` then `br` on two lines.
+/// Each page links to a leaf of its own.
+async fn fields_site(sock: &mut TcpStream, target: &str) -> Io {
+    let redirect = |to: &[u8]| {
+        let mut out = b"HTTP/1.1 302 Found\r\nLocation: ".to_vec();
+        out.extend_from_slice(to);
+        out.extend_from_slice(b"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+        out
+    };
+    let out = match target {
+        "/robots.txt" => redirect(b"/robots-\xe9.txt"),
+        "/robots-%E9.txt" => response(
+            "200 OK",
+            "text/plain",
+            "",
+            b"User-agent: *\nDisallow: /private\n",
+        ),
+        "/" => html(
+            "<a href=/utf8>utf8</a> <a href=/latin1>latin1</a> <a href=/two-types>types</a> \
+             <a href=/two-codings>codings</a> <a href=/private>private</a>",
+        ),
+        "/utf8" => redirect("/leaf/café-€".as_bytes()),
+        "/latin1" => redirect(b"/leaf/caf\xe9"),
+        "/two-types" => response(
+            "200 OK",
+            "text/plain",
+            "Content-Type: text/html\r\n",
+            b"<a href=/typed-leaf>leaf</a>",
+        ),
+        "/two-codings" => {
+            let mut gz = GzEncoder::new(Vec::new(), Compression::fast());
+            gz.write_all(b"<a href=/coded-leaf>leaf</a>")?;
+            let body = brotli(&gz.finish()?);
+            response(
+                "200 OK",
+                "text/html",
+                "Content-Encoding: gzip\r\nContent-Encoding: br\r\n",
+                &body,
+            )
+        }
+        "/leaf/caf%C3%A9-%E2%82%AC" | "/leaf/caf%E9" | "/typed-leaf" | "/coded-leaf" => {
+            html("leaf")
+        }
+        _ => response("404 Not Found", "text/html", "", b"not here"),
     };
     sock.write_all(&out).await
 }

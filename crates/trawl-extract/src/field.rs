@@ -1,0 +1,126 @@
+//! Response header fields read as browsers read them when a server repeats a field or sends bytes that are
+//! not ASCII: a repeated list field is one list (RFC 9110 §5.3), `Content-Type` is the last value that parses
+//! as a MIME type (WHATWG Fetch, "extract a MIME type"). Values are read lossily: a stray byte >= 0x80 in a
+//! parameter does not make the whole field vanish.
+
+/// Every value of a list field (`Content-Encoding`, `Vary`, ...), its field lines joined with `", "` in the
+/// order received; `None` when no line has any text.
+pub fn list<'a>(values: impl IntoIterator<Item = &'a [u8]>) -> Option<String> {
+    let joined = values
+        .into_iter()
+        .map(|v| String::from_utf8_lossy(v).trim().to_string())
+        .filter(|v| !v.is_empty())
+        .collect::<Vec<_>>()
+        .join(", ");
+    (!joined.is_empty()).then_some(joined)
+}
+
+/// The `Content-Type` of a response whose field lines are `values`: of all the comma-separated values (commas
+/// inside quoted strings kept), the last whose essence is `type/subtype` (and not `*/*`), trimmed. A later
+/// value of the same essence without a `charset` keeps the earlier one, as Fetch keeps its charset.
+pub fn content_type<'a>(values: impl IntoIterator<Item = &'a [u8]>) -> Option<String> {
+    let text = list(values)?;
+    let mut found: Option<(&str, String)> = None;
+    for value in split_unquoted(&text) {
+        let value = value.trim_matches(|c: char| matches!(c, ' ' | '\t' | '\r' | '\n'));
+        let Some(essence) = essence(value) else {
+            continue;
+        };
+        if let Some((previous, _)) = &found
+            && previous.eq_ignore_ascii_case(essence)
+            && !has_charset(value)
+        {
+            continue;
+        }
+        found = Some((essence, value.to_string()));
+    }
+    found.map(|(_, value)| value)
+}
+
+/// `text` cut at commas outside double-quoted strings (a backslash escapes inside one).
+fn split_unquoted(text: &str) -> Vec<&str> {
+    let (mut parts, mut start, mut quoted, mut escaped) = (Vec::new(), 0, false, false);
+    for (i, c) in text.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if quoted => escaped = true,
+            '"' => quoted = !quoted,
+            ',' if !quoted => {
+                parts.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&text[start..]);
+    parts
+}
+
+/// The `type/subtype` of a MIME type, when both are HTTP tokens and it is not `*/*`.
+fn essence(value: &str) -> Option<&str> {
+    let essence = value.split(';').next()?.trim_end_matches([' ', '\t']);
+    let (kind, sub) = essence.split_once('/')?;
+    let token = |s: &str| {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+    };
+    (token(kind) && token(sub) && essence != "*/*").then_some(essence)
+}
+
+fn has_charset(value: &str) -> bool {
+    value.split(';').skip(1).any(|p| {
+        p.trim_start()
+            .get(..8)
+            .is_some_and(|n| n.eq_ignore_ascii_case("charset="))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_join_their_lines() {
+        assert_eq!(list([&b"gzip"[..], b" br "]).as_deref(), Some("gzip, br"));
+        assert_eq!(list([&b""[..], b"  "]), None);
+        assert_eq!(list([&b"gz\xffip"[..]]).as_deref(), Some("gz\u{fffd}ip"));
+    }
+
+    #[test]
+    fn the_last_parsable_content_type_wins() {
+        let rows: &[(&[&[u8]], Option<&str>)] = &[
+            (&[b"text/plain", b"text/html"], Some("text/html")),
+            (&[b"text/html, text/plain"], Some("text/plain")),
+            (&[b"text/html", b"nonsense"], Some("text/html")),
+            (&[b"text/html", b"*/*"], Some("text/html")),
+            (
+                &[b"text/html; charset=\"a,b\""],
+                Some("text/html; charset=\"a,b\""),
+            ),
+            (
+                &[b"text/html; charset=gbk", b"text/html"],
+                Some("text/html; charset=gbk"),
+            ),
+            (
+                &[b"text/html; charset=gbk", b"text/html; charset=utf-8"],
+                Some("text/html; charset=utf-8"),
+            ),
+            (
+                &[b"text/html; title=caf\xe9"],
+                Some("text/html; title=caf\u{fffd}"),
+            ),
+            (&[b" text/css "], Some("text/css")),
+            (&[b"html"], None),
+            (&[b""], None),
+            (&[], None),
+        ];
+        for (values, want) in rows {
+            assert_eq!(
+                content_type(values.iter().copied()).as_deref(),
+                *want,
+                "{values:?}"
+            );
+        }
+    }
+}
