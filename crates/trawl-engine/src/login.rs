@@ -374,12 +374,21 @@ async fn submit(
             bodies.push((e, resp, decoded_body(&resp.headers, &resp.body), shows_form));
         }
     }
+    // A Location's bytes past ASCII as the redirect is followed (`href_text`), not dropped with the field.
+    let locations: Vec<Option<String>> = bodies
+        .iter()
+        .map(|(_, resp, ..)| {
+            let value = resp.headers.get(LOCATION)?;
+            Some(trawl_url::href_text(value.as_bytes()).into_owned())
+        })
+        .collect();
     let answers: Vec<Answer<'_>> = bodies
         .iter()
-        .map(|(e, resp, body, shows_form)| Answer {
+        .zip(&locations)
+        .map(|((e, resp, body, shows_form), location)| Answer {
             url: &e.url,
             status: resp.status,
-            location: resp.headers.get(LOCATION).and_then(|v| v.to_str().ok()),
+            location: location.as_deref(),
             body,
             shows_form: *shows_form,
         })

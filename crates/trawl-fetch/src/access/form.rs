@@ -649,7 +649,11 @@ pub fn shows_logged_out(
     headers: &http::HeaderMap,
     body: &[u8],
 ) -> bool {
-    let location = headers.get(LOCATION).and_then(|v| v.to_str().ok());
+    // Read lossily: a byte past ASCII late in a Location must not hide where it points.
+    let location = headers
+        .get(LOCATION)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()));
+    let location = location.as_deref();
     if let Some(sign) = &spec.logged_out {
         let body = decoded_body(headers, body);
         return match sign {

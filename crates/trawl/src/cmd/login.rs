@@ -129,17 +129,16 @@ fn report(index: usize, spec: &trawl_config::settings::CredentialSpec, a: &Attem
         let text = match &e.fetched.result {
             Ok(resp) => {
                 let mut t = format!("{} {} -> {}", e.method, e.url, resp.status);
-                if let Some(mime) = resp
-                    .headers
-                    .get(http::header::CONTENT_TYPE)
-                    .and_then(|v| v.to_str().ok())
+                let types = resp.headers.get_all(http::header::CONTENT_TYPE);
+                if let Some(mime) =
+                    trawl_extract::field::content_type(types.iter().map(|v| v.as_bytes()))
                 {
                     let _ = write!(t, " ({})", mime.split(';').next().unwrap_or("").trim());
                 }
                 if let Some(loc) = resp
                     .headers
                     .get(http::header::LOCATION)
-                    .and_then(|v| v.to_str().ok())
+                    .map(|v| String::from_utf8_lossy(v.as_bytes()))
                 {
                     let _ = write!(t, ", Location: {loc}");
                 }
