@@ -53,12 +53,15 @@ pub enum PdfProblem {
         /// The cap.
         max: u64,
     },
-    /// lopdf could not read it (malformed, encrypted, or a stream over [`MAX_STREAM_BYTES`]).
+    /// lopdf could not read it (malformed).
     #[error("PDF not readable: {0}")]
     Unreadable(String),
     /// The parser panicked on it (a bug in the parser, caught).
     #[error("PDF parser failed on this document")]
     ParserPanic,
+    /// It is encrypted with a user password (one without is read); its objects are not readable.
+    #[error("PDF encrypted with a user password; not read")]
+    Encrypted,
     /// A named limit stopped the reading: `MAX_OBJECTS`, `MAX_INFLATED_BYTES`, `MAX_PAGES`, `MAX_TEXT_TIME`
     /// or `MAX_STREAM_BYTES`.
     #[error("PDF read up to the {0} limit")]
@@ -66,12 +69,14 @@ pub enum PdfProblem {
 }
 
 impl PdfProblem {
-    /// Its crawl.log annotation, after `pdf:`: `tooLarge`, `unreadable`, `parserPanic`, or the limit's name.
+    /// Its crawl.log annotation, after `pdf:`: `tooLarge`, `unreadable`, `parserPanic`, `encrypted`, or the limit's
+    /// name.
     pub fn label(&self) -> &'static str {
         match self {
             PdfProblem::TooLarge { .. } => "tooLarge",
             PdfProblem::Unreadable(_) => "unreadable",
             PdfProblem::ParserPanic => "parserPanic",
+            PdfProblem::Encrypted => "encrypted",
             PdfProblem::Limit(name) => name,
         }
     }
@@ -205,6 +210,10 @@ fn read(body: &[u8], doc_url: &Url, set: &mut OutlinkSet) -> Option<PdfProblem> 
         Err(lopdf::Error::Decompress(_)) => return Some(PdfProblem::Limit("MAX_STREAM_BYTES")),
         Err(e) => return Some(problem.unwrap_or(PdfProblem::Unreadable(e.to_string()))),
     };
+    // lopdf removes `/Encrypt` once it decrypted the document (no user password); with one it reads nothing.
+    if doc.trailer.has(b"Encrypt") {
+        return Some(PdfProblem::Encrypted);
+    }
     for object in doc.objects.values() {
         uris(object, doc_url, set, 0);
     }
@@ -448,6 +457,24 @@ mod tests {
         let (urls, problem) = links(&forged);
         assert_eq!(problem, Some(PdfProblem::Limit("MAX_STREAM_BYTES")));
         assert_eq!(urls, [("http://a.org/ok".to_string(), "pdf/uri")]);
+    }
+
+    #[test]
+    fn a_user_password_is_an_annotation() {
+        let pdf = sample_pdf(&[&["http://a.org/x"]], &["http://a.org/y"]);
+        let text = String::from_utf8(pdf).unwrap();
+        let hex = "0123456789abcdef".repeat(4);
+        let encrypt = format!(
+            "/Root 1 0 R /Encrypt << /Filter /Standard /V 1 /R 2 /O <{hex}> /U <{hex}> /P -4 >> \
+             /ID [<{}> <{}>]",
+            &hex[..32],
+            &hex[..32]
+        );
+        let locked = text.replace("/Root 1 0 R", &encrypt);
+        let (urls, problem) = links(locked.as_bytes());
+        assert!(urls.is_empty(), "{urls:?}");
+        assert_eq!(problem, Some(PdfProblem::Encrypted));
+        assert_eq!(PdfProblem::Encrypted.label(), "encrypted");
     }
 
     #[test]
