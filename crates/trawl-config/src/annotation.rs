@@ -43,7 +43,8 @@ pub enum Annotation {
     /// An HTTP status, inside `robots:`.
     Status(u16),
     /// `pdf:WHY`: a PDF's links were not all read: `tooLarge` (over `[extract] pdf_max_bytes`), `unreadable`,
-    /// `parserPanic`, or the limit that stopped it (`MAX_STREAM_BYTES`, `MAX_PAGES`, `MAX_TEXT_TIME`).
+    /// `encrypted`, `parserPanic`, or the limit that stopped it (`MAX_STREAM_BYTES`, `MAX_INFLATED_BYTES`,
+    /// `MAX_OBJECTS`, `MAX_PAGES`, `MAX_TEXT_TIME`).
     Pdf(&'static str),
     /// `doc:WHY`: an office document's links were not all read: `tooLarge` (over `[extract]
     /// office_max_bytes`), `unreadable`, `encrypted`, `parserPanic`, or the limit that stopped it

@@ -103,14 +103,15 @@ pub enum Error {
     },
     /// An index file that is not text.
     #[error(
-        "{}: not a text index (byte {offset} is not UTF-8): give a CDXJ or classic CDX file, gzipped or not",
+        "{}: not a text index (a control byte, or a line over 1 MiB, at byte {offset}): give a CDXJ or classic \
+         CDX file, gzipped or not",
         path.display()
     )]
     NotAnIndex {
         /// The file.
         path: PathBuf,
-        /// Where its text stops being UTF-8 (after gunzipping).
-        offset: usize,
+        /// Where its text stops being text (after gunzipping).
+        offset: u64,
     },
     /// A line of a classic CDX `dedup_from` index that cannot be read.
     #[error("{}, line {line}: {source}", path.display())]

@@ -1,13 +1,20 @@
 //! PDFs: the URIs of link annotations (`/URI` actions, anywhere in the document's objects) and the http(s)
 //! URLs written in the pages' text, as `L` links. Parsed with lopdf (pure Rust) inside named bounds: a size
 //! cap on the document (`[extract] pdf_max_bytes`), [`MAX_STREAM_BYTES`] on what any one stream may inflate
-//! to (object streams, page contents: a PDF bomb stops there), [`MAX_PAGES`] pages of text and
-//! [`MAX_TEXT_TIME`] spent reading it. A document lopdf cannot read gives no links and a [`PdfProblem`]; so
-//! does a panic inside the parser, caught here so a hostile file never takes a worker down.
+//! to (object streams, page contents: a PDF bomb stops there), [`MAX_INFLATED_BYTES`] on what all of them
+//! may inflate to together, [`MAX_OBJECTS`] on the objects (numbers, names, strings, ...) the document's
+//! structure may hold, [`MAX_PAGES`] pages of text and [`MAX_TEXT_TIME`] spent reading it. lopdf keeps every
+//! object in memory, over a hundred bytes each, so the objects are counted before it builds them (the raw
+//! file before it is handed over, each object stream before lopdf reads it) and a document or object stream
+//! over the budget is not read. A page's text is read one token at a time, never as a list of operations.
+//! A document lopdf cannot read gives no links and a [`PdfProblem`]; so does a panic inside the parser,
+//! caught here so a hostile file never takes a worker down.
 
+use std::cell::Cell;
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use lopdf::{Document, LoadOptions, Object};
+use lopdf::{Document, Encoding, LoadOptions, Object, ObjectId, Stream};
 use url::Url;
 
 use super::{Limits, OutlinkSet};
@@ -15,12 +22,22 @@ use crate::document::{DocumentLinks, GuardProblem, read_guarded};
 use crate::hop::Hop;
 use crate::text_urls::text_urls;
 
+mod lex;
+
 /// The most bytes one stream of a PDF may decompress to (object and cross-reference streams, a page's
 /// content): past it the stream is skipped.
 pub const MAX_STREAM_BYTES: usize = 16 * 1024 * 1024;
+/// The most bytes all object streams and page contents of a PDF may decompress to together: past it no
+/// more object streams or pages are read.
+pub const MAX_INFLATED_BYTES: usize = 256 * 1024 * 1024;
+/// The most objects (each number, name, string, array, dictionary, counted generously) a PDF's structure
+/// may hold, outside page contents: lopdf holds each in over a hundred bytes, so this bounds its memory to
+/// some hundreds of MiB. A document whose raw bytes hold more is not read; an object stream that would take
+/// the count past it is skipped.
+pub const MAX_OBJECTS: usize = 1_000_000;
 /// The most pages whose text is read for URLs.
 pub const MAX_PAGES: usize = 2000;
-/// The most time spent reading pages' text, checked between pages.
+/// The most time spent reading pages' text.
 pub const MAX_TEXT_TIME: Duration = Duration::from_secs(2);
 /// How deep nested dictionaries and arrays are searched for `/URI` entries.
 const MAX_DEPTH: usize = 32;
@@ -36,24 +53,30 @@ pub enum PdfProblem {
         /// The cap.
         max: u64,
     },
-    /// lopdf could not read it (malformed, encrypted, or a stream over [`MAX_STREAM_BYTES`]).
+    /// lopdf could not read it (malformed).
     #[error("PDF not readable: {0}")]
     Unreadable(String),
     /// The parser panicked on it (a bug in the parser, caught).
     #[error("PDF parser failed on this document")]
     ParserPanic,
-    /// A named limit stopped the text scan: `MAX_PAGES`, `MAX_TEXT_TIME` or `MAX_STREAM_BYTES`.
-    #[error("PDF text read up to the {0} limit")]
+    /// It is encrypted with a user password (one without is read); its objects are not readable.
+    #[error("PDF encrypted with a user password; not read")]
+    Encrypted,
+    /// A named limit stopped the reading: `MAX_OBJECTS`, `MAX_INFLATED_BYTES`, `MAX_PAGES`, `MAX_TEXT_TIME`
+    /// or `MAX_STREAM_BYTES`.
+    #[error("PDF read up to the {0} limit")]
     Limit(&'static str),
 }
 
 impl PdfProblem {
-    /// Its crawl.log annotation, after `pdf:`: `tooLarge`, `unreadable`, `parserPanic`, or the limit's name.
+    /// Its crawl.log annotation, after `pdf:`: `tooLarge`, `unreadable`, `parserPanic`, `encrypted`, or the limit's
+    /// name.
     pub fn label(&self) -> &'static str {
         match self {
             PdfProblem::TooLarge { .. } => "tooLarge",
             PdfProblem::Unreadable(_) => "unreadable",
             PdfProblem::ParserPanic => "parserPanic",
+            PdfProblem::Encrypted => "encrypted",
             PdfProblem::Limit(name) => name,
         }
     }
@@ -86,21 +109,117 @@ pub fn pdf_links(body: &[u8], doc_url: &Url, max_bytes: u64, limits: &Limits) ->
     read_guarded(body, max_bytes, limits, |set| read(body, doc_url, set))
 }
 
-fn read(body: &[u8], doc_url: &Url, set: &mut OutlinkSet) -> Option<PdfProblem> {
+/// What is left of a document's budgets while lopdf loads it: lopdf's object filter is a plain function,
+/// so it finds them here (lopdf loads on the calling thread: the crate is built without rayon).
+#[derive(Debug, Clone, Copy)]
+struct Budget {
+    /// Objects still allowed, after those of the raw file.
+    objects: usize,
+    /// Inflated bytes still allowed.
+    inflated: usize,
+    /// The limit an object stream was skipped for.
+    hit: Option<&'static str>,
+}
+
+thread_local! {
+    static BUDGET: Cell<Budget> = const {
+        Cell::new(Budget {
+            objects: 0,
+            inflated: 0,
+            hit: None,
+        })
+    };
+}
+
+/// lopdf's object filter: skips an object stream that would take the document over [`MAX_OBJECTS`] or
+/// [`MAX_INFLATED_BYTES`], before lopdf reads its objects.
+fn budget_filter(id: ObjectId, object: &mut Object) -> Option<(ObjectId, Object)> {
+    let Object::Stream(stream) = object else {
+        // An object of an object stream is kept as returned.
+        return Some((id, object.clone()));
+    };
+    if stream.dict.has_type(b"ObjStm") && !object_stream_fits(stream) {
+        return None;
+    }
+    // lopdf keeps a top-level object itself, not what is returned (and streams are never in object streams).
+    Some((id, Object::Null))
+}
+
+/// Whether the object stream `stream` fits in what is left of the budgets; charges it if so.
+fn object_stream_fits(stream: &Stream) -> bool {
+    let mut budget = BUDGET.get();
+    if budget.hit.is_some() {
+        return false;
+    }
+    // Decoded as lopdf will (it fails the same way on a stream it cannot decode).
+    let Ok(content) = stream.get_plain_content_with_limit(MAX_STREAM_BYTES) else {
+        return true;
+    };
+    let first = stream
+        .dict
+        .get(b"First")
+        .and_then(Object::as_i64)
+        .ok()
+        .and_then(|first| usize::try_from(first).ok())
+        .unwrap_or(usize::MAX);
+    if content.len() > budget.inflated {
+        budget.hit = Some("MAX_INFLATED_BYTES");
+    } else if let Some(objects) = lex::object_stream_tokens(&content, first, budget.objects) {
+        budget.inflated -= content.len();
+        budget.objects -= objects;
+    } else {
+        budget.hit = Some("MAX_OBJECTS");
+    }
+    BUDGET.set(budget);
+    budget.hit.is_none()
+}
+
+/// `body` loaded by lopdf within the budgets, with the objects of its raw bytes already counted as `raw`.
+fn load(body: &[u8], raw: usize, force_reconstruct: bool) -> lopdf::Result<Document> {
+    BUDGET.set(Budget {
+        objects: MAX_OBJECTS - raw,
+        inflated: MAX_INFLATED_BYTES,
+        hit: None,
+    });
     let options = LoadOptions {
         max_decompressed_size: Some(MAX_STREAM_BYTES),
+        filter: Some(budget_filter),
+        force_reconstruct,
         ..LoadOptions::default()
     };
-    let doc = match Document::load_mem_with_options(body, options) {
-        Ok(doc) => doc,
-        Err(e) => return Some(PdfProblem::Unreadable(e.to_string())),
+    Document::load_mem_with_options(body, options)
+}
+
+fn read(body: &[u8], doc_url: &Url, set: &mut OutlinkSet) -> Option<PdfProblem> {
+    let Some(raw) = lex::raw_tokens(body, MAX_OBJECTS) else {
+        return Some(PdfProblem::Limit("MAX_OBJECTS"));
     };
+    let loaded = load(body, raw, false).and_then(|doc| {
+        // lopdf rebuilds a damaged cross-reference table whose page tree does not load only when no filter
+        // is given: do it here (the first document is dropped first).
+        if doc.get_pages().is_empty() && !doc.trailer.has(b"Encrypt") {
+            drop(doc);
+            load(body, raw, true)
+        } else {
+            Ok(doc)
+        }
+    });
+    let mut problem = BUDGET.get().hit.map(PdfProblem::Limit);
+    let doc = match loaded {
+        Ok(doc) => doc,
+        Err(lopdf::Error::Decompress(_)) => return Some(PdfProblem::Limit("MAX_STREAM_BYTES")),
+        Err(e) => return Some(problem.unwrap_or(PdfProblem::Unreadable(e.to_string()))),
+    };
+    // lopdf removes `/Encrypt` once it decrypted the document (no user password); with one it reads nothing.
+    if doc.trailer.has(b"Encrypt") {
+        return Some(PdfProblem::Encrypted);
+    }
     for object in doc.objects.values() {
         uris(object, doc_url, set, 0);
     }
     let started = Instant::now();
-    let mut problem = None;
-    for (n, page) in doc.get_pages().into_keys().enumerate() {
+    let mut inflated = MAX_INFLATED_BYTES - BUDGET.get().inflated;
+    for (n, page) in doc.get_pages().into_values().enumerate() {
         if n >= MAX_PAGES {
             problem = Some(PdfProblem::Limit("MAX_PAGES"));
             break;
@@ -109,14 +228,37 @@ fn read(body: &[u8], doc_url: &Url, set: &mut OutlinkSet) -> Option<PdfProblem> 
             problem = Some(PdfProblem::Limit("MAX_TEXT_TIME"));
             break;
         }
-        for chunk in doc.extract_text_chunks_with_limit(&[page], MAX_STREAM_BYTES) {
-            match chunk {
-                Ok(text) => text_urls(&text, doc_url, set, "pdf/text"),
-                Err(lopdf::Error::Decompress(_)) => {
-                    problem = Some(PdfProblem::Limit("MAX_STREAM_BYTES"));
-                }
-                Err(_) => {}
+        let content = match doc.get_page_content_with_limit(page, MAX_STREAM_BYTES) {
+            Ok(content) => content,
+            Err(lopdf::Error::Decompress(_)) => {
+                problem = Some(PdfProblem::Limit("MAX_STREAM_BYTES"));
+                continue;
             }
+            Err(_) => continue,
+        };
+        inflated += content.len();
+        if inflated > MAX_INFLATED_BYTES {
+            problem = Some(PdfProblem::Limit("MAX_INFLATED_BYTES"));
+            break;
+        }
+        let encodings: BTreeMap<Vec<u8>, Encoding<'_>> = doc
+            .get_page_fonts(page)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|(name, font)| {
+                let encoding = font.get_font_encoding_with_limit(&doc, MAX_STREAM_BYTES);
+                Some((name, encoding.ok()?))
+            })
+            .collect();
+        let finished = lex::page_text(
+            &content,
+            |font, raw| encodings.get(font)?.bytes_to_string(raw).ok(),
+            |text| text_urls(text, doc_url, set, "pdf/text"),
+            || started.elapsed() > MAX_TEXT_TIME,
+        );
+        if !finished {
+            problem = Some(PdfProblem::Limit("MAX_TEXT_TIME"));
+            break;
         }
         if set.is_truncated() {
             break;
@@ -315,6 +457,24 @@ mod tests {
         let (urls, problem) = links(&forged);
         assert_eq!(problem, Some(PdfProblem::Limit("MAX_STREAM_BYTES")));
         assert_eq!(urls, [("http://a.org/ok".to_string(), "pdf/uri")]);
+    }
+
+    #[test]
+    fn a_user_password_is_an_annotation() {
+        let pdf = sample_pdf(&[&["http://a.org/x"]], &["http://a.org/y"]);
+        let text = String::from_utf8(pdf).unwrap();
+        let hex = "0123456789abcdef".repeat(4);
+        let encrypt = format!(
+            "/Root 1 0 R /Encrypt << /Filter /Standard /V 1 /R 2 /O <{hex}> /U <{hex}> /P -4 >> \
+             /ID [<{}> <{}>]",
+            &hex[..32],
+            &hex[..32]
+        );
+        let locked = text.replace("/Root 1 0 R", &encrypt);
+        let (urls, problem) = links(locked.as_bytes());
+        assert!(urls.is_empty(), "{urls:?}");
+        assert_eq!(problem, Some(PdfProblem::Encrypted));
+        assert_eq!(PdfProblem::Encrypted.label(), "encrypted");
     }
 
     #[test]

@@ -124,7 +124,8 @@ async fn sitemap_lastmod_is_kept_and_decides() {
     }
 }
 
-/// Office documents in a whole crawl: a page links to one document of each kind, served on 127.0.0.1; each
+/// Office documents in a whole crawl: a page links to one document of each kind, served on 127.0.0.1 (and a
+/// .docx and a PDF with no Content-Type at all, read as a generic type is); each
 /// document's links (hyperlinks where its format keeps them, URLs in its text) are fetched one `L` past it,
 /// and a damaged or password-protected document is logged with its `doc:` annotation.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -186,6 +187,18 @@ async fn office_documents_give_their_links() {
             .unwrap(),
         ),
         (
+            // No Content-Type at all (served with an empty one, dropped below): a generic type too.
+            "/untyped.docx".into(),
+            String::new(),
+            sample::docx(&[&words("untyped-docx")], &[&link("untyped-docx")]).unwrap(),
+        ),
+        (
+            // No Content-Type, told a PDF by its `%PDF-` start.
+            "/untyped.pdf".into(),
+            String::new(),
+            trawl_extract::pdf::sample_pdf(&[&[&words("untyped-pdf")]], &[&link("untyped-pdf")]),
+        ),
+        (
             "/broken.docx".into(),
             ooxml("wordprocessingml.document"),
             b"PK\x03\x04 this is no zip".to_vec(),
@@ -218,6 +231,11 @@ async fn office_documents_give_their_links() {
                     .into_response();
             }
             match docs.iter().find(|(p, _, _)| p == path) {
+                Some((_, mime, body)) if mime.is_empty() => {
+                    let mut response = body.clone().into_response();
+                    response.headers_mut().remove(header::CONTENT_TYPE);
+                    response
+                }
                 Some((_, mime, body)) => {
                     ([(header::CONTENT_TYPE, mime.clone())], body.clone()).into_response()
                 }
@@ -247,11 +265,15 @@ async fn office_documents_give_their_links() {
         ("/r.ods", "ods"),
         ("/r.odp", "odp"),
         ("/r.doc", "doc"),
+        ("/untyped.docx", "untyped-docx"),
+        ("/untyped.pdf", "untyped-pdf"),
     ] {
         let d = line(&url(doc)).unwrap_or_else(|| panic!("{doc} not fetched"));
         assert_eq!((d.status, d.hop_path.as_str()), (200, "L"), "{d:?}");
         assert!(
-            !d.annotations.iter().any(|a| a.starts_with("doc:")),
+            !d.annotations
+                .iter()
+                .any(|a| a.starts_with("doc:") || a.starts_with("pdf:")),
             "{d:?}"
         );
         for target in [link(name), text(name)] {

@@ -61,11 +61,15 @@ pub(super) fn run(
         return;
     }
     record.decode(decode_limits(settings));
-    let (Some(body), Some(mime)) = (record.entity(), record.mime.as_deref()) else {
+    let Some(body) = record.entity() else {
         return;
     };
+    // No Content-Type: a generic type, so only a PDF or an office document its bytes show is read.
+    let typed = record.mime.is_some();
+    let mime = record.mime.as_deref().unwrap_or("");
     // A document reached through a sitemap that is itself a sitemap (an index's child): its URLs, as S hops.
-    if settings.extract.sitemaps
+    if typed
+        && settings.extract.sitemaps
         && uri.hop_path.ends_with(Hop::Sitemap.letter())
         && extract::sitemap::looks_like_sitemap(mime, body)
     {
@@ -90,7 +94,7 @@ pub(super) fn run(
         record.outlinks.extend(found.outlinks);
         return;
     }
-    if settings.extract.speculative && extract::speculative::is_script_or_json(mime) {
+    if typed && settings.extract.speculative && extract::speculative::is_script_or_json(mime) {
         let (links, truncated) = blocking(body.len(), || {
             extract::speculative::speculative_links(body, &uri.url)
         });
@@ -130,6 +134,9 @@ pub(super) fn run(
             |problem| Annotation::Doc(problem.label()),
         );
         record.outlinks.extend(links);
+        return;
+    }
+    if !typed {
         return;
     }
     if settings.extract.feeds && extract::feed::looks_like_feed(mime, body) {

@@ -140,78 +140,141 @@ fn archive_captures(path: &Path, mut each: impl FnMut(&str, &RefersTo)) -> Resul
     Ok(lines.len())
 }
 
-/// The text of an index, gunzipped when it is gzip (`.cdx.gz`, as Wayback collections keep them).
-fn index_text(path: &Path) -> Result<String, Error> {
-    let io = |source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let mut bytes = std::fs::read(path).map_err(io)?;
-    if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut plain = Vec::new();
-        std::io::Read::read_to_end(
-            &mut flate2::read::MultiGzDecoder::new(&bytes[..]),
-            &mut plain,
-        )
-        .map_err(io)?;
-        bytes = plain;
+/// The longest line an index may have: past it the file is no index (a binary file may have no line break).
+const MAX_INDEX_LINE: usize = 1 << 20;
+
+/// The lines of an index file, read one at a time (an index may be far larger than memory), gunzipped on the
+/// way when it is gzip (`.cdx.gz`, as Wayback collections keep them). A byte that is not UTF-8 (a Latin-1
+/// URL in a Heritrix CDX) is percent-encoded, as a URL's byte is; a control byte means the file is no text.
+struct IndexLines {
+    path: PathBuf,
+    reader: Box<dyn std::io::BufRead>,
+    raw: Vec<u8>,
+    line: String,
+    /// Lines read, and bytes before the next one (after gunzipping).
+    number: usize,
+    offset: u64,
+}
+
+impl IndexLines {
+    fn open(path: &Path) -> Result<IndexLines, Error> {
+        use std::io::BufRead;
+        let io = |source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mut file = std::io::BufReader::new(std::fs::File::open(path).map_err(io)?);
+        let gzip = file.fill_buf().map_err(io)?.starts_with(&[0x1f, 0x8b]);
+        let reader: Box<dyn BufRead> = if gzip {
+            Box::new(std::io::BufReader::new(
+                flate2::bufread::MultiGzDecoder::new(file),
+            ))
+        } else {
+            Box::new(file)
+        };
+        Ok(IndexLines {
+            path: path.to_path_buf(),
+            reader,
+            raw: Vec::new(),
+            line: String::new(),
+            number: 0,
+            offset: 0,
+        })
     }
-    String::from_utf8(bytes).map_err(|e| Error::NotAnIndex {
-        path: path.to_path_buf(),
-        offset: e.utf8_error().valid_up_to(),
-    })
+
+    /// The next line (1-based number, text without its line break), `None` at the end.
+    fn next_line(&mut self) -> Result<Option<(usize, &str)>, Error> {
+        use std::io::{BufRead, Read};
+        self.raw.clear();
+        let limit = MAX_INDEX_LINE as u64 + 1;
+        let read = (&mut self.reader)
+            .take(limit)
+            .read_until(b'\n', &mut self.raw)
+            .map_err(|source| Error::Io {
+                path: self.path.clone(),
+                source,
+            })?;
+        if read == 0 {
+            return Ok(None);
+        }
+        self.number += 1;
+        let start = self.offset;
+        self.offset += read as u64;
+        if self.raw.len() > MAX_INDEX_LINE {
+            return Err(Error::NotAnIndex {
+                path: self.path.clone(),
+                offset: start,
+            });
+        }
+        let mut raw = self.raw.as_slice();
+        raw = raw.strip_suffix(b"\n").unwrap_or(raw);
+        raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        if let Some(at) = raw
+            .iter()
+            .position(|&b| b < 0x20 && b != b'\t' || b == 0x7f)
+        {
+            return Err(Error::NotAnIndex {
+                path: self.path.clone(),
+                offset: start + at as u64,
+            });
+        }
+        self.line.clear();
+        for chunk in raw.utf8_chunks() {
+            self.line.push_str(chunk.valid());
+            for b in chunk.invalid() {
+                self.line.push_str(&format!("%{b:02X}"));
+            }
+        }
+        Ok(Some((self.number, &self.line)))
+    }
 }
 
 /// The captures of the index at `path`: CDXJ, or classic CDX (with its ` CDX …` header, or without one in the
 /// 11- or 9-field form); either may be gzipped.
 fn index_captures(path: &Path, mut each: impl FnMut(&str, &RefersTo)) -> Result<usize, Error> {
-    let text = index_text(path)?;
-    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.is_empty());
-    let Some((first_i, first)) = lines.next() else {
-        return Ok(0);
-    };
-    let classic = if trawl_warc::cdx::is_header(first) {
-        Some(
-            CdxFormat::from_header(first).map_err(|source| Error::BadCdx {
-                path: path.to_path_buf(),
-                line: first_i + 1,
-                source,
-            })?,
-        )
-    } else if capture_of_line(first).is_none() {
-        CdxFormat::guess(first.split(' ').count())
-    } else {
-        None
-    };
-    let Some(format) = classic else {
-        let mut n = 0;
-        for (i, line) in text.lines().enumerate() {
-            let Some(c) = capture_of_line(line) else {
-                return Err(Error::BadIndex {
-                    path: path.to_path_buf(),
-                    line: i + 1,
-                });
-            };
-            n += 1;
-            if let Some((digest, refers)) = c {
-                each(&digest, &refers);
-            }
-        }
-        return Ok(n);
-    };
-    let headed = trawl_warc::cdx::is_header(first);
-    let body = text
-        .lines()
-        .enumerate()
-        .skip(if headed { first_i + 1 } else { first_i });
+    let mut lines = IndexLines::open(path)?;
+    // What the first line that is not blank says the file is: CDXJ (`None`) or classic CDX.
+    let mut classic: Option<Option<CdxFormat>> = None;
     let mut n = 0;
-    for (i, line) in body.filter(|(_, l)| !l.is_empty()) {
+    while let Some((i, line)) = lines.next_line()? {
+        if line.is_empty() {
+            continue;
+        }
+        let format = match &classic {
+            Some(format) => format,
+            None if trawl_warc::cdx::is_header(line) => {
+                let format = CdxFormat::from_header(line).map_err(|source| Error::BadCdx {
+                    path: path.to_path_buf(),
+                    line: i,
+                    source,
+                })?;
+                classic = Some(Some(format));
+                continue;
+            }
+            None if capture_of_line(line).is_none() => {
+                classic.insert(CdxFormat::guess(line.split(' ').count()))
+            }
+            None => classic.insert(None),
+        };
+        n += 1;
+        let Some(format) = format else {
+            match capture_of_line(line) {
+                Some(Some((digest, refers))) => each(&digest, &refers),
+                Some(None) => {}
+                None => {
+                    return Err(Error::BadIndex {
+                        path: path.to_path_buf(),
+                        line: i,
+                    });
+                }
+            }
+            continue;
+        };
         let c = format.capture(line).map_err(|source| Error::BadCdx {
             path: path.to_path_buf(),
-            line: i + 1,
+            line: i,
             source,
         })?;
-        n += 1;
         if c.is_revisit() {
             continue;
         }
@@ -569,6 +632,56 @@ mod tests {
             "{e}"
         );
         assert!(e.to_string().contains("14 digits"), "{e}");
+    }
+
+    /// An index is read a line at a time: a Latin-1 URL in a Heritrix CDX is read with its byte
+    /// percent-encoded, blank lines are skipped in CDXJ as in CDX, gzip is read as it streams, and a binary
+    /// file is no index.
+    #[test]
+    fn index_lines_are_bytes_read_one_at_a_time() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let t = DigestTable::create(&dir.path().join("d"), 1).unwrap();
+        let mut latin1 = b" CDX N b a m s k r M S V g\n\norg,example)/caf\xe9 20140216050221 http://example.org/caf\xe9 \
+                           text/html 200 DDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD - - 1043 333 a.warc.gz\r\n"
+            .to_vec();
+        latin1.extend_from_slice(
+            b"org,example)/e 20140216050222 http://example.org/e text/html 200 EEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEE \
+              - - 10 0 a.warc.gz\n",
+        );
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&latin1).unwrap();
+        let cdx = dir.path().join("latin1.cdx.gz");
+        std::fs::write(&cdx, gz.finish().unwrap()).unwrap();
+        assert_eq!(t.load(&IndexSource::Index(cdx)).unwrap(), 2);
+        let got = t.get("sha1:DDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD").unwrap();
+        assert_eq!(got.target_uri, "http://example.org/caf%E9");
+        assert!(t.get("sha1:EEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEE").is_some());
+
+        let cdxj = dir.path().join("blank.cdxj");
+        std::fs::write(
+            &cdxj,
+            "\n\
+             com,example)/ 20261125005000 {\"url\": \"http://example.com/\", \"digest\": \"sha1:FFFF\"}\n\
+             \n\
+             com,example)/g 20261125005001 {\"url\": \"http://example.com/g\", \"digest\": \"sha1:GGGG\"}\n\n",
+        )
+        .unwrap();
+        assert_eq!(t.load(&IndexSource::Index(cdxj)).unwrap(), 2);
+        assert!(t.get("sha1:FFFF").is_some() && t.get("sha1:GGGG").is_some());
+
+        for (name, bytes) in [
+            ("junk.cdx", vec![0xff, 0xfe, 0x00, 0x41]),
+            ("long.cdx", vec![b'a'; MAX_INDEX_LINE + 10]),
+        ] {
+            let junk = dir.path().join(name);
+            std::fs::write(&junk, bytes).unwrap();
+            let e = t.load(&IndexSource::Index(junk)).unwrap_err();
+            assert!(
+                matches!(&e, Error::DedupSource { problem, .. } if matches!(**problem, Error::NotAnIndex { .. })),
+                "{name}: {e}"
+            );
+        }
     }
 
     #[test]
