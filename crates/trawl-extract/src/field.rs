@@ -123,4 +123,17 @@ mod tests {
             );
         }
     }
+
+    proptest::proptest! {
+        #[test]
+        fn any_field_lines_give_a_parsable_type_or_none(lines in proptest::collection::vec(proptest::collection::vec(proptest::prelude::any::<u8>(), 0..40), 0..4)) {
+            let values = lines.iter().map(Vec::as_slice);
+            if let Some(found) = content_type(values.clone()) {
+                // What is given is one of the values, with an essence of its own.
+                proptest::prop_assert!(essence(&found).is_some(), "{found:?}");
+                let joined = list(values).unwrap_or_default();
+                proptest::prop_assert!(joined.contains(found.as_str()), "{found:?} in {joined:?}");
+            }
+        }
+    }
 }

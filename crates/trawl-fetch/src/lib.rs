@@ -17,7 +17,7 @@ mod address;
 mod dns;
 mod h2_form;
 mod idle;
-mod message;
+pub mod message;
 mod proxy;
 pub use self::dns::DnsAnswer;
 use self::idle::IdlePool;

@@ -25,7 +25,7 @@ fn interim(recorded: &[u8], at: usize) -> bool {
 
 /// Where the interim `1xx` heads before the final response end (0 when there are none), and where the final
 /// head ends; `None` while a head is incomplete.
-pub(crate) fn heads(recorded: &[u8]) -> Option<(usize, usize)> {
+pub fn heads(recorded: &[u8]) -> Option<(usize, usize)> {
     let mut at = 0;
     loop {
         let end = head_end(recorded, at)?;
@@ -39,7 +39,7 @@ pub(crate) fn heads(recorded: &[u8]) -> Option<(usize, usize)> {
 /// Where the response message ends in `recorded`, as its framing says: the final head alone for a `204`
 /// or `304`, the last chunk and trailers of a chunked body, `Content-Length` bytes of body. `None` when the
 /// body runs to the connection's close, or the framing cannot be read from the recording.
-pub(crate) fn end(recorded: &[u8], status: u16, headers: &HeaderMap) -> Option<usize> {
+pub fn end(recorded: &[u8], status: u16, headers: &HeaderMap) -> Option<usize> {
     let (_, body_start) = heads(recorded)?;
     if status == 204 || status == 304 {
         return Some(body_start);
