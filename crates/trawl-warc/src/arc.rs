@@ -28,6 +28,10 @@ pub(crate) trait ArcRecord {
     fn get(&self, name: &str) -> Option<&str>;
     /// The record's content.
     fn block(&self) -> &[u8];
+    /// How the record is stored: plain, or in a gzip member or zstd frame of its own.
+    fn compression(&self) -> crate::Compression {
+        crate::Compression::None
+    }
 }
 
 /// The field names of an ARC v1 header line, in order.
@@ -193,10 +197,16 @@ pub(crate) fn warc_header(rec: &impl ArcRecord) -> Vec<(String, String)> {
 pub(crate) enum Problem {
     #[error("Archive-length {0:?} is not a byte count (read as an empty record)")]
     Length(String),
-    #[error(
-        "Archive-length says {says} bytes, the file ends after {has} (cut short, or the length is wrong)"
-    )]
-    Short { says: u64, has: usize },
+    #[error("Archive-length says {says} bytes, {}", short(*has, *within, *swallows))]
+    Short {
+        says: u64,
+        has: usize,
+        /// How the record is stored: what ends first is the file for a plain record, else its gzip member or
+        /// zstd frame.
+        within: crate::Compression,
+        /// Where the content holds what looks like a later record's header line: the length swallowed it.
+        swallows: Option<usize>,
+    },
     #[error("Archive-date {0:?} is not a time of 14 digits YYYYMMDDhhmmss")]
     Date(String),
     #[error("IP-address {0:?} is not an IP address")]
@@ -207,6 +217,62 @@ pub(crate) enum Problem {
     Version,
     #[error("the content of an http record does not begin with an HTTP response head")]
     HttpHead,
+}
+
+/// The end of a [`Problem::Short`] message: what ends after `has` bytes, and why that may be.
+fn short(has: usize, within: crate::Compression, swallows: Option<usize>) -> String {
+    let within = match within {
+        crate::Compression::None => "file",
+        crate::Compression::Gzip => "gzip member",
+        crate::Compression::Zstd => "zstd frame",
+    };
+    match (within, swallows) {
+        (_, Some(at)) => format!(
+            "the {within} ends after {has}, and {at} bytes into the content is what looks like the header line of \
+             a later record: the length is wrong and swallows the records after it"
+        ),
+        ("file", None) => format!("the file ends after {has} (cut short, or the length is wrong)"),
+        (_, None) => format!(
+            "the {within} ends after {has}: the length is wrong (a file cut short ends in a {within} cut short)"
+        ),
+    }
+}
+
+/// Where `content` holds a line shaped like an ARC header line (`URL IP-address YYYYMMDDhhmmss
+/// Content-type Archive-length`, the IP address one and the length a byte count) at its start or after a
+/// newline: a sign that an Archive-length too long took in the records after it. `None` when it holds none.
+pub(crate) fn later_header_line(content: &[u8]) -> Option<usize> {
+    let mut start = 0;
+    while start < content.len() {
+        let end = content[start..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map(|n| start + n);
+        let Some(end) = end else {
+            // A header line ends in a newline, as its record's content follows it.
+            return None;
+        };
+        if looks_like_header_line(&content[start..=end]) {
+            return Some(start);
+        }
+        start = end + 1;
+    }
+    None
+}
+
+/// Whether `line` (with its newline) is shaped like an ARC header line of a well-formed record.
+fn looks_like_header_line(line: &[u8]) -> bool {
+    // Cheap tests first: a content's lines are mostly not header lines.
+    if !line.first().is_some_and(u8::is_ascii_alphabetic)
+        || line.iter().filter(|&&b| b == b' ').count() < 4
+    {
+        return false;
+    }
+    let Some(head) = parse_line(line) else {
+        return false;
+    };
+    let field = |i: usize| head.fields[i].1.as_str();
+    head.length.is_some() && date(field(2)).is_some() && field(1).parse::<IpAddr>().is_ok()
 }
 
 /// What an ARC record can be checked for: its length a byte count, its date 14 digits of a real time, its
@@ -220,6 +286,8 @@ pub(crate) fn problem(rec: &impl ArcRecord, first: bool) -> Option<Problem> {
             return Some(Problem::Short {
                 says,
                 has: rec.block().len(),
+                within: rec.compression(),
+                swallows: later_header_line(rec.block()),
             });
         }
         Ok(says) if says == rec.block().len() as u64 => {}
@@ -313,6 +381,7 @@ mod tests {
             version: "ARC/1.0".into(),
             header: head.fields,
             block: block.to_vec(),
+            compression: crate::Compression::None,
         }
     }
 
@@ -467,6 +536,39 @@ mod tests {
         ];
         for (i, (r, first, want)) in cases.into_iter().enumerate() {
             assert_eq!(problem(&r, first), want, "case {i}");
+        }
+    }
+
+    #[test]
+    fn later_header_lines() {
+        let cases: &[(&[u8], Option<usize>)] = &[
+            (
+                b"HTTP/1.0 200 OK\r\n\r\nhi\n\nhttp://b/ 1.2.3.4 20140216050221 text/html 5\nhello",
+                Some(23),
+            ),
+            (b"http://b/ 1.2.3.4 20140216050221 text/html 0\n", Some(0)),
+            (b"x\ndns:b.org ::1 20140216050221 text/dns 3\n", Some(2)),
+            (
+                b"x\nfiledesc://a.arc 0.0.0.0 20140216050221 text/plain 70\n1 0 X\n",
+                Some(2),
+            ),
+            // Not a header line: no newline after it, a date that is not one, no IP address, no length.
+            (b"x\nhttp://b/ 1.2.3.4 20140216050221 text/html 5", None),
+            (b"x\nhttp://b/ 1.2.3.4 20141316050221 text/html 5\n", None),
+            (b"x\nsee: the list of 20140216050221 text/html 5\n", None),
+            (
+                b"x\nhttp://b/ 1.2.3.4 20140216050221 text/html five\n",
+                None,
+            ),
+            (b"", None),
+        ];
+        for (content, want) in cases {
+            assert_eq!(
+                later_header_line(content),
+                *want,
+                "{}",
+                String::from_utf8_lossy(content)
+            );
         }
     }
 

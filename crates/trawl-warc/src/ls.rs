@@ -38,6 +38,7 @@ mod tests {
                 .map(|(n, v)| ((*n).into(), (*v).into()))
                 .collect(),
             block: Vec::new(),
+            compression: crate::Compression::None,
         }
     }
 

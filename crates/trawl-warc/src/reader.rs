@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use flate2::bufread::GzDecoder;
 
 use crate::arc;
+use crate::compression::Compression;
 use crate::error::{Error, excerpt};
 use crate::header;
 use crate::record;
@@ -40,6 +41,9 @@ pub struct ReadRecord {
     pub header: Vec<(String, String)>,
     /// The block (of an ARC record, its content).
     pub block: Vec<u8>,
+    /// How the record is stored: [`Compression::None`] for a plain one, else in a gzip member
+    /// ([`Compression::Gzip`]) or a zstd frame ([`Compression::Zstd`]).
+    pub compression: Compression,
 }
 
 impl ReadRecord {
@@ -71,6 +75,10 @@ impl arc::ArcRecord for ReadRecord {
 
     fn block(&self) -> &[u8] {
         &self.block
+    }
+
+    fn compression(&self) -> Compression {
+        self.compression
     }
 }
 
@@ -212,6 +220,7 @@ impl<R: BufRead> Reader<R> {
                         version,
                         header,
                         block,
+                        compression: Compression::None,
                     }));
                 }
             }
@@ -230,7 +239,7 @@ impl<R: BufRead> Reader<R> {
                 offset,
                 source,
             })?;
-        self.queue_records(offset, &data)
+        self.queue_records(offset, &data, Compression::Gzip)
     }
 
     /// Decodes the zstd frame at `offset` (with the file's dictionary, if it began with one) and queues its
@@ -253,11 +262,17 @@ impl<R: BufRead> Reader<R> {
                 offset,
                 source,
             })?;
-        self.queue_records(offset, &data)
+        self.queue_records(offset, &data, Compression::Zstd)
     }
 
-    /// Queues the records of `data`, what the compressed member or frame at `offset` held.
-    fn queue_records(&mut self, offset: u64, data: &[u8]) -> Result<(), Error> {
+    /// Queues the records of `data`, what the compressed member or frame at `offset` held (`compression`
+    /// says which).
+    fn queue_records(
+        &mut self,
+        offset: u64,
+        data: &[u8],
+        compression: Compression,
+    ) -> Result<(), Error> {
         let limit = self.max_record_bytes;
         if data.len() as u64 > limit {
             return Err(Error::TooLarge {
@@ -285,6 +300,7 @@ impl<R: BufRead> Reader<R> {
                 version,
                 header,
                 block,
+                compression,
             });
         }
     }
