@@ -229,70 +229,47 @@ impl<R: BufRead> Reader<R> {
 
     /// Decodes the gzip member at `offset` and queues its records (none if it is empty).
     fn read_member(&mut self, offset: u64) -> Result<(), Error> {
-        let limit = self.max_record_bytes;
-        let mut data = Vec::new();
-        GzDecoder::new(&mut self.input)
-            .take(limit.saturating_add(1))
-            .read_to_end(&mut data)
-            .map_err(|source| Error::Gzip {
-                path: self.path.clone(),
-                offset,
-                source,
-            })?;
-        self.queue_records(offset, &data, Compression::Gzip)
+        let decoder = GzDecoder::new(&mut self.input);
+        let records = read_compressed(
+            decoder,
+            &self.path,
+            offset,
+            self.max_record_bytes,
+            &mut self.arc,
+            Compression::Gzip,
+        )?;
+        self.queue_records(offset, records, Compression::Gzip);
+        Ok(())
     }
 
     /// Decodes the zstd frame at `offset` (with the file's dictionary, if it began with one) and queues its
     /// records.
     fn read_zstd_frame(&mut self, offset: u64) -> Result<(), Error> {
-        let limit = self.max_record_bytes;
-        let mut data = Vec::new();
         let context = &mut self
             .zstd
             .get_or_insert_with(|| ZstdContext(zstd::zstd_safe::DCtx::create()))
             .0;
         // A frame cut short by an earlier error leaves the context mid-frame; the next starts afresh.
         let _ = context.reset(zstd::zstd_safe::ResetDirective::SessionOnly);
-        zstd::stream::read::Decoder::with_context(&mut self.input, context)
-            .single_frame()
-            .take(limit.saturating_add(1))
-            .read_to_end(&mut data)
-            .map_err(|source| Error::Zstd {
-                path: self.path.clone(),
-                offset,
-                source,
-            })?;
-        self.queue_records(offset, &data, Compression::Zstd)
+        let decoder =
+            zstd::stream::read::Decoder::with_context(&mut self.input, context).single_frame();
+        let records = read_compressed(
+            decoder,
+            &self.path,
+            offset,
+            self.max_record_bytes,
+            &mut self.arc,
+            Compression::Zstd,
+        )?;
+        self.queue_records(offset, records, Compression::Zstd);
+        Ok(())
     }
 
-    /// Queues the records of `data`, what the compressed member or frame at `offset` held (`compression`
-    /// says which).
-    fn queue_records(
-        &mut self,
-        offset: u64,
-        data: &[u8],
-        compression: Compression,
-    ) -> Result<(), Error> {
-        let limit = self.max_record_bytes;
-        if data.len() as u64 > limit {
-            return Err(Error::TooLarge {
-                path: self.path.clone(),
-                offset,
-                len: data.len() as u64,
-                limit,
-            });
-        }
+    /// Queues `records`, what the compressed member or frame at `offset` held (`compression` says which),
+    /// once the input is past it.
+    fn queue_records(&mut self, offset: u64, records: Vec<Parts>, compression: Compression) {
         let len = self.input.pos - offset;
-        let mut rest = data;
-        loop {
-            if self.arc.is_some() {
-                skip_blank_lines(&mut rest).map_err(|e| self.read_error(offset, e))?;
-            }
-            if rest.is_empty() {
-                return Ok(());
-            }
-            let (version, header, block) =
-                read_record(&mut rest, &self.path, offset, limit, &mut self.arc)?;
+        for (version, header, block) in records {
             self.pending.push_back(ReadRecord {
                 offset,
                 len,
@@ -396,6 +373,133 @@ impl<R: BufRead> Iterator for Reader<R> {
 
 /// A record as read: its version, header fields and block.
 type Parts = (String, Vec<(String, String)>, Vec<u8>);
+
+/// A decoder's output, counted, with the first error the decoder gave kept (its kind and message) so that a
+/// record cut short by a damaged member is reported as a bad member, not as a short record.
+struct Decoded<D> {
+    inner: D,
+    count: u64,
+    error: Option<io::Error>,
+}
+
+impl<D: Read> Read for Decoded<D> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self.inner.read(buf) {
+            Ok(n) => {
+                self.count += n as u64;
+                Ok(n)
+            }
+            Err(e) => {
+                if self.error.is_none() {
+                    self.error = Some(io::Error::new(e.kind(), e.to_string()));
+                }
+                Err(e)
+            }
+        }
+    }
+}
+
+/// The records of the gzip member or zstd frame (`compression`) at `offset` that `decoder` decodes, read as
+/// they are decoded: a record takes the memory its declared length asks for (at most `limit`), never the
+/// member's whole inflated size, so a member inflating far beyond its record (a decompression bomb) is
+/// refused after that record, giving its length. A member holding several records (a file compressed as one
+/// stream) is read whole, up to `limit` bytes in all.
+fn read_compressed<D: Read>(
+    decoder: D,
+    path: &Path,
+    offset: u64,
+    limit: u64,
+    arc: &mut Option<String>,
+    compression: Compression,
+) -> Result<Vec<Parts>, Error> {
+    let mut src = BufReader::with_capacity(
+        1 << 16,
+        Decoded {
+            inner: decoder,
+            count: 0,
+            error: None,
+        },
+    );
+    let mut records = Vec::new();
+    let read = read_decoded(&mut src, path, offset, limit, arc, &mut records);
+    match (read, src.get_mut().error.take()) {
+        (Ok(()), _) => Ok(records),
+        // What went wrong first is the member (truncated, a bad checksum): say so.
+        (Err(_), Some(source)) => Err(match compression {
+            Compression::Zstd => Error::Zstd {
+                path: path.to_owned(),
+                offset,
+                source,
+            },
+            _ => Error::Gzip {
+                path: path.to_owned(),
+                offset,
+                source,
+            },
+        }),
+        (
+            Err(Error::Malformed {
+                path,
+                offset,
+                expected,
+                found,
+            }),
+            None,
+        ) if !records.is_empty() => {
+            // More after a record, and not a record: a member inflating beyond its record (or a length too short).
+            let (version, header, block) = &records[records.len() - 1];
+            let field = if version.starts_with("ARC/") {
+                "Archive-length"
+            } else {
+                "Content-Length"
+            };
+            let declared = record::get(header, field)
+                .and_then(|l| l.parse::<u64>().ok())
+                .unwrap_or(block.len() as u64);
+            let what = match compression {
+                Compression::Zstd => "zstd frame",
+                _ => "gzip member",
+            };
+            Err(Error::Malformed {
+                path,
+                offset,
+                expected: format!(
+                    "the {what} to end after its record of {declared} bytes ({field}), or another record: {expected}"
+                ),
+                found,
+            })
+        }
+        (Err(e), None) => Err(e),
+    }
+}
+
+/// Reads the records of a decoded member from `src` into `records` (see [`read_compressed`]).
+fn read_decoded<D: Read>(
+    src: &mut BufReader<Decoded<D>>,
+    path: &Path,
+    offset: u64,
+    limit: u64,
+    arc: &mut Option<String>,
+    records: &mut Vec<Parts>,
+) -> Result<(), Error> {
+    let read_err = |source| Error::Read {
+        path: path.to_owned(),
+        offset,
+        source,
+    };
+    loop {
+        if arc.is_some() {
+            skip_blank_lines(src).map_err(read_err)?;
+        }
+        if src.fill_buf().map_err(read_err)?.is_empty() {
+            return Ok(());
+        }
+        records.push(read_record(src, path, offset, limit, arc)?);
+        // What the records took, not what is decoded ahead of them.
+        let taken = src.get_ref().count - src.buffer().len() as u64;
+        check_length(path, offset, taken, limit)?;
+    }
+}
 
 /// Consumes the empty lines (LF or CRLF) at the start of `src`: what separates ARC records.
 fn skip_blank_lines<B: BufRead>(src: &mut B) -> io::Result<()> {
@@ -837,6 +941,69 @@ mod tests {
             .unwrap()
             .unwrap_err();
         assert!(matches!(err, Error::TooLarge { limit: 10, .. }), "{err}");
+    }
+
+    /// A member inflating far beyond its record (a decompression bomb) is refused after the record, giving its
+    /// declared length, without inflating it to the reader's limit.
+    #[test]
+    fn a_member_inflating_beyond_its_record_is_refused_by_its_length() {
+        let zeros = vec![0u8; 1 << 20];
+        let arc_head: &[u8] = b"filedesc://b.arc 0.0.0.0 20080430204825 text/plain 9\n1 0 Test\n\n";
+        let bomb = [
+            &b"http://a.example/bomb 1.2.3.4 20080430204825 text/html 10\n0123456789"[..],
+            &zeros,
+        ]
+        .concat();
+        let arc = [gz(arc_head), gz(&bomb)].concat();
+        let warc = gz(&[REC, &zeros].concat());
+        let zst = zstd::encode_all(&[REC, &zeros].concat()[..], 3).unwrap();
+        let cases: [(&[u8], u64, &str); 3] = [
+            (
+                &arc,
+                gz(arc_head).len() as u64,
+                "the gzip member to end after its record of 10 bytes (Archive-length), \
+              or another record: an ARC header line",
+            ),
+            (
+                &warc,
+                0,
+                "the gzip member to end after its record of 2 bytes (Content-Length), or another record: a \
+              version line",
+            ),
+            (
+                &zst,
+                0,
+                "the zstd frame to end after its record of 2 bytes (Content-Length), or another record: a \
+              version line",
+            ),
+        ];
+        for (input, at, want) in cases {
+            // A limit far below the inflated size: the record is read, the rest is not held.
+            let err = Reader::new(input)
+                .with_max_record_bytes(1000)
+                .find_map(Result::err)
+                .unwrap();
+            let Error::Malformed {
+                offset,
+                expected,
+                found,
+                ..
+            } = &err
+            else {
+                panic!("{err}");
+            };
+            assert_eq!(*offset, at, "{err}");
+            assert!(expected.starts_with(want), "{err}");
+            assert!(found.starts_with("\"\\x00\\x00"), "{err}");
+        }
+        // A length too short in a member per record says the same: the member holds more than the record.
+        let short = [
+            gz(arc_head),
+            gz(b"http://a/ 1.2.3.4 20080430204825 text/html 2\nHTTP/1.0 200 OK\r\n\r\n\n"),
+        ]
+        .concat();
+        let err = read_all(&short).unwrap_err().to_string();
+        assert!(err.contains("expected the gzip member to end after its record of 2 bytes (Archive-length), or another record: an ARC header line"), "{err}");
     }
 
     #[test]
