@@ -1,11 +1,13 @@
-//! ARC v1 records (the format of Heritrix 1 and the Internet Archive before WARC): the header line, the
-//! WARC header an ARC record stands for, and what an ARC record can be checked for.
+//! ARC v1 records (the format of Heritrix 1 and the Internet Archive before WARC), and v2 ones: the header
+//! line, the WARC header an ARC record stands for, and what an ARC record can be checked for.
 //!
 //! An ARC record is one header line, `URL IP-address Archive-date Content-type Archive-length`, then
 //! `Archive-length` bytes of content, then a newline. The first record of a file, `filedesc://NAME`, holds
 //! the version block (`1 0 ORIGIN`), the field-name line and, in ARC 1.1, an XML description of the crawl.
 //! The URL may hold spaces (older crawlers wrote them as found), so the line is split from the right, as
-//! warcio does, and the spaces become `%20` in the WARC-Target-URI.
+//! warcio does, and the spaces become `%20` in the WARC-Target-URI. An ARC v2 file (version block `2 0`)
+//! has header lines of ten fields: `URL IP-address Archive-date Content-type Result-code Checksum Location
+//! Offset Filename Archive-length`.
 //!
 //! The [`Reader`](crate::Reader) returns an ARC record as a [`ReadRecord`] whose version is `ARC/1.0` (or
 //! `ARC/1.1`), whose header holds the five fields under their ARC names and whose block is the content.
@@ -55,17 +57,56 @@ pub(crate) struct Head {
     pub(crate) length: Option<u64>,
 }
 
+/// The field names of an ARC v2 header line (the `2 0` version block), in order.
+pub(crate) const FIELDS_V2: [&str; 10] = [
+    "URL",
+    "IP-address",
+    "Archive-date",
+    "Content-type",
+    "Result-code",
+    "Checksum",
+    "Location",
+    "Offset",
+    "Filename",
+    "Archive-length",
+];
+
 /// Parses an ARC v1 header line (its end of line included or not). `None` unless it has five
 /// space-separated fields whose URL has a scheme and whose date is digits.
 pub(crate) fn parse_line(line: &[u8]) -> Option<Head> {
+    parse_fields(line, &FIELDS)
+}
+
+/// Parses an ARC v2 header line: ten fields ([`FIELDS_V2`]), else as [`parse_line`] does.
+pub(crate) fn parse_line_v2(line: &[u8]) -> Option<Head> {
+    parse_fields(line, &FIELDS_V2)
+}
+
+/// Parses a header line of an ARC file of `version` (`ARC/2.0`: the v2 layout first; else, or not known
+/// yet, the v1 layout first), in the other layout when it is not one of the first.
+pub(crate) fn parse_line_in(line: &[u8], version: Option<&str>) -> Option<Head> {
+    if version.is_some_and(is_v2) {
+        parse_line_v2(line).or_else(|| parse_line(line))
+    } else {
+        parse_line(line).or_else(|| parse_line_v2(line))
+    }
+}
+
+/// Whether an ARC version (`ARC/2.0`) is 2: header lines of ten fields.
+pub(crate) fn is_v2(version: &str) -> bool {
+    version.starts_with("ARC/2.")
+}
+
+/// Parses a header line of the fields `names` (the URL first, Archive-length last), split from the right.
+fn parse_fields(line: &[u8], names: &[&str]) -> Option<Head> {
     let text = match std::str::from_utf8(line) {
         Ok(s) => s.to_owned(),
         // Old crawlers wrote URLs in the page's charset: keep every byte as one character.
         Err(_) => line.iter().map(|&b| b as char).collect(),
     };
     let text = text.trim_end();
-    let mut parts: Vec<&str> = text.rsplitn(5, ' ').collect();
-    if parts.len() != 5 {
+    let mut parts: Vec<&str> = text.rsplitn(names.len(), ' ').collect();
+    if parts.len() != names.len() {
         return None;
     }
     parts.reverse();
@@ -77,8 +118,8 @@ pub(crate) fn parse_line(line: &[u8]) -> Option<Head> {
         return None;
     }
     Some(Head {
-        length: parts[4].parse().ok(),
-        fields: FIELDS
+        length: parts[names.len() - 1].parse().ok(),
+        fields: names
             .iter()
             .zip(parts)
             .map(|(n, v)| ((*n).to_owned(), v.to_owned()))
@@ -268,11 +309,14 @@ fn looks_like_header_line(line: &[u8]) -> bool {
     {
         return false;
     }
-    let Some(head) = parse_line(line) else {
-        return false;
-    };
-    let field = |i: usize| head.fields[i].1.as_str();
-    head.length.is_some() && date(field(2)).is_some() && field(1).parse::<IpAddr>().is_ok()
+    // A v1 line, or a v2 one (whose v1 reading takes its Offset for the date).
+    [parse_line(line), parse_line_v2(line)]
+        .into_iter()
+        .flatten()
+        .any(|head| {
+            let field = |i: usize| head.fields[i].1.as_str();
+            head.length.is_some() && date(field(2)).is_some() && field(1).parse::<IpAddr>().is_ok()
+        })
 }
 
 /// What an ARC record can be checked for: its length a byte count, its date 14 digits of a real time, its

@@ -95,9 +95,11 @@ fn warc_record(rec: &ReadRecord, filename: &str, warcinfo_id: Option<&str>) -> R
     let date = arc::date(field("Archive-date")).unwrap_or_default();
     let ip: Option<IpAddr> = field("IP-address").parse().ok();
     let mut record = if arc::is_filedesc(rec) {
-        let header_line = crate::arc::FIELDS
+        // Its fields as written: five, or ten in an ARC v2 file.
+        let header_line = rec
+            .header
             .iter()
-            .map(|n| field(n))
+            .map(|(_, v)| v.as_str())
             .collect::<Vec<_>>()
             .join(" ");
         let mut fields = vec![

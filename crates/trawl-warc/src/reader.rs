@@ -542,7 +542,7 @@ fn read_record<B: BufRead>(
                 .split_inclusive(|&b| b == b'\n')
                 .next()
                 .unwrap_or_default();
-            if arc::parse_line(line).is_some() {
+            if arc::parse_line_in(line, arc.as_deref()).is_some() {
                 return read_arc_record(src, path, offset, limit, arc, None);
             }
             if arc.is_some() {
@@ -556,7 +556,7 @@ fn read_record<B: BufRead>(
                 offset,
                 source,
             })?;
-            if arc::parse_line(&line).is_some() {
+            if arc::parse_line_in(&line, arc.as_deref()).is_some() {
                 return read_arc_record(src, path, offset, limit, arc, Some(line));
             }
             let err = if arc.is_some() {
@@ -629,7 +629,7 @@ fn read_arc_record<B: BufRead>(
             line
         }
     };
-    let head = arc::parse_line(&line).ok_or_else(|| Error::Malformed {
+    let mut head = arc::parse_line_in(&line, arc.as_deref()).ok_or_else(|| Error::Malformed {
         path: path.to_owned(),
         offset,
         expected: ARC_LINE.to_owned(),
@@ -652,7 +652,15 @@ fn read_arc_record<B: BufRead>(
             .map_err(read_err)?;
     }
     if filedesc {
-        *arc = Some(arc::version(&block).unwrap_or_else(|| "ARC/1.0".to_owned()));
+        let version = arc::version(&block).unwrap_or_else(|| "ARC/1.0".to_owned());
+        // Its own line was read before the version was known: in a v2 file it has ten fields (the length, last
+        // in both layouts, framed the record alike).
+        if arc::is_v2(&version)
+            && let Some(v2) = arc::parse_line_v2(&line)
+        {
+            head = v2;
+        }
+        *arc = Some(version);
     }
     let version = arc.get_or_insert_with(|| "ARC/1.0".to_owned()).clone();
     Ok((version, head.fields, block))
@@ -1004,6 +1012,72 @@ mod tests {
         .concat();
         let err = read_all(&short).unwrap_err().to_string();
         assert!(err.contains("expected the gzip member to end after its record of 2 bytes (Archive-length), or another record: an ARC header line"), "{err}");
+    }
+
+    /// An ARC v2 file (version block `2 0`, header lines of ten fields) reads with its fields where they are,
+    /// plain or one gzip member per record.
+    #[test]
+    fn reads_arc_v2() {
+        let desc: &[u8] =
+            b"2 0 Alexa Internet\nURL IP-address Archive-date Content-type Result-code Checksum \
+            Location Offset Filename Archive-length\n";
+        let http: &[u8] = b"HTTP/1.0 200 OK\r\nContent-Type: text/html\r\n\r\nv2 page";
+        let recs = [
+            [
+                format!("filedesc://v2.arc 0.0.0.0 20000430204825 text/plain 200 - - 0 v2.arc {}\n", desc.len()).as_bytes(),
+                desc,
+                b"\n",
+            ]
+            .concat(),
+            [
+                format!(
+                    "http://www.example.com/v2 a 10.0.0.1 20000430204826 text/html 200 d41d8cd98f00b204e9800998ecf8427e \
+                     - 120 v2.arc {}\n",
+                    http.len()
+                )
+                .as_bytes(),
+                http,
+                b"\n",
+            ]
+            .concat(),
+        ];
+        for file in [recs.concat(), recs.iter().flat_map(|r| gz(r)).collect()] {
+            let read = read_all(&file).unwrap();
+            assert_eq!(read.len(), 2);
+            assert_eq!(read[0].version, "ARC/2.0");
+            assert_eq!(read[0].get("URL"), Some("filedesc://v2.arc"));
+            assert_eq!(read[0].get("Filename"), Some("v2.arc"));
+            let rec = &read[1];
+            let fields: Vec<&str> = rec.header.iter().map(|(_, v)| v.as_str()).collect();
+            assert_eq!(
+                fields,
+                [
+                    "http://www.example.com/v2 a",
+                    "10.0.0.1",
+                    "20000430204826",
+                    "text/html",
+                    "200",
+                    "d41d8cd98f00b204e9800998ecf8427e",
+                    "-",
+                    "120",
+                    "v2.arc",
+                    "51"
+                ]
+            );
+            assert_eq!(rec.block, http);
+            assert_eq!(crate::arc::problem(rec, false), None);
+            assert_eq!(
+                crate::ls_line(rec),
+                "?\tresponse\thttp://www.example.com/v2%20a\tapplication/http;msgtype=response\t51\t-"
+                    .replace('?', &rec.offset.to_string())
+            );
+            let capture = crate::cdxj::Capture::of(&rec.warc_header(), &rec.block).unwrap();
+            let line = capture.line(rec.index_len, rec.offset, "v2.arc");
+            assert!(
+                line.starts_with("com,example)/v2%20a 20000430204826 "),
+                "{line}"
+            );
+        }
     }
 
     #[test]
