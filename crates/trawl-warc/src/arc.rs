@@ -426,6 +426,7 @@ mod tests {
             header: head.fields,
             block: block.to_vec(),
             compression: crate::Compression::None,
+            raw_header: Vec::new(),
         }
     }
 

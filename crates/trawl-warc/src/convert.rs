@@ -11,7 +11,7 @@
 use std::net::IpAddr;
 use std::path::Path;
 
-use crate::recompress::{rewrite, serialize};
+use crate::recompress::{copy, rewrite, serialize};
 use crate::record::{Record, VERSION};
 use crate::{Error, ReadRecord, arc};
 
@@ -39,6 +39,14 @@ pub fn convert(input: &Path, output: &Path) -> Result<usize, Error> {
             });
         }
         if !rec.is_arc() {
+            let bracketed = rec
+                .get("WARC-Target-URI")
+                .is_some_and(|u| u.starts_with('<') && u.ends_with('>'));
+            if !bracketed {
+                // The header as written, under WARC/1.1.
+                copy(rec, Some(VERSION), plain);
+                return Ok(());
+            }
             let mut rec = rec.clone();
             if let Some((_, uri)) = rec
                 .header

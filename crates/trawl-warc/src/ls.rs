@@ -39,6 +39,7 @@ mod tests {
                 .collect(),
             block: Vec::new(),
             compression: crate::Compression::None,
+            raw_header: Vec::new(),
         }
     }
 

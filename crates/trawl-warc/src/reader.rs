@@ -44,6 +44,10 @@ pub struct ReadRecord {
     /// How the record is stored: [`Compression::None`] for a plain one, else in a gzip member
     /// ([`Compression::Gzip`]) or a zstd frame ([`Compression::Zstd`]).
     pub compression: Compression,
+    /// A WARC record's header as written: the version line, the field lines and the empty line after them,
+    /// byte for byte (`header` is their reading: names and values trimmed, continuation lines joined, bytes
+    /// that are not UTF-8 replaced). Empty for an ARC record.
+    pub raw_header: Vec<u8>,
 }
 
 impl ReadRecord {
@@ -209,7 +213,7 @@ impl<R: BufRead> Reader<R> {
                 Some(_) if skippable => self.read_skippable(offset)?,
                 Some(_) => {
                     let limit = self.max_record_bytes;
-                    let (version, header, block) =
+                    let (version, header, block, raw_header) =
                         read_record(&mut self.input, &self.path, offset, limit, &mut self.arc)?;
                     let len = self.input.pos - offset;
                     let trailer = if version.starts_with("WARC/") { 4 } else { 0 };
@@ -221,6 +225,7 @@ impl<R: BufRead> Reader<R> {
                         header,
                         block,
                         compression: Compression::None,
+                        raw_header,
                     }));
                 }
             }
@@ -269,7 +274,7 @@ impl<R: BufRead> Reader<R> {
     /// once the input is past it.
     fn queue_records(&mut self, offset: u64, records: Vec<Parts>, compression: Compression) {
         let len = self.input.pos - offset;
-        for (version, header, block) in records {
+        for (version, header, block, raw_header) in records {
             self.pending.push_back(ReadRecord {
                 offset,
                 len,
@@ -278,6 +283,7 @@ impl<R: BufRead> Reader<R> {
                 header,
                 block,
                 compression,
+                raw_header,
             });
         }
     }
@@ -371,8 +377,8 @@ impl<R: BufRead> Iterator for Reader<R> {
     }
 }
 
-/// A record as read: its version, header fields and block.
-type Parts = (String, Vec<(String, String)>, Vec<u8>);
+/// A record as read: its version, header fields, block and header as written (of a WARC record).
+type Parts = (String, Vec<(String, String)>, Vec<u8>, Vec<u8>);
 
 /// A decoder's output, counted, with the first error the decoder gave kept (its kind and message) so that a
 /// record cut short by a damaged member is reported as a bad member, not as a short record.
@@ -447,7 +453,7 @@ fn read_compressed<D: Read>(
             None,
         ) if !records.is_empty() => {
             // More after a record, and not a record: a member inflating beyond its record (or a length too short).
-            let (version, header, block) = &records[records.len() - 1];
+            let (version, header, block, _) = &records[records.len() - 1];
             let field = if version.starts_with("ARC/") {
                 "Archive-length"
             } else {
@@ -572,8 +578,8 @@ fn read_record<B: BufRead>(
             return Err(with_found(err, &line));
         }
     }
-    let (head, block) = read_warc_record(src, path, offset, limit)?;
-    Ok((head.version, head.fields, block))
+    let (head, block, raw) = read_warc_record(src, path, offset, limit)?;
+    Ok((head.version, head.fields, block, raw))
 }
 
 /// What the reader expects at the start of a record of an ARC file.
@@ -663,7 +669,7 @@ fn read_arc_record<B: BufRead>(
         *arc = Some(version);
     }
     let version = arc.get_or_insert_with(|| "ARC/1.0".to_owned()).clone();
-    Ok((version, head.fields, block))
+    Ok((version, head.fields, block, Vec::new()))
 }
 
 /// Reads one uncompressed WARC record (header, block, CRLFCRLF) from `src`; errors name `path` and `offset`.
@@ -672,7 +678,7 @@ fn read_warc_record<B: BufRead>(
     path: &Path,
     offset: u64,
     limit: u64,
-) -> Result<(header::Head, Vec<u8>), Error> {
+) -> Result<(header::Head, Vec<u8>, Vec<u8>), Error> {
     let malformed = |expected: &str, found: String| Error::Malformed {
         path: path.to_owned(),
         offset,
@@ -754,7 +760,7 @@ fn read_warc_record<B: BufRead>(
     if end != b"\r\n\r\n" {
         return Err(malformed("CRLF CRLF after the block", excerpt(&end)));
     }
-    Ok((parsed, block))
+    Ok((parsed, block, head))
 }
 
 #[cfg(test)]
