@@ -1,11 +1,13 @@
-//! ARC v1 records (the format of Heritrix 1 and the Internet Archive before WARC): the header line, the
-//! WARC header an ARC record stands for, and what an ARC record can be checked for.
+//! ARC v1 records (the format of Heritrix 1 and the Internet Archive before WARC), and v2 ones: the header
+//! line, the WARC header an ARC record stands for, and what an ARC record can be checked for.
 //!
 //! An ARC record is one header line, `URL IP-address Archive-date Content-type Archive-length`, then
 //! `Archive-length` bytes of content, then a newline. The first record of a file, `filedesc://NAME`, holds
 //! the version block (`1 0 ORIGIN`), the field-name line and, in ARC 1.1, an XML description of the crawl.
 //! The URL may hold spaces (older crawlers wrote them as found), so the line is split from the right, as
-//! warcio does, and the spaces become `%20` in the WARC-Target-URI.
+//! warcio does, and the spaces become `%20` in the WARC-Target-URI. An ARC v2 file (version block `2 0`)
+//! has header lines of ten fields: `URL IP-address Archive-date Content-type Result-code Checksum Location
+//! Offset Filename Archive-length`.
 //!
 //! The [`Reader`](crate::Reader) returns an ARC record as a [`ReadRecord`] whose version is `ARC/1.0` (or
 //! `ARC/1.1`), whose header holds the five fields under their ARC names and whose block is the content.
@@ -28,6 +30,10 @@ pub(crate) trait ArcRecord {
     fn get(&self, name: &str) -> Option<&str>;
     /// The record's content.
     fn block(&self) -> &[u8];
+    /// How the record is stored: plain, or in a gzip member or zstd frame of its own.
+    fn compression(&self) -> crate::Compression {
+        crate::Compression::None
+    }
 }
 
 /// The field names of an ARC v1 header line, in order.
@@ -51,17 +57,56 @@ pub(crate) struct Head {
     pub(crate) length: Option<u64>,
 }
 
+/// The field names of an ARC v2 header line (the `2 0` version block), in order.
+pub(crate) const FIELDS_V2: [&str; 10] = [
+    "URL",
+    "IP-address",
+    "Archive-date",
+    "Content-type",
+    "Result-code",
+    "Checksum",
+    "Location",
+    "Offset",
+    "Filename",
+    "Archive-length",
+];
+
 /// Parses an ARC v1 header line (its end of line included or not). `None` unless it has five
 /// space-separated fields whose URL has a scheme and whose date is digits.
 pub(crate) fn parse_line(line: &[u8]) -> Option<Head> {
+    parse_fields(line, &FIELDS)
+}
+
+/// Parses an ARC v2 header line: ten fields ([`FIELDS_V2`]), else as [`parse_line`] does.
+pub(crate) fn parse_line_v2(line: &[u8]) -> Option<Head> {
+    parse_fields(line, &FIELDS_V2)
+}
+
+/// Parses a header line of an ARC file of `version` (`ARC/2.0`: the v2 layout first; else, or not known
+/// yet, the v1 layout first), in the other layout when it is not one of the first.
+pub(crate) fn parse_line_in(line: &[u8], version: Option<&str>) -> Option<Head> {
+    if version.is_some_and(is_v2) {
+        parse_line_v2(line).or_else(|| parse_line(line))
+    } else {
+        parse_line(line).or_else(|| parse_line_v2(line))
+    }
+}
+
+/// Whether an ARC version (`ARC/2.0`) is 2: header lines of ten fields.
+pub(crate) fn is_v2(version: &str) -> bool {
+    version.starts_with("ARC/2.")
+}
+
+/// Parses a header line of the fields `names` (the URL first, Archive-length last), split from the right.
+fn parse_fields(line: &[u8], names: &[&str]) -> Option<Head> {
     let text = match std::str::from_utf8(line) {
         Ok(s) => s.to_owned(),
         // Old crawlers wrote URLs in the page's charset: keep every byte as one character.
         Err(_) => line.iter().map(|&b| b as char).collect(),
     };
     let text = text.trim_end();
-    let mut parts: Vec<&str> = text.rsplitn(5, ' ').collect();
-    if parts.len() != 5 {
+    let mut parts: Vec<&str> = text.rsplitn(names.len(), ' ').collect();
+    if parts.len() != names.len() {
         return None;
     }
     parts.reverse();
@@ -73,8 +118,8 @@ pub(crate) fn parse_line(line: &[u8]) -> Option<Head> {
         return None;
     }
     Some(Head {
-        length: parts[4].parse().ok(),
-        fields: FIELDS
+        length: parts[names.len() - 1].parse().ok(),
+        fields: names
             .iter()
             .zip(parts)
             .map(|(n, v)| ((*n).to_owned(), v.to_owned()))
@@ -193,10 +238,16 @@ pub(crate) fn warc_header(rec: &impl ArcRecord) -> Vec<(String, String)> {
 pub(crate) enum Problem {
     #[error("Archive-length {0:?} is not a byte count (read as an empty record)")]
     Length(String),
-    #[error(
-        "Archive-length says {says} bytes, the file ends after {has} (cut short, or the length is wrong)"
-    )]
-    Short { says: u64, has: usize },
+    #[error("Archive-length says {says} bytes, {}", short(*has, *within, *swallows))]
+    Short {
+        says: u64,
+        has: usize,
+        /// How the record is stored: what ends first is the file for a plain record, else its gzip member or
+        /// zstd frame.
+        within: crate::Compression,
+        /// Where the content holds what looks like a later record's header line: the length swallowed it.
+        swallows: Option<usize>,
+    },
     #[error("Archive-date {0:?} is not a time of 14 digits YYYYMMDDhhmmss")]
     Date(String),
     #[error("IP-address {0:?} is not an IP address")]
@@ -207,6 +258,65 @@ pub(crate) enum Problem {
     Version,
     #[error("the content of an http record does not begin with an HTTP response head")]
     HttpHead,
+}
+
+/// The end of a [`Problem::Short`] message: what ends after `has` bytes, and why that may be.
+fn short(has: usize, within: crate::Compression, swallows: Option<usize>) -> String {
+    let within = match within {
+        crate::Compression::None => "file",
+        crate::Compression::Gzip => "gzip member",
+        crate::Compression::Zstd => "zstd frame",
+    };
+    match (within, swallows) {
+        (_, Some(at)) => format!(
+            "the {within} ends after {has}, and {at} bytes into the content is what looks like the header line of \
+             a later record: the length is wrong and swallows the records after it"
+        ),
+        ("file", None) => format!("the file ends after {has} (cut short, or the length is wrong)"),
+        (_, None) => format!(
+            "the {within} ends after {has}: the length is wrong (a file cut short ends in a {within} cut short)"
+        ),
+    }
+}
+
+/// Where `content` holds a line shaped like an ARC header line (`URL IP-address YYYYMMDDhhmmss
+/// Content-type Archive-length`, the IP address one and the length a byte count) at its start or after a
+/// newline: a sign that an Archive-length too long took in the records after it. `None` when it holds none.
+pub(crate) fn later_header_line(content: &[u8]) -> Option<usize> {
+    let mut start = 0;
+    while start < content.len() {
+        let end = content[start..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map(|n| start + n);
+        let Some(end) = end else {
+            // A header line ends in a newline, as its record's content follows it.
+            return None;
+        };
+        if looks_like_header_line(&content[start..=end]) {
+            return Some(start);
+        }
+        start = end + 1;
+    }
+    None
+}
+
+/// Whether `line` (with its newline) is shaped like an ARC header line of a well-formed record.
+fn looks_like_header_line(line: &[u8]) -> bool {
+    // Cheap tests first: a content's lines are mostly not header lines.
+    if !line.first().is_some_and(u8::is_ascii_alphabetic)
+        || line.iter().filter(|&&b| b == b' ').count() < 4
+    {
+        return false;
+    }
+    // A v1 line, or a v2 one (whose v1 reading takes its Offset for the date).
+    [parse_line(line), parse_line_v2(line)]
+        .into_iter()
+        .flatten()
+        .any(|head| {
+            let field = |i: usize| head.fields[i].1.as_str();
+            head.length.is_some() && date(field(2)).is_some() && field(1).parse::<IpAddr>().is_ok()
+        })
 }
 
 /// What an ARC record can be checked for: its length a byte count, its date 14 digits of a real time, its
@@ -220,6 +330,8 @@ pub(crate) fn problem(rec: &impl ArcRecord, first: bool) -> Option<Problem> {
             return Some(Problem::Short {
                 says,
                 has: rec.block().len(),
+                within: rec.compression(),
+                swallows: later_header_line(rec.block()),
             });
         }
         Ok(says) if says == rec.block().len() as u64 => {}
@@ -313,6 +425,8 @@ mod tests {
             version: "ARC/1.0".into(),
             header: head.fields,
             block: block.to_vec(),
+            compression: crate::Compression::None,
+            raw_header: Vec::new(),
         }
     }
 
@@ -467,6 +581,39 @@ mod tests {
         ];
         for (i, (r, first, want)) in cases.into_iter().enumerate() {
             assert_eq!(problem(&r, first), want, "case {i}");
+        }
+    }
+
+    #[test]
+    fn later_header_lines() {
+        let cases: &[(&[u8], Option<usize>)] = &[
+            (
+                b"HTTP/1.0 200 OK\r\n\r\nhi\n\nhttp://b/ 1.2.3.4 20140216050221 text/html 5\nhello",
+                Some(23),
+            ),
+            (b"http://b/ 1.2.3.4 20140216050221 text/html 0\n", Some(0)),
+            (b"x\ndns:b.org ::1 20140216050221 text/dns 3\n", Some(2)),
+            (
+                b"x\nfiledesc://a.arc 0.0.0.0 20140216050221 text/plain 70\n1 0 X\n",
+                Some(2),
+            ),
+            // Not a header line: no newline after it, a date that is not one, no IP address, no length.
+            (b"x\nhttp://b/ 1.2.3.4 20140216050221 text/html 5", None),
+            (b"x\nhttp://b/ 1.2.3.4 20141316050221 text/html 5\n", None),
+            (b"x\nsee: the list of 20140216050221 text/html 5\n", None),
+            (
+                b"x\nhttp://b/ 1.2.3.4 20140216050221 text/html five\n",
+                None,
+            ),
+            (b"", None),
+        ];
+        for (content, want) in cases {
+            assert_eq!(
+                later_header_line(content),
+                *want,
+                "{}",
+                String::from_utf8_lossy(content)
+            );
         }
     }
 

@@ -173,11 +173,25 @@ fn push_json_string(out: &mut String, s: &str) {
     out.push('"');
 }
 
-/// The index lines of the WARC at `path`, in file order; `filename` is what the lines call it.
+/// The index lines of the WARC at `path`, in file order; `filename` is what the lines call it. A file
+/// compressed as one stream (a gzip member or zstd frame holding more than one record) is refused with
+/// [`Error::SharedMember`]: its records cannot be reached by offset, so lines for them would send a replay
+/// to the wrong record.
 pub fn index_file(path: &Path, filename: &str) -> Result<Vec<String>, Error> {
     let mut lines = Vec::new();
+    let mut previous = None;
     for record in reader::open(path)? {
         let record = record?;
+        if record.compression != crate::Compression::None
+            && previous.replace(record.offset) == Some(record.offset)
+        {
+            return Err(Error::SharedMember {
+                path: path.to_path_buf(),
+                offset: record.offset,
+                compression: record.compression,
+                arc: record.is_arc(),
+            });
+        }
         if let Some(c) = Capture::of(&record.warc_header(), &record.block) {
             lines.push(c.line(record.index_len, record.offset, filename));
         }
@@ -556,6 +570,97 @@ mod tests {
         assert_eq!(index_path(Path::new("x.warc.zst")), Path::new("x.cdxj"));
         assert_eq!(index_path(Path::new("x.warc")), Path::new("x.cdxj"));
         assert_eq!(index_path(Path::new("x.arc.gz")), Path::new("x.cdxj"));
+    }
+
+    /// A file gzipped (or zstd-compressed) as one stream is refused, naming the file and how to mend it: its
+    /// lines would all say offset 0, and a replay would show the first record for every capture.
+    #[test]
+    fn a_file_compressed_as_one_stream_is_not_indexed() {
+        use std::io::Write;
+        let gz = |bytes: &[u8]| {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            e.write_all(bytes).unwrap();
+            e.finish().unwrap()
+        };
+        let date = chrono::DateTime::from_timestamp(1_700_000_000, 0).unwrap();
+        let response = |path: &str, body: &str| {
+            crate::Record::response(
+                &format!("http://example.org/{path}"),
+                date,
+                None,
+                format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n{body}").into_bytes(),
+            )
+            .to_bytes()
+        };
+        let warc = [
+            response("one", "FIRST PAGE"),
+            response("two", "SECOND PAGE"),
+        ]
+        .concat();
+        let arc = b"filedesc://w.arc 0.0.0.0 20140216050221 text/plain 9\n1 0 Test\n\n\
+            http://example.org/one 1.2.3.4 20140216050221 text/html 22\nHTTP/1.0 200 OK\r\n\r\none\n"
+            .to_vec();
+        let dir = tempfile::tempdir().unwrap();
+        let cases = [
+            (
+                "whole.warc.gz",
+                gz(&warc),
+                "trawl warc recompress",
+                "OUT.warc.gz",
+            ),
+            (
+                "whole.warc.zst",
+                zstd::encode_all(&warc[..], 3).unwrap(),
+                "trawl warc recompress",
+                "OUT.warc.zst",
+            ),
+            (
+                "whole.arc.gz",
+                gz(&arc),
+                "trawl warc convert",
+                "OUT.warc.gz",
+            ),
+        ];
+        for (name, bytes, command, out) in cases {
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes).unwrap();
+            let err = index_file(&path, name).unwrap_err();
+            assert!(
+                matches!(err, Error::SharedMember { offset: 0, .. }),
+                "{err}"
+            );
+            let said = err.to_string();
+            let want = format!(
+                "{}: record at offset 0: this record is in the same ",
+                path.display()
+            );
+            assert!(said.starts_with(&want), "{said}");
+            assert!(
+                said.ends_with(&format!("`{command} {} {out}`", path.display())),
+                "{said}"
+            );
+            assert!(index_beside(&path).is_err());
+            assert!(!index_path(&path).exists());
+        }
+        // One member per record (and a plain file) index as before.
+        let members = [
+            gz(&response("one", "FIRST PAGE")),
+            gz(&response("two", "SECOND PAGE")),
+        ];
+        for (name, bytes) in [
+            ("members.warc.gz", members.concat()),
+            ("plain.warc", warc.clone()),
+        ] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes).unwrap();
+            let lines = index_file(&path, name).unwrap();
+            assert_eq!(lines.len(), 2, "{name}");
+            assert!(
+                !lines[1].contains("\"offset\": \"0\""),
+                "{name}: {}",
+                lines[1]
+            );
+        }
     }
 
     proptest! {

@@ -3,14 +3,15 @@
 //! From ARC: a `warcinfo` made from the `filedesc://` record (its lines kept, and what an ARC 1.1
 //! description says of the crawl), then one `response` per ARC record with the HTTP bytes unchanged, its
 //! date, IP address and URL carried over and WARC-Payload-Digest computed. A damaged ARC record (one that
-//! `verify` fails) stops the conversion, except one cut short by the end of the file: what is left is
-//! converted, marked `WARC-Truncated: unspecified`. From WARC 1.0: the same records under `WARC/1.1`; a
+//! `verify` fails) stops the conversion, except a plain file's last record cut short by the end of the file:
+//! what is left is converted, marked `WARC-Truncated: unspecified`. Not when that content holds what looks like
+//! the header line of a later record: the Archive-length is wrong and took in the records after it. From WARC 1.0: the same records under `WARC/1.1`; a
 //! WARC-Target-URI written in angle brackets (wget 1.19) loses them.
 
 use std::net::IpAddr;
 use std::path::Path;
 
-use crate::recompress::{rewrite, serialize};
+use crate::recompress::{copy, rewrite, serialize};
 use crate::record::{Record, VERSION};
 use crate::{Error, ReadRecord, arc};
 
@@ -24,9 +25,28 @@ pub fn convert(input: &Path, output: &Path) -> Result<usize, Error> {
         .unwrap_or_default();
     let mut warcinfo_id: Option<String> = None;
     let mut first = true;
+    // The offset of a record converted as cut short: it must be the last.
+    let mut cut: Option<u64> = None;
     rewrite(input, output, |rec, plain| {
         let was_first = std::mem::replace(&mut first, false);
+        if let Some(offset) = cut {
+            // Never reached while the reader reads a plain record cut short to the end of the file.
+            return Err(Error::Unconvertible {
+                path: input.to_path_buf(),
+                offset,
+                problem: "Archive-length runs past the end of the file, yet another record follows"
+                    .to_owned(),
+            });
+        }
         if !rec.is_arc() {
+            let bracketed = rec
+                .get("WARC-Target-URI")
+                .is_some_and(|u| u.starts_with('<') && u.ends_with('>'));
+            if !bracketed {
+                // The header as written, under WARC/1.1.
+                copy(rec, Some(VERSION), plain);
+                return Ok(());
+            }
             let mut rec = rec.clone();
             if let Some((_, uri)) = rec
                 .header
@@ -47,8 +67,18 @@ pub fn convert(input: &Path, output: &Path) -> Result<usize, Error> {
         let mut truncated = false;
         match arc::problem(rec, was_first) {
             None => {}
-            // The content the file still has is converted, and marked as cut.
-            Some(arc::Problem::Short { .. }) => truncated = true,
+            // A plain record cut short by the end of the file: the content there is converted, marked as cut.
+            // Not when its content holds what looks like a later record's header line (the length is wrong
+            // and swallowed the records after it), nor in a gzip member or zstd frame that ends before the
+            // length (the member is whole: the length is wrong).
+            Some(arc::Problem::Short {
+                within: crate::Compression::None,
+                swallows: None,
+                ..
+            }) => {
+                truncated = true;
+                cut = Some(rec.offset);
+            }
             Some(problem) => {
                 return Err(unconvertible(format!(
                     "{problem}; a damaged ARC record is not converted (`trawl warc verify` shows the first problem)"
@@ -73,9 +103,11 @@ fn warc_record(rec: &ReadRecord, filename: &str, warcinfo_id: Option<&str>) -> R
     let date = arc::date(field("Archive-date")).unwrap_or_default();
     let ip: Option<IpAddr> = field("IP-address").parse().ok();
     let mut record = if arc::is_filedesc(rec) {
-        let header_line = crate::arc::FIELDS
+        // Its fields as written: five, or ten in an ARC v2 file.
+        let header_line = rec
+            .header
             .iter()
-            .map(|n| field(n))
+            .map(|(_, v)| v.as_str())
             .collect::<Vec<_>>()
             .join(" ");
         let mut fields = vec![
@@ -234,6 +266,106 @@ mod tests {
         // recompress refuses an ARC and says what to use.
         let err = crate::recompress(&input, &out).unwrap_err().to_string();
         assert!(err.contains("trawl warc convert"), "{err}");
+    }
+
+    /// `sample()` with its http record's Archive-length `59` said to be `says`.
+    fn long_http(says: &str) -> (Vec<u8>, usize) {
+        let arc = String::from_utf8(sample()).unwrap();
+        let at = arc.find("http://").unwrap();
+        (
+            arc.replacen("text/html 59\n", &format!("text/html {says}\n"), 1)
+                .into_bytes(),
+            at,
+        )
+    }
+
+    #[test]
+    fn a_length_past_the_end_swallowing_records_is_not_converted() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("swallow.arc");
+        let out = dir.path().join("swallow.warc.gz");
+        // The http record's length runs past the end of the file, over the dns record after it.
+        let (bytes, at) = long_http("100000000");
+        std::fs::write(&input, &bytes).unwrap();
+        let err = convert(&input, &out).unwrap_err().to_string();
+        assert!(
+            err.starts_with(&format!(
+                "{}: record at offset {at}: Archive-length says 100000000 bytes, the file ends after",
+            input.display()
+            )),
+            "{err}"
+        );
+        assert!(err.contains("swallows the records after it"), "{err}");
+        assert!(!out.exists() && !crate::index_path(&out).exists());
+        let err = verify(&input).unwrap_err().to_string();
+        assert!(err.contains("swallows the records after it"), "{err}");
+
+        // A filedesc line swallowed is one too.
+        let (bytes, _) = long_http("100000000");
+        let with_filedesc = String::from_utf8(bytes).unwrap().replace(
+            "dns:a.org 1.2.3.4",
+            "filedesc://y.arc 0.0.0.0 20140216050221 text/plain 9\n1 0 Test\n\ndns:a.org 1.2.3.4",
+        );
+        std::fs::write(&input, with_filedesc).unwrap();
+        assert!(convert(&input, &out).is_err());
+        assert!(!out.exists());
+    }
+
+    #[test]
+    fn a_last_record_cut_short_is_converted_and_marked() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("cut.arc");
+        let whole = sample();
+        // Cut inside the dns record's content.
+        let cut = &whole[..whole.len() - 6];
+        std::fs::write(&input, cut).unwrap();
+        let err = verify(&input).unwrap_err().to_string();
+        assert!(err.contains("the file ends after 18 (cut short"), "{err}");
+        let out = dir.path().join("cut.warc.gz");
+        assert_eq!(convert(&input, &out).unwrap(), 3);
+        let recs = read(&out);
+        assert_eq!(recs[2].get("WARC-Truncated"), Some("unspecified"));
+        assert_eq!(recs[2].block, b"20140216050220\na. ");
+        assert_eq!(recs[1].get("WARC-Truncated"), None);
+    }
+
+    #[test]
+    fn a_gzip_member_shorter_than_its_length_is_not_converted() {
+        use std::io::Write;
+        let gz = |bytes: &[u8]| {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            e.write_all(bytes).unwrap();
+            e.finish().unwrap()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("x.warc.gz");
+        // The http record's length is 106 where its member holds 59 bytes of content: mid-file, then last.
+        for last in [false, true] {
+            let (plain, _) = long_http("106");
+            let plain = String::from_utf8(plain).unwrap();
+            let http = plain.find("http://").unwrap();
+            let dns = plain.find("dns:").unwrap();
+            let mut members = vec![
+                gz(&plain.as_bytes()[..http]),
+                gz(&plain.as_bytes()[http..dns]),
+            ];
+            if !last {
+                members.push(gz(&plain.as_bytes()[dns..]));
+            }
+            let at = members[0].len();
+            let input = dir.path().join("x.arc.gz");
+            std::fs::write(&input, members.concat()).unwrap();
+            let err = convert(&input, &out).unwrap_err().to_string();
+            let want = format!(
+                "{}: record at offset {at}: Archive-length says 106 bytes, the gzip member ends after 60: the \
+                 length is wrong",
+                input.display()
+            );
+            assert!(err.starts_with(&want), "{err}");
+            assert!(!out.exists());
+            let err = verify(&input).unwrap_err().to_string();
+            assert!(err.contains("the gzip member ends after 60"), "{err}");
+        }
     }
 
     #[test]

@@ -121,6 +121,19 @@ pub enum Error {
         /// What is wrong, and what to do.
         problem: String,
     },
+    /// A record in the same gzip member (or zstd frame) as the one before it: the file is compressed as one
+    /// stream, so its records cannot be reached by offset, and are not indexed.
+    #[error("{}: record at offset {offset}: {}", path.display(), shared_member(path, *compression, *arc))]
+    SharedMember {
+        /// The file being read.
+        path: PathBuf,
+        /// Offset of the member (or frame) the records share.
+        offset: u64,
+        /// How the file is compressed.
+        compression: crate::Compression,
+        /// Whether the file is an ARC (mended by `trawl warc convert`, a WARC by `recompress`).
+        arc: bool,
+    },
     /// [`Writer::write`](crate::Writer::write) was given no records.
     #[error("cannot write an empty group of records")]
     EmptyGroup,
@@ -138,7 +151,8 @@ impl Error {
             | Error::Zstd { offset, .. }
             | Error::ZstdDictionary { offset, .. }
             | Error::Read { offset, .. }
-            | Error::Unconvertible { offset, .. } => Some(*offset),
+            | Error::Unconvertible { offset, .. }
+            | Error::SharedMember { offset, .. } => Some(*offset),
             Error::Io { .. } | Error::EmptyGroup => None,
         }
     }
@@ -163,9 +177,39 @@ impl Error {
             }
             Error::Read { source, .. } => format!("read failed: {source}"),
             Error::Unconvertible { problem, .. } => problem.clone(),
+            Error::SharedMember {
+                path,
+                compression,
+                arc,
+                ..
+            } => shared_member(path, *compression, *arc),
             other => other.to_string(),
         }
     }
+}
+
+/// The problem of a record in the same gzip member (`compression`; or zstd frame) as the one before it, in
+/// the file at `path` (an ARC when `arc`), and how to mend the file.
+pub(crate) fn shared_member(
+    path: &std::path::Path,
+    compression: crate::Compression,
+    arc: bool,
+) -> String {
+    let (what, ext) = if compression == crate::Compression::Zstd && !arc {
+        ("zstd frame", "warc.zst")
+    } else if compression == crate::Compression::Zstd {
+        ("zstd frame", "warc.gz")
+    } else {
+        ("gzip member", "warc.gz")
+    };
+    // An ARC is mended by converting it (recompress writes WARC records only).
+    let command = if arc { "convert" } else { "recompress" };
+    format!(
+        "this record is in the same {what} as the one before it: the file is compressed as one stream, not one \
+         {what} per record, so its records cannot be reached by offset for replay (pywb, CDXJ indexes); \
+         rewrite it with `trawl warc {command} {} OUT.{ext}`",
+        path.display()
+    )
 }
 
 /// What to do about a damaged dictionary frame.

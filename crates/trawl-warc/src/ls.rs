@@ -38,6 +38,8 @@ mod tests {
                 .map(|(n, v)| ((*n).into(), (*v).into()))
                 .collect(),
             block: Vec::new(),
+            compression: crate::Compression::None,
+            raw_header: Vec::new(),
         }
     }
 

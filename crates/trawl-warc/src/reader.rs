@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use flate2::bufread::GzDecoder;
 
 use crate::arc;
+use crate::compression::Compression;
 use crate::error::{Error, excerpt};
 use crate::header;
 use crate::record;
@@ -40,6 +41,13 @@ pub struct ReadRecord {
     pub header: Vec<(String, String)>,
     /// The block (of an ARC record, its content).
     pub block: Vec<u8>,
+    /// How the record is stored: [`Compression::None`] for a plain one, else in a gzip member
+    /// ([`Compression::Gzip`]) or a zstd frame ([`Compression::Zstd`]).
+    pub compression: Compression,
+    /// A WARC record's header as written: the version line, the field lines and the empty line after them,
+    /// byte for byte (`header` is their reading: names and values trimmed, continuation lines joined, bytes
+    /// that are not UTF-8 replaced). Empty for an ARC record.
+    pub raw_header: Vec<u8>,
 }
 
 impl ReadRecord {
@@ -71,6 +79,10 @@ impl arc::ArcRecord for ReadRecord {
 
     fn block(&self) -> &[u8] {
         &self.block
+    }
+
+    fn compression(&self) -> Compression {
+        self.compression
     }
 }
 
@@ -201,7 +213,7 @@ impl<R: BufRead> Reader<R> {
                 Some(_) if skippable => self.read_skippable(offset)?,
                 Some(_) => {
                     let limit = self.max_record_bytes;
-                    let (version, header, block) =
+                    let (version, header, block, raw_header) =
                         read_record(&mut self.input, &self.path, offset, limit, &mut self.arc)?;
                     let len = self.input.pos - offset;
                     let trailer = if version.starts_with("WARC/") { 4 } else { 0 };
@@ -212,6 +224,8 @@ impl<R: BufRead> Reader<R> {
                         version,
                         header,
                         block,
+                        compression: Compression::None,
+                        raw_header,
                     }));
                 }
             }
@@ -220,64 +234,47 @@ impl<R: BufRead> Reader<R> {
 
     /// Decodes the gzip member at `offset` and queues its records (none if it is empty).
     fn read_member(&mut self, offset: u64) -> Result<(), Error> {
-        let limit = self.max_record_bytes;
-        let mut data = Vec::new();
-        GzDecoder::new(&mut self.input)
-            .take(limit.saturating_add(1))
-            .read_to_end(&mut data)
-            .map_err(|source| Error::Gzip {
-                path: self.path.clone(),
-                offset,
-                source,
-            })?;
-        self.queue_records(offset, &data)
+        let decoder = GzDecoder::new(&mut self.input);
+        let records = read_compressed(
+            decoder,
+            &self.path,
+            offset,
+            self.max_record_bytes,
+            &mut self.arc,
+            Compression::Gzip,
+        )?;
+        self.queue_records(offset, records, Compression::Gzip);
+        Ok(())
     }
 
     /// Decodes the zstd frame at `offset` (with the file's dictionary, if it began with one) and queues its
     /// records.
     fn read_zstd_frame(&mut self, offset: u64) -> Result<(), Error> {
-        let limit = self.max_record_bytes;
-        let mut data = Vec::new();
         let context = &mut self
             .zstd
             .get_or_insert_with(|| ZstdContext(zstd::zstd_safe::DCtx::create()))
             .0;
         // A frame cut short by an earlier error leaves the context mid-frame; the next starts afresh.
         let _ = context.reset(zstd::zstd_safe::ResetDirective::SessionOnly);
-        zstd::stream::read::Decoder::with_context(&mut self.input, context)
-            .single_frame()
-            .take(limit.saturating_add(1))
-            .read_to_end(&mut data)
-            .map_err(|source| Error::Zstd {
-                path: self.path.clone(),
-                offset,
-                source,
-            })?;
-        self.queue_records(offset, &data)
+        let decoder =
+            zstd::stream::read::Decoder::with_context(&mut self.input, context).single_frame();
+        let records = read_compressed(
+            decoder,
+            &self.path,
+            offset,
+            self.max_record_bytes,
+            &mut self.arc,
+            Compression::Zstd,
+        )?;
+        self.queue_records(offset, records, Compression::Zstd);
+        Ok(())
     }
 
-    /// Queues the records of `data`, what the compressed member or frame at `offset` held.
-    fn queue_records(&mut self, offset: u64, data: &[u8]) -> Result<(), Error> {
-        let limit = self.max_record_bytes;
-        if data.len() as u64 > limit {
-            return Err(Error::TooLarge {
-                path: self.path.clone(),
-                offset,
-                len: data.len() as u64,
-                limit,
-            });
-        }
+    /// Queues `records`, what the compressed member or frame at `offset` held (`compression` says which),
+    /// once the input is past it.
+    fn queue_records(&mut self, offset: u64, records: Vec<Parts>, compression: Compression) {
         let len = self.input.pos - offset;
-        let mut rest = data;
-        loop {
-            if self.arc.is_some() {
-                skip_blank_lines(&mut rest).map_err(|e| self.read_error(offset, e))?;
-            }
-            if rest.is_empty() {
-                return Ok(());
-            }
-            let (version, header, block) =
-                read_record(&mut rest, &self.path, offset, limit, &mut self.arc)?;
+        for (version, header, block, raw_header) in records {
             self.pending.push_back(ReadRecord {
                 offset,
                 len,
@@ -285,6 +282,8 @@ impl<R: BufRead> Reader<R> {
                 version,
                 header,
                 block,
+                compression,
+                raw_header,
             });
         }
     }
@@ -378,8 +377,135 @@ impl<R: BufRead> Iterator for Reader<R> {
     }
 }
 
-/// A record as read: its version, header fields and block.
-type Parts = (String, Vec<(String, String)>, Vec<u8>);
+/// A record as read: its version, header fields, block and header as written (of a WARC record).
+type Parts = (String, Vec<(String, String)>, Vec<u8>, Vec<u8>);
+
+/// A decoder's output, counted, with the first error the decoder gave kept (its kind and message) so that a
+/// record cut short by a damaged member is reported as a bad member, not as a short record.
+struct Decoded<D> {
+    inner: D,
+    count: u64,
+    error: Option<io::Error>,
+}
+
+impl<D: Read> Read for Decoded<D> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self.inner.read(buf) {
+            Ok(n) => {
+                self.count += n as u64;
+                Ok(n)
+            }
+            Err(e) => {
+                if self.error.is_none() {
+                    self.error = Some(io::Error::new(e.kind(), e.to_string()));
+                }
+                Err(e)
+            }
+        }
+    }
+}
+
+/// The records of the gzip member or zstd frame (`compression`) at `offset` that `decoder` decodes, read as
+/// they are decoded: a record takes the memory its declared length asks for (at most `limit`), never the
+/// member's whole inflated size, so a member inflating far beyond its record (a decompression bomb) is
+/// refused after that record, giving its length. A member holding several records (a file compressed as one
+/// stream) is read whole, up to `limit` bytes in all.
+fn read_compressed<D: Read>(
+    decoder: D,
+    path: &Path,
+    offset: u64,
+    limit: u64,
+    arc: &mut Option<String>,
+    compression: Compression,
+) -> Result<Vec<Parts>, Error> {
+    let mut src = BufReader::with_capacity(
+        1 << 16,
+        Decoded {
+            inner: decoder,
+            count: 0,
+            error: None,
+        },
+    );
+    let mut records = Vec::new();
+    let read = read_decoded(&mut src, path, offset, limit, arc, &mut records);
+    match (read, src.get_mut().error.take()) {
+        (Ok(()), _) => Ok(records),
+        // What went wrong first is the member (truncated, a bad checksum): say so.
+        (Err(_), Some(source)) => Err(match compression {
+            Compression::Zstd => Error::Zstd {
+                path: path.to_owned(),
+                offset,
+                source,
+            },
+            _ => Error::Gzip {
+                path: path.to_owned(),
+                offset,
+                source,
+            },
+        }),
+        (
+            Err(Error::Malformed {
+                path,
+                offset,
+                expected,
+                found,
+            }),
+            None,
+        ) if !records.is_empty() => {
+            // More after a record, and not a record: a member inflating beyond its record (or a length too short).
+            let (version, header, block, _) = &records[records.len() - 1];
+            let field = if version.starts_with("ARC/") {
+                "Archive-length"
+            } else {
+                "Content-Length"
+            };
+            let declared = record::get(header, field)
+                .and_then(|l| l.parse::<u64>().ok())
+                .unwrap_or(block.len() as u64);
+            let what = match compression {
+                Compression::Zstd => "zstd frame",
+                _ => "gzip member",
+            };
+            Err(Error::Malformed {
+                path,
+                offset,
+                expected: format!(
+                    "the {what} to end after its record of {declared} bytes ({field}), or another record: {expected}"
+                ),
+                found,
+            })
+        }
+        (Err(e), None) => Err(e),
+    }
+}
+
+/// Reads the records of a decoded member from `src` into `records` (see [`read_compressed`]).
+fn read_decoded<D: Read>(
+    src: &mut BufReader<Decoded<D>>,
+    path: &Path,
+    offset: u64,
+    limit: u64,
+    arc: &mut Option<String>,
+    records: &mut Vec<Parts>,
+) -> Result<(), Error> {
+    let read_err = |source| Error::Read {
+        path: path.to_owned(),
+        offset,
+        source,
+    };
+    loop {
+        if arc.is_some() {
+            skip_blank_lines(src).map_err(read_err)?;
+        }
+        if src.fill_buf().map_err(read_err)?.is_empty() {
+            return Ok(());
+        }
+        records.push(read_record(src, path, offset, limit, arc)?);
+        // What the records took, not what is decoded ahead of them.
+        let taken = src.get_ref().count - src.buffer().len() as u64;
+        check_length(path, offset, taken, limit)?;
+    }
+}
 
 /// Consumes the empty lines (LF or CRLF) at the start of `src`: what separates ARC records.
 fn skip_blank_lines<B: BufRead>(src: &mut B) -> io::Result<()> {
@@ -422,7 +548,7 @@ fn read_record<B: BufRead>(
                 .split_inclusive(|&b| b == b'\n')
                 .next()
                 .unwrap_or_default();
-            if arc::parse_line(line).is_some() {
+            if arc::parse_line_in(line, arc.as_deref()).is_some() {
                 return read_arc_record(src, path, offset, limit, arc, None);
             }
             if arc.is_some() {
@@ -436,7 +562,7 @@ fn read_record<B: BufRead>(
                 offset,
                 source,
             })?;
-            if arc::parse_line(&line).is_some() {
+            if arc::parse_line_in(&line, arc.as_deref()).is_some() {
                 return read_arc_record(src, path, offset, limit, arc, Some(line));
             }
             let err = if arc.is_some() {
@@ -452,8 +578,8 @@ fn read_record<B: BufRead>(
             return Err(with_found(err, &line));
         }
     }
-    let (head, block) = read_warc_record(src, path, offset, limit)?;
-    Ok((head.version, head.fields, block))
+    let (head, block, raw) = read_warc_record(src, path, offset, limit)?;
+    Ok((head.version, head.fields, block, raw))
 }
 
 /// What the reader expects at the start of a record of an ARC file.
@@ -509,7 +635,7 @@ fn read_arc_record<B: BufRead>(
             line
         }
     };
-    let head = arc::parse_line(&line).ok_or_else(|| Error::Malformed {
+    let mut head = arc::parse_line_in(&line, arc.as_deref()).ok_or_else(|| Error::Malformed {
         path: path.to_owned(),
         offset,
         expected: ARC_LINE.to_owned(),
@@ -532,10 +658,18 @@ fn read_arc_record<B: BufRead>(
             .map_err(read_err)?;
     }
     if filedesc {
-        *arc = Some(arc::version(&block).unwrap_or_else(|| "ARC/1.0".to_owned()));
+        let version = arc::version(&block).unwrap_or_else(|| "ARC/1.0".to_owned());
+        // Its own line was read before the version was known: in a v2 file it has ten fields (the length, last
+        // in both layouts, framed the record alike).
+        if arc::is_v2(&version)
+            && let Some(v2) = arc::parse_line_v2(&line)
+        {
+            head = v2;
+        }
+        *arc = Some(version);
     }
     let version = arc.get_or_insert_with(|| "ARC/1.0".to_owned()).clone();
-    Ok((version, head.fields, block))
+    Ok((version, head.fields, block, Vec::new()))
 }
 
 /// Reads one uncompressed WARC record (header, block, CRLFCRLF) from `src`; errors name `path` and `offset`.
@@ -544,7 +678,7 @@ fn read_warc_record<B: BufRead>(
     path: &Path,
     offset: u64,
     limit: u64,
-) -> Result<(header::Head, Vec<u8>), Error> {
+) -> Result<(header::Head, Vec<u8>, Vec<u8>), Error> {
     let malformed = |expected: &str, found: String| Error::Malformed {
         path: path.to_owned(),
         offset,
@@ -626,7 +760,7 @@ fn read_warc_record<B: BufRead>(
     if end != b"\r\n\r\n" {
         return Err(malformed("CRLF CRLF after the block", excerpt(&end)));
     }
-    Ok((parsed, block))
+    Ok((parsed, block, head))
 }
 
 #[cfg(test)]
@@ -821,6 +955,135 @@ mod tests {
             .unwrap()
             .unwrap_err();
         assert!(matches!(err, Error::TooLarge { limit: 10, .. }), "{err}");
+    }
+
+    /// A member inflating far beyond its record (a decompression bomb) is refused after the record, giving its
+    /// declared length, without inflating it to the reader's limit.
+    #[test]
+    fn a_member_inflating_beyond_its_record_is_refused_by_its_length() {
+        let zeros = vec![0u8; 1 << 20];
+        let arc_head: &[u8] = b"filedesc://b.arc 0.0.0.0 20080430204825 text/plain 9\n1 0 Test\n\n";
+        let bomb = [
+            &b"http://a.example/bomb 1.2.3.4 20080430204825 text/html 10\n0123456789"[..],
+            &zeros,
+        ]
+        .concat();
+        let arc = [gz(arc_head), gz(&bomb)].concat();
+        let warc = gz(&[REC, &zeros].concat());
+        let zst = zstd::encode_all(&[REC, &zeros].concat()[..], 3).unwrap();
+        let cases: [(&[u8], u64, &str); 3] = [
+            (
+                &arc,
+                gz(arc_head).len() as u64,
+                "the gzip member to end after its record of 10 bytes (Archive-length), \
+              or another record: an ARC header line",
+            ),
+            (
+                &warc,
+                0,
+                "the gzip member to end after its record of 2 bytes (Content-Length), or another record: a \
+              version line",
+            ),
+            (
+                &zst,
+                0,
+                "the zstd frame to end after its record of 2 bytes (Content-Length), or another record: a \
+              version line",
+            ),
+        ];
+        for (input, at, want) in cases {
+            // A limit far below the inflated size: the record is read, the rest is not held.
+            let err = Reader::new(input)
+                .with_max_record_bytes(1000)
+                .find_map(Result::err)
+                .unwrap();
+            let Error::Malformed {
+                offset,
+                expected,
+                found,
+                ..
+            } = &err
+            else {
+                panic!("{err}");
+            };
+            assert_eq!(*offset, at, "{err}");
+            assert!(expected.starts_with(want), "{err}");
+            assert!(found.starts_with("\"\\x00\\x00"), "{err}");
+        }
+        // A length too short in a member per record says the same: the member holds more than the record.
+        let short = [
+            gz(arc_head),
+            gz(b"http://a/ 1.2.3.4 20080430204825 text/html 2\nHTTP/1.0 200 OK\r\n\r\n\n"),
+        ]
+        .concat();
+        let err = read_all(&short).unwrap_err().to_string();
+        assert!(err.contains("expected the gzip member to end after its record of 2 bytes (Archive-length), or another record: an ARC header line"), "{err}");
+    }
+
+    /// An ARC v2 file (version block `2 0`, header lines of ten fields) reads with its fields where they are,
+    /// plain or one gzip member per record.
+    #[test]
+    fn reads_arc_v2() {
+        let desc: &[u8] =
+            b"2 0 Alexa Internet\nURL IP-address Archive-date Content-type Result-code Checksum \
+            Location Offset Filename Archive-length\n";
+        let http: &[u8] = b"HTTP/1.0 200 OK\r\nContent-Type: text/html\r\n\r\nv2 page";
+        let recs = [
+            [
+                format!("filedesc://v2.arc 0.0.0.0 20000430204825 text/plain 200 - - 0 v2.arc {}\n", desc.len()).as_bytes(),
+                desc,
+                b"\n",
+            ]
+            .concat(),
+            [
+                format!(
+                    "http://www.example.com/v2 a 10.0.0.1 20000430204826 text/html 200 d41d8cd98f00b204e9800998ecf8427e \
+                     - 120 v2.arc {}\n",
+                    http.len()
+                )
+                .as_bytes(),
+                http,
+                b"\n",
+            ]
+            .concat(),
+        ];
+        for file in [recs.concat(), recs.iter().flat_map(|r| gz(r)).collect()] {
+            let read = read_all(&file).unwrap();
+            assert_eq!(read.len(), 2);
+            assert_eq!(read[0].version, "ARC/2.0");
+            assert_eq!(read[0].get("URL"), Some("filedesc://v2.arc"));
+            assert_eq!(read[0].get("Filename"), Some("v2.arc"));
+            let rec = &read[1];
+            let fields: Vec<&str> = rec.header.iter().map(|(_, v)| v.as_str()).collect();
+            assert_eq!(
+                fields,
+                [
+                    "http://www.example.com/v2 a",
+                    "10.0.0.1",
+                    "20000430204826",
+                    "text/html",
+                    "200",
+                    "d41d8cd98f00b204e9800998ecf8427e",
+                    "-",
+                    "120",
+                    "v2.arc",
+                    "51"
+                ]
+            );
+            assert_eq!(rec.block, http);
+            assert_eq!(crate::arc::problem(rec, false), None);
+            assert_eq!(
+                crate::ls_line(rec),
+                "?\tresponse\thttp://www.example.com/v2%20a\tapplication/http;msgtype=response\t51\t-"
+                    .replace('?', &rec.offset.to_string())
+            );
+            let capture = crate::cdxj::Capture::of(&rec.warc_header(), &rec.block).unwrap();
+            let line = capture.line(rec.index_len, rec.offset, "v2.arc");
+            assert!(
+                line.starts_with("com,example)/v2%20a 20000430204826 "),
+                "{line}"
+            );
+        }
     }
 
     #[test]

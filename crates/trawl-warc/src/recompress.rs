@@ -1,5 +1,6 @@
 //! `trawl warc recompress`: a WARC rewritten record by record in another compression (gzip, zstd or none),
-//! for tools that read only one of them. Each record keeps its header and block, and is compressed on its own
+//! for tools that read only one of them. Each record keeps its header (byte for byte) and block, and is
+//! compressed on its own
 //! (one gzip member or zstd frame), so offsets in the new file's index locate single records. A zstd output
 //! begins with a dictionary trained from the input's first records (the IIPC warc-zstd dictionary frame),
 //! which every record's frame is compressed with.
@@ -24,9 +25,35 @@ pub fn recompress(input: &Path, output: &Path) -> Result<usize, Error> {
                 ),
             });
         }
-        serialize(record, &record.version, plain);
+        copy(record, None, plain);
         Ok(())
     })
+}
+
+/// A WARC record as it was read: its header bytes as written (under the version line `version` instead of
+/// its own, when given), its block and two CRLFs. A record read without them (never from the reader) is
+/// serialized from its fields.
+pub(crate) fn copy(r: &ReadRecord, version: Option<&str>, out: &mut Vec<u8>) {
+    let raw = r.raw_header.as_slice();
+    let Some(line_end) = raw.iter().position(|&b| b == b'\n') else {
+        serialize(r, version.unwrap_or(&r.version), out);
+        return;
+    };
+    match version {
+        Some(v) => {
+            out.extend_from_slice(v.as_bytes());
+            // The version line's own end of line (CRLF as written, or a bare LF).
+            let eol = if raw[..line_end].ends_with(b"\r") {
+                1
+            } else {
+                0
+            };
+            out.extend_from_slice(&raw[line_end - eol..]);
+        }
+        None => out.extend_from_slice(raw),
+    }
+    out.extend_from_slice(&r.block);
+    out.extend_from_slice(b"\r\n\r\n");
 }
 
 /// Writes `output` (compressed as its extension says, one member or frame per record) from the records of
@@ -146,6 +173,44 @@ pub(crate) fn serialize(r: &ReadRecord, version: &str, out: &mut Vec<u8>) {
 mod tests {
     use super::*;
     use crate::{Record, Writer, WriterConfig, verify};
+
+    /// A header's bytes come through every compression as written: a Latin-1 byte, a field name in lower case
+    /// without a space after its colon, spaces before a value, a continuation line.
+    #[test]
+    fn header_bytes_are_kept_as_written() {
+        let block: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi";
+        let odd = [
+            &b"WARC/1.1\r\nwarc-type:response\r\nWARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-000000000001>\r\n\
+               WARC-Date:   2013-10-21T21:53:07Z\r\nWARC-Target-URI: http://example.org/latin1-caf\xe9\r\n\
+               X-Folded: first\r\n  second\r\nContent-Type: application/http;msgtype=response\r\n"[..],
+            format!("Content-Length: {}\r\n\r\n", block.len()).as_bytes(),
+            block,
+            b"\r\n\r\n",
+        ]
+        .concat();
+        let plain = [
+            &b"WARC/1.1\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:uuid:2>\r\nWARC-Date: 2013-10-21T21:53:07Z\r\n\
+               WARC-Target-URI: http://example.org/r\r\nContent-Length: 2\r\n\r\nhi\r\n\r\n"[..],
+        ]
+        .concat();
+        let original = [odd.clone(), plain].concat();
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("orig.warc");
+        std::fs::write(&input, &original).unwrap();
+        let mut from = input.clone();
+        for name in ["a.warc.gz", "b.warc.zst", "c.warc.gz", "d.warc"] {
+            let out = dir.path().join(name);
+            assert_eq!(recompress(&from, &out).unwrap(), 2, "{name}");
+            from = out;
+        }
+        assert_eq!(std::fs::read(&from).unwrap(), original);
+        // convert keeps them too, under WARC/1.1 (a WARC 1.0 record's version line alone changes).
+        let v10 = [&b"WARC/1.0"[..], &original[8..]].concat();
+        std::fs::write(&input, &v10).unwrap();
+        let out = dir.path().join("e.warc");
+        assert_eq!(crate::convert(&input, &out).unwrap(), 2);
+        assert_eq!(std::fs::read(&out).unwrap(), original);
+    }
 
     #[test]
     fn gzip_to_zstd_and_back_keeps_every_record() {

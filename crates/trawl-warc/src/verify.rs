@@ -155,7 +155,8 @@ pub fn verify_with(path: &Path, options: VerifyOptions) -> Result<VerifySummary,
         let record = record.map_err(|e| fail(e.offset(), None, e.problem()))?;
         let id = record.get("WARC-Record-ID").map(str::to_owned);
         if previous == Some(record.offset) {
-            return Err(fail(Some(record.offset), id, shared_member(path)));
+            let problem = crate::error::shared_member(path, record.compression, record.is_arc());
+            return Err(fail(Some(record.offset), id, problem));
         }
         let shared_id = id.as_ref().is_some_and(|id| !ids.insert(id.clone()));
         previous = Some(record.offset);
@@ -204,28 +205,6 @@ pub fn verify_with(path: &Path, options: VerifyOptions) -> Result<VerifySummary,
     }
     summary.notes = notes.into_values().collect();
     Ok(summary)
-}
-
-/// The problem of a compressed member holding more than one record.
-fn shared_member(path: &Path) -> String {
-    let name = path.to_string_lossy();
-    let (what, ext) = if name.ends_with(".zst") {
-        ("zstd frame", "warc.zst")
-    } else {
-        ("gzip member", "warc.gz")
-    };
-    // An ARC is mended by converting it (recompress writes WARC records only).
-    let command = if name.ends_with(".arc.gz") || name.ends_with(".arc") {
-        "convert"
-    } else {
-        "recompress"
-    };
-    format!(
-        "this record is in the same {what} as the one before it: the file is compressed as one stream, not one \
-         {what} per record, so its records cannot be reached by offset for replay (pywb, CDXJ indexes); \
-         rewrite it with `trawl warc {command} {} OUT.{ext}`",
-        path.display()
-    )
 }
 
 /// The `software` of the warcinfo records seen so far, by record id, to name a record's producer.
