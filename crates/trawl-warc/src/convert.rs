@@ -140,7 +140,7 @@ fn warc_record(rec: &ReadRecord, filename: &str, warcinfo_id: Option<&str>) -> R
                 .unwrap_or_default()
                 .to_owned()
         };
-        let uri = get("WARC-Target-URI");
+        let uri = warc_target(&get("WARC-Target-URI"));
         if get("Content-Type").starts_with("application/http") {
             Record::response(&uri, date, ip, rec.block.clone())
         } else {
@@ -161,6 +161,33 @@ fn warc_record(rec: &ReadRecord, filename: &str, warcinfo_id: Option<&str>) -> R
         record.set("WARC-Warcinfo-ID", id);
     }
     record
+}
+
+/// An ARC URL as a WARC-Target-URI that replay tools read: its scheme in lower case (warcio reads an HTTP
+/// head only under `http:` and `https:`, so `HTTP://` replayed as nothing), control characters and
+/// characters past ASCII percent-encoded as UTF-8 (pywb refuses a header field that is not latin-1, and
+/// verify refuses a control byte), everything else as the ARC wrote it.
+fn warc_target(url: &str) -> String {
+    let (scheme, rest) = match url.split_once(':') {
+        Some((scheme, rest)) => (scheme.to_ascii_lowercase(), rest),
+        None => (String::new(), url),
+    };
+    let mut out = String::with_capacity(url.len() + 8);
+    if !scheme.is_empty() || url.starts_with(':') {
+        out.push_str(&scheme);
+        out.push(':');
+    }
+    let mut utf8 = [0u8; 4];
+    for c in rest.chars() {
+        if c.is_ascii() && !c.is_ascii_control() {
+            out.push(c);
+        } else {
+            for b in c.encode_utf8(&mut utf8).bytes() {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -194,6 +221,23 @@ mod tests {
                 b"20140216050220\na. 1 IN\n",
             ),
         ])
+    }
+
+    #[test]
+    fn target_uris_are_what_replay_tools_read() {
+        let cases = [
+            ("http://a.org/x%20y", "http://a.org/x%20y"),
+            ("HTTP://A.ORG/UPPER", "http://A.ORG/UPPER"),
+            (
+                "http://a.org/caf\u{e9}/\u{65e5}",
+                "http://a.org/caf%C3%A9/%E6%97%A5",
+            ),
+            ("http://a.org/a\u{1}b\u{7f}", "http://a.org/a%01b%7F"),
+            ("dns:a.org", "dns:a.org"),
+        ];
+        for (url, want) in cases {
+            assert_eq!(warc_target(url), want, "{url:?}");
+        }
     }
 
     fn read(p: &Path) -> Vec<ReadRecord> {

@@ -10,7 +10,11 @@ pub fn ls_line(rec: &ReadRecord) -> String {
     let field = |name| {
         crate::record::get(&header, name)
             .filter(|v| !v.is_empty())
-            .map_or_else(|| "-".to_owned(), |v| v.replace(['\t', '\r', '\n'], " "))
+            .map_or_else(
+                || "-".to_owned(),
+                // A control character (a tab above all) would break the columns.
+                |v| v.replace(|c: char| c.is_control(), " "),
+            )
     };
     format!(
         "{}\t{}\t{}\t{}\t{}\t{}",
@@ -63,13 +67,13 @@ mod tests {
                     123,
                     &[
                         ("WARC-Type", "response"),
-                        ("WARC-Target-URI", "http://a/\tb"),
+                        ("WARC-Target-URI", "http://a/\tb\u{1}c"),
                         ("Content-Type", "application/http; msgtype=response"),
                         ("Content-Length", "5"),
                         ("WARC-Record-ID", "<urn:uuid:2>"),
                     ],
                 ),
-                "123\tresponse\thttp://a/ b\tapplication/http; msgtype=response\t5\t<urn:uuid:2>",
+                "123\tresponse\thttp://a/ b c\tapplication/http; msgtype=response\t5\t<urn:uuid:2>",
             ),
             (rec(7, &[]), "7\t-\t-\t-\t-\t-"),
         ];
