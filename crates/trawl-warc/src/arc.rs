@@ -352,10 +352,23 @@ pub(crate) fn problem(rec: &impl ArcRecord, first: bool) -> Option<Problem> {
     if first {
         return Some(Problem::NoFiledesc(url.to_owned()));
     }
-    if is_http(url) && !rec.block().is_empty() && !parse_head_ok(rec.block()) {
+    let block = rec.block();
+    if is_http(url) && !block.is_empty() && !parse_head_ok(block) && !icy_head(block) {
         return Some(Problem::HttpHead);
     }
     None
+}
+
+/// Whether `content` begins with a ShoutCast head (`ICY 200 OK`, fields, an empty line): what a crawler
+/// recorded from an audio stream served over http, which the index reads as warcio does.
+fn icy_head(content: &[u8]) -> bool {
+    let status = content
+        .get(4..7)
+        .is_some_and(|s| s.iter().all(u8::is_ascii_digit));
+    content.starts_with(b"ICY ")
+        && status
+        && (memchr::memmem::find(content, b"\r\n\r\n").is_some()
+            || memchr::memmem::find(content, b"\n\n").is_some())
 }
 
 /// The `Name: value` fields of a `warcinfo` made from a `filedesc://` record: the ARC's own lines, and
@@ -577,6 +590,22 @@ mod tests {
                 rec("dns:a 1.2.3.4 20140216050221 text/dns 3", b"abc"),
                 false,
                 None,
+            ),
+            (
+                rec(
+                    "http://radio.a/ 1.2.3.4 20140216050221 audio/mpeg 27",
+                    b"ICY 200 OK\r\nicy-br: 128\r\n\r\n",
+                ),
+                false,
+                None,
+            ),
+            (
+                rec(
+                    "http://a/ 1.2.3.4 20140216050221 text/html 9",
+                    b"ICY 200\r\n",
+                ),
+                false,
+                Some(Problem::HttpHead),
             ),
         ];
         for (i, (r, first, want)) in cases.into_iter().enumerate() {

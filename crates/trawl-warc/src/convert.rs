@@ -290,6 +290,24 @@ mod tests {
     }
 
     #[test]
+    fn a_shoutcast_record_converts_as_it_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("radio.arc");
+        let mut file = sample();
+        file.extend(arc(&[(
+            "http://radio.a.org/ 1.2.3.4 20140216050223 audio/mpeg",
+            b"ICY 200 OK\r\nicy-name: a\r\n\r\n\xff\xfb\x90",
+        )]));
+        std::fs::write(&input, file).unwrap();
+        assert_eq!(verify(&input).unwrap().records, 4);
+        let out = dir.path().join("radio.warc.gz");
+        assert_eq!(convert(&input, &out).unwrap(), 4);
+        assert_eq!(verify(&out).unwrap().records, 4);
+        let recs = read(&out);
+        assert!(recs[3].block.starts_with(b"ICY 200 OK\r\n"));
+    }
+
+    #[test]
     fn a_damaged_arc_is_not_converted() {
         let dir = tempfile::tempdir().unwrap();
         let input = dir.path().join("bad.arc");
