@@ -174,17 +174,8 @@ pub(crate) fn head_len(http: &[u8]) -> Option<usize> {
 /// The value of header `name` in the recorded HTTP response head at the start of `http` (the first one; case
 /// of the name ignored).
 pub fn http_header(http: &[u8], name: &str) -> Option<String> {
-    with_fields(http, |headers| {
-        let mut resp = httparse::Response::new(headers);
-        resp.parse(http)?;
-        Ok(resp
-            .headers
-            .iter()
-            .find(|h| h.name.eq_ignore_ascii_case(name))
-            .map(|h| String::from_utf8_lossy(h.value).trim().to_owned()))
-    })
-    .ok()
-    .flatten()
+    let first = *http_header_lines(http, name).first()?;
+    Some(String::from_utf8_lossy(first).trim().to_owned())
 }
 
 /// Every field line of header `name` in the recorded HTTP response head at the start of `http`, in order, as
