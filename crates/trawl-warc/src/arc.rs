@@ -99,11 +99,7 @@ pub(crate) fn is_v2(version: &str) -> bool {
 
 /// Parses a header line of the fields `names` (the URL first, Archive-length last), split from the right.
 fn parse_fields(line: &[u8], names: &[&str]) -> Option<Head> {
-    let text = match std::str::from_utf8(line) {
-        Ok(s) => s.to_owned(),
-        // Old crawlers wrote URLs in the page's charset: keep every byte as one character.
-        Err(_) => line.iter().map(|&b| b as char).collect(),
-    };
+    let text = crate::header::text(line);
     let text = text.trim_end();
     let mut parts: Vec<&str> = text.rsplitn(names.len(), ' ').collect();
     if parts.len() != names.len() {

@@ -140,7 +140,9 @@ fn warc_record(rec: &ReadRecord, filename: &str, warcinfo_id: Option<&str>) -> R
                 .unwrap_or_default()
                 .to_owned()
         };
-        let uri = warc_target(&get("WARC-Target-URI"));
+        // A header line that is not UTF-8 was read as latin-1: each character past ASCII is one byte of it.
+        let latin1 = std::str::from_utf8(&rec.raw_header).is_err();
+        let uri = warc_target(&get("WARC-Target-URI"), latin1);
         if get("Content-Type").starts_with("application/http") {
             Record::response(&uri, date, ip, rec.block.clone())
         } else {
@@ -165,9 +167,11 @@ fn warc_record(rec: &ReadRecord, filename: &str, warcinfo_id: Option<&str>) -> R
 
 /// An ARC URL as a WARC-Target-URI that replay tools read: its scheme in lower case (warcio reads an HTTP
 /// head only under `http:` and `https:`, so `HTTP://` replayed as nothing), control characters and
-/// characters past ASCII percent-encoded as UTF-8 (pywb refuses a header field that is not latin-1, and
-/// verify refuses a control byte), everything else as the ARC wrote it.
-fn warc_target(url: &str) -> String {
+/// characters past ASCII percent-encoded (pywb refuses a header field that is not latin-1, and verify
+/// refuses a control byte), everything else as the ARC wrote it. The escapes are of the bytes the ARC holds:
+/// of each character's UTF-8 when its line was UTF-8, else (`latin1`) of the one byte each character was
+/// read from, as a server that sent `caf%E9` meant.
+fn warc_target(url: &str, latin1: bool) -> String {
     let (scheme, rest) = match url.split_once(':') {
         Some((scheme, rest)) => (scheme.to_ascii_lowercase(), rest),
         None => (String::new(), url),
@@ -181,6 +185,8 @@ fn warc_target(url: &str) -> String {
     for c in rest.chars() {
         if c.is_ascii() && !c.is_ascii_control() {
             out.push(c);
+        } else if let Some(b) = latin1.then(|| u8::try_from(c).ok()).flatten() {
+            out.push_str(&format!("%{b:02X}"));
         } else {
             for b in c.encode_utf8(&mut utf8).bytes() {
                 out.push_str(&format!("%{b:02X}"));
@@ -226,18 +232,50 @@ mod tests {
     #[test]
     fn target_uris_are_what_replay_tools_read() {
         let cases = [
-            ("http://a.org/x%20y", "http://a.org/x%20y"),
-            ("HTTP://A.ORG/UPPER", "http://A.ORG/UPPER"),
+            ("http://a.org/x%20y", false, "http://a.org/x%20y"),
+            ("HTTP://A.ORG/UPPER", false, "http://A.ORG/UPPER"),
             (
                 "http://a.org/caf\u{e9}/\u{65e5}",
+                false,
                 "http://a.org/caf%C3%A9/%E6%97%A5",
             ),
-            ("http://a.org/a\u{1}b\u{7f}", "http://a.org/a%01b%7F"),
-            ("dns:a.org", "dns:a.org"),
+            ("http://a.org/caf\u{e9}", true, "http://a.org/caf%E9"),
+            ("http://a.org/a\u{1}b\u{7f}", false, "http://a.org/a%01b%7F"),
+            ("http://a.org/a\u{1}b\u{ff}", true, "http://a.org/a%01b%FF"),
+            ("dns:a.org", false, "dns:a.org"),
         ];
-        for (url, want) in cases {
-            assert_eq!(warc_target(url), want, "{url:?}");
+        for (url, latin1, want) in cases {
+            assert_eq!(warc_target(url, latin1), want, "{url:?}");
         }
+    }
+
+    /// A URL an old crawler wrote in the page's latin-1 keeps its bytes: `%E9`, not `%C3%A9`, the UTF-8 of
+    /// the character it was read as; a UTF-8 line keeps its UTF-8.
+    #[test]
+    fn a_latin1_arc_url_keeps_its_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut bytes = arc(&[(
+            "filedesc://x.arc 127.0.0.1 20140216050221 text/plain",
+            b"1 0 Test\nURL IP-address Archive-date Content-type Archive-length\n",
+        )]);
+        for url in [&b"http://a.org/caf\xe9"[..], "http://a.org/caf\u{e9}".as_bytes()] {
+            let content = b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nx";
+            bytes.extend_from_slice(url);
+            bytes.extend_from_slice(
+                format!(" 127.0.0.1 20140216050221 text/plain {}\n", content.len()).as_bytes(),
+            );
+            bytes.extend_from_slice(content);
+            bytes.push(b'\n');
+        }
+        let input = dir.path().join("latin1.arc");
+        std::fs::write(&input, bytes).unwrap();
+        let output = dir.path().join("latin1.warc.gz");
+        convert(&input, &output).unwrap();
+        let uris: Vec<String> = read(&output)
+            .iter()
+            .filter_map(|r| r.get("WARC-Target-URI").map(str::to_owned))
+            .collect();
+        assert_eq!(uris, ["http://a.org/caf%E9", "http://a.org/caf%C3%A9"]);
     }
 
     fn read(p: &Path) -> Vec<ReadRecord> {

@@ -34,7 +34,7 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Head, HeadError> {
             found: excerpt(first),
         });
     }
-    let version = String::from_utf8_lossy(first).trim_end().to_owned();
+    let version = text(first).trim_end().to_owned();
     let mut fields: Vec<(String, String)> = Vec::new();
     for line in lines {
         let Some(line) = line else {
@@ -50,7 +50,7 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Head, HeadError> {
                     found: format!("continuation line {}", excerpt(line)),
                 });
             };
-            let more = String::from_utf8_lossy(line.trim_ascii());
+            let more = text(line.trim_ascii());
             if !more.is_empty() {
                 value.push(' ');
                 value.push_str(&more);
@@ -62,10 +62,7 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Head, HeadError> {
         match name {
             Some(name) if !name.is_empty() && name.iter().all(|&b| is_token(b)) => {
                 let value = line[colon.unwrap_or_default() + 1..].trim_ascii();
-                fields.push((
-                    String::from_utf8_lossy(name).into_owned(),
-                    String::from_utf8_lossy(value).into_owned(),
-                ));
+                fields.push((text(name), text(value)));
             }
             _ => {
                 return Err(HeadError {
@@ -79,6 +76,16 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Head, HeadError> {
         expected: "an empty line ending the header".to_owned(),
         found: "end of input".to_owned(),
     })
+}
+
+/// A header line's bytes as text: UTF-8 when they are, else latin-1, each byte one character (as warcio and
+/// cdxj-indexer read them). Old crawlers wrote URLs in the page's charset; lossy UTF-8 would turn every such
+/// byte into U+FFFD for good.
+pub(crate) fn text(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_owned(),
+        Err(_) => bytes.iter().map(|&b| char::from(b)).collect(),
+    }
 }
 
 /// RFC 9110 token characters, allowed in field names.
@@ -124,6 +131,11 @@ mod tests {
                 ok("WARC/1.1", &[("A", "b c")]),
             ),
             (b"WARC/1.1\r\nA:\r\n\r\n", ok("WARC/1.1", &[("A", "")])),
+            // A line that is not UTF-8 is latin-1, a line that is stays UTF-8.
+            (
+                b"WARC/1.1\r\nA: caf\xe9\r\nB: caf\xc3\xa9\r\n\r\n",
+                ok("WARC/1.1", &[("A", "caf\u{e9}"), ("B", "caf\u{e9}")]),
+            ),
             (
                 b"WARC/1.1\r\nA: x:y\r\n\r\n",
                 ok("WARC/1.1", &[("A", "x:y")]),

@@ -45,8 +45,8 @@ pub struct ReadRecord {
     /// ([`Compression::Gzip`]) or a zstd frame ([`Compression::Zstd`]).
     pub compression: Compression,
     /// A WARC record's header as written: the version line, the field lines and the empty line after them,
-    /// byte for byte (`header` is their reading: names and values trimmed, continuation lines joined, bytes
-    /// that are not UTF-8 replaced). Empty for an ARC record.
+    /// byte for byte (`header` is their reading: names and values trimmed, continuation lines joined, a line
+    /// that is not UTF-8 read as latin-1). Of an ARC record, its header line as written.
     pub raw_header: Vec<u8>,
 }
 
@@ -669,7 +669,7 @@ fn read_arc_record<B: BufRead>(
         *arc = Some(version);
     }
     let version = arc.get_or_insert_with(|| "ARC/1.0".to_owned()).clone();
-    Ok((version, head.fields, block, Vec::new()))
+    Ok((version, head.fields, block, line))
 }
 
 /// Reads one uncompressed WARC record (header, block, CRLFCRLF) from `src`; errors name `path` and `offset`.

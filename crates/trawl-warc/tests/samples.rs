@@ -192,6 +192,53 @@ fn arc_index_lines_as_cdxj_indexer_writes_them() {
     );
 }
 
+/// A WARC-Target-URI an old crawler wrote in latin-1 is read as cdxj-indexer 1.5 reads it (a line that is not
+/// UTF-8 is latin-1), not with its byte replaced by U+FFFD; its lines, recorded here.
+#[test]
+fn latin1_target_uris_index_as_cdxj_indexer_reads_them() {
+    let body = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 2\r\n\r\nhi";
+    let mut warc = Vec::new();
+    for uri in [
+        &b"http://example.org/latin1-caf\xe9"[..],
+        b"http://example.org/utf8-caf\xc3\xa9",
+        b"http://Example.org/caf%E9?q=\xe9",
+    ] {
+        warc.extend_from_slice(
+            b"WARC/1.1\r\nWARC-Type: response\r\n\
+              WARC-Record-ID: <urn:uuid:12345678-1234-1234-1234-123456789012>\r\n\
+              WARC-Date: 2020-01-01T00:00:00Z\r\nWARC-Target-URI: ",
+        );
+        warc.extend_from_slice(uri);
+        warc.extend_from_slice(
+            format!(
+                "\r\nContent-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+                body.len()
+            )
+            .as_bytes(),
+        );
+        warc.extend_from_slice(body);
+        warc.extend_from_slice(b"\r\n\r\n");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("l.warc");
+    std::fs::write(&path, warc).unwrap();
+    let digest = "sha1:YIVV7ELYGQTASQUNN5I3FRNPJQF542SC";
+    let want = [
+        format!(
+            r#"org,example)/caf%e9?q=%c3%a9 20200101000000 {{"url": "http://Example.org/caf%E9?q=\u00e9", "mime": "text/html", "status": "200", "digest": "{digest}", "length": "314", "offset": "637", "filename": "l.warc"}}"#
+        ),
+        format!(
+            r#"org,example)/latin1-caf%c3%a9 20200101000000 {{"url": "http://example.org/latin1-caf\u00e9", "mime": "text/html", "status": "200", "digest": "{digest}", "length": "315", "offset": "0", "filename": "l.warc"}}"#
+        ),
+        format!(
+            r#"org,example)/utf8-caf%c3%a9 20200101000000 {{"url": "http://example.org/utf8-caf\u00e9", "mime": "text/html", "status": "200", "digest": "{digest}", "length": "314", "offset": "319", "filename": "l.warc"}}"#
+        ),
+    ];
+    let mut lines = index_file(&path, "l.warc").unwrap();
+    lines.sort();
+    assert_eq!(lines, want);
+}
+
 /// Each ARC sample converts to a WARC 1.1 that verifies and holds the same HTTP bytes.
 #[test]
 fn arc_samples_convert() {
