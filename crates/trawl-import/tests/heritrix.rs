@@ -249,8 +249,29 @@ fn single_site_with_regex_rules_and_credentials() {
     );
     let write = rules(&t, "decide.before_write");
     assert_eq!(write[1]["statuses"].as_array().unwrap().len(), 2);
-    // Credentials are reported with where they go in trawl, their password never shown.
-    assert!(noted(&import, 341, "[[credentials]] table"));
+    // Credentials become [[credentials]] tables reading their passwords from the environment, never written.
+    let creds = rules(&t, "credentials");
+    let kinds: Vec<&str> = creds.iter().map(|c| c["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["basic", "digest", "form"]);
+    assert_eq!(creds[0]["realm"].as_str(), Some("Staff only"));
+    assert_eq!(creds[1]["user"].as_str(), Some("archive-bot"));
+    assert_eq!(
+        creds[1]["password_env"].as_str(),
+        Some("STAFF_AREA_PASSWORD")
+    );
+    assert_eq!(
+        creds[2]["login_url"].as_str(),
+        Some("https://www.example.com/login")
+    );
+    assert_eq!(creds[2]["password_field"].as_str(), Some("password"));
+    assert_eq!(
+        creds[2]["password_env"].as_str(),
+        Some("MEMBER_LOGIN_PASSWORD")
+    );
+    assert_eq!(creds[2]["fields"]["username"].as_str(), Some("archive-bot"));
+    assert!(creds[2]["fields"].get("password").is_none());
+    assert!(noted(&import, 341, "STAFF_AREA_PASSWORD"));
+    assert!(noted(&import, 326, "MEMBER_LOGIN_PASSWORD"));
     assert!(!import.toml.contains("not-a-real-password"));
     assert!(
         !import
@@ -372,6 +393,81 @@ fn heritrix_defaults_disabled_rules_and_secrets() {
     assert!(
         all_notes.contains("httpProxyPassword = (hidden)"),
         "{all_notes}"
+    );
+}
+
+/// Credentials by reference and by value: a form whose password item has an odd name, a relative loginUri, a
+/// form with no item named as a password (left out, its values unwritten), a credential no store holds.
+#[test]
+fn credentials_become_tables_without_their_passwords() {
+    let xml = r#"<beans xmlns="http://www.springframework.org/schema/beans">
+ <bean id="credentialStore" class="org.archive.modules.credential.CredentialStore">
+  <property name="credentials"><map>
+   <entry key="wp" value-ref="wpLogin"/>
+   <entry key="odd">
+    <bean class="org.archive.modules.credential.HtmlFormCredential">
+     <property name="domain" value="shop.example.org"/>
+     <property name="loginUri" value="account/login"/>
+     <property name="formItems"><map>
+      <entry key="email" value="a@example.org"/>
+      <entry key="code" value="hunter2-odd"/>
+     </map></property>
+    </bean>
+   </entry>
+  </map></property>
+ </bean>
+ <bean id="wpLogin" class="org.archive.modules.credential.HtmlFormCredential">
+  <property name="domain" value="blog.example.org"/>
+  <property name="loginUri" value="/wp-login.php"/>
+  <property name="httpMethod" value="GET"/>
+  <property name="formItems"><map>
+   <entry key="log" value="archivist"/>
+   <entry key="pwd" value="hunter2-wp"/>
+   <entry key="user_pass_again" value="hunter2-again"/>
+  </map></property>
+ </bean>
+ <bean id="stray" class="org.archive.modules.credential.HttpAuthenticationCredential">
+  <property name="domain" value="x.example.org"/>
+  <property name="password" value="hunter2-stray"/>
+ </bean>
+</beans>"#;
+    let import = import(xml, Path::new("t.cxml")).unwrap();
+    let t: toml::Table = toml::from_str(&import.toml).unwrap();
+    let creds = rules(&t, "credentials");
+    assert_eq!(creds.len(), 1, "{}", import.toml);
+    assert_eq!(creds[0]["kind"].as_str(), Some("form"));
+    assert_eq!(
+        creds[0]["login_url"].as_str(),
+        Some("http://blog.example.org/wp-login.php")
+    );
+    assert_eq!(creds[0]["password_field"].as_str(), Some("pwd"));
+    assert_eq!(creds[0]["password_env"].as_str(), Some("WP_PASSWORD"));
+    let all_notes: String = import.notes.iter().map(|n| n.to_string() + "\n").collect();
+    assert!(
+        !import.toml.contains("hunter2") && !all_notes.contains("hunter2"),
+        "{}",
+        import.toml
+    );
+    assert!(
+        all_notes.contains("httpMethod GET is not kept"),
+        "{all_notes}"
+    );
+    assert!(
+        all_notes.contains("user_pass_again also look secret"),
+        "{all_notes}"
+    );
+    assert!(
+        all_notes.contains("credentialStore.credentials[odd]: no form item is named as a password"),
+        "{all_notes}"
+    );
+    assert!(
+        all_notes.contains("stray: a credential no CredentialStore holds is never used"),
+        "{all_notes}"
+    );
+    assert!(
+        trawl_config::CrawlConfig::check_str(&import.toml, Path::new("crawl.toml")).is_ok(),
+        "{}",
+        import.toml
     );
 }
 

@@ -258,7 +258,10 @@ mod tests {
             "filedesc://x.arc 127.0.0.1 20140216050221 text/plain",
             b"1 0 Test\nURL IP-address Archive-date Content-type Archive-length\n",
         )]);
-        for url in [&b"http://a.org/caf\xe9"[..], "http://a.org/caf\u{e9}".as_bytes()] {
+        for url in [
+            &b"http://a.org/caf\xe9"[..],
+            "http://a.org/caf\u{e9}".as_bytes(),
+        ] {
             let content = b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nx";
             bytes.extend_from_slice(url);
             bytes.extend_from_slice(

@@ -605,6 +605,67 @@ fn trawl_login(cfg: &Path, args: &[&str], env: &[(&str, &str)]) -> (bool, String
     )
 }
 
+/// A Heritrix job's `HtmlFormCredential` for a WordPress login, imported with `trawl import heritrix`, logs in
+/// with the password given in the environment variable the import names; the password in the cxml is never
+/// written to the profile.
+#[test]
+fn an_imported_heritrix_form_credential_logs_in() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let site: Shared = Arc::default();
+    let addr = rt.block_on(listen(
+        Router::new().fallback(wordpress).with_state(site.clone()),
+    ));
+    let base = format!("http://127.0.0.1:{}", addr.port());
+    let dir = tempfile::tempdir().unwrap();
+    let cxml = write(
+        &dir.path().join("crawler-beans.cxml"),
+        &format!(
+            r#"<beans xmlns="http://www.springframework.org/schema/beans">
+ <bean id="seeds" class="org.archive.modules.seeds.TextSeedModule">
+  <property name="textSource"><bean class="org.archive.spring.ConfigString">
+   <property name="value"><value>{base}/</value></property>
+  </bean></property>
+ </bean>
+ <bean id="credentialStore" class="org.archive.modules.credential.CredentialStore">
+  <property name="credentials"><map>
+   <entry key="wpLogin">
+    <bean class="org.archive.modules.credential.HtmlFormCredential">
+     <property name="domain" value="127.0.0.1:{port}"/>
+     <property name="loginUri" value="{base}/wp-login.php"/>
+     <property name="formItems"><map>
+      <entry key="log" value="archivist"/>
+      <entry key="pwd" value="correct horse"/>
+      <entry key="wp-submit" value="Log In"/>
+     </map></property>
+    </bean>
+   </entry>
+  </map></property>
+ </bean>
+</beans>"#,
+            port = addr.port()
+        ),
+    );
+    let profile = dir.path().join("crawl.toml");
+    let (ok, said) = common::run(
+        common::trawl_command()
+            .args(["import", "heritrix"])
+            .arg(&cxml)
+            .arg("-o")
+            .arg(&profile),
+    );
+    assert!(ok, "{said}");
+    assert!(said.contains("WP_LOGIN_PASSWORD"), "{said}");
+    let text = std::fs::read_to_string(&profile).unwrap();
+    assert!(!text.contains("correct horse"), "{text}");
+    let (ok, said) = trawl_login(&profile, &[], &[("WP_LOGIN_PASSWORD", "correct horse")]);
+    assert!(ok, "{said}");
+    assert!(
+        said.contains("result       logged in: the login set cookie `wordpress_logged_in`"),
+        "{said}"
+    );
+    assert_eq!(site.lock().unwrap().logins, 1);
+}
+
 /// Login pages a crawler cannot use: one built by JavaScript, one behind a CAPTCHA.
 async fn needs_a_browser(State(site): State<Shared>, req: Request) -> Response {
     site.lock()

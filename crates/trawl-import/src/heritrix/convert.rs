@@ -9,6 +9,7 @@ use trawl_config::settings::seed_list::{self, SeedLine};
 use super::beans::{Bean, Beans, OVERRIDE_CLASS, Prop, Value};
 use super::beans::{list, text};
 use super::classes::{converted, is_plumbing};
+use super::credentials;
 use super::profile::{Profile, RuleOut, Setting, SheetOut};
 use super::props::{Props, scalar, shown};
 use super::rules::{self, RuleContext};
@@ -84,6 +85,17 @@ pub(crate) fn convert(beans: &Beans, base: &Path) -> Profile {
                 }
             }
             "Sheet" => sheets.push(b),
+            "CredentialStore" => credentials::store(b, beans, &mut profile),
+            _ if credentials::is_credential(b) => {
+                if !referenced(beans, b) {
+                    profile.note(
+                        b.line,
+                        subject,
+                        "a credential no CredentialStore holds is never used: left out",
+                        Some("[[credentials]]"),
+                    );
+                }
+            }
             "SurtPrefixesSheetAssociation" | "DecideRuledSheetAssociation" => {}
             "FrontierPreparer" => preparer(b, subject, beans, &mut profile),
             "Preselector" => preselector(b, subject, &mut profile),
@@ -116,12 +128,8 @@ pub(crate) fn convert(beans: &Beans, base: &Path) -> Profile {
                 let mut props = Props::with_base(b, subject, base);
                 gate_rules(&ctx, &mut props, &mut profile);
                 writer_paths(&mut props, &mut profile);
-                props.note_one(
-                    &mut profile,
-                    "credentialStore",
-                    CREDENTIALS,
-                    Some("credentials"),
-                );
+                // Heritrix autowires the one store; its credentials are converted with the store's bean.
+                props.take("credentialStore");
                 props.map_rest(&mut profile);
             }
             "SurtAuthorityQueueAssignmentPolicy"
@@ -700,10 +708,6 @@ fn launch_id(path: &str, line: usize, subject: &str, profile: &mut Profile) {
     }
 }
 
-/// Heritrix's credentials, which are not carried over: what to write instead.
-const CREDENTIALS: &str = "Heritrix's credentials are not carried over: write each as a [[credentials]] table \
-     (kind \"basic\", \"digest\" or \"form\", docs/access.md), its password through password_env or password_file";
-
 /// Beans without a trawl counterpart: the ones that do something are reported whole (with what trawl does
 /// instead, where it does it its own way); plumbing only when a property is set.
 fn other_bean(b: &Bean, class: &str, subject: String, profile: &mut Profile) {
@@ -718,9 +722,6 @@ fn other_bean(b: &Bean, class: &str, subject: String, profile: &mut Profile) {
         ),
         "ExtractorXML" | "ExtractorImpliedURI" | "ExtractorURI" | "ExtractorMultipleRegex" => {
             Some("trawl has no such extractor")
-        }
-        "CredentialStore" | "HttpAuthenticationCredential" | "HtmlFormCredential" => {
-            Some(CREDENTIALS)
         }
         "QuotaEnforcer" => Some("trawl caps URIs per host only"),
         "BrowserProcessor" => Some(

@@ -4,12 +4,13 @@
 //!
 //! Modules: [`beans`] reads the XML; [`classes`] knows Heritrix's bean classes (every class of every release in
 //! [`releases`], renamed ones read as what they became); [`rules`] converts decide
-//! rules; [`settings`] maps scalar properties (shared by beans and sheets); [`profile`] holds the result and
+//! rules; [`credentials`] converts the credential store (never a password); [`settings`] maps scalar properties (shared by beans and sheets); [`profile`] holds the result and
 //! writes it as TOML.
 
 mod beans;
 mod classes;
 mod convert;
+mod credentials;
 mod profile;
 mod props;
 mod releases;

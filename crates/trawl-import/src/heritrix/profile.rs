@@ -64,6 +64,8 @@ pub(crate) struct Profile {
     pub(crate) after_headers: Vec<RuleOut>,
     pub(crate) before_write: Vec<RuleOut>,
     pub(crate) sheets: Vec<SheetOut>,
+    /// `[[credentials]]` tables (a password only ever as `password_env`).
+    pub(crate) credentials: Vec<RuleOut>,
     pub(crate) notes: Vec<Note>,
 }
 
@@ -140,7 +142,7 @@ impl Profile {
                 let _ = writeln!(out, "{key} = {}   # {}", inline(&s.value), s.from);
             }
             if *section == "scope" {
-                write_rules(&mut out, "scope.rules", &self.scope_rules);
+                write_rules(&mut out, "scope.rules", "rule", &self.scope_rules);
             }
         }
         for (key, rules) in [
@@ -150,7 +152,7 @@ impl Profile {
         ] {
             if !rules.is_empty() {
                 out.push('\n');
-                write_rules(&mut out, key, rules);
+                write_rules(&mut out, key, "rule", rules);
             }
         }
         for sheet in &self.sheets {
@@ -169,7 +171,11 @@ impl Profile {
                 let prefixes: toml::Value = sheet.surt_prefixes.clone().into();
                 let _ = writeln!(out, "surt_prefixes = {}", inline(&prefixes));
             }
-            write_rules(&mut out, "sheet.rules", &sheet.rules);
+            write_rules(&mut out, "sheet.rules", "rule", &sheet.rules);
+        }
+        if !self.credentials.is_empty() {
+            out.push('\n');
+            write_rules(&mut out, "credentials", "kind", &self.credentials);
         }
         if !self.notes.is_empty() {
             let _ = writeln!(
@@ -187,14 +193,14 @@ impl Profile {
 }
 
 /// Writes `[[KEY]]` tables, each with the line it came from.
-fn write_rules(out: &mut String, key: &str, rules: &[RuleOut]) {
+fn write_rules(out: &mut String, key: &str, first: &str, rules: &[RuleOut]) {
     for r in rules {
         let _ = writeln!(out, "[[{key}]]   # {}", r.from);
-        // `rule` first, then the parameters in name order (toml::Table is sorted).
-        if let Some(rule) = r.table.get("rule") {
-            let _ = writeln!(out, "rule = {}", inline(rule));
+        // `first` (the rule's name, a credential's kind), then the parameters in name order (toml::Table is sorted).
+        if let Some(v) = r.table.get(first) {
+            let _ = writeln!(out, "{first} = {}", inline(v));
         }
-        for (k, v) in r.table.iter().filter(|(k, _)| *k != "rule") {
+        for (k, v) in r.table.iter().filter(|(k, _)| *k != first) {
             let _ = writeln!(out, "{k} = {}", inline(v));
         }
     }
