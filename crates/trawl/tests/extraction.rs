@@ -1,5 +1,6 @@
 //! Extractors in a whole crawl: with `speculative_queue`, the guessed URIs of the self-test site are fetched
-//! from one queue of their own; without it, from their host's queue.
+//! from one queue of their own; without it, from their host's queue. Sitemaps: a host's allowance, `<lastmod>`,
+//! and a sitemap served without a Content-Type.
 
 mod common;
 
@@ -294,4 +295,42 @@ async fn office_documents_give_their_links() {
         line(&text("locked")).is_none(),
         "an encrypted document gives no links"
     );
+}
+
+/// A sitemap served with no Content-Type (some object stores and hand-written servers send none) is read when
+/// its bytes show a sitemap: it was reached through a sitemap hop, so its root element says what it is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sitemap_without_a_content_type_is_read() {
+    use axum::{Router, http::header, response::IntoResponse, routing::get};
+    let app = Router::new()
+        .route(
+            "/robots.txt",
+            get(|| async { "User-agent: *\nAllow: /\nSitemap: /sm.xml\n" }),
+        )
+        .route(
+            "/sm.xml",
+            // No Content-Type: axum adds one for a String, so the body goes out as raw bytes with none.
+            get(|| async {
+                let body = "<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\
+                            <url><loc>/p-notype</loc></url></urlset>";
+                let mut r = axum::body::Body::from(body).into_response();
+                r.headers_mut().remove(header::CONTENT_TYPE);
+                r
+            }),
+        )
+        .route("/", get(|| async { axum::response::Html("<p>home</p>") }))
+        .route("/p-notype", get(|| async { axum::response::Html("<p>p</p>") }));
+    let addr = common::listen(app).await;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = common::write(
+        &dir.path().join("c.toml"),
+        &format!("[seeds]\nurls = [\"http://{addr}/\"]\n"),
+    );
+    let job = dir.path().join("job");
+    common::crawl_quickly(&cfg, &job).await;
+    let log = common::crawl_log(&job);
+    let sitemap = common::log_line(&log, &format!("http://{addr}/sm.xml"));
+    assert!(sitemap.mime.is_none(), "logged no-type: {sitemap:?}");
+    let page = common::log_line(&log, &format!("http://{addr}/p-notype"));
+    assert!(page.hop_path.ends_with("SS"), "{page:?}");
 }

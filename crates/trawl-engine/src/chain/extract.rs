@@ -64,12 +64,12 @@ pub(super) fn run(
     let Some(body) = record.entity() else {
         return;
     };
-    // No Content-Type: a generic type, so only a PDF or an office document its bytes show is read.
+    // No Content-Type: a generic type, so only what its bytes show is read (a sitemap reached through a
+    // sitemap, a PDF, an office document).
     let typed = record.mime.is_some();
     let mime = record.mime.as_deref().unwrap_or("");
     // A document reached through a sitemap that is itself a sitemap (an index's child): its URLs, as S hops.
-    if typed
-        && settings.extract.sitemaps
+    if settings.extract.sitemaps
         && uri.hop_path.ends_with(Hop::Sitemap.letter())
         && extract::sitemap::looks_like_sitemap(mime, body)
     {
