@@ -69,6 +69,20 @@ pub enum Error {
         /// Why, and what to do ([`crate::job::no_warcs_reason`]).
         why: String,
     },
+    /// Two WARCs of a job would go into its package under one name (`X.warc.zst` is packed as `X.warc.gz`).
+    #[error(
+        "{} and {} would both be packed as archive/{name}: move one of them out of the job's warcs folder",
+        first.display(),
+        second.display()
+    )]
+    PackageNameClash {
+        /// The entry name both would take.
+        name: String,
+        /// The first WARC.
+        first: PathBuf,
+        /// The second.
+        second: PathBuf,
+    },
     /// The deduplication digest table could not be opened.
     #[error("{}: the deduplication table: {message}", path.display())]
     Dedup {

@@ -29,6 +29,22 @@ pub fn write_wacz(job_dir: &Path, out: &Path) -> Result<trawl_warc::WaczSummary,
     // WACZ holds gzip (or plain) WARCs, which every replay tool reads; zstd ones go in as gzip, rewritten
     // beside the package for the time it takes (the folder is made only for them).
     let zstd = |w: &PathBuf| w.to_string_lossy().ends_with(".warc.zst");
+    let mut names: std::collections::HashMap<String, &PathBuf> = std::collections::HashMap::new();
+    for warc in &warcs {
+        let name = warc.file_name().unwrap_or_default().to_string_lossy();
+        let packed = match name.strip_suffix(".warc.zst") {
+            Some(stem) => format!("{stem}.warc.gz"),
+            None => name.into_owned(),
+        };
+        if let Some(first) = names.get(&packed) {
+            return Err(Error::PackageNameClash {
+                name: packed,
+                first: first.to_path_buf(),
+                second: warc.clone(),
+            });
+        }
+        names.insert(packed, warc);
+    }
     let aside = warcs
         .iter()
         .any(zstd)

@@ -36,6 +36,7 @@ pub mod pdf;
 pub mod sitemap;
 pub mod speculative;
 mod text_urls;
+pub mod title;
 mod xml;
 
 pub use self::css::extract_css;

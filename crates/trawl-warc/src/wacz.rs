@@ -16,6 +16,7 @@ use trawl_extract::{
     decode::{DecodeLimits, decode_content},
     field,
 };
+use url::Url;
 use zip::{CompressionMethod, ZipWriter, write::SimpleFileOptions};
 
 use crate::{
@@ -61,6 +62,22 @@ pub fn write_wacz(
         let path = path.to_path_buf();
         move |source: io::Error| Error::Io { path, source }
     };
+    // Each WARC goes in as `archive/NAME`: two of one name (X.warc.gz beside X.warc.zst, rewritten to gzip)
+    // would be one entry.
+    let mut names: HashMap<String, &Path> = HashMap::new();
+    for warc in warcs {
+        if let Some(first) = names.insert(file_name(warc), warc) {
+            return Err(Error::Io {
+                path: warc.clone(),
+                source: io::Error::other(format!(
+                    "would be packed as archive/{}, as {} is: a package holds one file of a name; move one of \
+                     them out of the job's warcs folder",
+                    file_name(warc),
+                    first.display()
+                )),
+            });
+        }
+    }
     let mut index = Vec::new();
     let mut pages: Vec<Page> = Vec::new();
     let mut titles: HashMap<String, String> = HashMap::new();
@@ -84,10 +101,14 @@ pub fn write_wacz(
             };
             index.push(capture.line(record.index_len, record.offset, &name));
             let date = record.get("WARC-Date").unwrap_or_default().to_owned();
-            if capture.mime.as_deref() == Some("text/html")
+            // Media types are case-insensitive: `TEXT/HTML` is a page too.
+            if capture
+                .mime
+                .as_deref()
+                .is_some_and(|m| m.eq_ignore_ascii_case("text/html"))
                 && capture.status.as_deref() == Some("200")
             {
-                let title = html_title(&record.block);
+                let title = html_title(&record.block, &capture.url);
                 if let (Some(t), Some(d)) = (&title, &capture.digest) {
                     titles.insert(d.clone(), t.clone());
                 }
@@ -118,13 +139,38 @@ pub fn write_wacz(
     pages.sort_by_key(|p| rank.get(p.url.as_str()).copied().unwrap_or(usize::MAX));
 
     let tmp = out.with_extension("wacz.tmp");
-    let file = File::create(&tmp).map_err(io_at(&tmp))?;
+    let written = write_zip(&tmp, warcs, &index, &pages, title);
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written?;
+    std::fs::rename(&tmp, out).map_err(io_at(out))?;
+    Ok(WaczSummary {
+        warcs: warcs.len(),
+        captures: index.len(),
+        pages: pages.len(),
+    })
+}
+
+/// Writes the package's ZIP to `tmp`: the WARCs, the index, the pages and the manifest, synced.
+fn write_zip(
+    tmp: &Path,
+    warcs: &[PathBuf],
+    index: &[String],
+    pages: &[Page],
+    title: &str,
+) -> Result<(), Error> {
+    let io_at = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source: io::Error| Error::Io { path, source }
+    };
+    let file = File::create(tmp).map_err(io_at(tmp))?;
     let mut zip = ZipWriter::new(file);
     let stored = SimpleFileOptions::default()
         .compression_method(CompressionMethod::Stored)
         .large_file(true);
     let zip_err = |e: zip::result::ZipError| Error::Io {
-        path: tmp.clone(),
+        path: tmp.to_path_buf(),
         source: io::Error::other(e),
     };
     let mut resources = Vec::new();
@@ -137,12 +183,12 @@ pub fn write_wacz(
     }
     let mut add = |zip: &mut ZipWriter<File>, path: &str, body: &[u8]| -> Result<(), Error> {
         zip.start_file(path, stored).map_err(zip_err)?;
-        zip.write_all(body).map_err(io_at(&tmp))?;
+        zip.write_all(body).map_err(io_at(tmp))?;
         resources.push(resource(path, &sha256_hex(body), body.len() as u64));
         Ok(())
     };
     let mut index_text = String::new();
-    for l in &index {
+    for l in index {
         index_text.push_str(l);
         index_text.push('\n');
     }
@@ -179,7 +225,7 @@ pub fn write_wacz(
     let package_bytes = serde_json::to_vec_pretty(&package).unwrap_or_default();
     zip.start_file("datapackage.json", stored)
         .map_err(zip_err)?;
-    zip.write_all(&package_bytes).map_err(io_at(&tmp))?;
+    zip.write_all(&package_bytes).map_err(io_at(tmp))?;
     let digest = json!({
         "path": "datapackage.json",
         "hash": format!("sha256:{}", sha256_hex(&package_bytes)),
@@ -187,15 +233,9 @@ pub fn write_wacz(
     zip.start_file("datapackage-digest.json", stored)
         .map_err(zip_err)?;
     zip.write_all(&serde_json::to_vec_pretty(&digest).unwrap_or_default())
-        .map_err(io_at(&tmp))?;
+        .map_err(io_at(tmp))?;
     let file = zip.finish().map_err(zip_err)?;
-    file.sync_all().map_err(io_at(&tmp))?;
-    std::fs::rename(&tmp, out).map_err(io_at(out))?;
-    Ok(WaczSummary {
-        warcs: warcs.len(),
-        captures: index.len(),
-        pages: pages.len(),
-    })
+    file.sync_all().map_err(io_at(tmp))
 }
 
 fn file_name(p: &Path) -> String {
@@ -240,9 +280,11 @@ fn is_html(http: &[u8]) -> bool {
         .is_some_and(|ct| ct.to_ascii_lowercase().contains("text/html"))
 }
 
-/// The `<title>` of a recorded HTML response: its content codings undone as link extraction undoes them (every
-/// `Content-Encoding` line, gzip, deflate raw or zlib, br, zstd, nested), at most 1 MiB read.
-fn html_title(http: &[u8]) -> Option<String> {
+/// The `<title>` of a recorded HTML response of `url`, as a browser shows it (trawl-extract's `html_title`:
+/// the page's encoding, character references, not in a comment or script): its content codings undone as
+/// link extraction undoes them (every `Content-Encoding` line, gzip, deflate raw or zlib, br, zstd, nested), at
+/// most 1 MiB read.
+fn html_title(http: &[u8], url: &str) -> Option<String> {
     let body = entity_body(http)?;
     let coding = field::list(http_header_lines(http, "content-encoding"));
     let limits = DecodeLimits {
@@ -250,13 +292,11 @@ fn html_title(http: &[u8]) -> Option<String> {
         max_ratio: 1 << 10,
     };
     let text = decode_content(coding.as_deref(), &body, limits)?;
-    let lower = text.to_ascii_lowercase();
-    let open = lower.windows(6).position(|w| w == b"<title")?;
-    let start = open + lower[open..].iter().position(|&b| b == b'>')? + 1;
-    let end = start + lower[start..].windows(8).position(|w| w == b"</title>")?;
-    let title = String::from_utf8_lossy(&text[start..end]);
-    let title = title.split_whitespace().collect::<Vec<_>>().join(" ");
-    (!title.is_empty()).then_some(title)
+    let content_type = field::content_type(http_header_lines(http, "content-type"));
+    // The URL only hints the encoding guess (its top-level domain); a URL that does not parse gives none.
+    let url =
+        Url::parse(url).unwrap_or_else(|_| Url::parse("http://invalid./").expect("a valid URL"));
+    trawl_extract::title::html_title(&text, content_type.as_deref(), &url)
 }
 
 #[cfg(test)]
@@ -266,13 +306,55 @@ mod tests {
     #[test]
     fn titles_of_plain_and_gzipped_pages() {
         let plain = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<html><head><TITLE lang=en> A\n title </TITLE>";
-        assert_eq!(html_title(plain).as_deref(), Some("A title"));
+        assert_eq!(
+            html_title(plain, "http://a.example/").as_deref(),
+            Some("A title")
+        );
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         gz.write_all(b"<title>Zipped</title>").unwrap();
         let mut http = b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\n".to_vec();
         http.extend(gz.finish().unwrap());
-        assert_eq!(html_title(&http).as_deref(), Some("Zipped"));
-        assert_eq!(html_title(b"HTTP/1.1 200 OK\r\n\r\nno title"), None);
+        assert_eq!(
+            html_title(&http, "http://a.example/").as_deref(),
+            Some("Zipped")
+        );
+        assert_eq!(
+            html_title(b"HTTP/1.1 200 OK\r\n\r\nno title", "not a url"),
+            None
+        );
+    }
+
+    /// A page served as `TEXT/HTML` (media types are case-insensitive) is listed, its latin-1 title read in its
+    /// charset with its references decoded.
+    #[test]
+    fn pages_of_any_spelling_with_their_titles() {
+        let dir = tempfile::tempdir().unwrap();
+        let body: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Type: TEXT/HTML; charset=ISO-8859-1\r\n\r\n\
+            <!-- <title>no</title> --><title>Caf\xe9 &amp; cr\xe8me</title>";
+        let mut warc = format!(
+            "WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:12345678-1234-1234-1234-123456789012>\r\n\
+             WARC-Date: 2020-01-01T00:00:00Z\r\nWARC-Target-URI: http://a.example/\r\n\
+             Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        )
+        .into_bytes();
+        warc.extend_from_slice(body);
+        warc.extend_from_slice(b"\r\n\r\n");
+        let input = dir.path().join("a.warc");
+        std::fs::write(&input, warc).unwrap();
+        let out = dir.path().join("a.wacz");
+        let summary = write_wacz(&out, &[input], &[], "t").unwrap();
+        assert_eq!(summary.pages, 1);
+        let mut zip = zip::ZipArchive::new(File::open(&out).unwrap()).unwrap();
+        let mut pages = String::new();
+        zip.by_name("pages/pages.jsonl")
+            .unwrap()
+            .read_to_string(&mut pages)
+            .unwrap();
+        assert!(
+            pages.contains("\"title\":\"Caf\u{e9} & cr\u{e8}me\""),
+            "{pages}"
+        );
     }
 
     fn gzip(data: &[u8]) -> Vec<u8> {
@@ -312,7 +394,11 @@ mod tests {
             let mut http =
                 format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n{head}\r\n").into_bytes();
             http.extend(body);
-            assert_eq!(html_title(&http).as_deref(), Some("Coded"), "{head}");
+            assert_eq!(
+                html_title(&http, "http://a.example/").as_deref(),
+                Some("Coded"),
+                "{head}"
+            );
         }
         // Two Content-Type lines: the last that parses decides, as browsers and crawl.log take it.
         assert!(is_html(

@@ -700,6 +700,29 @@ async fn zstd_job(settings: &str, dictionary: bool) {
         .filter(|n| n.starts_with(".trawl-wacz-"))
         .collect();
     assert!(left.is_empty(), "{left:?}");
+    // A gzip WARC of a zstd one's name beside it would be packed under the same name: refused, naming both,
+    // nothing left behind.
+    let first = &files[0];
+    let stem = first.to_string_lossy().replace(".warc.zst", "");
+    let twin = PathBuf::from(format!("{stem}.warc.gz"));
+    std::fs::write(&twin, b"").unwrap();
+    let clash = dir.path().join("clash.wacz");
+    let out = trawl(&[
+        "wacz".as_ref(),
+        job.as_os_str(),
+        "-o".as_ref(),
+        clash.as_os_str(),
+    ]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        said.contains("would both be packed as archive/")
+            && said.contains(&*first.to_string_lossy())
+            && said.contains(&*twin.to_string_lossy()),
+        "{said}"
+    );
+    assert!(!clash.exists() && !clash.with_extension("wacz.tmp").exists());
+    std::fs::remove_file(&twin).unwrap();
     let zst: u64 = files
         .iter()
         .map(|f| std::fs::metadata(f).unwrap().len())
