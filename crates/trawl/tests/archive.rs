@@ -254,6 +254,29 @@ async fn dedup_within_and_across_crawls_and_replay_in_pywb() {
     assert!(!alone.status.success());
     assert!(String::from_utf8_lossy(&alone.stdout).contains("archived in none of the files given"));
 
+    // A recrawl of the recrawl, naming only it: its revisits' payloads are in the first crawl, which the second
+    // was deduplicated against, so that one is read too. Nothing changed: only what is too small is stored.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let job3 = dir.path().join("job3");
+    let extra = format!(
+        "[warc]\nprefix = \"three\"\ndedup_from = [{:?}]\n",
+        job2.display().to_string()
+    );
+    common::crawl_quickly(&config(dir.path(), "three", &url("/"), &extra), &job3).await;
+    let mut stored3: Vec<String> = captures(&job3)
+        .into_iter()
+        .filter(|(t, _)| t == "response")
+        .map(|(_, u)| u.replace(&url(""), ""))
+        .collect();
+    stored3.sort();
+    assert_eq!(stored3, ["/robots.txt", "/small1.txt", "/small2.txt"]);
+    let whole = verify(&[job3.as_os_str()]);
+    assert!(
+        whole.status.success(),
+        "{}",
+        String::from_utf8_lossy(&whole.stdout)
+    );
+
     // The index beside each WARC is the reference indexer's, byte for byte.
     if let Some(indexer) = common::py_tool("cdxj-indexer") {
         for job in [&job1, &job2] {

@@ -422,18 +422,22 @@ impl Crawl {
                 &self.job.state_dir().join("dedup"),
                 config.warc.dedup_memory_mb,
             )?;
-            // This job's closed WARCs first (a resumed crawl), then the earlier crawls named.
-            let mut sources = vec![self.job.warc_dir()];
-            sources.extend(config.warc.dedup_from.iter().cloned());
-            for source in &sources {
-                if source == &self.job.warc_dir() && !source.is_dir() {
+            // This job's closed WARCs first (a resumed crawl), then the earlier crawls named, then the crawls
+            // those were deduplicated against: the first capture of a payload is the one revisits point at.
+            let earlier = crate::write::with_earlier_sources(&config.warc.dedup_from);
+            let own = self.job.warc_dir();
+            for source in std::iter::once(&own).chain(&earlier) {
+                if source == &own && !source.is_dir() {
                     continue;
                 }
                 for index in crate::write::dedup::index_files(source)? {
                     let n = table.load(&index)?;
                     tracing::info!("dedup: {n} captures read from {}", index.path().display());
                 }
-                if config.fetch.conditional_recrawl && source != &self.job.warc_dir() {
+            }
+            if config.fetch.conditional_recrawl {
+                // Oldest first, so that a URL keeps the validators of its latest capture.
+                for source in earlier.iter().rev() {
                     let n = table.load_validators(source)?;
                     tracing::info!(
                         "conditional recrawl: {n} validators read from {}",

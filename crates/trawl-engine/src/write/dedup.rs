@@ -293,6 +293,41 @@ fn index_captures(path: &Path, mut each: impl FnMut(&str, &RefersTo)) -> Result<
     Ok(n)
 }
 
+/// The `dedup_from` sources and, after them, the sources each job among them was itself deduplicated against
+/// (the `dedup_from` of its `JOB/crawl.toml`, written absolute), transitively, each once: a recrawl of a recrawl
+/// holds revisits, whose payloads are only in the crawl before. Nearer sources come first.
+pub fn with_earlier_sources(sources: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut queue: std::collections::VecDeque<PathBuf> = sources.iter().cloned().collect();
+    while let Some(source) = queue.pop_front() {
+        if !seen.insert(source.canonicalize().unwrap_or_else(|_| source.clone())) {
+            continue;
+        }
+        let config = source.join("crawl.toml");
+        if config.is_file() {
+            match trawl_config::CrawlConfig::load(&config) {
+                Ok(c) => {
+                    for earlier in &c.warc.dedup_from {
+                        tracing::info!(
+                            "dedup: {} was deduplicated against {}: read too",
+                            source.display(),
+                            earlier.display()
+                        );
+                    }
+                    queue.extend(c.warc.dedup_from.iter().cloned());
+                }
+                Err(e) => tracing::warn!(
+                    "dedup: {} is read, but not the sources it was deduplicated against: {e}",
+                    source.display()
+                ),
+            }
+        }
+        out.push(source);
+    }
+    out
+}
+
 /// The payload digests archived in a `dedup_from` source (a job, a folder, an index or an archive): what
 /// revisits written against it may point at (`trawl warc verify JOB`).
 pub fn payload_digests(source: &Path) -> Result<std::collections::HashSet<String>, Error> {

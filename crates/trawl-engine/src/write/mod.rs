@@ -3,7 +3,7 @@
 
 pub(crate) mod dedup;
 
-pub use dedup::payload_digests;
+pub use dedup::{payload_digests, with_earlier_sources};
 
 use std::sync::{Mutex, PoisonError};
 

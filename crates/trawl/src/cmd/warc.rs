@@ -109,8 +109,8 @@ fn revisits_resolve(files: &[PathBuf], sources: &[PathBuf]) -> anyhow::Result<bo
         return Ok(true);
     }
     // Read as the crawl read them to deduplicate: indexes (CDXJ, classic CDX, gzipped or not) and archives.
-    for source in sources {
-        payloads.extend(trawl_engine::write::payload_digests(source)?);
+    for source in trawl_engine::write::with_earlier_sources(sources) {
+        payloads.extend(trawl_engine::write::payload_digests(&source)?);
     }
     let mut ok = true;
     for (file, offset, url, digest) in &revisits {
