@@ -4,13 +4,14 @@
 //!
 //! Modules: [`beans`] reads the XML; [`classes`] knows Heritrix's bean classes (every class of every release in
 //! [`releases`], renamed ones read as what they became); [`rules`] converts decide
-//! rules; [`credentials`] converts the credential store (never a password); [`settings`] maps scalar properties (shared by beans and sheets); [`profile`] holds the result and
+//! rules (their regexes through [`java_regex`]); [`credentials`] converts the credential store (never a password); [`settings`] maps scalar properties (shared by beans and sheets); [`profile`] holds the result and
 //! writes it as TOML.
 
 mod beans;
 mod classes;
 mod convert;
 mod credentials;
+pub mod java_regex;
 mod profile;
 mod props;
 mod releases;

@@ -553,17 +553,23 @@ fn decision(v: &Value) -> Option<&'static str> {
 pub(crate) struct UntranslatableRegex(String);
 
 /// A Java regex that Heritrix matches against the whole string, as a Rust regex that trawl searches with:
-/// anchored. Fails (with the reason) where the regex crate does not read it (look-around, backreferences).
+/// translated ([`super::java_regex`]) and anchored. Fails (with the reason and what to do) where it has no
+/// equivalent (look-around, backreferences, possessive quantifiers) or the regex crate does not read it.
 pub(crate) fn java_regex(re: &str) -> Result<String, UntranslatableRegex> {
-    let anchored = format!("^(?:{re})$");
+    let rust = super::java_regex::translate(re).map_err(|why| {
+        UntranslatableRegex(format!(
+            "the Java regex {re:?} has no equivalent in trawl's regex syntax; the rule is left out: {why}"
+        ))
+    })?;
+    let anchored = format!("^(?:{rust})$");
     regex::Regex::new(&anchored)
         .map(|_| anchored)
         .map_err(|e| {
             let why = e.to_string();
             let last = why.lines().last().unwrap_or(&why).trim().to_owned();
             UntranslatableRegex(format!(
-                "the Java regex {re:?} has no equivalent in trawl's regex syntax ({last}); the rule is left out: \
-                 rewrite it without look-around or backreferences"
+                "the Java regex {re:?} does not read in trawl's regex syntax ({last}); the rule is left out: \
+                 rewrite it in the syntax of Rust's regex crate (https://docs.rs/regex)"
             ))
         })
 }
@@ -582,7 +588,21 @@ mod tests {
             java_regex(r"(?!x).*")
                 .unwrap_err()
                 .to_string()
-                .contains("left out")
+                .contains("left out: rewrite it without look-ahead")
+        );
+        // Translated where Java means something else than Rust by the same text.
+        assert_eq!(java_regex(r".*\<x.*").unwrap(), r"^(?:.*<x.*)$");
+        assert!(
+            java_regex(r".*/a++a.*")
+                .unwrap_err()
+                .to_string()
+                .contains("possessive")
+        );
+        assert!(
+            java_regex(r"\p{javaLowerCase}")
+                .unwrap_err()
+                .to_string()
+                .contains("syntax of Rust's regex crate")
         );
     }
 }
