@@ -97,11 +97,16 @@ fn write_records(
     for record in reader::open(input)? {
         let record = record?;
         plain.clear();
+        // Room for the record taken once (grown by doubling, a large record took 3x its size).
+        plain.reserve(record.raw_header.len() + record.block.len() + 4);
         each(&record, &mut plain)?;
         if plain.is_empty() {
             continue;
         }
         records += 1;
+        let stored = crate::incompressible::already_compressed(&record.header, &record.block);
+        // The record is in `plain` now: its block is not kept beside it while it is compressed.
+        drop(record);
         if let Some(h) = &mut held {
             h.bytes += plain.len();
             h.records.push(plain.clone());
@@ -111,7 +116,7 @@ fn write_records(
             continue;
         }
         encoded.clear();
-        encoder.compress_record(&plain, &record.header, &record.block, &mut encoded);
+        encoder.compress_known(&plain, stored, &mut encoded);
         out.write_all(&encoded).map_err(io(tmp))?;
     }
     if let Some(h) = held {

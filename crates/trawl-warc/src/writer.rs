@@ -772,7 +772,18 @@ impl Encoder {
         block: &[u8],
         out: &mut Vec<u8>,
     ) {
-        if self.compression == Compression::Gzip && already_compressed(header, block) {
+        self.compress_known(plain, already_compressed(header, block), out);
+    }
+
+    /// [`Encoder::compress_record`], with whether the record's payload is already compressed known
+    /// (`already_compressed`): a caller that no longer holds the record's block.
+    pub(crate) fn compress_known(
+        &mut self,
+        plain: &[u8],
+        already_compressed: bool,
+        out: &mut Vec<u8>,
+    ) {
+        if self.compression == Compression::Gzip && already_compressed {
             self.gzip.stored_member(plain, out);
         } else {
             self.compress(plain, out);
