@@ -333,6 +333,32 @@ mod tests {
         assert!(!feed_links(whole, &u(), 100).1);
     }
 
+    /// The tester's feed.rss in ISO-8859-1: every link is read (quick-xml used to stop at the title's `é` and
+    /// the feed was marked truncated); so is a UTF-8 feed with one stray windows-1252 byte.
+    #[test]
+    fn legacy_encodings_are_decoded() {
+        let latin1 = b"<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<rss version=\"2.0\"><channel>\
+            <title>Caf\xe9 news</title><link>http://a.org/</link><item><title>Premi\xe8re</title>\
+            <link>http://a.org/feed-item1</link></item><item><link>http://a.org/caf\xe9</link></item>\
+            </channel></rss>";
+        let (links, cut) = feed_links(latin1, &u(), 100);
+        let got: Vec<&str> = links.iter().map(|o| o.url.as_str()).collect();
+        assert_eq!(
+            got,
+            [
+                "http://a.org/",
+                "http://a.org/feed-item1",
+                "http://a.org/caf%C3%A9"
+            ]
+        );
+        assert!(!cut);
+        let stray = b"<rss><channel><title>It\x92s</title><item><link>http://a.org/1</link></item></channel></rss>";
+        let (links, cut) = feed_links(stray, &u(), 100);
+        assert_eq!(links.len(), 1);
+        assert!(!cut);
+        assert!(looks_like_feed("application/rss+xml", latin1));
+    }
+
     proptest! {
         #[test]
         fn any_bytes_read_or_stop_cleanly(body in proptest::collection::vec(any::<u8>(), 0..400)) {

@@ -495,6 +495,31 @@ mod tests {
         }
     }
 
+    /// The tester's sm.xml in ISO-8859-1: the entries after the one with `é` used to be lost (and the sitemap
+    /// marked truncated).
+    #[test]
+    fn legacy_encodings_are_decoded() {
+        let xml = b"<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\
+            <url><loc>http://a.org/before</loc></url><url><loc>http://a.org/caf\xe9</loc></url>\
+            <url><loc>http://a.org/after1</loc></url></urlset>";
+        assert!(looks_like_sitemap("application/xml", xml));
+        let l = sitemap_links(xml, &u());
+        assert_eq!(
+            urls(&l),
+            [
+                "http://a.org/before",
+                "http://a.org/caf%C3%A9",
+                "http://a.org/after1"
+            ]
+        );
+        assert!(!l.truncated);
+        // Undeclared and not UTF-8: read all the same.
+        let stray = b"<urlset><url><loc>http://a.org/\xe9</loc></url><url><loc>http://a.org/2</loc></url></urlset>";
+        let l = sitemap_links(stray, &u());
+        assert_eq!(l.outlinks.len(), 2);
+        assert!(!l.truncated);
+    }
+
     proptest! {
         #[test]
         fn any_bytes_read_or_stop_cleanly(body in proptest::collection::vec(any::<u8>(), 0..400)) {
