@@ -375,6 +375,26 @@ case!(
     r#"<textarea><a href="no"></textarea><a href="yes">"#,
     [("http://example.com/dir/yes", Link, "a/@href")]
 );
+case!(
+    title_xmp_and_iframe_text_ignored,
+    r#"<title><a href="no"></title><xmp><a href="no"></xmp><iframe><a href="no"></iframe><a href="yes">"#,
+    [("http://example.com/dir/yes", Link, "a/@href")]
+);
+// The tester's lazy-load page: a no-JS fallback's links are the page's (they used to be read as raw text).
+case!(
+    noscript_noframes_and_noembed_are_read,
+    r#"<img data-src="/photo.jpg" src="/placeholder.gif"><noscript><img src="/photo.jpg"></noscript>
+       <noscript><a href="/page/2">next</a></noscript><frameset><frame src="/frame.html"></frameset>
+       <noframes><a href="/noframes-link">no frames</a></noframes><noembed><a href="/noembed-link"></noembed>"#,
+    [
+        ("http://example.com/placeholder.gif", Embed, "img/@src"),
+        ("http://example.com/photo.jpg", Embed, "img/@src"),
+        ("http://example.com/page/2", Link, "a/@href"),
+        ("http://example.com/frame.html", Embed, "frame/@src"),
+        ("http://example.com/noframes-link", Link, "a/@href"),
+        ("http://example.com/noembed-link", Link, "a/@href"),
+    ]
+);
 
 #[test]
 fn meta_robots_nofollow() {
