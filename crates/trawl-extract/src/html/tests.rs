@@ -578,3 +578,36 @@ fn link_rel_hops() {
         assert_eq!(link_hop(rel), want, "{rel:?}");
     }
 }
+
+/// The tester's spec.html: 30,000 in-page anchors, then real links. Anchors are one raw value (the page
+/// itself), so the real links are read and nothing is truncated.
+#[test]
+fn in_page_anchors_do_not_use_up_the_cap() {
+    let mut html: String = (0..30_000)
+        .map(|i| format!("<a href=\"#sec-{i}\">{i}</a>"))
+        .collect();
+    html.push_str(
+        r##"<a href="/real-after-anchors">r</a><a href=" #top">t</a><a href="/real-2">r</a>"##,
+    );
+    let got = links(html.as_bytes(), None);
+    assert_eq!(
+        triples(&got),
+        [
+            (DOC.to_string(), Hop::Link, "a/@href"),
+            (
+                "http://example.com/real-after-anchors".to_string(),
+                Hop::Link,
+                "a/@href"
+            ),
+            (
+                "http://example.com/real-2".to_string(),
+                Hop::Link,
+                "a/@href"
+            ),
+        ]
+    );
+    assert!(!got.truncated_outlinks);
+    // Against a `<base>`, an anchor is the base's URL, as before.
+    let based = links(br##"<base href="http://other.org/b"><a href="#x">"##, None);
+    assert_eq!(based.outlinks[0].url.as_str(), "http://other.org/b");
+}
