@@ -8,7 +8,7 @@ use quick_xml::{
 };
 use url::Url;
 
-use super::Outlink;
+use super::{MAX_URL_LEN, Outlink};
 use crate::hop::Hop;
 use crate::xml::{self, Depth, resolve_ref};
 
@@ -165,14 +165,22 @@ impl FeedReader<'_> {
         keep_going
     }
 
-    /// Adds `href`, resolved against `base`; false once `max` links are kept.
+    /// Adds `href`, resolved against `base` (none over [`MAX_URL_LEN`] bytes, as written or resolved); false
+    /// once `max` links are kept.
     fn add(&mut self, href: &str, context: &'static str, base: &Url) -> bool {
         if self.out.len() >= self.max {
             return false;
         }
-        if let Ok(mut url) = base.join(href.trim()) {
+        let href = href.trim();
+        if href.len() > MAX_URL_LEN {
+            return true;
+        }
+        if let Ok(mut url) = base.join(href) {
             url.set_fragment(None);
-            if matches!(url.scheme(), "http" | "https") && !self.out.iter().any(|o| o.url == url) {
+            if matches!(url.scheme(), "http" | "https")
+                && url.as_str().len() <= MAX_URL_LEN
+                && !self.out.iter().any(|o| o.url == url)
+            {
                 self.out.push(Outlink {
                     url,
                     hop: Hop::Link,
@@ -357,6 +365,18 @@ mod tests {
         assert_eq!(links.len(), 1);
         assert!(!cut);
         assert!(looks_like_feed("application/rss+xml", latin1));
+    }
+
+    /// A link over MAX_URL_LEN bytes (as written, or once resolved and percent-encoded) is dropped.
+    #[test]
+    fn overlong_links_are_dropped() {
+        let long = format!("http://a.org/feed-long-{}", "a".repeat(20_000));
+        let encoded = format!("/feed-e-{}", "\u{e9}".repeat(3000));
+        let rss = format!(
+            "<rss><channel><item><link>{long}</link><enclosure url=\"{encoded}\"/></item>\
+             <item><link>http://a.org/ok</link></item></channel></rss>"
+        );
+        assert_eq!(urls(rss.as_bytes()), ["http://a.org/ok"]);
     }
 
     proptest! {

@@ -8,7 +8,7 @@ use std::io::Read;
 use quick_xml::{NsReader, events::Event, name::ResolveResult};
 use url::Url;
 
-use super::Outlink;
+use super::{MAX_URL_LEN, Outlink};
 use crate::hop::Hop;
 use crate::xml::{self, Depth, resolve_ref};
 
@@ -76,6 +76,8 @@ pub fn sitemap_links(body: &[u8], doc_url: &Url) -> SitemapLinks {
     links
 }
 
+/// Adds the URL `text` names (resolved against `doc_url`; none over [`MAX_URL_LEN`] bytes, as written or
+/// resolved); false once [`MAX_URLS`] are kept.
 fn push(out: &mut SitemapLinks, text: &str, lastmod: Option<i64>, doc_url: &Url) -> bool {
     if out.outlinks.len() >= MAX_URLS {
         out.truncated = true;
@@ -85,10 +87,14 @@ fn push(out: &mut SitemapLinks, text: &str, lastmod: Option<i64>, doc_url: &Url)
     if text.trim().is_empty() {
         return true;
     }
-    if let Ok(url) = doc_url.join(text.trim()) {
+    let text = text.trim();
+    if text.len() > MAX_URL_LEN {
+        return true;
+    }
+    if let Ok(url) = doc_url.join(text) {
         let mut url = url;
         url.set_fragment(None);
-        if matches!(url.scheme(), "http" | "https") {
+        if matches!(url.scheme(), "http" | "https") && url.as_str().len() <= MAX_URL_LEN {
             out.outlinks.push(Outlink {
                 url,
                 hop: Hop::Sitemap,
@@ -518,6 +524,25 @@ mod tests {
         let l = sitemap_links(stray, &u());
         assert_eq!(l.outlinks.len(), 2);
         assert!(!l.truncated);
+    }
+
+    /// A `<loc>` over MAX_URL_LEN bytes (as written, or once its `é`s are percent-encoded) is dropped; the
+    /// entries around it are kept.
+    #[test]
+    fn overlong_locs_are_dropped() {
+        let long = format!("http://a.org/sm-long-{}", "a".repeat(20_000));
+        let encoded = format!("/sm-e-{}", "\u{e9}".repeat(3000));
+        let xml = format!(
+            "<urlset><url><loc>{long}</loc></url><url><loc>{encoded}</loc></url><url><loc>http://a.org/ok</loc></url></urlset>"
+        );
+        let l = sitemap_links(xml.as_bytes(), &u());
+        assert_eq!(urls(&l), ["http://a.org/ok"]);
+        assert!(!l.truncated);
+        let text = format!("{long}\nhttp://a.org/t\n");
+        assert_eq!(
+            urls(&sitemap_links(text.as_bytes(), &u())),
+            ["http://a.org/t"]
+        );
     }
 
     proptest! {

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use url::Url;
 
-use super::Outlink;
+use super::{MAX_URL_LEN, Outlink};
 use crate::hop::Hop;
 
 /// The most speculative links taken from one document.
@@ -43,7 +43,10 @@ pub fn speculative_links(text: &[u8], doc_url: &Url) -> (Vec<Outlink>, bool) {
     for s in found {
         if let Ok(mut url) = doc_url.join(&s) {
             url.set_fragment(None);
-            if matches!(url.scheme(), "http" | "https") && seen.insert(url.clone()) {
+            if matches!(url.scheme(), "http" | "https")
+                && url.as_str().len() <= MAX_URL_LEN
+                && seen.insert(url.clone())
+            {
                 out.push(Outlink {
                     url,
                     hop: Hop::Speculative,
@@ -361,6 +364,15 @@ cont.html","q":"/say\"hi\".html","bs":"\/esc\/aped.htm"}"#;
             .collect();
         assert_eq!(urls[0], "http://a.org/list/page.html?a=1&b=2");
         assert_eq!(urls[1], "http://a.org/img/x.png");
+    }
+
+    /// A literal that resolves past MAX_URL_LEN bytes (against a long script URL) is dropped.
+    #[test]
+    fn overlong_links_are_dropped() {
+        let base = Url::parse(&format!("http://a.org/{}/app.js", "d".repeat(MAX_URL_LEN))).unwrap();
+        let (links, _) = speculative_links(br#"a="/short.html", b="rel/long.html""#, &base);
+        let urls: Vec<&str> = links.iter().map(|o| o.url.as_str()).collect();
+        assert_eq!(urls, ["http://a.org/short.html"]);
     }
 
     proptest! {
