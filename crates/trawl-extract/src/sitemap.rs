@@ -107,19 +107,33 @@ fn push(out: &mut SitemapLinks, text: &str, lastmod: Option<i64>, doc_url: &Url)
 }
 
 /// A W3C datetime (the sitemap protocol's `lastmod`: `2026`, `2026-11`, `2026-11-25`, or with a time and a zone)
-/// as seconds since the epoch; a date alone is midnight UTC.
+/// as seconds since the epoch; a date alone is midnight UTC. Two common near-misses are read too, as they are
+/// unambiguous: an offset without its colon (`+0000`, PHP's `DATE_ISO8601`) and a date-time without a zone
+/// (taken as UTC). Anything else is `None`.
 pub fn w3c_datetime(text: &str) -> Option<i64> {
-    use chrono::{DateTime, NaiveDate};
+    use chrono::{DateTime, NaiveDate, NaiveDateTime};
     let text = text.trim();
     if let Ok(t) = DateTime::parse_from_rfc3339(text) {
         return Some(t.timestamp());
     }
-    // Minutes without seconds, as the W3C profile allows.
-    for format in ["%Y-%m-%dT%H:%M%:z", "%Y-%m-%dT%H:%MZ"] {
+    // Minutes without seconds, as the W3C profile allows; `%z` takes `+0000` as well as `+00:00`.
+    for format in [
+        "%Y-%m-%dT%H:%M%:z",
+        "%Y-%m-%dT%H:%M:%S%.f%z",
+        "%Y-%m-%dT%H:%M%z",
+    ] {
         if let Ok(t) = DateTime::parse_from_str(text, format) {
             return Some(t.timestamp());
         }
-        if let Ok(t) = chrono::NaiveDateTime::parse_from_str(text, format) {
+    }
+    for format in [
+        "%Y-%m-%dT%H:%MZ",
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%dT%H:%M",
+        "%Y-%m-%d %H:%M:%S%.f",
+        "%Y-%m-%d %H:%M",
+    ] {
+        if let Ok(t) = NaiveDateTime::parse_from_str(text, format) {
             return Some(t.and_utc().timestamp());
         }
     }
@@ -362,6 +376,21 @@ mod tests {
             ("2025", Some(1_735_689_600)),
             ("yesterday", None),
             ("2025-13-01", None),
+            // The tester's near-misses: PHP's DATE_ISO8601 offset, and no zone at all (UTC).
+            ("2025-11-25T01:30:00+0000", Some(day + 5400)),
+            ("2025-11-25T03:30:00+0200", Some(day + 5400)),
+            ("2025-11-25T01:30+0000", Some(day + 5400)),
+            ("2025-11-25T01:30:00", Some(day + 5400)),
+            ("2025-11-25T01:30:00.250", Some(day + 5400)),
+            ("2025-11-25T01:30", Some(day + 5400)),
+            ("2025-11-25 01:30:00", Some(day + 5400)),
+            // Still garbage.
+            ("2025-11-25T25:00:00", None),
+            ("2025-11-25T01:30:00+99", None),
+            ("2025-11-25T01:30:00 junk", None),
+            ("2025-11-25Tnoon", None),
+            ("20251125", None),
+            ("", None),
         ] {
             assert_eq!(w3c_datetime(text), want, "{text}");
         }
@@ -546,6 +575,12 @@ mod tests {
     }
 
     proptest! {
+        /// Any text: a date or none, never a panic.
+        #[test]
+        fn any_lastmod_text_reads_cleanly(text in "[0-9T:+Z. -]{0,30}") {
+            let _ = w3c_datetime(&text);
+        }
+
         #[test]
         fn any_bytes_read_or_stop_cleanly(body in proptest::collection::vec(any::<u8>(), 0..400)) {
             let l = sitemap_links(&body, &u());
