@@ -2,13 +2,15 @@
 //! (`<enclosure url>`, Atom `rel="enclosure"`), as `L` hops. Read as a stream (quick-xml; no DTD entity is
 //! expanded), up to the page's outlink limit. Relative links resolve against `xml:base` (RFC 4287 §2).
 
+use std::collections::HashSet;
+
 use quick_xml::{
     Reader,
     events::{BytesStart, Event},
 };
 use url::Url;
 
-use super::Outlink;
+use super::{MAX_URL_LEN, Outlink};
 use crate::hop::Hop;
 use crate::xml::{self, Depth, resolve_ref};
 
@@ -60,6 +62,7 @@ pub fn feed_links(body: &[u8], doc_url: &Url, max: usize) -> (Vec<Outlink>, bool
         doc_url,
         max,
         out: Vec::new(),
+        seen: HashSet::new(),
         bases: Vec::new(),
         depth: Depth::default(),
         in_link: false,
@@ -100,6 +103,8 @@ struct FeedReader<'u> {
     doc_url: &'u Url,
     max: usize,
     out: Vec<Outlink>,
+    /// The URLs in `out`, to drop a repeat in constant time (a scan of `out` made a big feed quadratic).
+    seen: HashSet<Url>,
     /// The `xml:base` of each open element that has one, with its depth; the last is in force.
     bases: Vec<(usize, Url)>,
     depth: Depth,
@@ -165,14 +170,22 @@ impl FeedReader<'_> {
         keep_going
     }
 
-    /// Adds `href`, resolved against `base`; false once `max` links are kept.
+    /// Adds `href`, resolved against `base` (none over [`MAX_URL_LEN`] bytes, as written or resolved); false
+    /// once `max` links are kept.
     fn add(&mut self, href: &str, context: &'static str, base: &Url) -> bool {
         if self.out.len() >= self.max {
             return false;
         }
-        if let Ok(mut url) = base.join(href.trim()) {
+        let href = href.trim();
+        if href.len() > MAX_URL_LEN {
+            return true;
+        }
+        if let Ok(mut url) = base.join(href) {
             url.set_fragment(None);
-            if matches!(url.scheme(), "http" | "https") && !self.out.iter().any(|o| o.url == url) {
+            if matches!(url.scheme(), "http" | "https")
+                && url.as_str().len() <= MAX_URL_LEN
+                && self.seen.insert(url.clone())
+            {
                 self.out.push(Outlink {
                     url,
                     hop: Hop::Link,
@@ -331,6 +344,62 @@ mod tests {
         assert!(truncated);
         let whole = br#"<rss><channel><item><link>http://a.org/1</link></item></channel></rss>"#;
         assert!(!feed_links(whole, &u(), 100).1);
+    }
+
+    /// The tester's feed.rss in ISO-8859-1: every link is read (quick-xml used to stop at the title's `é` and
+    /// the feed was marked truncated); so is a UTF-8 feed with one stray windows-1252 byte.
+    #[test]
+    fn legacy_encodings_are_decoded() {
+        let latin1 = b"<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<rss version=\"2.0\"><channel>\
+            <title>Caf\xe9 news</title><link>http://a.org/</link><item><title>Premi\xe8re</title>\
+            <link>http://a.org/feed-item1</link></item><item><link>http://a.org/caf\xe9</link></item>\
+            </channel></rss>";
+        let (links, cut) = feed_links(latin1, &u(), 100);
+        let got: Vec<&str> = links.iter().map(|o| o.url.as_str()).collect();
+        assert_eq!(
+            got,
+            [
+                "http://a.org/",
+                "http://a.org/feed-item1",
+                "http://a.org/caf%C3%A9"
+            ]
+        );
+        assert!(!cut);
+        let stray = b"<rss><channel><title>It\x92s</title><item><link>http://a.org/1</link></item></channel></rss>";
+        let (links, cut) = feed_links(stray, &u(), 100);
+        assert_eq!(links.len(), 1);
+        assert!(!cut);
+        assert!(looks_like_feed("application/rss+xml", latin1));
+    }
+
+    /// A link over MAX_URL_LEN bytes (as written, or once resolved and percent-encoded) is dropped.
+    #[test]
+    fn overlong_links_are_dropped() {
+        let long = format!("http://a.org/feed-long-{}", "a".repeat(20_000));
+        let encoded = format!("/feed-e-{}", "\u{e9}".repeat(3000));
+        let rss = format!(
+            "<rss><channel><item><link>{long}</link><enclosure url=\"{encoded}\"/></item>\
+             <item><link>http://a.org/ok</link></item></channel></rss>"
+        );
+        assert_eq!(urls(rss.as_bytes()), ["http://a.org/ok"]);
+    }
+
+    /// The tester's 100,000-item feed with `max_outlinks` raised: deduplication is a hash lookup, not a scan of
+    /// the links kept (which made it quadratic: minutes of CPU). Generous bound for a loaded debug build.
+    #[test]
+    fn a_big_feed_reads_in_linear_time() {
+        let n = 100_000;
+        let mut rss = String::from("<rss><channel>");
+        for i in 0..n {
+            rss.push_str(&format!("<item><link>http://a.org/item/{i}</link></item>"));
+        }
+        rss.push_str("<item><link>http://a.org/item/7</link></item></channel></rss>");
+        let started = std::time::Instant::now();
+        let (links, cut) = feed_links(rss.as_bytes(), &u(), usize::MAX);
+        let took = started.elapsed();
+        assert_eq!(links.len(), n);
+        assert!(!cut);
+        assert!(took < std::time::Duration::from_secs(20), "{took:?}");
     }
 
     proptest! {

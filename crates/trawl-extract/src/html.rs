@@ -219,9 +219,12 @@ impl Collector {
         Some(entities::decode_attr(&self.text(raw)).into_owned())
     }
 
-    /// Records one raw value (entities already decoded).
+    /// Records one raw value (entities already decoded). Every fragment-only value (`#sec-12`) is recorded as
+    /// `#`: they all resolve to the base URL, so a long document's thousands of in-page anchors take one
+    /// place, not one each out of `raw_cap` (which cut off the real links after them).
     fn push(&mut self, value: &str, hop: Hop, context: &'static str) {
         let value = trim_ascii_ws(value);
+        let value = if value.starts_with('#') { "#" } else { value };
         if value.is_empty()
             || value.len() > self.max_url_len
             || super::has_skipped_scheme(value)

@@ -57,14 +57,19 @@ pub struct Outlink {
     pub lastmod: Option<i64>,
 }
 
+/// The longest URL an extractor keeps, in bytes once resolved ([`Limits::max_url_len`]'s default, and the
+/// bound of the extractors that take no [`Limits`]: sitemaps, feeds, speculative links). No server or archive
+/// tool handles longer URLs well; they are mostly data or tracking blobs.
+pub const MAX_URL_LEN: usize = 8192;
+
 /// Bounds on how much one document may produce.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {
     /// The most outlinks kept from one document; the rest are dropped and
     /// the result is marked truncated. Default: 6000.
     pub max_outlinks: usize,
-    /// URLs longer than this many bytes (before resolution) are dropped.
-    /// Default: 8192.
+    /// URLs longer than this many bytes once resolved are dropped (raw values longer than it too, before
+    /// they are resolved). Default: [`MAX_URL_LEN`].
     pub max_url_len: usize,
     /// Whether string literals of inline `<script>` text are read for speculative (`X`) links. Default:
     /// false (the crawl turns it on with `[extract] speculative`).
@@ -75,7 +80,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_outlinks: 6000,
-            max_url_len: 8192,
+            max_url_len: MAX_URL_LEN,
             speculative: false,
         }
     }
@@ -247,7 +252,9 @@ pub(crate) fn has_skipped_scheme(raw: &str) -> bool {
 
 /// Resolves one raw URL string: trims it, drops empty, overlong and
 /// unwanted-scheme values, parses it against `base` and removes the fragment.
-/// Only `http`, `https` and `ftp` URLs are kept.
+/// Only `http`, `https` and `ftp` URLs are kept, of at most `max_url_len` bytes
+/// both as written (a cheap bound before parsing) and once resolved (percent-encoding
+/// can triple a value's length: 8,000 bytes of `é` are a 24,000-byte URL).
 pub(crate) fn resolve(
     raw: &str,
     base: &Url,
@@ -267,7 +274,7 @@ pub(crate) fn resolve(
         return None;
     }
     url.set_fragment(None);
-    Some(url)
+    (url.as_str().len() <= max_url_len).then_some(url)
 }
 
 /// The path and what follows of `raw` when `raw` is an absolute URL spelled with exactly `base`'s scheme

@@ -8,7 +8,7 @@ use std::io::Read;
 use quick_xml::{NsReader, events::Event, name::ResolveResult};
 use url::Url;
 
-use super::Outlink;
+use super::{MAX_URL_LEN, Outlink};
 use crate::hop::Hop;
 use crate::xml::{self, Depth, resolve_ref};
 
@@ -76,6 +76,8 @@ pub fn sitemap_links(body: &[u8], doc_url: &Url) -> SitemapLinks {
     links
 }
 
+/// Adds the URL `text` names (resolved against `doc_url`; none over [`MAX_URL_LEN`] bytes, as written or
+/// resolved); false once [`MAX_URLS`] are kept.
 fn push(out: &mut SitemapLinks, text: &str, lastmod: Option<i64>, doc_url: &Url) -> bool {
     if out.outlinks.len() >= MAX_URLS {
         out.truncated = true;
@@ -85,10 +87,14 @@ fn push(out: &mut SitemapLinks, text: &str, lastmod: Option<i64>, doc_url: &Url)
     if text.trim().is_empty() {
         return true;
     }
-    if let Ok(url) = doc_url.join(text.trim()) {
+    let text = text.trim();
+    if text.len() > MAX_URL_LEN {
+        return true;
+    }
+    if let Ok(url) = doc_url.join(text) {
         let mut url = url;
         url.set_fragment(None);
-        if matches!(url.scheme(), "http" | "https") {
+        if matches!(url.scheme(), "http" | "https") && url.as_str().len() <= MAX_URL_LEN {
             out.outlinks.push(Outlink {
                 url,
                 hop: Hop::Sitemap,
@@ -101,19 +107,33 @@ fn push(out: &mut SitemapLinks, text: &str, lastmod: Option<i64>, doc_url: &Url)
 }
 
 /// A W3C datetime (the sitemap protocol's `lastmod`: `2026`, `2026-11`, `2026-11-25`, or with a time and a zone)
-/// as seconds since the epoch; a date alone is midnight UTC.
+/// as seconds since the epoch; a date alone is midnight UTC. Two common near-misses are read too, as they are
+/// unambiguous: an offset without its colon (`+0000`, PHP's `DATE_ISO8601`) and a date-time without a zone
+/// (taken as UTC). Anything else is `None`.
 pub fn w3c_datetime(text: &str) -> Option<i64> {
-    use chrono::{DateTime, NaiveDate};
+    use chrono::{DateTime, NaiveDate, NaiveDateTime};
     let text = text.trim();
     if let Ok(t) = DateTime::parse_from_rfc3339(text) {
         return Some(t.timestamp());
     }
-    // Minutes without seconds, as the W3C profile allows.
-    for format in ["%Y-%m-%dT%H:%M%:z", "%Y-%m-%dT%H:%MZ"] {
+    // Minutes without seconds, as the W3C profile allows; `%z` takes `+0000` as well as `+00:00`.
+    for format in [
+        "%Y-%m-%dT%H:%M%:z",
+        "%Y-%m-%dT%H:%M:%S%.f%z",
+        "%Y-%m-%dT%H:%M%z",
+    ] {
         if let Ok(t) = DateTime::parse_from_str(text, format) {
             return Some(t.timestamp());
         }
-        if let Ok(t) = chrono::NaiveDateTime::parse_from_str(text, format) {
+    }
+    for format in [
+        "%Y-%m-%dT%H:%MZ",
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%dT%H:%M",
+        "%Y-%m-%d %H:%M:%S%.f",
+        "%Y-%m-%d %H:%M",
+    ] {
+        if let Ok(t) = NaiveDateTime::parse_from_str(text, format) {
             return Some(t.and_utc().timestamp());
         }
     }
@@ -356,6 +376,21 @@ mod tests {
             ("2025", Some(1_735_689_600)),
             ("yesterday", None),
             ("2025-13-01", None),
+            // The tester's near-misses: PHP's DATE_ISO8601 offset, and no zone at all (UTC).
+            ("2025-11-25T01:30:00+0000", Some(day + 5400)),
+            ("2025-11-25T03:30:00+0200", Some(day + 5400)),
+            ("2025-11-25T01:30+0000", Some(day + 5400)),
+            ("2025-11-25T01:30:00", Some(day + 5400)),
+            ("2025-11-25T01:30:00.250", Some(day + 5400)),
+            ("2025-11-25T01:30", Some(day + 5400)),
+            ("2025-11-25 01:30:00", Some(day + 5400)),
+            // Still garbage.
+            ("2025-11-25T25:00:00", None),
+            ("2025-11-25T01:30:00+99", None),
+            ("2025-11-25T01:30:00 junk", None),
+            ("2025-11-25Tnoon", None),
+            ("20251125", None),
+            ("", None),
         ] {
             assert_eq!(w3c_datetime(text), want, "{text}");
         }
@@ -495,7 +530,57 @@ mod tests {
         }
     }
 
+    /// The tester's sm.xml in ISO-8859-1: the entries after the one with `é` used to be lost (and the sitemap
+    /// marked truncated).
+    #[test]
+    fn legacy_encodings_are_decoded() {
+        let xml = b"<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\
+            <url><loc>http://a.org/before</loc></url><url><loc>http://a.org/caf\xe9</loc></url>\
+            <url><loc>http://a.org/after1</loc></url></urlset>";
+        assert!(looks_like_sitemap("application/xml", xml));
+        let l = sitemap_links(xml, &u());
+        assert_eq!(
+            urls(&l),
+            [
+                "http://a.org/before",
+                "http://a.org/caf%C3%A9",
+                "http://a.org/after1"
+            ]
+        );
+        assert!(!l.truncated);
+        // Undeclared and not UTF-8: read all the same.
+        let stray = b"<urlset><url><loc>http://a.org/\xe9</loc></url><url><loc>http://a.org/2</loc></url></urlset>";
+        let l = sitemap_links(stray, &u());
+        assert_eq!(l.outlinks.len(), 2);
+        assert!(!l.truncated);
+    }
+
+    /// A `<loc>` over MAX_URL_LEN bytes (as written, or once its `é`s are percent-encoded) is dropped; the
+    /// entries around it are kept.
+    #[test]
+    fn overlong_locs_are_dropped() {
+        let long = format!("http://a.org/sm-long-{}", "a".repeat(20_000));
+        let encoded = format!("/sm-e-{}", "\u{e9}".repeat(3000));
+        let xml = format!(
+            "<urlset><url><loc>{long}</loc></url><url><loc>{encoded}</loc></url><url><loc>http://a.org/ok</loc></url></urlset>"
+        );
+        let l = sitemap_links(xml.as_bytes(), &u());
+        assert_eq!(urls(&l), ["http://a.org/ok"]);
+        assert!(!l.truncated);
+        let text = format!("{long}\nhttp://a.org/t\n");
+        assert_eq!(
+            urls(&sitemap_links(text.as_bytes(), &u())),
+            ["http://a.org/t"]
+        );
+    }
+
     proptest! {
+        /// Any text: a date or none, never a panic.
+        #[test]
+        fn any_lastmod_text_reads_cleanly(text in "[0-9T:+Z. -]{0,30}") {
+            let _ = w3c_datetime(&text);
+        }
+
         #[test]
         fn any_bytes_read_or_stop_cleanly(body in proptest::collection::vec(any::<u8>(), 0..400)) {
             let l = sitemap_links(&body, &u());

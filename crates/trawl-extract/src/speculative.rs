@@ -3,9 +3,11 @@
 //! or a path with a `/` and either a file extension or a trailing `/`, no spaces, no template or regex
 //! characters, and not a bare `a/b` fragment of code; at most [`MAX_PER_DOCUMENT`] per document.
 
+use std::collections::HashSet;
+
 use url::Url;
 
-use super::Outlink;
+use super::{MAX_URL_LEN, Outlink};
 use crate::hop::Hop;
 
 /// The most speculative links taken from one document.
@@ -36,11 +38,15 @@ pub fn is_script_or_json(mime: &str) -> bool {
 /// The speculative links of script or JSON `text` fetched from `doc_url`, and whether the cap cut them.
 pub fn speculative_links(text: &[u8], doc_url: &Url) -> (Vec<Outlink>, bool) {
     let mut out: Vec<Outlink> = Vec::new();
+    let mut seen: HashSet<Url> = HashSet::new();
     let (found, cut) = candidates(text);
     for s in found {
         if let Ok(mut url) = doc_url.join(&s) {
             url.set_fragment(None);
-            if matches!(url.scheme(), "http" | "https") && !out.iter().any(|o| o.url == url) {
+            if matches!(url.scheme(), "http" | "https")
+                && url.as_str().len() <= MAX_URL_LEN
+                && seen.insert(url.clone())
+            {
                 out.push(Outlink {
                     url,
                     hop: Hop::Speculative,
@@ -54,9 +60,12 @@ pub fn speculative_links(text: &[u8], doc_url: &Url) -> (Vec<Outlink>, bool) {
 }
 
 /// The string literals of `text` shaped like links ([`looks_like_link`]), at most [`MAX_PER_DOCUMENT`], and
-/// whether the cap cut them.
+/// whether the cap cut them. A literal is read to its real closing quote however long it is (a minified
+/// bundle's 3 KB data URI must not leave the scanner inside a string), and its escapes are decoded as
+/// JavaScript and JSON read them (`\/`, `\u002F`, `\xHH`, surrogate pairs; `\n` and the like make it no link).
 pub fn candidates(text: &[u8]) -> (Vec<String>, bool) {
     let mut out: Vec<String> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
     let mut i = 0;
     while i < text.len() {
         let quote = text[i];
@@ -66,13 +75,22 @@ pub fn candidates(text: &[u8]) -> (Vec<String>, bool) {
         }
         // A string literal: up to the same quote, backslash escapes honoured; a newline ends a '…' or "…".
         let mut lit = Vec::new();
+        // False once the literal is longer than MAX_LITERAL or holds an escape that decodes to nothing.
+        let mut usable = true;
         let mut j = i + 1;
         let mut closed = false;
-        while j < text.len() && lit.len() <= MAX_LITERAL {
+        while j < text.len() {
             match text[j] {
                 b'\\' if j + 1 < text.len() => {
-                    lit.push(text[j + 1]);
-                    j += 2;
+                    let (escaped, len) = escape(&text[j + 1..]);
+                    match escaped {
+                        Escape::Char(c) if usable => {
+                            lit.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+                        }
+                        Escape::Char(_) | Escape::Nothing => {}
+                        Escape::Invalid => usable = false,
+                    }
+                    j += 1 + len;
                 }
                 b'\n' if quote != b'`' => break,
                 c if c == quote => {
@@ -80,27 +98,103 @@ pub fn candidates(text: &[u8]) -> (Vec<String>, bool) {
                     break;
                 }
                 c => {
-                    lit.push(c);
+                    if usable {
+                        lit.push(c);
+                    }
                     j += 1;
                 }
             }
+            if lit.len() > MAX_LITERAL {
+                usable = false;
+                lit = Vec::new();
+            }
         }
         i = j + 1;
-        if !closed {
+        if !closed || !usable {
             continue;
         }
-        let Ok(s) = std::str::from_utf8(&lit) else {
+        let Ok(s) = String::from_utf8(lit) else {
             continue;
         };
-        if !looks_like_link(s) || out.iter().any(|o| o == s) {
+        if !looks_like_link(&s) || seen.contains(&s) {
             continue;
         }
         if out.len() >= MAX_PER_DOCUMENT {
             return (out, true);
         }
-        out.push(s.to_owned());
+        seen.insert(s.clone());
+        out.push(s);
     }
     (out, false)
+}
+
+/// What one escape sequence of a string literal stands for.
+#[derive(Debug, PartialEq, Eq)]
+enum Escape {
+    /// A character (a control character for `\n`, `\t`, ...: [`looks_like_link`] turns those away).
+    Char(char),
+    /// Nothing: a line continuation.
+    Nothing,
+    /// No character: a lone surrogate, or `\u`/`\x` without its hex digits.
+    Invalid,
+}
+
+/// The escape sequence that `rest` (what follows a backslash, never empty) starts, and how many bytes of
+/// `rest` it takes.
+fn escape(rest: &[u8]) -> (Escape, usize) {
+    match rest[0] {
+        b'n' => (Escape::Char('\n'), 1),
+        b't' => (Escape::Char('\t'), 1),
+        b'r' => (Escape::Char('\r'), 1),
+        b'b' => (Escape::Char('\u{8}'), 1),
+        b'f' => (Escape::Char('\u{c}'), 1),
+        b'v' => (Escape::Char('\u{b}'), 1),
+        b'0' if !rest.get(1).is_some_and(u8::is_ascii_digit) => (Escape::Char('\0'), 1),
+        // Legacy octal escapes: never in a URL worth guessing.
+        b'0'..=b'9' => (Escape::Invalid, 1),
+        b'\r' if rest.get(1) == Some(&b'\n') => (Escape::Nothing, 2),
+        b'\n' | b'\r' => (Escape::Nothing, 1),
+        b'x' => match hex(rest.get(1..3)) {
+            Some(v) => (char::from_u32(v).map_or(Escape::Invalid, Escape::Char), 3),
+            None => (Escape::Invalid, 1),
+        },
+        b'u' if rest.get(1) == Some(&b'{') => {
+            // `\u{1F600}`: up to six hex digits in braces.
+            let Some(close) = rest.iter().take(9).position(|&b| b == b'}') else {
+                return (Escape::Invalid, 1);
+            };
+            let c = hex(rest.get(2..close)).and_then(char::from_u32);
+            (c.map_or(Escape::Invalid, Escape::Char), close + 1)
+        }
+        b'u' => {
+            let Some(unit) = hex(rest.get(1..5)) else {
+                return (Escape::Invalid, 1);
+            };
+            if (0xD800..0xDC00).contains(&unit)
+                && rest.get(5..7) == Some(b"\\u")
+                && let Some(low) = hex(rest.get(7..11)).filter(|l| (0xDC00..0xE000).contains(l))
+            {
+                let c = char::from_u32(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00));
+                return (c.map_or(Escape::Invalid, Escape::Char), 11);
+            }
+            (
+                char::from_u32(unit).map_or(Escape::Invalid, Escape::Char),
+                5,
+            )
+        }
+        // A backslash before a non-ASCII character is dropped; the character is read as it comes.
+        c if !c.is_ascii() => (Escape::Nothing, 0),
+        // `\/`, `\"`, `\'`, `\\` and any other character stand for themselves.
+        c => (Escape::Char(char::from(c)), 1),
+    }
+}
+
+/// The value of `digits` as hexadecimal: one to six hex digits, `None` for anything else (or `None` given).
+fn hex(digits: Option<&[u8]>) -> Option<u32> {
+    let digits = digits.filter(|d| (1..=6).contains(&d.len()))?;
+    digits
+        .iter()
+        .try_fold(0u32, |v, &d| Some(v * 16 + char::from(d).to_digit(16)?))
 }
 
 /// Whether a string literal is shaped like a URL or a site path rather than code or prose.
@@ -211,7 +305,88 @@ mod tests {
         assert!(cut);
     }
 
+    /// A literal longer than MAX_LITERAL is read to its own closing quote: the links after it on the same line
+    /// (a minified bundle, an inline script) are still found.
+    #[test]
+    fn a_long_literal_keeps_quote_parity() {
+        let base = Url::parse("http://a.org/").unwrap();
+        let long = "A".repeat(3000);
+        for js in [
+            format!(r#"var a="{long}",b="/min-after-long.html",c='/min-second.html';"#),
+            format!(r#"var a=`{long}\`{long}`,b="/min-after-long.html",c='/min-second.html';"#),
+            format!(r#"var a="{long}\"\u0041",b="/min-after-long.html",c='/min-second.html';"#),
+        ] {
+            let urls: Vec<String> = speculative_links(js.as_bytes(), &base)
+                .0
+                .iter()
+                .map(|o| o.url.to_string())
+                .collect();
+            assert_eq!(
+                urls,
+                [
+                    "http://a.org/min-after-long.html",
+                    "http://a.org/min-second.html"
+                ]
+            );
+        }
+        // A link-shaped literal over the limit is no candidate.
+        let over = format!("\"/{}.html\"", "a".repeat(MAX_LITERAL));
+        assert!(candidates(over.as_bytes()).0.is_empty());
+    }
+
+    /// JSON and JavaScript escapes are decoded: `\u0026` is `&`, `\u002F` is `/`; `\n` is no link.
+    #[test]
+    fn escapes_are_decoded() {
+        let base = Url::parse("http://a.org/").unwrap();
+        let json = br#"{"next":"/list/page.html?a=1\u0026b=2","img":"\u002Fimg\u002Fx.png",
+            "x":"/caf\xE9.html","emoji":"/\uD83D\uDE00.html","es6":"/\u{1F600}/","nl":"/a.html\n",
+            "tab":"/b\t.html","lone":"/\uD83D.html","bad":"/\u12.html","oct":"/\101.html",
+            "cont":"/line\
+cont.html","q":"/say\"hi\".html","bs":"\/esc\/aped.htm"}"#;
+        let (found, _) = candidates(json);
+        assert_eq!(
+            found,
+            [
+                "/list/page.html?a=1&b=2",
+                "/img/x.png",
+                "/caf\u{e9}.html",
+                "/\u{1F600}.html",
+                "/\u{1F600}/",
+                "/linecont.html",
+                "/say\"hi\".html",
+                "/esc/aped.htm"
+            ]
+        );
+        let urls: Vec<String> = speculative_links(json, &base)
+            .0
+            .iter()
+            .map(|o| o.url.to_string())
+            .collect();
+        assert_eq!(urls[0], "http://a.org/list/page.html?a=1&b=2");
+        assert_eq!(urls[1], "http://a.org/img/x.png");
+    }
+
+    /// A literal that resolves past MAX_URL_LEN bytes (against a long script URL) is dropped.
+    #[test]
+    fn overlong_links_are_dropped() {
+        let base = Url::parse(&format!("http://a.org/{}/app.js", "d".repeat(MAX_URL_LEN))).unwrap();
+        let (links, _) = speculative_links(br#"a="/short.html", b="rel/long.html""#, &base);
+        let urls: Vec<&str> = links.iter().map(|o| o.url.as_str()).collect();
+        assert_eq!(urls, ["http://a.org/short.html"]);
+    }
+
     proptest! {
+        /// Any link-shaped string, with every character written as a `\uXXXX` escape (surrogate pairs beyond
+        /// the BMP) as JSON encoders may write it, is found as it is.
+        #[test]
+        fn escaped_literals_decode_to_themselves(path in "/[a-z0-9\u{e9}\u{1F600}/._-]{1,30}\\.html") {
+            prop_assume!(looks_like_link(&path));
+            let escaped: String = path.encode_utf16().map(|u| format!("\\u{u:04X}")).collect();
+            let doc = format!("x = \"{escaped}\"; y = '{path}';");
+            let (found, _) = candidates(doc.as_bytes());
+            prop_assert_eq!(found, vec![path.clone()]);
+        }
+
         #[test]
         fn any_bytes_scan_cleanly(body in proptest::collection::vec(any::<u8>(), 0..500)) {
             let base = Url::parse("http://a.org/").unwrap();

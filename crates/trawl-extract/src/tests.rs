@@ -88,6 +88,36 @@ fn resolve_rules() {
     }
 }
 
+/// The tester's long-URL page: 8,000 bytes of `é` are a 24,000-byte URL once percent-encoded, over the
+/// cap that used to be checked on the raw value only; an ASCII value just under the cap stays.
+#[test]
+fn url_cap_applies_once_resolved() {
+    let base = doc();
+    let accents = format!("/html-e-{}", "\u{e9}".repeat(4000));
+    assert!(accents.len() <= MAX_URL_LEN);
+    assert_eq!(resolve(&accents, &base, None, MAX_URL_LEN), None);
+    let ascii = format!(
+        "/{}",
+        "a".repeat(MAX_URL_LEN - "https://example.com/".len())
+    );
+    assert_eq!(
+        resolve(&ascii, &base, None, MAX_URL_LEN).map(|u| u.as_str().len()),
+        Some(MAX_URL_LEN)
+    );
+    assert_eq!(
+        resolve(&format!("{ascii}b"), &base, None, usize::MAX).map(|u| u.as_str().len()),
+        Some(MAX_URL_LEN + 1)
+    );
+    assert_eq!(
+        resolve(&format!("{ascii}b"), &base, None, MAX_URL_LEN),
+        None
+    );
+    let html = format!(r#"<a href="{accents}">e</a><a href="/short">s</a>"#);
+    let got = extract_html(html.as_bytes(), None, &base, &Limits::default());
+    let urls: Vec<&str> = got.outlinks.iter().map(|o| o.url.as_str()).collect();
+    assert_eq!(urls, ["https://example.com/short"]);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -106,6 +136,10 @@ proptest! {
         for o in &links.outlinks {
             prop_assert!(o.url.fragment().is_none());
             prop_assert!(matches!(o.url.scheme(), "http" | "https" | "ftp"));
+        }
+        let short = Limits { max_url_len: 24, ..Limits::default() };
+        for o in extract_html(body.as_bytes(), None, &doc(), &short).outlinks {
+            prop_assert!(o.url.as_str().len() <= 24);
         }
         let limits = Limits { max_outlinks: 2, ..Limits::default() };
         prop_assert!(extract_html(body.as_bytes(), None, &doc(), &limits).outlinks.len() <= 2);

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use encoding_rs::{Encoding, UTF_16BE, UTF_16LE};
+use encoding_rs::{Encoding, REPLACEMENT, UTF_8, UTF_16BE, UTF_16LE};
 use quick_xml::{Reader, events::BytesRef, events::Event};
 
 /// The character a reference in text stands for: a character reference (`&#38;`, `&#x26;`) or one of the five
@@ -23,14 +23,47 @@ pub(crate) fn resolve_ref(r: &BytesRef<'_>) -> Option<char> {
     }
 }
 
-/// `xml` as UTF-8 for quick-xml, which reads nothing else: a UTF-16 document (by its byte order mark, or by
-/// `<?` in UTF-16 as XML's appendix F detects it) is decoded; anything else is returned as it is.
+/// `xml` as UTF-8 for quick-xml, which reads nothing else (it stops at the first byte that is not UTF-8, so a
+/// feed in ISO-8859-1 would give nothing past its first `é`). A UTF-16 document (by its byte order mark, or
+/// by `<?` in UTF-16 as XML's appendix F detects it) is decoded; so is one whose XML declaration names
+/// another encoding (`encoding="ISO-8859-1"`, `windows-1252`, `Shift_JIS`: WHATWG labels, as browsers read
+/// them). Valid UTF-8 is returned as it is; a document that is neither (a stray windows-1252 quote in a
+/// UTF-8 feed) is read with U+FFFD for its invalid bytes, so an encoding slip never reads as broken XML.
 pub(crate) fn utf8(xml: &[u8]) -> Cow<'_, [u8]> {
-    let Some((encoding, bom)) = utf16(xml) else {
-        return Cow::Borrowed(xml);
-    };
-    let (text, _) = encoding.decode_without_bom_handling(&xml[bom..]);
-    Cow::Owned(text.into_owned().into_bytes())
+    if let Some((encoding, bom)) = utf16(xml) {
+        let (text, _) = encoding.decode_without_bom_handling(&xml[bom..]);
+        return Cow::Owned(text.into_owned().into_bytes());
+    }
+    let declared = Encoding::for_bom(xml)
+        .is_none()
+        .then(|| declared_encoding(xml))
+        .flatten()
+        .filter(|e| ![UTF_8, UTF_16LE, UTF_16BE, REPLACEMENT].contains(e));
+    if let Some(encoding) = declared {
+        let (text, _) = encoding.decode_without_bom_handling(xml);
+        return Cow::Owned(text.into_owned().into_bytes());
+    }
+    match String::from_utf8_lossy(xml) {
+        Cow::Borrowed(_) => Cow::Borrowed(xml),
+        Cow::Owned(text) => Cow::Owned(text.into_bytes()),
+    }
+}
+
+/// The encoding the XML declaration at the start of `xml` names (`<?xml version="1.0" encoding="…"?>`), if
+/// it names one encoding_rs knows.
+fn declared_encoding(xml: &[u8]) -> Option<&'static Encoding> {
+    let rest = xml.strip_prefix(b"<?xml")?;
+    if !rest.first().is_some_and(|b| b.is_ascii_whitespace()) {
+        return None;
+    }
+    let decl = &rest[..memchr::memmem::find(&rest[..rest.len().min(512)], b"?>")?];
+    let at = memchr::memmem::find(decl, b"encoding")?;
+    let value = decl[at + b"encoding".len()..].trim_ascii_start();
+    let value = value.strip_prefix(b"=")?.trim_ascii_start();
+    let quote = *value.first().filter(|q| matches!(q, b'"' | b'\''))?;
+    let value = &value[1..];
+    let label = &value[..memchr::memchr(quote, value)?];
+    Encoding::for_label(label)
 }
 
 /// The UTF-16 encoding of `xml` and the length of its byte order mark, if it is UTF-16.
@@ -130,6 +163,47 @@ mod tests {
         assert!(matches!(utf8(text.as_bytes()), Cow::Borrowed(_)));
     }
 
+    /// A document in the encoding its XML declaration names is decoded by it; one that is not UTF-8 and
+    /// declares nothing (or UTF-8) is read with U+FFFD for the bytes that are not.
+    #[test]
+    fn declared_encodings_and_stray_bytes() {
+        let latin1 =
+            b"<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><rss><title>Caf\xe9</title></rss>";
+        let want =
+            "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><rss><title>Caf\u{e9}</title></rss>";
+        assert_eq!(utf8(latin1).as_ref(), want.as_bytes());
+        let cp1252 = b"<?xml version='1.0' encoding = 'windows-1252' ?><a>\x93q\x94</a>";
+        assert!(
+            std::str::from_utf8(&utf8(cp1252))
+                .unwrap()
+                .contains("\u{201c}q\u{201d}")
+        );
+        let sjis = b"<?xml version=\"1.0\" encoding=\"Shift_JIS\"?><a>\x93\xfa</a>";
+        assert!(
+            std::str::from_utf8(&utf8(sjis))
+                .unwrap()
+                .contains("<a>\u{65e5}</a>")
+        );
+        let stray = b"<?xml version=\"1.0\" encoding=\"UTF-8\"?><a>it\x92s</a>";
+        assert_eq!(
+            utf8(stray).as_ref(),
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?><a>it\u{fffd}s</a>".as_bytes()
+        );
+        assert_eq!(utf8(b"<a>\xff</a>").as_ref(), "<a>\u{fffd}</a>".as_bytes());
+        // A declaration of UTF-16 on bytes that are not, or of a name no one knows: read as UTF-8.
+        let lying = b"<?xml version=\"1.0\" encoding=\"UTF-16\"?><a>x</a>";
+        assert!(matches!(utf8(lying), Cow::Borrowed(_)));
+        let unknown = b"<?xml version=\"1.0\" encoding=\"klingon\"?><a>\xe9</a>";
+        assert!(
+            std::str::from_utf8(&utf8(unknown))
+                .unwrap()
+                .contains('\u{fffd}')
+        );
+        // A byte order mark beats the declaration.
+        let bom = b"\xef\xbb\xbf<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><a>\xc3\xa9</a>";
+        assert!(matches!(utf8(bom), Cow::Borrowed(_)));
+    }
+
     #[test]
     fn root_past_the_prolog() {
         let comment = "x".repeat(2000);
@@ -149,7 +223,20 @@ mod tests {
     proptest! {
         #[test]
         fn any_bytes_decode_and_sniff_cleanly(body in proptest::collection::vec(any::<u8>(), 0..400)) {
-            let _ = root_name(&utf8(&body), 256);
+            let text = utf8(&body);
+            prop_assert!(std::str::from_utf8(&text).is_ok());
+            let _ = root_name(&text, 256);
+        }
+
+        /// Whatever follows a declaration of a legacy encoding, the result is UTF-8.
+        #[test]
+        fn declared_documents_decode_to_utf8(
+            label in proptest::sample::select(vec!["ISO-8859-1", "windows-1252", "Shift_JIS", "EUC-JP", "koi8-r", "utf-8", "x"]),
+            body in proptest::collection::vec(any::<u8>(), 0..200),
+        ) {
+            let mut doc = format!("<?xml version=\"1.0\" encoding=\"{label}\"?>").into_bytes();
+            doc.extend_from_slice(&body);
+            prop_assert!(std::str::from_utf8(&utf8(&doc)).is_ok());
         }
     }
 }

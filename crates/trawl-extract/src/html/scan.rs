@@ -8,7 +8,8 @@
 //! html5gum build owned tokens for all text. This reads the document's bytes in place and allocates
 //! nothing per tag. Which text mode follows a start tag (raw text after `<style>`, script data after
 //! `<script>`, none inside `<svg>`/`<math>`) is decided as lol_html's tree builder simulation decides
-//! it, and a differential test against lol_html checks that both find the same tags (`tests.rs`).
+//! it (except that `<noscript>`, `<noframes>` and `<noembed>` hold markup), and a differential test against
+//! lol_html checks that both find the same tags (`tests.rs`).
 //!
 //! Works on the bytes of any ASCII-compatible encoding: every byte it looks for is ASCII, and such
 //! encodings never use those bytes inside a multi-byte character.
@@ -298,11 +299,11 @@ fn text_mode(name: &[u8], tag: &StartTag<'_>, self_closing: bool, ns: &mut Vec<N
     }
 }
 
-/// Elements whose text runs to their end tag without markup: raw text and RCDATA (`<noscript>` too, as
-/// for a browser with scripting on, which is how lol_html reads it).
-const UNTIL_END_TAG: [&str; 8] = [
-    "style", "textarea", "title", "iframe", "xmp", "noembed", "noframes", "noscript",
-];
+/// Elements whose text runs to their end tag without markup: raw text and RCDATA. Not `<noscript>`,
+/// `<noframes>` or `<noembed>`, which a browser (with scripting on, or with frames) reads as raw text: their
+/// content is the fallback a crawler that runs no scripts should see (`<noscript><img src>` of lazy-loaded
+/// images, no-JS pagination), so it is read as markup, as Heritrix reads it.
+const UNTIL_END_TAG: [&str; 5] = ["style", "textarea", "title", "iframe", "xmp"];
 
 /// HTML start tags that end foreign content (WHATWG "in foreign content", the list lol_html follows).
 const FOREIGN_EXITS: [&str; 44] = [

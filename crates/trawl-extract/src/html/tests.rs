@@ -375,6 +375,26 @@ case!(
     r#"<textarea><a href="no"></textarea><a href="yes">"#,
     [("http://example.com/dir/yes", Link, "a/@href")]
 );
+case!(
+    title_xmp_and_iframe_text_ignored,
+    r#"<title><a href="no"></title><xmp><a href="no"></xmp><iframe><a href="no"></iframe><a href="yes">"#,
+    [("http://example.com/dir/yes", Link, "a/@href")]
+);
+// The tester's lazy-load page: a no-JS fallback's links are the page's (they used to be read as raw text).
+case!(
+    noscript_noframes_and_noembed_are_read,
+    r#"<img data-src="/photo.jpg" src="/placeholder.gif"><noscript><img src="/photo.jpg"></noscript>
+       <noscript><a href="/page/2">next</a></noscript><frameset><frame src="/frame.html"></frameset>
+       <noframes><a href="/noframes-link">no frames</a></noframes><noembed><a href="/noembed-link"></noembed>"#,
+    [
+        ("http://example.com/placeholder.gif", Embed, "img/@src"),
+        ("http://example.com/photo.jpg", Embed, "img/@src"),
+        ("http://example.com/page/2", Link, "a/@href"),
+        ("http://example.com/frame.html", Embed, "frame/@src"),
+        ("http://example.com/noframes-link", Link, "a/@href"),
+        ("http://example.com/noembed-link", Link, "a/@href"),
+    ]
+);
 
 #[test]
 fn meta_robots_nofollow() {
@@ -557,4 +577,37 @@ fn link_rel_hops() {
     for &(rel, want) in rows {
         assert_eq!(link_hop(rel), want, "{rel:?}");
     }
+}
+
+/// The tester's spec.html: 30,000 in-page anchors, then real links. Anchors are one raw value (the page
+/// itself), so the real links are read and nothing is truncated.
+#[test]
+fn in_page_anchors_do_not_use_up_the_cap() {
+    let mut html: String = (0..30_000)
+        .map(|i| format!("<a href=\"#sec-{i}\">{i}</a>"))
+        .collect();
+    html.push_str(
+        r##"<a href="/real-after-anchors">r</a><a href=" #top">t</a><a href="/real-2">r</a>"##,
+    );
+    let got = links(html.as_bytes(), None);
+    assert_eq!(
+        triples(&got),
+        [
+            (DOC.to_string(), Hop::Link, "a/@href"),
+            (
+                "http://example.com/real-after-anchors".to_string(),
+                Hop::Link,
+                "a/@href"
+            ),
+            (
+                "http://example.com/real-2".to_string(),
+                Hop::Link,
+                "a/@href"
+            ),
+        ]
+    );
+    assert!(!got.truncated_outlinks);
+    // Against a `<base>`, an anchor is the base's URL, as before.
+    let based = links(br##"<base href="http://other.org/b"><a href="#x">"##, None);
+    assert_eq!(based.outlinks[0].url.as_str(), "http://other.org/b");
 }

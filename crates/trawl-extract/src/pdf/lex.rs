@@ -288,7 +288,8 @@ fn skip_string(input: &[u8], i: usize) -> usize {
 
 /// What a page's content stream shows as text, read one token at a time (lopdf would build every operation
 /// first): the strings of `Tj`, `TJ`, `'` and `"`, decoded with the font the last `Tf` chose, a line break at
-/// `T*`, `'`, `"` and `ET`, a space for a `TJ` adjustment below -100 and after a `TJ` array, as lopdf's own text
+/// `T*`, `'`, `"`, `ET`, `Tm` and a `Td`/`TD` that moves to another line (most producers place every line with
+/// one of those, and a URL ending a line must not run into the next line's first word), a space for a `TJ` adjustment below -100 and after a `TJ` array, as lopdf's own text
 /// extraction does. `decode` turns a font name and a string into text (`None`: no such font); `chunk` gets
 /// the text of each run in one font; `should_stop` is asked now and then whether to give up.
 pub(super) fn page_text(
@@ -302,6 +303,8 @@ pub(super) fn page_text(
     let mut pending = String::new();
     let mut text = String::new();
     let mut depth = 0usize;
+    // The last number operand seen since the last operator: a `Td`/`TD`'s vertical move.
+    let mut last_number = 0.0f64;
     let mut i = 0;
     let mut checked = 0;
     while i < content.len() {
@@ -364,6 +367,7 @@ pub(super) fn page_text(
                     if depth > 0 && number < -100.0 {
                         pending.push(' ');
                     }
+                    last_number = number;
                     continue;
                 }
                 if matches!(word, b"true" | b"false" | b"null") {
@@ -385,6 +389,12 @@ pub(super) fn page_text(
                         text.push_str(&pending);
                     }
                     b"T*" | b"ET" if !text.ends_with('\n') => text.push('\n'),
+                    b"Tm" if !text.is_empty() && !text.ends_with('\n') => text.push('\n'),
+                    b"Td" | b"TD"
+                        if last_number != 0.0 && !text.is_empty() && !text.ends_with('\n') =>
+                    {
+                        text.push('\n');
+                    }
                     // Inline image data runs to an `EI` between white space.
                     b"ID" => i = inline_image_end(content, i),
                     _ => {}
@@ -392,6 +402,7 @@ pub(super) fn page_text(
                 pending.clear();
                 first_name = None;
                 depth = 0;
+                last_number = 0.0;
             }
             _ => i += 1,
         }
@@ -526,5 +537,24 @@ mod tests {
         );
         assert!(done);
         assert_eq!(chunks, ["see http://a.org/x)ht tp://b.org \nhi\n"]);
+    }
+
+    /// Lines placed with `Td`, `TD` or `Tm` are lines: a URL at the end of one does not take the next line's
+    /// first word. A `Td` that stays on the line (ty 0) adds nothing.
+    #[test]
+    fn line_moves_break_lines() {
+        let content = b"BT /F1 12 Tf 72 720 Td (More at http://a.org/report.html) Tj 0 -14 Td (Chapter 2) Tj \
+                        0 -14.5 TD (http://a.org/b) Tj 1 0 0 1 72 600 Tm (next) Tj 20 0 Td (same) Tj ET";
+        let mut chunks = Vec::new();
+        page_text(
+            content,
+            |_, raw| Some(String::from_utf8_lossy(raw).into_owned()),
+            |text| chunks.push(text.to_string()),
+            || false,
+        );
+        assert_eq!(
+            chunks,
+            ["More at http://a.org/report.html\nChapter 2\nhttp://a.org/b\nnextsame\n"]
+        );
     }
 }

@@ -37,8 +37,40 @@ fn scanned(doc: &str) -> Report {
     (tags, styles)
 }
 
-/// What lol_html reports for the same document (its element and text handlers).
+/// The elements the scanner reads as markup where lol_html (a browser with scripting on) reads raw text, and
+/// names lol_html reads as ordinary elements, for the differential tests.
+const MARKUP_FALLBACKS: [(&str, &str); 3] = [
+    ("noscript", "x-noscript"),
+    ("noframes", "x-noframes"),
+    ("noembed", "x-noembed"),
+];
+
+/// What lol_html reports for the same document (its element and text handlers), with `<noscript>`,
+/// `<noframes>` and `<noembed>` read as ordinary elements, as the scanner reads them.
 fn lol(doc: &str) -> Report {
+    let mut doc = doc.to_string();
+    for (name, ordinary) in MARKUP_FALLBACKS {
+        doc = doc.replace(name, ordinary);
+    }
+    let back = |text: &mut String| {
+        for (name, ordinary) in MARKUP_FALLBACKS {
+            *text = text.replace(ordinary, name);
+        }
+    };
+    let (mut tags, mut styles) = lol_as_is(&doc);
+    for (name, attrs) in &mut tags {
+        back(name);
+        for (attr, value) in attrs {
+            back(attr);
+            back(value);
+        }
+    }
+    styles.iter_mut().for_each(back);
+    (tags, styles)
+}
+
+/// What lol_html reports for `doc` (its element and text handlers).
+fn lol_as_is(doc: &str) -> Report {
     let tags = RefCell::new(Vec::new());
     let styles = RefCell::new(Vec::new());
     let style = RefCell::new(String::new());
@@ -120,14 +152,25 @@ fn comments_doctypes_and_bogus_comments_hide_tags() {
 #[test]
 fn raw_text_runs_to_its_own_end_tag() {
     let doc = "<style>a{background:url(<img src=x>)}</styles></STYLE ><img src=y>\
-               <textarea><a href=t></textarea><title><a></title x><noscript><a></noscript><b>";
+               <textarea><a href=t></textarea><title><a></title x><xmp><a></xmp><iframe><a></iframe><b>";
     let (tags, styles) = scanned(doc);
     let names: Vec<&str> = tags.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(
         names,
-        ["style", "img", "textarea", "title", "noscript", "b"]
+        ["style", "img", "textarea", "title", "xmp", "iframe", "b"]
     );
     assert_eq!(styles, ["a{background:url(<img src=x>)}</styles>"]);
+}
+
+/// The fallbacks a browser reads as raw text hold markup here: their links are what a crawler that runs no
+/// scripts needs.
+#[test]
+fn noscript_noframes_and_noembed_hold_markup() {
+    let doc = "<noscript><img src=x></noscript><NOFRAMES><a href=f></noframes><noembed><a href=e></noembed><b>";
+    assert_eq!(
+        names(doc),
+        ["noscript", "img", "noframes", "a", "noembed", "a", "b"]
+    );
 }
 
 #[test]
@@ -224,6 +267,10 @@ const PIECES: &[&str] = &[
     "</title>",
     "<noscript>",
     "</noscript>",
+    "<noframes><a href=nf.html>",
+    "</noframes>",
+    "<noembed>",
+    "</noembed>",
     "<iframe src=f.html>",
     "</iframe>",
     "<xmp>",
