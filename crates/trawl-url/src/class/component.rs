@@ -123,6 +123,9 @@ pub(crate) struct PathComponent {
     pub(crate) matcher: Matcher,
     /// The default, percent-encoded for a path.
     pub(crate) default: Option<String>,
+    /// A fixed component's text, percent-encoded for a path: what the normalised URL holds, however a URL
+    /// spells it (`sh%6Fw` matches `show` and is normalised to it).
+    pub(crate) fixed: Option<String>,
 }
 
 impl PathComponent {
@@ -134,7 +137,18 @@ impl PathComponent {
             def.max_chars,
         )?;
         let default = def.default.as_deref().map(|d| ensure_encoded(d, PATH_SAFE));
-        Ok(Self { matcher, default })
+        let fixed = (def.match_type == MatchType::Fixed)
+            .then(|| {
+                def.value
+                    .as_deref()
+                    .map(|v| ensure_encoded(&decode(v), PATH_SAFE))
+            })
+            .flatten();
+        Ok(Self {
+            matcher,
+            default,
+            fixed,
+        })
     }
 }
 

@@ -49,9 +49,12 @@ impl UrlClass {
                 .iter()
                 .enumerate()
                 .map(|(i, c)| {
+                    // Normalised, a fixed component is the class's spelling of it.
+                    let fixed = c.fixed.as_deref().filter(|_| !for_server);
                     components
                         .get(i)
                         .copied()
+                        .map(|text| fixed.unwrap_or(text))
                         .or(c.default.as_deref())
                         .unwrap_or_default()
                 })
@@ -64,6 +67,7 @@ impl UrlClass {
         let query = self.build_query(
             &Query::parse(url.query()),
             for_server && self.keep_extra_query_for_server,
+            !for_server,
         );
         if !query.is_empty() {
             out.push('?');
@@ -86,8 +90,17 @@ impl UrlClass {
         })
     }
 
-    fn build_query(&self, query: &Query<'_>, keep_extra: bool) -> String {
+    /// The query: listed parameters (all, with `keep_extra`), defaults filled in. With `class_names`, a listed
+    /// parameter is named as the class spells it (`post%5Bid%5D` and `post[id]` are one name, one normalised
+    /// URL), else as the URL does.
+    fn build_query(&self, query: &Query<'_>, keep_extra: bool, class_names: bool) -> String {
         let is_listed = |key: &str| self.query.iter().any(|p| decode(key) == p.decoded_name);
+        let name = |key: &'_ str| -> String {
+            self.query
+                .iter()
+                .find(|p| class_names && decode(key) == p.decoded_name)
+                .map_or_else(|| key.to_owned(), |p| p.name.clone())
+        };
         let defaults: Vec<(&str, &str)> = self
             .query
             .iter()
@@ -96,12 +109,13 @@ impl UrlClass {
             .collect();
         let mut parts: Vec<String> = Vec::new();
         if self.def.alphabetise_query {
-            let mut keyed: Vec<(&str, &str)> = query
+            let mut keyed: Vec<(String, &str)> = query
                 .keyed()
                 .filter(|(k, _)| keep_extra || is_listed(k))
+                .map(|(k, v)| (name(k), v))
                 .collect();
-            keyed.extend(defaults);
-            keyed.sort_by(|a, b| a.0.cmp(b.0));
+            keyed.extend(defaults.into_iter().map(|(k, v)| (k.to_owned(), v)));
+            keyed.sort_by(|a, b| a.0.cmp(&b.0));
             parts.extend(keyed.into_iter().map(|(k, v)| format!("{k}={v}")));
             if keep_extra {
                 let mut singles: Vec<&str> = query.singles().collect();
@@ -112,7 +126,7 @@ impl UrlClass {
             for entry in &query.entries {
                 match *entry {
                     Entry::Keyed(k, v) if keep_extra || is_listed(k) => {
-                        parts.push(format!("{k}={v}"))
+                        parts.push(format!("{}={v}", name(k)))
                     }
                     Entry::Single(s) if keep_extra => parts.push(s.to_owned()),
                     _ => {}

@@ -607,6 +607,32 @@ fn gallery_searches_stay_apart_posts_merge() {
     );
 }
 
+/// A post spelled with other escapes (`post%5Bid%5D` for `post[id]`, `sh%6Fw` for `show`) matches its class
+/// and normalises to the one URL, so it is fetched once; the URL for the server keeps the page's spelling.
+#[test]
+fn spellings_of_one_post_normalise_alike() {
+    let classes = one(
+        "post",
+        r#"path = [ { match = "fixed", value = "show" } ]
+        query = [ { name = "post[id]", match = "numeric" } ]"#,
+    );
+    let want = "https://x.org/show?post%5Bid%5D=5";
+    for spelling in [
+        "https://x.org/show?post[id]=5",
+        "https://x.org/show?post%5Bid%5D=5",
+        "https://x.org/sh%6Fw?post[id]=5",
+        "https://x.org/show?post%5bid%5d=5&utm=x",
+    ] {
+        let (normalised, for_server) = norm(&classes, spelling).expect(spelling);
+        assert_eq!(normalised, want, "{spelling}");
+        assert_eq!(
+            for_server,
+            url(spelling).as_str().replace("&utm=x", ""),
+            "{spelling}"
+        );
+    }
+}
+
 // --- properties -----------------------------------------------------------------------------------------------
 
 fn gallery_and_post() -> UrlClasses {
