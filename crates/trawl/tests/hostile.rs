@@ -38,6 +38,7 @@
 //! | `/binary-as-html` | 200 | - | yes |
 //! | `/html-as-binary` | 200 | - (not parsed: its link is not followed) | yes |
 //! | `/unclosed-script` | 200 | - (`<a href=/after-script>` is script text: not followed) | yes |
+//! | `/long-redirect` (a 10,000-byte `Location`) | 301 | - (the target, past 8,192 bytes, is not followed) | yes |
 //! | `/lying-charset` (`charset=utf-16` on latin-1) | 200 | - (decoded as UTF-16 as browsers do: its link is lost) | yes |
 //! | `/session/` | 200, then one `/session/page?jsessionid=...` (the id canonicalized away) | - | yes |
 //! | `/grow/a/` | 200 for `/grow/a/`, `/grow/a/a/` | `/grow/a/a/a/` logged -5000 `reject:pathological_path` | - |
@@ -90,6 +91,7 @@ const EXPECTED: &[(&str, i32, Option<&str>)] = &[
     ("/binary-as-html", 200, None),
     ("/html-as-binary", 200, None),
     ("/unclosed-script", 200, None),
+    ("/long-redirect", 301, None),
     ("/lying-charset", 200, None),
     ("/forbidden", -9998, None),
 ];
@@ -290,6 +292,8 @@ async fn hostile_server_is_survived() {
         robots.annotations
     );
     assert!(!main.requests().iter().any(|r| r == "/forbidden"));
+    // A redirect past the URL length cap is not followed.
+    assert!(!main.requests().iter().any(|r| r.starts_with("/long/")));
 
     // The second server: robots.txt redirects are followed only so far, then its pages are allowed.
     let page = find(&second.url("/page")).expect("second server's page logged");

@@ -25,7 +25,9 @@ pub(super) fn run(
     let redirect = record
         .location()
         .filter(|_| record.status().is_some_and(|s| (300..400).contains(&s)))
-        .and_then(|location| trawl_url::resolve_bytes(&uri.url, location).ok());
+        .and_then(|location| trawl_url::resolve_bytes(&uri.url, location).ok())
+        // As every extractor drops a link past the cap once resolved.
+        .filter(|target| target.as_str().len() <= trawl_extract::MAX_URL_LEN);
     if let Some(target) = redirect {
         if uri.is_seed {
             p.stats

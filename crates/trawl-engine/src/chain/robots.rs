@@ -378,7 +378,9 @@ fn sitemaps_of(uri: &CrawlUri, robots: &Robots, record: &mut FetchRecord, settin
     };
     if settings.extract.sitemaps {
         for s in robots.sitemaps() {
-            if let Ok(url) = trawl_url::resolve(&uri.url, s) {
+            if let Ok(url) = trawl_url::resolve(&uri.url, s)
+                && url.as_str().len() <= trawl_extract::MAX_URL_LEN
+            {
                 record.outlinks.push(link(url, "robots/sitemap"));
             }
         }

@@ -58,6 +58,7 @@ pub(crate) const SCENARIOS: &[&str] = &[
     "/binary-as-html",
     "/html-as-binary",
     "/unclosed-script",
+    "/long-redirect",
     "/lying-charset",
     // traps
     "/session/",
@@ -542,6 +543,17 @@ async fn main_site(sock: &mut TcpStream, target: &str, other: u16) -> Io {
                 "application/octet-stream",
                 "",
                 b"<html><body><a href=/from-octet-stream>x</a></body></html>",
+            ))
+            .await
+        }
+        "/long-redirect" => {
+            // A Location of 10,000 bytes: past the 8,192 bytes a link may have.
+            let target = format!("/long/{}", "l".repeat(10_000));
+            sock.write_all(&response(
+                "301 Moved Permanently",
+                "text/html",
+                &format!("Location: {target}\r\n"),
+                b"",
             ))
             .await
         }
