@@ -893,6 +893,44 @@ http://c.org/ # third
     }
 
     #[test]
+    fn each_url_class_problem_is_reported_at_its_class() {
+        // Two classes' field errors: two problems, each at its own field.
+        let text = "[[url_class]]\nname = \"a\"\nkind = \"post\"\nexample = \"http://a.org/p/1\"\n\
+                    domains = [\"a.org\"]\npath = [{ match = \"fixed\", value = \"p\" }, { match = \"numeric\" }]\n\
+                    [[url_class]]\nname = \"c\"\nkind = \"post\"\nexample = \"http://c.org/p/1\"\n\
+                    domains = [\"c.org\"]\npath = [{ match = \"fixed\", value = \"p\" }, \
+                    { match = \"any\", min_chars = 3, max_chars = 1 }]\n\
+                    [[url_class]]\nname = \"d\"\nkind = \"post\"\nexample = \"http://d.org/\"\n\
+                    domains = [\"d.org\"]\ndomain_regexes = [\"(.*\"]\n";
+        let e = CrawlConfig::check_str(text, Path::new("my.toml")).unwrap_err();
+        let got: Vec<_> = e
+            .problems
+            .iter()
+            .map(|p| (p.key.clone().unwrap_or_default(), p.at.map(|a| a.0)))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("url_class[1].path[1].min_chars".to_owned(), Some(12)),
+                ("url_class[2].domain_regexes[0]".to_owned(), Some(18)),
+            ],
+            "{e}"
+        );
+        // An example its class does not match: at that class's example.
+        let text = "[[url_class]]\nname = \"a\"\nkind = \"post\"\nexample = \"http://a.org/p/1\"\n\
+                    domains = [\"a.org\"]\n\
+                    [[url_class]]\nname = \"r\"\nkind = \"post\"\nexample = \"http://other.org/p/1\"\n\
+                    domains = [\"r.org\"]\n";
+        let e = CrawlConfig::check_str(text, Path::new("my.toml")).unwrap_err();
+        let got: Vec<_> = e
+            .problems
+            .iter()
+            .map(|p| (p.key.clone().unwrap_or_default(), p.at.map(|a| a.0)))
+            .collect();
+        assert_eq!(got, [("url_class[1].example".to_owned(), Some(9))], "{e}");
+    }
+
+    #[test]
     fn every_problem_is_reported_with_its_place() {
         let text = r#"[fetch]
 max_conections = 3

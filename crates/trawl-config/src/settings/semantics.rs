@@ -20,19 +20,17 @@ fn problem(key: impl Into<String>, message: impl Into<String>) -> Problem {
 /// itself), and its index among the file's `[[url_class]]` tables.
 type ClassOrigin = (String, Option<(std::path::PathBuf, Arc<str>)>, usize);
 
-/// A class's warning as a problem at its field: in its library file (located there), or at `url_class[i]` of
-/// the config itself (located when the config's warnings are).
-fn class_warning(w: &trawl_url::class::ClassError, origins: &[ClassOrigin]) -> Problem {
-    let (class, field) = match w {
-        trawl_url::class::ClassError::InvalidField { class, field, .. } => {
-            (class.as_str(), field.as_str())
-        }
-        _ => ("", ""),
-    };
+/// A class's error or warning as a problem at its field (or its table): in its library file (located there),
+/// or at `url_class[i]` of the config itself, each class's at its own place.
+fn class_problem(w: &trawl_url::class::ClassError, origins: &[ClassOrigin]) -> Problem {
+    let class = w.class().unwrap_or_default();
     let Some((_, file, index)) = origins.iter().find(|(name, _, _)| name == class) else {
         return problem("url_class", w.to_string());
     };
-    let key = format!("url_class[{index}].{field}");
+    let key = match w.field() {
+        Some(field) => format!("url_class[{index}].{field}"),
+        None => format!("url_class[{index}]"),
+    };
     let mut p = problem(key.clone(), w.to_string());
     if let Some((path, text)) = file {
         p.file = path.clone();
@@ -462,16 +460,15 @@ impl CrawlConfig {
             Ok(classes) => {
                 self.class_warnings = classes
                     .warnings()
-                    .map(|w| class_warning(w, &origins))
+                    .map(|w| class_problem(w, &origins))
                     .collect();
                 for e in classes.check_examples() {
                     out.push(
-                        problem("url_class", e.to_string())
-                            .with_hint("fix the class or its `example`"),
+                        class_problem(&e, &origins).with_hint("fix the class or its `example`"),
                     );
                 }
             }
-            Err(e) => out.push(problem("url_class", e.to_string())),
+            Err(e) => out.extend(e.iter().map(|e| class_problem(e, &origins))),
         }
         absolute_prefix_files(&mut self.scope.rules, base);
         for (i, source) in self.warc.dedup_from.iter_mut().enumerate() {

@@ -119,6 +119,42 @@ pub enum ClassError {
     },
 }
 
+impl ClassError {
+    /// The class the error is about, when it names one.
+    pub fn class(&self) -> Option<&str> {
+        match self {
+            ClassError::Parse { class, .. } => class.as_deref(),
+            ClassError::InvalidField { class, .. }
+            | ClassError::DuplicateName { class }
+            | ClassError::NoMatch { class, .. }
+            | ClassError::ExampleClaimed { class, .. }
+            | ClassError::NotIdempotent { class, .. }
+            | ClassError::Convert { class, .. }
+            | ClassError::BadDerivedUrl { class, .. }
+            | ClassError::ApiUrlUnmatched { class, .. }
+            | ClassError::ApiUrlLoops { class, .. }
+            | ClassError::NextPage { class, .. } => Some(class),
+        }
+    }
+
+    /// The field of the class the error is about (a TOML path inside the class, `path[1].value`), when it
+    /// names one; an example's errors are about `example`.
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            ClassError::InvalidField { field, .. }
+            | ClassError::Convert { field, .. }
+            | ClassError::BadDerivedUrl { field, .. } => Some(field),
+            ClassError::NextPage { .. } => Some("next_page"),
+            ClassError::NoMatch { .. }
+            | ClassError::ExampleClaimed { .. }
+            | ClassError::NotIdempotent { .. }
+            | ClassError::ApiUrlUnmatched { .. }
+            | ClassError::ApiUrlLoops { .. } => Some("example"),
+            ClassError::Parse { .. } | ClassError::DuplicateName { .. } => None,
+        }
+    }
+}
+
 /// Why a step on a string (a converter step, the page step of `next_page`) could not be applied.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
