@@ -1,4 +1,4 @@
-//! RSS and Atom feeds: the links of their items (RSS `<link>` text, Atom `<link href>`) and their enclosures
+//! RSS and Atom feeds: the links of their items (RSS `<link>` text and permalink `<guid>`, Atom `<link href>`) and their enclosures
 //! (`<enclosure url>`, Atom `rel="enclosure"`), as `L` hops. Read as a stream (quick-xml; no DTD entity is
 //! expanded), up to the page's outlink limit. Relative links resolve against `xml:base` (RFC 4287 §2).
 
@@ -65,7 +65,7 @@ pub fn feed_links(body: &[u8], doc_url: &Url, max: usize) -> (Vec<Outlink>, bool
         seen: HashSet::new(),
         bases: Vec::new(),
         depth: Depth::default(),
-        in_link: false,
+        in_text: None,
         text: String::new(),
     };
     let mut buf = Vec::new();
@@ -73,15 +73,15 @@ pub fn feed_links(body: &[u8], doc_url: &Url, max: usize) -> (Vec<Outlink>, bool
         let keep_going = match reader.read_event_into(&mut buf) {
             Ok(Event::Start(e)) => feed.open(&e, true),
             Ok(Event::Empty(e)) => feed.open(&e, false),
-            Ok(Event::Text(t)) if feed.in_link => {
+            Ok(Event::Text(t)) if feed.in_text.is_some() => {
                 feed.text.push_str(t.as_ref());
                 true
             }
-            Ok(Event::GeneralRef(r)) if feed.in_link => {
+            Ok(Event::GeneralRef(r)) if feed.in_text.is_some() => {
                 feed.text.extend(resolve_ref(&r));
                 true
             }
-            Ok(Event::CData(t)) if feed.in_link => {
+            Ok(Event::CData(t)) if feed.in_text.is_some() => {
                 feed.text.push_str(&t.into_inner());
                 true
             }
@@ -108,8 +108,8 @@ struct FeedReader<'u> {
     /// The `xml:base` of each open element that has one, with its depth; the last is in force.
     bases: Vec<(usize, Url)>,
     depth: Depth,
-    /// Inside an RSS `<link>`, whose text is gathered in `text`.
-    in_link: bool,
+    /// Inside an RSS `<link>` or permalink `<guid>` (its element name), whose text is gathered in `text`.
+    in_text: Option<&'static str>,
     text: String,
 }
 
@@ -140,11 +140,18 @@ impl FeedReader<'_> {
                 Some(_) => true,
                 None => {
                     // RSS: <link>URL</link>
-                    self.in_link = start;
+                    self.in_text = start.then_some("link");
                     self.text.clear();
                     true
                 }
             },
+            // RSS 2.0: an item's `<guid>` is its permalink unless `isPermaLink="false"`; feed readers open it
+            // when the item has no `<link>`. Taken only when it is an absolute URL (many are opaque ids).
+            "guid" if attr(e, "isPermaLink").as_deref() != Some("false") => {
+                self.in_text = start.then_some("guid");
+                self.text.clear();
+                true
+            }
             "enclosure" => match attr(e, "url") {
                 Some(u) => self.add(&u, "feed/enclosure", &base),
                 None => true,
@@ -157,10 +164,17 @@ impl FeedReader<'_> {
     /// base goes out of force.
     fn close(&mut self, local: &str) -> bool {
         let mut keep_going = true;
-        if self.in_link && local.eq_ignore_ascii_case("link") {
-            self.in_link = false;
-            let (text, base) = (std::mem::take(&mut self.text), self.base().clone());
-            keep_going = self.add(&text, "feed/link", &base);
+        match self.in_text {
+            Some(name) if local.eq_ignore_ascii_case(name) => {
+                self.in_text = None;
+                let (text, base) = (std::mem::take(&mut self.text), self.base().clone());
+                keep_going = match name {
+                    "guid" if Url::parse(text.trim()).is_err() => true,
+                    "guid" => self.add(&text, "feed/guid", &base),
+                    _ => self.add(&text, "feed/link", &base),
+                };
+            }
+            _ => {}
         }
         self.depth.leave();
         let open = self.depth.open();
@@ -234,6 +248,22 @@ mod tests {
 
     fn u() -> Url {
         Url::parse("http://a.org/feed.xml").unwrap()
+    }
+
+    #[test]
+    fn rss_permalink_guids() {
+        let body = br#"<rss><channel>
+            <item><guid>http://a.org/guid-only</guid></item>
+            <item><guid isPermaLink="true">http://a.org/p/2</guid><link>http://a.org/p/2</link></item>
+            <item><guid isPermaLink="false">http://a.org/not-a-permalink</guid></item>
+            <item><guid>tag:a.org,2024:opaque-id</guid></item>
+            <item><guid>relative-id-42</guid></item>
+        </channel></rss>"#;
+        let (links, truncated) = feed_links(body, &Url::parse("http://a.org/feed").unwrap(), 100);
+        assert!(!truncated);
+        let urls: Vec<&str> = links.iter().map(|l| l.url.as_str()).collect();
+        assert_eq!(urls, ["http://a.org/guid-only", "http://a.org/p/2"]);
+        assert_eq!(links[0].context, "feed/guid");
     }
 
     #[test]
