@@ -1,5 +1,6 @@
 //! HTML link extraction on arbitrary bytes, under a few declared charsets: no panic, and the documented
-//! promises hold (no fragments, at most `max_outlinks` links).
+//! promises hold (no fragments, at most `max_outlinks` links); and the page's title, as WACZ page lists read
+//! it (no panic, white space collapsed).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -26,5 +27,8 @@ fuzz_target!(|input: &[u8]| {
     assert!(found.outlinks.len() <= limits.max_outlinks);
     for link in &found.outlinks {
         assert!(link.url.fragment().is_none(), "fragment kept: {}", link.url);
+    }
+    if let Some(title) = trawl_extract::title::html_title(data, content_type, &url) {
+        assert!(!title.is_empty() && title.split_whitespace().collect::<Vec<_>>().join(" ") == title);
     }
 });

@@ -68,6 +68,26 @@ pub fn html_title(body: &[u8], content_type: Option<&str>, doc_url: &Url) -> Opt
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any bytes give a title or none, never a panic; a title is never empty and has its white space
+        /// collapsed; a title written plainly is read back.
+        #[test]
+        fn any_bytes_give_a_clean_title_or_none(body in proptest::collection::vec(any::<u8>(), 0..400)) {
+            if let Some(t) = title(&body, None) {
+                prop_assert!(!t.is_empty());
+                prop_assert_eq!(t.split_whitespace().collect::<Vec<_>>().join(" "), t.clone());
+            }
+        }
+
+        #[test]
+        fn plain_titles_read_back(text in "[a-zA-Z0-9][a-zA-Z0-9 ]{0,40}[a-zA-Z0-9]") {
+            let body = format!("<html><head><title>{text}</title></head><body><p>x</p></body></html>");
+            let want = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            prop_assert_eq!(title(body.as_bytes(), None), Some(want));
+        }
+    }
 
     fn title(body: &[u8], content_type: Option<&str>) -> Option<String> {
         html_title(
