@@ -84,9 +84,11 @@ impl ZstdDictionary {
     }
 
     /// The dictionary frame that begins a file: a skippable frame holding the dictionary, itself
-    /// zstd-compressed (level 19, once per file) when that is smaller.
+    /// zstd-compressed (level 19, once per file) when that is smaller. The compressed frame carries
+    /// Frame_Content_Size and Content_Checksum, as the IIPC warc-zstd spec requires: a damaged dictionary is
+    /// then caught as such, not blamed on every record decoded with it.
     pub fn frame(&self) -> Vec<u8> {
-        let compressed = zstd::bulk::compress(&self.bytes, 19)
+        let compressed = compress_checked(&self.bytes)
             .ok()
             .filter(|c| c.len() < self.bytes.len());
         let payload = compressed.as_deref().unwrap_or(&self.bytes);
@@ -97,6 +99,15 @@ impl ZstdDictionary {
         frame.extend_from_slice(payload);
         frame
     }
+}
+
+/// `bytes` as one zstd frame (level 19) with its content size and checksum.
+fn compress_checked(bytes: &[u8]) -> io::Result<Vec<u8>> {
+    use zstd::zstd_safe::CParameter;
+    let mut compressor = zstd::bulk::Compressor::new(19)?;
+    compressor.set_parameter(CParameter::ChecksumFlag(true))?;
+    compressor.set_parameter(CParameter::ContentSizeFlag(true))?;
+    compressor.compress(bytes)
 }
 
 /// What is wrong with a dictionary frame.
@@ -222,6 +233,31 @@ mod tests {
         raw.extend_from_slice(dict.as_bytes());
         assert_eq!(parse_frame(&raw, 1 << 20).unwrap(), dict);
         assert!(ZstdDictionary::train(&samples(3)).is_none(), "too few");
+    }
+
+    /// The compressed dictionary's frame has Frame_Content_Size and Content_Checksum (IIPC warc-zstd), so any
+    /// damaged byte of it is refused, never read as another dictionary.
+    #[test]
+    fn compressed_dictionary_is_checksummed() {
+        let dict = ZstdDictionary::train(&samples(400)).unwrap();
+        let frame = dict.frame();
+        let payload = &frame[8..];
+        assert!(payload.starts_with(&ZSTD_FRAME_MAGIC), "compressed");
+        // Frame_Header_Descriptor: bit 2 is Content_Checksum_flag.
+        assert_ne!(payload[4] & 0b100, 0, "Content_Checksum present");
+        assert_eq!(
+            zstd::zstd_safe::get_frame_content_size(payload).ok(),
+            Some(Some(dict.as_bytes().len() as u64)),
+            "Frame_Content_Size present"
+        );
+        for at in (12..frame.len()).step_by(3) {
+            let mut bad = frame.clone();
+            bad[at] ^= 0x55;
+            assert!(
+                parse_frame(&bad, 1 << 20).is_err(),
+                "a flip at {at} is caught"
+            );
+        }
     }
 
     #[test]
