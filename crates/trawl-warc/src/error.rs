@@ -21,7 +21,7 @@ pub enum Error {
         source: std::io::Error,
     },
     /// A `.warc.zst` file's dictionary frame that cannot be used: the records after it cannot be decoded.
-    #[error("{}: the zstd dictionary frame at offset {offset} {problem}; {DICTIONARY_FIX}", path.display())]
+    #[error("{}: the zstd dictionary frame at offset {offset} {problem}; {}", path.display(), problem.fix())]
     ZstdDictionary {
         /// The file.
         path: PathBuf,
@@ -173,7 +173,7 @@ impl Error {
             Error::Gzip { source, .. } => format!("bad gzip member: {source}"),
             Error::Zstd { source, .. } => format!("bad zstd frame: {source}"),
             Error::ZstdDictionary { problem, .. } => {
-                format!("the zstd dictionary frame {problem}; {DICTIONARY_FIX}")
+                format!("the zstd dictionary frame {problem}; {}", problem.fix())
             }
             Error::Read { source, .. } => format!("read failed: {source}"),
             Error::Unconvertible { problem, .. } => problem.clone(),
@@ -211,11 +211,6 @@ pub(crate) fn shared_member(
         path.display()
     )
 }
-
-/// What to do about a damaged dictionary frame.
-const DICTIONARY_FIX: &str = "the records compressed with it cannot be read without it (take the file from a \
-     copy, or its dictionary frame from another file of the same crawl: every file of a crawl starts with the same \
-     one)";
 
 /// A short, printable excerpt of `bytes` for error messages.
 pub(crate) fn excerpt(bytes: &[u8]) -> String {

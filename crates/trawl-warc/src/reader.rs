@@ -289,12 +289,39 @@ impl<R: BufRead> Reader<R> {
     }
 
     /// Reads a zstd skippable frame: the warc-zstd dictionary (magic `5D 2A 4D 18`, itself possibly
-    /// zstd-compressed) is kept for the frames after it; any other is skipped.
+    /// zstd-compressed) is kept for the frames after it; any other is skipped. A dictionary frame is refused
+    /// unread when over [`DICTIONARY_LIMIT`](zstd_dictionary::DICTIONARY_LIMIT) (compressed or inflated).
     fn read_skippable(&mut self, offset: u64) -> Result<(), Error> {
-        let mut head = [0u8; 8];
-        self.input
-            .read_exact(&mut head)
+        let mut head = Vec::with_capacity(8);
+        (&mut self.input)
+            .take(8)
+            .read_to_end(&mut head)
             .map_err(|source| self.read_error(offset, source))?;
+        let dictionary = head.first() == Some(&0x5D);
+        let dictionary_error = |path: &Path, problem| Error::ZstdDictionary {
+            path: path.to_path_buf(),
+            offset,
+            problem,
+        };
+        let Ok(head) = <[u8; 8]>::try_from(head.as_slice()) else {
+            if dictionary {
+                let have = head.len() as u64;
+                return Err(dictionary_error(
+                    &self.path,
+                    DictionaryProblem::HeaderCut { have },
+                ));
+            }
+            return Err(self.read_error(
+                offset,
+                io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    format!(
+                        "a skippable frame cut short: the file ends {} bytes into its 8-byte header",
+                        head.len()
+                    ),
+                ),
+            ));
+        };
         if head[1..4] != [0x2A, 0x4D, 0x18] {
             return Err(Error::Zstd {
                 path: self.path.clone(),
@@ -302,20 +329,15 @@ impl<R: BufRead> Reader<R> {
                 source: io::Error::other("neither a WARC record, a gzip member nor a zstd frame"),
             });
         }
-        let dictionary_error = |path: &Path, problem| Error::ZstdDictionary {
-            path: path.to_path_buf(),
-            offset,
-            problem,
-        };
         // Only the dictionary is read into memory: another frame's size has no limit.
-        let limit = if head[0] == 0x5D {
-            self.max_record_bytes
+        let limit = if dictionary {
+            zstd_dictionary::DICTIONARY_LIMIT
         } else {
             u64::MAX
         };
         let size = zstd_dictionary::frame_size(&head, limit)
             .map_err(|problem| dictionary_error(&self.path, problem))?;
-        if head[0] != 0x5D {
+        if !dictionary {
             // Another skippable frame: skipped unread, however long.
             let skipped = io::copy(&mut (&mut self.input).take(size), &mut io::sink())
                 .map_err(|source| self.read_error(offset, source))?;
@@ -330,8 +352,9 @@ impl<R: BufRead> Reader<R> {
             }
             return Ok(());
         }
-        // Read as far as the file goes, never allocating more than it holds.
+        // Read as far as the file goes (at most the limit): room for the size given, filled only as it comes.
         let mut data = Vec::new();
+        let _ = data.try_reserve_exact(usize::try_from(size).unwrap_or(0));
         (&mut self.input)
             .take(size)
             .read_to_end(&mut data)
@@ -345,8 +368,9 @@ impl<R: BufRead> Reader<R> {
                 },
             ));
         }
-        let dictionary = zstd_dictionary::parse_payload(&data, self.max_record_bytes)
+        let dictionary = zstd_dictionary::parse_payload(&data, zstd_dictionary::DICTIONARY_LIMIT)
             .map_err(|problem| dictionary_error(&self.path, problem))?;
+        drop(data);
         let mut context = zstd::zstd_safe::DCtx::create();
         context
             .load_dictionary(dictionary.as_bytes())
@@ -1191,6 +1215,40 @@ mod tests {
         let first = read[0].offset as usize;
         let err = read_all(&file[first..]).unwrap_err();
         assert!(matches!(err, Error::Zstd { offset: 0, .. }), "{err}");
+    }
+
+    /// A dictionary frame over 8 MiB, compressed or inflated, is refused at offset 0 naming the limit, before
+    /// it is read or inflated (a 1 GiB bomb took 3.7 GB of memory).
+    #[test]
+    fn zstd_dictionary_over_8_mib_is_refused() {
+        use crate::zstd_dictionary::tests::{frame_of, zeros_frame};
+        let (file, _) = zstd_dictionary_file();
+        let records = &file[8 + u32::from_le_bytes(file[4..8].try_into().unwrap()) as usize..];
+        let bomb = [frame_of(&zeros_frame(256 << 20, true)), records.to_vec()].concat();
+        let unsized_bomb = [frame_of(&zeros_frame(9 << 20, false)), records.to_vec()].concat();
+        let mut oversized = file.clone();
+        oversized[4..8].copy_from_slice(&(9u32 << 20).to_le_bytes());
+        for (input, size) in [
+            (&bomb, "268435456 bytes (its Frame_Content_Size)"),
+            (&unsized_bomb, "more than 8388608 bytes"),
+            (&oversized, "holds 9437184 bytes"),
+        ] {
+            let err = read_all(input).unwrap_err();
+            assert!(
+                matches!(err, Error::ZstdDictionary { offset: 0, .. }),
+                "{err}"
+            );
+            let message = err.to_string();
+            assert!(
+                message.starts_with("t.warc: the zstd dictionary frame at offset 0 "),
+                "{message}"
+            );
+            assert!(message.contains(size), "{message}");
+            assert!(
+                message.contains("over the limit of 8388608 bytes"),
+                "{message}"
+            );
+        }
     }
 
     proptest! {
