@@ -178,21 +178,45 @@ pub enum DictionaryProblem {
     /// zstd refuses the dictionary (damaged entropy tables).
     #[error("holds a zstd dictionary that zstd refuses (damaged)")]
     Unusable,
+    /// A dictionary frame after records: the file is others concatenated, which the IIPC warc-zstd spec
+    /// forbids for files with a dictionary (a reader decodes every record with the one at the file's start).
+    #[error(
+        "is not at the start of the file: files with a dictionary cannot be concatenated (IIPC warc-zstd), as \
+         a record is decoded with the dictionary at the start of its file, so no reader can decode the records \
+         after this frame from the file"
+    )]
+    NotAtStart,
+    /// A dictionary frame after an extension frame at the file's start, which the spec forbids.
+    #[error(
+        "follows another skippable (extension) frame at the start of the file: a file with a dictionary must \
+         begin with its dictionary frame (IIPC warc-zstd), where readers look for it"
+    )]
+    AfterExtensionFrame,
 }
 
 impl DictionaryProblem {
-    /// What to do about it.
-    pub(crate) fn fix(&self) -> &'static str {
+    /// What to do about it, for a dictionary frame at `offset`.
+    pub(crate) fn fix(&self, offset: u64) -> String {
         match self {
             DictionaryProblem::TooLarge { .. } | DictionaryProblem::InflatesTooLarge { .. } => {
                 "a dictionary is rarely over a few hundred KB (trawl's are at most 110 KiB), so the frame is \
                  likely damaged"
+                    .to_owned()
             }
-            _ => {
-                "the records compressed with it cannot be read without it (take the file from a copy, or its \
+            DictionaryProblem::NotAtStart => format!(
+                "keep the files apart: the part from this frame on (`tail -c +{} FILE`) and the part before it \
+                 (`head -c {offset} FILE`) are each a file of their own; or `trawl warc recompress` each part, to \
+                 .warc.gz files, which can be concatenated, or to one .warc.zst each",
+                offset + 1
+            ),
+            DictionaryProblem::AfterExtensionFrame => format!(
+                "leave out the {offset} bytes before it (`tail -c +{} FILE > OUT.warc.zst`)",
+                offset + 1
+            ),
+            _ => "the records compressed with it cannot be read without it (take the file from a copy, or its \
                  dictionary frame from another file of the same crawl: every file of a crawl starts with the \
                  same one)"
-            }
+                .to_owned(),
         }
     }
 }
@@ -232,6 +256,15 @@ fn inflate(frame: &[u8], limit: u64) -> Result<Vec<u8>, DictionaryProblem> {
         && size > limit
     {
         return Err(too_large(Some(size)));
+    }
+    // One zstd frame and nothing after it, as the spec has it: bytes left over mean a damaged frame header.
+    if let Ok(len) = zstd::zstd_safe::find_frame_compressed_size(frame)
+        && len < frame.len()
+    {
+        return Err(DictionaryProblem::Compressed(format!(
+            "{} bytes follow its zstd frame of {len}",
+            frame.len() - len
+        )));
     }
     let compressed = |e: io::Error| DictionaryProblem::Compressed(e.to_string());
     let mut decoder = zstd::stream::read::Decoder::with_buffer(frame).map_err(compressed)?;
