@@ -148,12 +148,9 @@ pub enum DictionaryProblem {
         /// The limit.
         limit: u64,
     },
-    /// The compressed dictionary decompresses to more than the limit: refused without inflating it further.
-    #[error(
-        "holds a compressed dictionary of {}, over the limit of {limit} bytes for a dictionary (8 MiB, what the \
-         IIPC warc-zstd spec has readers support): refused without inflating it",
-        .size.map_or_else(|| format!("more than {limit} bytes"), |s| format!("{s} bytes (its Frame_Content_Size)"))
-    )]
+    /// The compressed dictionary decompresses to more than the limit: refused before inflating it when its
+    /// Frame_Content_Size says so, else once it inflated past the limit.
+    #[error("{}", inflates_too_large(*.size, *.limit))]
     InflatesTooLarge {
         /// The decompressed size its zstd frame header gives, if it gives one.
         size: Option<u64>,
@@ -192,6 +189,24 @@ pub enum DictionaryProblem {
          begin with its dictionary frame (IIPC warc-zstd), where readers look for it"
     )]
     AfterExtensionFrame,
+}
+
+/// The message of [`DictionaryProblem::InflatesTooLarge`].
+fn inflates_too_large(size: Option<u64>, limit: u64) -> String {
+    let (size, when) = match size {
+        Some(size) => (
+            format!("{size} bytes (its Frame_Content_Size)"),
+            "without inflating it",
+        ),
+        None => (
+            format!("more than {limit} bytes"),
+            "once inflated past the limit",
+        ),
+    };
+    format!(
+        "holds a compressed dictionary of {size}, over the limit of {limit} bytes for a dictionary (8 MiB, what \
+         the IIPC warc-zstd spec has readers support): refused {when}"
+    )
 }
 
 impl DictionaryProblem {
@@ -272,9 +287,10 @@ fn inflate(frame: &[u8], limit: u64) -> Result<Vec<u8>, DictionaryProblem> {
         .window_log_max(DICTIONARY_WINDOW_LOG)
         .map_err(compressed)?;
     let mut out = Vec::new();
-    // Room for the declared size (at most the limit) and the byte that tells the frame goes on past it.
-    let _ =
-        out.try_reserve_exact(usize::try_from(declared.unwrap_or(0).min(limit)).unwrap_or(0) + 1);
+    // Room once for the declared size (else the limit: address space until written) and the byte that tells
+    // the frame goes on past it: grown by doubling, it took twice the limit.
+    let room = declared.unwrap_or(limit).min(limit);
+    let _ = out.try_reserve_exact(usize::try_from(room).unwrap_or(0).saturating_add(1));
     io::Read::read_to_end(
         &mut io::Read::take(decoder.single_frame(), limit.saturating_add(1)),
         &mut out,
@@ -497,6 +513,12 @@ pub(crate) mod tests {
             message.contains(
                 "67108864 bytes (its Frame_Content_Size), over the limit of 8388608 bytes"
             ),
+            "{message}"
+        );
+        let message = DictionaryProblem::InflatesTooLarge { size: None, limit }.to_string();
+        assert!(
+            message.contains("of more than 8388608 bytes, over the limit of 8388608 bytes")
+                && message.ends_with("refused once inflated past the limit"),
             "{message}"
         );
         // Exactly at the limit is read (zeros are no dictionary, which is the next thing said).
