@@ -21,7 +21,7 @@ pub enum Error {
         source: std::io::Error,
     },
     /// A `.warc.zst` file's dictionary frame that cannot be used: the records after it cannot be decoded.
-    #[error("{}: the zstd dictionary frame at offset {offset} {problem}; {DICTIONARY_FIX}", path.display())]
+    #[error("{}: the zstd dictionary frame at offset {offset} {problem}; {}", path.display(), problem.fix(*offset))]
     ZstdDictionary {
         /// The file.
         path: PathBuf,
@@ -29,6 +29,18 @@ pub enum Error {
         offset: u64,
         /// What is wrong with it.
         problem: crate::zstd_dictionary::DictionaryProblem,
+    },
+    /// A zstd frame compressed with a dictionary the file does not have (none, or another).
+    #[error("{}: record at offset {offset}: bad zstd frame: {}", path.display(), dictionary_id_problem(*needs, *has))]
+    ZstdDictionaryId {
+        /// The file.
+        path: PathBuf,
+        /// Offset of the frame.
+        offset: u64,
+        /// The dictionary ID in the frame's header.
+        needs: u32,
+        /// The ID of the file's dictionary (0: one without an ID), `None` when the file has none.
+        has: Option<u32>,
     },
     /// Creating, opening, renaming or syncing a file or directory failed.
     #[error("{}: {source}", path.display())]
@@ -150,6 +162,7 @@ impl Error {
             | Error::Gzip { offset, .. }
             | Error::Zstd { offset, .. }
             | Error::ZstdDictionary { offset, .. }
+            | Error::ZstdDictionaryId { offset, .. }
             | Error::Read { offset, .. }
             | Error::Unconvertible { offset, .. }
             | Error::SharedMember { offset, .. } => Some(*offset),
@@ -172,8 +185,16 @@ impl Error {
             }
             Error::Gzip { source, .. } => format!("bad gzip member: {source}"),
             Error::Zstd { source, .. } => format!("bad zstd frame: {source}"),
-            Error::ZstdDictionary { problem, .. } => {
-                format!("the zstd dictionary frame {problem}; {DICTIONARY_FIX}")
+            Error::ZstdDictionary {
+                problem, offset, ..
+            } => {
+                format!(
+                    "the zstd dictionary frame {problem}; {}",
+                    problem.fix(*offset)
+                )
+            }
+            Error::ZstdDictionaryId { needs, has, .. } => {
+                format!("bad zstd frame: {}", dictionary_id_problem(*needs, *has))
             }
             Error::Read { source, .. } => format!("read failed: {source}"),
             Error::Unconvertible { problem, .. } => problem.clone(),
@@ -212,10 +233,23 @@ pub(crate) fn shared_member(
     )
 }
 
-/// What to do about a damaged dictionary frame.
-const DICTIONARY_FIX: &str = "the records compressed with it cannot be read without it (take the file from a \
-     copy, or its dictionary frame from another file of the same crawl: every file of a crawl starts with the same \
-     one)";
+/// The problem of a zstd frame that `needs` the dictionary of that ID, in a file whose dictionary has ID `has`
+/// (`None`: the file has none).
+fn dictionary_id_problem(needs: u32, has: Option<u32>) -> String {
+    match has {
+        None => format!(
+            "it was compressed with the zstd dictionary of ID {needs}, and the file has no dictionary frame: a \
+             file with a dictionary begins with it, so this one was likely cut from such a file (put back the \
+             dictionary frame of the file it came from, or of another file of the same crawl: they all begin \
+             with the same one)"
+        ),
+        Some(has) => format!(
+            "it was compressed with the zstd dictionary of ID {needs}, and the file's dictionary frame holds the \
+             one of ID {has}: the frame comes from a file with another dictionary (files with a dictionary cannot \
+             be concatenated or mixed)"
+        ),
+    }
+}
 
 /// A short, printable excerpt of `bytes` for error messages.
 pub(crate) fn excerpt(bytes: &[u8]) -> String {

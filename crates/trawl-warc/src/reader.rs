@@ -134,6 +134,12 @@ pub struct Reader<R> {
     /// The zstd decoding context, reused for every frame, with the dictionary the file began with (if any)
     /// loaded in it.
     zstd: Option<ZstdContext>,
+    /// The ID of the dictionary the file began with (0 for one without an ID), `None` without one: named when
+    /// a frame needs another.
+    dictionary_id: Option<u32>,
+    /// Whether anything but extension (skippable, not dictionary) frames was read: a dictionary frame after
+    /// that is a file made by concatenation.
+    past_start: bool,
     /// Once an ARC record was read: the file's ARC version (`ARC/1.0` until its `filedesc://` says).
     arc: Option<String>,
 }
@@ -169,6 +175,8 @@ impl<R: BufRead> Reader<R> {
             pending: VecDeque::new(),
             failed: false,
             zstd: None,
+            dictionary_id: None,
+            past_start: false,
             arc: None,
         }
     }
@@ -208,10 +216,17 @@ impl<R: BufRead> Reader<R> {
             };
             match first {
                 None => return Ok(None),
-                Some(GZIP_MAGIC) => self.read_member(offset)?,
-                Some(ZSTD_MAGIC) => self.read_zstd_frame(offset)?,
+                Some(GZIP_MAGIC) => {
+                    self.past_start = true;
+                    self.read_member(offset)?;
+                }
+                Some(ZSTD_MAGIC) => {
+                    self.past_start = true;
+                    self.read_zstd_frame(offset)?;
+                }
                 Some(_) if skippable => self.read_skippable(offset)?,
                 Some(_) => {
+                    self.past_start = true;
                     let limit = self.max_record_bytes;
                     let (version, header, block, raw_header) =
                         read_record(&mut self.input, &self.path, offset, limit, &mut self.arc)?;
@@ -256,8 +271,13 @@ impl<R: BufRead> Reader<R> {
             .0;
         // A frame cut short by an earlier error leaves the context mid-frame; the next starts afresh.
         let _ = context.reset(zstd::zstd_safe::ResetDirective::SessionOnly);
-        let decoder =
-            zstd::stream::read::Decoder::with_context(&mut self.input, context).single_frame();
+        let mut head = FrameHead {
+            inner: &mut self.input,
+            head: [0; FRAME_HEADER_MAX],
+            len: 0,
+            peeked: 0,
+        };
+        let decoder = zstd::stream::read::Decoder::with_context(&mut head, context).single_frame();
         let records = read_compressed(
             decoder,
             &self.path,
@@ -265,7 +285,20 @@ impl<R: BufRead> Reader<R> {
             self.max_record_bytes,
             &mut self.arc,
             Compression::Zstd,
-        )?;
+        );
+        let needs = zstd::zstd_safe::get_dict_id_from_frame(head.head()).map(u32::from);
+        let records = match records {
+            // A frame that needs a dictionary the file does not have: say which, not zstd's bare mismatch.
+            Err(Error::Zstd { .. }) if needs.is_some() && needs != self.dictionary_id => {
+                return Err(Error::ZstdDictionaryId {
+                    path: self.path.clone(),
+                    offset,
+                    needs: needs.unwrap_or_default(),
+                    has: self.dictionary_id,
+                });
+            }
+            other => other?,
+        };
         self.queue_records(offset, records, Compression::Zstd);
         Ok(())
     }
@@ -289,12 +322,39 @@ impl<R: BufRead> Reader<R> {
     }
 
     /// Reads a zstd skippable frame: the warc-zstd dictionary (magic `5D 2A 4D 18`, itself possibly
-    /// zstd-compressed) is kept for the frames after it; any other is skipped.
+    /// zstd-compressed) is kept for the frames after it; any other is skipped. A dictionary frame is refused
+    /// unread when over [`DICTIONARY_LIMIT`](zstd_dictionary::DICTIONARY_LIMIT) (compressed or inflated).
     fn read_skippable(&mut self, offset: u64) -> Result<(), Error> {
-        let mut head = [0u8; 8];
-        self.input
-            .read_exact(&mut head)
+        let mut head = Vec::with_capacity(8);
+        (&mut self.input)
+            .take(8)
+            .read_to_end(&mut head)
             .map_err(|source| self.read_error(offset, source))?;
+        let dictionary = head.first() == Some(&0x5D);
+        let dictionary_error = |path: &Path, problem| Error::ZstdDictionary {
+            path: path.to_path_buf(),
+            offset,
+            problem,
+        };
+        let Ok(head) = <[u8; 8]>::try_from(head.as_slice()) else {
+            if dictionary {
+                let have = head.len() as u64;
+                return Err(dictionary_error(
+                    &self.path,
+                    DictionaryProblem::HeaderCut { have },
+                ));
+            }
+            return Err(self.read_error(
+                offset,
+                io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    format!(
+                        "a skippable frame cut short: the file ends {} bytes into its 8-byte header",
+                        head.len()
+                    ),
+                ),
+            ));
+        };
         if head[1..4] != [0x2A, 0x4D, 0x18] {
             return Err(Error::Zstd {
                 path: self.path.clone(),
@@ -302,20 +362,24 @@ impl<R: BufRead> Reader<R> {
                 source: io::Error::other("neither a WARC record, a gzip member nor a zstd frame"),
             });
         }
-        let dictionary_error = |path: &Path, problem| Error::ZstdDictionary {
-            path: path.to_path_buf(),
-            offset,
-            problem,
-        };
+        // The spec has a dictionary frame only at the start of a file, and readers load it only from there.
+        if dictionary && offset != 0 {
+            let problem = if self.past_start {
+                DictionaryProblem::NotAtStart
+            } else {
+                DictionaryProblem::AfterExtensionFrame
+            };
+            return Err(dictionary_error(&self.path, problem));
+        }
         // Only the dictionary is read into memory: another frame's size has no limit.
-        let limit = if head[0] == 0x5D {
-            self.max_record_bytes
+        let limit = if dictionary {
+            zstd_dictionary::DICTIONARY_LIMIT
         } else {
             u64::MAX
         };
         let size = zstd_dictionary::frame_size(&head, limit)
             .map_err(|problem| dictionary_error(&self.path, problem))?;
-        if head[0] != 0x5D {
+        if !dictionary {
             // Another skippable frame: skipped unread, however long.
             let skipped = io::copy(&mut (&mut self.input).take(size), &mut io::sink())
                 .map_err(|source| self.read_error(offset, source))?;
@@ -330,8 +394,9 @@ impl<R: BufRead> Reader<R> {
             }
             return Ok(());
         }
-        // Read as far as the file goes, never allocating more than it holds.
+        // Read as far as the file goes (at most the limit): room for the size given, filled only as it comes.
         let mut data = Vec::new();
+        let _ = data.try_reserve_exact(usize::try_from(size).unwrap_or(0));
         (&mut self.input)
             .take(size)
             .read_to_end(&mut data)
@@ -345,13 +410,16 @@ impl<R: BufRead> Reader<R> {
                 },
             ));
         }
-        let dictionary = zstd_dictionary::parse_payload(&data, self.max_record_bytes)
+        let dictionary = zstd_dictionary::parse_payload(&data, zstd_dictionary::DICTIONARY_LIMIT)
             .map_err(|problem| dictionary_error(&self.path, problem))?;
+        drop(data);
         let mut context = zstd::zstd_safe::DCtx::create();
         context
             .load_dictionary(dictionary.as_bytes())
             .map_err(|_| dictionary_error(&self.path, DictionaryProblem::Unusable))?;
         self.zstd = Some(ZstdContext(context));
+        self.dictionary_id = Some(dictionary.id());
+        self.past_start = true;
         Ok(())
     }
 
@@ -374,6 +442,52 @@ impl<R: BufRead> Iterator for Reader<R> {
         let next = self.read_next();
         self.failed = next.is_err();
         next.transpose()
+    }
+}
+
+/// The most bytes a zstd frame header takes: magic 4, descriptor 1, window 1, dictionary ID 4, content size 8.
+const FRAME_HEADER_MAX: usize = 18;
+
+/// A `BufRead` that keeps a copy of the first [`FRAME_HEADER_MAX`] bytes taken from it, or looked at: the header
+/// of the zstd frame decoded from it, whose dictionary ID an error names (zstd refuses a frame for its
+/// dictionary ID before it consumes the header).
+struct FrameHead<'a, R> {
+    inner: &'a mut R,
+    /// The bytes consumed (`len`), then those the last `fill_buf` gave beyond them (`peeked`).
+    head: [u8; FRAME_HEADER_MAX],
+    len: usize,
+    peeked: usize,
+}
+
+impl<R> FrameHead<'_, R> {
+    /// The frame's first bytes seen.
+    fn head(&self) -> &[u8] {
+        &self.head[..self.len + self.peeked]
+    }
+}
+
+impl<R: BufRead> BufRead for FrameHead<'_, R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        let buf = self.inner.fill_buf()?;
+        self.peeked = buf.len().min(FRAME_HEADER_MAX - self.len);
+        self.head[self.len..self.len + self.peeked].copy_from_slice(&buf[..self.peeked]);
+        Ok(buf)
+    }
+
+    fn consume(&mut self, amt: usize) {
+        self.len += amt.min(self.peeked);
+        self.peeked = 0;
+        self.inner.consume(amt);
+    }
+}
+
+impl<R: BufRead> Read for FrameHead<'_, R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let buf = self.fill_buf()?;
+        let n = buf.len().min(out.len());
+        out[..n].copy_from_slice(&buf[..n]);
+        self.consume(n);
+        Ok(n)
     }
 }
 
@@ -1187,10 +1301,187 @@ mod tests {
                 (&want.header().to_vec(), want.block())
             );
         }
-        // Without its dictionary, a record's frame does not decode: an error, not a panic.
+        // Without its dictionary, a record's frame does not decode: an error naming the dictionary it needs.
         let first = read[0].offset as usize;
         let err = read_all(&file[first..]).unwrap_err();
-        assert!(matches!(err, Error::Zstd { offset: 0, .. }), "{err}");
+        let id = u32::from_le_bytes(
+            crate::parse_dictionary_frame(&file[..first], 1 << 20)
+                .unwrap()
+                .as_bytes()[4..8]
+                .try_into()
+                .unwrap(),
+        );
+        assert!(
+            matches!(err, Error::ZstdDictionaryId { offset: 0, needs, has: None, .. } if needs == id),
+            "{err}"
+        );
+    }
+
+    /// A record frame that needs a dictionary the file does not have names the ID it needs and what the file
+    /// has, where zstd says only "Dictionary mismatch"; its header is read across refills of a small buffer.
+    #[test]
+    fn zstd_frame_needing_another_dictionary_names_both() {
+        let (file, _) = zstd_dictionary_file();
+        let first = 8 + u32::from_le_bytes(file[4..8].try_into().unwrap()) as usize;
+        let id = crate::parse_dictionary_frame(&file[..first], 1 << 20)
+            .unwrap()
+            .id();
+        let other_samples: Vec<Vec<u8>> = (0..60)
+            .map(|n| format!("WARC/1.1\r\nX-Other: {n} {}\r\n\r\n", "y".repeat(n * 3)).into_bytes())
+            .collect();
+        let other = crate::ZstdDictionary::train(&other_samples).unwrap();
+        assert_ne!(other.id(), id);
+        let mut c = zstd::bulk::Compressor::with_dictionary(3, other.as_bytes()).unwrap();
+        let foreign = c.compress(REC).unwrap();
+        let mixed = [&file[..first], &foreign].concat();
+        for capacity in [1 << 16, 7, 19] {
+            let err = Reader::new(BufReader::with_capacity(capacity, &mixed[..]))
+                .find_map(Result::err)
+                .unwrap();
+            assert!(
+                matches!(err, Error::ZstdDictionaryId { needs, has: Some(has), .. } if needs == other.id() && has == id),
+                "{capacity}: {err}"
+            );
+            assert_eq!(err.offset(), Some(first as u64));
+            let message = err.to_string();
+            assert!(
+                message.contains(&format!(
+                    "bad zstd frame: it was compressed with the zstd dictionary of ID {}, and the file's dictionary \
+                     frame holds the one of ID {id}",
+                    other.id()
+                )),
+                "{message}"
+            );
+        }
+        let err = read_all(&file[first..]).unwrap_err().to_string();
+        assert!(
+            err.contains(&format!(
+                "the zstd dictionary of ID {id}, and the file has no dictionary frame"
+            )),
+            "{err}"
+        );
+    }
+
+    /// A dictionary frame anywhere but at the start of the file (files concatenated, or after an extension
+    /// frame) is refused, naming its offset and how to mend the file.
+    #[test]
+    fn zstd_dictionary_frame_not_at_the_start_is_refused() {
+        let (file, recs) = zstd_dictionary_file();
+        let concatenated = [&file[..], &file[..]].concat();
+        let results: Vec<_> = Reader::new(&concatenated[..]).collect();
+        assert_eq!(results.iter().filter(|r| r.is_ok()).count(), recs.len());
+        let Some(Err(err)) = results.last() else {
+            panic!("no error");
+        };
+        let at = file.len() as u64;
+        assert!(
+            matches!(err, Error::ZstdDictionary { offset, problem: DictionaryProblem::NotAtStart, .. } if *offset == at),
+            "{err}"
+        );
+        let message = err.to_string();
+        for want in [
+            format!("the zstd dictionary frame at offset {at} is not at the start of the file"),
+            "files with a dictionary cannot be concatenated".to_owned(),
+            format!("`tail -c +{} FILE`", at + 1),
+            "trawl warc recompress".to_owned(),
+        ] {
+            assert!(message.contains(&want), "{want}: {message}");
+        }
+        // After a record frame without a dictionary too.
+        let plain = zstd::encode_all(REC, 3).unwrap();
+        let err = read_all(&[&plain[..], &file[..]].concat()).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::ZstdDictionary {
+                    problem: DictionaryProblem::NotAtStart,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        // An extension frame first: the spec has a file with a dictionary begin with it.
+        let extension = [
+            &0x184D_2A50u32.to_le_bytes()[..],
+            &4u32.to_le_bytes(),
+            b"abcd",
+        ]
+        .concat();
+        let err = read_all(&[&extension[..], &file[..]].concat()).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::ZstdDictionary {
+                    offset: 12,
+                    problem: DictionaryProblem::AfterExtensionFrame,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(
+            err.to_string()
+                .contains("`tail -c +13 FILE > OUT.warc.zst`"),
+            "{err}"
+        );
+        // Extension frames elsewhere are still skipped.
+        let first = 8 + u32::from_le_bytes(file[4..8].try_into().unwrap()) as usize;
+        let with_extension = [
+            &file[..first],
+            &extension[..],
+            &file[first..],
+            &extension[..],
+        ]
+        .concat();
+        assert_eq!(read_all(&with_extension).unwrap().len(), recs.len());
+    }
+
+    /// A file cut inside the dictionary frame's 8-byte header says so, not "failed to fill whole buffer".
+    #[test]
+    fn zstd_dictionary_header_cut_short() {
+        let (file, _) = zstd_dictionary_file();
+        for cut in 4..8 {
+            let err = read_all(&file[..cut]).unwrap_err();
+            assert!(
+                matches!(err, Error::ZstdDictionary { offset: 0, problem: DictionaryProblem::HeaderCut { have }, .. } if have == cut as u64),
+                "{err}"
+            );
+            assert!(err.to_string().contains(&format!("the zstd dictionary frame at offset 0 is cut short: the file ends {cut} bytes into its 8-byte header")), "{err}");
+        }
+    }
+
+    /// A dictionary frame over 8 MiB, compressed or inflated, is refused at offset 0 naming the limit, before
+    /// it is read or inflated (a 1 GiB bomb took 3.7 GB of memory).
+    #[test]
+    fn zstd_dictionary_over_8_mib_is_refused() {
+        use crate::zstd_dictionary::tests::{frame_of, zeros_frame};
+        let (file, _) = zstd_dictionary_file();
+        let records = &file[8 + u32::from_le_bytes(file[4..8].try_into().unwrap()) as usize..];
+        let bomb = [frame_of(&zeros_frame(256 << 20, true)), records.to_vec()].concat();
+        let unsized_bomb = [frame_of(&zeros_frame(9 << 20, false)), records.to_vec()].concat();
+        let mut oversized = file.clone();
+        oversized[4..8].copy_from_slice(&(9u32 << 20).to_le_bytes());
+        for (input, size) in [
+            (&bomb, "268435456 bytes (its Frame_Content_Size)"),
+            (&unsized_bomb, "more than 8388608 bytes"),
+            (&oversized, "holds 9437184 bytes"),
+        ] {
+            let err = read_all(input).unwrap_err();
+            assert!(
+                matches!(err, Error::ZstdDictionary { offset: 0, .. }),
+                "{err}"
+            );
+            let message = err.to_string();
+            assert!(
+                message.starts_with("t.warc: the zstd dictionary frame at offset 0 "),
+                "{message}"
+            );
+            assert!(message.contains(size), "{message}");
+            assert!(
+                message.contains("over the limit of 8388608 bytes"),
+                "{message}"
+            );
+        }
     }
 
     proptest! {
@@ -1206,6 +1497,12 @@ mod tests {
             prop_assert!(results.iter().filter(|r| r.is_ok()).count() <= recs.len());
             if let Some(Err(e)) = results.last() {
                 prop_assert!(e.offset().is_some(), "{}", e);
+            }
+            // Damage in the (checksummed) dictionary is blamed on the dictionary frame, not on the records.
+            let dictionary_end = 8 + u32::from_le_bytes(file[4..8].try_into().unwrap()) as usize;
+            if let Some((at, _)) = flip && bytes.len() >= dictionary_end && (8..dictionary_end).contains(&at.index(bytes.len())) {
+                let first = results.first().unwrap();
+                prop_assert!(matches!(first, Err(Error::ZstdDictionary { offset: 0, .. })), "{:?}", first);
             }
         }
 

@@ -23,6 +23,12 @@ pub const SAMPLE_BYTES: usize = 4 << 20;
 pub const SAMPLE_RECORDS: usize = 3000;
 /// Fewer sample records than this make no useful dictionary: the file is written without one.
 const MIN_SAMPLES: usize = 8;
+/// The largest dictionary frame read, compressed (the frame's payload) and decompressed: 8 MiB, what the IIPC
+/// warc-zstd spec has readers support ("Window and dictionary limits"), letting them refuse more. A frame
+/// over it is refused before it is read or inflated, so a small file cannot make the reader hold gigabytes.
+pub const DICTIONARY_LIMIT: u64 = 8 << 20;
+/// The largest zstd window (log2) a compressed dictionary is decoded with: the spec's 8 MiB.
+const DICTIONARY_WINDOW_LOG: u32 = 23;
 
 /// A zstd dictionary for the records of `.warc.zst` files.
 #[derive(Clone, PartialEq, Eq)]
@@ -84,9 +90,11 @@ impl ZstdDictionary {
     }
 
     /// The dictionary frame that begins a file: a skippable frame holding the dictionary, itself
-    /// zstd-compressed (level 19, once per file) when that is smaller.
+    /// zstd-compressed (level 19, once per file) when that is smaller. The compressed frame carries
+    /// Frame_Content_Size and Content_Checksum, as the IIPC warc-zstd spec requires: a damaged dictionary is
+    /// then caught as such, not blamed on every record decoded with it.
     pub fn frame(&self) -> Vec<u8> {
-        let compressed = zstd::bulk::compress(&self.bytes, 19)
+        let compressed = compress_checked(&self.bytes)
             .ok()
             .filter(|c| c.len() < self.bytes.len());
         let payload = compressed.as_deref().unwrap_or(&self.bytes);
@@ -99,14 +107,29 @@ impl ZstdDictionary {
     }
 }
 
+/// `bytes` as one zstd frame (level 19) with its content size and checksum.
+fn compress_checked(bytes: &[u8]) -> io::Result<Vec<u8>> {
+    use zstd::zstd_safe::CParameter;
+    let mut compressor = zstd::bulk::Compressor::new(19)?;
+    compressor.set_parameter(CParameter::ChecksumFlag(true))?;
+    compressor.set_parameter(CParameter::ContentSizeFlag(true))?;
+    compressor.compress(bytes)
+}
+
 /// What is wrong with a dictionary frame.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum DictionaryProblem {
+    /// The file ends inside the frame's 8-byte header (magic and size).
+    #[error("is cut short: the file ends {have} bytes into its 8-byte header")]
+    HeaderCut {
+        /// The bytes of the header there are.
+        have: u64,
+    },
     /// The frame ends before the length its header gives.
     #[error("is cut short: its header gives {want} bytes, the file has {have} more")]
     Truncated {
-        /// The length the frame's header gives (for a header cut short, 8).
+        /// The length the frame's header gives.
         want: u64,
         /// The bytes there are.
         have: u64,
@@ -114,22 +137,107 @@ pub enum DictionaryProblem {
     /// The frame holds nothing.
     #[error("is empty")]
     Empty,
-    /// The dictionary (or what it decompresses to) is larger than the reader's limit.
-    #[error("holds a dictionary larger than the limit of {limit} bytes")]
+    /// The frame's payload is larger than the limit: refused unread.
+    #[error(
+        "holds {size} bytes, over the limit of {limit} bytes for a dictionary (8 MiB, what the IIPC warc-zstd \
+         spec has readers support): refused unread"
+    )]
     TooLarge {
+        /// The payload size its header gives.
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// The compressed dictionary decompresses to more than the limit: refused before inflating it when its
+    /// Frame_Content_Size says so, else once it inflated past the limit.
+    #[error("{}", inflates_too_large(*.size, *.limit))]
+    InflatesTooLarge {
+        /// The decompressed size its zstd frame header gives, if it gives one.
+        size: Option<u64>,
         /// The limit.
         limit: u64,
     },
     /// The frame's payload starts like a zstd frame but does not decompress.
     #[error("holds a compressed dictionary that does not decompress: {0}")]
     Compressed(String),
+    /// The payload (or what it decompresses to) is not a zstd dictionary.
+    #[error(
+        "holds {found}{}, where the IIPC warc-zstd spec wants a zstd dictionary (starting 37 A4 30 EC) or a zstd \
+         frame holding one (starting 28 B5 2F FD)",
+        if *.compressed { " once decompressed" } else { "" }
+    )]
+    NotADictionary {
+        /// An excerpt of what it holds.
+        found: String,
+        /// Whether that is what the payload decompressed to.
+        compressed: bool,
+    },
     /// zstd refuses the dictionary (damaged entropy tables).
     #[error("holds a zstd dictionary that zstd refuses (damaged)")]
     Unusable,
+    /// A dictionary frame after records: the file is others concatenated, which the IIPC warc-zstd spec
+    /// forbids for files with a dictionary (a reader decodes every record with the one at the file's start).
+    #[error(
+        "is not at the start of the file: files with a dictionary cannot be concatenated (IIPC warc-zstd), as \
+         a record is decoded with the dictionary at the start of its file, so no reader can decode the records \
+         after this frame from the file"
+    )]
+    NotAtStart,
+    /// A dictionary frame after an extension frame at the file's start, which the spec forbids.
+    #[error(
+        "follows another skippable (extension) frame at the start of the file: a file with a dictionary must \
+         begin with its dictionary frame (IIPC warc-zstd), where readers look for it"
+    )]
+    AfterExtensionFrame,
 }
 
-/// The dictionary in the payload of a dictionary frame: as it is, or decompressed when it is a zstd frame
-/// (at most `limit` bytes either way).
+/// The message of [`DictionaryProblem::InflatesTooLarge`].
+fn inflates_too_large(size: Option<u64>, limit: u64) -> String {
+    let (size, when) = match size {
+        Some(size) => (
+            format!("{size} bytes (its Frame_Content_Size)"),
+            "without inflating it",
+        ),
+        None => (
+            format!("more than {limit} bytes"),
+            "once inflated past the limit",
+        ),
+    };
+    format!(
+        "holds a compressed dictionary of {size}, over the limit of {limit} bytes for a dictionary (8 MiB, what \
+         the IIPC warc-zstd spec has readers support): refused {when}"
+    )
+}
+
+impl DictionaryProblem {
+    /// What to do about it, for a dictionary frame at `offset`.
+    pub(crate) fn fix(&self, offset: u64) -> String {
+        match self {
+            DictionaryProblem::TooLarge { .. } | DictionaryProblem::InflatesTooLarge { .. } => {
+                "a dictionary is rarely over a few hundred KB (trawl's are at most 110 KiB), so the frame is \
+                 likely damaged"
+                    .to_owned()
+            }
+            DictionaryProblem::NotAtStart => format!(
+                "keep the files apart: the part from this frame on (`tail -c +{} FILE`) and the part before it \
+                 (`head -c {offset} FILE`) are each a file of their own; or `trawl warc recompress` each part, to \
+                 .warc.gz files, which can be concatenated, or to one .warc.zst each",
+                offset + 1
+            ),
+            DictionaryProblem::AfterExtensionFrame => format!(
+                "leave out the {offset} bytes before it (`tail -c +{} FILE > OUT.warc.zst`)",
+                offset + 1
+            ),
+            _ => "the records compressed with it cannot be read without it (take the file from a copy, or its \
+                 dictionary frame from another file of the same crawl: every file of a crawl starts with the \
+                 same one)"
+                .to_owned(),
+        }
+    }
+}
+
+/// The dictionary in the payload of a dictionary frame: a zstd dictionary, as it is or in one zstd frame
+/// (decompressed only up to `limit` bytes, refused before inflating when its Frame_Content_Size is over it).
 pub(crate) fn parse_payload(
     payload: &[u8],
     limit: u64,
@@ -137,23 +245,61 @@ pub(crate) fn parse_payload(
     if payload.is_empty() {
         return Err(DictionaryProblem::Empty);
     }
-    let bytes = if payload.starts_with(&ZSTD_FRAME_MAGIC) {
-        let mut out = Vec::new();
-        let decoder = zstd::stream::read::Decoder::with_buffer(payload)
-            .map_err(|e| DictionaryProblem::Compressed(e.to_string()))?;
-        io::Read::read_to_end(
-            &mut io::Read::take(decoder.single_frame(), limit.saturating_add(1)),
-            &mut out,
-        )
-        .map_err(|e| DictionaryProblem::Compressed(e.to_string()))?;
-        out
+    let compressed = payload.starts_with(&ZSTD_FRAME_MAGIC);
+    let bytes = if compressed {
+        inflate(payload, limit)?
     } else {
         payload.to_vec()
     };
-    if bytes.len() as u64 > limit {
-        return Err(DictionaryProblem::TooLarge { limit });
+    if !bytes.starts_with(&DICTIONARY_MAGIC) {
+        return Err(DictionaryProblem::NotADictionary {
+            found: crate::error::excerpt(&bytes[..bytes.len().min(8)]),
+            compressed,
+        });
     }
     ZstdDictionary::from_bytes(bytes)
+}
+
+/// The content of the zstd frame `frame`, at most `limit` bytes: refused from its Frame_Content_Size when that
+/// is over, else inflated with a window of at most 8 MiB and stopped one byte past the limit.
+fn inflate(frame: &[u8], limit: u64) -> Result<Vec<u8>, DictionaryProblem> {
+    let too_large = |size| DictionaryProblem::InflatesTooLarge { size, limit };
+    let declared = zstd::zstd_safe::get_frame_content_size(frame)
+        .ok()
+        .flatten();
+    if let Some(size) = declared
+        && size > limit
+    {
+        return Err(too_large(Some(size)));
+    }
+    // One zstd frame and nothing after it, as the spec has it: bytes left over mean a damaged frame header.
+    if let Ok(len) = zstd::zstd_safe::find_frame_compressed_size(frame)
+        && len < frame.len()
+    {
+        return Err(DictionaryProblem::Compressed(format!(
+            "{} bytes follow its zstd frame of {len}",
+            frame.len() - len
+        )));
+    }
+    let compressed = |e: io::Error| DictionaryProblem::Compressed(e.to_string());
+    let mut decoder = zstd::stream::read::Decoder::with_buffer(frame).map_err(compressed)?;
+    decoder
+        .window_log_max(DICTIONARY_WINDOW_LOG)
+        .map_err(compressed)?;
+    let mut out = Vec::new();
+    // Room once for the declared size (else the limit: address space until written) and the byte that tells
+    // the frame goes on past it: grown by doubling, it took twice the limit.
+    let room = declared.unwrap_or(limit).min(limit);
+    let _ = out.try_reserve_exact(usize::try_from(room).unwrap_or(0).saturating_add(1));
+    io::Read::read_to_end(
+        &mut io::Read::take(decoder.single_frame(), limit.saturating_add(1)),
+        &mut out,
+    )
+    .map_err(compressed)?;
+    if out.len() as u64 > limit {
+        return Err(too_large(None));
+    }
+    Ok(out)
 }
 
 /// The payload size in the 8-byte header `head` of a zstd skippable frame (magic, then a little-endian `u32`);
@@ -161,7 +307,7 @@ pub(crate) fn parse_payload(
 pub(crate) fn frame_size(head: &[u8; 8], limit: u64) -> Result<u64, DictionaryProblem> {
     let size = u64::from(u32::from_le_bytes([head[4], head[5], head[6], head[7]]));
     if size > limit {
-        return Err(DictionaryProblem::TooLarge { limit });
+        return Err(DictionaryProblem::TooLarge { size, limit });
     }
     Ok(size)
 }
@@ -170,8 +316,7 @@ pub(crate) fn frame_size(head: &[u8; 8], limit: u64) -> Result<u64, DictionaryPr
 /// reader without a file.
 pub fn parse_frame(frame: &[u8], limit: u64) -> Result<ZstdDictionary, DictionaryProblem> {
     let Some((head, rest)) = frame.split_first_chunk::<8>() else {
-        return Err(DictionaryProblem::Truncated {
-            want: 8,
+        return Err(DictionaryProblem::HeaderCut {
             have: frame.len() as u64,
         });
     };
@@ -187,7 +332,7 @@ pub fn parse_frame(frame: &[u8], limit: u64) -> Result<ZstdDictionary, Dictionar
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
 
@@ -224,6 +369,31 @@ mod tests {
         assert!(ZstdDictionary::train(&samples(3)).is_none(), "too few");
     }
 
+    /// The compressed dictionary's frame has Frame_Content_Size and Content_Checksum (IIPC warc-zstd), so any
+    /// damaged byte of it is refused, never read as another dictionary.
+    #[test]
+    fn compressed_dictionary_is_checksummed() {
+        let dict = ZstdDictionary::train(&samples(400)).unwrap();
+        let frame = dict.frame();
+        let payload = &frame[8..];
+        assert!(payload.starts_with(&ZSTD_FRAME_MAGIC), "compressed");
+        // Frame_Header_Descriptor: bit 2 is Content_Checksum_flag.
+        assert_ne!(payload[4] & 0b100, 0, "Content_Checksum present");
+        assert_eq!(
+            zstd::zstd_safe::get_frame_content_size(payload).ok(),
+            Some(Some(dict.as_bytes().len() as u64)),
+            "Frame_Content_Size present"
+        );
+        for at in (8..frame.len()).step_by(3) {
+            let mut bad = frame.clone();
+            bad[at] ^= 0x55;
+            assert!(
+                parse_frame(&bad, 1 << 20).is_err(),
+                "a flip at {at} is caught"
+            );
+        }
+    }
+
     #[test]
     fn damaged_frames_are_named_problems() {
         let dict = ZstdDictionary::train(&samples(400)).unwrap();
@@ -235,7 +405,7 @@ mod tests {
         let cases: Vec<(Vec<u8>, DictionaryProblem)> = vec![
             (
                 frame[..6].to_vec(),
-                DictionaryProblem::Truncated { want: 8, have: 6 },
+                DictionaryProblem::HeaderCut { have: 6 },
             ),
             (
                 frame[..frame.len() - 1].to_vec(),
@@ -276,8 +446,107 @@ mod tests {
         }
         assert_eq!(
             parse_frame(&frame, 100).unwrap_err(),
-            DictionaryProblem::TooLarge { limit: 100 }
+            DictionaryProblem::TooLarge {
+                size: frame.len() as u64 - 8,
+                limit: 100
+            }
         );
+    }
+
+    /// One zstd frame of `n` zero bytes, with or without Frame_Content_Size: a dictionary bomb when `n` is large.
+    pub(crate) fn zeros_frame(n: u64, content_size: bool) -> Vec<u8> {
+        let mut encoder = zstd::stream::write::Encoder::new(Vec::new(), 1).unwrap();
+        encoder.include_contentsize(content_size).unwrap();
+        if content_size {
+            encoder.set_pledged_src_size(Some(n)).unwrap();
+        }
+        io::copy(&mut io::Read::take(io::repeat(0), n), &mut encoder).unwrap();
+        encoder.finish().unwrap()
+    }
+
+    /// A dictionary frame with `payload`.
+    pub(crate) fn frame_of(payload: &[u8]) -> Vec<u8> {
+        let size = (payload.len() as u32).to_le_bytes();
+        [
+            &DICTIONARY_FRAME_MAGIC.to_le_bytes()[..],
+            &size[..],
+            payload,
+        ]
+        .concat()
+    }
+
+    /// A dictionary over 8 MiB is refused: by its frame's size unread, by its Frame_Content_Size before
+    /// inflating, and without one after inflating no more than the limit.
+    #[test]
+    fn dictionary_over_the_limit_is_refused_early() {
+        let limit = DICTIONARY_LIMIT;
+        let bomb = zeros_frame(64 << 20, true);
+        assert!(bomb.len() < 64 << 10, "{}", bomb.len());
+        assert_eq!(
+            parse_frame(&frame_of(&bomb), limit).unwrap_err(),
+            DictionaryProblem::InflatesTooLarge {
+                size: Some(64 << 20),
+                limit
+            }
+        );
+        let unsized_bomb = zeros_frame(limit + 1, false);
+        assert_eq!(
+            parse_frame(&frame_of(&unsized_bomb), limit).unwrap_err(),
+            DictionaryProblem::InflatesTooLarge { size: None, limit }
+        );
+        let mut head = [0u8; 8];
+        head[..4].copy_from_slice(&DICTIONARY_FRAME_MAGIC.to_le_bytes());
+        head[4..].copy_from_slice(&(9u32 << 20).to_le_bytes());
+        assert_eq!(
+            frame_size(&head, limit).unwrap_err(),
+            DictionaryProblem::TooLarge {
+                size: 9 << 20,
+                limit
+            }
+        );
+        let message = DictionaryProblem::InflatesTooLarge {
+            size: Some(64 << 20),
+            limit,
+        }
+        .to_string();
+        assert!(
+            message.contains(
+                "67108864 bytes (its Frame_Content_Size), over the limit of 8388608 bytes"
+            ),
+            "{message}"
+        );
+        let message = DictionaryProblem::InflatesTooLarge { size: None, limit }.to_string();
+        assert!(
+            message.contains("of more than 8388608 bytes, over the limit of 8388608 bytes")
+                && message.ends_with("refused once inflated past the limit"),
+            "{message}"
+        );
+        // Exactly at the limit is read (zeros are no dictionary, which is the next thing said).
+        assert!(matches!(
+            parse_frame(&frame_of(&zeros_frame(limit, false)), limit).unwrap_err(),
+            DictionaryProblem::NotADictionary {
+                compressed: true,
+                ..
+            }
+        ));
+    }
+
+    /// The payload must be a zstd dictionary (magic `37 A4 30 EC`), as it is or compressed: raw content is
+    /// refused, so a damaged zstd magic is not taken for a dictionary.
+    #[test]
+    fn raw_content_is_not_a_dictionary() {
+        let raw = frame_of(&[b'x'; 100]);
+        assert!(matches!(
+            parse_frame(&raw, 1 << 20).unwrap_err(),
+            DictionaryProblem::NotADictionary {
+                compressed: false,
+                ..
+            }
+        ));
+        let dict = ZstdDictionary::train(&samples(400)).unwrap();
+        let mut frame = dict.frame();
+        frame[8] ^= 1;
+        assert!(parse_frame(&frame, 1 << 20).is_err());
     }
 
     proptest! {
