@@ -162,12 +162,12 @@ pub enum DictionaryProblem {
     Compressed(String),
     /// The payload (or what it decompresses to) is not a zstd dictionary.
     #[error(
-        "holds {found}{}, where the IIPC warc-zstd spec wants a zstd dictionary (starting 37 A4 30 EC) or a zstd \
-         frame holding one (starting 28 B5 2F FD)",
+        "holds bytes starting {found}{}, where the IIPC warc-zstd spec wants a zstd dictionary (starting 37 A4 30 \
+         EC) or a zstd frame holding one (starting 28 B5 2F FD)",
         if *.compressed { " once decompressed" } else { "" }
     )]
     NotADictionary {
-        /// An excerpt of what it holds.
+        /// Its first bytes, in hex as the magic numbers are written.
         found: String,
         /// Whether that is what the payload decompressed to.
         compressed: bool,
@@ -253,7 +253,12 @@ pub(crate) fn parse_payload(
     };
     if !bytes.starts_with(&DICTIONARY_MAGIC) {
         return Err(DictionaryProblem::NotADictionary {
-            found: crate::error::excerpt(&bytes[..bytes.len().min(8)]),
+            found: bytes
+                .iter()
+                .take(8)
+                .map(|b| format!("{b:02X}"))
+                .collect::<Vec<_>>()
+                .join(" "),
             compressed,
         });
     }
