@@ -122,6 +122,10 @@ const ATTRS: &[(&str, &str, Hop, &str)] = &[
     ("th", "background", Hop::Embed, "th/@background"),
     ("image", "href", Hop::Embed, "image/@href"),
     ("image", "xlink:href", Hop::Embed, "image/@xlink:href"),
+    // SVG: a link written in SVG 1.1's form, and the sprite sheet a `<use>` draws from (`sprite.svg#icon`).
+    ("a", "xlink:href", Hop::Link, "a/@xlink:href"),
+    ("use", "href", Hop::Embed, "use/@href"),
+    ("use", "xlink:href", Hop::Embed, "use/@xlink:href"),
 ];
 
 /// An attribute value that holds a `srcset` candidate list: (tag, attribute,

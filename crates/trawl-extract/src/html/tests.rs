@@ -30,6 +30,17 @@ macro_rules! case {
     };
 }
 
+// SVG: SVG 1.1's `xlink:href` links, and the sprite sheets `<use>` draws from (its fragment dropped).
+case!(
+    svg_links_and_sprites,
+    r##"<svg><a xlink:href="/svg-a"><text>x</text></a><use href="/sprite.svg#i"/><use xlink:href="/old.svg#j"/></svg>"##,
+    [
+        ("http://example.com/svg-a", Link, "a/@xlink:href"),
+        ("http://example.com/sprite.svg", Embed, "use/@href"),
+        ("http://example.com/old.svg", Embed, "use/@xlink:href"),
+    ]
+);
+
 // Resolution.
 case!(
     relative,
