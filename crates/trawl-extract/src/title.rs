@@ -15,8 +15,7 @@ pub fn html_title(body: &[u8], content_type: Option<&str>, doc_url: &Url) -> Opt
     let encoding = charset::sniff_html(body, content_type, doc_url);
     // Decoded first, so that UTF-16 pages (which the tokenizer cannot read as bytes) are read too.
     let (text, _, _) = encoding.decode(body);
-    // 0: no title yet; 1: inside the first HTML title; 2: done; 3: the next title is an SVG drawing's.
-    let state = Rc::new(RefCell::new((0u8, String::new())));
+    let state = Rc::new(RefCell::new((Seen::Nothing, String::new())));
     let (in_svg, on_element, on_text) = (state.clone(), state.clone(), state.clone());
     let mut rewriter = HtmlRewriter::new(
         Settings {
@@ -24,26 +23,26 @@ pub fn html_title(body: &[u8], content_type: Option<&str>, doc_url: &Url) -> Opt
                 // Runs before the next handler for the same element: an SVG title is not the page's.
                 element!("svg title", move |_| {
                     let mut s = in_svg.borrow_mut();
-                    if s.0 == 0 {
-                        s.0 = 3;
+                    if s.0 == Seen::Nothing {
+                        s.0 = Seen::SvgTitle;
                     }
                     Ok(())
                 }),
                 element!("title", move |_| {
                     let mut s = on_element.borrow_mut();
                     s.0 = match s.0 {
-                        0 => 1,
-                        3 => 0,
+                        Seen::Nothing => Seen::InTitle,
+                        Seen::SvgTitle => Seen::Nothing,
                         other => other,
                     };
                     Ok(())
                 }),
                 text!("title", move |chunk| {
                     let mut s = on_text.borrow_mut();
-                    if s.0 == 1 {
+                    if s.0 == Seen::InTitle {
                         s.1.push_str(chunk.as_str());
                         if chunk.last_in_text_node() {
-                            s.0 = 2;
+                            s.0 = Seen::Done;
                         }
                     }
                     Ok(())
@@ -63,6 +62,19 @@ pub fn html_title(body: &[u8], content_type: Option<&str>, doc_url: &Url) -> Opt
         .collect::<Vec<_>>()
         .join(" ");
     (!title.is_empty()).then_some(title)
+}
+
+/// How far the page's title is read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Seen {
+    /// No title yet.
+    Nothing,
+    /// The next `title` element is an SVG drawing's: not the page's.
+    SvgTitle,
+    /// Inside the first HTML title: its text is gathered.
+    InTitle,
+    /// The title is read; later ones do not count.
+    Done,
 }
 
 #[cfg(test)]

@@ -49,7 +49,8 @@ struct Page {
     title: Option<String>,
 }
 
-/// Packs `warcs` into the WACZ `out` (written through a temporary file, then renamed). `seeds` come first
+/// Packs `warcs` (of distinct file names: each goes in as `archive/NAME`) into the WACZ `out` (written through a
+/// temporary file, removed on error, then renamed). `seeds` come first
 /// among the pages (when captured); then every HTML page captured with status 200, with its title; `title`
 /// names the collection.
 pub fn write_wacz(
@@ -62,22 +63,6 @@ pub fn write_wacz(
         let path = path.to_path_buf();
         move |source: io::Error| Error::Io { path, source }
     };
-    // Each WARC goes in as `archive/NAME`: two of one name (X.warc.gz beside X.warc.zst, rewritten to gzip)
-    // would be one entry.
-    let mut names: HashMap<String, &Path> = HashMap::new();
-    for warc in warcs {
-        if let Some(first) = names.insert(file_name(warc), warc) {
-            return Err(Error::Io {
-                path: warc.clone(),
-                source: io::Error::other(format!(
-                    "would be packed as archive/{}, as {} is: a package holds one file of a name; move one of \
-                     them out of the job's warcs folder",
-                    file_name(warc),
-                    first.display()
-                )),
-            });
-        }
-    }
     let mut index = Vec::new();
     let mut pages: Vec<Page> = Vec::new();
     let mut titles: HashMap<String, String> = HashMap::new();

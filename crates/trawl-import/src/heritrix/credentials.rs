@@ -54,14 +54,7 @@ pub(crate) fn is_credential(b: &Bean) -> bool {
 /// One credential of the store, under its map key `key`.
 fn credential(key: &str, b: &Bean, entry: &str, profile: &mut Profile) {
     let mut props = Props::new(b, entry.to_owned());
-    let scalar_of = |props: &mut Props, name: &str, profile: &mut Profile| {
-        props
-            .take(name)
-            .and_then(|p| scalar(&p.value, p.line, &format!("{entry}.{name}"), profile))
-            .map(|t| t.trim().to_owned())
-            .filter(|t| !t.is_empty())
-    };
-    let Some(domain) = scalar_of(&mut props, "domain", profile) else {
+    let Some(domain) = text_prop(&mut props, "domain", entry, profile) else {
         profile.note(
             b.line,
             entry,
@@ -76,10 +69,10 @@ fn credential(key: &str, b: &Bean, entry: &str, profile: &mut Profile) {
     base.insert("domain".into(), T::String(domain.clone()));
     match b.short_class() {
         "HttpAuthenticationCredential" => {
-            if let Some(realm) = scalar_of(&mut props, "realm", profile) {
+            if let Some(realm) = text_prop(&mut props, "realm", entry, profile) {
                 base.insert("realm".into(), T::String(realm));
             }
-            let user = scalar_of(&mut props, "login", profile).unwrap_or_default();
+            let user = text_prop(&mut props, "login", entry, profile).unwrap_or_default();
             base.insert("user".into(), T::String(user));
             let had_password = props.take("password").is_some();
             base.insert("password_env".into(), T::String(env.clone()));
@@ -124,13 +117,7 @@ fn form(
     entry: &str,
     profile: &mut Profile,
 ) {
-    let login = props
-        .take("loginUri")
-        .and_then(|p| scalar(&p.value, p.line, &format!("{entry}.loginUri"), profile))
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
-        .map(str::to_owned);
-    let Some(login) = login else {
+    let Some(login) = text_prop(props, "loginUri", entry, profile) else {
         profile.note(
             b.line,
             entry,
@@ -226,6 +213,15 @@ fn form(
         ),
         Some("[[credentials]] login_url"),
     );
+}
+
+/// Takes the text property `name` of the credential `entry`, trimmed; `None` when unset or empty.
+fn text_prop(props: &mut Props, name: &str, entry: &str, profile: &mut Profile) -> Option<String> {
+    props
+        .take(name)
+        .and_then(|p| scalar(&p.value, p.line, &format!("{entry}.{name}"), profile))
+        .map(|t| t.trim().to_owned())
+        .filter(|t| !t.is_empty())
 }
 
 /// What the notes say of a credential's password.

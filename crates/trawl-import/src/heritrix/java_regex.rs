@@ -114,12 +114,11 @@ pub fn translate(re: &str) -> Result<String, Untranslatable> {
                             .unwrap_or_default();
                         match (end, posix(&name)) {
                             (Some(end), Some(ranges)) => {
-                                let negated = e == 'P';
-                                match (class > 0, negated) {
+                                // Inside a class its ranges join the class; a negated one is a nested class.
+                                match (class > 0, e == 'P') {
                                     (true, false) => out.push_str(ranges),
-                                    (true, true) => out.push_str(&format!("[^{ranges}]")),
                                     (false, false) => out.push_str(&format!("[{ranges}]")),
-                                    (false, true) => out.push_str(&format!("[^{ranges}]")),
+                                    (_, true) => out.push_str(&format!("[^{ranges}]")),
                                 }
                                 i = end + 1;
                             }
