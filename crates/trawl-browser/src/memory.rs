@@ -110,6 +110,12 @@ mod tests {
                 .unwrap()
         };
         let (mut one, mut ten) = (spawn("profile-1"), spawn("profile-10"));
+        // A child shows its own command line only once it has exec'd `sleep`; until then it is a copy of this
+        // test (which made the kill count 0 by chance). Wait for both.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while processes_naming(dir.path()).len() < 2 && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
         assert_eq!(kill_processes_naming(&dir.path().join("profile-1")), 1);
         assert!(one.wait().unwrap().code().is_none(), "killed by a signal");
         assert!(ten.try_wait().unwrap().is_none(), "profile-10 still runs");
