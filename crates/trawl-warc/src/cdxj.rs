@@ -3,14 +3,14 @@
 //! `SURT TIMESTAMP14 {"url": …, "mime": …, "status": …, "digest": …, "length": …, "offset": …, "filename": …}`,
 //! sorted by byte value (pywb's binary search misses entries of an unsorted index).
 
-use std::{
-    io::Write as _,
-    path::{Path, PathBuf},
-};
+use std::path::{Path, PathBuf};
 
 use crate::{Error, reader, record};
 
 pub(crate) mod head;
+pub mod sorter;
+
+pub use sorter::LineSorter;
 
 /// What one capture contributes to its index line; where it sits in its file is added by [`Capture::line`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -237,26 +237,41 @@ pub fn index_path(warc: &Path) -> PathBuf {
     warc.with_file_name(format!("{stem}.cdxj"))
 }
 
-/// Writes sorted `lines` to `path` through a temporary file, renamed into place once synced, so an index is
-/// whole or absent.
-pub fn write_index(path: &Path, lines: &mut [String]) -> Result<(), Error> {
-    sort(lines);
+/// Writes `lines` sorted to `path` (see [`write_sorted`]).
+pub fn write_index(path: &Path, lines: Vec<String>) -> Result<(), Error> {
+    let mut sorter = LineSorter::with_budget(Path::new("."), usize::MAX);
+    for l in lines {
+        sorter.push(l)?;
+    }
+    write_sorted(path, sorter).map(|_| ())
+}
+
+/// Writes the lines of `sorter` to `path` through a temporary file, renamed into place once synced, so an
+/// index is whole or absent; returns how many.
+pub fn write_sorted(path: &Path, sorter: LineSorter) -> Result<u64, Error> {
     let tmp = path.with_extension("cdxj.tmp");
     let io = |source| Error::Io {
         path: tmp.clone(),
         source,
     };
     let mut file = std::io::BufWriter::new(std::fs::File::create(&tmp).map_err(io)?);
-    for l in lines.iter() {
-        file.write_all(l.as_bytes()).map_err(io)?;
-        file.write_all(b"\n").map_err(io)?;
-    }
-    let file = file.into_inner().map_err(|e| io(e.into_error()))?;
-    file.sync_all().map_err(io)?;
+    let written = sorter.write_to(&mut file, &tmp).and_then(|n| {
+        let file = file.into_inner().map_err(|e| io(e.into_error()))?;
+        file.sync_all().map_err(io)?;
+        Ok(n)
+    });
+    let n = match written {
+        Ok(n) => n,
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
+    };
     std::fs::rename(&tmp, path).map_err(|source| Error::Io {
         path: path.to_path_buf(),
         source,
-    })
+    })?;
+    Ok(n)
 }
 
 /// Indexes the WARC at `warc` into its `.cdxj` beside it; returns the index's path.
@@ -265,9 +280,9 @@ pub fn index_beside(warc: &Path) -> Result<PathBuf, Error> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let mut lines = index_file(warc, &name)?;
+    let lines = index_file(warc, &name)?;
     let out = index_path(warc);
-    write_index(&out, &mut lines)?;
+    write_index(&out, lines)?;
     Ok(out)
 }
 

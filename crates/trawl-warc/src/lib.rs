@@ -46,7 +46,8 @@
 pub use crate::{
     cdx::{CdxCapture, CdxError, CdxFormat},
     cdxj::{
-        Capture, index_beside, index_file, index_path, is_archive_name, warc_files, write_index,
+        Capture, LineSorter, index_beside, index_file, index_path, is_archive_name, warc_files,
+        write_index, write_sorted,
     },
     compression::Compression,
     convert::convert,

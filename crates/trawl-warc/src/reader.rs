@@ -91,23 +91,73 @@ impl arc::ArcRecord for ReadRecord {
 struct Counting<R> {
     inner: R,
     pos: u64,
+    /// Bytes taken out of `inner` by [`Counting::peek`], given out before `inner`'s: a buffer fill may end
+    /// inside a frame's magic.
+    carry: Vec<u8>,
+    /// How much of `carry` was consumed.
+    carried: usize,
+}
+
+impl<R: BufRead> Counting<R> {
+    fn new(inner: R) -> Counting<R> {
+        Counting {
+            inner,
+            pos: 0,
+            carry: Vec::new(),
+            carried: 0,
+        }
+    }
+
+    /// At least `n` bytes of what comes next, unconsumed (fewer only at the end of input).
+    fn peek(&mut self, n: usize) -> io::Result<&[u8]> {
+        if self.carried == self.carry.len() {
+            self.carry.clear();
+            self.carried = 0;
+            if self.inner.fill_buf()?.len() >= n {
+                return self.inner.fill_buf();
+            }
+        }
+        while self.carry.len() - self.carried < n {
+            let buf = self.inner.fill_buf()?;
+            if buf.is_empty() {
+                break;
+            }
+            let take = buf.len().min(n - (self.carry.len() - self.carried));
+            self.carry.extend_from_slice(&buf[..take]);
+            self.inner.consume(take);
+        }
+        Ok(&self.carry[self.carried..])
+    }
 }
 
 impl<R: BufRead> Read for Counting<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.pos += n as u64;
+        if self.carried == self.carry.len() {
+            // `inner`'s own read: a large one skips its buffer.
+            let n = self.inner.read(buf)?;
+            self.pos += n as u64;
+            return Ok(n);
+        }
+        let n = (&self.carry[self.carried..]).read(buf)?;
+        self.consume(n);
         Ok(n)
     }
 }
 
 impl<R: BufRead> BufRead for Counting<R> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.carried < self.carry.len() {
+            return Ok(&self.carry[self.carried..]);
+        }
         self.inner.fill_buf()
     }
 
     fn consume(&mut self, amt: usize) {
-        self.inner.consume(amt);
+        if self.carried < self.carry.len() {
+            self.carried = (self.carried + amt).min(self.carry.len());
+        } else {
+            self.inner.consume(amt);
+        }
         self.pos += amt as u64;
     }
 }
@@ -166,10 +216,7 @@ impl<R: BufRead> Reader<R> {
     /// A reader over `input`, named `<stream>` in errors until [`Reader::with_path`].
     pub fn new(input: R) -> Reader<R> {
         Reader {
-            input: Counting {
-                inner: input,
-                pos: 0,
-            },
+            input: Counting::new(input),
             path: PathBuf::from("<stream>"),
             max_record_bytes: 1 << 30,
             pending: VecDeque::new(),
@@ -205,7 +252,8 @@ impl<R: BufRead> Reader<R> {
                 skip_blank_lines(&mut self.input).map_err(|e| self.read_error(pos, e))?;
             }
             let offset = self.input.pos;
-            let (first, skippable) = match self.input.fill_buf() {
+            // Four bytes tell a skippable frame, and a buffer fill may end inside them.
+            let (first, skippable) = match self.input.peek(4) {
                 Ok(buf) => (
                     buf.first().copied(),
                     buf.len() >= 4
@@ -1434,6 +1482,49 @@ mod tests {
         ]
         .concat();
         assert_eq!(read_all(&with_extension).unwrap().len(), recs.len());
+    }
+
+    /// However the input's buffer fills split the file, a skippable frame's magic cut between two fills is
+    /// still a skippable frame: the records, their offsets and the refusals are the same for every fill size.
+    #[test]
+    fn frames_read_alike_whatever_the_buffer_fills() {
+        let (file, _) = zstd_dictionary_file();
+        let extension = [
+            &0x184D_2A50u32.to_le_bytes()[..],
+            &4u32.to_le_bytes(),
+            b"abcd",
+        ]
+        .concat();
+        let first = 8 + u32::from_le_bytes(file[4..8].try_into().unwrap()) as usize;
+        let with_extension = [
+            &file[..first],
+            &extension[..],
+            &file[first..],
+            &extension[..],
+        ]
+        .concat();
+        let whole = read_all(&with_extension).unwrap();
+        let refused = read_all(&[&extension[..], &file[..]].concat())
+            .unwrap_err()
+            .to_string();
+        for capacity in 1..=16 {
+            let small = |bytes: &[u8]| -> Result<Vec<ReadRecord>, Error> {
+                Reader::new(io::BufReader::with_capacity(capacity, bytes))
+                    .with_path("t.warc")
+                    .collect()
+            };
+            let read = small(&with_extension).unwrap();
+            let spans = |r: &[ReadRecord]| {
+                r.iter()
+                    .map(|r| (r.offset, r.len, r.block.clone()))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(spans(&read), spans(&whole), "capacity {capacity}");
+            let err = small(&[&extension[..], &file[..]].concat())
+                .unwrap_err()
+                .to_string();
+            assert_eq!(err, refused, "capacity {capacity}");
+        }
     }
 
     /// A file cut inside the dictionary frame's 8-byte header says so, not "failed to fill whole buffer".

@@ -6,7 +6,7 @@
 use std::{
     collections::{BTreeMap, HashMap},
     fs::File,
-    io::{self, Read, Write},
+    io::{self, BufRead, BufReader, BufWriter, Seek, SeekFrom, Write},
     path::{Path, PathBuf},
 };
 
@@ -21,6 +21,7 @@ use zip::{CompressionMethod, ZipWriter, write::SimpleFileOptions};
 
 use crate::{
     Error, cdxj,
+    cdxj::LineSorter,
     digest::{entity_body, http_header_lines},
     reader,
 };
@@ -49,10 +50,125 @@ struct Page {
     title: Option<String>,
 }
 
+impl Page {
+    /// The page's entry without its `id`: `{"title":…,"ts":…,"url":…}`, keys in order.
+    fn json(&self) -> String {
+        let mut entry = BTreeMap::new();
+        entry.insert("url", json!(self.url));
+        entry.insert("ts", json!(self.ts));
+        if let Some(t) = &self.title {
+            entry.insert("title", json!(t));
+        }
+        serde_json::to_string(&entry).unwrap_or_default()
+    }
+}
+
+/// The entry `json` (from [`Page::json`]) with its `id` put first, where a map with it would hold it: `id`
+/// sorts before every other key.
+fn with_id(id: u64, json: &str) -> String {
+    format!(
+        "{{\"id\":\"{id:08x}\",{}",
+        json.get(1..).unwrap_or_default()
+    )
+}
+
+/// The pages of a package in their order: seeds first, in the seeds' order (held in memory: there are only
+/// as many as the seeds' captures); then the rest in capture order, written to an unnamed temporary file as
+/// they come, so a job of millions of pages is listed in bounded memory.
+struct PageList<'s> {
+    rank: HashMap<&'s str, usize>,
+    seeds: Vec<(usize, Page)>,
+    rest: BufWriter<File>,
+    rest_count: u64,
+    first_rest: Option<Page>,
+    spill_dir: PathBuf,
+}
+
+impl<'s> PageList<'s> {
+    fn new(seeds: &'s [String], spill_dir: &Path) -> Result<PageList<'s>, Error> {
+        let file = tempfile::tempfile_in(spill_dir).map_err(|source| Error::Io {
+            path: spill_dir.to_path_buf(),
+            source,
+        })?;
+        Ok(PageList {
+            rank: seeds
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (s.as_str(), i))
+                .collect(),
+            seeds: Vec::new(),
+            rest: BufWriter::with_capacity(1 << 16, file),
+            rest_count: 0,
+            first_rest: None,
+            spill_dir: spill_dir.to_path_buf(),
+        })
+    }
+
+    fn push(&mut self, page: Page) -> Result<(), Error> {
+        if let Some(&rank) = self.rank.get(page.url.as_str()) {
+            self.seeds.push((rank, page));
+            return Ok(());
+        }
+        let io = |source| Error::Io {
+            path: self.spill_dir.clone(),
+            source,
+        };
+        self.rest.write_all(page.json().as_bytes()).map_err(io)?;
+        self.rest.write_all(b"\n").map_err(io)?;
+        self.rest_count += 1;
+        if self.first_rest.is_none() {
+            self.first_rest = Some(page);
+        }
+        Ok(())
+    }
+
+    fn len(&self) -> u64 {
+        self.seeds.len() as u64 + self.rest_count
+    }
+
+    /// The package's main page: the first listed.
+    fn first(&mut self) -> Option<&Page> {
+        self.seeds.sort_by_key(|(rank, _)| *rank);
+        self.seeds
+            .first()
+            .map(|(_, p)| p)
+            .or(self.first_rest.as_ref())
+    }
+
+    /// Writes `pages.jsonl`: its header line, then every page with its `id`.
+    fn write_to(mut self, out: &mut impl Write, out_path: &Path) -> Result<(), Error> {
+        let written = |source| Error::Io {
+            path: out_path.to_path_buf(),
+            source,
+        };
+        let read = |source| Error::Io {
+            path: self.spill_dir.clone(),
+            source,
+        };
+        let header = json!({"format": "json-pages-1.0", "id": "pages", "title": "All Pages"});
+        writeln!(out, "{header}").map_err(written)?;
+        // Stable: a seed captured twice is listed in capture order.
+        self.seeds.sort_by_key(|(rank, _)| *rank);
+        let mut id = 0u64;
+        for (_, page) in &self.seeds {
+            writeln!(out, "{}", with_id(id, &page.json())).map_err(written)?;
+            id += 1;
+        }
+        let mut rest = self.rest.into_inner().map_err(|e| read(e.into_error()))?;
+        rest.seek(SeekFrom::Start(0)).map_err(read)?;
+        for line in BufReader::with_capacity(1 << 16, rest).lines() {
+            writeln!(out, "{}", with_id(id, &line.map_err(read)?)).map_err(written)?;
+            id += 1;
+        }
+        Ok(())
+    }
+}
+
 /// Packs `warcs` (of distinct file names: each goes in as `archive/NAME`) into the WACZ `out` (written through a
 /// temporary file, removed on error, then renamed). `seeds` come first
 /// among the pages (when captured); then every HTML page captured with status 200, with its title; `title`
-/// names the collection.
+/// names the collection. The index and the page list wait in unnamed files in `out`'s folder past a memory
+/// budget; only the titles of HTML pages, which a later revisit of the same payload takes, stay in memory.
 pub fn write_wacz(
     out: &Path,
     warcs: &[PathBuf],
@@ -63,8 +179,12 @@ pub fn write_wacz(
         let path = path.to_path_buf();
         move |source: io::Error| Error::Io { path, source }
     };
-    let mut index = Vec::new();
-    let mut pages: Vec<Page> = Vec::new();
+    let spill_dir = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut index = LineSorter::new(spill_dir);
+    let mut pages = PageList::new(seeds, spill_dir)?;
     let mut titles: HashMap<String, String> = HashMap::new();
     for warc in warcs {
         let name = file_name(warc);
@@ -78,13 +198,13 @@ pub fn write_wacz(
                     url: view.to_owned(),
                     ts: record.get("WARC-Date").unwrap_or_default().to_owned(),
                     title: None,
-                });
+                })?;
                 continue;
             }
             let Some(capture) = cdxj::Capture::of(&record.header, &record.block) else {
                 continue;
             };
-            index.push(capture.line(record.index_len, record.offset, &name));
+            index.push(capture.line(record.index_len, record.offset, &name))?;
             let date = record.get("WARC-Date").unwrap_or_default().to_owned();
             // Media types are case-insensitive: `TEXT/HTML` is a page too.
             if capture
@@ -101,7 +221,7 @@ pub fn write_wacz(
                     url: capture.url,
                     ts: date,
                     title,
-                });
+                })?;
             } else if capture.mime.as_deref() == Some("warc/revisit")
                 && capture.status.as_deref() == Some("200")
                 && is_html(&record.block)
@@ -110,39 +230,71 @@ pub fn write_wacz(
                     url: capture.url,
                     ts: date,
                     title: capture.digest.as_ref().and_then(|d| titles.get(d)).cloned(),
-                });
+                })?;
             }
         }
     }
-    cdxj::sort(&mut index);
-    // Seeds first, in their order; then the rest in capture order.
-    let rank: HashMap<&str, usize> = seeds
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.as_str(), i))
-        .collect();
-    pages.sort_by_key(|p| rank.get(p.url.as_str()).copied().unwrap_or(usize::MAX));
-
+    drop(titles);
+    let summary = WaczSummary {
+        warcs: warcs.len(),
+        captures: index.len() as usize,
+        pages: pages.len() as usize,
+    };
     let tmp = out.with_extension("wacz.tmp");
-    let written = write_zip(&tmp, warcs, &index, &pages, title);
+    let written = write_zip(&tmp, warcs, index, pages, title);
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
     written?;
     std::fs::rename(&tmp, out).map_err(io_at(out))?;
-    Ok(WaczSummary {
-        warcs: warcs.len(),
-        captures: index.len(),
-        pages: pages.len(),
-    })
+    Ok(summary)
+}
+
+/// A writer that keeps the SHA-256 and length of what goes through it, for the manifest.
+struct Hashed<W> {
+    inner: W,
+    hasher: Sha256,
+    bytes: u64,
+}
+
+impl<W: Write> Hashed<W> {
+    fn new(inner: W) -> Hashed<W> {
+        Hashed {
+            inner,
+            hasher: Sha256::new(),
+            bytes: 0,
+        }
+    }
+
+    /// The manifest's entry for what was written, as `path` in the package.
+    fn resource(self, path: &str) -> serde_json::Value {
+        resource(
+            path,
+            &data_encoding::HEXLOWER.encode(&self.hasher.finalize()),
+            self.bytes,
+        )
+    }
+}
+
+impl<W: Write> Write for Hashed<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        self.bytes += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 /// Writes the package's ZIP to `tmp`: the WARCs, the index, the pages and the manifest, synced.
 fn write_zip(
     tmp: &Path,
     warcs: &[PathBuf],
-    index: &[String],
-    pages: &[Page],
+    index: LineSorter,
+    mut pages: PageList,
     title: &str,
 ) -> Result<(), Error> {
     let io_at = |path: &Path| {
@@ -163,37 +315,24 @@ fn write_zip(
         let path = format!("archive/{}", file_name(warc));
         zip.start_file(path.as_str(), stored).map_err(zip_err)?;
         let mut src = File::open(warc).map_err(io_at(warc))?;
-        let (hash, bytes) = copy_hashed(&mut src, &mut zip).map_err(io_at(warc))?;
-        resources.push(resource(&path, &hash, bytes));
-    }
-    let mut add = |zip: &mut ZipWriter<File>, path: &str, body: &[u8]| -> Result<(), Error> {
-        zip.start_file(path, stored).map_err(zip_err)?;
-        zip.write_all(body).map_err(io_at(tmp))?;
-        resources.push(resource(path, &sha256_hex(body), body.len() as u64));
-        Ok(())
-    };
-    let mut index_text = String::new();
-    for l in index {
-        index_text.push_str(l);
-        index_text.push('\n');
+        let mut entry = Hashed::new(&mut zip);
+        io::copy(&mut src, &mut entry).map_err(io_at(warc))?;
+        resources.push(entry.resource(&path));
     }
     // WACZ names its CDXJ index `index.cdx` (readers such as pywb look for `.cdx` or `.cdx.gz`).
-    add(&mut zip, "indexes/index.cdx", index_text.as_bytes())?;
-    let mut pages_text =
-        json!({"format": "json-pages-1.0", "id": "pages", "title": "All Pages"}).to_string();
-    pages_text.push('\n');
-    for (i, p) in pages.iter().enumerate() {
-        let mut entry = BTreeMap::new();
-        entry.insert("id", json!(format!("{i:08x}")));
-        entry.insert("url", json!(p.url));
-        entry.insert("ts", json!(p.ts));
-        if let Some(t) = &p.title {
-            entry.insert("title", json!(t));
-        }
-        pages_text.push_str(&serde_json::to_string(&entry).unwrap_or_default());
-        pages_text.push('\n');
-    }
-    add(&mut zip, "pages/pages.jsonl", pages_text.as_bytes())?;
+    let path = "indexes/index.cdx";
+    zip.start_file(path, stored).map_err(zip_err)?;
+    let mut entry = Hashed::new(BufWriter::with_capacity(1 << 16, &mut zip));
+    index.write_to(&mut entry, tmp)?;
+    entry.flush().map_err(io_at(tmp))?;
+    resources.push(entry.resource(path));
+    let main = pages.first().map(|p| (p.url.clone(), p.ts.clone()));
+    let path = "pages/pages.jsonl";
+    zip.start_file(path, stored).map_err(zip_err)?;
+    let mut entry = Hashed::new(BufWriter::with_capacity(1 << 16, &mut zip));
+    pages.write_to(&mut entry, tmp)?;
+    entry.flush().map_err(io_at(tmp))?;
+    resources.push(entry.resource(path));
     let created = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     let mut package = json!({
         "profile": "data-package",
@@ -203,9 +342,9 @@ fn write_zip(
         "created": created,
         "resources": resources,
     });
-    if let Some(main) = pages.first() {
-        package["mainPageUrl"] = json!(main.url);
-        package["mainPageDate"] = json!(main.ts);
+    if let Some((url, ts)) = main {
+        package["mainPageUrl"] = json!(url);
+        package["mainPageDate"] = json!(ts);
     }
     let package_bytes = serde_json::to_vec_pretty(&package).unwrap_or_default();
     zip.start_file("datapackage.json", stored)
@@ -242,23 +381,6 @@ fn sha256_hex(bytes: &[u8]) -> String {
     data_encoding::HEXLOWER.encode(&Sha256::digest(bytes))
 }
 
-/// Copies `src` into `dst`, returning the SHA-256 (hex) and length of what was copied.
-fn copy_hashed(src: &mut impl Read, dst: &mut impl Write) -> io::Result<(String, u64)> {
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 1 << 16];
-    let mut total = 0u64;
-    loop {
-        let n = src.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-        dst.write_all(&buf[..n])?;
-        total += n as u64;
-    }
-    Ok((data_encoding::HEXLOWER.encode(&hasher.finalize()), total))
-}
-
 /// Whether a recorded HTTP head says HTML (its `Content-Type` as browsers take it, the last one that parses).
 fn is_html(http: &[u8]) -> bool {
     field::content_type(http_header_lines(http, "content-type"))
@@ -287,6 +409,7 @@ fn html_title(http: &[u8], url: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Read;
 
     #[test]
     fn titles_of_plain_and_gzipped_pages() {
@@ -340,6 +463,116 @@ mod tests {
             pages.contains("\"title\":\"Caf\u{e9} & cr\u{e8}me\""),
             "{pages}"
         );
+    }
+
+    /// A WARC response record of `uri` holding `http`.
+    fn response(uri: &str, date: &str, http: &[u8]) -> Vec<u8> {
+        let mut warc = format!(
+            "WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:{}>\r\n\
+             WARC-Date: {date}\r\nWARC-Target-URI: {uri}\r\n\
+             Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+            uuid::Uuid::new_v4(),
+            http.len()
+        )
+        .into_bytes();
+        warc.extend_from_slice(http);
+        warc.extend_from_slice(b"\r\n\r\n");
+        warc
+    }
+
+    /// Seeds come first in the seeds' order, the rest in capture order, every page with the next id; the
+    /// index comes out sorted; the manifest's hashes and sizes are those of the entries as written.
+    #[test]
+    fn pages_in_order_and_entries_as_the_manifest_says() {
+        let dir = tempfile::tempdir().unwrap();
+        let page = |t: &str| {
+            format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<title>{t}</title>")
+        };
+        let mut warc = Vec::new();
+        for (uri, title) in [
+            ("http://z.example/a", "A"),
+            ("http://b.example/s2", "S2"),
+            ("http://c.example/b", "B"),
+            ("http://a.example/s1", "S1"),
+        ] {
+            warc.extend(response(
+                uri,
+                "2020-01-01T00:00:00Z",
+                page(title).as_bytes(),
+            ));
+        }
+        let input = dir.path().join("a.warc");
+        std::fs::write(&input, warc).unwrap();
+        let out = dir.path().join("a.wacz");
+        let seeds = [
+            "http://a.example/s1".to_owned(),
+            "http://b.example/s2".to_owned(),
+        ];
+        let summary = write_wacz(&out, &[input], &seeds, "t").unwrap();
+        assert_eq!((summary.captures, summary.pages), (4, 4));
+        let mut zip = zip::ZipArchive::new(File::open(&out).unwrap()).unwrap();
+        let mut read = |name: &str| {
+            let mut text = String::new();
+            zip.by_name(name)
+                .unwrap()
+                .read_to_string(&mut text)
+                .unwrap();
+            text
+        };
+        let pages = read("pages/pages.jsonl");
+        let listed: Vec<serde_json::Value> = pages
+            .lines()
+            .skip(1)
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let order: Vec<(&str, &str)> = listed
+            .iter()
+            .map(|p| (p["id"].as_str().unwrap(), p["title"].as_str().unwrap()))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                ("00000000", "S1"),
+                ("00000001", "S2"),
+                ("00000002", "A"),
+                ("00000003", "B")
+            ]
+        );
+        // Each line is what a map with the id gives: keys in order, no spaces.
+        assert!(
+            pages
+                .lines()
+                .nth(1)
+                .unwrap()
+                .starts_with("{\"id\":\"00000000\",\"title\":\"S1\",\"ts\":")
+        );
+        let index = read("indexes/index.cdx");
+        let keys: Vec<&str> = index
+            .lines()
+            .map(|l| l.split(' ').next().unwrap())
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "example,a)/s1",
+                "example,b)/s2",
+                "example,c)/b",
+                "example,z)/a"
+            ]
+        );
+        let manifest: serde_json::Value = serde_json::from_str(&read("datapackage.json")).unwrap();
+        assert_eq!(manifest["mainPageUrl"], "http://a.example/s1");
+        for resource in manifest["resources"].as_array().unwrap() {
+            let path = resource["path"].as_str().unwrap();
+            let mut bytes = Vec::new();
+            zip.by_name(path).unwrap().read_to_end(&mut bytes).unwrap();
+            assert_eq!(resource["bytes"], bytes.len() as u64, "{path}");
+            assert_eq!(
+                resource["hash"],
+                format!("sha256:{}", sha256_hex(&bytes)),
+                "{path}"
+            );
+        }
     }
 
     fn gzip(data: &[u8]) -> Vec<u8> {

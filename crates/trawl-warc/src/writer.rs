@@ -609,8 +609,7 @@ impl Writer {
         drop(open.file);
         fs::rename(&open.open_path, &open.final_path).map_err(io_err(&open.open_path))?;
         // The index beside it: written whole (through a temporary file) once the WARC is final.
-        let mut index = open.index;
-        cdxj::write_index(&cdxj::index_path(&open.final_path), &mut index)?;
+        cdxj::write_index(&cdxj::index_path(&open.final_path), open.index)?;
         // Make the rename durable; not every platform can open a directory, so this is best effort.
         if let Ok(dir) = File::open(&self.cfg.dir) {
             let _ = dir.sync_all();

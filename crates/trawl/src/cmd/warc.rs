@@ -1,7 +1,7 @@
 //! `trawl warc ls|verify|index|recompress|convert`.
 
 use std::{
-    io::Write,
+    io::{BufRead, Write},
     path::{Path, PathBuf},
     process::ExitCode,
 };
@@ -157,35 +157,46 @@ fn warcs_of(input: &Path) -> anyhow::Result<Vec<PathBuf>> {
 /// `trawl warc index`: every input's captures in one byte-sorted CDXJ index. A WARC with an index beside it
 /// (as trawl writes one for each file it closes) contributes that index; any other WARC is read.
 pub(crate) fn index(inputs: &[PathBuf], output: Option<&Path>) -> anyhow::Result<ExitCode> {
-    let mut lines = Vec::new();
+    // Lines past the sorter's budget wait in unnamed files beside the output (or in the system's temporary
+    // folder when the index goes to stdout), so a job of millions of captures is indexed in bounded memory.
+    let spill_dir = match output.and_then(Path::parent) {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        Some(_) => PathBuf::from("."),
+        None => std::env::temp_dir(),
+    };
+    let mut lines = trawl_warc::LineSorter::new(&spill_dir);
     for input in inputs {
         for warc in warcs_of(input)? {
             let beside = trawl_warc::index_path(&warc);
             if input.is_dir() && beside.is_file() {
-                let text = std::fs::read_to_string(&beside)
+                let text = std::fs::File::open(&beside)
+                    .map(std::io::BufReader::new)
                     .with_context(|| format!("cannot read {}", beside.display()))?;
-                lines.extend(text.lines().map(str::to_owned));
+                for line in text.lines() {
+                    let line = line.with_context(|| format!("cannot read {}", beside.display()))?;
+                    lines.push(line)?;
+                }
             } else {
                 let name = warc
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
-                lines.extend(
-                    trawl_warc::index_file(&warc, &name)
-                        .with_context(|| format!("cannot index {}", warc.display()))?,
-                );
+                for line in trawl_warc::index_file(&warc, &name)
+                    .with_context(|| format!("cannot index {}", warc.display()))?
+                {
+                    lines.push(line)?;
+                }
             }
         }
     }
     match output {
-        Some(path) => trawl_warc::write_index(path, &mut lines)
-            .with_context(|| format!("cannot write {}", path.display()))?,
+        Some(path) => {
+            trawl_warc::write_sorted(path, lines)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
         None => {
-            trawl_warc::cdxj::sort(&mut lines);
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            for l in &lines {
-                writeln!(out, "{l}")?;
-            }
+            lines.write_to(&mut out, Path::new("stdout"))?;
             out.flush()?;
         }
     }
