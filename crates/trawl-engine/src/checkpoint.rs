@@ -150,5 +150,39 @@ pub(crate) fn repair_warcs(job: &Job) -> Result<Vec<trawl_warc::Repaired>, Error
             }
         }
     }
+    index_unindexed(&dir)?;
     Ok(repaired)
+}
+
+/// Gives every closed WARC of `dir` the `.cdxj` beside it that a full disk or a crash while it was being
+/// closed left unwritten (its `.cdxj.tmp`, if any, is removed), so that replay tools reading the per-file
+/// indexes see all of its captures.
+fn index_unindexed(dir: &std::path::Path) -> Result<(), Error> {
+    let io = |path: &std::path::Path| {
+        let path = path.to_path_buf();
+        move |source| Error::Io { path, source }
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    let paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    for path in paths {
+        if path.to_string_lossy().ends_with(".cdxj.tmp") {
+            std::fs::remove_file(&path).map_err(io(&path))?;
+            continue;
+        }
+        let is_warc = path.file_name().is_some_and(|n| {
+            let n = n.to_string_lossy();
+            n.ends_with(".warc.gz") || n.ends_with(".warc.zst") || n.ends_with(".warc")
+        });
+        if is_warc && !trawl_warc::index_path(&path).exists() {
+            let index = trawl_warc::index_beside(&path)?;
+            tracing::warn!(
+                "{} had no index beside it (the disk filled or trawl stopped while it was closed): wrote {}",
+                path.display(),
+                index.display()
+            );
+        }
+    }
+    Ok(())
 }

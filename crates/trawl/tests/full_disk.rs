@@ -91,5 +91,55 @@ async fn a_full_disk_fails_the_crawl_and_leaves_valid_warcs() {
     // The report says how it ended.
     let report = std::fs::read_to_string(job.join("reports/crawl-report.txt")).unwrap();
     assert!(report.contains("Crawl Status: FAILED"), "{report}");
+
+    // A WARC closed as the disk filled may be left without its index, and with the index's temporary file:
+    // as if so, each closed WARC loses its `.cdxj` and gets a torn `.cdxj.tmp`. With room again, resuming
+    // the job indexes every WARC (the `.open` ones as it repairs them) and removes the temporaries.
+    let remounted = Command::new("mount")
+        .args(["-o", "remount,size=64m"])
+        .arg(&tmpfs.dir)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(remounted, "cannot remount the tmpfs larger");
+    // Twice: the second time every WARC is closed (the first resume repaired the `.open` ones).
+    for round in 0..2 {
+        let closed: Vec<PathBuf> = std::fs::read_dir(job.join("warcs"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.to_string_lossy().ends_with(".warc"))
+            .collect();
+        assert!(
+            round == 0 || !closed.is_empty(),
+            "no closed WARC to unindex"
+        );
+        for path in &closed {
+            let index = trawl_warc::index_path(path);
+            let _ = std::fs::remove_file(&index);
+            std::fs::write(index.with_extension("cdxj.tmp"), "torn").unwrap();
+        }
+        let resumed = Crawl::resume(&job, None).unwrap();
+        drop(resumed);
+        let after: Vec<PathBuf> = std::fs::read_dir(job.join("warcs"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert!(
+            !after.iter().any(|p| p.to_string_lossy().ends_with(".tmp")),
+            "a temporary index is left: {after:?}"
+        );
+        let warcs: Vec<&PathBuf> = after
+            .iter()
+            .filter(|p| p.to_string_lossy().ends_with(".warc"))
+            .collect();
+        assert!(!warcs.is_empty(), "no WARC after resuming: {after:?}");
+        for warc in warcs {
+            let name = warc.file_name().unwrap().to_string_lossy().into_owned();
+            let mut want = trawl_warc::index_file(warc, &name).unwrap();
+            trawl_warc::cdxj::sort(&mut want);
+            let got = std::fs::read_to_string(trawl_warc::index_path(warc))
+                .unwrap_or_else(|e| panic!("{name} has no index after resuming: {e}"));
+            assert_eq!(got.lines().collect::<Vec<_>>(), want, "{name}");
+        }
+    }
     drop(tmpfs);
 }

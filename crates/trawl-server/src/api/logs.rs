@@ -39,25 +39,85 @@ fn status_matches(want: &str, got: &str) -> bool {
     }
 }
 
-/// The last matching lines of job `id`'s crawl.log, oldest first (shared with the UI).
-pub(crate) fn tail_lines(s: &AppState, id: &str, f: &LogFilter) -> Result<Vec<String>, ApiError> {
-    let dir = s.jobs.job_dir(id)?;
-    let text = std::fs::read_to_string(dir.join("logs/crawl.log")).unwrap_or_default();
+/// The last matching lines of job `id`'s crawl.log, oldest first (shared with the UI). The log is read from
+/// its end, in blocks, on a thread that may block: a tail of a log of gigabytes reads only as much as it
+/// needs and holds at most its `last` lines.
+pub(crate) async fn tail_lines(
+    s: &AppState,
+    id: &str,
+    f: &LogFilter,
+) -> Result<Vec<String>, ApiError> {
+    let path = s.jobs.job_dir(id)?.join("logs/crawl.log");
     let last = f.last.unwrap_or(100).min(MAX_LINES);
-    let mut lines: Vec<String> = text
-        .lines()
-        .rev()
-        .filter(|l| {
-            f.status.as_deref().is_none_or(|want| {
-                want.is_empty() || status_matches(want, l.split_whitespace().nth(1).unwrap_or(""))
-            })
-        })
-        .filter(|l| f.contains.as_deref().is_none_or(|c| l.contains(c)))
-        .take(last)
-        .map(str::to_string)
-        .collect();
-    lines.reverse();
-    Ok(lines)
+    let status = f.status.clone().filter(|w| !w.is_empty());
+    let contains = f.contains.clone();
+    let read = tokio::task::spawn_blocking(move || {
+        let mut lines = Vec::new();
+        let wanted = |l: &str| {
+            status
+                .as_deref()
+                .is_none_or(|want| status_matches(want, l.split_whitespace().nth(1).unwrap_or("")))
+                && contains.as_deref().is_none_or(|c| l.contains(c))
+        };
+        let found = lines_backwards(&path, BLOCK, |line| {
+            if wanted(line) {
+                lines.push(line.to_owned());
+            }
+            lines.len() < last
+        });
+        match found {
+            // A job that has not logged yet has no crawl.log: no lines.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+            Ok(()) => {}
+        }
+        lines.reverse();
+        Ok(lines)
+    });
+    read.await
+        .map_err(ApiError::internal)?
+        .map_err(|e| ApiError::internal(format!("cannot read crawl.log: {e}")))
+}
+
+/// Bytes read from the end of the log at a time.
+const BLOCK: u64 = 64 << 10;
+
+/// Calls `each` with the lines of the file at `path`, read `block_len` bytes at a time, last first (lossily decoded, without line ends; no
+/// empty line for the file's final line end), until it returns false.
+fn lines_backwards(
+    path: &std::path::Path,
+    block_len: u64,
+    mut each: impl FnMut(&str) -> bool,
+) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = std::fs::File::open(path)?;
+    let mut pos = file.metadata()?.len();
+    // The start of the file's unread part's last line, whose beginning is in an earlier block.
+    let mut partial: Vec<u8> = Vec::new();
+    let mut at_end = true;
+    while pos > 0 {
+        let n = block_len.min(pos);
+        pos -= n;
+        let mut block = vec![0u8; n as usize];
+        file.seek(SeekFrom::Start(pos))?;
+        file.read_exact(&mut block)?;
+        block.extend_from_slice(&partial);
+        let mut end = block.len();
+        while let Some(nl) = block[..end].iter().rposition(|&b| b == b'\n') {
+            let line = &block[nl + 1..end];
+            let skip = at_end && line.is_empty();
+            at_end = false;
+            if !skip && !each(&String::from_utf8_lossy(line)) {
+                return Ok(());
+            }
+            end = nl;
+        }
+        partial = block[..end].to_vec();
+    }
+    if !partial.is_empty() || !at_end {
+        each(&String::from_utf8_lossy(&partial));
+    }
+    Ok(())
 }
 
 pub(crate) async fn tail(
@@ -65,7 +125,7 @@ pub(crate) async fn tail(
     Path(id): Path<String>,
     Query(f): Query<LogFilter>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    let lines = tail_lines(&s, &id, &f)?;
+    let lines = tail_lines(&s, &id, &f).await?;
     Ok(Json(serde_json::json!({ "lines": lines })))
 }
 
@@ -158,6 +218,48 @@ mod tests {
             ("2xx", "-2", false),
         ] {
             assert_eq!(super::status_matches(want, got), ok, "{want} {got}");
+        }
+    }
+
+    /// Lines as `str::lines` gives them, last first.
+    fn backwards(text: &[u8], block: u64) -> Vec<String> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("crawl.log");
+        std::fs::write(&path, text).unwrap();
+        let mut lines = Vec::new();
+        super::lines_backwards(&path, block, |l| {
+            lines.push(l.to_owned());
+            true
+        })
+        .unwrap();
+        lines
+    }
+
+    #[test]
+    fn lines_read_backwards_across_blocks() {
+        let text = "first\n\nthird line\nfourth\n";
+        for block in 1..=text.len() as u64 + 1 {
+            assert_eq!(
+                backwards(text.as_bytes(), block),
+                ["fourth", "third line", "", "first"],
+                "block {block}"
+            );
+        }
+        assert_eq!(backwards(b"no end", 4), ["no end"]);
+        assert_eq!(backwards(b"\n", 4), [""]);
+        assert!(backwards(b"", 4).is_empty());
+        assert_eq!(backwards(b"caf\xe9\n", 2), ["caf\u{fffd}"]);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_any_block_gives_the_lines_in_reverse(
+            text in "[a\n]{0,40}",
+            block in 1u64..50,
+        ) {
+            let mut want: Vec<String> = text.lines().map(str::to_owned).collect();
+            want.reverse();
+            proptest::prop_assert_eq!(backwards(text.as_bytes(), block), want);
         }
     }
 }

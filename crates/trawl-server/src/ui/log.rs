@@ -19,7 +19,7 @@ pub(crate) async fn show(
     Path(id): Path<String>,
     Query(f): Query<LogFilter>,
 ) -> Response {
-    let lines = match tail_lines(&s, &id, &f) {
+    let lines = match tail_lines(&s, &id, &f).await {
         Ok(l) => l,
         Err(e) => return error_page(&op, &e),
     };
