@@ -217,18 +217,23 @@ pub(crate) fn apply_to_frontier(
     );
     match command {
         Command::AddSeeds { urls } => {
-            let mut added = 0;
-            for raw in urls {
-                let (queue, uri) = match seed_item(raw, &naming, &assign, config) {
-                    Ok(item) => item,
-                    Err(e) => return failed(format!("seed {e}")),
-                };
-                if frontier.schedule(&queue, uri) == trawl_frontier::Scheduled::Queued {
-                    added += 1;
-                }
-            }
+            // All or nothing: every seed is checked before any is queued.
+            let items = match urls
+                .iter()
+                .map(|raw| seed_item(raw, &naming, &assign, config))
+                .collect::<Result<Vec<_>, _>>()
+            {
+                Ok(items) => items,
+                Err(e) => return failed(format!("seed {e}; no seed was queued")),
+            };
+            let added = items
+                .into_iter()
+                .map(|(queue, uri)| frontier.schedule(&queue, uri))
+                .filter(|s| *s == trawl_frontier::Scheduled::Queued)
+                .count();
             done(format!(
-                "{added} of {} seeds queued (the rest were already known)",
+                "{added} of {} seeds queued (the rest were already known); their links are judged by the \
+                 crawl's scope as it stands, which added seeds do not widen",
                 urls.len()
             ))
         }

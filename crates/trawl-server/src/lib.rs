@@ -82,7 +82,29 @@ pub fn app(state: AppState) -> Router {
         .merge(ui::login::routes())
         .merge(protected)
         .layer(middleware::from_fn(json_errors))
+        .layer(middleware::from_fn(no_framing))
         .with_state(state)
+}
+
+/// Every answer may be shown only by the server's own pages and is not kept by caches: the UI's pages hold
+/// a CSRF token and buttons that launch and stop crawls, and a page from another port of the same loopback
+/// address counts as the same site for the session cookie, so it could otherwise frame them.
+async fn no_framing(
+    req: axum::extract::Request,
+    next: middleware::Next,
+) -> axum::response::Response {
+    use axum::http::{HeaderValue, header};
+    let mut response = next.run(req).await;
+    let headers = response.headers_mut();
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static("frame-ancestors 'none'"),
+    );
+    headers
+        .entry(header::CACHE_CONTROL)
+        .or_insert(HeaderValue::from_static("no-store"));
+    response
 }
 
 /// The API's refusals in its documented form, `{"error": "sentence"}`, whoever made them: axum's extractors
@@ -106,6 +128,7 @@ async fn json_errors(
         StatusCode::METHOD_NOT_ALLOWED,
         StatusCode::UNSUPPORTED_MEDIA_TYPE,
         StatusCode::UNPROCESSABLE_ENTITY,
+        StatusCode::PAYLOAD_TOO_LARGE,
     ];
     if !api || json || !mended.contains(&status) {
         return response;
@@ -125,6 +148,10 @@ async fn json_errors(
         StatusCode::UNSUPPORTED_MEDIA_TYPE | StatusCode::UNPROCESSABLE_ENTITY => {
             (StatusCode::BAD_REQUEST, text)
         }
+        StatusCode::PAYLOAD_TOO_LARGE => (
+            status,
+            "the request body is over the API's limit of 2 MiB (docs/api.md)".into(),
+        ),
         _ => (status, text),
     };
     (status, axum::Json(serde_json::json!({ "error": message }))).into_response()

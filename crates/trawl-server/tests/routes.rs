@@ -63,8 +63,15 @@ async fn login(app: &Router) -> (String, String) {
         .header(header::COOKIE, &cookie)
         .body(Body::empty())
         .unwrap();
-    let (status, _, html) = send(app, page).await;
+    let (status, headers, html) = send(app, page).await;
     assert_eq!(status, StatusCode::OK);
+    // A page holding the CSRF token is not to be framed by another page, nor kept by a cache.
+    assert_eq!(headers[header::X_FRAME_OPTIONS], "DENY");
+    assert_eq!(
+        headers[header::CONTENT_SECURITY_POLICY],
+        "frame-ancestors 'none'"
+    );
+    assert_eq!(headers[header::CACHE_CONTROL], "no-store");
     let at = html.find(r#"name="csrf" value=""#).unwrap() + 19;
     let csrf = html[at..at + 32].to_string();
     (cookie, csrf)
@@ -198,6 +205,33 @@ async fn api_refusals_are_json() {
             api("POST", "/api/jobs", r#"{"name":"a","seeds":["not a url"]}"#),
             StatusCode::BAD_REQUEST,
         ),
+        // A config that does not parse makes no job, with seeds or without.
+        (
+            api("POST", "/api/jobs", r#"{"name":"a","config":"[[[bad"}"#),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            api(
+                "POST",
+                "/api/jobs",
+                r#"{"name":"a","config":"[frontier]\nmin_delay_ms = \"soon\"\n"}"#,
+            ),
+            StatusCode::BAD_REQUEST,
+        ),
+        // A body over the limit: the documented form too.
+        (
+            api("POST", "/api/jobs", &"x".repeat(3 << 20)),
+            StatusCode::PAYLOAD_TOO_LARGE,
+        ),
+        // A misspelt field is refused, not ignored.
+        (
+            api(
+                "POST",
+                "/api/jobs",
+                r#"{"name":"a","seed":["http://127.0.0.1:9/"]}"#,
+            ),
+            StatusCode::BAD_REQUEST,
+        ),
     ] {
         let (status, headers, body) = send(&app, req).await;
         assert_eq!(status, want, "{body}");
@@ -241,6 +275,22 @@ async fn concurrent_requests_read_and_create_jobs_once() {
         }
         assert_eq!(made, 1, "{name}");
     }
+}
+
+/// Seeds given with a profile go into its `urls = []` line: its comments stay.
+#[tokio::test]
+async fn seeds_added_to_a_profile_keep_its_comments() {
+    let (_dir, app) = server();
+    let body = r#"{"name":"p","profile":"polite","seeds":["http://127.0.0.1:9/a\"b"]}"#;
+    let (status, _, body) = send(&app, api("POST", "/api/jobs", body)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, _, text) = send(&app, api("GET", "/api/jobs/p/config", "")).await;
+    assert_eq!(status, StatusCode::OK);
+    let polite = trawl_config::settings::profiles::profile("polite").unwrap();
+    let comment = polite.lines().find(|l| l.contains('#')).unwrap();
+    assert!(text.contains(comment), "{text}");
+    let config = trawl_config::CrawlConfig::parse(&text, "crawl.toml".as_ref()).unwrap();
+    assert_eq!(config.seeds.urls, ["http://127.0.0.1:9/a\"b"]);
 }
 
 #[tokio::test]

@@ -70,10 +70,23 @@ fn operate_a_running_crawl_then_a_stopped_one() {
     );
 
     let extra = site.url("/dup?from=operator");
+    // A list with one bad URL queues none of them, and says so.
+    let (code, reply) = ctl(&job, &["add-seeds", &extra, "not a url"]);
+    assert_eq!(code, 1, "{reply}");
+    assert!(
+        reply["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("; no seed was queued"),
+        "{reply}"
+    );
     let (code, reply) = ctl(&job, &["add-seeds", &extra]);
-    assert_eq!(
-        (code, reply["message"].as_str().unwrap()),
-        (0, "1 of 1 seeds queued (the rest were already known)")
+    assert_eq!(code, 0, "{reply}");
+    assert!(
+        reply["message"].as_str().unwrap().starts_with(
+            "1 of 1 seeds queued (the rest were already known); their links are judged"
+        ),
+        "{reply}"
     );
     let (code, _) = ctl(&job, &["queue-budget", &queue, "500"]);
     assert_eq!(code, 0);

@@ -11,8 +11,10 @@ use trawl_engine::{control::Command, live::SettingsChange};
 
 use crate::{ApiError, AppState, JobStatus, Operator, changes};
 
-/// `POST /api/jobs`.
+/// `POST /api/jobs`. An unknown field is refused: a misspelt `seed` or `profil` would otherwise make a job
+/// without them.
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct CreateJob {
     /// The job's name.
     pub(crate) name: String,
@@ -76,18 +78,17 @@ pub(crate) fn create_job(s: &AppState, who: &str, req: CreateJob) -> Result<JobS
         }
         _ => None,
     };
-    let config = req.config.or(from_profile.map(str::to_string));
-    let text = match (config, req.seeds.is_empty()) {
-        (Some(text), true) => text,
-        (config, _) => {
-            let mut c = match config {
-                Some(text) => CrawlConfig::parse(&text, "crawl.toml".as_ref())
-                    .map_err(|e| ApiError::bad_request(e.to_string()))?,
-                None => CrawlConfig::default(),
-            };
-            c.seeds.urls.extend(req.seeds);
-            c.to_toml()
-        }
+    let text = req
+        .config
+        .or(from_profile.map(str::to_string))
+        .unwrap_or_else(|| CrawlConfig::default().to_toml());
+    // Checked whether seeds are added or not: a config that does not parse makes no job.
+    let parsed = CrawlConfig::parse(&text, "crawl.toml".as_ref())
+        .map_err(|e| ApiError::bad_request(e.to_string()))?;
+    let text = if req.seeds.is_empty() {
+        text
+    } else {
+        with_seeds(&text, parsed, &req.seeds)
     };
     let dir = s.jobs.create(&req.name, &text)?;
     let how = req
@@ -95,6 +96,48 @@ pub(crate) fn create_job(s: &AppState, who: &str, req: CreateJob) -> Result<JobS
         .map_or(String::new(), |p| format!(" from profile {p}"));
     changes::record(&dir, who, &format!("create job{how}"));
     s.jobs.status(&req.name)
+}
+
+/// `text` (which parses as `parsed`) with `seeds` added to its `[seeds] urls`: written into its `urls = []`
+/// line when it has one, so that its comments stay; otherwise the whole config written out again.
+fn with_seeds(text: &str, mut parsed: CrawlConfig, seeds: &[String]) -> String {
+    let list = seeds
+        .iter()
+        .map(|s| serde_json::Value::from(s.as_str()).to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut in_seeds = false;
+    let mut edited = false;
+    let mut out = String::with_capacity(text.len() + list.len());
+    for line in text.split_inclusive('\n') {
+        let bare = line.trim();
+        if bare.starts_with('[') {
+            in_seeds = bare.starts_with("[seeds]");
+        }
+        let empty_list = bare
+            .strip_prefix("urls")
+            .map(str::trim_start)
+            .and_then(|r| r.strip_prefix('='))
+            .map(str::trim_start)
+            .and_then(|r| r.strip_prefix('['))
+            .map(str::trim_start)
+            .is_some_and(|r| r.starts_with(']'));
+        match line.find("[]") {
+            Some(at) if in_seeds && !edited && empty_list => {
+                out.push_str(&line[..at]);
+                out.push_str(&format!("[{list}]"));
+                out.push_str(&line[at + 2..]);
+                edited = true;
+            }
+            _ => out.push_str(line),
+        }
+    }
+    parsed.seeds.urls.extend(seeds.iter().cloned());
+    // Kept only when it reads back as the config with the seeds added (TOML takes JSON's string escapes).
+    let same = edited
+        && CrawlConfig::parse(&out, "crawl.toml".as_ref())
+            .is_ok_and(|c| c.seeds.urls == parsed.seeds.urls);
+    if same { out } else { parsed.to_toml() }
 }
 
 pub(crate) async fn create(

@@ -26,9 +26,12 @@ pub(crate) fn act(
 ) -> Result<JobStatus, ApiError> {
     let dir = s.jobs.job_dir(id)?;
     let running = || {
-        s.jobs
-            .handle(id)
-            .ok_or_else(|| ApiError::conflict(format!("job {id:?} is not running")))
+        s.jobs.handle(id).ok_or_else(
+            || match crate::manager::JobManager::crawled_elsewhere(&dir) {
+                Some(pid) => crate::manager::JobManager::elsewhere_refusal(id, pid),
+                None => ApiError::conflict(format!("job {id:?} is not running")),
+            },
+        )
     };
     match action {
         "launch" => s.jobs.launch(id, checkpoint)?,
