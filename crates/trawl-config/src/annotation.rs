@@ -126,6 +126,9 @@ pub enum LoginNote {
     Captcha,
     /// `login:redirect`: a redirect the login's answer led to, followed as a browser does.
     Redirect,
+    /// `login:untrusted`: a credential's secret was not sent, the server's TLS certificate having failed
+    /// validation (the credential does not set `allow_invalid_certificate`).
+    Untrusted,
 }
 
 impl LoginNote {
@@ -138,6 +141,7 @@ impl LoginNote {
             LoginNote::Javascript => "javascript",
             LoginNote::Captcha => "captcha",
             LoginNote::Redirect => "redirect",
+            LoginNote::Untrusted => "untrusted",
         }
     }
 }

@@ -1,5 +1,6 @@
-//! A form login as a browser makes it: the login page read first (with the jar's cookies), its form picked
-//! (the credential's `form` selector, or the one with a password input) and submitted to its action with
+//! A form login as a browser makes it: the login page read first (with the jar's cookies; its redirects
+//! followed within the credential's hosts), its form picked (the credential's `form` selector or
+//! `password_field`, or the one with a password input) and submitted to its action with
 //! its method and encoding — the page's hidden fields and default values, then `fields`, then the password
 //! — with the cookies the page set and the `Referer` and `Origin` a browser sends; then the redirects of
 //! the answer followed, as far as [`MAX_LOGIN_REDIRECTS`]. The answer is judged by
@@ -7,13 +8,15 @@
 //!
 //! One [`attempt`] serves the crawl (the login stage, `chain/login.rs`, archives its exchanges) and
 //! `trawl login` (which prints them). What a browser is needed for — a form built by JavaScript, a
-//! CAPTCHA — is said, with the way out, and nothing is sent.
+//! CAPTCHA — is said, with the way out, and nothing is sent. The password never goes to a server whose TLS
+//! certificate failed validation (unless the credential sets `allow_invalid_certificate`), nor back over
+//! plain `http` once the login went over `https`.
 
 use http::header::{COOKIE, LOCATION, ORIGIN, REFERER};
 use trawl_config::settings::{CredentialSpec, FetchConfig};
 use trawl_extract::form::{Form, Forms, read_forms};
 use trawl_fetch::{
-    Fetched, Fetcher, RequestParts,
+    FetchError, Fetched, Fetcher, RequestParts,
     access::{
         Access,
         form::{
@@ -56,6 +59,8 @@ pub struct Exchange {
 pub struct Attempt {
     /// The login page.
     pub login_url: Url,
+    /// The page the form was read from: `login_url`, or where its redirects led.
+    pub page_url: Url,
     /// The exchanges, in order.
     pub exchanges: Vec<Exchange>,
     /// How many forms the login page has.
@@ -112,6 +117,7 @@ pub async fn attempt(c: &Client<'_>, spec: &CredentialSpec) -> Attempt {
         .unwrap_or_else(|| Url::parse("http://login-url.invalid/").expect("a valid URL"));
     let mut attempt = Attempt {
         signature: FormSignature::of_url(&login_url),
+        page_url: login_url.clone(),
         login_url: login_url.clone(),
         exchanges: Vec::new(),
         forms_on_page: 0,
@@ -120,45 +126,12 @@ pub async fn attempt(c: &Client<'_>, spec: &CredentialSpec) -> Attempt {
         outcome: Outcome::failed(Verdict::Failed, "not tried", Vec::new()),
         notes: Vec::new(),
     };
-    let page = request(c, &login_url, None, None).await;
-    let forms = match &page.result {
-        Ok(resp) if is_html(&resp.headers) => {
-            let body = decoded_body(&resp.headers, &resp.body);
-            let content_type = content_type(&resp.headers);
-            read_forms(
-                &body,
-                content_type.as_deref(),
-                &login_url,
-                spec.form.as_deref(),
-            )
-        }
-        _ => Forms::default(),
-    };
-    let page_status = page
-        .result
-        .as_ref()
-        .map(|r| r.status)
-        .map_err(ToString::to_string);
-    attempt.exchanges.push(Exchange {
-        step: Step::Page,
-        method: "GET",
-        url: login_url.clone(),
-        fetched: page,
-    });
-    let page_status = match page_status {
-        Ok(s) => s,
-        Err(e) => {
-            attempt.outcome = Outcome::failed(
-                Verdict::Failed,
-                format!("the login page could not be fetched: {e}"),
-                vec!["check login_url, and that the site answers from here".into()],
-            );
-            return attempt;
-        }
+    let Some((page_status, forms)) = read_page(c, spec, &mut attempt).await else {
+        return attempt;
     };
     attempt.forms_on_page = forms.forms.len();
     let password = c.access.password(spec);
-    let chosen = forms.login_form(spec.form.is_some());
+    let chosen = forms.login_form_with(spec.form.is_some(), spec.password_field.as_deref());
     let submission = match chosen {
         Some(form) => {
             attempt.form = Some((
@@ -171,7 +144,7 @@ pub async fn attempt(c: &Client<'_>, spec: &CredentialSpec) -> Attempt {
             ));
             attempt.signature = FormSignature::of(form);
             let submission = Submission::from_form(form, spec, password);
-            if let Some(refusal) = refuse_to_send(form, spec) {
+            if let Some(refusal) = refuse_to_send(form, spec, &attempt.page_url) {
                 attempt.submission = Some(submission);
                 attempt.outcome = refusal;
                 return attempt;
@@ -195,7 +168,7 @@ pub async fn attempt(c: &Client<'_>, spec: &CredentialSpec) -> Attempt {
         },
     };
     submit(c, spec, &mut attempt, &submission).await;
-    if !attempt.ok() {
+    if !attempt.ok() && attempt.outcome.verdict != Verdict::Untrusted {
         if let Some(what) = &forms.captcha {
             attempt.outcome.advice.push(format!(
                 "the login page loads {what}: if the site asks a browser to pass a CAPTCHA, {USE_A_BROWSER}"
@@ -212,9 +185,126 @@ pub async fn attempt(c: &Client<'_>, spec: &CredentialSpec) -> Attempt {
     attempt
 }
 
-/// Why `form` is not sent, if it must not be: a CAPTCHA in it, the password in a URL, or the password
-/// going to a host the credential is not for.
-fn refuse_to_send(form: &Form, spec: &CredentialSpec) -> Option<Outcome> {
+/// Reads the login page, following its redirects (each a GET, as a browser does) within the hosts the
+/// credential covers, at most [`MAX_LOGIN_REDIRECTS`]: the final page's status and forms (its URL in
+/// `attempt.page_url`), or `None` with the outcome set.
+async fn read_page(
+    c: &Client<'_>,
+    spec: &CredentialSpec,
+    attempt: &mut Attempt,
+) -> Option<(u16, Forms)> {
+    let mut url = attempt.login_url.clone();
+    for hop in 0..=MAX_LOGIN_REDIRECTS {
+        let page = request(c, &url, None, None, false).await;
+        let read = match &page.result {
+            Ok(resp) => {
+                let target = redirect_target(&url, resp);
+                let forms = if target.is_none() && is_html(&resp.headers) {
+                    let body = decoded_body(&resp.headers, &resp.body);
+                    let content_type = content_type(&resp.headers);
+                    read_forms(&body, content_type.as_deref(), &url, spec.form.as_deref())
+                } else {
+                    Forms::default()
+                };
+                Ok((resp.status, target, forms, resp.invalid_cert.clone()))
+            }
+            Err(e) => Err(e.to_string()),
+        };
+        attempt.exchanges.push(Exchange {
+            step: Step::Page,
+            method: "GET",
+            url: url.clone(),
+            fetched: page,
+        });
+        attempt.page_url = url.clone();
+        let (status, target, forms, invalid_cert) = match read {
+            Ok(read) => read,
+            Err(e) => {
+                attempt.outcome = Outcome::failed(
+                    Verdict::Failed,
+                    format!("the login page could not be fetched: {e}"),
+                    vec!["check login_url, and that the site answers from here".into()],
+                );
+                return None;
+            }
+        };
+        let Some(target) = target else {
+            if let Some(reason) = invalid_cert
+                && !spec.allow_invalid_certificate
+            {
+                attempt.outcome = untrusted(&url, &reason);
+                return None;
+            }
+            return Some((status, forms));
+        };
+        let refused = if hop == MAX_LOGIN_REDIRECTS {
+            Some((
+                format!("the login page redirected more than {MAX_LOGIN_REDIRECTS} times"),
+                format!(
+                    "point login_url at the page that shows the login form (the last redirect led to {target})"
+                ),
+            ))
+        } else if !spec.applies_to(&target) {
+            Some((
+                format!(
+                    "the login page redirects to {target}, which the credential does not cover"
+                ),
+                "point login_url there (and cover its host with the credential's domain or surt_prefix if it \
+                     is the site's own: a credential is only ever sent to its hosts)"
+                    .to_string(),
+            ))
+        } else if (c.refuses)(&target) {
+            Some((
+                format!("the login page redirects to {target}, which the login guard refuses"),
+                "point login_url at the page that shows the login form".to_string(),
+            ))
+        } else {
+            None
+        };
+        if let Some((sign, advice)) = refused {
+            attempt.outcome = Outcome::failed(Verdict::Failed, sign, vec![advice]);
+            return None;
+        }
+        url = target;
+    }
+    None
+}
+
+/// Where a response from `url` redirects to (a 301, 302, 303, 307 or 308 with an `http(s)` `Location`),
+/// without its fragment.
+fn redirect_target(url: &Url, resp: &trawl_fetch::Response) -> Option<Url> {
+    if !matches!(resp.status, 301 | 302 | 303 | 307 | 308) {
+        return None;
+    }
+    let mut target = resp
+        .headers
+        .get(LOCATION)
+        .and_then(|v| url.join(&trawl_url::href_text(v.as_bytes())).ok())
+        .filter(|u| matches!(u.scheme(), "http" | "https"))?;
+    target.set_fragment(None);
+    Some(target)
+}
+
+/// The outcome of a login whose password was not sent: `url`'s TLS certificate failed validation.
+fn untrusted(url: &Url, reason: &str) -> Outcome {
+    Outcome::failed(
+        Verdict::Untrusted,
+        format!(
+            "the TLS certificate of {} failed validation ({reason}), so the password was not sent",
+            url.origin().ascii_serialization()
+        ),
+        vec![
+            "anyone able to intercept the connection (the reason a certificate fails) would get the password; if \
+             the server is yours and its certificate is self-signed, set allow_invalid_certificate = true on the \
+             credential"
+                .into(),
+        ],
+    )
+}
+
+/// Why `form` (read from `page`) is not sent, if it must not be: a CAPTCHA in it, the password in a URL, the
+/// password going to a host the credential is not for, or over plain `http` from an `https` page.
+fn refuse_to_send(form: &Form, spec: &CredentialSpec, page: &Url) -> Option<Outcome> {
     if let Some(what) = &form.captcha {
         return Some(Outcome::failed(
             Verdict::Captcha,
@@ -252,12 +342,66 @@ fn refuse_to_send(form: &Form, spec: &CredentialSpec) -> Option<Outcome> {
             )],
         ));
     }
+    if page.scheme() == "https" && form.action.scheme() == "http" {
+        return Some(Outcome::failed(
+            Verdict::Failed,
+            format!(
+                "the login form of an https page sends the password over plain http, to {}",
+                form.action
+            ),
+            vec!["point login_url at the https page whose form posts over https".into()],
+        ));
+    }
     None
 }
 
 /// What a login page without the form means: `None` when `fields` and the password go to login_url as
 /// configured (a `success` sign says how it shows), else the failure to report.
 fn no_form(spec: &CredentialSpec, forms: &Forms, status: u16) -> Option<Outcome> {
+    if let Some(field) = &spec.password_field {
+        let candidates: Vec<(usize, &Form)> = forms
+            .forms
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| spec.form.is_none() || f.selected)
+            .collect();
+        // An endpoint written for logins (a `success` sign, no password input on the page) is posted to below.
+        let endpoint = spec.success.is_some() && !candidates.iter().any(|(_, f)| f.has_password());
+        if !candidates.is_empty() && !endpoint {
+            let sign = match &spec.form {
+                Some(selector) => format!(
+                    "the form picked by form = {selector:?} has no field named `{field}` (password_field)"
+                ),
+                None => format!(
+                    "no form of the login page has a field named `{field}` (password_field)"
+                ),
+            };
+            let fields: Vec<String> = candidates
+                .iter()
+                .map(|(i, f)| {
+                    let names = f.control_names();
+                    format!(
+                        "form {} (to {}): {}",
+                        i + 1,
+                        f.action,
+                        if names.is_empty() {
+                            "no named field".to_string()
+                        } else {
+                            names.join(", ")
+                        }
+                    )
+                })
+                .collect();
+            return Some(Outcome::failed(
+                Verdict::Failed,
+                sign,
+                vec![format!(
+                    "set password_field to the form's password input; the fields: {}",
+                    fields.join("; ")
+                )],
+            ));
+        }
+    }
     if let Some(selector) = &spec.form {
         let found: Vec<String> = forms
             .forms
@@ -318,15 +462,21 @@ async fn submit(
     let action = submission.action.clone();
     let before = c.access.cookies.values(c.jar, &action);
     let (body, content_type) = submission.body();
-    let origin = attempt.login_url.origin().ascii_serialization();
-    let referer = attempt.login_url.clone();
+    let origin = attempt.page_url.origin().ascii_serialization();
+    let referer = attempt.page_url.clone();
+    let secret = !spec.allow_invalid_certificate;
     let fetched = request(
         c,
         &action,
         Some((&body, &content_type, &origin)),
         Some(&referer),
+        secret,
     )
     .await;
+    if let Err(FetchError::Untrusted(reason)) = &fetched.result {
+        attempt.outcome = untrusted(&action, reason);
+        return;
+    }
     let failed = fetched.result.as_ref().err().map(ToString::to_string);
     attempt.exchanges.push(Exchange {
         step: Step::Submit,
@@ -417,26 +567,18 @@ async fn follow(
         let Ok(resp) = &last.fetched.result else {
             return;
         };
-        if !matches!(resp.status, 301 | 302 | 303 | 307 | 308) {
-            return;
-        }
-        let Some(target) = resp
-            .headers
-            .get(LOCATION)
-            .and_then(|v| last.url.join(&trawl_url::href_text(v.as_bytes())).ok())
-            .filter(|u| matches!(u.scheme(), "http" | "https"))
-        else {
+        let Some(target) = redirect_target(&last.url, resp) else {
             return;
         };
-        let mut target = target;
-        target.set_fragment(None);
+        let status = resp.status;
+        let from_https = last.url.scheme() == "https";
         if (c.refuses)(&target) {
             attempt.notes.push(format!(
                 "the redirect to {target} was not followed: the login guard refuses it"
             ));
             return;
         }
-        let again = matches!(resp.status, 307 | 308);
+        let again = matches!(status, 307 | 308);
         if again && !spec.applies_to(&target) {
             attempt.notes.push(format!(
                 "the redirect to {target} was not followed: it would send the password again, to a host this \
@@ -444,8 +586,23 @@ async fn follow(
             ));
             return;
         }
+        if again && from_https && target.scheme() == "http" {
+            attempt.notes.push(format!(
+                "the redirect to {target} was not followed: it would send the password again over plain http, \
+                 the login having gone over https"
+            ));
+            return;
+        }
         let form = again.then_some((body, content_type, origin));
-        let fetched = request(c, &target, form, Some(referer)).await;
+        let secret = again && !spec.allow_invalid_certificate;
+        let fetched = request(c, &target, form, Some(referer), secret).await;
+        if let Err(FetchError::Untrusted(reason)) = &fetched.result {
+            attempt.notes.push(format!(
+                "the redirect to {target} was not followed: its TLS certificate failed validation ({reason}), so \
+                 the password was not sent again"
+            ));
+            return;
+        }
         attempt.exchanges.push(Exchange {
             step: Step::Redirect,
             method: if again { "POST" } else { "GET" },
@@ -466,16 +623,19 @@ async fn follow(
 }
 
 /// One request of a login with the jar's cookies (and the cookies it sets kept): a GET, or a POST of
-/// `form` (body, content type, `Origin`); `referer` sent when given.
+/// `form` (body, content type, `Origin`); `referer` sent when given; `secret`: it carries the password, not
+/// sent where the TLS certificate failed validation.
 async fn request(
     c: &Client<'_>,
     url: &Url,
     form: Option<(&[u8], &str, &str)>,
     referer: Option<&Url>,
+    secret: bool,
 ) -> Fetched {
     let mut parts = RequestParts {
         form: form.map(|(body, _, _)| body.to_vec()),
         form_type: form.map(|(_, t, _)| t),
+        secret,
         ..RequestParts::default()
     };
     if let Some(cookies) = c.access.cookies.header(c.jar, url)

@@ -127,6 +127,22 @@ impl Form {
         self.password_inputs().next().is_some()
     }
 
+    /// Whether it has a control named `name` (of any type).
+    pub fn has_control(&self, name: &str) -> bool {
+        self.controls.iter().any(|c| c.name == name)
+    }
+
+    /// The names of its named controls, in order, each once.
+    pub fn control_names(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for c in &self.controls {
+            if !c.name.is_empty() && !out.contains(&c.name.as_str()) {
+                out.push(&c.name);
+            }
+        }
+        out
+    }
+
     /// The entries a browser submits when the form is sent with its first submit button, as the page
     /// has them: `(name, value, kind)` in tree order. Disabled and unnamed controls, unchecked boxes and
     /// buttons other than the first submit button are left out.
@@ -181,13 +197,30 @@ impl Forms {
     /// The login form: the one the selector matched, when one was given; else the one with exactly one
     /// password input (a sign-up or change-password form has two), else the first with any.
     pub fn login_form(&self, selector_given: bool) -> Option<&Form> {
+        self.login_form_with(selector_given, None)
+    }
+
+    /// [`Forms::login_form`], where a named `password_field` decides first: the login form is one having a
+    /// control of that name (of any type) — the one with exactly one password input among them, else the
+    /// first; none when no form (or not the selected one) has it.
+    pub fn login_form_with(
+        &self,
+        selector_given: bool,
+        password_field: Option<&str>,
+    ) -> Option<&Form> {
+        let candidates = || {
+            self.forms
+                .iter()
+                .filter(move |f| !selector_given || f.selected)
+                .filter(move |f| password_field.is_none_or(|n| f.has_control(n)))
+        };
         if selector_given {
-            return self.forms.iter().find(|f| f.selected);
+            return candidates().next();
         }
-        self.forms
-            .iter()
+        candidates()
             .find(|f| f.password_inputs().count() == 1)
-            .or_else(|| self.forms.iter().find(|f| f.has_password()))
+            .or_else(|| candidates().find(|f| f.has_password()))
+            .or_else(|| password_field.and_then(|_| candidates().next()))
     }
 }
 

@@ -101,6 +101,9 @@ pub struct RequestParts<'a> {
     pub form: Option<Vec<u8>>,
     /// The form's `Content-Type`. Default: `application/x-www-form-urlencoded`.
     pub form_type: Option<&'a str>,
+    /// The request carries a credential's secret (a password, an `Authorization` answer): it is not sent over
+    /// a TLS connection whose certificate failed validation ([`FetchError::Untrusted`]).
+    pub secret: bool,
 }
 
 /// Why a fetch produced no response.
@@ -132,6 +135,10 @@ pub enum FetchError {
     /// The proxy could not be reached or refused the tunnel.
     #[error("proxy: {0}")]
     Proxy(String),
+    /// Not sent: the request carries a credential's secret and the server's TLS certificate failed
+    /// validation (the reason).
+    #[error("not sent: it carries a credential, and the TLS certificate failed validation ({0})")]
+    Untrusted(String),
 }
 
 impl FetchError {
@@ -146,6 +153,7 @@ impl FetchError {
             FetchError::InvalidRequest(_) => status::UNFETCHABLE,
             FetchError::Refused(..) => status::ADDRESS_REFUSED,
             FetchError::Proxy(_) => status::CONNECT_FAILED,
+            FetchError::Untrusted(_) => status::UNFETCHABLE,
         }
     }
 
@@ -161,6 +169,7 @@ impl FetchError {
             FetchError::InvalidRequest(_) => Annotation::FetchFailed("invalid-request"),
             FetchError::Refused(why, _) => Annotation::Refused(*why),
             FetchError::Proxy(_) => Annotation::FetchFailed("proxy"),
+            FetchError::Untrusted(_) => Annotation::FetchFailed("untrusted"),
         }
     }
 
@@ -168,7 +177,7 @@ impl FetchError {
     pub fn is_retryable(&self) -> bool {
         !matches!(
             self,
-            FetchError::Refused(..) | FetchError::InvalidRequest(_)
+            FetchError::Refused(..) | FetchError::InvalidRequest(_) | FetchError::Untrusted(_)
         )
     }
 }
@@ -410,6 +419,14 @@ impl Fetcher {
                 .map_err(|(e, ip)| ((e, ip), false))?,
         };
         let ip = Some(conn.ip);
+        // A credential's secret never leaves on a connection to a server whose certificate failed validation;
+        // nothing was sent on it, so it stays in the pool.
+        if parts.secret
+            && let Some(reason) = conn.invalid_cert.clone()
+        {
+            self.put_idle(pool_key(url, settings), conn);
+            return Err(((FetchError::Untrusted(reason), ip), false));
+        }
         conn.tap.clear();
         let h2 = matches!(conn.sender, Sender::H2(_));
         if !h2 {

@@ -960,3 +960,686 @@ async fn a_real_django_site_is_archived_logged_in_and_left_unchanged() {
         common::warcio_check(&f);
     }
 }
+
+/// A TLS listener for axum with a self-signed certificate for 127.0.0.1 and localhost: a certificate that
+/// fails validation.
+struct SelfSigned {
+    tcp: tokio::net::TcpListener,
+    tls: tokio_rustls::TlsAcceptor,
+}
+
+impl axum::serve::Listener for SelfSigned {
+    type Io = tokio_rustls::server::TlsStream<tokio::net::TcpStream>;
+    type Addr = SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        loop {
+            let Ok((tcp, addr)) = self.tcp.accept().await else {
+                continue;
+            };
+            if let Ok(tls) = self.tls.accept(tcp).await {
+                return (tls, addr);
+            }
+        }
+    }
+
+    fn local_addr(&self) -> std::io::Result<Self::Addr> {
+        self.tcp.local_addr()
+    }
+}
+
+/// Serves `app` over TLS, with a self-signed certificate, on a free port of 127.0.0.1.
+async fn listen_tls(app: Router) -> SocketAddr {
+    let cert =
+        rcgen::generate_simple_self_signed(vec!["localhost".into(), "127.0.0.1".into()]).unwrap();
+    let key = rustls::pki_types::PrivateKeyDer::try_from(cert.signing_key.serialize_der()).unwrap();
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(vec![cert.cert.der().clone()], key)
+    .unwrap();
+    let tcp = common::bind().await;
+    let addr = tcp.local_addr().unwrap();
+    let listener = SelfSigned {
+        tcp,
+        tls: tokio_rustls::TlsAcceptor::from(Arc::new(config)),
+    };
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    addr
+}
+
+/// The WordPress-style blog, with `/basic/…` behind HTTP Basic (realm `staff`, archivist / correct horse);
+/// every `Authorization` received is noted in `requests` as `AUTH path`.
+async fn blog_with_basic(State(site): State<Shared>, req: Request) -> Response {
+    if let Some(auth) = req.headers().get(header::AUTHORIZATION) {
+        let auth = auth.to_str().unwrap_or_default().to_string();
+        site.lock()
+            .unwrap()
+            .requests
+            .push(format!("AUTH {} {auth}", req.uri().path()));
+        if req.uri().path().starts_with("/basic/") {
+            // "archivist:correct horse"
+            return if auth == "Basic YXJjaGl2aXN0OmNvcnJlY3QgaG9yc2U=" {
+                html("Staff page")
+            } else {
+                (StatusCode::UNAUTHORIZED, "wrong").into_response()
+            };
+        }
+    }
+    if req.uri().path().starts_with("/basic/") {
+        return (
+            StatusCode::UNAUTHORIZED,
+            [(header::WWW_AUTHENTICATE, "Basic realm=\"staff\"")],
+            "who?",
+        )
+            .into_response();
+    }
+    wordpress(State(site), req).await
+}
+
+/// `trawl crawl -c CFG --job JOB` to its end: exit success and stdout + stderr.
+fn trawl_crawl(cfg: &Path, job: &Path, env: &[(&str, &str)]) -> (bool, String) {
+    common::run(
+        common::trawl_command()
+            .arg("crawl")
+            .arg("-c")
+            .arg(cfg)
+            .arg("--job")
+            .arg(job)
+            .envs(env.iter().copied()),
+    )
+}
+
+/// Politeness off and no retries, for crawls run with the binary.
+const FAST: &str =
+    "[frontier]\nmax_retries = 0\nmin_delay_ms = 0\nmax_delay_ms = 0\ndelay_factor = 0.0\n";
+
+/// Over HTTPS with a self-signed certificate, neither the form login's password nor the Basic answer is
+/// sent (`trawl login` and the crawl say why; crawl.log marks `login:untrusted`, with `certInvalid` on the
+/// login's lines; the end of the crawl names both credentials) — unless the credentials set
+/// `allow_invalid_certificate = true`.
+#[test]
+fn credentials_never_go_to_a_server_whose_certificate_failed_validation() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let site: Shared = Arc::default();
+    let addr = rt.block_on(listen_tls(
+        Router::new()
+            .fallback(blog_with_basic)
+            .with_state(site.clone()),
+    ));
+    let base = format!("https://127.0.0.1:{}", addr.port());
+    let dir = tempfile::tempdir().unwrap();
+    let config = |allow: bool| {
+        let allow = if allow {
+            "allow_invalid_certificate = true\n"
+        } else {
+            ""
+        };
+        format!(
+            "{FAST}[seeds]\nurls = [\"{base}/?p=1\", \"{base}/basic/1\"]\n\
+             [[credentials]]\nkind = \"form\"\ndomain = \"127.0.0.1\"\nlogin_url = \"{base}/wp-login.php\"\n\
+             fields = {{ log = \"archivist\" }}\npassword_env = \"PW\"\n{allow}\
+             [[credentials]]\nkind = \"basic\"\ndomain = \"127.0.0.1\"\nuser = \"archivist\"\npassword_env = \"PW\"\n{allow}"
+        )
+    };
+    let env = [("PW", "correct horse")];
+    let cfg = write(&dir.path().join("strict.toml"), &config(false));
+    let (ok, said) = common::run_trawl(["check".as_ref(), cfg.as_os_str()]);
+    assert!(ok, "{said}");
+
+    let (ok, said) = trawl_login(&cfg, &[], &env);
+    println!("{said}");
+    assert!(!ok, "{said}");
+    for want in [
+        "-> 200 (text/html), cookies set: wordpress_test_cookie; its TLS certificate FAILED validation: ",
+        &format!(
+            "result       FAILED, not sent: the TLS certificate of {base} failed validation ("
+        ),
+        "so the password was not sent",
+        "allow_invalid_certificate = true",
+    ] {
+        assert!(said.contains(want), "missing {want:?} in:\n{said}");
+    }
+    let posted = |site: &Shared| {
+        site.lock()
+            .unwrap()
+            .requests
+            .iter()
+            .filter(|r| r.starts_with("POST") || r.starts_with("AUTH"))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(posted(&site), Vec::<String>::new());
+
+    let job = dir.path().join("strict");
+    let (_, said) = trawl_crawl(&cfg, &job, &env);
+    println!("{said}");
+    assert_eq!(
+        posted(&site),
+        Vec::<String>::new(),
+        "no password, no Authorization"
+    );
+    for want in [
+        "credentials[0]: form login failed: the TLS certificate of",
+        &format!("credentials[1] not sent to {base}: its TLS certificate failed validation ("),
+        "a login never worked",
+        "credentials[0] (form login for 127.0.0.1): the TLS certificate of",
+        &format!("credentials[1] (basic login for 127.0.0.1): not sent to {base}"),
+    ] {
+        assert!(said.contains(want), "missing {want:?} in:\n{said}");
+    }
+    let log = common::crawl_log(&job);
+    let page = log
+        .iter()
+        .find(|l| l.uri == format!("{base}/wp-login.php"))
+        .unwrap_or_else(|| panic!("{log:?}"));
+    assert!(
+        page.has_annotation("login:untrusted") && page.has_annotation("certInvalid"),
+        "{page:?}"
+    );
+    let basic = common::log_line(&log, &format!("{base}/basic/1"));
+    assert_eq!(basic.status, 401);
+    assert!(basic.has_annotation("login:untrusted"), "{basic:?}");
+
+    // Opted in: sent, and the login's lines still say the certificate failed.
+    let cfg = write(&dir.path().join("allow.toml"), &config(true));
+    let (ok, said) = common::run_trawl(["check".as_ref(), cfg.as_os_str()]);
+    assert!(ok, "{said}");
+    let (ok, said) = trawl_login(&cfg, &[], &env);
+    println!("{said}");
+    assert!(ok, "{said}");
+    assert!(
+        said.contains("its TLS certificate FAILED validation"),
+        "{said}"
+    );
+    let job = dir.path().join("allow");
+    let (_, said) = trawl_crawl(&cfg, &job, &env);
+    assert!(!said.contains("a login never worked"), "{said}");
+    let sent = posted(&site);
+    assert!(
+        sent.iter().any(|r| r == "POST /wp-login.php")
+            && sent.iter().any(|r| r.starts_with("AUTH /basic/1 Basic")),
+        "{sent:?}"
+    );
+    let log = common::crawl_log(&job);
+    let ok_line = log
+        .iter()
+        .find(|l| l.has_annotation("login:ok"))
+        .unwrap_or_else(|| panic!("{log:?}"));
+    assert!(ok_line.has_annotation("certInvalid"), "{ok_line:?}");
+    assert!(
+        log.iter()
+            .filter(|l| l.annotations.iter().any(|a| a.starts_with("login:")))
+            .all(|l| l.has_annotation("certInvalid")),
+        "{log:?}"
+    );
+    assert_eq!(
+        common::log_line(&log, &format!("{base}/basic/1")).status,
+        200
+    );
+}
+
+/// A Django-like site whose wrong-password answer looks like a login to the default signs: a 200 with no
+/// form that sets a fresh (anonymous) `sessionid`. `/login` redirects (302, then 301) to the login page
+/// `/accounts/login/` (its form posts to `action=""`); `/elsewhere` redirects to the same page on
+/// `localhost`. Member pages redirect to the login page without a session.
+async fn lenient(State(site): State<Shared>, req: Request) -> Response {
+    let (method, path, query, headers, body) = take_apart(req).await;
+    let mut s = site.lock().unwrap();
+    s.requests.push(format!("{method} {path}"));
+    let logged_in = cookie(&headers, "sessionid").is_some_and(|c| s.sessions.contains(c));
+    let port = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .and_then(|h| h.rsplit(':').next())
+        .unwrap_or_default()
+        .to_string();
+    match (method, path.as_str()) {
+        (Method::GET, "/login") => {
+            (StatusCode::FOUND, [(header::LOCATION, "/accounts/login")]).into_response()
+        }
+        (Method::GET, "/accounts/login") => (
+            StatusCode::MOVED_PERMANENTLY,
+            [(header::LOCATION, "/accounts/login/")],
+        )
+            .into_response(),
+        (Method::GET, "/elsewhere") => (
+            StatusCode::FOUND,
+            [(
+                header::LOCATION,
+                format!("http://localhost:{port}/accounts/login/"),
+            )],
+        )
+            .into_response(),
+        (Method::GET, "/accounts/login/") => html(
+            "<form method=\"post\" action=\"\"><input name=\"username\">\
+             <input type=\"password\" name=\"password\"><button>Log in</button></form>",
+        ),
+        (Method::POST, "/accounts/login/") => {
+            let f = form_fields(&body);
+            s.logins += 1;
+            let id = format!("s{}", s.logins);
+            if field(&f, "username") != Some("archivist") || field(&f, "password") != Some("s3cret")
+            {
+                s.refused.push("wrong password".into());
+                return (
+                    [(header::SET_COOKIE, format!("sessionid={id}; Path=/"))],
+                    html(
+                        "<p>Please enter a correct username and password. \
+                         <a href=\"/accounts/login/\">Try again</a></p>",
+                    ),
+                )
+                    .into_response();
+            }
+            s.sessions.insert(id.clone());
+            (
+                StatusCode::FOUND,
+                [
+                    (header::LOCATION, "/members/1/".to_string()),
+                    (header::SET_COOKIE, format!("sessionid={id}; Path=/")),
+                ],
+            )
+                .into_response()
+        }
+        (Method::GET, p) if p.starts_with("/members/") => {
+            if !logged_in {
+                return (
+                    StatusCode::FOUND,
+                    [(
+                        header::LOCATION,
+                        format!("/accounts/login/?next={p}{query}"),
+                    )],
+                )
+                    .into_response();
+            }
+            html(&format!(
+                "<main>Member page {p}</main><a href=\"/members/2/\">2</a>"
+            ))
+        }
+        _ => (StatusCode::NOT_FOUND, html("Not Found")).into_response(),
+    }
+}
+
+fn lenient_config(dir: &Path, base: &str, login_path: &str) -> PathBuf {
+    write(
+        &dir.join(format!("lenient{}.toml", login_path.replace('/', "-"))),
+        &format!(
+            "{FAST}[seeds]\nurls = [\"{base}/members/1/\", \"{base}/members/3/\"]\n\
+             [scope]\nsurt_prefixes = [\"http://(127.0.0.1:\"]\n\
+             [[credentials]]\nkind = \"form\"\ndomain = \"127.0.0.1\"\nlogin_url = \"{base}{login_path}\"\n\
+             fields = {{ username = \"archivist\" }}\npassword_env = \"PW\"\n"
+        ),
+    )
+}
+
+/// A wrong password whose answer the default signs take for a login (a cookie set, no form shown): the
+/// member page fetched again right after a fresh login still redirects to the login page, so the login is
+/// counted failed — a warning names the credential and suggests `success`, there is no third login, and
+/// the end of the crawl says the login never worked. A plainly refused login (WordPress's form shown again)
+/// is in that summary too; a right password is not.
+#[test]
+fn a_login_that_only_looked_successful_is_found_out() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let site: Shared = Arc::default();
+    let addr = rt.block_on(listen(
+        Router::new().fallback(lenient).with_state(site.clone()),
+    ));
+    let base = format!("http://127.0.0.1:{}", addr.port());
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = lenient_config(dir.path(), &base, "/accounts/login/");
+    let (ok, said) = trawl_login(&cfg, &[], &[("PW", "wrong")]);
+    assert!(ok, "the default signs take it for a login: {said}");
+    site.lock().unwrap().logins = 0;
+
+    let (_, said) = trawl_crawl(&cfg, &dir.path().join("wrong"), &[("PW", "wrong")]);
+    println!("{said}");
+    let logins = site.lock().unwrap().logins;
+    assert_eq!(
+        logins, 2,
+        "a login, one more after the lost session, no loop"
+    );
+    for want in [
+        "credentials[0]: form login failed: the login looked successful",
+        &format!("{base}/members/"),
+        "still showed the session lost right after it",
+        "set the credential's `success`",
+        "a login never worked",
+        "credentials[0] (form login for 127.0.0.1): the login looked successful",
+    ] {
+        assert!(said.contains(want), "missing {want:?} in:\n{said}");
+    }
+
+    // The right password: logged in, no warning, nothing in the summary.
+    site.lock().unwrap().logins = 0;
+    let job = dir.path().join("right");
+    let (_, said) = trawl_crawl(&cfg, &job, &[("PW", "s3cret")]);
+    assert!(
+        !said.contains("login failed") && !said.contains("a login never worked"),
+        "{said}"
+    );
+    let log = common::crawl_log(&job);
+    assert_eq!(
+        common::log_line(&log, &format!("{base}/members/3/")).status,
+        200
+    );
+
+    // A wrong WordPress password (the form shown again): in the summary too.
+    let wp: Shared = Arc::default();
+    let addr = rt.block_on(listen(Router::new().fallback(wordpress).with_state(wp)));
+    let base = format!("http://127.0.0.1:{}", addr.port());
+    write(&dir.path().join("wrong.txt"), "wrong\n");
+    let cfg = wp_config(dir.path(), &base, "wrong.txt");
+    let (_, said) = trawl_crawl(&cfg, &dir.path().join("wp"), &[]);
+    assert!(
+        said.contains("a login never worked")
+            && said.contains(
+                "credentials[0] (form login for 127.0.0.1): the answer shows the login form again"
+            ),
+        "{said}"
+    );
+}
+
+/// A login_url that redirects (302, then 301) before the form: followed, the form taken from the final page
+/// (its empty action resolved there), and the login works — in `trawl login` and in a crawl, whose
+/// crawl.log has the redirects as `R` hops of the login page. A redirect to a host the credential does not
+/// cover is not followed, and said so (not "needs a browser").
+#[test]
+fn a_login_page_that_redirects_is_followed() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let site: Shared = Arc::default();
+    let addr = rt.block_on(listen(
+        Router::new().fallback(lenient).with_state(site.clone()),
+    ));
+    let base = format!("http://127.0.0.1:{}", addr.port());
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = lenient_config(dir.path(), &base, "/login");
+    let env = [("PW", "s3cret")];
+    let (ok, said) = trawl_login(&cfg, &[], &env);
+    println!("{said}");
+    assert!(ok, "{said}");
+    for want in [
+        &format!("login page   GET {base}/login -> 302, Location: /accounts/login, no cookie set"),
+        &format!("login page   GET {base}/accounts/login -> 301"),
+        &format!("login page   GET {base}/accounts/login/ -> 200 (text/html)"),
+        &format!("POST {base}/accounts/login/ (application/x-www-form-urlencoded)"),
+        "result       logged in: the login set cookie `sessionid`",
+    ] {
+        assert!(said.contains(want), "missing {want:?} in:\n{said}");
+    }
+    let job = dir.path().join("job");
+    let (_, said) = trawl_crawl(&cfg, &job, &env);
+    assert!(!said.contains("login failed"), "{said}");
+    let log = common::crawl_log(&job);
+    for p in ["/members/1/", "/members/2/", "/members/3/"] {
+        assert_eq!(
+            common::log_line(&log, &format!("{base}{p}")).status,
+            200,
+            "{p}"
+        );
+    }
+    let page_lines: Vec<(String, String)> = log
+        .iter()
+        .filter(|l| l.has_annotation("login:page"))
+        .map(|l| (l.uri.clone(), l.hop_path.clone()))
+        .collect();
+    assert!(
+        page_lines.len() == 3
+            && page_lines[0].1.ends_with('P')
+            && page_lines[1].1.ends_with("PR")
+            && page_lines[2].1.ends_with("PRR"),
+        "{page_lines:?}"
+    );
+    assert!(
+        log.iter()
+            .any(|l| l.has_annotation("login:ok") && l.hop_path.ends_with("PRRL")),
+        "{log:?}"
+    );
+
+    // To a host the credential does not cover: said, nothing posted.
+    site.lock().unwrap().requests.clear();
+    let cfg = lenient_config(dir.path(), &base, "/elsewhere");
+    let (ok, said) = trawl_login(&cfg, &[], &env);
+    println!("{said}");
+    assert!(!ok);
+    assert!(
+        said.contains(&format!(
+            "result       FAILED: the login page redirects to http://localhost:{}/accounts/login/, which the \
+             credential does not cover",
+            addr.port()
+        )) && said.contains("point login_url there")
+            && !said.contains("needs a browser"),
+        "{said}"
+    );
+    assert!(
+        site.lock()
+            .unwrap()
+            .requests
+            .iter()
+            .all(|r| r.starts_with("GET ")),
+        "{:?}",
+        site.lock().unwrap().requests
+    );
+}
+
+/// Odd login forms: `/nopw` asks for a PIN in a text input; `/multi` has a search form and the login form
+/// (`user`, `pass`); `/get` is sent with method="get"; `/to-http` (served over TLS) posts to `/to307`, which
+/// answers 307 to `http://127.0.0.1:{HTTP}/auth`, and `/http-action` posts straight to that plain-http URL.
+/// `/auth` takes the PIN 1234 or the password `pw` and sets a session.
+async fn odd_forms(State((site, http)): State<(Shared, u16)>, req: Request) -> Response {
+    let (method, path, _, _, body) = take_apart(req).await;
+    let mut s = site.lock().unwrap();
+    s.requests.push(format!(
+        "{method} {path} {}",
+        String::from_utf8_lossy(&body)
+    ));
+    let plain = format!("http://127.0.0.1:{http}/auth");
+    match (method, path.as_str()) {
+        (Method::GET, "/nopw") => html(
+            "<form method=\"post\" action=\"/auth\"><input name=\"user\"><input type=\"text\" name=\"pin\">\
+             <button>Go</button></form>",
+        ),
+        (Method::GET, "/multi") => html(
+            "<form action=\"/search\"><input name=\"q\"></form>\
+             <form method=\"post\" action=\"/auth\"><input name=\"user\"><input type=\"password\" name=\"pass\">\
+             </form>",
+        ),
+        (Method::GET, "/get") => html(
+            "<form method=\"get\" action=\"/auth\"><input name=\"user\"><input type=\"password\" name=\"pass\">\
+             </form>",
+        ),
+        (Method::GET, "/to-http") => html(
+            "<form method=\"post\" action=\"/to307\"><input name=\"user\"><input type=\"password\" name=\"pass\">\
+             </form>",
+        ),
+        (Method::GET, "/http-action") => html(&format!(
+            "<form method=\"post\" action=\"{plain}\"><input name=\"user\"><input type=\"password\" name=\"pass\">\
+             </form>"
+        )),
+        (Method::POST, "/to307") => {
+            (StatusCode::TEMPORARY_REDIRECT, [(header::LOCATION, plain)]).into_response()
+        }
+        (Method::POST, "/auth") => {
+            let f = form_fields(&body);
+            if field(&f, "pin") == Some("1234") || field(&f, "pass") == Some("pw") {
+                s.logins += 1;
+                (
+                    StatusCode::FOUND,
+                    [
+                        (header::LOCATION, "/home"),
+                        (header::SET_COOKIE, "session=1; Path=/"),
+                    ],
+                )
+                    .into_response()
+            } else {
+                html("wrong")
+            }
+        }
+        (Method::GET, "/home") => html("Welcome"),
+        _ => (StatusCode::NOT_FOUND, "none").into_response(),
+    }
+}
+
+/// `password_field` picks the form having a control of that name (a text input too), and one no form has
+/// is said with the forms' fields, nothing posted; a method="get" form is printed as GET; an https login
+/// sends the password neither to an http action nor again after a 307 to http.
+#[test]
+fn password_field_picks_the_form_and_the_password_stays_on_https() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let site: Shared = Arc::default();
+    let http_listener = rt.block_on(common::bind());
+    let http = http_listener.local_addr().unwrap().port();
+    let app = Router::new()
+        .fallback(odd_forms)
+        .with_state((site.clone(), http));
+    rt.block_on(async { common::serve_on(http_listener, app.clone()) });
+    let tls = rt.block_on(listen_tls(app));
+    let base = format!("http://127.0.0.1:{http}");
+    let secure = format!("https://127.0.0.1:{}", tls.port());
+    let dir = tempfile::tempdir().unwrap();
+    let cred = |url: &str, extra: &str| {
+        format!(
+            "[[credentials]]\nkind = \"form\"\ndomain = \"127.0.0.1\"\nlogin_url = \"{url}\"\n\
+             fields = {{ user = \"archivist\" }}\npassword_env = \"P\"\n{extra}"
+        )
+    };
+    let cfg = write(
+        &dir.path().join("odd.toml"),
+        &format!(
+            "[seeds]\nurls = [\"{base}/\"]\n{}{}{}{}{}",
+            cred(&format!("{base}/nopw"), "password_field = \"pin\"\n"),
+            cred(
+                &format!("{base}/multi"),
+                "password_field = \"nonexistent\"\n"
+            ),
+            cred(&format!("{base}/get"), ""),
+            cred(
+                &format!("{secure}/to-http"),
+                "allow_invalid_certificate = true\n"
+            ),
+            cred(
+                &format!("{secure}/http-action"),
+                "allow_invalid_certificate = true\n"
+            ),
+        ),
+    );
+    let login = |n: &str, password: &str| {
+        let (ok, said) = trawl_login(&cfg, &["--credential", n], &[("P", password)]);
+        println!("{said}");
+        let requests = std::mem::take(&mut site.lock().unwrap().requests);
+        (ok, said, requests)
+    };
+    // The PIN in a text input.
+    let (ok, said, requests) = login("0", "1234");
+    assert!(ok, "{said}");
+    assert!(
+        said.contains("pin = ********") && !said.contains("needs a browser"),
+        "{said}"
+    );
+    assert!(
+        requests.contains(&"POST /auth user=archivist&pin=1234".to_string()),
+        "{requests:?}"
+    );
+    // A password_field no form has.
+    let (ok, said, requests) = login("1", "pw");
+    assert!(!ok);
+    assert!(
+        said.contains(
+            "result       FAILED: no form of the login page has a field named `nonexistent` (password_field)"
+        ) && said.contains(&format!("form 2 (to {base}/auth): user, pass"))
+            && said.contains(&format!("form 1 (to {base}/search): q")),
+        "{said}"
+    );
+    assert!(
+        requests.iter().all(|r| r.starts_with("GET ")),
+        "{requests:?}"
+    );
+    // A GET form, shown as one.
+    let (ok, said, requests) = login("2", "pw");
+    assert!(!ok);
+    assert!(
+        said.contains(&format!(
+            "GET {base}/auth (application/x-www-form-urlencoded), not sent"
+        )) && !said.contains("POST"),
+        "{said}"
+    );
+    assert!(
+        requests.iter().all(|r| r.starts_with("GET ")),
+        "{requests:?}"
+    );
+    // https, then a 307 to http: the password is not sent again.
+    let (ok, said, requests) = login("3", "pw");
+    assert!(!ok, "{said}");
+    assert!(
+        said.contains(&format!(
+            "the redirect to {base}/auth was not followed: it would send the password again over plain http"
+        )),
+        "{said}"
+    );
+    assert_eq!(
+        requests
+            .iter()
+            .filter(|r| r.starts_with("POST"))
+            .collect::<Vec<_>>(),
+        ["POST /to307 user=archivist&pass=pw"],
+        "only over https"
+    );
+    // An https page whose form posts to http: not sent.
+    let (ok, said, requests) = login("4", "pw");
+    assert!(!ok);
+    assert!(
+        said.contains(&format!(
+            "FAILED: the login form of an https page sends the password over plain http, to {base}/auth"
+        )),
+        "{said}"
+    );
+    assert!(
+        requests.iter().all(|r| r.starts_with("GET ")),
+        "{requests:?}"
+    );
+}
+
+/// The fetcher itself keeps a request carrying a secret off a connection whose certificate failed
+/// validation: nothing reaches the server, the error says why, and the same request without the secret
+/// goes (on the connection kept in the pool).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_fetcher_sends_no_secret_over_an_unverified_connection() {
+    let site: Shared = Arc::default();
+    let addr = listen_tls(
+        Router::new()
+            .fallback(blog_with_basic)
+            .with_state(site.clone()),
+    )
+    .await;
+    let url = url::Url::parse(&format!("https://127.0.0.1:{}/basic/1", addr.port())).unwrap();
+    let settings = trawl::selftest::config().fetch;
+    let fetcher = trawl_fetch::Fetcher::new(
+        settings.clone(),
+        trawl_fetch::AddressPolicy::new(Vec::new(), ["127.0.0.1".to_string()]),
+    );
+    let mut parts = trawl_fetch::RequestParts {
+        secret: true,
+        ..Default::default()
+    };
+    parts.headers.push((
+        http::header::AUTHORIZATION,
+        http::HeaderValue::from_static("Basic YXJjaGl2aXN0OmNvcnJlY3QgaG9yc2U="),
+    ));
+    let fetched = fetcher.fetch(&url, 1 << 20, &settings, &parts).await;
+    match &fetched.result {
+        Err(e @ trawl_fetch::FetchError::Untrusted(_)) => {
+            assert!(
+                e.to_string().contains("TLS certificate failed validation"),
+                "{e}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(site.lock().unwrap().requests.is_empty());
+    parts.secret = false;
+    let fetched = fetcher.fetch(&url, 1 << 20, &settings, &parts).await;
+    assert_eq!(fetched.result.unwrap().status, 200);
+    assert_eq!(site.lock().unwrap().requests.len(), 1);
+}

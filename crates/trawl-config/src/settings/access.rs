@@ -99,6 +99,10 @@ pub struct CredentialSpec {
     /// Form: how a lost session shows on a page. Default: a redirect to the login URL (any query), or the
     /// login form shown again.
     pub logged_out: Option<LoggedOut>,
+    /// Send the secret (the form's password, the Basic or Digest answer) to a server whose TLS certificate
+    /// failed validation too (a self-signed intranet host). Default false: such a server gets no secret.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_invalid_certificate: bool,
 }
 
 impl std::fmt::Debug for CredentialSpec {
@@ -441,6 +445,18 @@ mod tests {
         );
         assert!(c.applies_to(&Url::parse("http://www.a.org/").unwrap()));
         assert!(c.problems().is_empty(), "{:?}", c.problems());
+        assert!(!c.allow_invalid_certificate, "off by default");
+    }
+
+    #[test]
+    fn allow_invalid_certificate_is_read_and_kept() {
+        let c = spec(
+            "kind = \"basic\"\ndomain = \"a.org\"\nuser = \"u\"\npassword_env = \"X\"\nallow_invalid_certificate = true\n",
+        );
+        assert!(c.allow_invalid_certificate && c.problems().is_empty());
+        let copy = toml::to_string(&c).unwrap();
+        assert!(copy.contains("allow_invalid_certificate = true"), "{copy}");
+        assert_eq!(spec(&copy), c);
     }
 
     #[test]

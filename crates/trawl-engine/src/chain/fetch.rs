@@ -16,7 +16,8 @@ use crate::fetch_record::FetchRecord;
 use trawl_config::CrawlConfig;
 use trawl_config::CrawlUri;
 use trawl_config::UriKind;
-use trawl_fetch::{FetchError, Fetched, RequestParts, Validators};
+use trawl_config::{Annotation, annotation::LoginNote};
+use trawl_fetch::{FetchError, Fetched, RequestParts, Validators, access::Challenge};
 
 /// Fetches `uri`, or sends it back for another try.
 pub(super) async fn run(
@@ -43,15 +44,43 @@ pub(super) async fn run(
     };
     let mut fetched = request(p, &uri, max_bytes, settings, validators, &jar, None).await;
     if page {
-        if let Some(auth) = challenge(p, &uri, &fetched) {
-            fetched = request(p, &uri, max_bytes, settings, validators, &jar, Some(auth)).await;
+        match challenge(p, &uri, &fetched) {
+            Some(Challenge::Answer(index, auth)) => {
+                fetched = request(
+                    p,
+                    &uri,
+                    max_bytes,
+                    settings,
+                    validators,
+                    &jar,
+                    Some((index, auth)),
+                )
+                .await;
+                note_answer(p, &uri, index, &fetched);
+            }
+            Some(Challenge::Untrusted(index)) => {
+                let reason = fetched
+                    .result
+                    .as_ref()
+                    .ok()
+                    .and_then(|r| r.invalid_cert.clone())
+                    .unwrap_or_default();
+                untrusted(p, &uri, index, &reason);
+                uri.annotate(Annotation::Login(LoginNote::Untrusted));
+            }
+            None => {}
         }
         // Fetched again only under a new session: after the failed-login limit (or a failed login) the page
         // as it came is what there is.
-        if login::lost(p, &uri, &fetched).await
-            && login::ensure(p, &uri, settings, &jar, worker, generation).await != generation
-        {
-            fetched = request(p, &uri, max_bytes, settings, validators, &jar, None).await;
+        if login::lost(p, &uri, &fetched).await {
+            let now = login::ensure(p, &uri, settings, &jar, worker, generation).await;
+            if now != generation {
+                fetched = request(p, &uri, max_bytes, settings, validators, &jar, None).await;
+                // Still lost right after a fresh login: that login did not work, whatever its answer said.
+                if login::lost(p, &uri, &fetched).await {
+                    login::still_lost(p, &uri, now).await;
+                }
+            }
         }
     }
     if let Some(answer) = p.fetcher.take_dns_answer(&uri.url) {
@@ -101,7 +130,7 @@ pub(super) async fn request(
     settings: &CrawlConfig,
     validators: Option<&Validators>,
     jar: &str,
-    auth: Option<http::HeaderValue>,
+    auth: Option<(usize, http::HeaderValue)>,
 ) -> Fetched {
     let mut parts = RequestParts {
         validators,
@@ -113,20 +142,72 @@ pub(super) async fn request(
             .then(|| p.access.up_front(&uri.url, "GET"))
             .flatten()
     });
-    if let Some(auth) = auth {
+    let mut index = None;
+    if let Some((i, auth)) = auth {
         parts.headers.push((AUTHORIZATION, auth));
+        parts.secret = !p
+            .access
+            .spec(i)
+            .is_some_and(|s| s.allow_invalid_certificate);
+        index = Some(i);
     }
-    let fetched = p
+    let mut fetched = p
         .fetcher
         .fetch(&uri.url, max_bytes, &settings.fetch, &parts)
         .await;
+    // The answer was not sent (this connection's certificate failed validation): the page without it.
+    if let (Err(FetchError::Untrusted(reason)), Some(i)) = (&fetched.result, index) {
+        untrusted(p, uri, i, reason);
+        parts.headers.retain(|(name, _)| name != AUTHORIZATION);
+        parts.secret = false;
+        fetched = p
+            .fetcher
+            .fetch(&uri.url, max_bytes, &settings.fetch, &parts)
+            .await;
+    }
     p.keep_cookies(jar, &uri.url, &fetched);
     fetched
 }
 
-/// The answer to a 401's challenge, when the crawl holds a credential for it and that credential's answer
-/// did not just fail (a wrong password gets its one 401, not a loop).
-fn challenge(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) -> Option<http::HeaderValue> {
+/// Says (once per credential) that credential `index` was not sent to `uri`'s server: its TLS certificate
+/// failed validation (`reason`) and the credential does not set `allow_invalid_certificate`.
+fn untrusted(p: &Pipeline, uri: &CrawlUri, index: usize, reason: &str) {
+    let why = format!(
+        "not sent to {}: its TLS certificate failed validation ({reason})",
+        uri.url.origin().ascii_serialization()
+    );
+    if p.access.note_login(index, Err(why.clone())) {
+        tracing::warn!(
+            "credentials[{index}] {why}; the password goes only where the certificate is valid, unless the \
+             credential sets allow_invalid_certificate = true"
+        );
+    }
+}
+
+/// Records whether credential `index`'s answer to a challenge from `uri` was taken (anything but another
+/// 401).
+fn note_answer(p: &Pipeline, uri: &CrawlUri, index: usize, fetched: &Fetched) {
+    match &fetched.result {
+        Ok(resp) if resp.status == 401 => {
+            let why = format!(
+                "its answer was refused with a 401 at {}",
+                uri.url.origin().ascii_serialization()
+            );
+            if p.access.note_login(index, Err(why.clone())) {
+                tracing::warn!("credentials[{index}]: {why}; check `user` and the password");
+            }
+        }
+        Ok(_) => {
+            p.access.note_login(index, Ok(()));
+        }
+        Err(_) => {}
+    }
+}
+
+/// What to do with a 401's challenge: answer it, when the crawl holds a credential for it and that
+/// credential's answer did not just fail (a wrong password gets its one 401, not a loop); or not, when the
+/// 401 came over TLS whose certificate failed validation and the credential does not allow that.
+fn challenge(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) -> Option<Challenge> {
     let resp = fetched.result.as_ref().ok()?;
     if resp.status != 401 {
         return None;
@@ -136,7 +217,13 @@ fn challenge(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) -> Option<http::He
         .windows(b"\r\nauthorization:".len())
         .any(|w| w.eq_ignore_ascii_case(b"\r\nauthorization:"));
     let before = p.access.answering(&uri.url);
-    let (index, value) = p.access.answer(&uri.url, "GET", &resp.headers)?;
+    let answer = p
+        .access
+        .answer(&uri.url, "GET", &resp.headers, resp.invalid_cert.is_some())?;
+    let Challenge::Answer(index, _) = &answer else {
+        return Some(answer);
+    };
+    let index = *index;
     // The same credential answered up front and was refused: a fresh try only for a stale Digest nonce.
     let stale = resp
         .headers
@@ -146,5 +233,5 @@ fn challenge(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) -> Option<http::He
             v.to_str()
                 .is_ok_and(|v| v.to_ascii_lowercase().contains("stale=true"))
         });
-    (!(sent_one && before == Some(index) && !stale)).then_some(value)
+    (!(sent_one && before == Some(index) && !stale)).then_some(answer)
 }

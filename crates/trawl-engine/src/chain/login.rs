@@ -9,9 +9,11 @@
 //! Every exchange of the login is archived as it crossed the wire — the password in the request body
 //! included: that is what was sent (docs/access.md) — and logged in crawl.log: the login page as a `P` hop
 //! from the page that needed it (`login:page`), the form submitted as an `L` hop from the login page
-//! (`login:ok` or `login:failed`), each redirect after it as an `R` hop (`login:redirect`). A login page
-//! that cannot be used without a browser is logged `login:javascript` or `login:captcha`, with the way out
-//! in the crawl's log. Like the `dns:` lines, these are lines a stage hands the journal itself: the login
+//! (`login:ok` or `login:failed`), each redirect after it as an `R` hop (`login:redirect`); a login page's
+//! own redirects are `R` hops too (`login:page`). A login page that cannot be used without a browser is
+//! logged `login:javascript` or `login:captcha`, with the way out in the crawl's log; a password not sent
+//! to a server whose TLS certificate failed validation, `login:untrusted`. A login judged to work after
+//! which a page fetched again still shows the session lost is counted failed ([`still_lost`]). Like the `dns:` lines, these are lines a stage hands the journal itself: the login
 //! has no frontier entry of its own.
 
 use super::pipeline::{Pipeline, blocking};
@@ -41,7 +43,8 @@ pub(super) async fn ensure(
     worker: usize,
     lost: Option<u64>,
 ) -> Option<u64> {
-    let spec = p.access.form_for(&uri.url)?.clone();
+    let (index, spec) = p.access.form_credential(&uri.url)?;
+    let spec = spec.clone();
     let login_url = trawl_url::parse_lenient(spec.login_url.as_deref()?).ok()?;
     if uri.url == login_url {
         return None;
@@ -70,13 +73,16 @@ pub(super) async fn ensure(
         s.logged_in = true;
         s.failures = 0;
         s.generation += 1;
+        p.access.note_login(index, Ok(()));
     } else {
         s.logged_in = false;
-        // A login that needs a browser will not work by trying again.
+        // A login that needs a browser, or refused to an unverified server, will not work by trying again.
         s.failures = match attempt.outcome.verdict {
-            Verdict::Javascript | Verdict::Captcha => MAX_FAILED_LOGINS,
+            Verdict::Javascript | Verdict::Captcha | Verdict::Untrusted => MAX_FAILED_LOGINS,
             _ => s.failures + 1,
         };
+        p.access
+            .note_login(index, Err(attempt.outcome.sign.clone()));
         // Later URIs go on without a session; the same host is not posted to again unless a page shows it
         // lost one (and only up to the failure limit).
         if s.generation == 0 {
@@ -88,12 +94,46 @@ pub(super) async fn ensure(
         }
         tracing::warn!(
             host = uri.url.host_str().unwrap_or_default(),
-            "form login failed: {}; what to change: {advice} (`trawl login` shows the whole exchange)",
+            "credentials[{index}]: form login failed: {}; what to change: {advice} (`trawl login` shows the \
+             whole exchange)",
             attempt.outcome.sign
         );
     }
     archive(p, uri, &attempt, worker);
     Some(s.generation)
+}
+
+/// A page fetched again right after the login of session `generation` still shows the session lost: that
+/// login did not work, whatever its answer looked like. It is counted failed, said once, and not tried again
+/// (the default signs are wrong for this site: trying again would loop).
+pub(super) async fn still_lost(p: &Pipeline, uri: &CrawlUri, generation: Option<u64>) {
+    let Some((index, spec)) = p.access.form_credential(&uri.url) else {
+        return;
+    };
+    let session = p.access.session(&uri.url);
+    let mut s = session.lock().await;
+    if generation != Some(s.generation) || !s.logged_in {
+        return;
+    }
+    s.logged_in = false;
+    s.failures = MAX_FAILED_LOGINS;
+    let how = if spec.success.is_some() {
+        "the `success` sign showed, but"
+    } else {
+        "the login looked successful (a cookie set, no login form in its answer), but"
+    };
+    let why = format!(
+        "{how} {} still showed the session lost right after it",
+        uri.url
+    );
+    tracing::warn!(
+        host = uri.url.host_str().unwrap_or_default(),
+        "credentials[{index}]: form login failed: {why}; the login probably did not work (a wrong password?); \
+         set the credential's `success` to what only a logged-in page shows (success = {{ text = \"Sign out\" }}, \
+         {{ cookie = \"NAME\" }} or {{ redirect_to = \"URL\" }}) and check with `trawl login`; not logging in \
+         to this host again"
+    );
+    p.access.overturn_login(index, why);
 }
 
 /// Whether a fetched page shows the session of its host's form credential was lost.
@@ -145,6 +185,11 @@ fn archive(p: &Pipeline, uri: &CrawlUri, attempt: &Attempt, worker: usize) {
             Step::Submit => Hop::Link,
             Step::Redirect => Hop::Redirect,
         };
+        let hop = match (exchange.step, i) {
+            // The login page's own redirects: `R` hops from it.
+            (Step::Page, 1..) => Hop::Redirect,
+            _ => hop,
+        };
         let mut line = from.child(exchange.url.clone(), String::new(), hop);
         let last = i + 1 == attempt.exchanges.len();
         let note = match exchange.step {
@@ -152,6 +197,7 @@ fn archive(p: &Pipeline, uri: &CrawlUri, attempt: &Attempt, worker: usize) {
                 Verdict::Javascript if last => LoginNote::Javascript,
                 Verdict::Captcha if last => LoginNote::Captcha,
                 Verdict::Failed if last => LoginNote::Failed,
+                Verdict::Untrusted if last => LoginNote::Untrusted,
                 _ => LoginNote::Page,
             },
             Step::Submit if attempt.ok() => LoginNote::Ok,
@@ -181,6 +227,9 @@ pub(super) fn write_exchange(
 ) -> bool {
     let (status, size, mime, digest) = match &fetched.result {
         Ok(resp) => {
+            if resp.invalid_cert.is_some() {
+                login.annotate(Annotation::CertInvalid);
+            }
             let written = blocking(resp.response_bytes.len(), || {
                 p.warc.write_fetch(login, fetched, resp, &[], None)
             });

@@ -54,6 +54,19 @@ pub struct Summary {
     pub warcs: Vec<std::path::PathBuf>,
     /// What became of each seed.
     pub seeds: std::collections::BTreeMap<String, crate::stats::SeedOutcome>,
+    /// The credentials tried that never logged in.
+    pub failed_logins: Vec<FailedLogin>,
+}
+
+/// A credential tried that never logged in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailedLogin {
+    /// Its index in `[[credentials]]`.
+    pub credential: usize,
+    /// What it is: `form login for blog.example.org`.
+    pub what: String,
+    /// The last failure's sign.
+    pub why: String,
 }
 
 /// One crawl of a job directory.
@@ -357,6 +370,7 @@ impl Crawl {
             stats: snap,
             warcs: warcs.unwrap_or_default(),
             seeds: shared.pipeline.stats.seeds(),
+            failed_logins: failed_logins(&shared.pipeline.access),
         })
     }
 
@@ -605,4 +619,32 @@ fn load_stats(job: &Job) -> Stats {
         },
         Err(_) => Stats::new(),
     }
+}
+
+/// The credentials of `access` tried that never logged in.
+fn failed_logins(access: &trawl_fetch::access::Access) -> Vec<FailedLogin> {
+    access
+        .failed_logins()
+        .into_iter()
+        .map(|(credential, why)| {
+            let what = access.spec(credential).map_or_else(String::new, |s| {
+                let kind = match s.kind {
+                    trawl_config::settings::CredentialKind::Basic => "basic",
+                    trawl_config::settings::CredentialKind::Digest => "digest",
+                    trawl_config::settings::CredentialKind::Form => "form",
+                };
+                let host = s
+                    .domain
+                    .as_deref()
+                    .or(s.surt_prefix.as_deref())
+                    .unwrap_or("");
+                format!("{kind} login for {host}")
+            });
+            FailedLogin {
+                credential,
+                what,
+                why,
+            }
+        })
+        .collect()
 }

@@ -172,6 +172,32 @@ fn what_needs_a_browser_shows() {
 }
 
 #[test]
+fn a_named_password_field_picks_the_form() {
+    // The secret input is a text input named `pin`: the form having it is the login form.
+    let page = r#"<form id="search"><input type="password" name="q"></form>
+      <form id="pin" method="post"><input name="user"><input type="text" name="pin"></form>"#;
+    let forms = read_forms(page.as_bytes(), None, &url("http://a.org/"), None);
+    let pick = |field| {
+        forms
+            .login_form_with(false, Some(field))
+            .map(|f| f.id.clone())
+    };
+    assert_eq!(pick("pin"), Some(Some("pin".into())));
+    assert_eq!(pick("q"), Some(Some("search".into())));
+    assert_eq!(pick("nonexistent"), None);
+    assert_eq!(forms.forms[1].control_names(), ["user", "pin"]);
+    // With a selector, the selected form must have it.
+    let forms = read_forms(
+        page.as_bytes(),
+        None,
+        &url("http://a.org/"),
+        Some("#search"),
+    );
+    assert!(forms.login_form_with(true, Some("pin")).is_none());
+    assert!(forms.login_form_with(true, Some("q")).is_some());
+}
+
+#[test]
 fn another_charset_and_broken_markup() {
     // windows-1252 bytes: the value comes out as text.
     let mut page =

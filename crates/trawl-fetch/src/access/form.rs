@@ -123,6 +123,8 @@ impl Entry {
 pub struct Submission {
     /// Where: the form's action (or `login_url` when the page has no form).
     pub action: Url,
+    /// The form's method, lower case (`post`; `get` for a form trawl does not send).
+    pub method: String,
     /// How the fields are encoded.
     pub enctype: Enctype,
     /// The fields, in order.
@@ -189,6 +191,7 @@ impl Submission {
         put(&mut entries, &password_field, password, Source::Password);
         Submission {
             action: form.action.clone(),
+            method: form.method.clone(),
             enctype: form.enctype,
             entries,
             not_sent,
@@ -218,6 +221,7 @@ impl Submission {
         );
         Submission {
             action: login_url.clone(),
+            method: "post".into(),
             enctype: Enctype::UrlEncoded,
             entries,
             not_sent: Vec::new(),
@@ -431,6 +435,8 @@ pub enum Verdict {
     Javascript,
     /// The form has a CAPTCHA: not submitted.
     Captcha,
+    /// The server's TLS certificate failed validation: the password was not sent.
+    Untrusted,
 }
 
 /// A login's verdict, the sign that decided it, and what to change.

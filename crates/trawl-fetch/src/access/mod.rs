@@ -65,6 +65,25 @@ pub struct Session {
 /// Failed logins in a row after which an origin is no longer logged into.
 pub const MAX_FAILED_LOGINS: u32 = 3;
 
+/// How a credential's logins went, for the end of the crawl.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoginRecord {
+    /// A login worked (and was not found wrong later).
+    Worked,
+    /// No login worked: the last failure's sign.
+    Failed(String),
+}
+
+/// What a credential does with a 401's challenge.
+#[derive(Debug, Clone)]
+pub enum Challenge {
+    /// Answers it: which credential, and the `Authorization`.
+    Answer(usize, HeaderValue),
+    /// Would answer it, but the server's TLS certificate failed validation and the credential does not
+    /// allow that: nothing is sent.
+    Untrusted(usize),
+}
+
 /// What the crawl presents to get in.
 pub struct Access {
     /// The cookie jars, one per set of sheets (or one for the crawl).
@@ -75,6 +94,8 @@ pub struct Access {
     challenges: Mutex<HashMap<String, (usize, PasswordClient)>>,
     /// Per origin with a form credential: its session, locked while one worker logs in.
     sessions: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Session>>>>,
+    /// Per credential tried: how its logins went.
+    logins: Mutex<HashMap<usize, LoginRecord>>,
 }
 
 impl std::fmt::Debug for Access {
@@ -122,12 +143,13 @@ impl Access {
             credentials,
             challenges: Mutex::default(),
             sessions: Mutex::default(),
+            logins: Mutex::default(),
         })
     }
 
-    /// The `Authorization` to send up front to `url`: the answer to the challenge its origin asked last, when
-    /// a credential for it answered that.
-    pub fn up_front(&self, url: &Url, method: &str) -> Option<HeaderValue> {
+    /// The `Authorization` to send up front to `url` (and the credential giving it): the answer to the
+    /// challenge its origin asked last, when a credential for it answered that.
+    pub fn up_front(&self, url: &Url, method: &str) -> Option<(usize, HeaderValue)> {
         let mut challenges = self.challenges.lock().unwrap_or_else(|e| e.into_inner());
         if challenges.is_empty() {
             return None;
@@ -137,7 +159,7 @@ impl Access {
         if !cred.spec.applies_to(url) {
             return None;
         }
-        respond(client, cred, url, method)
+        Some((*index, respond(client, cred, url, method)?))
     }
 
     /// Which credential answers `url`'s origin up front, if one does.
@@ -151,13 +173,15 @@ impl Access {
 
     /// The `Authorization` answering the challenge of a 401 from `url` (and which credential gave it), when a
     /// Basic or Digest credential applies to `url` and accepts the challenge's scheme and realm; remembered
-    /// for the origin's next pages.
+    /// for the origin's next pages. `cert_invalid`: the 401 came over TLS whose certificate failed
+    /// validation, which only a credential with `allow_invalid_certificate` answers.
     pub fn answer(
         &self,
         url: &Url,
         method: &str,
         headers: &HeaderMap,
-    ) -> Option<(usize, HeaderValue)> {
+        cert_invalid: bool,
+    ) -> Option<Challenge> {
         let challenges = headers.get_all(WWW_AUTHENTICATE);
         let client = PasswordClient::try_from(challenges).ok()?;
         let (scheme, realm) = match &client {
@@ -170,21 +194,69 @@ impl Access {
                 && c.spec.applies_to(url)
                 && c.spec.realm.as_deref().is_none_or(|r| r == realm)
         })?;
+        if cert_invalid && !self.credentials[index].spec.allow_invalid_certificate {
+            return Some(Challenge::Untrusted(index));
+        }
         let mut client = client;
         let value = respond(&mut client, &self.credentials[index], url, method)?;
         self.challenges
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(trawl_config::origin(url), (index, client));
-        Some((index, value))
+        Some(Challenge::Answer(index, value))
     }
 
-    /// The form credential for `url`'s host, if any: its index and settings.
+    /// Credential `index` of `[[credentials]]`.
+    pub fn spec(&self, index: usize) -> Option<&CredentialSpec> {
+        self.credentials.get(index).map(|c| &c.spec)
+    }
+
+    /// Records how a login of credential `index` went (`Err`: the sign of its failure): a credential that
+    /// logged in once stays [`LoginRecord::Worked`]. True when the record changed.
+    pub fn note_login(&self, index: usize, result: Result<(), String>) -> bool {
+        let mut logins = self.logins.lock().unwrap_or_else(|e| e.into_inner());
+        let new = match result {
+            Ok(()) => LoginRecord::Worked,
+            Err(_) if logins.get(&index) == Some(&LoginRecord::Worked) => return false,
+            Err(why) => LoginRecord::Failed(why),
+        };
+        logins.insert(index, new.clone()) != Some(new)
+    }
+
+    /// Records that the logins of credential `index` judged to work did not (`why`).
+    pub fn overturn_login(&self, index: usize, why: String) {
+        self.logins
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(index, LoginRecord::Failed(why));
+    }
+
+    /// The credentials tried that never logged in, by index, with the last failure's sign.
+    pub fn failed_logins(&self) -> Vec<(usize, String)> {
+        let logins = self.logins.lock().unwrap_or_else(|e| e.into_inner());
+        let mut out: Vec<(usize, String)> = logins
+            .iter()
+            .filter_map(|(i, r)| match r {
+                LoginRecord::Failed(why) => Some((*i, why.clone())),
+                LoginRecord::Worked => None,
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// The form credential for `url`'s host, if any.
     pub fn form_for(&self, url: &Url) -> Option<&CredentialSpec> {
+        self.form_credential(url).map(|(_, spec)| spec)
+    }
+
+    /// The form credential for `url`'s host, if any: its index in `[[credentials]]` and settings.
+    pub fn form_credential(&self, url: &Url) -> Option<(usize, &CredentialSpec)> {
         self.credentials
             .iter()
-            .map(|c| &c.spec)
-            .find(|c| c.kind == CredentialKind::Form && c.applies_to(url))
+            .enumerate()
+            .find(|(_, c)| c.spec.kind == CredentialKind::Form && c.spec.applies_to(url))
+            .map(|(i, c)| (i, &c.spec))
     }
 
     /// The session of `url`'s origin.
@@ -259,7 +331,17 @@ mod tests {
         let url = Url::parse("http://a.org/x").unwrap();
         let mut h = HeaderMap::new();
         h.insert(WWW_AUTHENTICATE, "Basic realm=\"staff\"".parse().unwrap());
-        let (_, auth) = a.answer(&url, "GET", &h).unwrap();
+        let answered = |a: &Access, url: &Url, h: &HeaderMap| match a.answer(url, "GET", h, false) {
+            Some(Challenge::Answer(i, v)) => Some((i, v)),
+            _ => None,
+        };
+        // Over TLS whose certificate failed validation: not answered, and nothing kept for later pages.
+        assert!(matches!(
+            a.answer(&url, "GET", &h, true),
+            Some(Challenge::Untrusted(0))
+        ));
+        assert!(a.up_front(&url, "GET").is_none());
+        let (_, auth) = answered(&a, &url, &h).unwrap();
         assert_eq!(auth.to_str().unwrap(), "Basic dTpw");
         assert!(auth.is_sensitive());
         assert!(
@@ -267,10 +349,10 @@ mod tests {
                 .is_some()
         );
         h.insert(WWW_AUTHENTICATE, "Basic realm=\"other\"".parse().unwrap());
-        assert!(a.answer(&url, "GET", &h).is_none(), "another realm");
+        assert!(a.answer(&url, "GET", &h, false).is_none(), "another realm");
         let c = Url::parse("http://c.org/").unwrap();
         h.insert(WWW_AUTHENTICATE, "Basic realm=\"staff\"".parse().unwrap());
-        assert!(a.answer(&c, "GET", &h).is_none(), "another host");
+        assert!(a.answer(&c, "GET", &h, false).is_none(), "another host");
         assert!(a.up_front(&c, "GET").is_none());
         let b = Url::parse("http://b.org/d?q=1").unwrap();
         h.insert(
@@ -279,15 +361,30 @@ mod tests {
                 .parse()
                 .unwrap(),
         );
-        let (_, digest) = a.answer(&b, "GET", &h).unwrap();
+        let (_, digest) = answered(&a, &b, &h).unwrap();
         let text = digest.to_str().unwrap();
         assert!(
             text.starts_with("Digest ") && text.contains("uri=\"/d?q=1\""),
             "{text}"
         );
-        let next = a
+        let (_, next) = a
             .up_front(&Url::parse("http://b.org/e").unwrap(), "GET")
             .unwrap();
         assert!(next.to_str().unwrap().contains("nc=00000002"), "{next:?}");
+    }
+
+    #[test]
+    fn a_credential_that_never_logged_in_is_told() {
+        let a = access(
+            "[[credentials]]\nkind = \"basic\"\ndomain = \"a.org\"\nuser = \"u\"\npassword = \"p\"\n\
+             [[credentials]]\nkind = \"basic\"\ndomain = \"b.org\"\nuser = \"u\"\npassword = \"p\"\n",
+        );
+        assert!(a.note_login(0, Err("refused".into())));
+        assert!(!a.note_login(0, Err("refused".into())), "told once");
+        assert!(a.note_login(1, Ok(())));
+        assert!(!a.note_login(1, Err("later".into())), "it did log in");
+        assert_eq!(a.failed_logins(), [(0, "refused".to_string())]);
+        a.overturn_login(1, "found wrong".into());
+        assert_eq!(a.failed_logins().len(), 2);
     }
 }

@@ -158,6 +158,22 @@ fn run(crawl: Crawl, job: &Path, metrics: Option<SocketAddr>) -> anyhow::Result<
         "trawl: report in {}",
         job.join("reports/crawl-report.txt").display()
     );
+    if !summary.failed_logins.is_empty() {
+        say!("trawl: a login never worked (pages behind it are missing):");
+        for l in &summary.failed_logins {
+            let more = if l.what.starts_with("form") {
+                " (`trawl login` shows the whole exchange)"
+            } else {
+                ""
+            };
+            say!(
+                "trawl:   credentials[{}] ({}): {}{more}",
+                l.credential,
+                l.what,
+                l.why
+            );
+        }
+    }
     if !shared && !summary.seeds.is_empty() && !summary.seeds.values().any(|s| s.fetched()) {
         say!("trawl: no seed could be fetched:");
         for (seed, outcome) in &summary.seeds {

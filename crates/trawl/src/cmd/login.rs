@@ -148,6 +148,9 @@ fn report(index: usize, spec: &trawl_config::settings::CredentialSpec, a: &Attem
                 } else {
                     let _ = write!(t, ", cookies set: {}", names.join(", "));
                 }
+                if let Some(reason) = &resp.invalid_cert {
+                    let _ = write!(t, "; its TLS certificate FAILED validation: {reason}");
+                }
                 t
             }
             Err(e2) => format!("{} {} -> failed: {e2}", e.method, e.url),
@@ -173,6 +176,7 @@ fn report(index: usize, spec: &trawl_config::settings::CredentialSpec, a: &Attem
         Verdict::Failed => format!("FAILED: {}", a.outcome.sign),
         Verdict::Javascript => format!("FAILED, needs a browser: {}", a.outcome.sign),
         Verdict::Captcha => format!("FAILED, needs a browser: {}", a.outcome.sign),
+        Verdict::Untrusted => format!("FAILED, not sent: {}", a.outcome.sign),
     };
     row(&mut out, "result", &verdict);
     if !a.outcome.advice.is_empty() {
@@ -212,8 +216,9 @@ fn form_rows(
     let sent = a.exchanges.iter().any(|e| e.step == Step::Submit);
     let _ = writeln!(
         out,
-        "  {:<13}POST {} ({}){}",
+        "  {:<13}{} {} ({}){}",
         "",
+        s.method.to_ascii_uppercase(),
         s.action,
         s.enctype.as_str(),
         if sent { "" } else { ", not sent" }
