@@ -349,7 +349,8 @@ pub(crate) enum WarcCommand {
     /// One line per record: offset, type, target URI, content type, length, record id (an ARC record: the
     /// WARC fields it stands for).
     Ls {
-        /// WARC or ARC files (.warc, .warc.gz, .warc.zst, .arc, .arc.gz).
+        /// WARC or ARC files (.warc, .warc.gz, .warc.zst, .arc, .arc.gz), or a job or folder: its closed
+        /// WARCs, in name order.
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },

@@ -8,9 +8,14 @@ use std::{
 
 use anyhow::Context;
 
-pub(crate) fn ls(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
+/// `trawl warc ls FILE|JOB…`: one line per record; a job or folder lists its WARCs in name order.
+pub(crate) fn ls(inputs: &[PathBuf]) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
-    for path in files {
+    let mut files = Vec::new();
+    for input in inputs {
+        files.extend(warcs_of(input)?);
+    }
+    for path in &files {
         for rec in trawl_warc::open(path)? {
             let rec = rec?;
             writeln!(out, "{}", trawl_warc::ls_line(&rec))?;
