@@ -54,6 +54,8 @@ pub struct Summary {
     pub warcs: Vec<std::path::PathBuf>,
     /// What became of each seed.
     pub seeds: std::collections::BTreeMap<String, crate::stats::SeedOutcome>,
+    /// Each way a proxy failed (once per proxy and kind): what a seed that got `err=proxy` met.
+    pub proxy_failures: Vec<trawl_fetch::ProxyFailure>,
 }
 
 /// One crawl of a job directory.
@@ -357,6 +359,7 @@ impl Crawl {
             stats: snap,
             warcs: warcs.unwrap_or_default(),
             seeds: shared.pipeline.stats.seeds(),
+            proxy_failures: shared.pipeline.fetcher.proxy_failures(),
         })
     }
 
