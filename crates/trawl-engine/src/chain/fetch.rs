@@ -43,8 +43,11 @@ pub(super) async fn run(
     };
     let mut fetched = request(p, &uri, max_bytes, settings, validators, &jar, None).await;
     if page {
-        if let Some(auth) = challenge(p, &uri, &fetched) {
+        if let Some((index, auth)) = challenge(p, &uri, &fetched) {
             fetched = request(p, &uri, max_bytes, settings, validators, &jar, Some(auth)).await;
+            // Where the answer worked, it goes up front from now on (RFC 7617 §2.2).
+            let accepted = fetched.result.as_ref().is_ok_and(|r| r.status != 401);
+            p.access.answered(&uri.url, index, accepted);
         }
         // Fetched again only under a new session: after the failed-login limit (or a failed login) the page
         // as it came is what there is.
@@ -124,9 +127,13 @@ pub(super) async fn request(
     fetched
 }
 
-/// The answer to a 401's challenge, when the crawl holds a credential for it and that credential's answer
-/// did not just fail (a wrong password gets its one 401, not a loop).
-fn challenge(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) -> Option<http::HeaderValue> {
+/// The answer to a 401's challenge (and the credential's index), when the crawl holds a credential for it
+/// and that credential's answer did not just fail (a wrong password gets its one 401, not a loop).
+fn challenge(
+    p: &Pipeline,
+    uri: &CrawlUri,
+    fetched: &Fetched,
+) -> Option<(usize, http::HeaderValue)> {
     let resp = fetched.result.as_ref().ok()?;
     if resp.status != 401 {
         return None;
@@ -146,5 +153,5 @@ fn challenge(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) -> Option<http::He
             v.to_str()
                 .is_ok_and(|v| v.to_ascii_lowercase().contains("stale=true"))
         });
-    (!(sent_one && before == Some(index) && !stale)).then_some(value)
+    (!(sent_one && before == Some(index) && !stale)).then_some((index, value))
 }
