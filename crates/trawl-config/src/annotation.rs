@@ -33,6 +33,9 @@ pub enum Annotation {
     NotModified,
     /// `err=KIND`: the fetch failed (`dns`, `connect`, `broken`, `timeout`, `invalid-request`).
     FetchFailed(&'static str),
+    /// `proxy:KIND`: beside `err=proxy`, what the proxy said: its status (`proxy:407`), `proxy:down` (no
+    /// connection to it), `proxy:timeout`, `proxy:broken`, `proxy:socks`, `proxy:config`.
+    Proxy(String),
     /// `refused=WHY`: the address policy refused the host's address.
     Refused(Refusal),
     /// `budget`: the URI's queue had spent its budget.
@@ -76,6 +79,7 @@ impl fmt::Display for Annotation {
             Annotation::Duplicate => f.write_str("duplicate:digest"),
             Annotation::NotModified => f.write_str("duplicate:server-not-modified"),
             Annotation::FetchFailed(kind) => write!(f, "err={kind}"),
+            Annotation::Proxy(kind) => write!(f, "proxy:{kind}"),
             Annotation::Refused(why) => write!(f, "refused={why}"),
             Annotation::Budget => f.write_str("budget"),
             Annotation::Robots(why) => write!(f, "robots:{why}"),
@@ -231,10 +235,12 @@ mod tests {
             Annotation::Tries(3),
             Annotation::RetryAfter(5),
             Annotation::FetchFailed("dns"),
+            Annotation::FetchFailed("proxy"),
+            Annotation::Proxy("407".into()),
         ];
         assert_eq!(
             Joined(&notes).to_string(),
-            "reject:too_many_hops,lenTrunc,3t,retryAfter=5s,err=dns"
+            "reject:too_many_hops,lenTrunc,3t,retryAfter=5s,err=dns,err=proxy,proxy:407"
         );
         assert_eq!(Joined(&[]).to_string(), "-");
     }

@@ -103,10 +103,18 @@ impl SeedOutcome {
         self.status > 0
     }
 
-    /// Why a seed got no response, in words, from its status.
+    /// Why a seed got no response, in words, from its status (and its notes: a proxy's failure is not the
+    /// origin's).
     pub fn cause(&self) -> &'static str {
         use trawl_config::status;
+        let proxy = self.notes.split(',').any(|n| n.ends_with("err=proxy"));
         match self.status {
+            status::CONNECT_FAILED if proxy => {
+                "the proxy gave no tunnel to its host (the origin was not reached)"
+            }
+            status::ROBOTS_PREREQUISITE_FAILED if proxy => {
+                "its robots.txt could not be fetched: the proxy gave no tunnel (the origin was not reached), so its host was not crawled"
+            }
             status::CONNECT_FAILED => "could not connect (connection refused or unreachable)",
             status::DNS_FAILED => "its host name did not resolve (DNS)",
             status::CONNECTION_BROKEN => "the connection broke before an answer",
@@ -741,6 +749,32 @@ mod tests {
                 redirect: Some("https://a.org/".into()),
                 notes: String::new(),
             }
+        );
+    }
+
+    #[test]
+    fn a_seed_failed_by_the_proxy_blames_the_proxy_not_the_origin() {
+        use trawl_config::status;
+        let seed = |status: i32, notes: &str| SeedOutcome {
+            status,
+            redirect: None,
+            notes: notes.into(),
+        };
+        let robots = seed(status::ROBOTS_PREREQUISITE_FAILED, "robots:err=proxy");
+        assert!(
+            robots.cause().contains("the proxy gave no tunnel"),
+            "{}",
+            robots.cause()
+        );
+        assert!(!robots.cause().contains("5xx"));
+        let origin = seed(status::ROBOTS_PREREQUISITE_FAILED, "robots:err=connect");
+        assert!(origin.cause().contains("no answer or a 5xx"));
+        let direct = seed(status::CONNECT_FAILED, "err=proxy,proxy:407,2t");
+        assert!(direct.cause().contains("the proxy"), "{}", direct.cause());
+        assert!(
+            !seed(status::CONNECT_FAILED, "err=connect")
+                .cause()
+                .contains("proxy")
         );
     }
 }

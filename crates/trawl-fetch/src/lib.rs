@@ -21,6 +21,7 @@ pub mod message;
 mod proxy;
 pub use self::dns::DnsAnswer;
 use self::idle::IdlePool;
+pub use self::proxy::ProxyFailure;
 mod recorder;
 pub mod robots;
 mod tls;
@@ -133,8 +134,8 @@ pub enum FetchError {
     #[error("refused by the address policy: {1} is a {0} address")]
     Refused(Refusal, IpAddr),
     /// The proxy could not be reached or refused the tunnel.
-    #[error("proxy: {0}")]
-    Proxy(String),
+    #[error("{0}")]
+    Proxy(ProxyFailure),
     /// Not sent: the request carries a credential's secret and the server's TLS certificate failed
     /// validation (the reason).
     #[error("not sent: it carries a credential, and the TLS certificate failed validation ({0})")]
@@ -170,6 +171,15 @@ impl FetchError {
             FetchError::Refused(why, _) => Annotation::Refused(*why),
             FetchError::Proxy(_) => Annotation::FetchFailed("proxy"),
             FetchError::Untrusted(_) => Annotation::FetchFailed("untrusted"),
+        }
+    }
+
+    /// The second crawl.log annotation of a proxy failure, `proxy:KIND` (what the proxy said: `proxy:407`,
+    /// `proxy:down`; see [`ProxyFailure::kind`]), beside `err=proxy`.
+    pub fn proxy_note(&self) -> Option<trawl_config::Annotation> {
+        match self {
+            FetchError::Proxy(f) => Some(trawl_config::Annotation::Proxy(f.kind.clone())),
+            _ => None,
         }
     }
 
@@ -293,6 +303,8 @@ pub struct Fetcher {
     tls_h2: Arc<rustls::ClientConfig>,
     strict: Arc<WebPkiServerVerifier>,
     idle: Mutex<IdlePool<Conn>>,
+    /// Proxy failures seen, one per proxy and kind ([`Fetcher::proxy_failures`]).
+    proxy_failures: Mutex<Vec<ProxyFailure>>,
 }
 
 impl std::fmt::Debug for Fetcher {
@@ -324,7 +336,36 @@ impl Fetcher {
             tls_h2: with_alpn(&[b"h2", b"http/1.1"]),
             strict,
             idle,
+            proxy_failures: Mutex::default(),
         }
+    }
+
+    /// `failure` as the fetch's error, warned about in the log the first time this proxy fails this way
+    /// (one line per proxy and kind, not one per URL).
+    fn proxy_failed(&self, failure: ProxyFailure) -> FetchError {
+        let mut seen = self
+            .proxy_failures
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if !seen
+            .iter()
+            .any(|f| f.proxy == failure.proxy && f.kind == failure.kind)
+        {
+            tracing::warn!(
+                "{failure}; URLs fetched through it fail with `err=proxy,proxy:{}`",
+                failure.kind
+            );
+            seen.push(failure.clone());
+        }
+        FetchError::Proxy(failure)
+    }
+
+    /// Each way a proxy has failed so far, once per proxy and kind, in the order first seen.
+    pub fn proxy_failures(&self) -> Vec<ProxyFailure> {
+        self.proxy_failures
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// The DNS answer for `url`'s host looked up since the last call, to be archived as a `dns:` record.
@@ -702,7 +743,13 @@ impl Fetcher {
         let proxy = match settings.proxy.as_deref().map(Proxy::parse) {
             None => None,
             Some(Ok(p)) => Some(p),
-            Some(Err(e)) => return Err((FetchError::Proxy(e.to_string()), Some(ip))),
+            Some(Err(e)) => {
+                let failure = ProxyFailure::config(
+                    settings.proxy.as_deref().unwrap_or_default(),
+                    e.to_string(),
+                );
+                return Err((self.proxy_failed(failure), Some(ip)));
+            }
         };
         let raw: Box<dyn Io> = match &proxy {
             None => {
@@ -716,8 +763,11 @@ impl Fetcher {
             }
             Some(proxy) => match timeout(wait(), proxy::tunnel(proxy, origin)).await {
                 Err(_) => {
-                    let why = format!("no tunnel from {} within {ms} ms", proxy.address);
-                    return Err((FetchError::Proxy(why), Some(ip)));
+                    let failure = ProxyFailure::timeout(proxy, ms);
+                    return Err((self.proxy_failed(failure), Some(ip)));
+                }
+                Ok(Err(FetchError::Proxy(failure))) => {
+                    return Err((self.proxy_failed(failure), Some(ip)));
                 }
                 Ok(Err(e)) => return Err((e, Some(ip))),
                 Ok(Ok(s)) => s,
@@ -963,5 +1013,31 @@ mod tests {
         };
         let err = fetcher.request(&url, &bad, &parts, false).unwrap_err();
         assert_eq!((err.status(), err.is_retryable()), (-7, false));
+    }
+
+    #[tokio::test]
+    async fn a_proxy_failure_is_noted_once_per_proxy_and_kind() {
+        // A port nothing listens on: bind one, then free it.
+        let closed = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap();
+        let config = FetchConfig {
+            proxy: Some(format!("http://{closed}")),
+            ..FetchConfig::default()
+        };
+        let policy = AddressPolicy::new(vec!["127.0.0.0/8".parse().unwrap()], []);
+        let fetcher = Fetcher::new(config, policy);
+        for path in ["/a", "/b"] {
+            let url = Url::parse(&format!("http://127.0.0.1:9{path}")).unwrap();
+            let err = fetcher.get(&url, 100).await.result.unwrap_err();
+            assert_eq!(err.annotation().to_string(), "err=proxy");
+            assert_eq!(err.proxy_note().unwrap().to_string(), "proxy:down");
+            assert_eq!(err.status(), trawl_config::status::CONNECT_FAILED);
+        }
+        let seen = fetcher.proxy_failures();
+        assert_eq!(seen.len(), 1, "{seen:?}");
+        assert_eq!(seen[0].proxy, format!("http://{closed}"));
+        assert_eq!(seen[0].said, "connection refused");
     }
 }

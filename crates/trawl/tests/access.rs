@@ -248,6 +248,15 @@ async fn cookies_basic_digest_and_form_logins() {
             .count()
     };
     assert_eq!(asked("/basic/bad"), 2, "the challenge answered once");
+    // Answers go up front only where their realm's answer worked (RFC 7617 §2.2): no other page got one.
+    for (path, headers) in &seen.lock().unwrap().requests {
+        if !path.starts_with("/basic/") && !path.starts_with("/digest/") {
+            assert!(
+                headers.get(header::AUTHORIZATION).is_none(),
+                "{path}: {headers:?}"
+            );
+        }
+    }
     // Every member page fetched logged in, though page 3 ended the session; logged in twice.
     for n in 1..=6 {
         assert_eq!(status(&format!("/members/{n}")), [200], "members/{n}");

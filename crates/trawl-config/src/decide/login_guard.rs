@@ -10,8 +10,9 @@ use crate::settings::CredentialSpec;
 /// `login_guard`: answers REJECT for a URL on a host the crawl logs into (a form credential's) or holds a
 /// browser's cookies for (`[fetch] cookies_file`) when following it could end the session or change the site:
 ///
-/// - a sign-out link: `logout`, `log-out`, `log_out`, `signout`, `sign-out`, `sign_out`, `logoff`, `log-off`
-///   in its path or query (WordPress's `wp-login.php?action=logout&_wpnonce=…` among them);
+/// - a sign-out link: `logout`, `log-out`, `log_out`, `signout`, `sign-out`, `sign_out`, `logoff`, `log-off`,
+///   `log_off`, `signoff`, `sign-off`, `sign_off` starting a word (or camel-case: `UserLogout`) in its path or
+///   query (WordPress's `wp-login.php?action=logout&_wpnonce=…`, MediaWiki's `Special:UserLogout` among them);
 /// - an action link: a query parameter carrying a nonce or CSRF token (a name with `nonce`, `csrf` or `xsrf`
 ///   in it, or `token`, `_token`, `authenticity_token`, `sesskey`) together with a verb in its path or query
 ///   (trash, delete, remove, spam, approve, activate, deactivate, unsubscribe, … — see [`VERBS`]);
@@ -19,6 +20,10 @@ use crate::settings::CredentialSpec;
 ///   `wp-admin/post-new.php` (each visit makes a draft) and `wp-admin/customize.php` (each visit makes a
 ///   changeset, and on a fresh site drafts of the theme's starter pages);
 /// - what the credential's `avoid` regexes find in the URL.
+///
+/// The built-in signs judge the URL as the server sees it: percent-decoded (`/log%6Fut` is `/logout`), and
+/// for the pages of [`CHANGES_WHEN_VISITED`] with `//`, `;params` and dot segments resolved and a script
+/// followed by PATH_INFO (`post-new.php/x`) taken as the script.
 ///
 /// The crawl puts it last in the scope and in the before-fetch gate, so no other rule lets such a URL
 /// through; its refusals show as `reject:login_guard` in crawl.log.
@@ -168,16 +173,22 @@ impl LoginGuard {
     }
 }
 
-/// Whether `url` ends a session or changes the site, by the built-in signs, and which.
+/// Whether `url` ends a session or changes the site, by the built-in signs, and which. The URL is judged
+/// as the server will see it ([`decoded`], [`server_path`]).
 pub fn way_out(url: &Url) -> Option<&'static str> {
-    let path = url.path().to_ascii_lowercase();
-    let query = url.query().unwrap_or_default().to_ascii_lowercase();
-    if sign_out(&path) || sign_out(&query) {
+    let raw_path = decoded(url.path());
+    let raw_query = decoded(url.query().unwrap_or_default());
+    if sign_out(&raw_path) || sign_out(&raw_query) {
         return Some("sign-out");
     }
-    if CHANGES_WHEN_VISITED.iter().any(|p| path.ends_with(p)) {
+    let path = server_path(&raw_path.to_ascii_lowercase());
+    if CHANGES_WHEN_VISITED
+        .iter()
+        .any(|p| path.ends_with(p) || path.contains(&format!("{p}/")))
+    {
         return Some("changes the site when visited");
     }
+    let query = url.query().unwrap_or_default().to_ascii_lowercase();
     let mut nonce = false;
     let mut words: Vec<String> = path
         .split(|c: char| !c.is_ascii_alphanumeric())
@@ -185,13 +196,14 @@ pub fn way_out(url: &Url) -> Option<&'static str> {
         .map(str::to_string)
         .collect();
     for (name, value) in url::form_urlencoded::parse(query.as_bytes()) {
-        if is_nonce_name(&name) {
+        if is_nonce_name(&decoded(&name)) {
             nonce = true;
             continue;
         }
         for text in [name.as_ref(), value.as_ref()] {
             words.extend(
-                text.split(|c: char| !c.is_ascii_alphanumeric())
+                decoded(text)
+                    .split(|c: char| !c.is_ascii_alphanumeric())
                     .filter(|w| !w.is_empty())
                     .map(str::to_string),
             );
@@ -200,22 +212,91 @@ pub fn way_out(url: &Url) -> Option<&'static str> {
     (nonce && words.iter().any(|w| is_verb(w))).then_some("action with a nonce")
 }
 
-/// A sign-out word in `text` (lower case), not inside another word on its left (`catalog-outlet` is not
-/// one).
+/// `text` with its percent escapes decoded (all of them, `%2F` too), again while one decoding makes
+/// another escape (`%256F`), up to three times; bytes that are no UTF-8 become U+FFFD.
+fn decoded(text: &str) -> String {
+    let mut text = text.to_string();
+    for _ in 0..3 {
+        if !text.contains('%') {
+            break;
+        }
+        let next = percent_encoding::percent_decode_str(&text)
+            .decode_utf8_lossy()
+            .into_owned();
+        if next == text {
+            break;
+        }
+        text = next;
+    }
+    text
+}
+
+/// A decoded path as a server resolves it to a script: each segment's `;params` dropped, empty and `.`
+/// segments left out, `..` taking the segment before it away (`/wp-admin//x.php;a/` is `/wp-admin/x.php/`;
+/// a trailing `/` is kept, so a script followed by PATH_INFO stays recognisable as `script/`).
+fn server_path(path: &str) -> String {
+    let mut segments: Vec<&str> = Vec::new();
+    for segment in path.split('/') {
+        let segment = segment.split(';').next().unwrap_or_default();
+        match segment {
+            "" | "." => {}
+            ".." => {
+                segments.pop();
+            }
+            s => segments.push(s),
+        }
+    }
+    let mut out = String::with_capacity(path.len());
+    for s in &segments {
+        out.push('/');
+        out.push_str(s);
+    }
+    if path.ends_with('/') || segments.is_empty() {
+        out.push('/');
+    }
+    out
+}
+
+/// A sign-out word in `text` (decoded, any case) that starts a word: at the start, after a character that
+/// is no letter or digit (`_logout`, `-logout`), at a camel-case boundary (`UserLogout`, `doLogout`), or
+/// after one of [`SIGN_OUT_PREFIXES`] that starts a word (`userlogout`). Inside a word on its left it is not
+/// one (`catalog-outlet`, `blogout`, `catalogOutlet`).
 fn sign_out(text: &str) -> bool {
-    const JOINED: [&str; 3] = ["logout", "signout", "logoff"];
-    const SPLIT: [&str; 5] = ["log-out", "log_out", "sign-out", "sign_out", "log-off"];
+    const JOINED: [&str; 4] = ["logout", "signout", "logoff", "signoff"];
+    const SPLIT: [&str; 8] = [
+        "log-out", "log_out", "sign-out", "sign_out", "log-off", "log_off", "sign-off", "sign_off",
+    ];
+    let lower = text.to_ascii_lowercase();
     let b = text.as_bytes();
-    let starts_word = |at: usize| at == 0 || !b[at - 1].is_ascii_alphanumeric();
+    // A word starts at `at`: after a non-alphanumeric, or a capital after a small letter.
+    let boundary = |at: usize| {
+        at == 0
+            || !b[at - 1].is_ascii_alphanumeric()
+            || (b[at - 1].is_ascii_lowercase() && b[at].is_ascii_uppercase())
+    };
+    let starts_word = |at: usize| {
+        boundary(at)
+            || SIGN_OUT_PREFIXES.iter().any(|p| {
+                at >= p.len()
+                    && lower.is_char_boundary(at - p.len())
+                    && lower[at - p.len()..at] == **p
+                    && boundary(at - p.len())
+            })
+    };
     let ends_word = |end: usize| end == b.len() || !b[end].is_ascii_alphabetic();
     JOINED
         .iter()
-        .any(|w| text.match_indices(w).any(|(at, _)| starts_word(at)))
+        .any(|w| lower.match_indices(w).any(|(at, _)| starts_word(at)))
         || SPLIT.iter().any(|w| {
-            text.match_indices(w)
+            lower
+                .match_indices(w)
                 .any(|(at, m)| starts_word(at) && ends_word(at + m.len()))
         })
 }
+
+/// Words a sign-out word is often glued to in lower case (`userlogout`, `dologout`).
+pub const SIGN_OUT_PREFIXES: &[&str] =
+    &["user", "do", "my", "admin", "account", "member", "session"];
 
 fn is_nonce_name(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
@@ -331,6 +412,168 @@ mod tests {
             Some("sign-out")
         );
         assert_eq!(refused(&g, "http://xcookies.example/logout"), None);
+    }
+
+    #[test]
+    fn sign_out_words_after_camel_case_prefixes_and_escapes() {
+        let g = guard("");
+        let b = "http://blog.example.org";
+        for path in [
+            "/index.php?title=Special:UserLogout&returnto=Main",
+            "/wiki/Special:UserLogout",
+            "/app/doLogout",
+            "/app/do_logout",
+            "/app/user-logout",
+            "/userlogout.php",
+            "/log%6Fut",
+            "/%6C%6F%67%6F%75%74",
+            "/?action=log%6Fut",
+            "/?action=log%256Fut",
+            "/account%2Flogout",
+            "/signoff",
+            "/account/sign-off",
+            "/session/log_off",
+            "/Special:UserLogOut",
+        ] {
+            assert_eq!(
+                refused(&g, &format!("{b}{path}")),
+                Some("sign-out"),
+                "{path}"
+            );
+        }
+        for path in [
+            "/blogout",
+            "/catalogOutlet/",
+            "/catalog%2Doutlet/",
+            "/pseudologout",
+            "/wiki/Special:RecentChanges",
+            "/blog/signed-off-by",
+        ] {
+            assert_eq!(refused(&g, &format!("{b}{path}")), None, "{path}");
+        }
+    }
+
+    #[test]
+    fn changing_pages_are_judged_as_the_server_sees_them() {
+        let g = guard("");
+        let b = "http://blog.example.org";
+        for path in [
+            "/wp-admin//post-new.php",
+            "/wp-admin/post-new.php/",
+            "/wp-admin/post-new.php/anything/else",
+            "/wp-admin/post-new%2Ephp",
+            "/wp-admin/post-new.php;x",
+            "/wp-admin/post-new.php;x/y",
+            "/wp-admin%2Fpost-new.php",
+            "/wp-admin/x/..%2Fpost-new.php",
+            "/WP-Admin/Customize.php?x=1",
+            "/blog/wp-admin/press-this.php/",
+            "/wp-admin///upgrade.php?step=1",
+        ] {
+            assert_eq!(
+                refused(&g, &format!("{b}{path}")),
+                Some("changes the site when visited"),
+                "{path}"
+            );
+        }
+        for path in [
+            "/wp-admin/post-new.php.bak",
+            "/wp-admin/post-new.phpx",
+            "/wp-admin/post.php?post=1&action=edit",
+            "/docs/post-new.php",
+        ] {
+            assert_eq!(refused(&g, &format!("{b}{path}")), None, "{path}");
+        }
+        // An escaped verb in the path counts as the verb.
+        assert_eq!(
+            refused(&g, &format!("{b}/posts/7/tr%61sh?_wpnonce=1")),
+            Some("action with a nonce")
+        );
+    }
+
+    /// URLs the guard refuses, and URLs it lets through, on a guarded host.
+    const REFUSED: [&str; 8] = [
+        "/wp-login.php?action=logout&_wpnonce=3f2a",
+        "/index.php?title=Special:UserLogout&returnto=Main",
+        "/account/sign-out",
+        "/wp-admin/post-new.php",
+        "/wp-admin/customize.php/x",
+        "/wp-admin/post.php?post=12&action=trash&_wpnonce=ab12",
+        "/list/unsubscribe?token=abc",
+        "/Special:doLogOff",
+    ];
+    const FETCHED: [&str; 5] = [
+        "/catalog-outlet/",
+        "/wp-admin/post.php?post=12&action=edit",
+        "/?p=12&preview=true&preview_nonce=abc",
+        "/blogout/2024",
+        "/wiki/Main_Page",
+    ];
+
+    /// `text` with the characters `pick` chooses percent-encoded (upper or lower hex); `?`, `&`, `=` and
+    /// `%` are kept, so the URL keeps its parts.
+    fn encode(text: &str, pick: &[bool], lower: bool) -> String {
+        text.chars()
+            .zip(pick.iter().cycle())
+            .map(|(c, &p)| {
+                if p && !"?&=%".contains(c) {
+                    let e = format!("%{:02X}", c as u32);
+                    if lower { e.to_ascii_lowercase() } else { e }
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_percent_encoding_of_a_refused_url_is_refused(
+            i in 0..REFUSED.len(),
+            pick in proptest::collection::vec(proptest::bool::ANY, 1..40),
+            lower: bool,
+        ) {
+            let g = guard("");
+            let plain = refused(&g, &format!("http://blog.example.org{}", REFUSED[i]));
+            proptest::prop_assert!(plain.is_some());
+            let encoded = format!("/{}", encode(&REFUSED[i][1..], &pick, lower));
+            proptest::prop_assert_eq!(
+                refused(&g, &format!("http://blog.example.org{encoded}")),
+                plain,
+                "{}",
+                encoded
+            );
+        }
+
+        #[test]
+        fn encoding_letters_of_a_fetched_url_keeps_it_fetched(
+            i in 0..FETCHED.len(),
+            pick in proptest::collection::vec(proptest::bool::ANY, 1..40),
+        ) {
+            let g = guard("");
+            let encoded: String = FETCHED[i]
+                .chars()
+                .skip(1)
+                .zip(pick.iter().cycle())
+                .map(|(c, &p)| if p && c.is_ascii_alphabetic() {
+                    format!("%{:02X}", c as u32)
+                } else {
+                    c.to_string()
+                })
+                .collect();
+            proptest::prop_assert_eq!(
+                refused(&g, &format!("http://blog.example.org/{encoded}")),
+                None,
+                "{}",
+                encoded
+            );
+        }
+
+        #[test]
+        fn sign_out_never_panics(text in "\\PC{0,40}") {
+            let _ = sign_out(&text);
+            let _ = server_path(&text);
+        }
     }
 
     #[test]

@@ -56,6 +56,9 @@ pub(super) async fn run(
                     Some((index, auth)),
                 )
                 .await;
+                // Where the answer worked, it goes up front from now on (RFC 7617 §2.2).
+                let accepted = fetched.result.as_ref().is_ok_and(|r| r.status != 401);
+                p.access.answered(&uri.url, index, accepted);
                 note_answer(p, &uri, index, &fetched);
             }
             Some(Challenge::Untrusted(index)) => {

@@ -251,6 +251,9 @@ pub(super) fn write_exchange(
         }
         Err(e) => {
             login.annotate(e.annotation());
+            if let Some(note) = e.proxy_note() {
+                login.annotate(note);
+            }
             (e.status(), None, None, None)
         }
     };

@@ -35,6 +35,9 @@ pub(super) fn run(
         Err(e) => {
             let status = e.status();
             uri.annotate(e.annotation());
+            if let Some(note) = e.proxy_note() {
+                uri.annotate(note);
+            }
             if uri.tries > 1 {
                 uri.annotate(Annotation::Tries(uri.tries));
             }

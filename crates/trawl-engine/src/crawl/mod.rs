@@ -54,6 +54,8 @@ pub struct Summary {
     pub warcs: Vec<std::path::PathBuf>,
     /// What became of each seed.
     pub seeds: std::collections::BTreeMap<String, crate::stats::SeedOutcome>,
+    /// Each way a proxy failed (once per proxy and kind): what a seed that got `err=proxy` met.
+    pub proxy_failures: Vec<trawl_fetch::ProxyFailure>,
     /// The credentials tried that never logged in.
     pub failed_logins: Vec<FailedLogin>,
 }
@@ -371,6 +373,7 @@ impl Crawl {
             warcs: warcs.unwrap_or_default(),
             seeds: shared.pipeline.stats.seeds(),
             failed_logins: failed_logins(&shared.pipeline.access),
+            proxy_failures: shared.pipeline.fetcher.proxy_failures(),
         })
     }
 

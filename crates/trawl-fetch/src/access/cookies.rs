@@ -135,6 +135,10 @@ impl Jars {
                     tracing::debug!(%url, "Set-Cookie for a public suffix refused");
                     continue;
                 }
+                if let Some(why) = refused_as_browsers_do(value, url) {
+                    tracing::debug!(%url, "Set-Cookie refused: {why}");
+                    continue;
+                }
                 changed |= jar.parse(value, url).is_ok();
             }
         }
@@ -246,6 +250,31 @@ fn on_public_suffix(set_cookie: &str, url: &Url) -> bool {
     domain != host && psl::suffix_str(&domain) == Some(domain.as_str())
 }
 
+/// The longest name and value together a cookie may have (RFC 6265bis §5.7; browsers ignore longer ones).
+const MAX_NAME_VALUE: usize = 4096;
+
+/// Why a `Set-Cookie` value is refused by the rules RFC 6265bis added (§4.1.3, §5.7) and browsers keep, or
+/// `None`: a name and value over [`MAX_NAME_VALUE`] bytes; a `__Secure-` cookie without `Secure` or from an
+/// origin that is not `https`; a `__Host-` cookie the same, or with a `Domain`, or without `Path=/`. The
+/// prefixes are matched in any case.
+fn refused_as_browsers_do(set_cookie: &str, url: &Url) -> Option<&'static str> {
+    let c = cookie::Cookie::parse(set_cookie).ok()?;
+    if c.name().len() + c.value().len() > MAX_NAME_VALUE {
+        return Some("its name and value are over 4096 bytes");
+    }
+    let name = c.name().as_bytes();
+    let prefixed =
+        |p: &str| name.len() >= p.len() && name[..p.len()].eq_ignore_ascii_case(p.as_bytes());
+    let (secure, host) = (prefixed("__Secure-"), prefixed("__Host-"));
+    if (secure || host) && (c.secure() != Some(true) || url.scheme() != "https") {
+        return Some("a __Secure- or __Host- cookie without Secure, or not from https");
+    }
+    if host && (c.domain().is_some() || c.path() != Some("/")) {
+        return Some("a __Host- cookie with a Domain or without Path=/");
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -334,5 +363,55 @@ mod tests {
         jars.flush();
         let back = Jars::open(CookieMode::Job, Some(dir.path()));
         assert_eq!(back.header("", &url).as_deref(), Some("session=abc"));
+    }
+
+    #[test]
+    fn prefixed_and_oversized_cookies_are_refused_as_browsers_do() {
+        let jars = Jars::open(CookieMode::Job, None);
+        let big = format!("k_big={}", "x".repeat(4092));
+        let fits = format!("k_fit={}", "y".repeat(4091));
+        let set = [
+            "__Host-p=1; Path=/",
+            "__Secure-q=1",
+            "__Secure-r=1; Secure",
+            "__Host-s=1; Secure; Path=/",
+            "__host-t=1; Path=/",
+            big.as_str(),
+            fits.as_str(),
+            "plain=1",
+        ];
+        let plain = u("http://ck.example/set");
+        jars.store("", &plain, set.into_iter());
+        let names = |url: &Url| {
+            let mut v: Vec<String> = jars.values("", url).into_iter().map(|(n, _)| n).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(
+            names(&u("https://ck.example/")),
+            ["k_fit", "plain"],
+            "over http"
+        );
+        let https = Jars::open(CookieMode::Job, None);
+        https.store(
+            "",
+            &u("https://ck.example/set"),
+            set.into_iter().chain([
+                "__Host-d=1; Secure; Path=/; Domain=ck.example",
+                "__Host-e=1; Secure; Path=/sub",
+                "__Host-f=1; Secure",
+                "__SECURE-g=1; Secure; Domain=ck.example",
+            ]),
+        );
+        let mut got: Vec<String> = https
+            .values("", &u("https://ck.example/sub/x"))
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        got.sort();
+        assert_eq!(
+            got,
+            ["__Host-s", "__SECURE-g", "__Secure-r", "k_fit", "plain"]
+        );
     }
 }

@@ -62,6 +62,40 @@ pub struct Session {
     pub form: Option<FormSignature>,
 }
 
+/// A protection space of an origin (RFC 7617 §2.2, RFC 7616 §3.3): one credential's answers to one realm's
+/// challenge, and where they are sent up front.
+struct Space {
+    /// The credential's index.
+    index: usize,
+    /// The challenge's realm.
+    realm: String,
+    /// The client of its last challenge.
+    client: PasswordClient,
+    /// Path prefixes where an answer worked: the directory of each URL answered successfully (`/a/b` gives
+    /// `/a/`), and a Digest challenge's `domain` paths on the origin.
+    paths: Vec<String>,
+    /// Whether its answer was refused (a 401 to it) before it ever worked: not answered again, unless a
+    /// Digest challenge says its nonce was stale.
+    refused: bool,
+}
+
+impl Space {
+    /// Whether an answer goes up front to `url`.
+    fn covers(&self, url: &Url) -> bool {
+        !self.refused
+            && self
+                .paths
+                .iter()
+                .any(|p| url.path().starts_with(p.as_str()))
+    }
+}
+
+/// The directory of `url`'s path: up to its last `/`.
+fn directory(url: &Url) -> String {
+    let path = url.path();
+    path[..path.rfind('/').map_or(0, |i| i + 1)].to_string()
+}
+
 /// Failed logins in a row after which an origin is no longer logged into.
 pub const MAX_FAILED_LOGINS: u32 = 3;
 
@@ -89,9 +123,10 @@ pub struct Access {
     /// The cookie jars, one per set of sheets (or one for the crawl).
     pub cookies: Jars,
     credentials: Vec<Credential>,
-    /// Per origin: the Basic or Digest challenge answered last (and by which credential), answered again up
-    /// front so later pages need no second round trip (Digest counts its nonce uses).
-    challenges: Mutex<HashMap<String, (usize, PasswordClient)>>,
+    /// Per origin: the protection spaces of the Basic and Digest challenges answered, each answered again up
+    /// front within the paths where it worked, so later pages there need no second round trip (Digest
+    /// counts its nonce uses).
+    challenges: Mutex<HashMap<String, Vec<Space>>>,
     /// Per origin with a form credential: its session, locked while one worker logs in.
     sessions: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Session>>>>,
     /// Per credential tried: how its logins went.
@@ -147,34 +182,41 @@ impl Access {
         })
     }
 
-    /// The `Authorization` to send up front to `url` (and the credential giving it): the answer to the
-    /// challenge its origin asked last, when a credential for it answered that.
+    /// The `Authorization` to send up front to `url` (and the credential giving it): the answer of a
+    /// credential for it to a challenge of its origin, when `url`'s path is at or below where that answer
+    /// worked ([`Access::answered`]).
     pub fn up_front(&self, url: &Url, method: &str) -> Option<(usize, HeaderValue)> {
         let mut challenges = self.challenges.lock().unwrap_or_else(|e| e.into_inner());
         if challenges.is_empty() {
             return None;
         }
-        let (index, client) = challenges.get_mut(&trawl_config::origin(url))?;
-        let cred = &self.credentials[*index];
-        if !cred.spec.applies_to(url) {
-            return None;
-        }
-        Some((*index, respond(client, cred, url, method)?))
+        let space = challenges
+            .get_mut(&trawl_config::origin(url))?
+            .iter_mut()
+            .find(|s| s.covers(url) && self.credentials[s.index].spec.applies_to(url))?;
+        let index = space.index;
+        let value = respond(&mut space.client, &self.credentials[index], url, method)?;
+        Some((index, value))
     }
 
-    /// Which credential answers `url`'s origin up front, if one does.
+    /// Which credential answers `url` up front, if one does.
     pub fn answering(&self, url: &Url) -> Option<usize> {
         let challenges = self.challenges.lock().unwrap_or_else(|e| e.into_inner());
         if challenges.is_empty() {
             return None;
         }
-        challenges.get(&trawl_config::origin(url)).map(|(i, _)| *i)
+        challenges
+            .get(&trawl_config::origin(url))?
+            .iter()
+            .find(|s| s.covers(url) && self.credentials[s.index].spec.applies_to(url))
+            .map(|s| s.index)
     }
 
     /// The `Authorization` answering the challenge of a 401 from `url` (and which credential gave it), when a
-    /// Basic or Digest credential applies to `url` and accepts the challenge's scheme and realm; remembered
-    /// for the origin's next pages. `cert_invalid`: the 401 came over TLS whose certificate failed
-    /// validation, which only a credential with `allow_invalid_certificate` answers.
+    /// Basic or Digest credential applies to `url` and accepts the challenge's scheme and realm, and its
+    /// answer to that realm was not refused before (a stale Digest nonce aside). Tell [`Access::answered`]
+    /// how the answer fared. `cert_invalid`: the 401 came over TLS whose certificate failed validation,
+    /// which only a credential with `allow_invalid_certificate` answers.
     pub fn answer(
         &self,
         url: &Url,
@@ -184,11 +226,12 @@ impl Access {
     ) -> Option<Challenge> {
         let challenges = headers.get_all(WWW_AUTHENTICATE);
         let client = PasswordClient::try_from(challenges).ok()?;
-        let (scheme, realm) = match &client {
-            PasswordClient::Basic(b) => (CredentialKind::Basic, b.realm()),
-            PasswordClient::Digest(d) => (CredentialKind::Digest, d.realm()),
+        let (scheme, realm, stale) = match &client {
+            PasswordClient::Basic(b) => (CredentialKind::Basic, b.realm(), false),
+            PasswordClient::Digest(d) => (CredentialKind::Digest, d.realm(), d.stale()),
             _ => return None,
         };
+        let realm = realm.to_string();
         let index = self.credentials.iter().position(|c| {
             c.spec.kind == scheme
                 && c.spec.applies_to(url)
@@ -197,13 +240,66 @@ impl Access {
         if cert_invalid && !self.credentials[index].spec.allow_invalid_certificate {
             return Some(Challenge::Untrusted(index));
         }
+        let mut challenges = self.challenges.lock().unwrap_or_else(|e| e.into_inner());
+        let spaces = challenges.entry(trawl_config::origin(url)).or_default();
+        let known = spaces
+            .iter()
+            .position(|s| s.index == index && s.realm == realm);
+        if known.is_some_and(|at| spaces[at].refused) && !stale {
+            return None;
+        }
         let mut client = client;
         let value = respond(&mut client, &self.credentials[index], url, method)?;
-        self.challenges
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(trawl_config::origin(url), (index, client));
+        // The space answered last goes last, where `answered` looks for it.
+        match known {
+            Some(at) => {
+                let mut space = spaces.remove(at);
+                space.client = client;
+                spaces.push(space);
+            }
+            None => spaces.push(Space {
+                index,
+                realm,
+                client,
+                paths: Vec::new(),
+                refused: false,
+            }),
+        }
         Some(Challenge::Answer(index, value))
+    }
+
+    /// How credential `index`'s answer to a challenge of `url` fared: `accepted` (the answer got no 401),
+    /// its protection space takes in `url`'s directory (and a Digest challenge's `domain` paths on the
+    /// origin), answered up front from then on; refused before it ever worked, it is not answered again.
+    pub fn answered(&self, url: &Url, index: usize, accepted: bool) {
+        let mut challenges = self.challenges.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(spaces) = challenges.get_mut(&trawl_config::origin(url)) else {
+            return;
+        };
+        // The space answered last for this credential: the one `answer` just updated.
+        let Some(space) = spaces.iter_mut().rev().find(|s| s.index == index) else {
+            return;
+        };
+        if !accepted {
+            space.refused |= space.paths.is_empty();
+            return;
+        }
+        space.refused = false;
+        let mut paths = vec![directory(url)];
+        if let PasswordClient::Digest(d) = &space.client {
+            paths.extend(
+                d.domain()
+                    .split_ascii_whitespace()
+                    .filter_map(|u| url.join(u).ok())
+                    .filter(|u| trawl_config::origin(u) == trawl_config::origin(url))
+                    .map(|u| u.path().to_string()),
+            );
+        }
+        for p in paths {
+            if !space.paths.contains(&p) {
+                space.paths.push(p);
+            }
+        }
     }
 
     /// Credential `index` of `[[credentials]]`.
@@ -245,7 +341,7 @@ impl Access {
         out
     }
 
-    /// The form credential for `url`'s host, if any.
+    /// The form credential for `url`'s host, if any: its index and settings.
     pub fn form_for(&self, url: &Url) -> Option<&CredentialSpec> {
         self.form_credential(url).map(|(_, spec)| spec)
     }
@@ -322,6 +418,14 @@ mod tests {
         Access::new(&config, Path::new("."), None).unwrap()
     }
 
+    /// The answer to the challenge in `h` from `url`, over a connection whose certificate was valid.
+    fn answer_plain(a: &Access, url: &Url, h: &HeaderMap) -> Option<(usize, HeaderValue)> {
+        match a.answer(url, "GET", h, false) {
+            Some(Challenge::Answer(i, v)) => Some((i, v)),
+            _ => None,
+        }
+    }
+
     #[test]
     fn basic_and_digest_answer_their_host_and_realm_only() {
         let a = access(
@@ -331,23 +435,19 @@ mod tests {
         let url = Url::parse("http://a.org/x").unwrap();
         let mut h = HeaderMap::new();
         h.insert(WWW_AUTHENTICATE, "Basic realm=\"staff\"".parse().unwrap());
-        let answered = |a: &Access, url: &Url, h: &HeaderMap| match a.answer(url, "GET", h, false) {
-            Some(Challenge::Answer(i, v)) => Some((i, v)),
-            _ => None,
-        };
         // Over TLS whose certificate failed validation: not answered, and nothing kept for later pages.
         assert!(matches!(
             a.answer(&url, "GET", &h, true),
             Some(Challenge::Untrusted(0))
         ));
         assert!(a.up_front(&url, "GET").is_none());
-        let (_, auth) = answered(&a, &url, &h).unwrap();
+        let (i, auth) = answer_plain(&a, &url, &h).unwrap();
         assert_eq!(auth.to_str().unwrap(), "Basic dTpw");
         assert!(auth.is_sensitive());
-        assert!(
-            a.up_front(&Url::parse("http://a.org/y").unwrap(), "GET")
-                .is_some()
-        );
+        let y = Url::parse("http://a.org/y").unwrap();
+        assert!(a.up_front(&y, "GET").is_none(), "not before it worked");
+        a.answered(&url, i, true);
+        assert!(a.up_front(&y, "GET").is_some());
         h.insert(WWW_AUTHENTICATE, "Basic realm=\"other\"".parse().unwrap());
         assert!(a.answer(&url, "GET", &h, false).is_none(), "another realm");
         let c = Url::parse("http://c.org/").unwrap();
@@ -361,7 +461,8 @@ mod tests {
                 .parse()
                 .unwrap(),
         );
-        let (_, digest) = answered(&a, &b, &h).unwrap();
+        let (i, digest) = answer_plain(&a, &b, &h).unwrap();
+        a.answered(&b, i, true);
         let text = digest.to_str().unwrap();
         assert!(
             text.starts_with("Digest ") && text.contains("uri=\"/d?q=1\""),
@@ -386,5 +487,79 @@ mod tests {
         assert_eq!(a.failed_logins(), [(0, "refused".to_string())]);
         a.overturn_login(1, "found wrong".into());
         assert_eq!(a.failed_logins().len(), 2);
+    }
+
+    #[test]
+    fn answers_go_up_front_only_below_where_their_realm_worked() {
+        let a = access(
+            "[[credentials]]\nkind = \"basic\"\ndomain = \"a.org\"\nrealm = \"staff\"\nuser = \"u\"\npassword = \"p\"\n\
+             [[credentials]]\nkind = \"digest\"\ndomain = \"a.org\"\nrealm = \"R2\"\nuser = \"u\"\npassword = \"p\"\n",
+        );
+        let u = |path: &str| Url::parse(&format!("http://a.org{path}")).unwrap();
+        let mut h = HeaderMap::new();
+        h.insert(WWW_AUTHENTICATE, "Basic realm=\"staff\"".parse().unwrap());
+        let (basic, _) = answer_plain(&a, &u("/basic/1"), &h).unwrap();
+        a.answered(&u("/basic/1"), basic, true);
+        for path in ["/basic/2", "/basic/deep/3?q=1", "/basic/"] {
+            assert_eq!(a.answering(&u(path)), Some(basic), "{path}");
+            let auth = a.up_front(&u(path), "GET").unwrap().1;
+            assert!(auth.to_str().unwrap().starts_with("Basic "), "{path}");
+        }
+        for path in ["/sha/1", "/noch/1", "/basicx", "/", "/other/basic/1"] {
+            assert!(a.up_front(&u(path), "GET").is_none(), "{path}");
+            assert_eq!(a.answering(&u(path)), None, "{path}");
+        }
+        // Digest's `domain` names its protection space; the challenged URL's directory is in it too.
+        h.insert(
+            WWW_AUTHENTICATE,
+            "Digest realm=\"R2\", nonce=\"n1\", qop=\"auth\", domain=\"/sha/ http://a.org/more/ http://b.org/x/\""
+                .parse()
+                .unwrap(),
+        );
+        let (digest, _) = answer_plain(&a, &u("/sha/1"), &h).unwrap();
+        assert_ne!(digest, basic);
+        assert!(
+            a.up_front(&u("/sha/2"), "GET").is_none(),
+            "not before it worked"
+        );
+        a.answered(&u("/sha/1"), digest, true);
+        for path in ["/sha/2", "/more/a"] {
+            let auth = a.up_front(&u(path), "GET").unwrap().1;
+            assert!(auth.to_str().unwrap().starts_with("Digest "), "{path}");
+        }
+        assert!(
+            a.up_front(&u("/x/1"), "GET").is_none(),
+            "another origin's domain entry"
+        );
+        assert!(a.up_front(&u("/noch/1"), "GET").is_none());
+        assert!(
+            a.up_front(&u("/basic/2"), "GET")
+                .unwrap()
+                .1
+                .to_str()
+                .unwrap()
+                .starts_with("Basic ")
+        );
+    }
+
+    #[test]
+    fn a_refused_answer_is_not_sent_again() {
+        let a = access(
+            "[[credentials]]\nkind = \"basic\"\ndomain = \"a.org\"\nuser = \"u\"\npassword = \"wrong\"\n",
+        );
+        let url = Url::parse("http://a.org/p/1").unwrap();
+        let mut h = HeaderMap::new();
+        h.insert(WWW_AUTHENTICATE, "Basic realm=\"r\"".parse().unwrap());
+        let (i, _) = answer_plain(&a, &url, &h).unwrap();
+        a.answered(&url, i, false);
+        assert!(a.up_front(&url, "GET").is_none());
+        let next = Url::parse("http://a.org/p/2").unwrap();
+        assert!(
+            answer_plain(&a, &next, &h).is_none(),
+            "refused before: its one 401"
+        );
+        // Another realm of the origin is answered.
+        h.insert(WWW_AUTHENTICATE, "Basic realm=\"other\"".parse().unwrap());
+        assert!(answer_plain(&a, &next, &h).is_some());
     }
 }

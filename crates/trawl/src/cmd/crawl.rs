@@ -188,6 +188,9 @@ fn run(crawl: Crawl, job: &Path, metrics: Option<SocketAddr>) -> anyhow::Result<
                 outcome.status
             );
         }
+        for failure in &summary.proxy_failures {
+            say!("trawl:   {failure}");
+        }
         return Ok(ExitCode::FAILURE);
     }
     Ok(match summary.ending {
