@@ -137,10 +137,28 @@ pub fn w3c_datetime(text: &str) -> Option<i64> {
             return Some(t.and_utc().timestamp());
         }
     }
-    let date = match text.len() {
-        4 => NaiveDate::from_ymd_opt(text.parse().ok()?, 1, 1),
-        7 => NaiveDate::parse_from_str(&format!("{text}-01"), "%Y-%m-%d").ok(),
-        10 => NaiveDate::parse_from_str(text, "%Y-%m-%d").ok(),
+    let digits = |t: &str| !t.is_empty() && t.len() <= 4 && t.bytes().all(|b| b.is_ascii_digit());
+    let parts: Vec<&str> = text.split('-').collect();
+    let date = match parts[..] {
+        [y] if y.len() == 4 && digits(y) => NaiveDate::from_ymd_opt(y.parse().ok()?, 1, 1),
+        // ISO 8601's basic form, `20251125`, which some generators write.
+        [d] if d.len() == 8 && d.bytes().all(|b| b.is_ascii_digit()) => NaiveDate::from_ymd_opt(
+            d[..4].parse().ok()?,
+            d[4..6].parse().ok()?,
+            d[6..].parse().ok()?,
+        ),
+        // Month and day with or without their leading zero (`2025-1-5`).
+        [y, m] if y.len() == 4 && digits(y) && m.len() <= 2 && digits(m) => {
+            NaiveDate::from_ymd_opt(y.parse().ok()?, m.parse().ok()?, 1)
+        }
+        [y, m, d]
+            if y.len() == 4
+                && [y, m, d].into_iter().all(digits)
+                && m.len() <= 2
+                && d.len() <= 2 =>
+        {
+            NaiveDate::from_ymd_opt(y.parse().ok()?, m.parse().ok()?, d.parse().ok()?)
+        }
         _ => None,
     }?;
     Some(date.and_hms_opt(0, 0, 0)?.and_utc().timestamp())
@@ -389,7 +407,15 @@ mod tests {
             ("2025-11-25T01:30:00+99", None),
             ("2025-11-25T01:30:00 junk", None),
             ("2025-11-25Tnoon", None),
-            ("20251125", None),
+            // Unpadded and basic forms that generators write.
+            ("20251125", Some(day)),
+            ("2025-11-5", Some(day - 20 * 86400)),
+            ("2025-1-01", Some(1_735_689_600)),
+            ("2025-9", Some(1_756_684_800)),
+            ("20251325", None),
+            ("2025-11-255", None),
+            ("2025--25", None),
+            ("+2025-11-25", None),
             ("", None),
         ] {
             assert_eq!(w3c_datetime(text), want, "{text}");

@@ -15,6 +15,14 @@ use crate::recompress::{copy, rewrite, serialize};
 use crate::record::{Record, VERSION};
 use crate::{Error, ReadRecord, arc};
 
+/// The WARC 1.1 spelling of a WARC 1.0 revisit profile (`…/warc/1.0/revisit/…` becomes `…/warc/1.1/revisit/…`),
+/// or `None` for any other profile.
+fn profile_1_1(profile: &str) -> Option<String> {
+    const OLD: &str = "http://netpreserve.org/warc/1.0/revisit/";
+    let kind = profile.strip_prefix(OLD)?;
+    Some(format!("http://netpreserve.org/warc/1.1/revisit/{kind}"))
+}
+
 /// Writes the ARC or WARC `input` as WARC 1.1 to `output`, compressed as its extension says (`.warc.gz`,
 /// `.warc.zst`, `.warc`), one member per record, through a temporary file; then its CDXJ index beside it.
 /// Returns the number of records written.
@@ -42,7 +50,8 @@ pub fn convert(input: &Path, output: &Path) -> Result<usize, Error> {
             let bracketed = rec
                 .get("WARC-Target-URI")
                 .is_some_and(|u| u.starts_with('<') && u.ends_with('>'));
-            if !bracketed {
+            let old_profile = rec.get("WARC-Profile").and_then(profile_1_1);
+            if !bracketed && old_profile.is_none() {
                 // The header as written, under WARC/1.1.
                 copy(rec, Some(VERSION), plain);
                 return Ok(());
@@ -55,6 +64,14 @@ pub fn convert(input: &Path, output: &Path) -> Result<usize, Error> {
                 && let Some(inner) = uri.strip_prefix('<').and_then(|u| u.strip_suffix('>'))
             {
                 *uri = inner.to_owned();
+            }
+            if let Some(profile) = old_profile
+                && let Some((_, value)) = rec
+                    .header
+                    .iter_mut()
+                    .find(|(n, _)| n.eq_ignore_ascii_case("WARC-Profile"))
+            {
+                *value = profile;
             }
             serialize(&rec, VERSION, plain);
             return Ok(());
@@ -490,5 +507,35 @@ mod tests {
         assert_eq!(recs[0].get("WARC-Record-ID"), Some("<urn:uuid:1>"));
         assert_eq!(recs[0].block, block);
         verify(&out).unwrap();
+    }
+
+    /// A WARC 1.0 revisit names the 1.1 profile once converted; other profiles and other records' headers
+    /// stay as written.
+    #[test]
+    fn a_1_0_revisit_profile_becomes_1_1() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("old.warc");
+        let head = |profile: &str| {
+            format!(
+                "WARC/1.0\r\nWARC-Type: revisit\r\nWARC-Record-ID: <urn:uuid:2>\r\nWARC-Date: 2013-10-21T21:53:07Z\r\n\
+                 WARC-Target-URI: http://a/\r\nWARC-Profile: {profile}\r\n\
+                 WARC-Payload-Digest: sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ\r\nContent-Length: 0\r\n\r\n\r\n\r\n"
+            )
+        };
+        let old = head("http://netpreserve.org/warc/1.0/revisit/identical-payload-digest");
+        let other = head("http://example.org/own-profile");
+        std::fs::write(&input, [old, other].concat()).unwrap();
+        let out = dir.path().join("new.warc");
+        assert_eq!(convert(&input, &out).unwrap(), 2);
+        let recs = read(&out);
+        assert_eq!(
+            recs[0].get("WARC-Profile"),
+            Some("http://netpreserve.org/warc/1.1/revisit/identical-payload-digest")
+        );
+        assert_eq!(
+            recs[1].get("WARC-Profile"),
+            Some("http://example.org/own-profile")
+        );
+        assert_eq!(recs[1].version, "WARC/1.1");
     }
 }
