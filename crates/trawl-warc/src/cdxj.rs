@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::{Error, reader, record};
 
 pub(crate) mod head;
+pub(crate) mod method;
 pub mod sorter;
 
 pub use sorter::LineSorter;
@@ -29,6 +30,9 @@ pub struct Capture {
     /// The WARC-Payload-Digest as written, or the payload's digest computed when there is none; `None` for
     /// a revisit without one (left out of the line).
     pub digest: Option<String>,
+    /// The method of the request this capture answers, when not GET (see the `method` module: its key is
+    /// then apart from the URL's GETs); `None` for a GET or a record no request is paired with.
+    pub method: Option<String>,
 }
 
 impl Capture {
@@ -87,6 +91,7 @@ impl Capture {
             mime,
             status: head.and_then(|h| h.status),
             digest,
+            method: None,
         })
     }
 
@@ -99,6 +104,7 @@ impl Capture {
             ("url", Some(self.url.as_str())),
             ("mime", self.mime.as_deref()),
             ("status", self.status.as_deref()),
+            ("method", self.method.as_deref()),
             ("digest", self.digest.as_deref()),
             ("length", Some(&length)),
             ("offset", Some(&offset)),
@@ -180,6 +186,8 @@ fn push_json_string(out: &mut String, s: &str) {
 pub fn index_file(path: &Path, filename: &str) -> Result<Vec<String>, Error> {
     let mut lines = Vec::new();
     let mut previous = None;
+    let mut pairing = method::Pairing::new();
+    let mut captures = Vec::new();
     for record in reader::open(path)? {
         let record = record?;
         if record.compression != crate::Compression::None
@@ -192,9 +200,14 @@ pub fn index_file(path: &Path, filename: &str) -> Result<Vec<String>, Error> {
                 arc: record.is_arc(),
             });
         }
-        if let Some(c) = Capture::of(&record.warc_header(), &record.block) {
-            lines.push(c.line(record.index_len, record.offset, filename));
-        }
+        let header = record.warc_header();
+        let capture =
+            Capture::of(&header, &record.block).map(|c| (c, (record.index_len, record.offset)));
+        pairing.next(&header, &record.block, capture, &mut captures);
+    }
+    pairing.finish(&mut captures);
+    for (c, (len, offset)) in captures {
+        lines.push(c.line(len, offset, filename));
     }
     Ok(lines)
 }

@@ -186,53 +186,39 @@ pub fn write_wacz(
     let mut index = LineSorter::new(spill_dir);
     let mut pages = PageList::new(seeds, spill_dir)?;
     let mut titles: HashMap<String, String> = HashMap::new();
+    // Pages of SPA views read while a capture waits for its request: listed after it.
+    let mut views: Vec<Page> = Vec::new();
     for warc in warcs {
         let name = file_name(warc);
+        let mut pairing = cdxj::method::Pairing::new();
+        let mut ready = Vec::new();
         for record in reader::open(warc)? {
             let record = record?;
             if record.get("WARC-Type") == Some("metadata")
                 && record.block.starts_with(format!("{VIEW_OF}:").as_bytes())
                 && let Some(view) = record.get("WARC-Target-URI")
             {
-                pages.push(Page {
+                let page = Page {
                     url: view.to_owned(),
                     ts: record.get("WARC-Date").unwrap_or_default().to_owned(),
                     title: None,
-                })?;
-                continue;
-            }
-            let Some(capture) = cdxj::Capture::of(&record.header, &record.block) else {
-                continue;
-            };
-            index.push(capture.line(record.index_len, record.offset, &name))?;
-            let date = record.get("WARC-Date").unwrap_or_default().to_owned();
-            // Media types are case-insensitive: `TEXT/HTML` is a page too.
-            if capture
-                .mime
-                .as_deref()
-                .is_some_and(|m| m.eq_ignore_ascii_case("text/html"))
-                && capture.status.as_deref() == Some("200")
-            {
-                let title = html_title(&record.block, &capture.url);
-                if let (Some(t), Some(d)) = (&title, &capture.digest) {
-                    titles.insert(d.clone(), t.clone());
+                };
+                if pairing.is_waiting() {
+                    views.push(page);
+                } else {
+                    pages.push(page)?;
                 }
-                pages.push(Page {
-                    url: capture.url,
-                    ts: date,
-                    title,
-                })?;
-            } else if capture.mime.as_deref() == Some("warc/revisit")
-                && capture.status.as_deref() == Some("200")
-                && is_html(&record.block)
-            {
-                pages.push(Page {
-                    url: capture.url,
-                    ts: date,
-                    title: capture.digest.as_ref().and_then(|d| titles.get(d)).cloned(),
-                })?;
+                continue;
             }
+            let capture = cdxj::Capture::of(&record.header, &record.block).map(|c| {
+                let page = page_of(&c, &record, &mut titles);
+                (c, (record.index_len, record.offset, page))
+            });
+            pairing.next(&record.header, &record.block, capture, &mut ready);
+            give_out(&mut ready, &mut views, &name, &mut index, &mut pages)?;
         }
+        pairing.finish(&mut ready);
+        give_out(&mut ready, &mut views, &name, &mut index, &mut pages)?;
     }
     drop(titles);
     let summary = WaczSummary {
@@ -248,6 +234,64 @@ pub fn write_wacz(
     written?;
     std::fs::rename(&tmp, out).map_err(io_at(out))?;
     Ok(summary)
+}
+
+/// The page a capture makes, if it is one: an HTML answer with status 200, with its title (kept by digest for
+/// later revisits), or a revisit of one.
+fn page_of(
+    capture: &cdxj::Capture,
+    record: &reader::ReadRecord,
+    titles: &mut HashMap<String, String>,
+) -> Option<Page> {
+    let ts = record.get("WARC-Date").unwrap_or_default().to_owned();
+    let url = capture.url.clone();
+    if capture.status.as_deref() != Some("200") {
+        return None;
+    }
+    // Media types are case-insensitive: `TEXT/HTML` is a page too.
+    if capture
+        .mime
+        .as_deref()
+        .is_some_and(|m| m.eq_ignore_ascii_case("text/html"))
+    {
+        let title = html_title(&record.block, &capture.url);
+        if let (Some(t), Some(d)) = (&title, &capture.digest) {
+            titles.insert(d.clone(), t.clone());
+        }
+        return Some(Page { url, ts, title });
+    }
+    (capture.mime.as_deref() == Some("warc/revisit") && is_html(&record.block)).then(|| Page {
+        url,
+        ts,
+        title: capture.digest.as_ref().and_then(|d| titles.get(d)).cloned(),
+    })
+}
+
+/// A capture given out by the pairing, with its record's index length and offset and the page it makes.
+type Placed = (cdxj::Capture, (u64, u64, Option<Page>));
+
+/// Puts the captures now paired with their requests into the index, and their pages (not those answering a
+/// POST: a replay of the page is a GET) into the list, then the SPA views read after them.
+fn give_out(
+    ready: &mut Vec<Placed>,
+    views: &mut Vec<Page>,
+    name: &str,
+    index: &mut LineSorter,
+    pages: &mut PageList,
+) -> Result<(), Error> {
+    if ready.is_empty() {
+        return Ok(());
+    }
+    for (capture, (len, offset, page)) in ready.drain(..) {
+        index.push(capture.line(len, offset, name))?;
+        if let Some(page) = page.filter(|_| capture.method.is_none()) {
+            pages.push(page)?;
+        }
+    }
+    for view in views.drain(..) {
+        pages.push(view)?;
+    }
+    Ok(())
 }
 
 /// A writer that keeps the SHA-256 and length of what goes through it, for the manifest.

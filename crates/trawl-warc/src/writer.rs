@@ -739,6 +739,17 @@ impl Encoder {
             lens.push((bytes.len() - start) as u64);
             captures.push(Capture::of(record.header(), record.block()));
         }
+        // A capture answering a POST of the group (a login form's) is indexed apart from its URL's GETs.
+        let mut pairing = crate::cdxj::method::Pairing::new();
+        let mut paired = Vec::new();
+        for (i, record) in records.iter().enumerate() {
+            let capture = captures[i].take().map(|c| (c, i));
+            pairing.next(record.header(), record.block(), capture, &mut paired);
+        }
+        pairing.finish(&mut paired);
+        for (c, i) in paired {
+            captures[i] = Some(c);
+        }
         Ok(Encoded {
             bytes,
             lens,

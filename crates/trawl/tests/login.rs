@@ -309,6 +309,43 @@ async fn a_wordpress_style_login_and_its_ways_out() {
         .find(|l| l.has_annotation("login:redirect"))
         .unwrap();
     assert_eq!(redirect.uri, format!("{base}/wp-admin/"));
+    // The index keys the POST's answer apart from the login page's GET (as pywb keys POSTs), without the
+    // password; the same lines when the WARC is indexed again.
+    let mut indexed_logins = 0;
+    for warc in common::warc_files(&job) {
+        let beside = std::fs::read_to_string(trawl_warc::index_path(&warc)).unwrap();
+        let name = warc.file_name().unwrap().to_string_lossy().into_owned();
+        let mut again = trawl_warc::index_file(&warc, &name).unwrap();
+        trawl_warc::cdxj::sort(&mut again);
+        assert_eq!(beside.lines().collect::<Vec<_>>(), again);
+        let login_lines: Vec<&str> = beside
+            .lines()
+            .filter(|l| l.contains("\"url\": \"") && l.contains("/wp-login.php\""))
+            .collect();
+        if login_lines.is_empty() {
+            continue;
+        }
+        indexed_logins += 1;
+        let posted: Vec<&&str> = login_lines
+            .iter()
+            .filter(|l| l.contains("\"method\": \"POST\""))
+            .collect();
+        assert_eq!(posted.len(), 1, "{login_lines:#?}");
+        assert!(
+            posted[0].contains("/wp-login.php?__wb_method=post ")
+                && posted[0].contains("\"status\": \"302\""),
+            "{}",
+            posted[0]
+        );
+        assert!(!beside.contains("correct"), "the password is in the index");
+        assert!(
+            login_lines
+                .iter()
+                .any(|l| !l.contains("__wb_method") && l.contains("\"status\": \"200\"")),
+            "{login_lines:#?}"
+        );
+    }
+    assert_eq!(indexed_logins, 1, "the login's captures are in no index");
     // What was posted: the page's hidden fields and submit button, `fields`, the password; with the test
     // cookie, Referer and Origin.
     let request = records
