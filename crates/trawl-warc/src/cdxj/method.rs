@@ -119,7 +119,10 @@ mod tests {
             .collect()
     }
 
-    fn response(id: &str, to: Option<&str>) -> (Vec<(String, String)>, Vec<u8>) {
+    /// A record's WARC header and block.
+    type Rec = (Vec<(String, String)>, Vec<u8>);
+
+    fn response(id: &str, to: Option<&str>) -> Rec {
         let mut h = vec![
             ("WARC-Type", "response"),
             ("WARC-Record-ID", id),
@@ -135,7 +138,7 @@ mod tests {
         )
     }
 
-    fn request(id: &str, to: Option<&str>, line: &str) -> (Vec<(String, String)>, Vec<u8>) {
+    fn request(id: &str, to: Option<&str>, line: &str) -> Rec {
         let mut h = vec![("WARC-Type", "request"), ("WARC-Record-ID", id)];
         if let Some(to) = to {
             h.push(("WARC-Concurrent-To", to));
@@ -147,7 +150,7 @@ mod tests {
     }
 
     /// The keys the records give, in the order the captures come out.
-    fn keys(records: &[(Vec<(String, String)>, Vec<u8>)]) -> Vec<(String, Option<String>)> {
+    fn keys(records: &[Rec]) -> Vec<(String, Option<String>)> {
         let mut pairing = Pairing::new();
         let mut out = Vec::new();
         for (h, b) in records {
