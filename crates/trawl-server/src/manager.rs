@@ -77,7 +77,7 @@ pub struct JobStatus {
     pub id: String,
     /// created, launching, running, paused, stopping, finished, stopped or failed.
     pub state: String,
-    /// How the last run ended, when known.
+    /// How the last run ended, when known (`interrupted (not stopped cleanly) …` for a run killed or crashed).
     pub ending: Option<String>,
     /// The counters (zero before the first run in this process).
     pub counters: Counters,
@@ -119,6 +119,24 @@ fn counters(last: &Snapshot, prev: &Snapshot) -> Counters {
             last.rate()
         },
     }
+}
+
+/// The `ending` of a job whose last run did not end cleanly (the process crawling it was killed or crashed).
+pub(crate) const INTERRUPTED: &str =
+    "interrupted (not stopped cleanly): launch it to repair its WARCs and continue";
+
+/// Whether the job at `dir`, crawled by no live process, shows a run that did not end cleanly: a WARC still
+/// `.open` in `warcs/` (a clean end closes them all), or the pid file `state/crawl.pid` left behind (a clean
+/// end removes it before writing the reports; `crawl.pid` is written when a run starts, before it writes any
+/// WARC, so it also catches a run killed before its first record). Either sign is left only by an end that
+/// skipped the shutdown, whatever the report of an earlier run says; the next launch repairs and clears them.
+fn interrupted(dir: &Path) -> bool {
+    let open = std::fs::read_dir(dir.join("warcs"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|e| e.file_name().to_string_lossy().ends_with(".open"));
+    open || dir.join("state/crawl.pid").is_file()
 }
 
 /// Whether `id` may name a job folder: 1–64 of `A-Z a-z 0-9 . _ -`, not starting with a dot.
@@ -287,15 +305,23 @@ impl JobManager {
                 (state, l.ending.clone(), counters(&l.last, &l.prev))
             }
             None => {
-                let ending = report_status();
+                let elsewhere = Self::crawled_elsewhere(&dir).is_some();
+                // The report is the last clean end's; a later run that did not end cleanly left signs.
+                let ending = if !elsewhere && interrupted(&dir) {
+                    Some(INTERRUPTED.to_string())
+                } else {
+                    report_status()
+                };
                 let state = match &ending {
                     _ if launching => "launching",
-                    _ if Self::crawled_elsewhere(&dir).is_some() => "running",
+                    _ if elsewhere => "running",
+                    Some(e) if e == INTERRUPTED => "stopped",
                     Some(e) => ending_state(e),
                     None if dir.join("state/frontier").exists() => "stopped",
                     None => "created",
                 };
-                // Not run in this process: the totals it saved last.
+                // Not run in this process: the totals it saved last (every 20 s while it ran, at each
+                // checkpoint and at its end; never older than the report).
                 let saved = trawl_engine::stats::Totals::read(&dir)
                     .map(|t| Counters {
                         elapsed_s: t.elapsed_s,
@@ -496,4 +522,67 @@ mod tests {
         assert!((c.avg_uris_per_s - 12.0).abs() < 1e-9);
     }
 
+    /// A run killed after a clean one: the report's ending gives way to "interrupted", the counters are the
+    /// totals saved after the report.
+    #[test]
+    fn a_run_killed_after_a_clean_one_shows_as_interrupted() {
+        let dir = tempfile::tempdir().unwrap();
+        let jobs = JobManager::new(dir.path()).unwrap();
+        let job = jobs.create("c1", "").unwrap();
+        for sub in ["state/frontier", "reports", "warcs"] {
+            std::fs::create_dir_all(job.join(sub)).unwrap();
+        }
+        std::fs::write(
+            job.join("reports/crawl-report.json"),
+            r#"{"status": "STOPPED by operator"}"#,
+        )
+        .unwrap();
+        let totals = |finished| trawl_engine::stats::Totals {
+            elapsed_s: 10.0,
+            finished,
+            succeeded: finished,
+            failed: 0,
+            queued: 5,
+            discovered: finished + 5,
+            active_queues: 1,
+            wire_bytes: 4096,
+        };
+        let save = |t| {
+            let text = serde_json::to_string(&t).unwrap();
+            std::fs::write(job.join(trawl_engine::stats::TOTALS_FILE), text).unwrap();
+        };
+        save(totals(145));
+        std::fs::write(job.join("warcs/trawl-1-00000-h.warc.gz"), "").unwrap();
+        let clean = jobs.status("c1").unwrap();
+        assert_eq!(
+            (clean.state.as_str(), clean.ending.as_deref()),
+            ("stopped", Some("STOPPED by operator"))
+        );
+
+        // Killed mid-run: a WARC left open, totals saved since.
+        let open = job.join("warcs/trawl-2-00000-h.warc.gz.open");
+        std::fs::write(&open, "").unwrap();
+        save(totals(190));
+        let status = jobs.status("c1").unwrap();
+        assert_eq!(
+            (status.state.as_str(), status.ending.as_deref()),
+            ("stopped", Some(INTERRUPTED))
+        );
+        assert_eq!(status.counters.finished, 190);
+
+        // Killed before its first WARC: its pid file left behind (a dead process, or this one's number).
+        std::fs::remove_file(&open).unwrap();
+        for pid in [u32::MAX, std::process::id()] {
+            std::fs::write(job.join("state/crawl.pid"), pid.to_string()).unwrap();
+            assert_eq!(
+                jobs.status("c1").unwrap().ending.as_deref(),
+                Some(INTERRUPTED)
+            );
+        }
+        std::fs::remove_file(job.join("state/crawl.pid")).unwrap();
+        assert_eq!(
+            jobs.status("c1").unwrap().ending.as_deref(),
+            Some("STOPPED by operator")
+        );
+    }
 }
