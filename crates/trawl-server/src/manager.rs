@@ -24,6 +24,9 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 #[derive(Debug, Default)]
 struct Live {
     handle: Option<CrawlHandle>,
+    /// While the crawl is being prepared ([`JobManager::launch`]): the handle it will run with, so that a
+    /// stop asked meanwhile (the server quitting) stops it as soon as it runs.
+    launching: Option<CrawlHandle>,
     /// The latest and the one before, to compute current rates.
     last: Snapshot,
     prev: Snapshot,
@@ -72,9 +75,9 @@ pub struct Counters {
 pub struct JobStatus {
     /// The job's name (its folder under the jobs folder).
     pub id: String,
-    /// created, running, paused, stopping, finished, stopped or failed.
+    /// created, launching, running, paused, stopping, finished, stopped or failed.
     pub state: String,
-    /// How the last run ended, when known.
+    /// How the last run ended, when known (`interrupted (not stopped cleanly) …` for a run killed or crashed).
     pub ending: Option<String>,
     /// The counters (zero before the first run in this process).
     pub counters: Counters,
@@ -116,6 +119,24 @@ fn counters(last: &Snapshot, prev: &Snapshot) -> Counters {
             last.rate()
         },
     }
+}
+
+/// The `ending` of a job whose last run did not end cleanly (the process crawling it was killed or crashed).
+pub(crate) const INTERRUPTED: &str =
+    "interrupted (not stopped cleanly): launch it to repair its WARCs and continue";
+
+/// Whether the job at `dir`, crawled by no live process, shows a run that did not end cleanly: a WARC still
+/// `.open` in `warcs/` (a clean end closes them all), or the pid file `state/crawl.pid` left behind (a clean
+/// end removes it before writing the reports; `crawl.pid` is written when a run starts, before it writes any
+/// WARC, so it also catches a run killed before its first record). Either sign is left only by an end that
+/// skipped the shutdown, whatever the report of an earlier run says; the next launch repairs and clears them.
+fn interrupted(dir: &Path) -> bool {
+    let open = std::fs::read_dir(dir.join("warcs"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|e| e.file_name().to_string_lossy().ends_with(".open"));
+    open || dir.join("state/crawl.pid").is_file()
 }
 
 /// Whether `id` may name a job folder: 1–64 of `A-Z a-z 0-9 . _ -`, not starting with a dot.
@@ -204,7 +225,11 @@ impl JobManager {
             .values()
             .filter_map(|l| lock(l).handle.clone())
             .collect();
-        for h in &handles {
+        let launching: Vec<CrawlHandle> = lock(&self.live)
+            .values()
+            .filter_map(|l| lock(l).launching.clone())
+            .collect();
+        for h in handles.iter().chain(&launching) {
             h.stop();
         }
         handles.len()
@@ -213,7 +238,10 @@ impl JobManager {
     /// Waits until no crawl runs in this process.
     pub async fn until_all_ended(&self) {
         loop {
-            let running = lock(&self.live).values().any(|l| lock(l).handle.is_some());
+            let running = lock(&self.live).values().any(|l| {
+                let l = lock(l);
+                l.handle.is_some() || l.launching.is_some()
+            });
             if !running {
                 return;
             }
@@ -257,7 +285,14 @@ impl JobManager {
                 .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
                 .and_then(|v| v["status"].as_str().map(str::to_string))
         };
-        let (state, ending, c) = match self.live(id) {
+        // Run (or ended) in this process: what it knows. Being launched, or not run here: what the folder says.
+        let live = self.live(id);
+        let launching = live.as_ref().is_some_and(|l| lock(l).launching.is_some());
+        let here = live.filter(|l| {
+            let l = lock(l);
+            l.launching.is_none() && (l.handle.is_some() || l.ending.is_some())
+        });
+        let (state, ending, c) = match here {
             Some(live) => {
                 let l = lock(&live);
                 let state = match (&l.handle, &l.ending) {
@@ -270,14 +305,23 @@ impl JobManager {
                 (state, l.ending.clone(), counters(&l.last, &l.prev))
             }
             None => {
-                let ending = report_status();
+                let elsewhere = Self::crawled_elsewhere(&dir).is_some();
+                // The report is the last clean end's; a later run that did not end cleanly left signs.
+                let ending = if !elsewhere && interrupted(&dir) {
+                    Some(INTERRUPTED.to_string())
+                } else {
+                    report_status()
+                };
                 let state = match &ending {
-                    _ if Self::crawled_elsewhere(&dir).is_some() => "running",
+                    _ if launching => "launching",
+                    _ if elsewhere => "running",
+                    Some(e) if e == INTERRUPTED => "stopped",
                     Some(e) => ending_state(e),
                     None if dir.join("state/frontier").exists() => "stopped",
                     None => "created",
                 };
-                // Not run in this process: the totals it saved last.
+                // Not run in this process: the totals it saved last (every 20 s while it ran, at each
+                // checkpoint and at its end; never older than the report).
                 let saved = trawl_engine::stats::Totals::read(&dir)
                     .map(|t| Counters {
                         elapsed_s: t.elapsed_s,
@@ -304,52 +348,81 @@ impl JobManager {
         })
     }
 
-    /// Starts job `id`: a fresh crawl, or a resumed one when it has crawled before or `checkpoint` is given.
-    pub fn launch(&self, id: &str, checkpoint: Option<&str>) -> Result<(), ApiError> {
+    /// Starts job `id`: a fresh crawl, or a resumed one when it has crawled before or `checkpoint` is given;
+    /// returns the lines saying what the repair of its WARCs did ([`Crawl::repair_lines`]).
+    ///
+    /// The job is marked as launching (status `launching`; a second launch is refused) while the crawl is
+    /// prepared on a blocking thread: repairing `.open` WARCs and reopening a large frontier can take
+    /// minutes, during which the other jobs' statuses answer. The preparation goes on to its end even if
+    /// the caller stops waiting.
+    pub async fn launch(
+        &self,
+        id: &str,
+        checkpoint: Option<&str>,
+    ) -> Result<Vec<String>, ApiError> {
         let dir = self.job_dir(id)?;
-        let mut map = lock(&self.live);
-        if map.get(id).is_some_and(|l| lock(l).handle.is_some()) {
-            return Err(ApiError::conflict(format!("job {id:?} is running")));
-        }
-        let crawl = if checkpoint.is_some() || dir.join("state/frontier").exists() {
-            Crawl::resume(&dir, checkpoint)
-        } else {
-            CrawlConfig::load(&dir.join("crawl.toml"))
-                .map_err(trawl_engine::Error::from)
-                .and_then(|c| Crawl::new(&dir, c, &[]))
-        }
-        .map_err(|e| match e {
-            // Another process (a `trawl crawl` or `resume` outside the server) crawls into it.
-            trawl_engine::Error::JobInUse { .. } => ApiError::conflict(e.to_string()),
-            e => ApiError::bad_request(e.to_string()),
-        })?;
         let handle = CrawlHandle::default();
-        let live = Arc::new(Mutex::new(Live {
-            handle: Some(handle.clone()),
-            ..Live::default()
-        }));
-        map.insert(id.to_string(), live.clone());
-        drop(map);
-        let progress = live.clone();
-        tokio::spawn(async move {
-            let result = crawl
-                .run(handle, move |s| {
-                    let mut l = lock(&progress);
-                    l.prev = std::mem::replace(&mut l.last, s.clone());
-                })
-                .await;
+        let live = {
+            let mut map = lock(&self.live);
+            let live = map.entry(id.to_string()).or_default().clone();
             let mut l = lock(&live);
-            l.handle = None;
-            l.ending = Some(match result {
-                Ok(summary) => {
-                    l.prev = l.last.clone();
-                    l.last = summary.stats;
-                    summary.ending.to_string()
+            if l.handle.is_some() {
+                return Err(ApiError::conflict(format!("job {id:?} is running")));
+            }
+            if l.launching.is_some() {
+                return Err(ApiError::conflict(format!(
+                    "job {id:?} is being launched (its WARCs repaired, its frontier reopened)"
+                )));
+            }
+            l.launching = Some(handle.clone());
+            drop(l);
+            live
+        };
+        let checkpoint = checkpoint.map(str::to_string);
+        let task = tokio::spawn(async move {
+            let prepared =
+                tokio::task::spawn_blocking(move || prepare(&dir, checkpoint.as_deref()))
+                    .await
+                    .map_err(ApiError::internal)
+                    .and_then(|r| r);
+            let crawl = match prepared {
+                Ok(crawl) => crawl,
+                Err(e) => {
+                    lock(&live).launching = None;
+                    return Err(e);
                 }
-                Err(e) => format!("FAILED: {e}"),
+            };
+            let repairs = crawl.repair_lines();
+            {
+                let mut l = lock(&live);
+                l.launching = None;
+                l.handle = Some(handle.clone());
+                l.ending = None;
+                l.last = Snapshot::default();
+                l.prev = Snapshot::default();
+            }
+            let progress = live.clone();
+            tokio::spawn(async move {
+                let result = crawl
+                    .run(handle, move |s| {
+                        let mut l = lock(&progress);
+                        l.prev = std::mem::replace(&mut l.last, s.clone());
+                    })
+                    .await;
+                let mut l = lock(&live);
+                l.handle = None;
+                l.ending = Some(match result {
+                    Ok(summary) => {
+                        l.prev = l.last.clone();
+                        l.last = summary.stats;
+                        summary.ending.to_string()
+                    }
+                    Err(e) => format!("FAILED: {e}"),
+                });
             });
+            Ok(repairs)
         });
-        Ok(())
+        task.await.map_err(ApiError::internal)?
     }
 
     /// Sends `command` to job `id`: to its running crawl, or straight to its stopped store.
@@ -371,14 +444,34 @@ impl JobManager {
     pub fn teardown(&self, id: &str) -> Result<(), ApiError> {
         self.job_dir(id)?;
         let mut map = lock(&self.live);
-        if map.get(id).is_some_and(|l| lock(l).handle.is_some()) {
+        if map.get(id).is_some_and(|l| {
+            let l = lock(l);
+            l.handle.is_some() || l.launching.is_some()
+        }) {
             return Err(ApiError::conflict(format!(
-                "job {id:?} is running; terminate it first"
+                "job {id:?} is running or being launched; terminate it first"
             )));
         }
         map.remove(id);
         Ok(())
     }
+}
+
+/// Job `dir`'s crawl: resumed when it has crawled before or `checkpoint` is given, else a fresh one (slow: it
+/// repairs WARCs and reopens the frontier).
+fn prepare(dir: &Path, checkpoint: Option<&str>) -> Result<Crawl, ApiError> {
+    if checkpoint.is_some() || dir.join("state/frontier").exists() {
+        Crawl::resume(dir, checkpoint)
+    } else {
+        CrawlConfig::load(&dir.join("crawl.toml"))
+            .map_err(trawl_engine::Error::from)
+            .and_then(|c| Crawl::new(dir, c, &[]))
+    }
+    .map_err(|e| match e {
+        // Another process (a `trawl crawl` or `resume` outside the server) crawls into it.
+        trawl_engine::Error::JobInUse { .. } => ApiError::conflict(e.to_string()),
+        e => ApiError::bad_request(e.to_string()),
+    })
 }
 
 fn ending_state(ending: &str) -> &'static str {
@@ -427,5 +520,69 @@ mod tests {
             (120, 2, 5, 4096)
         );
         assert!((c.avg_uris_per_s - 12.0).abs() < 1e-9);
+    }
+
+    /// A run killed after a clean one: the report's ending gives way to "interrupted", the counters are the
+    /// totals saved after the report.
+    #[test]
+    fn a_run_killed_after_a_clean_one_shows_as_interrupted() {
+        let dir = tempfile::tempdir().unwrap();
+        let jobs = JobManager::new(dir.path()).unwrap();
+        let job = jobs.create("c1", "").unwrap();
+        for sub in ["state/frontier", "reports", "warcs"] {
+            std::fs::create_dir_all(job.join(sub)).unwrap();
+        }
+        std::fs::write(
+            job.join("reports/crawl-report.json"),
+            r#"{"status": "STOPPED by operator"}"#,
+        )
+        .unwrap();
+        let totals = |finished| trawl_engine::stats::Totals {
+            elapsed_s: 10.0,
+            finished,
+            succeeded: finished,
+            failed: 0,
+            queued: 5,
+            discovered: finished + 5,
+            active_queues: 1,
+            wire_bytes: 4096,
+        };
+        let save = |t| {
+            let text = serde_json::to_string(&t).unwrap();
+            std::fs::write(job.join(trawl_engine::stats::TOTALS_FILE), text).unwrap();
+        };
+        save(totals(145));
+        std::fs::write(job.join("warcs/trawl-1-00000-h.warc.gz"), "").unwrap();
+        let clean = jobs.status("c1").unwrap();
+        assert_eq!(
+            (clean.state.as_str(), clean.ending.as_deref()),
+            ("stopped", Some("STOPPED by operator"))
+        );
+
+        // Killed mid-run: a WARC left open, totals saved since.
+        let open = job.join("warcs/trawl-2-00000-h.warc.gz.open");
+        std::fs::write(&open, "").unwrap();
+        save(totals(190));
+        let status = jobs.status("c1").unwrap();
+        assert_eq!(
+            (status.state.as_str(), status.ending.as_deref()),
+            ("stopped", Some(INTERRUPTED))
+        );
+        assert_eq!(status.counters.finished, 190);
+
+        // Killed before its first WARC: its pid file left behind (a dead process, or this one's number).
+        std::fs::remove_file(&open).unwrap();
+        for pid in [u32::MAX, std::process::id()] {
+            std::fs::write(job.join("state/crawl.pid"), pid.to_string()).unwrap();
+            assert_eq!(
+                jobs.status("c1").unwrap().ending.as_deref(),
+                Some(INTERRUPTED)
+            );
+        }
+        std::fs::remove_file(job.join("state/crawl.pid")).unwrap();
+        assert_eq!(
+            jobs.status("c1").unwrap().ending.as_deref(),
+            Some("STOPPED by operator")
+        );
     }
 }

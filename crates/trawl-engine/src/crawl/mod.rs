@@ -254,6 +254,33 @@ impl Crawl {
         &self.repaired
     }
 
+    /// What the repairs of [`Crawl::repaired`] did, one `trawl: …` line each, as `trawl resume` and
+    /// `trawl serve` print them.
+    pub fn repair_lines(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        for r in &self.repaired {
+            if r.restored > 0 {
+                lines.push(format!(
+                    "trawl: put back {} records held in memory to train the zstd dictionary",
+                    r.restored
+                ));
+            }
+            lines.push(match &r.path {
+                Some(p) => format!(
+                    "trawl: repaired {} ({} complete records kept, {} bytes of a torn record cut)",
+                    p.display(),
+                    r.records,
+                    r.cut
+                ),
+                None => format!(
+                    "trawl: removed a WARC with no complete record ({} bytes)",
+                    r.cut
+                ),
+            });
+        }
+        lines
+    }
+
     /// The job directory.
     pub fn job(&self) -> &Job {
         &self.job

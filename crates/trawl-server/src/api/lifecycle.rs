@@ -16,8 +16,9 @@ pub(crate) struct Launch {
     pub(crate) checkpoint: Option<String>,
 }
 
-/// Carries out `action` on job `id` for `who` (shared with the UI).
-pub(crate) fn act(
+/// Carries out `action` on job `id` for `who` (shared with the UI). The repairs a launch made are printed as
+/// `trawl resume` prints them and recorded in the job's config-changes.log after the launch.
+pub(crate) async fn act(
     s: &AppState,
     who: &str,
     id: &str,
@@ -33,8 +34,9 @@ pub(crate) fn act(
             },
         )
     };
+    let mut repairs = Vec::new();
     match action {
-        "launch" => s.jobs.launch(id, checkpoint)?,
+        "launch" => repairs = s.jobs.launch(id, checkpoint).await?,
         "pause" => running()?.set_paused(true),
         "unpause" => running()?.set_paused(false),
         "checkpoint" => running()?.request_checkpoint(),
@@ -47,6 +49,10 @@ pub(crate) fn act(
         None => action.to_string(),
     };
     changes::record(&dir, who, &what);
+    for line in &repairs {
+        eprintln!("{line}");
+        changes::record(&dir, who, line.strip_prefix("trawl: ").unwrap_or(line));
+    }
     s.jobs.status(id)
 }
 
@@ -62,7 +68,9 @@ pub(crate) async fn launch(
         serde_json::from_str(&body)
             .map_err(|e| ApiError::bad_request(format!("launch body: {e}")))?
     };
-    act(&s, &op.who, &id, "launch", launch.checkpoint.as_deref()).map(Json)
+    act(&s, &op.who, &id, "launch", launch.checkpoint.as_deref())
+        .await
+        .map(Json)
 }
 
 macro_rules! action {
@@ -72,7 +80,9 @@ macro_rules! action {
             Extension(op): Extension<Operator>,
             Path(id): Path<String>,
         ) -> Result<Json<JobStatus>, ApiError> {
-            act(&s, &op.who, &id, stringify!($name), None).map(Json)
+            act(&s, &op.who, &id, stringify!($name), None)
+                .await
+                .map(Json)
         }
     };
 }

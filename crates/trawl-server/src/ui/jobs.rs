@@ -196,7 +196,7 @@ pub(crate) async fn action(
     Path((id, action)): Path<(String, String)>,
     Form(f): Form<ActionForm>,
 ) -> Response {
-    match lifecycle::act(&s, &op.who, &id, &action, f.checkpoint.as_deref()) {
+    match lifecycle::act(&s, &op.who, &id, &action, f.checkpoint.as_deref()).await {
         Ok(_) if action == "teardown" => Redirect::to("/").into_response(),
         Ok(_) => Redirect::to(&format!("/jobs/{id}")).into_response(),
         Err(e) => error_page(&op, &e),

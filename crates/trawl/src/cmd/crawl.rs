@@ -102,25 +102,8 @@ pub(crate) fn resume(
 
 /// Says what the repair of the WARCs a crash left open did.
 fn say_repairs(crawl: &Crawl) {
-    for r in crawl.repaired() {
-        if r.restored > 0 {
-            say!(
-                "trawl: put back {} records held in memory to train the zstd dictionary",
-                r.restored
-            );
-        }
-        match &r.path {
-            Some(p) => say!(
-                "trawl: repaired {} ({} complete records kept, {} bytes of a torn record cut)",
-                p.display(),
-                r.records,
-                r.cut
-            ),
-            None => say!(
-                "trawl: removed a WARC with no complete record ({} bytes)",
-                r.cut
-            ),
-        }
+    for line in crawl.repair_lines() {
+        say!("{line}");
     }
 }
 

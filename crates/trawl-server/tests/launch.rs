@@ -1,0 +1,151 @@
+//! A slow launch (the repair of a WARC left open) blocks neither the job list nor another job's status, is
+//! shown as `launching`, is not started twice, and its repair is recorded in config-changes.log.
+
+use std::{
+    path::{Path, PathBuf},
+    sync::mpsc,
+    time::{Duration, Instant},
+};
+
+use axum::{
+    Router,
+    body::Body,
+    http::{Request, StatusCode, header},
+};
+use http_body_util::BodyExt;
+use serde_json::Value;
+use tower::ServiceExt;
+use trawl_server::{AppState, Auth, JobManager, app};
+
+const TOKEN: &str = "trawl_testtoken";
+
+async fn send(app: &Router, method: &str, path: &str, body: &str) -> (StatusCode, String) {
+    let req = Request::builder()
+        .method(method)
+        .uri(path)
+        .header(header::AUTHORIZATION, format!("Bearer {TOKEN}"))
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(body.to_string()))
+        .unwrap();
+    let res = app.clone().oneshot(req).await.unwrap();
+    let status = res.status();
+    let body = res.into_body().collect().await.unwrap().to_bytes();
+    (status, String::from_utf8_lossy(&body).into_owned())
+}
+
+async fn state(app: &Router, id: &str) -> String {
+    let (status, body) = send(app, "GET", &format!("/api/jobs/{id}"), "").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    v["state"].as_str().unwrap().to_string()
+}
+
+/// Makes `fifo` a named pipe in place of a WARC left open: its repair waits, reading it, until
+/// `release` is sent (or 20 s pass, so that a launch that blocks the server fails the test instead of
+/// hanging it), then finds it empty and removes it.
+fn blocking_open_warc(fifo: &Path) -> mpsc::Sender<()> {
+    let made = std::process::Command::new("mkfifo")
+        .arg(fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let (release, wait) = mpsc::channel::<()>();
+    let fifo: PathBuf = fifo.to_path_buf();
+    std::thread::spawn(move || {
+        let _ = wait.recv_timeout(Duration::from_secs(20));
+        // Opening for writing waits for the repair to open it for reading; closing it ends its input.
+        drop(std::fs::OpenOptions::new().write(true).open(&fifo));
+    });
+    release
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_launch_blocks_no_status_and_runs_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app(AppState::new(
+        JobManager::new(dir.path()).unwrap(),
+        Auth::with_password("pw", Some(TOKEN)),
+    ));
+    let config = r#"{"name":"NAME","config":"[seeds]\nurls = [\"http://127.0.0.1:9/\"]\n"}"#;
+    for id in ["slow", "other"] {
+        let (status, body) = send(&app, "POST", "/api/jobs", &config.replace("NAME", id)).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+    // A job that crawled before (it has a frontier) and was killed with a WARC open.
+    let job = dir.path().join("slow");
+    std::fs::create_dir_all(job.join("state/frontier")).unwrap();
+    std::fs::create_dir_all(job.join("warcs")).unwrap();
+    let release = blocking_open_warc(&job.join("warcs/trawl-20260101000000-00000-h.warc.gz.open"));
+
+    // Two launches at once: one is refused at once, the other waits for the repair.
+    let launches: Vec<_> = (0..2)
+        .map(|_| {
+            let app = app.clone();
+            tokio::spawn(async move { send(&app, "POST", "/api/jobs/slow/launch", "").await })
+        })
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !launches.iter().any(|l| l.is_finished()) {
+        assert!(Instant::now() < deadline, "no launch answered");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let (mut refused, mut waiting): (Vec<_>, Vec<_>) =
+        launches.into_iter().partition(|l| l.is_finished());
+    assert_eq!((refused.len(), waiting.len()), (1, 1));
+    let (refused, first) = (refused.pop().unwrap(), waiting.pop().unwrap());
+    let (status, body) = refused.await.unwrap();
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert!(body.contains("being launched"), "{body}");
+
+    // While the repair waits: the list, the other job and this one answer at once.
+    let started = Instant::now();
+    let (status, body) = send(&app, "GET", "/api/jobs", "").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let list: Vec<Value> = serde_json::from_str(&body).unwrap();
+    let states: Vec<(&str, &str)> = list
+        .iter()
+        .map(|j| (j["id"].as_str().unwrap(), j["state"].as_str().unwrap()))
+        .collect();
+    assert_eq!(states, [("other", "created"), ("slow", "launching")]);
+    assert_eq!(state(&app, "other").await, "created");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "status reads took {:?} during a launch",
+        started.elapsed()
+    );
+    assert!(
+        !first.is_finished(),
+        "the launch did not wait for its repair"
+    );
+    let (status, body) = send(&app, "POST", "/api/jobs/slow/launch", "").await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    let (status, _) = send(&app, "POST", "/api/jobs/slow/teardown", "").await;
+    assert_eq!(status, StatusCode::CONFLICT, "teardown while launching");
+
+    release.send(()).unwrap();
+    let (status, body) = first.await.unwrap();
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(
+        !job.join("warcs/trawl-20260101000000-00000-h.warc.gz.open")
+            .exists()
+    );
+    let changes = std::fs::read_to_string(job.join("logs/config-changes.log")).unwrap();
+    let lines: Vec<&str> = changes.lines().collect();
+    assert_eq!(lines.len(), 3, "{changes}");
+    assert!(lines[1].ends_with(" launch"), "{changes}");
+    assert!(
+        lines[2].ends_with(" removed a WARC with no complete record (0 bytes)"),
+        "{changes}"
+    );
+
+    // Let the crawl end before its folder goes.
+    let _ = send(&app, "POST", "/api/jobs/slow/terminate", "").await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while matches!(
+        state(&app, "slow").await.as_str(),
+        "running" | "stopping" | "paused"
+    ) {
+        assert!(Instant::now() < deadline, "the crawl did not end");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
