@@ -22,6 +22,6 @@ mod session;
 
 pub use crate::{
     error::BrowserError,
-    proxy::{Answer, BrowserRequest, Upstream},
+    proxy::{Answer, BrowserRequest, MAX_BODY, Upstream},
     session::{Browser, PageLimits, Rendered, Restart},
 };

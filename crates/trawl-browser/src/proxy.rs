@@ -27,8 +27,9 @@ use crate::error::BrowserError;
 
 /// The longest request head read from the browser.
 const MAX_HEAD: usize = 64 << 10;
-/// The largest request body read from the browser (a form post, an API call).
-const MAX_BODY: usize = 16 << 20;
+/// The largest request body read from the browser (a form post, an API call); a request with a longer one is
+/// handed on unread ([`BrowserRequest::body_too_large`]), to be refused, never sent cut.
+pub const MAX_BODY: usize = 16 << 20;
 
 /// One request the browser made, as the page sent it.
 #[derive(Debug, Clone)]
@@ -41,6 +42,8 @@ pub struct BrowserRequest {
     pub headers: Vec<(String, String)>,
     /// The body, if any.
     pub body: Vec<u8>,
+    /// The declared length of a body over [`MAX_BODY`], which was not read (`body` is then empty).
+    pub body_too_large: Option<usize>,
 }
 
 /// What the browser gets for a request.
@@ -237,7 +240,9 @@ impl Proxy {
                     .find(|(n, _)| n.eq_ignore_ascii_case("content-length"))
                     .and_then(|(_, v)| v.trim().parse::<usize>().ok())
                     .unwrap_or(0);
-                let mut body = vec![0; length.min(MAX_BODY)];
+                // A body over the limit is not read: the request is refused whole, not sent cut.
+                let too_large = (length > MAX_BODY).then_some(length);
+                let mut body = vec![0; if too_large.is_some() { 0 } else { length }];
                 let upgrade = req
                     .headers
                     .iter()
@@ -274,6 +279,7 @@ impl Proxy {
                             url,
                             headers,
                             body,
+                            body_too_large: too_large,
                         })
                         .await
                 }

@@ -162,6 +162,24 @@ async fn serve(ip: &str, seen: Shared, outside: String) -> SocketAddr {
                         Ok(n) => posted.extend_from_slice(&buf[..n]),
                     }
                 }
+                // An event stream that goes on for a minute (counted as asked when it starts).
+                if path == "/events" {
+                    *seen.lock().unwrap().asked.entry(path).or_default() += 1;
+                    let _ = socket
+                        .write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n")
+                        .await;
+                    for _ in 0..300 {
+                        if socket.write_all(b"data: tick\n\n").await.is_err() {
+                            return;
+                        }
+                        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                    }
+                    return;
+                }
+                // A long poll whose answer comes after the page's budget.
+                if path == "/longpoll" {
+                    tokio::time::sleep(std::time::Duration::from_secs(30)).await;
+                }
                 // An image that never comes (for this test's budget): the page's `load` never fires.
                 if path == "/stall.png" {
                     tokio::time::sleep(std::time::Duration::from_secs(12)).await;
@@ -283,6 +301,44 @@ fn route(path: &str, outside: &str) -> Vec<u8> {
             html,
             &script_link_page("filtered", "<p>SECRETWORD</p><img src=\"/img/filtered.png\">"),
         ),
+        // 60 links in its HTML; its script adds 300 (the 60 again among them).
+        "/many" => {
+            let links: String = (0..60).map(|i| format!("<a href=\"/m/{i}\">{i}</a> ")).collect();
+            response(
+                "200 OK",
+                html,
+                format!(
+                    "<html><body>{links}<script>for (let i = 0; i < 300; i++) {{\
+                     const a = document.createElement('a'); a.href = '/m/' + i; document.body.appendChild(a);\
+                     }}</script></body></html>"
+                )
+                .as_bytes(),
+            )
+        }
+        // Pages that open a request with no end (an event stream, a long poll), or post 17 MiB, then ask
+        // for more of their host: an API answer naming a link, and an image.
+        "/sse" => response("200 OK", html, &after_page("sse", "new EventSource('/events');")),
+        "/waiting" => response(
+            "200 OK",
+            html,
+            &after_page("poll", "fetch('/longpoll').catch(() => {});"),
+        ),
+        "/bigpost" => response(
+            "200 OK",
+            html,
+            &after_page(
+                "post",
+                "fetch('/upload', {method: 'POST', body: 'A'.repeat(17 * 1024 * 1024)}).catch(() => {});",
+            ),
+        ),
+        p if p.starts_with("/api/after-") => {
+            let name = p.trim_start_matches("/api/after-");
+            response(
+                "200 OK",
+                "application/json",
+                format!("{{\"link\": \"/{name}-js-link\"}}").as_bytes(),
+            )
+        }
         p if p.starts_with("/img/") => response("200 OK", "image/png", PNG),
         p if p.starts_with("/item/")
             || p.starts_with("/feed/")
@@ -309,6 +365,23 @@ fn script_link_page(name: &str, extra: &str) -> Vec<u8> {
            const a = document.createElement('a'); a.href = '/{name}-js-' + 'link'; a.textContent = 'more';\
            document.getElementById('root').appendChild(a);\
          }});</script></body></html>"
+    )
+    .into_bytes()
+}
+
+/// A page that runs `first`, then 300 ms later asks `/api/after-NAME` (whose answer names the link it adds,
+/// `/NAME-js-link`) and loads `/img/after-NAME.png`.
+fn after_page(name: &str, first: &str) -> Vec<u8> {
+    format!(
+        "<html><body><div id=\"root\"></div><script>{first}\
+         setTimeout(() => {{\
+           fetch('/api/after-{name}').then(r => r.json()).then(j => {{\
+             const a = document.createElement('a'); a.href = j.link; a.textContent = 'more';\
+             document.getElementById('root').appendChild(a);\
+           }});\
+           const img = document.createElement('img'); img.src = '/img/after-{name}.png';\
+           document.body.appendChild(img);\
+         }}, 300);</script></body></html>"
     )
     .into_bytes()
 }
@@ -921,4 +994,110 @@ async fn a_page_cut_at_its_budget_keeps_its_links_and_gated_pages_give_none() {
     let private = format!("http://{addr}/private/pic.png");
     let lines: Vec<_> = log.iter().filter(|l| l.uri == private).collect();
     assert!(lines.len() == 1 && lines[0].status == -9998, "{lines:?}");
+}
+
+/// Links the rendered DOM adds count with the HTML's against `scope.max_outlinks`; the page is noted
+/// `outlinksTrunc` (xt4c finding 2).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rendered_links_count_against_max_outlinks() {
+    if chromium().is_none() {
+        return;
+    }
+    let seen = Shared::default();
+    let addr = serve("127.0.0.1", seen.clone(), String::new()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let job = crawl(
+        dir.path(),
+        &format!(
+            "[seeds]\nurls = [\"http://{addr}/many\"]\n\n[scope]\nmax_hops = 0\nmax_outlinks = 100\n\n\
+             [browser]\nmode = \"all\"\npage_timeout_ms = 8000\nidle_ms = 300\n"
+        ),
+    )
+    .await;
+    let log = common::crawl_log(&job);
+    let page = common::log_line(&log, &format!("http://{addr}/many"));
+    let notes = page.annotations.join(",");
+    assert!(
+        notes.contains("browser:rendered") && notes.contains("outlinksTrunc"),
+        "{notes}"
+    );
+    let links: Vec<_> = log
+        .iter()
+        .filter(|l| l.uri.starts_with(&format!("http://{addr}/m/")))
+        .collect();
+    assert_eq!(links.len(), 100, "{} links taken", links.len());
+    // The HTML's own links come first.
+    for i in 0..60 {
+        common::log_line(&log, &format!("http://{addr}/m/{i}"));
+    }
+}
+
+/// A request with no end does not hold the page: an event stream is refused (its line says so), a long
+/// poll holds its host's turn for a tenth of the page's budget and is logged unfinished when the page ends;
+/// a body over 16 MiB is refused, not sent cut. What the pages ask of the host afterwards is loaded (xt4c
+/// findings 1 and 5).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streams_long_polls_and_oversized_posts_do_not_hold_the_page() {
+    if chromium().is_none() {
+        return;
+    }
+    let seen = Shared::default();
+    let addr = serve("127.0.0.1", seen.clone(), String::new()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let job = crawl(
+        dir.path(),
+        &format!(
+            "[seeds]\nurls = [\"http://{addr}/sse\", \"http://{addr}/waiting\", \"http://{addr}/bigpost\"]\n\n\
+             [scope]\nmax_hops = 0\n\n[browser]\nmode = \"all\"\npages = 1\npage_timeout_ms = 6000\nidle_ms = 300\n"
+        ),
+    )
+    .await;
+    let log = common::crawl_log(&job);
+    let line = |path: &str| common::log_line(&log, &format!("http://{addr}{path}"));
+    let events = line("/events");
+    assert!(
+        events.status == -7
+            && events
+                .annotations
+                .iter()
+                .any(|a| a == "browser:eventStream"),
+        "{events:?}"
+    );
+    let poll = line("/longpoll");
+    assert!(
+        poll.status == -4 && poll.annotations.iter().any(|a| a == "browser:unfinished"),
+        "{poll:?}"
+    );
+    let upload = line("/upload");
+    assert!(
+        upload.status == -7
+            && upload
+                .annotations
+                .iter()
+                .any(|a| a == "browser:bodyTooLarge"),
+        "{upload:?}"
+    );
+    for name in ["sse", "poll", "post"] {
+        let api = line(&format!("/api/after-{name}"));
+        assert!(
+            api.status == 200 && api.annotations.iter().any(|a| a == "browser"),
+            "{api:?}"
+        );
+        assert_eq!(
+            line(&format!("/img/after-{name}.png")).status,
+            200,
+            "{name}"
+        );
+        let link = line(&format!("/{name}-js-link"));
+        assert!(
+            link.hop_path.ends_with('L') && link.annotations.iter().any(|a| a == "browser"),
+            "{link:?}"
+        );
+    }
+    let s = seen.lock().unwrap();
+    assert!(
+        !s.asked.contains_key("/events"),
+        "the event stream was asked"
+    );
+    assert!(!s.asked.contains_key("/upload"), "the cut body was sent");
 }

@@ -165,17 +165,41 @@ pub(super) fn run(
             &limits,
         )
     });
-    if found.truncated_outlinks {
-        uri.annotate(Annotation::OutlinksTruncated);
-    }
     let nofollow = found.meta_robots_nofollow && settings.fetch.obey_robots;
     record.nofollow = nofollow;
-    record.outlinks.extend(
+    add_capped(
+        uri,
+        record,
         found
             .outlinks
             .into_iter()
             .filter(|o| !(nofollow && o.hop == Hop::Link)),
+        found.truncated_outlinks,
+        settings.scope.max_outlinks,
     );
+}
+
+/// Adds `links` to the page's outlinks while it has fewer than `max` (`scope.max_outlinks`) in all; the rest
+/// are dropped and the page noted `outlinksTrunc`, as it is when `truncated` (the extractor cut its list). The
+/// links of a page's HTML and of its rendered DOM (`render`) share the cap this way.
+pub(super) fn add_capped(
+    uri: &mut CrawlUri,
+    record: &mut FetchRecord,
+    links: impl IntoIterator<Item = Outlink>,
+    truncated: bool,
+    max: usize,
+) {
+    let mut cut = truncated;
+    for link in links {
+        if record.outlinks.len() >= max {
+            cut = true;
+            break;
+        }
+        record.outlinks.push(link);
+    }
+    if cut {
+        uri.annotate(Annotation::OutlinksTruncated);
+    }
 }
 
 /// The links `read` finds in a binary document (PDF, office) of `uri`, at most `scope.max_outlinks` of them,

@@ -97,6 +97,7 @@ pub(super) async fn run(
         page_response,
         worker,
         found: Mutex::default(),
+        turn_limit: Duration::from_millis(settings.browser.page_timeout_ms / 10),
     };
     let b = &settings.browser;
     let limits = PageLimits {
@@ -119,30 +120,30 @@ pub(super) async fn run(
         .iter()
         .map(|l| l.url.as_str().to_owned())
         .collect();
-    let mut new = 0;
     // `<meta name="robots" content="nofollow">`: the rendered DOM's links are not followed either.
     let links = if record.nofollow {
         Vec::new()
     } else {
         rendered.links
     };
-    for mut url in links {
-        url.set_fragment(None);
-        if url == uri.url {
-            continue;
-        }
-        if known.contains(url.as_str()) || record.outlinks.iter().any(|l| l.url == url) {
-            continue;
-        }
-        new += 1;
-        record.outlinks.push(Outlink {
-            url,
-            hop: Hop::Link,
-            context: candidate::BROWSER_LINK,
-            lastmod: None,
-        });
-    }
-    if new > 0 && mode == BrowserMode::Auto {
+    let mut added = known;
+    let new: Vec<Outlink> = links
+        .into_iter()
+        .filter_map(|mut url| {
+            url.set_fragment(None);
+            (url != uri.url && added.insert(url.as_str().to_owned())).then_some(Outlink {
+                url,
+                hop: Hop::Link,
+                context: candidate::BROWSER_LINK,
+                lastmod: None,
+            })
+        })
+        .collect();
+    let learned = !new.is_empty();
+    // Counted with the HTML's links against `scope.max_outlinks`.
+    let max = settings.scope.max_outlinks;
+    super::extract::add_capped(uri, record, new, false, max);
+    if learned && mode == BrowserMode::Auto {
         rendering.learn(&host, &kind);
     }
     for view in &rendered.views {
@@ -202,6 +203,8 @@ struct PageUpstream<'a> {
     page_response: Vec<u8>,
     worker: usize,
     found: Mutex<Found>,
+    /// How long one request may hold its host's turn: a tenth of the page's budget.
+    turn_limit: Duration,
 }
 
 impl Upstream for PageUpstream<'_> {
@@ -212,6 +215,7 @@ impl Upstream for PageUpstream<'_> {
             mut url,
             headers,
             body,
+            body_too_large,
         } = request;
         url.set_fragment(None);
         let post = method == "POST";
@@ -220,6 +224,28 @@ impl Upstream for PageUpstream<'_> {
                 405,
                 "trawl's fetcher makes GET and POST requests only; this request is not archived",
             );
+        }
+        // Requests trawl's fetcher cannot make as the page made them: refused, each with its line (-7).
+        let why = if body_too_large.is_some() {
+            Some((
+                "bodyTooLarge",
+                413,
+                "the request body is over 16 MiB; it is not sent cut",
+            ))
+        } else if accepts_event_stream(&headers) {
+            Some((
+                "eventStream",
+                501,
+                "server-sent event streams are not captured",
+            ))
+        } else {
+            None
+        };
+        if let Some((note, answer, reason)) = why {
+            let mut sub = self.page.child(url, String::new(), Hop::Embed);
+            sub.annotate(Annotation::Browser(Some(note)));
+            p.write_line(p.log_failure(&sub, status::UNFETCHABLE, self.worker));
+            return refused(answer, reason);
         }
         // A GET of the page itself, or of a URL captured earlier, is answered from what was archived.
         if !post && url == self.page.url {
@@ -260,20 +286,74 @@ impl Upstream for PageUpstream<'_> {
         let host_lock = self
             .rendering
             .host(child.uri.url.host_str().unwrap_or_default());
-        let _one_at_a_time = host_lock.lock().await;
-        if post {
+        // Logged `browser:unfinished` if the page ends before the answer (a long poll, or waiting its turn).
+        let mut unfinished = Unfinished {
+            p,
+            uri: Some(child.uri.clone()),
+            worker: self.worker,
+        };
+        let turn = host_lock.lock().await;
+        let answer = if post {
             let content_type = headers
                 .iter()
                 .find(|(name, _)| name.eq_ignore_ascii_case("content-type"))
                 .map(|(_, value)| value.as_str());
-            return self.post(child.uri, &settings, content_type, body).await;
-        }
-        match self.run_child(child, &settings).await {
-            Some(bytes) => {
-                self.rendering.keep(&key, &bytes);
-                Answer::Response(bytes)
+            let work = self.post(child.uri, &settings, content_type, body);
+            holding_at_most(turn, self.turn_limit, work).await
+        } else {
+            let work = self.run_child(child, &settings);
+            match holding_at_most(turn, self.turn_limit, work).await {
+                Some(bytes) => {
+                    self.rendering.keep(&key, &bytes);
+                    Answer::Response(bytes)
+                }
+                None => refused(502, "the fetch failed (see crawl.log)"),
             }
-            None => refused(502, "the fetch failed (see crawl.log)"),
+        };
+        unfinished.uri = None;
+        answer
+    }
+}
+
+/// Whether a request's `Accept` asks for a server-sent event stream (as `EventSource` does).
+fn accepts_event_stream(headers: &[(String, String)]) -> bool {
+    headers.iter().any(|(name, value)| {
+        name.eq_ignore_ascii_case("accept")
+            && value.to_ascii_lowercase().contains("text/event-stream")
+    })
+}
+
+/// Runs `work` holding the host's `turn` for at most `limit`: a request still unanswered then (a long poll, a
+/// slow download) goes on without it, so the page's next request to the host need not wait for it.
+async fn holding_at_most<T>(
+    turn: impl Sized,
+    limit: Duration,
+    work: impl std::future::Future<Output = T>,
+) -> T {
+    tokio::pin!(work);
+    tokio::select! {
+        out = &mut work => out,
+        () = tokio::time::sleep(limit) => {
+            drop(turn);
+            work.await
+        }
+    }
+}
+
+/// A browser request under way: dropped before its answer (the page ended first: its proxy drops the
+/// requests still open), it gets a crawl.log line, `-4` noted `browser:unfinished`; nothing of it is archived.
+struct Unfinished<'a> {
+    p: &'a Pipeline,
+    uri: Option<CrawlUri>,
+    worker: usize,
+}
+
+impl Drop for Unfinished<'_> {
+    fn drop(&mut self) {
+        if let Some(mut uri) = self.uri.take() {
+            uri.annotate(Annotation::Browser(Some("unfinished")));
+            self.p
+                .write_line(self.p.log_failure(&uri, status::TIMEOUT, self.worker));
         }
     }
 }
