@@ -18,6 +18,11 @@ use chromiumoxide::{
     cdp::{
         browser_protocol::{
             browser::{SetDownloadBehaviorBehavior, SetDownloadBehaviorParams},
+            fetch::{
+                ContinueRequestParams, EnableParams, EventRequestPaused, FailRequestParams,
+                RequestPattern, RequestStage,
+            },
+            network::{ErrorReason, ResourceType},
             page::{
                 AddScriptToEvaluateOnNewDocumentParams, CaptureScreenshotFormat, NavigateParams,
             },
@@ -72,7 +77,8 @@ pub struct PageLimits {
 /// What rendering a page found.
 #[derive(Debug, Default)]
 pub struct Rendered {
-    /// The links of the rendered page and its views, every readable frame included.
+    /// The links of the rendered page and its views, every readable frame included, and the targets of the
+    /// navigations of the page itself that were stopped (`location = …`, a meta refresh).
     pub links: Vec<Url>,
     /// The views of a single-page application (the page's URL with a route fragment, `#/guide`) rendered
     /// after the page, in order.
@@ -448,14 +454,81 @@ async fn in_context(
         }
         std::future::pending::<()>().await;
     };
-    let result = tokio::select! {
+    let navigations = std::sync::Mutex::new(Vec::new());
+    let stopping = stop_navigations(&page, url, &navigations).await?;
+    let mut result = tokio::select! {
         r = behave(&page, url, traffic, limits, deadline) => r,
         () = crashed => Err(BrowserError::Crashed),
+        () = stopping => unreachable!("stop_navigations never ends"),
     };
+    if let Ok(rendered) = &mut result {
+        let stopped = navigations
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for to in stopped {
+            if !rendered.links.contains(&to) {
+                rendered.links.push(to);
+            }
+        }
+    }
     if !matches!(result, Err(BrowserError::Crashed)) {
         close(page).await;
     }
     result
+}
+
+/// Stops every navigation of the page's top frame away from its document (`location = …`, a meta refresh, a
+/// form sent by script) before it leaves the browser: the page stays what is rendered, and the target of a
+/// `GET` goes into `stopped`, to be judged by the scope as a link of the page, never fetched as part of it.
+/// Frames and the page's own URL (a reload) go on. The future runs for the page's life.
+async fn stop_navigations<'a>(
+    page: &'a Page,
+    url: &'a Url,
+    stopped: &'a std::sync::Mutex<Vec<Url>>,
+) -> Result<impl std::future::Future<Output = ()> + 'a, BrowserError> {
+    let mut paused = page
+        .event_listener::<EventRequestPaused>()
+        .await
+        .map_err(cdp)?;
+    let documents = RequestPattern {
+        url_pattern: Some("*".to_owned()),
+        resource_type: Some(ResourceType::Document),
+        request_stage: Some(RequestStage::Request),
+    };
+    page.execute(EnableParams::builder().pattern(documents).build())
+        .await
+        .map_err(cdp)?;
+    // The top frame's id is its target's.
+    let top = page.target_id().inner().clone();
+    Ok(async move {
+        while let Some(event) = paused.next().await {
+            let to = Url::parse(&event.request.url)
+                .ok()
+                .filter(|to| matches!(to.scheme(), "http" | "https"));
+            let leaves = event.frame_id.inner() == &top
+                && to.as_ref().is_some_and(|to| {
+                    let (mut a, mut b) = (to.clone(), url.clone());
+                    a.set_fragment(None);
+                    b.set_fragment(None);
+                    a != b
+                });
+            let id = event.request_id.clone();
+            if leaves {
+                if let Some(to) = to.filter(|_| event.request.method == "GET") {
+                    stopped
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .push(to);
+                }
+                let _ = page
+                    .execute(FailRequestParams::new(id, ErrorReason::Aborted))
+                    .await;
+            } else {
+                let _ = page.execute(ContinueRequestParams::new(id)).await;
+            }
+        }
+        std::future::pending::<()>().await;
+    })
 }
 
 /// The page's life after it was made: load, behaviours, links, the views of a single-page application,

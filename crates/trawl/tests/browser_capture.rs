@@ -331,6 +331,23 @@ fn route(path: &str, outside: &str) -> Vec<u8> {
                 "fetch('/upload', {method: 'POST', body: 'A'.repeat(17 * 1024 * 1024)}).catch(() => {});",
             ),
         ),
+        // Pages that navigate away: by script to the other origin, by a meta refresh on this one (with a
+        // frame, which must still load).
+        "/navaway" => response(
+            "200 OK",
+            html,
+            format!(
+                "<html><body><div id=\"app\"></div><script>\
+                 setTimeout(() => {{ location = '{outside}/else' + 'where'; }}, 200);</script></body></html>"
+            )
+            .as_bytes(),
+        ),
+        "/refresh" => response(
+            "200 OK",
+            html,
+            b"<html><head><meta http-equiv=\"refresh\" content=\"0; url=/landed\"></head>\
+              <body><iframe src=\"/plain-next\"></iframe></body></html>",
+        ),
         p if p.starts_with("/api/after-") => {
             let name = p.trim_start_matches("/api/after-");
             response(
@@ -1100,4 +1117,53 @@ async fn streams_long_polls_and_oversized_posts_do_not_hold_the_page() {
         "the event stream was asked"
     );
     assert!(!s.asked.contains_key("/upload"), "the cut body was sent");
+}
+
+/// A navigation of the page itself (a script's `location = …`, a meta refresh) is stopped in the browser and
+/// its target judged as a link of the page (here refused: `max_hops = 0`), never fetched as an embed; a
+/// frame still loads (xt4c finding 4).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_navigation_of_the_page_is_a_link_not_an_embed() {
+    if chromium().is_none() {
+        return;
+    }
+    let outside_seen = Shared::default();
+    let outside = serve("127.0.0.2", outside_seen.clone(), String::new()).await;
+    let seen = Shared::default();
+    let addr = serve("127.0.0.1", seen.clone(), format!("http://{outside}")).await;
+    let dir = tempfile::tempdir().unwrap();
+    let job = crawl(
+        dir.path(),
+        &format!(
+            "[seeds]\nurls = [\"http://{addr}/navaway\", \"http://{addr}/refresh\"]\n\n[scope]\nmax_hops = 0\n\n[extract]\nspeculative = false\n\n\
+             [browser]\nmode = \"all\"\npage_timeout_ms = 6000\nidle_ms = 500\n"
+        ),
+    )
+    .await;
+    let log = common::crawl_log(&job);
+    // The script's target is known only to the browser: a link noted `browser`, refused by `max_hops`.
+    let target = format!("http://{outside}/elsewhere");
+    let lines: Vec<_> = log.iter().filter(|l| l.uri == target).collect();
+    assert!(
+        lines.len() == 1
+            && lines[0].status == -4001
+            && lines[0].hop_path.ends_with('L')
+            && lines[0].annotations.iter().any(|a| a == "browser"),
+        "{lines:?}"
+    );
+    let asked = outside_seen.lock().unwrap().asked.clone();
+    assert!(asked.is_empty(), "the other origin was asked: {asked:?}");
+    // The meta refresh's target is the HTML's redirect (`R`), fetched once by the crawl, not by the browser.
+    let target = format!("http://{addr}/landed");
+    let lines: Vec<_> = log.iter().filter(|l| l.uri == target).collect();
+    assert!(
+        lines.len() == 1 && lines[0].hop_path.ends_with('R') && lines[0].annotations.is_empty(),
+        "{lines:?}"
+    );
+    assert_eq!(seen.lock().unwrap().asked.get("/landed"), Some(&1));
+    let frame = common::log_line(&log, &format!("http://{addr}/plain-next"));
+    assert!(
+        frame.status == 200 && frame.hop_path.ends_with('E'),
+        "{frame:?}"
+    );
 }
