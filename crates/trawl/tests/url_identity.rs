@@ -1,7 +1,8 @@
 //! URLs a server may answer differently are all fetched (docs/url-identity.md, "Canonical URL"): an encoded
 //! `+`, `/` or `=` is not the character itself, and the order of repeated parameters counts, under the default
 //! canonicalizer and under `whatwg`. Different searches of a gallery URL class are different URLs
-//! (docs/url-classes.md, "In a crawl").
+//! (docs/url-classes.md, "In a crawl"). A redirect to another spelling of the same URL (the case of its path,
+//! a class's trailing slash) is followed, though the two have one uniq key.
 
 mod common;
 
@@ -15,8 +16,12 @@ use tokio::{
 /// Request targets received, as sent.
 type Hits = Arc<Mutex<Vec<String>>>;
 
-/// A site whose front page links every target in `links`; every other page is an empty 200.
-async fn site(links: &'static [&'static str]) -> (String, Hits) {
+/// A site whose front page links every target in `links`; a path in `redirects` answers 301 to its
+/// location; every other page is an empty 200.
+async fn site(
+    links: &'static [&'static str],
+    redirects: &'static [(&'static str, &'static str)],
+) -> (String, Hits) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
     let hits: Hits = Arc::default();
@@ -30,6 +35,13 @@ async fn site(links: &'static [&'static str]) -> (String, Hits) {
                 let head = String::from_utf8_lossy(&buf[..n]).to_string();
                 let target = head.split_whitespace().nth(1).unwrap_or("/").to_string();
                 log.lock().unwrap().push(target.clone());
+                if let Some((_, to)) = redirects.iter().find(|(from, _)| *from == target) {
+                    let resp = format!(
+                        "HTTP/1.1 301 Moved\r\nLocation: {to}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                    );
+                    let _ = tcp.write_all(resp.as_bytes()).await;
+                    return;
+                }
                 let body = if target == "/" {
                     let a: String = links
                         .iter()
@@ -64,7 +76,7 @@ const PAIRS: &[&str] = &[
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn urls_a_server_may_tell_apart_are_all_fetched() {
     for canonicalizer in ["heritrix", "whatwg"] {
-        let (base, hits) = site(PAIRS).await;
+        let (base, hits) = site(PAIRS, &[]).await;
         let dir = tempfile::tempdir().unwrap();
         let cfg = common::write(
             &dir.path().join("c.toml"),
@@ -98,7 +110,7 @@ const SEARCHES: &[&str] = &[
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gallery_searches_are_all_fetched() {
-    let (base, hits) = site(SEARCHES).await;
+    let (base, hits) = site(SEARCHES, &[]).await;
     let dir = tempfile::tempdir().unwrap();
     let cfg = common::write(
         &dir.path().join("c.toml"),
@@ -124,4 +136,48 @@ async fn gallery_searches_are_all_fetched() {
         );
     }
     assert_eq!(lists.len(), 3, "{hits:?}");
+}
+
+const RESPELLED: &[&str] = &["/Page", "/posts/1", "/Loop"];
+
+const RESPELLINGS: &[(&str, &str)] = &[
+    // The default canonicalizer folds the case: one key.
+    ("/Page", "/page"),
+    // The class culls a trailing empty path component: one key.
+    ("/posts/1", "/posts/1/"),
+    // Each the other's respelling: followed until `scope.max_redirects`.
+    ("/Loop", "/loop"),
+    ("/loop", "/Loop"),
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redirect_to_another_spelling_of_its_url_is_followed() {
+    let (base, hits) = site(RESPELLED, RESPELLINGS).await;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = common::write(
+        &dir.path().join("c.toml"),
+        &format!(
+            "[seeds]\nurls = [\"{base}/\"]\n[scope]\nmax_redirects = 3\n\
+             [[url_class]]\nname = \"post\"\nkind = \"post\"\nexample = \"http://127.0.0.1/posts/7\"\n\
+             preferred_scheme = \"http\"\ndomains = [\"127.0.0.1\"]\n\
+             path = [ {{ match = \"fixed\", value = \"posts\" }}, {{ match = \"numeric\" }} ]\n"
+        ),
+    );
+    let job = dir.path().join("job");
+    common::crawl_quickly(&cfg, &job).await;
+    let hits = hits.lock().unwrap().clone();
+    let log = common::crawl_log(&job);
+    for (from, to) in &RESPELLINGS[..2] {
+        assert_eq!(common::log_line(&log, &format!("{base}{from}")).status, 301);
+        let line = common::log_line(&log, &format!("{base}{to}"));
+        assert_eq!(line.status, 200, "{line:?}");
+        assert!(line.hop_path.ends_with("LR"), "{line:?}");
+        assert_eq!(hits.iter().filter(|h| h == to).count(), 1, "{hits:?}");
+    }
+    // The loop: /Loop, then three redirects fetched (/loop, /Loop, /loop); the fourth is refused.
+    let loops = hits
+        .iter()
+        .filter(|h| h.eq_ignore_ascii_case("/loop"))
+        .count();
+    assert_eq!(loops, 4, "{hits:?}");
 }

@@ -36,7 +36,9 @@ pub(crate) fn outlinks(p: &Pipeline, parent: &CrawlUri, links: Vec<Outlink>) -> 
             .known_links
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        fresh.retain(|(fp, _)| !known.contains(*fp));
+        // A redirect's target is judged whatever was linked before: it may be a respelling of the URI that
+        // redirected (see `is_respelling`), and `scope.max_redirects` must see each one in a chain.
+        fresh.retain(|(fp, link)| link.hop == trawl_extract::Hop::Redirect || !known.contains(*fp));
     }
     let mut judged = Judged::default();
     for (fp, link) in fresh {
@@ -64,6 +66,9 @@ pub(crate) fn outlinks(p: &Pipeline, parent: &CrawlUri, links: Vec<Outlink>) -> 
         match judge(p, child, Placement::New, None) {
             Ok(mut accepted) => {
                 accepted.known = Some(fp);
+                if is_respelling(parent, &accepted.uri) {
+                    accepted.placement = Placement::Redirect;
+                }
                 judged.accepted.push(accepted);
             }
             Err(Some(cut)) => judged.cuts.push(*cut),
@@ -71,6 +76,14 @@ pub(crate) fn outlinks(p: &Pipeline, parent: &CrawlUri, links: Vec<Outlink>) -> 
         }
     }
     judged
+}
+
+/// Whether `child` is a redirect from `parent` to another URL with the same uniq key: the identity rules
+/// equate the two spellings (`www.` stripped, the case folded, a URL class's trailing slash culled), and the
+/// uniq filter would drop the target as seen, though only the redirect was fetched and the page it leads to
+/// never was. Such a target goes past the filter; `scope.max_redirects` still ends a loop of them.
+fn is_respelling(parent: &CrawlUri, child: &CrawlUri) -> bool {
+    child.last_hop() == Some('R') && child.uniq_key == parent.uniq_key && child.url != parent.url
 }
 
 /// The context of a link found only in a rendered page's DOM: its URI is marked `browser`.

@@ -100,6 +100,10 @@ pub(crate) enum Placement {
     /// At the back of its queue at this instant, past the uniq filter (it was seen: it is the same URL
     /// again): a watchable page's next visit.
     Revisit(Instant),
+    /// At the front of its queue, past the uniq filter, whose key is seen already: a redirect's target that
+    /// is another spelling of the URI that redirected (`www.` dropped, a trailing slash added, the case of
+    /// the path changed), so it has that URI's key yet holds the page that was asked for.
+    Redirect,
     /// Not queued, only its key marked seen: a URL a browser page fetched already (through trawl's fetcher),
     /// which the crawl must not fetch again.
     Seen,

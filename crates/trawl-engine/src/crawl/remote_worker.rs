@@ -133,6 +133,8 @@ async fn complete(
                 done.seen.push(child.uri.uniq_key.clone());
                 done.first.insert(0, (child.queue, child.uri));
             }
+            // Its key is seen already (that of the URI that redirected): past the filter, as in one process.
+            Placement::Redirect => done.first.push((child.queue, child.uri)),
             Placement::Revisit(at) => {
                 done.later
                     .push((child.queue, child.uri, at.saturating_duration_since(now)))

@@ -129,6 +129,7 @@ fn apply(shared: &Shared, queue: &str, ticket: Ticket, outcome: Outcome, worker:
                 f.schedule_first(&child.queue, child.uri);
             }
             Placement::Revisit(at) => f.schedule_later(&child.queue, child.uri, at),
+            Placement::Redirect => f.schedule_first(&child.queue, child.uri),
             Placement::Seen => {
                 f.mark_seen(&child.uri.uniq_key);
             }
