@@ -5,6 +5,7 @@
 pub mod access;
 pub mod browser;
 pub mod filters;
+mod edit;
 mod load;
 pub mod problem;
 pub mod profiles;
