@@ -4,8 +4,8 @@
 
 pub mod access;
 pub mod browser;
-pub mod filters;
 mod edit;
+pub mod filters;
 mod load;
 pub mod problem;
 pub mod profiles;
