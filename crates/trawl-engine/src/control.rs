@@ -193,6 +193,60 @@ pub fn add_shared_seeds(url: &str, job: &str, urls: &[String]) -> Result<String,
     ))
 }
 
+/// The seeds `urls` an operator adds, each with its queue; all or none: the refusal names the first bad one.
+fn seed_items(urls: &[String], config: &CrawlConfig) -> Result<Vec<(String, CrawlUri)>, Reply> {
+    let naming =
+        crate::chain::naming::Naming::from_config(config).map_err(|e| failed(e.to_string()))?;
+    let assign = trawl_config::assign::QueueAssigner::new(
+        config.frontier.queue_assignment,
+        config.frontier.parallel_queues,
+    );
+    urls.iter()
+        .map(|raw| seed_item(raw, &naming, &assign, config))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| failed(format!("seed {e}; no seed was queued")))
+}
+
+/// Queues seed `items`; returns how many were new.
+fn queue_seeds(frontier: &mut Frontier<CrawlUri>, items: Vec<(String, CrawlUri)>) -> usize {
+    items
+        .into_iter()
+        .map(|(queue, uri)| frontier.schedule(&queue, uri))
+        .filter(|s| *s == trawl_frontier::Scheduled::Queued)
+        .count()
+}
+
+/// Seeds added to a stopped job: queued, and written into its crawl.toml's `[seeds] urls` (its comments
+/// kept), so that its next launch takes them as seeds, its scope widened to them as to the others. The file
+/// is written first: a seed that is refused, or a file that cannot be written, changes nothing.
+fn add_seeds_offline(
+    job: &Job,
+    frontier: &mut Frontier<CrawlUri>,
+    urls: &[String],
+    mut config: CrawlConfig,
+) -> Result<Reply, Error> {
+    let items = match seed_items(urls, &config) {
+        Ok(items) => items,
+        Err(refused) => return Ok(refused),
+    };
+    let mut new = 0;
+    for url in urls {
+        if !config.seeds.urls.contains(url) {
+            config.seeds.urls.push(url.clone());
+            new += 1;
+        }
+    }
+    if new > 0 {
+        job.write_config(&config)?;
+    }
+    let added = queue_seeds(frontier, items);
+    Ok(done(format!(
+        "{added} of {} seeds queued (the rest were already known); {new} added to crawl.toml's [seeds] urls, \
+         so from the next launch the crawl's scope takes them in as seeds",
+        urls.len()
+    )))
+}
+
 /// Applies a frontier command (everything but pause, unpause, checkpoint and stop, which need a running
 /// crawl). `identity` and `classes` name URLs as the crawl does.
 pub(crate) fn apply_to_frontier(
@@ -211,32 +265,16 @@ pub(crate) fn apply_to_frontier(
         Ok(n) => n,
         Err(e) => return failed(e.to_string()),
     };
-    let assign = trawl_config::assign::QueueAssigner::new(
-        config.frontier.queue_assignment,
-        config.frontier.parallel_queues,
-    );
     match command {
-        Command::AddSeeds { urls } => {
-            // All or nothing: every seed is checked before any is queued.
-            let items = match urls
-                .iter()
-                .map(|raw| seed_item(raw, &naming, &assign, config))
-                .collect::<Result<Vec<_>, _>>()
-            {
-                Ok(items) => items,
-                Err(e) => return failed(format!("seed {e}; no seed was queued")),
-            };
-            let added = items
-                .into_iter()
-                .map(|(queue, uri)| frontier.schedule(&queue, uri))
-                .filter(|s| *s == trawl_frontier::Scheduled::Queued)
-                .count();
-            done(format!(
-                "{added} of {} seeds queued (the rest were already known); their links are judged by the \
-                 crawl's scope as it stands, which added seeds do not widen",
+        Command::AddSeeds { urls } => match seed_items(urls, config) {
+            Ok(items) => done(format!(
+                "{} of {} seeds queued (the rest were already known); their links are judged by the crawl's \
+                 scope as it stands, which added seeds do not widen",
+                queue_seeds(frontier, items),
                 urls.len()
-            ))
-        }
+            )),
+            Err(refused) => refused,
+        },
         Command::PauseQueue { queue } => queue_op(
             frontier.set_control(queue, Control::Paused),
             queue,
@@ -317,6 +355,12 @@ pub fn apply_offline(job_dir: &Path, command: &Command) -> Result<Reply, Error> 
         });
     }
     let job = Job::open(job_dir)?;
+    if let Command::Reports = command {
+        return Ok(failed(format!(
+            "the crawl is not running: its last reports are in {}",
+            job.reports_dir().display()
+        )));
+    }
     // Not while a process crawls into it (one starting, or one writing its last checkpoint after its pid file
     // went): that says so, where the store would only say it is locked.
     let _lock = job.lock()?;
@@ -326,7 +370,10 @@ pub fn apply_offline(job_dir: &Path, command: &Command) -> Result<Reply, Error> 
     }
     let mut frontier: Frontier<CrawlUri> =
         Frontier::open(&job.frontier_dir(), config.fetch.max_connections_per_host)?;
-    let reply = apply_to_frontier(&mut frontier, command, &config);
+    let reply = match command {
+        Command::AddSeeds { urls } => add_seeds_offline(&job, &mut frontier, urls, config)?,
+        other => apply_to_frontier(&mut frontier, other, &config),
+    };
     frontier.sync()?;
     Ok(reply)
 }
@@ -456,4 +503,60 @@ pub fn send_file(
             job_dir.display()
         ),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `trawl ctl DIR report` on a stopped job names that job's reports folder, not a placeholder.
+    #[test]
+    fn a_stopped_job_s_reports_are_named_by_their_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("crawl.toml"), "").unwrap();
+        let reply = apply_offline(dir.path(), &Command::Reports).unwrap();
+        let Reply::Failed { message } = reply else {
+            panic!("{reply:?}")
+        };
+        let folder = dir.path().join("reports").display().to_string();
+        assert!(message.contains(&folder), "{message}");
+        assert!(!message.contains("JOB/"), "{message}");
+    }
+
+    /// Seeds added to a stopped job are queued and join its crawl.toml's seeds (its comments kept), so its
+    /// next launch takes them into the scope; a list with a bad seed changes neither.
+    #[test]
+    fn seeds_added_to_a_stopped_job_join_its_crawl_toml() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = "# mine\n[seeds]\nurls = [\"http://127.0.0.1:9/\"]  # the first\n";
+        std::fs::write(dir.path().join("crawl.toml"), text).unwrap();
+        std::fs::create_dir_all(dir.path().join("state/frontier")).unwrap();
+        let add = |urls: &[&str]| {
+            let urls = urls.iter().map(|u| u.to_string()).collect();
+            apply_offline(dir.path(), &Command::AddSeeds { urls }).unwrap()
+        };
+        let config = || std::fs::read_to_string(dir.path().join("crawl.toml")).unwrap();
+
+        let reply = add(&["http://127.0.0.3:9/", "not a url"]);
+        assert!(matches!(reply, Reply::Failed { .. }), "{reply:?}");
+        assert_eq!(config(), text);
+
+        let reply = add(&["http://127.0.0.2:9/", "http://127.0.0.1:9/"]);
+        let Reply::Done { message } = reply else {
+            panic!("{reply:?}")
+        };
+        assert!(
+            message.contains("2 of 2 seeds queued") && message.contains("1 added to crawl.toml"),
+            "{message}"
+        );
+        assert_eq!(
+            config(),
+            text.replace("9/\"]", "9/\", \"http://127.0.0.2:9/\"]")
+        );
+        let reply = add(&["http://127.0.0.2:9/"]);
+        assert!(
+            matches!(&reply, Reply::Done { message } if message.starts_with("0 of 1 seeds queued")),
+            "{reply:?}"
+        );
+    }
 }

@@ -167,6 +167,33 @@ pub enum Error {
     },
 }
 
+impl Error {
+    /// When this failure is a full disk (or quota), also deep inside a WARC failure: the file being written,
+    /// if known, and the system's error. Each surface (command line, server) words its own advice.
+    pub fn disk_full(&self) -> Option<(Option<&Path>, &std::io::Error)> {
+        let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(self);
+        while let Some(c) = cause {
+            if let Some(io) = c.downcast_ref::<std::io::Error>()
+                && matches!(
+                    io.kind(),
+                    std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
+                )
+            {
+                let path = match self {
+                    Error::Io { path, .. }
+                    | Error::Warc(
+                        trawl_warc::Error::Io { path, .. } | trawl_warc::Error::Write { path, .. },
+                    ) => Some(path.as_path()),
+                    _ => None,
+                };
+                return Some((path, io));
+            }
+            cause = c.source();
+        }
+        None
+    }
+}
+
 impl From<trawl_config::LoadError> for Error {
     fn from(e: trawl_config::LoadError) -> Self {
         match e {

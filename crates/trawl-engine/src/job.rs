@@ -125,6 +125,17 @@ impl Job {
         write_whole(path, text)
     }
 
+    /// Writes `config` as the job's crawl.toml: the file there edited only where its settings differ, so
+    /// its comments and layout stay ([`CrawlConfig::to_toml_over`]); written out whole when there is none.
+    pub fn write_config(&self, config: &trawl_config::CrawlConfig) -> Result<(), Error> {
+        let path = self.config_path();
+        let text = match std::fs::read_to_string(&path) {
+            Ok(old) => config.to_toml_over(&old, &path),
+            Err(_) => config.to_toml(),
+        };
+        write_whole(&path, &text)
+    }
+
     /// Removes the hidden `.trawl-*.tmp` files that a crash in the middle of [`write_whole`] left in the
     /// job's folders (its root, state, reports and each checkpoint), and returns how many. Only files
     /// untouched for [`ASIDE_STALE`] go: one younger may be another process's write in progress (`trawl
@@ -378,6 +389,37 @@ mod tests {
         );
         drop(held);
         job.lock().unwrap();
+    }
+
+    /// The job's crawl.toml keeps its comments when a crawl starts on it with more seeds and when its
+    /// settings change: only the changed values are edited.
+    #[test]
+    fn crawl_toml_keeps_its_comments() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = "# my crawl: be gentle\n[seeds]\nurls = [\"http://127.0.0.1:9/\"]  # the site\n\n\
+                    [frontier]\n# why so slow: a small server\nmin_delay_ms = 3000  # three seconds\n";
+        std::fs::write(dir.path().join("crawl.toml"), text).unwrap();
+        let config = trawl_config::CrawlConfig::load(&dir.path().join("crawl.toml")).unwrap();
+        let crawl =
+            crate::Crawl::new(dir.path(), config, &["http://127.0.0.1:9/b".into()]).unwrap();
+        drop(crawl);
+        let after = std::fs::read_to_string(dir.path().join("crawl.toml")).unwrap();
+        assert_eq!(
+            after,
+            text.replace("9/\"]", "9/\", \"http://127.0.0.1:9/b\"]"),
+            "the launch added its seed and nothing else"
+        );
+        let change = serde_json::from_str(r#"{"set": {"frontier.min_delay_ms": 4000}}"#).unwrap();
+        crate::live::change_offline(dir.path(), &change).unwrap();
+        let after = std::fs::read_to_string(dir.path().join("crawl.toml")).unwrap();
+        for kept in [
+            "# my crawl: be gentle",
+            "# the site",
+            "# why so slow",
+            "min_delay_ms = 4000  # three seconds",
+        ] {
+            assert!(after.contains(kept), "{kept:?} lost:\n{after}");
+        }
     }
 
     /// A folder without a crawl.toml is no job: opening it says so and makes nothing.

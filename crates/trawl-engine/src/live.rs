@@ -1,6 +1,6 @@
 //! Settings changed while a crawl runs (Heritrix's mid-crawl edits): a property for every URI, or a sheet
 //! added, replaced or removed. A change is checked as a whole config would be, then swapped in at once; the
-//! job's crawl.toml is rewritten so the change outlives the run.
+//! job's crawl.toml is edited (its comments kept) so the change outlives the run.
 
 use std::{
     collections::HashMap,
@@ -205,7 +205,8 @@ impl LiveSettings {
     }
 }
 
-/// Applies `change` to a job that is not running: its crawl.toml is checked with the change and rewritten.
+/// Applies `change` to a job that is not running: its crawl.toml is checked with the change and edited (its
+/// comments kept).
 pub fn change_offline(job_dir: &Path, change: &SettingsChange) -> Result<String, Error> {
     let job = Job::open(job_dir)?;
     let _lock = job.lock()?;
@@ -222,7 +223,7 @@ pub fn change_offline(job_dir: &Path, change: &SettingsChange) -> Result<String,
             path: job.config_path(),
             message: e.to_string(),
         })?;
-    job.write_file(&job.config_path(), &next.to_toml())?;
+    job.write_config(&next)?;
     Ok(change.describe())
 }
 

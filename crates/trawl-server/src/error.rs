@@ -49,6 +49,79 @@ impl ApiError {
     }
 }
 
+/// An engine failure about job `id`, worded for the server's operator. The engine's own sentences are
+/// written for the command line (`trawl resume`, `--job`, seeds "on the command line"); these say instead
+/// which request or field to use. A failure with no such advice keeps the engine's sentence.
+pub(crate) fn engine_sentence(id: &str, e: &trawl_engine::Error) -> String {
+    use trawl_engine::Error as E;
+    if let Some((path, io)) = e.disk_full() {
+        let place = path.map_or(String::new(), |p| format!("{}: ", p.display()));
+        return format!(
+            "{place}the disk is full: free some space, then launch job {id:?} again (POST \
+             /api/jobs/{id}/launch; its WARCs are repaired) [{io}]"
+        );
+    }
+    match e {
+        E::NoSeeds => format!(
+            "job {id:?} has no seeds: list them in its crawl.toml's [seeds] urls (PUT /api/jobs/{id}/config), \
+             or give `seeds` when creating a job (POST /api/jobs)"
+        ),
+        E::NothingToResume(_) => format!(
+            "job {id:?} has never been launched, so it has no frontier and no checkpoint yet: launch it first \
+             (POST /api/jobs/{id}/launch, without `checkpoint`); seeds for its first run go in its crawl.toml's \
+             [seeds] urls (PUT /api/jobs/{id}/config)"
+        ),
+        E::JobExists(_) => format!(
+            "job {id:?} already holds a crawl: launching it again continues it (POST /api/jobs/{id}/launch)"
+        ),
+        E::NotAJob(_) => format!("no job {id:?}: its folder has no crawl.toml"),
+        E::JobInUse { pid, .. } => in_use(id, *pid),
+        E::NoSuchCheckpoint {
+            name, available, ..
+        } if available == "none" => format!(
+            "`checkpoint` {name:?}: job {id:?} has no checkpoint yet: launch it without `checkpoint`"
+        ),
+        E::NoSuchCheckpoint {
+            name, available, ..
+        } => {
+            format!("`checkpoint` {name:?}: job {id:?} has no such checkpoint; it has: {available}")
+        }
+        E::Io { path, source }
+            if matches!(
+                source.kind(),
+                std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+            ) =>
+        {
+            format!(
+                "{}: the server may not write there: give the user it runs as write access to its jobs \
+                 folder [{source}]",
+                path.display()
+            )
+        }
+        E::Io { path, source }
+            if matches!(
+                source.kind(),
+                std::io::ErrorKind::AlreadyExists | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            format!(
+                "{}: a file stands where job {id:?} needs a folder: move it out of the job's folder [{source}]",
+                path.display()
+            )
+        }
+        e => e.to_string(),
+    }
+}
+
+/// The refusal of an action on job `id` while another process (pid `pid`) crawls into it.
+pub(crate) fn in_use(id: &str, pid: Option<u32>) -> String {
+    let pid = pid.map_or(String::new(), |p| format!(" (pid {p})"));
+    format!(
+        "job {id:?} is being crawled by another trawl process{pid}: use `trawl ctl` on its folder, or stop \
+         that crawl first"
+    )
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         (
@@ -56,5 +129,50 @@ impl IntoResponse for ApiError {
             Json(serde_json::json!({ "error": self.message })),
         )
             .into_response()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::{
+        io::{Error as IoError, ErrorKind},
+        path::PathBuf,
+    };
+
+    use trawl_engine::Error as E;
+
+    /// The engine's errors whose own sentences advise the command line get the server's words: no `trawl`
+    /// command, flag or "command line", and the request to make instead.
+    #[test]
+    fn engine_errors_are_worded_for_the_api() {
+        let dir = PathBuf::from("/jobs/j");
+        let io = |kind| E::Io {
+            path: dir.join("warcs/x.warc.gz"),
+            source: IoError::from(kind),
+        };
+        for (e, says) in [
+            (E::NoSeeds, "PUT /api/jobs/j/config"),
+            (E::NothingToResume(dir.clone()), "POST /api/jobs/j/launch"),
+            (E::JobExists(dir.clone()), "POST /api/jobs/j/launch"),
+            (E::NotAJob(dir.clone()), "no job \"j\""),
+            (
+                E::JobInUse {
+                    dir: dir.clone(),
+                    pid: Some(7),
+                },
+                "(pid 7)",
+            ),
+            (io(ErrorKind::StorageFull), "x.warc.gz: the disk is full"),
+            (io(ErrorKind::QuotaExceeded), "POST /api/jobs/j/launch"),
+            (io(ErrorKind::PermissionDenied), "write access"),
+            (io(ErrorKind::NotADirectory), "needs a folder"),
+        ] {
+            let cli = e.to_string();
+            let api = super::engine_sentence("j", &e);
+            assert!(api.contains(says), "{api}");
+            for word in ["trawl resume", "trawl crawl", "--job", "command line"] {
+                assert!(!api.contains(word), "{cli} -> {api}");
+            }
+        }
     }
 }

@@ -257,9 +257,19 @@ impl JobManager {
 
     /// The refusal for an action on job `id` that another process crawls into.
     pub fn elsewhere_refusal(id: &str, pid: u32) -> ApiError {
+        ApiError::conflict(crate::error::in_use(id, Some(pid)))
+    }
+
+    /// Whether job `id` is being launched here ([`JobManager::launch`]): its crawl is being prepared.
+    pub fn is_launching(&self, id: &str) -> bool {
+        self.live(id).is_some_and(|l| lock(&l).launching.is_some())
+    }
+
+    /// The refusal of an action on job `id` while it is being launched: what it waits for, and what to do.
+    pub fn launching_refusal(id: &str) -> ApiError {
         ApiError::conflict(format!(
-            "job {id:?} is being crawled by another trawl process (pid {pid}): use `trawl ctl` on its folder, \
-             or stop that crawl first"
+            "job {id:?} is being launched (its WARCs repaired, its frontier reopened): wait until its state is \
+             `running` (GET /api/jobs/{id}), then try again"
         ))
     }
 
@@ -370,18 +380,18 @@ impl JobManager {
                 return Err(ApiError::conflict(format!("job {id:?} is running")));
             }
             if l.launching.is_some() {
-                return Err(ApiError::conflict(format!(
-                    "job {id:?} is being launched (its WARCs repaired, its frontier reopened)"
-                )));
+                return Err(Self::launching_refusal(id));
             }
             l.launching = Some(handle.clone());
             drop(l);
             live
         };
         let checkpoint = checkpoint.map(str::to_string);
+        let id = id.to_string();
         let task = tokio::spawn(async move {
+            let job = id.clone();
             let prepared =
-                tokio::task::spawn_blocking(move || prepare(&dir, checkpoint.as_deref()))
+                tokio::task::spawn_blocking(move || prepare(&job, &dir, checkpoint.as_deref()))
                     .await
                     .map_err(ApiError::internal)
                     .and_then(|r| r);
@@ -417,7 +427,7 @@ impl JobManager {
                         l.last = summary.stats;
                         summary.ending.to_string()
                     }
-                    Err(e) => format!("FAILED: {e}"),
+                    Err(e) => format!("FAILED: {}", crate::error::engine_sentence(&id, &e)),
                 });
             });
             Ok(repairs)
@@ -430,13 +440,14 @@ impl JobManager {
         let dir = self.job_dir(id)?;
         match self.handle(id) {
             Some(h) => Ok(h.send(command).await),
+            None if self.is_launching(id) => Err(Self::launching_refusal(id)),
             None if let Some(pid) = Self::crawled_elsewhere(&dir) => {
                 Err(Self::elsewhere_refusal(id, pid))
             }
             None => tokio::task::spawn_blocking(move || control::apply_offline(&dir, &command))
                 .await
                 .map_err(ApiError::internal)?
-                .map_err(|e| ApiError::conflict(e.to_string())),
+                .map_err(|e| ApiError::conflict(crate::error::engine_sentence(id, &e))),
         }
     }
 
@@ -457,9 +468,9 @@ impl JobManager {
     }
 }
 
-/// Job `dir`'s crawl: resumed when it has crawled before or `checkpoint` is given, else a fresh one (slow: it
-/// repairs WARCs and reopens the frontier).
-fn prepare(dir: &Path, checkpoint: Option<&str>) -> Result<Crawl, ApiError> {
+/// Job `id`'s crawl (in `dir`): resumed when it has crawled before or `checkpoint` is given, else a fresh one
+/// (slow: it repairs WARCs and reopens the frontier).
+fn prepare(id: &str, dir: &Path, checkpoint: Option<&str>) -> Result<Crawl, ApiError> {
     if checkpoint.is_some() || dir.join("state/frontier").exists() {
         Crawl::resume(dir, checkpoint)
     } else {
@@ -467,10 +478,16 @@ fn prepare(dir: &Path, checkpoint: Option<&str>) -> Result<Crawl, ApiError> {
             .map_err(trawl_engine::Error::from)
             .and_then(|c| Crawl::new(dir, c, &[]))
     }
-    .map_err(|e| match e {
-        // Another process (a `trawl crawl` or `resume` outside the server) crawls into it.
-        trawl_engine::Error::JobInUse { .. } => ApiError::conflict(e.to_string()),
-        e => ApiError::bad_request(e.to_string()),
+    .map_err(|e| {
+        let sentence = crate::error::engine_sentence(id, &e);
+        match e {
+            // Another process (a `trawl crawl` or `resume` outside the server) crawls into it, or it has no
+            // crawl to launch from a checkpoint: the job's state, not the request, is at fault.
+            trawl_engine::Error::JobInUse { .. } | trawl_engine::Error::NothingToResume(_) => {
+                ApiError::conflict(sentence)
+            }
+            _ => ApiError::bad_request(sentence),
+        }
     })
 }
 

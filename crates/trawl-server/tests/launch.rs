@@ -1,5 +1,6 @@
 //! A slow launch (the repair of a WARC left open) blocks neither the job list nor another job's status, is
-//! shown as `launching`, is not started twice, and its repair is recorded in config-changes.log.
+//! shown as `launching`, is not started twice, refuses the other actions until it is done (saying so), and
+//! its repair is recorded in config-changes.log.
 
 use std::{
     path::{Path, PathBuf},
@@ -121,6 +122,32 @@ async fn a_slow_launch_blocks_no_status_and_runs_once() {
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
     let (status, _) = send(&app, "POST", "/api/jobs/slow/teardown", "").await;
     assert_eq!(status, StatusCode::CONFLICT, "teardown while launching");
+    // Every other action waits for the launch too, and says so (not "is not running").
+    for (method, path, body) in [
+        ("POST", "/api/jobs/slow/pause", ""),
+        ("POST", "/api/jobs/slow/unpause", ""),
+        ("POST", "/api/jobs/slow/checkpoint", ""),
+        ("POST", "/api/jobs/slow/terminate", ""),
+        ("GET", "/api/jobs/slow/queues", ""),
+        (
+            "POST",
+            "/api/jobs/slow/seeds",
+            r#"{"urls":["http://127.0.0.1:9/b"]}"#,
+        ),
+        (
+            "POST",
+            "/api/jobs/slow/settings",
+            r#"{"set":{"frontier.min_delay_ms":1}}"#,
+        ),
+        ("PUT", "/api/jobs/slow/config", "[seeds]\nurls = []\n"),
+    ] {
+        let (status, body) = send(&app, method, path, body).await;
+        assert_eq!(status, StatusCode::CONFLICT, "{method} {path}: {body}");
+        assert!(
+            body.contains("is being launched") && body.contains("try again"),
+            "{method} {path}: {body}"
+        );
+    }
 
     release.send(()).unwrap();
     let (status, body) = first.await.unwrap();

@@ -293,6 +293,113 @@ async fn seeds_added_to_a_profile_keep_its_comments() {
     assert_eq!(config.seeds.urls, ["http://127.0.0.1:9/a\"b"]);
 }
 
+/// A settings change on a stopped job edits its crawl.toml where the value changes: the profile's comments,
+/// even the one after the changed value, stay.
+#[tokio::test]
+async fn settings_keep_the_comments_of_crawl_toml() {
+    let (_dir, app) = server();
+    let body = r#"{"name":"p","profile":"polite","seeds":["http://127.0.0.1:9/"]}"#;
+    let (status, _, body) = send(&app, api("POST", "/api/jobs", body)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    for change in [
+        r#"{"set": {"frontier.min_delay_ms": 20000}}"#,
+        r#"{"sheet": {"name": "s", "surt_prefixes": ["http://(org,"], "set": {"frontier.max_retries": 2}}}"#,
+    ] {
+        let (status, _, body) = send(&app, api("POST", "/api/jobs/p/settings", change)).await;
+        assert_eq!(status, StatusCode::OK, "{change}: {body}");
+    }
+    let (_, _, text) = send(&app, api("GET", "/api/jobs/p/config", "")).await;
+    let polite = trawl_config::settings::profiles::profile("polite").unwrap();
+    for comment in polite
+        .lines()
+        .filter_map(|l| l.find('#').map(|at| &l[at..]))
+    {
+        assert!(text.contains(comment), "lost {comment:?}:\n{text}");
+    }
+    assert!(
+        text.contains("min_delay_ms = 20000              # ...at least 10 s..."),
+        "{text}"
+    );
+    let config = trawl_config::CrawlConfig::parse(&text, "crawl.toml".as_ref()).unwrap();
+    assert_eq!(config.frontier.min_delay_ms, 20000);
+    assert_eq!(config.sheets.len(), 1);
+}
+
+/// The API's refusals say which request or field to use, never a command-line command or flag.
+#[tokio::test]
+async fn refusals_speak_api_not_cli() {
+    let (_dir, app) = server();
+    let (status, _, _) = send(&app, api("POST", "/api/jobs", r#"{"name":"e"}"#)).await;
+    assert_eq!(status, StatusCode::OK);
+    for (method, path, body, want, says) in [
+        (
+            "POST",
+            "/api/jobs/e/launch",
+            "",
+            StatusCode::BAD_REQUEST,
+            "[seeds] urls (PUT /api/jobs/e/config)",
+        ),
+        (
+            "POST",
+            "/api/jobs/e/launch",
+            r#"{"checkpoint": "latest"}"#,
+            StatusCode::BAD_REQUEST,
+            "has no checkpoint yet: launch it without `checkpoint`",
+        ),
+        (
+            "GET",
+            "/api/jobs/e/queues",
+            "",
+            StatusCode::CONFLICT,
+            "launch it first (POST /api/jobs/e/launch",
+        ),
+        (
+            "POST",
+            "/api/jobs/e/seeds",
+            r#"{"urls": ["http://127.0.0.1:9/"]}"#,
+            StatusCode::CONFLICT,
+            "[seeds] urls (PUT /api/jobs/e/config)",
+        ),
+        (
+            "POST",
+            "/api/jobs/e/pause",
+            "",
+            StatusCode::CONFLICT,
+            "launch it first (POST /api/jobs/e/launch)",
+        ),
+        (
+            "POST",
+            "/api/jobs/e/settings",
+            r#"{"set": {"frontier.min_delay_ms": 1}, "remove_sheet": "x"}"#,
+            StatusCode::BAD_REQUEST,
+            "one request makes one kind of change",
+        ),
+        (
+            "POST",
+            "/api/jobs/e/settings",
+            r#"{"sett": {"frontier.min_delay_ms": 1}}"#,
+            StatusCode::BAD_REQUEST,
+            "unknown field `sett`",
+        ),
+        (
+            "POST",
+            "/api/jobs/e/settings",
+            r#"{"set": 5}"#,
+            StatusCode::BAD_REQUEST,
+            "field `set`",
+        ),
+    ] {
+        let (status, _, body) = send(&app, api(method, path, body)).await;
+        assert_eq!(status, want, "{method} {path}: {body}");
+        let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+        let error = v["error"].as_str().unwrap();
+        assert!(error.contains(says), "{method} {path}: {error}");
+        for cli in ["command line", "`trawl ", "--job", "JOB/"] {
+            assert!(!error.contains(cli), "{method} {path}: {error}");
+        }
+    }
+}
+
 #[tokio::test]
 async fn jobs_config_build_and_pages() {
     let (dir, app) = server();

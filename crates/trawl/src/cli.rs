@@ -255,7 +255,8 @@ pub(crate) enum SurtForm {
 pub(crate) enum CtlAction {
     /// List the queues with their state, size, budget and wait.
     Queues,
-    /// Add seed URLs to the crawl.
+    /// Add seed URLs to the crawl (a stopped job's are also written into its crawl.toml's seeds, so its next
+    /// resume widens the scope to them; a running crawl's are fetched but judged by the scope as it stands).
     AddSeeds {
         /// The URLs.
         #[arg(required_unless_present = "file")]

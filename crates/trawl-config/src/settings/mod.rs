@@ -4,6 +4,7 @@
 
 pub mod access;
 pub mod browser;
+mod edit;
 pub mod filters;
 mod load;
 pub mod problem;

@@ -112,10 +112,7 @@ fn change_settings(shared: &Shared, change: &crate::live::SettingsChange) -> Rep
             };
         }
     };
-    if let Err(e) = shared
-        .job
-        .write_file(&shared.job.config_path(), &rebuilt.config.to_toml())
-    {
+    if let Err(e) = shared.job.write_config(&rebuilt.config) {
         return Reply::Failed {
             message: format!("the change was not made: {e}"),
         };

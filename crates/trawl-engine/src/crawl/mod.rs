@@ -115,7 +115,7 @@ impl Crawl {
         if job.frontier_dir().exists() {
             return Err(Error::JobExists(job_dir.to_path_buf()));
         }
-        job.write_file(&job.config_path(), &config.to_toml())?;
+        job.write_config(&config)?;
         Ok(Crawl {
             job,
             config,

@@ -98,46 +98,10 @@ pub(crate) fn create_job(s: &AppState, who: &str, req: CreateJob) -> Result<JobS
     s.jobs.status(&req.name)
 }
 
-/// `text` (which parses as `parsed`) with `seeds` added to its `[seeds] urls`: written into its `urls = []`
-/// line when it has one, so that its comments stay; otherwise the whole config written out again.
+/// `text` (which parses as `parsed`) with `seeds` added to its `[seeds] urls`, its comments kept.
 fn with_seeds(text: &str, mut parsed: CrawlConfig, seeds: &[String]) -> String {
-    let list = seeds
-        .iter()
-        .map(|s| serde_json::Value::from(s.as_str()).to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
-    let mut in_seeds = false;
-    let mut edited = false;
-    let mut out = String::with_capacity(text.len() + list.len());
-    for line in text.split_inclusive('\n') {
-        let bare = line.trim();
-        if bare.starts_with('[') {
-            in_seeds = bare.starts_with("[seeds]");
-        }
-        let empty_list = bare
-            .strip_prefix("urls")
-            .map(str::trim_start)
-            .and_then(|r| r.strip_prefix('='))
-            .map(str::trim_start)
-            .and_then(|r| r.strip_prefix('['))
-            .map(str::trim_start)
-            .is_some_and(|r| r.starts_with(']'));
-        match line.find("[]") {
-            Some(at) if in_seeds && !edited && empty_list => {
-                out.push_str(&line[..at]);
-                out.push_str(&format!("[{list}]"));
-                out.push_str(&line[at + 2..]);
-                edited = true;
-            }
-            _ => out.push_str(line),
-        }
-    }
     parsed.seeds.urls.extend(seeds.iter().cloned());
-    // Kept only when it reads back as the config with the seeds added (TOML takes JSON's string escapes).
-    let same = edited
-        && CrawlConfig::parse(&out, "crawl.toml".as_ref())
-            .is_ok_and(|c| c.seeds.urls == parsed.seeds.urls);
-    if same { out } else { parsed.to_toml() }
+    parsed.to_toml_over(text, "crawl.toml".as_ref())
 }
 
 pub(crate) async fn create(
@@ -205,17 +169,49 @@ pub(crate) async fn change_settings(
     }
 }
 
+/// The forms of a settings body, for refusals.
+const SETTINGS_FORMS: &str =
+    r#"send one of {"set": {"path": value, ...}}, {"sheet": {...}} or {"remove_sheet": "name"}"#;
+
+/// The change a `POST /api/jobs/{id}/settings` body asks for; a refusal names the field at fault, or says
+/// that one request makes one kind of change.
+pub(crate) fn settings_change(body: &str) -> Result<SettingsChange, ApiError> {
+    let value: serde_json::Value = serde_json::from_str(body).map_err(|e| {
+        ApiError::bad_request(format!("settings body is not JSON ({e}): {SETTINGS_FORMS}"))
+    })?;
+    let Some(fields) = value.as_object() else {
+        return Err(ApiError::bad_request(format!(
+            "settings body is not a JSON object: {SETTINGS_FORMS}"
+        )));
+    };
+    let names: Vec<&str> = fields.keys().map(String::as_str).collect();
+    let [field] = names[..] else {
+        return Err(ApiError::bad_request(if names.is_empty() {
+            format!("settings body names no change: {SETTINGS_FORMS}")
+        } else {
+            format!(
+                "settings body has the fields {}: one request makes one kind of change; {SETTINGS_FORMS}, \
+                 and send the others in requests of their own",
+                names.join(", ")
+            )
+        }));
+    };
+    serde_json::from_value(value.clone()).map_err(|e| {
+        ApiError::bad_request(if matches!(field, "set" | "sheet" | "remove_sheet") {
+            format!("settings body, field `{field}`: {e}")
+        } else {
+            format!("settings body: unknown field `{field}`: {SETTINGS_FORMS}")
+        })
+    })
+}
+
 pub(crate) async fn settings(
     State(s): State<AppState>,
     Extension(op): Extension<Operator>,
     Path(id): Path<String>,
     body: String,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    let change: SettingsChange = serde_json::from_str(&body).map_err(|e| {
-        ApiError::bad_request(format!(
-            "settings body: {e}; send {{\"set\": {{\"path\": value}}}}, {{\"sheet\": {{...}}}} or {{\"remove_sheet\": \"name\"}}"
-        ))
-    })?;
+    let change = settings_change(&body)?;
     let message = change_settings(&s, &op.who, &id, change).await?;
     Ok(Json(
         serde_json::json!({"reply": "done", "message": message}),
@@ -266,8 +262,12 @@ pub(crate) fn save_config(
     let dir = s.jobs.job_dir(id)?;
     if s.jobs.handle(id).is_some() {
         return Err(ApiError::conflict(format!(
-            "job {id:?} is running: change its queues instead, or terminate it to edit crawl.toml"
+            "job {id:?} is running: change its settings (POST /api/jobs/{id}/settings) or queues instead, or \
+             terminate it (POST /api/jobs/{id}/terminate) to edit crawl.toml"
         )));
+    }
+    if s.jobs.is_launching(id) {
+        return Err(crate::manager::JobManager::launching_refusal(id));
     }
     if let Some(pid) = crate::manager::JobManager::crawled_elsewhere(&dir) {
         return Err(crate::manager::JobManager::elsewhere_refusal(id, pid));

@@ -27,12 +27,17 @@ pub(crate) async fn act(
 ) -> Result<JobStatus, ApiError> {
     let dir = s.jobs.job_dir(id)?;
     let running = || {
-        s.jobs.handle(id).ok_or_else(
-            || match crate::manager::JobManager::crawled_elsewhere(&dir) {
+        s.jobs.handle(id).ok_or_else(|| {
+            if s.jobs.is_launching(id) {
+                return crate::manager::JobManager::launching_refusal(id);
+            }
+            match crate::manager::JobManager::crawled_elsewhere(&dir) {
                 Some(pid) => crate::manager::JobManager::elsewhere_refusal(id, pid),
-                None => ApiError::conflict(format!("job {id:?} is not running")),
-            },
-        )
+                None => ApiError::conflict(format!(
+                    "job {id:?} is not running: launch it first (POST /api/jobs/{id}/launch)"
+                )),
+            }
+        })
     };
     let mut repairs = Vec::new();
     match action {
