@@ -130,8 +130,8 @@ pub enum LoginNote {
     Captcha,
     /// `login:redirect`: a redirect the login's answer led to, followed as a browser does.
     Redirect,
-    /// `login:untrusted`: a credential's secret was not sent, the server's TLS certificate having failed
-    /// validation (the credential does not set `allow_invalid_certificate`).
+    /// `login:untrusted`: a credential's secret (or the cookies of its hosts) was not sent, the server's TLS
+    /// certificate having failed validation (the credential does not set `allow_invalid_certificate`).
     Untrusted,
 }
 

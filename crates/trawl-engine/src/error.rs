@@ -115,6 +115,16 @@ pub enum Error {
         /// What went wrong.
         problem: Box<Error>,
     },
+    /// A `dedup_from` source (or one an earlier job it names was deduplicated against) that does not exist.
+    #[error(
+        "{} does not exist; it is named by [warc] dedup_from (or by the dedup_from of an earlier job's \
+         crawl.toml): give an earlier job's directory, a folder of WARC/ARC files or an index, or take it out",
+        path.display()
+    )]
+    DedupMissing {
+        /// The path.
+        path: PathBuf,
+    },
     /// An index file that is not text.
     #[error(
         "{}: not a text index (a control byte, or a line over 1 MiB, at byte {offset}): give a CDXJ or classic \

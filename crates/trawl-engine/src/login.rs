@@ -622,9 +622,10 @@ async fn follow(
     }
 }
 
-/// One request of a login with the jar's cookies (and the cookies it sets kept): a GET, or a POST of
-/// `form` (body, content type, `Origin`); `referer` sent when given; `secret`: it carries the password, not
-/// sent where the TLS certificate failed validation.
+/// One request of a login with the jar's cookies (left out over a connection whose certificate failed
+/// validation where a credential guards them: [`trawl_fetch::access::Access::cookie_guard`]; the cookies it
+/// sets kept): a GET, or a POST of `form` (body, content type, `Origin`); `referer` sent when given;
+/// `secret`: it carries the password, not sent where the TLS certificate failed validation.
 async fn request(
     c: &Client<'_>,
     url: &Url,
@@ -642,6 +643,10 @@ async fn request(
         && let Ok(value) = http::HeaderValue::from_str(&cookies)
     {
         parts.headers.push((COOKIE, value));
+        // Kept off a connection whose certificate failed validation, as the crawl's pages' are.
+        if c.access.cookie_guard(url).is_some() {
+            parts.guarded.push(COOKIE);
+        }
     }
     if let Some(r) = referer
         && let Ok(value) = http::HeaderValue::from_str(r.as_str())

@@ -73,6 +73,9 @@ pub struct Response {
     pub invalid_cert: Option<String>,
     /// The protocols the exchange used, for `WARC-Protocol`.
     pub protocol: Protocol,
+    /// Set when the header fields of [`RequestParts::guarded`] were left out of the request: the TLS
+    /// certificate failed validation.
+    pub withheld: bool,
 }
 
 /// The protocols of an exchange, as WARC 1.1's `WARC-Protocol` names them.
@@ -105,6 +108,9 @@ pub struct RequestParts<'a> {
     /// The request carries a credential's secret (a password, an `Authorization` answer): it is not sent over
     /// a TLS connection whose certificate failed validation ([`FetchError::Untrusted`]).
     pub secret: bool,
+    /// Fields of `headers` (a login's session cookies) left out over a TLS connection whose certificate
+    /// failed validation: the request goes without them, and [`Response::withheld`] says so.
+    pub guarded: Vec<http::HeaderName>,
 }
 
 /// Why a fetch produced no response.
@@ -473,7 +479,12 @@ impl Fetcher {
         if !h2 {
             conn.tap.head_room(Some(head_room(settings)));
         }
-        let request = match self.request(url, settings, parts, h2) {
+        let withheld = conn.invalid_cert.is_some()
+            && parts
+                .headers
+                .iter()
+                .any(|(name, _)| parts.guarded.contains(name));
+        let request = match self.request(url, settings, parts, h2, withheld) {
             Ok(r) => r,
             Err(e) => return Err(((e, ip), false)),
         };
@@ -599,13 +610,13 @@ impl Fetcher {
             }
             None => {
                 let (request_bytes, mut response_bytes) = conn.tap.take();
-                if truncated == Some(Truncation::Length)
-                    && !parts.headers.contains_key(http::header::TRANSFER_ENCODING)
-                {
-                    cut_recording(&mut response_bytes, max_bytes);
-                } else if truncated.is_none()
-                    && let Some(end) =
-                        message::end(&response_bytes, parts.status.as_u16(), &parts.headers)
+                if truncated.is_some() {
+                    // The body as far as it was taken: `max_bytes` of it, or what came before a stall or
+                    // a break (hyper refuses framing the recording may still hold past it: chunk-size lines
+                    // ending in a bare LF), so that the record and crawl.log agree.
+                    cut_recording(&mut response_bytes, &parts.headers, data.len() as u64);
+                } else if let Some(end) =
+                    message::end(&response_bytes, parts.status.as_u16(), &parts.headers)
                     && end < response_bytes.len()
                 {
                     // Bytes after the message (junk past a Content-Length body, a body after a 204)
@@ -625,6 +636,7 @@ impl Fetcher {
             truncated,
             invalid_cert: conn.invalid_cert.clone(),
             protocol: conn.protocol,
+            withheld,
         };
         let reusable = truncated.is_none() && !trailing && !conn.sender.is_closed();
         Ok(((response, ip), reusable.then_some(conn)))
@@ -632,13 +644,15 @@ impl Fetcher {
 
     /// The request for `url` (a GET, or a POST of `parts.form`); a target or header value HTTP cannot carry
     /// is an error, not a panic. Over HTTP/2 the target is the absolute URL (hyper sends its authority as
-    /// `:authority`) and connection-specific fields are left out.
+    /// `:authority`) and connection-specific fields are left out; so are the guarded fields of `parts` when
+    /// `withhold`.
     fn request(
         &self,
         url: &Url,
         settings: &FetchConfig,
         parts: &RequestParts<'_>,
         h2: bool,
+        withhold: bool,
     ) -> Result<http::Request<Full<Bytes>>, FetchError> {
         let mut target = url.path().to_string();
         if let Some(q) = url.query() {
@@ -701,6 +715,9 @@ impl Fetcher {
             request = request.header(name.as_str(), value.as_str());
         }
         for (name, value) in &parts.headers {
+            if withhold && parts.guarded.contains(name) {
+                continue;
+            }
             request = request.header(name, value);
         }
         if parts.form.is_some() {
@@ -908,18 +925,13 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     s
 }
 
-/// Cuts the recording of a response whose body passed `fetch.max_bytes` after its head and `max_bytes` of
-/// body, so that the archive holds what crawl.log counts (the socket may have brought far more before the
-/// cut: hyper reads ahead). Only for a body sent as it is (no Transfer-Encoding), where the body's bytes on
-/// the wire are the body; a chunked one stays as received, a little past the limit, labelled truncated.
-fn cut_recording(recorded: &mut Vec<u8>, max_bytes: u64) {
-    if let Some((_, end)) = message::heads(recorded) {
-        let keep = u64::try_from(end)
-            .unwrap_or(u64::MAX)
-            .saturating_add(max_bytes);
-        if let Ok(keep) = usize::try_from(keep) {
-            recorded.truncate(keep);
-        }
+/// Cuts the recording of a response whose body was cut short (at `fetch.max_bytes`, a stall, a break) after
+/// its heads and `max_bytes` of body — of chunk data, the framing before it kept, for a chunked one — so that
+/// the archive holds what crawl.log counts (the socket may have brought far more before the cut: hyper reads
+/// ahead).
+fn cut_recording(recorded: &mut Vec<u8>, headers: &http::HeaderMap, max_bytes: u64) {
+    if let Some(keep) = message::cut(recorded, headers, max_bytes) {
+        recorded.truncate(keep);
     }
 }
 
@@ -936,19 +948,20 @@ mod tests {
 
     #[test]
     fn a_cut_recording_keeps_every_head_and_max_bytes_of_body() {
+        let none = http::HeaderMap::new();
         let mut plain = b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n0123456789".to_vec();
-        cut_recording(&mut plain, 4);
+        cut_recording(&mut plain, &none, 4);
         assert_eq!(plain, b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n0123");
         let mut hints =
             b"HTTP/1.1 103 Early Hints\r\nLink: <a>\r\n\r\nHTTP/1.1 200 OK\n\nabcdef".to_vec();
-        cut_recording(&mut hints, 2);
+        cut_recording(&mut hints, &none, 2);
         assert_eq!(
             hints,
             b"HTTP/1.1 103 Early Hints\r\nLink: <a>\r\n\r\nHTTP/1.1 200 OK\n\nab"
         );
         // No end to the head: nothing is cut.
         let mut torn = b"HTTP/1.1 200 OK\r\nX: y".to_vec();
-        cut_recording(&mut torn, 0);
+        cut_recording(&mut torn, &none, 0);
         assert_eq!(torn, b"HTTP/1.1 200 OK\r\nX: y");
     }
 
@@ -1004,14 +1017,16 @@ mod tests {
         let parts = RequestParts::default();
         assert!(
             fetcher
-                .request(&url, &FetchConfig::default(), &parts, false)
+                .request(&url, &FetchConfig::default(), &parts, false, false)
                 .is_ok()
         );
         let bad = FetchConfig {
             user_agent: "trawl\u{1}/1".into(),
             ..FetchConfig::default()
         };
-        let err = fetcher.request(&url, &bad, &parts, false).unwrap_err();
+        let err = fetcher
+            .request(&url, &bad, &parts, false, false)
+            .unwrap_err();
         assert_eq!((err.status(), err.is_retryable()), (-7, false));
     }
 

@@ -3,7 +3,8 @@
 //! The recorder keeps every byte the socket brought, and hyper reads ahead, so a recording can hold bytes
 //! past the response: interim heads before it, and whatever a server sent after its message (junk after a
 //! Content-Length body, a body after a `204`). The archive keeps the response message alone, as hyper framed
-//! it. This reads the recording again for the two lengths hyper does not expose; it is written here rather
+//! it, and a body cut at `fetch.max_bytes` no further than that. This reads the recording again for the
+//! lengths hyper does not expose; it is written here rather
 //! than taken from an HTTP library because the input is a recording, not a live connection.
 
 use http::{HeaderMap, header};
@@ -62,6 +63,61 @@ pub fn end(recorded: &[u8], status: u16, headers: &HeaderMap) -> Option<usize> {
     usize::try_from(end).ok()
 }
 
+/// Where to cut a recording whose body passed `max_bytes` so that it holds the heads and `max_bytes` bytes of
+/// entity body, no more: of chunk data, with the chunk framing before it, when the body is chunked (the cut
+/// falls inside a chunk, as a recording cut short does); else of the bytes after the head. `None` when the
+/// heads are incomplete, or the chunk framing cannot be read as far as `max_bytes` of data.
+pub fn cut(recorded: &[u8], headers: &HeaderMap, max_bytes: u64) -> Option<usize> {
+    let (_, body_start) = heads(recorded)?;
+    let max = usize::try_from(max_bytes).unwrap_or(usize::MAX);
+    if !chunked(headers) {
+        return Some(body_start.saturating_add(max).min(recorded.len()));
+    }
+    let bytes = &recorded[body_start..];
+    let (mut at, mut data) = (0usize, 0usize);
+    loop {
+        let next = memchr::memchr(b'\n', &bytes[at..]).map(|i| at + i + 1)?;
+        let size = chunk_size(&bytes[at..next])?;
+        at = next;
+        if size == 0 {
+            // The body ended within the limit: nothing to cut.
+            return None;
+        }
+        let room = max - data;
+        if size >= room {
+            return Some(body_start + (at + room).min(bytes.len()));
+        }
+        data += size;
+        at = at.checked_add(size)?;
+        match bytes.get(at..)? {
+            [b'\r', b'\n', ..] => at += 2,
+            [b'\n', ..] => at += 1,
+            _ => return None,
+        }
+    }
+}
+
+/// Whether the last transfer coding of a response is `chunked`.
+fn chunked(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::TRANSFER_ENCODING)
+        .is_some_and(|codings| {
+            codings
+                .as_bytes()
+                .rsplit(|&b| b == b',')
+                .next()
+                .is_some_and(|last| last.trim_ascii().eq_ignore_ascii_case(b"chunked"))
+        })
+}
+
+/// The size a chunk-size line (with its line break, extensions allowed) gives.
+fn chunk_size(line: &[u8]) -> Option<usize> {
+    let line = line.trim_ascii_end();
+    let digits = line.iter().take_while(|b| b.is_ascii_hexdigit()).count();
+    let size = std::str::from_utf8(&line[..digits]).ok()?;
+    usize::from_str_radix(size, 16).ok()
+}
+
 /// The length of a complete chunked body at the start of `bytes`, through its last chunk and trailer
 /// section; `None` when it is incomplete or a size line is not one. Bare line feeds are taken for CRLF, as
 /// the archive's de-chunker takes them.
@@ -70,10 +126,7 @@ fn chunked_len(bytes: &[u8]) -> Option<usize> {
     let mut at = 0;
     loop {
         let next = line_end(at)?;
-        let line = bytes[at..next].trim_ascii_end();
-        let digits = line.iter().take_while(|b| b.is_ascii_hexdigit()).count();
-        let size = std::str::from_utf8(&line[..digits]).ok()?;
-        let size = usize::from_str_radix(size, 16).ok()?;
+        let size = chunk_size(&bytes[at..next])?;
         at = next;
         if size == 0 {
             // Trailer fields up to an empty line.
@@ -139,7 +192,69 @@ mod tests {
         assert_eq!(end(cut, 200, &te), None);
     }
 
+    /// The chunk data of a chunked body (complete or cut short).
+    fn dechunk(mut bytes: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        while let Some(nl) = memchr::memchr(b'\n', bytes) {
+            let size = chunk_size(&bytes[..=nl]).unwrap();
+            bytes = &bytes[nl + 1..];
+            let take = size.min(bytes.len());
+            out.extend_from_slice(&bytes[..take]);
+            let rest = &bytes[take..];
+            bytes = rest
+                .strip_prefix(b"\r\n")
+                .or_else(|| rest.strip_prefix(b"\n"))
+                .unwrap_or(rest);
+            if size == 0 || take < size {
+                break;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_cut_keeps_max_bytes_of_body_data() {
+        let te = fields(&[("transfer-encoding", "chunked")]);
+        let r = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4;x=y\r\nabcd\r\n4\r\nefgh\r\n0\r\n\r\n";
+        let head = 47;
+        assert_eq!(&r[head..head + 5], b"4;x=y");
+        // Inside the second chunk, past its size line; at the end of the first chunk's data.
+        assert_eq!(cut(r, &te, 6), Some(head + 7 + 4 + 2 + 3 + 2));
+        assert_eq!(cut(r, &te, 4), Some(head + 7 + 4));
+        // The whole body is within the limit: no cut.
+        assert_eq!(cut(r, &te, 8), Some(head + 20));
+        assert_eq!(cut(r, &te, 9), None);
+        let sized = b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n0123456789";
+        assert_eq!(cut(sized, &HeaderMap::new(), 4), Some(sized.len() - 6));
+        // Framing that is not chunked framing: nothing to cut by.
+        assert_eq!(cut(b"HTTP/1.1 200 OK\r\n\r\nzz\r\nabc", &te, 1), None);
+    }
+
     proptest::proptest! {
+        #[test]
+        fn a_cut_chunked_body_holds_exactly_max_bytes_of_data(chunks in proptest::collection::vec(proptest::collection::vec(proptest::prelude::any::<u8>(), 1..40), 1..8), lf in proptest::prelude::any::<bool>(), max in 0usize..200) {
+            let eol: &[u8] = if lf { b"\n" } else { b"\r\n" };
+            let mut recorded = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
+            let head = recorded.len();
+            let mut data = Vec::new();
+            for c in &chunks {
+                recorded.extend_from_slice(format!("{:x}", c.len()).as_bytes());
+                recorded.extend_from_slice(eol);
+                recorded.extend_from_slice(c);
+                recorded.extend_from_slice(eol);
+                data.extend_from_slice(c);
+            }
+            recorded.extend_from_slice(b"0\r\n\r\n");
+            let te = fields(&[("transfer-encoding", "chunked")]);
+            match cut(&recorded, &te, max as u64) {
+                Some(at) => {
+                    proptest::prop_assert!(max <= data.len());
+                    proptest::prop_assert_eq!(dechunk(&recorded[head..at]), &data[..max]);
+                }
+                None => proptest::prop_assert!(max > data.len()),
+            }
+        }
+
         #[test]
         fn chunked_bodies_of_any_chunks_are_measured(chunks in proptest::collection::vec(proptest::collection::vec(proptest::prelude::any::<u8>(), 1..40), 0..6), junk in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..20)) {
             let mut body = Vec::new();

@@ -549,25 +549,48 @@ async fn dedup_from_a_cdx_file_and_a_folder_of_warcs() {
         );
     }
 
-    // A source that is no index is named, with the setting that brought it.
+    // A damaged source is named with where and what is wrong, and the crawl goes on with the rest: the
+    // revisits against the good index are still written.
     let junk = dir.path().join("junk.cdx");
     std::fs::write(&junk, [0xff, 0xfe, 0x00, 0x41]).unwrap();
-    let cfg = config(
-        dir.path(),
-        "junk",
-        &url("/"),
-        &format!("[warc]\ndedup_from = [{:?}]\n", junk.display().to_string()),
-    );
-    let job = dir.path().join("junk-job");
-    let (ok, said) = trawl_cli(&[
-        "crawl".as_ref(),
-        "-c".as_ref(),
-        cfg.as_os_str(),
-        "--job".as_ref(),
-        job.as_os_str(),
-    ]);
+    let crawl = |name: &str, sources: &[&Path]| {
+        let sources: Vec<String> = sources.iter().map(|p| p.display().to_string()).collect();
+        let cfg = config(
+            dir.path(),
+            name,
+            &url("/"),
+            &format!("[warc]\ndedup_from = {sources:?}\n"),
+        );
+        let job = dir.path().join(name);
+        let (ok, said) = trawl_cli(&[
+            "crawl".as_ref(),
+            "-c".as_ref(),
+            cfg.as_os_str(),
+            "--job".as_ref(),
+            job.as_os_str(),
+        ]);
+        (ok, said, job)
+    };
+    let (ok, said, job) = crawl("junk", &[junk.as_path(), cdx.as_path()]);
+    assert!(ok, "{said}");
+    for want in [
+        &format!("dedup: {} is damaged: ", junk.display()),
+        "not a text index (a control byte, or a line over 1 MiB, at byte 2)",
+        "0 lines or records read from it are used. The crawl goes on",
+        "captures read from 2 files, 1 of them damaged",
+    ] {
+        assert!(said.contains(want), "missing {want:?} in:\n{said}");
+    }
+    let revisits = common::records(&job)
+        .into_iter()
+        .filter(|r| r.get("WARC-Type") == Some("revisit"))
+        .count();
+    assert_eq!(revisits, 7, "{said}");
+    // A source that is not there at all is a configuration error: the crawl does not start.
+    let missing = dir.path().join("no-such.cdx");
+    let (ok, said, _) = crawl("missing", &[missing.as_path(), cdx.as_path()]);
     assert!(
-        !ok && said.contains("for deduplication") && said.contains("not a text index"),
+        !ok && said.contains("no-such.cdx") && said.contains("does not exist"),
         "{said}"
     );
 }

@@ -13,6 +13,7 @@
 //! | `/big-head` (70 KB head, just over the limit) | -3 | `err=malformed` (head too large) | none |
 //! | `/many-headers` (2000 fields) | -3 | `err=malformed` (too many headers) | none |
 //! | `/big-body` (3 MB) | 200 | `lenTrunc` | `WARC-Truncated: length` |
+//! | `/big-chunked` (3 MB in 3,000-byte chunks) | 200 | `lenTrunc` | `WARC-Truncated: length`, cut inside a chunk after 1 MiB of data |
 //! | `/gzip-bomb` | 200 | - | wire bytes (payload starts `1f 8b`) |
 //! | `/nested-bomb` (`gzip, gzip`) | 200 | - | wire bytes (payload starts `1f 8b`) |
 //! | `/br-body` (not brotli) | 200 | - | wire bytes |
@@ -20,6 +21,7 @@
 //! | `/cl-and-chunked` | 200 | - (chunked wins, body `hello world`) | yes |
 //! | `/bad-chunk-size` | 200 | `midFetchTrunc` | `WARC-Truncated: disconnect` |
 //! | `/no-final-chunk` | 200 | `midFetchTrunc` | `WARC-Truncated: disconnect` |
+//! | `/lf-chunks` (chunk-size lines ending in a bare LF) | 200, size 0 (hyper refuses the framing) | `midFetchTrunc` | `WARC-Truncated: disconnect`, the head and the first size line: no body, as logged |
 //! | `/http09` | -3 | `err=malformed` (no status line) | none |
 //! | `/garbage-status` | -3 | `err=malformed` | none |
 //! | `/obs-fold` | 200 | - | yes |
@@ -66,6 +68,7 @@ const EXPECTED: &[(&str, i32, Option<&str>)] = &[
     ("/big-head", -3, None),
     ("/many-headers", -3, None),
     ("/big-body", 200, Some("lenTrunc")),
+    ("/big-chunked", 200, Some("lenTrunc")),
     ("/gzip-bomb", 200, None),
     ("/nested-bomb", 200, None),
     ("/br-body", 200, None),
@@ -73,6 +76,7 @@ const EXPECTED: &[(&str, i32, Option<&str>)] = &[
     ("/cl-and-chunked", 200, None),
     ("/bad-chunk-size", 200, Some("midFetchTrunc")),
     ("/no-final-chunk", 200, Some("midFetchTrunc")),
+    ("/lf-chunks", 200, Some("midFetchTrunc")),
     ("/http09", -3, None),
     ("/garbage-status", -3, None),
     ("/obs-fold", 200, None),
@@ -248,6 +252,48 @@ async fn hostile_server_is_survived() {
     let head = big.block.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
     assert_eq!(big.block.len() - head, 1 << 20);
     assert_eq!(big.get("WARC-Truncated"), Some("length"));
+    // Chunked, the same: max_bytes of chunk data (the framing before it kept, the cut inside a chunk), not
+    // the chunks the socket read ahead.
+    assert_eq!(on_main("/big-chunked").size, Some(1 << 20));
+    let chunked = records
+        .iter()
+        .find(|r| {
+            r.get("WARC-Type") == Some("response")
+                && r.get("WARC-Target-URI") == Some(&main.url("/big-chunked"))
+        })
+        .unwrap();
+    assert_eq!(chunked.get("WARC-Truncated"), Some("length"));
+    assert_eq!(
+        chunked.get("WARC-Payload-Digest"),
+        Some(trawl_warc::sha1_digest(&vec![b'c'; 1 << 20]).as_str())
+    );
+    let head = chunked
+        .block
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap()
+        + 4;
+    let chunks = (1 << 20) / 3000 + 1;
+    assert_eq!(
+        chunked.block.len() - head,
+        (1 << 20) + chunks * b"bb8\r\n".len() + (chunks - 1) * 2
+    );
+
+    // Chunk-size lines ending in a bare LF: hyper takes no body from them, and the record holds none either
+    // (the head and the size line it stopped at), as crawl.log says.
+    assert_eq!(on_main("/lf-chunks").size, Some(0));
+    let lf = records
+        .iter()
+        .find(|r| {
+            r.get("WARC-Type") == Some("response")
+                && r.get("WARC-Target-URI") == Some(&main.url("/lf-chunks"))
+        })
+        .unwrap();
+    assert!(lf.block.ends_with(b"\r\n\r\n5\n"), "{:?}", lf.block);
+    assert_eq!(
+        lf.get("WARC-Payload-Digest"),
+        Some(trawl_warc::sha1_digest(b"").as_str())
+    );
 
     // Content: more links than max_outlinks; the link after 100,000 open <div>s is still found.
     assert!(on_main("/links-100k").has_annotation("outlinksTrunc"));

@@ -1680,3 +1680,122 @@ async fn the_fetcher_sends_no_secret_over_an_unverified_connection() {
     assert_eq!(fetched.result.unwrap().status, 200);
     assert_eq!(site.lock().unwrap().requests.len(), 1);
 }
+
+/// The WordPress-style blog, noting `COOKIE host path` for each request that carries its session cookie;
+/// `/members` shows the login form again without a session (the default sign of a lost session).
+async fn blog_noting_cookies(State(site): State<Shared>, req: Request) -> Response {
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    let path = req.uri().path().to_string();
+    let session = cookie(req.headers(), "wordpress_logged_in").map(str::to_string);
+    if let Some(token) = &session {
+        site.lock()
+            .unwrap()
+            .requests
+            .push(format!("COOKIE {host}{path}"));
+        if path == "/members" && site.lock().unwrap().sessions.contains(token) {
+            return html("Members only");
+        }
+    }
+    if path == "/members" {
+        return wp_form("");
+    }
+    wordpress(State(site), req).await
+}
+
+/// A login's session cookie goes no more than its password to a server whose TLS certificate failed
+/// validation: logged in over `http` on one port, the crawl fetches the same host's `https` pages (a
+/// self-signed certificate) without the cookie — each line `login:untrusted`, one warning for the credential,
+/// a page showing the login form not taken for a lost session — unless the credential sets
+/// `allow_invalid_certificate = true`.
+#[test]
+fn a_login_session_cookie_never_goes_to_a_server_whose_certificate_failed_validation() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let site: Shared = Arc::default();
+    let app = Router::new()
+        .fallback(blog_noting_cookies)
+        .with_state(site.clone());
+    let plain = rt.block_on(listen(app.clone()));
+    let tls = rt.block_on(listen_tls(app));
+    let base = format!("https://127.0.0.1:{}", tls.port());
+    let dir = tempfile::tempdir().unwrap();
+    let config = |allow: bool| {
+        let allow = if allow {
+            "allow_invalid_certificate = true\n"
+        } else {
+            ""
+        };
+        format!(
+            "{FAST}[seeds]\nurls = [\"{base}/?p=1\", \"{base}/members\"]\n\
+             [[credentials]]\nkind = \"form\"\ndomain = \"127.0.0.1\"\n\
+             login_url = \"http://127.0.0.1:{}/wp-login.php\"\n\
+             fields = {{ log = \"archivist\" }}\npassword_env = \"PW\"\n{allow}",
+            plain.port()
+        )
+    };
+    let env = [("PW", "correct horse")];
+    let sent_over_tls = |site: &Shared| {
+        site.lock()
+            .unwrap()
+            .requests
+            .iter()
+            .filter(|r| r.starts_with(&format!("COOKIE 127.0.0.1:{}", tls.port())))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+
+    let cfg = write(&dir.path().join("strict.toml"), &config(false));
+    let job = dir.path().join("strict");
+    let (_, said) = trawl_crawl(&cfg, &job, &env);
+    println!("{said}");
+    assert_eq!(site.lock().unwrap().logins, 1, "{said}");
+    assert_eq!(sent_over_tls(&site), Vec::<String>::new());
+    let warning = format!("credentials[0]: cookies not sent to {base}: its TLS certificate failed");
+    assert_eq!(said.matches(&warning).count(), 1, "{said}");
+    assert!(!said.contains("a login never worked"), "{said}");
+    assert!(!said.contains("still showed the session lost"), "{said}");
+    let log = common::crawl_log(&job);
+    let post = common::log_line(&log, &format!("{base}/?p=1"));
+    assert_eq!(post.status, 404, "{post:?}");
+    let members = common::log_line(&log, &format!("{base}/members"));
+    assert_eq!(members.status, 200, "{members:?}");
+    for line in [post, members] {
+        assert!(
+            line.has_annotation("login:untrusted") && line.has_annotation("certInvalid"),
+            "{line:?}"
+        );
+        assert_eq!(
+            line.annotations
+                .iter()
+                .filter(|a| *a == "login:untrusted")
+                .count(),
+            1,
+            "{line:?}"
+        );
+    }
+    // The records say what was sent: no Cookie field.
+    for r in common::records(&job) {
+        if r.get("WARC-Type") == Some("request")
+            && r.get("WARC-Target-URI")
+                .is_some_and(|u| u.starts_with(&base))
+        {
+            let head = String::from_utf8_lossy(&r.block).to_ascii_lowercase();
+            assert!(!head.contains("\r\ncookie:"), "{head}");
+        }
+    }
+
+    // Opted in: the session goes, and the private post is archived.
+    let cfg = write(&dir.path().join("allow.toml"), &config(true));
+    let job = dir.path().join("allow");
+    let (_, said) = trawl_crawl(&cfg, &job, &env);
+    assert!(!said.contains("cookies not sent"), "{said}");
+    assert!(!sent_over_tls(&site).is_empty(), "{said}");
+    let log = common::crawl_log(&job);
+    let post = common::log_line(&log, &format!("{base}/?p=1"));
+    assert_eq!(post.status, 200, "{post:?}");
+    assert!(!post.has_annotation("login:untrusted"), "{post:?}");
+}

@@ -73,9 +73,16 @@ pub(super) async fn run(
             }
             None => {}
         }
+        // The session's cookies were kept off this connection: the page is what an anonymous visitor sees,
+        // not a lost session.
+        let withheld = fetched.result.as_ref().is_ok_and(|r| r.withheld);
+        let untrusted = Annotation::Login(LoginNote::Untrusted);
+        if withheld && !uri.annotations.contains(&untrusted) {
+            uri.annotate(untrusted);
+        }
         // Fetched again only under a new session: after the failed-login limit (or a failed login) the page
         // as it came is what there is.
-        if login::lost(p, &uri, &fetched).await {
+        if !withheld && login::lost(p, &uri, &fetched).await {
             let now = login::ensure(p, &uri, settings, &jar, worker, generation).await;
             if now != generation {
                 fetched = request(p, &uri, max_bytes, settings, validators, &jar, None).await;
@@ -114,17 +121,51 @@ pub(super) async fn run(
     }
 }
 
-/// The `Cookie` field of a request to `url` from the cookie jar `jar`, if it holds any for it.
-pub(super) fn cookie_header(
+/// Adds to `parts` the `Cookie` field of a request to `url` from the cookie jar `jar`, if it holds any for
+/// it: guarded (left out over a TLS connection whose certificate failed validation) when a credential for
+/// `url`'s host does not allow that ([`Access::cookie_guard`](trawl_fetch::access::Access::cookie_guard)).
+/// Returns that credential, for [`withheld`].
+pub(super) fn add_cookies(
     p: &Pipeline,
     jar: &str,
     url: &url::Url,
-) -> Option<(http::HeaderName, http::HeaderValue)> {
+    parts: &mut RequestParts<'_>,
+) -> Option<usize> {
     let cookies = p.access.cookies.header(jar, url)?;
-    Some((COOKIE, http::HeaderValue::from_str(&cookies).ok()?))
+    let value = http::HeaderValue::from_str(&cookies).ok()?;
+    parts.headers.push((COOKIE, value));
+    let guard = p.access.cookie_guard(url)?;
+    parts.guarded.push(COOKIE);
+    Some(guard)
 }
 
-/// One request of `uri` with the cookies of its jar and an `Authorization` (given, or answering the
+/// Whether the cookies of `fetched` were withheld (its certificate failed validation; `guard` is the
+/// credential that kept them off), said once per credential.
+pub(super) fn withheld(
+    p: &Pipeline,
+    url: &url::Url,
+    guard: Option<usize>,
+    fetched: &Fetched,
+) -> bool {
+    let Some(resp) = fetched.result.as_ref().ok().filter(|r| r.withheld) else {
+        return false;
+    };
+    if let Some(index) = guard
+        && p.access.note_withheld(index)
+    {
+        tracing::warn!(
+            "credentials[{index}]: cookies not sent to {}: its TLS certificate failed validation ({}); pages there \
+             are fetched without them (`login:untrusted`), since whoever intercepts the connection would get the \
+             login's session; set allow_invalid_certificate = true on the credential if the server is yours",
+            url.origin().ascii_serialization(),
+            resp.invalid_cert.as_deref().unwrap_or_default()
+        );
+    }
+    true
+}
+
+/// One request of `uri` with the cookies of its jar (withheld, and said, over a connection whose certificate
+/// failed validation where a credential is for the host) and an `Authorization` (given, or answering the
 /// challenge its origin asked before); the cookies it sets are kept.
 pub(super) async fn request(
     p: &Pipeline,
@@ -139,7 +180,7 @@ pub(super) async fn request(
         validators,
         ..RequestParts::default()
     };
-    parts.headers.extend(cookie_header(p, jar, &uri.url));
+    let guard = add_cookies(p, jar, &uri.url, &mut parts);
     let auth = auth.or_else(|| {
         matches!(uri.kind, UriKind::Page)
             .then(|| p.access.up_front(&uri.url, "GET"))
@@ -168,6 +209,7 @@ pub(super) async fn request(
             .fetch(&uri.url, max_bytes, &settings.fetch, &parts)
             .await;
     }
+    withheld(p, &uri.url, guard, &fetched);
     p.keep_cookies(jar, &uri.url, &fetched);
     fetched
 }

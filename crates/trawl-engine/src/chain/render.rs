@@ -422,13 +422,16 @@ impl PageUpstream<'_> {
             form_type: content_type,
             ..Default::default()
         };
-        parts
-            .headers
-            .extend(fetch::cookie_header(p, &jar, &uri.url));
+        let guard = fetch::add_cookies(p, &jar, &uri.url, &mut parts);
         let fetched = p
             .fetcher
             .fetch(&uri.url, settings.fetch.max_bytes, &settings.fetch, &parts)
             .await;
+        if fetch::withheld(p, &uri.url, guard, &fetched) {
+            uri.annotate(trawl_config::Annotation::Login(
+                trawl_config::annotation::LoginNote::Untrusted,
+            ));
+        }
         p.keep_cookies(&jar, &uri.url, &fetched);
         let archived = login::write_exchange(p, &mut uri, &self.page.url, &fetched, self.worker);
         match fetched.result {

@@ -470,14 +470,41 @@ impl Crawl {
             // those were deduplicated against: the first capture of a payload is the one revisits point at.
             let earlier = crate::write::with_earlier_sources(&config.warc.dedup_from);
             let own = self.job.warc_dir();
+            let (mut files, mut lines, mut damaged) = (0usize, 0usize, 0usize);
             for source in std::iter::once(&own).chain(&earlier) {
                 if source == &own && !source.is_dir() {
                     continue;
                 }
-                for index in crate::write::dedup::index_files(source)? {
-                    let n = table.load(&index)?;
-                    tracing::info!("dedup: {n} captures read from {}", index.path().display());
+                // A source that is not there at all is a configuration error, not damage.
+                if !source.exists() {
+                    return Err(Error::DedupMissing {
+                        path: source.clone(),
+                    });
                 }
+                for index in crate::write::dedup::index_files(source)? {
+                    let loaded = table.load(&index);
+                    files += 1;
+                    lines += loaded.lines;
+                    match loaded.warning(index.path()) {
+                        Some(warning) => {
+                            damaged += 1;
+                            tracing::warn!("{warning}");
+                        }
+                        None => tracing::info!(
+                            "dedup: {} captures read from {}",
+                            loaded.lines,
+                            index.path().display()
+                        ),
+                    }
+                }
+            }
+            if damaged > 0 {
+                tracing::warn!(
+                    "dedup: {lines} captures read from {files} files, {damaged} of them damaged and read in part \
+                     or not at all (each named above): the crawl goes on, storing again a payload only they hold"
+                );
+            } else {
+                tracing::info!("dedup: {lines} captures read from {files} files");
             }
             if config.fetch.conditional_recrawl {
                 // Oldest first, so that a URL keeps the validators of its latest capture.

@@ -106,38 +106,109 @@ impl DigestTable {
         let _ = self.digests.insert(digest.as_bytes(), encode(refers_to));
     }
 
-    /// Adds the captures of one source file (revisits skipped: they hold no payload); returns how many
-    /// captures it read.
-    pub(crate) fn load(&self, source: &IndexSource) -> Result<usize, Error> {
+    /// Adds the captures of one source file (revisits skipped: they hold no payload); a damaged file gives
+    /// what could be read of it, and says what was wrong ([`Loaded`]).
+    pub(crate) fn load(&self, source: &IndexSource) -> Loaded {
         captures(source, |digest, refers| self.insert(digest, refers))
     }
 }
 
-/// Calls `each` with the payload digest (`sha1:BASE32` where it is SHA-1) and place of every capture of one
-/// source file, revisits skipped (they hold no payload); returns how many lines or records it read. A file
-/// that cannot be read is named with the `dedup_from` setting and what to do.
-fn captures(source: &IndexSource, each: impl FnMut(&str, &RefersTo)) -> Result<usize, Error> {
-    let read = match source {
-        IndexSource::Index(path) => index_captures(path, each),
-        IndexSource::Archive(path) => archive_captures(path, each),
-    };
-    read.map_err(|e| Error::DedupSource {
-        path: source.path().to_path_buf(),
-        problem: Box::new(e),
-    })
+/// What reading one source file came to. A damaged file does not stop a crawl: its lines that cannot be
+/// read are skipped, and a file that stops being readable (not text, cut short, a WARC record that does not
+/// parse) gives what came before; the crawl deduplicates a little less.
+#[derive(Debug, Default)]
+pub(crate) struct Loaded {
+    /// Lines (or records) read.
+    pub(crate) lines: usize,
+    /// Lines skipped.
+    pub(crate) skipped: usize,
+    /// The first skipped line's problem.
+    pub(crate) first_skipped: Option<Error>,
+    /// What ended the file before its end.
+    pub(crate) stopped: Option<Error>,
 }
 
-/// The captures of a WARC or ARC file with no index beside it, indexed on the way in.
-fn archive_captures(path: &Path, mut each: impl FnMut(&str, &RefersTo)) -> Result<usize, Error> {
+impl Loaded {
+    /// Whether the file was read whole.
+    pub(crate) fn whole(&self) -> bool {
+        self.skipped == 0 && self.stopped.is_none()
+    }
+
+    /// The file's first problem, as an error naming it (for tools that refuse a damaged source).
+    fn into_result(self, path: &Path) -> Result<usize, Error> {
+        match self.stopped.or(self.first_skipped) {
+            None => Ok(self.lines),
+            Some(problem) => Err(Error::DedupSource {
+                path: path.to_path_buf(),
+                problem: Box::new(problem),
+            }),
+        }
+    }
+
+    /// The warning for a damaged file (`None` when it was read whole): the file, where and what is wrong,
+    /// what was used of it, and what to do.
+    pub(crate) fn warning(&self, path: &Path) -> Option<String> {
+        if self.whole() {
+            return None;
+        }
+        let mut said = format!("dedup: {} is damaged: ", path.display());
+        if let Some(first) = &self.first_skipped {
+            said.push_str(&format!(
+                "{} line{} skipped (the first: {first})",
+                self.skipped,
+                if self.skipped == 1 { "" } else { "s" }
+            ));
+        }
+        if let Some(stop) = &self.stopped {
+            if self.first_skipped.is_some() {
+                said.push_str("; then ");
+            }
+            said.push_str(&format!("{stop}; the rest of the file is not read"));
+        }
+        said.push_str(&format!(
+            "; {} line{} or record{} read from it are used. The crawl goes on, deduplicating less (a payload \
+             only in the unread part is stored again); mend the file (`trawl warc index` writes an index of \
+             WARCs) or take it out of [warc] dedup_from",
+            self.lines,
+            if self.lines == 1 { "" } else { "s" },
+            if self.lines == 1 { "" } else { "s" },
+        ));
+        Some(said)
+    }
+}
+
+/// Calls `each` with the payload digest (`sha1:BASE32` where it is SHA-1) and place of every capture of one
+/// source file, revisits skipped (they hold no payload): what could be read of it.
+fn captures(source: &IndexSource, each: impl FnMut(&str, &RefersTo)) -> Loaded {
+    match source {
+        IndexSource::Index(path) => index_captures(path, each),
+        IndexSource::Archive(path) => archive_captures(path, each),
+    }
+}
+
+/// The captures of a WARC or ARC file with no index beside it, indexed on the way in (none when a record
+/// cannot be read: the file is indexed whole or not at all).
+fn archive_captures(path: &Path, mut each: impl FnMut(&str, &RefersTo)) -> Loaded {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let lines = trawl_warc::index_file(path, &name)?;
+    let lines = match trawl_warc::index_file(path, &name) {
+        Ok(lines) => lines,
+        Err(e) => {
+            return Loaded {
+                stopped: Some(e.into()),
+                ..Loaded::default()
+            };
+        }
+    };
     for c in lines.iter().filter_map(|l| capture_of_line(l).flatten()) {
         each(&c.0, &c.1);
     }
-    Ok(lines.len())
+    Loaded {
+        lines: lines.len(),
+        ..Loaded::default()
+    }
 }
 
 /// The longest line an index may have: past it the file is no index (a binary file may have no line break).
@@ -230,51 +301,83 @@ impl IndexLines {
 }
 
 /// The captures of the index at `path`: CDXJ, or classic CDX (with its ` CDX …` header, or without one in the
-/// 11- or 9-field form); either may be gzipped.
-fn index_captures(path: &Path, mut each: impl FnMut(&str, &RefersTo)) -> Result<usize, Error> {
-    let mut lines = IndexLines::open(path)?;
+/// 11- or 9-field form); either may be gzipped. A line that cannot be read is skipped; a file that is no text
+/// (or a CDX header that cannot be read) stops there.
+fn index_captures(path: &Path, mut each: impl FnMut(&str, &RefersTo)) -> Loaded {
+    let mut loaded = Loaded::default();
+    let mut lines = match IndexLines::open(path) {
+        Ok(lines) => lines,
+        Err(e) => {
+            loaded.stopped = Some(e);
+            return loaded;
+        }
+    };
     // What the first line that is not blank says the file is: CDXJ (`None`) or classic CDX.
     let mut classic: Option<Option<CdxFormat>> = None;
-    let mut n = 0;
-    while let Some((i, line)) = lines.next_line()? {
+    loop {
+        let (i, line) = match lines.next_line() {
+            Ok(Some(next)) => next,
+            Ok(None) => break,
+            Err(e) => {
+                loaded.stopped = Some(e);
+                break;
+            }
+        };
         if line.is_empty() {
             continue;
         }
         let format = match &classic {
             Some(format) => format,
-            None if trawl_warc::cdx::is_header(line) => {
-                let format = CdxFormat::from_header(line).map_err(|source| Error::BadCdx {
-                    path: path.to_path_buf(),
-                    line: i,
-                    source,
-                })?;
-                classic = Some(Some(format));
-                continue;
-            }
+            None if trawl_warc::cdx::is_header(line) => match CdxFormat::from_header(line) {
+                Ok(format) => {
+                    classic = Some(Some(format));
+                    continue;
+                }
+                Err(source) => {
+                    loaded.stopped = Some(Error::BadCdx {
+                        path: path.to_path_buf(),
+                        line: i,
+                        source,
+                    });
+                    break;
+                }
+            },
             None if capture_of_line(line).is_none() => {
                 classic.insert(CdxFormat::guess(line.split(' ').count()))
             }
             None => classic.insert(None),
         };
-        n += 1;
+        let mut skip = |e: Error| {
+            loaded.skipped += 1;
+            loaded.first_skipped.get_or_insert(e);
+        };
         let Some(format) = format else {
             match capture_of_line(line) {
                 Some(Some((digest, refers))) => each(&digest, &refers),
                 Some(None) => {}
                 None => {
-                    return Err(Error::BadIndex {
+                    skip(Error::BadIndex {
                         path: path.to_path_buf(),
                         line: i,
                     });
+                    continue;
                 }
             }
+            loaded.lines += 1;
             continue;
         };
-        let c = format.capture(line).map_err(|source| Error::BadCdx {
-            path: path.to_path_buf(),
-            line: i,
-            source,
-        })?;
+        let c = match format.capture(line) {
+            Ok(c) => c,
+            Err(source) => {
+                skip(Error::BadCdx {
+                    path: path.to_path_buf(),
+                    line: i,
+                    source,
+                });
+                continue;
+            }
+        };
+        loaded.lines += 1;
         if c.is_revisit() {
             continue;
         }
@@ -290,7 +393,7 @@ fn index_captures(path: &Path, mut each: impl FnMut(&str, &RefersTo)) -> Result<
             );
         }
     }
-    Ok(n)
+    loaded
 }
 
 /// The `dedup_from` sources and, after them, the sources each job among them was itself deduplicated against
@@ -335,7 +438,8 @@ pub fn payload_digests(source: &Path) -> Result<std::collections::HashSet<String
     for file in index_files(source)? {
         captures(&file, |digest, _| {
             digests.insert(digest.to_owned());
-        })?;
+        })
+        .into_result(file.path())?;
     }
     Ok(digests)
 }
@@ -374,7 +478,7 @@ impl DigestTable {
 
     /// Reads the responses of the WARCs of the job `source` (a `dedup_from` entry that is a job or WARC
     /// folder) and keeps, per URL, the validators (`ETag`, `Last-Modified`) of its latest capture; returns how
-    /// many it kept.
+    /// many it kept. A damaged WARC is warned about and read as far as it goes.
     pub(crate) fn load_validators(&self, source: &Path) -> Result<usize, Error> {
         let dir = if source.join("warcs").is_dir() {
             source.join("warcs")
@@ -390,8 +494,25 @@ impl DigestTable {
             let mut outlinks: std::collections::HashMap<String, String> =
                 std::collections::HashMap::new();
             let mut entries: Vec<(String, String, String)> = Vec::new();
-            for record in trawl_warc::open(&warc)? {
-                let record = record?;
+            let records = match trawl_warc::open(&warc) {
+                Ok(records) => records,
+                Err(e) => {
+                    tracing::warn!("conditional recrawl: {e}; no validators are read from it");
+                    continue;
+                }
+            };
+            for record in records {
+                // A damaged file gives the validators of the records before the damage.
+                let record = match record {
+                    Ok(record) => record,
+                    Err(e) => {
+                        tracing::warn!(
+                            "conditional recrawl: {e}; the validators of the records after it are not read (their \
+                             pages are fetched without If-None-Match / If-Modified-Since)"
+                        );
+                        break;
+                    }
+                };
                 if record.get("WARC-Type") == Some("metadata")
                     && let Some(to) = record.get("WARC-Concurrent-To")
                 {
@@ -635,7 +756,7 @@ mod tests {
              org,example)/c 20150216050222 http://example.org/c warc/revisit - BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB - - 10 0 a.warc.gz\n",
         )
         .unwrap();
-        assert_eq!(t.load(&IndexSource::Index(cdx.clone())).unwrap(), 3);
+        assert_eq!(t.load(&IndexSource::Index(cdx.clone())).lines, 3);
         let got = t.get("sha1:B2LTWWPUOYAH7UIPQ7ZUPQ4VMBSVC36A").unwrap();
         assert_eq!(got.target_uri, "http://example.org/");
         assert_eq!(got.date, "2014-02-16T05:02:21Z");
@@ -652,21 +773,44 @@ mod tests {
             "org,example)/d 20140216050223 http://example.org/d text/html 200 CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC - 1 x.arc.gz\n",
         )
         .unwrap();
-        assert_eq!(t.load(&IndexSource::Index(headless)).unwrap(), 1);
+        assert_eq!(t.load(&IndexSource::Index(headless)).lines, 1);
         assert!(t.get("sha1:CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC").is_some());
 
+        // A line that cannot be read is skipped, said with its file and line; the lines around it are read.
         let bad = dir.path().join("bad.cdx");
         std::fs::write(
             &bad,
-            " CDX N b a m s k r V g\nx 2014 http://a/ - - - - 1 f\n",
+            " CDX N b a m s k r V g\n\
+             org,example)/h 20140216050221 http://example.org/h text/html 200 HHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHH - 1 f\n\
+             x 2014 http://a/ - - - - 1 f\n\
+             org,example)/i 20140216050221 http://example.org/i text/html 200 IIIIIIIIIIIIIIIIIIIIIIIIIIIIIIII - 1 f\n",
         )
         .unwrap();
-        let e = t.load(&IndexSource::Index(bad)).unwrap_err();
+        let loaded = t.load(&IndexSource::Index(bad.clone()));
+        assert_eq!((loaded.lines, loaded.skipped), (2, 1), "{loaded:?}");
+        assert!(t.get("sha1:HHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHH").is_some());
+        assert!(t.get("sha1:IIIIIIIIIIIIIIIIIIIIIIIIIIIIIIII").is_some());
         assert!(
-            matches!(&e, Error::DedupSource { problem, .. } if matches!(**problem, Error::BadCdx { line: 2, .. })),
+            matches!(loaded.first_skipped, Some(Error::BadCdx { line: 3, .. })),
+            "{loaded:?}"
+        );
+        let warning = loaded.warning(&bad).unwrap();
+        assert!(
+            warning.contains("bad.cdx is damaged: 1 line skipped (the first: ")
+                && warning.contains("line 3: ")
+                && warning.contains("14 digits")
+                && warning.contains("2 lines or records read from it are used"),
+            "{warning}"
+        );
+        // A tool that must not read a damaged source in part still refuses it, naming the line.
+        let e = t
+            .load(&IndexSource::Index(bad.clone()))
+            .into_result(&bad)
+            .unwrap_err();
+        assert!(
+            matches!(&e, Error::DedupSource { problem, .. } if matches!(**problem, Error::BadCdx { line: 3, .. })),
             "{e}"
         );
-        assert!(e.to_string().contains("14 digits"), "{e}");
     }
 
     /// An index is read a line at a time: a Latin-1 URL in a Heritrix CDX is read with its byte
@@ -688,7 +832,7 @@ mod tests {
         gz.write_all(&latin1).unwrap();
         let cdx = dir.path().join("latin1.cdx.gz");
         std::fs::write(&cdx, gz.finish().unwrap()).unwrap();
-        assert_eq!(t.load(&IndexSource::Index(cdx)).unwrap(), 2);
+        assert_eq!(t.load(&IndexSource::Index(cdx)).lines, 2);
         let got = t.get("sha1:DDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD").unwrap();
         assert_eq!(got.target_uri, "http://example.org/caf%E9");
         assert!(t.get("sha1:EEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEE").is_some());
@@ -702,7 +846,7 @@ mod tests {
              com,example)/g 20261125005001 {\"url\": \"http://example.com/g\", \"digest\": \"sha1:GGGG\"}\n\n",
         )
         .unwrap();
-        assert_eq!(t.load(&IndexSource::Index(cdxj)).unwrap(), 2);
+        assert_eq!(t.load(&IndexSource::Index(cdxj)).lines, 2);
         assert!(t.get("sha1:FFFF").is_some() && t.get("sha1:GGGG").is_some());
 
         for (name, bytes) in [
@@ -711,10 +855,16 @@ mod tests {
         ] {
             let junk = dir.path().join(name);
             std::fs::write(&junk, bytes).unwrap();
-            let e = t.load(&IndexSource::Index(junk)).unwrap_err();
+            let loaded = t.load(&IndexSource::Index(junk.clone()));
             assert!(
-                matches!(&e, Error::DedupSource { problem, .. } if matches!(**problem, Error::NotAnIndex { .. })),
-                "{name}: {e}"
+                matches!(loaded.stopped, Some(Error::NotAnIndex { .. })),
+                "{name}: {loaded:?}"
+            );
+            let warning = loaded.warning(&junk).unwrap();
+            assert!(
+                warning.contains("not a text index")
+                    && warning.contains("the rest of the file is not read"),
+                "{warning}"
             );
         }
     }

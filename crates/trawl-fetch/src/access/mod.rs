@@ -131,6 +131,8 @@ pub struct Access {
     sessions: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Session>>>>,
     /// Per credential tried: how its logins went.
     logins: Mutex<HashMap<usize, LoginRecord>>,
+    /// The credentials whose hosts' cookies were withheld over an unverified connection (each told once).
+    withheld: Mutex<std::collections::HashSet<usize>>,
 }
 
 impl std::fmt::Debug for Access {
@@ -179,6 +181,7 @@ impl Access {
             challenges: Mutex::default(),
             sessions: Mutex::default(),
             logins: Mutex::default(),
+            withheld: Mutex::default(),
         })
     }
 
@@ -300,6 +303,25 @@ impl Access {
                 space.paths.push(p);
             }
         }
+    }
+
+    /// The credential that keeps the cookies of a request to `url` off a TLS connection whose certificate
+    /// failed validation: the first credential for `url`'s host that does not set `allow_invalid_certificate`.
+    /// A login's session cookie is as good as its password to whoever intercepts the connection, and which
+    /// cookie is the session cannot be told reliably (a site may set or rotate it on any page), so all the
+    /// cookies sent to a credential's hosts are kept off such connections.
+    pub fn cookie_guard(&self, url: &Url) -> Option<usize> {
+        self.credentials
+            .iter()
+            .position(|c| !c.spec.allow_invalid_certificate && c.spec.applies_to(url))
+    }
+
+    /// Records that credential `index`'s cookies were withheld; true the first time (to warn once).
+    pub fn note_withheld(&self, index: usize) -> bool {
+        self.withheld
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(index)
     }
 
     /// Credential `index` of `[[credentials]]`.

@@ -30,6 +30,7 @@ pub(crate) const SCENARIOS: &[&str] = &[
     "/big-head",
     "/many-headers",
     "/big-body",
+    "/big-chunked",
     // bombs
     "/gzip-bomb",
     "/nested-bomb",
@@ -39,6 +40,7 @@ pub(crate) const SCENARIOS: &[&str] = &[
     "/cl-and-chunked",
     "/bad-chunk-size",
     "/no-final-chunk",
+    "/lf-chunks",
     "/http09",
     "/garbage-status",
     "/obs-fold",
@@ -368,6 +370,19 @@ async fn main_site(sock: &mut TcpStream, target: &str, other: u16) -> Io {
             let block = vec![b'b'; 64 << 10];
             stream(sock, total, |_| block.clone()).await
         }
+        "/big-chunked" => {
+            // 3 MB in chunks of 3,000 bytes: the 1 MiB limit falls inside a chunk.
+            sock.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\
+                  Connection: close\r\n\r\n",
+            )
+            .await?;
+            let chunk = [b"bb8\r\n".as_slice(), &[b'c'; 3000], b"\r\n"].concat();
+            for _ in 0..1000 {
+                sock.write_all(&chunk).await?;
+            }
+            sock.write_all(b"0\r\n\r\n").await
+        }
         "/gzip-bomb" => {
             sock.write_all(&response(
                 "200 OK",
@@ -423,6 +438,13 @@ async fn main_site(sock: &mut TcpStream, target: &str, other: u16) -> Io {
             sock.write_all(
                 b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\
                   Connection: close\r\n\r\n5\r\nhello\r\n6\r\n world\r\n",
+            )
+            .await
+        }
+        "/lf-chunks" => {
+            sock.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\
+                  Connection: close\r\n\r\n5\nhello\n6\n world\n0\n\n",
             )
             .await
         }
