@@ -6,5 +6,5 @@ use trawl_extract::feed::feed_links;
 
 fuzz_target!(|data: &[u8]| {
     let base = url::Url::parse("http://a.org/feed.xml").unwrap();
-    assert!(feed_links(data, &base, 100).0.len() <= 100);
+    assert!(feed_links(data, None, &base, 100).0.len() <= 100);
 });

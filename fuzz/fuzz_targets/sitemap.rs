@@ -6,5 +6,5 @@ use trawl_extract::sitemap::{MAX_URLS, sitemap_links};
 
 fuzz_target!(|data: &[u8]| {
     let base = url::Url::parse("http://a.org/sitemap.xml").unwrap();
-    assert!(sitemap_links(data, &base).outlinks.len() <= MAX_URLS);
+    assert!(sitemap_links(data, None, &base).outlinks.len() <= MAX_URLS);
 });

@@ -94,6 +94,10 @@ pub struct CrawlUri {
     pub lastmod: Option<i64>,
     /// Found only in a rendered page (a browser's DOM, not the HTML): its crawl.log line says `browser`.
     pub browser: bool,
+    /// Named where sitemaps are named (a robots.txt `Sitemap:` line, the `/sitemap.xml` probe, a sitemap
+    /// index's `<loc>`), or a redirect's target from such a URI: its body is read as a sitemap when it is one.
+    /// A page a `<urlset>` lists is reached by an `S` hop too, but is not one.
+    pub sitemap: bool,
     /// What the stages noted while processing it, for crawl.log (not stored).
     pub annotations: Vec<Annotation>,
 }
@@ -120,6 +124,7 @@ impl CrawlUri {
             awaited_robots: false,
             lastmod: None,
             browser: false,
+            sitemap: false,
             annotations: Vec::new(),
             url,
         }
@@ -149,6 +154,7 @@ impl CrawlUri {
             awaited_robots: false,
             lastmod: None,
             browser: false,
+            sitemap: false,
             annotations: Vec::new(),
         }
     }
@@ -266,6 +272,7 @@ impl CrawlUri {
             }
         }
         out.push(u8::from(self.browser));
+        out.push(u8::from(self.sitemap));
     }
 
     /// A URI read back from its on-disk form; `None` for bytes that are not one.
@@ -274,6 +281,7 @@ impl CrawlUri {
         let url = Url::parse(r.str()?).ok()?;
         let uniq_key = r.str()?.to_string();
         let hop_path = r.str()?.to_string();
+        let sitemap_hop = hop_path.ends_with('S');
         let url_opt = |s: &str| (!s.is_empty()).then(|| Url::parse(s).ok()).flatten();
         let via = url_opt(r.str()?);
         let canonical = url_opt(r.str()?);
@@ -329,6 +337,11 @@ impl CrawlUri {
                 _ => None,
             },
             browser: r.byte() == Some(1),
+            // A store from before this was kept: every URI an `S` hop reached was read as a sitemap then.
+            sitemap: match r.byte() {
+                Some(b) => b == 1,
+                None => sitemap_hop,
+            },
             annotations: Vec::new(),
         })
         .map(|mut uri| {
@@ -473,10 +486,34 @@ mod tests {
         let mut old = Vec::new();
         let seed = CrawlUri::seed(Url::parse("http://a.org/").unwrap(), "k".into());
         seed.encode(&mut old);
-        old.truncate(old.len() - 4);
+        old.truncate(old.len() - 5);
         assert_eq!(
             format!("{:?}", CrawlUri::decode(&old).unwrap()),
             format!("{seed:?}")
         );
+    }
+
+    /// Whether a URI is read as a sitemap is kept with it; a store from before that was kept reads every URI
+    /// an `S` hop reached as one, as that version did.
+    #[test]
+    fn the_sitemap_mark_is_kept() {
+        let robots =
+            CrawlUri::seed(Url::parse("http://a.org/").unwrap(), "k".into()).robots_prerequisite();
+        for sitemap in [true, false] {
+            let mut uri = robots.child(
+                Url::parse("http://a.org/sitemap.xml").unwrap(),
+                "s".into(),
+                Hop::Sitemap,
+            );
+            uri.sitemap = sitemap;
+            let mut bytes = Vec::new();
+            uri.encode(&mut bytes);
+            assert_eq!(CrawlUri::decode(&bytes).unwrap().sitemap, sitemap);
+            bytes.pop();
+            assert!(
+                CrawlUri::decode(&bytes).unwrap().sitemap,
+                "an older store's S hop"
+            );
+        }
     }
 }

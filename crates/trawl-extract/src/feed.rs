@@ -11,10 +11,11 @@ use quick_xml::{
 use url::Url;
 
 use super::{MAX_URL_LEN, Outlink};
+use crate::charset::charset_param;
 use crate::hop::Hop;
 use crate::xml::{self, Depth, resolve_ref};
 
-/// Whether `body` (served as `mime`) is an RSS, RDF or Atom feed.
+/// Whether `body` (served as `mime`, a media type or a whole `Content-Type`) is an RSS, RDF or Atom feed.
 pub fn looks_like_feed(mime: &str, body: &[u8]) -> bool {
     let essence = mime
         .split(';')
@@ -34,7 +35,7 @@ pub fn looks_like_feed(mime: &str, body: &[u8]) -> bool {
         return false;
     }
     // The root element, past the prolog (a generator's comment, a stylesheet instruction), in UTF-16 too.
-    let start = xml::utf8(&body[..body.len().min(SNIFF_BYTES)]);
+    let start = xml::utf8(&body[..body.len().min(SNIFF_BYTES)], charset_param(mime));
     if let Some(root) = xml::root_name(&start, SNIFF_BYTES) {
         return matches!(root.as_str(), "rss" | "feed" | "rdf");
     }
@@ -53,9 +54,15 @@ const SNIFF_BYTES: usize = 64 * 1024;
 
 /// The item links and enclosures of the feed `body` fetched from `doc_url`, at most `max`; the flag says the
 /// limit (or broken XML, or XML that ends inside its root) cut them short. Relative links resolve against the
-/// `xml:base` in force where they stand (RFC 4287 §2, XML Base), else against `doc_url`.
-pub fn feed_links(body: &[u8], doc_url: &Url, max: usize) -> (Vec<Outlink>, bool) {
-    let body = xml::utf8(body);
+/// `xml:base` in force where they stand (RFC 4287 §2, XML Base), else against `doc_url`. `content_type` is
+/// the response's `Content-Type`: its `charset` decides the encoding unless a byte order mark does (RFC 7303).
+pub fn feed_links(
+    body: &[u8],
+    content_type: Option<&str>,
+    doc_url: &Url,
+    max: usize,
+) -> (Vec<Outlink>, bool) {
+    let body = xml::utf8(body, content_type.and_then(charset_param));
     let mut reader = Reader::from_reader(&body[..]);
     reader.config_mut().trim_text(true);
     let mut feed = FeedReader {
@@ -259,7 +266,8 @@ mod tests {
             <item><guid>tag:a.org,2024:opaque-id</guid></item>
             <item><guid>relative-id-42</guid></item>
         </channel></rss>"#;
-        let (links, truncated) = feed_links(body, &Url::parse("http://a.org/feed").unwrap(), 100);
+        let (links, truncated) =
+            feed_links(body, None, &Url::parse("http://a.org/feed").unwrap(), 100);
         assert!(!truncated);
         let urls: Vec<&str> = links.iter().map(|l| l.url.as_str()).collect();
         assert_eq!(urls, ["http://a.org/guid-only", "http://a.org/p/2"]);
@@ -272,7 +280,7 @@ mod tests {
             <item><link>http://a.org/post/1</link><enclosure url="http://a.org/ep1.mp3" type="audio/mpeg"/></item>
             <item><link><![CDATA[/post/2]]></link></item></channel></rss>"#;
         assert!(looks_like_feed("application/rss+xml", rss));
-        let (links, cut) = feed_links(rss, &u(), 100);
+        let (links, cut) = feed_links(rss, None, &u(), 100);
         let urls: Vec<&str> = links.iter().map(|o| o.url.as_str()).collect();
         assert_eq!(
             urls,
@@ -288,20 +296,20 @@ mod tests {
             br#"<feed xmlns="http://www.w3.org/2005/Atom"><link rel="self" href="/feed.xml"/>
             <entry><link href="/e/1"/><link rel="enclosure" href="/e/1.ogg"/></entry></feed>"#;
         assert!(looks_like_feed("application/atom+xml; charset=utf-8", atom));
-        let urls: Vec<String> = feed_links(atom, &u(), 100)
+        let urls: Vec<String> = feed_links(atom, None, &u(), 100)
             .0
             .iter()
             .map(|o| o.url.to_string())
             .collect();
         assert_eq!(urls, ["http://a.org/e/1", "http://a.org/e/1.ogg"]);
         assert!(!looks_like_feed("text/html", b"<html><feed>"));
-        let (links, cut) = feed_links(rss, &u(), 2);
+        let (links, cut) = feed_links(rss, None, &u(), 2);
         assert_eq!(links.len(), 2);
         assert!(cut);
     }
 
     fn urls(body: &[u8]) -> Vec<String> {
-        feed_links(body, &u(), 100)
+        feed_links(body, None, &u(), 100)
             .0
             .iter()
             .map(|o| o.url.to_string())
@@ -369,11 +377,11 @@ mod tests {
     fn a_feed_that_breaks_off_is_truncated() {
         let cut =
             br#"<rss><channel><item><link>http://a.org/1</link></item><item><link>http://a.org/2"#;
-        let (links, truncated) = feed_links(cut, &u(), 100);
+        let (links, truncated) = feed_links(cut, None, &u(), 100);
         assert_eq!(links.len(), 1);
         assert!(truncated);
         let whole = br#"<rss><channel><item><link>http://a.org/1</link></item></channel></rss>"#;
-        assert!(!feed_links(whole, &u(), 100).1);
+        assert!(!feed_links(whole, None, &u(), 100).1);
     }
 
     /// The tester's feed.rss in ISO-8859-1: every link is read (quick-xml used to stop at the title's `é` and
@@ -384,7 +392,7 @@ mod tests {
             <title>Caf\xe9 news</title><link>http://a.org/</link><item><title>Premi\xe8re</title>\
             <link>http://a.org/feed-item1</link></item><item><link>http://a.org/caf\xe9</link></item>\
             </channel></rss>";
-        let (links, cut) = feed_links(latin1, &u(), 100);
+        let (links, cut) = feed_links(latin1, None, &u(), 100);
         let got: Vec<&str> = links.iter().map(|o| o.url.as_str()).collect();
         assert_eq!(
             got,
@@ -396,10 +404,29 @@ mod tests {
         );
         assert!(!cut);
         let stray = b"<rss><channel><title>It\x92s</title><item><link>http://a.org/1</link></item></channel></rss>";
-        let (links, cut) = feed_links(stray, &u(), 100);
+        let (links, cut) = feed_links(stray, None, &u(), 100);
         assert_eq!(links.len(), 1);
         assert!(!cut);
         assert!(looks_like_feed("application/rss+xml", latin1));
+    }
+
+    /// A feed served `charset=iso-8859-1` with no encoding in its XML declaration: every entry is read with its
+    /// own characters (the header used to be ignored: `é` read as UTF-8 became U+FFFD, `%EF%BF%BD`).
+    #[test]
+    fn the_http_charset_decides_without_a_declaration() {
+        let rss = b"<?xml version=\"1.0\"?><rss><channel><title>Caf\xe9</title>\
+            <item><link>http://a.org/caf\xe9</link></item><item><link>http://a.org/after</link></item></channel></rss>";
+        let content_type = "application/rss+xml; charset=iso-8859-1";
+        assert!(looks_like_feed(content_type, rss));
+        let ct = Some(content_type);
+        let (links, cut) = feed_links(rss, ct, &u(), 100);
+        let got: Vec<&str> = links.iter().map(|o| o.url.as_str()).collect();
+        assert_eq!(got, ["http://a.org/caf%C3%A9", "http://a.org/after"]);
+        assert!(!cut);
+        // A byte order mark beats the header.
+        let bom = b"\xef\xbb\xbf<rss><channel><item><link>http://a.org/\xc3\xa9</link></item></channel></rss>";
+        let (links, _) = feed_links(bom, ct, &u(), 100);
+        assert_eq!(links[0].url.as_str(), "http://a.org/%C3%A9");
     }
 
     /// A link over MAX_URL_LEN bytes (as written, or once resolved and percent-encoded) is dropped.
@@ -425,7 +452,7 @@ mod tests {
         }
         rss.push_str("<item><link>http://a.org/item/7</link></item></channel></rss>");
         let started = std::time::Instant::now();
-        let (links, cut) = feed_links(rss.as_bytes(), &u(), usize::MAX);
+        let (links, cut) = feed_links(rss.as_bytes(), None, &u(), usize::MAX);
         let took = started.elapsed();
         assert_eq!(links.len(), n);
         assert!(!cut);
@@ -434,8 +461,14 @@ mod tests {
 
     proptest! {
         #[test]
-        fn any_bytes_read_or_stop_cleanly(body in proptest::collection::vec(any::<u8>(), 0..400)) {
-            let (links, _) = feed_links(&body, &u(), 10);
+        fn any_bytes_read_or_stop_cleanly(
+            body in proptest::collection::vec(any::<u8>(), 0..400),
+            content_type in proptest::option::of(proptest::sample::select(vec![
+                "text/xml; charset=iso-8859-1", "application/rss+xml;charset=\"utf-16be\"", "text/xml; charset=euc-jp",
+                "text/xml; charset=nonsense",
+            ])),
+        ) {
+            let (links, _) = feed_links(&body, content_type, &u(), 10);
             prop_assert!(links.len() <= 10);
         }
 
@@ -445,7 +478,7 @@ mod tests {
             "<entry>", "</entry>", "<link href=\"a.html\"/>", "<link xml:base=\"/z/\" href=\"b\"/>", "<link>",
             "</link>", "item.html", "&amp;", "&#38;", "&#0;", "&e;", "<![CDATA[c]]>",
         ]), 0..40)) {
-            let (links, _) = feed_links(parts.concat().as_bytes(), &u(), 10);
+            let (links, _) = feed_links(parts.concat().as_bytes(), None, &u(), 10);
             prop_assert!(links.len() <= 10);
         }
     }

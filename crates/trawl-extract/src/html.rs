@@ -2,7 +2,8 @@
 //!
 //! Each rule is one row of [`ATTRS`] (a tag, an attribute, a hop) or one
 //! arm of [`Collector::element`] for the tags whose links depend on other
-//! attributes (`link rel`, `form method`, `input type`, `meta`).
+//! attributes (`link rel`, `form method`, `input type`, `meta`) or on the form
+//! a submit button belongs to (`formaction`, `formmethod`).
 //!
 //! Raw attribute values are collected while scanning and resolved only at
 //! the end, because the first `<base href>` applies to the whole document,
@@ -96,8 +97,37 @@ fn parse(body: &[u8], encoding: &'static Encoding, limits: &Limits) -> Collector
         Event::Start(tag) => collector.element(tag),
         Event::StyleText(text) => collector.style_text(text),
         Event::ScriptText(text) => collector.script_text(text),
+        Event::FormEnd => {
+            collector.open_form = None;
+            ControlFlow::Continue(())
+        }
     });
+    collector.detached_submitters();
     collector
+}
+
+/// A form as its submit buttons need it: whether it submits with GET, and its `action` (decoded).
+#[derive(Debug, Clone)]
+struct Form {
+    get: bool,
+    action: Option<String>,
+}
+
+/// A submit button (`<button>`, `<input type=submit|image>`): where and how it submits its form, overriding
+/// the form's `action` and `method` when it has `formaction` and `formmethod`.
+#[derive(Debug)]
+struct Submitter {
+    formaction: Option<String>,
+    /// Whether its `formmethod` says GET; `None` when it has none (the form's method applies).
+    get: Option<bool>,
+    context: &'static str,
+}
+
+/// Whether a form's `method` (or a button's `formmethod`) value submits with GET: every value but `post` and
+/// `dialog` does, as HTML's invalid value default is GET.
+fn is_get(method: &str) -> bool {
+    let method = trim_ascii_ws(method);
+    !(method.eq_ignore_ascii_case("post") || method.eq_ignore_ascii_case("dialog"))
 }
 
 /// An attribute value that holds one URL: (tag, attribute, hop, context).
@@ -191,6 +221,13 @@ struct Collector {
     encoding: &'static Encoding,
     /// Whether inline script text is read for speculative links.
     speculative: bool,
+    /// The form whose start tag came last and has not ended: the form of the submit buttons that follow (the
+    /// tree builder's form element pointer).
+    open_form: Option<Form>,
+    /// The first form of each `id`, for submit buttons that name theirs (`form="id"`), wherever it stands.
+    forms_by_id: std::collections::HashMap<String, Form>,
+    /// Submit buttons that name their form by id, judged once every form is known.
+    detached: Vec<(String, Submitter)>,
 }
 
 impl Collector {
@@ -209,6 +246,9 @@ impl Collector {
             base_href: None,
             nofollow: false,
             encoding,
+            open_form: None,
+            forms_by_id: std::collections::HashMap::new(),
+            detached: Vec::new(),
         }
     }
 
@@ -341,13 +381,23 @@ impl Collector {
                     }
                 }
             }
-            "input" if self.attr_is(tag, "type", "image") == Some(true) => {
-                self.attr(tag, "src", Hop::Embed, "input/@src");
+            "input" => {
+                let image = self.attr_is(tag, "type", "image") == Some(true);
+                if image {
+                    self.attr(tag, "src", Hop::Embed, "input/@src");
+                }
+                if image || self.attr_is(tag, "type", "submit") == Some(true) {
+                    self.submitter(tag, "input/@formaction");
+                }
             }
-            // A form without a method is GET.
-            "form" if self.attr_is(tag, "method", "get") != Some(false) => {
-                self.attr(tag, "action", Hop::Link, "form/@action");
+            // A button without a type is a submit button; so is one of a type HTML does not know.
+            "button"
+                if self.attr_is(tag, "type", "button") != Some(true)
+                    && self.attr_is(tag, "type", "reset") != Some(true) =>
+            {
+                self.submitter(tag, "button/@formaction");
             }
+            "form" => self.form(tag),
             "base" if self.base_href.is_none() => self.base_href = self.value(tag, "href"),
             "meta" => self.meta(tag),
             _ => {}
@@ -356,6 +406,71 @@ impl Collector {
             self.css(&style, "@style/url()", "@style/@import");
         }
         self.go_on()
+    }
+
+    /// A `<form>`: its action is a link when it submits with GET (a form without a method does); it is the form
+    /// of the submit buttons that follow until `</form>` (unless one is open already: HTML ignores a form
+    /// inside a form), and of those anywhere that name its `id`.
+    fn form(&mut self, tag: &StartTag<'_>) {
+        let form = Form {
+            get: self.value(tag, "method").is_none_or(|m| is_get(&m)),
+            action: self.value(tag, "action"),
+        };
+        if form.get
+            && let Some(action) = &form.action
+        {
+            self.push(action, Hop::Link, "form/@action");
+        }
+        if let Some(id) = self.value(tag, "id").filter(|id| !id.is_empty()) {
+            self.forms_by_id.entry(id).or_insert_with(|| form.clone());
+        }
+        if self.open_form.is_none() {
+            self.open_form = Some(form);
+        }
+    }
+
+    /// A submit button: its `formaction` (or, when its `formmethod` makes a POST form's submission GET, the
+    /// form's action) is a link when its form submits with GET, as a form's action is. A button outside any
+    /// form submits nothing; one that names its form (`form="id"`) is judged at the end.
+    fn submitter(&mut self, tag: &StartTag<'_>, context: &'static str) {
+        let submitter = Submitter {
+            formaction: self.value(tag, "formaction"),
+            get: self.value(tag, "formmethod").map(|m| is_get(&m)),
+            context,
+        };
+        if submitter.formaction.is_none() && submitter.get.is_none() {
+            return;
+        }
+        match self.value(tag, "form") {
+            Some(id) => self.detached.push((id, submitter)),
+            None => {
+                if let Some(form) = self.open_form.clone() {
+                    self.submit(&form, &submitter);
+                }
+            }
+        }
+    }
+
+    /// Records where `submitter` sends `form`, if it sends it with GET.
+    fn submit(&mut self, form: &Form, submitter: &Submitter) {
+        if !submitter.get.unwrap_or(form.get) {
+            return;
+        }
+        match (&submitter.formaction, &form.action) {
+            (Some(target), _) => self.push(target, Hop::Link, submitter.context),
+            // Only the method changed: the form's own action, which a GET form has given already.
+            (None, Some(action)) if !form.get => self.push(action, Hop::Link, "form/@action"),
+            _ => {}
+        }
+    }
+
+    /// Judges the submit buttons that named their form by id, now that every form is known.
+    fn detached_submitters(&mut self) {
+        for (id, submitter) in std::mem::take(&mut self.detached) {
+            if let Some(form) = self.forms_by_id.get(&id).cloned() {
+                self.submit(&form, &submitter);
+            }
+        }
     }
 
     /// Breaks the scan once the document had too many links.

@@ -9,8 +9,17 @@ use quick_xml::{NsReader, events::Event, name::ResolveResult};
 use url::Url;
 
 use super::{MAX_URL_LEN, Outlink};
+use crate::charset::charset_param;
 use crate::hop::Hop;
 use crate::xml::{self, Depth, resolve_ref};
+
+/// The context of a sitemap index's `<loc>`: a sitemap, which the crawl reads as one when it fetches it.
+pub const INDEX_LOC: &str = "sitemapindex/loc";
+/// The context of a `<urlset>`'s `<loc>`: a page, extracted as what its type says (a gzip file or a text file
+/// a sitemap lists is no sitemap).
+pub const PAGE_LOC: &str = "sitemap/loc";
+/// The context of a text sitemap's line: a page, as [`PAGE_LOC`].
+pub const TEXT_LINE: &str = "sitemap/text";
 
 /// The most URLs one sitemap file may list (sitemaps.org).
 pub const MAX_URLS: usize = 50_000;
@@ -20,7 +29,8 @@ pub const MAX_BYTES: u64 = 50 * 1024 * 1024;
 /// What a sitemap gave.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct SitemapLinks {
-    /// The URLs it lists (pages, or the sitemaps of an index), as `S` hops.
+    /// The URLs it lists, as `S` hops: the sitemaps of an index (context [`INDEX_LOC`]) or pages ([`PAGE_LOC`],
+    /// [`TEXT_LINE`]).
     pub outlinks: Vec<Outlink>,
     /// Whether a limit cut it short (or the XML broke off): the URLs before it are kept.
     pub truncated: bool,
@@ -31,12 +41,14 @@ pub struct SitemapLinks {
 const SNIFF_BYTES: usize = 64 * 1024;
 
 /// Whether `body` (of a URI reached through a sitemap hop) is a sitemap rather than a page: gzip data, XML whose
-/// root (past its prolog, UTF-16 too) is `<urlset>` or `<sitemapindex>`, or plain text with URLs.
+/// root (past its prolog, UTF-16 too) is `<urlset>` or `<sitemapindex>`, or plain text with URLs. `mime` is
+/// the media type, or the whole `Content-Type`.
 pub fn looks_like_sitemap(mime: &str, body: &[u8]) -> bool {
     if body.starts_with(&[0x1f, 0x8b]) {
         return true;
     }
-    let start = xml::utf8(&body[..body.len().min(SNIFF_BYTES)]);
+    let essence = mime.split(';').next().unwrap_or_default().trim();
+    let start = xml::utf8(&body[..body.len().min(SNIFF_BYTES)], charset_param(mime));
     if let Some(root) = xml::root_name(&start, SNIFF_BYTES) {
         return root == "urlset" || root == "sitemapindex";
     }
@@ -45,13 +57,16 @@ pub fn looks_like_sitemap(mime: &str, body: &[u8]) -> bool {
     let has = |needle: &[u8]| head.windows(needle.len()).any(|w| w == needle);
     has(b"<urlset")
         || has(b"<sitemapindex")
-        || (mime.eq_ignore_ascii_case("text/plain") && has(b"http"))
+        || (essence.eq_ignore_ascii_case("text/plain") && has(b"http"))
 }
 
-/// The links of the sitemap `body` fetched from `doc_url`.
-pub fn sitemap_links(body: &[u8], doc_url: &Url) -> SitemapLinks {
+/// The links of the sitemap `body` fetched from `doc_url`. `content_type` is the response's `Content-Type`:
+/// its `charset` decides the encoding unless a byte order mark does (RFC 7303); it says nothing of what a
+/// gzip file holds.
+pub fn sitemap_links(body: &[u8], content_type: Option<&str>, doc_url: &Url) -> SitemapLinks {
     let mut truncated = false;
-    let plain: std::borrow::Cow<'_, [u8]> = if body.starts_with(&[0x1f, 0x8b]) {
+    let gzip = body.starts_with(&[0x1f, 0x8b]);
+    let plain: std::borrow::Cow<'_, [u8]> = if gzip {
         let mut out = Vec::new();
         let read = flate2::read::MultiGzDecoder::new(body)
             .take(MAX_BYTES + 1)
@@ -66,7 +81,8 @@ pub fn sitemap_links(body: &[u8], doc_url: &Url) -> SitemapLinks {
         body[..body.len().min(MAX_BYTES as usize)].into()
     };
     // A UTF-16 sitemap (the protocol asks for UTF-8, some generators write UTF-16) is read decoded.
-    let plain = xml::utf8(&plain);
+    let charset = content_type.and_then(charset_param).filter(|_| !gzip);
+    let plain = xml::utf8(&plain, charset);
     let mut links = if plain.iter().take(512).any(|&b| b == b'<') {
         xml_locs(&plain, doc_url)
     } else {
@@ -77,8 +93,14 @@ pub fn sitemap_links(body: &[u8], doc_url: &Url) -> SitemapLinks {
 }
 
 /// Adds the URL `text` names (resolved against `doc_url`; none over [`MAX_URL_LEN`] bytes, as written or
-/// resolved); false once [`MAX_URLS`] are kept.
-fn push(out: &mut SitemapLinks, text: &str, lastmod: Option<i64>, doc_url: &Url) -> bool {
+/// resolved) with `context`; false once [`MAX_URLS`] are kept.
+fn push(
+    out: &mut SitemapLinks,
+    text: &str,
+    lastmod: Option<i64>,
+    doc_url: &Url,
+    context: &'static str,
+) -> bool {
     if out.outlinks.len() >= MAX_URLS {
         out.truncated = true;
         return false;
@@ -98,7 +120,7 @@ fn push(out: &mut SitemapLinks, text: &str, lastmod: Option<i64>, doc_url: &Url)
             out.outlinks.push(Outlink {
                 url,
                 hop: Hop::Sitemap,
-                context: "sitemap/loc",
+                context,
                 lastmod,
             });
         }
@@ -202,8 +224,11 @@ struct LocReader<'u> {
     /// The depth of the field's element: only its own text counts, not that of an element inside it.
     field_depth: usize,
     text: String,
-    /// Inside a `<url>` or `<sitemap>` entry, whose loc and lastmod come in either order.
-    in_entry: bool,
+    /// Inside a `<url>` or `<sitemap>` entry (the context of its loc), whose loc and lastmod come in either
+    /// order.
+    entry: Option<&'static str>,
+    /// Whether the first protocol element was `<sitemapindex>`: a `<loc>` outside any entry names a sitemap.
+    index: bool,
     loc: Option<String>,
     lastmod: Option<i64>,
 }
@@ -224,9 +249,11 @@ impl LocReader<'_> {
         let protocol = ["urlset", "sitemapindex", "url", "sitemap"];
         if self.ns.is_none() && protocol.iter().any(|p| local.eq_ignore_ascii_case(p)) {
             self.ns = Some(ns.clone());
+            self.index = local.eq_ignore_ascii_case("sitemapindex");
         }
-        if self.is(ns, local, "url") || self.is(ns, local, "sitemap") {
-            self.in_entry = true;
+        let url = self.is(ns, local, "url");
+        if url || self.is(ns, local, "sitemap") {
+            self.entry = Some(if url { PAGE_LOC } else { INDEX_LOC });
             self.loc = None;
             self.lastmod = None;
         } else if self.is(ns, local, "loc") {
@@ -244,19 +271,22 @@ impl LocReader<'_> {
     fn end(&mut self, ns: &Ns, local: &str) -> bool {
         if self.field == Some(Field::Loc) && self.is(ns, local, "loc") {
             self.field = None;
-            if self.in_entry {
+            if self.entry.is_some() {
                 self.loc = Some(std::mem::take(&mut self.text));
             } else {
-                // A `<loc>` outside any entry: taken as it comes.
-                return push(&mut self.out, &self.text, None, self.doc_url);
+                // A `<loc>` outside any entry: taken as it comes, as what its document lists.
+                let context = if self.index { INDEX_LOC } else { PAGE_LOC };
+                return push(&mut self.out, &self.text, None, self.doc_url, context);
             }
         } else if self.field == Some(Field::Lastmod) && self.is(ns, local, "lastmod") {
             self.field = None;
             self.lastmod = w3c_datetime(&self.text);
-        } else if self.in_entry && (self.is(ns, local, "url") || self.is(ns, local, "sitemap")) {
-            self.in_entry = false;
+        } else if let Some(context) = self.entry
+            && (self.is(ns, local, "url") || self.is(ns, local, "sitemap"))
+        {
+            self.entry = None;
             if let Some(loc) = self.loc.take() {
-                return push(&mut self.out, &loc, self.lastmod, self.doc_url);
+                return push(&mut self.out, &loc, self.lastmod, self.doc_url, context);
             }
         }
         true
@@ -275,7 +305,8 @@ fn xml_locs(xml: &[u8], doc_url: &Url) -> SitemapLinks {
         field: None,
         field_depth: 0,
         text: String::new(),
-        in_entry: false,
+        entry: None,
+        index: false,
         loc: None,
         lastmod: None,
     };
@@ -330,7 +361,7 @@ fn text_lines(text: &[u8], doc_url: &Url) -> SitemapLinks {
     for line in String::from_utf8_lossy(text).lines() {
         let line = line.trim();
         if (line.starts_with("http://") || line.starts_with("https://"))
-            && !push(&mut out, line, None, doc_url)
+            && !push(&mut out, line, None, doc_url, TEXT_LINE)
         {
             break;
         }
@@ -357,7 +388,7 @@ mod tests {
             br#"<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
             <url><loc> http://a.org/one?x=1&amp;y=2 </loc><lastmod>2026-01-01</lastmod></url>
             <url><loc><![CDATA[http://a.org/two]]></loc></url></urlset>"#;
-        let l = sitemap_links(xml, &u());
+        let l = sitemap_links(xml, None, &u());
         assert_eq!(urls(&l), ["http://a.org/one?x=1&y=2", "http://a.org/two"]);
         assert!(l.outlinks.iter().all(|o| o.hop == Hop::Sitemap));
         assert_eq!(l.outlinks[0].lastmod, w3c_datetime("2026-01-01T00:00:00Z"));
@@ -365,19 +396,25 @@ mod tests {
         let index =
             br#"<sitemapindex><sitemap><loc>http://a.org/s2.xml.gz</loc></sitemap></sitemapindex>"#;
         assert_eq!(
-            urls(&sitemap_links(index, &u())),
+            urls(&sitemap_links(index, None, &u())),
             ["http://a.org/s2.xml.gz"]
         );
         assert_eq!(
             urls(&sitemap_links(
                 b"http://a.org/x\n\nhttps://a.org/y\nnot a url\n",
+                None,
                 &u()
             )),
             ["http://a.org/x", "https://a.org/y"]
         );
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         std::io::Write::write_all(&mut gz, xml).unwrap();
-        assert_eq!(sitemap_links(&gz.finish().unwrap(), &u()).outlinks.len(), 2);
+        assert_eq!(
+            sitemap_links(&gz.finish().unwrap(), None, &u())
+                .outlinks
+                .len(),
+            2
+        );
         assert!(looks_like_sitemap("application/xml", xml));
         assert!(!looks_like_sitemap("text/html", b"<html><body>hi"));
     }
@@ -422,7 +459,7 @@ mod tests {
         }
         let xml = br#"<urlset><url><lastmod>2025-11-25</lastmod><loc>http://a.org/a</loc></url>
             <url><loc>http://a.org/b</loc><lastmod>junk</lastmod></url></urlset>"#;
-        let l = sitemap_links(xml, &u());
+        let l = sitemap_links(xml, None, &u());
         let got: Vec<_> = l
             .outlinks
             .iter()
@@ -439,13 +476,13 @@ mod tests {
         // Entities of a DTD are never expanded (billion laughs).
         let laughs = br#"<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;">]>
             <urlset><url><loc>http://a.org/&b;</loc></url></urlset>"#;
-        let l = sitemap_links(laughs, &u());
+        let l = sitemap_links(laughs, None, &u());
         assert!(urls(&l).iter().all(|x| x.len() < 40), "{:?}", urls(&l));
         // More than 50,000 URLs: cut at the limit.
         let many: String = (0..MAX_URLS + 10)
             .map(|i| format!("http://a.org/{i}\n"))
             .collect();
-        let l = sitemap_links(many.as_bytes(), &u());
+        let l = sitemap_links(many.as_bytes(), None, &u());
         assert_eq!(l.outlinks.len(), MAX_URLS);
         assert!(l.truncated);
         // A gzip bomb stops at 50 MB uncompressed.
@@ -454,7 +491,7 @@ mod tests {
         for _ in 0..60 {
             std::io::Write::write_all(&mut gz, &zeros).unwrap();
         }
-        assert!(sitemap_links(&gz.finish().unwrap(), &u()).truncated);
+        assert!(sitemap_links(&gz.finish().unwrap(), None, &u()).truncated);
     }
 
     #[test]
@@ -466,7 +503,7 @@ mod tests {
  xmlns:video="http://www.google.com/schemas/sitemap-video/1.1"><url><loc>http://a.org/s2/styled-page.html</loc><image:image><image:loc>http://a.org/s2/image.jpg</image:loc></image:image>
  <video:video><video:content_loc>http://a.org/v.mp4</video:content_loc><video:player_loc>http://a.org/p</video:player_loc></video:video></url>
  <url><image:image><image:loc>http://a.org/only-image.jpg</image:loc></image:image><loc>http://a.org/after.html</loc></url></urlset>"#;
-        let l = sitemap_links(xml, &u());
+        let l = sitemap_links(xml, None, &u());
         assert_eq!(
             urls(&l),
             [
@@ -477,9 +514,12 @@ mod tests {
         assert!(!l.truncated);
         // The protocol's namespace under a prefix, and an older namespace as the default, still count.
         let prefixed = br#"<sm:urlset xmlns:sm="http://www.sitemaps.org/schemas/sitemap/0.9"><sm:url><sm:loc>http://a.org/p</sm:loc></sm:url></sm:urlset>"#;
-        assert_eq!(urls(&sitemap_links(prefixed, &u())), ["http://a.org/p"]);
+        assert_eq!(
+            urls(&sitemap_links(prefixed, None, &u())),
+            ["http://a.org/p"]
+        );
         let old = br#"<urlset xmlns="http://www.google.com/schemas/sitemap/0.84"><url><loc>http://a.org/o</loc></url></urlset>"#;
-        assert_eq!(urls(&sitemap_links(old, &u())), ["http://a.org/o"]);
+        assert_eq!(urls(&sitemap_links(old, None, &u())), ["http://a.org/o"]);
     }
 
     #[test]
@@ -487,7 +527,7 @@ mod tests {
         // The tester's sm-numref.xml: numeric references used to vanish.
         let xml = br#"<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>http://a.org/s4/q.html?a=1&#38;b=2</loc></url><url><loc>http://a.org/s4/hex&#x26;x.html</loc></url><url><loc>http://a.org/s4/caf&#233;.html</loc></url></urlset>"#;
         assert_eq!(
-            urls(&sitemap_links(xml, &u())),
+            urls(&sitemap_links(xml, None, &u())),
             [
                 "http://a.org/s4/q.html?a=1&b=2",
                 "http://a.org/s4/hex&x.html",
@@ -500,7 +540,7 @@ mod tests {
     fn xml_that_breaks_off_is_truncated() {
         // The tester's sm-broken.xml: the end of file inside <urlset> used to read as a complete sitemap.
         let xml = br#"<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>http://a.org/sm/broken-1.html</loc></url><url><loc>http://a.org/sm/broken-2.html</loc></url><url><loc>http://a.org/sm/bro"#;
-        let l = sitemap_links(xml, &u());
+        let l = sitemap_links(xml, None, &u());
         assert_eq!(
             urls(&l),
             [
@@ -510,9 +550,9 @@ mod tests {
         );
         assert!(l.truncated);
         let cut_after_an_entry = br#"<urlset><url><loc>http://a.org/1</loc></url>"#;
-        assert!(sitemap_links(cut_after_an_entry, &u()).truncated);
+        assert!(sitemap_links(cut_after_an_entry, None, &u()).truncated);
         let whole = br#"<urlset><url><loc>http://a.org/1</loc></url></urlset>"#;
-        assert!(!sitemap_links(whole, &u()).truncated);
+        assert!(!sitemap_links(whole, None, &u()).truncated);
     }
 
     #[test]
@@ -526,7 +566,7 @@ mod tests {
         );
         assert!(looks_like_sitemap("text/xml", xml.as_bytes()));
         assert_eq!(
-            urls(&sitemap_links(xml.as_bytes(), &u())),
+            urls(&sitemap_links(xml.as_bytes(), None, &u())),
             ["http://a.org/s2/longprolog-page.html"]
         );
         let html = format!("<!DOCTYPE html><!-- {comment} --><html><body>hi</body></html>");
@@ -550,7 +590,7 @@ mod tests {
             .collect();
         for body in [le, be] {
             assert!(looks_like_sitemap("application/xml", &body));
-            let l = sitemap_links(&body, &u());
+            let l = sitemap_links(&body, None, &u());
             assert_eq!(urls(&l), ["http://a.org/sm/utf16-page.html"]);
             assert!(!l.truncated);
         }
@@ -564,7 +604,7 @@ mod tests {
             <url><loc>http://a.org/before</loc></url><url><loc>http://a.org/caf\xe9</loc></url>\
             <url><loc>http://a.org/after1</loc></url></urlset>";
         assert!(looks_like_sitemap("application/xml", xml));
-        let l = sitemap_links(xml, &u());
+        let l = sitemap_links(xml, None, &u());
         assert_eq!(
             urls(&l),
             [
@@ -576,9 +616,67 @@ mod tests {
         assert!(!l.truncated);
         // Undeclared and not UTF-8: read all the same.
         let stray = b"<urlset><url><loc>http://a.org/\xe9</loc></url><url><loc>http://a.org/2</loc></url></urlset>";
-        let l = sitemap_links(stray, &u());
+        let l = sitemap_links(stray, None, &u());
         assert_eq!(l.outlinks.len(), 2);
         assert!(!l.truncated);
+    }
+
+    /// An index's `<loc>`s name sitemaps, a urlset's and a text sitemap's name pages: the crawl reads only the
+    /// first as sitemaps.
+    #[test]
+    fn index_locs_are_told_from_page_locs() {
+        let contexts = |body: &[u8]| -> Vec<&'static str> {
+            sitemap_links(body, None, &u())
+                .outlinks
+                .iter()
+                .map(|o| o.context)
+                .collect()
+        };
+        let index = br#"<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>/s1.xml.gz</loc></sitemap><loc>/loose.xml</loc></sitemapindex>"#;
+        assert_eq!(contexts(index), [INDEX_LOC, INDEX_LOC]);
+        let urlset = br#"<urlset><url><loc>/p.html</loc></url><url><loc>/data.gz</loc></url><loc>/loose</loc></urlset>"#;
+        assert_eq!(contexts(urlset), [PAGE_LOC, PAGE_LOC, PAGE_LOC]);
+        assert_eq!(
+            contexts(
+                b"http://a.org/notes.txt
+"
+            ),
+            [TEXT_LINE]
+        );
+    }
+
+    /// A sitemap served `charset=iso-8859-1` with no encoding in its XML declaration: the header decides (the
+    /// `é` used to be read as UTF-8, U+FFFD); a text sitemap too. A gzip file's type says nothing of its content.
+    #[test]
+    fn the_http_charset_decides_without_a_declaration() {
+        let ct = Some("application/xml; charset=iso-8859-1");
+        let xml = b"<?xml version=\"1.0\"?><urlset><url><loc>http://a.org/caf\xe9</loc></url><url><loc>http://a.org/after</loc></url></urlset>";
+        let l = sitemap_links(xml, ct, &u());
+        assert_eq!(urls(&l), ["http://a.org/caf%C3%A9", "http://a.org/after"]);
+        assert!(!l.truncated);
+        assert_eq!(
+            urls(&sitemap_links(
+                b"http://a.org/na\xefve\n",
+                Some("text/plain; charset=latin1"),
+                &u()
+            )),
+            ["http://a.org/na%C3%AFve"]
+        );
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(
+            &mut gz,
+            "<urlset><url><loc>http://a.org/\u{e9}t\u{e9}</loc></url></urlset>".as_bytes(),
+        )
+        .unwrap();
+        let gz = gz.finish().unwrap();
+        assert_eq!(
+            urls(&sitemap_links(
+                &gz,
+                Some("application/gzip; charset=iso-8859-1"),
+                &u()
+            )),
+            ["http://a.org/%C3%A9t%C3%A9"]
+        );
     }
 
     /// A `<loc>` over MAX_URL_LEN bytes (as written, or once its `é`s are percent-encoded) is dropped; the
@@ -590,12 +688,12 @@ mod tests {
         let xml = format!(
             "<urlset><url><loc>{long}</loc></url><url><loc>{encoded}</loc></url><url><loc>http://a.org/ok</loc></url></urlset>"
         );
-        let l = sitemap_links(xml.as_bytes(), &u());
+        let l = sitemap_links(xml.as_bytes(), None, &u());
         assert_eq!(urls(&l), ["http://a.org/ok"]);
         assert!(!l.truncated);
         let text = format!("{long}\nhttp://a.org/t\n");
         assert_eq!(
-            urls(&sitemap_links(text.as_bytes(), &u())),
+            urls(&sitemap_links(text.as_bytes(), None, &u())),
             ["http://a.org/t"]
         );
     }
@@ -608,9 +706,16 @@ mod tests {
         }
 
         #[test]
-        fn any_bytes_read_or_stop_cleanly(body in proptest::collection::vec(any::<u8>(), 0..400)) {
-            let l = sitemap_links(&body, &u());
+        fn any_bytes_read_or_stop_cleanly(
+            body in proptest::collection::vec(any::<u8>(), 0..400),
+            content_type in proptest::option::of(proptest::sample::select(vec![
+                "text/xml; charset=iso-8859-1", "application/xml;charset=\"utf-16\"", "text/plain; charset=shift_jis",
+                "text/xml; charset=nonsense", "application/xml; charset=",
+            ])),
+        ) {
+            let l = sitemap_links(&body, content_type, &u());
             prop_assert!(l.outlinks.len() <= MAX_URLS);
+            let _ = looks_like_sitemap(content_type.unwrap_or_default(), &body);
         }
 
         #[test]
@@ -630,7 +735,7 @@ mod tests {
                 text.into_bytes()
             };
             let _ = looks_like_sitemap("application/xml", &body);
-            let l = sitemap_links(&body, &u());
+            let l = sitemap_links(&body, None, &u());
             prop_assert!(l.outlinks.iter().all(|o| !o.url.path().contains("image")));
         }
     }

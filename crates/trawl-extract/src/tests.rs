@@ -168,6 +168,32 @@ proptest! {
         let _ = charset::prescan(&body);
     }
 
+    /// Forms and submit buttons in any arrangement: a `formaction` is a link only when its submission is GET
+    /// (its `formmethod`, else its form's `method`), and never without a form.
+    #[test]
+    fn submit_buttons_follow_their_forms_method(
+        parts in proptest::collection::vec(prop::sample::select(vec![
+            "<form action=/g>", "<form method=post action=/p>", "<form id=f method=post>", "<form id=f>", "</form>",
+            "<button formaction=/POSTED>", "<button formmethod=post formaction=/POSTED>",
+            "<button form=f formaction=/X>", "<input type=submit formaction=/X>", "<button type=button formaction=/NEVER>",
+            "<button formmethod=get formaction=/GOT>", "<svg>", "</svg>", "<template>", "<!-- </form> -->",
+        ]), 0..16),
+    ) {
+        let html = parts.concat();
+        let found = crate::extract_html(html.as_bytes(), None, &url::Url::parse("http://a.org/").unwrap(), &crate::Limits::default());
+        let has = |path: &str| found.outlinks.iter().any(|o| o.url.path() == path);
+        prop_assert!(!has("/NEVER"), "{html}");
+        // A button before every form, not naming one, submits nothing.
+        let first_form = html.find("<form").unwrap_or(html.len());
+        if !html[first_form..].contains("formaction") && !html.contains("form=f") {
+            prop_assert!(found.outlinks.iter().all(|o| o.context == "form/@action"), "{html}");
+        }
+        // Only buttons inside a POST form say POSTED; their form never submits with GET.
+        if !html.contains("<form action=/g>") && !html.contains("<form id=f>") {
+            prop_assert!(!has("/POSTED"), "{html}");
+        }
+    }
+
     /// An absolute link to the page's own site, resolved through its path, is the URL the full parse gives.
     #[test]
     fn same_site_links_resolve_as_a_full_parse_does(

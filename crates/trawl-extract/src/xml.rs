@@ -24,23 +24,26 @@ pub(crate) fn resolve_ref(r: &BytesRef<'_>) -> Option<char> {
 }
 
 /// `xml` as UTF-8 for quick-xml, which reads nothing else (it stops at the first byte that is not UTF-8, so a
-/// feed in ISO-8859-1 would give nothing past its first `é`). A UTF-16 document (by its byte order mark, or
-/// by `<?` in UTF-16 as XML's appendix F detects it) is decoded; so is one whose XML declaration names
-/// another encoding (`encoding="ISO-8859-1"`, `windows-1252`, `Shift_JIS`: WHATWG labels, as browsers read
-/// them). Valid UTF-8 is returned as it is; a document that is neither (a stray windows-1252 quote in a
-/// UTF-8 feed) is read with U+FFFD for its invalid bytes, so an encoding slip never reads as broken XML.
-pub(crate) fn utf8(xml: &[u8]) -> Cow<'_, [u8]> {
-    if let Some((encoding, bom)) = utf16(xml) {
+/// feed in ISO-8859-1 would give nothing past its first `é`). The encoding is the first of (RFC 7303 §3,
+/// XML's appendix F): a byte order mark; UTF-16 when the document starts with `<` in UTF-16 (bytes no
+/// ASCII-compatible encoding can have); `http`, the `charset` of the response's `Content-Type`; the encoding
+/// the XML declaration names (`encoding="ISO-8859-1"`, `windows-1252`, `Shift_JIS`: WHATWG labels, as
+/// browsers read them); UTF-8. A UTF-16 `charset` or declaration on bytes that are not UTF-16 is ignored. Valid
+/// UTF-8 is returned as it is; a document that is neither (a stray windows-1252 quote in a UTF-8 feed) is read
+/// with U+FFFD for its invalid bytes, so an encoding slip never reads as broken XML.
+pub(crate) fn utf8<'a>(xml: &'a [u8], http: Option<&'static Encoding>) -> Cow<'a, [u8]> {
+    let (encoding, bom) = match Encoding::for_bom(xml) {
+        Some((encoding, bom)) => (encoding, bom),
+        None => {
+            let not_utf16 = |e: &&'static Encoding| ![UTF_16LE, UTF_16BE].contains(e);
+            let unmarked = utf16(xml)
+                .or_else(|| http.filter(not_utf16))
+                .or_else(|| declared_encoding(xml).filter(not_utf16));
+            (unmarked.unwrap_or(UTF_8), 0)
+        }
+    };
+    if encoding != UTF_8 && encoding != REPLACEMENT {
         let (text, _) = encoding.decode_without_bom_handling(&xml[bom..]);
-        return Cow::Owned(text.into_owned().into_bytes());
-    }
-    let declared = Encoding::for_bom(xml)
-        .is_none()
-        .then(|| declared_encoding(xml))
-        .flatten()
-        .filter(|e| ![UTF_8, UTF_16LE, UTF_16BE, REPLACEMENT].contains(e));
-    if let Some(encoding) = declared {
-        let (text, _) = encoding.decode_without_bom_handling(xml);
         return Cow::Owned(text.into_owned().into_bytes());
     }
     match String::from_utf8_lossy(xml) {
@@ -66,16 +69,13 @@ fn declared_encoding(xml: &[u8]) -> Option<&'static Encoding> {
     Encoding::for_label(label)
 }
 
-/// The UTF-16 encoding of `xml` and the length of its byte order mark, if it is UTF-16.
-fn utf16(xml: &[u8]) -> Option<(&'static Encoding, usize)> {
-    match Encoding::for_bom(xml) {
-        Some((encoding, bom)) if encoding == UTF_16LE || encoding == UTF_16BE => {
-            Some((encoding, bom))
-        }
-        Some(_) => None,
-        None if xml.starts_with(b"<\0?\0") => Some((UTF_16LE, 0)),
-        None if xml.starts_with(b"\0<\0?") => Some((UTF_16BE, 0)),
-        None => None,
+/// The UTF-16 encoding of `xml` without a byte order mark, told by its first character, `<` (XML's appendix F
+/// looks for `<?`; a document without a declaration starts with its root's `<`).
+fn utf16(xml: &[u8]) -> Option<&'static Encoding> {
+    match xml {
+        [b'<', 0, ..] => Some(UTF_16LE),
+        [0, b'<', ..] => Some(UTF_16BE),
+        _ => None,
     }
 }
 
@@ -158,9 +158,9 @@ mod tests {
             .chain(text.encode_utf16().flat_map(u16::to_le_bytes))
             .collect();
         let be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
-        assert_eq!(utf8(&le).as_ref(), text.as_bytes());
-        assert_eq!(utf8(&be).as_ref(), text.as_bytes());
-        assert!(matches!(utf8(text.as_bytes()), Cow::Borrowed(_)));
+        assert_eq!(utf8(&le, None).as_ref(), text.as_bytes());
+        assert_eq!(utf8(&be, None).as_ref(), text.as_bytes());
+        assert!(matches!(utf8(text.as_bytes(), None), Cow::Borrowed(_)));
     }
 
     /// A document in the encoding its XML declaration names is decoded by it; one that is not UTF-8 and
@@ -171,37 +171,80 @@ mod tests {
             b"<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><rss><title>Caf\xe9</title></rss>";
         let want =
             "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><rss><title>Caf\u{e9}</title></rss>";
-        assert_eq!(utf8(latin1).as_ref(), want.as_bytes());
+        assert_eq!(utf8(latin1, None).as_ref(), want.as_bytes());
         let cp1252 = b"<?xml version='1.0' encoding = 'windows-1252' ?><a>\x93q\x94</a>";
         assert!(
-            std::str::from_utf8(&utf8(cp1252))
+            std::str::from_utf8(&utf8(cp1252, None))
                 .unwrap()
                 .contains("\u{201c}q\u{201d}")
         );
         let sjis = b"<?xml version=\"1.0\" encoding=\"Shift_JIS\"?><a>\x93\xfa</a>";
         assert!(
-            std::str::from_utf8(&utf8(sjis))
+            std::str::from_utf8(&utf8(sjis, None))
                 .unwrap()
                 .contains("<a>\u{65e5}</a>")
         );
         let stray = b"<?xml version=\"1.0\" encoding=\"UTF-8\"?><a>it\x92s</a>";
         assert_eq!(
-            utf8(stray).as_ref(),
+            utf8(stray, None).as_ref(),
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?><a>it\u{fffd}s</a>".as_bytes()
         );
-        assert_eq!(utf8(b"<a>\xff</a>").as_ref(), "<a>\u{fffd}</a>".as_bytes());
+        assert_eq!(
+            utf8(b"<a>\xff</a>", None).as_ref(),
+            "<a>\u{fffd}</a>".as_bytes()
+        );
         // A declaration of UTF-16 on bytes that are not, or of a name no one knows: read as UTF-8.
         let lying = b"<?xml version=\"1.0\" encoding=\"UTF-16\"?><a>x</a>";
-        assert!(matches!(utf8(lying), Cow::Borrowed(_)));
+        assert!(matches!(utf8(lying, None), Cow::Borrowed(_)));
         let unknown = b"<?xml version=\"1.0\" encoding=\"klingon\"?><a>\xe9</a>";
         assert!(
-            std::str::from_utf8(&utf8(unknown))
+            std::str::from_utf8(&utf8(unknown, None))
                 .unwrap()
                 .contains('\u{fffd}')
         );
         // A byte order mark beats the declaration.
         let bom = b"\xef\xbb\xbf<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><a>\xc3\xa9</a>";
-        assert!(matches!(utf8(bom), Cow::Borrowed(_)));
+        assert!(matches!(utf8(bom, None), Cow::Borrowed(_)));
+    }
+
+    /// RFC 7303: a byte order mark, then the HTTP `charset`, then the declaration, then UTF-8.
+    #[test]
+    fn the_http_charset_comes_after_a_bom_and_before_the_declaration() {
+        let latin1 = Some(encoding_rs::WINDOWS_1252);
+        // No declaration: the header decides (it used to be read as UTF-8, `é` lost to U+FFFD).
+        let bare = b"<rss><title>Caf\xe9</title></rss>";
+        assert_eq!(
+            utf8(bare, latin1).as_ref(),
+            "<rss><title>Caf\u{e9}</title></rss>".as_bytes()
+        );
+        assert!(
+            std::str::from_utf8(&utf8(bare, None))
+                .unwrap()
+                .contains('\u{fffd}')
+        );
+        // The header beats the declaration.
+        let declared = b"<?xml version=\"1.0\" encoding=\"Shift_JIS\"?><a>\xe9</a>";
+        assert!(
+            std::str::from_utf8(&utf8(declared, latin1))
+                .unwrap()
+                .contains("<a>\u{e9}</a>")
+        );
+        let utf8_header = Some(encoding_rs::UTF_8);
+        assert!(matches!(
+            utf8(b"<a>\xc3\xa9</a>", utf8_header),
+            Cow::Borrowed(_)
+        ));
+        // A byte order mark beats the header.
+        let bom = b"\xef\xbb\xbf<a>\xc3\xa9</a>";
+        assert!(matches!(utf8(bom, latin1), Cow::Borrowed(_)));
+        // UTF-16 bytes are UTF-16 whatever the header says; a UTF-16 header on ASCII bytes is ignored.
+        let text = "<a>\u{e9}</a>";
+        let le: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        assert_eq!(utf8(&le, latin1).as_ref(), text.as_bytes());
+        assert_eq!(
+            utf8(b"<a>\xe9</a>", Some(encoding_rs::UTF_16LE)).as_ref(),
+            "<a>\u{fffd}</a>".as_bytes()
+        );
     }
 
     #[test]
@@ -223,9 +266,19 @@ mod tests {
     proptest! {
         #[test]
         fn any_bytes_decode_and_sniff_cleanly(body in proptest::collection::vec(any::<u8>(), 0..400)) {
-            let text = utf8(&body);
+            let text = utf8(&body, None);
             prop_assert!(std::str::from_utf8(&text).is_ok());
             let _ = root_name(&text, 256);
+        }
+
+        /// Whatever the header's charset and the bytes, the result is UTF-8.
+        #[test]
+        fn any_http_charset_decodes_to_utf8(
+            label in proptest::sample::select(vec!["ISO-8859-1", "windows-1252", "Shift_JIS", "UTF-16", "UTF-16BE", "utf-8", "koi8-r"]),
+            body in proptest::collection::vec(any::<u8>(), 0..200),
+        ) {
+            let http = Encoding::for_label_no_replacement(label.as_bytes());
+            prop_assert!(std::str::from_utf8(&utf8(&body, http)).is_ok());
         }
 
         /// Whatever follows a declaration of a legacy encoding, the result is UTF-8.
@@ -236,7 +289,7 @@ mod tests {
         ) {
             let mut doc = format!("<?xml version=\"1.0\" encoding=\"{label}\"?>").into_bytes();
             doc.extend_from_slice(&body);
-            prop_assert!(std::str::from_utf8(&utf8(&doc)).is_ok());
+            prop_assert!(std::str::from_utf8(&utf8(&doc, None)).is_ok());
         }
     }
 }

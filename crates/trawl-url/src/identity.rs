@@ -292,4 +292,20 @@ mod tests {
             assert_eq!(key(a), key(b), "{a} {b}");
         }
     }
+
+    /// `example.com.` (a trailing dot: the absolute form of the same DNS name) is fetched as written (the raw
+    /// URL, so the WARC-Target-URI, keeps it) but is one URL with `example.com` in the already-seen filter, as it
+    /// is one in the CDX index replay looks it up by (docs/url-identity.md says why).
+    #[test]
+    fn a_hosts_trailing_dot_is_fetched_as_written_and_seen_once() {
+        let id = Identity::default();
+        let (dotted, plain) = (u("http://example.com./x"), u("http://example.com/x"));
+        assert_eq!(dotted.host_str(), Some("example.com."));
+        let key = |raw: &Url| id.uniq_key(&id.canonical(raw, CanonicalHints::none()).0);
+        assert_eq!(key(&dotted), key(&plain));
+        assert_eq!(
+            crate::surt::index_key(dotted.as_str()),
+            crate::surt::index_key(plain.as_str())
+        );
+    }
 }

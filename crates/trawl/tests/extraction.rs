@@ -1,6 +1,7 @@
 //! Extractors in a whole crawl: with `speculative_queue`, the guessed URIs of the self-test site are fetched
 //! from one queue of their own; without it, from their host's queue. Sitemaps: a host's allowance, `<lastmod>`,
-//! and a sitemap served without a Content-Type.
+//! a sitemap served without a Content-Type, which URIs are read as sitemaps; feeds and sitemaps decoded by the
+//! HTTP charset.
 
 mod common;
 
@@ -333,4 +334,173 @@ async fn a_sitemap_without_a_content_type_is_read() {
     assert!(sitemap.mime.is_none(), "logged no-type: {sitemap:?}");
     let page = common::log_line(&log, &format!("http://{addr}/p-notype"));
     assert!(page.hop_path.ends_with("SS"), "{page:?}");
+}
+
+/// A response of `content_type` (none when empty) with `body`.
+fn typed(content_type: &str, body: Vec<u8>) -> axum::response::Response {
+    use axum::{http::header, response::IntoResponse};
+    let mut response = body.into_response();
+    response.headers_mut().remove(header::CONTENT_TYPE);
+    if !content_type.is_empty() {
+        response
+            .headers_mut()
+            .insert(header::CONTENT_TYPE, content_type.parse().unwrap());
+    }
+    response
+}
+
+/// gzip of `text`.
+fn gzip(text: &str) -> Vec<u8> {
+    use std::io::Write;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(text.as_bytes()).unwrap();
+    gz.finish().unwrap()
+}
+
+/// A feed and a sitemap in ISO-8859-1, served `charset=iso-8859-1` with no encoding in their XML declarations:
+/// the header decides (RFC 7303), so every entry is found with its own characters (`é` used to be read as
+/// UTF-8 and became U+FFFD, `%EF%BF%BD`, a page that is not there).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn feeds_and_sitemaps_are_decoded_by_the_http_charset() {
+    use axum::{Router, extract::Request};
+    let latin1 = "application/xml; charset=iso-8859-1";
+    let app = Router::new().fallback(move |req: Request| async move {
+        let path = req.uri().path().to_string();
+        match path.as_str() {
+            "/robots.txt" => typed("text/plain", b"User-agent: *\nAllow: /\nSitemap: /sm.xml\n".to_vec()),
+            "/" => typed(
+                "text/html",
+                b"<link rel=alternate type=application/rss+xml href=/feed.rss><p>home".to_vec(),
+            ),
+            "/sm.xml" => typed(
+                latin1,
+                b"<?xml version=\"1.0\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\
+                  <url><loc>/sm-caf\xe9.html</loc></url><url><loc>/sm-after.html</loc></url></urlset>"
+                    .to_vec(),
+            ),
+            "/feed.rss" => typed(
+                "application/rss+xml; charset=iso-8859-1",
+                b"<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>Caf\xe9</title>\
+                  <item><link>/feed-caf\xe9.html</link></item><item><link>/feed-after.html</link></item>\
+                  </channel></rss>"
+                    .to_vec(),
+            ),
+            p if p.ends_with(".html") => typed("text/html", b"<p>leaf".to_vec()),
+            _ => typed("text/plain", Vec::new()),
+        }
+    });
+    let addr = common::listen(app).await;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = common::write(
+        &dir.path().join("c.toml"),
+        &format!("[seeds]\nurls = [\"http://{addr}/\"]\n"),
+    );
+    let job = dir.path().join("job");
+    common::crawl_quickly(&cfg, &job).await;
+    let log = common::crawl_log(&job);
+    for (path, hops) in [
+        ("/sm-caf%C3%A9.html", "PSS"),
+        ("/sm-after.html", "PSS"),
+        ("/feed-caf%C3%A9.html", "LL"),
+        ("/feed-after.html", "LL"),
+    ] {
+        let line = common::log_line(&log, &format!("http://{addr}{path}"));
+        assert_eq!(line.status, 200, "{line:?}");
+        assert!(line.hop_path.ends_with(hops), "{line:?}");
+    }
+    assert!(
+        !log.iter().any(|l| l.uri.contains("%EF%BF%BD")),
+        "nothing read as UTF-8: {log:?}"
+    );
+}
+
+/// Only a URI named as a sitemap is read as one: robots.txt's `Sitemap:` lines and a sitemap index's `<loc>`s
+/// (a text sitemap and a gzipped one here), and the target of a redirect from one (which used to be read as a
+/// page: its hop path ends in `R`). A text file, a gzip file or even a urlset that a `<urlset>` lists is a page,
+/// extracted as its type says: the URLs in them are not followed (they used to be, as `S` hops).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_uris_named_as_sitemaps_are_read_as_sitemaps() {
+    use axum::{Router, extract::Request, http::StatusCode, response::IntoResponse};
+    let listener = common::bind().await;
+    let origin = format!("http://{}", listener.local_addr().unwrap());
+    let o = origin.clone();
+    let app = Router::new().fallback(move |req: Request| {
+        let o = o.clone();
+        async move {
+            let path = req.uri().path().to_string();
+            let urlset = |paths: &[&str]| -> Vec<u8> {
+                let entries: String = paths
+                    .iter()
+                    .map(|p| format!("<url><loc>{o}{p}</loc></url>"))
+                    .collect();
+                format!("<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">{entries}</urlset>").into_bytes()
+            };
+            match path.as_str() {
+                "/robots.txt" => typed(
+                    "text/plain",
+                    b"User-agent: *\nAllow: /\nSitemap: /index.xml\nSitemap: /old-sitemap.xml\n".to_vec(),
+                ),
+                "/" => typed("text/html", b"<p>home".to_vec()),
+                "/index.xml" => typed(
+                    "application/xml",
+                    format!(
+                        "<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\
+                         <sitemap><loc>{o}/pages.txt</loc></sitemap><sitemap><loc>{o}/pages.xml.gz</loc></sitemap>\
+                         </sitemapindex>"
+                    )
+                    .into_bytes(),
+                ),
+                "/pages.txt" => typed("text/plain", format!("{o}/from-text-sitemap.html\n").into_bytes()),
+                "/pages.xml.gz" => typed(
+                    "application/gzip",
+                    gzip(std::str::from_utf8(&urlset(&["/listed.html", "/notes.txt", "/archive.gz", "/nested.xml"])).unwrap()),
+                ),
+                "/old-sitemap.xml" => (
+                    StatusCode::MOVED_PERMANENTLY,
+                    [("location", format!("{o}/moved-sitemap.xml"))],
+                )
+                    .into_response(),
+                "/moved-sitemap.xml" => typed("text/xml", urlset(&["/via-redirect.html"])),
+                "/notes.txt" => typed("text/plain", format!("{o}/from-notes.html\n").into_bytes()),
+                "/archive.gz" => typed("application/gzip", gzip(&format!("{o}/from-archive.html\n"))),
+                "/nested.xml" => typed("application/xml", urlset(&["/from-nested.html"])),
+                p if p.ends_with(".html") => typed("text/html", b"<p>leaf".to_vec()),
+                _ => StatusCode::NOT_FOUND.into_response(),
+            }
+        }
+    });
+    common::serve_on(listener, app);
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = common::write(
+        &dir.path().join("c.toml"),
+        &format!("[seeds]\nurls = [\"{origin}/\"]\n"),
+    );
+    let job = dir.path().join("job");
+    common::crawl_quickly(&cfg, &job).await;
+    let log = common::crawl_log(&job);
+    for (path, hops) in [
+        ("/from-text-sitemap.html", "PSSS"),
+        ("/listed.html", "PSSS"),
+        ("/notes.txt", "PSSS"),
+        ("/archive.gz", "PSSS"),
+        ("/nested.xml", "PSSS"),
+        ("/via-redirect.html", "PSRS"),
+    ] {
+        let line = common::log_line(&log, &format!("{origin}{path}"));
+        assert_eq!(
+            (line.status, line.hop_path.as_str()),
+            (200, hops),
+            "{line:?}"
+        );
+    }
+    for path in [
+        "/from-notes.html",
+        "/from-archive.html",
+        "/from-nested.html",
+    ] {
+        assert!(
+            !log.iter().any(|l| l.uri == format!("{origin}{path}")),
+            "{path}: a page a urlset lists was read as a sitemap"
+        );
+    }
 }

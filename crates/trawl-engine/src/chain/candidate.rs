@@ -4,6 +4,7 @@
 //! [`Child`], which takes it through the uniq filter into the frontier; what is refused is a cut, logged once
 //! with its status and the rule that decided.
 
+use super::robots::{ROBOTS_SITEMAP, SITEMAP_PROBE};
 use super::{
     known_links::KnownLinks,
     outcome::{Child, Cut, Placement},
@@ -13,7 +14,7 @@ use trawl_config::Annotation;
 use trawl_config::CrawlUri;
 use trawl_config::decide::Decision;
 use trawl_config::status;
-use trawl_extract::Outlink;
+use trawl_extract::{Hop, Outlink};
 
 /// What the candidate chain made of a batch.
 #[derive(Debug, Default)]
@@ -38,12 +39,14 @@ pub(crate) fn outlinks(p: &Pipeline, parent: &CrawlUri, links: Vec<Outlink>) -> 
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         // A redirect's target is judged whatever was linked before: it may be a respelling of the URI that
         // redirected (see `is_respelling`), and `scope.max_redirects` must see each one in a chain.
-        fresh.retain(|(fp, link)| link.hop == trawl_extract::Hop::Redirect || !known.contains(*fp));
+        fresh.retain(|(fp, link)| link.hop == Hop::Redirect || !known.contains(*fp));
     }
     let mut judged = Judged::default();
     for (fp, link) in fresh {
+        let sitemap = names_sitemap(parent, &link);
         let mut child = parent.child(link.url, String::new(), link.hop);
         child.lastmod = link.lastmod;
+        child.sitemap = sitemap;
         if link.context == BROWSER_LINK {
             child.browser = true;
             child.annotate(Annotation::Browser(None));
@@ -84,6 +87,20 @@ pub(crate) fn outlinks(p: &Pipeline, parent: &CrawlUri, links: Vec<Outlink>) -> 
 /// never was. Such a target goes past the filter; `scope.max_redirects` still ends a loop of them.
 fn is_respelling(parent: &CrawlUri, child: &CrawlUri) -> bool {
     child.last_hop() == Some('R') && child.uniq_key == parent.uniq_key && child.url != parent.url
+}
+
+/// Whether `link` of `parent`'s document is to be read as a sitemap: a robots.txt `Sitemap:` line, the
+/// `/sitemap.xml` probe, a sitemap index's `<loc>`, or a redirect from one of them. A `<urlset>`'s `<loc>` is
+/// a page (an `S` hop too), whatever it turns out to hold.
+fn names_sitemap(parent: &CrawlUri, link: &Outlink) -> bool {
+    match link.hop {
+        Hop::Sitemap => matches!(
+            link.context,
+            ROBOTS_SITEMAP | SITEMAP_PROBE | trawl_extract::sitemap::INDEX_LOC
+        ),
+        Hop::Redirect => parent.sitemap,
+        _ => false,
+    }
 }
 
 /// The context of a link found only in a rendered page's DOM: its URI is marked `browser`.

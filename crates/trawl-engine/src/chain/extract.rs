@@ -66,17 +66,16 @@ pub(super) fn run(
     let Some(body) = record.entity() else {
         return;
     };
-    // No Content-Type: a generic type, so only what its bytes show is read (a sitemap reached through a
-    // sitemap, a PDF, an office document).
+    // No Content-Type: a generic type, so only what its bytes show is read (a sitemap, a PDF, an office document).
     let typed = record.mime.is_some();
     let mime = record.mime.as_deref().unwrap_or("");
-    // A document reached through a sitemap that is itself a sitemap (an index's child): its URLs, as S hops.
-    if settings.extract.sitemaps
-        && uri.hop_path.ends_with(Hop::Sitemap.letter())
-        && extract::sitemap::looks_like_sitemap(mime, body)
+    // A URI named as a sitemap (robots.txt, the probe, an index; or redirected from one) whose body is one: its
+    // URLs, as S hops. A page a urlset lists is extracted as what its type says, whatever its bytes.
+    if settings.extract.sitemaps && uri.sitemap && extract::sitemap::looks_like_sitemap(mime, body)
     {
+        let content_type = record.content_type.as_deref();
         let mut found = blocking(body.len(), || {
-            extract::sitemap::sitemap_links(body, &uri.url)
+            extract::sitemap::sitemap_links(body, content_type, &uri.url)
         });
         // The host's allowance over the whole crawl (kept with the counters, so a resume goes on with it):
         // what is left of it is all this sitemap may add.
@@ -142,8 +141,9 @@ pub(super) fn run(
         return;
     }
     if settings.extract.feeds && extract::feed::looks_like_feed(mime, body) {
+        let content_type = record.content_type.as_deref();
         let (links, truncated) = blocking(body.len(), || {
-            extract::feed::feed_links(body, &uri.url, settings.scope.max_outlinks)
+            extract::feed::feed_links(body, content_type, &uri.url, settings.scope.max_outlinks)
         });
         if truncated {
             uri.annotate(Annotation::OutlinksTruncated);

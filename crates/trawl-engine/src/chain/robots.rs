@@ -367,6 +367,11 @@ impl RobotsCache {
     }
 }
 
+/// The context of a robots.txt `Sitemap:` line's URL: a sitemap, read as one when fetched.
+pub(crate) const ROBOTS_SITEMAP: &str = "robots/sitemap";
+/// The context of the `/sitemap.xml` a robots.txt fetch probes for (`sitemap_probe`): a sitemap too.
+pub(crate) const SITEMAP_PROBE: &str = "sitemap-probe";
+
 /// The sitemaps a robots.txt names (`[extract] sitemaps`), and `/sitemap.xml` (`sitemap_probe`), as `S`-hop
 /// links of the robots.txt URI: the scope judges them like any link.
 fn sitemaps_of(uri: &CrawlUri, robots: &Robots, record: &mut FetchRecord, settings: &CrawlConfig) {
@@ -381,14 +386,14 @@ fn sitemaps_of(uri: &CrawlUri, robots: &Robots, record: &mut FetchRecord, settin
             if let Ok(url) = trawl_url::resolve(&uri.url, s)
                 && url.as_str().len() <= trawl_extract::MAX_URL_LEN
             {
-                record.outlinks.push(link(url, "robots/sitemap"));
+                record.outlinks.push(link(url, ROBOTS_SITEMAP));
             }
         }
     }
     if settings.extract.sitemap_probe
         && let Ok(url) = uri.url.join("/sitemap.xml")
     {
-        record.outlinks.push(link(url, "sitemap-probe"));
+        record.outlinks.push(link(url, SITEMAP_PROBE));
     }
 }
 

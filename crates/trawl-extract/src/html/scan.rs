@@ -26,6 +26,8 @@ pub(crate) enum Event<'a> {
     StyleText(&'a [u8]),
     /// The text of a `<script>` element (script data), for speculative links.
     ScriptText(&'a [u8]),
+    /// A `</form>` end tag in HTML content: the form its submit buttons belong to is over.
+    FormEnd,
 }
 
 /// A start tag: its name and attributes, as ranges of the document's bytes.
@@ -82,7 +84,13 @@ pub(crate) fn scan(doc: &[u8], mut sink: impl FnMut(Event<'_>) -> ControlFlow<()
         let lt = at + off;
         at = match doc.get(lt + 1) {
             Some(b'!') => declaration(doc, lt + 2, *ns.last().expect("never empty") != Ns::Html),
-            Some(b'/') => end_tag(doc, lt + 2, &mut ns),
+            Some(b'/') => {
+                let (resume, form_end) = end_tag(doc, lt + 2, &mut ns);
+                if form_end && sink(Event::FormEnd).is_break() {
+                    return;
+                }
+                resume
+            }
             Some(b'?') => after_gt(doc, lt + 2),
             Some(c) if c.is_ascii_alphabetic() => {
                 attrs.clear();
@@ -181,20 +189,22 @@ fn declaration(doc: &[u8], from: usize, cdata_allowed: bool) -> usize {
 
 /// After `</`: an end tag (its attributes read like a start tag's, so a quoted `>` does not end it), `</>`
 /// (ignored), or a bogus comment. Leaves foreign content where the end tag says so. Returns where markup
-/// resumes.
-fn end_tag(doc: &[u8], from: usize, ns: &mut Vec<Ns>) -> usize {
+/// resumes, and whether it was `</form>` in HTML content.
+fn end_tag(doc: &[u8], from: usize, ns: &mut Vec<Ns>) -> (usize, bool) {
     match doc.get(from) {
         Some(c) if c.is_ascii_alphabetic() => {
             let mut scratch = Vec::new();
             let Some((name, end, _)) = start_tag(doc, from, &mut scratch) else {
-                return doc.len();
+                return (doc.len(), false);
             };
-            leave_on_end_tag(&doc[name], ns);
-            end
+            let name = &doc[name];
+            let form = name.eq_ignore_ascii_case(b"form") && ns.last() == Some(&Ns::Html);
+            leave_on_end_tag(name, ns);
+            (end, form)
         }
-        Some(b'>') => from + 1,
-        None => doc.len(),
-        Some(_) => after_gt(doc, from),
+        Some(b'>') => (from + 1, false),
+        None => (doc.len(), false),
+        Some(_) => (after_gt(doc, from), false),
     }
 }
 

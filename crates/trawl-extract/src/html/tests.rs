@@ -305,6 +305,52 @@ case!(
     []
 );
 
+// Submit buttons: `formaction` as a form's action, by the method the submission uses.
+case!(
+    formaction_of_a_get_form,
+    r#"<form action="/search"><button formaction="/b">b</button><input type=submit formaction="/i">
+       <input type="IMAGE" src="/go.png" formaction="/img"><button type=button formaction="/no">
+       <button type=reset formaction="/no2"></form>"#,
+    [
+        ("http://example.com/search", Link, "form/@action"),
+        ("http://example.com/b", Link, "button/@formaction"),
+        ("http://example.com/i", Link, "input/@formaction"),
+        ("http://example.com/go.png", Embed, "input/@src"),
+        ("http://example.com/img", Link, "input/@formaction"),
+    ]
+);
+case!(
+    formaction_of_a_post_form_is_not_a_link,
+    r#"<form method=post action="/login"><button formaction="/b"><input type=submit formaction="/i"></form>"#,
+    []
+);
+case!(
+    formmethod_decides_over_the_forms_method,
+    r#"<form method=post action="/login"><button formmethod=get formaction="/g"><button formmethod=GET></form>
+       <form action="/s"><button formmethod=post formaction="/p"><input type=submit formmethod=dialog formaction="/d"></form>"#,
+    [
+        ("http://example.com/g", Link, "button/@formaction"),
+        ("http://example.com/login", Link, "form/@action"),
+        ("http://example.com/s", Link, "form/@action"),
+    ]
+);
+case!(
+    a_button_outside_a_form_submits_nothing,
+    r#"<button formaction="/before"><form action="/s"></form><button formaction="/after">"#,
+    [("http://example.com/s", Link, "form/@action")]
+);
+case!(
+    a_button_names_its_form_by_id,
+    r#"<button form="later" formaction="/by-id"><form id=p method=post><button form="g" formaction="/to-g">
+       <button formaction="/in-p"><button form="" formaction="/empty"></form><form id=later action="/l"></form>
+       <form id=g></form>"#,
+    [
+        ("http://example.com/l", Link, "form/@action"),
+        ("http://example.com/by-id", Link, "button/@formaction"),
+        ("http://example.com/to-g", Link, "button/@formaction"),
+    ]
+);
+
 // meta refresh.
 case!(
     refresh_basic,

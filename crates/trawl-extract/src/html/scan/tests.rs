@@ -30,7 +30,7 @@ fn scanned(doc: &str) -> Report {
             }
             Event::StyleText(t) => styles.push(String::from_utf8_lossy(t).into_owned()),
             // Script text is what lies between tags the reference reports: checked by the tag positions.
-            Event::ScriptText(_) => {}
+            Event::ScriptText(_) | Event::FormEnd => {}
         }
         ControlFlow::Continue(())
     });
