@@ -57,10 +57,9 @@ pub(crate) const LAZY_IMAGES: &str = r#"(() => {
   return asked;
 })()"#;
 
-/// Every link of the document it runs in, of every open shadow root in it (web components: Lit, Stencil,
-/// Shoelace put their navigation there), and of every frame it may read (same origin; a frame of another
-/// origin is read by running this again in it): `a` and `area` hrefs, absolute. A closed shadow root cannot
-/// be read.
+/// Every link of the rendered page, of every open shadow root in it (web components: Lit, Stencil, Shoelace
+/// put their navigation there), and of every frame the page may read (same origin; other frames are pages of
+/// their own): `a` and `area` hrefs, absolute. A closed shadow root cannot be read.
 pub(crate) const LINKS: &str = r#"(() => {
   const out = new Set();
   const walk = (root) => {

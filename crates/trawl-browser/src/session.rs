@@ -24,8 +24,7 @@ use chromiumoxide::{
             },
             network::{ErrorReason, ResourceType},
             page::{
-                AddScriptToEvaluateOnNewDocumentParams, CaptureScreenshotFormat,
-                CreateIsolatedWorldParams, FrameTree, GetFrameTreeParams, NavigateParams,
+                AddScriptToEvaluateOnNewDocumentParams, CaptureScreenshotFormat, NavigateParams,
             },
             target::{CreateBrowserContextParams, CreateTargetParams, EventTargetCrashed},
         },
@@ -78,8 +77,8 @@ pub struct PageLimits {
 /// What rendering a page found.
 #[derive(Debug, Default)]
 pub struct Rendered {
-    /// The links of the rendered page and its views, every frame and open shadow root included, and the targets of the
-    /// navigations of the page itself that were stopped (`location = …`, a meta refresh).
+    /// The links of the rendered page and its views, every readable frame and open shadow root included, and
+    /// the targets of the navigations of the page itself that were stopped (`location = …`, a meta refresh).
     pub links: Vec<Url>,
     /// The views of a single-page application (the page's URL with a route fragment, `#/guide`) rendered
     /// after the page, in order.
@@ -284,10 +283,6 @@ async fn launch(executable: &Path, profile: &Path) -> Result<Running, BrowserErr
             "--ignore-certificate-errors",
             "--disable-dev-shm-usage",
             "--mute-audio",
-            // Every frame in its page's process, so DevTools reaches a frame of another origin from the
-            // page's session and its links are collected (a separate target otherwise).
-            "--disable-site-isolation-trials",
-            "--disable-features=IsolateOrigins,site-per-process",
         ])
         .build()
         .map_err(launch_error)?;
@@ -715,61 +710,13 @@ impl Rendered {
     }
 }
 
-/// The links of the rendered page, every frame included: those of its origin read by the page's script, those
-/// of another origin (which the page may not read) each in a world of trawl's own made in the frame.
+/// The links of the rendered page, every readable frame included.
 async fn page_links(page: &Page) -> Result<Vec<Url>, BrowserError> {
-    let strings = |v: Option<serde_json::Value>| -> Vec<String> {
-        v.and_then(|v| serde_json::from_value(v).ok())
-            .unwrap_or_default()
-    };
-    let mut links = strings(eval(page, behaviors::LINKS).await?);
-    for frame in other_origin_frames(page).await {
-        let world = CreateIsolatedWorldParams::builder()
-            .frame_id(frame)
-            .world_name("trawl-links")
-            .build()
-            .map_err(cdp)?;
-        // A frame gone since the tree was read has no world: its links are lost with it.
-        let Ok(world) = page.execute(world).await else {
-            continue;
-        };
-        let params = EvaluateParams::builder()
-            .expression(behaviors::LINKS)
-            .context_id(world.result.execution_context_id)
-            .await_promise(true)
-            .return_by_value(true)
-            .build()
-            .map_err(cdp)?;
-        if let Ok(result) = page.evaluate_expression(params).await {
-            links.extend(strings(result.value().cloned()));
-        }
-    }
-    let mut seen = HashSet::new();
-    Ok(links
-        .into_iter()
-        .filter(|l| seen.insert(l.clone()))
-        .filter_map(|l| Url::parse(&l).ok())
-        .collect())
-}
-
-/// The frames of the page whose origin is not the top frame's.
-async fn other_origin_frames(
-    page: &Page,
-) -> Vec<chromiumoxide::cdp::browser_protocol::page::FrameId> {
-    let Ok(tree) = page.execute(GetFrameTreeParams::default()).await else {
-        return Vec::new();
-    };
-    let tree = tree.result.frame_tree;
-    let top = tree.frame.security_origin.clone();
-    let mut out = Vec::new();
-    let mut stack: Vec<FrameTree> = tree.child_frames.unwrap_or_default();
-    while let Some(t) = stack.pop() {
-        if t.frame.security_origin != top {
-            out.push(t.frame.id.clone());
-        }
-        stack.extend(t.child_frames.unwrap_or_default());
-    }
-    out
+    let links: Vec<String> = eval(page, behaviors::LINKS)
+        .await?
+        .and_then(|v| serde_json::from_value(v).ok())
+        .unwrap_or_default();
+    Ok(links.iter().filter_map(|l| Url::parse(l).ok()).collect())
 }
 
 async fn close(page: Page) {

@@ -688,7 +688,10 @@ impl Fetcher {
                 .headers
                 .keys()
                 .any(|k| k.eq_ignore_ascii_case(name))
-                || parts.headers.iter().any(|(k, _)| k.as_str().eq_ignore_ascii_case(name))
+                || parts
+                    .headers
+                    .iter()
+                    .any(|(k, _)| k.as_str().eq_ignore_ascii_case(name))
         };
         if !given("Accept") {
             request = request.header(

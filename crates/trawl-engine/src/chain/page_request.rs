@@ -63,7 +63,10 @@ impl PageRequest {
                 out.cookies.extend(cookie_pairs(value));
                 continue;
             }
-            let operators = operator.clone().into_iter().any(|o| o.eq_ignore_ascii_case(name));
+            let operators = operator
+                .clone()
+                .into_iter()
+                .any(|o| o.eq_ignore_ascii_case(name));
             if operators
                 || OWNED.contains(&lower.as_str())
                 || OWNED_PREFIXES.iter().any(|p| lower.starts_with(p))
@@ -181,7 +184,10 @@ mod tests {
         assert!(r.authorizes());
         assert_eq!(
             r.cookies,
-            [("a".into(), "1".into()), ("jscookie".into(), "fromjs".into())]
+            [
+                ("a".into(), "1".into()),
+                ("jscookie".into(), "fromjs".into())
+            ]
         );
     }
 

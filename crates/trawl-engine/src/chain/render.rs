@@ -425,9 +425,11 @@ impl PageUpstream<'_> {
             }
             NotAllowed::NotYet => {
                 if direct.is_some() {
-                    let line =
-                        self.p
-                            .log_failure(&child.uri, status::ROBOTS_PREREQUISITE_FAILED, self.worker);
+                    let line = self.p.log_failure(
+                        &child.uri,
+                        status::ROBOTS_PREREQUISITE_FAILED,
+                        self.worker,
+                    );
                     self.p.write_line(line);
                 } else {
                     let mut uri = child.uri.clone();
