@@ -57,16 +57,20 @@ pub(crate) const LAZY_IMAGES: &str = r#"(() => {
   return asked;
 })()"#;
 
-/// Every link of the rendered page and of every frame the page may read (same origin; other frames are
-/// pages of their own): `a` and `area` hrefs, absolute, without fragments of plain anchors.
+/// Every link of the rendered page, of every open shadow root in it (web components: Lit, Stencil, Shoelace
+/// put their navigation there), and of every frame the page may read (same origin; other frames are pages of
+/// their own): `a` and `area` hrefs, absolute. A closed shadow root cannot be read.
 pub(crate) const LINKS: &str = r#"(() => {
   const out = new Set();
-  const walk = (doc) => {
-    for (const a of doc.querySelectorAll('a[href], area[href]')) {
+  const walk = (root) => {
+    for (const a of root.querySelectorAll('a[href], area[href]')) {
       const href = a.href;
       if (typeof href === 'string' && /^https?:/i.test(href)) out.add(href);
     }
-    for (const f of doc.querySelectorAll('iframe, frame')) {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) walk(el.shadowRoot);
+    }
+    for (const f of root.querySelectorAll('iframe, frame')) {
       try { if (f.contentDocument) walk(f.contentDocument); } catch (e) {}
     }
   };

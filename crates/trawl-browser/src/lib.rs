@@ -6,7 +6,7 @@
 //! `CONNECT` tunnels (TLS ended here) are read and handed to an [`Upstream`], which answers each with the
 //! response as it crossed the wire, or refuses it. The built-in behaviours scroll while the page grows, bring
 //! lazy images into view and load every `srcset` candidate, run a user's script, then collect the links of
-//! every readable frame ([`Rendered`]). [`detect::needs_rendering`] says which HTML pages need a browser.
+//! every readable frame and open shadow root ([`Rendered`]). [`detect::needs_rendering`] says which HTML pages need a browser.
 //!
 //! What this crate must not know: the frontier, the crawl loop, the scope, WARC writing. What becomes of a
 //! request (refused by the scope or robots.txt, fetched and archived, served from what was archived) is the

@@ -77,8 +77,8 @@ pub struct PageLimits {
 /// What rendering a page found.
 #[derive(Debug, Default)]
 pub struct Rendered {
-    /// The links of the rendered page and its views, every readable frame included, and the targets of the
-    /// navigations of the page itself that were stopped (`location = …`, a meta refresh).
+    /// The links of the rendered page and its views, every readable frame and open shadow root included, and
+    /// the targets of the navigations of the page itself that were stopped (`location = …`, a meta refresh).
     pub links: Vec<Url>,
     /// The views of a single-page application (the page's URL with a route fragment, `#/guide`) rendered
     /// after the page, in order.

@@ -103,6 +103,8 @@ pub struct RequestParts<'a> {
     pub headers: Vec<(http::HeaderName, http::HeaderValue)>,
     /// A form to POST instead of a GET.
     pub form: Option<Vec<u8>>,
+    /// A `HEAD` instead of a GET (without a form): the response is its head alone.
+    pub head: bool,
     /// The form's `Content-Type`. Default: `application/x-www-form-urlencoded`.
     pub form_type: Option<&'a str>,
     /// The request carries a credential's secret (a password, an `Authorization` answer): it is not sent over
@@ -490,6 +492,7 @@ impl Fetcher {
         };
         // HTTP/2 frames are not kept: the request is written down in HTTP/1.1 form before it goes.
         let h2_request = h2.then(|| h2_form::request(&request, url, parts.form.as_deref()));
+        let head_only = parts.head && parts.form.is_none();
         let head_wait = within(Duration::from_millis(settings.header_timeout_ms));
         let sent = timeout(head_wait, conn.sender.send(request)).await;
         let response = match sent {
@@ -615,8 +618,12 @@ impl Fetcher {
                     // a break (hyper refuses framing the recording may still hold past it: chunk-size lines
                     // ending in a bare LF), so that the record and crawl.log agree.
                     cut_recording(&mut response_bytes, &parts.headers, data.len() as u64);
-                } else if let Some(end) =
+                } else if let Some(end) = if head_only {
+                    // A HEAD's answer is its head, whatever its Content-Length says.
+                    message::heads(&response_bytes).map(|(_, end)| end)
+                } else {
                     message::end(&response_bytes, parts.status.as_u16(), &parts.headers)
+                }
                     && end < response_bytes.len()
                 {
                     // Bytes after the message (junk past a Content-Length body, a body after a 204)
@@ -642,7 +649,7 @@ impl Fetcher {
         Ok(((response, ip), reusable.then_some(conn)))
     }
 
-    /// The request for `url` (a GET, or a POST of `parts.form`); a target or header value HTTP cannot carry
+    /// The request for `url` (a GET, a HEAD, or a POST of `parts.form`); a target or header value HTTP cannot carry
     /// is an error, not a panic. Over HTTP/2 the target is the absolute URL (hyper sends its authority as
     /// `:authority`) and connection-specific fields are left out; so are the guarded fields of `parts` when
     /// `withhold`.
@@ -662,6 +669,7 @@ impl Fetcher {
         let invalid = |e: &dyn std::fmt::Display| FetchError::InvalidRequest(e.to_string());
         let (method, body) = match &parts.form {
             Some(form) => (http::Method::POST, Bytes::from(form.clone())),
+            None if parts.head => (http::Method::HEAD, Bytes::new()),
             None => (http::Method::GET, Bytes::new()),
         };
         let uri = if h2 {
@@ -687,12 +695,17 @@ impl Fetcher {
             request = request.header("Host", host_header(url));
         }
         request = request.header("User-Agent", &settings.user_agent);
-        // Defaults that an operator's `fetch.headers` may replace (not add a second field to).
+        // Defaults that an operator's `fetch.headers`, or a field of `parts` (a browser page's own `Accept`),
+        // may replace (not add a second field to).
         let given = |name: &str| {
             settings
                 .headers
                 .keys()
                 .any(|k| k.eq_ignore_ascii_case(name))
+                || parts
+                    .headers
+                    .iter()
+                    .any(|(k, _)| k.as_str().eq_ignore_ascii_case(name))
         };
         if !given("Accept") {
             request = request.header(
@@ -1028,6 +1041,26 @@ mod tests {
             .request(&url, &bad, &parts, false, false)
             .unwrap_err();
         assert_eq!((err.status(), err.is_retryable()), (-7, false));
+    }
+
+    #[tokio::test]
+    async fn a_field_of_the_request_replaces_the_default_and_head_is_head() {
+        let fetcher = Fetcher::new(FetchConfig::default(), AddressPolicy::default());
+        let url = Url::parse("http://a.org/api").unwrap();
+        let mut parts = RequestParts {
+            head: true,
+            ..RequestParts::default()
+        };
+        parts.headers.push((
+            http::header::ACCEPT,
+            http::HeaderValue::from_static("application/json"),
+        ));
+        let request = fetcher
+            .request(&url, &FetchConfig::default(), &parts, false)
+            .unwrap();
+        assert_eq!(request.method(), http::Method::HEAD);
+        let accept: Vec<_> = request.headers().get_all("accept").iter().collect();
+        assert_eq!(accept, ["application/json"]);
     }
 
     #[tokio::test]

@@ -9,6 +9,7 @@ use http::header::{AUTHORIZATION, COOKIE};
 use super::{
     login,
     outcome::{Ended, Outcome},
+    page_request::PageRequest,
     pipeline::Pipeline,
     retry::{answered, politeness, retries_left, retry},
 };
@@ -19,12 +20,14 @@ use trawl_config::UriKind;
 use trawl_config::{Annotation, annotation::LoginNote};
 use trawl_fetch::{FetchError, Fetched, RequestParts, Validators, access::Challenge};
 
-/// Fetches `uri`, or sends it back for another try.
+/// Fetches `uri`, or sends it back for another try; `page` holds the fields and cookies of a rendered page's
+/// request for it.
 pub(super) async fn run(
     p: &Pipeline,
     mut uri: CrawlUri,
     settings: &CrawlConfig,
     worker: usize,
+    page_request: Option<&PageRequest>,
 ) -> Result<(CrawlUri, FetchRecord), Ended> {
     let max_bytes = match uri.kind {
         UriKind::Robots { .. } => settings.fetch.max_robots_bytes,
@@ -42,20 +45,15 @@ pub(super) async fn run(
     } else {
         None
     };
-    let mut fetched = request(p, &uri, max_bytes, settings, validators, &jar, None).await;
+    let (v, pr) = (validators, page_request);
+    let mut fetched = request(p, &uri, max_bytes, settings, v, &jar, None, pr).await;
     if page {
-        match challenge(p, &uri, &fetched) {
+        // A page's request that carried its own `Authorization` is not answered with a credential of trawl's.
+        let own = page_request.is_some_and(PageRequest::authorizes);
+        match challenge(p, &uri, &fetched).filter(|_| !own) {
             Some(Challenge::Answer(index, auth)) => {
-                fetched = request(
-                    p,
-                    &uri,
-                    max_bytes,
-                    settings,
-                    validators,
-                    &jar,
-                    Some((index, auth)),
-                )
-                .await;
+                let auth = Some((index, auth));
+                fetched = request(p, &uri, max_bytes, settings, v, &jar, auth, pr).await;
                 // Where the answer worked, it goes up front from now on (RFC 7617 §2.2).
                 let accepted = fetched.result.as_ref().is_ok_and(|r| r.status != 401);
                 p.access.answered(&uri.url, index, accepted);
@@ -85,7 +83,7 @@ pub(super) async fn run(
         if !withheld && login::lost(p, &uri, &fetched).await {
             let now = login::ensure(p, &uri, settings, &jar, worker, generation).await;
             if now != generation {
-                fetched = request(p, &uri, max_bytes, settings, validators, &jar, None).await;
+                fetched = request(p, &uri, max_bytes, settings, v, &jar, None, pr).await;
                 // Still lost right after a fresh login: that login did not work, whatever its answer said.
                 if login::lost(p, &uri, &fetched).await {
                     login::still_lost(p, &uri, now).await;
@@ -124,16 +122,23 @@ pub(super) async fn run(
 /// Adds to `parts` the `Cookie` field of a request to `url` from the cookie jar `jar`, if it holds any for
 /// it: guarded (left out over a TLS connection whose certificate failed validation) when a credential for
 /// `url`'s host does not allow that ([`Access::cookie_guard`](trawl_fetch::access::Access::cookie_guard)).
-/// Returns that credential, for [`withheld`].
+/// Returns that credential, for [`withheld`]. A rendered page's request sends the browser's cookies too
+/// ([`PageRequest::cookie_header`]).
 pub(super) fn add_cookies(
     p: &Pipeline,
     jar: &str,
     url: &url::Url,
     parts: &mut RequestParts<'_>,
+    page_request: Option<&PageRequest>,
 ) -> Option<usize> {
-    let cookies = p.access.cookies.header(jar, url)?;
-    let value = http::HeaderValue::from_str(&cookies).ok()?;
-    parts.headers.push((COOKIE, value));
+    let cookie = match page_request {
+        Some(page) => page.cookie_header(p, jar, url)?,
+        None => {
+            let cookies = p.access.cookies.header(jar, url)?;
+            (COOKIE, http::HeaderValue::from_str(&cookies).ok()?)
+        }
+    };
+    parts.headers.push(cookie);
     let guard = p.access.cookie_guard(url)?;
     parts.guarded.push(COOKIE);
     Some(guard)
@@ -166,7 +171,9 @@ pub(super) fn withheld(
 
 /// One request of `uri` with the cookies of its jar (withheld, and said, over a connection whose certificate
 /// failed validation where a credential is for the host) and an `Authorization` (given, or answering the
-/// challenge its origin asked before); the cookies it sets are kept.
+/// challenge its origin asked before); the cookies it sets are kept. A rendered page's request adds its own
+/// fields and cookies (`page_request`), and one with its own `Authorization` gets none of trawl's.
+#[allow(clippy::too_many_arguments)]
 pub(super) async fn request(
     p: &Pipeline,
     uri: &CrawlUri,
@@ -175,17 +182,22 @@ pub(super) async fn request(
     validators: Option<&Validators>,
     jar: &str,
     auth: Option<(usize, http::HeaderValue)>,
+    page_request: Option<&PageRequest>,
 ) -> Fetched {
     let mut parts = RequestParts {
         validators,
         ..RequestParts::default()
     };
-    let guard = add_cookies(p, jar, &uri.url, &mut parts);
+    if let Some(page) = page_request {
+        parts.headers.extend(page.headers.iter().cloned());
+    }
+    let guard = add_cookies(p, jar, &uri.url, &mut parts, page_request);
     let auth = auth.or_else(|| {
         matches!(uri.kind, UriKind::Page)
             .then(|| p.access.up_front(&uri.url, "GET"))
             .flatten()
     });
+    let auth = auth.filter(|_| !page_request.is_some_and(PageRequest::authorizes));
     let mut index = None;
     if let Some((i, auth)) = auth {
         parts.headers.push((AUTHORIZATION, auth));

@@ -17,6 +17,7 @@ mod known_links;
 mod login;
 pub(crate) mod naming;
 pub(crate) mod outcome;
+mod page_request;
 pub(crate) mod pipeline;
 mod post;
 mod prefetch;
@@ -45,7 +46,7 @@ pub(crate) async fn process(p: &Pipeline, uri: CrawlUri, queue: &str, worker: us
 async fn stages(p: &Pipeline, uri: CrawlUri, queue: &str, worker: usize) -> Result<Outcome, Ended> {
     let settings = p.settings().sheets.effective(&uri);
     let uri = prefetch::run(p, uri, queue, &settings, worker)?;
-    let (mut uri, mut record) = fetch_and_write(p, uri, &settings, worker).await?;
+    let (mut uri, mut record) = fetch_and_write(p, uri, &settings, worker, None).await?;
     let found = if record.response().is_some() {
         render::run(p, &mut uri, &mut record, &settings, worker).await
     } else {
@@ -59,14 +60,16 @@ async fn stages(p: &Pipeline, uri: CrawlUri, queue: &str, worker: usize) -> Resu
 }
 
 /// Fetch, extract, the after-fetch gates and write: what every fetched URI goes through, a page from the
-/// frontier and a browser page's own request alike (render and post follow).
+/// frontier and a browser page's own request alike, with that request's fields and cookies (render and post
+/// follow).
 async fn fetch_and_write(
     p: &Pipeline,
     uri: CrawlUri,
     settings: &trawl_config::CrawlConfig,
     worker: usize,
+    page_request: Option<&page_request::PageRequest>,
 ) -> Result<(CrawlUri, fetch_record::FetchRecord), Ended> {
-    let (mut uri, mut record) = fetch::run(p, uri, settings, worker).await?;
+    let (mut uri, mut record) = fetch::run(p, uri, settings, worker, page_request).await?;
     if record.response().is_some() {
         extract::run(p, &mut uri, &mut record, settings);
         gates::run(p, &mut uri, &mut record);

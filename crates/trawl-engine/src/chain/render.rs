@@ -13,8 +13,9 @@ use trawl_config::{Annotation, CrawlConfig, CrawlUri, UriKind, settings::Browser
 use trawl_extract::{Hop, Outlink};
 
 use super::{
-    candidate, fetch, login,
+    candidate, login,
     outcome::{Child, Cut, Disposition, Outcome, Placement},
+    page_request::PageRequest,
     pipeline::Pipeline,
     post,
     rendering::Rendering,
@@ -218,13 +219,19 @@ impl Upstream for PageUpstream<'_> {
             body_too_large,
         } = request;
         url.set_fragment(None);
-        let post = method == "POST";
-        if !post && !matches!(method.as_str(), "GET" | "HEAD") {
-            return refused(
-                405,
-                "trawl's fetcher makes GET and POST requests only; this request is not archived",
-            );
-        }
+        // A POST or HEAD is sent as the page made it, once, and is no capture of its URL to mark seen or
+        // serve again; a GET is a URI of the crawl.
+        let direct = match method.as_str() {
+            "GET" => None,
+            "POST" => Some(Direct::Post),
+            "HEAD" => Some(Direct::Head),
+            _ => {
+                return refused(
+                    405,
+                    "trawl's fetcher makes GET, HEAD and POST requests only; this request is not archived",
+                );
+            }
+        };
         // Requests trawl's fetcher cannot make as the page made them: refused, each with its line (-7).
         let why = if body_too_large.is_some() {
             Some((
@@ -248,14 +255,16 @@ impl Upstream for PageUpstream<'_> {
             return refused(answer, reason);
         }
         // A GET of the page itself, or of a URL captured earlier, is answered from what was archived.
-        if !post && url == self.page.url {
+        if direct.is_none() && url == self.page.url {
             return Answer::Response(self.page_response.clone());
         }
-        if !post && let Some(kept) = self.rendering.recent(url.as_str()) {
+        if direct.is_none()
+            && let Some(kept) = self.rendering.recent(url.as_str())
+        {
             return Answer::Response(kept.as_ref().clone());
         }
         let mut sub = self.page.child(url, String::new(), Hop::Embed);
-        sub.annotate(Annotation::Browser(post.then_some("post")));
+        sub.annotate(Annotation::Browser(direct.map(Direct::note)));
         // Judged as a URI the page needs: a refusal is always logged (`Placement::Seen` is not `New`).
         let child = match candidate::judge(p, sub, Placement::Seen, None) {
             Ok(child) => child,
@@ -270,18 +279,11 @@ impl Upstream for PageUpstream<'_> {
         };
         let settings = p.settings().sheets.effective(&child.uri);
         if settings.fetch.obey_robots
-            && let Some(answer) = self.robots(&child.uri).await
+            && let Err(verdict) = self.robots(&child.uri).await
         {
-            // Its line is written: marked seen with the page, so the page's own link to it is not fetched
-            // (and refused and logged) again.
-            if let Answer::Refused { status: 403, .. } = answer {
-                lock(&self.found).children.push(Child {
-                    placement: Placement::Seen,
-                    ..child
-                });
-            }
-            return answer;
+            return self.not_allowed(child, direct, verdict);
         }
+        let page_request = PageRequest::new(&headers, settings.fetch.headers.keys());
         let key = child.uri.url.to_string();
         let host_lock = self
             .rendering
@@ -293,15 +295,18 @@ impl Upstream for PageUpstream<'_> {
             worker: self.worker,
         };
         let turn = host_lock.lock().await;
-        let answer = if post {
-            let content_type = headers
-                .iter()
-                .find(|(name, _)| name.eq_ignore_ascii_case("content-type"))
-                .map(|(_, value)| value.as_str());
-            let work = self.post(child.uri, &settings, content_type, body);
+        let answer = if let Some(direct) = direct {
+            let form = (direct == Direct::Post).then(|| {
+                let content_type = headers
+                    .iter()
+                    .find(|(name, _)| name.eq_ignore_ascii_case("content-type"))
+                    .map(|(_, value)| value.as_str());
+                (content_type, body)
+            });
+            let work = self.direct(child.uri, &settings, form, &page_request);
             holding_at_most(turn, self.turn_limit, work).await
         } else {
-            let work = self.run_child(child, &settings);
+            let work = self.run_child(child, &settings, &page_request);
             match holding_at_most(turn, self.turn_limit, work).await {
                 Some(bytes) => {
                     self.rendering.keep(&key, &bytes);
@@ -313,6 +318,35 @@ impl Upstream for PageUpstream<'_> {
         unfinished.uri = None;
         answer
     }
+}
+
+/// A request of the page sent as it made it, by trawl's fetcher, rather than run as a URI of the crawl.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Direct {
+    /// A `POST`, with its body (noted `browser:post`).
+    Post,
+    /// A `HEAD` (noted `browser:head`).
+    Head,
+}
+
+impl Direct {
+    /// Its crawl.log note, `browser:NOTE`.
+    fn note(self) -> &'static str {
+        match self {
+            Direct::Post => "post",
+            Direct::Head => "head",
+        }
+    }
+}
+
+/// Why robots.txt did not let a request of the page go now.
+#[derive(Debug)]
+enum NotAllowed {
+    /// robots.txt refuses it, or is out of the crawl's scope: the browser's answer (a line is written for a
+    /// refusal).
+    Refused(Answer),
+    /// The origin's robots.txt could not be read yet (it is tried again by the frontier).
+    NotYet,
 }
 
 /// Whether a request's `Accept` asks for a server-sent event stream (as `EventSource` does).
@@ -359,17 +393,63 @@ impl Drop for Unfinished<'_> {
 }
 
 impl PageUpstream<'_> {
-    /// Runs a URI the page asked for through the chain, once; what it led to joins the page's outcome, and
-    /// the response as it crossed the wire is the browser's answer.
-    async fn run_child(&self, child: Child, settings: &CrawlConfig) -> Option<Vec<u8>> {
-        self.run(child, settings, Tries::Once).await.1
+    /// Runs a URI the page asked for through the chain, once, with the page's request fields and cookies;
+    /// what it led to joins the page's outcome, and the response as it crossed the wire is the browser's
+    /// answer.
+    async fn run_child(
+        &self,
+        child: Child,
+        settings: &CrawlConfig,
+        page_request: &PageRequest,
+    ) -> Option<Vec<u8>> {
+        self.run(child, settings, Tries::Once, Some(page_request))
+            .await
+            .1
+    }
+
+    /// The browser's answer to a request robots.txt did not let go now. One it refuses is marked seen with
+    /// the page (its line is written), so the page's own link to it is not fetched, refused and logged again.
+    /// A GET whose robots.txt could not be read yet goes to the frontier, to wait for the robots.txt's tries
+    /// as any URI of its origin does (its one crawl.log line comes from there); a POST or HEAD, which the
+    /// frontier cannot make, is logged failed (-61).
+    fn not_allowed(&self, child: Child, direct: Option<Direct>, verdict: NotAllowed) -> Answer {
+        match verdict {
+            NotAllowed::Refused(answer) => {
+                if let Answer::Refused { status: 403, .. } = answer {
+                    lock(&self.found).children.push(Child {
+                        placement: Placement::Seen,
+                        ..child
+                    });
+                }
+                answer
+            }
+            NotAllowed::NotYet => {
+                if direct.is_some() {
+                    let line = self.p.log_failure(
+                        &child.uri,
+                        status::ROBOTS_PREREQUISITE_FAILED,
+                        self.worker,
+                    );
+                    self.p.write_line(line);
+                } else {
+                    let mut uri = child.uri.clone();
+                    uri.annotations.clear();
+                    lock(&self.found).children.push(Child {
+                        uri,
+                        placement: Placement::New,
+                        ..child
+                    });
+                }
+                refused(503, "robots.txt could not be read yet")
+            }
+        }
     }
 
     /// Fetches the robots.txt an origin needs for the page, once. A failure worth another try does not
     /// settle the origin: the robots.txt goes to the frontier as a prerequisite, tried again there as for a
     /// page from the frontier, while the origin stays pending; returns whether it went.
     async fn run_robots(&self, child: Child, settings: &CrawlConfig) -> bool {
-        self.run(child, settings, Tries::AsSettings).await.0
+        self.run(child, settings, Tries::AsSettings, None).await.0
     }
 
     /// Runs `child` through the chain; what it led to joins the page's outcome, and so does the child itself:
@@ -380,9 +460,17 @@ impl PageUpstream<'_> {
         mut child: Child,
         settings: &CrawlConfig,
         tries: Tries,
+        page_request: Option<&PageRequest>,
     ) -> (bool, Option<Vec<u8>>) {
-        let (outcome, response) =
-            through_chain(self.p, child.uri.clone(), settings, self.worker, tries).await;
+        let (outcome, response) = through_chain(
+            self.p,
+            child.uri.clone(),
+            settings,
+            self.worker,
+            tries,
+            page_request,
+        )
+        .await;
         let again = match &outcome.disposition {
             Disposition::Retry { uri, .. } | Disposition::RetryLater { uri, .. } => {
                 let mut uri = uri.clone();
@@ -405,24 +493,29 @@ impl PageUpstream<'_> {
         (sent_back, response)
     }
 
-    /// A `POST` the page sends (a search form, a GraphQL query): sent by trawl's fetcher with the page's body
-    /// and content type and the cookies of the URI's jar, archived (the request with its body, the response)
-    /// and logged (`browser:post`). It is not a frontier URI: never marked seen, never served again.
-    async fn post(
+    /// A `POST` the page sends (a search form, a GraphQL query; `form`: its content type and body) or a
+    /// `HEAD` (`form` is `None`): sent by trawl's fetcher with the page's request fields and cookies (and the
+    /// jar's), archived (the request, with a POST's body; the response) and logged (`browser:post`,
+    /// `browser:head`). It is not a frontier URI: never marked seen, never served again.
+    async fn direct(
         &self,
         mut uri: CrawlUri,
         settings: &CrawlConfig,
-        content_type: Option<&str>,
-        body: Vec<u8>,
+        form: Option<(Option<&str>, Vec<u8>)>,
+        page_request: &PageRequest,
     ) -> Answer {
         let p = self.p;
         let jar = p.jar_key(&uri);
+        let head = form.is_none();
+        let (form_type, form) = form.map_or((None, None), |(t, body)| (t, Some(body)));
         let mut parts = trawl_fetch::RequestParts {
-            form: Some(body),
-            form_type: content_type,
+            form,
+            form_type,
+            head,
             ..Default::default()
         };
-        let guard = fetch::add_cookies(p, &jar, &uri.url, &mut parts);
+        parts.headers.extend(page_request.headers.iter().cloned());
+        let guard = fetch::add_cookies(p, &jar, &uri.url, &mut parts, Some(page_request));
         let fetched = p
             .fetcher
             .fetch(&uri.url, settings.fetch.max_bytes, &settings.fetch, &parts)
@@ -440,19 +533,22 @@ impl PageUpstream<'_> {
         }
     }
 
-    /// `None` when robots.txt allows `uri`; else the browser's refusal (logged). An origin whose robots.txt
-    /// is unknown has it fetched now, through the chain, before the request.
-    async fn robots(&self, uri: &CrawlUri) -> Option<Answer> {
+    /// `Ok` when robots.txt allows `uri`; else why not: refused (logged), or not known yet. An origin whose
+    /// robots.txt is unknown has it fetched now, through the chain, before the request.
+    async fn robots(&self, uri: &CrawlUri) -> Result<(), NotAllowed> {
         let p = self.p;
         for _ in 0..100 {
             match p.robots.gate(uri, "") {
-                Gate::Allowed => return None,
+                Gate::Allowed => return Ok(()),
                 Gate::Blocked { status, note } => {
                     let mut refused_uri = uri.clone();
                     refused_uri.annotations.extend(note);
                     let line = p.log_failure(&refused_uri, status, self.worker);
                     p.write_line(line);
-                    return Some(refused(403, "robots.txt does not allow it"));
+                    return Err(NotAllowed::Refused(refused(
+                        403,
+                        "robots.txt does not allow it",
+                    )));
                 }
                 Gate::Needed => {
                     let robots = uri.robots_prerequisite();
@@ -461,17 +557,14 @@ impl PageUpstream<'_> {
                             let settings = p.settings().sheets.effective(&child.uri);
                             if self.run_robots(child, &settings).await {
                                 // Tried again by the frontier: this request cannot wait for it.
-                                let line = p.log_failure(
-                                    uri,
-                                    status::ROBOTS_PREREQUISITE_FAILED,
-                                    self.worker,
-                                );
-                                p.write_line(line);
-                                return Some(refused(503, "robots.txt could not be read yet"));
+                                return Err(NotAllowed::NotYet);
                             }
                         }
                         Err(_) => {
-                            return Some(refused(403, "robots.txt is out of the crawl's scope"));
+                            return Err(NotAllowed::Refused(refused(
+                                403,
+                                "robots.txt is out of the crawl's scope",
+                            )));
                         }
                     }
                 }
@@ -479,9 +572,7 @@ impl PageUpstream<'_> {
                 Gate::Pending => tokio::time::sleep(Duration::from_millis(100)).await,
             }
         }
-        let line = p.log_failure(uri, status::ROBOTS_PREREQUISITE_FAILED, self.worker);
-        p.write_line(line);
-        Some(refused(503, "robots.txt could not be read"))
+        Err(NotAllowed::NotYet)
     }
 }
 
@@ -510,6 +601,7 @@ async fn through_chain(
     settings: &CrawlConfig,
     worker: usize,
     tries: Tries,
+    page_request: Option<&PageRequest>,
 ) -> (Outcome, Option<Vec<u8>>) {
     let once;
     let settings = match tries {
@@ -521,7 +613,7 @@ async fn through_chain(
         }
         Tries::AsSettings => settings,
     };
-    match super::fetch_and_write(p, uri, settings, worker).await {
+    match super::fetch_and_write(p, uri, settings, worker, page_request).await {
         Ok((uri, record)) => {
             let response = record.response().map(|r| r.response_bytes.to_vec());
             (post::run(p, uri, record, settings, worker), response)
