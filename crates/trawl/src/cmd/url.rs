@@ -77,7 +77,7 @@ impl Inputs {
         self.args.is_none() && !self.stdin.buffer().contains(&b'\n')
     }
 
-    fn next(&mut self) -> Option<std::io::Result<(String, Option<&'static str>)>> {
+    fn next_input(&mut self) -> Option<std::io::Result<(String, Option<&'static str>)>> {
         if let Some(args) = &mut self.args {
             return args.next().map(|a| Ok((a, None)));
         }
@@ -110,7 +110,7 @@ fn each(
         if inputs.may_wait() {
             out.flush()?;
         }
-        let Some(input) = inputs.next() else {
+        let Some(input) = inputs.next_input() else {
             break;
         };
         n += 1;
