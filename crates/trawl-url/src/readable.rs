@@ -77,7 +77,7 @@ pub fn decode_non_ascii(text: &str) -> Cow<'_, str> {
 
 #[cfg(test)]
 mod tests {
-    use percent_encoding::{CONTROLS, utf8_percent_encode};
+    use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
     use proptest::prelude::*;
 
     use super::*;
@@ -103,7 +103,7 @@ mod tests {
             r("http://a.org/caf%E9/%C3%A9%FF"),
             "http://a.org/caf%E9/é%FF"
         );
-        assert_eq!(r("http://xn--ls8h.la/"), "http://💩.la/");
+        assert_eq!(r("http://xn--bcher-kva.de/"), "http://bücher.de/");
         assert_eq!(r("http://user:pw@a.org:81/"), "http://user:pw@a.org:81/");
         assert!(matches!(
             readable(&Url::parse("http://a.org/plain?x=1").unwrap()),
@@ -115,10 +115,9 @@ mod tests {
         /// Non-ASCII text percent-encoded as UTF-8 reads back as itself.
         #[test]
         fn encoded_text_decodes(s in "[^%]{0,40}") {
-            let set = &CONTROLS.add(b' ');
             let encoded: String = s
                 .chars()
-                .map(|c| if c.is_ascii() { c.to_string() } else { utf8_percent_encode(&c.to_string(), set).to_string() })
+                .map(|c| if c.is_ascii() { c.to_string() } else { utf8_percent_encode(&c.to_string(), NON_ALPHANUMERIC).to_string() })
                 .collect();
             prop_assert_eq!(decode_non_ascii(&encoded), s);
         }
