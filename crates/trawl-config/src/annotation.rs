@@ -27,6 +27,9 @@ pub enum Annotation {
     Revisit(u32),
     /// `api`: fetched in place of a URL class's page.
     Api,
+    /// `classFailed:WHAT`: the URL class matching the URI could not derive WHAT (`api`: its API URL, so the
+    /// page itself is fetched; `next_page`: its next gallery page, so the gallery ends there).
+    ClassFailed(String),
     /// `duplicate:digest`: the payload was already archived; a revisit record was written (Heritrix's form).
     Duplicate,
     /// `duplicate:server-not-modified`: a conditional recrawl got `304 Not Modified`; a revisit was written.
@@ -76,6 +79,7 @@ impl fmt::Display for Annotation {
             Annotation::Tries(n) => write!(f, "{n}t"),
             Annotation::Revisit(n) => write!(f, "revisit:{n}"),
             Annotation::Api => f.write_str("api"),
+            Annotation::ClassFailed(what) => write!(f, "classFailed:{what}"),
             Annotation::Duplicate => f.write_str("duplicate:digest"),
             Annotation::NotModified => f.write_str("duplicate:server-not-modified"),
             Annotation::FetchFailed(kind) => write!(f, "err={kind}"),
@@ -237,10 +241,11 @@ mod tests {
             Annotation::FetchFailed("dns"),
             Annotation::FetchFailed("proxy"),
             Annotation::Proxy("407".into()),
+            Annotation::ClassFailed("api".into()),
         ];
         assert_eq!(
             Joined(&notes).to_string(),
-            "reject:too_many_hops,lenTrunc,3t,retryAfter=5s,err=dns,err=proxy,proxy:407"
+            "reject:too_many_hops,lenTrunc,3t,retryAfter=5s,err=dns,err=proxy,proxy:407,classFailed:api"
         );
         assert_eq!(Joined(&[]).to_string(), "-");
     }

@@ -34,6 +34,9 @@ pub struct ClassFacts {
     pub next_page: Option<Url>,
     /// Whether the class asks for the page to be rendered in the browser (its `render`).
     pub render: bool,
+    /// What the class failed to derive (`api`, `next_page`): the URL is fetched as it is, and its crawl.log
+    /// line says `classFailed:WHAT`. Empty when everything worked.
+    pub failed: Vec<String>,
 }
 
 /// The bit of the encoded class byte that says `render` (the low bits hold 1 + the kind).
@@ -273,6 +276,15 @@ impl CrawlUri {
         }
         out.push(u8::from(self.browser));
         out.push(u8::from(self.sitemap));
+        // Added later still: what the class failed to derive, space-separated.
+        put(
+            out,
+            &self
+                .class
+                .as_ref()
+                .map(|c| c.failed.join(" "))
+                .unwrap_or_default(),
+        );
     }
 
     /// A URI read back from its on-disk form; `None` for bytes that are not one.
@@ -302,6 +314,7 @@ impl CrawlUri {
                 api_url: url_opt(r.str()?),
                 next_page: url_opt(r.str()?),
                 render: k & RENDER_BIT != 0,
+                failed: Vec::new(),
             })),
         };
         let watch = match r.byte() {
@@ -347,6 +360,11 @@ impl CrawlUri {
         .map(|mut uri| {
             if uri.browser {
                 uri.annotations.push(Annotation::Browser(None));
+            }
+            if let Some(class) = &mut uri.class
+                && let Some(failed) = r.str()
+            {
+                class.failed = failed.split_whitespace().map(str::to_owned).collect();
             }
             uri
         })
@@ -469,6 +487,7 @@ mod tests {
             api_url: None,
             next_page: Some(Url::parse("http://a.org/x?page=2").unwrap()),
             render: true,
+            failed: vec!["api".into(), "next_page".into()],
         }));
         watched.watch = Some(Watch {
             digest: "sha1:ABC".into(),

@@ -6,8 +6,9 @@ use trawl_url::{CanonicalHints, Identity, Url, class::UrlClasses, parse_lenient}
 
 use crate::{CrawlConfig, CrawlUri, Scope};
 
-/// The scope's verdict on `url` as a JSON object `{decision, rule, trace: [{rule, answer}]}`, judged as reached
-/// by `hops` (default `L`) from `via` (default: the first seed, else the URL itself).
+/// The scope's verdict on `url` as a JSON object `{url, decision, rule, trace: [{rule, answer}]}`, judged as
+/// reached by `hops` (default `L`) from `via` (default: the first seed, else the URL itself). `url` is the URL
+/// judged: the caller passes what the crawl would judge (a URL class's server form, see [`explain_json`]).
 pub fn scope_json(
     config: &CrawlConfig,
     via: Option<&Url>,
@@ -38,6 +39,7 @@ pub fn scope_json(
     uri.via = (!uri.is_seed).then_some(via);
     let t = scope.decide_traced(&uri);
     serde_json::json!({
+        "url": url.as_str(),
         "decision": t.decision.as_str(),
         "rule": t.rule,
         "trace": t.trace.iter().map(|(rule, answer)| serde_json::json!({"rule": rule, "answer": answer.as_str()})).collect::<Vec<_>>(),
@@ -45,7 +47,9 @@ pub fn scope_json(
 }
 
 /// Everything known of `url` (typed as `input`) before fetching it, as one JSON object with the field names
-/// `trawl url explain --json` documents.
+/// `trawl url explain --json` documents. The scope judges what a crawl would: the server form of the URL
+/// class that matches (`url_class.for_server`, which drops parameters, changes the scheme or host), else the
+/// URL itself; `scope.url` names it. `classes` should be the config's (the crawl's naming uses those).
 pub fn explain_json(
     config: &CrawlConfig,
     classes: &UrlClasses,
@@ -60,7 +64,7 @@ pub fn explain_json(
     let hints = CanonicalHints::none().with_url_class(&normalise);
     let e = id.explain(u, hints);
     serde_json::json!({
-        "scope": scope_json(config, via, hops, u),
+        "scope": scope_json(config, via, hops, class.as_ref().map_or(u, |m| &m.for_server)),
         "input": input,
         "raw": e.raw.as_str(),
         "canonical": e.canonical.as_str(),
@@ -80,6 +84,7 @@ pub fn explain_json(
             "for_server": m.for_server.as_str(),
             "api_url": m.api_url.as_ref().map(Url::as_str),
             "next_page": m.next_page.as_ref().map(Url::as_str),
+            "problems": m.problems.iter().map(ToString::to_string).collect::<Vec<_>>(),
         })),
     })
 }

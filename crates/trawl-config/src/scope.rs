@@ -35,7 +35,8 @@ impl Scope {
             config
                 .surt_prefixes
                 .iter()
-                .map(|p| SurtPrefix::new(p.clone())),
+                // A value that is not read is refused by `trawl check` (`scope.surt_prefixes[i]`).
+                .filter_map(|p| crate::settings::seed_list::prefix_value(p).ok()),
         );
         prefixes.sort();
         prefixes.dedup();
@@ -236,6 +237,87 @@ impl Gates {
 mod tests {
     use super::*;
     use crate::decide::{Decision, test_util::uri};
+
+    /// xt5 F4: `scope.surt_prefixes` and a `surt_prefixed` rule's `prefixes` given as URLs or hosts are
+    /// converted to their SURT prefixes; a value that is neither is refused at its key.
+    #[test]
+    fn surt_prefixes_written_as_urls_or_hosts_are_converted() {
+        let seeds = [Url::parse("http://127.0.0.1:8601/").unwrap()];
+        let default: CrawlConfig = toml::from_str(
+            "[scope]\nsurt_prefixes = [\"http://127.0.0.2:8601/\", \"example.org\"]\n",
+        )
+        .unwrap();
+        let ruled: CrawlConfig = toml::from_str(
+            "[[scope.rules]]\nrule = \"reject\"\n[[scope.rules]]\nrule = \"surt_prefixed\"\n\
+             prefixes = [\"http://127.0.0.2:8601/\", \"example.org\"]\n",
+        )
+        .unwrap();
+        for config in [default, ruled] {
+            let scope = Scope::from_config(&config, &seeds).unwrap();
+            for (u, want) in [
+                ("http://127.0.0.2:8601/x", Decision::Accept),
+                ("http://example.org/", Decision::Accept),
+                ("http://www.example.org/a", Decision::Accept),
+                ("http://127.0.0.3:8601/x", Decision::Reject),
+            ] {
+                assert_eq!(scope.decide(&uri(u, "L")).decision, want, "{u}");
+            }
+        }
+        let bad: CrawlConfig =
+            toml::from_str("[scope]\nsurt_prefixes = [\"http://[::1\"]\n").unwrap();
+        let problems = bad.validate_all();
+        assert!(
+            problems.iter().any(|(k, _)| k == "scope.surt_prefixes[0]"),
+            "{problems:?}"
+        );
+        let bad: CrawlConfig = toml::from_str(
+            "[[scope.rules]]\nrule = \"surt_prefixed\"\nprefixes = [\"http://[::1\"]\n",
+        )
+        .unwrap();
+        let e = Scope::from_config(&bad, &seeds).unwrap_err().to_string();
+        assert!(e.contains("prefixes[0]"), "{e}");
+    }
+
+    /// xt5 F8: `on_hosts`/`on_domains` entries are read as URLs write hosts (case, IDNA, a leading `*.` of a
+    /// domain); entries that could never match are refused at their keys.
+    #[test]
+    fn host_and_domain_entries_are_normalised_or_refused() {
+        let seeds = [Url::parse("http://127.0.0.1:8601/").unwrap()];
+        let rules = |hosts: &str, domains: &str| -> CrawlConfig {
+            toml::from_str(&format!(
+                "[[scope.rules]]\nrule = \"reject\"\n[[scope.rules]]\nrule = \"on_hosts\"\nhosts = {hosts}\n\
+                 [[scope.rules]]\nrule = \"on_domains\"\ndomains = {domains}\n"
+            ))
+            .unwrap()
+        };
+        let good = rules(
+            r#"["Example.COM"]"#,
+            r#"[".example.org", "*.example.info", "BÜCHER.de"]"#,
+        );
+        let scope = Scope::from_config(&good, &seeds).unwrap();
+        for (u, rule) in [
+            ("http://example.com/", "on_hosts"),
+            ("http://a.example.org/", "on_domains"),
+            ("http://a.example.info/", "on_domains"),
+            ("http://xn--bcher-kva.de/", "on_domains"),
+            ("http://bücher.de/", "on_domains"),
+            ("http://example.net/", "reject"),
+        ] {
+            assert_eq!(scope.decide(&uri(u, "L")).rule, rule, "{u}");
+        }
+        let bad = rules(
+            r#"["127.0.0.2:8601", "http://example.net/"]"#,
+            r#"["example.org/x"]"#,
+        );
+        let e = Scope::from_config(&bad, &seeds).unwrap_err().to_string();
+        for key in [
+            "scope.rules[1].hosts[0]",
+            "scope.rules[1].hosts[1]",
+            "scope.rules[2].domains[0]",
+        ] {
+            assert!(e.contains(key), "{key} in {e}");
+        }
+    }
 
     #[test]
     fn the_login_guard_comes_last_in_the_scope_and_the_before_fetch_gate() {

@@ -147,14 +147,20 @@ impl Sheets {
                 );
                 seq
             });
+            let mut prefixes = Vec::new();
+            for (j, p) in spec.surt_prefixes.iter().enumerate() {
+                match crate::settings::seed_list::prefix_value(p) {
+                    Ok(prefix) => prefixes.push(prefix),
+                    Err(message) => problems.push((
+                        format!("{at}.surt_prefixes[{j}]"),
+                        format!("sheet {:?}: {message}", spec.name),
+                    )),
+                }
+            }
             sheets.push(Sheet {
                 name: spec.name.clone(),
                 set: spec.set.clone(),
-                prefixes: spec
-                    .surt_prefixes
-                    .iter()
-                    .map(|p| SurtPrefix::new(p.clone()))
-                    .collect(),
+                prefixes,
                 rules,
             });
         }
@@ -282,6 +288,51 @@ set = { "scope.max_outlinks" = 10 }
             &s.effective(&mit),
             &s.effective(&uri("http://mit.edu/b", "L"))
         ));
+    }
+
+    /// xt5 F4: a host or URL where a SURT prefix is expected is converted as a `surtsSource` line is; a value
+    /// that is neither is refused at its key.
+    #[test]
+    fn hosts_and_urls_are_read_as_surt_prefixes() {
+        let s = sheets(
+            r#"
+[[sheet]]
+name = "plainhost"
+surt_prefixes = ["127.0.0.1:8601"]
+set = { "scope.max_hops" = 1 }
+[[sheet]]
+name = "url"
+surt_prefixes = ["http://127.0.0.2:8601/private/"]
+set = { "scope.max_hops" = 2 }
+[[sheet]]
+name = "domain"
+surt_prefixes = ["Example.ORG"]
+set = { "scope.max_hops" = 3 }
+"#,
+        )
+        .unwrap();
+        assert_eq!(
+            s.applicable(&uri("http://127.0.0.1:8601/x", "L")),
+            ["plainhost"]
+        );
+        assert_eq!(
+            s.applicable(&uri("http://127.0.0.2:8601/private/a", "L")),
+            ["url"]
+        );
+        assert!(
+            s.applicable(&uri("http://127.0.0.2:8601/public/a", "L"))
+                .is_empty()
+        );
+        assert_eq!(
+            s.applicable(&uri("https://www.example.org/", "L")),
+            ["domain"]
+        );
+        let e = sheets(
+            "[[sheet]]\nname = \"bad\"\nsurt_prefixes = [\"http://[::1\"]\nset = { \"scope.max_hops\" = 1 }\n",
+        )
+        .unwrap_err();
+        assert_eq!(e[0].0, "sheet[0].surt_prefixes[0]", "{e:?}");
+        assert!(e[0].1.contains("SURT prefix"), "{e:?}");
     }
 
     #[test]

@@ -29,6 +29,8 @@ pub struct Stats {
     /// hosts cost a dozen string comparisons each time); the reports sort it when they read it.
     hosts: Mutex<Hashed<HostTally>>,
     seeds: Mutex<BTreeMap<String, SeedOutcome>>,
+    /// API URL -> the seed handed over to it, until the API URL's status is known.
+    seed_apis: Mutex<HashMap<String, String>>,
     groups: Mutex<UrlGroups>,
     /// Source tag (seed) -> host -> (URIs, bytes).
     /// Hashed for the same reason as `hosts`.
@@ -356,6 +358,7 @@ impl Stats {
             by_mime: Mutex::new(saved.by_mime),
             hosts: Mutex::new(hosts),
             seeds: Mutex::new(saved.seeds),
+            seed_apis: Mutex::default(),
             by_source: Mutex::new(
                 saved
                     .by_source
@@ -395,6 +398,7 @@ impl Stats {
             by_mime: Mutex::default(),
             hosts: Mutex::default(),
             seeds: Mutex::default(),
+            seed_apis: Mutex::default(),
             groups: Mutex::default(),
             by_source: Mutex::default(),
             source_rows: AtomicU64::new(0),
@@ -527,6 +531,28 @@ impl Stats {
         let seed = seeds.entry(uri.to_string()).or_default();
         seed.status = status;
         seed.notes = notes;
+    }
+
+    /// Records a seed whose URL class has an API URL: no crawl.log line names the seed, so the report lists it
+    /// with the API URL as its `redirect`, the note `api`, and (once fetched) the API URL's status.
+    pub fn record_seed_api(&self, uri: &str, api: &str) {
+        {
+            let mut seeds = lock(&self.seeds);
+            let seed = seeds.entry(uri.to_string()).or_default();
+            seed.redirect = Some(api.to_string());
+            seed.notes = "api".into();
+        }
+        lock(&self.seed_apis).insert(api.to_string(), uri.to_string());
+    }
+
+    /// Gives a seed handed over to the API URL `uri` (see [`Stats::record_seed_api`]) that URL's status.
+    pub fn record_seed_api_status(&self, uri: &str, status: i32) {
+        let Some(seed) = lock(&self.seed_apis).remove(uri) else {
+            return;
+        };
+        if let Some(o) = lock(&self.seeds).get_mut(&seed) {
+            o.status = status;
+        }
     }
 
     /// Records where a seed redirected to.
@@ -739,6 +765,17 @@ mod tests {
         assert_eq!(
             s.host_statuses()["a.org"],
             BTreeMap::from([(200, 2), (404, 1)])
+        );
+        s.record_seed_api("http://a.org/view/7.html", "http://a.org/view/7.json");
+        s.record_seed_api_status("http://a.org/other.json", 404);
+        s.record_seed_api_status("http://a.org/view/7.json", 200);
+        assert_eq!(
+            s.seeds()["http://a.org/view/7.html"],
+            SeedOutcome {
+                status: 200,
+                redirect: Some("http://a.org/view/7.json".into()),
+                notes: "api".into(),
+            }
         );
         s.record_seed("http://a.org/", 301, String::new());
         s.record_seed_redirect("http://a.org/", "https://a.org/");

@@ -68,6 +68,16 @@ fn lookup(table: &[(&str, char)], name: &str) -> Option<char> {
 
 /// Decodes the character references in an attribute value.
 pub(crate) fn decode_attr(value: &str) -> Cow<'_, str> {
+    decode(value, true)
+}
+
+/// Decodes the character references in text between tags: as in attribute values, except that a legacy
+/// name without its `;` is decoded before `=` too (`&copy=` is `©=`).
+pub(crate) fn decode_text(value: &str) -> Cow<'_, str> {
+    decode(value, false)
+}
+
+fn decode(value: &str, in_attr: bool) -> Cow<'_, str> {
     if !value.contains('&') {
         return Cow::Borrowed(value);
     }
@@ -76,7 +86,7 @@ pub(crate) fn decode_attr(value: &str) -> Cow<'_, str> {
     while let Some(amp) = rest.find('&') {
         out.push_str(&rest[..amp]);
         rest = &rest[amp..];
-        match reference(rest) {
+        match reference(rest, in_attr) {
             Some((c, len)) => {
                 out.push(c);
                 rest = &rest[len..];
@@ -93,7 +103,7 @@ pub(crate) fn decode_attr(value: &str) -> Cow<'_, str> {
 
 /// Decodes the reference at the start of `s` (which starts with `&`):
 /// the character and how many bytes it used.
-fn reference(s: &str) -> Option<(char, usize)> {
+fn reference(s: &str, in_attr: bool) -> Option<(char, usize)> {
     let b = s.as_bytes();
     if b.get(1) == Some(&b'#') {
         let hex = matches!(b.get(2), Some(b'x' | b'X'));
@@ -137,8 +147,8 @@ fn reference(s: &str) -> Option<(char, usize)> {
         let c = lookup(LEGACY, name).or_else(|| lookup(SEMICOLON_ONLY, name))?;
         return Some((c, name_len + 2));
     }
-    // No `;`: only legacy names, and not before `=` (attribute-value rule).
-    if after == Some(b'=') {
+    // No `;`: only legacy names, and in an attribute value not before `=`.
+    if in_attr && after == Some(b'=') {
         return None;
     }
     lookup(LEGACY, name).map(|c| (c, name_len + 1))
@@ -173,4 +183,13 @@ mod tests {
     case!(semicolon_only_names, "http&colon;&sol;&sol;a", "http://a");
     case!(lone_amp, "a & b &", "a & b &");
     case!(non_ascii, "caf&eacute;", "café");
+
+    #[test]
+    fn text_decodes_legacy_names_before_equals() {
+        assert_eq!(
+            super::decode_text("a &copy=b &amp; c&nbsp;d"),
+            "a ©=b & c\u{a0}d"
+        );
+        assert_eq!(decode_attr("a &copy=b"), "a &copy=b");
+    }
 }

@@ -32,6 +32,7 @@ pub mod form;
 mod hop;
 mod html;
 pub mod office;
+pub mod page_text;
 pub mod pdf;
 pub mod sitemap;
 pub mod speculative;

@@ -32,6 +32,7 @@ pub mod class;
 mod error;
 mod identity;
 pub mod norm;
+pub mod readable;
 mod resolve;
 mod rewrite;
 pub mod surt;

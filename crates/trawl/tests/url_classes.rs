@@ -248,3 +248,87 @@ async fn booru_dedup_api_gallery_and_watch() {
         common::warcio_check(&file);
     }
 }
+
+/// xt5 F9: a seed handed over to its API URL writes no crawl.log line of its own, but the seeds report lists it,
+/// with the API URL as its redirect and that URL's status.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seed_fetched_through_its_api_url_is_in_the_seeds_report() {
+    let (port, _hits) = booru().await;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg_path = dir.path().join("crawl.toml");
+    std::fs::write(&cfg_path, CLASSES).unwrap();
+    let mut config = CrawlConfig::load(&cfg_path).unwrap();
+    let sel = trawl::selftest::config();
+    config.frontier = sel.frontier;
+    config.fetch = sel.fetch;
+    let job = dir.path().join("job");
+    let seed = format!("http://127.0.0.1:{port}/index.php?page=post&s=view&id=4");
+    Crawl::new(&job, config, &[seed])
+        .unwrap()
+        .run(CrawlHandle::default(), |_| {})
+        .await
+        .unwrap();
+    let api = format!("http://127.0.0.1:{port}/api/post/4.json");
+    assert!(
+        common::crawl_log(&job)
+            .iter()
+            .any(|l| l.uri == api && l.status == 200)
+    );
+    let report: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(job.join("reports").join("seeds-report.json")).unwrap(),
+    )
+    .unwrap();
+    let rows = report.as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{report}");
+    assert_eq!(rows[0]["status"], 200, "{report}");
+    assert_eq!(rows[0]["redirect"], api.as_str(), "{report}");
+}
+
+/// xt5 F11: a class whose `api` converter fails for a URL (here it makes an `ftp:` URL): the page itself is
+/// fetched, and its crawl.log line says `classFailed:api`; a URL whose converter works is handed over.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_api_converter_is_noted_on_the_page_line() {
+    let (port, hits) = booru().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut config: CrawlConfig = toml::from_str(
+        r#"
+[[url_class]]
+name = "v"
+kind = "post"
+example = "http://127.0.0.1/view/1.html"
+preferred_scheme = "http"
+domains = ["127.0.0.1"]
+path = [ { match = "fixed", value = "view" }, { match = "regex", value = '^\d+\.html$' } ]
+api = [
+  { regex_sub = { pattern = '(\d+)\.html$', replace = '${1}.json' } },
+  { regex_sub = { pattern = '^http://127\.0\.0\.1:\d+/view/8\.json$', replace = 'ftp://x/' } },
+]
+"#,
+    )
+    .unwrap();
+    let sel = trawl::selftest::config();
+    config.frontier = sel.frontier;
+    config.fetch = sel.fetch;
+    let job = dir.path().join("job");
+    let seeds = [
+        format!("http://127.0.0.1:{port}/view/8.html"),
+        format!("http://127.0.0.1:{port}/view/7.html"),
+    ];
+    Crawl::new(&job, config, &seeds)
+        .unwrap()
+        .run(CrawlHandle::default(), |_| {})
+        .await
+        .unwrap();
+    let log = common::crawl_log(&job);
+    let page = log
+        .iter()
+        .find(|l| l.uri.ends_with("/view/8.html"))
+        .expect("the page with no API URL was fetched itself");
+    assert!(page.has_annotation("classFailed:api"), "{page:?}");
+    assert!(
+        log.iter().any(|l| l.uri.ends_with("/view/7.json")),
+        "{log:?}"
+    );
+    let hits = hits.lock().unwrap().clone();
+    assert!(!hits.iter().any(|h| h == "/view/7.html"), "{hits:?}");
+}

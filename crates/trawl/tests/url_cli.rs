@@ -393,3 +393,138 @@ fn explain_traces_the_scope() {
     ]);
     assert_eq!(s["rule"], "too_many_hops");
 }
+
+/// xt5 F6: explain judges the URL the crawl judges, a URL class's server form (here without the `tags`
+/// parameter the URL filter refuses), and names it; F10: a `--classes` library's classes are seen by the
+/// scope's `url_class_kind` rule as well as reported.
+#[test]
+fn explain_judges_the_class_server_form_with_the_library_classes() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = "[[url_class]]\nname = \"p\"\nkind = \"post\"\nexample = \"http://127.0.0.1/post?id=5\"\n\
+                 preferred_scheme = \"http\"\ndomains = [\"127.0.0.1\"]\n\
+                 path = [ { match = \"fixed\", value = \"post\" } ]\n\
+                 query = [ { name = \"id\", match = \"numeric\" } ]\n";
+    let cfg = dir.path().join("crawl.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[seeds]\nurls = [\"http://127.0.0.1:8601/\"]\n[[filters.url]]\nregexp = 'tags='\n{class}"
+        ),
+    )
+    .unwrap();
+    let (code, out, err) = run(
+        &[
+            "url",
+            "explain",
+            "-c",
+            cfg.to_str().unwrap(),
+            "--json",
+            "http://127.0.0.1:8601/post?id=1&tags=x",
+            "http://127.0.0.1:8601/other?tags=x",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["scope"]["decision"], "accept", "{}", lines[0]);
+    assert_eq!(lines[0]["scope"]["url"], "http://127.0.0.1:8601/post?id=1");
+    assert_eq!(
+        lines[0]["url_class"]["for_server"],
+        lines[0]["scope"]["url"]
+    );
+    assert_eq!(lines[1]["scope"]["rule"], "url_filter[0]");
+    assert_eq!(
+        lines[1]["scope"]["url"],
+        "http://127.0.0.1:8601/other?tags=x"
+    );
+
+    let lib = dir.path().join("lib.toml");
+    std::fs::write(&lib, class).unwrap();
+    let kinds = dir.path().join("kinds.toml");
+    std::fs::write(
+        &kinds,
+        "[seeds]\nurls = [\"http://127.0.0.1:8601/\"]\n[[scope.rules]]\nrule = \"reject\"\n\
+         [[scope.rules]]\nrule = \"seed_accept\"\n\
+         [[scope.rules]]\nrule = \"url_class_kind\"\nkinds = [\"post\"]\n\
+         [[scope.rules]]\nrule = \"prerequisite_accept\"\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(
+        &[
+            "url",
+            "explain",
+            "-c",
+            kinds.to_str().unwrap(),
+            "--classes",
+            lib.to_str().unwrap(),
+            "--json",
+            "http://127.0.0.1:8601/post?id=1",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["url_class"]["name"], "p");
+    assert_eq!(
+        (v["scope"]["decision"].as_str(), v["scope"]["rule"].as_str()),
+        (Some("accept"), Some("url_class_kind")),
+        "{v}"
+    );
+}
+
+/// xt5 F18: an answer is written as soon as the tool would wait for more input, so a co-process that writes
+/// one URL and waits for its answer gets it (a batch is still answered in large writes).
+#[test]
+fn an_answer_comes_before_the_next_input() {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .args(["url", "canon"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            if tx.send(line.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    stdin.write_all(b"HTTP://A.org/x\n").unwrap();
+    stdin.flush().unwrap();
+    let first = rx
+        .recv_timeout(std::time::Duration::from_secs(20))
+        .expect("no answer while the input stays open");
+    assert!(first.contains("a.org/x"), "{first}");
+    stdin.write_all(b"http://b.org/\n").unwrap();
+    drop(stdin);
+    let second = rx.recv_timeout(std::time::Duration::from_secs(20)).unwrap();
+    assert!(second.contains("b.org"), "{second}");
+    assert!(child.wait().unwrap().success());
+    reader.join().unwrap();
+}
+
+/// xt5 F16: `trawl url classes` places a class's warning at its field, FILE:LINE:COL, as `trawl check` does.
+#[test]
+fn classes_warnings_name_their_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = dir.path().join("lib.toml");
+    std::fs::write(
+        &lib,
+        "[[url_class]]\nname = \"t\"\nkind = \"post\"\nexample = \"https://x.org/en/12\"\n\
+         domains = [\"x.org\"]\n\
+         path = [ { match = \"fixed\", value = \"en\", default = \"/en/\" }, { match = \"numeric\" } ]\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(&["url", "classes", lib.to_str().unwrap()], "");
+    assert_eq!(code, 0, "{err}");
+    let want = format!("warning: {}:6:", lib.display());
+    assert!(err.contains(&want), "{err}");
+    assert!(err.contains("path[0].default"), "{err}");
+}

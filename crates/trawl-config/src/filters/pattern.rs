@@ -8,14 +8,35 @@ pub(crate) struct Signed {
 }
 
 /// Splits `-/images/*+/images/public/*` into signed patterns. A new pattern starts at a `+` or `-` at the
-/// start, or after `*`, `/`, a space or a comma; a pattern without a sign excludes.
+/// start, or after `*`, `/`, a space or a comma; a pattern without a sign excludes. Two exceptions keep a sign
+/// literal: a sign right after a pattern that is only `/` (`-/+plus/`, `-/-/issues`: splitting there would
+/// leave `-/`, which filters out every URL), and a sign after `\` (`-/group/\-/issues`; `\\` is a `\`).
 pub(crate) fn split_signed(value: &str) -> Vec<Signed> {
     let mut out: Vec<Signed> = Vec::new();
     let mut current: Option<Signed> = None;
     let mut prev: Option<char> = None;
-    for c in value.chars() {
+    let mut chars = value.chars();
+    let push = |current: &mut Option<Signed>, c: char| {
+        current
+            .get_or_insert_with(|| Signed {
+                include: false,
+                pattern: String::new(),
+            })
+            .pattern
+            .push(c);
+    };
+    while let Some(c) = chars.next() {
         let boundary = prev.is_none_or(|p| matches!(p, '*' | '/' | ' ' | ',' | '\t'));
-        if (c == '+' || c == '-') && boundary {
+        let lone_slash = current.as_ref().is_some_and(|s| s.pattern == "/");
+        if c == '\\' {
+            if let Some(next) = chars.next() {
+                push(&mut current, next);
+                // An escaped character never starts a pattern.
+                prev = Some('\\');
+                continue;
+            }
+            push(&mut current, c);
+        } else if (c == '+' || c == '-') && boundary && !lone_slash {
             out.extend(current.take());
             current = Some(Signed {
                 include: c == '+',
@@ -24,13 +45,7 @@ pub(crate) fn split_signed(value: &str) -> Vec<Signed> {
         } else if c == ',' || c.is_whitespace() {
             out.extend(current.take());
         } else {
-            current
-                .get_or_insert_with(|| Signed {
-                    include: false,
-                    pattern: String::new(),
-                })
-                .pattern
-                .push(c);
+            push(&mut current, c);
         }
         prev = Some(c);
     }
@@ -109,6 +124,17 @@ mod tests {
         assert_eq!(s("-jp*+jpeg"), ["-jp*", "+jpeg"]);
         assert_eq!(s("/images/private/"), ["-/images/private/"]);
         assert_eq!(s("-/my-images/"), ["-/my-images/"]);
+        // xt5 F7: a sign right after a lone `/` is literal; `\` makes any sign literal.
+        assert_eq!(s("-/+plus/"), ["-/+plus/"]);
+        assert_eq!(s("-/-/issues"), ["-/-/issues"]);
+        assert_eq!(s("/+plus/"), ["-/+plus/"]);
+        assert_eq!(
+            s("-/images/+/images/public/"),
+            ["-/images/", "+/images/public/"]
+        );
+        assert_eq!(s(r"-/group/\-/issues"), ["-/group/-/issues"]);
+        assert_eq!(s(r"+/a\+b/"), ["+/a+b/"]);
+        assert_eq!(s(r"-/a\\b"), [r"-/a\b"]);
     }
 
     #[test]

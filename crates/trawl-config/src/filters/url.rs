@@ -110,19 +110,37 @@ impl UrlFilter {
                 s.to_lowercase()
             }
         };
+        // The URL as served (percent-encoded, punycode host) and as an address bar shows it (`/café/`,
+        // `bücher.de`): a filter copied from either matches.
+        let readable = trawl_url::readable::readable(url);
+        let forms = [url.as_str(), readable.as_ref()];
+        let forms = if forms[0] == forms[1] {
+            &forms[..1]
+        } else {
+            &forms[..]
+        };
         match &self.kind {
-            Kind::Regexp(r) => r.is_match(url.as_str()),
+            Kind::Regexp(r) => forms.iter().any(|f| r.is_match(f)),
             Kind::Path(pats) => {
-                let text = fold(url.as_str());
-                filtered(pats, |p| wildcard(p, &text, false))
+                let texts: Vec<String> = forms.iter().map(|f| fold(f)).collect();
+                filtered(pats, |p| texts.iter().any(|t| wildcard(p, t, false)))
             }
             Kind::Extension(pats) => {
-                let last = url.path().rsplit('/').next().unwrap_or("");
-                let ext = last.rsplit_once('.').map_or("", |(_, e)| e);
-                let ext = fold(ext);
-                filtered(pats, |p| wildcard(p, &ext, true))
+                let path = trawl_url::readable::decode_non_ascii(url.path());
+                let last = fold(path.rsplit('/').next().unwrap_or(""));
+                filtered(pats, |p| wildcard(p, extension(&last, p), true))
             }
         }
+    }
+}
+
+/// The extension of the last path segment `last` that pattern `p` is compared with: as many dot-separated
+/// parts as `p` has (`gz` of `a.tar.gz` for `gz`, `tar.gz` for `tar.gz`), empty without a `.`.
+fn extension<'a>(last: &'a str, p: &str) -> &'a str {
+    let parts = p.matches('.').count() + 1;
+    match last.rmatch_indices('.').nth(parts - 1) {
+        Some((i, _)) => &last[i + 1..],
+        None => "",
     }
 }
 
@@ -400,6 +418,56 @@ mod tests {
             let f = UrlFilter::from_spec(&spec(kind, value, case)).unwrap();
             let url = url::Url::parse(url).unwrap();
             assert_eq!(f.filters(&url), want, "{kind} {value:?} case={case} {url}");
+        }
+    }
+
+    /// xt5 F5 and F7: filters written as an address bar shows the URL (non-ASCII text, Unicode hosts) match;
+    /// `/+` and `/-` inside a path are literal; a dotted extension matches the end of the last segment.
+    #[test]
+    fn readable_urls_signs_in_paths_and_dotted_extensions() {
+        let rows = [
+            (
+                "path",
+                "-/café",
+                "http://127.0.0.1:8601/caf%C3%A9/a.html",
+                true,
+            ),
+            ("path", "-/café", "http://127.0.0.1:8601/cafe/a.html", false),
+            (
+                "path",
+                "-/CAFÉ",
+                "http://127.0.0.1:8601/caf%C3%A9/a.html",
+                true,
+            ),
+            (
+                "regexp",
+                "café2",
+                "http://127.0.0.1:8601/café2/a.html",
+                true,
+            ),
+            (
+                "regexp",
+                "caf%C3%A92",
+                "http://127.0.0.1:8601/café2/a.html",
+                true,
+            ),
+            ("regexp", "bücher", "http://bücher.de/x", true),
+            ("regexp", "xn--bcher", "http://bücher.de/x", true),
+            ("extension", "-pdf", "http://a.org/%C3%A9t%C3%A9.pdf", true),
+            ("extension", "-tar.gz", "http://a.org/a.tar.gz", true),
+            ("extension", "-tar.gz", "http://a.org/a.gz", false),
+            ("extension", "-gz", "http://a.org/a.tar.gz", true),
+            ("extension", "-tar", "http://a.org/a.tar.gz", false),
+            ("extension", "+tar.gz", "http://a.org/a.zip", true),
+            ("path", "-/+plus/", "http://127.0.0.1:8601/+plus/x", true),
+            ("path", "-/+plus/", "http://127.0.0.1:8601/anything", false),
+            ("path", "-/-/issues", "http://g.test/group/-/issues/1", true),
+            ("path", "-/-/issues", "http://g.test/group/issues", false),
+        ];
+        for (kind, value, url, want) in rows {
+            let f = UrlFilter::from_spec(&spec(kind, value, false)).unwrap();
+            let url = url::Url::parse(url).unwrap();
+            assert_eq!(f.filters(&url), want, "{kind} {value:?} {url}");
         }
     }
 

@@ -6,6 +6,7 @@ pub mod access;
 pub mod browser;
 mod edit;
 pub mod filters;
+mod host_name;
 mod load;
 pub mod problem;
 pub mod profiles;
@@ -929,6 +930,55 @@ http://c.org/ # third
             .map(|p| (p.key.clone().unwrap_or_default(), p.at.map(|a| a.0)))
             .collect();
         assert_eq!(got, [("url_class[1].example".to_owned(), Some(9))], "{e}");
+    }
+
+    /// xt5 F13: a class that fetches a seed under another scheme (its default `preferred_scheme` is https) is
+    /// a warning at the seed.
+    #[test]
+    fn a_class_moving_a_seed_to_another_scheme_is_a_warning() {
+        let class = "[[url_class]]\nname = \"p\"\nkind = \"post\"\nexample = \"http://127.0.0.1/post?id=5\"\n\
+                     domains = [\"127.0.0.1\"]\npath = [{ match = \"fixed\", value = \"post\" }]\n\
+                     query = [{ name = \"id\", match = \"numeric\" }]\n";
+        let seeds = "[seeds]\nurls = [\"http://127.0.0.1:8601/\", \"http://127.0.0.1:8601/post?id=1&x=2\"]\n";
+        let c = CrawlConfig::check_str(&format!("{seeds}{class}"), Path::new("my.toml")).unwrap();
+        let w: Vec<_> = c
+            .warnings()
+            .into_iter()
+            .filter(|p| p.message.contains("url class"))
+            .map(|p| (p.key.unwrap_or_default(), p.message))
+            .collect();
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!(w[0].0, "seeds.urls[1]");
+        assert!(w[0].1.contains("https://127.0.0.1:8601/post?id=1"), "{w:?}");
+        let c = CrawlConfig::check_str(
+            &format!("{seeds}{class}preferred_scheme = \"http\"\n"),
+            Path::new("my.toml"),
+        )
+        .unwrap();
+        assert!(!c.warnings().iter().any(|p| p.message.contains("url class")));
+    }
+
+    /// xt5 F14: two classes of one name, the first broken: the repeat is reported (at the second class), and
+    /// the first's problem at the first.
+    #[test]
+    fn a_repeated_class_name_is_reported_at_the_repeat() {
+        let text = "[[url_class]]\nname = \"a\"\nkind = \"post\"\nexample = \"http://a.org/p?id=1\"\n\
+                    domains = [\"a.org\"]\npath = [{ match = \"fixed\", value = \"p\" }]\n\
+                    query = [{ name = \"id\", match = \"numeric\" }]\nnext_page = { query = \"id\" }\n\
+                    [[url_class]]\nname = \"a\"\nkind = \"gallery\"\nexample = \"http://a.org/g?id=1\"\n\
+                    domains = [\"a.org\"]\npath = [{ match = \"fixed\", value = \"g\" }]\n\
+                    query = [{ name = \"id\", match = \"numeric\" }]\nnext_page = { query = \"q\" }\n";
+        let e = CrawlConfig::check_str(text, Path::new("my.toml")).unwrap_err();
+        let got: Vec<_> = e
+            .problems
+            .iter()
+            .map(|p| (p.key.clone().unwrap_or_default(), p.at.map(|a| a.0)))
+            .collect();
+        assert_eq!(got.len(), 2, "{e}");
+        assert!(got[0].0.starts_with("url_class[0].next_page"), "{e}");
+        assert_eq!(got[1].0, "url_class[1]", "{e}");
+        assert!(got[1].1.is_some_and(|line| line >= 9), "{e}");
+        assert!(e.to_string().contains("defined more than once"), "{e}");
     }
 
     #[test]

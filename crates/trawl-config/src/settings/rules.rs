@@ -295,10 +295,15 @@ fn prefixes(
             ctx.scope
                 .surt_prefixes
                 .iter()
-                .map(|p| SurtPrefix::new(p.clone())),
+                .filter_map(|p| super::seed_list::prefix_value(p).ok()),
         );
     }
-    out.extend(spec.prefixes.iter().map(|p| SurtPrefix::new(p.clone())));
+    for (i, p) in spec.prefixes.iter().enumerate() {
+        match super::seed_list::prefix_value(p) {
+            Ok(prefix) => out.push(prefix),
+            Err(message) => problems.push((format!("prefixes[{i}]"), message)),
+        }
+    }
     for (i, file) in spec.files.iter().enumerate() {
         let path = ctx.base.join(file);
         match std::fs::read_to_string(&path) {
@@ -332,6 +337,24 @@ fn prefixes(
     }
     out.sort();
     out.dedup();
+    out
+}
+
+/// The entries of `on_hosts` (`hosts`) or `on_domains` (`domains`) as URLs write hosts; an entry that could
+/// never match is a problem at its key (`hosts[1]`).
+fn host_entries(
+    key: &str,
+    entries: &[String],
+    domain: bool,
+    problems: &mut Vec<BuildProblem>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        match super::host_name::host_entry(e, domain) {
+            Ok(host) => out.push(host),
+            Err(message) => problems.push((format!("{key}[{i}]"), message)),
+        }
+    }
     out
 }
 
@@ -386,11 +409,11 @@ impl RuleSpec {
                 negate: matches!(self, S::NotSurtPrefixed(_)),
             }),
             S::OnHosts(s) | S::NotOnHosts(s) => Box::new(decide::OnHosts {
-                hosts: s.hosts.clone(),
+                hosts: host_entries("hosts", &s.hosts, false, problems),
                 negate: matches!(self, S::NotOnHosts(_)),
             }),
             S::OnDomains(s) | S::NotOnDomains(s) => Box::new(decide::OnDomains {
-                domains: s.domains.clone(),
+                domains: host_entries("domains", &s.domains, true, problems),
                 negate: matches!(self, S::NotOnDomains(_)),
             }),
             S::TooManyHops { max_hops, .. } => Box::new(decide::TooManyHops {

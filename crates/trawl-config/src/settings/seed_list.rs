@@ -82,6 +82,20 @@ pub fn is_placeholder(seed: &str) -> bool {
         .is_some_and(|h| h == "example" || h.ends_with(".example"))
 }
 
+/// The SURT prefix a config value (`scope.surt_prefixes`, a `surt_prefixed` rule's `prefixes`, a sheet's
+/// `surt_prefixes`) names, read as a `surtsSource` line is ([`directive_prefix`]): a value in SURT form (with
+/// `(`) as written, a URL or host converted (`example.org` is the whole domain, `http://example.org/` the
+/// host). The error says what to write.
+pub fn prefix_value(text: &str) -> Result<SurtPrefix, String> {
+    let text = text.trim();
+    directive_prefix(text.strip_prefix('+').unwrap_or(text)).map_err(|e| {
+        format!(
+            "{text:?} is neither a SURT prefix nor a URL or host ({e}); write a host (example.org), a URL \
+             (http://example.org/dir/) or a SURT prefix (http://(org,example,)"
+        )
+    })
+}
+
 /// The SURT prefix a `+`/`-` line names: a literal SURT prefix when it holds `(`, else a URL or host read by
 /// Heritrix's rules ([`SurtPrefix::from_plain`]: no slash after the host means the whole domain).
 pub fn directive_prefix(text: &str) -> Result<SurtPrefix, trawl_url::Error> {

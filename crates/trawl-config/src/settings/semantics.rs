@@ -23,8 +23,18 @@ type ClassOrigin = (String, Option<(std::path::PathBuf, Arc<str>)>, usize);
 /// A class's error or warning as a problem at its field (or its table): in its library file (located there),
 /// or at `url_class[i]` of the config itself, each class's at its own place.
 fn class_problem(w: &trawl_url::class::ClassError, origins: &[ClassOrigin]) -> Problem {
+    class_problem_at(w, origins, 0)
+}
+
+/// As [`class_problem`], at the `nth` (from 0) of the classes of that name.
+fn class_problem_at(
+    w: &trawl_url::class::ClassError,
+    origins: &[ClassOrigin],
+    nth: usize,
+) -> Problem {
     let class = w.class().unwrap_or_default();
-    let Some((_, file, index)) = origins.iter().find(|(name, _, _)| name == class) else {
+    let Some((_, file, index)) = origins.iter().filter(|(name, _, _)| name == class).nth(nth)
+    else {
         return problem("url_class", w.to_string());
     };
     let key = match w.field() {
@@ -166,6 +176,36 @@ impl CrawlConfig {
                 );
             }
         }
+        // A URL class fetches a seed in its server form: a change of scheme or host is easy to miss (a plain
+        // http mirror whose class prefers https stalls on TLS).
+        if let Ok(classes) = self.compile_classes()
+            && !self.url_classes.is_empty()
+        {
+            for (i, seed) in self.seeds.urls.iter().enumerate() {
+                let Ok(url) = parse_lenient(seed) else {
+                    continue;
+                };
+                let Some(m) = classes.match_url(&url) else {
+                    continue;
+                };
+                let to = &m.for_server;
+                if to.scheme() != url.scheme() || to.host_str() != url.host_str() {
+                    out.push(
+                        problem(
+                            format!("seeds.urls[{i}]"),
+                            format!(
+                                "url class {:?} fetches the seed {seed} as {to} (another scheme or host)",
+                                m.class
+                            ),
+                        )
+                        .with_hint(
+                            "if the site is not served there, set the class's preferred_scheme (default \
+                             \"https\") or give the seed in the class's form",
+                        ),
+                    );
+                }
+            }
+        }
         let has_prerequisites = self
             .scope
             .rules
@@ -282,6 +322,11 @@ impl CrawlConfig {
                 "frontier.max_active_queues".into(),
                 "frontier.max_active_queues must be at least 1".into(),
             ));
+        }
+        for (i, p) in self.scope.surt_prefixes.iter().enumerate() {
+            if let Err(message) = seed_list::prefix_value(p) {
+                out.push((format!("scope.surt_prefixes[{i}]"), message));
+            }
         }
         let fc = &self.fetch;
         for (name, v) in [
@@ -468,7 +513,18 @@ impl CrawlConfig {
                     );
                 }
             }
-            Err(e) => out.extend(e.iter().map(|e| class_problem(e, &origins))),
+            Err(e) => {
+                // A repeated name is placed at the repeat: the second class of a name at its own table.
+                let mut repeats: std::collections::HashMap<&str, usize> = Default::default();
+                out.extend(e.iter().map(|e| match e {
+                    trawl_url::class::ClassError::DuplicateName { class } => {
+                        let n = repeats.entry(class.as_str()).or_insert(0);
+                        *n += 1;
+                        class_problem_at(e, &origins, *n)
+                    }
+                    _ => class_problem(e, &origins),
+                }))
+            }
         }
         absolute_prefix_files(&mut self.scope.rules, base);
         for (i, source) in self.warc.dedup_from.iter_mut().enumerate() {

@@ -38,7 +38,12 @@ pub(super) fn run(p: &Pipeline, uri: &mut CrawlUri, record: &mut FetchRecord) {
         && let Some(body) = record.entity()
     {
         let (text, meta) = blocking(body.len(), || {
-            trawl_config::filters::page_text(body, 4 << 20)
+            trawl_config::filters::page_text(
+                body,
+                record.content_type.as_deref(),
+                &uri.url,
+                4 << 20,
+            )
         });
         if let Some(hit) = p.gates.text_filters.check(&text, &meta) {
             notes.push(Annotation::TextFilter(hit.label()));

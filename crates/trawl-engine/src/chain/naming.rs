@@ -22,6 +22,13 @@ pub(crate) enum NamingError {
     Classes(#[from] trawl_url::class::ClassErrors),
 }
 
+/// What a class's failed derivation was for, as crawl.log names it: `api`, `next_page`, or the field.
+fn failed_field(e: &trawl_url::class::ClassError) -> String {
+    let field = e.field().unwrap_or("class");
+    let name = field.split(['[', '.']).next().unwrap_or(field);
+    name.to_owned()
+}
+
 impl Naming {
     /// The identity rules and URL classes of `config`; the error says which is wrong.
     pub(crate) fn from_config(config: &trawl_config::CrawlConfig) -> Result<Naming, NamingError> {
@@ -45,6 +52,7 @@ impl Naming {
                 api_url: m.api_url,
                 next_page: m.next_page,
                 render: m.render,
+                failed: m.problems.iter().map(failed_field).collect(),
             }));
             canonical
         });

@@ -100,6 +100,8 @@ impl Pipeline {
             let notes = trawl_config::annotation::Joined(entry.annotations).to_string();
             let notes = if notes == "-" { String::new() } else { notes };
             self.stats.record_seed(entry.uri, entry.status, notes);
+        } else if entry.hop_path == "I" {
+            self.stats.record_seed_api_status(entry.uri, entry.status);
         }
         let parsed = match url {
             None if entry.status > 0 => url::Url::parse(entry.uri).ok(),

@@ -47,6 +47,15 @@ pub(super) fn run(
             .logged(line)
             .into());
     }
+    // A class that failed to derive something: the URL is fetched as it is, and its line says why.
+    let failed: Vec<String> = uri
+        .class
+        .as_ref()
+        .map(|c| c.failed.clone())
+        .unwrap_or_default();
+    for what in failed {
+        uri.annotate(Annotation::ClassFailed(what));
+    }
     Ok(uri)
 }
 
@@ -56,6 +65,10 @@ fn hand_over(p: &Pipeline, uri: &CrawlUri, api: url::Url) -> Outcome {
     let mut child = uri.child(api, String::new(), Hop::Inferred);
     child.api_for = Some(uri.canonical.clone().unwrap_or_else(|| uri.url.clone()));
     let mut outcome = Outcome::only(Disposition::HandedOver);
+    if uri.is_seed {
+        p.stats
+            .record_seed_api(uri.url.as_str(), child.url.as_str());
+    }
     match candidate::judge(p, child, Placement::New, None) {
         Ok(child) => outcome.children.push(child),
         Err(Some(cut)) => outcome.cuts.push(*cut),

@@ -61,6 +61,7 @@ impl DomainMask {
             .enumerate()
             .map(|(i, r)| {
                 let field = || format!("domain_regexes[{i}]");
+                let r = unanchored(r);
                 let whole = Pattern::new(&format!("^{prefix}(?:{r})$"));
                 let clip = Pattern::new(&format!("(?:{r})$"));
                 match (whole, clip) {
@@ -132,6 +133,17 @@ impl DomainMask {
 }
 
 /// A configured domain as the `url` crate would write the host: lowercase, IDNA; `None` if it is not a host.
+/// `regex` without the `^` and `$` its writer may have anchored it with: the mask anchors it itself, after an
+/// optional `www…` label, which an inner `^` would never let match (`^example\.com$` must match
+/// `www.example.com` too). An escaped `\$` at the end stays.
+fn unanchored(regex: &str) -> &str {
+    let r = regex.strip_prefix('^').unwrap_or(regex);
+    match r.strip_suffix('$') {
+        Some(rest) if !rest.ends_with('\\') || rest.ends_with("\\\\") => rest,
+        _ => r,
+    }
+}
+
 fn normalise_domain(domain: &str) -> Option<String> {
     if domain.is_empty() || domain.contains(['/', ':', '@', '?', '#', '\\']) {
         return None;
@@ -166,6 +178,18 @@ mod tests {
         ] {
             assert!(!m.matches(host), "{host}");
         }
+    }
+
+    /// xt5 F12: a regex anchored by its writer still matches `www.` hosts.
+    #[test]
+    fn written_anchors_are_dropped() {
+        let m = mask(&[], &[r"^example\.com$"], false, false);
+        for host in ["example.com", "www.example.com", "www2.example.com"] {
+            assert!(m.matches(host), "{host}");
+        }
+        assert!(!m.matches("notexample.com"));
+        assert_eq!(unanchored(r"a\$"), r"a\$");
+        assert_eq!(unanchored(r"^a\\$"), r"a\\");
     }
 
     #[test]

@@ -84,8 +84,11 @@ impl UrlClasses {
     pub fn from_defs(defs: Vec<UrlClassDef>) -> Result<Self, ClassErrors> {
         let mut errors = Vec::new();
         let mut classes: Vec<UrlClass> = Vec::with_capacity(defs.len());
+        // Every name given so far, compiled or not: a repeat is reported even when the first one failed, and
+        // the repeat itself is not compiled (its problems would be told apart from the first's by name only).
+        let mut names = std::collections::HashSet::new();
         for def in defs {
-            if classes.iter().any(|c| c.name() == def.name) {
+            if !names.insert(def.name.clone()) {
                 errors.push(ClassError::DuplicateName { class: def.name });
                 continue;
             }

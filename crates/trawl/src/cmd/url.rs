@@ -33,19 +33,66 @@ pub(crate) fn inputs(
     if !args.is_empty() {
         return Box::new(args.into_iter().map(|a| Ok((a, None))));
     }
-    Box::new(std::io::stdin().lock().split(b'\n').map(|line| {
-        let mut line = line?;
-        if line.last() == Some(&b'\r') {
-            line.pop();
+    Box::new(
+        std::io::stdin()
+            .lock()
+            .split(b'\n')
+            .map(|line| Ok(decode_line(line?))),
+    )
+}
+
+/// One line of stdin (its `\n` gone) as an input: without a final `\r`; a line that is not UTF-8 is given
+/// with its bytes replaced and the reason.
+fn decode_line(mut line: Vec<u8>) -> (String, Option<&'static str>) {
+    if line.last() == Some(&b'\r') {
+        line.pop();
+    }
+    match String::from_utf8(line) {
+        Ok(text) => (text, None),
+        Err(e) => (
+            String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            Some("the line is not UTF-8 text"),
+        ),
+    }
+}
+
+/// The inputs of [`inputs`], read one at a time, telling whether the next read of stdin may block (no whole
+/// line is buffered): the caller flushes its answers then, so a batch is answered in large writes while a
+/// co-process that writes one line and waits gets its answer at once.
+struct Inputs {
+    args: Option<std::vec::IntoIter<String>>,
+    stdin: std::io::BufReader<std::io::Stdin>,
+}
+
+impl Inputs {
+    fn new(args: Vec<String>) -> Inputs {
+        Inputs {
+            args: (!args.is_empty()).then(|| args.into_iter()),
+            stdin: std::io::BufReader::new(std::io::stdin()),
         }
-        Ok(match String::from_utf8(line) {
-            Ok(text) => (text, None),
-            Err(e) => (
-                String::from_utf8_lossy(e.as_bytes()).into_owned(),
-                Some("the line is not UTF-8 text"),
-            ),
-        })
-    }))
+    }
+
+    /// Whether the next input may wait for stdin.
+    fn may_wait(&self) -> bool {
+        self.args.is_none() && !self.stdin.buffer().contains(&b'\n')
+    }
+
+    fn next_input(&mut self) -> Option<std::io::Result<(String, Option<&'static str>)>> {
+        if let Some(args) = &mut self.args {
+            return args.next().map(|a| Ok((a, None)));
+        }
+        let mut line = Vec::new();
+        match self.stdin.read_until(b'\n', &mut line) {
+            Ok(0) => None,
+            Ok(_) => {
+                if line.last() == Some(&b'\n') {
+                    line.pop();
+                }
+                Some(Ok(decode_line(line)))
+            }
+            Err(e) => Some(Err(e)),
+        }
+    }
 }
 
 /// Runs `line` on each input ([`inputs`]) and prints what it returns; `failed` makes the line for an input
@@ -55,10 +102,18 @@ fn each(
     line: impl Fn(&str, &Url) -> String,
     failed: impl Fn(&str, &str) -> String,
 ) -> anyhow::Result<ExitCode> {
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut bad = false;
-    for (n, input) in inputs(urls).enumerate() {
+    let mut inputs = Inputs::new(urls);
+    let mut n = 0;
+    loop {
+        if inputs.may_wait() {
+            out.flush()?;
+        }
+        let Some(input) = inputs.next_input() else {
+            break;
+        };
+        n += 1;
         let (input, unreadable) = input.context("reading URLs from stdin")?;
         let parsed = if let Some(why) = unreadable {
             Err(why.to_string())
@@ -72,7 +127,7 @@ fn each(
             Err(message) => {
                 writeln!(out, "{}", failed(&input, &message))?;
                 out.flush()?;
-                say!("trawl: input line {}: {message}", n + 1);
+                say!("trawl: input line {n}: {message}");
                 bad = true;
             }
         }
@@ -154,7 +209,11 @@ pub(crate) fn explain(
             .collect();
         defs.extend(extra);
     }
-    let classes = UrlClasses::from_defs(defs)?;
+    let classes = UrlClasses::from_defs(defs.clone())?;
+    // The scope (its `url_class_kind` rules) sees the library's classes too, as the crawl would with the
+    // library in `[classes] files`.
+    let mut config = config;
+    config.url_classes = defs;
     each(
         urls,
         |input, u| {
@@ -177,9 +236,24 @@ pub(crate) fn explain(
 pub(crate) fn classes(library: &Path, json: bool) -> anyhow::Result<ExitCode> {
     let text = std::fs::read_to_string(library)
         .with_context(|| format!("reading {}", library.display()))?;
-    let classes = UrlClasses::from_toml_str(&text, &library.display().to_string())?;
+    let defs = UrlClasses::defs_from_toml_str(&text, &library.display().to_string())?;
+    let names: Vec<String> = defs.iter().map(|d| d.name.clone()).collect();
+    let classes = UrlClasses::from_defs(defs)?;
     for w in classes.warnings() {
-        say!("warning: {}: {w}", library.display());
+        // At the field, as `trawl check` places it: FILE:LINE:COL.
+        let index = names.iter().position(|n| Some(n.as_str()) == w.class());
+        let at = index.and_then(|i| {
+            let key = match w.field() {
+                Some(field) => format!("url_class[{i}].{field}"),
+                None => format!("url_class[{i}]"),
+            };
+            trawl_config::settings::problem::locate(&text, &key)
+                .map(|span| trawl_config::settings::problem::line_col(&text, span.start))
+        });
+        match at {
+            Some((line, col)) => say!("warning: {}:{line}:{col}: {w}", library.display()),
+            None => say!("warning: {}: {w}", library.display()),
+        }
     }
     let mut out = std::io::stdout().lock();
     for class in classes.iter() {
