@@ -623,8 +623,7 @@ impl Fetcher {
                     message::heads(&response_bytes).map(|(_, end)| end)
                 } else {
                     message::end(&response_bytes, parts.status.as_u16(), &parts.headers)
-                }
-                    && end < response_bytes.len()
+                } && end < response_bytes.len()
                 {
                     // Bytes after the message (junk past a Content-Length body, a body after a 204)
                     // are no part of this response, and the connection is not to be trusted again.
