@@ -1055,7 +1055,7 @@ mod tests {
             http::HeaderValue::from_static("application/json"),
         ));
         let request = fetcher
-            .request(&url, &FetchConfig::default(), &parts, false)
+            .request(&url, &FetchConfig::default(), &parts, false, false)
             .unwrap();
         assert_eq!(request.method(), http::Method::HEAD);
         let accept: Vec<_> = request.headers().get_all("accept").iter().collect();

@@ -13,7 +13,7 @@ use trawl_config::{Annotation, CrawlConfig, CrawlUri, UriKind, settings::Browser
 use trawl_extract::{Hop, Outlink};
 
 use super::{
-    candidate, login,
+    candidate, fetch, login,
     outcome::{Child, Cut, Disposition, Outcome, Placement},
     page_request::PageRequest,
     pipeline::Pipeline,
