@@ -528,7 +528,8 @@ mod tests {
             let mut bytes = Vec::new();
             uri.encode(&mut bytes);
             assert_eq!(CrawlUri::decode(&bytes).unwrap().sitemap, sitemap);
-            bytes.pop();
+            // An older store: without the sitemap byte and the (empty) class failures written after it.
+            bytes.truncate(bytes.len() - 5);
             assert!(
                 CrawlUri::decode(&bytes).unwrap().sitemap,
                 "an older store's S hop"
