@@ -55,12 +55,7 @@ impl Capture {
         let get = |name: &str| record::get(header, name);
         let warc_type = get("WARC-Type")?;
         let content_type = get("Content-Type");
-        let indexed = match warc_type {
-            "response" | "revisit" => true,
-            "resource" | "metadata" => content_type != Some("application/warc-fields"),
-            _ => false,
-        };
-        if !indexed {
+        if !is_indexed_kind(header) {
             return None;
         }
         let url = target_uri(get("WARC-Target-URI")?);
@@ -182,34 +177,118 @@ fn push_json_string(out: &mut String, s: &str) {
 /// The index lines of the WARC at `path`, in file order; `filename` is what the lines call it. A file
 /// compressed as one stream (a gzip member or zstd frame holding more than one record) is refused with
 /// [`Error::SharedMember`]: its records cannot be reached by offset, so lines for them would send a replay
-/// to the wrong record.
+/// to the wrong record. Records that cannot be indexed are left out; [`index_records`] names them.
 pub fn index_file(path: &Path, filename: &str) -> Result<Vec<String>, Error> {
-    let mut lines = Vec::new();
+    let indexed = index_records(path, filename);
+    match indexed.stopped {
+        Some(e) => Err(e),
+        None => Ok(indexed.lines),
+    }
+}
+
+/// What indexing one file gave: the lines of the records read before anything stopped it, the records an
+/// index should hold but cannot, and what stopped the reading short of the file's end.
+#[derive(Debug, Default)]
+pub struct Indexed {
+    /// Index lines, in file order.
+    pub lines: Vec<String>,
+    /// Records of a kind the index holds (response, revisit, resource, metadata) that lack a field every
+    /// line needs, so no line was written for them.
+    pub unindexed: Vec<Unindexed>,
+    /// The error that ended the file early (a damaged record, a shared member); the lines before it stand.
+    pub stopped: Option<Error>,
+}
+
+/// A record left out of the index, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unindexed {
+    /// Where the record starts in its file.
+    pub offset: u64,
+    /// Its WARC-Type.
+    pub warc_type: String,
+    /// The header field it lacks (`WARC-Target-URI` or `WARC-Date`).
+    pub missing: &'static str,
+}
+
+/// Like [`index_file`], but keeps the lines read before an error and names the records left out (for
+/// tools that tell the operator, and for deduplication, which uses what a damaged file still holds).
+pub fn index_records(path: &Path, filename: &str) -> Indexed {
+    let mut indexed = Indexed::default();
     let mut previous = None;
     let mut pairing = method::Pairing::new();
     let mut captures = Vec::new();
-    for record in reader::open(path)? {
-        let record = record?;
+    let records = match reader::open(path) {
+        Ok(records) => records,
+        Err(e) => {
+            indexed.stopped = Some(e);
+            return indexed;
+        }
+    };
+    for record in records {
+        let record = match record {
+            Ok(record) => record,
+            Err(e) => {
+                indexed.stopped = Some(e);
+                break;
+            }
+        };
         if record.compression != crate::Compression::None
             && previous.replace(record.offset) == Some(record.offset)
         {
-            return Err(Error::SharedMember {
+            // No line of this file can be trusted: its records share offsets.
+            captures.clear();
+            indexed.stopped = Some(Error::SharedMember {
                 path: path.to_path_buf(),
                 offset: record.offset,
                 compression: record.compression,
                 arc: record.is_arc(),
             });
+            return indexed;
         }
         let header = record.warc_header();
         let capture =
             Capture::of(&header, &record.block).map(|c| (c, (record.index_len, record.offset)));
+        if capture.is_none()
+            && let Some(missing) = unindexable(&header)
+        {
+            indexed.unindexed.push(Unindexed {
+                offset: record.offset,
+                warc_type: record::get(&header, "WARC-Type")
+                    .unwrap_or_default()
+                    .to_owned(),
+                missing,
+            });
+        }
         pairing.next(&header, &record.block, capture, &mut captures);
     }
     pairing.finish(&mut captures);
-    for (c, (len, offset)) in captures {
-        lines.push(c.line(len, offset, filename));
+    indexed.lines = captures
+        .into_iter()
+        .map(|(c, (len, offset))| c.line(len, offset, filename))
+        .collect();
+    indexed
+}
+
+/// The field a record of an indexed kind lacks, so that [`Capture::of`] gives no line for it; `None` for a
+/// record the index does not hold anyway or one it holds.
+fn unindexable(header: &[(String, String)]) -> Option<&'static str> {
+    if !is_indexed_kind(header) {
+        return None;
     }
-    Ok(lines)
+    ["WARC-Target-URI", "WARC-Date"]
+        .into_iter()
+        .find(|name| record::get(header, name).is_none())
+}
+
+/// Whether a record is of a kind the index holds: a response or revisit, or a resource or metadata record
+/// whose Content-Type is not exactly `application/warc-fields` (as cdxj-indexer chooses).
+fn is_indexed_kind(header: &[(String, String)]) -> bool {
+    let get = |name: &str| record::get(header, name);
+    match get("WARC-Type") {
+        Some("response" | "revisit") => true,
+        Some("resource" | "metadata") => get("Content-Type") != Some("application/warc-fields"),
+        _ => false,
+    }
 }
 
 /// The WARC and ARC files of the folder `dir` (`.warc`, `.warc.gz`, `.warc.zst`, `.arc`, `.arc.gz`; not
@@ -706,5 +785,92 @@ mod tests {
                 prop_assert!(!line.contains('\n'));
             }
         }
+    }
+
+    /// A plain WARC record of `fields` and `block`, as bytes.
+    fn raw_record(fields: &[(&str, &str)], block: &[u8]) -> Vec<u8> {
+        let mut r = b"WARC/1.1\r\n".to_vec();
+        for (k, v) in fields {
+            r.extend_from_slice(format!("{k}: {v}\r\n").as_bytes());
+        }
+        r.extend_from_slice(format!("Content-Length: {}\r\n\r\n", block.len()).as_bytes());
+        r.extend_from_slice(block);
+        r.extend_from_slice(b"\r\n\r\n");
+        r
+    }
+
+    fn response(url: Option<&str>, date: Option<&str>) -> Vec<u8> {
+        let mut fields = vec![
+            ("WARC-Type", "response"),
+            (
+                "WARC-Record-ID",
+                "<urn:uuid:00000000-0000-0000-0000-000000000001>",
+            ),
+            ("Content-Type", "application/http; msgtype=response"),
+        ];
+        fields.extend(url.map(|u| ("WARC-Target-URI", u)));
+        fields.extend(date.map(|d| ("WARC-Date", d)));
+        raw_record(
+            &fields,
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\nhi",
+        )
+    }
+
+    #[test]
+    fn records_an_index_cannot_hold_are_named_and_the_rest_indexed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.warc");
+        let date = Some("2026-11-30T00:00:00Z");
+        let first = response(Some("http://a.example/"), date);
+        let headless = response(None, date);
+        let undated = response(Some("http://a.example/undated"), None);
+        let warcinfo = raw_record(
+            &[
+                ("WARC-Type", "warcinfo"),
+                ("Content-Type", "application/warc-fields"),
+            ],
+            b"software: t\r\n",
+        );
+        let last = response(Some("http://a.example/last"), date);
+        let file = [&first, &headless, &undated, &warcinfo, &last]
+            .map(|r| r.as_slice())
+            .concat();
+        std::fs::write(&path, &file).unwrap();
+        let indexed = index_records(&path, "t.warc");
+        assert!(indexed.stopped.is_none(), "{:?}", indexed.stopped);
+        assert_eq!(indexed.lines.len(), 2, "{:?}", indexed.lines);
+        assert_eq!(
+            indexed.unindexed,
+            vec![
+                Unindexed {
+                    offset: first.len() as u64,
+                    warc_type: "response".into(),
+                    missing: "WARC-Target-URI",
+                },
+                Unindexed {
+                    offset: (first.len() + headless.len()) as u64,
+                    warc_type: "response".into(),
+                    missing: "WARC-Date",
+                },
+            ]
+        );
+        assert_eq!(index_file(&path, "t.warc").unwrap(), indexed.lines);
+    }
+
+    #[test]
+    fn a_file_damaged_part_way_keeps_the_lines_before_the_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.warc");
+        let date = Some("2026-11-30T00:00:00Z");
+        let mut file = response(Some("http://a.example/1"), date);
+        file.extend(response(Some("http://a.example/2"), date));
+        file.extend_from_slice(
+            b"WARC/1.1\r\nWARC-Type: response\r\nContent-Length: 9999\r\n\r\ncut short",
+        );
+        std::fs::write(&path, &file).unwrap();
+        let indexed = index_records(&path, "t.warc");
+        assert_eq!(indexed.lines.len(), 2, "{:?}", indexed.lines);
+        assert!(indexed.stopped.is_some());
+        assert!(index_file(&path, "t.warc").is_err());
     }
 }

@@ -46,8 +46,8 @@
 pub use crate::{
     cdx::{CdxCapture, CdxError, CdxFormat},
     cdxj::{
-        Capture, LineSorter, index_beside, index_file, index_path, is_archive_name, warc_files,
-        write_index, write_sorted,
+        Capture, Indexed, LineSorter, Unindexed, index_beside, index_file, index_path,
+        index_records, is_archive_name, warc_files, write_index, write_sorted,
     },
     compression::Compression,
     convert::convert,

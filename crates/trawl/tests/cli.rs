@@ -736,3 +736,31 @@ fn warc_verify_names_the_offset_of_a_flipped_block_byte() {
         lines[1]
     );
 }
+
+#[test]
+fn warc_index_names_a_record_it_cannot_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let block = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\nhi";
+    let record = |target: &str| {
+        format!(
+            "WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:1>\r\n{target}\
+             WARC-Date: 2026-11-30T00:00:00Z\r\nContent-Type: application/http; msgtype=response\r\n\
+             Content-Length: {}\r\n\r\n{block}\r\n\r\n",
+            block.len()
+        )
+    };
+    let first = record("WARC-Target-URI: http://a.example/\r\n");
+    let warc = dir.path().join("t.warc");
+    std::fs::write(&warc, first.clone() + &record("")).unwrap();
+    let run = trawl(&["warc", "index", s(&warc)]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(run.stdout.lines().count(), 1, "{run:?}");
+    assert!(
+        run.stderr.contains(&format!(
+            "{} at offset {}: a response record without WARC-Target-URI has no index line",
+            warc.display(),
+            first.len()
+        )),
+        "{run:?}"
+    );
+}

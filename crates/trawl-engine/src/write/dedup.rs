@@ -186,27 +186,24 @@ fn captures(source: &IndexSource, each: impl FnMut(&str, &RefersTo)) -> Loaded {
     }
 }
 
-/// The captures of a WARC or ARC file with no index beside it, indexed on the way in (none when a record
-/// cannot be read: the file is indexed whole or not at all).
+/// The captures of a WARC or ARC file with no index beside it, indexed on the way in. A file damaged part
+/// way gives the captures before the damage, and the damage is reported as what stopped it.
 fn archive_captures(path: &Path, mut each: impl FnMut(&str, &RefersTo)) -> Loaded {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let lines = match trawl_warc::index_file(path, &name) {
-        Ok(lines) => lines,
-        Err(e) => {
-            return Loaded {
-                stopped: Some(e.into()),
-                ..Loaded::default()
-            };
-        }
-    };
-    for c in lines.iter().filter_map(|l| capture_of_line(l).flatten()) {
+    let indexed = trawl_warc::index_records(path, &name);
+    for c in indexed
+        .lines
+        .iter()
+        .filter_map(|l| capture_of_line(l).flatten())
+    {
         each(&c.0, &c.1);
     }
     Loaded {
-        lines: lines.len(),
+        lines: indexed.lines.len(),
+        stopped: indexed.stopped.map(Error::from),
         ..Loaded::default()
     }
 }
@@ -907,5 +904,33 @@ mod tests {
         t.insert("sha1:A", &r("http://a/1"));
         t.insert("sha1:A", &r("http://a/2"));
         assert_eq!(t.get("sha1:A"), Some(r("http://a/1")));
+    }
+
+    #[test]
+    fn a_warc_damaged_part_way_gives_the_captures_before_the_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = DigestTable::create(&dir.path().join("d"), 1).unwrap();
+        let record = |url: &str, digest: &str| {
+            let block = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\nhi";
+            format!(
+                "WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:{url}>\r\nWARC-Target-URI: {url}\r\n\
+                 WARC-Date: 2026-11-30T00:00:00Z\r\nWARC-Payload-Digest: {digest}\r\n\
+                 Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n{block}\r\n\r\n",
+                block.len()
+            )
+        };
+        let warc = dir.path().join("a.warc");
+        let text = record("http://a.example/1", "sha1:AAAA")
+            + &record("http://a.example/2", "sha1:BBBB")
+            + "WARC/1.1\r\nWARC-Type: response\r\nContent-Length: 9999\r\n\r\ncut short";
+        std::fs::write(&warc, text).unwrap();
+        let loaded = t.load(&IndexSource::Archive(warc.clone()));
+        assert_eq!(loaded.lines, 2);
+        assert!(t.get("sha1:AAAA").is_some() && t.get("sha1:BBBB").is_some());
+        let warning = loaded.warning(&warc).unwrap();
+        assert!(
+            warning.contains("the rest of the file is not read"),
+            "{warning}"
+        );
     }
 }

@@ -186,9 +186,13 @@ pub(crate) fn index(inputs: &[PathBuf], output: Option<&Path>) -> anyhow::Result
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
-                for line in trawl_warc::index_file(&warc, &name)
-                    .with_context(|| format!("cannot index {}", warc.display()))?
-                {
+                let indexed = trawl_warc::index_records(&warc, &name);
+                if let Some(e) = indexed.stopped {
+                    return Err(anyhow::Error::new(e))
+                        .with_context(|| format!("cannot index {}", warc.display()));
+                }
+                warn_unindexed(&warc, &indexed.unindexed);
+                for line in indexed.lines {
                     lines.push(line)?;
                 }
             }
@@ -206,6 +210,29 @@ pub(crate) fn index(inputs: &[PathBuf], output: Option<&Path>) -> anyhow::Result
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Tells the operator which records of `warc` an index leaves out: the first few by offset, then a count
+/// (a file of thousands of headless records should not flood the terminal).
+fn warn_unindexed(warc: &Path, unindexed: &[trawl_warc::Unindexed]) {
+    const NAMED: usize = 5;
+    for u in unindexed.iter().take(NAMED) {
+        say!(
+            "WARN {} at offset {}: a {} record without {} has no index line (replay cannot find it); \
+             `trawl warc verify` checks the whole file",
+            warc.display(),
+            u.offset,
+            u.warc_type,
+            u.missing
+        );
+    }
+    if unindexed.len() > NAMED {
+        say!(
+            "WARN {}: {} more records without WARC-Target-URI or WARC-Date have no index line",
+            warc.display(),
+            unindexed.len() - NAMED
+        );
+    }
 }
 
 /// `trawl wacz JOB -o FILE`: the job as one WACZ package.
