@@ -181,6 +181,19 @@ pub fn add_shared_seeds(url: &str, job: &str, urls: &[String]) -> Result<String,
         .map(|raw| seed_item(raw, &naming, &assign, &config))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| config_error(format!("seed {e}")))?;
+    // The seeds join the crawl's published settings first, so every worker's scope takes them in
+    // (workers look at the settings version each second) before one claims them and judges their links.
+    let mut widened = config.clone();
+    for raw in urls {
+        if !widened.seeds.urls.contains(raw) {
+            widened.seeds.urls.push(raw.clone());
+        }
+    }
+    let published = widened.seeds.urls.len() > config.seeds.urls.len();
+    if published {
+        f.publish_settings(&widened.to_toml()).map_err(remote)?;
+        std::thread::sleep(SETTINGS_TAKEN_UP);
+    }
     let mut f = f.with_budget(config.frontier.max_uris_per_host);
     let results = f.schedule_batch(batch).map_err(remote)?;
     let added = results
@@ -188,10 +201,15 @@ pub fn add_shared_seeds(url: &str, job: &str, urls: &[String]) -> Result<String,
         .filter(|r| **r == trawl_frontier::Scheduled::Queued)
         .count();
     Ok(format!(
-        "{added} of {} seeds queued for every worker (the rest were already known)",
+        "{added} of {} seeds queued for every worker (the rest were already known); every worker's scope \
+         takes them in as seeds",
         urls.len()
     ))
 }
+
+/// How long `add_shared_seeds` waits between publishing the widened seeds and queueing them: a worker looks
+/// at the settings version once a second.
+const SETTINGS_TAKEN_UP: std::time::Duration = std::time::Duration::from_millis(1500);
 
 /// The seeds `urls` an operator adds, each with its queue; all or none: the refusal names the first bad one.
 fn seed_items(urls: &[String], config: &CrawlConfig) -> Result<Vec<(String, CrawlUri)>, Reply> {
@@ -268,8 +286,8 @@ pub(crate) fn apply_to_frontier(
     match command {
         Command::AddSeeds { urls } => match seed_items(urls, config) {
             Ok(items) => done(format!(
-                "{} of {} seeds queued (the rest were already known); their links are judged by the crawl's \
-                 scope as it stands, which added seeds do not widen",
+                "{} of {} seeds queued (the rest were already known); the scope takes them in as seeds, and \
+                 crawl.toml's [seeds] urls lists them",
                 queue_seeds(frontier, items),
                 urls.len()
             )),

@@ -182,6 +182,11 @@ impl LiveSettings {
         })
     }
 
+    /// The seeds the scope and sheets were built with: the crawl's, and those an operator added since.
+    pub(crate) fn seeds(&self) -> &[Url] {
+        &self.seeds
+    }
+
     /// The scope for a URI with these effective `settings` (from [`Sheets::effective`]): the crawl's, or,
     /// when sheets give the URI other `scope.*` values, one built from them (cached per sheet set).
     pub(crate) fn scope_for(&self, settings: &Arc<CrawlConfig>) -> Arc<Scope> {

@@ -84,7 +84,7 @@ fn operate_a_running_crawl_then_a_stopped_one() {
     assert_eq!(code, 0, "{reply}");
     assert!(
         reply["message"].as_str().unwrap().starts_with(
-            "1 of 1 seeds queued (the rest were already known); their links are judged"
+            "1 of 1 seeds queued (the rest were already known); the scope takes them in"
         ),
         "{reply}"
     );
@@ -268,4 +268,62 @@ fn metrics_text(addr: std::net::SocketAddr) -> String {
     let mut out = String::new();
     s.read_to_string(&mut out).unwrap();
     out
+}
+
+/// Seeds added to a running crawl widen its scope as crawl.toml's seeds do: the new seed's own links are
+/// followed (they were judged by the first seeds' scope, and refused), a later settings change keeps them,
+/// and crawl.toml lists the seed for a resume.
+#[test]
+fn seeds_added_to_a_running_crawl_widen_its_scope() {
+    use axum::{extract::Path as UrlPath, response::Html, routing::get};
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let addr = rt.block_on(async {
+        let page = |UrlPath((dir, n)): UrlPath<(String, u32)>| async move {
+            Html(format!("<a href=\"/{dir}/{}\">next</a>", n + 1))
+        };
+        let app = axum::Router::new()
+            .route("/{dir}/{n}", get(page))
+            .route("/robots.txt", get(|| async { "" }));
+        common::listen(app).await
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = trawl::selftest::config();
+    config.frontier.min_delay_ms = 250;
+    config.frontier.max_delay_ms = 250;
+    config.scope.max_hops = 8;
+    let cfg = dir.path().join("crawl.toml");
+    std::fs::write(&cfg, config.to_toml()).unwrap();
+    let job = dir.path().join("job");
+    let seed = format!("http://{addr}/a/0");
+    let mut crawl = Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .args(["crawl", "--job", job.to_str().unwrap(), "-c"])
+        .arg(&cfg)
+        .arg(&seed)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    common::wait_for("the crawl to start", 30, || {
+        trawl_engine::control::running_pid(&job).is_some()
+    });
+    let added = format!("http://{addr}/b/0");
+    let (code, reply) = ctl(&job, &["add-seeds", &added]);
+    assert_eq!(code, 0, "{reply}");
+    assert!(
+        reply["message"]
+            .as_str()
+            .unwrap()
+            .contains("the scope takes them in as seeds"),
+        "{reply}"
+    );
+    let (code, reply) = ctl(&job, &["set", "frontier.max_retries=1"]);
+    assert_eq!(code, 0, "{reply}");
+    assert!(crawl.wait().unwrap().success());
+    let log = common::crawl_log(&job);
+    for n in 0..=8 {
+        let url = format!("http://{addr}/b/{n}");
+        assert_eq!(common::log_line(&log, &url).status, 200, "{url}");
+    }
+    let toml = std::fs::read_to_string(job.join("crawl.toml")).unwrap();
+    assert!(toml.contains(&added), "{toml}");
 }

@@ -556,6 +556,40 @@ async fn an_operator_pauses_lists_and_stops_every_worker() {
                 std::thread::sleep(Duration::from_millis(50));
             }
         }
+        // Seeds added crawl-wide join every worker's settings (its scope takes them in); a worker's own job
+        // directory holds no queue, so a queue command sent there is refused, naming the form that works.
+        let added = seeds[0].replace("/p0.html", "/added/p3.html");
+        let said = ctl(&["add-seeds", &added]);
+        assert!(
+            said.contains("every worker's scope takes them in"),
+            "{said}"
+        );
+        for n in 0..2 {
+            let path = root.join(format!("w{n}/crawl/crawl.toml"));
+            let started = Instant::now();
+            while !std::fs::read_to_string(&path)
+                .unwrap_or_default()
+                .contains(&added)
+            {
+                assert!(
+                    started.elapsed() < Duration::from_secs(10),
+                    "worker {n} did not take up the added seed"
+                );
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+        let local = Command::new(env!("CARGO_BIN_EXE_trawl"))
+            .arg("ctl")
+            .arg(root.join("w0/crawl"))
+            .args(["add-seeds", &added])
+            .output()
+            .unwrap();
+        let refusal = String::from_utf8_lossy(&local.stdout).into_owned()
+            + &String::from_utf8_lossy(&local.stderr);
+        assert!(
+            !local.status.success() && refusal.contains("trawl ctl --frontier"),
+            "{refusal}"
+        );
         ctl(&["unpause"]);
         while pages() < held + 10 {
             assert!(

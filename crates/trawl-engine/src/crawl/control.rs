@@ -11,6 +11,7 @@ use super::{handle::Envelope, shared::Shared};
 use crate::{
     control::{Command, Reply},
     job::Job,
+    live::LiveSettings,
     lock::lock,
 };
 
@@ -86,6 +87,9 @@ pub(super) fn apply_command(shared: &Shared, command: &Command) -> Reply {
         Command::Reports => Reply::Reports {
             reports: shared.reports("RUNNING"),
         },
+        // A worker of a shared crawl holds no queue of its own: they are all in Redis.
+        other if shared.remote.is_some() => refuse_on_a_worker(shared, other),
+        Command::AddSeeds { urls } => add_seeds(shared, urls),
         other => {
             crate::control::apply_to_frontier(&mut lock(&shared.frontier), other, &shared.config())
         }
@@ -96,6 +100,84 @@ pub(super) fn apply_command(shared: &Shared, command: &Command) -> Reply {
     reply
 }
 
+/// The answer of a worker of a shared crawl to a queue command sent to its job directory: the queues are
+/// the crawl's, in Redis, and the command's `--frontier` form reaches them for every worker.
+fn refuse_on_a_worker(shared: &Shared, command: &Command) -> Reply {
+    let Some(remote) = &shared.remote else {
+        return Reply::Failed {
+            message: "not a worker of a shared crawl".into(),
+        };
+    };
+    let action = match command {
+        Command::AddSeeds { .. } => "add-seeds",
+        Command::Lookup { .. } => "lookup",
+        Command::Queues => "queues",
+        _ => "the queue action",
+    };
+    Reply::Failed {
+        message: format!(
+            "{} is a worker of the shared crawl {:?}, whose queues and seeds are in Redis, not in this job \
+             directory: nothing was changed; run `trawl ctl --frontier {} {} {action} …` to reach every worker",
+            shared.job.root().display(),
+            remote.spec.job,
+            remote.spec.url,
+            remote.spec.job,
+        ),
+    }
+}
+
+/// Seeds added to the running crawl: taken into the scope as seeds (their SURT prefixes widen it, as
+/// crawl.toml's seeds do), written into crawl.toml's `[seeds] urls` (comments kept) so that a resume keeps
+/// them, then queued. All or none: a URL that is not a seed changes nothing.
+fn add_seeds(shared: &Shared, urls: &[String]) -> Reply {
+    let mut live = shared
+        .pipeline
+        .live
+        .write()
+        .unwrap_or_else(PoisonError::into_inner);
+    let mut config = (*live.config).clone();
+    let mut seeds = live.seeds().to_vec();
+    for url in urls {
+        if config.seeds.urls.contains(url) {
+            continue;
+        }
+        match trawl_url::parse_seed(url) {
+            Ok(seed) => seeds.push(seed),
+            Err(e) => {
+                return Reply::Failed {
+                    message: format!("seed {url:?}: {e}; no seed was queued"),
+                };
+            }
+        }
+        config.seeds.urls.push(url.clone());
+    }
+    if config.seeds.urls.len() > live.config.seeds.urls.len() {
+        let widened = match LiveSettings::build(Arc::new(config), &seeds, shared.job.root()) {
+            Ok(l) => l,
+            Err(e) => {
+                return Reply::Failed {
+                    message: format!("no seed was queued: {e}"),
+                };
+            }
+        };
+        if let Err(e) = shared.job.write_config(&widened.config) {
+            return Reply::Failed {
+                message: format!("no seed was queued: {e}"),
+            };
+        }
+        *live = Arc::new(widened);
+    }
+    let config = live.config.clone();
+    drop(live);
+    crate::control::apply_to_frontier(
+        &mut lock(&shared.frontier),
+        &Command::AddSeeds {
+            urls: urls.to_vec(),
+        },
+        &config,
+    )
+}
+
 /// Applies an operator's settings change to the running crawl: checked whole, swapped in for the URIs
 /// processed from now on, and saved to the job's crawl.toml.
 fn change_settings(shared: &Shared, change: &crate::live::SettingsChange) -> Reply {
@@ -104,7 +186,7 @@ fn change_settings(shared: &Shared, change: &crate::live::SettingsChange) -> Rep
         .live
         .write()
         .unwrap_or_else(PoisonError::into_inner);
-    let rebuilt = match change.apply_live(&live.config, &shared.seeds, shared.job.root()) {
+    let rebuilt = match change.apply_live(&live.config, live.seeds(), shared.job.root()) {
         Ok(l) => l,
         Err(e) => {
             return Reply::Failed {

@@ -242,7 +242,8 @@ pub(super) async fn follow_settings(shared: Arc<Shared>) {
                 continue;
             }
         };
-        match crate::live::LiveSettings::build(Arc::new(config), &shared.seeds, shared.job.root()) {
+        let seeds = with_config_seeds(&shared.seeds, &config);
+        match crate::live::LiveSettings::build(Arc::new(config), &seeds, shared.job.root()) {
             Ok(live) => {
                 shared.pipeline.robots.settings_changed(&live.config);
                 *shared
@@ -273,6 +274,20 @@ pub(super) async fn renew_leases(shared: Arc<Shared>) {
             remote.say(&e);
         }
     }
+}
+
+/// The seeds a worker's scope is built with: its own, and those of the crawl's published settings (seeds
+/// an operator added crawl-wide with `trawl ctl --frontier … add-seeds`, which widen every worker's scope).
+fn with_config_seeds(own: &[trawl_url::Url], config: &CrawlConfig) -> Vec<trawl_url::Url> {
+    let mut seeds = own.to_vec();
+    for raw in &config.seeds.urls {
+        if let Ok(seed) = trawl_url::parse_seed(raw)
+            && !seeds.contains(&seed)
+        {
+            seeds.push(seed);
+        }
+    }
+    seeds
 }
 
 #[cfg(test)]
