@@ -255,8 +255,8 @@ pub(crate) enum SurtForm {
 pub(crate) enum CtlAction {
     /// List the queues with their state, size, budget and wait.
     Queues,
-    /// Add seed URLs to the crawl (a stopped job's are also written into its crawl.toml's seeds, so its next
-    /// resume widens the scope to them; a running crawl's are fetched but judged by the scope as it stands).
+    /// Add seed URLs to the crawl; they are written into its crawl.toml's seeds and widen the scope as those do
+    /// (a running crawl's at once, a stopped job's at its next resume).
     AddSeeds {
         /// The URLs.
         #[arg(required_unless_present = "file")]
