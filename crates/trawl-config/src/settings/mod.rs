@@ -783,6 +783,21 @@ mod tests {
         );
     }
 
+    /// xt5: a watch interval of 0 refetched a page that changes on every load until the crawl was killed.
+    #[test]
+    fn a_watch_interval_of_zero_is_refused() {
+        let err = CrawlConfig::parse("[classes]\nwatch_interval_s = 0\n", Path::new("x.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("classes.watch_interval_s must be at least 1") && err.contains("line 2"),
+            "{err}"
+        );
+        assert!(
+            CrawlConfig::parse("[classes]\nwatch_interval_s = 1\n", Path::new("x.toml")).is_ok()
+        );
+    }
+
     /// A size limit of 0 would archive every body empty, and read every robots.txt as empty (allow all).
     #[test]
     fn size_limits_of_zero_are_refused() {
@@ -956,6 +971,29 @@ http://c.org/ # third
         )
         .unwrap();
         assert!(!c.warnings().iter().any(|p| p.message.contains("url class")));
+    }
+
+    /// xt5: a `url_class_kind` rule in a config without URL classes can never match: a warning at the rule.
+    #[test]
+    fn a_url_class_kind_rule_without_classes_is_a_warning() {
+        let rule = "[[scope.rules]]\nrule = \"accept\"\n[[scope.rules]]\nrule = \"url_class_kind\"\n\
+                    kinds = [\"post\"]\ndecision = \"reject\"\n";
+        let c = CrawlConfig::check_str(rule, Path::new("my.toml")).unwrap();
+        let w: Vec<_> = c
+            .warnings()
+            .into_iter()
+            .filter(|p| p.message.contains("url_class_kind"))
+            .map(|p| p.key.unwrap_or_default())
+            .collect();
+        assert_eq!(w, ["scope.rules[1]"]);
+        let class = "[[url_class]]\nname = \"p\"\nkind = \"post\"\nexample = \"http://a.org/p\"\n\
+                     domains = [\"a.org\"]\npath = [{ match = \"fixed\", value = \"p\" }]\n";
+        let c = CrawlConfig::check_str(&format!("{rule}{class}"), Path::new("my.toml")).unwrap();
+        assert!(
+            !c.warnings()
+                .iter()
+                .any(|p| p.message.contains("url_class_kind"))
+        );
     }
 
     /// xt5 F14: two classes of one name, the first broken: the repeat is reported (at the second class), and

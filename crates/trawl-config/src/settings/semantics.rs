@@ -206,6 +206,30 @@ impl CrawlConfig {
                 }
             }
         }
+        if self.url_classes.is_empty() {
+            let with_rules = [
+                ("scope.rules", &self.scope.rules),
+                ("decide.before_fetch", &self.decide.before_fetch),
+                ("decide.after_headers", &self.decide.after_headers),
+                ("decide.before_write", &self.decide.before_write),
+            ];
+            for (key, rules) in with_rules {
+                if let Some(i) = rules
+                    .iter()
+                    .position(|r| matches!(r, RuleSpec::UrlClassKind { .. }))
+                {
+                    out.push(
+                        problem(
+                            format!("{key}[{i}]"),
+                            "a url_class_kind rule never matches: the config has no URL classes",
+                        )
+                        .with_hint(
+                            "add [classes] files = [\"LIBRARY.toml\"] or [[url_class]] tables, or remove the rule",
+                        ),
+                    );
+                }
+            }
+        }
         let has_prerequisites = self
             .scope
             .rules
@@ -348,6 +372,15 @@ impl CrawlConfig {
             if v == 0 {
                 out.push((name.into(), format!("{name} must be at least 1")));
             }
+        }
+        if self.classes.watch_interval_s == 0 {
+            out.push((
+                "classes.watch_interval_s".into(),
+                "classes.watch_interval_s must be at least 1: at 0 a watchable page is fetched again as soon as \
+                 politeness allows, and one that changes on every load (a clock, a token) never ends the crawl; \
+                 hydrus checks a thread every few minutes (the default is 300)"
+                    .into(),
+            ));
         }
         if fc.max_header_bytes < 1024 {
             out.push((
