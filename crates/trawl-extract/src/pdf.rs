@@ -6,7 +6,9 @@
 //! structure may hold, [`MAX_PAGES`] pages of text and [`MAX_TEXT_TIME`] spent reading it. lopdf keeps every
 //! object in memory, over a hundred bytes each, so the objects are counted before it builds them (the raw
 //! file before it is handed over, each object stream before lopdf reads it) and a document or object stream
-//! over the budget is not read. A page's text is read one token at a time, never as a list of operations.
+//! over the budget is not read; an encrypted document's object streams are decrypted and counted before
+//! lopdf reads it, as lopdf applies no filter to them. A page's text is read one token at a time, never as a
+//! list of operations.
 //! A document lopdf cannot read gives no links and a [`PdfProblem`]; so does a panic inside the parser,
 //! caught here so a hostile file never takes a worker down.
 
@@ -151,10 +153,23 @@ fn object_stream_fits(stream: &Stream) -> bool {
     if budget.hit.is_some() {
         return false;
     }
-    // Decoded as lopdf will (it fails the same way on a stream it cannot decode).
+    if let Err(hit) = charge(stream, &mut budget.objects, &mut budget.inflated) {
+        budget.hit = Some(hit);
+    }
+    BUDGET.set(budget);
+    budget.hit.is_none()
+}
+
+/// Takes the object stream `stream`'s inflated bytes and objects from what is left of `objects` and
+/// `inflated`, or names the limit it would break (charging nothing). A stream that does not decode costs
+/// nothing: lopdf fails on it the same way and builds none of its objects.
+fn charge(stream: &Stream, objects: &mut usize, inflated: &mut usize) -> Result<(), &'static str> {
     let Ok(content) = stream.get_plain_content_with_limit(MAX_STREAM_BYTES) else {
-        return true;
+        return Ok(());
     };
+    if content.len() > *inflated {
+        return Err("MAX_INFLATED_BYTES");
+    }
     let first = stream
         .dict
         .get(b"First")
@@ -162,20 +177,24 @@ fn object_stream_fits(stream: &Stream) -> bool {
         .ok()
         .and_then(|first| usize::try_from(first).ok())
         .unwrap_or(usize::MAX);
-    if content.len() > budget.inflated {
-        budget.hit = Some("MAX_INFLATED_BYTES");
-    } else if let Some(objects) = lex::object_stream_tokens(&content, first, budget.objects) {
-        budget.inflated -= content.len();
-        budget.objects -= objects;
-    } else {
-        budget.hit = Some("MAX_OBJECTS");
-    }
-    BUDGET.set(budget);
-    budget.hit.is_none()
+    let count = lex::object_stream_tokens(&content, first, *objects).ok_or("MAX_OBJECTS")?;
+    *inflated -= content.len();
+    *objects -= count;
+    Ok(())
 }
 
 /// `body` loaded by lopdf within the budgets, with the objects of its raw bytes already counted as `raw`.
 fn load(body: &[u8], raw: usize, force_reconstruct: bool) -> lopdf::Result<Document> {
+    load_with(body, raw, force_reconstruct, budget_filter)
+}
+
+/// `body` loaded by lopdf with the object filter `filter`, the budgets reset.
+fn load_with(
+    body: &[u8],
+    raw: usize,
+    force_reconstruct: bool,
+    filter: lopdf::FilterFunc,
+) -> lopdf::Result<Document> {
     BUDGET.set(Budget {
         objects: MAX_OBJECTS - raw,
         inflated: MAX_INFLATED_BYTES,
@@ -183,17 +202,91 @@ fn load(body: &[u8], raw: usize, force_reconstruct: bool) -> lopdf::Result<Docum
     });
     let options = LoadOptions {
         max_decompressed_size: Some(MAX_STREAM_BYTES),
-        filter: Some(budget_filter),
+        filter: Some(filter),
         force_reconstruct,
         ..LoadOptions::default()
     };
     Document::load_mem_with_options(body, options)
 }
 
+/// Whether an encrypted document's object streams fit the budgets; the limit they break if not.
+///
+/// lopdf reads an encrypted document (one with no user password, which it decrypts) through a path that
+/// applies no object filter, so its object streams would be built however many objects they hold. They are
+/// counted here first: the document is loaded with its `/Encrypt` names masked, so lopdf reads it as plain
+/// within the budgets (its object streams, still ciphertext, unread), then each object stream is decrypted
+/// with the document's key and counted as the filter counts one. A document over the budget is not read.
+/// One the mask or the key cannot be applied to goes on to lopdf, which fails on it the same way.
+fn encrypted_fits(
+    body: &[u8],
+    raw: usize,
+    encrypt: &[std::ops::Range<usize>],
+) -> Result<(), &'static str> {
+    let mut masked = body.to_vec();
+    for name in encrypt {
+        masked[name.start + 1..name.end].fill(b'X');
+    }
+    OBJECT_STREAMS.take();
+    let loaded = load_with(&masked, raw, false, set_aside);
+    let streams = OBJECT_STREAMS.take();
+    let Ok(mut doc) = loaded else {
+        return Ok(());
+    };
+    let masked_key = doc
+        .trailer
+        .iter()
+        .find(|(key, _)| !key.is_empty() && key.iter().all(|&b| b == b'X'))
+        .map(|(_, value)| value.clone());
+    let Some(dictionary) = masked_key else {
+        return Ok(());
+    };
+    doc.trailer.set("Encrypt", dictionary);
+    let Ok(state) = lopdf::EncryptionState::decode(&doc, "") else {
+        return Ok(());
+    };
+    let (mut objects, mut inflated) = (MAX_OBJECTS - raw, MAX_INFLATED_BYTES);
+    for (id, stream) in streams {
+        let mut plain = Object::Stream(stream);
+        // A stream decrypted in part is counted as it stands, as lopdf would read it.
+        let _ = lopdf::encryption::decrypt_object(&state, id, &mut plain);
+        if let Object::Stream(stream) = plain {
+            charge(&stream, &mut objects, &mut inflated)?;
+        }
+    }
+    Ok(())
+}
+
+thread_local! {
+    /// The object streams [`set_aside`] took out of a load, still encrypted.
+    static OBJECT_STREAMS: std::cell::RefCell<Vec<(ObjectId, Stream)>> = const {
+        std::cell::RefCell::new(Vec::new())
+    };
+}
+
+/// lopdf's object filter for a masked encrypted document: each object stream is set aside, unread (its
+/// content is ciphertext), for [`encrypted_fits`] to decrypt and count; no object of one is built.
+fn set_aside(id: ObjectId, object: &mut Object) -> Option<(ObjectId, Object)> {
+    match object {
+        Object::Stream(stream) if stream.dict.has_type(b"ObjStm") => {
+            OBJECT_STREAMS.with_borrow_mut(|s| s.push((id, stream.clone())));
+            None
+        }
+        // lopdf keeps a top-level object itself, not what is returned.
+        Object::Stream(_) => Some((id, Object::Null)),
+        _ => Some((id, object.clone())),
+    }
+}
+
 fn read(body: &[u8], doc_url: &Url, set: &mut OutlinkSet) -> Option<PdfProblem> {
     let Some(raw) = lex::raw_tokens(body, MAX_OBJECTS) else {
         return Some(PdfProblem::Limit("MAX_OBJECTS"));
     };
+    let encrypt = lex::names(body, b"Encrypt");
+    if !encrypt.is_empty()
+        && let Err(limit) = encrypted_fits(body, raw, &encrypt)
+    {
+        return Some(PdfProblem::Limit(limit));
+    }
     let loaded = load(body, raw, false).and_then(|doc| {
         // lopdf rebuilds a damaged cross-reference table whose page tree does not load only when no filter
         // is given: do it here (the first document is dropped first).
@@ -475,6 +568,101 @@ mod tests {
         assert!(urls.is_empty(), "{urls:?}");
         assert_eq!(problem, Some(PdfProblem::Encrypted));
         assert_eq!(PdfProblem::Encrypted.label(), "encrypted");
+    }
+
+    /// `sample_pdf(links)` encrypted with an owner password only (as "no copying" PDFs are, so lopdf
+    /// decrypts it), with object 20 an object stream holding `listed` entries that all point at one array
+    /// of `numbers` numbers, reached through a cross-reference stream appended as an update.
+    fn encrypted_with_object_stream(links: &[&str], listed: usize, numbers: usize) -> Vec<u8> {
+        let mut doc = Document::load_mem(&sample_pdf(&[&["x"]], links)).unwrap();
+        let index: String = (0..listed).map(|i| format!("{} 0 ", 100 + i)).collect();
+        let array = format!("[{}]", "0 ".repeat(numbers));
+        let mut dict = lopdf::Dictionary::new();
+        // lopdf's writer leaves object streams out (it makes its own): typed apart until written.
+        dict.set("Type", Object::Name(b"ObjStX".to_vec()));
+        dict.set("N", listed as i64);
+        dict.set("First", index.len() as i64);
+        let container = (20, 0);
+        doc.objects.insert(
+            container,
+            Object::Stream(Stream::new(dict, format!("{index}{array}").into_bytes())),
+        );
+        doc.trailer.set(
+            "ID",
+            Object::Array(vec![
+                Object::string_literal("0123456789abcdef"),
+                Object::string_literal("0123456789abcdef"),
+            ]),
+        );
+        let state = lopdf::EncryptionState::try_from(lopdf::EncryptionVersion::V2 {
+            document: &doc,
+            owner_password: "owner",
+            user_password: "",
+            key_length: 128,
+            permissions: lopdf::Permissions::default(),
+        })
+        .unwrap();
+        doc.encrypt(&state).unwrap();
+        let mut out = Vec::new();
+        doc.save_to(&mut out).unwrap();
+        let at = memchr::memmem::find(&out, b"/ObjStX").unwrap();
+        out[at..at + 7].copy_from_slice(b"/ObjStm");
+        // The update: a cross-reference stream (never encrypted) listing the stream's objects.
+        let text = String::from_utf8_lossy(&out).into_owned();
+        let prev: usize = text[text.rfind("startxref").unwrap() + 9..]
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let reference = |key: &[u8]| {
+            let (n, g) = doc.trailer.get(key).unwrap().as_reference().unwrap();
+            format!("{n} {g} R")
+        };
+        let mut entries = Vec::new();
+        for i in 0..listed {
+            entries.extend_from_slice(&[2, 0, 0, 0, 20]);
+            entries.extend_from_slice(&(i as u16).to_be_bytes());
+        }
+        let at = out.len();
+        entries.extend_from_slice(&[1]);
+        entries.extend_from_slice(&(at as u32).to_be_bytes());
+        entries.extend_from_slice(&[0, 0]);
+        out.extend_from_slice(
+            format!(
+                "99 0 obj\n<< /Type /XRef /Size {} /W [1 4 2] /Index [100 {listed} 99 1] /Prev {prev} \
+                 /Root {} /Encrypt {} /ID [<30313233343536373839616263646566> <30313233343536373839616263646566>] \
+                 /Length {} >>\nstream\n",
+                100 + listed,
+                reference(b"Root"),
+                reference(b"Encrypt"),
+                entries.len()
+            )
+            .as_bytes(),
+        );
+        out.extend_from_slice(&entries);
+        out.extend_from_slice(format!("\nendstream\nendobj\nstartxref\n{at}\n%%EOF\n").as_bytes());
+        out
+    }
+
+    /// An owner-password PDF is read (lopdf decrypts it), and its object streams are counted against
+    /// MAX_OBJECTS before lopdf builds them, as a plain document's are: one listing a large array 2,000 times
+    /// (over two million objects) is not read.
+    #[test]
+    fn an_owner_password_pdf_is_read_within_the_object_budget() {
+        let small = encrypted_with_object_stream(&["http://a.org/enc"], 3, 10);
+        let (urls, problem) = links(&small);
+        assert_eq!(problem, None);
+        assert_eq!(urls, [("http://a.org/enc".to_string(), "pdf/uri")]);
+        let bomb = encrypted_with_object_stream(&["http://a.org/enc"], 2000, 1000);
+        let (urls, problem) = links(&bomb);
+        assert_eq!(problem, Some(PdfProblem::Limit("MAX_OBJECTS")));
+        assert!(urls.is_empty(), "{urls:?}");
+        // The name is found in any spelling a parser reads as it.
+        assert_eq!(
+            lex::names(b"<< /Encr#79pt 5 0 R /Encrypted 1 >>", b"Encrypt"),
+            [3..13]
+        );
     }
 
     #[test]

@@ -207,6 +207,44 @@ pub(super) fn object_stream_tokens(content: &[u8], first: usize, budget: usize) 
     Some(tokens)
 }
 
+/// Where the name `/NAME` is written in `buf`, in any spelling (`#xx` escapes decoded, as lopdf reads
+/// names): each range covers the slash and the name's bytes. Found anywhere, strings and streams included,
+/// so no spelling a parser could read as the name is missed.
+pub(super) fn names(buf: &[u8], name: &[u8]) -> Vec<std::ops::Range<usize>> {
+    let mut found = Vec::new();
+    for slash in memchr::memchr_iter(b'/', buf) {
+        let start = slash + 1;
+        let end = buf[start..]
+            .iter()
+            .position(|&b| !is_regular(b))
+            .map_or(buf.len(), |n| start + n);
+        if end - start >= name.len() && decoded_name(&buf[start..end]) == name {
+            found.push(slash..end);
+        }
+    }
+    found
+}
+
+/// A name's bytes with its `#xx` escapes decoded (a `#` not followed by two hex digits stays).
+fn decoded_name(raw: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        let hex = |at: usize| raw.get(at).and_then(|&b| (b as char).to_digit(16));
+        match (raw[i], hex(i + 1), hex(i + 2)) {
+            (b'#', Some(hi), Some(lo)) => {
+                out.push((hi * 16 + lo) as u8);
+                i += 3;
+            }
+            (b, _, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
 /// The tokens of the one object at the start of `input` (after white space and comments), as lopdf reads it:
 /// strings, comments and brackets as its parser sees them, so the object ends where lopdf's does. Stops
 /// counting past `budget`.
@@ -556,5 +594,20 @@ mod tests {
             chunks,
             ["More at http://a.org/report.html\nChapter 2\nhttp://a.org/b\nnextsame\n"]
         );
+    }
+
+    proptest::proptest! {
+        /// A name is found however its bytes are escaped, and a longer name holding it is not.
+        #[test]
+        fn names_are_found_in_every_spelling(escapes in proptest::collection::vec(proptest::bool::ANY, 7)) {
+            let spelled: String = b"Encrypt"
+                .iter()
+                .zip(&escapes)
+                .map(|(&b, &escape)| if escape { format!("#{b:02X}") } else { (b as char).to_string() })
+                .collect();
+            let text = format!("<< /{spelled} 5 0 R /{spelled}ed 1 >>");
+            let found = names(text.as_bytes(), b"Encrypt");
+            proptest::prop_assert_eq!(found, [3..4 + spelled.len()]);
+        }
     }
 }
