@@ -192,9 +192,14 @@ impl QueryParam {
 /// default only where the component is missing, so this is a warning: URLs that lack the component normalise
 /// into ones the class no longer matches, and the rest of the class works.
 pub(crate) fn odd_default(matcher: &Matcher, default: Option<&str>) -> Option<String> {
-    default
-        .and_then(|d| matcher.why_not(d))
-        .map(|why| format!("the default fails its own match ({why}); it is used only where the component is missing"))
+    let d = default?;
+    // Matched as it goes into URLs (percent-encoded), quoted as the library writes it.
+    let why = matcher
+        .why_not(d)?
+        .replace(&format!("{d:?}"), &format!("{:?}", decode(d)));
+    Some(format!(
+        "the default fails its own match ({why}); it is used only where the component is missing"
+    ))
 }
 
 /// Percent-decodes `text` (invalid UTF-8 becomes U+FFFD).
@@ -288,6 +293,16 @@ mod tests {
         let why = odd_default(&c.matcher, c.default.as_deref()).unwrap();
         assert!(why.contains("not numeric"), "{why}");
         assert_eq!(odd_default(&c.matcher, Some("1")), None);
+        // xt5 F16: quoted as written, not as percent-encoded for a path.
+        let def = PathComponentDef {
+            match_type: MatchType::Fixed,
+            value: Some("xx".into()),
+            default: Some("/en/".into()),
+            ..def
+        };
+        let c = PathComponent::new(&def).unwrap();
+        let why = odd_default(&c.matcher, c.default.as_deref()).unwrap();
+        assert!(why.contains(r#"("/en/" is not "xx")"#), "{why}");
     }
 
     #[test]
