@@ -11,7 +11,8 @@ use crate::{Error, resolve::parse_lenient};
 ///
 /// Each host label is followed by a comma (`(org,archive,www,)`). A dotted-quad IPv4 address is kept in its
 /// usual order without a comma (`(127.0.0.1:8080)`); an IPv6 address has no dots, so it is one label
-/// (`([::1],:8080)`). The port appears only when it is not the scheme's default. The fragment is left out.
+/// (`([::1],:8080)`). A trailing dot of the host is left out (`a.org.` is `a.org`). The port appears only when
+/// it is not the scheme's default. The fragment is left out.
 ///
 /// A URL without an authority (`mailto:x@y`, `dns:Example.COM`) is its own SURT, case kept, as Heritrix returns
 /// a string its authority pattern does not match unchanged.
@@ -44,7 +45,8 @@ pub fn authority(url: &Url) -> String {
 fn push_authority(out: &mut String, url: &Url) {
     match url.host() {
         Some(Host::Domain(d)) => {
-            for label in d.rsplit('.') {
+            // `example.com.` is `example.com` (as its seen key is): one scope prefix, one politeness queue.
+            for label in d.strip_suffix('.').unwrap_or(d).rsplit('.') {
                 out.push_str(label);
                 out.push(',');
             }
@@ -166,6 +168,7 @@ mod tests {
             ("http://[::1]:8080/x", "http://([::1],:8080)/x"),
             ("http://u:p@a.b/", "http://(b,a,@u:p)/"),
             ("http://a.org/Path?Q=A", "http://(org,a,)/path?q=a"),
+            ("http://a.org./x", "http://(org,a,)/x"),
             // No authority: unchanged, as Heritrix's SURT.fromURI returns it.
             ("mailto:someone@example.com", "mailto:someone@example.com"),
             ("dns:Example.COM", "dns:Example.COM"),
