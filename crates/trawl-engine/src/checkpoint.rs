@@ -7,7 +7,6 @@ use trawl_frontier::StoreCopy;
 
 use crate::{Error, job::Job, stats::Snapshot};
 
-/// Writes the next checkpoint of `job` and returns its folder.
 /// Writes the next checkpoint of `job` from `frontier`, a view of the frontier's store taken when the
 /// checkpoint `started`, with the counters `snap`; returns its folder.
 pub(crate) fn write(
@@ -21,8 +20,7 @@ pub(crate) fn write(
         path: dir.clone(),
         source,
     })?;
-    let n = list(job).len() + 1;
-    let name = format!("cp{n:05}-{}", chrono::Utc::now().format("%Y%m%d%H%M%S"));
+    let name = next_name(job);
     let cp = dir.join(&name);
     frontier.write_to(&cp.join("frontier"))?;
     let meta = serde_json::json!({
@@ -40,7 +38,28 @@ pub(crate) fn write(
     Ok(cp)
 }
 
-/// The job's checkpoints, oldest first.
+/// The name of the job's next checkpoint: numbered one past the highest number any checkpoint folder has
+/// (complete or cut short, whichever were deleted since), so numbers never repeat and always grow.
+fn next_name(job: &Job) -> String {
+    let highest = std::fs::read_dir(job.checkpoints_dir())
+        .map(|rd| rd.flatten().filter_map(|e| number(&e.path())).max())
+        .unwrap_or_default()
+        .unwrap_or(0);
+    format!(
+        "cp{:05}-{}",
+        highest + 1,
+        chrono::Utc::now().format("%Y%m%d%H%M%S")
+    )
+}
+
+/// The number of the checkpoint folder `path` (`cp00012-…` is 12).
+fn number(path: &Path) -> Option<u64> {
+    let name = path.file_name()?.to_str()?.strip_prefix("cp")?;
+    let digits = name.split('-').next()?;
+    digits.parse().ok()
+}
+
+/// The job's complete checkpoints, oldest first (by number).
 pub fn list(job: &Job) -> Vec<PathBuf> {
     let mut cps: Vec<PathBuf> = std::fs::read_dir(job.checkpoints_dir())
         .map(|rd| {
@@ -49,7 +68,7 @@ pub fn list(job: &Job) -> Vec<PathBuf> {
                 .collect()
         })
         .unwrap_or_default();
-    cps.sort();
+    cps.sort_by_cached_key(|p| (number(p), p.clone()));
     cps
 }
 
@@ -80,28 +99,57 @@ pub(crate) fn find(job: &Job, name: &str) -> Result<PathBuf, Error> {
     })
 }
 
-/// Replaces the job's live frontier with the checkpoint's copy.
+/// The file naming the checkpoint a restore is putting in place: while it exists the live state is not to
+/// be trusted (a crash cut the restore short), and `trawl resume` restores that checkpoint again.
+const RESTORING: &str = "restoring";
+
+/// Replaces the job's live frontier, counters and cookie jar with the checkpoint's. A crash at any point
+/// leaves the live state as it was or the marker [`RESTORING`], which makes the next resume restore the
+/// same checkpoint again ([`interrupted_restore`]): the marker is written first, the store is copied beside
+/// the live one and renamed into its place, and the marker goes last.
 pub(crate) fn restore(job: &Job, checkpoint: &Path) -> Result<(), Error> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| Error::Io { path, source }
+    };
+    let name = checkpoint
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let marker = job.state_dir().join(RESTORING);
+    job.write_file(&marker, &format!("{name}\n"))?;
     let live = job.frontier_dir();
-    if live.exists() {
-        std::fs::remove_dir_all(&live).map_err(|source| Error::Io {
-            path: live.clone(),
-            source,
-        })?;
-    }
-    copy_dir(&checkpoint.join("frontier"), &live)?;
+    let copy = live.with_extension("restoring");
+    remove_dir(&copy)?;
+    copy_dir(&checkpoint.join("frontier"), &copy)?;
+    remove_dir(&live)?;
+    std::fs::rename(&copy, &live).map_err(io(&live))?;
     // The counters and the cookie jar go back to what they were too.
     for name in [crate::stats::STATS_FILE, trawl_fetch::access::COOKIES_FILE] {
         let saved = checkpoint.join(name);
         let target = job.state_dir().join(name);
         if saved.exists() {
-            std::fs::copy(&saved, &target).map_err(|source| Error::Io {
-                path: target,
-                source,
-            })?;
+            std::fs::copy(&saved, &target).map_err(io(&target))?;
         }
     }
-    Ok(())
+    std::fs::remove_file(&marker).map_err(io(&marker))
+}
+
+/// The name of the checkpoint a restore was putting in place when a crash or kill cut it short, if one was.
+pub(crate) fn interrupted_restore(job: &Job) -> Option<String> {
+    let text = std::fs::read_to_string(job.state_dir().join(RESTORING)).ok()?;
+    let name = text.trim();
+    (!name.is_empty()).then(|| name.to_string())
+}
+
+fn remove_dir(path: &Path) -> Result<(), Error> {
+    match std::fs::remove_dir_all(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::Io {
+            path: path.to_path_buf(),
+            source: e,
+        }),
+        _ => Ok(()),
+    }
 }
 
 fn copy_dir(from: &Path, to: &Path) -> Result<(), Error> {
@@ -185,4 +233,93 @@ fn index_unindexed(dir: &std::path::Path) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A complete checkpoint folder `name` whose store holds one file saying `content`.
+    fn checkpoint(job: &Job, name: &str, content: &str) -> PathBuf {
+        let cp = job.checkpoints_dir().join(name);
+        std::fs::create_dir_all(cp.join("frontier")).unwrap();
+        std::fs::write(cp.join("frontier/store"), content).unwrap();
+        std::fs::write(cp.join("checkpoint.json"), "{}").unwrap();
+        cp
+    }
+
+    fn name_of(path: &Path) -> String {
+        path.file_name().unwrap().to_string_lossy().into_owned()
+    }
+
+    /// xt6a F11: after the oldest checkpoints were deleted, the next one took a number already used and
+    /// sorted before newer ones, so `latest` restored an older checkpoint.
+    #[test]
+    fn numbers_grow_past_deleted_checkpoints_and_latest_is_the_highest() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = Job::create(dir.path()).unwrap();
+        for n in 1..=3 {
+            checkpoint(&job, &format!("cp{n:05}-2026113009383{n}"), "x");
+        }
+        for n in 1..=2 {
+            std::fs::remove_dir_all(
+                job.checkpoints_dir()
+                    .join(format!("cp{n:05}-2026113009383{n}")),
+            )
+            .unwrap();
+        }
+        assert!(
+            next_name(&job).starts_with("cp00004-"),
+            "{}",
+            next_name(&job)
+        );
+        // A checkpoint cut short (no checkpoint.json) keeps its number too.
+        std::fs::create_dir_all(job.checkpoints_dir().join("cp00004-20261130093900")).unwrap();
+        assert!(
+            next_name(&job).starts_with("cp00005-"),
+            "{}",
+            next_name(&job)
+        );
+        // `latest` is the highest number, whatever the names' other parts.
+        checkpoint(&job, "cp00010-20200101000000", "x");
+        assert_eq!(
+            name_of(&find(&job, "latest").unwrap()),
+            "cp00010-20200101000000"
+        );
+        let names: Vec<String> = list(&job).iter().map(|p| name_of(p)).collect();
+        assert_eq!(names, ["cp00003-20261130093833", "cp00010-20200101000000"]);
+    }
+
+    /// xt6a F10: a restore killed part way left a part-copied store that a plain resume crawled on. Now the
+    /// marker names the checkpoint until the restore is done, and the store is renamed into place whole.
+    #[test]
+    fn a_restore_cut_short_is_named_and_can_be_done_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = Job::create(dir.path()).unwrap();
+        std::fs::create_dir_all(job.frontier_dir()).unwrap();
+        std::fs::write(job.frontier_dir().join("store"), "live").unwrap();
+        let cp = checkpoint(&job, "cp00001-20261130093831", "saved");
+        assert_eq!(interrupted_restore(&job), None);
+        // A kill after the marker was written and while the copy was half made.
+        job.write_file(&job.state_dir().join(RESTORING), "cp00001-20261130093831\n")
+            .unwrap();
+        std::fs::create_dir_all(job.frontier_dir().with_extension("restoring")).unwrap();
+        std::fs::write(
+            job.frontier_dir().with_extension("restoring").join("part"),
+            "",
+        )
+        .unwrap();
+        assert_eq!(
+            interrupted_restore(&job).as_deref(),
+            Some("cp00001-20261130093831")
+        );
+        restore(&job, &cp).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(job.frontier_dir().join("store")).unwrap(),
+            "saved"
+        );
+        assert!(!job.frontier_dir().join("part").exists());
+        assert!(!job.frontier_dir().with_extension("restoring").exists());
+        assert_eq!(interrupted_restore(&job), None);
+    }
 }

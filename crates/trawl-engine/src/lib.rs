@@ -29,6 +29,6 @@ pub mod stats;
 pub mod write;
 
 pub use crate::{
-    crawl::{Crawl, CrawlHandle, FailedLogin, RemoteSpec, Summary, job_name},
+    crawl::{Crawl, CrawlHandle, FailedLogin, RemoteSpec, Restored, Summary, job_name},
     error::Error,
 };

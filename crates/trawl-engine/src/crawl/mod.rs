@@ -85,6 +85,17 @@ pub struct Crawl {
     /// The operator's config file this crawl was made from, named in the errors found when it starts
     /// (`None`: the job's copy is named).
     source: Option<std::path::PathBuf>,
+    /// The checkpoint `trawl resume` put in place.
+    restored: Option<Restored>,
+}
+
+/// A checkpoint a resume restored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Restored {
+    /// Its folder's name under `JOB/checkpoints/`.
+    pub name: String,
+    /// Whether it was restored again because a crash had cut its restore short (none was asked for).
+    pub again: bool,
 }
 
 impl Crawl {
@@ -124,6 +135,7 @@ impl Crawl {
             remote: None,
             _lock: lock,
             source: None,
+            restored: None,
         })
     }
 
@@ -213,6 +225,7 @@ impl Crawl {
             remote: Some(spec),
             _lock: lock,
             source: None,
+            restored: None,
         })
     }
 
@@ -225,12 +238,23 @@ impl Crawl {
         let lock = job.lock()?;
         job.sweep_aside();
         let config = CrawlConfig::load(&job.config_path())?;
-        if let Some(name) = checkpoint {
-            let cp = crate::checkpoint::find(&job, name)?;
-            crate::checkpoint::restore(&job, &cp)?;
-        } else if !job.frontier_dir().exists() {
-            return Err(Error::NothingToResume(job_dir.to_path_buf()));
-        }
+        // A restore a crash cut short is done again: the live store may be a part copy.
+        let interrupted = crate::checkpoint::interrupted_restore(&job);
+        let restored = match (checkpoint, interrupted.as_deref()) {
+            (Some(name), _) | (None, Some(name)) => {
+                let cp = crate::checkpoint::find(&job, name)?;
+                crate::checkpoint::restore(&job, &cp)?;
+                let name = cp.file_name().map(|n| n.to_string_lossy().into_owned());
+                name.map(|name| Restored {
+                    again: checkpoint.is_none(),
+                    name,
+                })
+            }
+            (None, None) if !job.frontier_dir().exists() => {
+                return Err(Error::NothingToResume(job_dir.to_path_buf()));
+            }
+            (None, None) => None,
+        };
         let repaired = crate::checkpoint::repair_warcs(&job)?;
         let seeds = parse_seeds(&config)?;
         Ok(Crawl {
@@ -241,7 +265,13 @@ impl Crawl {
             remote: None,
             _lock: lock,
             source: None,
+            restored,
         })
+    }
+
+    /// The checkpoint a resume restored, if it restored one.
+    pub fn restored(&self) -> Option<&Restored> {
+        self.restored.as_ref()
     }
 
     /// Whether this process is one worker of a crawl shared through Redis.

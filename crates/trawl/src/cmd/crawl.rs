@@ -96,7 +96,19 @@ pub(crate) fn resume(
     metrics: Option<SocketAddr>,
 ) -> anyhow::Result<ExitCode> {
     let crawl = Crawl::resume(&job, checkpoint.as_deref())?;
-    say!("trawl: resuming {}", job.display());
+    match crawl.restored() {
+        Some(r) if r.again => say!(
+            "trawl: a restore of checkpoint {} was cut short (a crash or kill): restored it again; resuming {}",
+            r.name,
+            job.display()
+        ),
+        Some(r) => say!(
+            "trawl: resuming {} from checkpoint {}",
+            job.display(),
+            r.name
+        ),
+        None => say!("trawl: resuming {}", job.display()),
+    }
     run(crawl, &job, metrics)
 }
 
