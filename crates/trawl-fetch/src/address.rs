@@ -8,6 +8,7 @@
 use std::{
     collections::HashSet,
     net::{IpAddr, Ipv4Addr, Ipv6Addr},
+    sync::{Arc, PoisonError, RwLock},
 };
 
 use ipnet::IpNet;
@@ -71,11 +72,12 @@ fn classify_v6(ip: Ipv6Addr) -> Option<Refusal> {
     }
 }
 
-/// Which addresses may be connected to.
+/// Which addresses may be connected to. Clones share their seed hosts, so a seed an operator adds to a running
+/// crawl ([`AddressPolicy::add_seed_host`]) is allowed wherever the policy was handed.
 #[derive(Debug, Clone, Default)]
 pub struct AddressPolicy {
     allow: Vec<IpNet>,
-    seed_hosts: HashSet<String>,
+    seed_hosts: Arc<RwLock<HashSet<String>>>,
 }
 
 impl AddressPolicy {
@@ -84,11 +86,21 @@ impl AddressPolicy {
     pub fn new(allow: Vec<IpNet>, seed_hosts: impl IntoIterator<Item = String>) -> AddressPolicy {
         AddressPolicy {
             allow,
-            seed_hosts: seed_hosts
-                .into_iter()
-                .map(|h| h.to_ascii_lowercase())
-                .collect(),
+            seed_hosts: Arc::new(RwLock::new(
+                seed_hosts
+                    .into_iter()
+                    .map(|h| h.to_ascii_lowercase())
+                    .collect(),
+            )),
         }
+    }
+
+    /// Allows the host of a seed added while the crawl runs, as the first seeds' hosts are.
+    pub fn add_seed_host(&self, host: &str) {
+        self.seed_hosts
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(host.to_ascii_lowercase());
     }
 
     /// Whether `host` (as in the URL) resolved to `ip` may be connected to.
@@ -96,9 +108,12 @@ impl AddressPolicy {
         let Some(refusal) = classify(ip) else {
             return Ok(());
         };
-        if self.seed_hosts.contains(&host.to_ascii_lowercase())
-            || self.allow.iter().any(|net| net.contains(&ip))
-        {
+        let seed = self
+            .seed_hosts
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains(&host.to_ascii_lowercase());
+        if seed || self.allow.iter().any(|net| net.contains(&ip)) {
             return Ok(());
         }
         Err(refusal)
@@ -180,6 +195,18 @@ mod tests {
         assert_eq!(
             policy.check("127.0.0.2", "127.0.0.2".parse().unwrap()),
             Err(Refusal::Loopback)
+        );
+        // A seed added to the running crawl: allowed through every clone of the policy.
+        let handed = policy.clone();
+        policy.add_seed_host("127.0.0.2");
+        assert_eq!(
+            handed.check("127.0.0.2", "127.0.0.2".parse().unwrap()),
+            Ok(())
+        );
+        policy.add_seed_host("127.0.0.3");
+        assert_eq!(
+            handed.check("127.0.0.2", "127.0.0.2".parse().unwrap()),
+            Ok(())
         );
         assert_eq!(
             policy.check("intranet", "10.1.4.4".parse().unwrap()),

@@ -368,6 +368,12 @@ impl Fetcher {
         FetchError::Proxy(failure)
     }
 
+    /// Lets the crawl connect to the host of a seed an operator added, whatever its address, as to the first
+    /// seeds' hosts.
+    pub fn add_seed_host(&self, host: &str) {
+        self.policy.add_seed_host(host);
+    }
+
     /// Each way a proxy has failed so far, once per proxy and kind, in the order first seen.
     pub fn proxy_failures(&self) -> Vec<ProxyFailure> {
         self.proxy_failures

@@ -272,7 +272,7 @@ fn metrics_text(addr: std::net::SocketAddr) -> String {
 
 /// Seeds added to a running crawl widen its scope as crawl.toml's seeds do: the new seed's own links are
 /// followed (they were judged by the first seeds' scope, and refused), a later settings change keeps them,
-/// and crawl.toml lists the seed for a resume.
+/// its host is reached as a seed's (another loopback address), and crawl.toml lists the seed for a resume.
 #[test]
 fn seeds_added_to_a_running_crawl_widen_its_scope() {
     use axum::{extract::Path as UrlPath, response::Html, routing::get};
@@ -284,8 +284,13 @@ fn seeds_added_to_a_running_crawl_widen_its_scope() {
         let app = axum::Router::new()
             .route("/{dir}/{n}", get(page))
             .route("/robots.txt", get(|| async { "" }));
-        common::listen(app).await
+        // The added seed's host is another loopback address: reached as a seed's host is.
+        let other = tokio::net::TcpListener::bind("127.0.0.2:0").await.unwrap();
+        let other_addr = other.local_addr().unwrap();
+        common::serve_on(other, app.clone());
+        (common::listen(app).await, other_addr)
     });
+    let (addr, other) = addr;
     let dir = tempfile::tempdir().unwrap();
     let mut config = trawl::selftest::config();
     config.frontier.min_delay_ms = 250;
@@ -306,7 +311,7 @@ fn seeds_added_to_a_running_crawl_widen_its_scope() {
     common::wait_for("the crawl to start", 30, || {
         trawl_engine::control::running_pid(&job).is_some()
     });
-    let added = format!("http://{addr}/b/0");
+    let added = format!("http://{other}/b/0");
     let (code, reply) = ctl(&job, &["add-seeds", &added]);
     assert_eq!(code, 0, "{reply}");
     assert!(
@@ -321,7 +326,7 @@ fn seeds_added_to_a_running_crawl_widen_its_scope() {
     assert!(crawl.wait().unwrap().success());
     let log = common::crawl_log(&job);
     for n in 0..=8 {
-        let url = format!("http://{addr}/b/{n}");
+        let url = format!("http://{other}/b/{n}");
         assert_eq!(common::log_line(&log, &url).status, 200, "{url}");
     }
     let toml = std::fs::read_to_string(job.join("crawl.toml")).unwrap();

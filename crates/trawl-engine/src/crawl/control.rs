@@ -151,6 +151,12 @@ fn add_seeds(shared: &Shared, urls: &[String]) -> Reply {
         }
         config.seeds.urls.push(url.clone());
     }
+    // An added seed's host may be reached whatever its address, as the first seeds' hosts are.
+    for seed in &seeds[live.seeds().len()..] {
+        if let Some(host) = seed.host_str() {
+            shared.pipeline.fetcher.add_seed_host(host);
+        }
+    }
     if config.seeds.urls.len() > live.config.seeds.urls.len() {
         let widened = match LiveSettings::build(Arc::new(config), &seeds, shared.job.root()) {
             Ok(l) => l,

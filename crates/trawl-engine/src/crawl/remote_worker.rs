@@ -243,6 +243,9 @@ pub(super) async fn follow_settings(shared: Arc<Shared>) {
             }
         };
         let seeds = with_config_seeds(&shared.seeds, &config);
+        for host in seeds.iter().filter_map(|s| s.host_str()) {
+            shared.pipeline.fetcher.add_seed_host(host);
+        }
         match crate::live::LiveSettings::build(Arc::new(config), &seeds, shared.job.root()) {
             Ok(live) => {
                 shared.pipeline.robots.settings_changed(&live.config);
