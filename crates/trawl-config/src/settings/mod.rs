@@ -783,6 +783,24 @@ mod tests {
         );
     }
 
+    /// xt6a F13: a lease of a few milliseconds expired during every fetch, and the workers flooded the host.
+    #[test]
+    fn a_lease_under_a_second_is_refused() {
+        for ms in [0, 1, 999] {
+            let err = CrawlConfig::parse(
+                &format!("[frontier]\nlease_ms = {ms}\n"),
+                Path::new("x.toml"),
+            )
+            .unwrap_err()
+            .to_string();
+            assert!(
+                err.contains("frontier.lease_ms") && err.contains("line 2"),
+                "{err}"
+            );
+        }
+        assert!(CrawlConfig::parse("[frontier]\nlease_ms = 1000\n", Path::new("x.toml")).is_ok());
+    }
+
     /// xt5: a watch interval of 0 refetched a page that changes on every load until the crawl was killed.
     #[test]
     fn a_watch_interval_of_zero_is_refused() {

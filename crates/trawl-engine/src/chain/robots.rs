@@ -149,9 +149,15 @@ impl RobotsCache {
                     };
                     return AfterFetch::Redirected(Box::new(next));
                 }
-                let (status, cut) = (resp.status, resp.truncated.is_some());
-                record.decode(decode_limits(settings));
+                // `max_robots_bytes` bounds the text as read, not only as sent: a small gzip robots.txt
+                // may inflate to many megabytes, all kept parsed for a day per origin.
+                let (status, truncated) = (resp.status, resp.truncated.is_some());
+                let cap = settings.fetch.max_robots_bytes;
+                let mut limits = decode_limits(settings);
+                limits.max_bytes = limits.max_bytes.min(cap);
+                record.decode(limits);
                 let body = record.entity().unwrap_or_default();
+                let cut = truncated || body.len() as u64 >= cap;
                 // A file cut short (its size limit, a timeout) ends in a line of unknown length: a cut
                 // `Allow: /publicstuff` would read `Allow: /`. Only its whole lines are read.
                 let body = if cut { whole_lines(body) } else { body };
@@ -528,6 +534,61 @@ mod tests {
         let cache = RobotsCache::new("trawl".into());
         lapsed(&cache, None);
         assert!(matches!(cache.gate(&awaited(), "q"), Gate::Needed));
+    }
+
+    /// xt6b F12: `max_robots_bytes` bounded the bytes as sent, so a gzip robots.txt of some hundred KB was
+    /// read (and kept parsed for a day) as tens of MB. Now the decoded text stops at the limit, at a whole line.
+    #[test]
+    fn a_compressed_robots_txt_is_read_to_the_size_limit_once_decoded() {
+        use std::io::Write as _;
+        let mut text = b"User-agent: *\nDisallow: /early\n".to_vec();
+        while text.len() < 1 << 20 {
+            text.extend_from_slice(b"# padding, padding, padding\n");
+        }
+        text.extend_from_slice(b"Disallow: /late\n");
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        gz.write_all(&text).unwrap();
+        let body = gz.finish().unwrap();
+        let mut headers = http::HeaderMap::new();
+        headers.insert("content-encoding", "gzip".parse().unwrap());
+        let response = trawl_fetch::Response {
+            status: 200,
+            headers,
+            request_bytes: bytes::Bytes::new(),
+            response_bytes: bytes::Bytes::new(),
+            body,
+            truncated: None,
+            invalid_cert: None,
+            protocol: trawl_fetch::Protocol {
+                http: "HTTP/1.1",
+                tls: None,
+            },
+            withheld: false,
+        };
+        let mut record = FetchRecord::new(trawl_fetch::Fetched {
+            started: chrono::Utc::now(),
+            duration: Duration::ZERO,
+            ip: None,
+            result: Ok(response),
+        });
+        let mut settings = CrawlConfig::default();
+        settings.fetch.max_robots_bytes = 64 << 10;
+        let cache = RobotsCache::new("trawl".into());
+        let mut page = awaited();
+        page.awaited_robots = false;
+        assert!(matches!(cache.gate(&page, "q"), Gate::Needed));
+        cache.after_fetch(&page.robots_prerequisite(), &mut record, &settings);
+        let at = |path: &str| {
+            let mut uri = page.clone();
+            uri.url = url::Url::parse(&format!("http://127.0.0.1:9{path}")).unwrap();
+            cache.gate(&uri, "q")
+        };
+        assert!(
+            matches!(at("/early"), Gate::Blocked { .. }),
+            "{:?}",
+            at("/early")
+        );
+        assert!(matches!(at("/late"), Gate::Allowed), "{:?}", at("/late"));
     }
 
     /// A cache as a shared crawl's worker process has it, with `lapse`, and no Redis behind it.
