@@ -113,7 +113,35 @@ impl FetchRecord {
         };
         // Repeated `Content-Encoding` lines are one list (RFC 9110 §5.3), undone last to first.
         let encoding = field::list(values(resp, "content-encoding"));
-        self.decoded = match decode_content(encoding.as_deref(), &resp.body, limits) {
+        // A small compressed body may inflate to megabytes, and seconds of inflating on an async thread
+        // would stall every fetch that thread carries: what inflates past what is worked on in place is
+        // decoded again, whole, where blocking is fine (the first try costs at most that much work).
+        let in_place = crate::chain::pipeline::IN_PLACE_MAX as u64 + 1;
+        let decoded = match &encoding {
+            Some(coding) if resp.body.len() as u64 >= in_place => {
+                crate::chain::pipeline::blocking(usize::MAX, || {
+                    decode_content(Some(coding), &resp.body, limits)
+                })
+            }
+            Some(coding) => {
+                let first = DecodeLimits {
+                    max_bytes: limits.max_bytes.min(in_place),
+                    ..limits
+                };
+                match decode_content(Some(coding), &resp.body, first) {
+                    Some(Cow::Owned(part))
+                        if part.len() as u64 >= in_place && limits.max_bytes > in_place =>
+                    {
+                        crate::chain::pipeline::blocking(usize::MAX, || {
+                            decode_content(Some(coding), &resp.body, limits)
+                        })
+                    }
+                    other => other,
+                }
+            }
+            None => decode_content(None, &resp.body, limits),
+        };
+        self.decoded = match decoded {
             Some(Cow::Borrowed(prefix)) => Decoded::Prefix(prefix.len()),
             Some(Cow::Owned(bytes)) => Decoded::Owned(bytes),
             None => Decoded::Undecodable,
@@ -147,5 +175,75 @@ pub(crate) fn decode_limits(settings: &CrawlConfig) -> DecodeLimits {
     DecodeLimits {
         max_bytes: settings.fetch.max_decoded_bytes,
         max_ratio: settings.fetch.max_decode_ratio,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gzipped(text: &[u8]) -> FetchRecord {
+        use std::io::Write as _;
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        gz.write_all(text).unwrap();
+        let mut headers = http::HeaderMap::new();
+        headers.insert("content-encoding", "gzip".parse().unwrap());
+        FetchRecord::new(trawl_fetch::Fetched {
+            started: chrono::Utc::now(),
+            duration: std::time::Duration::ZERO,
+            ip: None,
+            result: Ok(trawl_fetch::Response {
+                status: 200,
+                headers,
+                request_bytes: bytes::Bytes::new(),
+                response_bytes: bytes::Bytes::new(),
+                body: gz.finish().unwrap(),
+                truncated: None,
+                invalid_cert: None,
+                protocol: trawl_fetch::Protocol {
+                    http: "HTTP/1.1",
+                    tls: None,
+                },
+                withheld: false,
+            }),
+        })
+    }
+
+    /// A body that inflates past what is decoded in place is decoded again, whole, off the async threads:
+    /// the entity is all of it, up to the limits, on a runtime and off one.
+    #[test]
+    fn a_body_inflating_past_the_in_place_size_is_decoded_whole() {
+        let text = b"<p>padding padding</p>\n".repeat(40_000);
+        let limits = DecodeLimits {
+            max_bytes: 100 << 20,
+            max_ratio: 1000,
+        };
+        let mut record = gzipped(&text);
+        record.decode(limits);
+        assert_eq!(record.entity(), Some(&text[..]));
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap();
+        let mut record = gzipped(&text);
+        let record = rt.block_on(async move {
+            tokio::spawn(async move {
+                record.decode(limits);
+                record
+            })
+            .await
+            .unwrap()
+        });
+        assert_eq!(record.entity(), Some(&text[..]));
+        // The limits still hold.
+        let mut record = gzipped(&text);
+        record.decode(DecodeLimits {
+            max_bytes: 300_000,
+            max_ratio: 1000,
+        });
+        assert_eq!(record.entity(), Some(&text[..300_000]));
+        let mut record = gzipped(b"short");
+        record.decode(limits);
+        assert_eq!(record.entity(), Some(&b"short"[..]));
     }
 }

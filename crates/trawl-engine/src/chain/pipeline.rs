@@ -246,7 +246,7 @@ impl Pipeline {
 /// Inputs up to this many bytes are worked on in place: extracting or encoding them takes well under a
 /// millisecond, less than handing the thread over costs (a wake-up in tokio's blocking pool and two
 /// context switches each time, 7% of a crawl's CPU in `perf`).
-const IN_PLACE_MAX: usize = 256 << 10;
+pub(crate) const IN_PLACE_MAX: usize = 256 << 10;
 
 /// Runs `f`, work on `bytes` of input, where blocking is fine: in place when the input is small, else off
 /// the async threads on a multi-threaded runtime.
