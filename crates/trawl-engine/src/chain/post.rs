@@ -232,7 +232,9 @@ fn watch_again(
 fn retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     let value = value.trim();
     if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
-        return Some(Duration::from_secs(value.parse::<u64>().unwrap_or(u64::MAX)));
+        return Some(Duration::from_secs(
+            value.parse::<u64>().unwrap_or(u64::MAX),
+        ));
     }
     let when = httpdate::parse_http_date(value).ok()?;
     Some(when.duration_since(now).unwrap_or(Duration::ZERO))

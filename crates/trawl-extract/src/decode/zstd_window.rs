@@ -53,7 +53,10 @@ mod tests {
     #[test]
     fn windows_and_content_sizes() {
         // Window_Descriptor: exponent 24 (2^34), mantissa 0; as the tester's bomb declared.
-        assert_eq!(window_size(&[0x28, 0xb5, 0x2f, 0xfd, 0x00, 24 << 3]), Some(1 << 34));
+        assert_eq!(
+            window_size(&[0x28, 0xb5, 0x2f, 0xfd, 0x00, 24 << 3]),
+            Some(1 << 34)
+        );
         // Exponent 11, mantissa 3: 2^21 + 3 x 2^18.
         assert_eq!(
             window_size(&[0x28, 0xb5, 0x2f, 0xfd, 0x00, (11 << 3) | 3]),

@@ -463,25 +463,25 @@ mod tests {
             jars.store("", &page, set.iter().map(String::as_str));
         }
         let header = jars.header("", &u("http://www.ck.example/leaf")).unwrap();
-        assert!(header.len() <= MAX_SITE_BYTES + 3 * MAX_PER_SITE, "{}", header.len());
+        assert!(
+            header.len() <= MAX_SITE_BYTES + 3 * MAX_PER_SITE,
+            "{}",
+            header.len()
+        );
         assert!(header.contains("c39_13="), "the newest is kept");
         assert!(!header.contains("c0_0="), "the oldest is evicted");
         // By count: small cookies, some on the parent domain (the same site); another site is apart.
         let jars = Jars::open(CookieMode::Job, None);
         jars.store("", &u("http://other.example/"), ["keep=1"].into_iter());
         for n in 0..MAX_PER_SITE + 20 {
-            let domain = if n % 2 == 0 { "; Domain=ck.example" } else { "" };
-            jars.store(
-                "",
-                &page,
-                [format!("k{n}=1{domain}").as_str()].into_iter(),
-            );
+            let domain = if n % 2 == 0 {
+                "; Domain=ck.example"
+            } else {
+                ""
+            };
+            jars.store("", &page, [format!("k{n}=1{domain}").as_str()].into_iter());
         }
-        let names: Vec<String> = jars
-            .values("", &page)
-            .into_iter()
-            .map(|(n, _)| n)
-            .collect();
+        let names: Vec<String> = jars.values("", &page).into_iter().map(|(n, _)| n).collect();
         assert_eq!(names.len(), MAX_PER_SITE);
         assert!(!names.contains(&"k19".to_string()) && names.contains(&"k20".to_string()));
         assert_eq!(
