@@ -190,7 +190,7 @@ mod tests {
     #[test]
     fn zstd_window_bomb_is_refused() {
         let mut frame = vec![0x28, 0xb5, 0x2f, 0xfd, 0x00, 24 << 3];
-        let block_header = |last: u32| ((last | (1 << 1) | ((128 * 1024) << 3)).to_le_bytes());
+        let block_header = |last: u32| (last | (1 << 1) | ((128 * 1024) << 3)).to_le_bytes();
         for i in 0..200u32 {
             frame.extend(&block_header(u32::from(i == 199))[..3]);
             frame.push(b' ');
