@@ -103,7 +103,7 @@ impl FetchRecord {
 
     /// Whether the server said "not now": 5xx or 429, retried like a connection failure.
     pub(crate) fn try_later(&self) -> bool {
-        self.status().is_some_and(|s| s >= 500 || s == 429)
+        self.status().is_some_and(says_try_later)
     }
 
     /// Removes the body's content codings within `limits` (once; later calls see the result).
@@ -112,7 +112,7 @@ impl FetchRecord {
             return;
         };
         // Repeated `Content-Encoding` lines are one list (RFC 9110 §5.3), undone last to first.
-        let encoding = field::list(values(resp, "content-encoding"));
+        let encoding = codings(resp);
         // A small compressed body may inflate to megabytes, and seconds of inflating on an async thread
         // would stall every fetch that thread carries: what inflates past what is worked on in place is
         // decoded again, whole, where blocking is fine (the first try costs at most that much work).
@@ -168,6 +168,31 @@ impl FetchRecord {
 /// Every field line of `name`, in the order received, as raw bytes.
 fn values<'a>(resp: &'a Response, name: &str) -> impl Iterator<Item = &'a [u8]> {
     resp.headers.get_all(name).iter().map(|v| v.as_bytes())
+}
+
+/// The codings on a response's body, in the order applied: its content codings, then the transfer codings
+/// other than `chunked` (`Transfer-Encoding: gzip, chunked`, rare): hyper removes only `chunked`, so the
+/// others are undone here with the content codings, for extraction.
+fn codings(resp: &Response) -> Option<String> {
+    let transfer = field::list(values(resp, "transfer-encoding")).map(|te| {
+        te.split(',')
+            .map(str::trim)
+            .filter(|c| !c.eq_ignore_ascii_case("chunked"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    });
+    let all: Vec<String> = [field::list(values(resp, "content-encoding")), transfer]
+        .into_iter()
+        .flatten()
+        .filter(|c| !c.is_empty())
+        .collect();
+    (!all.is_empty()).then(|| all.join(", "))
+}
+
+/// Whether `status` says "not now": a 5xx or 429. A status past 599 (some sites answer crawlers they block
+/// `999`) is no server error and is not retried.
+fn says_try_later(status: u16) -> bool {
+    (500..=599).contains(&status) || status == 429
 }
 
 /// How far content codings are undone, from a URI's settings.
@@ -245,5 +270,74 @@ mod tests {
         let mut record = gzipped(b"short");
         record.decode(limits);
         assert_eq!(record.entity(), Some(&b"short"[..]));
+    }
+
+    fn response(headers: &[(&str, &str)]) -> Response {
+        let mut map = http::HeaderMap::new();
+        for (name, value) in headers {
+            map.append(
+                http::HeaderName::from_bytes(name.as_bytes()).unwrap(),
+                http::HeaderValue::from_str(value).unwrap(),
+            );
+        }
+        Response {
+            status: 200,
+            headers: map,
+            request_bytes: bytes::Bytes::new(),
+            response_bytes: bytes::Bytes::new(),
+            body: Vec::new(),
+            truncated: None,
+            invalid_cert: None,
+            protocol: trawl_fetch::Protocol {
+                http: "http/1.1",
+                tls: None,
+            },
+            withheld: false,
+        }
+    }
+
+    /// `Transfer-Encoding: gzip, chunked`: hyper removes the chunking only; the gzip is undone with the
+    /// content codings (after them: it was applied last), so the page's links are read.
+    #[test]
+    fn transfer_codings_besides_chunked_are_undone() {
+        let resp = response(&[
+            ("content-encoding", "br"),
+            ("transfer-encoding", "gzip, chunked"),
+        ]);
+        assert_eq!(codings(&resp).as_deref(), Some("br, gzip"));
+        assert_eq!(
+            codings(&response(&[("transfer-encoding", "chunked")])),
+            None
+        );
+        assert_eq!(
+            codings(&response(&[("content-encoding", "gzip")])).as_deref(),
+            Some("gzip")
+        );
+        let page = b"<html><a href=/leaf/te>x</a></html>";
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut gz, page).unwrap();
+        let mut resp = response(&[("transfer-encoding", "gzip, chunked")]);
+        resp.body = gz.finish().unwrap();
+        let mut record = FetchRecord::new(Fetched {
+            started: chrono::Utc::now(),
+            duration: std::time::Duration::ZERO,
+            ip: None,
+            result: Ok(resp),
+        });
+        record.decode(DecodeLimits {
+            max_bytes: 1 << 20,
+            max_ratio: 100,
+        });
+        assert_eq!(record.entity(), Some(&page[..]));
+    }
+
+    #[test]
+    fn only_5xx_and_429_are_retried() {
+        for status in [500, 503, 599, 429] {
+            assert!(says_try_later(status), "{status}");
+        }
+        for status in [200, 404, 428, 499, 600, 999] {
+            assert!(!says_try_later(status), "{status}");
+        }
     }
 }

@@ -209,8 +209,17 @@ struct Head {
     interim: bool,
 }
 
+/// The head at the start of `http`, after any empty lines before its start line: hyper skips them (as
+/// RFC 9112 §2.2 has a recipient do), so the entity body crawl.log digested is found here too.
 fn parse_head(http: &[u8]) -> Option<Head> {
-    with_fields(http, |headers| parse_head_into(http, headers)).ok()?
+    let skip = http
+        .iter()
+        .take_while(|&&b| b == b'\r' || b == b'\n')
+        .count();
+    let rest = &http[skip..];
+    let mut head = with_fields(rest, |headers| parse_head_into(rest, headers)).ok()??;
+    head.len += skip;
+    Some(head)
 }
 
 /// [`parse_head`] with room for `headers.len()` fields: `Ok(None)` for an incomplete head.
@@ -294,6 +303,8 @@ mod tests {
             (b"HTTP/1.1  200 OK\r\nX Bad : 1\r\nA: b\r\n c\r\n\r\nok", Some(b"ok")),
             // Interim response skipped.
             (b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n\r\nbody", Some(b"body")),
+            // Empty lines before the status line are skipped, as hyper skips them.
+            (b"\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello", Some(b"hello")),
             (b"GET / HTTP/1.1\r\nHost: a\r\n\r\n", Some(b"")),
             (b"POST /f HTTP/1.1\r\nHost: a\r\n\r\nq=1", Some(b"q=1")),
             // Heads that cannot be parsed.

@@ -55,7 +55,7 @@ pub(super) fn run(
         && let Some(after) = record
             .header("retry-after")
             .as_deref()
-            .and_then(retry_after)
+            .and_then(|v| retry_after(v, SystemTime::now()))
     {
         let after = after.min(Duration::from_secs(settings.fetch.max_retry_after_s));
         delay = delay.max(after);
@@ -226,15 +226,18 @@ fn watch_again(
     Some(candidate::judge(p, next, Placement::Revisit(at), None))
 }
 
-/// A `Retry-After` value: delay-seconds or an HTTP date.
-fn retry_after(value: &str) -> Option<Duration> {
+/// A `Retry-After` value at `now`: delay-seconds or an HTTP-date in any of its three forms (IMF-fixdate,
+/// RFC 850, asctime: RFC 9110 §5.6.7 has a recipient accept all three). delay-seconds too large for a `u64`
+/// saturate (the caller caps the wait at `fetch.max_retry_after_s`); a date past gives no wait.
+fn retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     let value = value.trim();
-    if let Ok(secs) = value.parse::<u64>() {
-        return Some(Duration::from_secs(secs));
+    if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+        return Some(Duration::from_secs(
+            value.parse::<u64>().unwrap_or(u64::MAX),
+        ));
     }
-    let when = chrono::DateTime::parse_from_rfc2822(value).ok()?;
-    let secs = (when.timestamp() - chrono::Utc::now().timestamp()).max(0);
-    Some(Duration::from_secs(secs as u64))
+    let when = httpdate::parse_http_date(value).ok()?;
+    Some(when.duration_since(now).unwrap_or(Duration::ZERO))
 }
 
 #[cfg(test)]
@@ -243,11 +246,41 @@ mod tests {
 
     #[test]
     fn retry_after_reads_seconds_and_dates() {
-        assert_eq!(retry_after(" 120 "), Some(Duration::from_secs(120)));
+        let now = SystemTime::now();
+        assert_eq!(retry_after(" 120 ", now), Some(Duration::from_secs(120)));
         assert_eq!(
-            retry_after("Wed, 21 Oct 2015 07:28:00 GMT"),
+            retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now),
             Some(Duration::ZERO)
         );
-        assert_eq!(retry_after("soon"), None);
+        assert_eq!(retry_after("soon", now), None);
+        assert_eq!(retry_after("-5", now), None);
+        assert_eq!(retry_after("", now), None);
+    }
+
+    /// All three HTTP-date forms name the same instant; 8 s after `now` in each.
+    #[test]
+    fn retry_after_reads_every_http_date_form() {
+        // Mon, 30 Nov 2026 09:21:31 GMT.
+        let now = UNIX_EPOCH + Duration::from_secs(1_796_030_491);
+        for date in [
+            "Mon, 30 Nov 2026 09:21:39 GMT",
+            "Monday, 30-Nov-26 09:21:39 GMT",
+            "Mon Nov 30 09:21:39 2026",
+        ] {
+            assert_eq!(
+                retry_after(date, now),
+                Some(Duration::from_secs(8)),
+                "{date}"
+            );
+        }
+    }
+
+    /// A delay too large for a number is the longest wait, not none.
+    #[test]
+    fn retry_after_saturates_huge_seconds() {
+        assert_eq!(
+            retry_after("99999999999999999999", SystemTime::now()),
+            Some(Duration::from_secs(u64::MAX))
+        );
     }
 }

@@ -1,7 +1,8 @@
 //! The cookie jars: RFC 6265 storage and matching by `cookie_store`, one jar per job or per set of sheets,
 //! kept in the job's state (`state/cookies.json`) so a resumed crawl — after a clean stop or kill -9 — sends
 //! what the servers set. A `Set-Cookie` whose `Domain` is a public suffix (`co.uk`, `github.io`) is refused
-//! here with the `psl` list the rest of trawl uses, since cookie_store leaves that list to its caller.
+//! here with the `psl` list the rest of trawl uses, since cookie_store leaves that list to its caller. Each
+//! site's cookies are bounded in number and size ([`super::cookie_limits`]).
 
 use std::{
     collections::{BTreeMap, HashMap},
@@ -10,10 +11,12 @@ use std::{
     time::{Duration, Instant},
 };
 
-use cookie_store::{Cookie, CookieStore};
+use cookie_store::{Cookie, CookieStore, StoreAction};
 use url::Url;
 
 use trawl_config::settings::CookieMode;
+
+use super::cookie_limits::Ledger;
 
 /// The file the jars are saved in, under the job's state folder.
 pub const COOKIES_FILE: &str = "cookies.json";
@@ -58,6 +61,8 @@ fn jar<'a>(jars: &'a mut HashMap<String, CookieStore>, key: &str) -> &'a mut Coo
 pub struct Jars {
     mode: CookieMode,
     jars: Mutex<HashMap<String, CookieStore>>,
+    /// When each cookie was set, to evict a site's oldest past its bounds; locked after `jars`.
+    ledger: Mutex<Ledger>,
     /// Where they are saved; `None` in tests.
     path: Option<PathBuf>,
     /// When a change was last saved, and whether one is waiting.
@@ -75,14 +80,24 @@ impl Jars {
     pub fn open(mode: CookieMode, state_dir: Option<&Path>) -> Jars {
         let path = state_dir.map(|d| d.join(COOKIES_FILE));
         let mut jars = HashMap::new();
+        let mut ledger = Ledger::default();
         if let Some(text) = path.as_ref().and_then(|p| std::fs::read_to_string(p).ok()) {
             match serde_json::from_str::<BTreeMap<String, Vec<Cookie<'static>>>>(&text) {
                 Ok(saved) => {
                     for (key, cookies) in saved {
-                        let Ok(store) = CookieStore::from_cookies(
+                        // The ledger learns the cookies in the order saved (oldest first); a site over its
+                        // bounds (a file from an older trawl) is cut back now.
+                        let evicted: Vec<_> = cookies
+                            .iter()
+                            .flat_map(|c| ledger.stored(&key, c, &StoreAction::Inserted))
+                            .collect();
+                        let Ok(mut store) = CookieStore::from_cookies(
                             cookies.into_iter().map(Ok::<_, std::convert::Infallible>),
                             false,
                         );
+                        for (d, p, n) in evicted {
+                            store.remove(&d, &p, &n);
+                        }
                         jars.insert(key, store);
                     }
                 }
@@ -92,6 +107,7 @@ impl Jars {
         Jars {
             mode,
             jars: Mutex::new(jars),
+            ledger: Mutex::new(ledger),
             path,
             saved: Mutex::new((
                 Instant::now()
@@ -129,6 +145,7 @@ impl Jars {
         let mut changed = false;
         {
             let mut jars = self.jars.lock().unwrap_or_else(|e| e.into_inner());
+            let mut ledger = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
             let jar = jar(&mut jars, key);
             for value in set_cookies {
                 if on_public_suffix(value, url) {
@@ -139,7 +156,18 @@ impl Jars {
                     tracing::debug!(%url, "Set-Cookie refused: {why}");
                     continue;
                 }
-                changed |= jar.parse(value, url).is_ok();
+                let Ok(cookie) = Cookie::parse(value, url) else {
+                    continue;
+                };
+                let cookie = cookie.into_owned();
+                let noted = cookie.clone();
+                if let Ok(action) = jar.insert(cookie, url) {
+                    changed = true;
+                    for (d, p, n) in ledger.stored(key, &noted, &action) {
+                        tracing::debug!(%url, "cookie {n} for {d} evicted: the site is over its bounds");
+                        jar.remove(&d, &p, &n);
+                    }
+                }
             }
         }
         if changed {
@@ -222,9 +250,15 @@ impl Jars {
         }
         let text = {
             let jars = self.jars.lock().unwrap_or_else(|e| e.into_inner());
+            let ledger = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
+            // Each jar oldest first, so a resumed crawl evicts in the same order.
             let all: BTreeMap<&str, Vec<&Cookie<'static>>> = jars
                 .iter()
-                .map(|(k, j)| (k.as_str(), j.iter_unexpired().collect()))
+                .map(|(k, j)| {
+                    let mut cookies: Vec<_> = j.iter_unexpired().collect();
+                    cookies.sort_by_cached_key(|c| ledger.set_at(k, c));
+                    (k.as_str(), cookies)
+                })
                 .collect();
             serde_json::to_string(&all).unwrap_or_default()
         };
@@ -413,5 +447,70 @@ mod tests {
             got,
             ["__Host-s", "__SECURE-g", "__Secure-r", "k_fit", "plain"]
         );
+    }
+
+    /// A server setting 4000-byte cookies on page after page: the jar keeps the newest within the site's
+    /// bounds, so the `Cookie` header stays small (the old code sent all of them: megabytes).
+    #[test]
+    fn a_site_is_bounded_in_bytes_and_count_oldest_evicted_first() {
+        use super::super::cookie_limits::{MAX_PER_SITE, MAX_SITE_BYTES};
+        let jars = Jars::open(CookieMode::Job, None);
+        let page = u("http://www.ck.example/set");
+        for n in 0..40 {
+            let set: Vec<String> = (0..14)
+                .map(|i| format!("c{n}_{i}={}; Path=/", "v".repeat(4000)))
+                .collect();
+            jars.store("", &page, set.iter().map(String::as_str));
+        }
+        let header = jars.header("", &u("http://www.ck.example/leaf")).unwrap();
+        assert!(
+            header.len() <= MAX_SITE_BYTES + 3 * MAX_PER_SITE,
+            "{}",
+            header.len()
+        );
+        assert!(header.contains("c39_13="), "the newest is kept");
+        assert!(!header.contains("c0_0="), "the oldest is evicted");
+        // By count: small cookies, some on the parent domain (the same site); another site is apart.
+        let jars = Jars::open(CookieMode::Job, None);
+        jars.store("", &u("http://other.example/"), ["keep=1"].into_iter());
+        for n in 0..MAX_PER_SITE + 20 {
+            let domain = if n % 2 == 0 {
+                "; Domain=ck.example"
+            } else {
+                ""
+            };
+            jars.store("", &page, [format!("k{n}=1{domain}").as_str()].into_iter());
+        }
+        let names: Vec<String> = jars.values("", &page).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names.len(), MAX_PER_SITE);
+        assert!(!names.contains(&"k19".to_string()) && names.contains(&"k20".to_string()));
+        assert_eq!(
+            jars.header("", &u("http://other.example/")).as_deref(),
+            Some("keep=1")
+        );
+    }
+
+    /// Setting a cookie again makes it the newest; the order survives a resume.
+    #[test]
+    fn eviction_order_is_by_last_set_and_survives_a_resume() {
+        use super::super::cookie_limits::MAX_PER_SITE;
+        let dir = tempfile::tempdir().unwrap();
+        let jars = Jars::open(CookieMode::Job, Some(dir.path()));
+        let url = u("http://127.0.0.2:8081/");
+        jars.store("", &url, ["session=1"].into_iter());
+        for n in 1..MAX_PER_SITE {
+            jars.store("", &url, [format!("k{n}=1").as_str()].into_iter());
+        }
+        jars.store("", &url, ["session=2"].into_iter());
+        jars.flush();
+        let back = Jars::open(CookieMode::Job, Some(dir.path()));
+        back.store("", &url, ["late=1"].into_iter());
+        let names: Vec<String> = back.values("", &url).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names.len(), MAX_PER_SITE);
+        assert!(names.contains(&"session".to_string()) && names.contains(&"late".to_string()));
+        assert!(!names.contains(&"k1".to_string()), "the oldest went");
+        // Another address is another site.
+        back.store("", &u("http://127.0.0.3:8081/"), ["x=1"].into_iter());
+        assert_eq!(back.values("", &url).len(), MAX_PER_SITE);
     }
 }

@@ -7,6 +7,7 @@
 //! followed by the fetcher (they become `R` links, fetched on their own), so a redirect to another origin
 //! never carries it.
 
+mod cookie_limits;
 mod cookies;
 pub mod form;
 

@@ -1,10 +1,14 @@
 //! Content-Encoding decoding for extraction only: the archive keeps the bytes as sent.
 //!
 //! Every decoder is bounded twice, by an absolute output cap and by a ratio to the encoded size, so a
-//! compression bomb (gzip, deflate, brotli, zstd, or several nested) costs at most that much memory.
+//! compression bomb (gzip, deflate, brotli, zstd, or several nested) costs at most that much memory. A zstd
+//! frame is also refused when the window it declares (memory a decoder must hold) is over 8 MiB.
+
+mod zstd_window;
 
 use std::borrow::Cow;
 use std::io::Read;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use flate2::read::{DeflateDecoder, MultiGzDecoder, ZlibDecoder};
 
@@ -39,11 +43,20 @@ pub fn decode_content<'a>(
         let cap = limits
             .max_bytes
             .min(limits.max_ratio.saturating_mul(data.len() as u64).max(1024));
-        data = Cow::Owned(decode_one(coding, &data, cap)?);
+        data = Cow::Owned(guarded(|| decode_one(coding, &data, cap))?);
     }
     Some(data)
 }
 
+/// Runs a decoder, a panic inside it (a decoder's bug, a failed allocation) counting as undecodable, so a
+/// crawl worker survives any body.
+fn guarded(decode: impl FnOnce() -> Option<Vec<u8>>) -> Option<Vec<u8>> {
+    catch_unwind(AssertUnwindSafe(decode)).ok().flatten()
+}
+
+/// One coding undone, its output cut at `cap`. A zstd frame declaring a window over 8 MiB is refused, whatever
+/// `cap`: ordinary encoders use windows of 1-8 MiB even for small bodies (the reference tool's default is
+/// 2 MiB), and the window, not `cap`, is what a zstd decoder holds.
 fn decode_one(coding: &str, input: &[u8], cap: u64) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     let read = match coding {
@@ -62,6 +75,10 @@ fn decode_one(coding: &str, input: &[u8], cap: u64) -> Option<Vec<u8>> {
         "br" => brotli_decompressor::Decompressor::new(input, 16 << 10)
             .take(cap)
             .read_to_end(&mut out),
+        // ruzstd holds a whole window before handing out a byte: `take(cap)` alone would not bound memory.
+        "zstd" if zstd_window::window_size(input).is_none_or(|w| w > zstd_window::MAX_WINDOW) => {
+            return None;
+        }
         "zstd" => match ruzstd::decoding::StreamingDecoder::new(input) {
             Ok(d) => d.take(cap).read_to_end(&mut out),
             Err(_) => return None,
@@ -166,6 +183,36 @@ mod tests {
             *decode_content(Some("zstd"), zst, ROOMY).unwrap(),
             *b"hello"
         );
+    }
+
+    /// A zstd frame of a few bytes declaring a 16 GiB window, then run-length blocks: refused before ruzstd
+    /// allocates the window (the old code decoded it into gigabytes of memory).
+    #[test]
+    fn zstd_window_bomb_is_refused() {
+        let mut frame = vec![0x28, 0xb5, 0x2f, 0xfd, 0x00, 24 << 3];
+        let block_header = |last: u32| (last | (1 << 1) | ((128 * 1024) << 3)).to_le_bytes();
+        for i in 0..200u32 {
+            frame.extend(&block_header(u32::from(i == 199))[..3]);
+            frame.push(b' ');
+        }
+        let limits = DecodeLimits {
+            max_bytes: 64 << 20,
+            max_ratio: 100,
+        };
+        assert!(decode_content(Some("zstd"), &frame, limits).is_none());
+        // The same blocks in an 8 MiB window decode, cut at the ratio cap.
+        frame[5] = 13 << 3;
+        let out = decode_content(Some("zstd"), &frame, limits).unwrap();
+        assert_eq!(out.len(), 100 * frame.len());
+        // Just over 8 MiB (exponent 13, mantissa 1): refused.
+        frame[5] = (13 << 3) | 1;
+        assert!(decode_content(Some("zstd"), &frame, limits).is_none());
+    }
+
+    #[test]
+    fn a_panicking_decoder_is_undecodable() {
+        assert_eq!(guarded(|| panic!("decoder bug")), None);
+        assert_eq!(guarded(|| Some(vec![1])), Some(vec![1]));
     }
 
     proptest::proptest! {
