@@ -109,4 +109,20 @@ mod tests {
             )
         );
     }
+
+    #[test]
+    fn warcs_left_open_in_a_workers_job_point_at_trawl_worker() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = Job::create(&dir.path().join("j")).unwrap();
+        std::fs::write(job.warc_dir().join("a.warc.gz.open"), b"").unwrap();
+        let local = crate::job::no_warcs_reason(&job.warc_dir());
+        assert!(local.contains("`trawl resume "), "{local}");
+        SharedJob::record(&job, "redis://127.0.0.1:6391/0", "j").unwrap();
+        let shared = crate::job::no_warcs_reason(&job.warc_dir());
+        assert!(
+            shared.contains("`trawl worker redis://127.0.0.1:6391/0 --job ")
+                && !shared.contains("resume"),
+            "{shared}"
+        );
+    }
 }

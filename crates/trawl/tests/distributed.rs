@@ -658,6 +658,30 @@ async fn an_operator_pauses_lists_and_stops_every_worker() {
                 && said.contains(&format!("trawl ctl --frontier {url} crawl unpause")),
             "{said}"
         );
+        // A WARC an earlier run closed without listing it (one that failed on a full disk) is listed when
+        // the worker starts again on its job.
+        let warcs = root.join("w1/crawl/warcs");
+        let closed = std::fs::read_dir(&warcs)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.to_string_lossy().ends_with(".warc.gz"))
+            .expect("worker 1 closed a WARC");
+        let unlisted = warcs.join("trawl-earlier-run-00000.warc.gz");
+        std::fs::copy(&closed, &unlisted).unwrap();
+        let unlisted = std::fs::canonicalize(&unlisted).unwrap();
+        assert!(!ctl(&["warcs"]).contains(unlisted.to_str().unwrap()));
+        let again = Command::new(env!("CARGO_BIN_EXE_trawl"))
+            .args(["worker", &url, "--job"])
+            .arg(root.join("w1/crawl"))
+            .output()
+            .unwrap();
+        let manifest = ctl(&["warcs"]);
+        assert!(
+            manifest.contains(unlisted.to_str().unwrap()),
+            "{manifest}\n{}",
+            String::from_utf8_lossy(&again.stderr)
+        );
     })
     .await
     .unwrap();
