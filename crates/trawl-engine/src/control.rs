@@ -382,6 +382,9 @@ pub fn apply_offline(job_dir: &Path, command: &Command) -> Result<Reply, Error> 
     // Not while a process crawls into it (one starting, or one writing its last checkpoint after its pid file
     // went): that says so, where the store would only say it is locked.
     let _lock = job.lock()?;
+    if let Some(shared) = crate::shared_job::SharedJob::of(job.root()) {
+        return Err(shared.refusal(job_dir));
+    }
     let config = CrawlConfig::load(&job.config_path())?;
     if !job.frontier_dir().exists() {
         return Err(Error::NothingToResume(job_dir.to_path_buf()));

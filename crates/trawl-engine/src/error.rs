@@ -45,6 +45,24 @@ pub enum Error {
     /// `trawl resume` was pointed at a directory with no crawl state.
     #[error("{} holds no crawl to resume (no state/frontier); start one with `trawl crawl --job`", .0.display())]
     NothingToResume(PathBuf),
+    /// A command that continues a job locally (`trawl resume`, `trawl ctl` on a stopped job) was pointed at a
+    /// worker's job of a shared crawl, whose frontier is in Redis.
+    #[error(
+        "{} is a worker's job of the shared crawl {crawl:?}, whose queues are in Redis, not in the job: continue \
+         it with `{command}` (it repairs the WARCs a kill left open first); the crawl as a whole is steered with \
+         `trawl ctl --frontier {url} {crawl} …`",
+        dir.display()
+    )]
+    SharedJob {
+        /// The job directory.
+        dir: PathBuf,
+        /// The crawl's name in Redis.
+        crawl: String,
+        /// Its server.
+        url: String,
+        /// The command that continues the worker.
+        command: String,
+    },
     /// The shared frontier (`--frontier redis://…`) cannot be used.
     #[error("shared frontier {0}")]
     Remote(String),
@@ -238,8 +256,8 @@ pub(crate) fn io_sentence(path: &Path, e: &std::io::Error) -> String {
     }
     match e.kind() {
         ErrorKind::StorageFull | ErrorKind::QuotaExceeded => format!(
-            "{p}: the disk is full: free some space and `trawl resume` the job, or give --job a folder on \
-             another disk [{e}]"
+            "{p}: the disk is full: free some space and {RESUME_THE_JOB}, or give --job a folder on another \
+             disk [{e}]"
         ),
         ErrorKind::PermissionDenied | ErrorKind::ReadOnlyFilesystem => {
             format!("{p}: not allowed to write there: give --job a folder you can write to [{e}]")
@@ -247,6 +265,10 @@ pub(crate) fn io_sentence(path: &Path, e: &std::io::Error) -> String {
         _ => format!("{p}: {e}"),
     }
 }
+
+/// What continues a job stopped by a full disk, in its messages; a worker of a shared crawl says what
+/// continues it instead ([`crate::shared_job::SharedJob::continue_command`]).
+pub(crate) const RESUME_THE_JOB: &str = "`trawl resume` the job";
 
 /// A WARC failure; a full disk said as [`io_sentence`] says it.
 fn warc_sentence(e: &trawl_warc::Error) -> String {
@@ -265,8 +287,8 @@ fn warc_sentence(e: &trawl_warc::Error) -> String {
                 _ => "the archive".to_string(),
             };
             return format!(
-                "{path}: the disk is full: free some space and `trawl resume` the job (the WARC is \
-                 repaired), or move the job to another disk [{io}]"
+                "{path}: the disk is full: free some space and {RESUME_THE_JOB} (the WARC is repaired), or \
+                 move the job to another disk [{io}]"
             );
         }
         cause = c.source();

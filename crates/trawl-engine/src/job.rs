@@ -212,9 +212,13 @@ pub fn no_warcs_reason(warcs_dir: &Path) -> String {
              checkpoint (`trawl ctl {job} checkpoint`)"
         )
     } else {
+        let command = warcs_dir
+            .parent()
+            .and_then(|dir| Some(crate::shared_job::SharedJob::of(dir)?.continue_command(dir)))
+            .unwrap_or_else(|| format!("trawl resume {job}"));
         format!(
-            "its WARC files were left open (.open) by a crawl that stopped abruptly: `trawl resume {job}` \
-             repairs and closes them (it goes on crawling; stop it with Ctrl-C or `trawl ctl {job} stop`)"
+            "its WARC files were left open (.open) by a crawl that stopped abruptly: `{command}` repairs and \
+             closes them (it goes on crawling; stop it with Ctrl-C or `trawl ctl {job} stop`)"
         )
     }
 }

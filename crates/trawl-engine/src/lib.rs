@@ -25,6 +25,7 @@ mod lock;
 pub mod login;
 pub mod package;
 pub mod report;
+pub mod shared_job;
 pub mod stats;
 pub mod write;
 

@@ -590,6 +590,32 @@ async fn an_operator_pauses_lists_and_stops_every_worker() {
             !local.status.success() && refusal.contains("trawl ctl --frontier"),
             "{refusal}"
         );
+        // A checkpoint or a lookup of one URL does not exist for a shared crawl: refused on a worker's job
+        // (which used to answer "checkpoint requested" and write nothing) and with --frontier (which used to
+        // send the operator to the worker's job), each saying where the state is.
+        let refused = |args: &[&str]| {
+            let out = Command::new(env!("CARGO_BIN_EXE_trawl"))
+                .arg("ctl")
+                .args(args)
+                .output()
+                .unwrap();
+            let said = String::from_utf8_lossy(&out.stdout).into_owned()
+                + &String::from_utf8_lossy(&out.stderr);
+            assert!(!out.status.success(), "{args:?} was not refused: {said}");
+            said
+        };
+        let w0 = root.join("w0/crawl");
+        let w0 = w0.to_str().unwrap();
+        for action in [&["checkpoint"][..], &["lookup", &seeds[0]]] {
+            let said = refused(&[&[w0][..], action].concat());
+            assert!(said.contains("Redis's own persistence"), "{said}");
+            let said = refused(&[&["--frontier", &url, "crawl"][..], action].concat());
+            assert!(
+                said.contains("does not exist for a shared crawl") && !said.contains('{'),
+                "{said}"
+            );
+        }
+        assert!(!root.join("w0/crawl/checkpoints").exists());
         ctl(&["unpause"]);
         while pages() < held + 10 {
             assert!(
@@ -601,6 +627,61 @@ async fn an_operator_pauses_lists_and_stops_every_worker() {
         ctl(&["stop"]);
         wait(first, "w0", &root);
         wait(second, "w1", &root);
+        // The manifest names each worker's WARCs by absolute path, to be found from any directory.
+        let manifest = ctl(&["warcs"]);
+        assert!(
+            manifest.lines().count() >= 2
+                && manifest
+                    .lines()
+                    .all(|l| l.split('\t').nth(1).is_some_and(|p| p.starts_with('/'))),
+            "{manifest}"
+        );
+        // A worker's job is continued by `trawl worker`, not `trawl resume`: the refusal names the former.
+        let resume = Command::new(env!("CARGO_BIN_EXE_trawl"))
+            .args(["resume", w0])
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&resume.stderr).into_owned();
+        assert!(
+            !resume.status.success() && said.contains(&format!("trawl worker {url} --job {w0}")),
+            "{said}"
+        );
+        // Joining the stopped crawl ends at once, saying why and what lets the workers go on.
+        let join = Command::new(env!("CARGO_BIN_EXE_trawl"))
+            .args(["worker", &url, "--job"])
+            .arg(root.join("w2/crawl"))
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&join.stderr).into_owned();
+        assert!(
+            said.contains("is stopped in Redis")
+                && said.contains(&format!("trawl ctl --frontier {url} crawl unpause")),
+            "{said}"
+        );
+        // A WARC an earlier run closed without listing it (one that failed on a full disk) is listed when
+        // the worker starts again on its job.
+        let warcs = root.join("w1/crawl/warcs");
+        let closed = std::fs::read_dir(&warcs)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.to_string_lossy().ends_with(".warc.gz"))
+            .expect("worker 1 closed a WARC");
+        let unlisted = warcs.join("trawl-earlier-run-00000.warc.gz");
+        std::fs::copy(&closed, &unlisted).unwrap();
+        let unlisted = std::fs::canonicalize(&unlisted).unwrap();
+        assert!(!ctl(&["warcs"]).contains(unlisted.to_str().unwrap()));
+        let again = Command::new(env!("CARGO_BIN_EXE_trawl"))
+            .args(["worker", &url, "--job"])
+            .arg(root.join("w1/crawl"))
+            .output()
+            .unwrap();
+        let manifest = ctl(&["warcs"]);
+        assert!(
+            manifest.contains(unlisted.to_str().unwrap()),
+            "{manifest}\n{}",
+            String::from_utf8_lossy(&again.stderr)
+        );
     })
     .await
     .unwrap();
@@ -608,6 +689,121 @@ async fn an_operator_pauses_lists_and_stops_every_worker() {
         counts(&seen).len() < HOSTS * PAGES,
         "stopped before the end"
     );
+}
+
+/// A Redis that stops answering (SIGSTOP: the connection stays open, nothing answers, as with a dead host or
+/// a dropped link) pauses the crawl and says so, and Ctrl-C still stops it, naming what continues a
+/// worker; before, every step waited on the silent connection forever and Ctrl-C was not even said.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redis_that_stops_answering_pauses_the_crawl_and_ctrl_c_still_stops_it() {
+    let (seeds, seen) = site().await;
+    let redis = Redis::start();
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(dir.path());
+    let root = dir.path().to_path_buf();
+    let url = redis.url();
+    tokio::task::spawn_blocking(move || {
+        let mut first = start(&root, 0, &url, &seeds, &cfg);
+        let pages = || seen.lock().unwrap().len();
+        let started = Instant::now();
+        while pages() < 10 {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "the crawl does not start; {}",
+                stderrs(&root)
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        redis.signal("-STOP");
+        let err = || std::fs::read_to_string(root.join("w0.err")).unwrap_or_default();
+        let started = Instant::now();
+        while !err().contains("redis is unreachable") {
+            if started.elapsed() > Duration::from_secs(20) {
+                redis.signal("-CONT");
+                panic!("a silent redis was not said within 20 s: {}", err());
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let held = pages();
+        std::thread::sleep(Duration::from_secs(1));
+        assert!(
+            pages() <= held + 1,
+            "the crawl went on without its frontier"
+        );
+        let _ = Command::new("kill")
+            .args(["-INT", &first.id().to_string()])
+            .status();
+        let mut child = first.0.take().unwrap();
+        let started = Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if started.elapsed() > Duration::from_secs(30) {
+                let _ = child.kill();
+                redis.signal("-CONT");
+                panic!("Ctrl-C did not stop a worker of a silent redis: {}", err());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        redis.signal("-CONT");
+        let said = err();
+        let job = root.join("w0/crawl");
+        assert!(
+            said.contains("Ctrl-C: stopping")
+                && !said.contains("writing a checkpoint")
+                && said.contains(&format!("`trawl worker {url} --job {}`", job.display())),
+            "{status}: {said}"
+        );
+        first.kill();
+    })
+    .await
+    .unwrap();
+}
+
+/// Joining a crawl that exists with a config of one's own: its seeds are added (and fetched), and the
+/// settings the crawl's stored ones overrule are named, with the command that changes them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn joining_with_another_config_adds_its_seeds_and_names_the_settings_not_applied() {
+    let (seeds, seen) = site().await;
+    let redis = Redis::start();
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(dir.path());
+    let root = dir.path().to_path_buf();
+    let url = redis.url();
+    let added = seeds[1].replace("/p0.html", "/added/p3.html");
+    let other = root.join("other.toml");
+    std::fs::write(
+        &other,
+        format!(
+            "[seeds]\nurls = [\"{added}\"]\n[frontier]\nmin_delay_ms = 2000\nmax_delay_ms = 2000\n\
+             lease_ms = 6000\n[fetch]\nmax_connections = 4\n"
+        ),
+    )
+    .unwrap();
+    let watched = seen.clone();
+    tokio::task::spawn_blocking(move || {
+        wait(start(&root, 0, &url, &seeds[..1], &cfg), "w0", &root);
+        let again = root.join("again");
+        std::fs::create_dir_all(&again).unwrap();
+        wait(start(&again, 0, &url, &[], &other), "w0", &again);
+        let said = std::fs::read_to_string(again.join("w0.err")).unwrap();
+        assert!(
+            said.contains("frontier.min_delay_ms")
+                && said.contains(&format!("trawl ctl --frontier {url} crawl set")),
+            "{said}"
+        );
+        assert!(
+            watched
+                .lock()
+                .unwrap()
+                .iter()
+                .any(|(_, path, _)| path == "/added/p3.html"),
+            "the seed of the joining config was not fetched: {said}"
+        );
+    })
+    .await
+    .unwrap();
 }
 
 /// One HTTP/1.0 request with the API token: (status line, body).

@@ -71,6 +71,8 @@ pub(super) fn apply_command(shared: &Shared, command: &Command) -> Reply {
                 message: "crawl unpaused".into(),
             }
         }
+        // A worker of a shared crawl has no frontier of its own to copy: Redis keeps the crawl's state.
+        Command::Checkpoint if shared.remote.is_some() => refuse_on_a_worker(shared, command),
         Command::Checkpoint => {
             shared.pipeline.stop.request_checkpoint();
             Reply::Done {
@@ -110,7 +112,17 @@ fn refuse_on_a_worker(shared: &Shared, command: &Command) -> Reply {
     };
     let action = match command {
         Command::AddSeeds { .. } => "add-seeds",
-        Command::Lookup { .. } => "lookup",
+        Command::Lookup { .. } | Command::Checkpoint => {
+            return Reply::Failed {
+                message: format!(
+                    "{} is a worker of the shared crawl {:?}, whose state is in Redis, kept by Redis's own \
+                     persistence (appendonly, or a snapshot with BGSAVE): a shared crawl has no checkpoints \
+                     and no lookup of one URL (look for it in each worker's logs/crawl.log); nothing was done",
+                    shared.job.root().display(),
+                    remote.spec.job,
+                ),
+            };
+        }
         Command::Queues => "queues",
         _ => "the queue action",
     };

@@ -20,12 +20,15 @@ use crate::{
     live::LiveSettings,
     lock::lock,
     report::{self, Ending},
+    shared_job::SharedJob,
     stats::{STATS_FILE, Snapshot, Stats},
     write::WarcSink,
 };
 
 mod control;
 mod handle;
+mod joined;
+mod manifest;
 mod remote;
 mod remote_worker;
 mod shared;
@@ -171,10 +174,14 @@ impl Crawl {
             .map_err(|e| remote::remote_error(url, e))?;
         if !created {
             eprintln!("trawl: joining the crawl {:?} at {url}", spec.job);
+            if let Some(warning) = joined::settings_not_applied(&config, &text, &spec) {
+                eprintln!("trawl: warning: {warning}");
+            }
+            joined::say_if_stopped(&mut frontier, &spec);
         }
         let mut crawl = Crawl::joined(job_dir, spec, &text)?;
-        // Seeds given on joining are added to the crawl.
-        for seed in seeds {
+        // Seeds given on joining (the command line's and the config's) are added to the crawl.
+        for seed in &config.seeds.urls {
             if !crawl.seeds.iter().any(|s| s.as_str() == seed) {
                 crawl.seeds.push(trawl_url::parse_seed(seed)?);
             }
@@ -196,12 +203,13 @@ impl Crawl {
                 crawls: trawl_frontier::shared_crawls(url).unwrap_or_default(),
             });
         };
+        joined::say_if_stopped(&mut frontier, &spec);
         Crawl::joined(job_dir, spec, &text)
     }
 
     /// A worker's crawl of the shared crawl whose settings are `text`, into its own `job_dir`; the `.open`
-    /// WARCs a crash of this worker left there are repaired first (and go into the crawl's manifest at the
-    /// end, with this run's).
+    /// WARCs a crash of this worker left there are repaired first (and go into the crawl's manifest when it
+    /// starts, with every other closed WARC of the job it lacks).
     fn joined(job_dir: &std::path::Path, spec: RemoteSpec, text: &str) -> Result<Crawl, Error> {
         let job = Job::create(job_dir)?;
         let lock = job.lock()?;
@@ -216,6 +224,7 @@ impl Crawl {
             );
         }
         job.write_file(&job.config_path(), text)?;
+        SharedJob::record(&job, &spec.url, &spec.job)?;
         let seeds = parse_seeds(&config)?;
         Ok(Crawl {
             job,
@@ -237,6 +246,9 @@ impl Crawl {
         let job = Job::create(job_dir)?;
         let lock = job.lock()?;
         job.sweep_aside();
+        if let Some(shared) = SharedJob::of(job.root()) {
+            return Err(shared.refusal(job_dir));
+        }
         let config = CrawlConfig::load(&job.config_path())?;
         // A restore a crash cut short is done again: the live store may be a part copy.
         let interrupted = crate::checkpoint::interrupted_restore(&job);
@@ -272,6 +284,15 @@ impl Crawl {
     /// The checkpoint a resume restored, if it restored one.
     pub fn restored(&self) -> Option<&Restored> {
         self.restored.as_ref()
+    }
+
+    /// The command that continues this crawl after it stopped or was killed: `trawl resume DIR`, or for a
+    /// worker of a shared crawl `trawl worker URL --job DIR`.
+    pub fn continue_command(&self) -> String {
+        match SharedJob::of(self.job.root()) {
+            Some(marker) if self.remote.is_some() => marker.continue_command(self.job.root()),
+            _ => format!("trawl resume {}", self.job.root().display()),
+        }
     }
 
     /// Whether this process is one worker of a crawl shared through Redis.
@@ -377,21 +398,26 @@ impl Crawl {
             Err(e) => shared.pipeline.fail(format!("checkpoint: {e}")),
         }
         let warcs = p.warc.close();
-        if let (Some(remote), Ok(files)) = (&shared.remote, &warcs) {
-            // The job-wide manifest: every worker's WARC files, in Redis.
-            let repaired = self.repaired.iter().filter_map(|r| r.path.as_ref());
-            let files: Vec<(String, u64)> = files
-                .iter()
-                .chain(repaired)
-                .map(|f| {
-                    let bytes = std::fs::metadata(f).map(|m| m.len()).unwrap_or(0);
-                    (f.display().to_string(), bytes)
-                })
-                .collect();
-            if let Err(e) = lock(&remote.frontier).add_warcs(&files) {
-                p.fail(format!(
+        if let Some(remote) = &shared.remote {
+            // The job-wide manifest: every worker's WARC files, in Redis; those closed by this run, and any
+            // closed one the manifest still lacks.
+            let dir = self.job.warc_dir();
+            match remote.call(&stop, |f| manifest::add_missing(f, &dir)).await {
+                Some(Ok(_)) => {}
+                Some(Err(e)) if !e.is_transient() => p.fail(format!(
                     "adding this worker's WARCs to the manifest in Redis: {e}"
-                ));
+                )),
+                // Redis away: the files are safe on disk, and the worker's next start lists them.
+                _ => {
+                    let warning = format!(
+                        "this worker's WARCs are not in the crawl's manifest yet: Redis at {} is unreachable; \
+                         `{}` adds them when it starts",
+                        remote.spec.url,
+                        self.continue_command()
+                    );
+                    tracing::warn!("{warning}");
+                    eprintln!("trawl: {warning}");
+                }
             }
         }
         if self.config.warc.wacz && warcs.is_ok() && !stop.is_stopped() && lock(&p.fatal).is_none()
@@ -412,6 +438,19 @@ impl Crawl {
             (None, Err(e)) => Ending::Failed(e.to_string()),
             (None, Ok(_)) if stop.is_stopped() => Ending::Stopped,
             _ => Ending::Finished,
+        };
+        let ending = match (ending, SharedJob::of(self.job.root())) {
+            // What continues a worker is `trawl worker`, not `trawl resume`.
+            (Ending::Failed(why), Some(marker)) if self.remote.is_some() => {
+                Ending::Failed(why.replace(
+                    crate::error::RESUME_THE_JOB,
+                    &format!(
+                        "continue this worker with `{}`",
+                        marker.continue_command(self.job.root())
+                    ),
+                ))
+            }
+            (ending, _) => ending,
         };
         let snap = shared.snapshot();
         on_progress(&snap);
@@ -557,7 +596,7 @@ impl Crawl {
         }
         let warc = WarcSink::new(self.job.warc_dir(), &warc_config, warcinfo, dedup)?;
         let budget = Some(config.frontier.max_uris_per_host).filter(|&b| b > 0);
-        let remote = match &self.remote {
+        let mut remote = match &self.remote {
             Some(spec) => {
                 let lease = Duration::from_millis(config.frontier.lease_ms);
                 let frontier = spec.connect(lease, config.frontier.max_uris_per_host)?;
@@ -589,12 +628,17 @@ impl Crawl {
             uri.rank(&live.sheets.effective(&uri), &live.config);
             seeds.push((assign.key(&uri.url), uri));
         }
-        match &remote {
+        match &mut remote {
             // Every worker schedules the seeds: the seen set keeps one of each.
             Some(r) => {
-                lock(&r.frontier)
+                let url = r.spec.url.clone();
+                r.frontier_mut()
                     .schedule_batch(seeds)
-                    .map_err(|e| remote::remote_error(&r.spec.url, e))?;
+                    .map_err(|e| remote::remote_error(&url, e))?;
+                // What an earlier run of this worker closed and could not list (it failed, or was killed
+                // after repairing a WARC) joins the manifest now.
+                manifest::add_missing(r.frontier_mut(), &self.job.warc_dir())
+                    .map_err(|e| remote::remote_error(&url, e))?;
             }
             None => {
                 for (queue, uri) in seeds {

@@ -4,14 +4,18 @@
 //! local to the process. The process's own embedded frontier stays empty in this mode.
 
 use std::{
-    sync::Mutex,
+    sync::{
+        Mutex,
+        atomic::{AtomicBool, Ordering},
+    },
     time::{Duration, Instant},
 };
 
-use trawl_frontier::{SharedError, SharedFrontier};
+use trawl_frontier::{SharedCounts, SharedError, SharedFrontier};
 
 use trawl_config::CrawlUri;
 
+use super::handle::CrawlHandle;
 use crate::{Error, chain::pipeline::Pipeline, lock::lock};
 
 /// Where the shared frontier is and who this process is in it.
@@ -59,13 +63,20 @@ pub(crate) fn remote_error(url: &str, e: SharedError) -> Error {
     Error::Remote(format!("{url}: {e}"))
 }
 
-/// The shared frontier of a running crawl.
+/// The shared frontier of a running crawl. Each step on it is a round trip to Redis, which a server that
+/// stopped answering holds up to the reply timeout: steps are taken through [`Remote::call`], which waits
+/// for the frontier without holding an async thread and takes the step where blocking is allowed, so the
+/// runtime (Ctrl-C, `trawl ctl`, the progress line) goes on meanwhile.
 pub(super) struct Remote {
     pub(super) spec: RemoteSpec,
-    pub(super) frontier: Mutex<SharedFrontier<CrawlUri>>,
+    frontier: tokio::sync::Mutex<SharedFrontier<CrawlUri>>,
     pub(super) lease: Duration,
     /// When a transient Redis failure was last said (said once a minute at most).
     said: Mutex<Option<Instant>>,
+    /// Whether the last step found Redis unreachable: a crawl stopping meanwhile waits no longer for it.
+    down: AtomicBool,
+    /// The crawl-wide counts last read: shown while the frontier is busy or Redis away.
+    counts: Mutex<SharedCounts>,
 }
 
 impl Remote {
@@ -76,10 +87,64 @@ impl Remote {
     ) -> Remote {
         Remote {
             spec,
-            frontier: Mutex::new(frontier),
+            frontier: tokio::sync::Mutex::new(frontier),
             lease,
             said: Mutex::new(None),
+            down: AtomicBool::new(false),
+            counts: Mutex::default(),
         }
+    }
+
+    /// The frontier, before the crawl runs (nothing else holds it yet).
+    pub(super) fn frontier_mut(&mut self) -> &mut SharedFrontier<CrawlUri> {
+        self.frontier.get_mut()
+    }
+
+    /// Runs `step` on the shared frontier: its turn is awaited, the step itself (a round trip to Redis, up to
+    /// the reply timeout when it does not answer) runs off the async threads. `None`: the crawl is stopping
+    /// and Redis is unreachable, so the step is not taken (what it would have completed is taken over by
+    /// another worker when its lease runs out).
+    pub(super) async fn call<R>(
+        &self,
+        stop: &CrawlHandle,
+        step: impl FnOnce(&mut SharedFrontier<CrawlUri>) -> Result<R, SharedError>,
+    ) -> Option<Result<R, SharedError>> {
+        let mut frontier = tokio::select! {
+            f = self.frontier.lock() => f,
+            () = self.given_up(stop) => return None,
+        };
+        if self.is_given_up(stop) {
+            return None;
+        }
+        let result = off_the_runtime(|| step(&mut frontier));
+        drop(frontier);
+        let down = matches!(result, Err(SharedError::Unavailable(_)));
+        self.down.store(down, Ordering::Relaxed);
+        Some(result)
+    }
+
+    /// Whether steps are no longer worth waiting for: the crawl is stopping and Redis is unreachable.
+    fn is_given_up(&self, stop: &CrawlHandle) -> bool {
+        stop.is_stopped() && self.down.load(Ordering::Relaxed)
+    }
+
+    /// Returns once steps are no longer worth waiting for.
+    async fn given_up(&self, stop: &CrawlHandle) {
+        while !self.is_given_up(stop) {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// The crawl-wide counts: read now when the frontier is free and Redis answering, else the last read
+    /// (a progress line or a report does not wait for Redis).
+    pub(super) fn counts(&self) -> SharedCounts {
+        if !self.down.load(Ordering::Relaxed)
+            && let Ok(mut f) = self.frontier.try_lock()
+            && let Ok(c) = off_the_runtime(|| f.counts())
+        {
+            *lock(&self.counts) = c;
+        }
+        *lock(&self.counts)
     }
 
     /// Says a transient failure (Redis down, full) at most once a minute.
@@ -106,9 +171,14 @@ impl Remote {
         mut step: impl FnMut(&mut SharedFrontier<CrawlUri>) -> Result<R, SharedError>,
     ) -> Option<R> {
         loop {
-            let result = step(&mut lock(&self.frontier));
+            let result = self.call(&p.stop, &mut step).await?;
             match result {
                 Ok(r) => return Some(r),
+                // An unreadable item was set aside: said, and the step taken again.
+                Err(e @ SharedError::Corrupt { .. }) => {
+                    tracing::error!("shared frontier at {}: {e}", self.spec.url);
+                    eprintln!("trawl: shared frontier at {}: {e}", self.spec.url);
+                }
                 Err(e) if e.is_transient() => {
                     self.say(&e);
                     if p.stop.is_stopped() {
@@ -122,5 +192,13 @@ impl Remote {
                 }
             }
         }
+    }
+}
+
+/// Runs `f`, a round trip to Redis, where blocking is fine: off the async threads on a multi-threaded runtime.
+fn off_the_runtime<R>(f: impl FnOnce() -> R) -> R {
+    match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
+        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(f),
+        _ => f(),
     }
 }

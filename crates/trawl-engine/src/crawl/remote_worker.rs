@@ -15,7 +15,6 @@ use crate::chain::{
     self,
     outcome::{Cut, Disposition, Outcome, Placement},
 };
-use crate::lock::lock;
 
 /// The worker loop against the shared frontier: claim, run the chains, complete with the outcome. Idle
 /// workers wait on [`super::wake`] as the embedded loop's do: one claim at a time asks Redis, not one per
@@ -215,21 +214,24 @@ pub(super) async fn follow_settings(shared: Arc<Shared>) {
     let Some(remote) = &shared.remote else {
         return;
     };
-    let mut known = lock(&remote.frontier).settings_version().unwrap_or(0);
+    let stop = &shared.pipeline.stop;
+    let mut known = match remote.call(stop, |f| f.settings_version()).await {
+        Some(Ok(v)) => v,
+        _ => 0,
+    };
     loop {
         tokio::time::sleep(Duration::from_secs(1)).await;
-        let fetched = {
-            let mut f = lock(&remote.frontier);
-            match f.settings_version() {
-                Ok(v) if v > known => f.config().map(|text| (v, text)),
-                Ok(_) => continue,
+        let fetched = remote
+            .call(stop, |f| match f.settings_version() {
+                Ok(v) if v > known => f.config().map(|text| Some((v, text))),
+                Ok(_) => Ok(None),
                 Err(e) => Err(e),
-            }
-        };
+            })
+            .await;
         let (version, text) = match fetched {
-            Ok((v, Some(text))) => (v, text),
-            Ok((_, None)) => continue,
-            Err(e) => {
+            Some(Ok(Some((v, Some(text))))) => (v, text),
+            None | Some(Ok(None | Some((_, None)))) => continue,
+            Some(Err(e)) => {
                 remote.say(&e);
                 continue;
             }
@@ -272,8 +274,7 @@ pub(super) async fn renew_leases(shared: Arc<Shared>) {
     };
     loop {
         tokio::time::sleep(remote.lease / 3).await;
-        let renewed = lock(&remote.frontier).renew();
-        if let Err(e) = renewed {
+        if let Some(Err(e)) = remote.call(&shared.pipeline.stop, |f| f.renew()).await {
             remote.say(&e);
         }
     }

@@ -101,11 +101,10 @@ impl Shared {
         let mut snap = self.pipeline.stats.snapshot();
         if let Some(remote) = &self.remote {
             // Crawl-wide counts; this process's own are in the rest of the snapshot.
-            if let Ok(c) = lock(&remote.frontier).counts() {
-                snap.queued = c.queued + c.later;
-                snap.in_flight = c.in_flight;
-                snap.discovered = c.discovered;
-            }
+            let c = remote.counts();
+            snap.queued = c.queued + c.later;
+            snap.in_flight = c.in_flight;
+            snap.discovered = c.discovered;
             return snap;
         }
         let f = lock(&self.frontier);

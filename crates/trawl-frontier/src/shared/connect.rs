@@ -2,7 +2,7 @@
 //! `redis://` URL names), or the primary that Sentinel names (`redis+sentinel://S1:PORT,S2:PORT/SERVICE/DB`,
 //! asked again after a failover).
 
-use std::sync::Mutex;
+use std::{sync::Mutex, time::Duration};
 
 use redis::{
     Cmd, ConnectionLike, RedisResult, Value,
@@ -11,6 +11,13 @@ use redis::{
 };
 
 use super::error::SharedError;
+
+/// How long a connection may take to be made, and a reply to come, before the server counts as unreachable
+/// (and the step is tried again on a new connection): far longer than any of trawl's scripts runs (each is
+/// bounded: milliseconds) or Redis's own `busy-reply-threshold` (5 s), yet short enough that a server that
+/// stops answering without closing the connection (stopped, a dead host, a dropped link) pauses the crawl
+/// within seconds instead of freezing it until the kernel gives up on the connection.
+pub(crate) const REPLY_TIMEOUT: Duration = Duration::from_secs(6);
 
 /// A server to (re)connect to.
 pub(crate) enum Target {
@@ -33,10 +40,14 @@ impl Target {
             return sentinel(url, rest);
         }
         let client = redis::Client::open(url)?;
-        let mut conn = client.get_connection()?;
+        let mut conn = one(&client)?;
         let info: String = redis::cmd("INFO").arg("cluster").query(&mut conn)?;
         if info.contains("cluster_enabled:1") {
-            return Ok(Target::Cluster(ClusterClient::new(vec![url])?));
+            let cluster = ClusterClient::builder(vec![url])
+                .connection_timeout(REPLY_TIMEOUT)
+                .response_timeout(REPLY_TIMEOUT)
+                .build()?;
+            return Ok(Target::Cluster(cluster));
         }
         Ok(Target::One(client))
     }
@@ -44,15 +55,35 @@ impl Target {
     /// A new connection (after a failover: to the new primary).
     pub(crate) fn connect(&self) -> RedisResult<Conn> {
         match self {
-            Target::One(c) => c.get_connection().map(Conn::One),
-            Target::Cluster(c) => c.get_connection().map(|c| Conn::Cluster(Box::new(c))),
-            Target::Sentinel(s) => s
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .get_connection()
-                .map(Conn::One),
+            Target::One(c) => one(c).map(Conn::One),
+            Target::Cluster(c) => {
+                let conn = c.get_connection()?;
+                conn.set_write_timeout(Some(REPLY_TIMEOUT))?;
+                Ok(Conn::Cluster(Box::new(conn)))
+            }
+            // The query to the sentinels themselves has no bound (redis-rs takes none).
+            Target::Sentinel(s) => {
+                let primary = s
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .get_client()?;
+                one(&primary).map(Conn::One)
+            }
         }
     }
+}
+
+/// A connection to one server, made and used under [`REPLY_TIMEOUT`].
+fn one(client: &redis::Client) -> RedisResult<redis::Connection> {
+    let conn = client.get_connection_with_timeout(REPLY_TIMEOUT)?;
+    timed(&conn)?;
+    Ok(conn)
+}
+
+/// Bounds each read and write of `conn` by [`REPLY_TIMEOUT`].
+fn timed(conn: &redis::Connection) -> RedisResult<()> {
+    conn.set_read_timeout(Some(REPLY_TIMEOUT))?;
+    conn.set_write_timeout(Some(REPLY_TIMEOUT))
 }
 
 fn sentinel(url: &str, rest: &str) -> Result<Target, SharedError> {

@@ -23,8 +23,11 @@ pub enum SharedError {
         "redis answered {0:?} where trawl expected one of its scripts' replies; is another program using the keys trawl:{{JOB}}:*?"
     )]
     Reply(String),
-    /// An item in Redis could not be read back.
-    #[error("queue {queue:?} holds an item this version cannot read")]
+    /// An item in Redis could not be read back: it was set aside, the crawl goes on.
+    #[error(
+        "queue {queue:?} held an item this version cannot read (damaged data, or another trawl version's \
+         format): it was set aside in the list trawl:{{JOB}}:unreadable, and the crawl goes on without it"
+    )]
     Corrupt {
         /// Its queue.
         queue: String,

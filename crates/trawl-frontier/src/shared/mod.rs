@@ -335,9 +335,11 @@ impl<T: Item> SharedFrontier<T> {
         Ok(match (kind.as_slice(), reply.len()) {
             (b"ready", 3) => {
                 let queue = String::from_utf8_lossy(&text(&reply[1])?).into_owned();
-                let item = T::decode(&text(&reply[2])?).ok_or_else(|| SharedError::Corrupt {
-                    queue: queue.clone(),
-                })?;
+                let raw = text(&reply[2])?;
+                let Some(item) = T::decode(&raw) else {
+                    self.set_aside(&queue, token, &raw)?;
+                    return Err(SharedError::Corrupt { queue });
+                };
                 self.held.insert(queue.clone(), token.clone());
                 Claim::Ready {
                     item,
@@ -357,6 +359,22 @@ impl<T: Item> SharedFrontier<T> {
             (b"stopped", 1) => Claim::Stopped,
             _ => return Err(SharedError::Reply(format!("{reply:?}"))),
         })
+    }
+
+    /// Sets aside an item this version cannot read (damaged data, or another trawl version's format), just
+    /// claimed from `queue` under `token`: its bytes go to the list `P:unreadable` ("queue\nbytes", for an
+    /// operator to look at), then its lease ends without counting it done, so no worker claims it again.
+    fn set_aside(&mut self, queue: &str, token: String, raw: &[u8]) -> Result<(), SharedError> {
+        let key = format!("{}:unreadable", self.prefix);
+        let mut member = queue.as_bytes().to_vec();
+        member.push(b'\n');
+        member.extend_from_slice(raw);
+        self.with_conn(|conn, _| redis::cmd("RPUSH").arg(&key).arg(&member).exec(conn))?;
+        let done = Completion::<T> {
+            ended: false,
+            ..Completion::default()
+        };
+        self.finished(queue, &Lease { token }, &done).map(|_| ())
     }
 
     /// Completes an item taken from `queue` under `lease`, scheduling what came of it. `None` when the lease
@@ -737,6 +755,9 @@ pub struct SharedCache {
     target: Target,
     conn: std::sync::Mutex<Option<Conn>>,
     prefix: String,
+    /// Whether the last step found Redis unreachable: then a step does not queue behind one under way (each
+    /// may wait out the reply timeout), it fails at once.
+    failing: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for SharedCache {
@@ -756,6 +777,7 @@ impl SharedCache {
             target,
             conn: std::sync::Mutex::new(Some(conn)),
             prefix: format!("trawl:{{{job}}}:{name}:"),
+            failing: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -763,18 +785,36 @@ impl SharedCache {
         &self,
         step: impl FnOnce(&mut Conn) -> redis::RedisResult<R>,
     ) -> Result<R, SharedError> {
-        let mut slot = self
-            .conn
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let mut conn = match slot.take() {
-            Some(c) => c,
-            None => self.target.connect()?,
+        use std::sync::{TryLockError, atomic::Ordering};
+        let mut slot = match self.conn.try_lock() {
+            Ok(slot) => slot,
+            Err(TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(TryLockError::WouldBlock) if self.failing.load(Ordering::Relaxed) => {
+                return Err(SharedError::Unavailable(redis::RedisError::from(
+                    std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        "the last step did not get through, and another is trying now",
+                    ),
+                )));
+            }
+            Err(TryLockError::WouldBlock) => self
+                .conn
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
         };
-        let result = step(&mut conn).map_err(SharedError::from);
-        if !matches!(result, Err(SharedError::Unavailable(_))) {
-            *slot = Some(conn);
-        }
+        let conn = match slot.take() {
+            Some(c) => Ok(c),
+            None => self.target.connect().map_err(SharedError::from),
+        };
+        let result = conn.and_then(|mut conn| {
+            let result = step(&mut conn).map_err(SharedError::from);
+            if !matches!(result, Err(SharedError::Unavailable(_))) {
+                *slot = Some(conn);
+            }
+            result
+        });
+        let failing = matches!(result, Err(SharedError::Unavailable(_)));
+        self.failing.store(failing, Ordering::Relaxed);
         result
     }
 

@@ -859,3 +859,98 @@ fn through_sentinel_and_a_failover() {
     let (item, _, _) = claim(&mut f);
     assert_eq!(item, "h/2");
 }
+
+/// Runs `f` on a thread of its own and returns what it gave and how long it took; `None` when it did not
+/// return within `limit` (what a call with no reply timeout does with a server that never answers).
+fn within<R: Send + 'static>(
+    limit: Duration,
+    f: impl FnOnce() -> R + Send + 'static,
+) -> Option<(R, Duration)> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let started = Instant::now();
+        let r = f();
+        let _ = tx.send((r, started.elapsed()));
+    });
+    rx.recv_timeout(limit).ok()
+}
+
+#[test]
+fn a_server_that_takes_the_connection_and_never_answers_is_unreachable_not_a_hang() {
+    // The kernel completes the handshake into the backlog; nothing ever reads or answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("redis://{}/0", silent.local_addr().unwrap());
+    let (result, took) = within(connect::REPLY_TIMEOUT * 3, move || {
+        SharedFrontier::<String>::connect(&url, "t", "w", Duration::from_secs(30), 0).map(|_| ())
+    })
+    .expect("connecting to a silent server hung past three reply timeouts");
+    let e = result.expect_err("a silent server cannot be connected to");
+    assert!(e.is_transient(), "{e}");
+    assert!(took >= connect::REPLY_TIMEOUT / 2, "{took:?}");
+    drop(silent);
+}
+
+#[test]
+fn a_stopped_redis_fails_a_step_as_unreachable_and_the_next_works_once_it_goes_on() {
+    let server = RedisServer::start();
+    let pid = server.child.id().to_string();
+    let mut f = worker(&server, "w1", 10_000);
+    seeds(&mut f, &[("q", "a")]);
+    let signal = |sig: &str| {
+        assert!(
+            Command::new("kill")
+                .args([sig, &pid])
+                .status()
+                .unwrap()
+                .success()
+        );
+    };
+    // SIGSTOP: the connection stays open and nothing answers, as with a dead host or a dropped link.
+    signal("-STOP");
+    let (result, f) = match within(connect::REPLY_TIMEOUT * 3, move || {
+        let r = f.claim().map(|_| ());
+        (r, f)
+    }) {
+        Some((r, _)) => r,
+        None => {
+            signal("-CONT");
+            panic!("a step on a stopped redis hung past three reply timeouts");
+        }
+    };
+    signal("-CONT");
+    let e = result.expect_err("a stopped server answers nothing");
+    assert!(matches!(e, SharedError::Unavailable(_)), "{e}");
+    // The claim may have run once the server went on (its reply unread): the item is queued or leased.
+    let mut f = f;
+    let c = f.counts().expect("the next step reconnects");
+    assert_eq!(c.queued + c.in_flight, 1, "{c:?}");
+}
+
+#[test]
+fn an_unreadable_item_is_set_aside_and_the_queue_goes_on() {
+    let server = RedisServer::start();
+    let mut f = worker(&server, "w1", 10_000);
+    seeds(&mut f, &[("q", "a")]);
+    // Bytes no item decodes from (not UTF-8 for a String), at the front of the queue.
+    let client = redis::Client::open(server.url.as_str()).unwrap();
+    let mut conn = client.get_connection().unwrap();
+    redis::cmd("LPUSH")
+        .arg("trawl:{t}:q:q")
+        .arg(&b"\xff\xfe"[..])
+        .exec(&mut conn)
+        .unwrap();
+    let e = f.claim().expect_err("the bad item is said");
+    assert!(
+        matches!(&e, SharedError::Corrupt { queue } if queue == "q"),
+        "{e}"
+    );
+    let (item, _, _) = claim(&mut f);
+    assert_eq!(item, "a");
+    let aside: Vec<Vec<u8>> = redis::cmd("LRANGE")
+        .arg("trawl:{t}:unreadable")
+        .arg(0)
+        .arg(-1)
+        .query(&mut conn)
+        .unwrap();
+    assert_eq!(aside, [b"q\n\xff\xfe".to_vec()]);
+}

@@ -124,6 +124,7 @@ fn run(crawl: Crawl, job: &Path, metrics: Option<SocketAddr>) -> anyhow::Result<
     say_repairs(&crawl);
     // A worker of a shared crawl may well fetch no seed: the others did.
     let shared = crawl.is_shared();
+    let stopping = stopping_line(shared, &crawl.continue_command());
     let rt = runtime()?;
     let latest = Arc::new(Mutex::new((Snapshot::default(), Snapshot::default())));
     if let Some(addr) = metrics {
@@ -142,7 +143,7 @@ fn run(crawl: Crawl, job: &Path, metrics: Option<SocketAddr>) -> anyhow::Result<
     };
     let summary = rt.block_on(async {
         let stop = CrawlHandle::default();
-        tokio::spawn(stop_on_signals(stop.clone()));
+        tokio::spawn(stop_on_signals(stop.clone(), stopping));
         crawl.run(stop, on_progress).await
     })?;
     say!("trawl: {}: {}", summary.ending, summary.stats.line());
@@ -198,7 +199,7 @@ fn run(crawl: Crawl, job: &Path, metrics: Option<SocketAddr>) -> anyhow::Result<
 /// in flight finish, a checkpoint is written, archives are closed, the report is written. A second signal
 /// exits at once; the job stays resumable (the journal has committed what finished, and resume repairs the
 /// open WARC).
-async fn stop_on_signals(stop: CrawlHandle) {
+async fn stop_on_signals(stop: CrawlHandle, stopping: String) {
     use tokio::signal::unix::{SignalKind, signal};
     let Ok(mut term) = signal(SignalKind::terminate()) else {
         return;
@@ -210,16 +211,23 @@ async fn stop_on_signals(stop: CrawlHandle) {
     let Some(what) = first else {
         return;
     };
-    say!(
-        "\ntrawl: {what}: stopping: finishing URIs in flight, writing a checkpoint, closing archives \
-         ({what} again to stop at once; `trawl resume` continues either way)"
-    );
+    say!("\ntrawl: {what}: {}", stopping.replace("SIGNAL", what));
     stop.stop();
     let code = tokio::select! {
         _ = tokio::signal::ctrl_c() => 130,
         _ = term.recv() => 143,
     };
     std::process::exit(code);
+}
+
+/// What the first Ctrl-C (SIGNAL) says it does, and what continues the crawl: a worker of a shared crawl
+/// writes no checkpoint (its frontier is in Redis) and is continued by `trawl worker`, not `trawl resume`.
+fn stopping_line(shared: bool, continue_with: &str) -> String {
+    let checkpoint = if shared { "" } else { " writing a checkpoint," };
+    format!(
+        "stopping: finishing URIs in flight,{checkpoint} closing archives (SIGNAL again to stop at once; \
+         `{continue_with}` continues either way)"
+    )
 }
 
 /// Serves `/metrics` for one CLI crawl from its latest two snapshots.

@@ -277,10 +277,18 @@ pub(crate) fn shared(
             }
             return Ok(ExitCode::SUCCESS);
         }
-        other => bail!(
-            "`{}` acts on one worker's job: run it without --frontier on that worker's job directory \
-             (with --frontier everything but lookup and checkpoint)",
-            format!("{other:?}").to_lowercase()
+        CtlAction::Lookup { .. } => bail!(
+            "`lookup` does not exist for a shared crawl: its seen set in Redis keeps fingerprints, not URLs, \
+             and no worker's job holds the crawl's queues; look for the URL in each worker's crawl.log \
+             (JOB/logs/crawl.log)"
+        ),
+        CtlAction::Checkpoint => bail!(
+            "`checkpoint` does not exist for a shared crawl: its state is in Redis, kept by Redis's own \
+             persistence (appendonly, or a snapshot with `redis-cli -u {url} BGSAVE`); nothing was written"
+        ),
+        CtlAction::Report { name: report } => bail!(
+            "the report {report:?} is one worker's: run `trawl ctl JOB report {report}` without --frontier \
+             on each worker's job directory (with --frontier: `report crawl`, the crawl-wide counts)"
         ),
     };
     f.set_state(state)?;

@@ -91,6 +91,16 @@ impl Redis {
         assert!(String::from_utf8_lossy(&out.stdout).contains("OK"));
     }
 
+    /// Sends it `signal` (`-STOP`: it stops answering and its connections stay open, as with a dead host or a
+    /// dropped link; `-CONT`: it goes on).
+    pub fn signal(&self, signal: &str) {
+        if let Some(c) = &self.child {
+            let _ = Command::new("kill")
+                .args([signal, &c.id().to_string()])
+                .status();
+        }
+    }
+
     /// Stops it (SIGTERM: the AOF is complete).
     pub fn stop(&mut self) {
         if let Some(mut c) = self.child.take() {

@@ -1,0 +1,125 @@
+//! What a process joining a shared crawl that exists is told: the crawl's stored settings win over the
+//! ones it was given, and a crawl an operator stopped stays stopped until it is unpaused.
+
+use trawl_config::{CrawlConfig, CrawlUri};
+use trawl_frontier::SharedFrontier;
+
+use super::remote::RemoteSpec;
+
+/// How many differing keys a warning names before it counts the rest.
+const KEYS_NAMED: usize = 8;
+
+/// The warning for a process that joins the crawl of `spec` with `given` settings while the crawl's stored
+/// ones are `stored`: the keys that differ (seeds aside: those given are added), and how to change the
+/// crawl's. `None` when they agree.
+pub(super) fn settings_not_applied(
+    given: &CrawlConfig,
+    stored: &str,
+    spec: &RemoteSpec,
+) -> Option<String> {
+    let stored = CrawlConfig::parse(stored, std::path::Path::new("crawl.toml")).ok()?;
+    let keys = differing_keys(&given.to_toml(), &stored.to_toml());
+    if keys.is_empty() {
+        return None;
+    }
+    let mut named = keys
+        .iter()
+        .take(KEYS_NAMED)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if keys.len() > KEYS_NAMED {
+        named.push_str(&format!(" and {} more", keys.len() - KEYS_NAMED));
+    }
+    Some(format!(
+        "the crawl {:?} exists with settings of its own, which win: these of yours were not applied: {named} \
+         (the seeds given are added); change the crawl's with `trawl ctl --frontier {} {} set KEY=VALUE`",
+        spec.job, spec.url, spec.job
+    ))
+}
+
+/// The dotted keys whose values differ between two crawl.toml texts, `seeds.urls` aside.
+fn differing_keys(a: &str, b: &str) -> Vec<String> {
+    let (Ok(a), Ok(b)) = (a.parse::<toml::Table>(), b.parse::<toml::Table>()) else {
+        return Vec::new();
+    };
+    let (mut a_flat, mut b_flat) = (Vec::new(), Vec::new());
+    flatten("", &toml::Value::Table(a), &mut a_flat);
+    flatten("", &toml::Value::Table(b), &mut b_flat);
+    let b_map: std::collections::BTreeMap<_, _> = b_flat.into_iter().collect();
+    let mut keys: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    for (key, value) in &a_flat {
+        if b_map.get(key) != Some(value) {
+            keys.insert(key.clone());
+        }
+    }
+    let a_keys: std::collections::BTreeSet<&String> = a_flat.iter().map(|(k, _)| k).collect();
+    keys.extend(b_map.keys().filter(|k| !a_keys.contains(k)).cloned());
+    keys.remove("seeds.urls");
+    keys.into_iter().collect()
+}
+
+/// `value`'s leaves under their dotted keys (arrays are leaves).
+fn flatten(prefix: &str, value: &toml::Value, out: &mut Vec<(String, toml::Value)>) {
+    match value {
+        toml::Value::Table(t) => {
+            for (k, v) in t {
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                flatten(&key, v, out);
+            }
+        }
+        leaf => out.push((prefix.to_string(), leaf.clone())),
+    }
+}
+
+/// Says so when the crawl joined was stopped by an operator: the worker ends at once, and `unpause` lets
+/// the workers go on.
+pub(super) fn say_if_stopped(frontier: &mut SharedFrontier<CrawlUri>, spec: &RemoteSpec) {
+    if frontier.state().is_ok_and(|s| s == "stop") {
+        eprintln!(
+            "trawl: the crawl {:?} is stopped in Redis (an operator's `stop`): this worker ends at once; \
+             `trawl ctl --frontier {} {} unpause` lets every worker go on (then start this one again)",
+            spec.job, spec.url, spec.job
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_keys_that_differ_are_named_seeds_aside() {
+        let a = "[frontier]\nmin_delay_ms = 2000\nlease_ms = 3000\n[seeds]\nurls = [\"http://a/\"]\n[fetch]\nuser_agent = \"x\"\n";
+        let b = "[frontier]\nmin_delay_ms = 150\nlease_ms = 3000\n[seeds]\nurls = [\"http://b/\"]\n[warc]\nwacz = true\n";
+        assert_eq!(
+            differing_keys(a, b),
+            ["fetch.user_agent", "frontier.min_delay_ms", "warc.wacz"]
+        );
+        assert!(differing_keys(a, a).is_empty());
+    }
+
+    #[test]
+    fn equal_settings_give_no_warning_and_others_name_their_keys() {
+        let spec = RemoteSpec {
+            url: "redis://127.0.0.1:1/0".into(),
+            job: "j".into(),
+            worker: "w".into(),
+        };
+        let mut given = CrawlConfig::default();
+        given.seeds.urls.push("http://127.0.0.1:9/".into());
+        let stored = CrawlConfig::default().to_toml();
+        assert_eq!(settings_not_applied(&given, &stored, &spec), None);
+        given.frontier.min_delay_ms += 1000;
+        let warning = settings_not_applied(&given, &stored, &spec).unwrap();
+        assert!(warning.contains("frontier.min_delay_ms"), "{warning}");
+        assert!(
+            warning.contains("trawl ctl --frontier redis://127.0.0.1:1/0 j set"),
+            "{warning}"
+        );
+    }
+}

@@ -1,0 +1,128 @@
+//! What marks a job directory as one worker's of a crawl shared through Redis: `state/shared.json`, written
+//! when the worker starts, naming the server and the crawl. The job holds no frontier of its own, so what
+//! continues it is `trawl worker URL --job DIR`, not `trawl resume`: the hints read this file to say so.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Error, job::Job};
+
+/// The marker's file name, under the job's `state/`.
+pub const SHARED_FILE: &str = "shared.json";
+
+/// The shared crawl a job directory works for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SharedJob {
+    /// The server, as given (a password in it is left out).
+    pub url: String,
+    /// The crawl's name in Redis.
+    pub crawl: String,
+}
+
+impl SharedJob {
+    /// The marker of `job_dir`, if it is a worker's job (an unreadable marker counts as none).
+    pub fn of(job_dir: &Path) -> Option<SharedJob> {
+        let text = std::fs::read_to_string(job_dir.join("state").join(SHARED_FILE)).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    /// Writes the marker of a worker of `crawl` at `url` into `job`.
+    pub(crate) fn record(job: &Job, url: &str, crawl: &str) -> Result<(), Error> {
+        let marker = SharedJob {
+            url: without_password(url),
+            crawl: crawl.to_string(),
+        };
+        let text = serde_json::to_string(&marker).unwrap_or_default();
+        job.write_file(&job.state_dir().join(SHARED_FILE), &text)
+    }
+
+    /// The error of a local command (`trawl resume`, an offline `trawl ctl`) on `job_dir`, a worker's job:
+    /// it names what continues the worker instead.
+    pub(crate) fn refusal(&self, job_dir: &Path) -> Error {
+        Error::SharedJob {
+            dir: job_dir.to_path_buf(),
+            crawl: self.crawl.clone(),
+            url: self.url.clone(),
+            command: self.continue_command(job_dir),
+        }
+    }
+
+    /// The command that continues the worker of `job_dir` (and repairs the WARCs a kill left open).
+    pub fn continue_command(&self, job_dir: &Path) -> String {
+        format!("trawl worker {} --job {}", self.url, job_dir.display())
+    }
+}
+
+/// `url` without the password of its user part (`redis://:secret@host` → `redis://:PASSWORD@host`): the
+/// marker and the hints made from it are not where a secret belongs.
+fn without_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let (authority, tail) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    match authority.rsplit_once('@') {
+        Some((user, hosts)) => {
+            let user = match user.split_once(':') {
+                Some((name, _)) => format!("{name}:PASSWORD"),
+                None => user.to_string(),
+            };
+            format!("{scheme}://{user}@{hosts}{tail}")
+        }
+        None => url.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_password_in_the_url_is_not_kept() {
+        assert_eq!(
+            without_password("redis://:s3cret@10.0.0.1:6379/0"),
+            "redis://:PASSWORD@10.0.0.1:6379/0"
+        );
+        assert_eq!(
+            without_password("redis://me:s3cret@h:1/0"),
+            "redis://me:PASSWORD@h:1/0"
+        );
+        assert_eq!(without_password("redis://h:1/2"), "redis://h:1/2");
+        assert_eq!(
+            without_password("redis+sentinel://a:1,b:2/svc/0"),
+            "redis+sentinel://a:1,b:2/svc/0"
+        );
+    }
+
+    #[test]
+    fn a_recorded_marker_is_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = Job::create(&dir.path().join("j")).unwrap();
+        assert_eq!(SharedJob::of(job.root()), None);
+        SharedJob::record(&job, "redis://127.0.0.1:6391/0", "j").unwrap();
+        let marker = SharedJob::of(job.root()).unwrap();
+        assert_eq!(
+            marker.continue_command(job.root()),
+            format!(
+                "trawl worker redis://127.0.0.1:6391/0 --job {}",
+                job.root().display()
+            )
+        );
+    }
+
+    #[test]
+    fn warcs_left_open_in_a_workers_job_point_at_trawl_worker() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = Job::create(&dir.path().join("j")).unwrap();
+        std::fs::write(job.warc_dir().join("a.warc.gz.open"), b"").unwrap();
+        let local = crate::job::no_warcs_reason(&job.warc_dir());
+        assert!(local.contains("`trawl resume "), "{local}");
+        SharedJob::record(&job, "redis://127.0.0.1:6391/0", "j").unwrap();
+        let shared = crate::job::no_warcs_reason(&job.warc_dir());
+        assert!(
+            shared.contains("`trawl worker redis://127.0.0.1:6391/0 --job ")
+                && !shared.contains("resume"),
+            "{shared}"
+        );
+    }
+}
