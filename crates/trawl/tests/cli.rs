@@ -764,3 +764,22 @@ fn warc_index_names_a_record_it_cannot_index() {
         "{run:?}"
     );
 }
+
+/// The schema example of docs/url-classes.md is a class `trawl check` accepts as written (xt6c F1).
+#[test]
+fn the_url_class_schema_example_passes_check() {
+    let doc = include_str!("../../../docs/url-classes.md");
+    let start = doc.find("```toml\n").expect("a toml block") + "```toml\n".len();
+    let end = start + doc[start..].find("```").expect("its end");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("lib.toml"), &doc[start..end]).unwrap();
+    let crawl = dir.path().join("crawl.toml");
+    std::fs::write(
+        &crawl,
+        "[seeds]\nurls = [\"http://127.0.0.1:9/\"]\n[classes]\nfiles = [\"lib.toml\"]\n",
+    )
+    .unwrap();
+    let run = trawl(&["check", s(&crawl)]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stdout.contains("ok (1 URL classes)"), "{run:?}");
+}
