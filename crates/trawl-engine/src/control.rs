@@ -81,6 +81,36 @@ pub enum Command {
     Stop,
 }
 
+impl Command {
+    /// The queue a queue command names.
+    fn queue(&self) -> Option<&str> {
+        match self {
+            Command::PauseQueue { queue }
+            | Command::UnpauseQueue { queue }
+            | Command::RetireQueue { queue }
+            | Command::DeleteQueue { queue }
+            | Command::SetQueueDelay { queue, .. }
+            | Command::SetQueueBudget { queue, .. } => Some(queue),
+            _ => None,
+        }
+    }
+
+    /// The same queue command for the queue `name`.
+    fn with_queue(&self, name: String) -> Command {
+        let mut command = self.clone();
+        match &mut command {
+            Command::PauseQueue { queue }
+            | Command::UnpauseQueue { queue }
+            | Command::RetireQueue { queue }
+            | Command::DeleteQueue { queue }
+            | Command::SetQueueDelay { queue, .. }
+            | Command::SetQueueBudget { queue, .. } => *queue = name,
+            _ => {}
+        }
+        command
+    }
+}
+
 /// The answer to a [`Command`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "reply", rename_all = "kebab-case")]
@@ -265,6 +295,24 @@ fn add_seeds_offline(
     )))
 }
 
+/// The queue a host name (`example.com`, `example.com:8080`) or URL stands for, as the crawl names queues
+/// (`com,example,`), so an operator may name a queue by its host.
+fn queue_of_host(given: &str, config: &CrawlConfig) -> Option<String> {
+    let url = Url::parse(given)
+        .ok()
+        .filter(|u| u.has_host())
+        .or_else(|| Url::parse(&format!("http://{given}/")).ok())?;
+    // By host or domain only: an `ip` key would mean a DNS lookup here, and a split queue (`parallel_queues`)
+    // is several queues, not one.
+    if config.frontier.queue_assignment == trawl_config::assign::QueueAssignment::Ip
+        || config.frontier.parallel_queues > 1
+    {
+        return None;
+    }
+    let assign = trawl_config::assign::QueueAssigner::new(config.frontier.queue_assignment, 1);
+    Some(assign.key(&url))
+}
+
 /// Applies a frontier command (everything but pause, unpause, checkpoint and stop, which need a running
 /// crawl). `identity` and `classes` name URLs as the crawl does.
 pub(crate) fn apply_to_frontier(
@@ -276,8 +324,22 @@ pub(crate) fn apply_to_frontier(
         if ok {
             done(format!("queue {queue} {what}"))
         } else {
-            failed(format!("no queue {queue:?}; `queues` lists them"))
+            failed(format!(
+                "no queue {queue:?}: queues are named by SURT authority (`com,example,` for example.com, \
+                 `127.0.0.1:8080` for an address), as the queue list shows them"
+            ))
         }
+    };
+    let resolved;
+    let command = match command.queue() {
+        Some(given) if !frontier.has_queue(given) => match queue_of_host(given, config) {
+            Some(name) if frontier.has_queue(&name) => {
+                resolved = command.with_queue(name);
+                &resolved
+            }
+            _ => command,
+        },
+        _ => command,
     };
     let naming = match crate::chain::naming::Naming::from_config(config) {
         Ok(n) => n,
@@ -529,6 +591,43 @@ pub fn send_file(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// xt6c F4: a queue may be named by its host, as api.md's example does; an unknown name says how queues
+    /// are named.
+    #[test]
+    fn a_queue_is_found_by_its_host_name() {
+        let mut frontier = Frontier::<CrawlUri>::in_memory(100);
+        let config = CrawlConfig::default();
+        let url = Url::parse("http://example.com/a").unwrap();
+        frontier.schedule("com,example,", CrawlUri::seed(url, "a".into()));
+        for given in ["com,example,", "example.com", "http://example.com/x"] {
+            let reply = apply_to_frontier(
+                &mut frontier,
+                &Command::PauseQueue {
+                    queue: given.into(),
+                },
+                &config,
+            );
+            assert_eq!(
+                reply,
+                Reply::Done {
+                    message: "queue com,example, paused".into()
+                },
+                "{given}"
+            );
+        }
+        let reply = apply_to_frontier(
+            &mut frontier,
+            &Command::PauseQueue {
+                queue: "example.org".into(),
+            },
+            &config,
+        );
+        let Reply::Failed { message } = reply else {
+            panic!("{reply:?}")
+        };
+        assert!(message.contains("SURT authority"), "{message}");
+    }
 
     /// `trawl ctl DIR report` on a stopped job names that job's reports folder, not a placeholder.
     #[test]

@@ -23,6 +23,11 @@ impl<T: Item> Frontier<T> {
         infos
     }
 
+    /// Whether a queue of this name ever held an item.
+    pub fn has_queue(&self, queue: &str) -> bool {
+        self.names.get(queue).is_some()
+    }
+
     /// Pauses, unpauses (`Control::Active`) or retires a queue; false if there is no such queue.
     pub fn set_control(&mut self, queue: &str, control: Control) -> bool {
         let Some(id) = self.names.get(queue) else {
