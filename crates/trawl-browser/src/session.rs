@@ -270,6 +270,9 @@ async fn launch(executable: &Path, profile: &Path) -> Result<Running, BrowserErr
         .chrome_executable(executable)
         .user_data_dir(profile)
         .no_sandbox()
+        // Chromium tries https first for an http:// page of a named host (HTTPS-Upgrades), and that
+        // attempt would reach the crawl as a link to an https:// copy of every page (xt6c F6).
+        .disable_https_first()
         .launch_timeout(Duration::from_secs(30))
         .request_timeout(Duration::from_secs(30))
         .args([
