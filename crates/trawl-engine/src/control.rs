@@ -178,7 +178,8 @@ fn seed_item(
 /// Adds seeds to the crawl `job` shared through the Redis at `url` (`trawl ctl --frontier … add-seeds`):
 /// named and queued as the crawl's own seeds, through the shared seen set, for whichever worker claims them.
 pub fn add_shared_seeds(url: &str, job: &str, urls: &[String]) -> Result<String, crate::Error> {
-    let remote = |e| crate::Error::Remote(format!("{url}: {e}"));
+    let remote =
+        |e| crate::Error::Remote(format!("{}: {e}", crate::shared_job::without_password(url)));
     let mut f = trawl_frontier::SharedFrontier::<CrawlUri>::connect(
         url,
         job,

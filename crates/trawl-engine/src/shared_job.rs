@@ -55,8 +55,8 @@ impl SharedJob {
 }
 
 /// `url` without the password of its user part (`redis://:secret@host` → `redis://:PASSWORD@host`): the
-/// marker and the hints made from it are not where a secret belongs.
-fn without_password(url: &str) -> String {
+/// marker, the hints made from it and every message naming the Redis are not where a secret belongs.
+pub fn without_password(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_string();
     };

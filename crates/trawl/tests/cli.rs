@@ -783,3 +783,19 @@ fn the_url_class_schema_example_passes_check() {
     assert_eq!(run.code, Some(0), "{run:?}");
     assert!(run.stdout.contains("ok (1 URL classes)"), "{run:?}");
 }
+
+/// A Redis password in `--frontier` is never printed (xt6a F16): messages show `PASSWORD` in its place.
+#[test]
+fn a_redis_password_is_not_printed() {
+    let run = trawl(&[
+        "ctl",
+        "--frontier",
+        "redis://:s3cret@127.0.0.1:1/0",
+        "nl",
+        "queues",
+    ]);
+    assert_ne!(run.code, Some(0), "{run:?}");
+    let said = run.stdout.clone() + &run.stderr;
+    assert!(!said.contains("s3cret"), "{said}");
+    assert!(said.contains("redis://:PASSWORD@127.0.0.1:1/0"), "{said}");
+}

@@ -132,7 +132,7 @@ fn refuse_on_a_worker(shared: &Shared, command: &Command) -> Reply {
              directory: nothing was changed; run `trawl ctl --frontier {} {} {action} …` to reach every worker",
             shared.job.root().display(),
             remote.spec.job,
-            remote.spec.url,
+            remote.spec.shown_url(),
             remote.spec.job,
         ),
     }

@@ -34,7 +34,9 @@ pub(super) fn settings_not_applied(
     Some(format!(
         "the crawl {:?} exists with settings of its own, which win: these of yours were not applied: {named} \
          (the seeds given are added); change the crawl's with `trawl ctl --frontier {} {} set KEY=VALUE`",
-        spec.job, spec.url, spec.job
+        spec.job,
+        spec.shown_url(),
+        spec.job
     ))
 }
 
@@ -83,7 +85,9 @@ pub(super) fn say_if_stopped(frontier: &mut SharedFrontier<CrawlUri>, spec: &Rem
         eprintln!(
             "trawl: the crawl {:?} is stopped in Redis (an operator's `stop`): this worker ends at once; \
              `trawl ctl --frontier {} {} unpause` lets every worker go on (then start this one again)",
-            spec.job, spec.url, spec.job
+            spec.job,
+            spec.shown_url(),
+            spec.job
         );
     }
 }

@@ -173,7 +173,11 @@ impl Crawl {
             .adopt_config(&config.to_toml())
             .map_err(|e| remote::remote_error(url, e))?;
         if !created {
-            eprintln!("trawl: joining the crawl {:?} at {url}", spec.job);
+            eprintln!(
+                "trawl: joining the crawl {:?} at {}",
+                spec.job,
+                spec.shown_url()
+            );
             if let Some(warning) = joined::settings_not_applied(&config, &text, &spec) {
                 eprintln!("trawl: warning: {warning}");
             }
@@ -412,7 +416,7 @@ impl Crawl {
                     let warning = format!(
                         "this worker's WARCs are not in the crawl's manifest yet: Redis at {} is unreachable; \
                          `{}` adds them when it starts",
-                        remote.spec.url,
+                        remote.spec.shown_url(),
                         self.continue_command()
                     );
                     tracing::warn!("{warning}");

@@ -40,6 +40,11 @@ impl RemoteSpec {
         }
     }
 
+    /// The Redis URL as messages show it: without its password.
+    pub fn shown_url(&self) -> String {
+        crate::shared_job::without_password(&self.url)
+    }
+
     /// Connects as this worker, claiming under leases of `lease`.
     pub(crate) fn connect(
         &self,
@@ -60,7 +65,7 @@ pub fn job_name(job_dir: &std::path::Path) -> String {
 }
 
 pub(crate) fn remote_error(url: &str, e: SharedError) -> Error {
-    Error::Remote(format!("{url}: {e}"))
+    Error::Remote(format!("{}: {e}", crate::shared_job::without_password(url)))
 }
 
 /// The shared frontier of a running crawl. Each step on it is a round trip to Redis, which a server that
@@ -157,8 +162,11 @@ impl Remote {
             } else {
                 ""
             };
-            tracing::warn!("shared frontier at {}: {e}{again}", self.spec.url);
-            eprintln!("trawl: shared frontier at {}: {e}{again}", self.spec.url);
+            tracing::warn!("shared frontier at {}: {e}{again}", self.spec.shown_url());
+            eprintln!(
+                "trawl: shared frontier at {}: {e}{again}",
+                self.spec.shown_url()
+            );
             *said = Some(Instant::now());
         }
     }
@@ -176,8 +184,8 @@ impl Remote {
                 Ok(r) => return Some(r),
                 // An unreadable item was set aside: said, and the step taken again.
                 Err(e @ SharedError::Corrupt { .. }) => {
-                    tracing::error!("shared frontier at {}: {e}", self.spec.url);
-                    eprintln!("trawl: shared frontier at {}: {e}", self.spec.url);
+                    tracing::error!("shared frontier at {}: {e}", self.spec.shown_url());
+                    eprintln!("trawl: shared frontier at {}: {e}", self.spec.shown_url());
                 }
                 Err(e) if e.is_transient() => {
                     self.say(&e);
@@ -187,7 +195,7 @@ impl Remote {
                     tokio::time::sleep(Duration::from_secs(1)).await;
                 }
                 Err(e) => {
-                    p.fail(format!("shared frontier at {}: {e}", self.spec.url));
+                    p.fail(format!("shared frontier at {}: {e}", self.spec.shown_url()));
                     return None;
                 }
             }

@@ -48,7 +48,7 @@ pub(super) async fn worker(shared: Arc<Shared>, remote: &Remote, id: usize) {
                         "the crawl {:?} is gone from {} (its settings, queues and seen set): Redis was restarted \
                          without persistence, or the crawl was deleted; what was fetched is in this job's WARCs \
                          and crawl.log, but the crawl cannot go on (docs/distributed.md: run Redis with appendonly)",
-                        remote.spec.job, remote.spec.url
+                        remote.spec.job, remote.spec.shown_url()
                     ));
                 }
                 shared.wake.all();

@@ -82,8 +82,9 @@ pub(crate) fn worker(
 ) -> anyhow::Result<ExitCode> {
     let crawl = Crawl::join(&job, frontier)?;
     say!(
-        "trawl: worker of the crawl {:?} at {frontier}, writing into {}",
+        "trawl: worker of the crawl {:?} at {}, writing into {}",
         trawl_engine::job_name(&job),
+        trawl_engine::shared_job::without_password(frontier),
         job.display()
     );
     run(crawl, &job, metrics)

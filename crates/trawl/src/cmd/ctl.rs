@@ -119,6 +119,8 @@ pub(crate) fn shared(
     action: CtlAction,
 ) -> anyhow::Result<ExitCode> {
     let name = trawl_engine::job_name(job);
+    // Messages name the Redis without its password.
+    let shown = trawl_engine::shared_job::without_password(url);
     let mut f = trawl_frontier::SharedFrontier::<String>::connect(
         url,
         &name,
@@ -126,11 +128,11 @@ pub(crate) fn shared(
         Duration::from_secs(1),
         0,
     )
-    .with_context(|| format!("--frontier {url}"))?;
+    .with_context(|| format!("--frontier {shown}"))?;
     if f.config()?.is_none() {
         let crawls = trawl_frontier::shared_crawls(url).unwrap_or_default();
         bail!(
-            "{url} holds no crawl named {name:?}{}",
+            "{shown} holds no crawl named {name:?}{}",
             if crawls.is_empty() {
                 String::new()
             } else {
@@ -270,7 +272,7 @@ pub(crate) fn shared(
             } else {
                 writeln!(
                     out,
-                    "crawl {name:?} at {url}: {} done, {} queued, {} in flight, {} due later, {} discovered, {} \
+                    "crawl {name:?} at {shown}: {} done, {} queued, {} in flight, {} due later, {} discovered, {} \
                      leases reclaimed from dead workers",
                     c.done, c.queued, c.in_flight, c.later, c.discovered, c.reclaimed
                 )?;
@@ -284,7 +286,7 @@ pub(crate) fn shared(
         ),
         CtlAction::Checkpoint => bail!(
             "`checkpoint` does not exist for a shared crawl: its state is in Redis, kept by Redis's own \
-             persistence (appendonly, or a snapshot with `redis-cli -u {url} BGSAVE`); nothing was written"
+             persistence (appendonly, or a snapshot with `redis-cli -u {shown} BGSAVE`); nothing was written"
         ),
         CtlAction::Report { name: report } => bail!(
             "the report {report:?} is one worker's: run `trawl ctl JOB report {report}` without --frontier \

@@ -61,7 +61,12 @@ pub(crate) fn serve(
         auth,
     );
     if let Some(url) = frontier {
-        trawl_frontier::shared_crawls(url).with_context(|| format!("--frontier {url}"))?;
+        trawl_frontier::shared_crawls(url).with_context(|| {
+            format!(
+                "--frontier {}",
+                trawl_engine::shared_job::without_password(url)
+            )
+        })?;
         state = state.with_shared(url);
     }
     super::runtime()?.block_on(async move {
