@@ -162,39 +162,43 @@ async fn a_trickling_body_is_cut_by_the_minimum_rate() {
 }
 
 /// Three URLs of one host failing in a row (500s here) are taken as the host's trouble: it rests
-/// `retry_delay_ms` before its next request.
+/// `retry_delay_ms` before its next request, whether the failures are to be tried again or not
+/// (`max_retries = 0`, xt6c F12: a crawl that does not retry still rests a failing host).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_failures_in_a_row_rest_the_host() {
-    let (addr, seen) = serve().await;
-    let dir = tempfile::tempdir().unwrap();
-    let cfg = dir.path().join("c.toml");
-    let seed = format!("http://127.0.0.1:{}/all-bad", addr.port());
-    std::fs::write(&cfg, format!("[seeds]\nurls = [\"{seed}\"]\n")).unwrap();
-    let job = dir.path().join("job");
-    common::crawl_quickly_with(&cfg, &job, |c| {
-        c.fetch.obey_robots = false;
-        c.frontier.max_retries = 1;
-        c.frontier.retry_delay_ms = 1500;
-    })
-    .await;
-    let seen = seen.lock().unwrap().clone();
-    assert_eq!(
-        seen[..4]
-            .iter()
-            .map(|(p, _)| p.as_str())
-            .collect::<Vec<_>>(),
-        ["/all-bad", "/bad/0", "/bad/1", "/bad/2"]
-    );
-    let rest = seen[4].1 - seen[3].1;
-    assert!(
-        rest >= Duration::from_millis(1400),
-        "the host rested only {rest:?}: {seen:?}"
-    );
-    // Before the third failure in a row, the host went on at its politeness pace.
-    assert!(
-        seen[2].1 - seen[1].1 < Duration::from_millis(1000),
-        "{seen:?}"
-    );
+    for retries in [1, 0] {
+        let (addr, seen) = serve().await;
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = dir.path().join("c.toml");
+        let seed = format!("http://127.0.0.1:{}/all-bad", addr.port());
+        std::fs::write(&cfg, format!("[seeds]\nurls = [\"{seed}\"]\n")).unwrap();
+        let job = dir.path().join("job");
+        common::crawl_quickly_with(&cfg, &job, |c| {
+            c.fetch.obey_robots = false;
+            c.frontier.max_retries = retries;
+            c.frontier.retry_delay_ms = 1500;
+        })
+        .await;
+        let seen = seen.lock().unwrap().clone();
+        assert_eq!(
+            seen[..4]
+                .iter()
+                .map(|(p, _)| p.as_str())
+                .collect::<Vec<_>>(),
+            ["/all-bad", "/bad/0", "/bad/1", "/bad/2"],
+            "max_retries = {retries}"
+        );
+        let rest = seen[4].1 - seen[3].1;
+        assert!(
+            rest >= Duration::from_millis(1400),
+            "max_retries = {retries}: the host rested only {rest:?}: {seen:?}"
+        );
+        // Before the third failure in a row, the host went on at its politeness pace.
+        assert!(
+            seen[2].1 - seen[1].1 < Duration::from_millis(1000),
+            "max_retries = {retries}: {seen:?}"
+        );
+    }
 }
 
 /// A minimum rate whose window asks for no bytes (a tiny rate or window) cuts nothing, and a stalled body

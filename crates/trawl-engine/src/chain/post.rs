@@ -11,7 +11,7 @@ use super::{
     candidate,
     outcome::{Child, Cut, Disposition, Outcome, Placement},
     pipeline::Pipeline,
-    retry::{politeness, retries_left, retry},
+    retry::{final_failure, politeness, retries_left, retry},
     robots::AfterFetch,
 };
 use crate::{crawl_log::LogEntry, fetch_record::FetchRecord};
@@ -41,6 +41,9 @@ pub(super) fn run(
             if uri.tries > 1 {
                 uri.annotate(Annotation::Tries(uri.tries));
             }
+            if e.is_retryable() {
+                delay = final_failure(p, &uri.url, settings, delay);
+            }
             let line = p.log_failure(&uri, status, worker);
             let mut outcome = Outcome::done(status, delay).logged(line);
             if let AfterFetch::Settled(release) = p.robots.after_fetch(&uri, &mut record, settings)
@@ -69,6 +72,9 @@ pub(super) fn run(
         // A `Retry-After` (or a 429) speaks for the host; another 5xx for this URL alone.
         let host = asked_to_wait || status == 429;
         return Outcome::only(retry(p, uri, settings, host, delay));
+    }
+    if record.try_later() {
+        delay = final_failure(p, &uri.url, settings, delay);
     }
     let mut outcome = Outcome::done(i32::from(status), delay);
     match p.robots.after_fetch(&uri, &mut record, settings) {

@@ -25,15 +25,7 @@ pub(crate) fn retry(
     politeness: Duration,
 ) -> Disposition {
     let retry_delay = Duration::from_millis(settings.frontier.retry_delay_ms);
-    let in_a_row = {
-        let mut map = p
-            .failures_in_a_row
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let n = map.entry(trawl_config::origin(&uri.url)).or_default();
-        *n += 1;
-        *n
-    };
+    let in_a_row = failed(p, &uri.url);
     // A robots.txt goes back to the front: the pages held behind it wait at the front of the same queue.
     let prerequisite = matches!(uri.kind, trawl_config::UriKind::Robots { .. });
     if host_failure || prerequisite || in_a_row >= HOST_FAILURES {
@@ -47,6 +39,33 @@ pub(crate) fn retry(
             at: Instant::now() + retry_delay,
             delay: politeness,
         }
+    }
+}
+
+/// Counts a failure (a connection that failed, a 5xx, a 429) of `url`'s origin; how many in a row now.
+fn failed(p: &Pipeline, url: &url::Url) -> u32 {
+    let mut map = p
+        .failures_in_a_row
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    let n = map.entry(trawl_config::origin(url)).or_default();
+    *n += 1;
+    *n
+}
+
+/// The rest after a failure that is not tried again (its retries spent, or `frontier.max_retries = 0`): the
+/// failure counts in its origin's row as a retried one does, and from [`HOST_FAILURES`] in a row on the host
+/// rests `frontier.retry_delay_ms`, so a server failing everything is not fetched at the politeness pace.
+pub(crate) fn final_failure(
+    p: &Pipeline,
+    url: &url::Url,
+    settings: &CrawlConfig,
+    politeness: Duration,
+) -> Duration {
+    if failed(p, url) >= HOST_FAILURES {
+        politeness.max(Duration::from_millis(settings.frontier.retry_delay_ms))
+    } else {
+        politeness
     }
 }
 
