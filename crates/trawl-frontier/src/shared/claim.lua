@@ -9,6 +9,7 @@
 --   P:lease   HASH queue -> "token worker"      P:leased HASH queue -> the leased item
 --   P:polite  HASH queue -> ms its politeness delay ends
 --   P:later   ZSET "queue\nitem" -> ms due      P:n HASH counters
+--   P:qpaused HASH queue -> paused | retired (an operator's)
 local p, worker, lease_ms, token = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -67,4 +68,9 @@ end
 if redis.call('ZCARD', p .. ':ready') > 0 then return {'busy'} end
 local later = redis.call('ZRANGE', p .. ':later', 0, 0, 'WITHSCORES')
 if #later > 0 then return {'wait', tostring(math.max(0, tonumber(later[2]) - now))} end
+-- A queue an operator paused or retired still holds items: the crawl is not done (as in one process); it
+-- waits for the operator to unpause or delete it. (P:qpaused holds only the queues operators named.)
+for _, q in ipairs(redis.call('HKEYS', p .. ':qpaused')) do
+  if redis.call('LLEN', p .. ':q:' .. q) > 0 then return {'wait', '1000'} end
+end
 return {'empty'}

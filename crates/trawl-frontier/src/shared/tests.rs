@@ -465,6 +465,32 @@ fn an_operator_steers_one_queue_for_every_worker() {
     assert_eq!(f.counts().unwrap().queued, 0);
 }
 
+/// xt6a F15: a queue an operator paused or retired with items left keeps the crawl from ending, as in one
+/// process: the workers wait for the operator instead of finishing with URIs queued.
+#[test]
+fn a_paused_queue_with_items_keeps_the_crawl_from_ending() {
+    let server = RedisServer::start();
+    let mut f = worker(&server, "w", 60_000);
+    seeds(&mut f, &[("h", "h/1"), ("g", "g/1")]);
+    f.queue_action("pause", "h", None).unwrap();
+    let (item, q, lease) = claim(&mut f);
+    assert_eq!(item, "g/1");
+    f.finished(&q, &lease, &Completion::default()).unwrap();
+    for action in ["pause", "retire"] {
+        f.queue_action(action, "h", None).unwrap();
+        let claimed = f.claim().unwrap();
+        assert!(
+            matches!(claimed, Claim::WaitUntil(_)),
+            "{action}: {claimed:?}"
+        );
+    }
+    f.queue_action("unpause", "h", None).unwrap();
+    let (item, q, lease) = claim(&mut f);
+    assert_eq!(item, "h/1");
+    f.finished(&q, &lease, &Completion::default()).unwrap();
+    assert!(matches!(f.claim().unwrap(), Claim::Empty));
+}
+
 #[test]
 fn budgets_pause_and_the_seen_set() {
     let server = RedisServer::start();
