@@ -116,10 +116,10 @@ impl FetchRecord {
         // A small compressed body may inflate to megabytes, and seconds of inflating on an async thread
         // would stall every fetch that thread carries: what inflates past what is worked on in place is
         // decoded again, whole, where blocking is fine (the first try costs at most that much work).
-        let in_place = crate::chain::pipeline::IN_PLACE_MAX as u64 + 1;
+        let in_place = crate::blocking::IN_PLACE_MAX as u64 + 1;
         let decoded = match &encoding {
             Some(coding) if resp.body.len() as u64 >= in_place => {
-                crate::chain::pipeline::blocking(usize::MAX, || {
+                crate::blocking::blocking(usize::MAX, || {
                     decode_content(Some(coding), &resp.body, limits)
                 })
             }
@@ -132,7 +132,7 @@ impl FetchRecord {
                     Some(Cow::Owned(part))
                         if part.len() as u64 >= in_place && limits.max_bytes > in_place =>
                     {
-                        crate::chain::pipeline::blocking(usize::MAX, || {
+                        crate::blocking::blocking(usize::MAX, || {
                             decode_content(Some(coding), &resp.body, limits)
                         })
                     }

@@ -125,6 +125,13 @@ impl Job {
         write_whole(path, text)
     }
 
+    /// Marks the job as a worker's of the crawl `crawl` shared at `url` (`state/shared.json`, the password
+    /// left out), so that hints name `trawl worker` for it.
+    pub(crate) fn mark_shared(&self, url: &str, crawl: &str) -> Result<(), Error> {
+        let path = self.state_dir().join(crate::shared_job::SHARED_FILE);
+        self.write_file(&path, &crate::shared_job::SharedJob::text(url, crawl))
+    }
+
     /// Writes `config` as the job's crawl.toml: the file there edited only where its settings differ, so
     /// its comments and layout stay ([`CrawlConfig::to_toml_over`]); written out whole when there is none.
     pub fn write_config(&self, config: &trawl_config::CrawlConfig) -> Result<(), Error> {

@@ -11,6 +11,7 @@
 //! and rules built — those are `trawl-fetch`, `trawl-extract` and `trawl-config`, usable without a crawl.
 #![deny(missing_docs)]
 
+mod blocking;
 mod chain;
 pub mod checkpoint;
 pub mod control;

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Error, job::Job};
+use crate::Error;
 
 /// The marker's file name, under the job's `state/`.
 pub const SHARED_FILE: &str = "shared.json";
@@ -27,14 +27,14 @@ impl SharedJob {
         serde_json::from_str(&text).ok()
     }
 
-    /// Writes the marker of a worker of `crawl` at `url` into `job`.
-    pub(crate) fn record(job: &Job, url: &str, crawl: &str) -> Result<(), Error> {
+    /// The marker of a worker of `crawl` at `url` (its password left out), as the file holds it;
+    /// [`Job::mark_shared`](crate::job::Job::mark_shared) writes it.
+    pub(crate) fn text(url: &str, crawl: &str) -> String {
         let marker = SharedJob {
             url: without_password(url),
             crawl: crawl.to_string(),
         };
-        let text = serde_json::to_string(&marker).unwrap_or_default();
-        job.write_file(&job.state_dir().join(SHARED_FILE), &text)
+        serde_json::to_string(&marker).unwrap_or_default()
     }
 
     /// The error of a local command (`trawl resume`, an offline `trawl ctl`) on `job_dir`, a worker's job:
@@ -76,6 +76,7 @@ pub fn without_password(url: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::job::Job;
 
     #[test]
     fn a_password_in_the_url_is_not_kept() {
@@ -99,7 +100,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let job = Job::create(&dir.path().join("j")).unwrap();
         assert_eq!(SharedJob::of(job.root()), None);
-        SharedJob::record(&job, "redis://127.0.0.1:6391/0", "j").unwrap();
+        job.mark_shared("redis://127.0.0.1:6391/0", "j").unwrap();
         let marker = SharedJob::of(job.root()).unwrap();
         assert_eq!(
             marker.continue_command(job.root()),
@@ -117,7 +118,7 @@ mod tests {
         std::fs::write(job.warc_dir().join("a.warc.gz.open"), b"").unwrap();
         let local = crate::job::no_warcs_reason(&job.warc_dir());
         assert!(local.contains("`trawl resume "), "{local}");
-        SharedJob::record(&job, "redis://127.0.0.1:6391/0", "j").unwrap();
+        job.mark_shared("redis://127.0.0.1:6391/0", "j").unwrap();
         let shared = crate::job::no_warcs_reason(&job.warc_dir());
         assert!(
             shared.contains("`trawl worker redis://127.0.0.1:6391/0 --job ")

@@ -1,7 +1,8 @@
 //! Extract: a page's links — a redirect's target first, then what the body links to (HTML, CSS), honouring
 //! `meta robots nofollow`. The body is decoded once here, for extraction and for the text filters after.
 
-use super::pipeline::{Pipeline, blocking};
+use super::pipeline::Pipeline;
+use crate::blocking::blocking;
 use crate::fetch_record::decode_limits;
 use trawl_extract::{self as extract, DocumentLinks, Hop, Limits, Outlink};
 use url::Url;

@@ -1,7 +1,8 @@
 //! The after-fetch gates: the decide sequences on the response head and before writing, then the text
 //! filters on the page's text. They decide what is archived and which links are followed.
 
-use super::pipeline::{Pipeline, blocking};
+use super::pipeline::Pipeline;
+use crate::blocking::blocking;
 use crate::fetch_record::FetchRecord;
 use trawl_config::Annotation;
 use trawl_config::CrawlUri;

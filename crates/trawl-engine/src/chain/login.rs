@@ -16,7 +16,8 @@
 //! which a page fetched again still shows the session lost is counted failed ([`still_lost`]). Like the `dns:` lines, these are lines a stage hands the journal itself: the login
 //! has no frontier entry of its own.
 
-use super::pipeline::{Pipeline, blocking};
+use super::pipeline::Pipeline;
+use crate::blocking::blocking;
 use crate::{
     crawl_log::LogEntry,
     login::{self, Attempt, Step},

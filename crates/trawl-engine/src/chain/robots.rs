@@ -231,7 +231,7 @@ impl RobotsCache {
             return;
         }
         // A round trip to Redis, up to its reply timeout when it does not answer: off the async threads.
-        match crate::chain::pipeline::blocking(usize::MAX, || share.get(origin)) {
+        match crate::blocking::blocking(usize::MAX, || share.get(origin)) {
             Ok(Some((value, ttl))) => {
                 if let Some(state) = shared_state(&value, ttl, &self.agent) {
                     self.settle(origin, state);
@@ -245,8 +245,7 @@ impl RobotsCache {
     /// Shares a verdict (see [`shared_form`]) with the other worker processes for `ttl`.
     fn publish(&self, origin: &str, value: Option<Vec<u8>>, ttl: Duration) {
         if let (Some(share), Some(value)) = (&self.share, value)
-            && let Err(e) =
-                crate::chain::pipeline::blocking(usize::MAX, || share.put(origin, &value, ttl))
+            && let Err(e) = crate::blocking::blocking(usize::MAX, || share.put(origin, &value, ttl))
         {
             tracing::warn!("sharing the robots.txt of {origin}: {e}");
         }

@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use super::{
     outcome::{Disposition, Ended, Outcome},
-    pipeline::{Pipeline, blocking},
+    pipeline::Pipeline,
 };
-use crate::fetch_record::FetchRecord;
+use crate::{blocking::blocking, fetch_record::FetchRecord};
 use trawl_config::CrawlUri;
 
 /// Archives the response; sets the record's payload digest.

@@ -228,7 +228,7 @@ impl Crawl {
             );
         }
         job.write_file(&job.config_path(), text)?;
-        SharedJob::record(&job, &spec.url, &spec.job)?;
+        job.mark_shared(&spec.url, &spec.job)?;
         let seeds = parse_seeds(&config)?;
         Ok(Crawl {
             job,

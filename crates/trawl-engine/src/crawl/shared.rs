@@ -13,7 +13,8 @@ use trawl_url::Url;
 use super::{remote::Remote, wake::Wake};
 use crate::{
     Error,
-    chain::pipeline::{Pipeline, blocking},
+    blocking::blocking,
+    chain::pipeline::Pipeline,
     job::Job,
     lock::lock,
     report,
