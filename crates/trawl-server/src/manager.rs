@@ -439,7 +439,23 @@ impl JobManager {
     pub async fn send(&self, id: &str, command: Command) -> Result<Reply, ApiError> {
         let dir = self.job_dir(id)?;
         match self.handle(id) {
-            Some(h) => Ok(h.send(command).await),
+            Some(h) => match h.try_send(command.clone()).await {
+                Some(reply) => Ok(reply),
+                // The crawl ended while the command was on its way: once its run has let the job go, the
+                // command is applied to the stopped job, as `trawl ctl` does (docs/frontier.md).
+                None => {
+                    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+                    while self.handle(id).is_some() {
+                        if std::time::Instant::now() > deadline {
+                            return Err(ApiError::conflict(format!(
+                                "job {id:?} is ending: send the command again once its state is not `running`"
+                            )));
+                        }
+                        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    }
+                    Box::pin(self.send(id, command)).await
+                }
+            },
             None if self.is_launching(id) => Err(Self::launching_refusal(id)),
             None if let Some(pid) = Self::crawled_elsewhere(&dir) => {
                 Err(Self::elsewhere_refusal(id, pid))

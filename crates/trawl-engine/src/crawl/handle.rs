@@ -69,14 +69,46 @@ impl CrawlHandle {
 
     /// Sends an operator command to the running crawl and waits for its reply.
     pub async fn send(&self, command: Command) -> Reply {
-        let (tx, rx) = oneshot::channel();
-        if self.commands.send((command, tx)).is_err() {
-            return Reply::Failed {
-                message: "the crawl has ended".into(),
-            };
-        }
-        rx.await.unwrap_or(Reply::Failed {
+        self.try_send(command).await.unwrap_or(Reply::Failed {
             message: "the crawl ended before answering".into(),
         })
+    }
+
+    /// Sends an operator command to the running crawl and waits for its reply; `None` when the crawl ended
+    /// first, so the command was not applied (the caller may apply it to the stopped job).
+    pub async fn try_send(&self, command: Command) -> Option<Reply> {
+        let (tx, rx) = oneshot::channel();
+        self.commands.send((command, tx)).ok()?;
+        rx.await.ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A command sent as the crawl ends is not applied, and `try_send` says so (`None`), so the server can
+    /// apply it to the stopped job instead of answering "the crawl has ended" (xt6c F5).
+    #[tokio::test]
+    async fn a_command_the_ended_crawl_never_took_is_told_apart() {
+        let handle = CrawlHandle::default();
+        let mut inbox = handle.inbox.lock().unwrap().take().unwrap();
+        let answered = tokio::spawn({
+            let handle = handle.clone();
+            async move { handle.try_send(Command::Queues).await }
+        });
+        // The crawl takes the command and answers it.
+        let (_, reply) = inbox.recv().await.unwrap();
+        reply.send(Reply::Queues { queues: Vec::new() }).unwrap();
+        assert!(answered.await.unwrap().is_some());
+        // The crawl ends with a command waiting, never taken: not applied, so `None`.
+        let pending = tokio::spawn({
+            let handle = handle.clone();
+            async move { handle.try_send(Command::Queues).await }
+        });
+        tokio::task::yield_now().await;
+        drop(inbox);
+        assert_eq!(pending.await.unwrap(), None);
+        assert_eq!(handle.try_send(Command::Queues).await, None);
     }
 }
