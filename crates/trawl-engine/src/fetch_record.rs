@@ -204,10 +204,11 @@ pub(crate) fn decode_limits(settings: &CrawlConfig) -> DecodeLimits {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn gzipped(text: &[u8]) -> FetchRecord {
+    /// A fetch answered 200 with `text` gzipped (`Content-Encoding: gzip`), as the record of it.
+    pub(crate) fn gzipped(text: &[u8]) -> FetchRecord {
         use std::io::Write as _;
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
         gz.write_all(text).unwrap();

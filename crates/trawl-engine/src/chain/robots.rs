@@ -541,37 +541,12 @@ mod tests {
     /// read (and kept parsed for a day) as tens of MB. Now the decoded text stops at the limit, at a whole line.
     #[test]
     fn a_compressed_robots_txt_is_read_to_the_size_limit_once_decoded() {
-        use std::io::Write as _;
         let mut text = b"User-agent: *\nDisallow: /early\n".to_vec();
         while text.len() < 1 << 20 {
             text.extend_from_slice(b"# padding, padding, padding\n");
         }
         text.extend_from_slice(b"Disallow: /late\n");
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-        gz.write_all(&text).unwrap();
-        let body = gz.finish().unwrap();
-        let mut headers = http::HeaderMap::new();
-        headers.insert("content-encoding", "gzip".parse().unwrap());
-        let response = trawl_fetch::Response {
-            status: 200,
-            headers,
-            request_bytes: bytes::Bytes::new(),
-            response_bytes: bytes::Bytes::new(),
-            body,
-            truncated: None,
-            invalid_cert: None,
-            protocol: trawl_fetch::Protocol {
-                http: "HTTP/1.1",
-                tls: None,
-            },
-            withheld: false,
-        };
-        let mut record = FetchRecord::new(trawl_fetch::Fetched {
-            started: chrono::Utc::now(),
-            duration: Duration::ZERO,
-            ip: None,
-            result: Ok(response),
-        });
+        let mut record = crate::fetch_record::tests::gzipped(&text);
         let mut settings = CrawlConfig::default();
         settings.fetch.max_robots_bytes = 64 << 10;
         let cache = RobotsCache::new("trawl".into());
