@@ -285,6 +285,11 @@ fn probe_entry(
 ) {
     let mut entry = entry.clone();
     let mut taken: Vec<Vec<(String, Option<usize>)>> = Vec::new();
+    // Array elements taken out of `entry` whole, by their place in the file (array, index), so that later
+    // paths into the same array still name the file's elements.
+    let mut removed: Vec<Removed> = Vec::new();
+    // The last key taken, by its place in `entry` as it is now.
+    let mut last_under: Option<Vec<(String, Option<usize>)>> = None;
     for _ in 0..32 {
         let Err(e) = try_part(path, &entry) else {
             failed.extend(taken);
@@ -292,9 +297,21 @@ fn probe_entry(
         };
         let raw = e.message().to_string();
         // A field missing once a wrong one was taken out (a misspelt key, a bad value) is most likely that
-        // one: not a problem of its own.
+        // one: not a problem of its own. When the wrong one was the name of an element of an array (a rule
+        // of a sheet's `rules`), the element goes whole, so the entry's other parts are still checked.
         if raw.contains("missing field `") && !taken.is_empty() {
-            break;
+            match last_under.as_deref().and_then(element_of) {
+                Some(element) if remove_element(&mut entry, &element) => {
+                    let mut at = path.to_vec();
+                    at.extend(element);
+                    let at = in_file(at, &removed);
+                    removed.push(split_index(&at));
+                    *taken.last_mut().expect("not empty") = at;
+                    last_under = None;
+                    continue;
+                }
+                _ => break,
+            }
         }
         let under = if let Some(field) = quoted_after(&raw, "unknown field `") {
             take_key(&mut entry, &|k, _| k == field)
@@ -309,7 +326,9 @@ fn probe_entry(
         match under {
             Some(under) => {
                 let mut at = path.to_vec();
-                at.extend(under);
+                at.extend(under.iter().cloned());
+                let at = in_file(at, &removed);
+                last_under = Some(under);
                 out.push(toml_problem(Stage::Wiring, src, &e, &at));
                 taken.push(at);
             }
@@ -320,6 +339,80 @@ fn probe_entry(
         }
     }
     failed.push(path.to_vec());
+}
+
+/// The array element holding the key at `path` (the path without its last part, when that part's parent is
+/// an element of an array).
+fn element_of(path: &[(String, Option<usize>)]) -> Option<Vec<(String, Option<usize>)>> {
+    let (_, parent) = path.split_last()?;
+    parent.last()?.1?;
+    Some(parent.to_vec())
+}
+
+/// An array element taken out of an entry: its array's path and its index, in the file's numbering.
+type Removed = (Vec<(String, Option<usize>)>, usize);
+
+/// An element's path split into its array's path and its index.
+fn split_index(element: &[(String, Option<usize>)]) -> (Vec<(String, Option<usize>)>, usize) {
+    let mut array = element.to_vec();
+    let last = array.last_mut().expect("an element's path has a part");
+    let index = last.1.take().expect("an element's path ends at an index");
+    (array, index)
+}
+
+/// `path` with each index into an array that lost elements moved back to the file's numbering.
+fn in_file(
+    mut path: Vec<(String, Option<usize>)>,
+    removed: &[Removed],
+) -> Vec<(String, Option<usize>)> {
+    for n in 0..path.len() {
+        let Some(mut index) = path[n].1 else { continue };
+        let mut array = path[..=n].to_vec();
+        array[n].1 = None;
+        let mut gone: Vec<usize> = removed
+            .iter()
+            .filter(|(a, _)| *a == array)
+            .map(|(_, i)| *i)
+            .collect();
+        gone.sort_unstable();
+        for g in gone {
+            if g <= index {
+                index += 1;
+            }
+        }
+        path[n].1 = Some(index);
+    }
+    path
+}
+
+/// Removes from `value` the array element at `element`, a path below `value`; false when there is none.
+fn remove_element(value: &mut Spanned<DeValue<'_>>, element: &[(String, Option<usize>)]) -> bool {
+    let Some(((key, index), rest)) = element.split_first() else {
+        return false;
+    };
+    let DeValue::Table(t) = value.get_mut() else {
+        return false;
+    };
+    let Some((_, inner)) = t.iter_mut().find(|(k, _)| k.get_ref() == key) else {
+        return false;
+    };
+    match (index, inner.get_mut()) {
+        (None, _) => remove_element(inner, rest),
+        (Some(i), DeValue::Array(items)) if *i < items.len() => {
+            if !rest.is_empty() {
+                return items.get_mut(*i).is_some_and(|v| remove_element(v, rest));
+            }
+            let mut kept = DeArray::new();
+            for (n, v) in items.iter().enumerate() {
+                if n != *i {
+                    kept.push(v.clone());
+                }
+            }
+            *items = kept;
+            true
+        }
+        _ => false,
+    }
 }
 
 /// Takes out of `value` the first key (depth first) that `pick` chooses by its name and value; returns its
@@ -394,7 +487,10 @@ fn parse_one(src: &Source) -> Result<CrawlConfig, (Vec<Problem>, Option<toml::Ta
             out.sort_by_key(|p| p.at);
             out.dedup();
             let pruned = toml::from_str::<toml::Table>(&src.text).ok().map(|mut t| {
-                // Last first: taking out an array's element leaves the indexes of those before it right.
+                // Last first: taking out an array's element leaves the indexes of those before it right,
+                // and a key inside an element goes before the element's own removal.
+                failed.sort();
+                failed.dedup();
                 for path in failed.iter().rev() {
                     prune(&mut t, path);
                 }

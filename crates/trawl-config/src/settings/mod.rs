@@ -1235,6 +1235,30 @@ extension = "-jpg"
         }
     }
 
+    /// A rule of a sheet with an unknown name is left out, and the sheet's `set` and its other rules are
+    /// still checked (xt6c F8); rules after it keep their place in the messages.
+    #[test]
+    fn an_unknown_rule_name_does_not_hide_the_rest_of_its_sheet() {
+        let text = "[seeds]\nurls = [\"http://a.org/\"]\n[[sheet]]\nname = \"s\"\n\
+                    set = { \"fetch.timeout_ms\" = 0 }\n\
+                    rules = [{ rule = \"too_many_hopz\" }, { rule = \"too_many_hops\", max_hopz = 1 }, { rule = \"nope\" }, { rule = \"too_many_hops\", max_hops = 1, bad = 2 }]\n";
+        let e = CrawlConfig::check_str(text, Path::new("my.toml")).unwrap_err();
+        let s = e.to_string();
+        for want in [
+            "unknown name `too_many_hopz`: did you mean `too_many_hops`?",
+            "unknown key `max_hopz`",
+            "unknown name `nope`",
+            "unknown key `bad`",
+            "fetch.timeout_ms must be at least 1",
+        ] {
+            assert!(s.contains(want), "{want}: {s}");
+        }
+        // The last rule's bad key is pointed at where it is in the file, though two rules before it were
+        // taken out.
+        let at: Vec<_> = e.problems.iter().filter_map(|p| p.at).collect();
+        assert_eq!(at, [(6, 19), (6, 64), (6, 89), (6, 139), (5, 1)], "{e}");
+    }
+
     #[test]
     fn includes_merge_with_the_including_file_winning() {
         let dir = tempfile::tempdir().unwrap();
