@@ -30,7 +30,7 @@ pub use self::address::{AddressPolicy, classify};
 
 use std::{
     net::{IpAddr, SocketAddr},
-    sync::{Arc, Mutex, PoisonError},
+    sync::{Arc, Mutex, OnceLock, PoisonError},
     time::{Duration, Instant},
 };
 
@@ -313,6 +313,8 @@ pub struct Fetcher {
     idle: Mutex<IdlePool<Conn>>,
     /// Proxy failures seen, one per proxy and kind ([`Fetcher::proxy_failures`]).
     proxy_failures: Mutex<Vec<ProxyFailure>>,
+    /// When the crawl is stopping, the instant past which no fetch waits any more ([`Fetcher::cut_at`]).
+    cut: OnceLock<Instant>,
 }
 
 impl std::fmt::Debug for Fetcher {
@@ -345,7 +347,20 @@ impl Fetcher {
             strict,
             idle,
             proxy_failures: Mutex::default(),
+            cut: OnceLock::new(),
         }
+    }
+
+    /// A stopping crawl's bound on its fetches in flight: past `at` (the first call's), a body still
+    /// arriving is cut and kept as far as it came (`timeTrunc`), and a response head not yet come is a
+    /// timeout, so that a stop is not held for `fetch.max_fetch_ms` by a server trickling a body.
+    pub fn cut_at(&self, at: Instant) {
+        let _ = self.cut.set(at);
+    }
+
+    /// Whether a stop's cut ([`Fetcher::cut_at`]) has come.
+    fn cut_passed(&self) -> bool {
+        self.cut.get().is_some_and(|at| Instant::now() >= *at)
     }
 
     /// `failure` as the fetch's error, warned about in the log the first time this proxy fails this way
@@ -464,8 +479,15 @@ impl Fetcher {
     ) -> Result<((Response, Option<IpAddr>), Option<Conn>), ((FetchError, Option<IpAddr>), bool)>
     {
         let idle = Duration::from_millis(settings.timeout_ms);
-        let within =
-            |limit: Duration| limit.min(deadline.saturating_duration_since(Instant::now()));
+        // A stop's cut, once set, bounds every wait as the fetch's own deadline does.
+        let within = |limit: Duration| {
+            let now = Instant::now();
+            let until = match self.cut.get() {
+                Some(cut) => deadline.min(*cut),
+                None => deadline,
+            };
+            limit.min(until.saturating_duration_since(now))
+        };
         let mut conn = match conn {
             Some(c) => c,
             None => self
@@ -557,6 +579,11 @@ impl Fetcher {
         // The idle timeout counts from the last bytes, not from each turn of the loop.
         let mut last_data = Instant::now();
         loop {
+            // A body that keeps coming (so that no wait times out) is cut here.
+            if self.cut_passed() {
+                truncated = Some(Truncation::Time);
+                break;
+            }
             if min_rate && Instant::now() >= window_end {
                 if ((data.len() - window_start_len) as u64) < min_bytes {
                     truncated = Some(Truncation::Time);

@@ -44,8 +44,8 @@ impl CrawlHandle {
         self.checkpoint.store(true, Ordering::SeqCst);
     }
 
-    /// Asks the crawl to stop: URIs in flight finish, a checkpoint is written, archives are closed, reports
-    /// written.
+    /// Asks the crawl to stop: URIs in flight finish (a body still arriving after `ticker::STOP_CUT` is cut),
+    /// a checkpoint is written, archives are closed, reports written.
     pub fn stop(&self) {
         self.flag.store(true, Ordering::SeqCst);
         self.notify.notify_waiters();

@@ -13,6 +13,11 @@ use std::{
 use super::shared::{Shared, checkpoint, save_stats};
 use crate::stats::Snapshot;
 
+/// How long URIs in flight have to finish once a stop is asked for: then a body still arriving is cut
+/// and archived as far as it came (`timeTrunc`), so a trickling server cannot hold a stop for
+/// `fetch.max_fetch_ms`.
+pub(super) const STOP_CUT: Duration = Duration::from_secs(10);
+
 /// Ticks until aborted.
 pub(super) async fn run(
     shared: Arc<Shared>,
@@ -27,6 +32,12 @@ pub(super) async fn run(
         // Commit the frontier's recent changes that no crawl.log line brought to the journal (retries,
         // holds): a crash loses at most about a second of them.
         shared.pipeline.log.commit();
+        if shared.pipeline.stop.is_stopped() {
+            shared
+                .pipeline
+                .fetcher
+                .cut_at(std::time::Instant::now() + STOP_CUT);
+        }
         let snap = shared.snapshot();
         on_progress(&snap);
         tick += 1;
