@@ -119,7 +119,15 @@ pub(crate) struct Queue<T> {
     pub(crate) waiting: bool,
     /// Whether its own record changed since the last commit.
     pub(crate) dirty: bool,
+    /// With a store: the second, counted from the frontier's epoch, until which its record says it rests
+    /// (0: no rest recorded). A rest is recorded a little long ([`REST_PAD_S`]) so that a busy queue's record
+    /// is rewritten every few seconds, not after every fetch.
+    pub(crate) rest_noted_s: u32,
 }
+
+/// How much longer than the rest a queue's record keeps: a resume may hold a host this much longer than
+/// its delay asked, never shorter.
+pub(crate) const REST_PAD_S: u32 = 2;
 
 /// The parts of a queue that hold items: empty for most queues most of the time, so kept apart.
 #[derive(Debug)]
@@ -188,6 +196,7 @@ impl<T> Queue<T> {
             active: false,
             waiting: false,
             dirty: false,
+            rest_noted_s: 0,
         }
     }
 
@@ -273,8 +282,10 @@ impl<T> Queue<T> {
     }
 
     /// The persisted record: id, spent, control, delay ms (or u64::MAX), budget (or u64::MAX), precedence.
-    pub(crate) fn record(&self, id: u32) -> Vec<u8> {
-        let mut v = Vec::with_capacity(30);
+    /// Its persisted record; `rest_until_ms` is the wall-clock end (Unix milliseconds) of the rest it
+    /// records, 0 for none.
+    pub(crate) fn record(&self, id: u32, rest_until_ms: u64) -> Vec<u8> {
+        let mut v = Vec::with_capacity(38);
         v.extend_from_slice(&id.to_be_bytes());
         v.extend_from_slice(&self.spent.to_be_bytes());
         v.push(match self.control {
@@ -286,11 +297,18 @@ impl<T> Queue<T> {
         v.extend_from_slice(&delay.to_be_bytes());
         v.extend_from_slice(&self.budget.unwrap_or(u64::MAX).to_be_bytes());
         v.push(self.precedence);
+        v.extend_from_slice(&rest_until_ms.to_be_bytes());
         v
     }
 
-    /// Restores a queue, and its id, from its persisted record.
-    pub(crate) fn from_record(bytes: &[u8], now: Instant) -> Option<(u32, Queue<T>)> {
+    /// Restores a queue, and its id, from its persisted record; `now` is the frontier's epoch and `wall_now`
+    /// the wall clock then (Unix milliseconds), so that a rest the record holds goes on to its end (a record
+    /// written before rests were kept has none).
+    pub(crate) fn from_record(
+        bytes: &[u8],
+        now: Instant,
+        wall_now: u64,
+    ) -> Option<(u32, Queue<T>)> {
         let u64_at = |i: usize| {
             bytes
                 .get(i..i + 8)
@@ -310,6 +328,12 @@ impl<T> Queue<T> {
             .map(Duration::from_millis);
         q.budget = u64_at(21).filter(|&b| b != u64::MAX);
         q.precedence = bytes.get(29).copied().unwrap_or(u8::MAX);
+        let rest_ms = u64_at(30).unwrap_or(0).saturating_sub(wall_now);
+        if rest_ms > 0 {
+            q.polite_at = now + Duration::from_millis(rest_ms);
+            q.not_before = q.polite_at;
+            q.rest_noted_s = rest_ms.div_ceil(1000).min(u64::from(u32::MAX)) as u32;
+        }
         Some((id, q))
     }
 }
@@ -338,7 +362,7 @@ mod tests {
             q.delay = delay_ms.map(Duration::from_millis);
             q.budget = budget;
             q.precedence = precedence;
-            let (back_id, back) = Queue::<String>::from_record(&q.record(id), now).unwrap();
+            let (back_id, back) = Queue::<String>::from_record(&q.record(id, 0), now, 0).unwrap();
             prop_assert_eq!(back_id, id);
             prop_assert_eq!(
                 (back.spent, back.control, back.delay, back.budget, back.precedence),

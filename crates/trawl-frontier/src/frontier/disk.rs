@@ -9,6 +9,7 @@ impl<T: Item> Frontier<T> {
         let store = Store::open(dir)?;
         let mut f = Frontier::in_memory(per_queue);
         let now = f.epoch;
+        let wall_now = f.epoch_wall_ms;
         f.head_max = HEAD_MAX;
         for kv in store.queues.iter() {
             let (k, v) = kv.into_inner().map_err(|e| store.err(e))?;
@@ -16,7 +17,7 @@ impl<T: Item> Frontier<T> {
                 path: store.path().to_path_buf(),
                 what: "queue name",
             })?;
-            let (id, q) = Queue::from_record(&v, now).ok_or_else(|| Error::Corrupt {
+            let (id, q) = Queue::from_record(&v, now, wall_now).ok_or_else(|| Error::Corrupt {
                 path: store.path().to_path_buf(),
                 what: "queue",
             })?;
@@ -152,10 +153,14 @@ impl<T: Item> Frontier<T> {
         for id in self.dirty.drain(..) {
             let q = &mut self.queues[id as usize];
             q.dirty = false;
+            let rest_until_ms = match q.rest_noted_s {
+                0 => 0,
+                s => self.epoch_wall_ms + u64::from(s) * 1000,
+            };
             store.put(
                 Which::Queues,
                 self.names.name(id).as_bytes().to_vec(),
-                q.record(id),
+                q.record(id, rest_until_ms),
             );
         }
         if wait {

@@ -157,7 +157,8 @@ fn split(v: &[u8]) -> Option<(u64, u64, &str, &[u8])> {
     Some((due, fp, queue, &v[20 + len..]))
 }
 
-fn unix_ms(t: SystemTime) -> u64 {
+/// `t` in milliseconds since the Unix epoch (0 before it).
+pub(crate) fn unix_ms(t: SystemTime) -> u64 {
     t.duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
 }

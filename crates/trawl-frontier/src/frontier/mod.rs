@@ -108,6 +108,8 @@ pub struct Frontier<T> {
     /// When the frontier was made: a new queue may be fetched from at once, and new queues tie here, so
     /// they take turns in the order they were made whatever the clock's resolution.
     epoch: Instant,
+    /// The wall clock at `epoch` (Unix milliseconds): queue records keep their rests in wall-clock time.
+    epoch_wall_ms: u64,
     uniq: UniqFilter,
     /// Items due later (watchable revisits), moved into their queues when due.
     later: Later<T>,
@@ -137,6 +139,7 @@ impl<T: Item> Frontier<T> {
             balance: 0,
             tick: 0,
             epoch: Instant::now(),
+            epoch_wall_ms: later::unix_ms(std::time::SystemTime::now()),
             uniq: UniqFilter::new(),
             later: Later::new(),
             per_queue: per_queue.max(1),
@@ -495,6 +498,17 @@ impl<T: Item> Frontier<T> {
         let delay = q.delay.unwrap_or(delay);
         q.polite_at = q.polite_at.max(now + delay);
         q.not_before = q.not_before.max(q.polite_at);
+        // The rest goes into the queue's record, so that a resume (even after a kill) does not send the host
+        // a request early; recorded a little long, so a busy queue's record is rewritten every few seconds.
+        let rest_ms = q
+            .polite_at
+            .saturating_duration_since(self.epoch)
+            .as_millis();
+        let rest_s = rest_ms.div_ceil(1000).min(u128::from(u32::MAX)) as u32;
+        if self.store.is_some() && q.polite_at > now && rest_s > q.rest_noted_s {
+            q.rest_noted_s = rest_s.saturating_add(crate::queue::REST_PAD_S);
+            self.mark_dirty(id);
+        }
         let record = item_key(id, ticket.precedence, ticket.seq);
         // A finished item's uniq key is seen from now on, even if it came in bypassing the filter (a
         // prerequisite, a retry); the uniq key of one that did already points to this record.

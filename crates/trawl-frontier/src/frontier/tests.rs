@@ -984,3 +984,48 @@ fn the_next_ready_queue_is_named_with_its_time() {
     f.schedule_later("b", s("b/1"), t0 + Duration::from_secs(5));
     assert_eq!(f.next_ready().unwrap().1, t0 + Duration::from_secs(5));
 }
+
+/// A queue's rest survives a reopen, as after a kill (xt6a F14): its next item waits out the delay the
+/// last fetch asked for (a little longer, never shorter), while another queue goes at once.
+#[test]
+fn a_rest_survives_a_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut f: Frontier<String> = Frontier::open(dir.path(), 1).unwrap();
+        f.schedule("slow", s("a1"));
+        f.schedule("slow", s("a2"));
+        f.schedule("fast", s("b1"));
+        let now = Instant::now();
+        let done = take(&mut f, now);
+        assert_eq!(done.item, "a1");
+        f.finished(
+            &done.queue,
+            done.ticket,
+            Some(200),
+            now,
+            Duration::from_secs(5),
+        );
+        f.flush().unwrap();
+    }
+    let mut f: Frontier<String> = Frontier::open(dir.path(), 1).unwrap();
+    let now = Instant::now();
+    let first = take(&mut f, now);
+    assert_eq!(first.item, "b1", "the queue that did not rest goes at once");
+    f.finished(&first.queue, first.ticket, Some(200), now, Duration::ZERO);
+    match f.next(now).unwrap() {
+        Next::WaitUntil(at) => {
+            let wait = at.saturating_duration_since(now);
+            assert!(
+                (Duration::from_millis(4500)..=Duration::from_secs(8)).contains(&wait),
+                "{wait:?}"
+            );
+        }
+        _ => panic!("the resting queue waits"),
+    }
+    f.flush().unwrap();
+    drop(f);
+    // Eight seconds on, the rest is over.
+    let mut f: Frontier<String> = Frontier::open(dir.path(), 1).unwrap();
+    let later = Instant::now() + Duration::from_secs(8);
+    assert_eq!(take(&mut f, later).item, "a2");
+}
