@@ -10,9 +10,11 @@
 --   P:polite  HASH queue -> ms its politeness delay ends
 --   P:later   ZSET "queue\nitem" -> ms due      P:n HASH counters
 --   P:qpaused HASH queue -> paused | retired (an operator's)
+--   P:seen    the server's time at the last claim or renewal (outage.lua)
 local p, worker, lease_ms, token = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+keep_leases_through_outage(p, now, lease_ms)
 
 local state = redis.call('HGET', p .. ':ctl', 'state')
 if state == 'stop' then return {'stopped'} end

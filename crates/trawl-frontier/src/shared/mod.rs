@@ -184,14 +184,20 @@ struct Scripts {
 impl Default for Scripts {
     fn default() -> Self {
         Scripts {
-            claim: Script::new(include_str!("claim.lua")),
+            claim: Script::new(&with_outage(include_str!("claim.lua"))),
             complete: Script::new(include_str!("complete.lua")),
             schedule: Script::new(include_str!("schedule.lua")),
-            renew: Script::new(include_str!("renew.lua")),
+            renew: Script::new(&with_outage(include_str!("renew.lua"))),
             queue: Script::new(include_str!("queue.lua")),
             cut: Script::new(include_str!("cut.lua")),
         }
     }
+}
+
+/// `script` with outage.lua's function put after its first line (the `#!lua` line must stay first).
+fn with_outage(script: &str) -> String {
+    let (first, rest) = script.split_once('\n').unwrap_or((script, ""));
+    format!("{first}\n{}{rest}", include_str!("outage.lua"))
 }
 
 /// How many queues one claim looks at before it answers (empty queues it meets are dropped on the way).

@@ -4,6 +4,7 @@
 local p, worker, lease_ms = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+keep_leases_through_outage(p, now, lease_ms)
 redis.call('ZADD', p .. ':workers', now, worker)
 redis.call('HSETNX', p .. ':wstart', worker, now)
 local kept = 0

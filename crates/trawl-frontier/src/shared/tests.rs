@@ -184,7 +184,11 @@ fn an_expired_lease_is_claimed_again_and_the_old_holder_cannot_complete() {
     seeds(&mut dead, &[("h", "h/1")]);
     let (_, q, stale) = claim(&mut dead);
     assert!(matches!(live.claim().unwrap(), Claim::WaitUntil(_)));
-    std::thread::sleep(Duration::from_millis(1_100));
+    // The live worker beats (every third of a lease) while the dead one's lease runs out.
+    for _ in 0..3 {
+        std::thread::sleep(Duration::from_millis(370));
+        live.renew().unwrap();
+    }
     let (item, _, lease) = claim(&mut live);
     assert_eq!(item, "h/1", "the dead worker's item, again");
     // The zombie wakes up: its result is dropped, links included.
@@ -208,6 +212,29 @@ fn an_expired_lease_is_claimed_again_and_the_old_holder_cannot_complete() {
     );
     let counts = live.counts().unwrap();
     assert_eq!((counts.reclaimed, counts.done, counts.in_flight), (1, 1, 0));
+}
+
+/// An outage in which no worker reaches Redis for longer than a lease does not expire the leases held
+/// through it (xt6a F5): once Redis is back, the holder completes its URI and nobody fetches it again.
+/// Here the outage is no call at all for 1.5 leases.
+#[test]
+fn leases_held_through_an_outage_are_not_claimed_again() {
+    let server = RedisServer::start();
+    let mut holder = worker(&server, "holder", 1_000);
+    let mut other = worker(&server, "other", 1_000);
+    seeds(&mut holder, &[("h", "h/1"), ("h", "h/2")]);
+    let (_, q, lease) = claim(&mut holder);
+    std::thread::sleep(Duration::from_millis(1_500));
+    assert!(
+        matches!(other.claim().unwrap(), Claim::WaitUntil(_)),
+        "the held lease is still the holder's"
+    );
+    assert_eq!(
+        holder.finished(&q, &lease, &Completion::default()).unwrap(),
+        Some(vec![])
+    );
+    let counts = holder.counts().unwrap();
+    assert_eq!((counts.reclaimed, counts.done), (0, 1));
 }
 
 /// The seen marks of what a browser fetched and a gallery's predicted page go in with the completion:
