@@ -9,6 +9,9 @@ pub const CONNECT_FAILED: i32 = -2;
 pub const CONNECTION_BROKEN: i32 = -3;
 /// Nothing arrived within the timeout.
 pub const TIMEOUT: i32 = -4;
+/// Processing the URI failed on a bug in trawl (a panic; Heritrix: "unexpected runtime exception"). It is
+/// not tried again.
+pub const RUNTIME_EXCEPTION: i32 = -5;
 /// The URI cannot be sent as a request (Heritrix: "unsupported or illegal").
 pub const UNFETCHABLE: i32 = -7;
 /// robots.txt could not be fetched (5xx or no answer after retries), so the host is off limits.

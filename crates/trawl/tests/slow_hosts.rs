@@ -415,3 +415,51 @@ async fn a_stop_cuts_a_trickling_body_after_a_grace() {
         "the cut body is archived"
     );
 }
+
+/// A panic while a URI is processed (a bug; here asked for with the debug build's `TRAWL_PANIC_ON`) ends
+/// that URI with -5 `err=panic` and its line: the crawl goes on and ends, where the worker used to die with
+/// the URI in flight and the crawl never ended.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panic_ends_its_uri_not_the_crawl() {
+    let app = Router::new().fallback(|req: Request| async move {
+        let body = match req.uri().path() {
+            "/" => "<a href=\"/a\">a</a> <a href=\"/panic-here\">p</a> <a href=\"/b\">b</a>"
+                .to_string(),
+            p => format!("page {p}"),
+        };
+        ([(header::CONTENT_TYPE, "text/html")], body)
+    });
+    let addr = common::listen(app).await;
+    let dir = tempfile::tempdir().unwrap();
+    let seed = format!("http://127.0.0.1:{}/", addr.port());
+    let cfg = common::write(
+        &dir.path().join("c.toml"),
+        &format!(
+            "[seeds]\nurls = [\"{seed}\"]\n[fetch]\nobey_robots = false\n[frontier]\nmin_delay_ms = 0\nmax_delay_ms = 0\n"
+        ),
+    );
+    let job = dir.path().join("job");
+    let run = tokio::task::spawn_blocking(move || {
+        let mut cmd = common::trawl_command();
+        cmd.env("TRAWL_PANIC_ON", "/panic-here")
+            .arg("crawl")
+            .arg("-c")
+            .arg(&cfg)
+            .arg("--job")
+            .arg(&job);
+        (common::run(&mut cmd), job)
+    });
+    let ((ok, said), job) = tokio::time::timeout(Duration::from_secs(60), run)
+        .await
+        .expect("the crawl ends")
+        .unwrap();
+    assert!(ok, "{said}");
+    assert!(said.contains("panicked (a bug in trawl"), "{said}");
+    let log = common::crawl_log(&job);
+    let line = common::log_line(&log, &format!("{seed}panic-here"));
+    assert_eq!(line.status, -5, "{line:?}");
+    assert!(line.has_annotation("err=panic"), "{line:?}");
+    for page in ["a", "b"] {
+        assert_eq!(common::log_line(&log, &format!("{seed}{page}")).status, 200);
+    }
+}

@@ -7,7 +7,7 @@
 //! [`Pipeline`] (what the stages share), and either hands them on or ends the URI with an [`outcome`]. No stage touches the frontier: the worker loop
 //! (`crawl::worker`) is the one place an outcome is applied to it. docs/architecture.md draws the picture.
 
-use trawl_config::CrawlUri;
+use trawl_config::{Annotation, CrawlUri};
 
 pub(crate) mod candidate;
 mod extract;
@@ -27,7 +27,7 @@ mod retry;
 pub(crate) mod robots;
 mod write;
 
-use crate::fetch_record;
+use crate::{crawl_log::LogEntry, fetch_record};
 
 use self::{
     outcome::{Ended, Outcome},
@@ -42,10 +42,69 @@ pub(crate) async fn process(p: &Pipeline, uri: CrawlUri, queue: &str, worker: us
     }
 }
 
+/// [`process`], where a panic in a stage (a bug in trawl) ends the URI with status -5 and its crawl.log line,
+/// instead of ending the worker with the URI in flight, which would keep the crawl from ever ending.
+pub(crate) async fn process_guarded(
+    p: &Pipeline,
+    uri: CrawlUri,
+    queue: &str,
+    worker: usize,
+) -> Outcome {
+    use futures_util::FutureExt;
+    let url: Box<str> = uri.url.as_str().into();
+    let source = uri.source.clone();
+    let run = std::panic::AssertUnwindSafe(process(p, uri, queue, worker));
+    match run.catch_unwind().await {
+        Ok(outcome) => outcome,
+        Err(_) => panicked(p, &url, &source, worker),
+    }
+}
+
+/// A test's way to make a stage panic, in debug builds only (the tests' binary): `TRAWL_PANIC_ON=TEXT` in the
+/// environment panics on every URL holding TEXT, as a bug in a stage would.
+#[cfg(debug_assertions)]
+fn fail_point(url: &str) {
+    static ON: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    if let Some(text) = ON.get_or_init(|| std::env::var("TRAWL_PANIC_ON").ok())
+        && url.contains(text.as_str())
+    {
+        panic!("TRAWL_PANIC_ON: a panic asked for on {url}");
+    }
+}
+
+/// The outcome of a URI whose processing panicked: done with -5 (`err=panic`), its queue not held.
+fn panicked(p: &Pipeline, url: &str, source: &str, worker: usize) -> Outcome {
+    let status = trawl_config::status::RUNTIME_EXCEPTION;
+    eprintln!(
+        "trawl: processing {url} panicked (a bug in trawl: please report it with the message above); \
+         logged as {status}, not tried again"
+    );
+    let host = url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string))
+        .unwrap_or_default();
+    let line = p.log(
+        &LogEntry {
+            status,
+            uri: url,
+            worker,
+            annotations: &[Annotation::FetchFailed("panic")],
+            ..LogEntry::default()
+        },
+        None,
+        source,
+        &host,
+        0,
+    );
+    Outcome::done(status, std::time::Duration::ZERO).logged(line)
+}
+
 /// The fetch chain: each stage hands the URI on, or ends it (`Err`) with its outcome.
 async fn stages(p: &Pipeline, uri: CrawlUri, queue: &str, worker: usize) -> Result<Outcome, Ended> {
     let settings = p.settings().sheets.effective(&uri);
     let uri = prefetch::run(p, uri, queue, &settings, worker)?;
+    #[cfg(debug_assertions)]
+    fail_point(uri.url.as_str());
     let (mut uri, mut record) = fetch_and_write(p, uri, &settings, worker, None).await?;
     let found = if record.response().is_some() {
         render::run(p, &mut uri, &mut record, &settings, worker).await

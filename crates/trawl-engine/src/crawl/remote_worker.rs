@@ -31,7 +31,7 @@ pub(super) async fn worker(shared: Arc<Shared>, remote: &Remote, id: usize) {
         match claim {
             Claim::Ready { item, queue, lease } => {
                 shared.wake.one();
-                let outcome = chain::process(&shared.pipeline, item, &queue, id).await;
+                let outcome = chain::process_guarded(&shared.pipeline, item, &queue, id).await;
                 complete(&shared, remote, &queue, &lease, outcome, id).await;
                 shared.wake.one();
                 continue;

@@ -50,7 +50,7 @@ pub(super) async fn worker(shared: Arc<Shared>, id: usize) {
                     Some(at) => shared.wake.at(at),
                     None => {}
                 }
-                let outcome = chain::process(&shared.pipeline, item, &queue, id).await;
+                let outcome = chain::process_guarded(&shared.pipeline, item, &queue, id).await;
                 // What the outcome made ready, this worker finds first: it asks the frontier again at once.
                 apply(&shared, &queue, ticket, outcome, id);
                 continue;
