@@ -122,7 +122,9 @@ impl SeedOutcome {
             status::CONNECTION_BROKEN => "the connection broke before an answer",
             status::TIMEOUT => "no answer within the timeout",
             status::UNFETCHABLE => "it cannot be sent as an HTTP request",
-            status::RUNTIME_EXCEPTION => "processing it hit a bug in trawl (a panic; please report it)",
+            status::RUNTIME_EXCEPTION => {
+                "processing it hit a bug in trawl (a panic; please report it)"
+            }
             status::ROBOTS_PREREQUISITE_FAILED => {
                 "its robots.txt could not be fetched (no answer or a 5xx), so its host was not crawled"
             }

@@ -48,10 +48,23 @@ pub enum CookiesFileError {
 /// file's cookies reach every set of sheets). Saved with the others, so a resumed job's new jars get them too.
 const FILE_JAR: &str = "(cookies_file)";
 
-/// Jar `key`, made from the file's cookies when it is new.
-fn jar<'a>(jars: &'a mut HashMap<String, CookieStore>, key: &str) -> &'a mut CookieStore {
+/// Jar `key`, made from the file's cookies when it is new; those count against each site's bounds in the
+/// new jar as cookies set there do (`ledger` is locked for that, so the caller must not hold it).
+fn jar<'a>(
+    jars: &'a mut HashMap<String, CookieStore>,
+    key: &str,
+    ledger: &Mutex<Ledger>,
+) -> &'a mut CookieStore {
     if !jars.contains_key(key) {
-        let start = jars.get(FILE_JAR).cloned().unwrap_or_default();
+        let mut start = jars.get(FILE_JAR).cloned().unwrap_or_default();
+        let mut ledger = ledger.lock().unwrap_or_else(|e| e.into_inner());
+        let evicted: Vec<_> = start
+            .iter_unexpired()
+            .flat_map(|c| ledger.stored(key, c, &StoreAction::Inserted))
+            .collect();
+        for (d, p, n) in evicted {
+            start.remove(&d, &p, &n);
+        }
         jars.insert(key.to_string(), start);
     }
     jars.get_mut(key).expect("inserted above")
@@ -130,7 +143,7 @@ impl Jars {
         }
         self.save_if_due();
         let mut jars = self.jars.lock().unwrap_or_else(|e| e.into_inner());
-        let pairs: Vec<String> = jar(&mut jars, key)
+        let pairs: Vec<String> = jar(&mut jars, key, &self.ledger)
             .get_request_values(url)
             .map(|(n, v)| format!("{n}={v}"))
             .collect();
@@ -145,8 +158,8 @@ impl Jars {
         let mut changed = false;
         {
             let mut jars = self.jars.lock().unwrap_or_else(|e| e.into_inner());
+            let jar = jar(&mut jars, key, &self.ledger);
             let mut ledger = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
-            let jar = jar(&mut jars, key);
             for value in set_cookies {
                 if on_public_suffix(value, url) {
                     tracing::debug!(%url, "Set-Cookie for a public suffix refused");
@@ -189,7 +202,7 @@ impl Jars {
             return Vec::new();
         }
         let mut jars = self.jars.lock().unwrap_or_else(|e| e.into_inner());
-        jar(&mut jars, key)
+        jar(&mut jars, key, &self.ledger)
             .get_request_values(url)
             .map(|(n, v)| (n.to_string(), v.to_string()))
             .collect()
@@ -487,6 +500,32 @@ mod tests {
         assert_eq!(
             jars.header("", &u("http://other.example/")).as_deref(),
             Some("keep=1")
+        );
+    }
+
+    /// The cookies a `cookies_file` gives a new jar count against its sites' bounds: a site setting its
+    /// own cookies later keeps the jar at the bound, the file's oldest first out.
+    #[test]
+    fn a_cookies_file_counts_against_the_site_bounds() {
+        use super::super::cookie_limits::MAX_PER_SITE;
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("cookies.txt");
+        let lines: String = (0..100)
+            .map(|i| format!("ck.example\tFALSE\t/\tFALSE\t0\tf{i}\t1\n"))
+            .collect();
+        std::fs::write(&file, lines).unwrap();
+        let jars = Jars::open(CookieMode::Job, None);
+        assert_eq!(jars.load_file(&file).unwrap(), 100);
+        let page = u("http://ck.example/");
+        for n in 0..MAX_PER_SITE {
+            jars.store("", &page, [format!("s{n}=1").as_str()].into_iter());
+        }
+        let names: Vec<String> = jars.values("", &page).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names.len(), MAX_PER_SITE);
+        assert!(names.contains(&format!("s{}", MAX_PER_SITE - 1)));
+        assert!(
+            !names.contains(&"f0".to_string()),
+            "the file's oldest went first"
         );
     }
 
