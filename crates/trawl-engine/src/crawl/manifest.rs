@@ -20,17 +20,29 @@ pub(super) fn add_missing(
     if files.is_empty() {
         return Ok(0);
     }
-    let listed: HashSet<String> = frontier
-        .warcs()?
-        .into_iter()
-        .map(|(_, path, _)| path)
-        .collect();
-    let missing: Vec<(String, u64)> = files
-        .into_iter()
-        .filter(|(path, _)| !listed.contains(path))
-        .collect();
+    let listed = frontier.warcs()?.into_iter().map(|(_, path, _)| path);
+    let missing = unlisted(files, listed);
     frontier.add_warcs(&missing)?;
     Ok(missing.len())
+}
+
+/// The `files` (absolute paths) that no `listed` path names. A line written by an older trawl may name its
+/// file relative to that worker's working directory: it names the file it resolves to from here.
+fn unlisted(files: Vec<(String, u64)>, listed: impl Iterator<Item = String>) -> Vec<(String, u64)> {
+    let listed: HashSet<String> = listed
+        .flat_map(|path| {
+            let resolved = Path::new(&path)
+                .is_relative()
+                .then(|| std::fs::canonicalize(&path).ok())
+                .flatten()
+                .map(|p| p.display().to_string());
+            [Some(path), resolved].into_iter().flatten()
+        })
+        .collect();
+    files
+        .into_iter()
+        .filter(|(path, _)| !listed.contains(path))
+        .collect()
 }
 
 /// The closed WARC files of `warc_dir` (not `.open` ones) by absolute path, with their sizes.
@@ -73,6 +85,23 @@ mod tests {
         let found = closed_warcs(&relative);
         let canonical = std::fs::canonicalize(warcs.join("a.warc.gz")).unwrap();
         assert_eq!(found, [(canonical.display().to_string(), 5)]);
+    }
+
+    /// A file an older trawl listed by a relative path is not listed again by its absolute one; a file
+    /// not listed at all is.
+    #[test]
+    fn a_file_listed_by_a_relative_path_is_not_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let warcs = dir.path().join("warcs");
+        std::fs::create_dir(&warcs).unwrap();
+        std::fs::write(warcs.join("a.warc.gz"), b"12345").unwrap();
+        std::fs::write(warcs.join("b.warc.gz"), b"123").unwrap();
+        let files = closed_warcs(&warcs);
+        let cwd = std::env::current_dir().unwrap();
+        let old_line = pathdiff(&warcs.join("a.warc.gz"), &cwd);
+        let missing = unlisted(files, [old_line.display().to_string()].into_iter());
+        let b = std::fs::canonicalize(warcs.join("b.warc.gz")).unwrap();
+        assert_eq!(missing, [(b.display().to_string(), 3)]);
     }
 
     /// `path` relative to `base` (both absolute), through `..` as needed.
