@@ -242,7 +242,7 @@ fn probe(
     path: &mut Vec<(String, Option<usize>)>,
     value: &Spanned<DeValue<'_>>,
     out: &mut Vec<Problem>,
-    failed: &mut Vec<Vec<(String, Option<usize>)>>,
+    failed: &mut Pruning,
 ) {
     let Err(e) = try_part(path, value) else {
         return;
@@ -268,7 +268,7 @@ fn probe(
     }
     if out.len() == before {
         out.push(toml_problem(Stage::Wiring, src, &e, path));
-        failed.push(problem_path(path, e.message()));
+        failed.remove.push(problem_path(path, e.message()));
     }
 }
 
@@ -281,33 +281,28 @@ fn probe_entry(
     path: &[(String, Option<usize>)],
     entry: &Spanned<DeValue<'_>>,
     out: &mut Vec<Problem>,
-    failed: &mut Vec<Vec<(String, Option<usize>)>>,
+    failed: &mut Pruning,
 ) {
     let mut entry = entry.clone();
     let mut taken: Vec<Vec<(String, Option<usize>)>> = Vec::new();
-    // Array elements taken out of `entry` whole, by their place in the file (array, index), so that later
-    // paths into the same array still name the file's elements.
-    let mut removed: Vec<Removed> = Vec::new();
-    // The last key taken, by its place in `entry` as it is now.
-    let mut last_under: Option<Vec<(String, Option<usize>)>> = None;
+    let mut placeholders = Vec::new();
     for _ in 0..32 {
         let Err(e) = try_part(path, &entry) else {
-            failed.extend(taken);
+            failed.remove.extend(taken);
+            failed.placeholders.extend(placeholders);
             return;
         };
         let raw = e.message().to_string();
         // A field missing once a wrong one was taken out (a misspelt key, a bad value) is most likely that
-        // one: not a problem of its own. When the wrong one was the name of an element of an array (a rule
-        // of a sheet's `rules`), the element goes whole, so the entry's other parts are still checked.
+        // one: not a problem of its own. When the wrong one was a rule's name (a rule of a sheet's `rules`,
+        // or of an `all`/`any`), the rule becomes `accept` in its place, so the entry's other parts (a
+        // sheet's `set`) are still checked, and later rules keep their numbers.
         if raw.contains("missing field `") && !taken.is_empty() {
-            match last_under.as_deref().and_then(element_of) {
-                Some(element) if remove_element(&mut entry, &element) => {
-                    let mut at = path.to_vec();
-                    at.extend(element);
-                    let at = in_file(at, &removed);
-                    removed.push(split_index(&at));
-                    *taken.last_mut().expect("not empty") = at;
-                    last_under = None;
+            let last = taken.last().expect("not empty");
+            match rule_of(last) {
+                Some(rule) if set_accept(&mut entry, &rule[path.len()..]) => {
+                    taken.pop();
+                    placeholders.push(rule);
                     continue;
                 }
                 _ => break,
@@ -316,19 +311,18 @@ fn probe_entry(
         let under = if let Some(field) = quoted_after(&raw, "unknown field `") {
             take_key(&mut entry, &|k, _| k == field)
         } else if let Some(got) = quoted_after(&raw, "unknown variant `") {
-            take_key(
-                &mut entry,
-                &|_, v| matches!(v, DeValue::String(s) if s.as_ref() == got),
-            )
+            // A rule's name first, so a value spelt alike elsewhere (`regex = "nope"`) is not taken for it.
+            let named =
+                |_: &str, v: &DeValue<'_>| matches!(v, DeValue::String(s) if s.as_ref() == got);
+            take_key(&mut entry, &|k, v| k == "rule" && named(k, v))
+                .or_else(|| take_key(&mut entry, &named))
         } else {
             None
         };
         match under {
             Some(under) => {
                 let mut at = path.to_vec();
-                at.extend(under.iter().cloned());
-                let at = in_file(at, &removed);
-                last_under = Some(under);
+                at.extend(under);
                 out.push(toml_problem(Stage::Wiring, src, &e, &at));
                 taken.push(at);
             }
@@ -338,55 +332,36 @@ fn probe_entry(
             }
         }
     }
-    failed.push(path.to_vec());
+    failed.remove.push(path.to_vec());
 }
 
-/// The array element holding the key at `path` (the path without its last part, when that part's parent is
-/// an element of an array).
-fn element_of(path: &[(String, Option<usize>)]) -> Option<Vec<(String, Option<usize>)>> {
-    let (_, parent) = path.split_last()?;
-    parent.last()?.1?;
-    Some(parent.to_vec())
+/// What the pruned config leaves out of the file (paths of keys and entries) and where it puts an `accept`
+/// rule in place of one whose name is unknown.
+#[derive(Default)]
+struct Pruning {
+    remove: Vec<Vec<(String, Option<usize>)>>,
+    placeholders: Vec<Vec<(String, Option<usize>)>>,
 }
 
-/// An array element taken out of an entry: its array's path and its index, in the file's numbering.
-type Removed = (Vec<(String, Option<usize>)>, usize);
-
-/// An element's path split into its array's path and its index.
-fn split_index(element: &[(String, Option<usize>)]) -> (Vec<(String, Option<usize>)>, usize) {
-    let mut array = element.to_vec();
-    let last = array.last_mut().expect("an element's path has a part");
-    let index = last.1.take().expect("an element's path ends at an index");
-    (array, index)
+/// The rule (an element of an array) whose `rule` key is at `path`.
+fn rule_of(path: &[(String, Option<usize>)]) -> Option<Vec<(String, Option<usize>)>> {
+    let ((key, _), parent) = path.split_last()?;
+    (key == "rule" && parent.last()?.1.is_some()).then(|| parent.to_vec())
 }
 
-/// `path` with each index into an array that lost elements moved back to the file's numbering.
-fn in_file(
-    mut path: Vec<(String, Option<usize>)>,
-    removed: &[Removed],
-) -> Vec<(String, Option<usize>)> {
-    for n in 0..path.len() {
-        let Some(mut index) = path[n].1 else { continue };
-        let mut array = path[..=n].to_vec();
-        array[n].1 = None;
-        let mut gone: Vec<usize> = removed
-            .iter()
-            .filter(|(a, _)| *a == array)
-            .map(|(_, i)| *i)
-            .collect();
-        gone.sort_unstable();
-        for g in gone {
-            if g <= index {
-                index += 1;
-            }
-        }
-        path[n].1 = Some(index);
-    }
-    path
+/// The placeholder for a rule whose name is unknown: a rule that is always valid.
+fn accept_rule<'i>() -> DeTable<'i> {
+    let mut t = DeTable::new();
+    t.insert(
+        Spanned::new(0..0, Cow::Borrowed("rule")),
+        Spanned::new(0..0, DeValue::String(Cow::Borrowed("accept"))),
+    );
+    t
 }
 
-/// Removes from `value` the array element at `element`, a path below `value`; false when there is none.
-fn remove_element(value: &mut Spanned<DeValue<'_>>, element: &[(String, Option<usize>)]) -> bool {
+/// Puts an `accept` rule in place of the array element at `element`, a path below `value`; false when
+/// there is none.
+fn set_accept(value: &mut Spanned<DeValue<'_>>, element: &[(String, Option<usize>)]) -> bool {
     let Some(((key, index), rest)) = element.split_first() else {
         return false;
     };
@@ -397,20 +372,16 @@ fn remove_element(value: &mut Spanned<DeValue<'_>>, element: &[(String, Option<u
         return false;
     };
     match (index, inner.get_mut()) {
-        (None, _) => remove_element(inner, rest),
-        (Some(i), DeValue::Array(items)) if *i < items.len() => {
-            if !rest.is_empty() {
-                return items.get_mut(*i).is_some_and(|v| remove_element(v, rest));
+        (None, _) => set_accept(inner, rest),
+        (Some(i), DeValue::Array(items)) => match items.get_mut(*i) {
+            Some(item) if rest.is_empty() => {
+                let span = item.span();
+                *item = Spanned::new(span, DeValue::Table(accept_rule()));
+                true
             }
-            let mut kept = DeArray::new();
-            for (n, v) in items.iter().enumerate() {
-                if n != *i {
-                    kept.push(v.clone());
-                }
-            }
-            *items = kept;
-            true
-        }
+            Some(item) => set_accept(item, rest),
+            None => false,
+        },
         _ => false,
     }
 }
@@ -474,7 +445,7 @@ fn parse_one(src: &Source) -> Result<CrawlConfig, (Vec<Problem>, Option<toml::Ta
         Ok(c) => Ok(c),
         Err(first) => {
             let mut out = Vec::new();
-            let mut failed = Vec::new();
+            let mut failed = Pruning::default();
             let mut path = Vec::new();
             for (k, v) in doc.get_ref().iter() {
                 path.push((k.get_ref().to_string(), None));
@@ -487,17 +458,37 @@ fn parse_one(src: &Source) -> Result<CrawlConfig, (Vec<Problem>, Option<toml::Ta
             out.sort_by_key(|p| p.at);
             out.dedup();
             let pruned = toml::from_str::<toml::Table>(&src.text).ok().map(|mut t| {
-                // Last first: taking out an array's element leaves the indexes of those before it right,
-                // and a key inside an element goes before the element's own removal.
-                failed.sort();
-                failed.dedup();
-                for path in failed.iter().rev() {
+                for path in &failed.placeholders {
+                    place_accept(&mut t, path);
+                }
+                // Last first: taking out an array's element leaves the indexes of those before it right.
+                for path in failed.remove.iter().rev() {
                     prune(&mut t, path);
                 }
                 t
             });
             Err((out, pruned))
         }
+    }
+}
+
+/// Puts an `accept` rule in place of the array element at `path` in `table` (see [`set_accept`]).
+fn place_accept(table: &mut toml::Table, path: &[(String, Option<usize>)]) {
+    let Some(((key, index), rest)) = path.split_first() else {
+        return;
+    };
+    match (table.get_mut(key), index) {
+        (Some(toml::Value::Table(t)), None) => place_accept(t, rest),
+        (Some(toml::Value::Array(items)), Some(i)) => match (items.get_mut(*i), rest.is_empty()) {
+            (Some(item), true) => {
+                let mut accept = toml::Table::new();
+                accept.insert("rule".into(), toml::Value::String("accept".into()));
+                *item = toml::Value::Table(accept);
+            }
+            (Some(toml::Value::Table(t)), false) => place_accept(t, rest),
+            _ => {}
+        },
+        _ => {}
     }
 }
 

@@ -1257,6 +1257,16 @@ extension = "-jpg"
         // taken out.
         let at: Vec<_> = e.problems.iter().filter_map(|p| p.at).collect();
         assert_eq!(at, [(6, 19), (6, 64), (6, 89), (6, 139), (5, 1)], "{e}");
+        // The finding's own case: the sheet's only rule misnamed. Its `set` is checked, and the sheet is
+        // not said to apply to nothing; a value spelt like the unknown name is not taken for it.
+        let text = "[seeds]\nurls = [\"http://a.org/\"]\n[[sheet]]\nname = \"s\"\n\
+                    set = { \"fetch.timeout_ms\" = 0 }\n\
+                    rules = [{ rule = \"matches_regex\", regex = \"nope\" }, { rule = \"nope\" }]\n";
+        let e = CrawlConfig::check_str(text, Path::new("my.toml")).unwrap_err();
+        let s = e.to_string();
+        assert_eq!(e.problems.len(), 2, "{s}");
+        assert!(s.contains("my.toml:6:63: unknown name `nope`"), "{s}");
+        assert!(s.contains("fetch.timeout_ms must be at least 1"), "{s}");
     }
 
     #[test]
