@@ -315,6 +315,8 @@ pub struct Fetcher {
     proxy_failures: Mutex<Vec<ProxyFailure>>,
     /// When the crawl is stopping, the instant past which no fetch waits any more ([`Fetcher::cut_at`]).
     cut: OnceLock<Instant>,
+    /// Wakes the waits of fetches in flight when `cut` is set.
+    cut_set: tokio::sync::Notify,
 }
 
 impl std::fmt::Debug for Fetcher {
@@ -348,6 +350,7 @@ impl Fetcher {
             idle,
             proxy_failures: Mutex::default(),
             cut: OnceLock::new(),
+            cut_set: tokio::sync::Notify::new(),
         }
     }
 
@@ -355,7 +358,24 @@ impl Fetcher {
     /// arriving is cut and kept as far as it came (`timeTrunc`), and a response head not yet come is a
     /// timeout, so that a stop is not held for `fetch.max_fetch_ms` by a server trickling a body.
     pub fn cut_at(&self, at: Instant) {
-        let _ = self.cut.set(at);
+        if self.cut.set(at).is_ok() {
+            self.cut_set.notify_waiters();
+        }
+    }
+
+    /// Comes when a stop's cut ([`Fetcher::cut_at`]) does, so a wait begun before the stop ends with it.
+    async fn cut_reached(&self) {
+        loop {
+            // Armed before the cut is read, so a cut set between the two is not missed.
+            let set = self.cut_set.notified();
+            tokio::pin!(set);
+            set.as_mut().enable();
+            if let Some(at) = self.cut.get() {
+                tokio::time::sleep_until((*at).into()).await;
+                return;
+            }
+            set.await;
+        }
     }
 
     /// Whether a stop's cut ([`Fetcher::cut_at`]) has come.
@@ -522,7 +542,15 @@ impl Fetcher {
         let h2_request = h2.then(|| h2_form::request(&request, url, parts.form.as_deref()));
         let head_only = parts.head && parts.form.is_none();
         let head_wait = within(Duration::from_millis(settings.header_timeout_ms));
-        let sent = timeout(head_wait, conn.sender.send(request)).await;
+        let asked = Instant::now();
+        let sent = tokio::select! {
+            biased;
+            sent = timeout(head_wait, conn.sender.send(request)) => sent,
+            () = self.cut_reached() => {
+                let ms = asked.elapsed().as_millis() as u64;
+                return Err(((FetchError::Timeout(ms), ip), false));
+            }
+        };
         let response = match sent {
             Err(_) => {
                 let ms = head_wait.as_millis() as u64;
@@ -600,7 +628,15 @@ impl Fetcher {
             } else {
                 silence_left
             };
-            let frame = match timeout(wait, body.frame()).await {
+            let frame = tokio::select! {
+                biased;
+                frame = timeout(wait, body.frame()) => frame,
+                () = self.cut_reached() => {
+                    truncated = Some(Truncation::Time);
+                    break;
+                }
+            };
+            let frame = match frame {
                 // The window ended before the idle timeout: judge the window at the top of the loop.
                 Err(_)
                     if min_rate
