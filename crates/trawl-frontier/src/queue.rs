@@ -121,13 +121,19 @@ pub(crate) struct Queue<T> {
     pub(crate) dirty: bool,
     /// With a store: the second, counted from the frontier's epoch, until which its record says it rests
     /// (0: no rest recorded). A rest is recorded a little long ([`REST_PAD_S`]) so that a busy queue's record
-    /// is rewritten every few seconds, not after every fetch.
+    /// is rewritten at most every two seconds, not after every fetch.
     pub(crate) rest_noted_s: u32,
 }
 
-/// How much longer than the rest a queue's record keeps: a resume may hold a host this much longer than
-/// its delay asked, never shorter.
+/// How much longer than the rest a queue's record keeps: a resume may hold a host up to this much (and the
+/// rounding to a second) longer than its delay asked, never shorter.
 pub(crate) const REST_PAD_S: u32 = 2;
+
+/// The whole second, counted from `epoch`, by which a rest ending at `at` is over (rounded up).
+pub(crate) fn rest_second(epoch: Instant, at: Instant) -> u32 {
+    let ms = at.saturating_duration_since(epoch).as_millis();
+    ms.div_ceil(1000).min(u128::from(u32::MAX)) as u32
+}
 
 /// The parts of a queue that hold items: empty for most queues most of the time, so kept apart.
 #[derive(Debug)]
@@ -282,10 +288,10 @@ impl<T> Queue<T> {
     }
 
     /// The persisted record: id, spent, control, delay ms (or u64::MAX), budget (or u64::MAX), precedence.
-    /// Its persisted record; `rest_until_ms` is the wall-clock end (Unix milliseconds) of the rest it
-    /// records, 0 for none.
-    pub(crate) fn record(&self, id: u32, rest_until_ms: u64) -> Vec<u8> {
-        let mut v = Vec::with_capacity(38);
+    /// Its persisted record; `rest` is the wall-clock end of the rest it records and when that was
+    /// written (Unix milliseconds), `(0, 0)` for none.
+    pub(crate) fn record(&self, id: u32, rest: (u64, u64)) -> Vec<u8> {
+        let mut v = Vec::with_capacity(46);
         v.extend_from_slice(&id.to_be_bytes());
         v.extend_from_slice(&self.spent.to_be_bytes());
         v.push(match self.control {
@@ -297,13 +303,15 @@ impl<T> Queue<T> {
         v.extend_from_slice(&delay.to_be_bytes());
         v.extend_from_slice(&self.budget.unwrap_or(u64::MAX).to_be_bytes());
         v.push(self.precedence);
-        v.extend_from_slice(&rest_until_ms.to_be_bytes());
+        v.extend_from_slice(&rest.0.to_be_bytes());
+        v.extend_from_slice(&rest.1.to_be_bytes());
         v
     }
 
     /// Restores a queue, and its id, from its persisted record; `now` is the frontier's epoch and `wall_now`
-    /// the wall clock then (Unix milliseconds), so that a rest the record holds goes on to its end (a record
-    /// written before rests were kept has none).
+    /// the wall clock then (Unix milliseconds), so that a rest the record holds goes on to its end, and never
+    /// for longer than it had left when written (a wall clock set back meanwhile cannot stretch it). A
+    /// record written before rests were kept has none.
     pub(crate) fn from_record(
         bytes: &[u8],
         now: Instant,
@@ -328,7 +336,10 @@ impl<T> Queue<T> {
             .map(Duration::from_millis);
         q.budget = u64_at(21).filter(|&b| b != u64::MAX);
         q.precedence = bytes.get(29).copied().unwrap_or(u8::MAX);
-        let rest_ms = u64_at(30).unwrap_or(0).saturating_sub(wall_now);
+        let (until, written) = (u64_at(30).unwrap_or(0), u64_at(38).unwrap_or(0));
+        let rest_ms = until
+            .saturating_sub(wall_now)
+            .min(until.saturating_sub(written));
         if rest_ms > 0 {
             q.polite_at = now + Duration::from_millis(rest_ms);
             q.not_before = q.polite_at;
@@ -362,7 +373,7 @@ mod tests {
             q.delay = delay_ms.map(Duration::from_millis);
             q.budget = budget;
             q.precedence = precedence;
-            let (back_id, back) = Queue::<String>::from_record(&q.record(id, 0), now, 0).unwrap();
+            let (back_id, back) = Queue::<String>::from_record(&q.record(id, (0, 0)), now, 0).unwrap();
             prop_assert_eq!(back_id, id);
             prop_assert_eq!(
                 (back.spent, back.control, back.delay, back.budget, back.precedence),
@@ -370,6 +381,21 @@ mod tests {
             );
             prop_assert!(back.hot.is_none() && back.len == 0 && back.cursor == CURSOR_END);
         }
+    }
+
+    /// A recorded rest goes on to its end, and a wall clock set back an hour does not stretch it past the
+    /// length it had when written.
+    #[test]
+    fn a_recorded_rest_is_bounded_by_its_length() {
+        let now = Instant::now();
+        let q: Queue<String> = Queue::new(now);
+        let record = q.record(7, (10_000_000 + 3_000, 10_000_000));
+        let (_, back) = Queue::<String>::from_record(&record, now, 10_001_000).unwrap();
+        assert_eq!(back.polite_at - now, Duration::from_millis(2_000));
+        let (_, back) = Queue::<String>::from_record(&record, now, 10_000_000 - 3_600_000).unwrap();
+        assert_eq!(back.polite_at - now, Duration::from_millis(3_000));
+        let (_, back) = Queue::<String>::from_record(&record, now, 20_000_000).unwrap();
+        assert_eq!(back.polite_at, now, "over");
     }
 
     /// Every known queue keeps one: at 1M queues each byte here is a MiB.

@@ -153,14 +153,17 @@ impl<T: Item> Frontier<T> {
         for id in self.dirty.drain(..) {
             let q = &mut self.queues[id as usize];
             q.dirty = false;
-            let rest_until_ms = match q.rest_noted_s {
-                0 => 0,
-                s => self.epoch_wall_ms + u64::from(s) * 1000,
+            let rest = match q.rest_noted_s {
+                0 => (0, 0),
+                s => (
+                    self.epoch_wall_ms + u64::from(s) * 1000,
+                    self.epoch_wall_ms + self.epoch.elapsed().as_millis() as u64,
+                ),
             };
             store.put(
                 Which::Queues,
                 self.names.name(id).as_bytes().to_vec(),
-                q.record(id, rest_until_ms),
+                q.record(id, rest),
             );
         }
         if wait {

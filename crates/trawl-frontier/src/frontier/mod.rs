@@ -499,12 +499,9 @@ impl<T: Item> Frontier<T> {
         q.polite_at = q.polite_at.max(now + delay);
         q.not_before = q.not_before.max(q.polite_at);
         // The rest goes into the queue's record, so that a resume (even after a kill) does not send the host
-        // a request early; recorded a little long, so a busy queue's record is rewritten every few seconds.
-        let rest_ms = q
-            .polite_at
-            .saturating_duration_since(self.epoch)
-            .as_millis();
-        let rest_s = rest_ms.div_ceil(1000).min(u128::from(u32::MAX)) as u32;
+        // a request early; recorded a little long, so a busy queue's record is rewritten at most every two
+        // seconds.
+        let rest_s = crate::queue::rest_second(self.epoch, q.polite_at);
         if self.store.is_some() && q.polite_at > now && rest_s > q.rest_noted_s {
             q.rest_noted_s = rest_s.saturating_add(crate::queue::REST_PAD_S);
             self.mark_dirty(id);

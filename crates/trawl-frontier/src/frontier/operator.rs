@@ -49,6 +49,11 @@ impl<T: Item> Frontier<T> {
         if let Some(d) = delay {
             let at = Instant::now() + d;
             q.polite_at = q.polite_at.min(at);
+            // The record's rest shortens with it, so a resume does not bring the longer one back.
+            let noted = crate::queue::rest_second(self.epoch, q.polite_at);
+            q.rest_noted_s = q
+                .rest_noted_s
+                .min(noted.saturating_add(crate::queue::REST_PAD_S));
             if at < q.not_before {
                 q.not_before = at;
                 self.reposition(id);
