@@ -21,6 +21,7 @@ local n_seen, n_predicted, n_cuts = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumb
 local ended = ARGV[11] == '1'
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+keep_leases_through_outage(p, now, nil)
 
 local function paused(queue)
   return redis.call('HEXISTS', p .. ':qpaused', queue) == 1

@@ -16,6 +16,7 @@ local mine = q .. '\n' .. token
 local claims = p .. ':cutclaim'
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+keep_leases_through_outage(p, now, nil)
 
 local function alive(claim)
   local sep = string.find(claim, '\n', 1, true)

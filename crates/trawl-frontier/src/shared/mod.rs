@@ -185,11 +185,11 @@ impl Default for Scripts {
     fn default() -> Self {
         Scripts {
             claim: Script::new(&with_outage(include_str!("claim.lua"))),
-            complete: Script::new(include_str!("complete.lua")),
+            complete: Script::new(&with_outage(include_str!("complete.lua"))),
             schedule: Script::new(include_str!("schedule.lua")),
             renew: Script::new(&with_outage(include_str!("renew.lua"))),
             queue: Script::new(include_str!("queue.lua")),
-            cut: Script::new(include_str!("cut.lua")),
+            cut: Script::new(&with_outage(include_str!("cut.lua"))),
         }
     }
 }
