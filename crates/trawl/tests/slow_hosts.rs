@@ -456,7 +456,45 @@ async fn a_panic_ends_its_uri_not_the_crawl() {
     let line = common::log_line(&log, &format!("{seed}panic-here"));
     assert_eq!(line.status, -5, "{line:?}");
     assert!(line.has_annotation("err=panic"), "{line:?}");
+    assert_eq!(line.hop_path, "L", "{line:?}");
     for page in ["a", "b"] {
         assert_eq!(common::log_line(&log, &format!("{seed}{page}")).status, 200);
     }
+}
+
+/// A panic on a robots.txt settles its host as a failed robots.txt fetch does (nothing fetched from it,
+/// -61): the pages waiting for it are not held forever.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panic_on_a_robots_txt_does_not_hold_its_pages() {
+    let app = Router::new().fallback(|| async { ([(header::CONTENT_TYPE, "text/html")], "page") });
+    let addr = common::listen(app).await;
+    let dir = tempfile::tempdir().unwrap();
+    let seed = format!("http://127.0.0.1:{}/", addr.port());
+    let cfg = common::write(
+        &dir.path().join("c.toml"),
+        &format!(
+            "[seeds]\nurls = [\"{seed}\"]\n[frontier]\nmin_delay_ms = 0\nmax_delay_ms = 0\nretry_delay_ms = 500\n"
+        ),
+    );
+    let job = dir.path().join("job");
+    let run = tokio::task::spawn_blocking(move || {
+        let mut cmd = common::trawl_command();
+        cmd.env("TRAWL_PANIC_ON", "/robots.txt")
+            .arg("crawl")
+            .arg("-c")
+            .arg(&cfg)
+            .arg("--job")
+            .arg(&job);
+        (common::run(&mut cmd), job)
+    });
+    let ((_, said), job) = tokio::time::timeout(Duration::from_secs(60), run)
+        .await
+        .expect("the crawl ends")
+        .unwrap();
+    // It ends (with no seed fetched, which the exit status says).
+    assert!(said.contains("FINISHED"), "{said}");
+    let log = common::crawl_log(&job);
+    let robots = common::log_line(&log, &format!("{seed}robots.txt"));
+    assert_eq!(robots.status, -5, "{robots:?}");
+    assert_eq!(common::log_line(&log, &seed).status, -61, "{log:?}");
 }

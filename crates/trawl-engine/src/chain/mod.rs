@@ -7,7 +7,7 @@
 //! [`Pipeline`] (what the stages share), and either hands them on or ends the URI with an [`outcome`]. No stage touches the frontier: the worker loop
 //! (`crawl::worker`) is the one place an outcome is applied to it. docs/architecture.md draws the picture.
 
-use trawl_config::{Annotation, CrawlUri};
+use trawl_config::{Annotation, CrawlUri, UriKind};
 
 pub(crate) mod candidate;
 mod extract;
@@ -51,12 +51,73 @@ pub(crate) async fn process_guarded(
     worker: usize,
 ) -> Outcome {
     use futures_util::FutureExt;
-    let url: Box<str> = uri.url.as_str().into();
-    let source = uri.source.clone();
+    // What the line and the robots.txt cache need if it panics (the URI itself goes into the stages).
+    let left = Panicked {
+        url: uri.url.as_str().into(),
+        hop_path: uri.hop_path.clone(),
+        via: uri.via.as_ref().map(|v| v.as_str().into()),
+        source: uri.source.clone(),
+        robots_origin: match &uri.kind {
+            UriKind::Robots { origin, .. } => Some(origin.clone()),
+            UriKind::Page => None,
+        },
+    };
     let run = std::panic::AssertUnwindSafe(process(p, uri, queue, worker));
     match run.catch_unwind().await {
         Ok(outcome) => outcome,
-        Err(_) => panicked(p, &url, &source, worker),
+        Err(_) => left.outcome(p, worker),
+    }
+}
+
+/// What is kept of a URI while it is processed, to end it if that panics.
+struct Panicked {
+    url: Box<str>,
+    hop_path: String,
+    via: Option<Box<str>>,
+    source: std::sync::Arc<str>,
+    robots_origin: Option<String>,
+}
+
+impl Panicked {
+    /// Done with -5 (`err=panic`) after the politeness delay; a robots.txt's origin is settled as if its
+    /// fetch had failed (everything disallowed until retried), so the pages waiting for it go on.
+    fn outcome(self, p: &Pipeline, worker: usize) -> Outcome {
+        let status = trawl_config::status::RUNTIME_EXCEPTION;
+        eprintln!(
+            "trawl: processing {} panicked (a bug in trawl: please report it with the message above); \
+             logged as {status}, not tried again",
+            self.url
+        );
+        let settings = p.settings();
+        let frontier = &settings.config.frontier;
+        let host = url::Url::parse(&self.url)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_string))
+            .unwrap_or_default();
+        let line = p.log(
+            &LogEntry {
+                status,
+                uri: &self.url,
+                hop_path: &self.hop_path,
+                via: self.via.as_deref(),
+                worker,
+                annotations: &[Annotation::FetchFailed("panic")],
+                ..LogEntry::default()
+            },
+            None,
+            &self.source,
+            &host,
+            0,
+        );
+        let delay = std::time::Duration::from_millis(frontier.min_delay_ms);
+        let mut outcome = Outcome::done(status, delay).logged(line);
+        if let Some(origin) = &self.robots_origin {
+            let retry = std::time::Duration::from_millis(frontier.retry_delay_ms);
+            outcome.release = p
+                .robots
+                .failed(origin, retry, Annotation::FetchFailed("panic"));
+        }
+        outcome
     }
 }
 
@@ -70,33 +131,6 @@ fn fail_point(url: &str) {
     {
         panic!("TRAWL_PANIC_ON: a panic asked for on {url}");
     }
-}
-
-/// The outcome of a URI whose processing panicked: done with -5 (`err=panic`), its queue not held.
-fn panicked(p: &Pipeline, url: &str, source: &str, worker: usize) -> Outcome {
-    let status = trawl_config::status::RUNTIME_EXCEPTION;
-    eprintln!(
-        "trawl: processing {url} panicked (a bug in trawl: please report it with the message above); \
-         logged as {status}, not tried again"
-    );
-    let host = url::Url::parse(url)
-        .ok()
-        .and_then(|u| u.host_str().map(str::to_string))
-        .unwrap_or_default();
-    let line = p.log(
-        &LogEntry {
-            status,
-            uri: url,
-            worker,
-            annotations: &[Annotation::FetchFailed("panic")],
-            ..LogEntry::default()
-        },
-        None,
-        source,
-        &host,
-        0,
-    );
-    Outcome::done(status, std::time::Duration::ZERO).logged(line)
 }
 
 /// The fetch chain: each stage hands the URI on, or ends it (`Err`) with its outcome.

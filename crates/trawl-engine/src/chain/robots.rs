@@ -339,6 +339,19 @@ impl RobotsCache {
         }
     }
 
+    /// Settles `origin` as after a failed fetch of its robots.txt (`why`): everything disallowed for
+    /// `retry`, then fetched again. For a robots.txt whose processing failed on a bug (a panic).
+    pub(crate) fn failed(&self, origin: &str, retry: Duration, why: Annotation) -> Vec<String> {
+        self.settle(
+            origin,
+            RobotsState::Known {
+                robots: Arc::new(Robots::DisallowAll),
+                expires: Instant::now() + retry,
+                why: Some(Annotation::Robots(Box::new(why))),
+            },
+        )
+    }
+
     /// Marks `origin` off limits: its robots.txt could not be scheduled (`why` names the rule).
     pub(crate) fn unschedulable(&self, origin: &str, why: Annotation) -> Vec<String> {
         self.settle(
