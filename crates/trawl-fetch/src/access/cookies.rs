@@ -58,8 +58,11 @@ fn jar<'a>(
     if !jars.contains_key(key) {
         let mut start = jars.get(FILE_JAR).cloned().unwrap_or_default();
         let mut ledger = ledger.lock().unwrap_or_else(|e| e.into_inner());
-        let evicted: Vec<_> = start
-            .iter_unexpired()
+        // In the file's order, so the file's first cookies are the first out.
+        let mut cookies: Vec<_> = start.iter_unexpired().cloned().collect();
+        cookies.sort_by_cached_key(|c| ledger.set_at(FILE_JAR, c));
+        let evicted: Vec<_> = cookies
+            .iter()
             .flat_map(|c| ledger.stored(key, c, &StoreAction::Inserted))
             .collect();
         for (d, p, n) in evicted {
@@ -222,11 +225,22 @@ impl Jars {
         let n = entries.len();
         {
             let mut jars = self.jars.lock().unwrap_or_else(|e| e.into_inner());
+            let mut ledger = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
             let jar = jars.entry(FILE_JAR.to_string()).or_default();
             for (raw, url) in entries {
                 // A cookie that does not fit its own domain (a typo in the file) is skipped, not fatal.
-                if let Err(e) = jar.insert_raw(&raw, &url) {
-                    tracing::warn!("{}: cookie {} skipped: {e}", path.display(), raw.name());
+                match jar.insert_raw(&raw, &url) {
+                    // The ledger learns the file's order (the jars it starts evict in it).
+                    Ok(action) => {
+                        if let Ok(cookie) = Cookie::try_from_raw_cookie(&raw, &url) {
+                            for (d, p, n) in ledger.stored(FILE_JAR, &cookie, &action) {
+                                jar.remove(&d, &p, &n);
+                            }
+                        }
+                    }
+                    Err(e) => {
+                        tracing::warn!("{}: cookie {} skipped: {e}", path.display(), raw.name());
+                    }
                 }
             }
         }
@@ -517,15 +531,19 @@ mod tests {
         let jars = Jars::open(CookieMode::Job, None);
         assert_eq!(jars.load_file(&file).unwrap(), 100);
         let page = u("http://ck.example/");
-        for n in 0..MAX_PER_SITE {
+        for n in 0..MAX_PER_SITE - 50 {
             jars.store("", &page, [format!("s{n}=1").as_str()].into_iter());
         }
         let names: Vec<String> = jars.values("", &page).into_iter().map(|(n, _)| n).collect();
         assert_eq!(names.len(), MAX_PER_SITE);
-        assert!(names.contains(&format!("s{}", MAX_PER_SITE - 1)));
-        assert!(
-            !names.contains(&"f0".to_string()),
-            "the file's oldest went first"
+        assert!(names.contains(&format!("s{}", MAX_PER_SITE - 51)));
+        let kept: Vec<_> = (0..100)
+            .filter(|i| names.contains(&format!("f{i}")))
+            .collect();
+        assert_eq!(
+            kept,
+            (50..100).collect::<Vec<_>>(),
+            "the file's first went first"
         );
     }
 
