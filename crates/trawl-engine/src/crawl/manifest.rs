@@ -20,28 +20,44 @@ pub(super) fn add_missing(
     if files.is_empty() {
         return Ok(0);
     }
-    let listed = frontier.warcs()?.into_iter().map(|(_, path, _)| path);
+    let listed = frontier
+        .warcs()?
+        .into_iter()
+        .map(|(_, path, bytes)| (path, bytes));
     let missing = unlisted(files, listed);
     frontier.add_warcs(&missing)?;
     Ok(missing.len())
 }
 
-/// The `files` (absolute paths) that no `listed` path names. A line written by an older trawl may name its
-/// file relative to that worker's working directory: it names the file it resolves to from here.
-fn unlisted(files: Vec<(String, u64)>, listed: impl Iterator<Item = String>) -> Vec<(String, u64)> {
-    let listed: HashSet<String> = listed
-        .flat_map(|path| {
-            let resolved = Path::new(&path)
-                .is_relative()
-                .then(|| std::fs::canonicalize(&path).ok())
-                .flatten()
-                .map(|p| p.display().to_string());
-            [Some(path), resolved].into_iter().flatten()
-        })
-        .collect();
+/// The `files` (absolute paths, sizes) that no `listed` line names. A line written by an older trawl may
+/// name its file relative to that worker's working directory, unknown here: it names the file it resolves
+/// to from here, and any file of the same name and size (WARC names are unique in a crawl).
+fn unlisted(
+    files: Vec<(String, u64)>,
+    listed: impl Iterator<Item = (String, u64)>,
+) -> Vec<(String, u64)> {
+    let mut paths = HashSet::new();
+    let mut names = HashSet::new();
+    for (path, bytes) in listed {
+        let old = Path::new(&path);
+        if old.is_relative() {
+            if let Ok(resolved) = std::fs::canonicalize(old) {
+                paths.insert(resolved.display().to_string());
+            }
+            if let Some(name) = old.file_name() {
+                names.insert((name.to_os_string(), bytes));
+            }
+        }
+        paths.insert(path);
+    }
     files
         .into_iter()
-        .filter(|(path, _)| !listed.contains(path))
+        .filter(|(path, bytes)| {
+            let name = Path::new(path)
+                .file_name()
+                .map(|n| (n.to_os_string(), *bytes));
+            !paths.contains(path) && !name.is_some_and(|n| names.contains(&n))
+        })
         .collect()
 }
 
@@ -99,9 +115,17 @@ mod tests {
         let files = closed_warcs(&warcs);
         let cwd = std::env::current_dir().unwrap();
         let old_line = pathdiff(&warcs.join("a.warc.gz"), &cwd);
-        let missing = unlisted(files, [old_line.display().to_string()].into_iter());
+        let listed = [(old_line.display().to_string(), 5)];
+        let missing = unlisted(files.clone(), listed.into_iter());
         let b = std::fs::canonicalize(warcs.join("b.warc.gz")).unwrap();
         assert_eq!(missing, [(b.display().to_string(), 3)]);
+        // Written from another working directory: known by its name and size.
+        let listed = [("elsewhere/warcs/b.warc.gz".to_string(), 3)];
+        let a = std::fs::canonicalize(warcs.join("a.warc.gz")).unwrap();
+        assert_eq!(
+            unlisted(files, listed.into_iter()),
+            [(a.display().to_string(), 5)]
+        );
     }
 
     /// `path` relative to `base` (both absolute), through `..` as needed.
