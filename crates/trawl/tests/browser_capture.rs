@@ -1331,4 +1331,19 @@ async fn links_in_shadow_roots_are_collected() {
             "{path}: {l:?}"
         );
     }
+    // The links only the rendered page had are in a metadata record of the page's own (xt7b F3).
+    let page = format!("http://{addr}/components");
+    let rendered: Vec<String> = common::records(&job)
+        .iter()
+        .filter(|r| {
+            r.get("WARC-Type") == Some("metadata") && r.get("WARC-Target-URI") == Some(&page)
+        })
+        .map(|r| String::from_utf8_lossy(&r.block).into_owned())
+        .filter(|b| b.contains("browser/a/@href"))
+        .collect();
+    assert_eq!(rendered.len(), 1, "{rendered:?}");
+    for path in ["/wc-link", "/shadow-link", "/nested-shadow-link"] {
+        let line = format!("outlink: http://{addr}{path} L browser/a/@href");
+        assert!(rendered[0].contains(&line), "{line}: {}", rendered[0]);
+    }
 }

@@ -143,7 +143,9 @@ pub(super) async fn run(
     let learned = !new.is_empty();
     // Counted with the HTML's links against `scope.max_outlinks`.
     let max = settings.scope.max_outlinks;
+    let html_links = record.outlinks.len();
     super::extract::add_capped(uri, record, new, false, max);
+    record_rendered_links(p, uri, &record.outlinks[html_links..]);
     if learned && mode == BrowserMode::Auto {
         rendering.learn(&host, &kind);
     }
@@ -164,6 +166,25 @@ pub(super) async fn run(
             .into_inner()
             .unwrap_or_else(|e| e.into_inner()),
     )
+}
+
+/// The links only the rendered page had, in a `metadata` record of their own (the page's first one, written
+/// with its response, holds the HTML's): one `outlink: URL L browser/a/@href` each, so the link graph read
+/// from the archive has them too.
+fn record_rendered_links(p: &Pipeline, page: &CrawlUri, links: &[Outlink]) {
+    if links.is_empty() {
+        return;
+    }
+    let values: Vec<String> = links
+        .iter()
+        .map(|o| format!("{} {} {}", o.url, o.hop.letter(), o.context))
+        .collect();
+    let fields: Vec<(&str, &str)> = values.iter().map(|v| ("outlink", v.as_str())).collect();
+    p.write_made(trawl_warc::Record::metadata(
+        page.url.as_str(),
+        chrono::Utc::now(),
+        &fields,
+    ));
 }
 
 /// A view of a single-page application rendered in the page: its own crawl.log line (an `L` hop from the
