@@ -747,3 +747,60 @@ fn processors_no_chain_runs_do_not_override_the_ones_that_run() {
 fn import_ok(xml: &str) -> Import {
     import(xml, Path::new("crawler-beans.cxml")).unwrap()
 }
+
+/// Overrides into the scope's rule list and through a property Heritrix fills itself are applied where they
+/// point; one that points at nothing is noted as not carried over, with what that means.
+#[test]
+fn overrides_into_rule_lists_and_default_policies() {
+    let profile = std::fs::read_to_string(testdata("profile-crawler-beans.cxml")).unwrap();
+    let xml = profile.replace(
+        "metadata.description=Basic crawl starting with useful defaults",
+        "metadata.description=Basic crawl starting with useful defaults\r\n\
+         scope.rules[2].maxHops=3\r\n\
+         preparer.uriPrecedencePolicy.basePrecedence=5\r\n\
+         scope.rules[40].maxHops=4",
+    );
+    assert!(xml != profile);
+    let line_of = |needle: &str| xml.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    let import = import_ok(&xml);
+    let t: toml::Table = toml::from_str(&import.toml).unwrap();
+    let scope = rules(&t, "scope.rules");
+    let hops = scope
+        .iter()
+        .find(|r| r["rule"].as_str() == Some("too_many_hops"))
+        .unwrap();
+    assert_eq!(hops["max_hops"].as_integer(), Some(3), "{}", import.toml);
+    assert_eq!(
+        get(&t, "frontier.uri_precedence_base").as_integer(),
+        Some(5)
+    );
+    let base = line_of("preparer.uriPrecedencePolicy.basePrecedence");
+    assert!(
+        noted(
+            &import,
+            base,
+            "CostUriPrecedencePolicy (the preparer's default) has no basePrecedence"
+        ),
+        "{:#?}",
+        import.notes
+    );
+    let wrong = line_of("scope.rules[40]");
+    assert!(
+        noted(
+            &import,
+            wrong,
+            "override scope.rules[40].maxHops = 4: not carried over: the list has 10 entries"
+        ),
+        "{:#?}",
+        import.notes
+    );
+    assert!(
+        !import
+            .notes
+            .iter()
+            .any(|n| n.to_string().contains("rules[2]")
+                || n.message.contains("URI's trace") && n.line == wrong),
+        "{:#?}",
+        import.notes
+    );
+}

@@ -11,6 +11,7 @@ use super::beans::{list, text};
 use super::chains::{self, Runs};
 use super::classes::{converted, is_plumbing};
 use super::credentials;
+use super::overrides::default_bean;
 use super::profile::{Profile, RuleOut, Setting, SheetOut};
 use super::props::{Props, scalar, shown};
 use super::rules::{self, RuleContext};
@@ -25,6 +26,7 @@ const PER_URI: &[&str] = &["frontier.", "fetch.", "scope.max_", "extract."];
 /// Converts the beans into a profile.
 pub(crate) fn convert(beans: &Beans, base: &Path) -> Profile {
     let mut profile = Profile::default();
+    profile.notes.extend(beans.unapplied.iter().cloned());
     let directives = seeds(beans, base, &mut profile);
     let seed_urls: Vec<String> = profile
         .get("seeds.urls")
@@ -648,7 +650,18 @@ fn policy_bean(b: &Bean, profile: &mut Profile) {
             }),
         ),
     }
-    let mut props = Props::new(b, subject);
+    let mut props = Props::new(b, subject.clone());
+    if class == "CostUriPrecedencePolicy"
+        && let Some(p) = props.peek("basePrecedence")
+    {
+        profile.note(
+            p.line,
+            format!("{subject}.basePrecedence"),
+            "Heritrix's CostUriPrecedencePolicy (the preparer's default) has no basePrecedence and refuses one; \
+             carried over as trawl's frontier.uri_precedence_base, which is added to each URI's precedence",
+            Some("frontier.uri_precedence_base"),
+        );
+    }
     props.note_one(
         profile,
         "navlinksOnly",
@@ -926,11 +939,21 @@ fn sheet_entry(beans: &Beans, key: &str, text: &str) -> Mapped {
     let Some((last, through)) = path.split_last() else {
         return Mapped::Note("names a bean, not a property".into(), None);
     };
-    for step in through {
-        match bean.prop(step).and_then(|p| beans.resolve(&p.value)) {
-            Some(inner) => bean = inner,
+    let mut class = bean.short_class();
+    for (i, step) in through.iter().enumerate() {
+        if let Some(inner) = bean.prop(step).and_then(|p| beans.resolve(&p.value)) {
+            bean = inner;
+            class = bean.short_class();
+            continue;
+        }
+        // Unset: the bean Heritrix puts there itself (`frontier.queuePrecedencePolicy.basePrecedence`).
+        let default = (i + 1 == through.len() && bean.prop(step).is_none())
+            .then(|| default_bean(bean.short_class(), step))
+            .flatten();
+        match default {
+            Some(default) => class = default.rsplit('.').next().unwrap_or(default),
             None => return Mapped::Note(format!("{step} is not a bean property"), None),
         }
     }
-    settings::map(bean.short_class(), last, text)
+    settings::map(class, last, text)
 }
