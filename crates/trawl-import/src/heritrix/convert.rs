@@ -62,7 +62,7 @@ pub(crate) fn convert(beans: &Beans, base: &Path) -> Profile {
     for b in &beans.top {
         let subject = b.subject();
         if let Runs::No { chain, instead } = chains::runs(beans, b) {
-            not_run(b, &chain, instead, &mut profile);
+            not_run(b, chain, instead, &mut profile);
             continue;
         }
         match b.short_class() {
