@@ -671,3 +671,136 @@ proptest::proptest! {
         let _ = trawl_import::heritrix::decode(&bytes);
     }
 }
+
+/// A processor bean no chain lists (a leftover of an older job) never runs in Heritrix: it must not override the
+/// one the chain runs, and it is noted; a processor written inline in a chain's list runs.
+#[test]
+fn processors_no_chain_runs_do_not_override_the_ones_that_run() {
+    let profile = std::fs::read_to_string(testdata("profile-crawler-beans.cxml")).unwrap();
+    let xml = profile
+        .replace(
+            "<bean id=\"fetchHttp\" class=\"org.archive.modules.fetcher.FetchHTTP\">",
+            "<bean id=\"fetchHttp\" class=\"org.archive.modules.fetcher.FetchHTTP\">\
+             <property name=\"timeoutSeconds\" value=\"100\"/>",
+        )
+        .replace(
+            "<bean id=\"warcWriter\" class=\"org.archive.modules.writer.WARCWriterChainProcessor\">",
+            "<bean id=\"warcWriter\" class=\"org.archive.modules.writer.WARCWriterChainProcessor\">\
+             <property name=\"prefix\" value=\"LIVE\"/><property name=\"compress\" value=\"true\"/>",
+        )
+        .replace(
+            "<bean id=\"crawlController\"",
+            "<bean id=\"fetchHttpOld\" class=\"org.archive.modules.fetcher.FetchHTTP\">\n\
+             <property name=\"timeoutSeconds\" value=\"5\"/><property name=\"maxLengthBytes\" value=\"1000\"/>\n\
+             </bean>\n\
+             <bean id=\"warcWriterTest\" class=\"org.archive.modules.writer.WARCWriterProcessor\">\n\
+             <property name=\"prefix\" value=\"TEST\"/><property name=\"compress\" value=\"false\"/>\n\
+             </bean>\n<bean id=\"crawlController\"",
+        );
+    let line_of = |needle: &str| xml.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    let import = import(&xml, Path::new("crawler-beans.cxml")).unwrap();
+    let t: toml::Table = toml::from_str(&import.toml).unwrap();
+    assert_eq!(get(&t, "fetch.max_fetch_ms").as_integer(), Some(100_000));
+    assert!(t["fetch"].get("max_bytes").is_none(), "{}", import.toml);
+    assert_eq!(get(&t, "warc.prefix").as_str(), Some("LIVE"));
+    assert_eq!(get(&t, "warc.compression").as_str(), Some("gzip"));
+    let old = line_of("id=\"fetchHttpOld\"");
+    assert!(
+        noted(&import, old, "not in any chain: no effect")
+            && noted(&import, old, "no FetchChain lists this FetchHTTP")
+            && noted(
+                &import,
+                old,
+                "(timeoutSeconds, maxLengthBytes) are not carried over"
+            )
+            && noted(
+                &import,
+                old,
+                &format!(
+                    "the chain runs fetchHttp (line {})",
+                    line_of("id=\"fetchHttp\"")
+                )
+            ),
+        "{:#?}",
+        import.notes
+    );
+    assert!(noted(
+        &import,
+        line_of("id=\"warcWriterTest\""),
+        "no DispositionChain lists this WARCWriterProcessor"
+    ));
+
+    // A processor inline in a chain's list runs; a chain-less fragment is read as it is.
+    let inline = profile.replace(
+        "<ref bean=\"fetchHttp\"/>",
+        "<bean class=\"org.archive.modules.fetcher.FetchHTTP\"><property name=\"soTimeoutMs\" value=\"7000\"/></bean>",
+    );
+    assert_ne!(inline, profile);
+    let import = import_ok(&inline);
+    assert!(import.toml.contains("timeout_ms = 7000"), "{}", import.toml);
+    let fragment = r#"<beans xmlns="http://www.springframework.org/schema/beans">
+ <bean id="fetchHttp" class="org.archive.modules.fetcher.FetchHTTP"><property name="timeoutSeconds" value="9"/></bean>
+</beans>"#;
+    assert!(import_ok(fragment).toml.contains("max_fetch_ms = 9000"));
+}
+
+fn import_ok(xml: &str) -> Import {
+    import(xml, Path::new("crawler-beans.cxml")).unwrap()
+}
+
+/// Overrides into the scope's rule list and through a property Heritrix fills itself are applied where they
+/// point; one that points at nothing is noted as not carried over, with what that means.
+#[test]
+fn overrides_into_rule_lists_and_default_policies() {
+    let profile = std::fs::read_to_string(testdata("profile-crawler-beans.cxml")).unwrap();
+    let xml = profile.replace(
+        "metadata.description=Basic crawl starting with useful defaults",
+        "metadata.description=Basic crawl starting with useful defaults\r\n\
+         scope.rules[2].maxHops=3\r\n\
+         preparer.uriPrecedencePolicy.basePrecedence=5\r\n\
+         scope.rules[40].maxHops=4",
+    );
+    assert!(xml != profile);
+    let line_of = |needle: &str| xml.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    let import = import_ok(&xml);
+    let t: toml::Table = toml::from_str(&import.toml).unwrap();
+    let scope = rules(&t, "scope.rules");
+    let hops = scope
+        .iter()
+        .find(|r| r["rule"].as_str() == Some("too_many_hops"))
+        .unwrap();
+    assert_eq!(hops["max_hops"].as_integer(), Some(3), "{}", import.toml);
+    assert_eq!(
+        get(&t, "frontier.uri_precedence_base").as_integer(),
+        Some(5)
+    );
+    let base = line_of("preparer.uriPrecedencePolicy.basePrecedence");
+    assert!(
+        noted(
+            &import,
+            base,
+            "CostUriPrecedencePolicy (the preparer's default) has no basePrecedence"
+        ),
+        "{:#?}",
+        import.notes
+    );
+    let wrong = line_of("scope.rules[40]");
+    assert!(
+        noted(
+            &import,
+            wrong,
+            "override scope.rules[40].maxHops = 4: not carried over: the list has 10 entries"
+        ),
+        "{:#?}",
+        import.notes
+    );
+    assert!(
+        !import
+            .notes
+            .iter()
+            .any(|n| n.to_string().contains("rules[2]")
+                || n.message.contains("URI's trace") && n.line == wrong),
+        "{:#?}",
+        import.notes
+    );
+}

@@ -127,7 +127,8 @@ async fn sitemap_lastmod_is_kept_and_decides() {
 }
 
 /// Office documents in a whole crawl: a page links to one document of each kind, served on 127.0.0.1 (and a
-/// .docx and a PDF with no Content-Type at all, read as a generic type is); each
+/// .docx and a PDF with no Content-Type at all, read as a generic type is; and two from download scripts as
+/// application/octet-stream, one named only by Content-Disposition, one by nothing but its bytes); each
 /// document's links (hyperlinks where its format keeps them, URLs in its text) are fetched one `L` past it,
 /// and a damaged or password-protected document is logged with its `doc:` annotation.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -201,6 +202,28 @@ async fn office_documents_give_their_links() {
             trawl_extract::pdf::sample_pdf(&[&[&words("untyped-pdf")]], &[&link("untyped-pdf")]),
         ),
         (
+            // A download script: a .doc named only by its Content-Disposition (added below).
+            "/download.php".into(),
+            "application/octet-stream".into(),
+            sample::doc(&[
+                (&format!("{}\r", words("script-doc")), true),
+                (
+                    &format!(
+                        "\u{13} HYPERLINK \"{}\" \u{14}here\u{15}\r",
+                        link("script-doc")
+                    ),
+                    false,
+                ),
+            ])
+            .unwrap(),
+        ),
+        (
+            // A repository's bitstream with neither name nor type: told OOXML by its [Content_Types].xml.
+            "/bitstream".into(),
+            "application/octet-stream".into(),
+            sample::docx(&[&words("script-docx")], &[&link("script-docx")]).unwrap(),
+        ),
+        (
             "/broken.docx".into(),
             ooxml("wordprocessingml.document"),
             b"PK\x03\x04 this is no zip".to_vec(),
@@ -238,6 +261,17 @@ async fn office_documents_give_their_links() {
                     response.headers_mut().remove(header::CONTENT_TYPE);
                     response
                 }
+                Some((_, mime, body)) if path == "/download.php" => (
+                    [
+                        (header::CONTENT_TYPE, mime.clone()),
+                        (
+                            header::CONTENT_DISPOSITION,
+                            "attachment; filename=\"Report 2024.DOC\"".to_string(),
+                        ),
+                    ],
+                    body.clone(),
+                )
+                    .into_response(),
                 Some((_, mime, body)) => {
                     ([(header::CONTENT_TYPE, mime.clone())], body.clone()).into_response()
                 }
@@ -269,6 +303,8 @@ async fn office_documents_give_their_links() {
         ("/r.doc", "doc"),
         ("/untyped.docx", "untyped-docx"),
         ("/untyped.pdf", "untyped-pdf"),
+        ("/download.php", "script-doc"),
+        ("/bitstream", "script-docx"),
     ] {
         let d = line(&url(doc)).unwrap_or_else(|| panic!("{doc} not fetched"));
         assert_eq!((d.status, d.hop_path.as_str()), (200, "L"), "{d:?}");

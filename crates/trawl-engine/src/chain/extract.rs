@@ -119,7 +119,11 @@ pub(super) fn run(
         return;
     }
     if settings.extract.office
-        && let Some(format) = extract::office::office_format(mime, uri.url.path(), body)
+        && let Some(format) = extract::office::office_format(mime, uri.url.path(), body, || {
+            record
+                .header("content-disposition")
+                .and_then(|v| extract::office::disposition_filename(&v))
+        })
     {
         let links = document_links(
             uri,

@@ -1,8 +1,8 @@
 //! Office documents: links out of Word 97–2003 `.doc` files, OOXML packages (`.docx`, `.xlsx`, `.pptx`) and
 //! ODF packages (`.odt`, `.ods`, `.odp`), as `L` hops, the counterpart of Heritrix's `org.archive.util.ms`.
 //!
-//! [`office_format`] tells from a response's type (and, for a generic type, its bytes and its URL's extension)
-//! which reader applies; [`office_links`] reads the document within named bounds: a size cap on the document
+//! [`office_format`] tells from a response's type (and, for a generic type, its bytes and the extension of its
+//! URL or of the file name its `Content-Disposition` gives, see [`disposition_filename`]) which reader applies; [`office_links`] reads the document within named bounds: a size cap on the document
 //! (`[extract] office_max_bytes`), [`MAX_PART_BYTES`] inflated per part (a zip bomb stops there),
 //! [`MAX_TOTAL_BYTES`] per document, [`MAX_PARTS`] parts and [`MAX_TIME`] of reading. A document that cannot be
 //! read gives no links and an [`OfficeProblem`]; so does a panic inside a parser, caught here so a hostile file
@@ -18,11 +18,13 @@ use url::Url;
 
 use self::common::Budget;
 pub use self::common::{MAX_PART_BYTES, MAX_PARTS, MAX_TIME, MAX_TOTAL_BYTES, OfficeProblem};
+pub use self::name::disposition_filename;
 use crate::Limits;
 use crate::document::{DocumentLinks, GuardProblem, read_guarded};
 
 mod common;
 mod doc;
+mod name;
 mod odf;
 mod ooxml;
 mod package;
@@ -58,9 +60,16 @@ const CFB_MAGIC: &[u8] = &[0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
 const ODF_MIMETYPE: &[u8] = b"mimetypeapplication/vnd.oasis.opendocument.";
 
 /// Which office format a response is, if any: by its media type `mime`; for a generic type (none,
-/// `application/octet-stream`, a zip or compound-file type) by its bytes and the extension of its URL's
-/// `path`.
-pub fn office_format(mime: &str, path: &str, body: &[u8]) -> Option<Format> {
+/// `application/octet-stream`, a zip or compound-file type) by its bytes (ODF's stored `mimetype` part; an OOXML
+/// package's `[Content_Types].xml` beside a `word/`, `xl/` or `ppt/` part) or, when they fit, by the extension of
+/// its URL's `path` or of the file name `disposition` gives (a download script's `Content-Disposition`, asked for
+/// only then, so an ordinary page costs nothing).
+pub fn office_format(
+    mime: &str,
+    path: &str,
+    body: &[u8],
+    disposition: impl FnOnce() -> Option<String>,
+) -> Option<Format> {
     let essence = mime
         .split(';')
         .next()
@@ -89,30 +98,32 @@ pub fn office_format(mime: &str, path: &str, body: &[u8]) -> Option<Format> {
         | "application/cdfv2" => {}
         _ => return None,
     }
-    let extension = path
-        .rsplit('/')
-        .next()
-        .and_then(|name| name.rsplit_once('.'))
-        .map(|(_, ext)| ext.to_ascii_lowercase())
-        .unwrap_or_default();
-    if body.starts_with(CFB_MAGIC) {
-        return matches!(extension.as_str(), "doc" | "dot").then_some(Format::Doc);
-    }
-    if !body.starts_with(b"PK\x03\x04") {
+    let cfb = body.starts_with(CFB_MAGIC);
+    let zip = body.starts_with(b"PK\x03\x04");
+    if !cfb && !zip {
         return None;
     }
-    if body
-        .get(30..)
-        .is_some_and(|rest| rest.starts_with(ODF_MIMETYPE))
+    if zip
+        && body
+            .get(30..)
+            .is_some_and(|rest| rest.starts_with(ODF_MIMETYPE))
     {
         return Some(Format::Odf);
     }
-    match extension.as_str() {
-        "docx" | "docm" | "dotx" | "dotm" | "xlsx" | "xlsm" | "xltx" | "xltm" | "pptx" | "pptm"
-        | "ppsx" | "ppsm" | "potx" | "potm" => Some(Format::Ooxml),
-        "odt" | "ott" | "ods" | "ots" | "odp" | "otp" | "odg" | "otg" => Some(Format::Odf),
-        _ => None,
-    }
+    let by_name = |name: &str| match (cfb, name::extension(name).as_str()) {
+        (true, "doc" | "dot") => Some(Format::Doc),
+        (true, _) => None,
+        (
+            false,
+            "docx" | "docm" | "dotx" | "dotm" | "xlsx" | "xlsm" | "xltx" | "xltm" | "pptx" | "pptm"
+            | "ppsx" | "ppsm" | "potx" | "potm",
+        ) => Some(Format::Ooxml),
+        (false, "odt" | "ott" | "ods" | "ots" | "odp" | "otp" | "odg" | "otg") => Some(Format::Odf),
+        (false, _) => None,
+    };
+    by_name(path)
+        .or_else(|| disposition().and_then(|name| by_name(&name)))
+        .or_else(|| (zip && package::is_ooxml(body)).then_some(Format::Ooxml))
 }
 
 /// The links of the office document `body` of `format`, fetched from `doc_url`, at most `limits.max_outlinks`

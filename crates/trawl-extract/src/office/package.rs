@@ -7,6 +7,20 @@ use zip::{ZipArchive, result::ZipError};
 use super::common::{Budget, MAX_PART_BYTES, MAX_PARTS, OfficeProblem};
 use crate::OutlinkSet;
 
+/// Whether `body` is a zip holding an OOXML package: `[Content_Types].xml` (every OPC package has one) beside a
+/// part of Word, Excel or PowerPoint (so a NuGet, XPS or 3MF package is not read as a document).
+pub(crate) fn is_ooxml(body: &[u8]) -> bool {
+    let Ok(package) = Package::open(body) else {
+        return false;
+    };
+    package.has("[Content_Types].xml")
+        && package
+            .archive
+            .file_names()
+            .flatten()
+            .any(|n| ["word/", "xl/", "ppt/"].iter().any(|p| n.starts_with(p)))
+}
+
 /// An opened zip package.
 pub(crate) struct Package<'a> {
     archive: ZipArchive<Cursor<&'a [u8]>>,

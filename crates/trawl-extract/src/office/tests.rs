@@ -142,7 +142,7 @@ fn each_format_gives_its_links() {
 fn a_real_word_documents_hyperlink() {
     let body = include_bytes!("../../testdata/apache-poi/hyperlink.doc");
     assert_eq!(
-        office_format("application/msword", "/h.doc", body),
+        office_format("application/msword", "/h.doc", body, || None),
         Some(Format::Doc)
     );
     let (urls, problem) = links(body, Format::Doc, &u("hyperlink.doc"));
@@ -185,6 +185,19 @@ fn formats_are_told_by_type_bytes_and_extension() {
     let docx = sample::docx(&["x"], &[]).unwrap();
     let odt = sample::odf(OdfKind::Text, &["x"], &[]).unwrap();
     let doc = sample::doc(&[("x", true)]).unwrap();
+    let zip_of = |parts: &[&str]| {
+        let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        for name in parts {
+            zip.start_file(*name, zip::write::SimpleFileOptions::default())
+                .unwrap();
+            std::io::Write::write_all(&mut zip, b"<x/>").unwrap();
+        }
+        zip.finish().unwrap().into_inner()
+    };
+    let plain_zip = zip_of(&["readme.txt", "data/a.csv"]);
+    let nuget = zip_of(&["[Content_Types].xml", "_rels/.rels", "pkg.nuspec"]);
+    // An ODF package whose mimetype part is not first: only its name tells.
+    let odt_late = zip_of(&["content.xml", "mimetype", "META-INF/manifest.xml"]);
     let cases: &[(&str, &str, &[u8], Option<Format>)] = &[
         ("application/msword", "/a", b"", Some(Format::Doc)),
         (
@@ -212,7 +225,10 @@ fn formats_are_told_by_type_bytes_and_extension() {
             Some(Format::Odf),
         ),
         ("application/zip", "/a.DOCX", &docx, Some(Format::Ooxml)),
-        ("application/zip", "/a.zip", &docx, None),
+        // Its [Content_Types].xml and word/ part say what it is, whatever the URL.
+        ("application/zip", "/a.zip", &docx, Some(Format::Ooxml)),
+        ("application/zip", "/a.zip", &plain_zip, None),
+        ("application/zip", "/a.zip", &nuget, None),
         (
             "application/octet-stream",
             "/a.doc",
@@ -224,8 +240,59 @@ fn formats_are_told_by_type_bytes_and_extension() {
         ("application/pdf", "/a.doc", &doc, None),
     ];
     for (mime, path, body, want) in cases {
-        assert_eq!(office_format(mime, path, body), *want, "{mime} {path}");
+        assert_eq!(
+            office_format(mime, path, body, || None),
+            *want,
+            "{mime} {path}"
+        );
     }
+    // A download script names the file only in Content-Disposition.
+    let named = |name: &'static str| {
+        move || disposition_filename(&format!("attachment; filename=\"{name}\""))
+    };
+    let script = "/download";
+    assert_eq!(
+        office_format(
+            "application/octet-stream",
+            script,
+            &doc,
+            named("report.doc")
+        ),
+        Some(Format::Doc)
+    );
+    assert_eq!(
+        office_format(
+            "application/octet-stream",
+            script,
+            &doc,
+            named("report.xls")
+        ),
+        None
+    );
+    assert_eq!(
+        office_format(
+            "application/octet-stream",
+            script,
+            &odt_late,
+            named("report.odt")
+        ),
+        Some(Format::Odf)
+    );
+    assert_eq!(
+        office_format("application/octet-stream", script, &odt_late, || None),
+        None
+    );
+    assert_eq!(
+        office_format("application/zip", script, &plain_zip, named("report.xlsx")),
+        Some(Format::Ooxml)
+    );
+    // The header is not asked for when the type or the URL already tells.
+    let unasked = || -> Option<String> { panic!("Content-Disposition asked for") };
+    assert_eq!(office_format("text/html", script, &docx, unasked), None);
+    assert_eq!(
+        office_format("application/octet-stream", "/a.docx", &docx, unasked),
+        Some(Format::Ooxml)
+    );
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! The Spring XML of a crawler-beans.cxml read into beans and property values, each with its line, and
-//! Heritrix's `PropertyOverrideConfigurer` overrides applied (as Spring applies them before any bean exists).
+//! Heritrix's `PropertyOverrideConfigurer` overrides applied by [`super::overrides`] (as Spring applies them
+//! before any bean exists).
 
 use super::ImportError;
 
@@ -80,7 +81,7 @@ impl Bean {
             .unwrap_or_else(|| self.short_class().to_owned())
     }
 
-    fn prop_mut(&mut self, name: &str) -> Option<&mut Prop> {
+    pub(crate) fn prop_mut(&mut self, name: &str) -> Option<&mut Prop> {
         self.props
             .iter_mut()
             .rev()
@@ -103,6 +104,8 @@ fn same_property(a: &str, b: &str) -> bool {
 #[derive(Debug, Default)]
 pub(crate) struct Beans {
     pub(crate) top: Vec<Bean>,
+    /// Overrides that address no property Spring could set, each a note with its line.
+    pub(crate) unapplied: Vec<super::profile::Note>,
 }
 
 impl Beans {
@@ -153,7 +156,7 @@ pub(crate) fn read(text: &str) -> Result<Beans, ImportError> {
             }
         }
     }
-    apply_overrides(&mut beans)?;
+    super::overrides::apply(&mut beans)?;
     Ok(beans)
 }
 
@@ -302,147 +305,6 @@ fn node_text(node: roxmltree::Node<'_, '_>) -> String {
         .collect()
 }
 
-/// Applies every `PropertyOverrideConfigurer` in file order (a later one wins): `bean.path=value` replaces
-/// the property at `path` of the top-level bean `bean`.
-fn apply_overrides(beans: &mut Beans) -> Result<(), ImportError> {
-    let mut overrides = Vec::new();
-    for b in beans.top.iter().filter(|b| b.class == OVERRIDE_CLASS) {
-        match b.prop("properties").map(|p| &p.value) {
-            Some(Value::Text(text, line)) => overrides.extend(java_properties(text, *line)),
-            Some(Value::Props(props)) => overrides.extend(props.iter().cloned()),
-            _ => {}
-        }
-    }
-    for (key, value, line) in overrides {
-        let Some((id, path)) = key.split_once('.') else {
-            return Err(ImportError::BadOverride {
-                line,
-                key,
-                why: "an override key is BEAN.PROPERTY".into(),
-            });
-        };
-        let Some(target) = beans.top.iter_mut().find(|b| b.id.as_deref() == Some(id)) else {
-            return Err(ImportError::BadOverride {
-                line,
-                key: key.clone(),
-                why: format!("no top-level bean has the id {id:?}"),
-            });
-        };
-        set_path(target, path, Value::Text(value, line), line);
-    }
-    Ok(())
-}
-
-/// Sets `path` (`textSource.value`) under `bean`, creating the property where it is missing.
-fn set_path(bean: &mut Bean, path: &str, value: Value, line: usize) {
-    let (head, rest) = match path.split_once('.') {
-        Some((h, r)) => (h, Some(r)),
-        None => (path, None),
-    };
-    match rest {
-        None => match bean.prop_mut(head) {
-            Some(p) => {
-                p.value = value;
-                p.line = line;
-            }
-            None => bean.props.push(Prop {
-                name: head.to_owned(),
-                value,
-                line,
-            }),
-        },
-        Some(rest) => {
-            if let Some(Prop {
-                value: Value::Bean(inner),
-                ..
-            }) = bean.prop_mut(head)
-            {
-                set_path(inner, rest, value, line);
-            } else {
-                // A path through a property that is not a nested bean: keep it whole, for the report.
-                bean.props.push(Prop {
-                    name: path.to_owned(),
-                    value,
-                    line,
-                });
-            }
-        }
-    }
-}
-
-/// `java.util.Properties` text: `#`/`!` comments, `key=value`, `key: value` or `key value`, `\` escapes and
-/// line continuations. Each entry with the file line it starts on (`first_line` is the text's first line).
-pub(crate) fn java_properties(text: &str, first_line: usize) -> Vec<(String, String, usize)> {
-    let mut out = Vec::new();
-    let mut lines = text.lines().enumerate();
-    while let Some((i, raw)) = lines.next() {
-        let mut logical = raw.trim_start().to_owned();
-        if logical.is_empty() || logical.starts_with('#') || logical.starts_with('!') {
-            continue;
-        }
-        while ends_with_odd_backslashes(&logical) {
-            logical.pop();
-            match lines.next() {
-                Some((_, next)) => logical.push_str(next.trim_start()),
-                None => break,
-            }
-        }
-        let (key, value) = split_key_value(&logical);
-        out.push((unescape(key), unescape(value), first_line + i));
-    }
-    out
-}
-
-fn ends_with_odd_backslashes(s: &str) -> bool {
-    s.bytes().rev().take_while(|&b| b == b'\\').count() % 2 == 1
-}
-
-fn split_key_value(line: &str) -> (&str, &str) {
-    let bytes = line.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\\' => i += 2,
-            b'=' | b':' | b' ' | b'\t' => break,
-            _ => i += 1,
-        }
-    }
-    let i = i.min(line.len());
-    let key = &line[..i];
-    let mut rest = line[i..].trim_start_matches([' ', '\t']);
-    if let Some(r) = rest.strip_prefix(['=', ':']) {
-        rest = r.trim_start_matches([' ', '\t']);
-    }
-    (key, rest)
-}
-
-fn unescape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('t') => out.push('\t'),
-            Some('n') => out.push('\n'),
-            Some('r') => out.push('\r'),
-            Some('f') => out.push('\u{c}'),
-            Some('u') => {
-                let hex: String = chars.by_ref().take(4).collect();
-                match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
-                    Some(ch) => out.push(ch),
-                    None => out.push_str(&hex),
-                }
-            }
-            Some(other) => out.push(other),
-            None => {}
-        }
-    }
-    out
-}
-
 /// A value's items: a list's, or the value itself (Spring converts a single value to a one-element list).
 pub(crate) fn list(v: &Value) -> Vec<&Value> {
     match v {
@@ -463,21 +325,6 @@ pub(crate) fn text(v: &Value) -> Option<&str> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-
-    #[test]
-    fn java_properties_as_java_reads_them() {
-        let text = "\n# comment\n! also\n  a.b=1\nc.d : two words\ne.f \\\n   continued\ng.h=a\\\\.b\\u0041\n";
-        let got = java_properties(text, 10);
-        assert_eq!(
-            got,
-            vec![
-                ("a.b".into(), "1".into(), 13),
-                ("c.d".into(), "two words".into(), 14),
-                ("e.f".into(), "continued".into(), 15),
-                ("g.h".into(), "a\\.bA".into(), 17),
-            ]
-        );
-    }
 
     #[test]
     fn overrides_replace_properties_and_nested_paths() {
@@ -521,13 +368,6 @@ m.x=2
         #[test]
         fn any_text_reads_or_fails_cleanly(text in "\\PC{0,200}") {
             let _ = read(&text);
-            let _ = java_properties(&text, 1);
-        }
-
-        #[test]
-        fn any_property_value_round_trips(key in "[a-z]{1,8}\\.[a-z]{1,8}", value in "[a-zA-Z0-9 ./:]{0,30}") {
-            let got = java_properties(&format!("{key}={value}"), 1);
-            prop_assert_eq!(got, vec![(key, value.trim_start().to_owned(), 1)]);
         }
     }
 }

@@ -8,8 +8,10 @@ use trawl_config::settings::seed_list::{self, SeedLine};
 
 use super::beans::{Bean, Beans, OVERRIDE_CLASS, Prop, Value};
 use super::beans::{list, text};
+use super::chains::{self, Runs};
 use super::classes::{converted, is_plumbing};
 use super::credentials;
+use super::overrides::default_bean;
 use super::profile::{Profile, RuleOut, Setting, SheetOut};
 use super::props::{Props, scalar, shown};
 use super::rules::{self, RuleContext};
@@ -24,6 +26,7 @@ const PER_URI: &[&str] = &["frontier.", "fetch.", "scope.max_", "extract."];
 /// Converts the beans into a profile.
 pub(crate) fn convert(beans: &Beans, base: &Path) -> Profile {
     let mut profile = Profile::default();
+    profile.notes.extend(beans.unapplied.iter().cloned());
     let directives = seeds(beans, base, &mut profile);
     let seed_urls: Vec<String> = profile
         .get("seeds.urls")
@@ -58,6 +61,10 @@ pub(crate) fn convert(beans: &Beans, base: &Path) -> Profile {
     let mut sheets = Vec::new();
     for b in &beans.top {
         let subject = b.subject();
+        if let Runs::No { chain, instead } = chains::runs(beans, b) {
+            not_run(b, chain, instead, &mut profile);
+            continue;
+        }
         match b.short_class() {
             _ if b.class == OVERRIDE_CLASS => {} // applied when the beans were read
             _ if is_plumbing(&b.class) => profile.note(
@@ -124,14 +131,7 @@ pub(crate) fn convert(beans: &Beans, base: &Path) -> Profile {
             | "WARCWriterChainProcessor"
             | "WARCWriterProcessor"
             | "CheckpointService"
-            | "ExtractorHTML" => {
-                let mut props = Props::with_base(b, subject, base);
-                gate_rules(&ctx, &mut props, &mut profile);
-                writer_paths(&mut props, &mut profile);
-                // Heritrix autowires the one store; its credentials are converted with the store's bean.
-                props.take("credentialStore");
-                props.map_rest(&mut profile);
-            }
+            | "ExtractorHTML" => processor(&ctx, b, subject, &mut profile),
             "SurtAuthorityQueueAssignmentPolicy"
             | "HostnameQueueAssignmentPolicy"
             | "AssignmentLevelSurtQueueAssignmentPolicy"
@@ -151,6 +151,24 @@ pub(crate) fn convert(beans: &Beans, base: &Path) -> Profile {
             | "WagCostAssignmentPolicy"
             | "AntiCalendarCostAssignmentPolicy" => policy_bean(b, &mut profile),
             class => other_bean(b, class, subject, &mut profile),
+        }
+    }
+    // Processors written inline in a chain's list run too.
+    for b in chains::inline_processors(beans) {
+        let subject = b.subject();
+        match b.short_class() {
+            "Preselector" => preselector(b, subject, &mut profile),
+            "FrontierPreparer" => preparer(b, subject, beans, &mut profile),
+            "DispositionProcessor"
+            | "FetchHTTP"
+            | "PreconditionEnforcer"
+            | "WARCWriterChainProcessor"
+            | "WARCWriterProcessor"
+            | "ExtractorHTML" => processor(&ctx, b, subject, &mut profile),
+            class if converted(&b.class) && !is_plumbing(&b.class) => {
+                other_bean(b, class, subject, &mut profile)
+            }
+            _ => {} // reported by the class review, with its place in the chain
         }
     }
     let mut stock_unused = Vec::new();
@@ -190,6 +208,43 @@ pub(crate) fn convert(beans: &Beans, base: &Path) -> Profile {
     }
     profile.notes.sort_by_key(|n| n.line);
     profile
+}
+
+/// A processor bean whose properties become settings (and its gate rules, rules checked at that step).
+fn processor(ctx: &RuleContext<'_>, b: &Bean, subject: String, profile: &mut Profile) {
+    let mut props = Props::with_base(b, subject, ctx.base);
+    gate_rules(ctx, &mut props, profile);
+    writer_paths(&mut props, profile);
+    // Heritrix autowires the one store; its credentials are converted with the store's bean.
+    props.take("credentialStore");
+    props.map_rest(profile);
+}
+
+/// Notes a processor bean that no chain runs: Heritrix never uses it, so its properties are not carried over
+/// (a leftover bean must not override the one the chain runs).
+fn not_run(b: &Bean, chain: &str, instead: Option<(String, usize)>, profile: &mut Profile) {
+    let names: Vec<&str> = b.props.iter().map(|p| p.name.as_str()).collect();
+    let props = match names.len() {
+        0 => String::new(),
+        _ => format!(
+            "; its properties ({}) are not carried over",
+            names.join(", ")
+        ),
+    };
+    let runs = match instead {
+        Some((id, line)) => format!("; the chain runs {id} (line {line})"),
+        None => String::new(),
+    };
+    profile.note(
+        b.line,
+        b.subject(),
+        format!(
+            "not in any chain: no effect. Heritrix runs only the processors a chain lists, and no {chain} lists \
+             this {}{props}{runs}",
+            b.short_class()
+        ),
+        None,
+    );
 }
 
 /// The example sheets of Heritrix's default profile, which no association applies.
@@ -595,7 +650,18 @@ fn policy_bean(b: &Bean, profile: &mut Profile) {
             }),
         ),
     }
-    let mut props = Props::new(b, subject);
+    let mut props = Props::new(b, subject.clone());
+    if class == "CostUriPrecedencePolicy"
+        && let Some(p) = props.peek("basePrecedence")
+    {
+        profile.note(
+            p.line,
+            format!("{subject}.basePrecedence"),
+            "Heritrix's CostUriPrecedencePolicy (the preparer's default) has no basePrecedence and refuses one; \
+             carried over as trawl's frontier.uri_precedence_base, which is added to each URI's precedence",
+            Some("frontier.uri_precedence_base"),
+        );
+    }
     props.note_one(
         profile,
         "navlinksOnly",
@@ -873,11 +939,21 @@ fn sheet_entry(beans: &Beans, key: &str, text: &str) -> Mapped {
     let Some((last, through)) = path.split_last() else {
         return Mapped::Note("names a bean, not a property".into(), None);
     };
-    for step in through {
-        match bean.prop(step).and_then(|p| beans.resolve(&p.value)) {
-            Some(inner) => bean = inner,
+    let mut class = bean.short_class();
+    for (i, step) in through.iter().enumerate() {
+        if let Some(inner) = bean.prop(step).and_then(|p| beans.resolve(&p.value)) {
+            bean = inner;
+            class = bean.short_class();
+            continue;
+        }
+        // Unset: the bean Heritrix puts there itself (`frontier.queuePrecedencePolicy.basePrecedence`).
+        let default = (i + 1 == through.len() && bean.prop(step).is_none())
+            .then(|| default_bean(bean.short_class(), step))
+            .flatten();
+        match default {
+            Some(default) => class = default.rsplit('.').next().unwrap_or(default),
             None => return Mapped::Note(format!("{step} is not a bean property"), None),
         }
     }
-    settings::map(bean.short_class(), last, text)
+    settings::map(class, last, text)
 }

@@ -2,16 +2,18 @@
 //! sheets) and written as a commented trawl profile. Every bean or property trawl cannot honour becomes a
 //! [`Note`] with its line and the closest trawl setting: nothing is dropped silently.
 //!
-//! Modules: [`beans`] reads the XML; [`classes`] knows Heritrix's bean classes (every class of every release in
+//! Modules: [`beans`] reads the XML and [`overrides`] applies Spring's overrides to it; [`chains`] tells which processors a chain runs; [`classes`] knows Heritrix's bean classes (every class of every release in
 //! [`releases`], renamed ones read as what they became); [`rules`] converts decide
 //! rules (their regexes through [`java_regex`]); [`credentials`] converts the credential store (never a password); [`settings`] maps scalar properties (shared by beans and sheets); [`profile`] holds the result and
 //! writes it as TOML.
 
 mod beans;
+mod chains;
 mod classes;
 mod convert;
 mod credentials;
 pub mod java_regex;
+mod overrides;
 mod profile;
 mod props;
 mod releases;

@@ -37,11 +37,13 @@ pub(crate) fn sequence(ctx: &RuleContext<'_>, seq: &Bean, profile: &mut Profile)
             }
         }
     }
-    props.note_rest(
+    props.note_one(
         profile,
+        "logToFile",
         "trawl keeps every decision in the URI's trace instead",
         Some("trawl url explain"),
     );
+    props.note_rest(profile, "trawl's rule sequence has no such parameter", None);
     out
 }
 

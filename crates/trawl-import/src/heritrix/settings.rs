@@ -137,6 +137,13 @@ const TABLE: &[(&str, &str, &str, Unit)] = &[
         "frontier.uri_precedence_base",
         Unit::Int,
     ),
+    // Heritrix has no such property (see `convert::policy_bean`, which notes it); the intent is clear.
+    (
+        "CostUriPrecedencePolicy",
+        "basePrecedence",
+        "frontier.uri_precedence_base",
+        Unit::Int,
+    ),
     (
         "SurtAuthorityQueueAssignmentPolicy",
         "parallelQueues",
