@@ -1,6 +1,6 @@
-//! The Spring XML of a crawler-beans.cxml read into beans and property values, each with its line, and
-//! Heritrix's `PropertyOverrideConfigurer` overrides applied by [`super::overrides`] (as Spring applies them
-//! before any bean exists).
+//! The Spring XML of a crawler-beans.cxml read into beans and property values, each with its line. Heritrix's
+//! `PropertyOverrideConfigurer` overrides are applied to them next, by [`super::overrides`] (as Spring applies
+//! them before any bean exists).
 
 use super::ImportError;
 
@@ -156,7 +156,6 @@ pub(crate) fn read(text: &str) -> Result<Beans, ImportError> {
             }
         }
     }
-    super::overrides::apply(&mut beans)?;
     Ok(beans)
 }
 
@@ -342,7 +341,8 @@ m.x=2
  <bean id="m" class="A"><property name="X" value="1"/></bean>
  <bean id="s" class="B"><property name="src"><bean class="C"><property name="value" value="old"/></bean></property></bean>
 </beans>"#;
-        let beans = read(xml).unwrap();
+        let mut beans = read(xml).unwrap();
+        super::super::overrides::apply(&mut beans).unwrap();
         let m = beans.get("m").unwrap();
         assert!(matches!(&m.prop("x").unwrap().value, Value::Text(v, 4) if v == "2"));
         let s = beans.get("s").unwrap();

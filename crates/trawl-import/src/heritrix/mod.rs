@@ -161,6 +161,7 @@ pub fn import_strict(text: &str, origin: &Path) -> Result<Import, ImportError> {
 
 fn run(text: &str, origin: &Path, strict: bool) -> Result<Import, ImportError> {
     let mut beans = beans::read(text)?;
+    overrides::apply(&mut beans)?;
     let review = classes::review(&mut beans);
     if strict && let Some(first) = review.left_out.first() {
         return Err(ImportError::NotCarriedOver {

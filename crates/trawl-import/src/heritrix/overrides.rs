@@ -442,7 +442,8 @@ scope.rules[1].nothing.x=1
  <bean id="uriPrecedencePolicy" class="org.archive.crawler.frontier.precedence.HopsUriPrecedencePolicy"/>
  <bean id="frontier" class="org.archive.crawler.frontier.BdbFrontier"/>
 </beans>"#;
-        let beans = super::super::beans::read(xml).unwrap();
+        let mut beans = super::super::beans::read(xml).unwrap();
+        apply(&mut beans).unwrap();
         let text = |b: &Bean, name: &str| match &b.prop(name).unwrap().value {
             Value::Text(t, _) => t.clone(),
             other => panic!("{other:?}"),
