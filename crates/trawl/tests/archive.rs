@@ -1372,7 +1372,7 @@ fn a_folder_is_indexed_file_by_file_and_damaged_arcs_give_their_whole_records() 
         "{said}"
     );
     assert!(
-        said.contains("cut.arc.gz: ")
+        said.contains("cut.arc.gz: record at offset ")
             && said.contains("the index holds the file's 1 line before it"),
         "{said}"
     );

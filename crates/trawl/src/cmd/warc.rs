@@ -208,9 +208,8 @@ pub(crate) fn index(inputs: &[PathBuf], output: Option<&Path>) -> anyhow::Result
                 if let Some(e) = &indexed.stopped {
                     damaged += 1;
                     say!(
-                        "WARN {}: {e}; the index holds the file's {} before it, none from there on \
+                        "WARN {e}; the index holds the file's {} before it, none from there on \
                          (`trawl warc verify {}` names the first problem)",
-                        warc.display(),
                         count(indexed.lines.len(), "line"),
                         warc.display()
                     );
