@@ -121,6 +121,9 @@ pub enum Error {
         /// Its 1-based line.
         line: usize,
     },
+    /// A WARC or ARC file read for deduplication that stops being readable part way: what the reader said.
+    #[error(transparent)]
+    DamagedArchive(trawl_warc::Error),
     /// A `dedup_from` source (or the job's own archive) that cannot be read.
     #[error(
         "reading {} for deduplication ([warc] dedup_from, or the job's own WARCs): {problem}; mend the file, or move \

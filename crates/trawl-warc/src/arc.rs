@@ -17,10 +17,7 @@ use std::net::IpAddr;
 
 use chrono::{DateTime, NaiveDateTime, Utc};
 
-use crate::{
-    digest::{parse_head_ok, sha1_digest},
-    record::timestamp14_to_warc_date,
-};
+use crate::digest::{parse_head_ok, sha1_digest};
 
 /// A record read from an ARC file, as the functions here need it: its header line's fields under their ARC
 /// names, and its content. The reader's record is one; this module does not know the reader.
@@ -164,23 +161,41 @@ pub(crate) fn date(arc_date: &str) -> Option<DateTime<Utc>> {
         .map(|d| d.and_utc())
 }
 
-/// An ARC date as a WARC-Date, leniently as warcio reads it: the first 14 digits, zeros added to a short
-/// one (`20140401000000000` and `201404` both read as April 2014).
+/// An ARC date as a WARC-Date, leniently as warcio reads it (`timestamp_to_datetime`), so that the index is
+/// cdxj-indexer's: the first 14 characters, each field clamped to its range, and a field that is missing or
+/// not a number at its greatest (`200804302048` reads as 20:48:59, `201404` as April 30th, 23:59:59).
 fn iso_date(arc_date: &str) -> String {
-    let mut digits: String = arc_date
-        .chars()
-        .filter(char::is_ascii_digit)
-        .take(14)
-        .collect();
-    while digits.len() < 14 {
-        digits.push(if matches!(digits.len(), 5 | 7) {
-            '1'
-        } else {
-            '0'
-        });
+    let mut chars: Vec<char> = arc_date.chars().collect();
+    for &c in "299912".as_bytes().get(chars.len()..).unwrap_or_default() {
+        chars.push(char::from(c));
     }
-    // Always 14 digits here: the default is never taken.
-    timestamp14_to_warc_date(&digits).unwrap_or_default()
+    let field = |start: usize, end: usize, min: u32, max: u32| -> u32 {
+        let Some(text) = chars.get(start..end) else {
+            return max;
+        };
+        let text: String = text.iter().collect();
+        match text.trim().parse::<i64>() {
+            Ok(v) => u32::try_from(v.clamp(i64::from(min), i64::from(max))).unwrap_or(max),
+            Err(_) => max,
+        }
+    };
+    let year = field(0, 4, 1900, 2999);
+    let month = field(4, 6, 1, 12);
+    let year_i = i32::try_from(year).unwrap_or(2999);
+    let days = chrono::NaiveDate::from_ymd_opt(year_i, month, 1)
+        .and_then(|first| first.checked_add_months(chrono::Months::new(1)))
+        .and_then(|next| next.pred_opt())
+        .map_or(28, |last| chrono::Datelike::day(&last));
+    let day = field(6, 8, 1, days);
+    let (hour, minute, second) = (
+        field(8, 10, 0, 23),
+        field(10, 12, 0, 59),
+        field(12, 14, 0, 59),
+    );
+    chrono::NaiveDate::from_ymd_opt(year_i, month, day)
+        .and_then(|d| d.and_hms_opt(hour, minute, second))
+        .map(|t| t.and_utc().format("%Y-%m-%dT%H:%M:%SZ").to_string())
+        .unwrap_or_default()
 }
 
 /// The WARC-Target-URI of an ARC URL: spaces (which some crawlers wrote unescaped) as `%20`.
@@ -244,6 +259,12 @@ pub(crate) enum Problem {
         /// Where the content holds what looks like a later record's header line: the length swallowed it.
         swallows: Option<usize>,
     },
+    #[error(
+        "Archive-length says {says} bytes, and {at} bytes into the content begins what reads as whole later \
+         records (a header line and its content, to the end): the length is wrong and swallows the records \
+         after it"
+    )]
+    Swallows { says: u64, at: usize },
     #[error("Archive-date {0:?} is not a time of 14 digits YYYYMMDDhhmmss")]
     Date(String),
     #[error("IP-address {0:?} is not an IP address")]
@@ -297,25 +318,75 @@ pub(crate) fn later_header_line(content: &[u8]) -> Option<usize> {
     None
 }
 
+/// Where `content` (a record whose length matched) holds whole later records: a line shaped like an ARC
+/// header line at its start or after a newline, its content as long as that line says, and after it either
+/// the end of `content` or a newline and another such record. An Archive-length that took in whole records
+/// ends exactly there; a page that merely quotes a header line does not. `None` when it holds none.
+pub(crate) fn swallowed_records(content: &[u8]) -> Option<usize> {
+    let mut start = 0;
+    while start < content.len() {
+        let end = start + memchr::memchr(b'\n', &content[start..])?;
+        if record_chain_ends(content, start) {
+            return Some(start);
+        }
+        start = end + 1;
+    }
+    None
+}
+
+/// Whether from `start` on `content` is nothing but ARC records (header line, content, newline between
+/// them), the last ending at the end of `content`.
+fn record_chain_ends(content: &[u8], mut start: usize) -> bool {
+    loop {
+        let Some(end) = memchr::memchr(b'\n', &content[start..]).map(|n| start + n) else {
+            return false;
+        };
+        let Some(length) = header_line_length(&content[start..=end]) else {
+            return false;
+        };
+        let Some(next) = usize::try_from(length)
+            .ok()
+            .and_then(|l| (end + 1).checked_add(l))
+        else {
+            return false;
+        };
+        if next == content.len() {
+            return true;
+        }
+        if next >= content.len() || content[next] != b'\n' {
+            return false;
+        }
+        start = next + 1;
+    }
+}
+
 /// Whether `line` (with its newline) is shaped like an ARC header line of a well-formed record.
 fn looks_like_header_line(line: &[u8]) -> bool {
+    header_line_length(line).is_some()
+}
+
+/// The Archive-length of `line` (with its newline) when it is shaped like an ARC header line of a
+/// well-formed record: a URL, an IP address, a date of 14 digits, a type and a byte count.
+fn header_line_length(line: &[u8]) -> Option<u64> {
     // Cheap tests first: a content's lines are mostly not header lines.
     if !line.first().is_some_and(u8::is_ascii_alphabetic)
         || line.iter().filter(|&&b| b == b' ').count() < 4
     {
-        return false;
+        return None;
     }
     // A v1 line, or a v2 one (whose v1 reading takes its Offset for the date).
     [parse_line(line), parse_line_v2(line)]
         .into_iter()
         .flatten()
-        .any(|head| {
+        .find_map(|head| {
             let field = |i: usize| head.fields[i].1.as_str();
-            head.length.is_some() && date(field(2)).is_some() && field(1).parse::<IpAddr>().is_ok()
+            (date(field(2)).is_some() && field(1).parse::<IpAddr>().is_ok())
+                .then_some(head.length)
+                .flatten()
         })
 }
 
-/// What an ARC record can be checked for: its length a byte count, its date 14 digits of a real time, its
+/// What an ARC record can be checked for: its length a byte count that takes in no whole later record, its date 14 digits of a real time, its
 /// IP address one, a `filedesc://` record first (`first`) with its version block, and an HTTP response
 /// head at the start of an http(s) record's content.
 pub(crate) fn problem(rec: &impl ArcRecord, first: bool) -> Option<Problem> {
@@ -330,7 +401,11 @@ pub(crate) fn problem(rec: &impl ArcRecord, first: bool) -> Option<Problem> {
                 swallows: later_header_line(rec.block()),
             });
         }
-        Ok(says) if says == rec.block().len() as u64 => {}
+        Ok(says) if says == rec.block().len() as u64 => {
+            if let Some(at) = swallowed_records(rec.block()) {
+                return Some(Problem::Swallows { says, at });
+            }
+        }
         _ => return Some(Problem::Length(length.to_owned())),
     }
     let arc_date = field("Archive-date");
@@ -399,24 +474,48 @@ pub(crate) fn warcinfo_fields(rec: &impl ArcRecord, header_line: &str) -> Vec<(S
     fields
 }
 
-/// The text of the first element whose local name is `local` (`<x:local …>text</x:local>`), trimmed;
-/// `None` when there is none or it is empty.
+/// The text of the first element whose local name is `local` (`<x:local …>text</x:local>`), its references
+/// (`&amp;`, `&#233;`) resolved and its CDATA sections taken as written, trimmed; `None` when there is none or
+/// it is empty. Read with quick-xml from the first `<` of `xml` (the description follows the ARC's own lines).
 fn xml_element(xml: &str, local: &str) -> Option<String> {
-    let mut rest = xml;
-    while let Some(lt) = rest.find('<') {
-        rest = &rest[lt + 1..];
-        let end = rest.find('>')?;
-        let tag = &rest[..end];
-        let name = tag.split_whitespace().next().unwrap_or_default();
-        let this = name.rsplit(':').next().unwrap_or_default();
-        if this == local && !name.starts_with('/') && !tag.ends_with('/') {
-            let body = &rest[end + 1..];
-            let text = body[..body.find('<').unwrap_or(body.len())].trim();
-            return (!text.is_empty()).then(|| text.to_owned());
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::Reader::from_str(&xml[xml.find('<')?..]);
+    // How deep inside the element the reader is, once in it.
+    let mut inside: Option<usize> = None;
+    let mut text = String::new();
+    loop {
+        match (reader.read_event(), inside) {
+            (Ok(Event::Start(_)), Some(depth)) => inside = Some(depth + 1),
+            (Ok(Event::Start(e)), None) if e.local_name().as_ref() == local => {
+                inside = Some(0);
+            }
+            (Ok(Event::End(_)), Some(0)) => break,
+            (Ok(Event::End(_)), Some(depth)) => inside = Some(depth - 1),
+            (Ok(Event::Text(t)), Some(_)) => text.push_str(t.as_ref()),
+            (Ok(Event::CData(t)), Some(_)) => text.push_str(t.as_ref()),
+            (Ok(Event::GeneralRef(r)), Some(_)) => text.extend(resolve_ref(&r)),
+            (Ok(Event::Eof) | Err(_), _) => break,
+            _ => {}
         }
-        rest = &rest[end + 1..];
     }
-    None
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.to_owned())
+}
+
+/// The character a reference stands for: a character reference (`&#38;`) or one of XML's five predefined
+/// entities; `None` for any other (a DTD's entity is never expanded).
+fn resolve_ref(r: &quick_xml::events::BytesRef<'_>) -> Option<char> {
+    if r.is_char_ref() {
+        return r.resolve_char_ref().ok().flatten();
+    }
+    match r.as_ref() {
+        "amp" => Some('&'),
+        "lt" => Some('<'),
+        "gt" => Some('>'),
+        "quot" => Some('"'),
+        "apos" => Some('\''),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -529,8 +628,22 @@ mod tests {
             record::get(&h, "WARC-Payload-Digest"),
             Some(sha1_digest(b"x\n").as_str())
         );
-        assert_eq!(iso_date("201404010000000000"), "2014-04-01T00:00:00Z");
-        assert_eq!(iso_date("2014"), "2014-01-01T00:00:00Z");
+        // warcio's readings (its timeutils doctests, and cdxj-indexer's index of such ARC records).
+        for (arc_date, want) in [
+            ("201404010000000000", "2014-04-01T00:00:00Z"),
+            ("200804302048", "2008-04-30T20:48:59Z"),
+            ("2014122609501", "2014-12-26T09:50:59Z"),
+            ("201412260", "2014-12-26T23:59:59Z"),
+            ("201410", "2014-10-31T23:59:59Z"),
+            ("2014", "2014-12-31T23:59:59Z"),
+            ("20", "2099-12-31T23:59:59Z"),
+            ("", "2999-12-31T23:59:59Z"),
+            ("20131709005601", "2013-12-09T00:56:01Z"),
+            ("40001965252477", "2999-12-31T23:24:59Z"),
+            ("2010abc", "2010-12-31T23:59:59Z"),
+        ] {
+            assert_eq!(iso_date(arc_date), want, "{arc_date}");
+        }
     }
 
     #[test]
@@ -642,6 +755,55 @@ mod tests {
         }
     }
 
+    /// An Archive-length that ends on a record boundary after taking in whole later records fails the
+    /// record; a page quoting a header line, or one whose quoted length runs past the content, does not.
+    #[test]
+    fn whole_records_swallowed_by_a_length() {
+        let two = b"http://b/ 1.2.3.4 20140216050221 text/plain 5\nhello";
+        let head = b"HTTP/1.0 200 OK\r\n\r\nhi\n";
+        let mut swallowing = head.to_vec();
+        swallowing.extend_from_slice(two);
+        let mut three = swallowing.clone();
+        three.extend_from_slice(b"\ndns:c ::1 20140216050221 text/dns 2\nab");
+        let line = |n: usize| format!("http://a/ 1.2.3.4 20140216050221 text/html {n}");
+        for content in [&swallowing, &three] {
+            assert_eq!(swallowed_records(content), Some(head.len()));
+            assert_eq!(
+                problem(&rec(&line(content.len()), content), false),
+                Some(Problem::Swallows {
+                    says: content.len() as u64,
+                    at: head.len()
+                })
+            );
+        }
+        let mut quoted = swallowing.clone();
+        quoted.extend_from_slice(b" and more");
+        let mut past = head.to_vec();
+        past.extend_from_slice(b"http://b/ 1.2.3.4 20140216050221 text/plain 50\nhello");
+        for content in [&quoted, &past] {
+            assert_eq!(swallowed_records(content), None);
+            assert_eq!(problem(&rec(&line(content.len()), content), false), None);
+        }
+    }
+
+    proptest::proptest! {
+        /// Whole ARC records appended to any content that ends in a newline are found where they begin, and
+        /// the scan never panics on any bytes.
+        #[test]
+        fn swallowed_records_are_found(
+            before in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200),
+            body in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..100),
+        ) {
+            let _ = swallowed_records(&before);
+            let mut content: Vec<u8> = before.iter().map(|&b| if b == b'\n' { b' ' } else { b }).collect();
+            content.push(b'\n');
+            let at = content.len();
+            content.extend_from_slice(format!("http://b/ 1.2.3.4 20140216050221 x/y {}\n", body.len()).as_bytes());
+            content.extend_from_slice(&body);
+            proptest::prop_assert_eq!(swallowed_records(&content), Some(at));
+        }
+    }
+
     #[test]
     fn warcinfo_from_an_arc_1_1_description() {
         let block = b"1 1 InternetArchive\nURL IP-address Archive-date Content-type Archive-length\n\
@@ -667,5 +829,40 @@ mod tests {
                 "robots=classic",
             ]
         );
+    }
+
+    /// Escapes in an ARC 1.1 description are resolved and a CDATA value kept, as an XML reader reads them.
+    #[test]
+    fn xml_description_values_are_unescaped() {
+        let xml = "1 1 X\nURL IP\n<?xml version=\"1.0\"?><arcmetadata xmlns:arc=\"x\">\
+            <arc:operator>Library &amp; Archives</arc:operator>\
+            <dcterms:isPartOf>Election 2008: &lt;federal&gt; &#233;</dcterms:isPartOf>\
+            <dc:description><![CDATA[multi <line>\n description]]></dc:description></arcmetadata>";
+        assert_eq!(
+            xml_element(xml, "operator").as_deref(),
+            Some("Library & Archives")
+        );
+        assert_eq!(
+            xml_element(xml, "isPartOf").as_deref(),
+            Some("Election 2008: <federal> \u{e9}")
+        );
+        assert_eq!(
+            xml_element(xml, "description").as_deref(),
+            Some("multi <line>\n description")
+        );
+        assert_eq!(xml_element(xml, "robots"), None);
+    }
+
+    proptest::proptest! {
+        /// Any text, escaped as XML escapes it, reads back as itself (trimmed); any input reads without a panic.
+        #[test]
+        fn xml_values_round_trip(value in "[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f]{0,40}", junk in ".{0,80}") {
+            let _ = xml_element(&junk, "operator");
+            let escaped = value.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+            let xml = format!("1 1 X\n<r xmlns:arc=\"x\"><arc:operator>{escaped}</arc:operator></r>");
+            let want = value.trim();
+            let got = xml_element(&xml, "operator");
+            proptest::prop_assert_eq!(got.as_deref(), (!want.is_empty()).then_some(want));
+        }
     }
 }

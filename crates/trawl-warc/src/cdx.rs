@@ -153,9 +153,13 @@ impl CdxFormat {
         self.letters.is_empty()
     }
 
-    /// Reads one line.
+    /// Reads one line. Empty fields at its end (a line ending in a space) are dropped, as the Wayback
+    /// Machine's reader (Java's `String.split`) drops them.
     pub fn capture<'a>(&self, line: &'a str) -> Result<CdxCapture<'a>, CdxError> {
-        let fields: Vec<&str> = line.trim_end_matches(['\r', '\n']).split(' ').collect();
+        let mut fields: Vec<&str> = line.trim_end_matches(['\r', '\n']).split(' ').collect();
+        while fields.len() > self.letters.len() && fields.last() == Some(&"") {
+            fields.pop();
+        }
         if fields.len() != self.letters.len() {
             return Err(CdxError::FieldCount {
                 expected: self.letters.len(),
@@ -192,6 +196,18 @@ mod tests {
 
     const HERITRIX: &str = "org,example)/ 20140216050221 http://example.org/ text/html 200 \
         B2LTWWPUOYAH7UIPQ7ZUPQ4VMBSVC36A - - 1043 333 IAH-20140216050220-00000-example.arc.gz";
+
+    #[test]
+    fn a_line_ending_in_a_space_is_read_as_wayback_reads_it() {
+        let f = CdxFormat::from_header(" CDX N b a m s k r M S V g").unwrap();
+        let line = format!("{HERITRIX} ");
+        let c = f.capture(&line).unwrap();
+        assert_eq!(c.url, "http://example.org/");
+        assert!(matches!(
+            f.capture(&format!("{HERITRIX} x")),
+            Err(CdxError::FieldCount { found: 12, .. })
+        ));
+    }
 
     #[test]
     fn the_11_field_form_heritrix_writes() {

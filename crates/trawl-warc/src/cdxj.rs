@@ -195,8 +195,24 @@ pub struct Indexed {
     /// Records of a kind the index holds (response, revisit, resource, metadata) that lack a field every
     /// line needs, so no line was written for them.
     pub unindexed: Vec<Unindexed>,
+    /// ARC records whose Archive-length took in whole later records: those records have no line (the index
+    /// is what cdxj-indexer writes, which misses them too); `trawl warc verify` fails such a record.
+    pub swallowing: Vec<Swallowing>,
+    /// ARC records whose `url` in the index (what cdxj-indexer writes: a latin-1 byte read as a character,
+    /// an upper-case scheme kept) is not the WARC-Target-URI `trawl warc convert` gives them (`caf%E9`), by
+    /// offset: the spelling a revisit of their payload names, so that it resolves after the ARC is converted.
+    pub converted_uris: std::collections::HashMap<u64, String>,
     /// The error that ended the file early (a damaged record, a shared member); the lines before it stand.
     pub stopped: Option<Error>,
+}
+
+/// An ARC record whose Archive-length is wrong and swallows the whole records after it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Swallowing {
+    /// Where the record starts in its file.
+    pub offset: u64,
+    /// How many bytes into its content the first swallowed record's header line begins.
+    pub at: usize,
 }
 
 /// A record left out of the index, and why.
@@ -245,7 +261,21 @@ pub fn index_records(path: &Path, filename: &str) -> Indexed {
             });
             return indexed;
         }
+        if record.is_arc()
+            && let Some(at) = crate::arc::swallowed_records(&record.block)
+        {
+            indexed.swallowing.push(Swallowing {
+                offset: record.offset,
+                at,
+            });
+        }
         let header = record.warc_header();
+        if record.is_arc() && !crate::arc::is_filedesc(&record) {
+            let converted = crate::convert::arc_target_uri(&record);
+            if record::get(&header, "WARC-Target-URI") != Some(converted.as_str()) {
+                indexed.converted_uris.insert(record.offset, converted);
+            }
+        }
         let capture =
             Capture::of(&header, &record.block).map(|c| (c, (record.index_len, record.offset)));
         if capture.is_none()
@@ -322,11 +352,27 @@ pub fn index_path(warc: &Path) -> PathBuf {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let stem = [".warc.gz", ".warc.zst", ".warc", ".arc.gz", ".arc"]
+    let stem = ARCHIVE_EXTENSIONS
         .iter()
         .find_map(|ext| name.strip_suffix(ext))
         .unwrap_or(&name);
     warc.with_file_name(format!("{stem}.cdxj"))
+}
+
+/// The archive names that share one index name, `X.cdxj`: one per compression, and ARC.
+const ARCHIVE_EXTENSIONS: [&str; 5] = [".warc.gz", ".warc.zst", ".warc", ".arc.gz", ".arc"];
+
+/// The other archives beside `warc` whose index is also [`index_path`]`(warc)` (`X.warc.zst` beside
+/// `X.warc.gz`: both are indexed as `X.cdxj`), in name order. The index there is one file's, not the other's.
+pub fn sharing_index(warc: &Path) -> Vec<PathBuf> {
+    let index = index_path(warc);
+    let name = index.file_name().unwrap_or_default().to_string_lossy();
+    let stem = name.strip_suffix(".cdxj").unwrap_or(&name);
+    ARCHIVE_EXTENSIONS
+        .iter()
+        .map(|ext| index.with_file_name(format!("{stem}{ext}")))
+        .filter(|f| f.as_path() != warc && f.is_file())
+        .collect()
 }
 
 /// Writes `lines` sorted to `path` (see [`write_sorted`]).

@@ -11,7 +11,7 @@
 use std::net::IpAddr;
 use std::path::Path;
 
-use crate::recompress::{copy, rewrite, serialize};
+use crate::recompress::{Rewritten, copy, rewrite, serialize};
 use crate::record::{Record, VERSION};
 use crate::{Error, ReadRecord, arc};
 
@@ -25,8 +25,9 @@ fn profile_1_1(profile: &str) -> Option<String> {
 
 /// Writes the ARC or WARC `input` as WARC 1.1 to `output`, compressed as its extension says (`.warc.gz`,
 /// `.warc.zst`, `.warc`), one member per record, through a temporary file; then its CDXJ index beside it.
-/// Returns the number of records written.
-pub fn convert(input: &Path, output: &Path) -> Result<usize, Error> {
+/// Returns the number of records written, and for an ARC file that cannot be read to its end (a gzip member
+/// cut short, zero bytes after the last record) what stopped it: the records before it are written.
+pub fn convert(input: &Path, output: &Path) -> Result<Rewritten, Error> {
     let filename = output
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -35,7 +36,7 @@ pub fn convert(input: &Path, output: &Path) -> Result<usize, Error> {
     let mut first = true;
     // The offset of a record converted as cut short: it must be the last.
     let mut cut: Option<u64> = None;
-    rewrite(input, output, |rec, plain| {
+    rewrite(input, output, true, |rec, plain| {
         let was_first = std::mem::replace(&mut first, false);
         if let Some(offset) = cut {
             // Never reached while the reader reads a plain record cut short to the end of the file.
@@ -157,9 +158,7 @@ fn warc_record(rec: &ReadRecord, filename: &str, warcinfo_id: Option<&str>) -> R
                 .unwrap_or_default()
                 .to_owned()
         };
-        // A header line that is not UTF-8 was read as latin-1: each character past ASCII is one byte of it.
-        let latin1 = std::str::from_utf8(&rec.raw_header).is_err();
-        let uri = warc_target(&get("WARC-Target-URI"), latin1);
+        let uri = arc_target_uri(rec);
         if get("Content-Type").starts_with("application/http") {
             Record::response(&uri, date, ip, rec.block.clone())
         } else {
@@ -180,6 +179,15 @@ fn warc_record(rec: &ReadRecord, filename: &str, warcinfo_id: Option<&str>) -> R
         record.set("WARC-Warcinfo-ID", id);
     }
     record
+}
+
+/// The WARC-Target-URI `convert` writes for the ARC record `rec` (see [`warc_target`]): what a revisit of its
+/// payload names, so that it resolves in the converted WARC as in the ARC.
+pub(crate) fn arc_target_uri(rec: &ReadRecord) -> String {
+    let url = rec.get("URL").map(arc::target_uri).unwrap_or_default();
+    // A header line that is not UTF-8 was read as latin-1: each character past ASCII is one byte of it.
+    let latin1 = std::str::from_utf8(&rec.raw_header).is_err();
+    warc_target(&url, latin1)
 }
 
 /// An ARC URL as a WARC-Target-URI that replay tools read: its scheme in lower case (warcio reads an HTTP
@@ -310,7 +318,7 @@ mod tests {
         assert_eq!(verify(&input).unwrap().records, 3);
         for name in ["x.warc.gz", "x.warc", "x.warc.zst"] {
             let out = dir.path().join(name);
-            assert_eq!(convert(&input, &out).unwrap(), 3, "{name}");
+            assert_eq!(convert(&input, &out).unwrap().records, 3, "{name}");
             assert_eq!(verify(&out).unwrap().records, 3, "{name}");
             let recs = read(&out);
             let info = &recs[0];
@@ -359,7 +367,7 @@ mod tests {
         std::fs::write(&input, file).unwrap();
         assert_eq!(verify(&input).unwrap().records, 4);
         let out = dir.path().join("radio.warc.gz");
-        assert_eq!(convert(&input, &out).unwrap(), 4);
+        assert_eq!(convert(&input, &out).unwrap().records, 4);
         assert_eq!(verify(&out).unwrap().records, 4);
         let recs = read(&out);
         assert!(recs[3].block.starts_with(b"ICY 200 OK\r\n"));
@@ -442,7 +450,7 @@ mod tests {
         let err = verify(&input).unwrap_err().to_string();
         assert!(err.contains("the file ends after 18 (cut short"), "{err}");
         let out = dir.path().join("cut.warc.gz");
-        assert_eq!(convert(&input, &out).unwrap(), 3);
+        assert_eq!(convert(&input, &out).unwrap().records, 3);
         let recs = read(&out);
         assert_eq!(recs[2].get("WARC-Truncated"), Some("unspecified"));
         assert_eq!(recs[2].block, b"20140216050220\na. ");
@@ -500,7 +508,7 @@ mod tests {
         );
         std::fs::write(&input, [rec.as_bytes(), block, b"\r\n\r\n"].concat()).unwrap();
         let out = dir.path().join("new.warc.gz");
-        assert_eq!(convert(&input, &out).unwrap(), 1);
+        assert_eq!(convert(&input, &out).unwrap().records, 1);
         let recs = read(&out);
         assert_eq!(recs[0].version, "WARC/1.1");
         assert_eq!(recs[0].get("WARC-Target-URI"), Some("http://a/"));
@@ -526,7 +534,7 @@ mod tests {
         let other = head("http://example.org/own-profile");
         std::fs::write(&input, [old, other].concat()).unwrap();
         let out = dir.path().join("new.warc");
-        assert_eq!(convert(&input, &out).unwrap(), 2);
+        assert_eq!(convert(&input, &out).unwrap().records, 2);
         let recs = read(&out);
         assert_eq!(
             recs[0].get("WARC-Profile"),

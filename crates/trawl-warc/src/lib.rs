@@ -46,8 +46,8 @@
 pub use crate::{
     cdx::{CdxCapture, CdxError, CdxFormat},
     cdxj::{
-        Capture, Indexed, LineSorter, Unindexed, index_beside, index_file, index_path,
-        index_records, is_archive_name, warc_files, write_index, write_sorted,
+        Capture, Indexed, LineSorter, Swallowing, Unindexed, index_beside, index_file, index_path,
+        index_records, is_archive_name, sharing_index, warc_files, write_index, write_sorted,
     },
     compression::Compression,
     convert::convert,
@@ -55,7 +55,7 @@ pub use crate::{
     error::Error,
     ls::ls_line,
     reader::{ReadRecord, Reader, open},
-    recompress::recompress,
+    recompress::{Rewritten, recompress},
     record::{
         Record, WarcFields, format_date,
         revisit::{IDENTICAL_PAYLOAD_DIGEST, RefersTo, SERVER_NOT_MODIFIED},

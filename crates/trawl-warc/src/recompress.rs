@@ -14,7 +14,7 @@ use crate::{Compression, Encoder, Error, ReadRecord, WriterConfig, cdxj, reader}
 /// `.warc`), through a temporary file, then writes the output's CDXJ index beside it. Returns the number of
 /// records.
 pub fn recompress(input: &Path, output: &Path) -> Result<usize, Error> {
-    rewrite(input, output, |record, plain| {
+    let written = rewrite(input, output, false, |record, plain| {
         if record.is_arc() {
             return Err(Error::Unconvertible {
                 path: input.to_path_buf(),
@@ -27,7 +27,18 @@ pub fn recompress(input: &Path, output: &Path) -> Result<usize, Error> {
         }
         copy(record, None, plain);
         Ok(())
-    })
+    })?;
+    Ok(written.records)
+}
+
+/// What [`rewrite`] wrote: how many records, and what ended the input early when an ARC file's records
+/// before its damage were kept.
+#[derive(Debug)]
+pub struct Rewritten {
+    /// Records written.
+    pub records: usize,
+    /// The damage that ended the input: the records from there on are not in the output.
+    pub stopped: Option<Error>,
 }
 
 /// A WARC record as it was read: its header bytes as written (under the version line `version` instead of
@@ -58,28 +69,32 @@ pub(crate) fn copy(r: &ReadRecord, version: Option<&str>, out: &mut Vec<u8>) {
 
 /// Writes `output` (compressed as its extension says, one member or frame per record) from the records of
 /// `input`, each as `each` serializes it (nothing for a record to drop), through a temporary file (removed
-/// on error); then its CDXJ index beside it. Returns the number of records written.
+/// on error); then its CDXJ index beside it. With `salvage_arc`, an ARC file that cannot be read past some
+/// point (a gzip member cut short, zero bytes after the last record) gives the records before it, and the
+/// damage is returned as [`Rewritten::stopped`]; any other error leaves nothing.
 pub(crate) fn rewrite(
     input: &Path,
     output: &Path,
+    salvage_arc: bool,
     each: impl FnMut(&ReadRecord, &mut Vec<u8>) -> Result<(), Error>,
-) -> Result<usize, Error> {
+) -> Result<Rewritten, Error> {
     let tmp = output.with_extension("recompress.tmp");
-    let written = write_records(input, output, &tmp, each);
+    let written = write_records(input, output, &tmp, salvage_arc, each);
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
-    let records = written?;
+    let written = written?;
     cdxj::index_beside(output)?;
-    Ok(records)
+    Ok(written)
 }
 
 fn write_records(
     input: &Path,
     output: &Path,
     tmp: &Path,
+    salvage_arc: bool,
     mut each: impl FnMut(&ReadRecord, &mut Vec<u8>) -> Result<(), Error>,
-) -> Result<usize, Error> {
+) -> Result<Rewritten, Error> {
     let compression = Compression::of_path(output);
     let io = |path: &Path| {
         let path = path.to_path_buf();
@@ -94,8 +109,29 @@ fn write_records(
     let mut plain = Vec::new();
     let mut encoded = Vec::new();
     let mut records = 0;
+    let mut stopped = None;
+    // How the last record read was stored, when it was an ARC record.
+    let mut arc: Option<Compression> = None;
     for record in reader::open(input)? {
-        let record = record?;
+        let record = match record {
+            Ok(record) => record,
+            // The records before the damage of an ARC file are kept: it is often all that is left of a crawl.
+            // Those are whole when each had a gzip member (or zstd frame) of its own; in a plain file, when
+            // nothing but zero bytes follows (what a tape or disk image pads a file with), else the length
+            // of the record before may be what is wrong.
+            Err(e)
+                if salvage_arc
+                    && records > 0
+                    && arc.is_some_and(|c| {
+                        c != Compression::None || e.offset().is_some_and(|o| zeros_after(input, o))
+                    }) =>
+            {
+                stopped = Some(e);
+                break;
+            }
+            Err(e) => return Err(e),
+        };
+        arc = record.is_arc().then_some(record.compression);
         plain.clear();
         // Room for the record taken once (grown by doubling, a large record took 3x its size).
         plain.reserve(record.raw_header.len() + record.block.len() + 4);
@@ -128,7 +164,26 @@ fn write_records(
     })?;
     file.sync_all().map_err(io(tmp))?;
     std::fs::rename(tmp, output).map_err(io(output))?;
-    Ok(records)
+    Ok(Rewritten { records, stopped })
+}
+
+/// Whether the file at `path` holds nothing but zero bytes from `offset` to its end.
+fn zeros_after(path: &Path, offset: u64) -> bool {
+    use std::io::{Read, Seek};
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    if file.seek(std::io::SeekFrom::Start(offset)).is_err() {
+        return false;
+    }
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => return true,
+            Ok(n) if buf[..n].iter().all(|&b| b == 0) => {}
+            _ => return false,
+        }
+    }
 }
 
 /// The first records of a zstd output, held back to train its dictionary.
@@ -213,7 +268,7 @@ mod tests {
         let v10 = [&b"WARC/1.0"[..], &original[8..]].concat();
         std::fs::write(&input, &v10).unwrap();
         let out = dir.path().join("e.warc");
-        assert_eq!(crate::convert(&input, &out).unwrap(), 2);
+        assert_eq!(crate::convert(&input, &out).unwrap().records, 2);
         assert_eq!(std::fs::read(&out).unwrap(), original);
     }
 

@@ -252,7 +252,7 @@ fn arc_samples_convert() {
         let out = dir
             .path()
             .join(format!("{}.warc.gz", name.replace('/', "-")));
-        let written = convert(&sample(name), &out).unwrap();
+        let written = convert(&sample(name), &out).unwrap().records;
         let arc: Vec<_> = open(&sample(name)).unwrap().map(Result::unwrap).collect();
         let warc: Vec<_> = open(&out).unwrap().map(Result::unwrap).collect();
         assert_eq!((written, warc.len()), (arc.len(), arc.len()), "{name}");

@@ -369,7 +369,9 @@ pub(crate) enum WarcCommand {
     },
     /// Write an ARC file (or a WARC 1.0 one) as WARC 1.1: a warcinfo from the ARC's filedesc:// header, one
     /// response per ARC record with the HTTP bytes unchanged; the output's extension says its compression
-    /// (`.warc.gz`, `.warc.zst`, `.warc`); its CDXJ index is written beside it.
+    /// (`.warc.gz`, `.warc.zst`, `.warc`); its CDXJ index is written beside it. An ARC that cannot be read
+    /// past some point (a `.arc.gz` cut short, zero bytes after the last record) gives the records before it,
+    /// with a warning and exit status 1.
     Convert {
         /// The ARC or WARC to read (plain or gzip).
         input: PathBuf,
@@ -386,7 +388,9 @@ pub(crate) enum WarcCommand {
         output: PathBuf,
     },
     /// A sorted CDXJ index (pywb's form) of WARC files, any crawler's; a job directory (or its warcs/ folder)
-    /// stands for all its WARCs, merged from the .cdxj files beside them. One index for everything given.
+    /// stands for all its WARCs, merged from the .cdxj files beside them (a file sharing its .cdxj with
+    /// another of the same name is read). One index for everything given; a damaged file gives the lines
+    /// before the damage, with a warning and exit status 1.
     Index {
         /// WARC files, job directories or WARC folders.
         #[arg(required = true)]

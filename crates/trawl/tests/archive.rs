@@ -1279,3 +1279,173 @@ fn archive_commands_name_what_is_wrong_and_leave_nothing() {
     ]);
     assert!(!ok && said.contains("does not exist"), "{said}");
 }
+
+/// An ARC file of `(header line without its length, content)` records: plain, and one gzip member per record.
+fn arc_file(records: &[(&str, &[u8])]) -> (Vec<u8>, Vec<u8>) {
+    use std::io::Write;
+    let (mut plain, mut gz) = (Vec::new(), Vec::new());
+    for (line, content) in records {
+        let mut record = format!("{line} {}\n", content.len()).into_bytes();
+        record.extend_from_slice(content);
+        record.push(b'\n');
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(&record).unwrap();
+        gz.extend_from_slice(&e.finish().unwrap());
+        plain.extend_from_slice(&record);
+    }
+    (plain, gz)
+}
+
+/// The `filename` of each line of an index as `trawl warc index` printed it (its standard output first).
+fn filenames(index: &str) -> Vec<String> {
+    let mut names: Vec<String> = index
+        .lines()
+        .filter_map(|l| l.split_once(" {"))
+        .filter_map(|(_, json)| {
+            let v: serde_json::Value = serde_json::from_str(&format!("{{{json}")).ok()?;
+            Some(v["filename"].as_str()?.to_owned())
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+/// `trawl warc index FOLDER` indexes every file on its own: `X.warc` beside `X.warc.gz` (which share the index
+/// name `X.cdxj`) are each read, each line naming its own file; a `.arc.gz` cut short and ARCs padded with zero
+/// bytes give the lines of their whole records and a warning, the other files' lines are all there, and the
+/// exit status says a file was damaged. `convert` keeps the records before such damage (with a warning and a
+/// failing status), but still refuses a plain ARC whose damage is not at its end, and an ARC whose
+/// Archive-length swallows whole later records fails verify and convert and is warned about by index.
+#[test]
+fn a_folder_is_indexed_file_by_file_and_damaged_arcs_give_their_whole_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let clash = dir.path().join("clash");
+    std::fs::create_dir_all(&clash).unwrap();
+    let warc = clash.join("x.warc");
+    std::fs::copy(sample("warcio/example-iana.org-chunked.warc"), &warc).unwrap();
+    // `X.cdxj` is the `.warc.gz`'s index, written beside it.
+    trawl_warc::recompress(&warc, &clash.join("x.warc.gz")).unwrap();
+    let per_file = trawl_warc::index_file(&warc, "x.warc").unwrap().len();
+    assert!(per_file > 0);
+    let (ok, index) = trawl_cli(&["warc".as_ref(), "index".as_ref(), clash.as_os_str()]);
+    assert!(ok, "{index}");
+    let mut want = vec!["x.warc".to_owned(); per_file];
+    want.extend(vec!["x.warc.gz".to_owned(); per_file]);
+    assert_eq!(filenames(&index), want, "{index}");
+
+    let records: [(&str, &[u8]); 3] = [
+        (
+            "filedesc://a.arc 0.0.0.0 20080430204825 text/plain",
+            b"1 0 Test\nURL IP-address Archive-date Content-type Archive-length\n",
+        ),
+        (
+            "http://a.test/1 127.0.0.1 20080430204826 text/html",
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\nhello",
+        ),
+        (
+            "http://a.test/2 127.0.0.1 20080430204827 text/html",
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\nworld",
+        ),
+    ];
+    let (plain, gz) = arc_file(&records);
+    let arcs = dir.path().join("arcs");
+    std::fs::create_dir_all(&arcs).unwrap();
+    std::fs::copy(sample("warcio/example.arc.gz"), arcs.join("good.arc.gz")).unwrap();
+    let cut = arcs.join("cut.arc.gz");
+    std::fs::write(&cut, &gz[..gz.len() - 15]).unwrap();
+    let zeros = vec![0u8; 4096];
+    std::fs::write(arcs.join("pad.arc.gz"), [&gz[..], &zeros].concat()).unwrap();
+    let pad = arcs.join("pad.arc");
+    std::fs::write(&pad, [&plain[..], &zeros].concat()).unwrap();
+    let (ok, said) = trawl_cli(&["warc".as_ref(), "index".as_ref(), arcs.as_os_str()]);
+    assert!(!ok, "a damaged file fails the command: {said}");
+    assert_eq!(
+        filenames(&said),
+        [
+            "cut.arc.gz",
+            "good.arc.gz",
+            "pad.arc",
+            "pad.arc",
+            "pad.arc.gz",
+            "pad.arc.gz"
+        ],
+        "{said}"
+    );
+    assert!(
+        said.contains("cut.arc.gz: record at offset ")
+            && said.contains("the index holds the file's 1 line before it"),
+        "{said}"
+    );
+    assert!(
+        said.contains("pad.arc: ") && said.contains("3 damaged files"),
+        "{said}"
+    );
+
+    // convert: the whole records before the damage, a warning, a failing status.
+    for (input, records) in [(&cut, 2), (&pad, 3)] {
+        let out = dir.path().join(format!(
+            "{}.warc.gz",
+            input.file_name().unwrap().to_string_lossy()
+        ));
+        let (ok, said) = trawl_cli(&[
+            "warc".as_ref(),
+            "convert".as_ref(),
+            input.as_os_str(),
+            out.as_os_str(),
+        ]);
+        assert!(!ok && said.contains("WARN "), "{said}");
+        assert!(
+            said.contains(&format!("holds the {records} records before it")),
+            "{said}"
+        );
+        let (ok, verified) = trawl_cli(&["warc".as_ref(), "verify".as_ref(), out.as_os_str()]);
+        assert!(ok, "{verified}");
+        assert_eq!(trawl_warc::open(&out).unwrap().count(), records);
+    }
+    // A plain ARC whose first response is 3 bytes longer than its length says: the record before the damage
+    // may be what is wrong, so nothing is written.
+    let short = dir.path().join("short.arc");
+    let lied =
+        String::from_utf8(plain.clone())
+            .unwrap()
+            .replacen("text/html 49\n", "text/html 46\n", 1);
+    assert_ne!(lied.as_bytes(), plain, "the length was changed");
+    std::fs::write(&short, lied).unwrap();
+    let out = dir.path().join("short.warc.gz");
+    let (ok, said) = trawl_cli(&[
+        "warc".as_ref(),
+        "convert".as_ref(),
+        short.as_os_str(),
+        out.as_os_str(),
+    ]);
+    assert!(!ok && !out.exists(), "{said}");
+
+    // An Archive-length that takes in the whole record after it, ending on a record boundary.
+    let swallow = dir.path().join("swallow.arc");
+    let (content, (line, next)) = (records[1].1, records[2]);
+    let next = format!("{line} {}\n", next.len()).len() + next.len();
+    let swallowed = String::from_utf8(plain.clone()).unwrap().replacen(
+        &format!("text/html {}\n", content.len()),
+        &format!("text/html {}\n", content.len() + 1 + next),
+        1,
+    );
+    std::fs::write(&swallow, &swallowed).unwrap();
+    let (ok, said) = trawl_cli(&["warc".as_ref(), "verify".as_ref(), swallow.as_os_str()]);
+    assert!(
+        !ok && said.contains("swallows the records after it"),
+        "{said}\n{swallowed}"
+    );
+    let out = dir.path().join("swallow.warc.gz");
+    let (ok, said) = trawl_cli(&[
+        "warc".as_ref(),
+        "convert".as_ref(),
+        swallow.as_os_str(),
+        out.as_os_str(),
+    ]);
+    assert!(!ok && !out.exists(), "{said}");
+    let (ok, said) = trawl_cli(&["warc".as_ref(), "index".as_ref(), swallow.as_os_str()]);
+    assert!(
+        !ok && said.contains("takes in whole later records") && filenames(&said) == ["swallow.arc"],
+        "{said}"
+    );
+}

@@ -165,10 +165,19 @@ impl Loaded {
             }
             said.push_str(&format!("{stop}; the rest of the file is not read"));
         }
+        let mend = if trawl_warc::is_archive_name(path) {
+            format!(
+                "mend the file, or index what can be read of it (`trawl warc index {} -o {}` writes the captures \
+                 before the damage; the index beside it is then read instead), or take it out of [warc] dedup_from",
+                path.display(),
+                trawl_warc::index_path(path).display()
+            )
+        } else {
+            "mend the file or take it out of [warc] dedup_from".to_owned()
+        };
         said.push_str(&format!(
             "; {} line{} or record{} read from it are used. The crawl goes on, deduplicating less (a payload \
-             only in the unread part is stored again); mend the file (`trawl warc index` writes an index of \
-             WARCs) or take it out of [warc] dedup_from",
+             only in the unread part is stored again); {mend}",
             self.lines,
             if self.lines == 1 { "" } else { "s" },
             if self.lines == 1 { "" } else { "s" },
@@ -194,16 +203,22 @@ fn archive_captures(path: &Path, mut each: impl FnMut(&str, &RefersTo)) -> Loade
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let indexed = trawl_warc::index_records(path, &name);
-    for c in indexed
-        .lines
-        .iter()
-        .filter_map(|l| capture_of_line(l).flatten())
-    {
-        each(&c.0, &c.1);
+    for line in &indexed.lines {
+        let Some((digest, mut refers)) = capture_of_line(line).flatten() else {
+            continue;
+        };
+        // An ARC capture is named as `trawl warc convert` names it (`caf%E9` for a latin-1 byte), as a CDX of
+        // the same ARC names it: its revisits resolve in the ARC's WARC once it is migrated.
+        if !indexed.converted_uris.is_empty()
+            && let Some(uri) = offset_of_line(line).and_then(|o| indexed.converted_uris.get(&o))
+        {
+            refers.target_uri.clone_from(uri);
+        }
+        each(&digest, &refers);
     }
     Loaded {
         lines: indexed.lines.len(),
-        stopped: indexed.stopped.map(Error::from),
+        stopped: indexed.stopped.map(Error::DamagedArchive),
         ..Loaded::default()
     }
 }
@@ -275,6 +290,10 @@ impl IndexLines {
             });
         }
         let mut raw = self.raw.as_slice();
+        if self.number == 1 {
+            // A byte-order mark (a file saved by a Windows editor) is no part of the first line.
+            raw = raw.strip_prefix(b"\xef\xbb\xbf").unwrap_or(raw);
+        }
         raw = raw.strip_suffix(b"\n").unwrap_or(raw);
         raw = raw.strip_suffix(b"\r").unwrap_or(raw);
         if let Some(at) = raw
@@ -298,7 +317,8 @@ impl IndexLines {
 }
 
 /// The captures of the index at `path`: CDXJ, or classic CDX (with its ` CDX …` header, or without one in the
-/// 11- or 9-field form); either may be gzipped. A line that cannot be read is skipped; a file that is no text
+/// 11- or 9-field form; a header further down switches the layout); either may be gzipped, and may begin with
+/// a byte-order mark. A line that cannot be read is skipped; a file that is no text
 /// (or a CDX header that cannot be read) stops there.
 fn index_captures(path: &Path, mut each: impl FnMut(&str, &RefersTo)) -> Loaded {
     let mut loaded = Loaded::default();
@@ -323,9 +343,10 @@ fn index_captures(path: &Path, mut each: impl FnMut(&str, &RefersTo)) -> Loaded 
         if line.is_empty() {
             continue;
         }
-        let format = match &classic {
-            Some(format) => format,
-            None if trawl_warc::cdx::is_header(line) => match CdxFormat::from_header(line) {
+        // A header names the fields of the lines after it, also further down: CDX files of two tools
+        // concatenated (`cat *.cdx`) each keep their own.
+        if classic.as_ref().is_none_or(Option::is_some) && trawl_warc::cdx::is_header(line) {
+            match CdxFormat::from_header(line) {
                 Ok(format) => {
                     classic = Some(Some(format));
                     continue;
@@ -338,10 +359,13 @@ fn index_captures(path: &Path, mut each: impl FnMut(&str, &RefersTo)) -> Loaded 
                     });
                     break;
                 }
-            },
-            None if capture_of_line(line).is_none() => {
-                classic.insert(CdxFormat::guess(line.split(' ').count()))
             }
+        }
+        let format = match &classic {
+            Some(format) => format,
+            None if capture_of_line(line).is_none() => classic.insert(CdxFormat::guess(
+                line.trim_end_matches(' ').split(' ').count(),
+            )),
             None => classic.insert(None),
         };
         let mut skip = |e: Error| {
@@ -633,6 +657,17 @@ pub(crate) fn index_files(source: &Path) -> Result<Vec<IndexSource>, Error> {
     Ok(files)
 }
 
+/// The `offset` of a CDXJ line (a number written as a string, as cdxj-indexer writes it).
+fn offset_of_line(line: &str) -> Option<u64> {
+    let json = line.splitn(3, ' ').nth(2)?;
+    let fields: serde_json::Map<String, serde_json::Value> = serde_json::from_str(json).ok()?;
+    match fields.get("offset")? {
+        serde_json::Value::String(s) => s.parse().ok(),
+        serde_json::Value::Number(n) => n.as_u64(),
+        _ => None,
+    }
+}
+
 /// `Some(None)` for a line without a usable payload (a revisit), `Some(Some(..))` for a capture, `None` for
 /// a line that is not CDXJ.
 fn capture_of_line(line: &str) -> Option<Option<(String, RefersTo)>> {
@@ -906,6 +941,83 @@ mod tests {
         assert_eq!(t.get("sha1:A"), Some(r("http://a/1")));
     }
 
+    /// Classic CDX as tools leave it: a byte-order mark before the header, a second header further down (two
+    /// files concatenated) switching the layout, a line ending in a space. Every line is read.
+    #[test]
+    fn concatenated_cdx_files_a_bom_and_a_trailing_space_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = DigestTable::create(&dir.path().join("d"), 1).unwrap();
+        let digest = |c: char| c.to_string().repeat(32);
+        let cdx = dir.path().join("cat.cdx");
+        let text = format!(
+            "\u{feff} CDX N b a m s k r M S V g\n\
+             org,example)/j 20140216050221 http://example.org/j text/html 200 {} - - 10 0 a.warc.gz \n\
+             CDX N b a m s k r V g\n\
+             org,example)/l 20140216050222 http://example.org/l text/html 200 {} - 0 b.arc.gz\n\
+             org,example)/m 20140216050223 http://example.org/m text/html 200 {} - 5 b.arc.gz\n",
+            digest('J'),
+            digest('L'),
+            digest('M')
+        );
+        std::fs::write(&cdx, text).unwrap();
+        let loaded = t.load(&IndexSource::Index(cdx.clone()));
+        assert!(loaded.whole(), "{:?}", loaded.warning(&cdx));
+        assert_eq!(loaded.lines, 3);
+        for c in ['J', 'L', 'M'] {
+            let got = t.get(&format!("sha1:{}", digest(c))).unwrap();
+            assert_eq!(
+                got.target_uri,
+                format!("http://example.org/{}", c.to_ascii_lowercase())
+            );
+        }
+    }
+
+    /// A revisit of an ARC capture names it as `trawl warc convert` writes it (a latin-1 byte as `%E9`, the
+    /// scheme in lower case, a space as `%20`), as a CDX of the ARC does: it resolves after the migration.
+    #[test]
+    fn an_arc_capture_is_named_as_its_conversion_names_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = DigestTable::create(&dir.path().join("d"), 1).unwrap();
+        let mut arc = Vec::new();
+        for (line, content) in [
+            (
+                &b"filedesc://x.arc 0.0.0.0 20140216050221 text/plain"[..],
+                &b"1 0 X\nURL IP-address Archive-date Content-type Archive-length\n"[..],
+            ),
+            (
+                b"HTTP://Old.Example.com/caf\xe9 x.bin 1.2.3.4 20140216050222 text/html",
+                b"HTTP/1.1 200 OK\r\n\r\nhello",
+            ),
+            (
+                b"http://a.example/caf\xc3\xa9 1.2.3.4 20140216050223 text/html",
+                b"HTTP/1.1 200 OK\r\n\r\nhallo",
+            ),
+        ] {
+            arc.extend_from_slice(line);
+            arc.extend_from_slice(format!(" {}\n", content.len()).as_bytes());
+            arc.extend_from_slice(content);
+            arc.push(b'\n');
+        }
+        let path = dir.path().join("x.arc");
+        std::fs::write(&path, &arc).unwrap();
+        assert_eq!(t.load(&IndexSource::Archive(path.clone())).lines, 2);
+        let converted = dir.path().join("x.warc");
+        trawl_warc::convert(&path, &converted).unwrap();
+        for (body, uri) in [
+            (&b"hello"[..], "http://Old.Example.com/caf%E9%20x.bin"),
+            (b"hallo", "http://a.example/caf%C3%A9"),
+        ] {
+            let got = t.get(&trawl_warc::sha1_digest(body)).unwrap();
+            assert_eq!(got.target_uri, uri);
+            assert!(
+                trawl_warc::open(&converted)
+                    .unwrap()
+                    .any(|r| r.unwrap().get("WARC-Target-URI") == Some(uri)),
+                "{uri} is the converted record's"
+            );
+        }
+    }
+
     #[test]
     fn a_warc_damaged_part_way_gives_the_captures_before_the_damage() {
         let dir = tempfile::tempdir().unwrap();
@@ -928,8 +1040,15 @@ mod tests {
         assert_eq!(loaded.lines, 2);
         assert!(t.get("sha1:AAAA").is_some() && t.get("sha1:BBBB").is_some());
         let warning = loaded.warning(&warc).unwrap();
+        // The reader's words, not those of a write; the advice names the index that salvages the file.
         assert!(
-            warning.contains("the rest of the file is not read"),
+            warning.contains("the rest of the file is not read")
+                && !warning.contains("writing WARC")
+                && warning.contains(&format!(
+                    "`trawl warc index {} -o {}`",
+                    warc.display(),
+                    dir.path().join("a.cdxj").display()
+                )),
             "{warning}"
         );
     }

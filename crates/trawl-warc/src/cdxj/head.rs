@@ -13,9 +13,22 @@ pub(super) struct Head {
     pub content_type: Option<String>,
 }
 
-/// The head at the start of `block`: strictly parsed when it can be, else read leniently.
+/// The head at the start of `block`: strictly parsed when it can be, else read leniently. A block whose first
+/// line is blank has no head for warcio (httparse would skip the blank line): no status, no media type.
 pub(super) fn read(block: &[u8]) -> Head {
+    if blank_first_line(block) {
+        return lenient(block).0;
+    }
     strict(block).unwrap_or_else(|| lenient(block).0)
+}
+
+/// Whether the first line of `block` is blank (`\r\n` before a status line, as some servers and proxies sent).
+fn blank_first_line(block: &[u8]) -> bool {
+    let mut lines = Lines {
+        rest: block,
+        taken: 0,
+    };
+    lines.next_stripped().is_some_and(|l| l.is_empty())
 }
 
 /// How many bytes of `block` the lenient reading takes as the head (its empty line included, or the whole
@@ -35,7 +48,8 @@ fn strict(block: &[u8]) -> Option<Head> {
             .headers
             .iter()
             .find(|h| h.name.eq_ignore_ascii_case("content-type"))
-            .map(|h| String::from_utf8_lossy(h.value).trim().to_owned());
+            // UTF-8, else latin-1 (a byte one character), as warcio decodes a header line.
+            .map(|h| crate::header::text(h.value).trim().to_owned());
         Ok(resp.code.map(|code| Head {
             status: Some(code.to_string()),
             content_type,
@@ -127,6 +141,10 @@ pub(super) fn py_space(c: char) -> bool {
 /// The payload digest of the HTTP message `block`: of its entity body when its head parses, else of what
 /// follows the head as warcio reads it (nothing, when the head has no empty line).
 pub(crate) fn http_payload_digest(block: &[u8]) -> String {
+    if blank_first_line(block) {
+        // warcio's reading: the blank line is the head, the rest the payload.
+        return crate::digest::sha1_digest(&block[lenient_len(block)..]);
+    }
     crate::digest::payload_digest(block)
         .unwrap_or_else(|| crate::digest::sha1_digest(&block[lenient_len(block)..]))
 }
@@ -176,10 +194,25 @@ mod tests {
                 b"HTTP/1.1 200 OK\r\ncontent-type: a/b\r\nContent-Type: c/d\r\n\r\nx",
                 head(Some("200"), Some("a/b")),
             ),
+            // A blank line first: no head, as warcio reads it.
+            (
+                b"\r\nHTTP/1.1 200 OK\r\nContent-Type: a/b\r\n\r\nx",
+                head(None, None),
+            ),
+            // A byte that is not UTF-8 is a latin-1 character, as warcio decodes the line.
+            (
+                b"HTTP/1.1 200 OK\r\nContent-Type: text/h\xe9ml; charset=x\r\n\r\nx",
+                head(Some("200"), Some("text/h\u{e9}ml; charset=x")),
+            ),
         ] {
             assert_eq!(read(block), want, "{}", String::from_utf8_lossy(block));
         }
         assert_eq!(lenient_len(b"<html><body>x</body></html>"), 27);
+        // cdxj-indexer's digest of `\r\nHTTP/1.1 200 OK\r\n\r\nhello` (an ARC record), from the second line on.
+        assert_eq!(
+            http_payload_digest(b"\r\nHTTP/1.1 200 OK\r\n\r\nhello"),
+            "sha1:IORUMWLIBUO53GZZJS7FEOU3IDD3AFBH"
+        );
         assert_eq!(
             lenient_len(b"HTTP/1.1 200 OK\r\nA: b\r\n c\r\n\r\nbody"),
             29

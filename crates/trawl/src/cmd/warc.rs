@@ -160,7 +160,10 @@ fn warcs_of(input: &Path) -> anyhow::Result<Vec<PathBuf>> {
 }
 
 /// `trawl warc index`: every input's captures in one byte-sorted CDXJ index. A WARC with an index beside it
-/// (as trawl writes one for each file it closes) contributes that index; any other WARC is read.
+/// (as trawl writes one for each file it closes) contributes that index, unless another archive of the same
+/// name shares it (`X.warc.zst` beside `X.warc.gz`: `X.cdxj` is one file's); any other WARC is read. A file
+/// damaged part way gives the lines before the damage and a warning; the others are indexed as ever, and the
+/// exit status says a file was damaged.
 pub(crate) fn index(inputs: &[PathBuf], output: Option<&Path>) -> anyhow::Result<ExitCode> {
     // Lines past the sorter's budget wait in unnamed files beside the output (or in the system's temporary
     // folder when the index goes to stdout), so a job of millions of captures is indexed in bounded memory.
@@ -170,10 +173,11 @@ pub(crate) fn index(inputs: &[PathBuf], output: Option<&Path>) -> anyhow::Result
         None => std::env::temp_dir(),
     };
     let mut lines = trawl_warc::LineSorter::new(&spill_dir);
+    let mut damaged = 0;
     for input in inputs {
         for warc in warcs_of(input)? {
             let beside = trawl_warc::index_path(&warc);
-            if input.is_dir() && beside.is_file() {
+            if input.is_dir() && beside.is_file() && trawl_warc::sharing_index(&warc).is_empty() {
                 let text = std::fs::File::open(&beside)
                     .map(std::io::BufReader::new)
                     .with_context(|| format!("cannot read {}", beside.display()))?;
@@ -187,11 +191,29 @@ pub(crate) fn index(inputs: &[PathBuf], output: Option<&Path>) -> anyhow::Result
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
                 let indexed = trawl_warc::index_records(&warc, &name);
-                if let Some(e) = indexed.stopped {
-                    return Err(anyhow::Error::new(e))
-                        .with_context(|| format!("cannot index {}", warc.display()));
-                }
                 warn_unindexed(&warc, &indexed.unindexed);
+                for s in &indexed.swallowing {
+                    say!(
+                        "WARN {} at offset {}: the ARC record's Archive-length takes in whole later records \
+                         ({} bytes into its content begins a header line): they have no index line of their \
+                         own (`trawl warc verify` fails the record)",
+                        warc.display(),
+                        s.offset,
+                        s.at
+                    );
+                }
+                if !indexed.swallowing.is_empty() && indexed.stopped.is_none() {
+                    damaged += 1;
+                }
+                if let Some(e) = &indexed.stopped {
+                    damaged += 1;
+                    say!(
+                        "WARN {e}; the index holds the file's {} before it, none from there on \
+                         (`trawl warc verify {}` names the first problem)",
+                        count(indexed.lines.len(), "line"),
+                        warc.display()
+                    );
+                }
                 for line in indexed.lines {
                     lines.push(line)?;
                 }
@@ -209,7 +231,19 @@ pub(crate) fn index(inputs: &[PathBuf], output: Option<&Path>) -> anyhow::Result
             out.flush()?;
         }
     }
+    if damaged > 0 {
+        say!(
+            "trawl: {}: the index lacks some of their captures (see the warnings above)",
+            count(damaged, "damaged file")
+        );
+        return Ok(ExitCode::FAILURE);
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `1 line`, `2 lines`.
+fn count(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
 /// Tells the operator which records of `warc` an index leaves out: the first few by offset, then a count
@@ -264,15 +298,14 @@ pub(crate) fn wacz(job: &Path, output: &Path) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `X` of an index `X.cdxj`.
-fn stem_of(index: &Path) -> String {
-    let name = index.file_name().unwrap_or_default().to_string_lossy();
-    name.strip_suffix(".cdxj").unwrap_or(&name).to_owned()
-}
-
 /// `trawl warc recompress IN OUT`.
 pub(crate) fn recompress(input: &Path, output: &Path) -> anyhow::Result<ExitCode> {
-    rewrite(input, output, trawl_warc::recompress)
+    rewrite(input, output, |i, o| {
+        trawl_warc::recompress(i, o).map(|records| trawl_warc::Rewritten {
+            records,
+            stopped: None,
+        })
+    })
 }
 
 /// `trawl warc convert IN OUT`: an ARC or WARC 1.0 file as WARC 1.1.
@@ -285,7 +318,7 @@ pub(crate) fn convert(input: &Path, output: &Path) -> anyhow::Result<ExitCode> {
 fn rewrite(
     input: &Path,
     output: &Path,
-    how: fn(&Path, &Path) -> Result<usize, trawl_warc::Error>,
+    how: fn(&Path, &Path) -> Result<trawl_warc::Rewritten, trawl_warc::Error>,
 ) -> anyhow::Result<ExitCode> {
     if output.exists() {
         anyhow::bail!(
@@ -314,11 +347,7 @@ fn rewrite(
     // One index per name, whatever the compression (`X.warc.gz` and `X.warc.zst` share `X.cdxj`): an output
     // beside an archive of the same name would overwrite that archive's index.
     let index = trawl_warc::index_path(output);
-    if let Some(other) = [".warc.gz", ".warc.zst", ".warc", ".arc.gz", ".arc"]
-        .iter()
-        .map(|ext| index.with_file_name(format!("{}{ext}", stem_of(&index))))
-        .find(|f| f.exists())
-    {
+    if let Some(other) = trawl_warc::sharing_index(output).first() {
         anyhow::bail!(
             "{}: its index would be {}, the index of {} beside it (one index per name, whatever the \
              compression): give the output another name, or write it into another folder",
@@ -331,7 +360,7 @@ fn rewrite(
         .with_context(|| format!("{}: cannot read it", input.display()))?
         .len();
     let started = std::time::Instant::now();
-    let records = how(input, output)?;
+    let trawl_warc::Rewritten { records, stopped } = how(input, output)?;
     if records == 0 {
         let _ = std::fs::remove_file(output);
         let _ = std::fs::remove_file(trawl_warc::index_path(output));
@@ -349,5 +378,15 @@ fn rewrite(
         (after as f64 / before.max(1) as f64 - 1.0) * 100.0,
         started.elapsed().as_secs_f64()
     );
+    if let Some(e) = stopped {
+        say!(
+            "WARN {e}; the ARC file cannot be read from there on (cut short, or damaged): {} holds the {} \
+             before it, none after (`trawl warc verify {}` names the problem)",
+            output.display(),
+            count(records, "record"),
+            input.display()
+        );
+        return Ok(ExitCode::FAILURE);
+    }
     Ok(ExitCode::SUCCESS)
 }
