@@ -518,6 +518,47 @@ fn resolve_ref(r: &quick_xml::events::BytesRef<'_>) -> Option<char> {
     }
 }
 
+/// The WARC-Target-URI `trawl warc convert` writes for an ARC record with URL field `url` and header line
+/// `raw_header` (see [`warc_target`]): what a revisit of its payload names, so that it resolves in the
+/// converted WARC as in the ARC.
+pub(crate) fn warc_target_uri(url: &str, raw_header: &[u8]) -> String {
+    let url = target_uri(url);
+    // A header line that is not UTF-8 was read as latin-1: each character past ASCII is one byte of it.
+    let latin1 = std::str::from_utf8(raw_header).is_err();
+    warc_target(&url, latin1)
+}
+
+/// An ARC URL as a WARC-Target-URI that replay tools read: its scheme in lower case (warcio reads an HTTP
+/// head only under `http:` and `https:`, so `HTTP://` replayed as nothing), control characters and
+/// characters past ASCII percent-encoded (pywb refuses a header field that is not latin-1, and verify
+/// refuses a control byte), everything else as the ARC wrote it. The escapes are of the bytes the ARC holds:
+/// of each character's UTF-8 when its line was UTF-8, else (`latin1`) of the one byte each character was
+/// read from, as a server that sent `caf%E9` meant.
+pub(crate) fn warc_target(url: &str, latin1: bool) -> String {
+    let (scheme, rest) = match url.split_once(':') {
+        Some((scheme, rest)) => (scheme.to_ascii_lowercase(), rest),
+        None => (String::new(), url),
+    };
+    let mut out = String::with_capacity(url.len() + 8);
+    if !scheme.is_empty() || url.starts_with(':') {
+        out.push_str(&scheme);
+        out.push(':');
+    }
+    let mut utf8 = [0u8; 4];
+    for c in rest.chars() {
+        if c.is_ascii() && !c.is_ascii_control() {
+            out.push(c);
+        } else if let Some(b) = latin1.then(|| u8::try_from(c).ok()).flatten() {
+            out.push_str(&format!("%{b:02X}"));
+        } else {
+            for b in c.encode_utf8(&mut utf8).bytes() {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

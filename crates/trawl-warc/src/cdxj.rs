@@ -271,7 +271,10 @@ pub fn index_records(path: &Path, filename: &str) -> Indexed {
         }
         let header = record.warc_header();
         if record.is_arc() && !crate::arc::is_filedesc(&record) {
-            let converted = crate::convert::arc_target_uri(&record);
+            let converted = crate::arc::warc_target_uri(
+                record.get("URL").unwrap_or_default(),
+                &record.raw_header,
+            );
             if record::get(&header, "WARC-Target-URI") != Some(converted.as_str()) {
                 indexed.converted_uris.insert(record.offset, converted);
             }
