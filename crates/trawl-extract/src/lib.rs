@@ -43,6 +43,7 @@ mod xml;
 pub use self::css::extract_css;
 pub use self::document::DocumentLinks;
 pub use self::html::{HtmlLinks, extract_html};
+pub use self::xml::resolve_ref as resolve_xml_ref;
 
 /// One link found in a document.
 #[derive(Debug, Clone, PartialEq, Eq)]

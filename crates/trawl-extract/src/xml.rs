@@ -9,7 +9,7 @@ use quick_xml::{Reader, events::BytesRef, events::Event};
 /// The character a reference in text stands for: a character reference (`&#38;`, `&#x26;`) or one of the five
 /// predefined entities. `None` for any other name (a DTD's entity, which is never expanded) and for a character
 /// reference that names no character.
-pub(crate) fn resolve_ref(r: &BytesRef<'_>) -> Option<char> {
+pub fn resolve_ref(r: &BytesRef<'_>) -> Option<char> {
     if r.is_char_ref() {
         return r.resolve_char_ref().ok().flatten();
     }

@@ -493,29 +493,13 @@ fn xml_element(xml: &str, local: &str) -> Option<String> {
             (Ok(Event::End(_)), Some(depth)) => inside = Some(depth - 1),
             (Ok(Event::Text(t)), Some(_)) => text.push_str(t.as_ref()),
             (Ok(Event::CData(t)), Some(_)) => text.push_str(t.as_ref()),
-            (Ok(Event::GeneralRef(r)), Some(_)) => text.extend(resolve_ref(&r)),
+            (Ok(Event::GeneralRef(r)), Some(_)) => text.extend(trawl_extract::resolve_xml_ref(&r)),
             (Ok(Event::Eof) | Err(_), _) => break,
             _ => {}
         }
     }
     let text = text.trim();
     (!text.is_empty()).then(|| text.to_owned())
-}
-
-/// The character a reference stands for: a character reference (`&#38;`) or one of XML's five predefined
-/// entities; `None` for any other (a DTD's entity is never expanded).
-fn resolve_ref(r: &quick_xml::events::BytesRef<'_>) -> Option<char> {
-    if r.is_char_ref() {
-        return r.resolve_char_ref().ok().flatten();
-    }
-    match r.as_ref() {
-        "amp" => Some('&'),
-        "lt" => Some('<'),
-        "gt" => Some('>'),
-        "quot" => Some('"'),
-        "apos" => Some('\''),
-        _ => None,
-    }
 }
 
 /// The WARC-Target-URI `trawl warc convert` writes for an ARC record with URL field `url` and header line
