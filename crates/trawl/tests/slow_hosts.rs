@@ -429,27 +429,8 @@ async fn a_panic_ends_its_uri_not_the_crawl() {
     let addr = common::listen(app).await;
     let dir = tempfile::tempdir().unwrap();
     let seed = format!("http://127.0.0.1:{}/", addr.port());
-    let cfg = common::write(
-        &dir.path().join("c.toml"),
-        &format!(
-            "[seeds]\nurls = [\"{seed}\"]\n[fetch]\nobey_robots = false\n[frontier]\nmin_delay_ms = 0\nmax_delay_ms = 0\n"
-        ),
-    );
-    let job = dir.path().join("job");
-    let run = tokio::task::spawn_blocking(move || {
-        let mut cmd = common::trawl_command();
-        cmd.env("TRAWL_PANIC_ON", "/panic-here")
-            .arg("crawl")
-            .arg("-c")
-            .arg(&cfg)
-            .arg("--job")
-            .arg(&job);
-        (common::run(&mut cmd), job)
-    });
-    let ((ok, said), job) = tokio::time::timeout(Duration::from_secs(60), run)
-        .await
-        .expect("the crawl ends")
-        .unwrap();
+    let toml = "[fetch]\nobey_robots = false\n[frontier]\nmin_delay_ms = 0\nmax_delay_ms = 0\n";
+    let (ok, said, job) = crawl_panicking_on(dir.path(), &seed, toml, "/panic-here").await;
     assert!(ok, "{said}");
     assert!(said.contains("panicked (a bug in trawl"), "{said}");
     let log = common::crawl_log(&job);
@@ -470,16 +451,33 @@ async fn a_panic_on_a_robots_txt_does_not_hold_its_pages() {
     let addr = common::listen(app).await;
     let dir = tempfile::tempdir().unwrap();
     let seed = format!("http://127.0.0.1:{}/", addr.port());
+    let toml = "[frontier]\nmin_delay_ms = 0\nmax_delay_ms = 0\nretry_delay_ms = 500\n";
+    let (_, said, job) = crawl_panicking_on(dir.path(), &seed, toml, "/robots.txt").await;
+    // It ends (with no seed fetched, which the exit status says).
+    assert!(said.contains("FINISHED"), "{said}");
+    let log = common::crawl_log(&job);
+    let robots = common::log_line(&log, &format!("{seed}robots.txt"));
+    assert_eq!(robots.status, -5, "{robots:?}");
+    assert_eq!(common::log_line(&log, &seed).status, -61, "{log:?}");
+}
+
+/// Crawls `seed` with the settings `toml` below its `[seeds]` table, the debug build's fail point panicking
+/// on URLs holding `panic_on`, and waits at most a minute for the crawl to end: whether it exited 0, what
+/// it said, and its job.
+async fn crawl_panicking_on(
+    dir: &std::path::Path,
+    seed: &str,
+    toml: &str,
+    panic_on: &'static str,
+) -> (bool, String, std::path::PathBuf) {
     let cfg = common::write(
-        &dir.path().join("c.toml"),
-        &format!(
-            "[seeds]\nurls = [\"{seed}\"]\n[frontier]\nmin_delay_ms = 0\nmax_delay_ms = 0\nretry_delay_ms = 500\n"
-        ),
+        &dir.join("c.toml"),
+        &format!("[seeds]\nurls = [\"{seed}\"]\n{toml}"),
     );
-    let job = dir.path().join("job");
+    let job = dir.join("job");
     let run = tokio::task::spawn_blocking(move || {
         let mut cmd = common::trawl_command();
-        cmd.env("TRAWL_PANIC_ON", "/robots.txt")
+        cmd.env("TRAWL_PANIC_ON", panic_on)
             .arg("crawl")
             .arg("-c")
             .arg(&cfg)
@@ -487,14 +485,9 @@ async fn a_panic_on_a_robots_txt_does_not_hold_its_pages() {
             .arg(&job);
         (common::run(&mut cmd), job)
     });
-    let ((_, said), job) = tokio::time::timeout(Duration::from_secs(60), run)
+    let ((ok, said), job) = tokio::time::timeout(Duration::from_secs(60), run)
         .await
         .expect("the crawl ends")
         .unwrap();
-    // It ends (with no seed fetched, which the exit status says).
-    assert!(said.contains("FINISHED"), "{said}");
-    let log = common::crawl_log(&job);
-    let robots = common::log_line(&log, &format!("{seed}robots.txt"));
-    assert_eq!(robots.status, -5, "{robots:?}");
-    assert_eq!(common::log_line(&log, &seed).status, -61, "{log:?}");
+    (ok, said, job)
 }
