@@ -499,15 +499,8 @@ impl Fetcher {
     ) -> Result<((Response, Option<IpAddr>), Option<Conn>), ((FetchError, Option<IpAddr>), bool)>
     {
         let idle = Duration::from_millis(settings.timeout_ms);
-        // A stop's cut, once set, bounds every wait as the fetch's own deadline does.
-        let within = |limit: Duration| {
-            let now = Instant::now();
-            let until = match self.cut.get() {
-                Some(cut) => deadline.min(*cut),
-                None => deadline,
-            };
-            limit.min(until.saturating_duration_since(now))
-        };
+        let within =
+            |limit: Duration| limit.min(deadline.saturating_duration_since(Instant::now()));
         let mut conn = match conn {
             Some(c) => c,
             None => self
@@ -543,10 +536,13 @@ impl Fetcher {
         let head_only = parts.head && parts.form.is_none();
         let head_wait = within(Duration::from_millis(settings.header_timeout_ms));
         let asked = Instant::now();
+        // One wait for a stop's cut for the whole exchange (made once: arming it takes the notifier's lock).
+        let cut = self.cut_reached();
+        tokio::pin!(cut);
         let sent = tokio::select! {
             biased;
             sent = timeout(head_wait, conn.sender.send(request)) => sent,
-            () = self.cut_reached() => {
+            () = &mut cut => {
                 let ms = asked.elapsed().as_millis() as u64;
                 return Err(((FetchError::Timeout(ms), ip), false));
             }
@@ -631,7 +627,7 @@ impl Fetcher {
             let frame = tokio::select! {
                 biased;
                 frame = timeout(wait, body.frame()) => frame,
-                () = self.cut_reached() => {
+                () = &mut cut => {
                     truncated = Some(Truncation::Time);
                     break;
                 }

@@ -297,8 +297,9 @@ fn probe_entry(
         // one: not a problem of its own. When the wrong one was a rule's name (a rule of a sheet's `rules`,
         // or of an `all`/`any`), the rule becomes `accept` in its place, so the entry's other parts (a
         // sheet's `set`) are still checked, and later rules keep their numbers.
-        if raw.contains("missing field `") && !taken.is_empty() {
-            let last = taken.last().expect("not empty");
+        if raw.contains("missing field `")
+            && let Some(last) = taken.last()
+        {
             match rule_of(last) {
                 Some(rule) if set_accept(&mut entry, &rule[path.len()..]) => {
                     taken.pop();
