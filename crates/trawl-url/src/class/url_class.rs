@@ -176,11 +176,6 @@ impl UrlClass {
         &self.def
     }
 
-    /// Whether the class derives an API URL.
-    pub fn uses_api(&self) -> bool {
-        self.api.is_some()
-    }
-
     /// hydrus's sort key of specificity (`URLClass.GetSortingComplexityKey`), higher first: the longest
     /// domain or domain regex, then required (no default) and all path components, required and all
     /// parameters, and the length of the example as sent to the server.
