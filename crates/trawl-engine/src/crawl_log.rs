@@ -116,16 +116,27 @@ pub struct CrawlLog {
 }
 
 impl CrawlLog {
-    /// Opens (appending) `path`.
+    /// Opens (appending) `path`. A last line cut short (a write that failed on a full disk) is cut off
+    /// first: no URI is committed before its line is written whole (the journal), so that line's URI is
+    /// fetched again, and the next line would otherwise run on from the cut one.
     pub fn open(path: &Path) -> Result<CrawlLog, Error> {
+        let io = |source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        };
         let file = File::options()
             .create(true)
+            .read(true)
             .append(true)
             .open(path)
-            .map_err(|source| Error::Io {
-                path: path.to_path_buf(),
-                source,
-            })?;
+            .map_err(io)?;
+        if let Some(cut) = cut_torn_line(&file).map_err(io)? {
+            tracing::warn!(
+                "{}: its last line was cut short ({cut} bytes, a write that failed): removed; \
+                 its URI is fetched again",
+                path.display()
+            );
+        }
         Ok(CrawlLog {
             path: path.to_path_buf(),
             out: BufWriter::new(file),
@@ -148,6 +159,36 @@ impl CrawlLog {
             source,
         }
     }
+}
+
+/// Truncates `file` after its last newline when it does not end with one; the bytes cut, if any.
+fn cut_torn_line(file: &File) -> std::io::Result<Option<u64>> {
+    use std::io::{Read, Seek, SeekFrom};
+    const CHUNK: u64 = 64 * 1024;
+    let len = file.metadata()?.len();
+    let mut reader = file;
+    let mut end = len;
+    let mut buf = vec![0; CHUNK as usize];
+    while end > 0 {
+        let start = end.saturating_sub(CHUNK);
+        let chunk = &mut buf[..(end - start) as usize];
+        reader.seek(SeekFrom::Start(start))?;
+        reader.read_exact(chunk)?;
+        match chunk.iter().rposition(|&b| b == b'\n') {
+            Some(at) if start + at as u64 + 1 == len => return Ok(None),
+            Some(at) => {
+                let keep = start + at as u64 + 1;
+                file.set_len(keep)?;
+                return Ok(Some(len - keep));
+            }
+            None => end = start,
+        }
+    }
+    if len > 0 {
+        file.set_len(0)?;
+        return Ok(Some(len));
+    }
+    Ok(None)
 }
 
 #[cfg(test)]
@@ -189,6 +230,29 @@ mod tests {
             seed.format(t),
             "2026-11-22T08:25:01.000Z -9998          - http://a.org/ - - no-type #000 - - - -"
         );
+    }
+
+    #[test]
+    fn a_line_cut_short_is_removed_when_the_log_is_opened_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("crawl.log");
+        for (before, after) in [
+            ("a 200\nb 200\nc 2", "a 200\nb 200\nnext\n"),
+            ("a 200\n", "a 200\nnext\n"),
+            ("cut", "next\n"),
+            ("", "next\n"),
+        ] {
+            std::fs::write(&path, before).unwrap();
+            let mut log = CrawlLog::open(&path).unwrap();
+            log.append("next").unwrap();
+            log.flush().unwrap();
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), after, "{before:?}");
+        }
+        // A cut line longer than the chunk read at a time, after whole lines.
+        let long = format!("a 200\n{}", "x".repeat(200_000));
+        std::fs::write(&path, &long).unwrap();
+        drop(CrawlLog::open(&path).unwrap());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "a 200\n");
     }
 
     proptest::proptest! {

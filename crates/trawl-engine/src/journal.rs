@@ -12,7 +12,11 @@
 //! the journal for the same reason; a checkpoint's cycle commits under the frontier, for its view.
 
 use std::{
-    sync::{Arc, Mutex, PoisonError, mpsc},
+    sync::{
+        Arc, Mutex, PoisonError,
+        atomic::{AtomicBool, Ordering},
+        mpsc,
+    },
     thread::JoinHandle,
 };
 
@@ -45,6 +49,9 @@ pub(crate) struct Journal {
     thread: Mutex<Option<JoinHandle<()>>>,
     /// The thread's first failure (a full disk), reported to the next sender.
     failed: Arc<Mutex<Option<Error>>>,
+    /// Set for good when the thread failed: nothing of the frontier may be committed after (the lines of
+    /// URIs ended since the last commit may not all be written).
+    broken: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for Entry {
@@ -68,6 +75,8 @@ impl Journal {
         let (tx, rx) = mpsc::channel::<Entry>();
         let failed: Arc<Mutex<Option<Error>>> = Arc::default();
         let report = failed.clone();
+        let broken = Arc::new(AtomicBool::new(false));
+        let mark = broken.clone();
         let thread = std::thread::Builder::new()
             .name("journal".into())
             .spawn(move || {
@@ -123,6 +132,7 @@ impl Journal {
                     drop(frontier);
                     wait_idle();
                     if let Err(e) = result {
+                        mark.store(true, Ordering::SeqCst);
                         *report.lock().unwrap_or_else(PoisonError::into_inner) = Some(e);
                         return;
                     }
@@ -140,6 +150,7 @@ impl Journal {
             entries: tx,
             thread: Mutex::new(Some(thread)),
             failed,
+            broken,
         })
     }
 
@@ -183,7 +194,14 @@ impl Journal {
         rx.recv().unwrap_or(Err(Error::JournalStopped))
     }
 
-    /// Writes out every line handed over, commits, and stops the thread; reports a failure.
+    /// Whether the thread failed (at any time, reported or not): then the frontier must not be committed
+    /// again in this run, as after a kill.
+    pub(crate) fn broken(&self) -> bool {
+        self.broken.load(Ordering::SeqCst)
+    }
+
+    /// Writes out every line handed over, commits, and stops the thread; reports a failure not reported
+    /// yet.
     pub(crate) fn close(&self) -> Result<(), Error> {
         let _ = self.entries.send(Entry::Close);
         let thread = self

@@ -8,6 +8,8 @@ use std::time::Duration;
 use trawl_config::settings::Compression;
 use trawl_engine::{Crawl, CrawlHandle, report::Ending};
 
+mod common;
+
 /// A small tmpfs, unmounted when dropped (also when the test panics).
 struct Tmpfs {
     dir: PathBuf,
@@ -142,4 +144,84 @@ async fn a_full_disk_fails_the_crawl_and_leaves_valid_warcs() {
         }
     }
     drop(tmpfs);
+}
+
+/// crawl.log on a disk of its own that fills (test round xt8, F6): the crawl fails naming crawl.log, no URI
+/// whose line was not written is committed as finished (so the resume fetches it again), and the resume
+/// cuts the torn last line instead of running its first line on from it. At the end every URI archived has
+/// a whole crawl.log line, and every line parses.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_crawl_log_disk_loses_no_line_of_an_archived_uri() {
+    use axum::{Router, extract::Path as UrlPath, http::header, routing::get};
+    const PAGES: usize = 300;
+    let outer = tempfile::tempdir().unwrap();
+    let job = outer.path().join("job");
+    let logs = job.join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    let Some(tmpfs) = Tmpfs::mount(&logs, "16k") else {
+        println!("skipped: cannot mount tmpfs");
+        return;
+    };
+    let page = |n: usize| {
+        let links: String = (1..=3)
+            .map(|k| n * 3 + k)
+            .filter(|&m| m < PAGES)
+            .map(|m| format!("<a href=\"/p/{m}\">{m}</a> "))
+            .collect();
+        ([(header::CONTENT_TYPE, "text/html")], links)
+    };
+    let app = Router::new()
+        .route("/", get(move || async move { page(0) }))
+        .route(
+            "/p/{n}",
+            get(move |UrlPath(n): UrlPath<usize>| async move { page(n) }),
+        );
+    let addr = common::listen(app).await;
+    let seed = format!("http://127.0.0.1:{}/", addr.port());
+    let mut config = trawl::selftest::config();
+    config.fetch.obey_robots = false;
+    let crawl = Crawl::new(&job, config, &[seed.parse().unwrap()]).unwrap();
+    let summary = tokio::time::timeout(
+        Duration::from_secs(60),
+        crawl.run(CrawlHandle::default(), |_| {}),
+    )
+    .await
+    .expect("the crawl hung after the disk filled")
+    .unwrap();
+    let Ending::Failed(reason) = &summary.ending else {
+        panic!("the crawl ended {:?}, not Failed", summary.ending);
+    };
+    assert!(reason.contains("crawl.log"), "{reason}");
+
+    let remounted = Command::new("mount")
+        .args(["-o", "remount,size=16m"])
+        .arg(&tmpfs.dir)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(remounted, "cannot remount the tmpfs larger");
+    let summary = tokio::time::timeout(
+        Duration::from_secs(60),
+        Crawl::resume(&job, None)
+            .unwrap()
+            .run(CrawlHandle::default(), |_| {}),
+    )
+    .await
+    .expect("the resume hung")
+    .unwrap();
+    assert_eq!(summary.ending, Ending::Finished);
+
+    let log = common::crawl_log(&job);
+    let logged: std::collections::HashSet<&str> = log.iter().map(|l| l.uri.as_str()).collect();
+    let archived: std::collections::HashSet<String> = common::records(&job)
+        .into_iter()
+        .filter(|r| r.get("WARC-Type") == Some("response"))
+        .filter_map(|r| r.get("WARC-Target-URI").map(str::to_owned))
+        .collect();
+    assert_eq!(archived.len(), PAGES, "every page archived");
+    for uri in &archived {
+        assert!(
+            logged.contains(uri.as_str()),
+            "{uri} archived with no crawl.log line"
+        );
+    }
 }

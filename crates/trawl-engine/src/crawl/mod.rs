@@ -38,7 +38,7 @@ mod worker;
 
 use self::{
     control::*,
-    shared::{Shared, checkpoint},
+    shared::{Shared, checkpoint, save_stats},
     worker::*,
 };
 pub use self::{
@@ -391,15 +391,27 @@ impl Crawl {
             p.fail(e.to_string());
         }
 
-        // A clean shutdown ends with a checkpoint (the archives roll over with it).
-        let final_checkpoint = {
-            let shared = shared.clone();
-            tokio::task::spawn_blocking(move || checkpoint(&shared, false)).await
-        };
-        match final_checkpoint {
-            Ok(Ok(_)) => {}
-            Ok(Err(e)) => shared.pipeline.fail(e.to_string()),
-            Err(e) => shared.pipeline.fail(format!("checkpoint: {e}")),
+        if p.log.broken() {
+            // crawl.log could not be written (a full disk): the URIs ended since the last commit may have
+            // no line, so nothing more of the frontier is committed and a resume fetches them again, as
+            // after a kill. The counters are still saved where they can be.
+            save_stats(&shared, &self.job.state_dir());
+        } else {
+            // A clean shutdown ends with a checkpoint (the archives roll over with it).
+            let final_checkpoint = {
+                let shared = shared.clone();
+                tokio::task::spawn_blocking(move || checkpoint(&shared, false)).await
+            };
+            let failed = match final_checkpoint {
+                Ok(Ok(_)) => None,
+                Ok(Err(e)) => Some(e.to_string()),
+                Err(e) => Some(format!("checkpoint: {e}")),
+            };
+            if let Some(why) = failed {
+                // The counters go on over a resume even when the checkpoint's copy could not be made.
+                save_stats(&shared, &self.job.state_dir());
+                shared.pipeline.fail(why);
+            }
         }
         let warcs = p.warc.close();
         if let Some(remote) = &shared.remote {
@@ -752,7 +764,20 @@ fn load_stats(job: &Job) -> Stats {
                 Stats::new()
             }
         },
-        Err(_) => Stats::new(),
+        Err(_) => {
+            // A job that ran before without saving any (it ended on a full disk, or was killed within
+            // its first 20 s): say that the report counts from here.
+            let log = job.logs_dir().join("crawl.log");
+            if std::fs::metadata(&log).is_ok_and(|m| m.len() > 0) {
+                tracing::warn!(
+                    "{}: missing, so the counters and the report start from zero; {} has a line for \
+                     every URI the job's earlier runs finished",
+                    path.display(),
+                    log.display()
+                );
+            }
+            Stats::new()
+        }
     }
 }
 
