@@ -229,6 +229,14 @@ enum Sender {
     H2(http2::SendRequest<Full<Bytes>>),
 }
 
+/// How much later than due a body's wait may end before it is taken as trawl not having run (rather than
+/// the server being silent or slow): timers on a busy runtime end a few milliseconds late, a suspended process
+/// seconds late.
+const NOT_RUNNING: Duration = Duration::from_millis(200);
+
+/// How long a body is given, after trawl was found not running, to show what the server sent meanwhile.
+const LATE_GRACE: Duration = Duration::from_secs(1);
+
 /// Header fields an HTTP/2 request may not carry (RFC 9113 §8.2.2; `Host` is `:authority` there).
 const H2_FORBIDDEN: [&str; 7] = [
     "connection",
@@ -602,28 +610,36 @@ impl Fetcher {
         let mut window_start_len = 0usize;
         // The idle timeout counts from the last bytes, not from each turn of the loop.
         let mut last_data = Instant::now();
+        // The fetch's deadline, moved on by the time trawl itself was not running (below).
+        let mut deadline = deadline;
         loop {
             // A body that keeps coming (so that no wait times out) is cut here.
             if self.cut_passed() {
                 truncated = Some(Truncation::Time);
                 break;
             }
-            if min_rate && Instant::now() >= window_end {
-                if ((data.len() - window_start_len) as u64) < min_bytes {
+            let now = Instant::now();
+            if min_rate && now >= window_end {
+                // A window this loop could not watch (trawl not running: see `NOT_RUNNING`) is not judged.
+                if now - window_end <= NOT_RUNNING
+                    && ((data.len() - window_start_len) as u64) < min_bytes
+                {
                     truncated = Some(Truncation::Time);
                     break;
                 }
-                window_end = Instant::now() + window;
+                window_end = now + window;
                 window_start_len = data.len();
             }
-            let silence_left = within(idle.saturating_sub(last_data.elapsed()));
+            let silence_left = idle
+                .saturating_sub(last_data.elapsed())
+                .min(deadline.saturating_duration_since(now));
             let wait = if min_rate {
-                silence_left.min(
-                    window_end.saturating_duration_since(Instant::now()) + Duration::from_millis(1),
-                )
+                silence_left
+                    .min(window_end.saturating_duration_since(now) + Duration::from_millis(1))
             } else {
                 silence_left
             };
+            let due = now + wait;
             let frame = tokio::select! {
                 biased;
                 frame = timeout(wait, body.frame()) => frame,
@@ -632,12 +648,30 @@ impl Fetcher {
                     break;
                 }
             };
+            if frame.is_err() {
+                let now = Instant::now();
+                let late = now.saturating_duration_since(due);
+                if late > NOT_RUNNING {
+                    // The wait ended long after it was due: trawl itself was not running (suspended with
+                    // Ctrl-Z or SIGSTOP, a paused VM, a starved machine), and what the server sent meanwhile
+                    // may be waiting unread. That time is not the server's silence: every limit moves on
+                    // by it, and the body gets `LATE_GRACE` to show what has come.
+                    last_data = last_data.max((now + LATE_GRACE).checked_sub(idle).unwrap_or(now));
+                    deadline += late + LATE_GRACE;
+                    window_end = now + window;
+                    window_start_len = data.len();
+                    continue;
+                }
+            }
             let frame = match frame {
                 // The window ended before the idle timeout: judge the window at the top of the loop.
                 Err(_)
                     if min_rate
                         && Instant::now() >= window_end
-                        && within(idle.saturating_sub(last_data.elapsed())) > Duration::ZERO =>
+                        && idle
+                            .saturating_sub(last_data.elapsed())
+                            .min(deadline.saturating_duration_since(Instant::now()))
+                            > Duration::ZERO =>
                 {
                     continue;
                 }

@@ -58,6 +58,21 @@ async fn site(State(seen): State<Seen>, req: Request) -> Response {
             (StatusCode::INTERNAL_SERVER_ERROR, "broken").into_response()
         }
         p if p.starts_with("/good/") => html(format!("good {p}")),
+        "/halves" => {
+            // Ten thousand bytes, a second of silence, ten thousand more.
+            let stream = futures_util::stream::unfold(0, |n| async move {
+                match n {
+                    0 => {}
+                    1 => tokio::time::sleep(Duration::from_secs(1)).await,
+                    _ => return None,
+                }
+                Some((Ok::<_, std::convert::Infallible>(vec![b'x'; 10_000]), n + 1))
+            });
+            Response::builder()
+                .header(header::CONTENT_TYPE, "text/plain")
+                .body(Body::from_stream(stream))
+                .unwrap()
+        }
         "/trickle" => {
             // Ten bytes a second, for a minute, unless the client hangs up.
             let stream = async_stream(60);
@@ -490,4 +505,60 @@ async fn crawl_panicking_on(
         .expect("the crawl ends")
         .unwrap();
     (ok, said, job)
+}
+
+/// A crawler suspended (Ctrl-Z, SIGSTOP, a paused VM) for longer than `fetch.timeout_ms` while a body came in
+/// (test round xt8, F7): the rest of the body waited in the socket, so the silence was trawl's, not the
+/// server's. The page is archived whole, not cut as `timeTrunc`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crawler_suspended_mid_body_archives_it_whole() {
+    let (addr, seen) = serve().await;
+    let dir = tempfile::tempdir().unwrap();
+    let seed = format!("http://127.0.0.1:{}/halves", addr.port());
+    let cfg = common::write(
+        &dir.path().join("c.toml"),
+        &format!(
+            "[seeds]\nurls = [\"{seed}\"]\n[fetch]\nobey_robots = false\ntimeout_ms = 2000\n\
+             [frontier]\nmax_retries = 0\n"
+        ),
+    );
+    let job = dir.path().join("job");
+    let mut child = common::trawl_command()
+        .arg("crawl")
+        .arg("-c")
+        .arg(&cfg)
+        .arg("--job")
+        .arg(&job)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id().to_string();
+    let signal = |name: &str| {
+        let sent = std::process::Command::new("kill")
+            .args([name, pid.as_str()])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(sent, "kill {name} {pid}");
+    };
+    let asked = Instant::now();
+    while !seen.lock().unwrap().iter().any(|(p, _)| p == "/halves") {
+        assert!(asked.elapsed() < Duration::from_secs(30), "no request came");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Within the second between the halves; suspended past the 2 s silence limit and past the second half.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    signal("-STOP");
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    signal("-CONT");
+    let status = tokio::task::spawn_blocking(move || child.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(status.success(), "{status}");
+    let log = common::crawl_log(&job);
+    let line = common::log_line(&log, &seed);
+    assert_eq!(line.status, 200, "{line:?}");
+    assert!(!line.has_annotation("timeTrunc"), "{line:?}");
+    assert_eq!(line.size, Some(20_000), "{line:?}");
 }
