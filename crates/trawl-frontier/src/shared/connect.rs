@@ -102,7 +102,8 @@ fn sentinel(url: &str, rest: &str) -> Result<Target, SharedError> {
         None => 0,
     };
     let sentinels: Vec<&str> = hosts.split(',').collect();
-    Ok(Target::Sentinel(Sentinels::new(&sentinels, service, db)?))
+    let sentinels = Sentinels::new(&sentinels, service, db).map_err(|why| bad(&why))?;
+    Ok(Target::Sentinel(sentinels))
 }
 
 impl ConnectionLike for Conn {

@@ -23,15 +23,18 @@ pub(crate) struct Sentinels {
 
 impl Sentinels {
     /// The sentinels at `hosts` (`HOST:PORT`, each maybe with `USER:PASSWORD@`) watching `service`, whose
-    /// primary is used with database `db`.
-    pub(crate) fn new(hosts: &[&str], service: &str, db: i64) -> RedisResult<Sentinels> {
+    /// primary is used with database `db`; or which one cannot be read, and why (its password left out).
+    pub(crate) fn new(hosts: &[&str], service: &str, db: i64) -> Result<Sentinels, String> {
         let order = hosts
             .iter()
             .map(|h| {
                 let shown = h.rsplit('@').next().unwrap_or(h).to_string();
-                Ok((shown, redis::Client::open(format!("redis://{h}"))?))
+                match redis::Client::open(format!("redis://{h}")) {
+                    Ok(client) => Ok((shown, client)),
+                    Err(e) => Err(format!("the sentinel {shown:?} is not HOST:PORT ({e})")),
+                }
             })
-            .collect::<RedisResult<_>>()?;
+            .collect::<Result<_, String>>()?;
         Ok(Sentinels {
             order: Mutex::new(order),
             service: service.to_string(),

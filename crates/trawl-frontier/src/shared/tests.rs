@@ -1080,3 +1080,16 @@ fn a_silent_sentinel_is_skipped_for_the_next_one() {
     let _ = sentinel.wait();
     drop(silent);
 }
+
+/// A sentinel's address that is not `HOST:PORT` is named in the error, with the form to write.
+#[test]
+fn a_sentinel_address_that_is_not_host_port_is_named() {
+    let url = "redis+sentinel://127.0.0.1:26379,127.0.0.1:port/trawl";
+    let e = connect::Target::open(url).err().expect("refused");
+    let said = e.to_string();
+    assert!(
+        said.contains("the sentinel \"127.0.0.1:port\" is not HOST:PORT")
+            && said.contains("write redis+sentinel://"),
+        "{said}"
+    );
+}
