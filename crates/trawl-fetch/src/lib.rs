@@ -135,6 +135,10 @@ pub enum FetchError {
     /// Nothing arrived within the timeout.
     #[error("timed out after {0} ms")]
     Timeout(u64),
+    /// Given up after this many ms by a stopping crawl's cut ([`Fetcher::cut_at`]) before a response head
+    /// came: not the server's failure, so not a try of the URL (the crawl fetches it again when resumed).
+    #[error("given up after {0} ms: the crawl is stopping and no response head had come")]
+    Stopped(u64),
     /// The URL or a header cannot be written as an HTTP/1.1 request.
     #[error("cannot be sent as an HTTP request: {0}")]
     InvalidRequest(String),
@@ -158,7 +162,7 @@ impl FetchError {
             FetchError::Dns(_) => status::DNS_FAILED,
             FetchError::Connect(_) => status::CONNECT_FAILED,
             FetchError::Broken(_) | FetchError::Malformed(_) => status::CONNECTION_BROKEN,
-            FetchError::Timeout(_) => status::TIMEOUT,
+            FetchError::Timeout(_) | FetchError::Stopped(_) => status::TIMEOUT,
             FetchError::InvalidRequest(_) => status::UNFETCHABLE,
             FetchError::Refused(..) => status::ADDRESS_REFUSED,
             FetchError::Proxy(_) => status::CONNECT_FAILED,
@@ -175,6 +179,7 @@ impl FetchError {
             FetchError::Broken(_) => Annotation::FetchFailed("broken"),
             FetchError::Malformed(_) => Annotation::FetchFailed("malformed"),
             FetchError::Timeout(_) => Annotation::FetchFailed("timeout"),
+            FetchError::Stopped(_) => Annotation::FetchFailed("stopped"),
             FetchError::InvalidRequest(_) => Annotation::FetchFailed("invalid-request"),
             FetchError::Refused(why, _) => Annotation::Refused(*why),
             FetchError::Proxy(_) => Annotation::FetchFailed("proxy"),
@@ -363,8 +368,9 @@ impl Fetcher {
     }
 
     /// A stopping crawl's bound on its fetches in flight: past `at` (the first call's), a body still
-    /// arriving is cut and kept as far as it came (`timeTrunc`), and a response head not yet come is a
-    /// timeout, so that a stop is not held for `fetch.max_fetch_ms` by a server trickling a body.
+    /// arriving is cut and kept as far as it came (`timeTrunc`), and a response head not yet come is given
+    /// up ([`FetchError::Stopped`]), so that a stop is not held for `fetch.max_fetch_ms` by a server
+    /// trickling a body or `fetch.header_timeout_ms` by one that has not answered yet.
     pub fn cut_at(&self, at: Instant) {
         if self.cut.set(at).is_ok() {
             self.cut_set.notify_waiters();
@@ -552,7 +558,7 @@ impl Fetcher {
             sent = timeout(head_wait, conn.sender.send(request)) => sent,
             () = &mut cut => {
                 let ms = asked.elapsed().as_millis() as u64;
-                return Err(((FetchError::Timeout(ms), ip), false));
+                return Err(((FetchError::Stopped(ms), ip), false));
             }
         };
         let response = match sent {

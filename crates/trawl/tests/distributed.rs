@@ -943,3 +943,65 @@ async fn the_web_api_shows_and_acts_on_a_shared_crawl() {
             .unwrap();
     assert!(status.contains("404"), "{status}");
 }
+
+/// A worker stopped (Ctrl-C) while a response head is still awaited gives the request up ten seconds on
+/// without counting it as a try (`max_retries = 0`) or writing a line: the URI goes back to the shared
+/// frontier, and the worker started again on its job fetches it (it used to end -4, logged failed for good).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_head_cut_by_a_worker_stop_is_fetched_when_it_goes_on() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let asked = Arc::new(AtomicUsize::new(0));
+    let app = Router::new().fallback({
+        let asked = asked.clone();
+        move || {
+            let asked = asked.clone();
+            async move {
+                // The first request gets no answer for a minute: its head is still awaited at the cut.
+                if asked.fetch_add(1, Ordering::SeqCst) == 0 {
+                    tokio::time::sleep(Duration::from_secs(60)).await;
+                }
+                ([(header::CONTENT_TYPE, "text/plain")], "came at last")
+            }
+        }
+    });
+    let addr = common::listen(app).await;
+    let redis = Redis::start();
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("cut");
+    let seed = format!("http://127.0.0.1:{}/slow", addr.port());
+    let mut config = trawl_config::CrawlConfig::default();
+    let quick = trawl::selftest::config();
+    (config.fetch, config.frontier) = (quick.fetch, quick.frontier);
+    config.fetch.obey_robots = false;
+    config.fetch.header_timeout_ms = 40_000;
+    config.fetch.timeout_ms = 40_000;
+    config.frontier.max_retries = 0;
+    let handle = trawl_engine::CrawlHandle::default();
+    let stopper = handle.clone();
+    let watched = asked.clone();
+    tokio::spawn(async move {
+        while watched.load(Ordering::SeqCst) == 0 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        stopper.stop();
+    });
+    let summary =
+        trawl_engine::Crawl::new_shared(&job, config, std::slice::from_ref(&seed), &redis.url())
+            .unwrap()
+            .run(handle, |_| {})
+            .await
+            .unwrap();
+    assert_eq!(summary.ending, trawl_engine::report::Ending::Stopped);
+    let log = std::fs::read_to_string(job.join("logs/crawl.log")).unwrap_or_default();
+    assert!(!log.contains(&seed), "no line before it goes on: {log}");
+
+    let summary = trawl_engine::Crawl::join(&job, &redis.url())
+        .unwrap()
+        .run(trawl_engine::CrawlHandle::default(), |_| {})
+        .await
+        .unwrap();
+    assert_eq!(summary.ending, trawl_engine::report::Ending::Finished);
+    assert_eq!(asked.load(Ordering::SeqCst), 2, "fetched again");
+    let log = common::crawl_log(&job);
+    assert_eq!(common::log_line(&log, &seed).status, 200, "{log:#?}");
+}

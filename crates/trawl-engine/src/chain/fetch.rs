@@ -8,7 +8,7 @@ use http::header::{AUTHORIZATION, COOKIE};
 
 use super::{
     login,
-    outcome::{Ended, Outcome},
+    outcome::{Disposition, Ended, Outcome},
     page_request::PageRequest,
     pipeline::Pipeline,
     retry::{answered, politeness, retries_left, retry},
@@ -94,9 +94,16 @@ pub(super) async fn run(
     if let Some(answer) = p.fetcher.take_dns_answer(&uri.url) {
         p.archive_dns(&uri, &answer, worker);
     }
-    uri.tries += 1;
     let mut record = FetchRecord::new(fetched);
     record.previous = previous;
+    // Given up by a stop's cut before the server answered: no try, no line. The URI goes back to the front
+    // of its queue, kept there by the stop's checkpoint (or in Redis, for a shared crawl), and is fetched
+    // when the crawl goes on.
+    if matches!(record.fetched.result, Err(FetchError::Stopped(_))) {
+        let delay = politeness(p, settings, &uri, &record);
+        return Err(Outcome::only(Disposition::Retry { uri, delay }).into());
+    }
+    uri.tries += 1;
     match &record.fetched.result {
         Err(e) if e.is_retryable() && retries_left(&uri, settings) => {
             // No name, no connection, no TLS, no proxy: the host's failure. A timeout or a cut: this URL's.

@@ -2,15 +2,14 @@
 //! `redis://` URL names), or the primary that Sentinel names (`redis+sentinel://S1:PORT,S2:PORT/SERVICE/DB`,
 //! asked again after a failover).
 
-use std::{sync::Mutex, time::Duration};
+use std::time::Duration;
 
 use redis::{
     Cmd, ConnectionLike, RedisResult, Value,
     cluster::{ClusterClient, ClusterConnection},
-    sentinel::{SentinelClient, SentinelNodeConnectionInfo, SentinelServerType},
 };
 
-use super::error::SharedError;
+use super::{error::SharedError, sentinel::Sentinels};
 
 /// How long a connection may take to be made, and a reply to come, before the server counts as unreachable
 /// (and the step is tried again on a new connection): far longer than any of trawl's scripts runs (each is
@@ -23,7 +22,7 @@ pub(crate) const REPLY_TIMEOUT: Duration = Duration::from_secs(6);
 pub(crate) enum Target {
     One(redis::Client),
     Cluster(ClusterClient),
-    Sentinel(Mutex<SentinelClient>),
+    Sentinel(Sentinels),
 }
 
 /// A connection to it.
@@ -61,13 +60,10 @@ impl Target {
                 conn.set_write_timeout(Some(REPLY_TIMEOUT))?;
                 Ok(Conn::Cluster(Box::new(conn)))
             }
-            // The query to the sentinels themselves has no bound (redis-rs takes none).
             Target::Sentinel(s) => {
-                let primary = s
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .get_client()?;
-                one(&primary).map(Conn::One)
+                let conn = s.primary()?;
+                timed(&conn)?;
+                Ok(Conn::One(conn))
             }
         }
     }
@@ -105,16 +101,9 @@ fn sentinel(url: &str, rest: &str) -> Result<Target, SharedError> {
         Some(d) => d.parse().map_err(|_| bad("the database is not a number"))?,
         None => 0,
     };
-    let sentinels: Vec<String> = hosts.split(',').map(|h| format!("redis://{h}")).collect();
-    let node = SentinelNodeConnectionInfo::default()
-        .set_redis_connection_info(redis::RedisConnectionInfo::default().set_db(db));
-    let client = SentinelClient::build(
-        sentinels,
-        service.to_string(),
-        Some(node),
-        SentinelServerType::Master,
-    )?;
-    Ok(Target::Sentinel(Mutex::new(client)))
+    let sentinels: Vec<&str> = hosts.split(',').collect();
+    let sentinels = Sentinels::new(&sentinels, service, db).map_err(|why| bad(&why))?;
+    Ok(Target::Sentinel(sentinels))
 }
 
 impl ConnectionLike for Conn {

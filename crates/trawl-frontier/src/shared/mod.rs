@@ -905,5 +905,6 @@ fn scheduled(code: i64) -> Result<Scheduled, SharedError> {
 
 mod connect;
 mod error;
+mod sentinel;
 #[cfg(test)]
 mod tests;

@@ -789,24 +789,7 @@ impl Sentinel {
             &["--replicaof", "127.0.0.1", &primary.to_string()],
         ));
         wait_port(replica);
-        let conf = dir.path().join("sentinel.conf");
-        std::fs::write(
-            &conf,
-            format!(
-                "port {sentinel}\nbind 127.0.0.1\nsentinel monitor trawl 127.0.0.1 {primary} 1\n\
-                 sentinel down-after-milliseconds trawl 1000\nsentinel failover-timeout trawl 5000\n"
-            ),
-        )
-        .unwrap();
-        procs.push(
-            Command::new("redis-server")
-                .arg(&conf)
-                .arg("--sentinel")
-                .stdout(Stdio::null())
-                .spawn()
-                .unwrap(),
-        );
-        wait_port(sentinel);
+        procs.push(sentinel_process(dir.path(), sentinel, primary));
         // The replica is in sync before anything is written.
         let started = Instant::now();
         loop {
@@ -830,6 +813,28 @@ impl Sentinel {
             primary,
         }
     }
+}
+
+/// A Sentinel on `port` watching the primary on `primary` as the service `trawl`, its config in `dir`;
+/// returns once it takes connections.
+fn sentinel_process(dir: &std::path::Path, port: u16, primary: u16) -> Child {
+    let conf = dir.join("sentinel.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "port {port}\nbind 127.0.0.1\nsentinel monitor trawl 127.0.0.1 {primary} 1\n\
+             sentinel down-after-milliseconds trawl 1000\nsentinel failover-timeout trawl 5000\n"
+        ),
+    )
+    .unwrap();
+    let child = Command::new("redis-server")
+        .arg(&conf)
+        .arg("--sentinel")
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_port(port);
+    child
 }
 
 impl Drop for Sentinel {
@@ -1006,4 +1011,85 @@ fn an_unreadable_item_is_set_aside_and_the_queue_goes_on() {
         .query(&mut conn)
         .unwrap();
     assert_eq!(aside, [b"q\n\xff\xfe".to_vec()]);
+}
+
+/// A sentinel that takes the connection and never answers (a stopped process) is skipped after
+/// `SENTINEL_TIMEOUT`, and the next one names the primary; it is asked first from then on, so a reconnection
+/// does not wait for the silent one again. With no other sentinel, the error names the silent one and why
+/// (it used to hang the worker forever: redis-rs's sentinel query has no read timeout).
+#[test]
+fn a_silent_sentinel_is_skipped_for_the_next_one() {
+    let server = RedisServer::start();
+    let primary: u16 = server
+        .url
+        .trim_start_matches("redis://127.0.0.1:")
+        .trim_end_matches("/0")
+        .parse()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let mut sentinel = sentinel_process(dir.path(), port, primary);
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let quiet = silent.local_addr().unwrap();
+    let limit = sentinel::SENTINEL_TIMEOUT * 4;
+
+    let alone = format!("redis+sentinel://{quiet}/trawl/0");
+    let (result, took) = within(limit, move || {
+        SharedFrontier::<String>::connect(&alone, "t", "w", Duration::from_secs(30), 0).map(|_| ())
+    })
+    .expect("a silent sentinel hung the connection");
+    let e = result.expect_err("a silent sentinel names no primary");
+    assert!(e.is_transient(), "{e}");
+    let said = e.to_string();
+    assert!(
+        said.contains(&format!("sentinel {quiet}: did not answer within 3 s")),
+        "{said}"
+    );
+    assert!(took >= sentinel::SENTINEL_TIMEOUT / 2, "{took:?}");
+
+    let url = format!("redis+sentinel://{quiet},127.0.0.1:{port}/trawl/0");
+    let target = connect::Target::open(&url).unwrap();
+    let set = |target: connect::Target| {
+        move || {
+            let done = target.connect().and_then(|mut c| {
+                redis::cmd("SET")
+                    .arg("through-sentinel")
+                    .arg("yes")
+                    .exec(&mut c)
+            });
+            (done.map_err(|e| e.to_string()), target)
+        }
+    };
+    let ((done, target), took) =
+        within(limit, set(target)).expect("a silent first sentinel hung the connection");
+    done.expect("connected through the second sentinel");
+    assert!(took >= sentinel::SENTINEL_TIMEOUT / 2, "{took:?}");
+    let ((done, _), again) = within(limit, set(target)).expect("a reconnection hung");
+    done.expect("connected again");
+    assert!(again < sentinel::SENTINEL_TIMEOUT / 2, "{again:?}");
+    let mut direct = redis::Client::open(server.url.as_str())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let got: String = redis::cmd("GET")
+        .arg("through-sentinel")
+        .query(&mut direct)
+        .unwrap();
+    assert_eq!(got, "yes");
+    let _ = sentinel.kill();
+    let _ = sentinel.wait();
+    drop(silent);
+}
+
+/// A sentinel's address that is not `HOST:PORT` is named in the error, with the form to write.
+#[test]
+fn a_sentinel_address_that_is_not_host_port_is_named() {
+    let url = "redis+sentinel://127.0.0.1:26379,127.0.0.1:port/trawl";
+    let e = connect::Target::open(url).err().expect("refused");
+    let said = e.to_string();
+    assert!(
+        said.contains("the sentinel \"127.0.0.1:port\" is not HOST:PORT")
+            && said.contains("write redis+sentinel://"),
+        "{said}"
+    );
 }
