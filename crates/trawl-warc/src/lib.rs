@@ -55,7 +55,7 @@ pub use crate::{
     error::Error,
     ls::ls_line,
     reader::{ReadRecord, Reader, open},
-    recompress::{Rewritten, recompress},
+    recompress::{ArcRepair, Rewritten, recompress},
     record::{
         Record, WarcFields, format_date,
         revisit::{IDENTICAL_PAYLOAD_DIGEST, RefersTo, SERVER_NOT_MODIFIED},
