@@ -17,6 +17,29 @@ use crate::recompress::{ArcRepair, Rewritten, copy, rewrite, serialize};
 use crate::record::{Record, VERSION};
 use crate::{Error, ReadRecord, arc};
 
+/// The WARC-Target-URI `convert` writes for the ARC record at `offset` of the ARC file `arc` (a gzip member's
+/// offset in an `.arc.gz`): how a revisit must name that capture to resolve once the ARC is converted. `None`
+/// when no ARC record can be read there.
+pub fn converted_target_uri(arc: &Path, offset: u64) -> Option<String> {
+    use std::io::{BufReader, Seek, SeekFrom};
+    let mut file = std::fs::File::open(arc).ok()?;
+    file.seek(SeekFrom::Start(offset)).ok()?;
+    let rec = crate::Reader::new(BufReader::new(file))
+        .with_path(arc)
+        .next()?
+        .ok()?;
+    (rec.is_arc() && !arc::is_filedesc(&rec))
+        .then(|| arc::warc_target_uri(rec.get("URL").unwrap_or_default(), &rec.raw_header))
+}
+
+/// The WARC-Target-URI `convert` writes for an ARC URL read from a header line that was UTF-8 (or ASCII):
+/// the scheme in lower case, a space as `%20`, control characters and characters past ASCII as the
+/// percent-escapes of their UTF-8. For a line that was not UTF-8 (an old crawler's latin-1 byte) only
+/// [`converted_target_uri`] knows.
+pub fn converted_utf8_target_uri(url: &str) -> String {
+    arc::warc_target(&arc::target_uri(url), false)
+}
+
 /// The WARC 1.1 spelling of a WARC 1.0 revisit profile (`…/warc/1.0/revisit/…` becomes `…/warc/1.1/revisit/…`),
 /// or `None` for any other profile.
 fn profile_1_1(profile: &str) -> Option<String> {

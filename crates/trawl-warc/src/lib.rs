@@ -50,7 +50,7 @@ pub use crate::{
         index_records, is_archive_name, sharing_index, warc_files, write_index, write_sorted,
     },
     compression::Compression,
-    convert::convert,
+    convert::{convert, converted_target_uri, converted_utf8_target_uri},
     digest::{http_header, sha1_digest, sha1_key},
     error::Error,
     ls::ls_line,
