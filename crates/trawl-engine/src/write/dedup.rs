@@ -681,7 +681,7 @@ fn converted_spelling(index: &Path, line: &str, url: &str) -> Option<String> {
     if !(filename.ends_with(".arc") || filename.ends_with(".arc.gz")) {
         return None;
     }
-    let latin1 = url.chars().any(|c| !c.is_ascii()) && url.chars().all(|c| u32::from(c) <= 0xFF);
+    let latin1 = !url.is_ascii() && url.chars().all(|c| u32::from(c) <= 0xFF);
     if !latin1 {
         return Some(trawl_warc::converted_utf8_target_uri(url));
     }
