@@ -804,3 +804,46 @@ fn overrides_into_rule_lists_and_default_policies() {
         import.notes
     );
 }
+
+/// An override of `decision` on a rule whose Heritrix class has none (here the `AcceptDecideRule` Heritrix puts
+/// in an unset `shouldFetchBodyRule`) is noted as what Heritrix refuses, and no rule deciding against its class
+/// is written.
+#[test]
+fn an_override_of_a_decision_the_rule_class_lacks_is_noted() {
+    let profile = std::fs::read_to_string(testdata("profile-crawler-beans.cxml")).unwrap();
+    let xml = profile.replace(
+        "metadata.description=Basic crawl starting with useful defaults",
+        "metadata.description=Basic crawl starting with useful defaults\r\n\
+         fetchHttp.shouldFetchBodyRule.decision=REJECT",
+    );
+    assert!(xml != profile);
+    let line = xml
+        .lines()
+        .position(|l| l.contains("shouldFetchBodyRule.decision"))
+        .unwrap()
+        + 1;
+    let import = import_ok(&xml);
+    let t: toml::Table = toml::from_str(&import.toml).unwrap();
+    let after_headers = t
+        .get("decide")
+        .and_then(|d| d.get("after_headers"))
+        .and_then(toml::Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        after_headers
+            .iter()
+            .all(|r| r.get("decision").is_none() && r["rule"].as_str() == Some("accept")),
+        "{}",
+        import.toml
+    );
+    assert!(
+        noted(
+            &import,
+            line,
+            "Heritrix's AcceptDecideRule has no decision property, so Heritrix refuses a job that sets one"
+        ),
+        "{:#?}",
+        import.notes
+    );
+}

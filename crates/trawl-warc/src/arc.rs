@@ -161,10 +161,17 @@ pub(crate) fn date(arc_date: &str) -> Option<DateTime<Utc>> {
         .map(|d| d.and_utc())
 }
 
-/// An ARC date as a WARC-Date, leniently as warcio reads it (`timestamp_to_datetime`), so that the index is
-/// cdxj-indexer's: the first 14 characters, each field clamped to its range, and a field that is missing or
-/// not a number at its greatest (`200804302048` reads as 20:48:59, `201404` as April 30th, 23:59:59).
+/// An ARC date as a WARC-Date, read as [`lenient_date`] reads it, so that the index is cdxj-indexer's.
 fn iso_date(arc_date: &str) -> String {
+    lenient_date(arc_date)
+        .format("%Y-%m-%dT%H:%M:%SZ")
+        .to_string()
+}
+
+/// An ARC date as a time, leniently as warcio reads it (`timestamp_to_datetime`): the first 14 characters,
+/// each field clamped to its range, and a field that is missing or not a number at its greatest
+/// (`200804302048` reads as 20:48:59, `201404` as April 30th, 23:59:59, month `13` as December).
+pub(crate) fn lenient_date(arc_date: &str) -> DateTime<Utc> {
     let mut chars: Vec<char> = arc_date.chars().collect();
     for &c in "299912".as_bytes().get(chars.len()..).unwrap_or_default() {
         chars.push(char::from(c));
@@ -192,9 +199,10 @@ fn iso_date(arc_date: &str) -> String {
         field(10, 12, 0, 59),
         field(12, 14, 0, 59),
     );
+    // Every field is clamped into its range, so the time exists; the epoch is never reached.
     chrono::NaiveDate::from_ymd_opt(year_i, month, day)
         .and_then(|d| d.and_hms_opt(hour, minute, second))
-        .map(|t| t.and_utc().format("%Y-%m-%dT%H:%M:%SZ").to_string())
+        .map(|t| t.and_utc())
         .unwrap_or_default()
 }
 
@@ -386,12 +394,19 @@ fn header_line_length(line: &[u8]) -> Option<u64> {
         })
 }
 
-/// What an ARC record can be checked for: its length a byte count that takes in no whole later record, its date 14 digits of a real time, its
-/// IP address one, a `filedesc://` record first (`first`) with its version block, and an HTTP response
-/// head at the start of an http(s) record's content.
+/// What an ARC record can be checked for: its length a byte count that takes in no whole later record, a
+/// `filedesc://` record first (`first`) with its version block, its date 14 digits of a real time, its IP
+/// address one, and an HTTP response head at the start of an http(s) record's content. The first problem:
+/// [`damage`], else the first of [`flaws`].
 pub(crate) fn problem(rec: &impl ArcRecord, first: bool) -> Option<Problem> {
-    let field = |name| rec.get(name).unwrap_or_default();
-    let length = field("Archive-length");
+    damage(rec, first).or_else(|| flaws(rec).into_iter().next())
+}
+
+/// What makes an ARC record unsure to be the record it was written as: a length that is not a byte count,
+/// runs past what holds it or took in later records, a `filedesc://` record without its version block, or a
+/// first record that is not one.
+pub(crate) fn damage(rec: &impl ArcRecord, first: bool) -> Option<Problem> {
+    let length = rec.get("Archive-length").unwrap_or_default();
     match length.parse::<u64>() {
         Ok(says) if says > rec.block().len() as u64 => {
             return Some(Problem::Short {
@@ -408,26 +423,37 @@ pub(crate) fn problem(rec: &impl ArcRecord, first: bool) -> Option<Problem> {
         }
         _ => return Some(Problem::Length(length.to_owned())),
     }
-    let arc_date = field("Archive-date");
-    if date(arc_date).is_none() {
-        return Some(Problem::Date(arc_date.to_owned()));
-    }
-    let ip = field("IP-address");
-    if ip.parse::<IpAddr>().is_err() {
-        return Some(Problem::Ip(ip.to_owned()));
-    }
-    let url = field("URL");
     if is_filedesc(rec) {
         return version(rec.block()).is_none().then_some(Problem::Version);
     }
-    if first {
-        return Some(Problem::NoFiledesc(url.to_owned()));
+    first.then(|| Problem::NoFiledesc(rec.get("URL").unwrap_or_default().to_owned()))
+}
+
+/// What is wrong with a whole ARC record's fields or content, each of which `convert` can write anyway: an
+/// Archive-date that is not 14 digits of a real time ([`Problem::Date`]: read as warcio reads it), an
+/// IP-address that is not one ([`Problem::Ip`]: left out), an http(s) record's content without an HTTP
+/// response head ([`Problem::HttpHead`], an HTTP/0.9 answer: a `resource` record).
+pub(crate) fn flaws(rec: &impl ArcRecord) -> Vec<Problem> {
+    let field = |name| rec.get(name).unwrap_or_default();
+    let mut flaws = Vec::new();
+    let arc_date = field("Archive-date");
+    if date(arc_date).is_none() {
+        flaws.push(Problem::Date(arc_date.to_owned()));
+    }
+    let ip = field("IP-address");
+    if ip.parse::<IpAddr>().is_err() {
+        flaws.push(Problem::Ip(ip.to_owned()));
     }
     let block = rec.block();
-    if is_http(url) && !block.is_empty() && !parse_head_ok(block) && !icy_head(block) {
-        return Some(Problem::HttpHead);
+    if !is_filedesc(rec)
+        && is_http(field("URL"))
+        && !block.is_empty()
+        && !parse_head_ok(block)
+        && !icy_head(block)
+    {
+        flaws.push(Problem::HttpHead);
     }
-    None
+    flaws
 }
 
 /// Whether `content` begins with a ShoutCast head (`ICY 200 OK`, fields, an empty line): what a crawler

@@ -204,6 +204,11 @@ pub struct Indexed {
     pub converted_uris: std::collections::HashMap<u64, String>,
     /// The error that ended the file early (a damaged record, a shared member); the lines before it stand.
     pub stopped: Option<Error>,
+    /// In a plain ARC file damaged part way (not merely padded with zero bytes), the offset of the record
+    /// just before the damage: it has no line, as its Archive-length may be what is wrong (it may run into
+    /// the damage, or stop short of its content's end). A record is sure to be whole only when the next
+    /// record's header line begins where its length says.
+    pub unsure: Option<u64>,
 }
 
 /// An ARC record whose Archive-length is wrong and swallows the whole records after it.
@@ -240,14 +245,23 @@ pub fn index_records(path: &Path, filename: &str) -> Indexed {
             return indexed;
         }
     };
+    // The offset of the last record read, when it was a record of a plain ARC file.
+    let mut plain_arc = None;
     for record in records {
         let record = match record {
             Ok(record) => record,
             Err(e) => {
+                if e.offset()
+                    .is_some_and(|o| !crate::recompress::zeros_after(path, o))
+                {
+                    indexed.unsure = plain_arc;
+                }
                 indexed.stopped = Some(e);
                 break;
             }
         };
+        plain_arc = (record.is_arc() && record.compression == crate::Compression::None)
+            .then_some(record.offset);
         if record.compression != crate::Compression::None
             && previous.replace(record.offset) == Some(record.offset)
         {
@@ -297,6 +311,7 @@ pub fn index_records(path: &Path, filename: &str) -> Indexed {
     pairing.finish(&mut captures);
     indexed.lines = captures
         .into_iter()
+        .filter(|(_, (_, offset))| Some(*offset) != indexed.unsure)
         .map(|(c, (len, offset))| c.line(len, offset, filename))
         .collect();
     indexed
@@ -904,6 +919,43 @@ mod tests {
             ]
         );
         assert_eq!(index_file(&path, "t.warc").unwrap(), indexed.lines);
+    }
+
+    /// In a plain ARC damaged part way, the record before the damage has no line: its length may be what is
+    /// wrong. Zero bytes after the last record leave every record its line.
+    #[test]
+    fn a_plain_arc_damaged_part_way_gives_lines_for_whole_records_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.arc");
+        let record = |url: &str, content: &str| {
+            format!(
+                "{url} 1.2.3.4 20080430204826 text/html {}\n{content}\n",
+                content.len()
+            )
+        };
+        let ok = "HTTP/1.0 200 OK\r\n\r\nhello";
+        let filedesc = record("filedesc://t.arc", "1 0 T\nURL IP-address\n");
+        let (one, two, three) = (
+            record("http://a.test/1", ok),
+            record("http://a.test/2", ok),
+            record("http://a.test/3", ok),
+        );
+        // /2's length says 3 bytes fewer than its content: /3's header line is not where it says.
+        let lied = two.replacen(" 24\n", " 21\n", 1);
+        assert_ne!(lied, two);
+        let file = [filedesc.as_str(), &one, &lied, &three].concat();
+        std::fs::write(&path, &file).unwrap();
+        let indexed = index_records(&path, "t.arc");
+        assert!(indexed.stopped.is_some());
+        assert_eq!(indexed.unsure, Some((filedesc.len() + one.len()) as u64));
+        assert_eq!(indexed.lines.len(), 1, "{:?}", indexed.lines);
+        assert!(indexed.lines[0].contains("a.test/1"), "{:?}", indexed.lines);
+        // Padded with zero bytes after whole records: every record has its line.
+        let padded = [filedesc.as_str(), &one, &two, &three, &"\0".repeat(512)].concat();
+        std::fs::write(&path, &padded).unwrap();
+        let indexed = index_records(&path, "t.arc");
+        assert!(indexed.stopped.is_some());
+        assert_eq!((indexed.unsure, indexed.lines.len()), (None, 3));
     }
 
     #[test]

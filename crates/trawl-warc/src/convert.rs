@@ -2,8 +2,10 @@
 //!
 //! From ARC: a `warcinfo` made from the `filedesc://` record (its lines kept, and what an ARC 1.1
 //! description says of the crawl), then one `response` per ARC record with the HTTP bytes unchanged, its
-//! date, IP address and URL carried over and WARC-Payload-Digest computed. A damaged ARC record (one that
-//! `verify` fails) stops the conversion, except a plain file's last record cut short by the end of the file:
+//! date, IP address and URL carried over and WARC-Payload-Digest computed. A record verify fails for a field
+//! or its content ([`arc::flaws`]) is written repaired and named in [`Rewritten::repaired`]: a content
+//! without an HTTP head (HTTP/0.9) as a `resource`, a date as warcio reads it, an IP address that is not one
+//! left out. A damaged ARC record ([`arc::damage`]) stops the conversion, except a plain file's last record cut short by the end of the file:
 //! what is left is converted, marked `WARC-Truncated: unspecified`. Not when that content holds what looks like
 //! the header line of a later record: the Archive-length is wrong and took in the records after it. From WARC 1.0: the same records under `WARC/1.1`; a
 //! WARC-Target-URI written in angle brackets (wget 1.19) loses them.
@@ -11,9 +13,32 @@
 use std::net::IpAddr;
 use std::path::Path;
 
-use crate::recompress::{Rewritten, copy, rewrite, serialize};
+use crate::recompress::{ArcRepair, Rewritten, copy, rewrite, serialize};
 use crate::record::{Record, VERSION};
 use crate::{Error, ReadRecord, arc};
+
+/// The WARC-Target-URI `convert` writes for the ARC record at `offset` of the ARC file `arc` (a gzip member's
+/// offset in an `.arc.gz`): how a revisit must name that capture to resolve once the ARC is converted. `None`
+/// when no ARC record can be read there.
+pub fn converted_target_uri(arc: &Path, offset: u64) -> Option<String> {
+    use std::io::{BufReader, Seek, SeekFrom};
+    let mut file = std::fs::File::open(arc).ok()?;
+    file.seek(SeekFrom::Start(offset)).ok()?;
+    let rec = crate::Reader::new(BufReader::new(file))
+        .with_path(arc)
+        .next()?
+        .ok()?;
+    (rec.is_arc() && !arc::is_filedesc(&rec))
+        .then(|| arc::warc_target_uri(rec.get("URL").unwrap_or_default(), &rec.raw_header))
+}
+
+/// The WARC-Target-URI `convert` writes for an ARC URL read from a header line that was UTF-8 (or ASCII):
+/// the scheme in lower case, a space as `%20`, control characters and characters past ASCII as the
+/// percent-escapes of their UTF-8. For a line that was not UTF-8 (an old crawler's latin-1 byte) only
+/// [`converted_target_uri`] knows.
+pub fn converted_utf8_target_uri(url: &str) -> String {
+    arc::warc_target(&arc::target_uri(url), false)
+}
 
 /// The WARC 1.1 spelling of a WARC 1.0 revisit profile (`…/warc/1.0/revisit/…` becomes `…/warc/1.1/revisit/…`),
 /// or `None` for any other profile.
@@ -33,10 +58,11 @@ pub fn convert(input: &Path, output: &Path) -> Result<Rewritten, Error> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let mut warcinfo_id: Option<String> = None;
+    let mut repaired = Vec::new();
     let mut first = true;
     // The offset of a record converted as cut short: it must be the last.
     let mut cut: Option<u64> = None;
-    rewrite(input, output, true, |rec, plain| {
+    let rewritten = rewrite(input, output, true, |rec, plain| {
         let was_first = std::mem::replace(&mut first, false);
         if let Some(offset) = cut {
             // Never reached while the reader reads a plain record cut short to the end of the file.
@@ -83,7 +109,7 @@ pub fn convert(input: &Path, output: &Path) -> Result<Rewritten, Error> {
             problem,
         };
         let mut truncated = false;
-        match arc::problem(rec, was_first) {
+        match arc::damage(rec, was_first) {
             None => {}
             // A plain record cut short by the end of the file: the content there is converted, marked as cut.
             // Not when its content holds what looks like a later record's header line (the length is wrong
@@ -103,7 +129,19 @@ pub fn convert(input: &Path, output: &Path) -> Result<Rewritten, Error> {
                 )));
             }
         }
-        let mut record = warc_record(rec, &filename, warcinfo_id.as_deref());
+        let flaws: Vec<arc::Problem> = arc::flaws(rec)
+            .into_iter()
+            // A record cut short may be cut inside its head: it stays a response, marked as cut.
+            .filter(|f| !(truncated && *f == arc::Problem::HttpHead))
+            .collect();
+        let mut record = warc_record(rec, &filename, warcinfo_id.as_deref(), &flaws);
+        if !flaws.is_empty() {
+            repaired.push(ArcRepair {
+                offset: rec.offset,
+                url: rec.get("URL").unwrap_or_default().to_owned(),
+                repairs: flaws.iter().map(|f| repair(f, &record)).collect(),
+            });
+        }
         if truncated {
             record.set("WARC-Truncated", "unspecified");
         }
@@ -112,13 +150,44 @@ pub fn convert(input: &Path, output: &Path) -> Result<Rewritten, Error> {
         }
         plain.extend_from_slice(&record.to_bytes());
         Ok(())
+    })?;
+    Ok(Rewritten {
+        repaired,
+        ..rewritten
     })
 }
 
-/// The WARC record an ARC record (which [`arc::problem`] passed) becomes.
-fn warc_record(rec: &ReadRecord, filename: &str, warcinfo_id: Option<&str>) -> Record {
+/// What `convert` wrote for an ARC record's flaw ([`arc::flaws`]), in words: the flaw, then what `record`
+/// holds instead.
+fn repair(flaw: &arc::Problem, record: &Record) -> String {
+    let done = match flaw {
+        arc::Problem::Date(_) => format!(
+            "WARC-Date {}, as warcio reads it",
+            record.get("WARC-Date").unwrap_or_default()
+        ),
+        arc::Problem::Ip(_) => "WARC-IP-Address left out".to_owned(),
+        _ => match record.get("Content-Type") {
+            Some(ct) => format!("written as a resource record of Content-Type {ct}"),
+            None => {
+                "written as a resource record without Content-Type (the ARC's is no media type)"
+                    .to_owned()
+            }
+        },
+    };
+    format!("{flaw}: {done}")
+}
+
+/// The WARC record an ARC record (which [`arc::damage`] passed) becomes, its `flaws` repaired: the date read
+/// as warcio reads it, an IP address that is not one left out, and a content without its HTTP head written
+/// as a `resource` record of the ARC's content type (none when that is no media type, such as `no-type`).
+fn warc_record(
+    rec: &ReadRecord,
+    filename: &str,
+    warcinfo_id: Option<&str>,
+    flaws: &[arc::Problem],
+) -> Record {
     let field = |name| rec.get(name).unwrap_or_default();
-    let date = arc::date(field("Archive-date")).unwrap_or_default();
+    let date = arc::lenient_date(field("Archive-date"));
     let ip: Option<IpAddr> = field("IP-address").parse().ok();
     let mut record = if arc::is_filedesc(rec) {
         // Its fields as written: five, or ten in an ARC v2 file.
@@ -159,7 +228,18 @@ fn warc_record(rec: &ReadRecord, filename: &str, warcinfo_id: Option<&str>) -> R
                 .to_owned()
         };
         let uri = arc::warc_target_uri(rec.get("URL").unwrap_or_default(), &rec.raw_header);
-        if get("Content-Type").starts_with("application/http") {
+        if flaws.contains(&arc::Problem::HttpHead) {
+            // An HTTP/0.9 answer: the body alone, which replays as a resource of the type the crawler noted.
+            let mime = field("Content-type");
+            let mut r = Record::base("resource", date, Some(&uri), mime, rec.block.clone());
+            if !is_media_type(mime) {
+                r.remove("Content-Type");
+            }
+            if let Some(ip) = ip {
+                r.set("WARC-IP-Address", ip.to_string());
+            }
+            r
+        } else if get("Content-Type").starts_with("application/http") {
             Record::response(&uri, date, ip, rec.block.clone())
         } else {
             let mut r = Record::base(
@@ -179,6 +259,19 @@ fn warc_record(rec: &ReadRecord, filename: &str, warcinfo_id: Option<&str>) -> R
         record.set("WARC-Warcinfo-ID", id);
     }
     record
+}
+
+/// Whether an ARC content type is a media type (`text/html`), which a WARC Content-Type can be: not `no-type`
+/// (what Alexa's crawler wrote when the server named none), `-` or empty.
+fn is_media_type(mime: &str) -> bool {
+    mime.split_once('/').is_some_and(|(kind, sub)| {
+        let token = |s: &str| {
+            !s.is_empty()
+                && s.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"!#$&-^_.+".contains(&b))
+        };
+        token(kind) && token(sub.split(';').next().unwrap_or_default().trim_end())
+    })
 }
 
 #[cfg(test)]
@@ -354,6 +447,118 @@ mod tests {
         // recompress refuses an ARC and says what to use.
         let err = crate::recompress(&input, &out).unwrap_err().to_string();
         assert!(err.contains("trawl warc convert"), "{err}");
+    }
+
+    /// A record verify fails for its fields or for a content without an HTTP head (what 1990s crawls hold) is
+    /// written anyway, repaired as warcio reads it, and named with its offset; the other records are written
+    /// as usual, and the output passes verify.
+    #[test]
+    fn records_with_flaws_are_repaired_and_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("old.arc");
+        let mut file = sample();
+        let ok = b"HTTP/1.0 200 OK\r\nContent-Type: text/html\r\n\r\nok";
+        let flawed: [(&str, &[u8]); 5] = [
+            (
+                "http://a.org/old 1.2.3.4 19970130204829 no-type",
+                b"<html>HTTP/0.9</html>",
+            ),
+            (
+                "http://a.org/typed 1.2.3.4 19970130204829 text/html",
+                b"<p>hi",
+            ),
+            ("http://a.org/d12 1.2.3.4 200804302048 text/html", ok),
+            ("http://a.org/ip - 20080430204827 text/html", ok),
+            ("http://a.org/m13 1.2.3.4 20081330204827 text/html", ok),
+        ];
+        let mut offsets = Vec::new();
+        for record in flawed {
+            offsets.push(file.len() as u64);
+            file.extend(arc(&[record]));
+        }
+        std::fs::write(&input, &file).unwrap();
+        assert!(verify(&input).is_err());
+        let out = dir.path().join("old.warc.gz");
+        let rewritten = convert(&input, &out).unwrap();
+        assert_eq!(rewritten.records, 8);
+        assert!(rewritten.stopped.is_none());
+        let repaired: Vec<String> = rewritten.repaired.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            repaired,
+            [
+                format!(
+                    "record at offset {} (http://a.org/old): the content of an http record does not begin with \
+                     an HTTP response head: written as a resource record without Content-Type (the ARC's is no \
+                     media type)",
+                    offsets[0]
+                ),
+                format!(
+                    "record at offset {} (http://a.org/typed): the content of an http record does not begin \
+                     with an HTTP response head: written as a resource record of Content-Type text/html",
+                    offsets[1]
+                ),
+                format!(
+                    "record at offset {} (http://a.org/d12): Archive-date \"200804302048\" is not a time of 14 \
+                     digits YYYYMMDDhhmmss: WARC-Date 2008-04-30T20:48:59Z, as warcio reads it",
+                    offsets[2]
+                ),
+                format!(
+                    "record at offset {} (http://a.org/ip): IP-address \"-\" is not an IP address: \
+                     WARC-IP-Address left out",
+                    offsets[3]
+                ),
+                format!(
+                    "record at offset {} (http://a.org/m13): Archive-date \"20081330204827\" is not a time of 14 \
+                     digits YYYYMMDDhhmmss: WARC-Date 2008-12-30T20:48:27Z, as warcio reads it",
+                    offsets[4]
+                ),
+            ]
+        );
+        assert_eq!(verify(&out).unwrap().records, 8);
+        let recs = read(&out);
+        let (old, typed) = (&recs[3], &recs[4]);
+        assert_eq!(old.get("WARC-Type"), Some("resource"));
+        assert_eq!(old.get("Content-Type"), None);
+        assert_eq!(old.get("WARC-IP-Address"), Some("1.2.3.4"));
+        assert_eq!(old.get("WARC-Date"), Some("1997-01-30T20:48:29Z"));
+        assert_eq!(old.block, b"<html>HTTP/0.9</html>");
+        assert_eq!(typed.get("WARC-Type"), Some("resource"));
+        assert_eq!(typed.get("Content-Type"), Some("text/html"));
+        assert_eq!(recs[5].get("WARC-Type"), Some("response"));
+        assert_eq!(recs[5].get("WARC-Date"), Some("2008-04-30T20:48:59Z"));
+        assert_eq!(recs[6].get("WARC-IP-Address"), None);
+        assert_eq!(recs[7].get("WARC-Date"), Some("2008-12-30T20:48:27Z"));
+        // The resource records are indexed as cdxj-indexer indexes them: the ARC's type, no status.
+        let lines = crate::index_file(&out, "old.warc.gz").unwrap();
+        let typed_line = lines.iter().find(|l| l.contains("a.org/typed")).unwrap();
+        assert!(
+            typed_line.contains(r#""mime": "text/html", "digest": "#)
+                && !typed_line.contains("status"),
+            "{typed_line}"
+        );
+        // A damaged record still refuses the file.
+        file.extend_from_slice(b"http://a.org/bad 1.2.3.4 20080430204827 text/html -1\n\n");
+        std::fs::write(&input, &file).unwrap();
+        let out = dir.path().join("bad.warc.gz");
+        assert!(convert(&input, &out).is_err());
+        assert!(!out.exists());
+    }
+
+    #[test]
+    fn media_types() {
+        for (mime, want) in [
+            ("text/html", true),
+            ("text/html; charset=utf-8", true),
+            ("application/vnd.ms-excel", true),
+            ("no-type", false),
+            ("-", false),
+            ("", false),
+            ("text/", false),
+            ("/html", false),
+            ("text/html/x", false),
+        ] {
+            assert_eq!(is_media_type(mime), want, "{mime}");
+        }
     }
 
     /// `sample()` with its http record's Archive-length `59` said to be `says`.

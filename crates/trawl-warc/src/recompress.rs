@@ -39,6 +39,32 @@ pub struct Rewritten {
     pub records: usize,
     /// The damage that ended the input: the records from there on are not in the output.
     pub stopped: Option<Error>,
+    /// The ARC records `convert` wrote with a flaw repaired (a date, an IP address, a content without its
+    /// HTTP head), in file order.
+    pub repaired: Vec<ArcRepair>,
+}
+
+/// An ARC record `convert` wrote although verify fails it, and how.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArcRepair {
+    /// Offset of the record, or of the gzip member holding it.
+    pub offset: u64,
+    /// Its URL, as the ARC has it.
+    pub url: String,
+    /// Each flaw and what was written instead.
+    pub repairs: Vec<String>,
+}
+
+impl std::fmt::Display for ArcRepair {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "record at offset {} ({}): {}",
+            self.offset,
+            self.url,
+            self.repairs.join("; ")
+        )
+    }
 }
 
 /// A WARC record as it was read: its header bytes as written (under the version line `version` instead of
@@ -164,11 +190,15 @@ fn write_records(
     })?;
     file.sync_all().map_err(io(tmp))?;
     std::fs::rename(tmp, output).map_err(io(output))?;
-    Ok(Rewritten { records, stopped })
+    Ok(Rewritten {
+        records,
+        stopped,
+        repaired: Vec::new(),
+    })
 }
 
 /// Whether the file at `path` holds nothing but zero bytes from `offset` to its end.
-fn zeros_after(path: &Path, offset: u64) -> bool {
+pub(crate) fn zeros_after(path: &Path, offset: u64) -> bool {
     use std::io::{Read, Seek};
     let Ok(mut file) = std::fs::File::open(path) else {
         return false;

@@ -1419,6 +1419,13 @@ fn a_folder_is_indexed_file_by_file_and_damaged_arcs_give_their_whole_records() 
         out.as_os_str(),
     ]);
     assert!(!ok && !out.exists(), "{said}");
+    // Nor is that record indexed: only the filedesc, whose next header line is where its length says.
+    let (ok, said) = trawl_cli(&["warc".as_ref(), "index".as_ref(), short.as_os_str()]);
+    assert!(
+        !ok && filenames(&said).is_empty()
+            && said.contains("nor for the record at offset 120 just before it, whose Archive-length may be what is wrong"),
+        "{said}"
+    );
 
     // An Archive-length that takes in the whole record after it, ending on a record boundary.
     let swallow = dir.path().join("swallow.arc");
@@ -1448,4 +1455,65 @@ fn a_folder_is_indexed_file_by_file_and_damaged_arcs_give_their_whole_records() 
         !ok && said.contains("takes in whole later records") && filenames(&said) == ["swallow.arc"],
         "{said}"
     );
+}
+
+/// `trawl warc convert` writes an ARC whose records verify fails for their fields or for a content without an
+/// HTTP head (an HTTP/0.9 answer) whole: such a record is repaired, and named on stderr with its offset.
+#[test]
+fn convert_repairs_and_names_arc_records_with_flaws() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plain, _) = arc_file(&[
+        (
+            "filedesc://old.arc 0.0.0.0 19970130204825 text/plain",
+            b"1 0 Alexa\nURL IP-address Archive-date Content-type Archive-length\n",
+        ),
+        (
+            "http://a.test/old 127.0.0.1 19970130204826 no-type",
+            b"<html>just a body</html>",
+        ),
+        (
+            "http://a.test/new - 199701302048 text/html",
+            b"HTTP/1.0 200 OK\r\nContent-Type: text/html\r\n\r\nhello",
+        ),
+    ]);
+    let input = dir.path().join("old.arc");
+    std::fs::write(&input, &plain).unwrap();
+    let out = dir.path().join("new.warc.gz");
+    let (ok, said) = trawl_cli(&[
+        "warc".as_ref(),
+        "convert".as_ref(),
+        input.as_os_str(),
+        out.as_os_str(),
+    ]);
+    assert!(ok, "{said}");
+    let old_at = plain
+        .windows(17)
+        .position(|w| w == b"http://a.test/old")
+        .unwrap();
+    let new_at = plain
+        .windows(17)
+        .position(|w| w == b"http://a.test/new")
+        .unwrap();
+    for want in [
+        format!(
+            "WARN {}: record at offset {old_at} (http://a.test/old): the content of an http record does not \
+             begin with an HTTP response head: written as a resource record",
+            input.display()
+        ),
+        format!(
+            "WARN {}: record at offset {new_at} (http://a.test/new): Archive-date \"199701302048\" is not a time \
+             of 14 digits YYYYMMDDhhmmss: WARC-Date 1997-01-30T20:48:59Z, as warcio reads it; IP-address \"-\" is \
+             not an IP address: WARC-IP-Address left out",
+            input.display()
+        ),
+    ] {
+        assert!(said.contains(&want), "{said}");
+    }
+    let (ok, verified) = trawl_cli(&["warc".as_ref(), "verify".as_ref(), out.as_os_str()]);
+    assert!(ok, "{verified}");
+    let types: Vec<String> = trawl_warc::open(&out)
+        .unwrap()
+        .map(|r| r.unwrap().get("WARC-Type").unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(types, ["warcinfo", "resource", "response"]);
 }

@@ -374,7 +374,12 @@ fn index_captures(path: &Path, mut each: impl FnMut(&str, &RefersTo)) -> Loaded 
         };
         let Some(format) = format else {
             match capture_of_line(line) {
-                Some(Some((digest, refers))) => each(&digest, &refers),
+                Some(Some((digest, mut refers))) => {
+                    if let Some(uri) = converted_spelling(path, line, &refers.target_uri) {
+                        refers.target_uri = uri;
+                    }
+                    each(&digest, &refers);
+                }
                 Some(None) => {}
                 None => {
                     skip(Error::BadIndex {
@@ -655,6 +660,36 @@ pub(crate) fn index_files(source: &Path) -> Result<Vec<IndexSource>, Error> {
     }
     files.sort_by(|a, b| a.path().cmp(b.path()));
     Ok(files)
+}
+
+/// The `url` of a CDXJ line of an ARC capture (the ARC's URL as cdxj-indexer reads it: a latin-1 byte as the
+/// character it is in latin-1, an upper-case scheme kept) as `trawl warc convert` spells it (`caf%E9`, a
+/// lower-case scheme), as the ARC read for its captures names it, so that a revisit resolves once the ARC is
+/// converted; `None` when it is spelt so already or the line is not of an ARC. A character past ASCII but
+/// within latin-1 (`é`) may have been one latin-1 byte or two UTF-8 ones: the ARC beside the index (the line's
+/// `filename` in the index's folder) is read at the line's offset to tell; `None` when it is not there.
+fn converted_spelling(index: &Path, line: &str, url: &str) -> Option<String> {
+    let lower_scheme = url
+        .split_once(':')
+        .is_none_or(|(scheme, _)| !scheme.bytes().any(|b| b.is_ascii_uppercase()));
+    if lower_scheme && url.chars().all(|c| c.is_ascii_graphic()) {
+        return None;
+    }
+    let json = line.splitn(3, ' ').nth(2)?;
+    let fields: serde_json::Map<String, serde_json::Value> = serde_json::from_str(json).ok()?;
+    let filename = fields.get("filename")?.as_str()?;
+    if !(filename.ends_with(".arc") || filename.ends_with(".arc.gz")) {
+        return None;
+    }
+    let latin1 = !url.is_ascii() && url.chars().all(|c| u32::from(c) <= 0xFF);
+    if !latin1 {
+        return Some(trawl_warc::converted_utf8_target_uri(url));
+    }
+    if filename.contains(['/', '\\']) {
+        return None;
+    }
+    let arc = index.parent()?.join(filename);
+    trawl_warc::converted_target_uri(&arc, offset_of_line(line)?)
 }
 
 /// The `offset` of a CDXJ line (a number written as a string, as cdxj-indexer writes it).
@@ -1014,6 +1049,34 @@ mod tests {
                     .unwrap()
                     .any(|r| r.unwrap().get("WARC-Target-URI") == Some(uri)),
                 "{uri} is the converted record's"
+            );
+        }
+        // The ARC's index beside it (cdxj-indexer's spelling, `café`) gives the same names: `é` may have been
+        // one latin-1 byte or two UTF-8 ones, so the ARC is read at the line's offset to tell.
+        let arcs = dir.path().join("arcs");
+        std::fs::create_dir_all(&arcs).unwrap();
+        let beside = arcs.join("x.arc");
+        std::fs::write(&beside, &arc).unwrap();
+        trawl_warc::index_beside(&beside).unwrap();
+        let index = trawl_warc::index_path(&beside);
+        assert!(
+            std::fs::read_to_string(&index)
+                .unwrap()
+                .contains("caf\\u00e9")
+        );
+        assert_eq!(
+            index_files(&arcs).unwrap(),
+            [IndexSource::Index(index.clone())]
+        );
+        let t = DigestTable::create(&dir.path().join("d2"), 1).unwrap();
+        assert_eq!(t.load(&IndexSource::Index(index.clone())).lines, 2);
+        for (body, uri) in [
+            (&b"hello"[..], "http://Old.Example.com/caf%E9%20x.bin"),
+            (b"hallo", "http://a.example/caf%C3%A9"),
+        ] {
+            assert_eq!(
+                t.get(&trawl_warc::sha1_digest(body)).unwrap().target_uri,
+                uri
             );
         }
     }

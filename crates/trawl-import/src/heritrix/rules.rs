@@ -43,6 +43,7 @@ pub(crate) fn sequence(ctx: &RuleContext<'_>, seq: &Bean, profile: &mut Profile)
         "trawl keeps every decision in the URI's trace instead",
         Some("trawl url explain"),
     );
+    note_no_decision(&mut props, profile);
     props.note_rest(profile, "trawl's rule sequence has no such parameter", None);
     out
 }
@@ -63,6 +64,7 @@ fn rule(ctx: &RuleContext<'_>, b: &Bean, profile: &mut Profile) -> Option<RuleOu
         );
         return None;
     }
+    note_no_decision(&mut props, profile);
     let name = match class {
         "AcceptDecideRule" => "accept",
         "RejectDecideRule" => "reject",
@@ -286,6 +288,7 @@ fn rule(ctx: &RuleContext<'_>, b: &Bean, profile: &mut Profile) -> Option<RuleOu
     };
     t.insert("rule".into(), T::String(name.into()));
     if !t.contains_key("decision")
+        && !WITHOUT_DECISION.contains(&class)
         && let Some(p) = props.take("decision")
     {
         match decision(&p.value) {
@@ -496,17 +499,43 @@ pub(crate) fn ctx_path(base: &std::path::Path, path: &str) -> String {
     }
 }
 
+/// The Heritrix rule classes that extend `DecideRule` itself, not `PredicatedDecideRule`: they have no
+/// `decision` property (each always gives its own answer), and Spring refuses a job that sets one.
+const WITHOUT_DECISION: &[&str] = &[
+    "AcceptDecideRule",
+    "ContentLengthDecideRule",
+    "DecideRuleSequence",
+    "PathologicalPathDecideRule",
+    "PrerequisiteAcceptDecideRule",
+    "RejectDecideRule",
+    "ScriptedDecideRule",
+    "SeedAcceptDecideRule",
+];
+
+/// Notes a `decision` set on a rule of a class [`WITHOUT_DECISION`] (an override reaching Heritrix's default
+/// `AcceptDecideRule`, say), and takes it, so that no rule is written deciding against its own class.
+fn note_no_decision(props: &mut Props<'_>, profile: &mut Profile) {
+    let class = props.subject_class();
+    if WITHOUT_DECISION.contains(&class) {
+        props.note_one(
+            profile,
+            "decision",
+            &format!(
+                "Heritrix's {class} has no decision property, so Heritrix refuses a job that sets one (Invalid \
+                 property 'decision'); not carried over: the rule decides as its class always does"
+            ),
+            None,
+        );
+    }
+}
+
 /// The decision a Heritrix rule class gives when its bean sets none; `None` for rules without a `decision`.
 fn heritrix_default_decision(class: &str) -> Option<&'static str> {
     match class {
         "TooManyHopsDecideRule" | "TooManyPathSegmentsDecideRule" | "SchemeNotInSetDecideRule" => {
             Some("reject")
         }
-        "AcceptDecideRule"
-        | "RejectDecideRule"
-        | "PathologicalPathDecideRule"
-        | "PrerequisiteAcceptDecideRule"
-        | "SeedAcceptDecideRule" => None,
+        c if WITHOUT_DECISION.contains(&c) => None,
         _ => Some("accept"),
     }
 }

@@ -207,8 +207,15 @@ pub(crate) fn index(inputs: &[PathBuf], output: Option<&Path>) -> anyhow::Result
                 }
                 if let Some(e) = &indexed.stopped {
                     damaged += 1;
+                    // The record before the damage of a plain ARC may be what is wrong: its length.
+                    let unsure = indexed.unsure.map_or(String::new(), |o| {
+                        format!(
+                            ", nor for the record at offset {o} just before it, whose Archive-length may be \
+                             what is wrong"
+                        )
+                    });
                     say!(
-                        "WARN {e}; the index holds the file's {} before it, none from there on \
+                        "WARN {e}; the index holds the file's {} before it, none from there on{unsure} \
                          (`trawl warc verify {}` names the first problem)",
                         count(indexed.lines.len(), "line"),
                         warc.display()
@@ -304,6 +311,7 @@ pub(crate) fn recompress(input: &Path, output: &Path) -> anyhow::Result<ExitCode
         trawl_warc::recompress(i, o).map(|records| trawl_warc::Rewritten {
             records,
             stopped: None,
+            repaired: Vec::new(),
         })
     })
 }
@@ -360,7 +368,11 @@ fn rewrite(
         .with_context(|| format!("{}: cannot read it", input.display()))?
         .len();
     let started = std::time::Instant::now();
-    let trawl_warc::Rewritten { records, stopped } = how(input, output)?;
+    let trawl_warc::Rewritten {
+        records,
+        stopped,
+        repaired,
+    } = how(input, output)?;
     if records == 0 {
         let _ = std::fs::remove_file(output);
         let _ = std::fs::remove_file(trawl_warc::index_path(output));
@@ -378,6 +390,10 @@ fn rewrite(
         (after as f64 / before.max(1) as f64 - 1.0) * 100.0,
         started.elapsed().as_secs_f64()
     );
+    // Each record verify fails that was written anyway, and how: the archivist may want to look at them.
+    for r in &repaired {
+        say!("WARN {}: {r}", input.display());
+    }
     if let Some(e) = stopped {
         say!(
             "WARN {e}; the ARC file cannot be read from there on (cut short, or damaged): {} holds the {} \
