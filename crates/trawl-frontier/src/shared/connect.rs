@@ -83,9 +83,17 @@ fn timed(conn: &redis::Connection) -> RedisResult<()> {
 }
 
 fn sentinel(url: &str, rest: &str) -> Result<Target, SharedError> {
+    // A sentinel's user part (`:secret@`) is not for messages: the address is shown by its sentinels'
+    // `HOST:PORT`s only.
+    let authority = &rest[..rest.find('/').unwrap_or(rest.len())];
+    let hosts_only: Vec<&str> = authority
+        .split(',')
+        .map(|h| h.rsplit('@').next().unwrap_or(h))
+        .collect();
+    let shown = url.replacen(authority, &hosts_only.join(","), 1);
     let bad = |why: &str| {
         SharedError::Address(format!(
-            "{url}: {why}; write redis+sentinel://SENTINEL:PORT[,SENTINEL:PORT…]/SERVICE[/DB]"
+            "{shown}: {why}; write redis+sentinel://SENTINEL:PORT[,SENTINEL:PORT…]/SERVICE[/DB]"
         ))
     };
     let mut parts = rest.split('/');

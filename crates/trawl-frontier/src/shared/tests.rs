@@ -1092,4 +1092,15 @@ fn a_sentinel_address_that_is_not_host_port_is_named() {
             && said.contains("write redis+sentinel://"),
         "{said}"
     );
+    // A sentinel's password is named nowhere in the message.
+    let url = "redis+sentinel://:s3cret@127.0.0.1:26379,u:s3cret@127.0.0.1:port/trawl";
+    let said = connect::Target::open(url)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(!said.contains("s3cret"), "{said}");
+    assert!(
+        said.starts_with("redis+sentinel://127.0.0.1:26379,127.0.0.1:port/trawl: "),
+        "{said}"
+    );
 }
