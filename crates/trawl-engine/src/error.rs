@@ -184,6 +184,14 @@ pub enum Error {
     /// A WARC could not be written or repaired.
     #[error("writing WARC: {}", warc_sentence(.0))]
     Warc(#[from] trawl_warc::Error),
+    /// A WACZ package could not be made: its WARCs read, or the package written.
+    #[error("packaging {}: {}", out.display(), package_sentence(out, source))]
+    Package {
+        /// The package being written.
+        out: PathBuf,
+        /// What failed.
+        source: trawl_warc::Error,
+    },
     /// The journal thread (crawl.log and frontier commits) stopped after a failure, reported where it
     /// happened.
     #[error("the journal (crawl.log and frontier commits) has stopped after a failure")]
@@ -305,6 +313,38 @@ pub(crate) const FILE_SIZE_LIMIT: &str = "the file reached the file-size limit (
 /// What continues a job stopped by a full disk, in its messages; a worker of a shared crawl says what
 /// continues it instead ([`crate::shared_job::SharedJob::continue_command`]).
 pub(crate) const RESUME_THE_JOB: &str = "`trawl resume` the job";
+
+/// A packaging failure; a full disk or an unwritable folder said with the fix for a package (room where it
+/// is written, or another place), not a crawl's.
+fn package_sentence(out: &Path, e: &trawl_warc::Error) -> String {
+    use std::io::ErrorKind;
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(c) = cause {
+        if let Some(io) = c.downcast_ref::<std::io::Error>() {
+            let at = warc_path(e);
+            let elsewhere = "or write the package elsewhere (`trawl wacz JOB -o FILE`)";
+            match io.kind() {
+                ErrorKind::StorageFull | ErrorKind::QuotaExceeded => {
+                    return format!(
+                        "{at}: the disk is full: free some space there, {elsewhere} [{io}]"
+                    );
+                }
+                ErrorKind::PermissionDenied | ErrorKind::ReadOnlyFilesystem if matches!(e, trawl_warc::Error::Io { path, .. } if path == out) =>
+                {
+                    return format!("{at}: not allowed to write there: {elsewhere} [{io}]");
+                }
+                ErrorKind::FileTooLarge => {
+                    return format!(
+                        "{at}: the package reached the file-size limit (RLIMIT_FSIZE, `ulimit -f`): raise it, {elsewhere} [{io}]"
+                    );
+                }
+                _ => {}
+            }
+        }
+        cause = c.source();
+    }
+    e.to_string()
+}
 
 /// The file a WARC failure is about, or "the archive".
 fn warc_path(e: &trawl_warc::Error) -> String {

@@ -259,6 +259,83 @@ fn a_file_size_limit_fails_the_crawl_with_a_message_naming_the_file() {
     assert!(!err.contains("FjallError"), "{err}");
 }
 
+// See: xt8 F1 (`trawl wacz` onto a full disk blamed the source WARC and advised `trawl resume`).
+#[test]
+fn a_package_onto_a_full_disk_names_the_package_and_its_fix() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let seed = rt.block_on(many_pages(20));
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("crawl.toml");
+    std::fs::write(&cfg, trawl::selftest::config().to_toml()).unwrap();
+    let job = dir.path().join("job");
+    let (code, err) = wait(
+        trawl(&["crawl", "-c", s(&cfg), "--job", s(&job), &seed]),
+        Duration::from_secs(60),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let Some(full) = Tmpfs::mount(dir.path(), "64k", "") else {
+        println!("skipped: cannot mount tmpfs");
+        return;
+    };
+    std::fs::write(full.0.join("filler"), vec![0u8; 60 << 10]).ok();
+    let out = full.0.join("x.wacz");
+    let (code, err) = wait(
+        trawl(&["wacz", s(&job), "-o", s(&out)]),
+        Duration::from_secs(60),
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains(&format!("packaging {}", s(&out))), "{err}");
+    assert!(
+        err.contains("free some space there") && err.contains("-o FILE"),
+        "{err}"
+    );
+    for wrong in ["writing WARC", "trawl resume", "ZipWriter", ".warc.gz:"] {
+        assert!(!err.contains(wrong), "{wrong:?} in: {err}");
+    }
+    assert!(!out.exists() && !out.with_extension("wacz.tmp").exists());
+}
+
+// See: xt8 F3 (after a crawl stopped by a WARC write failure, the resume fetched robots.txt twice at once).
+#[test]
+fn a_resume_after_a_failed_warc_write_fetches_robots_txt_once() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let seed = rt.block_on(many_pages(20));
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = trawl::selftest::config();
+    config.fetch.max_connections_per_host = 4;
+    let cfg = dir.path().join("crawl.toml");
+    std::fs::write(&cfg, config.to_toml()).unwrap();
+    let Some(ro) = Tmpfs::mount(dir.path(), "1m", ",ro") else {
+        println!("skipped: cannot mount tmpfs");
+        return;
+    };
+    // The job's warcs folder is read-only: the first record (robots.txt's) cannot be written.
+    let job = dir.path().join("job");
+    std::fs::create_dir_all(&job).unwrap();
+    std::os::unix::fs::symlink(&ro.0, job.join("warcs")).unwrap();
+    let (code, err) = wait(
+        trawl(&["crawl", "-c", s(&cfg), "--job", s(&job), &seed]),
+        Duration::from_secs(60),
+    );
+    assert_eq!(code, Some(1), "{err}");
+    drop(ro);
+    std::fs::remove_file(job.join("warcs")).unwrap();
+    std::fs::create_dir(job.join("warcs")).unwrap();
+    let (code, err) = wait(trawl(&["resume", s(&job)]), Duration::from_secs(60));
+    assert_eq!(code, Some(0), "{err}");
+    let log = common::crawl_log(&job);
+    let robots: Vec<_> = log
+        .iter()
+        .filter(|l| l.uri.ends_with("/robots.txt"))
+        .collect();
+    assert_eq!(robots.len(), 1, "{robots:#?}");
+    assert!(
+        robots[0].annotations.is_empty(),
+        "a try was spent: {robots:#?}"
+    );
+    assert_eq!(log.iter().filter(|l| l.status == 200).count(), 21);
+}
+
 /// A tmpfs of `size`, mounted on a new folder under `dir` with `options`, unmounted when dropped; `None`
 /// where mounting is not allowed (not root).
 struct Tmpfs(std::path::PathBuf);
