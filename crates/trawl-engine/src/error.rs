@@ -184,6 +184,14 @@ pub enum Error {
     /// A WARC could not be written or repaired.
     #[error("writing WARC: {}", warc_sentence(.0))]
     Warc(#[from] trawl_warc::Error),
+    /// A WACZ package could not be made: its WARCs read, or the package written.
+    #[error("packaging {}: {}", out.display(), package_sentence(out, source))]
+    Package {
+        /// The package being written.
+        out: PathBuf,
+        /// What failed.
+        source: trawl_warc::Error,
+    },
     /// The journal thread (crawl.log and frontier commits) stopped after a failure, reported where it
     /// happened.
     #[error("the journal (crawl.log and frontier commits) has stopped after a failure")]
@@ -257,23 +265,98 @@ pub(crate) fn io_sentence(path: &Path, e: &std::io::Error) -> String {
             file.display()
         );
     }
+    // A job that exists (its crawl.toml written) is continued by `trawl resume`; one being made is not a job
+    // yet: the same `trawl crawl` is run again.
+    let existing = in_a_job(path);
     match e.kind() {
+        ErrorKind::StorageFull | ErrorKind::QuotaExceeded if existing => format!(
+            "{p}: the disk is full: free some space and {RESUME_THE_JOB}, or move the job's folder to another \
+             disk and resume it there [{e}]"
+        ),
         ErrorKind::StorageFull | ErrorKind::QuotaExceeded => format!(
-            "{p}: the disk is full: free some space and {RESUME_THE_JOB}, or give --job a folder on another \
-             disk [{e}]"
+            "{p}: the disk is full: free some space and run the same `trawl crawl` again, or give --job a \
+             folder on another disk [{e}]"
+        ),
+        ErrorKind::PermissionDenied | ErrorKind::ReadOnlyFilesystem if existing => format!(
+            "{p}: not allowed to write there: trawl writes to a job's folder to crawl into it and to open it \
+             (its lock, its store, also to read its queues): run trawl as a user who may write there, or copy \
+             the job's folder somewhere you can write [{e}]"
         ),
         ErrorKind::PermissionDenied | ErrorKind::ReadOnlyFilesystem => {
             format!("{p}: not allowed to write there: give --job a folder you can write to [{e}]")
+        }
+        ErrorKind::FileTooLarge if existing => {
+            format!("{p}: {FILE_SIZE_LIMIT}, and {RESUME_THE_JOB} [{e}]")
+        }
+        ErrorKind::FileTooLarge => {
+            format!("{p}: {FILE_SIZE_LIMIT}, and run the same `trawl crawl` again [{e}]")
         }
         _ => format!("{p}: {e}"),
     }
 }
 
+/// Whether `path` is in (or is) the folder of a job that exists: its crawl.toml written, and its `state` or
+/// `warcs` folder made (a config file named crawl.toml higher up is no job).
+fn in_a_job(path: &Path) -> bool {
+    path.ancestors()
+        .filter(|a| !a.as_os_str().is_empty())
+        .any(|a| {
+            a.join("crawl.toml").is_file() && (a.join("state").is_dir() || a.join("warcs").is_dir())
+        })
+}
+
+/// What a write past the file-size limit (EFBIG) means and what to do; trawl takes SIGXFSZ so such a write
+/// fails instead of killing the process.
+pub(crate) const FILE_SIZE_LIMIT: &str = "the file reached the file-size limit (RLIMIT_FSIZE, `ulimit -f`): \
+     raise it (`ulimit -f unlimited`; the stores need 64 MiB files, the WARCs warc.max_file_bytes)";
+
 /// What continues a job stopped by a full disk, in its messages; a worker of a shared crawl says what
 /// continues it instead ([`crate::shared_job::SharedJob::continue_command`]).
 pub(crate) const RESUME_THE_JOB: &str = "`trawl resume` the job";
 
-/// A WARC failure; a full disk said as [`io_sentence`] says it.
+/// A packaging failure; a full disk or an unwritable folder said with the fix for a package (room where it
+/// is written, or another place), not a crawl's.
+fn package_sentence(out: &Path, e: &trawl_warc::Error) -> String {
+    use std::io::ErrorKind;
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(c) = cause {
+        if let Some(io) = c.downcast_ref::<std::io::Error>() {
+            let at = warc_path(e);
+            let elsewhere = "or write the package elsewhere (`trawl wacz JOB -o FILE`)";
+            match io.kind() {
+                ErrorKind::StorageFull | ErrorKind::QuotaExceeded => {
+                    return format!(
+                        "{at}: the disk is full: free some space there, {elsewhere} [{io}]"
+                    );
+                }
+                ErrorKind::PermissionDenied | ErrorKind::ReadOnlyFilesystem if matches!(e, trawl_warc::Error::Io { path, .. } if path == out) =>
+                {
+                    return format!("{at}: not allowed to write there: {elsewhere} [{io}]");
+                }
+                ErrorKind::FileTooLarge => {
+                    return format!(
+                        "{at}: the package reached the file-size limit (RLIMIT_FSIZE, `ulimit -f`): raise it, {elsewhere} [{io}]"
+                    );
+                }
+                _ => {}
+            }
+        }
+        cause = c.source();
+    }
+    e.to_string()
+}
+
+/// The file a WARC failure is about, or "the archive".
+fn warc_path(e: &trawl_warc::Error) -> String {
+    match e {
+        trawl_warc::Error::Io { path, .. } | trawl_warc::Error::Write { path, .. } => {
+            path.display().to_string()
+        }
+        _ => "the archive".to_string(),
+    }
+}
+
+/// A WARC failure; a full disk or the file-size limit said as [`io_sentence`] says them.
 fn warc_sentence(e: &trawl_warc::Error) -> String {
     let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(c) = cause {
@@ -283,18 +366,57 @@ fn warc_sentence(e: &trawl_warc::Error) -> String {
                 std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
             )
         {
-            let path = match e {
-                trawl_warc::Error::Io { path, .. } | trawl_warc::Error::Write { path, .. } => {
-                    path.display().to_string()
-                }
-                _ => "the archive".to_string(),
-            };
+            let path = warc_path(e);
             return format!(
                 "{path}: the disk is full: free some space and {RESUME_THE_JOB} (the WARC is repaired), or \
                  move the job to another disk [{io}]"
             );
         }
+        if let Some(io) = c.downcast_ref::<std::io::Error>()
+            && io.kind() == std::io::ErrorKind::FileTooLarge
+        {
+            return format!(
+                "{}: {FILE_SIZE_LIMIT}, and {RESUME_THE_JOB} (the WARC is repaired) [{io}]",
+                warc_path(e)
+            );
+        }
         cause = c.source();
     }
     e.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Error as IoError, ErrorKind};
+
+    #[test]
+    fn io_advice_fits_a_job_being_made_and_one_that_exists() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = dir.path().join("job");
+        std::fs::create_dir_all(job.join("state")).unwrap();
+        let full = IoError::from(ErrorKind::StorageFull);
+        let readonly = IoError::from(ErrorKind::ReadOnlyFilesystem);
+        let fsize = IoError::from(ErrorKind::FileTooLarge);
+        // No crawl.toml yet: a new job, whose crawl is started again.
+        let new = io_sentence(&job.join("crawl.toml"), &full);
+        assert!(new.contains("run the same `trawl crawl` again"), "{new}");
+        assert!(!new.contains("resume"), "{new}");
+        assert!(io_sentence(&job, &readonly).contains("give --job a folder you can write to"));
+        std::fs::write(job.join("crawl.toml"), "").unwrap();
+        let lock = job.join("trawl.lock");
+        for said in [io_sentence(&lock, &full), io_sentence(&lock, &readonly)] {
+            assert!(
+                !said.contains("--job"),
+                "resume and ctl have no --job: {said}"
+            );
+        }
+        assert!(io_sentence(&lock, &full).contains("`trawl resume` the job"));
+        assert!(io_sentence(&lock, &readonly).contains("run trawl as a user who may write there"));
+        let limit = io_sentence(&job.join("warcs/x.warc.gz"), &fsize);
+        assert!(
+            limit.contains("ulimit -f") && limit.contains("x.warc.gz"),
+            "{limit}"
+        );
+    }
 }

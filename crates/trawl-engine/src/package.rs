@@ -60,18 +60,21 @@ pub fn write_wacz(job_dir: &Path, out: &Path) -> Result<trawl_warc::WaczSummary,
         match (name.strip_suffix(".warc.zst"), &aside) {
             (Some(stem), Some(folder)) => {
                 let gz = folder.path().join(format!("{stem}.warc.gz"));
-                trawl_warc::recompress(&warc, &gz)?;
+                trawl_warc::recompress(&warc, &gz).map_err(packaging(out))?;
                 packed.push(gz);
             }
             _ => packed.push(warc),
         }
     }
-    Ok(trawl_warc::write_wacz(
-        out,
-        &packed,
-        &config.seeds.urls,
-        &title,
-    )?)
+    trawl_warc::write_wacz(out, &packed, &config.seeds.urls, &title).map_err(packaging(out))
+}
+
+/// A failure while writing the package `out` (reading its WARCs, or writing it), as an [`Error::Package`].
+fn packaging(out: &Path) -> impl Fn(trawl_warc::Error) -> Error {
+    move |source| Error::Package {
+        out: out.to_path_buf(),
+        source,
+    }
 }
 
 /// A temporary folder beside the package `out` (`.trawl-wacz-*`), removed when dropped.

@@ -22,7 +22,7 @@ const PER_CONNECTION: usize = 8;
 
 /// File descriptors left for everything but the connections' sockets: the frontier store's table files
 /// (fjall keeps up to 900 open), WARCs, logs, Redis.
-const FD_RESERVE: u64 = 1024;
+pub(super) const FD_RESERVE: u64 = 1024;
 
 /// The most idle connections to keep with `max_connections` in use, when the process may have
 /// `open_files` descriptors (its soft RLIMIT_NOFILE; `None`: no limit). Each connection in use may hold a

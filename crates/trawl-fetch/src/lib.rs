@@ -14,6 +14,7 @@
 
 pub mod access;
 mod address;
+mod descriptors;
 mod dns;
 mod h2_form;
 mod idle;
@@ -125,6 +126,10 @@ pub enum FetchError {
     /// No connection could be made.
     #[error("connect failed: {0}")]
     Connect(String),
+    /// No connection could be made for want of the machine's own resources (too many open files, no buffer
+    /// space, out of memory): not the host's failure.
+    #[error("no connection for want of trawl's own resources: {0}")]
+    Local(String),
     /// The connection broke before a response arrived.
     #[error("connection broken: {0}")]
     Broken(String),
@@ -160,7 +165,7 @@ impl FetchError {
         use trawl_config::status;
         match self {
             FetchError::Dns(_) => status::DNS_FAILED,
-            FetchError::Connect(_) => status::CONNECT_FAILED,
+            FetchError::Connect(_) | FetchError::Local(_) => status::CONNECT_FAILED,
             FetchError::Broken(_) | FetchError::Malformed(_) => status::CONNECTION_BROKEN,
             FetchError::Timeout(_) | FetchError::Stopped(_) => status::TIMEOUT,
             FetchError::InvalidRequest(_) => status::UNFETCHABLE,
@@ -176,6 +181,7 @@ impl FetchError {
         match self {
             FetchError::Dns(_) => Annotation::FetchFailed("dns"),
             FetchError::Connect(_) => Annotation::FetchFailed("connect"),
+            FetchError::Local(_) => Annotation::FetchFailed("local"),
             FetchError::Broken(_) => Annotation::FetchFailed("broken"),
             FetchError::Malformed(_) => Annotation::FetchFailed("malformed"),
             FetchError::Timeout(_) => Annotation::FetchFailed("timeout"),
@@ -290,30 +296,6 @@ struct Conn {
 trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
 
-/// How many files the process may open (its soft RLIMIT_NOFILE; `None`: no limit), having raised it to the
-/// hard limit (or to 65,536 under an unlimited hard limit): a broad crawl holds a socket per connection and
-/// per idle host, past the common default of 1,024. The limit is the process's: a server running crawls
-/// raises it once for all of them.
-fn open_files_limit() -> Option<u64> {
-    use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
-    let limit = getrlimit(Resource::Nofile);
-    let target = limit.maximum.unwrap_or(65_536);
-    if let Some(current) = limit.current
-        && current < target
-        && setrlimit(
-            Resource::Nofile,
-            Rlimit {
-                current: Some(target),
-                maximum: limit.maximum,
-            },
-        )
-        .is_ok()
-    {
-        return Some(target);
-    }
-    limit.current
-}
-
 /// The HTTP fetcher: a resolver, a TLS config and a pool of keep-alive connections per origin.
 pub struct Fetcher {
     config: FetchConfig,
@@ -351,7 +333,7 @@ impl Fetcher {
         };
         let idle = Mutex::new(IdlePool::new(idle::idle_max(
             config.max_connections,
-            open_files_limit(),
+            descriptors::open_files_limit(config.max_connections),
         )));
         Fetcher {
             dns: Dns::new(&config.dns_servers),
@@ -889,6 +871,10 @@ impl Fetcher {
             None => {
                 let tcp = match timeout(wait(), TcpStream::connect(origin)).await {
                     Err(_) => return Err((timed_out(), Some(ip))),
+                    Ok(Err(e)) if descriptors::is_shortage(&e) => {
+                        let words = descriptors::shortage_words(&e);
+                        return Err((FetchError::Local(words), Some(ip)));
+                    }
                     Ok(Err(e)) => return Err((FetchError::Connect(e.to_string()), Some(ip))),
                     Ok(Ok(s)) => s,
                 };

@@ -88,9 +88,13 @@ fn io_words(e: &std::io::Error) -> String {
 /// A stream to `origin` through `proxy`.
 pub(super) async fn tunnel(proxy: &Proxy, origin: SocketAddr) -> Result<Box<dyn Io>, FetchError> {
     let failed = |kind: &str, said: String| FetchError::Proxy(ProxyFailure::new(proxy, kind, said));
-    let tcp = TcpStream::connect(&proxy.address)
-        .await
-        .map_err(|e| failed("down", io_words(&e)))?;
+    let tcp = TcpStream::connect(&proxy.address).await.map_err(|e| {
+        if super::descriptors::is_shortage(&e) {
+            FetchError::Local(super::descriptors::shortage_words(&e))
+        } else {
+            failed("down", io_words(&e))
+        }
+    })?;
     let _ = tcp.set_nodelay(true);
     match proxy.kind {
         ProxyKind::Socks5 => {

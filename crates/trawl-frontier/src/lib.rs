@@ -33,7 +33,7 @@ mod shared;
 mod store;
 
 pub use crate::{
-    error::Error,
+    error::{Error, store_failure},
     frontier::{Frontier, Next, Scheduled, Taken, Ticket, UrlStatus},
     item::Item,
     queue::{Control, QueueInfo, QueueState},

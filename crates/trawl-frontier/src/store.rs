@@ -149,7 +149,7 @@ impl Store {
     pub(crate) fn open(path: &Path) -> Result<Store, Error> {
         let err = |e: fjall::Error| Error::Store {
             path: path.to_path_buf(),
-            message: e.to_string(),
+            message: crate::error::store_failure(path, &e),
         };
         std::fs::create_dir_all(path).map_err(|e| Error::Store {
             path: path.to_path_buf(),
@@ -203,7 +203,10 @@ impl Store {
             })
             .map_err(|e| Error::Store {
                 path: path.to_path_buf(),
-                message: format!("cannot start the commit thread: {e}"),
+                message: format!(
+                    "cannot start the commit thread: {}",
+                    crate::error::store_failure(path, &e)
+                ),
             })?;
         Ok(Store {
             path: path.to_path_buf(),
@@ -234,6 +237,11 @@ impl Store {
             path: self.path.clone(),
             message: e.to_string(),
         }
+    }
+
+    /// A failure of the store's own, worded by [`crate::error::store_failure`].
+    fn failure(&self, e: &fjall::Error) -> Error {
+        self.err(crate::error::store_failure(&self.path, e))
     }
 
     /// Adds an insert to the pending batch.
@@ -328,7 +336,9 @@ impl Store {
     /// thread stopped before answering.
     fn note_result(&mut self, result: Option<Result<(), fjall::Error>>) {
         let failure = match result {
-            Some(result) => result.err().map(|e| e.to_string()),
+            Some(result) => result
+                .err()
+                .map(|e| crate::error::store_failure(&self.path, &e)),
             None => Some("the commit thread has stopped".into()),
         };
         self.committer.failed = self.committer.failed.take().or(failure);
@@ -384,7 +394,7 @@ impl Store {
         let Some(batch) = self.take_pending()? else {
             return Ok(());
         };
-        write(&self.db, &self.keyspaces(), &batch).map_err(|e| self.err(e))
+        write(&self.db, &self.keyspaces(), &batch).map_err(|e| self.failure(&e))
     }
 
     /// The keyspaces, in the order of [`Which`].
@@ -402,7 +412,7 @@ impl Store {
         self.commit()?;
         self.db
             .persist(PersistMode::SyncAll)
-            .map_err(|e| self.err(e))
+            .map_err(|e| self.failure(&e))
     }
 
     /// A consistent view of the committed store (commit first, with [`Store::commit`]), which
@@ -452,7 +462,7 @@ impl StoreCopy {
     /// Writes the view into `dir` as a new store that [`crate::Frontier::open`] can open, and fsyncs it.
     pub fn write_to(&self, dir: &Path) -> Result<(), Error> {
         let copy = Store::open(dir)?;
-        let err = |e: fjall::Error| copy.err(e);
+        let err = |e: fjall::Error| copy.failure(&e);
         for (from, to) in self.keyspaces.iter().zip(copy.keyspaces()) {
             let mut batch = copy.db.batch();
             let mut n = 0;

@@ -6,7 +6,7 @@
 use std::{
     collections::{BTreeMap, HashMap},
     fs::File,
-    io::{self, BufRead, BufReader, BufWriter, Seek, SeekFrom, Write},
+    io::{self, BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write},
     path::{Path, PathBuf},
 };
 
@@ -227,7 +227,7 @@ pub fn write_wacz(
         pages: pages.len() as usize,
     };
     let tmp = out.with_extension("wacz.tmp");
-    let written = write_zip(&tmp, warcs, index, pages, title);
+    let written = write_zip(&tmp, out, warcs, index, pages, title);
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
@@ -333,9 +333,11 @@ impl<W: Write> Write for Hashed<W> {
     }
 }
 
-/// Writes the package's ZIP to `tmp`: the WARCs, the index, the pages and the manifest, synced.
+/// Writes the package's ZIP to `tmp`: the WARCs, the index, the pages and the manifest, synced. A failure to
+/// write is said of `out`, the package the operator asked for (`tmp` becomes it).
 fn write_zip(
     tmp: &Path,
+    out: &Path,
     warcs: &[PathBuf],
     index: LineSorter,
     mut pages: PageList,
@@ -345,37 +347,48 @@ fn write_zip(
         let path = path.to_path_buf();
         move |source: io::Error| Error::Io { path, source }
     };
-    let file = File::create(tmp).map_err(io_at(tmp))?;
-    let mut zip = ZipWriter::new(file);
+    let file = File::create(tmp).map_err(io_at(out))?;
+    let mut zip = ZipWriter::new(UntilFailure::new(file));
     let stored = SimpleFileOptions::default()
         .compression_method(CompressionMethod::Stored)
         .large_file(true);
     let zip_err = |e: zip::result::ZipError| Error::Io {
-        path: tmp.to_path_buf(),
-        source: io::Error::other(e),
+        path: out.to_path_buf(),
+        source: match e {
+            zip::result::ZipError::Io(e) => e,
+            e => io::Error::other(e),
+        },
     };
     let mut resources = Vec::new();
+    let mut buf = vec![0; 1 << 16];
     for warc in warcs {
         let path = format!("archive/{}", file_name(warc));
         zip.start_file(path.as_str(), stored).map_err(zip_err)?;
         let mut src = File::open(warc).map_err(io_at(warc))?;
         let mut entry = Hashed::new(&mut zip);
-        io::copy(&mut src, &mut entry).map_err(io_at(warc))?;
+        // Not `io::copy`: a failure to read is the WARC's, a failure to write the package's.
+        loop {
+            let n = src.read(&mut buf).map_err(io_at(warc))?;
+            if n == 0 {
+                break;
+            }
+            entry.write_all(&buf[..n]).map_err(io_at(out))?;
+        }
         resources.push(entry.resource(&path));
     }
     // WACZ names its CDXJ index `index.cdx` (readers such as pywb look for `.cdx` or `.cdx.gz`).
     let path = "indexes/index.cdx";
     zip.start_file(path, stored).map_err(zip_err)?;
     let mut entry = Hashed::new(BufWriter::with_capacity(1 << 16, &mut zip));
-    index.write_to(&mut entry, tmp)?;
-    entry.flush().map_err(io_at(tmp))?;
+    index.write_to(&mut entry, out)?;
+    entry.flush().map_err(io_at(out))?;
     resources.push(entry.resource(path));
     let main = pages.first().map(|p| (p.url.clone(), p.ts.clone()));
     let path = "pages/pages.jsonl";
     zip.start_file(path, stored).map_err(zip_err)?;
     let mut entry = Hashed::new(BufWriter::with_capacity(1 << 16, &mut zip));
-    pages.write_to(&mut entry, tmp)?;
-    entry.flush().map_err(io_at(tmp))?;
+    pages.write_to(&mut entry, out)?;
+    entry.flush().map_err(io_at(out))?;
     resources.push(entry.resource(path));
     let created = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     let mut package = json!({
@@ -393,7 +406,7 @@ fn write_zip(
     let package_bytes = serde_json::to_vec_pretty(&package).unwrap_or_default();
     zip.start_file("datapackage.json", stored)
         .map_err(zip_err)?;
-    zip.write_all(&package_bytes).map_err(io_at(tmp))?;
+    zip.write_all(&package_bytes).map_err(io_at(out))?;
     let digest = json!({
         "path": "datapackage.json",
         "hash": format!("sha256:{}", sha256_hex(&package_bytes)),
@@ -401,9 +414,75 @@ fn write_zip(
     zip.start_file("datapackage-digest.json", stored)
         .map_err(zip_err)?;
     zip.write_all(&serde_json::to_vec_pretty(&digest).unwrap_or_default())
-        .map_err(io_at(tmp))?;
+        .map_err(io_at(out))?;
     let file = zip.finish().map_err(zip_err)?;
-    file.sync_all().map_err(io_at(tmp))
+    file.inner.sync_all().map_err(io_at(out))
+}
+
+/// The package's file, which takes no more writes once one failed: they go nowhere, and seeks only move a
+/// position. `ZipWriter`, dropped after a failure, finishes the archive in its `Drop` and prints a second
+/// failure of its own to stderr; the file is removed anyway.
+struct UntilFailure {
+    inner: File,
+    failed: bool,
+    /// The position, and the end, writes would have reached after the failure.
+    at: u64,
+    end: u64,
+}
+
+impl UntilFailure {
+    fn new(inner: File) -> UntilFailure {
+        UntilFailure {
+            inner,
+            failed: false,
+            at: 0,
+            end: 0,
+        }
+    }
+
+    /// Notes a failure: from now on nothing is written.
+    fn fail(&mut self, e: io::Error) -> io::Error {
+        self.failed = true;
+        e
+    }
+}
+
+impl Write for UntilFailure {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if !self.failed {
+            let n = self.inner.write(buf).map_err(|e| self.fail(e))?;
+            self.at += n as u64;
+            self.end = self.end.max(self.at);
+            return Ok(n);
+        }
+        self.at += buf.len() as u64;
+        self.end = self.end.max(self.at);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.failed {
+            return Ok(());
+        }
+        self.inner.flush().map_err(|e| self.fail(e))
+    }
+}
+
+impl Seek for UntilFailure {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        if !self.failed {
+            self.at = self.inner.seek(pos).map_err(|e| self.fail(e))?;
+            self.end = self.end.max(self.at);
+            return Ok(self.at);
+        }
+        let from = |base: u64, by: i64| base.checked_add_signed(by).unwrap_or(0);
+        self.at = match pos {
+            SeekFrom::Start(n) => n,
+            SeekFrom::Current(by) => from(self.at, by),
+            SeekFrom::End(by) => from(self.end, by),
+        };
+        Ok(self.at)
+    }
 }
 
 fn file_name(p: &Path) -> String {
@@ -669,5 +748,23 @@ mod tests {
         assert!(!is_html(
             b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Type: image/png\r\n\r\n"
         ));
+    }
+
+    #[test]
+    fn a_package_whose_disk_fails_is_left_without_a_second_failure() {
+        let Ok(full) = File::options().write(true).open("/dev/full") else {
+            println!("skipped: no /dev/full");
+            return;
+        };
+        let mut zip = ZipWriter::new(UntilFailure::new(full));
+        let stored = SimpleFileOptions::default().compression_method(CompressionMethod::Stored);
+        let failed = zip
+            .start_file("a", stored)
+            .map_err(|e| e.to_string())
+            .and_then(|()| zip.write_all(&[7; 1 << 16]).map_err(|e| e.to_string()))
+            .and_then(|()| zip.flush().map_err(|e| e.to_string()));
+        assert!(failed.is_err(), "/dev/full took the package");
+        // What `Drop` does (finishing the archive) now writes nothing and fails nothing, so prints nothing.
+        assert!(zip.finish().is_ok());
     }
 }

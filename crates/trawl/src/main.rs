@@ -36,6 +36,7 @@ fn main() -> ExitCode {
         // Colours only on a terminal: no escape codes in a log file stderr is sent to.
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
+    take_file_size_signal();
     match cmd::run(cli) {
         Ok(code) => code,
         // A reader that went away (`trawl warc ls FILE | head`) is not an error of ours.
@@ -51,6 +52,24 @@ fn main() -> ExitCode {
             say!("trawl: error: {}", message(&e));
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Takes SIGXFSZ (by default it kills the process without a word), so that a write past the file-size limit
+/// (`ulimit -f`) fails with EFBIG instead, and the command says which file reached the limit. tokio's
+/// handler stays for the life of the process, past this small runtime.
+fn take_file_size_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let xfsz = SignalKind::from_raw(rustix::process::Signal::XFSZ.as_raw());
+    if let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()
+    {
+        rt.block_on(async {
+            if let Err(e) = signal(xfsz) {
+                tracing::debug!("SIGXFSZ stays fatal: {e}");
+            }
+        });
     }
 }
 

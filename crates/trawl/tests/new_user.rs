@@ -1,5 +1,6 @@
-//! What a new user meets (issue 21): how a crawl stops under SIGTERM, what a `--job` that cannot work says,
-//! and what the progress line says while every queue waits.
+//! What a new user meets (issue 21): how a crawl stops under SIGTERM or SIGHUP, what a `--job` that cannot
+//! work says, what the progress line says while every queue waits, and a machine short of resources (few
+//! open files, a file-size limit).
 
 mod common;
 
@@ -144,6 +145,195 @@ fn sigterm_stops_a_crawl_as_ctrl_c_does_and_a_second_one_at_once() {
         common::warcio_check(&file);
     }
     rt.block_on(site.shutdown());
+}
+
+// See: xt8 F10 (a hangup killed the crawl outright, as kill -9 does).
+#[test]
+fn sighup_stops_a_crawl_cleanly_as_sigterm_does() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let site = rt.block_on(trawl::selftest::site::start()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (cfg, seed) = slow_crawl(dir.path(), &site);
+    let job = dir.path().join("hup");
+    let child = trawl(&["crawl", "-c", &cfg, "--job", s(&job), &seed]);
+    common::wait_for("the crawl's first lines", 30, || {
+        std::fs::read_to_string(job.join("logs/crawl.log")).is_ok_and(|t| t.lines().count() >= 2)
+    });
+    signal(&child, "HUP");
+    let (code, err) = wait(child, Duration::from_secs(30));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("SIGHUP: stopping"), "{err}");
+    assert!(open_warcs(&job).is_empty(), "{:?}", open_warcs(&job));
+    let report = std::fs::read_to_string(job.join("reports/crawl-report.txt")).unwrap();
+    assert!(report.contains("Crawl Status: STOPPED"), "{report}");
+    rt.block_on(site.shutdown());
+}
+
+/// `trawl ARGS` run under the shell limit `ulimit -LIMIT` (set in the child alone), to its end: its exit
+/// code (`None`: killed by a signal) and standard error.
+fn trawl_limited(limit: &str, args: &[&str]) -> (Option<i32>, String) {
+    let child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit {limit} && exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_trawl"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait(child, Duration::from_secs(120))
+}
+
+/// A site of `n` small pages, all linked from `/`; its seed.
+async fn many_pages(n: usize) -> String {
+    use axum::{extract::Path as UrlPath, routing::get};
+    let index = (0..n)
+        .map(|i| format!("<a href=\"/p/{i}\">{i}</a>"))
+        .collect::<String>();
+    let page = |UrlPath(i): UrlPath<usize>| async move {
+        axum::response::Html(format!("<html><body><p>page {i}</p></body></html>"))
+    };
+    let app = axum::Router::new()
+        .route("/", get(move || async move { axum::response::Html(index) }))
+        .route("/p/{i}", get(page));
+    format!("http://{}/", common::listen(app).await)
+}
+
+// See: xt8 F2 (out of descriptors, pages were given up as the server's `-2 err=connect`, silently).
+#[test]
+fn a_crawl_short_of_open_files_puts_uris_back_and_loses_none() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let seed = rt.block_on(many_pages(80));
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = trawl::selftest::config();
+    config.fetch.max_connections = 16;
+    config.fetch.max_connections_per_host = 16;
+    config.fetch.timeout_ms = 30_000;
+    config.fetch.connect_timeout_ms = 30_000;
+    config.fetch.header_timeout_ms = 30_000;
+    // No retries: a connection that failed for want of descriptors would be a page lost at once.
+    config.frontier.max_retries = 0;
+    let cfg = dir.path().join("crawl.toml");
+    std::fs::write(&cfg, config.to_toml()).unwrap();
+    let job = dir.path().join("fds");
+    let (code, err) = trawl_limited("-n 28", &["crawl", "-c", s(&cfg), "--job", s(&job), &seed]);
+    assert_eq!(code, Some(0), "{err}");
+    // Said on the terminal: the limit at start, the shortage when it came.
+    assert!(
+        err.contains("fetch.max_connections = 16 needs at least"),
+        "{err}"
+    );
+    assert!(
+        err.contains("too many open files"),
+        "the crawl never ran short: {err}"
+    );
+    let log = common::crawl_log(&job);
+    let failed: Vec<_> = log.iter().filter(|l| l.status < 0).collect();
+    assert!(failed.is_empty(), "{failed:#?}");
+    let pages = log.iter().filter(|l| l.status == 200).count();
+    assert_eq!(pages, 81, "{log:#?}");
+    let responses = common::records(&job)
+        .iter()
+        .filter(|r| r.get("WARC-Type") == Some("response"))
+        .count();
+    assert_eq!(responses, 82, "81 pages and the robots.txt");
+}
+
+// See: xt8 F8 (under `ulimit -f` SIGXFSZ killed trawl without a word).
+#[test]
+fn a_file_size_limit_fails_the_crawl_with_a_message_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("fsize");
+    // 1 MiB: the stores' 64 MiB journals cannot be made.
+    let (code, err) = trawl_limited(
+        "-f 1024",
+        &["crawl", "--job", s(&job), "http://127.0.0.1:9/"],
+    );
+    assert_eq!(code, Some(1), "killed by a signal, or not failed: {err}");
+    assert!(
+        err.contains("file-size limit") && err.contains("ulimit -f"),
+        "{err}"
+    );
+    assert!(err.contains(s(&job)), "the file is named: {err}");
+    assert!(!err.contains("FjallError"), "{err}");
+}
+
+// See: xt8 F1 (`trawl wacz` onto a full disk blamed the source WARC and advised `trawl resume`).
+#[test]
+fn a_package_onto_a_full_disk_names_the_package_and_its_fix() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let seed = rt.block_on(many_pages(20));
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("crawl.toml");
+    std::fs::write(&cfg, trawl::selftest::config().to_toml()).unwrap();
+    let job = dir.path().join("job");
+    let (code, err) = wait(
+        trawl(&["crawl", "-c", s(&cfg), "--job", s(&job), &seed]),
+        Duration::from_secs(60),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let Some(full) = Tmpfs::mount(dir.path(), "64k", "") else {
+        println!("skipped: cannot mount tmpfs");
+        return;
+    };
+    std::fs::write(full.0.join("filler"), vec![0u8; 60 << 10]).ok();
+    let out = full.0.join("x.wacz");
+    let (code, err) = wait(
+        trawl(&["wacz", s(&job), "-o", s(&out)]),
+        Duration::from_secs(60),
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains(&format!("packaging {}", s(&out))), "{err}");
+    assert!(
+        err.contains("free some space there") && err.contains("-o FILE"),
+        "{err}"
+    );
+    for wrong in ["writing WARC", "trawl resume", "ZipWriter", ".warc.gz:"] {
+        assert!(!err.contains(wrong), "{wrong:?} in: {err}");
+    }
+    assert!(!out.exists() && !out.with_extension("wacz.tmp").exists());
+}
+
+// See: xt8 F3 (after a crawl stopped by a WARC write failure, the resume fetched robots.txt twice at once).
+#[test]
+fn a_resume_after_a_failed_warc_write_fetches_robots_txt_once() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let seed = rt.block_on(many_pages(20));
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = trawl::selftest::config();
+    config.fetch.max_connections_per_host = 4;
+    let cfg = dir.path().join("crawl.toml");
+    std::fs::write(&cfg, config.to_toml()).unwrap();
+    let Some(ro) = Tmpfs::mount(dir.path(), "1m", ",ro") else {
+        println!("skipped: cannot mount tmpfs");
+        return;
+    };
+    // The job's warcs folder is read-only: the first record (robots.txt's) cannot be written.
+    let job = dir.path().join("job");
+    std::fs::create_dir_all(&job).unwrap();
+    std::os::unix::fs::symlink(&ro.0, job.join("warcs")).unwrap();
+    let (code, err) = wait(
+        trawl(&["crawl", "-c", s(&cfg), "--job", s(&job), &seed]),
+        Duration::from_secs(60),
+    );
+    assert_eq!(code, Some(1), "{err}");
+    drop(ro);
+    std::fs::remove_file(job.join("warcs")).unwrap();
+    std::fs::create_dir(job.join("warcs")).unwrap();
+    let (code, err) = wait(trawl(&["resume", s(&job)]), Duration::from_secs(60));
+    assert_eq!(code, Some(0), "{err}");
+    let log = common::crawl_log(&job);
+    let robots: Vec<_> = log
+        .iter()
+        .filter(|l| l.uri.ends_with("/robots.txt"))
+        .collect();
+    assert_eq!(robots.len(), 1, "{robots:#?}");
+    assert!(
+        robots[0].annotations.is_empty(),
+        "a try was spent: {robots:#?}"
+    );
+    assert_eq!(log.iter().filter(|l| l.status == 200).count(), 21);
 }
 
 /// A tmpfs of `size`, mounted on a new folder under `dir` with `options`, unmounted when dropped; `None`

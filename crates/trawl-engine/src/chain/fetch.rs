@@ -11,7 +11,7 @@ use super::{
     outcome::{Disposition, Ended, Outcome},
     page_request::PageRequest,
     pipeline::Pipeline,
-    retry::{answered, politeness, retries_left, retry},
+    retry::{answered, politeness, retries_left, retry, shortage},
 };
 use crate::fetch_record::FetchRecord;
 use trawl_config::CrawlConfig;
@@ -93,6 +93,9 @@ pub(super) async fn run(
     }
     if let Some(answer) = p.fetcher.take_dns_answer(&uri.url) {
         p.archive_dns(&uri, &answer, worker);
+    }
+    if let Err(FetchError::Local(why)) = &fetched.result {
+        return Err(Outcome::only(shortage(uri, why)).into());
     }
     let mut record = FetchRecord::new(fetched);
     record.previous = previous;

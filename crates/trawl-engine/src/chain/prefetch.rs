@@ -28,6 +28,9 @@ pub(super) fn run(
     settings: &CrawlConfig,
     worker: usize,
 ) -> Result<CrawlUri, Ended> {
+    if let UriKind::Robots { origin, .. } = &uri.kind {
+        p.robots.fetching(origin);
+    }
     if uri.kind != UriKind::Page {
         return Ok(uri);
     }

@@ -1,8 +1,9 @@
 //! Politeness and retries: how long a host rests after a fetch, and how a URI that failed goes back — the host
-//! rested, or the URL alone tried later while its queue goes on.
+//! rested, or the URL alone tried later while its queue goes on; or, when trawl itself was short of
+//! descriptors or memory to connect, put back untried ([`shortage`]).
 
 use std::{
-    sync::PoisonError,
+    sync::{Mutex, PoisonError},
     time::{Duration, Instant},
 };
 
@@ -107,4 +108,33 @@ pub(super) fn politeness(
 /// Whether `uri` may be tried again (`frontier.max_retries`).
 pub(super) fn retries_left(uri: &CrawlUri, settings: &CrawlConfig) -> bool {
     uri.tries <= settings.frontier.max_retries
+}
+
+/// How long a queue waits after trawl itself could not connect for it (too many open files, no buffer space,
+/// out of memory): the connections in use end meanwhile and give their descriptors back.
+pub(crate) const SHORTAGE_PAUSE: Duration = Duration::from_secs(1);
+
+/// The least time between two warnings of a shortage: one line, not one per URI.
+const SHORTAGE_WARNING_EVERY: Duration = Duration::from_secs(30);
+
+/// `uri` could not be connected for want of trawl's own resources (`why`): not the host's failure, so no
+/// try is counted, no failure is counted against its origin and no crawl.log line is written; it goes back
+/// to the front of its queue, which waits [`SHORTAGE_PAUSE`]. The operator is told (a WARN at most every
+/// [`SHORTAGE_WARNING_EVERY`]), since only a higher limit or fewer connections end it.
+pub(crate) fn shortage(uri: CrawlUri, why: &str) -> Disposition {
+    static WARNED: Mutex<Option<Instant>> = Mutex::new(None);
+    let mut warned = WARNED.lock().unwrap_or_else(PoisonError::into_inner);
+    if warned.is_none_or(|at| at.elapsed() >= SHORTAGE_WARNING_EVERY) {
+        *warned = Some(Instant::now());
+        tracing::warn!(
+            "trawl could not open a connection for {}: {why}. The URI is put back and tried again; \
+             raise the open-files limit (`ulimit -n`, `LimitNOFILE=`) or lower fetch.max_connections \
+             (docs/operating.md)",
+            uri.url
+        );
+    }
+    Disposition::Retry {
+        uri,
+        delay: SHORTAGE_PAUSE,
+    }
 }

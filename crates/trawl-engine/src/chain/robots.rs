@@ -331,6 +331,18 @@ impl RobotsCache {
         )
     }
 
+    /// A robots.txt of `origin` is about to be fetched: an origin this process knows nothing of (a
+    /// robots.txt left queued by an earlier run, which resume takes before any page) becomes pending, so
+    /// that a page of it taken meanwhile waits for this fetch instead of scheduling a second one.
+    pub(crate) fn fetching(&self, origin: &str) {
+        self.origins()
+            .entry(origin.to_string())
+            .or_insert_with(|| RobotsState::Pending {
+                waiting: Vec::new(),
+                since: Instant::now(),
+            });
+    }
+
     /// The `Crawl-delay` `origin`'s robots.txt asks of us, if any.
     pub(crate) fn crawl_delay(&self, origin: &str) -> Option<Duration> {
         match self.origins().get(origin) {

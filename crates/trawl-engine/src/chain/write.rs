@@ -43,8 +43,11 @@ pub(super) fn run(p: &Pipeline, uri: &CrawlUri, record: &mut FetchRecord) -> Res
         }
         Err(e) => {
             p.fail(e.to_string());
+            // The archive's failure, not the server's: the fetch does not use up one of the URI's tries.
+            let mut uri = uri.clone();
+            uri.tries = uri.tries.saturating_sub(1);
             Err(Outcome::only(Disposition::Retry {
-                uri: uri.clone(),
+                uri,
                 delay: Duration::ZERO,
             })
             .into())

@@ -54,7 +54,7 @@ impl DigestTable {
         std::fs::create_dir_all(dir).map_err(io)?;
         let store = |e: fjall::Error| Error::Dedup {
             path: dir.to_path_buf(),
-            message: e.to_string(),
+            message: trawl_frontier::store_failure(dir, &e),
         };
         let bytes = memory_mb.max(1) << 20;
         // The table is rebuilt from the indexes whenever a crawl starts or resumes, so fjall's journal of it

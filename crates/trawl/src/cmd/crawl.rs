@@ -196,18 +196,23 @@ fn run(crawl: Crawl, job: &Path, metrics: Option<SocketAddr>) -> anyhow::Result<
     })
 }
 
-/// Ctrl-C or SIGTERM (how systemd, Kubernetes and `timeout` stop a process) stops the crawl cleanly: URIs
-/// in flight finish, a checkpoint is written, archives are closed, the report is written. A second signal
-/// exits at once; the job stays resumable (the journal has committed what finished, and resume repairs the
-/// open WARC).
+/// Ctrl-C, SIGTERM (how systemd, Kubernetes and `timeout` stop a process) or SIGHUP (the terminal or ssh
+/// session closing) stops the crawl cleanly: URIs in flight finish, a checkpoint is written, archives are
+/// closed, the report is written. A second signal exits at once; the job stays resumable (the journal has
+/// committed what finished, and resume repairs the open WARC).
 async fn stop_on_signals(stop: CrawlHandle, stopping: String) {
     use tokio::signal::unix::{SignalKind, signal};
     let Ok(mut term) = signal(SignalKind::terminate()) else {
         return;
     };
+    // Under `nohup` a hangup is to be ignored, and stays so.
+    let mut hup = (!ignored_at_start(SIGHUP))
+        .then(|| signal(SignalKind::hangup()).ok())
+        .flatten();
     let first = tokio::select! {
         got = tokio::signal::ctrl_c() => got.is_ok().then_some("Ctrl-C"),
         got = term.recv() => got.map(|()| "SIGTERM"),
+        got = hangup(&mut hup) => got.map(|()| "SIGHUP"),
     };
     let Some(what) = first else {
         return;
@@ -217,8 +222,32 @@ async fn stop_on_signals(stop: CrawlHandle, stopping: String) {
     let code = tokio::select! {
         _ = tokio::signal::ctrl_c() => 130,
         _ = term.recv() => 143,
+        _ = hangup(&mut hup) => 129,
     };
     std::process::exit(code);
+}
+
+/// SIGHUP's number.
+const SIGHUP: u32 = 1;
+
+/// The next SIGHUP, when it is listened for; never otherwise.
+async fn hangup(hup: &mut Option<tokio::signal::unix::Signal>) -> Option<()> {
+    match hup {
+        Some(hup) => hup.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Whether the process started with signal `number` ignored (as `nohup` leaves SIGHUP), from
+/// `/proc/self/status`'s `SigIgn` mask; `false` where that cannot be read.
+fn ignored_at_start(number: u32) -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            let mask = status.lines().find_map(|l| l.strip_prefix("SigIgn:"))?;
+            u64::from_str_radix(mask.trim(), 16).ok()
+        })
+        .is_some_and(|mask| mask & (1 << (number - 1)) != 0)
 }
 
 /// What the first Ctrl-C (SIGNAL) says it does, and what continues the crawl: a worker of a shared crawl
