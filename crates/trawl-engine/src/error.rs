@@ -321,21 +321,25 @@ fn package_sentence(out: &Path, e: &trawl_warc::Error) -> String {
     let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(c) = cause {
         if let Some(io) = c.downcast_ref::<std::io::Error>() {
-            let at = warc_path(e);
+            // The file is named once: the message already begins with the package's own path.
+            let at = match warc_path(e) {
+                at if std::path::Path::new(&at) == out => String::new(),
+                at => format!("{at}: "),
+            };
             let elsewhere = "or write the package elsewhere (`trawl wacz JOB -o FILE`)";
             match io.kind() {
                 ErrorKind::StorageFull | ErrorKind::QuotaExceeded => {
                     return format!(
-                        "{at}: the disk is full: free some space there, {elsewhere} [{io}]"
+                        "{at}the disk is full: free some space there, {elsewhere} [{io}]"
                     );
                 }
                 ErrorKind::PermissionDenied | ErrorKind::ReadOnlyFilesystem if matches!(e, trawl_warc::Error::Io { path, .. } if path == out) =>
                 {
-                    return format!("{at}: not allowed to write there: {elsewhere} [{io}]");
+                    return format!("{at}not allowed to write there: {elsewhere} [{io}]");
                 }
                 ErrorKind::FileTooLarge => {
                     return format!(
-                        "{at}: the package reached the file-size limit (RLIMIT_FSIZE, `ulimit -f`): raise it, {elsewhere} [{io}]"
+                        "{at}the package reached the file-size limit (RLIMIT_FSIZE, `ulimit -f`): raise it, {elsewhere} [{io}]"
                     );
                 }
                 _ => {}

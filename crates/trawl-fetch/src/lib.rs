@@ -600,6 +600,9 @@ impl Fetcher {
         let mut last_data = Instant::now();
         // The fetch's deadline, moved on by the time trawl itself was not running (below).
         let mut deadline = deadline;
+        // The time forgiven so far as trawl's own (below), at most about `idle` for a body: a runtime late
+        // again and again (a starved machine) must not hold a slow or silent server for ever.
+        let mut forgiven = Duration::ZERO;
         loop {
             // A body that keeps coming (so that no wait times out) is cut here.
             if self.cut_passed() {
@@ -609,9 +612,10 @@ impl Fetcher {
             let now = Instant::now();
             if min_rate && now >= window_end {
                 // A window this loop could not watch (trawl not running: see `NOT_RUNNING`) is not judged.
-                if now - window_end <= NOT_RUNNING
-                    && ((data.len() - window_start_len) as u64) < min_bytes
-                {
+                let unwatched = now - window_end;
+                if unwatched > NOT_RUNNING && forgiven < idle {
+                    forgiven += unwatched;
+                } else if ((data.len() - window_start_len) as u64) < min_bytes {
                     truncated = Some(Truncation::Time);
                     break;
                 }
@@ -639,7 +643,8 @@ impl Fetcher {
             if frame.is_err() {
                 let now = Instant::now();
                 let late = now.saturating_duration_since(due);
-                if late > NOT_RUNNING {
+                if late > NOT_RUNNING && forgiven < idle {
+                    forgiven += late + LATE_GRACE;
                     // The wait ended long after it was due: trawl itself was not running (suspended with
                     // Ctrl-Z or SIGSTOP, a paused VM, a starved machine), and what the server sent meanwhile
                     // may be waiting unread. That time is not the server's silence: every limit moves on

@@ -251,9 +251,7 @@ pub fn index_records(path: &Path, filename: &str) -> Indexed {
         let record = match record {
             Ok(record) => record,
             Err(e) => {
-                if e.offset()
-                    .is_some_and(|o| !crate::recompress::zeros_after(path, o))
-                {
+                if e.offset().is_some_and(|o| !reader::zeros_after(path, o)) {
                     indexed.unsure = plain_arc;
                 }
                 indexed.stopped = Some(e);

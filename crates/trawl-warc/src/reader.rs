@@ -929,6 +929,25 @@ fn read_warc_record<B: BufRead>(
     Ok((parsed, block, head))
 }
 
+/// Whether the file at `path` holds nothing but zero bytes from `offset` to its end.
+pub(crate) fn zeros_after(path: &Path, offset: u64) -> bool {
+    use std::io::{Read, Seek};
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    if file.seek(std::io::SeekFrom::Start(offset)).is_err() {
+        return false;
+    }
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => return true,
+            Ok(n) if buf[..n].iter().all(|&b| b == 0) => {}
+            _ => return false,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

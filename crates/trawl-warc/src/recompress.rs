@@ -149,7 +149,8 @@ fn write_records(
                 if salvage_arc
                     && records > 0
                     && arc.is_some_and(|c| {
-                        c != Compression::None || e.offset().is_some_and(|o| zeros_after(input, o))
+                        c != Compression::None
+                            || e.offset().is_some_and(|o| reader::zeros_after(input, o))
                     }) =>
             {
                 stopped = Some(e);
@@ -195,25 +196,6 @@ fn write_records(
         stopped,
         repaired: Vec::new(),
     })
-}
-
-/// Whether the file at `path` holds nothing but zero bytes from `offset` to its end.
-pub(crate) fn zeros_after(path: &Path, offset: u64) -> bool {
-    use std::io::{Read, Seek};
-    let Ok(mut file) = std::fs::File::open(path) else {
-        return false;
-    };
-    if file.seek(std::io::SeekFrom::Start(offset)).is_err() {
-        return false;
-    }
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        match file.read(&mut buf) {
-            Ok(0) => return true,
-            Ok(n) if buf[..n].iter().all(|&b| b == 0) => {}
-            _ => return false,
-        }
-    }
 }
 
 /// The first records of a zstd output, held back to train its dictionary.

@@ -416,6 +416,12 @@ fn write_zip(
     zip.write_all(&serde_json::to_vec_pretty(&digest).unwrap_or_default())
         .map_err(io_at(out))?;
     let file = zip.finish().map_err(zip_err)?;
+    if file.failed {
+        // A failure some caller did not pass on: the package is not whole.
+        return Err(io_at(out)(io::Error::other(
+            "a write to the package failed part way",
+        )));
+    }
     file.inner.sync_all().map_err(io_at(out))
 }
 
@@ -440,9 +446,12 @@ impl UntilFailure {
         }
     }
 
-    /// Notes a failure: from now on nothing is written.
+    /// Notes a failure: from now on nothing is written (an interrupted write is no failure: it is tried
+    /// again by its caller).
     fn fail(&mut self, e: io::Error) -> io::Error {
-        self.failed = true;
+        if e.kind() != io::ErrorKind::Interrupted {
+            self.failed = true;
+        }
         e
     }
 }

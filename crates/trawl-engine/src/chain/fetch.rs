@@ -11,7 +11,7 @@ use super::{
     outcome::{Disposition, Ended, Outcome},
     page_request::PageRequest,
     pipeline::Pipeline,
-    retry::{answered, politeness, retries_left, retry, shortage},
+    retry::{answered, connected, politeness, retries_left, retry, shortage},
 };
 use crate::fetch_record::FetchRecord;
 use trawl_config::CrawlConfig;
@@ -54,9 +54,11 @@ pub(super) async fn run(
             Some(Challenge::Answer(index, auth)) => {
                 let auth = Some((index, auth));
                 fetched = request(p, &uri, max_bytes, settings, v, &jar, auth, pr).await;
-                // Where the answer worked, it goes up front from now on (RFC 7617 §2.2).
-                let accepted = fetched.result.as_ref().is_ok_and(|r| r.status != 401);
-                p.access.answered(&uri.url, index, accepted);
+                // Where the answer worked, it goes up front from now on (RFC 7617 §2.2). An answer that got
+                // no response (a timeout, trawl short of open files, a stop) says nothing of the credential.
+                if let Ok(r) = &fetched.result {
+                    p.access.answered(&uri.url, index, r.status != 401);
+                }
                 note_answer(p, &uri, index, &fetched);
             }
             Some(Challenge::Untrusted(index)) => {
@@ -97,6 +99,7 @@ pub(super) async fn run(
     if let Err(FetchError::Local(why)) = &fetched.result {
         return Err(Outcome::only(shortage(uri, why)).into());
     }
+    connected();
     let mut record = FetchRecord::new(fetched);
     record.previous = previous;
     // Given up by a stop's cut before the server answered: no try, no line. The URI goes back to the front

@@ -3,7 +3,10 @@
 //! descriptors or memory to connect, put back untried ([`shortage`]).
 
 use std::{
-    sync::{Mutex, PoisonError},
+    sync::{
+        Mutex, PoisonError,
+        atomic::{AtomicU32, Ordering},
+    },
     time::{Duration, Instant},
 };
 
@@ -111,8 +114,22 @@ pub(super) fn retries_left(uri: &CrawlUri, settings: &CrawlConfig) -> bool {
 }
 
 /// How long a queue waits after trawl itself could not connect for it (too many open files, no buffer space,
-/// out of memory): the connections in use end meanwhile and give their descriptors back.
+/// out of memory): the connections in use end meanwhile and give their descriptors back. Doubled for each
+/// shortage since the last connection that could be opened, up to [`SHORTAGE_PAUSE_MOST`]: a shortage that
+/// lasts (a hard limit too low) costs a pass per queue every half minute, not every second.
 pub(crate) const SHORTAGE_PAUSE: Duration = Duration::from_secs(1);
+const SHORTAGE_PAUSE_MOST: Duration = Duration::from_secs(30);
+
+/// Shortages since a connection could last be opened, crawl-wide.
+static SHORTAGES: AtomicU32 = AtomicU32::new(0);
+
+/// A fetch ended for another reason than trawl's own shortage: the shortage, if there was one, is over.
+pub(crate) fn connected() {
+    // Read first: the common case writes nothing, so the workers do not contend for the line.
+    if SHORTAGES.load(Ordering::Relaxed) != 0 {
+        SHORTAGES.store(0, Ordering::Relaxed);
+    }
+}
 
 /// The least time between two warnings of a shortage: one line, not one per URI.
 const SHORTAGE_WARNING_EVERY: Duration = Duration::from_secs(30);
@@ -133,8 +150,9 @@ pub(crate) fn shortage(uri: CrawlUri, why: &str) -> Disposition {
             uri.url
         );
     }
+    let streak = SHORTAGES.fetch_add(1, Ordering::Relaxed).min(5);
     Disposition::Retry {
         uri,
-        delay: SHORTAGE_PAUSE,
+        delay: (SHORTAGE_PAUSE * 2u32.pow(streak)).min(SHORTAGE_PAUSE_MOST),
     }
 }

@@ -444,6 +444,8 @@ impl Crawl {
                 tokio::task::spawn_blocking(move || crate::package::write_wacz(&root, &out)).await;
             match packed {
                 Ok(Ok(_)) => {}
+                // A package error names the package already.
+                Ok(Err(e @ Error::Package { .. })) => p.fail(e.to_string()),
                 Ok(Err(e)) => p.fail(format!("packaging the WACZ: {e}")),
                 Err(e) => p.fail(format!("packaging the WACZ: {e}")),
             }
@@ -764,6 +766,10 @@ fn load_stats(job: &Job) -> Stats {
                 Stats::new()
             }
         },
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            tracing::warn!("{}: {e}; counters start from zero", path.display());
+            Stats::new()
+        }
         Err(_) => {
             // A job that ran before without saving any (it ended on a full disk, or was killed within
             // its first 20 s): say that the report counts from here.
