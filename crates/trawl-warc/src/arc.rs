@@ -915,5 +915,16 @@ mod tests {
             let got = xml_element(&xml, "operator");
             proptest::prop_assert_eq!(got.as_deref(), (!want.is_empty()).then_some(want));
         }
+
+        /// A well-formed 14-digit ARC date reads as itself; any text reads as some time in the years ARC dates
+        /// can hold, without a panic.
+        #[test]
+        fn lenient_dates_read_sound_dates_as_they_are(secs in -2_208_988_800i64..32_503_680_000, junk in ".{0,20}") {
+            let t = DateTime::from_timestamp(secs, 0).unwrap();
+            let stamp = t.format("%Y%m%d%H%M%S").to_string();
+            proptest::prop_assert_eq!(lenient_date(&stamp), t);
+            let year = chrono::Datelike::year(&lenient_date(&junk));
+            proptest::prop_assert!((1900..=2999).contains(&year), "{junk:?}: {year}");
+        }
     }
 }
