@@ -1799,3 +1799,60 @@ fn a_login_session_cookie_never_goes_to_a_server_whose_certificate_failed_valida
     assert_eq!(post.status, 200, "{post:?}");
     assert!(!post.has_annotation("login:untrusted"), "{post:?}");
 }
+
+/// A login cut by a stop before the site answered (its page still silent 10 s after the stop) says nothing of
+/// the credential: it is not counted as a failed login, so the end of the crawl does not report "a login
+/// never worked" (nor would trawl's own shortage of open files, which ends a login the same way).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_login_cut_by_a_stop_is_not_a_failed_login() {
+    let seen: Arc<Mutex<Vec<String>>> = Arc::default();
+    let log = seen.clone();
+    let app = Router::new().fallback(move |req: Request| {
+        let log = log.clone();
+        async move {
+            let path = req.uri().path().to_string();
+            log.lock().unwrap().push(path.clone());
+            if path == "/login" {
+                tokio::time::sleep(std::time::Duration::from_secs(120)).await;
+            }
+            html("<a href=\"/a\">a</a>")
+        }
+    });
+    let addr = listen(app).await;
+    let base = format!("http://127.0.0.1:{}", addr.port());
+    let dir = tempfile::tempdir().unwrap();
+    write(&dir.path().join("pw.txt"), "s3cret\n");
+    let cfg = write(
+        &dir.path().join("c.toml"),
+        &format!(
+            "[seeds]\nurls = [\"{base}/\"]\n[fetch]\nobey_robots = false\n\
+             [[credentials]]\nkind = \"form\"\ndomain = \"127.0.0.1\"\nlogin_url = \"{base}/login\"\n\
+             fields = {{ user = \"archivist\" }}\npassword_file = \"{}\"\n",
+            dir.path().join("pw.txt").display()
+        ),
+    );
+    let mut config = trawl_config::CrawlConfig::load(&cfg).unwrap();
+    config.frontier = trawl::selftest::config().frontier;
+    let handle = trawl_engine::CrawlHandle::default();
+    let stopper = handle.clone();
+    tokio::spawn(async move {
+        while !seen.lock().unwrap().iter().any(|p| p == "/login") {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        stopper.stop();
+    });
+    let summary = tokio::time::timeout(
+        std::time::Duration::from_secs(60),
+        trawl_engine::Crawl::new(&dir.path().join("job"), config, &[])
+            .unwrap()
+            .run(handle, |_| {}),
+    )
+    .await
+    .expect("the stop ends the crawl")
+    .unwrap();
+    assert!(
+        summary.failed_logins.is_empty(),
+        "{:?}",
+        summary.failed_logins
+    );
+}

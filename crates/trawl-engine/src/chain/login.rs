@@ -70,6 +70,13 @@ pub(super) async fn ensure(
     };
     let attempt = login::attempt(&client, &spec).await;
     s.form = Some(attempt.signature.clone());
+    if !attempt.ok() && ended_by_trawl(&attempt) {
+        // Trawl's own shortage (too many open files …) or a stop ended the login before the site answered:
+        // it says nothing of the credential, so no failure is counted and the next page tries again.
+        s.logged_in = false;
+        archive(p, uri, &attempt, worker);
+        return Some(s.generation);
+    }
     if attempt.ok() {
         s.logged_in = true;
         s.failures = 0;
@@ -102,6 +109,17 @@ pub(super) async fn ensure(
     }
     archive(p, uri, &attempt, worker);
     Some(s.generation)
+}
+
+/// Whether the login's last exchange ended for want of trawl's own resources or by a stop's cut, not by
+/// anything the site said.
+fn ended_by_trawl(attempt: &Attempt) -> bool {
+    attempt.exchanges.last().is_some_and(|e| {
+        matches!(
+            e.fetched.result,
+            Err(trawl_fetch::FetchError::Local(_) | trawl_fetch::FetchError::Stopped(_))
+        )
+    })
 }
 
 /// A page fetched again right after the login of session `generation` still shows the session lost: that
