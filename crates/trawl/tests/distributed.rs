@@ -949,22 +949,8 @@ async fn the_web_api_shows_and_acts_on_a_shared_crawl() {
 /// frontier, and the worker started again on its job fetches it (it used to end -4, logged failed for good).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_head_cut_by_a_worker_stop_is_fetched_when_it_goes_on() {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let asked = Arc::new(AtomicUsize::new(0));
-    let app = Router::new().fallback({
-        let asked = asked.clone();
-        move || {
-            let asked = asked.clone();
-            async move {
-                // The first request gets no answer for a minute: its head is still awaited at the cut.
-                if asked.fetch_add(1, Ordering::SeqCst) == 0 {
-                    tokio::time::sleep(Duration::from_secs(60)).await;
-                }
-                ([(header::CONTENT_TYPE, "text/plain")], "came at last")
-            }
-        }
-    });
-    let addr = common::listen(app).await;
+    use std::sync::atomic::Ordering;
+    let (addr, asked) = common::listen_silent_at_first().await;
     let redis = Redis::start();
     let dir = tempfile::tempdir().unwrap();
     let job = dir.path().join("cut");

@@ -568,22 +568,8 @@ async fn a_crawler_suspended_mid_body_archives_it_whole() {
 /// now it stays in the frontier unlogged and `trawl resume` fetches it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_head_cut_by_a_stop_is_fetched_on_resume() {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let asked = Arc::new(AtomicUsize::new(0));
-    let app = Router::new().fallback({
-        let asked = asked.clone();
-        move || {
-            let asked = asked.clone();
-            async move {
-                // The first request gets no answer for a minute: its head is still awaited at the cut.
-                if asked.fetch_add(1, Ordering::SeqCst) == 0 {
-                    tokio::time::sleep(Duration::from_secs(60)).await;
-                }
-                ([(header::CONTENT_TYPE, "text/plain")], "came at last")
-            }
-        }
-    });
-    let addr = common::listen(app).await;
+    use std::sync::atomic::Ordering;
+    let (addr, asked) = common::listen_silent_at_first().await;
     let dir = tempfile::tempdir().unwrap();
     let job = dir.path().join("job");
     let seed = format!("http://127.0.0.1:{}/slow", addr.port());

@@ -339,6 +339,25 @@ pub async fn listen(app: Router) -> SocketAddr {
     addr
 }
 
+/// A server on 127.0.0.1 whose first request gets no answer for a minute (its head still awaited when a
+/// stop's cut comes) and every later one `came at last`; and how many requests it has had.
+pub async fn listen_silent_at_first() -> (SocketAddr, std::sync::Arc<std::sync::atomic::AtomicUsize>)
+{
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let asked = std::sync::Arc::new(AtomicUsize::new(0));
+    let counter = asked.clone();
+    let app = Router::new().fallback(move || {
+        let asked = counter.clone();
+        async move {
+            if asked.fetch_add(1, Ordering::SeqCst) == 0 {
+                tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+            }
+            ([(header::CONTENT_TYPE, "text/plain")], "came at last")
+        }
+    });
+    (listen(app).await, asked)
+}
+
 /// Writes `text` to `path`; the path.
 pub fn write(path: &Path, text: &str) -> PathBuf {
     std::fs::write(path, text).unwrap();
