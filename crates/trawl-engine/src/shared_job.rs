@@ -54,46 +54,12 @@ impl SharedJob {
     }
 }
 
-/// `url` without the password of its user part (`redis://:secret@host` → `redis://:PASSWORD@host`): the
-/// marker, the hints made from it and every message naming the Redis are not where a secret belongs.
-pub fn without_password(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
-    };
-    let (authority, tail) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-    match authority.rsplit_once('@') {
-        Some((user, hosts)) => {
-            let user = match user.split_once(':') {
-                Some((name, _)) => format!("{name}:PASSWORD"),
-                None => user.to_string(),
-            };
-            format!("{scheme}://{user}@{hosts}{tail}")
-        }
-        None => url.to_string(),
-    }
-}
+pub use trawl_frontier::without_password;
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::job::Job;
-
-    #[test]
-    fn a_password_in_the_url_is_not_kept() {
-        assert_eq!(
-            without_password("redis://:s3cret@10.0.0.1:6379/0"),
-            "redis://:PASSWORD@10.0.0.1:6379/0"
-        );
-        assert_eq!(
-            without_password("redis://me:s3cret@h:1/0"),
-            "redis://me:PASSWORD@h:1/0"
-        );
-        assert_eq!(without_password("redis://h:1/2"), "redis://h:1/2");
-        assert_eq!(
-            without_password("redis+sentinel://a:1,b:2/svc/0"),
-            "redis+sentinel://a:1,b:2/svc/0"
-        );
-    }
 
     #[test]
     fn a_recorded_marker_is_read_back() {

@@ -12,7 +12,13 @@ use hickory_resolver::{
     TokioResolver,
     config::{NameServerConfig, ResolverConfig, ResolverOpts},
     name_server::TokioConnectionProvider,
-    proto::{rr::RData, xfer::Protocol},
+    ResolveError,
+    lookup::Lookup,
+    proto::{
+        ProtoErrorKind,
+        rr::{RData, RecordType},
+        xfer::Protocol,
+    },
 };
 use url::{Host, Url};
 
@@ -111,15 +117,18 @@ impl Dns {
                 if name.eq_ignore_ascii_case("localhost") {
                     return Ok(IpAddr::from([127, 0, 0, 1]));
                 }
-                let lookup = self
-                    .resolver
-                    .lookup_ip(name)
-                    .await
-                    .map_err(|e| DnsError::Lookup(e.to_string()))?;
+                let lookup = match self.resolver.lookup_ip(name).await {
+                    Ok(lookup) => lookup.as_lookup().clone(),
+                    Err(e) => self.after_failure(name, &e).await?,
+                };
                 self.note_answer(name, &lookup);
                 lookup
-                    .iter()
-                    .next()
+                    .record_iter()
+                    .find_map(|r| match r.data() {
+                        RData::A(a) => Some(IpAddr::V4(a.0)),
+                        RData::AAAA(a) => Some(IpAddr::V6(a.0)),
+                        _ => None,
+                    })
                     .ok_or_else(|| DnsError::NoAddress(name.to_owned()))
             }
             None => Err(DnsError::NoHost),
@@ -128,8 +137,34 @@ impl Dns {
 }
 
 impl Dns {
+    /// What a failed lookup of `name` (`e`) was: trawl's own shortage of sockets, or the host's failure.
+    /// hickory asks for the A records first, then for the AAAA records, and reports the last failure: an A
+    /// query that could not get its socket hides behind the AAAA query's "no records". So after such an
+    /// answer the A records are asked for again (from hickory's cache, for a name that has none): an
+    /// address is taken, a shortage is said as one.
+    async fn after_failure(&self, name: &str, e: &ResolveError) -> Result<Lookup, DnsError> {
+        if let Some(words) = shortage(e) {
+            return Err(DnsError::Shortage(words));
+        }
+        let no_aaaa = e.proto().is_some_and(|p| {
+            matches!(p.kind(), ProtoErrorKind::NoRecordsFound { query, .. }
+                if query.query_type() == RecordType::AAAA)
+        });
+        if no_aaaa {
+            match self.resolver.ipv4_lookup(name).await {
+                Ok(v4) => return Ok(v4.as_lookup().clone()),
+                Err(v4) => {
+                    if let Some(words) = shortage(&v4) {
+                        return Err(DnsError::Shortage(words));
+                    }
+                }
+            }
+        }
+        Err(DnsError::Lookup(e.to_string()))
+    }
+
     /// Keeps the answer for the archive unless this host's last archived one still holds.
-    fn note_answer(&self, host: &str, lookup: &hickory_resolver::lookup_ip::LookupIp) {
+    fn note_answer(&self, host: &str, lookup: &Lookup) {
         let now = Instant::now();
         {
             let mut archived = self.archived.lock().unwrap_or_else(PoisonError::into_inner);
@@ -139,7 +174,6 @@ impl Dns {
             archived.insert(host.to_owned(), lookup.valid_until());
         }
         let records = lookup
-            .as_lookup()
             .records()
             .iter()
             .filter_map(|r| {
@@ -165,12 +199,27 @@ impl Dns {
     }
 }
 
+/// The machine's own shortage behind a failed lookup, in words, if that is what it was: the query's socket
+/// could not be made (too many open files, no buffer space, out of memory).
+fn shortage(e: &ResolveError) -> Option<String> {
+    match e.proto()?.kind() {
+        ProtoErrorKind::Io(io) if super::descriptors::is_shortage(io) => {
+            Some(super::descriptors::shortage_words(io))
+        }
+        _ => None,
+    }
+}
+
 /// Why a host has no address to connect to.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub(crate) enum DnsError {
     /// The resolver's own message (no such name, server failure, timeout).
     #[error("{0}")]
     Lookup(String),
+    /// The query's socket could not be made for want of the machine's resources (the words say which):
+    /// trawl's shortage, not the host's failure.
+    #[error("{0}")]
+    Shortage(String),
     /// The name resolved to no address.
     #[error("no address for {0}")]
     NoAddress(String),

@@ -120,6 +120,15 @@ impl<C> IdlePool<C> {
         }
     }
 
+    /// Closes every idle connection: trawl is short of descriptors (or memory), and a socket kept for a
+    /// host's next fetch must not hold back the fetch waiting for one now. Without this, a crawl whose
+    /// idle sockets filled its open-files limit stalled: nothing could connect, so nothing finished and
+    /// put a connection back, which is when the pool closes its stale ones.
+    pub(super) fn clear(&mut self) {
+        self.conns.clear();
+        self.count = 0;
+    }
+
     /// Idle connections held.
     #[cfg(test)]
     fn len(&self) -> usize {
@@ -159,6 +168,19 @@ mod tests {
         let at = t0 + IDLE_KEEP + Duration::from_millis(2000 + u64::from(last));
         assert_eq!(pool.take(&format!("h{last}"), at, open), Some(last));
         assert_eq!(pool.take("h0", at, open), None, "the oldest went first");
+    }
+
+    #[test]
+    fn a_shortage_closes_every_idle_connection() {
+        let mut pool = IdlePool::new(16);
+        let now = Instant::now();
+        for key in ["a", "b", "c"] {
+            pool.put(key.into(), (), now, |_| true);
+        }
+        assert_eq!(pool.len(), 3);
+        pool.clear();
+        assert_eq!(pool.len(), 0);
+        assert!(pool.take("a", now, |_| true).is_none());
     }
 
     #[test]

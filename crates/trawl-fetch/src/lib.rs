@@ -49,7 +49,7 @@ use tokio::{
 use url::Url;
 
 use self::{
-    dns::Dns,
+    dns::{Dns, DnsError},
     recorder::{Recorder, TapHandle},
 };
 use trawl_config::annotation::{Refusal, Truncation};
@@ -457,7 +457,15 @@ impl Fetcher {
                 }
                 (ip, Ok(resp.0))
             }
-            Err(((e, ip), _)) => (ip, Err(e)),
+            Err(((e, ip), _)) => {
+                if matches!(e, FetchError::Local(_)) {
+                    self.idle
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .clear();
+                }
+                (ip, Err(e))
+            }
         };
         Fetched {
             started,
@@ -849,6 +857,7 @@ impl Fetcher {
         // The origin's address is looked up and judged here even through a proxy: the policy is the origin's.
         let ip = match timeout(wait(), self.dns.resolve(url)).await {
             Err(_) => return Err((FetchError::Dns("timed out".into()), None)),
+            Ok(Err(DnsError::Shortage(words))) => return Err((FetchError::Local(words), None)),
             Ok(Err(e)) => return Err((FetchError::Dns(e.to_string()), None)),
             Ok(Ok(ip)) => ip,
         };

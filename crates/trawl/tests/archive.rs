@@ -842,51 +842,6 @@ async fn conditional_recrawl_archives_304s_as_revisits() {
     assert!(revisit.block.starts_with(b"HTTP/1.1 304"));
 }
 
-/// A name server on 127.0.0.1 answering every A question with 127.0.0.1 (TTL 300), counting the questions.
-async fn dns_server() -> (SocketAddr, Arc<Mutex<usize>>) {
-    use hickory_proto::{
-        op::{Message, MessageType, ResponseCode},
-        rr::{RData, Record, rdata::A},
-    };
-    let socket = tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
-    let addr = socket.local_addr().unwrap();
-    let asked = Arc::new(Mutex::new(0));
-    let count = asked.clone();
-    tokio::spawn(async move {
-        let mut buf = [0u8; 1500];
-        loop {
-            let Ok((n, from)) = socket.recv_from(&mut buf).await else {
-                return;
-            };
-            let Ok(query) = Message::from_vec(&buf[..n]) else {
-                continue;
-            };
-            *count.lock().unwrap() += 1;
-            let mut reply = Message::new();
-            reply
-                .set_id(query.id())
-                .set_message_type(MessageType::Response)
-                .set_recursion_desired(true)
-                .set_recursion_available(true)
-                .set_response_code(ResponseCode::NoError);
-            for q in query.queries() {
-                reply.add_query(q.clone());
-                if q.query_type() == hickory_proto::rr::RecordType::A {
-                    reply.add_answer(Record::from_rdata(
-                        q.name().clone(),
-                        300,
-                        RData::A(A::new(127, 0, 0, 1)),
-                    ));
-                }
-            }
-            if let Ok(bytes) = reply.to_vec() {
-                let _ = socket.send_to(&bytes, from).await;
-            }
-        }
-    });
-    (addr, asked)
-}
-
 /// A host name looked up through the configured name server is archived as a `dns:` response record
 /// (`text/dns`, the answers in zone-file form), once per TTL, with its crawl.log line naming a fetch of that
 /// host as the one that asked (two hosts crawled at once: each lookup stays with its own host's fetch).
@@ -894,7 +849,7 @@ async fn dns_server() -> (SocketAddr, Arc<Mutex<usize>>) {
 async fn dns_lookups_are_archived_once_per_ttl() {
     let files: Files = Arc::new(Mutex::new(site(1)));
     let addr = serve(files).await;
-    let (dns, _asked) = dns_server().await;
+    let (dns, _asked) = common::dns_server().await;
     let dir = tempfile::tempdir().unwrap();
     let seed = format!("http://site.trawl.test:{}/", addr.port());
     let job = dir.path().join("job");

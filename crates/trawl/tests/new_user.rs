@@ -240,6 +240,65 @@ fn a_crawl_short_of_open_files_puts_uris_back_and_loses_none() {
     assert_eq!(responses, 82, "81 pages and the robots.txt");
 }
 
+// See: stop 58's note (a DNS query that could not get its socket was the host's `-6`, the page lost), and
+// what this test found on the way: idle keep-alive sockets that filled the limit stalled the crawl for good.
+#[test]
+fn a_crawl_short_of_open_files_for_its_dns_queries_loses_no_host() {
+    use axum::routing::get;
+    let hosts = 30;
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (addr, dns) = rt.block_on(async {
+        // Every host answers from here; the first links to the rest, so that the WARC file and the stores
+        // are open before the lookups crowd in.
+        let port = std::sync::Arc::new(std::sync::OnceLock::new());
+        let index = {
+            let port = port.clone();
+            move || async move {
+                let port: u16 = *port.get().unwrap();
+                let links: String = (0..hosts)
+                    .map(|i| format!("<a href=\"http://h{i}.trawl.test:{port}/\">{i}</a>"))
+                    .collect();
+                axum::response::Html(format!("<html><body>{links}</body></html>"))
+            }
+        };
+        let app = axum::Router::new().route("/", get(index));
+        let addr = common::listen(app).await;
+        port.set(addr.port()).unwrap();
+        (addr, common::dns_server().await.0)
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = trawl::selftest::config();
+    config.fetch.dns_servers = vec![dns];
+    // Names looked up are not this machine's to the placeholder's check: a contact is needed.
+    config.fetch.user_agent = "trawl-test/1.0 (+http://127.0.0.1/bot)".into();
+    config.scope.surt_prefixes = vec!["trawl.test".into()];
+    config.fetch.allow_addresses = vec!["127.0.0.0/8".parse().unwrap()];
+    config.fetch.max_connections = 16;
+    config.fetch.timeout_ms = 30_000;
+    config.fetch.connect_timeout_ms = 30_000;
+    config.fetch.header_timeout_ms = 30_000;
+    // No retries: a lookup that failed for want of descriptors would be a host lost at once.
+    config.frontier.max_retries = 0;
+    let cfg = dir.path().join("crawl.toml");
+    std::fs::write(&cfg, config.to_toml()).unwrap();
+    let job = dir.path().join("dns");
+    let seed = format!("http://first.trawl.test:{}/", addr.port());
+    let (code, err) = trawl_limited("-n 28", &["crawl", "-c", s(&cfg), "--job", s(&job), &seed]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("too many open files"),
+        "the crawl never ran short: {err}"
+    );
+    let log = common::crawl_log(&job);
+    let failed: Vec<_> = log.iter().filter(|l| l.status < 0).collect();
+    assert!(failed.is_empty(), "{failed:#?}");
+    let pages = log
+        .iter()
+        .filter(|l| l.status == 200 && l.uri.ends_with(&format!(":{}/", addr.port())))
+        .count();
+    assert_eq!(pages, hosts + 1, "{log:#?}");
+}
+
 // See: xt8 F8 (under `ulimit -f` SIGXFSZ killed trawl without a word).
 #[test]
 fn a_file_size_limit_fails_the_crawl_with_a_message_naming_the_file() {

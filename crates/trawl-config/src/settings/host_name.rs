@@ -3,9 +3,29 @@
 //! wildcard in `on_hosts`) is refused with the entry to write instead, so that no entry silently matches
 //! nothing.
 
+/// An `on_hosts` or `on_domains` entry that can never equal a URL's host, and the entry to write instead.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum NotAHost {
+    /// A URL: its host is what to write, when it has one.
+    #[error("{text:?} is a URL, not a host name: write {}", .host.as_ref().map_or("the host alone".to_string(), |h| format!("{h:?}")))]
+    Url { text: String, host: Option<String> },
+    /// A wildcard in `on_hosts`: the domain rule covers subdomains.
+    #[error(
+        "{text:?}: on_hosts takes exact host names, without wildcards; for {domain:?} and all its \
+         subdomains use the rule on_domains with {domain:?}"
+    )]
+    Wildcard { text: String, domain: String },
+    /// A port: hosts match whatever the port.
+    #[error("{text:?} has a port: host names match URLs whatever their port; write {name:?}")]
+    Port { text: String, name: String },
+    /// Anything else no host can be.
+    #[error("{0:?} is not a host name (write example.org, or an IP address)")]
+    Other(String),
+}
+
 /// The host `text` names, as `url` writes hosts; for `on_domains` (`domain`) a leading `.` or `*.` is dropped
 /// (a domain covers its subdomains already). The error says what to write.
-pub(crate) fn host_entry(text: &str, domain: bool) -> Result<String, String> {
+pub(crate) fn host_entry(text: &str, domain: bool) -> Result<String, NotAHost> {
     let t = text.trim();
     let t = if domain {
         t.strip_prefix("*.")
@@ -18,27 +38,28 @@ pub(crate) fn host_entry(text: &str, domain: bool) -> Result<String, String> {
         let host = url::Url::parse(t)
             .ok()
             .and_then(|u| u.host_str().map(str::to_owned));
-        return Err(match host {
-            Some(h) => format!("{text:?} is a URL, not a host name: write {h:?}"),
-            None => format!("{text:?} is a URL, not a host name: write the host alone"),
+        return Err(NotAHost::Url {
+            text: text.to_string(),
+            host,
         });
     }
     if let Some(rest) = t.strip_prefix("*.") {
-        return Err(format!(
-            "{text:?}: on_hosts takes exact host names, without wildcards; for {rest:?} and all its \
-             subdomains use the rule on_domains with {rest:?}"
-        ));
+        return Err(NotAHost::Wildcard {
+            text: text.to_string(),
+            domain: rest.to_string(),
+        });
     }
     if !t.starts_with('[')
         && let Some((name, port)) = t.rsplit_once(':')
         && !port.is_empty()
         && port.bytes().all(|b| b.is_ascii_digit())
     {
-        return Err(format!(
-            "{text:?} has a port: host names match URLs whatever their port; write {name:?}"
-        ));
+        return Err(NotAHost::Port {
+            text: text.to_string(),
+            name: name.to_string(),
+        });
     }
-    let bad = || format!("{text:?} is not a host name (write example.org, or an IP address)");
+    let bad = || NotAHost::Other(text.to_string());
     if t.is_empty() || t.contains(['/', '@', '?', '#', '\\', '*', ' ']) {
         return Err(bad());
     }
@@ -76,7 +97,7 @@ mod tests {
             ("", false, "is not a host name"),
         ] {
             let e = host_entry(entry, domain).unwrap_err();
-            assert!(e.contains(says), "{entry}: {e}");
+            assert!(e.to_string().contains(says), "{entry}: {e}");
         }
     }
 }

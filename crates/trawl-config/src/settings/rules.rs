@@ -301,7 +301,7 @@ fn prefixes(
     for (i, p) in spec.prefixes.iter().enumerate() {
         match super::seed_list::prefix_value(p) {
             Ok(prefix) => out.push(prefix),
-            Err(message) => problems.push((format!("prefixes[{i}]"), message)),
+            Err(message) => problems.push((format!("prefixes[{i}]"), message.to_string())),
         }
     }
     for (i, file) in spec.files.iter().enumerate() {
@@ -352,7 +352,7 @@ fn host_entries(
     for (i, e) in entries.iter().enumerate() {
         match super::host_name::host_entry(e, domain) {
             Ok(host) => out.push(host),
-            Err(message) => problems.push((format!("{key}[{i}]"), message)),
+            Err(message) => problems.push((format!("{key}[{i}]"), message.to_string())),
         }
     }
     out

@@ -86,14 +86,23 @@ pub fn is_placeholder(seed: &str) -> bool {
 /// `surt_prefixes`) names, read as a `surtsSource` line is ([`directive_prefix`]): a value in SURT form (with
 /// `(`) as written, a URL or host converted (`example.org` is the whole domain, `http://example.org/` the
 /// host). The error says what to write.
-pub fn prefix_value(text: &str) -> Result<SurtPrefix, String> {
+pub fn prefix_value(text: &str) -> Result<SurtPrefix, NotAPrefix> {
     let text = text.trim();
-    directive_prefix(text.strip_prefix('+').unwrap_or(text)).map_err(|e| {
-        format!(
-            "{text:?} is neither a SURT prefix nor a URL or host ({e}); write a host (example.org), a URL \
-             (http://example.org/dir/) or a SURT prefix (http://(org,example,)"
-        )
+    directive_prefix(text.strip_prefix('+').unwrap_or(text)).map_err(|source| NotAPrefix {
+        text: text.to_string(),
+        source,
     })
+}
+
+/// A config value that names no SURT prefix, and what to write instead.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{text:?} is neither a SURT prefix nor a URL or host ({source}); write a host (example.org), a URL \
+     (http://example.org/dir/) or a SURT prefix (http://(org,example,)"
+)]
+pub struct NotAPrefix {
+    text: String,
+    source: trawl_url::Error,
 }
 
 /// The SURT prefix a `+`/`-` line names: a literal SURT prefix when it holds `(`, else a URL or host read by

@@ -364,7 +364,7 @@ impl CrawlConfig {
         }
         for (i, p) in self.scope.surt_prefixes.iter().enumerate() {
             if let Err(message) = seed_list::prefix_value(p) {
-                out.push((format!("scope.surt_prefixes[{i}]"), message));
+                out.push((format!("scope.surt_prefixes[{i}]"), message.to_string()));
             }
         }
         let fc = &self.fetch;

@@ -246,7 +246,7 @@ fn untrusted(p: &Pipeline, uri: &CrawlUri, index: usize, reason: &str) {
         "not sent to {}: its TLS certificate failed validation ({reason})",
         uri.url.origin().ascii_serialization()
     );
-    if p.access.note_login(index, Err(why.clone())) {
+    if p.access.note_login(index, Some(why.clone())) {
         tracing::warn!(
             "credentials[{index}] {why}; the password goes only where the certificate is valid, unless the \
              credential sets allow_invalid_certificate = true"
@@ -263,12 +263,12 @@ fn note_answer(p: &Pipeline, uri: &CrawlUri, index: usize, fetched: &Fetched) {
                 "its answer was refused with a 401 at {}",
                 uri.url.origin().ascii_serialization()
             );
-            if p.access.note_login(index, Err(why.clone())) {
+            if p.access.note_login(index, Some(why.clone())) {
                 tracing::warn!("credentials[{index}]: {why}; check `user` and the password");
             }
         }
         Ok(_) => {
-            p.access.note_login(index, Ok(()));
+            p.access.note_login(index, None);
         }
         Err(_) => {}
     }

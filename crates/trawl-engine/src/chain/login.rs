@@ -81,7 +81,7 @@ pub(super) async fn ensure(
         s.logged_in = true;
         s.failures = 0;
         s.generation += 1;
-        p.access.note_login(index, Ok(()));
+        p.access.note_login(index, None);
     } else {
         s.logged_in = false;
         // A login that needs a browser, or refused to an unverified server, will not work by trying again.
@@ -90,7 +90,7 @@ pub(super) async fn ensure(
             _ => s.failures + 1,
         };
         p.access
-            .note_login(index, Err(attempt.outcome.sign.clone()));
+            .note_login(index, Some(attempt.outcome.sign.clone()));
         // Later URIs go on without a session; the same host is not posted to again unless a page shows it
         // lost one (and only up to the failure limit).
         if s.generation == 0 {

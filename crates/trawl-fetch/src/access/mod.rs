@@ -330,14 +330,14 @@ impl Access {
         self.credentials.get(index).map(|c| &c.spec)
     }
 
-    /// Records how a login of credential `index` went (`Err`: the sign of its failure): a credential that
-    /// logged in once stays [`LoginRecord::Worked`]. True when the record changed.
-    pub fn note_login(&self, index: usize, result: Result<(), String>) -> bool {
+    /// Records how a login of credential `index` went (`failed`: the sign of its failure, `None` when it
+    /// worked): a credential that logged in once stays [`LoginRecord::Worked`]. True when the record changed.
+    pub fn note_login(&self, index: usize, failed: Option<String>) -> bool {
         let mut logins = self.logins.lock().unwrap_or_else(|e| e.into_inner());
-        let new = match result {
-            Ok(()) => LoginRecord::Worked,
-            Err(_) if logins.get(&index) == Some(&LoginRecord::Worked) => return false,
-            Err(why) => LoginRecord::Failed(why),
+        let new = match failed {
+            None => LoginRecord::Worked,
+            Some(_) if logins.get(&index) == Some(&LoginRecord::Worked) => return false,
+            Some(why) => LoginRecord::Failed(why),
         };
         logins.insert(index, new.clone()) != Some(new)
     }
@@ -503,10 +503,10 @@ mod tests {
             "[[credentials]]\nkind = \"basic\"\ndomain = \"a.org\"\nuser = \"u\"\npassword = \"p\"\n\
              [[credentials]]\nkind = \"basic\"\ndomain = \"b.org\"\nuser = \"u\"\npassword = \"p\"\n",
         );
-        assert!(a.note_login(0, Err("refused".into())));
-        assert!(!a.note_login(0, Err("refused".into())), "told once");
-        assert!(a.note_login(1, Ok(())));
-        assert!(!a.note_login(1, Err("later".into())), "it did log in");
+        assert!(a.note_login(0, Some("refused".into())));
+        assert!(!a.note_login(0, Some("refused".into())), "told once");
+        assert!(a.note_login(1, None));
+        assert!(!a.note_login(1, Some("later".into())), "it did log in");
         assert_eq!(a.failed_logins(), [(0, "refused".to_string())]);
         a.overturn_login(1, "found wrong".into());
         assert_eq!(a.failed_logins().len(), 2);

@@ -82,10 +82,37 @@ fn timed(conn: &redis::Connection) -> RedisResult<()> {
     conn.set_write_timeout(Some(REPLY_TIMEOUT))
 }
 
+/// `rest` (a URL after its `scheme://`) split where its authority ends: at the first `/` after its last
+/// `@`, so a password holding a `/` (which it should not: `%2F`) is still taken for the user part, and
+/// hidden, not for the path.
+fn split_authority(rest: &str) -> (&str, &str) {
+    let from = rest.rfind('@').unwrap_or(0);
+    rest.split_at(rest[from..].find('/').map_or(rest.len(), |at| from + at))
+}
+
+/// `url` without the password of its user part (`redis://:secret@host` -> `redis://:PASSWORD@host`): the
+/// marker, the hints made from it and every message naming the Redis are not where a secret belongs.
+pub fn without_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let (authority, tail) = split_authority(rest);
+    match authority.rsplit_once('@') {
+        Some((user, hosts)) => {
+            let user = match user.split_once(':') {
+                Some((name, _)) => format!("{name}:PASSWORD"),
+                None => user.to_string(),
+            };
+            format!("{scheme}://{user}@{hosts}{tail}")
+        }
+        None => url.to_string(),
+    }
+}
+
 fn sentinel(url: &str, rest: &str) -> Result<Target, SharedError> {
     // A sentinel's user part (`:secret@`) is not for messages: the address is shown by its sentinels'
     // `HOST:PORT`s only.
-    let authority = &rest[..rest.find('/').unwrap_or(rest.len())];
+    let (authority, _) = split_authority(rest);
     let hosts_only: Vec<&str> = authority
         .split(',')
         .map(|h| h.rsplit('@').next().unwrap_or(h))
@@ -110,7 +137,8 @@ fn sentinel(url: &str, rest: &str) -> Result<Target, SharedError> {
         None => 0,
     };
     let sentinels: Vec<&str> = hosts.split(',').collect();
-    let sentinels = Sentinels::new(&sentinels, service, db).map_err(|why| bad(&why))?;
+    let sentinels =
+        Sentinels::new(&sentinels, service, db).map_err(|why| bad(&why.to_string()))?;
     Ok(Target::Sentinel(sentinels))
 }
 

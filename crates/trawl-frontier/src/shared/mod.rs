@@ -21,6 +21,7 @@ use std::{collections::HashMap, marker::PhantomData, time::Duration};
 use redis::{Script, Value};
 
 use self::connect::{Conn, Target};
+pub use self::connect::without_password;
 pub use self::error::SharedError;
 
 use crate::{Item, Scheduled};

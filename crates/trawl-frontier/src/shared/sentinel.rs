@@ -12,6 +12,56 @@ use redis::{ConnectionAddr, IntoConnectionInfo, RedisConnectionInfo, RedisResult
 /// before the next sentinel is asked: a sentinel answers from memory, in well under a millisecond.
 pub(crate) const SENTINEL_TIMEOUT: Duration = Duration::from_secs(3);
 
+/// Why one sentinel named no usable primary.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SentinelError {
+    /// Its address cannot be read.
+    #[error("the sentinel {shown:?} is not HOST:PORT ({source})")]
+    Address {
+        shown: String,
+        source: redis::RedisError,
+    },
+    /// It (or the primary it named) took the connection or the question and did not answer in time.
+    #[error("did not answer within {} s", SENTINEL_TIMEOUT.as_secs())]
+    Silent,
+    /// It (or the primary it named) could not be reached.
+    #[error("cannot be reached ({0})")]
+    Unreachable(redis::RedisError),
+    /// It (or the primary it named) answered a question with an error.
+    #[error("answered with an error ({0})")]
+    Refused(redis::RedisError),
+    /// It watches no service of that name: the URL's `SERVICE` is not the name in the sentinels' own
+    /// `sentinel monitor` lines.
+    #[error("knows no service {0:?}")]
+    NoService(String),
+    /// The primary it named could not be used.
+    #[error("names {at}, which {why}")]
+    Named { at: String, why: Box<SentinelError> },
+    /// The address it named is not a primary now.
+    #[error("names {0}, which is not a primary (a failover under way?)")]
+    NotPrimary(String),
+}
+
+impl SentinelError {
+    /// A failure to connect or to get an answer, in words: no answer in time, or what went wrong.
+    fn connecting(e: redis::RedisError) -> Self {
+        if e.is_timeout() {
+            SentinelError::Silent
+        } else {
+            SentinelError::Unreachable(e)
+        }
+    }
+
+    /// A failed question, in words.
+    fn asking(e: redis::RedisError) -> Self {
+        if e.is_timeout() {
+            SentinelError::Silent
+        } else {
+            SentinelError::Refused(e)
+        }
+    }
+}
+
 /// The sentinels of one service, asked in turn.
 pub(crate) struct Sentinels {
     /// Each sentinel's client, with its name as messages show it (`HOST:PORT`); the one that answered last
@@ -24,17 +74,17 @@ pub(crate) struct Sentinels {
 impl Sentinels {
     /// The sentinels at `hosts` (`HOST:PORT`, each maybe with `USER:PASSWORD@`) watching `service`, whose
     /// primary is used with database `db`; or which one cannot be read, and why (its password left out).
-    pub(crate) fn new(hosts: &[&str], service: &str, db: i64) -> Result<Sentinels, String> {
+    pub(crate) fn new(hosts: &[&str], service: &str, db: i64) -> Result<Sentinels, SentinelError> {
         let order = hosts
             .iter()
             .map(|h| {
                 let shown = h.rsplit('@').next().unwrap_or(h).to_string();
                 match redis::Client::open(format!("redis://{h}")) {
                     Ok(client) => Ok((shown, client)),
-                    Err(e) => Err(format!("the sentinel {shown:?} is not HOST:PORT ({e})")),
+                    Err(source) => Err(SentinelError::Address { shown, source }),
                 }
             })
-            .collect::<Result<_, String>>()?;
+            .collect::<Result<_, _>>()?;
         Ok(Sentinels {
             order: Mutex::new(order),
             service: service.to_string(),
@@ -43,10 +93,13 @@ impl Sentinels {
     }
 
     /// A connection to the primary the first sentinel that answers names; each one that does not is said
-    /// (a warning naming it and why), and with none left the error names them all.
+    /// (a warning naming it and why), and with none left the error names them all. The error is a timeout,
+    /// which the crawl waits out, unless every sentinel answered that it knows no such service: that is the
+    /// URL's mistake, and no wait mends it.
     pub(crate) fn primary(&self) -> RedisResult<redis::Connection> {
         let sentinels = self.lock().clone();
         let mut failed = Vec::new();
+        let mut unknown = 0;
         for (i, (shown, sentinel)) in sentinels.iter().enumerate() {
             match self.ask(sentinel) {
                 Ok(conn) => {
@@ -66,19 +119,24 @@ impl Sentinels {
                         ""
                     };
                     tracing::warn!("sentinel {shown}: {why}{next}");
+                    unknown += usize::from(matches!(why, SentinelError::NoService(_)));
                     failed.push(format!("sentinel {shown}: {why}"));
                 }
             }
         }
-        Err(std::io::Error::new(
-            std::io::ErrorKind::TimedOut,
-            format!(
-                "no sentinel named a primary for {:?} ({})",
-                self.service,
-                failed.join("; ")
-            ),
-        )
-        .into())
+        let detail = format!(
+            "no sentinel named a primary for {:?} ({})",
+            self.service,
+            failed.join("; ")
+        );
+        if unknown == sentinels.len() {
+            return Err(redis::RedisError::from((
+                redis::ErrorKind::MasterNameNotFoundBySentinel,
+                "no sentinel knows the service: write the name of their `sentinel monitor` lines in the URL",
+                detail,
+            )));
+        }
+        Err(std::io::Error::new(std::io::ErrorKind::TimedOut, detail).into())
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(String, redis::Client)>> {
@@ -87,29 +145,33 @@ impl Sentinels {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Asks `sentinel` for the service's primary and connects to it, each step under [`SENTINEL_TIMEOUT`];
-    /// why not, in words, when it fails.
-    fn ask(&self, sentinel: &redis::Client) -> Result<redis::Connection, String> {
-        let mut conn = timed(sentinel).map_err(|e| unreachable(&e))?;
+    /// Asks `sentinel` for the service's primary and connects to it, each step under [`SENTINEL_TIMEOUT`].
+    fn ask(&self, sentinel: &redis::Client) -> Result<redis::Connection, SentinelError> {
+        let mut conn = timed(sentinel).map_err(SentinelError::connecting)?;
         let named: Option<(String, u16)> = redis::cmd("SENTINEL")
             .arg("get-master-addr-by-name")
             .arg(&self.service)
             .query(&mut conn)
-            .map_err(|e| silent(&e))?;
-        let (host, port) = named.ok_or_else(|| format!("knows no service {:?}", self.service))?;
-        let info = ConnectionAddr::Tcp(host.clone(), port)
+            .map_err(SentinelError::asking)?;
+        let (host, port) = named.ok_or_else(|| SentinelError::NoService(self.service.clone()))?;
+        let at = format!("{host}:{port}");
+        let named = |why| SentinelError::Named {
+            at: at.clone(),
+            why: Box::new(why),
+        };
+        let info = ConnectionAddr::Tcp(host, port)
             .into_connection_info()
-            .map_err(|e| e.to_string())?
-            .set_redis_settings(RedisConnectionInfo::default().set_db(self.db));
-        let client = redis::Client::open(info).map_err(|e| e.to_string())?;
-        let mut primary = timed(&client)
-            .map_err(|e| format!("names {host}:{port}, which {}", unreachable(&e)))?;
+            .and_then(|info| {
+                redis::Client::open(
+                    info.set_redis_settings(RedisConnectionInfo::default().set_db(self.db)),
+                )
+            })
+            .map_err(|e| named(SentinelError::Refused(e)))?;
+        let mut primary = timed(&info).map_err(|e| named(SentinelError::connecting(e)))?;
         match redis::cmd("ROLE").query::<Role>(&mut primary) {
             Ok(Role::Primary { .. }) => Ok(primary),
-            Ok(_) => Err(format!(
-                "names {host}:{port}, which is not a primary (a failover under way?)"
-            )),
-            Err(e) => Err(format!("names {host}:{port}, which {}", silent(&e))),
+            Ok(_) => Err(SentinelError::NotPrimary(at)),
+            Err(e) => Err(named(SentinelError::asking(e))),
         }
     }
 }
@@ -120,22 +182,4 @@ fn timed(client: &redis::Client) -> RedisResult<redis::Connection> {
     conn.set_read_timeout(Some(SENTINEL_TIMEOUT))?;
     conn.set_write_timeout(Some(SENTINEL_TIMEOUT))?;
     Ok(conn)
-}
-
-/// Why a connection could not be made, in words.
-fn unreachable(e: &redis::RedisError) -> String {
-    if e.is_timeout() {
-        format!("did not answer within {} s", SENTINEL_TIMEOUT.as_secs())
-    } else {
-        format!("cannot be reached ({e})")
-    }
-}
-
-/// Why a query failed, in words: no answer within the timeout, or what was wrong.
-fn silent(e: &redis::RedisError) -> String {
-    if e.is_timeout() {
-        format!("did not answer within {} s", SENTINEL_TIMEOUT.as_secs())
-    } else {
-        format!("answered with an error ({e})")
-    }
 }

@@ -1104,3 +1104,61 @@ fn a_sentinel_address_that_is_not_host_port_is_named() {
         "{said}"
     );
 }
+
+/// A password in a Redis URL is named in no message: not when the URL is plain, and not when the password
+/// holds a `/`, which used to end the authority early and leave the whole URL, password and all, on show.
+#[test]
+fn a_password_in_the_url_is_not_kept() {
+    use super::without_password;
+    assert_eq!(
+        without_password("redis://:s3cret@10.0.0.1:6379/0"),
+        "redis://:PASSWORD@10.0.0.1:6379/0"
+    );
+    assert_eq!(
+        without_password("redis://me:s3cret@h:1/0"),
+        "redis://me:PASSWORD@h:1/0"
+    );
+    assert_eq!(without_password("redis://h:1/2"), "redis://h:1/2");
+    assert_eq!(
+        without_password("redis+sentinel://a:1,b:2/svc/0"),
+        "redis+sentinel://a:1,b:2/svc/0"
+    );
+    assert_eq!(
+        without_password("redis://:se/cr/et@h:1/0"),
+        "redis://:PASSWORD@h:1/0"
+    );
+    let url = "redis+sentinel://:se/cret@127.0.0.1:26379/trawl";
+    let said = connect::Target::open(url).err().map(|e| e.to_string());
+    assert!(
+        said.as_deref().is_none_or(|s| !s.contains("cret")),
+        "{said:?}"
+    );
+}
+
+/// Sentinels that answer, every one, that they know no service of the URL's name fail the connection at
+/// once, as a mistake in the URL that no wait mends (it used to be retried as "unreachable" for ever).
+#[test]
+fn sentinels_that_know_no_such_service_fail_at_once() {
+    let server = RedisServer::start();
+    let primary: u16 = server
+        .url
+        .trim_start_matches("redis://127.0.0.1:")
+        .trim_end_matches("/0")
+        .parse()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let mut sentinel = sentinel_process(dir.path(), port, primary);
+    let url = format!("redis+sentinel://127.0.0.1:{port}/no-such-service/0");
+    let e = SharedFrontier::<String>::connect(&url, "t", "w", Duration::from_secs(30), 0)
+        .err()
+        .expect("no primary");
+    let said = e.to_string();
+    assert!(!e.is_transient(), "{said}");
+    assert!(
+        said.contains("knows no service \"no-such-service\"") && said.contains("sentinel monitor"),
+        "{said}"
+    );
+    let _ = sentinel.kill();
+    let _ = sentinel.wait();
+}

@@ -358,6 +358,51 @@ pub async fn listen_silent_at_first() -> (SocketAddr, std::sync::Arc<std::sync::
     (listen(app).await, asked)
 }
 
+/// A name server on 127.0.0.1 answering every A question with 127.0.0.1 (TTL 300), counting the questions.
+pub async fn dns_server() -> (SocketAddr, std::sync::Arc<std::sync::Mutex<usize>>) {
+    use hickory_proto::{
+        op::{Message, MessageType, ResponseCode},
+        rr::{RData, Record, rdata::A},
+    };
+    let socket = tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    let addr = socket.local_addr().unwrap();
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(0));
+    let count = asked.clone();
+    tokio::spawn(async move {
+        let mut buf = [0u8; 1500];
+        loop {
+            let Ok((n, from)) = socket.recv_from(&mut buf).await else {
+                return;
+            };
+            let Ok(query) = Message::from_vec(&buf[..n]) else {
+                continue;
+            };
+            *count.lock().unwrap() += 1;
+            let mut reply = Message::new();
+            reply
+                .set_id(query.id())
+                .set_message_type(MessageType::Response)
+                .set_recursion_desired(true)
+                .set_recursion_available(true)
+                .set_response_code(ResponseCode::NoError);
+            for q in query.queries() {
+                reply.add_query(q.clone());
+                if q.query_type() == hickory_proto::rr::RecordType::A {
+                    reply.add_answer(Record::from_rdata(
+                        q.name().clone(),
+                        300,
+                        RData::A(A::new(127, 0, 0, 1)),
+                    ));
+                }
+            }
+            if let Ok(bytes) = reply.to_vec() {
+                let _ = socket.send_to(&bytes, from).await;
+            }
+        }
+    });
+    (addr, asked)
+}
+
 /// Writes `text` to `path`; the path.
 pub fn write(path: &Path, text: &str) -> PathBuf {
     std::fs::write(path, text).unwrap();
