@@ -9,11 +9,10 @@ use std::{
 
 use chrono::{DateTime, Utc};
 use hickory_resolver::{
-    TokioResolver,
+    ResolveError, TokioResolver,
     config::{NameServerConfig, ResolverConfig, ResolverOpts},
-    name_server::TokioConnectionProvider,
-    ResolveError,
     lookup::Lookup,
+    name_server::TokioConnectionProvider,
     proto::{
         ProtoErrorKind,
         rr::{RData, RecordType},

@@ -137,8 +137,7 @@ fn sentinel(url: &str, rest: &str) -> Result<Target, SharedError> {
         None => 0,
     };
     let sentinels: Vec<&str> = hosts.split(',').collect();
-    let sentinels =
-        Sentinels::new(&sentinels, service, db).map_err(|why| bad(&why.to_string()))?;
+    let sentinels = Sentinels::new(&sentinels, service, db).map_err(|why| bad(&why.to_string()))?;
     Ok(Target::Sentinel(sentinels))
 }
 

@@ -20,8 +20,8 @@ use std::{collections::HashMap, marker::PhantomData, time::Duration};
 
 use redis::{Script, Value};
 
-use self::connect::{Conn, Target};
 pub use self::connect::without_password;
+use self::connect::{Conn, Target};
 pub use self::error::SharedError;
 
 use crate::{Item, Scheduled};
