@@ -2,13 +2,19 @@
 //! built-in behaviours (scroll, lazy images and their `srcset` candidates) and link collection over every
 //! frame. Each is an expression evaluated by DevTools; the results are JSON values.
 
-/// Run before any of the page's own scripts: dialogs answer at once, new windows and printing do nothing.
+/// Run before any of the page's own scripts, in every frame: dialogs answer at once, new windows and printing do
+/// nothing, and there is no WebRTC.
 pub(crate) const QUIET_PAGE: &str = r#"(() => {
   window.alert = () => {};
   window.confirm = () => true;
   window.prompt = () => null;
   window.print = () => {};
   window.open = () => null;
+  // WebRTC sends its STUN and TURN datagrams itself, not through the page's proxy: a page could make the
+  // crawler send UDP anywhere, around the address policy, the scope and robots.txt (xt9b F1).
+  for (const name of ["RTCPeerConnection", "webkitRTCPeerConnection", "RTCIceTransport"]) {
+    Object.defineProperty(window, name, { value: undefined, writable: false, configurable: false });
+  }
 })()"#;
 
 /// The page's scroll height: the scroll behaviour stops when it no longer grows.

@@ -11,6 +11,21 @@ pub enum BrowserError {
         "no Chromium found: install it (`apt-get install chromium`) or set [browser] executable to its path"
     )]
     NoChromium,
+    /// `[browser] executable` names no executable file.
+    #[error(
+        "[browser] executable {}: no executable file there: install Chromium (`apt-get install chromium`) and set its path", .0.display()
+    )]
+    NotExecutable(PathBuf),
+    /// The executable runs but is not a Chromium (its `--version` names none).
+    #[error(
+        "[browser] executable {}: not a Chromium (`{} --version` {said}): set the path of Chromium or Chrome", .executable.display(), .executable.display()
+    )]
+    NotChromium {
+        /// The executable run.
+        executable: PathBuf,
+        /// What its `--version` printed, or why it could not run.
+        said: String,
+    },
     /// Chromium did not start, or its DevTools connection failed.
     #[error("Chromium ({}) did not start: {message}", executable.display())]
     Launch {
@@ -22,6 +37,16 @@ pub enum BrowserError {
     /// A DevTools command failed (the page or the browser may have crashed).
     #[error("browser: {0}")]
     Cdp(String),
+    /// A script trawl ran in the page threw: where, and what (the exception's first line).
+    #[error("the script threw at line {line}, column {column}: {what}")]
+    Script {
+        /// Its line, from 1.
+        line: i64,
+        /// Its column, from 1.
+        column: i64,
+        /// The exception as a console shows it (`Error: message`).
+        what: String,
+    },
     /// The page's renderer crashed.
     #[error("the page crashed")]
     Crashed,

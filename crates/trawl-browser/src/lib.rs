@@ -17,11 +17,13 @@ mod behaviors;
 pub mod detect;
 mod error;
 mod memory;
+mod probe;
 mod proxy;
 mod session;
 
 pub use crate::{
     error::BrowserError,
-    proxy::{Answer, BrowserRequest, MAX_BODY, Upstream},
+    probe::chromium_version,
+    proxy::{Answer, BrowserRequest, Budget, MAX_BODY, Upstream},
     session::{Browser, PageLimits, Rendered, Restart},
 };

@@ -44,6 +44,35 @@ pub struct BrowserRequest {
     pub body: Vec<u8>,
     /// The declared length of a body over [`MAX_BODY`], which was not read (`body` is then empty).
     pub body_too_large: Option<usize>,
+    /// The page's byte budget, which the upstream checks when the request gets its host's turn and charges
+    /// with the answer before it lets the host's next request go.
+    pub budget: Budget,
+}
+
+/// A page's byte budget (`max_bytes_per_page`), shared by its requests. Checked when a request gets its
+/// turn, not only when it arrives: a page that asks for its files all at once (a gallery, `Promise.all`)
+/// had every one fetched before the first answer was counted (xt9b F2).
+#[derive(Debug, Clone)]
+pub struct Budget {
+    traffic: Arc<Traffic>,
+    max_bytes: u64,
+}
+
+impl Budget {
+    /// Whether the page has had its bytes: then the request is refused, and the page's line notes
+    /// `browser:maxBytes`.
+    pub fn spent(&self) -> bool {
+        let spent = self.traffic.bytes.load(Ordering::SeqCst) >= self.max_bytes;
+        if spent {
+            self.traffic.cap("maxBytes");
+        }
+        spent
+    }
+
+    /// Counts `bytes` of an answer against the budget.
+    pub fn charge(&self, bytes: usize) {
+        self.traffic.bytes.fetch_add(bytes as u64, Ordering::SeqCst);
+    }
 }
 
 /// What the browser gets for a request.
@@ -61,7 +90,8 @@ pub enum Answer {
     },
 }
 
-/// Answers the browser's requests: the crawl's side of the proxy.
+/// Answers the browser's requests: the crawl's side of the proxy. It charges each answer it gives to the
+/// request's [`Budget`] (the proxy charges only its own refusals).
 pub trait Upstream: Sync {
     /// The answer to one request of the page.
     fn exchange(&self, request: BrowserRequest) -> impl Future<Output = Answer> + Send;
@@ -73,6 +103,8 @@ pub(crate) struct Traffic {
     in_flight: AtomicUsize,
     last: Mutex<Instant>,
     requests: AtomicU32,
+    /// Requests let through to the upstream (`max_requests_per_page`), counted as they arrive.
+    admitted: AtomicU32,
     bytes: AtomicU64,
     /// Set when a request was refused for a cap: `maxRequests` or `maxBytes`.
     capped: Mutex<Option<&'static str>>,
@@ -84,6 +116,7 @@ impl Traffic {
             in_flight: AtomicUsize::new(0),
             last: Mutex::new(Instant::now()),
             requests: AtomicU32::new(0),
+            admitted: AtomicU32::new(0),
             bytes: AtomicU64::new(0),
             capped: Mutex::new(None),
         }
@@ -108,6 +141,11 @@ impl Traffic {
     /// Requests answered or refused so far.
     pub(crate) fn requests(&self) -> u32 {
         self.requests.load(Ordering::SeqCst)
+    }
+
+    /// Notes that a request was refused for `cap`.
+    fn cap(&self, cap: &'static str) {
+        *self.capped.lock().unwrap_or_else(PoisonError::into_inner) = Some(cap);
     }
 
     /// The cap a request was refused for, if any.
@@ -258,11 +296,8 @@ impl Proxy {
                         status: 501,
                         reason: "connection upgrades (WebSocket) are not captured".into(),
                     }
-                } else if let Some(cap) = self.over_cap() {
-                    *traffic
-                        .capped
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner) = Some(cap);
+                } else if let Some(cap) = self.admit() {
+                    traffic.cap(cap);
                     Answer::Refused {
                         status: 429,
                         reason: format!("the page's {cap} was reached"),
@@ -280,6 +315,10 @@ impl Proxy {
                             headers,
                             body,
                             body_too_large: too_large,
+                            budget: Budget {
+                                traffic: traffic.clone(),
+                                max_bytes: self.caps.max_bytes,
+                            },
                         })
                         .await
                 }
@@ -287,12 +326,16 @@ impl Proxy {
         };
         traffic.requests.fetch_add(1, Ordering::SeqCst);
         let bytes = match &answer {
+            // Charged by the upstream, at its host's turn.
             Answer::Response(raw) => for_browser(raw),
-            Answer::Refused { status, reason } => refusal(*status, reason),
+            Answer::Refused { status, reason } => {
+                let bytes = refusal(*status, reason);
+                traffic
+                    .bytes
+                    .fetch_add(bytes.len() as u64, Ordering::SeqCst);
+                bytes
+            }
         };
-        traffic
-            .bytes
-            .fetch_add(bytes.len() as u64, Ordering::SeqCst);
         let mut stream = reader.into_inner();
         let _ = stream.write_all(&bytes).await;
         let _ = stream.shutdown().await;
@@ -300,8 +343,10 @@ impl Proxy {
         traffic.touch();
     }
 
-    fn over_cap(&self) -> Option<&'static str> {
-        if self.traffic.requests.load(Ordering::SeqCst) >= self.caps.max_requests {
+    /// The cap that refuses a request arriving now, if any; else it is counted against
+    /// `max_requests_per_page` at once, so requests made together cannot all pass (xt9b F2).
+    fn admit(&self) -> Option<&'static str> {
+        if self.traffic.admitted.fetch_add(1, Ordering::SeqCst) >= self.caps.max_requests {
             Some("maxRequests")
         } else if self.traffic.bytes.load(Ordering::SeqCst) >= self.caps.max_bytes {
             Some("maxBytes")

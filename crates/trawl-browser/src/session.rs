@@ -275,18 +275,29 @@ async fn launch(executable: &Path, profile: &Path) -> Result<Running, BrowserErr
         .disable_https_first()
         .launch_timeout(Duration::from_secs(30))
         .request_timeout(Duration::from_secs(30))
+        // chromiumoxide puts the `--` before each switch itself: a switch written with its own `--` reached
+        // Chromium as `----switch` and was ignored.
         .args([
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--disable-default-apps",
-            "--ignore-certificate-errors",
-            "--disable-dev-shm-usage",
-            "--mute-audio",
+            "disable-gpu",
+            "disable-quic",
+            "no-first-run",
+            "disable-background-networking",
+            "disable-component-update",
+            "disable-sync",
+            "disable-default-apps",
+            "disable-dev-shm-usage",
+            "mute-audio",
+            // Not `ignore-certificate-errors`: the proxy's certificate is accepted over DevTools (below), and
+            // with that switch Chromium asks www.google.com for data of its own, through the page's proxy.
+            // Every frame of a page in the page's own process and target, so that what trawl installs in a
+            // page (QUIET_PAGE: dialogs answered, no WebRTC) holds in its cross-origin frames too (xt9b F1,
+            // F4); a crawler's pages share nothing a site isolation would protect.
+            "disable-site-isolation-trials",
         ])
+        // Added to chromiumoxide's one `disable-features` list (HTTPS-Upgrades off, above): a second
+        // `--disable-features` switch would replace the first.
+        .arg(("disable-features", "IsolateOrigins"))
+        .arg(("disable-features", "site-per-process"))
         .build()
         .map_err(launch_error)?;
     let (chrome, mut handler) = Chrome::launch(config)
@@ -318,8 +329,9 @@ async fn stop(mut old: Running) {
     old.handler.abort();
 }
 
-/// The certificate the proxy ends TLS with: made once, self-signed (the browser is started with
-/// `--ignore-certificate-errors`; what it connects to is the crawl's fetcher, which checks the real one).
+/// The certificate the proxy ends TLS with: made once, self-signed (chromiumoxide has the browser ignore
+/// certificate errors over DevTools, `Security.setIgnoreCertificateErrors`; what it connects to is the
+/// crawl's fetcher, which checks the real one).
 fn proxy_tls() -> Result<TlsAcceptor, BrowserError> {
     let bad = |e: &dyn std::fmt::Display| BrowserError::Certificate(e.to_string());
     let key =
@@ -749,7 +761,37 @@ async fn eval(page: &Page, expression: &str) -> Result<Option<serde_json::Value>
         .return_by_value(true)
         .build()
         .map_err(cdp)?;
-    let result = page.evaluate_expression(params).await.map_err(cdp)?;
+    let result = page
+        .evaluate_expression(params)
+        .await
+        .map_err(|e| match e {
+            // What the script threw, as a console says it, not DevTools' whole record of it (xt9b F10).
+            chromiumoxide::error::CdpError::JavascriptException(d) => BrowserError::Script {
+                // Where it was thrown (the top frame), else where DevTools says it surfaced.
+                line: d
+                    .stack_trace
+                    .as_ref()
+                    .and_then(|t| t.call_frames.first())
+                    .map_or(d.line_number, |f| f.line_number)
+                    + 1,
+                column: d
+                    .stack_trace
+                    .as_ref()
+                    .and_then(|t| t.call_frames.first())
+                    .map_or(d.column_number, |f| f.column_number)
+                    + 1,
+                what: d
+                    .exception
+                    .as_ref()
+                    .and_then(|e| e.description.as_deref())
+                    .unwrap_or(&d.text)
+                    .lines()
+                    .next()
+                    .unwrap_or_default()
+                    .to_owned(),
+            },
+            e => cdp(e),
+        })?;
     Ok(result.value().cloned())
 }
 

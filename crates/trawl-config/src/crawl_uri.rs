@@ -204,9 +204,12 @@ impl CrawlUri {
         matches!(self.kind, UriKind::Robots { .. }) || self.last_hop() == Some('P')
     }
 
-    /// Notes `annotation` for its crawl.log line.
+    /// Notes `annotation` for its crawl.log line, once: the line's annotations are a set (a rendered page's
+    /// links cut by the same cap as its HTML's noted `outlinksTrunc` twice, xt9b F9).
     pub fn annotate(&mut self, annotation: Annotation) {
-        self.annotations.push(annotation);
+        if !self.annotations.contains(&annotation) {
+            self.annotations.push(annotation);
+        }
     }
 }
 
@@ -467,6 +470,14 @@ mod tests {
         assert_eq!(origin("http://u:p@127.0.0.1:0/"), "http://127.0.0.1:0");
         assert_eq!(origin("http://[::1]:65535/"), "http://[::1]:65535");
         assert_eq!(origin("file:///tmp/x"), "file://:0");
+    }
+
+    #[test]
+    fn an_annotation_is_noted_once() {
+        let mut uri = CrawlUri::seed(Url::parse("http://a.org/").unwrap(), "http://a.org/".into());
+        uri.annotate(Annotation::OutlinksTruncated);
+        uri.annotate(Annotation::OutlinksTruncated);
+        assert_eq!(uri.annotations, [Annotation::OutlinksTruncated]);
     }
 
     #[test]

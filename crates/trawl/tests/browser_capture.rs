@@ -247,6 +247,43 @@ fn route(path: &str, outside: &str) -> Vec<u8> {
               <body><noscript>This application needs JavaScript.</noscript><div id=\"root\"></div></body></html>",
         ),
         "/app.js" => response("200 OK", "application/javascript", app_js(outside).as_bytes()),
+        "/burst" => response(
+            "200 OK",
+            html,
+            b"<html><body><script>for (let i = 0; i < 6; i++) fetch(\"/bigfile/\" + i);</script></body></html>",
+        ),
+        p if p.starts_with("/bigfile/") => response("200 OK", "application/octet-stream", &[b'x'; 100_000]),
+        "/alertframe" => response("200 OK", html, b"<html><body><script>alert(\"in a frame\");</script></body></html>"),
+        p if p.starts_with("/xframe?") => {
+            // /xframe?port=N&other=HOST:PORT: the WebRTC page and a dialog in frames of another origin, and a
+            // link the page adds once everything has loaded.
+            let (port, other) = p
+                .trim_start_matches("/xframe?port=")
+                .split_once("&other=")
+                .unwrap_or_default();
+            let page = format!(
+                "<html><body><iframe src=\"http://{other}/webrtc?port={port}\"></iframe>\
+                 <iframe src=\"http://{other}/alertframe\"></iframe><script>\
+                 addEventListener(\"load\", () => {{ const a = document.createElement(\"a\");\
+                 a.href = \"/after-load\"; a.textContent = \"after\"; document.body.appendChild(a); }});\
+                 </script></body></html>"
+            );
+            response("200 OK", html, page.as_bytes())
+        }
+        p if p.starts_with("/webrtc?port=") => {
+            let port = p.rsplit('=').next().unwrap_or_default();
+            let page = format!(
+                "<html><body><div id=\"out\"></div><script>\
+                 const servers = [{{urls: \"stun:127.0.0.1:{port}\"}},\
+                   {{urls: \"turn:127.0.0.1:{port}?transport=udp\", username: \"u\", credential: \"p\"}}];\
+                 const pc = new RTCPeerConnection({{iceServers: servers}});\
+                 pc.createDataChannel(\"x\");\
+                 pc.createOffer().then(o => pc.setLocalDescription(o));\
+                 document.getElementById(\"out\").textContent = \"offered\";\
+                 </script></body></html>"
+            );
+            response("200 OK", html, page.as_bytes())
+        }
         "/api/items" => gzip_chunked("application/json", b"[1, 2, 3, 4, 5]"),
         "/api/search" => response("200 OK", "application/json", b"[\"/found/1\", \"/found/2\"]"),
         p if p.starts_with("/api/feed?page=") => {
@@ -975,7 +1012,7 @@ async fn a_robots_txt_fetched_for_the_browser_that_fails_settles_its_origin() {
     );
 }
 
-/// A crawl that cannot start (its Chromium is not there) leaves no frontier behind, so the same
+/// A crawl that cannot start (its Chromium is not there, or is not a Chromium) leaves no frontier behind, so the same
 /// `trawl crawl --job` runs once the config is fixed, instead of "already holds a crawl".
 #[test]
 fn a_crawl_that_cannot_start_can_be_run_again() {
@@ -1001,7 +1038,17 @@ fn a_crawl_that_cannot_start_can_be_run_again() {
     ));
     let err = String::from_utf8_lossy(&failed.stderr);
     assert!(
-        !failed.status.success() && err.contains("Chromium"),
+        !failed.status.success() && err.contains("/nonexistent/chromium: no executable file there"),
+        "{err}"
+    );
+    // A program that runs but is no Chromium is refused too, before the frontier is made (xt9b F6: the
+    // crawl ran to its end, every page `browser:failed`).
+    let failed = run(&format!(
+        "{quick}[browser]\nmode = \"all\"\nexecutable = \"/bin/true\"\n"
+    ));
+    let err = String::from_utf8_lossy(&failed.stderr);
+    assert!(
+        !failed.status.success() && err.contains("/bin/true: not a Chromium"),
         "{err}"
     );
     // It runs to its end (the seed, port 9, refuses the connection: nothing else is asked of it).
@@ -1346,4 +1393,151 @@ async fn links_in_shadow_roots_are_collected() {
         let line = format!("outlink: http://{addr}{path} L browser/a/@href");
         assert!(rendered[0].contains(&line), "{line}: {}", rendered[0]);
     }
+}
+
+/// A page cannot send UDP through WebRTC (a STUN or TURN server it names): such datagrams would go around
+/// the page's proxy, and so around the address policy, the scope and robots.txt, with no line and no record
+/// (xt9b F1).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_cannot_send_udp_through_webrtc() {
+    if chromium().is_none() {
+        return;
+    }
+    let udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let port = udp.local_addr().unwrap().port();
+    let addr = serve("127.0.0.1", Shared::default(), String::new()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let page = format!("http://{addr}/webrtc?port={port}");
+    let job = crawl(
+        dir.path(),
+        &format!(
+            "[seeds]\nurls = [\"{page}\"]\n\n[scope]\nmax_hops = 0\n\n\
+             [browser]\nmode = \"all\"\npage_timeout_ms = 8000\nidle_ms = 1500\n"
+        ),
+    )
+    .await;
+    let log = common::crawl_log(&job);
+    let notes = common::log_line(&log, &page).annotations.join(",");
+    assert!(notes.contains("browser:rendered"), "{notes}");
+    // The same from frames of another origin, where a dialog must not hold the page either (xt9b F4).
+    let other = serve("127.0.0.2", Shared::default(), String::new()).await;
+    let framed = format!("http://{addr}/xframe?port={port}&other={other}");
+    let dir = tempfile::tempdir().unwrap();
+    let job = crawl(
+        dir.path(),
+        &format!(
+            "[seeds]\nurls = [\"{framed}\"]\n\n[scope]\nmax_hops = 1\n\n\
+             [browser]\nmode = \"all\"\npage_timeout_ms = 20000\nidle_ms = 1500\n"
+        ),
+    )
+    .await;
+    let log = common::crawl_log(&job);
+    let notes = common::log_line(&log, &framed).annotations.join(",");
+    assert!(
+        notes.contains("browser:rendered") && !notes.contains("browser:timeout"),
+        "{notes}"
+    );
+    common::log_line(&log, &format!("http://{addr}/after-load"));
+    // Datagrams wait in the socket's buffer: any sent during the renders is there now.
+    udp.set_nonblocking(true).unwrap();
+    let mut buf = [0u8; 1500];
+    let got = udp.recv_from(&mut buf);
+    assert!(
+        got.is_err(),
+        "a page sent UDP to 127.0.0.1:{port}: {:?}",
+        got.map(|(n, from)| (from, buf[..n].to_vec()))
+    );
+}
+
+/// A page's caps hold for requests it makes all at once: of six files fetched together, the request cap lets
+/// three go, and the byte cap stops what is asked once the answers so far have used it up (xt9b F2: every
+/// one was fetched, as each passed the proxy's check before the first answer was counted).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pages_caps_hold_for_requests_made_together() {
+    if chromium().is_none() {
+        return;
+    }
+    for (cap, limit) in [
+        ("max_requests_per_page = 3", "browser:maxRequests"),
+        ("max_bytes_per_page = 250000", "browser:maxBytes"),
+    ] {
+        let seen = Shared::default();
+        let addr = serve("127.0.0.1", seen.clone(), String::new()).await;
+        let dir = tempfile::tempdir().unwrap();
+        let page = format!("http://{addr}/burst");
+        let job = crawl(
+            dir.path(),
+            &format!(
+                "[seeds]\nurls = [\"{page}\"]\n\n[scope]\nmax_hops = 0\n\n\
+                 [browser]\nmode = \"all\"\npage_timeout_ms = 10000\nidle_ms = 500\n{cap}\n"
+            ),
+        )
+        .await;
+        let log = common::crawl_log(&job);
+        let notes = common::log_line(&log, &page).annotations.join(",");
+        assert!(notes.contains(limit), "{cap}: {notes}");
+        let fetched = seen
+            .lock()
+            .unwrap()
+            .asked
+            .keys()
+            .filter(|p| p.starts_with("/bigfile/") && p.len() > "/bigfile/".len())
+            .count();
+        // The page and robots.txt are requests of the crawl, not of the page: three of the six files.
+        // 250,000 bytes: the page, then two files of 100,000 (the third is asked when 200,000 and some
+        // are spent, so it goes too), then nothing.
+        assert!(fetched <= 3, "{cap}: {fetched} files fetched");
+        // Nothing but the site: Chromium's own requests (it asks Google for data with some switches) would
+        // be judged as the page's.
+        assert!(
+            log.iter().all(|l| l.uri.contains(&addr.to_string())),
+            "{log:#?}"
+        );
+        assert!(fetched >= 1, "{cap}: nothing fetched");
+    }
+}
+
+/// A `behaviors_file` that throws is named by where and what it threw, once, not by DevTools' whole record
+/// of the exception (xt9b F10: some 900 characters of `ExceptionDetails { … }`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_behaviors_file_that_throws_is_said_in_a_line() {
+    if chromium().is_none() {
+        return;
+    }
+    let addr = serve("127.0.0.1", Shared::default(), String::new()).await;
+    let dir = tempfile::tempdir().unwrap();
+    common::write(
+        &dir.path().join("behave.js"),
+        "throw new Error(\"behaviour boom\");\n",
+    );
+    let cfg = common::write(
+        &dir.path().join("crawl.toml"),
+        &format!(
+            "[seeds]\nurls = [\"http://{addr}/plain\"]\n\n[scope]\nmax_hops = 0\n\n\
+             [fetch]\nallow_addresses = [\"127.0.0.0/8\"]\n\n\
+             [browser]\nmode = \"all\"\npage_timeout_ms = 8000\nidle_ms = 300\nbehaviors_file = \"behave.js\"\n"
+        ),
+    );
+    let job = dir.path().join("job");
+    let args = [
+        "crawl".into(),
+        "-c".into(),
+        cfg.into_os_string(),
+        "--job".into(),
+        job.clone().into_os_string(),
+    ];
+    let (ok, said) = tokio::task::spawn_blocking(move || common::run_trawl(args))
+        .await
+        .unwrap();
+    assert!(ok, "{said}");
+    assert!(
+        said.contains("the script threw at line 1, column 7: Error: behaviour boom"),
+        "{said}"
+    );
+    assert!(!said.contains("ExceptionDetails"), "{said}");
+    let log = common::crawl_log(&job);
+    let notes = common::log_line(&log, &format!("http://{addr}/plain"))
+        .annotations
+        .join(",");
+    assert!(notes.contains("browser:behaviorsError"), "{notes}");
 }

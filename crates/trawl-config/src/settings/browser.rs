@@ -83,7 +83,7 @@ impl BrowserConfig {
     pub fn chromium(&self) -> Option<PathBuf> {
         if !self.executable.is_empty() {
             let p = PathBuf::from(&self.executable);
-            return p.is_file().then_some(p);
+            return is_executable(&p).then_some(p);
         }
         let path = std::env::var_os("PATH")?;
         CHROMIUM_NAMES.iter().find_map(|name| {

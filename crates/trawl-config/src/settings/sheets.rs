@@ -72,7 +72,7 @@ pub enum SheetPathError {
     Section(String),
     /// The setting is read once per crawl, not per URI.
     #[error(
-        "{path:?} is not read per URI, so a sheet cannot change it; sheets may set frontier.*, fetch.*, scope.max_*, classes.watch_* and extract.*"
+        "{path:?} is not read per URI, so a sheet cannot change it; sheets may set frontier.*, fetch.*, scope.max_*, classes.watch_*, extract.* and browser.mode"
     )]
     NotPerUri {
         /// The path.

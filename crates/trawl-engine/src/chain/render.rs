@@ -112,7 +112,11 @@ pub(super) async fn run(
         max_views: b.max_views,
     };
     let rendered = rendering.browser.render(&uri.url, &upstream, &limits).await;
-    uri.annotate(Annotation::Browser(Some("rendered")));
+    // A page the browser could not render at all (it did not start, its context could not be made) is not
+    // `rendered`: `browser:failed` alone says so (xt9b F6).
+    if !rendered.notes.contains(&"failed") {
+        uri.annotate(Annotation::Browser(Some("rendered")));
+    }
     for note in &rendered.notes {
         uri.annotate(Annotation::Browser(Some(note)));
     }
@@ -238,6 +242,7 @@ impl Upstream for PageUpstream<'_> {
             headers,
             body,
             body_too_large,
+            budget,
         } = request;
         url.set_fragment(None);
         // A POST or HEAD is sent as the page made it, once, and is no capture of its URL to mark seen or
@@ -277,11 +282,13 @@ impl Upstream for PageUpstream<'_> {
         }
         // A GET of the page itself, or of a URL captured earlier, is answered from what was archived.
         if direct.is_none() && url == self.page.url {
+            budget.charge(self.page_response.len());
             return Answer::Response(self.page_response.clone());
         }
         if direct.is_none()
             && let Some(kept) = self.rendering.recent(url.as_str())
         {
+            budget.charge(kept.len());
             return Answer::Response(kept.as_ref().clone());
         }
         let mut sub = self.page.child(url, String::new(), Hop::Embed);
@@ -316,6 +323,12 @@ impl Upstream for PageUpstream<'_> {
             worker: self.worker,
         };
         let turn = host_lock.lock().await;
+        // The page's bytes are checked again at its turn: requests made together all passed the proxy's
+        // check before the first answer came (xt9b F2).
+        if budget.spent() {
+            unfinished.uri = None;
+            return refused(429, "the page's maxBytes was reached");
+        }
         let answer = if let Some(direct) = direct {
             let form = (direct == Direct::Post).then(|| {
                 let content_type = headers
@@ -324,10 +337,22 @@ impl Upstream for PageUpstream<'_> {
                     .map(|(_, value)| value.as_str());
                 (content_type, body)
             });
-            let work = self.direct(child.uri, &settings, form, &page_request);
+            let work = async {
+                let answer = self.direct(child.uri, &settings, form, &page_request).await;
+                if let Answer::Response(bytes) = &answer {
+                    budget.charge(bytes.len());
+                }
+                answer
+            };
             holding_at_most(turn, self.turn_limit, work).await
         } else {
-            let work = self.run_child(child, &settings, &page_request);
+            let work = async {
+                let bytes = self.run_child(child, &settings, &page_request).await;
+                if let Some(bytes) = &bytes {
+                    budget.charge(bytes.len());
+                }
+                bytes
+            };
             match holding_at_most(turn, self.turn_limit, work).await {
                 Some(bytes) => {
                     self.rendering.keep(&key, &bytes);

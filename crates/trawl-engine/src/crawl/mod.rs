@@ -726,7 +726,13 @@ fn browser_capture(
     }
     let executable = b
         .chromium()
-        .ok_or(Error::Browser(trawl_browser::BrowserError::NoChromium))?;
+        .ok_or(Error::Browser(if b.executable.is_empty() {
+            trawl_browser::BrowserError::NoChromium
+        } else {
+            trawl_browser::BrowserError::NotExecutable(b.executable.clone().into())
+        }))?;
+    let version = trawl_browser::chromium_version(&executable)?;
+    tracing::debug!("browser capture with {} ({version})", executable.display());
     let browser = trawl_browser::Browser::new(
         executable,
         job.state_dir().join("browser"),
