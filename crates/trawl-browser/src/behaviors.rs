@@ -9,7 +9,13 @@ pub(crate) const QUIET_PAGE: &str = r#"(() => {
   window.confirm = () => true;
   window.prompt = () => null;
   window.print = () => {};
-  window.open = () => null;
+  // A window the page opens is where a visitor is taken: its URL is kept for the page's links (xt9b F8).
+  const opened = [];
+  Object.defineProperty(window, '__trawlOpened', { value: opened, enumerable: false });
+  window.open = (url) => {
+    try { if (url) opened.push(new URL(String(url), document.baseURI).href); } catch (e) {}
+    return null;
+  };
   // WebRTC sends its STUN and TURN datagrams itself, not through the page's proxy: a page could make the
   // crawler send UDP anywhere, around the address policy, the scope and robots.txt (xt9b F1).
   for (const name of ["RTCPeerConnection", "webkitRTCPeerConnection", "RTCIceTransport"]) {
@@ -65,7 +71,8 @@ pub(crate) const LAZY_IMAGES: &str = r#"(() => {
 
 /// Every link of the rendered page, of every open shadow root in it (web components: Lit, Stencil, Shoelace
 /// put their navigation there), and of every frame the page may read (same origin; other frames are pages of
-/// their own): `a` and `area` hrefs, absolute. A closed shadow root cannot be read.
+/// their own): `a` and `area` hrefs, absolute, and the URLs the page asked `window.open` for. A closed
+/// shadow root cannot be read.
 pub(crate) const LINKS: &str = r#"(() => {
   const out = new Set();
   const walk = (root) => {
@@ -81,6 +88,9 @@ pub(crate) const LINKS: &str = r#"(() => {
     }
   };
   walk(document);
+  for (const href of (window.__trawlOpened || [])) {
+    if (/^https?:/i.test(href)) out.add(href);
+  }
   return Array.from(out);
 })()"#;
 

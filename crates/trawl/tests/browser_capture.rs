@@ -265,7 +265,8 @@ fn route(path: &str, outside: &str) -> Vec<u8> {
                 "<html><body><iframe src=\"http://{other}/webrtc?port={port}\"></iframe>\
                  <iframe src=\"http://{other}/alertframe\"></iframe><script>\
                  addEventListener(\"load\", () => {{ const a = document.createElement(\"a\");\
-                 a.href = \"/after-load\"; a.textContent = \"after\"; document.body.appendChild(a); }});\
+                 a.href = \"/after-load\"; a.textContent = \"after\"; document.body.appendChild(a);\
+                 window.open(\"/popup-target\"); fetch(\"/put-here\", {{method: \"PUT\"}}); }});\
                  </script></body></html>"
             );
             response("200 OK", html, page.as_bytes())
@@ -1397,7 +1398,8 @@ async fn links_in_shadow_roots_are_collected() {
 
 /// A page cannot send UDP through WebRTC (a STUN or TURN server it names): such datagrams would go around
 /// the page's proxy, and so around the address policy, the scope and robots.txt, with no line and no record
-/// (xt9b F1).
+/// (xt9b F1). A dialog in a cross-origin frame does not hold the page (F4), the URL a page opens a window
+/// for is one of its links (F8), and a `PUT` is refused with its line (F7).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_cannot_send_udp_through_webrtc() {
     if chromium().is_none() {
@@ -1438,6 +1440,13 @@ async fn a_page_cannot_send_udp_through_webrtc() {
         "{notes}"
     );
     common::log_line(&log, &format!("http://{addr}/after-load"));
+    // A window the page opens is a link of the page (xt9b F8).
+    let popup = common::log_line(&log, &format!("http://{addr}/popup-target"));
+    assert_eq!(popup.hop_path, "L", "{popup:?}");
+    // A request of another method is refused and logged (xt9b F7).
+    let put = common::log_line(&log, &format!("http://{addr}/put-here"));
+    assert_eq!(put.status, -7, "{put:?}");
+    assert_eq!(put.annotations, ["browser:method"], "{put:?}");
     // Datagrams wait in the socket's buffer: any sent during the renders is there now.
     udp.set_nonblocking(true).unwrap();
     let mut buf = [0u8; 1500];

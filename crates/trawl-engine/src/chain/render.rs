@@ -252,6 +252,10 @@ impl Upstream for PageUpstream<'_> {
             "POST" => Some(Direct::Post),
             "HEAD" => Some(Direct::Head),
             _ => {
+                // Logged as the other refused requests are (-7), so a missing widget can be traced (xt9b F7).
+                let mut sub = self.page.child(url, String::new(), Hop::Embed);
+                sub.annotate(Annotation::Browser(Some("method")));
+                p.write_line(p.log_failure(&sub, status::UNFETCHABLE, self.worker));
                 return refused(
                     405,
                     "trawl's fetcher makes GET, HEAD and POST requests only; this request is not archived",
