@@ -472,7 +472,7 @@ async fn in_context(
     let navigations = std::sync::Mutex::new(Vec::new());
     let stopping = stop_navigations(&page, url, &navigations).await?;
     let mut result = tokio::select! {
-        r = behave(&page, url, traffic, limits, deadline) => r,
+        r = behave(&page, url, traffic, limits, deadline, &navigations) => r,
         () = crashed => Err(BrowserError::Crashed),
         () = stopping => unreachable!("stop_navigations never ends"),
     };
@@ -554,6 +554,7 @@ async fn behave(
     traffic: &Traffic,
     limits: &PageLimits,
     deadline: Instant,
+    stopped: &std::sync::Mutex<Vec<Url>>,
 ) -> Result<Rendered, BrowserError> {
     let page = page.clone();
     let mut rendered = Rendered::default();
@@ -562,10 +563,32 @@ async fn behave(
     let load_until = Instant::now() + budget.mul_f64(0.6);
     // DevTools answers a navigation once the page's `load` event fires, which a stalled image or a download
     // in a frame may put off for ever: past its share the page goes on with what has loaded.
-    match before(load_until, page.execute(NavigateParams::new(url.as_str()))).await {
-        Some(navigated) => {
+    // A navigation of the page stopped while it loads (an inline `location.href = …`) leaves DevTools
+    // waiting for a `load` that does not come: once one was stopped and the network is quiet, loading is
+    // over (xt9b F5: such a page used to wait out its share and be noted `timeout`).
+    let stalled = async {
+        loop {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            let any = !stopped
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .is_empty();
+            if any && traffic.idle_for(limits.idle) {
+                return;
+            }
+        }
+    };
+    let navigate = async {
+        tokio::select! {
+            navigated = page.execute(NavigateParams::new(url.as_str())) => Some(navigated),
+            () = stalled => None,
+        }
+    };
+    match before(load_until, navigate).await {
+        Some(Some(navigated)) => {
             navigated.map_err(cdp)?;
         }
+        Some(None) => {}
         None => rendered.note("timeout"),
     }
     if !quiet(traffic, limits.idle, load_until).await {

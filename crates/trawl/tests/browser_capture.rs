@@ -247,6 +247,11 @@ fn route(path: &str, outside: &str) -> Vec<u8> {
               <body><noscript>This application needs JavaScript.</noscript><div id=\"root\"></div></body></html>",
         ),
         "/app.js" => response("200 OK", "application/javascript", app_js(outside).as_bytes()),
+        "/jsredirect" => response(
+            "200 OK",
+            html,
+            b"<html><body><div id=\"app\"></div><script>location.href = \"/js-target\";</script></body></html>",
+        ),
         "/burst" => response(
             "200 OK",
             html,
@@ -1399,7 +1404,8 @@ async fn links_in_shadow_roots_are_collected() {
 /// A page cannot send UDP through WebRTC (a STUN or TURN server it names): such datagrams would go around
 /// the page's proxy, and so around the address policy, the scope and robots.txt, with no line and no record
 /// (xt9b F1). A dialog in a cross-origin frame does not hold the page (F4), the URL a page opens a window
-/// for is one of its links (F8), and a `PUT` is refused with its line (F7).
+/// for is one of its links (F8), a `PUT` is refused with its line (F7), and a page sent elsewhere by its
+/// script as it loads is not held to its budget (F5).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_cannot_send_udp_through_webrtc() {
     if chromium().is_none() {
@@ -1428,7 +1434,7 @@ async fn a_page_cannot_send_udp_through_webrtc() {
     let job = crawl(
         dir.path(),
         &format!(
-            "[seeds]\nurls = [\"{framed}\"]\n\n[scope]\nmax_hops = 1\n\n\
+            "[seeds]\nurls = [\"{framed}\", \"http://{addr}/jsredirect\"]\n\n[scope]\nmax_hops = 1\n\n\
              [browser]\nmode = \"all\"\npage_timeout_ms = 20000\nidle_ms = 1500\n"
         ),
     )
@@ -1443,6 +1449,18 @@ async fn a_page_cannot_send_udp_through_webrtc() {
     // A window the page opens is a link of the page (xt9b F8).
     let popup = common::log_line(&log, &format!("http://{addr}/popup-target"));
     assert_eq!(popup.hop_path, "L", "{popup:?}");
+    // A page whose script sends it elsewhere as it loads is loaded once the network is quiet, not at its
+    // budget's 60% (xt9b F5), and the target is a link.
+    let redirect = common::log_line(&log, &format!("http://{addr}/jsredirect"));
+    let notes = redirect.annotations.join(",");
+    assert!(
+        notes.contains("browser:rendered") && !notes.contains("browser:timeout"),
+        "{notes}"
+    );
+    assert_eq!(
+        common::log_line(&log, &format!("http://{addr}/js-target")).hop_path,
+        "L"
+    );
     // A request of another method is refused and logged (xt9b F7).
     let put = common::log_line(&log, &format!("http://{addr}/put-here"));
     assert_eq!(put.status, -7, "{put:?}");
