@@ -473,3 +473,35 @@ async fn jobs_config_build_and_pages() {
         assert!(html.contains("</html>"), "{path}");
     }
 }
+
+/// The queues form refuses a delay or budget that is not a whole number with an error page (400), instead of
+/// taking it for "clear" (which removed the very delay the operator meant to set); empty clears.
+#[tokio::test]
+async fn queue_form_refuses_a_value_that_is_not_a_number() {
+    let (_dir, app) = server();
+    let (status, _, _) = send(&app, api("POST", "/api/jobs", r#"{"name":"q"}"#)).await;
+    assert_eq!(status, StatusCode::OK);
+    let (cookie, csrf) = login(&app).await;
+    for (action, value) in [
+        ("delay", "5s"),
+        ("delay", "-1"),
+        ("budget", "1%2C000"),
+        ("budget", "ten"),
+    ] {
+        let body = format!("csrf={csrf}&queue=com%2Cexample%2C&action={action}&value={value}");
+        let (status, _, html) = send(&app, form("/jobs/q/queues", &cookie, &body)).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{action} {value}: {html}");
+        assert!(
+            html.contains("is not a whole number") && html.contains("empty to clear"),
+            "{action} {value}: {html}"
+        );
+        assert!(html.contains("</html>"), "an error page: {html}");
+    }
+    // A number, or nothing (clear), goes on to the job (never launched here: refused for its state).
+    for value in ["5000", "", "%20"] {
+        let body = format!("csrf={csrf}&queue=com%2Cexample%2C&action=delay&value={value}");
+        let (status, _, html) = send(&app, form("/jobs/q/queues", &cookie, &body)).await;
+        assert_eq!(status, StatusCode::CONFLICT, "{value:?}: {html}");
+        assert!(html.contains("launch it first"), "{value:?}: {html}");
+    }
+}
