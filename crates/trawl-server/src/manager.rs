@@ -149,6 +149,17 @@ pub(crate) fn valid_id(id: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
 
+/// Refuses `id` unless it may name a job folder ([`valid_id`]).
+pub(crate) fn check_id(id: &str) -> Result<(), ApiError> {
+    if valid_id(id) {
+        Ok(())
+    } else {
+        Err(ApiError::bad_request(format!(
+            "{id:?} is not a job name: use 1-64 of A-Z a-z 0-9 . _ - (not starting with a dot)"
+        )))
+    }
+}
+
 impl JobManager {
     /// Jobs under `dir` (created if needed).
     pub fn new(dir: &Path) -> std::io::Result<JobManager> {
@@ -176,11 +187,15 @@ impl JobManager {
 
     /// Creates job `id` with `config` as its crawl.toml text.
     pub fn create(&self, id: &str, config: &str) -> Result<PathBuf, ApiError> {
-        if !valid_id(id) {
-            return Err(ApiError::bad_request(format!(
-                "{id:?} is not a job name: use 1-64 of A-Z a-z 0-9 . _ - (not starting with a dot)"
-            )));
-        }
+        let dir = self.make_folder(id)?;
+        std::fs::write(dir.join("crawl.toml"), config).map_err(ApiError::internal)?;
+        Ok(dir)
+    }
+
+    /// Makes job `id`'s folder, still without its crawl.toml (so not yet a job): refused when `id` is not a
+    /// job name or the folder exists.
+    pub(crate) fn make_folder(&self, id: &str) -> Result<PathBuf, ApiError> {
+        check_id(id)?;
         let dir = self.dir.join(id);
         std::fs::create_dir_all(&self.dir).map_err(ApiError::internal)?;
         // One request makes the folder; any other at the same moment finds it made (not a check, then a make).
@@ -190,7 +205,6 @@ impl JobManager {
             }
             other => other.map_err(ApiError::internal)?,
         }
-        std::fs::write(dir.join("crawl.toml"), config).map_err(ApiError::internal)?;
         Ok(dir)
     }
 

@@ -505,3 +505,42 @@ async fn queue_form_refuses_a_value_that_is_not_a_number() {
         assert!(html.contains("launch it first"), "{value:?}: {html}");
     }
 }
+
+/// A job's relative paths (`include`, `[seeds] files`) are read from its folder when it is created, as its
+/// launch reads them, not from the server's working directory.
+#[tokio::test]
+async fn create_reads_relative_paths_from_the_job_folder() {
+    let (dir, app) = server();
+    std::fs::write(
+        dir.path().join("common.toml"),
+        "[frontier]\nmin_delay_ms = 1234\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("shared-seeds.txt"),
+        "http://127.0.0.1:9/s\n",
+    )
+    .unwrap();
+    let config = "include = [\"../common.toml\"]\n[seeds]\nfiles = [\"../shared-seeds.txt\"]\n";
+    let body = serde_json::json!({"name": "rel", "config": config}).to_string();
+    let (status, _, body) = send(&app, api("POST", "/api/jobs", &body)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (_, _, body) = send(&app, api("POST", "/api/jobs/rel/build", "")).await;
+    assert!(body.contains(r#""ok":true"#), "{body}");
+    let text = std::fs::read_to_string(dir.path().join("rel/crawl.toml")).unwrap();
+    assert_eq!(text, config);
+    // With seeds added too: the text still parses from the job's folder, so only its urls line changes.
+    let config = "include = [\"../common.toml\"]\n";
+    let body =
+        serde_json::json!({"name": "rel2", "config": config, "seeds": ["http://127.0.0.1:9/x"]});
+    let (status, _, body) = send(&app, api("POST", "/api/jobs", &body.to_string())).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let text = std::fs::read_to_string(dir.path().join("rel2/crawl.toml")).unwrap();
+    assert!(text.contains("include = [\"../common.toml\"]"), "{text}");
+    // A file missing from the job's folder is named there, where it is looked for.
+    let body = serde_json::json!({"name": "rel3", "config": "[seeds]\nfiles = [\"seeds.txt\"]\n"});
+    let (status, _, body) = send(&app, api("POST", "/api/jobs", &body.to_string())).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    let want = dir.path().join("rel3/seeds.txt");
+    assert!(body.contains(&*want.to_string_lossy()), "{body}");
+}
