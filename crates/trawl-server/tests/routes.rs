@@ -544,3 +544,54 @@ async fn create_reads_relative_paths_from_the_job_folder() {
     let want = dir.path().join("rel3/seeds.txt");
     assert!(body.contains(&*want.to_string_lossy()), "{body}");
 }
+
+/// A log-in posted by another site's page (another port of the same loopback address counts) is refused
+/// before it counts: such posts cannot lock the operator out.
+#[tokio::test]
+async fn cross_origin_logins_are_refused_and_not_counted() {
+    let (_dir, app) = server();
+    let post = |headers: &[(&str, &str)], password: &str| {
+        let mut req = Request::post("/login")
+            .header(header::HOST, "127.0.0.1:8480")
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded");
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        req.body(Body::from(format!("password={password}")))
+            .unwrap()
+    };
+    for headers in [
+        &[("origin", "http://127.0.0.1:8901")][..],
+        &[("origin", "null")],
+        &[("origin", "http://evil.example")],
+        &[("sec-fetch-site", "same-site")],
+        &[
+            ("sec-fetch-site", "cross-site"),
+            ("origin", "http://127.0.0.1:8480"),
+        ],
+    ] {
+        for _ in 0..trawl_server::LOGIN_ATTEMPTS + 1 {
+            let (status, _, html) = send(&app, post(headers, "x")).await;
+            assert_eq!(status, StatusCode::FORBIDDEN, "{headers:?}: {html}");
+        }
+    }
+    // The operator's own page (its origin, or a browser saying same-origin) logs in: nothing was counted.
+    for headers in [
+        &[
+            ("origin", "http://127.0.0.1:8480"),
+            ("sec-fetch-site", "same-origin"),
+        ][..],
+        &[],
+        &[("sec-fetch-site", "none")],
+    ] {
+        let (status, _, html) = send(&app, post(headers, "pw")).await;
+        assert_eq!(status, StatusCode::SEE_OTHER, "{headers:?}: {html}");
+    }
+    // Failed log-ins from the server's own page still count.
+    for _ in 0..trawl_server::LOGIN_ATTEMPTS {
+        let (status, _, _) = send(&app, post(&[("origin", "http://127.0.0.1:8480")], "x")).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+    }
+    let (status, _, _) = send(&app, post(&[], "pw")).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+}
