@@ -595,3 +595,35 @@ async fn cross_origin_logins_are_refused_and_not_counted() {
     let (status, _, _) = send(&app, post(&[], "pw")).await;
     assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
 }
+
+/// `/api/url` checks its hop path as the command line does.
+#[tokio::test]
+async fn url_hops_are_checked() {
+    let (_dir, app) = server();
+    for (path, want, says) in [
+        (
+            "/api/url?url=http://example.com/&hops=abc",
+            StatusCode::BAD_REQUEST,
+            "'a' is not a hop letter: give `hops` as letters of L E R X P S I",
+        ),
+        (
+            "/api/url?url=http://example.com/&hops=LLx",
+            StatusCode::BAD_REQUEST,
+            "'x' is not a hop letter",
+        ),
+        (
+            "/api/url?url=http://example.com/&hops=LLE",
+            StatusCode::OK,
+            "\"surt\"",
+        ),
+        (
+            "/api/url?url=http://example.com/&hops=",
+            StatusCode::OK,
+            "\"surt\"",
+        ),
+    ] {
+        let (status, _, body) = send(&app, api("GET", path, "")).await;
+        assert_eq!(status, want, "{path}: {body}");
+        assert!(body.contains(says), "{path}: {body}");
+    }
+}
