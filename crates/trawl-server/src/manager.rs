@@ -39,6 +39,10 @@ struct Live {
 pub struct JobManager {
     dir: PathBuf,
     live: Mutex<BTreeMap<String, Arc<Mutex<Live>>>>,
+    /// Per job, held while this server has its stopped store open (a queue, seed, lookup or settings command
+    /// applied to it) or prepares its launch: these take the job's lock, so at the same moment they would
+    /// refuse each other as if another process crawled the job; they wait for each other instead.
+    store: Mutex<BTreeMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 /// A job's counters and rates, as the API reports them.
@@ -167,6 +171,7 @@ impl JobManager {
         Ok(JobManager {
             dir: dir.to_path_buf(),
             live: Mutex::default(),
+            store: Mutex::default(),
         })
     }
 
@@ -221,6 +226,11 @@ impl JobManager {
             .unwrap_or_default();
         ids.sort();
         ids
+    }
+
+    /// The lock this server takes on job `id`'s stopped store (see the `store` field).
+    fn store_lock(&self, id: &str) -> Arc<tokio::sync::Mutex<()>> {
+        lock(&self.store).entry(id.to_string()).or_default().clone()
     }
 
     fn live(&self, id: &str) -> Option<Arc<Mutex<Live>>> {
@@ -401,8 +411,12 @@ impl JobManager {
             live
         };
         let checkpoint = checkpoint.map(str::to_string);
+        let store = self.store_lock(id);
         let id = id.to_string();
         let task = tokio::spawn(async move {
+            // After a command applied to the stopped store at this moment; until the crawl runs (and holds the
+            // job itself), no other such command starts: the job is `launching`.
+            let _store = store.lock_owned().await;
             let job = id.clone();
             let prepared =
                 tokio::task::spawn_blocking(move || prepare(&job, &dir, checkpoint.as_deref()))
@@ -474,10 +488,22 @@ impl JobManager {
             None if let Some(pid) = Self::crawled_elsewhere(&dir) => {
                 Err(Self::elsewhere_refusal(id, pid))
             }
-            None => tokio::task::spawn_blocking(move || control::apply_offline(&dir, &command))
+            None => {
+                // One command at a time on the stopped store, and none while a launch prepares the crawl.
+                let store = self.store_lock(id).lock_owned().await;
+                if self.handle(id).is_some() || self.is_launching(id) {
+                    // Launched while this waited: to the running crawl, or refused while it is launching.
+                    drop(store);
+                    return Box::pin(self.send(id, command)).await;
+                }
+                let job = id.to_string();
+                tokio::task::spawn_blocking(move || {
+                    let _store = store;
+                    offline(&job, &dir, &command)
+                })
                 .await
                 .map_err(ApiError::internal)?
-                .map_err(|e| ApiError::conflict(crate::error::engine_sentence(id, &e))),
+            }
         }
     }
 
@@ -495,6 +521,24 @@ impl JobManager {
         }
         map.remove(id);
         Ok(())
+    }
+}
+
+/// `command` applied to job `id`'s stopped store in `dir`. Another process holding the job (one that started
+/// since it was checked) is the job's state (409), told in the API's words; a refused settings change is a
+/// [`Reply::Failed`] naming the setting.
+fn offline(id: &str, dir: &Path, command: &Command) -> Result<Reply, ApiError> {
+    let refused =
+        |e: &trawl_engine::Error| ApiError::conflict(crate::error::engine_sentence(id, e));
+    match command {
+        Command::Settings { change } => match trawl_engine::live::change_offline(dir, change) {
+            Ok(message) => Ok(Reply::Done { message }),
+            Err(e @ trawl_engine::Error::JobInUse { .. }) => Err(refused(&e)),
+            Err(e) => Ok(Reply::Failed {
+                message: e.to_string(),
+            }),
+        },
+        _ => control::apply_offline(dir, command).map_err(|e| refused(&e)),
     }
 }
 
