@@ -412,6 +412,7 @@ impl JobManager {
         };
         let checkpoint = checkpoint.map(str::to_string);
         let store = self.store_lock(id);
+        let saved_in = dir.clone();
         let id = id.to_string();
         let task = tokio::spawn(async move {
             // After a command applied to the stopped store at this moment; until the crawl runs (and holds the
@@ -431,13 +432,16 @@ impl JobManager {
                 }
             };
             let repairs = crawl.repair_lines();
+            // Until the crawl's first progress: the totals its folder saved, which a resume carries on from
+            // (not zeros, which a counter's reader would take for a reset).
+            let saved = saved_snapshot(&saved_in);
             {
                 let mut l = lock(&live);
                 l.launching = None;
                 l.handle = Some(handle.clone());
                 l.ending = None;
-                l.last = Snapshot::default();
-                l.prev = Snapshot::default();
+                l.last = saved.clone();
+                l.prev = saved;
             }
             let progress = live.clone();
             tokio::spawn(async move {
@@ -522,6 +526,22 @@ impl JobManager {
         map.remove(id);
         Ok(())
     }
+}
+
+/// The totals job folder `dir` saved last ([`trawl_engine::stats::Totals`]), as a snapshot (zeros when it
+/// saved none: a first run).
+fn saved_snapshot(dir: &Path) -> Snapshot {
+    trawl_engine::stats::Totals::read(dir).map_or_else(Snapshot::default, |t| Snapshot {
+        elapsed: std::time::Duration::try_from_secs_f64(t.elapsed_s).unwrap_or_default(),
+        finished: t.finished,
+        succeeded: t.succeeded,
+        failed: t.failed,
+        wire_bytes: t.wire_bytes,
+        queued: t.queued,
+        discovered: t.discovered,
+        active_queues: t.active_queues,
+        ..Snapshot::default()
+    })
 }
 
 /// `command` applied to job `id`'s stopped store in `dir`. Another process holding the job (one that started

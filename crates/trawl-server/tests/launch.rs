@@ -323,3 +323,64 @@ async fn commands_on_a_stopped_job_at_once_wait_for_each_other() {
     }
     end(&app, "sig").await;
 }
+
+/// A launch shows, until its crawl's first progress, the totals the job saved: its counters do not drop to
+/// zero (a Prometheus counter going 120 -> 0 -> 121 reads as a reset).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_launch_shows_the_saved_totals_until_its_first_progress() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app(AppState::new(
+        JobManager::new(dir.path()).unwrap(),
+        Auth::with_password("pw", Some(TOKEN)),
+    ));
+    let job = stopped_job(&app, dir.path(), "old").await;
+    let totals = trawl_engine::stats::Totals {
+        elapsed_s: 10.0,
+        finished: 120,
+        succeeded: 118,
+        failed: 2,
+        queued: 5,
+        discovered: 125,
+        active_queues: 1,
+        wire_bytes: 4096,
+    };
+    std::fs::write(
+        job.join(trawl_engine::stats::TOTALS_FILE),
+        serde_json::to_string(&totals).unwrap(),
+    )
+    .unwrap();
+    let (status, body) = send(&app, "GET", "/api/jobs/old", "").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(body.contains(r#""finished":120"#), "before: {body}");
+    // Work for the crawl (a host that answers nothing, tried again after a delay), so it does not end at once.
+    let seeds = r#"{"urls":["http://127.0.0.1:9/a"]}"#;
+    let (status, body) = send(&app, "POST", "/api/jobs/old/seeds", seeds).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+
+    let (status, body) = send(&app, "POST", "/api/jobs/old/launch", "").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (_, metrics) = send(&app, "GET", "/metrics", "").await;
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["state"], "running", "{body}");
+    let c = &v["counters"];
+    assert_eq!(
+        (
+            &c["finished"],
+            &c["failed"],
+            &c["discovered"],
+            &c["wire_bytes"]
+        ),
+        (
+            &Value::from(120),
+            &Value::from(2),
+            &Value::from(125),
+            &Value::from(4096)
+        ),
+        "the launch answer: {body}"
+    );
+    assert!(
+        metrics.contains("trawl_uris_finished_total{job=\"old\"} 120"),
+        "{metrics}"
+    );
+    end(&app, "old").await;
+}
