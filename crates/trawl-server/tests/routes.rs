@@ -627,3 +627,35 @@ async fn url_hops_are_checked() {
         assert!(body.contains(says), "{path}: {body}");
     }
 }
+
+/// crawl.log's tail refuses `last=0` and a `status` that is neither a code nor a class.
+#[tokio::test]
+async fn log_filters_are_checked() {
+    let (_dir, app) = server();
+    let (status, _, _) = send(&app, api("POST", "/api/jobs", r#"{"name":"j"}"#)).await;
+    assert_eq!(status, StatusCode::OK);
+    for (path, want, says) in [
+        (
+            "/api/jobs/j/log?last=0",
+            StatusCode::BAD_REQUEST,
+            "give `last` as a whole number of lines, 1-10000",
+        ),
+        (
+            "/api/jobs/j/log?status=abc",
+            StatusCode::BAD_REQUEST,
+            "give `status` as a status code",
+        ),
+        (
+            "/api/jobs/j/log?status=5x",
+            StatusCode::BAD_REQUEST,
+            "give `status` as a status code",
+        ),
+        ("/api/jobs/j/log?status=4xx&last=1", StatusCode::OK, "lines"),
+        ("/api/jobs/j/log?status=-6", StatusCode::OK, "lines"),
+        ("/api/jobs/j/log?status=200", StatusCode::OK, "lines"),
+    ] {
+        let (status, _, body) = send(&app, api("GET", path, "")).await;
+        assert_eq!(status, want, "{path}: {body}");
+        assert!(body.contains(says), "{path}: {body}");
+    }
+}
