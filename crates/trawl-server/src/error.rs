@@ -113,12 +113,13 @@ pub(crate) fn engine_sentence(id: &str, e: &trawl_engine::Error) -> String {
     }
 }
 
-/// The refusal of an action on job `id` while another process (pid `pid`) crawls into it.
+/// The refusal of an action on job `id` while another process (pid `pid`), not this server, crawls into it
+/// or holds it: what to wait for, in the API's words (that process is not the server's to command).
 pub(crate) fn in_use(id: &str, pid: Option<u32>) -> String {
     let pid = pid.map_or(String::new(), |p| format!(" (pid {p})"));
     format!(
-        "job {id:?} is being crawled by another trawl process{pid}: use `trawl ctl` on its folder, or stop \
-         that crawl first"
+        "job {id:?} is held by another process{pid}, not by this server: wait until that process has let it \
+         go (GET /api/jobs/{id} shows its state), then try again"
     )
 }
 
@@ -170,7 +171,13 @@ mod tests {
             let cli = e.to_string();
             let api = super::engine_sentence("j", &e);
             assert!(api.contains(says), "{api}");
-            for word in ["trawl resume", "trawl crawl", "--job", "command line"] {
+            for word in [
+                "`trawl ",
+                "trawl resume",
+                "trawl crawl",
+                "--job",
+                "command line",
+            ] {
                 assert!(!api.contains(word), "{cli} -> {api}");
             }
         }

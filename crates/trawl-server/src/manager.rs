@@ -39,6 +39,10 @@ struct Live {
 pub struct JobManager {
     dir: PathBuf,
     live: Mutex<BTreeMap<String, Arc<Mutex<Live>>>>,
+    /// Per job, held while this server has its stopped store open (a queue, seed, lookup or settings command
+    /// applied to it) or prepares its launch: these take the job's lock, so at the same moment they would
+    /// refuse each other as if another process crawled the job; they wait for each other instead.
+    store: Mutex<BTreeMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 /// A job's counters and rates, as the API reports them.
@@ -149,6 +153,17 @@ pub(crate) fn valid_id(id: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
 
+/// Refuses `id` unless it may name a job folder ([`valid_id`]).
+pub(crate) fn check_id(id: &str) -> Result<(), ApiError> {
+    if valid_id(id) {
+        Ok(())
+    } else {
+        Err(ApiError::bad_request(format!(
+            "{id:?} is not a job name: use 1-64 of A-Z a-z 0-9 . _ - (not starting with a dot)"
+        )))
+    }
+}
+
 impl JobManager {
     /// Jobs under `dir` (created if needed).
     pub fn new(dir: &Path) -> std::io::Result<JobManager> {
@@ -156,6 +171,7 @@ impl JobManager {
         Ok(JobManager {
             dir: dir.to_path_buf(),
             live: Mutex::default(),
+            store: Mutex::default(),
         })
     }
 
@@ -176,11 +192,15 @@ impl JobManager {
 
     /// Creates job `id` with `config` as its crawl.toml text.
     pub fn create(&self, id: &str, config: &str) -> Result<PathBuf, ApiError> {
-        if !valid_id(id) {
-            return Err(ApiError::bad_request(format!(
-                "{id:?} is not a job name: use 1-64 of A-Z a-z 0-9 . _ - (not starting with a dot)"
-            )));
-        }
+        let dir = self.make_folder(id)?;
+        std::fs::write(dir.join("crawl.toml"), config).map_err(ApiError::internal)?;
+        Ok(dir)
+    }
+
+    /// Makes job `id`'s folder, still without its crawl.toml (so not yet a job): refused when `id` is not a
+    /// job name or the folder exists.
+    pub(crate) fn make_folder(&self, id: &str) -> Result<PathBuf, ApiError> {
+        check_id(id)?;
         let dir = self.dir.join(id);
         std::fs::create_dir_all(&self.dir).map_err(ApiError::internal)?;
         // One request makes the folder; any other at the same moment finds it made (not a check, then a make).
@@ -190,7 +210,6 @@ impl JobManager {
             }
             other => other.map_err(ApiError::internal)?,
         }
-        std::fs::write(dir.join("crawl.toml"), config).map_err(ApiError::internal)?;
         Ok(dir)
     }
 
@@ -207,6 +226,11 @@ impl JobManager {
             .unwrap_or_default();
         ids.sort();
         ids
+    }
+
+    /// The lock this server takes on job `id`'s stopped store (see the `store` field).
+    fn store_lock(&self, id: &str) -> Arc<tokio::sync::Mutex<()>> {
+        lock(&self.store).entry(id.to_string()).or_default().clone()
     }
 
     fn live(&self, id: &str) -> Option<Arc<Mutex<Live>>> {
@@ -387,8 +411,13 @@ impl JobManager {
             live
         };
         let checkpoint = checkpoint.map(str::to_string);
+        let store = self.store_lock(id);
+        let saved_in = dir.clone();
         let id = id.to_string();
         let task = tokio::spawn(async move {
+            // After a command applied to the stopped store at this moment; until the crawl runs (and holds the
+            // job itself), no other such command starts: the job is `launching`.
+            let _store = store.lock_owned().await;
             let job = id.clone();
             let prepared =
                 tokio::task::spawn_blocking(move || prepare(&job, &dir, checkpoint.as_deref()))
@@ -403,13 +432,16 @@ impl JobManager {
                 }
             };
             let repairs = crawl.repair_lines();
+            // Until the crawl's first progress: the totals its folder saved, which a resume carries on from
+            // (not zeros, which a counter's reader would take for a reset).
+            let saved = saved_snapshot(&saved_in);
             {
                 let mut l = lock(&live);
                 l.launching = None;
                 l.handle = Some(handle.clone());
                 l.ending = None;
-                l.last = Snapshot::default();
-                l.prev = Snapshot::default();
+                l.last = saved.clone();
+                l.prev = saved;
             }
             let progress = live.clone();
             tokio::spawn(async move {
@@ -460,10 +492,22 @@ impl JobManager {
             None if let Some(pid) = Self::crawled_elsewhere(&dir) => {
                 Err(Self::elsewhere_refusal(id, pid))
             }
-            None => tokio::task::spawn_blocking(move || control::apply_offline(&dir, &command))
+            None => {
+                // One command at a time on the stopped store, and none while a launch prepares the crawl.
+                let store = self.store_lock(id).lock_owned().await;
+                if self.handle(id).is_some() || self.is_launching(id) {
+                    // Launched while this waited: to the running crawl, or refused while it is launching.
+                    drop(store);
+                    return Box::pin(self.send(id, command)).await;
+                }
+                let job = id.to_string();
+                tokio::task::spawn_blocking(move || {
+                    let _store = store;
+                    offline(&job, &dir, &command)
+                })
                 .await
                 .map_err(ApiError::internal)?
-                .map_err(|e| ApiError::conflict(crate::error::engine_sentence(id, &e))),
+            }
         }
     }
 
@@ -481,6 +525,40 @@ impl JobManager {
         }
         map.remove(id);
         Ok(())
+    }
+}
+
+/// The totals job folder `dir` saved last ([`trawl_engine::stats::Totals`]), as a snapshot (zeros when it
+/// saved none: a first run).
+fn saved_snapshot(dir: &Path) -> Snapshot {
+    trawl_engine::stats::Totals::read(dir).map_or_else(Snapshot::default, |t| Snapshot {
+        elapsed: std::time::Duration::try_from_secs_f64(t.elapsed_s).unwrap_or_default(),
+        finished: t.finished,
+        succeeded: t.succeeded,
+        failed: t.failed,
+        wire_bytes: t.wire_bytes,
+        queued: t.queued,
+        discovered: t.discovered,
+        active_queues: t.active_queues,
+        ..Snapshot::default()
+    })
+}
+
+/// `command` applied to job `id`'s stopped store in `dir`. Another process holding the job (one that started
+/// since it was checked) is the job's state (409), told in the API's words; a refused settings change is a
+/// [`Reply::Failed`] naming the setting.
+fn offline(id: &str, dir: &Path, command: &Command) -> Result<Reply, ApiError> {
+    let refused =
+        |e: &trawl_engine::Error| ApiError::conflict(crate::error::engine_sentence(id, e));
+    match command {
+        Command::Settings { change } => match trawl_engine::live::change_offline(dir, change) {
+            Ok(message) => Ok(Reply::Done { message }),
+            Err(e @ trawl_engine::Error::JobInUse { .. }) => Err(refused(&e)),
+            Err(e) => Ok(Reply::Failed {
+                message: e.to_string(),
+            }),
+        },
+        _ => control::apply_offline(dir, command).map_err(|e| refused(&e)),
     }
 }
 

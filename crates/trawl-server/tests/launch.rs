@@ -176,3 +176,211 @@ async fn a_slow_launch_blocks_no_status_and_runs_once() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+/// A job that crawled before (it has a frontier), never run in this server: `id` made with a seed nobody
+/// answers.
+async fn stopped_job(app: &Router, jobs: &Path, id: &str) -> PathBuf {
+    let config = r#"{"name":"NAME","config":"[seeds]\nurls = [\"http://127.0.0.1:9/\"]\n"}"#;
+    let (status, body) = send(app, "POST", "/api/jobs", &config.replace("NAME", id)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let job = jobs.join(id);
+    std::fs::create_dir_all(job.join("state/frontier")).unwrap();
+    job
+}
+
+/// Terminates job `id` and waits for its crawl to end.
+async fn end(app: &Router, id: &str) {
+    let _ = send(app, "POST", &format!("/api/jobs/{id}/terminate"), "").await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while matches!(
+        state(app, id).await.as_str(),
+        "running" | "stopping" | "paused" | "launching"
+    ) {
+        assert!(Instant::now() < deadline, "the crawl did not end");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Requests that open a stopped job's store (queue lists, lookups, settings) and a launch, at the same
+/// moment, wait for each other: none is refused as if another process crawled the job, and every setting
+/// is saved.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn commands_on_a_stopped_job_at_once_wait_for_each_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app(AppState::new(
+        JobManager::new(dir.path()).unwrap(),
+        Auth::with_password("pw", Some(TOKEN)),
+    ));
+    let job = stopped_job(&app, dir.path(), "sig").await;
+    let keys = [
+        ("frontier.min_delay_ms", "2001"),
+        ("frontier.max_delay_ms", "30001"),
+        ("frontier.max_retries", "4"),
+        ("frontier.retry_delay_ms", "1234"),
+        ("frontier.delay_factor", "2.5"),
+    ];
+    for round in 0..4 {
+        let mut requests: Vec<(&str, String, String)> = Vec::new();
+        for _ in 0..4 {
+            requests.push(("GET", "/api/jobs/sig/queues".into(), String::new()));
+        }
+        for _ in 0..2 {
+            requests.push((
+                "GET",
+                "/api/jobs/sig/lookup?url=http://127.0.0.1:9/".into(),
+                String::new(),
+            ));
+        }
+        for (key, value) in keys {
+            let value = if round % 2 == 0 {
+                value.to_string()
+            } else {
+                value.replace('1', "2")
+            };
+            requests.push((
+                "POST",
+                "/api/jobs/sig/settings".into(),
+                format!(r#"{{"set":{{"{key}":{value}}}}}"#),
+            ));
+        }
+        let tasks: Vec<_> = requests
+            .into_iter()
+            .map(|(method, path, body)| {
+                let app = app.clone();
+                tokio::spawn(async move {
+                    let answer = send(&app, method, &path, &body).await;
+                    (path, body, answer)
+                })
+            })
+            .collect();
+        for t in tasks {
+            let (path, body, (status, answer)) = t.await.unwrap();
+            assert_eq!(
+                status,
+                StatusCode::OK,
+                "round {round}: {path} {body}: {answer}"
+            );
+        }
+        let text = std::fs::read_to_string(job.join("crawl.toml")).unwrap();
+        let config = trawl_config::CrawlConfig::parse(&text, &job.join("crawl.toml")).unwrap();
+        let f = &config.frontier;
+        let want = if round % 2 == 0 {
+            (2001, 30001, 4, 1234)
+        } else {
+            (2002, 30002, 4, 2234)
+        };
+        assert_eq!(
+            (
+                f.min_delay_ms,
+                f.max_delay_ms,
+                f.max_retries,
+                f.retry_delay_ms
+            ),
+            want,
+            "round {round}: every setting saved:\n{text}"
+        );
+    }
+
+    // A launch among them: it runs; the others answer, or are refused while it launches (saying so).
+    let mut tasks = vec![tokio::spawn({
+        let app = app.clone();
+        async move {
+            (
+                "launch",
+                send(&app, "POST", "/api/jobs/sig/launch", "").await,
+            )
+        }
+    })];
+    for i in 0..6 {
+        let app = app.clone();
+        tasks.push(tokio::spawn(async move {
+            if i % 2 == 0 {
+                (
+                    "queues",
+                    send(&app, "GET", "/api/jobs/sig/queues", "").await,
+                )
+            } else {
+                let body = r#"{"set":{"frontier.min_delay_ms":2100}}"#;
+                (
+                    "settings",
+                    send(&app, "POST", "/api/jobs/sig/settings", body).await,
+                )
+            }
+        }));
+    }
+    for t in tasks {
+        let (what, (status, body)) = t.await.unwrap();
+        if what == "launch" {
+            assert_eq!(status, StatusCode::OK, "{what}: {body}");
+        } else {
+            assert!(
+                status == StatusCode::OK
+                    || (status == StatusCode::CONFLICT && body.contains("is being launched")),
+                "{what}: {status} {body}"
+            );
+        }
+        assert!(!body.contains("another"), "{what}: {body}");
+    }
+    end(&app, "sig").await;
+}
+
+/// A launch shows, until its crawl's first progress, the totals the job saved: its counters do not drop to
+/// zero (a Prometheus counter going 120 -> 0 -> 121 reads as a reset).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_launch_shows_the_saved_totals_until_its_first_progress() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app(AppState::new(
+        JobManager::new(dir.path()).unwrap(),
+        Auth::with_password("pw", Some(TOKEN)),
+    ));
+    let job = stopped_job(&app, dir.path(), "old").await;
+    let totals = trawl_engine::stats::Totals {
+        elapsed_s: 10.0,
+        finished: 120,
+        succeeded: 118,
+        failed: 2,
+        queued: 5,
+        discovered: 125,
+        active_queues: 1,
+        wire_bytes: 4096,
+    };
+    std::fs::write(
+        job.join(trawl_engine::stats::TOTALS_FILE),
+        serde_json::to_string(&totals).unwrap(),
+    )
+    .unwrap();
+    let (status, body) = send(&app, "GET", "/api/jobs/old", "").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(body.contains(r#""finished":120"#), "before: {body}");
+    // Work for the crawl (a host that answers nothing, tried again after a delay), so it does not end at once.
+    let seeds = r#"{"urls":["http://127.0.0.1:9/a"]}"#;
+    let (status, body) = send(&app, "POST", "/api/jobs/old/seeds", seeds).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+
+    let (status, body) = send(&app, "POST", "/api/jobs/old/launch", "").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (_, metrics) = send(&app, "GET", "/metrics", "").await;
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["state"], "running", "{body}");
+    let c = &v["counters"];
+    assert_eq!(
+        (
+            &c["finished"],
+            &c["failed"],
+            &c["discovered"],
+            &c["wire_bytes"]
+        ),
+        (
+            &Value::from(120),
+            &Value::from(2),
+            &Value::from(125),
+            &Value::from(4096)
+        ),
+        "the launch answer: {body}"
+    );
+    assert!(
+        metrics.contains("trawl_uris_finished_total{job=\"old\"} 120"),
+        "{metrics}"
+    );
+    end(&app, "old").await;
+}

@@ -473,3 +473,189 @@ async fn jobs_config_build_and_pages() {
         assert!(html.contains("</html>"), "{path}");
     }
 }
+
+/// The queues form refuses a delay or budget that is not a whole number with an error page (400), instead of
+/// taking it for "clear" (which removed the very delay the operator meant to set); empty clears.
+#[tokio::test]
+async fn queue_form_refuses_a_value_that_is_not_a_number() {
+    let (_dir, app) = server();
+    let (status, _, _) = send(&app, api("POST", "/api/jobs", r#"{"name":"q"}"#)).await;
+    assert_eq!(status, StatusCode::OK);
+    let (cookie, csrf) = login(&app).await;
+    for (action, value) in [
+        ("delay", "5s"),
+        ("delay", "-1"),
+        ("budget", "1%2C000"),
+        ("budget", "ten"),
+    ] {
+        let body = format!("csrf={csrf}&queue=com%2Cexample%2C&action={action}&value={value}");
+        let (status, _, html) = send(&app, form("/jobs/q/queues", &cookie, &body)).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{action} {value}: {html}");
+        assert!(
+            html.contains("is not a whole number") && html.contains("empty to clear"),
+            "{action} {value}: {html}"
+        );
+        assert!(html.contains("</html>"), "an error page: {html}");
+    }
+    // A number, or nothing (clear), goes on to the job (never launched here: refused for its state).
+    for value in ["5000", "", "%20"] {
+        let body = format!("csrf={csrf}&queue=com%2Cexample%2C&action=delay&value={value}");
+        let (status, _, html) = send(&app, form("/jobs/q/queues", &cookie, &body)).await;
+        assert_eq!(status, StatusCode::CONFLICT, "{value:?}: {html}");
+        assert!(html.contains("launch it first"), "{value:?}: {html}");
+    }
+}
+
+/// A job's relative paths (`include`, `[seeds] files`) are read from its folder when it is created, as its
+/// launch reads them, not from the server's working directory.
+#[tokio::test]
+async fn create_reads_relative_paths_from_the_job_folder() {
+    let (dir, app) = server();
+    std::fs::write(
+        dir.path().join("common.toml"),
+        "[frontier]\nmin_delay_ms = 1234\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("shared-seeds.txt"),
+        "http://127.0.0.1:9/s\n",
+    )
+    .unwrap();
+    let config = "include = [\"../common.toml\"]\n[seeds]\nfiles = [\"../shared-seeds.txt\"]\n";
+    let body = serde_json::json!({"name": "rel", "config": config}).to_string();
+    let (status, _, body) = send(&app, api("POST", "/api/jobs", &body)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (_, _, body) = send(&app, api("POST", "/api/jobs/rel/build", "")).await;
+    assert!(body.contains(r#""ok":true"#), "{body}");
+    let text = std::fs::read_to_string(dir.path().join("rel/crawl.toml")).unwrap();
+    assert_eq!(text, config);
+    // With seeds added too: the text still parses from the job's folder, so only its urls line changes.
+    let config = "include = [\"../common.toml\"]\n";
+    let body =
+        serde_json::json!({"name": "rel2", "config": config, "seeds": ["http://127.0.0.1:9/x"]});
+    let (status, _, body) = send(&app, api("POST", "/api/jobs", &body.to_string())).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let text = std::fs::read_to_string(dir.path().join("rel2/crawl.toml")).unwrap();
+    assert!(text.contains("include = [\"../common.toml\"]"), "{text}");
+    // A file missing from the job's folder is named there, where it is looked for.
+    let body = serde_json::json!({"name": "rel3", "config": "[seeds]\nfiles = [\"seeds.txt\"]\n"});
+    let (status, _, body) = send(&app, api("POST", "/api/jobs", &body.to_string())).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    let want = dir.path().join("rel3/seeds.txt");
+    assert!(body.contains(&*want.to_string_lossy()), "{body}");
+}
+
+/// A log-in posted by another site's page (another port of the same loopback address counts) is refused
+/// before it counts: such posts cannot lock the operator out.
+#[tokio::test]
+async fn cross_origin_logins_are_refused_and_not_counted() {
+    let (_dir, app) = server();
+    let post = |headers: &[(&str, &str)], password: &str| {
+        let mut req = Request::post("/login")
+            .header(header::HOST, "127.0.0.1:8480")
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded");
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        req.body(Body::from(format!("password={password}")))
+            .unwrap()
+    };
+    for headers in [
+        &[("origin", "http://127.0.0.1:8901")][..],
+        &[("origin", "null")],
+        &[("origin", "http://evil.example")],
+        &[("sec-fetch-site", "same-site")],
+        &[
+            ("sec-fetch-site", "cross-site"),
+            ("origin", "http://127.0.0.1:8480"),
+        ],
+    ] {
+        for _ in 0..trawl_server::LOGIN_ATTEMPTS + 1 {
+            let (status, _, html) = send(&app, post(headers, "x")).await;
+            assert_eq!(status, StatusCode::FORBIDDEN, "{headers:?}: {html}");
+        }
+    }
+    // The operator's own page (its origin, or a browser saying same-origin) logs in: nothing was counted.
+    for headers in [
+        &[
+            ("origin", "http://127.0.0.1:8480"),
+            ("sec-fetch-site", "same-origin"),
+        ][..],
+        &[],
+        &[("sec-fetch-site", "none")],
+    ] {
+        let (status, _, html) = send(&app, post(headers, "pw")).await;
+        assert_eq!(status, StatusCode::SEE_OTHER, "{headers:?}: {html}");
+    }
+    // Failed log-ins from the server's own page still count.
+    for _ in 0..trawl_server::LOGIN_ATTEMPTS {
+        let (status, _, _) = send(&app, post(&[("origin", "http://127.0.0.1:8480")], "x")).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+    }
+    let (status, _, _) = send(&app, post(&[], "pw")).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+}
+
+/// `/api/url` checks its hop path as the command line does.
+#[tokio::test]
+async fn url_hops_are_checked() {
+    let (_dir, app) = server();
+    for (path, want, says) in [
+        (
+            "/api/url?url=http://example.com/&hops=abc",
+            StatusCode::BAD_REQUEST,
+            "'a' is not a hop letter: give `hops` as letters of L E R X P S I",
+        ),
+        (
+            "/api/url?url=http://example.com/&hops=LLx",
+            StatusCode::BAD_REQUEST,
+            "'x' is not a hop letter",
+        ),
+        (
+            "/api/url?url=http://example.com/&hops=LLE",
+            StatusCode::OK,
+            "\"surt\"",
+        ),
+        (
+            "/api/url?url=http://example.com/&hops=",
+            StatusCode::OK,
+            "\"surt\"",
+        ),
+    ] {
+        let (status, _, body) = send(&app, api("GET", path, "")).await;
+        assert_eq!(status, want, "{path}: {body}");
+        assert!(body.contains(says), "{path}: {body}");
+    }
+}
+
+/// crawl.log's tail refuses `last=0` and a `status` that is neither a code nor a class.
+#[tokio::test]
+async fn log_filters_are_checked() {
+    let (_dir, app) = server();
+    let (status, _, _) = send(&app, api("POST", "/api/jobs", r#"{"name":"j"}"#)).await;
+    assert_eq!(status, StatusCode::OK);
+    for (path, want, says) in [
+        (
+            "/api/jobs/j/log?last=0",
+            StatusCode::BAD_REQUEST,
+            "give `last` as a whole number of lines, 1-10000",
+        ),
+        (
+            "/api/jobs/j/log?status=abc",
+            StatusCode::BAD_REQUEST,
+            "give `status` as a status code",
+        ),
+        (
+            "/api/jobs/j/log?status=5x",
+            StatusCode::BAD_REQUEST,
+            "give `status` as a status code",
+        ),
+        ("/api/jobs/j/log?status=4xx&last=1", StatusCode::OK, "lines"),
+        ("/api/jobs/j/log?status=-6", StatusCode::OK, "lines"),
+        ("/api/jobs/j/log?status=200", StatusCode::OK, "lines"),
+    ] {
+        let (status, _, body) = send(&app, api("GET", path, "")).await;
+        assert_eq!(status, want, "{path}: {body}");
+        assert!(body.contains(says), "{path}: {body}");
+    }
+}

@@ -82,15 +82,27 @@ pub(crate) fn create_job(s: &AppState, who: &str, req: CreateJob) -> Result<JobS
         .config
         .or(from_profile.map(str::to_string))
         .unwrap_or_else(|| CrawlConfig::default().to_toml());
-    // Checked whether seeds are added or not: a config that does not parse makes no job.
-    let parsed = CrawlConfig::parse(&text, "crawl.toml".as_ref())
-        .map_err(|e| ApiError::bad_request(e.to_string()))?;
-    let text = if req.seeds.is_empty() {
-        text
-    } else {
-        with_seeds(&text, parsed, &req.seeds)
-    };
-    let dir = s.jobs.create(&req.name, &text)?;
+    // Checked whether seeds are added or not: a config that does not parse makes no job. Its relative paths
+    // (`[seeds] files`, `include`) are read from the job's folder, as its launch will read them, not from the
+    // server's working directory: the folder is made first (which also claims the name), and removed again
+    // when the config is refused.
+    let dir = s.jobs.make_folder(&req.name)?;
+    let path = dir.join("crawl.toml");
+    let written = CrawlConfig::parse(&text, &path)
+        .map_err(|e| ApiError::bad_request(e.to_string()))
+        .and_then(|parsed| {
+            let text = if req.seeds.is_empty() {
+                text
+            } else {
+                with_seeds(&text, &path, parsed, &req.seeds)
+            };
+            std::fs::write(&path, text).map_err(ApiError::internal)
+        });
+    if let Err(e) = written {
+        // Empty unless something else wrote there meanwhile: then it stays.
+        let _ = std::fs::remove_dir(&dir);
+        return Err(e);
+    }
     let how = req
         .profile
         .map_or(String::new(), |p| format!(" from profile {p}"));
@@ -98,10 +110,16 @@ pub(crate) fn create_job(s: &AppState, who: &str, req: CreateJob) -> Result<JobS
     s.jobs.status(&req.name)
 }
 
-/// `text` (which parses as `parsed`) with `seeds` added to its `[seeds] urls`, its comments kept.
-fn with_seeds(text: &str, mut parsed: CrawlConfig, seeds: &[String]) -> String {
+/// `text` (which parses as `parsed`, read as `path`) with `seeds` added to its `[seeds] urls`, its comments
+/// kept.
+fn with_seeds(
+    text: &str,
+    path: &std::path::Path,
+    mut parsed: CrawlConfig,
+    seeds: &[String],
+) -> String {
     parsed.seeds.urls.extend(seeds.iter().cloned());
-    parsed.to_toml_over(text, "crawl.toml".as_ref())
+    parsed.to_toml_over(text, path)
 }
 
 pub(crate) async fn create(

@@ -39,6 +39,16 @@ fn status_matches(want: &str, got: &str) -> bool {
     }
 }
 
+/// Whether `want` is a status filter: a code (`200`, `-6`: digits, a minus sign first for a failure) or a
+/// class (`4xx`).
+fn status_filter_ok(want: &str) -> bool {
+    let digits = |s: &str| !s.is_empty() && s.len() <= 4 && s.bytes().all(|b| b.is_ascii_digit());
+    match want.strip_suffix("xx") {
+        Some(class) => class.len() == 1 && digits(class),
+        None => digits(want.strip_prefix('-').unwrap_or(want)),
+    }
+}
+
 /// The last matching lines of job `id`'s crawl.log, oldest first (shared with the UI). The log is read from
 /// its end, in blocks, on a thread that may block: a tail of a log of gigabytes reads only as much as it
 /// needs and holds at most its `last` lines.
@@ -48,8 +58,18 @@ pub(crate) async fn tail_lines(
     f: &LogFilter,
 ) -> Result<Vec<String>, ApiError> {
     let path = s.jobs.job_dir(id)?.join("logs/crawl.log");
+    if f.last == Some(0) {
+        return Err(ApiError::bad_request(format!(
+            "last=0: give `last` as a whole number of lines, 1-{MAX_LINES} (default 100)"
+        )));
+    }
     let last = f.last.unwrap_or(100).min(MAX_LINES);
     let status = f.status.clone().filter(|w| !w.is_empty());
+    if let Some(w) = status.as_deref().filter(|w| !status_filter_ok(w)) {
+        return Err(ApiError::bad_request(format!(
+            "status={w:?}: give `status` as a status code (200, 404, -6) or a class (4xx), or leave it out"
+        )));
+    }
     let contains = f.contains.clone();
     let read = tokio::task::spawn_blocking(move || {
         let mut lines = Vec::new();

@@ -9,6 +9,9 @@ use trawl_config::CrawlConfig;
 
 use crate::{ApiError, AppState};
 
+/// The letters of a hop path.
+const HOP_LETTERS: &str = "LERXPSI";
+
 /// `GET /api/url` query.
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct Explain {
@@ -42,6 +45,16 @@ pub(crate) fn explain_url(s: &AppState, q: &Explain) -> Result<serde_json::Value
         None => None,
     };
     let hops = q.hops.as_deref().filter(|h| !h.is_empty());
+    // As the command line checks its hop path: a typo would otherwise judge some other path.
+    if let Some(h) = hops
+        && let Some(c) = h.chars().find(|c| !HOP_LETTERS.contains(*c))
+    {
+        return Err(bad(format!(
+            "hops {h:?}: {c:?} is not a hop letter: give `hops` as letters of L E R X P S I (L a link, E an \
+             embed, R a redirect, X a speculative link, P a prerequisite, S a sitemap entry, I an inferred \
+             URL), or leave it out for L"
+        )));
+    }
     Ok(trawl_config::explain::explain_json(
         &config,
         &classes,

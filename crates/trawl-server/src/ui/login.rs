@@ -32,8 +32,43 @@ struct Login {
     password: String,
 }
 
+/// Whether a log-in request comes from another site's page: its `Origin` is present and is not this server's
+/// own (`http://HOST` or `https://HOST`, HOST as the request's `Host` or `X-Forwarded-Host` names it), or the
+/// browser says so in `Sec-Fetch-Site` (`cross-site`, or `same-site`: a page on another port of the same
+/// loopback address).
+/// Such a post is a page in the operator's browser trying passwords, or spending the address's log-in
+/// budget to lock the operator out; it is refused before it counts as a failed log-in.
+fn foreign(headers: &axum::http::HeaderMap) -> bool {
+    let text = |name: &str| {
+        headers
+            .get(name)
+            .map(|v| v.to_str().unwrap_or("\u{fffd}").trim().to_ascii_lowercase())
+    };
+    if let Some(site) = text("sec-fetch-site")
+        && matches!(site.as_str(), "cross-site" | "same-site")
+    {
+        return true;
+    }
+    let Some(origin) = text("origin") else {
+        return false;
+    };
+    // Behind a proxy that sets its own `Host`, the browser's is in `X-Forwarded-Host`.
+    ![text("host"), text("x-forwarded-host")]
+        .into_iter()
+        .flatten()
+        .filter(|host| !host.is_empty())
+        .any(|host| origin == format!("http://{host}") || origin == format!("https://{host}"))
+}
+
 async fn submit(State(s): State<AppState>, req: Request) -> Response {
     let addr = guard::client_addr(req.extensions());
+    if foreign(req.headers()) {
+        return (
+            StatusCode::FORBIDDEN,
+            login_page("Log in from this server's own log-in page."),
+        )
+            .into_response();
+    }
     let Ok(Form(login)) =
         <Form<Login> as axum::extract::FromRequest<()>>::from_request(req, &()).await
     else {

@@ -10,7 +10,7 @@ use trawl_engine::control::{Command, Reply};
 
 use super::{csrf, esc, jobs::error_page, page};
 use crate::{
-    AppState, Operator,
+    ApiError, AppState, Operator,
     api::queues::{QueueChange, command, queue_command},
 };
 
@@ -29,7 +29,7 @@ pub(crate) async fn show(
         .iter()
         .map(|q| {
             format!(
-                r#"<tr><td>{n}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><form class="inline" method="post">{c}<input type="hidden" name="queue" value="{n}"><select name="action"><option>pause</option><option>unpause</option><option>retire</option><option>delete</option><option>delay</option><option>budget</option></select> <input name="value" size="6" placeholder="ms / URIs"> <button>apply</button></form></td></tr>"#,
+                r#"<tr><td>{n}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><form class="inline" method="post">{c}<input type="hidden" name="queue" value="{n}"><select name="action"><option>pause</option><option>unpause</option><option>retire</option><option>delete</option><option>delay</option><option>budget</option></select> <input name="value" size="6" placeholder="ms / URIs; empty clears"> <button>apply</button></form></td></tr>"#,
                 esc(&q.state),
                 q.queued,
                 q.in_flight,
@@ -67,7 +67,34 @@ pub(crate) async fn change(
     Form(f): Form<ChangeForm>,
 ) -> Response {
     let value = f.value.trim();
-    let number = value.parse::<u64>().ok();
+    // Empty clears (the computed delay, no budget); anything else must be a whole number: "5s" or "1,000"
+    // taken as "clear" would remove the very delay or budget the operator meant to set.
+    let number = match value {
+        "" => None,
+        v if matches!(f.action.as_str(), "delay" | "budget") => match v.parse::<u64>() {
+            Ok(n) => Some(n),
+            Err(_) => {
+                return error_page(
+                    &op,
+                    &ApiError::bad_request(format!(
+                        "{v:?} is not a whole number: give the {} as digits only ({}), or leave the field \
+                         empty to clear it",
+                        if f.action == "delay" {
+                            "delay in milliseconds"
+                        } else {
+                            "budget in URIs"
+                        },
+                        if f.action == "delay" {
+                            "5000 for 5 s"
+                        } else {
+                            "1000"
+                        },
+                    )),
+                );
+            }
+        },
+        _ => None,
+    };
     let cmd = if f.action == "seeds" {
         Ok(Command::AddSeeds {
             urls: value
