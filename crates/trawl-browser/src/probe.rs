@@ -68,7 +68,16 @@ mod tests {
         let silent = dir.path().join("silent");
         std::fs::write(&silent, "#!/bin/sh\nexit 0\n").unwrap();
         std::fs::set_permissions(&silent, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let e = chromium_version(&silent).unwrap_err();
+        // A script just written may be "busy" for a moment, while a process forked by another test still
+        // holds the descriptor it was written through.
+        let mut e = chromium_version(&silent).unwrap_err();
+        for _ in 0..20 {
+            if !e.to_string().contains("busy") {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+            e = chromium_version(&silent).unwrap_err();
+        }
         assert_eq!(
             e.to_string(),
             format!(

@@ -75,7 +75,13 @@ pub(crate) async fn require(State(state): State<AppState>, req: Request, next: N
     let api = path.starts_with("/api/") || path == "/metrics";
     let addr = client_addr(req.extensions());
     if let Some(value) = req.headers().get(header::AUTHORIZATION) {
-        let token = value.to_str().ok().and_then(|v| v.strip_prefix("Bearer "));
+        // The scheme's name is case-insensitive (RFC 9110, 11.1): `bearer` too (xt9a F14).
+        let token = value
+            .to_str()
+            .ok()
+            .and_then(|v| v.split_once(' '))
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+            .map(|(_, token)| token);
         return match token {
             Some(t) if state.auth.check_token(t.trim()) => {
                 let mut req = req;

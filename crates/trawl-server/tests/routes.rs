@@ -659,3 +659,26 @@ async fn log_filters_are_checked() {
         assert!(body.contains(says), "{path}: {body}");
     }
 }
+
+/// The scheme of `Authorization` is case-insensitive (RFC 9110, 11.1), and the status stream is kept by no
+/// cache either (xt9a F14: `bearer` was refused; F12: `/events` said `no-cache`).
+#[tokio::test]
+async fn a_lowercase_bearer_works_and_the_event_stream_is_not_cached() {
+    let (_dir, app) = server();
+    let (status, _, body) = send(&app, api("POST", "/api/jobs", r#"{"name":"ev"}"#)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let req = Request::get("/api/jobs/ev")
+        .header(header::AUTHORIZATION, format!("bearer {TOKEN}"))
+        .body(Body::empty())
+        .unwrap();
+    let (status, _, body) = send(&app, req).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let events = Request::get("/api/jobs/ev/events")
+        .header(header::AUTHORIZATION, format!("Bearer {TOKEN}"))
+        .body(Body::empty())
+        .unwrap();
+    // The stream never ends: only its head is read.
+    let res = app.clone().oneshot(events).await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(res.headers()[header::CACHE_CONTROL], "no-store");
+}
