@@ -61,6 +61,16 @@ fn refuse(api: bool) -> Response {
     }
 }
 
+fn too_large() -> Response {
+    (
+        StatusCode::PAYLOAD_TOO_LARGE,
+        Json(serde_json::json!({
+            "error": format!("the form is over {} MiB: send less", FORM_LIMIT >> 20)
+        })),
+    )
+        .into_response()
+}
+
 fn forbidden() -> Response {
     (
         StatusCode::FORBIDDEN,
@@ -109,8 +119,9 @@ pub(crate) async fn require(State(state): State<AppState>, req: Request, next: N
             Some(t) => Some(t),
             None => {
                 let (parts, body) = req.into_parts();
+                // A form too large to read is refused as such, not as a wrong token (xt9a F9).
                 let Ok(bytes) = axum::body::to_bytes(body, FORM_LIMIT).await else {
-                    return forbidden();
+                    return too_large();
                 };
                 let field = url::form_urlencoded::parse(&bytes)
                     .find(|(k, _)| k == "csrf")

@@ -682,3 +682,14 @@ async fn a_lowercase_bearer_works_and_the_event_stream_is_not_cached() {
     assert_eq!(res.status(), StatusCode::OK);
     assert_eq!(res.headers()[header::CACHE_CONTROL], "no-store");
 }
+
+/// A UI form too large to read is refused as too large (413), not as a missing CSRF token (xt9a F9).
+#[tokio::test]
+async fn a_form_too_large_is_refused_as_such() {
+    let (_dir, app) = server();
+    let (cookie, csrf) = login(&app).await;
+    let body = format!("csrf={csrf}&config={}", "a".repeat(5 << 20));
+    let (status, _, said) = send(&app, form("/jobs/x/config", &cookie, &body)).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{said}");
+    assert!(said.contains("over 4 MiB"), "{said}");
+}
