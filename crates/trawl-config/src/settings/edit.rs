@@ -22,16 +22,64 @@ impl CrawlConfig {
 
 /// `text` edited to read as `next`, if that can be done and checked.
 fn edited(text: &str, path: &Path, next: &CrawlConfig) -> Option<String> {
-    let old = CrawlConfig::parse(text, path).ok()?;
-    let (old, new) = (as_table(&old)?, as_table(next)?);
+    let parsed = CrawlConfig::parse(text, path).ok()?;
+    let (mut old, mut new) = (as_table(&parsed)?, as_table(next)?);
     if old == new {
         return Some(text.to_string());
     }
     let mut doc: DocumentMut = text.parse().ok()?;
+    // The seeds of `[seeds] files` are in `urls` once read, not in the text's `urls`: seeds added are
+    // appended to the text's own list, and the file stays as it is named (xt9a F2: the whole config was
+    // written out, its comments lost and its seed file's URLs inlined, `files = []`).
+    let added: Vec<&String> = next
+        .seeds
+        .urls
+        .iter()
+        .filter(|u| !parsed.seeds.urls.contains(u))
+        .collect();
+    let only_added = parsed
+        .seeds
+        .urls
+        .iter()
+        .all(|u| next.seeds.urls.contains(u));
+    if !added.is_empty() && only_added {
+        let seeds = doc
+            .entry("seeds")
+            .or_insert(Item::Table(Table::new()))
+            .as_table_like_mut()?;
+        let urls = seeds
+            .entry("urls")
+            .or_insert(Item::Value(Value::Array(toml_edit::Array::new())))
+            .as_array_mut()?;
+        for url in added {
+            urls.push(url.as_str());
+        }
+        for table in [&mut old, &mut new] {
+            seed_urls(table)?.clear();
+        }
+    }
     edit(doc.as_table_mut(), &old, &new);
     let out = doc.to_string();
-    let back = CrawlConfig::parse(&out, path).ok()?;
-    (as_table(&back)? == new).then_some(out)
+    let back = as_table(&CrawlConfig::parse(&out, path).ok()?)?;
+    (same_but_seed_order(back, as_table(next)?)?).then_some(out)
+}
+
+/// The `[seeds] urls` list of a config's table.
+fn seed_urls(table: &mut toml::Table) -> Option<&mut Vec<toml::Value>> {
+    table
+        .get_mut("seeds")?
+        .as_table_mut()?
+        .get_mut("urls")?
+        .as_array_mut()
+}
+
+/// Whether two configs' tables are the same but for the order of their seeds (a seed appended to the text's
+/// own list comes before those of its seed files once read).
+fn same_but_seed_order(mut a: toml::Table, mut b: toml::Table) -> Option<bool> {
+    for table in [&mut a, &mut b] {
+        seed_urls(table)?.sort_by(|x, y| x.as_str().cmp(&y.as_str()));
+    }
+    Some(a == b)
 }
 
 /// The config as a TOML table (every setting, defaults included).
@@ -181,6 +229,42 @@ mod tests {
     use super::*;
     use crate::settings::profiles;
     use proptest::prelude::*;
+
+    /// A seed added to a crawl.toml that reads `[seeds] files` goes into its own `urls`: the file stays
+    /// named, the comments stay, and the file's URLs are not copied into the text (xt9a F2).
+    #[test]
+    fn a_seed_added_beside_a_seed_file_keeps_the_file_and_the_comments() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("seeds.txt"), "http://127.0.0.1:1/a\n").unwrap();
+        let text = "# my crawl\n[seeds]\nfiles = [\"seeds.txt\"] # the list\n";
+        let path = dir.path().join("crawl.toml");
+        let mut config = CrawlConfig::parse(text, &path).unwrap();
+        config.seeds.urls.push("http://127.0.0.1:1/b".into());
+        let out = config.to_toml_over(text, &path);
+        assert!(
+            out.contains("# my crawl") && out.contains("# the list"),
+            "{out}"
+        );
+        assert!(out.contains("files = [\"seeds.txt\"]"), "{out}");
+        assert!(!out.contains("/a"), "{out}");
+        let back = CrawlConfig::parse(&out, &path).unwrap();
+        let mut seeds = back.seeds.urls.clone();
+        seeds.sort();
+        assert_eq!(
+            seeds,
+            ["http://127.0.0.1:1/a", "http://127.0.0.1:1/b"],
+            "{out}"
+        );
+        // The seed file read again gives its own seeds still.
+        std::fs::write(dir.path().join("seeds.txt"), "http://127.0.0.1:1/c\n").unwrap();
+        let again = CrawlConfig::parse(&out, &path).unwrap();
+        assert!(
+            again
+                .seeds
+                .urls
+                .contains(&"http://127.0.0.1:1/c".to_string())
+        );
+    }
 
     fn polite() -> (&'static str, CrawlConfig) {
         let text = profiles::profile("polite").unwrap();
