@@ -84,13 +84,20 @@ pub(crate) const LINKS: &str = r#"(() => {
       if (el.shadowRoot) walk(el.shadowRoot);
     }
     for (const f of root.querySelectorAll('iframe, frame')) {
-      try { if (f.contentDocument) walk(f.contentDocument); } catch (e) {}
+      try {
+        if (f.contentDocument) walk(f.contentDocument);
+        opened(f.contentWindow);
+      } catch (e) {}
+    }
+  };
+  // The URLs each readable window asked `window.open` for.
+  const opened = (w) => {
+    for (const href of ((w && w.__trawlOpened) || [])) {
+      if (/^https?:/i.test(href)) out.add(href);
     }
   };
   walk(document);
-  for (const href of (window.__trawlOpened || [])) {
-    if (/^https?:/i.test(href)) out.add(href);
-  }
+  opened(window);
   return Array.from(out);
 })()"#;
 

@@ -11,6 +11,9 @@ use std::{
 
 use crate::error::BrowserError;
 
+/// Names in the `--version` of the browsers built on Chromium (each speaks DevTools as Chromium does).
+const CHROMIUMS: [&str; 6] = ["Chromium", "Chrome", "Edge", "Brave", "Opera", "Vivaldi"];
+
 /// How long `--version` may take: Chromium answers it without starting a browser, in well under a second.
 const WITHIN: Duration = Duration::from_secs(15);
 
@@ -46,7 +49,7 @@ pub fn chromium_version(executable: &Path) -> Result<String, BrowserError> {
     match out
         .lines()
         .map(str::trim)
-        .find(|l| l.contains("Chromium") || l.contains("Chrome"))
+        .find(|l| CHROMIUMS.iter().any(|name| l.contains(name)))
     {
         Some(version) => Ok(version.to_owned()),
         None if out.trim().is_empty() => Err(not("printed nothing".into())),

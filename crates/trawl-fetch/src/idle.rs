@@ -124,9 +124,10 @@ impl<C> IdlePool<C> {
     /// host's next fetch must not hold back the fetch waiting for one now. Without this, a crawl whose
     /// idle sockets filled its open-files limit stalled: nothing could connect, so nothing finished and
     /// put a connection back, which is when the pool closes its stale ones.
-    pub(super) fn clear(&mut self) {
-        self.conns.clear();
+    /// The connections are handed back, to be closed once the pool's lock is let go.
+    pub(super) fn clear(&mut self) -> HashMap<String, Vec<(Instant, C)>> {
         self.count = 0;
+        std::mem::take(&mut self.conns)
     }
 
     /// Idle connections held.
@@ -178,7 +179,7 @@ mod tests {
             pool.put(key.into(), (), now, |_| true);
         }
         assert_eq!(pool.len(), 3);
-        pool.clear();
+        assert_eq!(pool.clear().len(), 3);
         assert_eq!(pool.len(), 0);
         assert!(pool.take("a", now, |_| true).is_none());
     }

@@ -459,10 +459,13 @@ impl Fetcher {
             }
             Err(((e, ip), _)) => {
                 if matches!(e, FetchError::Local(_)) {
-                    self.idle
+                    let closed = self
+                        .idle
                         .lock()
                         .unwrap_or_else(PoisonError::into_inner)
                         .clear();
+                    // Closed here, the pool's lock let go.
+                    drop(closed);
                 }
                 (ip, Err(e))
             }

@@ -583,6 +583,11 @@ async fn cross_origin_logins_are_refused_and_not_counted() {
         ][..],
         &[],
         &[("sec-fetch-site", "none")],
+        // Behind a proxy that rewrites `Host`: the browser's `Sec-Fetch-Site` is believed alone.
+        &[
+            ("origin", "https://crawls.example.org"),
+            ("sec-fetch-site", "same-origin"),
+        ],
     ] {
         let (status, _, html) = send(&app, post(headers, "pw")).await;
         assert_eq!(status, StatusCode::SEE_OTHER, "{headers:?}: {html}");

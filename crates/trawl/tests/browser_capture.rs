@@ -282,9 +282,11 @@ fn route(path: &str, outside: &str) -> Vec<u8> {
                 "<html><body><div id=\"out\"></div><script>\
                  const servers = [{{urls: \"stun:127.0.0.1:{port}\"}},\
                    {{urls: \"turn:127.0.0.1:{port}?transport=udp\", username: \"u\", credential: \"p\"}}];\
-                 const pc = new RTCPeerConnection({{iceServers: servers}});\
-                 pc.createDataChannel(\"x\");\
-                 pc.createOffer().then(o => pc.setLocalDescription(o));\
+                 const offer = (w) => {{ try {{ const pc = new w.RTCPeerConnection({{iceServers: servers}});\
+                   pc.createDataChannel(\"x\"); pc.createOffer().then(o => pc.setLocalDescription(o));\
+                 }} catch (e) {{}} }};\
+                 const blank = document.createElement(\"iframe\"); document.body.appendChild(blank);\
+                 offer(blank.contentWindow); offer(window);\
                  document.getElementById(\"out\").textContent = \"offered\";\
                  </script></body></html>"
             );

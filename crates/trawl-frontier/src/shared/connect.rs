@@ -112,7 +112,7 @@ pub fn without_password(url: &str) -> String {
 fn sentinel(url: &str, rest: &str) -> Result<Target, SharedError> {
     // A sentinel's user part (`:secret@`) is not for messages: the address is shown by its sentinels'
     // `HOST:PORT`s only.
-    let (authority, _) = split_authority(rest);
+    let (authority, path) = split_authority(rest);
     let hosts_only: Vec<&str> = authority
         .split(',')
         .map(|h| h.rsplit('@').next().unwrap_or(h))
@@ -123,11 +123,11 @@ fn sentinel(url: &str, rest: &str) -> Result<Target, SharedError> {
             "{shown}: {why}; write redis+sentinel://SENTINEL:PORT[,SENTINEL:PORT…]/SERVICE[/DB]"
         ))
     };
-    let mut parts = rest.split('/');
-    let hosts = parts
-        .next()
+    // Split as the message above is: a password holding a `/` is not read as the service name.
+    let hosts = Some(authority)
         .filter(|h| !h.is_empty())
         .ok_or_else(|| bad("no sentinel"))?;
+    let mut parts = path.strip_prefix('/').unwrap_or(path).split('/');
     let service = parts
         .next()
         .filter(|s| !s.is_empty())

@@ -69,6 +69,9 @@ pub(crate) struct Sentinels {
     order: Mutex<Vec<(String, redis::Client)>>,
     service: String,
     db: i64,
+    /// Whether a sentinel ever named the primary: then "no such service" is a passing state (a sentinel
+    /// restarted without its configuration), waited out as the crawl waits out an unreachable Redis.
+    named: std::sync::atomic::AtomicBool,
 }
 
 impl Sentinels {
@@ -89,13 +92,14 @@ impl Sentinels {
             order: Mutex::new(order),
             service: service.to_string(),
             db,
+            named: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
     /// A connection to the primary the first sentinel that answers names; each one that does not is said
     /// (a warning naming it and why), and with none left the error names them all. The error is a timeout,
-    /// which the crawl waits out, unless every sentinel answered that it knows no such service: that is the
-    /// URL's mistake, and no wait mends it.
+    /// which the crawl waits out, unless every sentinel answered that it knows no such service before any
+    /// ever named a primary: that is the URL's mistake, and no wait mends it.
     pub(crate) fn primary(&self) -> RedisResult<redis::Connection> {
         let sentinels = self.lock().clone();
         let mut failed = Vec::new();
@@ -103,6 +107,7 @@ impl Sentinels {
         for (i, (shown, sentinel)) in sentinels.iter().enumerate() {
             match self.ask(sentinel) {
                 Ok(conn) => {
+                    self.named.store(true, std::sync::atomic::Ordering::Relaxed);
                     if i > 0 {
                         let mut order = self.lock();
                         if let Some(at) = order.iter().position(|(s, _)| s == shown) {
@@ -129,7 +134,7 @@ impl Sentinels {
             self.service,
             failed.join("; ")
         );
-        if unknown == sentinels.len() {
+        if unknown == sentinels.len() && !self.named.load(std::sync::atomic::Ordering::Relaxed) {
             return Err(redis::RedisError::from((
                 redis::ErrorKind::MasterNameNotFoundBySentinel,
                 "no sentinel knows the service: write the name of their `sentinel monitor` lines in the URL",

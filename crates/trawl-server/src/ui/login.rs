@@ -32,10 +32,10 @@ struct Login {
     password: String,
 }
 
-/// Whether a log-in request comes from another site's page: its `Origin` is present and is not this server's
-/// own (`http://HOST` or `https://HOST`, HOST as the request's `Host` or `X-Forwarded-Host` names it), or the
-/// browser says so in `Sec-Fetch-Site` (`cross-site`, or `same-site`: a page on another port of the same
-/// loopback address).
+/// Whether a log-in request comes from another site's page: the browser says so in `Sec-Fetch-Site`
+/// (`cross-site`, or `same-site`: a page on another port of the same loopback address), or, from a browser
+/// that sends no such field, its `Origin` is present and is not this server's own (`http://HOST` or
+/// `https://HOST`, HOST as the request's `Host` or `X-Forwarded-Host` names it).
 /// Such a post is a page in the operator's browser trying passwords, or spending the address's log-in
 /// budget to lock the operator out; it is refused before it counts as a failed log-in.
 fn foreign(headers: &axum::http::HeaderMap) -> bool {
@@ -44,10 +44,10 @@ fn foreign(headers: &axum::http::HeaderMap) -> bool {
             .get(name)
             .map(|v| v.to_str().unwrap_or("\u{fffd}").trim().to_ascii_lowercase())
     };
-    if let Some(site) = text("sec-fetch-site")
-        && matches!(site.as_str(), "cross-site" | "same-site")
-    {
-        return true;
+    // A browser that says where the request comes from is believed alone: behind a proxy that rewrites
+    // `Host` (and sets no `X-Forwarded-Host`) the server's own page would not match its `Origin`.
+    if let Some(site) = text("sec-fetch-site") {
+        return matches!(site.as_str(), "cross-site" | "same-site");
     }
     let Some(origin) = text("origin") else {
         return false;
