@@ -349,6 +349,17 @@ impl Fetcher {
         }
     }
 
+    /// Closes every idle keep-alive connection: at a crawl's end no fetch will take them, and the final
+    /// checkpoint needs the descriptors they hold (under a low open-files limit it could not open its store).
+    pub fn close_idle(&self) {
+        let closed = self
+            .idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
+        drop(closed);
+    }
+
     /// A stopping crawl's bound on its fetches in flight: past `at` (the first call's), a body still
     /// arriving is cut and kept as far as it came (`timeTrunc`), and a response head not yet come is given
     /// up ([`FetchError::Stopped`]), so that a stop is not held for `fetch.max_fetch_ms` by a server
@@ -459,13 +470,7 @@ impl Fetcher {
             }
             Err(((e, ip), _)) => {
                 if matches!(e, FetchError::Local(_)) {
-                    let closed = self
-                        .idle
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .clear();
-                    // Closed here, the pool's lock let go.
-                    drop(closed);
+                    self.close_idle();
                 }
                 (ip, Err(e))
             }

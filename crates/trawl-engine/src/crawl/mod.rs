@@ -390,6 +390,10 @@ impl Crawl {
         if let Err(e) = p.log.close() {
             p.fail(e.to_string());
         }
+        // No fetch is left to take a kept connection, and the final checkpoint needs its descriptors (their
+        // connections' tasks close the sockets once they run: a turn of the runtime).
+        p.fetcher.close_idle();
+        tokio::task::yield_now().await;
 
         if p.log.broken() {
             // crawl.log could not be written (a full disk): the URIs ended since the last commit may have
