@@ -789,30 +789,29 @@ async fn eval(page: &Page, expression: &str) -> Result<Option<serde_json::Value>
         .await
         .map_err(|e| match e {
             // What the script threw, as a console says it, not DevTools' whole record of it (xt9b F10).
-            chromiumoxide::error::CdpError::JavascriptException(d) => BrowserError::Script {
+            chromiumoxide::error::CdpError::JavascriptException(d) => {
                 // Where it was thrown (the top frame), else where DevTools says it surfaced.
-                line: d
+                let (line, column) = d
                     .stack_trace
                     .as_ref()
                     .and_then(|t| t.call_frames.first())
-                    .map_or(d.line_number, |f| f.line_number)
-                    + 1,
-                column: d
-                    .stack_trace
-                    .as_ref()
-                    .and_then(|t| t.call_frames.first())
-                    .map_or(d.column_number, |f| f.column_number)
-                    + 1,
-                what: d
-                    .exception
-                    .as_ref()
-                    .and_then(|e| e.description.as_deref())
-                    .unwrap_or(&d.text)
-                    .lines()
-                    .next()
-                    .unwrap_or_default()
-                    .to_owned(),
-            },
+                    .map_or((d.line_number, d.column_number), |f| {
+                        (f.line_number, f.column_number)
+                    });
+                BrowserError::Script {
+                    line: line + 1,
+                    column: column + 1,
+                    what: d
+                        .exception
+                        .as_ref()
+                        .and_then(|e| e.description.as_deref())
+                        .unwrap_or(&d.text)
+                        .lines()
+                        .next()
+                        .unwrap_or_default()
+                        .to_owned(),
+                }
+            }
             e => cdp(e),
         })?;
     Ok(result.value().cloned())

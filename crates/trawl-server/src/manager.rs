@@ -356,21 +356,8 @@ impl JobManager {
                 };
                 // Not run in this process: the totals it saved last (every 20 s while it ran, at each
                 // checkpoint and at its end; never older than the report).
-                let saved = trawl_engine::stats::Totals::read(&dir)
-                    .map(|t| Counters {
-                        elapsed_s: t.elapsed_s,
-                        finished: t.finished,
-                        succeeded: t.succeeded,
-                        failed: t.failed,
-                        queued: t.queued,
-                        discovered: t.discovered,
-                        active_queues: t.active_queues,
-                        wire_bytes: t.wire_bytes,
-                        avg_uris_per_s: t.finished as f64 / t.elapsed_s.max(1e-3),
-                        ..Counters::default()
-                    })
-                    .unwrap_or_default();
-                (state, ending, saved)
+                let saved = saved_snapshot(&dir);
+                (state, ending, counters(&saved, &saved))
             }
         };
         Ok(JobStatus {

@@ -202,20 +202,26 @@ async fn many_pages(n: usize) -> String {
     format!("http://{}/", common::listen(app).await)
 }
 
+/// The config of a crawl run short of open files: 16 connections, long timeouts (a shortage is waited out,
+/// not timed out) and no retries, so a URI that failed for want of descriptors would be lost at once.
+fn short_of_files() -> trawl_config::CrawlConfig {
+    let mut config = trawl::selftest::config();
+    config.fetch.max_connections = 16;
+    config.fetch.timeout_ms = 30_000;
+    config.fetch.connect_timeout_ms = 30_000;
+    config.fetch.header_timeout_ms = 30_000;
+    config.frontier.max_retries = 0;
+    config
+}
+
 // See: xt8 F2 (out of descriptors, pages were given up as the server's `-2 err=connect`, silently).
 #[test]
 fn a_crawl_short_of_open_files_puts_uris_back_and_loses_none() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let seed = rt.block_on(many_pages(80));
     let dir = tempfile::tempdir().unwrap();
-    let mut config = trawl::selftest::config();
-    config.fetch.max_connections = 16;
+    let mut config = short_of_files();
     config.fetch.max_connections_per_host = 16;
-    config.fetch.timeout_ms = 30_000;
-    config.fetch.connect_timeout_ms = 30_000;
-    config.fetch.header_timeout_ms = 30_000;
-    // No retries: a connection that failed for want of descriptors would be a page lost at once.
-    config.frontier.max_retries = 0;
     let cfg = dir.path().join("crawl.toml");
     std::fs::write(&cfg, config.to_toml()).unwrap();
     let job = dir.path().join("fds");
@@ -269,18 +275,12 @@ fn a_crawl_short_of_open_files_for_its_dns_queries_loses_no_host() {
         (addr, common::dns_server().await.0)
     });
     let dir = tempfile::tempdir().unwrap();
-    let mut config = trawl::selftest::config();
+    let mut config = short_of_files();
     config.fetch.dns_servers = vec![dns];
     // Names looked up are not this machine's to the placeholder's check: a contact is needed.
     config.fetch.user_agent = "trawl-test/1.0 (+http://127.0.0.1/bot)".into();
     config.scope.surt_prefixes = vec!["trawl.test".into()];
     config.fetch.allow_addresses = vec!["127.0.0.0/8".parse().unwrap()];
-    config.fetch.max_connections = 16;
-    config.fetch.timeout_ms = 30_000;
-    config.fetch.connect_timeout_ms = 30_000;
-    config.fetch.header_timeout_ms = 30_000;
-    // No retries: a lookup that failed for want of descriptors would be a host lost at once.
-    config.frontier.max_retries = 0;
     let cfg = dir.path().join("crawl.toml");
     std::fs::write(&cfg, config.to_toml()).unwrap();
     let job = dir.path().join("dns");

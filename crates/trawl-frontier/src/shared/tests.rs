@@ -815,6 +815,18 @@ impl Sentinel {
     }
 }
 
+/// A sentinel watching `server` as service `trawl`, its files in `dir`: its port and process.
+fn sentinel_of(server: &RedisServer, dir: &std::path::Path) -> (u16, Child) {
+    let primary: u16 = server
+        .url
+        .trim_start_matches("redis://127.0.0.1:")
+        .trim_end_matches("/0")
+        .parse()
+        .unwrap();
+    let port = free_port();
+    (port, sentinel_process(dir, port, primary))
+}
+
 /// A Sentinel on `port` watching the primary on `primary` as the service `trawl`, its config in `dir`;
 /// returns once it takes connections.
 fn sentinel_process(dir: &std::path::Path, port: u16, primary: u16) -> Child {
@@ -1020,15 +1032,8 @@ fn an_unreadable_item_is_set_aside_and_the_queue_goes_on() {
 #[test]
 fn a_silent_sentinel_is_skipped_for_the_next_one() {
     let server = RedisServer::start();
-    let primary: u16 = server
-        .url
-        .trim_start_matches("redis://127.0.0.1:")
-        .trim_end_matches("/0")
-        .parse()
-        .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let port = free_port();
-    let mut sentinel = sentinel_process(dir.path(), port, primary);
+    let (port, mut sentinel) = sentinel_of(&server, dir.path());
     let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let quiet = silent.local_addr().unwrap();
     let limit = sentinel::SENTINEL_TIMEOUT * 4;
@@ -1146,15 +1151,8 @@ fn a_password_in_the_url_is_not_kept() {
 #[test]
 fn sentinels_that_know_no_such_service_fail_at_once() {
     let server = RedisServer::start();
-    let primary: u16 = server
-        .url
-        .trim_start_matches("redis://127.0.0.1:")
-        .trim_end_matches("/0")
-        .parse()
-        .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let port = free_port();
-    let mut sentinel = sentinel_process(dir.path(), port, primary);
+    let (port, mut sentinel) = sentinel_of(&server, dir.path());
     let url = format!("redis+sentinel://127.0.0.1:{port}/no-such-service/0");
     let Err(e) = SharedFrontier::<String>::connect(&url, "t", "w", Duration::from_secs(30), 0)
     else {
