@@ -75,6 +75,9 @@ pub(crate) fn engine_sentence(id: &str, e: &trawl_engine::Error) -> String {
             "job {id:?} already holds a crawl: launching it again continues it (POST /api/jobs/{id}/launch)"
         ),
         E::NotAJob(_) => format!("no job {id:?}: its folder has no crawl.toml"),
+        E::Config { .. } => format!(
+            "{e}: mend job {id:?}'s config (PUT /api/jobs/{id}/config; POST /api/jobs/{id}/build checks it)"
+        ),
         E::JobInUse { pid, .. } => in_use(id, *pid),
         E::NoSuchCheckpoint {
             name, available, ..
@@ -156,6 +159,13 @@ mod tests {
             (E::NothingToResume(dir.clone()), "POST /api/jobs/j/launch"),
             (E::JobExists(dir.clone()), "POST /api/jobs/j/launch"),
             (E::NotAJob(dir.clone()), "no job \"j\""),
+            (
+                E::Config {
+                    path: dir.join("crawl.toml"),
+                    message: "line 1, column 6: key with no value".into(),
+                },
+                "PUT /api/jobs/j/config",
+            ),
             (
                 E::JobInUse {
                     dir: dir.clone(),

@@ -28,6 +28,8 @@ pub struct Operator {
     pub who: String,
     /// The session's CSRF token (UI sessions only), for pages to embed in their forms.
     pub csrf: Option<String>,
+    /// The session's id (UI sessions only): a stream checks it while it lasts, so a log-out ends it.
+    pub session: Option<String>,
 }
 
 /// The client's address, or `local` when the server was not given connection info (tests).
@@ -98,13 +100,15 @@ pub(crate) async fn require(State(state): State<AppState>, req: Request, next: N
                 req.extensions_mut().insert(Operator {
                     who: format!("token@{addr}"),
                     csrf: None,
+                    session: None,
                 });
                 next.run(req).await
             }
             _ => refuse(api),
         };
     }
-    let Some(csrf) = cookie(req.headers(), SESSION_COOKIE).and_then(|sid| state.auth.session(&sid))
+    let Some((sid, csrf)) = cookie(req.headers(), SESSION_COOKIE)
+        .and_then(|sid| state.auth.session(&sid).map(|csrf| (sid, csrf)))
     else {
         return refuse(api);
     };
@@ -137,6 +141,7 @@ pub(crate) async fn require(State(state): State<AppState>, req: Request, next: N
     req.extensions_mut().insert(Operator {
         who: format!("ui@{addr}"),
         csrf: Some(csrf),
+        session: Some(sid),
     });
     next.run(req).await
 }

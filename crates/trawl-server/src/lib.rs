@@ -49,6 +49,8 @@ pub struct AppState {
     pub auth: Arc<Auth>,
     /// The Redis holding shared crawls (`--frontier`), if any.
     pub shared: Option<Arc<String>>,
+    /// The names, besides IP addresses and `localhost`, that a request's `Host` may give (`--host-name`).
+    pub host_names: Arc<Vec<String>>,
 }
 
 impl AppState {
@@ -58,7 +60,15 @@ impl AppState {
             jobs: Arc::new(jobs),
             auth: Arc::new(auth),
             shared: None,
+            host_names: Arc::default(),
         }
+    }
+
+    /// Also answers requests whose `Host` is one of `names` (a machine's name, or the name a reverse proxy
+    /// passes on), besides IP addresses and `localhost`.
+    pub fn with_host_names(mut self, names: &[String]) -> AppState {
+        self.host_names = Arc::new(names.iter().map(|n| n.to_ascii_lowercase()).collect());
+        self
     }
 
     /// Also shows and acts on the crawls shared through the Redis at `url` (`redis://HOST:PORT/DB`).
@@ -82,8 +92,85 @@ pub fn app(state: AppState) -> Router {
         .merge(ui::login::routes())
         .merge(protected)
         .layer(middleware::from_fn(json_errors))
+        .layer(middleware::from_fn_with_state(state.clone(), known_host))
         .layer(middleware::from_fn(no_framing))
         .with_state(state)
+}
+
+/// Refuses a request whose `Host` names a host the server was not told it is (421), before anything else
+/// reads it. A page of another site whose name its DNS points at 127.0.0.1 (DNS rebinding) is then not
+/// answered as if it were the server's own: it could otherwise read the log-in page's answers and guess
+/// passwords (xt9a F13). An IP address or `localhost` is always taken: a browser sends a name it resolved
+/// itself only for a site's own name.
+async fn known_host(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    req: axum::extract::Request,
+    next: middleware::Next,
+) -> axum::response::Response {
+    use axum::{http::StatusCode, response::IntoResponse};
+    let host = req
+        .headers()
+        .get(axum::http::header::HOST)
+        .map(|h| String::from_utf8_lossy(h.as_bytes()).to_ascii_lowercase());
+    match host {
+        Some(host) if !known(&host, &state.host_names) => (
+            StatusCode::MISDIRECTED_REQUEST,
+            axum::Json(serde_json::json!({
+                "error": format!(
+                    "this server does not answer to the name {host:?}: use its IP address or localhost, or \
+                     start it with --host-name NAME for each name it is reached by"
+                )
+            })),
+        )
+            .into_response(),
+        // HTTP/1.0 may send none: no browser does.
+        _ => next.run(req).await,
+    }
+}
+
+/// axum's refusal of a query string or body (`Failed to deserialize query string: last: invalid digit …`)
+/// in the API's words: which part of the request, the field and what it must be. Any other text is kept.
+fn framework_sentence(text: &str) -> String {
+    const PARTS: [(&str, &str); 4] = [
+        ("Failed to deserialize query string: ", "the query string: "),
+        (
+            "Failed to deserialize the JSON body into the target type: ",
+            "the JSON body: ",
+        ),
+        (
+            "Failed to parse the request body as JSON: ",
+            "the body is not JSON: ",
+        ),
+        (
+            "Expected request with `Content-Type: application/json`",
+            "send the body as JSON, with `Content-Type: application/json`",
+        ),
+    ];
+    for (axum, ours) in PARTS {
+        if let Some(rest) = text.strip_prefix(axum) {
+            return format!("{ours}{rest} (docs/api.md gives each route's parameters and fields)");
+        }
+    }
+    text.to_string()
+}
+
+/// Whether `host` (a `Host` header's value, lowercase) is an IP address, `localhost`, or one of `names`,
+/// with or without a port.
+fn known(host: &str, names: &[String]) -> bool {
+    let name = match host.strip_prefix('[') {
+        // `[v6]` or `[v6]:port`.
+        Some(rest) => {
+            return rest
+                .split_once(']')
+                .is_some_and(|(ip, _)| ip.parse::<std::net::Ipv6Addr>().is_ok());
+        }
+        None => host.rsplit_once(':').map_or(host, |(name, _)| name),
+    };
+    let name = name.strip_suffix('.').unwrap_or(name);
+    name.parse::<std::net::Ipv4Addr>().is_ok()
+        || name == "localhost"
+        || name.ends_with(".localhost")
+        || names.iter().any(|n| n == name)
 }
 
 /// Every answer may be shown only by the server's own pages and is not kept by caches: the UI's pages hold
@@ -145,8 +232,9 @@ async fn json_errors(
             "this API route does not take that method (docs/api.md)".into(),
         ),
         StatusCode::UNSUPPORTED_MEDIA_TYPE | StatusCode::UNPROCESSABLE_ENTITY => {
-            (StatusCode::BAD_REQUEST, text)
+            (StatusCode::BAD_REQUEST, framework_sentence(&text))
         }
+        StatusCode::BAD_REQUEST => (status, framework_sentence(&text)),
         StatusCode::PAYLOAD_TOO_LARGE => (
             status,
             "the request body is over the API's limit of 2 MiB (docs/api.md)".into(),
@@ -154,4 +242,32 @@ async fn json_errors(
         _ => (status, text),
     };
     (status, axum::Json(serde_json::json!({ "error": message }))).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_host_is_known_by_its_address_localhost_or_a_given_name() {
+        let names = ["crawl.example.org".to_string()];
+        for host in [
+            "127.0.0.1:8480",
+            "127.0.0.1",
+            "[::1]:8480",
+            "localhost:8480",
+            "localhost.",
+            "crawl.example.org",
+            "crawl.example.org:443",
+        ] {
+            assert!(super::known(host, &names), "{host}");
+        }
+        for host in [
+            "evil.example",
+            "evil.example:8480",
+            "127.0.0.1.nip.io:8480",
+            "[evil]:80",
+            "",
+        ] {
+            assert!(!super::known(host, &names), "{host}");
+        }
+    }
 }

@@ -341,7 +341,10 @@ impl JobManager {
             None => {
                 let elsewhere = Self::crawled_elsewhere(&dir).is_some();
                 // The report is the last clean end's; a later run that did not end cleanly left signs.
-                let ending = if !elsewhere && interrupted(&dir) {
+                // A run under way elsewhere has no ending yet: the report's is an earlier run's (xt9a F14).
+                let ending = if elsewhere {
+                    None
+                } else if interrupted(&dir) {
                     Some(INTERRUPTED.to_string())
                 } else {
                     report_status()
@@ -370,7 +373,8 @@ impl JobManager {
     }
 
     /// Starts job `id`: a fresh crawl, or a resumed one when it has crawled before or `checkpoint` is given;
-    /// returns the lines saying what the repair of its WARCs did ([`Crawl::repair_lines`]).
+    /// returns the lines saying what its start found: the repair of its WARCs, lost counters
+    /// ([`Crawl::start_lines`]).
     ///
     /// The job is marked as launching (status `launching`; a second launch is refused) while the crawl is
     /// prepared on a blocking thread: repairing `.open` WARCs and reopening a large frontier can take
@@ -418,7 +422,7 @@ impl JobManager {
                     return Err(e);
                 }
             };
-            let repairs = crawl.repair_lines();
+            let notes = crawl.start_lines();
             // Until the crawl's first progress: the totals its folder saved, which a resume carries on from
             // (not zeros, which a counter's reader would take for a reset).
             let saved = saved_snapshot(&saved_in);
@@ -449,7 +453,7 @@ impl JobManager {
                     Err(e) => format!("FAILED: {}", crate::error::engine_sentence(&id, &e)),
                 });
             });
-            Ok(repairs)
+            Ok(notes)
         });
         task.await.map_err(ApiError::internal)?
     }

@@ -384,3 +384,29 @@ async fn a_launch_shows_the_saved_totals_until_its_first_progress() {
     );
     end(&app, "old").await;
 }
+
+/// A launch of a job whose earlier run saved no counters (killed in its first 20 s) says, where the
+/// operator of the server reads what a launch found, that its counters start from zero.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_launch_without_saved_counters_says_so_in_the_changes_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app(AppState::new(
+        JobManager::new(dir.path()).unwrap(),
+        Auth::with_password("pw", Some(TOKEN)),
+    ));
+    let job = stopped_job(&app, dir.path(), "killed").await;
+    std::fs::create_dir_all(job.join("logs")).unwrap();
+    std::fs::write(
+        job.join("logs/crawl.log"),
+        "2026-11-30T22:00:00.000Z 200 10 http://127.0.0.1:9/ - - text/html #001 - - - -\n",
+    )
+    .unwrap();
+    let (status, body) = send(&app, "POST", "/api/jobs/killed/launch", "").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    end(&app, "killed").await;
+    let changes = std::fs::read_to_string(job.join("logs/config-changes.log")).unwrap();
+    assert!(
+        changes.contains("warning: ") && changes.contains("stats.json: missing, so the counters"),
+        "{changes}"
+    );
+}

@@ -655,6 +655,16 @@ async fn log_filters_are_checked() {
             StatusCode::BAD_REQUEST,
             "give `status` as a status code",
         ),
+        (
+            "/api/jobs/j/log?last=abc",
+            StatusCode::BAD_REQUEST,
+            "the query string: last: invalid digit",
+        ),
+        (
+            "/api/jobs/j/lookup?url=notaurl",
+            StatusCode::BAD_REQUEST,
+            "notaurl\\\" is not a URL: give an absolute one",
+        ),
         ("/api/jobs/j/log?status=4xx&last=1", StatusCode::OK, "lines"),
         ("/api/jobs/j/log?status=-6", StatusCode::OK, "lines"),
         ("/api/jobs/j/log?status=200", StatusCode::OK, "lines"),
@@ -697,4 +707,80 @@ async fn a_form_too_large_is_refused_as_such() {
     let (status, _, said) = send(&app, form("/jobs/x/config", &cookie, &body)).await;
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{said}");
     assert!(said.contains("over 4 MiB"), "{said}");
+}
+
+/// A log-out ends the status streams its session opened: a tab left open stops receiving the job's status
+/// (xt9a F12).
+#[tokio::test]
+async fn a_log_out_ends_the_sessions_event_streams() {
+    let (_dir, app) = server();
+    let (status, _, body) = send(&app, api("POST", "/api/jobs", r#"{"name":"ev"}"#)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (cookie, csrf) = login(&app).await;
+    let events = Request::get("/api/jobs/ev/events")
+        .header(header::COOKIE, &cookie)
+        .body(Body::empty())
+        .unwrap();
+    let res = app.clone().oneshot(events).await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let mut stream = res.into_body();
+    let first = tokio::time::timeout(std::time::Duration::from_secs(5), stream.frame())
+        .await
+        .expect("a first status event");
+    assert!(first.is_some_and(|f| f.is_ok()));
+    let (status, _, said) = send(&app, form("/logout", &cookie, &format!("csrf={csrf}"))).await;
+    assert_eq!(status, StatusCode::SEE_OTHER, "{said}");
+    // At most one more event may be on its way; then the stream ends.
+    let ended = tokio::time::timeout(std::time::Duration::from_secs(5), async {
+        while stream.frame().await.is_some() {}
+    })
+    .await;
+    assert!(ended.is_ok(), "the stream went on after the log-out");
+}
+
+/// axum's own refusals of a body are said in the API's words, naming the field (xt9a F7).
+#[tokio::test]
+async fn a_body_of_the_wrong_type_is_refused_naming_the_field() {
+    let (_dir, app) = server();
+    let (status, _, body) = send(&app, api("POST", "/api/jobs", r#"{"name":5}"#)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(body.contains("the JSON body: name: invalid type"), "{body}");
+    assert!(!body.contains("Failed to"), "{body}");
+}
+
+/// A request naming a host the server was not told it is gets 421 before anything reads it, the log-in page
+/// too (DNS rebinding, xt9a F13); its IP address, `localhost` and a name given to it are answered.
+#[tokio::test]
+async fn a_host_the_server_is_not_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = AppState::new(
+        JobManager::new(dir.path()).unwrap(),
+        Auth::with_password("pw", Some(TOKEN)),
+    )
+    .with_host_names(&["Crawl.Example.org".to_string()]);
+    let app = app(state);
+    for (host, path, want) in [
+        ("evil.example", "/login", StatusCode::MISDIRECTED_REQUEST),
+        (
+            "evil.example:8480",
+            "/api/jobs",
+            StatusCode::MISDIRECTED_REQUEST,
+        ),
+        ("127.0.0.1:8480", "/login", StatusCode::OK),
+        ("[::1]:8480", "/api/jobs", StatusCode::OK),
+        ("localhost:8480", "/api/jobs", StatusCode::OK),
+        ("crawl.example.org", "/api/jobs", StatusCode::OK),
+    ] {
+        let req = Request::get(path)
+            .header(header::HOST, host)
+            .header(header::AUTHORIZATION, format!("Bearer {TOKEN}"))
+            .body(Body::empty())
+            .unwrap();
+        let (status, headers, body) = send(&app, req).await;
+        assert_eq!(status, want, "{host}{path}: {body}");
+        if want != StatusCode::OK {
+            assert!(body.contains("--host-name"), "{body}");
+            assert_eq!(headers[header::X_FRAME_OPTIONS], "DENY");
+        }
+    }
 }

@@ -144,6 +144,11 @@ pub(crate) enum Command {
         /// workers (the Shared crawls page, /api/shared).
         #[arg(long, value_name = "REDIS_URL")]
         frontier: Option<String>,
+        /// A name the server is reached by (repeatable), e.g. the machine's or the one a reverse proxy passes
+        /// on as `Host`: requests naming any other host than an IP address or localhost are refused (421),
+        /// so a page whose name points at this machine cannot use the server (DNS rebinding).
+        #[arg(long = "host-name", value_name = "NAME")]
+        host_names: Vec<String>,
     },
     /// Serve the built-in test site on 127.0.0.1, crawl it, and check every scenario (PASS/FAIL lines).
     Selftest {

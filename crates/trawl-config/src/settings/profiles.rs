@@ -31,15 +31,20 @@ pub fn profile(name: &str) -> Result<&'static str, UnknownProfile> {
         })
 }
 
-/// A profile's one-line description: its first comment line, after `trawl profile "NAME": `.
+/// A profile's one-line description: the first sentence of its opening comment, after
+/// `trawl profile "NAME": ` (the sentence may go on over several comment lines).
 pub fn description(text: &str) -> String {
-    let first = text
+    let opening = text
         .lines()
-        .next()
-        .unwrap_or_default()
-        .trim_start_matches('#')
-        .trim();
-    first.split_once(": ").map_or(first, |(_, d)| d).to_string()
+        .map_while(|l| l.strip_prefix('#').map(str::trim))
+        .take_while(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let said = opening.split_once(": ").map_or(&*opening, |(_, d)| d);
+    match said.find(". ") {
+        Some(end) => said[..=end].to_string(),
+        None => said.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -54,6 +59,12 @@ mod tests {
             assert!(description(text).len() > 10, "{name}");
         }
         assert_eq!(description(profile("default").unwrap()), "a domain crawl.");
+        // A sentence over two comment lines is said whole (xt9a F14).
+        assert_eq!(
+            description(profile("single-page").unwrap()),
+            "one page and what it needs to render (images, stylesheets, scripts, frames, redirects), \
+             nothing it links to."
+        );
         assert!(
             profile("nope")
                 .unwrap_err()

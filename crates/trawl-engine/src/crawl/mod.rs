@@ -81,6 +81,8 @@ pub struct Crawl {
     config: CrawlConfig,
     seeds: Vec<Url>,
     repaired: Vec<trawl_warc::Repaired>,
+    /// Said when a resumed job saved no counters before it stopped (see [`Crawl::start_lines`]).
+    counters_lost: Option<String>,
     /// The shared frontier this process works on, if any (`--frontier redis://…`, `trawl worker`).
     remote: Option<RemoteSpec>,
     /// The job, taken for this process until the crawl is dropped.
@@ -135,6 +137,7 @@ impl Crawl {
             config,
             seeds: parsed,
             repaired: Vec::new(),
+            counters_lost: None,
             remote: None,
             _lock: lock,
             source: None,
@@ -231,6 +234,7 @@ impl Crawl {
         job.mark_shared(&spec.url, &spec.job)?;
         let seeds = parse_seeds(&config)?;
         Ok(Crawl {
+            counters_lost: counters_lost(&job),
             job,
             config,
             seeds,
@@ -274,6 +278,7 @@ impl Crawl {
         let repaired = crate::checkpoint::repair_warcs(&job)?;
         let seeds = parse_seeds(&config)?;
         Ok(Crawl {
+            counters_lost: counters_lost(&job),
             job,
             config,
             seeds,
@@ -309,9 +314,10 @@ impl Crawl {
         &self.repaired
     }
 
-    /// What the repairs of [`Crawl::repaired`] did, one `trawl: …` line each, as `trawl resume` and
-    /// `trawl serve` print them.
-    pub fn repair_lines(&self) -> Vec<String> {
+    /// What the crawl's start found, one `trawl: …` line each, as `trawl resume` and `trawl serve`'s launch
+    /// print them: the WARCs a crash left open and how each was repaired, and counters that start from zero
+    /// because the job's earlier runs saved none.
+    pub fn start_lines(&self) -> Vec<String> {
         let mut lines = Vec::new();
         for r in &self.repaired {
             if r.restored > 0 {
@@ -333,6 +339,11 @@ impl Crawl {
                 ),
             });
         }
+        lines.extend(
+            self.counters_lost
+                .iter()
+                .map(|l| format!("trawl: warning: {l}")),
+        );
         lines
     }
 
@@ -780,21 +791,25 @@ fn load_stats(job: &Job) -> Stats {
             tracing::warn!("{}: {e}; counters start from zero", path.display());
             Stats::new()
         }
-        Err(_) => {
-            // A job that ran before without saving any (it ended on a full disk, or was killed within
-            // its first 20 s): say that the report counts from here.
-            let log = job.logs_dir().join("crawl.log");
-            if std::fs::metadata(&log).is_ok_and(|m| m.len() > 0) {
-                tracing::warn!(
-                    "{}: missing, so the counters and the report start from zero; {} has a line for \
-                     every URI the job's earlier runs finished",
-                    path.display(),
-                    log.display()
-                );
-            }
-            Stats::new()
-        }
+        // A job that ran before without saving any is said by [`counters_lost`], as the crawl starts.
+        Err(_) => Stats::new(),
     }
+}
+
+/// The sentence for a job that ran before without saving its counters (it ended on a full disk, or was
+/// killed within its first 20 s): its report counts from this run.
+fn counters_lost(job: &Job) -> Option<String> {
+    let path = job.state_dir().join(STATS_FILE);
+    let log = job.logs_dir().join("crawl.log");
+    let ran = std::fs::metadata(&log).is_ok_and(|m| m.len() > 0);
+    (ran && !path.exists()).then(|| {
+        format!(
+            "{}: missing, so the counters and the report start from zero; {} has a line for every URI the \
+             job's earlier runs finished",
+            path.display(),
+            log.display()
+        )
+    })
 }
 
 /// The credentials of `access` tried that never logged in.

@@ -18,7 +18,7 @@ use crate::{ApiError, AppState, JobStatus, Operator, changes};
 pub(crate) struct CreateJob {
     /// The job's name.
     pub(crate) name: String,
-    /// crawl.toml text; when absent, the profile's (or the defaults).
+    /// crawl.toml text; when absent, the profile's (or the `default` profile's).
     #[serde(default)]
     pub(crate) config: Option<String>,
     /// A shipped profile to start from when `config` is absent.
@@ -40,11 +40,26 @@ pub(crate) struct ProblemJson {
     pub(crate) hint: Option<String>,
 }
 
-/// The answer of build: whether the config passes all three checks, and every problem.
+/// The answer of build: whether the config passes all three checks, every problem, and for a config that
+/// passes, what `trawl check` warns of (no seeds, a password written in it, …).
 #[derive(Debug, Serialize)]
 pub(crate) struct Built {
     pub(crate) ok: bool,
     pub(crate) problems: Vec<ProblemJson>,
+    pub(crate) warnings: Vec<ProblemJson>,
+}
+
+impl From<trawl_config::settings::Problem> for ProblemJson {
+    fn from(p: trawl_config::settings::Problem) -> ProblemJson {
+        ProblemJson {
+            stage: format!("{:?}", p.stage).to_lowercase(),
+            line: p.at.map(|a| a.0),
+            column: p.at.map(|a| a.1),
+            key: p.key,
+            message: p.message,
+            hint: p.hint,
+        }
+    }
 }
 
 pub(crate) async fn list(State(s): State<AppState>) -> Json<Vec<JobStatus>> {
@@ -78,10 +93,14 @@ pub(crate) fn create_job(s: &AppState, who: &str, req: CreateJob) -> Result<JobS
         }
         _ => None,
     };
-    let text = req
-        .config
-        .or(from_profile.map(str::to_string))
-        .unwrap_or_else(|| CrawlConfig::default().to_toml());
+    // Neither: the `default` profile, commented, as the UI's form preselects it (xt9a F14).
+    let text = match (req.config, from_profile) {
+        (Some(text), _) => text,
+        (None, Some(text)) => text.to_string(),
+        (None, None) => profiles::profile("default")
+            .map_err(ApiError::internal)?
+            .to_string(),
+    };
     // Checked whether seeds are added or not: a config that does not parse makes no job. Its relative paths
     // (`[seeds] files`, `include`) are read from the job's folder, as its launch will read them, not from the
     // server's working directory: the folder is made first (which also claims the name), and removed again
@@ -247,25 +266,30 @@ pub(crate) async fn get_config(
 /// Validates job `id`'s crawl.toml (syntax, wiring, semantics).
 pub(crate) fn build_job(s: &AppState, id: &str) -> Result<Built, ApiError> {
     let dir = s.jobs.job_dir(id)?;
-    Ok(match CrawlConfig::check(&dir.join("crawl.toml")) {
-        Ok(_) => Built {
+    let path = dir.join("crawl.toml");
+    Ok(match CrawlConfig::check(&path) {
+        Ok(config) => Built {
             ok: true,
             problems: Vec::new(),
+            warnings: config
+                .located_warnings(&path)
+                .into_iter()
+                .map(|mut w| {
+                    // The config's own hint names the command line; a job's seeds come from the API.
+                    if w.key.as_deref() == Some("seeds") {
+                        w.hint = Some(format!(
+                            "list them in [seeds] urls, or add them (POST /api/jobs/{id}/seeds): a launch \
+                             with none is refused"
+                        ));
+                    }
+                    ProblemJson::from(w)
+                })
+                .collect(),
         },
         Err(e) => Built {
             ok: false,
-            problems: e
-                .problems
-                .into_iter()
-                .map(|p| ProblemJson {
-                    stage: format!("{:?}", p.stage).to_lowercase(),
-                    line: p.at.map(|a| a.0),
-                    column: p.at.map(|a| a.1),
-                    key: p.key,
-                    message: p.message,
-                    hint: p.hint,
-                })
-                .collect(),
+            problems: e.problems.into_iter().map(ProblemJson::from).collect(),
+            warnings: Vec::new(),
         },
     })
 }
@@ -306,6 +330,13 @@ pub(crate) async fn put_config(
     Path(id): Path<String>,
     text: String,
 ) -> Result<Json<Built>, ApiError> {
+    // An empty body is a mistake (curl's `--data-binary @FILE` sends nothing for a FILE it cannot read), not a
+    // config: saved, it would leave the job with none.
+    if text.trim().is_empty() {
+        return Err(ApiError::bad_request(format!(
+            "the body is empty: send job {id:?}'s whole crawl.toml text (the config was not changed)"
+        )));
+    }
     save_config(&s, &op.who, &id, &text).map(Json)
 }
 

@@ -16,8 +16,9 @@ pub(crate) struct Launch {
     pub(crate) checkpoint: Option<String>,
 }
 
-/// Carries out `action` on job `id` for `who` (shared with the UI). The repairs a launch made are printed as
-/// `trawl resume` prints them and recorded in the job's config-changes.log after the launch.
+/// Carries out `action` on job `id` for `who` (shared with the UI). What a launch's start found (repairs, lost
+/// counters) is printed as `trawl resume` prints it and recorded in the job's config-changes.log after the
+/// launch.
 pub(crate) async fn act(
     s: &AppState,
     who: &str,
@@ -39,9 +40,9 @@ pub(crate) async fn act(
             }
         })
     };
-    let mut repairs = Vec::new();
+    let mut notes = Vec::new();
     match action {
-        "launch" => repairs = s.jobs.launch(id, checkpoint).await?,
+        "launch" => notes = s.jobs.launch(id, checkpoint).await?,
         "pause" => running()?.set_paused(true),
         "unpause" => running()?.set_paused(false),
         "checkpoint" => running()?.request_checkpoint(),
@@ -54,7 +55,7 @@ pub(crate) async fn act(
         None => action.to_string(),
     };
     changes::record(&dir, who, &what);
-    for line in &repairs {
+    for line in &notes {
         eprintln!("{line}");
         changes::record(&dir, who, line.strip_prefix("trawl: ").unwrap_or(line));
     }

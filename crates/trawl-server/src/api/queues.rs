@@ -111,6 +111,13 @@ pub(crate) async fn lookup(
     Path(id): Path<String>,
     Query(q): Query<UrlQuery>,
 ) -> Result<Json<Reply>, ApiError> {
+    // Bad input, not the job's state (the crawl would refuse it as a failed command, 409).
+    if url::Url::parse(&q.url).is_err() {
+        return Err(ApiError::bad_request(format!(
+            "`url` {:?} is not a URL: give an absolute one, with its scheme (http://host/path)",
+            q.url
+        )));
+    }
     command(&s, &op.who, &id, Command::Lookup { url: q.url })
         .await
         .map(Json)

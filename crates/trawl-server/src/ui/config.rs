@@ -10,38 +10,22 @@ use serde::Deserialize;
 use super::{csrf, esc, jobs::error_page, page};
 use crate::{
     AppState, Operator,
-    api::jobs::{Built, build_job, save_config},
+    api::jobs::{Built, ProblemJson, build_job, save_config},
 };
 
 fn render(op: &Operator, id: &str, text: &str, built: &Built) -> Response {
-    let problems: String = if built.ok {
-        r#"<p class="ok">No problems: the config passes all three checks.</p>"#.to_string()
+    let problems = if built.ok {
+        let mut said =
+            r#"<p class="ok">No problems: the config passes all three checks.</p>"#.to_string();
+        if !built.warnings.is_empty() {
+            said += &format!(
+                r#"<p>Warnings:</p><ul class="err">{}</ul>"#,
+                items(&built.warnings)
+            );
+        }
+        said
     } else {
-        let items: String = built
-            .problems
-            .iter()
-            .map(|p| {
-                let at = match (p.line, p.column) {
-                    (Some(l), Some(c)) => format!("line {l}, column {c}: "),
-                    _ => String::new(),
-                };
-                format!(
-                    "<li>[{}] {}{}{}{}</li>",
-                    esc(&p.stage),
-                    esc(&at),
-                    p.key
-                        .as_deref()
-                        .map(|k| format!("<code>{}</code>: ", esc(k)))
-                        .unwrap_or_default(),
-                    esc(&p.message),
-                    p.hint
-                        .as_deref()
-                        .map(|h| format!("<br><em>hint: {}</em>", esc(h)))
-                        .unwrap_or_default()
-                )
-            })
-            .collect();
-        format!(r#"<ul class="err">{items}</ul>"#)
+        format!(r#"<ul class="err">{}</ul>"#, items(&built.problems))
     };
     let numbered: String = text
         .lines()
@@ -57,6 +41,33 @@ fn render(op: &Operator, id: &str, text: &str, built: &Built) -> Response {
         t = esc(text),
     );
     page(op, &format!("Config of {id}"), &body).into_response()
+}
+
+/// Each problem or warning as a list item, at its line.
+fn items(problems: &[ProblemJson]) -> String {
+    problems
+        .iter()
+        .map(|p| {
+            let at = match (p.line, p.column) {
+                (Some(l), Some(c)) => format!("line {l}, column {c}: "),
+                _ => String::new(),
+            };
+            format!(
+                "<li>[{}] {}{}{}{}</li>",
+                esc(&p.stage),
+                esc(&at),
+                p.key
+                    .as_deref()
+                    .map(|k| format!("<code>{}</code>: ", esc(k)))
+                    .unwrap_or_default(),
+                esc(&p.message),
+                p.hint
+                    .as_deref()
+                    .map(|h| format!("<br><em>hint: {}</em>", esc(h)))
+                    .unwrap_or_default()
+            )
+        })
+        .collect()
 }
 
 pub(crate) async fn edit(

@@ -115,7 +115,9 @@ const CHART: &str = r#"<canvas id="chart" width="600" height="120" style="border
 (function(){const c=document.getElementById('chart'),g=c.getContext('2d'),pts=[];
 const set=(k,v)=>{const e=document.getElementById(k);if(e)e.textContent=v;};
 const es=new EventSource(location.pathname.replace('/jobs/','/api/jobs/')+'/events');
+const live=s=>['launching','running','paused','stopping'].includes(s),was=(document.getElementById('state')||{}).textContent;
 es.addEventListener('status',ev=>{const j=JSON.parse(ev.data),n=j.counters;
+if(live(was)&&!live(j.state)){es.close();location.reload();return;}
 set('state',j.state);for(const k in n)set(k,typeof n[k]==='number'&&!Number.isInteger(n[k])?n[k].toFixed(1):n[k]);
 pts.push(n.uris_per_s);if(pts.length>120)pts.shift();const m=Math.max(1,...pts);
 g.clearRect(0,0,c.width,c.height);g.beginPath();pts.forEach((p,i)=>{const x=i*c.width/120,y=c.height-p/m*(c.height-10);i?g.lineTo(x,y):g.moveTo(x,y);});

@@ -113,16 +113,16 @@ pub(crate) fn resume(
     run(crawl, &job, metrics)
 }
 
-/// Says what the repair of the WARCs a crash left open did.
-fn say_repairs(crawl: &Crawl) {
-    for line in crawl.repair_lines() {
+/// Says what the crawl's start found: the repair of the WARCs a crash left open, lost counters.
+fn say_start(crawl: &Crawl) {
+    for line in crawl.start_lines() {
         say!("{line}");
     }
 }
 
 /// Runs a prepared crawl with a progress display; Ctrl-C stops it cleanly (with a checkpoint).
 fn run(crawl: Crawl, job: &Path, metrics: Option<SocketAddr>) -> anyhow::Result<ExitCode> {
-    say_repairs(&crawl);
+    say_start(&crawl);
     // A worker of a shared crawl may well fetch no seed: the others did.
     let shared = crawl.is_shared();
     let stopping = stopping_line(shared, &crawl.continue_command());

@@ -84,7 +84,8 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             jobs,
             set_password,
             frontier,
-        } => serve::serve(bind, &jobs, set_password, frontier.as_deref()),
+            host_names,
+        } => serve::serve(bind, &jobs, set_password, frontier.as_deref(), &host_names),
         Command::Selftest { keep } => selftest::selftest(keep),
         Command::Robots { agent, file, urls } => robots::robots(&agent, &file, urls),
         Command::Warc { command } => match command {

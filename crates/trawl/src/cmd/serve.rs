@@ -10,6 +10,7 @@ pub(crate) fn serve(
     jobs: &Path,
     set_password: bool,
     frontier: Option<&str>,
+    host_names: &[String],
 ) -> anyhow::Result<ExitCode> {
     if set_password {
         let mut line = String::new();
@@ -59,7 +60,8 @@ pub(crate) fn serve(
     let mut state = AppState::new(
         JobManager::new(jobs).with_context(|| format!("creating {}", jobs.display()))?,
         auth,
-    );
+    )
+    .with_host_names(host_names);
     if let Some(url) = frontier {
         trawl_frontier::shared_crawls(url).with_context(|| {
             format!(
