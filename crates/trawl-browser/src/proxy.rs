@@ -233,10 +233,26 @@ impl Proxy {
             {
                 return;
             }
+            let authority = parsed.target;
+            // A `ws://` WebSocket comes through a tunnel too, in plain text: a tunnel whose first byte opens no
+            // TLS handshake (0x16) holds a plain request, read as one so that it is refused with its line.
+            let mut first = [0u8; 1];
+            if matches!(socket.peek(&mut first).await, Ok(1) if first[0] != 0x16) {
+                let mut reader = BufReader::new(socket);
+                let Some(inner) = read_head(&mut reader)
+                    .await
+                    .as_deref()
+                    .and_then(parse_request)
+                else {
+                    return;
+                };
+                let url = tunnel_url("ws", &authority, &inner.target);
+                self.exchange(reader, inner, url, upstream).await;
+                return;
+            }
             let Ok(tls) = self.tls.accept(socket).await else {
                 return;
             };
-            let authority = parsed.target;
             let mut reader = BufReader::new(tls);
             let Some(head) = read_head(&mut reader).await else {
                 return;
@@ -244,7 +260,12 @@ impl Proxy {
             let Some(inner) = parse_request(&head) else {
                 return;
             };
-            let url = https_url(&authority, &inner.target);
+            let scheme = if upgrades_to_websocket(&inner) {
+                "wss"
+            } else {
+                "https"
+            };
+            let url = tunnel_url(scheme, &authority, &inner.target);
             self.exchange(reader, inner, url, upstream).await;
         } else {
             let url = Url::parse(&parsed.target).ok();
@@ -281,20 +302,11 @@ impl Proxy {
                 // A body over the limit is not read: the request is refused whole, not sent cut.
                 let too_large = (length > MAX_BODY).then_some(length);
                 let mut body = vec![0; if too_large.is_some() { 0 } else { length }];
-                let upgrade = req
-                    .headers
-                    .iter()
-                    .any(|(n, _)| n.eq_ignore_ascii_case("upgrade"));
+                // A WebSocket or another upgrade goes to the upstream, which refuses it with its line.
                 if reader.read_exact(&mut body).await.is_err() {
                     Answer::Refused {
                         status: 400,
                         reason: "the request body ended early".into(),
-                    }
-                } else if upgrade {
-                    // WebSockets and other upgrades: not archived, and must not hold the page open.
-                    Answer::Refused {
-                        status: 501,
-                        reason: "connection upgrades (WebSocket) are not captured".into(),
                     }
                 } else if let Some(cap) = self.admit() {
                     traffic.cap(cap);
@@ -402,13 +414,26 @@ fn parse_request(head: &[u8]) -> Option<Parsed> {
     })
 }
 
-/// The URL of a request read inside a `CONNECT` tunnel to `authority`.
-fn https_url(authority: &str, target: &str) -> Option<Url> {
-    if target.starts_with("https://") {
+/// The URL of a request read inside a `CONNECT` tunnel to `authority`, whose scheme is `scheme` (`https`,
+/// or a WebSocket's `wss` or `ws`) unless the target is absolute.
+fn tunnel_url(scheme: &str, authority: &str, target: &str) -> Option<Url> {
+    if target.contains("://") {
         return Url::parse(target).ok();
     }
-    let host = authority.strip_suffix(":443").unwrap_or(authority);
-    Url::parse(&format!("https://{host}{target}")).ok()
+    let default = if matches!(scheme, "https" | "wss") {
+        ":443"
+    } else {
+        ":80"
+    };
+    let host = authority.strip_suffix(default).unwrap_or(authority);
+    Url::parse(&format!("{scheme}://{host}{target}")).ok()
+}
+
+/// Whether a request asks to become a WebSocket (`Upgrade: websocket`).
+fn upgrades_to_websocket(req: &Parsed) -> bool {
+    req.headers.iter().any(|(n, v)| {
+        n.eq_ignore_ascii_case("upgrade") && v.trim().eq_ignore_ascii_case("websocket")
+    })
 }
 
 /// Header fields of the browser-to-proxy leg, not the request's own.
@@ -476,17 +501,23 @@ mod tests {
     }
 
     #[test]
-    fn urls_inside_a_tunnel_are_https() {
-        assert_eq!(
-            https_url("a.test:443", "/x?y").unwrap().as_str(),
-            "https://a.test/x?y"
-        );
-        assert_eq!(
-            https_url("a.test:8443", "/").unwrap().as_str(),
-            "https://a.test:8443/"
-        );
+    fn urls_inside_a_tunnel_take_its_scheme() {
+        for (scheme, authority, target, url) in [
+            ("https", "a.test:443", "/x?y", "https://a.test/x?y"),
+            ("https", "a.test:8443", "/", "https://a.test:8443/"),
+            ("ws", "a.test:80", "/sock", "ws://a.test/sock"),
+            ("ws", "a.test:8080", "/sock", "ws://a.test:8080/sock"),
+            ("wss", "a.test:443", "/sock", "wss://a.test/sock"),
+            (
+                "https",
+                "a.test:443",
+                "https://b.test/z",
+                "https://b.test/z",
+            ),
+        ] {
+            assert_eq!(tunnel_url(scheme, authority, target).unwrap().as_str(), url);
+        }
     }
-
     #[test]
     fn request_heads_parse() {
         let p = parse_request(

@@ -546,8 +546,8 @@ async fn stop_navigations<'a>(
     })
 }
 
-/// The page's life after it was made: load, behaviours, links, the views of a single-page application,
-/// screenshot.
+/// The page's life after it was made: load, behaviours, links, screenshot, the views of a single-page
+/// application.
 async fn behave(
     page: &Page,
     url: &Url,
@@ -608,6 +608,18 @@ async fn behave(
         return Ok(rendered);
     };
     let mut links = links?;
+    // The page as its visitor sees it, before any view of it is rendered in it (xt9b F12: the views' output
+    // used to be in the picture).
+    if limits.screenshot {
+        let params = ScreenshotParams::builder()
+            .format(CaptureScreenshotFormat::Png)
+            .build();
+        match before(deadline, page.screenshot(params)).await {
+            Some(Ok(png)) => rendered.screenshot = Some(png),
+            Some(Err(e)) => tracing::debug!("{url}: screenshot: {e}"),
+            None => rendered.note("timeout"),
+        }
+    }
     // The views this page links to, each rendered in turn in this page (the document is not loaded again:
     // a route change is the application's own navigation), their links added to the page's.
     let mut queued: HashSet<Url> = HashSet::from([url.clone()]);
@@ -651,16 +663,6 @@ async fn behave(
         rendered.views.push(view);
     }
     rendered.links = links;
-    if limits.screenshot {
-        let params = ScreenshotParams::builder()
-            .format(CaptureScreenshotFormat::Png)
-            .build();
-        match before(deadline, page.screenshot(params)).await {
-            Some(Ok(png)) => rendered.screenshot = Some(png),
-            Some(Err(e)) => tracing::debug!("{url}: screenshot: {e}"),
-            None => rendered.note("timeout"),
-        }
-    }
     Ok(rendered)
 }
 

@@ -39,6 +39,31 @@ fn response(status: &str, content_type: &str, body: &[u8]) -> Vec<u8> {
     out
 }
 
+/// The colour of a PNG's top-left pixel (8-bit RGB or RGBA, as Chromium writes them). The first pixel of the
+/// first row is stored as it is under every PNG filter (they add the left and upper neighbours, both 0
+/// there).
+fn first_pixel(png: &[u8]) -> [u8; 3] {
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
+    let (mut at, mut idat, mut colour) = (8, Vec::new(), 0);
+    while at + 8 <= png.len() {
+        let len = u32::from_be_bytes(png[at..at + 4].try_into().unwrap()) as usize;
+        let (kind, data) = (&png[at + 4..at + 8], &png[at + 8..at + 8 + len]);
+        match kind {
+            b"IHDR" => {
+                assert_eq!(data[8], 8, "bit depth");
+                colour = data[9];
+            }
+            b"IDAT" => idat.extend_from_slice(data),
+            _ => {}
+        }
+        at += 12 + len;
+    }
+    assert!(matches!(colour, 2 | 6), "colour type {colour}");
+    let mut row = [0u8; 4];
+    std::io::Read::read_exact(&mut flate2::read::ZlibDecoder::new(&idat[..]), &mut row).unwrap();
+    [row[1], row[2], row[3]]
+}
+
 /// A gzip body sent in chunks: what the archive must keep as it crossed the wire.
 fn gzip_chunked(content_type: &str, body: &[u8]) -> Vec<u8> {
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
@@ -252,6 +277,33 @@ fn route(path: &str, outside: &str) -> Vec<u8> {
             html,
             b"<html><body><div id=\"app\"></div><script>location.href = \"/js-target\";</script></body></html>",
         ),
+        // A white page whose one view paints it red: its screenshot must be white (xt9b F12).
+        "/painted" => response(
+            "200 OK",
+            html,
+            b"<html><body style=\"margin:0;background:#fff\"><a href=\"#/red\">red</a><script>\
+              addEventListener(\"hashchange\", () => { if (location.hash === \"#/red\") \
+              document.body.style.background = \"#f00\"; }); \
+              new WebSocket(\"ws://\" + location.host + \"/sock\");</script></body></html>",
+        ),
+        // A page to be saved, not shown: no browser opens it (xt9b F5); its HTML's own link is still found.
+        "/attachment" => {
+            let page = response(
+                "200 OK",
+                html,
+                b"<html><body><a href=\"/attachment-link\">x</a><script>\
+                  document.body.insertAdjacentHTML(\"beforeend\", '<a href=\"/attachment-script\">y</a>');\
+                  </script></body></html>",
+            );
+            String::from_utf8(page)
+                .unwrap()
+                .replacen(
+                    "Connection: close",
+                    "Content-Disposition: attachment; filename=\"x.html\"\r\nConnection: close",
+                    1,
+                )
+                .into_bytes()
+        }
         "/burst" => response(
             "200 OK",
             html,
@@ -1436,8 +1488,9 @@ async fn a_page_cannot_send_udp_through_webrtc() {
     let job = crawl(
         dir.path(),
         &format!(
-            "[seeds]\nurls = [\"{framed}\", \"http://{addr}/jsredirect\"]\n\n[scope]\nmax_hops = 1\n\n\
-             [browser]\nmode = \"all\"\npage_timeout_ms = 20000\nidle_ms = 1500\n"
+            "[seeds]\nurls = [\"{framed}\", \"http://{addr}/jsredirect\", \"http://{addr}/attachment\", \"http://{addr}/painted\"]\n\n\
+             [scope]\nmax_hops = 1\n\n\
+             [browser]\nmode = \"all\"\npage_timeout_ms = 20000\nidle_ms = 1500\nscreenshot = true\n"
         ),
     )
     .await;
@@ -1462,6 +1515,41 @@ async fn a_page_cannot_send_udp_through_webrtc() {
     assert_eq!(
         common::log_line(&log, &format!("http://{addr}/js-target")).hop_path,
         "L"
+    );
+    // A page sent as an attachment is archived without a browser (xt9b F5).
+    let attachment = common::log_line(&log, &format!("http://{addr}/attachment"));
+    assert!(
+        attachment
+            .annotations
+            .iter()
+            .all(|a| !a.starts_with("browser")),
+        "{attachment:?}"
+    );
+    common::log_line(&log, &format!("http://{addr}/attachment-link"));
+    assert!(
+        !log.iter().any(|l| l.uri.ends_with("/attachment-script")),
+        "{log:?}"
+    );
+    // The screenshot shows the page, not the state its views left it in (xt9b F12).
+    let painted = format!("urn:screenshot:http://{addr}/painted");
+    let records = common::records(&job);
+    let shot = records
+        .iter()
+        .find(|r| r.get("WARC-Target-URI") == Some(&painted))
+        .expect("the painted page's screenshot");
+    assert_eq!(first_pixel(&shot.block), [255, 255, 255]);
+    assert!(
+        common::log_line(&log, &format!("http://{addr}/painted#/red"))
+            .annotations
+            .iter()
+            .any(|a| a == "browser:view")
+    );
+    // A WebSocket is refused with its line too (xt9b F7).
+    let ws = common::log_line(&log, &format!("ws://{addr}/sock"));
+    assert_eq!(
+        (ws.status, ws.annotations.clone()),
+        (-7, vec!["browser:webSocket".to_string()]),
+        "{ws:?}"
     );
     // A request of another method is refused and logged (xt9b F7).
     let put = common::log_line(&log, &format!("http://{addr}/put-here"));

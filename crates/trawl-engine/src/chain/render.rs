@@ -77,7 +77,7 @@ pub(super) async fn run(
         record.mime.as_deref(),
         Some("text/html" | "application/xhtml+xml")
     );
-    if !html || !(200..300).contains(&resp.status) {
+    if !html || !(200..300).contains(&resp.status) || attachment(record) {
         return None;
     }
     let host = uri.url.host_str().unwrap_or_default().to_owned();
@@ -175,6 +175,17 @@ pub(super) async fn run(
 /// The links only the rendered page had, in a `metadata` record of their own (the page's first one, written
 /// with its response, holds the HTML's): one `outlink: URL L browser/a/@href` each, so the link graph read
 /// from the archive has them too.
+/// Whether the response asks to be saved rather than shown (`Content-Disposition: attachment`): a browser
+/// downloads it and renders nothing (waiting out the page's budget for a `load` that never comes), so it is
+/// not opened in one, as Heritrix's browser processor skips it (xt9b F5).
+fn attachment(record: &FetchRecord) -> bool {
+    record.header("content-disposition").is_some_and(|v| {
+        v.split(';')
+            .next()
+            .is_some_and(|kind| kind.trim().eq_ignore_ascii_case("attachment"))
+    })
+}
+
 fn record_rendered_links(p: &Pipeline, page: &CrawlUri, links: &[Outlink]) {
     if links.is_empty() {
         return;
@@ -268,6 +279,15 @@ impl Upstream for PageUpstream<'_> {
                 "bodyTooLarge",
                 413,
                 "the request body is over 16 MiB; it is not sent cut",
+            ))
+        } else if headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case("upgrade"))
+        {
+            Some((
+                "webSocket",
+                501,
+                "WebSockets and other connection upgrades are not captured",
             ))
         } else if accepts_event_stream(&headers) {
             Some((
