@@ -30,6 +30,21 @@ pub fn chromium_version(executable: &Path) -> Result<String, BrowserError> {
         .stderr(Stdio::null())
         .spawn()
         .map_err(|e| not(format!("could not run: {e}")))?;
+    // Read while the program runs: one that prints more than a pipe holds would otherwise wait for a
+    // reader that comes only after it exits (review R7). What is past the first 4 KiB is read and dropped.
+    let stdout = child.stdout.take();
+    let (said, heard) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut kept = Vec::new();
+        if let Some(mut stdout) = stdout {
+            let mut buf = [0u8; 4096];
+            while let Ok(n @ 1..) = stdout.read(&mut buf) {
+                let room = 4096 - kept.len();
+                kept.extend_from_slice(&buf[..n.min(room)]);
+            }
+        }
+        let _ = said.send(kept);
+    });
     let started = Instant::now();
     loop {
         match child.try_wait() {
@@ -42,10 +57,11 @@ pub fn chromium_version(executable: &Path) -> Result<String, BrowserError> {
             }
         }
     }
-    let mut out = String::new();
-    if let Some(stdout) = child.stdout.take() {
-        let _ = stdout.take(4096).read_to_string(&mut out);
-    }
+    // A child the program left behind may hold its output open: what was printed so far is enough.
+    let out = heard
+        .recv_timeout(Duration::from_secs(1))
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
     match out
         .lines()
         .map(str::trim)
@@ -96,6 +112,30 @@ mod tests {
         );
         let e = chromium_version(Path::new("/no/such/chromium")).unwrap_err();
         assert!(e.to_string().contains("could not run"), "{e}");
+    }
+
+    /// A wrapper that prints more than a pipe holds is read while it runs, not taken for one that never
+    /// answers (review R7).
+    #[test]
+    fn a_long_answer_is_read_while_it_comes() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let wordy = dir.path().join("wordy");
+        std::fs::write(
+            &wordy,
+            "#!/bin/sh\necho Chromium 156.0.1\nhead -c 200000 /dev/zero | tr '\\0' x\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&wordy, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut said = chromium_version(&wordy);
+        for _ in 0..20 {
+            if !said.as_ref().is_err_and(|e| e.to_string().contains("busy")) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+            said = chromium_version(&wordy);
+        }
+        assert_eq!(said.unwrap(), "Chromium 156.0.1");
     }
 
     #[test]

@@ -124,12 +124,19 @@ pub(crate) fn restore(job: &Job, checkpoint: &Path) -> Result<(), Error> {
     copy_dir(&checkpoint.join("frontier"), &copy)?;
     remove_dir(&live)?;
     std::fs::rename(&copy, &live).map_err(io(&live))?;
-    // The counters and the cookie jar go back to what they were too.
-    for name in [crate::stats::STATS_FILE, trawl_fetch::access::COOKIES_FILE] {
+    // The counters, their totals and the cookie jar go back to what they were too.
+    for name in [
+        crate::stats::STATS_FILE,
+        crate::stats::TOTALS_NAME,
+        trawl_fetch::access::COOKIES_FILE,
+    ] {
         let saved = checkpoint.join(name);
         let target = job.state_dir().join(name);
         if saved.exists() {
             std::fs::copy(&saved, &target).map_err(io(&target))?;
+        } else if name == crate::stats::TOTALS_NAME {
+            // A checkpoint older than its totals: the live ones are of the run rolled back (review R5).
+            let _ = std::fs::remove_file(&target);
         }
     }
     std::fs::remove_file(&marker).map_err(io(&marker))
@@ -321,5 +328,23 @@ mod tests {
         assert!(!job.frontier_dir().join("part").exists());
         assert!(!job.frontier_dir().with_extension("restoring").exists());
         assert_eq!(interrupted_restore(&job), None);
+    }
+
+    /// A restore puts back the checkpoint's totals, which `trawl serve` shows until the launch's first
+    /// progress; a checkpoint without them takes away the live ones, which are the rolled-back run's
+    /// (review R5: a launch from a checkpoint showed the later totals, then dropped).
+    #[test]
+    fn a_restore_puts_back_the_checkpoints_totals() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = Job::create(dir.path()).unwrap();
+        let live = job.state_dir().join(crate::stats::TOTALS_NAME);
+        let cp = checkpoint(&job, "cp00001-20261130093831", "saved");
+        std::fs::write(cp.join(crate::stats::TOTALS_NAME), "at the checkpoint").unwrap();
+        job.write_file(&live, "later").unwrap();
+        restore(&job, &cp).unwrap();
+        assert_eq!(std::fs::read_to_string(&live).unwrap(), "at the checkpoint");
+        let old = checkpoint(&job, "cp00002-20261130093832", "saved");
+        restore(&job, &old).unwrap();
+        assert!(!live.exists());
     }
 }

@@ -212,6 +212,9 @@ pub struct Totals {
 /// Where [`Totals`] are saved in a job.
 pub const TOTALS_FILE: &str = "state/totals.json";
 
+/// The name of [`TOTALS_FILE`] in the state folder and in a checkpoint.
+pub const TOTALS_NAME: &str = "totals.json";
+
 impl Totals {
     /// The totals of `snap`.
     pub fn of(snap: &Snapshot) -> Totals {

@@ -13,11 +13,7 @@ use hickory_resolver::{
     config::{NameServerConfig, ResolverConfig, ResolverOpts},
     lookup::Lookup,
     name_server::TokioConnectionProvider,
-    proto::{
-        ProtoErrorKind,
-        rr::{RData, RecordType},
-        xfer::Protocol,
-    },
+    proto::{ProtoErrorKind, rr::RData, xfer::Protocol},
 };
 use url::{Host, Url};
 
@@ -116,10 +112,7 @@ impl Dns {
                 if name.eq_ignore_ascii_case("localhost") {
                     return Ok(IpAddr::from([127, 0, 0, 1]));
                 }
-                let lookup = match self.resolver.lookup_ip(name).await {
-                    Ok(lookup) => lookup.as_lookup().clone(),
-                    Err(e) => self.after_failure(name, &e).await?,
-                };
+                let lookup = self.addresses(name).await?;
                 self.note_answer(name, &lookup);
                 lookup
                     .record_iter()
@@ -136,30 +129,26 @@ impl Dns {
 }
 
 impl Dns {
-    /// What a failed lookup of `name` (`e`) was: trawl's own shortage of sockets, or the host's failure.
-    /// hickory asks for the A records first, then for the AAAA records, and reports the last failure: an A
-    /// query that could not get its socket hides behind the AAAA query's "no records". So after such an
-    /// answer the A records are asked for again (from hickory's cache, for a name that has none): an
-    /// address is taken, a shortage is said as one.
-    async fn after_failure(&self, name: &str, e: &ResolveError) -> Result<Lookup, DnsError> {
-        if let Some(words) = shortage(e) {
+    /// The A records of `name`, else its AAAA records: hickory's `lookup_ip` (`Ipv4thenIpv6`), asked one
+    /// query at a time so that a query that could not get its socket is said as trawl's shortage whichever
+    /// it was. `lookup_ip` reports the last failure only: an A query short of a socket hid behind the AAAA
+    /// query's "no records", or behind its answer, an IPv6 address a machine without IPv6 routes cannot
+    /// reach (review R6).
+    async fn addresses(&self, name: &str) -> Result<Lookup, DnsError> {
+        let v4 = match self.resolver.ipv4_lookup(name).await {
+            Ok(v4) => return Ok(v4.as_lookup().clone()),
+            Err(e) => e,
+        };
+        if let Some(words) = shortage(&v4) {
             return Err(DnsError::Shortage(words));
         }
-        let no_aaaa = e.proto().is_some_and(|p| {
-            matches!(p.kind(), ProtoErrorKind::NoRecordsFound { query, .. }
-                if query.query_type() == RecordType::AAAA)
-        });
-        if no_aaaa {
-            match self.resolver.ipv4_lookup(name).await {
-                Ok(v4) => return Ok(v4.as_lookup().clone()),
-                Err(v4) => {
-                    if let Some(words) = shortage(&v4) {
-                        return Err(DnsError::Shortage(words));
-                    }
-                }
-            }
+        match self.resolver.ipv6_lookup(name).await {
+            Ok(v6) => Ok(v6.as_lookup().clone()),
+            Err(v6) => Err(match shortage(&v6) {
+                Some(words) => DnsError::Shortage(words),
+                None => DnsError::Lookup(v6.to_string()),
+            }),
         }
-        Err(DnsError::Lookup(e.to_string()))
     }
 
     /// Keeps the answer for the archive unless this host's last archived one still holds.

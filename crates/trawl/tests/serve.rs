@@ -120,7 +120,7 @@ fn operate_a_crawl_over_http() {
         send_raw(
             addr,
             &format!(
-                "POST /api/jobs HTTP/1.1\r\nHost: x\r\nCookie: {cookie}\r\n{csrf}Content-Type: application/json\r\nContent-Length: 12\r\nConnection: close\r\n\r\n{{\"name\":\"x\"}}"
+                "POST /api/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {cookie}\r\n{csrf}Content-Type: application/json\r\nContent-Length: 12\r\nConnection: close\r\n\r\n{{\"name\":\"x\"}}"
             ),
         )
     };
@@ -132,7 +132,7 @@ fn operate_a_crawl_over_http() {
     let read = send_raw(
         addr,
         &format!(
-            "GET /api/jobs HTTP/1.1\r\nHost: x\r\nCookie: {cookie}\r\nConnection: close\r\n\r\n"
+            "GET /api/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {cookie}\r\nConnection: close\r\n\r\n"
         ),
     );
     assert!(read.starts_with("HTTP/1.1 200"), "{read}");
@@ -356,7 +356,7 @@ fn operate_a_crawl_over_http() {
     let mut s = TcpStream::connect(addr).unwrap();
     write!(
         s,
-        "GET /api/jobs/j/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n\r\n"
+        "GET /api/jobs/j/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {TOKEN}\r\n\r\n"
     )
     .unwrap();
     s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
@@ -413,7 +413,7 @@ fn ctrl_c_stops_the_running_crawls_and_exits() {
     let mut events = TcpStream::connect(addr).unwrap();
     write!(
         events,
-        "GET /api/jobs/j/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\n\r\n",
+        "GET /api/jobs/j/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {}\r\n\r\n",
         c.token
     )
     .unwrap();
@@ -468,7 +468,7 @@ fn login(addr: SocketAddr) -> String {
     let answer = send_raw(
         addr,
         &format!(
-            "POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            "POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
             body.len()
         ),
     );

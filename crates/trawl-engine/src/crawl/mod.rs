@@ -746,7 +746,9 @@ fn browser_capture(
         } else {
             trawl_browser::BrowserError::NotExecutable(b.executable.clone().into())
         }))?;
-    let version = trawl_browser::chromium_version(&executable)?;
+    // Up to 15 s of a program's start: not on an async thread of `trawl serve`'s runtime (review R7).
+    let version =
+        crate::blocking::blocking(usize::MAX, || trawl_browser::chromium_version(&executable))?;
     tracing::debug!("browser capture with {} ({version})", executable.display());
     let browser = trawl_browser::Browser::new(
         executable,

@@ -86,12 +86,11 @@ pub(super) fn save_stats(shared: &Shared, dir: &std::path::Path) {
     if let Err(e) = shared.job.write_file(&dir.join(STATS_FILE), &text) {
         tracing::warn!("saving counters: {e}");
     }
-    if dir != shared.job.state_dir() {
-        return;
-    }
+    // Beside them, in the state and in each checkpoint (which a launch from it shows until its first
+    // progress): the totals `trawl serve` reads of a job it does not run.
     let totals =
         serde_json::to_string(&crate::stats::Totals::of(&shared.snapshot())).unwrap_or_default();
-    let path = shared.job.root().join(crate::stats::TOTALS_FILE);
+    let path = dir.join(crate::stats::TOTALS_NAME);
     if let Err(e) = shared.job.write_file(&path, &totals) {
         tracing::warn!("saving totals: {e}");
     }
