@@ -37,8 +37,9 @@ pub(crate) const SCROLL_DOWN: &str = r#"(() => {
 })()"#;
 
 /// Brings every image into view (lazy loading fires), makes lazy images eager, and loads every `srcset`
-/// candidate of every image and `<source>` (each is archived, as a replay may ask for any of them). Returns
-/// how many candidates were asked for.
+/// candidate of every image and `<source>` (each is archived, as a replay may ask for any of them), in the
+/// page, its open shadow roots (web components) and the frames it may read, as [`LINKS`] walks them.
+/// Returns how many candidates were asked for.
 pub(crate) const LAZY_IMAGES: &str = r#"(() => {
   let asked = 0;
   const seen = new Set();
@@ -53,18 +54,27 @@ pub(crate) const LAZY_IMAGES: &str = r#"(() => {
     .map((c) => c.trim().split(/\s+/)[0])
     .filter((u) => u)
     .map((u) => { try { return new URL(u, base).href; } catch (e) { return null; } });
-  for (const img of document.querySelectorAll('img')) {
-    if (img.loading === 'lazy') img.loading = 'eager';
-    for (const attr of ['data-src', 'data-lazy-src', 'data-original']) {
-      const v = img.getAttribute(attr);
-      if (v) { try { load(new URL(v, document.baseURI).href); } catch (e) {} }
+  const walk = (root, base) => {
+    for (const img of root.querySelectorAll('img')) {
+      if (img.loading === 'lazy') img.loading = 'eager';
+      for (const attr of ['data-src', 'data-lazy-src', 'data-original']) {
+        const v = img.getAttribute(attr);
+        if (v) { try { load(new URL(v, base).href); } catch (e) {} }
+      }
+      try { img.scrollIntoView({block: 'center'}); } catch (e) {}
+      for (const u of candidates(img.getAttribute('srcset'), base)) load(u);
     }
-    try { img.scrollIntoView({block: 'center'}); } catch (e) {}
-    for (const u of candidates(img.getAttribute('srcset'), document.baseURI)) load(u);
-  }
-  for (const source of document.querySelectorAll('source[srcset]')) {
-    for (const u of candidates(source.getAttribute('srcset'), document.baseURI)) load(u);
-  }
+    for (const source of root.querySelectorAll('source[srcset]')) {
+      for (const u of candidates(source.getAttribute('srcset'), base)) load(u);
+    }
+    for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) walk(el.shadowRoot, base);
+    }
+    for (const f of root.querySelectorAll('iframe, frame')) {
+      try { if (f.contentDocument) walk(f.contentDocument, f.contentDocument.baseURI); } catch (e) {}
+    }
+  };
+  walk(document, document.baseURI);
   window.scrollTo(0, 0);
   return asked;
 })()"#;

@@ -504,7 +504,8 @@ customElements.define('x-inner', class extends HTMLElement {
   constructor() { super(); this.attachShadow({mode: 'open'}).innerHTML = '<a href="/nested-shadow-link">inner</a>'; }
 });
 customElements.define('x-card', class extends HTMLElement {
-  constructor() { super(); this.attachShadow({mode: 'open'}).innerHTML = '<a href="/wc-link">card</a><x-inner></x-inner>'; }
+  constructor() { super(); this.attachShadow({mode: 'open'}).innerHTML = '<a href="/wc-link">card</a><x-inner></x-inner>' +
+    '<img loading="lazy" src="/img/shadow-1x.png" srcset="/img/shadow-1x.png 1x, /img/shadow-2x.png 2x">'; }
 });
 document.getElementById('host').attachShadow({mode: 'open'}).innerHTML = '<a href="/shadow-link">shadow</a>';
 </script></body></html>"#,
@@ -1412,7 +1413,8 @@ async fn a_pages_request_fields_cookies_and_head_reach_the_server() {
     assert!(answered.ends_with(b"\r\n\r\n"), "{answered:?}");
 }
 
-/// Links in open shadow roots (web components, one nested in another) are collected (xt4c finding 6).
+/// Links in open shadow roots (web components, one nested in another) are collected (xt4c finding 6), and
+/// their images loaded with every `srcset` candidate.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn links_in_shadow_roots_are_collected() {
     if chromium().is_none() {
@@ -1436,6 +1438,14 @@ async fn links_in_shadow_roots_are_collected() {
                 && l.hop_path.ends_with('L')
                 && l.annotations.iter().any(|a| a == "browser"),
             "{path}: {l:?}"
+        );
+    }
+    // An image in a shadow root is loaded as any image is, every `srcset` candidate too.
+    for path in ["/img/shadow-1x.png", "/img/shadow-2x.png"] {
+        assert_eq!(
+            common::log_line(&log, &format!("http://{addr}{path}")).status,
+            200,
+            "{path}"
         );
     }
     // The links only the rendered page had are in a metadata record of the page's own (xt7b F3).
