@@ -220,12 +220,16 @@ fn index_unindexed(dir: &std::path::Path) -> Result<(), Error> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Ok(());
     };
-    let paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    let (torn, paths): (Vec<PathBuf>, Vec<PathBuf>) = entries
+        .flatten()
+        .map(|e| e.path())
+        .partition(|p| p.to_string_lossy().ends_with(".cdxj.tmp"));
+    // The torn indexes first: the index written below goes through the same `.cdxj.tmp` name, and is renamed
+    // away before the loop would reach it (xt10b F9: the resume failed on a file no longer there).
+    for path in torn {
+        std::fs::remove_file(&path).map_err(io(&path))?;
+    }
     for path in paths {
-        if path.to_string_lossy().ends_with(".cdxj.tmp") {
-            std::fs::remove_file(&path).map_err(io(&path))?;
-            continue;
-        }
         let is_warc = path.file_name().is_some_and(|n| {
             let n = n.to_string_lossy();
             n.ends_with(".warc.gz") || n.ends_with(".warc.zst") || n.ends_with(".warc")
@@ -346,5 +350,29 @@ mod tests {
         let old = checkpoint(&job, "cp00002-20261130093832", "saved");
         restore(&job, &old).unwrap();
         assert!(!live.exists());
+    }
+
+    /// A torn `.cdxj.tmp` beside a WARC left without its index is removed before the index is written through
+    /// the same name, whatever the folder's order (xt10b F9: the resume failed when the WARC came first).
+    #[test]
+    fn torn_indexes_are_removed_before_the_missing_ones_are_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let warcinfo = "WARC/1.1\r\nWARC-Type: warcinfo\r\n\
+                        WARC-Record-ID: <urn:uuid:00000000-0000-4000-8000-000000000000>\r\n\
+                        WARC-Date: 2026-11-30T00:00:00Z\r\nContent-Length: 0\r\n\r\n\r\n\r\n";
+        // Twenty pairs: in whatever order the folder lists them, some WARC comes before its `.cdxj.tmp`.
+        for n in 0..20 {
+            let warc = dir.path().join(format!("t-{n:05}.warc"));
+            std::fs::write(&warc, warcinfo).unwrap();
+            let index = trawl_warc::index_path(&warc);
+            std::fs::write(index.with_extension("cdxj.tmp"), "torn").unwrap();
+        }
+        index_unindexed(dir.path()).unwrap();
+        for n in 0..20 {
+            let warc = dir.path().join(format!("t-{n:05}.warc"));
+            let index = trawl_warc::index_path(&warc);
+            assert!(index.exists(), "{}", index.display());
+            assert!(!index.with_extension("cdxj.tmp").exists());
+        }
     }
 }

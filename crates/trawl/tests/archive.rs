@@ -840,6 +840,50 @@ async fn conditional_recrawl_archives_304s_as_revisits() {
     );
     assert!(revisit.get("WARC-Refers-To").is_some());
     assert!(revisit.block.starts_with(b"HTTP/1.1 304"));
+    // The 304's line gives the payload's digest, as the revisit does, not the empty body's (xt10b F5).
+    assert_eq!(
+        home.digest.as_deref(),
+        revisit.get("WARC-Payload-Digest"),
+        "{home:?}"
+    );
+    // A payload served at two URLs was a revisit at the second in the first crawl: its validators are sent too
+    // (xt10b F2), and its 304 refers to the capture holding the payload.
+    for copy in [
+        "/same1.html",
+        "/same2.html",
+        "/img/logo.png",
+        "/copy/logo.png",
+    ] {
+        assert!(
+            not_modified.contains(&url(copy).as_str()),
+            "{copy}: {not_modified:?}"
+        );
+    }
+    // A third crawl of the unchanged site against both, the older listed first: each URL gets the validators
+    // of its latest capture, so the page changed in the second crawl answers 304 too (xt10b F1).
+    let job3 = dir.path().join("job3");
+    let extra = format!(
+        "[warc]\nprefix = \"three\"\ndedup_from = [{:?}, {:?}]\n",
+        job1.display().to_string(),
+        job2.display().to_string()
+    );
+    let three = config(dir.path(), "three", &url("/"), &extra);
+    common::crawl_quickly_with(&three, &job3, |c| c.fetch.conditional_recrawl = true).await;
+    let log = common::crawl_log(&job3);
+    let changing = log.iter().find(|l| l.uri == url("/changing.html")).unwrap();
+    assert_eq!(changing.status, 304, "{changing:?}");
+    for copy in [
+        "/same1.html",
+        "/same2.html",
+        "/img/logo.png",
+        "/copy/logo.png",
+    ] {
+        let line = log.iter().find(|l| l.uri == url(copy)).unwrap();
+        assert_eq!(line.status, 304, "{line:?}");
+    }
+    for f in common::warc_files(&job3) {
+        trawl_warc::verify(&f).unwrap_or_else(|e| panic!("{e}"));
+    }
 }
 
 /// A host name looked up through the configured name server is archived as a `dns:` response record

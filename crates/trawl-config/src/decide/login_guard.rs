@@ -14,7 +14,8 @@ use crate::settings::CredentialSpec;
 ///   `log_off`, `signoff`, `sign-off`, `sign_off` starting a word (or camel-case: `UserLogout`) in its path or
 ///   query (WordPress's `wp-login.php?action=logout&_wpnonce=…`, MediaWiki's `Special:UserLogout` among them);
 /// - an action link: a query parameter carrying a nonce or CSRF token (a name with `nonce`, `csrf` or `xsrf`
-///   in it, or `token`, `_token`, `authenticity_token`, `sesskey`) together with a verb in its path or query
+///   in it, or `token`, `_token`, `authenticity_token`, `sesskey`, `sectok`, `hash`, or a name of 32 hex
+///   digits) together with a verb in its path or query
 ///   (trash, delete, remove, spam, approve, activate, deactivate, unsubscribe, … — see [`VERBS`]);
 /// - a page that changes the site when only looked at (see [`CHANGES_WHEN_VISITED`]): WordPress's
 ///   `wp-admin/post-new.php` (each visit makes a draft) and `wp-admin/customize.php` (each visit makes a
@@ -298,6 +299,10 @@ fn sign_out(text: &str) -> bool {
 pub const SIGN_OUT_PREFIXES: &[&str] =
     &["user", "do", "my", "admin", "account", "member", "session"];
 
+/// Names of query parameters that carry a nonce or CSRF token: any with `nonce`, `csrf` or `xsrf` in it, and
+/// the applications' own: Laravel's `_token`, Rails' `authenticity_token`, Moodle's `sesskey`, DokuWiki's
+/// `sectok` (its revert, media delete and subscribe links, xt10a F2), phpBB's `hash`, and Joomla's, whose
+/// name is the token itself (32 hex digits, `…&0123…cdef=1`).
 fn is_nonce_name(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
     name.contains("nonce")
@@ -305,8 +310,9 @@ fn is_nonce_name(name: &str) -> bool {
         || name.contains("xsrf")
         || matches!(
             name.as_str(),
-            "token" | "_token" | "authenticity_token" | "sesskey"
+            "token" | "_token" | "authenticity_token" | "sesskey" | "sectok" | "hash"
         )
+        || (name.len() == 32 && name.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 fn is_verb(word: &str) -> bool {
@@ -379,6 +385,23 @@ mod tests {
             ),
             ("/posts/7/delete?csrf_token=x", "action with a nonce"),
             ("/list/unsubscribe?token=abc", "action with a nonce"),
+            // DokuWiki (xt10a F2), phpBB and Joomla name their tokens their own way.
+            (
+                "/doku.php?id=private:page1&do=revert&rev=1796078404&sectok=40e9affc",
+                "action with a nonce",
+            ),
+            (
+                "/lib/exe/mediamanager.php?delete=wiki%3Adokuwiki.svg&sectok=40e9affc",
+                "action with a nonce",
+            ),
+            (
+                "/posting.php?mode=delete&f=2&p=7&hash=9f1b2c3d",
+                "action with a nonce",
+            ),
+            (
+                "/index.php?option=com_content&task=articles.trash&cid=4&0123456789abcdef0123456789abcdef=1",
+                "action with a nonce",
+            ),
             ("/wp-admin/post-new.php", "changes the site when visited"),
             (
                 "/wp-admin/customize.php?return=%2Fwp-admin%2F",
@@ -398,6 +421,8 @@ mod tests {
             "/wp-admin/post.php?post=12&action=edit",
             "/?p=12&preview=true&preview_nonce=abc",
             "/members/1",
+            "/doku.php?id=private:page1&do=revisions",
+            "/doku.php?id=private:page1&rev=1796078404",
         ] {
             assert_eq!(refused(&g, &format!("{b}{path}")), None, "{path}");
         }

@@ -991,6 +991,29 @@ http://c.org/ # third
         assert!(!c.warnings().iter().any(|p| p.message.contains("url class")));
     }
 
+    /// xt10b F11: a conditional recrawl without a `dedup_from` job, or with `dedup = false`, does nothing, and
+    /// `dedup_from` is not read with `dedup = false`: each is a warning at its key.
+    #[test]
+    fn settings_that_do_nothing_without_others_are_warnings() {
+        let keys = |text: &str| -> Vec<String> {
+            CrawlConfig::check_str(text, Path::new("my.toml"))
+                .unwrap()
+                .warnings()
+                .into_iter()
+                .filter_map(|p| p.key)
+                .filter(|k| k.starts_with("fetch.") || k.starts_with("warc."))
+                .collect()
+        };
+        let recrawl = "[fetch]\nconditional_recrawl = true\n";
+        assert_eq!(keys(recrawl), ["fetch.conditional_recrawl"]);
+        let from = "[warc]\ndedup_from = [\"/tmp\"]\n";
+        assert!(keys(&format!("{recrawl}{from}")).is_empty());
+        assert_eq!(
+            keys(&format!("{recrawl}{from}dedup = false\n")),
+            ["fetch.conditional_recrawl", "warc.dedup_from"]
+        );
+    }
+
     /// xt5: a `url_class_kind` rule in a config without URL classes can never match: a warning at the rule.
     #[test]
     fn a_url_class_kind_rule_without_classes_is_a_warning() {

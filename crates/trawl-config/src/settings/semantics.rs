@@ -160,6 +160,26 @@ impl CrawlConfig {
                 ),
             );
         }
+        // Settings that do nothing without others (xt10b F11).
+        if self.fetch.conditional_recrawl && (!self.warc.dedup || self.warc.dedup_from.is_empty()) {
+            out.push(
+                problem(
+                    "fetch.conditional_recrawl",
+                    "a conditional recrawl sends the validators of a `warc.dedup_from` job's captures, read only \
+                     with `warc.dedup = true`: here it does nothing",
+                )
+                .with_hint("name the earlier crawl in [warc] dedup_from, and keep [warc] dedup = true"),
+            );
+        }
+        if !self.warc.dedup && !self.warc.dedup_from.is_empty() {
+            out.push(
+                problem(
+                    "warc.dedup_from",
+                    "the earlier crawls are not read with `warc.dedup = false`: nothing is deduplicated",
+                )
+                .with_hint("set [warc] dedup = true, or take dedup_from out"),
+            );
+        }
         if self.seeds.urls.is_empty() && self.seeds.files.is_empty() {
             out.push(problem("seeds", "the config names no seeds").with_hint(
                 "give them on the command line (`trawl crawl -c FILE URL...`) or in [seeds] urls",

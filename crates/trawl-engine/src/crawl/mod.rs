@@ -609,8 +609,8 @@ impl Crawl {
                 tracing::info!("dedup: {lines} captures read from {files} files");
             }
             if config.fetch.conditional_recrawl {
-                // Oldest first, so that a URL keeps the validators of its latest capture.
-                for source in earlier.iter().rev() {
+                // Each URL keeps the validators of its latest capture by date, whatever the order.
+                for source in &earlier {
                     let n = table.load_validators(source)?;
                     tracing::info!(
                         "conditional recrawl: {n} validators read from {}",

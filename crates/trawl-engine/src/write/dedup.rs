@@ -475,11 +475,12 @@ impl DigestTable {
     pub(crate) fn previous(&self, url: &str) -> Option<PreviousCapture> {
         let value = self.previous.get(url.as_bytes()).ok()??;
         let text = std::str::from_utf8(&value).ok()?;
-        let mut f = text.splitn(6, '\n');
+        let mut f = text.split('\n');
         let (etag, lm, date, digest, id) = (f.next()?, f.next()?, f.next()?, f.next()?, f.next()?);
-        let outlinks = f
-            .next()
-            .unwrap_or_default()
+        let links = f.next().unwrap_or_default();
+        // The capture that holds the payload: the URL's own, or for a revisit the one it refers to.
+        let target = f.next().filter(|t| !t.is_empty()).unwrap_or(url);
+        let outlinks = links
             .split('\t')
             .filter_map(|o| {
                 let (url, hop) = o.rsplit_once(' ')?;
@@ -493,7 +494,7 @@ impl DigestTable {
                 last_modified: some(lm),
             },
             refers_to: RefersTo {
-                target_uri: url.to_owned(),
+                target_uri: target.to_owned(),
                 date: date.to_owned(),
                 record_id: some(id),
             },
@@ -502,9 +503,12 @@ impl DigestTable {
         })
     }
 
-    /// Reads the responses of the WARCs of the job `source` (a `dedup_from` entry that is a job or WARC
-    /// folder) and keeps, per URL, the validators (`ETag`, `Last-Modified`) of its latest capture; returns how
-    /// many it kept. A damaged WARC is warned about and read as far as it goes.
+    /// Reads the responses and revisits of the WARCs of the job `source` (a `dedup_from` entry that is a job
+    /// or WARC folder) and keeps, per URL, the validators (`ETag`, `Last-Modified`) of its latest capture by
+    /// `WARC-Date`, whichever source holds it and in whatever order the sources are read (xt10b F1); returns
+    /// how many it kept. A revisit's head holds its validators as a response's does (a page also served at
+    /// another URL is always one, xt10b F2); it points at the capture it refers to. A damaged WARC is warned
+    /// about and read as far as it goes.
     pub(crate) fn load_validators(&self, source: &Path) -> Result<usize, Error> {
         let dir = if source.join("warcs").is_dir() {
             source.join("warcs")
@@ -519,7 +523,7 @@ impl DigestTable {
             // A metadata record follows its response in trawl's WARCs: its outlinks complete the entry.
             let mut outlinks: std::collections::HashMap<String, String> =
                 std::collections::HashMap::new();
-            let mut entries: Vec<(String, String, String)> = Vec::new();
+            let mut entries: Vec<Earlier> = Vec::new();
             let records = match trawl_warc::open(&warc) {
                 Ok(records) => records,
                 Err(e) => {
@@ -553,38 +557,86 @@ impl DigestTable {
                     outlinks.insert(to.to_owned(), links.join("\t"));
                     continue;
                 }
-                if record.get("WARC-Type") != Some("response") {
-                    continue;
-                }
-                let (Some(url), Some(date), Some(digest)) = (
+                let (Some(url), Some(captured), Some(digest)) = (
                     record.get("WARC-Target-URI"),
                     record.get("WARC-Date"),
                     record.get("WARC-Payload-Digest"),
                 ) else {
                     continue;
                 };
+                let id = record.get("WARC-Record-ID").unwrap_or_default();
+                let (target, date, refers) = match record.get("WARC-Type") {
+                    Some("response") => (url, captured, id),
+                    Some("revisit") => match (
+                        record.get("WARC-Refers-To-Target-URI"),
+                        record.get("WARC-Refers-To-Date"),
+                    ) {
+                        (Some(target), Some(date)) => (
+                            target,
+                            date,
+                            record.get("WARC-Refers-To").unwrap_or_default(),
+                        ),
+                        _ => continue,
+                    },
+                    _ => continue,
+                };
                 let (etag, lm) = validators_of(&record.block);
                 if etag.is_none() && lm.is_none() {
                     continue;
                 }
-                let id = record.get("WARC-Record-ID").unwrap_or_default().to_owned();
-                let value = format!(
-                    "{}\n{}\n{date}\n{digest}\n{id}",
-                    etag.unwrap_or_default(),
-                    lm.unwrap_or_default(),
-                );
-                entries.push((url.to_owned(), value, id));
+                entries.push(Earlier {
+                    url: url.to_owned(),
+                    captured: captured.to_owned(),
+                    id: id.to_owned(),
+                    value: format!(
+                        "{}\n{}\n{date}\n{digest}\n{refers}",
+                        etag.unwrap_or_default(),
+                        lm.unwrap_or_default(),
+                    ),
+                    target: target.to_owned(),
+                });
             }
-            for (url, value, id) in entries {
-                let links = outlinks.get(&id).map(String::as_str).unwrap_or_default();
-                let _ = self
+            for e in entries {
+                let links = outlinks.get(&e.id).map(String::as_str).unwrap_or_default();
+                let key = e.url.as_bytes();
+                // A later capture read before (another source, listed first) stays.
+                let kept_later = self
                     .previous
-                    .insert(url.as_bytes(), format!("{value}\n{links}").into_bytes());
+                    .get(key)
+                    .ok()
+                    .flatten()
+                    .and_then(|v| captured_of(&v))
+                    .is_some_and(|at| at > e.captured);
+                if kept_later {
+                    continue;
+                }
+                let value = format!("{}\n{links}\n{}\n{}", e.value, e.target, e.captured);
+                let _ = self.previous.insert(key, value.into_bytes());
                 kept += 1;
             }
         }
         Ok(kept)
     }
+}
+
+/// A capture with validators, read from an earlier crawl's WARC.
+struct Earlier {
+    url: String,
+    /// Its `WARC-Date`.
+    captured: String,
+    /// Its record id (its metadata record's `WARC-Concurrent-To`).
+    id: String,
+    /// Validators, and the date, digest and record id of the capture holding the payload.
+    value: String,
+    /// The URI of the capture holding the payload.
+    target: String,
+}
+
+/// The `WARC-Date` of the capture a `previous` value was read from (its eighth line; none in a value kept
+/// before the date was).
+fn captured_of(value: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(value).ok()?;
+    text.split('\n').nth(7).map(str::to_owned)
 }
 
 /// The WARC files of a folder, by name.

@@ -85,7 +85,7 @@ impl WarcSink {
         if let Some(t) = resp.truncated {
             response.set("WARC-Truncated", t.warc_reason());
         }
-        let payload_digest = response.get("WARC-Payload-Digest").map(str::to_string);
+        let mut payload_digest = response.get("WARC-Payload-Digest").map(str::to_string);
         // A whole payload big enough to be worth it, already archived: a revisit in its place.
         let earlier = match (&self.dedup, &payload_digest) {
             (Some((table, min)), Some(digest))
@@ -103,6 +103,9 @@ impl WarcSink {
             record_id: Some(response.id().to_owned()),
         });
         if let (true, Some(prev)) = (not_modified, previous) {
+            // The payload is the earlier capture's, as the revisit says: crawl.log gives its digest too, not
+            // the empty body's (xt10b F5).
+            payload_digest = Some(prev.digest.clone());
             response = Record::revisit(
                 target,
                 fetched.started,

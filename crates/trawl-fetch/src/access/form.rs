@@ -424,6 +424,31 @@ pub fn redirects_to_login(login: &Url, url: &Url, status: u16, location: Option<
             .is_some_and(|to| same_place(&to, login))
 }
 
+/// Whether `url`'s answer redirects to a sign-in page of its own host that is to send the visitor back to
+/// `url`: a path with `login`, `log-in`, `log_in`, `signin`, `sign-in` or `sign_in` in it and a query value
+/// naming `url` (its path, with or without its query, or the whole URL). A site with two sign-in pages, the
+/// credential's and another (Django's own and its admin's `/admin/login/?next=/admin/…`, xt10a F1), shows its
+/// session lost through either.
+pub fn redirects_to_sign_in(url: &Url, status: u16, location: Option<&str>) -> bool {
+    const SIGN_IN: [&str; 6] = ["login", "log-in", "log_in", "signin", "sign-in", "sign_in"];
+    let Some(to) = location
+        .filter(|_| (300..400).contains(&status))
+        .and_then(|l| url.join(l).ok())
+    else {
+        return false;
+    };
+    let path = to.path().to_ascii_lowercase();
+    if to.host_str() != url.host_str() || !SIGN_IN.iter().any(|w| path.contains(w)) {
+        return false;
+    }
+    let here = match url.query() {
+        Some(q) => format!("{}?{q}", url.path()),
+        None => url.path().to_string(),
+    };
+    to.query_pairs()
+        .any(|(_, back)| back == url.as_str() || back == url.path() || back == here)
+}
+
 /// How a form login came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
@@ -645,7 +670,8 @@ fn quoted_str(names: &[&str]) -> String {
 }
 
 /// Whether a page from `url` shows its session lost: by the credential's `logged_out` sign when it has one;
-/// else when it redirects to the login page (`login`, any query) or shows the login form (`signature`).
+/// else when it redirects to the login page (`login`, any query), or to another sign-in page that is to send
+/// the visitor back to it ([`redirects_to_sign_in`]), or shows the login form (`signature`).
 pub fn shows_logged_out(
     spec: &CredentialSpec,
     login: &Url,
@@ -669,6 +695,7 @@ pub fn shows_logged_out(
     }
     if redirects_to_login(login, url, status, location)
         || redirects_to_login(&signature.action, url, status, location)
+        || redirects_to_sign_in(url, status, location)
     {
         return true;
     }

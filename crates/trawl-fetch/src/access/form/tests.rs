@@ -221,6 +221,30 @@ fn a_lost_session_shows_without_configuration() {
     assert!(shows_logged_out(&sp, &login, &sig, &page, 302, &h, b""));
     h.insert(LOCATION, "/members/2".parse().unwrap());
     assert!(!shows_logged_out(&sp, &login, &sig, &page, 302, &h, b""));
+    // Another sign-in page of the site, to send the visitor back here: Django's admin (xt10a F1), WordPress.
+    let admin = url("http://a.org/admin/auth/user/1/change/");
+    for back in [
+        "/admin/login/?next=/admin/auth/user/1/change/",
+        "http://a.org/wp-login.php?redirect_to=http%3A%2F%2Fa.org%2Fadmin%2Fauth%2Fuser%2F1%2Fchange%2F&reauth=1",
+    ] {
+        h.insert(LOCATION, back.parse().unwrap());
+        assert!(
+            shows_logged_out(&sp, &login, &sig, &admin, 302, &h, b""),
+            "{back}"
+        );
+    }
+    // Not when it sends elsewhere, is on another host, or is no sign-in page.
+    for elsewhere in [
+        "/admin/login/?next=/admin/",
+        "http://b.org/admin/login/?next=/admin/auth/user/1/change/",
+        "/admin/catalog/?next=/admin/auth/user/1/change/",
+    ] {
+        h.insert(LOCATION, elsewhere.parse().unwrap());
+        assert!(
+            !shows_logged_out(&sp, &login, &sig, &admin, 302, &h, b""),
+            "{elsewhere}"
+        );
+    }
     let mut h = http::HeaderMap::new();
     h.insert(CONTENT_TYPE, "text/html".parse().unwrap());
     assert!(shows_logged_out(
