@@ -158,6 +158,18 @@ pub enum Error {
         /// Where its text stops being text (after gunzipping).
         offset: u64,
     },
+    /// A `dedup_from` WACZ (or another zip file) whose index cannot be read.
+    #[error(
+        "{}: a WACZ, but {why}: give the crawl's job directory or WARC files, or the package's index \
+         (`unzip -p X.wacz indexes/index.cdx > X.cdxj`)",
+        path.display()
+    )]
+    BadWacz {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        why: String,
+    },
     /// A line of a classic CDX `dedup_from` index that cannot be read.
     #[error("{}, line {line}: {source}", path.display())]
     BadCdx {

@@ -31,8 +31,8 @@ pub struct WriterConfig {
     pub dir: PathBuf,
     /// The first part of each file name.
     pub prefix: String,
-    /// A file is finished once it has at least this many bytes (checked after each group).
-    /// Default: 1,000,000,000.
+    /// A file is finished once it has at least this many bytes (checked after each group); 0: never, one
+    /// file for the whole crawl (as Heritrix's `-1`). Default: 1,000,000,000.
     pub max_file_bytes: u64,
     /// Compression. Default: [`Compression::Gzip`].
     pub compression: Compression,
@@ -410,7 +410,7 @@ impl Writer {
         if self
             .current
             .as_ref()
-            .is_some_and(|f| f.size >= self.cfg.max_file_bytes)
+            .is_some_and(|f| self.cfg.max_file_bytes > 0 && f.size >= self.cfg.max_file_bytes)
         {
             self.finish_current()?;
         }
@@ -1014,6 +1014,19 @@ mod tests {
             .collect();
         names.sort();
         names
+    }
+
+    /// `max_file_bytes = 0` never rolls over (xt10b F13: each group went into a file of its own).
+    #[test]
+    fn no_limit_writes_one_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cfg = WriterConfig::new(dir.path(), "job", "host1");
+        cfg.max_file_bytes = 0;
+        let mut w = Writer::new(cfg).unwrap();
+        for n in 0..10 {
+            w.write(&group(n)).unwrap();
+        }
+        assert_eq!(w.close().unwrap().len(), 1);
     }
 
     #[test]

@@ -483,9 +483,19 @@ async fn dedup_from_a_cdx_file_and_a_folder_of_warcs() {
     std::io::Write::write_all(&mut gz, cdx11(&job1).as_bytes()).unwrap();
     std::fs::write(&cdx_gz, gz.finish().unwrap()).unwrap();
 
+    // The crawl kept as its WACZ (xt10b F7: it was called damaged and nothing was deduplicated).
+    let wacz = dir.path().join("job1.wacz");
+    let (ok, said) = trawl_cli(&[
+        "wacz".as_ref(),
+        job1.as_os_str(),
+        "-o".as_ref(),
+        wacz.as_os_str(),
+    ]);
+    assert!(ok, "{said}");
+
     tokio::time::sleep(Duration::from_millis(1100)).await;
     files.lock().unwrap().clone_from(&site(2));
-    for (n, source) in [&cdx, &archives, &cdx_gz].into_iter().enumerate() {
+    for (n, source) in [&cdx, &archives, &cdx_gz, &wacz].into_iter().enumerate() {
         let job = dir.path().join(format!("again{n}"));
         let extra = format!(
             "[warc]\ndedup_from = [{:?}]\n",
@@ -571,9 +581,15 @@ async fn dedup_from_a_cdx_file_and_a_folder_of_warcs() {
         ]);
         (ok, said, job)
     };
-    let (ok, said, job) = crawl("junk", &[junk.as_path(), cdx.as_path()]);
+    // A folder that holds no capture (the folder of the jobs, not a job) is said, not read as nothing
+    // silently (xt10b F8).
+    let kept = dir.path().join("kept");
+    std::fs::create_dir_all(kept.join("week1/warcs")).unwrap();
+    let (ok, said, job) = crawl("junk", &[junk.as_path(), cdx.as_path(), kept.as_path()]);
     assert!(ok, "{said}");
     for want in [
+        &format!("dedup: {} holds no WARC, ARC or index file", kept.display()),
+        "its folders week1 are jobs",
         &format!("dedup: {} is damaged: ", junk.display()),
         "not a text index (a control byte, or a line over 1 MiB, at byte 2)",
         "0 lines or records read from it are used. The crawl goes on",

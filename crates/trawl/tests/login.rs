@@ -2,7 +2,8 @@
 //! page that sets a test cookie and has hidden fields (refused without them), a Django-style form guarded by
 //! a CSRF token and cookie (403 without them) whose session a page ends half-way, neither configured with
 //! `success` or `logged_out`; pages with sign-out links and nonce'd action links beside the content (none
-//! requested, each logged `reject:login_guard`); `trawl login` for a good and a wrong password, a login built
+//! requested, each logged `reject:login_guard`); a DokuWiki-style front controller whose pages share its login
+//! page's path; `trawl login` for a good and a wrong password, a login built
 //! by JavaScript and one behind a CAPTCHA; and a real Django application (LoginView) from the test
 //! virtualenv.
 
@@ -527,7 +528,7 @@ async fn django(State(site): State<Shared>, req: Request) -> Response {
             let next = if n < 6 {
                 format!("<a href=\"/members/{}/\">next</a>", n + 1)
             } else {
-                String::new()
+                "<a href=\"/admin/1/\">admin</a>".to_string()
             };
             let token = cookie(&headers, "csrftoken").unwrap_or_default();
             html(&format!(
@@ -535,6 +536,34 @@ async fn django(State(site): State<Shared>, req: Request) -> Response {
                  <main>Member page {n}</main> {next} \
                  <a href=\"/members/{n}/?action=delete&amp;csrfmiddlewaretoken={token}\">Delete this page</a>"
             ))
+        }
+        // The admin, with a login page of its own (xt10a F4): its pages send a visitor without a session there.
+        (Method::GET, "/admin/login/") if logged_in => {
+            (StatusCode::FOUND, [(header::LOCATION, next)]).into_response()
+        }
+        (Method::GET, "/admin/login/") => django_form("tok0", &next, ""),
+        (Method::GET, p) if p.starts_with("/admin/") => {
+            if !logged_in {
+                return (
+                    StatusCode::FOUND,
+                    [(header::LOCATION, format!("/admin/login/?next={p}"))],
+                )
+                    .into_response();
+            }
+            let n: u32 = p["/admin/".len()..]
+                .trim_end_matches('/')
+                .parse()
+                .unwrap_or(0);
+            if n == 1 {
+                let session = session.unwrap_or_default();
+                s.sessions.remove(&session);
+            }
+            let next = if n < 3 {
+                format!("<a href=\"/admin/{}/\">next</a>", n + 1)
+            } else {
+                String::new()
+            };
+            html(&format!("<main>Admin page {n}</main> {next}"))
         }
         (Method::GET, "/accounts/password_change/") if logged_in => html(
             "<form method=\"post\"><input type=\"hidden\" name=\"csrfmiddlewaretoken\" value=\"x\">\
@@ -579,9 +608,20 @@ async fn a_csrf_protected_form_with_default_signs() {
     let s = site.lock().unwrap();
     assert!(s.refused.is_empty(), "{:?}", s.refused);
     assert_eq!(
-        s.logins, 2,
-        "logged in, then again after page 3 ended the session"
+        s.logins, 3,
+        "logged in, again after page 3 ended the session, and after admin page 1 did"
     );
+    // Admin page 2 redirected to the admin's own login page: a lost session too, logged into again and the
+    // page fetched again (xt10a F4: it was archived as the redirect).
+    for n in 1..=3 {
+        let uri = format!("{base}/admin/{n}/");
+        let statuses: Vec<i32> = log
+            .iter()
+            .filter(|l| l.uri == uri)
+            .map(|l| l.status)
+            .collect();
+        assert_eq!(statuses, [200], "{uri}");
+    }
     assert_eq!((s.logouts, s.trashed.len()), (0, 0), "{:?}", s.requests);
     for n in 1..=6 {
         let uri = format!("{base}/members/{n}/");
@@ -622,13 +662,129 @@ async fn a_csrf_protected_form_with_default_signs() {
     );
     assert_eq!(
         log.iter().filter(|l| l.has_annotation("login:ok")).count(),
-        2
+        3
     );
     // Nothing of the password reached crawl.log or the job's config.
     for f in ["logs/crawl.log", "crawl.toml"] {
         let text = std::fs::read_to_string(job.join(f)).unwrap_or_default();
         assert!(!text.contains("s3cret"), "{f}");
     }
+}
+
+/// A DokuWiki-style front controller: every page is `/doku.php?id=…`, the login page `doku.php?id=start&do=login`.
+/// A private page without a session answers 200 "Permission Denied" with the login form posting to itself;
+/// page 3 ends the session. Each page links to a revert of itself carrying DokuWiki's `sectok`.
+async fn dokuwiki(State(site): State<Shared>, req: Request) -> Response {
+    let (method, path, query, headers, body) = take_apart(req).await;
+    let mut s = site.lock().unwrap();
+    s.requests.push(format!("{method} {path}?{query}"));
+    let session = cookie(&headers, "DokuWiki").map(str::to_string);
+    let logged_in = session.as_ref().is_some_and(|c| s.sessions.contains(c));
+    let q = form_fields(query.as_bytes());
+    let id = field(&q, "id").unwrap_or("start").to_string();
+    let login_form = |action: &str| {
+        format!(
+            "<form id=\"dw__login\" action=\"{action}\" method=\"post\"><input type=\"hidden\" name=\"sectok\" \
+             value=\"\"><input type=\"hidden\" name=\"do\" value=\"login\"><input name=\"u\"><input \
+             type=\"password\" name=\"p\"><button>Log In</button></form>"
+        )
+    };
+    if path != "/doku.php" {
+        return (StatusCode::NOT_FOUND, html("Not Found")).into_response();
+    }
+    if method == Method::POST {
+        let f = form_fields(&body);
+        if field(&f, "u") != Some("archivist") || field(&f, "p") != Some("wiki-pass") {
+            s.refused.push("wrong password".into());
+            return html(&login_form("/doku.php?id=start&do=login"));
+        }
+        s.logins += 1;
+        let sid = format!("dw{}", s.logins);
+        s.sessions.insert(sid.clone());
+        return (
+            StatusCode::FOUND,
+            [
+                (header::LOCATION, format!("/doku.php?id={id}")),
+                (header::SET_COOKIE, format!("DokuWiki={sid}; Path=/")),
+            ],
+        )
+            .into_response();
+    }
+    if field(&q, "do") == Some("login") {
+        return html(&login_form("/doku.php?id=start&do=login"));
+    }
+    if field(&q, "do") == Some("revert") {
+        s.trashed.push(id);
+        return html("reverted");
+    }
+    if !logged_in {
+        return html(&format!(
+            "<h1>Permission Denied</h1>{}",
+            login_form(&format!("/doku.php?id={id}"))
+        ));
+    }
+    let n: u32 = id.trim_start_matches("private:page").parse().unwrap_or(0);
+    if n == 3 {
+        let session = session.unwrap_or_default();
+        s.sessions.remove(&session);
+    }
+    let next = if n < 6 {
+        format!("<a href=\"/doku.php?id=private:page{}\">next</a>", n + 1)
+    } else {
+        String::new()
+    };
+    html(&format!(
+        "<main>Private page {n}</main> {next} \
+         <a href=\"/doku.php?id={id}&amp;do=revert&amp;rev=17&amp;sectok=40e9affc50a640a1\">restore</a>"
+    ))
+}
+
+/// On a front controller, whose pages all share the login page's path, a page showing the login form again
+/// is a lost session (xt10a F2: it was never checked, and 53 of 60 pages were archived as "Permission
+/// Denied"); the revert links carrying DokuWiki's `sectok` are never requested (F1).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_front_controller_loses_its_session_and_is_logged_into_again() {
+    let site: Shared = Arc::default();
+    let addr = listen(Router::new().fallback(dokuwiki).with_state(site.clone())).await;
+    let base = format!("http://127.0.0.1:{}", addr.port());
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = write(
+        &dir.path().join("c.toml"),
+        &format!(
+            "[seeds]\nurls = [\"{base}/doku.php?id=private:page1\"]\n\
+             [scope]\nsurt_prefixes = [\"http://(127.0.0.1:\"]\n\
+             [[credentials]]\nkind = \"form\"\ndomain = \"127.0.0.1\"\n\
+             login_url = \"{base}/doku.php?id=start&do=login\"\n\
+             fields = {{ u = \"archivist\" }}\npassword_file = \"pw.txt\"\n"
+        ),
+    );
+    write(&dir.path().join("pw.txt"), "wiki-pass\n");
+    let job = dir.path().join("job");
+    common::crawl_quickly(&cfg, &job).await;
+    let log = common::crawl_log(&job);
+    let records = common::records(&job);
+    let s = site.lock().unwrap();
+    assert!(s.refused.is_empty(), "{:?}", s.refused);
+    assert!(s.trashed.is_empty(), "{:?}", s.trashed);
+    assert_eq!(s.logins, 2, "{:?}", s.requests);
+    for n in 1..=6 {
+        let uri = format!("{base}/doku.php?id=private:page{n}");
+        let rec = records
+            .iter()
+            .rfind(|r| {
+                r.get("WARC-Type") == Some("response") && r.get("WARC-Target-URI") == Some(&uri)
+            })
+            .unwrap_or_else(|| panic!("{uri}: {log:?}"));
+        assert!(
+            String::from_utf8_lossy(&rec.block).contains(&format!("Private page {n}")),
+            "{uri}"
+        );
+    }
+    assert!(
+        log.iter()
+            .any(|l| l.uri.contains("do=revert") && l.has_annotation("reject:login_guard")),
+        "{log:?}"
+    );
 }
 
 /// Runs `trawl login CFG ARGS` with `env`; its exit success and stdout + stderr.

@@ -30,7 +30,7 @@ use trawl_extract::Hop;
 use trawl_fetch::Fetched;
 use trawl_fetch::access::{
     MAX_FAILED_LOGINS,
-    form::{FormSignature, Verdict, same_place, shows_logged_out},
+    form::{FormSignature, Verdict, same_page, same_place, shows_logged_out},
 };
 
 /// Logs in to `uri`'s host when it has a form credential and no session (or, with `lost = Some(g)`, when the
@@ -175,10 +175,12 @@ pub(super) async fn lost(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) -> boo
         .form
         .clone()
         .unwrap_or_else(|| FormSignature::of_url(&login_url));
-    // The login page (and where its form goes) shows the form whoever asks.
-    if spec.logged_out.is_none()
-        && (same_place(&uri.url, &login_url) || same_place(&uri.url, &signature.action))
-    {
+    // The login page (and where its form goes, when that is another place) shows the form whoever asks. The
+    // other pages of a front controller (DokuWiki's `doku.php?id=…`, MediaWiki's `index.php?title=…`) share
+    // its path and are judged as any page (xt10a F2).
+    let at_login = same_page(&uri.url, &login_url)
+        || (!same_place(&signature.action, &login_url) && same_place(&uri.url, &signature.action));
+    if spec.logged_out.is_none() && at_login {
         return false;
     }
     let spec: &CredentialSpec = spec;

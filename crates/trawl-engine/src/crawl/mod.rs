@@ -583,7 +583,11 @@ impl Crawl {
                         path: source.clone(),
                     });
                 }
-                for index in crate::write::dedup::index_files(source)? {
+                let indexes = crate::write::dedup::index_files(source)?;
+                if indexes.is_empty() && source != &own {
+                    tracing::warn!("{}", crate::write::dedup::holds_nothing(source));
+                }
+                for index in indexes {
                     let loaded = table.load(&index);
                     files += 1;
                     lines += loaded.lines;

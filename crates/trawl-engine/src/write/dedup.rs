@@ -247,13 +247,22 @@ impl IndexLines {
             source,
         };
         let mut file = std::io::BufReader::new(std::fs::File::open(path).map_err(io)?);
+        let zip = file.fill_buf().map_err(io)?.starts_with(b"PK\x03\x04");
+        let mut file: Box<dyn BufRead> = if zip {
+            Box::new(std::io::BufReader::new(wacz_index(
+                path,
+                file.into_inner(),
+            )?))
+        } else {
+            Box::new(file)
+        };
         let gzip = file.fill_buf().map_err(io)?.starts_with(&[0x1f, 0x8b]);
         let reader: Box<dyn BufRead> = if gzip {
             Box::new(std::io::BufReader::new(
                 flate2::bufread::MultiGzDecoder::new(file),
             ))
         } else {
-            Box::new(file)
+            file
         };
         Ok(IndexLines {
             path: path.to_path_buf(),
@@ -314,6 +323,52 @@ impl IndexLines {
         }
         Ok(Some((self.number, &self.line)))
     }
+}
+
+/// The index of the WACZ `file` (at `path`): its `indexes/index.cdx.gz`, `index.cdx` or `index.cdxj` entry,
+/// read in place (a WACZ stores its entries; a deflated one is inflated on the way), so that a crawl kept
+/// as its package deduplicates against it (xt10b F7). Its captures name the package's WARCs, whose
+/// revisits point at them by URI and date, as with any index.
+fn wacz_index(path: &Path, file: std::fs::File) -> Result<Box<dyn std::io::Read>, Error> {
+    use std::io::{Read, Seek};
+    let bad = |why: String| Error::BadWacz {
+        path: path.to_path_buf(),
+        why,
+    };
+    let mut archive =
+        zip::ZipArchive::new(file).map_err(|e| bad(format!("not a zip file ({e})")))?;
+    let name = [
+        "indexes/index.cdx.gz",
+        "indexes/index.cdx",
+        "indexes/index.cdxj",
+    ]
+    .into_iter()
+    .find(|n| archive.index_for_name(n).is_some())
+    .ok_or_else(|| bad("it holds no indexes/index.cdx(.gz) or index.cdxj".into()))?;
+    let (start, size, stored) = {
+        let entry = archive
+            .by_name(name)
+            .map_err(|e| bad(format!("{name}: {e}")))?;
+        (
+            entry
+                .data_start()
+                .ok_or_else(|| bad(format!("{name}: where its data starts is unknown")))?,
+            entry.compressed_size(),
+            entry.compression() == zip::CompressionMethod::Stored,
+        )
+    };
+    let mut file = archive.into_inner();
+    file.seek(std::io::SeekFrom::Start(start))
+        .map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    let entry = file.take(size);
+    Ok(if stored {
+        Box::new(entry)
+    } else {
+        Box::new(flate2::read::DeflateDecoder::new(entry))
+    })
 }
 
 /// The captures of the index at `path`: CDXJ, or classic CDX (with its ` CDX …` header, or without one in the
@@ -671,6 +726,36 @@ impl IndexSource {
             IndexSource::Index(p) | IndexSource::Archive(p) => p,
         }
     }
+}
+
+/// The warning for a `dedup_from` folder that holds no capture (xt10b F8): most often the folder of the
+/// earlier jobs named instead of the jobs, which it then lists.
+pub(crate) fn holds_nothing(source: &Path) -> String {
+    let mut jobs: Vec<String> = std::fs::read_dir(source)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().join("warcs").is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    jobs.sort();
+    let hint = match jobs.len() {
+        0 => String::new(),
+        n => format!(
+            "; its folders {}{} are jobs: name each in [warc] dedup_from",
+            jobs.iter().take(5).cloned().collect::<Vec<_>>().join(", "),
+            if n > 5 {
+                format!(" and {} more", n - 5)
+            } else {
+                String::new()
+            }
+        ),
+    };
+    format!(
+        "dedup: {} holds no WARC, ARC or index file and is no job (it has no warcs/ folder): nothing is \
+         deduplicated against it{hint}",
+        source.display()
+    )
 }
 
 /// The files a `dedup_from` entry stands for: a job directory's (or a folder's) `.cdxj` and `.cdx` indexes

@@ -75,6 +75,17 @@ pub fn same_place(a: &Url, b: &Url) -> bool {
         && a.path() == b.path()
 }
 
+/// Whether `url` is the page `login` names: the same place, and every parameter of `login`'s query in its
+/// query (`/login?next=/x` is `/login`'s page; `/index.php?title=Special:Search` is not MediaWiki's
+/// `/index.php?title=Special:UserLogin`, nor `/doku.php?id=page8` DokuWiki's `/doku.php?id=start&do=login`:
+/// a front controller's pages share its path, xt10a F2 and F3).
+pub fn same_page(url: &Url, login: &Url) -> bool {
+    same_place(url, login)
+        && login
+            .query_pairs()
+            .all(|want| url.query_pairs().any(|have| have == want))
+}
+
 /// Where a submitted value came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
@@ -416,12 +427,12 @@ fn contains_ignore_case(hay: &[u8], needle: &[u8]) -> bool {
         .any(|w| w.eq_ignore_ascii_case(needle))
 }
 
-/// Whether a response from `url` redirects to the login page (any query).
+/// Whether a response from `url` redirects to the login page ([`same_page`]: with any more query).
 pub fn redirects_to_login(login: &Url, url: &Url, status: u16, location: Option<&str>) -> bool {
     (300..400).contains(&status)
         && location
             .and_then(|l| url.join(l).ok())
-            .is_some_and(|to| same_place(&to, login))
+            .is_some_and(|to| same_page(&to, login))
 }
 
 /// Whether `url`'s answer redirects to a sign-in page of its own host that is to send the visitor back to
@@ -693,8 +704,11 @@ pub fn shows_logged_out(
             LoggedOut::RedirectTo(_) => sign_shows(sign, url, status, location, b""),
         };
     }
+    // Where the form posts counts when it is another place than the login page: at the same place (a front
+    // controller) it says nothing more, and its query is not kept.
+    let action_elsewhere = !same_place(&signature.action, login);
     if redirects_to_login(login, url, status, location)
-        || redirects_to_login(&signature.action, url, status, location)
+        || (action_elsewhere && redirects_to_login(&signature.action, url, status, location))
         || redirects_to_sign_in(url, status, location)
     {
         return true;

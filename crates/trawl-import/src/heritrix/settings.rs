@@ -285,10 +285,8 @@ fn special(class: &str, property: &str, text: &str) -> Option<Mapped> {
         ("WARCWriterChainProcessor" | "WARCWriterProcessor", "maxFileSizeBytes")
             if text.starts_with('-') =>
         {
-            note(
-                "-1 (never roll over) has no trawl form; trawl rolls over past warc.max_file_bytes",
-                Some("warc.max_file_bytes"),
-            )
+            // Never roll over: trawl's 0.
+            Some(Mapped::Set("warc.max_file_bytes", toml::Value::Integer(0)))
         }
         ("CheckpointService", "checkpointIntervalMinutes") => match text.parse::<i64>() {
             Ok(n) if n <= 0 => Some(Mapped::Same("no periodic checkpoints, as trawl's default")),

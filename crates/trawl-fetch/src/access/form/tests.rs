@@ -210,6 +210,44 @@ fn explicit_signs_still_win() {
     assert!(!sign_shows(&out, &login, 200, None, b"hello"));
 }
 
+/// A front controller's pages share the login page's path: MediaWiki's redirects within the wiki are no lost
+/// session, its login page's is (xt10a F3); DokuWiki's other pages are not its login page (F2).
+#[test]
+fn a_login_page_with_a_query_is_told_from_its_siblings() {
+    let sp = spec("");
+    let login = url("http://a.org/index.php?title=Special:UserLogin");
+    let sig = FormSignature::of_url(&login);
+    let page = url("http://a.org/index.php/Special:Search/Archivist");
+    let mut h = http::HeaderMap::new();
+    h.insert(
+        LOCATION,
+        "/index.php?title=Special:Search&search=Archivist"
+            .parse()
+            .unwrap(),
+    );
+    assert!(!shows_logged_out(&sp, &login, &sig, &page, 301, &h, b""));
+    h.insert(
+        LOCATION,
+        "/index.php?title=Special:UserLogin&returnto=Special:Search"
+            .parse()
+            .unwrap(),
+    );
+    assert!(shows_logged_out(&sp, &login, &sig, &page, 302, &h, b""));
+    let doku = url("http://a.org/doku.php?id=start&do=login");
+    assert!(same_page(
+        &url("http://a.org/doku.php?do=login&id=start&sectok="),
+        &doku
+    ));
+    assert!(!same_page(
+        &url("http://a.org/doku.php?id=private:page8"),
+        &doku
+    ));
+    assert!(same_page(
+        &url("http://a.org/login?next=/x"),
+        &url("http://a.org/login")
+    ));
+}
+
 #[test]
 fn a_lost_session_shows_without_configuration() {
     let sp = spec("");
