@@ -31,6 +31,8 @@ pub mod stats;
 pub mod write;
 
 pub use crate::{
-    crawl::{Crawl, CrawlHandle, FailedLogin, RemoteSpec, Restored, Summary, job_name},
+    crawl::{
+        Crawl, CrawlHandle, FailedLogin, LoginFailure, RemoteSpec, Restored, Summary, job_name,
+    },
     error::Error,
 };

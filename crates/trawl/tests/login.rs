@@ -40,6 +40,10 @@ struct Site {
     /// Posts (or links) removed by an action link: must stay empty.
     trashed: Vec<String>,
     logouts: usize,
+    /// Login posts still to be answered `429 Too Many Requests` (`Retry-After: 1`).
+    limited: usize,
+    /// Set as `limited` when admin page 1 ends the session: the logins after it are limited.
+    limited_later: usize,
 }
 
 type Shared = Arc<Mutex<Site>>;
@@ -449,6 +453,15 @@ async fn django(State(site): State<Shared>, req: Request) -> Response {
             )
                 .into_response()
         }
+        (Method::POST, "/accounts/login/") if s.limited > 0 => {
+            s.limited -= 1;
+            (
+                StatusCode::TOO_MANY_REQUESTS,
+                [(header::RETRY_AFTER, "1")],
+                html("Too many login attempts"),
+            )
+                .into_response()
+        }
         (Method::POST, "/accounts/login/") => {
             let f = form_fields(&body);
             let host = headers
@@ -557,6 +570,7 @@ async fn django(State(site): State<Shared>, req: Request) -> Response {
             if n == 1 {
                 let session = session.unwrap_or_default();
                 s.sessions.remove(&session);
+                s.limited = s.limited_later;
             }
             let next = if n < 3 {
                 format!("<a href=\"/admin/{}/\">next</a>", n + 1)
@@ -784,6 +798,79 @@ async fn a_front_controller_loses_its_session_and_is_logged_into_again() {
         log.iter()
             .any(|l| l.uri.contains("do=revert") && l.has_annotation("reject:login_guard")),
         "{log:?}"
+    );
+}
+
+/// A site that limits logins (429 with `Retry-After`) is waited for as it asks and logged into then; the
+/// limit is not taken for a wrong password (xt10a F5: three posts in 0.7 s, and the host crawled logged out).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_login_limited_by_the_site_waits_as_it_asks() {
+    let site: Shared = Arc::default();
+    site.lock().unwrap().limited = 2;
+    let addr = listen(Router::new().fallback(django).with_state(site.clone())).await;
+    let base = format!("http://127.0.0.1:{}", addr.port());
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = write(
+        &dir.path().join("c.toml"),
+        &format!(
+            "[seeds]\nurls = [\"{base}/members/4/\"]\n[scope]\nsurt_prefixes = [\"http://(127.0.0.1:\"]\n\
+             [[credentials]]\nkind = \"form\"\ndomain = \"127.0.0.1\"\nlogin_url = \"{base}/accounts/login/\"\n\
+             fields = {{ username = \"archivist\" }}\npassword_file = \"pw.txt\"\n"
+        ),
+    );
+    write(&dir.path().join("pw.txt"), "s3cret\n");
+    let job = dir.path().join("job");
+    let started = std::time::Instant::now();
+    common::crawl_quickly(&cfg, &job).await;
+    let log = common::crawl_log(&job);
+    let (logins, requests) = {
+        let s = site.lock().unwrap();
+        (s.logins, s.requests.clone())
+    };
+    // Logged in after the two limits, and again after admin page 1 ends the session.
+    assert_eq!(logins, 2, "{requests:?}");
+    let posts: Vec<i32> = log
+        .iter()
+        .filter(|l| l.uri == format!("{base}/accounts/login/") && l.hop_path.ends_with('L'))
+        .map(|l| l.status)
+        .collect();
+    assert_eq!(posts, [429, 429, 302, 302], "{log:?}");
+    assert!(started.elapsed() >= std::time::Duration::from_secs(2));
+    for n in 4..=6 {
+        let uri = format!("{base}/members/{n}/");
+        assert!(
+            log.iter().any(|l| l.uri == uri && l.status == 200),
+            "{uri}: {log:?}"
+        );
+    }
+    // Limited for good after the session is lost: waited for three times, then the login is said to have
+    // stopped working, at the end of the crawl (xt10a F6: nothing was said).
+    {
+        let mut s = site.lock().unwrap();
+        *s = Site::default();
+        s.limited_later = 100;
+    }
+    let mut config = trawl_config::CrawlConfig::load(&cfg).unwrap();
+    config.frontier.min_delay_ms = 0;
+    config.frontier.max_delay_ms = 0;
+    config.frontier.delay_factor = 0.0;
+    let summary = trawl_engine::Crawl::new(&dir.path().join("later"), config, &[])
+        .unwrap()
+        .run(trawl_engine::CrawlHandle::default(), |_| {})
+        .await
+        .unwrap();
+    let failed: Vec<_> = summary
+        .failed_logins
+        .iter()
+        .map(|l| (l.credential, l.how, l.why.clone()))
+        .collect();
+    assert_eq!(
+        failed,
+        [(
+            0,
+            trawl_engine::LoginFailure::Stopped,
+            "the answer was 429 (the site limits logins)".to_string()
+        )]
     );
 }
 
@@ -1411,6 +1498,15 @@ async fn lenient(State(site): State<Shared>, req: Request) -> Response {
             "<form method=\"post\" action=\"\"><input name=\"username\">\
              <input type=\"password\" name=\"password\"><button>Log in</button></form>",
         ),
+        (Method::POST, "/accounts/login/") if s.limited > 0 => {
+            s.limited -= 1;
+            (
+                StatusCode::TOO_MANY_REQUESTS,
+                [(header::RETRY_AFTER, "1")],
+                html("Too many login attempts"),
+            )
+                .into_response()
+        }
         (Method::POST, "/accounts/login/") => {
             let f = form_fields(&body);
             s.logins += 1;
@@ -1518,6 +1614,24 @@ fn a_login_that_only_looked_successful_is_found_out() {
         common::log_line(&log, &format!("{base}/members/3/")).status,
         200
     );
+    // A credential for a host the crawl never visits (localhost, the seeds being on 127.0.0.1) is named at
+    // the end (xt10a F8: silent).
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    let other = write(
+        &dir.path().join("other.toml"),
+        &format!(
+            "{text}\n[[credentials]]\nkind = \"form\"\ndomain = \"localhost\"\n\
+             login_url = \"http://localhost:9/login\"\npassword_env = \"PW\"\n"
+        ),
+    );
+    let (_, said) = trawl_crawl(&other, &dir.path().join("other"), &[("PW", "s3cret")]);
+    for want in [
+        "a login was never tried",
+        "credentials[1] (form login for localhost): no page of the crawl was on its host",
+    ] {
+        assert!(said.contains(want), "missing {want:?} in:\n{said}");
+    }
+    assert!(!said.contains("a login never worked"), "{said}");
 
     // A wrong WordPress password (the form shown again): in the summary too.
     let wp: Shared = Arc::default();

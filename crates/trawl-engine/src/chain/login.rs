@@ -45,6 +45,7 @@ pub(super) async fn ensure(
     lost: Option<u64>,
 ) -> Option<u64> {
     let (index, spec) = p.access.form_credential(&uri.url)?;
+    p.access.note_used(index);
     let spec = spec.clone();
     let login_url = trawl_url::parse_lenient(spec.login_url.as_deref()?).ok()?;
     if uri.url == login_url {
@@ -68,7 +69,25 @@ pub(super) async fn ensure(
         settings: &settings.fetch,
         refuses: &refuses,
     };
-    let attempt = login::attempt(&client, &spec).await;
+    let mut attempt = login::attempt(&client, &spec).await;
+    // A site that limits logins (429, 503) is waited for as it asks, up to the failure limit's number of
+    // times, none counted failed: it says "later", not "wrong password" (xt10a F5).
+    for _ in 0..MAX_FAILED_LOGINS {
+        let Some((status, wait)) = limited(&attempt, settings) else {
+            break;
+        };
+        tracing::warn!(
+            host = uri.url.host_str().unwrap_or_default(),
+            "credentials[{index}]: the site answered the login {status}, limiting logins: trying again in {} s, \
+             as it asks (not counted as a failed login)",
+            wait.as_secs()
+        );
+        archive(p, uri, &attempt, worker);
+        if !pause(p, wait).await {
+            break;
+        }
+        attempt = login::attempt(&client, &spec).await;
+    }
     s.form = Some(attempt.signature.clone());
     if !attempt.ok() && ended_by_trawl(&attempt) {
         // Trawl's own shortage (too many open files …) or a stop ended the login before the site answered:
@@ -81,7 +100,7 @@ pub(super) async fn ensure(
         s.logged_in = true;
         s.failures = 0;
         s.generation += 1;
-        p.access.note_login(index, None);
+        p.access.note_form_login(index, None);
     } else {
         s.logged_in = false;
         // A login that needs a browser, or refused to an unverified server, will not work by trying again.
@@ -90,13 +109,19 @@ pub(super) async fn ensure(
             _ => s.failures + 1,
         };
         p.access
-            .note_login(index, Some(attempt.outcome.sign.clone()));
+            .note_form_login(index, Some(attempt.outcome.sign.clone()));
         // Later URIs go on without a session; the same host is not posted to again unless a page shows it
         // lost one (and only up to the failure limit).
         if s.generation == 0 {
             s.generation = u64::MAX / 2;
         }
         let mut advice = attempt.outcome.advice.join("; ");
+        if let Some((status, _)) = limited(&attempt, settings) {
+            advice = format!(
+                "the site still limited logins ({status}) after {MAX_FAILED_LOGINS} waits: the credential may be \
+                 right; crawl this host more slowly ([frontier] min_delay_ms) or later"
+            );
+        }
         if advice.is_empty() {
             advice = "-".into();
         }
@@ -109,6 +134,40 @@ pub(super) async fn ensure(
     }
     archive(p, uri, &attempt, worker);
     Some(s.generation)
+}
+
+/// The status and wait of a login whose last answer limits logins (429, or 503): its `Retry-After`, else 10 s,
+/// at most `fetch.max_retry_after_s`.
+fn limited(attempt: &Attempt, settings: &CrawlConfig) -> Option<(u16, std::time::Duration)> {
+    let resp = attempt.exchanges.last()?.fetched.result.as_ref().ok()?;
+    if !matches!(resp.status, 429 | 503) {
+        return None;
+    }
+    let wait = resp
+        .headers
+        .get(http::header::RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| super::post::retry_after(v, std::time::SystemTime::now()))
+        .unwrap_or(std::time::Duration::from_secs(10))
+        .min(std::time::Duration::from_secs(
+            settings.fetch.max_retry_after_s,
+        ));
+    Some((resp.status, wait))
+}
+
+/// Sleeps `wait`, a second at a time; false when the crawl is stopped meanwhile.
+async fn pause(p: &Pipeline, wait: std::time::Duration) -> bool {
+    let until = tokio::time::Instant::now() + wait;
+    while tokio::time::Instant::now() < until {
+        if p.stop.is_stopped() {
+            return false;
+        }
+        tokio::time::sleep_until(
+            until.min(tokio::time::Instant::now() + std::time::Duration::from_secs(1)),
+        )
+        .await;
+    }
+    !p.stop.is_stopped()
 }
 
 /// Whether the login's last exchange ended for want of trawl's own resources or by a stop's cut, not by

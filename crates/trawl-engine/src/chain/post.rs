@@ -235,7 +235,7 @@ fn watch_again(
 /// A `Retry-After` value at `now`: delay-seconds or an HTTP-date in any of its three forms (IMF-fixdate,
 /// RFC 850, asctime: RFC 9110 §5.6.7 has a recipient accept all three). delay-seconds too large for a `u64`
 /// saturate (the caller caps the wait at `fetch.max_retry_after_s`); a date past gives no wait.
-fn retry_after(value: &str, now: SystemTime) -> Option<Duration> {
+pub(super) fn retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     let value = value.trim();
     if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
         return Some(Duration::from_secs(

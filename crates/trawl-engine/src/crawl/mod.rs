@@ -72,6 +72,19 @@ pub struct FailedLogin {
     pub what: String,
     /// The last failure's sign.
     pub why: String,
+    /// How it failed.
+    pub how: LoginFailure,
+}
+
+/// How a credential failed the crawl.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoginFailure {
+    /// No login worked.
+    Never,
+    /// A form login worked, then one after a lost session failed: later pages were crawled logged out.
+    Stopped,
+    /// No page of the crawl was on the form credential's host.
+    NotUsed,
 }
 
 /// One crawl of a job directory.
@@ -818,30 +831,45 @@ fn counters_lost(job: &Job) -> Option<String> {
     })
 }
 
-/// The credentials of `access` tried that never logged in.
+/// The credentials of `access` that never logged in, whose form login stopped working, or that no page used.
 fn failed_logins(access: &trawl_fetch::access::Access) -> Vec<FailedLogin> {
-    access
+    let what = |credential: usize| {
+        access.spec(credential).map_or_else(String::new, |s| {
+            let kind = match s.kind {
+                trawl_config::settings::CredentialKind::Basic => "basic",
+                trawl_config::settings::CredentialKind::Digest => "digest",
+                trawl_config::settings::CredentialKind::Form => "form",
+            };
+            let host = s
+                .domain
+                .as_deref()
+                .or(s.surt_prefix.as_deref())
+                .unwrap_or("");
+            format!("{kind} login for {host}")
+        })
+    };
+    let tried = access
         .failed_logins()
         .into_iter()
-        .map(|(credential, why)| {
-            let what = access.spec(credential).map_or_else(String::new, |s| {
-                let kind = match s.kind {
-                    trawl_config::settings::CredentialKind::Basic => "basic",
-                    trawl_config::settings::CredentialKind::Digest => "digest",
-                    trawl_config::settings::CredentialKind::Form => "form",
-                };
-                let host = s
-                    .domain
-                    .as_deref()
-                    .or(s.surt_prefix.as_deref())
-                    .unwrap_or("");
-                format!("{kind} login for {host}")
-            });
-            FailedLogin {
-                credential,
-                what,
-                why,
-            }
-        })
-        .collect()
+        .map(|(credential, why, stopped)| FailedLogin {
+            credential,
+            what: what(credential),
+            why,
+            how: if stopped {
+                LoginFailure::Stopped
+            } else {
+                LoginFailure::Never
+            },
+        });
+    let unused = access.unused_forms().into_iter().map(|credential| FailedLogin {
+        credential,
+        what: what(credential),
+        why: "no page of the crawl was on its host: check its `domain` (or `surt_prefix`) against the seeds' \
+              hosts (localhost and 127.0.0.1, www. and the bare name, are different hosts)"
+            .into(),
+        how: LoginFailure::NotUsed,
+    });
+    let mut all: Vec<FailedLogin> = tried.chain(unused).collect();
+    all.sort_by_key(|l| l.credential);
+    all
 }

@@ -610,6 +610,18 @@ pub fn judge(
             Outcome::failed(Verdict::Failed, format!("{what} did not show"), advice)
         };
     }
+    if matches!(first.status, 429 | 503) {
+        // The site limits logins: it says nothing of the credential (xt10a F5).
+        return Outcome::failed(
+            Verdict::Failed,
+            format!("the answer was {} (the site limits logins)", first.status),
+            vec![
+                "wait as its Retry-After says and try again: the user name and password may be right; a crawl \
+                 waits for it itself, and logs in more slowly with a larger [frontier] min_delay_ms"
+                    .to_string(),
+            ],
+        );
+    }
     if first.status >= 400 {
         let mut advice = Vec::new();
         if first.status == 403 || first.status == 400 || first.status == 419 {
@@ -752,10 +764,15 @@ pub fn sign_shows(
     }
 }
 
+/// Whether `location`, read from `from`, starts with `prefix`: a whole URL, or a path as a `Location` gives
+/// it (`/members/`), read from `from` too (xt10a F7: a path never matched).
 fn redirects_to(from: &Url, location: Option<&str>, prefix: &str) -> bool {
+    let prefix = from
+        .join(prefix)
+        .map_or_else(|_| prefix.to_owned(), String::from);
     location
         .and_then(|l| from.join(l).ok())
-        .is_some_and(|to| to.as_str().starts_with(prefix))
+        .is_some_and(|to| to.as_str().starts_with(&prefix))
 }
 
 fn contains(body: &[u8], text: &str) -> bool {

@@ -107,6 +107,8 @@ pub enum LoginRecord {
     Worked,
     /// No login worked: the last failure's sign.
     Failed(String),
+    /// A form login worked, then a later one (after the session was lost) failed: its sign.
+    Stopped(String),
 }
 
 /// What a credential does with a 401's challenge.
@@ -132,6 +134,8 @@ pub struct Access {
     sessions: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Session>>>>,
     /// Per credential tried: how its logins went.
     logins: Mutex<HashMap<usize, LoginRecord>>,
+    /// The form credentials a page of the crawl was under (logged in or not).
+    used: Mutex<std::collections::HashSet<usize>>,
     /// The credentials whose hosts' cookies were withheld over an unverified connection (each told once).
     withheld: Mutex<std::collections::HashSet<usize>>,
 }
@@ -182,6 +186,7 @@ impl Access {
             challenges: Mutex::default(),
             sessions: Mutex::default(),
             logins: Mutex::default(),
+            used: Mutex::default(),
             withheld: Mutex::default(),
         })
     }
@@ -342,6 +347,41 @@ impl Access {
         logins.insert(index, new.clone()) != Some(new)
     }
 
+    /// Records how a form login of credential `index` went: as [`Access::note_login`], except that a failure
+    /// after a login that worked is kept ([`LoginRecord::Stopped`]): the pages after it were crawled logged
+    /// out (xt10a F6).
+    pub fn note_form_login(&self, index: usize, failed: Option<String>) {
+        let mut logins = self.logins.lock().unwrap_or_else(|e| e.into_inner());
+        let new = match (failed, logins.get(&index)) {
+            (None, _) => LoginRecord::Worked,
+            (Some(why), Some(LoginRecord::Worked | LoginRecord::Stopped(_))) => {
+                LoginRecord::Stopped(why)
+            }
+            (Some(why), _) => LoginRecord::Failed(why),
+        };
+        logins.insert(index, new);
+    }
+
+    /// The form credentials no page of the crawl used: none was on their hosts (xt10a F8: a `domain` of
+    /// `localhost` for a crawl of `127.0.0.1`).
+    pub fn unused_forms(&self) -> Vec<usize> {
+        let used = self.used.lock().unwrap_or_else(|e| e.into_inner());
+        self.credentials
+            .iter()
+            .enumerate()
+            .filter(|(i, c)| c.spec.kind == CredentialKind::Form && !used.contains(i))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// Records that a page of the crawl was under form credential `index`.
+    pub fn note_used(&self, index: usize) {
+        self.used
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(index);
+    }
+
     /// Records that the logins of credential `index` judged to work did not (`why`).
     pub fn overturn_login(&self, index: usize, why: String) {
         self.logins
@@ -350,13 +390,15 @@ impl Access {
             .insert(index, LoginRecord::Failed(why));
     }
 
-    /// The credentials tried that never logged in, by index, with the last failure's sign.
-    pub fn failed_logins(&self) -> Vec<(usize, String)> {
+    /// The credentials tried that never logged in, or whose form login stopped working, by index, with the
+    /// last failure's sign (and true for one that stopped working).
+    pub fn failed_logins(&self) -> Vec<(usize, String, bool)> {
         let logins = self.logins.lock().unwrap_or_else(|e| e.into_inner());
-        let mut out: Vec<(usize, String)> = logins
+        let mut out: Vec<(usize, String, bool)> = logins
             .iter()
             .filter_map(|(i, r)| match r {
-                LoginRecord::Failed(why) => Some((*i, why.clone())),
+                LoginRecord::Failed(why) => Some((*i, why.clone(), false)),
+                LoginRecord::Stopped(why) => Some((*i, why.clone(), true)),
                 LoginRecord::Worked => None,
             })
             .collect();
@@ -507,9 +549,32 @@ mod tests {
         assert!(!a.note_login(0, Some("refused".into())), "told once");
         assert!(a.note_login(1, None));
         assert!(!a.note_login(1, Some("later".into())), "it did log in");
-        assert_eq!(a.failed_logins(), [(0, "refused".to_string())]);
+        assert_eq!(a.failed_logins(), [(0, "refused".to_string(), false)]);
         a.overturn_login(1, "found wrong".into());
         assert_eq!(a.failed_logins().len(), 2);
+    }
+
+    /// A form login that worked and then failed is told as one that stopped working; a form credential
+    /// no page used is told too (xt10a F6, F8).
+    #[test]
+    fn a_form_login_that_stopped_working_or_was_never_used_is_told() {
+        let a = access(
+            "[[credentials]]\nkind = \"form\"\ndomain = \"a.org\"\nlogin_url = \"http://a.org/login\"\n\
+             password = \"p\"\n\
+             [[credentials]]\nkind = \"form\"\ndomain = \"b.org\"\nlogin_url = \"http://b.org/login\"\n\
+             password = \"p\"\n",
+        );
+        assert_eq!(a.unused_forms(), [0, 1]);
+        a.note_used(0);
+        a.note_form_login(0, None);
+        a.note_form_login(0, Some("the answer was 429".into()));
+        assert_eq!(
+            a.failed_logins(),
+            [(0, "the answer was 429".to_string(), true)]
+        );
+        assert_eq!(a.unused_forms(), [1]);
+        a.note_form_login(0, None);
+        assert!(a.failed_logins().is_empty());
     }
 
     #[test]

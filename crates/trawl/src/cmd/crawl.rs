@@ -113,6 +113,46 @@ pub(crate) fn resume(
     run(crawl, &job, metrics)
 }
 
+/// Names, at the end, each credential that never logged in, whose login stopped working, or that no page
+/// used (pages behind it are missing in each case).
+fn say_failed_logins(failed: &[trawl_engine::FailedLogin]) {
+    use trawl_engine::LoginFailure;
+    for (how, title) in [
+        (
+            LoginFailure::Never,
+            "a login never worked (pages behind it are missing):",
+        ),
+        (
+            LoginFailure::Stopped,
+            "a login stopped working (the session was lost and logging in again failed; later pages were \
+             crawled logged out):",
+        ),
+        (
+            LoginFailure::NotUsed,
+            "a login was never tried (pages behind it, if any, are missing):",
+        ),
+    ] {
+        let mut lines = failed.iter().filter(|l| l.how == how).peekable();
+        if lines.peek().is_none() {
+            continue;
+        }
+        say!("trawl: {title}");
+        for l in lines {
+            let more = if l.what.starts_with("form") && how != LoginFailure::NotUsed {
+                " (`trawl login` shows the whole exchange)"
+            } else {
+                ""
+            };
+            say!(
+                "trawl:   credentials[{}] ({}): {}{more}",
+                l.credential,
+                l.what,
+                l.why
+            );
+        }
+    }
+}
+
 /// Says what the crawl's start found: the repair of the WARCs a crash left open, lost counters.
 fn say_start(crawl: &Crawl) {
     for line in crawl.start_lines() {
@@ -155,22 +195,7 @@ fn run(crawl: Crawl, job: &Path, metrics: Option<SocketAddr>) -> anyhow::Result<
         "trawl: report in {}",
         job.join("reports/crawl-report.txt").display()
     );
-    if !summary.failed_logins.is_empty() {
-        say!("trawl: a login never worked (pages behind it are missing):");
-        for l in &summary.failed_logins {
-            let more = if l.what.starts_with("form") {
-                " (`trawl login` shows the whole exchange)"
-            } else {
-                ""
-            };
-            say!(
-                "trawl:   credentials[{}] ({}): {}{more}",
-                l.credential,
-                l.what,
-                l.why
-            );
-        }
-    }
+    say_failed_logins(&summary.failed_logins);
     if !shared && !summary.seeds.is_empty() && !summary.seeds.values().any(|s| s.fetched()) {
         say!("trawl: no seed could be fetched:");
         for (seed, outcome) in &summary.seeds {

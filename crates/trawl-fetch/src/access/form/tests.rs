@@ -148,6 +148,17 @@ fn judged_by_default_signs() {
     let csrf = judge(&sp, &s, &[answer(&u, 403, b"", false)], &[], no);
     assert_eq!(csrf.sign, "the answer was 403");
     assert!(csrf.advice[0].contains("CSRF"), "{:?}", csrf.advice);
+    // A rate limit is said as one, not as a wrong password (xt10a F5).
+    let limited = judge(&sp, &s, &[answer(&u, 429, b"", false)], &[], no);
+    assert_eq!(limited.sign, "the answer was 429 (the site limits logins)");
+    assert!(
+        !limited
+            .advice
+            .iter()
+            .any(|a| a.contains("check the user name")),
+        "{:?}",
+        limited.advice
+    );
     let nothing = judge(&sp, &s, &[answer(&u, 200, b"", false)], &[], no);
     assert_eq!(nothing.sign, "the login set no cookie");
     // A field the form lacks is named, with the form's own fields.
@@ -204,6 +215,32 @@ fn explicit_signs_still_win() {
         Some("/home?x"),
         b"",
         |_| false
+    ));
+    // A path, as the site's `Location` gives it, is read from the login page (xt10a F7).
+    let path = LoginSuccess::RedirectTo("/home".into());
+    assert!(login_worked(
+        &path,
+        &login,
+        302,
+        Some("http://a.org/home?x"),
+        b"",
+        |_| false
+    ));
+    assert!(!login_worked(
+        &path,
+        &login,
+        302,
+        Some("/login"),
+        b"",
+        |_| false
+    ));
+    let gone = LoggedOut::RedirectTo("/login".into());
+    assert!(sign_shows(
+        &gone,
+        &url("http://a.org/m/1"),
+        302,
+        Some("/login?next=/m/1"),
+        b""
     ));
     let out = LoggedOut::Text("Sign in".into());
     assert!(sign_shows(&out, &login, 200, None, b"<b>Sign in</b>"));
