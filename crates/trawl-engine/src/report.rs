@@ -106,6 +106,7 @@ fn summary(job: &Job, seeds: &[String], ending: &str, snap: &Snapshot, stats: &S
     let _ = writeln!(t, "URIs Processed: {}", snap.finished);
     let _ = writeln!(t, "URIs Crawled successfully: {}", snap.succeeded);
     let _ = writeln!(t, "URIs Failed to Crawl: {}", snap.failed);
+    let _ = writeln!(t, "URIs Disregarded: {}", snap.disregarded);
     let _ = writeln!(t, "URIs Discovered: {}", snap.discovered);
     let _ = writeln!(t, "URIs Left Queued: {}", snap.queued);
     let _ = writeln!(t, "Total Data Received: {} bytes", snap.wire_bytes);
@@ -150,6 +151,7 @@ fn summary(job: &Job, seeds: &[String], ending: &str, snap: &Snapshot, stats: &S
         "processed": snap.finished,
         "succeeded": snap.succeeded,
         "failed": snap.failed,
+        "disregarded": snap.disregarded,
         "discovered": snap.discovered,
         "queued": snap.queued,
         "wire_bytes": snap.wire_bytes,

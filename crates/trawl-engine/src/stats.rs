@@ -11,6 +11,14 @@ use std::{
     time::{Duration, Instant},
 };
 
+/// Whether a URI finished with `status` was one the crawl chose not to fetch (Heritrix's "disregarded"), not
+/// one that failed: refused by a decide rule (-5000), the address policy (-5001), its queue's budget
+/// (-5003), robots.txt (-9998), the hop limit (-4001), or its robots.txt refused by the scope (-63). An
+/// operator reading "675 failed" looked for a broken site (xt10a F9).
+pub fn disregarded(status: i32) -> bool {
+    matches!(status, -5000 | -5001 | -5003 | -9998 | -4001 | -63)
+}
+
 /// Live counters, shared by all workers.
 #[derive(Debug)]
 pub struct Stats {
@@ -165,8 +173,11 @@ pub struct Snapshot {
     pub finished: u64,
     /// URIs finished with an HTTP response.
     pub succeeded: u64,
-    /// URIs finished without one (negative status).
+    /// URIs finished without one (negative status), the disregarded ones apart.
     pub failed: u64,
+    /// URIs the crawl chose not to fetch: refused by the scope, a gate, robots.txt, the address policy, a
+    /// budget, the hop limit ([`disregarded`]); Heritrix's "disregarded".
+    pub disregarded: u64,
     /// Bytes received on the wire.
     pub wire_bytes: u64,
     /// URIs waiting in the frontier.
@@ -197,8 +208,10 @@ pub struct Totals {
     pub finished: u64,
     /// URIs finished with an HTTP response.
     pub succeeded: u64,
-    /// URIs finished without one.
+    /// URIs finished without one, the disregarded ones apart.
     pub failed: u64,
+    /// URIs the crawl chose not to fetch.
+    pub disregarded: u64,
     /// URIs left queued.
     pub queued: u64,
     /// Distinct URIs discovered.
@@ -223,6 +236,7 @@ impl Totals {
             finished: snap.finished,
             succeeded: snap.succeeded,
             failed: snap.failed,
+            disregarded: snap.disregarded,
             queued: snap.queued,
             discovered: snap.discovered,
             active_queues: snap.active_queues,
@@ -247,10 +261,16 @@ impl Snapshot {
     /// `Retry-After`), it says for which host and until when.
     pub fn line(&self) -> String {
         let mut line = format!(
-            "{} done ({} ok, {} failed), {} queued, {} in flight, {} hosts active, {:.1} URIs/s, {:.1} MiB received",
+            "{} done ({} ok, {} failed{}), {} queued, {} in flight, {} hosts active, {:.1} URIs/s, {:.1} MiB \
+             received",
             self.finished,
             self.succeeded,
             self.failed,
+            if self.disregarded > 0 {
+                format!(", {} disregarded", self.disregarded)
+            } else {
+                String::new()
+            },
             self.queued,
             self.in_flight,
             self.active_queues,
@@ -507,11 +527,19 @@ impl Stats {
 
     /// The counters now; frontier figures are filled in by the caller.
     pub fn snapshot(&self) -> Snapshot {
+        // From the counts by status, which a resumed job carries on whole (its saved counts had no such
+        // split).
+        let disregarded: u64 = lock(&self.by_status)
+            .iter()
+            .filter(|(status, _)| disregarded(**status))
+            .map(|(_, n)| n)
+            .sum();
         Snapshot {
             elapsed: self.elapsed(),
             finished: self.finished.load(Relaxed),
             succeeded: self.succeeded.load(Relaxed),
-            failed: self.failed.load(Relaxed),
+            failed: self.failed.load(Relaxed).saturating_sub(disregarded),
+            disregarded,
             wire_bytes: self.wire_bytes.load(Relaxed),
             latency: Latency {
                 counts: self.latency.iter().map(|c| c.load(Relaxed)).collect(),
@@ -664,6 +692,29 @@ pub const STATS_FILE: &str = "stats.json";
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// URIs the crawl chose not to fetch are counted apart from those that failed, in the snapshot, its line
+    /// and a resumed job's counters alike (xt10a F9: "675 failed" were login-guard refusals).
+    #[test]
+    fn refusals_are_disregarded_not_failed() {
+        let stats = Stats::new();
+        for status in [200, -5000, -9998, -4001, -2, -6] {
+            stats.record(status, "a.test", None, 0);
+        }
+        let snap = stats.snapshot();
+        assert_eq!((snap.succeeded, snap.failed, snap.disregarded), (1, 2, 3));
+        assert!(
+            snap.line()
+                .starts_with("6 done (1 ok, 2 failed, 3 disregarded)"),
+            "{}",
+            snap.line()
+        );
+        let again = Stats::restore(
+            serde_json::from_str(&serde_json::to_string(&stats.save()).unwrap()).unwrap(),
+        );
+        let snap = again.snapshot();
+        assert_eq!((snap.failed, snap.disregarded), (2, 3));
+    }
 
     #[test]
     fn a_hosts_sitemap_allowance_goes_on_after_a_resume() {

@@ -54,8 +54,10 @@ pub struct Counters {
     pub finished: u64,
     /// URIs finished with an HTTP response.
     pub succeeded: u64,
-    /// URIs finished without one.
+    /// URIs finished without one, the disregarded ones apart.
     pub failed: u64,
+    /// URIs the crawl chose not to fetch (scope, robots.txt, budget, address policy refusals).
+    pub disregarded: u64,
     /// URIs waiting in the frontier.
     pub queued: u64,
     /// URIs being processed.
@@ -110,6 +112,7 @@ fn counters(last: &Snapshot, prev: &Snapshot) -> Counters {
         finished: last.finished,
         succeeded: last.succeeded,
         failed: last.failed,
+        disregarded: last.disregarded,
         queued: last.queued,
         in_flight: last.in_flight,
         discovered: last.discovered,
@@ -527,6 +530,7 @@ fn saved_snapshot(dir: &Path) -> Snapshot {
         finished: t.finished,
         succeeded: t.succeeded,
         failed: t.failed,
+        disregarded: t.disregarded,
         wire_bytes: t.wire_bytes,
         queued: t.queued,
         discovered: t.discovered,

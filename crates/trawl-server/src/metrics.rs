@@ -53,7 +53,7 @@ fn label(v: &str) -> String {
 pub fn render(jobs: &[JobMetrics]) -> String {
     let mut out = String::new();
     type Get = fn(&JobMetrics) -> f64;
-    let series: [(&str, &str, &str, Get); 10] = [
+    let series: [(&str, &str, &str, Get); 11] = [
         (
             "trawl_uris_finished_total",
             "counter",
@@ -71,6 +71,12 @@ pub fn render(jobs: &[JobMetrics]) -> String {
             "counter",
             "URIs finished without a response.",
             |j| j.status.counters.failed as f64,
+        ),
+        (
+            "trawl_uris_disregarded_total",
+            "counter",
+            "URIs the crawl chose not to fetch (scope, robots.txt, budget, address policy).",
+            |j| j.status.counters.disregarded as f64,
         ),
         (
             "trawl_uris_queued",

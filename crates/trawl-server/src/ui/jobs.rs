@@ -170,6 +170,7 @@ pub(crate) async fn show(
             row("finished", "done", c.finished.to_string()),
             row("succeeded", "succeeded", c.succeeded.to_string()),
             row("failed", "errors", c.failed.to_string()),
+            row("disregarded", "disregarded", c.disregarded.to_string()),
             row("queued", "frontier (queued)", c.queued.to_string()),
             row("in_flight", "in flight", c.in_flight.to_string()),
             row("discovered", "discovered", c.discovered.to_string()),
