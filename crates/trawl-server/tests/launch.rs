@@ -339,6 +339,7 @@ async fn a_launch_shows_the_saved_totals_until_its_first_progress() {
         finished: 120,
         succeeded: 118,
         failed: 2,
+        disregarded: 0,
         queued: 5,
         discovered: 125,
         active_queues: 1,
