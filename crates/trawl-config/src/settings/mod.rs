@@ -991,6 +991,22 @@ http://c.org/ # third
         assert!(!c.warnings().iter().any(|p| p.message.contains("url class")));
     }
 
+    /// xt10a F13: a form credential with cookies off is a warning at `fetch.cookies`.
+    #[test]
+    fn a_form_login_without_cookies_is_a_warning() {
+        let text = "[fetch]\ncookies = \"off\"\n[[credentials]]\nkind = \"form\"\ndomain = \"a.org\"\n\
+                    login_url = \"http://a.org/login\"\npassword_env = \"P\"\n";
+        let c = CrawlConfig::check_str(text, Path::new("my.toml")).unwrap();
+        assert!(
+            c.warnings()
+                .iter()
+                .any(|p| p.key.as_deref() == Some("fetch.cookies")
+                    && p.message.contains("credentials[0]")),
+            "{:?}",
+            c.warnings()
+        );
+    }
+
     /// xt10b F11: a conditional recrawl without a `dedup_from` job, or with `dedup = false`, does nothing, and
     /// `dedup_from` is not read with `dedup = false`: each is a warning at its key.
     #[test]

@@ -160,6 +160,24 @@ impl CrawlConfig {
                 ),
             );
         }
+        // A form login is kept in cookies: without a jar it cannot work (xt10a F13).
+        if self.fetch.cookies == super::CookieMode::Off
+            && let Some(i) = self
+                .credentials
+                .iter()
+                .position(|c| c.kind == super::CredentialKind::Form)
+        {
+            out.push(
+                problem(
+                    "fetch.cookies",
+                    format!(
+                        "credentials[{i}] is a form login, whose session lives in cookies: with cookies off it \
+                         cannot work (a site's CSRF check refuses it, and no page is fetched logged in)"
+                    ),
+                )
+                .with_hint("set [fetch] cookies = \"job\" (the default), or take the form credential out"),
+            );
+        }
         // Settings that do nothing without others (xt10b F11).
         if self.fetch.conditional_recrawl && (!self.warc.dedup || self.warc.dedup_from.is_empty()) {
             out.push(

@@ -622,6 +622,26 @@ pub fn judge(
             ],
         );
     }
+    // A refusal that shows the login form again is a wrong user name or password first (DokuWiki answers
+    // one `403 Login failed` with the form, xt10a F10); a CSRF failure second.
+    if first.status >= 400 && first.shows_form {
+        let mut advice = fields_advice();
+        if matches!(first.status, 400 | 403 | 419) {
+            advice.push(
+                "or a CSRF check failed: the form's hidden token and the cookie the login page set must go \
+                 together — are cookies on ([fetch] cookies)?"
+                    .to_string(),
+            );
+        }
+        return Outcome::failed(
+            Verdict::Failed,
+            format!(
+                "the answer ({}) shows the login form again (a password input)",
+                first.status
+            ),
+            advice,
+        );
+    }
     if first.status >= 400 {
         let mut advice = Vec::new();
         if first.status == 403 || first.status == 400 || first.status == 419 {

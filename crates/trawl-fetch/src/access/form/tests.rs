@@ -148,6 +148,17 @@ fn judged_by_default_signs() {
     let csrf = judge(&sp, &s, &[answer(&u, 403, b"", false)], &[], no);
     assert_eq!(csrf.sign, "the answer was 403");
     assert!(csrf.advice[0].contains("CSRF"), "{:?}", csrf.advice);
+    // A 403 that shows the form again is a wrong password first (xt10a F10).
+    let denied = judge(&sp, &s, &[answer(&u, 403, b"", true)], &[], no);
+    assert_eq!(
+        denied.sign,
+        "the answer (403) shows the login form again (a password input)"
+    );
+    assert!(
+        denied.advice[0].contains("check the user name"),
+        "{:?}",
+        denied.advice
+    );
     // A rate limit is said as one, not as a wrong password (xt10a F5).
     let limited = judge(&sp, &s, &[answer(&u, 429, b"", false)], &[], no);
     assert_eq!(limited.sign, "the answer was 429 (the site limits logins)");
