@@ -107,6 +107,13 @@ fn summary(job: &Job, seeds: &[String], ending: &str, snap: &Snapshot, stats: &S
     let _ = writeln!(t, "URIs Crawled successfully: {}", snap.succeeded);
     let _ = writeln!(t, "URIs Failed to Crawl: {}", snap.failed);
     let _ = writeln!(t, "URIs Disregarded: {}", snap.disregarded);
+    let dedup = stats.dedup();
+    let _ = writeln!(
+        t,
+        "Duplicate payloads (revisits): {} ({} bytes not stored again)",
+        dedup.revisits, dedup.revisit_bytes
+    );
+    let _ = writeln!(t, "Not modified (304 revisits): {}", dedup.not_modified);
     let _ = writeln!(t, "URIs Discovered: {}", snap.discovered);
     let _ = writeln!(t, "URIs Left Queued: {}", snap.queued);
     let _ = writeln!(t, "Total Data Received: {} bytes", snap.wire_bytes);
@@ -152,6 +159,11 @@ fn summary(job: &Job, seeds: &[String], ending: &str, snap: &Snapshot, stats: &S
         "succeeded": snap.succeeded,
         "failed": snap.failed,
         "disregarded": snap.disregarded,
+        "dedup": {
+            "revisits": dedup.revisits,
+            "revisit_bytes": dedup.revisit_bytes,
+            "not_modified": dedup.not_modified,
+        },
         "discovered": snap.discovered,
         "queued": snap.queued,
         "wire_bytes": snap.wire_bytes,

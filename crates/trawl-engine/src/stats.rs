@@ -52,6 +52,22 @@ pub struct Stats {
     /// URLs taken from sitemaps so far, per host (`[extract] sitemap_max_urls_per_host`): saved, so a
     /// resumed crawl goes on with what is left of each host's allowance.
     sitemap_urls: Mutex<HashMap<String, u64>>,
+    /// Deduplication: payloads written as identical-payload revisits, their bytes, and server-not-modified
+    /// revisits (`304`s of a conditional recrawl).
+    revisits: AtomicU64,
+    revisit_bytes: AtomicU64,
+    not_modified: AtomicU64,
+}
+
+/// What deduplication saved: the report's `dedup` figures.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Dedup {
+    /// Payloads already archived, written as identical-payload-digest revisits.
+    pub revisits: u64,
+    /// Their payload bytes, not stored again.
+    pub revisit_bytes: u64,
+    /// `304 Not Modified` answers of a conditional recrawl, written as server-not-modified revisits.
+    pub not_modified: u64,
 }
 
 /// URIs and bytes per host.
@@ -318,6 +334,9 @@ pub struct SavedStats {
     latency: Vec<u64>,
     latency_sum_us: u64,
     sitemap_urls: BTreeMap<String, u64>,
+    revisits: u64,
+    revisit_bytes: u64,
+    not_modified: u64,
     by_norm: HashMap<String, (u64, String)>,
     by_template: HashMap<String, (u64, BTreeSet<String>)>,
     groups_truncated: bool,
@@ -346,6 +365,9 @@ impl Stats {
                 .iter()
                 .map(|(h, n)| (h.clone(), *n))
                 .collect(),
+            revisits: self.revisits.load(Relaxed),
+            revisit_bytes: self.revisit_bytes.load(Relaxed),
+            not_modified: self.not_modified.load(Relaxed),
             by_norm: groups.by_norm.clone(),
             by_template: groups.by_template.clone(),
             groups_truncated: groups.truncated,
@@ -396,6 +418,9 @@ impl Stats {
             latency,
             latency_sum_us: AtomicU64::new(saved.latency_sum_us),
             sitemap_urls: Mutex::new(saved.sitemap_urls.into_iter().collect()),
+            revisits: AtomicU64::new(saved.revisits),
+            revisit_bytes: AtomicU64::new(saved.revisit_bytes),
+            not_modified: AtomicU64::new(saved.not_modified),
             groups: Mutex::new(UrlGroups {
                 by_norm: saved.by_norm,
                 by_template: saved.by_template,
@@ -432,6 +457,9 @@ impl Stats {
             latency_sum_us: AtomicU64::new(0),
             asked_to_wait: Mutex::default(),
             sitemap_urls: Mutex::default(),
+            revisits: AtomicU64::new(0),
+            revisit_bytes: AtomicU64::new(0),
+            not_modified: AtomicU64::new(0),
         }
     }
 
@@ -461,6 +489,25 @@ impl Stats {
             .collect();
         held.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         held
+    }
+
+    /// Counts a revisit: of a payload already archived (`bytes` not stored again), or of a `304`.
+    pub fn record_revisit(&self, not_modified: bool, bytes: u64) {
+        if not_modified {
+            self.not_modified.fetch_add(1, Relaxed);
+        } else {
+            self.revisits.fetch_add(1, Relaxed);
+            self.revisit_bytes.fetch_add(bytes, Relaxed);
+        }
+    }
+
+    /// What deduplication saved so far.
+    pub fn dedup(&self) -> Dedup {
+        Dedup {
+            revisits: self.revisits.load(Relaxed),
+            revisit_bytes: self.revisit_bytes.load(Relaxed),
+            not_modified: self.not_modified.load(Relaxed),
+        }
     }
 
     /// Counts one finished URI.

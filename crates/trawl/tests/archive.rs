@@ -530,6 +530,15 @@ async fn dedup_from_a_cdx_file_and_a_folder_of_warcs() {
             .collect();
         // /, a, b, same1, same2 and both logos: unchanged since the first crawl.
         assert_eq!(revisits.len(), 7, "{again:?}");
+        let report: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(job.join("reports/crawl-report.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(report["dedup"]["revisits"].as_u64(), Some(7), "{report}");
+        assert!(
+            report["dedup"]["revisit_bytes"].as_u64() > Some(3000),
+            "{report}"
+        );
         assert_eq!(first.len(), revisits.len() + stored.len());
         for r in &revisits {
             let target = r.get("WARC-Target-URI").unwrap();
@@ -862,6 +871,18 @@ async fn conditional_recrawl_archives_304s_as_revisits() {
         revisit.get("WARC-Payload-Digest"),
         "{home:?}"
     );
+    // The report counts what deduplication saved (xt10b F10: nothing said it).
+    let report: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(job2.join("reports/crawl-report.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        report["dedup"]["not_modified"].as_u64(),
+        Some(not_modified.len() as u64),
+        "{report}"
+    );
+    let text = std::fs::read_to_string(job2.join("reports/crawl-report.txt")).unwrap();
+    assert!(text.contains("Not modified (304 revisits): "), "{text}");
     // A payload served at two URLs was a revisit at the second in the first crawl: its validators are sent too
     // (xt10b F2), and its 304 refers to the capture holding the payload.
     for copy in [

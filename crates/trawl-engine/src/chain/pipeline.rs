@@ -8,7 +8,7 @@ use std::{
 };
 
 use http::header::SET_COOKIE;
-use trawl_config::{CrawlUri, Gates, assign::QueueAssigner};
+use trawl_config::{Annotation, CrawlUri, Gates, assign::QueueAssigner};
 use trawl_fetch::{Fetched, Fetcher};
 use trawl_frontier::Scheduled;
 
@@ -90,6 +90,13 @@ impl Pipeline {
     ) -> String {
         self.stats
             .record(entry.status, host, entry.mime, wire_bytes);
+        for a in entry.annotations {
+            match a {
+                Annotation::Duplicate => self.stats.record_revisit(false, entry.size.unwrap_or(0)),
+                Annotation::NotModified => self.stats.record_revisit(true, 0),
+                _ => {}
+            }
+        }
         self.stats.record_hop(entry.hop_path);
         self.stats.record_source(source, host, wire_bytes);
         if let Some((_, ms)) = entry.fetch {
