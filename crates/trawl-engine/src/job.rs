@@ -230,6 +230,68 @@ pub fn no_warcs_reason(warcs_dir: &Path) -> String {
     }
 }
 
+/// The WARC files of a job's `warcs/` folder still open (`….warc.gz.open`, `.warc.zst.open`, `.warc.open`; not
+/// a `.open.held` file of held records), by name: what the archive tools leave out.
+pub fn open_warcs(warcs_dir: &Path) -> Vec<PathBuf> {
+    let mut open: Vec<PathBuf> = std::fs::read_dir(warcs_dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.to_string_lossy()
+                .strip_suffix(".open")
+                .is_some_and(|name| trawl_warc::is_archive_name(Path::new(name)))
+        })
+        .collect();
+    open.sort();
+    open
+}
+
+/// When the folder `warcs_dir` holds closed WARC files and open ones too, the warning that the open ones are
+/// left out (by `trawl warc verify|index`, `trawl wacz`), naming them, and what to do: wait for the crawl
+/// writing them, or repair and close them with `trawl resume` when it stopped abruptly. `None` when none is
+/// open.
+pub fn open_warcs_left_out(warcs_dir: &Path) -> Option<String> {
+    let open = open_warcs(warcs_dir);
+    if open.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = open.iter().map(|p| p.display().to_string()).collect();
+    let (them, what) = if open.len() == 1 {
+        ("it", "a WARC file still open")
+    } else {
+        ("them", "WARC files still open")
+    };
+    // A job's `warcs/`, or a folder of WARC files copied elsewhere, whose job is not known.
+    let job_dir = warcs_dir
+        .parent()
+        .filter(|_| warcs_dir.file_name().is_some_and(|n| n == "warcs"));
+    let Some(job_dir) = job_dir else {
+        return Some(format!(
+            "left out: {}, {what}: a crawl writing {them}, or one that stopped abruptly (then `trawl resume` of \
+             the job that wrote {them} repairs and closes {them})",
+            names.join(", ")
+        ));
+    };
+    let job = job_dir.display();
+    let why = if running_pid(job_dir).is_some() {
+        format!(
+            "the running crawl is writing {them}: wait for it to end, or close {them} with a checkpoint \
+             (`trawl ctl {job} checkpoint`)"
+        )
+    } else {
+        let command = crate::shared_job::SharedJob::of(job_dir)
+            .map(|shared| shared.continue_command(job_dir))
+            .unwrap_or_else(|| format!("trawl resume {job}"));
+        format!(
+            "a crawl that stopped abruptly left {them} so: `{command}` repairs and closes {them} (it goes on \
+             crawling; stop it with Ctrl-C or `trawl ctl {job} stop`)"
+        )
+    };
+    Some(format!("left out: {}, {what}: {why}", names.join(", ")))
+}
+
 /// Writes `text` to `path` whole, naming the file on failure. The text goes to a file of its own beside `path`
 /// (a unique name: the ticker and a checkpoint may save the counters at once), synced, and renamed over
 /// `path`: a crash mid-write leaves the last whole crawl.toml, stats.json or checkpoint.json, never a cut

@@ -585,6 +585,7 @@ mod tests {
             header: head.fields,
             block: block.to_vec(),
             compression: crate::Compression::None,
+            in_member: 0,
             raw_header: Vec::new(),
         }
     }

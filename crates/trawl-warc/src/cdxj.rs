@@ -236,8 +236,7 @@ pub struct Unindexed {
 pub fn index_records(path: &Path, filename: &str) -> Indexed {
     let mut indexed = Indexed::default();
     let mut previous = None;
-    let mut pairing = method::Pairing::new();
-    let mut captures = Vec::new();
+    let mut indexer = Indexer::new();
     let records = match reader::open(path) {
         Ok(records) => records,
         Err(e) => {
@@ -264,13 +263,7 @@ pub fn index_records(path: &Path, filename: &str) -> Indexed {
             && previous.replace(record.offset) == Some(record.offset)
         {
             // No line of this file can be trusted: its records share offsets.
-            captures.clear();
-            indexed.stopped = Some(Error::SharedMember {
-                path: path.to_path_buf(),
-                offset: record.offset,
-                compression: record.compression,
-                arc: record.is_arc(),
-            });
+            indexed.stopped = Some(Error::shared_member_of(path, &record));
             return indexed;
         }
         if record.is_arc()
@@ -291,9 +284,7 @@ pub fn index_records(path: &Path, filename: &str) -> Indexed {
                 indexed.converted_uris.insert(record.offset, converted);
             }
         }
-        let capture =
-            Capture::of(&header, &record.block).map(|c| (c, (record.index_len, record.offset)));
-        if capture.is_none()
+        if !indexer.add(&record, &header)
             && let Some(missing) = unindexable(&header)
         {
             indexed.unindexed.push(Unindexed {
@@ -304,15 +295,50 @@ pub fn index_records(path: &Path, filename: &str) -> Indexed {
                 missing,
             });
         }
-        pairing.next(&header, &record.block, capture, &mut captures);
     }
-    pairing.finish(&mut captures);
-    indexed.lines = captures
-        .into_iter()
-        .filter(|(_, (_, offset))| Some(*offset) != indexed.unsure)
-        .map(|(c, (len, offset))| c.line(len, offset, filename))
-        .collect();
+    indexed.lines = indexer.lines(filename, indexed.unsure);
     indexed
+}
+
+/// The index lines of one file's records, given one at a time in file order: by [`index_records`], and by
+/// `verify`, which reads every record anyway and so indexes a file in the same pass.
+pub(crate) struct Indexer {
+    /// Pairs a capture with its request (before or after it), which may name a method other than GET.
+    pairing: method::Pairing<(u64, u64)>,
+    /// The captures so far, each with its record's index length and offset.
+    captures: Vec<(Capture, (u64, u64))>,
+}
+
+impl Indexer {
+    /// An indexer of no record yet.
+    pub(crate) fn new() -> Indexer {
+        Indexer {
+            pairing: method::Pairing::new(),
+            captures: Vec::new(),
+        }
+    }
+
+    /// Takes in the next record of the file, whose WARC header (of an ARC record, the one it stands for) is
+    /// `header`; whether it is a capture the index holds.
+    pub(crate) fn add(&mut self, record: &reader::ReadRecord, header: &[(String, String)]) -> bool {
+        let capture =
+            Capture::of(header, &record.block).map(|c| (c, (record.index_len, record.offset)));
+        let indexed = capture.is_some();
+        self.pairing
+            .next(header, &record.block, capture, &mut self.captures);
+        indexed
+    }
+
+    /// The index lines of the records taken in, in file order, naming the file `filename`; the record at
+    /// offset `leave_out` (one that may not be whole) gets none.
+    pub(crate) fn lines(mut self, filename: &str, leave_out: Option<u64>) -> Vec<String> {
+        self.pairing.finish(&mut self.captures);
+        self.captures
+            .into_iter()
+            .filter(|(_, (_, offset))| Some(*offset) != leave_out)
+            .map(|(c, (len, offset))| c.line(len, offset, filename))
+            .collect()
+    }
 }
 
 /// The field a record of an indexed kind lacks, so that [`Capture::of`] gives no line for it; `None` for a
@@ -426,6 +452,89 @@ pub fn write_sorted(path: &Path, sorter: LineSorter) -> Result<u64, Error> {
         source,
     })?;
     Ok(n)
+}
+
+/// The `filename` of a CDXJ line (`KEY TIMESTAMP {…, "filename": …}`); `None` for a line that is not one.
+pub fn line_filename(line: &str) -> Option<String> {
+    let json = line.splitn(3, ' ').nth(2)?;
+    let fields: serde_json::Map<String, serde_json::Value> = serde_json::from_str(json).ok()?;
+    Some(fields.get("filename")?.as_str()?.to_owned())
+}
+
+/// How the index file at `index` differs from `lines`, a WARC's index lines (in any order, as
+/// [`index_file`] gives them): `None` when it holds them, sorted, and nothing else; else the first difference
+/// in words (a differing line by the fields that differ, a line missing or one too many). An index that
+/// cannot be read is an error; one that is not text differs.
+pub fn index_difference(index: &Path, lines: &[String]) -> Result<Option<String>, Error> {
+    use std::io::BufRead;
+    let io = |source| Error::Io {
+        path: index.to_path_buf(),
+        source,
+    };
+    let mut want: Vec<&str> = lines.iter().map(String::as_str).collect();
+    want.sort_unstable_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+    let file = std::io::BufReader::new(std::fs::File::open(index).map_err(io)?);
+    let mut n = 0;
+    for have in file.split(b'\n') {
+        let have = have.map_err(io)?;
+        let have = String::from_utf8_lossy(&have);
+        let Some(want) = want.get(n) else {
+            return Ok(Some(format!(
+                "it has more lines than the {} the WARC's records give: line {} is `{have}`",
+                want.len(),
+                n + 1
+            )));
+        };
+        n += 1;
+        if have != *want {
+            return Ok(Some(format!("line {n}: {}", line_difference(&have, want))));
+        }
+    }
+    Ok(want.get(n).map(|missing| {
+        let lines = if n == 1 { "line" } else { "lines" };
+        format!(
+            "it ends after {n} {lines}, where the WARC's records give {}: the first missing is `{missing}`",
+            want.len()
+        )
+    }))
+}
+
+/// How the index line `have` differs from `want`, the line the WARC gives there: by field when both are
+/// lines of the same capture key and time, else both lines whole.
+fn line_difference(have: &str, want: &str) -> String {
+    type Fields = serde_json::Map<String, serde_json::Value>;
+    let split = |line: &str| -> Option<(String, Fields)> {
+        let mut parts = line.splitn(3, ' ');
+        let key = format!("{} {}", parts.next()?, parts.next()?);
+        Some((key, serde_json::from_str(parts.next()?).ok()?))
+    };
+    let text = |v: &serde_json::Value| v.as_str().map_or_else(|| v.to_string(), str::to_owned);
+    if let (Some((hk, hf)), Some((wk, wf))) = (split(have), split(want))
+        && hk == wk
+    {
+        let mut differ = Vec::new();
+        for (name, w) in &wf {
+            match hf.get(name) {
+                Some(h) if h == w => {}
+                Some(h) => differ.push(format!(
+                    "{name} {:?} where the WARC gives {:?}",
+                    text(h),
+                    text(w)
+                )),
+                None => differ.push(format!("no {name}, where the WARC gives {:?}", text(w))),
+            }
+        }
+        for (name, h) in hf.iter().filter(|(name, _)| !wf.contains_key(*name)) {
+            differ.push(format!(
+                "{name} {:?}, which the WARC gives none of",
+                text(h)
+            ));
+        }
+        if !differ.is_empty() {
+            return format!("{hk}: {}", differ.join(", "));
+        }
+    }
+    format!("`{have}`, where the WARC gives `{want}`")
 }
 
 /// Indexes the WARC at `warc` into its `.cdxj` beside it; returns the index's path.
@@ -799,11 +908,26 @@ mod tests {
                 "{err}"
             );
             let said = err.to_string();
+            // The member is named, and its second record by its id (an ARC record has none) and place.
+            let what = if name.ends_with(".zst") {
+                "zstd frame"
+            } else {
+                "gzip member"
+            };
             let want = format!(
-                "{}: record at offset 0: this record is in the same ",
+                "{}: the {what} at offset 0 holds more than one record (the second, ",
                 path.display()
             );
             assert!(said.starts_with(&want), "{said}");
+            let second = if name.contains(".arc") {
+                "the second, at byte 63 of its content)".to_owned()
+            } else {
+                let id = crate::open(&path).unwrap().nth(1).unwrap().unwrap();
+                let id = id.get("WARC-Record-ID").unwrap().trim_matches(['<', '>']);
+                let at = response("one", "FIRST PAGE").len();
+                format!("the second, {id}, at byte {at} of its content)")
+            };
+            assert!(said.contains(&second), "{said}");
             assert!(
                 said.ends_with(&format!("`{command} {} {out}`", path.display())),
                 "{said}"
@@ -971,5 +1095,94 @@ mod tests {
         assert_eq!(indexed.lines.len(), 2, "{:?}", indexed.lines);
         assert!(indexed.stopped.is_some());
         assert!(index_file(&path, "t.warc").is_err());
+    }
+
+    /// An index beside a WARC is compared with the WARC's lines: the same lines sorted pass; another file's
+    /// name, a wrong offset, a line missing or one too many are named by the first difference.
+    #[test]
+    fn an_index_differing_from_its_warc_is_named_by_its_first_difference() {
+        let dir = tempfile::tempdir().unwrap();
+        let date = chrono::DateTime::from_timestamp(1_700_000_000, 0).unwrap();
+        let mut w = crate::Writer::new(crate::WriterConfig::new(dir.path(), "t", "h")).unwrap();
+        for page in ["b", "a"] {
+            let http = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n{page}");
+            let rec = crate::Record::response(
+                &format!("http://example.org/{page}"),
+                date,
+                None,
+                http.into_bytes(),
+            );
+            w.write(&[rec]).unwrap();
+        }
+        let warc = w.close().unwrap().remove(0);
+        let name = warc.file_name().unwrap().to_str().unwrap().to_owned();
+        let lines = index_file(&warc, &name).unwrap();
+        let index = index_path(&warc);
+        assert_eq!(index_difference(&index, &lines).unwrap(), None);
+        let written = std::fs::read_to_string(&index).unwrap();
+        let first: Vec<&str> = written.lines().collect();
+        let offset = line_offset(first[0]);
+        let cases = [
+            (
+                written.replace(&name, "other.warc.gz"),
+                format!(
+                    "line 1: {}: filename \"other.warc.gz\" where the WARC gives \"{name}\"",
+                    key(first[0])
+                ),
+            ),
+            (
+                written.replacen(
+                    &format!("\"offset\": \"{offset}\""),
+                    &format!("\"offset\": \"{}\"", offset + 7),
+                    1,
+                ),
+                format!(
+                    "line 1: {}: offset \"{}\" where the WARC gives \"{offset}\"",
+                    key(first[0]),
+                    offset + 7
+                ),
+            ),
+            (
+                format!("{}\n", first[0]),
+                format!(
+                    "it ends after 1 line, where the WARC's records give 2: the first missing is `{}`",
+                    first[1]
+                ),
+            ),
+            (
+                format!("{written}{}\n", first[1]),
+                format!(
+                    "it has more lines than the 2 the WARC's records give: line 3 is `{}`",
+                    first[1]
+                ),
+            ),
+            (
+                format!("{}\n{}\n", first[1], first[0]),
+                format!(
+                    "line 1: `{}`, where the WARC gives `{}`",
+                    first[1], first[0]
+                ),
+            ),
+        ];
+        for (text, want) in cases {
+            std::fs::write(&index, &text).unwrap();
+            assert_eq!(index_difference(&index, &lines).unwrap(), Some(want));
+        }
+        std::fs::remove_file(&index).unwrap();
+        assert!(index_difference(&index, &lines).is_err());
+        assert_eq!(line_filename(first[0]), Some(name));
+        assert_eq!(line_filename("not an index line"), None);
+    }
+
+    /// The `KEY TIMESTAMP` of an index line.
+    fn key(line: &str) -> String {
+        line.splitn(3, ' ').take(2).collect::<Vec<_>>().join(" ")
+    }
+
+    /// The `offset` of an index line.
+    fn line_offset(line: &str) -> u64 {
+        let json: serde_json::Value =
+            serde_json::from_str(line.splitn(3, ' ').nth(2).unwrap()).unwrap();
+        json["offset"].as_str().unwrap().parse().unwrap()
     }
 }

@@ -133,9 +133,9 @@ pub enum Error {
         /// What is wrong, and what to do.
         problem: String,
     },
-    /// A record in the same gzip member (or zstd frame) as the one before it: the file is compressed as one
-    /// stream, so its records cannot be reached by offset, and are not indexed.
-    #[error("{}: record at offset {offset}: {}", path.display(), shared_member(path, *compression, *arc))]
+    /// A gzip member (or zstd frame) holding more than one record: the file is compressed as one stream, so
+    /// its records cannot be reached by offset, and are not indexed. Named by the member and its second record.
+    #[error("{}: {}", path.display(), shared_member(path, *offset, *compression, *arc, record_id.as_deref(), *at))]
     SharedMember {
         /// The file being read.
         path: PathBuf,
@@ -145,6 +145,10 @@ pub enum Error {
         compression: crate::Compression,
         /// Whether the file is an ARC (mended by `trawl warc convert`, a WARC by `recompress`).
         arc: bool,
+        /// The WARC-Record-ID of the member's second record, when it has one (an ARC record has none).
+        record_id: Option<String>,
+        /// Where the second record starts in the member's decompressed content.
+        at: u64,
     },
     /// [`Writer::write`](crate::Writer::write) was given no records.
     #[error("cannot write an empty group of records")]
@@ -152,6 +156,19 @@ pub enum Error {
 }
 
 impl Error {
+    /// The [`Error::SharedMember`] of `record`, of the file at `path`: the second record read from one gzip
+    /// member (or zstd frame).
+    pub(crate) fn shared_member_of(path: &std::path::Path, record: &crate::ReadRecord) -> Error {
+        Error::SharedMember {
+            path: path.to_path_buf(),
+            offset: record.offset,
+            compression: record.compression,
+            arc: record.is_arc(),
+            record_id: record.get("WARC-Record-ID").map(str::to_owned),
+            at: record.in_member,
+        }
+    }
+
     /// The offset of the record (or gzip member) the error is about, if it is about one.
     pub fn offset(&self) -> Option<u64> {
         match self {
@@ -200,21 +217,27 @@ impl Error {
             Error::Unconvertible { problem, .. } => problem.clone(),
             Error::SharedMember {
                 path,
+                offset,
                 compression,
                 arc,
-                ..
-            } => shared_member(path, *compression, *arc),
+                record_id,
+                at,
+            } => shared_member(path, *offset, *compression, *arc, record_id.as_deref(), *at),
             other => other.to_string(),
         }
     }
 }
 
-/// The problem of a record in the same gzip member (`compression`; or zstd frame) as the one before it, in
-/// the file at `path` (an ARC when `arc`), and how to mend the file.
+/// The problem of the gzip member (`compression`; or zstd frame) at `offset` of the file at `path` (an ARC
+/// when `arc`) that holds more than one record: its second, `record_id`, starts `at` bytes into its content.
+/// Says how to mend the file.
 pub(crate) fn shared_member(
     path: &std::path::Path,
+    offset: u64,
     compression: crate::Compression,
     arc: bool,
+    record_id: Option<&str>,
+    at: u64,
 ) -> String {
     let (what, ext) = if compression == crate::Compression::Zstd && !arc {
         ("zstd frame", "warc.zst")
@@ -225,10 +248,13 @@ pub(crate) fn shared_member(
     };
     // An ARC is mended by converting it (recompress writes WARC records only).
     let command = if arc { "convert" } else { "recompress" };
+    let id = record_id
+        .map(|id| format!("{}, ", id.trim_start_matches('<').trim_end_matches('>')))
+        .unwrap_or_default();
     format!(
-        "this record is in the same {what} as the one before it: the file is compressed as one stream, not one \
-         {what} per record, so its records cannot be reached by offset for replay (pywb, CDXJ indexes); \
-         rewrite it with `trawl warc {command} {} OUT.{ext}`",
+        "the {what} at offset {offset} holds more than one record (the second, {id}at byte {at} of its \
+         content): the file is compressed as one stream, not one {what} per record, so its records cannot be \
+         reached by offset for replay (pywb, CDXJ indexes); rewrite it with `trawl warc {command} {} OUT.{ext}`",
         path.display()
     )
 }

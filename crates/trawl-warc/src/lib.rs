@@ -46,8 +46,9 @@
 pub use crate::{
     cdx::{CdxCapture, CdxError, CdxFormat},
     cdxj::{
-        Capture, Indexed, LineSorter, Swallowing, Unindexed, index_beside, index_file, index_path,
-        index_records, is_archive_name, sharing_index, warc_files, write_index, write_sorted,
+        Capture, Indexed, LineSorter, Swallowing, Unindexed, index_beside, index_difference,
+        index_file, index_path, index_records, is_archive_name, line_filename, sharing_index,
+        warc_files, write_index, write_sorted,
     },
     compression::Compression,
     convert::{convert, converted_target_uri, converted_utf8_target_uri},
@@ -62,7 +63,10 @@ pub use crate::{
         timestamp14_to_warc_date,
     },
     repair::{Repaired, repair},
-    verify::{Note, Quirk, VerifyError, VerifyOptions, VerifySummary, verify, verify_with},
+    verify::{
+        KNOWN_QUIRKS, Note, Quirk, VerifyError, VerifyOptions, VerifySummary, verify, verify_with,
+        written_by_trawl,
+    },
     wacz::{VIEW_OF, WaczSummary, write_wacz},
     writer::{Encoded, Encoder, Span, WriteBack, Writer, WriterConfig, Written},
     zstd_dictionary::{DictionaryProblem, ZstdDictionary, parse_frame as parse_dictionary_frame},

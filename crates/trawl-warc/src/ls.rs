@@ -43,6 +43,7 @@ mod tests {
                 .collect(),
             block: Vec::new(),
             compression: crate::Compression::None,
+            in_member: 0,
             raw_header: Vec::new(),
         }
     }

@@ -44,6 +44,10 @@ pub struct ReadRecord {
     /// How the record is stored: [`Compression::None`] for a plain one, else in a gzip member
     /// ([`Compression::Gzip`]) or a zstd frame ([`Compression::Zstd`]).
     pub compression: Compression,
+    /// Where the record starts in its gzip member's (or zstd frame's) decompressed content: 0 for the first
+    /// record of a member, and for a plain record. Only a file compressed as one stream has records past 0,
+    /// which is how a problem names them.
+    pub in_member: u64,
     /// A WARC record's header as written: the version line, the field lines and the empty line after them,
     /// byte for byte (`header` is their reading: names and values trimmed, continuation lines joined, a line
     /// that is not UTF-8 read as latin-1). Of an ARC record, its header line as written.
@@ -288,6 +292,7 @@ impl<R: BufRead> Reader<R> {
                         header,
                         block,
                         compression: Compression::None,
+                        in_member: 0,
                         raw_header,
                     }));
                 }
@@ -353,9 +358,9 @@ impl<R: BufRead> Reader<R> {
 
     /// Queues `records`, what the compressed member or frame at `offset` held (`compression` says which),
     /// once the input is past it.
-    fn queue_records(&mut self, offset: u64, records: Vec<Parts>, compression: Compression) {
+    fn queue_records(&mut self, offset: u64, records: Vec<(u64, Parts)>, compression: Compression) {
         let len = self.input.pos - offset;
-        for (version, header, block, raw_header) in records {
+        for (in_member, (version, header, block, raw_header)) in records {
             self.pending.push_back(ReadRecord {
                 offset,
                 len,
@@ -364,6 +369,7 @@ impl<R: BufRead> Reader<R> {
                 header,
                 block,
                 compression,
+                in_member,
                 raw_header,
             });
         }
@@ -579,7 +585,7 @@ fn read_compressed<D: Read>(
     limit: u64,
     arc: &mut Option<String>,
     compression: Compression,
-) -> Result<Vec<Parts>, Error> {
+) -> Result<Vec<(u64, Parts)>, Error> {
     let mut src = BufReader::with_capacity(
         1 << 16,
         Decoded {
@@ -615,7 +621,7 @@ fn read_compressed<D: Read>(
             None,
         ) if !records.is_empty() => {
             // More after a record, and not a record: a member inflating beyond its record (or a length too short).
-            let (version, header, block, _) = &records[records.len() - 1];
+            let (_, (version, header, block, _)) = &records[records.len() - 1];
             let field = if version.starts_with("ARC/") {
                 "Archive-length"
             } else {
@@ -641,14 +647,15 @@ fn read_compressed<D: Read>(
     }
 }
 
-/// Reads the records of a decoded member from `src` into `records` (see [`read_compressed`]).
+/// Reads the records of a decoded member from `src` into `records`, each with where it starts in the
+/// decoded content (see [`read_compressed`]).
 fn read_decoded<D: Read>(
     src: &mut BufReader<Decoded<D>>,
     path: &Path,
     offset: u64,
     limit: u64,
     arc: &mut Option<String>,
-    records: &mut Vec<Parts>,
+    records: &mut Vec<(u64, Parts)>,
 ) -> Result<(), Error> {
     let read_err = |source| Error::Read {
         path: path.to_owned(),
@@ -662,9 +669,11 @@ fn read_decoded<D: Read>(
         if src.fill_buf().map_err(read_err)?.is_empty() {
             return Ok(());
         }
-        records.push(read_record(src, path, offset, limit, arc)?);
         // What the records took, not what is decoded ahead of them.
-        let taken = src.get_ref().count - src.buffer().len() as u64;
+        let taken = |src: &BufReader<Decoded<D>>| src.get_ref().count - src.buffer().len() as u64;
+        let start = taken(src);
+        records.push((start, read_record(src, path, offset, limit, arc)?));
+        let taken = taken(src);
         check_length(path, offset, taken, limit)?;
     }
 }

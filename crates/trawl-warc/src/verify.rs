@@ -1,16 +1,19 @@
 //! [`verify`]: checks a WARC (or ARC) file's framing, required headers and digests.
 //!
-//! What other producers do differently but harmlessly is a [`Note`], not a failure, unless
-//! [`VerifyOptions::strict`]: today a WARC-Payload-Digest taken over the chunked bytes (wget 1.14,
-//! warcprox), which warcio accepts.
+//! What another producer does differently but harmlessly is a [`Note`], not a failure, unless
+//! [`VerifyOptions::strict`] — but only for the producers it is known of ([`KNOWN_QUIRKS`], the table of
+//! docs/archive.md): a WARC-Payload-Digest taken over the chunked bytes (wget 1.14, warcprox 1.4), a record id
+//! given twice (wget 1.14). In any other file, trawl's above all, the same thing is damage and fails.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
 use chrono::DateTime;
 
 use crate::arc;
+use crate::cdxj::Indexer;
 use crate::digest::{digest_matches, entity_body, raw_body};
 use crate::reader::{self, ReadRecord};
 
@@ -25,20 +28,39 @@ pub struct VerifySummary {
     pub arc: bool,
     /// Known quirks of the file's producers, one per quirk and producer.
     pub notes: Vec<Note>,
+    /// The producers its warcinfo records name (their `software`), in the order first seen.
+    pub producers: Vec<String>,
+    /// With [`VerifyOptions::with_index`], the file's CDXJ index lines in file order (as
+    /// [`index_file`](crate::index_file) gives them, naming the file by its name), computed in the same pass.
+    pub index: Option<Vec<String>>,
 }
 
-/// How strictly [`verify_with`] reads a file.
+/// How strictly [`verify_with`] reads a file, and what else it gives.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct VerifyOptions {
     /// Fail a known quirk of another producer instead of noting it. Default: false.
     pub strict: bool,
+    /// Index the file as it is read ([`VerifySummary::index`]), to check the index beside it without
+    /// reading the file twice. Default: false.
+    pub index: bool,
 }
 
 impl VerifyOptions {
     /// Options that fail known producer quirks too.
     pub fn strict() -> VerifyOptions {
-        VerifyOptions { strict: true }
+        VerifyOptions {
+            strict: true,
+            index: false,
+        }
+    }
+
+    /// These options, indexing the file too.
+    pub fn with_index(self) -> VerifyOptions {
+        VerifyOptions {
+            index: true,
+            ..self
+        }
     }
 }
 
@@ -51,6 +73,45 @@ pub enum Quirk {
     /// A WARC-Record-ID given to an earlier record of the file too (Wget 1.14 gives its two manifest
     /// resources one id), where WARC 1.1 section 5.2 wants each globally unique.
     SharedRecordId,
+}
+
+/// The producers each [`Quirk`] is excused for, as their warcinfo's `software` begins (ASCII case ignored;
+/// `warcprox` anywhere in it, as webrecorder.io names it inside its own): the producers seen writing it, and
+/// no other. docs/archive.md's quirk table lists the same.
+pub const KNOWN_QUIRKS: [(Quirk, &str); 3] = [
+    (Quirk::ChunkedPayloadDigest, "wget/1.14"),
+    (Quirk::ChunkedPayloadDigest, "warcprox 1.4"),
+    (Quirk::SharedRecordId, "wget/1.14"),
+];
+
+impl Quirk {
+    /// Whether the quirk is a known one of `producer` (a warcinfo's `software`): see [`KNOWN_QUIRKS`].
+    pub fn known_of(self, producer: &str) -> bool {
+        let producer = producer.to_ascii_lowercase();
+        KNOWN_QUIRKS.iter().any(|&(quirk, name)| {
+            quirk == self
+                && producer.match_indices(name).any(|(at, _)| {
+                    // `wget/1.14`, not `wget/1.140`; `warcprox 1.4` at the start or inside.
+                    let next = producer[at + name.len()..].chars().next();
+                    (at == 0 || name.starts_with("warcprox"))
+                        && !next.is_some_and(|c| c.is_ascii_digit())
+                })
+        })
+    }
+
+    /// The producers the quirk is known of, for a message.
+    fn known_producers(self) -> &'static str {
+        match self {
+            Quirk::ChunkedPayloadDigest => "wget 1.14 and warcprox 1.4",
+            Quirk::SharedRecordId => "wget 1.14",
+        }
+    }
+}
+
+/// Whether the producer `software` is trawl (a crawl's files, or `trawl warc convert`'s), which writes no quirk.
+pub fn written_by_trawl(software: &str) -> bool {
+    let s = software.to_ascii_lowercase();
+    s == "trawl" || s.starts_with("trawl/") || s.starts_with("trawl-warc ")
 }
 
 impl fmt::Display for Quirk {
@@ -105,12 +166,15 @@ pub struct VerifyError {
     pub record_id: Option<String>,
     /// What is wrong.
     pub problem: String,
+    /// Whether the problem is the gzip member's (or zstd frame's) at `offset`, not one record's: `problem`
+    /// names the member and its records itself, and the message does not begin with a record's place.
+    pub member: bool,
 }
 
 impl fmt::Display for VerifyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: ", self.path.display())?;
-        if let Some(offset) = self.offset {
+        if let Some(offset) = self.offset.filter(|_| !self.member) {
             write!(f, "record at offset {offset}")?;
             if let Some(id) = &self.record_id {
                 write!(f, " ({})", id.trim_start_matches('<').trim_end_matches('>'))?;
@@ -135,35 +199,66 @@ pub fn verify(path: &Path) -> Result<VerifySummary, VerifyError> {
 /// version `WARC/1.1` (or 1.0), WARC-Record-ID (`<urn:...>`), WARC-Type, WARC-Date (UTC, ending in `Z`)
 /// and Content-Length present and matching the block, WARC-Target-URI on request/response/metadata/revisit
 /// records, WARC-Block-Digest and WARC-Payload-Digest (sha1, sha256, sha512, md5) matching when present,
-/// and each record ending in CRLF CRLF. An ARC file is checked for what ARC can promise (see
-/// `arc::problem`). Returns the first problem.
+/// each record ending in CRLF CRLF, and each WARC-Record-ID its own (but for the producers a repeated one
+/// is a [`KNOWN_QUIRKS`] of). An ARC file is checked for what ARC can promise (see `arc::problem`). Returns
+/// the first problem.
 pub fn verify_with(path: &Path, options: VerifyOptions) -> Result<VerifySummary, VerifyError> {
     let fail = |offset, record_id, problem| VerifyError {
         path: path.to_owned(),
         offset,
         record_id,
         problem,
+        member: false,
     };
     let records = reader::open(path).map_err(|e| fail(None, None, e.problem()))?;
     let mut summary = VerifySummary::default();
     let mut producers = Producers::default();
     let mut notes: BTreeMap<(Quirk, String), Note> = BTreeMap::new();
     let mut previous: Option<u64> = None;
-    // WARC-Record-IDs are unique the world over (WARC 1.1 section 5.2): within one file, at least, that is seen.
-    let mut ids = HashSet::new();
+    // WARC-Record-IDs are unique the world over (WARC 1.1 section 5.2): within one file, at least, that is
+    // seen. Each id read, with the offset of its record and a hash of its header, to tell a copy.
+    let mut ids: HashMap<String, (u64, u64)> = HashMap::new();
+    let mut repeats: Option<Repeats> = None;
+    let mut indexer = options.index.then(Indexer::new);
     for record in records {
-        let record = record.map_err(|e| fail(e.offset(), None, e.problem()))?;
+        let record = match record {
+            Ok(record) => record,
+            Err(e) => return Err(pending(repeats, fail(e.offset(), None, e.problem()))),
+        };
         let id = record.get("WARC-Record-ID").map(str::to_owned);
         if previous == Some(record.offset) {
-            let problem = crate::error::shared_member(path, record.compression, record.is_arc());
-            return Err(fail(Some(record.offset), id, problem));
+            let problem = crate::Error::shared_member_of(path, &record).problem();
+            return Err(VerifyError {
+                member: true,
+                ..fail(Some(record.offset), id, problem)
+            });
         }
-        let shared_id = id.as_ref().is_some_and(|id| !ids.insert(id.clone()));
         previous = Some(record.offset);
+        let header_hash = {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            record.raw_header.hash(&mut h);
+            h.finish()
+        };
+        let earlier = id.as_ref().and_then(|id| {
+            match ids.insert(id.clone(), (record.offset, header_hash)) {
+                // The id stays the first record's.
+                Some(first) => {
+                    ids.insert(id.clone(), first);
+                    Some(first)
+                }
+                None => None,
+            }
+        });
+        if let Some(r) = &mut repeats {
+            r.records_since += 1;
+        }
         let warc_type = if record.is_arc() {
             summary.arc = true;
             if let Some(problem) = arc::problem(&record, summary.records == 0) {
-                return Err(fail(Some(record.offset), None, problem.to_string()));
+                return Err(pending(
+                    repeats,
+                    fail(Some(record.offset), None, problem.to_string()),
+                ));
             }
             if arc::is_filedesc(&record) {
                 "filedesc"
@@ -172,22 +267,55 @@ pub fn verify_with(path: &Path, options: VerifyOptions) -> Result<VerifySummary,
             }
             .to_owned()
         } else {
-            let quirk =
-                check(&record).map_err(|p| fail(Some(record.offset), id.clone(), p.to_string()))?;
+            let quirk = match check(&record) {
+                Ok(quirk) => quirk,
+                Err(p) => {
+                    let e = fail(Some(record.offset), id.clone(), p.to_string());
+                    return Err(pending(repeats, e));
+                }
+            };
             producers.learn(&record);
-            let shared = shared_id.then_some(Quirk::SharedRecordId);
+            let producer = producers.of(&record);
+            let shared = earlier.map(|_| Quirk::SharedRecordId);
             for quirk in quirk.into_iter().chain(shared) {
-                let producer = producers.of(&record);
+                if !quirk.known_of(&producer) {
+                    if quirk == Quirk::SharedRecordId
+                        && let Some((of, hash)) = earlier
+                    {
+                        let copy = hash == header_hash;
+                        let r = repeats.get_or_insert_with(|| Repeats {
+                            first: record.offset,
+                            id: id.clone(),
+                            of,
+                            copy,
+                            producer: producer.clone(),
+                            count: 0,
+                            copies: 0,
+                            records_since: 1,
+                        });
+                        r.count += 1;
+                        r.copies += usize::from(copy);
+                        continue;
+                    }
+                    let problem = unexcused(quirk, &producer);
+                    return Err(pending(
+                        repeats,
+                        fail(Some(record.offset), id.clone(), problem),
+                    ));
+                }
                 if options.strict {
                     let problem =
                         format!("{quirk} (a known quirk of {producer}; a note without --strict)");
-                    return Err(fail(Some(record.offset), id.clone(), problem));
+                    return Err(pending(
+                        repeats,
+                        fail(Some(record.offset), id.clone(), problem),
+                    ));
                 }
                 notes
                     .entry((quirk, producer.clone()))
                     .or_insert(Note {
                         quirk,
-                        producer,
+                        producer: producer.clone(),
                         records: 0,
                         first_offset: record.offset,
                     })
@@ -195,8 +323,14 @@ pub fn verify_with(path: &Path, options: VerifyOptions) -> Result<VerifySummary,
             }
             record.get("WARC-Type").unwrap_or_default().to_owned()
         };
+        if let Some(indexer) = &mut indexer {
+            indexer.add(&record, &record.warc_header());
+        }
         summary.records += 1;
         *summary.by_type.entry(warc_type).or_default() += 1;
+    }
+    if let Some(r) = repeats {
+        return Err(r.error(path, true));
     }
     if summary.records == 0 {
         let problem = "the file holds no record (a WARC file is one or more records; an ARC begins with its \
@@ -204,7 +338,117 @@ pub fn verify_with(path: &Path, options: VerifyOptions) -> Result<VerifySummary,
         return Err(fail(None, None, problem.to_owned()));
     }
     summary.notes = notes.into_values().collect();
+    summary.producers = producers.named;
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    summary.index = indexer.map(|i| i.lines(&name, None));
     Ok(summary)
+}
+
+/// The failure of a quirk found in a file of a producer it is not known of.
+fn unexcused(quirk: Quirk, producer: &str) -> String {
+    let why = if written_by_trawl(producer) {
+        format!(
+            "no quirk of {producer}, which writes WARC 1.1's digest: the record was changed after it was \
+             written, or written by another tool"
+        )
+    } else {
+        format!(
+            "a quirk known of {} only (docs/archive.md), not of {producer}",
+            quirk.known_producers()
+        )
+    };
+    format!("{quirk}: {why}")
+}
+
+/// Records whose WARC-Record-ID an earlier record of the file has, in a file whose producer writes each
+/// record its own id: failed at the end of the file (or at its next problem), so that the message says how
+/// many, and whether they are copies running to the file's end.
+#[derive(Debug)]
+struct Repeats {
+    /// Offset of the first such record.
+    first: u64,
+    /// Its id.
+    id: Option<String>,
+    /// Offset of the earlier record with that id.
+    of: u64,
+    /// Whether the first is a copy of it (the same header, byte for byte).
+    copy: bool,
+    /// The producer of the first.
+    producer: String,
+    /// How many records repeat an earlier one's id.
+    count: usize,
+    /// How many of them repeat an earlier one's header too.
+    copies: usize,
+    /// Records from the first (itself included) on.
+    records_since: usize,
+}
+
+impl Repeats {
+    /// The failure, once the file was read to its end (`whole`) or up to a later problem.
+    fn error(self, path: &Path, whole: bool) -> VerifyError {
+        let copies_to_end = whole && self.copies == self.count && self.count == self.records_since;
+        let own = if written_by_trawl(&self.producer) {
+            format!(
+                " {} gives every record an id of its own, so this is damage, not a quirk",
+                self.producer
+            )
+        } else {
+            format!(
+                " a record id given twice is a quirk known of {} only (docs/archive.md), not of {}",
+                Quirk::SharedRecordId.known_producers(),
+                self.producer
+            )
+        };
+        let problem = if copies_to_end {
+            format!(
+                "records from offset {first} to the end of the file ({count}) repeat records of the file from \
+                 offset {of} on, byte for byte in their headers: it holds a copy of part of itself (a file \
+                 concatenated with itself, or records written twice);{own}. `head -c {first} {path} > KEPT` \
+                 keeps the file without them",
+                first = self.first,
+                count = self.count,
+                of = self.of,
+                path = path.display(),
+            )
+        } else {
+            let what = if self.copy {
+                "of which it is a copy (the same header)"
+            } else {
+                "a record other than it"
+            };
+            let more = match self.count {
+                1 => String::new(),
+                n => format!(
+                    "; {n} records from here on repeat an earlier record's id ({} of them its header too)",
+                    self.copies
+                ),
+            };
+            format!(
+                "its WARC-Record-ID is that of the record at offset {} too, {what}{more}: WARC 1.1 \
+                 wants each record's id unique;{own}",
+                self.of
+            )
+        };
+        VerifyError {
+            path: path.to_owned(),
+            offset: Some(self.first),
+            record_id: self.id,
+            problem,
+            member: false,
+        }
+    }
+}
+
+/// The failure to give when a record fails at `later`: the repeated record ids before it, if any, come
+/// first in the file.
+fn pending(repeats: Option<Repeats>, later: VerifyError) -> VerifyError {
+    match repeats {
+        Some(r) => {
+            let path = later.path.clone();
+            r.error(&path, false)
+        }
+        None => later,
+    }
 }
 
 /// The `software` of the warcinfo records seen so far, by record id, to name a record's producer.
@@ -212,6 +456,8 @@ pub fn verify_with(path: &Path, options: VerifyOptions) -> Result<VerifySummary,
 struct Producers {
     by_id: HashMap<String, String>,
     last: Option<String>,
+    /// Each producer named, once, in the order first seen.
+    named: Vec<String>,
 }
 
 impl Producers {
@@ -230,6 +476,9 @@ impl Producers {
         if let Some(software) = software.filter(|s| !s.is_empty()) {
             if let Some(id) = rec.get("WARC-Record-ID") {
                 self.by_id.insert(id.to_owned(), software.clone());
+            }
+            if !self.named.contains(&software) {
+                self.named.push(software.clone());
             }
             self.last = Some(software);
         }
@@ -490,8 +739,21 @@ mod tests {
         }
     }
 
-    /// A file with no record fails; two records sharing an id are a note (Wget 1.14 writes such files), an
-    /// error with --strict.
+    /// A plain WARC file of `records` after a warcinfo naming `software`, each record naming it.
+    fn file_of(dir: &Path, name: &str, software: &str, records: Vec<Record>) -> PathBuf {
+        let info = Record::warcinfo(name, &[("software", software)]);
+        let mut bytes = info.to_bytes();
+        for mut rec in records {
+            rec.set("WARC-Warcinfo-ID", info.id());
+            bytes.extend(rec.to_bytes());
+        }
+        let path = dir.join(name);
+        fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    /// A file with no record fails; two records sharing an id are a note in a file of Wget 1.14, which writes
+    /// such files (an error with --strict), and a failure in trawl's or another producer's.
     #[test]
     fn empty_files_and_shared_ids() {
         let dir = tempfile::tempdir().unwrap();
@@ -509,10 +771,14 @@ mod tests {
             let err = verify(&path).unwrap_err();
             assert!(err.problem.contains("holds no record"), "{name}: {err}");
         }
-        let (a, mut b) = (response(), response());
-        b.set("WARC-Record-ID", a.id());
-        let path = write_file(dir.path(), Compression::Gzip, &[a, b]);
-        let notes = verify(&path).unwrap().notes;
+        let shared = || {
+            let (a, mut b) = (response(), response());
+            b.set("WARC-Record-ID", a.id());
+            b.set("WARC-Date", "2026-11-22T08:25:02Z");
+            vec![a, b]
+        };
+        let wget = file_of(dir.path(), "w.warc", "Wget/1.14 (darwin11.4.0)", shared());
+        let notes = verify(&wget).unwrap().notes;
         assert_eq!(
             notes
                 .iter()
@@ -520,8 +786,64 @@ mod tests {
                 .collect::<Vec<_>>(),
             [(Quirk::SharedRecordId, 1)]
         );
-        let err = verify_with(&path, VerifyOptions::strict()).unwrap_err();
+        let err = verify_with(&wget, VerifyOptions::strict()).unwrap_err();
         assert!(err.problem.contains("given to an earlier record"), "{err}");
+        // Another producer's, or one naming none: not a quirk known of it.
+        for software in ["Wget/1.21.4", "-"] {
+            let other = file_of(dir.path(), "o.warc", software, shared());
+            let err = verify(&other).unwrap_err();
+            assert_eq!(err.offset, Some(offsets(&other)[2]), "{err}");
+            assert!(
+                err.problem.contains("too, a record other than it")
+                    && err.problem.contains("known of wget 1.14 only"),
+                "{err}"
+            );
+        }
+        let trawls = write_file(dir.path(), Compression::Gzip, &shared());
+        let err = verify(&trawls).unwrap_err();
+        assert!(
+            err.problem
+                .contains("an id of its own, so this is damage, not a quirk"),
+            "{err}"
+        );
+    }
+
+    /// Offsets of the records of `path`.
+    fn offsets(path: &Path) -> Vec<u64> {
+        crate::open(path)
+            .unwrap()
+            .map(|r| r.unwrap().offset)
+            .collect()
+    }
+
+    /// A trawl WARC holding its records twice (a file concatenated with itself, gzip or zstd) fails, from the
+    /// first repeated record, saying the file holds a copy of part of itself and how to keep the rest.
+    #[test]
+    fn a_trawl_file_holding_its_records_twice_fails() {
+        for compression in [Compression::Gzip, Compression::Zstd, Compression::None] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = write_file(dir.path(), compression, &[response()]);
+            let once = fs::read(&path).unwrap();
+            fs::write(&path, [once.clone(), once.clone()].concat()).unwrap();
+            let err = verify(&path).unwrap_err();
+            let half = once.len() as u64;
+            assert_eq!(err.offset, Some(half), "{compression:?}: {err}");
+            let want = format!(
+                "records from offset {half} to the end of the file (2) repeat records of the file from offset 0 \
+                 on, byte for byte in their headers: it holds a copy of part of itself"
+            );
+            assert!(err.problem.starts_with(&want), "{compression:?}: {err}");
+            assert!(
+                err.problem.contains("trawl/")
+                    && err
+                        .problem
+                        .contains(&format!("`head -c {half} {}", path.display())),
+                "{err}"
+            );
+            // Not a note, strict or not; the copy kept by `head -c` verifies.
+            fs::write(&path, &once).unwrap();
+            assert!(verify(&path).unwrap().notes.is_empty());
+        }
     }
 
     #[test]
@@ -630,28 +952,34 @@ mod tests {
         }
     }
 
+    /// A payload digest of the chunked bytes is a note in a file of the producers it is known of (warcprox
+    /// 1.4, wget 1.14), an error with --strict; in trawl's file, or another producer's, a failure.
     #[test]
-    fn a_chunked_payload_digest_is_a_note_unless_strict() {
+    fn a_chunked_payload_digest_is_a_note_of_known_producers_only() {
         let dir = tempfile::tempdir().unwrap();
         let chunked = &RESPONSE[RESPONSE.len() - 15..];
-        let mut recs = Vec::new();
-        for hex in [false, true] {
-            let mut rec = response();
-            let digest = if hex {
-                let sha = sha1::Sha1::digest(chunked);
-                format!("sha1:{}", data_encoding::HEXLOWER.encode(&sha))
-            } else {
-                sha1_of(chunked)
-            };
-            rec.set("WARC-Payload-Digest", digest);
-            recs.push(rec);
-        }
-        let path = write_file(dir.path(), Compression::Gzip, &recs);
+        let recs = || {
+            let mut recs = Vec::new();
+            for hex in [false, true] {
+                let mut rec = response();
+                let digest = if hex {
+                    let sha = sha1::Sha1::digest(chunked);
+                    format!("sha1:{}", data_encoding::HEXLOWER.encode(&sha))
+                } else {
+                    sha1_of(chunked)
+                };
+                rec.set("WARC-Payload-Digest", digest);
+                recs.push(rec);
+            }
+            recs
+        };
+        let software = "webrecorder.io 2.0 (warcprox 1.4-20151006074455-78e4ecd)";
+        let path = file_of(dir.path(), "p.warc", software, recs());
         let summary = verify(&path).unwrap();
         assert_eq!(summary.notes.len(), 1);
         let note = &summary.notes[0];
         assert_eq!((note.quirk, note.records), (Quirk::ChunkedPayloadDigest, 2));
-        assert!(note.producer.starts_with("trawl/"), "{}", note.producer);
+        assert_eq!(note.producer, software);
         assert!(
             note.to_string().starts_with(&format!(
                 "2 records (the first at offset {}): WARC-Payload-Digest is of the chunked bytes",
@@ -662,22 +990,76 @@ mod tests {
         let err = verify_with(&path, VerifyOptions::strict()).unwrap_err();
         assert_eq!(err.offset, Some(note.first_offset));
         assert!(
-            err.problem.contains("a known quirk of trawl/"),
+            err.problem.contains("a known quirk of webrecorder.io"),
             "{}",
             err.problem
         );
+        let trawls = write_file(dir.path(), Compression::Gzip, &recs());
+        let err = verify(&trawls).unwrap_err();
+        assert!(
+            err.problem
+                .starts_with("WARC-Payload-Digest is of the chunked bytes")
+                && err.problem.contains("no quirk of trawl/"),
+            "{err}"
+        );
+        let other = file_of(dir.path(), "o.warc", "warcprox 2.4", recs());
+        let err = verify(&other).unwrap_err();
+        assert!(
+            err.problem
+                .contains("a quirk known of wget 1.14 and warcprox 1.4 only (docs/archive.md), not of warcprox 2.4"),
+            "{err}"
+        );
     }
 
+    /// The producers a quirk is known of, by their warcinfo's software.
+    #[test]
+    fn quirks_are_known_of_the_producers_listed() {
+        use Quirk::*;
+        for (quirk, software, known) in [
+            (ChunkedPayloadDigest, "Wget/1.14 (darwin11.4.0)", true),
+            (SharedRecordId, "Wget/1.14 (darwin11.4.0)", true),
+            (
+                ChunkedPayloadDigest,
+                "webrecorder.io 2.0 (warcprox 1.4-20151006074455-78e4ecd)",
+                true,
+            ),
+            (ChunkedPayloadDigest, "warcprox 1.4", true),
+            (SharedRecordId, "warcprox 1.4", false),
+            (ChunkedPayloadDigest, "Wget/1.140", false),
+            (ChunkedPayloadDigest, "Wget/1.21.4", false),
+            (ChunkedPayloadDigest, "trawl/0.1.0", false),
+            (SharedRecordId, "trawl/0.1.0", false),
+            (
+                SharedRecordId,
+                "an unnamed producer (no warcinfo software field)",
+                false,
+            ),
+        ] {
+            assert_eq!(quirk.known_of(software), known, "{quirk:?} {software}");
+        }
+    }
+
+    /// A file compressed as one stream fails at its first member holding a second record, named by its id and
+    /// where it starts in the member's content, with the mend.
     #[test]
     fn one_gzip_stream_for_several_records_fails() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("one.warc.gz");
-        let plain = [response().to_bytes(), response().to_bytes()].concat();
+        let (first, second) = (response(), response());
+        let plain = [first.to_bytes(), second.to_bytes()].concat();
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         std::io::Write::write_all(&mut gz, &plain).unwrap();
         fs::write(&path, gz.finish().unwrap()).unwrap();
         let err = verify(&path).unwrap_err();
         assert_eq!(err.offset, Some(0));
+        let id = second.id().trim_matches(['<', '>']).to_owned();
+        let want = format!(
+            "{}: the gzip member at offset 0 holds more than one record (the second, {id}, at byte {} of its \
+             content): the file is compressed as one stream",
+            path.display(),
+            first.to_bytes().len()
+        );
+        assert!(err.to_string().starts_with(&want), "{err}");
         assert!(
             err.problem
                 .contains("cannot be reached by offset for replay"),
@@ -692,6 +1074,26 @@ mod tests {
             "{}",
             err.problem
         );
+        // The index says the same.
+        let stopped = crate::index_records(&path, "one.warc.gz").stopped.unwrap();
+        assert!(stopped.to_string().starts_with(&want), "{stopped}");
+    }
+
+    /// Verifying with the index gives the lines [`crate::index_file`] gives, in the same pass.
+    #[test]
+    fn the_index_comes_with_the_verdict() {
+        let dir = tempfile::tempdir().unwrap();
+        let date = Utc.with_ymd_and_hms(2026, 11, 22, 8, 25, 1).unwrap();
+        let mut meta = Record::metadata("http://a/", date, &[("via", "-")]);
+        let resp = response();
+        meta.set("WARC-Concurrent-To", resp.id());
+        let path = write_file(dir.path(), Compression::Gzip, &[resp, meta]);
+        let name = path.file_name().unwrap().to_str().unwrap();
+        let summary = verify_with(&path, VerifyOptions::default().with_index()).unwrap();
+        assert_eq!(summary.index, Some(crate::index_file(&path, name).unwrap()));
+        assert_eq!(summary.index.as_ref().map(Vec::len), Some(1));
+        assert!(summary.producers[0].starts_with("trawl/"));
+        assert_eq!(verify(&path).unwrap().index, None);
     }
 
     fn sha1_of(bytes: &[u8]) -> String {

@@ -1553,3 +1553,252 @@ fn convert_repairs_and_names_arc_records_with_flaws() {
         .collect();
     assert_eq!(types, ["warcinfo", "resource", "response"]);
 }
+
+/// A job folder as a crawl leaves it (`crawl.toml`, `state/`, `warcs/`), with `files` WARCs of a few responses
+/// each written by trawl's writer, each with its `.cdxj` beside it; the WARCs, by name.
+fn written_job(job: &Path, files: usize, compression: trawl_warc::Compression) -> Vec<PathBuf> {
+    std::fs::create_dir_all(job.join("state")).unwrap();
+    std::fs::write(job.join("crawl.toml"), "").unwrap();
+    let date = chrono::DateTime::from_timestamp(1_700_000_000, 0).unwrap();
+    let mut warcs = Vec::new();
+    for file in 0..files {
+        let mut cfg = trawl_warc::WriterConfig::new(job.join("warcs"), format!("j{file}"), "h");
+        cfg.compression = compression;
+        let mut w = trawl_warc::Writer::new(cfg).unwrap();
+        for page in ["a", "b", "c"] {
+            let http = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n{file}{page}");
+            let url = format!("http://example.org/{file}/{page}");
+            w.write(&[trawl_warc::Record::response(
+                &url,
+                date,
+                None,
+                http.into_bytes(),
+            )])
+            .unwrap();
+        }
+        warcs.extend(w.close().unwrap());
+    }
+    warcs.sort();
+    warcs
+}
+
+/// `trawl warc verify` of a job compares each WARC's `.cdxj` with the index of its records: an index left from
+/// another file (a WARC recompressed in place), a wrong offset or a missing index fail, naming the `.cdxj`, the
+/// first difference and the command that mends it, which mends it; `trawl warc index` does not use an index
+/// whose lines name another file, but reads the WARC, warning. A folder of another producer's WARCs needs no
+/// index.
+#[test]
+fn verify_and_index_of_a_job_check_the_index_beside_each_warc() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("job");
+    let warcs = written_job(&job, 2, trawl_warc::Compression::Gzip);
+    let verify = || trawl_cli(&["warc".as_ref(), "verify".as_ref(), job.as_os_str()]);
+    let (ok, said) = verify();
+    assert!(ok, "{said}");
+
+    // The first WARC recompressed to zstd in its place, its old index kept.
+    let gz = &warcs[0];
+    let zst = gz.with_file_name(
+        gz.file_name()
+            .unwrap()
+            .to_string_lossy()
+            .replace(".warc.gz", ".warc.zst"),
+    );
+    let aside = dir.path().join("aside");
+    std::fs::create_dir_all(&aside).unwrap();
+    let moved = aside.join(zst.file_name().unwrap());
+    let (ok, said) = trawl_cli(&[
+        "warc".as_ref(),
+        "recompress".as_ref(),
+        gz.as_os_str(),
+        moved.as_os_str(),
+    ]);
+    assert!(ok, "{said}");
+    std::fs::rename(&moved, &zst).unwrap();
+    std::fs::remove_file(gz).unwrap();
+    let cdxj = trawl_warc::index_path(&zst);
+    let gz_name = gz.file_name().unwrap().to_string_lossy().into_owned();
+    let zst_name = zst.file_name().unwrap().to_string_lossy().into_owned();
+    let (ok, said) = verify();
+    let want = format!(
+        "FAILED {}: not the index of {zst_name} beside it: line 1: ",
+        cdxj.display()
+    );
+    assert!(!ok && said.contains(&want), "{said}");
+    assert!(
+        said.contains(&format!(
+            "filename \"{gz_name}\" where the WARC gives \"{zst_name}\""
+        )) && said.contains(&format!(
+            "`trawl warc index {} -o {}` writes it anew",
+            zst.display(),
+            cdxj.display()
+        )),
+        "{said}"
+    );
+    // `warc index` reads the WARC instead: every line names a file that is there.
+    let (ok, said) = trawl_cli(&["warc".as_ref(), "index".as_ref(), job.as_os_str()]);
+    assert!(ok, "{said}");
+    assert!(
+        said.contains(&format!(
+            "WARN {}: line 1 names the file {gz_name}, not the WARC {zst_name} beside it",
+            cdxj.display()
+        )),
+        "{said}"
+    );
+    let names = filenames(&said);
+    assert_eq!(names.len(), 6, "{said}");
+    assert_eq!(
+        names.iter().filter(|n| **n == zst_name).count(),
+        3,
+        "{said}"
+    );
+    assert!(!names.contains(&gz_name), "{said}");
+    // The command the failure names mends it.
+    let (ok, said) = trawl_cli(&[
+        "warc".as_ref(),
+        "index".as_ref(),
+        zst.as_os_str(),
+        "-o".as_ref(),
+        cdxj.as_os_str(),
+    ]);
+    assert!(ok, "{said}");
+    let (ok, said) = verify();
+    assert!(ok, "{said}");
+
+    // An offset off by 7 in the second WARC's index.
+    let other = trawl_warc::index_path(&warcs[1]);
+    let text = std::fs::read_to_string(&other).unwrap();
+    let line = text.lines().next().unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(line.splitn(3, ' ').nth(2).unwrap()).unwrap();
+    let offset = json["offset"].as_str().unwrap();
+    let wrong: u64 = offset.parse::<u64>().unwrap() + 7;
+    std::fs::write(
+        &other,
+        text.replacen(
+            &format!("\"offset\": \"{offset}\""),
+            &format!("\"offset\": \"{wrong}\""),
+            1,
+        ),
+    )
+    .unwrap();
+    let (ok, said) = verify();
+    assert!(
+        !ok && said.contains(&format!(
+            "offset \"{wrong}\" where the WARC gives \"{offset}\""
+        )),
+        "{said}"
+    );
+    // No index at all.
+    std::fs::remove_file(&other).unwrap();
+    let (ok, said) = verify();
+    assert!(
+        !ok && said.contains(&format!("FAILED {}: missing: ", other.display())),
+        "{said}"
+    );
+
+    // Another producer's WARCs in a folder, without indexes: nothing to compare.
+    let folder = dir.path().join("wget");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(
+        sample("webarchive-commons/IAH-urls-wget.warc.gz"),
+        folder.join("IAH-urls-wget.warc.gz"),
+    )
+    .unwrap();
+    let (ok, said) = trawl_cli(&["warc".as_ref(), "verify".as_ref(), folder.as_os_str()]);
+    assert!(ok && !said.contains("FAILED"), "{said}");
+}
+
+/// A WARC still open beside closed ones (a crawl killed, or one running) is left out of `trawl warc verify`,
+/// `trawl warc index` and `trawl wacz` with a warning naming it and what closes it; the exit status stays 0.
+#[test]
+fn archive_commands_name_the_open_warcs_they_leave_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("job");
+    let warcs = written_job(&job, 2, trawl_warc::Compression::Gzip);
+    // The second as a kill -9 leaves it: open, without its index.
+    let open = PathBuf::from(format!("{}.open", warcs[1].display()));
+    std::fs::rename(&warcs[1], &open).unwrap();
+    std::fs::remove_file(trawl_warc::index_path(&warcs[1])).unwrap();
+    let left_out = format!("left out: {}, a WARC file still open", open.display());
+    let resume = format!("`trawl resume {}` repairs and closes it", job.display());
+    let wacz = dir.path().join("j.wacz");
+    for args in [
+        vec!["warc".as_ref(), "verify".as_ref(), job.as_os_str()],
+        vec!["warc".as_ref(), "index".as_ref(), job.as_os_str()],
+        vec![
+            "wacz".as_ref(),
+            job.as_os_str(),
+            "-o".as_ref(),
+            wacz.as_os_str(),
+        ],
+    ] {
+        let (ok, said) = trawl_cli(&args);
+        assert!(
+            ok && said.contains(&format!("WARN {left_out}")) && said.contains(&resume),
+            "{args:?}: {said}"
+        );
+    }
+    // A running crawl's: it is writing it.
+    std::fs::write(job.join("state/crawl.pid"), std::process::id().to_string()).unwrap();
+    let (ok, said) = trawl_cli(&["warc".as_ref(), "verify".as_ref(), job.as_os_str()]);
+    assert!(
+        ok && said.contains(&left_out) && said.contains("the running crawl is writing it"),
+        "{said}"
+    );
+}
+
+/// A trawl WARC holding its records twice fails `trawl warc verify`, saying it holds a copy of part of itself
+/// (gzip and zstd), where a record id given twice is a note of wget 1.14; a WARC gzipped as one stream is
+/// failed naming the member and its second record.
+#[test]
+fn verify_fails_a_trawl_warc_holding_its_records_twice_and_names_a_shared_member() {
+    let dir = tempfile::tempdir().unwrap();
+    for compression in [trawl_warc::Compression::Gzip, trawl_warc::Compression::Zstd] {
+        let job = dir.path().join(format!("{compression:?}"));
+        let warc = written_job(&job, 1, compression).remove(0);
+        let once = std::fs::read(&warc).unwrap();
+        let dup = dir.path().join(format!(
+            "dup-{}",
+            warc.file_name().unwrap().to_string_lossy()
+        ));
+        std::fs::write(&dup, [once.clone(), once.clone()].concat()).unwrap();
+        let (ok, said) = trawl_cli(&["warc".as_ref(), "verify".as_ref(), dup.as_os_str()]);
+        let half = once.len();
+        assert!(
+            !ok && said.contains(&format!(
+                "FAILED {}: record at offset {half} (urn:uuid:",
+                dup.display()
+            )) && said.contains(&format!(
+                "records from offset {half} to the end of the file (4) repeat records of the file from offset 0 on"
+            )) && said.contains("it holds a copy of part of itself")
+                && !said.contains("known quirk"),
+            "{said}"
+        );
+    }
+    // One gzip stream: the member is named, then its second record, by id and place.
+    let job = dir.path().join("one");
+    let warc = written_job(&job, 1, trawl_warc::Compression::None).remove(0);
+    let records: Vec<_> = trawl_warc::open(&warc)
+        .unwrap()
+        .map(|r| r.unwrap())
+        .collect();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, &std::fs::read(&warc).unwrap()).unwrap();
+    let one = dir.path().join("one.warc.gz");
+    std::fs::write(&one, gz.finish().unwrap()).unwrap();
+    let id = records[1]
+        .get("WARC-Record-ID")
+        .unwrap()
+        .trim_matches(['<', '>']);
+    let want = format!(
+        "{}: the gzip member at offset 0 holds more than one record (the second, {id}, at byte {} of its content): \
+         the file is compressed as one stream",
+        one.display(),
+        records[1].offset
+    );
+    let (ok, said) = trawl_cli(&["warc".as_ref(), "verify".as_ref(), one.as_os_str()]);
+    assert!(!ok && said.contains(&format!("FAILED {want}")), "{said}");
+    let (ok, said) = trawl_cli(&["warc".as_ref(), "index".as_ref(), one.as_os_str()]);
+    assert!(!ok && said.contains(&format!("WARN {want}")), "{said}");
+}

@@ -26,26 +26,32 @@ pub(crate) fn ls(inputs: &[PathBuf]) -> anyhow::Result<ExitCode> {
 
 /// `trawl warc verify FILE|JOB…`: each WARC's framing, headers and digests; then every revisit record's payload
 /// must be archived somewhere it can be replayed from: in the WARCs given, or in the `dedup_from` sources of a
-/// job given as a directory. Known quirks of other producers are `note` lines, failures with `strict`.
+/// job given as a directory. Known quirks of other producers are `note` lines, failures with `strict`. The
+/// WARCs of a job or folder must have their index beside them: each `.cdxj` is compared with the index of the
+/// records, computed as they are read.
 pub(crate) fn verify(inputs: &[PathBuf], strict: bool) -> anyhow::Result<ExitCode> {
     let mut failed = false;
     let mut files = Vec::new();
     let mut sources = Vec::new();
     for input in inputs {
-        files.extend(warcs_of(input)?);
+        // A folder's WARCs have their index checked; a job's must have one.
+        let beside = input.is_dir().then(|| input.join("warcs").is_dir());
+        files.extend(warcs_of(input)?.into_iter().map(|f| (f, beside)));
         let config = input.join("crawl.toml");
         if input.is_dir() && config.is_file() {
             let c = trawl_config::CrawlConfig::load(&config)?;
             sources.extend(c.warc.dedup_from);
         }
     }
-    for path in &files {
+    let mut revisits = Revisits::default();
+    let mut unreadable = false;
+    for (path, beside) in &files {
         let options = if strict {
             trawl_warc::VerifyOptions::strict()
         } else {
             trawl_warc::VerifyOptions::default()
         };
-        match trawl_warc::verify_with(path, options) {
+        match trawl_warc::verify_with(path, options.with_index()) {
             Ok(summary) => {
                 let types: Vec<String> = summary
                     .by_type
@@ -62,15 +68,27 @@ pub(crate) fn verify(inputs: &[PathBuf], strict: bool) -> anyhow::Result<ExitCod
                 for note in &summary.notes {
                     out!("note {}: {note}", path.display());
                 }
+                let lines = summary.index.unwrap_or_default();
+                if let Some(job) = *beside {
+                    let own = job
+                        || summary
+                            .producers
+                            .iter()
+                            .any(|p| trawl_warc::written_by_trawl(p));
+                    failed |= !index_beside_matches(path, &lines, own)?;
+                }
+                revisits.add(path, &lines);
             }
             Err(e) => {
                 out!("FAILED {e}");
                 failed = true;
+                unreadable = true;
             }
         }
     }
-    if !failed {
-        failed |= !revisits_resolve(&files, &sources)?;
+    // A file that cannot be read may hold the payloads of revisits: they are checked once all can be.
+    if !unreadable {
+        failed |= !revisits.resolve(&sources)?;
     }
     Ok(if failed {
         ExitCode::FAILURE
@@ -79,65 +97,132 @@ pub(crate) fn verify(inputs: &[PathBuf], strict: bool) -> anyhow::Result<ExitCod
     })
 }
 
-/// Whether every revisit of `files` has its payload's digest among the full captures of `files` and of the
-/// dedup `sources` (job directories or CDXJ files); prints each that has not.
-fn revisits_resolve(files: &[PathBuf], sources: &[PathBuf]) -> anyhow::Result<bool> {
-    let fields = |line: &str| -> Option<serde_json::Map<String, serde_json::Value>> {
-        serde_json::from_str(line.splitn(3, ' ').nth(2)?).ok()
-    };
-    let text = |m: &serde_json::Map<String, serde_json::Value>, k: &str| {
-        m.get(k)
-            .and_then(|v| v.as_str())
-            .unwrap_or_default()
-            .to_owned()
-    };
-    let mut payloads = std::collections::HashSet::new();
-    let mut revisits = Vec::new();
-    for warc in files {
-        let name = warc
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        for line in trawl_warc::index_file(warc, &name)? {
-            let Some(m) = fields(&line) else { continue };
+/// Whether the `.cdxj` beside `warc` is its index, `lines` (as verify computed them): printed as a `FAILED`
+/// line when it differs, naming the first difference, or when it is missing and the WARC should have one
+/// (`own`: in a job, or written by trawl, which writes one beside each file it closes), with the command that
+/// writes it anew. An index named for two archives beside each other (`X.warc.gz` and `X.warc.zst` share
+/// `X.cdxj`) is the one whose name its lines give: the other is not compared with it.
+fn index_beside_matches(warc: &Path, lines: &[String], own: bool) -> anyhow::Result<bool> {
+    let cdxj = trawl_warc::index_path(warc);
+    let name = warc.file_name().unwrap_or_default().to_string_lossy();
+    let mend = format!(
+        "`trawl warc index {} -o {}` writes it anew",
+        warc.display(),
+        cdxj.display()
+    );
+    if !cdxj.is_file() {
+        if own {
+            out!(
+                "FAILED {}: missing: {name} has no index beside it (pywb and `trawl warc index` of the folder \
+                 read it; a crawl writes one as it closes each file); {mend}",
+                cdxj.display()
+            );
+        }
+        return Ok(!own);
+    }
+    let partners = trawl_warc::sharing_index(warc);
+    if !partners.is_empty() {
+        let first = std::fs::File::open(&cdxj)
+            .map(std::io::BufReader::new)
+            .and_then(|mut f| {
+                let mut line = String::new();
+                f.read_line(&mut line).map(|_| line)
+            })
+            .with_context(|| format!("cannot read {}", cdxj.display()))?;
+        let names = trawl_warc::line_filename(first.trim_end());
+        if partners
+            .iter()
+            .any(|p| p.file_name().map(|n| n.to_string_lossy()) == names.as_deref().map(Into::into))
+        {
+            return Ok(true);
+        }
+    }
+    match trawl_warc::index_difference(&cdxj, lines)? {
+        None => Ok(true),
+        Some(difference) => {
+            out!(
+                "FAILED {}: not the index of {name} beside it: {difference}; {mend}",
+                cdxj.display()
+            );
+            Ok(false)
+        }
+    }
+}
+
+/// What the revisits of the files verified need: the payload digests of their full captures, and each revisit.
+#[derive(Default)]
+struct Revisits {
+    /// Digests of full captures, as `sha1:BASE32`.
+    payloads: std::collections::HashSet<String>,
+    /// Each revisit: its file, offset, URL and payload digest.
+    revisits: Vec<(PathBuf, String, String, String)>,
+}
+
+impl Revisits {
+    /// Takes in the index `lines` of `warc`.
+    fn add(&mut self, warc: &Path, lines: &[String]) {
+        let fields = |line: &str| -> Option<serde_json::Map<String, serde_json::Value>> {
+            serde_json::from_str(line.splitn(3, ' ').nth(2)?).ok()
+        };
+        let text = |m: &serde_json::Map<String, serde_json::Value>, k: &str| {
+            m.get(k)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+                .to_owned()
+        };
+        for line in lines {
+            let Some(m) = fields(line) else { continue };
             // Compared as `sha1:BASE32`, however a producer wrote its digests.
             let digest = text(&m, "digest");
             let digest = trawl_warc::sha1_key(&digest).unwrap_or(digest);
             if text(&m, "mime") == "warc/revisit" {
-                revisits.push((warc.clone(), text(&m, "offset"), text(&m, "url"), digest));
+                self.revisits.push((
+                    warc.to_path_buf(),
+                    text(&m, "offset"),
+                    text(&m, "url"),
+                    digest,
+                ));
             } else {
-                payloads.insert(digest);
+                self.payloads.insert(digest);
             }
         }
     }
-    if revisits.is_empty() {
-        return Ok(true);
-    }
-    // Read as the crawl read them to deduplicate: indexes (CDXJ, classic CDX, gzipped or not) and archives.
-    for source in trawl_engine::write::with_earlier_sources(sources) {
-        payloads.extend(trawl_engine::write::payload_digests(&source)?);
-    }
-    let mut ok = true;
-    for (file, offset, url, digest) in &revisits {
-        if !payloads.contains(digest) {
-            ok = false;
+
+    /// Whether every revisit taken in has its payload's digest among the full captures taken in and those of
+    /// the dedup `sources` (job directories or CDXJ files); prints each that has not.
+    fn resolve(mut self, sources: &[PathBuf]) -> anyhow::Result<bool> {
+        if self.revisits.is_empty() {
+            return Ok(true);
+        }
+        // Read as the crawl read them to deduplicate: indexes (CDXJ, classic CDX, gzipped or not) and archives.
+        for source in trawl_engine::write::with_earlier_sources(sources) {
+            self.payloads
+                .extend(trawl_engine::write::payload_digests(&source)?);
+        }
+        let mut ok = true;
+        for (file, offset, url, digest) in &self.revisits {
+            if !self.payloads.contains(digest) {
+                ok = false;
+                out!(
+                    "FAILED {} at offset {offset}: the revisit of {url} points at a payload ({digest}) archived in \
+                     none of the files given nor the job's dedup_from sources; give the job directory, or the WARCs \
+                     holding it",
+                    file.display()
+                );
+            }
+        }
+        if ok {
             out!(
-                "FAILED {} at offset {offset}: the revisit of {url} points at a payload ({digest}) archived in none \
-                 of the files given nor the job's dedup_from sources; give the job directory, or the WARCs holding it",
-                file.display()
+                "ok {} revisit records: each payload is archived",
+                self.revisits.len()
             );
         }
+        Ok(ok)
     }
-    if ok {
-        out!(
-            "ok {} revisit records: each payload is archived",
-            revisits.len()
-        );
-    }
-    Ok(ok)
 }
 
 /// The WARCs a path stands for: itself, or the WARC files of a folder (a job's `warcs/` when given the job).
+/// WARC files still open in the folder are left out, with a warning naming them.
 fn warcs_of(input: &Path) -> anyhow::Result<Vec<PathBuf>> {
     if !input.is_dir() {
         return Ok(vec![input.to_path_buf()]);
@@ -156,12 +241,16 @@ fn warcs_of(input: &Path) -> anyhow::Result<Vec<PathBuf>> {
             trawl_engine::job::no_warcs_reason(&dir)
         );
     }
+    if let Some(warning) = trawl_engine::job::open_warcs_left_out(&dir) {
+        say!("WARN {warning}");
+    }
     Ok(found)
 }
 
 /// `trawl warc index`: every input's captures in one byte-sorted CDXJ index. A WARC with an index beside it
 /// (as trawl writes one for each file it closes) contributes that index, unless another archive of the same
-/// name shares it (`X.warc.zst` beside `X.warc.gz`: `X.cdxj` is one file's); any other WARC is read. A file
+/// name shares it (`X.warc.zst` beside `X.warc.gz`: `X.cdxj` is one file's) or a line of it names another file
+/// (a stale index, left from a WARC renamed or recompressed: warned of); any other WARC is read. A file
 /// damaged part way gives the lines before the damage and a warning; the others are indexed as ever, and the
 /// exit status says a file was damaged.
 pub(crate) fn index(inputs: &[PathBuf], output: Option<&Path>) -> anyhow::Result<ExitCode> {
@@ -177,54 +266,34 @@ pub(crate) fn index(inputs: &[PathBuf], output: Option<&Path>) -> anyhow::Result
     for input in inputs {
         for warc in warcs_of(input)? {
             let beside = trawl_warc::index_path(&warc);
+            let name = warc
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
             if input.is_dir() && beside.is_file() && trawl_warc::sharing_index(&warc).is_empty() {
-                let text = std::fs::File::open(&beside)
-                    .map(std::io::BufReader::new)
-                    .with_context(|| format!("cannot read {}", beside.display()))?;
-                for line in text.lines() {
-                    let line = line.with_context(|| format!("cannot read {}", beside.display()))?;
-                    lines.push(line)?;
-                }
-            } else {
-                let name = warc
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                let indexed = trawl_warc::index_records(&warc, &name);
-                warn_unindexed(&warc, &indexed.unindexed);
-                for s in &indexed.swallowing {
-                    say!(
-                        "WARN {} at offset {}: the ARC record's Archive-length takes in whole later records \
-                         ({} bytes into its content begins a header line): they have no index line of their \
-                         own (`trawl warc verify` fails the record)",
+                match foreign_line(&beside, &name)? {
+                    None => {
+                        let text = std::fs::File::open(&beside)
+                            .map(std::io::BufReader::new)
+                            .with_context(|| format!("cannot read {}", beside.display()))?;
+                        for line in text.lines() {
+                            let line =
+                                line.with_context(|| format!("cannot read {}", beside.display()))?;
+                            lines.push(line)?;
+                        }
+                        continue;
+                    }
+                    Some(why) => say!(
+                        "WARN {}: {why}, not the WARC {name} beside it: a stale index, not used; {} is read \
+                         instead (`trawl warc index {} -o {}` writes its index anew)",
+                        beside.display(),
                         warc.display(),
-                        s.offset,
-                        s.at
-                    );
-                }
-                if !indexed.swallowing.is_empty() && indexed.stopped.is_none() {
-                    damaged += 1;
-                }
-                if let Some(e) = &indexed.stopped {
-                    damaged += 1;
-                    // The record before the damage of a plain ARC may be what is wrong: its length.
-                    let unsure = indexed.unsure.map_or(String::new(), |o| {
-                        format!(
-                            ", nor for the record at offset {o} just before it, whose Archive-length may be \
-                             what is wrong"
-                        )
-                    });
-                    say!(
-                        "WARN {e}; the index holds the file's {} before it, none from there on{unsure} \
-                         (`trawl warc verify {}` names the first problem)",
-                        count(indexed.lines.len(), "line"),
-                        warc.display()
-                    );
-                }
-                for line in indexed.lines {
-                    lines.push(line)?;
+                        warc.display(),
+                        beside.display()
+                    ),
                 }
             }
+            damaged += index_warc(&warc, &name, &mut lines)?;
         }
     }
     match output {
@@ -246,6 +315,77 @@ pub(crate) fn index(inputs: &[PathBuf], output: Option<&Path>) -> anyhow::Result
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Indexes the WARC `warc` (its lines naming it `name`) into `lines`, warning of what the index lacks; 1 when
+/// the file is damaged (the index lacks some of its captures), else 0.
+fn index_warc(
+    warc: &Path,
+    name: &str,
+    lines: &mut trawl_warc::LineSorter,
+) -> anyhow::Result<usize> {
+    let mut damaged = 0;
+    let indexed = trawl_warc::index_records(warc, name);
+    warn_unindexed(warc, &indexed.unindexed);
+    for s in &indexed.swallowing {
+        say!(
+            "WARN {} at offset {}: the ARC record's Archive-length takes in whole later records \
+             ({} bytes into its content begins a header line): they have no index line of their \
+             own (`trawl warc verify` fails the record)",
+            warc.display(),
+            s.offset,
+            s.at
+        );
+    }
+    if !indexed.swallowing.is_empty() && indexed.stopped.is_none() {
+        damaged = 1;
+    }
+    if let Some(e) = &indexed.stopped {
+        damaged = 1;
+        // The record before the damage of a plain ARC may be what is wrong: its length.
+        let unsure = indexed.unsure.map_or(String::new(), |o| {
+            format!(
+                ", nor for the record at offset {o} just before it, whose Archive-length may be \
+                 what is wrong"
+            )
+        });
+        say!(
+            "WARN {e}; the index holds the file's {} before it, none from there on{unsure} \
+             (`trawl warc verify {}` names the first problem)",
+            count(indexed.lines.len(), "line"),
+            warc.display()
+        );
+    }
+    for line in indexed.lines {
+        lines.push(line)?;
+    }
+    Ok(damaged)
+}
+
+/// The first line of the index `cdxj` that does not name the WARC `name` in its `filename` (blank lines
+/// aside), in words: an index left from another file (a WARC renamed or recompressed, its old index kept).
+fn foreign_line(cdxj: &Path, name: &str) -> anyhow::Result<Option<String>> {
+    let text = std::fs::File::open(cdxj)
+        .map(std::io::BufReader::new)
+        .with_context(|| format!("cannot read {}", cdxj.display()))?;
+    for (n, line) in text.split(b'\n').enumerate() {
+        let line = line.with_context(|| format!("cannot read {}", cdxj.display()))?;
+        let line = String::from_utf8_lossy(&line);
+        if line.trim().is_empty() {
+            continue;
+        }
+        match trawl_warc::line_filename(&line) {
+            Some(f) if f == name => {}
+            Some(f) => return Ok(Some(format!("line {} names the file {f}", n + 1))),
+            None => {
+                return Ok(Some(format!(
+                    "line {} is not a CDXJ line naming its file",
+                    n + 1
+                )));
+            }
+        }
+    }
+    Ok(None)
 }
 
 /// `1 line`, `2 lines`.
@@ -293,6 +433,15 @@ pub(crate) fn wacz(job: &Path, output: &Path) -> anyhow::Result<ExitCode> {
         );
     }
     let started = std::time::Instant::now();
+    // WARC files still open are not packed: said when closed ones are (with none, packing fails, saying why).
+    let warcs = job.join("warcs");
+    if !trawl_warc::warc_files(&warcs)
+        .unwrap_or_default()
+        .is_empty()
+        && let Some(warning) = trawl_engine::job::open_warcs_left_out(&warcs)
+    {
+        say!("WARN {warning}");
+    }
     let summary = trawl_engine::package::write_wacz(job, output)?;
     out!(
         "{}: {} WARC files, {} captures, {} pages ({:.1} s)",
