@@ -263,7 +263,7 @@ pub fn index_records(path: &Path, filename: &str) -> Indexed {
             && previous.replace(record.offset) == Some(record.offset)
         {
             // No line of this file can be trusted: its records share offsets.
-            indexed.stopped = Some(Error::shared_member_of(path, &record));
+            indexed.stopped = Some(record.shared_member_error(path));
             return indexed;
         }
         if record.is_arc()

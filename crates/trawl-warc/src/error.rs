@@ -156,19 +156,6 @@ pub enum Error {
 }
 
 impl Error {
-    /// The [`Error::SharedMember`] of `record`, of the file at `path`: the second record read from one gzip
-    /// member (or zstd frame).
-    pub(crate) fn shared_member_of(path: &std::path::Path, record: &crate::ReadRecord) -> Error {
-        Error::SharedMember {
-            path: path.to_path_buf(),
-            offset: record.offset,
-            compression: record.compression,
-            arc: record.is_arc(),
-            record_id: record.get("WARC-Record-ID").map(str::to_owned),
-            at: record.in_member,
-        }
-    }
-
     /// The offset of the record (or gzip member) the error is about, if it is about one.
     pub fn offset(&self) -> Option<u64> {
         match self {

@@ -55,6 +55,18 @@ pub struct ReadRecord {
 }
 
 impl ReadRecord {
+    /// The [`Error::SharedMember`] of this record, of the file at `path`: the second record read from one
+    /// gzip member (or zstd frame).
+    pub(crate) fn shared_member_error(&self, path: &std::path::Path) -> Error {
+        Error::SharedMember {
+            path: path.to_path_buf(),
+            offset: self.offset,
+            compression: self.compression,
+            arc: self.is_arc(),
+            record_id: self.get("WARC-Record-ID").map(str::to_owned),
+            at: self.in_member,
+        }
+    }
     /// The value of the first header field called `name` (case-insensitive).
     pub fn get(&self, name: &str) -> Option<&str> {
         record::get(&self.header, name)

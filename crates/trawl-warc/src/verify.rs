@@ -227,7 +227,7 @@ pub fn verify_with(path: &Path, options: VerifyOptions) -> Result<VerifySummary,
         };
         let id = record.get("WARC-Record-ID").map(str::to_owned);
         if previous == Some(record.offset) {
-            let problem = crate::Error::shared_member_of(path, &record).problem();
+            let problem = record.shared_member_error(path).problem();
             return Err(VerifyError {
                 member: true,
                 ..fail(Some(record.offset), id, problem)
