@@ -417,7 +417,8 @@ fn parse_request(head: &[u8]) -> Option<Parsed> {
 /// The URL of a request read inside a `CONNECT` tunnel to `authority`, whose scheme is `scheme` (`https`,
 /// or a WebSocket's `wss` or `ws`) unless the target is absolute.
 fn tunnel_url(scheme: &str, authority: &str, target: &str) -> Option<Url> {
-    if target.contains("://") {
+    // An origin-form target starts with `/`, though its query may hold a URL (`/l?next=https://…`).
+    if !target.starts_with('/') {
         return Url::parse(target).ok();
     }
     let default = if matches!(scheme, "https" | "wss") {
@@ -513,6 +514,12 @@ mod tests {
                 "a.test:443",
                 "https://b.test/z",
                 "https://b.test/z",
+            ),
+            (
+                "https",
+                "a.test:443",
+                "/l?next=https://b.test/",
+                "https://a.test/l?next=https://b.test/",
             ),
         ] {
             assert_eq!(tunnel_url(scheme, authority, target).unwrap().as_str(), url);

@@ -86,8 +86,11 @@ pub(super) async fn run(
             let now = login::ensure(p, &uri, settings, &jar, worker, generation).await;
             if now != generation {
                 fetched = request(p, &uri, max_bytes, settings, v, &jar, None, pr).await;
-                // Still lost right after a fresh login: that login did not work, whatever its answer said.
-                if login::lost(p, &uri, &fetched).await {
+                // Still lost right after a fresh login: that login did not work, whatever its answer said —
+                // unless the page sends to another sign-in page, guarding what the account may not enter.
+                if login::lost(p, &uri, &fetched).await
+                    && !login::not_allowed(p, &uri, &fetched).await
+                {
                     login::still_lost(p, &uri, now).await;
                 }
             }

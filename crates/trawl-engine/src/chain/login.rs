@@ -30,7 +30,10 @@ use trawl_extract::Hop;
 use trawl_fetch::Fetched;
 use trawl_fetch::access::{
     MAX_FAILED_LOGINS,
-    form::{FormSignature, Verdict, same_page, same_place, shows_logged_out},
+    form::{
+        FormSignature, Verdict, redirects_to_login, redirects_to_sign_in, same_page, same_place,
+        shows_logged_out, sign_in_path,
+    },
 };
 
 /// Logs in to `uri`'s host when it has a form credential and no session (or, with `lost = Some(g)`, when the
@@ -226,14 +229,22 @@ pub(super) async fn lost(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) -> boo
     else {
         return false;
     };
-    let signature = p
-        .access
-        .session(&uri.url)
-        .lock()
-        .await
-        .form
-        .clone()
-        .unwrap_or_else(|| FormSignature::of_url(&login_url));
+    let (signature, refused_here) = {
+        let s = p.access.session(&uri.url);
+        let s = s.lock().await;
+        let refused =
+            other_sign_in(&login_url, uri, resp).is_some_and(|at| s.not_allowed.contains(&at));
+        (
+            s.form
+                .clone()
+                .unwrap_or_else(|| FormSignature::of_url(&login_url)),
+            refused,
+        )
+    };
+    // A sign-in page that turned out to guard an area the account may not enter says nothing of the session.
+    if refused_here {
+        return false;
+    }
     // The login page (and where its form goes, when that is another place) shows the form whoever asks. The
     // other pages of a front controller (DokuWiki's `doku.php?id=…`, MediaWiki's `index.php?title=…`) share
     // its path and are judged as any page (xt10a F2).
@@ -254,6 +265,62 @@ pub(super) async fn lost(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) -> boo
             &resp.body,
         )
     })
+}
+
+/// Another sign-in page than the credential's login page, by its place (host and path): the one `resp`
+/// redirects to (Django's admin's `/admin/login/?next=…`, [`redirects_to_sign_in`]), or the page itself when
+/// it is one and answered (the admin's sign-in page shows its form to a user who may not enter).
+fn other_sign_in(
+    login_url: &url::Url,
+    uri: &CrawlUri,
+    resp: &trawl_fetch::Response,
+) -> Option<String> {
+    let place = |u: &url::Url| format!("{}{}", u.host_str().unwrap_or_default(), u.path());
+    let location = resp
+        .headers
+        .get(http::header::LOCATION)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    let location = location.as_deref();
+    if redirects_to_sign_in(&uri.url, resp.status, location) {
+        if redirects_to_login(login_url, &uri.url, resp.status, location) {
+            return None;
+        }
+        return uri.url.join(location?).ok().map(|to| place(&to));
+    }
+    ((200..300).contains(&resp.status)
+        && sign_in_path(uri.url.path())
+        && !same_page(&uri.url, login_url))
+    .then(|| place(&uri.url))
+}
+
+/// A page that, fetched again right after a fresh login, still redirects to another sign-in page than the
+/// credential's, or is one: an area the account may not enter, not a login that failed (review R2 of stop 60: Django's
+/// admin for a user who is not staff made the working login be given up). That sign-in page is no sign of a
+/// lost session from now on; true when it was one.
+pub(super) async fn not_allowed(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) -> bool {
+    let (Some(spec), Ok(resp)) = (p.access.form_for(&uri.url), &fetched.result) else {
+        return false;
+    };
+    let Some(login_url) = spec
+        .login_url
+        .as_deref()
+        .and_then(|u| trawl_url::parse_lenient(u).ok())
+    else {
+        return false;
+    };
+    let Some(place) = other_sign_in(&login_url, uri, resp) else {
+        return false;
+    };
+    let session = p.access.session(&uri.url);
+    let added = session.lock().await.not_allowed.insert(place.clone());
+    if added {
+        tracing::info!(
+            "{}: redirected to the sign-in page {place} right after a fresh login: the account may not enter \
+             there; such redirects are not taken for a lost session from now on",
+            uri.url
+        );
+    }
+    true
 }
 
 /// Writes the login's exchanges to the archive, each with its crawl.log line.

@@ -172,9 +172,6 @@ pub(super) async fn run(
     )
 }
 
-/// The links only the rendered page had, in a `metadata` record of their own (the page's first one, written
-/// with its response, holds the HTML's): one `outlink: URL L browser/a/@href` each, so the link graph read
-/// from the archive has them too.
 /// Whether the response asks to be saved rather than shown (`Content-Disposition: attachment`): a browser
 /// downloads it and renders nothing (waiting out the page's budget for a `load` that never comes), so it is
 /// not opened in one, as Heritrix's browser processor skips it (xt9b F5).
@@ -186,6 +183,9 @@ fn attachment(record: &FetchRecord) -> bool {
     })
 }
 
+/// The links only the rendered page had, in a `metadata` record of their own (the page's first one, written
+/// with its response, holds the HTML's): one `outlink: URL L browser/a/@href` each, so the link graph read
+/// from the archive has them too.
 fn record_rendered_links(p: &Pipeline, page: &CrawlUri, links: &[Outlink]) {
     if links.is_empty() {
         return;

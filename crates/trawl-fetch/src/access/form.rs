@@ -435,21 +435,26 @@ pub fn redirects_to_login(login: &Url, url: &Url, status: u16, location: Option<
             .is_some_and(|to| same_page(&to, login))
 }
 
+/// Whether `path` is a sign-in page's: `login`, `log-in`, `log_in`, `signin`, `sign-in` or `sign_in` in it.
+pub fn sign_in_path(path: &str) -> bool {
+    const SIGN_IN: [&str; 6] = ["login", "log-in", "log_in", "signin", "sign-in", "sign_in"];
+    let path = path.to_ascii_lowercase();
+    SIGN_IN.iter().any(|w| path.contains(w))
+}
+
 /// Whether `url`'s answer redirects to a sign-in page of its own host that is to send the visitor back to
 /// `url`: a path with `login`, `log-in`, `log_in`, `signin`, `sign-in` or `sign_in` in it and a query value
 /// naming `url` (its path, with or without its query, or the whole URL). A site with two sign-in pages, the
 /// credential's and another (Django's own and its admin's `/admin/login/?next=/admin/…`, xt10a F1), shows its
 /// session lost through either.
 pub fn redirects_to_sign_in(url: &Url, status: u16, location: Option<&str>) -> bool {
-    const SIGN_IN: [&str; 6] = ["login", "log-in", "log_in", "signin", "sign-in", "sign_in"];
     let Some(to) = location
         .filter(|_| (300..400).contains(&status))
         .and_then(|l| url.join(l).ok())
     else {
         return false;
     };
-    let path = to.path().to_ascii_lowercase();
-    if to.host_str() != url.host_str() || !SIGN_IN.iter().any(|w| path.contains(w)) {
+    if to.host_str() != url.host_str() || !sign_in_path(to.path()) {
         return false;
     }
     let here = match url.query() {

@@ -61,6 +61,9 @@ pub struct Session {
     pub failures: u32,
     /// The login form of the last login: a page showing it again shows the session lost.
     pub form: Option<FormSignature>,
+    /// Other sign-in pages (host and path) that pages still redirected to right after a fresh login: areas
+    /// the account may not enter (Django's admin for a user who is not staff), no sign of a lost session.
+    pub not_allowed: std::collections::HashSet<String>,
 }
 
 /// A protection space of an origin (RFC 7617 §2.2, RFC 7616 §3.3): one credential's answers to one realm's
