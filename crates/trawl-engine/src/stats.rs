@@ -28,6 +28,8 @@ pub struct Stats {
     finished: AtomicU64,
     succeeded: AtomicU64,
     failed: AtomicU64,
+    /// URIs the crawl chose not to fetch ([`disregarded`]): apart from `failed`.
+    disregarded: AtomicU64,
     wire_bytes: AtomicU64,
     by_status: Mutex<BTreeMap<i32, u64>>,
     /// URIs finished by the letter of their last hop (`L`, `E`, `X`, `S`, …; `-` for seeds).
@@ -323,6 +325,8 @@ pub struct SavedStats {
     finished: u64,
     succeeded: u64,
     failed: u64,
+    /// `None` in counters saved before it was counted apart (then part of `failed`).
+    disregarded: Option<u64>,
     wire_bytes: u64,
     by_status: BTreeMap<i32, u64>,
     by_hop: BTreeMap<char, u64>,
@@ -351,6 +355,7 @@ impl Stats {
             finished: self.finished.load(Relaxed),
             succeeded: self.succeeded.load(Relaxed),
             failed: self.failed.load(Relaxed),
+            disregarded: Some(self.disregarded.load(Relaxed)),
             wire_bytes: self.wire_bytes.load(Relaxed),
             by_status: self.by_status(),
             by_hop: self.by_hop(),
@@ -377,6 +382,17 @@ impl Stats {
     /// Counters going on from `saved`, the clock running from now.
     pub fn restore(saved: SavedStats) -> Stats {
         let stats = Stats::new();
+        // Counters saved before the disregarded were counted apart hold them in `failed`: taken out by status.
+        let old_disregarded = match saved.disregarded {
+            Some(_) => 0,
+            None => saved
+                .by_status
+                .iter()
+                .filter(|(status, _)| disregarded(**status))
+                .map(|(_, n)| n)
+                .sum::<u64>()
+                .min(saved.failed),
+        };
         let rows: usize = saved.by_source.values().map(BTreeMap::len).sum();
         let mut hosts: Hashed<HostTally> = saved
             .by_host
@@ -399,7 +415,8 @@ impl Stats {
             before: Duration::try_from_secs_f64(saved.elapsed_s).unwrap_or_default(),
             finished: AtomicU64::new(saved.finished),
             succeeded: AtomicU64::new(saved.succeeded),
-            failed: AtomicU64::new(saved.failed),
+            failed: AtomicU64::new(saved.failed - old_disregarded),
+            disregarded: AtomicU64::new(saved.disregarded.unwrap_or(old_disregarded)),
             wire_bytes: AtomicU64::new(saved.wire_bytes),
             by_status: Mutex::new(saved.by_status),
             by_hop: Mutex::new(saved.by_hop),
@@ -443,6 +460,7 @@ impl Stats {
             finished: AtomicU64::new(0),
             succeeded: AtomicU64::new(0),
             failed: AtomicU64::new(0),
+            disregarded: AtomicU64::new(0),
             wire_bytes: AtomicU64::new(0),
             by_status: Mutex::default(),
             by_hop: Mutex::default(),
@@ -515,6 +533,8 @@ impl Stats {
         self.finished.fetch_add(1, Relaxed);
         if status > 0 {
             self.succeeded.fetch_add(1, Relaxed);
+        } else if disregarded(status) {
+            self.disregarded.fetch_add(1, Relaxed);
         } else {
             self.failed.fetch_add(1, Relaxed);
         }
@@ -574,19 +594,12 @@ impl Stats {
 
     /// The counters now; frontier figures are filled in by the caller.
     pub fn snapshot(&self) -> Snapshot {
-        // From the counts by status, which a resumed job carries on whole (its saved counts had no such
-        // split).
-        let disregarded: u64 = lock(&self.by_status)
-            .iter()
-            .filter(|(status, _)| disregarded(**status))
-            .map(|(_, n)| n)
-            .sum();
         Snapshot {
             elapsed: self.elapsed(),
             finished: self.finished.load(Relaxed),
             succeeded: self.succeeded.load(Relaxed),
-            failed: self.failed.load(Relaxed).saturating_sub(disregarded),
-            disregarded,
+            failed: self.failed.load(Relaxed),
+            disregarded: self.disregarded.load(Relaxed),
             wire_bytes: self.wire_bytes.load(Relaxed),
             latency: Latency {
                 counts: self.latency.iter().map(|c| c.load(Relaxed)).collect(),
@@ -760,6 +773,12 @@ mod tests {
             serde_json::from_str(&serde_json::to_string(&stats.save()).unwrap()).unwrap(),
         );
         let snap = again.snapshot();
+        assert_eq!((snap.failed, snap.disregarded), (2, 3));
+        // Counters saved before the split: the disregarded are taken out of `failed` by their statuses.
+        let mut old: serde_json::Value = serde_json::to_value(stats.save()).unwrap();
+        old.as_object_mut().unwrap().remove("disregarded");
+        old["failed"] = 5.into();
+        let snap = Stats::restore(serde_json::from_value(old).unwrap()).snapshot();
         assert_eq!((snap.failed, snap.disregarded), (2, 3));
     }
 

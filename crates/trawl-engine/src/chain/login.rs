@@ -48,7 +48,6 @@ pub(super) async fn ensure(
     lost: Option<u64>,
 ) -> Option<u64> {
     let (index, spec) = p.access.form_credential(&uri.url)?;
-    p.access.note_used(index);
     let spec = spec.clone();
     let login_url = trawl_url::parse_lenient(spec.login_url.as_deref()?).ok()?;
     if uri.url == login_url {

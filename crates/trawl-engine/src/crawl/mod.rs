@@ -509,12 +509,18 @@ impl Crawl {
             ),
         );
         report::write(&self.job, &shared.reports(&ending.to_string()))?;
+        // Only a whole crawl can say that none of its pages was on a credential's host: not one stopped
+        // before its end, nor one worker's share of a shared crawl.
+        let whole = matches!(ending, Ending::Finished) && self.remote.is_none();
         Ok(Summary {
             ending,
             stats: snap,
             warcs: warcs.unwrap_or_default(),
             seeds: shared.pipeline.stats.seeds(),
-            failed_logins: failed_logins(&shared.pipeline.access),
+            failed_logins: failed_logins(
+                &shared.pipeline.access,
+                whole.then(|| shared.pipeline.stats.by_host()),
+            ),
             proxy_failures: shared.pipeline.fetcher.proxy_failures(),
         })
     }
@@ -831,8 +837,12 @@ fn counters_lost(job: &Job) -> Option<String> {
     })
 }
 
-/// The credentials of `access` that never logged in, whose form login stopped working, or that no page used.
-fn failed_logins(access: &trawl_fetch::access::Access) -> Vec<FailedLogin> {
+/// The credentials of `access` that never logged in, whose form login stopped working, or (given the hosts of
+/// a whole crawl, all its runs) whose host none of its pages was on.
+fn failed_logins(
+    access: &trawl_fetch::access::Access,
+    hosts: Option<std::collections::BTreeMap<String, (u64, u64)>>,
+) -> Vec<FailedLogin> {
     let what = |credential: usize| {
         access.spec(credential).map_or_else(String::new, |s| {
             let kind = match s.kind {
@@ -861,7 +871,11 @@ fn failed_logins(access: &trawl_fetch::access::Access) -> Vec<FailedLogin> {
                 LoginFailure::Never
             },
         });
-    let unused = access.unused_forms().into_iter().map(|credential| FailedLogin {
+    let unused = hosts
+        .map(|hosts| access.forms_for_none_of(hosts.keys()))
+        .unwrap_or_default()
+        .into_iter()
+        .map(|credential| FailedLogin {
         credential,
         what: what(credential),
         why: "no page of the crawl was on its host: check its `domain` (or `surt_prefix`) against the seeds' \

@@ -137,8 +137,6 @@ pub struct Access {
     sessions: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Session>>>>,
     /// Per credential tried: how its logins went.
     logins: Mutex<HashMap<usize, LoginRecord>>,
-    /// The form credentials a page of the crawl was under (logged in or not).
-    used: Mutex<std::collections::HashSet<usize>>,
     /// The credentials whose hosts' cookies were withheld over an unverified connection (each told once).
     withheld: Mutex<std::collections::HashSet<usize>>,
 }
@@ -189,7 +187,6 @@ impl Access {
             challenges: Mutex::default(),
             sessions: Mutex::default(),
             logins: Mutex::default(),
-            used: Mutex::default(),
             withheld: Mutex::default(),
         })
     }
@@ -365,24 +362,22 @@ impl Access {
         logins.insert(index, new);
     }
 
-    /// The form credentials no page of the crawl used: none was on their hosts (xt10a F8: a `domain` of
-    /// `localhost` for a crawl of `127.0.0.1`).
-    pub fn unused_forms(&self) -> Vec<usize> {
-        let used = self.used.lock().unwrap_or_else(|e| e.into_inner());
+    /// The form credentials that apply to none of `hosts` (`host` or `host:port`, as the crawl's counts
+    /// name them): no page of the crawl was on their hosts (xt10a F8: a `domain` of `localhost` for a crawl of
+    /// `127.0.0.1`).
+    pub fn forms_for_none_of<'a>(&self, hosts: impl Iterator<Item = &'a String>) -> Vec<usize> {
+        let urls: Vec<Url> = hosts
+            .flat_map(|h| ["http", "https"].map(|scheme| Url::parse(&format!("{scheme}://{h}/"))))
+            .flatten()
+            .collect();
         self.credentials
             .iter()
             .enumerate()
-            .filter(|(i, c)| c.spec.kind == CredentialKind::Form && !used.contains(i))
+            .filter(|(_, c)| {
+                c.spec.kind == CredentialKind::Form && !urls.iter().any(|u| c.spec.applies_to(u))
+            })
             .map(|(i, _)| i)
             .collect()
-    }
-
-    /// Records that a page of the crawl was under form credential `index`.
-    pub fn note_used(&self, index: usize) {
-        self.used
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(index);
     }
 
     /// Records that the logins of credential `index` judged to work did not (`why`).
@@ -567,15 +562,14 @@ mod tests {
              [[credentials]]\nkind = \"form\"\ndomain = \"b.org\"\nlogin_url = \"http://b.org/login\"\n\
              password = \"p\"\n",
         );
-        assert_eq!(a.unused_forms(), [0, 1]);
-        a.note_used(0);
+        let hosts = ["a.org".to_string(), "c.org:8080".to_string()];
+        assert_eq!(a.forms_for_none_of(hosts.iter()), [1]);
         a.note_form_login(0, None);
         a.note_form_login(0, Some("the answer was 429".into()));
         assert_eq!(
             a.failed_logins(),
             [(0, "the answer was 429".to_string(), true)]
         );
-        assert_eq!(a.unused_forms(), [1]);
         a.note_form_login(0, None);
         assert!(a.failed_logins().is_empty());
     }
