@@ -225,7 +225,7 @@ fn index_unindexed(dir: &std::path::Path) -> Result<(), Error> {
         .map(|e| e.path())
         .partition(|p| p.to_string_lossy().ends_with(".cdxj.tmp"));
     // The torn indexes first: the index written below goes through the same `.cdxj.tmp` name, and is renamed
-    // away before the loop would reach it (xt10b F9: the resume failed on a file no longer there).
+    // away before the loop would reach it (xt10b F3: the resume failed on a file no longer there).
     for path in torn {
         std::fs::remove_file(&path).map_err(io(&path))?;
     }
@@ -353,7 +353,7 @@ mod tests {
     }
 
     /// A torn `.cdxj.tmp` beside a WARC left without its index is removed before the index is written through
-    /// the same name, whatever the folder's order (xt10b F9: the resume failed when the WARC came first).
+    /// the same name, whatever the folder's order (xt10b F3: the resume failed when the WARC came first).
     #[test]
     fn torn_indexes_are_removed_before_the_missing_ones_are_written() {
         let dir = tempfile::tempdir().unwrap();

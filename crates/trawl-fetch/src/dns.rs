@@ -146,6 +146,9 @@ impl Dns {
             Ok(v6) => Ok(v6.as_lookup().clone()),
             Err(v6) => Err(match shortage(&v6) {
                 Some(words) => DnsError::Shortage(words),
+                // The A query's own failure (a timeout, SERVFAIL) says more than the AAAA query's "no
+                // records"; "no records" for both is the AAAA query's.
+                None if !no_records(&v4) => DnsError::Lookup(v4.to_string()),
                 None => DnsError::Lookup(v6.to_string()),
             }),
         }
@@ -196,6 +199,12 @@ fn shortage(e: &ResolveError) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// Whether a failed lookup was answered "no such records" (NXDOMAIN, or none of the type).
+fn no_records(e: &ResolveError) -> bool {
+    e.proto()
+        .is_some_and(|p| matches!(p.kind(), ProtoErrorKind::NoRecordsFound { .. }))
 }
 
 /// Why a host has no address to connect to.

@@ -67,7 +67,16 @@ impl AppState {
     /// Also answers requests whose `Host` is one of `names` (a machine's name, or the name a reverse proxy
     /// passes on), besides IP addresses and `localhost`.
     pub fn with_host_names(mut self, names: &[String]) -> AppState {
-        self.host_names = Arc::new(names.iter().map(|n| n.to_ascii_lowercase()).collect());
+        // As `known` reads a `Host`: without a port or a final dot.
+        let bare = |n: &str| {
+            let n = n.to_ascii_lowercase();
+            let n = match n.rsplit_once(':') {
+                Some((name, port)) if port.bytes().all(|b| b.is_ascii_digit()) => name.to_owned(),
+                _ => n,
+            };
+            n.strip_suffix('.').map_or(n.clone(), str::to_owned)
+        };
+        self.host_names = Arc::new(names.iter().map(|n| bare(n)).collect());
         self
     }
 

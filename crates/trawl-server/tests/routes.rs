@@ -757,7 +757,10 @@ async fn a_host_the_server_is_not_is_refused() {
         JobManager::new(dir.path()).unwrap(),
         Auth::with_password("pw", Some(TOKEN)),
     )
-    .with_host_names(&["Crawl.Example.org".to_string()]);
+    .with_host_names(&[
+        "Crawl.Example.org.".to_string(),
+        "crawler01:8480".to_string(),
+    ]);
     let app = app(state);
     for (host, path, want) in [
         ("evil.example", "/login", StatusCode::MISDIRECTED_REQUEST),
@@ -770,6 +773,7 @@ async fn a_host_the_server_is_not_is_refused() {
         ("[::1]:8480", "/api/jobs", StatusCode::OK),
         ("localhost:8480", "/api/jobs", StatusCode::OK),
         ("crawl.example.org", "/api/jobs", StatusCode::OK),
+        ("crawler01:8480", "/api/jobs", StatusCode::OK),
     ] {
         let req = Request::get(path)
             .header(header::HOST, host)

@@ -471,32 +471,65 @@ pub fn index_difference(index: &Path, lines: &[String]) -> Result<Option<String>
         path: index.to_path_buf(),
         source,
     };
-    let mut want: Vec<&str> = lines.iter().map(String::as_str).collect();
-    want.sort_unstable_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+    // Compared as captures, not bytes: another tool's index of the same captures may order a line's JSON
+    // fields otherwise, end lines with CRLF, end with a blank line, or order lines of one key and time
+    // otherwise (review R5 of stop 60).
+    let mut want: Vec<(String, &str)> = lines.iter().map(|l| (canonical(l), l.as_str())).collect();
+    want.sort_unstable();
     let file = std::io::BufReader::new(std::fs::File::open(index).map_err(io)?);
-    let mut n = 0;
-    for have in file.split(b'\n') {
-        let have = have.map_err(io)?;
-        let have = String::from_utf8_lossy(&have);
-        let Some(want) = want.get(n) else {
-            return Ok(Some(format!(
-                "it has more lines than the {} the WARC's records give: line {} is `{have}`",
-                want.len(),
-                n + 1
-            )));
-        };
-        n += 1;
-        if have != *want {
-            return Ok(Some(format!("line {n}: {}", line_difference(&have, want))));
+    let mut have = Vec::new();
+    for line in file.split(b'\n') {
+        let line = line.map_err(io)?;
+        let line = String::from_utf8_lossy(&line);
+        let line = line.trim_end_matches('\r');
+        if !line.trim().is_empty() {
+            have.push((canonical(line), line.to_owned()));
         }
     }
-    Ok(want.get(n).map(|missing| {
-        let lines = if n == 1 { "line" } else { "lines" };
-        format!(
-            "it ends after {n} {lines}, where the WARC's records give {}: the first missing is `{missing}`",
-            want.len()
-        )
-    }))
+    have.sort_unstable();
+    for (n, (have, want)) in have.iter().zip(&want).enumerate() {
+        if have.0 != want.0 {
+            return Ok(Some(format!(
+                "line {}: {}",
+                n + 1,
+                line_difference(&have.1, want.1)
+            )));
+        }
+    }
+    Ok(match have.len().cmp(&want.len()) {
+        std::cmp::Ordering::Greater => Some(format!(
+            "it has more lines than the {} the WARC's records give: line {} is `{}`",
+            want.len(),
+            want.len() + 1,
+            have[want.len()].1
+        )),
+        std::cmp::Ordering::Less => {
+            let n = have.len();
+            let lines = if n == 1 { "line" } else { "lines" };
+            Some(format!(
+                "it ends after {n} {lines}, where the WARC's records give {}: the first missing is `{}`",
+                want.len(),
+                want[n].1
+            ))
+        }
+        std::cmp::Ordering::Equal => None,
+    })
+}
+
+/// An index line with its JSON fields in one order (the key and time kept as they are); a line that is no
+/// CDXJ line as it is.
+fn canonical(line: &str) -> String {
+    let mut parts = line.splitn(3, ' ');
+    let (Some(key), Some(time), Some(json)) = (parts.next(), parts.next(), parts.next()) else {
+        return line.to_owned();
+    };
+    match serde_json::from_str::<std::collections::BTreeMap<String, serde_json::Value>>(json) {
+        Ok(fields) => format!(
+            "{key} {time} {}",
+            serde_json::to_string(&fields).unwrap_or_default()
+        ),
+        Err(_) => line.to_owned(),
+    }
 }
 
 /// How the index line `have` differs from `want`, the line the WARC gives there: by field when both are
@@ -1156,18 +1189,28 @@ mod tests {
                     first[1]
                 ),
             ),
-            (
-                format!("{}\n{}\n", first[1], first[0]),
-                format!(
-                    "line 1: `{}`, where the WARC gives `{}`",
-                    first[1], first[0]
-                ),
-            ),
         ];
         for (text, want) in cases {
             std::fs::write(&index, &text).unwrap();
             assert_eq!(index_difference(&index, &lines).unwrap(), Some(want));
         }
+        // The same captures another way: lines in another order, CRLF, a blank line at the end, the JSON's
+        // fields reordered (review R5: another tool's index of the same captures failed).
+        let reordered = |line: &str| {
+            let (head, json) = line.rsplit_once(" {").unwrap();
+            let fields: serde_json::Map<String, serde_json::Value> =
+                serde_json::from_str(&format!("{{{json}")).unwrap();
+            let mut backwards: Vec<_> = fields.into_iter().collect();
+            backwards.reverse();
+            let json: Vec<String> = backwards
+                .iter()
+                .map(|(k, v)| format!("{:?}: {v}", k))
+                .collect();
+            format!("{head} {{{}}}", json.join(", "))
+        };
+        let same = format!("{}\r\n{}\r\n\r\n", reordered(first[1]), reordered(first[0]));
+        std::fs::write(&index, &same).unwrap();
+        assert_eq!(index_difference(&index, &lines).unwrap(), None, "{same}");
         std::fs::remove_file(&index).unwrap();
         assert!(index_difference(&index, &lines).is_err());
         assert_eq!(line_filename(first[0]), Some(name));

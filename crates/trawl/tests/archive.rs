@@ -483,7 +483,7 @@ async fn dedup_from_a_cdx_file_and_a_folder_of_warcs() {
     std::io::Write::write_all(&mut gz, cdx11(&job1).as_bytes()).unwrap();
     std::fs::write(&cdx_gz, gz.finish().unwrap()).unwrap();
 
-    // The crawl kept as its WACZ (xt10b F7: it was called damaged and nothing was deduplicated).
+    // The crawl kept as its WACZ (xt10b F6: it was called damaged and nothing was deduplicated).
     let wacz = dir.path().join("job1.wacz");
     let (ok, said) = trawl_cli(&[
         "wacz".as_ref(),
@@ -591,7 +591,7 @@ async fn dedup_from_a_cdx_file_and_a_folder_of_warcs() {
         (ok, said, job)
     };
     // A folder that holds no capture (the folder of the jobs, not a job) is said, not read as nothing
-    // silently (xt10b F8).
+    // silently (xt10b F7).
     let kept = dir.path().join("kept");
     std::fs::create_dir_all(kept.join("week1/warcs")).unwrap();
     let (ok, said, job) = crawl("junk", &[junk.as_path(), cdx.as_path(), kept.as_path()]);
@@ -865,7 +865,7 @@ async fn conditional_recrawl_archives_304s_as_revisits() {
     );
     assert!(revisit.get("WARC-Refers-To").is_some());
     assert!(revisit.block.starts_with(b"HTTP/1.1 304"));
-    // The 304's line gives the payload's digest, as the revisit does, not the empty body's (xt10b F5).
+    // The 304's line gives the payload's digest, as the revisit does, not the empty body's (xt10b F9).
     assert_eq!(
         home.digest.as_deref(),
         revisit.get("WARC-Payload-Digest"),

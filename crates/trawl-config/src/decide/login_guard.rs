@@ -301,7 +301,7 @@ pub const SIGN_OUT_PREFIXES: &[&str] =
 
 /// Names of query parameters that carry a nonce or CSRF token: any with `nonce`, `csrf` or `xsrf` in it, and
 /// the applications' own: Laravel's `_token`, Rails' `authenticity_token`, Moodle's `sesskey`, DokuWiki's
-/// `sectok` (its revert, media delete and subscribe links, xt10a F2), phpBB's `hash`, and Joomla's, whose
+/// `sectok` (its revert, media delete and subscribe links, xt10a F1), phpBB's `hash`, and Joomla's, whose
 /// name is the token itself (32 hex digits, `…&0123…cdef=1`).
 fn is_nonce_name(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
@@ -385,7 +385,7 @@ mod tests {
             ),
             ("/posts/7/delete?csrf_token=x", "action with a nonce"),
             ("/list/unsubscribe?token=abc", "action with a nonce"),
-            // DokuWiki (xt10a F2), phpBB and Joomla name their tokens their own way.
+            // DokuWiki (xt10a F1), phpBB and Joomla name their tokens their own way.
             (
                 "/doku.php?id=private:page1&do=revert&rev=1796078404&sectok=40e9affc",
                 "action with a nonce",

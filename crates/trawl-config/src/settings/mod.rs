@@ -1007,7 +1007,7 @@ http://c.org/ # third
         );
     }
 
-    /// xt10b F11: a conditional recrawl without a `dedup_from` job, or with `dedup = false`, does nothing, and
+    /// xt10b F12: a conditional recrawl without a `dedup_from` job, or with `dedup = false`, does nothing, and
     /// `dedup_from` is not read with `dedup = false`: each is a warning at its key.
     #[test]
     fn settings_that_do_nothing_without_others_are_warnings() {

@@ -178,7 +178,7 @@ impl CrawlConfig {
                 .with_hint("set [fetch] cookies = \"job\" (the default), or take the form credential out"),
             );
         }
-        // Settings that do nothing without others (xt10b F11).
+        // Settings that do nothing without others (xt10b F12).
         if self.fetch.conditional_recrawl && (!self.warc.dedup || self.warc.dedup_from.is_empty()) {
             out.push(
                 problem(

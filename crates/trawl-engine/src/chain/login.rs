@@ -86,7 +86,9 @@ pub(super) async fn ensure(
         );
         archive(p, uri, &attempt, worker);
         if !pause(p, wait).await {
-            break;
+            // Stopped while waiting: the site judged nothing, so no failure is counted (as a stop's cut).
+            s.logged_in = false;
+            return Some(s.generation);
         }
         attempt = login::attempt(&client, &spec).await;
     }

@@ -633,11 +633,20 @@ impl Crawl {
             }
             if config.fetch.conditional_recrawl {
                 // Each URL keeps the validators of its latest capture by date, whatever the order.
+                let mut read = 0;
                 for source in &earlier {
                     let n = table.load_validators(source)?;
+                    read += n;
                     tracing::info!(
                         "conditional recrawl: {n} validators read from {}",
                         source.display()
+                    );
+                }
+                if read == 0 {
+                    tracing::warn!(
+                        "conditional recrawl: no validators read from [warc] dedup_from: they are read from the \
+                         WARCs of job directories and WARC folders (not from index files, WACZ packages or \
+                         single files); every page is fetched whole"
                     );
                 }
             }

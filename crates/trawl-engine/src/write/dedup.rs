@@ -327,7 +327,7 @@ impl IndexLines {
 
 /// The index of the WACZ `file` (at `path`): its `indexes/index.cdx.gz`, `index.cdx` or `index.cdxj` entry,
 /// read in place (a WACZ stores its entries; a deflated one is inflated on the way), so that a crawl kept
-/// as its package deduplicates against it (xt10b F7). Its captures name the package's WARCs, whose
+/// as its package deduplicates against it (xt10b F6). Its captures name the package's WARCs, whose
 /// revisits point at them by URI and date, as with any index.
 fn wacz_index(path: &Path, file: std::fs::File) -> Result<Box<dyn std::io::Read>, Error> {
     use std::io::{Read, Seek};
@@ -345,7 +345,7 @@ fn wacz_index(path: &Path, file: std::fs::File) -> Result<Box<dyn std::io::Read>
     .into_iter()
     .find(|n| archive.index_for_name(n).is_some())
     .ok_or_else(|| bad("it holds no indexes/index.cdx(.gz) or index.cdxj".into()))?;
-    let (start, size, stored) = {
+    let (start, size, method) = {
         let entry = archive
             .by_name(name)
             .map_err(|e| bad(format!("{name}: {e}")))?;
@@ -354,9 +354,18 @@ fn wacz_index(path: &Path, file: std::fs::File) -> Result<Box<dyn std::io::Read>
                 .data_start()
                 .ok_or_else(|| bad(format!("{name}: where its data starts is unknown")))?,
             entry.compressed_size(),
-            entry.compression() == zip::CompressionMethod::Stored,
+            entry.compression(),
         )
     };
+    // A WACZ stores its entries; deflate is read too, anything else is said.
+    if !matches!(
+        method,
+        zip::CompressionMethod::Stored | zip::CompressionMethod::Deflated
+    ) {
+        return Err(bad(format!(
+            "{name} is compressed with {method}, which is not read (store or deflate it)"
+        )));
+    }
     let mut file = archive.into_inner();
     file.seek(std::io::SeekFrom::Start(start))
         .map_err(|source| Error::Io {
@@ -364,10 +373,9 @@ fn wacz_index(path: &Path, file: std::fs::File) -> Result<Box<dyn std::io::Read>
             source,
         })?;
     let entry = file.take(size);
-    Ok(if stored {
-        Box::new(entry)
-    } else {
-        Box::new(flate2::read::DeflateDecoder::new(entry))
+    Ok(match method {
+        zip::CompressionMethod::Stored => Box::new(entry),
+        _ => Box::new(flate2::read::DeflateDecoder::new(entry)),
     })
 }
 
@@ -661,7 +669,7 @@ impl DigestTable {
                     .ok()
                     .flatten()
                     .and_then(|v| captured_of(&v))
-                    .is_some_and(|at| at > e.captured);
+                    .is_some_and(|at| later(&at, &e.captured));
                 if kept_later {
                     continue;
                 }
@@ -685,6 +693,18 @@ struct Earlier {
     value: String,
     /// The URI of the capture holding the payload.
     target: String,
+}
+
+/// Whether WARC-Date `a` is after `b`: as instants (`…:00Z` and `…:00.5Z` are not ordered as text), as text
+/// when either does not parse.
+fn later(a: &str, b: &str) -> bool {
+    match (
+        chrono::DateTime::parse_from_rfc3339(a),
+        chrono::DateTime::parse_from_rfc3339(b),
+    ) {
+        (Ok(a), Ok(b)) => a > b,
+        _ => a > b,
+    }
 }
 
 /// The `WARC-Date` of the capture a `previous` value was read from (its eighth line; none in a value kept
@@ -728,9 +748,16 @@ impl IndexSource {
     }
 }
 
-/// The warning for a `dedup_from` folder that holds no capture (xt10b F8): most often the folder of the
+/// The warning for a `dedup_from` folder that holds no capture (xt10b F7): most often the folder of the
 /// earlier jobs named instead of the jobs, which it then lists.
 pub(crate) fn holds_nothing(source: &Path) -> String {
+    if source.join("warcs").is_dir() {
+        return format!(
+            "dedup: the job {} holds no closed WARC (its crawl is running, or captured nothing yet): nothing is \
+             deduplicated against it",
+            source.display()
+        );
+    }
     let mut jobs: Vec<String> = std::fs::read_dir(source)
         .into_iter()
         .flatten()

@@ -104,7 +104,7 @@ impl WarcSink {
         });
         if let (true, Some(prev)) = (not_modified, previous) {
             // The payload is the earlier capture's, as the revisit says: crawl.log gives its digest too, not
-            // the empty body's (xt10b F5).
+            // the empty body's (xt10b F9).
             payload_digest = Some(prev.digest.clone());
             response = Record::revisit(
                 target,

@@ -445,7 +445,7 @@ pub fn sign_in_path(path: &str) -> bool {
 /// Whether `url`'s answer redirects to a sign-in page of its own host that is to send the visitor back to
 /// `url`: a path with `login`, `log-in`, `log_in`, `signin`, `sign-in` or `sign_in` in it and a query value
 /// naming `url` (its path, with or without its query, or the whole URL). A site with two sign-in pages, the
-/// credential's and another (Django's own and its admin's `/admin/login/?next=/admin/…`, xt10a F1), shows its
+/// credential's and another (Django's own and its admin's `/admin/login/?next=/admin/…`, xt10a F4), shows its
 /// session lost through either.
 pub fn redirects_to_sign_in(url: &Url, status: u16, location: Option<&str>) -> bool {
     let Some(to) = location

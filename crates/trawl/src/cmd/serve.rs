@@ -62,6 +62,13 @@ pub(crate) fn serve(
         auth,
     )
     .with_host_names(host_names);
+    if !bind.ip().is_loopback() && host_names.is_empty() {
+        say!(
+            "trawl: answering requests that name this machine by an IP address or localhost only; reached by a \
+             name (http://NAME:{}/), give it with --host-name NAME",
+            bind.port()
+        );
+    }
     if let Some(url) = frontier {
         trawl_frontier::shared_crawls(url).with_context(|| {
             format!(

@@ -307,7 +307,7 @@ fn a_lost_session_shows_without_configuration() {
     assert!(shows_logged_out(&sp, &login, &sig, &page, 302, &h, b""));
     h.insert(LOCATION, "/members/2".parse().unwrap());
     assert!(!shows_logged_out(&sp, &login, &sig, &page, 302, &h, b""));
-    // Another sign-in page of the site, to send the visitor back here: Django's admin (xt10a F1), WordPress.
+    // Another sign-in page of the site, to send the visitor back here: Django's admin (xt10a F4), WordPress.
     let admin = url("http://a.org/admin/auth/user/1/change/");
     for back in [
         "/admin/login/?next=/admin/auth/user/1/change/",
