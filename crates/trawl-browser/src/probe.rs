@@ -80,23 +80,28 @@ pub fn chromium_version(executable: &Path) -> Result<String, BrowserError> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_program_that_is_not_chromium_is_named() {
+    /// What the script `text`, written at `path`, says it is. A script just written may be "busy" for a
+    /// moment, while a process forked by another test still holds the descriptor it was written through.
+    fn script_version(path: &Path, text: &str) -> Result<String, BrowserError> {
         use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        let silent = dir.path().join("silent");
-        std::fs::write(&silent, "#!/bin/sh\nexit 0\n").unwrap();
-        std::fs::set_permissions(&silent, std::fs::Permissions::from_mode(0o755)).unwrap();
-        // A script just written may be "busy" for a moment, while a process forked by another test still
-        // holds the descriptor it was written through.
-        let mut e = chromium_version(&silent).unwrap_err();
+        std::fs::write(path, text).unwrap();
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut said = chromium_version(path);
         for _ in 0..20 {
-            if !e.to_string().contains("busy") {
+            if !said.as_ref().is_err_and(|e| e.to_string().contains("busy")) {
                 break;
             }
             std::thread::sleep(Duration::from_millis(50));
-            e = chromium_version(&silent).unwrap_err();
+            said = chromium_version(path);
         }
+        said
+    }
+
+    #[test]
+    fn a_program_that_is_not_chromium_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let silent = dir.path().join("silent");
+        let e = script_version(&silent, "#!/bin/sh\nexit 0\n").unwrap_err();
         assert_eq!(
             e.to_string(),
             format!(
@@ -118,23 +123,11 @@ mod tests {
     /// answers (review R7).
     #[test]
     fn a_long_answer_is_read_while_it_comes() {
-        use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
-        let wordy = dir.path().join("wordy");
-        std::fs::write(
-            &wordy,
+        let said = script_version(
+            &dir.path().join("wordy"),
             "#!/bin/sh\necho Chromium 156.0.1\nhead -c 200000 /dev/zero | tr '\\0' x\n",
-        )
-        .unwrap();
-        std::fs::set_permissions(&wordy, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let mut said = chromium_version(&wordy);
-        for _ in 0..20 {
-            if !said.as_ref().is_err_and(|e| e.to_string().contains("busy")) {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-            said = chromium_version(&wordy);
-        }
+        );
         assert_eq!(said.unwrap(), "Chromium 156.0.1");
     }
 

@@ -218,16 +218,21 @@ pub(super) async fn still_lost(p: &Pipeline, uri: &CrawlUri, generation: Option<
     p.access.overturn_login(index, why);
 }
 
+/// The form credential of `uri`'s host, its login page, and the answer `fetched` holds, if all three are.
+fn form_answer<'a>(
+    p: &'a Pipeline,
+    uri: &CrawlUri,
+    fetched: &'a Fetched,
+) -> Option<(&'a CredentialSpec, url::Url, &'a trawl_fetch::Response)> {
+    let spec = p.access.form_for(&uri.url)?;
+    let resp = fetched.result.as_ref().ok()?;
+    let login_url = trawl_url::parse_lenient(spec.login_url.as_deref()?).ok()?;
+    Some((spec, login_url, resp))
+}
+
 /// Whether a fetched page shows the session of its host's form credential was lost.
 pub(super) async fn lost(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) -> bool {
-    let (Some(spec), Ok(resp)) = (p.access.form_for(&uri.url), &fetched.result) else {
-        return false;
-    };
-    let Some(login_url) = spec
-        .login_url
-        .as_deref()
-        .and_then(|u| trawl_url::parse_lenient(u).ok())
-    else {
+    let Some((spec, login_url, resp)) = form_answer(p, uri, fetched) else {
         return false;
     };
     let (signature, refused_here) = {
@@ -295,18 +300,11 @@ fn other_sign_in(
 }
 
 /// A page that, fetched again right after a fresh login, still redirects to another sign-in page than the
-/// credential's, or is one: an area the account may not enter, not a login that failed (review R2 of stop 60: Django's
-/// admin for a user who is not staff made the working login be given up). That sign-in page is no sign of a
-/// lost session from now on; true when it was one.
+/// credential's, or is one: an area the account may not enter, not a login that failed (review R2 of stop
+/// 60: Django's admin for a user who is not staff made the working login be given up). That sign-in page is
+/// no sign of a lost session from now on; true when it was one.
 pub(super) async fn not_allowed(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) -> bool {
-    let (Some(spec), Ok(resp)) = (p.access.form_for(&uri.url), &fetched.result) else {
-        return false;
-    };
-    let Some(login_url) = spec
-        .login_url
-        .as_deref()
-        .and_then(|u| trawl_url::parse_lenient(u).ok())
-    else {
+    let Some((_, login_url, resp)) = form_answer(p, uri, fetched) else {
         return false;
     };
     let Some(place) = other_sign_in(&login_url, uri, resp) else {
