@@ -361,15 +361,24 @@ pub fn cookies_changed<'a>(
     out
 }
 
-/// The names a response's `Set-Cookie` fields set, in order.
-pub fn cookie_names(headers: &http::HeaderMap) -> Vec<String> {
-    headers
+/// The names of the cookies a response sets, and of those it clears (`Max-Age=0` or less, or an `Expires`
+/// in the past: DokuWiki clears its `DW…` cookies at a wrong password, xt10a F10).
+pub fn cookie_changes(headers: &http::HeaderMap) -> (Vec<String>, Vec<String>) {
+    let now = cookie::time::OffsetDateTime::now_utc();
+    let (mut set, mut cleared) = (Vec::new(), Vec::new());
+    for c in headers
         .get_all(http::header::SET_COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .filter_map(|v| cookie::Cookie::parse(v).ok())
-        .map(|c| c.name().to_string())
-        .collect()
+    {
+        let gone = c
+            .max_age()
+            .is_some_and(|age| age <= cookie::time::Duration::ZERO)
+            || c.expires_datetime().is_some_and(|at| at <= now);
+        if gone { &mut cleared } else { &mut set }.push(c.name().to_string());
+    }
+    (set, cleared)
 }
 
 /// A response body with its content coding removed (bounded), for reading forms and signs in it.

@@ -20,7 +20,7 @@ use trawl_fetch::{
     AddressPolicy, Fetcher,
     access::{
         Access,
-        form::{Verdict, cookie_names},
+        form::{Verdict, cookie_changes},
     },
 };
 
@@ -142,11 +142,14 @@ fn report(index: usize, spec: &trawl_config::settings::CredentialSpec, a: &Attem
                 {
                     let _ = write!(t, ", Location: {loc}");
                 }
-                let names = cookie_names(&resp.headers);
-                if names.is_empty() {
+                let (set, cleared) = cookie_changes(&resp.headers);
+                if set.is_empty() {
                     t.push_str(", no cookie set");
                 } else {
-                    let _ = write!(t, ", cookies set: {}", names.join(", "));
+                    let _ = write!(t, ", cookies set: {}", set.join(", "));
+                }
+                if !cleared.is_empty() {
+                    let _ = write!(t, ", cookies cleared: {}", cleared.join(", "));
                 }
                 if let Some(reason) = &resp.invalid_cert {
                     let _ = write!(t, "; its TLS certificate FAILED validation: {reason}");

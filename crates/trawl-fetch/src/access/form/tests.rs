@@ -389,3 +389,24 @@ fn a_lost_session_shows_without_configuration() {
         b"Please log in"
     ));
 }
+
+/// A cookie a response clears (`Max-Age=0`, an `Expires` past) is told apart from one it sets (xt10a F10:
+/// DokuWiki's cleared `DW…` cookies were listed as set).
+#[test]
+fn cleared_cookies_are_told_from_set_ones() {
+    let mut h = http::HeaderMap::new();
+    for v in [
+        "DokuWiki=abc; path=/",
+        "DWcb=deleted; expires=Thu, 01 Jan 1970 00:00:01 GMT; Max-Age=0",
+        "old=x; Expires=Thu, 01 Jan 1970 00:00:01 GMT",
+    ] {
+        h.append(http::header::SET_COOKIE, v.parse().unwrap());
+    }
+    assert_eq!(
+        cookie_changes(&h),
+        (
+            vec!["DokuWiki".to_string()],
+            vec!["DWcb".to_string(), "old".to_string()]
+        )
+    );
+}
