@@ -262,10 +262,29 @@ impl Totals {
         }
     }
 
-    /// The totals last saved in the job at `job_dir`, if any.
+    /// The totals last saved in the job at `job_dir`, if any. Totals saved before the disregarded were
+    /// counted apart hold them in `failed`: they are taken out by status, from the counters saved beside
+    /// (xt11a F3: `trawl serve` showed an older job's refusals as failures).
     pub fn read(job_dir: &std::path::Path) -> Option<Totals> {
         let text = std::fs::read_to_string(job_dir.join(TOTALS_FILE)).ok()?;
-        serde_json::from_str(&text).ok()
+        let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+        let split = value.get("disregarded").is_some();
+        let mut totals: Totals = serde_json::from_value(value).ok()?;
+        if !split
+            && let Ok(saved) = std::fs::read_to_string(job_dir.join("state").join(STATS_FILE))
+            && let Ok(saved) = serde_json::from_str::<SavedStats>(&saved)
+        {
+            let disregarded: u64 = saved
+                .by_status
+                .iter()
+                .filter(|(status, _)| disregarded(**status))
+                .map(|(_, n)| n)
+                .sum::<u64>()
+                .min(totals.failed);
+            totals.failed -= disregarded;
+            totals.disregarded = disregarded;
+        }
+        Some(totals)
     }
 }
 
@@ -778,8 +797,19 @@ mod tests {
         let mut old: serde_json::Value = serde_json::to_value(stats.save()).unwrap();
         old.as_object_mut().unwrap().remove("disregarded");
         old["failed"] = 5.into();
-        let snap = Stats::restore(serde_json::from_value(old).unwrap()).snapshot();
+        let snap = Stats::restore(serde_json::from_value(old.clone()).unwrap()).snapshot();
         assert_eq!((snap.failed, snap.disregarded), (2, 3));
+        // And the totals a server shows of such a job it does not run (xt11a F3).
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("state")).unwrap();
+        std::fs::write(dir.path().join("state").join(STATS_FILE), old.to_string()).unwrap();
+        std::fs::write(
+            dir.path().join(TOTALS_FILE),
+            r#"{"finished": 6, "succeeded": 1, "failed": 5}"#,
+        )
+        .unwrap();
+        let totals = Totals::read(dir.path()).unwrap();
+        assert_eq!((totals.failed, totals.disregarded), (2, 3));
     }
 
     #[test]

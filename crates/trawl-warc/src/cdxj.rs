@@ -477,14 +477,28 @@ pub fn index_difference(index: &Path, lines: &[String]) -> Result<Option<String>
     let mut want: Vec<(String, &str)> = lines.iter().map(|l| (canonical(l), l.as_str())).collect();
     want.sort_unstable();
     let file = std::io::BufReader::new(std::fs::File::open(index).map_err(io)?);
-    let mut have = Vec::new();
+    let mut have: Vec<(String, String)> = Vec::new();
+    // Lines must come in the order of their key and time: pywb looks captures up by binary search
+    // (xt11a F4: a reversed index passed).
+    let mut unsorted = None;
     for line in file.split(b'\n') {
         let line = line.map_err(io)?;
         let line = String::from_utf8_lossy(&line);
         let line = line.trim_end_matches('\r');
-        if !line.trim().is_empty() {
-            have.push((canonical(line), line.to_owned()));
+        if line.trim().is_empty() {
+            continue;
         }
+        if unsorted.is_none()
+            && let Some((_, before)) = have.last()
+            && key_and_time(line) < key_and_time(before.as_str())
+        {
+            unsorted = Some(format!(
+                "line {} sorts before the line above it: the index is not sorted (pywb looks captures up \
+                 by binary search): `{line}`",
+                have.len() + 1
+            ));
+        }
+        have.push((canonical(line), line.to_owned()));
     }
     have.sort_unstable();
     for (n, (have, want)) in have.iter().zip(&want).enumerate() {
@@ -512,8 +526,14 @@ pub fn index_difference(index: &Path, lines: &[String]) -> Result<Option<String>
                 want[n].1
             ))
         }
-        std::cmp::Ordering::Equal => None,
+        std::cmp::Ordering::Equal => unsorted,
     })
+}
+
+/// The key and time that order an index line (its first two fields).
+fn key_and_time(line: &str) -> (&str, &str) {
+    let mut parts = line.splitn(3, ' ');
+    (parts.next().unwrap_or(""), parts.next().unwrap_or(""))
 }
 
 /// An index line with its JSON fields in one order (the key and time kept as they are); a line that is no
@@ -1208,9 +1228,16 @@ mod tests {
                 .collect();
             format!("{head} {{{}}}", json.join(", "))
         };
-        let same = format!("{}\r\n{}\r\n\r\n", reordered(first[1]), reordered(first[0]));
+        let same = format!("{}\r\n{}\r\n\r\n", reordered(first[0]), reordered(first[1]));
         std::fs::write(&index, &same).unwrap();
         assert_eq!(index_difference(&index, &lines).unwrap(), None, "{same}");
+        // The same lines out of order: no index pywb can search (xt11a F4).
+        std::fs::write(&index, format!("{}\n{}\n", first[1], first[0])).unwrap();
+        let said = index_difference(&index, &lines).unwrap().unwrap();
+        assert!(
+            said.starts_with("line 2 sorts before the line above it"),
+            "{said}"
+        );
         std::fs::remove_file(&index).unwrap();
         assert!(index_difference(&index, &lines).is_err());
         assert_eq!(line_filename(first[0]), Some(name));

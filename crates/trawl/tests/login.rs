@@ -885,6 +885,45 @@ async fn a_login_limited_by_the_site_waits_as_it_asks() {
     );
 }
 
+/// A stop during a limited login's wait hands the page back untried, with no line, and a resume logs in and
+/// fetches it (xt11a F1: it was fetched logged out and recorded done, so the member area was lost).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stop_during_a_limited_logins_wait_loses_no_page() {
+    let site: Shared = Arc::default();
+    site.lock().unwrap().limited = 100;
+    let addr = listen(Router::new().fallback(django).with_state(site.clone())).await;
+    let base = format!("http://127.0.0.1:{}", addr.port());
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = django_config(dir.path(), &base, "/members/4/");
+    let job = dir.path().join("job");
+    let mut config = trawl_config::CrawlConfig::load(&cfg).unwrap();
+    config.frontier.min_delay_ms = 0;
+    config.frontier.max_delay_ms = 0;
+    config.frontier.delay_factor = 0.0;
+    let stop = trawl_engine::CrawlHandle::default();
+    let stopper = stop.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        stopper.stop();
+    });
+    trawl_engine::Crawl::new(&job, config, &[])
+        .unwrap()
+        .run(stop, |_| {})
+        .await
+        .unwrap();
+    let seed = format!("{base}/members/4/");
+    let log = common::crawl_log(&job);
+    assert!(!log.iter().any(|l| l.uri == seed), "{log:?}");
+    site.lock().unwrap().limited = 0;
+    trawl_engine::Crawl::resume(&job, None)
+        .unwrap()
+        .run(trawl_engine::CrawlHandle::default(), |_| {})
+        .await
+        .unwrap();
+    let log = common::crawl_log(&job);
+    assert_eq!(common::log_line(&log, &seed).status, 200, "{log:?}");
+}
+
 /// Runs `trawl login CFG ARGS` with `env`; its exit success and stdout + stderr.
 fn trawl_login(cfg: &Path, args: &[&str], env: &[(&str, &str)]) -> (bool, String) {
     common::run(

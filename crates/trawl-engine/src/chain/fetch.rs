@@ -41,7 +41,10 @@ pub(super) async fn run(
     let jar = p.jar_key(&uri);
     let page = matches!(uri.kind, UriKind::Page);
     let generation = if page {
-        login::ensure(p, &uri, settings, &jar, worker, None).await
+        match login::ensure(p, &uri, settings, &jar, worker, None).await {
+            Ok(generation) => generation,
+            Err(login::Cut) => return Err(cut_by_the_stop(uri)),
+        }
     } else {
         None
     };
@@ -83,7 +86,10 @@ pub(super) async fn run(
         // Fetched again only under a new session: after the failed-login limit (or a failed login) the page
         // as it came is what there is.
         if !withheld && login::lost(p, &uri, &fetched).await {
-            let now = login::ensure(p, &uri, settings, &jar, worker, generation).await;
+            let now = match login::ensure(p, &uri, settings, &jar, worker, generation).await {
+                Ok(now) => now,
+                Err(login::Cut) => return Err(cut_by_the_stop(uri)),
+            };
             if now != generation {
                 fetched = request(p, &uri, max_bytes, settings, v, &jar, None, pr).await;
                 // Still lost right after a fresh login: that login did not work, whatever its answer said —
@@ -307,4 +313,14 @@ fn challenge(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) -> Option<Challeng
                 .is_ok_and(|v| v.to_ascii_lowercase().contains("stale=true"))
         });
     (!(sent_one && before == Some(index) && !stale)).then_some(answer)
+}
+
+/// `uri`, whose login a stop cut short: back to the front of its queue untried, with no line, as a fetch the
+/// stop cuts; the next run logs in.
+fn cut_by_the_stop(uri: CrawlUri) -> Ended {
+    Outcome::only(Disposition::Retry {
+        uri,
+        delay: std::time::Duration::ZERO,
+    })
+    .into()
 }

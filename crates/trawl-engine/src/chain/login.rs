@@ -36,9 +36,14 @@ use trawl_fetch::access::{
     },
 };
 
+/// A login a stop cut short before the site judged it: the URI goes back untried, with no line (as a fetch
+/// the stop cuts), and the next run logs in again.
+#[derive(Debug)]
+pub(super) struct Cut;
+
 /// Logs in to `uri`'s host when it has a form credential and no session (or, with `lost = Some(g)`, when the
 /// session of generation `g` was lost and nobody logged in since). Returns the session generation the URI
-/// is fetched under, when the host has a form credential.
+/// is fetched under, when the host has a form credential; [`Cut`] when a stop ended the login first.
 pub(super) async fn ensure(
     p: &Pipeline,
     uri: &CrawlUri,
@@ -46,12 +51,20 @@ pub(super) async fn ensure(
     jar: &str,
     worker: usize,
     lost: Option<u64>,
-) -> Option<u64> {
-    let (index, spec) = p.access.form_credential(&uri.url)?;
+) -> Result<Option<u64>, Cut> {
+    let Some((index, spec)) = p.access.form_credential(&uri.url) else {
+        return Ok(None);
+    };
     let spec = spec.clone();
-    let login_url = trawl_url::parse_lenient(spec.login_url.as_deref()?).ok()?;
+    let Some(login_url) = spec
+        .login_url
+        .as_deref()
+        .and_then(|u| trawl_url::parse_lenient(u).ok())
+    else {
+        return Ok(None);
+    };
     if uri.url == login_url {
-        return None;
+        return Ok(None);
     }
     let session = p.access.session(&uri.url);
     let mut s = session.lock().await;
@@ -60,7 +73,7 @@ pub(super) async fn ensure(
         None => !s.logged_in && s.generation == 0,
     };
     if !wanted || s.failures >= MAX_FAILED_LOGINS {
-        return Some(s.generation);
+        return Ok(Some(s.generation));
     }
     let scope = p.settings().scope.clone();
     let refuses = move |u: &url::Url| scope.login_guard().is_some_and(|g| g.refuses(u).is_some());
@@ -86,19 +99,24 @@ pub(super) async fn ensure(
         );
         archive(p, uri, &attempt, worker);
         if !pause(p, wait).await {
-            // Stopped while waiting: the site judged nothing, so no failure is counted (as a stop's cut).
+            // Stopped while waiting: the site judged nothing, so no failure is counted, and the page goes
+            // back untried (xt11a F1: it was fetched logged out and recorded done).
             s.logged_in = false;
-            return Some(s.generation);
+            return Err(Cut);
         }
         attempt = login::attempt(&client, &spec).await;
     }
     s.form = Some(attempt.signature.clone());
     if !attempt.ok() && ended_by_trawl(&attempt) {
         // Trawl's own shortage (too many open files …) or a stop ended the login before the site answered:
-        // it says nothing of the credential, so no failure is counted and the next page tries again.
+        // it says nothing of the credential, so no failure is counted and the next page tries again; a page
+        // whose login a stop cut goes back untried.
         s.logged_in = false;
         archive(p, uri, &attempt, worker);
-        return Some(s.generation);
+        if p.stop.is_stopped() {
+            return Err(Cut);
+        }
+        return Ok(Some(s.generation));
     }
     if attempt.ok() {
         s.logged_in = true;
@@ -137,7 +155,7 @@ pub(super) async fn ensure(
         );
     }
     archive(p, uri, &attempt, worker);
-    Some(s.generation)
+    Ok(Some(s.generation))
 }
 
 /// The status and wait of a login whose last answer limits logins (429, or 503): its `Retry-After`, else 10 s,

@@ -362,19 +362,31 @@ impl Access {
         logins.insert(index, new);
     }
 
-    /// The form credentials that apply to none of `hosts` (`host` or `host:port`, as the crawl's counts
-    /// name them): no page of the crawl was on their hosts (xt10a F8: a `domain` of `localhost` for a crawl of
-    /// `127.0.0.1`).
-    pub fn forms_for_none_of<'a>(&self, hosts: impl Iterator<Item = &'a String>) -> Vec<usize> {
-        let urls: Vec<Url> = hosts
-            .flat_map(|h| ["http", "https"].map(|scheme| Url::parse(&format!("{scheme}://{h}/"))))
-            .flatten()
-            .collect();
+    /// The form credentials never tried that apply to none of `hosts` (host names, as the crawl's counts
+    /// name them, without a port): no page of the crawl was on their hosts (xt10a F8: a `domain` of
+    /// `localhost` for a crawl of `127.0.0.1`). A host is tried with the credential's own login page's scheme
+    /// and port, so a `domain` naming a port matches it.
+    pub fn forms_for_none_of<'a>(
+        &self,
+        hosts: impl Iterator<Item = &'a String> + Clone,
+    ) -> Vec<usize> {
+        let logins = self.logins.lock().unwrap_or_else(|e| e.into_inner());
         self.credentials
             .iter()
             .enumerate()
+            .filter(|(i, c)| c.spec.kind == CredentialKind::Form && !logins.contains_key(i))
             .filter(|(_, c)| {
-                c.spec.kind == CredentialKind::Form && !urls.iter().any(|u| c.spec.applies_to(u))
+                let login = c.spec.login_url.as_deref().and_then(|u| Url::parse(u).ok());
+                !hosts.clone().any(|h| {
+                    let mut urls = vec![format!("http://{h}/"), format!("https://{h}/")];
+                    if let Some(l) = &login {
+                        let port = l.port().map_or(String::new(), |p| format!(":{p}"));
+                        urls.push(format!("{}://{h}{port}/", l.scheme()));
+                    }
+                    urls.iter()
+                        .filter_map(|u| Url::parse(u).ok())
+                        .any(|u| c.spec.applies_to(&u))
+                })
             })
             .map(|(i, _)| i)
             .collect()
@@ -562,8 +574,18 @@ mod tests {
              [[credentials]]\nkind = \"form\"\ndomain = \"b.org\"\nlogin_url = \"http://b.org/login\"\n\
              password = \"p\"\n",
         );
-        let hosts = ["a.org".to_string(), "c.org:8080".to_string()];
+        let hosts = ["a.org".to_string(), "c.org".to_string()];
         assert_eq!(a.forms_for_none_of(hosts.iter()), [1]);
+        // A credential tried is never "not tried", and one whose domain names its login page's port matches
+        // the host without it (xt11a F2).
+        let p = access(
+            "[[credentials]]\nkind = \"form\"\ndomain = \"b.org:8821\"\nlogin_url = \"http://b.org:8821/login\"\n\
+             password = \"p\"\n",
+        );
+        assert!(p.forms_for_none_of(["b.org".to_string()].iter()).is_empty());
+        assert_eq!(p.forms_for_none_of(["c.org".to_string()].iter()), [0]);
+        p.note_form_login(0, Some("refused".into()));
+        assert!(p.forms_for_none_of(["c.org".to_string()].iter()).is_empty());
         a.note_form_login(0, None);
         a.note_form_login(0, Some("the answer was 429".into()));
         assert_eq!(
