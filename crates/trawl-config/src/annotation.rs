@@ -128,6 +128,9 @@ pub enum LoginNote {
     Ok,
     /// `login:failed`: the form submitted, and the login did not work.
     Failed,
+    /// `login:limited`: the form submitted, and the site answered 429 or 503: it limits logins, so the login
+    /// is waited for and tried again, not counted failed.
+    Limited,
     /// `login:javascript`: the login page has no form to submit (a login built by JavaScript).
     Javascript,
     /// `login:captcha`: the login form has a CAPTCHA; it was not submitted.
@@ -146,6 +149,7 @@ impl LoginNote {
             LoginNote::Page => "page",
             LoginNote::Ok => "ok",
             LoginNote::Failed => "failed",
+            LoginNote::Limited => "limited",
             LoginNote::Javascript => "javascript",
             LoginNote::Captcha => "captcha",
             LoginNote::Redirect => "redirect",

@@ -211,8 +211,14 @@ pub fn no_warcs_reason(warcs_dir: &Path) -> String {
         .flatten()
         .any(|e| e.file_name().to_string_lossy().ends_with(".open"));
     let job = warcs_dir.parent().unwrap_or(warcs_dir).display();
+    // A folder of WARC files copied elsewhere: the job that wrote them is not known (xt11a F9).
+    let of_a_job = warcs_dir.file_name().is_some_and(|n| n == "warcs");
     if !open {
         "there is none, finished or being written (a crawl that archived nothing: its crawl.log says why)".into()
+    } else if !of_a_job {
+        "its WARC files are still open (.open): a crawl writing them, or one that stopped abruptly (then \
+         `trawl resume` of the job that wrote them repairs and closes them)"
+            .into()
     } else if warcs_dir.parent().and_then(running_pid).is_some() {
         format!(
             "its WARC files are still being written (.open): wait for the crawl to end, or close them with a \
@@ -336,6 +342,32 @@ pub fn write_whole(path: &Path, text: &str) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A folder of WARC files copied out of their job, only open ones in it: no job to name (xt11a F9: the
+    /// advice named `trawl resume ` with nothing after it).
+    #[test]
+    fn open_warcs_outside_a_job_name_no_job() {
+        let dir = tempfile::tempdir().unwrap();
+        let copied = dir.path().join("copied");
+        std::fs::create_dir(&copied).unwrap();
+        std::fs::write(copied.join("a-00000.warc.gz.open"), b"").unwrap();
+        let said = no_warcs_reason(&copied);
+        assert!(
+            said.contains("`trawl resume` of the job that wrote them"),
+            "{said}"
+        );
+        let warcs = dir.path().join("job/warcs");
+        std::fs::create_dir_all(&warcs).unwrap();
+        std::fs::write(warcs.join("a-00000.warc.gz.open"), b"").unwrap();
+        let said = no_warcs_reason(&warcs);
+        assert!(
+            said.contains(&format!(
+                "`trawl resume {}`",
+                dir.path().join("job").display()
+            )),
+            "{said}"
+        );
+    }
 
     /// A reader never finds the file cut short while it is written again (a kill at that instant would leave
     /// it so for the resume to read).

@@ -495,7 +495,14 @@ async fn dedup_from_a_cdx_file_and_a_folder_of_warcs() {
 
     tokio::time::sleep(Duration::from_millis(1100)).await;
     files.lock().unwrap().clone_from(&site(2));
-    for (n, source) in [&cdx, &archives, &cdx_gz, &wacz].into_iter().enumerate() {
+    // A folder of packages too (xt11a F8).
+    let packages = dir.path().join("packages");
+    std::fs::create_dir(&packages).unwrap();
+    std::fs::copy(&wacz, packages.join("week1.wacz")).unwrap();
+    for (n, source) in [&cdx, &archives, &cdx_gz, &wacz, &packages]
+        .into_iter()
+        .enumerate()
+    {
         let job = dir.path().join(format!("again{n}"));
         let extra = format!(
             "[warc]\ndedup_from = [{:?}]\n",

@@ -799,3 +799,27 @@ fn a_redis_password_is_not_printed() {
     assert!(!said.contains("s3cret"), "{said}");
     assert!(said.contains("redis://:PASSWORD@127.0.0.1:1/0"), "{said}");
 }
+
+/// `--host-name` takes a name a `Host` can carry; a URL, a path or an empty name is refused at start, naming
+/// the flag (xt11a F7: it was taken, and every request by that name answered 421).
+#[test]
+fn serve_refuses_a_host_name_no_host_can_carry() {
+    let dir = tempfile::tempdir().unwrap();
+    for bad in ["http://crawler01", "", "cr awler", "crawler01/ui"] {
+        let run = trawl(&[
+            "serve",
+            "--jobs",
+            s(dir.path()),
+            "--bind",
+            "127.0.0.1:0",
+            "--host-name",
+            bad,
+        ]);
+        assert_eq!(run.code, Some(1), "{bad:?}: {run:?}");
+        assert!(
+            run.stderr.contains(&format!("--host-name {bad:?}")),
+            "{bad:?}: {}",
+            run.stderr
+        );
+    }
+}

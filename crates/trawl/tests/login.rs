@@ -846,6 +846,16 @@ async fn a_login_limited_by_the_site_waits_as_it_asks() {
         .map(|l| l.status)
         .collect();
     assert_eq!(posts, [429, 429, 302, 302], "{log:?}");
+    // The waits are no failed logins in crawl.log either (xt11a F5).
+    let limited = log
+        .iter()
+        .filter(|l| l.has_annotation("login:limited"))
+        .count();
+    assert_eq!(limited, 2, "{log:?}");
+    assert!(
+        !log.iter().any(|l| l.has_annotation("login:failed")),
+        "{log:?}"
+    );
     assert!(started.elapsed() >= std::time::Duration::from_secs(2));
     for n in 4..=6 {
         let uri = format!("{base}/members/{n}/");

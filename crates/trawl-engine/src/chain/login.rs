@@ -365,6 +365,15 @@ fn archive(p: &Pipeline, uri: &CrawlUri, attempt: &Attempt, worker: usize) {
                 _ => LoginNote::Page,
             },
             Step::Submit if attempt.ok() => LoginNote::Ok,
+            Step::Submit
+                if exchange
+                    .fetched
+                    .result
+                    .as_ref()
+                    .is_ok_and(|r| matches!(r.status, 429 | 503)) =>
+            {
+                LoginNote::Limited
+            }
             Step::Submit => LoginNote::Failed,
             Step::Redirect => LoginNote::Redirect,
         };

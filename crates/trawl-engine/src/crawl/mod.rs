@@ -645,8 +645,8 @@ impl Crawl {
                 if read == 0 {
                     tracing::warn!(
                         "conditional recrawl: no validators read from [warc] dedup_from: they are read from the \
-                         WARCs of job directories and WARC folders (not from index files, WACZ packages or \
-                         single files); every page is fetched whole"
+                         closed WARCs of job directories and WARC folders (not from index files, WACZ packages \
+                         or single files); every page is fetched whole"
                     );
                 }
             }

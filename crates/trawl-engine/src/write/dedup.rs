@@ -753,9 +753,9 @@ impl IndexSource {
 pub(crate) fn holds_nothing(source: &Path) -> String {
     if source.join("warcs").is_dir() {
         return format!(
-            "dedup: the job {} holds no closed WARC (its crawl is running, or captured nothing yet): nothing is \
-             deduplicated against it",
-            source.display()
+            "dedup: the job {} holds no closed WARC: {}; nothing is deduplicated against it",
+            source.display(),
+            crate::job::no_warcs_reason(&source.join("warcs"))
         );
     }
     let mut jobs: Vec<String> = std::fs::read_dir(source)
@@ -811,7 +811,8 @@ pub(crate) fn index_files(source: &Path) -> Result<Vec<IndexSource>, Error> {
         .map(|e| e.path())
         .filter(|p| {
             let name = p.to_string_lossy();
-            [".cdxj", ".cdx", ".cdxj.gz", ".cdx.gz"]
+            // WACZ packages too, read through their index (xt11a F8).
+            [".cdxj", ".cdx", ".cdxj.gz", ".cdx.gz", ".wacz"]
                 .iter()
                 .any(|ext| name.ends_with(ext))
         })

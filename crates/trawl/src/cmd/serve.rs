@@ -29,6 +29,16 @@ pub(crate) fn serve(
         say!("trawl: that is the API token (Authorization: Bearer TOKEN); it is not shown again");
         return Ok(ExitCode::SUCCESS);
     }
+    // A name a `Host` can carry, or the refusal names the flag (xt11a F7: `http://crawler01` was taken and
+    // matched nothing).
+    if let Some(bad) = host_names.iter().find(|n| {
+        n.is_empty() || n.contains(['/', '@', '?', '#']) || n.chars().any(char::is_whitespace)
+    }) {
+        bail!(
+            "--host-name {bad:?}: give a host name as the browser's address bar has it, without a scheme or a \
+             path (crawler01, crawl.example.org, or crawl.example.org:8480)"
+        );
+    }
     let env = std::env::var("TRAWL_PASSWORD")
         .ok()
         .filter(|p| !p.is_empty());
