@@ -60,8 +60,16 @@ impl SettingsChange {
                 if table.is_empty() {
                     return Err(SettingsError::EmptySet);
                 }
-                for path in table.keys() {
+                for (path, value) in table {
                     check_path(path)?;
+                    // Each value alone first, so that a wrong one is named.
+                    let one = toml::Table::from_iter([(path.clone(), value.clone())]);
+                    if let Err(source) = trawl_config::sheets::apply(&next, &one) {
+                        return Err(SettingsError::ValueOf {
+                            path: path.clone(),
+                            source,
+                        });
+                    }
                 }
                 next = trawl_config::sheets::apply(&next, table)?;
             }
@@ -130,6 +138,14 @@ pub enum SettingsError {
     /// A value of the wrong type for its setting.
     #[error("{}", .0.message())]
     Value(#[from] toml::de::Error),
+    /// A value of the wrong type for the setting `path` (xt11a F13: the setting was not named).
+    #[error("`{path}`: {}: give a value of the setting's type (docs/configuration.md)", .source.message())]
+    ValueOf {
+        /// The setting's dotted path.
+        path: String,
+        /// What is wrong with its value.
+        source: toml::de::Error,
+    },
     /// `remove_sheet` naming no sheet.
     #[error("no sheet named {name:?}; the sheets are: {known}")]
     NoSuchSheet {
@@ -238,6 +254,20 @@ mod tests {
 
     fn change(json: &str) -> SettingsChange {
         serde_json::from_str(json).unwrap()
+    }
+
+    /// A value of the wrong type is refused naming its setting, among others that are right (xt11a F13).
+    #[test]
+    fn a_wrong_value_names_its_setting() {
+        let config = CrawlConfig::default();
+        let e = change(r#"{"set": {"frontier.min_delay_ms": 100, "frontier.max_delay_ms": "x"}}"#)
+            .apply(&config, &[], Path::new("."))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("`frontier.max_delay_ms`: invalid type"),
+            "{e}"
+        );
     }
 
     #[test]
