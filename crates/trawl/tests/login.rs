@@ -820,6 +820,24 @@ async fn a_front_controller_loses_its_session_and_is_logged_into_again() {
     );
 }
 
+/// The crawl of `cfg` into `job` with no politeness delay (the site's own fetch settings kept, unlike
+/// `common::crawl_quickly`), run under `stop`; its summary.
+async fn crawl_politely_off(
+    cfg: &Path,
+    job: &Path,
+    stop: trawl_engine::CrawlHandle,
+) -> trawl_engine::Summary {
+    let mut config = trawl_config::CrawlConfig::load(cfg).unwrap();
+    config.frontier.min_delay_ms = 0;
+    config.frontier.max_delay_ms = 0;
+    config.frontier.delay_factor = 0.0;
+    trawl_engine::Crawl::new(job, config, &[])
+        .unwrap()
+        .run(stop, |_| {})
+        .await
+        .unwrap()
+}
+
 /// A site that limits logins (429 with `Retry-After`) is waited for as it asks and logged into then; the
 /// limit is not taken for a wrong password (xt10a F5: three posts in 0.7 s, and the host crawled logged out).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -871,15 +889,12 @@ async fn a_login_limited_by_the_site_waits_as_it_asks() {
         *s = Site::default();
         s.limited_later = 100;
     }
-    let mut config = trawl_config::CrawlConfig::load(&cfg).unwrap();
-    config.frontier.min_delay_ms = 0;
-    config.frontier.max_delay_ms = 0;
-    config.frontier.delay_factor = 0.0;
-    let summary = trawl_engine::Crawl::new(&dir.path().join("later"), config, &[])
-        .unwrap()
-        .run(trawl_engine::CrawlHandle::default(), |_| {})
-        .await
-        .unwrap();
+    let summary = crawl_politely_off(
+        &cfg,
+        &dir.path().join("later"),
+        trawl_engine::CrawlHandle::default(),
+    )
+    .await;
     let failed: Vec<_> = summary
         .failed_logins
         .iter()
@@ -906,21 +921,13 @@ async fn a_stop_during_a_limited_logins_wait_loses_no_page() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = django_config(dir.path(), &base, "/members/4/");
     let job = dir.path().join("job");
-    let mut config = trawl_config::CrawlConfig::load(&cfg).unwrap();
-    config.frontier.min_delay_ms = 0;
-    config.frontier.max_delay_ms = 0;
-    config.frontier.delay_factor = 0.0;
     let stop = trawl_engine::CrawlHandle::default();
     let stopper = stop.clone();
     tokio::spawn(async move {
         tokio::time::sleep(std::time::Duration::from_millis(500)).await;
         stopper.stop();
     });
-    trawl_engine::Crawl::new(&job, config, &[])
-        .unwrap()
-        .run(stop, |_| {})
-        .await
-        .unwrap();
+    crawl_politely_off(&cfg, &job, stop).await;
     let seed = format!("{base}/members/4/");
     let log = common::crawl_log(&job);
     assert!(!log.iter().any(|l| l.uri == seed), "{log:?}");
