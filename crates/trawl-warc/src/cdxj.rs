@@ -537,17 +537,31 @@ fn key_and_time(line: &str) -> (&str, &str) {
 }
 
 /// An index line with its JSON fields in one order (the key and time kept as they are); a line that is no
-/// CDXJ line as it is.
+/// CDXJ line as it is. The answer to a POST is keyed three ways by the indexers pywb reads, all of which
+/// it replays: as trawl keys it (`?__wb_method=post`, `"method"`), as `cdxj-indexer -p` does (the form's
+/// fields appended too, `"requestBody"`), and as `cdxj-indexer` does by default (as a GET). So a line
+/// naming a method is compared as the GET form: keyed by its URL, without `"method"` and `"requestBody"`
+/// (xt11a F12: a cdxj-indexer index of a job with a form login failed verify).
 fn canonical(line: &str) -> String {
     let mut parts = line.splitn(3, ' ');
     let (Some(key), Some(time), Some(json)) = (parts.next(), parts.next(), parts.next()) else {
         return line.to_owned();
     };
     match serde_json::from_str::<std::collections::BTreeMap<String, serde_json::Value>>(json) {
-        Ok(fields) => format!(
-            "{key} {time} {}",
-            serde_json::to_string(&fields).unwrap_or_default()
-        ),
+        Ok(mut fields) => {
+            let method = fields.remove("method");
+            let body = fields.remove("requestBody");
+            let keyed_by_method =
+                method.is_some() || body.is_some() || key.contains("__wb_method=");
+            let key = match fields.get("url").and_then(|u| u.as_str()) {
+                Some(url) if keyed_by_method => cdx_key(url),
+                _ => key.to_owned(),
+            };
+            format!(
+                "{key} {time} {}",
+                serde_json::to_string(&fields).unwrap_or_default()
+            )
+        }
         Err(_) => line.to_owned(),
     }
 }
@@ -1242,6 +1256,65 @@ mod tests {
         assert!(index_difference(&index, &lines).is_err());
         assert_eq!(line_filename(first[0]), Some(name));
         assert_eq!(line_filename("not an index line"), None);
+    }
+
+    /// The answers to a login's POSTs keyed as `cdxj-indexer` keys them, by default (as GETs) or with `-p`
+    /// (the form appended), are the same captures as trawl's `__wb_method=post` lines (xt11a F12: verify
+    /// failed such an index, pairing a POST's line with another capture's).
+    #[test]
+    fn a_post_keyed_as_another_indexer_keys_it_is_the_same_capture() {
+        let line = |key: &str, time: &str, status: &str, offset: &str, post: &str| {
+            format!(
+                "{key} {time} {{\"url\": \"http://127.0.0.1:8821/login\", \"mime\": \"text/html\", \
+                 \"status\": \"{status}\", \"digest\": \"sha1:X\", \"length\": \"465\", \"offset\": \
+                 \"{offset}\", \"filename\": \"t.warc.gz\"{post}}}"
+            )
+        };
+        let get = "1,0,0,127:8821)/login";
+        let trawl = [
+            line(get, "20261201001441", "200", "1638", ""),
+            line(get, "20261201001443", "200", "4492", ""),
+            line(
+                &format!("{get}?__wb_method=post"),
+                "20261201001441",
+                "429",
+                "3050",
+                ", \"method\": \"POST\"",
+            ),
+            line(
+                &format!("{get}?__wb_method=post"),
+                "20261201001443",
+                "302",
+                "5905",
+                ", \"method\": \"POST\"",
+            ),
+        ];
+        let appended = format!("{get}?__wb_method=post&password=pw&username=arch");
+        let body = ", \"requestBody\": \"username=arch&password=pw\", \"method\": \"POST\"";
+        let as_gets = [
+            &trawl[0],
+            &line(get, "20261201001441", "429", "3050", ""),
+            &trawl[1],
+            &line(get, "20261201001443", "302", "5905", ""),
+        ]
+        .map(|l| l.to_string());
+        let with_bodies = [
+            trawl[0].clone(),
+            trawl[1].clone(),
+            line(&appended, "20261201001441", "429", "3050", body),
+            line(&appended, "20261201001443", "302", "5905", body),
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let index = dir.path().join("t.cdxj");
+        for other in [&as_gets, &with_bodies] {
+            std::fs::write(&index, other.join("\n") + "\n").unwrap();
+            assert_eq!(index_difference(&index, &trawl).unwrap(), None, "{other:?}");
+        }
+        // A POST's answer at another offset is still a difference.
+        let moved = with_bodies[3].replace("5905", "5906");
+        std::fs::write(&index, [&with_bodies[..3], &[moved]].concat().join("\n")).unwrap();
+        let said = index_difference(&index, &trawl).unwrap().unwrap();
+        assert!(said.contains("5906"), "{said}");
     }
 
     /// The `KEY TIMESTAMP` of an index line.
