@@ -928,6 +928,35 @@ async fn conditional_recrawl_archives_304s_as_revisits() {
     for f in common::warc_files(&job3) {
         trawl_warc::verify(&f).unwrap_or_else(|e| panic!("{e}"));
     }
+    // The two crawls kept as their WACZ packages: their WARCs are read in place for validators, as the jobs'
+    // (the last stop's note: a WACZ gave none, and every page was fetched whole).
+    let mut packages = Vec::new();
+    for job in [&job1, &job2] {
+        let wacz = dir.path().join(format!(
+            "{}.wacz",
+            job.file_name().unwrap().to_string_lossy()
+        ));
+        let (ok, said) = trawl_cli(&[
+            "wacz".as_ref(),
+            job.as_os_str(),
+            "-o".as_ref(),
+            wacz.as_os_str(),
+        ]);
+        assert!(ok, "{said}");
+        packages.push(wacz.display().to_string());
+    }
+    let job4 = dir.path().join("job4");
+    let extra = format!(
+        "[warc]\nprefix = \"four\"\ndedup_from = [{:?}, {:?}]\n",
+        packages[0], packages[1]
+    );
+    let four = config(dir.path(), "four", &url("/"), &extra);
+    common::crawl_quickly_with(&four, &job4, |c| c.fetch.conditional_recrawl = true).await;
+    let log = common::crawl_log(&job4);
+    for page in ["/", "/changing.html", "/same2.html", "/copy/logo.png"] {
+        let line = log.iter().find(|l| l.uri == url(page)).unwrap();
+        assert_eq!(line.status, 304, "{line:?}");
+    }
 }
 
 /// A host name looked up through the configured name server is archived as a `dns:` response record

@@ -645,8 +645,8 @@ impl Crawl {
                 if read == 0 {
                     tracing::warn!(
                         "conditional recrawl: no validators read from [warc] dedup_from: they are read from the \
-                         closed WARCs of job directories and WARC folders (not from index files, WACZ packages \
-                         or single files); every page is fetched whole"
+                         closed WARCs of jobs, of WARC folders, of WACZ packages and WARC files (not from index \
+                         files); every page is fetched whole"
                     );
                 }
             }

@@ -566,119 +566,162 @@ impl DigestTable {
         })
     }
 
-    /// Reads the responses and revisits of the WARCs of the job `source` (a `dedup_from` entry that is a job
-    /// or WARC folder) and keeps, per URL, the validators (`ETag`, `Last-Modified`) of its latest capture by
-    /// `WARC-Date`, whichever source holds it and in whatever order the sources are read (xt10b F1); returns
-    /// how many it kept. A revisit's head holds its validators as a response's does (a page also served at
-    /// another URL is always one, xt10b F2); it points at the capture it refers to. A damaged WARC is warned
-    /// about and read as far as it goes.
+    /// Reads the responses and revisits of the WARCs `source` stands for (a `dedup_from` entry: a job, a
+    /// folder of WARCs or WACZ packages, one WARC, or one WACZ, whose `archive/` WARCs are read in place) and
+    /// keeps, per URL, the validators (`ETag`, `Last-Modified`) of its latest capture by `WARC-Date`, whichever
+    /// source holds it and in whatever order the sources are read (xt10b F1); returns how many it kept. A
+    /// revisit's head holds its validators as a response's does (a page also served at another URL is always
+    /// one, xt10b F2); it points at the capture it refers to. A damaged WARC is warned about and read as far
+    /// as it goes. An index file holds no validators: it gives none.
     pub(crate) fn load_validators(&self, source: &Path) -> Result<usize, Error> {
-        let dir = if source.join("warcs").is_dir() {
-            source.join("warcs")
-        } else {
-            source.to_path_buf()
-        };
-        if !dir.is_dir() {
-            return Ok(0);
-        }
         let mut kept = 0;
-        for warc in warc_files(&dir)? {
-            // A metadata record follows its response in trawl's WARCs: its outlinks complete the entry.
-            let mut outlinks: std::collections::HashMap<String, String> =
-                std::collections::HashMap::new();
-            let mut entries: Vec<Earlier> = Vec::new();
-            let records = match trawl_warc::open(&warc) {
-                Ok(records) => records,
-                Err(e) => {
-                    tracing::warn!("conditional recrawl: {e}; no validators are read from it");
-                    continue;
-                }
-            };
-            for record in records {
-                // A damaged file gives the validators of the records before the damage.
-                let record = match record {
-                    Ok(record) => record,
-                    Err(e) => {
-                        tracing::warn!(
-                            "conditional recrawl: {e}; the validators of the records after it are not read (their \
-                             pages are fetched without If-None-Match / If-Modified-Since)"
-                        );
-                        break;
-                    }
-                };
-                if record.get("WARC-Type") == Some("metadata")
-                    && let Some(to) = record.get("WARC-Concurrent-To")
-                {
-                    let links: Vec<String> = String::from_utf8_lossy(&record.block)
-                        .lines()
-                        .filter_map(|l| l.strip_prefix("outlink: "))
-                        .filter_map(|l| {
-                            let mut parts = l.split(' ');
-                            Some(format!("{} {}", parts.next()?, parts.next()?))
-                        })
-                        .collect();
-                    outlinks.insert(to.to_owned(), links.join("\t"));
-                    continue;
-                }
-                let (Some(url), Some(captured), Some(digest)) = (
-                    record.get("WARC-Target-URI"),
-                    record.get("WARC-Date"),
-                    record.get("WARC-Payload-Digest"),
-                ) else {
-                    continue;
-                };
-                let id = record.get("WARC-Record-ID").unwrap_or_default();
-                let (target, date, refers) = match record.get("WARC-Type") {
-                    Some("response") => (url, captured, id),
-                    Some("revisit") => match (
-                        record.get("WARC-Refers-To-Target-URI"),
-                        record.get("WARC-Refers-To-Date"),
-                    ) {
-                        (Some(target), Some(date)) => (
-                            target,
-                            date,
-                            record.get("WARC-Refers-To").unwrap_or_default(),
-                        ),
-                        _ => continue,
-                    },
-                    _ => continue,
-                };
-                let (etag, lm) = validators_of(&record.block);
-                if etag.is_none() && lm.is_none() {
-                    continue;
-                }
-                entries.push(Earlier {
-                    url: url.to_owned(),
-                    captured: captured.to_owned(),
-                    id: id.to_owned(),
-                    value: format!(
-                        "{}\n{}\n{date}\n{digest}\n{refers}",
-                        etag.unwrap_or_default(),
-                        lm.unwrap_or_default(),
-                    ),
-                    target: target.to_owned(),
-                });
+        for file in validator_files(source)? {
+            if is_wacz(&file) {
+                kept += self.validators_of_wacz(&file);
+                continue;
             }
-            for e in entries {
-                let links = outlinks.get(&e.id).map(String::as_str).unwrap_or_default();
-                let key = e.url.as_bytes();
-                // A later capture read before (another source, listed first) stays.
-                let kept_later = self
-                    .previous
-                    .get(key)
-                    .ok()
-                    .flatten()
-                    .and_then(|v| captured_of(&v))
-                    .is_some_and(|at| later(&at, &e.captured));
-                if kept_later {
-                    continue;
+            match trawl_warc::open(&file) {
+                Ok(records) => kept += self.take_validators(records),
+                Err(e) => {
+                    tracing::warn!("conditional recrawl: {e}; no validators are read from it")
                 }
-                let value = format!("{}\n{links}\n{}\n{}", e.value, e.target, e.captured);
-                let _ = self.previous.insert(key, value.into_bytes());
-                kept += 1;
             }
         }
         Ok(kept)
+    }
+
+    /// Reads the validators of the WARCs a WACZ package holds (its `archive/` entries, each read as a
+    /// stream, stored or deflated); a package that cannot be read is warned about.
+    fn validators_of_wacz(&self, path: &Path) -> usize {
+        let warn = |why: String| {
+            tracing::warn!(
+                "conditional recrawl: {}: {why}; no validators are read from it",
+                path.display()
+            );
+        };
+        let mut archive = match std::fs::File::open(path)
+            .map_err(|e| e.to_string())
+            .and_then(|f| zip::ZipArchive::new(f).map_err(|e| format!("not a zip file ({e})")))
+        {
+            Ok(archive) => archive,
+            Err(why) => {
+                warn(why);
+                return 0;
+            }
+        };
+        let mut names: Vec<String> = archive
+            .file_names()
+            .filter_map(Result::ok)
+            .filter(|n| n.starts_with("archive/") && trawl_warc::is_archive_name(Path::new(&**n)))
+            .map(|n| n.into_owned())
+            .collect();
+        names.sort();
+        let mut kept = 0;
+        for name in names {
+            match archive.by_name(&name) {
+                Ok(entry) => {
+                    let records =
+                        trawl_warc::Reader::new(std::io::BufReader::with_capacity(1 << 16, entry))
+                            .with_path(path.join(&name));
+                    kept += self.take_validators(records);
+                }
+                Err(e) => warn(format!("{name}: {e}")),
+            }
+        }
+        kept
+    }
+
+    /// Keeps the validators of the records `records` gives (one WARC), as [`Self::load_validators`] says.
+    fn take_validators<R: std::io::BufRead>(&self, records: trawl_warc::Reader<R>) -> usize {
+        let mut kept = 0;
+        // A metadata record follows its response in trawl's WARCs: its outlinks complete the entry.
+        let mut outlinks: std::collections::HashMap<String, String> =
+            std::collections::HashMap::new();
+        let mut entries: Vec<Earlier> = Vec::new();
+        for record in records {
+            // A damaged file gives the validators of the records before the damage.
+            let record = match record {
+                Ok(record) => record,
+                Err(e) => {
+                    tracing::warn!(
+                        "conditional recrawl: {e}; the validators of the records after it are not read (their \
+                         pages are fetched without If-None-Match / If-Modified-Since)"
+                    );
+                    break;
+                }
+            };
+            if record.get("WARC-Type") == Some("metadata")
+                && let Some(to) = record.get("WARC-Concurrent-To")
+            {
+                let links: Vec<String> = String::from_utf8_lossy(&record.block)
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("outlink: "))
+                    .filter_map(|l| {
+                        let mut parts = l.split(' ');
+                        Some(format!("{} {}", parts.next()?, parts.next()?))
+                    })
+                    .collect();
+                outlinks.insert(to.to_owned(), links.join("\t"));
+                continue;
+            }
+            let (Some(url), Some(captured), Some(digest)) = (
+                record.get("WARC-Target-URI"),
+                record.get("WARC-Date"),
+                record.get("WARC-Payload-Digest"),
+            ) else {
+                continue;
+            };
+            let id = record.get("WARC-Record-ID").unwrap_or_default();
+            let (target, date, refers) = match record.get("WARC-Type") {
+                Some("response") => (url, captured, id),
+                Some("revisit") => match (
+                    record.get("WARC-Refers-To-Target-URI"),
+                    record.get("WARC-Refers-To-Date"),
+                ) {
+                    (Some(target), Some(date)) => (
+                        target,
+                        date,
+                        record.get("WARC-Refers-To").unwrap_or_default(),
+                    ),
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            let (etag, lm) = validators_of(&record.block);
+            if etag.is_none() && lm.is_none() {
+                continue;
+            }
+            entries.push(Earlier {
+                url: url.to_owned(),
+                captured: captured.to_owned(),
+                id: id.to_owned(),
+                value: format!(
+                    "{}\n{}\n{date}\n{digest}\n{refers}",
+                    etag.unwrap_or_default(),
+                    lm.unwrap_or_default(),
+                ),
+                target: target.to_owned(),
+            });
+        }
+        for e in entries {
+            let links = outlinks.get(&e.id).map(String::as_str).unwrap_or_default();
+            let key = e.url.as_bytes();
+            // A later capture read before (another source, listed first) stays.
+            let kept_later = self
+                .previous
+                .get(key)
+                .ok()
+                .flatten()
+                .and_then(|v| captured_of(&v))
+                .is_some_and(|at| later(&at, &e.captured));
+            if kept_later {
+                continue;
+            }
+            let value = format!("{}\n{links}\n{}\n{}", e.value, e.target, e.captured);
+            let _ = self.previous.insert(key, value.into_bytes());
+            kept += 1;
+        }
+        kept
     }
 }
 
@@ -712,6 +755,34 @@ fn later(a: &str, b: &str) -> bool {
 fn captured_of(value: &[u8]) -> Option<String> {
     let text = std::str::from_utf8(value).ok()?;
     text.split('\n').nth(7).map(str::to_owned)
+}
+
+/// The files whose WARCs `source` (a `dedup_from` entry) stands for: a WARC or WACZ given itself, or the
+/// WARCs and WACZ packages of a job's `warcs/` or of a folder, by name; none for an index file.
+fn validator_files(source: &Path) -> Result<Vec<PathBuf>, Error> {
+    if !source.is_dir() {
+        let readable = is_wacz(source) || trawl_warc::is_archive_name(source);
+        return Ok(readable.then(|| source.to_path_buf()).into_iter().collect());
+    }
+    let dir = if source.join("warcs").is_dir() {
+        source.join("warcs")
+    } else {
+        source.to_path_buf()
+    };
+    let mut files = warc_files(&dir)?;
+    let packages = std::fs::read_dir(&dir).map_err(|e| Error::Io {
+        path: dir.clone(),
+        source: e,
+    })?;
+    files.extend(packages.flatten().map(|e| e.path()).filter(|p| is_wacz(p)));
+    files.sort();
+    Ok(files)
+}
+
+/// Whether `path` is named as a WACZ package.
+fn is_wacz(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("wacz"))
 }
 
 /// The WARC files of a folder, by name.
