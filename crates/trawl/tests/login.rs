@@ -908,6 +908,15 @@ async fn a_login_limited_by_the_site_waits_as_it_asks() {
             "the answer was 429 (the site limits logins)".to_string()
         )]
     );
+    // The limited login is given up for the run: the pages after it, each showing the session lost, run it
+    // no more (xt11a F5: each such page ran the three waits again).
+    let log = common::crawl_log(&dir.path().join("later"));
+    let posts: Vec<i32> = log
+        .iter()
+        .filter(|l| l.uri == format!("{base}/accounts/login/") && l.hop_path.ends_with('L'))
+        .map(|l| l.status)
+        .collect();
+    assert_eq!(posts, [302, 429, 429, 429, 429], "{log:?}");
 }
 
 /// A stop during a limited login's wait hands the page back untried, with no line, and a resume logs in and

@@ -125,9 +125,13 @@ pub(super) async fn ensure(
         p.access.note_form_login(index, None);
     } else {
         s.logged_in = false;
-        // A login that needs a browser, or refused to an unverified server, will not work by trying again.
+        // A login that needs a browser, or refused to an unverified server, will not work by trying again;
+        // nor, in this run, one the site still limited after the waits: a page showing the session lost
+        // would run the whole limited login again (xt11a F5: eight posts for one page).
+        let still_limited = limited(&attempt, settings).is_some();
         s.failures = match attempt.outcome.verdict {
             Verdict::Javascript | Verdict::Captcha | Verdict::Untrusted => MAX_FAILED_LOGINS,
+            _ if still_limited => MAX_FAILED_LOGINS,
             _ => s.failures + 1,
         };
         p.access
@@ -141,7 +145,8 @@ pub(super) async fn ensure(
         if let Some((status, _)) = limited(&attempt, settings) {
             advice = format!(
                 "the site still limited logins ({status}) after {MAX_FAILED_LOGINS} waits: the credential may be \
-                 right; crawl this host more slowly ([frontier] min_delay_ms) or later"
+                 right; not logging in to this host again in this run (`trawl resume` tries again); crawl this \
+                 host more slowly ([frontier] min_delay_ms) or later"
             );
         }
         if advice.is_empty() {
