@@ -4,9 +4,11 @@
 
 use trawl_url::{CanonicalHints, Identity, Url, class::UrlClasses, parse_lenient};
 
-use crate::{CrawlConfig, CrawlUri, Scope};
+use std::{path::Path, sync::Arc};
 
-/// The scope's verdict on `url` as a JSON object `{url, decision, rule, trace: [{rule, answer}]}`, judged as
+use crate::{CrawlConfig, CrawlUri, Scope, sheets::Sheets};
+
+/// The scope's verdict on `url` as a JSON object `{url, sheets, decision, rule, trace: [{rule, answer}]}`, judged as
 /// reached by `hops` (default `L`) from `via` (default: the first seed, else the URL itself). `url` is the URL
 /// judged: the caller passes what the crawl would judge (a URL class's server form, see [`explain_json`]).
 pub fn scope_json(
@@ -28,18 +30,30 @@ pub fn scope_json(
     if seeds.is_empty() {
         seeds.push(via.clone());
     }
-    let scope = match Scope::from_config(config, &seeds) {
-        Ok(s) => s,
-        Err(e) => return serde_json::json!({ "error": e.to_string() }),
-    };
     let hops = hops.unwrap_or("L");
     let mut uri = CrawlUri::seed(url.clone(), url.to_string());
     uri.hop_path = hops.to_string();
     uri.is_seed = hops.is_empty();
     uri.via = (!uri.is_seed).then_some(via);
+    // The scope of the sheets that apply to the URI, as the crawl judges it (xt12a F10: a sheet's
+    // `scope.max_hops` was left out, so explain accepted what the crawl refused).
+    let base = Arc::new(config.clone());
+    let sheets = match Sheets::from_config(&base, &seeds, Path::new(".")) {
+        Ok(s) => s,
+        Err(problems) => {
+            let said: Vec<String> = problems.iter().map(|(k, m)| format!("{k}: {m}")).collect();
+            return serde_json::json!({ "error": said.join("; ") });
+        }
+    };
+    let scope = match Scope::from_config(&sheets.effective(&uri), &seeds) {
+        Ok(s) => s,
+        Err(e) => return serde_json::json!({ "error": e.to_string() }),
+    };
     let t = scope.decide_traced(&uri);
+    let applied = sheets.names_for(&uri);
     serde_json::json!({
         "url": url.as_str(),
+        "sheets": applied.split(',').filter(|n| !n.is_empty()).collect::<Vec<_>>(),
         "decision": t.decision.as_str(),
         "rule": t.rule,
         "trace": t.trace.iter().map(|(rule, answer)| serde_json::json!({"rule": rule, "answer": answer.as_str()})).collect::<Vec<_>>(),

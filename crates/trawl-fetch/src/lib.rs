@@ -551,17 +551,41 @@ impl Fetcher {
         // One wait for a stop's cut for the whole exchange (made once: arming it takes the notifier's lock).
         let cut = self.cut_reached();
         tokio::pin!(cut);
-        let sent = tokio::select! {
-            biased;
-            sent = timeout(head_wait, conn.sender.send(request)) => sent,
-            () = &mut cut => {
-                let ms = asked.elapsed().as_millis() as u64;
-                return Err(((FetchError::Stopped(ms), ip), false));
+        // The head is awaited up to `header_timeout_ms` in all, and up to `timeout_ms` of silence: a server
+        // that sends nothing at all is left after `timeout_ms`, as the docs say (xt12a b F2: it held the
+        // fetch for the whole head deadline).
+        let head_by = asked + head_wait;
+        let tap = conn.tap.clone();
+        let sent = {
+            let sending = conn.sender.send(request);
+            tokio::pin!(sending);
+            let mut heard = tap.received_len();
+            loop {
+                let left = head_by.saturating_duration_since(Instant::now());
+                let wait = left.min(idle);
+                tokio::select! {
+                    biased;
+                    sent = timeout(wait, &mut sending) => match sent {
+                        Ok(sent) => break Ok(sent),
+                        Err(_) if wait >= left => break Err(head_wait),
+                        Err(_) => {
+                            let now_heard = tap.received_len();
+                            if now_heard == heard {
+                                break Err(idle);
+                            }
+                            heard = now_heard;
+                        }
+                    },
+                    () = &mut cut => {
+                        let ms = asked.elapsed().as_millis() as u64;
+                        return Err(((FetchError::Stopped(ms), ip), false));
+                    }
+                }
             }
         };
         let response = match sent {
-            Err(_) => {
-                let ms = head_wait.as_millis() as u64;
+            Err(waited) => {
+                let ms = waited.as_millis() as u64;
                 return Err(((FetchError::Timeout(ms), ip), false));
             }
             Ok(Err(e)) => {
@@ -801,7 +825,10 @@ impl Fetcher {
         if !h2 {
             request = request.header("Host", host_header(url));
         }
-        request = request.header("User-Agent", &settings.user_agent);
+        // The crawl's launch user agent, whatever a sheet or a live change says: robots.txt is read for the
+        // agent named at launch, so a request must not announce another (xt12a b F1: the new name was sent
+        // and robots.txt obeyed for the old one). `fetch.user_agent` is read when a crawl starts.
+        request = request.header("User-Agent", &self.config.user_agent);
         // Defaults that an operator's `fetch.headers`, or a field of `parts` (a browser page's own `Accept`),
         // may replace (not add a second field to).
         let given = |name: &str| {
@@ -1149,10 +1176,33 @@ mod tests {
             user_agent: "trawl\u{1}/1".into(),
             ..FetchConfig::default()
         };
-        let err = fetcher
+        let err = Fetcher::new(bad.clone(), AddressPolicy::default())
             .request(&url, &bad, &parts, false, false)
             .unwrap_err();
         assert_eq!((err.status(), err.is_retryable()), (-7, false));
+    }
+
+    /// The user agent sent is the crawl's launch one, whatever the URI's settings (a sheet, a live change)
+    /// say: robots.txt was read for that agent (xt12a b F1).
+    #[tokio::test]
+    async fn the_launch_user_agent_is_sent_whatever_a_sheet_says() {
+        let launch = FetchConfig {
+            user_agent: "launchbot/1 (+http://127.0.0.1/)".into(),
+            ..FetchConfig::default()
+        };
+        let fetcher = Fetcher::new(launch.clone(), AddressPolicy::default());
+        let sheet = FetchConfig {
+            user_agent: "otherbot/2 (+http://127.0.0.1/)".into(),
+            ..launch
+        };
+        let url = Url::parse("http://a.org/x").unwrap();
+        let request = fetcher
+            .request(&url, &sheet, &RequestParts::default(), false, false)
+            .unwrap();
+        assert_eq!(
+            request.headers().get("user-agent").unwrap(),
+            "launchbot/1 (+http://127.0.0.1/)"
+        );
     }
 
     #[tokio::test]

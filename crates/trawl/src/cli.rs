@@ -229,9 +229,12 @@ pub(crate) enum UrlCommand {
         /// A crawl.toml whose [identity] and scope to use.
         #[arg(short = 'c', long = "config")]
         config: Option<PathBuf>,
-        /// The page the URL was found on. Default: the config's first seed (or the URL itself).
+        /// The page the URL was found on. Default: the first seed (or the URL itself).
         #[arg(long)]
         via: Option<String>,
+        /// A seed of the crawl, as `trawl crawl URL…` gives them (repeatable); added to the config's.
+        #[arg(long = "seed")]
+        seeds: Vec<String>,
         /// The hop path from the seed, e.g. `LLE`. Default: `L` (a link on the seed page); empty: a seed.
         #[arg(long)]
         hops: Option<String>,

@@ -156,3 +156,56 @@ async fn crawl_of_the_test_site_is_faithful() {
         common::warcio_check(&file);
     }
 }
+
+/// A seed that redirects to another host, whose links the scope then refuses, is said with the way out: only
+/// that page would be crawled there (xt12a F9: the crawl ended after one page without a word).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seed_redirecting_out_of_its_scope_is_said() {
+    use axum::{Router, response::Html, response::Redirect, routing::get};
+    let port = std::sync::Arc::new(std::sync::OnceLock::<u16>::new());
+    let at = port.clone();
+    let app = Router::new()
+        .route(
+            "/",
+            get(move || {
+                let port = *at.get().unwrap();
+                async move { Redirect::permanent(&format!("http://localhost:{port}/home")) }
+            }),
+        )
+        .route(
+            "/home",
+            get(|| async { Html("<a href=\"/more\">more</a>") }),
+        );
+    let addr = common::listen(app).await;
+    port.set(addr.port()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("crawl.toml");
+    std::fs::write(
+        &cfg,
+        "[frontier]\nmin_delay_ms = 0\nmax_delay_ms = 0\ndelay_factor = 0.0\n\
+         [fetch]\nallow_addresses = [\"127.0.0.0/8\", \"::1/128\"]\n",
+    )
+    .unwrap();
+    let seed = format!("http://127.0.0.1:{}/", addr.port());
+    let job = dir.path().join("job");
+    let (ok, said) = tokio::task::spawn_blocking(move || {
+        common::run(common::trawl_command().args([
+            "crawl".as_ref(),
+            seed.as_ref(),
+            "--job".as_ref(),
+            job.as_os_str(),
+            "-c".as_ref(),
+            cfg.as_os_str(),
+        ]))
+    })
+    .await
+    .unwrap();
+    assert!(ok, "{said}");
+    let target = format!("http://localhost:{}/home", addr.port());
+    assert!(
+        said.contains(&format!(
+            "redirects to {target}, whose links are outside the scope"
+        )),
+        "{said}"
+    );
+}

@@ -148,6 +148,18 @@ fn operate_a_running_crawl_then_a_stopped_one() {
     assert!(status.success());
     let report = std::fs::read_to_string(job.join("reports/crawl-report.txt")).unwrap();
     assert!(report.contains("Crawl Status: STOPPED"), "{report}");
+    // A URI the store never held is said as never queued, with where a refusal is written (xt12a F17).
+    let (ok, said) = common::run_trawl([
+        "ctl".as_ref(),
+        job.as_os_str(),
+        "lookup".as_ref(),
+        "http://127.0.0.1:9/never".as_ref(),
+    ]);
+    assert!(ok, "{said}");
+    assert!(
+        said.starts_with("unknown http://127.0.0.1:9/never (never queued:"),
+        "{said}"
+    );
 
     // A process that holds the job for a moment (one starting, or one writing its last checkpoint after its
     // pid file went) is waited for; one that keeps holding it is named, not its store's lock.

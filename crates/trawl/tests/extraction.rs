@@ -372,6 +372,76 @@ async fn a_sitemap_without_a_content_type_is_read() {
     assert!(page.hop_path.ends_with("SS"), "{page:?}");
 }
 
+/// A robots.txt naming a sitemap on another host (the protocol's cross-submits): the default scope refuses it
+/// with a line (xt12a F7: no line said so), and a scope accepting `…PS` hops reads it, its pages judged as any.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sitemap_on_another_host_is_logged_when_refused_and_read_when_accepted() {
+    use axum::{Router, extract::State, routing::get};
+    let port = std::sync::Arc::new(std::sync::OnceLock::<u16>::new());
+    let app = Router::new()
+        .route(
+            "/robots.txt",
+            get(
+                |State(port): State<std::sync::Arc<std::sync::OnceLock<u16>>>| async move {
+                    format!(
+                        "User-agent: *\nAllow: /\nSitemap: http://localhost:{}/cross.xml\n",
+                        port.get().unwrap()
+                    )
+                },
+            ),
+        )
+        .route(
+            "/cross.xml",
+            get(
+                |State(port): State<std::sync::Arc<std::sync::OnceLock<u16>>>| async move {
+                    typed(
+                        "application/xml",
+                        format!(
+                            "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\
+                         <url><loc>http://127.0.0.1:{}/only-in-sitemap</loc></url></urlset>",
+                            port.get().unwrap()
+                        )
+                        .into_bytes(),
+                    )
+                },
+            ),
+        )
+        .route("/", get(|| async { axum::response::Html("<p>home</p>") }))
+        .route(
+            "/only-in-sitemap",
+            get(|| async { axum::response::Html("<p>listed</p>") }),
+        )
+        .with_state(port.clone());
+    let addr = common::listen(app).await;
+    port.set(addr.port()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let base = format!("[seeds]\nurls = [\"http://127.0.0.1:{}/\"]\n", addr.port());
+    let sitemap = format!("http://localhost:{}/cross.xml", addr.port());
+    let listed = format!("http://127.0.0.1:{}/only-in-sitemap", addr.port());
+    let cfg = common::write(&dir.path().join("c.toml"), &base);
+    let job = dir.path().join("job");
+    common::crawl_quickly(&cfg, &job).await;
+    let log = common::crawl_log(&job);
+    let refused = common::log_line(&log, &sitemap);
+    assert_eq!(refused.status, -5000, "{refused:?}");
+    assert!(!log.iter().any(|l| l.uri == listed), "{log:?}");
+    let accepting = format!(
+        "{base}[[scope.rules]]\nrule = \"reject\"\n[[scope.rules]]\nrule = \"surt_prefixed\"\n\
+         seeds_as_prefixes = true\n[[scope.rules]]\nrule = \"prerequisite_accept\"\n\
+         [[scope.rules]]\nrule = \"hops_path_matches_regex\"\nregex = \"PS$\"\n"
+    );
+    let cfg = common::write(&dir.path().join("c2.toml"), &accepting);
+    let job = dir.path().join("job2");
+    // `localhost` is no seed host: the address policy lets it be reached only when allowed.
+    common::crawl_quickly_with(&cfg, &job, |c| {
+        c.fetch.allow_addresses = vec!["127.0.0.0/8".parse().unwrap(), "::1/128".parse().unwrap()];
+    })
+    .await;
+    let log = common::crawl_log(&job);
+    assert_eq!(common::log_line(&log, &sitemap).status, 200, "{log:?}");
+    assert_eq!(common::log_line(&log, &listed).status, 200, "{log:?}");
+}
+
 /// A response of `content_type` (none when empty) with `body`.
 fn typed(content_type: &str, body: Vec<u8>) -> axum::response::Response {
     use axum::{http::header, response::IntoResponse};

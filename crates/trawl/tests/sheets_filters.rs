@@ -189,3 +189,60 @@ async fn text_filter_in_crawl_mode_stops_at_the_matching_page() {
     });
     assert!(!archived, "a text-filtered page was archived");
 }
+
+/// `before_write = [{ rule = "fetch_status_matches" }]` (its default statuses, 404 and 5xx) keeps a page
+/// answering 500 out of the archive on every try, the last one included, and a 404 too (xt12a F6: a response
+/// to be tried again skipped the gates, so every 5xx was archived; F18: `statuses` had to be written).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_status_gate_keeps_failing_tries_out_of_the_archive() {
+    let site = trawl::selftest::site::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        r#"
+[seeds]
+urls = ["{seed}"]
+
+[scope]
+max_hops = 1
+
+[decide]
+before_write = [{{ rule = "fetch_status_matches" }}]
+"#,
+        seed = site.seed(),
+    );
+    let path = dir.path().join("crawl.toml");
+    std::fs::write(&path, text).unwrap();
+    let job = dir.path().join("job");
+    common::crawl_quickly_with(&path, &job, |c| {
+        c.frontier.max_retries = 1;
+        c.frontier.retry_delay_ms = 10;
+    })
+    .await;
+    let log = common::crawl_log(&job);
+    assert!(
+        common::log_line(&log, &site.url("/error500"))
+            .annotations
+            .iter()
+            .any(|a| a == "2t"),
+        "{log:?}"
+    );
+    for page in ["/error500", "/missing"] {
+        let line = common::log_line(&log, &site.url(page));
+        assert!(
+            line.has_annotation("notWritten:fetch_status_matches"),
+            "{line:?}"
+        );
+    }
+    let archived: Vec<String> = common::records(&job)
+        .iter()
+        .filter(|r| r.get("WARC-Type") == Some("response"))
+        .filter_map(|r| r.get("WARC-Target-URI").map(str::to_string))
+        .collect();
+    assert!(archived.contains(&site.seed()), "{archived:?}");
+    for page in ["/error500", "/missing"] {
+        assert!(
+            !archived.contains(&site.url(page)),
+            "{page} archived: {archived:?}"
+        );
+    }
+}

@@ -528,3 +528,65 @@ fn classes_warnings_name_their_line() {
     assert!(err.contains(&want), "{err}");
     assert!(err.contains("path[0].default"), "{err}");
 }
+
+/// `explain` judges by the sheets that apply (xt12a F10: a sheet's `scope.max_hops` was left out), takes the
+/// crawl's command-line seeds with `--seed` and says when there are none, and refuses a `--via` that is no
+/// URL rather than judging from the seed (F16).
+#[test]
+fn explain_applies_sheets_and_takes_seeds() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("crawl.toml");
+    std::fs::write(
+        &cfg,
+        "[scope]\nmax_hops = 10\n[[sheet]]\nname = \"shallow\"\nsurt_prefixes = [\"http://(org,a,)/h\"]\n\
+         set = { \"scope.max_hops\" = 1 }\n",
+    )
+    .unwrap();
+    let cfg = cfg.to_str().unwrap();
+    let explain = |extra: &[&str], url: &str| {
+        let mut args = vec!["url", "explain", "-c", cfg, "--seed", "http://a.org/"];
+        args.extend_from_slice(extra);
+        args.push(url);
+        let (code, out, err) = run(&args, "");
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+        (v["scope"].clone(), err)
+    };
+    let (deep, err) = explain(
+        &["--hops", "LL", "--via", "http://a.org/h1"],
+        "http://a.org/h2",
+    );
+    assert_eq!(deep["decision"], "reject", "{deep}");
+    assert_eq!(deep["rule"], "too_many_hops", "{deep}");
+    assert_eq!(deep["sheets"], serde_json::json!(["shallow"]), "{deep}");
+    assert!(err.is_empty(), "{err}");
+    let (other, _) = explain(
+        &["--hops", "LL", "--via", "http://a.org/x1"],
+        "http://a.org/x2",
+    );
+    assert_eq!(other["decision"], "accept", "{other}");
+    assert_eq!(other["sheets"], serde_json::json!([]), "{other}");
+    // Off the seed's prefix: refused, where without --seed the URL was its own seed.
+    let (off, _) = explain(&[], "http://b.org/x");
+    assert_eq!(off["decision"], "reject", "{off}");
+    let (code, _, err) = run(&["url", "explain", "-c", cfg, "http://b.org/x"], "");
+    assert_eq!(code, 0);
+    assert!(err.contains("no seeds"), "{err}");
+    let (code, _, err) = run(
+        &[
+            "url",
+            "explain",
+            "-c",
+            cfg,
+            "--via",
+            "http//a.org/",
+            "http://a.org/x",
+        ],
+        "",
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("--via \"http//a.org/\" is not an http(s) URL"),
+        "{err}"
+    );
+}

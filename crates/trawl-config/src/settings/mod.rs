@@ -34,7 +34,7 @@ pub use self::{
 use crate::LoadError;
 
 /// Settings read once when a crawl starts: a change to them is saved and takes effect at the next launch, and
-/// a sheet that sets one changes nothing.
+/// a sheet that sets one changes nothing (but for [`SHEETS_SET_AT_LAUNCH`]).
 pub const READ_AT_LAUNCH: &[&str] = &[
     "fetch.max_connections",
     "fetch.max_connections_per_host",
@@ -52,6 +52,17 @@ pub const READ_AT_LAUNCH: &[&str] = &[
     "frontier.max_active_queues",
     "frontier.balance_replenish",
 ];
+
+/// Settings of [`READ_AT_LAUNCH`] that a sheet still sets for the URIs it applies to: the frontier reads a
+/// queue's budget from the sheet of its first URI (docs/frontier.md, "Budgets per SURT prefix"), so only a
+/// live change of the crawl's own value waits for the next launch (xt12a F14: `trawl check` said a sheet's
+/// budget changed nothing).
+pub const SHEETS_SET_AT_LAUNCH: &[&str] = &["frontier.max_uris_per_host"];
+
+/// Whether a sheet setting `key` changes nothing: it is read once for the whole crawl.
+pub fn sheet_cannot_set(key: &str) -> bool {
+    READ_AT_LAUNCH.contains(&key) && !SHEETS_SET_AT_LAUNCH.contains(&key)
+}
 
 /// Every setting of a crawl. Each section's defaults are those of the default profile.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -1028,6 +1039,23 @@ http://c.org/ # third
             keys(&format!("{recrawl}{from}dedup = false\n")),
             ["fetch.conditional_recrawl", "warc.dedup_from"]
         );
+    }
+
+    /// A sheet setting a key read once per crawl is warned about, but not one setting a queue's budget, which
+    /// the frontier takes from the sheet (xt12a F14: the warning told the operator to undo a working budget).
+    #[test]
+    fn a_sheet_budget_is_no_setting_read_once() {
+        let text = "[[sheet]]\nname = \"s\"\nsurt_prefixes = [\"http://(org,a,)/\"]\n\
+                    set = { \"frontier.max_uris_per_host\" = 3, \"fetch.user_agent\" = \"x/1 (+http://a.org/)\" }\n";
+        let c = CrawlConfig::check_str(text, Path::new("my.toml")).unwrap();
+        let w: Vec<_> = c
+            .warnings()
+            .into_iter()
+            .filter(|p| p.message.contains("changes nothing"))
+            .map(|p| p.message)
+            .collect();
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].starts_with("fetch.user_agent"), "{w:?}");
     }
 
     /// xt5: a `url_class_kind` rule in a config without URL classes can never match: a warning at the rule.

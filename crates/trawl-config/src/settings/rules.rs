@@ -118,7 +118,9 @@ pub enum RuleSpec {
     NotContentTypeMatchesRegex(RegexSpec),
     /// Fetch statuses (default REJECT; needs the response head).
     FetchStatusMatches {
-        /// Statuses: `404` or `"5xx"`.
+        /// Statuses: `404` or `"5xx"`. Default: `[404, "5xx"]` (xt12a F18: the docs gave it, the rule
+        /// wanted it written).
+        #[serde(default = "missing_and_failing")]
         statuses: Vec<StatusPattern>,
         /// The answer when the condition holds.
         decision: Option<Decision>,
@@ -250,6 +252,11 @@ fn yes() -> bool {
 }
 fn web_schemes() -> Vec<String> {
     vec!["http".into(), "https".into()]
+}
+
+/// The statuses `fetch_status_matches` matches when none are given: not found, and server errors.
+fn missing_and_failing() -> Vec<StatusPattern> {
+    vec![StatusPattern::Exact(404), StatusPattern::Class(5)]
 }
 
 /// What building a rule needs from outside its entry.
@@ -582,8 +589,8 @@ pub fn build_into(
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct DecideConfig {
-    /// Checked when a URI leaves the frontier, before its prerequisites and fetch (its address known once DNS
-    /// has answered). A REJECT means not fetched. Default: none.
+    /// Checked when a URI leaves the frontier, before its prerequisites and fetch (its host's address not yet
+    /// known: `ip_address_set` sees only IP literals here). A REJECT means not fetched. Default: none.
     pub before_fetch: Vec<RuleSpec>,
     /// Checked once the response head is in (status, type, declared length). A REJECT stops the download.
     /// Default: none.

@@ -99,7 +99,7 @@ impl CrawlConfig {
         let mut out = self.class_warnings.clone();
         for (i, sheet) in self.sheets.iter().enumerate() {
             for key in sheet.set.keys() {
-                if super::READ_AT_LAUNCH.contains(&key.as_str()) {
+                if super::sheet_cannot_set(key) {
                     out.push(problem(
                         format!("sheet[{i}].set"),
                         format!("{key} is read once when the crawl starts, so sheet {:?} setting it changes nothing", sheet.name),
@@ -247,6 +247,28 @@ impl CrawlConfig {
                 }
             }
         }
+        // Before the fetch, the address of a host named by name is not known yet: there the rule sees only IP
+        // literals (xt12a F15: a rule against 127.0.0.1 let `localhost` through without a word).
+        for (key, rules) in [
+            ("scope.rules", &self.scope.rules),
+            ("decide.before_fetch", &self.decide.before_fetch),
+        ] {
+            if let Some(i) = rules
+                .iter()
+                .position(|r| matches!(r, RuleSpec::IpAddressSet { .. }))
+            {
+                out.push(
+                    problem(
+                        format!("{key}[{i}]"),
+                        "an ip_address_set rule here matches only hosts written as IP addresses: a host named by \
+                         name has no address yet",
+                    )
+                    .with_hint(
+                        "move it to decide.after_headers, which sees the address the fetch connected to",
+                    ),
+                );
+            }
+        }
         if self.url_classes.is_empty() {
             let with_rules = [
                 ("scope.rules", &self.scope.rules),
@@ -284,6 +306,21 @@ impl CrawlConfig {
                      unfetched (status -63)",
                 )
                 .with_hint("add [[scope.rules]] rule = \"prerequisite_accept\" after the rules that reject"),
+            );
+        }
+        // Sitemaps are found through robots.txt (its `Sitemap:` lines, and the probe after it): without its
+        // fetch none is read (xt12a F8: silent).
+        if !self.fetch.obey_robots && self.extract.sitemaps {
+            out.push(
+                problem(
+                    "fetch.obey_robots",
+                    "with obey_robots = false no robots.txt is fetched, so no sitemap is read (neither its \
+                     `Sitemap:` lines nor the sitemap_probe)",
+                )
+                .with_hint(
+                    "keep obey_robots = true to read the sitemaps, or set [extract] sitemaps = false to say they \
+                     are not wanted",
+                ),
             );
         }
         // As `trawl crawl` refuses it: only for seeds beyond this machine (a profile without seeds is
@@ -421,6 +458,8 @@ impl CrawlConfig {
             // 0 would archive every body empty, and read every robots.txt as empty (allow all).
             ("fetch.max_bytes", fc.max_bytes),
             ("fetch.max_robots_bytes", fc.max_robots_bytes),
+            // 0 would extract no link from any page, without a word (xt12a b F5).
+            ("fetch.max_decoded_bytes", fc.max_decoded_bytes),
         ] {
             if v == 0 {
                 out.push((name.into(), format!("{name} must be at least 1")));
@@ -483,12 +522,28 @@ impl CrawlConfig {
                 out.push((key, message));
             }
         }
-        if self.warc.prefix.is_empty() || self.warc.prefix.contains(['/', '\\']) {
+        // A file name is the prefix, a timestamp, a serial and the host name (about 40 bytes and the host);
+        // most file systems take 255 bytes. White space breaks the space-separated CDX and crawl.log fields
+        // that name the file (xt12a b F6: a long prefix failed the crawl at its first write).
+        let prefix = &self.warc.prefix;
+        if prefix.is_empty()
+            || prefix.contains(['/', '\\'])
+            || prefix.chars().any(|c| c.is_whitespace() || c.is_control())
+        {
             out.push((
                 "warc.prefix".into(),
                 format!(
-                    "warc.prefix = {:?} must be a non-empty file name part",
-                    self.warc.prefix
+                    "warc.prefix = {prefix:?} must be a non-empty file name part without white space (letters, \
+                     digits, `-`, `_`, `.`)"
+                ),
+            ));
+        } else if prefix.len() > 100 {
+            out.push((
+                "warc.prefix".into(),
+                format!(
+                    "warc.prefix is {} bytes long: with the timestamp, serial and host name a WARC's file name \
+                     would pass the 255 bytes most file systems allow; keep it to 100",
+                    prefix.len()
                 ),
             ));
         }

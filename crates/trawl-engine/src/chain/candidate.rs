@@ -72,6 +72,10 @@ pub(crate) fn outlinks(p: &Pipeline, parent: &CrawlUri, links: Vec<Outlink>) -> 
                 if is_respelling(parent, &accepted.uri) {
                     accepted.placement = Placement::Redirect;
                 }
+                if accepted.uri.last_hop() == Some('R') && parent.hop_path.chars().all(|c| c == 'R')
+                {
+                    seed_redirect_leaving_scope(p, parent, &accepted.uri);
+                }
                 judged.accepted.push(accepted);
             }
             Err(Some(cut)) => judged.cuts.push(*cut),
@@ -79,6 +83,29 @@ pub(crate) fn outlinks(p: &Pipeline, parent: &CrawlUri, links: Vec<Outlink>) -> 
         }
     }
     judged
+}
+
+/// Warns when a seed (or a redirect of one) redirects to a page whose links the scope refuses: the crawl of
+/// that site would end at its first page, which is seldom what the operator meant (xt12a F9: it was silent;
+/// Heritrix's `seedsRedirectNewSeeds` makes such a target a seed itself). The target is fetched as any
+/// redirect of an in-scope page is.
+fn seed_redirect_leaving_scope(p: &Pipeline, parent: &CrawlUri, target: &CrawlUri) {
+    let mut link = target.child(target.url.clone(), String::new(), Hop::Link);
+    if link.uniq_key.is_empty() {
+        p.naming.name(&mut link);
+    }
+    let live = p.settings();
+    let scope = live.scope_for(&live.sheets.effective(&link));
+    if scope.decide(&link).decision == Decision::Accept {
+        return;
+    }
+    tracing::warn!(
+        "the seed {} redirects to {}, whose links are outside the scope: only that page is crawled there; to \
+         crawl that site, add {} as a seed (crawl.toml [seeds], or `trawl ctl JOB add-seeds URL` while it runs)",
+        parent.url,
+        target.url,
+        target.url
+    );
 }
 
 /// Whether `child` is a redirect from `parent` to another URL with the same uniq key: the identity rules
@@ -147,7 +174,10 @@ pub(crate) fn judge(
             known: None,
         });
     }
-    let inferred = uri.last_hop() == Some('I') || placement != Placement::New;
+    // A URI named as a sitemap (a robots.txt `Sitemap:` line, an index's entry) the scope refuses is logged
+    // however it was refused: few, and an operator looks for them (xt12a F7: one on another host went
+    // without a line).
+    let inferred = uri.last_hop() == Some('I') || placement != Placement::New || uri.sitemap;
     if !(inferred || verdict.rule_index.is_some_and(|i| i > 0)) {
         return Err(None);
     }

@@ -10,9 +10,11 @@ use trawl_config::UriKind;
 use trawl_config::decide::{DecideInput, Decision, FetchFacts};
 use trawl_config::filters::FilterMode;
 
-/// Applies the gates to a page's response (not to robots.txt, nor to a response to be tried again).
+/// Applies the gates to a page's response (not to robots.txt). A response to be tried again (a 5xx, a
+/// 429) goes through them too: `before_write = [{ rule = "fetch_status_matches", statuses = ["5xx"] }]`
+/// keeps every try out of the archive, the last one included (xt12a F6: none was ever gated).
 pub(super) fn run(p: &Pipeline, uri: &mut CrawlUri, record: &mut FetchRecord) {
-    if uri.kind != UriKind::Page || record.try_later() {
+    if uri.kind != UriKind::Page {
         return;
     }
     let mut notes = Vec::new();

@@ -864,7 +864,7 @@ fn sheet_bean(ctx: &RuleContext<'_>, b: &Bean, profile: &mut Profile) {
             match sheet_entry(ctx.beans, key, text) {
                 Mapped::Set(k, v)
                     if PER_URI.iter().any(|p| k.starts_with(p))
-                        && !trawl_config::settings::READ_AT_LAUNCH.contains(&k) =>
+                        && !trawl_config::settings::sheet_cannot_set(k) =>
                 {
                     sheet.set.push(Setting {
                         key: k.to_owned(),

@@ -407,6 +407,13 @@ pub(crate) fn ctl(job: &Path, json: bool, action: CtlAction) -> anyhow::Result<E
             url, state, status, ..
         } => match status {
             Some(s) => writeln!(out, "{state} {s} {url}")?,
+            // A URI refused before it was queued (the scope, a URL filter, a budget) is only in crawl.log
+            // (xt12a F17: "unknown" read as "never seen").
+            None if state == "unknown" => writeln!(
+                out,
+                "{state} {url} (never queued: a URI the scope, a URL filter or a queue's budget refused has only \
+                 its crawl.log line)"
+            )?,
             None => writeln!(out, "{state} {url}")?,
         },
         _ => {}

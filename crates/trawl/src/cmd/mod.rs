@@ -116,6 +116,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             UrlCommand::Explain {
                 config,
                 via,
+                seeds,
                 hops,
                 classes,
                 urls,
@@ -124,6 +125,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 config.as_deref(),
                 classes.as_deref(),
                 via.as_deref(),
+                &seeds,
                 hops.as_deref(),
                 urls,
             ),

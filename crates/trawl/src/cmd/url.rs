@@ -181,17 +181,35 @@ pub(crate) fn explain(
     config: Option<&Path>,
     library: Option<&Path>,
     via: Option<&str>,
+    seeds: &[String],
     hops: Option<&str>,
     urls: Vec<String>,
 ) -> anyhow::Result<ExitCode> {
-    let config = match config {
+    let mut config = match config {
         Some(path) => CrawlConfig::load(path)?,
         None => CrawlConfig::default(),
     };
     let id = config.identity.build()?;
+    // A via that is no http(s) URL is refused, not replaced by the seed (xt12a F16: a typo gave the
+    // opposite verdict, silently).
     let via = via
-        .map(|v| parse_lenient(v).with_context(|| format!("--via {v:?}")))
+        .map(|v| match Url::parse(v) {
+            Ok(u) if matches!(u.scheme(), "http" | "https") && u.has_host() => Ok(u),
+            _ => Err(anyhow::anyhow!(
+                "--via {v:?} is not an http(s) URL: give the page the URL was found on, as http://HOST/PATH"
+            )),
+        })
         .transpose()?;
+    for seed in seeds {
+        parse_lenient(seed).with_context(|| format!("--seed {seed:?}"))?;
+        config.seeds.urls.push(seed.clone());
+    }
+    if config.seeds.urls.is_empty() {
+        say!(
+            "trawl: note: no seeds (the config has no [seeds] and no --seed was given): each URL is judged as its own \
+             seed, so a scope made of the seeds' prefixes accepts it; pass the crawl's seeds with --seed URL"
+        );
+    }
     if let Some(h) = hops
         && let Some(c) = h.chars().find(|c| !"LERXPSI".contains(*c))
     {
@@ -212,7 +230,6 @@ pub(crate) fn explain(
     let classes = UrlClasses::from_defs(defs.clone())?;
     // The scope (its `url_class_kind` rules) sees the library's classes too, as the crawl would with the
     // library in `[classes] files`.
-    let mut config = config;
     config.url_classes = defs;
     each(
         urls,
