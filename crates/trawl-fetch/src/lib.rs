@@ -1205,6 +1205,39 @@ mod tests {
         );
     }
 
+    /// A server that reads the request and says nothing is left after `timeout_ms` of silence, not after
+    /// the whole `header_timeout_ms` (xt12a b F2: it held the fetch 30 s with `timeout_ms = 500`).
+    #[tokio::test]
+    async fn silence_before_the_head_ends_at_the_timeout() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        std::thread::spawn(move || {
+            if let Ok((mut stream, _)) = listener.accept() {
+                let mut buf = [0u8; 4096];
+                let _ = std::io::Read::read(&mut stream, &mut buf);
+                std::thread::sleep(Duration::from_secs(15));
+            }
+        });
+        let config = FetchConfig {
+            timeout_ms: 300,
+            header_timeout_ms: 10_000,
+            ..FetchConfig::default()
+        };
+        let policy = AddressPolicy::new(vec!["127.0.0.0/8".parse().unwrap()], []);
+        let fetcher = Fetcher::new(config.clone(), policy);
+        let url = Url::parse(&format!("http://{addr}/")).unwrap();
+        let started = Instant::now();
+        let fetched = fetcher
+            .fetch(&url, 1 << 20, &config, &RequestParts::default())
+            .await;
+        assert!(
+            matches!(fetched.result, Err(FetchError::Timeout(300))),
+            "{:?}",
+            fetched.result
+        );
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
     #[tokio::test]
     async fn a_field_of_the_request_replaces_the_default_and_head_is_head() {
         let fetcher = Fetcher::new(FetchConfig::default(), AddressPolicy::default());

@@ -1041,6 +1041,28 @@ http://c.org/ # third
         );
     }
 
+    /// What would fail the crawl later, or quietly do nothing, is refused when the config is checked: no link
+    /// extracted at `max_decoded_bytes = 0`, a WARC prefix too long for a file name or holding a space
+    /// (xt12a b F5, F6).
+    #[test]
+    fn a_prefix_no_file_can_carry_and_no_decoding_are_refused() {
+        for (text, key) in [
+            (
+                "[fetch]\nmax_decoded_bytes = 0\n",
+                "fetch.max_decoded_bytes",
+            ),
+            ("[warc]\nprefix = \"a b\"\n", "warc.prefix"),
+        ] {
+            let e = CrawlConfig::check_str(text, Path::new("my.toml")).unwrap_err();
+            assert_eq!(e.problems[0].key.as_deref(), Some(key), "{e}");
+        }
+        let long = format!("[warc]\nprefix = \"{}\"\n", "a".repeat(101));
+        let e = CrawlConfig::check_str(&long, Path::new("my.toml")).unwrap_err();
+        assert!(e.to_string().contains("keep it to 100"), "{e}");
+        let fine = format!("[warc]\nprefix = \"{}\"\n", "a".repeat(100));
+        assert!(CrawlConfig::check_str(&fine, Path::new("my.toml")).is_ok());
+    }
+
     /// A sheet setting a key read once per crawl is warned about, but not one setting a queue's budget, which
     /// the frontier takes from the sheet (xt12a F14: the warning told the operator to undo a working budget).
     #[test]
