@@ -255,31 +255,46 @@ impl RobotsCache {
         self.origins.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The gate before fetching `uri` (a page) from `queue`.
+    /// The gate before fetching `uri` (a page) from `queue`. The rules are matched after the lock on every
+    /// origin's state is released: a hostile robots.txt costs its own pages' checks, not every other
+    /// host's gate waiting on the lock (xt12a F1).
     pub(crate) fn gate(&self, uri: &CrawlUri, queue: &str) -> Gate {
         let origin = origin(&uri.url);
         self.learn_shared(&origin);
+        let (robots, why) = match self.lookup(&origin, uri, queue) {
+            Ok(known) => known,
+            Err(gate) => return gate,
+        };
+        if robots.allowed(&uri.url) {
+            Gate::Allowed
+        } else if matches!(*robots, Robots::DisallowAll) {
+            Gate::Blocked {
+                status: status::ROBOTS_PREREQUISITE_FAILED,
+                note: why,
+            }
+        } else {
+            Gate::Blocked {
+                status: status::ROBOTS_DISALLOWED,
+                note: None,
+            }
+        }
+    }
+
+    /// The gate's look at `origin`'s state, under the lock: the rules in force (and why they disallow
+    /// everything, if they do) for the caller to match, or the gate's answer when there are none.
+    fn lookup(
+        &self,
+        origin: &str,
+        uri: &CrawlUri,
+        queue: &str,
+    ) -> Result<(Arc<Robots>, Option<Annotation>), Gate> {
         let mut origins = self.origins();
-        match origins.get_mut(&origin) {
+        let gate = match origins.get_mut(origin) {
             Some(RobotsState::Known {
                 robots,
                 expires,
                 why,
-            }) if *expires > Instant::now() => {
-                if robots.allowed(&uri.url) {
-                    Gate::Allowed
-                } else if matches!(**robots, Robots::DisallowAll) {
-                    Gate::Blocked {
-                        status: status::ROBOTS_PREREQUISITE_FAILED,
-                        note: why.clone(),
-                    }
-                } else {
-                    Gate::Blocked {
-                        status: status::ROBOTS_DISALLOWED,
-                        note: None,
-                    }
-                }
-            }
+            }) if *expires > Instant::now() => return Ok((Arc::clone(robots), why.clone())),
             Some(RobotsState::Off { status, note }) => Gate::Blocked {
                 status: *status,
                 note: Some(note.clone()),
@@ -305,15 +320,16 @@ impl RobotsCache {
             },
             _ => {
                 // Queues held for a pending state that lapsed stay held for the new fetch.
-                let waiting = match origins.remove(&origin) {
+                let waiting = match origins.remove(origin) {
                     Some(RobotsState::Pending { waiting, .. }) => waiting,
                     _ => Vec::new(),
                 };
                 let since = Instant::now();
-                origins.insert(origin, RobotsState::Pending { waiting, since });
+                origins.insert(origin.to_string(), RobotsState::Pending { waiting, since });
                 Gate::Needed
             }
-        }
+        };
+        Err(gate)
     }
 
     /// Whether `at` is longer ago than a shared crawl's lapse (never in a crawl of one process).
