@@ -101,9 +101,9 @@ fn millis(d: Duration) -> u64 {
 
 impl RobotsCache {
     /// Settles `uri`'s origin from its robots.txt fetch (an answer, or a failure after its retries): 2xx rules,
-    /// 4xx allow everything, 5xx or no answer disallow everything until retried, a refused address keeps the
-    /// whole origin off limits. A redirect is followed instead, up to [`MAX_REDIRECTS`]; one to a refused
-    /// address is no answer.
+    /// 4xx allow everything but 429, which like 5xx or no answer disallows everything until retried (the
+    /// pages end -61 `robots:429`), a refused address keeps the whole origin off limits. A redirect is
+    /// followed instead, up to [`MAX_REDIRECTS`]; one to a refused address is no answer.
     pub(crate) fn after_fetch(
         &self,
         uri: &CrawlUri,
@@ -606,6 +606,37 @@ mod tests {
             at("/early")
         );
         assert!(matches!(at("/late"), Gate::Allowed), "{:?}", at("/late"));
+    }
+
+    /// xt12a F11: a robots.txt still answered 429 after its retries allowed the whole site, as a 404 does;
+    /// now its pages end -61 `robots:429`, as after a 5xx, and a 404 still allows everything.
+    #[test]
+    fn a_robots_txt_answered_429_allows_nothing() {
+        let settled = |status: u16| {
+            let mut record = crate::fetch_record::tests::gzipped(b"User-agent: *\nAllow: /\n");
+            if let Ok(resp) = &mut record.fetched.result {
+                resp.status = status;
+            }
+            let cache = RobotsCache::new("trawl".into());
+            let mut page = awaited();
+            page.awaited_robots = false;
+            assert!(matches!(cache.gate(&page, "q"), Gate::Needed));
+            cache.after_fetch(
+                &page.robots_prerequisite(),
+                &mut record,
+                &CrawlConfig::default(),
+            );
+            cache.gate(&page, "q")
+        };
+        match settled(429) {
+            Gate::Blocked { status, note } => {
+                assert_eq!(status, status::ROBOTS_PREREQUISITE_FAILED);
+                let note = note.map(|n| n.to_string());
+                assert_eq!(note.as_deref(), Some("robots:429"));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(settled(404), Gate::Allowed));
     }
 
     /// A cache as a shared crawl's worker process has it, with `lapse`, and no Redis behind it.

@@ -1,8 +1,8 @@
 //! robots.txt under RFC 9309: what a fetch of it means for its origin ([`Robots`]), and the parser and matcher
 //! ([`RobotsTxt`], in `rfc9309.rs`).
 //!
-//! A robots.txt fetch's outcome: 2xx is parsed, 4xx allows everything, 5xx or no answer disallows everything
-//! (until it is fetched again).
+//! A robots.txt fetch's outcome: 2xx is parsed, 4xx allows everything, 429 (the server asking for fewer
+//! requests, as Google reads it), 5xx or no answer disallows everything (until it is fetched again).
 
 mod rfc9309;
 
@@ -15,9 +15,10 @@ pub use self::rfc9309::{MAX_LINE_BYTES, RobotsTxt, path_of, token_run};
 /// The rules for one origin, for one crawler.
 #[derive(Debug)]
 pub enum Robots {
-    /// No usable robots.txt (4xx): everything is allowed.
+    /// No usable robots.txt (4xx but 429): everything is allowed.
     AllowAll,
-    /// The server failed to answer (5xx, network error): nothing may be fetched until robots.txt is retried.
+    /// The server failed to answer (5xx, 429, network error): nothing may be fetched until robots.txt is
+    /// retried.
     DisallowAll,
     /// Parsed rules, and the product token they are read for.
     Rules {
@@ -30,13 +31,16 @@ pub enum Robots {
 
 impl Robots {
     /// The rules implied by a robots.txt response with `status` and `body`, for `agent` (the product token).
-    /// Redirects are followed by the caller; one that is not followed counts as "unavailable" (allow).
+    /// Redirects are followed by the caller; one that is not followed counts as "unavailable" (allow). A 429
+    /// says the server is overloaded, not that the file is absent: like a 5xx it allows nothing (RFC 9309
+    /// §2.3.1.3 only lets a crawler allow all on a 4xx; xt12a F11).
     pub fn from_response(status: u16, body: &[u8], agent: &str) -> Robots {
         match status {
             200..=299 => Robots::Rules {
                 txt: Box::new(RobotsTxt::parse(body)),
                 agent: agent.to_string(),
             },
+            429 => Robots::DisallowAll,
             300..=499 => Robots::AllowAll,
             _ => Robots::DisallowAll,
         }
@@ -153,6 +157,9 @@ mod tests {
         assert_eq!(r.sitemaps(), ["http://a.org/s.xml".to_string()]);
         assert!(Robots::from_response(404, body, "trawl").allowed(&u("http://a.org/private/x")));
         assert!(!Robots::from_response(503, b"", "trawl").allowed(&u("http://a.org/")));
+        // xt12a F11: 429 (after its retries) is the server limiting requests, not a missing file.
+        assert!(!Robots::from_response(429, body, "trawl").allowed(&u("http://a.org/public")));
+        assert!(Robots::from_response(410, body, "trawl").allowed(&u("http://a.org/private/x")));
     }
 
     #[test]
