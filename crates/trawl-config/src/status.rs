@@ -14,7 +14,8 @@ pub const TIMEOUT: i32 = -4;
 pub const RUNTIME_EXCEPTION: i32 = -5;
 /// The URI cannot be sent as a request (Heritrix: "unsupported or illegal").
 pub const UNFETCHABLE: i32 = -7;
-/// robots.txt could not be fetched (5xx or no answer after retries), so the host is off limits.
+/// robots.txt could not be fetched (5xx, 429 or no answer after retries, or a redirect to a refused address), so
+/// the host is off limits.
 pub const ROBOTS_PREREQUISITE_FAILED: i32 = -61;
 /// The URI's prerequisite (robots.txt) could not be scheduled: the scope rejected it.
 pub const PREREQUISITE_UNSCHEDULABLE: i32 = -63;

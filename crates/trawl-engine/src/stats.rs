@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use std::{
+    borrow::Cow,
     collections::{BTreeMap, BTreeSet, HashMap},
     sync::{
         Mutex, PoisonError,
@@ -132,11 +133,31 @@ impl SeedOutcome {
     }
 
     /// Why a seed got no response, in words, from its status (and its notes: a proxy's failure is not the
-    /// origin's).
-    pub fn cause(&self) -> &'static str {
+    /// origin's; a -61's `robots:` note says what became of its robots.txt).
+    pub fn cause(&self) -> Cow<'static, str> {
         use trawl_config::status;
         let proxy = self.notes.split(',').any(|n| n.ends_with("err=proxy"));
-        match self.status {
+        let robots = self
+            .notes
+            .split(',')
+            .find_map(|n| n.strip_prefix("robots:"));
+        if self.status == status::ROBOTS_PREREQUISITE_FAILED {
+            // A redirect of the robots.txt to a refused address: the origin's own address is -5001 instead.
+            if let Some(range) = robots.and_then(|r| r.strip_prefix("refused=")) {
+                return format!(
+                    "its robots.txt redirects to an address the address policy refuses ({range}), so its host \
+                     was not crawled: add that address to fetch.allow_addresses"
+                )
+                .into();
+            }
+            if robots == Some("429") {
+                return "its robots.txt was answered 429 (the site limited requests) through all its retries, \
+                        so its host was not crawled: crawl it later or more slowly (frontier.min_delay_ms, \
+                        frontier.retry_delay_ms)"
+                    .into();
+            }
+        }
+        Cow::Borrowed(match self.status {
             status::CONNECT_FAILED if proxy => {
                 "the proxy gave no tunnel to its host (the origin was not reached)"
             }
@@ -163,7 +184,7 @@ impl SeedOutcome {
             status::OVER_QUOTA => "its host's budget was spent",
             s if s > 0 => "it was fetched",
             _ => "it was not fetched",
-        }
+        })
     }
 }
 
@@ -966,5 +987,39 @@ mod tests {
                 .cause()
                 .contains("proxy")
         );
+    }
+
+    /// xt12a F13: a robots.txt redirected to a refused address was reported as "no answer or a 5xx", with no
+    /// fix named; a 429 (xt12a F11) is the site limiting requests.
+    #[test]
+    fn a_seed_failed_by_its_robots_txt_says_what_became_of_it() {
+        use trawl_config::status;
+        let seed = |notes: &str| SeedOutcome {
+            status: status::ROBOTS_PREREQUISITE_FAILED,
+            redirect: None,
+            notes: notes.into(),
+        };
+        let refused = seed("robots:refused=loopback").cause();
+        assert!(
+            refused.contains("redirects to an address the address policy refuses (loopback)")
+                && refused.contains("fetch.allow_addresses")
+                && !refused.contains("5xx"),
+            "{refused}"
+        );
+        let limited = seed("2t,robots:429").cause();
+        assert!(
+            limited.contains("429")
+                && limited.contains("limited requests")
+                && !limited.contains("5xx"),
+            "{limited}"
+        );
+        assert!(seed("robots:503").cause().contains("no answer or a 5xx"));
+        // The origin's own address refused is another status, with its own words.
+        let own = SeedOutcome {
+            status: status::ADDRESS_REFUSED,
+            redirect: None,
+            notes: "refused=loopback".into(),
+        };
+        assert!(own.cause().contains("fetch.allow_addresses"));
     }
 }

@@ -355,12 +355,19 @@ fn xml_locs(xml: &[u8], doc_url: &Url) -> SitemapLinks {
     state.out
 }
 
-/// Text sitemaps: one absolute URL a line.
+/// Text sitemaps: one absolute URL a line, its scheme in any case. A leading byte order mark (what Windows
+/// editors write) is not part of the first line (xt12a F12).
 fn text_lines(text: &[u8], doc_url: &Url) -> SitemapLinks {
     let mut out = SitemapLinks::default();
-    for line in String::from_utf8_lossy(text).lines() {
+    let text = String::from_utf8_lossy(text);
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let starts = |line: &str, scheme: &str| {
+        line.get(..scheme.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(scheme))
+    };
+    for line in text.lines() {
         let line = line.trim();
-        if (line.starts_with("http://") || line.starts_with("https://"))
+        if (starts(line, "http://") || starts(line, "https://"))
             && !push(&mut out, line, None, doc_url, TEXT_LINE)
         {
             break;
@@ -417,6 +424,22 @@ mod tests {
         );
         assert!(looks_like_sitemap("application/xml", xml));
         assert!(!looks_like_sitemap("text/html", b"<html><body>hi"));
+    }
+
+    /// xt12a F12: a text sitemap starting with a UTF-8 byte order mark lost its first URL; and `HTTP://`
+    /// lines were dropped.
+    #[test]
+    fn a_text_sitemap_with_a_byte_order_mark_keeps_its_first_url() {
+        for body in [
+            "\u{feff}http://a.org/bt1\nhttp://a.org/bt2\n",
+            "\u{feff}http://a.org/bt1\r\nhttp://a.org/bt2\r\n",
+            "HTTP://a.org/bt1\nHttps://a.org/bt2",
+        ] {
+            let l = sitemap_links(body.as_bytes(), Some("text/plain"), &u());
+            let got = urls(&l);
+            assert_eq!(got.len(), 2, "{body:?}: {got:?}");
+            assert!(got[0].ends_with("//a.org/bt1"), "{body:?}: {got:?}");
+        }
     }
 
     #[test]
@@ -716,6 +739,25 @@ mod tests {
             let l = sitemap_links(&body, content_type, &u());
             prop_assert!(l.outlinks.len() <= MAX_URLS);
             let _ = looks_like_sitemap(content_type.unwrap_or_default(), &body);
+        }
+
+        /// A text sitemap's URLs are all read whatever its line ends, scheme case and byte order mark.
+        #[test]
+        fn every_line_of_a_text_sitemap_is_read(
+            paths in proptest::collection::vec("[a-z0-9]{1,8}", 1..20),
+            bom in any::<bool>(),
+            crlf in any::<bool>(),
+            upper in any::<bool>(),
+        ) {
+            let scheme = if upper { "HTTP://" } else { "http://" };
+            let end = if crlf { "\r\n" } else { "\n" };
+            let mut body = String::from(if bom { "\u{feff}" } else { "" });
+            for p in &paths {
+                body.push_str(&format!("{scheme}a.org/{p}{end}"));
+            }
+            let l = sitemap_links(body.as_bytes(), Some("text/plain"), &u());
+            let want: Vec<String> = paths.iter().map(|p| format!("http://a.org/{p}")).collect();
+            prop_assert_eq!(urls(&l), want);
         }
 
         #[test]

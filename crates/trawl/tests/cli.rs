@@ -119,6 +119,53 @@ fn robots_prints_one_verdict_per_url_by_longest_match() {
     assert_eq!(run.code, Some(0), "stderr: {}", run.stderr);
 }
 
+/// xt12a F2 and F3, as the tester ran them: escapes in another spelling than the rule's name the same path
+/// (RFC 9309 §2.2.2), and a Googlebot-style User-Agent is read by its `compatible;` name.
+#[test]
+fn robots_reads_escapes_in_one_spelling_and_a_compatible_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("robots.txt");
+    std::fs::write(
+        &file,
+        "User-agent: *\nDisallow: /~bar\nDisallow: /%7Efoo\nDisallow: /caf%C3%A9\nDisallow: /secret\n\
+         Disallow: /a%2Fb\n\nUser-agent: xbot\nDisallow: /x\n",
+    )
+    .unwrap();
+    let urls = [
+        "http://h/%7ebar",
+        "http://h/~foo",
+        "http://h/caf%c3%a9",
+        "http://h/%73ecret",
+        "http://h/a/b",
+    ];
+    let mut args = vec!["robots", "--agent", "trawl", "--file", s(&file)];
+    args.extend(urls);
+    let run = trawl(&args);
+    assert_eq!(
+        run.stdout,
+        "disallowed http://h/%7ebar\ndisallowed http://h/~foo\ndisallowed http://h/caf%c3%a9\n\
+         disallowed http://h/%73ecret\nallowed http://h/a/b\n",
+        "stderr: {}",
+        run.stderr
+    );
+    let agent = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; xbot/2.1; \
+                 +http://127.0.0.1/bot) Chrome/120.0.0.0 Safari/537.36";
+    let run = trawl(&[
+        "robots",
+        "--agent",
+        agent,
+        "--file",
+        s(&file),
+        "http://h/x",
+        "http://h/secret",
+    ]);
+    assert_eq!(
+        run.stdout, "disallowed http://h/x\nallowed http://h/secret\n",
+        "the xbot group applies: {}",
+        run.stderr
+    );
+}
+
 #[test]
 fn robots_matches_the_agent_case_insensitively_and_falls_back_to_star() {
     let dir = tempfile::tempdir().unwrap();
@@ -216,6 +263,22 @@ fn check_warns_of_a_robots_name_no_group_can_match() {
     );
     let strict = trawl(&["check", "--strict", s(&file)]);
     assert_eq!(strict.code, Some(1), "{}", strict.stderr);
+}
+
+/// xt12a F3: a browser-like User-Agent without a `compatible;` name is read as robots.txt agent `Mozilla`;
+/// `trawl check` says so.
+#[test]
+fn check_warns_of_a_robots_name_of_mozilla() {
+    let (run, _file, _dir) = check(
+        "[seeds]\nurls = [\"http://127.0.0.1:9/\"]\n\n[fetch]\nuser_agent = \"Mozilla/5.0 (X11; Linux x86_64) \
+         xbot/2.1 (+http://127.0.0.1/bot)\"\n",
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("fetch.user_agent") && run.stderr.contains("`Mozilla`"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

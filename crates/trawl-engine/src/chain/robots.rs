@@ -101,9 +101,9 @@ fn millis(d: Duration) -> u64 {
 
 impl RobotsCache {
     /// Settles `uri`'s origin from its robots.txt fetch (an answer, or a failure after its retries): 2xx rules,
-    /// 4xx allow everything, 5xx or no answer disallow everything until retried, a refused address keeps the
-    /// whole origin off limits. A redirect is followed instead, up to [`MAX_REDIRECTS`]; one to a refused
-    /// address is no answer.
+    /// 4xx allow everything but 429, which like 5xx or no answer disallows everything until retried (the
+    /// pages end -61 `robots:429`), a refused address keeps the whole origin off limits. A redirect is
+    /// followed instead, up to [`MAX_REDIRECTS`]; one to a refused address is no answer.
     pub(crate) fn after_fetch(
         &self,
         uri: &CrawlUri,
@@ -255,31 +255,46 @@ impl RobotsCache {
         self.origins.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The gate before fetching `uri` (a page) from `queue`.
+    /// The gate before fetching `uri` (a page) from `queue`. The rules are matched after the lock on every
+    /// origin's state is released: a hostile robots.txt costs its own pages' checks, not every other
+    /// host's gate waiting on the lock (xt12a F1).
     pub(crate) fn gate(&self, uri: &CrawlUri, queue: &str) -> Gate {
         let origin = origin(&uri.url);
         self.learn_shared(&origin);
+        let (robots, why) = match self.lookup(&origin, uri, queue) {
+            Ok(known) => known,
+            Err(gate) => return gate,
+        };
+        if robots.allowed(&uri.url) {
+            Gate::Allowed
+        } else if matches!(*robots, Robots::DisallowAll) {
+            Gate::Blocked {
+                status: status::ROBOTS_PREREQUISITE_FAILED,
+                note: why,
+            }
+        } else {
+            Gate::Blocked {
+                status: status::ROBOTS_DISALLOWED,
+                note: None,
+            }
+        }
+    }
+
+    /// The gate's look at `origin`'s state, under the lock: the rules in force (and why they disallow
+    /// everything, if they do) for the caller to match, or the gate's answer when there are none.
+    fn lookup(
+        &self,
+        origin: &str,
+        uri: &CrawlUri,
+        queue: &str,
+    ) -> Result<(Arc<Robots>, Option<Annotation>), Gate> {
         let mut origins = self.origins();
-        match origins.get_mut(&origin) {
+        let gate = match origins.get_mut(origin) {
             Some(RobotsState::Known {
                 robots,
                 expires,
                 why,
-            }) if *expires > Instant::now() => {
-                if robots.allowed(&uri.url) {
-                    Gate::Allowed
-                } else if matches!(**robots, Robots::DisallowAll) {
-                    Gate::Blocked {
-                        status: status::ROBOTS_PREREQUISITE_FAILED,
-                        note: why.clone(),
-                    }
-                } else {
-                    Gate::Blocked {
-                        status: status::ROBOTS_DISALLOWED,
-                        note: None,
-                    }
-                }
-            }
+            }) if *expires > Instant::now() => return Ok((Arc::clone(robots), why.clone())),
             Some(RobotsState::Off { status, note }) => Gate::Blocked {
                 status: *status,
                 note: Some(note.clone()),
@@ -305,15 +320,16 @@ impl RobotsCache {
             },
             _ => {
                 // Queues held for a pending state that lapsed stay held for the new fetch.
-                let waiting = match origins.remove(&origin) {
+                let waiting = match origins.remove(origin) {
                     Some(RobotsState::Pending { waiting, .. }) => waiting,
                     _ => Vec::new(),
                 };
                 let since = Instant::now();
-                origins.insert(origin, RobotsState::Pending { waiting, since });
+                origins.insert(origin.to_string(), RobotsState::Pending { waiting, since });
                 Gate::Needed
             }
-        }
+        };
+        Err(gate)
     }
 
     /// Whether `at` is longer ago than a shared crawl's lapse (never in a crawl of one process).
@@ -590,6 +606,37 @@ mod tests {
             at("/early")
         );
         assert!(matches!(at("/late"), Gate::Allowed), "{:?}", at("/late"));
+    }
+
+    /// xt12a F11: a robots.txt still answered 429 after its retries allowed the whole site, as a 404 does;
+    /// now its pages end -61 `robots:429`, as after a 5xx, and a 404 still allows everything.
+    #[test]
+    fn a_robots_txt_answered_429_allows_nothing() {
+        let settled = |status: u16| {
+            let mut record = crate::fetch_record::tests::gzipped(b"User-agent: *\nAllow: /\n");
+            if let Ok(resp) = &mut record.fetched.result {
+                resp.status = status;
+            }
+            let cache = RobotsCache::new("trawl".into());
+            let mut page = awaited();
+            page.awaited_robots = false;
+            assert!(matches!(cache.gate(&page, "q"), Gate::Needed));
+            cache.after_fetch(
+                &page.robots_prerequisite(),
+                &mut record,
+                &CrawlConfig::default(),
+            );
+            cache.gate(&page, "q")
+        };
+        match settled(429) {
+            Gate::Blocked { status, note } => {
+                assert_eq!(status, status::ROBOTS_PREREQUISITE_FAILED);
+                let note = note.map(|n| n.to_string());
+                assert_eq!(note.as_deref(), Some("robots:429"));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(settled(404), Gate::Allowed));
     }
 
     /// A cache as a shared crawl's worker process has it, with `lapse`, and no Redis behind it.

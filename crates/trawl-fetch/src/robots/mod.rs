@@ -1,8 +1,8 @@
 //! robots.txt under RFC 9309: what a fetch of it means for its origin ([`Robots`]), and the parser and matcher
 //! ([`RobotsTxt`], in `rfc9309.rs`).
 //!
-//! A robots.txt fetch's outcome: 2xx is parsed, 4xx allows everything, 5xx or no answer disallows everything
-//! (until it is fetched again).
+//! A robots.txt fetch's outcome: 2xx is parsed, 4xx allows everything, 429 (the server asking for fewer
+//! requests, as Google reads it), 5xx or no answer disallows everything (until it is fetched again).
 
 mod rfc9309;
 
@@ -15,9 +15,10 @@ pub use self::rfc9309::{MAX_LINE_BYTES, RobotsTxt, path_of, token_run};
 /// The rules for one origin, for one crawler.
 #[derive(Debug)]
 pub enum Robots {
-    /// No usable robots.txt (4xx): everything is allowed.
+    /// No usable robots.txt (4xx but 429): everything is allowed.
     AllowAll,
-    /// The server failed to answer (5xx, network error): nothing may be fetched until robots.txt is retried.
+    /// The server failed to answer (5xx, 429, network error): nothing may be fetched until robots.txt is
+    /// retried.
     DisallowAll,
     /// Parsed rules, and the product token they are read for.
     Rules {
@@ -30,13 +31,16 @@ pub enum Robots {
 
 impl Robots {
     /// The rules implied by a robots.txt response with `status` and `body`, for `agent` (the product token).
-    /// Redirects are followed by the caller; one that is not followed counts as "unavailable" (allow).
+    /// Redirects are followed by the caller; one that is not followed counts as "unavailable" (allow). A 429
+    /// says the server is overloaded, not that the file is absent: like a 5xx it allows nothing (RFC 9309
+    /// §2.3.1.3 only lets a crawler allow all on a 4xx; xt12a F11).
     pub fn from_response(status: u16, body: &[u8], agent: &str) -> Robots {
         match status {
             200..=299 => Robots::Rules {
                 txt: Box::new(RobotsTxt::parse(body)),
                 agent: agent.to_string(),
             },
+            429 => Robots::DisallowAll,
             300..=499 => Robots::AllowAll,
             _ => Robots::DisallowAll,
         }
@@ -81,24 +85,48 @@ impl Robots {
 }
 
 /// The product token of a User-Agent (`trawl` of `trawl/0.1 (+http://...)`), which robots.txt groups name. In
-/// the browser-like form crawlers also use (`Mozilla/5.0 (compatible; heritrix/3.4 +http://...)`, as
-/// Heritrix's default and Googlebot's), the name after `compatible;`.
+/// the browser-like forms crawlers also use, the name after a `compatible;` item of a parenthesised comment:
+/// `Mozilla/5.0 (compatible; heritrix/3.4 +http://...)` (Heritrix's default, Googlebot's old form) and
+/// `Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Googlebot/2.1; +http://...) Chrome/...`
+/// (Googlebot's and bingbot's form today).
 pub fn product_token(user_agent: &str) -> &str {
-    if let Some((_, rest)) = user_agent.split_once("(compatible;")
-        && let Some(name) = rest
-            .split(['/', ' ', ';', ')', '+'])
-            .find(|w| !w.is_empty())
-    {
-        return name;
+    compatible_name(user_agent)
+        .unwrap_or_else(|| user_agent.split(['/', ' ']).next().unwrap_or(user_agent))
+}
+
+/// The name after the first `compatible` item of `user_agent`'s parenthesised comments, if one has one.
+fn compatible_name(user_agent: &str) -> Option<&str> {
+    let mut rest = user_agent;
+    while let Some(open) = rest.find('(') {
+        let inside = &rest[open + 1..];
+        let (comment, after) = inside.split_once(')').unwrap_or((inside, ""));
+        let mut items = comment.split(';').map(str::trim);
+        if items.any(|item| item.eq_ignore_ascii_case("compatible"))
+            && let Some(name) = items
+                .next()
+                .and_then(|item| item.split(['/', ' ', '+']).find(|w| !w.is_empty()))
+        {
+            return Some(name);
+        }
+        rest = after;
     }
-    user_agent.split(['/', ' ']).next().unwrap_or(user_agent)
+    None
 }
 
 /// Why robots.txt groups written for `user_agent`'s product token would not be found, if they would not: the
 /// token has characters RFC 9309 does not allow in one (a digit, a dot), so a group naming it is read by its
-/// leading run of letters, `-` and `_`, which is not the crawler's whole name.
+/// leading run of letters, `-` and `_`, which is not the crawler's whole name; or the token is `Mozilla`, the
+/// first word of every browser-like User-Agent, which is not the crawler's name either (xt12a F3).
 pub fn token_problem(user_agent: &str) -> Option<String> {
     let token = product_token(user_agent);
+    if token.eq_ignore_ascii_case("mozilla") {
+        return Some(format!(
+            "the robots.txt name is `{token}`, the first word of every browser's User-Agent, not a crawler's \
+             name: robots.txt groups written for the crawler are not read, only `{token}` and `*` groups; \
+             start the User-Agent with the crawler's name, or name it in a `compatible;` item \
+             (`Mozilla/5.0 (compatible; NAME/1.0; +URL)`)"
+        ));
+    }
     let run = token_run(token);
     (run.len() != token.len()).then(|| {
         format!(
@@ -129,6 +157,9 @@ mod tests {
         assert_eq!(r.sitemaps(), ["http://a.org/s.xml".to_string()]);
         assert!(Robots::from_response(404, body, "trawl").allowed(&u("http://a.org/private/x")));
         assert!(!Robots::from_response(503, b"", "trawl").allowed(&u("http://a.org/")));
+        // xt12a F11: 429 (after its retries) is the server limiting requests, not a missing file.
+        assert!(!Robots::from_response(429, body, "trawl").allowed(&u("http://a.org/public")));
+        assert!(Robots::from_response(410, body, "trawl").allowed(&u("http://a.org/private/x")));
     }
 
     #[test]
@@ -148,6 +179,8 @@ mod tests {
             "Googlebot"
         );
         assert_eq!(product_token("Mozilla/5.0 (X11; Linux)"), "Mozilla");
+        assert_eq!(product_token("Mozilla/5.0 (X11; compatible)"), "Mozilla");
+        assert_eq!(product_token("Mozilla/5.0 (compatible"), "Mozilla");
         assert!(token_problem("trawl/0.1 (+http://x)").is_none());
         assert!(token_problem("Mozilla/5.0 (compatible; my_bot-x/1.0)").is_none());
         let said = token_problem("archive.org_bot/1.0 (+http://x)").unwrap();
@@ -155,6 +188,42 @@ mod tests {
             said.contains("`archive.org_bot`") && said.contains("read as `archive`"),
             "{said}"
         );
+    }
+
+    /// xt12a F3: Googlebot's and bingbot's form today has its `compatible;` item inside a comment that starts
+    /// with something else; it was read as `Mozilla`, so the crawler's own group was ignored.
+    #[test]
+    fn a_compatible_item_anywhere_in_a_comment_names_the_crawler() {
+        let ua = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; xbot/2.1; \
+                  +http://127.0.0.1/bot) Chrome/120.0.0.0 Safari/537.36";
+        assert_eq!(product_token(ua), "xbot");
+        assert!(token_problem(ua).is_none());
+        assert_eq!(
+            product_token("Mozilla/5.0 (Linux; Android 6.0.1) (compatible;bingbot/2.0)"),
+            "bingbot"
+        );
+        assert_eq!(
+            product_token("Mozilla/5.0 (X11;  Compatible ; FooBot +http://x)"),
+            "FooBot"
+        );
+        let body = b"User-agent: *\nDisallow: /nothing\n\nUser-agent: xbot\nDisallow: /x\n";
+        let r = Robots::from_response(200, body, product_token(ua));
+        assert!(!r.allowed(&u("http://a.org/x")));
+        assert!(r.allowed(&u("http://a.org/nothing")));
+    }
+
+    #[test]
+    fn a_robots_name_of_mozilla_is_warned_of() {
+        for ua in [
+            "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 xbot/1.0",
+            "mozilla/5.0 (+http://x)",
+        ] {
+            let said = token_problem(ua).unwrap_or_default();
+            assert!(
+                said.contains("`") && said.contains("compatible;"),
+                "{ua}: {said}"
+            );
+        }
     }
 
     proptest::proptest! {
