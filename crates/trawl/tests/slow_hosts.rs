@@ -615,3 +615,84 @@ async fn a_head_cut_by_a_stop_is_fetched_on_resume() {
         "the resumed fetch is archived"
     );
 }
+
+/// A short `Retry-After` is the retry's wait, not raised to `frontier.retry_delay_ms` (xt12a b F7: a 1 s
+/// Retry-After was waited 30 s, the default retry delay).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_short_retry_after_is_waited_as_asked() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let asked = Arc::new(AtomicUsize::new(0));
+    let count = asked.clone();
+    let app = Router::new().route(
+        "/soon",
+        axum::routing::get(move || {
+            let n = count.fetch_add(1, Ordering::SeqCst);
+            async move {
+                if n == 0 {
+                    (
+                        StatusCode::TOO_MANY_REQUESTS,
+                        [(header::RETRY_AFTER, "1")],
+                        "later",
+                    )
+                        .into_response()
+                } else {
+                    "<p>now</p>".into_response()
+                }
+            }
+        }),
+    );
+    let addr = common::listen(app).await;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("c.toml");
+    let seed = format!("http://127.0.0.1:{}/soon", addr.port());
+    std::fs::write(&cfg, format!("[seeds]\nurls = [\"{seed}\"]\n")).unwrap();
+    let job = dir.path().join("job");
+    let started = Instant::now();
+    common::crawl_quickly_with(&cfg, &job, |c| {
+        c.fetch.obey_robots = false;
+        c.frontier.max_retries = 1;
+        c.frontier.retry_delay_ms = 60_000;
+    })
+    .await;
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "waited {:?}",
+        started.elapsed()
+    );
+    let log = common::crawl_log(&job);
+    assert_eq!(common::log_line(&log, &seed).status, 200, "{log:?}");
+    assert_eq!(asked.load(Ordering::SeqCst), 2);
+}
+
+/// A robots.txt expiry at or under the host's delay still lets the page behind it be fetched: the robots.txt
+/// is trusted until that page's turn (xt12a b F3: it was fetched again at every turn and no page ever was).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_robots_expiry_under_the_delay_lets_pages_through() {
+    let site = trawl::selftest::site::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("c.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[seeds]\nurls = [\"{}\"]\n[scope]\nmax_hops = 0\n",
+            site.seed()
+        ),
+    )
+    .unwrap();
+    let job = dir.path().join("job");
+    let crawl = common::crawl_quickly_with(&cfg, &job, |c| {
+        c.fetch.robots_expiry_s = 0;
+        c.frontier.min_delay_ms = 300;
+        c.frontier.max_delay_ms = 300;
+    });
+    tokio::time::timeout(Duration::from_secs(60), crawl)
+        .await
+        .expect("the crawl ends");
+    let log = common::crawl_log(&job);
+    assert_eq!(common::log_line(&log, &site.seed()).status, 200, "{log:?}");
+    let robots = log
+        .iter()
+        .filter(|l| l.uri.ends_with("/robots.txt"))
+        .count();
+    assert_eq!(robots, 1, "{log:?}");
+}

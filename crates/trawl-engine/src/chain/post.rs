@@ -11,7 +11,7 @@ use super::{
     candidate,
     outcome::{Child, Cut, Disposition, Outcome, Placement},
     pipeline::Pipeline,
-    retry::{final_failure, politeness, retries_left, retry},
+    retry::{final_failure, politeness, retries_left, retry_as_asked},
     robots::AfterFetch,
 };
 use crate::{crawl_log::LogEntry, fetch_record::FetchRecord};
@@ -71,7 +71,7 @@ pub(super) fn run(
         uri.annotations.clear();
         // A `Retry-After` (or a 429) speaks for the host; another 5xx for this URL alone.
         let host = asked_to_wait || status == 429;
-        return Outcome::only(retry(p, uri, settings, host, delay));
+        return Outcome::only(retry_as_asked(p, uri, settings, host, delay, asked_to_wait));
     }
     if record.try_later() {
         delay = final_failure(p, &uri.url, settings, delay);

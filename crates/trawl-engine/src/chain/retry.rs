@@ -28,7 +28,25 @@ pub(crate) fn retry(
     host_failure: bool,
     politeness: Duration,
 ) -> Disposition {
-    let retry_delay = Duration::from_millis(settings.frontier.retry_delay_ms);
+    retry_as_asked(p, uri, settings, host_failure, politeness, false)
+}
+
+/// [`retry`], where `asked` says the server gave its own wait (a `Retry-After`, already in `politeness` and
+/// capped by `fetch.max_retry_after_s`): that wait is kept as it is, not raised to `frontier.retry_delay_ms`
+/// (xt12a b F7: a 2 s `Retry-After` was waited 30 s).
+pub(crate) fn retry_as_asked(
+    p: &Pipeline,
+    uri: CrawlUri,
+    settings: &CrawlConfig,
+    host_failure: bool,
+    politeness: Duration,
+    asked: bool,
+) -> Disposition {
+    let retry_delay = if asked {
+        Duration::ZERO
+    } else {
+        Duration::from_millis(settings.frontier.retry_delay_ms)
+    };
     let in_a_row = failed(p, &uri.url);
     // A robots.txt goes back to the front: the pages held behind it wait at the front of the same queue.
     let prerequisite = matches!(uri.kind, trawl_config::UriKind::Robots { .. });
@@ -102,7 +120,10 @@ pub(super) fn politeness(
             Duration::from_secs_f64(record.wire_bytes() as f64 / f.max_host_bytes_per_s as f64);
         delay = delay.max(cost.saturating_sub(fetch_time));
     }
-    if let Some(cd) = p.robots.crawl_delay(&origin(&uri.url)) {
+    // A crawl not obeying robots.txt (a live change may turn it off) keeps no Crawl-delay either (xt12a b F10).
+    if settings.fetch.obey_robots
+        && let Some(cd) = p.robots.crawl_delay(&origin(&uri.url))
+    {
         delay = delay.max(cd.min(Duration::from_millis(f.max_crawl_delay_ms)));
     }
     delay

@@ -166,12 +166,25 @@ impl RobotsCache {
                 }
                 let robots = Robots::from_response(status, body, &self.agent);
                 sitemaps_of(uri, &robots, record, settings);
+                // Trusted at least until the pages held behind it had their turn: the host's delay after this
+                // fetch (its Crawl-delay included) and a minute more. An expiry under that fetched the
+                // robots.txt again and again and never a page (xt12a b F3).
+                let f = &settings.frontier;
+                let turn = Duration::from_millis(f.max_delay_ms.max(f.min_delay_ms))
+                    + robots
+                        .crawl_delay()
+                        .unwrap_or_default()
+                        .min(Duration::from_millis(f.max_crawl_delay_ms))
+                    + Duration::from_secs(60);
                 let (ttl, why) = match robots {
                     Robots::DisallowAll => (
                         retry,
                         Some(Annotation::Robots(Box::new(Annotation::Status(status)))),
                     ),
-                    _ => (Duration::from_secs(settings.fetch.robots_expiry_s), None),
+                    _ => (
+                        Duration::from_secs(settings.fetch.robots_expiry_s).max(turn),
+                        None,
+                    ),
                 };
                 known(robots, ttl, why)
             }
