@@ -57,7 +57,7 @@ impl FetchRecord {
             .result
             .as_ref()
             .ok()
-            .and_then(|r| field::content_type(values(r, "content-type")));
+            .and_then(|r| content_type_of(&r.headers));
         let mime = content_type
             .as_deref()
             .and_then(|ct| ct.split(';').next())
@@ -170,6 +170,11 @@ fn values<'a>(resp: &'a Response, name: &str) -> impl Iterator<Item = &'a [u8]> 
     resp.headers.get_all(name).iter().map(|v| v.as_bytes())
 }
 
+/// The `Content-Type` of a response head, read as [`FetchRecord::new`] reads it.
+pub(crate) fn content_type_of(headers: &http::HeaderMap) -> Option<String> {
+    field::content_type(headers.get_all("content-type").iter().map(|v| v.as_bytes()))
+}
+
 /// The codings on a response's body, in the order applied: its content codings, then the transfer codings
 /// other than `chunked` (`Transfer-Encoding: gzip, chunked`, rare): hyper removes only `chunked`, so the
 /// others are undone here with the content codings, for extraction.
@@ -231,6 +236,7 @@ pub(crate) mod tests {
                     tls: None,
                 },
                 withheld: false,
+                stopped_after_head: None,
             }),
         })
     }
@@ -294,6 +300,7 @@ pub(crate) mod tests {
                 tls: None,
             },
             withheld: false,
+            stopped_after_head: None,
         }
     }
 

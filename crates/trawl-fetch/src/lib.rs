@@ -77,6 +77,8 @@ pub struct Response {
     /// Set when the header fields of [`RequestParts::guarded`] were left out of the request: the TLS
     /// certificate failed validation.
     pub withheld: bool,
+    /// Why the body was not downloaded ([`RequestParts::after_head`]): the head is all there is.
+    pub stopped_after_head: Option<String>,
 }
 
 /// The protocols of an exchange, as WARC 1.1's `WARC-Protocol` names them.
@@ -114,6 +116,19 @@ pub struct RequestParts<'a> {
     /// Fields of `headers` (a login's session cookies) left out over a TLS connection whose certificate
     /// failed validation: the request goes without them, and [`Response::withheld`] says so.
     pub guarded: Vec<http::HeaderName>,
+    /// Asked once the response head is in: a reason not to read the body (the crawl's `after_headers` gate
+    /// refusing a video by its type or declared length); the body is then not downloaded.
+    pub after_head: Option<HeadCheck<'a>>,
+}
+
+/// A question put to a response head (status, fields): `Some(why)` stops the download there.
+#[derive(Clone, Copy)]
+pub struct HeadCheck<'a>(pub &'a (dyn Fn(u16, &http::HeaderMap) -> Option<String> + Send + Sync));
+
+impl std::fmt::Debug for HeadCheck<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("HeadCheck")
+    }
 }
 
 /// Why a fetch produced no response.
@@ -622,8 +637,16 @@ impl Fetcher {
             );
             return Err(((FetchError::Malformed(said), ip), false));
         }
+        let stopped = parts
+            .after_head
+            .and_then(|check| (check.0)(response.status().as_u16(), response.headers()));
         let (parts, mut body) = response.into_parts();
-        let mut data = Vec::with_capacity(body_room(&parts, max_bytes));
+        let room = if stopped.is_some() {
+            0
+        } else {
+            body_room(&parts, max_bytes)
+        };
+        let mut data = Vec::with_capacity(room);
         let mut truncated = None;
         let mut trailing = false;
         // The minimum-rate rule: each window must bring its share of bytes, or the body is cut (a share of 0
@@ -643,7 +666,8 @@ impl Fetcher {
         // The time forgiven so far as trawl's own (below), at most about `idle` for a body: a runtime late
         // again and again (a starved machine) must not hold a slow or silent server for ever.
         let mut forgiven = Duration::ZERO;
-        loop {
+        // A body the head check refused is not read at all.
+        while stopped.is_none() {
             // A body that keeps coming (so that no wait times out) is cut here.
             if self.cut_passed() {
                 truncated = Some(Truncation::Time);
@@ -745,7 +769,7 @@ impl Fetcher {
             }
             None => {
                 let (request_bytes, mut response_bytes) = conn.tap.take();
-                if truncated.is_some() {
+                if truncated.is_some() || stopped.is_some() {
                     // The body as far as it was taken: `max_bytes` of it, or what came before a stall or
                     // a break (hyper refuses framing the recording may still hold past it: chunk-size lines
                     // ending in a bare LF), so that the record and crawl.log agree.
@@ -775,8 +799,10 @@ impl Fetcher {
             invalid_cert: conn.invalid_cert.clone(),
             protocol: conn.protocol,
             withheld,
+            stopped_after_head: stopped.clone(),
         };
-        let reusable = truncated.is_none() && !trailing && !conn.sender.is_closed();
+        let reusable =
+            truncated.is_none() && stopped.is_none() && !trailing && !conn.sender.is_closed();
         Ok(((response, ip), reusable.then_some(conn)))
     }
 

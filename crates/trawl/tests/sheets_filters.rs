@@ -246,3 +246,58 @@ before_write = [{{ rule = "fetch_status_matches" }}]
         );
     }
 }
+
+/// An `after_headers` REJECT stops the download at the head: a refused video (by its type) or a file (by its
+/// declared length) is not read, its line gives what came, and nothing of it is archived (xt12a F5: the
+/// 30 MB were read whole, then dropped).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_refused_on_its_head_is_not_downloaded() {
+    use axum::{Router, http::header, response::Html, routing::get};
+    const BIG: usize = 8 << 20;
+    let app = Router::new()
+        .route(
+            "/",
+            get(|| async { Html("<a href=\"/big.mp4\">v</a> <a href=\"/big.bin\">b</a>") }),
+        )
+        .route(
+            "/big.mp4",
+            get(|| async { ([(header::CONTENT_TYPE, "video/mp4")], vec![7u8; BIG]) }),
+        )
+        .route(
+            "/big.bin",
+            get(|| async {
+                (
+                    [(header::CONTENT_TYPE, "application/octet-stream")],
+                    vec![7u8; BIG],
+                )
+            }),
+        );
+    let addr = common::listen(app).await;
+    let seed = format!("http://{addr}/");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("crawl.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "[seeds]\nurls = [\"{seed}\"]\n[decide]\nafter_headers = [\
+             {{ rule = \"content_type_matches_regex\", regex = \"^video/\" }}, \
+             {{ rule = \"content_length\", longer_than = 1000000 }}]\n"
+        ),
+    )
+    .unwrap();
+    let job = dir.path().join("job");
+    common::crawl_quickly_with(&path, &job, |c| c.fetch.obey_robots = false).await;
+    let log = common::crawl_log(&job);
+    // (The video is refused by both rules: the sequence's last answer, `content_length`, is the one named.)
+    for page in ["big.mp4", "big.bin"] {
+        let line = common::log_line(&log, &format!("{seed}{page}"));
+        assert!(line.has_annotation("reject:content_length"), "{line:?}");
+        assert!(line.size.unwrap_or(0) < (1 << 20) as u64, "{line:?}");
+    }
+    let archived: Vec<String> = common::records(&job)
+        .iter()
+        .filter_map(|r| r.get("WARC-Target-URI").map(str::to_string))
+        .collect();
+    assert!(archived.contains(&seed), "{archived:?}");
+    assert!(!archived.iter().any(|u| u.contains("big.")), "{archived:?}");
+}

@@ -206,8 +206,14 @@ pub(super) async fn request(
     auth: Option<(usize, http::HeaderValue)>,
     page_request: Option<&PageRequest>,
 ) -> Fetched {
+    let head_check = super::gates::on_head(p, uri);
     let mut parts = RequestParts {
         validators,
+        after_head: head_check.as_ref().map(|c| {
+            trawl_fetch::HeadCheck(
+                c as &(dyn Fn(u16, &http::HeaderMap) -> Option<String> + Send + Sync),
+            )
+        }),
         ..RequestParts::default()
     };
     if let Some(page) = page_request {
