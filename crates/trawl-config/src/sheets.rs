@@ -53,11 +53,38 @@ fn set_path(root: &mut toml::Value, path: &str, value: toml::Value) {
     }
 }
 
-/// `base` with `set` applied; the error says which value does not fit.
+/// Removes `path` (dotted) from `root`.
+fn remove_path(root: &mut toml::Value, path: &str) {
+    let (parent, key) = path.rsplit_once('.').unwrap_or(("", path));
+    let mut v = root;
+    for part in parent.split('.').filter(|p| !p.is_empty()) {
+        match v.get_mut(part) {
+            Some(next) => v = next,
+            None => return,
+        }
+    }
+    if let Some(table) = v.as_table_mut() {
+        table.remove(key);
+    }
+}
+
+/// `base` with `set` applied; the error says which value does not fit. An empty string for a setting that
+/// defaults to none (`fetch.proxy`) sets it back to none: a proxy set while a crawl runs can be taken away
+/// again, and a sheet can send its hosts direct (xt12a b F4: there was no way back but editing crawl.toml).
 pub fn apply(base: &CrawlConfig, set: &toml::Table) -> Result<CrawlConfig, toml::de::Error> {
     let mut v = toml::Value::try_from(base).expect("config serializes");
+    let defaults = toml::Value::try_from(CrawlConfig::default()).expect("config serializes");
+    let default_of = |path: &str| {
+        path.split('.')
+            .try_fold(&defaults, |v, part| v.get(part))
+            .is_some()
+    };
     for (path, value) in set {
-        set_path(&mut v, path, value.clone());
+        if value.as_str() == Some("") && !default_of(path) {
+            remove_path(&mut v, path);
+        } else {
+            set_path(&mut v, path, value.clone());
+        }
     }
     v.try_into()
 }
@@ -391,5 +418,30 @@ set = { "frontier.min_delay_ms" = 100, "frontier.max_delay_ms" = 200 }
         }
         assert!(e.iter().all(|(k, _)| k == "sheet[0].set"), "{text}");
         assert_eq!(e.len(), 5, "{text}");
+    }
+}
+
+#[cfg(test)]
+mod clearing {
+    use super::*;
+
+    /// An empty string takes a setting that defaults to none back to none; for any other setting it is a
+    /// value like another (xt12a b F4).
+    #[test]
+    fn an_empty_string_clears_a_setting_that_defaults_to_none() {
+        let mut base = CrawlConfig::default();
+        base.fetch.proxy = Some("http://127.0.0.1:1".into());
+        let cleared = apply(
+            &base,
+            &toml::Table::from_iter([("fetch.proxy".to_owned(), toml::Value::from(""))]),
+        )
+        .unwrap();
+        assert_eq!(cleared.fetch.proxy, None);
+        let prefix = apply(
+            &base,
+            &toml::Table::from_iter([("warc.prefix".to_owned(), toml::Value::from(""))]),
+        )
+        .unwrap();
+        assert_eq!(prefix.warc.prefix, "");
     }
 }

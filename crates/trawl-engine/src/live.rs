@@ -139,7 +139,7 @@ pub enum SettingsError {
     #[error("{}", .0.message())]
     Value(#[from] toml::de::Error),
     /// A value of the wrong type for the setting `path` (xt11a F13: the setting was not named).
-    #[error("`{path}`: {}: give a value of the setting's type (docs/configuration.md)", .source.message())]
+    #[error("`{path}`: {}: give a value of the setting's type (docs/configuration.md)", trawl_config::settings::problem::value_problem(.source))]
     ValueOf {
         /// The setting's dotted path.
         path: String,
@@ -264,8 +264,11 @@ mod tests {
             .apply(&config, &[], Path::new("."))
             .unwrap_err()
             .to_string();
+        // In the words `trawl check` uses, not serde's "expected u64" (xt12a b F8).
         assert!(
-            e.starts_with("`frontier.max_delay_ms`: invalid type"),
+            e.starts_with(
+                "`frontier.max_delay_ms`: found the text \"x\", expected a whole number, 0 or more"
+            ),
             "{e}"
         );
     }
@@ -325,7 +328,7 @@ mod tests {
             (r#"{"set": {"frontier.min_delay": 1}}"#, "names no setting"),
             (
                 r#"{"set": {"frontier.min_delay_ms": "slow"}}"#,
-                "invalid type",
+                "expected a whole number",
             ),
             (r#"{"set": {}}"#, "names no setting"),
             (r#"{"remove_sheet": "nope"}"#, "no sheet named \"nope\""),

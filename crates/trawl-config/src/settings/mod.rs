@@ -1063,6 +1063,33 @@ http://c.org/ # third
         assert!(CrawlConfig::check_str(&fine, Path::new("my.toml")).is_ok());
     }
 
+    /// A key written without its unit gets the key with it, and a key in the wrong table the table it belongs
+    /// in (xt12a b F8: both got only the list of every key).
+    #[test]
+    fn a_unit_left_off_and_a_key_in_the_wrong_table_are_named() {
+        for (text, want) in [
+            (
+                "[fetch]\ntimeout = 5000\n",
+                "unknown key `timeout`: did you mean `timeout_ms`?",
+            ),
+            (
+                "[frontier]\nmin_delay = 5\n",
+                "unknown key `min_delay`: did you mean `min_delay_ms`?",
+            ),
+            (
+                "user_agent = \"x/1\"\n",
+                "unknown key `user_agent` here: it belongs in [fetch]",
+            ),
+            (
+                "[fetch]\ndelay_factor = 1.0\n",
+                "unknown key `delay_factor` here: it belongs in [frontier]",
+            ),
+        ] {
+            let e = CrawlConfig::check_str(text, Path::new("my.toml")).unwrap_err();
+            assert!(e.to_string().contains(want), "{want}: {e}");
+        }
+    }
+
     /// A sheet setting a key read once per crawl is warned about, but not one setting a queue's budget, which
     /// the frontier takes from the sheet (xt12a F14: the warning told the operator to undo a working budget).
     #[test]

@@ -135,6 +135,53 @@ pub(crate) fn quoted_after<'m>(message: &'m str, start: &str) -> Option<&'m str>
     Some(&rest[..rest.find('`')?])
 }
 
+/// The one known key that is `got` with its unit left off (`timeout` for `timeout_ms`, `min_delay` for
+/// `min_delay_ms`), if exactly one is (xt12a b F8: no suggestion came for the commonest slip).
+fn unit_left_off<'k>(got: &str, known: &[&'k str]) -> Option<&'k str> {
+    let mut with_unit = known.iter().filter(|k| {
+        k.strip_prefix(got)
+            .is_some_and(|rest| rest.starts_with('_') && !rest[1..].contains('_'))
+    });
+    match (with_unit.next(), with_unit.next()) {
+        (Some(k), None) => Some(k),
+        _ => None,
+    }
+}
+
+/// The section of the crawl's settings whose key `key` is, when exactly one has it (`user_agent` written at
+/// the top or under `[frontier]` belongs in `[fetch]`).
+fn section_of(key: &str) -> Option<String> {
+    static SECTIONS: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
+    let sections = SECTIONS.get_or_init(|| {
+        let Ok(toml::Value::Table(root)) = toml::Value::try_from(super::CrawlConfig::default())
+        else {
+            return Vec::new();
+        };
+        root.into_iter()
+            .filter_map(|(section, v)| match v {
+                toml::Value::Table(t) => Some(
+                    t.keys()
+                        .map(|k| (section.clone(), k.clone()))
+                        .collect::<Vec<_>>(),
+                ),
+                _ => None,
+            })
+            .flatten()
+            .collect()
+    });
+    let mut found = sections.iter().filter(|(_, k)| k == key);
+    match (found.next(), found.next()) {
+        (Some((section, _)), None) => Some(section.clone()),
+        _ => None,
+    }
+}
+
+/// What is wrong with a value given for one setting (a sheet's, a live change's), in the words `trawl check`
+/// uses ("a whole number, 0 or more", the choices by name), not serde's ("expected u64").
+pub fn value_problem(e: &toml::de::Error) -> String {
+    in_users_words(e.message().trim())
+}
+
 /// serde's message in the words of someone writing a config: the closest known name for an unknown one
 /// ("did you mean `obey_robots`?") instead of the list of every name, and "a whole number" for `u32`.
 pub(crate) fn in_users_words(message: &str) -> String {
@@ -154,9 +201,17 @@ pub(crate) fn in_users_words(message: &str) -> String {
                 .iter()
                 .map(|k| (strsim::damerau_levenshtein(got, k), *k))
                 .filter(|(d, _)| *d <= near)
-                .min();
+                .min()
+                .map(|(_, k)| k)
+                .or_else(|| unit_left_off(got, &known));
+            if what == "key"
+                && closest.is_none()
+                && let Some(section) = section_of(got)
+            {
+                return format!("unknown key `{got}` here: it belongs in [{section}]");
+            }
             return match closest {
-                Some((_, k)) => format!("unknown {what} `{got}`: did you mean `{k}`?"),
+                Some(k) => format!("unknown {what} `{got}`: did you mean `{k}`?"),
                 None if what == "key" && !known.is_empty() => {
                     format!("unknown {what} `{got}`; known: {}", known.join(", "))
                 }

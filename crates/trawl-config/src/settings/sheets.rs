@@ -64,20 +64,54 @@ pub enum SheetTextError {
 pub enum SheetPathError {
     /// No setting has this path.
     #[error(
-        "{0:?} names no setting; sheets set dotted paths such as \"frontier.min_delay_ms\" (see docs/configuration.md)"
+        "{path:?} names no setting{hint}; settings are set by dotted paths such as \"frontier.min_delay_ms\" (see docs/configuration.md)"
     )]
-    NoSuchSetting(String),
+    NoSuchSetting {
+        /// The path.
+        path: String,
+        /// `: did you mean "…"?` for a path a slip away from a setting's, else empty.
+        hint: String,
+    },
     /// The path names a section.
     #[error("{0:?} is a section, not a setting: name one of its keys")]
     Section(String),
     /// The setting is read once per crawl, not per URI.
     #[error(
-        "{path:?} is not read per URI, so a sheet cannot change it; sheets may set frontier.*, fetch.*, scope.max_*, classes.watch_*, extract.* and browser.mode"
+        "{path:?} is not read per URI: neither a sheet nor a change to a running crawl (`trawl ctl JOB set`) can set it; edit the job's crawl.toml for its next launch. Sheets and live changes set frontier.*, fetch.*, scope.max_*, classes.watch_*, extract.* and browser.mode"
     )]
     NotPerUri {
         /// The path.
         path: String,
     },
+}
+
+/// The setting's path (`section.key`) a slip away from `path`: an edit or two, or its unit left off (xt12a
+/// b F8: a misspelt path got no suggestion).
+fn closest_path(defaults: &toml::Value, path: &str) -> Option<String> {
+    let paths: Vec<String> = defaults
+        .as_table()?
+        .iter()
+        .filter_map(|(section, v)| Some((section, v.as_table()?)))
+        .flat_map(|(section, t)| t.keys().map(move |k| format!("{section}.{k}")))
+        .chain(["fetch.proxy".to_owned()])
+        .collect();
+    let near = (path.chars().count() / 6).clamp(1, 3);
+    paths
+        .iter()
+        .map(|p| (strsim::damerau_levenshtein(path, p), p))
+        .filter(|(d, _)| *d <= near)
+        .min()
+        .map(|(_, p)| p.clone())
+        .or_else(|| {
+            let mut with_unit = paths.iter().filter(|p| {
+                p.strip_prefix(path)
+                    .is_some_and(|rest| rest.starts_with('_') && !rest[1..].contains('_'))
+            });
+            match (with_unit.next(), with_unit.next()) {
+                (Some(p), None) => Some(p.clone()),
+                _ => None,
+            }
+        })
 }
 
 /// Setting sections a sheet may override: those read per URI.
@@ -103,7 +137,12 @@ pub fn check_path(path: &str) -> Result<(), SheetPathError> {
         match v.get(part) {
             Some(next) => v = next,
             None => {
-                return Err(SheetPathError::NoSuchSetting(path.to_owned()));
+                return Err(SheetPathError::NoSuchSetting {
+                    path: path.to_owned(),
+                    hint: closest_path(&defaults, path)
+                        .map(|p| format!(": did you mean {p:?}?"))
+                        .unwrap_or_default(),
+                });
             }
         }
     }
@@ -116,4 +155,31 @@ pub fn check_path(path: &str) -> Result<(), SheetPathError> {
         });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A misspelt path gets the setting it was meant to name; a setting read once per crawl says where it is
+    /// changed, not only that a sheet cannot (xt12a b F8).
+    #[test]
+    fn a_wrong_path_is_said_with_the_way_out() {
+        for (path, want) in [
+            (
+                "frontier.min_dela_ms",
+                "did you mean \"frontier.min_delay_ms\"?",
+            ),
+            ("fetch.timeout", "did you mean \"fetch.timeout_ms\"?"),
+            ("fetchh.user_agent", "did you mean \"fetch.user_agent\"?"),
+            (
+                "warc.prefix",
+                "edit the job's crawl.toml for its next launch",
+            ),
+        ] {
+            let said = check_path(path).unwrap_err().to_string();
+            assert!(said.contains(want), "{path}: {said}");
+        }
+        assert!(check_path("frontier.min_delay_ms").is_ok());
+    }
 }
