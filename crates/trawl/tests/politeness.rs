@@ -111,3 +111,53 @@ async fn a_crawl_delay_holds_from_the_robots_txt_fetch_on() {
         assert!(gap >= 999, "fetches {pair:?} only {gap} ms apart");
     }
 }
+
+/// A robots.txt `Crawl-delay` spaces the starts of a host's fetches even with several connections to it
+/// (xt12a F4: three connections sent three requests per delay).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crawl_delay_holds_between_connections_too() {
+    use axum::{Router, extract::Request, response::Html};
+    use std::sync::{Arc, Mutex};
+    let seen: Arc<Mutex<Vec<(String, std::time::Instant)>>> = Arc::default();
+    let log = seen.clone();
+    let app = Router::new().fallback(move |req: Request| {
+        let log = log.clone();
+        async move {
+            let path = req.uri().path().to_owned();
+            log.lock()
+                .unwrap()
+                .push((path.clone(), std::time::Instant::now()));
+            if path == "/robots.txt" {
+                return "User-agent: *\nCrawl-delay: 1\n".to_owned().into_response();
+            }
+            let links: String = (0..5).map(|i| format!("<a href=\"/p{i}\">p</a>")).collect();
+            Html(links).into_response()
+        }
+    });
+    use axum::response::IntoResponse;
+    let addr = common::listen(app).await;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("c.toml");
+    std::fs::write(
+        &cfg,
+        format!("[seeds]\nurls = [\"http://{addr}/\"]\n[scope]\nmax_hops = 1\n"),
+    )
+    .unwrap();
+    let job = dir.path().join("job");
+    common::crawl_quickly_with(&cfg, &job, |c| c.fetch.max_connections_per_host = 3).await;
+    let seen = seen.lock().unwrap().clone();
+    let pages: Vec<_> = seen.iter().filter(|(p, _)| p != "/robots.txt").collect();
+    assert_eq!(pages.len(), 6, "{seen:?}");
+    for pair in pages.windows(2) {
+        let gap = pair[1].1 - pair[0].1;
+        assert!(
+            gap >= std::time::Duration::from_millis(950),
+            "{} then {} after {gap:?}: {:?}",
+            pair[0].0,
+            pair[1].0,
+            seen.iter()
+                .map(|(p, t)| (p, *t - seen[0].1))
+                .collect::<Vec<_>>()
+        );
+    }
+}

@@ -47,11 +47,14 @@ pub(crate) enum Disposition {
     HandedOver,
 }
 
-/// A queue held for an origin's robots.txt, until it is settled or `until` passes (then it looks again).
+/// A queue held until `until` passes (then it looks again): for an origin's robots.txt, which releases it
+/// sooner once settled, or (`robots` false) for its `Crawl-delay` between two connections' fetches.
 #[derive(Debug)]
 pub(crate) struct Hold {
     pub(crate) origin: String,
     pub(crate) until: Instant,
+    /// Held for the origin's robots.txt, not for its pace.
+    pub(crate) robots: bool,
 }
 
 impl Outcome {

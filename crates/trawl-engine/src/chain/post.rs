@@ -100,19 +100,6 @@ pub(super) fn run(
         && let Disposition::Done { delay, .. } = &mut outcome.disposition
     {
         *delay = (*delay).max(politeness(p, settings, &uri, &record));
-        // Each of a host's connections keeps the delay after its own fetch, so N connections send N
-        // requests per Crawl-delay: said, with the way to keep the site's pace (xt12a F4).
-        let per_host = settings.fetch.max_connections_per_host;
-        if per_host > 1
-            && let Some(asked) = p.robots.crawl_delay(&trawl_config::origin(&uri.url))
-        {
-            tracing::warn!(
-                "{} asks a Crawl-delay of {:.1} s; with fetch.max_connections_per_host = {per_host}, up to \
-                 {per_host} requests go to the host per delay: for the site's pace, set it to 1",
-                uri.url,
-                asked.as_secs_f64()
-            );
-        }
     }
     let (line, digest) = log_response(p, &mut uri, &record, worker);
     outcome.line = Some(line);

@@ -41,6 +41,7 @@ pub(super) fn run(
     }
     if settings.fetch.obey_robots {
         uri = robots_gate(p, uri, queue, worker)?;
+        uri = crawl_delay_pace(p, uri, queue, settings)?;
     }
     let verdict = p.gates.before_fetch.decide_input(&DecideInput::new(&uri));
     if verdict.decision == Decision::Reject {
@@ -81,6 +82,37 @@ fn hand_over(p: &Pipeline, uri: &CrawlUri, api: url::Url) -> Outcome {
 }
 
 /// robots.txt is a prerequisite of every page of an origin: known and allowing it, or fetched first.
+/// With several connections to a host, a robots.txt `Crawl-delay` spaces the starts of its queue's fetches
+/// (each connection keeps the politeness delay after its own fetch only): a URI taken too soon goes back,
+/// its queue held until the delay since the last start is over.
+fn crawl_delay_pace(
+    p: &Pipeline,
+    uri: CrawlUri,
+    queue: &str,
+    settings: &CrawlConfig,
+) -> Result<CrawlUri, Ended> {
+    if settings.fetch.max_connections_per_host <= 1 {
+        return Ok(uri);
+    }
+    let origin = origin(&uri.url);
+    let Some(delay) = p.robots.crawl_delay(&origin) else {
+        return Ok(uri);
+    };
+    let delay = delay.min(Duration::from_millis(settings.frontier.max_crawl_delay_ms));
+    match p.robots.pace(queue, delay) {
+        None => Ok(uri),
+        Some(until) => Err(Outcome::only(Disposition::Held {
+            uri,
+            hold: Some(Hold {
+                origin,
+                until,
+                robots: false,
+            }),
+        })
+        .into()),
+    }
+}
+
 fn robots_gate(
     p: &Pipeline,
     mut uri: CrawlUri,
@@ -103,6 +135,7 @@ fn robots_gate(
             let hold = Hold {
                 origin: origin(&uri.url),
                 until: Instant::now() + robots::RECHECK,
+                robots: true,
             };
             Err(Outcome::only(Disposition::Held {
                 uri,

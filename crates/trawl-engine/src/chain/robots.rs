@@ -78,6 +78,8 @@ pub(crate) struct RobotsCache {
     /// that lapsed longer ago is an earlier round's, which fails no waiting page. In milliseconds, as the
     /// live settings set it ([`RobotsCache::settings_changed`]).
     lapse: Option<AtomicU64>,
+    /// When each queue of an origin with a `Crawl-delay` last started a fetch ([`RobotsCache::pace`]).
+    starts: Mutex<HashMap<String, Instant>>,
 }
 
 /// How long a robots.txt may take in a shared crawl: claimed under a lease, and tried with every retry, each
@@ -206,7 +208,29 @@ impl RobotsCache {
             agent,
             share: None,
             lapse: None,
+            starts: Mutex::default(),
         }
+    }
+
+    /// Spaces the starts of `queue`'s fetches by its origin's `Crawl-delay`, `delay`, whatever the connections
+    /// a host may have: `None` when a fetch may start now (it is counted as started), else the instant the
+    /// next may. One connection keeps the delay after each fetch already; several each kept it after their
+    /// own, so N requests went per delay (xt12a F4). A queue split by `frontier.parallel_queues` is paced per
+    /// part, as the docs say.
+    pub(crate) fn pace(&self, queue: &str, delay: Duration) -> Option<Instant> {
+        let mut starts = self.starts.lock().unwrap_or_else(PoisonError::into_inner);
+        let now = Instant::now();
+        if let Some(last) = starts.get(queue)
+            && *last + delay > now
+        {
+            return Some(*last + delay);
+        }
+        // A map of the queues with a Crawl-delay that started lately: those paced long ago are let go.
+        if starts.len() > 4096 {
+            starts.retain(|_, at| now.saturating_duration_since(*at) < Duration::from_secs(3600));
+        }
+        starts.insert(queue.to_owned(), now);
+        None
     }
 
     /// The same cache sharing its verdicts with a shared crawl's other worker processes through `share`;

@@ -106,7 +106,7 @@ fn apply(shared: &Shared, queue: &str, ticket: Ticket, outcome: Outcome, worker:
             if let Some(hold) = hold {
                 f.hold(queue, hold.until);
                 // Settled between the gate and here: the release has come and gone.
-                if !p.robots.is_pending(&hold.origin) {
+                if hold.robots && !p.robots.is_pending(&hold.origin) {
                     f.release(queue);
                 }
             }
