@@ -211,7 +211,11 @@ pub(super) async fn request(
         validators,
         after_head: head_check.as_ref().map(|c| {
             trawl_fetch::HeadCheck(
-                c as &(dyn Fn(u16, &http::HeaderMap) -> Option<String> + Send + Sync),
+                c as &(
+                     dyn Fn(u16, &http::HeaderMap, Option<std::net::IpAddr>) -> Option<String>
+                         + Send
+                         + Sync
+                 ),
             )
         }),
         ..RequestParts::default()

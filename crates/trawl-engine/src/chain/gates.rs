@@ -1,6 +1,8 @@
 //! The after-fetch gates: the decide sequences on the response head and before writing, then the text
 //! filters on the page's text. They decide what is archived and which links are followed.
 
+use std::net::IpAddr;
+
 use super::pipeline::Pipeline;
 use crate::blocking::blocking;
 use crate::fetch_record::FetchRecord;
@@ -69,28 +71,33 @@ pub(super) fn run(p: &Pipeline, uri: &mut CrawlUri, record: &mut FetchRecord) {
 
 /// The `after_headers` gate, asked by the fetcher of a page's response head: a REJECT stops the download there,
 /// as the docs promise (xt12a F5: a refused 30 MB video was read whole, then dropped). `None` when the gate
-/// has no rule. The address is not known to it (an `ip_address_set` rule decides once the body is in).
+/// has no rule. Only a head that declares its length is judged there, when every fact the gate's rules read
+/// is known (status, type, length, address): a chunked body is read, and judged after as before, so that a
+/// later rule on its length may still overrule an earlier REJECT (review R2).
 pub(super) fn on_head<'a>(
     p: &'a Pipeline,
     uri: &'a CrawlUri,
-) -> Option<impl Fn(u16, &http::HeaderMap) -> Option<String> + Send + Sync + 'a> {
+) -> Option<impl Fn(u16, &http::HeaderMap, Option<IpAddr>) -> Option<String> + Send + Sync + 'a> {
     if uri.kind != UriKind::Page || p.gates.after_headers.is_empty() {
         return None;
     }
-    Some(move |status: u16, headers: &http::HeaderMap| {
-        let facts = FetchFacts {
-            ip: None,
-            status: Some(i32::from(status)),
-            mime: crate::fetch_record::content_type_of(headers),
-            length: headers
+    Some(
+        move |status: u16, headers: &http::HeaderMap, ip: Option<IpAddr>| {
+            let length = headers
                 .get(http::header::CONTENT_LENGTH)
                 .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.trim().parse().ok()),
-        };
-        let v = p
-            .gates
-            .after_headers
-            .decide_input(&DecideInput::fetched(uri, &facts));
-        (v.decision == Decision::Reject).then(|| v.rule.to_string())
-    })
+                .and_then(|v| v.trim().parse().ok())?;
+            let facts = FetchFacts {
+                ip,
+                status: Some(i32::from(status)),
+                mime: crate::fetch_record::content_type_of(headers),
+                length: Some(length),
+            };
+            let v = p
+                .gates
+                .after_headers
+                .decide_input(&DecideInput::fetched(uri, &facts));
+            (v.decision == Decision::Reject).then(|| v.rule.to_string())
+        },
+    )
 }

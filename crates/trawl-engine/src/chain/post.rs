@@ -89,7 +89,7 @@ pub(super) fn run(
                 // Not followed: the origin is settled as if it had no robots.txt.
                 Err(cut) => {
                     outcome.cuts.extend(cut.map(|c| *c));
-                    let ttl = Duration::from_secs(settings.fetch.robots_expiry_s);
+                    let ttl = super::robots::trusted_for(settings, None);
                     outcome.release = p.robots.unavailable(&origin, ttl);
                 }
             }

@@ -41,7 +41,6 @@ pub(super) fn run(
     }
     if settings.fetch.obey_robots {
         uri = robots_gate(p, uri, queue, worker)?;
-        uri = crawl_delay_pace(p, uri, queue, settings)?;
     }
     let verdict = p.gates.before_fetch.decide_input(&DecideInput::new(&uri));
     if verdict.decision == Decision::Reject {
@@ -50,6 +49,10 @@ pub(super) fn run(
         return Err(Outcome::done(verdict.status, Duration::ZERO)
             .logged(line)
             .into());
+    }
+    // Counted as a start only for a URI that is to be fetched (review R4).
+    if settings.fetch.obey_robots {
+        uri = crawl_delay_pace(p, uri, queue, settings)?;
     }
     // A class that failed to derive something: the URL is fetched as it is, and its line says why.
     let failed: Vec<String> = uri
@@ -91,7 +94,9 @@ fn crawl_delay_pace(
     queue: &str,
     settings: &CrawlConfig,
 ) -> Result<CrawlUri, Ended> {
-    if settings.fetch.max_connections_per_host <= 1 {
+    // The launch's connection count, which the frontier keeps (review R1: a live change to 1 turned the
+    // pacing off while three connections ran).
+    if !p.robots.paces() {
         return Ok(uri);
     }
     let origin = origin(&uri.url);

@@ -80,6 +80,22 @@ pub(crate) struct RobotsCache {
     lapse: Option<AtomicU64>,
     /// When each queue of an origin with a `Crawl-delay` last started a fetch ([`RobotsCache::pace`]).
     starts: Mutex<HashMap<String, Instant>>,
+    /// Whether the crawl was launched with several connections per host, so that its queues are paced by
+    /// their `Crawl-delay` (the frontier keeps the launch count whatever a later change says).
+    paced: bool,
+}
+
+/// How long a robots.txt (or its absence) is trusted: `fetch.robots_expiry_s`, but at least until the pages
+/// held behind it had their turn — the host's delay after its fetch (`crawl_delay` included) and a minute
+/// more. An expiry under that fetched the robots.txt again and again and never a page (xt12a b F3).
+pub(crate) fn trusted_for(settings: &CrawlConfig, crawl_delay: Option<Duration>) -> Duration {
+    let f = &settings.frontier;
+    let turn = Duration::from_millis(f.max_delay_ms.max(f.min_delay_ms))
+        + crawl_delay
+            .unwrap_or_default()
+            .min(Duration::from_millis(f.max_crawl_delay_ms))
+        + Duration::from_secs(60);
+    Duration::from_secs(settings.fetch.robots_expiry_s).max(turn)
 }
 
 /// How long a robots.txt may take in a shared crawl: claimed under a lease, and tried with every retry, each
@@ -168,25 +184,13 @@ impl RobotsCache {
                 }
                 let robots = Robots::from_response(status, body, &self.agent);
                 sitemaps_of(uri, &robots, record, settings);
-                // Trusted at least until the pages held behind it had their turn: the host's delay after this
-                // fetch (its Crawl-delay included) and a minute more. An expiry under that fetched the
-                // robots.txt again and again and never a page (xt12a b F3).
-                let f = &settings.frontier;
-                let turn = Duration::from_millis(f.max_delay_ms.max(f.min_delay_ms))
-                    + robots
-                        .crawl_delay()
-                        .unwrap_or_default()
-                        .min(Duration::from_millis(f.max_crawl_delay_ms))
-                    + Duration::from_secs(60);
+                let trusted = trusted_for(settings, robots.crawl_delay());
                 let (ttl, why) = match robots {
                     Robots::DisallowAll => (
                         retry,
                         Some(Annotation::Robots(Box::new(Annotation::Status(status)))),
                     ),
-                    _ => (
-                        Duration::from_secs(settings.fetch.robots_expiry_s).max(turn),
-                        None,
-                    ),
+                    _ => (trusted, None),
                 };
                 known(robots, ttl, why)
             }
@@ -209,7 +213,22 @@ impl RobotsCache {
             share: None,
             lapse: None,
             starts: Mutex::default(),
+            paced: false,
         }
+    }
+
+    /// The same cache pacing queues by their `Crawl-delay` when the crawl was launched with
+    /// `connections_per_host` above one ([`RobotsCache::pace`]).
+    pub(crate) fn pacing(self, connections_per_host: usize) -> RobotsCache {
+        RobotsCache {
+            paced: connections_per_host > 1,
+            ..self
+        }
+    }
+
+    /// Whether queues are paced by their `Crawl-delay` ([`RobotsCache::pacing`]).
+    pub(crate) fn paces(&self) -> bool {
+        self.paced
     }
 
     /// Spaces the starts of `queue`'s fetches by its origin's `Crawl-delay`, `delay`, whatever the connections

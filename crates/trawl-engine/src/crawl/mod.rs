@@ -719,7 +719,8 @@ impl Crawl {
             ),
             None => None,
         };
-        let robots = RobotsCache::new(product_token(&config.fetch.user_agent).to_string());
+        let robots = RobotsCache::new(product_token(&config.fetch.user_agent).to_string())
+            .pacing(config.fetch.max_connections_per_host);
         let robots = match robots_share {
             Some(share) => robots.shared(share, config),
             None => robots,
