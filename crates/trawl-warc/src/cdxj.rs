@@ -553,8 +553,15 @@ fn canonical(line: &str) -> String {
             let body = fields.remove("requestBody");
             let keyed_by_method =
                 method.is_some() || body.is_some() || key.contains("__wb_method=");
+            // The key must still be the URL's, but for the query a method or a form adds: a key naming
+            // another path stays as it is, and differs (xt13a F1: any key passed).
+            let before_query = |k: &str| k.split_once('?').map_or(k, |(p, _)| p).to_owned();
             let key = match fields.get("url").and_then(|u| u.as_str()) {
-                Some(url) if keyed_by_method => cdx_key(url),
+                Some(url)
+                    if keyed_by_method && before_query(key) == before_query(&cdx_key(url)) =>
+                {
+                    cdx_key(url)
+                }
                 _ => key.to_owned(),
             };
             format!(
@@ -1310,6 +1317,16 @@ mod tests {
             std::fs::write(&index, other.join("\n") + "\n").unwrap();
             assert_eq!(index_difference(&index, &trawl).unwrap(), None, "{other:?}");
         }
+        // A POST's answer keyed by another path is a difference (xt13a F1).
+        let elsewhere = with_bodies[2].replacen(")/login?", ")/login/evil?", 1);
+        std::fs::write(
+            &index,
+            [&with_bodies[..2], &[elsewhere], &with_bodies[3..]]
+                .concat()
+                .join("\n"),
+        )
+        .unwrap();
+        assert!(index_difference(&index, &trawl).unwrap().is_some());
         // A POST's answer at another offset is still a difference.
         let moved = with_bodies[3].replace("5905", "5906");
         std::fs::write(&index, [&with_bodies[..3], &[moved]].concat().join("\n")).unwrap();

@@ -957,6 +957,25 @@ async fn conditional_recrawl_archives_304s_as_revisits() {
         let line = log.iter().find(|l| l.uri == url(page)).unwrap();
         assert_eq!(line.status, 304, "{line:?}");
     }
+    // The recrawl's package alone: its 304s refer to payloads of the first crawl, which it does not name, so
+    // those pages are fetched whole; what it holds itself answers 304; the job verifies (xt13a F2: revisits
+    // of payloads in no source).
+    let job5 = dir.path().join("job5");
+    let extra = format!(
+        "[warc]\nprefix = \"five\"\ndedup_from = [{:?}]\n",
+        packages[1]
+    );
+    let five = config(dir.path(), "five", &url("/"), &extra);
+    common::crawl_quickly_with(&five, &job5, |c| c.fetch.conditional_recrawl = true).await;
+    let log = common::crawl_log(&job5);
+    assert_eq!(
+        common::log_line(&log, &url("/changing.html")).status,
+        304,
+        "{log:?}"
+    );
+    assert_eq!(common::log_line(&log, &url("/")).status, 200, "{log:?}");
+    let (ok, said) = trawl_cli(&["warc".as_ref(), "verify".as_ref(), job5.as_os_str()]);
+    assert!(ok, "{said}");
 }
 
 /// A host name looked up through the configured name server is archived as a `dns:` response record

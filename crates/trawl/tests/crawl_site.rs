@@ -208,4 +208,31 @@ async fn a_seed_redirecting_out_of_its_scope_is_said() {
         )),
         "{said}"
     );
+    // A crawl that follows no link from the seed either (`max_hops = 0`) is not told (xt13a F7).
+    let cfg = dir.path().join("zero.toml");
+    std::fs::write(
+        &cfg,
+        "[frontier]\nmin_delay_ms = 0\nmax_delay_ms = 0\ndelay_factor = 0.0\n\
+         [fetch]\nallow_addresses = [\"127.0.0.0/8\", \"::1/128\"]\n[scope]\nmax_hops = 0\n",
+    )
+    .unwrap();
+    let seed = format!("http://127.0.0.1:{}/", addr.port());
+    let job = dir.path().join("zero");
+    let (ok, said) = tokio::task::spawn_blocking(move || {
+        common::run(common::trawl_command().args([
+            "crawl".as_ref(),
+            seed.as_ref(),
+            "--job".as_ref(),
+            job.as_os_str(),
+            "-c".as_ref(),
+            cfg.as_os_str(),
+        ]))
+    })
+    .await
+    .unwrap();
+    assert!(ok, "{said}");
+    assert!(
+        !said.contains("whose links are outside the scope"),
+        "{said}"
+    );
 }

@@ -1088,6 +1088,11 @@ http://c.org/ # third
             let e = CrawlConfig::check_str(text, Path::new("my.toml")).unwrap_err();
             assert!(e.to_string().contains(want), "{want}: {e}");
         }
+        // Not in a `[[sheet]]`, where a section would change the whole crawl (review R5).
+        let sheet =
+            "[[sheet]]\nname = \"s\"\nsurt_prefixes = [\"http://(org,a,)/\"]\nmin_delay_ms = 5\n";
+        let e = CrawlConfig::check_str(sheet, Path::new("my.toml")).unwrap_err();
+        assert!(!e.to_string().contains("belongs in"), "{e}");
     }
 
     /// A sheet setting a key read once per crawl is warned about, but not one setting a queue's budget, which

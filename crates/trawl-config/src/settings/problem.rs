@@ -148,28 +148,44 @@ fn unit_left_off<'k>(got: &str, known: &[&'k str]) -> Option<&'k str> {
     }
 }
 
-/// The section of the crawl's settings whose key `key` is, when exactly one has it (`user_agent` written at
-/// the top or under `[frontier]` belongs in `[fetch]`).
-fn section_of(key: &str) -> Option<String> {
-    static SECTIONS: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
-    let sections = SECTIONS.get_or_init(|| {
+/// The crawl's settings by section, as the defaults write them: `("", sections and top-level keys)`, then
+/// `(section, its keys)` for each section.
+fn sections() -> &'static [(String, Vec<String>)] {
+    static SECTIONS: std::sync::OnceLock<Vec<(String, Vec<String>)>> = std::sync::OnceLock::new();
+    SECTIONS.get_or_init(|| {
         let Ok(toml::Value::Table(root)) = toml::Value::try_from(super::CrawlConfig::default())
         else {
             return Vec::new();
         };
-        root.into_iter()
-            .filter_map(|(section, v)| match v {
-                toml::Value::Table(t) => Some(
-                    t.keys()
-                        .map(|k| (section.clone(), k.clone()))
-                        .collect::<Vec<_>>(),
-                ),
-                _ => None,
-            })
-            .flatten()
-            .collect()
+        let mut out = vec![(String::new(), root.keys().cloned().collect())];
+        out.extend(root.into_iter().filter_map(|(section, v)| match v {
+            toml::Value::Table(t) => Some((section, t.keys().cloned().collect())),
+            _ => None,
+        }));
+        out
+    })
+}
+
+/// The section of the crawl's settings whose key `key` is, when exactly one has it (`user_agent` written at
+/// the top or under `[frontier]` belongs in `[fetch]`), and only when the table it was found in (whose keys
+/// are `known`) is the top or a section: in a `[[sheet]]` or another entry, moving the key into a section
+/// would change the whole crawl (review R5).
+fn section_of(key: &str, known: &[&str]) -> Option<String> {
+    let all = sections();
+    let in_a_section = all.iter().any(|(_, keys)| {
+        let shared = known
+            .iter()
+            .filter(|k| keys.iter().any(|s| s == *k))
+            .count();
+        shared * 3 >= known.len().max(1) * 2
     });
-    let mut found = sections.iter().filter(|(_, k)| k == key);
+    if !in_a_section {
+        return None;
+    }
+    let mut found = all
+        .iter()
+        .skip(1)
+        .filter(|(_, keys)| keys.iter().any(|k| k == key));
     match (found.next(), found.next()) {
         (Some((section, _)), None) => Some(section.clone()),
         _ => None,
@@ -206,7 +222,7 @@ pub(crate) fn in_users_words(message: &str) -> String {
                 .or_else(|| unit_left_off(got, &known));
             if what == "key"
                 && closest.is_none()
-                && let Some(section) = section_of(got)
+                && let Some(section) = section_of(got, &known)
             {
                 return format!("unknown key `{got}` here: it belongs in [{section}]");
             }

@@ -93,7 +93,7 @@ fn closest_path(defaults: &toml::Value, path: &str) -> Option<String> {
         .iter()
         .filter_map(|(section, v)| Some((section, v.as_table()?)))
         .flat_map(|(section, t)| t.keys().map(move |k| format!("{section}.{k}")))
-        .chain(["fetch.proxy".to_owned()])
+        .chain(["fetch.proxy".to_owned(), "fetch.cookies_file".to_owned()])
         .collect();
     let near = (path.chars().count() / 6).clamp(1, 3);
     paths
@@ -130,6 +130,12 @@ pub fn check_path(path: &str) -> Result<(), SheetPathError> {
     // Settings that default to nothing (absent from the defaults) or hold a table of values.
     if ["fetch.proxy", "fetch.headers"].contains(&path) {
         return Ok(());
+    }
+    // A setting that defaults to nothing and is read when the crawl starts (review R9: called no setting).
+    if path == "fetch.cookies_file" {
+        return Err(SheetPathError::NotPerUri {
+            path: path.to_owned(),
+        });
     }
     let defaults = toml::Value::try_from(super::CrawlConfig::default()).expect("config serializes");
     let mut v = &defaults;
@@ -176,6 +182,8 @@ mod tests {
                 "warc.prefix",
                 "edit the job's crawl.toml for its next launch",
             ),
+            ("fetch.cookies_file", "is not read per URI"),
+            ("fetch.cookie_file", "did you mean \"fetch.cookies_file\"?"),
         ] {
             let said = check_path(path).unwrap_err().to_string();
             assert!(said.contains(want), "{path}: {said}");

@@ -90,17 +90,26 @@ pub(crate) fn outlinks(p: &Pipeline, parent: &CrawlUri, links: Vec<Outlink>) -> 
 /// Heritrix's `seedsRedirectNewSeeds` makes such a target a seed itself). The target is fetched as any
 /// redirect of an in-scope page is.
 fn seed_redirect_leaving_scope(p: &Pipeline, parent: &CrawlUri, target: &CrawlUri) {
-    let mut link = target.child(target.url.clone(), String::new(), Hop::Link);
-    if link.uniq_key.is_empty() {
-        p.naming.name(&mut link);
-    }
     let live = p.settings();
-    let scope = live.scope_for(&live.sheets.effective(&link));
-    if scope.decide(&link).decision == Decision::Accept {
+    // Whether a link found on `page` to itself would be in scope: its links are followed.
+    let followed = |page: &CrawlUri| {
+        let mut link = page.child(page.url.clone(), String::new(), Hop::Link);
+        p.naming.name(&mut link);
+        let scope = live.scope_for(&live.sheets.effective(&link));
+        scope.decide(&link).decision == Decision::Accept
+    };
+    // Said only where the seed's own links would have been followed (xt13a F7: a single-page or
+    // `max_hops = 0` crawl follows none anywhere).
+    if followed(target) || !followed(parent) {
         return;
     }
+    let what = if parent.hop_path.is_empty() {
+        "the seed"
+    } else {
+        "a redirect of a seed,"
+    };
     tracing::warn!(
-        "the seed {} redirects to {}, whose links are outside the scope: only that page is crawled there; to \
+        "{what} {} redirects to {}, whose links are outside the scope: only that page is crawled there; to \
          crawl that site, add {} as a seed (crawl.toml [seeds], or `trawl ctl JOB add-seeds URL` while it runs)",
         parent.url,
         target.url,

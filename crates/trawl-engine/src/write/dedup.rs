@@ -701,9 +701,16 @@ impl DigestTable {
                     lm.unwrap_or_default(),
                 ),
                 target: target.to_owned(),
+                digest: digest.to_owned(),
             });
         }
         for e in entries {
+            // A 304 is archived as a revisit of the payload: only one the dedup sources hold (a WACZ of a
+            // recrawl holds revisits of payloads kept in an earlier crawl it does not name: xt13a F2) gives
+            // validators; the page is fetched whole otherwise.
+            if !matches!(self.digests.get(e.digest.as_bytes()), Ok(Some(_))) {
+                continue;
+            }
             let links = outlinks.get(&e.id).map(String::as_str).unwrap_or_default();
             let key = e.url.as_bytes();
             // A later capture read before (another source, listed first) stays.
@@ -736,6 +743,8 @@ struct Earlier {
     value: String,
     /// The URI of the capture holding the payload.
     target: String,
+    /// The payload's digest.
+    digest: String,
 }
 
 /// Whether WARC-Date `a` is after `b`: as instants (`…:00Z` and `…:00.5Z` are not ordered as text), as text

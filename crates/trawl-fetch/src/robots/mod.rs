@@ -90,8 +90,14 @@ impl Robots {
 /// `Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Googlebot/2.1; +http://...) Chrome/...`
 /// (Googlebot's and bingbot's form today).
 pub fn product_token(user_agent: &str) -> &str {
-    compatible_name(user_agent)
-        .unwrap_or_else(|| user_agent.split(['/', ' ']).next().unwrap_or(user_agent))
+    let first = user_agent.split(['/', ' ']).next().unwrap_or(user_agent);
+    // Only a browser-like User-Agent names its crawler in a comment: `mybot/1.0 (compatible; +URL)` is
+    // `mybot`, and `mybot/2.0 (Linux; compatible; Mozilla/5.0)` too (xt13a F5).
+    if first.eq_ignore_ascii_case("mozilla") {
+        compatible_name(user_agent).unwrap_or(first)
+    } else {
+        first
+    }
 }
 
 /// The name after the first `compatible` item of `user_agent`'s parenthesised comments, if one has one.
@@ -105,6 +111,13 @@ fn compatible_name(user_agent: &str) -> Option<&str> {
             && let Some(name) = items
                 .next()
                 .and_then(|item| item.split(['/', ' ', '+']).find(|w| !w.is_empty()))
+                // A product name, not a URL (`compatible; +http://…`).
+                .filter(|name| {
+                    name.starts_with(|c: char| c.is_ascii_alphabetic())
+                        && name
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+                })
         {
             return Some(name);
         }
@@ -205,6 +218,19 @@ mod tests {
         assert_eq!(
             product_token("Mozilla/5.0 (X11;  Compatible ; FooBot +http://x)"),
             "FooBot"
+        );
+        // Only a browser-like User-Agent names its crawler in a comment, and only by a product name (xt13a F5).
+        assert_eq!(
+            product_token("mybot/1.0 (compatible; +http://127.0.0.1/)"),
+            "mybot"
+        );
+        assert_eq!(
+            product_token("mybot/2.0 (Linux; compatible; Mozilla/5.0)"),
+            "mybot"
+        );
+        assert_eq!(
+            product_token("Mozilla/5.0 (compatible; +http://127.0.0.1/)"),
+            "Mozilla"
         );
         let body = b"User-agent: *\nDisallow: /nothing\n\nUser-agent: xbot\nDisallow: /x\n";
         let r = Robots::from_response(200, body, product_token(ua));

@@ -411,8 +411,9 @@ pub(crate) fn ctl(job: &Path, json: bool, action: CtlAction) -> anyhow::Result<E
             // (xt12a F17: "unknown" read as "never seen").
             None if state == "unknown" => writeln!(
                 out,
-                "{state} {url} (never queued: a URI the scope, a URL filter or a queue's budget refused has only \
-                 its crawl.log line)"
+                "{state} {url} (never queued: the crawl did not find it, or refused it before queueing it — by \
+                 the scope, a URL filter or a queue's budget; crawl.log has a line for a refusal by a budget, a \
+                 filter or a scope rule after the first, docs/crawl-log.md)"
             )?,
             None => writeln!(out, "{state} {url}")?,
         },

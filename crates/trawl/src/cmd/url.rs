@@ -205,9 +205,15 @@ pub(crate) fn explain(
         config.seeds.urls.push(seed.clone());
     }
     if config.seeds.urls.is_empty() {
+        // The seed stood in for the missing ones: the via page, else the URL itself (review R8).
+        let stand_in = if via.is_some() {
+            "the --via page is taken as the seed"
+        } else {
+            "each URL is judged as its own seed, so a scope made of the seeds' prefixes accepts it"
+        };
         say!(
-            "trawl: note: no seeds (the config has no [seeds] and no --seed was given): each URL is judged as its own \
-             seed, so a scope made of the seeds' prefixes accepts it; pass the crawl's seeds with --seed URL"
+            "trawl: note: no seeds (the config has no [seeds] and no --seed was given): {stand_in}; pass the \
+             crawl's seeds with --seed URL"
         );
     }
     if let Some(h) = hops
