@@ -124,9 +124,11 @@ pub struct RequestParts<'a> {
 /// A question put to a response head (status, fields, the address connected to): `Some(why)` stops the
 /// download there.
 #[derive(Clone, Copy)]
-pub struct HeadCheck<'a>(
-    pub &'a (dyn Fn(u16, &http::HeaderMap, Option<IpAddr>) -> Option<String> + Send + Sync),
-);
+pub struct HeadCheck<'a>(pub &'a HeadQuestion<'a>);
+
+/// What [`HeadCheck`] asks: of a status, the head's fields and the address connected to, a reason to stop.
+pub type HeadQuestion<'a> =
+    dyn Fn(u16, &http::HeaderMap, Option<IpAddr>) -> Option<String> + Send + Sync + 'a;
 
 impl std::fmt::Debug for HeadCheck<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

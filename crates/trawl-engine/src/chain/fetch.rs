@@ -209,15 +209,9 @@ pub(super) async fn request(
     let head_check = super::gates::on_head(p, uri);
     let mut parts = RequestParts {
         validators,
-        after_head: head_check.as_ref().map(|c| {
-            trawl_fetch::HeadCheck(
-                c as &(
-                     dyn Fn(u16, &http::HeaderMap, Option<std::net::IpAddr>) -> Option<String>
-                         + Send
-                         + Sync
-                 ),
-            )
-        }),
+        after_head: head_check
+            .as_ref()
+            .map(|c| trawl_fetch::HeadCheck(c as &trawl_fetch::HeadQuestion<'_>)),
         ..RequestParts::default()
     };
     if let Some(page) = page_request {
