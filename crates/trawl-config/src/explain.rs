@@ -8,6 +8,17 @@ use std::{path::Path, sync::Arc};
 
 use crate::{CrawlConfig, CrawlUri, Scope, sheets::Sheets};
 
+/// The page a URL was found on, as `trawl url explain --via` and the API's `via` take it: an absolute http(s)
+/// URL, not a guess from a typo (xt12a F16: `http//host/` was judged from the seed instead).
+pub fn parse_via(via: &str) -> Result<Url, String> {
+    match Url::parse(via) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.has_host() => Ok(u),
+        _ => Err(format!(
+            "{via:?} is not an http(s) URL: give the page the URL was found on, as http://HOST/PATH"
+        )),
+    }
+}
+
 /// The scope's verdict on `url` as a JSON object `{url, sheets, decision, rule, trace: [{rule, answer}]}`, judged as
 /// reached by `hops` (default `L`) from `via` (default: the first seed, else the URL itself). `url` is the URL
 /// judged: the caller passes what the crawl would judge (a URL class's server form, see [`explain_json`]).
@@ -101,4 +112,18 @@ pub fn explain_json(
             "problems": m.problems.iter().map(ToString::to_string).collect::<Vec<_>>(),
         })),
     })
+}
+
+#[cfg(test)]
+mod via {
+    use super::parse_via;
+
+    /// A via is an absolute http(s) URL; a typo is refused, not read as a host named `http` (xt13a F10, F12).
+    #[test]
+    fn a_via_is_an_http_url() {
+        assert!(parse_via("http://a.org/p").is_ok());
+        for bad in ["http//a.org/", "notaurl", "ftp://a.org/", "a.org/p"] {
+            assert!(parse_via(bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -136,6 +136,7 @@ impl Job {
     /// its comments and layout stay ([`CrawlConfig::to_toml_over`]); written out whole when there is none.
     pub fn write_config(&self, config: &trawl_config::CrawlConfig) -> Result<(), Error> {
         let path = self.config_path();
+        let config = &password_stand_ins(config);
         let text = match std::fs::read_to_string(&path) {
             Ok(old) => config.to_toml_over(&old, &path),
             Err(_) => config.to_toml(),
@@ -339,9 +340,50 @@ pub fn write_whole(path: &Path, text: &str) -> Result<(), Error> {
     Ok(())
 }
 
+/// `config` as the job's copy holds it: an inline `password` is never written, so its credential names the
+/// variable a resume reads it from instead (`password_env = "TRAWL_PASSWORD_N"`, N its place among the
+/// credentials). The copy then loads for every command that reads the job (verify, wacz, ctl: xt13a F4: they
+/// failed "no password"), and a resume says which variable to set.
+fn password_stand_ins(
+    config: &trawl_config::CrawlConfig,
+) -> std::borrow::Cow<'_, trawl_config::CrawlConfig> {
+    let inline = |c: &trawl_config::settings::CredentialSpec| {
+        c.password.is_some() && c.password_env.is_none() && c.password_file.is_none()
+    };
+    if !config.credentials.iter().any(inline) {
+        return std::borrow::Cow::Borrowed(config);
+    }
+    let mut copy = config.clone();
+    for (i, c) in copy.credentials.iter_mut().enumerate() {
+        if inline(c) {
+            c.password_env = Some(format!("TRAWL_PASSWORD_{i}"));
+        }
+    }
+    std::borrow::Cow::Owned(copy)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An inline password is never in the job's copy, which names a variable for it instead and so loads
+    /// for the job's other commands (xt13a F4: they failed "no password").
+    #[test]
+    fn the_copy_of_an_inline_password_names_a_variable() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = Job::create(&dir.path().join("job")).unwrap();
+        let text = "[[credentials]]\nkind = \"form\"\ndomain = \"127.0.0.1:9\"\n\
+                    login_url = \"http://127.0.0.1:9/login\"\nuser = \"u\"\npassword = \"secret-pw\"\n";
+        let config = trawl_config::CrawlConfig::check_str(text, Path::new("c.toml")).unwrap();
+        job.write_config(&config).unwrap();
+        let copy = std::fs::read_to_string(job.config_path()).unwrap();
+        assert!(!copy.contains("secret-pw"), "{copy}");
+        assert!(
+            copy.contains("password_env = \"TRAWL_PASSWORD_0\""),
+            "{copy}"
+        );
+        trawl_config::CrawlConfig::load(&job.config_path()).unwrap();
+    }
 
     /// A folder of WARC files copied out of their job, only open ones in it: no job to name (xt11a F9: the
     /// advice named `trawl resume ` with nothing after it).

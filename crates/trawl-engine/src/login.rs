@@ -129,6 +129,16 @@ pub async fn attempt(c: &Client<'_>, spec: &CredentialSpec) -> Attempt {
     let Some((page_status, forms)) = read_page(c, spec, &mut attempt).await else {
         return attempt;
     };
+    // A login page answered 429 or 503 is the site saying "later", as a limited post is: nothing is posted,
+    // and the crawl's login stage waits and tries again (xt13a F3: the password was posted at once).
+    if matches!(page_status, 429 | 503) {
+        attempt.outcome = Outcome::failed(
+            Verdict::Failed,
+            format!("the login page answered {page_status} (the site limits logins)"),
+            Vec::new(),
+        );
+        return attempt;
+    }
     attempt.forms_on_page = forms.forms.len();
     let password = c.access.password(spec);
     let chosen = forms.login_form_with(spec.form.is_some(), spec.password_field.as_deref());

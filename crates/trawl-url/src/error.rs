@@ -12,6 +12,14 @@ pub enum Error {
         /// What the WHATWG parser objected to.
         reason: url::ParseError,
     },
+    /// A scheme misspelt (`http//host/`, `https:/host/`): read without one, it would be a host named `http`.
+    #[error("{input:?} is not a valid URL: its scheme is misspelt; write {scheme}://HOST/PATH")]
+    MisspeltScheme {
+        /// The text as given.
+        input: String,
+        /// The scheme meant.
+        scheme: String,
+    },
     /// The URL parsed but its scheme cannot be crawled.
     #[error("{input:?} has scheme {scheme:?}; only http and https can be crawled")]
     UnsupportedScheme {

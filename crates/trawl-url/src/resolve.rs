@@ -48,6 +48,19 @@ pub fn href_text(bytes: &[u8]) -> Cow<'_, str> {
 /// is read as `http://example.com/path`.
 pub fn parse_seed(input: &str) -> Result<Url, Error> {
     let text = input.trim();
+    // `http//host/` or `https:/host/` is a slip, not a host named `http` (xt13a F12).
+    let lower = text.to_ascii_lowercase();
+    for scheme in ["https", "http"] {
+        if let Some(rest) = lower.strip_prefix(scheme)
+            && !rest.starts_with("://")
+            && (rest.starts_with("//") || rest.starts_with(":/") || rest.starts_with('/'))
+        {
+            return Err(Error::MisspeltScheme {
+                input: input.to_string(),
+                scheme: scheme.to_string(),
+            });
+        }
+    }
     let parsed = match Url::parse(text) {
         Ok(url) => Ok(url),
         Err(url::ParseError::RelativeUrlWithoutBase) => Url::parse(&format!("http://{text}")),
@@ -161,6 +174,12 @@ mod tests {
         );
         assert_eq!(parse_seed("https://a.b/").unwrap().as_str(), "https://a.b/");
         assert!(parse_seed("ftp://a.b/").is_err());
+        // A misspelt scheme is no host named `http` (xt13a F12).
+        for slip in ["http//a.b/", "https:/a.b/", "HTTP//a.b/"] {
+            let err = parse_seed(slip).unwrap_err().to_string();
+            assert!(err.contains("its scheme is misspelt"), "{slip}: {err}");
+        }
+        assert!(parse_seed("httpbin.org/x").is_ok());
         assert!(parse_seed("http://").is_err());
         let err = parse_seed("http://exa mple.com/").unwrap_err().to_string();
         assert!(err.contains("exa mple.com"), "{err}");

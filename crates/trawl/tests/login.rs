@@ -44,6 +44,8 @@ struct Site {
     limited: usize,
     /// Set as `limited` when admin page 1 ends the session: the logins after it are limited.
     limited_later: usize,
+    /// Reads of the login page still to be answered `503 Service Unavailable` (`Retry-After: 1`).
+    page_limited: usize,
 }
 
 type Shared = Arc<Mutex<Site>>;
@@ -442,6 +444,15 @@ async fn django(State(site): State<Shared>, req: Request) -> Response {
         .map(|(_, v)| v)
         .unwrap_or_default();
     match (method, path.as_str()) {
+        (Method::GET, "/accounts/login/") if s.page_limited > 0 => {
+            s.page_limited -= 1;
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                [(header::RETRY_AFTER, "1")],
+                html("Busy"),
+            )
+                .into_response()
+        }
         (Method::GET, "/accounts/login/") => {
             let token = cookie(&headers, "csrftoken").unwrap_or("tok0").to_string();
             (
@@ -917,6 +928,39 @@ async fn a_login_limited_by_the_site_waits_as_it_asks() {
         .map(|l| l.status)
         .collect();
     assert_eq!(posts, [302, 429, 429, 429, 429], "{log:?}");
+}
+
+/// A login page answered 503 is waited for as a limited post is: nothing is posted to it, and the login is
+/// made once the page answers (xt13a F3: the password was posted at once, to a page with no form).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_login_page_answered_503_is_waited_for() {
+    let site: Shared = Arc::default();
+    site.lock().unwrap().page_limited = 1;
+    let addr = listen(Router::new().fallback(django).with_state(site.clone())).await;
+    let base = format!("http://127.0.0.1:{}", addr.port());
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = django_config(dir.path(), &base, "/members/4/");
+    // With a `success` sign, a page without a form was posted to as a login endpoint: the case that lost it.
+    let text = std::fs::read_to_string(&cfg).unwrap() + "success = { cookie = \"sessionid\" }\n";
+    std::fs::write(&cfg, text).unwrap();
+    let job = dir.path().join("job");
+    common::crawl_quickly(&cfg, &job).await;
+    let requests = site.lock().unwrap().requests.clone();
+    let first_post = requests
+        .iter()
+        .position(|r| r.starts_with("POST /accounts/login/"))
+        .expect("a login post");
+    let page_reads = requests[..first_post]
+        .iter()
+        .filter(|r| r.starts_with("GET /accounts/login/"))
+        .count();
+    assert_eq!(page_reads, 2, "{requests:?}");
+    let log = common::crawl_log(&job);
+    assert_eq!(
+        common::log_line(&log, &format!("{base}/members/4/")).status,
+        200,
+        "{log:?}"
+    );
 }
 
 /// A stop during a limited login's wait hands the page back untried, with no line, and a resume logs in and

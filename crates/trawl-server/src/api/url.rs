@@ -41,7 +41,7 @@ pub(crate) fn explain_url(s: &AppState, q: &Explain) -> Result<serde_json::Value
     let classes = config.compile_classes().map_err(|e| bad(e.to_string()))?;
     let url = trawl_url::parse_lenient(&q.url).map_err(|e| bad(e.to_string()))?;
     let via = match q.via.as_deref().filter(|v| !v.is_empty()) {
-        Some(v) => Some(trawl_url::parse_lenient(v).map_err(|e| bad(format!("via: {e}")))?),
+        Some(v) => Some(trawl_config::explain::parse_via(v).map_err(|e| bad(format!("via: {e}")))?),
         None => None,
     };
     let hops = q.hops.as_deref().filter(|h| !h.is_empty());

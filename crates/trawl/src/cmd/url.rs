@@ -193,15 +193,10 @@ pub(crate) fn explain(
     // A via that is no http(s) URL is refused, not replaced by the seed (xt12a F16: a typo gave the
     // opposite verdict, silently).
     let via = via
-        .map(|v| match Url::parse(v) {
-            Ok(u) if matches!(u.scheme(), "http" | "https") && u.has_host() => Ok(u),
-            _ => Err(anyhow::anyhow!(
-                "--via {v:?} is not an http(s) URL: give the page the URL was found on, as http://HOST/PATH"
-            )),
-        })
+        .map(|v| trawl_config::explain::parse_via(v).map_err(|e| anyhow::anyhow!("--via {e}")))
         .transpose()?;
     for seed in seeds {
-        parse_lenient(seed).with_context(|| format!("--seed {seed:?}"))?;
+        trawl_url::parse_seed(seed).with_context(|| format!("--seed {seed:?}"))?;
         config.seeds.urls.push(seed.clone());
     }
     if config.seeds.urls.is_empty() {
