@@ -1095,6 +1095,24 @@ http://c.org/ # third
         assert!(!e.to_string().contains("belongs in"), "{e}");
     }
 
+    /// An `ip_address_set` rule where no named host has an address yet is warned about, nested in `any` or
+    /// in a sheet's rules too (xt13a F9).
+    #[test]
+    fn an_address_rule_before_the_fetch_is_warned_about_wherever_it_is() {
+        let text = "[[scope.rules]]\nrule = \"accept\"\n[[scope.rules]]\nrule = \"any\"\ndecision = \"reject\"\n\
+                    of = [{ rule = \"ip_address_set\", addresses = [\"10.0.0.0/8\"] }]\n\
+                    [[sheet]]\nname = \"s\"\nrules = [{ rule = \"ip_address_set\", addresses = [\"10.0.0.0/8\"] }]\n\
+                    set = { \"frontier.min_delay_ms\" = 5000 }\n";
+        let c = CrawlConfig::check_str(text, Path::new("my.toml")).unwrap();
+        let keys: Vec<String> = c
+            .warnings()
+            .into_iter()
+            .filter(|p| p.message.contains("ip_address_set"))
+            .map(|p| p.key.unwrap_or_default())
+            .collect();
+        assert_eq!(keys, ["scope.rules[1]", "sheet[0].rules[0]"]);
+    }
+
     /// A sheet setting a key read once per crawl is warned about, but not one setting a queue's budget, which
     /// the frontier takes from the sheet (xt12a F14: the warning told the operator to undo a working budget).
     #[test]

@@ -249,23 +249,40 @@ impl CrawlConfig {
         }
         // Before the fetch, the address of a host named by name is not known yet: there the rule sees only IP
         // literals (xt12a F15: a rule against 127.0.0.1 let `localhost` through without a word).
+        // Nested in `any`, `all` or `not` too, and in a sheet's rules (xt13a F9).
+        fn reads_address(rule: &RuleSpec) -> bool {
+            match rule {
+                RuleSpec::IpAddressSet { .. } => true,
+                RuleSpec::All { of, .. } | RuleSpec::Any { of, .. } => of.iter().any(reads_address),
+                RuleSpec::Not { of, .. } => reads_address(of),
+                _ => false,
+            }
+        }
+        let sheet_rules: Vec<(String, &Vec<RuleSpec>)> = self
+            .sheets
+            .iter()
+            .enumerate()
+            .map(|(i, sheet)| (format!("sheet[{i}].rules"), &sheet.rules))
+            .collect();
         for (key, rules) in [
-            ("scope.rules", &self.scope.rules),
-            ("decide.before_fetch", &self.decide.before_fetch),
-        ] {
-            if let Some(i) = rules
-                .iter()
-                .position(|r| matches!(r, RuleSpec::IpAddressSet { .. }))
-            {
+            ("scope.rules".to_string(), &self.scope.rules),
+            ("decide.before_fetch".to_string(), &self.decide.before_fetch),
+        ]
+        .into_iter()
+        .chain(sheet_rules)
+        {
+            if let Some(i) = rules.iter().position(reads_address) {
                 out.push(
                     problem(
                         format!("{key}[{i}]"),
                         "an ip_address_set rule here matches only hosts written as IP addresses: a host named by \
                          name has no address yet",
                     )
-                    .with_hint(
-                        "move it to decide.after_headers, which sees the address the fetch connected to",
-                    ),
+                    .with_hint(if key.starts_with("sheet[") {
+                        "pick the sheet's URIs by their hosts (surt_prefixes, on_hosts) instead"
+                    } else {
+                        "move it to decide.after_headers, which sees the address the fetch connected to"
+                    }),
                 );
             }
         }

@@ -610,6 +610,9 @@ pub fn judge(
                 sign: format!("{what} showed"),
                 advice: Vec::new(),
             }
+        } else if matches!(first.status, 429 | 503) {
+            // Limited: the sign could not show, and says nothing of the credential (xt13a F8).
+            limited(first.status)
         } else {
             let mut advice = fields_advice();
             advice.push(format!(
@@ -625,16 +628,7 @@ pub fn judge(
         };
     }
     if matches!(first.status, 429 | 503) {
-        // The site limits logins: it says nothing of the credential (xt10a F5).
-        return Outcome::failed(
-            Verdict::Failed,
-            format!("the answer was {} (the site limits logins)", first.status),
-            vec![
-                "wait as its Retry-After says and try again: the user name and password may be right; a crawl \
-                 waits for it itself, and logs in more slowly with a larger [frontier] min_delay_ms"
-                    .to_string(),
-            ],
-        );
+        return limited(first.status);
     }
     // A refusal that shows the login form again is a wrong user name or password first (DokuWiki answers
     // one `403 Login failed` with the form, xt10a F10); a CSRF failure second.
@@ -811,6 +805,19 @@ fn redirects_to(from: &Url, location: Option<&str>, prefix: &str) -> bool {
 
 fn contains(body: &[u8], text: &str) -> bool {
     !text.is_empty() && body.windows(text.len()).any(|w| w == text.as_bytes())
+}
+
+/// The outcome of a login the site limits (429, 503): it says nothing of the credential (xt10a F5).
+fn limited(status: u16) -> Outcome {
+    Outcome::failed(
+        Verdict::Failed,
+        format!("the answer was {status} (the site limits logins)"),
+        vec![
+            "wait as its Retry-After says and try again: the user name and password may be right; a crawl \
+             waits for it itself, and logs in more slowly with a larger [frontier] min_delay_ms"
+                .to_string(),
+        ],
+    )
 }
 
 #[cfg(test)]

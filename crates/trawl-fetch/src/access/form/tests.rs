@@ -170,6 +170,10 @@ fn judged_by_default_signs() {
         "{:?}",
         limited.advice
     );
+    // With a `success` sign too: the limit is the sign, not the success that could not show (xt13a F8).
+    let with_sign = spec("success = { cookie = \"sess\" }\n");
+    let limited = judge(&with_sign, &s, &[answer(&u, 429, b"", false)], &[], no);
+    assert_eq!(limited.sign, "the answer was 429 (the site limits logins)");
     let nothing = judge(&sp, &s, &[answer(&u, 200, b"", false)], &[], no);
     assert_eq!(nothing.sign, "the login set no cookie");
     // A field the form lacks is named, with the form's own fields.
