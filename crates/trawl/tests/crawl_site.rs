@@ -188,18 +188,7 @@ async fn a_seed_redirecting_out_of_its_scope_is_said() {
     .unwrap();
     let seed = format!("http://127.0.0.1:{}/", addr.port());
     let job = dir.path().join("job");
-    let (ok, said) = tokio::task::spawn_blocking(move || {
-        common::run(common::trawl_command().args([
-            "crawl".as_ref(),
-            seed.as_ref(),
-            "--job".as_ref(),
-            job.as_os_str(),
-            "-c".as_ref(),
-            cfg.as_os_str(),
-        ]))
-    })
-    .await
-    .unwrap();
+    let (ok, said) = crawl_cli(seed, job, cfg).await;
     assert!(ok, "{said}");
     let target = format!("http://localhost:{}/home", addr.port());
     assert!(
@@ -218,7 +207,21 @@ async fn a_seed_redirecting_out_of_its_scope_is_said() {
     .unwrap();
     let seed = format!("http://127.0.0.1:{}/", addr.port());
     let job = dir.path().join("zero");
-    let (ok, said) = tokio::task::spawn_blocking(move || {
+    let (ok, said) = crawl_cli(seed, job, cfg).await;
+    assert!(ok, "{said}");
+    assert!(
+        !said.contains("whose links are outside the scope"),
+        "{said}"
+    );
+}
+
+/// `trawl crawl SEED --job JOB -c CFG` run to its end, off the async threads: its success and what it said.
+async fn crawl_cli(
+    seed: String,
+    job: std::path::PathBuf,
+    cfg: std::path::PathBuf,
+) -> (bool, String) {
+    tokio::task::spawn_blocking(move || {
         common::run(common::trawl_command().args([
             "crawl".as_ref(),
             seed.as_ref(),
@@ -229,10 +232,5 @@ async fn a_seed_redirecting_out_of_its_scope_is_said() {
         ]))
     })
     .await
-    .unwrap();
-    assert!(ok, "{said}");
-    assert!(
-        !said.contains("whose links are outside the scope"),
-        "{said}"
-    );
+    .unwrap()
 }
