@@ -73,10 +73,15 @@ fn remove_path(root: &mut toml::Value, path: &str) {
 /// again, and a sheet can send its hosts direct (xt12a b F4: there was no way back but editing crawl.toml).
 pub fn apply(base: &CrawlConfig, set: &toml::Table) -> Result<CrawlConfig, toml::de::Error> {
     let mut v = toml::Value::try_from(base).expect("config serializes");
-    let defaults = toml::Value::try_from(CrawlConfig::default()).expect("config serializes");
+    // The defaults as written, once: which settings default to none (absent from them).
+    static DEFAULTS: std::sync::OnceLock<toml::Value> = std::sync::OnceLock::new();
+    let defaults = DEFAULTS.get_or_init(|| {
+        toml::Value::try_from(CrawlConfig::default())
+            .unwrap_or_else(|_| toml::Value::Table(toml::Table::new()))
+    });
     let default_of = |path: &str| {
         path.split('.')
-            .try_fold(&defaults, |v, part| v.get(part))
+            .try_fold(defaults, |v, part| v.get(part))
             .is_some()
     };
     for (path, value) in set {

@@ -13,7 +13,9 @@ use toml::{
 
 use super::{
     CrawlConfig,
-    problem::{ConfigError, Problem, Stage, in_users_words, line_col, locate, quoted_after},
+    problem::{
+        ConfigError, Problem, Stage, in_users_words, line_col, locate, quoted_after, typo_distance,
+    },
 };
 
 /// A file's text, kept to place problems found later.
@@ -148,19 +150,9 @@ fn choice_message(key: &str, got: &str, raw: &str) -> String {
         .split_once(", expected")
         .map(|(_, list)| list.split('`').skip(1).step_by(2).collect())
         .unwrap_or_default();
-    let closest = known
-        .iter()
-        .map(|k| (strsim::damerau_levenshtein(got, k), *k))
-        // As for keys: a typo is an edit or two away, closer still in a short name.
-        .filter(|(d, _)| {
-            *d <= match got.chars().count() {
-                0..=5 => 1,
-                6..=10 => 2,
-                n => n / 4,
-            }
-        })
-        .min()
-        .map(|(_, k)| format!(" (did you mean {k:?}?)"))
+    // As for keys: a typo is an edit or two away, closer still in a short name.
+    let closest = super::problem::closest(got, &known, typo_distance(got))
+        .map(|k| format!(" (did you mean {k:?}?)"))
         .unwrap_or_default();
     format!(
         "{key} = {got:?} is not one of: {}{closest}",

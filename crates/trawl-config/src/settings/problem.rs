@@ -135,6 +135,27 @@ pub(crate) fn quoted_after<'m>(message: &'m str, start: &str) -> Option<&'m str>
     Some(&rest[..rest.find('`')?])
 }
 
+/// How many edits a typo of the name `got` may be: an edit or two, fewer still in a short name.
+pub(crate) fn typo_distance(got: &str) -> usize {
+    match got.chars().count() {
+        0..=5 => 1,
+        6..=10 => 2,
+        n => n / 4,
+    }
+}
+
+/// The known name `got` was most likely meant as: the closest within `near` edits, else the one that is
+/// `got` with its unit left off.
+pub(crate) fn closest<'k>(got: &str, known: &[&'k str], near: usize) -> Option<&'k str> {
+    known
+        .iter()
+        .map(|k| (strsim::damerau_levenshtein(got, k), *k))
+        .filter(|(d, _)| *d <= near)
+        .min()
+        .map(|(_, k)| k)
+        .or_else(|| unit_left_off(got, known))
+}
+
 /// The one known key that is `got` with its unit left off (`timeout` for `timeout_ms`, `min_delay` for
 /// `min_delay_ms`), if exactly one is (xt12a b F8: no suggestion came for the commonest slip).
 fn unit_left_off<'k>(got: &str, known: &[&'k str]) -> Option<&'k str> {
@@ -150,7 +171,7 @@ fn unit_left_off<'k>(got: &str, known: &[&'k str]) -> Option<&'k str> {
 
 /// The crawl's settings by section, as the defaults write them: `("", sections and top-level keys)`, then
 /// `(section, its keys)` for each section.
-fn sections() -> &'static [(String, Vec<String>)] {
+pub(crate) fn sections() -> &'static [(String, Vec<String>)] {
     static SECTIONS: std::sync::OnceLock<Vec<(String, Vec<String>)>> = std::sync::OnceLock::new();
     SECTIONS.get_or_init(|| {
         let Ok(toml::Value::Table(root)) = toml::Value::try_from(super::CrawlConfig::default())
@@ -207,19 +228,7 @@ pub(crate) fn in_users_words(message: &str) -> String {
                 .split_once(", expected")
                 .map(|(_, list)| list.split('`').skip(1).step_by(2).collect())
                 .unwrap_or_default();
-            // Typos are an edit or two away; a short name must be closer still to count as one.
-            let near = match got.chars().count() {
-                0..=5 => 1,
-                6..=10 => 2,
-                n => n / 4,
-            };
-            let closest = known
-                .iter()
-                .map(|k| (strsim::damerau_levenshtein(got, k), *k))
-                .filter(|(d, _)| *d <= near)
-                .min()
-                .map(|(_, k)| k)
-                .or_else(|| unit_left_off(got, &known));
+            let closest = closest(got, &known, typo_distance(got));
             if what == "key"
                 && closest.is_none()
                 && let Some(section) = section_of(got, &known)

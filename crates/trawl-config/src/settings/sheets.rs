@@ -87,31 +87,16 @@ pub enum SheetPathError {
 
 /// The setting's path (`section.key`) a slip away from `path`: an edit or two, or its unit left off (xt12a
 /// b F8: a misspelt path got no suggestion).
-fn closest_path(defaults: &toml::Value, path: &str) -> Option<String> {
-    let paths: Vec<String> = defaults
-        .as_table()?
+fn closest_path(path: &str) -> Option<String> {
+    let paths: Vec<String> = super::problem::sections()
         .iter()
-        .filter_map(|(section, v)| Some((section, v.as_table()?)))
-        .flat_map(|(section, t)| t.keys().map(move |k| format!("{section}.{k}")))
+        .skip(1)
+        .flat_map(|(section, keys)| keys.iter().map(move |k| format!("{section}.{k}")))
         .chain(["fetch.proxy".to_owned(), "fetch.cookies_file".to_owned()])
         .collect();
+    let known: Vec<&str> = paths.iter().map(String::as_str).collect();
     let near = (path.chars().count() / 6).clamp(1, 3);
-    paths
-        .iter()
-        .map(|p| (strsim::damerau_levenshtein(path, p), p))
-        .filter(|(d, _)| *d <= near)
-        .min()
-        .map(|(_, p)| p.clone())
-        .or_else(|| {
-            let mut with_unit = paths.iter().filter(|p| {
-                p.strip_prefix(path)
-                    .is_some_and(|rest| rest.starts_with('_') && !rest[1..].contains('_'))
-            });
-            match (with_unit.next(), with_unit.next()) {
-                (Some(p), None) => Some(p.clone()),
-                _ => None,
-            }
-        })
+    super::problem::closest(path, &known, near).map(str::to_owned)
 }
 
 /// Setting sections a sheet may override: those read per URI.
@@ -145,7 +130,7 @@ pub fn check_path(path: &str) -> Result<(), SheetPathError> {
             None => {
                 return Err(SheetPathError::NoSuchSetting {
                     path: path.to_owned(),
-                    hint: closest_path(&defaults, path)
+                    hint: closest_path(path)
                         .map(|p| format!(": did you mean {p:?}?"))
                         .unwrap_or_default(),
                 });

@@ -773,11 +773,7 @@ fn validator_files(source: &Path) -> Result<Vec<PathBuf>, Error> {
         let readable = is_wacz(source) || trawl_warc::is_archive_name(source);
         return Ok(readable.then(|| source.to_path_buf()).into_iter().collect());
     }
-    let dir = if source.join("warcs").is_dir() {
-        source.join("warcs")
-    } else {
-        source.to_path_buf()
-    };
+    let dir = archive_folder(source);
     let mut files = warc_files(&dir)?;
     let packages = std::fs::read_dir(&dir).map_err(|e| Error::Io {
         path: dir.clone(),
@@ -792,6 +788,16 @@ fn validator_files(source: &Path) -> Result<Vec<PathBuf>, Error> {
 fn is_wacz(path: &Path) -> bool {
     path.extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("wacz"))
+}
+
+/// The folder of archives a `dedup_from` folder stands for: a job's `warcs/`, or the folder itself.
+fn archive_folder(source: &Path) -> PathBuf {
+    let warcs = source.join("warcs");
+    if warcs.is_dir() {
+        warcs
+    } else {
+        source.to_path_buf()
+    }
 }
 
 /// The WARC files of a folder, by name.
@@ -877,11 +883,7 @@ pub(crate) fn index_files(source: &Path) -> Result<Vec<IndexSource>, Error> {
             IndexSource::Index(source.to_path_buf())
         }]);
     }
-    let dir = if source.join("warcs").is_dir() {
-        source.join("warcs")
-    } else {
-        source.to_path_buf()
-    };
+    let dir = archive_folder(source);
     let entries = std::fs::read_dir(&dir).map_err(|e| Error::Io {
         path: dir.clone(),
         source: e,
