@@ -47,6 +47,13 @@ if ((${#need[@]})); then
 fi
 command -v chromedriver >/dev/null || { echo "chromium-driver did not install; the browser test needs it" >&2; exit 1; }
 
+# On CI's clean clone nothing is built twice, so incremental state only takes disk; the free disk is shown
+# first, so a run that fills it says so.
+if [ "${CI:-}" = true ]; then
+    export CARGO_INCREMENTAL=0
+    echo "== disk: $(df -h . | awk 'NR==2 {print $4 " free of " $2}')"
+fi
+
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 
@@ -55,6 +62,10 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 
 echo "== cargo test"
 cargo test --workspace --locked
+
+if [ "${CI:-}" = true ]; then
+    echo "== disk after the tests: target $(du -sh target | cut -f1), $(df -h . | awk 'NR==2 {print $4}') free"
+fi
 
 echo "== trawl selftest"
 cargo run --quiet --release --locked -p trawl -- selftest
