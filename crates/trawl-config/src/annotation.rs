@@ -15,6 +15,9 @@ pub enum Annotation {
     TextFilter(String),
     /// `outlinksTrunc`: the page had more links than `scope.max_outlinks`.
     OutlinksTruncated,
+    /// `decodeTrunc`: the body, decoded, passed `fetch.max_decoded_bytes` (or `fetch.max_decode_ratio` of its
+    /// encoded size): links and text filters read only what came before the cut.
+    DecodeTruncated,
     /// `retryAfter=Ns`: the server's `Retry-After` (capped) set the host's wait.
     RetryAfter(u64),
     /// `lenTrunc`, `timeTrunc`, `midFetchTrunc`: the body was cut short.
@@ -73,6 +76,7 @@ impl fmt::Display for Annotation {
             Annotation::NotWritten(rule) => write!(f, "notWritten:{rule}"),
             Annotation::TextFilter(label) => f.write_str(label),
             Annotation::OutlinksTruncated => f.write_str("outlinksTrunc"),
+            Annotation::DecodeTruncated => f.write_str("decodeTrunc"),
             Annotation::RetryAfter(secs) => write!(f, "retryAfter={secs}s"),
             Annotation::Truncated(t) => f.write_str(t.annotation()),
             Annotation::CertInvalid => f.write_str("certInvalid"),

@@ -91,7 +91,9 @@ pub fn apply(base: &CrawlConfig, set: &toml::Table) -> Result<CrawlConfig, toml:
             set_path(&mut v, path, value.clone());
         }
     }
-    v.try_into()
+    let mut out: CrawlConfig = v.try_into()?;
+    crate::settings::access::restore_secrets(base, &mut out);
+    Ok(out)
 }
 
 impl Sheets {
@@ -448,5 +450,32 @@ mod clearing {
         )
         .unwrap();
         assert_eq!(prefix.warc.prefix, "");
+    }
+
+    /// A sheet or a live change keeps the secrets its serialisation leaves out: the proxy's password, an
+    /// inline credential password, a sheet's proxy password; a change of the proxy itself is taken as set.
+    #[test]
+    fn applying_a_setting_keeps_the_passwords() {
+        let text = "[seeds]\nurls = [\"http://127.0.0.1:1/\"]\n\
+                    [fetch]\nproxy = \"socks5://u:pw@127.0.0.1:1080\"\n\
+                    [[credentials]]\nkind = \"basic\"\ndomain = \"127.0.0.1:1\"\nuser = \"a\"\npassword = \"inline\"\n\
+                    [[sheet]]\nname = \"tor\"\nsurt_prefixes = [\"http://(onion,\"]\n\
+                    set = { \"fetch.proxy\" = \"socks5://t:tpw@127.0.0.1:9050\" }\n";
+        let base: CrawlConfig = toml::from_str(text).unwrap();
+        let set = |k: &str, v: toml::Value| toml::Table::from_iter([(k.to_owned(), v)]);
+        let changed = apply(&base, &set("frontier.min_delay_ms", 5.into())).unwrap();
+        assert_eq!(changed.frontier.min_delay_ms, 5);
+        assert_eq!(changed.fetch.proxy, base.fetch.proxy);
+        assert_eq!(changed.credentials[0].password.as_deref(), Some("inline"));
+        assert_eq!(changed.sheets, base.sheets);
+        let other = apply(
+            &base,
+            &set("fetch.proxy", "socks5://u@127.0.0.1:1081".into()),
+        )
+        .unwrap();
+        assert_eq!(
+            other.fetch.proxy.as_deref(),
+            Some("socks5://u@127.0.0.1:1081")
+        );
     }
 }

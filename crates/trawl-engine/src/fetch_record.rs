@@ -148,6 +148,26 @@ impl FetchRecord {
         };
     }
 
+    /// Whether [`FetchRecord::decode`] cut the body at `limits` (it was decoded with them): an identity body
+    /// longer than `max_bytes`, or a decoding that reached `max_bytes` or `max_ratio` times the encoded size.
+    pub(crate) fn decode_cut(&self, limits: DecodeLimits) -> bool {
+        let Some(resp) = self.response() else {
+            return false;
+        };
+        match &self.decoded {
+            Decoded::Prefix(len) => *len < resp.body.len(),
+            Decoded::Owned(bytes) => {
+                let out = bytes.len() as u64;
+                let ratio_cap = limits
+                    .max_ratio
+                    .saturating_mul(resp.body.len() as u64)
+                    .max(1024);
+                out >= limits.max_bytes || out >= ratio_cap
+            }
+            Decoded::Undecodable => false,
+        }
+    }
+
     /// The decoded body (after [`FetchRecord::decode`]); `None` when it could not be decoded.
     pub(crate) fn entity(&self) -> Option<&[u8]> {
         match &self.decoded {

@@ -481,7 +481,13 @@ async fn socks5_and_http_proxies_carry_the_origin_exchange() {
         };
         let cfg = write(
             &dir.path().join(format!("{kind}.toml")),
-            &format!("[seeds]\nurls = [\"{}\"]\n", site.seed()),
+            // Every URI under a sheet: its settings are built through the config's serialisation, which
+            // leaves the proxy's password out of the job's copy and must not leave it out of the fetch.
+            &format!(
+                "[seeds]\nurls = [\"{}\"]\n[[sheet]]\nname = \"all\"\nsurt_prefixes = [\"http://(\"]\n\
+                 set = {{ \"frontier.min_delay_ms\" = 0 }}\n",
+                site.seed()
+            ),
         );
         let job = dir.path().join(kind);
         // The SOCKS5 proxy asks for a user and password: they never reach the job's copy of the config or

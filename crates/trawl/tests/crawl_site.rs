@@ -157,10 +157,12 @@ async fn crawl_of_the_test_site_is_faithful() {
     }
 }
 
-/// A seed that redirects to another host, whose links the scope then refuses, is said with the way out: only
-/// that page would be crawled there (xt12a F9: the crawl ended after one page without a word).
+/// A seed that redirects to another host, whose links the scope would refuse, makes that page a seed
+/// (`scope.seed_redirects_new_seeds`, as Heritrix): its site is crawled, and the job's crawl.toml keeps it for
+/// a resume. With the setting off the crawl says so with the way out (xt12a F9: the crawl ended after one
+/// page without a word).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_seed_redirecting_out_of_its_scope_is_said() {
+async fn a_seed_redirecting_out_of_its_scope_makes_a_seed() {
     use axum::{Router, response::Html, response::Redirect, routing::get};
     let port = std::sync::Arc::new(std::sync::OnceLock::<u16>::new());
     let at = port.clone();
@@ -187,16 +189,45 @@ async fn a_seed_redirecting_out_of_its_scope_is_said() {
     )
     .unwrap();
     let seed = format!("http://127.0.0.1:{}/", addr.port());
-    let job = dir.path().join("job");
-    let (ok, said) = crawl_cli(seed, job, cfg).await;
-    assert!(ok, "{said}");
     let target = format!("http://localhost:{}/home", addr.port());
+    let more = format!("http://localhost:{}/more", addr.port());
+    let job = dir.path().join("job");
+    let (ok, said) = crawl_cli(seed.clone(), job.clone(), cfg.clone()).await;
+    assert!(ok, "{said}");
     assert!(
         said.contains(&format!(
-            "redirects to {target}, whose links are outside the scope"
+            "redirects to {target}: that page is a seed from now on"
         )),
         "{said}"
     );
+    let log = common::crawl_log(&job);
+    assert!(
+        log.iter().any(|l| l.uri == more && l.status == 404),
+        "the target's link is fetched (the site has no such page): {log:#?}"
+    );
+    let copy = std::fs::read_to_string(job.join("crawl.toml")).unwrap();
+    assert!(copy.contains(&format!("\"{target}\"")), "{copy}");
+
+    // Off: only the target page, and the log says how to crawl its site.
+    let off = dir.path().join("off.toml");
+    std::fs::write(
+        &off,
+        format!(
+            "{}[scope]\nseed_redirects_new_seeds = false\n",
+            std::fs::read_to_string(&cfg).unwrap()
+        ),
+    )
+    .unwrap();
+    let job = dir.path().join("off");
+    let (ok, said) = crawl_cli(seed, job.clone(), off).await;
+    assert!(ok, "{said}");
+    assert!(
+        said.contains(&format!(
+            "redirects to {target}, whose links are outside the scope"
+        )) && said.contains("set scope.seed_redirects_new_seeds = true"),
+        "{said}"
+    );
+    assert!(!common::crawl_log(&job).iter().any(|l| l.uri == more));
     // A crawl that follows no link from the seed either (`max_hops = 0`) is not told (xt13a F7).
     let cfg = dir.path().join("zero.toml");
     std::fs::write(
@@ -210,7 +241,8 @@ async fn a_seed_redirecting_out_of_its_scope_is_said() {
     let (ok, said) = crawl_cli(seed, job, cfg).await;
     assert!(ok, "{said}");
     assert!(
-        !said.contains("whose links are outside the scope"),
+        !said.contains("whose links are outside the scope")
+            && !said.contains("is a seed from now on"),
         "{said}"
     );
 }

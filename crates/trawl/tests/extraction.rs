@@ -610,3 +610,27 @@ async fn only_uris_named_as_sitemaps_are_read_as_sitemaps() {
         );
     }
 }
+
+/// A body decoded past `fetch.max_decoded_bytes` says so (`decodeTrunc`): its links were read from the part
+/// before the cut only (xt12b F5: a small limit left a page without links, and its line said nothing).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_cut_for_extraction_is_noted() {
+    let site = trawl::selftest::site::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("c.toml");
+    std::fs::write(&cfg, format!("[seeds]\nurls = [\"{}\"]\n", site.seed())).unwrap();
+    for (name, limit) in [("cut", 200), ("whole", 64 << 20)] {
+        let job = dir.path().join(name);
+        common::crawl_quickly_with(&cfg, &job, |c| c.fetch.max_decoded_bytes = limit).await;
+        let log = common::crawl_log(&job);
+        let seed = log.iter().find(|l| l.uri == site.seed()).unwrap();
+        assert_eq!(
+            seed.has_annotation("decodeTrunc"),
+            name == "cut",
+            "{seed:?}"
+        );
+        if name == "whole" {
+            assert!(log.iter().all(|l| !l.has_annotation("decodeTrunc")));
+        }
+    }
+}

@@ -313,6 +313,38 @@ pub(crate) fn serialize_sheet_set<S: serde::Serializer>(
     s: S,
 ) -> Result<S::Ok, S::Error> {
     use serde::Serialize;
+    without_proxy_password(set).serialize(s)
+}
+
+/// Puts back into `out` the secrets that serialising `base` left out (see [`serialize_proxy`]): the proxy's
+/// password, inline credential passwords and a sheet's proxy password, each where `out` kept the setting as
+/// `base` has it. A sheet or a live change builds its config through that serialisation, and without this
+/// the URIs under a sheet went through the proxy without its password and a changed crawl logged in with
+/// none (stop 61's review).
+pub(crate) fn restore_secrets(base: &super::CrawlConfig, out: &mut super::CrawlConfig) {
+    if let (Some(kept), Some(full)) = (&out.fetch.proxy, &base.fetch.proxy)
+        && *kept == proxy_without_password(full)
+    {
+        out.fetch.proxy = Some(full.clone());
+    }
+    for (kept, full) in out.credentials.iter_mut().zip(&base.credentials) {
+        if kept.password.is_none() && full.password.is_some() {
+            let mut without = full.clone();
+            without.password = None;
+            if *kept == without {
+                kept.password = full.password.clone();
+            }
+        }
+    }
+    for (kept, full) in out.sheets.iter_mut().zip(&base.sheets) {
+        if kept.name == full.name && kept.set == without_proxy_password(&full.set) {
+            kept.set = full.set.clone();
+        }
+    }
+}
+
+/// A sheet's `set` table with any `fetch.proxy` value's password left out.
+fn without_proxy_password(set: &toml::Table) -> toml::Table {
     let mut set = set.clone();
     if let Some(toml::Value::String(p)) = set.get_mut("fetch.proxy") {
         *p = proxy_without_password(p);
@@ -322,7 +354,7 @@ pub(crate) fn serialize_sheet_set<S: serde::Serializer>(
     {
         *p = proxy_without_password(p);
     }
-    set.serialize(s)
+    set
 }
 
 /// Why a `[fetch] proxy` value is not a proxy: the message says what to write.

@@ -539,6 +539,11 @@ pub struct ScopeConfig {
     pub max_path_repeats: usize,
     /// Stop following a redirect chain after this many redirects in a row. Default: 10.
     pub max_redirects: usize,
+    /// A seed redirecting to a page whose links the scope would refuse (`http://example.org/` to
+    /// `https://www.example.org/`) makes that page a seed too: the scope takes in its SURT prefix, and
+    /// crawl.toml's `[seeds] urls` gains it, so a resume keeps it (Heritrix's `seedsRedirectNewSeeds`).
+    /// Default: true.
+    pub seed_redirects_new_seeds: bool,
     /// At most this many outlinks are taken from one document. Default: 6000.
     pub max_outlinks: usize,
     /// Extra SURT prefixes (Heritrix form, e.g. `http://(org,example,`) accepted besides the seeds'.
@@ -557,6 +562,7 @@ impl Default for ScopeConfig {
             max_path_depth: 20,
             max_path_repeats: 2,
             max_redirects: 10,
+            seed_redirects_new_seeds: true,
             max_outlinks: 6000,
             surt_prefixes: Vec::new(),
             rules: Vec::new(),
@@ -1061,6 +1067,33 @@ http://c.org/ # third
         assert!(e.to_string().contains("keep it to 100"), "{e}");
         let fine = format!("[warc]\nprefix = \"{}\"\n", "a".repeat(100));
         assert!(CrawlConfig::check_str(&fine, Path::new("my.toml")).is_ok());
+    }
+
+    /// The rest of xt12b F8's messages: a u8 setting's range as the check after it reads it, the form of an
+    /// address or range, of an address with its port, and a conflict with a default said to be one.
+    #[test]
+    fn ranges_addresses_and_defaults_are_said() {
+        for (text, want) in [
+            (
+                "[frontier]\nqueue_precedence = 256\n",
+                "expected a whole number, at most 255",
+            ),
+            (
+                "[fetch]\nallow_addresses = [\"10.1.0.0/33\"]\n",
+                "not an address or range: write an address (\"10.1.2.3\"",
+            ),
+            (
+                "[fetch]\ndns_servers = [\"1.2.3.4\"]\n",
+                "not an address with a port: write it as \"10.1.2.3:53\"",
+            ),
+            (
+                "[frontier]\nmax_delay_ms = 1000\n",
+                "frontier.min_delay_ms = 3000 (the default) is above frontier.max_delay_ms = 1000; lower",
+            ),
+        ] {
+            let e = CrawlConfig::check_str(text, Path::new("my.toml")).unwrap_err();
+            assert!(e.to_string().contains(want), "{text}: {e}");
+        }
     }
 
     /// A key written without its unit gets the key with it, and a key in the wrong table the table it belongs

@@ -381,11 +381,24 @@ impl CrawlConfig {
             ));
         }
         if f.min_delay_ms > f.max_delay_ms {
+            // A value the text may never have written says it is the default (xt12b F8).
+            let defaults = super::FrontierConfig::default();
+            let default_note = |value, default| {
+                if value == default {
+                    " (the default)"
+                } else {
+                    ""
+                }
+            };
             out.push((
                 "frontier.min_delay_ms".into(),
                 format!(
-                    "frontier.min_delay_ms = {} is above frontier.max_delay_ms = {}; lower the first or raise the second",
-                    f.min_delay_ms, f.max_delay_ms
+                    "frontier.min_delay_ms = {}{} is above frontier.max_delay_ms = {}{}; lower the first or raise \
+                     the second",
+                    f.min_delay_ms,
+                    default_note(f.min_delay_ms, defaults.min_delay_ms),
+                    f.max_delay_ms,
+                    default_note(f.max_delay_ms, defaults.max_delay_ms),
                 ),
             ));
         }

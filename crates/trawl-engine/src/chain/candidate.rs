@@ -7,7 +7,7 @@
 use super::robots::{ROBOTS_SITEMAP, SITEMAP_PROBE};
 use super::{
     known_links::KnownLinks,
-    outcome::{Child, Cut, Placement},
+    outcome::{Child, Cut, NewSeed, Placement},
     pipeline::Pipeline,
 };
 use trawl_config::Annotation;
@@ -22,6 +22,9 @@ pub(crate) struct Judged {
     pub(crate) accepted: Vec<Child>,
     /// Refused URIs worth a crawl.log line, with their status; the annotation names the rule.
     pub(crate) cuts: Vec<Cut>,
+    /// Redirect targets of seeds to be taken as seeds (`scope.seed_redirects_new_seeds`), each with the URI
+    /// that redirected: the worker loop widens the crawl's scope to them before their page is processed.
+    pub(crate) new_seeds: Vec<NewSeed>,
 }
 
 /// Takes a page's outlinks through the chain. Links already known to the uniq filter (navigation repeated on
@@ -72,9 +75,14 @@ pub(crate) fn outlinks(p: &Pipeline, parent: &CrawlUri, links: Vec<Outlink>) -> 
                 if is_respelling(parent, &accepted.uri) {
                     accepted.placement = Placement::Redirect;
                 }
-                if accepted.uri.last_hop() == Some('R') && parent.hop_path.chars().all(|c| c == 'R')
+                if accepted.uri.last_hop() == Some('R')
+                    && parent.hop_path.chars().all(|c| c == 'R')
+                    && seed_redirect_leaving_scope(p, parent, &accepted.uri)
                 {
-                    seed_redirect_leaving_scope(p, parent, &accepted.uri);
+                    judged.new_seeds.push(NewSeed {
+                        from: parent.url.to_string(),
+                        url: accepted.uri.url.to_string(),
+                    });
                 }
                 judged.accepted.push(accepted);
             }
@@ -85,11 +93,12 @@ pub(crate) fn outlinks(p: &Pipeline, parent: &CrawlUri, links: Vec<Outlink>) -> 
     judged
 }
 
-/// Warns when a seed (or a redirect of one) redirects to a page whose links the scope refuses: the crawl of
-/// that site would end at its first page, which is seldom what the operator meant (xt12a F9: it was silent;
-/// Heritrix's `seedsRedirectNewSeeds` makes such a target a seed itself). The target is fetched as any
-/// redirect of an in-scope page is.
-fn seed_redirect_leaving_scope(p: &Pipeline, parent: &CrawlUri, target: &CrawlUri) {
+/// Whether a seed (or a redirect of one) redirects to a page whose links the scope refuses, and that page is
+/// to become a seed (`scope.seed_redirects_new_seeds`, as Heritrix's `seedsRedirectNewSeeds`): the crawl of
+/// that site would otherwise end at its first page, which is seldom what the operator meant (xt12a F9).
+/// With the setting off, the log says so instead. The target is fetched as any redirect of an in-scope page
+/// is.
+fn seed_redirect_leaving_scope(p: &Pipeline, parent: &CrawlUri, target: &CrawlUri) -> bool {
     let live = p.settings();
     // Whether a link found on `page` to itself would be in scope: its links are followed.
     let followed = |page: &CrawlUri| {
@@ -101,20 +110,25 @@ fn seed_redirect_leaving_scope(p: &Pipeline, parent: &CrawlUri, target: &CrawlUr
     // Said only where the seed's own links would have been followed (xt13a F7: a single-page or
     // `max_hops = 0` crawl follows none anywhere).
     if followed(target) || !followed(parent) {
-        return;
+        return false;
     }
     let what = if parent.hop_path.is_empty() {
         "the seed"
     } else {
         "a redirect of a seed,"
     };
+    if live.sheets.effective(parent).scope.seed_redirects_new_seeds {
+        return true;
+    }
     tracing::warn!(
         "{what} {} redirects to {}, whose links are outside the scope: only that page is crawled there; to \
-         crawl that site, add {} as a seed (crawl.toml [seeds], or `trawl ctl JOB add-seeds URL` while it runs)",
+         crawl that site, add {} as a seed (crawl.toml [seeds], or `trawl ctl JOB add-seeds URL` while it \
+         runs), or set scope.seed_redirects_new_seeds = true",
         parent.url,
         target.url,
         target.url
     );
+    false
 }
 
 /// Whether `child` is a redirect from `parent` to another URL with the same uniq key: the identity rules

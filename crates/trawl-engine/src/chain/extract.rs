@@ -63,7 +63,11 @@ pub(super) fn run(
     if record.try_later() {
         return;
     }
-    record.decode(decode_limits(settings));
+    let limits = decode_limits(settings);
+    record.decode(limits);
+    if record.decode_cut(limits) {
+        uri.annotate(Annotation::DecodeTruncated);
+    }
     let Some(body) = record.entity() else {
         return;
     };

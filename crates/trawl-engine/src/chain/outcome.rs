@@ -23,6 +23,17 @@ pub(crate) struct Outcome {
     /// Its crawl.log line, if it ended: handed to the journal as the outcome is applied, so the journal
     /// commits the outcome after writing the line.
     pub(crate) line: Option<String>,
+    /// Redirect targets of seeds the crawl takes as seeds (see [`super::candidate::Judged::new_seeds`]).
+    pub(crate) new_seeds: Vec<NewSeed>,
+}
+
+/// A seed's redirect target the crawl takes as a seed (`scope.seed_redirects_new_seeds`).
+#[derive(Debug)]
+pub(crate) struct NewSeed {
+    /// The seed (or a redirect of one) that redirected.
+    pub(crate) from: String,
+    /// The target.
+    pub(crate) url: String,
 }
 
 /// What becomes of the URI itself.
@@ -67,6 +78,7 @@ impl Outcome {
             cuts: Vec::new(),
             release: Vec::new(),
             line: None,
+            new_seeds: Vec::new(),
         }
     }
 

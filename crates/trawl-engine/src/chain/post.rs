@@ -106,6 +106,7 @@ pub(super) fn run(
     let judged = candidate::outlinks(p, &uri, std::mem::take(&mut record.outlinks));
     outcome.children.extend(judged.accepted);
     outcome.cuts.extend(judged.cuts);
+    outcome.new_seeds = judged.new_seeds;
     match uri.class.as_ref().map(|c| c.kind) {
         Some(UrlKind::Gallery) if status < 300 => match next_page(p, &uri, &outcome) {
             Some(Ok(child)) => outcome.predicted = Some(child),

@@ -138,10 +138,44 @@ fn refuse_on_a_worker(shared: &Shared, command: &Command) -> Reply {
     }
 }
 
-/// Seeds added to the running crawl: taken into the scope as seeds (their SURT prefixes widen it, as
-/// crawl.toml's seeds do), written into crawl.toml's `[seeds] urls` (comments kept) so that a resume keeps
-/// them, then queued. All or none: a URL that is not a seed changes nothing.
+/// Seeds added to the running crawl: taken into the scope as seeds ([`take_as_seeds`]), their hosts reached
+/// whatever their addresses (as the first seeds' hosts are), then queued. All or none: a URL that is not a
+/// seed changes nothing.
 fn add_seeds(shared: &Shared, urls: &[String]) -> Reply {
+    for url in urls {
+        if let Err(e) = trawl_url::parse_seed(url) {
+            return Reply::Failed {
+                message: format!("seed {url:?}: {e}; no seed was queued"),
+            };
+        }
+    }
+    if let Err(why) = take_as_seeds(shared, urls) {
+        return Reply::Failed {
+            message: format!("no seed was queued: {why}"),
+        };
+    }
+    for url in urls {
+        if let Ok(seed) = trawl_url::parse_seed(url)
+            && let Some(host) = seed.host_str()
+        {
+            shared.pipeline.fetcher.add_seed_host(host);
+        }
+    }
+    let config = shared.pipeline.settings().config.clone();
+    crate::control::apply_to_frontier(
+        &mut lock(&shared.frontier),
+        &Command::AddSeeds {
+            urls: urls.to_vec(),
+        },
+        &config,
+    )
+}
+
+/// Takes `urls` into the running crawl's seeds: its scope widened to them (their SURT prefixes, as
+/// crawl.toml's seeds), and crawl.toml's `[seeds] urls` given them (comments kept) so that a resume keeps
+/// them. Nothing is queued, and an address the policy refuses stays refused (a seed's redirect target is
+/// taken this way too). All or none; the error says why.
+pub(super) fn take_as_seeds(shared: &Shared, urls: &[String]) -> Result<(), NotTaken> {
     let mut live = shared
         .pipeline
         .live
@@ -153,47 +187,33 @@ fn add_seeds(shared: &Shared, urls: &[String]) -> Reply {
         if config.seeds.urls.contains(url) {
             continue;
         }
-        match trawl_url::parse_seed(url) {
-            Ok(seed) => seeds.push(seed),
-            Err(e) => {
-                return Reply::Failed {
-                    message: format!("seed {url:?}: {e}; no seed was queued"),
-                };
-            }
+        let seed = trawl_url::parse_seed(url)?;
+        if !seeds.contains(&seed) {
+            seeds.push(seed);
         }
         config.seeds.urls.push(url.clone());
     }
-    // An added seed's host may be reached whatever its address, as the first seeds' hosts are.
-    for seed in &seeds[live.seeds().len()..] {
-        if let Some(host) = seed.host_str() {
-            shared.pipeline.fetcher.add_seed_host(host);
-        }
+    if config.seeds.urls.len() == live.config.seeds.urls.len() {
+        return Ok(());
     }
-    if config.seeds.urls.len() > live.config.seeds.urls.len() {
-        let widened = match LiveSettings::build(Arc::new(config), &seeds, shared.job.root()) {
-            Ok(l) => l,
-            Err(e) => {
-                return Reply::Failed {
-                    message: format!("no seed was queued: {e}"),
-                };
-            }
-        };
-        if let Err(e) = shared.job.write_config(&widened.config) {
-            return Reply::Failed {
-                message: format!("no seed was queued: {e}"),
-            };
-        }
-        *live = Arc::new(widened);
-    }
-    let config = live.config.clone();
-    drop(live);
-    crate::control::apply_to_frontier(
-        &mut lock(&shared.frontier),
-        &Command::AddSeeds {
-            urls: urls.to_vec(),
-        },
-        &config,
-    )
+    let widened = LiveSettings::build(Arc::new(config), &seeds, shared.job.root())?;
+    shared.job.write_config(&widened.config)?;
+    *live = Arc::new(widened);
+    Ok(())
+}
+
+/// Why seeds could not be taken into a running crawl.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum NotTaken {
+    /// A URL that is no seed.
+    #[error("seed {0}")]
+    Seed(#[from] trawl_url::Error),
+    /// The scope with them would not hold.
+    #[error(transparent)]
+    Settings(#[from] crate::live::SettingsError),
+    /// crawl.toml could not be written.
+    #[error(transparent)]
+    Write(#[from] crate::Error),
 }
 
 /// Applies an operator's settings change to the running crawl: checked whole, swapped in for the URIs

@@ -83,9 +83,22 @@ async fn complete(
         mut cuts,
         release: _,
         line,
+        new_seeds,
     } = outcome;
     if let Some(line) = line {
         p.write_line(line);
+    }
+    // A shared crawl's scope is widened for every worker at once by the operator only (the settings
+    // published in Redis): one worker's own widening would leave the target's links to another's scope.
+    for seed in new_seeds {
+        tracing::warn!(
+            "the seed {} redirects to {}, whose links are outside the scope: only that page is crawled there; \
+             to crawl that site, run `trawl ctl --frontier URL JOB add-seeds {}` (a shared crawl does not take \
+             redirect targets as seeds itself)",
+            seed.from,
+            seed.url,
+            seed.url
+        );
     }
     let mut done = Completion::default();
     match disposition {

@@ -81,7 +81,25 @@ fn apply(shared: &Shared, queue: &str, ticket: Ticket, outcome: Outcome, worker:
         mut cuts,
         release,
         line,
+        new_seeds,
     } = outcome;
+    // The scope widened before the target is queued, so its links are judged by the widened one.
+    for seed in new_seeds {
+        match super::control::take_as_seeds(shared, std::slice::from_ref(&seed.url)) {
+            // Said at the level the operator sees by default: the crawl's scope grew.
+            Ok(()) => tracing::warn!(
+                "the seed {} redirects to {}: that page is a seed from now on, its site in the scope \
+                 (scope.seed_redirects_new_seeds)",
+                seed.from,
+                seed.url
+            ),
+            Err(why) => tracing::warn!(
+                "the seed {} redirects to {}, which could not be taken as a seed: {why}",
+                seed.from,
+                seed.url
+            ),
+        }
+    }
     let mut f = lock(&shared.frontier);
     // Handed over while the frontier is held: the journal commits this outcome only after writing it.
     if let Some(line) = line {

@@ -251,6 +251,16 @@ fn special(class: &str, property: &str, text: &str) -> Option<Mapped> {
             Some(true) => Some(Mapped::Same("trawl speaks HTTP/1.1")),
             _ => note("trawl speaks HTTP/1.1, not HTTP/1.0", None),
         },
+        ("CandidatesProcessor", "seedsRedirectNewSeeds") => match parse_bool(text) {
+            Some(true) => Some(Mapped::Same(
+                "a seed's redirect target is a seed, as trawl's default",
+            )),
+            Some(false) => Some(Mapped::Set(
+                "scope.seed_redirects_new_seeds",
+                toml::Value::Boolean(false),
+            )),
+            None => note("not true or false", Some("scope.seed_redirects_new_seeds")),
+        },
         // Heritrix keeps cookies unless told not to; so does trawl (`fetch.cookies = "job"`, one jar).
         ("FetchHTTP", "ignoreCookies") => match parse_bool(text) {
             Some(true) => Some(Mapped::Set(
@@ -349,5 +359,13 @@ mod tests {
             map("BdbFrontier", "queueTotalBudget", "-1"),
             Mapped::Same("no budget, as trawl's default")
         );
+        assert_eq!(
+            map("CandidatesProcessor", "seedsRedirectNewSeeds", "false"),
+            Mapped::Set("scope.seed_redirects_new_seeds", false.into())
+        );
+        assert!(matches!(
+            map("CandidatesProcessor", "seedsRedirectNewSeeds", "true"),
+            Mapped::Same(_)
+        ));
     }
 }
