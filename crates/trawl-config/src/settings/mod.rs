@@ -540,8 +540,8 @@ pub struct ScopeConfig {
     /// Stop following a redirect chain after this many redirects in a row. Default: 10.
     pub max_redirects: usize,
     /// A seed redirecting to a page whose links the scope would refuse (`http://example.org/` to
-    /// `https://www.example.org/`) makes that page a seed too: the scope takes in its SURT prefix, and
-    /// crawl.toml's `[seeds] urls` gains it, so a resume keeps it (Heritrix's `seedsRedirectNewSeeds`).
+    /// `https://www.example.org/`) widens the scope as a seed there would: the page's SURT prefix joins
+    /// `surt_prefixes`, in the job's crawl.toml too, so a resume keeps it (Heritrix's `seedsRedirectNewSeeds`).
     /// Default: true.
     pub seed_redirects_new_seeds: bool,
     /// At most this many outlinks are taken from one document. Default: 6000.

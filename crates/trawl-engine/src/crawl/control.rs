@@ -138,44 +138,10 @@ fn refuse_on_a_worker(shared: &Shared, command: &Command) -> Reply {
     }
 }
 
-/// Seeds added to the running crawl: taken into the scope as seeds ([`take_as_seeds`]), their hosts reached
-/// whatever their addresses (as the first seeds' hosts are), then queued. All or none: a URL that is not a
-/// seed changes nothing.
+/// Seeds added to the running crawl: taken into the scope as seeds (their SURT prefixes widen it, as
+/// crawl.toml's seeds do), written into crawl.toml's `[seeds] urls` (comments kept) so that a resume keeps
+/// them, then queued. All or none: a URL that is not a seed changes nothing.
 fn add_seeds(shared: &Shared, urls: &[String]) -> Reply {
-    for url in urls {
-        if let Err(e) = trawl_url::parse_seed(url) {
-            return Reply::Failed {
-                message: format!("seed {url:?}: {e}; no seed was queued"),
-            };
-        }
-    }
-    if let Err(why) = take_as_seeds(shared, urls) {
-        return Reply::Failed {
-            message: format!("no seed was queued: {why}"),
-        };
-    }
-    for url in urls {
-        if let Ok(seed) = trawl_url::parse_seed(url)
-            && let Some(host) = seed.host_str()
-        {
-            shared.pipeline.fetcher.add_seed_host(host);
-        }
-    }
-    let config = shared.pipeline.settings().config.clone();
-    crate::control::apply_to_frontier(
-        &mut lock(&shared.frontier),
-        &Command::AddSeeds {
-            urls: urls.to_vec(),
-        },
-        &config,
-    )
-}
-
-/// Takes `urls` into the running crawl's seeds: its scope widened to them (their SURT prefixes, as
-/// crawl.toml's seeds), and crawl.toml's `[seeds] urls` given them (comments kept) so that a resume keeps
-/// them. Nothing is queued, and an address the policy refuses stays refused (a seed's redirect target is
-/// taken this way too). All or none; the error says why.
-pub(super) fn take_as_seeds(shared: &Shared, urls: &[String]) -> Result<(), NotTaken> {
     let mut live = shared
         .pipeline
         .live
@@ -187,28 +153,80 @@ pub(super) fn take_as_seeds(shared: &Shared, urls: &[String]) -> Result<(), NotT
         if config.seeds.urls.contains(url) {
             continue;
         }
-        let seed = trawl_url::parse_seed(url)?;
-        if !seeds.contains(&seed) {
-            seeds.push(seed);
+        match trawl_url::parse_seed(url) {
+            Ok(seed) => seeds.push(seed),
+            Err(e) => {
+                return Reply::Failed {
+                    message: format!("seed {url:?}: {e}; no seed was queued"),
+                };
+            }
         }
         config.seeds.urls.push(url.clone());
     }
-    if config.seeds.urls.len() == live.config.seeds.urls.len() {
-        return Ok(());
+    // An added seed's host may be reached whatever its address, as the first seeds' hosts are.
+    for seed in &seeds[live.seeds().len()..] {
+        if let Some(host) = seed.host_str() {
+            shared.pipeline.fetcher.add_seed_host(host);
+        }
     }
-    let widened = LiveSettings::build(Arc::new(config), &seeds, shared.job.root())?;
-    shared.job.write_config(&widened.config)?;
-    *live = Arc::new(widened);
-    Ok(())
+    if config.seeds.urls.len() > live.config.seeds.urls.len() {
+        let widened = match LiveSettings::build(Arc::new(config), &seeds, shared.job.root()) {
+            Ok(l) => l,
+            Err(e) => {
+                return Reply::Failed {
+                    message: format!("no seed was queued: {e}"),
+                };
+            }
+        };
+        if let Err(e) = shared.job.write_config(&widened.config) {
+            return Reply::Failed {
+                message: format!("no seed was queued: {e}"),
+            };
+        }
+        *live = Arc::new(widened);
+    }
+    let config = live.config.clone();
+    drop(live);
+    crate::control::apply_to_frontier(
+        &mut lock(&shared.frontier),
+        &Command::AddSeeds {
+            urls: urls.to_vec(),
+        },
+        &config,
+    )
 }
 
-/// Why seeds could not be taken into a running crawl.
+/// Widens the running crawl's scope to `target`, a seed's redirect target, as a seed would
+/// (`scope.seed_redirects_new_seeds`): its SURT prefix joins `scope.surt_prefixes`, in the live settings and in
+/// crawl.toml, so a resume keeps it. It is not made a seed: nothing is queued, and its host gets none of a
+/// seed host's leave from the address policy (a public site's redirect to a private address stays refused).
+/// The prefix added, or `None` when the scope had it.
+pub(super) fn widen_to(shared: &Shared, target: &str) -> Result<Option<String>, NotWidened> {
+    let url = trawl_url::parse_seed(target)?;
+    let prefix = trawl_url::SurtPrefix::from_seed(&url).as_str().to_string();
+    let mut live = shared
+        .pipeline
+        .live
+        .write()
+        .unwrap_or_else(PoisonError::into_inner);
+    if live.config.scope.surt_prefixes.contains(&prefix) {
+        return Ok(None);
+    }
+    let mut config = (*live.config).clone();
+    config.scope.surt_prefixes.push(prefix.clone());
+    let widened = LiveSettings::build(Arc::new(config), live.seeds(), shared.job.root())?;
+    shared.job.write_config(&widened.config)?;
+    *live = Arc::new(widened);
+    Ok(Some(prefix))
+}
+
+/// Why a running crawl's scope could not be widened.
 #[derive(Debug, thiserror::Error)]
-pub(super) enum NotTaken {
-    /// A URL that is no seed.
-    #[error("seed {0}")]
-    Seed(#[from] trawl_url::Error),
-    /// The scope with them would not hold.
+pub(super) enum NotWidened {
+    /// The target is no http(s) URL.
+    #[error("{0}")]
+    Url(#[from] trawl_url::Error),
+    /// The scope with its prefix would not hold.
     #[error(transparent)]
     Settings(#[from] crate::live::SettingsError),
     /// crawl.toml could not be written.

@@ -85,16 +85,18 @@ fn apply(shared: &Shared, queue: &str, ticket: Ticket, outcome: Outcome, worker:
     } = outcome;
     // The scope widened before the target is queued, so its links are judged by the widened one.
     for seed in new_seeds {
-        match super::control::take_as_seeds(shared, std::slice::from_ref(&seed.url)) {
+        match super::control::widen_to(shared, &seed.url) {
             // Said at the level the operator sees by default: the crawl's scope grew.
-            Ok(()) => tracing::warn!(
-                "the seed {} redirects to {}: that page is a seed from now on, its site in the scope \
-                 (scope.seed_redirects_new_seeds)",
+            Ok(Some(prefix)) => tracing::warn!(
+                "the seed {} redirects to {}: the scope takes in {prefix} as a seed's (added to \
+                 scope.surt_prefixes in the job's crawl.toml; scope.seed_redirects_new_seeds)",
                 seed.from,
                 seed.url
             ),
+            Ok(None) => {}
             Err(why) => tracing::warn!(
-                "the seed {} redirects to {}, which could not be taken as a seed: {why}",
+                "the seed {} redirects to {}, whose links are outside the scope, and the scope could not \
+                 take it in: {why}",
                 seed.from,
                 seed.url
             ),
