@@ -52,6 +52,7 @@ command -v chromedriver >/dev/null || { echo "chromium-driver did not install; t
 if [ "${CI:-}" = true ]; then
     export CARGO_INCREMENTAL=0
     echo "== disk: $(df -h . | awk 'NR==2 {print $4 " free of " $2}')"
+    trap 'echo "== disk at the end: target $(du -sh target 2>/dev/null | cut -f1), $(df -h . | awk '"'"'NR==2 {print $4}'"'"') free"' EXIT
 fi
 
 echo "== cargo fmt --check"
@@ -62,10 +63,6 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 
 echo "== cargo test"
 cargo test --workspace --locked
-
-if [ "${CI:-}" = true ]; then
-    echo "== disk after the tests: target $(du -sh target | cut -f1), $(df -h . | awk 'NR==2 {print $4}') free"
-fi
 
 echo "== trawl selftest"
 cargo run --quiet --release --locked -p trawl -- selftest

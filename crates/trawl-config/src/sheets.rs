@@ -73,6 +73,7 @@ fn remove_path(root: &mut toml::Value, path: &str) {
 /// again, and a sheet can send its hosts direct (xt12a b F4: there was no way back but editing crawl.toml).
 pub fn apply(base: &CrawlConfig, set: &toml::Table) -> Result<CrawlConfig, toml::de::Error> {
     let mut v = toml::Value::try_from(base).expect("config serializes");
+    crate::settings::access::put_secrets(base, &mut v);
     // The defaults as written, once: which settings default to none (absent from them).
     static DEFAULTS: std::sync::OnceLock<toml::Value> = std::sync::OnceLock::new();
     let defaults = DEFAULTS.get_or_init(|| {
@@ -91,9 +92,7 @@ pub fn apply(base: &CrawlConfig, set: &toml::Table) -> Result<CrawlConfig, toml:
             set_path(&mut v, path, value.clone());
         }
     }
-    let mut out: CrawlConfig = v.try_into()?;
-    crate::settings::access::restore_secrets(base, &mut out);
-    Ok(out)
+    v.try_into()
 }
 
 impl Sheets {
@@ -476,6 +475,16 @@ mod clearing {
         assert_eq!(
             other.fetch.proxy.as_deref(),
             Some("socks5://u@127.0.0.1:1081")
+        );
+        // The same proxy without its password (to take it from TRAWL_PROXY_PASSWORD): as set, not the old one.
+        let same = apply(
+            &base,
+            &set("fetch.proxy", "socks5://u@127.0.0.1:1080".into()),
+        )
+        .unwrap();
+        assert_eq!(
+            same.fetch.proxy.as_deref(),
+            Some("socks5://u@127.0.0.1:1080")
         );
     }
 }

@@ -7,7 +7,7 @@ use trawl_config::CrawlConfig;
 
 use trawl_extract::{
     Outlink,
-    decode::{DecodeLimits, decode_content},
+    decode::{DecodeLimits, decode_content_noting_cuts},
     field,
 };
 
@@ -24,6 +24,8 @@ pub(crate) struct FetchRecord {
     pub(crate) mime: Option<String>,
     /// The body with its content codings removed, for extraction and the text filters.
     decoded: Decoded,
+    /// Whether the decoding's limits cut it.
+    decode_cut: bool,
     /// The links found (a redirect's target first).
     pub(crate) outlinks: Vec<Outlink>,
     /// Whether the response goes into the archive (a gate or text filter may say no).
@@ -68,6 +70,7 @@ impl FetchRecord {
             content_type,
             mime,
             decoded: Decoded::Undecodable,
+            decode_cut: false,
             outlinks: Vec::new(),
             write: true,
             nofollow: false,
@@ -120,7 +123,7 @@ impl FetchRecord {
         let decoded = match &encoding {
             Some(coding) if resp.body.len() as u64 >= in_place => {
                 crate::blocking::blocking(usize::MAX, || {
-                    decode_content(Some(coding), &resp.body, limits)
+                    decode_content_noting_cuts(Some(coding), &resp.body, limits)
                 })
             }
             Some(coding) => {
@@ -128,44 +131,29 @@ impl FetchRecord {
                     max_bytes: limits.max_bytes.min(in_place),
                     ..limits
                 };
-                match decode_content(Some(coding), &resp.body, first) {
-                    Some(Cow::Owned(part))
-                        if part.len() as u64 >= in_place && limits.max_bytes > in_place =>
-                    {
+                match decode_content_noting_cuts(Some(coding), &resp.body, first) {
+                    Some((_, true)) if limits.max_bytes > in_place => {
                         crate::blocking::blocking(usize::MAX, || {
-                            decode_content(Some(coding), &resp.body, limits)
+                            decode_content_noting_cuts(Some(coding), &resp.body, limits)
                         })
                     }
                     other => other,
                 }
             }
-            None => decode_content(None, &resp.body, limits),
+            None => decode_content_noting_cuts(None, &resp.body, limits),
         };
+        self.decode_cut = decoded.as_ref().is_some_and(|(_, cut)| *cut);
         self.decoded = match decoded {
-            Some(Cow::Borrowed(prefix)) => Decoded::Prefix(prefix.len()),
-            Some(Cow::Owned(bytes)) => Decoded::Owned(bytes),
+            Some((Cow::Borrowed(prefix), _)) => Decoded::Prefix(prefix.len()),
+            Some((Cow::Owned(bytes), _)) => Decoded::Owned(bytes),
             None => Decoded::Undecodable,
         };
     }
 
-    /// Whether [`FetchRecord::decode`] cut the body at `limits` (it was decoded with them): an identity body
-    /// longer than `max_bytes`, or a decoding that reached `max_bytes` or `max_ratio` times the encoded size.
-    pub(crate) fn decode_cut(&self, limits: DecodeLimits) -> bool {
-        let Some(resp) = self.response() else {
-            return false;
-        };
-        match &self.decoded {
-            Decoded::Prefix(len) => *len < resp.body.len(),
-            Decoded::Owned(bytes) => {
-                let out = bytes.len() as u64;
-                let ratio_cap = limits
-                    .max_ratio
-                    .saturating_mul(resp.body.len() as u64)
-                    .max(1024);
-                out >= limits.max_bytes || out >= ratio_cap
-            }
-            Decoded::Undecodable => false,
-        }
+    /// Whether [`FetchRecord::decode`] cut the body at its limits (see
+    /// [`trawl_extract::decode::decode_content_noting_cuts`]).
+    pub(crate) fn decode_cut(&self) -> bool {
+        self.decode_cut
     }
 
     /// The decoded body (after [`FetchRecord::decode`]); `None` when it could not be decoded.

@@ -34,6 +34,16 @@ pub enum SettingsChange {
     RemoveSheet(String),
 }
 
+/// Setting `key`'s `value` as replies and logs show it: a proxy without its password.
+fn shown(key: &str, value: &toml::Value) -> toml::Value {
+    match value {
+        toml::Value::String(proxy) if key == "fetch.proxy" => toml::Value::String(
+            trawl_config::settings::access::proxy_without_password(proxy),
+        ),
+        other => other.clone(),
+    }
+}
+
 impl SettingsChange {
     /// `config` with this change applied, checked like a loaded config (values, sheets, scope); the error
     /// names the path or sheet at fault.
@@ -99,12 +109,29 @@ impl SettingsChange {
         LiveSettings::build(Arc::new(next), seeds, base_dir)
     }
 
-    /// What the change did, for replies and config-changes.log; names settings that wait for the next
-    /// launch.
+    /// This change as logs show it: a proxy's password left out (a sheet's is left out by its serialisation).
+    /// What is sent to a running crawl is the change itself.
+    pub fn redacted(&self) -> SettingsChange {
+        match self {
+            SettingsChange::Set(table) => SettingsChange::Set(
+                table
+                    .iter()
+                    .map(|(k, v)| (k.clone(), shown(k, v)))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+
+    /// What the change did, for replies and config-changes.log (a proxy's password left out); names settings
+    /// that wait for the next launch.
     pub fn describe(&self) -> String {
         match self {
             SettingsChange::Set(table) => {
-                let set: Vec<String> = table.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+                let set: Vec<String> = table
+                    .iter()
+                    .map(|(k, v)| format!("{k} = {}", shown(k, v)))
+                    .collect();
                 let later: Vec<&str> = table
                     .keys()
                     .filter(|k| trawl_config::settings::READ_AT_LAUNCH.contains(&k.as_str()))
@@ -375,5 +402,21 @@ mod tests {
         );
         let d = change(r#"{"set": {"frontier.min_delay_ms": 1}}"#).describe();
         assert!(!d.contains("next launch"), "{d}");
+    }
+
+    /// A proxy's password is in neither the reply nor what the API logs (review 62: both held it).
+    #[test]
+    fn a_proxy_password_is_not_shown() {
+        let c = change(r#"{"set": {"fetch.proxy": "socks5://u:s3cret@127.0.0.1:1080"}}"#);
+        assert!(!c.describe().contains("s3cret"), "{}", c.describe());
+        let logged = serde_json::to_string(&c.redacted()).unwrap();
+        assert!(
+            !logged.contains("s3cret") && logged.contains("socks5://u@127.0.0.1:1080"),
+            "{logged}"
+        );
+        assert!(
+            serde_json::to_string(&c).unwrap().contains("s3cret"),
+            "sent whole"
+        );
     }
 }

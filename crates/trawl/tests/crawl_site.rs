@@ -250,6 +250,26 @@ async fn a_seed_redirecting_out_of_its_scope_makes_a_seed() {
         !said.contains("whose links are outside the scope") && !said.contains("as a seed's"),
         "{said}"
     );
+    // One hop from the seed: the target's links (`RL`) are two, refused by `too_many_hops` whatever the
+    // prefixes, so the scope is not widened and the log says which rule (review 62).
+    let cfg = dir.path().join("one.toml");
+    std::fs::write(
+        &cfg,
+        "[frontier]\nmin_delay_ms = 0\nmax_delay_ms = 0\ndelay_factor = 0.0\n\
+         [fetch]\nallow_addresses = [\"127.0.0.0/8\", \"::1/128\"]\n[scope]\nmax_hops = 1\n",
+    )
+    .unwrap();
+    let seed = format!("http://127.0.0.1:{}/", addr.port());
+    let job = dir.path().join("one");
+    let (ok, said) = crawl_cli(seed, job.clone(), cfg).await;
+    assert!(ok, "{said}");
+    assert!(
+        said.contains("the scope's rule too_many_hops refuses its links even with its SURT prefix"),
+        "{said}"
+    );
+    let copy = std::fs::read_to_string(job.join("crawl.toml")).unwrap();
+    let copy: trawl_config::CrawlConfig = toml::from_str(&copy).unwrap();
+    assert!(copy.scope.surt_prefixes.is_empty(), "{:?}", copy.scope);
 }
 
 /// `trawl crawl SEED --job JOB -c CFG` run to its end, off the async threads: its success and what it said.

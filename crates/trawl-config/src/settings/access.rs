@@ -316,29 +316,29 @@ pub(crate) fn serialize_sheet_set<S: serde::Serializer>(
     without_proxy_password(set).serialize(s)
 }
 
-/// Puts back into `out` the secrets that serialising `base` left out (see [`serialize_proxy`]): the proxy's
-/// password, inline credential passwords and a sheet's proxy password, each where `out` kept the setting as
-/// `base` has it. A sheet or a live change builds its config through that serialisation, and without this
-/// the URIs under a sheet went through the proxy without its password and a changed crawl logged in with
-/// none (stop 61's review).
-pub(crate) fn restore_secrets(base: &super::CrawlConfig, out: &mut super::CrawlConfig) {
-    if let (Some(kept), Some(full)) = (&out.fetch.proxy, &base.fetch.proxy)
-        && *kept == proxy_without_password(full)
+/// Puts into `v`, `base` as serialised, the secrets that serialisation left out (see [`serialize_proxy`]):
+/// the proxy's password, inline credential passwords and the sheets' `set` tables whole. A sheet or a live
+/// change builds its config from that form, and without this the URIs under a sheet went through the proxy
+/// without its password and a changed crawl logged in with none (stop 61's review). They are put back before
+/// the change is applied, so a setting the change makes wins as written.
+pub(crate) fn put_secrets(base: &super::CrawlConfig, v: &mut toml::Value) {
+    if let Some(full) = &base.fetch.proxy
+        && let Some(fetch) = v.get_mut("fetch").and_then(toml::Value::as_table_mut)
     {
-        out.fetch.proxy = Some(full.clone());
+        fetch.insert("proxy".into(), toml::Value::String(full.clone()));
     }
-    for (kept, full) in out.credentials.iter_mut().zip(&base.credentials) {
-        if kept.password.is_none() && full.password.is_some() {
-            let mut without = full.clone();
-            without.password = None;
-            if *kept == without {
-                kept.password = full.password.clone();
+    if let Some(toml::Value::Array(credentials)) = v.get_mut("credentials") {
+        for (spec, table) in base.credentials.iter().zip(credentials) {
+            if let (Some(password), Some(table)) = (&spec.password, table.as_table_mut()) {
+                table.insert("password".into(), toml::Value::String(password.clone()));
             }
         }
     }
-    for (kept, full) in out.sheets.iter_mut().zip(&base.sheets) {
-        if kept.name == full.name && kept.set == without_proxy_password(&full.set) {
-            kept.set = full.set.clone();
+    if let Some(toml::Value::Array(sheets)) = v.get_mut("sheet") {
+        for (spec, table) in base.sheets.iter().zip(sheets) {
+            if let Some(table) = table.as_table_mut() {
+                table.insert("set".into(), toml::Value::Table(spec.set.clone()));
+            }
         }
     }
 }

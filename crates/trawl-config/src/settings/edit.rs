@@ -28,34 +28,28 @@ fn edited(text: &str, path: &Path, next: &CrawlConfig) -> Option<String> {
         return Some(text.to_string());
     }
     let mut doc: DocumentMut = text.parse().ok()?;
-    // The seeds of `[seeds] files` are in `urls` once read, not in the text's `urls`: seeds added are
-    // appended to the text's own list, and the file stays as it is named (xt9a F2: the whole config was
-    // written out, its comments lost and its seed file's URLs inlined, `files = []`).
-    let added: Vec<&String> = next
-        .seeds
-        .urls
-        .iter()
-        .filter(|u| !parsed.seeds.urls.contains(u))
-        .collect();
-    let only_added = parsed
-        .seeds
-        .urls
-        .iter()
-        .all(|u| next.seeds.urls.contains(u));
-    if !added.is_empty() && only_added {
-        let seeds = doc
-            .entry("seeds")
+    // The seeds of `[seeds] files` are in `urls` once read, and their `+PREFIX` lines in `scope.surt_prefixes`,
+    // not in the text's lists: what is added is appended to the text's own list, and the file stays as it
+    // is named (xt9a F2: the whole config was written out, its comments lost and its seed file's URLs
+    // inlined, `files = []`; review 62: the same for a prefix a seed's redirect added).
+    for (section, key, list) in MERGED_LISTS {
+        let (before, after) = (list(&parsed), list(next));
+        let added: Vec<&String> = after.iter().filter(|u| !before.contains(u)).collect();
+        if added.is_empty() || !before.iter().all(|u| after.contains(u)) {
+            continue;
+        }
+        let items = doc
+            .entry(section)
             .or_insert(Item::Table(Table::new()))
-            .as_table_like_mut()?;
-        let urls = seeds
-            .entry("urls")
+            .as_table_like_mut()?
+            .entry(key)
             .or_insert(Item::Value(Value::Array(toml_edit::Array::new())))
             .as_array_mut()?;
-        for url in added {
-            urls.push(url.as_str());
+        for item in added {
+            items.push(item.as_str());
         }
         for table in [&mut old, &mut new] {
-            seed_urls(table)?.clear();
+            merged_list(table, section, key)?.clear();
         }
     }
     edit(doc.as_table_mut(), &old, &new);
@@ -64,20 +58,34 @@ fn edited(text: &str, path: &Path, next: &CrawlConfig) -> Option<String> {
     (same_but_seed_order(back, as_table(next)?)?).then_some(out)
 }
 
-/// The `[seeds] urls` list of a config's table.
-fn seed_urls(table: &mut toml::Table) -> Option<&mut Vec<toml::Value>> {
+/// The lists a config's files add to once read (`[seeds] files`): their order in the config read is not the
+/// text's.
+#[allow(clippy::type_complexity)]
+const MERGED_LISTS: [(&str, &str, fn(&CrawlConfig) -> &Vec<String>); 2] = [
+    ("seeds", "urls", |c| &c.seeds.urls),
+    ("scope", "surt_prefixes", |c| &c.scope.surt_prefixes),
+];
+
+/// The list `section.key` of a config's table (one of [`MERGED_LISTS`]).
+fn merged_list<'t>(
+    table: &'t mut toml::Table,
+    section: &str,
+    key: &str,
+) -> Option<&'t mut Vec<toml::Value>> {
     table
-        .get_mut("seeds")?
+        .get_mut(section)?
         .as_table_mut()?
-        .get_mut("urls")?
+        .get_mut(key)?
         .as_array_mut()
 }
 
-/// Whether two configs' tables are the same but for the order of their seeds (a seed appended to the text's
-/// own list comes before those of its seed files once read).
+/// Whether two configs' tables are the same but for the order of their seeds and SURT prefixes (one appended
+/// to the text's own list comes before those of its seed files once read).
 fn same_but_seed_order(mut a: toml::Table, mut b: toml::Table) -> Option<bool> {
     for table in [&mut a, &mut b] {
-        seed_urls(table)?.sort_by(|x, y| x.as_str().cmp(&y.as_str()));
+        for (section, key, _) in MERGED_LISTS {
+            merged_list(table, section, key)?.sort_by(|x, y| x.as_str().cmp(&y.as_str()));
+        }
     }
     Some(a == b)
 }
@@ -263,6 +271,44 @@ mod tests {
                 .seeds
                 .urls
                 .contains(&"http://127.0.0.1:1/c".to_string())
+        );
+    }
+
+    /// A SURT prefix added (a seed's redirect widening the scope) beside a seed file with `+PREFIX` lines: the
+    /// text's own list gains it, the file's prefixes stay in the file (review 62: the whole config was written
+    /// out).
+    #[test]
+    fn a_prefix_added_beside_a_seed_files_prefixes_keeps_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("seeds.txt"),
+            "+http://(org,example,\nhttp://127.0.0.1:1/a\n",
+        )
+        .unwrap();
+        let text = "# my crawl\n[seeds]\nfiles = [\"seeds.txt\"] # the list\n";
+        let path = dir.path().join("crawl.toml");
+        let mut config = CrawlConfig::parse(text, &path).unwrap();
+        assert_eq!(config.scope.surt_prefixes, ["http://(org,example,"]);
+        config
+            .scope
+            .surt_prefixes
+            .push("http://(localhost,:8080)/".into());
+        let out = config.to_toml_over(text, &path);
+        assert!(
+            out.contains("# my crawl") && out.contains("# the list"),
+            "{out}"
+        );
+        assert!(
+            !out.contains("(org,example,") && !out.contains("/a\""),
+            "{out}"
+        );
+        let back = CrawlConfig::parse(&out, &path).unwrap();
+        let mut prefixes = back.scope.surt_prefixes.clone();
+        prefixes.sort();
+        assert_eq!(
+            prefixes,
+            ["http://(localhost,:8080)/", "http://(org,example,"],
+            "{out}"
         );
     }
 

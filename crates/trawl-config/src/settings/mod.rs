@@ -3,6 +3,7 @@
 //! Unknown keys are errors, so a misspelt setting never silently falls back to its default.
 
 pub mod access;
+mod addresses;
 pub mod browser;
 mod edit;
 pub mod filters;
@@ -338,6 +339,7 @@ pub struct FrontierConfig {
     pub uri_precedence_base: u8,
     /// A queue's precedence (1-255; lower goes first): among queues waiting for an active place, the lowest
     /// goes first. A queue takes the lowest of its URIs' (a sheet sets it for a SURT prefix). Default: 3.
+    #[serde(deserialize_with = "queue_precedence")]
     pub queue_precedence: u8,
     /// About this many queues are active at once: only they are in line for fetching and hold head items in
     /// memory (more are let in when none of the active may be fetched from now). Bounds memory whatever the
@@ -380,6 +382,16 @@ pub enum UniqMode {
     Exact,
     /// A Bloom filter alone (lossy, bounded memory).
     Bloom,
+}
+
+/// `frontier.queue_precedence`, said out of range in its own bounds (1-255), not its type's (xt12b F8: 0-255).
+fn queue_precedence<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u8, D::Error> {
+    let n = i64::deserialize(d)?;
+    u8::try_from(n).ok().filter(|n| *n >= 1).ok_or_else(|| {
+        serde::de::Error::custom(format!(
+            "found the number {n}, expected a whole number from 1 to 255"
+        ))
+    })
 }
 
 impl Default for FrontierConfig {
@@ -433,9 +445,10 @@ pub struct FetchConfig {
     /// Decoding a body for extraction stops at this many times its encoded size (against compression bombs).
     /// Default: 100.
     pub max_decode_ratio: u64,
-    /// Address ranges (CIDR, e.g. `10.1.0.0/16`) that may be connected to although the address policy refuses
-    /// private, loopback, link-local and reserved ranges by default. The hosts of the seeds are always allowed.
-    /// Default: none.
+    /// Address ranges (CIDR, e.g. `10.1.0.0/16`, or single addresses) that may be connected to although the
+    /// address policy refuses private, loopback, link-local and reserved ranges by default. The hosts of the
+    /// seeds are always allowed. Default: none.
+    #[serde(deserialize_with = "addresses::deserialize")]
     pub allow_addresses: Vec<ipnet::IpNet>,
     /// A `Retry-After` on 429/503 is honoured up to this many seconds. Default: 600.
     pub max_retry_after_s: u64,
@@ -1069,18 +1082,22 @@ http://c.org/ # third
         assert!(CrawlConfig::check_str(&fine, Path::new("my.toml")).is_ok());
     }
 
-    /// The rest of xt12b F8's messages: a u8 setting's range as the check after it reads it, the form of an
-    /// address or range, of an address with its port, and a conflict with a default said to be one.
+    /// The rest of xt12b F8's messages: `queue_precedence`'s own range, the form of an address or range, of an
+    /// address with its port, and a conflict with a default said to be one. A single address is a range.
     #[test]
     fn ranges_addresses_and_defaults_are_said() {
         for (text, want) in [
             (
                 "[frontier]\nqueue_precedence = 256\n",
-                "expected a whole number, at most 255",
+                "found the number 256, expected a whole number from 1 to 255",
+            ),
+            (
+                "[frontier]\nqueue_precedence = 0\n",
+                "found the number 0, expected a whole number from 1 to 255",
             ),
             (
                 "[fetch]\nallow_addresses = [\"10.1.0.0/33\"]\n",
-                "not an address or range: write an address (\"10.1.2.3\"",
+                "\"10.1.0.0/33\" is not an address or range: write an address (\"10.1.2.3\"",
             ),
             (
                 "[fetch]\ndns_servers = [\"1.2.3.4\"]\n",
@@ -1094,6 +1111,9 @@ http://c.org/ # third
             let e = CrawlConfig::check_str(text, Path::new("my.toml")).unwrap_err();
             assert!(e.to_string().contains(want), "{text}: {e}");
         }
+        let single = "[fetch]\nallow_addresses = [\"10.1.2.3\", \"::1\"]\n";
+        let c = CrawlConfig::check_str(single, Path::new("my.toml")).unwrap();
+        assert_eq!(c.fetch.allow_addresses.len(), 2);
     }
 
     /// A key written without its unit gets the key with it, and a key in the wrong table the table it belongs

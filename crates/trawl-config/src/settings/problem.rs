@@ -280,9 +280,7 @@ pub(crate) fn in_users_words(message: &str) -> String {
         ("expected u64", "expected a whole number, 0 or more"),
         ("expected u32", "expected a whole number, 0 or more"),
         ("expected u16", "expected a whole number from 0 to 65535"),
-        // Both u8 settings refuse some of 0-255 (`queue_precedence` 0, `uri_precedence_base` past 200), as the
-        // check after this says: the type's own range would promise too much (xt12b F8).
-        ("expected u8", "expected a whole number, at most 255"),
+        ("expected u8", "expected a whole number from 0 to 255"),
         ("expected i64", "expected a whole number"),
         ("expected i32", "expected a whole number"),
         ("expected f64", "expected a number"),
@@ -298,12 +296,8 @@ pub(crate) fn in_users_words(message: &str) -> String {
             text.replace_range(at..at + rust.len(), words);
         }
     }
-    // ipnet's and std's parse errors name no form (`fetch.allow_addresses`, `fetch.dns_servers`).
-    if text == "invalid IP address syntax" {
-        text = "not an address or range: write an address (\"10.1.2.3\", \"::1\") or a range \
-                (\"10.1.0.0/16\", \"fd00::/8\")"
-            .into();
-    } else if text == "invalid socket address syntax" {
+    // std's parse error names no form (`fetch.dns_servers`).
+    if text == "invalid socket address syntax" {
         text = "not an address with a port: write it as \"10.1.2.3:53\" or \"[fd00::1]:53\"".into();
     }
     text = text

@@ -108,6 +108,7 @@ pub enum RuleSpec {
     /// Addresses in a set (default REJECT).
     IpAddressSet {
         /// CIDR ranges or single addresses.
+        #[serde(deserialize_with = "super::addresses::deserialize")]
         addresses: Vec<IpNet>,
         /// The answer when the condition holds.
         decision: Option<Decision>,

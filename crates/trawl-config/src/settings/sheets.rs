@@ -104,6 +104,7 @@ pub const OVERRIDABLE: &[&str] = &[
     "frontier.",
     "fetch.",
     "scope.max_",
+    "scope.seed_redirects_new_seeds",
     "classes.watch_",
     "extract.",
     "browser.mode",

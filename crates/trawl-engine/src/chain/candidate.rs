@@ -7,9 +7,11 @@
 use super::robots::{ROBOTS_SITEMAP, SITEMAP_PROBE};
 use super::{
     known_links::KnownLinks,
+    naming::Naming,
     outcome::{Child, Cut, NewSeed, Placement},
     pipeline::Pipeline,
 };
+use crate::live::LiveSettings;
 use trawl_config::Annotation;
 use trawl_config::CrawlUri;
 use trawl_config::decide::Decision;
@@ -81,7 +83,7 @@ pub(crate) fn outlinks(p: &Pipeline, parent: &CrawlUri, links: Vec<Outlink>) -> 
                 {
                     judged.new_seeds.push(NewSeed {
                         from: parent.url.to_string(),
-                        url: accepted.uri.url.to_string(),
+                        target: accepted.uri.clone(),
                     });
                 }
                 judged.accepted.push(accepted);
@@ -100,13 +102,7 @@ pub(crate) fn outlinks(p: &Pipeline, parent: &CrawlUri, links: Vec<Outlink>) -> 
 /// is.
 fn seed_redirect_leaving_scope(p: &Pipeline, parent: &CrawlUri, target: &CrawlUri) -> bool {
     let live = p.settings();
-    // Whether a link found on `page` to itself would be in scope: its links are followed.
-    let followed = |page: &CrawlUri| {
-        let mut link = page.child(page.url.clone(), String::new(), Hop::Link);
-        p.naming.name(&mut link);
-        let scope = live.scope_for(&live.sheets.effective(&link));
-        scope.decide(&link).decision == Decision::Accept
-    };
+    let followed = |page: &CrawlUri| links_refused_by(&live, &p.naming, page).is_none();
     // Said only where the seed's own links would have been followed (xt13a F7: a single-page or
     // `max_hops = 0` crawl follows none anywhere).
     if followed(target) || !followed(parent) {
@@ -129,6 +125,20 @@ fn seed_redirect_leaving_scope(p: &Pipeline, parent: &CrawlUri, target: &CrawlUr
         target.url
     );
     false
+}
+
+/// The scope rule that would refuse a link found on `page` to itself, by `live`'s settings (its sheets'
+/// included): `None` when the page's links are followed.
+pub(crate) fn links_refused_by(
+    live: &LiveSettings,
+    naming: &Naming,
+    page: &CrawlUri,
+) -> Option<String> {
+    let mut link = page.child(page.url.clone(), String::new(), Hop::Link);
+    naming.name(&mut link);
+    let scope = live.scope_for(&live.sheets.effective(&link));
+    let verdict = scope.decide(&link);
+    (verdict.decision != Decision::Accept).then(|| verdict.rule.to_string())
 }
 
 /// Whether `child` is a redirect from `parent` to another URL with the same uniq key: the identity rules

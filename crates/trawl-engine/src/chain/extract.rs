@@ -63,9 +63,8 @@ pub(super) fn run(
     if record.try_later() {
         return;
     }
-    let limits = decode_limits(settings);
-    record.decode(limits);
-    if record.decode_cut(limits) {
+    record.decode(decode_limits(settings));
+    if record.decode_cut() {
         uri.annotate(Annotation::DecodeTruncated);
     }
     let Some(body) = record.entity() else {

@@ -32,8 +32,8 @@ pub(crate) struct Outcome {
 pub(crate) struct NewSeed {
     /// The seed (or a redirect of one) that redirected.
     pub(crate) from: String,
-    /// The target.
-    pub(crate) url: String,
+    /// The target, as accepted.
+    pub(crate) target: CrawlUri,
 }
 
 /// What becomes of the URI itself.

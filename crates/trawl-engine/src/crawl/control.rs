@@ -8,7 +8,10 @@ use std::{
 use tokio::sync::mpsc;
 
 use super::{handle::Envelope, shared::Shared};
+use trawl_config::CrawlUri;
+
 use crate::{
+    chain::candidate::links_refused_by,
     control::{Command, Reply},
     job::Job,
     live::LiveSettings,
@@ -200,32 +203,58 @@ fn add_seeds(shared: &Shared, urls: &[String]) -> Reply {
 /// (`scope.seed_redirects_new_seeds`): its SURT prefix joins `scope.surt_prefixes`, in the live settings and in
 /// crawl.toml, so a resume keeps it. It is not made a seed: nothing is queued, and its host gets none of a
 /// seed host's leave from the address policy (a public site's redirect to a private address stays refused).
-/// The prefix added, or `None` when the scope had it.
-pub(super) fn widen_to(shared: &Shared, target: &str) -> Result<Option<String>, NotWidened> {
-    let url = trawl_url::parse_seed(target)?;
-    let prefix = trawl_url::SurtPrefix::from_seed(&url).as_str().to_string();
-    let mut live = shared
-        .pipeline
-        .live
-        .write()
-        .unwrap_or_else(PoisonError::into_inner);
-    if live.config.scope.surt_prefixes.contains(&prefix) {
-        return Ok(None);
+/// The prefix added, `None` when the scope follows the target's links already; refused when the prefix
+/// would not make it follow them (another rule refuses them: `max_hops`, a custom scope).
+///
+/// The settings are built beside the live ones and swapped in only if nothing changed them meanwhile (else
+/// built again), so readers wait for no build; crawl.toml is written after, from what is live then, under
+/// the read lock (a change that holds the write lock writes its own after it).
+pub(super) fn widen_to(shared: &Shared, target: &CrawlUri) -> Result<Option<String>, NotWidened> {
+    let prefix = trawl_url::SurtPrefix::from_seed(&target.url)
+        .as_str()
+        .to_string();
+    let naming = &shared.pipeline.naming;
+    loop {
+        let before = shared.pipeline.settings();
+        let Some(rule) = links_refused_by(&before, naming, target) else {
+            return Ok(None);
+        };
+        if before.config.scope.surt_prefixes.contains(&prefix) {
+            return Err(NotWidened::StillRefused(rule));
+        }
+        let mut config = (*before.config).clone();
+        config.scope.surt_prefixes.push(prefix.clone());
+        let widened = LiveSettings::build(Arc::new(config), before.seeds(), shared.job.root())?;
+        if let Some(rule) = links_refused_by(&widened, naming, target) {
+            return Err(NotWidened::StillRefused(rule));
+        }
+        let mut live = shared
+            .pipeline
+            .live
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        if !Arc::ptr_eq(&live, &before) {
+            continue;
+        }
+        *live = Arc::new(widened);
+        drop(live);
+        let _one_writer = lock(&shared.config_writes);
+        let live = shared
+            .pipeline
+            .live
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        shared.job.write_config(&live.config)?;
+        return Ok(Some(prefix));
     }
-    let mut config = (*live.config).clone();
-    config.scope.surt_prefixes.push(prefix.clone());
-    let widened = LiveSettings::build(Arc::new(config), live.seeds(), shared.job.root())?;
-    shared.job.write_config(&widened.config)?;
-    *live = Arc::new(widened);
-    Ok(Some(prefix))
 }
 
 /// Why a running crawl's scope could not be widened.
 #[derive(Debug, thiserror::Error)]
 pub(super) enum NotWidened {
-    /// The target is no http(s) URL.
-    #[error("{0}")]
-    Url(#[from] trawl_url::Error),
+    /// Another scope rule refuses the target's links whatever its prefix (named).
+    #[error("the scope's rule {0} refuses its links even with its SURT prefix")]
+    StillRefused(String),
     /// The scope with its prefix would not hold.
     #[error(transparent)]
     Settings(#[from] crate::live::SettingsError),

@@ -758,6 +758,7 @@ impl Crawl {
             seeds: self.seeds.clone(),
             job: self.job.clone(),
             checkpointing: Mutex::new(()),
+            config_writes: Mutex::new(()),
         })
     }
 }

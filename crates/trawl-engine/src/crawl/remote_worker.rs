@@ -96,8 +96,8 @@ async fn complete(
              to crawl that site, run `trawl ctl --frontier URL JOB add-seeds {}` (a shared crawl does not take \
              redirect targets as seeds itself)",
             seed.from,
-            seed.url,
-            seed.url
+            seed.target.url,
+            seed.target.url
         );
     }
     let mut done = Completion::default();

@@ -35,6 +35,8 @@ pub(super) struct Shared {
     pub(super) job: Job,
     /// Held while a checkpoint is written: one at a time.
     pub(super) checkpointing: Mutex<()>,
+    /// Held while the scope's widening writes crawl.toml outside the settings' write lock: one at a time.
+    pub(super) config_writes: Mutex<()>,
 }
 
 /// Writes a checkpoint: the frontier's consistent copy and the crawl's counters, after rolling the archives

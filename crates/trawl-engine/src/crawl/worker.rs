@@ -14,7 +14,7 @@ use super::shared::Shared;
 use crate::{
     chain::{
         self,
-        outcome::{Cut, Disposition, Outcome, Placement},
+        outcome::{Cut, Disposition, NewSeed, Outcome, Placement},
     },
     lock::lock,
 };
@@ -83,25 +83,14 @@ fn apply(shared: &Shared, queue: &str, ticket: Ticket, outcome: Outcome, worker:
         line,
         new_seeds,
     } = outcome;
-    // The scope widened before the target is queued, so its links are judged by the widened one.
-    for seed in new_seeds {
-        match super::control::widen_to(shared, &seed.url) {
-            // Said at the level the operator sees by default: the crawl's scope grew.
-            Ok(Some(prefix)) => tracing::warn!(
-                "the seed {} redirects to {}: the scope takes in {prefix} as a seed's (added to \
-                 scope.surt_prefixes in the job's crawl.toml; scope.seed_redirects_new_seeds)",
-                seed.from,
-                seed.url
-            ),
-            Ok(None) => {}
-            Err(why) => tracing::warn!(
-                "the seed {} redirects to {}, whose links are outside the scope, and the scope could not \
-                 take it in: {why}",
-                seed.from,
-                seed.url
-            ),
-        }
-    }
+    // The scope widened before the target is queued, so its links are judged by the widened one. A target
+    // fetched already (through another page's redirect, its links judged by the narrow scope) is fetched
+    // once more.
+    let widened: Vec<String> = new_seeds
+        .iter()
+        .filter(|seed| widen(shared, seed))
+        .map(|seed| seed.target.uniq_key.clone())
+        .collect();
     let mut f = lock(&shared.frontier);
     // Handed over while the frontier is held: the journal commits this outcome only after writing it.
     if let Some(line) = line {
@@ -140,6 +129,11 @@ fn apply(shared: &Shared, queue: &str, ticket: Ticket, outcome: Outcome, worker:
     let mut known = Vec::with_capacity(children.len());
     for child in children {
         match child.placement {
+            Placement::New
+                if widened.contains(&child.uri.uniq_key) && f.is_seen(&child.uri.uniq_key) =>
+            {
+                f.schedule_first(&child.queue, child.uri)
+            }
             Placement::New => {
                 known.push(child.known);
                 batch.push((child.queue, child.uri));
@@ -176,4 +170,32 @@ fn apply(shared: &Shared, queue: &str, ticket: Ticket, outcome: Outcome, worker:
     }
     drop(f);
     p.remember_known(known, &results);
+}
+
+/// Widens the crawl's scope to a seed's redirect target ([`super::control::widen_to`], off the async
+/// threads: it builds the settings and writes crawl.toml) and says what became of it; whether it widened.
+fn widen(shared: &Shared, seed: &NewSeed) -> bool {
+    let target = &seed.target.url;
+    match crate::blocking::blocking(usize::MAX, || {
+        super::control::widen_to(shared, &seed.target)
+    }) {
+        // Said at the level the operator sees by default: the crawl's scope grew.
+        Ok(Some(prefix)) => {
+            tracing::warn!(
+                "the seed {} redirects to {target}: the scope takes in {prefix} as a seed's (added to \
+                 scope.surt_prefixes in the job's crawl.toml; scope.seed_redirects_new_seeds)",
+                seed.from
+            );
+            true
+        }
+        Ok(None) => false,
+        Err(why) => {
+            tracing::warn!(
+                "the seed {} redirects to {target}, whose links are outside the scope: {why}; only that page \
+                 is crawled there",
+                seed.from
+            );
+            false
+        }
+    }
 }

@@ -29,6 +29,16 @@ pub fn decode_content<'a>(
     body: &'a [u8],
     limits: DecodeLimits,
 ) -> Option<Cow<'a, [u8]>> {
+    decode_content_noting_cuts(encoding, body, limits).map(|(data, _)| data)
+}
+
+/// [`decode_content`], and whether `limits` cut what came out: an identity body longer than `max_bytes`, an
+/// encoded one cut there before decoding, or a step that had more to give than its cap.
+pub fn decode_content_noting_cuts<'a>(
+    encoding: Option<&str>,
+    body: &'a [u8],
+    limits: DecodeLimits,
+) -> Option<(Cow<'a, [u8]>, bool)> {
     let codings: Vec<String> = encoding
         .unwrap_or("")
         .split(',')
@@ -38,14 +48,21 @@ pub fn decode_content<'a>(
     if codings.len() > 4 {
         return None;
     }
+    let mut cut = body.len() as u64 > limits.max_bytes;
     let mut data = Cow::Borrowed(&body[..body.len().min(limits.max_bytes as usize)]);
     for coding in codings.iter().rev() {
         let cap = limits
             .max_bytes
             .min(limits.max_ratio.saturating_mul(data.len() as u64).max(1024));
-        data = Cow::Owned(guarded(|| decode_one(coding, &data, cap))?);
+        // One byte past the cap tells a step cut there from one that ended there.
+        let mut out = guarded(|| decode_one(coding, &data, cap.saturating_add(1)))?;
+        if out.len() as u64 > cap {
+            out.truncate(cap as usize);
+            cut = true;
+        }
+        data = Cow::Owned(out);
     }
-    Some(data)
+    Some((data, cut))
 }
 
 /// Runs a decoder, a panic inside it (a decoder's bug, a failed allocation) counting as undecodable, so a
@@ -110,6 +127,41 @@ mod tests {
         let mut enc = GzEncoder::new(Vec::new(), Compression::default());
         enc.write_all(data).unwrap();
         enc.finish().unwrap()
+    }
+
+    /// A cut is told from a body that ends at the cap (review 62: `decodeTrunc` on a whole body of exactly
+    /// `max_decoded_bytes`, and none on an encoded body cut before decoding).
+    #[test]
+    fn cuts_are_noted_and_exact_fits_are_not() {
+        // A ratio that lets 4 KiB of one repeated byte through (its gzip is about 30 bytes).
+        let limits = DecodeLimits {
+            max_bytes: 4096,
+            max_ratio: 1000,
+        };
+        let cut = |coding, body: &[u8]| decode_content_noting_cuts(coding, body, limits).unwrap().1;
+        assert!(!cut(None, &[b'a'; 4096]));
+        assert!(cut(None, &[b'a'; 4097]));
+        assert!(!cut(Some("gzip"), &gzip(&[b'a'; 4096])));
+        assert!(cut(Some("gzip"), &gzip(&[b'a'; 4097])));
+        // A stored (incompressible) gzip body longer than the cap is cut before it is decoded.
+        let stored = {
+            let mut enc = GzEncoder::new(Vec::new(), Compression::none());
+            enc.write_all(&[b'a'; 8000]).unwrap();
+            enc.finish().unwrap()
+        };
+        assert!(cut(Some("gzip"), &stored));
+        // Exactly 1024 bytes from a tiny body (the ratio's floor) is whole; past the ratio's cap is cut.
+        let strict = DecodeLimits {
+            max_ratio: 1,
+            ..limits
+        };
+        let noted = |body: &[u8]| {
+            decode_content_noting_cuts(Some("gzip"), &gzip(body), strict)
+                .unwrap()
+                .1
+        };
+        assert!(!noted(&[b'a'; 1024]));
+        assert!(noted(&[b'a'; 1025]));
     }
 
     #[test]

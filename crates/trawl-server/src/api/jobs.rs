@@ -195,7 +195,7 @@ pub(crate) async fn change_settings(
     change: SettingsChange,
 ) -> Result<String, ApiError> {
     let dir = s.jobs.job_dir(id)?;
-    let what = serde_json::to_string(&change).unwrap_or_default();
+    let what = serde_json::to_string(&change.redacted()).unwrap_or_default();
     match s.jobs.send(id, Command::Settings { change }).await? {
         trawl_engine::control::Reply::Done { message } => {
             changes::record(&dir, who, &format!("settings {what}: {message}"));
