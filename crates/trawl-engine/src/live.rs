@@ -72,6 +72,9 @@ impl SettingsChange {
                 }
                 for (path, value) in table {
                     check_path(path)?;
+                    if trawl_config::settings::FIXED_FOR_THE_JOB.contains(&path.as_str()) {
+                        return Err(SettingsError::FixedForTheJob { path: path.clone() });
+                    }
                     // Each value alone first, so that a wrong one is named.
                     let one = toml::Table::from_iter([(path.clone(), value.clone())]);
                     if let Err(source) = trawl_config::sheets::apply(&next, &one) {
@@ -159,6 +162,16 @@ pub enum SettingsError {
     /// `set` with nothing in it.
     #[error("`set` names no setting: give {{\"path\": value, ...}}")]
     EmptySet,
+    /// A setting a job keeps for its whole life ([`trawl_config::settings::FIXED_FOR_THE_JOB`]).
+    #[error(
+        "`{path}` is fixed for a job's life: its queued URIs are stored in the queues it names, and a resume \
+         with another value would split a host over two queues (twice its politeness, twice its budget); \
+         start a new job with the new value (`trawl crawl --job NEW`)"
+    )]
+    FixedForTheJob {
+        /// The setting's dotted path.
+        path: String,
+    },
     /// A path no sheet or `set` may change.
     #[error(transparent)]
     Path(#[from] SheetPathError),
@@ -298,6 +311,21 @@ mod tests {
             ),
             "{e}"
         );
+    }
+
+    /// How queues are named is the job's for life (xt14b F1: a resume split a host over two queues).
+    #[test]
+    fn the_queue_assignment_is_not_changed() {
+        for set in [
+            r#"{"set": {"frontier.queue_assignment": "ip"}}"#,
+            r#"{"set": {"frontier.parallel_queues": 2}}"#,
+        ] {
+            let e = change(set)
+                .apply(&CrawlConfig::default(), &[], Path::new("."))
+                .unwrap_err();
+            assert!(matches!(e, SettingsError::FixedForTheJob { .. }), "{e}");
+            assert!(e.to_string().contains("start a new job"), "{e}");
+        }
     }
 
     #[test]

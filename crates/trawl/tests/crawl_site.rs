@@ -166,12 +166,24 @@ async fn a_seed_redirecting_out_of_its_scope_makes_a_seed() {
     use axum::{Router, response::Html, response::Redirect, routing::get};
     let port = std::sync::Arc::new(std::sync::OnceLock::<u16>::new());
     let at = port.clone();
+    let refresh_at = port.clone();
     let app = Router::new()
         .route(
             "/",
             get(move || {
                 let port = *at.get().unwrap();
                 async move { Redirect::permanent(&format!("http://localhost:{port}/home")) }
+            }),
+        )
+        .route(
+            "/refresh",
+            get(move || {
+                let port = *refresh_at.get().unwrap();
+                async move {
+                    Html(format!(
+                        "<meta http-equiv=\"refresh\" content=\"300; url=http://localhost:{port}/home\">a page"
+                    ))
+                }
             }),
         )
         .route(
@@ -230,7 +242,7 @@ async fn a_seed_redirecting_out_of_its_scope_makes_a_seed() {
     assert!(
         said.contains(&format!(
             "redirects to {target}, whose links are outside the scope"
-        )) && said.contains("set scope.seed_redirects_new_seeds = true"),
+        )) && said.contains("leave scope.seed_redirects_new_seeds at true"),
         "{said}"
     );
     assert!(!common::crawl_log(&job).iter().any(|l| l.uri == more));
@@ -250,6 +262,19 @@ async fn a_seed_redirecting_out_of_its_scope_makes_a_seed() {
         !said.contains("whose links are outside the scope") && !said.contains("as a seed's"),
         "{said}"
     );
+    // A seed's meta refresh is no redirect of the seed: the scope stays as it is (xt14a F7).
+    let job = dir.path().join("refresh");
+    let (ok, said) = crawl_cli(
+        format!("http://127.0.0.1:{}/refresh", addr.port()),
+        job.clone(),
+        dir.path().join("crawl.toml"),
+    )
+    .await;
+    assert!(ok, "{said}");
+    assert!(!said.contains("as a seed's"), "{said}");
+    let copy = std::fs::read_to_string(job.join("crawl.toml")).unwrap();
+    let copy: trawl_config::CrawlConfig = toml::from_str(&copy).unwrap();
+    assert!(copy.scope.surt_prefixes.is_empty(), "{:?}", copy.scope);
     // One hop from the seed: the target's links (`RL`) are two, refused by `too_many_hops` whatever the
     // prefixes, so the scope is not widened and the log says which rule (review 62).
     let cfg = dir.path().join("one.toml");

@@ -118,11 +118,22 @@ impl std::fmt::Debug for CredentialSpec {
     }
 }
 
+/// What a missing variable is when trawl named it: the job's copy of crawl.toml writes `TRAWL_PASSWORD_N` in
+/// place of an inline password (xt14a F20: a resume asked for a variable the operator never wrote).
+fn stand_in_note(var: &str) -> &'static str {
+    if var.starts_with("TRAWL_PASSWORD_") {
+        " (the job's copy of crawl.toml names it in place of the credential's inline `password`, which it never \
+         keeps: set it to that password)"
+    } else {
+        ""
+    }
+}
+
 /// Why a credential's password could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum SecretError {
     /// The named environment variable is not set.
-    #[error("environment variable {0} is not set")]
+    #[error("environment variable {var} is not set{note}", var = .0, note = stand_in_note(.0))]
     MissingEnv(String),
     /// The password file could not be read.
     #[error("cannot read {path}: {source}")]

@@ -54,6 +54,11 @@ pub const READ_AT_LAUNCH: &[&str] = &[
     "frontier.balance_replenish",
 ];
 
+/// Settings of [`READ_AT_LAUNCH`] fixed for a job's life: its queued URIs are stored under queues they name,
+/// so a resume with another value would split a host over two queues, each polite and budgeted alone (xt14b
+/// F1). `trawl ctl JOB set` refuses them; a new job takes a new value.
+pub const FIXED_FOR_THE_JOB: &[&str] = &["frontier.queue_assignment", "frontier.parallel_queues"];
+
 /// Settings of [`READ_AT_LAUNCH`] that a sheet still sets for the URIs it applies to: the frontier reads a
 /// queue's budget from the sheet of its first URI (docs/frontier.md, "Budgets per SURT prefix"), so only a
 /// live change of the crawl's own value waits for the next launch (xt12a F14: `trawl check` said a sheet's
@@ -336,6 +341,7 @@ pub struct FrontierConfig {
     pub uri_precedence: UriPrecedence,
     /// Added to every URI's precedence (0-200; lower goes first): a sheet chosen by SURT prefix or by rules
     /// raises or lowers some URIs within their queues. Default: 1.
+    #[serde(deserialize_with = "uri_precedence_base")]
     pub uri_precedence_base: u8,
     /// A queue's precedence (1-255; lower goes first): among queues waiting for an active place, the lowest
     /// goes first. A queue takes the lowest of its URIs' (a sheet sets it for a SURT prefix). Default: 3.
@@ -386,12 +392,25 @@ pub enum UniqMode {
 
 /// `frontier.queue_precedence`, said out of range in its own bounds (1-255), not its type's (xt12b F8: 0-255).
 fn queue_precedence<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u8, D::Error> {
+    u8_within(d, 1, 255)
+}
+
+/// `frontier.uri_precedence_base`: 0-200, hops adding up to 50 to it (xt14a F18: "at most 255", then 255 refused).
+fn uri_precedence_base<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u8, D::Error> {
+    u8_within(d, 0, 200)
+}
+
+/// A whole number from `low` to `high`, said so when it is not.
+fn u8_within<'de, D: serde::Deserializer<'de>>(d: D, low: u8, high: u8) -> Result<u8, D::Error> {
     let n = i64::deserialize(d)?;
-    u8::try_from(n).ok().filter(|n| *n >= 1).ok_or_else(|| {
-        serde::de::Error::custom(format!(
-            "found the number {n}, expected a whole number from 1 to 255"
-        ))
-    })
+    u8::try_from(n)
+        .ok()
+        .filter(|n| (low..=high).contains(n))
+        .ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "found the number {n}, expected a whole number from {low} to {high}"
+            ))
+        })
 }
 
 impl Default for FrontierConfig {
@@ -1094,6 +1113,10 @@ http://c.org/ # third
             (
                 "[frontier]\nqueue_precedence = 0\n",
                 "found the number 0, expected a whole number from 1 to 255",
+            ),
+            (
+                "[frontier]\nuri_precedence_base = 255\n",
+                "found the number 255, expected a whole number from 0 to 200",
             ),
             (
                 "[fetch]\nallow_addresses = [\"10.1.0.0/33\"]\n",

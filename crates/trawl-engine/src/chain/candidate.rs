@@ -48,6 +48,9 @@ pub(crate) fn outlinks(p: &Pipeline, parent: &CrawlUri, links: Vec<Outlink>) -> 
     }
     let mut judged = Judged::default();
     for (fp, link) in fresh {
+        // Only an HTTP redirect moves a seed elsewhere: a page's meta refresh (an `R` hop as well) may come
+        // minutes later on a page of its own (xt14a F7), as Heritrix's "a seed returned 301 or 302".
+        let is_location = link.context == super::extract::LOCATION;
         let sitemap = names_sitemap(parent, &link);
         let mut child = parent.child(link.url, String::new(), link.hop);
         child.lastmod = link.lastmod;
@@ -77,12 +80,16 @@ pub(crate) fn outlinks(p: &Pipeline, parent: &CrawlUri, links: Vec<Outlink>) -> 
                 if is_respelling(parent, &accepted.uri) {
                     accepted.placement = Placement::Redirect;
                 }
-                if accepted.uri.last_hop() == Some('R')
+                if is_location
                     && parent.hop_path.chars().all(|c| c == 'R')
                     && seed_redirect_leaving_scope(p, parent, &accepted.uri)
                 {
                     judged.new_seeds.push(NewSeed {
-                        from: parent.url.to_string(),
+                        from: if parent.hop_path.is_empty() {
+                            format!("the seed {}", parent.url)
+                        } else {
+                            format!("a redirect of a seed, {},", parent.url)
+                        },
                         target: accepted.uri.clone(),
                     });
                 }
@@ -116,15 +123,22 @@ fn seed_redirect_leaving_scope(p: &Pipeline, parent: &CrawlUri, target: &CrawlUr
     if live.sheets.effective(parent).scope.seed_redirects_new_seeds {
         return true;
     }
+    // Not `trawl ctl add-seeds`: the target is fetched by now, and the uniq filter would not fetch it again
+    // (xt14a F1).
     tracing::warn!(
         "{what} {} redirects to {}, whose links are outside the scope: only that page is crawled there; to \
-         crawl that site, add {} as a seed (crawl.toml [seeds], or `trawl ctl JOB add-seeds URL` while it \
-         runs), or set scope.seed_redirects_new_seeds = true",
+         crawl that site, leave scope.seed_redirects_new_seeds at true (crawl.toml, a sheet or `trawl ctl JOB \
+         set`: for the redirects from now on), or name {} as a seed of the next crawl",
         parent.url,
-        target.url,
-        target.url
+        shown(&target.url),
+        shown(&target.url)
     );
     false
+}
+
+/// `url` as the log shows it: without a password a redirect's `Location` may carry (xt14a F12).
+pub(crate) fn shown(url: &url::Url) -> String {
+    trawl_config::settings::access::proxy_without_password(url.as_str())
 }
 
 /// The scope rule that would refuse a link found on `page` to itself, by `live`'s settings (its sheets'

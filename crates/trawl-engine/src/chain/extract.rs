@@ -13,6 +13,9 @@ use trawl_config::CrawlConfig;
 use trawl_config::CrawlUri;
 use trawl_config::UriKind;
 
+/// The context of a link that is an HTTP redirect's `Location` (a meta refresh is an `R` hop too).
+pub(super) const LOCATION: &str = "header/location";
+
 /// Fills `record.outlinks` for a page (robots.txt has its own processor).
 pub(super) fn run(
     p: &Pipeline,
@@ -37,7 +40,7 @@ pub(super) fn run(
         record.outlinks.push(Outlink {
             url: target,
             hop: Hop::Redirect,
-            context: "header/location",
+            context: LOCATION,
             lastmod: None,
         });
     }

@@ -30,7 +30,7 @@ pub(crate) struct Outcome {
 /// A seed's redirect target the crawl takes as a seed (`scope.seed_redirects_new_seeds`).
 #[derive(Debug)]
 pub(crate) struct NewSeed {
-    /// The seed (or a redirect of one) that redirected.
+    /// The seed (or a redirect of one) that redirected, as the log names it: `the seed URL`.
     pub(crate) from: String,
     /// The target, as accepted.
     pub(crate) target: CrawlUri,

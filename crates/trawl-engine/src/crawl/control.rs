@@ -210,9 +210,11 @@ fn add_seeds(shared: &Shared, urls: &[String]) -> Reply {
 /// built again), so readers wait for no build; crawl.toml is written after, from what is live then, under
 /// the read lock (a change that holds the write lock writes its own after it).
 pub(super) fn widen_to(shared: &Shared, target: &CrawlUri) -> Result<Option<String>, NotWidened> {
-    let prefix = trawl_url::SurtPrefix::from_seed(&target.url)
-        .as_str()
-        .to_string();
+    // A `Location` may carry a user and password: neither belongs in a prefix (xt14a F12).
+    let mut bare = target.url.clone();
+    let _ = bare.set_password(None);
+    let _ = bare.set_username("");
+    let prefix = trawl_url::SurtPrefix::from_seed(&bare).as_str().to_string();
     let naming = &shared.pipeline.naming;
     loop {
         let before = shared.pipeline.settings();

@@ -91,13 +91,12 @@ async fn complete(
     // A shared crawl's scope is widened for every worker at once by the operator only (the settings
     // published in Redis): one worker's own widening would leave the target's links to another's scope.
     for seed in new_seeds {
+        let target = crate::chain::candidate::shown(&seed.target.url);
         tracing::warn!(
-            "the seed {} redirects to {}, whose links are outside the scope: only that page is crawled there; \
-             to crawl that site, run `trawl ctl --frontier URL JOB add-seeds {}` (a shared crawl does not take \
-             redirect targets as seeds itself)",
-            seed.from,
-            seed.target.url,
-            seed.target.url
+            "{} redirects to {target}, whose links are outside the scope: only that page is crawled there; to \
+             crawl that site, name {target} as a seed of the crawl when it starts (a shared crawl does not take \
+             redirect targets into its scope itself)",
+            seed.from
         );
     }
     let mut done = Completion::default();

@@ -175,14 +175,14 @@ fn apply(shared: &Shared, queue: &str, ticket: Ticket, outcome: Outcome, worker:
 /// Widens the crawl's scope to a seed's redirect target ([`super::control::widen_to`], off the async
 /// threads: it builds the settings and writes crawl.toml) and says what became of it; whether it widened.
 fn widen(shared: &Shared, seed: &NewSeed) -> bool {
-    let target = &seed.target.url;
+    let target = crate::chain::candidate::shown(&seed.target.url);
     match crate::blocking::blocking(usize::MAX, || {
         super::control::widen_to(shared, &seed.target)
     }) {
         // Said at the level the operator sees by default: the crawl's scope grew.
         Ok(Some(prefix)) => {
             tracing::warn!(
-                "the seed {} redirects to {target}: the scope takes in {prefix} as a seed's (added to \
+                "{} redirects to {target}: the scope takes in {prefix} as a seed's (added to \
                  scope.surt_prefixes in the job's crawl.toml; scope.seed_redirects_new_seeds)",
                 seed.from
             );
@@ -191,8 +191,8 @@ fn widen(shared: &Shared, seed: &NewSeed) -> bool {
         Ok(None) => false,
         Err(why) => {
             tracing::warn!(
-                "the seed {} redirects to {target}, whose links are outside the scope: {why}; only that page \
-                 is crawled there",
+                "{} redirects to {target}, whose links are outside the scope: {why}; only that page is \
+                 crawled there",
                 seed.from
             );
             false
