@@ -76,6 +76,17 @@ pub enum Error {
         /// The crawls it holds.
         crawls: Vec<String>,
     },
+    /// A password written in the config of a shared crawl, whose settings (in Redis) never hold one.
+    #[error(
+        "{key}: a password written in the config cannot go to a shared crawl's other workers (its settings, \
+         kept in Redis, never hold one): name an environment variable instead (`password_env` for a \
+         credential, TRAWL_PROXY_PASSWORD for a proxy user) or a `password_file`, set on every worker; nothing \
+         was made in Redis"
+    )]
+    SharedSecret {
+        /// The setting holding it, e.g. `credentials[0].password`.
+        key: String,
+    },
     /// The frontier's store failed.
     #[error(transparent)]
     Frontier(#[from] trawl_frontier::Error),

@@ -28,10 +28,29 @@ pub enum SettingsChange {
     /// Set dotted settings for every URI: the paths a sheet may set (`frontier.*`, `fetch.*`,
     /// `scope.max_*`, `classes.watch_*`).
     Set(toml::Table),
-    /// Add a sheet, or replace the one with the same name.
-    Sheet(SheetSpec),
+    /// Add a sheet, or replace the one with the same name (sent to the crawl whole, a proxy's password
+    /// with it: a sheet's own serialisation, for crawl.toml, leaves it out; xt14a F8).
+    Sheet(#[serde(serialize_with = "whole_sheet")] SheetSpec),
     /// Remove the sheet with this name.
     RemoveSheet(String),
+}
+
+/// A sheet as sent to a running crawl: every field, its `set` whole.
+fn whole_sheet<S: serde::Serializer>(spec: &SheetSpec, s: S) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct Whole<'a> {
+        name: &'a str,
+        set: &'a toml::Table,
+        surt_prefixes: &'a [String],
+        rules: &'a [trawl_config::settings::RuleSpec],
+    }
+    Whole {
+        name: &spec.name,
+        set: &spec.set,
+        surt_prefixes: &spec.surt_prefixes,
+        rules: &spec.rules,
+    }
+    .serialize(s)
 }
 
 /// Setting `key`'s `value` as replies and logs show it: a proxy without its password.
@@ -122,6 +141,10 @@ impl SettingsChange {
                     .map(|(k, v)| (k.clone(), shown(k, v)))
                     .collect(),
             ),
+            SettingsChange::Sheet(spec) => SettingsChange::Sheet(SheetSpec {
+                set: trawl_config::settings::access::without_proxy_password(&spec.set),
+                ..spec.clone()
+            }),
             other => other.clone(),
         }
     }
@@ -445,6 +468,18 @@ mod tests {
         assert!(
             serde_json::to_string(&c).unwrap().contains("s3cret"),
             "sent whole"
+        );
+        // A sheet too: sent whole (xt14a F8: `ctl put-sheet` lost it), logged without.
+        let c = change(
+            r#"{"sheet": {"name": "s", "surt_prefixes": ["http://(org,"], "set": {"fetch.proxy": "socks5://u:s3cret@127.0.0.1:1080"}}}"#,
+        );
+        let sent: SettingsChange =
+            serde_json::from_str(&serde_json::to_string(&c).unwrap()).unwrap();
+        assert_eq!(sent, c);
+        assert!(
+            !serde_json::to_string(&c.redacted())
+                .unwrap()
+                .contains("s3cret")
         );
     }
 }

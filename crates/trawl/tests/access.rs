@@ -496,7 +496,7 @@ async fn socks5_and_http_proxies_carry_the_origin_exchange() {
             "socks5" => format!("socks5://archivist:s3cret@{proxy}"),
             _ => format!("http://{proxy}"),
         };
-        common::crawl_quickly_with(&cfg, &job, |c| c.fetch.proxy = Some(proxy_url)).await;
+        common::crawl_quickly_with(&cfg, &job, |c| c.fetch.proxy = Some(proxy_url.clone())).await;
         let log = common::crawl_log(&job);
         assert!(
             log.iter()
@@ -527,6 +527,57 @@ async fn socks5_and_http_proxies_carry_the_origin_exchange() {
         );
         for f in common::warc_files(&job) {
             common::warcio_check(&f);
+        }
+        // The job's copy names the proxy user without the password: the job is verified, inspected and
+        // changed without it; only a crawl needs it (xt14a F4: each of these asked for TRAWL_PROXY_PASSWORD).
+        for args in [
+            vec!["warc", "verify"],
+            vec!["ctl", "JOB", "queues"],
+            vec!["ctl", "JOB", "set", "frontier.min_delay_ms=0"],
+        ] {
+            let job_arg = job.as_os_str();
+            let args: Vec<&std::ffi::OsStr> = args
+                .iter()
+                .map(|a| if *a == "JOB" { job_arg } else { a.as_ref() })
+                .chain((args[0] == "warc").then_some(job_arg))
+                .collect();
+            let (ok, said) = common::run(
+                common::trawl_command()
+                    .args(&args)
+                    .env_remove("TRAWL_PROXY_PASSWORD"),
+            );
+            assert!(ok, "{kind}: {args:?}: {said}");
+        }
+        if kind == "socks5" {
+            let (ok, said) = common::run(
+                common::trawl_command()
+                    .args(["resume".as_ref(), job.as_os_str()])
+                    .env_remove("TRAWL_PROXY_PASSWORD"),
+            );
+            assert!(!ok && said.contains("TRAWL_PROXY_PASSWORD"), "{said}");
+            // A shared crawl cannot carry a password written in the config: refused before Redis is asked.
+            let cfg = write(
+                &dir.path().join("shared.toml"),
+                &format!(
+                    "[seeds]\nurls = [\"{}\"]\n[fetch]\nproxy = \"{proxy_url}\"\n",
+                    site.seed()
+                ),
+            );
+            let (ok, said) = common::run_trawl([
+                "crawl".as_ref(),
+                "--frontier".as_ref(),
+                "redis://127.0.0.1:1/0".as_ref(),
+                "-c".as_ref(),
+                cfg.as_os_str(),
+                "--job".as_ref(),
+                dir.path().join("shared").as_os_str(),
+            ]);
+            assert!(
+                !ok && said.contains(
+                    "fetch.proxy: a password written in the config cannot go to a shared crawl"
+                ),
+                "{said}"
+            );
         }
     }
 }

@@ -354,8 +354,52 @@ pub(crate) fn put_secrets(base: &super::CrawlConfig, v: &mut toml::Value) {
     }
 }
 
+impl super::CrawlConfig {
+    /// Every proxy the config names, with its key: `fetch.proxy` and each sheet's.
+    fn proxies(&self) -> impl Iterator<Item = (String, &str)> {
+        let sheets = self.sheets.iter().enumerate().filter_map(|(i, sheet)| {
+            let proxy = match sheet.set.get("fetch.proxy") {
+                Some(toml::Value::String(p)) => Some(p),
+                _ => match sheet.set.get("fetch").and_then(|f| f.get("proxy")) {
+                    Some(toml::Value::String(p)) => Some(p),
+                    _ => None,
+                },
+            };
+            proxy.map(|p| (format!("sheet[{i}].set: fetch.proxy"), p.as_str()))
+        });
+        self.fetch
+            .proxy
+            .as_deref()
+            .map(|p| ("fetch.proxy".to_string(), p))
+            .into_iter()
+            .chain(sheets)
+    }
+
+    /// What keeps a crawl from starting with these proxies: one naming a user whose password is neither in
+    /// the URL nor in [`PROXY_PASSWORD_ENV`] (a config is checked without it: see [`Proxy::check_form`]).
+    pub fn proxy_password_problem(&self) -> Option<String> {
+        self.proxies()
+            .find_map(|(key, text)| Proxy::parse(text).err().map(|e| format!("{key}: {e}")))
+    }
+
+    /// The first password written in the config itself (a credential's `password`, a proxy's `USER:PASS@`),
+    /// by its key: what a shared crawl cannot carry to its other workers (xt14a F2).
+    pub fn inline_secret(&self) -> Option<String> {
+        let credential = self
+            .credentials
+            .iter()
+            .position(|c| c.password.is_some())
+            .map(|i| format!("credentials[{i}].password"));
+        credential.or_else(|| {
+            self.proxies()
+                .find(|(_, text)| Url::parse(text).is_ok_and(|u| u.password().is_some()))
+                .map(|(key, _)| key)
+        })
+    }
+}
+
 /// A sheet's `set` table with any `fetch.proxy` value's password left out.
-fn without_proxy_password(set: &toml::Table) -> toml::Table {
+pub fn without_proxy_password(set: &toml::Table) -> toml::Table {
     let mut set = set.clone();
     if let Some(toml::Value::String(p)) = set.get_mut("fetch.proxy") {
         *p = proxy_without_password(p);
@@ -377,10 +421,17 @@ impl Proxy {
     /// Reads `socks5://[user[:pass]@]host:port` or `http://host:port`; a user without a password takes it from
     /// [`PROXY_PASSWORD_ENV`].
     pub fn parse(text: &str) -> Result<Proxy, BadProxy> {
-        Proxy::parse_inner(text)
+        Proxy::parse_inner(text, true)
     }
 
-    fn parse_inner(text: &str) -> Result<Proxy, BadProxy> {
+    /// Whether `text` is a proxy trawl can use, its password aside: what a config is checked for. The
+    /// password of a user named without one is looked for where a crawl starts ([`Proxy::parse`]), so a job's
+    /// copy of crawl.toml (which never keeps it) is read, verified and changed without it (xt14a F4).
+    pub fn check_form(text: &str) -> Result<(), BadProxy> {
+        Proxy::parse_inner(text, false).map(|_| ())
+    }
+
+    fn parse_inner(text: &str, with_password: bool) -> Result<Proxy, BadProxy> {
         // Messages name the proxy without its password.
         let shown = proxy_without_password(text);
         let url = Url::parse(text).map_err(|e| BadProxy(format!("{shown:?} is not a URL: {e}")))?;
@@ -419,6 +470,7 @@ impl Proxy {
         } else {
             let password = match url.password() {
                 Some(p) => p.to_string(),
+                None if !with_password => String::new(),
                 None => std::env::var(PROXY_PASSWORD_ENV).map_err(|_| {
                     BadProxy(format!(
                         "{} names user {:?} but no password: set the environment variable \
@@ -572,5 +624,32 @@ mod tests {
             "trawl/0.1 (+https://example.invalid/trawl)"
         ));
         assert!(!user_agent_has_contact("Mozilla/5.0"));
+    }
+
+    /// A job's copy names a proxy user without the password: it is checked, read and changed without it; a
+    /// crawl starting from it needs the variable (xt14a F4). A password written in the config is named for a
+    /// shared crawl (xt14a F2).
+    #[test]
+    fn a_proxy_password_is_needed_to_crawl_only() {
+        let text = "[fetch]\nproxy = \"socks5://u@127.0.0.1:1080\"\n";
+        let c = crate::CrawlConfig::check_str(text, std::path::Path::new("crawl.toml")).unwrap();
+        if std::env::var(PROXY_PASSWORD_ENV).is_err() {
+            let problem = c.proxy_password_problem().unwrap();
+            assert!(
+                problem.starts_with("fetch.proxy: ") && problem.contains(PROXY_PASSWORD_ENV),
+                "{problem}"
+            );
+        }
+        assert_eq!(c.inline_secret(), None);
+        let inline: crate::CrawlConfig = toml::from_str(
+            "[[sheet]]\nname = \"s\"\nsurt_prefixes = [\"http://(org,\"]\n\
+             set = { \"fetch.proxy\" = \"socks5://u:pw@127.0.0.1:1080\" }\n",
+        )
+        .unwrap();
+        assert_eq!(inline.proxy_password_problem(), None);
+        assert_eq!(
+            inline.inline_secret().as_deref(),
+            Some("sheet[0].set: fetch.proxy")
+        );
     }
 }

@@ -586,9 +586,53 @@ fn read_with_includes(
             )),
         }
     }
+    let mut own = own;
+    // An included file's paths are its own folder's, as its author wrote them, not the including file's
+    // (xt14b F2: `seeds.files` of an included profile was looked for beside the top file).
+    if depth > 0 {
+        anchor_paths(&mut own, base);
+    }
     merge(&mut merged, own, true);
     merged.remove("include");
     Some(merged)
+}
+
+/// The keys whose values are file paths (a path, or a list of them), wherever they are in a config.
+const PATH_KEYS: [&str; 5] = [
+    "files",
+    "cookies_file",
+    "behaviors_file",
+    "password_file",
+    "dedup_from",
+];
+
+/// `table` with every relative path of [`PATH_KEYS`] made relative to `dir` (absolute when `dir` is).
+fn anchor_paths(table: &mut toml::Table, dir: &Path) {
+    let anchor = |value: &mut toml::Value| {
+        if let toml::Value::String(path) = value
+            && !path.is_empty()
+            && Path::new(path.as_str()).is_relative()
+        {
+            *path = dir.join(path.as_str()).to_string_lossy().into_owned();
+        }
+    };
+    for (key, value) in table.iter_mut() {
+        match value {
+            toml::Value::Table(inner) => anchor_paths(inner, dir),
+            toml::Value::Array(items) if PATH_KEYS.contains(&key.as_str()) => {
+                items.iter_mut().for_each(anchor)
+            }
+            toml::Value::Array(items) => {
+                for item in items {
+                    if let toml::Value::Table(inner) = item {
+                        anchor_paths(inner, dir);
+                    }
+                }
+            }
+            other if PATH_KEYS.contains(&key.as_str()) => anchor(other),
+            _ => {}
+        }
+    }
 }
 
 fn locate_problem(mut p: Problem, src: &Source) -> Problem {

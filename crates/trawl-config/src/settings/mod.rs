@@ -1484,6 +1484,27 @@ extension = "-jpg"
         assert!(s.contains("fetch.timeout_ms must be at least 1"), "{s}");
     }
 
+    /// An included file's paths are read from its own folder (xt14b F2: from the including file's).
+    #[test]
+    fn an_included_files_paths_are_its_own_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        let profiles = dir.path().join("profiles");
+        std::fs::create_dir(&profiles).unwrap();
+        std::fs::write(profiles.join("seeds.txt"), "http://127.0.0.1:1/a\n").unwrap();
+        std::fs::write(
+            profiles.join("base.toml"),
+            "[seeds]\nfiles = [\"seeds.txt\"]\n[browser]\nbehaviors_file = \"\"\n",
+        )
+        .unwrap();
+        let c = CrawlConfig::check_str(
+            "include = [\"profiles/base.toml\"]\n",
+            &dir.path().join("crawl.toml"),
+        )
+        .unwrap();
+        assert_eq!(c.seeds.urls, ["http://127.0.0.1:1/a"]);
+        assert_eq!(c.browser.behaviors_file, "", "an empty path stays empty");
+    }
+
     #[test]
     fn includes_merge_with_the_including_file_winning() {
         let dir = tempfile::tempdir().unwrap();

@@ -523,7 +523,7 @@ impl CrawlConfig {
             ));
         }
         if let Some(proxy) = &fc.proxy
-            && let Err(e) = super::Proxy::parse(proxy)
+            && let Err(e) = super::Proxy::check_form(proxy)
         {
             out.push(("fetch.proxy".into(), e.to_string()));
         }

@@ -274,6 +274,17 @@ impl RobotsCache {
         }
     }
 
+    /// Forgets that `url`'s origin was refused by the address policy: its host was made a seed host since
+    /// (`trawl ctl add-seeds`), so its robots.txt is fetched again before its next page (xt14a F6: the added
+    /// seed was refused from the old verdict).
+    pub(crate) fn forget_refusal(&self, url: &url::Url) {
+        let origin = origin(url);
+        let mut origins = self.origins();
+        if matches!(origins.get(&origin), Some(RobotsState::Off { .. })) {
+            origins.remove(&origin);
+        }
+    }
+
     /// Settles `origin` from the shared verdicts if another worker process fetched its robots.txt.
     fn learn_shared(&self, origin: &str) {
         let Some(share) = &self.share else {
@@ -599,6 +610,24 @@ mod tests {
                 why: failure,
             },
         );
+    }
+
+    /// An origin whose address was refused is asked for again once its host became a seed's (xt14a F6).
+    #[test]
+    fn a_refusal_is_forgotten_for_an_added_seed() {
+        let cache = RobotsCache::new("trawl".into());
+        cache.settle(
+            "http://127.0.0.1:9",
+            RobotsState::Off {
+                status: status::ADDRESS_REFUSED,
+                note: Annotation::FetchFailed("connect"),
+            },
+        );
+        let mut page = awaited();
+        page.awaited_robots = false;
+        assert!(matches!(cache.gate(&page, "q"), Gate::Blocked { .. }));
+        cache.forget_refusal(&page.url);
+        assert!(matches!(cache.gate(&page, "q"), Gate::Needed));
     }
 
     #[test]

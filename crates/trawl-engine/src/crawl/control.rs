@@ -166,10 +166,12 @@ fn add_seeds(shared: &Shared, urls: &[String]) -> Reply {
         }
         config.seeds.urls.push(url.clone());
     }
-    // An added seed's host may be reached whatever its address, as the first seeds' hosts are.
+    // An added seed's host may be reached whatever its address, as the first seeds' hosts are, even where
+    // the policy refused it before.
     for seed in &seeds[live.seeds().len()..] {
         if let Some(host) = seed.host_str() {
             shared.pipeline.fetcher.add_seed_host(host);
+            shared.pipeline.robots.forget_refusal(seed);
         }
     }
     if config.seeds.urls.len() > live.config.seeds.urls.len() {

@@ -183,6 +183,10 @@ impl Crawl {
             path: job_dir.join("crawl.toml"),
             message: e.to_string(),
         })?;
+        // Refused before the crawl is made in Redis, whose settings never hold a password.
+        if let Some(key) = config.inline_secret() {
+            return Err(Error::SharedSecret { key });
+        }
         let spec = RemoteSpec::new(url, job_dir);
         let mut frontier = spec.connect(Duration::from_millis(config.frontier.lease_ms), 0)?;
         let (text, created) = frontier
@@ -553,6 +557,10 @@ impl Crawl {
         let access =
             trawl_fetch::access::Access::new(config, self.job.root(), Some(&self.job.state_dir()))
                 .map_err(|e| config_error(e.to_string()))?;
+        // A proxy's password, as a credential's, is read where the crawl starts: the job's copy never holds it.
+        if let Some(problem) = config.proxy_password_problem() {
+            return Err(config_error(problem));
+        }
         // What a config or a machine can refuse comes first: a crawl that cannot start leaves no frontier,
         // so the same `trawl crawl --job` can be run again once it is fixed.
         let naming = Naming::from_config(config).map_err(|e| config_error(e.to_string()))?;
