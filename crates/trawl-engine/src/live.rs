@@ -189,7 +189,7 @@ pub enum SettingsError {
     #[error(
         "`{path}` is fixed for a job's life: its queued URIs are stored in the queues it names, and a resume \
          with another value would split a host over two queues (twice its politeness, twice its budget); \
-         start a new job with the new value (`trawl crawl --job NEW`)"
+         a new job takes a new value"
     )]
     FixedForTheJob {
         /// The setting's dotted path.
@@ -347,7 +347,7 @@ mod tests {
                 .apply(&CrawlConfig::default(), &[], Path::new("."))
                 .unwrap_err();
             assert!(matches!(e, SettingsError::FixedForTheJob { .. }), "{e}");
-            assert!(e.to_string().contains("start a new job"), "{e}");
+            assert!(e.to_string().contains("a new job takes a new value"), "{e}");
         }
     }
 

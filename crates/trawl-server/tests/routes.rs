@@ -433,6 +433,21 @@ async fn jobs_config_build_and_pages() {
     );
     let log = std::fs::read_to_string(dir.path().join("j1/logs/config-changes.log")).unwrap();
     assert!(log.contains("token@local edit crawl.toml"), "{log}");
+    // A password written in the config is refused, by create and by edit: the job's folder would keep it
+    // (xt14c F1).
+    let secret = "[fetch]\nproxy = \"socks5://u:s3cret@127.0.0.1:1080\"\n";
+    let (status, _, body) = send(&app, api("PUT", "/api/jobs/j1/config", secret)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(
+        body.contains("fetch.proxy: a password written in the config"),
+        "{body}"
+    );
+    let create = serde_json::json!({"name": "j2", "config": secret}).to_string();
+    let (status, _, body) = send(&app, api("POST", "/api/jobs", &create)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(!dir.path().join("j2").exists());
+    let (_, _, text) = send(&app, api("GET", "/api/jobs/j1/config", "")).await;
+    assert!(!text.contains("s3cret"), "{text}");
     let (status, _, _) = send(&app, api("POST", "/api/jobs/j1/pause", "")).await;
     assert_eq!(status, StatusCode::CONFLICT, "pause needs a running crawl");
     let (status, _, _) = send(&app, api("GET", "/api/jobs/nope", "")).await;

@@ -127,8 +127,9 @@ fn seed_redirect_leaving_scope(p: &Pipeline, parent: &CrawlUri, target: &CrawlUr
     // (xt14a F1).
     tracing::warn!(
         "{what} {} redirects to {}, whose links are outside the scope: only that page is crawled there; to \
-         crawl that site, leave scope.seed_redirects_new_seeds at true (crawl.toml, a sheet or `trawl ctl JOB \
-         set`: for the redirects from now on), or name {} as a seed of the next crawl",
+         crawl that site, name {} as a seed of the next crawl, or (but in a shared crawl) leave \
+         scope.seed_redirects_new_seeds at true (crawl.toml, a sheet or `trawl ctl JOB set`: for the redirects \
+         from now on)",
         parent.url,
         shown(&target.url),
         shown(&target.url)

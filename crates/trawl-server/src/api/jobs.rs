@@ -105,6 +105,7 @@ pub(crate) fn create_job(s: &AppState, who: &str, req: CreateJob) -> Result<JobS
     // (`[seeds] files`, `include`) are read from the job's folder, as its launch will read them, not from the
     // server's working directory: the folder is made first (which also claims the name), and removed again
     // when the config is refused.
+    refuse_inline_secret(&text)?;
     let dir = s.jobs.make_folder(&req.name)?;
     let path = dir.join("crawl.toml");
     let written = CrawlConfig::parse(&text, &path)
@@ -314,6 +315,8 @@ pub(crate) fn save_config(
     if let Some(pid) = crate::manager::JobManager::crawled_elsewhere(&dir) {
         return Err(crate::manager::JobManager::elsewhere_refusal(id, pid));
     }
+    refuse_inline_secret(text)?;
+    refuse_new_queue_names(&dir, text)?;
     // Whole or not at all: a server stopped mid-write must not leave a job whose crawl.toml is cut short.
     trawl_engine::job::write_whole(&dir.join("crawl.toml"), text).map_err(ApiError::internal)?;
     changes::record(
@@ -322,6 +325,56 @@ pub(crate) fn save_config(
         &format!("edit crawl.toml ({} bytes)", text.len()),
     );
     build_job(s, id)
+}
+
+/// Refuses a config text holding a password (a credential's `password`, a proxy's `USER:PASS@`): the job's
+/// folder would keep it in plain text, and `GET …/config` serve it (xt14c F1). A text that does not parse is
+/// left to the build's check, which names its problems.
+fn refuse_inline_secret(text: &str) -> Result<(), ApiError> {
+    match toml::from_str::<CrawlConfig>(text)
+        .ok()
+        .and_then(|c| c.inline_secret())
+    {
+        Some(key) => Err(ApiError::bad_request(format!(
+            "{key}: a password written in the config would be kept in plain text in the job's folder: name an \
+             environment variable of the server instead (`password_env` for a credential, TRAWL_PROXY_PASSWORD \
+             for a proxy user) or a `password_file`; the config was not changed"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Refuses a new `frontier.queue_assignment` or `parallel_queues` for a job that has queued URIs: they are
+/// stored in the queues the old value names (xt14c F3: a host split over two queues, as with `ctl set`).
+fn refuse_new_queue_names(dir: &std::path::Path, text: &str) -> Result<(), ApiError> {
+    match trawl_engine::job::Job::open(dir) {
+        Ok(job) if job.frontier_dir().exists() => {}
+        _ => return Ok(()),
+    }
+    let read = |t: &str| toml::from_str::<CrawlConfig>(t).ok();
+    let old = std::fs::read_to_string(dir.join("crawl.toml")).ok();
+    let (Some(old), Some(new)) = (old.as_deref().and_then(read), read(text)) else {
+        return Ok(());
+    };
+    for (key, changed) in [
+        (
+            "frontier.queue_assignment",
+            old.frontier.queue_assignment != new.frontier.queue_assignment,
+        ),
+        (
+            "frontier.parallel_queues",
+            old.frontier.parallel_queues != new.frontier.parallel_queues,
+        ),
+    ] {
+        if changed {
+            return Err(ApiError::bad_request(format!(
+                "`{key}` is fixed for a job's life: its queued URIs are stored in the queues it names, and a \
+                 launch with another value would split a host over two queues; create a new job with the new \
+                 value (POST /api/jobs); the config was not changed"
+            )));
+        }
+    }
+    Ok(())
 }
 
 pub(crate) async fn put_config(

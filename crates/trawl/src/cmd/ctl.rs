@@ -206,6 +206,14 @@ pub(crate) fn shared(
             let changed = change
                 .apply(&config, &seeds, Path::new("."))
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
+            // The published settings never hold a password: one given here would be lost on the way and
+            // every worker's fetches through the proxy fail (xt14c F2).
+            if let Some(key) = changed.inline_secret() {
+                anyhow::bail!(
+                    "{key}: a shared crawl's settings (in Redis) never hold a password: name the proxy user \
+                     without one and set TRAWL_PROXY_PASSWORD on every worker; nothing was changed"
+                );
+            }
             let version = f.publish_settings(&changed.to_toml())?;
             writeln!(
                 out,
