@@ -448,6 +448,21 @@ async fn jobs_config_build_and_pages() {
     assert!(!dir.path().join("j2").exists());
     let (_, _, text) = send(&app, api("GET", "/api/jobs/j1/config", "")).await;
     assert!(!text.contains("s3cret"), "{text}");
+    // A job with queued URIs keeps how its queues are named (xt14c F3); one without may change it.
+    let ip = "[frontier]\nqueue_assignment = \"ip\"\n";
+    let host = "[frontier]\nqueue_assignment = \"host\"\n";
+    let (status, _, body) = send(&app, api("PUT", "/api/jobs/j1/config", host)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    std::fs::create_dir_all(dir.path().join("j1/state/frontier")).unwrap();
+    let (status, _, body) = send(&app, api("PUT", "/api/jobs/j1/config", ip)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(
+        body.contains("frontier.queue_assignment") && body.contains("was not changed"),
+        "{body}"
+    );
+    std::fs::remove_dir_all(dir.path().join("j1/state")).unwrap();
+    let (status, _, body) = send(&app, api("PUT", "/api/jobs/j1/config", ip)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
     let (status, _, _) = send(&app, api("POST", "/api/jobs/j1/pause", "")).await;
     assert_eq!(status, StatusCode::CONFLICT, "pause needs a running crawl");
     let (status, _, _) = send(&app, api("GET", "/api/jobs/nope", "")).await;

@@ -59,6 +59,20 @@ pub const READ_AT_LAUNCH: &[&str] = &[
 /// F1). `trawl ctl JOB set` refuses them; a new job takes a new value.
 pub const FIXED_FOR_THE_JOB: &[&str] = &["frontier.queue_assignment", "frontier.parallel_queues"];
 
+/// The first setting of [`FIXED_FOR_THE_JOB`] that differs between `old` and `new`.
+pub fn fixed_for_the_job_changed(old: &CrawlConfig, new: &CrawlConfig) -> Option<&'static str> {
+    let (old, new) = (
+        toml::Value::try_from(old).ok()?,
+        toml::Value::try_from(new).ok()?,
+    );
+    let at =
+        |v: &toml::Value, path: &str| path.split('.').try_fold(v, |v, part| v.get(part)).cloned();
+    FIXED_FOR_THE_JOB
+        .iter()
+        .copied()
+        .find(|path| at(&old, path) != at(&new, path))
+}
+
 /// Settings of [`READ_AT_LAUNCH`] that a sheet still sets for the URIs it applies to: the frontier reads a
 /// queue's budget from the sheet of its first URI (docs/frontier.md, "Budgets per SURT prefix"), so only a
 /// live change of the crawl's own value waits for the next launch (xt12a F14: `trawl check` said a sheet's

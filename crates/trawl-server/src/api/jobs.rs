@@ -356,25 +356,15 @@ fn refuse_new_queue_names(dir: &std::path::Path, text: &str) -> Result<(), ApiEr
     let (Some(old), Some(new)) = (old.as_deref().and_then(read), read(text)) else {
         return Ok(());
     };
-    for (key, changed) in [
-        (
-            "frontier.queue_assignment",
-            old.frontier.queue_assignment != new.frontier.queue_assignment,
-        ),
-        (
-            "frontier.parallel_queues",
-            old.frontier.parallel_queues != new.frontier.parallel_queues,
-        ),
-    ] {
-        if changed {
-            return Err(ApiError::bad_request(format!(
-                "`{key}` is fixed for a job's life: its queued URIs are stored in the queues it names, and a \
-                 launch with another value would split a host over two queues; create a new job with the new \
-                 value (POST /api/jobs); the config was not changed"
-            )));
+    match trawl_config::settings::fixed_for_the_job_changed(&old, &new) {
+        Some(path) => {
+            let why = trawl_engine::live::SettingsError::FixedForTheJob { path: path.into() };
+            Err(ApiError::bad_request(format!(
+                "{why} (POST /api/jobs); the config was not changed"
+            )))
         }
+        None => Ok(()),
     }
-    Ok(())
 }
 
 pub(crate) async fn put_config(
