@@ -144,6 +144,61 @@ impl Job {
         write_whole(&path, &text)
     }
 
+    /// Holds the job to the queue naming its queued URIs are stored under
+    /// ([`trawl_config::settings::FIXED_FOR_THE_JOB`]), recorded in [`QUEUE_NAMING`] when the job's frontier
+    /// is made (or, for a job older than the file, at its next resume): a crawl.toml edited by hand to another
+    /// `queue_assignment` or `parallel_queues` is refused, naming the value to put back (xt14b F1: a host was
+    /// split over two queues, each polite and budgeted alone).
+    pub(crate) fn keep_queue_naming(
+        &self,
+        config: &trawl_config::CrawlConfig,
+    ) -> Result<(), Error> {
+        use trawl_config::settings::{fixed_for_the_job, setting_at};
+        let path = self.state_dir().join(QUEUE_NAMING);
+        // A job whose frontier was never made (a crawl that stopped at a problem before it) starts afresh.
+        let stored = match self.frontier_dir().exists() {
+            true => std::fs::read_to_string(&path),
+            false => Err(std::io::ErrorKind::NotFound.into()),
+        };
+        let text = match stored {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let text = format!(
+                    "# The queue naming this job's queued URIs are stored under, written by trawl when the job \
+                     started:\n# fixed for the job's life (docs/operating.md).\n{}",
+                    toml::to_string(&fixed_for_the_job(config)).unwrap_or_default()
+                );
+                return self.write_file(&path, &text);
+            }
+            Err(source) => return Err(Error::Io { path, source }),
+        };
+        let stored = toml::from_str::<toml::Table>(&text).map_err(|e| Error::Config {
+            path: path.clone(),
+            message: format!(
+                "{}; trawl wrote this file when the job started: restore it from a checkpoint or a backup",
+                e.message().trim()
+            ),
+        })?;
+        let now = fixed_for_the_job(config);
+        for key in trawl_config::settings::FIXED_FOR_THE_JOB {
+            let (Some(was), Some(is)) = (setting_at(&stored, key), setting_at(&now, key)) else {
+                continue;
+            };
+            if was != is {
+                return Err(Error::Config {
+                    path: self.config_path(),
+                    message: format!(
+                        "{key} = {is}, but this job's queued URIs are stored under queues named with \
+                         {key} = {was} ({}): a job keeps its queue naming for its life; put {key} = {was} \
+                         back, or start a new job (`trawl crawl --job NEW_DIR`) with the new value",
+                        path.display()
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Removes the hidden `.trawl-*.tmp` files that a crash in the middle of [`write_whole`] left in the
     /// job's folders (its root, state, reports and each checkpoint), and returns how many. Only files
     /// untouched for [`ASIDE_STALE`] go: one younger may be another process's write in progress (`trawl
@@ -191,6 +246,32 @@ const ASIDE_SUFFIX: &str = ".tmp";
 /// How long a file aside must lie untouched before [`Job::sweep_aside`] takes it for a crash's leftover: a
 /// write in progress touches it within milliseconds.
 const ASIDE_STALE: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// `JOB/state/queue-naming.toml`: the settings that name a job's queues, as the job started with them
+/// ([`Job::keep_queue_naming`]).
+pub const QUEUE_NAMING: &str = "queue-naming.toml";
+
+/// Appends a change by `who` to the job's `logs/config-changes.log`, one line `TIME WHO ACTION DETAILS`
+/// (best effort: a log failure does not undo the change). `trawl serve` records its operators' changes
+/// (`ui@ADDR`, `token@ADDR`); the crawl records its own (`crawl`: a seed redirect's widening of the scope).
+pub fn record_change(job_dir: &Path, who: &str, what: &str) {
+    use std::io::Write;
+    let logs = job_dir.join("logs");
+    let _ = std::fs::create_dir_all(&logs);
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(logs.join("config-changes.log"))
+    {
+        // One write per line: lines of requests at the same moment never interleave in an appended file.
+        let line = format!(
+            "{} {who} {}\n",
+            chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            what.replace('\n', " ")
+        );
+        let _ = f.write_all(line.as_bytes());
+    }
+}
 
 /// The PID of the process running the job's crawl, if one is running: its pid file names a live process.
 pub fn running_pid(job_dir: &Path) -> Option<u32> {

@@ -221,6 +221,36 @@ fn domain_crawl_with_sheets() {
     assert!(noted(&import, 301, "maxFetchKBSec"), "{:#?}", import.notes);
 }
 
+/// A sheet's `candidates.seedsRedirectNewSeeds` is carried by the trawl sheet: the setting is read per URI
+/// (xt14c F7: the import's own list of per-URI sections left it out and said "read once per crawl").
+#[test]
+fn a_sheets_seed_redirect_setting_is_carried() {
+    let cxml = std::fs::read_to_string(testdata("domain-with-sheets.cxml")).unwrap();
+    let xml = cxml.replace(
+        "<entry key='fetchHttp.maxFetchKBSec' value='64'/>",
+        "<entry key='fetchHttp.maxFetchKBSec' value='64'/>\n    \
+         <entry key='candidates.seedsRedirectNewSeeds' value='false'/>",
+    );
+    assert!(xml != cxml);
+    let import = import_ok(&xml);
+    let t: toml::Table = toml::from_str(&import.toml).unwrap();
+    let sheets = rules(&t, "sheet");
+    assert_eq!(
+        sheets[0]["set"]["scope.seed_redirects_new_seeds"].as_bool(),
+        Some(false),
+        "{}",
+        import.toml
+    );
+    assert!(
+        !import
+            .notes
+            .iter()
+            .any(|n| n.to_string().contains("seedsRedirectNewSeeds")),
+        "{:#?}",
+        import.notes
+    );
+}
+
 #[test]
 fn single_site_with_regex_rules_and_credentials() {
     let (import, t, _dir) = imported(

@@ -24,7 +24,6 @@ use axum::{Router, middleware, routing::get};
 
 mod api;
 mod auth;
-mod changes;
 mod error;
 mod guard;
 mod manager;

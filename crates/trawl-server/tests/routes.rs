@@ -631,6 +631,43 @@ async fn cross_origin_logins_are_refused_and_not_counted() {
     assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
 }
 
+/// `/api/url` judges a URL under a job's config that `trawl check` refuses for its values, naming the
+/// problems beside the verdict (xt14b F8); a config that is none (an unknown key) is a `400`.
+#[tokio::test]
+async fn url_is_judged_under_a_config_with_wrong_values() {
+    let (dir, app) = server();
+    let job = dir.path().join("wrong");
+    std::fs::create_dir_all(&job).unwrap();
+    std::fs::write(
+        job.join("crawl.toml"),
+        "[seeds]\nurls = [\"http://a.org/\"]\n[[scope.rules]]\nrule = \"reject\"\n",
+    )
+    .unwrap();
+    let (status, _, body) = send(
+        &app,
+        api("GET", "/api/url?url=http://a.org/x&job=wrong", ""),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["scope"]["rule"], "reject", "{v}");
+    assert!(
+        v["config_problems"][0]
+            .as_str()
+            .unwrap()
+            .contains("seed http://a.org/ is outside the scope"),
+        "{v}"
+    );
+    std::fs::write(job.join("crawl.toml"), "[fetch]\nobey_robot = true\n").unwrap();
+    let (status, _, body) = send(
+        &app,
+        api("GET", "/api/url?url=http://a.org/x&job=wrong", ""),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(body.contains("unknown key `obey_robot`"), "{body}");
+}
+
 /// `/api/url` checks its hop path as the command line does.
 #[tokio::test]
 async fn url_hops_are_checked() {

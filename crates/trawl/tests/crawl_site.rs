@@ -225,6 +225,15 @@ async fn a_seed_redirecting_out_of_its_scope_makes_a_seed() {
         [format!("http://(localhost,:{})/", addr.port())]
     );
     assert!(!copy.seeds.urls.contains(&target), "not made a seed");
+    // The job's history names the change and who made it (xt14a F21).
+    let changes = std::fs::read_to_string(job.join("logs/config-changes.log")).unwrap();
+    assert!(
+        changes.contains(&format!(
+            " crawl scope.surt_prefixes += \"http://(localhost,:{})/\": the seed {seed} redirects to {target}",
+            addr.port()
+        )),
+        "{changes}"
+    );
 
     // Off: only the target page, and the log says how to crawl its site.
     let off = dir.path().join("off.toml");

@@ -241,6 +241,25 @@ fn operate_a_running_crawl_then_a_stopped_one() {
     assert_eq!(ctl(&job, &["remove-sheet", "nope"]).0, 1);
     let (code, _) = ctl(&job, &["pause"]);
     assert_eq!(code, 1, "pause needs a running crawl");
+    // crawl.toml edited by hand to name queues otherwise is refused at resume, naming the value to put back
+    // (xt14b F1: a host's URIs were split over two queues).
+    let mut edited: toml::Table = toml::from_str(&saved).unwrap();
+    edited["frontier"]
+        .as_table_mut()
+        .unwrap()
+        .insert("queue_assignment".into(), "ip".into());
+    std::fs::write(job.join("crawl.toml"), toml::to_string(&edited).unwrap()).unwrap();
+    let refused = Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .args(["resume", job.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        !refused.status.success()
+            && err.contains("frontier.queue_assignment = \"ip\", but this job's queued URIs are stored under queues named with frontier.queue_assignment = \"host\""),
+        "{err}"
+    );
+    std::fs::write(job.join("crawl.toml"), &saved).unwrap();
     let resumed = Command::new(env!("CARGO_BIN_EXE_trawl"))
         .args(["resume", job.to_str().unwrap()])
         .output()

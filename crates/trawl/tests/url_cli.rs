@@ -394,6 +394,47 @@ fn explain_traces_the_scope() {
     assert_eq!(s["rule"], "too_many_hops");
 }
 
+/// A config `trawl check` refuses for its values (here a scope that refuses its own seed, and delays that
+/// contradict) is still explained, its problems said on stderr: they are what the operator asks about
+/// (xt14b F8). One that is no config (an unknown key) is refused, as the check's form prints it.
+#[test]
+fn explain_reads_a_config_with_wrong_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("crawl.toml");
+    std::fs::write(
+        &cfg,
+        "[seeds]\nurls = [\"http://a.org/\"]\n[frontier]\nmin_delay_ms = 50000\n\
+         [[scope.rules]]\nrule = \"reject\"\n",
+    )
+    .unwrap();
+    let cfg = cfg.to_str().unwrap();
+    let (code, out, err) = run(
+        &["url", "explain", "-c", cfg, "--json", "http://a.org/x"],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["scope"]["rule"], "reject", "{v}");
+    assert!(
+        err.contains("`trawl check` refuses this config")
+            && err
+                .contains("crawl.toml:2:9: seeds.urls[0]: seed http://a.org/ is outside the scope")
+            && err.contains("frontier.min_delay_ms = 50000"),
+        "{err}"
+    );
+    std::fs::write(
+        dir.path().join("crawl.toml"),
+        "[fetch]\nobey_robot = true\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(&["url", "explain", "-c", cfg, "http://a.org/x"], "");
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        err.contains("crawl.toml:2:1: unknown key `obey_robot`"),
+        "{err}"
+    );
+}
+
 /// xt5 F6: explain judges the URL the crawl judges, a URL class's server form (here without the `tags`
 /// parameter the URL filter refuses), and names it; F10: a `--classes` library's classes are seen by the
 /// scope's `url_class_kind` rule as well as reported.

@@ -635,6 +635,20 @@ fn anchor_paths(table: &mut toml::Table, dir: &Path) {
     }
 }
 
+/// The text of the config file at `path`, or the problem of reading it.
+fn read_text(path: &Path) -> Result<String, ConfigError> {
+    std::fs::read_to_string(path).map_err(|e| ConfigError {
+        problems: vec![Problem {
+            stage: Stage::Syntax,
+            file: path.to_path_buf(),
+            at: None,
+            key: None,
+            message: format!("cannot read the file: {e}"),
+            hint: None,
+        }],
+    })
+}
+
 fn locate_problem(mut p: Problem, src: &Source) -> Problem {
     if !p.file.as_os_str().is_empty() {
         return p; // placed in another file (a class library) already
@@ -652,16 +666,7 @@ impl CrawlConfig {
     /// Reads `path` and runs all three checks, returning every problem found. Relative paths in the config
     /// (seed files, class libraries, includes, SURT prefix files) are read from the config's folder.
     pub fn check(path: &Path) -> Result<CrawlConfig, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
-            problems: vec![Problem {
-                stage: Stage::Syntax,
-                file: path.to_path_buf(),
-                at: None,
-                key: None,
-                message: format!("cannot read the file: {e}"),
-                hint: None,
-            }],
-        })?;
+        let text = read_text(path)?;
         CrawlConfig::check_str(&text, path)
     }
 
@@ -679,6 +684,24 @@ impl CrawlConfig {
 
     /// Runs all three checks on config `text`; `path` names the file and its folder.
     pub fn check_str(text: &str, path: &Path) -> Result<CrawlConfig, ConfigError> {
+        match CrawlConfig::read_checked(text, path)? {
+            (config, problems) if problems.is_empty() => Ok(config),
+            (_, problems) => Err(ConfigError { problems }),
+        }
+    }
+
+    /// Reads `path` for a tool that judges URLs under it (`trawl url explain`, the URL tester): a config
+    /// whose values are wrong (a seed outside the scope, contradictory delays) is still read, and its
+    /// problems are returned beside it; one that cannot be read as a config (its syntax, an unknown key, a
+    /// wrong type) is refused. xt14b F8: explain refused the very config whose scope it was asked about.
+    pub fn check_leniently(path: &Path) -> Result<(CrawlConfig, Vec<Problem>), ConfigError> {
+        let text = read_text(path)?;
+        CrawlConfig::read_checked(&text, path)
+    }
+
+    /// The config of `text` with its semantic problems, or every problem when some are of its syntax or
+    /// wiring (the config could not be read whole).
+    fn read_checked(text: &str, path: &Path) -> Result<(CrawlConfig, Vec<Problem>), ConfigError> {
         let mut sources = Vec::new();
         let mut problems = Vec::new();
         let merged = read_with_includes(path, text.to_string(), &mut sources, &mut problems, 0);
@@ -720,10 +743,9 @@ impl CrawlConfig {
                 .unwrap_or(&sources[0]);
             problems.push(locate_problem(p, src));
         }
-        if problems.is_empty() {
-            Ok(config)
-        } else {
-            Err(ConfigError { problems })
+        if problems.iter().any(|p| p.stage != Stage::Semantics) {
+            return Err(ConfigError { problems });
         }
+        Ok((config, problems))
     }
 }

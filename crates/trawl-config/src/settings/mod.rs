@@ -61,16 +61,43 @@ pub const FIXED_FOR_THE_JOB: &[&str] = &["frontier.queue_assignment", "frontier.
 
 /// The first setting of [`FIXED_FOR_THE_JOB`] that differs between `old` and `new`.
 pub fn fixed_for_the_job_changed(old: &CrawlConfig, new: &CrawlConfig) -> Option<&'static str> {
-    let (old, new) = (
-        toml::Value::try_from(old).ok()?,
-        toml::Value::try_from(new).ok()?,
-    );
-    let at =
-        |v: &toml::Value, path: &str| path.split('.').try_fold(v, |v, part| v.get(part)).cloned();
+    let (old, new) = (fixed_for_the_job(old), fixed_for_the_job(new));
     FIXED_FOR_THE_JOB
         .iter()
         .copied()
-        .find(|path| at(&old, path) != at(&new, path))
+        .find(|path| setting_at(&old, path) != setting_at(&new, path))
+}
+
+/// The settings of [`FIXED_FOR_THE_JOB`] in `config`, as a TOML document of those alone (what a job
+/// records of them when it starts).
+pub fn fixed_for_the_job(config: &CrawlConfig) -> toml::Table {
+    let Ok(toml::Value::Table(whole)) = toml::Value::try_from(config) else {
+        return toml::Table::new();
+    };
+    let mut out = toml::Table::new();
+    for path in FIXED_FOR_THE_JOB {
+        let (Some(value), Some((section, key))) = (setting_at(&whole, path), path.split_once('.'))
+        else {
+            continue;
+        };
+        if let toml::Value::Table(t) = out
+            .entry(section)
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+        {
+            t.insert(key.to_owned(), value.clone());
+        }
+    }
+    out
+}
+
+/// The value at the dotted `path` (`frontier.queue_assignment`) of a config's TOML form.
+pub fn setting_at<'t>(config: &'t toml::Table, path: &str) -> Option<&'t toml::Value> {
+    let (first, rest) = path.split_once('.').unwrap_or((path, ""));
+    let value = config.get(first)?;
+    if rest.is_empty() {
+        return Some(value);
+    }
+    setting_at(value.as_table()?, rest)
 }
 
 /// Settings of [`READ_AT_LAUNCH`] that a sheet still sets for the URIs it applies to: the frontier reads a

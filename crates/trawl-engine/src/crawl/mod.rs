@@ -572,6 +572,10 @@ impl Crawl {
             config.frontier.queue_assignment,
             config.frontier.parallel_queues,
         );
+        // A crawl.toml edited to name queues otherwise is refused before anything is written.
+        if self.remote.is_none() {
+            self.job.keep_queue_naming(config)?;
+        }
         let (rendering, behaviors) = browser_capture(config, &self.job)?;
         let robots = if config.fetch.obey_robots {
             "obey"

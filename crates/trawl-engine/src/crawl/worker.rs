@@ -186,6 +186,16 @@ fn widen(shared: &Shared, seed: &NewSeed) -> bool {
                  scope.surt_prefixes in the job's crawl.toml; scope.seed_redirects_new_seeds)",
                 seed.from
             );
+            // Beside the operators' changes, for whoever reads the job's history (xt14a F21).
+            crate::job::record_change(
+                shared.job.root(),
+                "crawl",
+                &format!(
+                    "scope.surt_prefixes += {prefix:?}: {} redirects to {target} \
+                     (scope.seed_redirects_new_seeds)",
+                    seed.from
+                ),
+            );
             true
         }
         Ok(None) => false,

@@ -20,8 +20,6 @@ use super::settings::{self, Mapped};
 /// The contact placeholder of Heritrix's profile.
 const CONTACT_PLACEHOLDER: &str =
     "ENTER_AN_URL_WITH_YOUR_CONTACT_INFO_HERE_FOR_WEBMASTERS_AFFECTED_BY_YOUR_CRAWL";
-/// Setting sections a trawl sheet may set (trawl-engine's `config::sheets::OVERRIDABLE`).
-const PER_URI: &[&str] = &["frontier.", "fetch.", "scope.max_", "extract."];
 
 /// Converts the beans into a profile.
 pub(crate) fn convert(beans: &Beans, base: &Path) -> Profile {
@@ -863,7 +861,7 @@ fn sheet_bean(ctx: &RuleContext<'_>, b: &Bean, profile: &mut Profile) {
             };
             match sheet_entry(ctx.beans, key, text) {
                 Mapped::Set(k, v)
-                    if PER_URI.iter().any(|p| k.starts_with(p))
+                    if trawl_config::settings::sheets::check_path(k).is_ok()
                         && !trawl_config::settings::sheet_cannot_set(k) =>
                 {
                     sheet.set.push(Setting {

@@ -9,7 +9,7 @@ use trawl_config::CrawlConfig;
 use trawl_config::settings::profiles;
 use trawl_engine::{control::Command, live::SettingsChange};
 
-use crate::{ApiError, AppState, JobStatus, Operator, changes};
+use crate::{ApiError, AppState, JobStatus, Operator};
 
 /// `POST /api/jobs`. An unknown field is refused: a misspelt `seed` or `profil` would otherwise make a job
 /// without them.
@@ -126,7 +126,7 @@ pub(crate) fn create_job(s: &AppState, who: &str, req: CreateJob) -> Result<JobS
     let how = req
         .profile
         .map_or(String::new(), |p| format!(" from profile {p}"));
-    changes::record(&dir, who, &format!("create job{how}"));
+    trawl_engine::job::record_change(&dir, who, &format!("create job{how}"));
     s.jobs.status(&req.name)
 }
 
@@ -199,7 +199,7 @@ pub(crate) async fn change_settings(
     let what = serde_json::to_string(&change.redacted()).unwrap_or_default();
     match s.jobs.send(id, Command::Settings { change }).await? {
         trawl_engine::control::Reply::Done { message } => {
-            changes::record(&dir, who, &format!("settings {what}: {message}"));
+            trawl_engine::job::record_change(&dir, who, &format!("settings {what}: {message}"));
             Ok(message)
         }
         trawl_engine::control::Reply::Failed { message } => Err(ApiError::bad_request(message)),
@@ -319,7 +319,7 @@ pub(crate) fn save_config(
     refuse_new_queue_names(&dir, text)?;
     // Whole or not at all: a server stopped mid-write must not leave a job whose crawl.toml is cut short.
     trawl_engine::job::write_whole(&dir.join("crawl.toml"), text).map_err(ApiError::internal)?;
-    changes::record(
+    trawl_engine::job::record_change(
         &dir,
         who,
         &format!("edit crawl.toml ({} bytes)", text.len()),

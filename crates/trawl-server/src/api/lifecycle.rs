@@ -6,7 +6,7 @@ use axum::{
 };
 use serde::Deserialize;
 
-use crate::{ApiError, AppState, JobStatus, Operator, changes};
+use crate::{ApiError, AppState, JobStatus, Operator};
 
 /// `POST /api/jobs/{id}/launch` body (optional).
 #[derive(Debug, Default, Deserialize)]
@@ -54,10 +54,10 @@ pub(crate) async fn act(
         Some(cp) => format!("{action} from checkpoint {cp}"),
         None => action.to_string(),
     };
-    changes::record(&dir, who, &what);
+    trawl_engine::job::record_change(&dir, who, &what);
     for line in &notes {
         eprintln!("{line}");
-        changes::record(&dir, who, line.strip_prefix("trawl: ").unwrap_or(line));
+        trawl_engine::job::record_change(&dir, who, line.strip_prefix("trawl: ").unwrap_or(line));
     }
     s.jobs.status(id)
 }

@@ -7,7 +7,7 @@ use axum::{
 use serde::Deserialize;
 use trawl_engine::control::{Command, Reply};
 
-use crate::{ApiError, AppState, Operator, changes};
+use crate::{ApiError, AppState, Operator};
 
 /// `POST /api/jobs/{id}/queues/{queue}` body.
 #[derive(Debug, Deserialize)]
@@ -48,7 +48,7 @@ pub(crate) async fn command(
         return Err(ApiError::conflict(message.clone()));
     }
     if logged {
-        changes::record(&s.jobs.job_dir(id)?, who, &text);
+        trawl_engine::job::record_change(&s.jobs.job_dir(id)?, who, &text);
     }
     Ok(reply)
 }

@@ -31,10 +31,12 @@ pub(crate) struct Explain {
 
 /// The explanation (shared with the UI).
 pub(crate) fn explain_url(s: &AppState, q: &Explain) -> Result<serde_json::Value, ApiError> {
-    let config = match q.job.as_deref().filter(|j| !j.is_empty()) {
-        Some(id) => CrawlConfig::load(&s.jobs.job_dir(id)?.join("crawl.toml"))
+    // A job whose config has wrong values is judged under it as written, its problems said beside the
+    // verdict (xt14b F8): a seed outside the scope is what an operator comes here to understand.
+    let (config, problems) = match q.job.as_deref().filter(|j| !j.is_empty()) {
+        Some(id) => CrawlConfig::check_leniently(&s.jobs.job_dir(id)?.join("crawl.toml"))
             .map_err(|e| ApiError::bad_request(e.to_string()))?,
-        None => CrawlConfig::default(),
+        None => (CrawlConfig::default(), Vec::new()),
     };
     let bad = |e: String| ApiError::bad_request(e);
     let id = config.identity.build().map_err(|e| bad(e.to_string()))?;
@@ -55,7 +57,7 @@ pub(crate) fn explain_url(s: &AppState, q: &Explain) -> Result<serde_json::Value
              URL), or leave it out for L"
         )));
     }
-    Ok(trawl_config::explain::explain_json(
+    let mut verdict = trawl_config::explain::explain_json(
         &config,
         &classes,
         &id,
@@ -63,7 +65,11 @@ pub(crate) fn explain_url(s: &AppState, q: &Explain) -> Result<serde_json::Value
         hops,
         &q.url,
         &url,
-    ))
+    );
+    if !problems.is_empty() {
+        verdict["config_problems"] = problems.iter().map(ToString::to_string).collect();
+    }
+    Ok(verdict)
 }
 
 pub(crate) async fn explain(

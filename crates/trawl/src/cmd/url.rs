@@ -185,8 +185,21 @@ pub(crate) fn explain(
     hops: Option<&str>,
     urls: Vec<String>,
 ) -> anyhow::Result<ExitCode> {
+    // A config with wrong values is read as written, its problems said first (xt14b F8: explain refused
+    // the very config whose scope refused a seed); one that is no config (syntax, keys, types) is refused.
     let mut config = match config {
-        Some(path) => CrawlConfig::load(path)?,
+        Some(path) => {
+            let (config, problems) = CrawlConfig::check_leniently(path)?;
+            if !problems.is_empty() {
+                say!(
+                    "trawl: note: `trawl check` refuses this config; the URLs are judged under it as written:"
+                );
+            }
+            for p in &problems {
+                say!("{p}");
+            }
+            config
+        }
         None => CrawlConfig::default(),
     };
     let id = config.identity.build()?;
