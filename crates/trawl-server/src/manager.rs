@@ -395,7 +395,10 @@ impl JobManager {
             let live = map.entry(id.to_string()).or_default().clone();
             let mut l = lock(&live);
             if l.handle.is_some() {
-                return Err(ApiError::conflict(format!("job {id:?} is running")));
+                return Err(ApiError::conflict(format!(
+                    "job {id:?} is running: it goes on by itself (`GET /api/jobs/{id}` shows it); to launch \
+                     it again, terminate it first (`POST /api/jobs/{id}/terminate`)"
+                )));
             }
             if l.launching.is_some() {
                 return Err(Self::launching_refusal(id));
@@ -514,7 +517,8 @@ impl JobManager {
             l.handle.is_some() || l.launching.is_some()
         }) {
             return Err(ApiError::conflict(format!(
-                "job {id:?} is running or being launched; terminate it first"
+                "job {id:?} is running or being launched: terminate it first (`POST /api/jobs/{id}/terminate`), \
+                 then tear it down"
             )));
         }
         map.remove(id);

@@ -723,6 +723,11 @@ async fn log_filters_are_checked() {
             "give `status` as a status code",
         ),
         (
+            "/api/jobs/j/log?last=-1",
+            StatusCode::BAD_REQUEST,
+            "last=-1: give `last` as a whole number of lines, 1-10000",
+        ),
+        (
             "/api/jobs/j/log?last=abc",
             StatusCode::BAD_REQUEST,
             "the query string: last: invalid digit",

@@ -374,7 +374,8 @@ fn check_reports_everything_at_once_in_the_users_words() {
         (at(3, 2), "unknown key `fetchh`: did you mean `fetch`?"),
         (
             at(8, 1),
-            "found the text \"many\", expected a whole number, 0 or more",
+            // With its key (xt14b F5).
+            "frontier.max_retries: found the text \"many\", expected a whole number, 0 or more",
         ),
         (
             at(6, 1),

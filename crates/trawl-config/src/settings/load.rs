@@ -100,7 +100,12 @@ fn toml_problem(
             Some("write of = { rule = \"...\", ... }, or use `all`/`any` for a list".to_string()),
         ),
         _ => {
-            if raw.contains(" as i128") || raw.contains(" as u128") {
+            // A value of the wrong type or range is said with its key (xt14b F5: `-5` named none).
+            if raw.contains(" as i128")
+                || raw.contains(" as u128")
+                || raw.starts_with("invalid value")
+                || raw.starts_with("invalid type")
+            {
                 named = (!key.is_empty()).then(|| key.clone());
             }
             let hint = raw

@@ -29,7 +29,8 @@ pub(crate) struct LogFilter {
     pub(crate) contains: Option<String>,
     /// How many of the last matching lines. Default: 100.
     #[serde(default)]
-    pub(crate) last: Option<usize>,
+    /// Signed, so that a negative count gets the range, not the framework's "invalid digit" (xt14b F11).
+    pub(crate) last: Option<i64>,
 }
 
 fn status_matches(want: &str, got: &str) -> bool {
@@ -58,12 +59,15 @@ pub(crate) async fn tail_lines(
     f: &LogFilter,
 ) -> Result<Vec<String>, ApiError> {
     let path = s.jobs.job_dir(id)?.join("logs/crawl.log");
-    if f.last == Some(0) {
+    if let Some(n) = f.last.filter(|&n| n < 1) {
         return Err(ApiError::bad_request(format!(
-            "last=0: give `last` as a whole number of lines, 1-{MAX_LINES} (default 100)"
+            "last={n}: give `last` as a whole number of lines, 1-{MAX_LINES} (default 100)"
         )));
     }
-    let last = f.last.unwrap_or(100).min(MAX_LINES);
+    let last = f
+        .last
+        .map_or(100, |n| usize::try_from(n).unwrap_or(MAX_LINES))
+        .min(MAX_LINES);
     let status = f.status.clone().filter(|w| !w.is_empty());
     if let Some(w) = status.as_deref().filter(|w| !status_filter_ok(w)) {
         return Err(ApiError::bad_request(format!(
