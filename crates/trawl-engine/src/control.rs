@@ -297,21 +297,57 @@ fn add_seeds_offline(
 }
 
 /// The queue a host name (`example.com`, `example.com:8080`) or URL stands for, as the crawl names queues
-/// (`com,example,`), so an operator may name a queue by its host.
-fn queue_of_host(given: &str, config: &CrawlConfig) -> Option<String> {
-    let url = Url::parse(given)
+/// (`com,example,`), so an operator may name a queue by its host. A host given without a port stands for
+/// its one queue on another port too (`site.test` for `test,site,:8731`: xt14b F10); several are a refusal
+/// naming them.
+fn queue_of_host(
+    given: &str,
+    config: &CrawlConfig,
+    frontier: &Frontier<CrawlUri>,
+) -> Result<Option<String>, Reply> {
+    let Some(url) = Url::parse(given)
         .ok()
         .filter(|u| u.has_host())
-        .or_else(|| Url::parse(&format!("http://{given}/")).ok())?;
+        .or_else(|| Url::parse(&format!("http://{given}/")).ok())
+    else {
+        return Ok(None);
+    };
     // By host or domain only: an `ip` key would mean a DNS lookup here, and a split queue (`parallel_queues`)
     // is several queues, not one.
     if config.frontier.queue_assignment == trawl_config::assign::QueueAssignment::Ip
         || config.frontier.parallel_queues > 1
     {
-        return None;
+        return Ok(None);
     }
     let assign = trawl_config::assign::QueueAssigner::new(config.frontier.queue_assignment, 1);
-    Some(assign.key(&url))
+    let name = assign.key(&url);
+    let port_given = url.port().is_some()
+        || given
+            .rsplit_once(':')
+            .is_some_and(|(_, p)| p.parse::<u16>().is_ok());
+    if frontier.has_queue(&name) || port_given {
+        return Ok(Some(name));
+    }
+    let mut ported: Vec<&str> = frontier
+        .queue_names()
+        .filter(|q| {
+            q.strip_prefix(name.as_str())
+                .and_then(|rest| rest.strip_prefix(':'))
+                .is_some_and(|port| port.parse::<u16>().is_ok())
+        })
+        .collect();
+    match ported.len() {
+        0 => Ok(Some(name)),
+        1 => Ok(ported.pop().map(str::to_owned)),
+        _ => {
+            ported.sort_unstable();
+            Err(failed(format!(
+                "{given:?} has a queue on each of several ports ({}): give the host with its port \
+                 (`{given}:PORT`) or the queue's name",
+                ported.join(", ")
+            )))
+        }
+    }
 }
 
 /// Applies a frontier command (everything but pause, unpause, checkpoint and stop, which need a running
@@ -326,18 +362,19 @@ pub(crate) fn apply_to_frontier(
             done(format!("queue {queue} {what}"))
         } else {
             failed(format!(
-                "no queue {queue:?}: queues are named by SURT authority (`com,example,` for example.com, \
-                 `127.0.0.1:8080` for an address), as the queue list shows them"
+                "no queue {queue:?}: name a queue by its host (`example.com`, `example.com:8080`) or as the \
+                 queue list shows it (`com,example,`, `127.0.0.1:8080` for an address)"
             ))
         }
     };
     let resolved;
     let command = match command.queue() {
-        Some(given) if !frontier.has_queue(given) => match queue_of_host(given, config) {
-            Some(name) if frontier.has_queue(&name) => {
+        Some(given) if !frontier.has_queue(given) => match queue_of_host(given, config, frontier) {
+            Ok(Some(name)) if frontier.has_queue(&name) => {
                 resolved = command.with_queue(name);
                 &resolved
             }
+            Err(refused) => return refused,
             _ => command,
         },
         _ => command,
@@ -627,7 +664,45 @@ mod tests {
         let Reply::Failed { message } = reply else {
             panic!("{reply:?}")
         };
-        assert!(message.contains("SURT authority"), "{message}");
+        assert!(message.contains("name a queue by its host"), "{message}");
+        // A host on another port, given without it: its one queue (xt14b F10); on two ports, a refusal.
+        let pause = |frontier: &mut Frontier<CrawlUri>, given: &str| {
+            apply_to_frontier(
+                frontier,
+                &Command::PauseQueue {
+                    queue: given.into(),
+                },
+                &config,
+            )
+        };
+        let url = Url::parse("http://site.test:8731/").unwrap();
+        frontier.schedule("test,site,:8731", CrawlUri::seed(url, "b".into()));
+        let url = Url::parse("http://127.0.0.1:8731/").unwrap();
+        frontier.schedule("127.0.0.1:8731", CrawlUri::seed(url, "c".into()));
+        for (given, queue) in [
+            ("site.test", "test,site,:8731"),
+            ("127.0.0.1", "127.0.0.1:8731"),
+        ] {
+            assert_eq!(
+                pause(&mut frontier, given),
+                Reply::Done {
+                    message: format!("queue {queue} paused")
+                }
+            );
+        }
+        let url = Url::parse("http://site.test:8732/").unwrap();
+        frontier.schedule("test,site,:8732", CrawlUri::seed(url, "d".into()));
+        let Reply::Failed { message } = pause(&mut frontier, "site.test") else {
+            panic!("two ports")
+        };
+        assert!(
+            message.contains("several ports (test,site,:8731, test,site,:8732)"),
+            "{message}"
+        );
+        assert!(matches!(
+            pause(&mut frontier, "site.test:8732"),
+            Reply::Done { .. }
+        ));
     }
 
     /// `trawl ctl DIR report` on a stopped job names that job's reports folder, not a placeholder.

@@ -23,6 +23,13 @@ impl<T: Item> Frontier<T> {
         infos
     }
 
+    /// The names of every queue that ever held an item, in no order.
+    pub fn queue_names(&self) -> impl Iterator<Item = &str> + '_ {
+        (0..self.queues.len() as u32)
+            .filter(|&id| self.names.has(id))
+            .map(|id| self.names.name(id))
+    }
+
     /// Whether a queue of this name ever held an item.
     pub fn has_queue(&self, queue: &str) -> bool {
         self.names.get(queue).is_some()
