@@ -32,8 +32,8 @@ pub fn decode_content<'a>(
     decode_content_noting_cuts(encoding, body, limits).map(|(data, _)| data)
 }
 
-/// [`decode_content`], and whether `limits` cut what came out: an identity body longer than `max_bytes`, an
-/// encoded one cut there before decoding, or a step that had more to give than its cap.
+/// [`decode_content`], and whether `limits` cut what came out: an identity body longer than `max_bytes`, or
+/// a step that had more to give than its cap.
 pub fn decode_content_noting_cuts<'a>(
     encoding: Option<&str>,
     body: &'a [u8],
@@ -48,8 +48,15 @@ pub fn decode_content_noting_cuts<'a>(
     if codings.len() > 4 {
         return None;
     }
-    let mut cut = body.len() as u64 > limits.max_bytes;
-    let mut data = Cow::Borrowed(&body[..body.len().min(limits.max_bytes as usize)]);
+    // A plain body is cut at the limit; an encoded one is decoded whole (it is in memory already, within
+    // `fetch.max_bytes`) and each step's output capped: a zstd block cut short decodes to nothing, where
+    // its first bytes hold links (xt14a F11).
+    let (mut data, mut cut) = if codings.is_empty() {
+        let kept = body.len().min(limits.max_bytes as usize);
+        (Cow::Borrowed(&body[..kept]), kept < body.len())
+    } else {
+        (Cow::Borrowed(body), false)
+    };
     for coding in codings.iter().rev() {
         let cap = limits
             .max_bytes
@@ -162,6 +169,26 @@ mod tests {
         };
         assert!(!noted(&[b'a'; 1024]));
         assert!(noted(&[b'a'; 1025]));
+    }
+
+    /// A zstd body longer on the wire than `max_bytes` gives its first `max_bytes`, noted as cut: it was cut
+    /// before decoding, and a zstd block cut short decodes to nothing (xt14a F11: no links, no note).
+    #[test]
+    fn a_zstd_body_longer_than_the_limit_gives_its_start() {
+        let page: Vec<u8> = (0..20_000u32)
+            .map(|i| b"<a href=/x>abcdefghijklmnopqrstuvwxyz0123456789"[(i * 7919 % 47) as usize])
+            .collect();
+        let zst = ruzstd::encoding::compress_to_vec(
+            &page[..],
+            ruzstd::encoding::CompressionLevel::Fastest,
+        );
+        let limits = DecodeLimits {
+            max_bytes: (zst.len() - 100) as u64,
+            max_ratio: 100,
+        };
+        let (out, cut) = decode_content_noting_cuts(Some("zstd"), &zst, limits).unwrap();
+        assert!(cut);
+        assert_eq!(*out, page[..limits.max_bytes as usize]);
     }
 
     #[test]
