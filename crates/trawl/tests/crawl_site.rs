@@ -167,6 +167,7 @@ async fn a_seed_redirecting_out_of_its_scope_makes_a_seed() {
     let port = std::sync::Arc::new(std::sync::OnceLock::<u16>::new());
     let at = port.clone();
     let refresh_at = port.clone();
+    let user_at = port.clone();
     let app = Router::new()
         .route(
             "/",
@@ -189,6 +190,13 @@ async fn a_seed_redirecting_out_of_its_scope_makes_a_seed() {
         .route(
             "/home",
             get(|| async { Html("<a href=\"/more\">more</a>") }),
+        )
+        .route(
+            "/user",
+            get(move || {
+                let port = *user_at.get().unwrap();
+                async move { Redirect::permanent(&format!("http://bob@localhost:{port}/home")) }
+            }),
         );
     let addr = common::listen(app).await;
     port.set(addr.port()).unwrap();
@@ -304,6 +312,44 @@ async fn a_seed_redirecting_out_of_its_scope_makes_a_seed() {
     let copy = std::fs::read_to_string(job.join("crawl.toml")).unwrap();
     let copy: trawl_config::CrawlConfig = toml::from_str(&copy).unwrap();
     assert!(copy.scope.surt_prefixes.is_empty(), "{:?}", copy.scope);
+    // A scope that accepts the target's own URL and none of its folder's widens too (xt14c F10: the check
+    // probed the page's URL only, and its links were never followed).
+    let cfg = dir.path().join("page.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[frontier]\nmin_delay_ms = 0\nmax_delay_ms = 0\ndelay_factor = 0.0\n\
+             [fetch]\nallow_addresses = [\"127.0.0.0/8\", \"::1/128\"]\n\
+             [scope]\nsurt_prefixes = [\"http://(localhost,:{})/home\"]\n",
+            addr.port()
+        ),
+    )
+    .unwrap();
+    let job = dir.path().join("page");
+    let (ok, said) = crawl_cli(
+        format!("http://127.0.0.1:{}/", addr.port()),
+        job.clone(),
+        cfg,
+    )
+    .await;
+    assert!(ok, "{said}");
+    assert!(said.contains("as a seed's"), "{said}");
+    assert!(
+        common::crawl_log(&job).iter().any(|l| l.uri == more),
+        "the target's link is fetched"
+    );
+    // A target whose URL names a user: its links keep the user, which no prefix matches; the log says so
+    // rather than blaming a rule (xt14c F6).
+    let job = dir.path().join("user");
+    let (ok, said) = crawl_cli(
+        format!("http://127.0.0.1:{}/user", addr.port()),
+        job.clone(),
+        dir.path().join("crawl.toml"),
+    )
+    .await;
+    assert!(ok, "{said}");
+    assert!(said.contains("its URL names a user (`user@`)"), "{said}");
+    assert!(!said.contains("as a seed's"), "{said}");
 }
 
 /// `trawl crawl SEED --job JOB -c CFG` run to its end, off the async threads: its success and what it said.

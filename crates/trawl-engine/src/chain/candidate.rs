@@ -142,18 +142,29 @@ pub(crate) fn shown(url: &url::Url) -> String {
     trawl_config::settings::access::proxy_without_password(url.as_str())
 }
 
-/// The scope rule that would refuse a link found on `page` to itself, by `live`'s settings (its sheets'
-/// included): `None` when the page's links are followed.
+/// The scope rule that would refuse a link found on `page` to itself or to its folder (the URL a seed's
+/// prefix is made from: `http://h/a/` for `http://h/a/b`), by `live`'s settings (its sheets' included):
+/// `None` when the page's links are followed. The folder too, because a scope may accept the page's own URL
+/// and no other (xt14c F10: an operator's prefix naming the page hid the widening).
 pub(crate) fn links_refused_by(
     live: &LiveSettings,
     naming: &Naming,
     page: &CrawlUri,
 ) -> Option<String> {
-    let mut link = page.child(page.url.clone(), String::new(), Hop::Link);
-    naming.name(&mut link);
-    let scope = live.scope_for(&live.sheets.effective(&link));
-    let verdict = scope.decide(&link);
-    (verdict.decision != Decision::Accept).then(|| verdict.rule.to_string())
+    let mut folder = page.url.clone();
+    folder.set_query(None);
+    folder.set_fragment(None);
+    if let Some(at) = folder.path().rfind('/') {
+        let path = folder.path()[..=at].to_owned();
+        folder.set_path(&path);
+    }
+    [page.url.clone(), folder].into_iter().find_map(|url| {
+        let mut link = page.child(url, String::new(), Hop::Link);
+        naming.name(&mut link);
+        let scope = live.scope_for(&live.sheets.effective(&link));
+        let verdict = scope.decide(&link);
+        (verdict.decision != Decision::Accept).then(|| verdict.rule.to_string())
+    })
 }
 
 /// Whether `child` is a redirect from `parent` to another URL with the same uniq key: the identity rules

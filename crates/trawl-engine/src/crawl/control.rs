@@ -212,11 +212,18 @@ fn add_seeds(shared: &Shared, urls: &[String]) -> Reply {
 /// built again), so readers wait for no build; crawl.toml is written after, from what is live then, under
 /// the read lock (a change that holds the write lock writes its own after it).
 pub(super) fn widen_to(shared: &Shared, target: &CrawlUri) -> Result<Option<String>, NotWidened> {
-    // A `Location` may carry a user and password: neither belongs in a prefix (xt14a F12).
-    let mut bare = target.url.clone();
-    let _ = bare.set_password(None);
-    let _ = bare.set_username("");
-    let prefix = trawl_url::SurtPrefix::from_seed(&bare).as_str().to_string();
+    // A `Location` may carry a user and password: neither belongs in a prefix (xt14a F12), and the page's
+    // links keep them, so that no prefix without them matches its links (xt14c F6).
+    if !target.url.username().is_empty() || target.url.password().is_some() {
+        return match links_refused_by(&shared.pipeline.settings(), &shared.pipeline.naming, target)
+        {
+            Some(_) => Err(NotWidened::UserInfo),
+            None => Ok(None),
+        };
+    }
+    let prefix = trawl_url::SurtPrefix::from_seed(&target.url)
+        .as_str()
+        .to_string();
     let naming = &shared.pipeline.naming;
     loop {
         let before = shared.pipeline.settings();
@@ -259,6 +266,12 @@ pub(super) enum NotWidened {
     /// Another scope rule refuses the target's links whatever its prefix (named).
     #[error("the scope's rule {0} refuses its links even with its SURT prefix")]
     StillRefused(String),
+    /// The target's URL names a user, which its links keep and a scope prefix leaves out.
+    #[error(
+        "its URL names a user (`user@`), which its links keep and no scope prefix is made with; give it as a \
+         seed of the next crawl without the user"
+    )]
+    UserInfo,
     /// The scope with its prefix would not hold.
     #[error(transparent)]
     Settings(#[from] crate::live::SettingsError),
