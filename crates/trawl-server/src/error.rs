@@ -75,6 +75,11 @@ pub(crate) fn engine_sentence(id: &str, e: &trawl_engine::Error) -> String {
             "job {id:?} already holds a crawl: launching it again continues it (POST /api/jobs/{id}/launch)"
         ),
         E::NotAJob(_) => format!("no job {id:?}: its folder has no crawl.toml"),
+        // A password read from the environment is the server's to have: no request gives it (xt14c F9).
+        E::Config { message, .. } if message.contains("environment variable") => format!(
+            "{e}: the variable is read from this server's own environment: start the server again \
+             with it set, or name a `password_file` in job {id:?}'s config (PUT /api/jobs/{id}/config)"
+        ),
         E::Config { .. } => format!(
             "{e}: mend job {id:?}'s config (PUT /api/jobs/{id}/config; POST /api/jobs/{id}/build checks it)"
         ),
@@ -165,6 +170,13 @@ mod tests {
                     message: "line 1, column 6: key with no value".into(),
                 },
                 "PUT /api/jobs/j/config",
+            ),
+            (
+                E::Config {
+                    path: dir.join("crawl.toml"),
+                    message: "credentials[0]: environment variable FORMPW is not set".into(),
+                },
+                "start the server again with it set",
             ),
             (
                 E::JobInUse {
