@@ -394,6 +394,23 @@ fn check_reports_everything_at_once_in_the_users_words() {
     );
 }
 
+/// The robots.txt name of `fetch.user_agent` is warned of where the key is written (xt14b F9).
+#[test]
+fn check_locates_the_user_agent_warning() {
+    let (run, file, _dir) = check(
+        "[seeds]\nurls = [\"http://127.0.0.1/\"]\n[fetch]\nuser_agent = \"xt3bot/1.0 (+https://a.org/)\"\n",
+    );
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stderr.starts_with(&format!(
+            "warning: {}:4:1: fetch.user_agent: the robots.txt name `xt3bot`",
+            file.display()
+        )),
+        "{}",
+        run.stderr
+    );
+}
+
 #[test]
 fn check_warns_of_a_custom_scope_without_prerequisites_and_strict_fails() {
     let text = "[seeds]\nurls = [\"http://127.0.0.1/\"]\n[[scope.rules]]\nrule = \"reject\"\n[[scope.rules]]\n\

@@ -675,14 +675,19 @@ impl CrawlConfig {
         CrawlConfig::check_str(&text, path)
     }
 
-    /// [`CrawlConfig::warnings`] of the config read from `path`, each located in its text.
-    pub fn located_warnings(&self, path: &Path) -> Vec<Problem> {
+    /// [`CrawlConfig::warnings`] of the config read from `path`, and `more` (`(key, message)` pairs other
+    /// crates find: the robots.txt name of `fetch.user_agent`), each located in its text.
+    pub fn located_warnings(&self, path: &Path, more: Vec<(String, String)>) -> Vec<Problem> {
         let src = Source {
             path: path.to_path_buf(),
             text: std::fs::read_to_string(path).unwrap_or_default(),
         };
         self.warnings()
             .into_iter()
+            .chain(
+                more.into_iter()
+                    .map(|(key, message)| Problem::at_key(Stage::Semantics, key, message)),
+            )
             .map(|p| locate_problem(p, &src))
             .collect()
     }

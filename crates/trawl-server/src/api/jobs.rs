@@ -273,7 +273,7 @@ pub(crate) fn build_job(s: &AppState, id: &str) -> Result<Built, ApiError> {
             ok: true,
             problems: Vec::new(),
             warnings: config
-                .located_warnings(&path)
+                .located_warnings(&path, Vec::new())
                 .into_iter()
                 .map(|mut w| {
                     // The config's own hint names the command line; a job's seeds come from the API.

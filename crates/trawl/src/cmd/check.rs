@@ -10,14 +10,13 @@ use trawl_config::CrawlConfig;
 pub(crate) fn check(path: &Path, strict: bool) -> anyhow::Result<ExitCode> {
     match CrawlConfig::check(path) {
         Ok(config) => {
-            let mut warnings: Vec<String> = config
-                .located_warnings(path)
+            let agent = trawl_fetch::robots::token_problem(&config.fetch.user_agent)
+                .map(|problem| ("fetch.user_agent".to_owned(), problem));
+            let warnings: Vec<String> = config
+                .located_warnings(path, agent.into_iter().collect())
                 .iter()
                 .map(ToString::to_string)
                 .collect();
-            if let Some(problem) = trawl_fetch::robots::token_problem(&config.fetch.user_agent) {
-                warnings.push(format!("{}: fetch.user_agent: {problem}", path.display()));
-            }
             for w in &warnings {
                 say!("{}{w}", if strict { "" } else { "warning: " });
             }

@@ -32,7 +32,7 @@ pub(crate) fn crawl(
         Some(path) => {
             let config = CrawlConfig::load(path)?;
             // Odd but usable URL classes are loaded, and said once here as `trawl check` says them.
-            for w in config.located_warnings(path) {
+            for w in config.located_warnings(path, Vec::new()) {
                 if w.key.as_deref().is_some_and(|k| k.starts_with("url_class")) {
                     say!("warning: {w}");
                 }
