@@ -430,6 +430,24 @@ impl Fetcher {
         FetchError::Proxy(failure)
     }
 
+    /// Why the address policy refuses `url`'s host, where that is known without a DNS lookup: an address
+    /// written in the URL, or `localhost` (always a loopback address, RFC 6761). `None` when allowed, or when
+    /// only a lookup would tell.
+    pub fn refused_without_lookup(
+        &self,
+        url: &url::Url,
+    ) -> Option<trawl_config::annotation::Refusal> {
+        let ip: std::net::IpAddr = match url.host()? {
+            url::Host::Ipv4(ip) => ip.into(),
+            url::Host::Ipv6(ip) => ip.into(),
+            url::Host::Domain(d) if d.eq_ignore_ascii_case("localhost") => {
+                std::net::Ipv4Addr::LOCALHOST.into()
+            }
+            url::Host::Domain(_) => return None,
+        };
+        self.policy.check(url.host_str()?, ip).err()
+    }
+
     /// Lets the crawl connect to the host of a seed an operator added, whatever its address, as to the first
     /// seeds' hosts.
     pub fn add_seed_host(&self, host: &str) {

@@ -350,6 +350,30 @@ async fn a_seed_redirecting_out_of_its_scope_makes_a_seed() {
     assert!(ok, "{said}");
     assert!(said.contains("its URL names a user (`user@`)"), "{said}");
     assert!(!said.contains("as a seed's"), "{said}");
+    // A target whose address the policy refuses (no `allow_addresses`: `localhost` is no seed's host) is
+    // never fetched, so nothing widens and the log says why (xt14a F13: it announced a widening).
+    let cfg = dir.path().join("strict.toml");
+    std::fs::write(
+        &cfg,
+        "[frontier]\nmin_delay_ms = 0\nmax_delay_ms = 0\ndelay_factor = 0.0\n",
+    )
+    .unwrap();
+    let job = dir.path().join("strict");
+    let (ok, said) = crawl_cli(
+        format!("http://127.0.0.1:{}/", addr.port()),
+        job.clone(),
+        cfg,
+    )
+    .await;
+    assert!(ok, "{said}");
+    assert!(
+        said.contains("its address is loopback, which the address policy refuses")
+            && !said.contains("as a seed's"),
+        "{said}"
+    );
+    let copy = std::fs::read_to_string(job.join("crawl.toml")).unwrap();
+    let copy: trawl_config::CrawlConfig = toml::from_str(&copy).unwrap();
+    assert!(copy.scope.surt_prefixes.is_empty(), "{:?}", copy.scope);
 }
 
 /// `trawl crawl SEED --job JOB -c CFG` run to its end, off the async threads: its success and what it said.

@@ -221,6 +221,14 @@ pub(super) fn widen_to(shared: &Shared, target: &CrawlUri) -> Result<Option<Stri
             None => Ok(None),
         };
     }
+    // A target the address policy refuses is never fetched: no prefix for it (xt14a F13).
+    if let Some(refusal) = shared.pipeline.fetcher.refused_without_lookup(&target.url) {
+        return match links_refused_by(&shared.pipeline.settings(), &shared.pipeline.naming, target)
+        {
+            Some(_) => Err(NotWidened::AddressRefused(refusal)),
+            None => Ok(None),
+        };
+    }
     let prefix = trawl_url::SurtPrefix::from_seed(&target.url)
         .as_str()
         .to_string();
@@ -266,6 +274,13 @@ pub(super) enum NotWidened {
     /// Another scope rule refuses the target's links whatever its prefix (named).
     #[error("the scope's rule {0} refuses its links even with its SURT prefix")]
     StillRefused(String),
+    /// The address policy refuses the target's address (a loopback or private one not in
+    /// `fetch.allow_addresses`): it is never fetched.
+    #[error(
+        "its address is {0}, which the address policy refuses (a redirect's target is no seed): it is not \
+         fetched; list the address in fetch.allow_addresses (read at launch) to crawl it"
+    )]
+    AddressRefused(trawl_config::annotation::Refusal),
     /// The target's URL names a user, which its links keep and a scope prefix leaves out.
     #[error(
         "its URL names a user (`user@`), which its links keep and no scope prefix is made with; give it as a \

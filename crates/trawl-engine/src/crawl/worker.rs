@@ -199,6 +199,10 @@ fn widen(shared: &Shared, seed: &NewSeed) -> bool {
             true
         }
         Ok(None) => false,
+        Err(why @ super::control::NotWidened::AddressRefused(_)) => {
+            tracing::warn!("{} redirects to {target}: {why}", seed.from);
+            false
+        }
         Err(why) => {
             tracing::warn!(
                 "{} redirects to {target}, whose links are outside the scope: {why}; only that page is \
