@@ -62,13 +62,45 @@ pub fn scope_json(
     };
     let t = scope.decide_traced(&uri);
     let applied = sheets.names_for(&uri);
-    serde_json::json!({
+    let mut verdict = serde_json::json!({
         "url": url.as_str(),
         "sheets": applied.split(',').filter(|n| !n.is_empty()).collect::<Vec<_>>(),
         "decision": t.decision.as_str(),
         "rule": t.rule,
-        "trace": t.trace.iter().map(|(rule, answer)| serde_json::json!({"rule": rule, "answer": answer.as_str()})).collect::<Vec<_>>(),
+        "trace": trace_json(&t),
+    });
+    // The gates a URL the scope takes meets before its fetch, and the URL filters a download-mode crawl
+    // applies before writing: what the crawl refuses on the URL alone (xt15b F6: explain said `accept` for
+    // a URL `before_fetch` refused).
+    if let Ok(gates) = crate::Gates::from_config(&sheets.effective(&uri), &seeds) {
+        let input = crate::decide::DecideInput::new(&uri);
+        if !gates.before_fetch.is_empty() {
+            let t = gates.before_fetch.decide_traced(&input);
+            verdict["before_fetch"] = gate_json(&t);
+        }
+        if gates.url_filter_mode == crate::settings::FilterMode::Download {
+            let t = gates.before_write.decide_traced(&input);
+            verdict["before_write"] = gate_json(&t);
+        }
+    }
+    verdict
+}
+
+/// A gate's verdict as explain prints it: its decision, the deciding rule, every rule's answer.
+fn gate_json(t: &crate::decide::Traced<'_>) -> serde_json::Value {
+    serde_json::json!({
+        "decision": t.decision.as_str(),
+        "rule": t.rule,
+        "trace": trace_json(t),
     })
+}
+
+/// Every rule's answer in a verdict, in order.
+fn trace_json(t: &crate::decide::Traced<'_>) -> Vec<serde_json::Value> {
+    t.trace
+        .iter()
+        .map(|(rule, answer)| serde_json::json!({"rule": rule, "answer": answer.as_str()}))
+        .collect()
 }
 
 /// Everything known of `url` (typed as `input`) before fetching it, as one JSON object with the field names
@@ -84,12 +116,15 @@ pub fn explain_json(
     input: &str,
     u: &Url,
 ) -> serde_json::Value {
-    let class = classes.match_url(u);
+    // The crawl judges a link without its fragment (the document, not a place in it): so is it here (xt15b F3).
+    let mut judged = u.clone();
+    judged.set_fragment(None);
+    let class = classes.match_url(&judged);
     let normalise = |x: &Url| classes.match_url(x).map(|m| m.canonical().clone());
     let hints = CanonicalHints::none().with_url_class(&normalise);
     let e = id.explain(u, hints);
     serde_json::json!({
-        "scope": scope_json(config, via, hops, class.as_ref().map_or(u, |m| &m.for_server)),
+        "scope": scope_json(config, via, hops, class.as_ref().map_or(&judged, |m| &m.for_server)),
         "input": input,
         "raw": e.raw.as_str(),
         "canonical": e.canonical.as_str(),
@@ -97,7 +132,8 @@ pub fn explain_json(
         "uniq_key": e.uniq_key,
         "canonicalizer": id.canonicalizer.name(),
         "surt": e.surt,
-        "surt_heritrix": e.surt_heritrix,
+        // Of the URL the scope judges (a URL class's server form may change the host: xt15b F14).
+        "surt_heritrix": class.as_ref().map_or(e.surt_heritrix.clone(), |m| trawl_url::surt::heritrix(&m.for_server)),
         "norm": e.norm.as_str(),
         "norm_uuid": e.norm.uuid().to_string(),
         "version_template": e.version_template.as_ref().map(|t| t.template.as_str()),

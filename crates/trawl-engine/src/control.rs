@@ -489,6 +489,9 @@ pub fn apply_offline(job_dir: &Path, command: &Command) -> Result<Reply, Error> 
     if !job.frontier_dir().exists() {
         return Err(Error::NothingToResume(job_dir.to_path_buf()));
     }
+    // A crawl.toml edited to name queues otherwise would put seeds into queues of another naming (review 63
+    // R2), and name queues the store does not have.
+    job.keep_queue_naming(&config)?;
     let mut frontier: Frontier<CrawlUri> =
         Frontier::open(&job.frontier_dir(), config.fetch.max_connections_per_host)?;
     let reply = match command {

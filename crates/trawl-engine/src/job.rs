@@ -153,50 +153,46 @@ impl Job {
         &self,
         config: &trawl_config::CrawlConfig,
     ) -> Result<(), Error> {
-        use trawl_config::settings::{fixed_for_the_job, setting_at};
         let path = self.state_dir().join(QUEUE_NAMING);
         // A job whose frontier was never made (a crawl that stopped at a problem before it) starts afresh.
-        let stored = match self.frontier_dir().exists() {
-            true => std::fs::read_to_string(&path),
-            false => Err(std::io::ErrorKind::NotFound.into()),
-        };
-        let text = match stored {
+        if self.frontier_dir().exists()
+            && let Some(recorded) = self.recorded_queue_naming()?
+        {
+            return match queue_naming_change(&recorded, config) {
+                Some(change) => Err(Error::Config {
+                    path: self.config_path(),
+                    message: format!("{change} ({})", path.display()),
+                }),
+                None => Ok(()),
+            };
+        }
+        let text = format!(
+            "# The queue naming this job's queued URIs are stored under, written by trawl when the job \
+             started:\n# fixed for the job's life (docs/operating.md).\n{}",
+            toml::to_string(&trawl_config::settings::fixed_for_the_job(config)).unwrap_or_default()
+        );
+        self.write_file(&path, &text)
+    }
+
+    /// The queue naming recorded in [`QUEUE_NAMING`], if the job has the file.
+    pub fn recorded_queue_naming(&self) -> Result<Option<toml::Table>, Error> {
+        let path = self.state_dir().join(QUEUE_NAMING);
+        let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let text = format!(
-                    "# The queue naming this job's queued URIs are stored under, written by trawl when the job \
-                     started:\n# fixed for the job's life (docs/operating.md).\n{}",
-                    toml::to_string(&fixed_for_the_job(config)).unwrap_or_default()
-                );
-                return self.write_file(&path, &text);
-            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => return Err(Error::Io { path, source }),
         };
-        let stored = toml::from_str::<toml::Table>(&text).map_err(|e| Error::Config {
-            path: path.clone(),
-            message: format!(
-                "{}; trawl wrote this file when the job started: restore it from a checkpoint or a backup",
-                e.message().trim()
-            ),
-        })?;
-        let now = fixed_for_the_job(config);
-        for key in trawl_config::settings::FIXED_FOR_THE_JOB {
-            let (Some(was), Some(is)) = (setting_at(&stored, key), setting_at(&now, key)) else {
-                continue;
-            };
-            if was != is {
-                return Err(Error::Config {
-                    path: self.config_path(),
-                    message: format!(
-                        "{key} = {is}, but this job's queued URIs are stored under queues named with \
-                         {key} = {was} ({}): a job keeps its queue naming for its life; put {key} = {was} \
-                         back, or start a new job (`trawl crawl --job NEW_DIR`) with the new value",
-                        path.display()
-                    ),
-                });
-            }
-        }
-        Ok(())
+        toml::from_str::<toml::Table>(&text)
+            .map(Some)
+            .map_err(|e| Error::Config {
+                path: path.clone(),
+                message: format!(
+                    "{}; trawl wrote this file when the job started: write in it the job's first \
+                     `[frontier]` queue_assignment and parallel_queues, or remove it to record crawl.toml's at \
+                     the next launch",
+                    e.message().trim()
+                ),
+            })
     }
 
     /// Removes the hidden `.trawl-*.tmp` files that a crash in the middle of [`write_whole`] left in the
@@ -250,6 +246,27 @@ const ASIDE_STALE: std::time::Duration = std::time::Duration::from_secs(60);
 /// `JOB/state/queue-naming.toml`: the settings that name a job's queues, as the job started with them
 /// ([`Job::keep_queue_naming`]).
 pub const QUEUE_NAMING: &str = "queue-naming.toml";
+
+/// Why `config` cannot run on a job whose queues were named as `recorded` says ([`Job::recorded_queue_naming`]):
+/// the first setting of [`trawl_config::settings::FIXED_FOR_THE_JOB`] it changes, in words naming the value
+/// to put back; `None` when it keeps them.
+pub fn queue_naming_change(
+    recorded: &toml::Table,
+    config: &trawl_config::CrawlConfig,
+) -> Option<String> {
+    use trawl_config::settings::{fixed_for_the_job, setting_at};
+    let now = fixed_for_the_job(config);
+    trawl_config::settings::FIXED_FOR_THE_JOB.iter().find_map(|key| {
+        let (was, is) = (setting_at(recorded, key)?, setting_at(&now, key)?);
+        (was != is).then(|| {
+            format!(
+                "{key} = {is}, but this job's queued URIs are stored under queues named with {key} = {was}: a \
+                 job keeps its queue naming for its life; put {key} = {was} back, or start a new job with the \
+                 new value"
+            )
+        })
+    })
+}
 
 /// Appends a change by `who` to the job's `logs/config-changes.log`, one line `TIME WHO ACTION DETAILS`
 /// (best effort: a log failure does not undo the change). `trawl serve` records its operators' changes

@@ -437,15 +437,26 @@ impl Fetcher {
         &self,
         url: &url::Url,
     ) -> Option<trawl_config::annotation::Refusal> {
-        let ip: std::net::IpAddr = match url.host()? {
-            url::Host::Ipv4(ip) => ip.into(),
-            url::Host::Ipv6(ip) => ip.into(),
-            url::Host::Domain(d) if d.eq_ignore_ascii_case("localhost") => {
-                std::net::Ipv4Addr::LOCALHOST.into()
-            }
+        let host = url.host_str()?;
+        let ips: Vec<std::net::IpAddr> = match url.host()? {
+            url::Host::Ipv4(ip) => vec![ip.into()],
+            url::Host::Ipv6(ip) => vec![ip.into()],
+            // Either of its addresses may be the one connected to: refused only if both are.
+            url::Host::Domain(d) if d.eq_ignore_ascii_case("localhost") => vec![
+                std::net::Ipv4Addr::LOCALHOST.into(),
+                std::net::Ipv6Addr::LOCALHOST.into(),
+            ],
             url::Host::Domain(_) => return None,
         };
-        self.policy.check(url.host_str()?, ip).err()
+        let refusals: Vec<_> = ips
+            .into_iter()
+            .map(|ip| self.policy.check(host, ip).err())
+            .collect();
+        if refusals.iter().all(Option::is_some) {
+            refusals.into_iter().next().flatten()
+        } else {
+            None
+        }
     }
 
     /// Lets the crawl connect to the host of a seed an operator added, whatever its address, as to the first

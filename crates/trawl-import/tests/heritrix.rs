@@ -841,6 +841,37 @@ fn overrides_into_rule_lists_and_default_policies() {
     );
 }
 
+/// A WARC writer's record builders (`chain`) and `skipIdenticalDigests` are noted with what trawl writes
+/// instead (xt15a F12: both were dropped without a word, or with no closest setting).
+#[test]
+fn a_writers_record_builders_are_noted() {
+    let profile = std::fs::read_to_string(testdata("profile-crawler-beans.cxml")).unwrap();
+    let xml = profile.replace(
+        "<!-- <property name=\"skipIdenticalDigests\" value=\"false\" /> -->",
+        "<property name=\"skipIdenticalDigests\" value=\"true\" />\n  <property name=\"chain\"><list>\n   \
+         <bean class=\"org.archive.modules.warc.DnsResponseRecordBuilder\"/>\n   \
+         <bean class=\"org.archive.modules.warc.HttpResponseRecordBuilder\"/>\n  </list></property>",
+    );
+    assert!(xml != profile);
+    let import = import_ok(&xml);
+    let line_of = |needle: &str| xml.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    for (needle, says) in [
+        ("skipIdenticalDigests", "trawl writes a revisit record"),
+        (
+            "name=\"chain\"",
+            "the record builders are not chosen one by one",
+        ),
+    ] {
+        assert!(
+            import.notes.iter().any(|n| n.line == line_of(needle)
+                && n.message.contains(says)
+                && n.closest.as_deref() == Some("warc.dedup")),
+            "{needle}: {:#?}",
+            import.notes
+        );
+    }
+}
+
 /// An override of `decision` on a rule whose Heritrix class has none (here the `AcceptDecideRule` Heritrix puts
 /// in an unset `shouldFetchBodyRule`) is noted as what Heritrix refuses, and no rule deciding against its class
 /// is written.

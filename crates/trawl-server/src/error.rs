@@ -75,11 +75,24 @@ pub(crate) fn engine_sentence(id: &str, e: &trawl_engine::Error) -> String {
             "job {id:?} already holds a crawl: launching it again continues it (POST /api/jobs/{id}/launch)"
         ),
         E::NotAJob(_) => format!("no job {id:?}: its folder has no crawl.toml"),
-        // A password read from the environment is the server's to have: no request gives it (xt14c F9).
-        E::Config { message, .. } if message.contains("environment variable") => format!(
-            "{e}: the variable is read from this server's own environment: start the server again \
-             with it set, or name a `password_file` in job {id:?}'s config (PUT /api/jobs/{id}/config)"
-        ),
+        // A password read from the environment is the server's to have: no request gives it (xt14c F9). A
+        // proxy's from TRAWL_PROXY_PASSWORD only; a credential's `password_env` may give way to a file.
+        E::Config { message, .. }
+            if message.contains(trawl_config::settings::access::PROXY_PASSWORD_ENV) =>
+        {
+            format!(
+                "{e}: the variable is read from this server's own environment: start the server again with \
+                 it set"
+            )
+        }
+        E::Config { message, .. }
+            if message.contains("environment variable") && message.contains("is not set") =>
+        {
+            format!(
+                "{e}: the variable is read from this server's own environment: start the server again \
+                 with it set, or name a `password_file` in job {id:?}'s config (PUT /api/jobs/{id}/config)"
+            )
+        }
         E::Config { .. } => format!(
             "{e}: mend job {id:?}'s config (PUT /api/jobs/{id}/config; POST /api/jobs/{id}/build checks it)"
         ),

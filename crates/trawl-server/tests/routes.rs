@@ -460,6 +460,21 @@ async fn jobs_config_build_and_pages() {
         body.contains("frontier.queue_assignment") && body.contains("was not changed"),
         "{body}"
     );
+    // Where the job recorded the naming its queues were made with, that is what counts: a crawl.toml edited
+    // by hand to another may be put back through the API (review 63 R1).
+    std::fs::write(
+        dir.path().join("j1/state/queue-naming.toml"),
+        "[frontier]\nqueue_assignment = \"host\"\nparallel_queues = 1\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("j1/crawl.toml"), ip).unwrap();
+    let (status, _, body) = send(&app, api("PUT", "/api/jobs/j1/config", host)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, _, body) = send(&app, api("PUT", "/api/jobs/j1/config", ip)).await;
+    assert!(
+        status == StatusCode::BAD_REQUEST && body.contains("stored under queues named with"),
+        "{body}"
+    );
     std::fs::remove_dir_all(dir.path().join("j1/state")).unwrap();
     let (status, _, body) = send(&app, api("PUT", "/api/jobs/j1/config", ip)).await;
     assert_eq!(status, StatusCode::OK, "{body}");

@@ -44,6 +44,29 @@ pub enum Error {
         /// What the regex compiler objected to.
         reason: String,
     },
+    /// Text in SURT form (with `(`) that no URL's SURT can start with.
+    #[error("{input:?} is written as a SURT prefix, but {why}")]
+    BadSurtPrefix {
+        /// The text as given.
+        input: String,
+        /// What is wrong, and what to write.
+        why: &'static str,
+    },
+    /// A rewrite's replacement names a group its pattern does not have: every URL it matches would get the
+    /// same text there, and so one identity.
+    #[error(
+        "replacement {replace:?} names the group {group:?}, which the pattern {pattern:?} does not have{hint}"
+    )]
+    UnknownGroup {
+        /// The pattern as given.
+        pattern: String,
+        /// The replacement as given.
+        replace: String,
+        /// The group it names (`2`, `n_x`).
+        group: String,
+        /// How to write what was probably meant.
+        hint: String,
+    },
 }
 
 /// Why `input` is not a URL, in the user's words: the WHATWG parser's reason names only what it tripped on

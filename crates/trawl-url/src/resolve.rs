@@ -62,6 +62,7 @@ pub fn parse_seed(input: &str) -> Result<Url, Error> {
         }
     }
     let parsed = match Url::parse(text) {
+        Ok(url) if is_host_and_port(&url) => Url::parse(&format!("http://{text}")),
         Ok(url) => Ok(url),
         Err(url::ParseError::RelativeUrlWithoutBase) => Url::parse(&format!("http://{text}")),
         Err(e) => Err(e),
@@ -86,20 +87,22 @@ pub fn parse_lenient(input: &str) -> Result<Url, Error> {
     let text = input.trim_matches(|c: char| c.is_ascii_whitespace() || c.is_control());
     let parsed = match Url::parse(text) {
         Err(url::ParseError::RelativeUrlWithoutBase) => Url::parse(&format!("http://{text}")),
-        // `host:port/path` parses as scheme `host`; read it as a host when the "path" starts with a digit.
-        Ok(url)
-            if url.cannot_be_a_base()
-                && url.path().starts_with(|c: char| c.is_ascii_digit())
-                && text.contains('.') =>
-        {
-            Url::parse(&format!("http://{text}"))
-        }
+        Ok(url) if is_host_and_port(&url) => Url::parse(&format!("http://{text}")),
         other => other,
     };
     parsed.map_err(|reason| Error::InvalidUrl {
         input: input.to_string(),
         reason,
     })
+}
+
+/// Whether `text`, parsed as `url`, is a host and port written without a scheme (`example.org:8080/x`,
+/// `localhost:8601`, `intranet:8080/docs/`), which parses as the scheme `example.org`: its "path" is the port's
+/// digits, up to a `/` (xt15b F8: `localhost:18617` was a URL of the scheme `localhost`, and a SURT prefix of
+/// it matched nothing). Operators write these; no scheme is followed by a port.
+fn is_host_and_port(url: &Url) -> bool {
+    let port = url.path().split('/').next().unwrap_or_default();
+    url.cannot_be_a_base() && !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit())
 }
 
 #[cfg(test)]
@@ -180,6 +183,16 @@ mod tests {
             assert!(err.contains("its scheme is misspelt"), "{slip}: {err}");
         }
         assert!(parse_seed("httpbin.org/x").is_ok());
+        // A host and port without a scheme, a dot in the host or not (xt15b F8).
+        for (written, url) in [
+            ("localhost:18617", "http://localhost:18617/"),
+            ("intranet:8080/docs/", "http://intranet:8080/docs/"),
+            ("example.com:8080/x", "http://example.com:8080/x"),
+        ] {
+            assert_eq!(parse_seed(written).unwrap().as_str(), url);
+            assert_eq!(parse_lenient(written).unwrap().as_str(), url);
+        }
+        assert!(parse_seed("mailto:a@b.org").is_err());
         assert!(parse_seed("http://").is_err());
         let err = parse_seed("http://exa mple.com/").unwrap_err().to_string();
         assert!(err.contains("exa mple.com"), "{err}");

@@ -38,6 +38,33 @@ impl Rewrite {
                 pattern: pattern.to_string(),
                 reason: e.to_string(),
             })?;
+        // A group the pattern lacks expands to nothing, merging every URL the rule matches (xt15b F1: `$2`
+        // of a one-group pattern, and `$n_x`, which names a group `n_x` where `${n}_x` was meant).
+        for group in group_references(replace) {
+            let known = match group.parse::<usize>() {
+                Ok(i) => i < regex.captures_len(),
+                Err(_) => regex.capture_names().flatten().any(|n| n == group),
+            };
+            if !known {
+                let hint = regex
+                    .capture_names()
+                    .flatten()
+                    .find(|n| group.starts_with(n))
+                    .map(|n| {
+                        format!(
+                            ": `$NAME` takes every letter, digit and `_` after `$`; write `${{{n}}}{}`",
+                            &group[n.len()..]
+                        )
+                    })
+                    .unwrap_or_default();
+                return Err(Error::UnknownGroup {
+                    pattern: pattern.to_string(),
+                    replace: replace.to_string(),
+                    group: group.to_string(),
+                    hint,
+                });
+            }
+        }
         Ok(Rewrite {
             pattern: regex,
             replace: replace.to_string(),
@@ -62,6 +89,36 @@ impl Rewrite {
     pub fn replacement(&self) -> &str {
         &self.replace
     }
+}
+
+/// The groups a replacement names, as the regex crate reads it: `$$` is a `$`, `${name}` names `name`, and
+/// `$name` the longest run of letters, digits and `_` after the `$`.
+fn group_references(replace: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = replace;
+    while let Some(at) = rest.find('$') {
+        let after = &rest[at + 1..];
+        if let Some(tail) = after.strip_prefix('$') {
+            rest = tail;
+        } else if let Some(braced) = after.strip_prefix('{') {
+            match braced.find('}') {
+                Some(end) => {
+                    out.push(&braced[..end]);
+                    rest = &braced[end + 1..];
+                }
+                None => rest = braced,
+            }
+        } else {
+            let end = after
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
+            if end > 0 {
+                out.push(&after[..end]);
+            }
+            rest = &after[end..];
+        }
+    }
+    out
 }
 
 impl fmt::Debug for Rewrite {
@@ -94,6 +151,39 @@ pub fn example_site_rewrites() -> Vec<Rewrite> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A replacement naming a group its pattern lacks is refused, with what was meant (xt15b F1).
+    #[test]
+    fn a_replacement_names_only_groups_of_its_pattern() {
+        let refused = |pattern, replace| match Rewrite::new(pattern, replace) {
+            Err(e @ Error::UnknownGroup { .. }) => e.to_string(),
+            other => panic!("{pattern} {replace}: {other:?}"),
+        };
+        assert!(refused(r"http://a/q/(\d+)", "http://a/question/$2").contains("the group \"2\""));
+        let said = refused(r"http://a/r/(?P<n>\d+)", "http://a/r/$n_x");
+        assert!(said.contains("write `${n}_x`"), "{said}");
+        assert!(refused(r"http://a/(x)", "${name}").contains("\"name\""));
+        for (pattern, replace) in [
+            (r"http://a/q/(\d+)", "http://a/question/$1"),
+            (r"http://a/r/(?P<n>\d+)", "http://a/r/${n}_x"),
+            (r"http://a/r/(?P<n>\d+)", "http://a/$n/$0/$$2/${1}"),
+            (r"http://a/", "http://b/$/$"),
+        ] {
+            assert!(
+                Rewrite::new(pattern, replace).is_ok(),
+                "{pattern} {replace}"
+            );
+        }
+    }
+
+    proptest::proptest! {
+        /// Any replacement is read without a panic, and names a group only where it holds a `$`.
+        #[test]
+        fn group_references_never_panic(replace in "\\PC{0,40}") {
+            let groups = group_references(&replace);
+            proptest::prop_assert!(groups.is_empty() || replace.contains('$'));
+        }
+    }
 
     #[test]
     fn examples() {

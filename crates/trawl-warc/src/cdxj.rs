@@ -59,8 +59,7 @@ impl Capture {
             return None;
         }
         let url = target_uri(get("WARC-Target-URI")?);
-        let date = get("WARC-Date")?;
-        let timestamp: String = date.chars().filter(char::is_ascii_digit).take(14).collect();
+        let timestamp = record::warc_date_timestamp(get("WARC-Date")?)?;
         let http = matches!(warc_type, "response" | "revisit")
             && (url.starts_with("http:") || url.starts_with("https:"))
             && !block.is_empty();
@@ -227,8 +226,8 @@ pub struct Unindexed {
     pub offset: u64,
     /// Its WARC-Type.
     pub warc_type: String,
-    /// The header field it lacks (`WARC-Target-URI` or `WARC-Date`).
-    pub missing: &'static str,
+    /// What it lacks: `WARC-Target-URI`, `WARC-Date`, or a WARC-Date that reads as a time.
+    pub missing: String,
 }
 
 /// Like [`index_file`], but keeps the lines read before an error and names the records left out (for
@@ -341,15 +340,22 @@ impl Indexer {
     }
 }
 
-/// The field a record of an indexed kind lacks, so that [`Capture::of`] gives no line for it; `None` for a
+/// What a record of an indexed kind lacks (a field, or a WARC-Date that reads as a time), so that [`Capture::of`] gives no line for it; `None` for a
 /// record the index does not hold anyway or one it holds.
-fn unindexable(header: &[(String, String)]) -> Option<&'static str> {
+fn unindexable(header: &[(String, String)]) -> Option<String> {
     if !is_indexed_kind(header) {
         return None;
     }
-    ["WARC-Target-URI", "WARC-Date"]
-        .into_iter()
-        .find(|name| record::get(header, name).is_none())
+    if record::get(header, "WARC-Target-URI").is_none() {
+        return Some("WARC-Target-URI".to_owned());
+    }
+    match record::get(header, "WARC-Date") {
+        None => Some("WARC-Date".to_owned()),
+        Some(date) if record::warc_date_timestamp(date).is_none() => {
+            Some(format!("a WARC-Date of a real time (it says {date:?})"))
+        }
+        Some(_) => None,
+    }
 }
 
 /// Whether a record is of a kind the index holds: a response or revisit, or a resource or metadata record
@@ -375,12 +381,18 @@ pub fn warc_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// Whether `path` is named as a WARC or ARC file (`.warc`, `.warc.gz`, `.warc.zst`, `.arc`, `.arc.gz`).
+/// Whether `path` is named as a WARC or ARC file (`.warc`, `.warc.gz`, `.warc.zst`, `.arc`, `.arc.gz`, in
+/// any case: collections copied from ISO 9660 media have `.ARC.GZ`, xt15a F9).
 pub fn is_archive_name(path: &Path) -> bool {
-    let n = path.to_string_lossy();
-    [".warc.gz", ".warc", ".warc.zst", ".arc", ".arc.gz"]
-        .iter()
-        .any(|ext| n.ends_with(ext))
+    archive_extension(&path.to_string_lossy()).is_some()
+}
+
+/// The archive extension `name` ends in (ASCII case ignored), as [`ARCHIVE_EXTENSIONS`] spells it.
+fn archive_extension(name: &str) -> Option<&'static str> {
+    let lower = name.to_ascii_lowercase();
+    ARCHIVE_EXTENSIONS
+        .into_iter()
+        .find(|ext| lower.ends_with(ext))
 }
 
 /// Sorts `lines` by byte value (as `LC_ALL=C sort` does).
@@ -394,9 +406,8 @@ pub fn index_path(warc: &Path) -> PathBuf {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let stem = ARCHIVE_EXTENSIONS
-        .iter()
-        .find_map(|ext| name.strip_suffix(ext))
+    let stem = archive_extension(&name)
+        .and_then(|ext| name.get(..name.len() - ext.len()))
         .unwrap_or(&name);
     warc.with_file_name(format!("{stem}.cdxj"))
 }
@@ -922,6 +933,12 @@ mod tests {
         assert_eq!(index_path(Path::new("x.warc.zst")), Path::new("x.cdxj"));
         assert_eq!(index_path(Path::new("x.warc")), Path::new("x.cdxj"));
         assert_eq!(index_path(Path::new("x.arc.gz")), Path::new("x.cdxj"));
+        // Any case (xt15a F9).
+        assert_eq!(
+            index_path(Path::new("IAH-2001.ARC.GZ")),
+            Path::new("IAH-2001.cdxj")
+        );
+        assert!(is_archive_name(Path::new("B.WARC.GZ")));
     }
 
     /// A file gzipped (or zstd-compressed) as one stream is refused, naming the file and how to mend it: its
@@ -1105,12 +1122,12 @@ mod tests {
                 Unindexed {
                     offset: first.len() as u64,
                     warc_type: "response".into(),
-                    missing: "WARC-Target-URI",
+                    missing: "WARC-Target-URI".into(),
                 },
                 Unindexed {
                     offset: (first.len() + headless.len()) as u64,
                     warc_type: "response".into(),
-                    missing: "WARC-Date",
+                    missing: "WARC-Date".into(),
                 },
             ]
         );

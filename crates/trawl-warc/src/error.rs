@@ -89,7 +89,8 @@ pub enum Error {
     /// A record (or a decompressed gzip member) is larger than the reader's limit.
     #[error(
         "{}: record at offset {offset}: {len} bytes exceed the limit of {limit} that trawl's WARC tools read \
-         (a record is held whole in memory): the file may be sound; cdxj-indexer or warcio read such records",
+         (a record is held whole in memory): the file may be sound (cdxj-indexer and warcio read such records), \
+         or the length is damaged or the file cut short (`ls -l` shows its size)",
         path.display()
     )]
     TooLarge {
@@ -184,7 +185,8 @@ impl Error {
             Error::TooLarge { len, limit, .. } => {
                 format!(
                     "{len} bytes exceed the limit of {limit} that trawl's WARC tools read (a record is held \
-                     whole in memory): the file may be sound; cdxj-indexer or warcio read such records"
+                     whole in memory): the file may be sound (cdxj-indexer and warcio read such records), or the \
+                     length is damaged or the file cut short (`ls -l` shows its size)"
                 )
             }
             Error::Gzip { source, .. } => format!("bad gzip member: {source}"),

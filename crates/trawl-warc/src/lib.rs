@@ -60,7 +60,7 @@ pub use crate::{
     record::{
         Record, WarcFields, format_date,
         revisit::{IDENTICAL_PAYLOAD_DIGEST, RefersTo, SERVER_NOT_MODIFIED},
-        timestamp14_to_warc_date,
+        timestamp14_to_warc_date, warc_date_timestamp,
     },
     repair::{Repaired, repair},
     verify::{

@@ -1073,8 +1073,8 @@ mod tests {
             (
                 b"filedesc://f.arc 0.0.0.0 20140216050221 text/plain 99999999999\n",
                 "t.warc: record at offset 0: 99999999999 bytes exceed the limit of 1073741824 that trawl's WARC \
-                 tools read (a record is held whole in memory): the file may be sound; cdxj-indexer or warcio \
-                 read such records",
+                 tools read (a record is held whole in memory): the file may be sound (cdxj-indexer and warcio \
+                 read such records), or the length is damaged or the file cut short (`ls -l` shows its size)",
             ),
         ];
         for (input, want) in cases {

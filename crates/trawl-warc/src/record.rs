@@ -165,10 +165,13 @@ pub fn format_date(date: DateTime<Utc>) -> String {
 }
 
 /// A 14-digit CDX/ARC timestamp (`YYYYMMDDhhmmss`) as a WARC-Date (`YYYY-MM-DDThh:mm:ssZ`); `None` unless
-/// `ts` is exactly 14 ASCII digits. The digits are rearranged, not checked as a real time.
+/// `ts` is exactly 14 ASCII digits of a real time (xt15a F6: `20141345999999` became a revisit's date).
 pub fn timestamp14_to_warc_date(ts: &str) -> Option<String> {
     let d = ts.as_bytes();
-    if d.len() != 14 || !d.iter().all(u8::is_ascii_digit) {
+    if d.len() != 14
+        || !d.iter().all(u8::is_ascii_digit)
+        || chrono::NaiveDateTime::parse_from_str(ts, "%Y%m%d%H%M%S").is_err()
+    {
         return None;
     }
     Some(format!(
@@ -180,6 +183,42 @@ pub fn timestamp14_to_warc_date(ts: &str) -> Option<String> {
         &ts[10..12],
         &ts[12..14]
     ))
+}
+
+/// A WARC-Date as a 14-digit timestamp (`YYYYMMDDhhmmss`, UTC), as an index and a revisit's
+/// WARC-Refers-To-Date need it: an ISO 8601 date with an offset is taken to UTC, one of reduced precision
+/// (`2010-01-01`, `2010-01-01T00:00Z`) is read as warcio reads it (what is left out at its least), fractions of a
+/// second are dropped, and 14 bare digits are a timestamp already. `None` for anything that is not a real time
+/// (xt15a F7: the date's digits were taken as they came, `2010`, `20101345999999`, or none at all).
+pub fn warc_date_timestamp(date: &str) -> Option<String> {
+    let date = date.trim();
+    if let Ok(t) = DateTime::parse_from_rfc3339(date) {
+        return Some(t.with_timezone(&Utc).format("%Y%m%d%H%M%S").to_string());
+    }
+    if date.len() == 14 {
+        return timestamp14_to_warc_date(date).map(|_| date.to_owned());
+    }
+    // warcio splits on every non-digit: year, month, day, then hours, minutes, seconds as far as given.
+    let fields: Vec<&str> = date.split(|c: char| !c.is_ascii_digit()).collect();
+    let fields = match fields.split_last() {
+        Some((last, rest)) if last.is_empty() && date.ends_with('Z') => rest,
+        _ => &fields[..],
+    };
+    if !(3..=6).contains(&fields.len()) || fields.iter().any(|f| f.is_empty()) {
+        return None;
+    }
+    let number = |i: usize, width: usize| match fields.get(i) {
+        Some(f) if f.len() == width => f.parse::<u32>().ok(),
+        Some(_) => None,
+        None => Some(0),
+    };
+    let day = chrono::NaiveDate::from_ymd_opt(
+        i32::try_from(number(0, 4)?).ok()?,
+        number(1, 2)?,
+        number(2, 2)?,
+    )?;
+    let time = chrono::NaiveTime::from_hms_opt(number(3, 2)?, number(4, 2)?, number(5, 2)?)?;
+    Some(day.and_time(time).format("%Y%m%d%H%M%S").to_string())
 }
 
 /// An `application/warc-fields` block: one `Name: value\r\n` line per field.
@@ -260,14 +299,43 @@ mod tests {
         #[test]
         fn any_timestamp_converts_without_panic(ts in "\\PC{0,20}") {
             let date = timestamp14_to_warc_date(&ts);
-            prop_assert_eq!(date.is_some(), ts.len() == 14 && ts.bytes().all(|b| b.is_ascii_digit()));
+            prop_assert!(date.is_none() || (ts.len() == 14 && ts.bytes().all(|b| b.is_ascii_digit())));
+            // Any text is read as a WARC-Date without a panic, and gives 14 digits or nothing.
+            let stamp = warc_date_timestamp(&ts);
+            prop_assert!(stamp.is_none_or(|s| s.len() == 14 && s.bytes().all(|b| b.is_ascii_digit())));
         }
 
         #[test]
-        fn digit_timestamps_keep_their_digits(ts in "[0-9]{14}") {
+        fn digit_timestamps_keep_their_digits(
+            ts in "(19[7-9][0-9]|20[0-9]{2})(0[1-9]|1[0-2])(0[1-9]|1[0-9]|2[0-8])([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9]"
+        ) {
             let date = timestamp14_to_warc_date(&ts).unwrap();
-            prop_assert_eq!(date.replace(['-', 'T', ':', 'Z'], ""), ts);
+            prop_assert_eq!(date.replace(['-', 'T', ':', 'Z'], ""), ts.clone());
+            prop_assert_eq!(warc_date_timestamp(&date), Some(ts));
         }
+    }
+
+    /// A WARC-Date as an index's timestamp: taken to UTC, reduced precision read as warcio reads it, and a
+    /// time that is none refused (xt15a F6, F7: the digits were taken as they came).
+    #[test]
+    fn warc_dates_as_timestamps() {
+        for (date, stamp) in [
+            ("2010-01-01T00:00:01Z", Some("20100101000001")),
+            ("2010-01-01T00:00:01.123456Z", Some("20100101000001")),
+            ("2010-01-01T00:00:01+02:00", Some("20091231220001")),
+            ("2010-01-01", Some("20100101000000")),
+            ("2010-01-01T00:00Z", Some("20100101000000")),
+            ("20100101000001", Some("20100101000001")),
+            ("2010", None),
+            ("2010-13-45T99:99:99Z", None),
+            ("20101345999999", None),
+            ("garbage", None),
+            ("", None),
+        ] {
+            assert_eq!(warc_date_timestamp(date).as_deref(), stamp, "{date:?}");
+        }
+        assert_eq!(timestamp14_to_warc_date("20141345999999"), None);
+        assert_eq!(timestamp14_to_warc_date("00000000000000"), None);
     }
 
     #[test]

@@ -76,13 +76,19 @@ pub enum Quirk {
 }
 
 /// The producers each [`Quirk`] is excused for, as their warcinfo's `software` begins (ASCII case ignored;
-/// `warcprox` anywhere in it, as webrecorder.io names it inside its own): the producers seen writing it, and
-/// no other. docs/archive.md's quirk table lists the same.
-pub const KNOWN_QUIRKS: [(Quirk, &str); 3] = [
-    (Quirk::ChunkedPayloadDigest, "wget/1.14"),
+/// `warcprox` anywhere in it, as webrecorder.io names it inside its own; a name ending in `/` any version of
+/// it): the producers seen writing it, and no other. Every wget to this day digests a chunked body as sent
+/// (1.14 and 1.21 seen), and so does warcio's own recorder, which writes no warcinfo ([`UNNAMED`]): xt15a F8.
+/// docs/archive.md's quirk table lists the same.
+pub const KNOWN_QUIRKS: [(Quirk, &str); 4] = [
+    (Quirk::ChunkedPayloadDigest, "wget/"),
     (Quirk::ChunkedPayloadDigest, "warcprox 1.4"),
+    (Quirk::ChunkedPayloadDigest, UNNAMED),
     (Quirk::SharedRecordId, "wget/1.14"),
 ];
+
+/// The producer of a record no warcinfo names.
+const UNNAMED: &str = "an unnamed producer (no warcinfo software field)";
 
 impl Quirk {
     /// Whether the quirk is a known one of `producer` (a warcinfo's `software`): see [`KNOWN_QUIRKS`].
@@ -91,10 +97,10 @@ impl Quirk {
         KNOWN_QUIRKS.iter().any(|&(quirk, name)| {
             quirk == self
                 && producer.match_indices(name).any(|(at, _)| {
-                    // `wget/1.14`, not `wget/1.140`; `warcprox 1.4` at the start or inside.
+                    // `wget/1.14`, not `wget/1.140`; `wget/` any version; `warcprox 1.4` at the start or inside.
                     let next = producer[at + name.len()..].chars().next();
                     (at == 0 || name.starts_with("warcprox"))
-                        && !next.is_some_and(|c| c.is_ascii_digit())
+                        && (name.ends_with('/') || !next.is_some_and(|c| c.is_ascii_digit()))
                 })
         })
     }
@@ -102,7 +108,9 @@ impl Quirk {
     /// The producers the quirk is known of, for a message.
     fn known_producers(self) -> &'static str {
         match self {
-            Quirk::ChunkedPayloadDigest => "wget 1.14 and warcprox 1.4",
+            Quirk::ChunkedPayloadDigest => {
+                "wget (any version), warcprox 1.4 and files without a warcinfo (warcio's recorder)"
+            }
             Quirk::SharedRecordId => "wget 1.14",
         }
     }
@@ -490,14 +498,26 @@ impl Producers {
             .and_then(|id| self.by_id.get(id))
             .or(self.last.as_ref())
             .cloned()
-            .unwrap_or_else(|| "an unnamed producer (no warcinfo software field)".to_owned())
+            .unwrap_or_else(|| UNNAMED.to_owned())
+    }
+}
+
+/// For a version line of the drafts Heritrix 1.x wrote (`WARC/0.17`, `WARC/0.18`), what it is and the mend
+/// (xt15a F18: the failure gave no way forward, where the other tools read such files).
+fn pre_standard(version: &str) -> &'static str {
+    match version {
+        "WARC/0.17" | "WARC/0.18" => {
+            ": a draft of WARC that Heritrix 1.x wrote, read by `trawl warc ls`, `index` and `convert`; \
+             `trawl warc convert FILE OUT.warc.gz` writes it as WARC 1.1, which verifies"
+        }
+        _ => "",
     }
 }
 
 /// What is wrong with one record, in words for the operator.
 #[derive(Debug, thiserror::Error)]
 enum RecordProblem {
-    #[error("expected version WARC/1.1 or WARC/1.0, found {0:?}")]
+    #[error("expected version WARC/1.1 or WARC/1.0, found {:?}{}", .0, pre_standard(.0))]
     Version(String),
     #[error("missing {0}")]
     Missing(&'static str),
@@ -505,6 +525,8 @@ enum RecordProblem {
     RecordId(String),
     #[error("WARC-Date {0:?} is not an ISO 8601 UTC date like 2026-11-22T08:25:01Z")]
     Date(String),
+    #[error("WARC-Refers-To-Date {0:?} is not an ISO 8601 UTC date like 2026-11-22T08:25:01Z")]
+    RefersToDate(String),
     #[error("Content-Length says {says}, block has {has} bytes")]
     Length { says: String, has: usize },
     #[error("missing WARC-Target-URI (required on {0} records)")]
@@ -548,13 +570,20 @@ fn check(rec: &ReadRecord) -> Result<Option<Quirk>, RecordProblem> {
 
     let id = required("WARC-Record-ID")?;
     let inner = id.strip_prefix('<').and_then(|s| s.strip_suffix('>'));
-    if !inner.is_some_and(|s| s.len() > 4 && s[..4].eq_ignore_ascii_case("urn:")) {
+    // By bytes: the id may hold any character where `urn:` should be (xt15a F1: a slice inside `é` panicked).
+    if !inner.is_some_and(|s| s.len() > 4 && s.as_bytes()[..4].eq_ignore_ascii_case(b"urn:")) {
         return Err(RecordProblem::RecordId(id.to_owned()));
     }
     let warc_type = required("WARC-Type")?;
     let date = required("WARC-Date")?;
     if !date.ends_with('Z') || DateTime::parse_from_rfc3339(date).is_err() {
         return Err(RecordProblem::Date(date.to_owned()));
+    }
+    // A revisit's WARC-Refers-To-Date is how a replay finds the capture it stands for (xt15a F6).
+    if let Some(refers) = rec.get("WARC-Refers-To-Date")
+        && (!refers.ends_with('Z') || DateTime::parse_from_rfc3339(refers).is_err())
+    {
+        return Err(RecordProblem::RefersToDate(refers.to_owned()));
     }
     // The reader framed the block by Content-Length, so it is present; check it says what it should.
     let length = required("Content-Length")?;
@@ -703,6 +732,11 @@ mod tests {
                 format!("WARC-Payload-Digest mismatch: header says {}, payload is {}", sha1_of(b"5\r\nhello\r\n0\r\n"), sha1_of(b"hello"))),
             ("bad id", (|r| { r.set("WARC-Record-ID", "urn:uuid:x"); }),
                 "WARC-Record-ID \"urn:uuid:x\" is not of the form <urn:...>".into()),
+            // A character of two bytes where `urn:` ends: a problem, not a panic (xt15a F1).
+            ("non-ASCII id", (|r| { r.set("WARC-Record-ID", "<urné:x>"); }),
+                "WARC-Record-ID \"<urné:x>\" is not of the form <urn:...>".into()),
+            ("impossible refers-to date", (|r| { r.set("WARC-Refers-To-Date", "2010-13-45T99:99:99Z"); }),
+                "WARC-Refers-To-Date \"2010-13-45T99:99:99Z\" is not an ISO 8601 UTC date like 2026-11-22T08:25:01Z".into()),
             ("bad date", (|r| { r.set("WARC-Date", "2026-11-22 08:25:01"); }),
                 "WARC-Date \"2026-11-22 08:25:01\" is not an ISO 8601 UTC date like 2026-11-22T08:25:01Z".into()),
             ("offset date", (|r| { r.set("WARC-Date", "2026-11-22T08:25:01+01:00"); }),
@@ -860,6 +894,10 @@ mod tests {
                 "expected version WARC/1.1 or WARC/1.0, found \"WARC/2.0\"",
             ),
             (
+                b"WARC/0.17\r\nContent-Length: 0\r\n\r\n\r\n\r\n",
+                "expected version WARC/1.1 or WARC/1.0, found \"WARC/0.17\": a draft of WARC that Heritrix 1.x wrote, read by `trawl warc ls`, `index` and `convert`; `trawl warc convert FILE OUT.warc.gz` writes it as WARC 1.1, which verifies",
+            ),
+            (
                 b"junk",
                 "expected a version line such as \"WARC/1.1\", found \"junk\"",
             ),
@@ -1006,7 +1044,7 @@ mod tests {
         let err = verify(&other).unwrap_err();
         assert!(
             err.problem
-                .contains("a quirk known of wget 1.14 and warcprox 1.4 only (docs/archive.md), not of warcprox 2.4"),
+                .contains("a quirk known of wget (any version), warcprox 1.4 and files without a warcinfo (warcio's recorder) only (docs/archive.md), not of warcprox 2.4"),
             "{err}"
         );
     }
@@ -1025,8 +1063,12 @@ mod tests {
             ),
             (ChunkedPayloadDigest, "warcprox 1.4", true),
             (SharedRecordId, "warcprox 1.4", false),
-            (ChunkedPayloadDigest, "Wget/1.140", false),
-            (ChunkedPayloadDigest, "Wget/1.21.4", false),
+            // Every wget, and warcio's recorder, which names none (xt15a F8).
+            (ChunkedPayloadDigest, "Wget/1.140", true),
+            (ChunkedPayloadDigest, "Wget/1.21.3 (linux-gnu)", true),
+            (SharedRecordId, "Wget/1.21.3 (linux-gnu)", false),
+            (ChunkedPayloadDigest, UNNAMED, true),
+            (ChunkedPayloadDigest, "twget/1.14", false),
             (ChunkedPayloadDigest, "trawl/0.1.0", false),
             (SharedRecordId, "trawl/0.1.0", false),
             (

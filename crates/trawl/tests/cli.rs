@@ -846,6 +846,170 @@ fn warc_index_names_a_record_it_cannot_index() {
     );
 }
 
+/// A plain WARC of one response record per `(target, date)`.
+fn small_warc(path: &Path, records: &[(&str, &str)]) {
+    let block = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\nhi";
+    let text: String = records
+        .iter()
+        .enumerate()
+        .map(|(i, (target, date))| {
+            format!(
+                "WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:{i}>\r\n\
+                 WARC-Target-URI: {target}\r\nWARC-Date: {date}\r\n\
+                 Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n{block}\r\n\r\n",
+                block.len()
+            )
+        })
+        .collect();
+    std::fs::write(path, text).unwrap();
+}
+
+/// `trawl warc index -o` never puts the index in place of an archive (an input, an archive's name or bytes)
+/// and writes through a link or a device (xt15a F2, F3); a mistyped input or an index given as input is the
+/// command's mistake, nothing written (F15).
+#[test]
+fn warc_index_output_never_replaces_an_archive() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.warc");
+    small_warc(&a, &[("http://a.example/", "2026-11-30T00:00:00Z")]);
+    let original = std::fs::read(&a).unwrap();
+    let renamed = dir.path().join("a.bak");
+    std::fs::copy(&a, &renamed).unwrap();
+    let new_warc = dir.path().join("new.warc.gz");
+    for (out, says) in [
+        (&a, "named as a WARC or ARC file"),
+        (&new_warc, "named as a WARC or ARC file"),
+        (&renamed, "one of the files to index"),
+    ] {
+        let run = trawl(&["warc", "index", s(&a), s(&renamed), "-o", s(out)]);
+        assert_eq!(run.code, Some(1), "{run:?}");
+        assert!(
+            run.stderr.contains(says) && run.stderr.contains("nothing was written"),
+            "{run:?}"
+        );
+    }
+    let other = dir.path().join("other.idx");
+    std::fs::copy(&a, &other).unwrap();
+    let run = trawl(&["warc", "index", s(&a), "-o", s(&other)]);
+    assert!(run.stderr.contains("holding an archive"), "{run:?}");
+    assert_eq!(std::fs::read(&a).unwrap(), original);
+    assert!(!new_warc.exists());
+    // Through a link to its file, which stays a link; to a device, written through.
+    let target = dir.path().join("shared.cdxj");
+    std::fs::write(&target, "old\n").unwrap();
+    let link = dir.path().join("link.cdxj");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let run = trawl(&["warc", "index", s(&a), "-o", s(&link)]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(
+        std::fs::read_to_string(&target)
+            .unwrap()
+            .starts_with("example,a)/ 20261130000000 ")
+    );
+    let run = trawl(&["warc", "index", s(&a), "-o", "/dev/null"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    use std::os::unix::fs::FileTypeExt;
+    assert!(
+        std::fs::metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
+    // A typo and an index as input.
+    let out = dir.path().join("o.cdxj");
+    let typo = dir.path().join("typo.warc");
+    let run = trawl(&["warc", "index", s(&a), s(&typo), "-o", s(&out)]);
+    assert!(
+        run.code == Some(1) && run.stderr.contains("no such file or folder"),
+        "{run:?}"
+    );
+    let run = trawl(&["warc", "index", s(&target), "-o", s(&out)]);
+    assert!(
+        run.code == Some(1) && run.stderr.contains("an index, not an archive"),
+        "{run:?}"
+    );
+    assert!(!out.exists());
+}
+
+/// A WARC-Date that is no time gets no index line and a warning; one with an offset or reduced precision
+/// is indexed at its UTC time (xt15a F7: the date's digits were taken as they came).
+#[test]
+fn warc_index_reads_dates_as_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let warc = dir.path().join("d.warc");
+    small_warc(
+        &warc,
+        &[
+            ("http://a.example/1", "2010-01-01T00:00:01+02:00"),
+            ("http://a.example/2", "2010-01-01"),
+            ("http://a.example/3", "2010-13-45T99:99:99Z"),
+        ],
+    );
+    let run = trawl(&["warc", "index", s(&warc)]);
+    let stamps: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter_map(|l| l.split(' ').nth(1))
+        .collect();
+    assert_eq!(stamps, ["20091231220001", "20100101000000"], "{run:?}");
+    assert!(
+        run.stderr
+            .contains("without a WARC-Date of a real time (it says \"2010-13-45T99:99:99Z\")"),
+        "{run:?}"
+    );
+}
+
+/// `trawl warc ls` lists every file, a damaged one up to its damage, and fails naming it (xt15a F16).
+#[test]
+fn warc_ls_goes_on_past_a_damaged_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (one, two, three) = (
+        dir.path().join("1.warc"),
+        dir.path().join("2.warc"),
+        dir.path().join("3.warc"),
+    );
+    for p in [&one, &two, &three] {
+        small_warc(
+            p,
+            &[
+                ("http://a.example/x", "2026-11-30T00:00:00Z"),
+                ("http://a.example/y", "2026-11-30T00:00:00Z"),
+            ],
+        );
+    }
+    let whole = std::fs::read(&two).unwrap();
+    std::fs::write(&two, &whole[..whole.len() - 20]).unwrap();
+    let run = trawl(&["warc", "ls", s(&one), s(&two), s(&three)]);
+    assert_eq!(run.code, Some(1), "{run:?}");
+    assert_eq!(run.stdout.lines().count(), 5, "{run:?}");
+    assert!(run.stderr.contains("1 damaged file"), "{run:?}");
+}
+
+/// `convert` and `recompress` leave an index of the output's name that they did not write alone (xt15a F14).
+#[test]
+fn warc_rewrites_keep_an_index_they_did_not_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let warc = dir.path().join("in.warc");
+    small_warc(&warc, &[("http://a.example/", "2026-11-30T00:00:00Z")]);
+    let index = dir.path().join("X.cdxj");
+    std::fs::write(&index, "precious\n").unwrap();
+    let run = trawl(&[
+        "warc",
+        "recompress",
+        s(&warc),
+        s(&dir.path().join("X.warc.gz")),
+    ]);
+    assert_eq!(run.code, Some(1), "{run:?}");
+    assert!(run.stderr.contains("which exists already"), "{run:?}");
+    assert_eq!(std::fs::read_to_string(&index).unwrap(), "precious\n");
+}
+
 /// The schema example of docs/url-classes.md is a class `trawl check` accepts as written (xt6c F1).
 #[test]
 fn the_url_class_schema_example_passes_check() {

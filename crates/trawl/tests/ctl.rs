@@ -259,6 +259,9 @@ fn operate_a_running_crawl_then_a_stopped_one() {
             && err.contains("frontier.queue_assignment = \"ip\", but this job's queued URIs are stored under queues named with frontier.queue_assignment = \"host\""),
         "{err}"
     );
+    // So are the commands on the stopped job's queues, which would name queues otherwise (review 63 R2).
+    let (code, reply) = ctl(&job, &["queues"]);
+    assert_eq!(code, 1, "{reply}");
     std::fs::write(job.join("crawl.toml"), &saved).unwrap();
     let resumed = Command::new(env!("CARGO_BIN_EXE_trawl"))
         .args(["resume", job.to_str().unwrap()])

@@ -394,6 +394,52 @@ fn explain_traces_the_scope() {
     assert_eq!(s["rule"], "too_many_hops");
 }
 
+/// explain judges a link as the crawl does: without its fragment (xt15b F3), through the `before_fetch`
+/// gate and a download-mode crawl's URL filters as well as the scope (F6), and with prefixes written as a host
+/// and port or in the CDX form (F8).
+#[test]
+fn explain_judges_as_the_crawl_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("crawl.toml");
+    std::fs::write(
+        &cfg,
+        "[seeds]\nurls = [\"http://localhost:8601/\"]\n\
+         [scope]\nsurt_prefixes = [\"localhost:8602\", \"org,example)/\"]\n\
+         [[scope.rules]]\nrule = \"reject\"\n[[scope.rules]]\nrule = \"surt_prefixed\"\n\
+         [[scope.rules]]\nrule = \"matches_regex\"\nregex = '\\.pdf$'\ndecision = \"reject\"\n\
+         [[scope.rules]]\nrule = \"prerequisite_accept\"\n\
+         [decide]\nbefore_fetch = [{ rule = \"matches_regex\", regex = '/a$', decision = \"reject\" }]\n\
+         [filters]\nurl_mode = \"download\"\n[[filters.url]]\npath = \"-/b/\"\n",
+    )
+    .unwrap();
+    let explain = |url: &str| {
+        let (code, out, err) = run(
+            &["url", "explain", "-c", cfg.to_str().unwrap(), "--json", url],
+            "",
+        );
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str::<serde_json::Value>(out.trim()).unwrap()
+    };
+    let v = explain("http://localhost:8601/doc.pdf#page=2");
+    assert_eq!(v["scope"]["url"], "http://localhost:8601/doc.pdf", "{v}");
+    assert_eq!(v["scope"]["rule"], "matches_regex", "{v}");
+    let v = explain("http://localhost:8601/x/a");
+    assert_eq!(v["scope"]["decision"], "accept", "{v}");
+    assert_eq!(
+        (
+            v["scope"]["before_fetch"]["decision"].as_str(),
+            v["scope"]["before_fetch"]["rule"].as_str()
+        ),
+        (Some("reject"), Some("matches_regex")),
+        "{v}"
+    );
+    let v = explain("http://localhost:8601/b/c");
+    assert_eq!(v["scope"]["before_write"]["decision"], "reject", "{v}");
+    for url in ["http://localhost:8602/x", "http://example.org/y"] {
+        assert_eq!(explain(url)["scope"]["rule"], "surt_prefixed", "{url}");
+    }
+}
+
 /// A config `trawl check` refuses for its values (here a scope that refuses its own seed, and delays that
 /// contradict) is still explained, its problems said on stderr: they are what the operator asks about
 /// (xt14b F8). One that is no config (an unknown key) is refused, as the check's form prints it.

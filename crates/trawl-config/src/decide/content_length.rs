@@ -28,6 +28,10 @@ impl DecideRule for ContentLength {
         };
         self.longer_than.is_some_and(|b| len > b) || self.shorter_than.is_some_and(|b| len < b)
     }
+
+    fn knows(&self, input: &DecideInput<'_>) -> bool {
+        input.fetch.and_then(|f| f.length).is_some()
+    }
 }
 
 #[cfg(test)]

@@ -34,6 +34,10 @@ impl DecideRule for ContentTypeMatchesRegex {
             None => false,
         }
     }
+
+    fn knows(&self, input: &DecideInput<'_>) -> bool {
+        input.fetch.and_then(|f| f.mime.as_deref()).is_some()
+    }
 }
 
 #[cfg(test)]

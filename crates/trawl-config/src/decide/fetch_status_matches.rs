@@ -105,6 +105,10 @@ impl DecideRule for FetchStatusMatches {
             .and_then(|f| f.status)
             .is_some_and(|s| self.statuses.iter().any(|p| p.contains(s)))
     }
+
+    fn knows(&self, input: &DecideInput<'_>) -> bool {
+        input.fetch.and_then(|f| f.status).is_some()
+    }
 }
 
 #[cfg(test)]

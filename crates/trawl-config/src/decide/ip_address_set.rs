@@ -33,7 +33,21 @@ impl DecideRule for IpAddressSet {
                 Some(url::Host::Ipv6(a)) => Some(IpAddr::V6(a)),
                 _ => None,
             });
+        // An IPv4 address written or reached as IPv4-mapped IPv6 (`::ffff:10.0.0.1`) is that IPv4 address,
+        // as the address policy reads it (xt15b F5: the mapped spelling passed an IPv4 range).
+        let ip = ip.map(|ip| match ip {
+            IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+            v4 => v4,
+        });
         ip.is_some_and(|ip| self.addresses.iter().any(|n| n.contains(&ip)))
+    }
+
+    fn knows(&self, input: &DecideInput<'_>) -> bool {
+        input.fetch.and_then(|f| f.ip).is_some()
+            || matches!(
+                input.uri.url.host(),
+                Some(url::Host::Ipv4(_) | url::Host::Ipv6(_))
+            )
     }
 }
 
@@ -60,5 +74,11 @@ mod tests {
         assert_eq!(d("http://a.org/", None), Decision::Pass);
         assert_eq!(d("http://a.org/", Some("10.9.9.9")), Decision::Reject);
         assert_eq!(d("http://11.0.0.1/", None), Decision::Pass);
+        // IPv4-mapped IPv6, written or resolved, is the IPv4 address (xt15b F5).
+        assert_eq!(d("http://[::ffff:10.0.0.2]/", None), Decision::Reject);
+        assert_eq!(
+            d("http://a.org/", Some("::ffff:10.9.9.9")),
+            Decision::Reject
+        );
     }
 }

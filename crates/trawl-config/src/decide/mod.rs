@@ -154,8 +154,15 @@ pub trait DecideRule: Send + Sync + fmt::Debug {
     fn name(&self) -> &str;
     /// The answer when [`matches`](DecideRule::matches) holds, unless the config sets another.
     fn default_decision(&self) -> Decision;
-    /// Whether the rule's condition holds for `input`.
+    /// Whether the rule's condition holds for `input`: false while what it reads is unknown.
     fn matches(&self, input: &DecideInput<'_>) -> bool;
+    /// Whether what the rule reads is known for `input`: a rule of fetch results (status, content type,
+    /// length, a host's address) knows nothing before the fetch, so a `not` of it is unknown too, not true
+    /// (xt15b F4: `not` of a content-type rule in `before_fetch` refused every URL).
+    fn knows(&self, input: &DecideInput<'_>) -> bool {
+        let _ = input;
+        true
+    }
     /// The crawl.log status of a URI this rule rejects: out of scope (-5000) unless the rule names a more
     /// precise cause.
     fn rejection_status(&self) -> i32 {

@@ -33,8 +33,13 @@ impl DecideRule for OnDomains {
             .host_str()
             .unwrap_or_default()
             .to_ascii_lowercase();
+        // `example.com.` is `example.com`, in the URL and in the list (xt15b F2).
+        let host = host.strip_suffix('.').unwrap_or(&host);
         let on = self.domains.iter().any(|d| {
-            let d = d.trim_start_matches('.').to_ascii_lowercase();
+            let d = d
+                .trim_start_matches('.')
+                .trim_end_matches('.')
+                .to_ascii_lowercase();
             host == d
                 || host
                     .strip_suffix(&d)
@@ -60,6 +65,9 @@ mod tests {
             ("http://www.Example.org/", Decision::Accept),
             ("http://notexample.org/", Decision::Pass),
             ("http://example.org.evil.com/", Decision::Pass),
+            // A host's trailing dot names the same host (xt15b F2).
+            ("http://a.example.org./", Decision::Accept),
+            ("http://example.org./", Decision::Accept),
         ];
         for (u, want) in rows {
             assert_eq!(decide(&rule, u, "L"), want, "{u}");

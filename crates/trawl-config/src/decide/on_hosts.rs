@@ -26,8 +26,14 @@ impl DecideRule for OnHosts {
     }
 
     fn matches(&self, input: &DecideInput<'_>) -> bool {
+        // `example.com.` is `example.com` (one DNS name: url-identity.md), both in the URL and in the list
+        // (xt15b F2: the dotted spelling passed a host blocklist).
         let host = input.uri.url.host_str().unwrap_or_default();
-        self.hosts.iter().any(|h| h.eq_ignore_ascii_case(host)) != self.negate
+        let host = host.strip_suffix('.').unwrap_or(host);
+        self.hosts
+            .iter()
+            .any(|h| h.strip_suffix('.').unwrap_or(h).eq_ignore_ascii_case(host))
+            != self.negate
     }
 }
 
@@ -47,5 +53,9 @@ mod tests {
         rule.negate = true;
         assert_eq!(decide(&rule, "http://a.org/x", "L"), Decision::Reject);
         assert_eq!(decide(&rule, "http://www.a.org/", "L"), Decision::Pass);
+        // A host's trailing dot names the same host (xt15b F2).
+        assert_eq!(decide(&rule, "http://www.a.org./", "L"), Decision::Pass);
+        rule.negate = false;
+        assert_eq!(decide(&rule, "http://www.a.org./x", "L"), Decision::Accept);
     }
 }

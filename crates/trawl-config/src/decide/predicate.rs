@@ -34,6 +34,13 @@ impl DecideRule for All {
     fn matches(&self, input: &DecideInput<'_>) -> bool {
         self.rules.iter().all(|r| r.matches(input))
     }
+    /// Known false as soon as one rule is known not to hold; else known when every rule is.
+    fn knows(&self, input: &DecideInput<'_>) -> bool {
+        self.rules
+            .iter()
+            .any(|r| r.knows(input) && !r.matches(input))
+            || self.rules.iter().all(|r| r.knows(input))
+    }
 }
 
 impl DecideRule for Any {
@@ -46,6 +53,10 @@ impl DecideRule for Any {
     fn matches(&self, input: &DecideInput<'_>) -> bool {
         self.rules.iter().any(|r| r.matches(input))
     }
+    /// Known true as soon as one rule holds; else known when every rule is.
+    fn knows(&self, input: &DecideInput<'_>) -> bool {
+        self.rules.iter().any(|r| r.matches(input)) || self.rules.iter().all(|r| r.knows(input))
+    }
 }
 
 impl DecideRule for Not {
@@ -55,8 +66,12 @@ impl DecideRule for Not {
     fn default_decision(&self) -> Decision {
         Decision::Accept
     }
+    /// Holds where the inner rule is known not to: unknown stays unknown, so PASS.
     fn matches(&self, input: &DecideInput<'_>) -> bool {
-        !self.rule.matches(input)
+        self.rule.knows(input) && !self.rule.matches(input)
+    }
+    fn knows(&self, input: &DecideInput<'_>) -> bool {
+        self.rule.knows(input)
     }
 }
 
@@ -122,5 +137,42 @@ mod tests {
                 "{u} {hops}"
             );
         }
+    }
+
+    /// A `not` of a rule of fetch results is unknown before the fetch, so PASS, and known after it (xt15b
+    /// F4: it refused every URL in `before_fetch`); `all` and `any` know what one known rule settles.
+    #[test]
+    fn an_unknown_fact_stays_unknown_under_not() {
+        use crate::decide::{ContentTypeMatchesRegex, DecideInput, FetchFacts, test_util::uri};
+        let html = || -> Box<dyn DecideRule> {
+            Box::new(ContentTypeMatchesRegex {
+                regex: regex::Regex::new("^text/").unwrap(),
+                negate: false,
+            })
+        };
+        let not = Not { rule: html() };
+        let u = uri("http://b.org/", "L");
+        assert_eq!(not.decide(&DecideInput::new(&u)), Decision::Pass);
+        let pdf = FetchFacts {
+            mime: Some("application/pdf".into()),
+            ..FetchFacts::default()
+        };
+        assert_eq!(
+            not.decide(&DecideInput::fetched(&u, &pdf)),
+            Decision::Accept
+        );
+        // Not (b.org and html): b.org is not a.org, so the `all` is known false and its `not` holds.
+        let all = Not {
+            rule: Box::new(All {
+                rules: vec![host(), html()],
+            }),
+        };
+        assert_eq!(all.decide(&DecideInput::new(&u)), Decision::Accept);
+        let unknown = Not {
+            rule: Box::new(Any {
+                rules: vec![host(), html()],
+            }),
+        };
+        assert_eq!(unknown.decide(&DecideInput::new(&u)), Decision::Pass);
     }
 }

@@ -29,6 +29,10 @@ impl DecideRule for SitemapLastmod {
             .lastmod
             .is_some_and(|t| self.before.is_none_or(|b| t < b) && self.after.is_none_or(|a| t > a))
     }
+
+    fn knows(&self, input: &DecideInput<'_>) -> bool {
+        input.uri.lastmod.is_some()
+    }
 }
 
 #[cfg(test)]

@@ -18,6 +18,9 @@ pub(crate) enum NotAHost {
     /// A port: hosts match whatever the port.
     #[error("{text:?} has a port: host names match URLs whatever their port; write {name:?}")]
     Port { text: String, name: String },
+    /// An IPv6 address without the brackets a URL writes it in.
+    #[error("{text:?} is an IPv6 address: a URL writes it in brackets; write {bracketed:?}")]
+    Ipv6 { text: String, bracketed: String },
     /// Anything else no host can be.
     #[error("{0:?} is not a host name (write example.org, or an IP address)")]
     Other(String),
@@ -47,6 +50,13 @@ pub(crate) fn host_entry(text: &str, domain: bool) -> Result<String, NotAHost> {
         return Err(NotAHost::Wildcard {
             text: text.to_string(),
             domain: rest.to_string(),
+        });
+    }
+    // An IPv6 address is written in brackets, as in a URL (xt15b F10: `::1` was said to have a port).
+    if let Ok(v6) = t.parse::<std::net::Ipv6Addr>() {
+        return Err(NotAHost::Ipv6 {
+            text: text.to_string(),
+            bracketed: format!("[{v6}]"),
         });
     }
     if !t.starts_with('[')
@@ -95,6 +105,9 @@ mod tests {
             ("*.example.info", false, "on_domains"),
             ("example.org/path", true, "is not a host name"),
             ("", false, "is not a host name"),
+            // xt15b F10.
+            ("::1", false, "write \"[::1]\""),
+            ("2001:db8::1", true, "write \"[2001:db8::1]\""),
         ] {
             let e = host_entry(entry, domain).unwrap_err();
             assert!(e.to_string().contains(says), "{entry}: {e}");

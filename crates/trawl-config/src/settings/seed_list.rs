@@ -108,11 +108,40 @@ pub struct NotAPrefix {
 /// The SURT prefix a `+`/`-` line names: a literal SURT prefix when it holds `(`, else a URL or host read by
 /// Heritrix's rules ([`SurtPrefix::from_plain`]: no slash after the host means the whole domain).
 pub fn directive_prefix(text: &str) -> Result<SurtPrefix, trawl_url::Error> {
-    if text.contains('(') {
-        Ok(SurtPrefix::new(text))
-    } else {
-        SurtPrefix::from_plain(text)
+    // Candidates are compared as `http://(`, https folded to http (xt15b F8: `https://(`, `(org,` and the
+    // CDX form `org,example)/`, which `trawl url surt` prints, each matched nothing, silently).
+    let lower = text.to_ascii_lowercase();
+    let bad = |why| trawl_url::Error::BadSurtPrefix {
+        input: text.to_string(),
+        why,
+    };
+    if let Some(rest) = lower.strip_prefix("https://(") {
+        return Ok(SurtPrefix::new(format!("http://({rest}")));
     }
+    if lower.starts_with('(') {
+        return Ok(SurtPrefix::new(format!("http://{lower}")));
+    }
+    if text.contains('(') {
+        return match lower.find("://(") {
+            Some(_) => Ok(SurtPrefix::new(lower)),
+            None => Err(bad(
+                "a SURT prefix starts with its scheme and `(`: write http://(org,example, for example.org",
+            )),
+        };
+    }
+    // The CDX form (`org,example)/path`, `org,example:8080)/`): its host part, reversed already.
+    if let Some((host, path)) = lower.split_once(')')
+        && !lower.contains("://")
+        && host.contains(',')
+    {
+        let (host, port) = match host.split_once(':') {
+            Some((host, port)) => (host, format!(",:{port}")),
+            None => (host, ",".to_owned()),
+        };
+        let host = host.trim_end_matches(',');
+        return Ok(SurtPrefix::new(format!("http://({host}{port}){path}")));
+    }
+    SurtPrefix::from_plain(text)
 }
 
 #[cfg(test)]
@@ -173,5 +202,24 @@ mod tests {
             directive_prefix("c.org/private/").unwrap().as_str(),
             "http://(org,c,)/private/"
         );
+        // Spellings that matched nothing (xt15b F8): a host and port, https, no scheme, the CDX form.
+        for (written, prefix) in [
+            ("localhost:18617", "http://(localhost,:18617"),
+            ("https://(org,example,", "http://(org,example,"),
+            ("(org,example,", "http://(org,example,"),
+            ("org,example)/", "http://(org,example,)/"),
+            (
+                "org,example:8080)/docs/",
+                "http://(org,example,:8080)/docs/",
+            ),
+        ] {
+            assert_eq!(
+                directive_prefix(written).unwrap().as_str(),
+                prefix,
+                "{written}"
+            );
+        }
+        let err = directive_prefix("org,example,(").unwrap_err().to_string();
+        assert!(err.contains("starts with its scheme and `(`"), "{err}");
     }
 }

@@ -112,7 +112,7 @@ fn seed_redirect_leaving_scope(p: &Pipeline, parent: &CrawlUri, target: &CrawlUr
     let followed = |page: &CrawlUri| links_refused_by(&live, &p.naming, page).is_none();
     // Said only where the seed's own links would have been followed (xt13a F7: a single-page or
     // `max_hops = 0` crawl follows none anywhere).
-    if followed(target) || !followed(parent) {
+    if site_refused_by(&live, &p.naming, target).is_none() || !followed(parent) {
         return false;
     }
     let what = if parent.hop_path.is_empty() {
@@ -142,29 +142,60 @@ pub(crate) fn shown(url: &url::Url) -> String {
     trawl_config::settings::access::proxy_without_password(url.as_str())
 }
 
-/// The scope rule that would refuse a link found on `page` to itself or to its folder (the URL a seed's
-/// prefix is made from: `http://h/a/` for `http://h/a/b`), by `live`'s settings (its sheets' included):
-/// `None` when the page's links are followed. The folder too, because a scope may accept the page's own URL
-/// and no other (xt14c F10: an operator's prefix naming the page hid the widening).
+/// The scope rule that would refuse a link found on `page` to itself, by `live`'s settings (its sheets'
+/// included): `None` when the page's links are followed.
 pub(crate) fn links_refused_by(
     live: &LiveSettings,
     naming: &Naming,
     page: &CrawlUri,
 ) -> Option<String> {
+    let (decision, rule) = link_verdict(live, naming, page, page.url.clone());
+    (decision != Decision::Accept).then_some(rule)
+}
+
+/// The scope rule that keeps a seed redirect's target `page` from being crawled as a seed's site would be:
+/// one refusing its links ([`links_refused_by`]), or its folder where an operator's prefix takes in the page
+/// alone ([`folder_refused_by`]). `None` when the site is followed.
+pub(crate) fn site_refused_by(
+    live: &LiveSettings,
+    naming: &Naming,
+    page: &CrawlUri,
+) -> Option<String> {
+    links_refused_by(live, naming, page).or_else(|| folder_refused_by(live, naming, page))
+}
+
+/// Where an operator's SURT prefix takes in `page` itself and nothing beside it (`http://(h)/home` for
+/// `http://h/home`): the scope rule that refuses a link to its folder (`http://h/`, the URL a seed's prefix is
+/// made from), as the seed redirect's widening would take it in (xt14c F10). `None` when the page is taken
+/// in by another rule, or its folder is followed too.
+fn folder_refused_by(live: &LiveSettings, naming: &Naming, page: &CrawlUri) -> Option<String> {
+    if link_verdict(live, naming, page, page.url.clone())
+        != (Decision::Accept, "surt_prefixed".into())
+    {
+        return None;
+    }
     let mut folder = page.url.clone();
     folder.set_query(None);
     folder.set_fragment(None);
-    if let Some(at) = folder.path().rfind('/') {
-        let path = folder.path()[..=at].to_owned();
-        folder.set_path(&path);
-    }
-    [page.url.clone(), folder].into_iter().find_map(|url| {
-        let mut link = page.child(url, String::new(), Hop::Link);
-        naming.name(&mut link);
-        let scope = live.scope_for(&live.sheets.effective(&link));
-        let verdict = scope.decide(&link);
-        (verdict.decision != Decision::Accept).then(|| verdict.rule.to_string())
-    })
+    let path = folder.path();
+    let path = path[..path.rfind('/').map_or(path.len(), |at| at + 1)].to_owned();
+    folder.set_path(&path);
+    let (decision, rule) = link_verdict(live, naming, page, folder);
+    (decision != Decision::Accept).then_some(rule)
+}
+
+/// The scope's decision on a link from `page` to `url`, and the deciding rule.
+fn link_verdict(
+    live: &LiveSettings,
+    naming: &Naming,
+    page: &CrawlUri,
+    url: url::Url,
+) -> (Decision, String) {
+    let mut link = page.child(url, String::new(), Hop::Link);
+    naming.name(&mut link);
+    let scope = live.scope_for(&live.sheets.effective(&link));
+    let verdict = scope.decide(&link);
+    (verdict.decision, verdict.rule.to_string())
 }
 
 /// Whether `child` is a redirect from `parent` to another URL with the same uniq key: the identity rules

@@ -11,7 +11,7 @@ use super::{handle::Envelope, shared::Shared};
 use trawl_config::CrawlUri;
 
 use crate::{
-    chain::candidate::links_refused_by,
+    chain::candidate::site_refused_by,
     control::{Command, Reply},
     job::Job,
     live::LiveSettings,
@@ -212,30 +212,33 @@ fn add_seeds(shared: &Shared, urls: &[String]) -> Reply {
 /// built again), so readers wait for no build; crawl.toml is written after, from what is live then, under
 /// the read lock (a change that holds the write lock writes its own after it).
 pub(super) fn widen_to(shared: &Shared, target: &CrawlUri) -> Result<Option<String>, NotWidened> {
+    let naming = &shared.pipeline.naming;
+    // The page's links, or its folder's where an operator's prefix takes in the page alone (xt14c F10).
+    let refused = |live: &LiveSettings| site_refused_by(live, naming, target);
     // A `Location` may carry a user and password: neither belongs in a prefix (xt14a F12), and the page's
-    // links keep them, so that no prefix without them matches its links (xt14c F6).
-    if !target.url.username().is_empty() || target.url.password().is_some() {
-        return match links_refused_by(&shared.pipeline.settings(), &shared.pipeline.naming, target)
-        {
-            Some(_) => Err(NotWidened::UserInfo),
-            None => Ok(None),
-        };
-    }
-    // A target the address policy refuses is never fetched: no prefix for it (xt14a F13).
-    if let Some(refusal) = shared.pipeline.fetcher.refused_without_lookup(&target.url) {
-        return match links_refused_by(&shared.pipeline.settings(), &shared.pipeline.naming, target)
-        {
-            Some(_) => Err(NotWidened::AddressRefused(refusal)),
+    // links keep them, so that no prefix without them matches its links (xt14c F6). A target the address
+    // policy refuses is never fetched: no prefix for it (xt14a F13).
+    let cannot = if !target.url.username().is_empty() || target.url.password().is_some() {
+        Some(NotWidened::UserInfo)
+    } else {
+        shared
+            .pipeline
+            .fetcher
+            .refused_without_lookup(&target.url)
+            .map(NotWidened::AddressRefused)
+    };
+    if let Some(why) = cannot {
+        return match refused(&shared.pipeline.settings()) {
+            Some(_) => Err(why),
             None => Ok(None),
         };
     }
     let prefix = trawl_url::SurtPrefix::from_seed(&target.url)
         .as_str()
         .to_string();
-    let naming = &shared.pipeline.naming;
     loop {
         let before = shared.pipeline.settings();
-        let Some(rule) = links_refused_by(&before, naming, target) else {
+        let Some(rule) = refused(&before) else {
             return Ok(None);
         };
         if before.config.scope.surt_prefixes.contains(&prefix) {
@@ -244,7 +247,7 @@ pub(super) fn widen_to(shared: &Shared, target: &CrawlUri) -> Result<Option<Stri
         let mut config = (*before.config).clone();
         config.scope.surt_prefixes.push(prefix.clone());
         let widened = LiveSettings::build(Arc::new(config), before.seeds(), shared.job.root())?;
-        if let Some(rule) = links_refused_by(&widened, naming, target) {
+        if let Some(rule) = refused(&widened) {
             return Err(NotWidened::StillRefused(rule));
         }
         let mut live = shared

@@ -150,7 +150,7 @@ mod tests {
         assert!(cut(None, &[b'a'; 4097]));
         assert!(!cut(Some("gzip"), &gzip(&[b'a'; 4096])));
         assert!(cut(Some("gzip"), &gzip(&[b'a'; 4097])));
-        // A stored (incompressible) gzip body longer than the cap is cut before it is decoded.
+        // A stored (incompressible) gzip body longer than the cap: its output is cut at the cap.
         let stored = {
             let mut enc = GzEncoder::new(Vec::new(), Compression::none());
             enc.write_all(&[b'a'; 8000]).unwrap();

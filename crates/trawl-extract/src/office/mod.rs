@@ -77,7 +77,11 @@ pub fn office_format(
         .trim()
         .to_ascii_lowercase();
     match essence.as_str() {
-        "application/msword" | "application/vnd.ms-word" | "application/x-msword" => {
+        // Old server type tables serve a .docx or .odt as `application/msword` too: the bytes say which
+        // (xt15a F4: a zip read as Word 97 was `doc:unreadable`).
+        "application/msword" | "application/vnd.ms-word" | "application/x-msword"
+            if !body.starts_with(b"PK\x03\x04") =>
+        {
             return Some(Format::Doc);
         }
         e if e.starts_with("application/vnd.openxmlformats-officedocument.")
@@ -86,7 +90,24 @@ pub fn office_format(
             return Some(Format::Ooxml);
         }
         e if e.starts_with("application/vnd.oasis.opendocument.") => return Some(Format::Odf),
-        ""
+        // A zip under Word's type, and the old Excel and PowerPoint types (which servers give .xlsx and
+        // .pptx), are sniffed; so are the types download scripts send to force a download (xt15a F5).
+        "application/msword"
+        | "application/vnd.ms-word"
+        | "application/x-msword"
+        | "application/vnd.ms-excel"
+        | "application/x-excel"
+        | "application/x-msexcel"
+        | "application/vnd.ms-powerpoint"
+        | "application/x-mspowerpoint"
+        | "application/force-download"
+        | "application/download"
+        | "application/x-download"
+        | "application/x-msdownload"
+        | "application/unknown"
+        | "application/x-unknown"
+        | "application/binary"
+        | ""
         | "application/octet-stream"
         | "binary/octet-stream"
         | "application/zip"

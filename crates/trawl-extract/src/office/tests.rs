@@ -238,6 +238,31 @@ fn formats_are_told_by_type_bytes_and_extension() {
         ("application/octet-stream", "/a.xls", &doc, None),
         ("text/html", "/a.docx", &docx, None),
         ("application/pdf", "/a.doc", &doc, None),
+        // A package under Word's type is told by its bytes (xt15a F4), Word 97 stays Word 97.
+        ("application/msword", "/t.docx", &docx, Some(Format::Ooxml)),
+        ("application/msword", "/t.odt", &odt, Some(Format::Odf)),
+        ("application/msword", "/t", &doc, Some(Format::Doc)),
+        // The old Excel and PowerPoint types, and download scripts' types, are sniffed (xt15a F5).
+        (
+            "application/vnd.ms-excel",
+            "/t.xlsx",
+            &docx,
+            Some(Format::Ooxml),
+        ),
+        (
+            "application/vnd.ms-powerpoint",
+            "/t",
+            &docx,
+            Some(Format::Ooxml),
+        ),
+        (
+            "application/force-download",
+            "/dl",
+            &docx,
+            Some(Format::Ooxml),
+        ),
+        ("application/x-msdownload", "/dl", &odt, Some(Format::Odf)),
+        ("application/vnd.ms-excel", "/a.xls", &doc, None),
     ];
     for (mime, path, body, want) in cases {
         assert_eq!(

@@ -285,6 +285,16 @@ fn special(class: &str, property: &str, text: &str) -> Option<Mapped> {
                 Some("fetch.obey_robots"),
             ),
         },
+        ("WARCWriterChainProcessor" | "WARCWriterProcessor", "skipIdenticalDigests") => {
+            match parse_bool(text) {
+                Some(false) => Some(Mapped::Same("trawl writes every fetch")),
+                _ => note(
+                    "trawl writes a revisit record (the HTTP head, no payload) where Heritrix would skip a \
+                     fetch whose payload is archived already",
+                    Some("warc.dedup"),
+                ),
+            }
+        }
         ("WARCWriterChainProcessor" | "WARCWriterProcessor", "compress") => {
             let c = if parse_bool(text)? { "gzip" } else { "none" };
             Some(Mapped::Set(

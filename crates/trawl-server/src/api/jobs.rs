@@ -347,11 +347,23 @@ fn refuse_inline_secret(text: &str) -> Result<(), ApiError> {
 /// Refuses a new `frontier.queue_assignment` or `parallel_queues` for a job that has queued URIs: they are
 /// stored in the queues the old value names (xt14c F3: a host split over two queues, as with `ctl set`).
 fn refuse_new_queue_names(dir: &std::path::Path, text: &str) -> Result<(), ApiError> {
-    match trawl_engine::job::Job::open(dir) {
-        Ok(job) if job.frontier_dir().exists() => {}
+    let job = match trawl_engine::job::Job::open(dir) {
+        Ok(job) if job.frontier_dir().exists() => job,
         _ => return Ok(()),
-    }
+    };
     let read = |t: &str| toml::from_str::<CrawlConfig>(t).ok();
+    // Against the naming the job's queues were made with, where it is recorded, so that a crawl.toml edited
+    // by hand to another can be put back through this very request (review 63 R1).
+    if let Some(recorded) = job.recorded_queue_naming().ok().flatten() {
+        return match read(text)
+            .and_then(|new| trawl_engine::job::queue_naming_change(&recorded, &new))
+        {
+            Some(change) => Err(ApiError::bad_request(format!(
+                "{change} (POST /api/jobs); the config was not changed"
+            ))),
+            None => Ok(()),
+        };
+    }
     let old = std::fs::read_to_string(dir.join("crawl.toml")).ok();
     let (Some(old), Some(new)) = (old.as_deref().and_then(read), read(text)) else {
         return Ok(());

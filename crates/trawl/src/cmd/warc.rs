@@ -15,11 +15,37 @@ pub(crate) fn ls(inputs: &[PathBuf]) -> anyhow::Result<ExitCode> {
     for input in inputs {
         files.extend(warcs_of(input)?);
     }
+    // A damaged file lists its records up to the damage and is named; the files after it are listed still
+    // (xt15a F16: one torn file hid every later one).
+    let mut damaged = 0;
     for path in &files {
-        for rec in trawl_warc::open(path)? {
-            let rec = rec?;
-            writeln!(out, "{}", trawl_warc::ls_line(&rec))?;
+        let records = match trawl_warc::open(path) {
+            Ok(records) => records,
+            Err(e) => {
+                say!("trawl: error: {e}");
+                damaged += 1;
+                continue;
+            }
+        };
+        for rec in records {
+            match rec {
+                Ok(rec) => writeln!(out, "{}", trawl_warc::ls_line(&rec))?,
+                Err(e) => {
+                    out.flush()?;
+                    say!("trawl: error: {e}");
+                    damaged += 1;
+                    break;
+                }
+            }
         }
+    }
+    if damaged > 0 {
+        out.flush()?;
+        say!(
+            "trawl: {}: the listing lacks their records from the damage on (`trawl warc verify` names it)",
+            count(damaged, "damaged file")
+        );
+        return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -254,12 +280,36 @@ fn warcs_of(input: &Path) -> anyhow::Result<Vec<PathBuf>> {
 /// damaged part way gives the lines before the damage and a warning; the others are indexed as ever, and the
 /// exit status says a file was damaged.
 pub(crate) fn index(inputs: &[PathBuf], output: Option<&Path>) -> anyhow::Result<ExitCode> {
+    // A mistyped path or an index given as an input is the command's mistake, not a damaged file: refused
+    // before anything is written (xt15a F15: a half index was put in place).
+    for input in inputs {
+        if !input.exists() {
+            anyhow::bail!(
+                "{}: no such file or folder; nothing was written",
+                input.display()
+            );
+        }
+        if input
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("cdxj"))
+        {
+            anyhow::bail!(
+                "{}: an index, not an archive to index; nothing was written (merge sorted indexes with \
+                 `LC_ALL=C sort -m`)",
+                input.display()
+            );
+        }
+    }
+    let output = output.map(|out| index_output(out, inputs)).transpose()?;
     // Lines past the sorter's budget wait in unnamed files beside the output (or in the system's temporary
-    // folder when the index goes to stdout), so a job of millions of captures is indexed in bounded memory.
-    let spill_dir = match output.and_then(Path::parent) {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        Some(_) => PathBuf::from("."),
-        None => std::env::temp_dir(),
+    // folder when the index goes to stdout or a device), so a job of millions of captures is indexed in
+    // bounded memory.
+    let spill_dir = match &output {
+        Some(IndexOut::Replace(path)) => match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        },
+        _ => std::env::temp_dir(),
     };
     let mut lines = trawl_warc::LineSorter::new(&spill_dir);
     let mut damaged = 0;
@@ -297,8 +347,18 @@ pub(crate) fn index(inputs: &[PathBuf], output: Option<&Path>) -> anyhow::Result
         }
     }
     match output {
-        Some(path) => {
-            trawl_warc::write_sorted(path, lines)
+        Some(IndexOut::Replace(path)) => {
+            trawl_warc::write_sorted(&path, lines)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        Some(IndexOut::Through(path)) => {
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            let mut out = std::io::BufWriter::new(file);
+            lines.write_to(&mut out, &path)?;
+            out.flush()
                 .with_context(|| format!("cannot write {}", path.display()))?;
         }
         None => {
@@ -315,6 +375,78 @@ pub(crate) fn index(inputs: &[PathBuf], output: Option<&Path>) -> anyhow::Result
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where `trawl warc index -o OUT` writes.
+enum IndexOut {
+    /// A regular file (or none yet): written beside and renamed into place, so a reader never sees half.
+    Replace(PathBuf),
+    /// A FIFO or a device (`/dev/stdout`, `/dev/null`): written through, never replaced.
+    Through(PathBuf),
+}
+
+/// What `-o OUT` names, refused where writing the index there would destroy an archive (xt15a F2: `-o
+/// *.warc.gz` put the index in place of the first WARC, exit 0) or what the path stands for (F3: a symlink was
+/// replaced by a file, and `/dev/stdout` too): a symlink is followed to its file.
+fn index_output(out: &Path, inputs: &[PathBuf]) -> anyhow::Result<IndexOut> {
+    let refuse = |why: &str| {
+        anyhow::anyhow!(
+            "-o {}: {why}; nothing was written (an index goes to a file of its own, as `X.cdxj`, or to \
+             standard output without -o)",
+            out.display()
+        )
+    };
+    if trawl_warc::is_archive_name(out) {
+        return Err(refuse("named as a WARC or ARC file"));
+    }
+    let target = match std::fs::symlink_metadata(out) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(IndexOut::Replace(out.to_path_buf()));
+        }
+        Err(e) => return Err(e).with_context(|| format!("-o {}", out.display())),
+        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(out).with_context(|| {
+            format!(
+                "-o {}: a link to a file that cannot be reached",
+                out.display()
+            )
+        })?,
+        Ok(_) => out.to_path_buf(),
+    };
+    let meta = std::fs::metadata(&target).with_context(|| format!("-o {}", out.display()))?;
+    if meta.is_dir() {
+        return Err(refuse("a folder"));
+    }
+    if !meta.is_file() {
+        return Ok(IndexOut::Through(target));
+    }
+    if trawl_warc::is_archive_name(&target) {
+        return Err(refuse(&format!(
+            "a link to {}, a WARC or ARC file",
+            target.display()
+        )));
+    }
+    let same = |a: &Path| {
+        std::fs::canonicalize(a).is_ok_and(|a| Some(a) == std::fs::canonicalize(&target).ok())
+    };
+    if inputs.iter().any(|input| same(input)) {
+        return Err(refuse("one of the files to index"));
+    }
+    let mut head = [0u8; 11];
+    let read = std::fs::File::open(&target)
+        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+        .unwrap_or(0);
+    let head = &head[..read];
+    if head.starts_with(&[0x1f, 0x8b])
+        || head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd])
+        || head.starts_with(&[0x5d, 0x2a, 0x4d, 0x18])
+        || head.starts_with(b"WARC/")
+        || head.starts_with(b"filedesc://")
+    {
+        return Err(refuse(
+            "a file holding an archive or compressed data, not an index",
+        ));
+    }
+    Ok(IndexOut::Replace(target))
 }
 
 /// Indexes the WARC `warc` (its lines naming it `name`) into `lines`, warning of what the index lacks; 1 when
@@ -511,6 +643,15 @@ fn rewrite(
             output.display(),
             index.display(),
             other.display()
+        );
+    }
+    // An index of that name with no archive beside it (a collection's index, one kept from a deleted WARC)
+    // is not the tool's to replace (xt15a F14).
+    if index.exists() {
+        anyhow::bail!(
+            "{}: its index would be {}, which exists already; remove it, or give the output another name",
+            output.display(),
+            index.display()
         );
     }
     let before = std::fs::metadata(input)
