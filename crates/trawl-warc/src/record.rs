@@ -168,10 +168,7 @@ pub fn format_date(date: DateTime<Utc>) -> String {
 /// `ts` is exactly 14 ASCII digits of a real time (xt15a F6: `20141345999999` became a revisit's date).
 pub fn timestamp14_to_warc_date(ts: &str) -> Option<String> {
     let d = ts.as_bytes();
-    if d.len() != 14
-        || !d.iter().all(u8::is_ascii_digit)
-        || chrono::NaiveDateTime::parse_from_str(ts, "%Y%m%d%H%M%S").is_err()
-    {
+    if d.len() != 14 || !d.iter().all(u8::is_ascii_digit) || !real_time(d) {
         return None;
     }
     Some(format!(
@@ -185,6 +182,17 @@ pub fn timestamp14_to_warc_date(ts: &str) -> Option<String> {
     ))
 }
 
+/// Whether 14 ASCII digits (`YYYYMMDDhhmmss`) name a real time.
+fn real_time(d: &[u8]) -> bool {
+    let n = |from: usize, to: usize| {
+        d[from..to]
+            .iter()
+            .fold(0u32, |n, c| n * 10 + u32::from(c.wrapping_sub(b'0')))
+    };
+    chrono::NaiveDate::from_ymd_opt(n(0, 4) as i32, n(4, 6), n(6, 8)).is_some()
+        && chrono::NaiveTime::from_hms_opt(n(8, 10), n(10, 12), n(12, 14)).is_some()
+}
+
 /// A WARC-Date as a 14-digit timestamp (`YYYYMMDDhhmmss`, UTC), as an index and a revisit's
 /// WARC-Refers-To-Date need it: an ISO 8601 date with an offset is taken to UTC, one of reduced precision
 /// (`2010-01-01`, `2010-01-01T00:00Z`) is read as warcio reads it (what is left out at its least), fractions of a
@@ -192,6 +200,30 @@ pub fn timestamp14_to_warc_date(ts: &str) -> Option<String> {
 /// (xt15a F7: the date's digits were taken as they came, `2010`, `20101345999999`, or none at all).
 pub fn warc_date_timestamp(date: &str) -> Option<String> {
     let date = date.trim();
+    // The form trawl and most producers write (`2026-11-22T08:25:01Z`), read without a parser: the crawl
+    // indexes every response it writes.
+    let b = date.as_bytes();
+    if b.len() == 20
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b[10] == b'T'
+        && b[13] == b':'
+        && b[16] == b':'
+        && b[19] == b'Z'
+    {
+        let stamp: String = [
+            &date[..4],
+            &date[5..7],
+            &date[8..10],
+            &date[11..13],
+            &date[14..16],
+            &date[17..19],
+        ]
+        .concat();
+        if stamp.bytes().all(|c| c.is_ascii_digit()) {
+            return real_time(stamp.as_bytes()).then_some(stamp);
+        }
+    }
     if let Ok(t) = DateTime::parse_from_rfc3339(date) {
         return Some(t.with_timezone(&Utc).format("%Y%m%d%H%M%S").to_string());
     }
