@@ -544,6 +544,42 @@ mod tests {
         assert!(!out.exists());
     }
 
+    /// A WARC padded with zero bytes (a tape or disk image's) or cut short in a member gives its whole records
+    /// and says where it stopped, as an ARC does (xt15a F11: refused whole).
+    #[test]
+    fn a_padded_or_cut_warc_is_converted_up_to_the_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join("src.warc.gz");
+        let records: Vec<Record> = (0..3)
+            .map(|i| {
+                Record::resource(
+                    &format!("http://a.org/{i}"),
+                    chrono::Utc::now(),
+                    "text/plain",
+                    b"hello".to_vec(),
+                )
+            })
+            .collect();
+        let mut writer =
+            crate::Writer::new(crate::WriterConfig::new(dir.path(), "src", "h")).unwrap();
+        writer.write(&records).unwrap();
+        let written = writer.close().unwrap().remove(0);
+        std::fs::rename(&written, &source).unwrap();
+        let whole = std::fs::read(&source).unwrap();
+        for (name, bytes) in [
+            ("padded.warc.gz", [&whole[..], &[0u8; 4096][..]].concat()),
+            ("cut.warc.gz", whole[..whole.len() - 10].to_vec()),
+        ] {
+            let input = dir.path().join(name);
+            std::fs::write(&input, &bytes).unwrap();
+            let out = dir.path().join(format!("out-{name}"));
+            let rewritten = convert(&input, &out).unwrap();
+            assert!(rewritten.stopped.is_some(), "{name}");
+            assert!(rewritten.records >= 3, "{name}: {}", rewritten.records);
+            assert!(out.exists() && crate::index_path(&out).exists(), "{name}");
+        }
+    }
+
     #[test]
     fn media_types() {
         for (mime, want) in [

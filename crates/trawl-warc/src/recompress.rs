@@ -95,17 +95,17 @@ pub(crate) fn copy(r: &ReadRecord, version: Option<&str>, out: &mut Vec<u8>) {
 
 /// Writes `output` (compressed as its extension says, one member or frame per record) from the records of
 /// `input`, each as `each` serializes it (nothing for a record to drop), through a temporary file (removed
-/// on error); then its CDXJ index beside it. With `salvage_arc`, an ARC file that cannot be read past some
-/// point (a gzip member cut short, zero bytes after the last record) gives the records before it, and the
-/// damage is returned as [`Rewritten::stopped`]; any other error leaves nothing.
+/// on error); then its CDXJ index beside it. With `salvage`, a file that cannot be read past some point (a
+/// gzip member cut short, zero bytes after the last record) gives the records before it, and the damage is
+/// returned as [`Rewritten::stopped`]; any other error leaves nothing.
 pub(crate) fn rewrite(
     input: &Path,
     output: &Path,
-    salvage_arc: bool,
+    salvage: bool,
     each: impl FnMut(&ReadRecord, &mut Vec<u8>) -> Result<(), Error>,
 ) -> Result<Rewritten, Error> {
     let tmp = output.with_extension("recompress.tmp");
-    let written = write_records(input, output, &tmp, salvage_arc, each);
+    let written = write_records(input, output, &tmp, salvage, each);
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
@@ -118,7 +118,7 @@ fn write_records(
     input: &Path,
     output: &Path,
     tmp: &Path,
-    salvage_arc: bool,
+    salvage: bool,
     mut each: impl FnMut(&ReadRecord, &mut Vec<u8>) -> Result<(), Error>,
 ) -> Result<Rewritten, Error> {
     let compression = Compression::of_path(output);
@@ -136,19 +136,19 @@ fn write_records(
     let mut encoded = Vec::new();
     let mut records = 0;
     let mut stopped = None;
-    // How the last record read was stored, when it was an ARC record.
-    let mut arc: Option<Compression> = None;
+    // How the last record read was stored.
+    let mut last: Option<Compression> = None;
     for record in reader::open(input)? {
         let record = match record {
             Ok(record) => record,
-            // The records before the damage of an ARC file are kept: it is often all that is left of a crawl.
-            // Those are whole when each had a gzip member (or zstd frame) of its own; in a plain file, when
-            // nothing but zero bytes follows (what a tape or disk image pads a file with), else the length
-            // of the record before may be what is wrong.
+            // The records before the damage of an old file are kept: it is often all that is left of a crawl
+            // (an ARC's, and a WARC's too: xt15a F11). Those are whole when each had a gzip member (or zstd
+            // frame) of its own; in a plain file, when nothing but zero bytes follows (what a tape or disk
+            // image pads a file with), else the length of the record before may be what is wrong.
             Err(e)
-                if salvage_arc
+                if salvage
                     && records > 0
-                    && arc.is_some_and(|c| {
+                    && last.is_some_and(|c| {
                         c != Compression::None
                             || e.offset().is_some_and(|o| reader::zeros_after(input, o))
                     }) =>
@@ -158,7 +158,7 @@ fn write_records(
             }
             Err(e) => return Err(e),
         };
-        arc = record.is_arc().then_some(record.compression);
+        last = Some(record.compression);
         plain.clear();
         // Room for the record taken once (grown by doubling, a large record took 3x its size).
         plain.reserve(record.raw_header.len() + record.block.len() + 4);

@@ -377,9 +377,9 @@ pub(crate) enum WarcCommand {
     },
     /// Write an ARC file (or a WARC 1.0 one) as WARC 1.1: a warcinfo from the ARC's filedesc:// header, one
     /// response per ARC record with the HTTP bytes unchanged; the output's extension says its compression
-    /// (`.warc.gz`, `.warc.zst`, `.warc`); its CDXJ index is written beside it. An ARC that cannot be read
-    /// past some point (a `.arc.gz` cut short, zero bytes after the last record) gives the records before it,
-    /// with a warning and exit status 1.
+    /// (`.warc.gz`, `.warc.zst`, `.warc`); its CDXJ index is written beside it. An ARC or WARC that cannot be
+    /// read past some point (a `.arc.gz` or `.warc.gz` cut short, zero bytes after the last record) gives the
+    /// records before it, with a warning and exit status 1.
     Convert {
         /// The ARC or WARC to read (plain or gzip).
         input: PathBuf,
