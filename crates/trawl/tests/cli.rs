@@ -394,6 +394,39 @@ fn check_reports_everything_at_once_in_the_users_words() {
     );
 }
 
+/// A value of the wrong range in one entry of an array of tables is told at its key, and the entries after
+/// it keep their numbers and lines (xt15b F9, xt14b F4: they were told at the index before their own).
+#[test]
+fn check_keeps_the_entries_after_a_wrong_value_in_place() {
+    let (run, file, _dir) = check(
+        "[seeds]\nurls = [\"http://127.0.0.1/\"]\n[[scope.rules]]\nrule = \"too_many_hops\"\nmax_hops = -1\n\
+         [[scope.rules]]\nrule = \"matches_regex\"\nregex = \"(\"\n\
+         [[url_class]]\nname = \"a\"\nkind = \"post\"\nexample = \"https://a.example/p/12\"\n\
+         domains = [\"a.example\"]\npath = [ { match = \"numeric\", max_chars = -1 } ]\n\
+         [[url_class]]\nname = \"b\"\nkind = \"post\"\nexample = \"https://b.example/x\"\n\
+         domains = [\"b.example\"]\npath = [ { match = \"alpha\", value = \"x\" } ]\n",
+    );
+    assert_eq!(run.code, Some(1), "{run:?}");
+    let at = |line: usize| format!("{}:{line}:", file.display());
+    for (place, says) in [
+        (at(5), "scope.rules[0].max_hops: found the number `-1`"),
+        (at(8), "scope.rules[1].regex"),
+        (
+            at(14),
+            "url_class[0].path[0].max_chars: found the number `-1`",
+        ),
+        (at(20), "url_class[1].path[0].value"),
+    ] {
+        assert!(
+            run.stderr
+                .lines()
+                .any(|l| l.starts_with(&place) && l.contains(says)),
+            "no {place} {says} in\n{}",
+            run.stderr
+        );
+    }
+}
+
 /// The robots.txt name of `fetch.user_agent` is warned of where the key is written (xt14b F9).
 #[test]
 fn check_locates_the_user_agent_warning() {

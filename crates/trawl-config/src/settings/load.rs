@@ -310,10 +310,27 @@ fn probe_entry(
             take_key(&mut entry, &|k, _| k == field)
         } else if let Some(got) = quoted_after(&raw, "unknown variant `") {
             // A rule's name first, so a value spelt alike elsewhere (`regex = "nope"`) is not taken for it.
-            let named =
-                |_: &str, v: &DeValue<'_>| matches!(v, DeValue::String(s) if s.as_ref() == got);
+            let named = |_: &str, v: &Spanned<DeValue<'_>>| matches!(v.get_ref(), DeValue::String(s) if s.as_ref() == got);
             take_key(&mut entry, &|k, v| k == "rule" && named(k, v))
                 .or_else(|| take_key(&mut entry, &named))
+        } else if ["invalid value", "invalid type", "invalid length"]
+            .iter()
+            .any(|start| raw.starts_with(start))
+        {
+            // A value of the wrong type or range is taken out by where it is written, so the entry stays in
+            // its place and later entries keep their numbers (xt15b F9: every later entry's problem was told
+            // at the index before its own). Inside a rule the error's place is the rule's: a number is then
+            // found by its text.
+            let number = quoted_after(&raw, "integer `");
+            e.span()
+                .and_then(|span| take_key(&mut entry, &|_, v| v.span() == span))
+                .or_else(|| {
+                    let number = number?;
+                    take_key(
+                        &mut entry,
+                        &|_, v| matches!(v.get_ref(), DeValue::Integer(i) if i.as_str() == number),
+                    )
+                })
         } else {
             None
         };
@@ -326,6 +343,14 @@ fn probe_entry(
             }
             None => {
                 out.push(toml_problem(Stage::Wiring, src, &e, path));
+                // A rule that cannot be read becomes `accept` in its place, so the rules after it keep their
+                // numbers (xt15b F9).
+                if matches!(entry.get_ref(), DeValue::Table(t) if t.iter().any(|(k, _)| k.get_ref() == "rule"))
+                {
+                    failed.remove.extend(taken);
+                    failed.placeholders.push(path.to_vec());
+                    return;
+                }
                 break;
             }
         }
@@ -389,13 +414,13 @@ fn set_accept(value: &mut Spanned<DeValue<'_>>, element: &[(String, Option<usize
 /// with an empty name).
 fn take_key(
     value: &mut Spanned<DeValue<'_>>,
-    pick: &dyn Fn(&str, &DeValue<'_>) -> bool,
+    pick: &dyn Fn(&str, &Spanned<DeValue<'_>>) -> bool,
 ) -> Option<Vec<(String, Option<usize>)>> {
     match value.get_mut() {
         DeValue::Table(t) => {
             if let Some(name) = t
                 .iter()
-                .find(|(k, v)| pick(k.get_ref(), v.get_ref()))
+                .find(|(k, v)| pick(k.get_ref(), v))
                 .map(|(k, _)| k.get_ref().to_string())
             {
                 let mut kept = DeTable::new();
