@@ -99,8 +99,10 @@ impl fmt::Display for NormKey {
 /// }
 /// ```
 pub fn normalize(url: &Url, tracking: &TrackingParams) -> NormKey {
+    // What the canonical URL cleans away first (escapes of unreserved characters, the hex's case): a key
+    // lossier than the canonical URL must not split what it merges (xt15b F12: `~`, `%7e`, `%7E`).
     NormKey {
-        key: norm_string(url, tracking),
+        key: norm_string(&crate::canon::cleanup::cleanup(url), tracking),
     }
 }
 
@@ -224,6 +226,26 @@ mod tests {
             b"https://trawl.invalid/ns/normalized-key",
         );
         assert_eq!(NORM_NAMESPACE, derived, "{derived}");
+    }
+
+    /// Spellings the canonical URL merges get one key (xt15b F12).
+    #[test]
+    fn escapes_fold_as_the_canonical_url_folds_them() {
+        for group in [
+            [
+                "http://example.com/x/~",
+                "http://example.com/x/%7e",
+                "http://example.com/x/%7E",
+            ],
+            [
+                "http://example.com/caf%c3%a9",
+                "http://example.com/caf%C3%A9",
+                "http://example.com/café",
+            ],
+        ] {
+            let keys: Vec<String> = group.iter().map(|u| n(u)).collect();
+            assert!(keys.windows(2).all(|w| w[0] == w[1]), "{keys:?}");
+        }
     }
 
     #[test]
