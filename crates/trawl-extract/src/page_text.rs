@@ -18,7 +18,7 @@ use crate::{charset, entities};
 /// What [`page_text`] read of a page.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PageText {
-    /// The text, at most about the limit given in bytes; words separated by single spaces or more.
+    /// The text, at most about the limit given in bytes: each block on a line, words separated by one space.
     pub text: String,
     /// The first `<title>`, white space collapsed; `None` when absent or empty.
     pub title: Option<String>,
@@ -135,6 +135,7 @@ pub fn page_text(body: &[u8], content_type: Option<&str>, doc_url: &Url, limit: 
     let mut page = out.take();
     let rest = pending.take();
     page.text.push_str(&entities::decode_text(&rest));
+    page.text = as_read(&page.text);
     let raw_title = title.take().1;
     let t = entities::decode_text(&raw_title)
         .split_whitespace()
@@ -144,11 +145,40 @@ pub fn page_text(body: &[u8], content_type: Option<&str>, doc_url: &Url, limit: 
     page
 }
 
-/// Ends the current word: block elements and line breaks separate the text on either side.
+/// Marks where a block element or a line break separates the text on either side ([`as_read`] makes it
+/// a line end).
 fn separate(text: &mut String) {
-    if !text.is_empty() && !text.ends_with(' ') {
-        text.push(' ');
+    if !text.is_empty() && !text.ends_with(BREAK) {
+        text.push(BREAK);
     }
+}
+
+/// What [`separate`] puts between blocks until [`as_read`]: a control character no page text holds as text.
+const BREAK: char = '\u{1}';
+
+/// The text as a reader sees it (xt15b F16): each block on a line of its own, white space within a line one
+/// space (the source's own line breaks included), none at the start or end of a line or of the text, so that
+/// `^` and `$` (with `re.MULTILINE`) match at blocks, and `\s` between two words is one character however the
+/// source was wrapped.
+fn as_read(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut gap: Option<char> = None;
+    for c in text.chars() {
+        if c == BREAK {
+            gap = Some('\n');
+        } else if c.is_ascii_whitespace() {
+            // HTML's white space; a no-break space is a character of the text.
+            gap = gap.or(Some(' '));
+        } else {
+            if let Some(g) = gap.take()
+                && !out.is_empty()
+            {
+                out.push(g);
+            }
+            out.push(c);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
