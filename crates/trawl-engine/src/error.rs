@@ -120,6 +120,23 @@ pub enum Error {
         /// The store's message.
         message: String,
     },
+    /// A record of a `dedup_from` WARC or ARC that gives no capture: it lacks its target or a WARC-Date of a
+    /// real time.
+    #[error(
+        "{}: record at offset {offset}: a {warc_type} record without {missing} (`trawl warc verify` names its \
+         problems)",
+        path.display()
+    )]
+    UnindexedRecord {
+        /// The archive.
+        path: PathBuf,
+        /// Where the record starts.
+        offset: u64,
+        /// Its WARC-Type.
+        warc_type: String,
+        /// What it lacks.
+        missing: String,
+    },
     /// A `dedup_from` index that is neither CDXJ nor classic CDX.
     #[error(
         "{}, line {line}: not a CDXJ index line (SURT, timestamp, JSON) nor a CDX file's (after a \

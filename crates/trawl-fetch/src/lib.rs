@@ -442,10 +442,12 @@ impl Fetcher {
             url::Host::Ipv4(ip) => vec![ip.into()],
             url::Host::Ipv6(ip) => vec![ip.into()],
             // Either of its addresses may be the one connected to: refused only if both are.
-            url::Host::Domain(d) if d.eq_ignore_ascii_case("localhost") => vec![
-                std::net::Ipv4Addr::LOCALHOST.into(),
-                std::net::Ipv6Addr::LOCALHOST.into(),
-            ],
+            url::Host::Domain(d) if d.trim_end_matches('.').eq_ignore_ascii_case("localhost") => {
+                vec![
+                    std::net::Ipv4Addr::LOCALHOST.into(),
+                    std::net::Ipv6Addr::LOCALHOST.into(),
+                ]
+            }
             url::Host::Domain(_) => return None,
         };
         let refusals: Vec<_> = ips

@@ -41,7 +41,7 @@ pub enum CdxError {
         found: usize,
     },
     /// A date that is not a timestamp.
-    #[error("the date {found:?} is not a timestamp of 14 digits (YYYYMMDDhhmmss)")]
+    #[error("the date {found:?} is not a timestamp of a real time in 14 digits (YYYYMMDDhhmmss)")]
     Date {
         /// The field.
         found: String,
@@ -168,7 +168,8 @@ impl CdxFormat {
         }
         let value = |i: usize| Some(fields[i]).filter(|v| *v != "-" && !v.is_empty());
         let timestamp = fields[self.date];
-        if timestamp.len() != 14 || !timestamp.bytes().all(|b| b.is_ascii_digit()) {
+        // A real time too (xt15c F2: `20141345999999` was dropped without a word, and counted as used).
+        if timestamp14_to_warc_date(timestamp).is_none() {
             return Err(CdxError::Date {
                 found: timestamp.chars().take(40).collect(),
             });
@@ -265,8 +266,13 @@ mod tests {
                 found: 3
             })
         ));
-        let bad_date = HERITRIX.replace("20140216050221", "2014");
-        assert!(matches!(f.capture(&bad_date), Err(CdxError::Date { .. })));
+        for date in ["2014", "20141345999999", "00000000000000"] {
+            let bad_date = HERITRIX.replace("20140216050221", date);
+            assert!(
+                matches!(f.capture(&bad_date), Err(CdxError::Date { .. })),
+                "{date}"
+            );
+        }
         assert!(matches!(
             CdxFormat::from_header(" CDX N b m s"),
             Err(CdxError::MissingField { letter: 'a', .. })
@@ -293,7 +299,7 @@ mod tests {
         #[test]
         fn written_lines_read_back(
             url in "http://[a-z]{1,10}\\.org/[a-z0-9%]{0,20}",
-            stamp in "[12][0-9]{13}",
+            stamp in "(19[7-9][0-9]|20[0-9]{2})(0[1-9]|1[0-2])(0[1-9]|1[0-9]|2[0-8])([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9]",
             digest in "[A-Z2-7]{32}",
             status in "[1-5][0-9]{2}",
         ) {

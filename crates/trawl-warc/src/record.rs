@@ -189,7 +189,8 @@ fn real_time(d: &[u8]) -> bool {
             .iter()
             .fold(0u32, |n, c| n * 10 + u32::from(c.wrapping_sub(b'0')))
     };
-    chrono::NaiveDate::from_ymd_opt(n(0, 4) as i32, n(4, 6), n(6, 8)).is_some()
+    n(0, 4) > 0
+        && chrono::NaiveDate::from_ymd_opt(n(0, 4) as i32, n(4, 6), n(6, 8)).is_some()
         && chrono::NaiveTime::from_hms_opt(n(8, 10), n(10, 12), n(12, 14)).is_some()
 }
 
@@ -225,7 +226,12 @@ pub fn warc_date_timestamp(date: &str) -> Option<String> {
         }
     }
     if let Ok(t) = DateTime::parse_from_rfc3339(date) {
-        return Some(t.with_timezone(&Utc).format("%Y%m%d%H%M%S").to_string());
+        // Four digits of year, and no leap second: what a 14-digit timestamp can say (xt15c F6).
+        let stamp = t.with_timezone(&Utc).format("%Y%m%d%H%M%S").to_string();
+        return (stamp.len() == 14
+            && stamp.bytes().all(|b| b.is_ascii_digit())
+            && real_time(stamp.as_bytes()))
+        .then_some(stamp);
     }
     if date.len() == 14 {
         return timestamp14_to_warc_date(date).map(|_| date.to_owned());
@@ -250,7 +256,8 @@ pub fn warc_date_timestamp(date: &str) -> Option<String> {
         number(2, 2)?,
     )?;
     let time = chrono::NaiveTime::from_hms_opt(number(3, 2)?, number(4, 2)?, number(5, 2)?)?;
-    Some(day.and_time(time).format("%Y%m%d%H%M%S").to_string())
+    let stamp = day.and_time(time).format("%Y%m%d%H%M%S").to_string();
+    real_time(stamp.as_bytes()).then_some(stamp)
 }
 
 /// An `application/warc-fields` block: one `Name: value\r\n` line per field.
@@ -359,6 +366,11 @@ mod tests {
             ("2010-01-01T00:00Z", Some("20100101000000")),
             ("20100101000001", Some("20100101000001")),
             ("2010", None),
+            // Beyond four digits of year, year 0, a leap second (xt15c F6).
+            ("+10000-01-01T00:59:59Z", None),
+            ("0000-12-31T23:00:00Z", None),
+            ("0000-12-31", None),
+            ("2016-12-31T23:59:60Z", None),
             ("2010-13-45T99:99:99Z", None),
             ("20101345999999", None),
             ("garbage", None),

@@ -576,12 +576,18 @@ fn check(rec: &ReadRecord) -> Result<Option<Quirk>, RecordProblem> {
     }
     let warc_type = required("WARC-Type")?;
     let date = required("WARC-Date")?;
-    if !date.ends_with('Z') || DateTime::parse_from_rfc3339(date).is_err() {
+    // A time a 14-digit timestamp can say (no year 0, no leap second: xt15c F6), which replay tools read.
+    let utc_date = |d: &str| {
+        d.ends_with('Z')
+            && DateTime::parse_from_rfc3339(d).is_ok()
+            && crate::record::warc_date_timestamp(d).is_some()
+    };
+    if !utc_date(date) {
         return Err(RecordProblem::Date(date.to_owned()));
     }
     // A revisit's WARC-Refers-To-Date is how a replay finds the capture it stands for (xt15a F6).
     if let Some(refers) = rec.get("WARC-Refers-To-Date")
-        && (!refers.ends_with('Z') || DateTime::parse_from_rfc3339(refers).is_err())
+        && !utc_date(refers)
     {
         return Err(RecordProblem::RefersToDate(refers.to_owned()));
     }

@@ -427,6 +427,24 @@ fn check_keeps_the_entries_after_a_wrong_value_in_place() {
     }
 }
 
+/// A rule of the response before the fetch never decides: warned of where it is (xt15c F15).
+#[test]
+fn check_warns_of_a_response_rule_before_the_fetch() {
+    let (run, file, _dir) = check(
+        "[seeds]\nurls = [\"http://127.0.0.1/\"]\n[decide]\nbefore_fetch = [{ rule = \"not\", of = { rule = \
+         \"content_type_matches_regex\", regex = \"^text/\" }, decision = \"reject\" }]\n",
+    );
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stderr.contains(&format!(
+            "warning: {}:4:17: decide.before_fetch[0]: a rule of the response",
+            file.display()
+        )),
+        "{}",
+        run.stderr
+    );
+}
+
 /// The robots.txt name of `fetch.user_agent` is warned of where the key is written (xt14b F9).
 #[test]
 fn check_locates_the_user_agent_warning() {
@@ -947,6 +965,12 @@ fn warc_index_output_never_replaces_an_archive() {
     );
     let run = trawl(&["warc", "index", s(&a), "-o", "/dev/null"]);
     assert_eq!(run.code, Some(0), "{run:?}");
+    // Standard output named as a path is written through this process's own handle (xt15c F1).
+    let run = trawl(&["warc", "index", s(&a), "-o", "/dev/stdout"]);
+    assert!(
+        run.code == Some(0) && run.stdout.starts_with("example,a)/ 20261130000000 "),
+        "{run:?}"
+    );
     use std::os::unix::fs::FileTypeExt;
     assert!(
         std::fs::metadata("/dev/null")

@@ -35,11 +35,17 @@ impl DecideRule for IpAddressSet {
             });
         // An IPv4 address written or reached as IPv4-mapped IPv6 (`::ffff:10.0.0.1`) is that IPv4 address,
         // as the address policy reads it (xt15b F5: the mapped spelling passed an IPv4 range).
-        let ip = ip.map(|ip| match ip {
-            IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
-            v4 => v4,
-        });
-        ip.is_some_and(|ip| self.addresses.iter().any(|n| n.contains(&ip)))
+        // Both forms are tried, so a set written either way holds (xt15c F3: `::ffff:10.0.0.1` in the set).
+        ip.is_some_and(|ip| {
+            let other = match ip {
+                IpAddr::V6(v6) => v6.to_ipv4_mapped().map(IpAddr::V4),
+                IpAddr::V4(v4) => Some(IpAddr::V6(v4.to_ipv6_mapped())),
+            };
+            [Some(ip), other]
+                .into_iter()
+                .flatten()
+                .any(|ip| self.addresses.iter().any(|n| n.contains(&ip)))
+        })
     }
 
     fn knows(&self, input: &DecideInput<'_>) -> bool {
@@ -80,5 +86,17 @@ mod tests {
             d("http://a.org/", Some("::ffff:10.9.9.9")),
             Decision::Reject
         );
+        // A set written in the mapped form holds for both spellings too (xt15c F3).
+        let mapped = IpAddressSet {
+            addresses: vec!["::ffff:127.0.0.0/104".parse().unwrap()],
+        };
+        for u in ["http://127.0.0.5/", "http://[::ffff:127.0.0.5]/"] {
+            let c = uri(u, "L");
+            assert_eq!(
+                mapped.decide(&DecideInput::new(&c)),
+                Decision::Reject,
+                "{u}"
+            );
+        }
     }
 }

@@ -572,7 +572,20 @@ fn read_with_includes(
     };
     sources.push(src.clone());
     let (config, own) = match parse_one(&src) {
-        Ok(c) => (c, toml::from_str::<toml::Table>(&src.text).ok()?),
+        Ok(c) => match toml::from_str::<toml::Table>(&src.text) {
+            Ok(table) => (c, table),
+            // A whole number a setting holds but a TOML value cannot (past 9223372036854775807): said, not
+            // left as a check of "0 problems" (xt15c F17).
+            Err(e) => {
+                let mut p = toml_problem(Stage::Wiring, &src, &e, &[]);
+                p.hint = Some(
+                    "TOML's whole numbers end at 9223372036854775807: give a smaller one"
+                        .to_owned(),
+                );
+                problems.push(p);
+                return None;
+            }
+        },
         Err((p, pruned)) => {
             problems.extend(p);
             let pruned = pruned?;

@@ -285,12 +285,16 @@ impl IdentityConfig {
         id.heritrix.strip_www_always = self.heritrix_strip_www_always;
         id.heritrix.strip_extra_slashes = self.heritrix_strip_extra_slashes;
         id.tracking = trawl_url::norm::TrackingParams::new(self.tracking_params.iter().cloned());
+        // Each rule named by its index, at its own line (xt15c F8).
         id.rewrites = self
             .rewrites
             .iter()
-            .map(|r| trawl_url::Rewrite::new(&r.pattern, &r.replace))
-            .collect::<Result<_, _>>()
-            .map_err(|e| invalid("identity.rewrites", e))?;
+            .enumerate()
+            .map(|(i, r)| {
+                trawl_url::Rewrite::new(&r.pattern, &r.replace)
+                    .map_err(|e| invalid(&format!("identity.rewrites[{i}]"), e))
+            })
+            .collect::<Result<_, _>>()?;
         Ok(id)
     }
 }
@@ -1436,7 +1440,7 @@ extension = "-jpg"
                 "[fetch]\nmax_connections = 99999999999999999999\n",
                 &[
                     "fetch.max_connections: the number `99999999999999999999` is out of range: give a whole \
-                     number from 0 to 18446744073709551615",
+                     number from 0 to 9223372036854775807",
                 ],
             ),
         ];

@@ -253,8 +253,8 @@ pub(crate) fn in_users_words(message: &str) -> String {
                 .replace("invalid value: integer ", "the number ")
                 .replace("invalid type: integer ", "the number ");
             for (rust, range) in [
-                ("expected usize", "0 to 18446744073709551615"),
-                ("expected u64", "0 to 18446744073709551615"),
+                ("expected usize", "0 to 9223372036854775807"),
+                ("expected u64", "0 to 9223372036854775807"),
                 ("expected u32", "0 to 4294967295"),
                 ("expected u16", "0 to 65535"),
                 ("expected u8", "0 to 255"),

@@ -258,6 +258,19 @@ impl CrawlConfig {
                 _ => false,
             }
         }
+        fn reads_response(rule: &RuleSpec) -> bool {
+            match rule {
+                RuleSpec::ContentTypeMatchesRegex(_)
+                | RuleSpec::NotContentTypeMatchesRegex(_)
+                | RuleSpec::FetchStatusMatches { .. }
+                | RuleSpec::ContentLength { .. } => true,
+                RuleSpec::All { of, .. } | RuleSpec::Any { of, .. } => {
+                    of.iter().any(reads_response)
+                }
+                RuleSpec::Not { of, .. } => reads_response(of),
+                _ => false,
+            }
+        }
         let sheet_rules: Vec<(String, &Vec<RuleSpec>)> = self
             .sheets
             .iter()
@@ -271,6 +284,21 @@ impl CrawlConfig {
         .into_iter()
         .chain(sheet_rules)
         {
+            // A rule of the response answers PASS before the fetch: here it never decides (xt15c F15).
+            if let Some(i) = rules.iter().position(reads_response) {
+                out.push(
+                    problem(
+                        format!("{key}[{i}]"),
+                        "a rule of the response (content type, status, length) never decides here: nothing is \
+                         fetched yet, so it answers PASS",
+                    )
+                    .with_hint(if key.starts_with("sheet[") {
+                        "pick the sheet's URIs by their URLs instead"
+                    } else {
+                        "move it to decide.after_headers or decide.before_write"
+                    }),
+                );
+            }
             if let Some(i) = rules.iter().position(reads_address) {
                 out.push(
                     problem(

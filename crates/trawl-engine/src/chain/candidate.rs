@@ -180,8 +180,10 @@ fn folder_refused_by(live: &LiveSettings, naming: &Naming, page: &CrawlUri) -> O
     let path = folder.path();
     let path = path[..path.rfind('/').map_or(path.len(), |at| at + 1)].to_owned();
     folder.set_path(&path);
+    // Refused for want of a prefix (the scope's leading `reject`, or no rule answering), not by a rule of its
+    // own (xt15c F4: a rule refusing folder pages made the log say the page's links were refused).
     let (decision, rule) = link_verdict(live, naming, page, folder);
-    (decision != Decision::Accept).then_some(rule)
+    (decision != Decision::Accept && matches!(rule.as_str(), "reject" | "default")).then_some(rule)
 }
 
 /// The scope's decision on a link from `page` to `url`, and the deciding rule.

@@ -153,8 +153,12 @@ impl Loaded {
         }
         let mut said = format!("dedup: {} is damaged: ", path.display());
         if let Some(first) = &self.first_skipped {
+            let what = match first {
+                Error::UnindexedRecord { .. } => "record",
+                _ => "line",
+            };
             said.push_str(&format!(
-                "{} line{} skipped (the first: {first})",
+                "{} {what}{} skipped (the first: {first})",
                 self.skipped,
                 if self.skipped == 1 { "" } else { "s" }
             ));
@@ -216,10 +220,24 @@ fn archive_captures(path: &Path, mut each: impl FnMut(&str, &RefersTo)) -> Loade
         }
         each(&digest, &refers);
     }
+    // A response without a readable date or target gives no capture: said, as an index's bad line is (xt15c
+    // F7). Other records hold no payload to deduplicate against.
+    let unused: Vec<_> = indexed
+        .unindexed
+        .iter()
+        .filter(|u| u.warc_type == "response")
+        .collect();
+    let first_skipped = unused.first().map(|u| Error::UnindexedRecord {
+        path: path.to_path_buf(),
+        offset: u.offset,
+        warc_type: u.warc_type.clone(),
+        missing: u.missing.clone(),
+    });
     Loaded {
         lines: indexed.lines.len(),
+        skipped: unused.len(),
+        first_skipped,
         stopped: indexed.stopped.map(Error::DamagedArchive),
-        ..Loaded::default()
     }
 }
 
@@ -1359,6 +1377,23 @@ mod tests {
                     warc.display(),
                     dir.path().join("a.cdxj").display()
                 )),
+            "{warning}"
+        );
+        // A response whose WARC-Date is no time gives no capture, and the warning says so (xt15c F7).
+        let undated = dir.path().join("b.warc");
+        std::fs::write(
+            &undated,
+            record("http://a.example/3", "sha1:CCCC")
+                + &record("http://a.example/4", "sha1:DDDD")
+                    .replace("2026-11-30T00:00:00Z", "2010-13-45T99:99:99Z"),
+        )
+        .unwrap();
+        let loaded = t.load(&IndexSource::Archive(undated.clone()));
+        assert!(t.get("sha1:CCCC").is_some() && t.get("sha1:DDDD").is_none());
+        let warning = loaded.warning(&undated).unwrap();
+        assert!(
+            warning.contains("1 record skipped (the first:")
+                && warning.contains("a response record without a WARC-Date of a real time"),
             "{warning}"
         );
     }

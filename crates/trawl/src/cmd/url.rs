@@ -187,22 +187,25 @@ pub(crate) fn explain(
 ) -> anyhow::Result<ExitCode> {
     // A config with wrong values is read as written, its problems said first (xt14b F8: explain refused
     // the very config whose scope refused a seed); one that is no config (syntax, keys, types) is refused.
-    let mut config = match config {
-        Some(path) => {
-            let (config, problems) = CrawlConfig::check_leniently(path)?;
-            if !problems.is_empty() {
-                say!(
-                    "trawl: note: `trawl check` refuses this config; the URLs are judged under it as written:"
-                );
-            }
-            for p in &problems {
-                say!("{p}");
-            }
-            config
-        }
-        None => CrawlConfig::default(),
+    let (mut config, problems) = match config {
+        Some(path) => CrawlConfig::check_leniently(path)?,
+        None => (CrawlConfig::default(), Vec::new()),
     };
-    let id = config.identity.build()?;
+    // What names URLs must hold for any verdict: a problem there is the answer (xt15c F5: the note said the
+    // URLs were judged, then none was).
+    let id = config.identity.build().map_err(|e| {
+        anyhow::anyhow!(
+            "{e}; no URL can be named under this config (`trawl check` says every problem)"
+        )
+    })?;
+    if !problems.is_empty() {
+        say!(
+            "trawl: note: `trawl check` refuses this config; the URLs are judged under it as written:"
+        );
+    }
+    for p in &problems {
+        say!("{p}");
+    }
     // A via that is no http(s) URL is refused, not replaced by the seed (xt12a F16: a typo gave the
     // opposite verdict, silently).
     let via = via

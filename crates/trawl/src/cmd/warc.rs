@@ -289,9 +289,10 @@ pub(crate) fn index(inputs: &[PathBuf], output: Option<&Path>) -> anyhow::Result
                 input.display()
             );
         }
-        if input
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("cdxj"))
+        let name = input.to_string_lossy().to_ascii_lowercase();
+        if [".cdxj", ".cdx", ".cdxj.gz", ".cdx.gz"]
+            .iter()
+            .any(|ext| name.ends_with(ext))
         {
             anyhow::bail!(
                 "{}: an index, not an archive to index; nothing was written (merge sorted indexes with \
@@ -361,7 +362,7 @@ pub(crate) fn index(inputs: &[PathBuf], output: Option<&Path>) -> anyhow::Result
             out.flush()
                 .with_context(|| format!("cannot write {}", path.display()))?;
         }
-        None => {
+        None | Some(IndexOut::Stdout) => {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             lines.write_to(&mut out, Path::new("stdout"))?;
             out.flush()?;
@@ -381,8 +382,10 @@ pub(crate) fn index(inputs: &[PathBuf], output: Option<&Path>) -> anyhow::Result
 enum IndexOut {
     /// A regular file (or none yet): written beside and renamed into place, so a reader never sees half.
     Replace(PathBuf),
-    /// A FIFO or a device (`/dev/stdout`, `/dev/null`): written through, never replaced.
+    /// A FIFO or a device (`/dev/null`): written through, never replaced.
     Through(PathBuf),
+    /// This process's standard output, named as a path (`/dev/stdout`).
+    Stdout,
 }
 
 /// What `-o OUT` names, refused where writing the index there would destroy an archive (xt15a F2: `-o
@@ -399,26 +402,38 @@ fn index_output(out: &Path, inputs: &[PathBuf]) -> anyhow::Result<IndexOut> {
     if trawl_warc::is_archive_name(out) {
         return Err(refuse("named as a WARC or ARC file"));
     }
-    let target = match std::fs::symlink_metadata(out) {
+    // This process's own standard output, whatever it is (a file opened to append to, a pipe): written
+    // through the handle it has, never opened again (xt15c F1: `-o /dev/stdout >> all.cdxj` replaced the file).
+    if matches!(
+        out.to_str(),
+        Some("/dev/stdout" | "/dev/fd/1" | "/proc/self/fd/1")
+    ) {
+        return Ok(IndexOut::Stdout);
+    }
+    let is_link = match std::fs::symlink_metadata(out) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Ok(IndexOut::Replace(out.to_path_buf()));
         }
         Err(e) => return Err(e).with_context(|| format!("-o {}", out.display())),
-        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(out).with_context(|| {
-            format!(
-                "-o {}: a link to a file that cannot be reached",
-                out.display()
-            )
-        })?,
-        Ok(_) => out.to_path_buf(),
+        Ok(m) => m.file_type().is_symlink(),
     };
-    let meta = std::fs::metadata(&target).with_context(|| format!("-o {}", out.display()))?;
+    let meta = std::fs::metadata(out).with_context(|| {
+        format!(
+            "-o {}: a link to a file that cannot be reached",
+            out.display()
+        )
+    })?;
     if meta.is_dir() {
         return Err(refuse("a folder"));
     }
     if !meta.is_file() {
-        return Ok(IndexOut::Through(target));
+        // A FIFO, a device, a descriptor's link (`/dev/fd/63`): opened as named.
+        return Ok(IndexOut::Through(out.to_path_buf()));
     }
+    let target = match is_link {
+        true => std::fs::canonicalize(out).with_context(|| format!("-o {}", out.display()))?,
+        false => out.to_path_buf(),
+    };
     if trawl_warc::is_archive_name(&target) {
         return Err(refuse(&format!(
             "a link to {}, a WARC or ARC file",
