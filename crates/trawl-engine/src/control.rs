@@ -321,8 +321,16 @@ fn queue_of_host(
     }
     let assign = trawl_config::assign::QueueAssigner::new(config.frontier.queue_assignment, 1);
     let name = assign.key(&url);
+    // A port written is a port meant, a default one too (`http://h:80/`, review 63 R8): read from the
+    // authority as given, which the parsed URL forgets for a default port.
+    let authority = given
+        .split_once("://")
+        .map_or(given, |(_, rest)| rest)
+        .split(['/', '?', '#'])
+        .next()
+        .unwrap_or_default();
     let port_given = url.port().is_some()
-        || given
+        || authority
             .rsplit_once(':')
             .is_some_and(|(_, p)| p.parse::<u16>().is_ok());
     if frontier.has_queue(&name) || port_given {
@@ -706,6 +714,13 @@ mod tests {
             pause(&mut frontier, "site.test:8732"),
             Reply::Done { .. }
         ));
+        // A default port written is meant (review 63 R8): no queue on it here.
+        for given in ["http://127.0.0.1:80/", "127.0.0.1:80"] {
+            assert!(
+                matches!(pause(&mut frontier, given), Reply::Failed { .. }),
+                "{given}"
+            );
+        }
     }
 
     /// `trawl ctl DIR report` on a stopped job names that job's reports folder, not a placeholder.

@@ -182,17 +182,23 @@ impl Job {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => return Err(Error::Io { path, source }),
         };
-        toml::from_str::<toml::Table>(&text)
-            .map(Some)
-            .map_err(|e| Error::Config {
-                path: path.clone(),
-                message: format!(
-                    "{}; trawl wrote this file when the job started: write in it the job's first \
-                     `[frontier]` queue_assignment and parallel_queues, or remove it to record crawl.toml's at \
-                     the next launch",
-                    e.message().trim()
-                ),
-            })
+        let damaged = |what: String| Error::Config {
+            path: path.clone(),
+            message: format!(
+                "{what}; trawl wrote this file when the job started: write in it the job's first `[frontier]` \
+                 queue_assignment and parallel_queues, or remove it to record crawl.toml's at the next launch"
+            ),
+        };
+        let recorded = toml::from_str::<toml::Table>(&text)
+            .map_err(|e| damaged(e.message().trim().to_owned()))?;
+        // A file that lost a setting would let it change unseen (review 63 R4).
+        if let Some(key) = trawl_config::settings::FIXED_FOR_THE_JOB
+            .iter()
+            .find(|k| trawl_config::settings::setting_at(&recorded, k).is_none())
+        {
+            return Err(damaged(format!("it holds no {key}")));
+        }
+        Ok(Some(recorded))
     }
 
     /// Removes the hidden `.trawl-*.tmp` files that a crash in the middle of [`write_whole`] left in the

@@ -301,6 +301,27 @@ pub fn change_offline(job_dir: &Path, change: &SettingsChange) -> Result<String,
         .iter()
         .map(|s| trawl_url::parse_seed(s))
         .collect::<Result<_, _>>()?;
+    // The naming the job's queues were made with may be put back where crawl.toml was edited away from it
+    // (xt15c F9: the mend the resume's refusal names could only be made by hand).
+    if let SettingsChange::Set(table) = change
+        && table
+            .keys()
+            .all(|k| trawl_config::settings::FIXED_FOR_THE_JOB.contains(&k.as_str()))
+        && let Some(recorded) = job.recorded_queue_naming()?
+        && table
+            .iter()
+            .all(|(k, v)| trawl_config::settings::setting_at(&recorded, k) == Some(v))
+    {
+        let next = trawl_config::sheets::apply(&config, table).map_err(|e| Error::Config {
+            path: job.config_path(),
+            message: e.message().trim().to_owned(),
+        })?;
+        job.write_config(&next)?;
+        return Ok(format!(
+            "{} (the naming this job's queues were made with)",
+            change.describe()
+        ));
+    }
     let next = change
         .apply(&config, &seeds, job.root())
         .map_err(|e| Error::Config {

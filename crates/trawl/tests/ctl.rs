@@ -262,6 +262,14 @@ fn operate_a_running_crawl_then_a_stopped_one() {
     // So are the commands on the stopped job's queues, which would name queues otherwise (review 63 R2).
     let (code, reply) = ctl(&job, &["queues"]);
     assert_eq!(code, 1, "{reply}");
+    // `ctl set` puts the recorded naming back (xt15c F9), and refuses another.
+    let (code, reply) = ctl(&job, &["set", "frontier.queue_assignment=\"domain\""]);
+    assert_eq!(code, 1, "{reply}");
+    let (code, reply) = ctl(&job, &["set", "frontier.queue_assignment=\"host\""]);
+    assert_eq!(code, 0, "{reply}");
+    let back: toml::Table =
+        toml::from_str(&std::fs::read_to_string(job.join("crawl.toml")).unwrap()).unwrap();
+    assert_eq!(back["frontier"]["queue_assignment"].as_str(), Some("host"));
     std::fs::write(job.join("crawl.toml"), &saved).unwrap();
     let resumed = Command::new(env!("CARGO_BIN_EXE_trawl"))
         .args(["resume", job.to_str().unwrap()])
