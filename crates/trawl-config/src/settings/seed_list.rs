@@ -133,6 +133,8 @@ pub fn directive_prefix(text: &str) -> Result<SurtPrefix, trawl_url::Error> {
     if let Some((host, path)) = lower.split_once(')')
         && !lower.contains("://")
         && host.contains(',')
+        && !host.contains(['/', '.', '?', '#'])
+        && path.starts_with('/')
     {
         let (host, port) = match host.split_once(':') {
             Some((host, port)) => (host, format!(",:{port}")),
@@ -219,6 +221,11 @@ mod tests {
                 "{written}"
             );
         }
+        // A host with a path holding `,` and `)` is a URL, not the CDX form.
+        assert_eq!(
+            directive_prefix("example.org/a,b)c/").unwrap().as_str(),
+            "http://(org,example,)/a,b)c/"
+        );
         let err = directive_prefix("org,example,(").unwrap_err().to_string();
         assert!(err.contains("starts with its scheme and `(`"), "{err}");
     }
