@@ -260,18 +260,11 @@ pub fn queue_naming_change(
     recorded: &toml::Table,
     config: &trawl_config::CrawlConfig,
 ) -> Option<String> {
-    use trawl_config::settings::{fixed_for_the_job, setting_at};
-    let now = fixed_for_the_job(config);
-    trawl_config::settings::FIXED_FOR_THE_JOB.iter().find_map(|key| {
-        let (was, is) = (setting_at(recorded, key)?, setting_at(&now, key)?);
-        (was != is).then(|| {
-            format!(
-                "{key} = {is}, but this job's queued URIs are stored under queues named with {key} = {was}: a \
-                 job keeps its queue naming for its life; put {key} = {was} back, or start a new job with the \
-                 new value"
-            )
-        })
-    })
+    let (key, was, is) = trawl_config::settings::fixed_setting_differing(recorded, config)?;
+    Some(format!(
+        "{key} = {is}, but this job's queued URIs are stored under queues named with {key} = {was}: a job \
+         keeps its queue naming for its life; put {key} = {was} back, or start a new job with the new value"
+    ))
 }
 
 /// Appends a change by `who` to the job's `logs/config-changes.log`, one line `TIME WHO ACTION DETAILS`

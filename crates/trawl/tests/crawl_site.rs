@@ -163,6 +163,11 @@ async fn crawl_of_the_test_site_is_faithful() {
 /// F9: the crawl ended after one page without a word).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_seed_redirecting_out_of_its_scope_makes_a_seed() {
+    // Each config here: no politeness delay, and loopback allowed (but where the address policy is the point).
+    const NO_DELAY: &str = "[frontier]\nmin_delay_ms = 0\nmax_delay_ms = 0\ndelay_factor = 0.0\n";
+    let config = |extra: &str| {
+        format!("{NO_DELAY}[fetch]\nallow_addresses = [\"127.0.0.0/8\", \"::1/128\"]\n{extra}")
+    };
     use axum::{Router, response::Html, response::Redirect, routing::get};
     let port = std::sync::Arc::new(std::sync::OnceLock::<u16>::new());
     let at = port.clone();
@@ -202,12 +207,7 @@ async fn a_seed_redirecting_out_of_its_scope_makes_a_seed() {
     port.set(addr.port()).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("crawl.toml");
-    std::fs::write(
-        &cfg,
-        "[frontier]\nmin_delay_ms = 0\nmax_delay_ms = 0\ndelay_factor = 0.0\n\
-         [fetch]\nallow_addresses = [\"127.0.0.0/8\", \"::1/128\"]\n",
-    )
-    .unwrap();
+    std::fs::write(&cfg, config("")).unwrap();
     let seed = format!("http://127.0.0.1:{}/", addr.port());
     let target = format!("http://localhost:{}/home", addr.port());
     let more = format!("http://localhost:{}/more", addr.port());
@@ -265,12 +265,7 @@ async fn a_seed_redirecting_out_of_its_scope_makes_a_seed() {
     assert!(!common::crawl_log(&job).iter().any(|l| l.uri == more));
     // A crawl that follows no link from the seed either (`max_hops = 0`) is not told (xt13a F7).
     let cfg = dir.path().join("zero.toml");
-    std::fs::write(
-        &cfg,
-        "[frontier]\nmin_delay_ms = 0\nmax_delay_ms = 0\ndelay_factor = 0.0\n\
-         [fetch]\nallow_addresses = [\"127.0.0.0/8\", \"::1/128\"]\n[scope]\nmax_hops = 0\n",
-    )
-    .unwrap();
+    std::fs::write(&cfg, config("[scope]\nmax_hops = 0\n")).unwrap();
     let seed = format!("http://127.0.0.1:{}/", addr.port());
     let job = dir.path().join("zero");
     let (ok, said) = crawl_cli(seed, job, cfg).await;
@@ -295,12 +290,7 @@ async fn a_seed_redirecting_out_of_its_scope_makes_a_seed() {
     // One hop from the seed: the target's links (`RL`) are two, refused by `too_many_hops` whatever the
     // prefixes, so the scope is not widened and the log says which rule (review 62).
     let cfg = dir.path().join("one.toml");
-    std::fs::write(
-        &cfg,
-        "[frontier]\nmin_delay_ms = 0\nmax_delay_ms = 0\ndelay_factor = 0.0\n\
-         [fetch]\nallow_addresses = [\"127.0.0.0/8\", \"::1/128\"]\n[scope]\nmax_hops = 1\n",
-    )
-    .unwrap();
+    std::fs::write(&cfg, config("[scope]\nmax_hops = 1\n")).unwrap();
     let seed = format!("http://127.0.0.1:{}/", addr.port());
     let job = dir.path().join("one");
     let (ok, said) = crawl_cli(seed, job.clone(), cfg).await;
@@ -317,12 +307,10 @@ async fn a_seed_redirecting_out_of_its_scope_makes_a_seed() {
     let cfg = dir.path().join("page.toml");
     std::fs::write(
         &cfg,
-        format!(
-            "[frontier]\nmin_delay_ms = 0\nmax_delay_ms = 0\ndelay_factor = 0.0\n\
-             [fetch]\nallow_addresses = [\"127.0.0.0/8\", \"::1/128\"]\n\
-             [scope]\nsurt_prefixes = [\"http://(localhost,:{})/home\"]\n",
+        config(&format!(
+            "[scope]\nsurt_prefixes = [\"http://(localhost,:{})/home\"]\n",
             addr.port()
-        ),
+        )),
     )
     .unwrap();
     let job = dir.path().join("page");
@@ -353,11 +341,7 @@ async fn a_seed_redirecting_out_of_its_scope_makes_a_seed() {
     // A target whose address the policy refuses (no `allow_addresses`: `localhost` is no seed's host) is
     // never fetched, so nothing widens and the log says why (xt14a F13: it announced a widening).
     let cfg = dir.path().join("strict.toml");
-    std::fs::write(
-        &cfg,
-        "[frontier]\nmin_delay_ms = 0\nmax_delay_ms = 0\ndelay_factor = 0.0\n",
-    )
-    .unwrap();
+    std::fs::write(&cfg, NO_DELAY).unwrap();
     let job = dir.path().join("strict");
     let (ok, said) = crawl_cli(
         format!("http://127.0.0.1:{}/", addr.port()),

@@ -61,11 +61,21 @@ pub const FIXED_FOR_THE_JOB: &[&str] = &["frontier.queue_assignment", "frontier.
 
 /// The first setting of [`FIXED_FOR_THE_JOB`] that differs between `old` and `new`.
 pub fn fixed_for_the_job_changed(old: &CrawlConfig, new: &CrawlConfig) -> Option<&'static str> {
-    let (old, new) = (fixed_for_the_job(old), fixed_for_the_job(new));
-    FIXED_FOR_THE_JOB
-        .iter()
-        .copied()
-        .find(|path| setting_at(&old, path) != setting_at(&new, path))
+    fixed_setting_differing(&fixed_for_the_job(old), new).map(|(path, _, _)| path)
+}
+
+/// The first setting of [`FIXED_FOR_THE_JOB`] whose value in `config` differs from the one `recorded` (a
+/// table of them, as [`fixed_for_the_job`] gives) holds, with the recorded value and the config's; a setting
+/// `recorded` lacks is not compared.
+pub fn fixed_setting_differing(
+    recorded: &toml::Table,
+    config: &CrawlConfig,
+) -> Option<(&'static str, toml::Value, toml::Value)> {
+    let now = fixed_for_the_job(config);
+    FIXED_FOR_THE_JOB.iter().copied().find_map(|path| {
+        let (was, is) = (setting_at(recorded, path)?, setting_at(&now, path)?);
+        (was != is).then(|| (path, was.clone(), is.clone()))
+    })
 }
 
 /// The settings of [`FIXED_FOR_THE_JOB`] in `config`, as a TOML document of those alone (what a job
