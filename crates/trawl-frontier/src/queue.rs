@@ -256,13 +256,14 @@ impl<T> Queue<T> {
     }
 
     /// Moves the cursor back to `order` (a refill reads everything from there), dropping the strays it
-    /// now covers.
+    /// now covers (and the queue's hot part, if that leaves it empty).
     pub(crate) fn rewind(&mut self, order: (u8, u64)) {
         if order < self.cursor {
             self.cursor = order;
             if let Some(hot) = &mut self.hot {
                 hot.strays.split_off(&order);
             }
+            self.settle();
         }
     }
 
@@ -422,7 +423,23 @@ mod tests {
         q.len += 1;
         assert_eq!(q.hot.as_ref().map(|h| h.strays.len()), Some(1));
         q.rewind((0, 0));
-        q.settle();
+        assert!(q.hot.is_none());
+    }
+
+    #[test]
+    fn strays_past_the_limit_rewind_and_leave_no_hot_part() {
+        let mut q: Queue<String> = Queue::new(Instant::now());
+        q.on_disk((1, SEQ_MIDDLE));
+        q.len += 1;
+        for i in 1..=STRAYS_MAX as u64 {
+            q.on_disk((0, SEQ_MIDDLE - i));
+            q.len += 1;
+        }
+        assert_eq!(q.hot.as_ref().map(|h| h.strays.len()), Some(STRAYS_MAX));
+        // one more: the cursor moves back to the first of them and nothing stays in memory
+        q.on_disk((0, SEQ_MIDDLE - STRAYS_MAX as u64 - 1));
+        q.len += 1;
+        assert_eq!(q.cursor, (0, SEQ_MIDDLE - STRAYS_MAX as u64 - 1));
         assert!(q.hot.is_none());
     }
 }
