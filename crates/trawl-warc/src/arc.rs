@@ -94,15 +94,68 @@ pub(crate) fn is_v2(version: &str) -> bool {
     version.starts_with("ARC/2.")
 }
 
-/// Parses a header line of the fields `names` (the URL first, Archive-length last), split from the right.
+/// Parses a header line of the fields `names` (the URL first, Archive-length last), split from the right;
+/// where that split does not put an IP address second, the line is read by its address instead
+/// ([`parse_anchored`]).
 fn parse_fields(line: &[u8], names: &[&str]) -> Option<Head> {
     let text = crate::header::text(line);
     let text = text.trim_end();
+    let split = parse_split(text, names);
+    if split
+        .as_ref()
+        .is_some_and(|head| head.fields[1].1.parse::<IpAddr>().is_ok())
+    {
+        return split;
+    }
+    parse_anchored(text, names).or(split)
+}
+
+/// The line split from the right into `names.len()` fields, as warcio splits it: a URL holding spaces keeps
+/// them.
+fn parse_split(text: &str, names: &[&str]) -> Option<Head> {
     let mut parts: Vec<&str> = text.rsplitn(names.len(), ' ').collect();
     if parts.len() != names.len() {
         return None;
     }
     parts.reverse();
+    head_of(names, parts)
+}
+
+/// The line read around its first IP address that a date of digits follows: the URL is what comes before
+/// it, the fields after the content type are the last words, and the content type is what lies between, so
+/// a content type with a space in it (`text/html; charset=utf-8`, written by some ARC producers; Heritrix
+/// strips the parameters) or two spaces between fields do not end the file for want of a header line.
+fn parse_anchored(text: &str, names: &[&str]) -> Option<Head> {
+    let mut words = Vec::new();
+    let mut at = 0;
+    for word in text.split(' ') {
+        if !word.is_empty() {
+            words.push((at, word));
+        }
+        at += word.len() + 1;
+    }
+    // The fields after the content type, each one word.
+    let after = names.len() - 4;
+    let is_date = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit());
+    let ip = (1..words.len()).find(|&i| {
+        words[i].1.parse::<IpAddr>().is_ok()
+            && words.get(i + 1).is_some_and(|w| is_date(w.1))
+            && words.len() >= i + 3 + after
+    })?;
+    let type_words = &words[ip + 2..words.len() - after];
+    let (first, last) = (type_words.first()?, type_words.last()?);
+    let mut parts = vec![
+        text[..words[ip].0].trim_end(),
+        words[ip].1,
+        words[ip + 1].1,
+        &text[first.0..last.0 + last.1.len()],
+    ];
+    parts.extend(words[words.len() - after..].iter().map(|w| w.1));
+    head_of(names, parts)
+}
+
+/// The header of the fields `parts` under `names`, if its URL has a scheme and its date is digits.
+fn head_of(names: &[&str], parts: Vec<&str>) -> Option<Head> {
     let (url, date) = (parts[0], parts[2]);
     let has_scheme = url
         .split_once(':')
@@ -632,7 +685,24 @@ mod tests {
                 Some(["dns:a.org", "1.2.3.4", "20080430204825", "text/dns", "56"]),
                 Some(56),
             ),
+            (
+                "http://a/ct 1.2.3.4 20140216050221 text/html; charset=utf-8 65\n",
+                Some([
+                    "http://a/ct",
+                    "1.2.3.4",
+                    "20140216050221",
+                    "text/html; charset=utf-8",
+                    "65",
+                ]),
+                Some(65),
+            ),
+            (
+                "http://a/b c  1.2.3.4  20140216050221 text/html  65",
+                Some(["http://a/b c", "1.2.3.4", "20140216050221", "text/html", "65"]),
+                Some(65),
+            ),
             ("WARC/1.1", None, None),
+            ("http://a/ 1.2.3.4 20140216050221 65", None, None),
             ("http://a/ 1.2.3.4 2014x text/html 5", None, None),
             ("no-scheme 1.2.3.4 20140101 text/html 5", None, None),
             ("http://a/ 20140101 text/html 5", None, None),

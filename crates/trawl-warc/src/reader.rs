@@ -1094,6 +1094,35 @@ mod tests {
     }
 
     #[test]
+    fn an_arc_header_with_a_space_in_its_content_type_is_read() {
+        // Some ARC producers kept a content type's parameters; a split from the right alone lost the rest of
+        // the file at such a line (xt15a F17).
+        let body = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 2\r\n\r\nhi";
+        let mut file = String::from("filedesc://s.arc 0.0.0.0 20140216050220 text/plain 9\n1 0 Test\n\n");
+        for head in [
+            "http://a/1 1.2.3.4 20140216050220 text/html",
+            "http://a/2 1.2.3.4 20140216050221 text/html; charset=utf-8",
+            "http://a/3  1.2.3.4 20140216050222  text/html",
+        ] {
+            file.push_str(&format!("{head} {}\n{body}\n", body.len()));
+        }
+        let recs = read_all(file.as_bytes()).unwrap();
+        let got: Vec<_> = recs
+            .iter()
+            .map(|r| (r.get("URL").unwrap(), r.get("Content-type").unwrap()))
+            .collect();
+        assert_eq!(
+            got[1..],
+            [
+                ("http://a/1", "text/html"),
+                ("http://a/2", "text/html; charset=utf-8"),
+                ("http://a/3", "text/html")
+            ]
+        );
+        assert!(recs[1..].iter().all(|r| r.block == body.as_bytes()));
+    }
+
+    #[test]
     fn arc_header_lines_across_buffer_refills() {
         // A small buffer ends mid-line at most record starts: each line must still be read whole.
         let file =
