@@ -418,6 +418,21 @@ async fn jobs_config_build_and_pages() {
     assert_eq!(status, StatusCode::BAD_REQUEST);
     let (_, _, body) = send(&app, api("POST", "/api/jobs/j1/build", "")).await;
     assert!(body.contains(r#""ok":true"#), "{body}");
+    // The build warns of what `trawl check` warns of, the user agent's robots.txt name too (xt15c F18).
+    let agent = "[fetch]\nuser_agent = \"Mozilla/5.0 (+http://t.test/bot)\"\n";
+    let (status, _, body) = send(&app, api("PUT", "/api/jobs/j1/config", agent)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (_, _, body) = send(&app, api("POST", "/api/jobs/j1/build", "")).await;
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["ok"], true, "{body}");
+    assert!(
+        v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w["key"] == "fetch.user_agent" && w["line"] == 2),
+        "{body}"
+    );
     let bad = "[fetch]\nuser_agent = 1\nnope = 2\n";
     let (status, _, body) = send(&app, api("PUT", "/api/jobs/j1/config", bad)).await;
     assert_eq!(status, StatusCode::OK);

@@ -126,6 +126,12 @@ fn compatible_name(user_agent: &str) -> Option<&str> {
     None
 }
 
+/// [`token_problem`] of a config's `fetch.user_agent`, under that key: the warning `trawl check` and the API's
+/// build give with the config's own.
+pub fn user_agent_warning(user_agent: &str) -> Option<(String, String)> {
+    token_problem(user_agent).map(|problem| ("fetch.user_agent".to_owned(), problem))
+}
+
 /// Why robots.txt groups written for `user_agent`'s product token would not be found, if they would not: the
 /// token has characters RFC 9309 does not allow in one (a digit, a dot), so a group naming it is read by its
 /// leading run of letters, `-` and `_`, which is not the crawler's whole name; or the token is `Mozilla`, the

@@ -273,7 +273,12 @@ pub(crate) fn build_job(s: &AppState, id: &str) -> Result<Built, ApiError> {
             ok: true,
             problems: Vec::new(),
             warnings: config
-                .located_warnings(&path, Vec::new())
+                .located_warnings(
+                    &path,
+                    trawl_fetch::robots::user_agent_warning(&config.fetch.user_agent)
+                        .into_iter()
+                        .collect(),
+                )
                 .into_iter()
                 .map(|mut w| {
                     // The config's own hint names the command line; a job's seeds come from the API.

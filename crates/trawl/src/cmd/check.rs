@@ -10,8 +10,7 @@ use trawl_config::CrawlConfig;
 pub(crate) fn check(path: &Path, strict: bool) -> anyhow::Result<ExitCode> {
     match CrawlConfig::check(path) {
         Ok(config) => {
-            let agent = trawl_fetch::robots::token_problem(&config.fetch.user_agent)
-                .map(|problem| ("fetch.user_agent".to_owned(), problem));
+            let agent = trawl_fetch::robots::user_agent_warning(&config.fetch.user_agent);
             let warnings: Vec<String> = config
                 .located_warnings(path, agent.into_iter().collect())
                 .iter()
