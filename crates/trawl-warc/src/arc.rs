@@ -698,7 +698,13 @@ mod tests {
             ),
             (
                 "http://a/b c  1.2.3.4  20140216050221 text/html  65",
-                Some(["http://a/b c", "1.2.3.4", "20140216050221", "text/html", "65"]),
+                Some([
+                    "http://a/b c",
+                    "1.2.3.4",
+                    "20140216050221",
+                    "text/html",
+                    "65",
+                ]),
                 Some(65),
             ),
             ("WARC/1.1", None, None),

@@ -1098,7 +1098,8 @@ mod tests {
         // Some ARC producers kept a content type's parameters; a split from the right alone lost the rest of
         // the file at such a line (xt15a F17).
         let body = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 2\r\n\r\nhi";
-        let mut file = String::from("filedesc://s.arc 0.0.0.0 20140216050220 text/plain 9\n1 0 Test\n\n");
+        let mut file =
+            String::from("filedesc://s.arc 0.0.0.0 20140216050220 text/plain 9\n1 0 Test\n\n");
         for head in [
             "http://a/1 1.2.3.4 20140216050220 text/html",
             "http://a/2 1.2.3.4 20140216050221 text/html; charset=utf-8",

@@ -831,6 +831,28 @@ mod tests {
         CrawlConfig::check_str(text, Path::new("my.toml")).unwrap();
     }
 
+    /// Inner rules of `all`/`any`/`not` need no decision (it is ignored); the outer one does (xt15c F12).
+    #[test]
+    fn only_the_outer_combined_rule_needs_a_decision() {
+        let inner = "[[scope.rules]]\nrule = \"accept\"\n[[scope.rules]]\nrule = \"all\"\ndecision = \"reject\"\n\
+                     of = [{ rule = \"matches_regex\", regex = 'x' }, { rule = \"not\", of = { rule = \"seed_accept\" } }]\n";
+        CrawlConfig::check_str(inner, Path::new("my.toml")).unwrap();
+        for outer in ["all", "any"] {
+            let text = format!(
+                "[[scope.rules]]\nrule = \"accept\"\n[[scope.rules]]\nrule = \"{outer}\"\nof = [{{ rule = \"seed_accept\" }}]\n"
+            );
+            let e = CrawlConfig::check_str(&text, Path::new("my.toml"))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains(&format!(
+                    "my.toml:3:1: scope.rules[1].decision: `{outer}` needs a `decision`"
+                )),
+                "{e}"
+            );
+        }
+    }
+
     #[test]
     fn a_zstd_dictionary_needs_zstd() {
         let text = "[warc]\nzstd_dictionary = true\n";

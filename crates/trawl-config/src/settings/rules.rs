@@ -151,26 +151,29 @@ pub enum RuleSpec {
         /// The answer when the condition holds.
         decision: Option<Decision>,
     },
-    /// Every inner condition holds; `decision` is required.
+    /// Every inner condition holds; `decision` is required, but for an inner rule of `all`/`any`/`not`, whose decision is
+    /// ignored.
     All {
         /// The inner rules (their decisions are ignored).
         of: Vec<RuleSpec>,
         /// The answer when the condition holds.
-        decision: Decision,
+        decision: Option<Decision>,
     },
-    /// Some inner condition holds; `decision` is required.
+    /// Some inner condition holds; `decision` is required, but for an inner rule of `all`/`any`/`not`, whose decision is
+    /// ignored.
     Any {
         /// The inner rules (their decisions are ignored).
         of: Vec<RuleSpec>,
         /// The answer when the condition holds.
-        decision: Decision,
+        decision: Option<Decision>,
     },
-    /// The inner condition does not hold; `decision` is required.
+    /// The inner condition does not hold; `decision` is required, but for an inner rule of `all`/`any`/`not`, whose decision is
+    /// ignored.
     Not {
         /// The inner rule (its decision is ignored).
         of: Box<RuleSpec>,
         /// The answer when the condition holds.
-        decision: Decision,
+        decision: Option<Decision>,
     },
 }
 
@@ -386,7 +389,10 @@ impl RuleSpec {
             | FetchStatusMatches { decision, .. }
             | ContentLength { decision, .. }
             | UrlClassKind { decision, .. }
-            | SitemapLastmod { decision, .. } => *decision,
+            | SitemapLastmod { decision, .. }
+            | All { decision, .. }
+            | Any { decision, .. }
+            | Not { decision, .. } => *decision,
             SurtPrefixed(s) | NotSurtPrefixed(s) => s.decision,
             OnHosts(s) | NotOnHosts(s) => s.decision,
             OnDomains(s) | NotOnDomains(s) => s.decision,
@@ -396,7 +402,6 @@ impl RuleSpec {
             | ContentTypeMatchesRegex(s)
             | NotContentTypeMatchesRegex(s) => s.decision,
             MatchesListRegex(s) | NotMatchesListRegex(s) => s.decision,
-            All { decision, .. } | Any { decision, .. } | Not { decision, .. } => Some(*decision),
         }
     }
 
@@ -581,6 +586,21 @@ pub fn build_into(
         let rule = spec.build(ctx, &mut inner);
         let at = format!("{key}[{i}]");
         problems.extend(inner.into_iter().map(|(k, m)| (join(&at, &k), m)));
+        let combined = match spec {
+            RuleSpec::All { decision: None, .. } => Some("all"),
+            RuleSpec::Any { decision: None, .. } => Some("any"),
+            RuleSpec::Not { decision: None, .. } => Some("not"),
+            _ => None,
+        };
+        if let Some(name) = combined {
+            problems.push((
+                format!("{at}.decision"),
+                format!(
+                    "`{name}` needs a `decision` (\"accept\" or \"reject\"): the answer when its condition \
+                     holds (only the rules inside an `of` go without one)"
+                ),
+            ));
+        }
         seq.push(rule, spec.decision(), None);
     }
 }
