@@ -404,7 +404,8 @@ fn check_keeps_the_entries_after_a_wrong_value_in_place() {
          [[url_class]]\nname = \"a\"\nkind = \"post\"\nexample = \"https://a.example/p/12\"\n\
          domains = [\"a.example\"]\npath = [ { match = \"numeric\", max_chars = -1 } ]\n\
          [[url_class]]\nname = \"b\"\nkind = \"post\"\nexample = \"https://b.example/x\"\n\
-         domains = [\"b.example\"]\npath = [ { match = \"alpha\", value = \"x\" } ]\n",
+         domains = [\"b.example\"]\npath = [ { match = \"alpha\", value = \"x\" } ]\n\
+         [[filters.url]]\nregexp = \"x\"\ncase = \"yes\"\n",
     );
     assert_eq!(run.code, Some(1), "{run:?}");
     let at = |line: usize| format!("{}:{line}:", file.display());
@@ -416,6 +417,8 @@ fn check_keeps_the_entries_after_a_wrong_value_in_place() {
             "url_class[0].path[0].max_chars: found the number `-1`",
         ),
         (at(20), "url_class[1].path[0].value"),
+        // A text where a truth value belongs, found by its text (xt15c F13).
+        (at(23), "filters.url[0].case: found the text \"yes\""),
     ] {
         assert!(
             run.stderr

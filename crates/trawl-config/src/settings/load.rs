@@ -319,18 +319,17 @@ fn probe_entry(
         {
             // A value of the wrong type or range is taken out by where it is written, so the entry stays in
             // its place and later entries keep their numbers (xt15b F9: every later entry's problem was told
-            // at the index before its own). Inside a rule the error's place is the rule's: a number is then
-            // found by its text.
-            let number = quoted_after(&raw, "integer `");
+            // at the index before its own). Inside a rule the error's place is the rule's: a number, a text
+            // or a truth value is then found by its text as the message quotes it (xt15c F13).
+            let quoted = |v: &Spanned<DeValue<'_>>| match v.get_ref() {
+                DeValue::Integer(i) => quoted_after(&raw, "integer `") == Some(i.as_str()),
+                DeValue::String(s) => raw.contains(&format!("string {:?},", s.as_ref())),
+                DeValue::Boolean(b) => raw.contains(&format!("boolean `{b}`")),
+                _ => false,
+            };
             e.span()
                 .and_then(|span| take_key(&mut entry, &|_, v| v.span() == span))
-                .or_else(|| {
-                    let number = number?;
-                    take_key(
-                        &mut entry,
-                        &|_, v| matches!(v.get_ref(), DeValue::Integer(i) if i.as_str() == number),
-                    )
-                })
+                .or_else(|| take_key(&mut entry, &|_, v| quoted(v)))
         } else {
             None
         };
