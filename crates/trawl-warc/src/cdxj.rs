@@ -33,6 +33,9 @@ pub struct Capture {
     /// The method of the request this capture answers, when not GET (see the `method` module: its key is
     /// then apart from the URL's GETs); `None` for a GET or a record no request is paired with.
     pub method: Option<String>,
+    /// Where `digest` was computed from a payload sent chunked (de-chunked), the digest of the bytes as sent,
+    /// which cdxj-indexer writes instead: `verify` takes an index line with either as this capture's.
+    pub digest_as_sent: Option<String>,
 }
 
 impl Capture {
@@ -72,10 +75,15 @@ impl Capture {
                 .map(media_type),
             _ => content_type.map(media_type),
         };
+        let mut digest_as_sent = None;
         let digest = match get("WARC-Payload-Digest").filter(|d| !d.is_empty()) {
             Some(d) => Some(d.to_owned()),
             None if warc_type == "revisit" => None,
-            None if http => Some(head::http_payload_digest(block)),
+            None if http => {
+                let digest = head::http_payload_digest(block);
+                digest_as_sent = head::chunked_as_sent_digest(block).filter(|d| *d != digest);
+                Some(digest)
+            }
             None => Some(crate::digest::sha1_digest(block)),
         };
         Some(Capture {
@@ -86,6 +94,7 @@ impl Capture {
             status: head.and_then(|h| h.status),
             digest,
             method: None,
+            digest_as_sent,
         })
     }
 
@@ -320,8 +329,14 @@ impl Indexer {
     /// Takes in the next record of the file, whose WARC header (of an ARC record, the one it stands for) is
     /// `header`; whether it is a capture the index holds.
     pub(crate) fn add(&mut self, record: &reader::ReadRecord, header: &[(String, String)]) -> bool {
-        let capture =
-            Capture::of(header, &record.block).map(|c| (c, (record.index_len, record.offset)));
+        let capture = Capture::of(header, &record.block).map(|mut c| {
+            // An ARC record's payload digest is computed too (ARC has none), so cdxj-indexer's may differ.
+            if record.is_arc() && c.digest_as_sent.is_none() && c.status.is_some() {
+                c.digest_as_sent = head::chunked_as_sent_digest(&record.block)
+                    .filter(|d| Some(d) != c.digest.as_ref());
+            }
+            (c, (record.index_len, record.offset))
+        });
         let indexed = capture.is_some();
         self.pairing
             .next(header, &record.block, capture, &mut self.captures);
@@ -330,12 +345,32 @@ impl Indexer {
 
     /// The index lines of the records taken in, in file order, naming the file `filename`; the record at
     /// offset `leave_out` (one that may not be whole) gets none.
-    pub(crate) fn lines(mut self, filename: &str, leave_out: Option<u64>) -> Vec<String> {
+    pub(crate) fn lines(self, filename: &str, leave_out: Option<u64>) -> Vec<String> {
+        self.lines_and_others(filename, leave_out)
+            .into_iter()
+            .map(|(line, _)| line)
+            .collect()
+    }
+
+    /// [`Indexer::lines`], each with the line another indexer writes for the same capture, where that
+    /// differs: the digest of a chunked payload as sent ([`Capture::digest_as_sent`]).
+    pub(crate) fn lines_and_others(
+        mut self,
+        filename: &str,
+        leave_out: Option<u64>,
+    ) -> Vec<(String, Option<String>)> {
         self.pairing.finish(&mut self.captures);
         self.captures
             .into_iter()
             .filter(|(_, (_, offset))| Some(*offset) != leave_out)
-            .map(|(c, (len, offset))| c.line(len, offset, filename))
+            .map(|(mut c, (len, offset))| {
+                let line = c.line(len, offset, filename);
+                let other = c.digest_as_sent.take().map(|d| {
+                    c.digest = Some(d);
+                    c.line(len, offset, filename)
+                });
+                (line, other)
+            })
             .collect()
     }
 }
@@ -473,10 +508,14 @@ pub fn line_filename(line: &str) -> Option<String> {
 }
 
 /// How the index file at `index` differs from `lines`, a WARC's index lines (in any order, as
-/// [`index_file`] gives them): `None` when it holds them, sorted, and nothing else; else the first difference
-/// in words (a differing line by the fields that differ, a line missing or one too many). An index that
-/// cannot be read is an error; one that is not text differs.
-pub fn index_difference(index: &Path, lines: &[String]) -> Result<Option<String>, Error> {
+/// [`index_file`] gives them), each with the line another indexer may write in its place
+/// ([`VerifySummary::index_others`](crate::VerifySummary::index_others)): `None` when it holds them,
+/// sorted, and nothing else; else the first difference in words (a differing line by the fields that differ,
+/// a line missing or one too many). An index that cannot be read is an error; one that is not text differs.
+pub fn index_difference(
+    index: &Path,
+    lines: &[(String, Option<String>)],
+) -> Result<Option<String>, Error> {
     use std::io::BufRead;
     let io = |source| Error::Io {
         path: index.to_path_buf(),
@@ -485,7 +524,10 @@ pub fn index_difference(index: &Path, lines: &[String]) -> Result<Option<String>
     // Compared as captures, not bytes: another tool's index of the same captures may order a line's JSON
     // fields otherwise, end lines with CRLF, end with a blank line, or order lines of one key and time
     // otherwise (review R5 of stop 60).
-    let mut want: Vec<(String, &str)> = lines.iter().map(|l| (canonical(l), l.as_str())).collect();
+    let mut want: Vec<(String, &str, Option<String>)> = lines
+        .iter()
+        .map(|(l, other)| (canonical(l), l.as_str(), other.as_deref().map(canonical)))
+        .collect();
     want.sort_unstable();
     let file = std::io::BufReader::new(std::fs::File::open(index).map_err(io)?);
     let mut have: Vec<(String, String)> = Vec::new();
@@ -513,7 +555,7 @@ pub fn index_difference(index: &Path, lines: &[String]) -> Result<Option<String>
     }
     have.sort_unstable();
     for (n, (have, want)) in have.iter().zip(&want).enumerate() {
-        if have.0 != want.0 {
+        if have.0 != want.0 && want.2.as_ref() != Some(&have.0) {
             return Ok(Some(format!(
                 "line {}: {}",
                 n + 1,
@@ -1207,7 +1249,11 @@ mod tests {
         }
         let warc = w.close().unwrap().remove(0);
         let name = warc.file_name().unwrap().to_str().unwrap().to_owned();
-        let lines = index_file(&warc, &name).unwrap();
+        let lines: Vec<_> = index_file(&warc, &name)
+            .unwrap()
+            .into_iter()
+            .map(|l| (l, None))
+            .collect();
         let index = index_path(&warc);
         assert_eq!(index_difference(&index, &lines).unwrap(), None);
         let written = std::fs::read_to_string(&index).unwrap();
@@ -1282,6 +1328,54 @@ mod tests {
         assert_eq!(line_filename("not an index line"), None);
     }
 
+    /// An ARC record's chunked response digested as sent, as cdxj-indexer digests it, is the same capture
+    /// as trawl's line, which digests it de-chunked; another digest is still a difference (xt15a F13).
+    #[test]
+    fn a_chunked_payload_digested_as_sent_is_the_same_capture() {
+        let body =
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: text/plain\r\n\r\n\
+                     5\r\nhello\r\n0\r\n\r\n";
+        let mut arc =
+            b"filedesc://c.arc 0.0.0.0 20140216050220 text/plain 9\n1 0 Test\n\n".to_vec();
+        arc.extend_from_slice(
+            format!(
+                "http://127.0.0.1:9/chunk 127.0.0.1 20140216050224 text/plain {}\n",
+                body.len()
+            )
+            .as_bytes(),
+        );
+        arc.extend_from_slice(body);
+        arc.push(b'\n');
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.arc");
+        std::fs::write(&path, &arc).unwrap();
+        let summary =
+            crate::verify_with(&path, crate::VerifyOptions::default().with_index()).unwrap();
+        let lines: Vec<_> = summary
+            .index
+            .unwrap()
+            .into_iter()
+            .zip(summary.index_others)
+            .collect();
+        let ours = &lines[0].0;
+        let hello = crate::digest::sha1_digest(b"hello");
+        assert!(ours.contains(&hello), "{ours}");
+        let index = dir.path().join("c.cdxj");
+        let as_sent = crate::digest::sha1_digest(b"5\r\nhello\r\n0\r\n\r\n");
+        for (digest, same) in [
+            (&hello, true),
+            (&as_sent, true),
+            (&crate::digest::sha1_digest(b"x"), false),
+        ] {
+            std::fs::write(&index, ours.replace(&hello, digest) + "\n").unwrap();
+            assert_eq!(
+                index_difference(&index, &lines).unwrap().is_none(),
+                same,
+                "{digest}"
+            );
+        }
+    }
+
     /// The answers to a login's POSTs keyed as `cdxj-indexer` keys them, by default (as GETs) or with `-p`
     /// (the form appended), are the same captures as trawl's `__wb_method=post` lines (xt11a F12: verify
     /// failed such an index, pairing a POST's line with another capture's).
@@ -1330,6 +1424,7 @@ mod tests {
         ];
         let dir = tempfile::tempdir().unwrap();
         let index = dir.path().join("t.cdxj");
+        let trawl: Vec<_> = trawl.iter().map(|l| (l.clone(), None)).collect();
         for other in [&as_gets, &with_bodies] {
             std::fs::write(&index, other.join("\n") + "\n").unwrap();
             assert_eq!(index_difference(&index, &trawl).unwrap(), None, "{other:?}");

@@ -33,6 +33,10 @@ pub struct VerifySummary {
     /// With [`VerifyOptions::with_index`], the file's CDXJ index lines in file order (as
     /// [`index_file`](crate::index_file) gives them, naming the file by its name), computed in the same pass.
     pub index: Option<Vec<String>>,
+    /// With [`VerifyOptions::with_index`], each line of `index` with the line another indexer may write for
+    /// the same capture where that differs (cdxj-indexer's digest of a chunked payload as sent, where trawl
+    /// digests it de-chunked), for [`index_difference`](crate::index_difference).
+    pub index_others: Vec<Option<String>>,
 }
 
 /// How strictly [`verify_with`] reads a file, and what else it gives.
@@ -348,7 +352,11 @@ pub fn verify_with(path: &Path, options: VerifyOptions) -> Result<VerifySummary,
     summary.notes = notes.into_values().collect();
     summary.producers = producers.named;
     let name = path.file_name().unwrap_or_default().to_string_lossy();
-    summary.index = indexer.map(|i| i.lines(&name, None));
+    if let Some(indexer) = indexer {
+        let (lines, others) = indexer.lines_and_others(&name, None).into_iter().unzip();
+        summary.index = Some(lines);
+        summary.index_others = others;
+    }
     Ok(summary)
 }
 

@@ -143,10 +143,24 @@ pub(super) fn py_space(c: char) -> bool {
 pub(crate) fn http_payload_digest(block: &[u8]) -> String {
     if blank_first_line(block) {
         // warcio's reading: the blank line is the head, the rest the payload.
-        return crate::digest::sha1_digest(&block[lenient_len(block)..]);
+        return as_sent_payload_digest(block);
     }
-    crate::digest::payload_digest(block)
-        .unwrap_or_else(|| crate::digest::sha1_digest(&block[lenient_len(block)..]))
+    crate::digest::payload_digest(block).unwrap_or_else(|| as_sent_payload_digest(block))
+}
+
+/// The digest of everything after the head of the HTTP message `block`, as sent (chunked framing
+/// included): what cdxj-indexer writes for a record without a WARC-Payload-Digest.
+pub(crate) fn as_sent_payload_digest(block: &[u8]) -> String {
+    crate::digest::sha1_digest(&block[lenient_len(block)..])
+}
+
+/// [`as_sent_payload_digest`] where the head names the chunked coding, whose framing the payload digest
+/// leaves out (so the two differ); `None` for any other message, without digesting it again.
+pub(crate) fn chunked_as_sent_digest(block: &[u8]) -> Option<String> {
+    let head = &block[..lenient_len(block)];
+    head.windows(7)
+        .any(|w| w.eq_ignore_ascii_case(b"chunked"))
+        .then(|| as_sent_payload_digest(block))
 }
 
 #[cfg(test)]

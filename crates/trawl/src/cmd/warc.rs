@@ -101,7 +101,17 @@ pub(crate) fn verify(inputs: &[PathBuf], strict: bool) -> anyhow::Result<ExitCod
                             .producers
                             .iter()
                             .any(|p| trawl_warc::written_by_trawl(p));
-                    failed |= !index_beside_matches(path, &lines, own)?;
+                    let with_others: Vec<(String, Option<String>)> = lines
+                        .iter()
+                        .cloned()
+                        .zip(
+                            summary
+                                .index_others
+                                .into_iter()
+                                .chain(std::iter::repeat(None)),
+                        )
+                        .collect();
+                    failed |= !index_beside_matches(path, &with_others, own)?;
                 }
                 revisits.add(path, &lines);
             }
@@ -128,7 +138,11 @@ pub(crate) fn verify(inputs: &[PathBuf], strict: bool) -> anyhow::Result<ExitCod
 /// (`own`: in a job, or written by trawl, which writes one beside each file it closes), with the command that
 /// writes it anew. An index named for two archives beside each other (`X.warc.gz` and `X.warc.zst` share
 /// `X.cdxj`) is the one whose name its lines give: the other is not compared with it.
-fn index_beside_matches(warc: &Path, lines: &[String], own: bool) -> anyhow::Result<bool> {
+fn index_beside_matches(
+    warc: &Path,
+    lines: &[(String, Option<String>)],
+    own: bool,
+) -> anyhow::Result<bool> {
     let cdxj = trawl_warc::index_path(warc);
     let name = warc.file_name().unwrap_or_default().to_string_lossy();
     let mend = format!(
