@@ -210,7 +210,7 @@ pub(crate) fn repair_warcs(job: &Job) -> Result<Vec<trawl_warc::Repaired>, Error
 }
 
 /// Gives every closed WARC of `dir` the `.cdxj` beside it that a full disk or a crash while it was being
-/// closed left unwritten (its `.cdxj.tmp`, if any, is removed), so that replay tools reading the per-file
+/// closed left unwritten (its temporary index, if any, is removed), so that replay tools reading the per-file
 /// indexes see all of its captures.
 fn index_unindexed(dir: &std::path::Path) -> Result<(), Error> {
     let io = |path: &std::path::Path| {
@@ -223,9 +223,9 @@ fn index_unindexed(dir: &std::path::Path) -> Result<(), Error> {
     let (torn, paths): (Vec<PathBuf>, Vec<PathBuf>) = entries
         .flatten()
         .map(|e| e.path())
-        .partition(|p| p.to_string_lossy().ends_with(".cdxj.tmp"));
-    // The torn indexes first: the index written below goes through the same `.cdxj.tmp` name, and is renamed
-    // away before the loop would reach it (xt10b F3: the resume failed on a file no longer there).
+        .partition(|p| trawl_warc::is_temporary_index(p));
+    // The torn indexes first: the index written below goes through a temporary file too, renamed away before
+    // the loop would reach it (xt10b F3: the resume failed on a file no longer there).
     for path in torn {
         std::fs::remove_file(&path).map_err(io(&path))?;
     }

@@ -435,6 +435,14 @@ pub fn sort(lines: &mut [String]) {
     lines.sort_unstable_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
 }
 
+/// Whether `path` is an index's temporary file, left by a write that did not end (a full disk, a kill):
+/// `.X.cdxj.RANDOM.tmp` beside `X.cdxj`, or `X.cdxj.tmp` from a build before such names.
+pub fn is_temporary_index(path: &Path) -> bool {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    name.ends_with(".cdxj.tmp")
+        || (name.starts_with('.') && name.ends_with(".tmp") && name.contains(".cdxj."))
+}
+
 /// Where the index of WARC (or ARC) `warc` goes: beside it, `X.warc.gz` → `X.cdxj`.
 pub fn index_path(warc: &Path) -> PathBuf {
     let name = warc
@@ -475,9 +483,9 @@ pub fn write_index(path: &Path, lines: Vec<String>) -> Result<(), Error> {
 /// Writes the lines of `sorter` to `path` through a temporary file, renamed into place once synced, so an
 /// index is whole or absent; returns how many.
 pub fn write_sorted(path: &Path, sorter: LineSorter) -> Result<u64, Error> {
-    let tmp = path.with_extension("cdxj.tmp");
+    let tmp = crate::naming::temp_beside(path)?;
     let io = |source| Error::Io {
-        path: tmp.clone(),
+        path: tmp.to_path_buf(),
         source,
     };
     let mut file = std::io::BufWriter::new(std::fs::File::create(&tmp).map_err(io)?);
@@ -486,16 +494,11 @@ pub fn write_sorted(path: &Path, sorter: LineSorter) -> Result<u64, Error> {
         file.sync_all().map_err(io)?;
         Ok(n)
     });
-    let n = match written {
-        Ok(n) => n,
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(e);
-        }
-    };
-    std::fs::rename(&tmp, path).map_err(|source| Error::Io {
+    // On an error the temporary file is removed as `tmp` is dropped.
+    let n = written?;
+    tmp.persist(path).map_err(|e| Error::Io {
         path: path.to_path_buf(),
-        source,
+        source: e.error,
     })?;
     Ok(n)
 }

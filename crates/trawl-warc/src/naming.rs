@@ -1,8 +1,31 @@
 //! WARC file names: `PREFIX-YYYYMMDDhhmmss-NNNNN-HOST.warc.gz`, with `.open` while being written.
 
+use std::path::Path;
+
 use chrono::{DateTime, Utc};
 
 use crate::compression::Compression;
+
+/// A new, empty temporary file beside `path` (`.NAME.XXXXXX.tmp` in its folder), removed when dropped
+/// unless persisted ([`tempfile::TempPath::persist`]): an output is written there and renamed into place,
+/// so it is whole or absent, and no file of the operator's (an `X.cdxj.tmp`) is written over or removed
+/// (xt15c F14), nor one of another run writing beside it.
+pub(crate) fn temp_beside(path: &Path) -> Result<tempfile::TempPath, crate::Error> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map(tempfile::NamedTempFile::into_temp_path)
+        .map_err(|source| crate::Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+}
 
 /// The suffix a file carries while it is being written.
 pub(crate) const OPEN_SUFFIX: &str = ".open";

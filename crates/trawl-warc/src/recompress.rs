@@ -104,12 +104,13 @@ pub(crate) fn rewrite(
     salvage: bool,
     each: impl FnMut(&ReadRecord, &mut Vec<u8>) -> Result<(), Error>,
 ) -> Result<Rewritten, Error> {
-    let tmp = output.with_extension("recompress.tmp");
-    let written = write_records(input, output, &tmp, salvage, each);
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    let written = written?;
+    // Removed as it is dropped, on an error.
+    let tmp = crate::naming::temp_beside(output)?;
+    let written = write_records(input, output, &tmp, salvage, each)?;
+    tmp.persist(output).map_err(|e| Error::Io {
+        path: output.to_path_buf(),
+        source: e.error,
+    })?;
     cdxj::index_beside(output)?;
     Ok(written)
 }
@@ -190,7 +191,6 @@ fn write_records(
         source: e.into_error(),
     })?;
     file.sync_all().map_err(io(tmp))?;
-    std::fs::rename(tmp, output).map_err(io(output))?;
     Ok(Rewritten {
         records,
         stopped,
@@ -306,7 +306,26 @@ mod tests {
         assert_eq!(recompress(&original, &zst).unwrap(), 3);
         assert_eq!(verify(&zst).unwrap().records, 3);
         let back = dir.path().join("y.warc.gz");
+        // An operator's file of the old temporary names beside it is neither used nor removed (xt15c F14),
+        // and nothing temporary is left.
+        let theirs = [
+            dir.path().join("y.cdxj.tmp"),
+            dir.path().join("y.recompress.tmp"),
+        ];
+        for path in &theirs {
+            std::fs::write(path, "keep").unwrap();
+        }
         assert_eq!(recompress(&zst, &back).unwrap(), 3);
+        for path in &theirs {
+            assert_eq!(std::fs::read_to_string(path).unwrap(), "keep");
+            std::fs::remove_file(path).unwrap();
+        }
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
         // Byte for byte the crawl's file, but for the warcinfo record's date and filename.
         let members = |p: &Path| -> Vec<Vec<u8>> {
             let bytes = std::fs::read(p).unwrap();

@@ -226,13 +226,10 @@ pub fn write_wacz(
         captures: index.len() as usize,
         pages: pages.len() as usize,
     };
-    let tmp = out.with_extension("wacz.tmp");
-    let written = write_zip(&tmp, out, warcs, index, pages, title);
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written?;
-    std::fs::rename(&tmp, out).map_err(io_at(out))?;
+    // Removed as it is dropped, on an error.
+    let tmp = crate::naming::temp_beside(out)?;
+    write_zip(&tmp, out, warcs, index, pages, title)?;
+    tmp.persist(out).map_err(|e| io_at(out)(e.error))?;
     Ok(summary)
 }
 

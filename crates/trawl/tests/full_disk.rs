@@ -118,6 +118,9 @@ async fn a_full_disk_fails_the_crawl_and_leaves_valid_warcs() {
             let index = trawl_warc::index_path(path);
             let _ = std::fs::remove_file(&index);
             std::fs::write(index.with_extension("cdxj.tmp"), "torn").unwrap();
+            // and in the form of today's temporary files
+            let name = index.file_name().unwrap().to_string_lossy().into_owned();
+            std::fs::write(index.with_file_name(format!(".{name}.a1B2c3.tmp")), "torn").unwrap();
         }
         let resumed = Crawl::resume(&job, None).unwrap();
         drop(resumed);
