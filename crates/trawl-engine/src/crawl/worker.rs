@@ -173,19 +173,14 @@ fn apply(shared: &Shared, queue: &str, ticket: Ticket, outcome: Outcome, worker:
 }
 
 /// Widens the crawl's scope to a seed's redirect target ([`super::control::widen_to`], off the async
-/// threads: it builds the settings and writes crawl.toml) and says what became of it; whether it widened.
+/// threads: it builds the settings, writes crawl.toml and the job's history line) and says what became of
+/// it; whether it widened. crawl.toml is written first: a kill between the two loses the history line,
+/// never the widening.
 fn widen(shared: &Shared, seed: &NewSeed) -> bool {
     let target = crate::chain::candidate::shown(&seed.target.url);
     match crate::blocking::blocking(usize::MAX, || {
-        super::control::widen_to(shared, &seed.target)
-    }) {
-        // Said at the level the operator sees by default: the crawl's scope grew.
-        Ok(Some(prefix)) => {
-            tracing::warn!(
-                "{} redirects to {target}: the scope takes in {prefix} as a seed's (added to \
-                 scope.surt_prefixes in the job's crawl.toml; scope.seed_redirects_new_seeds)",
-                seed.from
-            );
+        let widened = super::control::widen_to(shared, &seed.target);
+        if let Ok(Some(prefix)) = &widened {
             // Beside the operators' changes, for whoever reads the job's history (xt14a F21).
             crate::job::record_change(
                 shared.job.root(),
@@ -195,6 +190,16 @@ fn widen(shared: &Shared, seed: &NewSeed) -> bool {
                      (scope.seed_redirects_new_seeds)",
                     seed.from
                 ),
+            );
+        }
+        widened
+    }) {
+        // Said at the level the operator sees by default: the crawl's scope grew.
+        Ok(Some(prefix)) => {
+            tracing::warn!(
+                "{} redirects to {target}: the scope takes in {prefix} as a seed's (added to \
+                 scope.surt_prefixes in the job's crawl.toml; scope.seed_redirects_new_seeds)",
+                seed.from
             );
             true
         }
