@@ -223,7 +223,7 @@ fn index_unindexed(dir: &std::path::Path) -> Result<(), Error> {
     let (torn, paths): (Vec<PathBuf>, Vec<PathBuf>) = entries
         .flatten()
         .map(|e| e.path())
-        .partition(|p| trawl_warc::is_temporary_index(p));
+        .partition(|p| trawl_warc::is_temporary_index(p) && p.is_file());
     // The torn indexes first: the index written below goes through a temporary file too, renamed away before
     // the loop would reach it (xt10b F3: the resume failed on a file no longer there).
     for path in torn {

@@ -121,8 +121,8 @@ fn parse_split(text: &str, names: &[&str]) -> Option<Head> {
     head_of(names, parts)
 }
 
-/// The line read around its first IP address that a date of digits follows: the URL is what comes before
-/// it, the fields after the content type are the last words, and the content type is what lies between, so
+/// The line read around its last IP address that a date of 12 to 14 digits follows (the URL, which may hold
+/// spaces, comes first; review 64 R3): the URL is what comes before it, the fields after the content type are the last words, and the content type is what lies between, so
 /// a content type with a space in it (`text/html; charset=utf-8`, written by some ARC producers; Heritrix
 /// strips the parameters) or two spaces between fields do not end the file for want of a header line.
 fn parse_anchored(text: &str, names: &[&str]) -> Option<Head> {
@@ -136,8 +136,8 @@ fn parse_anchored(text: &str, names: &[&str]) -> Option<Head> {
     }
     // The fields after the content type, each one word.
     let after = names.len() - 4;
-    let is_date = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit());
-    let ip = (1..words.len()).find(|&i| {
+    let is_date = |w: &str| (12..=14).contains(&w.len()) && w.bytes().all(|b| b.is_ascii_digit());
+    let ip = (1..words.len()).rev().find(|&i| {
         words[i].1.parse::<IpAddr>().is_ok()
             && words.get(i + 1).is_some_and(|w| is_date(w.1))
             && words.len() >= i + 3 + after
@@ -707,7 +707,19 @@ mod tests {
                 ]),
                 Some(65),
             ),
+            (
+                "http://a/q?h= 10.0.0.1 80 x 10.0.0.2 20140216050221 text/html; charset=utf-8 65",
+                Some([
+                    "http://a/q?h= 10.0.0.1 80 x",
+                    "10.0.0.2",
+                    "20140216050221",
+                    "text/html; charset=utf-8",
+                    "65",
+                ]),
+                Some(65),
+            ),
             ("WARC/1.1", None, None),
+            ("http://x 1.2.3.4 200 GET /a 5", None, None),
             ("http://a/ 1.2.3.4 20140216050221 65", None, None),
             ("http://a/ 1.2.3.4 2014x text/html 5", None, None),
             ("no-scheme 1.2.3.4 20140101 text/html 5", None, None),

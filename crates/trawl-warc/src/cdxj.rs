@@ -34,7 +34,8 @@ pub struct Capture {
     /// then apart from the URL's GETs); `None` for a GET or a record no request is paired with.
     pub method: Option<String>,
     /// Where `digest` was computed from a payload sent chunked (de-chunked), the digest of the bytes as sent,
-    /// which cdxj-indexer writes instead: `verify` takes an index line with either as this capture's.
+    /// which cdxj-indexer writes instead: `verify` takes an index line with either as this capture's. Set
+    /// by `verify`'s indexer only, `None` from [`Capture::of`].
     pub digest_as_sent: Option<String>,
 }
 
@@ -75,15 +76,10 @@ impl Capture {
                 .map(media_type),
             _ => content_type.map(media_type),
         };
-        let mut digest_as_sent = None;
         let digest = match get("WARC-Payload-Digest").filter(|d| !d.is_empty()) {
             Some(d) => Some(d.to_owned()),
             None if warc_type == "revisit" => None,
-            None if http => {
-                let digest = head::http_payload_digest(block);
-                digest_as_sent = head::chunked_as_sent_digest(block).filter(|d| *d != digest);
-                Some(digest)
-            }
+            None if http => Some(head::http_payload_digest(block)),
             None => Some(crate::digest::sha1_digest(block)),
         };
         Some(Capture {
@@ -94,7 +90,7 @@ impl Capture {
             status: head.and_then(|h| h.status),
             digest,
             method: None,
-            digest_as_sent,
+            digest_as_sent: None,
         })
     }
 
@@ -315,6 +311,9 @@ pub(crate) struct Indexer {
     pairing: method::Pairing<(u64, u64)>,
     /// The captures so far, each with its record's index length and offset.
     captures: Vec<(Capture, (u64, u64))>,
+    /// Whether each capture gets its [`Capture::digest_as_sent`] (for `verify`, which compares other
+    /// indexers' indexes; a second digest of a chunked payload that the other paths do without).
+    others: bool,
 }
 
 impl Indexer {
@@ -323,6 +322,15 @@ impl Indexer {
         Indexer {
             pairing: method::Pairing::new(),
             captures: Vec::new(),
+            others: false,
+        }
+    }
+
+    /// An indexer that gives the lines other indexers write too ([`Indexer::lines_and_others`]).
+    pub(crate) fn with_others() -> Indexer {
+        Indexer {
+            others: true,
+            ..Indexer::new()
         }
     }
 
@@ -330,8 +338,11 @@ impl Indexer {
     /// `header`; whether it is a capture the index holds.
     pub(crate) fn add(&mut self, record: &reader::ReadRecord, header: &[(String, String)]) -> bool {
         let capture = Capture::of(header, &record.block).map(|mut c| {
-            // An ARC record's payload digest is computed too (ARC has none), so cdxj-indexer's may differ.
-            if record.is_arc() && c.digest_as_sent.is_none() && c.status.is_some() {
+            // A digest computed (an ARC record has none; a WARC record may lack it) of a chunked payload is
+            // of the body de-chunked, where cdxj-indexer digests it as sent.
+            let computed = record.is_arc()
+                || record::get(header, "WARC-Payload-Digest").is_none_or(str::is_empty);
+            if self.others && computed && c.status.is_some() {
                 c.digest_as_sent = head::chunked_as_sent_digest(&record.block)
                     .filter(|d| Some(d) != c.digest.as_ref());
             }
@@ -527,11 +538,25 @@ pub fn index_difference(
     // Compared as captures, not bytes: another tool's index of the same captures may order a line's JSON
     // fields otherwise, end lines with CRLF, end with a blank line, or order lines of one key and time
     // otherwise (review R5 of stop 60).
-    let mut want: Vec<(String, &str, Option<String>)> = lines
+    let mut want: Vec<(String, &str)> = lines
         .iter()
-        .map(|(l, other)| (canonical(l), l.as_str(), other.as_deref().map(canonical)))
+        .map(|(l, _)| (canonical(l), l.as_str()))
         .collect();
     want.sort_unstable();
+    let wanted: std::collections::HashSet<&str> = want.iter().map(|(c, _)| c.as_str()).collect();
+    // A line in the form another indexer writes stands for its capture's own line, once each: it is
+    // compared as that line (and sorts as it), so two captures of one key and time stay paired aright
+    // (review 64 R2).
+    let mut others: std::collections::HashMap<String, Vec<String>> =
+        std::collections::HashMap::new();
+    for (line, other) in lines {
+        if let Some(other) = other {
+            others
+                .entry(canonical(other))
+                .or_default()
+                .push(canonical(line));
+        }
+    }
     let file = std::io::BufReader::new(std::fs::File::open(index).map_err(io)?);
     let mut have: Vec<(String, String)> = Vec::new();
     // Lines must come in the order of their key and time: pywb looks captures up by binary search
@@ -554,11 +579,17 @@ pub fn index_difference(
                 have.len() + 1
             ));
         }
-        have.push((canonical(line), line.to_owned()));
+        let mut as_capture = canonical(line);
+        if !wanted.contains(as_capture.as_str())
+            && let Some(own) = others.get_mut(&as_capture).and_then(Vec::pop)
+        {
+            as_capture = own;
+        }
+        have.push((as_capture, line.to_owned()));
     }
     have.sort_unstable();
     for (n, (have, want)) in have.iter().zip(&want).enumerate() {
-        if have.0 != want.0 && want.2.as_ref() != Some(&have.0) {
+        if have.0 != want.0 {
             return Ok(Some(format!(
                 "line {}: {}",
                 n + 1,
@@ -1332,23 +1363,28 @@ mod tests {
     }
 
     /// An ARC record's chunked response digested as sent, as cdxj-indexer digests it, is the same capture
-    /// as trawl's line, which digests it de-chunked; another digest is still a difference (xt15a F13).
+    /// as trawl's line, which digests it de-chunked; another digest is still a difference (xt15a F13). With
+    /// a second capture of the same key and time, whose digest sorts between the two forms, the lines
+    /// still pair aright (review 64 R2).
     #[test]
     fn a_chunked_payload_digested_as_sent_is_the_same_capture() {
-        let body =
+        let chunked: &[u8] =
             b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: text/plain\r\n\r\n\
-                     5\r\nhello\r\n0\r\n\r\n";
+                               5\r\nhello\r\n0\r\n\r\n";
+        let plain: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nz";
         let mut arc =
             b"filedesc://c.arc 0.0.0.0 20140216050220 text/plain 9\n1 0 Test\n\n".to_vec();
-        arc.extend_from_slice(
-            format!(
-                "http://127.0.0.1:9/chunk 127.0.0.1 20140216050224 text/plain {}\n",
-                body.len()
-            )
-            .as_bytes(),
-        );
-        arc.extend_from_slice(body);
-        arc.push(b'\n');
+        for body in [chunked, plain] {
+            arc.extend_from_slice(
+                format!(
+                    "http://127.0.0.1:9/chunk 127.0.0.1 20140216050224 text/plain {}\n",
+                    body.len()
+                )
+                .as_bytes(),
+            );
+            arc.extend_from_slice(body);
+            arc.push(b'\n');
+        }
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("c.arc");
         std::fs::write(&path, &arc).unwrap();
@@ -1360,17 +1396,22 @@ mod tests {
             .into_iter()
             .zip(summary.index_others)
             .collect();
-        let ours = &lines[0].0;
+        let (ours, z) = (&lines[0].0, &lines[1].0);
         let hello = crate::digest::sha1_digest(b"hello");
-        assert!(ours.contains(&hello), "{ours}");
-        let index = dir.path().join("c.cdxj");
         let as_sent = crate::digest::sha1_digest(b"5\r\nhello\r\n0\r\n\r\n");
+        let z_digest = crate::digest::sha1_digest(b"z");
+        assert!(ours.contains(&hello) && z.contains(&z_digest), "{lines:?}");
+        // The as-sent digest sorts before the other capture's, trawl's own after it.
+        assert!(as_sent < z_digest && z_digest < hello);
+        let index = dir.path().join("c.cdxj");
         for (digest, same) in [
             (&hello, true),
             (&as_sent, true),
             (&crate::digest::sha1_digest(b"x"), false),
         ] {
-            std::fs::write(&index, ours.replace(&hello, digest) + "\n").unwrap();
+            let mut both = [ours.replace(&hello, digest), z.clone()];
+            both.sort();
+            std::fs::write(&index, both.join("\n") + "\n").unwrap();
             assert_eq!(
                 index_difference(&index, &lines).unwrap().is_none(),
                 same,

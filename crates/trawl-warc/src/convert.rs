@@ -443,7 +443,14 @@ mod tests {
             "{err}"
         );
         assert!(!out.exists());
-        assert!(!dir.path().join("bad.warc.recompress.tmp").exists());
+        // and no temporary file is left
+        assert!(
+            std::fs::read_dir(dir.path()).unwrap().all(|e| !e
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".tmp"))
+        );
         // recompress refuses an ARC and says what to use.
         let err = crate::recompress(&input, &out).unwrap_err().to_string();
         assert!(err.contains("trawl warc convert"), "{err}");

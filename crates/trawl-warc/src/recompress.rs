@@ -310,7 +310,7 @@ mod tests {
         // and nothing temporary is left.
         let theirs = [
             dir.path().join("y.cdxj.tmp"),
-            dir.path().join("y.recompress.tmp"),
+            dir.path().join("y.warc.recompress.tmp"),
         ];
         for path in &theirs {
             std::fs::write(path, "keep").unwrap();

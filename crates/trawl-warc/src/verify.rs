@@ -231,7 +231,7 @@ pub fn verify_with(path: &Path, options: VerifyOptions) -> Result<VerifySummary,
     // seen. Each id read, with the offset of its record and a hash of its header, to tell a copy.
     let mut ids: HashMap<String, (u64, u64)> = HashMap::new();
     let mut repeats: Option<Repeats> = None;
-    let mut indexer = options.index.then(Indexer::new);
+    let mut indexer = options.index.then(Indexer::with_others);
     for record in records {
         let record = match record {
             Ok(record) => record,

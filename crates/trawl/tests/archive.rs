@@ -799,7 +799,17 @@ async fn zstd_job(settings: &str, dictionary: bool) {
             && said.contains(&*twin.to_string_lossy()),
         "{said}"
     );
-    assert!(!clash.exists() && !clash.with_extension("wacz.tmp").exists());
+    assert!(!clash.exists());
+    let parent = clash.parent().unwrap();
+    assert!(
+        std::fs::read_dir(parent).unwrap().all(|e| !e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .ends_with(".tmp")),
+        "a temporary file is left in {}",
+        parent.display()
+    );
     std::fs::remove_file(&twin).unwrap();
     let zst: u64 = files
         .iter()

@@ -353,7 +353,17 @@ fn a_package_onto_a_full_disk_names_the_package_and_its_fix() {
     for wrong in ["writing WARC", "trawl resume", "ZipWriter", ".warc.gz:"] {
         assert!(!err.contains(wrong), "{wrong:?} in: {err}");
     }
-    assert!(!out.exists() && !out.with_extension("wacz.tmp").exists());
+    assert!(!out.exists());
+    let parent = out.parent().unwrap();
+    assert!(
+        std::fs::read_dir(parent).unwrap().all(|e| !e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .ends_with(".tmp")),
+        "a temporary file is left in {}",
+        parent.display()
+    );
 }
 
 // See: xt8 F3 (after a crawl stopped by a WARC write failure, the resume fetched robots.txt twice at once).

@@ -320,11 +320,15 @@ fn probe_entry(
             // A value of the wrong type or range is taken out by where it is written, so the entry stays in
             // its place and later entries keep their numbers (xt15b F9: every later entry's problem was told
             // at the index before its own). Inside a rule the error's place is the rule's: a number, a text
-            // or a truth value is then found by its text as the message quotes it (xt15c F13).
+            // or a truth value is then found by its text as the message quotes it (xt15c F13): the first of
+            // the entry's values so written, which is most often the one meant.
             let quoted = |v: &Spanned<DeValue<'_>>| match v.get_ref() {
                 DeValue::Integer(i) => quoted_after(&raw, "integer `") == Some(i.as_str()),
                 DeValue::String(s) => raw.contains(&format!("string {:?},", s.as_ref())),
                 DeValue::Boolean(b) => raw.contains(&format!("boolean `{b}`")),
+                DeValue::Float(f) => quoted_after(&raw, "floating point `")
+                    .and_then(|q| q.parse::<f64>().ok())
+                    .is_some_and(|q| f.as_str().replace('_', "").parse::<f64>().ok() == Some(q)),
                 _ => false,
             };
             e.span()

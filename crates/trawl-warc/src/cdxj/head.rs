@@ -154,13 +154,22 @@ pub(crate) fn as_sent_payload_digest(block: &[u8]) -> String {
     crate::digest::sha1_digest(&block[lenient_len(block)..])
 }
 
-/// [`as_sent_payload_digest`] where the head names the chunked coding, whose framing the payload digest
-/// leaves out (so the two differ); `None` for any other message, without digesting it again.
+/// [`as_sent_payload_digest`] where the head's Transfer-Encoding ends with the chunked coding, whose framing
+/// the payload digest leaves out (so the two differ); `None` for any other message, without digesting it
+/// again.
 pub(crate) fn chunked_as_sent_digest(block: &[u8]) -> Option<String> {
     let head = &block[..lenient_len(block)];
-    head.windows(7)
-        .any(|w| w.eq_ignore_ascii_case(b"chunked"))
-        .then(|| as_sent_payload_digest(block))
+    let chunked = head.split(|&b| b == b'\n').any(|line| {
+        let text = String::from_utf8_lossy(line);
+        text.split_once(':').is_some_and(|(name, value)| {
+            name.trim().eq_ignore_ascii_case("transfer-encoding")
+                && value
+                    .rsplit(',')
+                    .next()
+                    .is_some_and(|last| last.trim().eq_ignore_ascii_case("chunked"))
+        })
+    });
+    chunked.then(|| as_sent_payload_digest(block))
 }
 
 #[cfg(test)]
