@@ -827,7 +827,8 @@ fn http(port: u16, method: &str, path: &str) -> (String, String) {
 /// `trawl serve --frontier`: the API lists a shared crawl with its workers and pauses every worker.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_web_api_shows_and_acts_on_a_shared_crawl() {
-    let redis = Redis::start();
+    // With a password, which the server never shows (xt16b F1).
+    let redis = Redis::start_with_password("s3cret");
     let url = redis.url();
     let setup = url.clone();
     tokio::task::spawn_blocking(move || {
@@ -872,6 +873,8 @@ async fn the_web_api_shows_and_acts_on_a_shared_crawl() {
         .unwrap();
     assert!(status.contains("200"), "{status} {body}");
     let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert!(!body.contains("s3cret"), "{body}");
+    assert_eq!(v["frontier"], url.replace("s3cret", "PASSWORD"));
     let crawl = &v["crawls"][0];
     assert_eq!(crawl["name"], "nl");
     assert_eq!(crawl["counts"]["queued"], 1);
@@ -892,7 +895,9 @@ async fn the_web_api_shows_and_acts_on_a_shared_crawl() {
     assert!(
         html.contains("<h2>nl</h2>")
             && html.contains("host-1")
-            && html.contains("/shared/nl/action/stop"),
+            && html.contains("/shared/nl/action/stop")
+            && html.contains(":PASSWORD@")
+            && !html.contains("s3cret"),
         "{html}"
     );
     // Seeds added crawl-wide go into the shared queues, once.

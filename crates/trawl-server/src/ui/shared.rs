@@ -21,7 +21,11 @@ pub(crate) async fn show(
         Err(e) => return error_page(&op, &e),
     };
     let mut body = match s.shared.as_deref() {
-        Some(url) => format!("<p>Redis: <code>{}</code></p>", esc(url)),
+        // Its password never (xt16b F1), as every message of the crawl shows it.
+        Some(url) => format!(
+            "<p>Redis: <code>{}</code></p>",
+            esc(&trawl_frontier::without_password(url))
+        ),
         None => {
             "<p>This server was started without <code>--frontier redis://HOST:PORT/DB</code>.</p>"
                 .into()

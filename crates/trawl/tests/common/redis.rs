@@ -10,6 +10,8 @@ pub struct Redis {
     child: Option<Child>,
     port: u16,
     dir: tempfile::TempDir,
+    /// Its `requirepass`, if it has one.
+    password: Option<&'static str>,
 }
 
 impl Redis {
@@ -17,10 +19,21 @@ impl Redis {
     /// another test's server, or as the source port of a connection), so a server that exits at once is
     /// started again on another port.
     pub fn start() -> Redis {
+        Redis::start_with(None)
+    }
+
+    /// A redis-server that asks for `password` (`requirepass`).
+    #[allow(dead_code)]
+    pub fn start_with_password(password: &'static str) -> Redis {
+        Redis::start_with(Some(password))
+    }
+
+    fn start_with(password: Option<&'static str>) -> Redis {
         let mut r = Redis {
             child: None,
             port: 0,
             dir: tempfile::tempdir().unwrap(),
+            password,
         };
         for _ in 0..5 {
             r.port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -36,7 +49,10 @@ impl Redis {
     }
 
     pub fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/0", self.port)
+        match self.password {
+            Some(pw) => format!("redis://:{pw}@127.0.0.1:{}/0", self.port),
+            None => format!("redis://127.0.0.1:{}/0", self.port),
+        }
     }
 
     /// Starts it again on its port, with its data.
@@ -62,13 +78,14 @@ impl Redis {
                 "--appendfsync",
                 "always",
             ])
+            .args(self.password.iter().flat_map(|pw| ["--requirepass", pw]))
             .arg("--dir")
             .arg(self.dir.path())
             .stdout(Stdio::null())
             .spawn()
             .expect("redis-server is not installed: run the README's test command");
         let started = Instant::now();
-        while answering_pid(self.port) != Some(child.id()) {
+        while answering_pid(self.port, self.password) != Some(child.id()) {
             if child.try_wait().unwrap().is_some() {
                 return false;
             }
@@ -85,7 +102,9 @@ impl Redis {
     /// Empties it (`FLUSHALL`): what a restart without persistence leaves.
     pub fn flush(&self) {
         let out = Command::new("redis-cli")
-            .args(["-p", &self.port.to_string(), "FLUSHALL"])
+            .args(["-p", &self.port.to_string()])
+            .args(auth(self.password))
+            .arg("FLUSHALL")
             .output()
             .unwrap();
         assert!(String::from_utf8_lossy(&out.stdout).contains("OK"));
@@ -121,10 +140,17 @@ impl Drop for Redis {
     }
 }
 
+/// redis-cli's arguments for `password`.
+fn auth(password: Option<&str>) -> Vec<&str> {
+    password.map_or(Vec::new(), |pw| vec!["-a", pw, "--no-auth-warning"])
+}
+
 /// The process id of the redis-server answering on `port`, if one answers.
-fn answering_pid(port: u16) -> Option<u32> {
+fn answering_pid(port: u16, password: Option<&str>) -> Option<u32> {
     let out = Command::new("redis-cli")
-        .args(["-p", &port.to_string(), "INFO", "server"])
+        .args(["-p", &port.to_string()])
+        .args(auth(password))
+        .args(["INFO", "server"])
         .stderr(Stdio::null())
         .output()
         .ok()?;
