@@ -616,6 +616,20 @@ async fn an_operator_pauses_lists_and_stops_every_worker() {
             );
         }
         assert!(!root.join("w0/crawl/checkpoints").exists());
+        // Pausing or setting one worker alone is refused: it would sit idle unseen, or fetch at a pace of its
+        // own (xt16b F2).
+        for action in [&["pause"][..], &["set", "frontier.min_delay_ms=1"]] {
+            let said = refused(&[&[w0][..], action].concat());
+            assert!(
+                said.contains(&format!("trawl ctl --frontier {url} crawl {}", action[0])),
+                "{said}"
+            );
+        }
+        assert!(
+            !std::fs::read_to_string(root.join("w0/crawl/crawl.toml"))
+                .unwrap()
+                .contains("min_delay_ms = 1\n")
+        );
         ctl(&["unpause"]);
         while pages() < held + 10 {
             assert!(

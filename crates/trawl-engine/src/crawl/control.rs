@@ -62,6 +62,23 @@ pub(super) fn answer_files(shared: &Shared, job: &Job) {
 
 pub(super) fn apply_command(shared: &Shared, command: &Command) -> Reply {
     let reply = match command {
+        // A worker pausing or changing settings alone would sit idle unseen, or fetch at another pace than
+        // the crawl's (xt16b F2): those are the crawl's, steered for every worker at once.
+        Command::Pause | Command::Unpause | Command::Settings { .. } if shared.remote.is_some() => {
+            refuse_on_a_worker(shared, command)
+        }
+        Command::Stop if let Some(remote) = &shared.remote => {
+            shared.pipeline.stop.stop();
+            Reply::Done {
+                message: format!(
+                    "stopping this worker; the shared crawl {:?} goes on with the others (`trawl ctl --frontier \
+                     {} {} stop` stops every worker)",
+                    remote.spec.job,
+                    remote.spec.shown_url(),
+                    remote.spec.job,
+                ),
+            }
+        }
         Command::Pause => {
             shared.pipeline.stop.set_paused(true);
             Reply::Done {
@@ -127,12 +144,24 @@ fn refuse_on_a_worker(shared: &Shared, command: &Command) -> Reply {
             };
         }
         Command::Queues => "queues",
+        Command::Pause => "pause",
+        Command::Unpause => "unpause",
+        Command::Settings {
+            change: crate::live::SettingsChange::Set(_),
+        } => "set",
+        Command::Settings {
+            change: crate::live::SettingsChange::Sheet(_),
+        } => "put-sheet",
+        Command::Settings {
+            change: crate::live::SettingsChange::RemoveSheet(_),
+        } => "remove-sheet",
         _ => "the queue action",
     };
     Reply::Failed {
         message: format!(
-            "{} is a worker of the shared crawl {:?}, whose queues and seeds are in Redis, not in this job \
-             directory: nothing was changed; run `trawl ctl --frontier {} {} {action} …` to reach every worker",
+            "{} is a worker of the shared crawl {:?}, whose queues, seeds, settings and pause are the crawl's, \
+             in Redis, not this job directory's: nothing was changed; run `trawl ctl --frontier {} {} {action} …` \
+             to reach every worker",
             shared.job.root().display(),
             remote.spec.job,
             remote.spec.shown_url(),
