@@ -820,6 +820,43 @@ async fn joining_with_another_config_adds_its_seeds_and_names_the_settings_not_a
     .unwrap();
 }
 
+/// A job holding a local crawl (its queues in state/frontier) is never made a worker's job: `trawl crawl
+/// --frontier` and `trawl worker` refuse it before anything is made in Redis, and it stays resumable (xt16b F3).
+#[test]
+fn a_local_job_is_not_joined_to_a_shared_crawl() {
+    let redis = Redis::start();
+    let url = redis.url();
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("local");
+    std::fs::create_dir_all(job.join("state/frontier")).unwrap();
+    let config = "[seeds]\nurls = [\"http://127.0.0.1:9/\"]\n";
+    std::fs::write(job.join("crawl.toml"), config).unwrap();
+    let job_arg = job.to_str().unwrap();
+    for args in [
+        &["crawl", "--frontier", &url, "--job", job_arg, "http://127.0.0.1:9/"][..],
+        &["worker", &url, "--job", job_arg],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_trawl"))
+            .args(args)
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success()
+                && said.contains("already holds a crawl")
+                && said.contains("trawl resume"),
+            "{args:?}: {said}"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(job.join("crawl.toml")).unwrap(), config);
+    assert!(!job.join("state/shared.json").exists());
+    let keys = Command::new("redis-cli")
+        .args(["-u", &url, "DBSIZE"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&keys.stdout).trim(), "0");
+}
+
 /// One HTTP/1.0 request with the API token: (status line, body).
 fn http(port: u16, method: &str, path: &str) -> (String, String) {
     use std::io::{Read, Write};

@@ -187,6 +187,7 @@ impl Crawl {
         if let Some(key) = config.inline_secret() {
             return Err(Error::SharedSecret { key });
         }
+        refuse_a_local_crawl(job_dir)?;
         let spec = RemoteSpec::new(url, job_dir);
         let mut frontier = spec.connect(Duration::from_millis(config.frontier.lease_ms), 0)?;
         let (text, created) = frontier
@@ -215,6 +216,7 @@ impl Crawl {
 
     /// Joins the crawl in Redis at `url` named as `job_dir` (`trawl worker`), with its settings.
     pub fn join(job_dir: &std::path::Path, url: &str) -> Result<Crawl, Error> {
+        refuse_a_local_crawl(job_dir)?;
         let spec = RemoteSpec::new(url, job_dir);
         let mut frontier = spec.connect(Duration::from_secs(30), 0)?;
         let Some(text) = frontier
@@ -815,6 +817,15 @@ fn browser_capture(
 }
 
 /// The config's seeds as URLs (naming any bad one).
+/// Refuses to make `job_dir` a worker's job of a shared crawl when it holds a crawl of its own (its queues in
+/// `state/frontier`): joining would leave them uncrawled and the job no longer resumable (xt16b F3).
+fn refuse_a_local_crawl(job_dir: &std::path::Path) -> Result<(), Error> {
+    match Job::open(job_dir) {
+        Ok(job) if job.frontier_dir().exists() => Err(Error::JobExists(job_dir.to_path_buf())),
+        _ => Ok(()),
+    }
+}
+
 fn parse_seeds(config: &CrawlConfig) -> Result<Vec<Url>, Error> {
     Ok(config
         .seeds
