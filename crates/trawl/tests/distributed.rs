@@ -833,7 +833,14 @@ fn a_local_job_is_not_joined_to_a_shared_crawl() {
     std::fs::write(job.join("crawl.toml"), config).unwrap();
     let job_arg = job.to_str().unwrap();
     for args in [
-        &["crawl", "--frontier", &url, "--job", job_arg, "http://127.0.0.1:9/"][..],
+        &[
+            "crawl",
+            "--frontier",
+            &url,
+            "--job",
+            job_arg,
+            "http://127.0.0.1:9/",
+        ][..],
         &["worker", &url, "--job", job_arg],
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_trawl"))
@@ -848,7 +855,10 @@ fn a_local_job_is_not_joined_to_a_shared_crawl() {
             "{args:?}: {said}"
         );
     }
-    assert_eq!(std::fs::read_to_string(job.join("crawl.toml")).unwrap(), config);
+    assert_eq!(
+        std::fs::read_to_string(job.join("crawl.toml")).unwrap(),
+        config
+    );
     assert!(!job.join("state/shared.json").exists());
     let keys = Command::new("redis-cli")
         .args(["-u", &url, "DBSIZE"])

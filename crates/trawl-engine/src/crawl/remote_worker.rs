@@ -278,17 +278,18 @@ pub(super) async fn follow_settings(shared: Arc<Shared>) {
     }
 }
 
-/// Renews this process's leases (its heartbeat) every third of a lease, so a long fetch keeps its URI while
-/// a dead process's leases expire within one lease.
+/// Renews this process's leases (its heartbeat) at once, so the operator's `workers` lists it from its
+/// start, then every third of a lease, so a long fetch keeps its URI while a dead process's leases expire
+/// within one lease.
 pub(super) async fn renew_leases(shared: Arc<Shared>) {
     let Some(remote) = &shared.remote else {
         return;
     };
     loop {
-        tokio::time::sleep(remote.lease / 3).await;
         if let Some(Err(e)) = remote.call(&shared.pipeline.stop, |f| f.renew()).await {
             remote.say(&e);
         }
+        tokio::time::sleep(remote.lease / 3).await;
     }
 }
 

@@ -52,12 +52,13 @@ pub enum Claim<T> {
     Stopped,
 }
 
-/// The worker keys as read in one pipeline: heartbeats, first beats, URIs done, leases.
+/// The worker keys as read in one pipeline: heartbeats, first beats, URIs done, leases, lease lengths.
 type WorkerKeys = (
     Vec<(String, u64)>,
     HashMap<String, u64>,
     HashMap<String, u64>,
     Vec<String>,
+    HashMap<String, u64>,
 );
 
 /// A row of `queue.lua list`: queue, state, queued, leased, spent, budget or '', delay or '', wait ms.
@@ -91,6 +92,9 @@ pub struct WorkerInfo {
     pub worker: String,
     /// Milliseconds since its last heartbeat (a live worker beats every third of a lease).
     pub silent_ms: u64,
+    /// Whether it beat within its lease (`frontier.lease_ms`; 30 s for a worker that has not said its
+    /// lease): a worker silent for longer is dead or cut off, and its leases are taken over.
+    pub alive: bool,
     /// Milliseconds since its first heartbeat.
     pub running_ms: u64,
     /// URIs it completed.
@@ -100,9 +104,15 @@ pub struct WorkerInfo {
 }
 
 impl WorkerInfo {
-    /// Its average rate, URIs per second.
+    /// Its average rate, URIs per second: since its first heartbeat (its start), up to now while it is
+    /// alive (beats are a third of a lease apart, which may be minutes: xt16b F4), else up to its last beat.
     pub fn uris_per_s(&self) -> f64 {
-        let secs = self.running_ms.saturating_sub(self.silent_ms) as f64 / 1000.0;
+        let ms = if self.alive {
+            self.running_ms
+        } else {
+            self.running_ms.saturating_sub(self.silent_ms)
+        };
+        let secs = ms as f64 / 1000.0;
         if secs > 0.0 {
             self.done as f64 / secs
         } else {
@@ -110,6 +120,9 @@ impl WorkerInfo {
         }
     }
 }
+
+/// The lease length assumed of a worker that has not said its own (one of a build before `:wlease`).
+const DEFAULT_LEASE_MS: u64 = 30_000;
 
 /// Which lease an item was taken under: hand it back to [`SharedFrontier::finished`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -571,7 +584,7 @@ impl<T: Item> SharedFrontier<T> {
     /// beats every third of it) from a dead one.
     pub fn workers(&mut self) -> Result<Vec<WorkerInfo>, SharedError> {
         let p = self.prefix.clone();
-        let (beats, starts, done, leases): WorkerKeys = self.with_conn(|conn, _| {
+        let (beats, starts, done, leases, lengths): WorkerKeys = self.with_conn(|conn, _| {
             // One slot (the job's hash tag): a pipeline a cluster node answers whole.
             redis::pipe()
                 .cmd("ZRANGE")
@@ -585,6 +598,8 @@ impl<T: Item> SharedFrontier<T> {
                 .arg(format!("{p}:wdone"))
                 .cmd("HVALS")
                 .arg(format!("{p}:lease"))
+                .cmd("HGETALL")
+                .arg(format!("{p}:wlease"))
                 .query(conn)
         })?;
         let time: (u64, u64) = self.with_conn(|conn, _| redis::cmd("TIME").query(conn))?;
@@ -593,6 +608,8 @@ impl<T: Item> SharedFrontier<T> {
             .into_iter()
             .map(|(worker, beat)| WorkerInfo {
                 silent_ms: now.saturating_sub(beat),
+                alive: now.saturating_sub(beat)
+                    < lengths.get(&worker).copied().unwrap_or(DEFAULT_LEASE_MS),
                 running_ms: now.saturating_sub(starts.get(&worker).copied().unwrap_or(beat)),
                 done: done.get(&worker).copied().unwrap_or(0),
                 leases: leases

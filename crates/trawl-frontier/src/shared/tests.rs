@@ -550,6 +550,36 @@ fn budgets_pause_and_the_seen_set() {
     assert!(matches!(other.claim().unwrap(), Claim::Empty));
 }
 
+/// A worker is alive while it beats within its own lease, however long that is (xt16b F4: a 240 s lease's
+/// workers were all "silent", a dead 6 s lease's one "alive" for 60 s).
+#[test]
+fn a_worker_is_alive_within_its_own_lease() {
+    let server = RedisServer::start();
+    let mut long = worker(&server, "long", 240_000);
+    let mut short = worker(&server, "short", 1_000);
+    long.renew().unwrap();
+    short.renew().unwrap();
+    let alive = |f: &mut SharedFrontier<String>| -> Vec<(String, bool)> {
+        let mut w: Vec<_> = f
+            .workers()
+            .unwrap()
+            .into_iter()
+            .map(|w| (w.worker, w.alive))
+            .collect();
+        w.sort();
+        w
+    };
+    assert_eq!(
+        alive(&mut long),
+        [("long".into(), true), ("short".into(), true)]
+    );
+    std::thread::sleep(std::time::Duration::from_millis(1_100));
+    assert_eq!(
+        alive(&mut long),
+        [("long".into(), true), ("short".into(), false)]
+    );
+}
+
 #[test]
 fn a_full_redis_refuses_whole_steps_and_comes_back() {
     let server = RedisServer::start();

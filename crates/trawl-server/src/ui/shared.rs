@@ -50,11 +50,7 @@ pub(crate) async fn show(
             .workers
             .iter()
             .map(|w| {
-                let alive = if w.silent_ms < 60_000 {
-                    "alive"
-                } else {
-                    "silent"
-                };
+                let alive = if w.alive { "alive" } else { "silent" };
                 format!(
                     "<tr><td>{}</td><td>{alive}</td><td>{}</td><td>{:.1}</td><td>{}</td></tr>",
                     esc(&w.worker),

@@ -237,12 +237,7 @@ pub(crate) fn shared(
                 "worker", "state", "done", "URIs/s", "leases"
             )?;
             for w in &workers {
-                // A live worker beats every third of its lease (30 s by default).
-                let alive = if w.silent_ms < 60_000 {
-                    "alive"
-                } else {
-                    "silent"
-                };
+                let alive = if w.alive { "alive" } else { "silent" };
                 writeln!(
                     out,
                     "{:<32} {:<8} {:>10} {:>8.1} {:>7}",
