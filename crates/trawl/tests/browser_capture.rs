@@ -457,6 +457,21 @@ fn route(path: &str, outside: &str) -> Vec<u8> {
                 "fetch('/upload', {method: 'POST', body: 'A'.repeat(17 * 1024 * 1024)}).catch(() => {});",
             ),
         ),
+        // A page that fetches the HTML of the page it links to (as quicklink or Turbo do), and that page,
+        // whose script asks its data.
+        "/prefetcher" => response(
+            "200 OK",
+            html,
+            b"<html><body><div id=\"root\"></div><a href=\"/prefetched\">next</a>\
+              <script>fetch('/prefetched').then(r => r.text());</script></body></html>",
+        ),
+        "/prefetched" => response(
+            "200 OK",
+            html,
+            b"<html><body><div id=\"root\"></div>\
+              <script>fetch('/api/prefetched-data').then(r => r.text());</script></body></html>",
+        ),
+        "/api/prefetched-data" => response("200 OK", "application/json", b"{\"ok\": true}"),
         // Pages that navigate away: by script to the other origin, by a meta refresh on this one (with a
         // frame, which must still load).
         "/navaway" => response(
@@ -1341,6 +1356,37 @@ async fn a_navigation_of_the_page_is_a_link_not_an_embed() {
         frame.status == 200 && frame.hop_path.ends_with('E'),
         "{frame:?}"
     );
+}
+
+/// A page another page's script fetched (a prefetch of a link's HTML) is still crawled as a page through
+/// that link, and rendered: its own requests are made (xt16a F1: it was marked seen as the first page's
+/// request, its link dropped, never rendered).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_the_browser_prefetched_is_still_rendered_as_a_page() {
+    if chromium().is_none() {
+        return;
+    }
+    let seen = Shared::default();
+    let addr = serve("127.0.0.1", seen.clone(), String::new()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let job = crawl(
+        dir.path(),
+        &format!(
+            "[seeds]\nurls = [\"http://{addr}/prefetcher\"]\n\n[extract]\nspeculative = false\n\n\
+             [browser]\nmode = \"all\"\npage_timeout_ms = 6000\nidle_ms = 500\n"
+        ),
+    )
+    .await;
+    let log = common::crawl_log(&job);
+    let page = format!("http://{addr}/prefetched");
+    let lines: Vec<_> = log.iter().filter(|l| l.uri == page).collect();
+    assert!(
+        lines.iter().any(|l| l.hop_path.ends_with('E'))
+            && lines.iter().any(|l| l.hop_path.ends_with('L')
+                && l.annotations.iter().any(|a| a == "browser:rendered")),
+        "{lines:?}"
+    );
+    assert_eq!(seen.lock().unwrap().asked.get("/api/prefetched-data"), Some(&1));
 }
 
 /// A page's own request fields (an API key, `Accept`) and the cookie its script set reach the server through

@@ -50,6 +50,15 @@ pub(crate) struct PageRequest {
 }
 
 impl PageRequest {
+    /// Whether the browser asked for a frame's document (`Sec-Fetch-Dest: iframe` or `frame`): part of the
+    /// page, shown inside it.
+    pub(crate) fn is_frame(&self) -> bool {
+        self.headers.iter().any(|(name, value)| {
+            name.as_str() == "sec-fetch-dest"
+                && matches!(value.as_bytes(), b"iframe" | b"frame")
+        })
+    }
+
     /// The page's request fields `headers` less those trawl owns and those the operator sets (`operator`, the
     /// names of `fetch.headers`); a field HTTP cannot carry is left out.
     pub(crate) fn new<'a>(

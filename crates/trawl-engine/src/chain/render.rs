@@ -72,14 +72,10 @@ pub(super) async fn run(
     if mode == BrowserMode::Off || uri.kind != UriKind::Page || !record.write {
         return None;
     }
-    let resp = record.response()?;
-    let html = matches!(
-        record.mime.as_deref(),
-        Some("text/html" | "application/xhtml+xml")
-    );
-    if !html || !(200..300).contains(&resp.status) || attachment(record) {
+    if !is_a_page(record) {
         return None;
     }
+    let resp = record.response()?;
     let host = uri.url.host_str().unwrap_or_default().to_owned();
     let kind = page_kind(uri);
     if mode == BrowserMode::Auto
@@ -175,6 +171,18 @@ pub(super) async fn run(
 /// Whether the response asks to be saved rather than shown (`Content-Disposition: attachment`): a browser
 /// downloads it and renders nothing (waiting out the page's budget for a `load` that never comes), so it is
 /// not opened in one, as Heritrix's browser processor skips it (xt9b F5).
+/// Whether `record` holds a page a browser shows: an HTML document, 2xx, not an attachment to save.
+fn is_a_page(record: &FetchRecord) -> bool {
+    let html = matches!(
+        record.mime.as_deref(),
+        Some("text/html" | "application/xhtml+xml")
+    );
+    html && record
+        .response()
+        .is_some_and(|r| (200..300).contains(&r.status))
+        && !attachment(record)
+}
+
 fn attachment(record: &FetchRecord) -> bool {
     record.header("content-disposition").is_some_and(|v| {
         v.split(';')
@@ -532,7 +540,7 @@ impl PageUpstream<'_> {
         tries: Tries,
         page_request: Option<&PageRequest>,
     ) -> (bool, Option<Vec<u8>>) {
-        let (outcome, response) = through_chain(
+        let (outcome, response, page) = through_chain(
             self.p,
             child.uri.clone(),
             settings,
@@ -559,7 +567,14 @@ impl PageUpstream<'_> {
         }
         let mut found = lock(&self.found);
         found.take(self.p, outcome);
-        found.children.push(child);
+        // A page the browser fetched other than as a frame of this one (a prefetch, a script's fetch of a
+        // link's HTML as quicklink or Turbo do) is archived as this page's `E` request, but not marked seen:
+        // a link to it queues it as the page it is, rendered in its turn (xt16a F1: its own link was dropped
+        // as seen, and it was never rendered). That costs its server a second request.
+        let frame = page_request.is_some_and(PageRequest::is_frame);
+        if !page || frame || sent_back {
+            found.children.push(child);
+        }
         (sent_back, response)
     }
 
@@ -663,8 +678,8 @@ enum Tries {
     AsSettings,
 }
 
-/// One URI through the chain as a page from the frontier goes, but not rendered; its outcome and the response
-/// as it crossed the wire.
+/// One URI through the chain as a page from the frontier goes, but not rendered; its outcome, the response
+/// as it crossed the wire, and whether that is a page ([`is_a_page`]).
 async fn through_chain(
     p: &Pipeline,
     uri: CrawlUri,
@@ -672,7 +687,7 @@ async fn through_chain(
     worker: usize,
     tries: Tries,
     page_request: Option<&PageRequest>,
-) -> (Outcome, Option<Vec<u8>>) {
+) -> (Outcome, Option<Vec<u8>>, bool) {
     let once;
     let settings = match tries {
         Tries::Once => {
@@ -686,8 +701,9 @@ async fn through_chain(
     match super::fetch_and_write(p, uri, settings, worker, page_request).await {
         Ok((uri, record)) => {
             let response = record.response().map(|r| r.response_bytes.to_vec());
-            (post::run(p, uri, record, settings, worker), response)
+            let page = is_a_page(&record);
+            (post::run(p, uri, record, settings, worker), response, page)
         }
-        Err(ended) => (*ended, None),
+        Err(ended) => (*ended, None, false),
     }
 }
