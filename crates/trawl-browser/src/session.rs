@@ -177,10 +177,17 @@ impl Browser {
         let restart = match running.as_mut() {
             Some(r) => {
                 r.pages += 1;
-                r.pages >= self.restart_every
-                    || rendered.notes.contains(&"crashed")
-                    || r.handler.is_finished()
-                    || self.over_memory(&r.profile)
+                // A browser that crashed, died or stopped answering DevTools is restarted at once (xt16a
+                // F2: a frozen one was kept, and every later page waited out its time for nothing).
+                let broken = ["crashed", "failed"]
+                    .iter()
+                    .find(|note| rendered.notes.contains(note))
+                    .copied()
+                    .or_else(|| r.handler.is_finished().then_some("ended"));
+                if let Some(why) = broken {
+                    tracing::warn!("browser: {url}: {}; restarting it", said(why));
+                }
+                broken.is_some() || r.pages >= self.restart_every || self.over_memory(&r.profile)
             }
             None => false,
         };
@@ -249,6 +256,17 @@ impl Browser {
         if let Some(old) = self.running.write().await.take() {
             stop(old).await;
         }
+    }
+}
+
+/// What a browser note that restarts the browser means, for the operator.
+fn said(note: &str) -> &'static str {
+    match note {
+        "crashed" => "the page's renderer crashed",
+        "failed" => {
+            "the browser could not render the page (it crashed or stopped answering DevTools)"
+        }
+        _ => "the browser ended",
     }
 }
 
@@ -408,7 +426,9 @@ async fn render_page<U: Upstream>(
                 "failed"
             })
         }
-        Err(_) => failed("timeout"),
+        // Past the page's deadline and the net's margin, no answer at all: the browser no longer answers
+        // DevTools (frozen), and nothing of the page was rendered.
+        Err(_) => failed("failed"),
     };
     rendered.requests = traffic.requests();
     if let Some(cap) = traffic.capped() {

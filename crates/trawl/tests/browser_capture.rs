@@ -928,6 +928,91 @@ async fn a_crashed_tab_is_survived() {
     );
 }
 
+/// The processes of this crawl's browser (their command line names its profile folder): `renderers` only
+/// its renderers, else all of them.
+fn browser_processes(job: &Path, renderers: bool) -> Vec<String> {
+    let profile = job.join("state/browser").to_string_lossy().into_owned();
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if cmdline.contains(&profile) && (!renderers || cmdline.contains("--type=renderer")) {
+            pids.push(entry.file_name().to_string_lossy().into_owned());
+        }
+    }
+    pids
+}
+
+/// A browser that stops answering DevTools (frozen) is restarted after the page it failed, which is
+/// `browser:failed`, not rendered; the next page renders (xt16a F2: the frozen browser was kept, every
+/// later page waited out its time and was called rendered).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frozen_browser_is_restarted() {
+    if chromium().is_none() {
+        return;
+    }
+    let seen = Shared::default();
+    let addr = serve("127.0.0.1", seen.clone(), String::new()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("crawl.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[seeds]\nurls = [\"http://{addr}/hang\"]\n\n[browser]\nmode = \"all\"\npages = 1\n\
+             page_timeout_ms = 4000\nidle_ms = 500\n"
+        ),
+    )
+    .unwrap();
+    let job = dir.path().join("job");
+    // Once the hanging page is polling, stop every process of this crawl's browser.
+    let freezer = {
+        let seen = seen.clone();
+        let job = job.clone();
+        std::thread::spawn(move || {
+            common::wait_for("the page to poll", 60, || {
+                seen.lock()
+                    .unwrap()
+                    .asked
+                    .keys()
+                    .any(|k| k.starts_with("/poll"))
+            });
+            let pids = browser_processes(&job, false);
+            for pid in &pids {
+                let _ = std::process::Command::new("kill")
+                    .args(["-STOP", pid])
+                    .status();
+            }
+            pids
+        })
+    };
+    common::crawl_quickly(&cfg, &job).await;
+    let frozen = freezer.join().unwrap();
+    assert!(
+        !frozen.is_empty(),
+        "no process of this crawl's browser was found"
+    );
+    for pid in browser_processes(&job, false).iter().chain(&frozen) {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", pid])
+            .status();
+    }
+    let log = common::crawl_log(&job);
+    let notes = |path: &str| {
+        common::log_line(&log, &format!("http://{addr}{path}"))
+            .annotations
+            .join(",")
+    };
+    assert_eq!(notes("/hang"), "browser:failed");
+    let after = notes("/after-crash");
+    assert!(
+        after.contains("browser:rendered") && !after.contains("timeout"),
+        "{after}"
+    );
+    assert!(job.join("state/browser/profile-1").is_dir());
+}
+
 /// A URL class with `render = true` has its pages rendered though `[browser] mode` is off; other pages
 /// are not. With a memory limit below what any Chromium uses, the browser is restarted after each page.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1386,7 +1471,10 @@ async fn a_page_the_browser_prefetched_is_still_rendered_as_a_page() {
                 && l.annotations.iter().any(|a| a == "browser:rendered")),
         "{lines:?}"
     );
-    assert_eq!(seen.lock().unwrap().asked.get("/api/prefetched-data"), Some(&1));
+    assert_eq!(
+        seen.lock().unwrap().asked.get("/api/prefetched-data"),
+        Some(&1)
+    );
 }
 
 /// A page's own request fields (an API key, `Accept`) and the cookie its script set reach the server through

@@ -54,8 +54,7 @@ impl PageRequest {
     /// page, shown inside it.
     pub(crate) fn is_frame(&self) -> bool {
         self.headers.iter().any(|(name, value)| {
-            name.as_str() == "sec-fetch-dest"
-                && matches!(value.as_bytes(), b"iframe" | b"frame")
+            name.as_str() == "sec-fetch-dest" && matches!(value.as_bytes(), b"iframe" | b"frame")
         })
     }
 
