@@ -815,6 +815,14 @@ async fn joining_with_another_config_adds_its_seeds_and_names_the_settings_not_a
                 .any(|(_, path, _)| path == "/added/p3.html"),
             "the seed of the joining config was not fetched: {said}"
         );
+        // The seed is the crawl's, published for every worker's scope (xt16b F2: it was the joiner's alone).
+        let published = Command::new("redis-cli")
+            .args(["-u", &url, "GET", "trawl:{crawl}:config"])
+            .output()
+            .unwrap();
+        let published = String::from_utf8_lossy(&published.stdout);
+        assert!(published.contains(&added), "{published}");
+        assert!(said.contains("seeds queued for every worker"), "{said}");
     })
     .await
     .unwrap();

@@ -190,7 +190,7 @@ impl Crawl {
         refuse_a_local_crawl(job_dir)?;
         let spec = RemoteSpec::new(url, job_dir);
         let mut frontier = spec.connect(Duration::from_millis(config.frontier.lease_ms), 0)?;
-        let (text, created) = frontier
+        let (mut text, created) = frontier
             .adopt_config(&config.to_toml())
             .map_err(|e| remote::remote_error(url, e))?;
         if !created {
@@ -203,6 +203,27 @@ impl Crawl {
                 eprintln!("trawl: warning: {warning}");
             }
             joined::say_if_stopped(&mut frontier, &spec);
+            // Seeds given on joining are the crawl's, as `ctl --frontier … add-seeds` adds them: published
+            // first, so the worker that claims one (or a link of its site) has it in its scope (xt16b F2:
+            // another worker dropped the new site's links, or refused the seed's address).
+            let known = CrawlConfig::parse(&text, &job_dir.join("crawl.toml"))?.seeds.urls;
+            let new: Vec<String> = config
+                .seeds
+                .urls
+                .iter()
+                .filter(|s| !known.contains(s))
+                .cloned()
+                .collect();
+            if !new.is_empty() {
+                let said = crate::control::add_shared_seeds(url, &spec.job, &new)?;
+                eprintln!("trawl: {said}");
+                if let Some(now) = frontier
+                    .config()
+                    .map_err(|e| remote::remote_error(url, e))?
+                {
+                    text = now;
+                }
+            }
         }
         let mut crawl = Crawl::joined(job_dir, spec, &text)?;
         // Seeds given on joining (the command line's and the config's) are added to the crawl.
