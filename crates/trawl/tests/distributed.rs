@@ -538,7 +538,10 @@ async fn an_operator_pauses_lists_and_stops_every_worker() {
         let workers = ctl(&["workers"]);
         assert_eq!(workers.matches("alive").count(), 2, "{workers}");
         let report = ctl(&["report"]);
-        assert!(report.contains("queued"), "{report}");
+        assert!(
+            report.contains("(paused)") && report.contains("queued"),
+            "{report}"
+        );
         // A settings change reaches every worker (its crawl.toml is rewritten when it takes it up).
         let said = ctl(&["set", "frontier.max_delay_ms=170"]);
         assert!(said.contains("settings version 1"), "{said}");

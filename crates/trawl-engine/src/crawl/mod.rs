@@ -206,7 +206,9 @@ impl Crawl {
             // Seeds given on joining are the crawl's, as `ctl --frontier … add-seeds` adds them: published
             // first, so the worker that claims one (or a link of its site) has it in its scope (xt16b F2:
             // another worker dropped the new site's links, or refused the seed's address).
-            let known = CrawlConfig::parse(&text, &job_dir.join("crawl.toml"))?.seeds.urls;
+            let known = CrawlConfig::parse(&text, &job_dir.join("crawl.toml"))?
+                .seeds
+                .urls;
             let new: Vec<String> = config
                 .seeds
                 .urls

@@ -38,7 +38,18 @@ impl Target {
         if let Some(rest) = url.strip_prefix("redis+sentinel://") {
             return sentinel(url, rest);
         }
-        let client = redis::Client::open(url)?;
+        let client = redis::Client::open(url).map_err(|e| {
+            if e.kind() == redis::ErrorKind::InvalidClientConfig {
+                SharedError::Address(format!(
+                    "{}: not a Redis URL: write redis://[:PASSWORD@]HOST:PORT/DB (rediss:// with TLS, or \
+                     redis+sentinel://HOST:PORT[,HOST:PORT…]/SERVICE[/DB]); a password holding `/`, `@`, `:`, \
+                     `?`, `#` or `%` is written percent-encoded (`/` as %2F)",
+                    without_password(url)
+                ))
+            } else {
+                e.into()
+            }
+        })?;
         let mut conn = one(&client)?;
         let info: String = redis::cmd("INFO").arg("cluster").query(&mut conn)?;
         if info.contains("cluster_enabled:1") {

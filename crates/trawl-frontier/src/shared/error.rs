@@ -26,11 +26,13 @@ pub enum SharedError {
     /// An item in Redis could not be read back: it was set aside, the crawl goes on.
     #[error(
         "queue {queue:?} held an item this version cannot read (damaged data, or another trawl version's \
-         format): it was set aside in the list trawl:{{JOB}}:unreadable, and the crawl goes on without it"
+         format): it was set aside in the list {list}, and the crawl goes on without it"
     )]
     Corrupt {
         /// Its queue.
         queue: String,
+        /// The crawl's list of items set aside (`trawl:{JOB}:unreadable`).
+        list: String,
     },
 }
 

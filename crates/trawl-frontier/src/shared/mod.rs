@@ -358,7 +358,10 @@ impl<T: Item> SharedFrontier<T> {
                 let raw = text(&reply[2])?;
                 let Some(item) = T::decode(&raw) else {
                     self.set_aside(&queue, token, &raw)?;
-                    return Err(SharedError::Corrupt { queue });
+                    return Err(SharedError::Corrupt {
+                        queue,
+                        list: format!("{}:unreadable", self.prefix),
+                    });
                 };
                 self.held.insert(queue.clone(), token.clone());
                 Claim::Ready {

@@ -263,20 +263,28 @@ pub(crate) fn shared(
         }
         CtlAction::Report { name: report } if report == "crawl" => {
             let c = f.counts()?;
+            // Whether it runs, is paused or was stopped (xt16b F8), as the web API says it.
+            let state = f.state()?;
             if json {
                 writeln!(
                     out,
                     "{}",
                     serde_json::json!({
+                        "state": state,
                         "queued": c.queued, "in_flight": c.in_flight, "later": c.later,
                         "discovered": c.discovered, "done": c.done, "reclaimed": c.reclaimed,
                     })
                 )?;
             } else {
+                let state = match state.as_str() {
+                    "pause" => "paused",
+                    "stop" => "stopped",
+                    _ => "running",
+                };
                 writeln!(
                     out,
-                    "crawl {name:?} at {shown}: {} done, {} queued, {} in flight, {} due later, {} discovered, {} \
-                     leases reclaimed from dead workers",
+                    "crawl {name:?} at {shown} ({state}): {} done, {} queued, {} in flight, {} due later, {} \
+                     discovered, {} leases reclaimed from dead workers",
                     c.done, c.queued, c.in_flight, c.later, c.discovered, c.reclaimed
                 )?;
             }
