@@ -58,8 +58,22 @@ impl RemoteSpec {
 
 /// A job directory's name: the crawl's name in Redis.
 pub fn job_name(job_dir: &std::path::Path) -> String {
-    job_dir
+    // `.`, `..` or `dir/..` name no folder of their own: the folder they are (xt16b F14: `--job .` was
+    // the crawl "crawl").
+    let named = job_dir
         .file_name()
+        .is_some_and(|n| n != "." && n != "..");
+    let resolved;
+    let dir = if named {
+        job_dir
+    } else {
+        resolved = std::path::absolute(job_dir)
+            .ok()
+            .and_then(|p| p.canonicalize().ok().or(Some(p)))
+            .unwrap_or_else(|| job_dir.to_path_buf());
+        &resolved
+    };
+    dir.file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "crawl".to_string())
 }
@@ -208,5 +222,24 @@ fn off_the_runtime<R>(f: impl FnOnce() -> R) -> R {
     match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
         Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(f),
         _ => f(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A job directory given as `.`, `..` or with a trailing `/` is named by the folder it is (xt16b F14).
+    #[test]
+    fn a_job_directory_is_named_by_its_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = dir.path().join("nl-2026");
+        std::fs::create_dir_all(job.join("sub")).unwrap();
+        assert_eq!(job_name(&job), "nl-2026");
+        assert_eq!(job_name(&job.join("sub/..")), "nl-2026");
+        assert_eq!(job_name(&job.join(".")), "nl-2026");
+        let cwd = std::env::current_dir().unwrap();
+        let here = cwd.file_name().unwrap().to_string_lossy();
+        assert_eq!(job_name(std::path::Path::new(".")), here);
     }
 }
