@@ -482,6 +482,12 @@ async fn a_crawl_lost_from_redis_fails_instead_of_finishing() {
             err.contains("is gone from") && !err.contains("FINISHED"),
             "{err}"
         );
+        // Said once, not by each worker task (xt16b F7).
+        let said = err
+            .lines()
+            .filter(|l| l.contains("ERROR") && l.contains("is gone from"))
+            .count();
+        assert_eq!(said, 1, "{err}");
         assert!(
             pages() < HOSTS * PAGES,
             "the whole site was fetched before the flush"

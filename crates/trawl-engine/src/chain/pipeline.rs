@@ -58,13 +58,16 @@ impl Pipeline {
             .clone()
     }
 
-    /// Records a fatal failure and stops the crawl.
+    /// Records a fatal failure (the first one, said once) and stops the crawl.
     pub(crate) fn fail(&self, why: String) {
-        tracing::error!("{why}");
-        self.fatal
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get_or_insert(why);
+        let mut fatal = self.fatal.lock().unwrap_or_else(PoisonError::into_inner);
+        // Said once: every worker task may find the same end (xt16b F7: a crawl gone from Redis was said
+        // by each of them).
+        if fatal.is_none() {
+            tracing::error!("{why}");
+            *fatal = Some(why);
+        }
+        drop(fatal);
         self.stop.stop();
     }
 

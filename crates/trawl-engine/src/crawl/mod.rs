@@ -489,7 +489,6 @@ impl Crawl {
                         self.continue_command()
                     );
                     tracing::warn!("{warning}");
-                    eprintln!("trawl: {warning}");
                 }
             }
         }

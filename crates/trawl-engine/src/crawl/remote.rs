@@ -176,11 +176,8 @@ impl Remote {
             } else {
                 ""
             };
+            // One line (the default subscriber writes warnings to stderr: xt16b F16).
             tracing::warn!("shared frontier at {}: {e}{again}", self.spec.shown_url());
-            eprintln!(
-                "trawl: shared frontier at {}: {e}{again}",
-                self.spec.shown_url()
-            );
             *said = Some(Instant::now());
         }
     }
@@ -199,7 +196,6 @@ impl Remote {
                 // An unreadable item was set aside: said, and the step taken again.
                 Err(e @ SharedError::Corrupt { .. }) => {
                     tracing::error!("shared frontier at {}: {e}", self.spec.shown_url());
-                    eprintln!("trawl: shared frontier at {}: {e}", self.spec.shown_url());
                 }
                 Err(e) if e.is_transient() => {
                     self.say(&e);
