@@ -72,7 +72,13 @@ pub(crate) struct Sentinels {
     /// Whether a sentinel ever named the primary: then "no such service" is a passing state (a sentinel
     /// restarted without its configuration), waited out as the crawl waits out an unreachable Redis.
     named: std::sync::atomic::AtomicBool,
+    /// When each sentinel's failure was last said: once a minute at most, as the crawl says an unreachable
+    /// Redis (xt16b F6: a failover was said several times a second, by every step and retry).
+    said: Mutex<std::collections::HashMap<String, std::time::Instant>>,
 }
+
+/// How often one sentinel's failure is said at most.
+const SAY_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 
 impl Sentinels {
     /// The sentinels at `hosts` (`HOST:PORT`, each maybe with `USER:PASSWORD@`) watching `service`, whose
@@ -93,6 +99,7 @@ impl Sentinels {
             service: service.to_string(),
             db,
             named: std::sync::atomic::AtomicBool::new(false),
+            said: Mutex::default(),
         })
     }
 
@@ -123,7 +130,11 @@ impl Sentinels {
                     } else {
                         ""
                     };
-                    tracing::warn!("sentinel {shown}: {why}{next}");
+                    let mut said = self.said.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    if said.get(shown).is_none_or(|at| at.elapsed() >= SAY_EVERY) {
+                        tracing::warn!("sentinel {shown}: {why}{next}");
+                        said.insert(shown.clone(), std::time::Instant::now());
+                    }
                     unknown += usize::from(matches!(why, SentinelError::NoService(_)));
                     failed.push(format!("sentinel {shown}: {why}"));
                 }
