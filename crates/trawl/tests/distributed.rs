@@ -953,6 +953,23 @@ async fn the_web_api_shows_and_acts_on_a_shared_crawl() {
     let v: serde_json::Value = serde_json::from_str(&body).unwrap();
     assert!(!body.contains("s3cret"), "{body}");
     assert_eq!(v["frontier"], url.replace("s3cret", "PASSWORD"));
+    // The password may come from the environment instead of the command line `ps` shows (xt16b F15).
+    let bare = url.replace(":s3cret@", "");
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new(env!("CARGO_BIN_EXE_trawl"))
+            .env("TRAWL_REDIS_PASSWORD", "s3cret")
+            .args(["ctl", "--frontier", &bare, "nl", "report"])
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && said.contains("crawl \"nl\""),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let crawl = &v["crawls"][0];
     assert_eq!(crawl["name"], "nl");
     assert_eq!(crawl["counts"]["queued"], 1);

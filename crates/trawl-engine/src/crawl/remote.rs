@@ -60,9 +60,7 @@ impl RemoteSpec {
 pub fn job_name(job_dir: &std::path::Path) -> String {
     // `.`, `..` or `dir/..` name no folder of their own: the folder they are (xt16b F14: `--job .` was
     // the crawl "crawl").
-    let named = job_dir
-        .file_name()
-        .is_some_and(|n| n != "." && n != "..");
+    let named = job_dir.file_name().is_some_and(|n| n != "." && n != "..");
     let resolved;
     let dir = if named {
         job_dir

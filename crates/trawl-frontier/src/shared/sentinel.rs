@@ -130,7 +130,10 @@ impl Sentinels {
                     } else {
                         ""
                     };
-                    let mut said = self.said.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    let mut said = self
+                        .said
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
                     if said.get(shown).is_none_or(|at| at.elapsed() >= SAY_EVERY) {
                         tracing::warn!("sentinel {shown}: {why}{next}");
                         said.insert(shown.clone(), std::time::Instant::now());

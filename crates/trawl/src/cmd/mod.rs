@@ -26,6 +26,43 @@ use std::process::ExitCode;
 use crate::cli::{Cli, Command, ImportFrom, UrlCommand, WarcCommand};
 use anyhow::Context;
 
+/// The environment variable a Redis password may be given in, kept out of the command line that `ps`
+/// shows every local user (xt16b F15).
+const REDIS_PASSWORD_ENV: &str = "TRAWL_REDIS_PASSWORD";
+
+/// `url` with the password of [`REDIS_PASSWORD_ENV`] put in, when it is set and the URL (`redis://` or
+/// `rediss://`) gives none of its own.
+fn with_redis_password(url: String) -> anyhow::Result<String> {
+    redis_url_with(url, std::env::var_os(REDIS_PASSWORD_ENV))
+}
+
+/// `url` with `password` put in ([`with_redis_password`]).
+fn redis_url_with(url: String, password: Option<std::ffi::OsString>) -> anyhow::Result<String> {
+    let Some(password) = password.filter(|p| !p.is_empty()) else {
+        return Ok(url);
+    };
+    let Some(password) = password.to_str().map(str::to_owned) else {
+        anyhow::bail!("{REDIS_PASSWORD_ENV} is not UTF-8 text");
+    };
+    let Some((scheme @ ("redis" | "rediss"), rest)) = url.split_once("://") else {
+        anyhow::bail!(
+            "{REDIS_PASSWORD_ENV} is set, but {} is not a redis:// or rediss:// URL it can go into (a \
+             Sentinel URL takes the password in each sentinel's address)",
+            trawl_engine::shared_job::without_password(&url)
+        );
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    let encoded =
+        percent_encoding::utf8_percent_encode(&password, percent_encoding::NON_ALPHANUMERIC);
+    Ok(match authority.rsplit_once('@') {
+        // The URL's own password wins.
+        Some((user, _)) if user.contains(':') => url,
+        Some((user, hosts)) => format!("{scheme}://{user}:{encoded}@{hosts}{tail}"),
+        None => format!("{scheme}://:{encoded}@{authority}{tail}"),
+    })
+}
+
 pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Crawl {
@@ -43,13 +80,13 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             job,
             metrics_bind,
             user_agent,
-            frontier,
+            frontier.map(with_redis_password).transpose()?,
         ),
         Command::Worker {
             frontier,
             job,
             metrics_bind,
-        } => crawl::worker(&frontier, job, metrics_bind),
+        } => crawl::worker(&with_redis_password(frontier)?, job, metrics_bind),
         Command::Resume {
             job,
             checkpoint,
@@ -60,7 +97,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             json,
             frontier: Some(url),
             action,
-        } => ctl::shared(&url, &job, json, action),
+        } => ctl::shared(&with_redis_password(url)?, &job, json, action),
         Command::Ctl {
             job,
             json,
@@ -85,7 +122,13 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             set_password,
             frontier,
             host_names,
-        } => serve::serve(bind, &jobs, set_password, frontier.as_deref(), &host_names),
+        } => serve::serve(
+            bind,
+            &jobs,
+            set_password,
+            frontier.map(with_redis_password).transpose()?.as_deref(),
+            &host_names,
+        ),
         Command::Selftest { keep } => selftest::selftest(keep),
         Command::Robots { agent, file, urls } => robots::robots(&agent, &file, urls),
         Command::Warc { command } => match command {
@@ -140,4 +183,31 @@ pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .enable_all()
         .build()
         .context("starting the async runtime")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The password of TRAWL_REDIS_PASSWORD goes into a URL that has none, encoded; a URL's own wins.
+    #[test]
+    fn a_redis_password_from_the_environment() {
+        let pw = || Some(std::ffi::OsString::from("top/sec"));
+        for (url, want) in [
+            (
+                "redis://127.0.0.1:6379/0",
+                "redis://:top%2Fsec@127.0.0.1:6379/0",
+            ),
+            ("rediss://me@h:1/2", "rediss://me:top%2Fsec@h:1/2"),
+            ("redis://:own@h:1/0", "redis://:own@h:1/0"),
+            ("redis://h:1", "redis://:top%2Fsec@h:1"),
+        ] {
+            assert_eq!(redis_url_with(url.to_owned(), pw()).unwrap(), want);
+        }
+        assert!(redis_url_with("redis+sentinel://a:1/s".into(), pw()).is_err());
+        assert_eq!(
+            redis_url_with("redis+sentinel://a:1/s".into(), None).unwrap(),
+            "redis+sentinel://a:1/s"
+        );
+    }
 }
