@@ -832,6 +832,13 @@ async fn joining_with_another_config_adds_its_seeds_and_names_the_settings_not_a
         let published = String::from_utf8_lossy(&published.stdout);
         assert!(published.contains(&added), "{published}");
         assert!(said.contains("seeds queued for every worker"), "{said}");
+        assert!(!said.contains("has finished"), "{said}");
+        // A worker joining the crawl once it has finished is told so (xt16b F11).
+        let late = root.join("late");
+        std::fs::create_dir_all(&late).unwrap();
+        wait(start(&late, 1, &url, &[], &cfg), "w1", &late);
+        let said = std::fs::read_to_string(late.join("w1.err")).unwrap();
+        assert!(said.contains("has finished"), "{said}");
     })
     .await
     .unwrap();

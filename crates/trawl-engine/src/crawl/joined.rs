@@ -78,6 +78,26 @@ fn flatten(prefix: &str, value: &toml::Value, out: &mut Vec<(String, toml::Value
     }
 }
 
+/// Warns when the crawl joined has ended (URIs done, none queued, leased or due later): its seen set knows
+/// every URL it met, so seeds given again are known already and this worker ends at once (xt16b F11: a new
+/// run under an old crawl's name ended with nothing done, as if it had succeeded).
+pub(super) fn say_if_finished(frontier: &mut SharedFrontier<CrawlUri>, spec: &RemoteSpec) {
+    let Ok(c) = frontier.counts() else {
+        return;
+    };
+    if c.done > 0 && c.queued == 0 && c.in_flight == 0 && c.later == 0 {
+        eprintln!(
+            "trawl: warning: the crawl {:?} at {} has finished ({} URIs done, nothing queued): URLs it met are \
+             not fetched again, so this worker may end at once; for a new crawl give the job directory another \
+             name, or remove the old crawl's keys (`redis-cli --scan --pattern 'trawl:{{{}}}:*'` and DEL)",
+            spec.job,
+            spec.shown_url(),
+            c.done,
+            spec.job
+        );
+    }
+}
+
 /// Says so when the crawl joined was stopped by an operator: the worker ends at once, and `unpause` lets
 /// the workers go on.
 pub(super) fn say_if_stopped(frontier: &mut SharedFrontier<CrawlUri>, spec: &RemoteSpec) {

@@ -226,6 +226,7 @@ impl Crawl {
                     text = now;
                 }
             }
+            joined::say_if_finished(&mut frontier, &spec);
         }
         let mut crawl = Crawl::joined(job_dir, spec, &text)?;
         // Seeds given on joining (the command line's and the config's) are added to the crawl.
@@ -253,6 +254,7 @@ impl Crawl {
             });
         };
         joined::say_if_stopped(&mut frontier, &spec);
+        joined::say_if_finished(&mut frontier, &spec);
         Crawl::joined(job_dir, spec, &text)
     }
 
