@@ -78,15 +78,22 @@ impl Default for BrowserConfig {
 const CHROMIUM_NAMES: [&str; 3] = ["chromium", "chromium-browser", "google-chrome"];
 
 impl BrowserConfig {
-    /// The Chromium this config means: `executable` when set (and a file), else the first of `chromium`,
-    /// `chromium-browser`, `google-chrome` found on PATH.
+    /// The Chromium this config means: `executable` when set (a path, relative to the config's folder once
+    /// the config is checked; a bare name, looked up on PATH), else the first of `chromium`,
+    /// `chromium-browser`, `google-chrome` found on PATH. `trawl check` and the crawl both ask this, so a
+    /// config works from any folder or from none (xt16a F7).
     pub fn chromium(&self) -> Option<PathBuf> {
-        if !self.executable.is_empty() {
+        if self.executable.contains('/') {
             let p = PathBuf::from(&self.executable);
             return is_executable(&p).then_some(p);
         }
+        let names: &[&str] = if self.executable.is_empty() {
+            &CHROMIUM_NAMES
+        } else {
+            &[self.executable.as_str()]
+        };
         let path = std::env::var_os("PATH")?;
-        CHROMIUM_NAMES.iter().find_map(|name| {
+        names.iter().find_map(|name| {
             std::env::split_paths(&path)
                 .map(|dir| dir.join(name))
                 .find(|p| is_executable(p))

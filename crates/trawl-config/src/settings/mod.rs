@@ -831,6 +831,27 @@ mod tests {
         CrawlConfig::check_str(text, Path::new("my.toml")).unwrap();
     }
 
+    /// `browser.executable` as a path is the config folder's, as a bare name PATH's: `trawl check` and the
+    /// crawl find the same file from any folder (xt16a F7).
+    #[test]
+    fn the_browser_executable_is_found_as_the_crawl_runs_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("crawl.toml");
+        std::fs::write(&path, "[browser]\nexecutable = \"./wrap.sh\"\n").unwrap();
+        let c = CrawlConfig::check(&path).unwrap();
+        assert_eq!(
+            Path::new(&c.browser.executable),
+            dir.path().join("./wrap.sh")
+        );
+        let mut b = crate::settings::BrowserConfig {
+            executable: "sh".into(),
+            ..Default::default()
+        };
+        assert!(b.chromium().is_some_and(|p| p.is_absolute() && p.ends_with("sh")));
+        b.executable = "no-such-program-here".into();
+        assert!(b.chromium().is_none());
+    }
+
     /// Inner rules of `all`/`any`/`not` need no decision (it is ignored); the outer one does (xt15c F12).
     #[test]
     fn only_the_outer_combined_rule_needs_a_decision() {

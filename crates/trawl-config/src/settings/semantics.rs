@@ -771,6 +771,14 @@ impl CrawlConfig {
                 }
             }
         }
+        // A path to Chromium is the config's folder's, as every path it names (a bare name is looked up on
+        // PATH).
+        if self.browser.executable.contains('/') {
+            self.browser.executable = base
+                .join(&self.browser.executable)
+                .to_string_lossy()
+                .into_owned();
+        }
         if !self.browser.behaviors_file.is_empty() {
             let file = base.join(&self.browser.behaviors_file);
             if !file.is_file() {
