@@ -430,6 +430,35 @@ fn check_keeps_the_entries_after_a_wrong_value_in_place() {
     }
 }
 
+/// Browser settings that cannot work or do nothing are warned of at their keys (xt16a F10).
+#[test]
+fn check_warns_of_browser_settings_that_cannot_work() {
+    for (body, line, says) in [
+        (
+            "mode = \"all\"\npage_timeout_ms = 3000\nidle_ms = 5000\n",
+            6,
+            "browser.idle_ms = 5000 is not under the loading share",
+        ),
+        (
+            "mode = \"all\"\nmax_requests_per_page = 0\n",
+            5,
+            "browser.max_requests_per_page = 0 refuses every request",
+        ),
+        ("screenshot = true\n", 4, "browser.screenshot: no page is rendered"),
+    ] {
+        let (run, file, _dir) = check(&format!(
+            "[seeds]\nurls = [\"http://127.0.0.1/\"]\n[browser]\n{body}"
+        ));
+        assert_eq!(run.code, Some(0), "{run:?}");
+        assert!(
+            run.stderr
+                .contains(&format!("warning: {}:{line}:1: {says}", file.display())),
+            "{}",
+            run.stderr
+        );
+    }
+}
+
 /// A rule of the response before the fetch never decides: warned of where it is (xt15c F15).
 #[test]
 fn check_warns_of_a_response_rule_before_the_fetch() {

@@ -160,6 +160,53 @@ impl CrawlConfig {
                 ),
             );
         }
+        // Browser settings that cannot work, or do nothing (xt16a F10).
+        let b = &self.browser;
+        if self.may_render() && b.idle_ms.saturating_mul(10) >= b.page_timeout_ms.saturating_mul(6) {
+            out.push(
+                problem(
+                    "browser.idle_ms",
+                    format!(
+                        "browser.idle_ms = {} is not under the loading share of browser.page_timeout_ms = {} \
+                         (60% of it): no page reaches the quiet that ends its loading, so every page is cut at \
+                         its time (browser:timeout)",
+                        b.idle_ms, b.page_timeout_ms
+                    ),
+                )
+                .with_hint("lower idle_ms or raise page_timeout_ms"),
+            );
+        }
+        if self.may_render() && (b.max_requests_per_page == 0 || b.max_bytes_per_page == 0) {
+            let key = if b.max_requests_per_page == 0 {
+                "browser.max_requests_per_page"
+            } else {
+                "browser.max_bytes_per_page"
+            };
+            out.push(
+                problem(
+                    key,
+                    format!(
+                        "{key} = 0 refuses every request a page makes: its scripts, styles and data never load"
+                    ),
+                )
+                .with_hint("raise it (the defaults are 500 requests and 52428800 bytes)"),
+            );
+        }
+        if !self.may_render() && (b.screenshot || !b.behaviors_file.is_empty()) {
+            let key = if b.screenshot {
+                "browser.screenshot"
+            } else {
+                "browser.behaviors_file"
+            };
+            out.push(
+                problem(
+                    key,
+                    "no page is rendered (browser.mode is off, and no sheet or URL class renders pages): \
+                     it does nothing",
+                )
+                .with_hint("set [browser] mode = \"auto\" or \"all\" for it to work"),
+            );
+        }
         // A form login is kept in cookies: without a jar it cannot work (xt10a F13).
         if self.fetch.cookies == super::CookieMode::Off
             && let Some(i) = self
