@@ -37,6 +37,8 @@ pub(crate) struct FetchRecord {
     pub(crate) payload_digest: Option<String>,
     /// Whether the payload was already archived (a revisit record was written).
     pub(crate) duplicate: bool,
+    /// The WARC-Record-ID of the response (or revisit) record written, once written.
+    pub(crate) response_id: Option<String>,
     /// Whether the server answered the conditional request `304 Not Modified` (a revisit was written).
     pub(crate) not_modified: bool,
     /// The earlier capture whose validators the request carried (`conditional_recrawl`).
@@ -76,6 +78,7 @@ impl FetchRecord {
             nofollow: false,
             payload_digest: None,
             duplicate: false,
+            response_id: None,
             not_modified: false,
             previous: None,
         }

@@ -744,13 +744,41 @@ async fn a_javascript_application_is_archived_through_trawls_fetcher() {
             .starts_with(b"POST /api/search HTTP/1.1\r\n")
     );
     assert!(search_request.block.ends_with(br#"{"q":"trawl"}"#));
-    // A screenshot of each rendered page.
+    // A screenshot of each rendered page, naming the page's capture, as its other records of the rendering
+    // do (xt16a F12).
+    let app_capture = records
+        .iter()
+        .find(|r| {
+            r.get("WARC-Type") == Some("response")
+                && r.get("WARC-Target-URI") == Some(&format!("http://{addr}/app"))
+        })
+        .and_then(|r| r.get("WARC-Record-ID"))
+        .expect("the page's response");
     assert!(
         records
             .iter()
             .any(|r| r.get("WARC-Type") == Some("resource")
                 && r.get("WARC-Target-URI") == Some(&format!("urn:screenshot:http://{addr}/app"))
+                && r.get("WARC-Concurrent-To") == Some(app_capture)
                 && r.block.starts_with(b"\x89PNG"))
+    );
+    let page_metadata: Vec<_> = records
+        .iter()
+        .filter(|r| {
+            r.get("WARC-Type") == Some("metadata")
+                && r.get("WARC-Target-URI") == Some(&format!("http://{addr}/app"))
+        })
+        .collect();
+    assert!(
+        page_metadata.len() >= 2
+            && page_metadata
+                .iter()
+                .all(|r| r.get("WARC-Concurrent-To") == Some(app_capture)),
+        "{:?}",
+        page_metadata
+            .iter()
+            .map(|r| r.get("WARC-Concurrent-To"))
+            .collect::<Vec<_>>()
     );
     drop(s);
     for file in common::warc_files(&job) {

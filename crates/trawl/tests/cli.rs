@@ -444,7 +444,11 @@ fn check_warns_of_browser_settings_that_cannot_work() {
             5,
             "browser.max_requests_per_page = 0 refuses every request",
         ),
-        ("screenshot = true\n", 4, "browser.screenshot: no page is rendered"),
+        (
+            "screenshot = true\n",
+            4,
+            "browser.screenshot: no page is rendered",
+        ),
     ] {
         let (run, file, _dir) = check(&format!(
             "[seeds]\nurls = [\"http://127.0.0.1/\"]\n[browser]\n{body}"

@@ -847,7 +847,10 @@ mod tests {
             executable: "sh".into(),
             ..Default::default()
         };
-        assert!(b.chromium().is_some_and(|p| p.is_absolute() && p.ends_with("sh")));
+        assert!(
+            b.chromium()
+                .is_some_and(|p| p.is_absolute() && p.ends_with("sh"))
+        );
         b.executable = "no-such-program-here".into();
         assert!(b.chromium().is_none());
     }

@@ -162,7 +162,8 @@ impl CrawlConfig {
         }
         // Browser settings that cannot work, or do nothing (xt16a F10).
         let b = &self.browser;
-        if self.may_render() && b.idle_ms.saturating_mul(10) >= b.page_timeout_ms.saturating_mul(6) {
+        if self.may_render() && b.idle_ms.saturating_mul(10) >= b.page_timeout_ms.saturating_mul(6)
+        {
             out.push(
                 problem(
                     "browser.idle_ms",

@@ -145,20 +145,27 @@ pub(super) async fn run(
     let max = settings.scope.max_outlinks;
     let html_links = record.outlinks.len();
     super::extract::add_capped(uri, record, new, false, max);
-    record_rendered_links(p, uri, &record.outlinks[html_links..]);
+    // Each record the rendering makes names the page's capture it belongs to (xt16a F12), so a URL
+    // captured twice (a resume re-rendering a page) keeps them apart.
+    let capture = record.response_id.as_deref();
+    record_rendered_links(p, uri, &record.outlinks[html_links..], capture);
     if learned && mode == BrowserMode::Auto {
         rendering.learn(&host, &kind);
     }
     for view in &rendered.views {
-        record_view(p, uri, status, view, worker);
+        record_view(p, uri, status, view, worker, capture);
     }
     if let Some(png) = rendered.screenshot {
-        p.write_made(trawl_warc::Record::resource(
+        let mut shot = trawl_warc::Record::resource(
             &format!("urn:screenshot:{}", uri.url),
             chrono::Utc::now(),
             "image/png",
             png,
-        ));
+        );
+        if let Some(id) = capture {
+            shot.set("WARC-Concurrent-To", id);
+        }
+        p.write_made(shot);
     }
     Some(
         upstream
@@ -168,9 +175,6 @@ pub(super) async fn run(
     )
 }
 
-/// Whether the response asks to be saved rather than shown (`Content-Disposition: attachment`): a browser
-/// downloads it and renders nothing (waiting out the page's budget for a `load` that never comes), so it is
-/// not opened in one, as Heritrix's browser processor skips it (xt9b F5).
 /// Whether `record` holds a page a browser shows: an HTML document, 2xx, not an attachment to save.
 fn is_a_page(record: &FetchRecord) -> bool {
     let html = matches!(
@@ -183,6 +187,9 @@ fn is_a_page(record: &FetchRecord) -> bool {
         && !attachment(record)
 }
 
+/// Whether the response asks to be saved rather than shown (`Content-Disposition: attachment`): a browser
+/// downloads it and renders nothing (waiting out the page's budget for a `load` that never comes), so it is
+/// not opened in one, as Heritrix's browser processor skips it (xt9b F5).
 fn attachment(record: &FetchRecord) -> bool {
     record.header("content-disposition").is_some_and(|v| {
         v.split(';')
@@ -194,7 +201,7 @@ fn attachment(record: &FetchRecord) -> bool {
 /// The links only the rendered page had, in a `metadata` record of their own (the page's first one, written
 /// with its response, holds the HTML's): one `outlink: URL L browser/a/@href` each, so the link graph read
 /// from the archive has them too.
-fn record_rendered_links(p: &Pipeline, page: &CrawlUri, links: &[Outlink]) {
+fn record_rendered_links(p: &Pipeline, page: &CrawlUri, links: &[Outlink], capture: Option<&str>) {
     if links.is_empty() {
         return;
     }
@@ -203,26 +210,38 @@ fn record_rendered_links(p: &Pipeline, page: &CrawlUri, links: &[Outlink]) {
         .map(|o| format!("{} {} {}", o.url, o.hop.letter(), o.context))
         .collect();
     let fields: Vec<(&str, &str)> = values.iter().map(|v| ("outlink", v.as_str())).collect();
-    p.write_made(trawl_warc::Record::metadata(
-        page.url.as_str(),
-        chrono::Utc::now(),
-        &fields,
-    ));
+    let mut record = trawl_warc::Record::metadata(page.url.as_str(), chrono::Utc::now(), &fields);
+    if let Some(id) = capture {
+        record.set("WARC-Concurrent-To", id);
+    }
+    p.write_made(record);
 }
 
 /// A view of a single-page application rendered in the page: its own crawl.log line (an `L` hop from the
 /// page, noted `browser:view`, with the page's status) and a `metadata` record naming the page it is a view of
 /// (WACZ pages.jsonl lists it). What it loaded was archived as it was asked for.
-fn record_view(p: &Pipeline, page: &CrawlUri, status: u16, view: &url::Url, worker: usize) {
+fn record_view(
+    p: &Pipeline,
+    page: &CrawlUri,
+    status: u16,
+    view: &url::Url,
+    worker: usize,
+    capture: Option<&str>,
+) {
     let mut uri = page.child(view.clone(), String::new(), Hop::Link);
     uri.annotate(Annotation::Browser(Some("view")));
     let line = p.log_unfetched(&uri, i32::from(status), Some("text/html"), worker);
     p.write_line(line);
-    p.write_made(trawl_warc::Record::metadata(
+    let mut record = trawl_warc::Record::metadata(
         view.as_str(),
         chrono::Utc::now(),
         &[(trawl_warc::VIEW_OF, page.url.as_str())],
-    ));
+    );
+    // The page's capture: its view is another URL, so `WARC-Refers-To` (WARC 1.1 6.3.3).
+    if let Some(id) = capture {
+        record.set("WARC-Refers-To", id);
+    }
+    p.write_made(record);
 }
 
 /// What `auto` learns per host: the URL class's kind, else the first path segment.

@@ -38,6 +38,7 @@ pub(super) fn run(p: &Pipeline, uri: &CrawlUri, record: &mut FetchRecord) -> Res
             }
             record.payload_digest = archived.digest;
             record.duplicate = archived.duplicate;
+            record.response_id = Some(archived.response_id);
             record.not_modified = archived.not_modified;
             Ok(())
         }

@@ -36,6 +36,8 @@ pub(crate) struct Archived {
     pub(crate) duplicate: bool,
     /// Whether the server answered a conditional request `304 Not Modified` (a server-not-modified revisit).
     pub(crate) not_modified: bool,
+    /// The WARC-Record-ID of the response (or revisit) record.
+    pub(crate) response_id: String,
 }
 
 impl WarcSink {
@@ -166,7 +168,7 @@ impl WarcSink {
             fields.push("outlink", &[o.url.as_str(), hop, o.context]);
         }
         let mut metadata = Record::metadata_fields(target, fetched.started, fields);
-        metadata.set("WARC-Concurrent-To", response_id);
+        metadata.set("WARC-Concurrent-To", response_id.as_str());
 
         let records = [response, request, metadata];
         let warc = Error::Warc;
@@ -219,6 +221,7 @@ impl WarcSink {
             digest: payload_digest,
             duplicate: duplicate && !not_modified,
             not_modified,
+            response_id,
         })
     }
 
