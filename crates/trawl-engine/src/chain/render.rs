@@ -338,6 +338,7 @@ impl Upstream for PageUpstream<'_> {
         }
         if direct.is_none()
             && let Some(kept) = self.rendering.recent(url.as_str())
+            && !varies_with(&kept, &headers)
         {
             budget.charge(kept.len());
             return Answer::Response(kept.as_ref().clone());
@@ -444,6 +445,30 @@ enum NotAllowed {
     Refused(Answer),
     /// The origin's robots.txt could not be read yet (it is tried again by the frontier).
     NotYet,
+}
+
+/// Whether the response `kept` says (`Vary`) that it may differ with a field the page's request `headers`
+/// set (a field trawl sets itself, `Accept-Encoding`, `User-Agent`, aside): then it is no answer to that
+/// request, which is fetched (xt16a F3: an API answering JSON to `Accept: application/json` and HTML to a
+/// browser was handed the HTML it had given the crawl).
+fn varies_with(kept: &[u8], headers: &[(String, String)]) -> bool {
+    let head_end = kept
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or(kept.len());
+    let head = String::from_utf8_lossy(&kept[..head_end]);
+    head.lines().skip(1).any(|line| {
+        let Some((name, value)) = line.split_once(':') else {
+            return false;
+        };
+        name.trim().eq_ignore_ascii_case("vary")
+            && value.split(',').map(str::trim).any(|field| {
+                field == "*"
+                    || (!field.eq_ignore_ascii_case("accept-encoding")
+                        && !field.eq_ignore_ascii_case("user-agent")
+                        && headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(field)))
+            })
+    })
 }
 
 /// Whether a request's `Accept` asks for a server-sent event stream (as `EventSource` does).
@@ -724,5 +749,42 @@ async fn through_chain(
             (post::run(p, uri, record, settings, worker), response, page)
         }
         Err(ended) => (*ended, None, false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A capture that varies with a field the page's request sets is no answer to it (xt16a F3).
+    #[test]
+    fn a_capture_that_varies_with_the_pages_request_is_fetched_again() {
+        let page = |fields: &[&str]| -> Vec<(String, String)> {
+            fields
+                .iter()
+                .map(|f| ((*f).to_owned(), "x".to_owned()))
+                .collect()
+        };
+        let kept = |vary: &str| {
+            format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n{vary}\r\n\r\n<html>")
+                .into_bytes()
+        };
+        assert!(varies_with(&kept("Vary: Accept"), &page(&["Accept"])));
+        assert!(varies_with(
+            &kept("vary: Origin, accept"),
+            &page(&["accept"])
+        ));
+        assert!(varies_with(&kept("Vary: *"), &page(&[])));
+        assert!(!varies_with(
+            &kept("Vary: Accept-Encoding, User-Agent"),
+            &page(&["Accept-Encoding", "User-Agent"])
+        ));
+        assert!(!varies_with(&kept("Vary: Origin"), &page(&["Accept"])));
+        assert!(!varies_with(&kept("X-Vary: Accept"), &page(&["Accept"])));
+        // A `Vary:` in the body is not the head's.
+        assert!(!varies_with(
+            b"HTTP/1.1 200 OK\r\n\r\nVary: Accept",
+            &page(&["Accept"])
+        ));
     }
 }
