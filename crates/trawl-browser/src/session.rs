@@ -22,10 +22,11 @@ use chromiumoxide::{
                 ContinueRequestParams, EnableParams, EventRequestPaused, FailRequestParams,
                 RequestPattern, RequestStage,
             },
-            network::{ErrorReason, ResourceType},
+            network::{CookieParam, ErrorReason, ResourceType},
             page::{
                 AddScriptToEvaluateOnNewDocumentParams, CaptureScreenshotFormat, NavigateParams,
             },
+            storage::SetCookiesParams,
             target::{CreateBrowserContextParams, CreateTargetParams, EventTargetCrashed},
         },
         js_protocol::runtime::EvaluateParams,
@@ -72,6 +73,24 @@ pub struct PageLimits {
     pub behaviors: Option<String>,
     /// The most views of a single-page application rendered after the page itself.
     pub max_views: u32,
+    /// The crawl's cookies for the page (a login's session, a cookies file), put in its browser context
+    /// before it loads, so its scripts see them as a visitor's browser holds them.
+    pub cookies: Vec<PageCookie>,
+}
+
+/// A cookie the page's browser context starts with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageCookie {
+    /// Its name.
+    pub name: String,
+    /// Its value.
+    pub value: String,
+    /// The path it is sent under.
+    pub path: String,
+    /// Sent over HTTPS only.
+    pub secure: bool,
+    /// Kept from the page's scripts.
+    pub http_only: bool,
 }
 
 /// What rendering a page found.
@@ -461,6 +480,26 @@ async fn in_context(
         )
         .await
         .map_err(cdp)?;
+    // The crawl's cookies for the page, so a logged-in application's scripts see its session and CSRF
+    // cookies (xt16a F5: `document.cookie` held only what the page's own responses set).
+    if !limits.cookies.is_empty() {
+        let cookies = limits
+            .cookies
+            .iter()
+            .map(|c| {
+                let mut p = CookieParam::new(c.name.clone(), c.value.clone());
+                p.url = Some(url.to_string());
+                p.path = Some(c.path.clone());
+                p.secure = Some(c.secure);
+                p.http_only = Some(c.http_only);
+                p
+            })
+            .collect();
+        // Set in the page's browser context, from the browser's session.
+        let mut set = SetCookiesParams::new(cookies);
+        set.browser_context_id = Some(context.clone());
+        chrome.execute(set).await.map_err(cdp)?;
+    }
     let _ = chrome
         .execute(
             SetDownloadBehaviorParams::builder()

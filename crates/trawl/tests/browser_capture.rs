@@ -472,6 +472,14 @@ fn route(path: &str, outside: &str) -> Vec<u8> {
               <script>fetch('/api/prefetched-data').then(r => r.text());</script></body></html>",
         ),
         "/api/prefetched-data" => response("200 OK", "application/json", b"{\"ok\": true}"),
+        // A page whose script reports the cookies it sees.
+        "/cookiepage" => response(
+            "200 OK",
+            html,
+            b"<html><body><div id=\"root\"></div>\
+              <script>fetch('/cookie-report?dc=' + encodeURIComponent(document.cookie));</script></body></html>",
+        ),
+        p if p.starts_with("/cookie-report?") => response("200 OK", "text/plain", b"ok"),
         // Pages that navigate away: by script to the other origin, by a meta refresh on this one (with a
         // frame, which must still load).
         "/navaway" => response(
@@ -1502,6 +1510,47 @@ async fn a_page_the_browser_prefetched_is_still_rendered_as_a_page() {
     assert_eq!(
         seen.lock().unwrap().asked.get("/api/prefetched-data"),
         Some(&1)
+    );
+}
+
+/// The crawl's cookies (here a cookies file's) are in the rendered page's browser, so its scripts see the
+/// ones not kept from them, as a logged-in visitor's do (xt16a F5).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rendered_page_sees_the_crawls_cookies() {
+    if chromium().is_none() {
+        return;
+    }
+    let seen = Shared::default();
+    let addr = serve("127.0.0.1", seen.clone(), String::new()).await;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("cookies.txt"),
+        "127.0.0.1\tFALSE\t/\tFALSE\t0\tcsrftoken\tjarvalue\n\
+         #HttpOnly_127.0.0.1\tFALSE\t/\tFALSE\t0\tsessionid\tsecret\n",
+    )
+    .unwrap();
+    let cfg = common::write(
+        &dir.path().join("crawl.toml"),
+        &format!(
+            "[seeds]\nurls = [\"http://{addr}/cookiepage\"]\n\n\
+             [browser]\nmode = \"all\"\npage_timeout_ms = 6000\nidle_ms = 500\n"
+        ),
+    );
+    let cookies = dir.path().join("cookies.txt");
+    common::crawl_quickly_with(&cfg, &dir.path().join("job"), |c| {
+        c.fetch.allow_addresses = vec!["127.0.0.0/8".parse().unwrap()];
+        c.fetch.cookies_file = Some(cookies);
+    })
+    .await;
+    let asked = seen.lock().unwrap().asked.clone();
+    let report = asked
+        .keys()
+        .find(|k| k.starts_with("/cookie-report?"))
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        report.contains("csrftoken%3Djarvalue") && !report.contains("secret"),
+        "{asked:?}"
     );
 }
 

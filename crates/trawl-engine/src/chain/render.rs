@@ -106,6 +106,19 @@ pub(super) async fn run(
         screenshot: b.screenshot,
         behaviors: p.behaviors.clone(),
         max_views: b.max_views,
+        cookies: p
+            .access
+            .cookies
+            .matching(&p.jar_key(uri), &uri.url)
+            .into_iter()
+            .map(|c| trawl_browser::PageCookie {
+                name: c.name,
+                value: c.value,
+                path: c.path,
+                secure: c.secure,
+                http_only: c.http_only,
+            })
+            .collect(),
     };
     let rendered = rendering.browser.render(&uri.url, &upstream, &limits).await;
     // A page the browser could not render at all (it did not start, its context could not be made) is not

@@ -48,6 +48,21 @@ pub enum CookiesFileError {
 /// file's cookies reach every set of sheets). Saved with the others, so a resumed job's new jars get them too.
 const FILE_JAR: &str = "(cookies_file)";
 
+/// One cookie of a jar as a browser holds it ([`Jars::matching`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JarCookie {
+    /// Its name.
+    pub name: String,
+    /// Its value.
+    pub value: String,
+    /// The path it is sent under.
+    pub path: String,
+    /// Sent over HTTPS only.
+    pub secure: bool,
+    /// Kept from the page's scripts (`document.cookie`).
+    pub http_only: bool,
+}
+
 /// Jar `key`, made from the file's cookies when it is new; those count against each site's bounds in the
 /// new jar as cookies set there do (`ledger` is locked for that, so the caller must not hold it).
 fn jar<'a>(
@@ -208,6 +223,26 @@ impl Jars {
         jar(&mut jars, key, &self.ledger)
             .get_request_values(url)
             .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect()
+    }
+
+    /// The cookies jar `key` would send to `url`, with the attributes a browser needs to hold them as the
+    /// site set them: name, value, path, `Secure`, `HttpOnly`.
+    pub fn matching(&self, key: &str, url: &Url) -> Vec<JarCookie> {
+        if !self.enabled() {
+            return Vec::new();
+        }
+        let mut jars = self.jars.lock().unwrap_or_else(|e| e.into_inner());
+        jar(&mut jars, key, &self.ledger)
+            .matches(url)
+            .into_iter()
+            .map(|c| JarCookie {
+                name: c.name().to_owned(),
+                value: c.value().to_owned(),
+                path: c.path().unwrap_or("/").to_owned(),
+                secure: c.secure().unwrap_or(false),
+                http_only: c.http_only().unwrap_or(false),
+            })
             .collect()
     }
 

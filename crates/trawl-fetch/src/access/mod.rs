@@ -21,8 +21,8 @@ use http::{HeaderMap, HeaderValue, header::WWW_AUTHENTICATE};
 use http_auth::{PasswordClient, PasswordParams};
 use url::Url;
 
-pub use self::cookies::Jars;
 pub use self::cookies::{COOKIES_FILE, CookiesFileError};
+pub use self::cookies::{JarCookie, Jars};
 use self::form::FormSignature;
 pub use self::form::{login_worked, sign_shows};
 use trawl_config::settings::{CrawlConfig, CredentialKind, CredentialSpec, access::SecretError};
