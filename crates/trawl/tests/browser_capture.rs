@@ -206,6 +206,10 @@ async fn serve(ip: &str, seen: Shared, outside: String) -> SocketAddr {
                 if path == "/longpoll" {
                     tokio::time::sleep(std::time::Duration::from_secs(30)).await;
                 }
+                // A shared script that is slow to come (a CDN under load).
+                if path == "/shared-slow.js" {
+                    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+                }
                 // An image that never comes (for this test's budget): the page's `load` never fires.
                 if path == "/stall.png" {
                     tokio::time::sleep(std::time::Duration::from_secs(12)).await;
@@ -472,6 +476,16 @@ fn route(path: &str, outside: &str) -> Vec<u8> {
               <script>fetch('/api/prefetched-data').then(r => r.text());</script></body></html>",
         ),
         "/api/prefetched-data" => response("200 OK", "application/json", b"{\"ok\": true}"),
+        // Pages of two hosts loading one slow script of the other origin.
+        "/share" => response(
+            "200 OK",
+            html,
+            format!(
+                "<html><body><div id=\"root\"></div><script src=\"{outside}/shared-slow.js\"></script></body></html>"
+            )
+            .as_bytes(),
+        ),
+        "/shared-slow.js" => response("200 OK", "application/javascript", b"window.shared = 1;"),
         // A page whose script reports the cookies it sees.
         "/cookiepage" => response(
             "200 OK",
@@ -1511,6 +1525,43 @@ async fn a_page_the_browser_prefetched_is_still_rendered_as_a_page() {
         seen.lock().unwrap().asked.get("/api/prefetched-data"),
         Some(&1)
     );
+}
+
+/// Two pages rendering at once that load one script fetch it once: the second waits for the first's fetch
+/// and is served its capture (xt16a F4: it was fetched, logged and archived twice).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_pages_rendering_at_once_fetch_a_shared_script_once() {
+    if chromium().is_none() {
+        return;
+    }
+    let cdn_seen = Shared::default();
+    let cdn = serve("127.0.0.3", cdn_seen.clone(), String::new()).await;
+    let a = serve("127.0.0.1", Shared::default(), format!("http://{cdn}")).await;
+    let b = serve("127.0.0.2", Shared::default(), format!("http://{cdn}")).await;
+    let dir = tempfile::tempdir().unwrap();
+    let job = crawl(
+        dir.path(),
+        &format!(
+            "[seeds]\nurls = [\"http://{a}/share\", \"http://{b}/share\"]\n\n\
+             [browser]\nmode = \"all\"\npages = 2\npage_timeout_ms = 8000\nidle_ms = 500\n"
+        ),
+    )
+    .await;
+    // Fetched once for the browsers (a page's HTML may still queue it for the crawl before the other page's
+    // outcome marks it seen: a fetch of the frontier's, xt16a F6, left open).
+    let log = common::crawl_log(&job);
+    let script = format!("http://{cdn}/shared-slow.js");
+    let by_browsers = log
+        .iter()
+        .filter(|l| l.uri == script && l.annotations.iter().any(|a| a == "browser"))
+        .count();
+    let asked = cdn_seen
+        .lock()
+        .unwrap()
+        .asked
+        .get("/shared-slow.js")
+        .copied();
+    assert_eq!(by_browsers, 1, "{asked:?}");
 }
 
 /// The crawl's cookies (here a cookies file's) are in the rendered page's browser, so its scripts see the

@@ -356,6 +356,20 @@ impl Upstream for PageUpstream<'_> {
             budget.charge(kept.len());
             return Answer::Response(kept.as_ref().clone());
         }
+        // A GET another page is fetching now is waited for and served from its capture.
+        let _claim = match direct {
+            None => {
+                let claim = self.rendering.claim(url.as_str()).await;
+                if let Some(kept) = self.rendering.recent(url.as_str())
+                    && !varies_with(&kept, &headers)
+                {
+                    budget.charge(kept.len());
+                    return Answer::Response(kept.as_ref().clone());
+                }
+                Some(claim)
+            }
+            Some(_) => None,
+        };
         let mut sub = self.page.child(url, String::new(), Hop::Embed);
         sub.annotate(Annotation::Browser(direct.map(Direct::note)));
         // Judged as a URI the page needs: a refusal is always logged (`Placement::Seen` is not `New`).

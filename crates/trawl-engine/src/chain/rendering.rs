@@ -23,6 +23,26 @@ pub(crate) struct Rendering {
     /// One request at a time per host from the browser (its politeness).
     hosts: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     recent: Mutex<Recent>,
+    /// The URLs a page's request is fetching now, each with the lock a second page asking for it waits on
+    /// (then served from the capture made): one fetch of a script two pages rendering at once share.
+    fetching: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+/// A page's claim on fetching a URL ([`Rendering::claim`]); dropped, it lets the next page asking go on.
+pub(crate) struct Claim<'a> {
+    rendering: &'a Rendering,
+    url: String,
+    held: tokio::sync::OwnedMutexGuard<()>,
+}
+
+impl Drop for Claim<'_> {
+    fn drop(&mut self) {
+        let mut fetching = lock(&self.rendering.fetching);
+        // The map's and this claim's alone: no page waits on it any more.
+        if Arc::strong_count(tokio::sync::OwnedMutexGuard::mutex(&self.held)) <= 2 {
+            fetching.remove(&self.url);
+        }
+    }
 }
 
 /// Responses as they crossed the wire, by URL, oldest dropped first past [`RECENT_BYTES`].
@@ -40,6 +60,22 @@ impl Rendering {
             learned: Mutex::default(),
             hosts: Mutex::default(),
             recent: Mutex::default(),
+            fetching: Mutex::default(),
+        }
+    }
+
+    /// Waits until no other page's request is fetching `url`, then claims it (xt16a F4: two pages rendering
+    /// at once fetched, logged and archived a shared script twice). The caller looks in [`Rendering::recent`]
+    /// again once it holds the claim.
+    pub(crate) async fn claim(&self, url: &str) -> Claim<'_> {
+        let lock = lock(&self.fetching)
+            .entry(url.to_owned())
+            .or_default()
+            .clone();
+        Claim {
+            rendering: self,
+            url: url.to_owned(),
+            held: lock.lock_owned().await,
         }
     }
 
