@@ -111,6 +111,8 @@ pub struct Rendered {
     pub requests: u32,
     /// Scroll steps taken.
     pub scrolls: u32,
+    /// The browser itself no longer answers: it is restarted.
+    broken: bool,
 }
 
 /// A running Chromium.
@@ -185,11 +187,14 @@ impl Browser {
             tracing::warn!("{e}");
             return failed("failed");
         }
-        let rendered = {
+        let (rendered, rendered_by) = {
             let running = self.running.read().await;
             match running.as_ref() {
-                Some(r) => render_page(&r.chrome, &self.tls, url, upstream, limits).await,
-                None => failed("failed"),
+                Some(r) => (
+                    render_page(&r.chrome, &self.tls, url, upstream, limits).await,
+                    Some(r.profile.clone()),
+                ),
+                None => (failed("failed"), None),
             }
         };
         let mut running = self.running.write().await;
@@ -197,12 +202,17 @@ impl Browser {
             Some(r) => {
                 r.pages += 1;
                 // A browser that crashed, died or stopped answering DevTools is restarted at once (xt16a
-                // F2: a frozen one was kept, and every later page waited out its time for nothing).
-                let broken = ["crashed", "failed"]
-                    .iter()
-                    .find(|note| rendered.notes.contains(note))
-                    .copied()
-                    .or_else(|| r.handler.is_finished().then_some("ended"));
+                // F2: a frozen one was kept, and every later page waited out its time for nothing); but
+                // not one started since this page began (review 64b R5: another page's restart).
+                let this_one = rendered_by.as_ref() == Some(&r.profile);
+                let broken = if rendered.broken {
+                    Some("failed")
+                } else if rendered.notes.contains(&"crashed") {
+                    Some("crashed")
+                } else {
+                    r.handler.is_finished().then_some("ended")
+                }
+                .filter(|_| this_one);
                 if let Some(why) = broken {
                     tracing::warn!("browser: {url}: {}; restarting it", said(why));
                 }
@@ -282,9 +292,7 @@ impl Browser {
 fn said(note: &str) -> &'static str {
     match note {
         "crashed" => "the page's renderer crashed",
-        "failed" => {
-            "the browser could not render the page (it crashed or stopped answering DevTools)"
-        }
+        "failed" => "the browser stopped answering DevTools (frozen, or its connection lost)",
         _ => "the browser ended",
     }
 }
@@ -447,7 +455,10 @@ async fn render_page<U: Upstream>(
         }
         // Past the page's deadline and the net's margin, no answer at all: the browser no longer answers
         // DevTools (frozen), and nothing of the page was rendered.
-        Err(_) => failed("failed"),
+        Err(_) => Rendered {
+            broken: true,
+            ..failed("failed")
+        },
     };
     rendered.requests = traffic.requests();
     if let Some(cap) = traffic.capped() {
@@ -483,7 +494,7 @@ async fn in_context(
     // The crawl's cookies for the page, so a logged-in application's scripts see its session and CSRF
     // cookies (xt16a F5: `document.cookie` held only what the page's own responses set).
     if !limits.cookies.is_empty() {
-        let cookies = limits
+        let cookies: Vec<CookieParam> = limits
             .cookies
             .iter()
             .map(|c| {
@@ -495,10 +506,22 @@ async fn in_context(
                 p
             })
             .collect();
-        // Set in the page's browser context, from the browser's session.
-        let mut set = SetCookiesParams::new(cookies);
-        set.browser_context_id = Some(context.clone());
-        chrome.execute(set).await.map_err(cdp)?;
+        // Set in the page's browser context, from the browser's session. Chromium refuses the whole list
+        // for one cookie it will not hold (over 4 KiB, odd characters): then each is set alone, and one it
+        // refuses is said and left out, the page rendered without it (review 64b R4).
+        let set = |cookies: Vec<CookieParam>| {
+            let mut set = SetCookiesParams::new(cookies);
+            set.browser_context_id = Some(context.clone());
+            chrome.execute(set)
+        };
+        if set(cookies.clone()).await.is_err() {
+            for cookie in cookies {
+                let name = cookie.name.clone();
+                if let Err(e) = set(vec![cookie]).await {
+                    tracing::warn!("{url}: the browser refused the cookie {name:?}: {e}");
+                }
+            }
+        }
     }
     let _ = chrome
         .execute(

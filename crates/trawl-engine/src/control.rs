@@ -192,7 +192,8 @@ pub fn add_shared_seeds(url: &str, job: &str, urls: &[String]) -> Result<String,
         .config()
         .map_err(remote)?
         .ok_or_else(|| crate::Error::NoSharedCrawl {
-            url: url.to_string(),
+            // Said without its password (review 64b R1).
+            url: crate::shared_job::without_password(url),
             job: job.to_string(),
             crawls: trawl_frontier::shared_crawls(url).unwrap_or_default(),
         })?;

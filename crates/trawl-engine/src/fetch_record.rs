@@ -55,6 +55,14 @@ enum Decoded {
 }
 
 impl FetchRecord {
+    /// Whether its media type is HTML's (`text/html`, `application/xhtml+xml`).
+    pub(crate) fn is_html(&self) -> bool {
+        matches!(
+            self.mime.as_deref(),
+            Some("text/html" | "application/xhtml+xml")
+        )
+    }
+
     /// The record of `fetched`, with the response's type read from its headers.
     pub(crate) fn new(fetched: Fetched) -> FetchRecord {
         let content_type = fetched

@@ -39,7 +39,7 @@ pub use crate::{
     queue::{Control, QueueInfo, QueueState},
     shared::{
         Claim, Completion, Lease, SharedCache, SharedCounts, SharedError, SharedFrontier,
-        SharedQueue, WorkerInfo, shared_crawls, without_password,
+        SharedQueue, WorkerInfo, shared_crawls, with_password, without_password,
     },
     store::{CommitWaiter, StoreCopy},
 };

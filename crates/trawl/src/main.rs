@@ -28,10 +28,13 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("TRAWL_LOG")
-                // chromiumoxide warns of every DevTools event it has no type for, and errs of a browser
-                // that crashed in its own words (trawl says that, and the restart: xt16a F11); lopdf warns
-                // of every odd PDF object: none is the operator's to act on (crawl.log notes what matters).
-                .unwrap_or_else(|_| "warn,chromiumoxide=off,lopdf=error".into()),
+                // chromiumoxide warns of every DevTools event it has no type for, and its handler errs of a
+                // browser that crashed in its own words (trawl says that, and the restart: xt16a F11); lopdf
+                // warns of every odd PDF object: none is the operator's to act on (crawl.log notes what
+                // matters). chromiumoxide's other errors stay (a DevTools reply it cannot read).
+                .unwrap_or_else(|_| {
+                    "warn,chromiumoxide=error,chromiumoxide::handler=off,lopdf=error".into()
+                }),
         )
         .with_writer(std::io::stderr)
         // Colours only on a terminal: no escape codes in a log file stderr is sent to.

@@ -977,6 +977,26 @@ async fn the_web_api_shows_and_acts_on_a_shared_crawl() {
         "{said}{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // A crawl the server does not hold is said without the password (review 64b R1).
+    let typo = dir.path().join("typo");
+    let bare = url.replace(":s3cret@", "");
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new(env!("CARGO_BIN_EXE_trawl"))
+            .env("TRAWL_REDIS_PASSWORD", "s3cret")
+            .arg("worker")
+            .arg(&bare)
+            .arg("--job")
+            .arg(&typo)
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && said.contains("holds no crawl named") && !said.contains("s3cret"),
+        "{said}"
+    );
     let crawl = &v["crawls"][0];
     assert_eq!(crawl["name"], "nl");
     assert_eq!(crawl["counts"]["queued"], 1);

@@ -50,12 +50,21 @@ pub(crate) struct PageRequest {
 }
 
 impl PageRequest {
-    /// Whether the browser asked for a frame's document (`Sec-Fetch-Dest: iframe` or `frame`): part of the
-    /// page, shown inside it.
+    /// Whether the browser asked for a frame's document: part of the page, shown inside it. Told by
+    /// `Sec-Fetch-Dest: iframe` or `frame`; Chromium sends that field to secure and local origins only, so
+    /// elsewhere by `Upgrade-Insecure-Requests: 1`, which a navigation sends and a script's fetch or a
+    /// prefetch does not (review 64b R2; the page's own navigation never reaches here).
     pub(crate) fn is_frame(&self) -> bool {
-        self.headers.iter().any(|(name, value)| {
-            name.as_str() == "sec-fetch-dest" && matches!(value.as_bytes(), b"iframe" | b"frame")
-        })
+        let field = |name: &str| {
+            self.headers
+                .iter()
+                .find(|(n, _)| n.as_str() == name)
+                .map(|(_, v)| v.as_bytes())
+        };
+        match field("sec-fetch-dest") {
+            Some(dest) => matches!(dest, b"iframe" | b"frame"),
+            None => field("upgrade-insecure-requests") == Some(b"1"),
+        }
     }
 
     /// The page's request fields `headers` less those trawl owns and those the operator sets (`operator`, the

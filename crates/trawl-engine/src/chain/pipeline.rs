@@ -63,9 +63,14 @@ impl Pipeline {
         let mut fatal = self.fatal.lock().unwrap_or_else(PoisonError::into_inner);
         // Said once: every worker task may find the same end (xt16b F7: a crawl gone from Redis was said
         // by each of them).
-        if fatal.is_none() {
-            tracing::error!("{why}");
-            *fatal = Some(why);
+        match fatal.as_deref() {
+            None => {
+                tracing::error!("{why}");
+                *fatal = Some(why);
+            }
+            // Another cause after the first is said too (review 64b R8); the crawl's end names the first.
+            Some(first) if first != why => tracing::warn!("also: {why}"),
+            Some(_) => {}
         }
         drop(fatal);
         self.stop.stop();

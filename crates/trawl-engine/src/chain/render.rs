@@ -86,7 +86,7 @@ pub(super) async fn run(
     }
     let page_response = resp.response_bytes.to_vec();
     let status = resp.status;
-    rendering.keep(uri.url.as_str(), &page_response);
+    rendering.keep(uri.url.as_str(), &page_response, &resp.request_bytes);
     let upstream = PageUpstream {
         p,
         rendering,
@@ -190,13 +190,10 @@ pub(super) async fn run(
 
 /// Whether `record` holds a page a browser shows: an HTML document, 2xx, not an attachment to save.
 fn is_a_page(record: &FetchRecord) -> bool {
-    let html = matches!(
-        record.mime.as_deref(),
-        Some("text/html" | "application/xhtml+xml")
-    );
-    html && record
-        .response()
-        .is_some_and(|r| (200..300).contains(&r.status))
+    record.is_html()
+        && record
+            .response()
+            .is_some_and(|r| (200..300).contains(&r.status))
         && !attachment(record)
 }
 
@@ -353,18 +350,25 @@ impl Upstream for PageUpstream<'_> {
             && let Some(kept) = self.rendering.recent(url.as_str())
             && !varies_with(&kept, &headers)
         {
-            budget.charge(kept.len());
-            return Answer::Response(kept.as_ref().clone());
+            budget.charge(kept.response.len());
+            return Answer::Response(kept.response.clone());
         }
-        // A GET another page is fetching now is waited for and served from its capture.
+        // A GET another page is fetching now is waited for and served from its capture; a page ending
+        // while it waits logs it `browser:unfinished` (review 64b R6).
         let _claim = match direct {
             None => {
+                let mut waiting = Unfinished {
+                    p,
+                    uri: Some(self.page.child(url.clone(), String::new(), Hop::Embed)),
+                    worker: self.worker,
+                };
                 let claim = self.rendering.claim(url.as_str()).await;
+                waiting.uri = None;
                 if let Some(kept) = self.rendering.recent(url.as_str())
                     && !varies_with(&kept, &headers)
                 {
-                    budget.charge(kept.len());
-                    return Answer::Response(kept.as_ref().clone());
+                    budget.charge(kept.response.len());
+                    return Answer::Response(kept.response.clone());
                 }
                 Some(claim)
             }
@@ -434,7 +438,8 @@ impl Upstream for PageUpstream<'_> {
             };
             match holding_at_most(turn, self.turn_limit, work).await {
                 Some(bytes) => {
-                    self.rendering.keep(&key, &bytes);
+                    // The request it answered is not known here: a `Vary` of it fetches again.
+                    self.rendering.keep(&key, &bytes, &[]);
                     Answer::Response(bytes)
                 }
                 None => refused(502, "the fetch failed (see crawl.log)"),
@@ -474,26 +479,57 @@ enum NotAllowed {
     NotYet,
 }
 
-/// Whether the response `kept` says (`Vary`) that it may differ with a field the page's request `headers`
-/// set (a field trawl sets itself, `Accept-Encoding`, `User-Agent`, aside): then it is no answer to that
-/// request, which is fetched (xt16a F3: an API answering JSON to `Accept: application/json` and HTML to a
-/// browser was handed the HTML it had given the crawl).
-fn varies_with(kept: &[u8], headers: &[(String, String)]) -> bool {
-    let head_end = kept
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .unwrap_or(kept.len());
-    let head = String::from_utf8_lossy(&kept[..head_end]);
+/// Whether the capture `kept` says (`Vary`) that it may differ with a field the page's request `headers`
+/// set otherwise than the request it answered did (absent on one side and present on the other counts as
+/// otherwise; `Accept-Encoding` and `User-Agent`, which trawl sets itself, aside): then it is no answer to
+/// that request, which is fetched (xt16a F3: an API answering JSON to `Accept: application/json` and HTML to
+/// a browser was handed the HTML it had given the crawl). The final response's head is read, past interim
+/// `1xx` heads (review 64b R11).
+fn varies_with(kept: &super::rendering::Kept, headers: &[(String, String)]) -> bool {
+    let mut rest = kept.response.as_slice();
+    let head = loop {
+        let end = rest
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .map_or(rest.len(), |at| at + 4);
+        let head = String::from_utf8_lossy(&rest[..end]);
+        let interim = head
+            .split_whitespace()
+            .nth(1)
+            .is_some_and(|status| status.len() == 3 && status.starts_with('1'));
+        if !interim || end >= rest.len() {
+            break head.into_owned();
+        }
+        rest = &rest[end..];
+    };
+    let sent = String::from_utf8_lossy(&kept.request);
+    let field = |text: &str, name: &str| -> Option<String> {
+        text.lines().skip(1).find_map(|line| {
+            let (n, v) = line.split_once(':')?;
+            n.trim()
+                .eq_ignore_ascii_case(name)
+                .then(|| v.trim().to_owned())
+        })
+    };
     head.lines().skip(1).any(|line| {
         let Some((name, value)) = line.split_once(':') else {
             return false;
         };
         name.trim().eq_ignore_ascii_case("vary")
-            && value.split(',').map(str::trim).any(|field| {
-                field == "*"
-                    || (!field.eq_ignore_ascii_case("accept-encoding")
-                        && !field.eq_ignore_ascii_case("user-agent")
-                        && headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(field)))
+            && value.split(',').map(str::trim).any(|vary| {
+                if vary == "*" {
+                    return true;
+                }
+                if vary.eq_ignore_ascii_case("accept-encoding")
+                    || vary.eq_ignore_ascii_case("user-agent")
+                {
+                    return false;
+                }
+                let page = headers
+                    .iter()
+                    .find(|(n, _)| n.eq_ignore_ascii_case(vary))
+                    .map(|(_, v)| v.trim().to_owned());
+                page != field(&sent, vary)
             })
     })
 }
@@ -783,35 +819,51 @@ async fn through_chain(
 mod tests {
     use super::*;
 
-    /// A capture that varies with a field the page's request sets is no answer to it (xt16a F3).
+    /// A capture that varies with a field the page's request sets otherwise is no answer to it (xt16a F3;
+    /// review 64b R3, R11).
     #[test]
     fn a_capture_that_varies_with_the_pages_request_is_fetched_again() {
-        let page = |fields: &[&str]| -> Vec<(String, String)> {
+        let page = |fields: &[(&str, &str)]| -> Vec<(String, String)> {
             fields
                 .iter()
-                .map(|f| ((*f).to_owned(), "x".to_owned()))
+                .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
                 .collect()
         };
-        let kept = |vary: &str| {
-            format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n{vary}\r\n\r\n<html>")
-                .into_bytes()
+        let kept = |vary: &str, sent: &str| super::super::rendering::Kept {
+            response: format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n{vary}\r\n\r\n<html>")
+                .into_bytes(),
+            request: format!("GET /a HTTP/1.1\r\nHost: h\r\n{sent}\r\n\r\n").into_bytes(),
         };
-        assert!(varies_with(&kept("Vary: Accept"), &page(&["Accept"])));
+        let json = page(&[("Accept", "application/json")]);
         assert!(varies_with(
-            &kept("vary: Origin, accept"),
-            &page(&["accept"])
+            &kept("Vary: Accept", "Accept: text/html"),
+            &json
         ));
-        assert!(varies_with(&kept("Vary: *"), &page(&[])));
         assert!(!varies_with(
-            &kept("Vary: Accept-Encoding, User-Agent"),
-            &page(&["Accept-Encoding", "User-Agent"])
+            &kept("Vary: Accept", "Accept: application/json"),
+            &json
         ));
-        assert!(!varies_with(&kept("Vary: Origin"), &page(&["Accept"])));
-        assert!(!varies_with(&kept("X-Vary: Accept"), &page(&["Accept"])));
-        // A `Vary:` in the body is not the head's.
+        assert!(varies_with(
+            &kept("vary: Origin, accept", "Accept: application/json"),
+            &page(&[("Accept", "application/json"), ("Origin", "http://o")])
+        ));
+        assert!(!varies_with(&kept("Vary: Origin", "X: y"), &json));
+        assert!(varies_with(&kept("Vary: *", "X: y"), &page(&[])));
         assert!(!varies_with(
-            b"HTTP/1.1 200 OK\r\n\r\nVary: Accept",
-            &page(&["Accept"])
+            &kept("Vary: Accept-Encoding, User-Agent", "X: y"),
+            &page(&[("Accept-Encoding", "br"), ("User-Agent", "u")])
         ));
+        assert!(!varies_with(&kept("X-Vary: Accept", "X: y"), &json));
+        // A `Vary:` in the body is not the head's; the final head is read past an interim one.
+        let body = super::super::rendering::Kept {
+            response: b"HTTP/1.1 200 OK\r\n\r\nVary: Accept".to_vec(),
+            request: Vec::new(),
+        };
+        assert!(!varies_with(&body, &json));
+        let hints = super::super::rendering::Kept {
+            response: b"HTTP/1.1 103 Early Hints\r\nLink: </s.css>\r\n\r\nHTTP/1.1 200 OK\r\nVary: Accept\r\n\r\n{}".to_vec(),
+            request: b"GET / HTTP/1.1\r\nAccept: text/html\r\n\r\n".to_vec(),
+        };
+        assert!(varies_with(&hints, &json));
     }
 }

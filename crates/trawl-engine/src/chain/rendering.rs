@@ -45,10 +45,25 @@ impl Drop for Claim<'_> {
     }
 }
 
+/// A capture kept for browser pages: the response as it crossed the wire, and the head of the request it
+/// answered (for its `Vary`).
+pub(crate) struct Kept {
+    pub(crate) response: Vec<u8>,
+    pub(crate) request: Vec<u8>,
+}
+
+/// How many bytes of `message` its first head takes (its empty line included; all of it without one).
+fn head_len(message: &[u8]) -> usize {
+    message
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map_or(message.len(), |at| at + 4)
+}
+
 /// Responses as they crossed the wire, by URL, oldest dropped first past [`RECENT_BYTES`].
 #[derive(Default)]
 struct Recent {
-    by_url: HashMap<String, Arc<Vec<u8>>>,
+    by_url: HashMap<String, Arc<Kept>>,
     order: VecDeque<String>,
     bytes: usize,
 }
@@ -98,12 +113,13 @@ impl Rendering {
     }
 
     /// The capture of `url` made in this crawl, if it is still kept.
-    pub(crate) fn recent(&self, url: &str) -> Option<Arc<Vec<u8>>> {
+    pub(crate) fn recent(&self, url: &str) -> Option<Arc<Kept>> {
         lock(&self.recent).by_url.get(url).cloned()
     }
 
-    /// Keeps the capture of `url` (its response bytes) for pages that ask for it again.
-    pub(crate) fn keep(&self, url: &str, response: &[u8]) {
+    /// Keeps the capture of `url` (its response bytes, and the request it answered: empty when not known)
+    /// for pages that ask for it again.
+    pub(crate) fn keep(&self, url: &str, response: &[u8], request: &[u8]) {
         if response.len() > RECENT_MAX {
             return;
         }
@@ -112,16 +128,21 @@ impl Rendering {
             return;
         }
         recent.bytes += response.len();
-        recent
-            .by_url
-            .insert(url.to_owned(), Arc::new(response.to_vec()));
+        let request = request[..head_len(request)].to_vec();
+        recent.by_url.insert(
+            url.to_owned(),
+            Arc::new(Kept {
+                response: response.to_vec(),
+                request,
+            }),
+        );
         recent.order.push_back(url.to_owned());
         while recent.bytes > RECENT_BYTES {
             let Some(old) = recent.order.pop_front() else {
                 break;
             };
             if let Some(gone) = recent.by_url.remove(&old) {
-                recent.bytes -= gone.len();
+                recent.bytes -= gone.response.len();
             }
         }
     }

@@ -29,12 +29,8 @@ pub(super) fn run(p: &Pipeline, uri: &CrawlUri, record: &mut FetchRecord) -> Res
         Ok(archived) => {
             // What a browser page may ask for again (its scripts, styles, images, API answers), kept for it;
             // HTML pages are rendered from their own fetch, so they are not copied.
-            let html = matches!(
-                record.mime.as_deref(),
-                Some("text/html" | "application/xhtml+xml")
-            );
-            if let Some(rendering) = p.rendering.as_ref().filter(|_| !html) {
-                rendering.keep(uri.url.as_str(), &resp.response_bytes);
+            if let Some(rendering) = p.rendering.as_ref().filter(|_| !record.is_html()) {
+                rendering.keep(uri.url.as_str(), &resp.response_bytes, &resp.request_bytes);
             }
             record.payload_digest = archived.digest;
             record.duplicate = archived.duplicate;

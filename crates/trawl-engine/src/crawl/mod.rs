@@ -248,7 +248,8 @@ impl Crawl {
             .map_err(|e| remote::remote_error(url, e))?
         else {
             return Err(Error::NoSharedCrawl {
-                url: url.to_string(),
+                // Said without its password (review 64b R1).
+                url: crate::shared_job::without_password(url),
                 job: spec.job.clone(),
                 crawls: trawl_frontier::shared_crawls(url).unwrap_or_default(),
             });

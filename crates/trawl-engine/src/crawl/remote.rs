@@ -58,11 +58,10 @@ impl RemoteSpec {
 
 /// A job directory's name: the crawl's name in Redis.
 pub fn job_name(job_dir: &std::path::Path) -> String {
-    // `.`, `..` or `dir/..` name no folder of their own: the folder they are (xt16b F14: `--job .` was
-    // the crawl "crawl").
-    let named = job_dir.file_name().is_some_and(|n| n != "." && n != "..");
+    // `.`, `..` or `dir/..` have no file name of their own: the folder they are (xt16b F14: `--job .`
+    // was the crawl "crawl").
     let resolved;
-    let dir = if named {
+    let dir = if job_dir.file_name().is_some() {
         job_dir
     } else {
         resolved = std::path::absolute(job_dir)
@@ -231,7 +230,7 @@ mod tests {
         std::fs::create_dir_all(job.join("sub")).unwrap();
         assert_eq!(job_name(&job), "nl-2026");
         assert_eq!(job_name(&job.join("sub/..")), "nl-2026");
-        assert_eq!(job_name(&job.join(".")), "nl-2026");
+        assert_eq!(job_name(&job.join("sub/../sub/..")), "nl-2026");
         let cwd = std::env::current_dir().unwrap();
         let here = cwd.file_name().unwrap().to_string_lossy();
         assert_eq!(job_name(std::path::Path::new(".")), here);

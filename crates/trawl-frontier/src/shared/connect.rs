@@ -120,6 +120,20 @@ pub fn without_password(url: &str) -> String {
     }
 }
 
+/// `url` with the password `encoded` (percent-encoded already) in its user part, read as
+/// [`without_password`] reads it; a URL with a password of its own keeps it.
+pub fn with_password(url: &str, encoded: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let (authority, tail) = split_authority(rest);
+    match authority.rsplit_once('@') {
+        Some((user, _)) if user.contains(':') => url.to_string(),
+        Some((user, hosts)) => format!("{scheme}://{user}:{encoded}@{hosts}{tail}"),
+        None => format!("{scheme}://:{encoded}@{authority}{tail}"),
+    }
+}
+
 fn sentinel(url: &str, rest: &str) -> Result<Target, SharedError> {
     // A sentinel's user part (`:secret@`) is not for messages: the address is shown by its sentinels'
     // `HOST:PORT`s only.

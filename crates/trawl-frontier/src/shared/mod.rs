@@ -20,8 +20,8 @@ use std::{collections::HashMap, marker::PhantomData, time::Duration};
 
 use redis::{Script, Value};
 
-pub use self::connect::without_password;
 use self::connect::{Conn, Target};
+pub use self::connect::{with_password, without_password};
 pub use self::error::SharedError;
 
 use crate::{Item, Scheduled};

@@ -134,9 +134,11 @@ impl Sentinels {
                         .said
                         .lock()
                         .unwrap_or_else(std::sync::PoisonError::into_inner);
-                    if said.get(shown).is_none_or(|at| at.elapsed() >= SAY_EVERY) {
-                        tracing::warn!("sentinel {shown}: {why}{next}");
-                        said.insert(shown.clone(), std::time::Instant::now());
+                    // By what is said: another reason of the same sentinel is said at once (review 64b R9).
+                    let line = format!("sentinel {shown}: {why}{next}");
+                    if said.get(&line).is_none_or(|at| at.elapsed() >= SAY_EVERY) {
+                        tracing::warn!("{line}");
+                        said.insert(line, std::time::Instant::now());
                     }
                     unknown += usize::from(matches!(why, SentinelError::NoService(_)));
                     failed.push(format!("sentinel {shown}: {why}"));

@@ -44,23 +44,18 @@ fn redis_url_with(url: String, password: Option<std::ffi::OsString>) -> anyhow::
     let Some(password) = password.to_str().map(str::to_owned) else {
         anyhow::bail!("{REDIS_PASSWORD_ENV} is not UTF-8 text");
     };
-    let Some((scheme @ ("redis" | "rediss"), rest)) = url.split_once("://") else {
+    if !(url.starts_with("redis://") || url.starts_with("rediss://")) {
         anyhow::bail!(
             "{REDIS_PASSWORD_ENV} is set, but {} is not a redis:// or rediss:// URL it can go into (a \
              Sentinel URL takes the password in each sentinel's address)",
             trawl_engine::shared_job::without_password(&url)
         );
-    };
-    let authority_end = rest.find('/').unwrap_or(rest.len());
-    let (authority, tail) = rest.split_at(authority_end);
+    }
     let encoded =
-        percent_encoding::utf8_percent_encode(&password, percent_encoding::NON_ALPHANUMERIC);
-    Ok(match authority.rsplit_once('@') {
-        // The URL's own password wins.
-        Some((user, _)) if user.contains(':') => url,
-        Some((user, hosts)) => format!("{scheme}://{user}:{encoded}@{hosts}{tail}"),
-        None => format!("{scheme}://:{encoded}@{authority}{tail}"),
-    })
+        percent_encoding::utf8_percent_encode(&password, percent_encoding::NON_ALPHANUMERIC)
+            .to_string();
+    // The URL's own password wins.
+    Ok(trawl_frontier::with_password(&url, &encoded))
 }
 
 pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
