@@ -800,16 +800,7 @@ async fn zstd_job(settings: &str, dictionary: bool) {
         "{said}"
     );
     assert!(!clash.exists());
-    let parent = clash.parent().unwrap();
-    assert!(
-        std::fs::read_dir(parent).unwrap().all(|e| !e
-            .unwrap()
-            .file_name()
-            .to_string_lossy()
-            .ends_with(".tmp")),
-        "a temporary file is left in {}",
-        parent.display()
-    );
+    common::assert_no_temporary_left(clash.parent().unwrap());
     std::fs::remove_file(&twin).unwrap();
     let zst: u64 = files
         .iter()

@@ -922,7 +922,7 @@ async fn a_crashed_tab_is_survived() {
     // Once the hanging page is polling, kill this crawl's renderer processes.
     let killer = {
         let seen = seen.clone();
-        let profile = job.join("state/browser").to_string_lossy().into_owned();
+        let job = job.clone();
         std::thread::spawn(move || {
             common::wait_for("the page to poll", 60, || {
                 seen.lock()
@@ -933,21 +933,15 @@ async fn a_crashed_tab_is_survived() {
                     .count()
                     >= 3
             });
-            let mut killed = 0;
-            for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-                let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-                    continue;
-                };
-                let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-                if cmdline.contains("--type=renderer") && cmdline.contains(&profile) {
-                    let pid = entry.file_name().to_string_lossy().into_owned();
-                    let ok = std::process::Command::new("kill")
-                        .args(["-9", &pid])
-                        .status();
-                    killed += usize::from(ok.is_ok_and(|s| s.success()));
-                }
-            }
-            killed
+            browser_processes(&job, true)
+                .iter()
+                .filter(|pid| {
+                    std::process::Command::new("kill")
+                        .args(["-9", pid.as_str()])
+                        .status()
+                        .is_ok_and(|s| s.success())
+                })
+                .count()
         })
     };
     common::crawl_quickly(&cfg, &job).await;

@@ -354,16 +354,7 @@ fn a_package_onto_a_full_disk_names_the_package_and_its_fix() {
         assert!(!err.contains(wrong), "{wrong:?} in: {err}");
     }
     assert!(!out.exists());
-    let parent = out.parent().unwrap();
-    assert!(
-        std::fs::read_dir(parent).unwrap().all(|e| !e
-            .unwrap()
-            .file_name()
-            .to_string_lossy()
-            .ends_with(".tmp")),
-        "a temporary file is left in {}",
-        parent.display()
-    );
+    common::assert_no_temporary_left(out.parent().unwrap());
 }
 
 // See: xt8 F3 (after a crawl stopped by a WARC write failure, the resume fetched robots.txt twice at once).

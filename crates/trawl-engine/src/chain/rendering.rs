@@ -1,5 +1,7 @@
 //! What browser capture keeps across pages: the browser, the host kinds `auto` has learned to render, one
-//! lock per host for the browser's requests, and the recent captures a page's requests are served from.
+//! lock per host for the browser's requests, the recent captures a page's requests are served from (each
+//! with the head of the request it answered, for its `Vary`), and a claim per URL being fetched, which a
+//! second page asking for it waits on.
 
 use std::{
     collections::{HashMap, HashSet, VecDeque},

@@ -436,3 +436,18 @@ pub fn run(cmd: &mut Command) -> (bool, String) {
 pub fn run_trawl<S: AsRef<OsStr>>(args: impl IntoIterator<Item = S>) -> (bool, String) {
     run(trawl_command().args(args))
 }
+
+/// Fails when `dir` holds a temporary file (`….tmp`) a tool left behind.
+#[allow(dead_code)]
+pub fn assert_no_temporary_left(dir: &Path) {
+    let left: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(
+        left.is_empty(),
+        "temporary files left in {}: {left:?}",
+        dir.display()
+    );
+}
