@@ -899,13 +899,20 @@ fn check_replay(job: &Path, app_url: &str, app_date: &str) {
     );
 }
 
-/// A tab whose renderer dies mid-page (killed here, as a crash would end it) is noted `browser:crashed`; the
-/// browser is started again and the next page renders.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_crashed_tab_is_survived() {
-    if chromium().is_none() {
-        return;
-    }
+/// Crawls `/hang` (a page that polls for ever, linking `/after-crash`) with a page budget of `budget_ms`;
+/// once it polls, sends `signal` (`-9`, `-STOP`) to this crawl's browser processes (`renderers` only, or
+/// all); then kills what is left of them. The site's address, the crawl.log notes of a path, the job, and
+/// how many processes were signalled.
+async fn crawl_with_the_browser_signalled(
+    budget_ms: u64,
+    signal: &'static str,
+    renderers: bool,
+) -> (
+    impl Fn(&str) -> String,
+    std::path::PathBuf,
+    usize,
+    tempfile::TempDir,
+) {
     let seen = Shared::default();
     let addr = serve("127.0.0.1", seen.clone(), String::new()).await;
     let dir = tempfile::tempdir().unwrap();
@@ -914,14 +921,12 @@ async fn a_crashed_tab_is_survived() {
         &cfg,
         format!(
             "[seeds]\nurls = [\"http://{addr}/hang\"]\n\n[browser]\nmode = \"all\"\npages = 1\n\
-             page_timeout_ms = 20000\nidle_ms = 500\n"
+             page_timeout_ms = {budget_ms}\nidle_ms = 500\n"
         ),
     )
     .unwrap();
     let job = dir.path().join("job");
-    // Once the hanging page is polling, kill this crawl's renderer processes.
-    let killer = {
-        let seen = seen.clone();
+    let signaller = {
         let job = job.clone();
         std::thread::spawn(move || {
             common::wait_for("the page to poll", 60, || {
@@ -933,11 +938,11 @@ async fn a_crashed_tab_is_survived() {
                     .count()
                     >= 3
             });
-            browser_processes(&job, true)
+            browser_processes(&job, renderers)
                 .iter()
                 .filter(|pid| {
                     std::process::Command::new("kill")
-                        .args(["-9", pid.as_str()])
+                        .args([signal, pid.as_str()])
                         .status()
                         .is_ok_and(|s| s.success())
                 })
@@ -945,30 +950,40 @@ async fn a_crashed_tab_is_survived() {
         })
     };
     common::crawl_quickly(&cfg, &job).await;
-    assert!(
-        killer.join().unwrap() > 0,
-        "no renderer of this crawl was found"
-    );
+    let signalled = signaller.join().unwrap();
+    // A stopped process outlives the crawl's own kill of its browser: none is left behind.
+    for pid in browser_processes(&job, false) {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &pid])
+            .status();
+    }
     let log = common::crawl_log(&job);
-    let notes = |path: &str| {
+    let notes = move |path: &str| {
         common::log_line(&log, &format!("http://{addr}{path}"))
             .annotations
             .join(",")
     };
+    (notes, job, signalled, dir)
+}
+
+/// A tab whose renderer dies mid-page (killed here, as a crash would end it) is noted `browser:crashed`; the
+/// browser is started again and the next page renders.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crashed_tab_is_survived() {
+    if chromium().is_none() {
+        return;
+    }
+    let (notes, _job, killed, _dir) = crawl_with_the_browser_signalled(20_000, "-9", true).await;
+    assert!(killed > 0, "no renderer of this crawl was found");
     assert!(
         notes("/hang").contains("browser:crashed"),
         "{}",
         notes("/hang")
     );
+    let after = notes("/after-crash");
     assert!(
-        notes("/after-crash").contains("browser:rendered"),
-        "{}",
-        notes("/after-crash")
-    );
-    assert!(
-        !notes("/after-crash").contains("crashed"),
-        "{}",
-        notes("/after-crash")
+        after.contains("browser:rendered") && !after.contains("crashed"),
+        "{after}"
     );
 }
 
@@ -997,57 +1012,8 @@ async fn a_frozen_browser_is_restarted() {
     if chromium().is_none() {
         return;
     }
-    let seen = Shared::default();
-    let addr = serve("127.0.0.1", seen.clone(), String::new()).await;
-    let dir = tempfile::tempdir().unwrap();
-    let cfg = dir.path().join("crawl.toml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "[seeds]\nurls = [\"http://{addr}/hang\"]\n\n[browser]\nmode = \"all\"\npages = 1\n\
-             page_timeout_ms = 4000\nidle_ms = 500\n"
-        ),
-    )
-    .unwrap();
-    let job = dir.path().join("job");
-    // Once the hanging page is polling, stop every process of this crawl's browser.
-    let freezer = {
-        let seen = seen.clone();
-        let job = job.clone();
-        std::thread::spawn(move || {
-            common::wait_for("the page to poll", 60, || {
-                seen.lock()
-                    .unwrap()
-                    .asked
-                    .keys()
-                    .any(|k| k.starts_with("/poll"))
-            });
-            let pids = browser_processes(&job, false);
-            for pid in &pids {
-                let _ = std::process::Command::new("kill")
-                    .args(["-STOP", pid])
-                    .status();
-            }
-            pids
-        })
-    };
-    common::crawl_quickly(&cfg, &job).await;
-    let frozen = freezer.join().unwrap();
-    assert!(
-        !frozen.is_empty(),
-        "no process of this crawl's browser was found"
-    );
-    for pid in browser_processes(&job, false).iter().chain(&frozen) {
-        let _ = std::process::Command::new("kill")
-            .args(["-9", pid])
-            .status();
-    }
-    let log = common::crawl_log(&job);
-    let notes = |path: &str| {
-        common::log_line(&log, &format!("http://{addr}{path}"))
-            .annotations
-            .join(",")
-    };
+    let (notes, job, frozen, _dir) = crawl_with_the_browser_signalled(4_000, "-STOP", false).await;
+    assert!(frozen > 0, "no process of this crawl's browser was found");
     assert_eq!(notes("/hang"), "browser:failed");
     let after = notes("/after-crash");
     assert!(
