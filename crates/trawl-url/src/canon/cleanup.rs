@@ -72,7 +72,7 @@ fn has_empty_label(host: &str) -> bool {
 
 /// `s` with each escape of an unreserved character decoded and every other escape's hex upper-cased; `None`
 /// when that changes nothing, or when `s` has a stray `%` (then it is kept as written).
-fn recode(s: &str) -> Option<String> {
+pub(crate) fn recode(s: &str) -> Option<String> {
     let b = s.as_bytes();
     let mut first = None;
     let mut i = 0;
