@@ -6,8 +6,8 @@ use chrono::{DateTime, Utc};
 
 use crate::compression::Compression;
 
-/// A new, empty temporary file beside `path` (`.NAME.XXXXXX.tmp` in its folder), removed when dropped
-/// unless persisted ([`tempfile::TempPath::persist`]): an output is written there and renamed into place,
+/// A new, empty temporary file beside `path` (`.NAME.RANDOM.tmp` in its folder, RANDOM six letters and
+/// digits), removed when dropped unless persisted ([`tempfile::TempPath::persist`]): an output is written there and renamed into place,
 /// so it is whole or absent, and no file of the operator's (an `X.cdxj.tmp`) is written over or removed
 /// (xt15c F14), nor one of another run writing beside it. It gets the mode a new file gets (`0666` less
 /// the umask), as the output had before, not a temporary file's owner-only mode: replay servers running
