@@ -25,5 +25,5 @@ pub use crate::{
     error::BrowserError,
     probe::chromium_version,
     proxy::{Answer, BrowserRequest, Budget, MAX_BODY, Upstream},
-    session::{Browser, PageCookie, PageLimits, Rendered, Restart},
+    session::{Browser, PageCookie, PageLimits, Rendered, Restart, View},
 };

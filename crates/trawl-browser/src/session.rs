@@ -101,7 +101,9 @@ pub struct Rendered {
     pub links: Vec<Url>,
     /// The views of a single-page application (the page's URL with a route fragment, `#/guide`) rendered
     /// after the page, in order.
-    pub views: Vec<Url>,
+    pub views: Vec<View>,
+    /// The rendered page's `document.title` (what its scripts made of it), when not empty.
+    pub title: Option<String>,
     /// The PNG, when asked for and taken.
     pub screenshot: Option<Vec<u8>>,
     /// What cut the page short or went wrong, as `browser:…` notes: `timeout`, `crashed`, `maxRequests`,
@@ -113,6 +115,15 @@ pub struct Rendered {
     pub scrolls: u32,
     /// The browser itself no longer answers: it is restarted.
     broken: bool,
+}
+
+/// A view of a single-page application rendered in its page.
+#[derive(Debug)]
+pub struct View {
+    /// The page's URL with the view's route fragment.
+    pub url: Url,
+    /// Its `document.title` once rendered, when not empty.
+    pub title: Option<String>,
 }
 
 /// A running Chromium.
@@ -690,6 +701,7 @@ async fn behave(
         return Ok(rendered);
     };
     let mut links = links?;
+    rendered.title = before(deadline, title(&page)).await.flatten();
     // The page as its visitor sees it, before any view of it is rendered in it (xt9b F12: the views' output
     // used to be in the picture).
     if limits.screenshot {
@@ -742,7 +754,8 @@ async fn behave(
                 links.push(link);
             }
         }
-        rendered.views.push(view);
+        let title = before(behave_until, title(&page)).await.flatten();
+        rendered.views.push(View { url: view, title });
     }
     rendered.links = links;
     Ok(rendered)
@@ -840,6 +853,24 @@ async fn page_links(page: &Page) -> Result<Vec<Url>, BrowserError> {
         .unwrap_or_default();
     Ok(links.iter().filter_map(|l| Url::parse(l).ok()).collect())
 }
+
+/// The page's `document.title` as its scripts left it (what a visitor's tab shows), white space collapsed,
+/// its first [`TITLE_MAX`] characters (cut in the page: a script's 50 MB title never crosses DevTools); `None`
+/// when empty or unreadable (a title is a nicety: no error of its own ends the page).
+async fn title(page: &Page) -> Option<String> {
+    // By code points: a cut surrogate pair would not cross DevTools' JSON.
+    let expression = format!("Array.from(String(document.title)).slice(0, {TITLE_MAX}).join('')");
+    let value = eval(page, &expression).await.ok().flatten()?;
+    let title = value
+        .as_str()?
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    (!title.is_empty()).then_some(title)
+}
+
+/// The most characters of a rendered page's title kept.
+const TITLE_MAX: usize = 1_000;
 
 async fn close(page: Page) {
     let _ = tokio::time::timeout(Duration::from_secs(2), page.close()).await;

@@ -82,6 +82,31 @@ pub enum Command {
 }
 
 impl Command {
+    /// What the command changes, as the job's `config-changes.log` names it (`None` for a command that only
+    /// reads: queues, lookup, reports).
+    pub fn change(&self) -> Option<String> {
+        let or_cleared = |v: &Option<u64>| v.map_or("cleared".to_owned(), |v| v.to_string());
+        Some(match self {
+            Command::AddSeeds { urls } => format!("add-seeds {}", urls.join(" ")),
+            Command::PauseQueue { queue } => format!("pause-queue {queue}"),
+            Command::UnpauseQueue { queue } => format!("unpause-queue {queue}"),
+            Command::RetireQueue { queue } => format!("retire-queue {queue}"),
+            Command::DeleteQueue { queue } => format!("delete-queue {queue}"),
+            Command::SetQueueDelay { queue, delay_ms } => {
+                format!("queue-delay {queue} {}", or_cleared(delay_ms))
+            }
+            Command::SetQueueBudget { queue, budget } => {
+                format!("queue-budget {queue} {}", or_cleared(budget))
+            }
+            Command::Settings { .. } => "settings".to_owned(),
+            Command::Pause => "pause".to_owned(),
+            Command::Unpause => "unpause".to_owned(),
+            Command::Checkpoint => "checkpoint".to_owned(),
+            Command::Stop => "stop".to_owned(),
+            Command::Queues | Command::Lookup { .. } | Command::Reports => return None,
+        })
+    }
+
     /// The queue a queue command names.
     fn queue(&self) -> Option<&str> {
         match self {
@@ -495,6 +520,7 @@ pub fn apply_offline(job_dir: &Path, command: &Command) -> Result<Reply, Error> 
         return Err(shared.refusal(job_dir));
     }
     let config = CrawlConfig::load(&job.config_path())?;
+    job.clear_unmade_stores()?;
     if !job.frontier_dir().exists() {
         return Err(Error::NothingToResume(job_dir.to_path_buf()));
     }
@@ -592,10 +618,22 @@ pub fn send_file(
     wait: Duration,
 ) -> Result<Option<Reply>, Error> {
     let dir = control_dir(job_dir);
-    std::fs::create_dir_all(&dir).map_err(|source| Error::Io {
-        path: dir.clone(),
-        source,
-    })?;
+    // Not "resume the job" on a full disk: it is running (xt17b F12).
+    let unsent = |path: std::path::PathBuf, source: std::io::Error| match running_pid(job_dir) {
+        Some(pid)
+            if matches!(
+                source.kind(),
+                std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
+            ) =>
+        {
+            Error::ControlDiskFull {
+                dir: job_dir.to_path_buf(),
+                pid,
+            }
+        }
+        _ => Error::Io { path, source },
+    };
+    std::fs::create_dir_all(&dir).map_err(|source| unsent(dir.clone(), source))?;
     let stem = format!(
         "{}-{}",
         chrono::Utc::now().format("%Y%m%d%H%M%S%6f"),
@@ -604,12 +642,10 @@ pub fn send_file(
     let tmp = dir.join(format!("{stem}.tmp"));
     let cmd = dir.join(format!("{stem}.cmd.json"));
     let text = serde_json::to_string(command).unwrap_or_default();
-    std::fs::write(&tmp, text)
-        .and_then(|()| std::fs::rename(&tmp, &cmd))
-        .map_err(|source| Error::Io {
-            path: cmd.clone(),
-            source,
-        })?;
+    if let Err(source) = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, &cmd)) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(unsent(cmd, source));
+    }
     let reply_path = dir.join(format!("{stem}.reply.json"));
     let start = std::time::Instant::now();
     while start.elapsed() < wait {

@@ -39,6 +39,19 @@ pub enum Error {
         /// The process crawling into it, if it says.
         pid: Option<u32>,
     },
+    /// A command for a running crawl could not be written for it: the job's disk is full.
+    #[error(
+        "the disk of {} is full, so the command cannot reach the running crawl (pid {pid}), which goes on: free some \
+         space and send it again, or stop the crawl with Ctrl-C in its terminal or `kill -TERM {pid}` (neither needs \
+         the disk; `trawl resume` continues it once there is room)",
+        dir.display()
+    )]
+    ControlDiskFull {
+        /// The job directory.
+        dir: PathBuf,
+        /// The running crawl's process.
+        pid: u32,
+    },
     /// A command that works on a job was pointed at a folder that is none.
     #[error("{} is not a trawl job (it has no crawl.toml): check the path, or start a crawl there with `trawl crawl --job {} SEED`", .0.display(), .0.display())]
     NotAJob(PathBuf),

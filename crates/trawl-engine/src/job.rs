@@ -68,6 +68,24 @@ impl Job {
         self.state_dir().join("frontier")
     }
 
+    /// Removes the frontier and dedup stores of a crawl killed while they were being made (within its first
+    /// milliseconds): they hold nothing, and fjall cannot open them again, so the job is one that never
+    /// started (`trawl crawl` makes them anew; `trawl resume` says there is nothing to resume). Said when
+    /// done. Call with the job's lock held.
+    pub fn clear_unmade_stores(&self) -> Result<(), Error> {
+        for dir in [self.frontier_dir(), self.state_dir().join("dedup")] {
+            match trawl_frontier::clear_unmade(&dir) {
+                Ok(true) => tracing::warn!(
+                    "{} was left half made by a crawl killed as it started: removed (it held nothing)",
+                    dir.display()
+                ),
+                Ok(false) => {}
+                Err(source) => return Err(Error::Io { path: dir, source }),
+            }
+        }
+        Ok(())
+    }
+
     /// `JOB/checkpoints/`.
     pub fn checkpoints_dir(&self) -> PathBuf {
         self.root.join("checkpoints")
@@ -470,7 +488,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let job = Job::create(&dir.path().join("job")).unwrap();
         let text = "[[credentials]]\nkind = \"form\"\ndomain = \"127.0.0.1:9\"\n\
-                    login_url = \"http://127.0.0.1:9/login\"\nuser = \"u\"\npassword = \"secret-pw\"\n";
+                    login_url = \"http://127.0.0.1:9/login\"\nfields = { user = \"u\" }\npassword = \"secret-pw\"\n";
         let config = trawl_config::CrawlConfig::check_str(text, Path::new("c.toml")).unwrap();
         job.write_config(&config).unwrap();
         let copy = std::fs::read_to_string(job.config_path()).unwrap();

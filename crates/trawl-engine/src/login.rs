@@ -324,13 +324,13 @@ fn refuse_to_send(form: &Form, spec: &CredentialSpec, page: &Url) -> Option<Outc
             vec![USE_A_BROWSER.into()],
         ));
     }
-    if form.method != "post" {
+    if form.submit_method() != "post" {
         return Some(Outcome::failed(
             Verdict::Failed,
             format!(
                 "the login form is sent with method={}: the password would go into the URL, which crawl.log and \
                  the archive's indexes keep, so trawl does not send it",
-                form.method
+                form.submit_method()
             ),
             vec![
                 "a login form without method=\"post\" is usually sent by JavaScript".into(),
@@ -338,26 +338,26 @@ fn refuse_to_send(form: &Form, spec: &CredentialSpec, page: &Url) -> Option<Outc
             ],
         ));
     }
-    if !spec.applies_to(&form.action) {
+    if !spec.applies_to(form.submit_action()) {
         return Some(Outcome::failed(
             Verdict::Failed,
             format!(
                 "the login form sends the password to {}, a host this credential is not for",
-                form.action
+                form.submit_action()
             ),
             vec![format!(
                 "if {} is the site's own, cover it with the credential's surt_prefix (a credential is only ever \
                  sent to its hosts)",
-                form.action.host_str().unwrap_or_default()
+                form.submit_action().host_str().unwrap_or_default()
             )],
         ));
     }
-    if page.scheme() == "https" && form.action.scheme() == "http" {
+    if page.scheme() == "https" && form.submit_action().scheme() == "http" {
         return Some(Outcome::failed(
             Verdict::Failed,
             format!(
                 "the login form of an https page sends the password over plain http, to {}",
-                form.action
+                form.submit_action()
             ),
             vec!["point login_url at the https page whose form posts over https".into()],
         ));
@@ -393,7 +393,7 @@ fn no_form(spec: &CredentialSpec, forms: &Forms, status: u16) -> Option<Outcome>
                     format!(
                         "form {} (to {}): {}",
                         i + 1,
-                        f.action,
+                        f.submit_action(),
                         if names.is_empty() {
                             "no named field".to_string()
                         } else {
@@ -417,8 +417,8 @@ fn no_form(spec: &CredentialSpec, forms: &Forms, status: u16) -> Option<Outcome>
             .forms
             .iter()
             .map(|f| match &f.id {
-                Some(id) => format!("#{id} (to {})", f.action),
-                None => format!("a form to {}", f.action),
+                Some(id) => format!("#{id} (to {})", f.submit_action()),
+                None => format!("a form to {}", f.submit_action()),
             })
             .collect();
         return Some(Outcome::failed(

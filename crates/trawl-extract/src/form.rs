@@ -92,6 +92,22 @@ pub struct Control {
     pub disabled: bool,
     /// An image button: sent as `name.x` and `name.y`.
     pub image: bool,
+    /// A submit button's own `formaction`, `formmethod` and `formenctype`: the submission's when it is the
+    /// submitter (HTML's form submission algorithm).
+    pub overrides: Option<Box<Overrides>>,
+}
+
+/// What a submit button sets of its form's submission.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Overrides {
+    /// `formaction`, resolved as the form's `action` is.
+    pub action: Option<Url>,
+    /// `formmethod`: `get`, `post` or `dialog`.
+    pub method: Option<String>,
+    /// `formenctype`.
+    pub enctype: Option<Enctype>,
+    /// `formaction` as written, until the page's base URL is known.
+    raw_action: Option<String>,
 }
 
 /// One `<form>` of a page.
@@ -149,11 +165,25 @@ impl Form {
     pub fn entries(&self) -> Vec<(String, String, ControlKind)> {
         let mut out = Vec::new();
         let mut submitted = false;
-        for c in &self.controls {
+        // Of a radio group's buttons marked checked, the parser leaves the last one checked (xt17a F13: all
+        // were sent).
+        let checked_radio = |name: &str| {
+            self.controls
+                .iter()
+                .rposition(|c| c.kind == ControlKind::Radio && c.checked && c.name == name)
+        };
+        for (at, c) in self.controls.iter().enumerate() {
             if c.disabled {
                 continue;
             }
             match c.kind {
+                ControlKind::Radio if c.checked && checked_radio(&c.name) != Some(at) => continue,
+                // A hidden `_charset_` (in any case, whatever its value) is sent as the submission's
+                // encoding, UTF-8 here.
+                ControlKind::Hidden if c.name.eq_ignore_ascii_case("_charset_") => {
+                    out.push((c.name.clone(), "UTF-8".into(), c.kind));
+                    continue;
+                }
                 ControlKind::Submit => {
                     // The first submit button is the submitter (named or not); the others are not sent.
                     if submitted {
@@ -178,6 +208,63 @@ impl Form {
         }
         out
     }
+
+    /// The overrides of the submitter, its first enabled submit button, if it has any.
+    fn overrides(&self) -> Option<&Overrides> {
+        self.controls
+            .iter()
+            .find(|c| c.kind == ControlKind::Submit && !c.disabled)
+            .and_then(|c| c.overrides.as_deref())
+    }
+
+    /// Where a browser sends the form with its first submit button: that button's `formaction`, else the
+    /// form's `action` (xt17a F6: the login went to the form's `action`).
+    pub fn submit_action(&self) -> &Url {
+        self.overrides()
+            .and_then(|o| o.action.as_ref())
+            .unwrap_or(&self.action)
+    }
+
+    /// The method a browser sends it with: the submitter's `formmethod`, else the form's.
+    pub fn submit_method(&self) -> &str {
+        self.overrides()
+            .and_then(|o| o.method.as_deref())
+            .unwrap_or(&self.method)
+    }
+
+    /// How a browser encodes it: the submitter's `formenctype`, else the form's.
+    pub fn submit_enctype(&self) -> Enctype {
+        self.overrides()
+            .and_then(|o| o.enctype)
+            .unwrap_or(self.enctype)
+    }
+}
+
+/// A `method` or `formmethod` value HTML knows, lower case.
+fn method_of(value: Option<String>) -> Option<String> {
+    value
+        .map(|m| m.trim().to_ascii_lowercase())
+        .filter(|m| matches!(m.as_str(), "get" | "post" | "dialog"))
+}
+
+/// An `enctype` or `formenctype` value: HTML's two others, else URL-encoded (an invalid value's default).
+fn enctype_of(value: Option<String>) -> Option<Enctype> {
+    value.map(|e| match e.trim().to_ascii_lowercase().as_str() {
+        "multipart/form-data" => Enctype::Multipart,
+        "text/plain" => Enctype::TextPlain,
+        _ => Enctype::UrlEncoded,
+    })
+}
+
+/// A submit button's `formaction`, `formmethod` and `formenctype`, if it has any.
+fn overrides_of(el: &lol_html::html_content::Element) -> Option<Box<Overrides>> {
+    let o = Overrides {
+        action: None,
+        method: method_of(attr(el, "formmethod")),
+        enctype: enctype_of(attr(el, "formenctype")),
+        raw_action: attr(el, "formaction"),
+    };
+    (o != Overrides::default()).then(|| Box::new(o))
 }
 
 /// The forms of a page, and what tells of a login that needs a browser.
@@ -379,6 +466,7 @@ impl State {
                     checked: false,
                     disabled: select.disabled,
                     image: false,
+                    overrides: None,
                 },
             );
         }
@@ -439,18 +527,8 @@ pub fn read_forms(
         if st.open.is_some() {
             return Ok(());
         }
-        let method = attr(el, "method")
-            .map(|m| m.trim().to_ascii_lowercase())
-            .filter(|m| matches!(m.as_str(), "get" | "post" | "dialog"))
-            .unwrap_or_else(|| "get".into());
-        let enctype = match attr(el, "enctype")
-            .map(|e| e.trim().to_ascii_lowercase())
-            .as_deref()
-        {
-            Some("multipart/form-data") => Enctype::Multipart,
-            Some("text/plain") => Enctype::TextPlain,
-            _ => Enctype::UrlEncoded,
-        };
+        let method = method_of(attr(el, "method")).unwrap_or_else(|| "get".into());
+        let enctype = enctype_of(attr(el, "enctype")).unwrap_or(Enctype::UrlEncoded);
         let action = attr(el, "action").unwrap_or_default();
         let selected = std::mem::take(&mut st.selecting);
         st.forms.forms.push(Form {
@@ -528,6 +606,11 @@ pub fn read_forms(
                 checked,
                 disabled,
                 image,
+                overrides: if kind == ControlKind::Submit {
+                    overrides_of(el)
+                } else {
+                    None
+                },
             },
         );
         Ok(())
@@ -552,6 +635,7 @@ pub fn read_forms(
                 checked: false,
                 disabled,
                 image: false,
+                overrides: overrides_of(el),
             },
         );
         Ok(())
@@ -612,6 +696,7 @@ pub fn read_forms(
                 checked: false,
                 disabled,
                 image: false,
+                overrides: None,
             },
         );
         st.text_into = at.map(|at| TextInto::Textarea(owner, at));
@@ -716,8 +801,9 @@ pub fn read_forms(
         .and_then(|href| parse_with_encoding(trim_ascii_ws(href), Some(doc_url), Some(encoding)))
         .filter(|u| matches!(u.scheme(), "http" | "https"))
         .unwrap_or_else(|| doc_url.clone());
-    for (index, action) in actions.into_iter().enumerate() {
-        let action = trim_ascii_ws(&action);
+    // An `action` or `formaction` as written: resolved against the base URL; empty, the document's.
+    let resolve = |action: &str| {
+        let action = trim_ascii_ws(action);
         let mut url = if action.is_empty() {
             doc_url.clone()
         } else {
@@ -725,8 +811,11 @@ pub fn read_forms(
                 .unwrap_or_else(|| doc_url.clone())
         };
         url.set_fragment(None);
+        url
+    };
+    for (index, action) in actions.into_iter().enumerate() {
         if let Some(f) = st.forms.forms.get_mut(index) {
-            f.action = url;
+            f.action = resolve(&action);
         }
     }
     for (id, control) in std::mem::take(&mut st.owned_by_id) {
@@ -743,6 +832,11 @@ pub fn read_forms(
     }
     for f in &mut st.forms.forms {
         for c in &mut f.controls {
+            if let Some(o) = c.overrides.as_deref_mut()
+                && let Some(raw) = o.raw_action.take()
+            {
+                o.action = Some(resolve(&raw));
+            }
             if c.kind == ControlKind::Textarea {
                 let decoded = decode_attr(&c.value).into_owned();
                 // A newline right after `<textarea>` is not part of its value.

@@ -50,7 +50,31 @@ pub(crate) fn judge(
     strict
         .verify_server_cert(end, rest, name, &[], UnixTime::now())
         .err()
-        .map(|e| e.to_string())
+        .map(|e| in_words(&e))
+}
+
+/// A certificate's problem as an operator reads it (xt17a F12: rustls' `Other(OtherError(CaUsedAsEndEntity))`).
+fn in_words(e: &rustls::Error) -> String {
+    use rustls::CertificateError as C;
+    let rustls::Error::InvalidCertificate(problem) = e else {
+        return e.to_string();
+    };
+    let words = match problem {
+        C::UnknownIssuer => "issued by an authority this machine does not trust (unknown issuer)",
+        C::Expired | C::ExpiredContext { .. } => "expired",
+        C::NotValidYet | C::NotValidYetContext { .. } => "not valid yet",
+        C::NotValidForName | C::NotValidForNameContext { .. } => {
+            return format!("not valid for this host name ({e})");
+        }
+        C::Revoked => "revoked",
+        C::BadSignature => "its signature does not verify",
+        C::BadEncoding => "cannot be read (bad encoding)",
+        C::Other(other) if format!("{other:?}").contains("CaUsedAsEndEntity") => {
+            "self-signed: the server shows an authority's certificate as its own (a CA used as an end entity)"
+        }
+        _ => return e.to_string(),
+    };
+    words.to_owned()
 }
 
 /// Accepts any certificate chain but still checks handshake signatures, so the peer holds the key it shows.
@@ -111,6 +135,34 @@ mod tests {
     use rustls::{ClientConnection, ServerConnection, client::Resumption};
 
     use super::*;
+
+    /// A certificate's problem is said in words, not as rustls' debug text (xt17a F12).
+    #[test]
+    fn certificate_problems_in_words() {
+        use rustls::{CertificateError, Error, OtherError};
+        #[derive(Debug)]
+        struct CaUsedAsEndEntity;
+        impl std::fmt::Display for CaUsedAsEndEntity {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("CaUsedAsEndEntity")
+            }
+        }
+        impl std::error::Error for CaUsedAsEndEntity {}
+        let said = |c| in_words(&Error::InvalidCertificate(c));
+        assert!(said(CertificateError::UnknownIssuer).contains("does not trust"));
+        assert_eq!(said(CertificateError::Expired), "expired");
+        let own = said(CertificateError::Other(OtherError(Arc::new(
+            CaUsedAsEndEntity,
+        ))));
+        assert!(
+            own.starts_with("self-signed") && !own.contains("OtherError"),
+            "{own}"
+        );
+        assert_eq!(
+            in_words(&Error::General("x".into())),
+            Error::General("x".into()).to_string()
+        );
+    }
 
     fn server_config() -> Arc<rustls::ServerConfig> {
         let cert = rcgen::generate_simple_self_signed(vec!["localhost".into()]).unwrap();

@@ -41,5 +41,5 @@ pub use crate::{
         Claim, Completion, Lease, SharedCache, SharedCounts, SharedError, SharedFrontier,
         SharedQueue, WorkerInfo, shared_crawls, with_password, without_password,
     },
-    store::{CommitWaiter, StoreCopy},
+    store::{CommitWaiter, StoreCopy, clear_unmade},
 };

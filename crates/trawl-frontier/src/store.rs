@@ -144,6 +144,33 @@ const MEMTABLE_BYTES: u64 = 16 << 20;
 /// a free worker takes the request: at 10M URLs bench/frontier used 23% less CPU and ran 20% faster.
 const WORKER_THREADS: usize = 4;
 
+/// Removes `path` when it holds a store fjall began and never finished making: a journal (`*.jnl`) but no
+/// `version` file (fjall writes it once the journal is made) and no keyspace. A kill in a crawl's first
+/// milliseconds leaves that, which fjall will not open again ("File exists") though nothing was ever
+/// committed to it (xt17b F2); an empty folder fjall makes a store in, and is left. Returns whether it
+/// removed it; the caller holds the job's lock, so no other process is making it now.
+pub fn clear_unmade(path: &Path) -> std::io::Result<bool> {
+    // A `version` cut short of its 4-byte header (a power loss as the store was made) counts as none
+    // (review 65b R13).
+    let made = std::fs::metadata(path.join("version")).is_ok_and(|m| m.len() >= 4);
+    if !path.is_dir() || made {
+        return Ok(false);
+    }
+    let no_keyspace = match std::fs::read_dir(path.join("keyspaces")) {
+        Ok(mut entries) => entries.next().is_none(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => true,
+        Err(e) => return Err(e),
+    };
+    let journal = std::fs::read_dir(path)?
+        .flatten()
+        .any(|e| e.file_name().to_string_lossy().ends_with(".jnl"));
+    if !no_keyspace || !journal {
+        return Ok(false);
+    }
+    std::fs::remove_dir_all(path)?;
+    Ok(true)
+}
+
 impl Store {
     /// Opens (or creates) the store in `path`.
     pub(crate) fn open(path: &Path) -> Result<Store, Error> {
@@ -603,6 +630,39 @@ pub(crate) fn split_item_key(key: &[u8]) -> Option<(u32, u8, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A store a kill left before fjall wrote its `version` (its lock, an empty `keyspaces/`, the journal) is
+    /// removed, and then made anew; a made store, or one with a keyspace, is left alone (xt17b F2).
+    #[test]
+    fn a_store_left_unmade_is_cleared_and_made_anew() {
+        let dir = tempfile::tempdir().unwrap();
+        let unmade = dir.path().join("frontier");
+        std::fs::create_dir_all(unmade.join("keyspaces")).unwrap();
+        std::fs::write(unmade.join("lock"), b"").unwrap();
+        std::fs::write(unmade.join("0.jnl"), vec![0u8; 4096]).unwrap();
+        assert!(clear_unmade(&unmade).unwrap());
+        assert!(!unmade.exists());
+        assert!(!clear_unmade(&unmade).unwrap(), "nothing there");
+        // A `version` cut short is none.
+        std::fs::create_dir_all(unmade.join("keyspaces")).unwrap();
+        std::fs::write(unmade.join("0.jnl"), b"").unwrap();
+        std::fs::write(unmade.join("version"), b"F").unwrap();
+        assert!(clear_unmade(&unmade).unwrap());
+        // An empty folder is one fjall makes a store in.
+        std::fs::create_dir_all(&unmade).unwrap();
+        assert!(!clear_unmade(&unmade).unwrap());
+        std::fs::remove_dir(&unmade).unwrap();
+        drop(Store::open(&unmade).unwrap());
+        assert!(unmade.join("version").exists());
+        assert!(!clear_unmade(&unmade).unwrap(), "a made store stays");
+        let keyspace = dir.path().join("other");
+        std::fs::create_dir_all(keyspace.join("keyspaces/0")).unwrap();
+        assert!(
+            !clear_unmade(&keyspace).unwrap(),
+            "a store with a keyspace stays"
+        );
+        assert!(keyspace.exists());
+    }
 
     #[test]
     fn records_are_told_apart_by_length() {

@@ -67,7 +67,7 @@ pub use crate::{
         KNOWN_QUIRKS, Note, Quirk, VerifyError, VerifyOptions, VerifySummary, verify, verify_with,
         written_by_trawl,
     },
-    wacz::{VIEW_OF, WaczSummary, write_wacz},
+    wacz::{RENDERED_TITLE, VIEW_OF, WaczSummary, write_wacz},
     writer::{Encoded, Encoder, Span, WriteBack, Writer, WriterConfig, Written},
     zstd_dictionary::{DictionaryProblem, ZstdDictionary, parse_frame as parse_dictionary_frame},
 };

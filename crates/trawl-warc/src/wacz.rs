@@ -42,12 +42,22 @@ pub struct WaczSummary {
 /// pages of their own in pages.jsonl.
 pub const VIEW_OF: &str = "browser-view-of";
 
+/// The field of a `metadata` record that gives the `document.title` of a rendered page (the record names the
+/// page's capture in `WARC-Concurrent-To`) or of a view (beside [`VIEW_OF`]): the page's title in pages.jsonl,
+/// over its HTML's `<title>`, as a visitor's tab shows it once scripts ran.
+pub const RENDERED_TITLE: &str = "browser-title";
+
+/// Rendered titles kept for pages.jsonl, at most this long each (a title is for a list of pages).
+const TITLE_MAX: usize = 1_000;
+
 /// A page of `pages/pages.jsonl`.
 #[derive(Debug, Clone)]
 struct Page {
     url: String,
     ts: String,
     title: Option<String>,
+    /// The `WARC-Record-ID` of its capture, which a rendered title's record names; not listed.
+    record: Option<String>,
 }
 
 impl Page {
@@ -63,6 +73,42 @@ impl Page {
     }
 }
 
+/// The entry `json` (from [`Page::json`]) with `title` as its title, its keys in the same order.
+fn retitled(json: &str, title: &str) -> String {
+    match serde_json::from_str::<BTreeMap<String, serde_json::Value>>(json) {
+        Ok(mut entry) => {
+            entry.insert("title".to_owned(), json!(title));
+            serde_json::to_string(&entry).unwrap_or_else(|_| json.to_owned())
+        }
+        Err(_) => json.to_owned(),
+    }
+}
+
+/// The value of the field `name` of an `application/warc-fields` block (the first, case-insensitive).
+fn field(block: &[u8], name: &str) -> Option<String> {
+    String::from_utf8_lossy(block)
+        .split("\r\n")
+        .find_map(|line| {
+            let (n, value) = line.split_once(':')?;
+            n.trim()
+                .eq_ignore_ascii_case(name)
+                .then(|| value.trim().to_owned())
+        })
+}
+
+/// A rendered title as pages.jsonl keeps it: not empty, at most [`TITLE_MAX`] bytes (cut at a character).
+fn kept_title(title: Option<String>) -> Option<String> {
+    let mut title = title.filter(|t| !t.is_empty())?;
+    if title.len() > TITLE_MAX {
+        let mut end = TITLE_MAX;
+        while !title.is_char_boundary(end) {
+            end -= 1;
+        }
+        title.truncate(end);
+    }
+    Some(title)
+}
+
 /// The entry `json` (from [`Page::json`]) with its `id` put first, where a map with it would hold it: `id`
 /// sorts before every other key.
 fn with_id(id: u64, json: &str) -> String {
@@ -74,7 +120,9 @@ fn with_id(id: u64, json: &str) -> String {
 
 /// The pages of a package in their order: seeds first, in the seeds' order (held in memory: there are only
 /// as many as the seeds' captures); then the rest in capture order, written to an unnamed temporary file as
-/// they come, so a job of millions of pages is listed in bounded memory.
+/// they come (each line its capture's record ID, a tab, its entry), so a job of millions of pages is listed in
+/// bounded memory. The titles of rendered pages, read after their pages, replace theirs as the list is
+/// written.
 struct PageList<'s> {
     rank: HashMap<&'s str, usize>,
     seeds: Vec<(usize, Page)>,
@@ -82,6 +130,8 @@ struct PageList<'s> {
     rest_count: u64,
     first_rest: Option<Page>,
     spill_dir: PathBuf,
+    /// Rendered pages' titles by their captures' record IDs (one per rendered page).
+    rendered: HashMap<String, String>,
 }
 
 impl<'s> PageList<'s> {
@@ -101,6 +151,7 @@ impl<'s> PageList<'s> {
             rest_count: 0,
             first_rest: None,
             spill_dir: spill_dir.to_path_buf(),
+            rendered: HashMap::new(),
         })
     }
 
@@ -113,8 +164,8 @@ impl<'s> PageList<'s> {
             path: self.spill_dir.clone(),
             source,
         };
-        self.rest.write_all(page.json().as_bytes()).map_err(io)?;
-        self.rest.write_all(b"\n").map_err(io)?;
+        let record = page.record.as_deref().unwrap_or_default();
+        writeln!(self.rest, "{record}\t{}", page.json()).map_err(io)?;
         self.rest_count += 1;
         if self.first_rest.is_none() {
             self.first_rest = Some(page);
@@ -135,8 +186,18 @@ impl<'s> PageList<'s> {
             .or(self.first_rest.as_ref())
     }
 
-    /// Writes `pages.jsonl`: its header line, then every page with its `id`.
+    /// Gives the page whose capture is the record `record` (read before or after) the rendered `title`.
+    fn retitle(&mut self, record: &str, title: String) {
+        // An empty ID names no capture (and is what every page without one is spilled under).
+        if !record.trim().is_empty() {
+            self.rendered.insert(record.to_owned(), title);
+        }
+    }
+
+    /// Writes `pages.jsonl`: its header line, then every page with its `id`, and the rendered title of
+    /// its capture where there is one.
     fn write_to(mut self, out: &mut impl Write, out_path: &Path) -> Result<(), Error> {
+        let rendered = std::mem::take(&mut self.rendered);
         let written = |source| Error::Io {
             path: out_path.to_path_buf(),
             source,
@@ -150,14 +211,24 @@ impl<'s> PageList<'s> {
         // Stable: a seed captured twice is listed in capture order.
         self.seeds.sort_by_key(|(rank, _)| *rank);
         let mut id = 0u64;
-        for (_, page) in &self.seeds {
+        for (_, page) in &mut self.seeds {
+            if let Some(title) = page.record.as_ref().and_then(|r| rendered.get(r)) {
+                page.title = Some(title.clone());
+            }
             writeln!(out, "{}", with_id(id, &page.json())).map_err(written)?;
             id += 1;
         }
         let mut rest = self.rest.into_inner().map_err(|e| read(e.into_error()))?;
         rest.seek(SeekFrom::Start(0)).map_err(read)?;
         for line in BufReader::with_capacity(1 << 16, rest).lines() {
-            writeln!(out, "{}", with_id(id, &line.map_err(read)?)).map_err(written)?;
+            let line = line.map_err(read)?;
+            // From the right: a record ID may hold a tab, compact JSON never does.
+            let (record, entry) = line.rsplit_once('\t').unwrap_or(("", &line));
+            let entry = match rendered.get(record) {
+                Some(title) => retitled(entry, title),
+                None => entry.to_owned(),
+            };
+            writeln!(out, "{}", with_id(id, &entry)).map_err(written)?;
             id += 1;
         }
         Ok(())
@@ -201,7 +272,8 @@ pub fn write_wacz(
                 let page = Page {
                     url: view.to_owned(),
                     ts: record.get("WARC-Date").unwrap_or_default().to_owned(),
-                    title: None,
+                    title: kept_title(field(&record.block, RENDERED_TITLE)),
+                    record: None,
                 };
                 if pairing.is_waiting() {
                     views.push(page);
@@ -209,6 +281,12 @@ pub fn write_wacz(
                     pages.push(page)?;
                 }
                 continue;
+            }
+            if record.get("WARC-Type") == Some("metadata")
+                && let Some(page) = record.get("WARC-Concurrent-To")
+                && let Some(title) = kept_title(field(&record.block, RENDERED_TITLE))
+            {
+                pages.retitle(page, title);
             }
             let capture = cdxj::Capture::of(&record.header, &record.block).map(|c| {
                 let page = page_of(&c, &record, &mut titles);
@@ -255,12 +333,18 @@ fn page_of(
         if let (Some(t), Some(d)) = (&title, &capture.digest) {
             titles.insert(d.clone(), t.clone());
         }
-        return Some(Page { url, ts, title });
+        return Some(Page {
+            url,
+            ts,
+            title,
+            record: record.get("WARC-Record-ID").map(str::to_owned),
+        });
     }
     (capture.mime.as_deref() == Some("warc/revisit") && is_html(&record.block)).then(|| Page {
         url,
         ts,
         title: capture.digest.as_ref().and_then(|d| titles.get(d)).cloned(),
+        record: record.get("WARC-Record-ID").map(str::to_owned),
     })
 }
 
@@ -582,16 +666,22 @@ mod tests {
         let out = dir.path().join("a.wacz");
         let summary = write_wacz(&out, &[input], &[], "t").unwrap();
         assert_eq!(summary.pages, 1);
-        let mut zip = zip::ZipArchive::new(File::open(&out).unwrap()).unwrap();
+        let pages = pages_of(&out);
+        assert!(
+            pages.contains("\"title\":\"Caf\u{e9} & cr\u{e8}me\""),
+            "{pages}"
+        );
+    }
+
+    /// The `pages/pages.jsonl` of the package `out`.
+    fn pages_of(out: &Path) -> String {
+        let mut zip = zip::ZipArchive::new(File::open(out).unwrap()).unwrap();
         let mut pages = String::new();
         zip.by_name("pages/pages.jsonl")
             .unwrap()
             .read_to_string(&mut pages)
             .unwrap();
-        assert!(
-            pages.contains("\"title\":\"Caf\u{e9} & cr\u{e8}me\""),
-            "{pages}"
-        );
+        pages
     }
 
     /// A WARC response record of `uri` holding `http`.
@@ -607,6 +697,165 @@ mod tests {
         warc.extend_from_slice(http);
         warc.extend_from_slice(b"\r\n\r\n");
         warc
+    }
+
+    /// A WARC metadata record of `uri` with `fields` (an `application/warc-fields` block) and the extra
+    /// header lines `extra`.
+    fn metadata(uri: &str, extra: &str, fields: &[(&str, &str)]) -> Vec<u8> {
+        let block = crate::record::warc_fields(fields);
+        let mut warc = format!(
+            "WARC/1.1\r\nWARC-Type: metadata\r\nWARC-Record-ID: <urn:uuid:{}>\r\n\
+             WARC-Date: 2020-01-01T00:00:02Z\r\nWARC-Target-URI: {uri}\r\n{extra}\
+             Content-Type: application/warc-fields\r\nContent-Length: {}\r\n\r\n",
+            uuid::Uuid::new_v4(),
+            block.len()
+        )
+        .into_bytes();
+        warc.extend_from_slice(&block);
+        warc.extend_from_slice(b"\r\n\r\n");
+        warc
+    }
+
+    proptest::proptest! {
+        /// A field written into a warc-fields block is read back (its value with line breaks folded and the
+        /// ends trimmed, as written), whatever other fields come first; any bytes are read without a panic.
+        #[test]
+        fn a_written_field_is_read_back(
+            value in "[^\\r\\n]{0,60}",
+            before in proptest::collection::vec(("[a-z]{1,8}", "[ -~]{0,20}"), 0..4),
+            noise in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200),
+        ) {
+            let _ = field(&noise, RENDERED_TITLE);
+            let mut fields: Vec<(String, String)> =
+                before.into_iter().map(|(n, v)| (format!("x-{n}"), v)).collect();
+            fields.push((RENDERED_TITLE.to_owned(), value.clone()));
+            let block = crate::record::warc_fields(&fields);
+            proptest::prop_assert_eq!(field(&block, RENDERED_TITLE), Some(value.trim().to_owned()));
+        }
+
+        /// A kept title is never empty, never past the limit, and a prefix of the title.
+        #[test]
+        fn kept_titles_are_bounded_prefixes(title in "\\PC{0,1200}") {
+            match kept_title(Some(title.clone())) {
+                Some(kept) => {
+                    proptest::prop_assert!(!kept.is_empty() && kept.len() <= TITLE_MAX);
+                    proptest::prop_assert!(title.starts_with(&kept));
+                }
+                None => proptest::prop_assert!(title.is_empty()),
+            }
+        }
+    }
+
+    /// A rendered page is listed by the title its scripts set (the `browser-title` of the metadata record
+    /// naming its capture, read after it), a seed and a page of the list's spilled part alike; a view by its
+    /// own; a page never rendered keeps its HTML's (xt16a F9).
+    #[test]
+    fn rendered_pages_and_views_are_listed_by_their_rendered_titles() {
+        let dir = tempfile::tempdir().unwrap();
+        let html = |t: &str| {
+            format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<title>{t}</title>")
+        };
+        let mut warc = Vec::new();
+        let mut ids = Vec::new();
+        for (uri, title) in [
+            ("http://a.example/", "Shell"),
+            ("http://a.example/b", "B shell"),
+            ("http://a.example/plain", "Plain"),
+        ] {
+            let record = response(uri, "2020-01-01T00:00:01Z", html(title).as_bytes());
+            let text = String::from_utf8_lossy(&record).into_owned();
+            let id = text
+                .lines()
+                .find_map(|l| l.strip_prefix("WARC-Record-ID: "))
+                .unwrap()
+                .to_owned();
+            ids.push(id);
+            warc.extend(record);
+        }
+        for (uri, id, title) in [
+            ("http://a.example/", &ids[0], "Seed, rendered"),
+            ("http://a.example/b", &ids[1], "B, rendered"),
+        ] {
+            warc.extend(metadata(
+                uri,
+                &format!("WARC-Concurrent-To: {id}\r\n"),
+                &[
+                    ("outlink", "http://a.example/c L a/@href"),
+                    (RENDERED_TITLE, title),
+                ],
+            ));
+        }
+        warc.extend(metadata(
+            "http://a.example/b#/view",
+            "",
+            &[(VIEW_OF, "http://a.example/b"), (RENDERED_TITLE, "A view")],
+        ));
+        let input = dir.path().join("a.warc");
+        std::fs::write(&input, warc).unwrap();
+        let out = dir.path().join("a.wacz");
+        write_wacz(&out, &[input], &["http://a.example/".to_owned()], "t").unwrap();
+        let pages = pages_of(&out);
+        let titles: Vec<(String, Option<String>)> = pages
+            .lines()
+            .skip(1)
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                (
+                    v["url"].as_str().unwrap().to_owned(),
+                    v["title"].as_str().map(str::to_owned),
+                )
+            })
+            .collect();
+        let want = |u: &str, t: &str| (u.to_owned(), Some(t.to_owned()));
+        assert_eq!(
+            titles,
+            [
+                want("http://a.example/", "Seed, rendered"),
+                want("http://a.example/b", "B, rendered"),
+                want("http://a.example/plain", "Plain"),
+                want("http://a.example/b#/view", "A view"),
+            ],
+            "{pages}"
+        );
+    }
+
+    /// A record ID holding a tab keeps its spilled page's line whole, and a rendered title naming an empty
+    /// capture goes to no page (review 65 R5).
+    #[test]
+    fn odd_record_ids_give_no_title_and_break_no_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let body = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<title>Own</title>";
+        let mut warc = format!(
+            "WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:x\ty>\r\n\
+             WARC-Date: 2020-01-01T00:00:00Z\r\nWARC-Target-URI: http://a.example/p\r\n\
+             Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        )
+        .into_bytes();
+        warc.extend_from_slice(body);
+        warc.extend_from_slice(b"\r\n\r\n");
+        warc.extend(metadata(
+            "http://a.example/p",
+            "WARC-Concurrent-To: \r\n",
+            &[(RENDERED_TITLE, "Nobody's")],
+        ));
+        warc.extend(metadata(
+            "http://a.example/p#/v",
+            "",
+            &[(VIEW_OF, "http://a.example/p")],
+        ));
+        let input = dir.path().join("a.warc");
+        std::fs::write(&input, warc).unwrap();
+        let out = dir.path().join("a.wacz");
+        write_wacz(&out, &[input], &[], "t").unwrap();
+        let pages = pages_of(&out);
+        let entries: Vec<serde_json::Value> = pages
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(entries.len(), 3, "{pages}");
+        assert_eq!(entries[1]["title"], "Own", "{pages}");
+        assert!(entries[2].get("title").is_none(), "{pages}");
     }
 
     /// Seeds come first in the seeds' order, the rest in capture order, every page with the next id; the

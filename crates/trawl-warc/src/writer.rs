@@ -496,7 +496,10 @@ impl Writer {
             self.serial = self.serial.wrapping_add(1);
             let final_path = self.cfg.dir.join(&name);
             let open_path = self.cfg.dir.join(format!("{name}{OPEN_SUFFIX}"));
-            if final_path.exists() {
+            // Nor a name whose index another archive of the same stem has (a resume that changed
+            // `warc.compression` named its first `X.warc` as the killed run's repaired `X.warc.gz`, and
+            // its index overwrote that file's `X.cdxj`: xt17b F3).
+            if final_path.exists() || crate::cdxj::index_path(&final_path).exists() {
                 continue;
             }
             let file = match OpenOptions::new()
@@ -1014,6 +1017,35 @@ mod tests {
             .collect();
         names.sort();
         names
+    }
+
+    /// A name whose index another archive of its stem has is skipped: a resume writing uncompressed WARCs
+    /// beside the killed run's repaired `X.warc.gz` does not overwrite its `X.cdxj` (xt17b F3).
+    #[test]
+    fn a_name_whose_index_is_taken_is_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let now = Utc::now();
+        for s in 0..3 {
+            let at = now + chrono::Duration::seconds(s);
+            let gz = crate::naming::file_name("job", at, 0, "h", Compression::Gzip);
+            fs::write(dir.path().join(&gz), b"").unwrap();
+            let taken = crate::cdxj::index_path(&dir.path().join(&gz));
+            fs::write(taken, b"").unwrap();
+        }
+        let mut cfg = WriterConfig::new(dir.path(), "job", "h");
+        cfg.compression = Compression::None;
+        let mut w = Writer::new(cfg).unwrap();
+        w.write(&group(1)).unwrap();
+        let written = w.close().unwrap();
+        let name = written[0]
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        assert!(
+            name.contains("-00001-") && name.ends_with(".warc"),
+            "{name}"
+        );
     }
 
     /// `max_file_bytes = 0` never rolls over (xt10b F13: each group went into a file of its own).

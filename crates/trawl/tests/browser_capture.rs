@@ -99,6 +99,7 @@ fn app_js(outside: &str) -> String {
     format!(
         r#"
 const root = document.getElementById('root');
+document.title = 'Rendered App';
 fetch('/api/items').then(r => r.json()).then(items => {{
   for (const i of items) {{
     const a = document.createElement('a'); a.href = '/item/' + i; a.textContent = 'item ' + i;
@@ -145,6 +146,7 @@ function show() {
   if (!route || route === 'section') return;
   fetch('/api/view?name=' + route).then(r => r.json()).then(v => {
     document.getElementById('view').innerHTML = v.html;
+    document.title = 'Docs: ' + route;
   });
 }
 window.addEventListener('hashchange', show);
@@ -214,7 +216,13 @@ async fn serve(ip: &str, seen: Shared, outside: String) -> SocketAddr {
                 if path == "/stall.png" {
                     tokio::time::sleep(std::time::Duration::from_secs(12)).await;
                 }
-                let mut body = answer(&path, &text, &outside);
+                // Busy at its first request (a page's browser's), answered after (the frontier's try).
+                let busy = path == "/api/busy" && !seen.lock().unwrap().asked.contains_key(&path);
+                let mut body = if busy {
+                    response("503 Service Unavailable", "text/plain", b"busy")
+                } else {
+                    answer(&path, &text, &outside)
+                };
                 if text.starts_with("HEAD ") {
                     let end = body.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
                     body.truncate(end);
@@ -268,6 +276,31 @@ fn route(path: &str, outside: &str) -> Vec<u8> {
             html,
             b"<html><body><a href=\"/app\">app</a> <a href=\"/plain\">plain</a> <a href=\"/slow\">slow</a> \
               <a href=\"/docs\">docs</a></body></html>",
+        ),
+        // An application shell whose script asks an API that is busy at first, and a seed's data.
+        "/busy-app" => response(
+            "200 OK",
+            html,
+            b"<html><head><title>Busy</title><script src=\"/busy.js\" defer></script></head>\
+              <body><noscript>This application needs JavaScript.</noscript><div id=\"root\"></div></body></html>",
+        ),
+        "/busy.js" => response(
+            "200 OK",
+            "application/javascript",
+            b"fetch('/api/busy'); fetch('/api/seed-data');",
+        ),
+        "/api/busy" | "/api/seed-data" => response("200 OK", "application/json", b"[1, 2]"),
+        "/links-busy" => response(
+            "200 OK",
+            html,
+            b"<html><body><a href=\"/api/busy\">busy</a></body></html>",
+        ),
+        // A plain page (not rendered in `auto` mode) linking the application and what its script loads.
+        "/links-to-app" => response(
+            "200 OK",
+            html,
+            b"<html><body><a href=\"/app\">app</a> <a href=\"/api/items\">items</a> \
+              <a href=\"/app.js\">script</a></body></html>",
         ),
         "/app" => response(
             "200 OK",
@@ -845,10 +878,22 @@ fn check_wacz(job: &Path, app_url: &str, view_url: &str) {
         assert!(ok, "{text}");
         text
     };
+    // Listed by the titles their scripts set, as a visitor's tab shows them (xt16a F9: the HTML's
+    // `<title>App</title>`, and no title for a view).
     let pages = read("pages/pages.jsonl");
-    assert!(pages.contains(&format!("\"url\":\"{app_url}\"")), "{pages}");
+    let entry = |url: &str| {
+        let wanted = format!("\"url\":\"{url}\"");
+        pages
+            .lines()
+            .find(|l| l.contains(&wanted))
+            .unwrap_or_else(|| panic!("{url} is not listed: {pages}"))
+    };
     assert!(
-        pages.contains(&format!("\"url\":\"{view_url}\"")),
+        entry(app_url).contains("\"title\":\"Rendered App\""),
+        "{pages}"
+    );
+    assert!(
+        entry(view_url).contains("\"title\":\"Docs: guide\""),
         "{pages}"
     );
     let index = read("indexes/index.cdx");
@@ -1085,7 +1130,8 @@ async fn a_shared_frontier_does_not_fetch_again_what_the_browser_fetched() {
     let cfg = common::write(
         &dir.path().join("crawl.toml"),
         &format!(
-            "[seeds]\nurls = [\"http://{addr}/app\"]\n\n[browser]\nmode = \"auto\"\n\
+            "[seeds]\nurls = [\"http://{addr}/links-to-app\", \"http://{addr}/app\"]\n\n\
+             [browser]\nmode = \"auto\"\n\
              page_timeout_ms = 15000\nidle_ms = 500\n\n[scope]\nmax_hops = 1\n\n\
              [frontier]\nmin_delay_ms = 100\nmax_delay_ms = 100\nlease_ms = 3000\n"
         ),
@@ -1106,10 +1152,89 @@ async fn a_shared_frontier_does_not_fetch_again_what_the_browser_fetched() {
     .await
     .unwrap();
     assert!(ok, "{said}");
+    // `/links-to-app` queued `/api/items` and `/app.js` behind the seed `/app`, whose browser fetched
+    // them: the workers that claim them end them unfetched (xt16a F6).
     let s = seen.lock().unwrap();
-    assert!(s.asked.contains_key("/api/items"), "{:?}", s.asked);
+    assert_eq!(s.asked.get("/api/items"), Some(&1), "{:?}", s.asked);
     assert_eq!(s.asked.get("/app.js"), Some(&1), "{:?}", s.asked);
     assert_eq!(s.asked.get("/app"), Some(&1), "{:?}", s.asked);
+}
+
+/// What a page's browser fetched ends a queued item only when its capture stands for the URL: an answer
+/// worth another try (503) leaves the queued item to the frontier's fetch, and a seed is always fetched as
+/// the seed it is (its line makes the seeds report; review 65 R1, R3).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_busy_answer_or_a_seed_is_still_fetched_by_the_frontier() {
+    if chromium().is_none() {
+        return;
+    }
+    let seen = Shared::default();
+    let addr = serve("127.0.0.1", seen.clone(), String::new()).await;
+    let dir = tempfile::tempdir().unwrap();
+    // In this order in one queue: `/links-busy` queues `/api/busy`, then `/busy-app` is rendered (its
+    // browser gets 503 for `/api/busy` and the seed `/api/seed-data`), then the two are handed out.
+    let job = crawl(
+        dir.path(),
+        &format!(
+            "[seeds]\nurls = [\"http://{addr}/links-busy\", \"http://{addr}/busy-app\", \
+             \"http://{addr}/api/seed-data\"]\n\n[scope]\nmax_hops = 1\n\n\
+             [browser]\nmode = \"auto\"\npage_timeout_ms = 15000\nidle_ms = 500\n"
+        ),
+    )
+    .await;
+    let log = common::crawl_log(&job);
+    let asked = seen.lock().unwrap().asked.clone();
+    assert_eq!(asked.get("/api/busy"), Some(&2), "{asked:?}");
+    assert_eq!(asked.get("/api/seed-data"), Some(&2), "{asked:?}");
+    let busy = format!("http://{addr}/api/busy");
+    assert!(
+        log.iter()
+            .any(|l| l.uri == busy && l.status == 200 && l.hop_path == "L"),
+        "{log:?}"
+    );
+    let data = format!("http://{addr}/api/seed-data");
+    assert!(
+        log.iter()
+            .any(|l| l.uri == data && l.status == 200 && l.hop_path.is_empty()),
+        "{log:?}"
+    );
+}
+
+/// A URL a plain page's link queued before a rendered page's browser fetched it is ended unfetched when
+/// the frontier hands it out: one request, one crawl.log line (the page's `E` request); xt16a F6: the server
+/// got it twice, with two lines and two `response` records.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_queued_url_the_browser_fetched_is_not_fetched_again() {
+    if chromium().is_none() {
+        return;
+    }
+    let seen = Shared::default();
+    let addr = serve("127.0.0.1", seen.clone(), String::new()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let job = crawl(
+        dir.path(),
+        &format!(
+            "[seeds]\nurls = [\"http://{addr}/links-to-app\"]\n\n[scope]\nmax_hops = 1\n\n\
+             [browser]\nmode = \"auto\"\npage_timeout_ms = 15000\nidle_ms = 500\n"
+        ),
+    )
+    .await;
+    let log = common::crawl_log(&job);
+    let app = format!("http://{addr}/app");
+    assert!(
+        log.iter()
+            .any(|l| l.uri == app && l.annotations.iter().any(|a| a == "browser:rendered")),
+        "{log:?}"
+    );
+    for path in ["/api/items", "/app.js"] {
+        let url = format!("http://{addr}{path}");
+        let lines: Vec<_> = log.iter().filter(|l| l.uri == url).collect();
+        assert!(
+            lines.len() == 1 && lines[0].hop_path.ends_with('E'),
+            "{lines:?}"
+        );
+        assert_eq!(seen.lock().unwrap().asked.get(path), Some(&1), "{path}");
+    }
 }
 
 /// A page's request to another origin whose robots.txt answers 503: the robots.txt, fetched for the browser,
@@ -1507,8 +1632,8 @@ async fn two_pages_rendering_at_once_fetch_a_shared_script_once() {
         ),
     )
     .await;
-    // Fetched once for the browsers (a page's HTML may still queue it for the crawl before the other page's
-    // outcome marks it seen: a fetch of the frontier's, xt16a F6, left open).
+    // Fetched once for the browsers (the frontier may still fetch it once more: a page's HTML can queue it,
+    // and a worker take it, before the page whose browser fetched it has ended).
     let log = common::crawl_log(&job);
     let script = format!("http://{cdn}/shared-slow.js");
     let by_browsers = log

@@ -126,6 +126,24 @@ fn operate_a_running_crawl_then_a_stopped_one() {
     );
     let (code, reply) = ctl(&job, &["set", "warc.prefix=\"x\""]);
     assert_eq!(code, 1, "{reply}");
+    // Each change is in the job's config-changes.log, a refused one and a reading not (xt17b F10).
+    let changes = std::fs::read_to_string(job.join("logs/config-changes.log")).unwrap();
+    for want in [
+        "queue-budget",
+        " pause: ",
+        " unpause: ",
+        " checkpoint: ",
+        "settings: ",
+    ] {
+        assert!(
+            changes.contains(want) && changes.contains(" ctl@"),
+            "missing {want:?} in:\n{changes}"
+        );
+    }
+    assert!(
+        !changes.contains("no-such-queue") && !changes.contains("warc.prefix"),
+        "{changes}"
+    );
     let (code, hosts) = ctl(&job, &["report", "hosts"]);
     assert_eq!(code, 0);
     assert_eq!(hosts[0]["host"], "127.0.0.1", "{hosts}");

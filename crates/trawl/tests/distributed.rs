@@ -855,40 +855,82 @@ fn a_local_job_is_not_joined_to_a_shared_crawl() {
     std::fs::create_dir_all(job.join("state/frontier")).unwrap();
     let config = "[seeds]\nurls = [\"http://127.0.0.1:9/\"]\n";
     std::fs::write(job.join("crawl.toml"), config).unwrap();
-    let job_arg = job.to_str().unwrap();
-    for args in [
-        &[
-            "crawl",
-            "--frontier",
-            &url,
-            "--job",
-            job_arg,
-            "http://127.0.0.1:9/",
-        ][..],
-        &["worker", &url, "--job", job_arg],
-    ] {
+    refused_both_ways(&url, &job, &["already holds a crawl", "trawl resume"]);
+    assert_eq!(
+        std::fs::read_to_string(job.join("crawl.toml")).unwrap(),
+        config
+    );
+    assert!(!job.join("state/shared.json").exists());
+    assert_eq!(redis_keys(&url), "0");
+}
+
+/// `trawl crawl --frontier URL` and `trawl worker URL` into `job` both fail, saying each of `wants`.
+fn refused_both_ways(url: &str, job: &Path, wants: &[&str]) {
+    let job = job.to_str().unwrap();
+    let crawl = [
+        "crawl",
+        "--frontier",
+        url,
+        "--job",
+        job,
+        "http://127.0.0.1:9/",
+    ];
+    let worker = ["worker", url, "--job", job];
+    for args in [&crawl[..], &worker[..]] {
         let out = Command::new(env!("CARGO_BIN_EXE_trawl"))
             .args(args)
             .output()
             .unwrap();
         let said = String::from_utf8_lossy(&out.stderr);
         assert!(
-            !out.status.success()
-                && said.contains("already holds a crawl")
-                && said.contains("trawl resume"),
+            !out.status.success() && wants.iter().all(|w| said.contains(w)),
             "{args:?}: {said}"
         );
     }
-    assert_eq!(
-        std::fs::read_to_string(job.join("crawl.toml")).unwrap(),
-        config
-    );
-    assert!(!job.join("state/shared.json").exists());
+}
+
+/// How many keys the Redis at `url` holds.
+fn redis_keys(url: &str) -> String {
     let keys = Command::new("redis-cli")
-        .args(["-u", &url, "DBSIZE"])
+        .args(["-u", url, "DBSIZE"])
         .output()
         .unwrap();
-    assert_eq!(String::from_utf8_lossy(&keys.stdout).trim(), "0");
+    String::from_utf8_lossy(&keys.stdout).trim().to_owned()
+}
+
+/// A job directory another trawl holds is refused before anything reaches Redis: no crawl made, no seed
+/// published (review 64b R12: a join published its seeds, then failed on the lock).
+#[test]
+fn a_job_in_use_is_refused_before_redis_is_touched() {
+    let redis = Redis::start();
+    let url = redis.url();
+    let dir = tempfile::tempdir().unwrap();
+    let job_dir = dir.path().join("held");
+    let job = trawl_engine::job::Job::create(&job_dir).unwrap();
+    let _held = job.lock().unwrap();
+    refused_both_ways(&url, &job_dir, &["in use by another trawl process"]);
+    assert_eq!(redis_keys(&url), "0");
+}
+
+/// A worker that cannot join (no crawl of that name; no server answering) leaves no job directory behind
+/// (review 65 R9: the directory is made and locked before Redis is asked).
+#[test]
+fn a_failed_join_leaves_no_job_directory() {
+    let redis = Redis::start();
+    let dir = tempfile::tempdir().unwrap();
+    for (url, said) in [
+        (redis.url(), "holds no crawl named"),
+        ("redis://127.0.0.1:9/0".to_owned(), "127.0.0.1:9"),
+    ] {
+        let job = dir.path().join("typo");
+        let out = Command::new(env!("CARGO_BIN_EXE_trawl"))
+            .args(["worker", &url, "--job", job.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(said), "{err}");
+        assert!(!job.exists(), "{url}: {err}");
+    }
 }
 
 /// One HTTP/1.0 request with the API token: (status line, body).

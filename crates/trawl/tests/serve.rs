@@ -378,6 +378,18 @@ fn operate_a_crawl_over_http() {
 /// checkpoint, the reports) and exits, an event stream open or not.
 #[test]
 fn ctrl_c_stops_the_running_crawls_and_exits() {
+    stops_on("-INT");
+}
+
+/// So does SIGTERM, what `systemctl stop` and `docker stop` send (xt17c F4: it killed the server at once, its
+/// crawls left interrupted).
+#[test]
+fn sigterm_stops_the_running_crawls_and_exits() {
+    stops_on("-TERM");
+}
+
+/// `trawl serve` sent `signal` while a crawl runs: it stops the crawl cleanly and exits 0.
+fn stops_on(signal: &str) {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let site = rt.block_on(trawl::selftest::site::start()).unwrap();
     let jobs = tempfile::tempdir().unwrap();
@@ -419,7 +431,7 @@ fn ctrl_c_stops_the_running_crawls_and_exits() {
     .unwrap();
     std::thread::sleep(Duration::from_millis(500));
     let killed = std::process::Command::new("kill")
-        .args(["-INT", &serve.id().to_string()])
+        .args([signal, &serve.id().to_string()])
         .status()
         .unwrap();
     assert!(killed.success());
@@ -430,7 +442,7 @@ fn ctrl_c_stops_the_running_crawls_and_exits() {
         }
         assert!(
             started.elapsed() < Duration::from_secs(60),
-            "trawl serve did not exit after Ctrl-C"
+            "trawl serve did not exit after {signal}"
         );
         std::thread::sleep(Duration::from_millis(50));
     };

@@ -106,6 +106,25 @@ pub const VERBS: &[&str] = &[
     "vote",
 ];
 
+/// Verbs of action links taken as whole words only (with a prefix of [`VERBS`]'s), being the starts of
+/// words that change nothing (`pink`, `markdown`, `copyright`, `hidden`, review 65b R9): WooCommerce's and
+/// plugins' nonce'd GET actions (xt17a F7), an order marked completed (its customer e-mailed), a product or
+/// post duplicated, a product featured, a cache cleared.
+pub const WHOLE_VERBS: &[&str] = &[
+    "mark",
+    "duplicate",
+    "copy",
+    "clone",
+    "feature",
+    "clear",
+    "save",
+    "send",
+    "toggle",
+    "move",
+    "hide",
+    "pin",
+];
+
 /// Paths (ends of) of pages that change the site when only looked at: WordPress's new-post screen (a draft
 /// per visit), its Customizer (a changeset per visit, and drafts of the theme's starter pages on a fresh
 /// site), Press This (a draft) and its database upgrade screen.
@@ -189,25 +208,18 @@ pub fn way_out(url: &Url) -> Option<&'static str> {
     {
         return Some("changes the site when visited");
     }
-    let query = url.query().unwrap_or_default().to_ascii_lowercase();
+    let query = url.query().unwrap_or_default();
     let mut nonce = false;
-    let mut words: Vec<String> = path
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_string)
-        .collect();
+    // The path as the server sees it, and its camel-case parts as written.
+    let mut words: Vec<String> = words_of(&path);
+    words.extend(words_of(&raw_path));
     for (name, value) in url::form_urlencoded::parse(query.as_bytes()) {
         if is_nonce_name(&decoded(&name)) {
             nonce = true;
             continue;
         }
         for text in [name.as_ref(), value.as_ref()] {
-            words.extend(
-                decoded(text)
-                    .split(|c: char| !c.is_ascii_alphanumeric())
-                    .filter(|w| !w.is_empty())
-                    .map(str::to_string),
-            );
+            words.extend(words_of(&decoded(text)));
         }
     }
     (nonce && words.iter().any(|w| is_verb(w))).then_some("action with a nonce")
@@ -263,9 +275,39 @@ fn server_path(path: &str) -> String {
 /// after one of [`SIGN_OUT_PREFIXES`] that starts a word (`userlogout`). Inside a word on its left it is not
 /// one (`catalog-outlet`, `blogout`, `catalogOutlet`).
 fn sign_out(text: &str) -> bool {
-    const JOINED: [&str; 4] = ["logout", "signout", "logoff", "signoff"];
-    const SPLIT: [&str; 8] = [
-        "log-out", "log_out", "sign-out", "sign_out", "log-off", "log_off", "sign-off", "sign_off",
+    // With OpenID Connect's end-session endpoints and the sign-out words of a few languages (xt17a F11).
+    const JOINED: [&str; 13] = [
+        "logout",
+        "signout",
+        "logoff",
+        "signoff",
+        "endsession",
+        "abmelden",
+        "ausloggen",
+        "deconnexion",
+        "déconnexion",
+        "deconnecter",
+        "déconnecter",
+        "uitloggen",
+        "wyloguj",
+    ];
+    const SPLIT: [&str; 16] = [
+        "log-out",
+        "log_out",
+        "sign-out",
+        "sign_out",
+        "log-off",
+        "log_off",
+        "sign-off",
+        "sign_off",
+        "end-session",
+        "end_session",
+        "cerrar-sesion",
+        "cerrar_sesion",
+        "logga-ut",
+        "logga_ut",
+        "kirjaudu-ulos",
+        "kirjaudu_ulos",
     ];
     let lower = text.to_ascii_lowercase();
     let b = text.as_bytes();
@@ -296,8 +338,9 @@ fn sign_out(text: &str) -> bool {
 }
 
 /// Words a sign-out word is often glued to in lower case (`userlogout`, `dologout`).
-pub const SIGN_OUT_PREFIXES: &[&str] =
-    &["user", "do", "my", "admin", "account", "member", "session"];
+pub const SIGN_OUT_PREFIXES: &[&str] = &[
+    "user", "do", "my", "admin", "account", "member", "session", "single", "pkms",
+];
 
 /// Names of query parameters that carry a nonce or CSRF token: any with `nonce`, `csrf` or `xsrf` in it, and
 /// the applications' own: Laravel's `_token`, Rails' `authenticity_token`, Moodle's `sesskey`, DokuWiki's
@@ -315,10 +358,35 @@ fn is_nonce_name(name: &str) -> bool {
         || (name.len() == 32 && name.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
+/// The words of `text`, lower case: each run of letters and digits, and the parts of a camel-case one beside
+/// it (`duplicatePost`: `duplicatepost`, `duplicate`, `post`; xt17c F5).
+fn words_of(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for word in text
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        out.push(word.to_ascii_lowercase());
+        let b = word.as_bytes();
+        let mut start = 0;
+        for at in 1..b.len() {
+            if b[at - 1].is_ascii_lowercase() && b[at].is_ascii_uppercase() {
+                out.push(word[start..at].to_ascii_lowercase());
+                start = at;
+            }
+        }
+        if start > 0 {
+            out.push(word[start..].to_ascii_lowercase());
+        }
+    }
+    out
+}
+
 fn is_verb(word: &str) -> bool {
     VERB_PREFIXES.iter().any(|p| {
-        word.strip_prefix(p)
-            .is_some_and(|rest| VERBS.iter().any(|v| rest.starts_with(v)))
+        word.strip_prefix(p).is_some_and(|rest| {
+            VERBS.iter().any(|v| rest.starts_with(v)) || WHOLE_VERBS.contains(&rest)
+        })
     })
 }
 
@@ -384,6 +452,27 @@ mod tests {
                 "action with a nonce",
             ),
             ("/posts/7/delete?csrf_token=x", "action with a nonce"),
+            // WooCommerce's and plugins' (xt17a F7).
+            (
+                "/wp-admin/admin-ajax.php?action=woocommerce_mark_order_status&status=completed&order_id=1&_wpnonce=ab",
+                "action with a nonce",
+            ),
+            (
+                "/wp-admin/edit.php?post_type=product&action=duplicate_product&post=12&_wpnonce=ab",
+                "action with a nonce",
+            ),
+            (
+                "/wp-admin/admin-ajax.php?action=woocommerce_feature_product&product_id=5&_wpnonce=ab",
+                "action with a nonce",
+            ),
+            (
+                "/wp-admin/admin.php?page=wc-status&tab=tools&action=clear_transients&_wpnonce=ab",
+                "action with a nonce",
+            ),
+            // Camel case (xt17c F5).
+            ("/page?_token=x&action=duplicatePost", "action with a nonce"),
+            ("/page?_token=x&action=markAsRead", "action with a nonce"),
+            ("/page?_token=x&action=clearCache", "action with a nonce"),
             ("/list/unsubscribe?token=abc", "action with a nonce"),
             // DokuWiki (xt10a F1), phpBB and Joomla name their tokens their own way.
             (
@@ -423,6 +512,12 @@ mod tests {
             "/members/1",
             "/doku.php?id=private:page1&do=revisions",
             "/doku.php?id=private:page1&rev=1796078404",
+            // Starts of read-only words are no whole verbs (review 65b R9).
+            "/docs/markdown?_token=x",
+            "/docs/readMarkdown?_token=x",
+            "/about/copyright?_token=x",
+            "/shop/pink-shirts?_token=x",
+            "/list?hidden=1&_wpnonce=x",
         ] {
             assert_eq!(refused(&g, &format!("{b}{path}")), None, "{path}");
         }
@@ -459,6 +554,22 @@ mod tests {
             "/account/sign-off",
             "/session/log_off",
             "/Special:UserLogOut",
+            // OpenID Connect, SAML, and other languages' (xt17a F11).
+            "/connect/endsession?id_token_hint=x",
+            "/oidc/end_session",
+            "/Shibboleth.sso/SingleLogout",
+            "/saml/singlelogout",
+            "/konto/abmelden",
+            "/compte/d%C3%A9connexion",
+            "/compte/deconnexion",
+            "/account/uitloggen",
+            "/cuenta/cerrar-sesion",
+            "/konto/wyloguj",
+            "/konto/logga-ut",
+            // xt17c F7: WebSEAL's, French and Finnish.
+            "/pkmslogout",
+            "/compte/se-deconnecter",
+            "/tili/kirjaudu-ulos",
         ] {
             assert_eq!(
                 refused(&g, &format!("{b}{path}")),

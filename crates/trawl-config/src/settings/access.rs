@@ -229,8 +229,29 @@ impl CredentialSpec {
             say("user", "a Basic or Digest credential needs `user`".into());
         }
         if self.kind == CredentialKind::Form {
+            // A form login types its user name through `fields` (xt17a F9: `user` was silently ignored).
+            if !self.user.is_empty() && self.fields.is_empty() {
+                say(
+                    "user",
+                    format!(
+                        "`user` is for Basic and Digest credentials; a form login types it through `fields`, \
+                         named as the form's input: fields = {{ username = {:?} }}",
+                        self.user
+                    ),
+                );
+            }
+            let whole = |u: &str| u.contains("://");
             match self.login_url.as_deref().map(trawl_url::parse_lenient) {
                 None => say("login_url", "a form credential needs `login_url`".into()),
+                Some(_) if !self.login_url.as_deref().is_some_and(whole) => say(
+                    "login_url",
+                    format!(
+                        "{:?} is no whole URL: write it with its scheme and host (http://{}{})",
+                        self.login_url.as_deref().unwrap_or_default(),
+                        self.domain.as_deref().unwrap_or("HOST"),
+                        self.login_url.as_deref().unwrap_or_default()
+                    ),
+                ),
                 Some(Err(e)) => say("login_url", format!("not a URL: {e}")),
                 Some(Ok(u)) if !self.applies_to(&u) => say(
                     "login_url",

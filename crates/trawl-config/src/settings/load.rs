@@ -700,6 +700,7 @@ fn locate_problem(mut p: Problem, src: &Source) -> Problem {
         return p; // placed in another file (a class library) already
     }
     p.file = src.path.clone();
+    p.message = super::problem::unsay_written_defaults(&p.message, &[&src.text]);
     if p.at.is_none()
         && let Some(span) = p.key.as_deref().and_then(|k| locate(&src.text, k))
     {
@@ -783,7 +784,9 @@ impl CrawlConfig {
             .and_then(|p| p.parent().map(Path::to_path_buf))
             .unwrap_or_else(|| std::path::PathBuf::from("."));
         let (config, semantic) = config.semantics(&base);
-        for p in semantic {
+        let texts: Vec<&str> = sources.iter().map(|s| s.text.as_str()).collect();
+        for mut p in semantic {
+            p.message = super::problem::unsay_written_defaults(&p.message, &texts);
             let src = sources
                 .iter()
                 .find(|s| {

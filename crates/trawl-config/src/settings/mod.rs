@@ -1157,6 +1157,63 @@ http://c.org/ # third
         );
     }
 
+    /// xt17a F9: a form credential's `user` without `fields`, a relative `login_url` and a two-key `success`
+    /// are each told with what to write.
+    #[test]
+    fn form_login_mistakes_say_what_to_write() {
+        let cred = |more: &str| {
+            format!(
+                "[[credentials]]\nkind = \"form\"\ndomain = \"a.org\"\npassword_env = \"P\"\n{more}"
+            )
+        };
+        for (text, want) in [
+            (
+                cred("login_url = \"http://a.org/login\"\nuser = \"arch\"\n"),
+                "fields = { username = \"arch\" }",
+            ),
+            (
+                cred("login_url = \"/accounts/login/\"\n"),
+                "write it with its scheme and host (http://a.org/accounts/login/)",
+            ),
+            (
+                cred(
+                    "login_url = \"http://a.org/login\"\n\
+                     success = { cookie = \"s\", text = \"Sign out\" }\n",
+                ),
+                "takes one key, not several",
+            ),
+        ] {
+            let e = CrawlConfig::check_str(&text, Path::new("my.toml")).unwrap_err();
+            assert!(e.to_string().contains(want), "{text}: {e}");
+        }
+        // With `fields`, a `user` beside them is no mistake to stop at.
+        let ok = cred(
+            "login_url = \"http://a.org/login\"\nuser = \"arch\"\nfields = { log = \"arch\" }\n",
+        );
+        assert!(CrawlConfig::check_str(&ok, Path::new("my.toml")).is_ok());
+    }
+
+    /// xt17a F10: a second form credential for a host (any case) is never used: a warning at its `domain`;
+    /// one for another host is not.
+    #[test]
+    fn a_second_form_login_for_a_host_is_a_warning() {
+        let form = |domain: &str| {
+            format!(
+                "[[credentials]]\nkind = \"form\"\ndomain = \"{domain}\"\n\
+                 login_url = \"http://{domain}/login\"\npassword_env = \"P\"\n"
+            )
+        };
+        let text = [form("a.org"), form("b.org"), form("A.org")].concat();
+        let c = CrawlConfig::check_str(&text, Path::new("my.toml")).unwrap();
+        let said: Vec<_> = c
+            .warnings()
+            .into_iter()
+            .filter(|p| p.message.contains("is already the form login"))
+            .collect();
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert_eq!(said[0].key.as_deref(), Some("credentials[2].domain"));
+    }
+
     /// xt10b F12: a conditional recrawl without a `dedup_from` job, or with `dedup = false`, does nothing, and
     /// `dedup_from` is not read with `dedup = false`: each is a warning at its key.
     #[test]
@@ -1627,6 +1684,22 @@ extension = "-jpg"
         assert_eq!(
             c.sheets.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
             ["a", "b"]
+        );
+        // A value an included file writes is the operator's, not "the default" (review 65 R10).
+        std::fs::write(
+            dir.path().join("slow.toml"),
+            "[frontier]\nmin_delay_ms = 3000\n",
+        )
+        .unwrap();
+        let e = CrawlConfig::check_str(
+            "include = [\"slow.toml\"]\n[frontier]\nmax_delay_ms = 1000\n",
+            &main,
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("frontier.min_delay_ms = 3000 is above frontier.max_delay_ms = 1000;"),
+            "{e}"
         );
         std::fs::write(
             dir.path().join("bad.toml"),

@@ -305,7 +305,13 @@ pub(crate) fn in_users_words(message: &str) -> String {
         .replace("invalid type: integer ", "found the number ")
         .replace("invalid type: floating point ", "found the number ")
         .replace("invalid type: boolean ", "found ")
-        .replace("invalid value: integer ", "found the number ");
+        .replace("invalid value: integer ", "found the number ")
+        // A table of choices given two (`success = { cookie = …, text = … }`, xt17a F9).
+        .replace(
+            "wanted exactly 1 element, more than 1 element",
+            "a table of choices (a credential's `success` or `logged_out`, a rule's) takes one key, not \
+             several: `success = { cookie = \"NAME\" }`, say",
+        );
     if let Some(struct_at) = text.find("expected struct ") {
         text.replace_range(struct_at.., "expected a table");
     }
@@ -318,6 +324,50 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let line = before.matches('\n').count() + 1;
     let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
     (line, col)
+}
+
+/// Whether `text` writes the dotted `key` (`frontier.min_delay_ms`) itself, not only a table enclosing it.
+pub fn writes(text: &str, key: &str) -> bool {
+    let Ok(doc) = toml::de::DeTable::parse(text) else {
+        return false;
+    };
+    let mut table = doc.get_ref();
+    let mut parts = key.split('.').peekable();
+    while let Some(name) = parts.next() {
+        let Some(v) = table.get(name) else {
+            return false;
+        };
+        if parts.peek().is_none() {
+            return true;
+        }
+        match v.get_ref().as_table() {
+            Some(t) => table = t,
+            None => return false,
+        }
+    }
+    false
+}
+
+/// `message` without the "(the default)" said after a `KEY = VALUE` that one of `texts` (a config and the
+/// files it includes) writes itself: the checks that word it see only the values, and a value the operator
+/// wrote is theirs, whatever it equals (xt14a F19; review 65 R10).
+pub fn unsay_written_defaults(message: &str, texts: &[&str]) -> String {
+    const NOTE: &str = " (the default)";
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(at) = rest.find(NOTE) {
+        let before = &rest[..at];
+        let key = before
+            .rsplit_once(" = ")
+            .and_then(|(k, _)| k.rsplit(' ').next());
+        out.push_str(before);
+        if !key.is_some_and(|k| texts.iter().any(|text| writes(text, k))) {
+            out.push_str(NOTE);
+        }
+        rest = &rest[at + NOTE.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The byte span of the key at dotted `key` (`scope.rules[2].regex`) in `text` (a table's at its header), or
@@ -368,6 +418,25 @@ pub fn locate(text: &str, key: &str) -> Option<std::ops::Range<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// "(the default)" stays for a value the text leaves to the default, and goes for one it writes.
+    #[test]
+    fn the_default_is_said_only_of_what_the_text_leaves_out() {
+        let message = "frontier.min_delay_ms = 3000 (the default) is above frontier.max_delay_ms = 1000 \
+                       (the default); lower the first";
+        let both = "[frontier]\nmin_delay_ms = 3000\nmax_delay_ms = 1000\n";
+        assert_eq!(
+            unsay_written_defaults(message, &[both]),
+            "frontier.min_delay_ms = 3000 is above frontier.max_delay_ms = 1000; lower the first"
+        );
+        let dotted = "frontier.max_delay_ms = 1000\n";
+        assert_eq!(
+            unsay_written_defaults(message, &["[seeds]\n", dotted]),
+            "frontier.min_delay_ms = 3000 (the default) is above frontier.max_delay_ms = 1000; lower the first"
+        );
+        assert_eq!(unsay_written_defaults(message, &["[frontier]\n"]), message);
+        assert_eq!(unsay_written_defaults(message, &["not = = toml"]), message);
+    }
 
     #[test]
     fn locates_keys() {

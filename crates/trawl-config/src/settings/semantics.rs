@@ -226,6 +226,32 @@ impl CrawlConfig {
                 .with_hint("set [fetch] cookies = \"job\" (the default), or take the form credential out"),
             );
         }
+        // A host has one form login, the first that covers it: a second for the same `domain` is never used
+        // (xt17a F10: an admin account beside a member's was silently left out).
+        let forms: Vec<(usize, &str)> = self
+            .credentials
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.kind == super::CredentialKind::Form)
+            .filter_map(|(i, c)| Some((i, c.domain.as_deref()?)))
+            .collect();
+        for (at, &(i, domain)) in forms.iter().enumerate() {
+            if let Some(&(first, _)) = forms[..at]
+                .iter()
+                .find(|(_, d)| d.eq_ignore_ascii_case(domain))
+            {
+                out.push(
+                    problem(
+                        format!("credentials[{i}].domain"),
+                        format!(
+                            "credentials[{first}] is already the form login of {domain}: a host has one form \
+                             login, the first, so this one is never used"
+                        ),
+                    )
+                    .with_hint("crawl the other account's pages in a job of their own"),
+                );
+            }
+        }
         // Settings that do nothing without others (xt10b F12).
         if self.fetch.conditional_recrawl && (!self.warc.dedup || self.warc.dedup_from.is_empty()) {
             out.push(

@@ -32,7 +32,7 @@ use trawl_fetch::access::{
     MAX_FAILED_LOGINS,
     form::{
         FormSignature, Verdict, redirects_to_login, redirects_to_sign_in, same_page, same_place,
-        shows_logged_out, sign_in_path,
+        shows_logged_out, sign_in_address, sign_in_path,
     },
 };
 
@@ -68,6 +68,7 @@ pub(super) async fn ensure(
     }
     let session = p.access.session(&uri.url);
     let mut s = session.lock().await;
+    let was_in = s.logged_in;
     let wanted = match lost {
         Some(g) => s.generation == g,
         None => !s.logged_in && s.generation == 0,
@@ -106,6 +107,21 @@ pub(super) async fn ensure(
         }
         attempt = login::attempt(&client, &spec).await;
     }
+    // A login page that sends a visitor it takes for logged in elsewhere (Django's admin, `LoginView` with
+    // `redirect_authenticated_user`, Devise), before any post: the session the page took for lost is alive.
+    // No failure, no fetch again; the page is no sign from now on (xt17a F2: the working login was given up
+    // as one "built by JavaScript"). The login form's signature is kept (review 65b R2).
+    if lost.is_some() && was_in && sent_on(&attempt) {
+        s.no_sign.insert(page_key(&uri.url));
+        tracing::info!(
+            "{}: showed the session lost, but the login page {} sent the crawler on as logged in: the session \
+             is alive, and this page is no sign of a lost one from now on",
+            uri.url,
+            attempt.login_url
+        );
+        archive(p, uri, &attempt, worker);
+        return Ok(Some(s.generation));
+    }
     s.form = Some(attempt.signature.clone());
     if !attempt.ok() && ended_by_trawl(&attempt) {
         // Trawl's own shortage (too many open files …) or a stop ended the login before the site answered:
@@ -122,6 +138,7 @@ pub(super) async fn ensure(
         s.logged_in = true;
         s.failures = 0;
         s.generation += 1;
+        s.proven = proven(&spec);
         p.access.note_form_login(index, None);
     } else {
         s.logged_in = false;
@@ -197,6 +214,38 @@ async fn pause(p: &Pipeline, wait: std::time::Duration) -> bool {
     !p.stop.is_stopped()
 }
 
+/// Whether the login page, asked for, redirected away and nothing was posted: what a sign-in page does for a
+/// visitor who is logged in (whatever the verdict says of the page it led to).
+fn sent_on(attempt: &Attempt) -> bool {
+    attempt.exchanges.iter().all(|e| e.method == "GET")
+        && attempt
+            .exchanges
+            .first()
+            .and_then(|e| e.fetched.result.as_ref().ok())
+            .is_some_and(|r| (300..400).contains(&r.status))
+}
+
+/// Whether a login that worked proved it beyond the default signs: the operator's `success` sign showed
+/// (a login that worked has shown it, when there is one). Such a login is never given up for a page that
+/// still shows the session lost (review 65b R3, R5). A redirect after the post proves nothing: a wrong
+/// password's answer redirects as often, with a fresh cookie (xt17c F1: a login post per member page).
+fn proven(spec: &CredentialSpec) -> bool {
+    spec.success.is_some()
+}
+
+/// A page's place, as the session's sign-in sets keep it: host and path.
+fn place(u: &url::Url) -> String {
+    format!("{}{}", u.host_str().unwrap_or_default(), u.path())
+}
+
+/// A page as the session's set of pages that are no sign keeps it: its whole URL but the fragment (the pages
+/// of a front controller share one path, review 65b R1).
+fn page_key(u: &url::Url) -> String {
+    let mut u = u.clone();
+    u.set_fragment(None);
+    u.into()
+}
+
 /// Whether the login's last exchange ended for want of trawl's own resources or by a stop's cut, not by
 /// anything the site said.
 fn ended_by_trawl(attempt: &Attempt) -> bool {
@@ -208,9 +257,11 @@ fn ended_by_trawl(attempt: &Attempt) -> bool {
     })
 }
 
-/// A page fetched again right after the login of session `generation` still shows the session lost: that
-/// login did not work, whatever its answer looked like. It is counted failed, said once, and not tried again
-/// (the default signs are wrong for this site: trying again would loop).
+/// A page fetched again right after the login of session `generation` still shows the session lost. After a
+/// login that proved it worked ([`proven`]), and for the first such page after one that did not, it is taken
+/// for a page that shows the sign whoever asks (a re-authentication form, xt17a F1): no sign from now on, the
+/// login kept. Else that login did not work, whatever its answer looked like: it is counted failed, said
+/// once, and not tried again (the default signs are wrong for this site: trying again would loop).
 pub(super) async fn still_lost(p: &Pipeline, uri: &CrawlUri, generation: Option<u64>) {
     let Some((index, spec)) = p.access.form_credential(&uri.url) else {
         return;
@@ -218,6 +269,15 @@ pub(super) async fn still_lost(p: &Pipeline, uri: &CrawlUri, generation: Option<
     let session = p.access.session(&uri.url);
     let mut s = session.lock().await;
     if generation != Some(s.generation) || !s.logged_in {
+        return;
+    }
+    if s.proven || s.spared == 0 {
+        s.spared += 1;
+        s.no_sign.insert(page_key(&uri.url));
+        tracing::info!(
+            "{}: still showed the session lost right after a fresh login: taken for a page that shows it              whoever asks (no sign of a lost session from now on); should another page do so, the login is              taken for one that did not work",
+            uri.url
+        );
         return;
     }
     s.logged_in = false;
@@ -261,8 +321,8 @@ pub(super) async fn lost(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) -> boo
     let (signature, refused_here) = {
         let s = p.access.session(&uri.url);
         let s = s.lock().await;
-        let refused =
-            other_sign_in(&login_url, uri, resp).is_some_and(|at| s.not_allowed.contains(&at));
+        let refused = s.no_sign.contains(&page_key(&uri.url))
+            || other_sign_in(&login_url, uri, resp).is_some_and(|at| s.not_allowed.contains(&at));
         (
             s.form
                 .clone()
@@ -270,16 +330,23 @@ pub(super) async fn lost(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) -> boo
             refused,
         )
     };
-    // A sign-in page that turned out to guard an area the account may not enter says nothing of the session.
+    // A sign-in page that turned out to guard an area the account may not enter, or a page known to show
+    // the sign whoever asks, says nothing of the session.
     if refused_here {
+        return false;
+    }
+    // Another address of a sign-in page (Django's `/accounts/login` adding its slash, a `/signin` alias)
+    // redirects whoever asks (xt17a F1: the login was given up).
+    if (300..400).contains(&resp.status) && sign_in_address(uri.url.path()) {
         return false;
     }
     // The login page (and where its form goes, when that is another place) shows the form whoever asks. The
     // other pages of a front controller (DokuWiki's `doku.php?id=…`, MediaWiki's `index.php?title=…`) share
     // its path and are judged as any page (xt10a F2).
+    // Whatever the sign: the login page says "Sign in" to everyone (xt17a F1).
     let at_login = same_page(&uri.url, &login_url)
         || (!same_place(&signature.action, &login_url) && same_place(&uri.url, &signature.action));
-    if spec.logged_out.is_none() && at_login {
+    if at_login {
         return false;
     }
     let spec: &CredentialSpec = spec;
@@ -304,7 +371,6 @@ fn other_sign_in(
     uri: &CrawlUri,
     resp: &trawl_fetch::Response,
 ) -> Option<String> {
-    let place = |u: &url::Url| format!("{}{}", u.host_str().unwrap_or_default(), u.path());
     let location = resp
         .headers
         .get(http::header::LOCATION)

@@ -119,9 +119,29 @@ pub(crate) enum Placement {
     /// is another spelling of the URI that redirected (`www.` dropped, a trailing slash added, the case of
     /// the path changed), so it has that URI's key yet holds the page that was asked for.
     Redirect,
-    /// Not queued, only its key marked seen: a URL a browser page fetched already (through trawl's fetcher),
-    /// which the crawl must not fetch again.
+    /// Not queued, only its key marked seen: a URL a browser page asked for that got no response (refused
+    /// by robots.txt, failed), logged already, which a link to it must not queue.
     Seen,
+    /// Not queued, its key marked seen and marked [`fetched`]: a URL a browser page fetched (a response
+    /// came, archived and logged), which the crawl must not fetch again, even where a link queued it before
+    /// the page fetched it (the frontier hands it out and the worker ends it unfetched).
+    Fetched,
+}
+
+/// The seen-set key that says a browser page fetched the URL of `uniq_key` (beside the URL's own key, as a
+/// cut's line is marked, `cut KEY`): a queued item with it is ended without a second fetch (xt16a F6).
+pub(crate) fn fetched(uniq_key: &str) -> String {
+    format!("fetched {uniq_key}")
+}
+
+/// Whether a browser page's fetch of `item`'s URL may stand for the queued `item`: a page URI, not a watched
+/// page's next visit, not a seed (its line makes the seeds report and may widen the scope), not one a URL
+/// class hands over to its API URL (review 65 R3).
+pub(crate) fn may_stand_for(item: &trawl_config::CrawlUri) -> bool {
+    item.revisit == 0
+        && !item.is_seed
+        && matches!(item.kind, trawl_config::UriKind::Page)
+        && item.class.as_ref().is_none_or(|c| c.api_url.is_none())
 }
 
 /// A URI the candidate chain refused, worth a crawl.log line: its annotation names the rule.

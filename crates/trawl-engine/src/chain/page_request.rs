@@ -67,6 +67,16 @@ impl PageRequest {
         }
     }
 
+    /// This request without the browser's cookies: sent again right after a fresh login, whose session the
+    /// jar holds and the browser's (older) cookies would hide (xt17a F4: the page's stale session cookie won,
+    /// and the working login was given up).
+    pub(crate) fn without_cookies(&self) -> PageRequest {
+        PageRequest {
+            headers: self.headers.clone(),
+            cookies: Vec::new(),
+        }
+    }
+
     /// The page's request fields `headers` less those trawl owns and those the operator sets (`operator`, the
     /// names of `fetch.headers`); a field HTTP cannot carry is left out.
     pub(crate) fn new<'a>(

@@ -95,7 +95,10 @@ pub(super) async fn run(
         worker,
         found: Mutex::default(),
         turn_limit: Duration::from_millis(settings.browser.page_timeout_ms / 10),
+        sessions: Mutex::default(),
     };
+    // The page's own origin: its cookies go to the browser now.
+    upstream.since_login(&uri.url).await;
     let b = &settings.browser;
     let limits = PageLimits {
         page_timeout: Duration::from_millis(b.page_timeout_ms),
@@ -161,7 +164,13 @@ pub(super) async fn run(
     // Each record the rendering makes names the page's capture it belongs to (xt16a F12), so a URL
     // captured twice (a resume re-rendering a page) keeps them apart.
     let capture = record.response_id.as_deref();
-    record_rendered_links(p, uri, &record.outlinks[html_links..], capture);
+    record_rendered(
+        p,
+        uri,
+        &record.outlinks[html_links..],
+        rendered.title.as_deref(),
+        capture,
+    );
     if learned && mode == BrowserMode::Auto {
         rendering.learn(&host, &kind);
     }
@@ -210,16 +219,24 @@ fn attachment(record: &FetchRecord) -> bool {
 
 /// The links only the rendered page had, in a `metadata` record of their own (the page's first one, written
 /// with its response, holds the HTML's): one `outlink: URL L browser/a/@href` each, so the link graph read
-/// from the archive has them too.
-fn record_rendered_links(p: &Pipeline, page: &CrawlUri, links: &[Outlink], capture: Option<&str>) {
-    if links.is_empty() {
+/// from the archive has them too; and the rendered page's title (`browser-title`), which the WACZ's
+/// pages.jsonl lists it by.
+fn record_rendered(
+    p: &Pipeline,
+    page: &CrawlUri,
+    links: &[Outlink],
+    title: Option<&str>,
+    capture: Option<&str>,
+) {
+    if links.is_empty() && title.is_none() {
         return;
     }
     let values: Vec<String> = links
         .iter()
         .map(|o| format!("{} {} {}", o.url, o.hop.letter(), o.context))
         .collect();
-    let fields: Vec<(&str, &str)> = values.iter().map(|v| ("outlink", v.as_str())).collect();
+    let mut fields: Vec<(&str, &str)> = values.iter().map(|v| ("outlink", v.as_str())).collect();
+    fields.extend(title.map(|t| (trawl_warc::RENDERED_TITLE, t)));
     let mut record = trawl_warc::Record::metadata(page.url.as_str(), chrono::Utc::now(), &fields);
     if let Some(id) = capture {
         record.set("WARC-Concurrent-To", id);
@@ -229,24 +246,23 @@ fn record_rendered_links(p: &Pipeline, page: &CrawlUri, links: &[Outlink], captu
 
 /// A view of a single-page application rendered in the page: its own crawl.log line (an `L` hop from the
 /// page, noted `browser:view`, with the page's status) and a `metadata` record naming the page it is a view of
-/// (WACZ pages.jsonl lists it). What it loaded was archived as it was asked for.
+/// and its title (WACZ pages.jsonl lists it). What it loaded was archived as it was asked for.
 fn record_view(
     p: &Pipeline,
     page: &CrawlUri,
     status: u16,
-    view: &url::Url,
+    view: &trawl_browser::View,
     worker: usize,
     capture: Option<&str>,
 ) {
+    let trawl_browser::View { url: view, title } = view;
     let mut uri = page.child(view.clone(), String::new(), Hop::Link);
     uri.annotate(Annotation::Browser(Some("view")));
     let line = p.log_unfetched(&uri, i32::from(status), Some("text/html"), worker);
     p.write_line(line);
-    let mut record = trawl_warc::Record::metadata(
-        view.as_str(),
-        chrono::Utc::now(),
-        &[(trawl_warc::VIEW_OF, page.url.as_str())],
-    );
+    let mut fields = vec![(trawl_warc::VIEW_OF, page.url.as_str())];
+    fields.extend(title.as_deref().map(|t| (trawl_warc::RENDERED_TITLE, t)));
+    let mut record = trawl_warc::Record::metadata(view.as_str(), chrono::Utc::now(), &fields);
     // The page's capture: its view is another URL, so `WARC-Refers-To` (WARC 1.1 6.3.3).
     if let Some(id) = capture {
         record.set("WARC-Refers-To", id);
@@ -279,6 +295,25 @@ struct PageUpstream<'a> {
     found: Mutex<Found>,
     /// How long one request may hold its host's turn: a tenth of the page's budget.
     turn_limit: Duration,
+    /// The login session generation of each origin with a form credential when the page first asked it
+    /// (its own: when it was opened, its cookies given to the browser).
+    sessions: Mutex<std::collections::HashMap<String, u64>>,
+}
+
+impl PageUpstream<'_> {
+    /// Whether a login to `url`'s origin came since the page's browser got its cookies there: they hold the
+    /// old session then, which must not hide the jar's new one (xt17a F4: each request sent the stale session,
+    /// and the working login was given up).
+    async fn since_login(&self, url: &url::Url) -> bool {
+        if self.p.access.form_credential(url).is_none() {
+            return false;
+        }
+        let generation = self.p.access.session(url).lock().await.generation;
+        let first = *lock(&self.sessions)
+            .entry(trawl_config::origin(url))
+            .or_insert(generation);
+        first != generation
+    }
 }
 
 impl Upstream for PageUpstream<'_> {
@@ -394,7 +429,10 @@ impl Upstream for PageUpstream<'_> {
         {
             return self.not_allowed(child, direct, verdict);
         }
-        let page_request = PageRequest::new(&headers, settings.fetch.headers.keys());
+        let mut page_request = PageRequest::new(&headers, settings.fetch.headers.keys());
+        if self.since_login(&child.uri.url).await {
+            page_request = page_request.without_cookies();
+        }
         let key = child.uri.url.to_string();
         let host_lock = self
             .rendering
@@ -647,7 +685,7 @@ impl PageUpstream<'_> {
         tries: Tries,
         page_request: Option<&PageRequest>,
     ) -> (bool, Option<Vec<u8>>) {
-        let (outcome, response, page) = through_chain(
+        let (outcome, response, got) = through_chain(
             self.p,
             child.uri.clone(),
             settings,
@@ -671,7 +709,10 @@ impl PageUpstream<'_> {
                 placement: Placement::Prerequisite,
                 ..child
             };
+        } else if got == Got::Capture && matches!(child.uri.kind, UriKind::Page) {
+            child.placement = Placement::Fetched;
         }
+        let page = got == Got::Page;
         let mut found = lock(&self.found);
         found.take(self.p, outcome);
         // A page the browser fetched other than as a frame of this one (a prefetch, a script's fetch of a
@@ -787,6 +828,34 @@ enum Tries {
 
 /// One URI through the chain as a page from the frontier goes, but not rendered; its outcome, the response
 /// as it crossed the wire, and whether that is a page ([`is_a_page`]).
+/// What a browser request fetched, for what the crawl does with its URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Got {
+    /// An HTML page a browser shows ([`is_a_page`]): unless a frame of the page, queued as a page by its
+    /// link (xt16a F1).
+    Page,
+    /// A capture that stands for its URL: archived, and neither a redirect (whose target is another URI)
+    /// nor an answer worth another try (5xx, 429: the frontier's tries are kept): a queued item of it is
+    /// ended unfetched (xt16a F6; review 65 R1, R2).
+    Capture,
+    /// Anything else: a redirect, a try-later answer, one kept out of the archive, no response.
+    Other,
+}
+
+impl Got {
+    fn of(record: &FetchRecord) -> Got {
+        if is_a_page(record) {
+            return Got::Page;
+        }
+        let stands = record.response_id.is_some()
+            && !record.try_later()
+            && record
+                .status()
+                .is_some_and(|s| !(300..400).contains(&s) && s >= 200);
+        if stands { Got::Capture } else { Got::Other }
+    }
+}
+
 async fn through_chain(
     p: &Pipeline,
     uri: CrawlUri,
@@ -794,7 +863,7 @@ async fn through_chain(
     worker: usize,
     tries: Tries,
     page_request: Option<&PageRequest>,
-) -> (Outcome, Option<Vec<u8>>, bool) {
+) -> (Outcome, Option<Vec<u8>>, Got) {
     let once;
     let settings = match tries {
         Tries::Once => {
@@ -808,10 +877,10 @@ async fn through_chain(
     match super::fetch_and_write(p, uri, settings, worker, page_request).await {
         Ok((uri, record)) => {
             let response = record.response().map(|r| r.response_bytes.to_vec());
-            let page = is_a_page(&record);
-            (post::run(p, uri, record, settings, worker), response, page)
+            let got = Got::of(&record);
+            (post::run(p, uri, record, settings, worker), response, got)
         }
-        Err(ended) => (*ended, None, false),
+        Err(ended) => (*ended, None, Got::Other),
     }
 }
 

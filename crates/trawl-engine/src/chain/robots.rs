@@ -406,6 +406,16 @@ impl RobotsCache {
         })
     }
 
+    /// Whether `origin`'s robots.txt is settled and in force: a robots.txt item taken now is a second one,
+    /// which a page scheduled while the first waited in the queue unknown to this process (after a resume,
+    /// with several connections per host: xt17b F1), and is not fetched.
+    pub(crate) fn in_force(&self, origin: &str) -> bool {
+        matches!(
+            self.origins().get(origin),
+            Some(RobotsState::Known { expires, .. }) if *expires > Instant::now()
+        )
+    }
+
     /// Whether `origin`'s robots.txt is being fetched.
     pub(crate) fn is_pending(&self, origin: &str) -> bool {
         matches!(
@@ -654,6 +664,28 @@ mod tests {
         let mut fresh = awaited();
         fresh.awaited_robots = false;
         assert!(matches!(cache.gate(&fresh, "q"), Gate::Needed));
+    }
+
+    /// A robots.txt item taken while its origin's verdict is in force is a second one, not fetched; one taken
+    /// while the origin is unknown, pending or its verdict lapsed is fetched (xt17b F1).
+    #[test]
+    fn a_second_robots_txt_is_known_by_the_verdict_in_force() {
+        let cache = RobotsCache::new("trawl".into());
+        let origin = "http://127.0.0.1:9";
+        assert!(!cache.in_force(origin));
+        cache.fetching(origin);
+        assert!(!cache.in_force(origin));
+        lapsed(&cache, None);
+        assert!(!cache.in_force(origin));
+        cache.settle(
+            origin,
+            RobotsState::Known {
+                robots: Arc::new(Robots::AllowAll),
+                expires: Instant::now() + Duration::from_secs(60),
+                why: None,
+            },
+        );
+        assert!(cache.in_force(origin));
     }
 
     #[test]

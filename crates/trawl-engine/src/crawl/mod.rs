@@ -139,8 +139,7 @@ impl Crawl {
             path: job_dir.join("crawl.toml"),
             message: e.to_string(),
         })?;
-        let job = Job::create(job_dir)?;
-        let lock = job.lock()?;
+        let (job, lock) = locked(job_dir)?;
         if job.frontier_dir().exists() {
             return Err(Error::JobExists(job_dir.to_path_buf()));
         }
@@ -170,6 +169,16 @@ impl Crawl {
     /// (its settings win; seeds given here are added).
     pub fn new_shared(
         job_dir: &std::path::Path,
+        config: CrawlConfig,
+        seeds: &[String],
+        url: &str,
+    ) -> Result<Crawl, Error> {
+        or_unmade(job_dir, || Crawl::made_shared(job_dir, config, seeds, url))
+    }
+
+    /// [`Crawl::new_shared`] into `job_dir`, which may be new.
+    fn made_shared(
+        job_dir: &std::path::Path,
         mut config: CrawlConfig,
         seeds: &[String],
         url: &str,
@@ -188,6 +197,9 @@ impl Crawl {
             return Err(Error::SharedSecret { key });
         }
         refuse_a_local_crawl(job_dir)?;
+        // Held before anything is published in Redis: a join onto a directory another trawl holds fails
+        // before its seeds reach the crawl (review 64b R12).
+        let (job, lock) = locked(job_dir)?;
         let spec = RemoteSpec::new(url, job_dir);
         let mut frontier = spec.connect(Duration::from_millis(config.frontier.lease_ms), 0)?;
         let (mut text, created) = frontier
@@ -228,7 +240,7 @@ impl Crawl {
             }
             joined::say_if_finished(&mut frontier, &spec);
         }
-        let mut crawl = Crawl::joined(job_dir, spec, &text)?;
+        let mut crawl = Crawl::joined(job, lock, spec, &text)?;
         // Seeds given on joining (the command line's and the config's) are added to the crawl.
         for seed in &config.seeds.urls {
             if !crawl.seeds.iter().any(|s| s.as_str() == seed) {
@@ -240,7 +252,13 @@ impl Crawl {
 
     /// Joins the crawl in Redis at `url` named as `job_dir` (`trawl worker`), with its settings.
     pub fn join(job_dir: &std::path::Path, url: &str) -> Result<Crawl, Error> {
+        or_unmade(job_dir, || Crawl::joined_as_worker(job_dir, url))
+    }
+
+    /// [`Crawl::join`] into `job_dir`, which may be new.
+    fn joined_as_worker(job_dir: &std::path::Path, url: &str) -> Result<Crawl, Error> {
         refuse_a_local_crawl(job_dir)?;
+        let (job, lock) = locked(job_dir)?;
         let spec = RemoteSpec::new(url, job_dir);
         let mut frontier = spec.connect(Duration::from_secs(30), 0)?;
         let Some(text) = frontier
@@ -256,15 +274,13 @@ impl Crawl {
         };
         joined::say_if_stopped(&mut frontier, &spec);
         joined::say_if_finished(&mut frontier, &spec);
-        Crawl::joined(job_dir, spec, &text)
+        Crawl::joined(job, lock, spec, &text)
     }
 
-    /// A worker's crawl of the shared crawl whose settings are `text`, into its own `job_dir`; the `.open`
-    /// WARCs a crash of this worker left there are repaired first (and go into the crawl's manifest when it
-    /// starts, with every other closed WARC of the job it lacks).
-    fn joined(job_dir: &std::path::Path, spec: RemoteSpec, text: &str) -> Result<Crawl, Error> {
-        let job = Job::create(job_dir)?;
-        let lock = job.lock()?;
+    /// A worker's crawl of the shared crawl whose settings are `text`, into its own `job` (locked); the
+    /// `.open` WARCs a crash of this worker left there are repaired first (and go into the crawl's manifest
+    /// when it starts, with every other closed WARC of the job it lacks).
+    fn joined(job: Job, lock: JobLock, spec: RemoteSpec, text: &str) -> Result<Crawl, Error> {
         job.sweep_aside();
         let repaired = crate::checkpoint::repair_warcs(&job)?;
         let config = CrawlConfig::parse(text, &job.config_path())?;
@@ -296,8 +312,7 @@ impl Crawl {
     /// whose `.open` files left by a crash are cut after their last complete record and closed.
     pub fn resume(job_dir: &std::path::Path, checkpoint: Option<&str>) -> Result<Crawl, Error> {
         Job::open(job_dir)?;
-        let job = Job::create(job_dir)?;
-        let lock = job.lock()?;
+        let (job, lock) = locked(job_dir)?;
         job.sweep_aside();
         if let Some(shared) = SharedJob::of(job.root()) {
             return Err(shared.refusal(job_dir));
@@ -631,6 +646,7 @@ impl Crawl {
             let earlier = crate::write::with_earlier_sources(&config.warc.dedup_from);
             let own = self.job.warc_dir();
             let (mut files, mut lines, mut damaged) = (0usize, 0usize, 0usize);
+            let mut all = Vec::new();
             for source in std::iter::once(&own).chain(&earlier) {
                 if source == &own && !source.is_dir() {
                     continue;
@@ -645,22 +661,45 @@ impl Crawl {
                 if indexes.is_empty() && source != &own {
                     tracing::warn!("{}", crate::write::dedup::holds_nothing(source));
                 }
-                for index in indexes {
-                    let loaded = table.load(&index);
-                    files += 1;
-                    lines += loaded.lines;
-                    match loaded.warning(index.path()) {
-                        Some(warning) => {
-                            damaged += 1;
-                            tracing::warn!("{warning}");
-                        }
-                        None => tracing::info!(
-                            "dedup: {} captures read from {}",
-                            loaded.lines,
-                            index.path().display()
-                        ),
+                all.extend(indexes);
+            }
+            // Said when it will take a while (seconds per 100 MB of index), before the first request
+            // (xt17b F11: a resume sat silent for minutes).
+            let bytes: u64 = all
+                .iter()
+                .filter_map(|i| std::fs::metadata(i.path()).ok())
+                .map(|m| m.len())
+                .sum();
+            let started = std::time::Instant::now();
+            let long = bytes > DEDUP_SAID_FROM;
+            if long {
+                eprintln!(
+                    "trawl: rebuilding the dedup table from {} indexes ({} MB) before the first request",
+                    all.len(),
+                    bytes >> 20
+                );
+            }
+            for index in all {
+                let loaded = table.load(&index);
+                files += 1;
+                lines += loaded.lines;
+                match loaded.warning(index.path()) {
+                    Some(warning) => {
+                        damaged += 1;
+                        tracing::warn!("{warning}");
                     }
+                    None => tracing::info!(
+                        "dedup: {} captures read from {}",
+                        loaded.lines,
+                        index.path().display()
+                    ),
                 }
+            }
+            if long {
+                eprintln!(
+                    "trawl: dedup table rebuilt: {lines} captures in {:.1} s",
+                    started.elapsed().as_secs_f64()
+                );
             }
             if damaged > 0 {
                 tracing::warn!(
@@ -841,7 +880,32 @@ fn browser_capture(
     Ok((Some(Rendering::new(browser)), behaviors))
 }
 
-/// The config's seeds as URLs (naming any bad one).
+/// Runs `join` into `job_dir`; a directory this call made is removed again when joining fails, so a
+/// mistyped crawl name or an unreachable server leaves nothing behind (review 65 R9).
+fn or_unmade<T>(
+    job_dir: &std::path::Path,
+    join: impl FnOnce() -> Result<T, Error>,
+) -> Result<T, Error> {
+    let made = !job_dir.exists();
+    let joined = join();
+    if joined.is_err() && made {
+        let _ = std::fs::remove_dir_all(job_dir);
+    }
+    joined
+}
+
+/// Index bytes past which rebuilding the dedup table is said as it starts and ends.
+const DEDUP_SAID_FROM: u64 = 32 << 20;
+
+/// The job directory `job_dir`, made if new, and its lock (refused while another trawl holds it), with the
+/// stores a kill left unmade cleared.
+fn locked(job_dir: &std::path::Path) -> Result<(Job, JobLock), Error> {
+    let job = Job::create(job_dir)?;
+    let lock = job.lock()?;
+    job.clear_unmade_stores()?;
+    Ok((job, lock))
+}
+
 /// Refuses to make `job_dir` a worker's job of a shared crawl when it holds a crawl of its own (its queues in
 /// `state/frontier`): joining would leave them uncrawled and the job no longer resumable (xt16b F3).
 fn refuse_a_local_crawl(job_dir: &std::path::Path) -> Result<(), Error> {
@@ -851,6 +915,7 @@ fn refuse_a_local_crawl(job_dir: &std::path::Path) -> Result<(), Error> {
     }
 }
 
+/// The config's seeds as URLs (naming any bad one).
 fn parse_seeds(config: &CrawlConfig) -> Result<Vec<Url>, Error> {
     Ok(config
         .seeds

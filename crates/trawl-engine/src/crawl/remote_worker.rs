@@ -13,7 +13,7 @@ use trawl_frontier::{Claim, Completion, Lease, Scheduled};
 use super::{remote::Remote, shared::Shared};
 use crate::chain::{
     self,
-    outcome::{Cut, Disposition, Outcome, Placement},
+    outcome::{self, Cut, Disposition, Outcome, Placement},
 };
 
 /// The worker loop against the shared frontier: claim, run the chains, complete with the outcome. Idle
@@ -31,7 +31,11 @@ pub(super) async fn worker(shared: Arc<Shared>, remote: &Remote, id: usize) {
         match claim {
             Claim::Ready { item, queue, lease } => {
                 shared.wake.one();
-                let outcome = chain::process_guarded(&shared.pipeline, item, &queue, id).await;
+                let outcome = if fetched_by_a_page(&shared, remote, &item).await {
+                    Outcome::only(Disposition::HandedOver)
+                } else {
+                    chain::process_guarded(&shared.pipeline, item, &queue, id).await
+                };
                 complete(&shared, remote, &queue, &lease, outcome, id).await;
                 shared.wake.one();
                 continue;
@@ -61,6 +65,19 @@ pub(super) async fn worker(shared: Arc<Shared>, remote: &Remote, id: usize) {
         }
         shared.wake.wait(stop).await;
     }
+}
+
+/// Whether a browser page (of any worker) fetched `item`'s URL after a link queued it, as
+/// [`super::worker`]'s test (the shared seen set is exact), with one Redis call.
+async fn fetched_by_a_page(shared: &Shared, remote: &Remote, item: &CrawlUri) -> bool {
+    if shared.pipeline.rendering.is_none() || !outcome::may_stand_for(item) {
+        return false;
+    }
+    let mark = outcome::fetched(&item.uniq_key);
+    remote
+        .steady(&shared.pipeline, |f| f.is_seen(&mark))
+        .await
+        .unwrap_or(false)
 }
 
 /// Hands a URI's outcome to the shared frontier: the URI done or put back, its children, the seen marks of
@@ -153,6 +170,11 @@ async fn complete(
             // What a browser page fetched: marked seen in the same step, before its outlinks are looked at,
             // so the crawl does not fetch it again.
             Placement::Seen => done.seen.push(child.uri.uniq_key),
+            // And marked fetched: a worker that claims it queued by an earlier link ends it unfetched.
+            Placement::Fetched => {
+                done.seen.push(outcome::fetched(&child.uri.uniq_key));
+                done.seen.push(child.uri.uniq_key);
+            }
         }
     }
     done.predicted = predicted.map(|next| (next.queue, next.uri));

@@ -14,7 +14,7 @@ use super::shared::Shared;
 use crate::{
     chain::{
         self,
-        outcome::{Cut, Disposition, NewSeed, Outcome, Placement},
+        outcome::{self, Cut, Disposition, NewSeed, Outcome, Placement},
     },
     lock::lock,
 };
@@ -50,7 +50,11 @@ pub(super) async fn worker(shared: Arc<Shared>, id: usize) {
                     Some(at) => shared.wake.at(at),
                     None => {}
                 }
-                let outcome = chain::process_guarded(&shared.pipeline, item, &queue, id).await;
+                let outcome = if fetched_by_a_page(&shared, &item) {
+                    Outcome::only(Disposition::HandedOver)
+                } else {
+                    chain::process_guarded(&shared.pipeline, item, &queue, id).await
+                };
                 // What the outcome made ready, this worker finds first: it asks the frontier again at once.
                 apply(&shared, &queue, ticket, outcome, id);
                 continue;
@@ -66,6 +70,31 @@ pub(super) async fn worker(shared: Arc<Shared>, id: usize) {
         }
         shared.wake.wait(stop).await;
     }
+}
+
+/// Whether a browser page fetched `item`'s URL after a link queued it (its `fetched` mark, from
+/// [`Placement::Fetched`]): then the item ends without a fetch nor a line, the page's request having both.
+/// Asked only where [`may_be_fetched_by_a_page`] says so, and only of an exact uniq filter: a Bloom filter's
+/// false positive would end a queued URL silently (review 65 R4).
+fn fetched_by_a_page(shared: &Shared, item: &trawl_config::CrawlUri) -> bool {
+    marks_fetched(&shared.pipeline)
+        && may_be_fetched_by_a_page(&shared.pipeline, item)
+        && lock(&shared.frontier).is_seen(&outcome::fetched(&item.uniq_key))
+}
+
+/// Whether this crawl's own frontier keeps `fetched` marks: when it may render, with an exact uniq filter.
+fn marks_fetched(p: &crate::chain::pipeline::Pipeline) -> bool {
+    p.rendering.is_some()
+        && p.settings().config.frontier.uniq == trawl_config::settings::UniqMode::Exact
+}
+
+/// Whether `item`, of a crawl that may render, is one a browser page's fetch may stand for
+/// ([`outcome::may_stand_for`]).
+fn may_be_fetched_by_a_page(
+    p: &crate::chain::pipeline::Pipeline,
+    item: &trawl_config::CrawlUri,
+) -> bool {
+    p.rendering.is_some() && outcome::may_stand_for(item)
 }
 
 /// Applies what became of a URI taken from `queue` with `ticket` to the frontier: the URI finished or put
@@ -146,6 +175,12 @@ fn apply(shared: &Shared, queue: &str, ticket: Ticket, outcome: Outcome, worker:
             Placement::Redirect => f.schedule_first(&child.queue, child.uri),
             Placement::Seen => {
                 f.mark_seen(&child.uri.uniq_key);
+            }
+            Placement::Fetched => {
+                f.mark_seen(&child.uri.uniq_key);
+                if marks_fetched(p) {
+                    f.mark_seen(&outcome::fetched(&child.uri.uniq_key));
+                }
             }
         }
     }

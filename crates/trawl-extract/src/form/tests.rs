@@ -217,3 +217,61 @@ fn another_charset_and_broken_markup() {
     );
     assert!(forms.login_form(false).is_none());
 }
+
+/// The first submit button's `formaction`, `formmethod` and `formenctype` are the submission's, resolved
+/// against the base URL as `action` is; a disabled first button is not the submitter, and a later button's
+/// are never used (xt17a F6: the login went to the form's `action`).
+#[test]
+fn the_submitters_formaction_and_formmethod_win() {
+    let page = r#"<base href="http://a.org/app/"><form id=lf method=get action="/login/do">
+        <input name=user><input type=password name=pw>
+        <button type=submit disabled formaction="/disabled">x</button>
+        <button type=submit name=act value=login formaction="real" formmethod=POST
+            formenctype="multipart/form-data">Log in</button>
+        <input type=submit formaction="/second" formmethod=get>
+    </form>
+    <form id=plain method=post action="/p"><input type=password name=pw><input type=submit></form>
+    <form id=empty method=post action="/p"><input type=password name=pw>
+        <input type=image name=go formaction=""></form>"#;
+    let forms = read_forms(page.as_bytes(), None, &url("http://a.org/login"), None);
+    let f = &forms.forms[0];
+    assert_eq!(f.action.as_str(), "http://a.org/login/do");
+    assert_eq!(f.submit_action().as_str(), "http://a.org/app/real");
+    assert_eq!(f.submit_method(), "post");
+    assert_eq!(f.submit_enctype(), Enctype::Multipart);
+    assert_eq!(
+        f.entries()
+            .iter()
+            .map(|(n, v, _)| format!("{n}={v}"))
+            .collect::<Vec<_>>(),
+        ["user=", "pw=", "act=login"]
+    );
+    let plain = &forms.forms[1];
+    assert_eq!(plain.submit_action(), &plain.action);
+    assert_eq!(plain.submit_method(), "post");
+    assert_eq!(plain.submit_enctype(), Enctype::UrlEncoded);
+    // An empty `formaction` is the document's URL, as an empty `action` is.
+    assert_eq!(
+        forms.forms[2].submit_action().as_str(),
+        "http://a.org/login"
+    );
+}
+
+/// A radio group with two buttons marked checked sends the last one, and an empty hidden `_charset_` sends
+/// the encoding, as a browser does (xt17a F13).
+#[test]
+fn one_radio_per_group_and_the_charset_field() {
+    let page = r#"<form method=post><input type=hidden name=_charset_><input type=hidden name=_CHARSET_ value=x>
+        <input type=radio name=r value=a checked><input type=radio name=r value=b checked>
+        <input type=radio name=s value=c checked><input type=password name=pw></form>"#;
+    let forms = read_forms(page.as_bytes(), None, &url("http://a.org/"), None);
+    let sent: Vec<String> = forms.forms[0]
+        .entries()
+        .iter()
+        .map(|(n, v, _)| format!("{n}={v}"))
+        .collect();
+    assert_eq!(
+        sent,
+        ["_charset_=UTF-8", "_CHARSET_=UTF-8", "r=b", "s=c", "pw="]
+    );
+}

@@ -33,7 +33,7 @@ impl FormSignature {
         visible.sort();
         visible.dedup();
         FormSignature {
-            action: without_query(&form.action),
+            action: without_query(form.submit_action()),
             visible,
         }
     }
@@ -201,9 +201,9 @@ impl Submission {
             .unwrap_or_else(|| spec.password_field().to_string());
         put(&mut entries, &password_field, password, Source::Password);
         Submission {
-            action: form.action.clone(),
-            method: form.method.clone(),
-            enctype: form.enctype,
+            action: form.submit_action().clone(),
+            method: form.submit_method().to_owned(),
+            enctype: form.submit_enctype(),
             entries,
             not_sent,
             missing,
@@ -444,9 +444,27 @@ pub fn redirects_to_login(login: &Url, url: &Url, status: u16, location: Option<
             .is_some_and(|to| same_page(&to, login))
 }
 
-/// Whether `path` is a sign-in page's: `login`, `log-in`, `log_in`, `signin`, `sign-in` or `sign_in` in it.
+/// The words of sign-in pages' paths.
+const SIGN_IN: [&str; 6] = ["login", "log-in", "log_in", "signin", "sign-in", "sign_in"];
+
+/// Whether `path` is a sign-in page's address: its last segment, without an extension, is one of
+/// [`SIGN_IN`] (`/accounts/login`, `/signin`, `/login.php`; not `/account/login-history`, review 65b R6).
+pub fn sign_in_address(path: &str) -> bool {
+    let last = path
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or_default();
+    let stem = last
+        .split('.')
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    SIGN_IN.contains(&stem.as_str())
+}
+
+/// Whether `path` is a sign-in page's: one of [`SIGN_IN`] in it.
 pub fn sign_in_path(path: &str) -> bool {
-    const SIGN_IN: [&str; 6] = ["login", "log-in", "log_in", "signin", "sign-in", "sign_in"];
     let path = path.to_ascii_lowercase();
     SIGN_IN.iter().any(|w| path.contains(w))
 }
@@ -738,6 +756,12 @@ pub fn shows_logged_out(
         .map(|v| String::from_utf8_lossy(v.as_bytes()));
     let location = location.as_deref();
     if let Some(sign) = &spec.logged_out {
+        // A redirect to the login page shows it whatever the sign: with a text sign, the login page it
+        // leads to is never one, so nothing else would (xt17c F2: every page after the session's end was
+        // archived as the redirect, silently).
+        if redirects_to_login(login, url, status, location) {
+            return true;
+        }
         let body = decoded_body(headers, body);
         return match sign {
             LoggedOut::Text(_) => sign_shows(sign, url, status, location, &body),
@@ -753,7 +777,9 @@ pub fn shows_logged_out(
     {
         return true;
     }
-    (200..300).contains(&status)
+    // A 401 or 403 carrying the login form is how many applications say "sign in" (Spring's form entry
+    // point, Drupal's access-denied page with its login block; xt17a F3).
+    ((200..300).contains(&status) || status == 401 || status == 403)
         && signature.shown_in(&page_forms(url, headers, body, spec.form.as_deref()))
 }
 

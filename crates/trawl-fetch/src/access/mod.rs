@@ -64,6 +64,16 @@ pub struct Session {
     /// Other sign-in pages (host and path) that pages still redirected to right after a fresh login: areas
     /// the account may not enter (Django's admin for a user who is not staff), no sign of a lost session.
     pub not_allowed: std::collections::HashSet<String>,
+    /// Pages (whole URLs) that show the session lost whoever asks: one that still showed it right after a
+    /// fresh login (a re-authentication form in the member area), or whose sign a re-login proved false (the
+    /// login page sent the still logged-in crawler on). No sign of a lost session from then on (xt17a F1, F2).
+    pub no_sign: std::collections::HashSet<String>,
+    /// Pages spared that way right after a fresh login: past the first, the next one to stay lost ends the
+    /// login, unless it was `proven`.
+    pub spared: u32,
+    /// Whether the last login proved it worked beyond the default signs (its `success` sign, or a redirect
+    /// away from the sign-in pages): a page still lost after it never ends it.
+    pub proven: bool,
 }
 
 /// A protection space of an origin (RFC 7617 §2.2, RFC 7616 §3.3): one credential's answers to one realm's

@@ -226,39 +226,49 @@ fn run(crawl: Crawl, job: &Path, metrics: Option<SocketAddr>) -> anyhow::Result<
 /// closed, the report is written. A second signal exits at once; the job stays resumable (the journal has
 /// committed what finished, and resume repairs the open WARC).
 async fn stop_on_signals(stop: CrawlHandle, stopping: String) {
-    use tokio::signal::unix::{SignalKind, signal};
-    let Ok(mut term) = signal(SignalKind::terminate()) else {
-        return;
-    };
-    // Under `nohup` a hangup is to be ignored, and stays so.
-    let mut hup = (!ignored_at_start(SIGHUP))
-        .then(|| signal(SignalKind::hangup()).ok())
-        .flatten();
-    let first = tokio::select! {
-        got = tokio::signal::ctrl_c() => got.is_ok().then_some("Ctrl-C"),
-        got = term.recv() => got.map(|()| "SIGTERM"),
-        got = hangup(&mut hup) => got.map(|()| "SIGHUP"),
-    };
-    let Some(what) = first else {
-        return;
-    };
+    let mut signals = StopSignals::new();
+    let (what, _) = signals.next().await;
     say!("\ntrawl: {what}: {}", stopping.replace("SIGNAL", what));
     stop.stop();
-    let code = tokio::select! {
-        _ = tokio::signal::ctrl_c() => 130,
-        _ = term.recv() => 143,
-        _ = hangup(&mut hup) => 129,
-    };
-    std::process::exit(code);
+    let (_, code) = signals.next().await;
+    std::process::exit(code.into());
+}
+
+/// The signals that stop trawl: Ctrl-C, SIGTERM and SIGHUP (unless the process started with it ignored,
+/// as under `nohup`). `trawl crawl` and `trawl serve` take them alike.
+pub(crate) struct StopSignals {
+    term: Option<tokio::signal::unix::Signal>,
+    hup: Option<tokio::signal::unix::Signal>,
+}
+
+impl StopSignals {
+    pub(crate) fn new() -> StopSignals {
+        use tokio::signal::unix::{SignalKind, signal};
+        StopSignals {
+            term: signal(SignalKind::terminate()).ok(),
+            hup: (!ignored_at_start(SIGHUP))
+                .then(|| signal(SignalKind::hangup()).ok())
+                .flatten(),
+        }
+    }
+
+    /// The next one to come: its name, and the exit status of a process it ends at once (128 + its number).
+    pub(crate) async fn next(&mut self) -> (&'static str, u8) {
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => ("Ctrl-C", 130),
+            Some(()) = listened(&mut self.term) => ("SIGTERM", 143),
+            Some(()) = listened(&mut self.hup) => ("SIGHUP", 129),
+        }
+    }
 }
 
 /// SIGHUP's number.
 const SIGHUP: u32 = 1;
 
-/// The next SIGHUP, when it is listened for; never otherwise.
-async fn hangup(hup: &mut Option<tokio::signal::unix::Signal>) -> Option<()> {
-    match hup {
-        Some(hup) => hup.recv().await,
+/// The next of a signal, when it is listened for; never otherwise.
+async fn listened(signal: &mut Option<tokio::signal::unix::Signal>) -> Option<()> {
+    match signal {
+        Some(signal) => signal.recv().await,
         None => std::future::pending().await,
     }
 }

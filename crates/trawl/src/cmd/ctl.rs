@@ -378,6 +378,14 @@ pub(crate) fn ctl(job: &Path, json: bool, action: CtlAction) -> anyhow::Result<E
     };
     let command = command(action)?;
     let reply = deliver(job, &command)?;
+    // Every change goes into the job's config-changes.log, as the web API's do (xt17b F10).
+    if let (Reply::Done { message }, Some(what)) = (&reply, command.change()) {
+        let who = format!(
+            "ctl@{}",
+            std::env::var("USER").unwrap_or_else(|_| "local".into())
+        );
+        trawl_engine::job::record_change(job, &who, &format!("{what}: {message}"));
+    }
     let mut out = std::io::stdout().lock();
     if let (Reply::Reports { reports }, Some(name)) = (&reply, wanted) {
         for r in reports.iter().filter(|r| r.name == name) {

@@ -106,12 +106,15 @@ pub(crate) fn serve(
             })
             .into_future(),
         );
+        // Ctrl-C, SIGTERM (`systemctl stop`, `docker stop`) or SIGHUP stop it alike (xt17c F4: the last two
+        // killed it, its crawls left interrupted).
+        let mut signals = super::crawl::StopSignals::new();
         tokio::select! {
             served = &mut server => return match served {
                 Ok(served) => served.context("serving").map(|()| ExitCode::SUCCESS),
                 Err(e) => Err(anyhow::anyhow!("the server stopped: {e}")),
             },
-            _ = tokio::signal::ctrl_c() => {}
+            _ = signals.next() => {}
         }
         // No new connection (the open ones are still served); the running crawls end as `trawl ctl stop` ends
         // them (a checkpoint, reports); then the server goes, open event streams with it.
@@ -120,14 +123,19 @@ pub(crate) fn serve(
         if n > 0 {
             say!(
                 "trawl: stopping {n} running crawl(s): URIs in flight finish, then a checkpoint and the reports \
-                 (Ctrl-C again to quit at once; `trawl resume` continues them)"
+                 (Ctrl-C, or the signal, again to quit at once; `trawl resume` continues them)"
             );
         }
-        tokio::select! {
-            _ = jobs.until_all_ended() => {}
-            _ = tokio::signal::ctrl_c() => say!("trawl: quitting without waiting"),
-        }
+        // Quitting at once leaves the crawls interrupted: said by the status too, 130 as `trawl crawl`'s
+        // second Ctrl-C (xt17b F9).
+        let code = tokio::select! {
+            _ = jobs.until_all_ended() => ExitCode::SUCCESS,
+            (_, code) = signals.next() => {
+                say!("trawl: quitting without waiting");
+                ExitCode::from(code)
+            }
+        };
         server.abort();
-        anyhow::Ok(ExitCode::SUCCESS)
+        anyhow::Ok(code)
     })
 }

@@ -414,3 +414,60 @@ fn cleared_cookies_are_told_from_set_ones() {
         )
     );
 }
+
+/// A sign-in page's address is its last segment, not any path with the word (review 65b R6).
+#[test]
+fn sign_in_addresses_are_last_segments() {
+    for yes in [
+        "/accounts/login",
+        "/accounts/login/",
+        "/signin",
+        "/Login.php",
+        "/a/sign-in.aspx",
+    ] {
+        assert!(sign_in_address(yes), "{yes}");
+    }
+    for no in ["/account/login-history", "/members/", "/loginhelp/faq", "/"] {
+        assert!(!sign_in_address(no), "{no}");
+    }
+}
+
+/// With a text `logged_out` sign, a redirect to the login page still shows the session lost (xt17c F2: the
+/// login page it leads to is never a sign, so nothing saw the session end), and a 401 or 403 showing the login
+/// form does too without one (xt17a F3).
+#[test]
+fn a_redirect_to_the_login_page_shows_it_whatever_the_sign() {
+    let login = url("http://a.org/login");
+    let sig = FormSignature::of(&form());
+    let page = url("http://a.org/members/4");
+    let mut h = http::HeaderMap::new();
+    h.insert(LOCATION, "/login?next=/members/4".parse().unwrap());
+    for sp in [
+        spec("logged_out = { text = \"Sign in\" }"),
+        spec("logged_out = { redirect_to = \"http://a.org/elsewhere\" }"),
+        spec(""),
+    ] {
+        assert!(shows_logged_out(&sp, &login, &sig, &page, 302, &h, b""));
+    }
+    let text = spec("logged_out = { text = \"Sign in\" }");
+    assert!(!shows_logged_out(
+        &text,
+        &login,
+        &sig,
+        &page,
+        200,
+        &http::HeaderMap::new(),
+        b"<p>Member page</p>"
+    ));
+    for status in [401, 403] {
+        assert!(shows_logged_out(
+            &spec(""),
+            &login,
+            &sig,
+            &page,
+            status,
+            &http::HeaderMap::new(),
+            PAGE.as_bytes()
+        ));
+    }
+}
