@@ -478,6 +478,15 @@ pub(crate) fn apply_to_frontier(
             let (state, status) = match frontier.lookup(&uri.uniq_key) {
                 Err(e) => return failed(format!("cannot look {url} up: {e}")),
                 Ok(UrlStatus::Unknown) => ("unknown", None),
+                // A link a rendered page's browser fetched after it was queued: its item ends unfetched, and
+                // its one line is the page's `E` request (review 66 R6).
+                Ok(UrlStatus::Queued)
+                    if frontier
+                        .lookup(&crate::chain::outcome::fetched(&uri.uniq_key))
+                        .is_ok_and(|s| s != UrlStatus::Unknown) =>
+                {
+                    ("fetched", None)
+                }
                 Ok(UrlStatus::Queued) => ("queued", None),
                 Ok(UrlStatus::Done(s)) => ("done", Some(s)),
             };

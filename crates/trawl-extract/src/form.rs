@@ -127,6 +127,9 @@ pub struct Form {
     pub selected: bool,
     /// What shows a CAPTCHA inside it (a reCAPTCHA, hCaptcha or Turnstile widget, a `captcha` field).
     pub captcha: Option<String>,
+    /// The encoding a browser submits it in: the first encoding its `accept-charset` names, else the page's
+    /// own (a UTF-16 one as UTF-8); what [`Form::entries`] says a `_charset_` field is.
+    pub charset: &'static encoding_rs::Encoding,
 }
 
 impl Form {
@@ -179,9 +182,9 @@ impl Form {
             match c.kind {
                 ControlKind::Radio if c.checked && checked_radio(&c.name) != Some(at) => continue,
                 // A hidden `_charset_` (in any case, whatever its value) is sent as the submission's
-                // encoding, UTF-8 here.
+                // encoding's name.
                 ControlKind::Hidden if c.name.eq_ignore_ascii_case("_charset_") => {
-                    out.push((c.name.clone(), "UTF-8".into(), c.kind));
+                    out.push((c.name.clone(), self.charset.name().into(), c.kind));
                     continue;
                 }
                 ControlKind::Submit => {
@@ -344,6 +347,8 @@ struct State {
     selecting: bool,
     /// Each form's `action` as written, resolved once the page's base URL is known.
     actions: Vec<String>,
+    /// Each form's `accept-charset` as written, read once the page's encoding is known.
+    accept_charsets: Vec<Option<String>>,
 }
 
 struct OpenSelect {
@@ -506,8 +511,8 @@ pub fn read_forms(
     doc_url: &Url,
     selector: Option<&str>,
 ) -> Forms {
-    let encoding = charset::sniff_html(body, content_type, doc_url);
-    let (text, _, _) = encoding.decode(body);
+    // A byte order mark outranks what the page says of its encoding, as in a browser.
+    let (text, encoding, _) = charset::sniff_html(body, content_type, doc_url).decode(body);
     let state = Rc::new(RefCell::new(State::default()));
     let mut handlers = Vec::new();
     let s = state.clone();
@@ -540,10 +545,13 @@ pub fn read_forms(
             controls: Vec::new(),
             selected,
             captcha: None,
+            // Picked once the page's encoding is known.
+            charset: encoding_rs::UTF_8,
         });
         let index = st.forms.forms.len() - 1;
         st.open = Some(index);
         st.actions.push(action);
+        st.accept_charsets.push(attr(el, "accept-charset"));
         let s = s.clone();
         let _ = el.on_end_tag(end_tag!(move |_| {
             let mut st = s.borrow_mut();
@@ -818,6 +826,14 @@ pub fn read_forms(
             f.action = resolve(&action);
         }
     }
+    for (index, accept) in std::mem::take(&mut st.accept_charsets)
+        .into_iter()
+        .enumerate()
+    {
+        if let Some(f) = st.forms.forms.get_mut(index) {
+            f.charset = submission_charset(accept.as_deref(), encoding);
+        }
+    }
     for (id, control) in std::mem::take(&mut st.owned_by_id) {
         if let Some(f) = st
             .forms
@@ -849,6 +865,26 @@ pub fn read_forms(
         }
     }
     st.forms
+}
+
+/// The encoding a form is submitted in (HTML's "pick an encoding for the form"): with an `accept-charset`,
+/// the first of its labels that names an encoding (UTF-8 when none does); without, the page's encoding; then
+/// the encoding's output encoding (a UTF-16 one, or the replacement encoding, submits as UTF-8). A login form
+/// of a page in windows-1252 or Shift_JIS posts its fields so (xt17a F5: a password with a non-ASCII
+/// character was posted in UTF-8, and the site read another password).
+fn submission_charset(
+    accept_charset: Option<&str>,
+    page: &'static encoding_rs::Encoding,
+) -> &'static encoding_rs::Encoding {
+    let chosen = match accept_charset {
+        Some(labels) => labels
+            .split(crate::is_ascii_ws)
+            .filter(|l| !l.is_empty())
+            .find_map(|l| encoding_rs::Encoding::for_label(l.as_bytes()))
+            .unwrap_or(encoding_rs::UTF_8),
+        None => page,
+    };
+    chosen.output_encoding()
 }
 
 #[cfg(test)]

@@ -70,7 +70,8 @@ fn in_words(e: &rustls::Error) -> String {
         C::BadSignature => "its signature does not verify",
         C::BadEncoding => "cannot be read (bad encoding)",
         C::Other(other) if format!("{other:?}").contains("CaUsedAsEndEntity") => {
-            "self-signed: the server shows an authority's certificate as its own (a CA used as an end entity)"
+            "an authority's certificate: the server shows a certificate marked as a CA as its own (a CA used as an \
+             end entity, as a self-signed certificate made with CA:TRUE is)"
         }
         _ => return e.to_string(),
     };
@@ -155,7 +156,7 @@ mod tests {
             CaUsedAsEndEntity,
         ))));
         assert!(
-            own.starts_with("self-signed") && !own.contains("OtherError"),
+            own.starts_with("an authority's certificate") && !own.contains("OtherError"),
             "{own}"
         );
         assert_eq!(

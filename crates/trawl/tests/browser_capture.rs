@@ -287,13 +287,22 @@ fn route(path: &str, outside: &str) -> Vec<u8> {
         "/busy.js" => response(
             "200 OK",
             "application/javascript",
-            b"fetch('/api/busy'); fetch('/api/seed-data');",
+            b"fetch('/api/busy'); fetch('/api/seed-data'); \
+              fetch('/api/varies', {headers: {Accept: 'application/json'}}); fetch('/api/empty');",
         ),
         "/api/busy" | "/api/seed-data" => response("200 OK", "application/json", b"[1, 2]"),
+        // An answer that differs with `Accept` (JSON to the script, HTML to a link), and an empty one.
+        "/api/varies" => {
+            let mut out = response("200 OK", "application/json", b"[3]");
+            out.splice(17..17, b"Vary: Accept\r\n".iter().copied());
+            out
+        }
+        "/api/empty" => response("204 No Content", "text/plain", b""),
         "/links-busy" => response(
             "200 OK",
             html,
-            b"<html><body><a href=\"/api/busy\">busy</a></body></html>",
+            b"<html><body><a href=\"/api/busy\">busy</a> <a href=\"/api/varies\">varies</a> \
+              <a href=\"/api/empty\">empty</a></body></html>",
         ),
         // A plain page (not rendered in `auto` mode) linking the application and what its script loads.
         "/links-to-app" => response(
@@ -1161,8 +1170,9 @@ async fn a_shared_frontier_does_not_fetch_again_what_the_browser_fetched() {
 }
 
 /// What a page's browser fetched ends a queued item only when its capture stands for the URL: an answer
-/// worth another try (503) leaves the queued item to the frontier's fetch, and a seed is always fetched as
-/// the seed it is (its line makes the seeds report; review 65 R1, R3).
+/// worth another try (503), one that varies with the script's `Accept` and an empty 204 leave the queued
+/// item to the frontier's fetch, and a seed is always fetched as the seed it is (its line makes the seeds
+/// report; review 65 R1, R3; review 66 R1).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_busy_answer_or_a_seed_is_still_fetched_by_the_frontier() {
     if chromium().is_none() {
@@ -1186,6 +1196,8 @@ async fn a_busy_answer_or_a_seed_is_still_fetched_by_the_frontier() {
     let asked = seen.lock().unwrap().asked.clone();
     assert_eq!(asked.get("/api/busy"), Some(&2), "{asked:?}");
     assert_eq!(asked.get("/api/seed-data"), Some(&2), "{asked:?}");
+    assert_eq!(asked.get("/api/varies"), Some(&2), "{asked:?}");
+    assert_eq!(asked.get("/api/empty"), Some(&2), "{asked:?}");
     let busy = format!("http://{addr}/api/busy");
     assert!(
         log.iter()

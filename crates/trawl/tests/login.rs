@@ -1794,6 +1794,108 @@ fn a_fickle_session_is_followed_without_giving_the_login_up() {
     assert!((3..=8).contains(&logins), "{logins} logins");
 }
 
+/// A site whose staff pages send a logged-in member to the login page, as Django's `permission_required`
+/// does: with a `success` sign, the first staff page costs one more login, the others none (xt17c F3: a
+/// login each), and every member page is archived logged in.
+async fn permissioned(State(site): State<Shared>, req: Request) -> Response {
+    let (method, path, _query, headers, body) = take_apart(req).await;
+    let mut s = site.lock().unwrap();
+    s.requests.push(format!("{method} {path}"));
+    let session = cookie(&headers, "sid").is_some_and(|c| s.sessions.contains(c));
+    match (method, path.as_str()) {
+        (Method::GET, "/login") => html(FICKLE_FORM),
+        (Method::POST, "/login") => {
+            let f = form_fields(&body);
+            if field(&f, "username") != Some("archivist") || field(&f, "password") != Some("s3cret")
+            {
+                return html(FICKLE_FORM);
+            }
+            s.logins += 1;
+            let id = format!("p{}", s.logins);
+            s.sessions.insert(id.clone());
+            (
+                StatusCode::FOUND,
+                [
+                    (header::LOCATION, "/members/1/".to_string()),
+                    (header::SET_COOKIE, format!("sid={id}; Path=/")),
+                ],
+            )
+                .into_response()
+        }
+        (Method::GET, p) if p.starts_with("/staff/") => (
+            StatusCode::FOUND,
+            [(header::LOCATION, format!("/login?next={p}"))],
+        )
+            .into_response(),
+        (Method::GET, p) if p.starts_with("/members/") => {
+            if !session {
+                return (
+                    StatusCode::FOUND,
+                    [(header::LOCATION, format!("/login?next={p}"))],
+                )
+                    .into_response();
+            }
+            let n: usize = p
+                .trim_matches('/')
+                .rsplit('/')
+                .next()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            let next = if n < 6 {
+                format!("<a href=\"/members/{}/\">next</a>", n + 1)
+            } else {
+                String::new()
+            };
+            html(&format!(
+                "<p>Welcome back</p><main>Member page {n}</main>{next} <a href=\"/staff/{n}/\">staff</a>"
+            ))
+        }
+        _ => (StatusCode::NOT_FOUND, html("Not Found")).into_response(),
+    }
+}
+
+#[test]
+fn pages_the_account_may_not_see_cost_one_login_in_all() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let site: Shared = Arc::default();
+    let addr = rt.block_on(listen(
+        Router::new()
+            .fallback(permissioned)
+            .with_state(site.clone()),
+    ));
+    let base = format!("http://127.0.0.1:{}", addr.port());
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = write(
+        &dir.path().join("permissioned.toml"),
+        &format!(
+            "{FAST}[seeds]\nurls = [\"{base}/members/1/\"]\n\
+             [scope]\nsurt_prefixes = [\"http://(127.0.0.1:\"]\n\
+             [[credentials]]\nkind = \"form\"\ndomain = \"127.0.0.1\"\nlogin_url = \"{base}/login\"\n\
+             fields = {{ username = \"archivist\" }}\npassword_env = \"PW\"\n\
+             success = {{ text = \"Welcome back\" }}\n"
+        ),
+    );
+    let job = dir.path().join("job");
+    let (ok, said) = trawl_crawl(&cfg, &job, &[("PW", "s3cret")]);
+    assert!(ok, "{said}");
+    assert!(!said.contains("login failed"), "{said}");
+    let log = common::crawl_log(&job);
+    for n in 1..=6 {
+        let member = format!("{base}/members/{n}/");
+        let staff = format!("{base}/staff/{n}/");
+        assert!(
+            log.iter().any(|l| l.uri == member && l.status == 200),
+            "{member}: {log:?}"
+        );
+        assert!(
+            log.iter().any(|l| l.uri == staff && l.status == 302),
+            "{staff}: {log:?}"
+        );
+    }
+    let logins = site.lock().unwrap().logins;
+    assert_eq!(logins, 2, "{said}");
+}
+
 /// A wrong password whose answer the default signs take for a login (a cookie set, no form shown): the
 /// member page fetched again right after a fresh login still redirects to the login page, so the login is
 /// counted failed — a warning names the credential and suggests `success`, there is no third login, and

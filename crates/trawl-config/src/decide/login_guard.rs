@@ -12,7 +12,8 @@ use crate::settings::CredentialSpec;
 ///
 /// - a sign-out link: `logout`, `log-out`, `log_out`, `signout`, `sign-out`, `sign_out`, `logoff`, `log-off`,
 ///   `log_off`, `signoff`, `sign-off`, `sign_off` starting a word (or camel-case: `UserLogout`) in its path or
-///   query (WordPress's `wp-login.php?action=logout&_wpnonce=…`, MediaWiki's `Special:UserLogout` among them);
+///   query (WordPress's `wp-login.php?action=logout&_wpnonce=…`, MediaWiki's `Special:UserLogout` among them),
+///   and the endpoints `ends_a_session` knows by their path;
 /// - an action link: a query parameter carrying a nonce or CSRF token (a name with `nonce`, `csrf` or `xsrf`
 ///   in it, or `token`, `_token`, `authenticity_token`, `sesskey`, `sectok`, `hash`, or a name of 32 hex
 ///   digits) together with a verb in its path or query
@@ -198,10 +199,10 @@ impl LoginGuard {
 pub fn way_out(url: &Url) -> Option<&'static str> {
     let raw_path = decoded(url.path());
     let raw_query = decoded(url.query().unwrap_or_default());
-    if sign_out(&raw_path) || sign_out(&raw_query) {
+    let path = server_path(&raw_path.to_ascii_lowercase());
+    if sign_out(&raw_path) || sign_out(&raw_query) || ends_a_session(&path) {
         return Some("sign-out");
     }
-    let path = server_path(&raw_path.to_ascii_lowercase());
     if CHANGES_WHEN_VISITED
         .iter()
         .any(|p| path.ends_with(p) || path.contains(&format!("{p}/")))
@@ -335,6 +336,20 @@ fn sign_out(text: &str) -> bool {
                 .match_indices(w)
                 .any(|(at, m)| starts_word(at) && ends_word(at + m.len()))
         })
+}
+
+/// Sign-out endpoints named without a sign-out word, by their path segments (lower case, as the server sees
+/// them): OpenID Connect providers' `/session/end` (node-oidc-provider, Auth0's `…/session/end`), and SAML
+/// single logout, `SLO` or `SLS` right under a segment naming SAML (`/saml/SLO`, `/saml2/sls`; xt17c F7).
+/// An `slo` segment elsewhere is left alone (a Slovak language path).
+fn ends_a_session(path: &str) -> bool {
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    segments.windows(2).any(|w| match w {
+        [a, b] => {
+            (*a == "session" && *b == "end") || (a.contains("saml") && matches!(*b, "slo" | "sls"))
+        }
+        _ => false,
+    })
 }
 
 /// Words a sign-out word is often glued to in lower case (`userlogout`, `dologout`).
@@ -570,6 +585,12 @@ mod tests {
             "/pkmslogout",
             "/compte/se-deconnecter",
             "/tili/kirjaudu-ulos",
+            // xt17c F7's other half: an OpenID Connect provider's and SAML single logout.
+            "/session/end",
+            "/oidc/session/end?id_token_hint=x",
+            "/saml/SLO",
+            "/auth/saml2/sls/",
+            "/Saml2/Slo?SAMLRequest=x",
         ] {
             assert_eq!(
                 refused(&g, &format!("{b}{path}")),
@@ -584,6 +605,9 @@ mod tests {
             "/pseudologout",
             "/wiki/Special:RecentChanges",
             "/blog/signed-off-by",
+            "/slo/clanky",
+            "/session/ending-soon",
+            "/saml/docs",
         ] {
             assert_eq!(refused(&g, &format!("{b}{path}")), None, "{path}");
         }

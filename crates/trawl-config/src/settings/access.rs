@@ -240,13 +240,15 @@ impl CredentialSpec {
                     ),
                 );
             }
-            let whole = |u: &str| u.contains("://");
+            // A path alone would be read as a host (`/login` as `http://login/`); a URL without its scheme
+            // (`a.org/login`) is read as `http://` (review 66 R4).
+            let path_only = |u: &str| u.trim_start().starts_with('/');
             match self.login_url.as_deref().map(trawl_url::parse_lenient) {
                 None => say("login_url", "a form credential needs `login_url`".into()),
-                Some(_) if !self.login_url.as_deref().is_some_and(whole) => say(
+                Some(_) if self.login_url.as_deref().is_some_and(path_only) => say(
                     "login_url",
                     format!(
-                        "{:?} is no whole URL: write it with its scheme and host (http://{}{})",
+                        "{:?} is a path, not a URL: write it with its scheme and host (http://{}{})",
                         self.login_url.as_deref().unwrap_or_default(),
                         self.domain.as_deref().unwrap_or("HOST"),
                         self.login_url.as_deref().unwrap_or_default()

@@ -1191,6 +1191,9 @@ http://c.org/ # third
             "login_url = \"http://a.org/login\"\nuser = \"arch\"\nfields = { log = \"arch\" }\n",
         );
         assert!(CrawlConfig::check_str(&ok, Path::new("my.toml")).is_ok());
+        // A URL without its scheme is read as http, as it was before the check (review 66 R4).
+        let ok = cred("login_url = \"a.org/login\"\n");
+        assert!(CrawlConfig::check_str(&ok, Path::new("my.toml")).is_ok());
     }
 
     /// xt17a F10: a second form credential for a host (any case) is never used: a warning at its `domain`;

@@ -91,7 +91,7 @@ pub(super) async fn run(
                 Err(login::Cut) => return Err(cut_by_the_stop(uri)),
             };
             if now != generation {
-                let fresh = pr.map(PageRequest::without_cookies);
+                let fresh = pr.map(PageRequest::after_login);
                 let pr = fresh.as_ref();
                 fetched = request(p, &uri, max_bytes, settings, v, &jar, None, pr).await;
                 // Still lost right after a fresh login: that login did not work, whatever its answer said —

@@ -29,7 +29,7 @@ use trawl_config::{Annotation, settings::CredentialSpec};
 use trawl_extract::Hop;
 use trawl_fetch::Fetched;
 use trawl_fetch::access::{
-    MAX_FAILED_LOGINS,
+    FORBIDDEN_WINDOW, MAX_FAILED_LOGINS,
     form::{
         FormSignature, Verdict, redirects_to_login, redirects_to_sign_in, same_page, same_place,
         shows_logged_out, sign_in_address, sign_in_path,
@@ -76,6 +76,26 @@ pub(super) async fn ensure(
     if !wanted || s.failures >= MAX_FAILED_LOGINS {
         return Ok(Some(s.generation));
     }
+    // A proven session, moments after its login, on a site where a page already stayed lost right after one:
+    // this page is taken for another area the account may not enter, and costs no login (xt17c F3).
+    if lost.is_some()
+        && s.logged_in
+        && s.proven
+        && s.spared > 0
+        && let Some(since) = s.logged_in_at.map(|at| at.elapsed())
+        && since < FORBIDDEN_WINDOW
+    {
+        s.no_sign.insert(page_key(&uri.url));
+        tracing::info!(
+            "{}: showed the session lost {} s after a login proven by its `success` sign, on a host where a \
+             page stayed so right after a fresh login: taken for a page the account may not see (no login \
+             for it; within {} s of a login such a page is archived as the site sent it)",
+            uri.url,
+            since.as_secs(),
+            FORBIDDEN_WINDOW.as_secs()
+        );
+        return Ok(Some(s.generation));
+    }
     let scope = p.settings().scope.clone();
     let refuses = move |u: &url::Url| scope.login_guard().is_some_and(|g| g.refuses(u).is_some());
     let client = login::Client {
@@ -107,6 +127,21 @@ pub(super) async fn ensure(
         }
         attempt = login::attempt(&client, &spec).await;
     }
+    if !attempt.ok() && ended_by_trawl(&attempt) {
+        // Trawl's own shortage (too many open files …) or a stop ended the login before the site answered:
+        // it says nothing of the credential, so no failure is counted and the next page tries again; a page
+        // whose login a stop cut goes back untried. Told first: such a login also posted nothing (review 66
+        // R3).
+        s.logged_in = false;
+        if attempt.form.is_some() {
+            s.form = Some(attempt.signature.clone());
+        }
+        archive(p, uri, &attempt, worker);
+        if p.stop.is_stopped() {
+            return Err(Cut);
+        }
+        return Ok(Some(s.generation));
+    }
     // A login page that sends a visitor it takes for logged in elsewhere (Django's admin, `LoginView` with
     // `redirect_authenticated_user`, Devise), before any post: the session the page took for lost is alive.
     // No failure, no fetch again; the page is no sign from now on (xt17a F2: the working login was given up
@@ -123,22 +158,12 @@ pub(super) async fn ensure(
         return Ok(Some(s.generation));
     }
     s.form = Some(attempt.signature.clone());
-    if !attempt.ok() && ended_by_trawl(&attempt) {
-        // Trawl's own shortage (too many open files …) or a stop ended the login before the site answered:
-        // it says nothing of the credential, so no failure is counted and the next page tries again; a page
-        // whose login a stop cut goes back untried.
-        s.logged_in = false;
-        archive(p, uri, &attempt, worker);
-        if p.stop.is_stopped() {
-            return Err(Cut);
-        }
-        return Ok(Some(s.generation));
-    }
     if attempt.ok() {
         s.logged_in = true;
         s.failures = 0;
         s.generation += 1;
         s.proven = proven(&spec);
+        s.logged_in_at = Some(std::time::Instant::now());
         p.access.note_form_login(index, None);
     } else {
         s.logged_in = false;
@@ -214,15 +239,27 @@ async fn pause(p: &Pipeline, wait: std::time::Duration) -> bool {
     !p.stop.is_stopped()
 }
 
-/// Whether the login page, asked for, redirected away and nothing was posted: what a sign-in page does for a
-/// visitor who is logged in (whatever the verdict says of the page it led to).
+/// Whether the login page, asked for, sent the crawler on to a page of the site as a sign-in page does for a
+/// visitor who is logged in: nothing posted, the login page redirected, and the redirects ended on a page
+/// (2xx) that is no sign-in page and shows no login form (whatever the verdict says of it). A login page that
+/// always redirects first (`/login` to `/accounts/login/`) and then failed — no answer, a site still limiting
+/// logins, a stop's cut — is not one (review 66 R3).
 fn sent_on(attempt: &Attempt) -> bool {
+    let status = |e: &login::Exchange| e.fetched.result.as_ref().ok().map(|r| r.status);
     attempt.exchanges.iter().all(|e| e.method == "GET")
         && attempt
             .exchanges
             .first()
-            .and_then(|e| e.fetched.result.as_ref().ok())
-            .is_some_and(|r| (300..400).contains(&r.status))
+            .and_then(status)
+            .is_some_and(|s| (300..400).contains(&s))
+        && attempt
+            .exchanges
+            .last()
+            .and_then(status)
+            .is_some_and(|s| (200..300).contains(&s))
+        && attempt.form.is_none()
+        && !same_page(&attempt.page_url, &attempt.login_url)
+        && !sign_in_address(attempt.page_url.path())
 }
 
 /// Whether a login that worked proved it beyond the default signs: the operator's `success` sign showed
@@ -275,8 +312,14 @@ pub(super) async fn still_lost(p: &Pipeline, uri: &CrawlUri, generation: Option<
         s.spared += 1;
         s.no_sign.insert(page_key(&uri.url));
         tracing::info!(
-            "{}: still showed the session lost right after a fresh login: taken for a page that shows it              whoever asks (no sign of a lost session from now on); should another page do so, the login is              taken for one that did not work",
-            uri.url
+            "{}: still showed the session lost right after a fresh login: taken for a page that shows it \
+             whoever asks (no sign of a lost session from now on){}",
+            uri.url,
+            if s.proven {
+                ""
+            } else {
+                "; should another page do so right after a login, the login is taken for one that did not work"
+            }
         );
         return;
     }

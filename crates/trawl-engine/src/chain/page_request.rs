@@ -47,6 +47,9 @@ pub(crate) struct PageRequest {
     pub(crate) headers: Vec<(HeaderName, HeaderValue)>,
     /// The cookies the browser sent (name, value), in its order.
     pub(crate) cookies: Vec<(String, String)>,
+    /// Whether the jar's cookie wins over the browser's of the same name: after a login the browser's page
+    /// did not see ([`PageRequest::after_login`]).
+    pub(crate) jar_wins: bool,
 }
 
 impl PageRequest {
@@ -67,13 +70,27 @@ impl PageRequest {
         }
     }
 
-    /// This request without the browser's cookies: sent again right after a fresh login, whose session the
-    /// jar holds and the browser's (older) cookies would hide (xt17a F4: the page's stale session cookie won,
-    /// and the working login was given up).
-    pub(crate) fn without_cookies(&self) -> PageRequest {
+    /// Whether the browser fetched it ahead of need (`<link rel=prefetch>`, speculation rules): told by
+    /// `Sec-Purpose` or the older `Purpose` naming `prefetch`. A site may answer a prefetch otherwise (a 204,
+    /// a 403, a page trimmed down), so its capture never stands for the URL.
+    pub(crate) fn is_prefetch(&self) -> bool {
+        self.headers.iter().any(|(n, v)| {
+            matches!(n.as_str(), "sec-purpose" | "purpose")
+                && String::from_utf8_lossy(v.as_bytes())
+                    .to_ascii_lowercase()
+                    .contains("prefetch")
+        })
+    }
+
+    /// This request as sent after a login its page's browser did not see: the jar's cookies, which hold the
+    /// new session, win over the browser's of the same name (its older session would hide it: xt17a F4, the
+    /// page's stale session cookie won, and the working login was given up); a cookie only the browser has (a
+    /// script's CSRF or consent cookie) still goes (review 66 R5: all of them were dropped).
+    pub(crate) fn after_login(&self) -> PageRequest {
         PageRequest {
             headers: self.headers.clone(),
-            cookies: Vec::new(),
+            cookies: self.cookies.clone(),
+            jar_wins: true,
         }
     }
 
@@ -118,7 +135,7 @@ impl PageRequest {
     }
 
     /// The `Cookie` field of this request to `url`: the browser's cookies, then those of jar `jar` the browser
-    /// did not send by name. A cookie of the browser the jar lacks (a script's `document.cookie`) is kept in
+    /// did not send by name (the other way round after a login, [`PageRequest::after_login`]). A cookie of the browser the jar lacks (a script's `document.cookie`) is kept in
     /// the jar for the host's later requests, as a host-only cookie for its whole site.
     pub(crate) fn cookie_header(
         &self,
@@ -138,7 +155,10 @@ impl PageRequest {
             .map(|(name, value)| format!("{name}={value}; Path=/"))
             .collect();
         jars.store(jar, url, new.iter().map(String::as_str));
-        let value = merged(&self.cookies, &stored)?;
+        let value = match self.jar_wins {
+            true => merged(&stored, &self.cookies)?,
+            false => merged(&self.cookies, &stored)?,
+        };
         Some((COOKIE, HeaderValue::from_str(&value).ok()?))
     }
 }
@@ -234,6 +254,24 @@ mod tests {
             Some("theme=dark; nameless; session=s1")
         );
         assert_eq!(merged(&[], &[]), None);
+    }
+
+    /// After a login the page did not see, the jar's cookie of a name wins, and the browser's own cookies
+    /// still go (review 66 R5: all of them were dropped).
+    #[test]
+    fn after_a_login_the_jar_wins_and_the_browsers_own_cookies_stay() {
+        let page = PageRequest {
+            cookies: cookie_pairs("session=old; csrftoken=c1").collect(),
+            ..PageRequest::default()
+        };
+        let after = page.after_login();
+        assert!(after.jar_wins && !page.jar_wins);
+        assert_eq!(after.cookies, page.cookies);
+        let jar = fields(&[("session", "new")]);
+        assert_eq!(
+            merged(&jar, &after.cookies).as_deref(),
+            Some("session=new; csrftoken=c1")
+        );
     }
 
     proptest::proptest! {

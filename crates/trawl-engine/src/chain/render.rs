@@ -431,7 +431,7 @@ impl Upstream for PageUpstream<'_> {
         }
         let mut page_request = PageRequest::new(&headers, settings.fetch.headers.keys());
         if self.since_login(&child.uri.url).await {
-            page_request = page_request.without_cookies();
+            page_request = page_request.after_login();
         }
         let key = child.uri.url.to_string();
         let host_lock = self
@@ -834,26 +834,46 @@ enum Got {
     /// An HTML page a browser shows ([`is_a_page`]): unless a frame of the page, queued as a page by its
     /// link (xt16a F1).
     Page,
-    /// A capture that stands for its URL: archived, and neither a redirect (whose target is another URI)
-    /// nor an answer worth another try (5xx, 429: the frontier's tries are kept): a queued item of it is
-    /// ended unfetched (xt16a F6; review 65 R1, R2).
+    /// A capture that stands for its URL, as a plain fetch of it would have come back ([`Got::of`]): a queued
+    /// item of it is ended unfetched (xt16a F6; review 65 R1, R2).
     Capture,
     /// Anything else: a redirect, a try-later answer, one kept out of the archive, no response.
     Other,
 }
 
 impl Got {
-    fn of(record: &FetchRecord) -> Got {
+    /// What `record`, fetched for a page's request carrying `page_request`, is. A capture stands for its URL
+    /// only when a plain fetch of the URL would have got the same: archived, a 2xx with content (not a
+    /// redirect, whose target is another URI; not a 4xx or 5xx, which may answer the page's own fields or be
+    /// worth another try; not a 204, 205 or 206), not a prefetch (which a site may answer otherwise), and
+    /// varying with no request field but `Accept-Encoding` and `User-Agent`, which trawl sets itself (review
+    /// 66 R1: a script's JSON of `/items/5`, `Vary: Accept`, stood for the HTML page a link had queued).
+    fn of(record: &FetchRecord, page_request: Option<&PageRequest>) -> Got {
         if is_a_page(record) {
             return Got::Page;
         }
         let stands = record.response_id.is_some()
-            && !record.try_later()
+            && !page_request.is_some_and(PageRequest::is_prefetch)
             && record
                 .status()
-                .is_some_and(|s| !(300..400).contains(&s) && s >= 200);
+                .is_some_and(|s| (200..300).contains(&s) && !matches!(s, 204..=206))
+            && !record.response().is_some_and(|r| varies(&r.headers));
         if stands { Got::Capture } else { Got::Other }
     }
+}
+
+/// Whether a response's `Vary` names a request field other than `Accept-Encoding` and `User-Agent` (or is
+/// `*`).
+fn varies(headers: &http::HeaderMap) -> bool {
+    headers.get_all(http::header::VARY).iter().any(|value| {
+        String::from_utf8_lossy(value.as_bytes())
+            .split(',')
+            .map(str::trim)
+            .filter(|f| !f.is_empty())
+            .any(|f| {
+                !f.eq_ignore_ascii_case("accept-encoding") && !f.eq_ignore_ascii_case("user-agent")
+            })
+    })
 }
 
 async fn through_chain(
@@ -877,7 +897,7 @@ async fn through_chain(
     match super::fetch_and_write(p, uri, settings, worker, page_request).await {
         Ok((uri, record)) => {
             let response = record.response().map(|r| r.response_bytes.to_vec());
-            let got = Got::of(&record);
+            let got = Got::of(&record, page_request);
             (post::run(p, uri, record, settings, worker), response, got)
         }
         Err(ended) => (*ended, None, Got::Other),

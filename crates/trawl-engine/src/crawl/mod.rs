@@ -196,10 +196,10 @@ impl Crawl {
         if let Some(key) = config.inline_secret() {
             return Err(Error::SharedSecret { key });
         }
-        refuse_a_local_crawl(job_dir)?;
         // Held before anything is published in Redis: a join onto a directory another trawl holds fails
         // before its seeds reach the crawl (review 64b R12).
         let (job, lock) = locked(job_dir)?;
+        refuse_a_local_crawl(job_dir)?;
         let spec = RemoteSpec::new(url, job_dir);
         let mut frontier = spec.connect(Duration::from_millis(config.frontier.lease_ms), 0)?;
         let (mut text, created) = frontier
@@ -257,8 +257,8 @@ impl Crawl {
 
     /// [`Crawl::join`] into `job_dir`, which may be new.
     fn joined_as_worker(job_dir: &std::path::Path, url: &str) -> Result<Crawl, Error> {
-        refuse_a_local_crawl(job_dir)?;
         let (job, lock) = locked(job_dir)?;
+        refuse_a_local_crawl(job_dir)?;
         let spec = RemoteSpec::new(url, job_dir);
         let mut frontier = spec.connect(Duration::from_secs(30), 0)?;
         let Some(text) = frontier
@@ -881,14 +881,19 @@ fn browser_capture(
 }
 
 /// Runs `join` into `job_dir`; a directory this call made is removed again when joining fails, so a
-/// mistyped crawl name or an unreachable server leaves nothing behind (review 65 R9).
+/// mistyped crawl name or an unreachable server leaves nothing behind (review 65 R9) — but never when the
+/// failure is another trawl holding it, which may have made it at the same moment (review 66 R2: two
+/// workers started together into one new directory, and the one refused removed the other's job).
 fn or_unmade<T>(
     job_dir: &std::path::Path,
     join: impl FnOnce() -> Result<T, Error>,
 ) -> Result<T, Error> {
     let made = !job_dir.exists();
     let joined = join();
-    if joined.is_err() && made {
+    if let Err(e) = &joined
+        && made
+        && !matches!(e, Error::JobInUse { .. })
+    {
         let _ = std::fs::remove_dir_all(job_dir);
     }
     joined
@@ -1010,4 +1015,35 @@ fn failed_logins(
     let mut all: Vec<FailedLogin> = tried.chain(unused).collect();
     all.sort_by_key(|l| l.credential);
     all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A join that fails removes the directory it made, unless another trawl holds it: that one may have made
+    /// it at the same moment (review 66 R2).
+    #[test]
+    fn a_failed_join_removes_only_a_directory_nobody_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = dir.path().join("w1");
+        let made = |then: Error| {
+            let job = job.clone();
+            move || -> Result<(), Error> {
+                std::fs::create_dir_all(job.join("state")).unwrap();
+                Err(then)
+            }
+        };
+        assert!(or_unmade(&job, made(Error::NoSeeds)).is_err());
+        assert!(!job.exists());
+        let in_use = Error::JobInUse {
+            dir: job.clone(),
+            pid: None,
+        };
+        assert!(or_unmade(&job, made(in_use)).is_err());
+        assert!(job.join("state").exists());
+        // A directory that was there before is never removed.
+        assert!(or_unmade(&job, made(Error::NoSeeds)).is_err());
+        assert!(job.join("state").exists());
+    }
 }

@@ -261,7 +261,7 @@ fn the_submitters_formaction_and_formmethod_win() {
 /// the encoding, as a browser does (xt17a F13).
 #[test]
 fn one_radio_per_group_and_the_charset_field() {
-    let page = r#"<form method=post><input type=hidden name=_charset_><input type=hidden name=_CHARSET_ value=x>
+    let page = r#"<meta charset=utf-8><form method=post><input type=hidden name=_charset_><input type=hidden name=_CHARSET_ value=x>
         <input type=radio name=r value=a checked><input type=radio name=r value=b checked>
         <input type=radio name=s value=c checked><input type=password name=pw></form>"#;
     let forms = read_forms(page.as_bytes(), None, &url("http://a.org/"), None);
@@ -273,5 +273,56 @@ fn one_radio_per_group_and_the_charset_field() {
     assert_eq!(
         sent,
         ["_charset_=UTF-8", "_CHARSET_=UTF-8", "r=b", "s=c", "pw="]
+    );
+}
+
+/// A form is submitted in the first encoding its `accept-charset` names, else in its page's (a UTF-16 page's
+/// as UTF-8), and `_charset_` says which (xt17a F5: a windows-1252 page's form was posted as UTF-8).
+#[test]
+fn a_form_is_submitted_in_its_pages_encoding() {
+    let charset = |page: &[u8], ctype: Option<&str>| {
+        let forms = read_forms(page, ctype, &url("http://a.org/"), None);
+        let f = &forms.forms[0];
+        let sent = f
+            .entries()
+            .into_iter()
+            .find(|(n, _, _)| n == "_charset_")
+            .map(|(_, v, _)| v);
+        assert_eq!(sent.as_deref(), Some(f.charset.name()));
+        f.charset.name()
+    };
+    let form = |attrs: &str| {
+        format!("<form method=post {attrs}><input type=hidden name=_charset_></form>")
+    };
+    let latin = format!("<meta charset=windows-1252>{}", form(""));
+    assert_eq!(charset(latin.as_bytes(), None), "windows-1252");
+    // The header's charset outranks the page's `<meta>`; ISO-8859-1 is windows-1252 to a browser.
+    assert_eq!(
+        charset(latin.as_bytes(), Some("text/html; charset=iso-8859-1")),
+        "windows-1252"
+    );
+    assert_eq!(
+        charset(form("").as_bytes(), Some("text/html; charset=Shift_JIS")),
+        "Shift_JIS"
+    );
+    // `accept-charset`: its first label that names an encoding; none, UTF-8.
+    let page = format!(
+        "<meta charset=windows-1252>{}",
+        form("accept-charset=\"nonsense  ISO-8859-2 utf-8\"")
+    );
+    assert_eq!(charset(page.as_bytes(), None), "ISO-8859-2");
+    let page = format!(
+        "<meta charset=windows-1252>{}",
+        form("accept-charset=\"nonsense\"")
+    );
+    assert_eq!(charset(page.as_bytes(), None), "UTF-8");
+    // A UTF-16 page (its byte order mark) submits in UTF-8.
+    let mut utf16 = vec![0xFF, 0xFE];
+    for unit in form("").encode_utf16() {
+        utf16.extend_from_slice(&unit.to_le_bytes());
+    }
+    assert_eq!(
+        charset(&utf16, Some("text/html; charset=windows-1252")),
+        "UTF-8"
     );
 }

@@ -148,6 +148,8 @@ pub struct Submission {
     pub password_field: String,
     /// Whether it came from a form on the page (else: `fields` and the password, as configured).
     pub from_form: bool,
+    /// The encoding its names and values are sent in: the form's ([`Form::charset`]), UTF-8 without one.
+    pub charset: &'static encoding_rs::Encoding,
 }
 
 impl Submission {
@@ -209,6 +211,7 @@ impl Submission {
             missing,
             password_field,
             from_form: true,
+            charset: form.charset,
         }
     }
 
@@ -239,28 +242,33 @@ impl Submission {
             missing: Vec::new(),
             password_field: spec.password_field().to_string(),
             from_form: false,
+            charset: encoding_rs::UTF_8,
         }
     }
 
-    /// The request body and its `Content-Type`.
+    /// The request body and its `Content-Type`: names and values in [`Submission::charset`], a character
+    /// it cannot write sent as an HTML character reference (`&#8364;`), as a browser sends it.
     pub fn body(&self) -> (Vec<u8>, String) {
+        let encode = |s: &str| self.charset.encode(s).0.into_owned();
         match self.enctype {
             Enctype::UrlEncoded => {
-                let mut form = url::form_urlencoded::Serializer::new(String::new());
-                for e in &self.entries {
-                    form.append_pair(&e.name, &e.value);
-                }
-                (
-                    form.finish().into_bytes(),
-                    Enctype::UrlEncoded.as_str().to_string(),
-                )
-            }
-            Enctype::TextPlain => {
                 let mut out = String::new();
                 for e in &self.entries {
-                    out.push_str(&format!("{}={}\r\n", e.name, e.value));
+                    if !out.is_empty() {
+                        out.push('&');
+                    }
+                    out.extend(url::form_urlencoded::byte_serialize(&encode(&e.name)));
+                    out.push('=');
+                    out.extend(url::form_urlencoded::byte_serialize(&encode(&e.value)));
                 }
-                (out.into_bytes(), "text/plain".to_string())
+                (out.into_bytes(), Enctype::UrlEncoded.as_str().to_string())
+            }
+            Enctype::TextPlain => {
+                let mut out = Vec::new();
+                for e in &self.entries {
+                    out.extend(encode(&format!("{}={}\r\n", e.name, e.value)));
+                }
+                (out, "text/plain".to_string())
             }
             Enctype::Multipart => {
                 let boundary = self.boundary();
@@ -272,13 +280,10 @@ impl Submission {
                 let mut out = Vec::new();
                 for e in &self.entries {
                     let file = e.source == Source::Page(ControlKind::File);
-                    out.extend_from_slice(
-                        format!(
-                            "--{boundary}\r\nContent-Disposition: form-data; name=\"{}\"",
-                            escape(&e.name)
-                        )
-                        .as_bytes(),
-                    );
+                    out.extend(encode(&format!(
+                        "--{boundary}\r\nContent-Disposition: form-data; name=\"{}\"",
+                        escape(&e.name)
+                    )));
                     if file {
                         out.extend_from_slice(
                             b"; filename=\"\"\r\nContent-Type: application/octet-stream",
@@ -286,7 +291,7 @@ impl Submission {
                     }
                     out.extend_from_slice(b"\r\n\r\n");
                     if !file {
-                        out.extend_from_slice(e.value.as_bytes());
+                        out.extend(encode(&e.value));
                     }
                     out.extend_from_slice(b"\r\n");
                 }

@@ -71,10 +71,19 @@ pub struct Session {
     /// Pages spared that way right after a fresh login: past the first, the next one to stay lost ends the
     /// login, unless it was `proven`.
     pub spared: u32,
-    /// Whether the last login proved it worked beyond the default signs (its `success` sign, or a redirect
-    /// away from the sign-in pages): a page still lost after it never ends it.
+    /// Whether the last login proved it worked beyond the default signs (its `success` sign showed): a page
+    /// still lost after it never ends it.
     pub proven: bool,
+    /// When the last login that worked ended: a proven session is taken for alive this long after it
+    /// ([`FORBIDDEN_WINDOW`]) once a page stayed lost right after a fresh login.
+    pub logged_in_at: Option<std::time::Instant>,
 }
+
+/// How long after a proven login a page showing the session lost is taken for an area the account may not
+/// enter, with no login for it, on a host where a page already stayed lost right after a fresh login
+/// (xt17c F3: each forbidden page that redirected to the login page cost a login). A session the site ends
+/// within it is noticed at the first page after it.
+pub const FORBIDDEN_WINDOW: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// A protection space of an origin (RFC 7617 §2.2, RFC 7616 §3.3): one credential's answers to one realm's
 /// challenge, and where they are sent up front.

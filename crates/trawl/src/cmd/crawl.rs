@@ -255,7 +255,7 @@ impl StopSignals {
     /// The next one to come: its name, and the exit status of a process it ends at once (128 + its number).
     pub(crate) async fn next(&mut self) -> (&'static str, u8) {
         tokio::select! {
-            _ = tokio::signal::ctrl_c() => ("Ctrl-C", 130),
+            Ok(()) = tokio::signal::ctrl_c() => ("Ctrl-C", 130),
             Some(()) = listened(&mut self.term) => ("SIGTERM", 143),
             Some(()) = listened(&mut self.hup) => ("SIGHUP", 129),
         }

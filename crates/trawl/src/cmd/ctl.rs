@@ -434,6 +434,11 @@ pub(crate) fn ctl(job: &Path, json: bool, action: CtlAction) -> anyhow::Result<E
                  the scope, a URL filter or a queue's budget; crawl.log has a line for a refusal by a budget, a \
                  filter or a scope rule after the first, docs/crawl-log.md)"
             )?,
+            None if state == "fetched" => writeln!(
+                out,
+                "{state} {url} (queued as a link, then fetched by a rendered page's browser: its crawl.log line is \
+                 that page's `E` request; not fetched again)"
+            )?,
             None => writeln!(out, "{state} {url}")?,
         },
         _ => {}

@@ -219,11 +219,16 @@ fn form_rows(
     let sent = a.exchanges.iter().any(|e| e.step == Step::Submit);
     let _ = writeln!(
         out,
-        "  {:<13}{} {} ({}){}",
+        "  {:<13}{} {} ({}{}){}",
         "",
         s.method.to_ascii_uppercase(),
         s.action,
         s.enctype.as_str(),
+        if s.charset.name() == "UTF-8" {
+            String::new()
+        } else {
+            format!(", in {}", s.charset.name())
+        },
         if sent { "" } else { ", not sent" }
     );
     let width = s

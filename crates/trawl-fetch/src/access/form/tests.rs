@@ -471,3 +471,43 @@ fn a_redirect_to_the_login_page_shows_it_whatever_the_sign() {
         ));
     }
 }
+
+/// Names and values go in the form's encoding, a character it cannot write as an HTML character reference,
+/// in every encoding type (xt17a F5).
+#[test]
+fn fields_are_sent_in_the_forms_encoding() {
+    let page = b"<meta charset=windows-1252><form method=post action=/s><input name=user>\
+        <input type=password name=pass></form>";
+    let form = read_forms(page, None, &url("http://a.org/login"), None).forms[0].clone();
+    assert_eq!(form.charset, encoding_rs::WINDOWS_1252);
+    let mut s = Submission::from_form(
+        &form,
+        &spec("fields = { user = \"J\u{00fc}rgen\" }\n"),
+        "p\u{00e4}ss\u{20ac}\u{0436}",
+    );
+    assert_eq!(s.charset, encoding_rs::WINDOWS_1252);
+    let (body, _) = s.body();
+    assert_eq!(
+        String::from_utf8(body).unwrap(),
+        "user=J%FCrgen&pass=p%E4ss%80%26%231078%3B"
+    );
+    s.enctype = Enctype::TextPlain;
+    assert_eq!(s.body().0, b"user=J\xFCrgen\r\npass=p\xE4ss\x80&#1078;\r\n");
+    s.enctype = Enctype::Multipart;
+    let body = s.body().0;
+    assert!(body.windows(6).any(|w| w == b"J\xFCrgen"));
+    assert!(body.windows(12).any(|w| w == b"p\xE4ss\x80&#1078;"));
+    // A page in UTF-8, and a login without a form, post UTF-8.
+    let form = read_forms(
+        b"<meta charset=utf-8><form method=post><input type=password name=pass></form>",
+        None,
+        &url("http://a.org/login"),
+        None,
+    )
+    .forms[0]
+        .clone();
+    let s = Submission::from_form(&form, &spec(""), "p\u{00e4}");
+    assert_eq!(String::from_utf8(s.body().0).unwrap(), "pass=p%C3%A4");
+    let s = Submission::without_form(&url("http://a.org/login"), &spec(""), "p\u{00e4}");
+    assert_eq!(String::from_utf8(s.body().0).unwrap(), "password=p%C3%A4");
+}
