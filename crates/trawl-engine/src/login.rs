@@ -126,6 +126,16 @@ pub async fn attempt(c: &Client<'_>, spec: &CredentialSpec) -> Attempt {
         outcome: Outcome::failed(Verdict::Failed, "not tried", Vec::new()),
         notes: Vec::new(),
     };
+    // Without cookies no session outlives the login: nothing is sent, and the cause is named (xt18a F5: the
+    // password was posted three times and blamed).
+    if !c.access.cookies.enabled() {
+        attempt.outcome = Outcome::failed(
+            Verdict::Failed,
+            "[fetch] cookies = \"off\": a form login's session is a cookie, so it cannot work; nothing was sent",
+            vec!["set [fetch] cookies = \"job\" (the default) for a crawl that logs in".into()],
+        );
+        return attempt;
+    }
     let Some((page_status, forms)) = read_page(c, spec, &mut attempt).await else {
         return attempt;
     };
@@ -321,6 +331,15 @@ fn refuse_to_send(form: &Form, spec: &CredentialSpec, page: &Url) -> Option<Outc
             format!(
                 "the login form has a CAPTCHA ({what}): trawl does not answer CAPTCHAs, so it was not submitted"
             ),
+            vec![USE_A_BROWSER.into()],
+        ));
+    }
+    if form.submit_method() == "dialog" {
+        return Some(Outcome::failed(
+            Verdict::Failed,
+            "the login form is sent with method=dialog, which closes a dialog and sends nothing to the server: \
+             its login is made by JavaScript"
+                .to_string(),
             vec![USE_A_BROWSER.into()],
         ));
     }
@@ -531,7 +550,14 @@ async fn submit(
                     &resp.body,
                     spec.form.as_deref(),
                 ));
-            bodies.push((e, resp, decoded_body(&resp.headers, &resp.body), shows_form));
+            let body = decoded_body(&resp.headers, &resp.body);
+            bodies.push((
+                e,
+                resp,
+                body,
+                login_form::content_type(&resp.headers),
+                shows_form,
+            ));
         }
     }
     // A Location's bytes past ASCII as the redirect is followed (`href_text`), not dropped with the field.
@@ -545,11 +571,12 @@ async fn submit(
     let answers: Vec<Answer<'_>> = bodies
         .iter()
         .zip(&locations)
-        .map(|((e, resp, body, shows_form), location)| Answer {
+        .map(|((e, resp, body, ctype, shows_form), location)| Answer {
             url: &e.url,
             status: resp.status,
             location: location.as_deref(),
             body,
+            content_type: ctype.as_deref(),
             shows_form: *shows_form,
         })
         .collect();
@@ -585,6 +612,16 @@ async fn follow(
         if (c.refuses)(&target) {
             attempt.notes.push(format!(
                 "the redirect to {target} was not followed: the login guard refuses it"
+            ));
+            return;
+        }
+        let password = c.access.password(spec);
+        if login_form::holds_secret(target.as_str(), password) {
+            attempt.notes.push(format!(
+                "the redirect to {} was not followed: its URL holds the password, which crawl.log and the \
+                 archive's indexes would keep (the answer that redirects there is archived, as the login's \
+                 request is)",
+                login_form::masked(target.as_str(), password)
             ));
             return;
         }

@@ -7,10 +7,10 @@
 //! is decoded only for the legacy names, and not when followed by `=`
 //! (so `?a=1&copy=2` keeps its query).
 //!
-//! The named table holds the HTML 4 set (all legacy no-semicolon names plus
-//! a few common typographic ones) and the HTML 5 names of ASCII punctuation
-//! sometimes used to obfuscate URLs. Names outside the table are left as
-//! written; they are rare in URLs.
+//! The named tables hold the whole HTML 4 set (the legacy no-semicolon names,
+//! then the rest) and the HTML 5 names of ASCII punctuation sometimes used to
+//! obfuscate URLs. Names outside the tables are left as written; they are
+//! rare in URLs and in the values of forms.
 
 use std::borrow::Cow;
 
@@ -53,6 +53,37 @@ const SEMICOLON_ONLY: &[(&str, char)] = &[
     ("mdash", '—'), ("lsquo", '‘'), ("rsquo", '’'), ("ldquo", '“'), ("rdquo", '”'),
     ("hellip", '…'), ("bull", '•'), ("euro", '€'), ("trade", '™'), ("ensp", '\u{2002}'),
     ("emsp", '\u{2003}'), ("thinsp", '\u{2009}'), ("zwnj", '\u{200C}'), ("zwj", '\u{200D}'),
+];
+
+/// The rest of HTML 4's names (Greek letters, arrows, mathematical symbols, typographic marks), decoded only
+/// with a trailing `;` as the other names past the legacy set (xt18a F3: `&rsaquo;` in a submit button's value
+/// and `&lsaquo;` in a title were left as written). `&lang;` and `&rang;` are HTML's, the angle brackets.
+#[rustfmt::skip]
+const HTML4_REST: &[(&str, char)] = &[
+    ("fnof", 'ƒ'), ("Alpha", 'Α'), ("Beta", 'Β'), ("Gamma", 'Γ'), ("Delta", 'Δ'), ("Epsilon", 'Ε'),
+    ("Zeta", 'Ζ'), ("Eta", 'Η'), ("Theta", 'Θ'), ("Iota", 'Ι'), ("Kappa", 'Κ'), ("Lambda", 'Λ'),
+    ("Mu", 'Μ'), ("Nu", 'Ν'), ("Xi", 'Ξ'), ("Omicron", 'Ο'), ("Pi", 'Π'), ("Rho", 'Ρ'),
+    ("Sigma", 'Σ'), ("Tau", 'Τ'), ("Upsilon", 'Υ'), ("Phi", 'Φ'), ("Chi", 'Χ'), ("Psi", 'Ψ'),
+    ("Omega", 'Ω'), ("alpha", 'α'), ("beta", 'β'), ("gamma", 'γ'), ("delta", 'δ'), ("epsilon", 'ε'),
+    ("zeta", 'ζ'), ("eta", 'η'), ("theta", 'θ'), ("iota", 'ι'), ("kappa", 'κ'), ("lambda", 'λ'),
+    ("mu", 'μ'), ("nu", 'ν'), ("xi", 'ξ'), ("omicron", 'ο'), ("pi", 'π'), ("rho", 'ρ'),
+    ("sigmaf", 'ς'), ("sigma", 'σ'), ("tau", 'τ'), ("upsilon", 'υ'), ("phi", 'φ'), ("chi", 'χ'),
+    ("psi", 'ψ'), ("omega", 'ω'), ("thetasym", 'ϑ'), ("upsih", 'ϒ'), ("piv", 'ϖ'), ("prime", '′'),
+    ("Prime", '″'), ("oline", '‾'), ("frasl", '⁄'), ("weierp", '℘'), ("image", 'ℑ'), ("real", 'ℜ'),
+    ("alefsym", 'ℵ'), ("larr", '←'), ("uarr", '↑'), ("rarr", '→'), ("darr", '↓'), ("harr", '↔'),
+    ("crarr", '↵'), ("lArr", '⇐'), ("uArr", '⇑'), ("rArr", '⇒'), ("dArr", '⇓'), ("hArr", '⇔'),
+    ("forall", '∀'), ("part", '∂'), ("exist", '∃'), ("empty", '∅'), ("nabla", '∇'), ("isin", '∈'),
+    ("notin", '∉'), ("ni", '∋'), ("prod", '∏'), ("sum", '∑'), ("minus", '−'), ("lowast", '∗'),
+    ("radic", '√'), ("prop", '∝'), ("infin", '∞'), ("ang", '∠'), ("and", '∧'), ("or", '∨'),
+    ("cap", '∩'), ("cup", '∪'), ("int", '∫'), ("there4", '∴'), ("sim", '∼'), ("cong", '≅'),
+    ("asymp", '≈'), ("ne", '≠'), ("equiv", '≡'), ("le", '≤'), ("ge", '≥'), ("sub", '⊂'),
+    ("sup", '⊃'), ("nsub", '⊄'), ("sube", '⊆'), ("supe", '⊇'), ("oplus", '⊕'), ("otimes", '⊗'),
+    ("perp", '⊥'), ("sdot", '⋅'), ("lceil", '⌈'), ("rceil", '⌉'), ("lfloor", '⌊'), ("rfloor", '⌋'),
+    ("lang", '⟨'), ("rang", '⟩'), ("loz", '◊'), ("spades", '♠'), ("clubs", '♣'), ("hearts", '♥'),
+    ("diams", '♦'), ("OElig", 'Œ'), ("oelig", 'œ'), ("Scaron", 'Š'), ("scaron", 'š'), ("Yuml", 'Ÿ'),
+    ("circ", 'ˆ'), ("tilde", '˜'), ("lrm", '\u{200E}'), ("rlm", '\u{200F}'), ("sbquo", '‚'),
+    ("bdquo", '„'), ("dagger", '†'), ("Dagger", '‡'), ("permil", '‰'), ("lsaquo", '‹'),
+    ("rsaquo", '›'),
 ];
 
 /// windows-1252 meanings of numeric references 0x80..=0x9F (WHATWG).
@@ -144,7 +175,9 @@ fn reference(s: &str, in_attr: bool) -> Option<(char, usize)> {
     let name = &s[1..1 + name_len];
     let after = b.get(1 + name_len).copied();
     if after == Some(b';') {
-        let c = lookup(LEGACY, name).or_else(|| lookup(SEMICOLON_ONLY, name))?;
+        let c = lookup(LEGACY, name)
+            .or_else(|| lookup(SEMICOLON_ONLY, name))
+            .or_else(|| lookup(HTML4_REST, name))?;
         return Some((c, name_len + 2));
     }
     // No `;`: only legacy names, and in an attribute value not before `=`.
@@ -168,6 +201,17 @@ mod tests {
     }
 
     case!(plain, "/a?b=c", "/a?b=c");
+    // The rest of HTML 4's names, with their `;` only (xt18a F3).
+    case!(
+        html4_rest,
+        "Sign in &rsaquo; &alpha;&rarr;&oelig;&permil;&lang;",
+        "Sign in › α→œ‰⟨"
+    );
+    case!(
+        html4_rest_needs_semicolon,
+        "/a?x=1&sub=2&rarr",
+        "/a?x=1&sub=2&rarr"
+    );
     case!(amp, "/a?b=1&amp;c=2", "/a?b=1&c=2");
     case!(amp_without_semicolon, "/a?b=1&amp c", "/a?b=1& c");
     case!(copy_before_equals_kept, "/a?b=1&copy=2", "/a?b=1&copy=2");

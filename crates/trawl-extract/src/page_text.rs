@@ -147,6 +147,38 @@ pub fn page_text(body: &[u8], content_type: Option<&str>, doc_url: &Url, limit: 
 
 /// Marks where a block element or a line break separates the text on either side ([`as_read`] makes it
 /// a line end).
+/// Whether a reader of the HTML page `body` (its content codings undone), served with `content_type` from
+/// `doc_url`, sees `text` in it, as a login's `success` and `logged_out` text signs are read: the page in its
+/// own encoding, its character references decoded, and a no-break space and every run of white space read as
+/// one space, in `text` as well (xt18a F1: `Connecté` never showed on a windows-1252 page, nor written
+/// `Connect&eacute;`, nor `Sign&nbsp;out`). Markup between the words is not read through.
+pub fn shows_text(body: &[u8], content_type: Option<&str>, doc_url: &Url, text: &str) -> bool {
+    let wanted = spaced(text);
+    if wanted.is_empty() {
+        return false;
+    }
+    let (html, _, _) = charset::sniff_html(body, content_type, doc_url).decode(body);
+    spaced(&entities::decode_text(&html)).contains(&wanted)
+}
+
+/// `text` with each run of white space (a no-break space among it) as one space, none at either end.
+fn spaced(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut space = false;
+    for c in text.chars() {
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        if space && !out.is_empty() {
+            out.push(' ');
+        }
+        space = false;
+        out.push(c);
+    }
+    out
+}
+
 fn separate(text: &mut String) {
     if !text.is_empty() && !text.ends_with(BREAK) {
         text.push(BREAK);

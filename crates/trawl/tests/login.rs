@@ -1795,8 +1795,7 @@ fn a_fickle_session_is_followed_without_giving_the_login_up() {
 }
 
 /// A site whose staff pages send a logged-in member to the login page, as Django's `permission_required`
-/// does: with a `success` sign, the first staff page costs one more login, the others none (xt17c F3: a
-/// login each), and every member page is archived logged in.
+/// does, and whose member pages say "Welcome back".
 async fn permissioned(State(site): State<Shared>, req: Request) -> Response {
     let (method, path, _query, headers, body) = take_apart(req).await;
     let mut s = site.lock().unwrap();
@@ -1854,6 +1853,8 @@ async fn permissioned(State(site): State<Shared>, req: Request) -> Response {
     }
 }
 
+/// With a `success` sign, the first staff page costs one more login and the others none (xt17c F3: a login
+/// each), and every member page is archived logged in.
 #[test]
 fn pages_the_account_may_not_see_cost_one_login_in_all() {
     let rt = tokio::runtime::Runtime::new().unwrap();
@@ -1894,6 +1895,108 @@ fn pages_the_account_may_not_see_cost_one_login_in_all() {
     }
     let logins = site.lock().unwrap().logins;
     assert_eq!(logins, 2, "{said}");
+}
+
+/// A site whose login answer redirects to a welcome page with the password in its query, as some old
+/// applications do.
+async fn echoing(State(site): State<Shared>, req: Request) -> Response {
+    let (method, path, query, headers, body) = take_apart(req).await;
+    let mut s = site.lock().unwrap();
+    s.requests.push(format!("{method} {path}?{query}"));
+    let session = cookie(&headers, "sid").is_some_and(|c| s.sessions.contains(c));
+    match (method, path.as_str()) {
+        (Method::GET, "/login") => html(FICKLE_FORM),
+        (Method::POST, "/login") => {
+            let f = form_fields(&body);
+            if field(&f, "username") != Some("archivist")
+                || field(&f, "password") != Some("s3cret pw")
+            {
+                return html(FICKLE_FORM);
+            }
+            s.logins += 1;
+            let id = format!("e{}", s.logins);
+            s.sessions.insert(id.clone());
+            (
+                StatusCode::FOUND,
+                [
+                    (
+                        header::LOCATION,
+                        "/welcome?user=archivist&password=s3cret+pw".to_string(),
+                    ),
+                    (header::SET_COOKIE, format!("sid={id}; Path=/")),
+                ],
+            )
+                .into_response()
+        }
+        (Method::GET, "/members/") if session => html("<main>Member page</main>"),
+        (Method::GET, "/members/") => (
+            StatusCode::FOUND,
+            [(header::LOCATION, "/login?next=/members/")],
+        )
+            .into_response(),
+        _ => (StatusCode::NOT_FOUND, html("Not Found")).into_response(),
+    }
+}
+
+/// A login answer redirecting to a URL with the password in it is not followed, so the password reaches
+/// neither the server's log of requests, nor crawl.log, nor `trawl login`'s report (xt18a F2); with cookies
+/// off no login is posted.
+#[test]
+fn a_password_the_site_puts_in_a_redirect_goes_nowhere() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let site: Shared = Arc::default();
+    let addr = rt.block_on(listen(
+        Router::new().fallback(echoing).with_state(site.clone()),
+    ));
+    let base = format!("http://127.0.0.1:{}", addr.port());
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = write(
+        &dir.path().join("echoing.toml"),
+        &format!(
+            "{FAST}[seeds]\nurls = [\"{base}/members/\"]\n\
+             [[credentials]]\nkind = \"form\"\ndomain = \"127.0.0.1\"\nlogin_url = \"{base}/login\"\n\
+             fields = {{ username = \"archivist\" }}\npassword_env = \"PW\"\n\
+             success = {{ cookie = \"sid\" }}\n"
+        ),
+    );
+    let (ok, said) = trawl_login(&cfg, &[], &[("PW", "s3cret pw")]);
+    assert!(ok, "{said}");
+    assert!(
+        !said.contains("s3cret") && said.contains("its URL holds the password"),
+        "{said}"
+    );
+    let job = dir.path().join("job");
+    let (ok, said) = trawl_crawl(&cfg, &job, &[("PW", "s3cret pw")]);
+    assert!(ok && !said.contains("s3cret"), "{said}");
+    let log = std::fs::read_to_string(job.join("logs/crawl.log")).unwrap();
+    assert!(!log.contains("s3cret") && !log.contains("welcome"), "{log}");
+    let members = format!("{base}/members/");
+    assert!(
+        common::crawl_log(&job)
+            .iter()
+            .any(|l| l.uri == members && l.status == 200),
+        "{log}"
+    );
+    let requests = site.lock().unwrap().requests.clone();
+    assert!(
+        !requests.iter().any(|r| r.contains("welcome")),
+        "{requests:?}"
+    );
+    // With cookies off nothing is posted, and the crawl says why (xt18a F5: posted three times, blamed).
+    let posts = |site: &Shared| {
+        let s = site.lock().unwrap();
+        s.requests.iter().filter(|r| r.starts_with("POST")).count()
+    };
+    let before = posts(&site);
+    let off = write(
+        &dir.path().join("off.toml"),
+        &std::fs::read_to_string(&cfg)
+            .unwrap()
+            .replace("[seeds]", "[fetch]\ncookies = \"off\"\n[seeds]"),
+    );
+    let (ok, said) = trawl_crawl(&off, &dir.path().join("off"), &[("PW", "s3cret pw")]);
+    assert!(ok && said.contains("cookies = \"off\""), "{said}");
+    assert_eq!(posts(&site), before);
 }
 
 /// A wrong password whose answer the default signs take for a login (a cookie set, no form shown): the

@@ -146,21 +146,39 @@ pub enum SecretError {
     /// None of `password_env`, `password_file`, `password` is given.
     #[error("no password: give password_env or password_file")]
     Missing,
+    /// A form credential's password is empty: each login would post it and fail at the site, counting
+    /// towards its lockout (xt18a F4).
+    #[error(
+        "the password from {0} is empty: set it (a form login posts nothing useful without one)"
+    )]
+    Empty(String),
 }
 
 impl CredentialSpec {
-    /// The password: from the environment, a file (first line), or inline.
+    /// The password: from the environment, a file (first line, a byte order mark before it dropped, as an
+    /// editor on Windows writes one), or inline. A form credential's may not be empty (a Basic one's may: an
+    /// API key as the user name, no password).
     pub fn password(&self, base: &std::path::Path) -> Result<String, SecretError> {
-        if let Some(var) = &self.password_env {
-            return std::env::var(var).map_err(|_| SecretError::MissingEnv(var.clone()));
-        }
-        if let Some(file) = &self.password_file {
+        let (password, whence) = if let Some(var) = &self.password_env {
+            let value = std::env::var(var).map_err(|_| SecretError::MissingEnv(var.clone()))?;
+            (value, format!("environment variable {var}"))
+        } else if let Some(file) = &self.password_file {
             let path = base.join(file);
-            let text = std::fs::read_to_string(&path)
-                .map_err(|source| SecretError::File { path, source })?;
-            return Ok(text.lines().next().unwrap_or_default().to_string());
+            let text = std::fs::read_to_string(&path).map_err(|source| SecretError::File {
+                path: path.clone(),
+                source,
+            })?;
+            let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+            let first = text.lines().next().unwrap_or_default().to_string();
+            (first, format!("the first line of {}", path.display()))
+        } else {
+            let inline = self.password.clone().ok_or(SecretError::Missing)?;
+            (inline, "`password`".to_string())
+        };
+        if password.is_empty() && self.kind == CredentialKind::Form {
+            return Err(SecretError::Empty(whence));
         }
-        self.password.clone().ok_or(SecretError::Missing)
+        Ok(password)
     }
 
     /// Whether the credential is for `url`'s host: the same host (and port, when `domain` names one), or under
@@ -255,6 +273,10 @@ impl CredentialSpec {
                     ),
                 ),
                 Some(Err(e)) => say("login_url", format!("not a URL: {e}")),
+                Some(Ok(u)) if !matches!(u.scheme(), "http" | "https") => say(
+                    "login_url",
+                    format!("{u} is no http or https URL: a form login reads a web page"),
+                ),
                 Some(Ok(u)) if !self.applies_to(&u) => say(
                     "login_url",
                     "the login URL is not on the credential's host: the password would go elsewhere".into(),
@@ -564,6 +586,33 @@ mod tests {
         assert!(c.applies_to(&Url::parse("http://www.a.org/").unwrap()));
         assert!(c.problems().is_empty(), "{:?}", c.problems());
         assert!(!c.allow_invalid_certificate, "off by default");
+    }
+
+    /// A form credential's empty password is refused before any login posts it; a password file's byte order
+    /// mark is no part of the password; a Basic credential may have an empty one (xt18a F4).
+    #[test]
+    fn an_empty_form_password_is_refused_and_a_bom_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("bom.txt"), "\u{feff}s3cret\r\n").unwrap();
+        std::fs::write(dir.path().join("empty.txt"), "\n").unwrap();
+        let form = |password: &str| {
+            spec(&format!(
+                "kind = \"form\"\ndomain = \"a.org\"\nlogin_url = \"http://a.org/l\"\n{password}\n"
+            ))
+        };
+        let base = dir.path();
+        assert_eq!(
+            form("password_file = \"bom.txt\"").password(base).unwrap(),
+            "s3cret"
+        );
+        let e = form("password_file = \"empty.txt\"")
+            .password(base)
+            .unwrap_err();
+        assert!(e.to_string().contains("is empty"), "{e}");
+        let e = form("password = \"\"").password(base).unwrap_err();
+        assert!(e.to_string().contains("`password` is empty"), "{e}");
+        let basic = spec("kind = \"basic\"\ndomain = \"a.org\"\nuser = \"key\"\npassword = \"\"\n");
+        assert_eq!(basic.password(base).unwrap(), "");
     }
 
     #[test]

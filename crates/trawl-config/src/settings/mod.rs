@@ -1191,6 +1191,12 @@ http://c.org/ # third
             "login_url = \"http://a.org/login\"\nuser = \"arch\"\nfields = { log = \"arch\" }\n",
         );
         assert!(CrawlConfig::check_str(&ok, Path::new("my.toml")).is_ok());
+        let e = CrawlConfig::check_str(
+            &cred("login_url = \"ftp://a.org/login\"\n"),
+            Path::new("my.toml"),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("no http or https URL"), "{e}");
         // A URL without its scheme is read as http, as it was before the check (review 66 R4).
         let ok = cred("login_url = \"a.org/login\"\n");
         assert!(CrawlConfig::check_str(&ok, Path::new("my.toml")).is_ok());
@@ -1215,6 +1221,18 @@ http://c.org/ # third
             .collect();
         assert_eq!(said.len(), 1, "{said:?}");
         assert_eq!(said[0].key.as_deref(), Some("credentials[2].domain"));
+        // A form login for a host no seed is on is said (xt18a F10), one a seed is on is not.
+        let seeded = |seed: &str| {
+            let text = format!("[seeds]\nurls = [\"{seed}\"]\n{}", form("localhost:8080"));
+            CrawlConfig::check_str(&text, Path::new("my.toml"))
+                .unwrap()
+                .warnings()
+                .into_iter()
+                .filter(|p| p.message.contains("no seed is on"))
+                .count()
+        };
+        assert_eq!(seeded("http://127.0.0.1:8080/"), 1);
+        assert_eq!(seeded("http://localhost:8080/members/"), 0);
     }
 
     /// xt10b F12: a conditional recrawl without a `dedup_from` job, or with `dedup = false`, does nothing, and

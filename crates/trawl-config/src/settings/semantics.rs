@@ -252,6 +252,37 @@ impl CrawlConfig {
                 );
             }
         }
+        // A form login for a host no seed is on logs in only if the crawl reaches that host by links: said here,
+        // not only at the crawl's end (xt18a F10: `localhost:P` beside seeds on `127.0.0.1:P`).
+        let seeds: Vec<url::Url> = self
+            .seeds
+            .urls
+            .iter()
+            .filter_map(|s| trawl_url::parse_lenient(s).ok())
+            .collect();
+        for (i, c) in self.credentials.iter().enumerate() {
+            if c.kind != super::CredentialKind::Form
+                || seeds.is_empty()
+                || seeds.iter().any(|s| c.applies_to(s))
+            {
+                continue;
+            }
+            let (key, host) = match (&c.domain, &c.surt_prefix) {
+                (Some(d), _) => (format!("credentials[{i}].domain"), d.clone()),
+                (None, Some(p)) => (format!("credentials[{i}].surt_prefix"), p.clone()),
+                (None, None) => continue,
+            };
+            out.push(
+                problem(
+                    key,
+                    format!(
+                        "no seed is on {host}: this form login runs only if the crawl reaches that host by links \
+                         (localhost, 127.0.0.1 and a name of the same machine are different hosts)"
+                    ),
+                )
+                .with_hint("write the credential's domain as the seeds write their host"),
+            );
+        }
         // Settings that do nothing without others (xt10b F12).
         if self.fetch.conditional_recrawl && (!self.warc.dedup || self.warc.dedup_from.is_empty()) {
             out.push(

@@ -173,7 +173,7 @@ pub(super) async fn ensure(
         let still_limited = limited(&attempt, settings).is_some();
         s.failures = match attempt.outcome.verdict {
             Verdict::Javascript | Verdict::Captcha | Verdict::Untrusted => MAX_FAILED_LOGINS,
-            _ if still_limited => MAX_FAILED_LOGINS,
+            _ if still_limited || !p.access.cookies.enabled() => MAX_FAILED_LOGINS,
             _ => s.failures + 1,
         };
         p.access

@@ -12,6 +12,58 @@ use url::Url;
 /// What the password is shown as.
 pub const MASK: &str = "********";
 
+/// The shortest password looked for in a URL ([`holds_secret`]): a shorter one is in too many URLs by chance.
+const SECRET_SEEN_FROM: usize = 4;
+
+/// Whether `text` (a URL) holds `secret`: as written, percent-decoded, or as a form encodes it (`+` for a
+/// space). A login answer redirecting to such a URL is not followed: crawl.log and the indexes would keep it
+/// (xt18a F2: an old application put the password in its welcome page's query).
+pub fn holds_secret(text: &str, secret: &str) -> bool {
+    if secret.chars().count() < SECRET_SEEN_FROM {
+        return false;
+    }
+    let decoded = |t: &str| {
+        percent_encoding::percent_decode_str(t)
+            .decode_utf8_lossy()
+            .into_owned()
+    };
+    text.contains(secret)
+        || decoded(text).contains(secret)
+        || decoded(&text.replace('+', " ")).contains(secret)
+}
+
+/// `text` with `secret` masked: as written, in the percent-encoded forms a URL or a form body gives it, and
+/// in any other spelling [`holds_secret`] finds, the whole piece of a URL (between `&`, `?`, `=`, `/`, `;`,
+/// `,` and spaces) that holds it. A secret shorter than [`holds_secret`] looks for is left (it would mask words
+/// by chance).
+pub fn masked(text: &str, secret: &str) -> String {
+    if secret.chars().count() < SECRET_SEEN_FROM {
+        return text.to_string();
+    }
+    let form: String = url::form_urlencoded::byte_serialize(secret.as_bytes()).collect();
+    let escaped = percent_encoding::utf8_percent_encode(secret, percent_encoding::NON_ALPHANUMERIC)
+        .to_string();
+    let mut out = text.replace(secret, MASK);
+    for spelled in [form, escaped] {
+        out = out.replace(&spelled, MASK);
+    }
+    if holds_secret(&out, secret) {
+        let delimiter = |c: char| matches!(c, '&' | '?' | '=' | '/' | ';' | ',' | ' ');
+        out = out
+            .split_inclusive(delimiter)
+            .map(|piece| {
+                let token = piece.strip_suffix(delimiter).unwrap_or(piece);
+                if holds_secret(token, secret) {
+                    format!("{MASK}{}", &piece[token.len()..])
+                } else {
+                    piece.to_string()
+                }
+            })
+            .collect();
+    }
+    out
+}
+
 /// The login form as it was found: what tells a page showing it again.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FormSignature {
@@ -247,9 +299,10 @@ impl Submission {
     }
 
     /// The request body and its `Content-Type`: names and values in [`Submission::charset`], a character
-    /// it cannot write sent as an HTML character reference (`&#8364;`), as a browser sends it.
+    /// it cannot write sent as an HTML character reference (`&#8364;`), and each line break as CRLF, as a
+    /// browser sends them.
     pub fn body(&self) -> (Vec<u8>, String) {
-        let encode = |s: &str| self.charset.encode(s).0.into_owned();
+        let encode = |s: &str| self.charset.encode(&crlf(s)).0.into_owned();
         match self.enctype {
             Enctype::UrlEncoded => {
                 let mut out = String::new();
@@ -316,6 +369,27 @@ impl Submission {
         }
         b
     }
+}
+
+/// `text` with each line break (CR, LF or CRLF) as CRLF: what HTML's form submission sends (xt18a F7: a
+/// textarea's `a\nb` went as `%0A`).
+fn crlf(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains(['\r', '\n']) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' => {
+                chars.next_if_eq(&'\n');
+                out.push_str("\r\n");
+            }
+            '\n' => out.push_str("\r\n"),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// Sets `name` to `value`: the first entry of that name takes it (later ones of the name are dropped), or
@@ -555,6 +629,8 @@ pub struct Answer<'a> {
     pub location: Option<&'a str>,
     /// Its body, content coding removed.
     pub body: &'a [u8],
+    /// Its `Content-Type`, for the body's charset.
+    pub content_type: Option<&'a str>,
     /// Whether it shows the login form again.
     pub shows_form: bool,
 }
@@ -617,13 +693,15 @@ pub fn judge(
             LoginSuccess::RedirectTo(prefix) => (
                 answers
                     .iter()
-                    .any(|a| login_worked(sign, a.url, a.status, a.location, b"", |_| false)),
+                    .any(|a| login_worked(sign, a.url, a.status, a.location, b"", None, |_| false)),
                 format!("success = {{ redirect_to = {prefix:?} }}"),
             ),
             LoginSuccess::Text(text) => (
-                answers
-                    .iter()
-                    .any(|a| login_worked(sign, a.url, a.status, None, a.body, |_| false)),
+                answers.iter().any(|a| {
+                    login_worked(sign, a.url, a.status, None, a.body, a.content_type, |_| {
+                        false
+                    })
+                }),
                 format!("success = {{ text = {text:?} }}"),
             ),
         };
@@ -768,9 +846,12 @@ pub fn shows_logged_out(
             return true;
         }
         let body = decoded_body(headers, body);
+        let content_type = content_type(headers);
         return match sign {
-            LoggedOut::Text(_) => sign_shows(sign, url, status, location, &body),
-            LoggedOut::RedirectTo(_) => sign_shows(sign, url, status, location, b""),
+            LoggedOut::Text(_) => {
+                sign_shows(sign, url, status, location, &body, content_type.as_deref())
+            }
+            LoggedOut::RedirectTo(_) => sign_shows(sign, url, status, location, b"", None),
         };
     }
     // Where the form posts counts when it is another place than the login page: at the same place (a front
@@ -789,13 +870,14 @@ pub fn shows_logged_out(
 }
 
 /// Whether a login response shows the `success` sign: the cookie set (in the jar now), a redirect to the
-/// prefix, or the text in its body.
+/// prefix, or the text in its body (served as `content_type`).
 pub fn login_worked(
     success: &LoginSuccess,
     login_url: &Url,
     status: u16,
     location: Option<&str>,
     body: &[u8],
+    content_type: Option<&str>,
     has_cookie: impl Fn(&str) -> bool,
 ) -> bool {
     match success {
@@ -803,20 +885,21 @@ pub fn login_worked(
         LoginSuccess::RedirectTo(prefix) => {
             (300..400).contains(&status) && redirects_to(login_url, location, prefix)
         }
-        LoginSuccess::Text(text) => contains(body, text),
+        LoginSuccess::Text(text) => shows(body, content_type, login_url, text),
     }
 }
 
-/// Whether a page shows the `logged_out` sign.
+/// Whether a page shows the `logged_out` sign (its body served as `content_type`).
 pub fn sign_shows(
     sign: &LoggedOut,
     url: &Url,
     status: u16,
     location: Option<&str>,
     body: &[u8],
+    content_type: Option<&str>,
 ) -> bool {
     match sign {
-        LoggedOut::Text(text) => contains(body, text),
+        LoggedOut::Text(text) => shows(body, content_type, url, text),
         LoggedOut::RedirectTo(prefix) => {
             (300..400).contains(&status) && redirects_to(url, location, prefix)
         }
@@ -834,8 +917,12 @@ fn redirects_to(from: &Url, location: Option<&str>, prefix: &str) -> bool {
         .is_some_and(|to| to.as_str().starts_with(&prefix))
 }
 
-fn contains(body: &[u8], text: &str) -> bool {
-    !text.is_empty() && body.windows(text.len()).any(|w| w == text.as_bytes())
+/// Whether `text` shows in the page `body`: as its UTF-8 bytes (most pages), else as a reader sees the page
+/// ([`trawl_extract::page_text::shows_text`]: its own encoding, character references, no-break spaces).
+fn shows(body: &[u8], content_type: Option<&str>, url: &Url, text: &str) -> bool {
+    !text.is_empty()
+        && (body.windows(text.len()).any(|w| w == text.as_bytes())
+            || trawl_extract::page_text::shows_text(body, content_type, url, text))
 }
 
 /// The outcome of a login the site limits (429, 503): it says nothing of the credential (xt10a F5).

@@ -93,7 +93,12 @@ pub(crate) fn login(config_path: &Path, only: Option<usize>) -> anyhow::Result<E
         if n > 0 {
             println!();
         }
-        print!("{}", report(i, spec, &attempt));
+        // The password never shows, whatever the site put it in (a redirect's `Location`, xt18a F2).
+        let password = access.password(spec);
+        print!(
+            "{}",
+            trawl_fetch::access::form::masked(&report(i, spec, &attempt), password)
+        );
         all_ok &= attempt.ok();
     }
     Ok(if all_ok {

@@ -106,6 +106,7 @@ fn answer<'a>(u: &'a Url, status: u16, body: &'a [u8], shows_form: bool) -> Answ
         status,
         location: None,
         body,
+        content_type: None,
         shows_form,
     }
 }
@@ -229,6 +230,7 @@ fn explicit_signs_still_win() {
         302,
         Some("/home?x"),
         b"",
+        None,
         |_| false
     ));
     // A path, as the site's `Location` gives it, is read from the login page (xt10a F7).
@@ -239,6 +241,7 @@ fn explicit_signs_still_win() {
         302,
         Some("http://a.org/home?x"),
         b"",
+        None,
         |_| false
     ));
     assert!(!login_worked(
@@ -247,6 +250,7 @@ fn explicit_signs_still_win() {
         302,
         Some("/login"),
         b"",
+        None,
         |_| false
     ));
     let gone = LoggedOut::RedirectTo("/login".into());
@@ -255,11 +259,67 @@ fn explicit_signs_still_win() {
         &url("http://a.org/m/1"),
         302,
         Some("/login?next=/m/1"),
-        b""
+        b"",
+        None
     ));
     let out = LoggedOut::Text("Sign in".into());
-    assert!(sign_shows(&out, &login, 200, None, b"<b>Sign in</b>"));
-    assert!(!sign_shows(&out, &login, 200, None, b"hello"));
+    assert!(sign_shows(&out, &login, 200, None, b"<b>Sign in</b>", None));
+    assert!(!sign_shows(&out, &login, 200, None, b"hello", None));
+    // As a reader sees the page: its encoding, character references, a no-break space (xt18a F1).
+    let accented = LoginSuccess::Text("Connect\u{e9}".into());
+    let latin = Some("text/html; charset=windows-1252");
+    assert!(login_worked(
+        &accented,
+        &login,
+        200,
+        None,
+        b"<p>Connect\xe9</p>",
+        latin,
+        |_| false
+    ));
+    assert!(login_worked(
+        &accented,
+        &login,
+        200,
+        None,
+        b"Connect&eacute; !",
+        None,
+        |_| false
+    ));
+    assert!(!login_worked(
+        &accented,
+        &login,
+        200,
+        None,
+        b"Connecte",
+        None,
+        |_| false
+    ));
+    let out = LoggedOut::Text("Sign out".into());
+    assert!(sign_shows(
+        &out,
+        &login,
+        200,
+        None,
+        b"<a>Sign&nbsp;out</a>",
+        None
+    ));
+    assert!(sign_shows(
+        &out,
+        &login,
+        200,
+        None,
+        b"<a>Sign\n   out</a>",
+        None
+    ));
+    assert!(!sign_shows(
+        &out,
+        &login,
+        200,
+        None,
+        b"<a>Signout</a>",
+        None
+    ));
 }
 
 /// A front controller's pages share the login page's path: MediaWiki's redirects within the wiki are no lost
@@ -510,4 +570,36 @@ fn fields_are_sent_in_the_forms_encoding() {
     assert_eq!(String::from_utf8(s.body().0).unwrap(), "pass=p%C3%A4");
     let s = Submission::without_form(&url("http://a.org/login"), &spec(""), "p\u{00e4}");
     assert_eq!(String::from_utf8(s.body().0).unwrap(), "password=p%C3%A4");
+}
+
+/// A password in a URL is found as written, percent-encoded or form-encoded, and masked in each spelling; a
+/// password shorter than four characters is not looked for (xt18a F2).
+#[test]
+fn a_password_in_a_url_is_found_and_masked() {
+    for url in [
+        "http://a.org/welcome?user=me&password=S3cr3t+PW!",
+        "http://a.org/welcome?p=S3cr3t%20PW%21",
+        "http://a.org/welcome?p=S3cr3t PW!",
+    ] {
+        assert!(holds_secret(url, "S3cr3t PW!"), "{url}");
+        let shown = masked(url, "S3cr3t PW!");
+        assert!(
+            !holds_secret(&shown, "S3cr3t PW!") && shown.contains(MASK),
+            "{shown}"
+        );
+    }
+    assert!(!holds_secret("http://a.org/welcome?p=other", "S3cr3t PW!"));
+    assert!(!holds_secret("http://a.org/abc", "abc"));
+}
+
+/// Each line break of a name or value goes as CRLF, as a browser sends it (xt18a F7).
+#[test]
+fn line_breaks_are_sent_as_crlf() {
+    let mut s = Submission::from_form(&form(), &spec(""), "p");
+    s.entries.truncate(1);
+    s.entries[0].value = "a\nb\rc\r\nd".into();
+    assert_eq!(
+        String::from_utf8(s.body().0).unwrap(),
+        "csrf=a%0D%0Ab%0D%0Ac%0D%0Ad"
+    );
 }
