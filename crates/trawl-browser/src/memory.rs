@@ -34,14 +34,20 @@ pub(crate) fn kill_processes_naming(profile: &Path) -> usize {
     left.len()
 }
 
-/// The `/proc/PID` folders of the processes whose command line names `profile`.
+/// The `/proc/PID` folders of the processes whose command line names `profile` (an absolute path).
 fn processes_naming(profile: &Path) -> Vec<std::path::PathBuf> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
-    // The path as a whole argument's end or a folder of it: `profile-1` is not named by `profile-10`.
+    // The path as a whole argument's end or a folder of it, `profile-1` not named by `profile-10`; and from
+    // an argument's start or a `--flag=`: `/a/job/…` is not named by `/b/a/job/…`, another job's (xt18b F1:
+    // a crawl in `job` killed the browser of one in `myjob`).
     let path = profile.as_os_str().as_encoded_bytes();
     let needles = [[path, b"\0"].concat(), [path, b"/"].concat()];
+    let names = |cmdline: &[u8], needle: &[u8]| {
+        memchr::memmem::find_iter(cmdline, needle)
+            .any(|at| at == 0 || matches!(cmdline[at - 1], b'\0' | b'='))
+    };
     entries
         .flatten()
         .filter(|e| {
@@ -51,11 +57,8 @@ fn processes_naming(profile: &Path) -> Vec<std::path::PathBuf> {
                 .all(u8::is_ascii_digit)
         })
         .filter(|e| {
-            std::fs::read(e.path().join("cmdline")).is_ok_and(|cmdline| {
-                needles
-                    .iter()
-                    .any(|n| memchr::memmem::find(&cmdline, n).is_some())
-            })
+            std::fs::read(e.path().join("cmdline"))
+                .is_ok_and(|cmdline| needles.iter().any(|n| names(&cmdline, n)))
         })
         .map(|e| e.path())
         .collect()
@@ -91,8 +94,9 @@ mod tests {
         assert_eq!(kib_field("Pss: many kB\n", "Pss:"), None);
     }
 
-    /// Processes left naming a job's profiles are killed; one naming another path (`profile-10` for
-    /// `profile-1`) is not.
+    /// Processes left naming a job's profiles are killed, as a whole argument or a `--flag=` value; one
+    /// naming another path (`profile-10` for `profile-1`, another job's `/b/a/job/…` for `/a/job/…`, xt18b
+    /// F1) is not.
     #[test]
     fn kills_only_the_processes_naming_the_profiles() {
         if !Path::new("/proc/self/cmdline").exists() {
@@ -101,15 +105,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         // The path is `sleep`'s own argv[0], so it stays on the command line: a shell given it as an
         // argument may exec `sleep` and drop it (dash does), which made this test fail by chance.
-        let spawn = |name: &str| {
+        let spawn = |arg0: String| {
             use std::os::unix::process::CommandExt;
             std::process::Command::new("sleep")
-                .arg0(dir.path().join(name))
+                .arg0(arg0)
                 .arg("60")
                 .spawn()
                 .unwrap()
         };
-        let (mut one, mut ten) = (spawn("profile-1"), spawn("profile-10"));
+        let at = |name: &str| dir.path().join(name).display().to_string();
+        let mut one = spawn(format!("--user-data-dir={}", at("profile-1")));
+        let mut ten = spawn(at("profile-10"));
+        let mut other = spawn(format!("/elsewhere{}", at("profile-1")));
         // A child shows its own command line only once it has exec'd `sleep`; until then it is a copy of this
         // test (which made the kill count 0 by chance). Wait for both.
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
@@ -121,6 +128,12 @@ mod tests {
         assert!(ten.try_wait().unwrap().is_none(), "profile-10 still runs");
         assert_eq!(kill_processes_naming(dir.path()), 1);
         assert!(ten.wait().unwrap().code().is_none());
+        assert!(
+            other.try_wait().unwrap().is_none(),
+            "another job's still runs"
+        );
+        other.kill().unwrap();
+        let _ = other.wait();
     }
 
     /// This test's own process names its own executable: it is found, and uses some memory.

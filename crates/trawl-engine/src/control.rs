@@ -475,18 +475,18 @@ pub(crate) fn apply_to_frontier(
             };
             let mut uri = CrawlUri::seed(parsed, String::new());
             naming.name(&mut uri);
+            // A URL a rendered page's browser fetched, queued as a link before or not: its item (if any) ends
+            // unfetched, and its one line is the page's `E` request (review 66 R6, xt18b F5).
+            let by_a_page = || {
+                frontier
+                    .lookup(&crate::chain::outcome::fetched(&uri.uniq_key))
+                    .is_ok_and(|s| s != UrlStatus::Unknown)
+            };
             let (state, status) = match frontier.lookup(&uri.uniq_key) {
                 Err(e) => return failed(format!("cannot look {url} up: {e}")),
                 Ok(UrlStatus::Unknown) => ("unknown", None),
-                // A link a rendered page's browser fetched after it was queued: its item ends unfetched, and
-                // its one line is the page's `E` request (review 66 R6).
-                Ok(UrlStatus::Queued)
-                    if frontier
-                        .lookup(&crate::chain::outcome::fetched(&uri.uniq_key))
-                        .is_ok_and(|s| s != UrlStatus::Unknown) =>
-                {
-                    ("fetched", None)
-                }
+                Ok(UrlStatus::Queued | UrlStatus::Marked) if by_a_page() => ("fetched", None),
+                Ok(UrlStatus::Marked) => ("seen", None),
                 Ok(UrlStatus::Queued) => ("queued", None),
                 Ok(UrlStatus::Done(s)) => ("done", Some(s)),
             };

@@ -130,6 +130,9 @@ pub struct Form {
     /// The encoding a browser submits it in: the first encoding its `accept-charset` names, else the page's
     /// own (a UTF-16 one as UTF-8); what [`Form::entries`] says a `_charset_` field is.
     pub charset: &'static encoding_rs::Encoding,
+    /// The name of its password input marked `autocomplete="current-password"`, the one a browser's password
+    /// manager fills (beside a one-time code's or a new password's).
+    pub current_password: Option<String>,
 }
 
 impl Form {
@@ -547,6 +550,7 @@ pub fn read_forms(
             captcha: None,
             // Picked once the page's encoding is known.
             charset: encoding_rs::UTF_8,
+            current_password: None,
         });
         let index = st.forms.forms.len() - 1;
         st.open = Some(index);
@@ -597,6 +601,17 @@ pub fn read_forms(
         };
         if kind == ControlKind::Password && matches!(owner, Owner::None) {
             st.forms.loose_password_inputs += 1;
+        }
+        if kind == ControlKind::Password
+            && let Owner::Form(i) = owner
+            && attr(el, "autocomplete").is_some_and(|a| {
+                a.split(crate::is_ascii_ws)
+                    .any(|t| t.eq_ignore_ascii_case("current-password"))
+            })
+        {
+            st.forms.forms[i]
+                .current_password
+                .get_or_insert(name.clone());
         }
         let value = match (kind, attr(el, "value")) {
             (ControlKind::Checkbox | ControlKind::Radio, None) => "on".to_string(),

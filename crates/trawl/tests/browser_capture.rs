@@ -1247,6 +1247,15 @@ async fn a_queued_url_the_browser_fetched_is_not_fetched_again() {
         );
         assert_eq!(seen.lock().unwrap().asked.get(path), Some(&1), "{path}");
     }
+    // `ctl lookup` says so (xt18b F5: `queued`).
+    let (ok, said) = common::run(
+        common::trawl_command()
+            .arg("ctl")
+            .arg(&job)
+            .arg("lookup")
+            .arg(format!("http://{addr}/api/items")),
+    );
+    assert!(ok && said.starts_with("fetched "), "{said}");
 }
 
 /// A page's request to another origin whose robots.txt answers 503: the robots.txt, fetched for the browser,

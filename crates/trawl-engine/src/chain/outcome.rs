@@ -18,6 +18,8 @@ pub(crate) struct Outcome {
     pub(crate) predicted: Option<Child>,
     /// URIs the candidate chain refused, to be logged once per uniq key (with their status and rule).
     pub(crate) cuts: Vec<Cut>,
+    /// How many links the response held, accepted or not (refused ones without a line among them).
+    pub(crate) links_found: usize,
     /// Queues held for a robots.txt this fetch settled, to be released.
     pub(crate) release: Vec<String>,
     /// Its crawl.log line, if it ended: handed to the journal as the outcome is applied, so the journal
@@ -76,6 +78,7 @@ impl Outcome {
             children: Vec::new(),
             predicted: None,
             cuts: Vec::new(),
+            links_found: 0,
             release: Vec::new(),
             line: None,
             new_seeds: Vec::new(),

@@ -103,6 +103,7 @@ pub(super) fn run(
     }
     let (line, digest) = log_response(p, &mut uri, &record, worker);
     outcome.line = Some(line);
+    outcome.links_found = record.outlinks.len();
     let judged = candidate::outlinks(p, &uri, std::mem::take(&mut record.outlinks));
     outcome.children.extend(judged.accepted);
     outcome.cuts.extend(judged.cuts);

@@ -709,7 +709,11 @@ impl PageUpstream<'_> {
                 placement: Placement::Prerequisite,
                 ..child
             };
-        } else if got == Got::Capture && matches!(child.uri.kind, UriKind::Page) {
+        } else if got == Got::Capture
+            && matches!(child.uri.kind, UriKind::Page)
+            && (outcome.links_found == 0
+                || links_judged_alike(&child.uri.hop_path, &settings.scope))
+        {
             child.placement = Placement::Fetched;
         }
         let page = got == Got::Page;
@@ -845,34 +849,65 @@ impl Got {
     /// What `record`, fetched for a page's request carrying `page_request`, is. A capture stands for its URL
     /// only when a plain fetch of the URL would have got the same: archived, a 2xx with content (not a
     /// redirect, whose target is another URI; not a 4xx or 5xx, which may answer the page's own fields or be
-    /// worth another try; not a 204, 205 or 206), not a prefetch (which a site may answer otherwise), and
-    /// varying with no request field but `Accept-Encoding` and `User-Agent`, which trawl sets itself (review
-    /// 66 R1: a script's JSON of `/items/5`, `Vary: Accept`, stood for the HTML page a link had queued).
+    /// worth another try; not a 204, 205 or 206), not a prefetch (which a site may answer otherwise), not
+    /// sent with the page's own `Authorization` (RFC 9111 §3.5: no answer for another request), and varying
+    /// with no field the page's request set beyond a plain fetch's (review 66 R1: a script's JSON of
+    /// `/items/5`, `Vary: Accept`, stood for the HTML page a link had queued; xt18b F6, F7).
     fn of(record: &FetchRecord, page_request: Option<&PageRequest>) -> Got {
         if is_a_page(record) {
             return Got::Page;
         }
         let stands = record.response_id.is_some()
-            && !page_request.is_some_and(PageRequest::is_prefetch)
+            && !page_request.is_some_and(|r| r.is_prefetch() || r.authorizes())
             && record
                 .status()
                 .is_some_and(|s| (200..300).contains(&s) && !matches!(s, 204..=206))
-            && !record.response().is_some_and(|r| varies(&r.headers));
+            && !record
+                .response()
+                .is_some_and(|r| varies(&r.headers, page_request));
         if stands { Got::Capture } else { Got::Other }
     }
 }
 
-/// Whether a response's `Vary` names a request field other than `Accept-Encoding` and `User-Agent` (or is
-/// `*`).
-fn varies(headers: &http::HeaderMap) -> bool {
+/// Whether the links of a capture at `hop_path` reach as far as those of a link's own fetch of its URL: its
+/// trailing embeds and redirects leave room for one more (and for a speculative one) under the scope's
+/// `max_trans_hops`. Else a capture with links does not stand for a link queued before (xt18b F4: a JSON's
+/// image on another host, `LREX` past `max_trans_hops`, was refused; through the link it is `LLX`).
+fn links_judged_alike(hop_path: &str, scope: &trawl_config::settings::ScopeConfig) -> bool {
+    let (mut all, mut speculative) = (0, 0);
+    for c in hop_path
+        .chars()
+        .rev()
+        .take_while(|c| matches!(c, 'E' | 'R' | 'X'))
+    {
+        all += 1;
+        speculative += usize::from(c == 'X');
+    }
+    all < scope.max_trans_hops && speculative < scope.max_speculative_hops
+}
+
+/// Whether a response's `Vary` names a field the page's request (`page`) set and a plain fetch does not: one
+/// of its own fields, or `Cookie` when the browser sent cookies (`*` always; `Accept-Encoding` and
+/// `User-Agent` never, which trawl sets alike in both). Without the page's request, any field counts.
+fn varies(headers: &http::HeaderMap, page: Option<&PageRequest>) -> bool {
+    let set = |field: &str| match page {
+        None => true,
+        Some(_) if field == "*" => true,
+        Some(p) if field.eq_ignore_ascii_case("cookie") => !p.cookies.is_empty(),
+        Some(p) => p
+            .headers
+            .iter()
+            .any(|(name, _)| name.as_str().eq_ignore_ascii_case(field)),
+    };
     headers.get_all(http::header::VARY).iter().any(|value| {
         String::from_utf8_lossy(value.as_bytes())
             .split(',')
             .map(str::trim)
             .filter(|f| !f.is_empty())
-            .any(|f| {
+            .filter(|f| {
                 !f.eq_ignore_ascii_case("accept-encoding") && !f.eq_ignore_ascii_case("user-agent")
             })
+            .any(set)
     })
 }
 
@@ -907,6 +942,37 @@ async fn through_chain(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A capture's `Vary` keeps it from standing for a link's fetch only for a field the page's request set
+    /// (cookies for `Cookie`), and a capture with links stands only where its hop path leaves the link's
+    /// reach (xt18b F4, F7).
+    #[test]
+    fn what_a_capture_stands_for() {
+        let mut vary = http::HeaderMap::new();
+        vary.append(http::header::VARY, "Origin, Cookie".parse().unwrap());
+        let plain = PageRequest::default();
+        assert!(!varies(&vary, Some(&plain)));
+        assert!(varies(&vary, None));
+        let cors = PageRequest::new(
+            &[("Origin".into(), "http://a.org".into())],
+            Vec::<&String>::new(),
+        );
+        assert!(varies(&vary, Some(&cors)));
+        let with_cookie =
+            PageRequest::new(&[("Cookie".into(), "s=1".into())], Vec::<&String>::new());
+        assert!(varies(&vary, Some(&with_cookie)));
+        vary.insert(http::header::VARY, "*".parse().unwrap());
+        assert!(varies(&vary, Some(&plain)));
+        vary.insert(
+            http::header::VARY,
+            "Accept-Encoding, User-Agent".parse().unwrap(),
+        );
+        assert!(!varies(&vary, None));
+        let scope = trawl_config::settings::ScopeConfig::default();
+        assert!(links_judged_alike("LE", &scope));
+        assert!(!links_judged_alike("LRE", &scope));
+        assert!(!links_judged_alike("LX", &scope));
+    }
 
     /// A capture that varies with a field the page's request sets otherwise is no answer to it (xt16a F3;
     /// review 64b R3, R11).

@@ -98,6 +98,7 @@ async fn complete(
         children,
         predicted,
         mut cuts,
+        links_found: _,
         release: _,
         line,
         new_seeds,

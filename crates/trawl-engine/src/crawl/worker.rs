@@ -108,6 +108,7 @@ fn apply(shared: &Shared, queue: &str, ticket: Ticket, outcome: Outcome, worker:
         children,
         predicted,
         mut cuts,
+        links_found: _,
         release,
         line,
         new_seeds,

@@ -244,9 +244,12 @@ impl Submission {
         for (name, value) in &spec.fields {
             put(&mut entries, name, value, Source::Fields);
         }
+        // The input a password manager fills (`autocomplete="current-password"`), else the first (xt18a F8:
+        // a one-time code's input before it took the password).
         let password_field = spec
             .password_field
             .clone()
+            .or_else(|| form.current_password.clone().filter(|n| !n.is_empty()))
             .or_else(|| {
                 form.password_inputs()
                     .find(|n| !n.is_empty())

@@ -19,6 +19,9 @@ pub enum UrlStatus {
     Unknown,
     /// Queued or being fetched.
     Queued,
+    /// Marked seen without an item of its own ([`Frontier::mark_seen`](crate::Frontier::mark_seen)): a URL
+    /// the caller dealt with otherwise, or one about to be queued past the filter.
+    Marked,
     /// Finished with this status.
     Done(i32),
 }
@@ -149,7 +152,7 @@ impl UniqFilter {
             None => return Ok(UrlStatus::Unknown),
         };
         if record.is_empty() {
-            return Ok(UrlStatus::Queued);
+            return Ok(UrlStatus::Marked);
         }
         let item = store.get(Which::Items, &record)?;
         Ok(match item.as_deref().and_then(Record::parse) {

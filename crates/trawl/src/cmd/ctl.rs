@@ -436,8 +436,13 @@ pub(crate) fn ctl(job: &Path, json: bool, action: CtlAction) -> anyhow::Result<E
             )?,
             None if state == "fetched" => writeln!(
                 out,
-                "{state} {url} (queued as a link, then fetched by a rendered page's browser: its crawl.log line is \
-                 that page's `E` request; not fetched again)"
+                "{state} {url} (by a rendered page's browser: its crawl.log line is that page's `E` request; not \
+                 fetched again)"
+            )?,
+            None if state == "seen" => writeln!(
+                out,
+                "{state} {url} (not queued by itself: asked for by a rendered page's browser, whose `E` line in \
+                 crawl.log says what came back, or a robots.txt about to be fetched)"
             )?,
             None => writeln!(out, "{state} {url}")?,
         },

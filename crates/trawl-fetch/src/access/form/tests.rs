@@ -603,3 +603,17 @@ fn line_breaks_are_sent_as_crlf() {
         "csrf=a%0D%0Ab%0D%0Ac%0D%0Ad"
     );
 }
+
+/// The password goes into the input a password manager fills, `autocomplete="current-password"`, not a
+/// one-time code's input before it (xt18a F8); `password_field` still decides first.
+#[test]
+fn the_password_goes_where_a_password_manager_puts_it() {
+    let page = br#"<form method=post><input type=password name=otp autocomplete="one-time-code">
+        <input type=password name=pw autocomplete="username current-password"></form>"#;
+    let form = read_forms(page, None, &url("http://a.org/login"), None).forms[0].clone();
+    let s = Submission::from_form(&form, &spec(""), "p1");
+    assert_eq!(s.password_field, "pw");
+    assert_eq!(String::from_utf8(s.body().0).unwrap(), "otp=&pw=p1");
+    let s = Submission::from_form(&form, &spec("password_field = \"otp\"\n"), "p1");
+    assert_eq!(String::from_utf8(s.body().0).unwrap(), "otp=p1&pw=");
+}
