@@ -159,15 +159,20 @@ impl std::fmt::Debug for Browser {
 impl Browser {
     /// A browser to be started from `executable` with its profiles under `profile` (made fresh at each
     /// start), rendering at most `pages` pages at once, restarted every `restart.every` pages and when its
-    /// processes use more than `restart.memory_bytes` (0: no limit). `profile` is made absolute: its
-    /// processes are told by it, whatever folder the crawl was started or resumed from (xt18b F2).
+    /// processes use more than `restart.memory_bytes` (0: no limit). `profile` is made and resolved to its
+    /// canonical path: its processes are told by it, whatever folder the crawl was started or resumed from
+    /// and however the job's path was spelled (xt18b F2).
     pub fn new(
         executable: PathBuf,
         profile: PathBuf,
         pages: usize,
         restart: Restart,
     ) -> Result<Browser, BrowserError> {
-        let profile = std::path::absolute(&profile).unwrap_or(profile);
+        // Made first, so its path can be resolved (`..`, symbolic links): the same folder by any spelling.
+        let _ = std::fs::create_dir_all(&profile);
+        let profile = std::fs::canonicalize(&profile)
+            .or_else(|_| std::path::absolute(&profile))
+            .unwrap_or(profile);
         Ok(Browser {
             executable,
             profile,

@@ -20,8 +20,8 @@ use trawl_fetch::{
     access::{
         Access,
         form::{
-            self as login_form, Answer, FormSignature, Outcome, Submission, USE_A_BROWSER, Verdict,
-            content_type, cookies_changed, decoded_body, is_html,
+            self as login_form, Answer, FormSignature, Outcome, Secret, Submission, USE_A_BROWSER,
+            Verdict, content_type, cookies_changed, decoded_body, is_html,
         },
     },
 };
@@ -521,7 +521,9 @@ async fn submit(
         );
         return;
     }
-    follow(c, spec, attempt, &body, &content_type, &origin, &referer).await;
+    let secret = Secret::new(c.access.password(spec), Some(submission.charset));
+    let post = (body.as_slice(), content_type.as_str(), origin.as_str());
+    follow(c, spec, attempt, post, &referer, &secret).await;
     // The answers: the submission's, then each redirect's.
     let first = attempt
         .exchanges
@@ -587,15 +589,15 @@ async fn submit(
 }
 
 /// Follows the redirects of the last answer, as a browser does: a 301, 302 or 303 as a GET, a 307 or 308
-/// as the same POST (only to a host of the credential: it carries the password).
+/// as the same POST (`post`: its body, content type and `Origin`; only to a host of the credential: it
+/// carries the password), never to a URL holding the password (`secret`).
 async fn follow(
     c: &Client<'_>,
     spec: &CredentialSpec,
     attempt: &mut Attempt,
-    body: &[u8],
-    content_type: &str,
-    origin: &str,
+    post: (&[u8], &str, &str),
     referer: &Url,
+    secret: &Secret,
 ) {
     for _ in 0..MAX_LOGIN_REDIRECTS {
         let Some(last) = attempt.exchanges.last() else {
@@ -615,13 +617,12 @@ async fn follow(
             ));
             return;
         }
-        let password = c.access.password(spec);
-        if login_form::holds_secret(target.as_str(), password) {
+        if secret.is_in(target.as_str()) {
             attempt.notes.push(format!(
                 "the redirect to {} was not followed: its URL holds the password, which crawl.log and the \
                  archive's indexes would keep (the answer that redirects there is archived, as the login's \
                  request is)",
-                login_form::masked(target.as_str(), password)
+                secret.masked_in(target.as_str())
             ));
             return;
         }
@@ -640,7 +641,7 @@ async fn follow(
             ));
             return;
         }
-        let form = again.then_some((body, content_type, origin));
+        let form = again.then_some(post);
         let secret = again && !spec.allow_invalid_certificate;
         let fetched = request(c, &target, form, Some(referer), secret).await;
         if let Err(FetchError::Untrusted(reason)) = &fetched.result {

@@ -1,6 +1,7 @@
 //! Character encoding sniffing for HTML and CSS, after the WHATWG rules.
 //!
-//! HTML: byte order mark, then the `Content-Type` charset, then a prescan
+//! HTML: byte order mark, then the `Content-Type` charset, then (for a page
+//! served as XML, XHTML) its XML declaration's encoding, then a prescan
 //! of the first 1024 bytes for `<meta charset>` or
 //! `<meta http-equiv=content-type>`, then a chardetng guess, then
 //! windows-1252. The BOM comes first as in browsers (WHATWG "encoding
@@ -29,6 +30,13 @@ pub(crate) fn sniff_html(
         return encoding;
     }
     if let Some(encoding) = content_type.and_then(charset_param) {
+        return encoding;
+    }
+    // An XHTML page (served as XML) is read by the XML parser, which reads its declaration (xt18a F6: a
+    // login form's `<?xml … encoding="windows-1252"?>` page was posted in UTF-8).
+    if content_type.is_some_and(|t| t.to_ascii_lowercase().contains("xml"))
+        && let Some(encoding) = crate::xml::declared_encoding(body)
+    {
         return encoding;
     }
     if let Some(encoding) = prescan(&body[..body.len().min(PRESCAN_LEN)]) {

@@ -892,8 +892,9 @@ fn submission_charset(
     page: &'static encoding_rs::Encoding,
 ) -> &'static encoding_rs::Encoding {
     let chosen = match accept_charset {
+        // Commas separate labels too, as Chromium reads them (`utf-8, iso-8859-1`).
         Some(labels) => labels
-            .split(crate::is_ascii_ws)
+            .split(|c: char| c == ',' || crate::is_ascii_ws(c))
             .filter(|l| !l.is_empty())
             .find_map(|l| encoding_rs::Encoding::for_label(l.as_bytes()))
             .unwrap_or(encoding_rs::UTF_8),

@@ -54,7 +54,7 @@ pub(crate) fn utf8<'a>(xml: &'a [u8], http: Option<&'static Encoding>) -> Cow<'a
 
 /// The encoding the XML declaration at the start of `xml` names (`<?xml version="1.0" encoding="…"?>`), if
 /// it names one encoding_rs knows.
-fn declared_encoding(xml: &[u8]) -> Option<&'static Encoding> {
+pub(crate) fn declared_encoding(xml: &[u8]) -> Option<&'static Encoding> {
     let rest = xml.strip_prefix(b"<?xml")?;
     if !rest.first().is_some_and(|b| b.is_ascii_whitespace()) {
         return None;

@@ -246,20 +246,31 @@ async fn pause(p: &Pipeline, wait: std::time::Duration) -> bool {
 /// logins, a stop's cut — is not one (review 66 R3).
 fn sent_on(attempt: &Attempt) -> bool {
     let status = |e: &login::Exchange| e.fetched.result.as_ref().ok().map(|r| r.status);
+    let (Some(first), Some(last)) = (attempt.exchanges.first(), attempt.exchanges.last()) else {
+        return false;
+    };
+    let Some(last_status) = status(last) else {
+        return false;
+    };
+    // Where it ended: the page it landed on, or where a redirect the crawler does not follow (the login
+    // guard's, another host's, past the redirect limit) goes (review 67 R9).
+    let landed = match last_status {
+        200..=299 => Some(attempt.page_url.clone()),
+        300..=399 => last
+            .fetched
+            .result
+            .as_ref()
+            .ok()
+            .and_then(|r| r.headers.get(http::header::LOCATION))
+            .and_then(|v| v.to_str().ok())
+            .and_then(|l| last.url.join(l).ok()),
+        _ => None,
+    };
     attempt.exchanges.iter().all(|e| e.method == "GET")
-        && attempt
-            .exchanges
-            .first()
-            .and_then(status)
-            .is_some_and(|s| (300..400).contains(&s))
-        && attempt
-            .exchanges
-            .last()
-            .and_then(status)
-            .is_some_and(|s| (200..300).contains(&s))
+        && status(first).is_some_and(|s| (300..400).contains(&s))
         && attempt.form.is_none()
-        && !same_page(&attempt.page_url, &attempt.login_url)
-        && !sign_in_address(attempt.page_url.path())
+        && landed
+            .is_some_and(|to| !same_page(&to, &attempt.login_url) && !sign_in_address(to.path()))
 }
 
 /// Whether a login that worked proved it beyond the default signs: the operator's `success` sign showed

@@ -869,9 +869,10 @@ impl Got {
     }
 }
 
-/// Whether the links of a capture at `hop_path` reach as far as those of a link's own fetch of its URL: its
-/// trailing embeds and redirects leave room for one more (and for a speculative one) under the scope's
-/// `max_trans_hops`. Else a capture with links does not stand for a link queued before (xt18b F4: a JSON's
+/// Whether the links of a capture at `hop_path` reach about as far as those of a link's own fetch of its URL:
+/// its trailing embeds and redirects leave room for one more (and for a speculative one) under the scope's
+/// `max_trans_hops` (one hop deep: an embed of an embed of the capture may still be refused where the link's
+/// would not). Else a capture with links does not stand for a link queued before (xt18b F4: a JSON's
 /// image on another host, `LREX` past `max_trans_hops`, was refused; through the link it is `LLX`).
 fn links_judged_alike(hop_path: &str, scope: &trawl_config::settings::ScopeConfig) -> bool {
     let (mut all, mut speculative) = (0, 0);
@@ -883,7 +884,9 @@ fn links_judged_alike(hop_path: &str, scope: &trawl_config::settings::ScopeConfi
         all += 1;
         speculative += usize::from(c == 'X');
     }
-    all < scope.max_trans_hops && speculative < scope.max_speculative_hops
+    // With no speculative hop allowed, the link's own fetch takes none either.
+    all < scope.max_trans_hops
+        && (scope.max_speculative_hops == 0 || speculative < scope.max_speculative_hops)
 }
 
 /// Whether a response's `Vary` names a field the page's request (`page`) set and a plain fetch does not: one

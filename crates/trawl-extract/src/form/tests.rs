@@ -311,11 +311,31 @@ fn a_form_is_submitted_in_its_pages_encoding() {
         form("accept-charset=\"nonsense  ISO-8859-2 utf-8\"")
     );
     assert_eq!(charset(page.as_bytes(), None), "ISO-8859-2");
+    // Commas separate labels too, as in Chromium.
+    let page = format!(
+        "<meta charset=windows-1252>{}",
+        form("accept-charset=\"utf-8, iso-8859-1\"")
+    );
+    assert_eq!(charset(page.as_bytes(), None), "UTF-8");
     let page = format!(
         "<meta charset=windows-1252>{}",
         form("accept-charset=\"nonsense\"")
     );
     assert_eq!(charset(page.as_bytes(), None), "UTF-8");
+    // An XHTML page's XML declaration names its encoding; a text/html page's does not (xt18a F6).
+    let xhtml = format!(
+        "<?xml version=\"1.0\" encoding=\"windows-1252\"?>{}",
+        form("")
+    );
+    assert_eq!(
+        charset(xhtml.as_bytes(), Some("application/xhtml+xml")),
+        "windows-1252"
+    );
+    let html = format!(
+        "<?xml version=\"1.0\" encoding=\"Shift_JIS\"?><meta charset=utf-8>{}",
+        form("")
+    );
+    assert_eq!(charset(html.as_bytes(), Some("text/html")), "UTF-8");
     // A UTF-16 page (its byte order mark) submits in UTF-8.
     let mut utf16 = vec![0xFF, 0xFE];
     for unit in form("").encode_utf16() {

@@ -12,56 +12,109 @@ use url::Url;
 /// What the password is shown as.
 pub const MASK: &str = "********";
 
-/// The shortest password looked for in a URL ([`holds_secret`]): a shorter one is in too many URLs by chance.
+/// The shortest password looked for in a URL ([`Secret::is_in`]): a shorter one is in too many URLs by
+/// chance.
 const SECRET_SEEN_FROM: usize = 4;
 
-/// Whether `text` (a URL) holds `secret`: as written, percent-decoded, or as a form encodes it (`+` for a
-/// space). A login answer redirecting to such a URL is not followed: crawl.log and the indexes would keep it
-/// (xt18a F2: an old application put the password in its welcome page's query).
-pub fn holds_secret(text: &str, secret: &str) -> bool {
-    if secret.chars().count() < SECRET_SEEN_FROM {
-        return false;
-    }
-    let decoded = |t: &str| {
-        percent_encoding::percent_decode_str(t)
-            .decode_utf8_lossy()
-            .into_owned()
-    };
-    text.contains(secret)
-        || decoded(text).contains(secret)
-        || decoded(&text.replace('+', " ")).contains(secret)
+/// A password as a site may echo it in a URL: its UTF-8 bytes, and its bytes in the encoding its form was
+/// posted in (a windows-1252 form's `ä` is the byte E4).
+#[derive(Debug, Clone)]
+pub struct Secret {
+    /// Too short to look for.
+    short: bool,
+    /// Its byte spellings, each once.
+    spellings: Vec<Vec<u8>>,
 }
 
-/// `text` with `secret` masked: as written, in the percent-encoded forms a URL or a form body gives it, and
-/// in any other spelling [`holds_secret`] finds, the whole piece of a URL (between `&`, `?`, `=`, `/`, `;`,
-/// `,` and spaces) that holds it. A secret shorter than [`holds_secret`] looks for is left (it would mask words
-/// by chance).
-pub fn masked(text: &str, secret: &str) -> String {
-    if secret.chars().count() < SECRET_SEEN_FROM {
-        return text.to_string();
+impl Secret {
+    /// `secret`, posted in `charset` (UTF-8 when `None`).
+    pub fn new(secret: &str, charset: Option<&'static encoding_rs::Encoding>) -> Secret {
+        let mut spellings = vec![secret.as_bytes().to_vec()];
+        if let Some(charset) = charset {
+            let encoded = charset.encode(secret).0.into_owned();
+            if !spellings.contains(&encoded) {
+                spellings.push(encoded);
+            }
+        }
+        Secret {
+            short: secret.chars().count() < SECRET_SEEN_FROM,
+            spellings,
+        }
     }
-    let form: String = url::form_urlencoded::byte_serialize(secret.as_bytes()).collect();
-    let escaped = percent_encoding::utf8_percent_encode(secret, percent_encoding::NON_ALPHANUMERIC)
-        .to_string();
-    let mut out = text.replace(secret, MASK);
-    for spelled in [form, escaped] {
-        out = out.replace(&spelled, MASK);
+
+    /// Whether `text` (a URL) holds it: as written, percent-decoded, or as a form encodes it (`+` for a
+    /// space), in either spelling. A login answer redirecting to such a URL is not followed: crawl.log and
+    /// the indexes would keep it (xt18a F2: an old application put the password in its welcome page's query).
+    pub fn is_in(&self, text: &str) -> bool {
+        if self.short {
+            return false;
+        }
+        let plus = text.replace('+', " ");
+        let readings: [std::borrow::Cow<'_, [u8]>; 3] = [
+            text.as_bytes().into(),
+            percent_encoding::percent_decode_str(text)
+                .collect::<Vec<u8>>()
+                .into(),
+            percent_encoding::percent_decode_str(&plus)
+                .collect::<Vec<u8>>()
+                .into(),
+        ];
+        readings.iter().any(|bytes| {
+            self.spellings
+                .iter()
+                .any(|s| memchr::memmem::find(bytes, s).is_some())
+        })
     }
-    if holds_secret(&out, secret) {
-        let delimiter = |c: char| matches!(c, '&' | '?' | '=' | '/' | ';' | ',' | ' ');
-        out = out
-            .split_inclusive(delimiter)
-            .map(|piece| {
-                let token = piece.strip_suffix(delimiter).unwrap_or(piece);
-                if holds_secret(token, secret) {
-                    format!("{MASK}{}", &piece[token.len()..])
-                } else {
-                    piece.to_string()
-                }
-            })
-            .collect();
+
+    /// `text` with the secret masked: each spelling as written and percent- or form-encoded; then, where it is
+    /// still found ([`Secret::is_in`]), the piece of a URL that holds it (between `&`, `?`, `=`, `/`, `;`,
+    /// `,` and white space), else the word, else the line. Never text it is still found in. A secret too short
+    /// to look for is left (it would mask words by chance).
+    pub fn masked_in(&self, text: &str) -> String {
+        if self.short {
+            return text.to_string();
+        }
+        let mut out = text.to_string();
+        for s in &self.spellings {
+            if let Ok(plain) = std::str::from_utf8(s) {
+                out = out.replace(plain, MASK);
+            }
+            let form: String = url::form_urlencoded::byte_serialize(s).collect();
+            let escaped =
+                percent_encoding::percent_encode(s, percent_encoding::NON_ALPHANUMERIC).to_string();
+            out = out.replace(&form, MASK).replace(&escaped, MASK);
+        }
+        let pieces = |text: &str, delimiter: fn(char) -> bool| -> String {
+            text.split_inclusive(delimiter)
+                .map(|piece| {
+                    let token = piece.strip_suffix(delimiter).unwrap_or(piece);
+                    if self.is_in(token) {
+                        format!("{MASK}{}", &piece[token.len()..])
+                    } else {
+                        piece.to_string()
+                    }
+                })
+                .collect()
+        };
+        if self.is_in(&out) {
+            out = pieces(&out, |c| {
+                matches!(c, '&' | '?' | '=' | '/' | ';' | ',') || c.is_whitespace()
+            });
+        }
+        if self.is_in(&out) {
+            out = pieces(&out, char::is_whitespace);
+        }
+        if self.is_in(&out) {
+            out = out
+                .split_inclusive('\n')
+                .map(|line| match self.is_in(line) {
+                    true => format!("{MASK} (a line holding the password)\n"),
+                    false => line.to_string(),
+                })
+                .collect();
+        }
+        out
     }
-    out
 }
 
 /// The login form as it was found: what tells a page showing it again.
@@ -922,11 +975,25 @@ fn redirects_to(from: &Url, location: Option<&str>, prefix: &str) -> bool {
 
 /// Whether `text` shows in the page `body`: as its UTF-8 bytes (most pages), else as a reader sees the page
 /// ([`trawl_extract::page_text::shows_text`]: its own encoding, character references, no-break spaces).
+/// Read through only for a page of text (HTML, XML, plain text; or untyped), its first [`SIGN_READ_MAX`] bytes.
 fn shows(body: &[u8], content_type: Option<&str>, url: &Url, text: &str) -> bool {
+    let textual = content_type.is_none_or(|t| {
+        let t = t.to_ascii_lowercase();
+        t.starts_with("text/") || t.contains("html") || t.contains("xml")
+    });
     !text.is_empty()
-        && (body.windows(text.len()).any(|w| w == text.as_bytes())
-            || trawl_extract::page_text::shows_text(body, content_type, url, text))
+        && (memchr::memmem::find(body, text.as_bytes()).is_some()
+            || (textual
+                && trawl_extract::page_text::shows_text(
+                    &body[..body.len().min(SIGN_READ_MAX)],
+                    content_type,
+                    url,
+                    text,
+                )))
 }
+
+/// How much of a page a text sign is read through in (a sign shows near the top of a page).
+const SIGN_READ_MAX: usize = 4 << 20;
 
 /// The outcome of a login the site limits (429, 503): it says nothing of the credential (xt10a F5).
 fn limited(status: u16) -> Outcome {

@@ -436,8 +436,8 @@ pub(crate) fn ctl(job: &Path, json: bool, action: CtlAction) -> anyhow::Result<E
             )?,
             None if state == "fetched" => writeln!(
                 out,
-                "{state} {url} (by a rendered page's browser: its crawl.log line is that page's `E` request; not \
-                 fetched again)"
+                "{state} {url} (by a rendered page's browser: its crawl.log line is that page's `E` request; a \
+                 link queued before is not fetched again, a seed is)"
             )?,
             None if state == "seen" => writeln!(
                 out,

@@ -94,11 +94,9 @@ pub(crate) fn login(config_path: &Path, only: Option<usize>) -> anyhow::Result<E
             println!();
         }
         // The password never shows, whatever the site put it in (a redirect's `Location`, xt18a F2).
-        let password = access.password(spec);
-        print!(
-            "{}",
-            trawl_fetch::access::form::masked(&report(i, spec, &attempt), password)
-        );
+        let charset = attempt.submission.as_ref().map(|s| s.charset);
+        let secret = trawl_fetch::access::form::Secret::new(access.password(spec), charset);
+        print!("{}", secret.masked_in(&report(i, spec, &attempt)));
         all_ok &= attempt.ok();
     }
     Ok(if all_ok {
