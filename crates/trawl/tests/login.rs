@@ -1095,13 +1095,7 @@ async fn needs_a_browser(State(site): State<Shared>, req: Request) -> Response {
 /// is posted to them.
 #[test]
 fn trawl_login_tells_what_happened() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let site: Shared = Arc::default();
-    let addr = rt.block_on(listen(
-        Router::new().fallback(wordpress).with_state(site.clone()),
-    ));
-    let base = format!("http://127.0.0.1:{}", addr.port());
-    let dir = tempfile::tempdir().unwrap();
+    let (rt, _, base, dir) = a_site(wordpress);
     let cfg = write(
         &dir.path().join("wp.toml"),
         &format!(
@@ -1443,6 +1437,22 @@ async fn blog_with_basic(State(site): State<Shared>, req: Request) -> Response {
 }
 
 /// `trawl crawl -c CFG --job JOB` to its end: exit success and stdout + stderr.
+/// A test site served by `handler` on 127.0.0.1 (its runtime, kept for the test's length), its shared
+/// state, its base URL, and a folder for the test's files.
+fn a_site<H, T>(handler: H) -> (tokio::runtime::Runtime, Shared, String, tempfile::TempDir)
+where
+    H: axum::handler::Handler<T, Shared>,
+    T: 'static,
+{
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let site: Shared = Arc::default();
+    let addr = rt.block_on(listen(
+        Router::new().fallback(handler).with_state(site.clone()),
+    ));
+    let base = format!("http://127.0.0.1:{}", addr.port());
+    (rt, site, base, tempfile::tempdir().unwrap())
+}
+
 fn trawl_crawl(cfg: &Path, job: &Path, env: &[(&str, &str)]) -> (bool, String) {
     common::run(
         common::trawl_command()
@@ -1756,13 +1766,7 @@ async fn fickle(State(site): State<Shared>, req: Request) -> Response {
 /// sign-in page).
 #[test]
 fn a_fickle_session_is_followed_without_giving_the_login_up() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let site: Shared = Arc::default();
-    let addr = rt.block_on(listen(
-        Router::new().fallback(fickle).with_state(site.clone()),
-    ));
-    let base = format!("http://127.0.0.1:{}", addr.port());
-    let dir = tempfile::tempdir().unwrap();
+    let (_rt, site, base, dir) = a_site(fickle);
     let cfg = write(
         &dir.path().join("fickle.toml"),
         &format!(
@@ -1857,15 +1861,7 @@ async fn permissioned(State(site): State<Shared>, req: Request) -> Response {
 /// each), and every member page is archived logged in.
 #[test]
 fn pages_the_account_may_not_see_cost_one_login_in_all() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let site: Shared = Arc::default();
-    let addr = rt.block_on(listen(
-        Router::new()
-            .fallback(permissioned)
-            .with_state(site.clone()),
-    ));
-    let base = format!("http://127.0.0.1:{}", addr.port());
-    let dir = tempfile::tempdir().unwrap();
+    let (_rt, site, base, dir) = a_site(permissioned);
     let cfg = write(
         &dir.path().join("permissioned.toml"),
         &format!(
@@ -1943,13 +1939,7 @@ async fn echoing(State(site): State<Shared>, req: Request) -> Response {
 /// off no login is posted.
 #[test]
 fn a_password_the_site_puts_in_a_redirect_goes_nowhere() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let site: Shared = Arc::default();
-    let addr = rt.block_on(listen(
-        Router::new().fallback(echoing).with_state(site.clone()),
-    ));
-    let base = format!("http://127.0.0.1:{}", addr.port());
-    let dir = tempfile::tempdir().unwrap();
+    let (_rt, site, base, dir) = a_site(echoing);
     let cfg = write(
         &dir.path().join("echoing.toml"),
         &format!(
@@ -2006,13 +1996,7 @@ fn a_password_the_site_puts_in_a_redirect_goes_nowhere() {
 /// is in that summary too; a right password is not.
 #[test]
 fn a_login_that_only_looked_successful_is_found_out() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let site: Shared = Arc::default();
-    let addr = rt.block_on(listen(
-        Router::new().fallback(lenient).with_state(site.clone()),
-    ));
-    let base = format!("http://127.0.0.1:{}", addr.port());
-    let dir = tempfile::tempdir().unwrap();
+    let (rt, site, base, dir) = a_site(lenient);
     let cfg = lenient_config(dir.path(), &base, "/accounts/login/");
     let (ok, said) = trawl_login(&cfg, &[], &[("PW", "wrong")]);
     assert!(ok, "the default signs take it for a login: {said}");
@@ -2092,13 +2076,7 @@ fn a_login_that_only_looked_successful_is_found_out() {
 /// cover is not followed, and said so (not "needs a browser").
 #[test]
 fn a_login_page_that_redirects_is_followed() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let site: Shared = Arc::default();
-    let addr = rt.block_on(listen(
-        Router::new().fallback(lenient).with_state(site.clone()),
-    ));
-    let base = format!("http://127.0.0.1:{}", addr.port());
-    let dir = tempfile::tempdir().unwrap();
+    let (_rt, site, base, dir) = a_site(lenient);
     let cfg = lenient_config(dir.path(), &base, "/login");
     let env = [("PW", "s3cret")];
     let (ok, said) = trawl_login(&cfg, &[], &env);
@@ -2152,7 +2130,7 @@ fn a_login_page_that_redirects_is_followed() {
         said.contains(&format!(
             "result       FAILED: the login page redirects to http://localhost:{}/accounts/login/, which the \
              credential does not cover",
-            addr.port()
+            base.rsplit(':').next().unwrap_or_default()
         )) && said.contains("point login_url there")
             && !said.contains("needs a browser"),
         "{said}"
