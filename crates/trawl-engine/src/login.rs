@@ -139,6 +139,17 @@ pub async fn attempt(c: &Client<'_>, spec: &CredentialSpec) -> Attempt {
     let Some((page_status, forms)) = read_page(c, spec, &mut attempt).await else {
         return attempt;
     };
+    // A member page given as login_url (the address an operator copies after being sent to sign in) works,
+    // but the crawl's own capture of it is the sign-in redirect whenever the session is lost (xt18a F9).
+    if !login_form::sign_in_address(attempt.login_url.path())
+        && login_form::sign_in_address(attempt.page_url.path())
+    {
+        attempt.notes.push(format!(
+            "login_url redirects to the sign-in page {}: point login_url there (the page it names is then \
+             crawled as any member page)",
+            login_form::without_query(&attempt.page_url)
+        ));
+    }
     // A login page answered 429 or 503 is the site saying "later", as a limited post is: nothing is posted,
     // and the crawl's login stage waits and tries again (xt13a F3: the password was posted at once).
     if matches!(page_status, 429 | 503) {

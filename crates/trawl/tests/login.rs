@@ -2120,6 +2120,17 @@ fn a_login_page_that_redirects_is_followed() {
         "{log:?}"
     );
 
+    // A member page as login_url: it works, and the way to the sign-in page is named (xt18a F9).
+    let cfg = lenient_config(dir.path(), &base, "/members/1/");
+    let (ok, said) = trawl_login(&cfg, &[], &env);
+    assert!(ok, "{said}");
+    assert!(
+        said.contains(&format!(
+            "login_url redirects to the sign-in page {base}/accounts/login/: point login_url there"
+        )),
+        "{said}"
+    );
+
     // To a host the credential does not cover: said, nothing posted.
     site.lock().unwrap().requests.clear();
     let cfg = lenient_config(dir.path(), &base, "/elsewhere");
