@@ -1687,6 +1687,26 @@ fn lenient_config(dir: &Path, base: &str, login_path: &str) -> PathBuf {
     )
 }
 
+/// The answer of a site with [`FICKLE_FORM`] to its posted form `body`: for `archivist` and `password`, a new
+/// session (`sid`, counted in `logins`) and a redirect to `to`; else the form again.
+fn sign_in(s: &mut Site, body: &[u8], password: &str, to: &str) -> Response {
+    let f = form_fields(body);
+    if field(&f, "username") != Some("archivist") || field(&f, "password") != Some(password) {
+        return html(FICKLE_FORM);
+    }
+    s.logins += 1;
+    let id = format!("s{}", s.logins);
+    s.sessions.insert(id.clone());
+    (
+        StatusCode::FOUND,
+        [
+            (header::LOCATION, to.to_string()),
+            (header::SET_COOKIE, format!("sid={id}; Path=/")),
+        ],
+    )
+        .into_response()
+}
+
 /// The fickle site's login form.
 const FICKLE_FORM: &str = "<form method=\"post\" action=\"/login\"><input name=\"username\">\
     <input type=\"password\" name=\"password\"><button>Sign in</button></form>";
@@ -1705,23 +1725,8 @@ async fn fickle(State(site): State<Shared>, req: Request) -> Response {
         }
         (Method::GET, "/login") => html(FICKLE_FORM),
         (Method::POST, "/login") => {
-            let f = form_fields(&body);
-            if field(&f, "username") != Some("archivist") || field(&f, "password") != Some("s3cret")
-            {
-                return html(FICKLE_FORM);
-            }
-            s.logins += 1;
             s.member_hits = 0;
-            let id = format!("f{}", s.logins);
-            s.sessions.insert(id.clone());
-            (
-                StatusCode::FOUND,
-                [
-                    (header::LOCATION, "/members/1/".to_string()),
-                    (header::SET_COOKIE, format!("sid={id}; Path=/")),
-                ],
-            )
-                .into_response()
+            sign_in(&mut s, &body, "s3cret", "/members/1/")
         }
         (Method::GET, "/signin") => (
             StatusCode::MOVED_PERMANENTLY,
@@ -1807,24 +1812,7 @@ async fn permissioned(State(site): State<Shared>, req: Request) -> Response {
     let session = cookie(&headers, "sid").is_some_and(|c| s.sessions.contains(c));
     match (method, path.as_str()) {
         (Method::GET, "/login") => html(FICKLE_FORM),
-        (Method::POST, "/login") => {
-            let f = form_fields(&body);
-            if field(&f, "username") != Some("archivist") || field(&f, "password") != Some("s3cret")
-            {
-                return html(FICKLE_FORM);
-            }
-            s.logins += 1;
-            let id = format!("p{}", s.logins);
-            s.sessions.insert(id.clone());
-            (
-                StatusCode::FOUND,
-                [
-                    (header::LOCATION, "/members/1/".to_string()),
-                    (header::SET_COOKIE, format!("sid={id}; Path=/")),
-                ],
-            )
-                .into_response()
-        }
+        (Method::POST, "/login") => sign_in(&mut s, &body, "s3cret", "/members/1/"),
         (Method::GET, p) if p.starts_with("/staff/") => (
             StatusCode::FOUND,
             [(header::LOCATION, format!("/login?next={p}"))],
@@ -1902,28 +1890,12 @@ async fn echoing(State(site): State<Shared>, req: Request) -> Response {
     let session = cookie(&headers, "sid").is_some_and(|c| s.sessions.contains(c));
     match (method, path.as_str()) {
         (Method::GET, "/login") => html(FICKLE_FORM),
-        (Method::POST, "/login") => {
-            let f = form_fields(&body);
-            if field(&f, "username") != Some("archivist")
-                || field(&f, "password") != Some("s3cret pw")
-            {
-                return html(FICKLE_FORM);
-            }
-            s.logins += 1;
-            let id = format!("e{}", s.logins);
-            s.sessions.insert(id.clone());
-            (
-                StatusCode::FOUND,
-                [
-                    (
-                        header::LOCATION,
-                        "/welcome?user=archivist&password=s3cret+pw".to_string(),
-                    ),
-                    (header::SET_COOKIE, format!("sid={id}; Path=/")),
-                ],
-            )
-                .into_response()
-        }
+        (Method::POST, "/login") => sign_in(
+            &mut s,
+            &body,
+            "s3cret pw",
+            "/welcome?user=archivist&password=s3cret+pw",
+        ),
         (Method::GET, "/members/") if session => html("<main>Member page</main>"),
         (Method::GET, "/members/") => (
             StatusCode::FOUND,
