@@ -180,7 +180,7 @@ fn apply(shared: &Shared, queue: &str, ticket: Ticket, outcome: Outcome, worker:
             Placement::Fetched => {
                 f.mark_seen(&child.uri.uniq_key);
                 if marks_fetched(p) {
-                    f.mark_seen(&outcome::fetched(&child.uri.uniq_key));
+                    f.mark_note(&outcome::fetched(&child.uri.uniq_key));
                 }
             }
         }
@@ -200,7 +200,7 @@ fn apply(shared: &Shared, queue: &str, ticket: Ticket, outcome: Outcome, worker:
     // A cut is logged once per uniq key, and not at all for a URI the crawl has (or will) fetch. Its line
     // is handed to the journal before the frontier is let go, so the journal commits the mark with it.
     for cut in cuts {
-        if !f.is_seen(&cut.uri.uniq_key) && f.mark_seen(&format!("cut {}", cut.uri.uniq_key)) {
+        if !f.is_seen(&cut.uri.uniq_key) && f.mark_note(&format!("cut {}", cut.uri.uniq_key)) {
             p.write_line(p.log_failure(&cut.uri, cut.status, worker));
         }
     }

@@ -2,6 +2,10 @@
 
 use super::*;
 
+/// The key, among the queues' records, of the count of notes ([`Frontier::mark_note`]): no queue's name
+/// starts with a NUL.
+const NOTES_KEY: &[u8] = b"\0notes";
+
 impl<T: Item> Frontier<T> {
     /// Opens the on-disk frontier in `dir` (creating it), restoring every queue and item: items that were in
     /// flight when the process stopped are queued again.
@@ -11,8 +15,18 @@ impl<T: Item> Frontier<T> {
         let now = f.epoch;
         let wall_now = f.epoch_wall_ms;
         f.head_max = HEAD_MAX;
+        let mut notes = 0;
         for kv in store.queues.iter() {
             let (k, v) = kv.into_inner().map_err(|e| store.err(e))?;
+            if *k == *NOTES_KEY {
+                notes = <[u8; 8]>::try_from(&v[..])
+                    .map(u64::from_be_bytes)
+                    .map_err(|_| Error::Corrupt {
+                        path: store.path().to_path_buf(),
+                        what: "count of notes",
+                    })?;
+                continue;
+            }
             let name = String::from_utf8(k.to_vec()).map_err(|_| Error::Corrupt {
                 path: store.path().to_path_buf(),
                 what: "queue name",
@@ -56,7 +70,11 @@ impl<T: Item> Frontier<T> {
         for (q, spent) in f.queues.iter_mut().zip(spent) {
             q.spent = q.spent.max(spent);
         }
-        f.uniq.discovered = store.seen.len().map_err(|e| store.err(e))? as u64;
+        // The seen set holds the notes too (a store written before notes were counted has no count: its
+        // notes count as discovered, as they did then).
+        let seen = store.seen.len().map_err(|e| store.err(e))? as u64;
+        f.uniq.discovered = seen.saturating_sub(notes);
+        f.uniq.notes = notes;
         f.later = Later::restore(&store, now)?;
         f.store = Some(store);
         for id in 0..f.queues.len() as u32 {
@@ -164,6 +182,13 @@ impl<T: Item> Frontier<T> {
                 Which::Queues,
                 self.names.name(id).as_bytes().to_vec(),
                 q.record(id, rest),
+            );
+        }
+        if std::mem::take(&mut self.uniq.notes_changed) {
+            store.put(
+                Which::Queues,
+                NOTES_KEY.to_vec(),
+                self.uniq.notes.to_be_bytes().to_vec(),
             );
         }
         if wait {

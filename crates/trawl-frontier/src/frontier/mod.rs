@@ -209,6 +209,18 @@ impl<T: Item> Frontier<T> {
         true
     }
 
+    /// Marks a note kept beside the uniq keys, such as "this URI's refusal is logged" or "a browser page
+    /// fetched this URI": looked up with [`Frontier::is_seen`] like a key, but no URI, so not counted in
+    /// [`Frontier::discovered`]. Returns whether it was new.
+    pub fn mark_note(&mut self, note: &str) -> bool {
+        let fp = fingerprint(note);
+        if self.uniq.contains(fp, self.store.as_ref()) {
+            return false;
+        }
+        self.uniq.add_note(fp, self.store.as_mut());
+        true
+    }
+
     /// Queues `item` at the back of `queue` unless its uniq key was scheduled before or the queue is over
     /// budget.
     pub fn schedule(&mut self, queue: &str, item: T) -> Scheduled {
@@ -548,7 +560,7 @@ impl<T: Item> Frontier<T> {
             .count()
     }
 
-    /// Distinct uniq keys scheduled or marked seen so far.
+    /// Distinct uniq keys scheduled or marked seen so far (notes not counted).
     pub fn discovered(&self) -> u64 {
         self.uniq.discovered
     }

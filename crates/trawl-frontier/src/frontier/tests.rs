@@ -391,6 +391,35 @@ fn deleting_a_queue_commits_nothing_by_itself() {
 }
 
 #[test]
+fn notes_are_seen_but_not_discovered_uris_before_and_after_reopening() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut f: Frontier<String> = Frontier::open(dir.path(), 1).unwrap();
+        f.schedule("a", s("u1"));
+        assert!(f.mark_seen("u2"));
+        assert!(f.mark_note("cut u3"));
+        assert!(f.mark_note("fetched u2"));
+        assert!(!f.mark_note("cut u3"), "a note is marked once");
+        assert!(f.is_seen("cut u3") && f.is_seen("fetched u2"));
+        assert_eq!(f.discovered(), 2, "u1 and u2, not the notes");
+        f.flush().unwrap();
+        // Not committed: lost, as after kill -9.
+        f.mark_note("cut u4");
+    }
+    let mut f: Frontier<String> = Frontier::open(dir.path(), 1).unwrap();
+    assert_eq!(f.discovered(), 2);
+    assert!(f.is_seen("cut u3") && !f.is_seen("cut u4"));
+    f.mark_note("cut u4");
+    f.schedule("b", s("u5"));
+    assert_eq!(f.discovered(), 3);
+    f.flush().unwrap();
+    drop(f);
+    let f: Frontier<String> = Frontier::open(dir.path(), 1).unwrap();
+    assert_eq!(f.discovered(), 3, "u1, u2, u5");
+    assert_eq!(f.queued(), 2);
+}
+
+#[test]
 fn checkpoints_copy_a_consistent_store() {
     let dir = tempfile::tempdir().unwrap();
     let mut f: Frontier<String> = Frontier::open(&dir.path().join("live"), 1).unwrap();

@@ -47,8 +47,11 @@ pub(crate) struct UniqFilter {
     /// be new without a disk lookup; in lossy mode it is the whole filter.
     bloom: Option<fastbloom::BloomFilter>,
     lossy: bool,
-    /// Distinct keys scheduled or marked seen so far.
+    /// Distinct keys scheduled or marked seen so far, notes not counted.
     pub(crate) discovered: u64,
+    /// Notes marked so far ([`UniqFilter::add_note`]), and whether that count changed since the last commit.
+    pub(crate) notes: u64,
+    pub(crate) notes_changed: bool,
 }
 
 impl UniqFilter {
@@ -59,6 +62,8 @@ impl UniqFilter {
             bloom: None,
             lossy: false,
             discovered: 0,
+            notes: 0,
+            notes_changed: false,
         }
     }
 
@@ -117,6 +122,15 @@ impl UniqFilter {
         if let Some(store) = store {
             store.put(Which::Seen, fp.to_be_bytes().to_vec(), record);
         }
+    }
+
+    /// Marks a note's fingerprint seen: a key that names no URI (see [`crate::Frontier::mark_note`]), so it is
+    /// counted apart from the URIs discovered.
+    pub(crate) fn add_note(&mut self, fp: u64, store: Option<&mut Store>) {
+        self.add(fp, Vec::new(), store);
+        self.discovered -= 1;
+        self.notes += 1;
+        self.notes_changed = true;
     }
 
     /// Makes a finished item's fingerprint seen from now on, pointing to its record (it may have come in
