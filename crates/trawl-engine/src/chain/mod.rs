@@ -36,6 +36,15 @@ use self::{
 
 /// Runs `uri`, taken from `queue` by worker number `worker`, through the stages.
 pub(crate) async fn process(p: &Pipeline, uri: CrawlUri, queue: &str, worker: usize) -> Outcome {
+    // One worker at a time fetches an origin's robots.txt, claimed until this ends; a second item is ended
+    // without a fetch nor a line (the first's line stands for it).
+    let _claim = match &uri.kind {
+        UriKind::Robots { origin, .. } => match p.robots.claim(origin) {
+            Some(claim) => Some(claim),
+            None => return Outcome::only(outcome::Disposition::HandedOver),
+        },
+        UriKind::Page => None,
+    };
     match stages(p, uri, queue, worker).await {
         Ok(outcome) => outcome,
         Err(ended) => *ended,

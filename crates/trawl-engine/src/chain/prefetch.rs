@@ -28,13 +28,6 @@ pub(super) fn run(
     settings: &CrawlConfig,
     worker: usize,
 ) -> Result<CrawlUri, Ended> {
-    if let UriKind::Robots { origin, .. } = &uri.kind {
-        // Ended without a line: the robots.txt in force was fetched and logged already.
-        if p.robots.in_force(origin) {
-            return Err(Outcome::only(Disposition::HandedOver).into());
-        }
-        p.robots.fetching(origin);
-    }
     if uri.kind != UriKind::Page {
         return Ok(uri);
     }

@@ -3,7 +3,7 @@
 //! ([`RobotsCache::after_fetch`], in post). These two functions are the only places robots.txt is handled.
 
 use std::{
-    collections::HashMap,
+    collections::{HashMap, HashSet},
     sync::{
         Arc, Mutex, PoisonError,
         atomic::{AtomicU64, Ordering},
@@ -80,9 +80,27 @@ pub(crate) struct RobotsCache {
     lapse: Option<AtomicU64>,
     /// When each queue of an origin with a `Crawl-delay` last started a fetch ([`RobotsCache::pace`]).
     starts: Mutex<HashMap<String, Instant>>,
+    /// The origins whose robots.txt a worker of this process is fetching now ([`RobotsCache::claim`]).
+    claimed: Mutex<HashSet<String>>,
     /// Whether the crawl was launched with several connections per host, so that its queues are paced by
     /// their `Crawl-delay` (the frontier keeps the launch count whatever a later change says).
     paced: bool,
+}
+
+/// A worker's claim on the fetch of an origin's robots.txt ([`RobotsCache::claim`]), given up when dropped.
+pub(crate) struct RobotsClaim<'a> {
+    cache: &'a RobotsCache,
+    origin: String,
+}
+
+impl Drop for RobotsClaim<'_> {
+    fn drop(&mut self) {
+        self.cache
+            .claimed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&self.origin);
+    }
 }
 
 /// How long a robots.txt (or its absence) is trusted: `fetch.robots_expiry_s`, but at least until the pages
@@ -213,6 +231,7 @@ impl RobotsCache {
             share: None,
             lapse: None,
             starts: Mutex::default(),
+            claimed: Mutex::default(),
             paced: false,
         }
     }
@@ -406,10 +425,30 @@ impl RobotsCache {
         })
     }
 
-    /// Whether `origin`'s robots.txt is settled and in force: a robots.txt item taken now is a second one,
-    /// which a page scheduled while the first waited in the queue unknown to this process (after a resume,
-    /// with several connections per host: xt17b F1), and is not fetched.
-    pub(crate) fn in_force(&self, origin: &str) -> bool {
+    /// Claims the fetch of `origin`'s robots.txt for a robots.txt item just taken, until the claim is dropped
+    /// (its processing ended, whatever the outcome: settled, retried, redirected, panicked). `None` for a
+    /// second item, which is not fetched: one taken while another worker fetches the same robots.txt (two
+    /// items scheduled for one origin before either was fetched, with several connections per host), or
+    /// while the origin's verdict is in force (one scheduled while the first waited in the queue unknown to
+    /// this process: after a resume; xt17b F1). A retry or a redirect hop comes after its claim is dropped.
+    pub(crate) fn claim(&self, origin: &str) -> Option<RobotsClaim<'_>> {
+        if self.in_force(origin) {
+            return None;
+        }
+        let mut claimed = self.claimed.lock().unwrap_or_else(PoisonError::into_inner);
+        if !claimed.insert(origin.to_string()) {
+            return None;
+        }
+        drop(claimed);
+        self.fetching(origin);
+        Some(RobotsClaim {
+            cache: self,
+            origin: origin.to_string(),
+        })
+    }
+
+    /// Whether `origin`'s robots.txt is settled and in force.
+    fn in_force(&self, origin: &str) -> bool {
         matches!(
             self.origins().get(origin),
             Some(RobotsState::Known { expires, .. }) if *expires > Instant::now()
@@ -427,7 +466,7 @@ impl RobotsCache {
     /// A robots.txt of `origin` is about to be fetched: an origin this process knows nothing of (a
     /// robots.txt left queued by an earlier run, which resume takes before any page) becomes pending, so
     /// that a page of it taken meanwhile waits for this fetch instead of scheduling a second one.
-    pub(crate) fn fetching(&self, origin: &str) {
+    fn fetching(&self, origin: &str) {
         self.origins()
             .entry(origin.to_string())
             .or_insert_with(|| RobotsState::Pending {
@@ -666,17 +705,30 @@ mod tests {
         assert!(matches!(cache.gate(&fresh, "q"), Gate::Needed));
     }
 
-    /// A robots.txt item taken while its origin's verdict is in force is a second one, not fetched; one taken
-    /// while the origin is unknown, pending or its verdict lapsed is fetched (xt17b F1).
+    /// A robots.txt item taken while another worker fetches its origin's robots.txt, or while the origin's
+    /// verdict is in force, is a second one, not fetched; one taken while the origin is unknown, pending
+    /// with no fetch going on (a retry's turn) or its verdict lapsed is fetched (xt17b F1).
     #[test]
-    fn a_second_robots_txt_is_known_by_the_verdict_in_force() {
+    fn a_second_robots_txt_is_known_by_the_claim_or_the_verdict_in_force() {
         let cache = RobotsCache::new("trawl".into());
         let origin = "http://127.0.0.1:9";
-        assert!(!cache.in_force(origin));
-        cache.fetching(origin);
-        assert!(!cache.in_force(origin));
+        let first = cache.claim(origin).expect("unknown: fetched");
+        assert!(cache.is_pending(origin));
+        assert!(
+            cache.claim(origin).is_none(),
+            "taken while the first is fetched"
+        );
+        assert!(
+            cache.claim("https://127.0.0.1:9").is_some(),
+            "another origin"
+        );
+        drop(first);
+        let retry = cache
+            .claim(origin)
+            .expect("pending, its first fetch ended: a retry");
+        drop(retry);
         lapsed(&cache, None);
-        assert!(!cache.in_force(origin));
+        drop(cache.claim(origin).expect("lapsed: fetched again"));
         cache.settle(
             origin,
             RobotsState::Known {
@@ -685,7 +737,7 @@ mod tests {
                 why: None,
             },
         );
-        assert!(cache.in_force(origin));
+        assert!(cache.claim(origin).is_none(), "in force");
     }
 
     #[test]
