@@ -396,7 +396,8 @@ pub(crate) fn swallowed_records(content: &[u8]) -> Option<usize> {
 }
 
 /// Whether from `start` on `content` is nothing but ARC records (header line, content, newline between
-/// them), the last ending at the end of `content`.
+/// them), the last ending at the end of `content` or one newline before it (a length that took in the
+/// last record's separator too: xt19a F2).
 fn record_chain_ends(content: &[u8], mut start: usize) -> bool {
     loop {
         let Some(end) = memchr::memchr(b'\n', &content[start..]).map(|n| start + n) else {
@@ -416,6 +417,9 @@ fn record_chain_ends(content: &[u8], mut start: usize) -> bool {
         }
         if next >= content.len() || content[next] != b'\n' {
             return false;
+        }
+        if next + 1 == content.len() {
+            return true;
         }
         start = next + 1;
     }
@@ -498,12 +502,7 @@ pub(crate) fn flaws(rec: &impl ArcRecord) -> Vec<Problem> {
         flaws.push(Problem::Ip(ip.to_owned()));
     }
     let block = rec.block();
-    if !is_filedesc(rec)
-        && is_http(field("URL"))
-        && !block.is_empty()
-        && !parse_head_ok(block)
-        && !icy_head(block)
-    {
+    if !is_filedesc(rec) && is_http(field("URL")) && !parse_head_ok(block) && !icy_head(block) {
         flaws.push(Problem::HttpHead);
     }
     flaws
@@ -835,6 +834,12 @@ mod tests {
                 false,
                 Some(Problem::HttpHead),
             ),
+            // An empty http record has no head either (xt19a F3): a resource record once converted.
+            (
+                rec("http://a/ 1.2.3.4 20140216050221 text/html 0", b""),
+                false,
+                Some(Problem::HttpHead),
+            ),
             (
                 rec("dns:a 1.2.3.4 20140216050221 text/dns 3", b"abc"),
                 false,
@@ -905,8 +910,11 @@ mod tests {
         swallowing.extend_from_slice(two);
         let mut three = swallowing.clone();
         three.extend_from_slice(b"\ndns:c ::1 20140216050221 text/dns 2\nab");
+        // The length took in the last record's separating newline too (xt19a F2).
+        let mut with_newline = swallowing.clone();
+        with_newline.push(b'\n');
         let line = |n: usize| format!("http://a/ 1.2.3.4 20140216050221 text/html {n}");
-        for content in [&swallowing, &three] {
+        for content in [&swallowing, &three, &with_newline] {
             assert_eq!(swallowed_records(content), Some(head.len()));
             assert_eq!(
                 problem(&rec(&line(content.len()), content), false),

@@ -213,6 +213,9 @@ pub struct Indexed {
     /// the damage, or stop short of its content's end). A record is sure to be whole only when the next
     /// record's header line begins where its length says.
     pub unsure: Option<u64>,
+    /// The offset of a plain ARC file's last record when the file ends before its Archive-length: its line
+    /// is for the part the file holds (`trawl warc verify` fails it; `convert` marks it `WARC-Truncated`).
+    pub cut_short: Option<u64>,
 }
 
 /// An ARC record whose Archive-length is wrong and swallows the whole records after it.
@@ -263,6 +266,14 @@ pub fn index_records(path: &Path, filename: &str) -> Indexed {
         };
         plain_arc = (record.is_arc() && record.compression == crate::Compression::None)
             .then_some(record.offset);
+        if plain_arc.is_some()
+            && record
+                .get("Archive-length")
+                .and_then(|l| l.parse::<u64>().ok())
+                .is_some_and(|says| says > record.block.len() as u64)
+        {
+            indexed.cut_short = Some(record.offset);
+        }
         if record.compression != crate::Compression::None
             && previous.replace(record.offset) == Some(record.offset)
         {

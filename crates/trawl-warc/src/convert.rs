@@ -144,6 +144,16 @@ pub fn convert(input: &Path, output: &Path) -> Result<Rewritten, Error> {
         }
         if truncated {
             record.set("WARC-Truncated", "unspecified");
+            // Named like a repaired record: a batch conversion must not hide a partial capture (xt19a F4).
+            let problem = arc::damage(rec, was_first).map(|p| p.to_string());
+            repaired.push(ArcRepair {
+                offset: rec.offset,
+                url: rec.get("URL").unwrap_or_default().to_owned(),
+                repairs: vec![format!(
+                    "{}: written as far as it goes, marked WARC-Truncated: unspecified",
+                    problem.unwrap_or_default()
+                )],
+            });
         }
         if record.get("WARC-Type") == Some("warcinfo") {
             warcinfo_id = Some(record.id().to_owned());

@@ -945,7 +945,10 @@ fn read_warc_record<B: BufRead>(
         .read_to_end(&mut end)
         .map_err(read_err)?;
     if end != b"\r\n\r\n" {
-        return Err(malformed("CRLF CRLF after the block", excerpt(&end)));
+        return Err(malformed(
+            "CRLF CRLF after the block as long as Content-Length says (is the length right?)",
+            excerpt(&end),
+        ));
     }
     Ok((parsed, block, head))
 }
@@ -1050,7 +1053,7 @@ mod tests {
             (b"WARC/1.1\r\nA: b\r\n\r\nhi\r\n\r\n".to_vec(), "t.warc: record at offset 0: header Content-Length: missing".into()),
             (b"WARC/1.1\r\nContent-Length: -1\r\n\r\n".to_vec(), "t.warc: record at offset 0: header Content-Length: \"-1\" is not a byte count".into()),
             (b"WARC/1.1\r\nContent-Length: 5\r\n\r\nhi".to_vec(), "t.warc: record at offset 0: expected a block of 5 bytes (Content-Length), found 2 bytes then end of input".into()),
-            (b"WARC/1.1\r\nContent-Length: 1\r\n\r\nhi\r\n\r\n".to_vec(), "t.warc: record at offset 0: expected CRLF CRLF after the block, found \"i\\r\\n\\r\"".into()),
+            (b"WARC/1.1\r\nContent-Length: 1\r\n\r\nhi\r\n\r\n".to_vec(), "t.warc: record at offset 0: expected CRLF CRLF after the block as long as Content-Length says (is the length right?), found \"i\\r\\n\\r\"".into()),
             (b"WARC/1.1\r\nContent-Length: 99999999999\r\n\r\n".to_vec(), "t.warc: record at offset 0: 99999999999 bytes exceed the limit of 1073741824".into()),
             ([REC.to_vec(), member[..member.len() - 3].to_vec()].concat(), format!("t.warc: record at offset {}: bad gzip member: ", REC.len())),
             (bad_crc, "t.warc: record at offset 0: bad gzip member: ".into()),

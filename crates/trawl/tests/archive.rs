@@ -1133,8 +1133,21 @@ fn arc_and_other_producers_archives_list_verify_index_convert_and_replay() {
         assert!(convert_ok, "{name}: {convert_said}");
         common::warcio_check(&out);
         // The index is the reference indexer's, byte for byte.
-        let (ok, index) = trawl_cli(&["warc".as_ref(), "index".as_ref(), arc.as_os_str()]);
-        assert!(ok, "{index}");
+        let (ok, said) = trawl_cli(&["warc".as_ref(), "index".as_ref(), arc.as_os_str()]);
+        assert!(ok, "{said}");
+        let (warnings, index): (Vec<&str>, Vec<&str>) = said
+            .split_inclusive('\n')
+            .partition(|l| l.starts_with("WARN "));
+        let index = index.concat();
+        // A record the file cuts short is named, as by convert (xt19a F4).
+        if name == "warcio/example-space-in-url.arc" {
+            assert!(
+                warnings.len() == 1 && warnings[0].contains("at offset 151: the file ends before"),
+                "{said}"
+            );
+        } else {
+            assert!(warnings.is_empty(), "{said}");
+        }
         if let Some(indexer) = &indexer
             && !name.starts_with("webarchive-commons/")
         {

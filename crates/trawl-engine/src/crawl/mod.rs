@@ -701,13 +701,17 @@ impl Crawl {
                     started.elapsed().as_secs_f64()
                 );
             }
+            let (captures, from) = (
+                plural(lines as u64, "capture"),
+                plural(files as u64, "file"),
+            );
             if damaged > 0 {
                 tracing::warn!(
-                    "dedup: {lines} captures read from {files} files, {damaged} of them damaged and read in part \
-                     or not at all (each named above): the crawl goes on, storing again a payload only they hold"
+                    "dedup: {captures} read from {from}, {damaged} of them damaged and read in part or not at \
+                     all (each named above): the crawl goes on, storing again a payload only they hold"
                 );
             } else {
-                tracing::info!("dedup: {lines} captures read from {files} files");
+                tracing::info!("dedup: {captures} read from {from}");
             }
             if config.fetch.conditional_recrawl {
                 // Each URL keeps the validators of its latest capture by date, whatever the order.
@@ -1015,6 +1019,14 @@ fn failed_logins(
     let mut all: Vec<FailedLogin> = tried.chain(unused).collect();
     all.sort_by_key(|l| l.credential);
     all
+}
+
+/// `n` and `what`, in the plural unless `n` is 1.
+fn plural(n: u64, what: &str) -> String {
+    match n {
+        1 => format!("1 {what}"),
+        n => format!("{n} {what}s"),
+    }
 }
 
 #[cfg(test)]

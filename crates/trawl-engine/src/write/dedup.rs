@@ -169,7 +169,17 @@ impl Loaded {
             }
             said.push_str(&format!("{stop}; the rest of the file is not read"));
         }
-        let mend = if trawl_warc::is_archive_name(path) {
+        let one_stream = matches!(
+            &self.stopped,
+            Some(Error::DamagedArchive(
+                trawl_warc::Error::SharedMember { .. }
+            ))
+        );
+        let mend = if one_stream {
+            // Nothing of such a file can be indexed: an index of it would be empty (xt19a F6).
+            "mend the file as said (`trawl warc recompress`), or take it out of [warc] dedup_from"
+                .to_owned()
+        } else if trawl_warc::is_archive_name(path) {
             format!(
                 "mend the file, or index what can be read of it (`trawl warc index {} -o {}` writes the captures \
                  before the damage; the index beside it is then read instead), or take it out of [warc] dedup_from",
@@ -180,11 +190,12 @@ impl Loaded {
             "mend the file or take it out of [warc] dedup_from".to_owned()
         };
         said.push_str(&format!(
-            "; {} line{} or record{} read from it are used. The crawl goes on, deduplicating less (a payload \
+            "; {} line{} or record{} read from it {} used. The crawl goes on, deduplicating less (a payload \
              only in the unread part is stored again); {mend}",
             self.lines,
             if self.lines == 1 { "" } else { "s" },
             if self.lines == 1 { "" } else { "s" },
+            if self.lines == 1 { "is" } else { "are" },
         ));
         Some(said)
     }

@@ -498,6 +498,13 @@ fn index_warc(
             s.at
         );
     }
+    if let Some(offset) = indexed.cut_short {
+        say!(
+            "WARN {} at offset {offset}: the file ends before the ARC record's Archive-length (cut short): \
+             its index line is for the part the file holds (`trawl warc verify` fails the record)",
+            warc.display()
+        );
+    }
     if !indexed.swallowing.is_empty() && indexed.stopped.is_none() {
         damaged = 1;
     }
@@ -715,7 +722,7 @@ fn rewrite(
     }
     if let Some(e) = stopped {
         say!(
-            "WARN {e}; the ARC file cannot be read from there on (cut short, or damaged): {} holds the {} \
+            "WARN {e}; the file cannot be read from there on (cut short, or damaged): {} holds the {} \
              before it, none after (`trawl warc verify {}` names the problem)",
             output.display(),
             count(records, "record"),
