@@ -696,3 +696,106 @@ async fn a_robots_expiry_under_the_delay_lets_pages_through() {
         .count();
     assert_eq!(robots, 1, "{log:?}");
 }
+
+/// A server whose `/robots.txt` is answered by `robots` (called with how many times it was asked before), and
+/// whose other paths are pages; with the number of robots.txt requests.
+async fn robots_site(
+    robots: fn(usize) -> Response,
+) -> (SocketAddr, Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let asked = Arc::new(AtomicUsize::new(0));
+    let count = asked.clone();
+    let app = Router::new()
+        .route(
+            "/robots.txt",
+            axum::routing::get(move || {
+                let n = count.fetch_add(1, Ordering::SeqCst);
+                async move { robots(n) }
+            }),
+        )
+        .fallback(|| async { "<p>a page</p>" });
+    (common::listen(app).await, asked)
+}
+
+/// Seeds `/p0` to `/p{n-1}` of `addr`, crawled with one retry; the crawl.log.
+async fn crawl_pages(
+    addr: SocketAddr,
+    n: usize,
+    tweak: impl FnOnce(&mut trawl_config::CrawlConfig),
+) -> Vec<trawl::selftest::crawl_log::LogLine> {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("c.toml");
+    let seeds: Vec<String> = (0..n).map(|i| format!("\"http://{addr}/p{i}\"")).collect();
+    std::fs::write(&cfg, format!("[seeds]\nurls = [{}]\n", seeds.join(", "))).unwrap();
+    let job = dir.path().join("job");
+    let crawl = common::crawl_quickly_with(&cfg, &job, |c| {
+        c.frontier.max_retries = 1;
+        c.frontier.retry_delay_ms = 100;
+        tweak(c);
+    });
+    tokio::time::timeout(Duration::from_secs(60), crawl)
+        .await
+        .expect("the crawl ends");
+    common::crawl_log(&job)
+}
+
+/// xt19b F2: a robots.txt cut short by a timeout (or a broken connection) was read as far as it came and
+/// trusted for a day, so a `Disallow` in its lost part was not obeyed. It is no answer: tried again, then
+/// every page ends -61 `robots:timeTrunc`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_robots_txt_cut_short_allows_nothing() {
+    let (addr, asked) = robots_site(|_| {
+        // Its first rules, then silence past the timeout: what follows might disallow everything.
+        let stream = futures_util::stream::unfold(0, |n| async move {
+            if n > 0 {
+                tokio::time::sleep(Duration::from_secs(60)).await;
+            }
+            Some((
+                Ok::<_, std::convert::Infallible>(&b"User-agent: *\nDisallow: /a\n"[..]),
+                n + 1,
+            ))
+        });
+        Response::builder()
+            .header(header::CONTENT_TYPE, "text/plain")
+            .body(Body::from_stream(stream))
+            .unwrap()
+    })
+    .await;
+    let log = crawl_pages(addr, 3, |c| c.fetch.timeout_ms = 1000).await;
+    assert_eq!(
+        asked.load(std::sync::atomic::Ordering::SeqCst),
+        2,
+        "{log:#?}"
+    );
+    for i in 0..3 {
+        let page = common::log_line(&log, &format!("http://{addr}/p{i}"));
+        assert_eq!(page.status, -61, "{page:?}");
+        assert_eq!(page.annotations, ["robots:timeTrunc"], "{page:?}");
+    }
+}
+
+/// xt19b F3: a robots.txt answering 503 with a `Retry-After` longer than `retry_delay_ms` was asked for
+/// again by every page: its failure's verdict lapsed while the host rested. It now lasts past the rest, so
+/// the pages end -61 after one round of tries.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_robots_txt_asking_to_wait_is_asked_for_once_per_round() {
+    let (addr, asked) = robots_site(|_| {
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            [(header::RETRY_AFTER, "2")],
+            "busy",
+        )
+            .into_response()
+    })
+    .await;
+    let log = crawl_pages(addr, 6, |_| {}).await;
+    assert_eq!(
+        asked.load(std::sync::atomic::Ordering::SeqCst),
+        2,
+        "{log:#?}"
+    );
+    for i in 0..6 {
+        let page = common::log_line(&log, &format!("http://{addr}/p{i}"));
+        assert_eq!(page.status, -61, "{page:?}");
+    }
+}

@@ -133,6 +133,17 @@ pub(super) async fn run(
             Err(Outcome::only(disposition).into())
         }
         Err(_) => Ok((uri, record)),
+        // A robots.txt the connection or a timeout cut short is no answer: tried again as after a failed
+        // fetch, before anything of it is written (xt19b F2).
+        Ok(resp)
+            if matches!(uri.kind, UriKind::Robots { .. })
+                && super::robots::cut_short(resp.truncated)
+                && retries_left(&uri, settings) =>
+        {
+            let politeness = politeness(p, settings, &uri, &record);
+            let disposition = retry(p, uri, settings, false, politeness);
+            Err(Outcome::only(disposition).into())
+        }
         Ok(_) => {
             // A 5xx or 429 is a failure in a row like a timeout (post counts it); any other answer ends a run.
             if !record.try_later() {

@@ -46,7 +46,8 @@ pub(super) fn run(
             }
             let line = p.log_failure(&uri, status, worker);
             let mut outcome = Outcome::done(status, delay).logged(line);
-            if let AfterFetch::Settled(release) = p.robots.after_fetch(&uri, &mut record, settings)
+            if let AfterFetch::Settled(release) =
+                p.robots.after_fetch(&uri, &mut record, settings, delay)
             {
                 outcome.release = release;
             }
@@ -77,7 +78,7 @@ pub(super) fn run(
         delay = final_failure(p, &uri.url, settings, delay);
     }
     let mut outcome = Outcome::done(i32::from(status), delay);
-    match p.robots.after_fetch(&uri, &mut record, settings) {
+    match p.robots.after_fetch(&uri, &mut record, settings, delay) {
         AfterFetch::Settled(release) => outcome.release = release,
         AfterFetch::Redirected(next) => {
             let origin = match &next.kind {

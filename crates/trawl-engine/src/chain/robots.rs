@@ -16,6 +16,7 @@ use trawl_config::Annotation;
 use trawl_config::CrawlConfig;
 use trawl_config::CrawlUri;
 use trawl_config::UriKind;
+use trawl_config::annotation::Truncation;
 use trawl_config::origin;
 use trawl_config::status;
 use trawl_extract::Hop;
@@ -139,17 +140,23 @@ impl RobotsCache {
     /// Settles `uri`'s origin from its robots.txt fetch (an answer, or a failure after its retries): 2xx rules,
     /// 4xx allow everything but 429, which like 5xx or no answer disallows everything until retried (the
     /// pages end -61 `robots:429`), a refused address keeps the whole origin off limits. A redirect is
-    /// followed instead, up to [`MAX_REDIRECTS`]; one to a refused address is no answer.
+    /// followed instead, up to [`MAX_REDIRECTS`]; one to a refused address is no answer. A file the
+    /// connection or a timeout cut short is no answer either (its lost part may disallow what the rest
+    /// allows: xt19b F2); one cut at `fetch.max_robots_bytes` is read as far as it goes (RFC 9309 §2.5).
+    /// `rest` is how long the host rests after this fetch (a `Retry-After` included): a failure's verdict
+    /// lasts past it, so the pages that come after the rest find it and end, instead of each asking for
+    /// the robots.txt again (xt19b F3).
     pub(crate) fn after_fetch(
         &self,
         uri: &CrawlUri,
         record: &mut FetchRecord,
         settings: &CrawlConfig,
+        rest: Duration,
     ) -> AfterFetch {
         let UriKind::Robots { origin, redirects } = &uri.kind else {
             return AfterFetch::Settled(Vec::new());
         };
-        let retry = Duration::from_millis(settings.frontier.retry_delay_ms);
+        let retry = Duration::from_millis(settings.frontier.retry_delay_ms).max(rest + RECHECK);
         let known = |robots: Robots, ttl: Duration, why: Option<Annotation>| RobotsState::Known {
             robots: Arc::new(robots),
             expires: Instant::now() + ttl,
@@ -170,6 +177,15 @@ impl RobotsCache {
                     Robots::DisallowAll,
                     retry,
                     Some(Annotation::Robots(Box::new(e.annotation()))),
+                )
+            }
+            Ok(resp) if cut_short(resp.truncated) => {
+                let why = Annotation::Truncated(resp.truncated.unwrap_or(Truncation::Disconnect));
+                shared = shared_failure(&why);
+                known(
+                    Robots::DisallowAll,
+                    retry,
+                    Some(Annotation::Robots(Box::new(why))),
                 )
             }
             Ok(resp) => {
@@ -590,8 +606,15 @@ fn whole_lines(body: &[u8]) -> &[u8] {
 fn shared_failure(failure: &Annotation) -> Option<Vec<u8>> {
     match failure {
         Annotation::FetchFailed(kind) => Some([b"E".as_slice(), kind.as_bytes()].concat()),
+        Annotation::Truncated(t) => Some([b"E".as_slice(), t.annotation().as_bytes()].concat()),
         _ => None,
     }
+}
+
+/// Whether a robots.txt body `truncated` so was cut short by the connection or a timeout: no answer, as
+/// a fetch that failed (a cut at the size limit is read as far as it goes).
+pub(crate) fn cut_short(truncated: Option<Truncation>) -> bool {
+    matches!(truncated, Some(Truncation::Time | Truncation::Disconnect))
 }
 
 /// The state a shared verdict stands for, for `ttl` more: `R` + status (2 bytes) + body, the rules of an
@@ -608,6 +631,17 @@ fn shared_state(value: &[u8], ttl: Duration, agent: &str) -> Option<RobotsState>
                 robots: Arc::new(robots),
                 expires,
                 why,
+            })
+        }
+        (b'E', b"timeTrunc" | b"midFetchTrunc") => {
+            let cut = match value {
+                b"EtimeTrunc" => Truncation::Time,
+                _ => Truncation::Disconnect,
+            };
+            Some(RobotsState::Known {
+                robots: Arc::new(Robots::DisallowAll),
+                expires,
+                why: Some(Annotation::Robots(Box::new(Annotation::Truncated(cut)))),
             })
         }
         (b'E', kind) => {
@@ -763,7 +797,12 @@ mod tests {
         let mut page = awaited();
         page.awaited_robots = false;
         assert!(matches!(cache.gate(&page, "q"), Gate::Needed));
-        cache.after_fetch(&page.robots_prerequisite(), &mut record, &settings);
+        cache.after_fetch(
+            &page.robots_prerequisite(),
+            &mut record,
+            &settings,
+            Duration::ZERO,
+        );
         let at = |path: &str| {
             let mut uri = page.clone();
             uri.url = url::Url::parse(&format!("http://127.0.0.1:9{path}")).unwrap();
@@ -794,6 +833,7 @@ mod tests {
                 &page.robots_prerequisite(),
                 &mut record,
                 &CrawlConfig::default(),
+                Duration::ZERO,
             );
             cache.gate(&page, "q")
         };

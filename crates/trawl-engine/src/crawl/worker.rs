@@ -140,7 +140,13 @@ fn apply(shared: &Shared, queue: &str, ticket: Ticket, outcome: Outcome, worker:
         }
         Disposition::Held { mut uri, hold } => {
             uri.annotations.clear();
-            f.schedule_first(queue, uri);
+            // A page waiting for its robots.txt goes to the back: in front, it came out again each time its
+            // hold lapsed and was held again, and the robots.txt behind it was never taken (xt19b F1).
+            if hold.as_ref().is_some_and(|h| h.robots) {
+                f.requeue(queue, uri);
+            } else {
+                f.schedule_first(queue, uri);
+            }
             f.finished(queue, ticket, None, now, Duration::ZERO);
             if let Some(hold) = hold {
                 f.hold(queue, hold.until);
