@@ -57,7 +57,7 @@ pub struct ReadRecord {
 impl ReadRecord {
     /// The [`Error::SharedMember`] of this record, of the file at `path`: the second record read from one
     /// gzip member (or zstd frame).
-    pub(crate) fn shared_member_error(&self, path: &std::path::Path) -> Error {
+    pub fn shared_member_error(&self, path: &std::path::Path) -> Error {
         Error::SharedMember {
             path: path.to_path_buf(),
             offset: self.offset,

@@ -1186,6 +1186,17 @@ fn arc_and_other_producers_archives_list_verify_index_convert_and_replay() {
             && said.contains("trawl warc recompress"),
         "{said}"
     );
+    // ls lists its records and says so too, as it says a file holding none (xt19a F10).
+    let (ok, said) = trawl_cli(&["warc".as_ref(), "ls".as_ref(), one_stream.as_os_str()]);
+    assert!(
+        !ok && said.contains("cannot be reached by offset for replay")
+            && said.lines().filter(|l| l.starts_with("0\t")).count() > 1,
+        "{said}"
+    );
+    let empty = dir.path().join("empty.warc.gz");
+    std::fs::write(&empty, b"").unwrap();
+    let (ok, said) = trawl_cli(&["warc".as_ref(), "ls".as_ref(), empty.as_os_str()]);
+    assert!(!ok && said.contains("holds no record"), "{said}");
     let mended = dir.path().join("mended.warc.gz");
     let (ok, said) = trawl_cli(&[
         "warc".as_ref(),
