@@ -34,10 +34,11 @@ pub(crate) const RECHECK: Duration = Duration::from_secs(1);
 #[derive(Debug)]
 enum RobotsState {
     /// The prerequisite is queued or being fetched (scheduled here `since`); `waiting` are the queues held
-    /// until it is known.
+    /// until it is known; `cached`, the rules of the robots.txt it refreshes, kept on if it fails.
     Pending {
         waiting: Vec<String>,
         since: Instant,
+        cached: Option<Arc<Robots>>,
     },
     /// Rules in force until `expires`; `why` says why everything is disallowed (the robots.txt fetch's
     /// failure), for the pages' crawl.log lines.
@@ -229,6 +230,14 @@ impl RobotsCache {
                 known(robots, ttl, why)
             }
         };
+        let state = match self.cached(origin, &state) {
+            Some(cached) => {
+                // Each process keeps to its own copy: the failure is not published.
+                shared = None;
+                cached
+            }
+            None => state,
+        };
         if let RobotsState::Known { expires, .. } = &state {
             self.publish(
                 origin,
@@ -237,6 +246,37 @@ impl RobotsCache {
             );
         }
         AfterFetch::Settled(self.settle(origin, state))
+    }
+
+    /// What stands for `failed`, a failed refresh of `origin`'s robots.txt (no answer, a 5xx, a 429, a body
+    /// cut short), when the rules of the robots.txt it refreshed are at hand: those rules until `failed`'s
+    /// verdict lapses and the file is fetched again. RFC 9309 §2.4 lets a crawler keep a cached copy while
+    /// the file is unreachable; a brief 503 at a refresh had ended every queued page of the host -61
+    /// (xt19b F4). `None` for an answer, or with no rules at hand.
+    fn cached(&self, origin: &str, failed: &RobotsState) -> Option<RobotsState> {
+        let RobotsState::Known {
+            expires,
+            why: Some(_),
+            ..
+        } = failed
+        else {
+            return None;
+        };
+        let robots = match self.origins().get(origin)? {
+            RobotsState::Pending {
+                cached: Some(robots),
+                ..
+            }
+            | RobotsState::Known {
+                robots, why: None, ..
+            } => Arc::clone(robots),
+            _ => return None,
+        };
+        Some(RobotsState::Known {
+            robots,
+            expires: *expires,
+            why: None,
+        })
     }
 
     /// An empty cache for `agent` (the product token robots.txt groups name).
@@ -401,7 +441,7 @@ impl RobotsCache {
                 status: *status,
                 note: Some(note.clone()),
             },
-            Some(RobotsState::Pending { waiting, since }) if !self.lapsed(*since) => {
+            Some(RobotsState::Pending { waiting, since, .. }) if !self.lapsed(*since) => {
                 if !waiting.iter().any(|q| q == queue) {
                     waiting.push(queue.to_string());
                 }
@@ -421,13 +461,26 @@ impl RobotsCache {
                 note: Some(why.clone()),
             },
             _ => {
-                // Queues held for a pending state that lapsed stay held for the new fetch.
-                let waiting = match origins.remove(origin) {
-                    Some(RobotsState::Pending { waiting, .. }) => waiting,
-                    _ => Vec::new(),
+                // Queues held for a pending state that lapsed stay held for the new fetch; the rules of a
+                // robots.txt that lapsed stay at hand, should the new fetch fail.
+                let (waiting, cached) = match origins.remove(origin) {
+                    Some(RobotsState::Pending {
+                        waiting, cached, ..
+                    }) => (waiting, cached),
+                    Some(RobotsState::Known {
+                        robots, why: None, ..
+                    }) => (Vec::new(), Some(robots)),
+                    _ => (Vec::new(), None),
                 };
                 let since = Instant::now();
-                origins.insert(origin.to_string(), RobotsState::Pending { waiting, since });
+                origins.insert(
+                    origin.to_string(),
+                    RobotsState::Pending {
+                        waiting,
+                        since,
+                        cached,
+                    },
+                );
                 Gate::Needed
             }
         };
@@ -488,6 +541,7 @@ impl RobotsCache {
             .or_insert_with(|| RobotsState::Pending {
                 waiting: Vec::new(),
                 since: Instant::now(),
+                cached: None,
             });
     }
 
@@ -846,6 +900,56 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(matches!(settled(404), Gate::Allowed));
+    }
+
+    /// xt19b F4: a refresh of a robots.txt that meets a 503 keeps the rules it refreshed (RFC 9309 §2.4)
+    /// until the failure's verdict lapses, where it ended every queued page of the host -61; a first fetch
+    /// that fails still allows nothing.
+    #[test]
+    fn a_failed_refresh_keeps_the_rules_it_refreshed() {
+        let origin = "http://127.0.0.1:9";
+        let at = |path: &str| {
+            let mut uri = awaited();
+            uri.awaited_robots = false;
+            uri.url = url::Url::parse(&format!("{origin}{path}")).unwrap();
+            uri
+        };
+        let busy = || {
+            let mut record = crate::fetch_record::tests::gzipped(b"busy");
+            if let Ok(resp) = &mut record.fetched.result {
+                resp.status = 503;
+            }
+            record
+        };
+        let settings = CrawlConfig::default();
+        let cache = RobotsCache::new("trawl".into());
+        cache.settle(
+            origin,
+            RobotsState::Known {
+                robots: Arc::new(Robots::from_response(
+                    200,
+                    b"User-agent: *\nDisallow: /private\n",
+                    "trawl",
+                )),
+                expires: Instant::now(),
+                why: None,
+            },
+        );
+        assert!(matches!(cache.gate(&at("/page"), "q"), Gate::Needed));
+        let refresh = at("/page").robots_prerequisite();
+        cache.after_fetch(&refresh, &mut busy(), &settings, Duration::ZERO);
+        assert!(matches!(cache.gate(&at("/page"), "q"), Gate::Allowed));
+        assert!(matches!(
+            cache.gate(&at("/private/x"), "q"),
+            Gate::Blocked { status: s, .. } if s == status::ROBOTS_DISALLOWED
+        ));
+        let first = RobotsCache::new("trawl".into());
+        assert!(matches!(first.gate(&at("/page"), "q"), Gate::Needed));
+        first.after_fetch(&refresh, &mut busy(), &settings, Duration::ZERO);
+        assert!(matches!(
+            first.gate(&at("/page"), "q"),
+            Gate::Blocked { status: s, .. } if s == status::ROBOTS_PREREQUISITE_FAILED
+        ));
     }
 
     /// A cache as a shared crawl's worker process has it, with `lapse`, and no Redis behind it.
