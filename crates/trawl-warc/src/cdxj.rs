@@ -272,7 +272,15 @@ pub fn index_records(path: &Path, filename: &str) -> Indexed {
                 .and_then(|l| l.parse::<u64>().ok())
                 .is_some_and(|says| says > record.block.len() as u64)
         {
-            indexed.cut_short = Some(record.offset);
+            // Cut short by the end of the file, unless what it holds shows its length is wrong: the header
+            // line of a later record, which the length swallowed (and which has no line of its own).
+            match crate::arc::later_header_line(&record.block) {
+                None => indexed.cut_short = Some(record.offset),
+                Some(at) => indexed.swallowing.push(Swallowing {
+                    offset: record.offset,
+                    at,
+                }),
+            }
         }
         if record.compression != crate::Compression::None
             && previous.replace(record.offset) == Some(record.offset)
@@ -282,6 +290,7 @@ pub fn index_records(path: &Path, filename: &str) -> Indexed {
             return indexed;
         }
         if record.is_arc()
+            && indexed.swallowing.last().map(|s| s.offset) != Some(record.offset)
             && let Some(at) = crate::arc::swallowed_records(&record.block)
         {
             indexed.swallowing.push(Swallowing {

@@ -144,16 +144,21 @@ pub fn convert(input: &Path, output: &Path) -> Result<Rewritten, Error> {
         }
         if truncated {
             record.set("WARC-Truncated", "unspecified");
-            // Named like a repaired record: a batch conversion must not hide a partial capture (xt19a F4).
+            // Named like a repaired record, on its one line: a batch conversion must not hide a partial
+            // capture (xt19a F4).
             let problem = arc::damage(rec, was_first).map(|p| p.to_string());
-            repaired.push(ArcRepair {
-                offset: rec.offset,
-                url: rec.get("URL").unwrap_or_default().to_owned(),
-                repairs: vec![format!(
-                    "{}: written as far as it goes, marked WARC-Truncated: unspecified",
-                    problem.unwrap_or_default()
-                )],
-            });
+            let cut = format!(
+                "{}: written as far as it goes, marked WARC-Truncated: unspecified",
+                problem.unwrap_or_default()
+            );
+            match repaired.last_mut() {
+                Some(last) if last.offset == rec.offset => last.repairs.push(cut),
+                _ => repaired.push(ArcRepair {
+                    offset: rec.offset,
+                    url: rec.get("URL").unwrap_or_default().to_owned(),
+                    repairs: vec![cut],
+                }),
+            }
         }
         if record.get("WARC-Type") == Some("warcinfo") {
             warcinfo_id = Some(record.id().to_owned());
@@ -645,6 +650,17 @@ mod tests {
         assert!(!out.exists() && !crate::index_path(&out).exists());
         let err = verify(&input).unwrap_err().to_string();
         assert!(err.contains("swallows the records after it"), "{err}");
+        // The index says the length swallowed a record, not that the file was cut (review R5).
+        let indexed = crate::index_records(&input, "swallow.arc");
+        assert_eq!(indexed.cut_short, None);
+        assert_eq!(
+            indexed
+                .swallowing
+                .iter()
+                .map(|s| s.offset)
+                .collect::<Vec<_>>(),
+            [at as u64]
+        );
 
         // A filedesc line swallowed is one too.
         let (bytes, _) = long_http("100000000");
@@ -668,7 +684,17 @@ mod tests {
         let err = verify(&input).unwrap_err().to_string();
         assert!(err.contains("the file ends after 18 (cut short"), "{err}");
         let out = dir.path().join("cut.warc.gz");
-        assert_eq!(convert(&input, &out).unwrap().records, 3);
+        let rewritten = convert(&input, &out).unwrap();
+        assert_eq!(rewritten.records, 3);
+        // Named on one line, as a repaired record is (xt19a F4); and by the index.
+        assert_eq!(rewritten.repaired.len(), 1, "{:?}", rewritten.repaired);
+        let [note] = &rewritten.repaired[0].repairs[..] else {
+            panic!("{:?}", rewritten.repaired)
+        };
+        assert!(note.contains("marked WARC-Truncated"), "{note}");
+        let indexed = crate::index_records(&input, "cut.arc");
+        assert_eq!(indexed.cut_short, Some(rewritten.repaired[0].offset));
+        assert!(indexed.swallowing.is_empty());
         let recs = read(&out);
         assert_eq!(recs[2].get("WARC-Truncated"), Some("unspecified"));
         assert_eq!(recs[2].block, b"20140216050220\na. ");

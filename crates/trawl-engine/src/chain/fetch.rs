@@ -137,7 +137,7 @@ pub(super) async fn run(
         // fetch, before anything of it is written (xt19b F2).
         Ok(resp)
             if matches!(uri.kind, UriKind::Robots { .. })
-                && super::robots::cut_short(resp.truncated)
+                && super::robots::cut_short(resp)
                 && retries_left(&uri, settings) =>
         {
             let politeness = politeness(p, settings, &uri, &record);

@@ -180,7 +180,7 @@ impl RobotsCache {
                     Some(Annotation::Robots(Box::new(e.annotation()))),
                 )
             }
-            Ok(resp) if cut_short(resp.truncated) => {
+            Ok(resp) if cut_short(resp) => {
                 let why = Annotation::Truncated(resp.truncated.unwrap_or(Truncation::Disconnect));
                 shared = shared_failure(&why);
                 known(
@@ -501,11 +501,9 @@ impl RobotsCache {
     /// while the origin's verdict is in force (one scheduled while the first waited in the queue unknown to
     /// this process: after a resume; xt17b F1). A retry or a redirect hop comes after its claim is dropped.
     pub(crate) fn claim(&self, origin: &str) -> Option<RobotsClaim<'_>> {
-        if self.in_force(origin) {
-            return None;
-        }
         let mut claimed = self.claimed.lock().unwrap_or_else(PoisonError::into_inner);
-        if !claimed.insert(origin.to_string()) {
+        // Looked at under the claims' lock: a claim dropped after this look settled the origin first.
+        if self.in_force(origin) || !claimed.insert(origin.to_string()) {
             return None;
         }
         drop(claimed);
@@ -665,10 +663,15 @@ fn shared_failure(failure: &Annotation) -> Option<Vec<u8>> {
     }
 }
 
-/// Whether a robots.txt body `truncated` so was cut short by the connection or a timeout: no answer, as
-/// a fetch that failed (a cut at the size limit is read as far as it goes).
-pub(crate) fn cut_short(truncated: Option<Truncation>) -> bool {
-    matches!(truncated, Some(Truncation::Time | Truncation::Disconnect))
+/// Whether `resp`, a robots.txt's 2xx answer, was cut short by the connection or a timeout: no answer, as
+/// a fetch that failed (a cut at the size limit is read as far as it goes). Another status is read for what
+/// it says whatever its body: a 4xx allows everything, a 3xx is followed, a 5xx or 429 is retried as asked.
+pub(crate) fn cut_short(resp: &trawl_fetch::Response) -> bool {
+    (200..300).contains(&resp.status)
+        && matches!(
+            resp.truncated,
+            Some(Truncation::Time | Truncation::Disconnect)
+        )
 }
 
 /// The state a shared verdict stands for, for `ttl` more: `R` + status (2 bytes) + body, the rules of an
@@ -950,6 +953,40 @@ mod tests {
             first.gate(&at("/page"), "q"),
             Gate::Blocked { status: s, .. } if s == status::ROBOTS_PREREQUISITE_FAILED
         ));
+    }
+
+    /// Review R1: only a 2xx body cut short is no answer; a 404 cut short still allows everything.
+    #[test]
+    fn a_cut_body_is_no_answer_only_for_a_2xx() {
+        let settled = |status: u16| {
+            let mut record = crate::fetch_record::tests::gzipped(b"User-agent: *\nAllow: /\n");
+            if let Ok(resp) = &mut record.fetched.result {
+                resp.status = status;
+                resp.truncated = Some(Truncation::Disconnect);
+            }
+            let cache = RobotsCache::new("trawl".into());
+            let mut page = awaited();
+            page.awaited_robots = false;
+            assert!(matches!(cache.gate(&page, "q"), Gate::Needed));
+            let prerequisite = page.robots_prerequisite();
+            cache.after_fetch(
+                &prerequisite,
+                &mut record,
+                &CrawlConfig::default(),
+                Duration::ZERO,
+            );
+            cache.gate(&page, "q")
+        };
+        assert!(matches!(settled(404), Gate::Allowed));
+        match settled(200) {
+            Gate::Blocked { note, .. } => {
+                assert_eq!(
+                    note.map(|n| n.to_string()).as_deref(),
+                    Some("robots:midFetchTrunc")
+                );
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     /// A cache as a shared crawl's worker process has it, with `lapse`, and no Redis behind it.
