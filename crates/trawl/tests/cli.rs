@@ -463,22 +463,27 @@ fn check_warns_of_browser_settings_that_cannot_work() {
     }
 }
 
-/// A rule of the response before the fetch never decides: warned of where it is (xt15c F15).
+/// A rule of the response before the fetch never decides: warned of where it is (xt15c F15), each one of
+/// a sequence (xt20b F7: only the first was).
 #[test]
 fn check_warns_of_a_response_rule_before_the_fetch() {
     let (run, file, _dir) = check(
         "[seeds]\nurls = [\"http://127.0.0.1/\"]\n[decide]\nbefore_fetch = [{ rule = \"not\", of = { rule = \
-         \"content_type_matches_regex\", regex = \"^text/\" }, decision = \"reject\" }]\n",
+         \"content_type_matches_regex\", regex = \"^text/\" }, decision = \"reject\" }, { rule = \
+         \"fetch_status_matches\" }]\n",
     );
     assert_eq!(run.code, Some(0), "{run:?}");
-    assert!(
-        run.stderr.contains(&format!(
-            "warning: {}:4:17: decide.before_fetch[0]: a rule of the response",
-            file.display()
-        )),
-        "{}",
-        run.stderr
-    );
+    for i in 0..2 {
+        assert!(
+            run.stderr.contains(&format!(
+                "{}:4:{}: decide.before_fetch[{i}]: a rule of the response",
+                file.display(),
+                if i == 0 { 17 } else { 120 }
+            )),
+            "{}",
+            run.stderr
+        );
+    }
 }
 
 /// The robots.txt name of `fetch.user_agent` is warned of where the key is written (xt14b F9).

@@ -247,6 +247,51 @@ before_write = [{{ rule = "fetch_status_matches" }}]
     }
 }
 
+/// xt20b F4: `before_write` says whether a robots.txt is archived, as Heritrix's writer judges prerequisites;
+/// the robots.txt is read and obeyed all the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn before_write_judges_robots_txt_which_is_obeyed_all_the_same() {
+    let site = trawl::selftest::site::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        r#"
+[seeds]
+urls = ["{seed}"]
+
+[scope]
+max_hops = 1
+
+[decide]
+before_write = [{{ rule = "matches_regex", regex = 'robots\.txt$', decision = "reject" }}]
+"#,
+        seed = site.seed(),
+    );
+    let path = dir.path().join("crawl.toml");
+    std::fs::write(&path, text).unwrap();
+    let job = dir.path().join("job");
+    common::crawl_quickly(&path, &job).await;
+    let log = common::crawl_log(&job);
+    let robots = common::log_line(&log, &site.url("/robots.txt"));
+    assert!(
+        robots.status == 200 && robots.has_annotation("notWritten:matches_regex"),
+        "{robots:?}"
+    );
+    let archived: Vec<String> = common::records(&job)
+        .iter()
+        .filter_map(|r| r.get("WARC-Target-URI").map(str::to_string))
+        .collect();
+    assert!(archived.contains(&site.seed()), "{archived:?}");
+    assert!(
+        !archived.iter().any(|u| u.ends_with("/robots.txt")),
+        "{archived:?}"
+    );
+    let private = log.iter().find(|l| l.uri.contains("/private/"));
+    assert!(
+        private.is_some_and(|l| l.status == -9998),
+        "robots.txt still obeyed: {private:?}"
+    );
+}
+
 /// An `after_headers` REJECT stops the download at the head: a refused video (by its type) or a file (by its
 /// declared length) is not read, its line gives what came, and nothing of it is archived (xt12a F5: the
 /// 30 MB were read whole, then dropped).

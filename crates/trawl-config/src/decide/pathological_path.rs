@@ -1,12 +1,18 @@
-//! REJECT paths that repeat a segment, a sign of a crawler trap.
+//! REJECT paths that repeat a segment or a group of segments, a sign of a crawler trap.
 
 use super::{DecideInput, DecideRule, Decision};
 
-/// `pathological_path`: answers REJECT for a URI whose path has one segment repeated more than `max_repeats`
-/// times in a row (`/a/a/a/`), else PASS. Default: 2.
+/// The longest group of segments looked for repeating: trap loops repeat a few (`/loop/a/loop/a/`), and the
+/// bound keeps the rule's work linear in a hostile path's length.
+const MAX_GROUP: usize = 16;
+
+/// `pathological_path`: answers REJECT for a URI whose path repeats one segment, or a group of up to
+/// [`MAX_GROUP`] segments, more than `max_repeats` times in a row (`/a/a/a/`, `/x/y/x/y/x/y/`; empty
+/// segments too: `/a////`), else PASS. Default: 2. Heritrix's rule finds a repeated group the same way
+/// (its regular expression `.*?/(.*?/)\1{N,}.*`); a `../` loop grows such paths (xt20b F2).
 #[derive(Debug, Clone, Copy)]
 pub struct PathologicalPath {
-    /// The most consecutive repetitions of one segment.
+    /// The most repetitions in a row of one segment or group.
     pub max_repeats: usize,
 }
 
@@ -20,17 +26,34 @@ impl DecideRule for PathologicalPath {
     }
 
     fn matches(&self, input: &DecideInput<'_>) -> bool {
+        let path = input.uri.url.path();
+        let segments: Vec<&str> = path.strip_prefix('/').unwrap_or(path).split('/').collect();
+        repeats_a_group(&segments, self.max_repeats)
+    }
+}
+
+/// Whether some group of `k` segments (1 ≤ k ≤ [`MAX_GROUP`]) comes more than `max_repeats` times in a row: a
+/// run of `k * max_repeats` segments each equal to the one `k` after it.
+fn repeats_a_group(segments: &[&str], max_repeats: usize) -> bool {
+    if max_repeats == 0 {
+        // Every path has a segment, which comes once.
+        return true;
+    }
+    let n = segments.len();
+    for k in 1..=MAX_GROUP.min(n / (max_repeats + 1)) {
         let mut run = 0;
-        let mut last = None;
-        for seg in input.uri.url.path().split('/').filter(|s| !s.is_empty()) {
-            run = if last == Some(seg) { run + 1 } else { 1 };
-            last = Some(seg);
-            if run > self.max_repeats {
+        for i in 0..n - k {
+            run = if segments[i] == segments[i + k] {
+                run + 1
+            } else {
+                0
+            };
+            if run >= k * max_repeats {
                 return true;
             }
         }
-        false
     }
+    false
 }
 
 #[cfg(test)]
@@ -44,10 +67,37 @@ mod tests {
         let rows = [
             ("http://a.org/a/a/b", Decision::Pass),
             ("http://a.org/a/a/a", Decision::Reject),
-            ("http://a.org/a/b/a/b/a/b", Decision::Pass),
+            ("http://a.org/x/a/a/a/", Decision::Reject),
+            ("http://a.org/a/b/a/b/", Decision::Pass),
+            ("http://a.org/a/b/a/b/a/b", Decision::Reject),
+            ("http://a.org/loop/a/loop/a/loop/a/", Decision::Reject),
+            ("http://a.org/x/y/z/x/y/z/x/y/", Decision::Pass),
+            ("http://a.org/x/y/z/x/y/z/x/y/z", Decision::Reject),
+            ("http://a.org/sl/x//", Decision::Pass),
+            ("http://a.org/sl/x///", Decision::Reject),
+            ("http://a.org/", Decision::Pass),
+            ("http://a.org/2026/11/11/11", Decision::Reject),
         ];
         for (u, want) in rows {
             assert_eq!(decide(&rule, u, "L"), want, "{u}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Any group of segments repeated `max_repeats + 1` times in a row somewhere in a path is found.
+        #[test]
+        fn a_repeated_group_is_found(
+            before in proptest::collection::vec("[a-c]{0,2}", 0..6),
+            group in proptest::collection::vec("[a-c]{0,2}", 1..=MAX_GROUP),
+            after in proptest::collection::vec("[a-c]{0,2}", 0..6),
+            max_repeats in 0usize..4,
+        ) {
+            let mut segments: Vec<&str> = before.iter().map(String::as_str).collect();
+            for _ in 0..=max_repeats {
+                segments.extend(group.iter().map(String::as_str));
+            }
+            segments.extend(after.iter().map(String::as_str));
+            proptest::prop_assert!(repeats_a_group(&segments, max_repeats));
         }
     }
 }

@@ -3,7 +3,8 @@
 use super::{DecideInput, DecideRule, Decision};
 
 /// `too_many_path_segments`: answers REJECT for a URI whose path has more than `max_segments` segments, else
-/// PASS. Default: 20.
+/// PASS. Default: 20. Segments are counted as Heritrix counts them, by the path's slashes: `/a/b/` has 3, and
+/// an empty one counts (a page linking to its own path plus `/` grows `//…` without end: xt20b F1).
 #[derive(Debug, Clone, Copy)]
 pub struct TooManyPathSegments {
     /// The most path segments.
@@ -21,7 +22,7 @@ impl DecideRule for TooManyPathSegments {
 
     fn matches(&self, input: &DecideInput<'_>) -> bool {
         let path = input.uri.url.path();
-        path.split('/').filter(|s| !s.is_empty()).count() > self.max_segments
+        path.bytes().filter(|&b| b == b'/').count() > self.max_segments
     }
 }
 
@@ -33,7 +34,9 @@ mod tests {
     #[test]
     fn rejects_deep_paths() {
         let rule = TooManyPathSegments { max_segments: 2 };
-        assert_eq!(decide(&rule, "http://a.org/a/b/", "L"), Decision::Pass);
+        assert_eq!(decide(&rule, "http://a.org/a/b", "L"), Decision::Pass);
+        assert_eq!(decide(&rule, "http://a.org/a/b/", "L"), Decision::Reject);
         assert_eq!(decide(&rule, "http://a.org/a/b/c", "L"), Decision::Reject);
+        assert_eq!(decide(&rule, "http://a.org/a//", "L"), Decision::Reject);
     }
 }

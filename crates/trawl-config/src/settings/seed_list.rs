@@ -129,7 +129,9 @@ pub fn directive_prefix(text: &str) -> Result<SurtPrefix, trawl_url::Error> {
             )),
         };
     }
-    // The CDX form (`org,example)/path`, `org,example:8080)/`): its host part, reversed already.
+    // The CDX form (`org,example)/path`, `org,example:8080)/`): its host part, reversed already, and without
+    // the `www.` IA's `surt` drops, so the prefix takes in the `www.` host too. An IPv4 address is reversed
+    // there (`1,0,0,127:8601)/`), and not in Heritrix's form (`http://(127.0.0.1:8601)/`): xt20b F3.
     if let Some((host, path)) = lower.split_once(')')
         && !lower.contains("://")
         && host.contains(',')
@@ -137,11 +139,25 @@ pub fn directive_prefix(text: &str) -> Result<SurtPrefix, trawl_url::Error> {
         && path.starts_with('/')
     {
         let (host, port) = match host.split_once(':') {
-            Some((host, port)) => (host, format!(",:{port}")),
-            None => (host, ",".to_owned()),
+            Some((host, port)) => (host, Some(port)),
+            None => (host, None),
         };
         let host = host.trim_end_matches(',');
-        return Ok(SurtPrefix::new(format!("http://({host}{port}){path}")));
+        let labels: Vec<&str> = host.split(',').collect();
+        let address = labels.len() == 4
+            && labels
+                .iter()
+                .all(|l| !l.is_empty() && l.len() <= 3 && l.bytes().all(|b| b.is_ascii_digit()));
+        if address {
+            let ip: Vec<&str> = labels.into_iter().rev().collect();
+            let port = port.map(|p| format!(":{p}")).unwrap_or_default();
+            return Ok(SurtPrefix::new(format!(
+                "http://({}{port}){path}",
+                ip.join(".")
+            )));
+        }
+        let port = port.map_or(",".to_owned(), |p| format!(",:{p}"));
+        return Ok(SurtPrefix::new(format!("http://({host}{port}){path}")).with_www());
     }
     SurtPrefix::from_plain(text)
 }
@@ -214,6 +230,9 @@ mod tests {
                 "org,example:8080)/docs/",
                 "http://(org,example,:8080)/docs/",
             ),
+            // An address is reversed in the CDX form, not in Heritrix's (xt20b F3).
+            ("1,0,0,127:8601)/deep", "http://(127.0.0.1:8601)/deep"),
+            ("1,0,0,127)/", "http://(127.0.0.1)/"),
         ] {
             assert_eq!(
                 directive_prefix(written).unwrap().as_str(),
@@ -221,6 +240,14 @@ mod tests {
                 "{written}"
             );
         }
+        // The CDX form drops a `www.`: its prefix takes in the `www.` host too, which the prefix it was printed
+        // from named (xt20b F3).
+        let cdx = directive_prefix("org,example)/docs").unwrap();
+        for url in ["http://example.org/docs/a", "http://www.example.org/docs/a"] {
+            assert!(cdx.contains(&url::Url::parse(url).unwrap()), "{url}");
+        }
+        let ip = directive_prefix("1,0,0,127:8601)/deep").unwrap();
+        assert!(ip.contains(&url::Url::parse("http://127.0.0.1:8601/deep/1/").unwrap()));
         // A host with a path holding `,` and `)` is a URL, not the CDX form.
         assert_eq!(
             directive_prefix("example.org/a,b)c/").unwrap().as_str(),

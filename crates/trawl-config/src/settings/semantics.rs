@@ -389,8 +389,9 @@ impl CrawlConfig {
         .into_iter()
         .chain(sheet_rules)
         {
-            // A rule of the response answers PASS before the fetch: here it never decides (xt15c F15).
-            if let Some(i) = rules.iter().position(reads_response) {
+            // A rule of the response answers PASS before the fetch: here it never decides (xt15c F15). Each
+            // one is named (xt20b F7: only the first was).
+            for i in (0..rules.len()).filter(|&i| reads_response(&rules[i])) {
                 out.push(
                     problem(
                         format!("{key}[{i}]"),
@@ -404,7 +405,7 @@ impl CrawlConfig {
                     }),
                 );
             }
-            if let Some(i) = rules.iter().position(reads_address) {
+            for i in (0..rules.len()).filter(|&i| reads_address(&rules[i])) {
                 out.push(
                     problem(
                         format!("{key}[{i}]"),

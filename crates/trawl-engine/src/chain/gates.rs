@@ -12,13 +12,12 @@ use trawl_config::UriKind;
 use trawl_config::decide::{DecideInput, Decision, FetchFacts};
 use trawl_config::filters::FilterMode;
 
-/// Applies the gates to a page's response (not to robots.txt). A response to be tried again (a 5xx, a
-/// 429) goes through them too: `before_write = [{ rule = "fetch_status_matches", statuses = ["5xx"] }]`
-/// keeps every try out of the archive, the last one included (xt12a F6: none was ever gated).
+/// Applies the gates to a page's response. A response to be tried again (a 5xx, a 429) goes through them
+/// too: `before_write = [{ rule = "fetch_status_matches", statuses = ["5xx"] }]` keeps every try out of the
+/// archive, the last one included (xt12a F6: none was ever gated). A robots.txt goes through `before_write`
+/// alone, which says whether it is archived (as Heritrix's writer judges prerequisites: xt20b F4); what it
+/// says is read whatever the gates say, and no other gate stops its download or its reading.
 pub(super) fn run(p: &Pipeline, uri: &mut CrawlUri, record: &mut FetchRecord) {
-    if uri.kind != UriKind::Page {
-        return;
-    }
     let mut notes = Vec::new();
     let facts = FetchFacts {
         ip: record.fetched.ip,
@@ -27,6 +26,11 @@ pub(super) fn run(p: &Pipeline, uri: &mut CrawlUri, record: &mut FetchRecord) {
         length: record.response().map(|r| r.body.len() as u64),
     };
     let input = DecideInput::fetched(uri, &facts);
+    if uri.kind != UriKind::Page {
+        not_written(p, &input, record, &mut notes);
+        uri.annotations.extend(notes);
+        return;
+    }
     // Refused on its head already, in the fetcher (the body not downloaded): its length is no fact now.
     let stopped = record.response().and_then(|r| r.stopped_after_head.clone());
     let after_headers = match stopped {
@@ -41,11 +45,7 @@ pub(super) fn run(p: &Pipeline, uri: &mut CrawlUri, record: &mut FetchRecord) {
         record.outlinks.clear();
         record.write = false;
     }
-    let before_write = p.gates.before_write.decide_input(&input);
-    if before_write.decision == Decision::Reject {
-        notes.push(Annotation::NotWritten(before_write.rule.to_string()));
-        record.write = false;
-    }
+    not_written(p, &input, record, &mut notes);
     if !p.gates.text_filters.is_empty()
         && record.mime.as_deref().is_some_and(|m| m.contains("html"))
         && let Some(body) = record.entity()
@@ -67,6 +67,20 @@ pub(super) fn run(p: &Pipeline, uri: &mut CrawlUri, record: &mut FetchRecord) {
         }
     }
     uri.annotations.extend(notes);
+}
+
+/// The `before_write` gate: a REJECT keeps the response out of the archive (`notWritten:RULE`).
+fn not_written(
+    p: &Pipeline,
+    input: &DecideInput<'_>,
+    record: &mut FetchRecord,
+    notes: &mut Vec<Annotation>,
+) {
+    let before_write = p.gates.before_write.decide_input(input);
+    if before_write.decision == Decision::Reject {
+        notes.push(Annotation::NotWritten(before_write.rule.to_string()));
+        record.write = false;
+    }
 }
 
 /// The `after_headers` gate, asked by the fetcher of a page's response head: a REJECT stops the download there,

@@ -165,6 +165,9 @@ pub enum StepError {
     /// A page number that is not a whole number.
     #[error("the page number {0:?} is not an integer")]
     NotAnInteger(String),
+    /// A page number too long for 64-bit integers.
+    #[error("the page number {0:?} is too long to count on from (over 64 bits)")]
+    TooLong(String),
     /// A sum outside 64-bit integers.
     #[error("{number} + {delta} does not fit in 64 bits")]
     Overflow {

@@ -33,9 +33,14 @@ impl UrlClass {
 }
 
 fn add(text: &str, delta: i64) -> Result<String, StepError> {
-    let n: i64 = text
-        .parse()
-        .map_err(|_| StepError::NotAnInteger(text.to_owned()))?;
+    let n: i64 = text.parse().map_err(|e: std::num::ParseIntError| {
+        use std::num::IntErrorKind::{NegOverflow, PosOverflow};
+        match e.kind() {
+            // An integer all the same, too long for 64 bits (xt20b F11).
+            PosOverflow | NegOverflow => StepError::TooLong(text.to_owned()),
+            _ => StepError::NotAnInteger(text.to_owned()),
+        }
+    })?;
     let next = n.checked_add(delta).ok_or_else(|| StepError::Overflow {
         number: n.to_string(),
         delta,
@@ -138,6 +143,13 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .contains("64 bits")
+        );
+        let bigger = url("https://x.org/?p=99999999999999999999");
+        assert!(
+            step(&bigger, &PageIndex::Query("p".into()), 1)
+                .unwrap_err()
+                .to_string()
+                .contains("too long to count on from")
         );
     }
 }

@@ -76,14 +76,15 @@ fn push_authority(out: &mut String, url: &Url) {
 /// A Heritrix-form SURT prefix: every URL whose SURT starts with it is inside.
 ///
 /// Schemes are folded to `http` on both sides, as Heritrix does, so a site's http and https pages share a prefix.
+/// One read from the CDX form, which drops a host's `www.`, also admits the `www.` host ([`SurtPrefix::with_www`]).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct SurtPrefix(String);
+pub struct SurtPrefix(String, Option<String>);
 
 impl SurtPrefix {
     /// The prefix a parsed seed implies: its SURT up to and including the last `/`
     /// (`http://www.archive.org/a/b.html` gives `http://(org,archive,www,)/a/`).
     pub fn from_seed(seed: &Url) -> SurtPrefix {
-        SurtPrefix(as_prefix(http_surt(seed)))
+        SurtPrefix(as_prefix(http_surt(seed)), None)
     }
 
     /// The prefix a seed as written implies, by Heritrix's rules (`SurtPrefixSet.prefixFromPlainForceHttp`):
@@ -99,17 +100,34 @@ impl SurtPrefix {
         if !written.ends_with('/') && surt.ends_with('/') && url.query().is_none() {
             surt.pop();
         }
-        Ok(SurtPrefix(as_prefix(surt)))
+        Ok(SurtPrefix(as_prefix(surt), None))
     }
 
     /// Takes a prefix written by an operator, in SURT form already; lower-cased as Heritrix does.
     pub fn new(prefix: impl Into<String>) -> SurtPrefix {
-        SurtPrefix(prefix.into().to_lowercase())
+        SurtPrefix(prefix.into().to_lowercase(), None)
+    }
+
+    /// The same prefix, also admitting the host's `www.` (`http://(org,example,)/docs` then takes in
+    /// `http://(org,example,www,)/docs` too): for a prefix read from the CDX form, which IA's `surt` writes
+    /// without the `www.` it drops (xt20b F3). A prefix that ends before its host does (`http://(org,`), or
+    /// whose host is an address, is returned as it is.
+    pub fn with_www(self) -> SurtPrefix {
+        let SurtPrefix(prefix, _) = self;
+        let www = prefix.find("://(").and_then(|at| {
+            let host_at = at + 4;
+            let end = host_at + prefix[host_at..].find([':', ')'])?;
+            let host = &prefix[host_at..end];
+            (host.ends_with(',') && !host.starts_with('['))
+                .then(|| format!("{}www,{}", &prefix[..end], &prefix[end..]))
+        });
+        SurtPrefix(prefix, www)
     }
 
     /// Whether `url` lies inside this prefix.
     pub fn contains(&self, url: &Url) -> bool {
-        http_surt(url).starts_with(&self.0)
+        let surt = http_surt(url);
+        surt.starts_with(&self.0) || self.1.as_ref().is_some_and(|www| surt.starts_with(www))
     }
 
     /// The prefix as text.
@@ -224,5 +242,15 @@ mod tests {
         assert!(host.contains(&u("http://127.0.0.1:4000/a")));
         assert!(!host.contains(&u("http://127.0.0.1:40001/a")));
         assert!(!host.contains(&u("http://127.0.0.2:4000/a")));
+        let www = SurtPrefix::new("http://(org,example,)/docs").with_www();
+        assert!(www.contains(&u("http://example.org/docs/a")));
+        assert!(www.contains(&u("https://www.example.org/docs/a")));
+        assert!(!www.contains(&u("http://wwwx.example.org/docs/a")));
+        assert!(!www.contains(&u("http://www.example.org/other")));
+        let port = SurtPrefix::new("http://(org,example,:8080)/").with_www();
+        assert!(port.contains(&u("http://www.example.org:8080/a")));
+        assert!(!port.contains(&u("http://www.example.org/a")));
+        let ip = SurtPrefix::new("http://(127.0.0.1:4000)/").with_www();
+        assert!(ip.contains(&u("http://127.0.0.1:4000/a")));
     }
 }
