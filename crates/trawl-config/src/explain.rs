@@ -69,6 +69,19 @@ pub fn scope_json(
         "rule": t.rule,
         "trace": trace_json(&t),
     });
+    // A link longer than extraction keeps is dropped before the scope sees it: no page's link queues it,
+    // whatever the rules say (xt20b F6: explain accepted one). A seed of that length is still crawled.
+    let length = url.as_str().len();
+    if !uri.is_seed && length > trawl_extract::MAX_URL_LEN {
+        verdict["decision"] = "reject".into();
+        verdict["rule"] = "link_too_long".into();
+        verdict["link_too_long"] = format!(
+            "the URL is {length} bytes long: extraction drops a link over {} bytes, so no page's link \
+             queues it (given as a seed, it is crawled)",
+            trawl_extract::MAX_URL_LEN
+        )
+        .into();
+    }
     // The gates a URL the scope takes meets before its fetch, and the URL filters a download-mode crawl
     // applies before writing: what the crawl refuses on the URL alone (xt15b F6: explain said `accept` for
     // a URL `before_fetch` refused).

@@ -221,8 +221,8 @@ impl Sheets {
             let by_prefix = s
                 .prefixes
                 .iter()
-                .filter(|p| p.contains(&uri.url))
-                .map(|p| p.as_str().len() + 1)
+                .filter_map(|p| p.matched_len(&uri.url))
+                .map(|len| len + 1)
                 .max();
             let by_rules = s
                 .rules

@@ -392,6 +392,17 @@ fn explain_traces_the_scope() {
         "http://www.example.org/deep",
     ]);
     assert_eq!(s["rule"], "too_many_hops");
+    // A link longer than extraction keeps is never queued (xt20b F6); as a seed it is judged by the rules.
+    let long = format!("http://www.example.org/{}", "a".repeat(8200));
+    let s = explain(&[&long]);
+    assert_eq!(
+        (s["decision"].as_str(), s["rule"].as_str()),
+        (Some("reject"), Some("link_too_long")),
+        "{s}"
+    );
+    assert!(s["link_too_long"].as_str().unwrap().contains("8192"), "{s}");
+    let s = explain(&["--hops", "", &long]);
+    assert_eq!(s["decision"], "accept", "{s}");
 }
 
 /// explain judges a link as the crawl does: without its fragment (xt15b F3), through the `before_fetch`

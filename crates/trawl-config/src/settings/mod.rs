@@ -1368,6 +1368,65 @@ http://c.org/ # third
         assert_eq!(keys, ["scope.rules[1]", "sheet[0].rules[0]"]);
     }
 
+    /// A seed list's `+`/`-` line in the CDX form keeps the `www.` host that form implies, in the default scope's
+    /// prefixes and in a rule's (review 69 R1: `-org,example)/private/` let `www.example.org/private/` in).
+    #[test]
+    fn a_seed_lists_cdx_prefix_takes_in_the_www_host() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("seeds.txt"),
+            "+org,example)/docs\n-org,example)/private/\nhttp://example.org/\n",
+        )
+        .unwrap();
+        let path = dir.path().join("crawl.toml");
+        let text = "[seeds]\nfiles = [\"seeds.txt\"]\n[[scope.rules]]\nrule = \"surt_prefixed\"\n\
+                    [[scope.rules]]\nrule = \"surt_prefixed\"\ndecision = \"reject\"\nseeds_as_prefixes = false\n";
+        let config = CrawlConfig::parse(text, &path).unwrap();
+        let www = trawl_url::Url::parse("http://www.example.org/private/a").unwrap();
+        let RuleSpec::SurtPrefixed(reject) = &config.scope.rules[1] else {
+            panic!("{:?}", config.scope.rules);
+        };
+        let prefix = seed_list::prefix_value(&reject.prefixes[0]).unwrap();
+        assert!(prefix.contains(&www), "{prefix:?}");
+        let text = "[seeds]\nfiles = [\"seeds.txt\"]\n";
+        let err = CrawlConfig::parse(text, &path).unwrap_err().to_string();
+        assert!(err.contains("surt_prefixed"), "{err}");
+        std::fs::write(dir.path().join("seeds.txt"), "+org,example)/docs\n").unwrap();
+        let config = CrawlConfig::parse(text, &path).unwrap();
+        let prefix = seed_list::prefix_value(&config.scope.surt_prefixes[0]).unwrap();
+        let docs = trawl_url::Url::parse("http://www.example.org/docs/a").unwrap();
+        assert!(prefix.contains(&docs), "{prefix:?}");
+    }
+
+    /// A prefix written as a URL whose last segment is cut (the whole host, or its parent folder) is a warning,
+    /// wherever prefixes are written; one ending in a slash, a host and a SURT are not (xt20b F5).
+    #[test]
+    fn a_url_prefix_cut_to_its_folder_is_a_warning() {
+        let text = "[scope]\nsurt_prefixes = [\"http://a.org/docs\", \"http://a.org/docs/\", \"b.org\"]\n\
+                    [[scope.rules]]\nrule = \"surt_prefixed\"\nprefixes = [\"http://(org,a,)/x\", \"a.org/p/q.html\"]\n\
+                    [[sheet]]\nname = \"s\"\nsurt_prefixes = [\"http://c.org/blog\"]\n\
+                    set = { \"frontier.min_delay_ms\" = 5000 }\n";
+        let c = CrawlConfig::check_str(text, Path::new("my.toml")).unwrap();
+        let w: Vec<_> = c
+            .warnings()
+            .into_iter()
+            .filter(|p| p.message.contains("last slash"))
+            .map(|p| (p.key.unwrap_or_default(), p.message))
+            .collect();
+        let keys: Vec<&str> = w.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "scope.surt_prefixes[0]",
+                "scope.rules[0].prefixes[1]",
+                "sheet[0].surt_prefixes[0]"
+            ],
+            "{w:?}"
+        );
+        assert!(w[0].1.contains("everything under http://a.org/"), "{w:?}");
+        assert!(w[1].1.contains("everything under http://a.org/p/"), "{w:?}");
+    }
+
     /// A sheet setting a key read once per crawl is warned about, but not one setting a queue's budget, which
     /// the frontier takes from the sheet (xt12a F14: the warning told the operator to undo a working budget).
     #[test]

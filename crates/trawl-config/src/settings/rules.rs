@@ -621,14 +621,14 @@ pub struct DecideConfig {
     pub before_write: Vec<RuleSpec>,
 }
 /// Where a `+` / `-` line of a seed list goes: the prefixes of every `surt_prefixed` rule of `rules` with that
-/// decision (ACCEPT by default). Returns how many rules took it.
-pub fn give_to_rules(rules: &mut [RuleSpec], prefix: &SurtPrefix, decision: Decision) -> usize {
+/// decision (ACCEPT by default), as written. Returns how many rules took it.
+pub fn give_to_rules(rules: &mut [RuleSpec], prefix: &str, decision: Decision) -> usize {
     let mut taken = 0;
     for rule in rules {
         if let RuleSpec::SurtPrefixed(spec) = rule
             && spec.decision.unwrap_or(Decision::Accept) == decision
         {
-            spec.prefixes.push(prefix.as_str().to_owned());
+            spec.prefixes.push(prefix.to_owned());
             taken += 1;
         }
     }

@@ -94,6 +94,24 @@ pub fn prefix_value(text: &str) -> Result<SurtPrefix, NotAPrefix> {
     })
 }
 
+/// The folder a prefix written as a URL with a last path segment stands for (`http://example.org/docs` is cut
+/// after its last slash, as Heritrix cuts it, to `http://example.org/`: the whole host), to warn of (xt20b F5).
+/// None for a value in SURT or CDX form, a host, a URL ending in `/`, or one with a query or fragment.
+pub fn cut_to_folder(text: &str) -> Option<String> {
+    let text = text.trim().trim_start_matches('+');
+    if text.contains(['(', ')', '?', '#']) || text.ends_with('/') {
+        return None;
+    }
+    let url = trawl_url::parse_lenient(text).ok()?;
+    let path = url.path();
+    let folder = &path[..=path.rfind('/')?];
+    (folder.len() < path.len()).then(|| {
+        let mut cut = url.clone();
+        cut.set_path(folder);
+        cut.to_string()
+    })
+}
+
 /// A config value that names no SURT prefix, and what to write instead.
 #[derive(Debug, thiserror::Error)]
 #[error(
@@ -134,10 +152,23 @@ pub fn directive_prefix(text: &str) -> Result<SurtPrefix, trawl_url::Error> {
     // there (`1,0,0,127:8601)/`), and not in Heritrix's form (`http://(127.0.0.1:8601)/`): xt20b F3.
     if let Some((host, path)) = lower.split_once(')')
         && !lower.contains("://")
+        && path.starts_with('/')
+    {
+        // `--trailing-comma` puts a comma after the port too (`org,example:8080,)/`).
+        let host = host.trim_end_matches(',');
+        // `--no-reverse-ip` leaves an address as it is (`127.0.0.1:8601)/`).
+        let (name, port) = host.split_once(':').unwrap_or((host, ""));
+        if name.parse::<std::net::Ipv4Addr>().is_ok() && port.bytes().all(|b| b.is_ascii_digit()) {
+            return Ok(SurtPrefix::new(format!("http://({host}){path}")));
+        }
+    }
+    if let Some((host, path)) = lower.split_once(')')
+        && !lower.contains("://")
         && host.contains(',')
         && !host.contains(['/', '.', '?', '#'])
         && path.starts_with('/')
     {
+        let host = host.trim_end_matches(',');
         let (host, port) = match host.split_once(':') {
             Some((host, port)) => (host, Some(port)),
             None => (host, None),
@@ -206,6 +237,29 @@ mod tests {
         );
     }
 
+    /// A URL prefix's last segment is cut, and said to be (xt20b F5); a folder, host or SURT is as written.
+    #[test]
+    fn a_cut_segment_is_found() {
+        assert_eq!(
+            cut_to_folder("http://example.org/docs").as_deref(),
+            Some("http://example.org/")
+        );
+        assert_eq!(
+            cut_to_folder("example.org/a/b.html").as_deref(),
+            Some("http://example.org/a/")
+        );
+        for kept in [
+            "http://example.org/docs/",
+            "example.org",
+            "http://example.org",
+            "http://(org,example,)/docs",
+            "org,example)/docs",
+            "http://example.org/docs?x=1",
+        ] {
+            assert_eq!(cut_to_folder(kept), None, "{kept}");
+        }
+    }
+
     #[test]
     fn directives_are_prefixes_as_heritrix_reads_them() {
         assert_eq!(
@@ -242,6 +296,18 @@ mod tests {
         }
         // The CDX form drops a `www.`: its prefix takes in the `www.` host too, which the prefix it was printed
         // from named (xt20b F3).
+        // As `trawl url surt --trailing-comma` and `--no-reverse-ip` print them (review 69 R6).
+        for (written, prefix) in [
+            ("org,example:8080,)/", "http://(org,example,:8080)/"),
+            ("127.0.0.1:8601)/deep", "http://(127.0.0.1:8601)/deep"),
+            ("127.0.0.1)/", "http://(127.0.0.1)/"),
+        ] {
+            assert_eq!(
+                directive_prefix(written).unwrap().as_str(),
+                prefix,
+                "{written}"
+            );
+        }
         let cdx = directive_prefix("org,example)/docs").unwrap();
         for url in ["http://example.org/docs/a", "http://www.example.org/docs/a"] {
             assert!(cdx.contains(&url::Url::parse(url).unwrap()), "{url}");

@@ -81,13 +81,16 @@ impl CrawlConfig {
             SeedLine::Accept(text) => (text, Decision::Accept),
             SeedLine::Reject(text) => (text, Decision::Reject),
         };
-        let prefix = seed_list::directive_prefix(&text)
-            .map_err(|source| SeedLineError::BadPrefix { text, source })?;
+        if let Err(source) = seed_list::directive_prefix(&text) {
+            return Err(SeedLineError::BadPrefix { text, source });
+        }
+        // Kept as written, and read again as every prefix value is: a SURT string would lose what the
+        // written form implies beyond it (the CDX form's `www.` host: review 69 R1).
         if self.scope.rules.is_empty() && decision == Decision::Accept {
-            self.scope.surt_prefixes.push(prefix.as_str().to_owned());
+            self.scope.surt_prefixes.push(text);
             return Ok(None);
         }
-        if super::rules::give_to_rules(&mut self.scope.rules, &prefix, decision) == 0 {
+        if super::rules::give_to_rules(&mut self.scope.rules, &text, decision) == 0 {
             return Err(SeedLineError::NoRule(decision));
         }
         Ok(None)
@@ -440,6 +443,44 @@ impl CrawlConfig {
                         .with_hint(
                             "add [classes] files = [\"LIBRARY.toml\"] or [[url_class]] tables, or remove the rule",
                         ),
+                    );
+                }
+            }
+        }
+        // A prefix written as a URL reaches to its last slash, as in Heritrix: `http://example.org/docs` is the
+        // whole host (xt20b F5: said nowhere).
+        let rule_prefixes = self
+            .scope
+            .rules
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| match r {
+                RuleSpec::SurtPrefixed(s) | RuleSpec::NotSurtPrefixed(s) => {
+                    Some((format!("scope.rules[{i}].prefixes"), &s.prefixes))
+                }
+                _ => None,
+            });
+        let sheet_prefixes = self
+            .sheets
+            .iter()
+            .enumerate()
+            .map(|(i, sh)| (format!("sheet[{i}].surt_prefixes"), &sh.surt_prefixes));
+        let prefix_lists =
+            std::iter::once(("scope.surt_prefixes".to_string(), &self.scope.surt_prefixes))
+                .chain(rule_prefixes)
+                .chain(sheet_prefixes);
+        for (key, prefixes) in prefix_lists {
+            for (j, written) in prefixes.iter().enumerate() {
+                if let Some(folder) = seed_list::cut_to_folder(written) {
+                    out.push(
+                        problem(
+                            format!("{key}[{j}]"),
+                            format!(
+                                "the prefix {written:?} reaches to its last slash, as in Heritrix: it takes in \
+                                 everything under {folder}"
+                            ),
+                        )
+                        .with_hint(format!("write \"{}/\" for that folder only", written.trim())),
                     );
                 }
             }

@@ -126,8 +126,19 @@ impl SurtPrefix {
 
     /// Whether `url` lies inside this prefix.
     pub fn contains(&self, url: &Url) -> bool {
+        self.matched_len(url).is_some()
+    }
+
+    /// How long the prefix that takes `url` in is (the `www.` form's length where only that matches), for
+    /// ordering prefixes by how specific they are; none when `url` is outside.
+    pub fn matched_len(&self, url: &Url) -> Option<usize> {
         let surt = http_surt(url);
-        surt.starts_with(&self.0) || self.1.as_ref().is_some_and(|www| surt.starts_with(www))
+        [Some(&self.0), self.1.as_ref()]
+            .into_iter()
+            .flatten()
+            .filter(|p| surt.starts_with(p.as_str()))
+            .map(String::len)
+            .max()
     }
 
     /// The prefix as text.
@@ -250,7 +261,21 @@ mod tests {
         let port = SurtPrefix::new("http://(org,example,:8080)/").with_www();
         assert!(port.contains(&u("http://www.example.org:8080/a")));
         assert!(!port.contains(&u("http://www.example.org/a")));
-        let ip = SurtPrefix::new("http://(127.0.0.1:4000)/").with_www();
-        assert!(ip.contains(&u("http://127.0.0.1:4000/a")));
+        assert_eq!(
+            www.matched_len(&u("http://www.example.org/docs/a")),
+            Some("http://(org,example,www,)/docs".len())
+        );
+        // An address, and a prefix ending before its host, take no `www.` form.
+        for as_is in [
+            "http://(127.0.0.1:4000)/",
+            "http://(org,",
+            "http://(org,example,",
+        ] {
+            assert_eq!(
+                SurtPrefix::new(as_is).with_www(),
+                SurtPrefix::new(as_is),
+                "{as_is}"
+            );
+        }
     }
 }
