@@ -167,8 +167,8 @@ pub enum Error {
     DamagedArchive(trawl_warc::Error),
     /// A `dedup_from` source (or the job's own archive) that cannot be read.
     #[error(
-        "reading {} for deduplication ([warc] dedup_from, or the job's own WARCs): {problem}; mend the file, or move \
-         it out of the folder (a crawl reads every index and archive there)",
+        "reading {} for deduplication ([warc] dedup_from, or the job's own WARCs): {problem}; mend the file, or take it \
+         out of [warc] dedup_from (or out of the folder named there: a crawl reads every index and archive in it)",
         path.display()
     )]
     DedupSource {

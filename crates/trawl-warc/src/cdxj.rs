@@ -216,6 +216,8 @@ pub struct Indexed {
     /// The offset of a plain ARC file's last record when the file ends before its Archive-length: its line
     /// is for the part the file holds (`trawl warc verify` fails it; `convert` marks it `WARC-Truncated`).
     pub cut_short: Option<u64>,
+    /// How many records were read: none for an empty file (or empty gzip members only).
+    pub records: usize,
 }
 
 /// An ARC record whose Archive-length is wrong and swallows the whole records after it.
@@ -257,13 +259,17 @@ pub fn index_records(path: &Path, filename: &str) -> Indexed {
         let record = match record {
             Ok(record) => record,
             Err(e) => {
-                if e.offset().is_some_and(|o| !reader::zeros_after(path, o)) {
+                // A header line cut by the end of the file begins where the record before it ends.
+                if !matches!(e, Error::CutInHeader { .. })
+                    && e.offset().is_some_and(|o| !reader::zeros_after(path, o))
+                {
                     indexed.unsure = plain_arc;
                 }
                 indexed.stopped = Some(e);
                 break;
             }
         };
+        indexed.records += 1;
         plain_arc = (record.is_arc() && record.compression == crate::Compression::None)
             .then_some(record.offset);
         if plain_arc.is_some()
@@ -1265,6 +1271,25 @@ mod tests {
         let indexed = index_records(&path, "t.arc");
         assert!(indexed.stopped.is_some());
         assert_eq!((indexed.unsure, indexed.lines.len()), (None, 3));
+        // Cut inside the next header line: it begins where /2 ends, so /2 is whole (xt21b F4); said as a cut,
+        // and convert keeps the records before it.
+        let cut = [filedesc.as_str(), &one, &two, &three[..21]].concat();
+        std::fs::write(&path, &cut).unwrap();
+        let indexed = index_records(&path, "t.arc");
+        let said = indexed
+            .stopped
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        assert!(
+            said.contains("ends inside the record's header line"),
+            "{said}"
+        );
+        assert_eq!((indexed.unsure, indexed.lines.len()), (None, 2), "{said}");
+        let out = dir.path().join("t.warc.gz");
+        let converted = crate::convert::convert(&path, &out).unwrap();
+        assert_eq!(converted.records, 3);
+        assert!(converted.stopped.is_some());
     }
 
     #[test]

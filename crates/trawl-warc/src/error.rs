@@ -11,7 +11,7 @@ use std::path::PathBuf;
 #[non_exhaustive]
 pub enum Error {
     /// A zstd frame that does not decode.
-    #[error("{}: bad zstd frame at offset {offset}: {source}", path.display())]
+    #[error("{}: bad zstd frame at offset {offset}: {source}{}", path.display(), cut_hint(source))]
     Zstd {
         /// The file.
         path: PathBuf,
@@ -104,7 +104,7 @@ pub enum Error {
         limit: u64,
     },
     /// A gzip member is corrupt or truncated.
-    #[error("{}: record at offset {offset}: bad gzip member: {source}", path.display())]
+    #[error("{}: record at offset {offset}: bad gzip member: {source}{}", path.display(), cut_hint(source))]
     Gzip {
         /// The file being read.
         path: PathBuf,
@@ -122,6 +122,18 @@ pub enum Error {
         offset: u64,
         /// The underlying error.
         source: io::Error,
+    },
+    /// The file ends inside a record's header line (an ARC cut short): the records before it are whole, since
+    /// that line begins where the record before it ends (xt21b F4: called a malformed line, and the record
+    /// before it dropped from the index).
+    #[error("{}: record at offset {offset}: {}", path.display(), cut_in_header(found))]
+    CutInHeader {
+        /// The file being read.
+        path: PathBuf,
+        /// Offset of the record whose header line is cut.
+        offset: u64,
+        /// What the file holds of the line (a short escaped excerpt).
+        found: String,
     },
     /// A record that cannot be rewritten as asked (`convert`, `recompress`): a damaged ARC record, an ARC
     /// given to `recompress`.
@@ -170,6 +182,7 @@ impl Error {
             | Error::ZstdDictionaryId { offset, .. }
             | Error::Read { offset, .. }
             | Error::Unconvertible { offset, .. }
+            | Error::CutInHeader { offset, .. }
             | Error::SharedMember { offset, .. } => Some(*offset),
             Error::Io { .. } | Error::EmptyGroup => None,
         }
@@ -189,8 +202,8 @@ impl Error {
                      length is damaged or the file cut short (`ls -l` shows its size)"
                 )
             }
-            Error::Gzip { source, .. } => format!("bad gzip member: {source}"),
-            Error::Zstd { source, .. } => format!("bad zstd frame: {source}"),
+            Error::Gzip { source, .. } => format!("bad gzip member: {source}{}", cut_hint(source)),
+            Error::Zstd { source, .. } => format!("bad zstd frame: {source}{}", cut_hint(source)),
             Error::ZstdDictionary {
                 problem, offset, ..
             } => {
@@ -204,6 +217,7 @@ impl Error {
             }
             Error::Read { source, .. } => format!("read failed: {source}"),
             Error::Unconvertible { problem, .. } => problem.clone(),
+            Error::CutInHeader { found, .. } => cut_in_header(found),
             Error::SharedMember {
                 path,
                 offset,
@@ -245,6 +259,26 @@ pub(crate) fn shared_member(
          content): the file is compressed as one stream, not one {what} per record, so its records cannot be \
          reached by offset for replay (pywb, CDXJ indexes); rewrite it with `trawl warc {command} {} OUT.{ext}`",
         path.display()
+    )
+}
+
+/// What a decoder's error means when the compressed data stops short (xt21b F7: "incomplete deflate stream"
+/// said nothing of a file cut short, nor of what can be kept).
+fn cut_hint(source: &io::Error) -> &'static str {
+    let text = source.to_string();
+    if source.kind() == io::ErrorKind::UnexpectedEof || text.contains("incomplete") {
+        " (the data stops short: the file is cut short here, or damaged; `trawl warc convert FILE OUT.warc.gz` \
+         keeps the records before it)"
+    } else {
+        ""
+    }
+}
+
+/// What [`Error::CutInHeader`] says after its file and offset.
+fn cut_in_header(found: &str) -> String {
+    format!(
+        "the file ends inside the record's header line, after {found} (cut short): the records before it are \
+         whole"
     )
 }
 

@@ -719,6 +719,17 @@ fn read_record<B: BufRead>(
         offset,
         source,
     })?;
+    // A WACZ package given for its WARCs (xt21b F7: its zip bytes were shown as a bad version line).
+    if offset == 0 && arc.is_none() && start.starts_with(b"PK\x03\x04") {
+        return Err(Error::Malformed {
+            path: path.to_owned(),
+            offset,
+            expected: "a WARC or ARC file".to_owned(),
+            found: "a zip file: a WACZ package holds its WARCs in archive/ (unzip it and give that folder; \
+                    `wacz validate` checks the package)"
+                .to_owned(),
+        });
+    }
     if !b"WARC/".starts_with(&start[..start.len().min(5)]) {
         let arc_line_expected = || Error::Malformed {
             path: path.to_owned(),
@@ -747,6 +758,14 @@ fn read_record<B: BufRead>(
             })?;
             if arc::parse_line_in(&line, arc.as_deref()).is_some() {
                 return read_arc_record(src, path, offset, limit, arc, Some(line));
+            }
+            // The file ends before the line does: an ARC cut short in a header line.
+            if arc.is_some() && !line.ends_with(b"\n") && (line.len() as u64) < MAX_HEAD_BYTES {
+                return Err(Error::CutInHeader {
+                    path: path.to_owned(),
+                    offset,
+                    found: excerpt(&line),
+                });
             }
             let err = if arc.is_some() {
                 arc_line_expected()

@@ -151,6 +151,7 @@ fn write_records(
                     && records > 0
                     && last.is_some_and(|c| {
                         c != Compression::None
+                            || matches!(e, Error::CutInHeader { .. })
                             || e.offset().is_some_and(|o| reader::zeros_after(input, o))
                     }) =>
             {

@@ -977,6 +977,18 @@ async fn conditional_recrawl_archives_304s_as_revisits() {
     assert_eq!(common::log_line(&log, &url("/")).status, 200, "{log:?}");
     let (ok, said) = trawl_cli(&["warc".as_ref(), "verify".as_ref(), job5.as_os_str()]);
     assert!(ok, "{said}");
+    // Turned on by a sheet only: the validators are read all the same (xt21b F6: none were, and every page
+    // under the sheet was fetched whole).
+    let job6 = dir.path().join("job6");
+    let extra = format!(
+        "[warc]\nprefix = \"six\"\ndedup_from = [{:?}]\n[[sheet]]\nname = \"recrawl\"\n\
+         surt_prefixes = [\"http://{addr}/\"]\nset = {{ \"fetch.conditional_recrawl\" = true }}\n",
+        job3.display().to_string()
+    );
+    let six = config(dir.path(), "six", &url("/"), &extra);
+    common::crawl_quickly(&six, &job6).await;
+    let log = common::crawl_log(&job6);
+    assert_eq!(common::log_line(&log, &url("/")).status, 304, "{log:?}");
 }
 
 /// A host name looked up through the configured name server is archived as a `dns:` response record
@@ -1196,6 +1208,9 @@ fn arc_and_other_producers_archives_list_verify_index_convert_and_replay() {
     let empty = dir.path().join("empty.warc.gz");
     std::fs::write(&empty, b"").unwrap();
     let (ok, said) = trawl_cli(&["warc".as_ref(), "ls".as_ref(), empty.as_os_str()]);
+    assert!(!ok && said.contains("holds no record"), "{said}");
+    // So does index, which left it out silently (xt21b F3).
+    let (ok, said) = trawl_cli(&["warc".as_ref(), "index".as_ref(), empty.as_os_str()]);
     assert!(!ok && said.contains("holds no record"), "{said}");
     let mended = dir.path().join("mended.warc.gz");
     let (ok, said) = trawl_cli(&[

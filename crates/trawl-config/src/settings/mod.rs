@@ -121,6 +121,22 @@ pub fn sheet_cannot_set(key: &str) -> bool {
     READ_AT_LAUNCH.contains(&key) && !SHEETS_SET_AT_LAUNCH.contains(&key)
 }
 
+impl CrawlConfig {
+    /// Whether any URI may be recrawled conditionally: `fetch.conditional_recrawl` for the whole crawl or in
+    /// a sheet, so the earlier crawl's validators are read at launch (xt21b F6: a sheet turning it on did
+    /// nothing, as none were read).
+    pub fn conditional_recrawl_anywhere(&self) -> bool {
+        self.fetch.conditional_recrawl
+            || self.sheets.iter().any(|sheet| {
+                sheet
+                    .set
+                    .get("fetch.conditional_recrawl")
+                    .and_then(toml::Value::as_bool)
+                    == Some(true)
+            })
+    }
+}
+
 /// Every setting of a crawl. Each section's defaults are those of the default profile.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -1425,6 +1441,15 @@ http://c.org/ # third
         );
         assert!(w[0].1.contains("everything under http://a.org/"), "{w:?}");
         assert!(w[1].1.contains("everything under http://a.org/p/"), "{w:?}");
+        let cdx = "[scope]\nsurt_prefixes = [\"org,example)/docs\", \"org,example)/img/\"]\n";
+        let c = CrawlConfig::check_str(cdx, Path::new("my.toml")).unwrap();
+        let keys: Vec<String> = c
+            .warnings()
+            .into_iter()
+            .filter(|p| p.message.contains("every path that starts so"))
+            .map(|p| p.key.unwrap_or_default())
+            .collect();
+        assert_eq!(keys, ["scope.surt_prefixes[0]"]);
     }
 
     /// A sheet setting a key read once per crawl is warned about, but not one setting a queue's budget, which

@@ -112,6 +112,18 @@ pub fn cut_to_folder(text: &str) -> Option<String> {
     })
 }
 
+/// Whether a prefix in the CDX form ends in a path without its closing slash (`org,example)/docs`), so it
+/// takes in `/docsx` too: IA's `surt` leaves a folder's slash off, so a line pasted from `trawl url surt`
+/// reads so (xt21b F5).
+pub fn open_cdx_path(text: &str) -> bool {
+    let text = text.trim().trim_start_matches('+');
+    !text.contains("://")
+        && !text.starts_with('(')
+        && text.split_once(')').is_some_and(|(_, path)| {
+            path.len() > 1 && path.starts_with('/') && !path.ends_with('/')
+        })
+}
+
 /// A config value that names no SURT prefix, and what to write instead.
 #[derive(Debug, thiserror::Error)]
 #[error(
@@ -248,6 +260,15 @@ mod tests {
             cut_to_folder("example.org/a/b.html").as_deref(),
             Some("http://example.org/a/")
         );
+        assert!(open_cdx_path("org,example)/docs"));
+        for closed in [
+            "org,example)/docs/",
+            "org,example)/",
+            "http://(org,example,)/docs",
+            "(org,example,)/d",
+        ] {
+            assert!(!open_cdx_path(closed), "{closed}");
+        }
         for kept in [
             "http://example.org/docs/",
             "example.org",

@@ -287,7 +287,9 @@ impl CrawlConfig {
             );
         }
         // Settings that do nothing without others (xt10b F12).
-        if self.fetch.conditional_recrawl && (!self.warc.dedup || self.warc.dedup_from.is_empty()) {
+        if self.conditional_recrawl_anywhere()
+            && (!self.warc.dedup || self.warc.dedup_from.is_empty())
+        {
             out.push(
                 problem(
                     "fetch.conditional_recrawl",
@@ -478,6 +480,18 @@ impl CrawlConfig {
                             format!(
                                 "the prefix {written:?} reaches to its last slash, as in Heritrix: it takes in \
                                  everything under {folder}"
+                            ),
+                        )
+                        .with_hint(format!("write \"{}/\" for that folder only", written.trim())),
+                    );
+                }
+                if seed_list::open_cdx_path(written) {
+                    out.push(
+                        problem(
+                            format!("{key}[{j}]"),
+                            format!(
+                                "the prefix {written:?} takes in every path that starts so, not only that folder \
+                                 (`trawl url surt` leaves a folder's closing slash off)"
                             ),
                         )
                         .with_hint(format!("write \"{}/\" for that folder only", written.trim())),

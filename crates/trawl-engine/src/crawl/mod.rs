@@ -713,7 +713,7 @@ impl Crawl {
             } else {
                 tracing::info!("dedup: {captures} read from {from}");
             }
-            if config.fetch.conditional_recrawl {
+            if config.conditional_recrawl_anywhere() {
                 // Each URL keeps the validators of its latest capture by date, whatever the order.
                 let mut read = 0;
                 for source in &earlier {

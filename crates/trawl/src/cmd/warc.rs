@@ -65,8 +65,9 @@ pub(crate) fn ls(inputs: &[PathBuf]) -> anyhow::Result<ExitCode> {
     if damaged > 0 {
         out.flush()?;
         say!(
-            "trawl: {}: the listing lacks their records from the damage on (`trawl warc verify` names it)",
-            count(damaged, "damaged file")
+            "trawl: {}: the listing lacks {} records from the damage on (`trawl warc verify` names it)",
+            count(damaged, "damaged file"),
+            if damaged == 1 { "its" } else { "their" }
         );
         return Ok(ExitCode::FAILURE);
     }
@@ -407,8 +408,9 @@ pub(crate) fn index(inputs: &[PathBuf], output: Option<&Path>) -> anyhow::Result
     }
     if damaged > 0 {
         say!(
-            "trawl: {}: the index lacks some of their captures (see the warnings above)",
-            count(damaged, "damaged file")
+            "trawl: {}: the index lacks some of {} captures (see the warnings above)",
+            count(damaged, "damaged file"),
+            if damaged == 1 { "its" } else { "their" }
         );
         return Ok(ExitCode::FAILURE);
     }
@@ -530,6 +532,14 @@ fn index_warc(
     }
     if !indexed.swallowing.is_empty() && indexed.stopped.is_none() {
         damaged = 1;
+    }
+    // As `ls` and `verify` fail it (xt21b F3: an archive cut to nothing left a collection's index silently).
+    if indexed.records == 0 && indexed.stopped.is_none() {
+        damaged = 1;
+        say!(
+            "WARN {}: holds no record (an empty file, or not an archive): the index has nothing of it",
+            warc.display()
+        );
     }
     if let Some(e) = &indexed.stopped {
         damaged = 1;
