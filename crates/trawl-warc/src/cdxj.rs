@@ -218,6 +218,9 @@ pub struct Indexed {
     pub cut_short: Option<u64>,
     /// How many records were read: none for an empty file (or empty gzip members only).
     pub records: usize,
+    /// The first record whose WARC-Record-ID an earlier record of the file has, and that record's offset:
+    /// `(offset, earlier)`. A file concatenated with itself; every copy gets its line.
+    pub repeated_id: Option<(u64, u64)>,
 }
 
 /// An ARC record whose Archive-length is wrong and swallows the whole records after it.
@@ -255,6 +258,8 @@ pub fn index_records(path: &Path, filename: &str) -> Indexed {
     };
     // The offset of the last record read, when it was a record of a plain ARC file.
     let mut plain_arc = None;
+    // Each record id seen, with its record's offset, until one repeats.
+    let mut ids: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
     for record in records {
         let record = match record {
             Ok(record) => record,
@@ -305,6 +310,13 @@ pub fn index_records(path: &Path, filename: &str) -> Indexed {
             });
         }
         let header = record.warc_header();
+        if indexed.repeated_id.is_none()
+            && let Some(id) = record::get(&header, "WARC-Record-ID")
+            && let Some(earlier) = ids.insert(id.to_owned(), record.offset)
+        {
+            indexed.repeated_id = Some((record.offset, earlier));
+            ids = std::collections::HashMap::new();
+        }
         if record.is_arc() && !crate::arc::is_filedesc(&record) {
             let converted = crate::arc::warc_target_uri(
                 record.get("URL").unwrap_or_default(),
@@ -1298,6 +1310,7 @@ mod tests {
         let path = dir.path().join("t.warc");
         let date = Some("2026-11-30T00:00:00Z");
         let mut file = response(Some("http://a.example/1"), date);
+        let second = file.len() as u64;
         file.extend(response(Some("http://a.example/2"), date));
         file.extend_from_slice(
             b"WARC/1.1\r\nWARC-Type: response\r\nContent-Length: 9999\r\n\r\ncut short",
@@ -1305,6 +1318,8 @@ mod tests {
         std::fs::write(&path, &file).unwrap();
         let indexed = index_records(&path, "t.warc");
         assert_eq!(indexed.lines.len(), 2, "{:?}", indexed.lines);
+        // The two share a record id (as a file concatenated with itself): the second is named.
+        assert_eq!(indexed.repeated_id, Some((second, 0)));
         assert!(indexed.stopped.is_some());
         assert!(index_file(&path, "t.warc").is_err());
     }

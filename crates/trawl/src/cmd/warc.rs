@@ -533,6 +533,16 @@ fn index_warc(
     if !indexed.swallowing.is_empty() && indexed.stopped.is_none() {
         damaged = 1;
     }
+    // Said, as verify says it (xt21b F7: a file concatenated with itself gave each capture twice, unsaid).
+    if let Some((offset, earlier)) = indexed.repeated_id {
+        say!(
+            "WARN {} at offset {offset}: the record has the WARC-Record-ID of the record at offset {earlier} (a \
+             file concatenated with itself, or records written twice): each copy has its index line \
+             (`trawl warc verify {}` says whether it is damage and how to cut the copy off)",
+            warc.display(),
+            warc.display()
+        );
+    }
     // As `ls` and `verify` fail it (xt21b F3: an archive cut to nothing left a collection's index silently).
     if indexed.records == 0 && indexed.stopped.is_none() {
         damaged = 1;
