@@ -338,15 +338,26 @@ fn queue_of_host(
     else {
         return Ok(None);
     };
-    // By host or domain only: an `ip` key would mean a DNS lookup here, and a split queue (`parallel_queues`)
-    // is several queues, not one.
-    if config.frontier.queue_assignment == trawl_config::assign::QueueAssignment::Ip
-        || config.frontier.parallel_queues > 1
-    {
+    // By host or domain only: an `ip` key would mean a DNS lookup here.
+    if config.frontier.queue_assignment == trawl_config::assign::QueueAssignment::Ip {
         return Ok(None);
     }
     let assign = trawl_config::assign::QueueAssigner::new(config.frontier.queue_assignment, 1);
     let name = assign.key(&url);
+    // A split queue (`parallel_queues`) is several queues, not one: its parts are named (xt21a F8: "name a
+    // queue by its host" was said to an operator who had).
+    let parts = config.frontier.parallel_queues;
+    if parts > 1 {
+        let named = format!("{name}#");
+        if frontier.queue_names().any(|q| q.starts_with(&named)) {
+            return Err(failed(format!(
+                "{given:?} is split in {parts} queues (frontier.parallel_queues): name one of them, \
+                 {name}#0 to {name}#{}",
+                parts - 1
+            )));
+        }
+        return Ok(None);
+    }
     // A port written is a port meant, a default one too (`http://h:80/`, review 63 R8): read from the
     // authority as given, which the parsed URL forgets for a default port.
     let authority = given
@@ -442,6 +453,9 @@ pub(crate) fn apply_to_frontier(
             queue,
             "retired",
         ),
+        // A name no queue has is refused, as every other queue command refuses it (xt21a F4: "0 URIs
+        // dropped" said a mistyped name was emptied).
+        Command::DeleteQueue { queue } if !frontier.has_queue(queue) => queue_op(false, queue, ""),
         Command::DeleteQueue { queue } => match frontier.delete_queued(queue) {
             Ok(n) => done(format!("{n} URIs dropped from queue {queue}")),
             Err(e) => failed(e.to_string()),
@@ -454,14 +468,25 @@ pub(crate) fn apply_to_frontier(
                 delay_ms.map_or("computed".to_string(), |d| format!("{d} ms"))
             ),
         ),
-        Command::SetQueueBudget { queue, budget } => queue_op(
-            frontier.set_budget(queue, *budget),
-            queue,
-            &format!(
-                "budget set to {}",
-                budget.map_or("none".to_string(), |b| b.to_string())
-            ),
-        ),
+        Command::SetQueueBudget { queue, budget } => {
+            // A budget caps what the queue is given; what it holds already is fetched (xt21a F2: a budget
+            // under what was given looked like it would stop the queue).
+            let held = match (frontier.queue_counts(queue), budget) {
+                (Some((given, queued)), Some(b)) if given >= *b && queued > 0 => format!(
+                    ": the queue was given {given} URIs already, so it takes no more; the {queued} it holds \
+                     are still fetched (`retire-queue` or `delete-queue` stops them)"
+                ),
+                _ => String::new(),
+            };
+            queue_op(
+                frontier.set_budget(queue, *budget),
+                queue,
+                &format!(
+                    "budget set to {}{held}",
+                    budget.map_or("none".to_string(), |b| b.to_string())
+                ),
+            )
+        }
         Command::Queues => Reply::Queues {
             queues: frontier
                 .queue_infos(std::time::Instant::now())
@@ -767,6 +792,53 @@ mod tests {
                 "{given}"
             );
         }
+    }
+
+    /// A queue the crawl never had is refused by delete-queue as by the others (xt21a F4); a budget under what
+    /// a queue was given says its URIs are still fetched (F2); a split host's queues are named (F8).
+    #[test]
+    fn queue_commands_say_what_they_did() {
+        let mut frontier = Frontier::<CrawlUri>::in_memory(100);
+        let mut config = CrawlConfig::default();
+        let url = Url::parse("http://example.com/a").unwrap();
+        for i in 0..3 {
+            let uri = CrawlUri::seed(url.join(&i.to_string()).unwrap(), format!("a{i}"));
+            frontier.schedule("com,example,", uri);
+        }
+        let apply = |frontier: &mut Frontier<CrawlUri>, command: Command, config: &CrawlConfig| {
+            apply_to_frontier(frontier, &command, config)
+        };
+        let delete = Command::DeleteQueue {
+            queue: "org,nowhere,".into(),
+        };
+        assert!(matches!(
+            apply(&mut frontier, delete, &config),
+            Reply::Failed { .. }
+        ));
+        let budget = Command::SetQueueBudget {
+            queue: "com,example,".into(),
+            budget: Some(2),
+        };
+        let Reply::Done { message } = apply(&mut frontier, budget, &config) else {
+            panic!("a budget")
+        };
+        assert!(
+            message.contains("was given 3 URIs already") && message.contains("the 3 it holds"),
+            "{message}"
+        );
+        config.frontier.parallel_queues = 2;
+        frontier.schedule("com,example,#1", CrawlUri::seed(url, "b".into()));
+        let pause = Command::PauseQueue {
+            queue: "example.com".into(),
+        };
+        let Reply::Failed { message } = apply(&mut frontier, pause, &config) else {
+            panic!("a split host")
+        };
+        assert!(
+            message.contains("split in 2 queues")
+                && message.contains("com,example,#0 to com,example,#1"),
+            "{message}"
+        );
     }
 
     /// `trawl ctl DIR report` on a stopped job names that job's reports folder, not a placeholder.

@@ -150,6 +150,13 @@ impl SeedOutcome {
                 )
                 .into();
             }
+            // Answered, but cut short by a timeout or a broken connection: no answer either (xt21a F7: said
+            // to be a 5xx).
+            if matches!(robots, Some("midFetchTrunc" | "timeTrunc")) {
+                return "its robots.txt was answered but cut short (a broken connection or a timeout) through \
+                        all its retries, so its host was not crawled"
+                    .into();
+            }
             if robots == Some("429") {
                 return "its robots.txt was answered 429 (the site limited requests) through all its retries, \
                         so its host was not crawled: crawl it later or more slowly (frontier.min_delay_ms, \
@@ -231,6 +238,8 @@ pub struct Snapshot {
     pub latency: Latency,
     /// When nothing is being fetched but URIs wait: the queue that may be fetched from first, and when.
     pub waiting: Option<(String, chrono::DateTime<chrono::Utc>)>,
+    /// With nothing else to fetch: the queues an operator paused or retired that hold URIs, and how many.
+    pub held: Option<(usize, u64)>,
     /// Hosts waiting because their server said so (`Retry-After`): how many, and the one waiting longest
     /// with its time.
     pub asked_to_wait: Option<(usize, String, chrono::DateTime<chrono::Utc>)>,
@@ -346,6 +355,17 @@ impl Snapshot {
             line.push_str(&format!(
                 "; waiting for {queue} until {} UTC",
                 at.format("%H:%M:%S")
+            ));
+        }
+        if let Some((queues, uris)) = self.held {
+            line.push_str(&format!(
+                "; {uris} URIs wait in {} paused or retired by the operator: the crawl ends when none is left \
+                 (`trawl ctl JOB unpause-queue Q` takes one up again, `delete-queue Q` drops its URIs)",
+                if queues == 1 {
+                    "1 queue".to_string()
+                } else {
+                    format!("{queues} queues")
+                }
             ));
         }
         line
@@ -872,6 +892,15 @@ mod tests {
             "{}",
             snap.line()
         );
+        // Nothing to fetch but queues the operator paused or retired (xt21a F3).
+        snap.waiting = None;
+        snap.held = Some((1, 14));
+        assert!(
+            snap.line()
+                .contains("; 14 URIs wait in 1 queue paused or retired by the operator"),
+            "{}",
+            snap.line()
+        );
     }
 
     #[test]
@@ -1014,6 +1043,8 @@ mod tests {
             "{limited}"
         );
         assert!(seed("robots:503").cause().contains("no answer or a 5xx"));
+        let cut = seed("3t,robots:midFetchTrunc").cause();
+        assert!(cut.contains("cut short") && !cut.contains("5xx"), "{cut}");
         // The origin's own address refused is another status, with its own words.
         let own = SeedOutcome {
             status: status::ADDRESS_REFUSED,

@@ -28,6 +28,7 @@
 mod error;
 mod frontier;
 mod item;
+mod pace;
 mod queue;
 mod shared;
 mod store;
@@ -36,6 +37,7 @@ pub use crate::{
     error::{Error, store_failure},
     frontier::{Frontier, Next, Scheduled, Taken, Ticket, UrlStatus},
     item::Item,
+    pace::Pace,
     queue::{Control, QueueInfo, QueueState},
     shared::{
         Claim, Completion, Lease, SharedCache, SharedCounts, SharedError, SharedFrontier,

@@ -123,6 +123,9 @@ pub(crate) struct Queue<T> {
     /// (0: no rest recorded). A rest is recorded a little long ([`REST_PAD_S`]) so that a busy queue's record
     /// is rewritten at most every two seconds, not after every fetch.
     pub(crate) rest_noted_s: u32,
+    /// The second, counted from the frontier's epoch, until which the server asked it to wait (a
+    /// `Retry-After`, a robots.txt `Crawl-delay`): an operator's shorter delay does not cut that wait.
+    pub(crate) asked_s: u32,
 }
 
 /// How much longer than the rest a queue's record keeps: a resume may hold a host up to this much (and the
@@ -203,6 +206,7 @@ impl<T> Queue<T> {
             waiting: false,
             dirty: false,
             rest_noted_s: 0,
+            asked_s: 0,
         }
     }
 
@@ -345,6 +349,8 @@ impl<T> Queue<T> {
             q.polite_at = now + Duration::from_millis(rest_ms);
             q.not_before = q.polite_at;
             q.rest_noted_s = rest_ms.div_ceil(1000).min(u64::from(u32::MAX)) as u32;
+            // Which part of a rest the server asked for is not recorded: all of it is kept as asked.
+            q.asked_s = q.rest_noted_s;
         }
         Some((id, q))
     }

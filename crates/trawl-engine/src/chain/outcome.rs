@@ -27,6 +27,9 @@ pub(crate) struct Outcome {
     pub(crate) line: Option<String>,
     /// Redirect targets of seeds the crawl takes as seeds (see [`super::candidate::Judged::new_seeds`]).
     pub(crate) new_seeds: Vec<NewSeed>,
+    /// The part of the disposition's delay the server asked for (a `Retry-After`, the origin's robots.txt
+    /// `Crawl-delay`): an operator's delay for the queue does not cut it (`trawl_frontier::Pace`).
+    pub(crate) asked: Duration,
 }
 
 /// A seed's redirect target the crawl takes as a seed (`scope.seed_redirects_new_seeds`).
@@ -82,6 +85,7 @@ impl Outcome {
             release: Vec::new(),
             line: None,
             new_seeds: Vec::new(),
+            asked: Duration::ZERO,
         }
     }
 

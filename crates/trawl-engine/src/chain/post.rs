@@ -55,6 +55,7 @@ pub(super) fn run(
         }
     };
     let mut asked_to_wait = false;
+    let mut asked = Duration::ZERO;
     if matches!(status, 429 | 503)
         && let Some(after) = record
             .header("retry-after")
@@ -63,6 +64,7 @@ pub(super) fn run(
     {
         let after = after.min(Duration::from_secs(settings.fetch.max_retry_after_s));
         delay = delay.max(after);
+        asked = after;
         asked_to_wait = true;
         p.stats
             .record_retry_after(uri.url.host_str().unwrap_or_default(), after);
@@ -72,12 +74,16 @@ pub(super) fn run(
         uri.annotations.clear();
         // A `Retry-After` (or a 429) speaks for the host; another 5xx for this URL alone.
         let host = asked_to_wait || status == 429;
-        return Outcome::only(retry_as_asked(p, uri, settings, host, delay, asked_to_wait));
+        let mut outcome =
+            Outcome::only(retry_as_asked(p, uri, settings, host, delay, asked_to_wait));
+        outcome.asked = asked;
+        return outcome;
     }
     if record.try_later() {
         delay = final_failure(p, &uri.url, settings, delay);
     }
     let mut outcome = Outcome::done(i32::from(status), delay);
+    outcome.asked = asked;
     match p.robots.after_fetch(&uri, &mut record, settings, delay) {
         AfterFetch::Settled(release) => outcome.release = release,
         AfterFetch::Redirected(next) => {

@@ -120,13 +120,18 @@ pub(super) fn politeness(
             Duration::from_secs_f64(record.wire_bytes() as f64 / f.max_host_bytes_per_s as f64);
         delay = delay.max(cost.saturating_sub(fetch_time));
     }
-    // A crawl not obeying robots.txt (a live change may turn it off) keeps no Crawl-delay either (xt12a b F10).
-    if settings.fetch.obey_robots
-        && let Some(cd) = p.robots.crawl_delay(&origin(&uri.url))
-    {
-        delay = delay.max(cd.min(Duration::from_millis(f.max_crawl_delay_ms)));
+    delay.max(crawl_delay(p, settings, &origin(&uri.url)))
+}
+
+/// The origin's robots.txt `Crawl-delay`, capped at `frontier.max_crawl_delay_ms`; none for a crawl not
+/// obeying robots.txt (a live change may turn it off: xt12a b F10).
+pub(super) fn crawl_delay(p: &Pipeline, settings: &CrawlConfig, origin: &str) -> Duration {
+    match p.robots.crawl_delay(origin) {
+        Some(cd) if settings.fetch.obey_robots => {
+            cd.min(Duration::from_millis(settings.frontier.max_crawl_delay_ms))
+        }
+        _ => Duration::ZERO,
     }
-    delay
 }
 
 /// Whether `uri` may be tried again (`frontier.max_retries`).

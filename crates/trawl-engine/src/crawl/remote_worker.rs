@@ -102,6 +102,7 @@ async fn complete(
         release: _,
         line,
         new_seeds,
+        asked,
     } = outcome;
     if let Some(line) = line {
         p.write_line(line);
@@ -119,18 +120,18 @@ async fn complete(
     }
     let mut done = Completion::default();
     match disposition {
-        Disposition::Done { delay, .. } => done.delay = delay,
+        Disposition::Done { delay, .. } => (done.delay, done.asked) = (delay, asked),
         Disposition::Retry { mut uri, delay } => {
             uri.annotations.clear();
             done.first.push((queue.to_string(), uri));
-            done.delay = delay;
+            (done.delay, done.asked) = (delay, asked);
             done.ended = false;
         }
         Disposition::RetryLater { mut uri, at, delay } => {
             uri.annotations.clear();
             done.later
                 .push((queue.to_string(), uri, at.saturating_duration_since(now)));
-            done.delay = delay;
+            (done.delay, done.asked) = (delay, asked);
             done.ended = false;
         }
         Disposition::Held { mut uri, hold } => {

@@ -122,6 +122,9 @@ impl Shared {
                     chrono::Utc::now() + chrono::Duration::from_std(wait).unwrap_or_default();
                 (queue, wall)
             });
+            if snap.waiting.is_none() {
+                snap.held = Some(f.held_by_operator()).filter(|&(queues, _)| queues > 0);
+            }
         }
         snap
     }

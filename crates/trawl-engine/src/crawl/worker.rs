@@ -8,7 +8,7 @@ use std::{
 };
 
 use trawl_config::{Annotation, status};
-use trawl_frontier::{Next, Scheduled, Taken, Ticket};
+use trawl_frontier::{Next, Pace, Scheduled, Taken, Ticket};
 
 use super::shared::Shared;
 use crate::{
@@ -112,6 +112,7 @@ fn apply(shared: &Shared, queue: &str, ticket: Ticket, outcome: Outcome, worker:
         release,
         line,
         new_seeds,
+        asked,
     } = outcome;
     // The scope widened before the target is queued, so its links are judged by the widened one. A target
     // fetched already (through another page's redirect, its links judged by the narrow scope) is fetched
@@ -127,16 +128,18 @@ fn apply(shared: &Shared, queue: &str, ticket: Ticket, outcome: Outcome, worker:
         p.write_line(line);
     }
     match disposition {
-        Disposition::Done { status, delay } => f.finished(queue, ticket, Some(status), now, delay),
+        Disposition::Done { status, delay } => {
+            f.finished(queue, ticket, Some(status), now, Pace { delay, asked });
+        }
         Disposition::Retry { mut uri, delay } => {
             uri.annotations.clear();
             f.schedule_first(queue, uri);
-            f.finished(queue, ticket, None, now, delay);
+            f.finished(queue, ticket, None, now, Pace { delay, asked });
         }
         Disposition::RetryLater { mut uri, at, delay } => {
             uri.annotations.clear();
             f.schedule_later(queue, uri, at);
-            f.finished(queue, ticket, None, now, delay);
+            f.finished(queue, ticket, None, now, Pace { delay, asked });
         }
         Disposition::Held { mut uri, hold } => {
             uri.annotations.clear();

@@ -13,7 +13,7 @@ use self::{
     uniq::{UniqFilter, fingerprint},
 };
 use crate::{
-    Error, Item,
+    Error, Item, Pace,
     queue::{CURSOR_END, Control, Entry, Queue, QueueInfo, SEQ_MIDDLE},
     store::{
         Record, Store, StoreCopy, Which, done_record, gone_record, is_queued, item_key,
@@ -486,16 +486,17 @@ impl<T: Item> Frontier<T> {
 
     /// Hands back a taken item: its record is overwritten with its final `status` (kept for lookups), or
     /// without one marked gone (the caller queues it again, or drops it), and its queue may be fetched from
-    /// again after `delay` (or the operator's delay for that queue). Commits nothing (see
-    /// [`Frontier::flush`]).
+    /// again after the pace's delay (or the operator's delay for that queue, but never before the wait the
+    /// server asked). Commits nothing (see [`Frontier::flush`]).
     pub fn finished(
         &mut self,
         queue: &str,
         ticket: Ticket,
         status: Option<i32>,
         now: Instant,
-        delay: Duration,
+        pace: impl Into<Pace>,
     ) {
+        let pace = pace.into();
         let Some(id) = self.names.get(queue) else {
             return;
         };
@@ -507,7 +508,11 @@ impl<T: Item> Frontier<T> {
             self.in_flight = self.in_flight.saturating_sub(1);
             q.settle();
         }
-        let delay = q.delay.unwrap_or(delay);
+        let delay = q.delay.unwrap_or(pace.delay).max(pace.asked);
+        if !pace.asked.is_zero() {
+            let asked = crate::queue::rest_second(self.epoch, now + pace.asked);
+            q.asked_s = q.asked_s.max(asked);
+        }
         q.polite_at = q.polite_at.max(now + delay);
         q.not_before = q.not_before.max(q.polite_at);
         // The rest goes into the queue's record, so that a resume (even after a kill) does not send the host

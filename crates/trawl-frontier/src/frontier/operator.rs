@@ -30,6 +30,21 @@ impl<T: Item> Frontier<T> {
             .map(|id| self.names.name(id))
     }
 
+    /// The queues an operator paused or retired that still hold items, and how many items: what keeps a crawl
+    /// with nothing else to do from ending (xt21a F3: its progress line said nothing of them).
+    pub fn held_by_operator(&self) -> (usize, u64) {
+        self.queues
+            .iter()
+            .filter(|q| q.control != Control::Active && q.len > 0)
+            .fold((0, 0), |(queues, items), q| (queues + 1, items + q.len))
+    }
+
+    /// What the queue of this name was given (`spent`) and holds (`len`), if it ever held an item.
+    pub fn queue_counts(&self, queue: &str) -> Option<(u64, u64)> {
+        let q = &self.queues[self.names.get(queue)? as usize];
+        Some((q.spent, q.len))
+    }
+
     /// Whether a queue of this name ever held an item.
     pub fn has_queue(&self, queue: &str) -> bool {
         self.names.get(queue).is_some()
@@ -46,7 +61,8 @@ impl<T: Item> Frontier<T> {
         true
     }
 
-    /// Sets (or with `None` clears) an operator's politeness delay for a queue, replacing the computed one.
+    /// Sets (or with `None` clears) an operator's politeness delay for a queue, replacing the computed one
+    /// (a rest the server asked for still holds: see [`Pace`](crate::Pace)).
     pub fn set_delay(&mut self, queue: &str, delay: Option<Duration>) -> bool {
         let Some(id) = self.names.get(queue) else {
             return false;
@@ -54,7 +70,9 @@ impl<T: Item> Frontier<T> {
         let q = &mut self.queues[id as usize];
         q.delay = delay;
         if let Some(d) = delay {
-            let at = Instant::now() + d;
+            // Not before what the server asked for.
+            let asked = self.epoch + Duration::from_secs(u64::from(q.asked_s));
+            let at = (Instant::now() + d).max(asked);
             q.polite_at = q.polite_at.min(at);
             // The record's rest shortens with it, so a resume does not bring the longer one back.
             let noted = crate::queue::rest_second(self.epoch, q.polite_at);

@@ -190,6 +190,54 @@ fn a_shorter_operator_delay_moves_the_queue_up() {
     assert!(matches!(f.next(Instant::now()).unwrap(), Next::Empty));
 }
 
+/// What the server asked (a `Retry-After`, a `Crawl-delay`) holds over an operator's shorter delay, set before
+/// the fetch or after it (xt21a F1: a request went 0.3 s after a `Retry-After: 5`).
+#[test]
+fn an_operator_delay_does_not_cut_what_the_server_asked() {
+    let mut f = Frontier::in_memory(1);
+    let t0 = Instant::now();
+    for i in 1..=3 {
+        f.schedule("a", s(&i.to_string()));
+    }
+    assert!(f.set_delay("a", Some(Duration::from_millis(300))));
+    let x = take(&mut f, t0);
+    let five = Duration::from_secs(5);
+    f.finished(
+        "a",
+        x.ticket,
+        None,
+        t0,
+        Pace {
+            delay: five,
+            asked: five,
+        },
+    );
+    match f.next(t0 + Duration::from_secs(1)).unwrap() {
+        Next::WaitUntil(at) => assert!(at >= t0 + five, "{:?}", at - t0),
+        other => panic!("{other:?}"),
+    }
+    let y = take(&mut f, t0 + five);
+    f.finished(
+        "a",
+        y.ticket,
+        None,
+        t0 + five,
+        Pace {
+            delay: five,
+            asked: five,
+        },
+    );
+    // Set after: the queue's rest is cut to the operator's delay, not below the ask.
+    assert!(f.set_delay("a", Some(Duration::ZERO)));
+    assert!(matches!(
+        f.next(t0 + five + Duration::from_secs(1)).unwrap(),
+        Next::WaitUntil(_)
+    ));
+    // A computed delay without an ask is the operator's to replace.
+    let z = take(&mut f, t0 + five * 2 + Duration::from_secs(1));
+    assert_eq!(z.item, "3");
+}
+
 #[test]
 fn budgets_cap_each_queue() {
     let mut f = Frontier::in_memory(1).with_budget(Some(2));

@@ -133,8 +133,12 @@ pub struct Lease {
 /// What became of a taken item, handed back with its lease.
 #[derive(Debug)]
 pub struct Completion<T> {
-    /// How long its queue rests before the next claim (politeness).
+    /// How long its queue rests before the next claim (politeness), replaced by an operator's delay for the
+    /// queue.
     pub delay: Duration,
+    /// What the server asked its queue to rest (`Retry-After`, `Crawl-delay`): the least rest, an operator's
+    /// delay or not ([`Pace`](crate::Pace)).
+    pub asked: Duration,
     /// Items put back at the front of their queues (a retry, a prerequisite), in the order they will come.
     pub first: Vec<(String, T)>,
     /// Items due after a wait, each to the back of its queue then.
@@ -157,6 +161,7 @@ impl<T> Default for Completion<T> {
     fn default() -> Self {
         Completion {
             delay: Duration::ZERO,
+            asked: Duration::ZERO,
             first: Vec::new(),
             later: Vec::new(),
             seen: Vec::new(),
@@ -423,7 +428,8 @@ impl<T: Item> SharedFrontier<T> {
                 .arg(done.seen.len())
                 .arg(usize::from(done.predicted.is_some()))
                 .arg(done.cuts.len())
-                .arg(u8::from(done.ended));
+                .arg(u8::from(done.ended))
+                .arg(done.asked.as_millis() as u64);
             for (q, item) in done.first.iter().rev() {
                 inv.arg(q).arg(encode(item));
             }
@@ -697,17 +703,17 @@ impl<T: Item> SharedFrontier<T> {
     }
 
     /// An operator's action on one queue, for every worker: `pause`, `retire`, `unpause`, `delete` (returns
-    /// the URIs dropped), `delay` or `budget` (`value` in ms or URIs; `None` clears it). `Ok(0)` when the
-    /// crawl never had that queue.
+    /// the URIs dropped), `delay` or `budget` (`value` in ms or URIs; `None` clears it). `Ok(None)` when the
+    /// crawl never had that queue (an empty one that had items is known: deleting it drops 0).
     pub fn queue_action(
         &mut self,
         op: &str,
         queue: &str,
         value: Option<u64>,
-    ) -> Result<u64, SharedError> {
+    ) -> Result<Option<u64>, SharedError> {
         let prefix = self.prefix.clone();
         let value = value.map(|v| v.to_string()).unwrap_or_default();
-        self.with_conn(|conn, scripts| {
+        let said: i64 = self.with_conn(|conn, scripts| {
             scripts
                 .queue
                 .prepare_invoke()
@@ -718,7 +724,8 @@ impl<T: Item> SharedFrontier<T> {
                 .arg(&value)
                 .arg(0)
                 .invoke(conn)
-        })
+        })?;
+        Ok(u64::try_from(said).ok())
     }
 
     /// The first `max` queues by their next turn, and every paused or retired one.

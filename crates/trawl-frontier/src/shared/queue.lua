@@ -2,7 +2,7 @@
 -- An operator's action on one queue, for every worker: pause, retire, unpause, delete, delay, budget; or
 -- `list` for the queues' rows.
 -- ARGV: prefix, op, queue, value ('' clears a delay or budget), max rows (list)
--- Returns: 1 done / 0 no such queue; delete: the URIs dropped; list: rows of
+-- Returns: 1 done / -1 no such queue; delete: the URIs dropped; list: rows of
 --   {queue, state, queued, leased, spent, budget or '', delay or '', wait_ms}
 local p, op, q, value = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local t = redis.call('TIME')
@@ -39,7 +39,7 @@ if op == 'list' then
   return rows
 end
 
-if not known(q) then return 0 end
+if not known(q) then return -1 end
 if op == 'pause' or op == 'retire' then
   redis.call('HSET', p .. ':qpaused', q, op == 'pause' and 'paused' or 'retired')
   -- A leased queue keeps its entry (its lease's expiry) until the lease ends.

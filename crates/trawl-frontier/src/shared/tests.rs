@@ -314,6 +314,7 @@ fn a_completion_with_every_part_puts_each_where_it_belongs() {
     );
     let done = Completion {
         delay: Duration::ZERO,
+        asked: Duration::ZERO,
         first: vec![("h".to_string(), "h/robots".to_string())],
         later: vec![(
             "g".to_string(),
@@ -461,8 +462,9 @@ fn an_operator_steers_one_queue_for_every_worker() {
         &mut f,
         &[("h", "h/1"), ("h", "h/2"), ("g", "g/1"), ("g", "g/2")],
     );
-    assert_eq!(f.queue_action("pause", "h", None).unwrap(), 1);
-    assert_eq!(f.queue_action("pause", "nowhere", None).unwrap(), 0);
+    assert_eq!(f.queue_action("pause", "h", None).unwrap(), Some(1));
+    assert_eq!(f.queue_action("pause", "nowhere", None).unwrap(), None);
+    assert_eq!(f.queue_action("delete", "nowhere", None).unwrap(), None);
     // Only g is claimed while h is paused; g's own delay replaces the computed one.
     f.queue_action("delay", "g", Some(250)).unwrap();
     let (item, q, lease) = claim(&mut f);
@@ -482,12 +484,32 @@ fn an_operator_steers_one_queue_for_every_worker() {
     f.queue_action("budget", "g", Some(2)).unwrap();
     assert_eq!(seeds(&mut f, &[("g", "g/3")]), [Scheduled::OverBudget]);
     // Deleting h drops its URIs; unpausing it then has nothing to give.
-    assert_eq!(f.queue_action("delete", "h", None).unwrap(), 2);
+    assert_eq!(f.queue_action("delete", "h", None).unwrap(), Some(2));
     f.queue_action("unpause", "h", None).unwrap();
     std::thread::sleep(Duration::from_millis(300));
     let (item, q, lease) = claim(&mut f);
     assert_eq!(item, "g/2");
+    // What the server asked (a Retry-After) holds over the operator's shorter delay (xt21a F1).
+    seeds(&mut f, &[("k", "k/1"), ("k", "k/2")]);
+    f.queue_action("delay", "k", Some(10)).unwrap();
     f.finished(&q, &lease, &Completion::default()).unwrap();
+    let (item, k, lease) = claim(&mut f);
+    assert_eq!(item, "k/1");
+    let finished_at = Instant::now();
+    let asked = Completion {
+        delay: Duration::from_millis(800),
+        asked: Duration::from_millis(800),
+        ..Completion::default()
+    };
+    f.finished(&k, &lease, &asked).unwrap();
+    let Claim::WaitUntil(at) = f.claim().unwrap() else {
+        panic!("k rests as its server asked")
+    };
+    assert!(at.saturating_duration_since(finished_at) >= Duration::from_millis(780));
+    std::thread::sleep(Duration::from_millis(850));
+    let (item, k, lease) = claim(&mut f);
+    assert_eq!(item, "k/2");
+    f.finished(&k, &lease, &Completion::default()).unwrap();
     assert!(matches!(f.claim().unwrap(), Claim::Empty));
     assert_eq!(f.counts().unwrap().queued, 0);
 }

@@ -265,12 +265,16 @@ pub(crate) fn shared(
             let c = f.counts()?;
             // Whether it runs, is paused or was stopped (xt16b F8), as the web API says it.
             let state = f.state()?;
+            // Nothing left anywhere in a crawl let run: its workers found it empty and ended (xt21a F6: it
+            // was said to be running).
+            let finished =
+                state == "run" && c.queued == 0 && c.in_flight == 0 && c.later == 0 && c.done > 0;
             if json {
                 writeln!(
                     out,
                     "{}",
                     serde_json::json!({
-                        "state": state,
+                        "state": state, "finished": finished,
                         "queued": c.queued, "in_flight": c.in_flight, "later": c.later,
                         "discovered": c.discovered, "done": c.done, "reclaimed": c.reclaimed,
                     })
@@ -279,6 +283,7 @@ pub(crate) fn shared(
                 let state = match state.as_str() {
                     "pause" => "paused",
                     "stop" => "stopped",
+                    _ if finished => "finished: nothing queued, in flight or due later",
                     _ => "running",
                 };
                 writeln!(
@@ -319,11 +324,10 @@ fn queue_op(
     queue: &str,
     value: Option<u64>,
 ) -> anyhow::Result<ExitCode> {
-    let n = f.queue_action(op, queue, value)?;
-    if n == 0 && op != "delete" {
+    let Some(n) = f.queue_action(op, queue, value)? else {
         say!("trawl: no queue {queue:?}; `queues` lists them");
         return Ok(ExitCode::FAILURE);
-    }
+    };
     let said = match op {
         "delete" => format!("{n} URIs dropped from queue {queue}"),
         "delay" | "budget" => format!(
