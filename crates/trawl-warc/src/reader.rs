@@ -759,8 +759,14 @@ fn read_record<B: BufRead>(
             if arc::parse_line_in(&line, arc.as_deref()).is_some() {
                 return read_arc_record(src, path, offset, limit, arc, Some(line));
             }
-            // The file ends before the line does: an ARC cut short in a header line.
-            if arc.is_some() && !line.ends_with(b"\n") && (line.len() as u64) < MAX_HEAD_BYTES {
+            // The file ends before the line does, and what it holds begins as a header line does: an ARC cut
+            // short in a header line. Other bytes there (a record's content beyond a length too short, zero
+            // padding) are damage, as before (review 70 R3).
+            if arc.is_some()
+                && !line.ends_with(b"\n")
+                && (line.len() as u64) < MAX_HEAD_BYTES
+                && begins_as_a_header_line(&line)
+            {
                 return Err(Error::CutInHeader {
                     path: path.to_owned(),
                     offset,
@@ -782,6 +788,18 @@ fn read_record<B: BufRead>(
     }
     let (head, block, raw) = read_warc_record(src, path, offset, limit)?;
     Ok((head.version, head.fields, block, raw))
+}
+
+/// Whether `bytes` (the end of a file, no newline) could be the start of an ARC header line: printable text
+/// whose first word begins with a URL scheme (`http:`, `filedesc:`, `dns:`), or is one cut short.
+fn begins_as_a_header_line(bytes: &[u8]) -> bool {
+    let printable = bytes.iter().all(|&b| b.is_ascii_graphic() || b == b' ');
+    let scheme = bytes.split(|&b| b == b':').next().unwrap_or_default();
+    printable
+        && scheme.first().is_some_and(u8::is_ascii_alphabetic)
+        && scheme
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
 }
 
 /// What the reader expects at the start of a record of an ARC file.

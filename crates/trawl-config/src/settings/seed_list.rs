@@ -94,20 +94,25 @@ pub fn prefix_value(text: &str) -> Result<SurtPrefix, NotAPrefix> {
     })
 }
 
-/// The folder a prefix written as a URL with a last path segment stands for (`http://example.org/docs` is cut
-/// after its last slash, as Heritrix cuts it, to `http://example.org/`: the whole host), to warn of (xt20b F5).
-/// None for a value in SURT or CDX form, a host, a URL ending in `/`, or one with a query or fragment.
+/// The folder a prefix written as a URL with a last path segment (or a query) stands for
+/// (`http://example.org/docs` is cut after its last slash, as Heritrix cuts it, to `http://example.org/`:
+/// the whole host), to warn of (xt20b F5). None for a value in SURT or CDX form, a host, a URL ending in `/`,
+/// a fragment, or a query holding a slash (cut there).
 pub fn cut_to_folder(text: &str) -> Option<String> {
     let text = text.trim().trim_start_matches('+');
-    if text.contains(['(', ')', '?', '#']) || text.ends_with('/') {
+    if text.contains(['(', ')', '#']) || text.ends_with('/') {
         return None;
     }
     let url = trawl_url::parse_lenient(text).ok()?;
+    if url.query().is_some_and(|q| q.contains('/')) {
+        return None;
+    }
     let path = url.path();
     let folder = &path[..=path.rfind('/')?];
-    (folder.len() < path.len()).then(|| {
+    (folder.len() < path.len() || url.query().is_some()).then(|| {
         let mut cut = url.clone();
         cut.set_path(folder);
+        cut.set_query(None);
         cut.to_string()
     })
 }
@@ -118,6 +123,7 @@ pub fn cut_to_folder(text: &str) -> Option<String> {
 pub fn open_cdx_path(text: &str) -> bool {
     let text = text.trim().trim_start_matches('+');
     !text.contains("://")
+        && !text.contains(['?', '#'])
         && !text.starts_with('(')
         && text.split_once(')').is_some_and(|(_, path)| {
             path.len() > 1 && path.starts_with('/') && !path.ends_with('/')
@@ -261,6 +267,12 @@ mod tests {
             Some("http://example.org/a/")
         );
         assert!(open_cdx_path("org,example)/docs"));
+        assert!(!open_cdx_path("org,example)/docs?x=1"));
+        // A query is cut off with the last segment (review 70 R6).
+        assert_eq!(
+            cut_to_folder("http://example.org/docs?x=1").as_deref(),
+            Some("http://example.org/")
+        );
         for closed in [
             "org,example)/docs/",
             "org,example)/",
@@ -275,7 +287,7 @@ mod tests {
             "http://example.org",
             "http://(org,example,)/docs",
             "org,example)/docs",
-            "http://example.org/docs?x=1",
+            "http://example.org/docs?next=/a/",
         ] {
             assert_eq!(cut_to_folder(kept), None, "{kept}");
         }

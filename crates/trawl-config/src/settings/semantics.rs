@@ -482,7 +482,13 @@ impl CrawlConfig {
                                  everything under {folder}"
                             ),
                         )
-                        .with_hint(format!("write \"{}/\" for that folder only", written.trim())),
+                        .with_hint(if written.contains('?') {
+                            "a prefix ends at its last slash, its query cut off: write the folder's URL, ending \
+                             in a slash"
+                                .to_string()
+                        } else {
+                            format!("write \"{}/\" for that folder only", written.trim())
+                        }),
                     );
                 }
                 if seed_list::open_cdx_path(written) {

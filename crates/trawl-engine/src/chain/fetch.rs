@@ -117,7 +117,7 @@ pub(super) async fn run(
     // of its queue, kept there by the stop's checkpoint (or in Redis, for a shared crawl), and is fetched
     // when the crawl goes on.
     if matches!(record.fetched.result, Err(FetchError::Stopped(_))) {
-        let delay = politeness(p, settings, &uri, &record);
+        let delay = politeness(p, settings, &uri, &record).delay;
         return Err(Outcome::only(Disposition::Retry { uri, delay }).into());
     }
     uri.tries += 1;
@@ -128,9 +128,10 @@ pub(super) async fn run(
                 e,
                 FetchError::Dns(_) | FetchError::Connect(_) | FetchError::Proxy(_)
             );
-            let politeness = politeness(p, settings, &uri, &record);
-            let disposition = retry(p, uri, settings, host_failure, politeness);
-            Err(Outcome::only(disposition).into())
+            let pace = politeness(p, settings, &uri, &record);
+            let mut outcome = Outcome::only(retry(p, uri, settings, host_failure, pace.delay));
+            outcome.asked = pace.asked;
+            Err(outcome.into())
         }
         Err(_) => Ok((uri, record)),
         // A robots.txt the connection or a timeout cut short is no answer: tried again as after a failed
@@ -140,9 +141,10 @@ pub(super) async fn run(
                 && super::robots::cut_short(resp)
                 && retries_left(&uri, settings) =>
         {
-            let politeness = politeness(p, settings, &uri, &record);
-            let disposition = retry(p, uri, settings, false, politeness);
-            Err(Outcome::only(disposition).into())
+            let pace = politeness(p, settings, &uri, &record);
+            let mut outcome = Outcome::only(retry(p, uri, settings, false, pace.delay));
+            outcome.asked = pace.asked;
+            Err(outcome.into())
         }
         Ok(_) => {
             // A 5xx or 429 is a failure in a row like a timeout (post counts it); any other answer ends a run.

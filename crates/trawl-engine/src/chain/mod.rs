@@ -45,16 +45,10 @@ pub(crate) async fn process(p: &Pipeline, uri: CrawlUri, queue: &str, worker: us
         },
         UriKind::Page => None,
     };
-    let settings = p.settings().sheets.effective(&uri);
-    let origin = trawl_config::origin(&uri.url);
-    let mut outcome = match stages(p, uri, queue, &settings, worker).await {
+    match stages(p, uri, queue, worker).await {
         Ok(outcome) => outcome,
         Err(ended) => *ended,
-    };
-    // The origin's Crawl-delay is the server's ask after any fetch of it, whatever came of the fetch (xt21a
-    // F1: an operator's queue-delay cut it).
-    outcome.asked = outcome.asked.max(retry::crawl_delay(p, &settings, &origin));
-    outcome
+    }
 }
 
 /// [`process`], where a panic in a stage (a bug in trawl) ends the URI with status -5 and its crawl.log line,
@@ -149,23 +143,18 @@ fn fail_point(url: &str) {
 }
 
 /// The fetch chain: each stage hands the URI on, or ends it (`Err`) with its outcome.
-async fn stages(
-    p: &Pipeline,
-    uri: CrawlUri,
-    queue: &str,
-    settings: &trawl_config::CrawlConfig,
-    worker: usize,
-) -> Result<Outcome, Ended> {
-    let uri = prefetch::run(p, uri, queue, settings, worker)?;
+async fn stages(p: &Pipeline, uri: CrawlUri, queue: &str, worker: usize) -> Result<Outcome, Ended> {
+    let settings = p.settings().sheets.effective(&uri);
+    let uri = prefetch::run(p, uri, queue, &settings, worker)?;
     #[cfg(debug_assertions)]
     fail_point(uri.url.as_str());
-    let (mut uri, mut record) = fetch_and_write(p, uri, settings, worker, None).await?;
+    let (mut uri, mut record) = fetch_and_write(p, uri, &settings, worker, None).await?;
     let found = if record.response().is_some() {
-        render::run(p, &mut uri, &mut record, settings, worker).await
+        render::run(p, &mut uri, &mut record, &settings, worker).await
     } else {
         None
     };
-    let mut outcome = post::run(p, uri, record, settings, worker);
+    let mut outcome = post::run(p, uri, record, &settings, worker);
     if let Some(found) = found {
         found.add_to(&mut outcome);
     }

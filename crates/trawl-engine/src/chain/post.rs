@@ -20,6 +20,7 @@ use trawl_config::CrawlConfig;
 use trawl_config::CrawlUri;
 use trawl_config::UriKind;
 use trawl_config::Watch;
+use trawl_frontier::Pace;
 
 /// Ends `uri`: done (logged, with its children), or back for another try.
 pub(super) fn run(
@@ -29,7 +30,12 @@ pub(super) fn run(
     settings: &CrawlConfig,
     worker: usize,
 ) -> Outcome {
-    let mut delay = politeness(p, settings, &uri, &record);
+    // What the server asked (its Crawl-delay, a Retry-After below) goes with the outcome: an operator's
+    // queue delay does not cut it (xt21a F1).
+    let Pace {
+        mut delay,
+        mut asked,
+    } = politeness(p, settings, &uri, &record);
     let status = match &record.fetched.result {
         Ok(resp) => resp.status,
         Err(e) => {
@@ -46,6 +52,7 @@ pub(super) fn run(
             }
             let line = p.log_failure(&uri, status, worker);
             let mut outcome = Outcome::done(status, delay).logged(line);
+            outcome.asked = asked;
             if let AfterFetch::Settled(release) =
                 p.robots.after_fetch(&uri, &mut record, settings, delay)
             {
@@ -55,7 +62,6 @@ pub(super) fn run(
         }
     };
     let mut asked_to_wait = false;
-    let mut asked = Duration::ZERO;
     if matches!(status, 429 | 503)
         && let Some(after) = record
             .header("retry-after")
@@ -64,7 +70,7 @@ pub(super) fn run(
     {
         let after = after.min(Duration::from_secs(settings.fetch.max_retry_after_s));
         delay = delay.max(after);
-        asked = after;
+        asked = asked.max(after);
         asked_to_wait = true;
         p.stats
             .record_retry_after(uri.url.host_str().unwrap_or_default(), after);
@@ -106,7 +112,9 @@ pub(super) fn run(
     if matches!(uri.kind, UriKind::Robots { .. })
         && let Disposition::Done { delay, .. } = &mut outcome.disposition
     {
-        *delay = (*delay).max(politeness(p, settings, &uri, &record));
+        let pace = politeness(p, settings, &uri, &record);
+        *delay = (*delay).max(pace.delay);
+        outcome.asked = outcome.asked.max(pace.asked);
     }
     let (line, digest) = log_response(p, &mut uri, &record, worker);
     outcome.line = Some(line);

@@ -11,6 +11,7 @@ use std::{
 };
 
 use trawl_config::{CrawlConfig, CrawlUri, origin};
+use trawl_frontier::Pace;
 
 use super::{outcome::Disposition, pipeline::Pipeline};
 use crate::fetch_record::FetchRecord;
@@ -103,13 +104,14 @@ pub(crate) fn answered(p: &Pipeline, url: &url::Url) {
 }
 
 /// Politeness: Heritrix's delay formula, raised to robots.txt's Crawl-delay (up to its cap) and to what the
-/// host's bandwidth cap requires.
+/// host's bandwidth cap requires; the Crawl-delay is the part the server asked (`Pace::asked`), which an
+/// operator's queue delay does not cut (xt21a F1).
 pub(super) fn politeness(
     p: &Pipeline,
     settings: &CrawlConfig,
     uri: &CrawlUri,
     record: &FetchRecord,
-) -> Duration {
+) -> Pace {
     let f = &settings.frontier;
     let fetch_time = record.fetched.duration;
     let (min, max) = settings.delay_bounds();
@@ -120,17 +122,17 @@ pub(super) fn politeness(
             Duration::from_secs_f64(record.wire_bytes() as f64 / f.max_host_bytes_per_s as f64);
         delay = delay.max(cost.saturating_sub(fetch_time));
     }
-    delay.max(crawl_delay(p, settings, &origin(&uri.url)))
-}
-
-/// The origin's robots.txt `Crawl-delay`, capped at `frontier.max_crawl_delay_ms`; none for a crawl not
-/// obeying robots.txt (a live change may turn it off: xt12a b F10).
-pub(super) fn crawl_delay(p: &Pipeline, settings: &CrawlConfig, origin: &str) -> Duration {
-    match p.robots.crawl_delay(origin) {
-        Some(cd) if settings.fetch.obey_robots => {
-            cd.min(Duration::from_millis(settings.frontier.max_crawl_delay_ms))
-        }
-        _ => Duration::ZERO,
+    // A crawl not obeying robots.txt (a live change may turn it off) keeps no Crawl-delay either (xt12a b F10).
+    let asked = if settings.fetch.obey_robots
+        && let Some(cd) = p.robots.crawl_delay(&origin(&uri.url))
+    {
+        cd.min(Duration::from_millis(f.max_crawl_delay_ms))
+    } else {
+        Duration::ZERO
+    };
+    Pace {
+        delay: delay.max(asked),
+        asked,
     }
 }
 

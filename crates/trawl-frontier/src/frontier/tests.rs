@@ -236,6 +236,10 @@ fn an_operator_delay_does_not_cut_what_the_server_asked() {
     // A computed delay without an ask is the operator's to replace.
     let z = take(&mut f, t0 + five * 2 + Duration::from_secs(1));
     assert_eq!(z.item, "3");
+    f.schedule("a", s("4"));
+    let later = t0 + five * 3;
+    f.finished("a", z.ticket, None, later, five);
+    assert_eq!(take(&mut f, later + Duration::from_millis(1)).item, "4");
 }
 
 #[test]
