@@ -124,9 +124,14 @@ fn apply(shared: &Shared, queue: &str, ticket: Ticket, outcome: Outcome, worker:
         .collect();
     let mut f = lock(&shared.frontier);
     // Handed over while the frontier is held: the journal commits this outcome only after writing it.
+    let logged = line.is_some();
     if let Some(line) = line {
         p.write_line(line);
     }
+    // A rest the server asked for (a Retry-After's retry) goes to disk now, not with the next line or the
+    // ticker's commit a second later, so a kill in between cannot lose it (xt22a F1: a resume asked the
+    // host again 3 s after a `Retry-After: 8`).
+    let commit_now = !logged && !asked.is_zero();
     match disposition {
         Disposition::Done { status, delay } => {
             f.finished(queue, ticket, Some(status), now, Pace { delay, asked });
@@ -163,6 +168,9 @@ fn apply(shared: &Shared, queue: &str, ticket: Ticket, outcome: Outcome, worker:
     }
     for held in &release {
         f.release(held);
+    }
+    if commit_now {
+        p.log.commit();
     }
     let mut batch = Vec::with_capacity(children.len());
     let mut known = Vec::with_capacity(children.len());
