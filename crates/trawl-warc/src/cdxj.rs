@@ -1290,16 +1290,19 @@ mod tests {
         let indexed = index_records(&path, "t.arc");
         assert!(indexed.stopped.is_some());
         assert_eq!((indexed.unsure, indexed.lines.len()), (None, 3));
+        let stopped = |indexed: &Indexed| {
+            indexed
+                .stopped
+                .as_ref()
+                .map(ToString::to_string)
+                .unwrap_or_default()
+        };
         // Cut inside the next header line: it begins where /2 ends, so /2 is whole (xt21b F4); said as a cut,
         // and convert keeps the records before it.
         let cut = [filedesc.as_str(), &one, &two, &three[..21]].concat();
         std::fs::write(&path, &cut).unwrap();
         let indexed = index_records(&path, "t.arc");
-        let said = indexed
-            .stopped
-            .as_ref()
-            .map(ToString::to_string)
-            .unwrap_or_default();
+        let said = stopped(&indexed);
         assert!(
             said.contains("ends inside the record's header line"),
             "{said}"
@@ -1320,11 +1323,7 @@ mod tests {
         .concat();
         std::fs::write(&path, &binary).unwrap();
         let indexed = index_records(&path, "t.arc");
-        let said = indexed
-            .stopped
-            .as_ref()
-            .map(ToString::to_string)
-            .unwrap_or_default();
+        let said = stopped(&indexed);
         assert!(!said.contains("header line, after"), "{said}");
         assert_eq!(indexed.unsure, Some((filedesc.len() + one.len()) as u64));
     }
