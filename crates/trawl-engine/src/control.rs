@@ -322,15 +322,31 @@ fn add_seeds_offline(
     )))
 }
 
+/// The queue an operator's `given` name stands for among a crawl's queues (`names` lists them, in one
+/// process or in Redis): the queue of that name, else the queue of the host or URL it names; `None` when
+/// neither is a queue. See [`queue_of_host`].
+pub fn named_queue<'a, I: Iterator<Item = &'a str>>(
+    given: &str,
+    config: &CrawlConfig,
+    names: impl Fn() -> I,
+) -> Result<Option<String>, Error> {
+    let has = |name: &str| names().any(|q| q == name);
+    if has(given) {
+        return Ok(Some(given.to_string()));
+    }
+    Ok(queue_of_host(given, config, &has, &names)?.filter(|name| has(name)))
+}
+
 /// The queue a host name (`example.com`, `example.com:8080`) or URL stands for, as the crawl names queues
 /// (`com,example,`), so an operator may name a queue by its host. A host given without a port stands for
 /// its one queue on another port too (`site.test` for `test,site,:8731`: xt14b F10); several are a refusal
-/// naming them.
-fn queue_of_host(
+/// naming them. `has` says whether a queue of a name exists, `names` lists them.
+fn queue_of_host<'a, I: Iterator<Item = &'a str>>(
     given: &str,
     config: &CrawlConfig,
-    frontier: &Frontier<CrawlUri>,
-) -> Result<Option<String>, Reply> {
+    has: &dyn Fn(&str) -> bool,
+    names: impl Fn() -> I,
+) -> Result<Option<String>, Error> {
     let Some(url) = Url::parse(given)
         .ok()
         .filter(|u| u.has_host())
@@ -349,8 +365,8 @@ fn queue_of_host(
     let parts = config.frontier.parallel_queues;
     if parts > 1 {
         let named = format!("{name}#");
-        if frontier.queue_names().any(|q| q.starts_with(&named)) {
-            return Err(failed(format!(
+        if names().any(|q| q.starts_with(&named)) {
+            return Err(Error::UnclearQueue(format!(
                 "{given:?} is split in {parts} queues (frontier.parallel_queues): name one of them, \
                  {name}#0 to {name}#{}",
                 parts - 1
@@ -370,11 +386,10 @@ fn queue_of_host(
         || authority
             .rsplit_once(':')
             .is_some_and(|(_, p)| p.parse::<u16>().is_ok());
-    if frontier.has_queue(&name) || port_given {
+    if has(&name) || port_given {
         return Ok(Some(name));
     }
-    let mut ported: Vec<&str> = frontier
-        .queue_names()
+    let mut ported: Vec<&str> = names()
         .filter(|q| {
             q.strip_prefix(name.as_str())
                 .and_then(|rest| rest.strip_prefix(':'))
@@ -386,7 +401,7 @@ fn queue_of_host(
         1 => Ok(ported.pop().map(str::to_owned)),
         _ => {
             ported.sort_unstable();
-            Err(failed(format!(
+            Err(Error::UnclearQueue(format!(
                 "{given:?} has a queue on each of several ports ({}): give the host with its port \
                  (`{given}:PORT`) or the queue's name",
                 ported.join(", ")
@@ -414,14 +429,17 @@ pub(crate) fn apply_to_frontier(
     };
     let resolved;
     let command = match command.queue() {
-        Some(given) if !frontier.has_queue(given) => match queue_of_host(given, config, frontier) {
-            Ok(Some(name)) if frontier.has_queue(&name) => {
-                resolved = command.with_queue(name);
-                &resolved
+        Some(given) if !frontier.has_queue(given) => {
+            let has = |name: &str| frontier.has_queue(name);
+            match queue_of_host(given, config, &has, || frontier.queue_names()) {
+                Ok(Some(name)) if frontier.has_queue(&name) => {
+                    resolved = command.with_queue(name);
+                    &resolved
+                }
+                Err(refused) => return failed(refused.to_string()),
+                _ => command,
             }
-            Err(refused) => return refused,
-            _ => command,
-        },
+        }
         _ => command,
     };
     let naming = match crate::chain::naming::Naming::from_config(config) {
@@ -792,6 +810,33 @@ mod tests {
                 "{given}"
             );
         }
+    }
+
+    /// A shared crawl's queues, listed from Redis, are named by host as one process's are (xt21a F5).
+    #[test]
+    fn a_listed_queue_is_named_by_its_host_without_its_port() {
+        let config = CrawlConfig::default();
+        let mut names = vec!["127.0.0.1:8731".to_string(), "test,site,:8731".to_string()];
+        let find = |names: &[String], given: &str| {
+            named_queue(given, &config, || names.iter().map(String::as_str))
+        };
+        for (given, queue) in [
+            ("127.0.0.1", "127.0.0.1:8731"),
+            ("http://127.0.0.1:8731/x", "127.0.0.1:8731"),
+            ("site.test", "test,site,:8731"),
+            ("test,site,:8731", "test,site,:8731"),
+        ] {
+            assert_eq!(
+                find(&names, given).unwrap().as_deref(),
+                Some(queue),
+                "{given}"
+            );
+        }
+        assert_eq!(find(&names, "127.0.0.2").unwrap(), None);
+        assert_eq!(find(&names, "127.0.0.1:80").unwrap(), None);
+        names.push("127.0.0.1:8732".into());
+        let unclear = find(&names, "127.0.0.1").unwrap_err().to_string();
+        assert!(unclear.contains("several ports"), "{unclear}");
     }
 
     /// A queue the crawl never had is refused by delete-queue as by the others (xt21a F4); a budget under what

@@ -162,6 +162,9 @@ pub enum Error {
         /// Its 1-based line.
         line: usize,
     },
+    /// An operator's queue name that stands for several queues: the sentence naming them and what to give.
+    #[error("{0}")]
+    UnclearQueue(String),
     /// A WARC or ARC file read for deduplication that stops being readable part way: what the reader said.
     #[error(transparent)]
     DamagedArchive(trawl_warc::Error),

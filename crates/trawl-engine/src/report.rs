@@ -309,7 +309,7 @@ fn details(stats: &Stats, queues: &[QueueRow]) -> Vec<Report> {
 pub struct QueueRow {
     /// The queue key.
     pub name: String,
-    /// ready, in-process, snoozed, inactive, retired or exhausted.
+    /// ready, in-process, snoozed, inactive, paused, retired or exhausted.
     pub state: String,
     /// URIs waiting.
     pub queued: u64,

@@ -39,8 +39,10 @@ pub enum QueueState {
     InProcess,
     /// Waiting for its politeness delay to pass.
     Snoozed,
-    /// Paused by an operator.
+    /// Waiting for an active place (beyond `max_active_queues` with nothing in flight).
     Inactive,
+    /// Paused by an operator.
+    Paused,
     /// Retired by an operator, or over its budget.
     Retired,
     /// Nothing queued or in flight.
@@ -55,6 +57,7 @@ impl QueueState {
             QueueState::InProcess => "in-process",
             QueueState::Snoozed => "snoozed",
             QueueState::Inactive => "inactive",
+            QueueState::Paused => "paused",
             QueueState::Retired => "retired",
             QueueState::Exhausted => "exhausted",
         }
@@ -274,7 +277,7 @@ impl<T> Queue<T> {
     pub(crate) fn state(&self, now: Instant, per_queue: usize, budget: Option<u64>) -> QueueState {
         let over = self.budget.or(budget).is_some_and(|b| self.spent >= b);
         match self.control {
-            Control::Paused => QueueState::Inactive,
+            Control::Paused => QueueState::Paused,
             Control::Retired => QueueState::Retired,
             Control::Active if self.len == 0 && self.in_flight_len() == 0 => {
                 if over {

@@ -1086,7 +1086,7 @@ async fn the_web_api_shows_and_acts_on_a_shared_crawl() {
     assert!(body.contains("\"queued\":2"), "{body}");
     // Queue actions reach the shared queues.
     let steered = url.clone();
-    let (paused, listed) = tokio::task::spawn_blocking(move || {
+    let (paused, listed, by_host) = tokio::task::spawn_blocking(move || {
         let ctl = |args: &[&str]| {
             let out = Command::new(env!("CARGO_BIN_EXE_trawl"))
                 .args(["ctl", "--frontier", &steered, "nl"])
@@ -1095,11 +1095,20 @@ async fn the_web_api_shows_and_acts_on_a_shared_crawl() {
                 .unwrap();
             String::from_utf8_lossy(&out.stdout).into_owned()
         };
-        (ctl(&["pause-queue", "q"]), ctl(&["queues"]))
+        (
+            ctl(&["pause-queue", "q"]),
+            ctl(&["queues"]),
+            // A host named without its port stands for its one queue, as in one process (xt21a F5).
+            ctl(&["queue-delay", "127.0.0.1", "500"]),
+        )
     })
     .await
     .unwrap();
     assert!(paused.contains("queue q paused (every worker)"), "{paused}");
+    assert!(
+        by_host.contains("queue 127.0.0.1:9 delay 500 (every worker)"),
+        "{by_host}"
+    );
     assert!(
         listed
             .lines()

@@ -46,6 +46,9 @@ pub(crate) struct NewSeed {
 pub(crate) enum Disposition {
     /// Finished with `status` (logged); its queue rests `delay`.
     Done { status: i32, delay: Duration },
+    /// Finished with `status` (logged) before any request went to the host (refused by robots.txt or a rule
+    /// before the fetch): its queue's rest stays as it was (`trawl_frontier::Pace::UNFETCHED`).
+    Unfetched { status: i32 },
     /// Back at the front of its queue, which rests `delay` first: a failure of the host (DNS, connection,
     /// TLS, a `Retry-After`, failures of several URLs in a row).
     Retry { uri: CrawlUri, delay: Duration },
@@ -98,6 +101,11 @@ impl Outcome {
     /// The URI is done with `status`; its queue rests `delay`.
     pub(crate) fn done(status: i32, delay: Duration) -> Outcome {
         Outcome::only(Disposition::Done { status, delay })
+    }
+
+    /// The URI is done with `status` before a request went to its host.
+    pub(crate) fn unfetched(status: i32) -> Outcome {
+        Outcome::only(Disposition::Unfetched { status })
     }
 }
 

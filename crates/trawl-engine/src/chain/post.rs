@@ -35,6 +35,7 @@ pub(super) fn run(
     let Pace {
         mut delay,
         mut asked,
+        ..
     } = politeness(p, settings, &uri, &record);
     let status = match &record.fetched.result {
         Ok(resp) => resp.status,

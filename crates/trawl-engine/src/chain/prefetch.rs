@@ -43,9 +43,7 @@ pub(super) fn run(
     if verdict.decision == Decision::Reject {
         uri.annotate(Annotation::Rejected(verdict.rule.to_string()));
         let line = p.log_failure(&uri, verdict.status, worker);
-        return Err(Outcome::done(verdict.status, Duration::ZERO)
-            .logged(line)
-            .into());
+        return Err(Outcome::unfetched(verdict.status).logged(line).into());
     }
     // Counted as a start only for a URI that is to be fetched (review R4).
     if settings.fetch.obey_robots {
@@ -130,7 +128,7 @@ fn robots_gate(
         robots::Gate::Blocked { status, note } => {
             uri.annotations.extend(note);
             let line = p.log_failure(&uri, status, worker);
-            Err(Outcome::done(status, Duration::ZERO).logged(line).into())
+            Err(Outcome::unfetched(status).logged(line).into())
         }
         robots::Gate::Pending => {
             uri.awaited_robots = true;
@@ -164,8 +162,7 @@ fn robots_gate(
                     uri.annotate(why);
                     let line = p.log_failure(&uri, status::PREREQUISITE_UNSCHEDULABLE, worker);
                     let mut outcome =
-                        Outcome::done(status::PREREQUISITE_UNSCHEDULABLE, Duration::ZERO)
-                            .logged(line);
+                        Outcome::unfetched(status::PREREQUISITE_UNSCHEDULABLE).logged(line);
                     outcome.release = release;
                     Err(outcome.into())
                 }

@@ -130,10 +130,7 @@ pub(super) fn politeness(
     } else {
         Duration::ZERO
     };
-    Pace {
-        delay: delay.max(asked),
-        asked,
-    }
+    Pace::fetch(delay.max(asked), asked)
 }
 
 /// Whether `uri` may be tried again (`frontier.max_retries`).

@@ -8,7 +8,7 @@ use std::{
 };
 
 use trawl_config::{Annotation, CrawlConfig, CrawlUri, status};
-use trawl_frontier::{Claim, Completion, Lease, Scheduled};
+use trawl_frontier::{Claim, Completion, Lease, Pace, Scheduled};
 
 use super::{remote::Remote, shared::Shared};
 use crate::chain::{
@@ -120,18 +120,19 @@ async fn complete(
     }
     let mut done = Completion::default();
     match disposition {
-        Disposition::Done { delay, .. } => (done.delay, done.asked) = (delay, asked),
+        Disposition::Done { delay, .. } => done.pace = Pace::fetch(delay, asked),
+        Disposition::Unfetched { .. } => {}
         Disposition::Retry { mut uri, delay } => {
             uri.annotations.clear();
             done.first.push((queue.to_string(), uri));
-            (done.delay, done.asked) = (delay, asked);
+            done.pace = Pace::fetch(delay, asked);
             done.ended = false;
         }
         Disposition::RetryLater { mut uri, at, delay } => {
             uri.annotations.clear();
             done.later
                 .push((queue.to_string(), uri, at.saturating_duration_since(now)));
-            (done.delay, done.asked) = (delay, asked);
+            done.pace = Pace::fetch(delay, asked);
             done.ended = false;
         }
         Disposition::Held { mut uri, hold } => {

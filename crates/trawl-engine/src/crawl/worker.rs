@@ -2,10 +2,7 @@
 //! frontier. [`apply`] is the one place an outcome touches the frontier; the journal thread commits what it
 //! changed, after the crawl.log lines.
 
-use std::{
-    sync::Arc,
-    time::{Duration, Instant},
-};
+use std::{sync::Arc, time::Instant};
 
 use trawl_config::{Annotation, status};
 use trawl_frontier::{Next, Pace, Scheduled, Taken, Ticket};
@@ -134,17 +131,20 @@ fn apply(shared: &Shared, queue: &str, ticket: Ticket, outcome: Outcome, worker:
     let commit_now = !logged && !asked.is_zero();
     match disposition {
         Disposition::Done { status, delay } => {
-            f.finished(queue, ticket, Some(status), now, Pace { delay, asked });
+            f.finished(queue, ticket, Some(status), now, Pace::fetch(delay, asked));
+        }
+        Disposition::Unfetched { status } => {
+            f.finished(queue, ticket, Some(status), now, Pace::UNFETCHED);
         }
         Disposition::Retry { mut uri, delay } => {
             uri.annotations.clear();
             f.schedule_first(queue, uri);
-            f.finished(queue, ticket, None, now, Pace { delay, asked });
+            f.finished(queue, ticket, None, now, Pace::fetch(delay, asked));
         }
         Disposition::RetryLater { mut uri, at, delay } => {
             uri.annotations.clear();
             f.schedule_later(queue, uri, at);
-            f.finished(queue, ticket, None, now, Pace { delay, asked });
+            f.finished(queue, ticket, None, now, Pace::fetch(delay, asked));
         }
         Disposition::Held { mut uri, hold } => {
             uri.annotations.clear();
@@ -155,7 +155,7 @@ fn apply(shared: &Shared, queue: &str, ticket: Ticket, outcome: Outcome, worker:
             } else {
                 f.schedule_first(queue, uri);
             }
-            f.finished(queue, ticket, None, now, Duration::ZERO);
+            f.finished(queue, ticket, None, now, Pace::UNFETCHED);
             if let Some(hold) = hold {
                 f.hold(queue, hold.until);
                 // Settled between the gate and here: the release has come and gone.
@@ -164,7 +164,7 @@ fn apply(shared: &Shared, queue: &str, ticket: Ticket, outcome: Outcome, worker:
                 }
             }
         }
-        Disposition::HandedOver => f.finished(queue, ticket, None, now, Duration::ZERO),
+        Disposition::HandedOver => f.finished(queue, ticket, None, now, Pace::UNFETCHED),
     }
     for held in &release {
         f.release(held);

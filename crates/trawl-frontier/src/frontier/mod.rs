@@ -508,7 +508,7 @@ impl<T: Item> Frontier<T> {
             self.in_flight = self.in_flight.saturating_sub(1);
             q.settle();
         }
-        let delay = q.delay.unwrap_or(pace.delay).max(pace.asked);
+        let delay = pace.rest(q.delay);
         if !pace.asked.is_zero() {
             let asked = crate::queue::rest_second(self.epoch, now + pace.asked);
             q.asked_s = q.asked_s.max(asked);

@@ -210,6 +210,7 @@ fn an_operator_delay_does_not_cut_what_the_server_asked() {
         Pace {
             delay: five,
             asked: five,
+            fetched: true,
         },
     );
     match f.next(t0 + Duration::from_secs(1)).unwrap() {
@@ -225,6 +226,7 @@ fn an_operator_delay_does_not_cut_what_the_server_asked() {
         Pace {
             delay: five,
             asked: five,
+            fetched: true,
         },
     );
     // Set after: the queue's rest is cut to the operator's delay, not below the ask.
@@ -240,6 +242,26 @@ fn an_operator_delay_does_not_cut_what_the_server_asked() {
     let later = t0 + five * 3;
     f.finished("a", z.ticket, None, later, five);
     assert_eq!(take(&mut f, later + Duration::from_millis(1)).item, "4");
+}
+
+#[test]
+fn an_item_ended_without_a_request_does_not_rest_its_queue_the_operator_delay() {
+    let mut f = Frontier::in_memory(1);
+    let t0 = Instant::now();
+    for i in 1..=3 {
+        f.schedule("a", s(&i.to_string()));
+    }
+    assert!(f.set_delay("a", Some(Duration::from_secs(5))));
+    let x = take(&mut f, t0);
+    f.finished("a", x.ticket, Some(-9998), t0, Pace::UNFETCHED);
+    let y = take(&mut f, t0);
+    assert_eq!(y.item, "2", "nothing was fetched: no rest");
+    // A fetch, even with no delay computed, rests it the operator's delay.
+    f.finished("a", y.ticket, Some(200), t0, Duration::ZERO);
+    match f.next(t0 + Duration::from_secs(1)).unwrap() {
+        Next::WaitUntil(at) => assert!(at >= t0 + Duration::from_secs(5), "{:?}", at - t0),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
@@ -287,10 +309,7 @@ fn operators_pause_retire_delay_and_delete() {
         .into_iter()
         .map(|q| (q.name, q.state))
         .collect();
-    assert!(
-        states.contains(&(s("a"), QueueState::Inactive)),
-        "{states:?}"
-    );
+    assert!(states.contains(&(s("a"), QueueState::Paused)), "{states:?}");
     assert!(
         states.contains(&(s("b"), QueueState::InProcess)),
         "{states:?}"
@@ -360,7 +379,7 @@ fn store_restores_queued_and_in_flight_items_but_not_finished_ones() {
         .into_iter()
         .find(|q| q.name == "q3")
         .unwrap();
-    assert_eq!(paused.state, QueueState::Inactive);
+    assert_eq!(paused.state, QueueState::Paused);
     f.set_control("q3", Control::Active);
     // drain everything, checking FIFO order within each queue
     let mut got = Vec::new();

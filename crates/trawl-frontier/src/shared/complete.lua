@@ -3,7 +3,8 @@
 -- crawl empty between the two.
 -- ARGV: prefix, queue, token, delay_ms, budget, n_first, n_later, n_seen, n_predicted (0 or 1), n_cuts,
 --   ended (1 when the item ends here and counts as done; 0 when it is put back: a retry, held for its robots.txt),
---   asked_ms (the rest the server asked: Retry-After, Crawl-delay; an operator's delay does not cut it), then
+--   asked_ms (the rest the server asked: Retry-After, Crawl-delay; an operator's delay does not cut it),
+--   fetched (1 when a request went to the host: only then does an operator's delay replace delay_ms), then
 --   n_first pairs (queue, item) put back at the front of their queues (a retry, a prerequisite), last first,
 --   n_later pairs (due_ms_from_now, "queue\nitem"),
 --   n_seen pairs (seen bucket, seen field) marked seen before the new items are looked at (what a browser
@@ -21,6 +22,7 @@ local n_first, n_later = tonumber(ARGV[6]), tonumber(ARGV[7])
 local n_seen, n_predicted, n_cuts = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
 local ended = ARGV[11] == '1'
 local asked = tonumber(ARGV[12])
+local fetched = ARGV[13] == '1'
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 keep_leases_through_outage(p, now, nil)
@@ -34,7 +36,7 @@ local function over_budget(queue)
 end
 -- An operator's delay for the queue replaces the computed one, not what the server asked.
 local own_delay = redis.call('HGET', p .. ':qdelay', q)
-if own_delay then delay = math.max(tonumber(own_delay), asked) end
+if own_delay and fetched then delay = math.max(tonumber(own_delay), asked) end
 
 local lease = redis.call('HGET', p .. ':lease', q)
 if not lease or string.sub(lease, 1, #token + 1) ~= token .. ' ' then
@@ -50,7 +52,7 @@ end
 local polite = now + delay
 redis.call('HSET', p .. ':polite', q, polite)
 
-local i = 13
+local i = 14
 for _ = 1, n_first do
   local fq = ARGV[i]
   redis.call('LPUSH', p .. ':q:' .. fq, ARGV[i + 1])

@@ -24,7 +24,7 @@ use self::connect::{Conn, Target};
 pub use self::connect::{with_password, without_password};
 pub use self::error::SharedError;
 
-use crate::{Item, Scheduled};
+use crate::{Item, Pace, Scheduled};
 use xxhash_rust::xxh3::xxh3_64 as fingerprint_of;
 
 /// What a worker gets when it claims work.
@@ -133,12 +133,9 @@ pub struct Lease {
 /// What became of a taken item, handed back with its lease.
 #[derive(Debug)]
 pub struct Completion<T> {
-    /// How long its queue rests before the next claim (politeness), replaced by an operator's delay for the
-    /// queue.
-    pub delay: Duration,
-    /// What the server asked its queue to rest (`Retry-After`, `Crawl-delay`): the least rest, an operator's
-    /// delay or not ([`Pace`](crate::Pace)).
-    pub asked: Duration,
+    /// How long its queue rests before the next claim (politeness), the operator's delay for the queue and
+    /// what the server asked taken into account as [`Pace`] says; unfetched by default.
+    pub pace: Pace,
     /// Items put back at the front of their queues (a retry, a prerequisite), in the order they will come.
     pub first: Vec<(String, T)>,
     /// Items due after a wait, each to the back of its queue then.
@@ -160,8 +157,7 @@ pub struct Completion<T> {
 impl<T> Default for Completion<T> {
     fn default() -> Self {
         Completion {
-            delay: Duration::ZERO,
-            asked: Duration::ZERO,
+            pace: Pace::UNFETCHED,
             first: Vec::new(),
             later: Vec::new(),
             seen: Vec::new(),
@@ -421,7 +417,7 @@ impl<T: Item> SharedFrontier<T> {
                 .arg(&prefix)
                 .arg(queue)
                 .arg(&lease.token)
-                .arg(done.delay.as_millis() as u64)
+                .arg(done.pace.delay.as_millis() as u64)
                 .arg(budget)
                 .arg(done.first.len())
                 .arg(done.later.len())
@@ -429,7 +425,8 @@ impl<T: Item> SharedFrontier<T> {
                 .arg(usize::from(done.predicted.is_some()))
                 .arg(done.cuts.len())
                 .arg(u8::from(done.ended))
-                .arg(done.asked.as_millis() as u64);
+                .arg(done.pace.asked.as_millis() as u64)
+                .arg(u8::from(done.pace.fetched));
             for (q, item) in done.first.iter().rev() {
                 inv.arg(q).arg(encode(item));
             }
@@ -726,6 +723,13 @@ impl<T: Item> SharedFrontier<T> {
                 .invoke(conn)
         })?;
         Ok(u64::try_from(said).ok())
+    }
+
+    /// The name of every queue the crawl ever gave an item, in no order: what an operator's name for a queue
+    /// (a host without its port) is looked up among.
+    pub fn queue_names(&mut self) -> Result<Vec<String>, SharedError> {
+        let key = format!("{}:budget", self.prefix);
+        self.with_conn(|conn, _| redis::cmd("HKEYS").arg(&key).query(conn))
     }
 
     /// The first `max` queues by their next turn, and every paused or retired one.

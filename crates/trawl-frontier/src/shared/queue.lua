@@ -20,6 +20,8 @@ if op == 'list' then
   local function row(queue, score)
     if seen[queue] then return end
     seen[queue] = true
+    -- A paused or retired queue is out of P:ready: its wait is its rest (a Retry-After goes on while paused).
+    score = score or tonumber(redis.call('HGET', p .. ':polite', queue) or '0')
     local state = redis.call('HGET', p .. ':qpaused', queue)
     if not state then
       if leased(queue) then state = 'in-process'

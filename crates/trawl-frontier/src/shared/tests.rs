@@ -125,7 +125,7 @@ fn each_item_once_and_one_lease_per_queue() {
     assert!(matches!(b.claim().unwrap(), Claim::WaitUntil(_)));
     // a finishes with a 300 ms delay and finds a new link and a duplicate.
     let done = Completion {
-        delay: Duration::from_millis(300),
+        pace: Duration::from_millis(300).into(),
         new: vec![
             ("h3".to_string(), "h3/1".to_string()),
             ("h2".into(), "h2/1".into()),
@@ -313,8 +313,7 @@ fn a_completion_with_every_part_puts_each_where_it_belongs() {
         [true]
     );
     let done = Completion {
-        delay: Duration::ZERO,
-        asked: Duration::ZERO,
+        pace: Duration::ZERO.into(),
         first: vec![("h".to_string(), "h/robots".to_string())],
         later: vec![(
             "g".to_string(),
@@ -470,7 +469,11 @@ fn an_operator_steers_one_queue_for_every_worker() {
     let (item, q, lease) = claim(&mut f);
     assert_eq!(item, "g/1");
     let finished_at = Instant::now();
-    f.finished(&q, &lease, &Completion::default()).unwrap();
+    let fetched = Completion {
+        pace: Duration::ZERO.into(),
+        ..Completion::default()
+    };
+    f.finished(&q, &lease, &fetched).unwrap();
     let Claim::WaitUntil(at) = f.claim().unwrap() else {
         panic!("g rests, h is paused")
     };
@@ -490,15 +493,18 @@ fn an_operator_steers_one_queue_for_every_worker() {
     let (item, q, lease) = claim(&mut f);
     assert_eq!(item, "g/2");
     // What the server asked (a Retry-After) holds over the operator's shorter delay (xt21a F1).
-    seeds(&mut f, &[("k", "k/1"), ("k", "k/2")]);
+    seeds(&mut f, &[("k", "k/1"), ("k", "k/2"), ("k", "k/3")]);
     f.queue_action("delay", "k", Some(10)).unwrap();
     f.finished(&q, &lease, &Completion::default()).unwrap();
     let (item, k, lease) = claim(&mut f);
     assert_eq!(item, "k/1");
     let finished_at = Instant::now();
     let asked = Completion {
-        delay: Duration::from_millis(800),
-        asked: Duration::from_millis(800),
+        pace: crate::Pace {
+            delay: Duration::from_millis(800),
+            asked: Duration::from_millis(800),
+            fetched: true,
+        },
         ..Completion::default()
     };
     f.finished(&k, &lease, &asked).unwrap();
@@ -509,6 +515,12 @@ fn an_operator_steers_one_queue_for_every_worker() {
     std::thread::sleep(Duration::from_millis(850));
     let (item, k, lease) = claim(&mut f);
     assert_eq!(item, "k/2");
+    // An item ended without a request (refused by robots.txt) does not rest its queue the operator's delay
+    // (xt22a F5).
+    f.queue_action("delay", "k", Some(5_000)).unwrap();
+    f.finished(&k, &lease, &Completion::default()).unwrap();
+    let (item, k, lease) = claim(&mut f);
+    assert_eq!(item, "k/3");
     f.finished(&k, &lease, &Completion::default()).unwrap();
     assert!(matches!(f.claim().unwrap(), Claim::Empty));
     assert_eq!(f.counts().unwrap().queued, 0);

@@ -156,26 +156,17 @@ pub(crate) fn shared(
                 writeln!(out, "{}", serde_json::to_string(&queues)?)?;
                 return Ok(ExitCode::SUCCESS);
             }
-            writeln!(
-                out,
-                "{:<40} {:<11} {:>9} {:>6} {:>9} {:>9} {:>9} {:>9}",
-                "queue", "state", "queued", "busy", "spent", "budget", "delay ms", "wait ms"
-            )?;
-            let opt = |v: Option<u64>| v.map_or("-".to_string(), |v| v.to_string());
-            for q in queues {
-                writeln!(
-                    out,
-                    "{:<40} {:<11} {:>9} {:>6} {:>9} {:>9} {:>9} {:>9}",
-                    q.name,
-                    q.state,
-                    q.queued,
-                    q.in_flight,
-                    q.spent,
-                    opt(q.budget),
-                    opt(q.delay_ms),
-                    q.wait_ms
-                )?;
-            }
+            let rows = queues.into_iter().map(|q| trawl_engine::report::QueueRow {
+                name: q.name,
+                state: q.state,
+                queued: q.queued,
+                in_flight: q.in_flight as usize,
+                spent: q.spent,
+                budget: q.budget,
+                delay_ms: q.delay_ms,
+                wait_ms: q.wait_ms,
+            });
+            queue_table(&mut out, rows)?;
             return Ok(ExitCode::SUCCESS);
         }
         CtlAction::PauseQueue { queue } => return queue_op(&mut f, "pause", &queue, None),
@@ -324,8 +315,25 @@ fn queue_op(
     queue: &str,
     value: Option<u64>,
 ) -> anyhow::Result<ExitCode> {
+    // A queue named by its host, without its port, as in one process (xt21a F5).
+    let text = f.config()?.unwrap_or_default();
+    let config = trawl_config::CrawlConfig::parse(&text, Path::new("crawl.toml"))?;
+    let names = f.queue_names()?;
+    let queue = match trawl_engine::control::named_queue(queue, &config, || {
+        names.iter().map(String::as_str)
+    }) {
+        Ok(found) => found.unwrap_or_else(|| queue.to_string()),
+        Err(unclear) => {
+            say!("trawl: {unclear}");
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    let queue = queue.as_str();
     let Some(n) = f.queue_action(op, queue, value)? else {
-        say!("trawl: no queue {queue:?}; `queues` lists them");
+        say!(
+            "trawl: no queue {queue:?}: name a queue by its host (`example.com`, `example.com:8080`) or as \
+             `queues` shows it"
+        );
         return Ok(ExitCode::FAILURE);
     };
     let said = match op {
@@ -411,21 +419,7 @@ pub(crate) fn ctl(job: &Path, json: bool, action: CtlAction) -> anyhow::Result<E
         }
         _ if json => {}
         Reply::Done { message } => writeln!(out, "{message}")?,
-        Reply::Queues { queues } => {
-            writeln!(
-                out,
-                "{:<40} {:<11} {:>9} {:>6} {:>9} {:>9} {:>9}",
-                "queue", "state", "queued", "busy", "spent", "budget", "wait ms"
-            )?;
-            for q in queues {
-                let budget = q.budget.map_or("-".to_string(), |b| b.to_string());
-                writeln!(
-                    out,
-                    "{:<40} {:<11} {:>9} {:>6} {:>9} {:>9} {:>9}",
-                    q.name, q.state, q.queued, q.in_flight, q.spent, budget, q.wait_ms
-                )?;
-            }
-        }
+        Reply::Queues { queues } => queue_table(&mut out, queues)?,
         Reply::Lookup {
             url, state, status, ..
         } => match status {
@@ -453,4 +447,32 @@ pub(crate) fn ctl(job: &Path, json: bool, action: CtlAction) -> anyhow::Result<E
         _ => {}
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The `queues` table, one process's or a shared crawl's: an operator's delay shows in both (xt22a F2).
+fn queue_table(
+    out: &mut impl Write,
+    rows: impl IntoIterator<Item = trawl_engine::report::QueueRow>,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{:<40} {:<11} {:>9} {:>6} {:>9} {:>9} {:>9} {:>9}",
+        "queue", "state", "queued", "busy", "spent", "budget", "delay ms", "wait ms"
+    )?;
+    let opt = |v: Option<u64>| v.map_or("-".to_string(), |v| v.to_string());
+    for q in rows {
+        writeln!(
+            out,
+            "{:<40} {:<11} {:>9} {:>6} {:>9} {:>9} {:>9} {:>9}",
+            q.name,
+            q.state,
+            q.queued,
+            q.in_flight,
+            q.spent,
+            opt(q.budget),
+            opt(q.delay_ms),
+            q.wait_ms
+        )?;
+    }
+    Ok(())
 }
