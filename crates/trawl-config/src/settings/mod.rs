@@ -175,9 +175,15 @@ pub struct CrawlConfig {
     pub browser: BrowserConfig,
     /// Logins: HTTP Basic and Digest answers and HTML form logins, each bound to a host (`[[credentials]]`).
     pub credentials: Vec<CredentialSpec>,
-    /// Warnings of the URL classes (odd but usable fields), placed at their files when the config was read.
+    /// Warnings placed at their files when the config was read: the URL classes' (odd but usable fields),
+    /// and the seed files' prefix lines'.
     #[serde(skip)]
-    pub(crate) class_warnings: Vec<Problem>,
+    pub(crate) read_warnings: Vec<Problem>,
+    /// How many prefixes each prefix list held as written in crawl.toml, by key (`scope.surt_prefixes`,
+    /// `scope.rules[i].prefixes`), before the seed files' `+`/`-` lines were added to them: those are warned
+    /// of at their file and line, not at an index the config does not have (review 70 R6).
+    #[serde(skip)]
+    pub(crate) prefixes_written: std::collections::HashMap<String, usize>,
 }
 
 /// Extractors besides HTML and CSS (see docs/extraction.md).
@@ -1450,6 +1456,31 @@ http://c.org/ # third
             .map(|p| p.key.unwrap_or_default())
             .collect();
         assert_eq!(keys, ["scope.surt_prefixes[0]"]);
+    }
+
+    /// A seed file's prefix line is warned of at its file and line, not at the index it takes in the list it
+    /// joins, which crawl.toml does not have (review 70 R6).
+    #[test]
+    fn a_seed_file_prefix_is_warned_of_at_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("seeds.txt"),
+            "http://a.org/\n+http://a.org/docs\n",
+        )
+        .unwrap();
+        let text =
+            "[seeds]\nfiles = [\"seeds.txt\"]\n[scope]\nsurt_prefixes = [\"http://b.org/x\"]\n";
+        let c = CrawlConfig::check_str(text, &dir.path().join("crawl.toml")).unwrap();
+        let w: Vec<_> = c
+            .warnings()
+            .into_iter()
+            .filter(|p| p.message.contains("last slash"))
+            .map(|p| (p.key.unwrap_or_default(), p.message))
+            .collect();
+        let keys: Vec<&str> = w.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["seeds.files[0]", "scope.surt_prefixes[0]"], "{w:?}");
+        assert!(w[0].1.starts_with("seeds.txt, line 2: the prefix"), "{w:?}");
+        assert_eq!(c.scope.surt_prefixes.len(), 2);
     }
 
     /// A sheet setting a key read once per crawl is warned about, but not one setting a queue's budget, which

@@ -50,6 +50,44 @@ fn class_problem_at(
     p
 }
 
+/// What a SURT prefix as written probably does not mean, as warnings at `key`, each message after `at` (a
+/// seed file's name and line, or nothing): a prefix written as a URL reaches to its last slash, as in
+/// Heritrix (`http://example.org/docs` is the whole host: xt20b F5); a CDX-form path without its closing slash
+/// takes in every path that starts so.
+fn prefix_warnings(key: &str, at: &str, written: &str) -> Vec<Problem> {
+    let mut out = Vec::new();
+    if let Some(folder) = seed_list::cut_to_folder(written) {
+        out.push(
+            problem(
+                key,
+                format!(
+                    "{at}the prefix {written:?} reaches to its last slash, as in Heritrix: it takes in \
+                     everything under {folder}"
+                ),
+            )
+            .with_hint(if written.contains('?') {
+                "a prefix ends at its last slash, its query cut off: write the folder's URL, ending in a slash"
+                    .to_string()
+            } else {
+                format!("write \"{}/\" for that folder only", written.trim())
+            }),
+        );
+    }
+    if seed_list::open_cdx_path(written) {
+        out.push(
+            problem(
+                key,
+                format!(
+                    "{at}the prefix {written:?} takes in every path that starts so, not only that folder (`trawl \
+                     url surt` leaves a folder's closing slash off)"
+                ),
+            )
+            .with_hint(format!("write \"{}/\" for that folder only", written.trim())),
+        );
+    }
+    out
+}
+
 /// Makes the relative `files` of SURT prefix rules absolute, so the job's copy of the config still finds them.
 fn absolute_prefix_files(rules: &mut [RuleSpec], base: &Path) {
     for r in rules {
@@ -96,10 +134,33 @@ impl CrawlConfig {
         Ok(None)
     }
 
+    /// Every list of SURT prefixes, by its key: the default scope's, the `surt_prefixed` rules', the sheets'.
+    fn prefix_lists(&self) -> impl Iterator<Item = (String, &Vec<String>)> {
+        let rule_prefixes = self
+            .scope
+            .rules
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| match r {
+                RuleSpec::SurtPrefixed(s) | RuleSpec::NotSurtPrefixed(s) => {
+                    Some((format!("scope.rules[{i}].prefixes"), &s.prefixes))
+                }
+                _ => None,
+            });
+        let sheet_prefixes = self
+            .sheets
+            .iter()
+            .enumerate()
+            .map(|(i, sh)| (format!("sheet[{i}].surt_prefixes"), &sh.surt_prefixes));
+        std::iter::once(("scope.surt_prefixes".to_string(), &self.scope.surt_prefixes))
+            .chain(rule_prefixes)
+            .chain(sheet_prefixes)
+    }
+
     /// What is allowed but probably not meant, each as a problem at its key: `trawl check` prints them as
     /// warnings (errors with `--strict`).
     pub fn warnings(&self) -> Vec<Problem> {
-        let mut out = self.class_warnings.clone();
+        let mut out = self.read_warnings.clone();
         for (i, sheet) in self.sheets.iter().enumerate() {
             for key in sheet.set.keys() {
                 if super::sheet_cannot_set(key) {
@@ -449,59 +510,12 @@ impl CrawlConfig {
                 }
             }
         }
-        // A prefix written as a URL reaches to its last slash, as in Heritrix: `http://example.org/docs` is the
-        // whole host (xt20b F5: said nowhere).
-        let rule_prefixes = self
-            .scope
-            .rules
-            .iter()
-            .enumerate()
-            .filter_map(|(i, r)| match r {
-                RuleSpec::SurtPrefixed(s) | RuleSpec::NotSurtPrefixed(s) => {
-                    Some((format!("scope.rules[{i}].prefixes"), &s.prefixes))
-                }
-                _ => None,
-            });
-        let sheet_prefixes = self
-            .sheets
-            .iter()
-            .enumerate()
-            .map(|(i, sh)| (format!("sheet[{i}].surt_prefixes"), &sh.surt_prefixes));
-        let prefix_lists =
-            std::iter::once(("scope.surt_prefixes".to_string(), &self.scope.surt_prefixes))
-                .chain(rule_prefixes)
-                .chain(sheet_prefixes);
-        for (key, prefixes) in prefix_lists {
-            for (j, written) in prefixes.iter().enumerate() {
-                if let Some(folder) = seed_list::cut_to_folder(written) {
-                    out.push(
-                        problem(
-                            format!("{key}[{j}]"),
-                            format!(
-                                "the prefix {written:?} reaches to its last slash, as in Heritrix: it takes in \
-                                 everything under {folder}"
-                            ),
-                        )
-                        .with_hint(if written.contains('?') {
-                            "a prefix ends at its last slash, its query cut off: write the folder's URL, ending \
-                             in a slash"
-                                .to_string()
-                        } else {
-                            format!("write \"{}/\" for that folder only", written.trim())
-                        }),
-                    );
-                }
-                if seed_list::open_cdx_path(written) {
-                    out.push(
-                        problem(
-                            format!("{key}[{j}]"),
-                            format!(
-                                "the prefix {written:?} takes in every path that starts so, not only that folder \
-                                 (`trawl url surt` leaves a folder's closing slash off)"
-                            ),
-                        )
-                        .with_hint(format!("write \"{}/\" for that folder only", written.trim())),
-                    );
+        // The prefixes seed files added are warned of at their lines, as they were read.
+        for (key, prefixes) in self.prefix_lists() {
+            let written = self.prefixes_written.get(&key).copied();
+            for (j, prefix) in prefixes.iter().enumerate() {
+                if written.is_none_or(|n| j < n) {
+                    out.extend(prefix_warnings(&format!("{key}[{j}]"), "", prefix));
                 }
             }
         }
@@ -797,7 +811,8 @@ impl CrawlConfig {
             .into_iter()
             .map(|(k, m)| problem(k, m))
             .collect();
-        // Seed files.
+        // Seed files; their prefix lines are warned of at their lines, not among the lists they join.
+        self.prefixes_written = self.prefix_lists().map(|(k, v)| (k, v.len())).collect();
         let mut seeds = std::mem::take(&mut self.seeds.urls);
         // Where each seed was given, to name it in a problem: its key, and its file and line if from a file.
         let mut places: Vec<(String, String)> = (0..seeds.len())
@@ -807,19 +822,25 @@ impl CrawlConfig {
             match super::SeedsConfig::read_file(base, file) {
                 Ok(lines) => {
                     for (line, what) in lines {
+                        let prefix = match &what {
+                            SeedLine::Accept(p) | SeedLine::Reject(p) => Some(p.clone()),
+                            _ => None,
+                        };
+                        let at = format!("{}, line {line}: ", file.display());
                         match self.seed_line(what) {
+                            Ok(None) => {
+                                let warned = prefix.iter().flat_map(|p| {
+                                    prefix_warnings(&format!("seeds.files[{i}]"), &at, p)
+                                });
+                                self.read_warnings.extend(warned);
+                            }
                             Ok(Some(seed)) => {
                                 seeds.push(seed);
-                                places.push((
-                                    format!("seeds.files[{i}]"),
-                                    format!("{}, line {line}: ", file.display()),
-                                ));
+                                places.push((format!("seeds.files[{i}]"), at));
                             }
-                            Ok(None) => {}
-                            Err(e) => out.push(problem(
-                                format!("seeds.files[{i}]"),
-                                format!("{}, line {line}: {e}", file.display()),
-                            )),
+                            Err(e) => {
+                                out.push(problem(format!("seeds.files[{i}]"), format!("{at}{e}")))
+                            }
                         }
                     }
                 }
@@ -827,6 +848,11 @@ impl CrawlConfig {
             }
         }
         self.seeds.urls = seeds;
+        // Kept only for the lists seed files added to, so that configs read alike compare equal.
+        let now: std::collections::HashMap<String, usize> =
+            self.prefix_lists().map(|(k, v)| (k, v.len())).collect();
+        self.prefixes_written
+            .retain(|key, written| now.get(key) != Some(written));
         // Class libraries; inline classes win over same-named library classes. Where each came from, to place
         // its warnings: (name, library file and its text, index in that file).
         let mut defs = Vec::new();
@@ -869,10 +895,8 @@ impl CrawlConfig {
         self.classes.files.clear();
         match self.compile_classes() {
             Ok(classes) => {
-                self.class_warnings = classes
-                    .warnings()
-                    .map(|w| class_problem(w, &origins))
-                    .collect();
+                self.read_warnings
+                    .extend(classes.warnings().map(|w| class_problem(w, &origins)));
                 for e in classes.check_examples() {
                     out.push(
                         class_problem(&e, &origins).with_hint("fix the class or its `example`"),
