@@ -97,9 +97,13 @@ fn lookup(table: &[(&str, char)], name: &str) -> Option<char> {
     table.iter().find(|(n, _)| *n == name).map(|&(_, c)| c)
 }
 
-/// Decodes the character references in an attribute value.
+/// Decodes the character references in an attribute value, and a NUL in it as U+FFFD, as the HTML
+/// tokenizer reads it (xt23b F3: `/a\0b` was asked for as `/a%00b`; a browser asks for `/a%EF%BF%BDb`).
 pub(crate) fn decode_attr(value: &str) -> Cow<'_, str> {
-    decode(value, true)
+    match decode(value, true) {
+        decoded if decoded.contains('\0') => Cow::Owned(decoded.replace('\0', "\u{FFFD}")),
+        decoded => decoded,
+    }
 }
 
 /// Decodes the character references in text between tags: as in attribute values, except that a legacy

@@ -156,6 +156,13 @@ const ATTRS: &[(&str, &str, Hop, &str)] = &[
     ("a", "xlink:href", Hop::Link, "a/@xlink:href"),
     ("use", "href", Hop::Embed, "use/@href"),
     ("use", "xlink:href", Hop::Embed, "use/@xlink:href"),
+    // Lazy loading: the image or frame a page's script swaps in for a placeholder as it scrolls into view,
+    // which replay needs as the browser asked for it (xt23b F6).
+    ("img", "data-src", Hop::Embed, "img/@data-src"),
+    ("img", "data-original", Hop::Embed, "img/@data-original"),
+    ("img", "data-lazy-src", Hop::Embed, "img/@data-lazy-src"),
+    ("iframe", "data-src", Hop::Embed, "iframe/@data-src"),
+    ("source", "data-src", Hop::Embed, "source/@data-src"),
 ];
 
 /// An attribute value that holds a `srcset` candidate list: (tag, attribute,
@@ -163,6 +170,8 @@ const ATTRS: &[(&str, &str, Hop, &str)] = &[
 const SRCSETS: &[(&str, &str, &str)] = &[
     ("img", "srcset", "img/@srcset"),
     ("source", "srcset", "source/@srcset"),
+    ("img", "data-srcset", "img/@data-srcset"),
+    ("source", "data-srcset", "source/@data-srcset"),
 ];
 
 /// `link rel` tokens whose target is needed to render the page.
@@ -356,9 +365,19 @@ impl Collector {
             None => "",
         };
         for &(t, attr, hop, context) in ATTRS {
-            if t == name {
-                self.attr(tag, attr, hop, context);
+            if t != name {
+                continue;
             }
+            // A `<use>` of a fragment only (`#icon`) draws from this document, whatever its `<base>`: nothing
+            // to fetch (xt23b F4: the base URL was fetched as an embed).
+            if name == "use"
+                && self
+                    .value(tag, attr)
+                    .is_some_and(|v| trim_ascii_ws(&v).starts_with('#'))
+            {
+                continue;
+            }
+            self.attr(tag, attr, hop, context);
         }
         for &(t, attr, context) in SRCSETS {
             if t == name

@@ -299,6 +299,29 @@ fn check_accepts_a_valid_config() {
     );
 }
 
+/// A URL class library (a file of `[[url_class]]` tables only) passes `check --strict` as written: it names no
+/// seeds by nature (xt23b F5).
+#[test]
+fn check_passes_a_class_library_strictly() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("lib.toml");
+    let library = "[[url_class]]\nname = \"tbib file page\"\nkind = \"post\"\n\
+                   example = \"https://tbib.org/index.php?page=post&s=view&id=6391256\"\n\
+                   domains = [\"tbib.org\"]\npath = [ { match = \"fixed\", value = \"index.php\" } ]\n\
+                   query = [ { name = \"id\", match = \"numeric\" } ]\n";
+    std::fs::write(&file, library).unwrap();
+    let run = trawl(&["check", "--strict", s(&file)]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        format!("{}: ok (1 URL class)\n", file.display())
+    );
+    // The same class in a crawl.toml with other settings still warns of its missing seeds.
+    std::fs::write(&file, format!("[fetch]\nmax_connections = 3\n\n{library}")).unwrap();
+    let run = trawl(&["check", "--strict", s(&file)]);
+    assert!(run.stderr.contains("names no seeds"), "{}", run.stderr);
+}
+
 #[test]
 fn check_rejects_bad_configs_naming_file_and_line() {
     let cases = [
@@ -1124,7 +1147,7 @@ fn the_url_class_schema_example_passes_check() {
     .unwrap();
     let run = trawl(&["check", s(&crawl)]);
     assert_eq!(run.code, Some(0), "{run:?}");
-    assert!(run.stdout.contains("ok (1 URL classes)"), "{run:?}");
+    assert!(run.stdout.contains("ok (1 URL class)"), "{run:?}");
 }
 
 /// A Redis password in `--frontier` is never printed (xt6a F16): messages show `PASSWORD` in its place.

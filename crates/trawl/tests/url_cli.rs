@@ -688,3 +688,28 @@ fn explain_applies_sheets_and_takes_seeds() {
         "{err}"
     );
 }
+
+/// A list saved with a byte order mark (Notepad, PowerShell) is read without it: its first URL kept its host
+/// (xt23b F1: `http://http//example.com/a`, exit 0), in every batch tool.
+#[test]
+fn a_byte_order_mark_before_the_first_url_is_dropped() {
+    let input = "\u{feff}http://example.com/a\nhttp://example.com/b\n";
+    let (code, out, err) = run(&["url", "canon"], input);
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "http://example.com/a\nhttp://example.com/b\n"),
+        "{err}"
+    );
+    let (code, out, err) = run(&["url", "surt"], input);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("com,example)/a\n"), "{out}");
+    let dir = tempfile::tempdir().unwrap();
+    let robots = dir.path().join("robots.txt");
+    std::fs::write(&robots, "User-agent: *\nDisallow: /b\n").unwrap();
+    let args = ["robots", "--agent", "x", "--file", robots.to_str().unwrap()];
+    let (code, out, err) = run(&args, input);
+    assert!(
+        out.lines().count() == 2 && !err.contains("line 1"),
+        "{code} {out} {err}"
+    );
+}

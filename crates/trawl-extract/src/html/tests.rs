@@ -41,6 +41,36 @@ case!(
     ]
 );
 
+// A `<use>` of a fragment only draws from the page itself, whatever its base (xt23b F4).
+case!(
+    svg_use_of_a_fragment_fetches_nothing,
+    r##"<base href="/based/"><svg><use href="#sym"/><use xlink:href=" #old"/><a href="#top">x</a></svg>"##,
+    [("http://example.com/based/", Link, "a/@href")]
+);
+
+// A NUL in an attribute value is read as U+FFFD, as a browser's tokenizer reads it (xt23b F3).
+case!(
+    nul_in_an_attribute_value,
+    "<a href=\"/nul\0page.html\">",
+    [("http://example.com/nul%EF%BF%BDpage.html", Link, "a/@href")]
+);
+
+// Lazy loading's attributes, which a page's script turns into `src` and `srcset` (xt23b F6).
+case!(
+    lazy_loading_attributes,
+    r#"<img src="/blank.gif" data-src="/a.jpg" data-srcset="/b.jpg 2x, /c.jpg 3x" data-original="/d.jpg"
+        data-lazy-src="/e.jpg"><iframe data-src="/video.html"></iframe>"#,
+    [
+        ("http://example.com/blank.gif", Embed, "img/@src"),
+        ("http://example.com/a.jpg", Embed, "img/@data-src"),
+        ("http://example.com/d.jpg", Embed, "img/@data-original"),
+        ("http://example.com/e.jpg", Embed, "img/@data-lazy-src"),
+        ("http://example.com/b.jpg", Embed, "img/@data-srcset"),
+        ("http://example.com/c.jpg", Embed, "img/@data-srcset"),
+        ("http://example.com/video.html", Embed, "iframe/@data-src"),
+    ]
+);
+
 // Resolution.
 case!(
     relative,
@@ -445,7 +475,7 @@ case!(
        <noframes><a href="/noframes-link">no frames</a></noframes><noembed><a href="/noembed-link"></noembed>"#,
     [
         ("http://example.com/placeholder.gif", Embed, "img/@src"),
-        ("http://example.com/photo.jpg", Embed, "img/@src"),
+        ("http://example.com/photo.jpg", Embed, "img/@data-src"),
         ("http://example.com/page/2", Link, "a/@href"),
         ("http://example.com/frame.html", Embed, "frame/@src"),
         ("http://example.com/noframes-link", Link, "a/@href"),

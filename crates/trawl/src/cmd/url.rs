@@ -37,15 +37,20 @@ pub(crate) fn inputs(
         std::io::stdin()
             .lock()
             .split(b'\n')
-            .map(|line| Ok(decode_line(line?))),
+            .enumerate()
+            .map(|(i, line)| Ok(decode_line(line?, i == 0))),
     )
 }
 
-/// One line of stdin (its `\n` gone) as an input: without a final `\r`; a line that is not UTF-8 is given
-/// with its bytes replaced and the reason.
-fn decode_line(mut line: Vec<u8>) -> (String, Option<&'static str>) {
+/// One line of stdin (its `\n` gone) as an input: without a final `\r`, and the `first` without a byte
+/// order mark (as a list saved by Notepad or PowerShell begins: xt23b F1, its host read as `http`, as the
+/// seed-file reader drops it too); a line that is not UTF-8 is given with its bytes replaced and the reason.
+fn decode_line(mut line: Vec<u8>, first: bool) -> (String, Option<&'static str>) {
     if line.last() == Some(&b'\r') {
         line.pop();
+    }
+    if first && line.starts_with(b"\xEF\xBB\xBF") {
+        line.drain(..3);
     }
     match String::from_utf8(line) {
         Ok(text) => (text, None),
@@ -62,6 +67,8 @@ fn decode_line(mut line: Vec<u8>) -> (String, Option<&'static str>) {
 struct Inputs {
     args: Option<std::vec::IntoIter<String>>,
     stdin: std::io::BufReader<std::io::Stdin>,
+    /// Lines of stdin read so far.
+    read: usize,
 }
 
 impl Inputs {
@@ -69,6 +76,7 @@ impl Inputs {
         Inputs {
             args: (!args.is_empty()).then(|| args.into_iter()),
             stdin: std::io::BufReader::new(std::io::stdin()),
+            read: 0,
         }
     }
 
@@ -88,7 +96,8 @@ impl Inputs {
                 if line.last() == Some(&b'\n') {
                     line.pop();
                 }
-                Some(Ok(decode_line(line)))
+                self.read += 1;
+                Some(Ok(decode_line(line, self.read == 1)))
             }
             Err(e) => Some(Err(e)),
         }
