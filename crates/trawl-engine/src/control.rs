@@ -304,10 +304,15 @@ fn add_seeds_offline(
         Ok(items) => items,
         Err(refused) => return Ok(refused),
     };
+    // Written as the crawl reads them (`example.com/x` as `http://example.com/x`), not as typed.
     let mut new = 0;
-    for url in urls {
-        if !config.seeds.urls.contains(url) {
-            config.seeds.urls.push(url.clone());
+    for url in urls
+        .iter()
+        .filter_map(|raw| trawl_url::parse_seed(raw).ok())
+    {
+        let url = url.to_string();
+        if !config.seeds.urls.contains(&url) {
+            config.seeds.urls.push(url);
             new += 1;
         }
     }
@@ -320,6 +325,18 @@ fn add_seeds_offline(
          so from the next launch the crawl's scope takes them in as seeds",
         urls.len()
     )))
+}
+
+/// The longest delay an operator may set for a queue: a day. Longer is a typo (xt23a F4: 50000000 for
+/// 5000, and u64::MAX, a wait of 136 years); a queue to be left alone is paused.
+pub const MAX_QUEUE_DELAY_MS: u64 = 86_400_000;
+
+/// The refusal of a queue delay over [`MAX_QUEUE_DELAY_MS`].
+pub fn too_long_a_delay(ms: u64) -> String {
+    format!(
+        "a queue delay of {ms} ms is over a day ({MAX_QUEUE_DELAY_MS} ms): give it in milliseconds, or pause \
+         the queue (`pause-queue`) to leave it alone; nothing was changed"
+    )
 }
 
 /// The queue an operator's `given` name stands for among a crawl's queues (`names` lists them, in one
@@ -478,6 +495,9 @@ pub(crate) fn apply_to_frontier(
             Ok(n) => done(format!("{n} URIs dropped from queue {queue}")),
             Err(e) => failed(e.to_string()),
         },
+        Command::SetQueueDelay {
+            delay_ms: Some(ms), ..
+        } if *ms > MAX_QUEUE_DELAY_MS => failed(too_long_a_delay(*ms)),
         Command::SetQueueDelay { queue, delay_ms } => queue_op(
             frontier.set_delay(queue, delay_ms.map(Duration::from_millis)),
             queue,
@@ -810,6 +830,32 @@ mod tests {
                 "{given}"
             );
         }
+    }
+
+    /// A queue delay over a day is a typo, refused with nothing changed (xt23a F4).
+    #[test]
+    fn a_queue_delay_over_a_day_is_refused() {
+        let mut frontier = Frontier::<CrawlUri>::in_memory(1);
+        let url = Url::parse("http://example.com/").unwrap();
+        frontier.schedule("com,example,", CrawlUri::seed(url, "a".into()));
+        let config = CrawlConfig::default();
+        let set = |frontier: &mut Frontier<CrawlUri>, ms: u64| {
+            let command = Command::SetQueueDelay {
+                queue: "com,example,".into(),
+                delay_ms: Some(ms),
+            };
+            apply_to_frontier(frontier, &command, &config)
+        };
+        let Reply::Failed { message } = set(&mut frontier, u64::MAX) else {
+            panic!("refused")
+        };
+        assert!(message.contains("over a day"), "{message}");
+        let delay = frontier.queue_infos(std::time::Instant::now())[0].delay;
+        assert_eq!(delay, None);
+        assert!(matches!(
+            set(&mut frontier, MAX_QUEUE_DELAY_MS),
+            Reply::Done { .. }
+        ));
     }
 
     /// A shared crawl's queues, listed from Redis, are named by host as one process's are (xt21a F5).

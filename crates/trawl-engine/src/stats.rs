@@ -348,14 +348,11 @@ impl Snapshot {
             let hosts = if *n == 1 { "host" } else { "hosts" };
             line.push_str(&format!(
                 "; {n} {hosts} asked to wait (Retry-After), longest {host} until {} UTC",
-                until.format("%H:%M:%S")
+                clock(until)
             ));
         }
         if let Some((queue, at)) = &self.waiting {
-            line.push_str(&format!(
-                "; waiting for {queue} until {} UTC",
-                at.format("%H:%M:%S")
-            ));
+            line.push_str(&format!("; waiting for {queue} until {} UTC", clock(at)));
         }
         if let Some((queues, uris)) = self.held {
             line.push_str(&format!(
@@ -808,6 +805,16 @@ impl Default for Stats {
 
 /// Where a job's counters are saved, in its state folder and in each checkpoint.
 pub const STATS_FILE: &str = "stats.json";
+
+/// A moment of a progress line: its time of day, with its date when that is not today's (xt23a F4: a wait of
+/// days read as one ending at a time today).
+fn clock(at: &chrono::DateTime<chrono::Utc>) -> String {
+    if at.date_naive() == chrono::Utc::now().date_naive() {
+        at.format("%H:%M:%S").to_string()
+    } else {
+        at.format("%Y-%m-%d %H:%M:%S").to_string()
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -131,6 +131,16 @@ pub(crate) struct Queue<T> {
     pub(crate) asked_s: u32,
 }
 
+/// A queue's rest as its record keeps it, in Unix milliseconds (0 for none): when it ends, when the record
+/// was written, and when the part the server asked for (a `Retry-After`, a `Crawl-delay`) ends, which a
+/// resumed crawl keeps whatever an operator sets.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Rest {
+    pub(crate) until: u64,
+    pub(crate) written: u64,
+    pub(crate) asked_until: u64,
+}
+
 /// How much longer than the rest a queue's record keeps: a resume may hold a host up to this much (and the
 /// rounding to a second) longer than its delay asked, never shorter.
 pub(crate) const REST_PAD_S: u32 = 2;
@@ -295,11 +305,10 @@ impl<T> Queue<T> {
         }
     }
 
-    /// The persisted record: id, spent, control, delay ms (or u64::MAX), budget (or u64::MAX), precedence.
-    /// Its persisted record; `rest` is the wall-clock end of the rest it records and when that was
-    /// written (Unix milliseconds), `(0, 0)` for none.
-    pub(crate) fn record(&self, id: u32, rest: (u64, u64)) -> Vec<u8> {
-        let mut v = Vec::with_capacity(46);
+    /// The persisted record: id, spent, control, delay ms (or u64::MAX), budget (or u64::MAX), precedence,
+    /// then the [`Rest`] it records.
+    pub(crate) fn record(&self, id: u32, rest: Rest) -> Vec<u8> {
+        let mut v = Vec::with_capacity(54);
         v.extend_from_slice(&id.to_be_bytes());
         v.extend_from_slice(&self.spent.to_be_bytes());
         v.push(match self.control {
@@ -311,8 +320,9 @@ impl<T> Queue<T> {
         v.extend_from_slice(&delay.to_be_bytes());
         v.extend_from_slice(&self.budget.unwrap_or(u64::MAX).to_be_bytes());
         v.push(self.precedence);
-        v.extend_from_slice(&rest.0.to_be_bytes());
-        v.extend_from_slice(&rest.1.to_be_bytes());
+        v.extend_from_slice(&rest.until.to_be_bytes());
+        v.extend_from_slice(&rest.written.to_be_bytes());
+        v.extend_from_slice(&rest.asked_until.to_be_bytes());
         v
     }
 
@@ -345,15 +355,21 @@ impl<T> Queue<T> {
         q.budget = u64_at(21).filter(|&b| b != u64::MAX);
         q.precedence = bytes.get(29).copied().unwrap_or(u8::MAX);
         let (until, written) = (u64_at(30).unwrap_or(0), u64_at(38).unwrap_or(0));
-        let rest_ms = until
-            .saturating_sub(wall_now)
-            .min(until.saturating_sub(written));
+        // A record of a build that did not say which part the server asked for: all of it is kept as asked.
+        let asked_until = u64_at(46).unwrap_or(until).min(until);
+        let left = |end: u64| {
+            end.saturating_sub(wall_now)
+                .min(end.saturating_sub(written))
+        };
+        let seconds = |ms: u64| ms.div_ceil(1000).min(u64::from(u32::MAX)) as u32;
+        let rest_ms = left(until);
         if rest_ms > 0 {
             q.polite_at = now + Duration::from_millis(rest_ms);
             q.not_before = q.polite_at;
-            q.rest_noted_s = rest_ms.div_ceil(1000).min(u64::from(u32::MAX)) as u32;
-            // Which part of a rest the server asked for is not recorded: all of it is kept as asked.
-            q.asked_s = q.rest_noted_s;
+            q.rest_noted_s = seconds(rest_ms);
+            // The rest an operator's delay made stays theirs to shorten after a resume (xt23a F4: a typed
+            // delay of 14 hours could not be undone once a stop had recorded it).
+            q.asked_s = seconds(left(asked_until));
         }
         Some((id, q))
     }
@@ -383,7 +399,7 @@ mod tests {
             q.delay = delay_ms.map(Duration::from_millis);
             q.budget = budget;
             q.precedence = precedence;
-            let (back_id, back) = Queue::<String>::from_record(&q.record(id, (0, 0)), now, 0).unwrap();
+            let (back_id, back) = Queue::<String>::from_record(&q.record(id, Rest::default()), now, 0).unwrap();
             prop_assert_eq!(back_id, id);
             prop_assert_eq!(
                 (back.spent, back.control, back.delay, back.budget, back.precedence),
@@ -399,13 +415,43 @@ mod tests {
     fn a_recorded_rest_is_bounded_by_its_length() {
         let now = Instant::now();
         let q: Queue<String> = Queue::new(now);
-        let record = q.record(7, (10_000_000 + 3_000, 10_000_000));
+        let rest = Rest {
+            until: 10_000_000 + 3_000,
+            written: 10_000_000,
+            asked_until: 0,
+        };
+        let record = q.record(7, rest);
         let (_, back) = Queue::<String>::from_record(&record, now, 10_001_000).unwrap();
         assert_eq!(back.polite_at - now, Duration::from_millis(2_000));
         let (_, back) = Queue::<String>::from_record(&record, now, 10_000_000 - 3_600_000).unwrap();
         assert_eq!(back.polite_at - now, Duration::from_millis(3_000));
         let (_, back) = Queue::<String>::from_record(&record, now, 20_000_000).unwrap();
         assert_eq!(back.polite_at, now, "over");
+    }
+
+    /// The part of a recorded rest the server asked for is kept as asked after a resume, the rest an operator's
+    /// delay made is not (xt23a F4); a record without that part keeps all of it as asked.
+    #[test]
+    fn a_recorded_rest_keeps_what_the_server_asked() {
+        let now = Instant::now();
+        let q: Queue<String> = Queue::new(now);
+        let rest = Rest {
+            until: 10_000_000 + 50_000,
+            written: 10_000_000,
+            asked_until: 10_000_000 + 4_000,
+        };
+        let (_, back) = Queue::<String>::from_record(&q.record(7, rest), now, 10_001_000).unwrap();
+        assert_eq!((back.rest_noted_s, back.asked_s), (49, 3));
+        let operator = Rest {
+            asked_until: 0,
+            ..rest
+        };
+        let (_, back) =
+            Queue::<String>::from_record(&q.record(7, operator), now, 10_001_000).unwrap();
+        assert_eq!((back.rest_noted_s, back.asked_s), (49, 0));
+        let old = &q.record(7, rest)[..46];
+        let (_, back) = Queue::<String>::from_record(old, now, 10_001_000).unwrap();
+        assert_eq!((back.rest_noted_s, back.asked_s), (49, 49));
     }
 
     /// Every known queue keeps one: at 1M queues each byte here is a MiB.

@@ -146,11 +146,12 @@ fn interrupted(dir: &Path) -> bool {
     open || dir.join("state/crawl.pid").is_file()
 }
 
-/// Whether `id` may name a job folder: 1–64 of `A-Z a-z 0-9 . _ -`, not starting with a dot.
+/// Whether `id` may name a job folder: 1–64 of `A-Z a-z 0-9 . _ -`, not starting with a dot, nor with a dash,
+/// which `trawl ctl -name` would read as an option (xt23a F8).
 pub(crate) fn valid_id(id: &str) -> bool {
     !id.is_empty()
         && id.len() <= 64
-        && !id.starts_with('.')
+        && !id.starts_with(['.', '-'])
         && id
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
@@ -162,7 +163,7 @@ pub(crate) fn check_id(id: &str) -> Result<(), ApiError> {
         Ok(())
     } else {
         Err(ApiError::bad_request(format!(
-            "{id:?} is not a job name: use 1-64 of A-Z a-z 0-9 . _ - (not starting with a dot)"
+            "{id:?} is not a job name: use 1-64 of A-Z a-z 0-9 . _ - (not starting with a dot or a dash)"
         )))
     }
 }

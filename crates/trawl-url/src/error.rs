@@ -20,6 +20,16 @@ pub enum Error {
         /// The scheme meant.
         scheme: String,
     },
+    /// A word without a scheme, a dot or a port (`pause`, `bad_url`): read as a host, it would be looked up in
+    /// the DNS as one (xt23a F3).
+    #[error(
+        "{input:?} is not a URL: a seed without a scheme must name a host with a dot in it (`example.com/x`), \
+         `localhost` or an address; write http://{input}/ if a host of that one name is meant"
+    )]
+    BareWord {
+        /// The text as given.
+        input: String,
+    },
     /// The URL parsed but its scheme cannot be crawled.
     #[error("{input:?} has scheme {scheme:?}; only http and https can be crawled")]
     UnsupportedScheme {

@@ -61,16 +61,29 @@ pub fn parse_seed(input: &str) -> Result<Url, Error> {
             });
         }
     }
-    let parsed = match Url::parse(text) {
-        Ok(url) if is_host_and_port(&url) => Url::parse(&format!("http://{text}")),
-        Ok(url) => Ok(url),
-        Err(url::ParseError::RelativeUrlWithoutBase) => Url::parse(&format!("http://{text}")),
-        Err(e) => Err(e),
+    let (parsed, bare) = match Url::parse(text) {
+        Ok(url) if is_host_and_port(&url) => (Url::parse(&format!("http://{text}")), false),
+        Ok(url) => (Ok(url), false),
+        Err(url::ParseError::RelativeUrlWithoutBase) => {
+            (Url::parse(&format!("http://{text}")), true)
+        }
+        Err(e) => (Err(e), false),
     };
     let mut url = parsed.map_err(|reason| Error::InvalidUrl {
         input: input.to_string(),
         reason,
     })?;
+    // A bare word is a typo or a command, not a host (`add-seeds pause`): a host without a scheme has a dot,
+    // or is `localhost` or an address.
+    if bare
+        && let Some(url::Host::Domain(host)) = url.host()
+        && !host.contains('.')
+        && !host.eq_ignore_ascii_case("localhost")
+    {
+        return Err(Error::BareWord {
+            input: text.to_string(),
+        });
+    }
     if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
         return Err(Error::UnsupportedScheme {
             input: input.to_string(),
@@ -183,6 +196,20 @@ mod tests {
             assert!(err.contains("its scheme is misspelt"), "{slip}: {err}");
         }
         assert!(parse_seed("httpbin.org/x").is_ok());
+        // A bare word is refused; a host with a dot, localhost, an address or a port is one (xt23a F3).
+        for word in ["pause", "bad_url", "intranet/docs"] {
+            let err = parse_seed(word).unwrap_err();
+            assert!(matches!(err, Error::BareWord { .. }), "{word}: {err}");
+        }
+        for host in [
+            "localhost/x",
+            "127.0.0.1/",
+            "[::1]/",
+            "intranet:8080/",
+            "http://intranet/",
+        ] {
+            assert!(parse_seed(host).is_ok(), "{host}");
+        }
         // A host and port without a scheme, a dot in the host or not (xt15b F8).
         for (written, url) in [
             ("localhost:18617", "http://localhost:18617/"),

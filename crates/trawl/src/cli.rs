@@ -30,7 +30,7 @@ pub(crate) enum Command {
         seed_files: Vec<PathBuf>,
         /// Serve Prometheus metrics of this crawl at http://ADDR/metrics while it runs (read-only, no auth:
         /// bind a loopback address unless the network is trusted).
-        #[arg(long, value_name = "ADDR")]
+        #[arg(long, value_name = "ADDR", value_parser = bind_address)]
         metrics_bind: Option<std::net::SocketAddr>,
         /// The User-Agent, with a URL or e-mail address webmasters can reach you at, e.g.
         /// "mybot/1.0 (+https://example.org/bot)" (overrides [fetch] user_agent; a crawl beyond this machine
@@ -53,7 +53,7 @@ pub(crate) enum Command {
         #[arg(long)]
         job: PathBuf,
         /// Serve Prometheus metrics of this worker at http://ADDR/metrics while it runs.
-        #[arg(long, value_name = "ADDR")]
+        #[arg(long, value_name = "ADDR", value_parser = bind_address)]
         metrics_bind: Option<std::net::SocketAddr>,
     },
     /// Continue a job stopped by Ctrl-C or killed: from where it stopped, or from a checkpoint.
@@ -64,7 +64,7 @@ pub(crate) enum Command {
         #[arg(long)]
         checkpoint: Option<String>,
         /// Serve Prometheus metrics at http://ADDR/metrics while the crawl runs.
-        #[arg(long, value_name = "ADDR")]
+        #[arg(long, value_name = "ADDR", value_parser = bind_address)]
         metrics_bind: Option<std::net::SocketAddr>,
     },
     /// Operate a job, running or stopped: queues, seeds, URL lookups, pause, checkpoint, stop.
@@ -131,7 +131,7 @@ pub(crate) enum Command {
     /// password and API token are printed and only a loopback address may be bound.
     Serve {
         /// The address to listen on; a non-loopback address needs a password set.
-        #[arg(long, default_value = "127.0.0.1:8480")]
+        #[arg(long, default_value = "127.0.0.1:8480", value_parser = bind_address)]
         bind: std::net::SocketAddr,
         /// The jobs folder.
         #[arg(long, default_value = "jobs")]
@@ -427,4 +427,21 @@ pub(crate) enum ImportFrom {
         #[arg(long)]
         strict: bool,
     },
+}
+
+/// An address to listen on: an IP address and port, or `localhost:PORT` for the loopback one (xt23a F8:
+/// clap's bare "invalid socket address syntax" said not what to write).
+fn bind_address(text: &str) -> Result<std::net::SocketAddr, String> {
+    if let Ok(address) = text.parse() {
+        return Ok(address);
+    }
+    if let Some(port) = text.strip_prefix("localhost:")
+        && let Ok(port) = port.parse::<u16>()
+    {
+        return Ok(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    Err(format!(
+        "{text:?} is not an address to listen on: give an IP address and a port, 127.0.0.1:8480 for one \
+         (localhost:8480 is taken as that)"
+    ))
 }

@@ -1189,3 +1189,16 @@ fn serve_refuses_a_host_name_no_host_can_carry() {
         );
     }
 }
+
+/// `--bind` says what to write when it cannot read an address (xt23a F8: clap's bare "invalid socket address
+/// syntax").
+#[test]
+fn a_bind_address_it_cannot_read_says_what_to_write() {
+    let run = trawl(&["serve", "--bind", "localhost:http"]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(
+        run.stderr.contains("give an IP address and a port"),
+        "{}",
+        run.stderr
+    );
+}

@@ -167,6 +167,12 @@ fn operate_a_crawl_over_http() {
     std::thread::sleep(Duration::from_secs(3));
     let fast = c.log_len() - before;
     let path = format!("/api/jobs/j/queues/{queue}");
+    // A field misspelt is refused, not read as "the computed delay" (xt23a F2).
+    let (code, refused) = c.raw("POST", &path, true, r#"{"action": "delay", "delay": 2000}"#);
+    assert!(
+        code == 400 && refused.contains("unknown field `delay`"),
+        "{code} {refused}"
+    );
     c.call("POST", &path, json!({"action": "delay", "delay_ms": 2000}));
     std::thread::sleep(Duration::from_millis(2500));
     let before = c.log_len();

@@ -171,12 +171,14 @@ impl<T: Item> Frontier<T> {
         for id in self.dirty.drain(..) {
             let q = &mut self.queues[id as usize];
             q.dirty = false;
+            let wall = |s: u32| self.epoch_wall_ms + u64::from(s) * 1000;
             let rest = match q.rest_noted_s {
-                0 => (0, 0),
-                s => (
-                    self.epoch_wall_ms + u64::from(s) * 1000,
-                    self.epoch_wall_ms + self.epoch.elapsed().as_millis() as u64,
-                ),
+                0 => crate::queue::Rest::default(),
+                s => crate::queue::Rest {
+                    until: wall(s),
+                    written: self.epoch_wall_ms + self.epoch.elapsed().as_millis() as u64,
+                    asked_until: if q.asked_s == 0 { 0 } else { wall(q.asked_s) },
+                },
             };
             store.put(
                 Which::Queues,

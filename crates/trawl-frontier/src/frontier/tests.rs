@@ -1085,6 +1085,46 @@ fn the_next_ready_queue_is_named_with_its_time() {
     assert_eq!(f.next_ready().unwrap().1, t0 + Duration::from_secs(5));
 }
 
+/// After a reopen an operator may still shorten a rest their own delay made, not one the server asked for
+/// (xt23a F4: a delay of 14 hours typed by mistake could not be undone once a stop had recorded it).
+#[test]
+fn an_operator_delay_recorded_at_a_stop_can_be_shortened_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let hour = Duration::from_secs(3600);
+    {
+        let mut f: Frontier<String> = Frontier::open(dir.path(), 1).unwrap();
+        for (q, item) in [
+            ("typo", "a1"),
+            ("typo", "a2"),
+            ("asked", "b1"),
+            ("asked", "b2"),
+        ] {
+            f.schedule(q, s(item));
+        }
+        assert!(f.set_delay("typo", Some(hour * 14)));
+        let now = Instant::now();
+        for _ in 0..2 {
+            let done = take(&mut f, now);
+            let pace = if done.queue == "asked" {
+                Pace::fetch(hour, hour)
+            } else {
+                Pace::from(Duration::ZERO)
+            };
+            f.finished(&done.queue, done.ticket, Some(200), now, pace);
+        }
+        f.flush().unwrap();
+    }
+    let mut f: Frontier<String> = Frontier::open(dir.path(), 1).unwrap();
+    assert!(f.set_delay("typo", Some(Duration::from_millis(100))));
+    assert!(f.set_delay("asked", Some(Duration::from_millis(100))));
+    let soon = Instant::now() + Duration::from_secs(1);
+    assert_eq!(take(&mut f, soon).item, "a2");
+    assert!(
+        matches!(f.next(soon).unwrap(), Next::WaitUntil(at) if at > soon + hour / 2),
+        "the server's hour holds"
+    );
+}
+
 /// A queue's rest survives a reopen, as after a kill (xt6a F14): its next item waits out the delay the
 /// last fetch asked for (a little longer, never shorter), while another queue goes at once.
 #[test]

@@ -10,6 +10,7 @@ use crate::{ApiError, AppState, JobStatus, Operator};
 
 /// `POST /api/jobs/{id}/launch` body (optional).
 #[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct Launch {
     /// A checkpoint name, or `latest`, to resume from.
     #[serde(default)]

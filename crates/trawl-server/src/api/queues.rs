@@ -11,6 +11,7 @@ use crate::{ApiError, AppState, Operator};
 
 /// `POST /api/jobs/{id}/queues/{queue}` body.
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct QueueChange {
     /// pause, unpause, retire, delete, delay or budget.
     pub(crate) action: String,
@@ -24,6 +25,7 @@ pub(crate) struct QueueChange {
 
 /// `POST /api/jobs/{id}/seeds` body.
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct Seeds {
     pub(crate) urls: Vec<String>,
 }

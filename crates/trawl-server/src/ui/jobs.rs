@@ -42,7 +42,7 @@ pub(crate) async fn index(
     let body = format!(
         r#"<table id="jobs"><tr><th>job</th><th>state</th><th>done</th><th>queued</th></tr>{rows}</table>
 <h2>New job</h2><form method="post" action="/" id="new-job">{c}
-<p><label>Name <input name="name" required pattern="[A-Za-z0-9_-][A-Za-z0-9._-]*"></label></p>
+<p><label>Name <input name="name" required pattern="[A-Za-z0-9_][A-Za-z0-9._-]*"></label></p>
 <p><label>Seeds, one per line<br><textarea name="seeds" rows="3"></textarea></label></p>
 <p><label>Profile <select name="profile">{options}</select></label></p>
 <p><label>crawl.toml (optional; replaces the profile when given)<br><textarea name="config" rows="8"></textarea></label></p>

@@ -73,12 +73,16 @@ pub(crate) async fn change(
         "" => None,
         v if matches!(f.action.as_str(), "delay" | "budget") => match v.parse::<u64>() {
             Ok(n) => Some(n),
-            Err(_) => {
+            Err(e) => {
+                let what = if *e.kind() == std::num::IntErrorKind::PosOverflow {
+                    "is too large a number"
+                } else {
+                    "is not a whole number"
+                };
                 return error_page(
                     &op,
                     &ApiError::bad_request(format!(
-                        "{v:?} is not a whole number: give the {} as digits only ({}), or leave the field \
-                         empty to clear it",
+                        "{v:?} {what}: give the {} as digits only ({}), or leave the field empty to clear it",
                         if f.action == "delay" {
                             "delay in milliseconds"
                         } else {

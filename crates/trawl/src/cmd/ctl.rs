@@ -175,6 +175,9 @@ pub(crate) fn shared(
         CtlAction::DeleteQueue { queue } => return queue_op(&mut f, "delete", &queue, None),
         CtlAction::QueueDelay { queue, delay } => {
             let ms = optional(&delay, "the delay")?;
+            if let Some(ms) = ms.filter(|&ms| ms > control::MAX_QUEUE_DELAY_MS) {
+                bail!("{}", control::too_long_a_delay(ms));
+            }
             return queue_op(&mut f, "delay", &queue, ms);
         }
         CtlAction::QueueBudget { queue, budget } => {
