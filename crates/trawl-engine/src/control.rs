@@ -186,6 +186,19 @@ fn failed(message: impl Into<String>) -> Reply {
     }
 }
 
+/// The seeds an operator adds, as the crawl reads them (`example.com/x` as `http://example.com/x`), so that
+/// crawl.toml gets one spelling however a seed was typed (review 71 R5); a bare word refuses them all (xt23a
+/// F3: `add-seeds pause` queued the host `pause`).
+pub(crate) fn typed_seeds(urls: &[String]) -> Result<Vec<String>, Reply> {
+    urls.iter()
+        .map(|raw| {
+            trawl_url::parse_typed_seed(raw)
+                .map(|url| url.to_string())
+                .map_err(|e| failed(format!("seed {e}; no seed was queued")))
+        })
+        .collect()
+}
+
 /// A seed an operator adds, named and ranked as the crawl does, with its queue.
 fn seed_item(
     raw: &str,
@@ -203,6 +216,10 @@ fn seed_item(
 /// Adds seeds to the crawl `job` shared through the Redis at `url` (`trawl ctl --frontier … add-seeds`):
 /// named and queued as the crawl's own seeds, through the shared seen set, for whichever worker claims them.
 pub fn add_shared_seeds(url: &str, job: &str, urls: &[String]) -> Result<String, crate::Error> {
+    let urls = &urls
+        .iter()
+        .map(|raw| trawl_url::parse_typed_seed(raw).map(|u| u.to_string()))
+        .collect::<Result<Vec<_>, _>>()?;
     let remote =
         |e| crate::Error::Remote(format!("{}: {e}", crate::shared_job::without_password(url)));
     let mut f = trawl_frontier::SharedFrontier::<CrawlUri>::connect(
@@ -300,19 +317,18 @@ fn add_seeds_offline(
     urls: &[String],
     mut config: CrawlConfig,
 ) -> Result<Reply, Error> {
-    let items = match seed_items(urls, &config) {
+    let urls = match typed_seeds(urls) {
+        Ok(urls) => urls,
+        Err(refused) => return Ok(refused),
+    };
+    let items = match seed_items(&urls, &config) {
         Ok(items) => items,
         Err(refused) => return Ok(refused),
     };
-    // Written as the crawl reads them (`example.com/x` as `http://example.com/x`), not as typed.
     let mut new = 0;
-    for url in urls
-        .iter()
-        .filter_map(|raw| trawl_url::parse_seed(raw).ok())
-    {
-        let url = url.to_string();
-        if !config.seeds.urls.contains(&url) {
-            config.seeds.urls.push(url);
+    for url in &urls {
+        if !config.seeds.urls.contains(url) {
+            config.seeds.urls.push(url.clone());
             new += 1;
         }
     }
@@ -979,6 +995,26 @@ mod tests {
         let reply = add(&["http://127.0.0.2:9/"]);
         assert!(
             matches!(&reply, Reply::Done { message } if message.starts_with("0 of 1 seeds queued")),
+            "{reply:?}"
+        );
+        // A bare word is refused, all or none (xt23a F3); a seed is written as read, so its other spelling
+        // is the same seed (review 71 R5).
+        let before = config();
+        let reply = add(&["127.0.0.4:9/", "pause"]);
+        assert!(
+            matches!(&reply, Reply::Failed { message } if message.contains("\"pause\" is not a URL")),
+            "{reply:?}"
+        );
+        assert_eq!(config(), before);
+        assert!(matches!(add(&["127.0.0.4:9/x"]), Reply::Done { .. }));
+        assert!(
+            config().contains("\"http://127.0.0.4:9/x\""),
+            "{}",
+            config()
+        );
+        let reply = add(&["http://127.0.0.4:9/x"]);
+        assert!(
+            matches!(&reply, Reply::Done { message } if message.contains("0 added to crawl.toml")),
             "{reply:?}"
         );
     }

@@ -129,6 +129,9 @@ pub(crate) struct Queue<T> {
     /// The second, counted from the frontier's epoch, until which the server asked it to wait (a
     /// `Retry-After`, a robots.txt `Crawl-delay`): an operator's shorter delay does not cut that wait.
     pub(crate) asked_s: u32,
+    /// With a store: the second until which its record says the server asked it to wait, recorded a little
+    /// long as `rest_noted_s` is (0: none).
+    pub(crate) asked_noted_s: u32,
 }
 
 /// A queue's rest as its record keeps it, in Unix milliseconds (0 for none): when it ends, when the record
@@ -220,6 +223,7 @@ impl<T> Queue<T> {
             dirty: false,
             rest_noted_s: 0,
             asked_s: 0,
+            asked_noted_s: 0,
         }
     }
 
@@ -370,6 +374,7 @@ impl<T> Queue<T> {
             // The rest an operator's delay made stays theirs to shorten after a resume (xt23a F4: a typed
             // delay of 14 hours could not be undone once a stop had recorded it).
             q.asked_s = seconds(left(asked_until));
+            q.asked_noted_s = q.asked_s;
         }
         Some((id, q))
     }

@@ -146,20 +146,20 @@ fn interrupted(dir: &Path) -> bool {
     open || dir.join("state/crawl.pid").is_file()
 }
 
-/// Whether `id` may name a job folder: 1–64 of `A-Z a-z 0-9 . _ -`, not starting with a dot, nor with a dash,
-/// which `trawl ctl -name` would read as an option (xt23a F8).
+/// Whether `id` may name a job folder: 1–64 of `A-Z a-z 0-9 . _ -`, not starting with a dot.
 pub(crate) fn valid_id(id: &str) -> bool {
     !id.is_empty()
         && id.len() <= 64
-        && !id.starts_with(['.', '-'])
+        && !id.starts_with('.')
         && id
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
 
-/// Refuses `id` unless it may name a job folder ([`valid_id`]).
+/// Refuses `id` unless it may name a new job folder ([`valid_id`]): not starting with a dash either, which `trawl ctl -name` would read as an option
+/// (xt23a F8); one an earlier build made is still a job (review 71 R6).
 pub(crate) fn check_id(id: &str) -> Result<(), ApiError> {
-    if valid_id(id) {
+    if valid_id(id) && !id.starts_with('-') {
         Ok(())
     } else {
         Err(ApiError::bad_request(format!(

@@ -24,11 +24,13 @@ pub enum Error {
     /// the DNS as one (xt23a F3).
     #[error(
         "{input:?} is not a URL: a seed without a scheme must name a host with a dot in it (`example.com/x`), \
-         `localhost` or an address; write http://{input}/ if a host of that one name is meant"
+         `localhost`, an address or a port; write {meant} if a host of that one name is meant"
     )]
     BareWord {
         /// The text as given.
         input: String,
+        /// The URL it would be, with its scheme written.
+        meant: String,
     },
     /// The URL parsed but its scheme cannot be crawled.
     #[error("{input:?} has scheme {scheme:?}; only http and https can be crawled")]

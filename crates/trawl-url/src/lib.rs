@@ -47,7 +47,10 @@ pub use crate::{
     identity::{
         CanonicalHints, CanonicalSource, Explanation, Identity, UrlClassNormaliser, norm_uuid,
     },
-    resolve::{href_text, parse_lenient, parse_seed, resolve, resolve_bytes},
+    resolve::{
+        href_text, is_bare_word, parse_lenient, parse_seed, parse_typed_seed, resolve,
+        resolve_bytes,
+    },
     rewrite::{Rewrite, example_site_rewrites},
     surt::SurtPrefix,
 };

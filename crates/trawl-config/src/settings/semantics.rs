@@ -386,6 +386,20 @@ impl CrawlConfig {
                     )
                     .with_hint("replace it with a seed of your own, or remove it"),
                 );
+            } else if trawl_url::is_bare_word(seed) {
+                out.push(
+                    problem(
+                        format!("seeds.urls[{i}]"),
+                        format!(
+                            "{seed:?} has no scheme, dot or port: it is read as the host of that one name, \
+                             looked up in the DNS"
+                        ),
+                    )
+                    .with_hint(format!(
+                        "write \"http://{}\" if that host is meant",
+                        seed.trim().trim_start_matches('/')
+                    )),
+                );
             }
         }
         // A URL class fetches a seed in its server form: a change of scheme or host is easy to miss (a plain

@@ -28,7 +28,8 @@ pub(crate) struct Outcome {
     /// Redirect targets of seeds the crawl takes as seeds (see [`super::candidate::Judged::new_seeds`]).
     pub(crate) new_seeds: Vec<NewSeed>,
     /// The part of the disposition's delay the server asked for (a `Retry-After`, the origin's robots.txt
-    /// `Crawl-delay`): an operator's delay for the queue does not cut it (`trawl_frontier::Pace`).
+    /// `Crawl-delay`), or trawl's own pause for open files: an operator's delay for the queue does not cut it
+    /// (`trawl_frontier::Pace`).
     pub(crate) asked: Duration,
 }
 

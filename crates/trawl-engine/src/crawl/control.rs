@@ -174,6 +174,10 @@ fn refuse_on_a_worker(shared: &Shared, command: &Command) -> Reply {
 /// crawl.toml's seeds do), written into crawl.toml's `[seeds] urls` (comments kept) so that a resume keeps
 /// them, then queued. All or none: a URL that is not a seed changes nothing.
 fn add_seeds(shared: &Shared, urls: &[String]) -> Reply {
+    let urls = &match crate::control::typed_seeds(urls) {
+        Ok(urls) => urls,
+        Err(refused) => return refused,
+    };
     let mut live = shared
         .pipeline
         .live

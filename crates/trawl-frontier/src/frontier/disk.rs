@@ -177,7 +177,11 @@ impl<T: Item> Frontier<T> {
                 s => crate::queue::Rest {
                     until: wall(s),
                     written: self.epoch_wall_ms + self.epoch.elapsed().as_millis() as u64,
-                    asked_until: if q.asked_s == 0 { 0 } else { wall(q.asked_s) },
+                    asked_until: if q.asked_noted_s == 0 {
+                        0
+                    } else {
+                        wall(q.asked_noted_s)
+                    },
                 },
             };
             store.put(

@@ -518,9 +518,17 @@ impl<T: Item> Frontier<T> {
         // The rest goes into the queue's record, so that a resume (even after a kill) does not send the host
         // a request early; recorded a little long, so a busy queue's record is rewritten at most every two
         // seconds.
+        // The part the server asked goes there too, however long a rest is recorded already (review 71 R2: an
+        // ask within an operator's longer rest was lost at a resume, and a shorter delay then cut it).
         let rest_s = crate::queue::rest_second(self.epoch, q.polite_at);
-        if self.store.is_some() && q.polite_at > now && rest_s > q.rest_noted_s {
-            q.rest_noted_s = rest_s.saturating_add(crate::queue::REST_PAD_S);
+        let ask_unnoted = q.asked_s > q.asked_noted_s;
+        if self.store.is_some() && q.polite_at > now && (rest_s > q.rest_noted_s || ask_unnoted) {
+            q.rest_noted_s = q
+                .rest_noted_s
+                .max(rest_s.saturating_add(crate::queue::REST_PAD_S));
+            if ask_unnoted {
+                q.asked_noted_s = q.asked_s.saturating_add(crate::queue::REST_PAD_S);
+            }
             self.mark_dirty(id);
         }
         let record = item_key(id, ticket.precedence, ticket.seq);

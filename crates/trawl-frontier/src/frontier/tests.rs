@@ -1125,6 +1125,33 @@ fn an_operator_delay_recorded_at_a_stop_can_be_shortened_after_it() {
     );
 }
 
+/// A server's ask that comes while a longer operator's rest is recorded already goes into the record too, so
+/// a shorter delay set after a reopen does not cut it (review 71 R2).
+#[test]
+fn an_ask_within_a_longer_recorded_rest_survives_a_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let hour = Duration::from_secs(3600);
+    {
+        let mut f: Frontier<String> = Frontier::open(dir.path(), 2).unwrap();
+        for item in ["a1", "a2", "a3"] {
+            f.schedule("q", s(item));
+        }
+        assert!(f.set_delay("q", Some(hour * 14)));
+        let now = Instant::now();
+        let (first, second) = (take(&mut f, now), take(&mut f, now));
+        f.finished("q", first.ticket, Some(200), now, Duration::ZERO);
+        f.finished("q", second.ticket, Some(429), now, Pace::fetch(hour, hour));
+        f.flush().unwrap();
+    }
+    let mut f: Frontier<String> = Frontier::open(dir.path(), 2).unwrap();
+    assert!(f.set_delay("q", Some(Duration::from_millis(100))));
+    let soon = Instant::now() + Duration::from_secs(1);
+    assert!(
+        matches!(f.next(soon).unwrap(), Next::WaitUntil(at) if at > soon + hour / 2),
+        "the server's hour holds"
+    );
+}
+
 /// A queue's rest survives a reopen, as after a kill (xt6a F14): its next item waits out the delay the
 /// last fetch asked for (a little longer, never shorter), while another queue goes at once.
 #[test]

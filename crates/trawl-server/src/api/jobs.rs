@@ -77,7 +77,7 @@ pub(crate) fn create_job(s: &AppState, who: &str, req: CreateJob) -> Result<JobS
     if let Some(Err(e)) = req
         .seeds
         .iter()
-        .map(|s| trawl_url::parse_seed(s))
+        .map(|s| trawl_url::parse_typed_seed(s))
         .find(Result::is_err)
     {
         return Err(ApiError::bad_request(format!("seeds: {e}")));

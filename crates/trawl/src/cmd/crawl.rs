@@ -27,6 +27,10 @@ pub(crate) fn crawl(
     user_agent: Option<String>,
     frontier: Option<String>,
 ) -> anyhow::Result<ExitCode> {
+    // Seeds typed on the command line: a bare word is a slip (`trawl crawl pause`), not a host.
+    for seed in &seeds {
+        trawl_url::parse_typed_seed(seed).with_context(|| format!("seed {seed:?}"))?;
+    }
     let source = config.clone();
     let config = match &config {
         Some(path) => {

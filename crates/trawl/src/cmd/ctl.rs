@@ -318,21 +318,29 @@ fn queue_op(
     queue: &str,
     value: Option<u64>,
 ) -> anyhow::Result<ExitCode> {
-    // A queue named by its host, without its port, as in one process (xt21a F5).
-    let text = f.config()?.unwrap_or_default();
-    let config = trawl_config::CrawlConfig::parse(&text, Path::new("crawl.toml"))?;
-    let names = f.queue_names()?;
-    let queue = match trawl_engine::control::named_queue(queue, &config, || {
-        names.iter().map(String::as_str)
-    }) {
-        Ok(found) => found.unwrap_or_else(|| queue.to_string()),
-        Err(unclear) => {
-            say!("trawl: {unclear}");
-            return Ok(ExitCode::FAILURE);
+    // The name as given first; else the queue of the host it names, without its port, as in one process
+    // (xt21a F5), looked up among the crawl's queues only then (review 71 R3: one HKEYS over every queue).
+    let mut queue = queue.to_string();
+    let mut done = f.queue_action(op, &queue, value)?;
+    if done.is_none() {
+        let text = f.config()?.unwrap_or_default();
+        let config = trawl_config::CrawlConfig::parse(&text, Path::new("crawl.toml"))?;
+        let names = f.queue_names()?;
+        match trawl_engine::control::named_queue(&queue, &config, || {
+            names.iter().map(String::as_str)
+        }) {
+            Ok(Some(found)) if found != queue => {
+                done = f.queue_action(op, &found, value)?;
+                queue = found;
+            }
+            Ok(_) => {}
+            Err(unclear) => {
+                say!("trawl: {unclear}");
+                return Ok(ExitCode::FAILURE);
+            }
         }
-    };
-    let queue = queue.as_str();
-    let Some(n) = f.queue_action(op, queue, value)? else {
+    }
+    let Some(n) = done else {
         say!(
             "trawl: no queue {queue:?}: name a queue by its host (`example.com`, `example.com:8080`) or as \
              `queues` shows it"
