@@ -313,6 +313,26 @@ fn operate_a_running_crawl_then_a_stopped_one() {
     );
     let totals = trawl_engine::stats::Totals::read(&job).expect("state/totals.json");
     assert_eq!(totals.finished as usize, log.len());
+    // A restore a kill cut short is done again by the next resume, and said among its start lines, which
+    // the web UI's launch prints too (xt23a F9).
+    let checkpoint = std::fs::read_dir(job.join("checkpoints"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .min()
+        .unwrap();
+    std::fs::write(job.join("state/restoring"), format!("{checkpoint}\n")).unwrap();
+    let resumed = Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .args(["resume", job.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&resumed.stderr);
+    assert!(
+        resumed.status.success()
+            && said.contains(&format!(
+                "trawl: a restore of checkpoint {checkpoint} was cut short (a crash or kill): restored it again"
+            )),
+        "{said}"
+    );
     rt.block_on(site.shutdown());
 }
 

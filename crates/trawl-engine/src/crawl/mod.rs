@@ -375,10 +375,17 @@ impl Crawl {
     }
 
     /// What the crawl's start found, one `trawl: …` line each, as `trawl resume` and `trawl serve`'s launch
-    /// print them: the WARCs a crash left open and how each was repaired, and counters that start from zero
-    /// because the job's earlier runs saved none.
+    /// print them: a checkpoint's restore a kill cut short and done again, the WARCs a crash left open and
+    /// how each was repaired, and counters that start from zero because the job's earlier runs saved none.
     pub fn start_lines(&self) -> Vec<String> {
         let mut lines = Vec::new();
+        // Said by every launcher, the web UI's too (xt23a F9: a relaunch did the restore again unsaid).
+        if let Some(r) = self.restored.as_ref().filter(|r| r.again) {
+            lines.push(format!(
+                "trawl: a restore of checkpoint {} was cut short (a crash or kill): restored it again",
+                r.name
+            ));
+        }
         for r in &self.repaired {
             if r.restored > 0 {
                 lines.push(format!(

@@ -101,12 +101,8 @@ pub(crate) fn resume(
     metrics: Option<SocketAddr>,
 ) -> anyhow::Result<ExitCode> {
     let crawl = Crawl::resume(&job, checkpoint.as_deref())?;
+    // A restore done again is said among the start lines.
     match crawl.restored() {
-        Some(r) if r.again => say!(
-            "trawl: a restore of checkpoint {} was cut short (a crash or kill): restored it again; resuming {}",
-            r.name,
-            job.display()
-        ),
         Some(r) => say!(
             "trawl: resuming {} from checkpoint {}",
             job.display(),
