@@ -130,6 +130,9 @@ pub struct View {
 struct Running {
     chrome: Chrome,
     handler: tokio::task::JoinHandle<()>,
+    /// Turns true when the handler ends, the browser gone: a page rendering then ends at once, not when its
+    /// load phase times out (xt24b F1: a killed Chromium was noticed up to 18 s later).
+    gone: tokio::sync::watch::Receiver<bool>,
     pages: u32,
     /// Its profile directory, which every process of this browser names on its command line.
     profile: PathBuf,
@@ -209,7 +212,7 @@ impl Browser {
             let running = self.running.read().await;
             match running.as_ref() {
                 Some(r) => (
-                    render_page(&r.chrome, &self.tls, url, upstream, limits).await,
+                    render_page(&r.chrome, r.gone.clone(), &self.tls, url, upstream, limits).await,
                     Some(r.profile.clone()),
                 ),
                 None => (failed("failed"), None),
@@ -225,10 +228,12 @@ impl Browser {
                 let this_one = rendered_by.as_ref() == Some(&r.profile);
                 let broken = if rendered.broken {
                     Some("failed")
+                } else if r.handler.is_finished() {
+                    Some("ended")
                 } else if rendered.notes.contains(&"crashed") {
                     Some("crashed")
                 } else {
-                    r.handler.is_finished().then_some("ended")
+                    None
                 }
                 .filter(|_| this_one);
                 if let Some(why) = broken {
@@ -366,6 +371,7 @@ async fn launch(executable: &Path, profile: &Path) -> Result<Running, BrowserErr
     let (chrome, mut handler) = Chrome::launch(config)
         .await
         .map_err(|e| launch_error(e.to_string()))?;
+    let (gone_tx, gone) = tokio::sync::watch::channel(false);
     let handler = tokio::spawn(async move {
         // The handler drives every DevTools message; it ends when the browser goes away.
         while let Some(event) = handler.next().await {
@@ -376,10 +382,12 @@ async fn launch(executable: &Path, profile: &Path) -> Result<Running, BrowserErr
                 }
             }
         }
+        let _ = gone_tx.send(true);
     });
     Ok(Running {
         chrome,
         handler,
+        gone,
         pages: 0,
         profile: profile.to_path_buf(),
     })
@@ -417,6 +425,7 @@ fn proxy_tls() -> Result<TlsAcceptor, BrowserError> {
 /// One page, in a browser context of its own behind its own proxy, within the page's budget.
 async fn render_page<U: Upstream>(
     chrome: &Chrome,
+    mut gone: tokio::sync::watch::Receiver<bool>,
     tls: &TlsAcceptor,
     url: &Url,
     upstream: &U,
@@ -455,15 +464,24 @@ async fn render_page<U: Upstream>(
     };
     // The page keeps its own deadlines and what it found by them; this one is the net under them (a browser
     // that stops answering DevTools at all).
+    // A browser that goes away ends the page at once (its handler ended, or was dropped at a stop).
+    let net = tokio::time::timeout_at((deadline + Duration::from_secs(5)).into(), work);
     let outcome = proxy
-        .serve(
-            upstream,
-            tokio::time::timeout_at((deadline + Duration::from_secs(5)).into(), work),
-        )
+        .serve(upstream, async {
+            tokio::select! {
+                outcome = net => Some(outcome),
+                _ = gone.wait_for(|gone| *gone) => None,
+            }
+        })
         .await;
     let mut rendered = match outcome {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
+        // Gone before the page asked for anything: nothing was rendered. After, what went through the page's
+        // proxy is archived: the page was rendered in part, its capture cut short by the crash, as a
+        // renderer's crash cuts one (`browser:rendered,browser:crashed`).
+        None if traffic.requests() == 0 => failed("failed"),
+        None => failed("crashed"),
+        Some(Ok(Ok(r))) => r,
+        Some(Ok(Err(e))) => {
             tracing::debug!("{url}: {e}");
             failed(if matches!(e, BrowserError::Crashed) {
                 "crashed"
@@ -473,7 +491,7 @@ async fn render_page<U: Upstream>(
         }
         // Past the page's deadline and the net's margin, no answer at all: the browser no longer answers
         // DevTools (frozen), and nothing of the page was rendered.
-        Err(_) => Rendered {
+        Some(Err(_)) => Rendered {
             broken: true,
             ..failed("failed")
         },

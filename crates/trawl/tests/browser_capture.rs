@@ -1058,6 +1058,24 @@ fn browser_processes(job: &Path, renderers: bool) -> Vec<String> {
     pids
 }
 
+/// A browser killed whole mid-page ends its page at once, not when the page's load phase runs out: the page
+/// it had half rendered (its requests archived) is `browser:rendered,browser:crashed`, and the next page
+/// renders in a new browser (xt24b F1: noticed up to 18 s later, the page said `browser:failed`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_browser_is_noticed_at_once() {
+    if chromium().is_none() {
+        return;
+    }
+    let (notes, _job, killed, _dir) = crawl_with_the_browser_signalled(60_000, "-9", false).await;
+    assert!(killed > 0, "no process of this crawl's browser was found");
+    assert_eq!(notes("/hang"), "browser:rendered,browser:crashed");
+    let after = notes("/after-crash");
+    assert!(
+        after.contains("browser:rendered") && !after.contains("crashed"),
+        "{after}"
+    );
+}
+
 /// A browser that stops answering DevTools (frozen) is restarted after the page it failed, which is
 /// `browser:failed`, not rendered; the next page renders (xt16a F2: the frozen browser was kept, every
 /// later page waited out its time and was called rendered).
