@@ -58,6 +58,8 @@ struct Page {
     title: Option<String>,
     /// The `WARC-Record-ID` of its capture, which a rendered title's record names; not listed.
     record: Option<String>,
+    /// For a view of a single-page application, the page it is a view of; not listed.
+    view_of: Option<String>,
 }
 
 impl Page {
@@ -156,7 +158,12 @@ impl<'s> PageList<'s> {
     }
 
     fn push(&mut self, page: Page) -> Result<(), Error> {
-        if let Some(&rank) = self.rank.get(page.url.as_str()) {
+        // A seed's view goes with its seed, right after its page (xt24b F2: listed after every seed).
+        let rank = self
+            .rank
+            .get(page.url.as_str())
+            .or_else(|| page.view_of.as_deref().and_then(|of| self.rank.get(of)));
+        if let Some(&rank) = rank {
             self.seeds.push((rank, page));
             return Ok(());
         }
@@ -274,6 +281,7 @@ pub fn write_wacz(
                     ts: record.get("WARC-Date").unwrap_or_default().to_owned(),
                     title: kept_title(field(&record.block, RENDERED_TITLE)),
                     record: None,
+                    view_of: field(&record.block, VIEW_OF),
                 };
                 if pairing.is_waiting() {
                     views.push(page);
@@ -338,6 +346,7 @@ fn page_of(
             ts,
             title,
             record: record.get("WARC-Record-ID").map(str::to_owned),
+            view_of: None,
         });
     }
     (capture.mime.as_deref() == Some("warc/revisit") && is_html(&record.block)).then(|| Page {
@@ -345,6 +354,7 @@ fn page_of(
         ts,
         title: capture.digest.as_ref().and_then(|d| titles.get(d)).cloned(),
         record: record.get("WARC-Record-ID").map(str::to_owned),
+        view_of: None,
     })
 }
 
@@ -744,6 +754,52 @@ mod tests {
                 None => proptest::prop_assert!(title.is_empty()),
             }
         }
+    }
+
+    /// A seed's views come right after its page, among the seeds, not after every seed and later capture
+    /// (xt24b F2).
+    #[test]
+    fn a_seeds_views_follow_its_page() {
+        let dir = tempfile::tempdir().unwrap();
+        let html = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<title>t</title>";
+        let mut warc = Vec::new();
+        for uri in [
+            "http://a.example/spa",
+            "http://a.example/other",
+            "http://a.example/x",
+        ] {
+            warc.extend(response(uri, "2020-01-01T00:00:01Z", html));
+        }
+        warc.extend(metadata(
+            "http://a.example/spa#/a",
+            "",
+            &[(VIEW_OF, "http://a.example/spa")],
+        ));
+        let input = dir.path().join("a.warc");
+        std::fs::write(&input, warc).unwrap();
+        let out = dir.path().join("a.wacz");
+        let seeds = [
+            "http://a.example/spa".to_owned(),
+            "http://a.example/other".to_owned(),
+        ];
+        write_wacz(&out, &[input], &seeds, "t").unwrap();
+        let urls: Vec<String> = pages_of(&out)
+            .lines()
+            .skip(1)
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                v["url"].as_str().unwrap().to_owned()
+            })
+            .collect();
+        assert_eq!(
+            urls,
+            [
+                "http://a.example/spa",
+                "http://a.example/spa#/a",
+                "http://a.example/other",
+                "http://a.example/x"
+            ]
+        );
     }
 
     /// A rendered page is listed by the title its scripts set (the `browser-title` of the metadata record
