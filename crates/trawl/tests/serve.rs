@@ -173,6 +173,17 @@ fn operate_a_crawl_over_http() {
         code == 400 && refused.contains("unknown field `delay`"),
         "{code} {refused}"
     );
+    // A value no operator means is the request's fault too (xt24a F2: 409).
+    let (code, refused) = c.raw(
+        "POST",
+        &path,
+        true,
+        r#"{"action": "delay", "delay_ms": 86400001}"#,
+    );
+    assert!(
+        code == 400 && refused.contains("over a day"),
+        "{code} {refused}"
+    );
     c.call("POST", &path, json!({"action": "delay", "delay_ms": 2000}));
     std::thread::sleep(Duration::from_millis(2500));
     let before = c.log_len();

@@ -8,6 +8,7 @@
 --   P:q:Q     LIST the queue's items, FIFO (first-placed items pushed to the front)
 --   P:lease   HASH queue -> "token worker"      P:leased HASH queue -> the leased item
 --   P:polite  HASH queue -> ms its politeness delay ends
+--   P:asked   HASH queue -> ms the wait its server asked for ends (Retry-After, Crawl-delay)
 --   P:later   ZSET "queue\nitem" -> ms due      P:n HASH counters
 --   P:qpaused HASH queue -> paused | retired (an operator's)
 --   P:seen    the server's time at the last claim or renewal (outage.lua)

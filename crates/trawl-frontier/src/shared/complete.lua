@@ -51,6 +51,8 @@ if ended then
 end
 local polite = now + delay
 redis.call('HSET', p .. ':polite', q, polite)
+-- The end of what the server asked, which an operator's shorter delay (queue.lua) does not cut.
+if asked > 0 then redis.call('HSET', p .. ':asked', q, now + asked) end
 
 local i = 14
 for _ = 1, n_first do

@@ -60,6 +60,17 @@ elseif op == 'delete' then
   return n
 elseif op == 'delay' then
   if value == '' then redis.call('HDEL', p .. ':qdelay', q) else redis.call('HSET', p .. ':qdelay', q, value) end
+  -- A shorter delay shortens the rest running now, down to what the server asked, as in one process
+  -- (xt24a F1: the host rested the longer delay out); a leased queue's next rest is set as it completes.
+  if value ~= '' and not leased(q) then
+    local polite = tonumber(redis.call('HGET', p .. ':polite', q) or '0')
+    local floor = math.max(now + tonumber(value), tonumber(redis.call('HGET', p .. ':asked', q) or '0'))
+    if floor < polite then
+      redis.call('HSET', p .. ':polite', q, floor)
+      -- Only where it waits in the ready set (not paused or retired).
+      redis.call('ZADD', p .. ':ready', 'XX', floor, q)
+    end
+  end
 elseif op == 'budget' then
   if value == '' then redis.call('HDEL', p .. ':qbudget', q) else redis.call('HSET', p .. ':qbudget', q, value) end
 else

@@ -1242,3 +1242,35 @@ fn sentinels_that_know_no_such_service_fail_at_once() {
     let _ = sentinel.kill();
     let _ = sentinel.wait();
 }
+
+/// A shorter operator delay shortens the rest a queue is in now, down to what its server asked, as in one
+/// process; no worker needs to run (xt24a F1: the host rested the longer delay out).
+#[test]
+fn a_shorter_operator_delay_shortens_the_rest_down_to_the_ask() {
+    let server = RedisServer::start();
+    let mut f = worker(&server, "w", 60_000);
+    seeds(&mut f, &[("m", "m/1"), ("m", "m/2"), ("m", "m/3")]);
+    f.queue_action("delay", "m", Some(60_000)).unwrap();
+    let (_, m, lease) = claim(&mut f);
+    let fetched = Completion {
+        pace: Duration::ZERO.into(),
+        ..Completion::default()
+    };
+    f.finished(&m, &lease, &fetched).unwrap();
+    assert!(matches!(f.claim().unwrap(), Claim::WaitUntil(_)));
+    f.queue_action("delay", "m", Some(50)).unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    let (item, m, lease) = claim(&mut f);
+    assert_eq!(item, "m/2", "the rest was cut to the new delay");
+    let finished_at = Instant::now();
+    let asked = Completion {
+        pace: crate::Pace::fetch(Duration::from_millis(800), Duration::from_millis(800)),
+        ..Completion::default()
+    };
+    f.finished(&m, &lease, &asked).unwrap();
+    f.queue_action("delay", "m", Some(10)).unwrap();
+    let Claim::WaitUntil(at) = f.claim().unwrap() else {
+        panic!("m rests as its server asked")
+    };
+    assert!(at.saturating_duration_since(finished_at) >= Duration::from_millis(700));
+}

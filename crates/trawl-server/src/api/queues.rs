@@ -62,9 +62,14 @@ pub(crate) fn queue_command(queue: String, c: &QueueChange) -> Result<Command, A
         "unpause" => Command::UnpauseQueue { queue },
         "retire" => Command::RetireQueue { queue },
         "delete" => Command::DeleteQueue { queue },
-        "delay" => Command::SetQueueDelay {
-            queue,
-            delay_ms: c.delay_ms,
+        // A bad value is the request's fault (400), not a conflict with the job (xt24a F2).
+        "delay" => match c.delay_ms {
+            Some(ms) if ms > trawl_engine::control::MAX_QUEUE_DELAY_MS => {
+                return Err(ApiError::bad_request(
+                    trawl_engine::control::too_long_a_delay(ms),
+                ));
+            }
+            delay_ms => Command::SetQueueDelay { queue, delay_ms },
         },
         "budget" => Command::SetQueueBudget {
             queue,
@@ -102,6 +107,16 @@ pub(crate) async fn add_seeds(
     Path(id): Path<String>,
     Json(seeds): Json<Seeds>,
 ) -> Result<Json<Reply>, ApiError> {
+    if let Some(Err(e)) = seeds
+        .urls
+        .iter()
+        .map(|u| trawl_url::parse_typed_seed(u))
+        .find(Result::is_err)
+    {
+        return Err(ApiError::bad_request(format!(
+            "seed {e}; no seed was queued"
+        )));
+    }
     command(&s, &op.who, &id, Command::AddSeeds { urls: seeds.urls })
         .await
         .map(Json)

@@ -16,8 +16,11 @@ fn optional(value: &str, what: &str) -> anyhow::Result<Option<u64>> {
     if value == "none" {
         return Ok(None);
     }
-    match value.parse() {
+    match value.parse::<u64>() {
         Ok(n) => Ok(Some(n)),
+        Err(e) if *e.kind() == std::num::IntErrorKind::PosOverflow => {
+            bail!("{what} {value} is too large a number")
+        }
         Err(_) => bail!("{what} must be a whole number or `none`, not {value:?}"),
     }
 }
