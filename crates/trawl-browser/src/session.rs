@@ -228,7 +228,7 @@ impl Browser {
                 let this_one = rendered_by.as_ref() == Some(&r.profile);
                 let broken = if rendered.broken {
                     Some("failed")
-                } else if r.handler.is_finished() {
+                } else if r.ended() {
                     Some("ended")
                 } else if rendered.notes.contains(&"crashed") {
                     Some("crashed")
@@ -273,13 +273,13 @@ impl Browser {
             .read()
             .await
             .as_ref()
-            .is_some_and(|r| !r.handler.is_finished())
+            .is_some_and(|r| !r.ended())
         {
             return Ok(());
         }
         let mut running = self.running.write().await;
         if let Some(r) = running.as_ref()
-            && !r.handler.is_finished()
+            && !r.ended()
         {
             return Ok(());
         }
@@ -393,6 +393,13 @@ async fn launch(executable: &Path, profile: &Path) -> Result<Running, BrowserErr
     })
 }
 
+impl Running {
+    /// Whether the browser went away: its handler ended, or is ending (it says so before it finishes).
+    fn ended(&self) -> bool {
+        self.handler.is_finished() || *self.gone.borrow()
+    }
+}
+
 async fn stop(mut old: Running) {
     let _ = tokio::time::timeout(Duration::from_secs(5), old.chrome.close()).await;
     let _ = tokio::time::timeout(Duration::from_secs(5), old.chrome.wait()).await;
@@ -466,14 +473,21 @@ async fn render_page<U: Upstream>(
     // that stops answering DevTools at all).
     // A browser that goes away ends the page at once (its handler ended, or was dropped at a stop).
     let net = tokio::time::timeout_at((deadline + Duration::from_secs(5)).into(), work);
+    // Looked at first: as the browser goes, a DevTools command the page waits on fails at once too, and that
+    // is the browser's end, not the page's failure (review 72 R1).
     let outcome = proxy
         .serve(upstream, async {
             tokio::select! {
-                outcome = net => Some(outcome),
+                biased;
                 _ = gone.wait_for(|gone| *gone) => None,
+                outcome = net => Some(outcome),
             }
         })
         .await;
+    let outcome = match outcome {
+        Some(Ok(Err(_))) if *gone.borrow() => None,
+        outcome => outcome,
+    };
     let mut rendered = match outcome {
         // Gone before the page asked for anything: nothing was rendered. After, what went through the page's
         // proxy is archived: the page was rendered in part, its capture cut short by the crash, as a
