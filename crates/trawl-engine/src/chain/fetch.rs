@@ -108,14 +108,7 @@ pub(super) async fn run(
         p.archive_dns(&uri, &answer, worker);
     }
     if let Err(FetchError::Local(why)) = &fetched.result {
-        // trawl's own pause for open files is the least rest, as a server's ask is: an operator's shorter
-        // delay for the queue does not cut it (review 71 R8).
-        let disposition = shortage(uri, why);
-        let mut outcome = Outcome::only(disposition);
-        if let Disposition::Retry { delay, .. } = &outcome.disposition {
-            outcome.asked = *delay;
-        }
-        return Err(outcome.into());
+        return Err(shortage(uri, why).into());
     }
     connected();
     let mut record = FetchRecord::new(fetched);

@@ -13,7 +13,10 @@ use std::{
 use trawl_config::{CrawlConfig, CrawlUri, origin};
 use trawl_frontier::Pace;
 
-use super::{outcome::Disposition, pipeline::Pipeline};
+use super::{
+    outcome::{Disposition, Outcome},
+    pipeline::Pipeline,
+};
 use crate::fetch_record::FetchRecord;
 
 /// Failures of different URLs of one origin in a row after which the host itself is rested (Heritrix-style),
@@ -162,8 +165,9 @@ const SHORTAGE_WARNING_EVERY: Duration = Duration::from_secs(30);
 /// `uri` could not be connected for want of trawl's own resources (`why`): not the host's failure, so no
 /// try is counted, no failure is counted against its origin and no crawl.log line is written; it goes back
 /// to the front of its queue, which waits [`SHORTAGE_PAUSE`]. The operator is told (a WARN at most every
-/// [`SHORTAGE_WARNING_EVERY`]), since only a higher limit or fewer connections end it.
-pub(crate) fn shortage(uri: CrawlUri, why: &str) -> Disposition {
+/// [`SHORTAGE_WARNING_EVERY`]), since only a higher limit or fewer connections end it. The pause is the least
+/// rest, as a server's ask is: an operator's shorter delay for the queue does not cut it (review 71 R8).
+pub(crate) fn shortage(uri: CrawlUri, why: &str) -> Outcome {
     static WARNED: Mutex<Option<Instant>> = Mutex::new(None);
     let mut warned = WARNED.lock().unwrap_or_else(PoisonError::into_inner);
     if warned.is_none_or(|at| at.elapsed() >= SHORTAGE_WARNING_EVERY) {
@@ -176,8 +180,8 @@ pub(crate) fn shortage(uri: CrawlUri, why: &str) -> Disposition {
         );
     }
     let streak = SHORTAGES.fetch_add(1, Ordering::Relaxed).min(5);
-    Disposition::Retry {
-        uri,
-        delay: (SHORTAGE_PAUSE * 2u32.pow(streak)).min(SHORTAGE_PAUSE_MOST),
-    }
+    let delay = (SHORTAGE_PAUSE * 2u32.pow(streak)).min(SHORTAGE_PAUSE_MOST);
+    let mut outcome = Outcome::only(Disposition::Retry { uri, delay });
+    outcome.asked = delay;
+    outcome
 }
