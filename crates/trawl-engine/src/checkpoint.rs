@@ -99,12 +99,9 @@ pub(crate) fn find(job: &Job, name: &str) -> Result<PathBuf, Error> {
     })
 }
 
-/// The file naming the checkpoint a restore is putting in place: while it exists the live state is not to
-/// be trusted (a crash cut the restore short), and `trawl resume` restores that checkpoint again.
-const RESTORING: &str = "restoring";
-
 /// Replaces the job's live frontier, counters and cookie jar with the checkpoint's. A crash at any point
-/// leaves the live state as it was or the marker [`RESTORING`], which makes the next resume restore the
+/// leaves the live state as it was or the marker [`Job::restoring_path`] (while it exists the live state is
+/// not to be trusted, and no `trawl crawl` may start afresh in the job: [`Job::holds_a_crawl`]), which makes the next resume restore the
 /// same checkpoint again ([`interrupted_restore`]): the marker is written first, the store is copied beside
 /// the live one and renamed into its place, and the marker goes last.
 pub(crate) fn restore(job: &Job, checkpoint: &Path) -> Result<(), Error> {
@@ -116,7 +113,7 @@ pub(crate) fn restore(job: &Job, checkpoint: &Path) -> Result<(), Error> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let marker = job.state_dir().join(RESTORING);
+    let marker = job.restoring_path();
     job.write_file(&marker, &format!("{name}\n"))?;
     let live = job.frontier_dir();
     let copy = live.with_extension("restoring");
@@ -144,7 +141,7 @@ pub(crate) fn restore(job: &Job, checkpoint: &Path) -> Result<(), Error> {
 
 /// The name of the checkpoint a restore was putting in place when a crash or kill cut it short, if one was.
 pub(crate) fn interrupted_restore(job: &Job) -> Option<String> {
-    let text = std::fs::read_to_string(job.state_dir().join(RESTORING)).ok()?;
+    let text = std::fs::read_to_string(job.restoring_path()).ok()?;
     let name = text.trim();
     (!name.is_empty()).then(|| name.to_string())
 }
@@ -312,7 +309,7 @@ mod tests {
         let cp = checkpoint(&job, "cp00001-20261130093831", "saved");
         assert_eq!(interrupted_restore(&job), None);
         // A kill after the marker was written and while the copy was half made.
-        job.write_file(&job.state_dir().join(RESTORING), "cp00001-20261130093831\n")
+        job.write_file(&job.restoring_path(), "cp00001-20261130093831\n")
             .unwrap();
         std::fs::create_dir_all(job.frontier_dir().with_extension("restoring")).unwrap();
         std::fs::write(
@@ -331,6 +328,46 @@ mod tests {
         );
         assert!(!job.frontier_dir().join("part").exists());
         assert!(!job.frontier_dir().with_extension("restoring").exists());
+        assert_eq!(interrupted_restore(&job), None);
+    }
+
+    /// Review 72 R3: a restore killed after it removed the live store and before it renamed the copy into
+    /// place left a job without `state/frontier`, which `trawl crawl --job` (and a launch from `trawl serve`)
+    /// took for a new one and crawled afresh. The marker keeps it a job holding a crawl.
+    #[test]
+    fn a_restore_killed_between_removal_and_rename_still_holds_a_crawl() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = Job::create(dir.path()).unwrap();
+        let cp = checkpoint(&job, "cp00001-20261130093831", "saved");
+        job.write_file(&job.restoring_path(), "cp00001-20261130093831\n")
+            .unwrap();
+        copy_dir(
+            &cp.join("frontier"),
+            &job.frontier_dir().with_extension("restoring"),
+        )
+        .unwrap();
+        assert!(!job.frontier_dir().exists());
+        assert!(job.holds_a_crawl());
+        assert!(crate::job::holds_a_crawl(dir.path()));
+        let config = trawl_config::CrawlConfig::default();
+        job.write_config(&config).unwrap();
+        let fresh = crate::Crawl::new(dir.path(), config, &["http://127.0.0.1:9/".to_string()]);
+        assert!(
+            matches!(fresh, Err(Error::JobExists(_))),
+            "a fresh crawl was allowed: {:?}",
+            fresh.err()
+        );
+        let resumed = crate::Crawl::resume(dir.path(), None).unwrap();
+        assert_eq!(
+            resumed.restored().map(|r| r.name.as_str()),
+            Some("cp00001-20261130093831")
+        );
+        drop(resumed);
+        assert_eq!(
+            std::fs::read_to_string(job.frontier_dir().join("store")).unwrap(),
+            "saved"
+        );
+        assert!(job.holds_a_crawl());
         assert_eq!(interrupted_restore(&job), None);
     }
 

@@ -68,6 +68,16 @@ impl Job {
         self.state_dir().join("frontier")
     }
 
+    /// `JOB/state/restoring`: names the checkpoint a restore is putting in place, while it does.
+    pub fn restoring_path(&self) -> PathBuf {
+        self.state_dir().join("restoring")
+    }
+
+    /// Whether the job holds a crawl to continue: see [`holds_a_crawl`].
+    pub fn holds_a_crawl(&self) -> bool {
+        self.frontier_dir().exists() || self.restoring_path().is_file()
+    }
+
     /// Removes the frontier and dedup stores of a crawl killed while they were being made (within its first
     /// milliseconds): they hold nothing, and fjall cannot open them again, so the job is one that never
     /// started (`trawl crawl` makes them anew; `trawl resume` says there is nothing to resume). Said when
@@ -283,6 +293,16 @@ pub fn queue_naming_change(
         "{key} = {is}, but this job's queued URIs are stored under queues named with {key} = {was}: a job \
          keeps its queue naming for its life; put {key} = {was} back, or start a new job with the new value"
     ))
+}
+
+/// Whether the job at `job_dir` holds a crawl to continue (with `trawl resume`, not `trawl crawl`): its
+/// frontier's store, or the marker of a restore a kill cut short, which may have removed the store before
+/// the checkpoint's took its place (the resume restores that checkpoint again).
+pub fn holds_a_crawl(job_dir: &Path) -> bool {
+    Job {
+        root: job_dir.to_path_buf(),
+    }
+    .holds_a_crawl()
 }
 
 /// Appends a change by `who` to the job's `logs/config-changes.log`, one line `TIME WHO ACTION DETAILS`

@@ -137,13 +137,14 @@ pub(crate) const INTERRUPTED: &str =
 /// end removes it before writing the reports; `crawl.pid` is written when a run starts, before it writes any
 /// WARC, so it also catches a run killed before its first record). Either sign is left only by an end that
 /// skipped the shutdown, whatever the report of an earlier run says; the next launch repairs and clears them.
+/// So does the marker of a checkpoint's restore a kill cut short (the launch restores it again).
 fn interrupted(dir: &Path) -> bool {
     let open = std::fs::read_dir(dir.join("warcs"))
         .into_iter()
         .flatten()
         .flatten()
         .any(|e| e.file_name().to_string_lossy().ends_with(".open"));
-    open || dir.join("state/crawl.pid").is_file()
+    open || dir.join("state/crawl.pid").is_file() || dir.join("state/restoring").is_file()
 }
 
 /// Whether `id` may name a job folder: 1–64 of `A-Z a-z 0-9 . _ -`, not starting with a dot.
@@ -358,7 +359,7 @@ impl JobManager {
                     _ if elsewhere => "running",
                     Some(e) if e == INTERRUPTED => "stopped",
                     Some(e) => ending_state(e),
-                    None if dir.join("state/frontier").exists() => "stopped",
+                    None if trawl_engine::job::holds_a_crawl(&dir) => "stopped",
                     None => "created",
                 };
                 // Not run in this process: the totals it saved last (every 20 s while it ran, at each
@@ -565,7 +566,7 @@ fn offline(id: &str, dir: &Path, command: &Command) -> Result<Reply, ApiError> {
 /// Job `id`'s crawl (in `dir`): resumed when it has crawled before or `checkpoint` is given, else a fresh one
 /// (slow: it repairs WARCs and reopens the frontier).
 fn prepare(id: &str, dir: &Path, checkpoint: Option<&str>) -> Result<Crawl, ApiError> {
-    if checkpoint.is_some() || dir.join("state/frontier").exists() {
+    if checkpoint.is_some() || trawl_engine::job::holds_a_crawl(dir) {
         Crawl::resume(dir, checkpoint)
     } else {
         CrawlConfig::load(&dir.join("crawl.toml"))
@@ -696,6 +697,16 @@ mod tests {
         assert_eq!(
             jobs.status("c1").unwrap().ending.as_deref(),
             Some("STOPPED by operator")
+        );
+
+        // Killed while a launch from a checkpoint restored it (xt23a F9), its store removed before the
+        // checkpoint's took its place: still a crawl to continue, not the operator's stop.
+        std::fs::remove_dir_all(job.join("state/frontier")).unwrap();
+        std::fs::write(job.join("state/restoring"), "cp00001-20261130093831\n").unwrap();
+        let status = jobs.status("c1").unwrap();
+        assert_eq!(
+            (status.state.as_str(), status.ending.as_deref()),
+            ("stopped", Some(INTERRUPTED))
         );
     }
 }

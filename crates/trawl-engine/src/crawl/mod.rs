@@ -140,7 +140,7 @@ impl Crawl {
             message: e.to_string(),
         })?;
         let (job, lock) = locked(job_dir)?;
-        if job.frontier_dir().exists() {
+        if job.holds_a_crawl() {
             return Err(Error::JobExists(job_dir.to_path_buf()));
         }
         job.write_config(&config)?;
@@ -926,7 +926,7 @@ fn locked(job_dir: &std::path::Path) -> Result<(Job, JobLock), Error> {
 /// `state/frontier`): joining would leave them uncrawled and the job no longer resumable (xt16b F3).
 fn refuse_a_local_crawl(job_dir: &std::path::Path) -> Result<(), Error> {
     match Job::open(job_dir) {
-        Ok(job) if job.frontier_dir().exists() => Err(Error::JobExists(job_dir.to_path_buf())),
+        Ok(job) if job.holds_a_crawl() => Err(Error::JobExists(job_dir.to_path_buf())),
         _ => Ok(()),
     }
 }
