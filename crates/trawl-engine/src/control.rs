@@ -697,9 +697,14 @@ pub(crate) fn answer_file(command_path: &Path, reply: &Reply) {
 /// reads).
 pub use crate::job::running_pid;
 
+/// How long a command the crawl took is waited for while the crawl runs: a checkpoint is answered once
+/// written, which a large frontier makes take minutes.
+const TAKEN_WAIT: Duration = Duration::from_secs(30 * 60);
+
 /// Sends `command` to the crawl running in `job_dir` through a command file and waits up to `wait` for the
-/// reply. `None` when the crawl ended before it took the command (its pid file went, and the file was taken
-/// back unread): nothing was applied, and the command is for the stopped job now ([`apply_offline`]).
+/// crawl to answer, or longer ([`TAKEN_WAIT`]) once it took the command and while it runs. `None` when the
+/// crawl ended before it took the command (its pid file went, and the file was taken back unread): nothing
+/// was applied, and the command is for the stopped job now ([`apply_offline`]).
 pub fn send_file(
     job_dir: &Path,
     command: &Command,
@@ -736,7 +741,11 @@ pub fn send_file(
     }
     let reply_path = dir.join(format!("{stem}.reply.json"));
     let start = std::time::Instant::now();
-    while start.elapsed() < wait {
+    let waiting = || {
+        start.elapsed() < wait
+            || (start.elapsed() < TAKEN_WAIT && !cmd.exists() && running_pid(job_dir).is_some())
+    };
+    while waiting() {
         if let Ok(text) = std::fs::read_to_string(&reply_path) {
             let _ = std::fs::remove_file(&reply_path);
             return serde_json::from_str(&text)

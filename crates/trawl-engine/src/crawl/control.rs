@@ -34,23 +34,39 @@ pub(super) async fn control_loop(
         };
         tokio::select! {
             got = received => match got {
+                // Answered once written, by the ticker.
+                Some((Command::Checkpoint, reply)) if shared.remote.is_none() => {
+                    shared.pipeline.stop.checkpoint_then(reply);
+                }
                 Some((command, reply)) => {
                     let _ = reply.send(apply_command(&shared, &command));
                 }
                 None => inbox = None,
             },
-            _ = tokio::time::sleep(Duration::from_millis(250)) => answer_files(&shared, &job),
+            _ = tokio::time::sleep(Duration::from_millis(250)) => answer_files(&shared, &job, true),
         }
     }
 }
 
 /// Applies and answers the command files waiting in `JOB/control/`. Also called once more after the loop
-/// ends and the pid file is gone, for those sent in the instant before: no sender waits for a crawl that has
-/// stopped looking.
-pub(super) fn answer_files(shared: &Shared, job: &Job) {
+/// ends and the pid file is gone (`ticking` false), for those sent in the instant before: no sender waits
+/// for a crawl that has stopped looking.
+pub(super) fn answer_files(shared: &Shared, job: &Job, ticking: bool) {
     let dir = crate::control::control_dir(job.root());
     for (path, command) in crate::control::pending_files(&dir) {
         let reply = match command {
+            // Answered once written (`trawl ctl` waits for the answer file).
+            Ok(Command::Checkpoint) if ticking && shared.remote.is_none() => {
+                let (tx, rx) = tokio::sync::oneshot::channel();
+                shared.pipeline.stop.checkpoint_then(tx);
+                tokio::spawn(async move {
+                    let reply = rx.await.unwrap_or(Reply::Failed {
+                        message: "the crawl ended before writing the checkpoint".into(),
+                    });
+                    crate::control::answer_file(&path, &reply);
+                });
+                continue;
+            }
             Ok(c) => apply_command(shared, &c),
             Err(e) => Reply::Failed {
                 message: e.to_string(),
@@ -93,12 +109,10 @@ pub(super) fn apply_command(shared: &Shared, command: &Command) -> Reply {
         }
         // A worker of a shared crawl has no frontier of its own to copy: Redis keeps the crawl's state.
         Command::Checkpoint if shared.remote.is_some() => refuse_on_a_worker(shared, command),
-        Command::Checkpoint => {
-            shared.pipeline.stop.request_checkpoint();
-            Reply::Done {
-                message: "checkpoint requested".into(),
-            }
-        }
+        // Asked as the crawl ends (the ticker answers those asked before): its end writes one.
+        Command::Checkpoint => Reply::Done {
+            message: "the crawl is stopping: its end writes a checkpoint".into(),
+        },
         Command::Stop => {
             shared.pipeline.stop.stop();
             Reply::Done {

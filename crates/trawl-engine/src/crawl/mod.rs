@@ -14,6 +14,7 @@ use trawl_url::Url;
 use crate::{
     Error,
     chain::{naming::Naming, pipeline::Pipeline, rendering::Rendering, robots::RobotsCache},
+    control::Reply,
     crawl_log::CrawlLog,
     job::{Job, JobLock},
     journal::Journal,
@@ -38,7 +39,7 @@ mod worker;
 
 use self::{
     control::*,
-    shared::{Shared, checkpoint, save_stats},
+    shared::{Shared, answer_checkpoint, checkpoint, checkpoint_reply, save_stats},
     worker::*,
 };
 pub use self::{
@@ -460,7 +461,7 @@ impl Crawl {
         commands.abort();
         // What was sent before the pid file went is answered; a command sent later is taken back by its
         // sender, and applied once this process lets go of the job.
-        control::answer_files(&shared, &self.job);
+        control::answer_files(&shared, &self.job, false);
         let p = &shared.pipeline;
         if let Some(rendering) = &p.rendering {
             rendering.browser.close().await;
@@ -473,11 +474,20 @@ impl Crawl {
         p.fetcher.close_idle();
         tokio::task::yield_now().await;
 
+        // Those who asked for a checkpoint the ticker did not write are answered by the last one.
+        let waiting = stop.take_checkpoint_waiters();
         if p.log.broken() {
             // crawl.log could not be written (a full disk): the URIs ended since the last commit may have
             // no line, so nothing more of the frontier is committed and a resume fetches them again, as
             // after a kill. The counters are still saved where they can be.
             save_stats(&shared, &self.job.state_dir());
+            let why = "crawl.log could not be written: the crawl ended without a checkpoint";
+            answer_checkpoint(
+                waiting,
+                Reply::Failed {
+                    message: why.into(),
+                },
+            );
         } else {
             // A clean shutdown ends with a checkpoint (the archives roll over with it).
             let final_checkpoint = {
@@ -485,8 +495,10 @@ impl Crawl {
                 tokio::task::spawn_blocking(move || checkpoint(&shared, false)).await
             };
             let failed = match final_checkpoint {
-                Ok(Ok(_)) => None,
-                Ok(Err(e)) => Some(e.to_string()),
+                Ok(written) => {
+                    answer_checkpoint(waiting, checkpoint_reply(&shared, &written));
+                    written.err().map(|e| e.to_string())
+                }
                 Err(e) => Some(format!("checkpoint: {e}")),
             };
             if let Some(why) = failed {

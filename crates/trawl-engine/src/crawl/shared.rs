@@ -15,6 +15,7 @@ use crate::{
     Error,
     blocking::blocking,
     chain::pipeline::Pipeline,
+    control::Reply,
     job::Job,
     lock::lock,
     report,
@@ -75,6 +76,36 @@ pub(super) fn checkpoint(shared: &Shared, running: bool) -> Result<std::path::Pa
     save_stats(shared, &cp);
     save_stats(shared, &shared.job.state_dir());
     Ok(cp)
+}
+
+/// What an operator who asked for a checkpoint is told of the one `written`.
+pub(super) fn checkpoint_reply(
+    shared: &Shared,
+    written: &Result<std::path::PathBuf, Error>,
+) -> Reply {
+    match written {
+        Ok(_) if shared.remote.is_some() => Reply::Done {
+            message: "this worker's counters and cookies are saved; the shared crawl's frontier is kept by \
+                      Redis"
+                .into(),
+        },
+        Ok(cp) => Reply::Done {
+            message: format!(
+                "checkpoint {} written",
+                cp.file_name().unwrap_or_default().to_string_lossy()
+            ),
+        },
+        Err(e) => Reply::Failed {
+            message: format!("the checkpoint could not be written: {e}"),
+        },
+    }
+}
+
+/// Gives `reply` to each of `waiters` (those gone stopped waiting).
+pub(super) fn answer_checkpoint(waiters: Vec<tokio::sync::oneshot::Sender<Reply>>, reply: Reply) {
+    for waiter in waiters {
+        let _ = waiter.send(reply.clone());
+    }
 }
 
 /// Saves the counters into `dir` (best effort: counters are not worth failing a crawl over; crawl.log is the

@@ -10,7 +10,7 @@ use std::{
     time::Duration,
 };
 
-use super::shared::{Shared, checkpoint, save_stats};
+use super::shared::{Shared, answer_checkpoint, checkpoint, checkpoint_reply, save_stats};
 use crate::stats::Snapshot;
 
 /// How long URIs in flight have to finish once a stop is asked for: then a body still arriving is cut
@@ -42,16 +42,19 @@ pub(super) async fn run(
         on_progress(&snap);
         tick += 1;
         let due = checkpoint_interval_s > 0 && tick.is_multiple_of(checkpoint_interval_s);
-        let asked = shared
-            .pipeline
-            .stop
-            .checkpoint
-            .swap(false, Ordering::SeqCst);
-        if (due || asked) && !checkpointing.swap(true, Ordering::SeqCst) {
+        // An ask waits while a checkpoint is being written: that one's copy may be older than the ask.
+        let asked = match checkpointing.load(Ordering::SeqCst) {
+            true => None,
+            false => shared.pipeline.stop.take_checkpoint_ask(),
+        };
+        if (due || asked.is_some()) && !checkpointing.swap(true, Ordering::SeqCst) {
             let shared = shared.clone();
             let checkpointing = checkpointing.clone();
+            let waiters = asked.unwrap_or_default();
             tokio::task::spawn_blocking(move || {
-                if let Err(e) = checkpoint(&shared, true) {
+                let written = checkpoint(&shared, true);
+                answer_checkpoint(waiters, checkpoint_reply(&shared, &written));
+                if let Err(e) = written {
                     shared.pipeline.fail(e.to_string());
                 }
                 checkpointing.store(false, Ordering::SeqCst);

@@ -46,7 +46,13 @@ pub(crate) async fn act(
         "launch" => notes = s.jobs.launch(id, checkpoint).await?,
         "pause" => running()?.set_paused(true),
         "unpause" => running()?.set_paused(false),
-        "checkpoint" => running()?.request_checkpoint(),
+        // Answered once written, so the status lists it (xt23a F5).
+        "checkpoint" => {
+            if let trawl_engine::control::Reply::Failed { message } = running()?.checkpoint().await
+            {
+                return Err(ApiError::conflict(message));
+            }
+        }
         "terminate" => running()?.stop(),
         "teardown" => s.jobs.teardown(id)?,
         other => return Err(ApiError::not_found(format!("no action {other:?}"))),

@@ -36,21 +36,25 @@ pub(crate) struct UrlQuery {
     pub(crate) url: String,
 }
 
-/// Sends `command` and turns a failed reply into 409 (shared with the UI); changes are logged.
+/// Sends `command` and turns a failed reply into 409 (shared with the UI); changes are logged in the words
+/// of `trawl ctl`'s with the answer, as ctl logs them (xt23a F8: the log held the command's JSON).
 pub(crate) async fn command(
     s: &AppState,
     who: &str,
     id: &str,
     command: Command,
 ) -> Result<Reply, ApiError> {
-    let logged = !matches!(command, Command::Queues | Command::Lookup { .. });
-    let text = serde_json::to_string(&command).unwrap_or_default();
+    let change = command.change();
     let reply = s.jobs.send(id, command).await?;
     if let Reply::Failed { message } = &reply {
         return Err(ApiError::conflict(message.clone()));
     }
-    if logged {
-        trawl_engine::job::record_change(&s.jobs.job_dir(id)?, who, &text);
+    if let Some(what) = change {
+        let line = match &reply {
+            Reply::Done { message } => format!("{what}: {message}"),
+            _ => what,
+        };
+        trawl_engine::job::record_change(&s.jobs.job_dir(id)?, who, &line);
     }
     Ok(reply)
 }
