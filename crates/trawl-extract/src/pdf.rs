@@ -308,7 +308,7 @@ fn read(body: &[u8], doc_url: &Url, set: &mut OutlinkSet) -> Option<PdfProblem> 
         return Some(PdfProblem::Encrypted);
     }
     for object in doc.objects.values() {
-        uris(object, doc_url, set, 0);
+        uris(&doc, object, doc_url, set, 0);
     }
     let started = Instant::now();
     let mut inflated = MAX_INFLATED_BYTES - BUDGET.get().inflated;
@@ -360,8 +360,9 @@ fn read(body: &[u8], doc_url: &Url, set: &mut OutlinkSet) -> Option<PdfProblem> 
     problem
 }
 
-/// Adds the `/URI` strings found in `object` and what it holds.
-fn uris(object: &Object, doc_url: &Url, set: &mut OutlinkSet, depth: usize) {
+/// Adds the `/URI` strings found in `object` and what it holds; a `/URI` value may be a reference to its
+/// string, an object of `doc` (xt25b F4).
+fn uris(doc: &lopdf::Document, object: &Object, doc_url: &Url, set: &mut OutlinkSet, depth: usize) {
     if depth > MAX_DEPTH {
         return;
     }
@@ -370,19 +371,25 @@ fn uris(object: &Object, doc_url: &Url, set: &mut OutlinkSet, depth: usize) {
         Object::Stream(s) => &s.dict,
         Object::Array(items) => {
             for item in items {
-                uris(item, doc_url, set, depth + 1);
+                uris(doc, item, doc_url, set, depth + 1);
             }
             return;
         }
         _ => return,
     };
     for (key, value) in dict.iter() {
+        let value = match value {
+            Object::Reference(id) if key.as_slice() == b"URI" => {
+                doc.get_object(*id).unwrap_or(value)
+            }
+            other => other,
+        };
         if key.as_slice() == b"URI"
             && let Object::String(bytes, _) = value
         {
             set.add(&pdf_text(bytes), doc_url, None, Hop::Link, "pdf/uri");
         } else {
-            uris(value, doc_url, set, depth + 1);
+            uris(doc, value, doc_url, set, depth + 1);
         }
     }
 }
@@ -519,6 +526,28 @@ mod tests {
         assert!(is_pdf("application/octet-stream", &pdf));
         assert!(is_pdf("application/pdf; qs=1", b""));
         assert!(!is_pdf("text/html", b"<html>"));
+    }
+
+    /// xt25b F4: a `/URI` whose value is an indirect object (`/URI 9 0 R`) is read through the reference.
+    #[test]
+    fn a_uri_held_in_an_object_of_its_own_is_found() {
+        let pdf = sample_pdf(&[&["x"]], &["http://a.org/direct"]);
+        let mut doc = lopdf::Document::load_mem(&pdf).unwrap();
+        let id = doc.add_object(Object::string_literal("http://a.org/indirect"));
+        let action = doc
+            .objects
+            .values_mut()
+            .find_map(|o| match o {
+                Object::Dictionary(d) => d.get_mut(b"A").ok(),
+                _ => None,
+            })
+            .and_then(|a| a.as_dict_mut().ok())
+            .unwrap();
+        action.set("URI", Object::Reference(id));
+        let mut forged = Vec::new();
+        doc.save_to(&mut forged).unwrap();
+        let (urls, _) = links(&forged);
+        assert_eq!(urls, [("http://a.org/indirect".to_string(), "pdf/uri")]);
     }
 
     #[test]

@@ -914,3 +914,44 @@ fn an_override_of_a_decision_the_rule_class_lacks_is_noted() {
         import.notes
     );
 }
+
+/// xt25b F3: a scope rule whose Java regex trawl cannot read (a look-ahead) was left out, which widened a
+/// REJECT of every other site into a crawl of the whole web that `trawl check` passed. Now the rule is kept
+/// with the regex as written, which the check refuses at its line until it is rewritten; `--strict` refuses
+/// the import.
+#[test]
+fn a_rule_with_a_regex_trawl_cannot_read_is_kept_for_the_check_to_refuse() {
+    let profile = std::fs::read_to_string(testdata("profile-crawler-beans.cxml")).unwrap();
+    let xml = profile.replacen(
+        "    <!-- ...but REJECT those more than a configured link-hop-count from start... -->",
+        "    <bean class=\"org.archive.modules.deciderules.MatchesRegexDecideRule\">\n\
+         \x20    <property name=\"decision\" value=\"REJECT\" />\n\
+         \x20    <property name=\"regex\" value=\"^https?://(?!127\\.0\\.0\\.1:19001/).*\" />\n\
+         \x20   </bean>",
+        1,
+    );
+    assert!(xml != profile);
+    let ok = import_ok(&xml);
+    assert!(
+        ok.notes
+            .iter()
+            .any(|n| n.message.contains("look-ahead")
+                && n.message.contains("kept with it as written")),
+        "{:#?}",
+        ok.notes
+    );
+    assert!(ok.toml.contains("(?!127"), "{}", ok.toml);
+    let refused = trawl_config::CrawlConfig::check_str(&ok.toml, Path::new("crawl.toml"))
+        .err()
+        .expect("the check passed a rule it cannot run");
+    let problems: Vec<String> = refused.problems.iter().map(|p| p.to_string()).collect();
+    assert!(
+        problems.iter().any(|p| p.contains("look-around")),
+        "{problems:#?}"
+    );
+    let e = import_strict(&xml, Path::new("crawler-beans.cxml")).unwrap_err();
+    assert!(
+        matches!(e, ImportError::NotCarriedOver { .. }) && e.to_string().contains("look-ahead"),
+        "{e}"
+    );
+}

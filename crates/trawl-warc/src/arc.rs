@@ -31,6 +31,22 @@ pub(crate) trait ArcRecord {
     fn compression(&self) -> crate::Compression {
         crate::Compression::None
     }
+    /// Where the record starts in its gzip member or zstd frame: 0 for the first (and a plain record).
+    fn in_member(&self) -> u64 {
+        0
+    }
+}
+
+/// The URL schemes of the ARC records crawlers wrote, lower case.
+const SCHEMES: [&str; 12] = [
+    "http", "https", "ftp", "dns", "filedesc", "whois", "rtsp", "mms", "gopher", "mailto", "news",
+    "file",
+];
+
+/// Whether `url` begins with a scheme of [`SCHEMES`] (any case) and a colon.
+pub(crate) fn has_known_scheme(url: &str) -> bool {
+    url.split_once(':')
+        .is_some_and(|(scheme, _)| SCHEMES.iter().any(|s| s.eq_ignore_ascii_case(scheme)))
 }
 
 /// The field names of an ARC v1 header line, in order.
@@ -395,6 +411,16 @@ pub(crate) fn swallowed_records(content: &[u8]) -> Option<usize> {
     None
 }
 
+/// [`swallowed_records`] of a record whose length matched, unless a gzip member or zstd frame of its own
+/// frames it (compressed, first in its member, which ends where its content does): then content that reads
+/// as ARC records is content, a capture of an ARC file (xt25b F1).
+pub(crate) fn swallowed_by(rec: &impl ArcRecord) -> Option<usize> {
+    if rec.compression() != crate::Compression::None && rec.in_member() == 0 {
+        return None;
+    }
+    swallowed_records(rec.block())
+}
+
 /// Whether from `start` on `content` is nothing but ARC records (header line, content, newline between
 /// them), the last ending at the end of `content` or one newline before it (a length that took in the
 /// last record's separator too: xt19a F2).
@@ -474,7 +500,7 @@ pub(crate) fn damage(rec: &impl ArcRecord, first: bool) -> Option<Problem> {
             });
         }
         Ok(says) if says == rec.block().len() as u64 => {
-            if let Some(at) = swallowed_records(rec.block()) {
+            if let Some(at) = swallowed_by(rec) {
                 return Some(Problem::Swallows { says, at });
             }
         }

@@ -183,7 +183,12 @@ fn push_json_string(out: &mut String, s: &str) {
 /// [`Error::SharedMember`]: its records cannot be reached by offset, so lines for them would send a replay
 /// to the wrong record. Records that cannot be indexed are left out; [`index_records`] names them.
 pub fn index_file(path: &Path, filename: &str) -> Result<Vec<String>, Error> {
-    let indexed = index_records(path, filename);
+    index_file_within(path, filename, reader::MAX_RECORD_BYTES)
+}
+
+/// [`index_file`] reading records up to `limit` bytes.
+fn index_file_within(path: &Path, filename: &str, limit: u64) -> Result<Vec<String>, Error> {
+    let indexed = index_records_within(path, filename, limit);
     match indexed.stopped {
         Some(e) => Err(e),
         None => Ok(indexed.lines),
@@ -246,11 +251,16 @@ pub struct Unindexed {
 /// Like [`index_file`], but keeps the lines read before an error and names the records left out (for
 /// tools that tell the operator, and for deduplication, which uses what a damaged file still holds).
 pub fn index_records(path: &Path, filename: &str) -> Indexed {
+    index_records_within(path, filename, reader::MAX_RECORD_BYTES)
+}
+
+/// [`index_records`] reading records up to `limit` bytes.
+fn index_records_within(path: &Path, filename: &str, limit: u64) -> Indexed {
     let mut indexed = Indexed::default();
     let mut previous = None;
     let mut indexer = Indexer::new();
     let records = match reader::open(path) {
-        Ok(records) => records,
+        Ok(records) => records.with_max_record_bytes(limit),
         Err(e) => {
             indexed.stopped = Some(e);
             return indexed;
@@ -303,7 +313,7 @@ pub fn index_records(path: &Path, filename: &str) -> Indexed {
         }
         if record.is_arc()
             && indexed.swallowing.last().map(|s| s.offset) != Some(record.offset)
-            && let Some(at) = crate::arc::swallowed_records(&record.block)
+            && let Some(at) = crate::arc::swallowed_by(&record)
         {
             indexed.swallowing.push(Swallowing {
                 offset: record.offset,
@@ -745,11 +755,16 @@ fn line_difference(have: &str, want: &str) -> String {
 
 /// Indexes the WARC at `warc` into its `.cdxj` beside it; returns the index's path.
 pub fn index_beside(warc: &Path) -> Result<PathBuf, Error> {
+    index_beside_within(warc, reader::MAX_RECORD_BYTES)
+}
+
+/// [`index_beside`] reading records up to `limit` bytes (any, for a file trawl wrote: see `repair`).
+pub(crate) fn index_beside_within(warc: &Path, limit: u64) -> Result<PathBuf, Error> {
     let name = warc
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let lines = index_file(warc, &name)?;
+    let lines = index_file_within(warc, &name, limit)?;
     let out = index_path(warc);
     write_index(&out, lines)?;
     Ok(out)

@@ -100,6 +100,10 @@ impl arc::ArcRecord for ReadRecord {
     fn compression(&self) -> Compression {
         self.compression
     }
+
+    fn in_member(&self) -> u64 {
+        self.in_member
+    }
 }
 
 /// A `BufRead` that counts the bytes consumed from it.
@@ -219,6 +223,9 @@ impl std::fmt::Debug for ZstdContext {
     }
 }
 
+/// The largest record (or decompressed gzip member) a reader holds in memory unless told otherwise: 1 GiB.
+pub(crate) const MAX_RECORD_BYTES: u64 = 1 << 30;
+
 /// Opens the WARC file at `path` for reading.
 pub fn open(path: &Path) -> Result<Reader<BufReader<File>>, Error> {
     let file = File::open(path).map_err(|source| Error::Io {
@@ -234,7 +241,7 @@ impl<R: BufRead> Reader<R> {
         Reader {
             input: Counting::new(input),
             path: PathBuf::from("<stream>"),
-            max_record_bytes: 1 << 30,
+            max_record_bytes: MAX_RECORD_BYTES,
             pending: VecDeque::new(),
             failed: false,
             zstd: None,
@@ -263,9 +270,12 @@ impl<R: BufRead> Reader<R> {
             if let Some(rec) = self.pending.pop_front() {
                 return Ok(Some(rec));
             }
+            // Whether a plain ARC record came before with no newline after it (see below).
+            let mut unseparated = false;
             if self.arc.is_some() {
                 let pos = self.input.pos;
                 skip_blank_lines(&mut self.input).map_err(|e| self.read_error(pos, e))?;
+                unseparated = self.input.pos == pos;
             }
             let offset = self.input.pos;
             // Four bytes tell a skippable frame, and a buffer fill may end inside them.
@@ -294,6 +304,23 @@ impl<R: BufRead> Reader<R> {
                     let limit = self.max_record_bytes;
                     let (version, header, block, raw_header) =
                         read_record(&mut self.input, &self.path, offset, limit, &mut self.arc)?;
+                    // No newline between two records is read as the webarchive-commons sample writes it, but
+                    // then the line must be a header line of a known scheme: an Archive-length a few bytes too
+                    // long leaves one shaped like it, its URL cut at the front (`ttp://…`, xt25b F5).
+                    if unseparated
+                        && version.starts_with("ARC/")
+                        && !record::get(&header, "URL").is_some_and(arc::has_known_scheme)
+                    {
+                        return Err(Error::Malformed {
+                            path: self.path.clone(),
+                            offset,
+                            expected: "a newline ending the record before, or an ARC header line whose URL has \
+                                       a known scheme (http, https, ftp, dns, filedesc, ...): the record \
+                                       before's Archive-length may be too long"
+                                .to_owned(),
+                            found: excerpt(&raw_header),
+                        });
+                    }
                     let len = self.input.pos - offset;
                     let trailer = if version.starts_with("WARC/") { 4 } else { 0 };
                     return Ok(Some(ReadRecord {
@@ -1421,6 +1448,58 @@ mod tests {
             file.extend(if gzip { gz(&rec) } else { rec });
         }
         (file, offsets)
+    }
+
+    /// An http ARC record of `content` at `http://a.org/PATH`.
+    fn arc_rec(path: &str, content: &[u8]) -> ArcRec {
+        (
+            format!("http://a.org/{path}"),
+            "1.2.3.4".to_owned(),
+            "20140216050221".to_owned(),
+            "text/html".to_owned(),
+            content.to_vec(),
+        )
+    }
+
+    /// xt25b F5: an Archive-length a few bytes too long in a plain ARC took in the newline after its record and
+    /// the first letters of the next one's URL; the rest read as a header line (`ttp://…`) and both records as
+    /// sound. After no newline, a header line must name a URL of a known scheme; with one it reads as before.
+    #[test]
+    fn a_length_running_into_the_next_header_line_is_damage() {
+        let records = [arc_rec("a", b"hello"), arc_rec("b", b"world")];
+        let (file, offsets) = arc_file(&records, 1, false);
+        for k in [2, 3] {
+            let text = String::from_utf8(file.clone()).unwrap();
+            let long = text.replacen("text/html 5\n", &format!("text/html {}\n", 5 + k), 1);
+            let err = read_all(long.as_bytes()).unwrap_err();
+            let at = offsets[2] + k as u64 - 1;
+            assert!(
+                matches!(&err, Error::Malformed { offset, expected, .. }
+                    if *offset == at && expected.contains("known scheme")),
+                "{err}"
+            );
+        }
+        let (unseparated, _) = arc_file(&records, 0, false);
+        assert_eq!(read_all(&unseparated).unwrap().len(), 3);
+    }
+
+    /// xt25b F1: in an `.arc.gz`, a record whose content is an ARC file (a capture of one) is framed by its own
+    /// gzip member: it is sound, where the same plain record reads as a length that swallowed records.
+    #[test]
+    fn a_captured_arc_file_in_its_own_member_is_content() {
+        let (inner, _) = arc_file(&[arc_rec("x", b"hello")], 1, false);
+        let records = [arc_rec("sample.arc", &inner), arc_rec("b", b"world")];
+        for (gzip, swallows) in [(true, false), (false, true)] {
+            let (file, _) = arc_file(&records, 1, gzip);
+            let read = read_all(&file).unwrap();
+            assert_eq!(read.len(), 3, "gzip {gzip}");
+            let problem = arc::damage(&read[1], false);
+            assert_eq!(
+                matches!(problem, Some(arc::Problem::Swallows { .. })),
+                swallows,
+                "gzip {gzip}: {problem:?}"
+            );
+        }
     }
 
     /// A `.warc.zst` file with a dictionary frame and 40 records compressed with it, and the records.

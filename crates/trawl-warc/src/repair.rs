@@ -22,6 +22,11 @@ pub struct Repaired {
     pub restored: usize,
 }
 
+/// The size up to which a repair reads a record back: any. The crawl wrote it (with `fetch.max_bytes` over the
+/// WARC tools' 1 GiB), and a repair that took the tools' refusal of a larger record for a torn one cut it
+/// and every record after it (xt25b F7).
+const ANY_SIZE: u64 = u64::MAX;
+
 /// Truncates `path` (a `*.warc.gz.open`, `*.warc.zst.open` or `*.warc.open` file) after its last complete
 /// record, renames it without `.open`, so that it verifies, and writes its CDXJ index beside it. A file with no
 /// complete record is removed. Records held back to train a zstd dictionary (`*.open.held` beside it) are put
@@ -40,7 +45,7 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
     let size = std::fs::metadata(path).map_err(io)?.len();
     let mut good_end = 0;
     let mut records = 0;
-    for rec in open(path)? {
+    for rec in open(path)?.with_max_record_bytes(ANY_SIZE) {
         match rec {
             Ok(r) => {
                 good_end = r.offset + r.len;
@@ -67,7 +72,7 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
         std::fs::rename(path, &closed).map_err(io)?;
     }
     // A file cut short by a crash never had its index written: read it back from the file.
-    crate::cdxj::index_beside(&closed)?;
+    crate::cdxj::index_beside_within(&closed, ANY_SIZE)?;
     Ok(Repaired {
         path: Some(closed),
         records,
@@ -87,14 +92,17 @@ fn restore_held(path: &Path, held: &Path) -> Result<usize, Error> {
     };
     let spilled = std::fs::read(held).map_err(io(held))?;
     let mut records = Vec::new();
-    for rec in open(held)? {
+    for rec in open(held)?.with_max_record_bytes(ANY_SIZE) {
         match rec {
             Ok(r) => records.push(r.offset as usize..(r.offset + r.len) as usize),
             // A torn last record: it was being held when the crash came, and was never counted as archived.
             Err(_) => break,
         }
     }
-    let in_file = open(path)?.take_while(Result::is_ok).count();
+    let in_file = open(path)?
+        .with_max_record_bytes(ANY_SIZE)
+        .take_while(Result::is_ok)
+        .count();
     let mut restored = 0;
     if in_file < records.len() {
         restored = records.len() - in_file;
@@ -155,6 +163,43 @@ mod tests {
             assert!(r.cut > 0);
             assert_eq!(verify(&path).unwrap().records, 3);
         }
+    }
+
+    /// xt25b F7: a whole record over the WARC tools' 1 GiB (the crawl's `fetch.max_bytes` allows one) was
+    /// taken for a torn one, and cut with every record after it. Plain WARC, its block a sparse run of zeros.
+    #[test]
+    fn keeps_a_whole_record_over_a_gib() {
+        use std::io::{Seek, Write};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.warc.open");
+        let block_len: u64 = (1 << 30) + 4096;
+        let head = |uri: &str, len: u64| {
+            format!(
+                "WARC/1.1\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:uuid:{}>\r\n\
+                 WARC-Date: 2026-12-02T05:00:00Z\r\nWARC-Target-URI: {uri}\r\n\
+                 Content-Type: video/mp4\r\nContent-Length: {len}\r\n\r\n",
+                uuid::Uuid::new_v4()
+            )
+        };
+        let mut file = std::fs::File::create(&path).unwrap();
+        file.write_all(head("http://a.org/video.mp4", block_len).as_bytes())
+            .unwrap();
+        let end = file.stream_position().unwrap() + block_len;
+        file.set_len(end).unwrap();
+        file.seek(std::io::SeekFrom::Start(end)).unwrap();
+        file.write_all(b"\r\n\r\n").unwrap();
+        file.write_all(head("http://a.org/after.txt", 2).as_bytes())
+            .unwrap();
+        file.write_all(b"ok\r\n\r\n").unwrap();
+        let whole = file.stream_position().unwrap();
+        file.write_all(b"WARC/1.1\r\nWARC-Type: reso").unwrap(); // the torn one
+        drop(file);
+        let r = repair(&path).unwrap();
+        assert_eq!((r.records, r.cut), (2, 25));
+        let closed = r.path.unwrap();
+        assert_eq!(std::fs::metadata(&closed).unwrap().len(), whole);
+        let index = std::fs::read_to_string(crate::index_path(&closed)).unwrap();
+        assert_eq!(index.lines().count(), 2, "{index}");
     }
 
     #[test]

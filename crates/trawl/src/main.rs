@@ -30,10 +30,11 @@ fn main() -> ExitCode {
             tracing_subscriber::EnvFilter::try_from_env("TRAWL_LOG")
                 // chromiumoxide warns of every DevTools event it has no type for, and its handler errs of a
                 // browser that crashed in its own words (trawl says that, and the restart: xt16a F11); lopdf
-                // warns of every odd PDF object: none is the operator's to act on (crawl.log notes what
-                // matters). chromiumoxide's other errors stay (a DevTools reply it cannot read).
+                // warns and errs of every odd PDF object it reads past, naming no document (xt25b F2): none is
+                // the operator's to act on (crawl.log notes what matters: `pdf:unreadable`, a limit).
+                // chromiumoxide's other errors stay (a DevTools reply it cannot read).
                 .unwrap_or_else(|_| {
-                    "warn,chromiumoxide=error,chromiumoxide::handler=off,lopdf=error".into()
+                    "warn,chromiumoxide=error,chromiumoxide::handler=off,lopdf=off".into()
                 }),
         )
         .with_writer(std::io::stderr)

@@ -1163,6 +1163,22 @@ http://c.org/ # third
         assert!(!c.warnings().iter().any(|p| p.message.contains("url class")));
     }
 
+    /// xt25b F7: a `fetch.max_bytes` over what trawl's WARC tools read back is a warning; the default is not.
+    #[test]
+    fn a_max_bytes_over_a_gib_is_a_warning() {
+        let at = |text: &str| {
+            CrawlConfig::check_str(text, Path::new("my.toml"))
+                .unwrap()
+                .warnings()
+                .into_iter()
+                .filter(|p| p.key.as_deref() == Some("fetch.max_bytes"))
+                .count()
+        };
+        assert_eq!(at("[fetch]\nmax_bytes = 4294967296\n"), 1);
+        assert_eq!(at("[fetch]\nmax_bytes = 1073741824\n"), 0);
+        assert_eq!(at(""), 0);
+    }
+
     /// xt10a F13: a form credential with cookies off is a warning at `fetch.cookies`.
     #[test]
     fn a_form_login_without_cookies_is_a_warning() {

@@ -183,6 +183,22 @@ impl CrawlConfig {
                 );
             }
         }
+        // The WARC tools' limit (trawl-warc's reader): a record over it is written, and read back only by a
+        // resume's repair (xt25b F7).
+        const READABLE: u64 = 1 << 30;
+        if self.fetch.max_bytes > READABLE {
+            out.push(
+                problem(
+                    "fetch.max_bytes",
+                    format!(
+                        "{} bytes: a body over 1 GiB is archived whole (and held in memory while it is fetched), but \
+                         `trawl warc verify`, `index` and `convert` refuse a record over 1 GiB",
+                        self.fetch.max_bytes
+                    ),
+                )
+                .with_hint("keep it at 1073741824 or under unless such bodies are wanted"),
+            );
+        }
         let sheet_proxies = self.sheets.iter().enumerate().filter_map(|(i, sh)| {
             sh.set
                 .get("fetch.proxy")

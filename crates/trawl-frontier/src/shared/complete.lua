@@ -59,6 +59,8 @@ for _ = 1, n_first do
   local fq = ARGV[i]
   redis.call('LPUSH', p .. ':q:' .. fq, ARGV[i + 1])
   redis.call('HINCRBY', p .. ':n', 'queued', 1)
+  -- Known by name (queue_names) even when nothing but prerequisites and redirects fed it; nothing spent.
+  redis.call('HSETNX', p .. ':budget', fq, 0)
   if fq ~= q and not paused(fq) then
     local fp = tonumber(redis.call('HGET', p .. ':polite', fq) or '0')
     redis.call('ZADD', p .. ':ready', 'NX', math.max(now, fp), fq)

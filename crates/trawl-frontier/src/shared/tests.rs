@@ -346,6 +346,30 @@ fn a_completion_with_every_part_puts_each_where_it_belongs() {
     assert_eq!((counts.done, counts.discovered), (6, 4));
 }
 
+/// Review 71 R3: a queue nothing but a prerequisite or a redirect fed (`first`) is known by its name, as
+/// `trawl ctl --frontier URL JOB queue-delay HOST` looks queues up, and has spent nothing of its budget.
+#[test]
+fn a_queue_fed_only_at_its_front_is_known_by_name() {
+    let server = RedisServer::start();
+    let mut f = worker(&server, "w", 60_000);
+    seeds(&mut f, &[("h", "h/1")]);
+    let (_, q, lease) = claim(&mut f);
+    let done = Completion {
+        first: vec![("r".to_string(), "r/robots".to_string())],
+        ended: true,
+        ..Completion::default()
+    };
+    f.finished(&q, &lease, &done).unwrap();
+    let names = f.queue_names().unwrap();
+    assert!(names.contains(&"r".to_string()), "{names:?}");
+    let r = f
+        .queues(10)
+        .unwrap()
+        .into_iter()
+        .find(|row| row.name == "r");
+    assert_eq!(r.map(|row| (row.queued, row.spent)), Some((1, 0)));
+}
+
 /// A completion that puts its item back (a retry, a page held for its robots.txt) does not count it done,
 /// crawl-wide or for its worker: each item is counted once, when it ends.
 #[test]

@@ -695,11 +695,9 @@ fn preselector(b: &Bean, subject: String, profile: &mut Profile) {
     ] {
         if let Some(p) = props.take(name)
             && let Some(re) = text(&p.value).map(str::trim).filter(|r| !r.is_empty())
+            && let Some(r) = rules::rule_regex(re, p.line, format!("{subject}.{name}"), profile)
         {
-            match rules::java_regex(re) {
-                Ok(r) => add(rule, Some(r), p.line, profile),
-                Err(e) => profile.note(p.line, format!("{subject}.{name}"), e.to_string(), None),
-            }
+            add(rule, Some(r), p.line, profile);
         }
     }
     props.note_one(

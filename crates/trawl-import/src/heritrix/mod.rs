@@ -175,6 +175,13 @@ fn run(text: &str, origin: &Path, strict: bool) -> Result<Import, ImportError> {
         .and_then(|p| p.parent().map(Path::to_path_buf))
         .unwrap_or_default();
     let mut profile = convert::convert(&beans, &base);
+    if strict && let Some(first) = profile.untranslated.first() {
+        return Err(ImportError::NotCarriedOver {
+            line: first.line,
+            class: first.subject.clone(),
+            what: format!("{}: {}", first.subject, first.message),
+        });
+    }
     profile.notes.extend(review.notes);
     profile.notes.sort_by_key(|n| n.line);
     let toml = profile.to_toml(origin);

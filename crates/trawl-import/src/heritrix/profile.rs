@@ -67,6 +67,9 @@ pub(crate) struct Profile {
     /// `[[credentials]]` tables (a password only ever as `password_env`).
     pub(crate) credentials: Vec<RuleOut>,
     pub(crate) notes: Vec<Note>,
+    /// The notes of rules kept with a Java regex trawl cannot read (see `rules::rule_regex`): errors with
+    /// `--strict`.
+    pub(crate) untranslated: Vec<Note>,
 }
 
 /// The sections in the order they are written.

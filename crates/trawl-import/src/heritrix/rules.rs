@@ -5,7 +5,7 @@ use toml::{Table, Value as T};
 use trawl_config::settings::seed_list;
 
 use super::beans::{Bean, Beans, Value, list, text};
-use super::profile::{Profile, RuleOut};
+use super::profile::{Note, Profile, RuleOut};
 use super::props::Props;
 
 /// What rule conversion needs besides the bean.
@@ -109,13 +109,7 @@ fn rule(ctx: &RuleContext<'_>, b: &Bean, profile: &mut Profile) -> Option<RuleOu
             if let Some(p) = props.take("regexList") {
                 for v in list(&p.value) {
                     if let Value::Text(re, line) = v {
-                        match java_regex(re) {
-                            Ok(r) => regexes.push(T::String(r)),
-                            Err(e) => {
-                                profile.note(*line, b.subject(), e.to_string(), None);
-                                return None;
-                            }
-                        }
+                        regexes.push(T::String(rule_regex(re, *line, b.subject(), profile)?));
                     }
                 }
             }
@@ -151,13 +145,8 @@ fn rule(ctx: &RuleContext<'_>, b: &Bean, profile: &mut Profile) -> Option<RuleOu
                 .take("regex")
                 .and_then(|p| text(&p.value).map(str::to_owned))
                 .unwrap_or_else(|| ".".into());
-            match java_regex(&re) {
-                Ok(r) => t.insert("regex".into(), T::String(r)),
-                Err(e) => {
-                    profile.note(b.line, b.subject(), e.to_string(), None);
-                    return None;
-                }
-            };
+            let regex = rule_regex(&re, b.line, b.subject(), profile)?;
+            t.insert("regex".into(), T::String(regex));
             match class {
                 "MatchesRegexDecideRule" => "matches_regex",
                 "NotMatchesRegexDecideRule" => "not_matches_regex",
@@ -583,26 +572,56 @@ fn decision(v: &Value) -> Option<&'static str> {
 #[error("{0}")]
 pub(crate) struct UntranslatableRegex(String);
 
+/// The regex a rule is written with: `re` translated, or where it has none, as written (anchored), which
+/// `trawl check` refuses until the operator rewrites it. Left out, the rule widened the scope wherever it
+/// rejected (xt25b F3: a REJECT of every other site left out let the crawl onto the whole web). Noted at
+/// `line` either way; `None` (the rule left out) only should the regex crate read what translation refused.
+pub(crate) fn rule_regex(
+    re: &str,
+    line: usize,
+    subject: impl Into<String>,
+    profile: &mut Profile,
+) -> Option<String> {
+    let why = match java_regex(re) {
+        Ok(r) => return Some(r),
+        Err(e) => e.to_string(),
+    };
+    let kept = format!("^(?:{re})$");
+    if regex::Regex::new(&kept).is_ok() {
+        profile.note(line, subject, format!("{why}; the rule is left out"), None);
+        return None;
+    }
+    let note = Note {
+        line,
+        subject: subject.into(),
+        message: format!(
+            "{why}; the rule is kept with it as written, which `trawl check` refuses until it is rewritten"
+        ),
+        closest: None,
+    };
+    profile.untranslated.push(note.clone());
+    profile.notes.push(note);
+    Some(kept)
+}
+
 /// A Java regex that Heritrix matches against the whole string, as a Rust regex that trawl searches with:
 /// translated ([`super::java_regex`]) and anchored. Fails (with the reason and what to do) where it has no
 /// equivalent (look-around, backreferences, possessive quantifiers) or the regex crate does not read it.
 pub(crate) fn java_regex(re: &str) -> Result<String, UntranslatableRegex> {
     let rust = super::java_regex::translate(re).map_err(|why| {
         UntranslatableRegex(format!(
-            "the Java regex {re:?} has no equivalent in trawl's regex syntax; the rule is left out: {why}"
+            "the Java regex {re:?} has no equivalent in trawl's regex syntax: {why}"
         ))
     })?;
     let anchored = format!("^(?:{rust})$");
-    regex::Regex::new(&anchored)
-        .map(|_| anchored)
-        .map_err(|e| {
-            let why = e.to_string();
-            let last = why.lines().last().unwrap_or(&why).trim().to_owned();
-            UntranslatableRegex(format!(
-                "the Java regex {re:?} does not read in trawl's regex syntax ({last}); the rule is left out: \
+    regex::Regex::new(&anchored).map(|_| anchored).map_err(|e| {
+        let why = e.to_string();
+        let last = why.lines().last().unwrap_or(&why).trim().to_owned();
+        UntranslatableRegex(format!(
+            "the Java regex {re:?} does not read in trawl's regex syntax ({last}): \
                  rewrite it in the syntax of Rust's regex crate (https://docs.rs/regex)"
-            ))
-        })
+        ))
+    })
 }
 
 #[cfg(test)]
@@ -619,7 +638,7 @@ mod tests {
             java_regex(r"(?!x).*")
                 .unwrap_err()
                 .to_string()
-                .contains("left out: rewrite it without look-ahead")
+                .contains("syntax: rewrite it without look-ahead")
         );
         // Translated where Java means something else than Rust by the same text.
         assert_eq!(java_regex(r".*\<x.*").unwrap(), r"^(?:.*<x.*)$");
