@@ -607,6 +607,26 @@ pub fn apply_offline(job_dir: &Path, command: &Command) -> Result<Reply, Error> 
     if let Some(shared) = crate::shared_job::SharedJob::of(job.root()) {
         return Err(shared.refusal(job_dir));
     }
+    if let Some(checkpoint) = crate::checkpoint::interrupted_restore(&job) {
+        return Err(Error::RestoreCutShort {
+            dir: job_dir.to_path_buf(),
+            checkpoint,
+        });
+    }
+    if let Command::Checkpoint = command {
+        // Asked as the crawl ended (xt25a F1): its end wrote the last one.
+        let last = crate::checkpoint::list(&job)
+            .last()
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()));
+        return Ok(failed(match last {
+            Some(name) => format!(
+                "the crawl is not running, so no checkpoint is written; its last is {name} (`trawl resume {}` \
+                 crawls on from where it stopped)",
+                job_dir.display()
+            ),
+            None => "the crawl is not running; `trawl resume` it first".to_owned(),
+        }));
+    }
     let config = CrawlConfig::load(&job.config_path())?;
     job.clear_unmade_stores()?;
     if !job.frontier_dir().exists() {
@@ -745,30 +765,49 @@ pub fn send_file(
         start.elapsed() < wait
             || (start.elapsed() < TAKEN_WAIT && !cmd.exists() && running_pid(job_dir).is_some())
     };
-    while waiting() {
-        if let Ok(text) = std::fs::read_to_string(&reply_path) {
-            let _ = std::fs::remove_file(&reply_path);
-            return serde_json::from_str(&text)
+    let read_reply = || {
+        let text = std::fs::read_to_string(&reply_path).ok()?;
+        let _ = std::fs::remove_file(&reply_path);
+        Some(
+            serde_json::from_str(&text)
                 .map(Some)
                 .map_err(|source| Error::BadReply {
                     path: reply_path.clone(),
                     source,
-                });
+                }),
+        )
+    };
+    while waiting() {
+        if let Some(reply) = read_reply() {
+            return reply;
         }
-        // The crawl is ending (it answers what it took before its last look) or gone: a file still there
-        // is taken back. One already taken gets its answer.
-        if running_pid(job_dir).is_none() && std::fs::remove_file(&cmd).is_ok() {
-            return Ok(None);
+        if running_pid(job_dir).is_none() {
+            // The crawl is ending (it answers what it took before its last look) or gone: a file still there
+            // is taken back. One already taken gets its answer, unless no process holds the job any more:
+            // the crawl was killed or crashed before answering (xt25a F5: the full wait, then "did not
+            // answer").
+            if std::fs::remove_file(&cmd).is_ok() {
+                return Ok(None);
+            }
+            if Job::open(job_dir).is_ok_and(|job| job.lock().is_ok()) {
+                return read_reply().unwrap_or_else(|| {
+                    Ok(Some(failed(format!(
+                        "the crawl in {dir} ended before answering (killed, or it crashed): see whether the \
+                         command took effect (`trawl ctl {dir} queues`, its checkpoints/), and `trawl resume \
+                         {dir}` to continue it",
+                        dir = job_dir.display()
+                    ))))
+                });
+            }
         }
         std::thread::sleep(Duration::from_millis(50));
     }
     let _ = std::fs::remove_file(&cmd);
-    Ok(Some(Reply::Failed {
-        message: format!(
-            "the crawl in {} did not answer within {wait:?}",
-            job_dir.display()
-        ),
-    }))
+    Ok(Some(failed(format!(
+        "the crawl in {} did not answer within {} s",
+        job_dir.display(),
+        wait.as_secs_f64().round()
+    ))))
 }
 
 #[cfg(test)]
@@ -954,6 +993,73 @@ mod tests {
             message.contains("split in 2 queues")
                 && message.contains("com,example,#0 to com,example,#1"),
             "{message}"
+        );
+    }
+
+    /// xt25a F2, F3: a stopped job whose checkpoint restore was cut short is not changed (its state is the
+    /// checkpoint's, which the next resume puts back over any change), and is not said to hold no crawl; a
+    /// checkpoint asked of a stopped job names its last.
+    #[test]
+    fn a_stopped_job_mid_restore_refuses_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = Job::create(dir.path()).unwrap();
+        job.write_config(&CrawlConfig::default()).unwrap();
+        std::fs::create_dir_all(job.checkpoints_dir().join("cp00002-x")).unwrap();
+        std::fs::write(
+            job.checkpoints_dir().join("cp00002-x/checkpoint.json"),
+            "{}",
+        )
+        .unwrap();
+        let Reply::Failed { message } = apply_offline(dir.path(), &Command::Checkpoint).unwrap()
+        else {
+            panic!("a checkpoint of a stopped job")
+        };
+        assert!(message.contains("its last is cp00002-x"), "{message}");
+        job.write_file(&job.restoring_path(), "cp00002-x\n")
+            .unwrap();
+        for command in [
+            Command::SetQueueDelay {
+                queue: "127.0.0.1:8080".into(),
+                delay_ms: Some(2000),
+            },
+            Command::Queues,
+        ] {
+            let refused = apply_offline(dir.path(), &command).unwrap_err();
+            assert!(
+                matches!(&refused, Error::RestoreCutShort { checkpoint, .. } if checkpoint == "cp00002-x"),
+                "{refused}"
+            );
+        }
+    }
+
+    /// xt25a F5: a command the crawl took, the crawl then killed, is answered as soon as no process holds the
+    /// job, not after the whole wait with "did not answer".
+    #[test]
+    fn a_command_taken_by_a_crawl_killed_since_is_answered_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = Job::create(dir.path()).unwrap();
+        job.write_config(&CrawlConfig::default()).unwrap();
+        let pid_file = job.state_dir().join("crawl.pid");
+        std::fs::write(&pid_file, std::process::id().to_string()).unwrap();
+        let control = control_dir(dir.path());
+        let taker = std::thread::spawn(move || {
+            loop {
+                let taken = pending_files(&control);
+                if !taken.is_empty() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            std::fs::remove_file(pid_file).unwrap();
+        });
+        let wait = Duration::from_secs(20);
+        let started = std::time::Instant::now();
+        let reply = send_file(dir.path(), &Command::Checkpoint, wait).unwrap();
+        taker.join().unwrap();
+        assert!(started.elapsed() < wait / 2, "{:?}", started.elapsed());
+        assert!(
+            matches!(&reply, Some(Reply::Failed { message }) if message.contains("ended before answering")),
+            "{reply:?}"
         );
     }
 

@@ -224,6 +224,35 @@ pub enum Error {
         /// What is wrong.
         source: trawl_warc::CdxError,
     },
+    /// A restore of a checkpoint was cut short (a crash or kill): the job's state is that checkpoint's, not
+    /// the store there now, which an operator's command would change in vain (xt25a F2).
+    #[error(
+        "{}: a restore of checkpoint {checkpoint} was cut short (a crash or kill), so the job's state is that \
+         checkpoint's, not the store there now: `trawl resume {}` finishes the restore first; nothing was changed",
+        dir.display(),
+        dir.display()
+    )]
+    RestoreCutShort {
+        /// The job directory.
+        dir: PathBuf,
+        /// The checkpoint being restored.
+        checkpoint: String,
+    },
+    /// The checkpoint a restore cut short was restoring is gone (deleted since), and no other was named.
+    #[error(
+        "{}: a restore of checkpoint {name} was cut short (a crash or kill), and that checkpoint is gone: name \
+         the one to restore, `trawl resume {} --checkpoint NAME` (it has: {available})",
+        job.display(),
+        job.display()
+    )]
+    RestoredCheckpointGone {
+        /// The job directory.
+        job: PathBuf,
+        /// The checkpoint the restore was putting in place.
+        name: String,
+        /// The checkpoints it has, comma-separated (or "none").
+        available: String,
+    },
     /// `trawl resume --checkpoint NAME` named a checkpoint the job does not have.
     #[error("{} has no checkpoint {name:?}; it has: {available}", job.display())]
     NoSuchCheckpoint {

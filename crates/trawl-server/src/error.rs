@@ -97,6 +97,17 @@ pub(crate) fn engine_sentence(id: &str, e: &trawl_engine::Error) -> String {
             "{e}: mend job {id:?}'s config (PUT /api/jobs/{id}/config; POST /api/jobs/{id}/build checks it)"
         ),
         E::JobInUse { pid, .. } => in_use(id, *pid),
+        E::RestoreCutShort { checkpoint, .. } => format!(
+            "job {id:?}: a restore of checkpoint {checkpoint} was cut short (a crash or kill), so its state is that \
+             checkpoint's, not the store there now: launch the job to finish the restore first (POST \
+             /api/jobs/{id}/launch); nothing was changed"
+        ),
+        E::RestoredCheckpointGone {
+            name, available, ..
+        } => format!(
+            "job {id:?}: a restore of checkpoint {name} was cut short (a crash or kill), and that checkpoint is \
+             gone: launch it with the `checkpoint` to restore (POST /api/jobs/{id}/launch); it has: {available}"
+        ),
         E::NoSuchCheckpoint {
             name, available, ..
         } if available == "none" => format!(
@@ -176,6 +187,21 @@ mod tests {
             (E::NoSeeds, "PUT /api/jobs/j/config"),
             (E::NothingToResume(dir.clone()), "POST /api/jobs/j/launch"),
             (E::JobExists(dir.clone()), "POST /api/jobs/j/launch"),
+            (
+                E::RestoreCutShort {
+                    dir: dir.clone(),
+                    checkpoint: "cp00001-x".into(),
+                },
+                "POST /api/jobs/j/launch",
+            ),
+            (
+                E::RestoredCheckpointGone {
+                    job: dir.clone(),
+                    name: "cp00001-x".into(),
+                    available: "cp00002-y".into(),
+                },
+                "POST /api/jobs/j/launch",
+            ),
             (E::NotAJob(dir.clone()), "no job \"j\""),
             (
                 E::Config {

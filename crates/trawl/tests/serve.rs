@@ -331,7 +331,7 @@ fn operate_a_crawl_over_http() {
         "checkpoint",
         "terminate",
         "launch from checkpoint latest",
-        "settings {\"set\":{\"frontier.max_delay_ms\":2000",
+        "settings: set frontier.max_delay_ms = 2000",
     ] {
         assert!(changes.contains(want), "{want} missing from:\n{changes}");
     }

@@ -20,7 +20,7 @@ pub struct CrawlHandle {
     pub(super) notify: Arc<Notify>,
     pub(super) checkpoint: Arc<AtomicBool>,
     /// Those waiting for the checkpoint asked for to be written, answered with its name or why not.
-    pub(super) checkpoint_waiters: Arc<Mutex<Vec<oneshot::Sender<Reply>>>>,
+    pub(super) checkpoint_asks: Arc<Mutex<CheckpointAsks>>,
     pub(super) paused: Arc<AtomicBool>,
     pub(super) commands: mpsc::UnboundedSender<Envelope>,
     pub(super) inbox: Arc<Mutex<Option<mpsc::UnboundedReceiver<Envelope>>>>,
@@ -29,6 +29,15 @@ pub struct CrawlHandle {
 /// A command on its way to the crawl, with where its reply goes.
 pub(super) type Envelope = (Command, oneshot::Sender<Reply>);
 
+/// Those waiting for a checkpoint, until the crawl's end takes them for its last one and closes the asks.
+#[derive(Debug, Default)]
+pub(super) struct CheckpointAsks {
+    waiters: Vec<oneshot::Sender<Reply>>,
+    /// Past the crawl's end: an ask is answered at once (xt25a F6: one asked after the end was taken
+    /// waited for good).
+    closed: bool,
+}
+
 impl Default for CrawlHandle {
     fn default() -> Self {
         let (tx, rx) = mpsc::unbounded_channel();
@@ -36,7 +45,7 @@ impl Default for CrawlHandle {
             flag: Arc::default(),
             notify: Arc::default(),
             checkpoint: Arc::default(),
-            checkpoint_waiters: Arc::default(),
+            checkpoint_asks: Arc::default(),
             paused: Arc::default(),
             commands: tx,
             inbox: Arc::new(Mutex::new(Some(rx))),
@@ -60,9 +69,17 @@ impl CrawlHandle {
         })
     }
 
-    /// Asks for a checkpoint; `reply` gets its outcome once it is written.
+    /// Asks for a checkpoint; `reply` gets its outcome once it is written, or at once past the crawl's end.
     pub(super) fn checkpoint_then(&self, reply: oneshot::Sender<Reply>) {
-        lock(&self.checkpoint_waiters).push(reply);
+        let mut asks = lock(&self.checkpoint_asks);
+        if asks.closed {
+            let _ = reply.send(Reply::Failed {
+                message: "the crawl has ended: the checkpoint its end wrote (unless it failed) is its last".into(),
+            });
+            return;
+        }
+        asks.waiters.push(reply);
+        drop(asks);
         self.request_checkpoint();
     }
 
@@ -70,12 +87,14 @@ impl CrawlHandle {
     pub(super) fn take_checkpoint_ask(&self) -> Option<Vec<oneshot::Sender<Reply>>> {
         self.checkpoint
             .swap(false, Ordering::SeqCst)
-            .then(|| self.take_checkpoint_waiters())
+            .then(|| std::mem::take(&mut lock(&self.checkpoint_asks).waiters))
     }
 
-    /// Takes those waiting for a checkpoint (at the crawl's end, for its last one).
-    pub(super) fn take_checkpoint_waiters(&self) -> Vec<oneshot::Sender<Reply>> {
-        std::mem::take(&mut *lock(&self.checkpoint_waiters))
+    /// Takes those waiting for a checkpoint, for the crawl's last one, and answers every later ask at once.
+    pub(super) fn close_checkpoint_asks(&self) -> Vec<oneshot::Sender<Reply>> {
+        let mut asks = lock(&self.checkpoint_asks);
+        asks.closed = true;
+        std::mem::take(&mut asks.waiters)
     }
 
     /// Asks the crawl to stop: URIs in flight finish (a body still arriving after `ticker::STOP_CUT` is cut),
@@ -123,6 +142,33 @@ mod tests {
 
     /// A command sent as the crawl ends is not applied, and `try_send` says so (`None`), so the server can
     /// apply it to the stopped job instead of answering "the crawl has ended" (xt6c F5).
+    /// xt25a F6: a checkpoint asked for after the crawl's end took the last asks waited for good (the API's
+    /// request never answered); now it is answered at once. One asked before is answered by the end.
+    #[tokio::test]
+    async fn a_checkpoint_asked_after_the_end_is_answered_at_once() {
+        let handle = CrawlHandle::default();
+        let before = tokio::spawn({
+            let handle = handle.clone();
+            async move { handle.checkpoint().await }
+        });
+        while lock(&handle.checkpoint_asks).waiters.is_empty() {
+            tokio::task::yield_now().await;
+        }
+        let last = Reply::Done {
+            message: "checkpoint cp00002-x written".into(),
+        };
+        for waiter in handle.close_checkpoint_asks() {
+            waiter.send(last.clone()).unwrap();
+        }
+        assert_eq!(before.await.unwrap(), last);
+        let after =
+            tokio::time::timeout(std::time::Duration::from_secs(5), handle.checkpoint()).await;
+        assert!(
+            matches!(after, Ok(Reply::Failed { ref message }) if message.contains("has ended")),
+            "{after:?}"
+        );
+    }
+
     #[tokio::test]
     async fn a_command_the_ended_crawl_never_took_is_told_apart() {
         let handle = CrawlHandle::default();

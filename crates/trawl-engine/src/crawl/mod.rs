@@ -115,6 +115,8 @@ pub struct Restored {
     pub name: String,
     /// Whether it was restored again because a crash had cut its restore short (none was asked for).
     pub again: bool,
+    /// The checkpoint whose restore a crash cut short, put aside for the one asked for.
+    pub replaced: Option<String>,
 }
 
 impl Crawl {
@@ -323,11 +325,23 @@ impl Crawl {
         let interrupted = crate::checkpoint::interrupted_restore(&job);
         let restored = match (checkpoint, interrupted.as_deref()) {
             (Some(name), _) | (None, Some(name)) => {
-                let cp = crate::checkpoint::find(&job, name)?;
+                let cp = match crate::checkpoint::find(&job, name) {
+                    Err(Error::NoSuchCheckpoint {
+                        name, available, ..
+                    }) if checkpoint.is_none() => {
+                        return Err(Error::RestoredCheckpointGone {
+                            job: job_dir.to_path_buf(),
+                            name,
+                            available,
+                        });
+                    }
+                    found => found?,
+                };
                 crate::checkpoint::restore(&job, &cp)?;
                 let name = cp.file_name().map(|n| n.to_string_lossy().into_owned());
                 name.map(|name| Restored {
                     again: checkpoint.is_none(),
+                    replaced: interrupted.filter(|cut| checkpoint.is_some() && *cut != name),
                     name,
                 })
             }
@@ -384,6 +398,16 @@ impl Crawl {
         if let Some(r) = self.restored.as_ref().filter(|r| r.again) {
             lines.push(format!(
                 "trawl: a restore of checkpoint {} was cut short (a crash or kill): restored it again",
+                r.name
+            ));
+        }
+        if let Some((r, cut)) = self
+            .restored
+            .as_ref()
+            .and_then(|r| r.replaced.as_ref().map(|cut| (r, cut)))
+        {
+            lines.push(format!(
+                "trawl: a restore of checkpoint {cut} was cut short (a crash or kill): restored {} instead, as asked",
                 r.name
             ));
         }
@@ -475,7 +499,7 @@ impl Crawl {
         tokio::task::yield_now().await;
 
         // Those who asked for a checkpoint the ticker did not write are answered by the last one.
-        let waiting = stop.take_checkpoint_waiters();
+        let waiting = stop.close_checkpoint_asks();
         if p.log.broken() {
             // crawl.log could not be written (a full disk): the URIs ended since the last commit may have
             // no line, so nothing more of the frontier is committed and a resume fetches them again, as

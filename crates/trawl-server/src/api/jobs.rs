@@ -196,10 +196,10 @@ pub(crate) async fn change_settings(
     change: SettingsChange,
 ) -> Result<String, ApiError> {
     let dir = s.jobs.job_dir(id)?;
-    let what = serde_json::to_string(&change.redacted()).unwrap_or_default();
     match s.jobs.send(id, Command::Settings { change }).await? {
+        // Logged in the words of the answer, as `trawl ctl` logs it (xt25a F4: the request's JSON before it).
         trawl_engine::control::Reply::Done { message } => {
-            trawl_engine::job::record_change(&dir, who, &format!("settings {what}: {message}"));
+            trawl_engine::job::record_change(&dir, who, &format!("settings: {message}"));
             Ok(message)
         }
         trawl_engine::control::Reply::Failed { message } => Err(ApiError::bad_request(message)),

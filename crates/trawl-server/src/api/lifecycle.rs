@@ -42,24 +42,28 @@ pub(crate) async fn act(
         })
     };
     let mut notes = Vec::new();
+    // The crawl's answer, logged after the action as `trawl ctl` logs it.
+    let mut answer = None;
     match action {
         "launch" => notes = s.jobs.launch(id, checkpoint).await?,
         "pause" => running()?.set_paused(true),
         "unpause" => running()?.set_paused(false),
         // Answered once written, so the status lists it (xt23a F5).
-        "checkpoint" => {
-            if let trawl_engine::control::Reply::Failed { message } = running()?.checkpoint().await
-            {
+        "checkpoint" => match running()?.checkpoint().await {
+            trawl_engine::control::Reply::Failed { message } => {
                 return Err(ApiError::conflict(message));
             }
-        }
+            trawl_engine::control::Reply::Done { message } => answer = Some(message),
+            _ => {}
+        },
         "terminate" => running()?.stop(),
         "teardown" => s.jobs.teardown(id)?,
         other => return Err(ApiError::not_found(format!("no action {other:?}"))),
     }
-    let what = match checkpoint {
-        Some(cp) => format!("{action} from checkpoint {cp}"),
-        None => action.to_string(),
+    let what = match (checkpoint, answer) {
+        (Some(cp), _) => format!("{action} from checkpoint {cp}"),
+        (None, Some(answer)) => format!("{action}: {answer}"),
+        (None, None) => action.to_string(),
     };
     trawl_engine::job::record_change(&dir, who, &what);
     for line in &notes {
