@@ -232,7 +232,8 @@ fn index_unindexed(dir: &std::path::Path) -> Result<(), Error> {
             n.ends_with(".warc.gz") || n.ends_with(".warc.zst") || n.ends_with(".warc")
         });
         if is_warc && !trawl_warc::index_path(&path).exists() {
-            let index = trawl_warc::index_beside(&path)?;
+            // Read whatever their records' size: trawl wrote them (review 73 R3).
+            let index = trawl_warc::index_own_beside(&path)?;
             tracing::warn!(
                 "{} had no index beside it (the disk filled or trawl stopped while it was closed): wrote {}",
                 path.display(),

@@ -761,10 +761,14 @@ pub fn send_file(
     }
     let reply_path = dir.join(format!("{stem}.reply.json"));
     let start = std::time::Instant::now();
-    let waiting = || {
-        start.elapsed() < wait
-            || (start.elapsed() < TAKEN_WAIT && !cmd.exists() && running_pid(job_dir).is_some())
+    // A process holding the job: the crawl, or its end after the pid file went (its last checkpoint, which
+    // answers a checkpoint asked: review 73 R2).
+    let held = || {
+        running_pid(job_dir).is_some()
+            || Job::open(job_dir).is_ok_and(|job| matches!(job.lock(), Err(Error::JobInUse { .. })))
     };
+    let waiting =
+        || start.elapsed() < wait || (start.elapsed() < TAKEN_WAIT && !cmd.exists() && held());
     let read_reply = || {
         let text = std::fs::read_to_string(&reply_path).ok()?;
         let _ = std::fs::remove_file(&reply_path);
@@ -806,7 +810,7 @@ pub fn send_file(
     Ok(Some(failed(format!(
         "the crawl in {} did not answer within {} s",
         job_dir.display(),
-        wait.as_secs_f64().round()
+        start.elapsed().as_secs_f64().round()
     ))))
 }
 

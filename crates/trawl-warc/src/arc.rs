@@ -31,9 +31,9 @@ pub(crate) trait ArcRecord {
     fn compression(&self) -> crate::Compression {
         crate::Compression::None
     }
-    /// Where the record starts in its gzip member or zstd frame: 0 for the first (and a plain record).
-    fn in_member(&self) -> u64 {
-        0
+    /// Whether the record is alone in a gzip member or zstd frame, which so ends where its content does.
+    fn framed_by_its_member(&self) -> bool {
+        false
     }
 }
 
@@ -412,10 +412,10 @@ pub(crate) fn swallowed_records(content: &[u8]) -> Option<usize> {
 }
 
 /// [`swallowed_records`] of a record whose length matched, unless a gzip member or zstd frame of its own
-/// frames it (compressed, first in its member, which ends where its content does): then content that reads
-/// as ARC records is content, a capture of an ARC file (xt25b F1).
+/// frames it (alone in it: a file compressed as one stream has all its records in one member, review 73 R8):
+/// then content that reads as ARC records is content, a capture of an ARC file (xt25b F1).
 pub(crate) fn swallowed_by(rec: &impl ArcRecord) -> Option<usize> {
-    if rec.compression() != crate::Compression::None && rec.in_member() == 0 {
+    if rec.framed_by_its_member() {
         return None;
     }
     swallowed_records(rec.block())
@@ -664,6 +664,7 @@ mod tests {
             block: block.to_vec(),
             compression: crate::Compression::None,
             in_member: 0,
+            alone_in_member: true,
             raw_header: Vec::new(),
         }
     }

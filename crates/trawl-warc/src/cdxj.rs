@@ -758,8 +758,15 @@ pub fn index_beside(warc: &Path) -> Result<PathBuf, Error> {
     index_beside_within(warc, reader::MAX_RECORD_BYTES)
 }
 
-/// [`index_beside`] reading records up to `limit` bytes (any, for a file trawl wrote: see `repair`).
-pub(crate) fn index_beside_within(warc: &Path, limit: u64) -> Result<PathBuf, Error> {
+/// [`index_beside`] of a WARC trawl wrote, whose records are read whatever their size: a crawl whose
+/// `fetch.max_bytes` is over the WARC tools' 1 GiB writes larger ones (review 73 R3: a resume indexing such a
+/// file failed).
+pub fn index_own_beside(warc: &Path) -> Result<PathBuf, Error> {
+    index_beside_within(warc, u64::MAX)
+}
+
+/// [`index_beside`] reading records up to `limit` bytes.
+fn index_beside_within(warc: &Path, limit: u64) -> Result<PathBuf, Error> {
     let name = warc
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

@@ -47,8 +47,8 @@ pub use crate::{
     cdx::{CdxCapture, CdxError, CdxFormat},
     cdxj::{
         Capture, Indexed, LineSorter, Swallowing, Unindexed, index_beside, index_difference,
-        index_file, index_path, index_records, is_archive_name, is_temporary_index, line_filename,
-        sharing_index, warc_files, write_index, write_sorted,
+        index_file, index_own_beside, index_path, index_records, is_archive_name,
+        is_temporary_index, line_filename, sharing_index, warc_files, write_index, write_sorted,
     },
     compression::Compression,
     convert::{convert, converted_target_uri, converted_utf8_target_uri},

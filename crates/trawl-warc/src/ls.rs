@@ -44,6 +44,7 @@ mod tests {
             block: Vec::new(),
             compression: crate::Compression::None,
             in_member: 0,
+            alone_in_member: true,
             raw_header: Vec::new(),
         }
     }

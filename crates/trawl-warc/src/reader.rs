@@ -48,6 +48,9 @@ pub struct ReadRecord {
     /// record of a member, and for a plain record. Only a file compressed as one stream has records past 0,
     /// which is how a problem names them.
     pub in_member: u64,
+    /// Whether the record is alone in its gzip member or zstd frame (true for a plain record): its member's
+    /// end then frames it.
+    pub alone_in_member: bool,
     /// A WARC record's header as written: the version line, the field lines and the empty line after them,
     /// byte for byte (`header` is their reading: names and values trimmed, continuation lines joined, a line
     /// that is not UTF-8 read as latin-1). Of an ARC record, its header line as written.
@@ -101,8 +104,8 @@ impl arc::ArcRecord for ReadRecord {
         self.compression
     }
 
-    fn in_member(&self) -> u64 {
-        self.in_member
+    fn framed_by_its_member(&self) -> bool {
+        self.compression != Compression::None && self.alone_in_member
     }
 }
 
@@ -332,6 +335,7 @@ impl<R: BufRead> Reader<R> {
                         block,
                         compression: Compression::None,
                         in_member: 0,
+                        alone_in_member: true,
                         raw_header,
                     }));
                 }
@@ -399,6 +403,7 @@ impl<R: BufRead> Reader<R> {
     /// once the input is past it.
     fn queue_records(&mut self, offset: u64, records: Vec<(u64, Parts)>, compression: Compression) {
         let len = self.input.pos - offset;
+        let alone_in_member = records.len() == 1;
         for (in_member, (version, header, block, raw_header)) in records {
             self.pending.push_back(ReadRecord {
                 offset,
@@ -409,6 +414,7 @@ impl<R: BufRead> Reader<R> {
                 block,
                 compression,
                 in_member,
+                alone_in_member,
                 raw_header,
             });
         }
@@ -1489,6 +1495,7 @@ mod tests {
     fn a_captured_arc_file_in_its_own_member_is_content() {
         let (inner, _) = arc_file(&[arc_rec("x", b"hello")], 1, false);
         let records = [arc_rec("sample.arc", &inner), arc_rec("b", b"world")];
+        let one_stream = || gz(&arc_file(&records, 1, false).0);
         for (gzip, swallows) in [(true, false), (false, true)] {
             let (file, _) = arc_file(&records, 1, gzip);
             let read = read_all(&file).unwrap();
@@ -1500,6 +1507,17 @@ mod tests {
                 "gzip {gzip}: {problem:?}"
             );
         }
+        // A file gzipped as one stream holds every record in one member, which frames none of them (review
+        // 73 R8): there the record reads as in a plain file.
+        let read = read_all(&one_stream()).unwrap();
+        assert!(
+            matches!(
+                arc::damage(&read[1], false),
+                Some(arc::Problem::Swallows { .. })
+            ),
+            "{:?}",
+            arc::damage(&read[1], false)
+        );
     }
 
     /// A `.warc.zst` file with a dictionary frame and 40 records compressed with it, and the records.

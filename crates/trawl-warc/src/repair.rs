@@ -72,7 +72,7 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
         std::fs::rename(path, &closed).map_err(io)?;
     }
     // A file cut short by a crash never had its index written: read it back from the file.
-    crate::cdxj::index_beside_within(&closed, ANY_SIZE)?;
+    crate::cdxj::index_own_beside(&closed)?;
     Ok(Repaired {
         path: Some(closed),
         records,

@@ -183,20 +183,24 @@ impl CrawlConfig {
                 );
             }
         }
-        // The WARC tools' limit (trawl-warc's reader): a record over it is written, and read back only by a
-        // resume's repair (xt25b F7).
-        const READABLE: u64 = 1 << 30;
+        // The WARC tools' limit (trawl-warc's reader) on a record, of which the body is all but the HTTP head
+        // (up to 1 MiB) and a chunked body's framing: a record over it is written, and read back only by a
+        // resume's repair and index (xt25b F7, review 73 R4).
+        const READABLE: u64 = (1 << 30) - (2 << 20);
         if self.fetch.max_bytes > READABLE {
             out.push(
                 problem(
                     "fetch.max_bytes",
                     format!(
-                        "{} bytes: a body over 1 GiB is archived whole (and held in memory while it is fetched), but \
-                         `trawl warc verify`, `index` and `convert` refuse a record over 1 GiB",
+                        "{} bytes: a body this large is archived whole (and held in memory while it is fetched), \
+                         but its record may pass 1 GiB, which `trawl warc verify`, `index`, `convert` and \
+                         `recompress` refuse, and so does the WACZ package `warc.wacz` makes at the crawl's end",
                         self.fetch.max_bytes
                     ),
                 )
-                .with_hint("keep it at 1073741824 or under unless such bodies are wanted"),
+                .with_hint(format!(
+                    "keep it at {READABLE} or under unless such bodies are wanted"
+                )),
             );
         }
         let sheet_proxies = self.sheets.iter().enumerate().filter_map(|(i, sh)| {

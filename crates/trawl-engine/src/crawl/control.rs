@@ -43,28 +43,30 @@ pub(super) async fn control_loop(
                 }
                 None => inbox = None,
             },
-            _ = tokio::time::sleep(Duration::from_millis(250)) => answer_files(&shared, &job, true),
+            _ = tokio::time::sleep(Duration::from_millis(250)) => answer_files(&shared, &job),
         }
     }
 }
 
 /// Applies and answers the command files waiting in `JOB/control/`. Also called once more after the loop
-/// ends and the pid file is gone (`ticking` false), for those sent in the instant before: no sender waits
-/// for a crawl that has stopped looking.
-pub(super) fn answer_files(shared: &Shared, job: &Job, ticking: bool) {
+/// ends and the pid file is gone, for those sent in the instant before: no sender waits for a crawl that
+/// has stopped looking.
+pub(super) fn answer_files(shared: &Shared, job: &Job) {
     let dir = crate::control::control_dir(job.root());
     for (path, command) in crate::control::pending_files(&dir) {
         let reply = match command {
-            // Answered once written (`trawl ctl` waits for the answer file).
-            Ok(Command::Checkpoint) if ticking && shared.remote.is_none() => {
+            // Answered once written (`trawl ctl` waits for the answer file): by the ticker, or by the
+            // crawl's end, which writes the last one and awaits the answer's writing (review 73 R2, R6).
+            Ok(Command::Checkpoint) if shared.remote.is_none() => {
                 let (tx, rx) = tokio::sync::oneshot::channel();
                 shared.pipeline.stop.checkpoint_then(tx);
-                tokio::spawn(async move {
+                let answer = tokio::spawn(async move {
                     let reply = rx.await.unwrap_or(Reply::Failed {
                         message: "the crawl ended before writing the checkpoint".into(),
                     });
                     crate::control::answer_file(&path, &reply);
                 });
+                lock(&shared.answering).push(answer);
                 continue;
             }
             Ok(c) => apply_command(shared, &c),
@@ -109,10 +111,13 @@ pub(super) fn apply_command(shared: &Shared, command: &Command) -> Reply {
         }
         // A worker of a shared crawl has no frontier of its own to copy: Redis keeps the crawl's state.
         Command::Checkpoint if shared.remote.is_some() => refuse_on_a_worker(shared, command),
-        // Asked as the crawl ends (the ticker answers those asked before): its end writes one.
-        Command::Checkpoint => Reply::Done {
-            message: "the crawl is stopping: its end writes a checkpoint".into(),
-        },
+        // Asked otherwise than through the handle's channel or a command file (which wait for it): asked.
+        Command::Checkpoint => {
+            shared.pipeline.stop.request_checkpoint();
+            Reply::Done {
+                message: "checkpoint asked for".into(),
+            }
+        }
         Command::Stop => {
             shared.pipeline.stop.stop();
             Reply::Done {

@@ -29,6 +29,20 @@ pub struct CrawlHandle {
 /// A command on its way to the crawl, with where its reply goes.
 pub(super) type Envelope = (Command, oneshot::Sender<Reply>);
 
+/// Closes the asks for a checkpoint when dropped, answering any left: however a crawl's run ends (an error
+/// before its end too), nobody waits for good (review 73 R5).
+pub(super) struct AsksClosed(pub(super) CrawlHandle);
+
+impl Drop for AsksClosed {
+    fn drop(&mut self) {
+        for waiter in self.0.close_checkpoint_asks() {
+            let _ = waiter.send(Reply::Failed {
+                message: "the crawl ended before writing the checkpoint".into(),
+            });
+        }
+    }
+}
+
 /// Those waiting for a checkpoint, until the crawl's end takes them for its last one and closes the asks.
 #[derive(Debug, Default)]
 pub(super) struct CheckpointAsks {
@@ -140,8 +154,6 @@ impl CrawlHandle {
 mod tests {
     use super::*;
 
-    /// A command sent as the crawl ends is not applied, and `try_send` says so (`None`), so the server can
-    /// apply it to the stopped job instead of answering "the crawl has ended" (xt6c F5).
     /// xt25a F6: a checkpoint asked for after the crawl's end took the last asks waited for good (the API's
     /// request never answered); now it is answered at once. One asked before is answered by the end.
     #[tokio::test]
@@ -169,6 +181,28 @@ mod tests {
         );
     }
 
+    /// Review 73 R5: a run that ends before its end phase (an error at its start) answers the asks it leaves.
+    #[tokio::test]
+    async fn a_run_ending_early_answers_the_asks_it_leaves() {
+        let handle = CrawlHandle::default();
+        let closing = AsksClosed(handle.clone());
+        let asked = tokio::spawn({
+            let handle = handle.clone();
+            async move { handle.checkpoint().await }
+        });
+        while lock(&handle.checkpoint_asks).waiters.is_empty() {
+            tokio::task::yield_now().await;
+        }
+        drop(closing);
+        let answer = tokio::time::timeout(std::time::Duration::from_secs(5), asked).await;
+        assert!(
+            matches!(&answer, Ok(Ok(Reply::Failed { message })) if message.contains("before writing")),
+            "{answer:?}"
+        );
+    }
+
+    /// A command sent as the crawl ends is not applied, and `try_send` says so (`None`), so the server can
+    /// apply it to the stopped job instead of answering "the crawl has ended" (xt6c F5).
     #[tokio::test]
     async fn a_command_the_ended_crawl_never_took_is_told_apart() {
         let handle = CrawlHandle::default();

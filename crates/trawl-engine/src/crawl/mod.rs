@@ -450,6 +450,8 @@ impl Crawl {
         stop: CrawlHandle,
         on_progress: impl Fn(&Snapshot) + Send + Sync + 'static,
     ) -> Result<Summary, Error> {
+        // However the run ends, nobody waits for a checkpoint for good (review 73 R5).
+        let _asks = handle::AsksClosed(stop.clone());
         let shared = Arc::new(self.shared(&stop)?);
         let on_progress = Arc::new(on_progress);
         let ticker = tokio::spawn(ticker::run(
@@ -485,7 +487,7 @@ impl Crawl {
         commands.abort();
         // What was sent before the pid file went is answered; a command sent later is taken back by its
         // sender, and applied once this process lets go of the job.
-        control::answer_files(&shared, &self.job, false);
+        control::answer_files(&shared, &self.job);
         let p = &shared.pipeline;
         if let Some(rendering) = &p.rendering {
             rendering.browser.close().await;
@@ -530,6 +532,12 @@ impl Crawl {
                 save_stats(&shared, &self.job.state_dir());
                 shared.pipeline.fail(why);
             }
+        }
+        // Every ask is answered by now: the answer files of those sent through JOB/control/ are written before
+        // the job is let go, so `trawl ctl` finds them (review 73 R2).
+        let answering = std::mem::take(&mut *lock(&shared.answering));
+        for task in answering {
+            let _ = task.await;
         }
         let warcs = p.warc.close();
         if let Some(remote) = &shared.remote {
@@ -884,6 +892,7 @@ impl Crawl {
             job: self.job.clone(),
             checkpointing: Mutex::new(()),
             config_writes: Mutex::new(()),
+            answering: Mutex::new(Vec::new()),
         })
     }
 }

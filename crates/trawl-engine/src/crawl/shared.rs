@@ -38,6 +38,9 @@ pub(super) struct Shared {
     pub(super) checkpointing: Mutex<()>,
     /// Held while the scope's widening writes crawl.toml outside the settings' write lock: one at a time.
     pub(super) config_writes: Mutex<()>,
+    /// The tasks writing the answer files of checkpoints asked through `JOB/control/`: awaited before the
+    /// crawl lets go of the job, so `trawl ctl` finds its answer (review 73 R2).
+    pub(super) answering: Mutex<Vec<tokio::task::JoinHandle<()>>>,
 }
 
 /// Writes a checkpoint: the frontier's consistent copy and the crawl's counters, after rolling the archives

@@ -66,6 +66,15 @@ pub enum ImportError {
         /// What it did and where it was.
         what: String,
     },
+    /// A rule whose Java regex trawl's regex syntax reads otherwise (a possessive quantifier), so that it can
+    /// neither be carried over nor kept for `trawl check` to refuse; left out, it could widen the scope.
+    #[error("line {line}: {what}")]
+    UnkeepableRegex {
+        /// 1-based line.
+        line: usize,
+        /// The rule and what to do.
+        what: String,
+    },
     /// Bytes that are not text in the encoding the file declares (UTF-8 when it declares none).
     #[error(
         "line {line}, column {column}: a byte that is not {encoding} text (the encoding the XML declaration \
@@ -175,6 +184,12 @@ fn run(text: &str, origin: &Path, strict: bool) -> Result<Import, ImportError> {
         .and_then(|p| p.parent().map(Path::to_path_buf))
         .unwrap_or_default();
     let mut profile = convert::convert(&beans, &base);
+    if let Some(first) = profile.refused.first() {
+        return Err(ImportError::UnkeepableRegex {
+            line: first.line,
+            what: format!("{}: {}", first.subject, first.message),
+        });
+    }
     if strict && let Some(first) = profile.untranslated.first() {
         return Err(ImportError::NotCarriedOver {
             line: first.line,

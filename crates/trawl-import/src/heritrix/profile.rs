@@ -70,6 +70,8 @@ pub(crate) struct Profile {
     /// The notes of rules kept with a Java regex trawl cannot read (see `rules::rule_regex`): errors with
     /// `--strict`.
     pub(crate) untranslated: Vec<Note>,
+    /// Rules whose regex can neither be carried over nor kept for the check to refuse: they fail the import.
+    pub(crate) refused: Vec<Note>,
 }
 
 /// The sections in the order they are written.

@@ -575,7 +575,8 @@ pub(crate) struct UntranslatableRegex(String);
 /// The regex a rule is written with: `re` translated, or where it has none, as written (anchored), which
 /// `trawl check` refuses until the operator rewrites it. Left out, the rule widened the scope wherever it
 /// rejected (xt25b F3: a REJECT of every other site left out let the crawl onto the whole web). Noted at
-/// `line` either way; `None` (the rule left out) only should the regex crate read what translation refused.
+/// `line`. A regex the regex crate reads otherwise than Java (a possessive quantifier: `a++` is `(a+)+` to
+/// it) can be neither: it fails the import (`profile.refused`, review 73 R1), and `None` leaves the rule out.
 pub(crate) fn rule_regex(
     re: &str,
     line: usize,
@@ -587,13 +588,22 @@ pub(crate) fn rule_regex(
         Err(e) => e.to_string(),
     };
     let kept = format!("^(?:{re})$");
+    let subject = subject.into();
     if regex::Regex::new(&kept).is_ok() {
-        profile.note(line, subject, format!("{why}; the rule is left out"), None);
+        profile.refused.push(Note {
+            line,
+            subject,
+            message: format!(
+                "{why}; as written, trawl's regex syntax reads it otherwise, and left out, the rule could widen \
+                 the scope: rewrite it in the cxml and import again"
+            ),
+            closest: None,
+        });
         return None;
     }
     let note = Note {
         line,
-        subject: subject.into(),
+        subject,
         message: format!(
             "{why}; the rule is kept with it as written, which `trawl check` refuses until it is rewritten"
         ),

@@ -353,7 +353,7 @@ fn refuse_inline_secret(text: &str) -> Result<(), ApiError> {
 /// stored in the queues the old value names (xt14c F3: a host split over two queues, as with `ctl set`).
 fn refuse_new_queue_names(dir: &std::path::Path, text: &str) -> Result<(), ApiError> {
     let job = match trawl_engine::job::Job::open(dir) {
-        Ok(job) if job.frontier_dir().exists() => job,
+        Ok(job) if job.holds_a_crawl() => job,
         _ => return Ok(()),
     };
     let read = |t: &str| toml::from_str::<CrawlConfig>(t).ok();
