@@ -589,10 +589,12 @@ pub(crate) fn apply_to_frontier(
 /// Applies `command` to a stopped job's frontier store directly.
 pub fn apply_offline(job_dir: &Path, command: &Command) -> Result<Reply, Error> {
     if let Command::Settings { change } = command {
-        return Ok(match crate::live::change_offline(job_dir, change) {
-            Ok(message) => done(message),
-            Err(e) => failed(e.to_string()),
-        });
+        return match crate::live::change_offline(job_dir, change) {
+            Ok(message) => Ok(done(message)),
+            // Said as such, so that `trawl ctl` waits for the process holding the job (xt26a N8).
+            Err(e @ Error::JobInUse { .. }) => Err(e),
+            Err(e) => Ok(failed(e.to_string())),
+        };
     }
     let job = Job::open(job_dir)?;
     if let Command::Reports = command {
@@ -1045,6 +1047,8 @@ mod tests {
         job.write_config(&CrawlConfig::default()).unwrap();
         let pid_file = job.state_dir().join("crawl.pid");
         std::fs::write(&pid_file, std::process::id().to_string()).unwrap();
+        // The crawl holds the job until it is killed.
+        let held = job.lock().unwrap();
         let control = control_dir(dir.path());
         let taker = std::thread::spawn(move || {
             loop {
@@ -1055,6 +1059,7 @@ mod tests {
                 std::thread::sleep(Duration::from_millis(10));
             }
             std::fs::remove_file(pid_file).unwrap();
+            drop(held);
         });
         let wait = Duration::from_secs(20);
         let started = std::time::Instant::now();
@@ -1065,6 +1070,24 @@ mod tests {
             matches!(&reply, Some(Reply::Failed { message }) if message.contains("ended before answering")),
             "{reply:?}"
         );
+    }
+
+    /// xt26a N9: a pid file whose number another process took since (the crawl killed) does not make the job
+    /// look running: the number must hold the job's lock.
+    #[test]
+    fn a_pid_file_counts_only_while_the_job_is_held() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = Job::create(dir.path()).unwrap();
+        std::fs::write(
+            job.state_dir().join("crawl.pid"),
+            std::process::id().to_string(),
+        )
+        .unwrap();
+        assert_eq!(running_pid(dir.path()), None);
+        let held = job.lock().unwrap();
+        assert_eq!(running_pid(dir.path()), Some(std::process::id()));
+        drop(held);
+        assert_eq!(running_pid(dir.path()), None);
     }
 
     /// `trawl ctl DIR report` on a stopped job names that job's reports folder, not a placeholder.

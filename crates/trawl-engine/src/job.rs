@@ -334,7 +334,19 @@ pub fn running_pid(job_dir: &Path) -> Option<u32> {
         .trim()
         .parse()
         .ok()?;
-    Path::new(&format!("/proc/{pid}")).exists().then_some(pid)
+    // A process of that number that does not hold the job's lock is another's, the number reused after the
+    // crawl was killed (xt26a N9: every `trawl ctl` waited for it). The lock is looked at only then.
+    let alive = Path::new(&format!("/proc/{pid}")).exists();
+    let holds = || {
+        matches!(
+            Job {
+                root: job_dir.to_path_buf()
+            }
+            .lock(),
+            Err(Error::JobInUse { .. })
+        )
+    };
+    (alive && holds()).then_some(pid)
 }
 
 /// Why a job's `warcs/` folder offers no WARC file to read, and what to do: it holds only files still open

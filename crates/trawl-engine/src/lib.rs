@@ -32,7 +32,8 @@ pub mod write;
 
 pub use crate::{
     crawl::{
-        Crawl, CrawlHandle, FailedLogin, LoginFailure, RemoteSpec, Restored, Summary, job_name,
+        Crawl, CrawlHandle, ENDING, FailedLogin, LoginFailure, RemoteSpec, Restored, Summary,
+        job_name,
     },
     error::Error,
 };

@@ -965,3 +965,45 @@ fn a_rule_with_a_regex_trawl_cannot_read_is_kept_for_the_check_to_refuse() {
         "{e}"
     );
 }
+
+/// xt26b F1: a scope rule trawl has no rule for (a file pattern; a status regex that is not a plain list) is
+/// left out with a note, and `--strict` fails the import on it: left out, a REJECT widened the scope.
+#[test]
+fn a_rule_left_out_fails_a_strict_import() {
+    let profile = std::fs::read_to_string(testdata("profile-crawler-beans.cxml")).unwrap();
+    for (class, property) in [
+        (
+            "MatchesFilePatternDecideRule",
+            "<property name=\"usePreset\" value=\"IMAGES\" />",
+        ),
+        (
+            "FetchStatusMatchesRegexDecideRule",
+            "<property name=\"regex\" value=\"4\\d\\d\" />",
+        ),
+    ] {
+        let xml = profile.replacen(
+            "    <!-- ...but REJECT those more than a configured link-hop-count from start... -->",
+            &format!(
+                "    <bean class=\"org.archive.modules.deciderules.{class}\">\n\
+                 \x20    <property name=\"decision\" value=\"REJECT\" />\n\
+                 \x20    {property}\n\
+                 \x20   </bean>"
+            ),
+            1,
+        );
+        assert!(xml != profile);
+        let ok = import_ok(&xml);
+        assert!(
+            ok.notes
+                .iter()
+                .any(|n| n.message.contains("left out of the sequence")),
+            "{class}: {:#?}",
+            ok.notes
+        );
+        let e = import_strict(&xml, Path::new("crawler-beans.cxml")).unwrap_err();
+        assert!(
+            matches!(e, ImportError::NotCarriedOver { .. }),
+            "{class}: {e}"
+        );
+    }
+}

@@ -137,14 +137,17 @@ pub(crate) const INTERRUPTED: &str =
 /// end removes it before writing the reports; `crawl.pid` is written when a run starts, before it writes any
 /// WARC, so it also catches a run killed before its first record). Either sign is left only by an end that
 /// skipped the shutdown, whatever the report of an earlier run says; the next launch repairs and clears them.
-/// So does the marker of a checkpoint's restore a kill cut short (the launch restores it again).
+/// So does the marker of a checkpoint's restore a kill cut short (the launch restores it again), and that of
+/// a run's end a kill cut short (its final checkpoint, counters and reports: `state/ending`).
 fn interrupted(dir: &Path) -> bool {
     let open = std::fs::read_dir(dir.join("warcs"))
         .into_iter()
         .flatten()
         .flatten()
         .any(|e| e.file_name().to_string_lossy().ends_with(".open"));
-    open || dir.join("state/crawl.pid").is_file() || dir.join("state/restoring").is_file()
+    open || ["crawl.pid", "restoring", trawl_engine::ENDING]
+        .iter()
+        .any(|name| dir.join("state").join(name).is_file())
 }
 
 /// Whether `id` may name a job folder: 1–64 of `A-Z a-z 0-9 . _ -`, not starting with a dot.
@@ -327,9 +330,12 @@ impl JobManager {
         // Run (or ended) in this process: what it knows. Being launched, or not run here: what the folder says.
         let live = self.live(id);
         let launching = live.as_ref().is_some_and(|l| lock(l).launching.is_some());
+        // A run of this process that ended gives way to one another process crawls now (xt26a N1).
+        let elsewhere_now = || Self::crawled_elsewhere(&dir).is_some();
         let here = live.filter(|l| {
             let l = lock(l);
-            l.launching.is_none() && (l.handle.is_some() || l.ending.is_some())
+            l.launching.is_none()
+                && (l.handle.is_some() || (l.ending.is_some() && !elsewhere_now()))
         });
         let (state, ending, c) = match here {
             Some(live) => {
@@ -698,6 +704,15 @@ mod tests {
             jobs.status("c1").unwrap().ending.as_deref(),
             Some("STOPPED by operator")
         );
+
+        // Killed while its end wrote the final checkpoint and reports (xt26a N3): not the earlier stop.
+        std::fs::write(job.join("state").join(trawl_engine::ENDING), "7").unwrap();
+        let status = jobs.status("c1").unwrap();
+        assert_eq!(
+            (status.state.as_str(), status.ending.as_deref()),
+            ("stopped", Some(INTERRUPTED))
+        );
+        std::fs::remove_file(job.join("state").join(trawl_engine::ENDING)).unwrap();
 
         // Killed while a launch from a checkpoint restored it (xt23a F9), its store removed before the
         // checkpoint's took its place: still a crawl to continue, not the operator's stop.

@@ -1397,9 +1397,12 @@ fn archive_commands_name_what_is_wrong_and_leave_nothing() {
         dir.path().join("j.wacz").as_os_str(),
     ]);
     assert!(!ok && said.contains("stopped abruptly"), "{said}");
+    // A running crawl: its pid file, and the job held (xt26a N9: a pid file alone is a stale one).
     std::fs::write(job.join("state/crawl.pid"), std::process::id().to_string()).unwrap();
+    let held = trawl_engine::job::Job::open(&job).unwrap().lock().unwrap();
     let (ok, said) = trawl_cli(&["warc".as_ref(), "verify".as_ref(), job.as_os_str()]);
     assert!(!ok && said.contains("still being written"), "{said}");
+    drop(held);
     std::fs::remove_file(job.join("state/crawl.pid")).unwrap();
     let wacz = dir.path().join("missing/x.wacz");
     let (ok, said) = trawl_cli(&[
@@ -1834,8 +1837,9 @@ fn archive_commands_name_the_open_warcs_they_leave_out() {
             "{args:?}: {said}"
         );
     }
-    // A running crawl's: it is writing it.
+    // A running crawl's (its pid file, and the job held): it is writing it.
     std::fs::write(job.join("state/crawl.pid"), std::process::id().to_string()).unwrap();
+    let _held = trawl_engine::job::Job::open(&job).unwrap().lock().unwrap();
     let (ok, said) = trawl_cli(&["warc".as_ref(), "verify".as_ref(), job.as_os_str()]);
     assert!(
         ok && said.contains(&left_out) && said.contains("the running crawl is writing it"),

@@ -207,9 +207,12 @@ fn operate_a_running_crawl_then_a_stopped_one() {
         let mut alive = Command::new("sleep").arg("60").spawn().unwrap();
         let pid_file = job.join("state/crawl.pid");
         std::fs::write(&pid_file, alive.id().to_string()).unwrap();
+        // Held as the crawl holds it (a pid file alone is a stale one: xt26a N9), let go as it ends.
+        let held = trawl_engine::job::Job::open(&job).unwrap().lock().unwrap();
         let gone = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(1500));
             std::fs::remove_file(pid_file).unwrap();
+            drop(held);
         });
         let start = std::time::Instant::now();
         let (code, reply) = ctl(&job, &["queues"]);

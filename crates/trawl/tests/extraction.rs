@@ -634,3 +634,78 @@ async fn a_body_cut_for_extraction_is_noted() {
         }
     }
 }
+
+/// xt26b F2, F3: a robots.txt `Sitemap:` line or a redirect naming a URL that is not http(s) (`mailto:`, which
+/// has no host; `ftp:`) is refused as unfetchable (-7, `reject:not_http`) whatever the scope says. With a
+/// scope accepting everything, a `mailto:` had reached the frontier, whose store panicked on its empty queue
+/// name (the crawl hung), and an `ftp:` URL was fetched with HTTP.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn urls_that_are_not_http_are_never_fetched_whatever_the_scope() {
+    use axum::{extract::Request, http::header, response::IntoResponse};
+    use std::sync::{Arc, Mutex};
+    let asked: Arc<Mutex<Vec<String>>> = Arc::default();
+    let listener = common::bind().await;
+    let port = listener.local_addr().unwrap().port();
+    let seen = asked.clone();
+    let app = axum::Router::new().fallback(move |req: Request| {
+        let seen = seen.clone();
+        async move {
+            let path = req.uri().path().to_string();
+            seen.lock().unwrap().push(path.clone());
+            match path.as_str() {
+                "/robots.txt" => format!(
+                    "User-agent: *\nSitemap: mailto:a@b.example\nSitemap: ftp://127.0.0.1:{port}/x.xml\n"
+                )
+                .into_response(),
+                "/" => (
+                    [(header::CONTENT_TYPE, "text/html")],
+                    "<a href=\"/redir\">r</a>",
+                )
+                    .into_response(),
+                "/redir" => (
+                    axum::http::StatusCode::FOUND,
+                    [(header::LOCATION, "mailto:b@c.example")],
+                )
+                    .into_response(),
+                _ => axum::http::StatusCode::NOT_FOUND.into_response(),
+            }
+        }
+    });
+    common::serve_on(listener, app);
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("all.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[seeds]\nurls = [\"http://127.0.0.1:{port}/\"]\n[[scope.rules]]\nrule = \"accept\"\n"
+        ),
+    )
+    .unwrap();
+    let job = dir.path().join("job");
+    tokio::time::timeout(
+        std::time::Duration::from_secs(60),
+        common::crawl_quickly(&cfg, &job),
+    )
+    .await
+    .expect("the crawl ends");
+    let log = common::crawl_log(&job);
+    for uri in [
+        "mailto:a@b.example".to_string(),
+        format!("ftp://127.0.0.1:{port}/x.xml"),
+    ] {
+        let line = common::log_line(&log, &uri);
+        assert_eq!(line.status, -7, "{uri}");
+    }
+    // The redirect's target is never fetched (nor logged as fetched); its 302 is.
+    assert!(
+        log.iter()
+            .all(|l| l.uri != "mailto:b@c.example" || l.status == -7),
+        "{log:#?}"
+    );
+    assert_eq!(
+        common::log_line(&log, &format!("http://127.0.0.1:{port}/redir")).status,
+        302
+    );
+    let asked = asked.lock().unwrap().clone();
+    assert!(!asked.contains(&"/x.xml".to_string()), "{asked:?}");
+}

@@ -228,6 +228,11 @@ pub(crate) const BROWSER_LINK: &str = "browser/a/@href";
 /// The queue of every speculative URI with `[extract] speculative_queue`.
 pub(crate) const SPECULATIVE_QUEUE: &str = "speculative";
 
+/// Whether `url` can be fetched at all: http or https, with a host.
+fn fetchable(url: &trawl_url::Url) -> bool {
+    matches!(url.scheme(), "http" | "https") && url.host_str().is_some_and(|h| !h.is_empty())
+}
+
 /// Takes one URI through the chain: named (unless it has a uniq key already, as a revisit has), then judged by
 /// the scope of its own settings. `queue` overrides the queue its URL is assigned to (a prerequisite goes
 /// into the queue of the page that needs it).
@@ -242,8 +247,25 @@ pub(crate) fn judge(
     placement: Placement,
     queue: Option<String>,
 ) -> Result<Child, Option<Box<Cut>>> {
+    // A URI named as a sitemap (a robots.txt `Sitemap:` line, an index's entry) the scope refuses is logged
+    // however it was refused: few, and an operator looks for them (xt12a F7: one on another host went
+    // without a line).
+    let inferred = uri.last_hop() == Some('I') || placement != Placement::New || uri.sitemap;
     if uri.uniq_key.is_empty() {
         p.naming.name(&mut uri);
+    }
+    // Only an http(s) URL with a host is ever fetched, whatever the scope says: a robots.txt `Sitemap:` line
+    // or a redirect's `Location` may name another scheme, which the extractors drop (xt26b F2: a `mailto:`
+    // reached the frontier, whose store refuses a queue with no name; F3: an `ftp:` URL was fetched with HTTP).
+    if !fetchable(&uri.url) {
+        if !inferred {
+            return Err(None);
+        }
+        uri.annotate(Annotation::Rejected("not_http".into()));
+        return Err(Some(Box::new(Cut {
+            uri,
+            status: status::UNFETCHABLE,
+        })));
     }
     let live = p.settings();
     let effective = live.sheets.effective(&uri);
@@ -266,10 +288,6 @@ pub(crate) fn judge(
             known: None,
         });
     }
-    // A URI named as a sitemap (a robots.txt `Sitemap:` line, an index's entry) the scope refuses is logged
-    // however it was refused: few, and an operator looks for them (xt12a F7: one on another host went
-    // without a line).
-    let inferred = uri.last_hop() == Some('I') || placement != Placement::New || uri.sitemap;
     if !(inferred || verdict.rule_index.is_some_and(|i| i > 0)) {
         return Err(None);
     }

@@ -465,6 +465,8 @@ impl Crawl {
             lock(&stop.inbox).take(),
         ));
         let pid_file = self.job.state_dir().join("crawl.pid");
+        let ending_marker = self.job.state_dir().join(ENDING);
+        let _ = std::fs::remove_file(&ending_marker);
         self.job
             .write_file(&pid_file, &std::process::id().to_string())?;
         let alarm = tokio::spawn({
@@ -483,6 +485,12 @@ impl Crawl {
         renewal.abort();
         settings.abort();
         ticker.abort();
+        // The pid file goes so that a command sent from now on is taken back and applied to the stopped job;
+        // the end's own marker says, until the reports are written, that a kill cut the end short (xt26a N3:
+        // a kill during the final checkpoint left no sign, and the job read as cleanly stopped).
+        let _ = self
+            .job
+            .write_file(&ending_marker, &std::process::id().to_string());
         let _ = std::fs::remove_file(&pid_file);
         commands.abort();
         // What was sent before the pid file went is answered; a command sent later is taken back by its
@@ -606,6 +614,7 @@ impl Crawl {
             ),
         );
         report::write(&self.job, &shared.reports(&ending.to_string()))?;
+        let _ = std::fs::remove_file(&ending_marker);
         // Only a whole crawl can say that none of its pages was on a credential's host: not one stopped
         // before its end, nor one worker's share of a shared crawl.
         let whole = matches!(ending, Ending::Finished) && self.remote.is_none();
@@ -986,6 +995,10 @@ fn parse_seeds(config: &CrawlConfig) -> Result<Vec<Url>, Error> {
         .collect::<Result<Vec<_>, _>>()?)
 }
 
+/// `JOB/state/ending`: written as a run's end begins (its pid file gone), removed once its reports are
+/// written; left, it says a kill cut that end short.
+pub const ENDING: &str = "ending";
+
 /// The counters a resumed job goes on from (zero for a new one, or when the saved ones are unreadable).
 fn load_stats(job: &Job) -> Stats {
     let path = job.state_dir().join(STATS_FILE);
@@ -1009,6 +1022,13 @@ fn load_stats(job: &Job) -> Stats {
 /// The sentence for a job that ran before without saving its counters (it ended on a full disk, or was
 /// killed within its first 20 s): its report counts from this run.
 fn counters_lost(job: &Job) -> Option<String> {
+    if job.state_dir().join(ENDING).exists() {
+        return Some(
+            "the last run was killed while it ended (its final checkpoint, counters and reports not all \
+             written): its counters go on from their last save, behind crawl.log by what it did since"
+                .to_owned(),
+        );
+    }
     let path = job.state_dir().join(STATS_FILE);
     let log = job.logs_dir().join("crawl.log");
     let ran = std::fs::metadata(&log).is_ok_and(|m| m.len() > 0);
@@ -1084,6 +1104,21 @@ fn plural(n: u64, what: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// xt26a N3: a run killed while it ended (its pid file gone, its final checkpoint and reports not yet
+    /// written) is said at the next start; a run that ended is not.
+    #[test]
+    fn an_end_cut_short_is_said_at_the_next_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = Job::create(dir.path()).unwrap();
+        job.write_file(&job.state_dir().join(STATS_FILE), "{}")
+            .unwrap();
+        job.write_file(&job.logs_dir().join("crawl.log"), "x\n")
+            .unwrap();
+        assert_eq!(counters_lost(&job), None);
+        job.write_file(&job.state_dir().join(ENDING), "7").unwrap();
+        assert!(counters_lost(&job).is_some_and(|l| l.contains("killed while it ended")));
+    }
 
     /// A join that fails removes the directory it made, unless another trawl holds it: that one may have made
     /// it at the same moment (review 66 R2).

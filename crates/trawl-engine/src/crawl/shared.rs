@@ -98,8 +98,12 @@ pub(super) fn checkpoint_reply(
                 cp.file_name().unwrap_or_default().to_string_lossy()
             ),
         },
+        // As any checkpoint's failure, it ends the crawl (xt26a N6: the answer did not say so).
         Err(e) => Reply::Failed {
-            message: format!("the checkpoint could not be written: {e}"),
+            message: format!(
+                "the checkpoint could not be written: {e}; the crawl ends failed with it (its state is as the \
+                 last checkpoint and crawl.log left it: resume it once the cause is fixed)"
+            ),
         },
     }
 }

@@ -169,6 +169,12 @@ pub fn translate(re: &str) -> Result<String, Untranslatable> {
                     out.push_str(r"\]");
                     i += 1;
                 }
+                // A class nested in a class and opening with `:` is a set of characters to Java (it has no
+                // POSIX classes), and `[:digit:]` there a digit class to Rust (xt26b F5): the colon escaped.
+                if class > 1 && chars.get(i) == Some(&':') {
+                    out.push_str(r"\:");
+                    i += 1;
+                }
                 after_class_escape = false;
                 continue;
             }
@@ -228,6 +234,8 @@ mod tests {
             (r"(?i).*\.PDF$", r"(?i).*\.PDF$"),
             (r"(?:a|b)+", r"(?:a|b)+"),
             (r"a{2,3}?", r"a{2,3}?"),
+            (r"[[:digit:]]", r"[[\:digit:]]"),
+            (r"[:digit:]", r"[:digit:]"),
         ] {
             assert_eq!(translate(java).as_deref(), Ok(rust), "{java}");
         }

@@ -67,8 +67,8 @@ pub(crate) struct Profile {
     /// `[[credentials]]` tables (a password only ever as `password_env`).
     pub(crate) credentials: Vec<RuleOut>,
     pub(crate) notes: Vec<Note>,
-    /// The notes of rules kept with a Java regex trawl cannot read (see `rules::rule_regex`): errors with
-    /// `--strict`.
+    /// The notes of rules left out (no such rule in trawl) or kept with a Java regex trawl cannot read (see
+    /// `rules::rule_regex`): errors with `--strict`.
     pub(crate) untranslated: Vec<Note>,
     /// Rules whose regex can neither be carried over nor kept for the check to refuse: they fail the import.
     pub(crate) refused: Vec<Note>,

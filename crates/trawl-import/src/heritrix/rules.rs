@@ -266,12 +266,24 @@ fn rule(ctx: &RuleContext<'_>, b: &Bean, profile: &mut Profile) -> Option<RuleOu
                 "DecideRuleSequence" => Some("all / any / not rules, which combine rules"),
                 _ => None,
             };
-            profile.note(
-                b.line,
-                b.subject(),
-                format!("trawl has no {class}; the rule is left out of the sequence"),
-                closest,
-            );
+            let message = if class.starts_with("FetchStatus") {
+                format!(
+                    "its regex {:?} is not a plain list of statuses (`404|410`), the only form trawl's \
+                     fetch_status_matches carries over; the rule is left out of the sequence",
+                    props_regex(&props)
+                )
+            } else {
+                format!("trawl has no {class}; the rule is left out of the sequence")
+            };
+            // Not carried over: an error with `--strict` (xt26b F1: a REJECT left out widened the scope).
+            let note = Note {
+                line: b.line,
+                subject: b.subject(),
+                message,
+                closest: closest.map(str::to_owned),
+            };
+            profile.untranslated.push(note.clone());
+            profile.notes.push(note);
             return None;
         }
     };
