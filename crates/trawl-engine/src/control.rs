@@ -1072,6 +1072,28 @@ mod tests {
         );
     }
 
+    /// xt26a N8: a settings change to a job another process holds says so as an error (which `trawl ctl`
+    /// waits out), not as a failed reply.
+    #[test]
+    fn a_settings_change_to_a_held_job_is_in_use() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = Job::create(dir.path()).unwrap();
+        job.write_config(&CrawlConfig::default()).unwrap();
+        let change: crate::live::SettingsChange =
+            serde_json::from_str(r#"{"set": {"frontier.min_delay_ms": 500}}"#).unwrap();
+        let command = Command::Settings { change };
+        let held = job.lock().unwrap();
+        assert!(matches!(
+            apply_offline(dir.path(), &command),
+            Err(Error::JobInUse { .. })
+        ));
+        drop(held);
+        assert!(matches!(
+            apply_offline(dir.path(), &command),
+            Ok(Reply::Done { .. })
+        ));
+    }
+
     /// xt26a N9: a pid file whose number another process took since (the crawl killed) does not make the job
     /// look running: the number must hold the job's lock.
     #[test]
