@@ -150,6 +150,15 @@ fn interrupted(dir: &Path) -> bool {
         .any(|name| dir.join("state").join(name).is_file())
 }
 
+/// The refusal of an action on job `id` while its crawl stops (xt26a N2: it was told to terminate the job
+/// it had just terminated): `then` once it has stopped.
+fn stopping(id: &str, then: &str) -> ApiError {
+    ApiError::conflict(format!(
+        "job {id:?} is stopping (URIs in flight end, then its final checkpoint and reports are written): {then} \
+         once `GET /api/jobs/{id}` shows it stopped"
+    ))
+}
+
 /// Whether `id` may name a job folder: 1–64 of `A-Z a-z 0-9 . _ -`, not starting with a dot.
 pub(crate) fn valid_id(id: &str) -> bool {
     !id.is_empty()
@@ -402,6 +411,9 @@ impl JobManager {
             let mut map = lock(&self.live);
             let live = map.entry(id.to_string()).or_default().clone();
             let mut l = lock(&live);
+            if l.handle.as_ref().is_some_and(CrawlHandle::is_stopped) {
+                return Err(stopping(id, "launch it again"));
+            }
             if l.handle.is_some() {
                 return Err(ApiError::conflict(format!(
                     "job {id:?} is running: it goes on by itself (`GET /api/jobs/{id}` shows it); to launch \
@@ -520,6 +532,12 @@ impl JobManager {
     pub fn teardown(&self, id: &str) -> Result<(), ApiError> {
         self.job_dir(id)?;
         let mut map = lock(&self.live);
+        if map
+            .get(id)
+            .is_some_and(|l| lock(l).handle.as_ref().is_some_and(CrawlHandle::is_stopped))
+        {
+            return Err(stopping(id, "tear it down"));
+        }
         if map.get(id).is_some_and(|l| {
             let l = lock(l);
             l.handle.is_some() || l.launching.is_some()
@@ -639,6 +657,34 @@ mod tests {
             (120, 2, 5, 4096)
         );
         assert!((c.avg_uris_per_s - 12.0).abs() < 1e-9);
+    }
+
+    /// xt26a N2: a launch or teardown of a job whose crawl is stopping says it is stopping, not running.
+    #[tokio::test]
+    async fn a_job_stopping_is_said_to_be_stopping() {
+        let dir = tempfile::tempdir().unwrap();
+        let jobs = JobManager::new(dir.path()).unwrap();
+        jobs.create("s1", "").unwrap();
+        let handle = CrawlHandle::default();
+        handle.stop();
+        lock(&jobs.live).insert(
+            "s1".into(),
+            Arc::new(Mutex::new(Live {
+                handle: Some(handle),
+                ..Live::default()
+            })),
+        );
+        for refused in [
+            jobs.launch("s1", None).await.unwrap_err(),
+            jobs.teardown("s1").unwrap_err(),
+        ] {
+            assert!(
+                refused.status == axum::http::StatusCode::CONFLICT
+                    && refused.message.contains("is stopping"),
+                "{}",
+                refused.message
+            );
+        }
     }
 
     /// A run killed after a clean one: the report's ending gives way to "interrupted", the counters are the
