@@ -763,14 +763,12 @@ pub fn send_file(
     }
     let reply_path = dir.join(format!("{stem}.reply.json"));
     let start = std::time::Instant::now();
-    // A process holding the job: the crawl, or its end after the pid file went (its last checkpoint, which
+    // While a process holds the job: the crawl, or its end after the pid file went (its last checkpoint, which
     // answers a checkpoint asked: review 73 R2).
-    let held = || {
-        running_pid(job_dir).is_some()
-            || Job::open(job_dir).is_ok_and(|job| matches!(job.lock(), Err(Error::JobInUse { .. })))
+    let waiting = || {
+        start.elapsed() < wait
+            || (start.elapsed() < TAKEN_WAIT && !cmd.exists() && crate::job::is_held(job_dir))
     };
-    let waiting =
-        || start.elapsed() < wait || (start.elapsed() < TAKEN_WAIT && !cmd.exists() && held());
     let read_reply = || {
         let text = std::fs::read_to_string(&reply_path).ok()?;
         let _ = std::fs::remove_file(&reply_path);

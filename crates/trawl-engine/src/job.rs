@@ -337,16 +337,15 @@ pub fn running_pid(job_dir: &Path) -> Option<u32> {
     // A process of that number that does not hold the job's lock is another's, the number reused after the
     // crawl was killed (xt26a N9: every `trawl ctl` waited for it). The lock is looked at only then.
     let alive = Path::new(&format!("/proc/{pid}")).exists();
-    let holds = || {
-        matches!(
-            Job {
-                root: job_dir.to_path_buf()
-            }
-            .lock(),
-            Err(Error::JobInUse { .. })
-        )
+    (alive && is_held(job_dir)).then_some(pid)
+}
+
+/// Whether a process holds the job at `job_dir` (its lock is taken): a crawl, or one starting or ending.
+pub fn is_held(job_dir: &Path) -> bool {
+    let job = Job {
+        root: job_dir.to_path_buf(),
     };
-    (alive && holds()).then_some(pid)
+    matches!(job.lock(), Err(Error::JobInUse { .. }))
 }
 
 /// Why a job's `warcs/` folder offers no WARC file to read, and what to do: it holds only files still open
