@@ -342,6 +342,16 @@ pub(crate) enum Problem {
          after it"
     )]
     Swallows { says: u64, at: usize },
+    #[error(
+        "Archive-length says {says} bytes, its {member} holds {has} after the header line (the newline ending \
+         the record left out): the length is wrong; read as the {member} frames it",
+        member = within_name(*within)
+    )]
+    Framed {
+        says: u64,
+        has: usize,
+        within: crate::Compression,
+    },
     #[error("Archive-date {0:?} is not a time of 14 digits YYYYMMDDhhmmss")]
     Date(String),
     #[error("IP-address {0:?} is not an IP address")]
@@ -356,11 +366,7 @@ pub(crate) enum Problem {
 
 /// The end of a [`Problem::Short`] message: what ends after `has` bytes, and why that may be.
 fn short(has: usize, within: crate::Compression, swallows: Option<usize>) -> String {
-    let within = match within {
-        crate::Compression::None => "file",
-        crate::Compression::Gzip => "gzip member",
-        crate::Compression::Zstd => "zstd frame",
-    };
+    let within = within_name(within);
     match (within, swallows) {
         (_, Some(at)) => format!(
             "the {within} ends after {has}, and {at} bytes into the content is what looks like the header line of \
@@ -370,6 +376,15 @@ fn short(has: usize, within: crate::Compression, swallows: Option<usize>) -> Str
         (_, None) => format!(
             "the {within} ends after {has}: the length is wrong (a file cut short ends in a {within} cut short)"
         ),
+    }
+}
+
+/// What holds a record stored as `within`: the file, a gzip member or a zstd frame.
+fn within_name(within: crate::Compression) -> &'static str {
+    match within {
+        crate::Compression::None => "file",
+        crate::Compression::Gzip => "gzip member",
+        crate::Compression::Zstd => "zstd frame",
     }
 }
 
@@ -491,6 +506,14 @@ pub(crate) fn problem(rec: &impl ArcRecord, first: bool) -> Option<Problem> {
 pub(crate) fn damage(rec: &impl ArcRecord, first: bool) -> Option<Problem> {
     let length = rec.get("Archive-length").unwrap_or_default();
     match length.parse::<u64>() {
+        Ok(says) if says == rec.block().len() as u64 => {
+            if let Some(at) = swallowed_by(rec) {
+                return Some(Problem::Swallows { says, at });
+            }
+        }
+        // Its member frames it: the length is what is wrong (a flaw, xt25b F6), unless the content holds what
+        // looks like a later record, which the length swallowed.
+        Ok(_) if framed_short(rec).is_some() => {}
         Ok(says) if says > rec.block().len() as u64 => {
             return Some(Problem::Short {
                 says,
@@ -498,11 +521,6 @@ pub(crate) fn damage(rec: &impl ArcRecord, first: bool) -> Option<Problem> {
                 within: rec.compression(),
                 swallows: later_header_line(rec.block()),
             });
-        }
-        Ok(says) if says == rec.block().len() as u64 => {
-            if let Some(at) = swallowed_by(rec) {
-                return Some(Problem::Swallows { says, at });
-            }
         }
         _ => return Some(Problem::Length(length.to_owned())),
     }
@@ -518,7 +536,7 @@ pub(crate) fn damage(rec: &impl ArcRecord, first: bool) -> Option<Problem> {
 /// response head ([`Problem::HttpHead`], an HTTP/0.9 answer: a `resource` record).
 pub(crate) fn flaws(rec: &impl ArcRecord) -> Vec<Problem> {
     let field = |name| rec.get(name).unwrap_or_default();
-    let mut flaws = Vec::new();
+    let mut flaws: Vec<Problem> = framed_short(rec).into_iter().collect();
     let arc_date = field("Archive-date");
     if date(arc_date).is_none() {
         flaws.push(Problem::Date(arc_date.to_owned()));
@@ -532,6 +550,21 @@ pub(crate) fn flaws(rec: &impl ArcRecord) -> Vec<Problem> {
         flaws.push(Problem::HttpHead);
     }
     flaws
+}
+
+/// The [`Problem::Framed`] of a record its gzip member (or zstd frame) frames whose Archive-length disagrees
+/// with it (the reader took the member's content, `Reader`'s `frame_by_member`); `None` for any other.
+fn framed_short(rec: &impl ArcRecord) -> Option<Problem> {
+    let says = rec.get("Archive-length")?.parse::<u64>().ok()?;
+    let has = rec.block().len();
+    (rec.framed_by_its_member()
+        && says != has as u64
+        && (says < has as u64 || later_header_line(rec.block()).is_none()))
+    .then_some(Problem::Framed {
+        says,
+        has,
+        within: rec.compression(),
+    })
 }
 
 /// Whether `content` begins with a ShoutCast head (`ICY 200 OK`, fields, an empty line): what a crawler

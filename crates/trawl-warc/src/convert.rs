@@ -181,6 +181,9 @@ fn repair(flaw: &arc::Problem, record: &Record) -> String {
             record.get("WARC-Date").unwrap_or_default()
         ),
         arc::Problem::Ip(_) => "WARC-IP-Address left out".to_owned(),
+        arc::Problem::Framed { has, .. } => {
+            format!("written with those {has} bytes as its content")
+        }
         _ => match record.get("Content-Type") {
             Some(ct) => format!("written as a resource record of Content-Type {ct}"),
             None => {
@@ -701,8 +704,10 @@ mod tests {
         assert_eq!(recs[1].get("WARC-Truncated"), None);
     }
 
+    /// xt25b F6: in an `.arc.gz`, a record whose Archive-length disagrees with its own gzip member (too long,
+    /// too short) is framed by the member: converted whole, named, and the records after it too.
     #[test]
-    fn a_gzip_member_shorter_than_its_length_is_not_converted() {
+    fn a_record_its_gzip_member_frames_is_converted_whole() {
         use std::io::Write;
         let gz = |bytes: &[u8]| {
             let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
@@ -711,9 +716,10 @@ mod tests {
         };
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("x.warc.gz");
-        // The http record's length is 106 where its member holds 59 bytes of content: mid-file, then last.
-        for last in [false, true] {
-            let (plain, _) = long_http("106");
+        let content = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n0\r\n\r\n";
+        // The http record's content is 59 bytes: said 106 (its member ends first) or 40 (the member goes on).
+        for (says, last) in [("106", false), ("106", true), ("40", false), ("40", true)] {
+            let (plain, _) = long_http(says);
             let plain = String::from_utf8(plain).unwrap();
             let http = plain.find("http://").unwrap();
             let dns = plain.find("dns:").unwrap();
@@ -724,20 +730,56 @@ mod tests {
             if !last {
                 members.push(gz(&plain.as_bytes()[dns..]));
             }
-            let at = members[0].len();
+            let at = members[0].len() as u64;
             let input = dir.path().join("x.arc.gz");
             std::fs::write(&input, members.concat()).unwrap();
-            let err = convert(&input, &out).unwrap_err().to_string();
-            let want = format!(
-                "{}: record at offset {at}: Archive-length says 106 bytes, the gzip member ends after 60: the \
-                 length is wrong",
-                input.display()
-            );
-            assert!(err.starts_with(&want), "{err}");
-            assert!(!out.exists());
             let err = verify(&input).unwrap_err().to_string();
-            assert!(err.contains("the gzip member ends after 60"), "{err}");
+            assert!(
+                err.contains(&format!(
+                    "record at offset {at}: Archive-length says {says} bytes, its gzip member holds 59 after the \
+                     header line"
+                )),
+                "{err}"
+            );
+            let rewritten = convert(&input, &out).unwrap();
+            assert_eq!(rewritten.records, if last { 2 } else { 3 }, "{says}");
+            assert!(rewritten.stopped.is_none());
+            let [repair] = &rewritten.repaired[..] else {
+                panic!("{:?}", rewritten.repaired)
+            };
+            assert_eq!(repair.offset, at);
+            assert!(
+                repair.repairs[0].ends_with("written with those 59 bytes as its content"),
+                "{:?}",
+                repair.repairs
+            );
+            let recs = read(&out);
+            assert_eq!(recs[1].block, content);
+            assert_eq!(recs[1].get("WARC-Truncated"), None);
+            if !last {
+                assert_eq!(recs[2].block, b"20140216050220\na. 1 IN\n");
+            }
+            std::fs::remove_file(&out).unwrap();
+            std::fs::remove_file(crate::index_path(&out)).unwrap();
         }
+        // A member holding two records, the first's length too short: not one record framed, but a length
+        // that disagrees with the records after it, which stops the conversion there.
+        let (plain, _) = long_http("40");
+        let plain = String::from_utf8(plain).unwrap();
+        let http = plain.find("http://").unwrap();
+        let input = dir.path().join("two.arc.gz");
+        std::fs::write(
+            &input,
+            [gz(&plain.as_bytes()[..http]), gz(&plain.as_bytes()[http..])].concat(),
+        )
+        .unwrap();
+        let rewritten = convert(&input, &out).unwrap();
+        assert_eq!(rewritten.records, 1);
+        let stopped = rewritten.stopped.unwrap().to_string();
+        assert!(
+            stopped.contains("expected the gzip member to end after its record of 40 bytes"),
+            "{stopped}"
+        );
     }
 
     #[test]

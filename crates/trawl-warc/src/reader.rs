@@ -707,20 +707,112 @@ fn read_decoded<D: Read>(
         offset,
         source,
     };
+    // What the records took, not what is decoded ahead of them.
+    let taken = |src: &BufReader<Decoded<D>>| src.get_ref().count - src.buffer().len() as u64;
     loop {
+        if let [(_, first)] = records.as_mut_slice()
+            && first.0.starts_with("ARC/")
+        {
+            let room = limit.saturating_sub(taken(src));
+            frame_by_member(src, first, arc.as_deref(), room).map_err(|e| match e {
+                Framing::Read(source) => read_err(source),
+                Framing::TooLarge => Error::TooLarge {
+                    path: path.to_owned(),
+                    offset,
+                    len: limit.saturating_add(1),
+                    limit,
+                },
+                Framing::MoreRecords(rest) => with_found(
+                    Error::Malformed {
+                        path: path.to_owned(),
+                        offset,
+                        expected: ARC_LINE.to_owned(),
+                        found: String::new(),
+                    },
+                    &rest,
+                ),
+            })?;
+        }
         if arc.is_some() {
             skip_blank_lines(src).map_err(read_err)?;
         }
         if src.fill_buf().map_err(read_err)?.is_empty() {
             return Ok(());
         }
-        // What the records took, not what is decoded ahead of them.
-        let taken = |src: &BufReader<Decoded<D>>| src.get_ref().count - src.buffer().len() as u64;
         let start = taken(src);
         records.push((start, read_record(src, path, offset, limit, arc)?));
         let taken = taken(src);
         check_length(path, offset, taken, limit)?;
     }
+}
+
+/// Why a record could not be framed by its member ([`frame_by_member`]).
+enum Framing {
+    Read(io::Error),
+    /// The member holds more than the reader's limit.
+    TooLarge,
+    /// What follows the record's length holds what looks like a later record's header line (given: the
+    /// bytes after the length): the member holds more records, not one with a length too short.
+    MoreRecords(Vec<u8>),
+}
+
+/// xt25b F6: an ARC record that its gzip member (or zstd frame) frames, whole (its checksum held), though its
+/// Archive-length says otherwise: its content is what the member holds after the header line, less the
+/// newline that ends an ARC record, as warcio reads the next record at the next member. `record` is the
+/// member's first record, read as long as its Archive-length says; what `src` holds next decides:
+/// - nothing (the member ended): a content shorter than the length is the member's, the newline left out,
+///   unless it holds what looks like a later header line (a length that swallowed records: damage);
+/// - another header line, or too little buffered to tell: more records, read as usual (one stream);
+/// - anything else: the rest of the content of a length too short, taken in (at most `room` bytes), unless it
+///   holds what looks like a later header line.
+///
+/// [`arc::damage`] and [`arc::flaws`] then tell the length that disagrees with such a record.
+fn frame_by_member<D: Read>(
+    src: &mut BufReader<Decoded<D>>,
+    record: &mut Parts,
+    version: Option<&str>,
+    room: u64,
+) -> Result<(), Framing> {
+    let block = &mut record.2;
+    let says = record::get(&record.1, "Archive-length").and_then(|l| l.parse::<u64>().ok());
+    let buffered = src.fill_buf().map_err(Framing::Read)?;
+    if buffered.is_empty() {
+        if says.is_some_and(|says| says > block.len() as u64)
+            && arc::later_header_line(block).is_none()
+            && block.ends_with(b"\n")
+        {
+            block.pop();
+        }
+        return Ok(());
+    }
+    let mut next = buffered;
+    while let Some(rest) = next
+        .strip_prefix(b"\n")
+        .or_else(|| next.strip_prefix(b"\r\n"))
+    {
+        next = rest;
+    }
+    let content = memchr::memchr(b'\n', next)
+        .is_some_and(|end| arc::parse_line_in(&next[..=end], version).is_none());
+    if !content {
+        return Ok(());
+    }
+    let mut rest = Vec::new();
+    src.by_ref()
+        .take(room.saturating_add(1))
+        .read_to_end(&mut rest)
+        .map_err(Framing::Read)?;
+    if rest.len() as u64 > room {
+        return Err(Framing::TooLarge);
+    }
+    if arc::later_header_line(&rest).is_some() {
+        return Err(Framing::MoreRecords(rest));
+    }
+    block.extend_from_slice(&rest);
+    if block.ends_with(b"\n") {
+        block.pop();
+    }
+    Ok(())
 }
 
 /// Consumes the empty lines (LF or CRLF) at the start of `src`: what separates ARC records.
@@ -1319,14 +1411,69 @@ mod tests {
             assert!(expected.starts_with(want), "{err}");
             assert!(found.starts_with("\"\\x00\\x00"), "{err}");
         }
-        // A length too short in a member per record says the same: the member holds more than the record.
+        // A length too short in a member per record, which holds the rest of the content (lines of text, not
+        // a header line): the member frames the record (xt25b F6).
         let short = [
             gz(arc_head),
             gz(b"http://a/ 1.2.3.4 20080430204825 text/html 2\nHTTP/1.0 200 OK\r\n\r\n\n"),
         ]
         .concat();
-        let err = read_all(&short).unwrap_err().to_string();
-        assert!(err.contains("expected the gzip member to end after its record of 2 bytes (Archive-length), or another record: an ARC header line"), "{err}");
+        let read = read_all(&short).unwrap();
+        assert_eq!(read[1].block, b"HTTP/1.0 200 OK\r\n\r\n");
+        // Beyond the reader's limit, it is refused as too large.
+        let err = Reader::new(&short[..])
+            .with_max_record_bytes(10)
+            .find_map(Result::err)
+            .unwrap();
+        assert!(matches!(err, Error::TooLarge { limit: 10, .. }), "{err}");
+    }
+
+    /// xt25b F6: in an `.arc.gz` of one member per record, a record whose Archive-length disagrees with its
+    /// member (too short, too long) is read as its member frames it, the newline ending it left out, and the
+    /// records after it are read; [`arc::flaws`] names the length. (A length short by only the newlines that
+    /// end its content cannot be told from blank lines between records: it reads so, as warcio reads it.)
+    #[test]
+    fn a_record_its_member_frames_is_read_whole_and_the_next_ones_too() {
+        let content = |i: usize| format!("HTTP/1.0 200 OK\r\n\r\n<html>\n{i}</html>").into_bytes();
+        let records: Vec<ArcRec> = (0..3)
+            .map(|i| arc_rec(&format!("r{i}"), &content(i)))
+            .collect();
+        let (plain, offsets) = arc_file(&records, 1, false);
+        let text = String::from_utf8(plain).unwrap();
+        let says = content(1).len();
+        let cut = |i: usize| offsets.get(i).map_or(text.len(), |&o| o as usize);
+        for k in [-10i64, -1, 2, 30] {
+            let wrong = (says as i64 + k).to_string();
+            let members: Vec<Vec<u8>> = (0..4)
+                .map(|i| {
+                    let part = &text[cut(i)..cut(i + 1)];
+                    let part = if i == 2 {
+                        part.replacen(&format!(" {says}\n"), &format!(" {wrong}\n"), 1)
+                    } else {
+                        part.to_owned()
+                    };
+                    gz(part.as_bytes())
+                })
+                .collect();
+            let read = read_all(&members.concat()).unwrap();
+            assert_eq!(read.len(), 4, "{k}");
+            assert_eq!(read[2].block, content(1), "{k}");
+            assert_eq!(read[3].block, content(2), "{k}");
+            assert_eq!(arc::damage(&read[2], false), None, "{k}");
+            assert_eq!(
+                arc::flaws(&read[2]).first(),
+                Some(&arc::Problem::Framed {
+                    says: wrong.parse().unwrap(),
+                    has: says,
+                    within: Compression::Gzip
+                }),
+                "{k}"
+            );
+            assert_eq!(arc::problem(&read[3], false), None, "{k}");
+        }
+        // The same file as one gzip stream: one member frames no record, so a length too short is damage.
+        let wrong = text.replacen(&format!(" {says}\n"), &format!(" {}\n", says - 10), 2);
+        assert!(read_all(&gz(wrong.as_bytes())).is_err());
     }
 
     /// An ARC v2 file (version block `2 0`, header lines of ten fields) reads with its fields where they are,
