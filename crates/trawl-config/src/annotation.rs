@@ -59,6 +59,11 @@ pub enum Annotation {
     /// office_max_bytes`), `unreadable`, `encrypted`, `parserPanic`, or the limit that stopped it
     /// (`MAX_PART_BYTES`, `MAX_TOTAL_BYTES`, `MAX_PARTS`, `MAX_TIME`).
     Doc(&'static str),
+    /// `sitemap:WHY`: a sitemap's URLs were not all read (beside `outlinksTrunc`): `MAX_URLS` (over 50,000),
+    /// `MAX_BYTES` (over 50 MB uncompressed), `unreadable` (damaged gzip data), `xmlError` (XML that breaks),
+    /// `cutShort` (it ends inside its root element), `maxUrlsPerHost` (the host's `[extract]
+    /// sitemap_max_urls_per_host` reached).
+    Sitemap(&'static str),
     /// `login:…`: on the lines of a form login's exchanges (see [`LoginNote`]).
     Login(LoginNote),
     /// `lastmod:DATE`: the date a sitemap gave for the URI (`<lastmod>`), in UTC.
@@ -94,6 +99,7 @@ impl fmt::Display for Annotation {
             Annotation::Status(code) => write!(f, "{code}"),
             Annotation::Pdf(why) => write!(f, "pdf:{why}"),
             Annotation::Doc(why) => write!(f, "doc:{why}"),
+            Annotation::Sitemap(why) => write!(f, "sitemap:{why}"),
             Annotation::Login(note) => write!(f, "login:{}", note.as_str()),
             Annotation::Browser(None) => f.write_str("browser"),
             Annotation::Browser(Some(why)) => write!(f, "browser:{why}"),

@@ -32,8 +32,55 @@ pub struct SitemapLinks {
     /// The URLs it lists, as `S` hops: the sitemaps of an index (context [`INDEX_LOC`]) or pages ([`PAGE_LOC`],
     /// [`TEXT_LINE`]).
     pub outlinks: Vec<Outlink>,
-    /// Whether a limit cut it short (or the XML broke off): the URLs before it are kept.
-    pub truncated: bool,
+    /// What cut its reading short (the first, where more did), if anything: the URLs before it are kept.
+    pub cut: Option<SitemapCut>,
+}
+
+/// What cut a sitemap's reading short (xt26b F6: a broken sitemap told from one over the protocol's limits).
+/// crawl.log annotates such a sitemap `outlinksTrunc,sitemap:LABEL` ([`SitemapCut::label`]), and the log says
+/// it in words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SitemapCut {
+    /// More than [`MAX_URLS`] URLs listed.
+    #[error(
+        "the sitemap lists more URLs than sitemaps.org's limit of {MAX_URLS}: the first {MAX_URLS} were read"
+    )]
+    MaxUrls,
+    /// Over [`MAX_BYTES`] bytes, uncompressed.
+    #[error(
+        "the sitemap is over sitemaps.org's limit of {MAX_BYTES} bytes uncompressed: read up to there"
+    )]
+    MaxBytes,
+    /// Its gzip data does not inflate to the end.
+    #[error("the sitemap's gzip data is damaged ({0}): read as far as it inflates")]
+    Gzip(String),
+    /// Its XML breaks (a bare `&`, a mismatched end tag, elements nested past quick-xml's 65,535 levels).
+    #[error("the sitemap's XML breaks at byte {at} ({message}): the URLs before it were read")]
+    Xml {
+        /// Where in the (uncompressed) document.
+        at: u64,
+        /// quick-xml's words.
+        message: String,
+    },
+    /// It ends inside its root element.
+    #[error(
+        "the sitemap ends inside its root element (cut short): the URLs before the end were read"
+    )]
+    CutShort,
+}
+
+impl SitemapCut {
+    /// Its crawl.log annotation, after `sitemap:`: `MAX_URLS`, `MAX_BYTES`, `unreadable` (gzip), `xmlError`,
+    /// `cutShort`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            SitemapCut::MaxUrls => "MAX_URLS",
+            SitemapCut::MaxBytes => "MAX_BYTES",
+            SitemapCut::Gzip(_) => "unreadable",
+            SitemapCut::Xml { .. } => "xmlError",
+            SitemapCut::CutShort => "cutShort",
+        }
+    }
 }
 
 /// How far into a document [`looks_like_sitemap`] looks for the root element past the prolog: room for long
@@ -64,19 +111,23 @@ pub fn looks_like_sitemap(mime: &str, body: &[u8]) -> bool {
 /// its `charset` decides the encoding unless a byte order mark does (RFC 7303); it says nothing of what a
 /// gzip file holds.
 pub fn sitemap_links(body: &[u8], content_type: Option<&str>, doc_url: &Url) -> SitemapLinks {
-    let mut truncated = false;
+    let mut cut = None;
     let gzip = body.starts_with(&[0x1f, 0x8b]);
     let plain: std::borrow::Cow<'_, [u8]> = if gzip {
         let mut out = Vec::new();
         let read = flate2::read::MultiGzDecoder::new(body)
             .take(MAX_BYTES + 1)
             .read_to_end(&mut out);
-        truncated |= read.is_err() || out.len() as u64 > MAX_BYTES;
+        if let Err(e) = read {
+            cut = Some(SitemapCut::Gzip(e.to_string()));
+        } else if out.len() as u64 > MAX_BYTES {
+            cut = Some(SitemapCut::MaxBytes);
+        }
         out.truncate(MAX_BYTES as usize);
         out.into()
     } else {
         if body.len() as u64 > MAX_BYTES {
-            truncated = true;
+            cut = Some(SitemapCut::MaxBytes);
         }
         body[..body.len().min(MAX_BYTES as usize)].into()
     };
@@ -88,7 +139,8 @@ pub fn sitemap_links(body: &[u8], content_type: Option<&str>, doc_url: &Url) -> 
     } else {
         text_lines(&plain, doc_url)
     };
-    links.truncated |= truncated;
+    // What cut the bytes explains what broke after them.
+    links.cut = cut.or(links.cut);
     links
 }
 
@@ -102,7 +154,7 @@ fn push(
     context: &'static str,
 ) -> bool {
     if out.outlinks.len() >= MAX_URLS {
-        out.truncated = true;
+        out.cut.get_or_insert(SitemapCut::MaxUrls);
         return false;
     }
     // An empty `<loc>` (or one that was only a DTD's entity, never expanded) names nothing, not the sitemap.
@@ -294,7 +346,7 @@ impl LocReader<'_> {
 }
 
 /// `<loc>` texts of XML sitemaps and sitemap indexes, each with its entry's `<lastmod>`. A document that ends
-/// inside its root element (cut off) keeps the URLs read and is marked truncated, as one that breaks is.
+/// inside its root element (cut off) keeps the URLs read and is marked cut, as one that breaks is.
 fn xml_locs(xml: &[u8], doc_url: &Url) -> SitemapLinks {
     let mut reader = NsReader::from_reader(xml);
     reader.config_mut().trim_text(true);
@@ -315,8 +367,11 @@ fn xml_locs(xml: &[u8], doc_url: &Url) -> SitemapLinks {
     loop {
         let (ns, event) = match reader.read_resolved_event_into(&mut buf) {
             Ok((ns, event)) => (Ns::from(ns), event),
-            Err(_) => {
-                state.out.truncated = true;
+            Err(e) => {
+                state.out.cut.get_or_insert(SitemapCut::Xml {
+                    at: reader.error_position(),
+                    message: e.to_string(),
+                });
                 break;
             }
         };
@@ -342,7 +397,9 @@ fn xml_locs(xml: &[u8], doc_url: &Url) -> SitemapLinks {
                 true
             }
             Event::Eof => {
-                state.out.truncated |= depth.open() > 0;
+                if depth.open() > 0 {
+                    state.out.cut.get_or_insert(SitemapCut::CutShort);
+                }
                 break;
             }
             _ => true,
@@ -507,14 +564,18 @@ mod tests {
             .collect();
         let l = sitemap_links(many.as_bytes(), None, &u());
         assert_eq!(l.outlinks.len(), MAX_URLS);
-        assert!(l.truncated);
+        assert!(l.cut.is_some());
         // A gzip bomb stops at 50 MB uncompressed.
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
         let zeros = vec![b' '; 1 << 20];
         for _ in 0..60 {
             std::io::Write::write_all(&mut gz, &zeros).unwrap();
         }
-        assert!(sitemap_links(&gz.finish().unwrap(), None, &u()).truncated);
+        assert!(
+            sitemap_links(&gz.finish().unwrap(), None, &u())
+                .cut
+                .is_some()
+        );
     }
 
     #[test]
@@ -534,7 +595,7 @@ mod tests {
                 "http://a.org/after.html"
             ]
         );
-        assert!(!l.truncated);
+        assert!(l.cut.is_none());
         // The protocol's namespace under a prefix, and an older namespace as the default, still count.
         let prefixed = br#"<sm:urlset xmlns:sm="http://www.sitemaps.org/schemas/sitemap/0.9"><sm:url><sm:loc>http://a.org/p</sm:loc></sm:url></sm:urlset>"#;
         assert_eq!(
@@ -571,11 +632,62 @@ mod tests {
                 "http://a.org/sm/broken-2.html"
             ]
         );
-        assert!(l.truncated);
+        assert!(l.cut.is_some());
         let cut_after_an_entry = br#"<urlset><url><loc>http://a.org/1</loc></url>"#;
-        assert!(sitemap_links(cut_after_an_entry, None, &u()).truncated);
+        assert!(sitemap_links(cut_after_an_entry, None, &u()).cut.is_some());
         let whole = br#"<urlset><url><loc>http://a.org/1</loc></url></urlset>"#;
-        assert!(!sitemap_links(whole, None, &u()).truncated);
+        assert!(sitemap_links(whole, None, &u()).cut.is_none());
+    }
+
+    /// xt26b F6: what cut a sitemap is told apart: a bare `&`, elements nested past quick-xml's limit, the
+    /// end inside the root, the 50,000-URL cap, damaged gzip.
+    #[test]
+    fn what_cut_a_sitemap_is_named() {
+        let label = |body: &[u8]| sitemap_links(body, None, &u()).cut.map(|c| c.label());
+        let entry = |i: usize| format!("<url><loc>http://a.org/{i}</loc></url>");
+        let bare_amp = format!(
+            "<urlset>{}<url><loc>http://a.org/?a=1&b=2</loc></url>{}</urlset>",
+            entry(1),
+            entry(3)
+        );
+        let l = sitemap_links(bare_amp.as_bytes(), None, &u());
+        assert_eq!(urls(&l), ["http://a.org/1"]);
+        let Some(SitemapCut::Xml { at, message }) = &l.cut else {
+            panic!("{:?}", l.cut)
+        };
+        assert!(*at > 40 && *at < 80, "{at} {message}");
+        assert_eq!(
+            label(b"<urlset><url><loc>http://a.org/1</loc></url>"),
+            Some("cutShort")
+        );
+        let deep = format!(
+            "<urlset>{}{}{}{}</urlset>",
+            entry(1),
+            "<a>".repeat(70_000),
+            "</a>".repeat(70_000),
+            entry(2)
+        );
+        assert_eq!(label(deep.as_bytes()), Some("xmlError"));
+        let many: String = (0..=MAX_URLS).map(entry).collect();
+        assert_eq!(
+            label(format!("<urlset>{many}</urlset>").as_bytes()),
+            Some("MAX_URLS")
+        );
+        let lines: String = (0..=MAX_URLS)
+            .map(|i| format!("http://a.org/{i}\n"))
+            .collect();
+        assert_eq!(label(lines.as_bytes()), Some("MAX_URLS"));
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, format!("<urlset>{}</urlset>", entry(1)).as_bytes())
+            .unwrap();
+        let mut gz = gz.finish().unwrap();
+        let n = gz.len();
+        gz.truncate(n - 6);
+        assert_eq!(label(&gz), Some("unreadable"));
+        assert_eq!(
+            label(format!("<urlset>{}</urlset>", entry(1)).as_bytes()),
+            None
+        );
     }
 
     #[test]
@@ -615,7 +727,7 @@ mod tests {
             assert!(looks_like_sitemap("application/xml", &body));
             let l = sitemap_links(&body, None, &u());
             assert_eq!(urls(&l), ["http://a.org/sm/utf16-page.html"]);
-            assert!(!l.truncated);
+            assert!(l.cut.is_none());
         }
     }
 
@@ -636,12 +748,12 @@ mod tests {
                 "http://a.org/after1"
             ]
         );
-        assert!(!l.truncated);
+        assert!(l.cut.is_none());
         // Undeclared and not UTF-8: read all the same.
         let stray = b"<urlset><url><loc>http://a.org/\xe9</loc></url><url><loc>http://a.org/2</loc></url></urlset>";
         let l = sitemap_links(stray, None, &u());
         assert_eq!(l.outlinks.len(), 2);
-        assert!(!l.truncated);
+        assert!(l.cut.is_none());
     }
 
     /// An index's `<loc>`s name sitemaps, a urlset's and a text sitemap's name pages: the crawl reads only the
@@ -676,7 +788,7 @@ mod tests {
         let xml = b"<?xml version=\"1.0\"?><urlset><url><loc>http://a.org/caf\xe9</loc></url><url><loc>http://a.org/after</loc></url></urlset>";
         let l = sitemap_links(xml, ct, &u());
         assert_eq!(urls(&l), ["http://a.org/caf%C3%A9", "http://a.org/after"]);
-        assert!(!l.truncated);
+        assert!(l.cut.is_none());
         assert_eq!(
             urls(&sitemap_links(
                 b"http://a.org/na\xefve\n",
@@ -713,7 +825,7 @@ mod tests {
         );
         let l = sitemap_links(xml.as_bytes(), None, &u());
         assert_eq!(urls(&l), ["http://a.org/ok"]);
-        assert!(!l.truncated);
+        assert!(l.cut.is_none());
         let text = format!("{long}\nhttp://a.org/t\n");
         assert_eq!(
             urls(&sitemap_links(text.as_bytes(), None, &u())),

@@ -72,6 +72,7 @@ async fn a_hosts_sitemaps_give_at_most_their_allowance() {
     );
     let child = line("/sitemap-pages.xml.gz").unwrap();
     assert!(child.has_annotation("outlinksTrunc"), "{child:?}");
+    assert!(child.has_annotation("sitemap:maxUrlsPerHost"), "{child:?}");
     assert!(line("/sitemap-only.html").is_none(), "past the allowance");
 }
 

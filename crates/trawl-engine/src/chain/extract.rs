@@ -92,12 +92,25 @@ pub(super) fn run(
             wanted,
             settings.extract.sitemap_max_urls_per_host,
         );
-        if granted < wanted {
+        let over_allowance = granted < wanted;
+        if over_allowance {
             found.outlinks.truncate(granted as usize);
-            found.truncated = true;
         }
-        if found.truncated {
+        if over_allowance || found.cut.is_some() {
             uri.annotate(Annotation::OutlinksTruncated);
+        }
+        // Why, as crawl.log and the log say it (xt26b F6): a broken sitemap is not one at the protocol's cap.
+        if let Some(cut) = &found.cut {
+            tracing::info!(uri = %uri.url, "{cut}");
+            uri.annotate(Annotation::Sitemap(cut.label()));
+        } else if over_allowance {
+            tracing::info!(
+                uri = %uri.url,
+                "the host's sitemaps reached [extract] sitemap_max_urls_per_host ({}): {granted} of this sitemap's \
+                 {wanted} URLs taken",
+                settings.extract.sitemap_max_urls_per_host
+            );
+            uri.annotate(Annotation::Sitemap("maxUrlsPerHost"));
         }
         record.outlinks.extend(found.outlinks);
         return;
