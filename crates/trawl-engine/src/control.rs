@@ -615,12 +615,37 @@ pub fn apply_offline(job_dir: &Path, command: &Command) -> Result<Reply, Error> 
             checkpoint,
         });
     }
-    if let Command::Checkpoint = command {
-        // Asked as the crawl ended (xt25a F1): its end wrote the last one.
-        let last = crate::checkpoint::list(&job)
+    // Asked as the crawl ended (xt25a F1, xt26a N7): its end wrote the last checkpoint.
+    let last = || {
+        crate::checkpoint::list(&job)
             .last()
-            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()));
-        return Ok(failed(match last {
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+    };
+    match command {
+        // What a stop asks for holds: not an error to a second operator, or a retry, as the crawl stops.
+        Command::Stop => {
+            return Ok(done(match last() {
+                Some(name) => format!(
+                    "the crawl is not running: it has stopped; its last checkpoint is {name}"
+                ),
+                None => "the crawl is not running: it has stopped".to_owned(),
+            }));
+        }
+        Command::Pause | Command::Unpause => {
+            return Ok(failed(format!(
+                "the crawl is not running, so there is nothing to {}: `trawl resume {}` starts it again",
+                if matches!(command, Command::Pause) {
+                    "pause"
+                } else {
+                    "unpause"
+                },
+                job_dir.display()
+            )));
+        }
+        _ => {}
+    }
+    if let Command::Checkpoint = command {
+        return Ok(failed(match last() {
             Some(name) => format!(
                 "the crawl is not running, so no checkpoint is written; its last is {name} (`trawl resume {}` \
                  crawls on from where it stopped)",
@@ -645,6 +670,44 @@ pub fn apply_offline(job_dir: &Path, command: &Command) -> Result<Reply, Error> 
     };
     frontier.sync()?;
     Ok(reply)
+}
+
+/// A command file: the command, and who sent it. The crawl that applies a change writes its line in
+/// config-changes.log under that name, so a sender killed while it waits for the answer loses no line
+/// (xt26a N5).
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct CommandFile {
+    #[serde(flatten)]
+    pub(crate) command: Command,
+    /// Who sent it (`ctl@USER`); a file of an older `trawl ctl` names no one.
+    #[serde(default)]
+    pub(crate) by: Option<String>,
+}
+
+/// Who sent a command file that names no one: `trawl ctl` of a build before the file said.
+pub(crate) const SENT_BY_CTL: &str = "ctl@local";
+
+/// How old a reply file left in `JOB/control/` must be to be swept when a crawl starts: a waiting sender
+/// reads its reply within 50 ms, so one left this long had no reader (its sender was killed: xt26a N5).
+const STALE_REPLY: Duration = Duration::from_secs(60);
+
+/// Removes the reply files in `JOB/control/` that no sender read ([`STALE_REPLY`]).
+pub(crate) fn sweep_stale_replies(job_dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(control_dir(job_dir)) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > STALE_REPLY);
+        if old && (name.ends_with(".reply.json") || name.ends_with(".reply.json.tmp")) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// Where command files for a running crawl are dropped, and their replies written.
@@ -672,7 +735,7 @@ pub(crate) enum ControlFileError {
 /// both have it), and removed once read; the path returned is the one it was sent under.
 pub(crate) fn pending_files(
     dir: &Path,
-) -> Vec<(std::path::PathBuf, Result<Command, ControlFileError>)> {
+) -> Vec<(std::path::PathBuf, Result<CommandFile, ControlFileError>)> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -693,9 +756,11 @@ pub(crate) fn pending_files(
                     source,
                 })
                 .and_then(|t| {
-                    serde_json::from_str::<Command>(&t).map_err(|source| ControlFileError::Parse {
-                        path: path.clone(),
-                        source,
+                    serde_json::from_str::<CommandFile>(&t).map_err(|source| {
+                        ControlFileError::Parse {
+                            path: path.clone(),
+                            source,
+                        }
                     })
                 });
             let _ = std::fs::remove_file(&taken);
@@ -723,13 +788,15 @@ pub use crate::job::running_pid;
 /// written, which a large frontier makes take minutes.
 const TAKEN_WAIT: Duration = Duration::from_secs(30 * 60);
 
-/// Sends `command` to the crawl running in `job_dir` through a command file and waits up to `wait` for the
-/// crawl to answer, or longer ([`TAKEN_WAIT`]) once it took the command and while it runs. `None` when the
-/// crawl ended before it took the command (its pid file went, and the file was taken back unread): nothing
-/// was applied, and the command is for the stopped job now ([`apply_offline`]).
+/// Sends `command` from `by` (`ctl@USER`, the name config-changes.log gives a change) to the crawl running in
+/// `job_dir` through a command file and waits up to `wait` for the crawl to answer, or longer
+/// ([`TAKEN_WAIT`]) once it took the command and while it runs. `None` when the crawl ended before it took the
+/// command (its pid file went, and the file was taken back unread): nothing was applied, and the command is
+/// for the stopped job now ([`apply_offline`]).
 pub fn send_file(
     job_dir: &Path,
     command: &Command,
+    by: &str,
     wait: Duration,
 ) -> Result<Option<Reply>, Error> {
     let dir = control_dir(job_dir);
@@ -756,7 +823,11 @@ pub fn send_file(
     );
     let tmp = dir.join(format!("{stem}.tmp"));
     let cmd = dir.join(format!("{stem}.cmd.json"));
-    let text = serde_json::to_string(command).unwrap_or_default();
+    let file = CommandFile {
+        command: command.clone(),
+        by: Some(by.to_owned()),
+    };
+    let text = serde_json::to_string(&file).unwrap_or_default();
     if let Err(source) = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, &cmd)) {
         let _ = std::fs::remove_file(&tmp);
         return Err(unsent(cmd, source));
@@ -1061,7 +1132,7 @@ mod tests {
         });
         let wait = Duration::from_secs(20);
         let started = std::time::Instant::now();
-        let reply = send_file(dir.path(), &Command::Checkpoint, wait).unwrap();
+        let reply = send_file(dir.path(), &Command::Checkpoint, "ctl@t", wait).unwrap();
         taker.join().unwrap();
         assert!(started.elapsed() < wait / 2, "{:?}", started.elapsed());
         assert!(

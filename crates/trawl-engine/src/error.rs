@@ -32,7 +32,7 @@ pub enum Error {
     #[error("{} already holds a crawl: continue it with `trawl resume {}`, or give a new --job directory", .0.display(), .0.display())]
     JobExists(PathBuf),
     /// Another process crawls into the job (`trawl resume` or `crawl` on a job still running).
-    #[error("{} is in use by another trawl process{}: stop it first (`trawl ctl {} stop`) or wait for it to end", dir.display(), pid.map(|p| format!(" (pid {p})")).unwrap_or_default(), dir.display())]
+    #[error("{}", in_use(dir, *pid))]
     JobInUse {
         /// The job directory.
         dir: PathBuf,
@@ -472,6 +472,25 @@ fn warc_sentence(e: &trawl_warc::Error) -> String {
         cause = c.source();
     }
     e.to_string()
+}
+
+/// The words of [`Error::JobInUse`]: a crawl that says its pid is stopped with `trawl ctl`; a holder that does
+/// not (a `trawl ctl` applying a command to the stopped job, a crawl starting or ending) lets go in a moment
+/// (xt26a N7).
+fn in_use(dir: &std::path::Path, pid: Option<u32>) -> String {
+    match pid {
+        Some(pid) => format!(
+            "{} is in use by another trawl process (pid {pid}): stop it first (`trawl ctl {} stop`) or wait for it \
+             to end",
+            dir.display(),
+            dir.display()
+        ),
+        None => format!(
+            "{} is in use by another trawl process (a `trawl ctl` applying a command, or a crawl starting or \
+             ending): try again in a moment",
+            dir.display()
+        ),
+    }
 }
 
 #[cfg(test)]

@@ -153,6 +153,28 @@ fn operate_a_running_crawl_then_a_stopped_one() {
         !changes.contains("no-such-queue") && !changes.contains("warc.prefix"),
         "{changes}"
     );
+    // The crawl writes the line of a change a command file made, under its sender's name, before it answers:
+    // a sender killed while it waits (nobody reads this file's reply) loses none (xt26a N5).
+    std::fs::write(
+        job.join("control/20000101000000000000-1.cmd.json"),
+        format!(
+            r#"{{"action":"set-queue-delay","queue":"{queue}","delay_ms":250,"by":"ctl@killed"}}"#
+        ),
+    )
+    .unwrap();
+    common::wait_for("the crawl to log the change", 30, || {
+        std::fs::read_to_string(job.join("logs/config-changes.log")).is_ok_and(|c| {
+            c.contains(&format!(
+                " ctl@killed queue-delay {queue} 250: queue {queue} delay set to 250 ms"
+            ))
+        })
+    });
+    let unread = job.join("control/20000101000000000000-1.reply.json");
+    common::wait_for("the crawl to answer", 30, || unread.exists());
+    let file = std::fs::File::options().write(true).open(&unread).unwrap();
+    file.set_modified(std::time::SystemTime::now() - Duration::from_secs(3600))
+        .unwrap();
+    drop(file);
     let (code, hosts) = ctl(&job, &["report", "hosts"]);
     assert_eq!(code, 0);
     assert_eq!(hosts[0]["host"], "127.0.0.1", "{hosts}");
@@ -173,6 +195,17 @@ fn operate_a_running_crawl_then_a_stopped_one() {
     assert_eq!(ctl(&job, &["stop"]).0, 0);
     let status = crawl.wait().unwrap();
     assert!(status.success());
+    // A stop sent again, as the crawl stops or after (a second operator, a retry), is what was asked: rc 0,
+    // naming the last checkpoint (xt26a N7).
+    let (code, reply) = ctl(&job, &["stop"]);
+    assert_eq!(code, 0, "{reply}");
+    assert!(
+        reply["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("the crawl is not running: it has stopped; its last checkpoint is cp"),
+        "{reply}"
+    );
     let report = std::fs::read_to_string(job.join("reports/crawl-report.txt")).unwrap();
     assert!(report.contains("Crawl Status: STOPPED"), "{report}");
     // A URI the store never held is said as never queued, with where a refusal is written (xt12a F17).
@@ -226,7 +259,12 @@ fn operate_a_running_crawl_then_a_stopped_one() {
             "{:?}",
             start.elapsed()
         );
-        let left: Vec<_> = std::fs::read_dir(job.join("control")).unwrap().collect();
+        // Only the reply nobody read (above), which the next crawl's start sweeps.
+        let left: Vec<_> = std::fs::read_dir(job.join("control"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| *p != unread)
+            .collect();
         assert!(left.is_empty(), "{left:?}");
     }
     {
@@ -333,6 +371,14 @@ fn operate_a_running_crawl_then_a_stopped_one() {
         .min()
         .unwrap();
     std::fs::write(job.join("state/restoring"), format!("{checkpoint}\n")).unwrap();
+    // Refused until resumed, as a failed reply to a script reading --json (xt26a N10).
+    let (code, reply) = ctl(&job, &["queue-delay", &queue, "5"]);
+    assert_eq!(code, 1, "{reply}");
+    assert_eq!(reply["reply"], "failed", "{reply}");
+    assert!(
+        reply["message"].as_str().unwrap().contains("cut short"),
+        "{reply}"
+    );
     let resumed = Command::new(env!("CARGO_BIN_EXE_trawl"))
         .args(["resume", job.to_str().unwrap()])
         .output()
@@ -345,6 +391,16 @@ fn operate_a_running_crawl_then_a_stopped_one() {
             )),
         "{said}"
     );
+    // The rollback is named in config-changes.log, whoever asked (xt26a N4); the earlier run's reply nobody
+    // read was swept at a start (xt26a N5).
+    let changes = std::fs::read_to_string(job.join("logs/config-changes.log")).unwrap();
+    assert!(
+        changes.contains(&format!(
+            " crawl restored checkpoint {checkpoint}: the frontier is as it was then"
+        )),
+        "{changes}"
+    );
+    assert!(!unread.exists());
     rt.block_on(site.shutdown());
 }
 

@@ -53,28 +53,50 @@ pub(super) async fn control_loop(
 /// has stopped looking.
 pub(super) fn answer_files(shared: &Shared, job: &Job) {
     let dir = crate::control::control_dir(job.root());
-    for (path, command) in crate::control::pending_files(&dir) {
-        let reply = match command {
-            // Answered once written (`trawl ctl` waits for the answer file): by the ticker, or by the
-            // crawl's end, which writes the last one and awaits the answer's writing (review 73 R2, R6).
-            Ok(Command::Checkpoint) if shared.remote.is_none() => {
-                let (tx, rx) = tokio::sync::oneshot::channel();
-                shared.pipeline.stop.checkpoint_then(tx);
-                let answer = tokio::spawn(async move {
-                    let reply = rx.await.unwrap_or(Reply::Failed {
-                        message: "the crawl ended before writing the checkpoint".into(),
-                    });
-                    crate::control::answer_file(&path, &reply);
-                });
-                lock(&shared.answering).push(answer);
+    for (path, sent) in crate::control::pending_files(&dir) {
+        let (command, by) = match sent {
+            Ok(file) => (
+                file.command,
+                file.by
+                    .unwrap_or_else(|| crate::control::SENT_BY_CTL.to_owned()),
+            ),
+            Err(e) => {
+                let reply = Reply::Failed {
+                    message: e.to_string(),
+                };
+                crate::control::answer_file(&path, &reply);
                 continue;
             }
-            Ok(c) => apply_command(shared, &c),
-            Err(e) => Reply::Failed {
-                message: e.to_string(),
-            },
         };
+        // Answered once written (`trawl ctl` waits for the answer file): by the ticker, or by the crawl's
+        // end, which writes the last one and awaits the answer's writing (review 73 R2, R6).
+        if let Command::Checkpoint = command
+            && shared.remote.is_none()
+        {
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            shared.pipeline.stop.checkpoint_then(tx);
+            let root = job.root().to_path_buf();
+            let answer = tokio::spawn(async move {
+                let reply = rx.await.unwrap_or(Reply::Failed {
+                    message: "the crawl ended before writing the checkpoint".into(),
+                });
+                record(&root, &by, &command, &reply);
+                crate::control::answer_file(&path, &reply);
+            });
+            lock(&shared.answering).push(answer);
+            continue;
+        }
+        let reply = apply_command(shared, &command);
+        record(job.root(), &by, &command, &reply);
         crate::control::answer_file(&path, &reply);
+    }
+}
+
+/// Writes a change a command file made into the job's config-changes.log, under the sender's name, before
+/// the sender is answered: a sender killed while waiting loses no line (xt26a N5).
+fn record(job_dir: &std::path::Path, by: &str, command: &Command, reply: &Reply) {
+    if let (Reply::Done { message }, Some(what)) = (reply, command.change()) {
+        crate::job::record_change(job_dir, by, &format!("{what}: {message}"));
     }
 }
 

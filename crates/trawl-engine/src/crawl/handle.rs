@@ -35,10 +35,12 @@ pub(super) struct AsksClosed(pub(super) CrawlHandle);
 
 impl Drop for AsksClosed {
     fn drop(&mut self) {
-        for waiter in self.0.close_checkpoint_asks() {
-            let _ = waiter.send(Reply::Failed {
-                message: "the crawl ended before writing the checkpoint".into(),
-            });
+        self.0.close_checkpoint_asks();
+        let unwritten = Reply::Failed {
+            message: "the crawl ended before writing the checkpoint".into(),
+        };
+        for waiter in self.0.answer_last_checkpoint(&unwritten) {
+            let _ = waiter.send(unwritten.clone());
         }
     }
 }
@@ -47,9 +49,12 @@ impl Drop for AsksClosed {
 #[derive(Debug, Default)]
 pub(super) struct CheckpointAsks {
     waiters: Vec<oneshot::Sender<Reply>>,
-    /// Past the crawl's end: an ask is answered at once (xt25a F6: one asked after the end was taken
-    /// waited for good).
+    /// Past the start of the crawl's end: an ask waits for the end's last checkpoint (xt26a N11: it was told
+    /// "ended" before that checkpoint existed), and once that is answered gets its answer at once (xt25a F6:
+    /// one asked after the end was taken waited for good).
     closed: bool,
+    /// The answer of the crawl's last checkpoint, once given (or why there is none).
+    last: Option<Reply>,
 }
 
 impl Default for CrawlHandle {
@@ -83,13 +88,17 @@ impl CrawlHandle {
         })
     }
 
-    /// Asks for a checkpoint; `reply` gets its outcome once it is written, or at once past the crawl's end.
+    /// Asks for a checkpoint; `reply` gets its outcome once it is written: past the start of the crawl's end,
+    /// the outcome of its last checkpoint, once that is written (at once when it is).
     pub(super) fn checkpoint_then(&self, reply: oneshot::Sender<Reply>) {
         let mut asks = lock(&self.checkpoint_asks);
         if asks.closed {
-            let _ = reply.send(Reply::Failed {
-                message: "the crawl has ended: the checkpoint its end wrote (unless it failed) is its last".into(),
-            });
+            match &asks.last {
+                Some(last) => {
+                    let _ = reply.send(last.clone());
+                }
+                None => asks.waiters.push(reply),
+            }
             return;
         }
         asks.waiters.push(reply);
@@ -104,10 +113,19 @@ impl CrawlHandle {
             .then(|| std::mem::take(&mut lock(&self.checkpoint_asks).waiters))
     }
 
-    /// Takes those waiting for a checkpoint, for the crawl's last one, and answers every later ask at once.
+    /// Takes those waiting for a checkpoint, for the crawl's last one, which every later ask waits for
+    /// ([`CrawlHandle::answer_last_checkpoint`]).
     pub(super) fn close_checkpoint_asks(&self) -> Vec<oneshot::Sender<Reply>> {
         let mut asks = lock(&self.checkpoint_asks);
         asks.closed = true;
+        std::mem::take(&mut asks.waiters)
+    }
+
+    /// Keeps `last`, the answer of the crawl's last checkpoint, for every later ask (the first answer kept
+    /// stays), and gives back those who asked since the asks closed, for the caller to answer.
+    pub(super) fn answer_last_checkpoint(&self, last: &Reply) -> Vec<oneshot::Sender<Reply>> {
+        let mut asks = lock(&self.checkpoint_asks);
+        asks.last.get_or_insert_with(|| last.clone());
         std::mem::take(&mut asks.waiters)
     }
 
@@ -173,12 +191,22 @@ mod tests {
             waiter.send(last.clone()).unwrap();
         }
         assert_eq!(before.await.unwrap(), last);
+        // Asked while the end writes its last checkpoint: answered by it, once written (xt26a N11).
+        let during = tokio::spawn({
+            let handle = handle.clone();
+            async move { handle.checkpoint().await }
+        });
+        while lock(&handle.checkpoint_asks).waiters.is_empty() {
+            tokio::task::yield_now().await;
+        }
+        for waiter in handle.answer_last_checkpoint(&last) {
+            waiter.send(last.clone()).unwrap();
+        }
+        assert_eq!(during.await.unwrap(), last);
+        // After it: at once.
         let after =
             tokio::time::timeout(std::time::Duration::from_secs(5), handle.checkpoint()).await;
-        assert!(
-            matches!(after, Ok(Reply::Failed { ref message }) if message.contains("has ended")),
-            "{after:?}"
-        );
+        assert_eq!(after.unwrap(), last);
     }
 
     /// Review 73 R5: a run that ends before its end phase (an error at its start) answers the asks it leaves.

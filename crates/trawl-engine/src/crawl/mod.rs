@@ -339,6 +339,19 @@ impl Crawl {
                 };
                 crate::checkpoint::restore(&job, &cp)?;
                 let name = cp.file_name().map(|n| n.to_string_lossy().into_owned());
+                // A rollback undoes the queue commands logged since: the log says which checkpoint,
+                // whoever asked (`latest` resolved), so those lines are not read as in force (xt26a N4).
+                if let Some(name) = &name {
+                    crate::job::record_change(
+                        job.root(),
+                        "crawl",
+                        &format!(
+                            "restored checkpoint {name}: the frontier is as it was then, so the queue \
+                             commands logged after it was written are undone (settings, and the seeds \
+                             crawl.toml lists, stay)"
+                        ),
+                    );
+                }
                 name.map(|name| Restored {
                     again: checkpoint.is_none(),
                     replaced: interrupted.filter(|cut| checkpoint.is_some() && *cut != name),
@@ -459,6 +472,8 @@ impl Crawl {
             on_progress.clone(),
             self.config.frontier.checkpoint_interval_s,
         ));
+        // Answers no sender read, left by one killed as it waited (xt26a N5).
+        crate::control::sweep_stale_replies(self.job.root());
         let commands = tokio::spawn(control_loop(
             shared.clone(),
             self.job.clone(),
@@ -516,12 +531,11 @@ impl Crawl {
             // after a kill. The counters are still saved where they can be.
             save_stats(&shared, &self.job.state_dir());
             let why = "crawl.log could not be written: the crawl ended without a checkpoint";
-            answer_checkpoint(
-                waiting,
-                Reply::Failed {
-                    message: why.into(),
-                },
-            );
+            let reply = Reply::Failed {
+                message: why.into(),
+            };
+            answer_checkpoint(stop.answer_last_checkpoint(&reply), reply.clone());
+            answer_checkpoint(waiting, reply);
         } else {
             // A clean shutdown ends with a checkpoint (the archives roll over with it).
             let final_checkpoint = {
@@ -530,9 +544,12 @@ impl Crawl {
             };
             let failed = match final_checkpoint {
                 Ok(written) => {
-                    answer_checkpoint(waiting, checkpoint_reply(&shared, &written));
+                    let reply = checkpoint_reply(&shared, &written);
+                    answer_checkpoint(stop.answer_last_checkpoint(&reply), reply.clone());
+                    answer_checkpoint(waiting, reply);
                     written.err().map(|e| e.to_string())
                 }
+                // `waiting` dropped: told the crawl ended before writing it; the later asks by the guard.
                 Err(e) => Some(format!("checkpoint: {e}")),
             };
             if let Some(why) = failed {

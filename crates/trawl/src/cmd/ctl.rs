@@ -362,17 +362,17 @@ fn queue_op(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Sends `command` to the job's running crawl, or applies it to the stopped job. A crawl that is ending
-/// (writing its last checkpoint after its pid file went) or starting still holds the job: waited for, up to
-/// 10 s, rather than refused at once.
-fn deliver(job: &Path, command: &Command) -> anyhow::Result<Reply> {
+/// Sends `command` from `by` to the job's running crawl, which logs the change it makes, or applies it to the
+/// stopped job and logs it. A crawl that is ending (writing its last checkpoint after its pid file went) or
+/// starting still holds the job: waited for, up to 10 s, rather than refused at once.
+fn deliver(job: &Path, command: &Command, by: &str) -> anyhow::Result<Reply> {
     let wait = Duration::from_secs(10);
     let start = std::time::Instant::now();
     let mut said = false;
     loop {
         let left = wait.saturating_sub(start.elapsed());
         if control::running_pid(job).is_some() {
-            if let Some(reply) = control::send_file(job, command, left)? {
+            if let Some(reply) = control::send_file(job, command, by, left)? {
                 return Ok(reply);
             }
             continue;
@@ -388,7 +388,14 @@ fn deliver(job: &Path, command: &Command) -> anyhow::Result<Reply> {
                 }
                 std::thread::sleep(Duration::from_millis(100));
             }
-            other => return Ok(other?),
+            other => {
+                let reply = other?;
+                // Every change goes into the job's config-changes.log, as the web API's do (xt17b F10).
+                if let (Reply::Done { message }, Some(what)) = (&reply, command.change()) {
+                    trawl_engine::job::record_change(job, by, &format!("{what}: {message}"));
+                }
+                return Ok(reply);
+            }
         }
     }
 }
@@ -403,15 +410,19 @@ pub(crate) fn ctl(job: &Path, json: bool, action: CtlAction) -> anyhow::Result<E
         _ => None,
     };
     let command = command(action)?;
-    let reply = deliver(job, &command)?;
-    // Every change goes into the job's config-changes.log, as the web API's do (xt17b F10).
-    if let (Reply::Done { message }, Some(what)) = (&reply, command.change()) {
-        let who = format!(
-            "ctl@{}",
-            std::env::var("USER").unwrap_or_else(|_| "local".into())
-        );
-        trawl_engine::job::record_change(job, &who, &format!("{what}: {message}"));
-    }
+    let by = format!(
+        "ctl@{}",
+        std::env::var("USER").unwrap_or_else(|_| "local".into())
+    );
+    let reply = match deliver(job, &command, &by) {
+        Ok(reply) => reply,
+        // A refusal (a restore cut short, a shared job, one in use) is a failed reply to a script reading
+        // `--json`, as the crawl's own refusals are (xt26a N10).
+        Err(e) if json => Reply::Failed {
+            message: format!("{e:#}"),
+        },
+        Err(e) => return Err(e),
+    };
     let mut out = std::io::stdout().lock();
     if let (Reply::Reports { reports }, Some(name)) = (&reply, wanted) {
         for r in reports.iter().filter(|r| r.name == name) {
