@@ -1195,6 +1195,78 @@ mod tests {
         assert!(!message.contains("JOB/"), "{message}");
     }
 
+    /// Every command survives its command file, sender and all (xt26a N5: the file gained `by`, beside the
+    /// command's own fields); a file of an older `trawl ctl` names no sender.
+    #[test]
+    fn every_command_survives_its_file() {
+        let set: toml::Table = toml::from_str(
+            "\"frontier.min_delay_ms\" = 500\n\"frontier.delay_factor\" = 1.5\n\"fetch.user_agent\" = \"x\"\n\
+             \"fetch.obey_robots\" = false\n\"fetch.accept_types\" = [\"a\", \"b\"]\n",
+        )
+        .unwrap();
+        let sheet: trawl_config::settings::SheetSpec = toml::from_str(
+            "name = \"s\"\nsurt_prefixes = [\"http://(org,\"]\nset = { \"frontier.max_delay_ms\" = 9000 }\n",
+        )
+        .unwrap();
+        let q = || "127.0.0.1:8080".to_owned();
+        let commands = vec![
+            Command::AddSeeds {
+                urls: vec!["http://127.0.0.1/".into()],
+            },
+            Command::PauseQueue { queue: q() },
+            Command::UnpauseQueue { queue: q() },
+            Command::RetireQueue { queue: q() },
+            Command::DeleteQueue { queue: q() },
+            Command::SetQueueDelay {
+                queue: q(),
+                delay_ms: Some(250),
+            },
+            Command::SetQueueDelay {
+                queue: q(),
+                delay_ms: None,
+            },
+            Command::SetQueueBudget {
+                queue: q(),
+                budget: Some(u64::MAX),
+            },
+            Command::SetQueueBudget {
+                queue: q(),
+                budget: None,
+            },
+            Command::Queues,
+            Command::Lookup {
+                url: "http://127.0.0.1/x".into(),
+            },
+            Command::Settings {
+                change: crate::live::SettingsChange::Set(set),
+            },
+            Command::Settings {
+                change: crate::live::SettingsChange::Sheet(sheet),
+            },
+            Command::Settings {
+                change: crate::live::SettingsChange::RemoveSheet("s".into()),
+            },
+            Command::Reports,
+            Command::Pause,
+            Command::Unpause,
+            Command::Checkpoint,
+            Command::Stop,
+        ];
+        for command in commands {
+            let file = CommandFile {
+                command: command.clone(),
+                by: Some("ctl@t".into()),
+            };
+            let text = serde_json::to_string(&file).unwrap();
+            let back: CommandFile = serde_json::from_str(&text).unwrap();
+            assert_eq!(back.command, command, "{text}");
+            assert_eq!(back.by.as_deref(), Some("ctl@t"), "{text}");
+            let old: CommandFile =
+                serde_json::from_str(&serde_json::to_string(&command).unwrap()).unwrap();
+            assert_eq!((old.command, old.by), (command, None));
+        }
+    }
+
     /// Seeds added to a stopped job are queued and join its crawl.toml's seeds (its comments kept), so its
     /// next launch takes them into the scope; a list with a bad seed changes neither.
     #[test]
