@@ -185,7 +185,7 @@ pub(crate) fn repair_warcs(job: &Job) -> Result<Vec<trawl_warc::Repaired>, Error
     let paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
     for path in &paths {
         if path.extension().is_some_and(|e| e == "open") {
-            repaired.push(trawl_warc::repair(path)?);
+            repaired.push(trawl_warc::repair(path).map_err(Error::Repair)?);
         }
     }
     // The records held back for a zstd dictionary, left beside a WARC closed since (their removal failed):
@@ -232,8 +232,20 @@ fn index_unindexed(dir: &std::path::Path) -> Result<(), Error> {
             n.ends_with(".warc.gz") || n.ends_with(".warc.zst") || n.ends_with(".warc")
         });
         if is_warc && !trawl_warc::index_path(&path).exists() {
-            // Read whatever their records' size: trawl wrote them (review 73 R3).
-            let index = trawl_warc::index_own_beside(&path)?;
+            // Read whatever their records' size: trawl wrote them (review 73 R3). One that cannot be read
+            // (damaged since it was closed) is said, not a reason to refuse the resume (xt27b F7).
+            let index = match trawl_warc::index_own_beside(&path) {
+                Ok(index) => index,
+                Err(e) => {
+                    tracing::warn!(
+                        "{} has no index beside it and cannot be indexed ({e}): its captures are in no index \
+                         replay tools read until it is mended; `trawl warc verify {}` names the damage",
+                        path.display(),
+                        path.display()
+                    );
+                    continue;
+                }
+            };
             tracing::warn!(
                 "{} had no index beside it (the disk filled or trawl stopped while it was closed): wrote {}",
                 path.display(),
@@ -405,7 +417,11 @@ mod tests {
             let index = trawl_warc::index_path(&warc);
             std::fs::write(index.with_extension("cdxj.tmp"), "torn").unwrap();
         }
+        // One damaged since it was closed is said, and the others are indexed (xt27b F7: the resume failed).
+        let damaged = dir.path().join("t-00020.warc");
+        std::fs::write(&damaged, format!("{warcinfo}WARC/1.1\r\nContent-Length: 9")).unwrap();
         index_unindexed(dir.path()).unwrap();
+        assert!(!trawl_warc::index_path(&damaged).exists());
         for n in 0..20 {
             let warc = dir.path().join(format!("t-{n:05}.warc"));
             let index = trawl_warc::index_path(&warc);

@@ -269,6 +269,9 @@ pub enum Error {
     /// A WARC could not be written or repaired.
     #[error("writing WARC: {}", warc_sentence(.0))]
     Warc(#[from] trawl_warc::Error),
+    /// A WARC a crash left open could not be repaired (xt27b F7: said as a write).
+    #[error("repairing a WARC a crash left open: {}", warc_sentence(.0))]
+    Repair(#[source] trawl_warc::Error),
     /// A WACZ package could not be made: its WARCs read, or the package written.
     #[error("packaging {}: {}", out.display(), package_sentence(out, source))]
     Package {
@@ -306,6 +309,9 @@ impl Error {
                 let path = match self {
                     Error::Io { path, .. }
                     | Error::Warc(
+                        trawl_warc::Error::Io { path, .. } | trawl_warc::Error::Write { path, .. },
+                    )
+                    | Error::Repair(
                         trawl_warc::Error::Io { path, .. } | trawl_warc::Error::Write { path, .. },
                     ) => Some(path.as_path()),
                     _ => None,

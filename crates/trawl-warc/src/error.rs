@@ -163,6 +163,27 @@ pub enum Error {
         /// Where the second record starts in the member's decompressed content.
         at: u64,
     },
+    /// A `.open` WARC that cannot be read past `offset`, though whole records follow (from `later` on): damage
+    /// in the middle (a bad block, a flipped bit), not the torn end a crash leaves, so a repair does not cut it
+    /// with every record after it (xt27b F6).
+    #[error(
+        "{}: record at offset {offset}: {problem}; yet whole records follow it (the first at offset {later}): \
+         this is damage inside the file, not the torn end a crash leaves, so it is not cut (every record after \
+         the damage would go). `trawl warc ls` lists its records; to go on, move it out of the job's warcs/ \
+         folder (`mv {} SOMEWHERE/`) and keep it to salvage, then resume",
+        path.display(),
+        path.display()
+    )]
+    DamagedInside {
+        /// The `.open` file.
+        path: PathBuf,
+        /// Where reading stopped.
+        offset: u64,
+        /// Where the first whole record after it begins.
+        later: u64,
+        /// What stopped the reading.
+        problem: String,
+    },
     /// [`Writer::write`](crate::Writer::write) was given no records.
     #[error("cannot write an empty group of records")]
     EmptyGroup,
@@ -183,7 +204,8 @@ impl Error {
             | Error::Read { offset, .. }
             | Error::Unconvertible { offset, .. }
             | Error::CutInHeader { offset, .. }
-            | Error::SharedMember { offset, .. } => Some(*offset),
+            | Error::SharedMember { offset, .. }
+            | Error::DamagedInside { offset, .. } => Some(*offset),
             Error::Io { .. } | Error::EmptyGroup => None,
         }
     }

@@ -307,22 +307,8 @@ impl<R: BufRead> Reader<R> {
                     let limit = self.max_record_bytes;
                     let (version, header, block, raw_header) =
                         read_record(&mut self.input, &self.path, offset, limit, &mut self.arc)?;
-                    // No newline between two records is read as the webarchive-commons sample writes it, but
-                    // then the line must be a header line of a known scheme: an Archive-length a few bytes too
-                    // long leaves one shaped like it, its URL cut at the front (`ttp://…`, xt25b F5).
-                    if unseparated
-                        && version.starts_with("ARC/")
-                        && !record::get(&header, "URL").is_some_and(arc::has_known_scheme)
-                    {
-                        return Err(Error::Malformed {
-                            path: self.path.clone(),
-                            offset,
-                            expected: "a newline ending the record before, or an ARC header line whose URL has \
-                                       a known scheme (http, https, ftp, dns, filedesc, ...): the record \
-                                       before's Archive-length may be too long"
-                                .to_owned(),
-                            found: excerpt(&raw_header),
-                        });
+                    if unseparated {
+                        check_unseparated(&self.path, offset, &version, &header, &raw_header)?;
                     }
                     let len = self.input.pos - offset;
                     let trailer = if version.starts_with("WARC/") { 4 } else { 0 };
@@ -709,12 +695,14 @@ fn read_decoded<D: Read>(
     };
     // What the records took, not what is decoded ahead of them.
     let taken = |src: &BufReader<Decoded<D>>| src.get_ref().count - src.buffer().len() as u64;
+    let mut framed = false;
     loop {
         if let [(_, first)] = records.as_mut_slice()
             && first.0.starts_with("ARC/")
+            && !std::mem::replace(&mut framed, true)
         {
             let room = limit.saturating_sub(taken(src));
-            frame_by_member(src, first, arc.as_deref(), room).map_err(|e| match e {
+            let after = frame_by_member(src, first, arc.as_deref(), room).map_err(|e| match e {
                 Framing::Read(source) => read_err(source),
                 Framing::TooLarge => Error::TooLarge {
                     path: path.to_owned(),
@@ -732,7 +720,18 @@ fn read_decoded<D: Read>(
                     &rest,
                 ),
             })?;
+            if let After::Record { line, separated } = after {
+                let start = taken(src) - line.len() as u64;
+                let record = read_arc_record(src, path, offset, limit, arc, Some(line))?;
+                if !separated {
+                    check_unseparated(path, offset, &record.0, &record.1, &record.3)?;
+                }
+                records.push((start, record));
+                check_length(path, offset, taken(src), limit)?;
+            }
+            continue;
         }
+        let before = taken(src);
         if arc.is_some() {
             skip_blank_lines(src).map_err(read_err)?;
         }
@@ -740,10 +739,42 @@ fn read_decoded<D: Read>(
             return Ok(());
         }
         let start = taken(src);
-        records.push((start, read_record(src, path, offset, limit, arc)?));
+        let record = read_record(src, path, offset, limit, arc)?;
+        // A record after another in the member with no newline between them: as in a plain file, its URL must
+        // have a known scheme (xt27b F3: a length a few bytes too long left `ttp://…`).
+        if !records.is_empty() && start == before {
+            check_unseparated(path, offset, &record.0, &record.1, &record.3)?;
+        }
+        records.push((start, record));
         let taken = taken(src);
         check_length(path, offset, taken, limit)?;
     }
+}
+
+/// An ARC record that follows the one before with no newline between them (read as webarchive-commons' sample
+/// writes them) must begin with a header line whose URL has a known scheme: an Archive-length a few bytes too
+/// long leaves one shaped like it, its URL cut at the front (`ttp://…`, xt25b F5). Else a
+/// [`Error::Malformed`] at `offset`.
+fn check_unseparated(
+    path: &Path,
+    offset: u64,
+    version: &str,
+    header: &[(String, String)],
+    raw_header: &[u8],
+) -> Result<(), Error> {
+    if version.starts_with("ARC/") && !record::get(header, "URL").is_some_and(arc::has_known_scheme)
+    {
+        return Err(Error::Malformed {
+            path: path.to_owned(),
+            offset,
+            expected: "a newline ending the record before, or an ARC header line whose URL has a known scheme \
+                       (http, https, ftp, dns, filedesc, ...): the record before's Archive-length may be too \
+                       long"
+                .to_owned(),
+            found: excerpt(raw_header),
+        });
+    }
+    Ok(())
 }
 
 /// Why a record could not be framed by its member ([`frame_by_member`]).
@@ -751,9 +782,24 @@ enum Framing {
     Read(io::Error),
     /// The member holds more than the reader's limit.
     TooLarge,
-    /// What follows the record's length holds what looks like a later record's header line (given: the
-    /// bytes after the length): the member holds more records, not one with a length too short.
+    /// What follows the record's length holds what looks like a later record's header line, or goes on past
+    /// [`FRAME_SLACK`] (given: the bytes after the length, or their start): not one record with a length too
+    /// short.
     MoreRecords(Vec<u8>),
+}
+
+/// How much more than its Archive-length (or that length again, when larger) a member may hold for its one
+/// record to be read as the member frames it: a length a few bytes or a few records' worth off is a known
+/// writer fault; a member inflating far beyond it is more likely a decompression bomb.
+const FRAME_SLACK: u64 = 16 << 20;
+
+/// What follows a member's first record, an ARC one ([`frame_by_member`]).
+enum After {
+    /// Nothing more to read of the member as a record: it ended, or the record took in the rest.
+    Done,
+    /// The header line of a next record in the member (a file compressed as one stream), read; `separated`:
+    /// after a blank line.
+    Record { line: Vec<u8>, separated: bool },
 }
 
 /// xt25b F6: an ARC record that its gzip member (or zstd frame) frames, whole (its checksum held), though its
@@ -762,9 +808,11 @@ enum Framing {
 /// member's first record, read as long as its Archive-length says; what `src` holds next decides:
 /// - nothing (the member ended): a content shorter than the length is the member's, the newline left out,
 ///   unless it holds what looks like a later header line (a length that swallowed records: damage);
-/// - another header line, or too little buffered to tell: more records, read as usual (one stream);
-/// - anything else: the rest of the content of a length too short, taken in (at most `room` bytes), unless it
-///   holds what looks like a later header line.
+/// - blank lines and a header line (read whole, however the decoder's output was buffered: review 74 R1):
+///   the next record's, given back ([`After::Record`]);
+/// - anything else: the rest of the content of a length too short, read into the record (at most `room`
+///   bytes, and [`FRAME_SLACK`] or the length again), unless the content then holds what looks like a later
+///   header line (xt27b F2: a length too long by a few bytes ends inside the next record's header line).
 ///
 /// [`arc::damage`] and [`arc::flaws`] then tell the length that disagrees with such a record.
 fn frame_by_member<D: Read>(
@@ -772,47 +820,67 @@ fn frame_by_member<D: Read>(
     record: &mut Parts,
     version: Option<&str>,
     room: u64,
-) -> Result<(), Framing> {
+) -> Result<After, Framing> {
     let block = &mut record.2;
     let says = record::get(&record.1, "Archive-length").and_then(|l| l.parse::<u64>().ok());
-    let buffered = src.fill_buf().map_err(Framing::Read)?;
-    if buffered.is_empty() {
+    if src.fill_buf().map_err(Framing::Read)?.is_empty() {
         if says.is_some_and(|says| says > block.len() as u64)
             && arc::later_header_line(block).is_none()
             && block.ends_with(b"\n")
         {
             block.pop();
         }
-        return Ok(());
+        return Ok(After::Done);
     }
-    let mut next = buffered;
-    while let Some(rest) = next
-        .strip_prefix(b"\n")
-        .or_else(|| next.strip_prefix(b"\r\n"))
-    {
-        next = rest;
+    // The blank lines, kept: they are content if no header line follows.
+    let mut line = Vec::new();
+    loop {
+        let buffered = src.fill_buf().map_err(Framing::Read)?;
+        let n = match buffered {
+            [b'\n', ..] => 1,
+            [b'\r', b'\n', ..] => 2,
+            _ => break,
+        };
+        line.extend_from_slice(&buffered[..n]);
+        src.consume(n);
     }
-    let content = memchr::memchr(b'\n', next)
-        .is_some_and(|end| arc::parse_line_in(&next[..=end], version).is_none());
-    if !content {
-        return Ok(());
+    let blank = line.len();
+    read_head_line(src, &mut line).map_err(Framing::Read)?;
+    if line.len() == blank {
+        // Nothing but blank lines: those that end the record.
+        return Ok(After::Done);
     }
-    let mut rest = Vec::new();
+    if line.ends_with(b"\n") && arc::parse_line_in(&line[blank..], version).is_some() {
+        return Ok(After::Record {
+            line: line.split_off(blank),
+            separated: blank > 0,
+        });
+    }
+    // At most FRAME_SLACK (or the length again) more: beyond, a decompression bomb or a length too far off
+    // to be taken on the member's word is refused as before, without inflating it all (review 74 R2).
+    let allowed = room.min(FRAME_SLACK.max(says.unwrap_or(0)));
+    let from = block.len();
+    block.extend_from_slice(&line);
+    drop(line);
+    let left = allowed.saturating_sub((block.len() - from) as u64);
     src.by_ref()
-        .take(room.saturating_add(1))
-        .read_to_end(&mut rest)
+        .take(left.saturating_add(1))
+        .read_to_end(block)
         .map_err(Framing::Read)?;
-    if rest.len() as u64 > room {
-        return Err(Framing::TooLarge);
+    if (block.len() - from) as u64 > allowed {
+        if allowed == room {
+            return Err(Framing::TooLarge);
+        }
+        block.truncate(from + 64);
+        return Err(Framing::MoreRecords(block.split_off(from)));
     }
-    if arc::later_header_line(&rest).is_some() {
-        return Err(Framing::MoreRecords(rest));
+    if arc::later_header_line(block).is_some() {
+        return Err(Framing::MoreRecords(block.split_off(from)));
     }
-    block.extend_from_slice(&rest);
     if block.ends_with(b"\n") {
         block.pop();
     }
-    Ok(())
+    Ok(After::Done)
 }
 
 /// Consumes the empty lines (LF or CRLF) at the start of `src`: what separates ARC records.
@@ -1372,13 +1440,16 @@ mod tests {
         let arc = [gz(arc_head), gz(&bomb)].concat();
         let warc = gz(&[REC, &zeros].concat());
         let zst = zstd::encode_all(&[REC, &zeros].concat()[..], 3).unwrap();
-        let cases: [(&[u8], u64, &str); 3] = [
-            (
-                &arc,
-                gz(arc_head).len() as u64,
-                "the gzip member to end after its record of 10 bytes (Archive-length), \
-              or another record: an ARC header line",
-            ),
+        // An ARC record's member may frame it (xt25b F6): within the reader's limit, which this one is not.
+        let err = Reader::new(&arc[..])
+            .with_max_record_bytes(1000)
+            .find_map(Result::err)
+            .unwrap();
+        assert!(
+            matches!(err, Error::TooLarge { offset, limit: 1000, .. } if offset == gz(arc_head).len() as u64),
+            "{err}"
+        );
+        let cases: [(&[u8], u64, &str); 2] = [
             (
                 &warc,
                 0,
@@ -1426,6 +1497,24 @@ mod tests {
             .find_map(Result::err)
             .unwrap();
         assert!(matches!(err, Error::TooLarge { limit: 10, .. }), "{err}");
+        // A member inflating far beyond its record (FRAME_SLACK) is refused before it is all inflated, whatever
+        // the reader's limit (review 74 R2).
+        let bomb = [
+            gz(arc_head),
+            gz(&[
+                &b"http://a/ 1.2.3.4 20080430204825 text/html 10\n0123456789"[..],
+                &vec![b'a'; (FRAME_SLACK + (1 << 20)) as usize],
+            ]
+            .concat()),
+        ]
+        .concat();
+        let err = read_all(&bomb).unwrap_err().to_string();
+        assert!(
+            err.contains(
+                "expected the gzip member to end after its record of 10 bytes (Archive-length)"
+            ),
+            "{err}"
+        );
     }
 
     /// xt25b F6: in an `.arc.gz` of one member per record, a record whose Archive-length disagrees with its
@@ -1470,6 +1559,50 @@ mod tests {
                 "{k}"
             );
             assert_eq!(arc::problem(&read[3], false), None, "{k}");
+        }
+        // A long content of one line (minified script), its length far too short: framed whatever the decoder's
+        // output left buffered (review 74 R1).
+        let line = [&b"HTTP/1.0 200 OK\r\n\r\n"[..], &vec![b'x'; 300_000]].concat();
+        let (js_plain, js_offsets) =
+            arc_file(&[arc_rec("js", &line), arc_rec("after", b"ok")], 1, false);
+        let js = String::from_utf8(js_plain).unwrap();
+        let at = |i: usize| js_offsets.get(i).map_or(js.len(), |&o| o as usize);
+        let short = js[at(1)..at(2)].replacen(
+            &format!(" {}\n", line.len()),
+            &format!(" {}\n", line.len() - 100_000),
+            1,
+        );
+        let file = [
+            gz(&js.as_bytes()[..at(1)]),
+            gz(short.as_bytes()),
+            gz(&js.as_bytes()[at(2)..]),
+        ]
+        .concat();
+        let read = read_all(&file).unwrap();
+        assert_eq!(read.len(), 3);
+        assert_eq!(read[1].block, line);
+        assert_eq!(read[2].block, b"ok");
+        // A member holding two records, the first's length too long by a few bytes: it ends inside the
+        // second's header line. Not one record framed (xt27b F2), nor a second record `ttp://…` (xt27b F3):
+        // damage, said at the member. (Too long by one, it takes in only the newline between them: the next
+        // header line is whole, and both records read as they are.)
+        for k in [2usize, 3, 5, 12, 30, 60] {
+            let wrong = (says + k).to_string();
+            let two =
+                text[cut(2)..cut(4)].replacen(&format!(" {says}\n"), &format!(" {wrong}\n"), 1);
+            let file = [
+                gz(&text.as_bytes()[..cut(2)]),
+                gz(two.as_bytes()),
+                gz(&text.as_bytes()[cut(4)..]),
+            ]
+            .concat();
+            let err = read_all(&file).unwrap_err().to_string();
+            assert!(
+                err.contains(&format!(
+                    "expected the gzip member to end after its record of {wrong} bytes"
+                )),
+                "{k}: {err}"
+            );
         }
         // The same file as one gzip stream: one member frames no record, so a length too short is damage.
         let wrong = text.replacen(&format!(" {says}\n"), &format!(" {}\n", says - 10), 2);

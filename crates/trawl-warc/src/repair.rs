@@ -45,14 +45,34 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
     let size = std::fs::metadata(path).map_err(io)?.len();
     let mut good_end = 0;
     let mut records = 0;
+    let mut stopped = None;
+    let mut warcinfo = None;
     for rec in open(path)?.with_max_record_bytes(ANY_SIZE) {
         match rec {
             Ok(r) => {
+                if records == 0 && r.get("WARC-Type") == Some("warcinfo") {
+                    warcinfo = r.get("WARC-Record-ID").map(str::to_owned);
+                }
                 good_end = r.offset + r.len;
                 records += 1;
             }
-            Err(_) => break,
+            Err(e) => {
+                stopped = Some(e);
+                break;
+            }
         }
+    }
+    // A crash tears the end of a file; whole records after the point where reading stopped are damage inside
+    // it, which a cut would take with every record after it (xt27b F6).
+    if let Some(e) = stopped
+        && let Some(later) = later_record(path, good_end + 1, warcinfo.as_deref())?
+    {
+        return Err(Error::DamagedInside {
+            path: path.to_path_buf(),
+            offset: e.offset().unwrap_or(good_end),
+            later,
+            problem: e.problem(),
+        });
     }
     if records == 0 {
         std::fs::remove_file(path).map_err(io)?;
@@ -79,6 +99,86 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
         cut: size - good_end,
         restored,
     })
+}
+
+/// Where the first whole record of `path` at or after byte `from` begins, if any: each place a record can begin
+/// (a gzip member's or zstd frame's magic, or `WARC/1.` after an empty line in a plain file) is tried, in
+/// order, until one reads as a record of the file's own: one naming its `warcinfo` (every record trawl writes
+/// does), so that a WARC file captured in a record torn by the crash (stored as it is, incompressible) is not
+/// taken for one. (A `.warc.zst` file with a dictionary reads only from its start: its later records are not
+/// found, and it is cut as before.)
+fn later_record(path: &Path, from: u64, warcinfo: Option<&str>) -> Result<Option<u64>, Error> {
+    use std::io::{Seek, SeekFrom};
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    // A start's bytes, and where the record begins from the match.
+    let (magic, skip): (&[u8], u64) = match Compression::of_path(Path::new(
+        path.to_string_lossy()
+            .strip_suffix(OPEN_SUFFIX)
+            .unwrap_or(&path.to_string_lossy()),
+    )) {
+        Compression::Gzip => (&[0x1f, 0x8b, 0x08], 0),
+        Compression::Zstd => (&[0x28, 0xb5, 0x2f, 0xfd], 0),
+        Compression::None => (b"\r\n\r\nWARC/1.", 4),
+    };
+    let finder = memchr::memmem::Finder::new(magic);
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    // Plain records begin after the empty line that ends the one before, which lies before `from`.
+    let mut at = from.saturating_sub(skip);
+    let mut chunk = vec![0u8; 1 << 20];
+    loop {
+        file.seek(SeekFrom::Start(at)).map_err(io)?;
+        let n = read_full(&mut file, &mut chunk).map_err(io)?;
+        let mut searched = 0;
+        while let Some(found) = finder.find(&chunk[searched..n]) {
+            let start = at + (searched + found) as u64 + skip;
+            if start >= from && reads_a_record(path, start, warcinfo)? {
+                return Ok(Some(start));
+            }
+            searched += found + 1;
+        }
+        if n < chunk.len() {
+            return Ok(None);
+        }
+        // The next chunk overlaps this one by the magic's length less one, so a start across them is found.
+        at += (n - (magic.len() - 1)) as u64;
+    }
+}
+
+/// Reads into `buf` until it is full or the file ends; how many bytes it holds.
+fn read_full(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
+    use std::io::Read;
+    let mut n = 0;
+    while n < buf.len() {
+        match file.read(&mut buf[n..])? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
+}
+
+/// Whether a whole WARC record of `path` begins at `offset`, naming `warcinfo` (when known) as its own.
+fn reads_a_record(path: &Path, offset: u64, warcinfo: Option<&str>) -> Result<bool, Error> {
+    use std::io::{BufReader, Seek, SeekFrom};
+    let mut file = std::fs::File::open(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    file.seek(SeekFrom::Start(offset))
+        .map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    let mut reader = crate::Reader::new(BufReader::new(file))
+        .with_path(path)
+        .with_max_record_bytes(ANY_SIZE);
+    Ok(
+        matches!(reader.next(), Some(Ok(r)) if r.version.starts_with("WARC/")
+        && warcinfo.is_none_or(|id| r.get("WARC-Warcinfo-ID") == Some(id))),
+    )
 }
 
 /// Puts back into `path` (a `.warc.zst.open` file) the records a crash caught held back in memory to train
@@ -200,6 +300,54 @@ mod tests {
         assert_eq!(std::fs::metadata(&closed).unwrap().len(), whole);
         let index = std::fs::read_to_string(crate::index_path(&closed)).unwrap();
         assert_eq!(index.lines().count(), 2, "{index}");
+    }
+
+    /// xt27b F6: damage inside an `.open` file (a flipped byte, a wrong length), whole records after it, is not
+    /// a torn end: the file is left whole, and the error names the damage and the first record after it. A
+    /// record of another file stored in a torn one (a captured WARC) is not taken for one of its own.
+    #[test]
+    fn damage_inside_is_not_cut() {
+        for compression in [Compression::Gzip, Compression::None] {
+            let (_dir, open) = torn_file(compression);
+            let whole = std::fs::read(&open).unwrap();
+            let offsets: Vec<u64> = crate::reader::open(&open)
+                .unwrap()
+                .filter_map(Result::ok)
+                .map(|r| r.offset)
+                .collect();
+            // The first response: its version line broken (plain), its member's data (gzip).
+            let mut damaged = whole.clone();
+            let at = offsets[1] as usize
+                + if compression == Compression::None {
+                    0
+                } else {
+                    40
+                };
+            damaged[at] ^= 0x55;
+            damaged[at + 1] ^= 0x55;
+            std::fs::write(&open, &damaged).unwrap();
+            let err = repair(&open).unwrap_err();
+            let Error::DamagedInside { offset, later, .. } = &err else {
+                panic!("{err}")
+            };
+            assert_eq!((*offset, *later), (offsets[1], offsets[2]), "{err}");
+            assert_eq!(std::fs::read(&open).unwrap(), damaged, "left as it was");
+            // A torn end holding a whole record of another file (its own warcinfo) is cut as a torn end.
+            let mut foreign = Vec::new();
+            let date = chrono::Utc::now();
+            let mut rec = Record::response("http://b.org/", date, None, b"x".to_vec());
+            rec.set(
+                "WARC-Warcinfo-ID",
+                "<urn:uuid:00000000-0000-0000-0000-000000000000>",
+            );
+            crate::Encoder::new(compression, 1).compress(&rec.to_bytes(), &mut foreign);
+            let mut torn = whole[..offsets[2] as usize].to_vec();
+            torn.extend_from_slice(b"WARC/1.1\r\nContent-Length: 9999\r\n\r\n\r\n\r\n");
+            torn.extend_from_slice(&foreign);
+            std::fs::write(&open, &torn).unwrap();
+            let r = repair(&open).unwrap();
+            assert_eq!(r.records, 2, "{compression:?}");
+        }
     }
 
     #[test]

@@ -396,7 +396,7 @@ fn operate_a_running_crawl_then_a_stopped_one() {
     let changes = std::fs::read_to_string(job.join("logs/config-changes.log")).unwrap();
     assert!(
         changes.contains(&format!(
-            " crawl restored checkpoint {checkpoint}: the frontier is as it was then"
+            " crawl restored checkpoint {checkpoint}: the frontier is as it was when the checkpoint started"
         )),
         "{changes}"
     );

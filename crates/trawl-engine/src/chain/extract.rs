@@ -103,7 +103,9 @@ pub(super) fn run(
         if let Some(cut) = &found.cut {
             tracing::info!(uri = %uri.url, "{cut}");
             uri.annotate(Annotation::Sitemap(cut.label()));
-        } else if over_allowance {
+        }
+        // Both, where both cut it: the allowance took fewer than the sitemap gave (review 74 R6).
+        if over_allowance {
             tracing::info!(
                 uri = %uri.url,
                 "the host's sitemaps reached [extract] sitemap_max_urls_per_host ({}): {granted} of this sitemap's \

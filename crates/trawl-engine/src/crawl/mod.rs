@@ -346,9 +346,9 @@ impl Crawl {
                         job.root(),
                         "crawl",
                         &format!(
-                            "restored checkpoint {name}: the frontier is as it was then, so the queue \
-                             commands logged after it was written are undone (settings, and the seeds \
-                             crawl.toml lists, stay)"
+                            "restored checkpoint {name}: the frontier is as it was when the checkpoint \
+                             started (its checkpoint.json says when), so the queue commands logged since are \
+                             undone (settings, and the seeds crawl.toml lists, stay)"
                         ),
                     );
                 }

@@ -362,6 +362,9 @@ fn queue_op(
     Ok(ExitCode::SUCCESS)
 }
 
+/// How long a command waits for a crawl that is ending (writing its last checkpoint) to let go of the job.
+const ENDING_WAIT: Duration = Duration::from_secs(30 * 60);
+
 /// Sends `command` from `by` to the job's running crawl, which logs the change it makes, or applies it to the
 /// stopped job and logs it. A crawl that is ending (writing its last checkpoint after its pid file went) or
 /// starting still holds the job: waited for, up to 10 s, rather than refused at once.
@@ -377,12 +380,22 @@ fn deliver(job: &Path, command: &Command, by: &str) -> anyhow::Result<Reply> {
             }
             continue;
         }
+        // A crawl writing its last checkpoint (`state/ending`) may take minutes over a large frontier: waited
+        // for as long as a command it took (review 74 R3).
+        let ending = job.join("state").join(trawl_engine::ENDING).exists();
         match control::apply_offline(job, command) {
-            Err(trawl_engine::Error::JobInUse { .. }) if !left.is_zero() => {
+            Err(trawl_engine::Error::JobInUse { .. })
+                if !left.is_zero() || (ending && start.elapsed() < ENDING_WAIT) =>
+            {
                 if !said && start.elapsed() > Duration::from_secs(1) {
                     say!(
-                        "waiting for the trawl process that holds {} to let go of it…",
-                        job.display()
+                        "waiting for the trawl process that holds {} to let go of it{}…",
+                        job.display(),
+                        if ending {
+                            " (the crawl is ending: writing its last checkpoint)"
+                        } else {
+                            ""
+                        }
                     );
                     said = true;
                 }
