@@ -615,44 +615,53 @@ pub fn apply_offline(job_dir: &Path, command: &Command) -> Result<Reply, Error> 
             checkpoint,
         });
     }
-    // Asked as the crawl ended (xt25a F1, xt26a N7): its end wrote the last checkpoint.
-    let last = || {
-        crate::checkpoint::list(&job)
-            .last()
-            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+    // Asked as the crawl ended (xt25a F1, xt26a N7): its end wrote the last checkpoint. Unless it was killed
+    // (or crashed): its pid file, or the end's marker, is left with nobody holding the job (xt27a F2).
+    let last = crate::checkpoint::list(&job)
+        .last()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()));
+    let killed = job.state_dir().join("crawl.pid").exists()
+        || job.state_dir().join(crate::crawl::ENDING).exists();
+    let how = if killed {
+        "it did not stop cleanly (killed, or it crashed: it left its pid file or end marker in state/), so \
+         its last run wrote no final checkpoint"
+    } else {
+        "it has stopped"
     };
+    let last_said = match &last {
+        Some(name) => format!("; its last checkpoint is {name}"),
+        None => String::new(),
+    };
+    let resume = format!(
+        "`trawl resume {}` goes on from {}",
+        job_dir.display(),
+        if killed {
+            "what the kill left (the URIs in flight are fetched again)"
+        } else {
+            "where it stopped"
+        }
+    );
     match command {
         // What a stop asks for holds: not an error to a second operator, or a retry, as the crawl stops.
         Command::Stop => {
-            return Ok(done(match last() {
-                Some(name) => format!(
-                    "the crawl is not running: it has stopped; its last checkpoint is {name}"
-                ),
-                None => "the crawl is not running: it has stopped".to_owned(),
-            }));
+            return Ok(done(format!("the crawl is not running: {how}{last_said}")));
         }
         Command::Pause | Command::Unpause => {
             return Ok(failed(format!(
-                "the crawl is not running, so there is nothing to {}: `trawl resume {}` starts it again",
+                "the crawl is not running ({how}), so there is nothing to {}: {resume}",
                 if matches!(command, Command::Pause) {
                     "pause"
                 } else {
                     "unpause"
                 },
-                job_dir.display()
+            )));
+        }
+        Command::Checkpoint => {
+            return Ok(failed(format!(
+                "the crawl is not running ({how}), so no checkpoint is written{last_said} ({resume})"
             )));
         }
         _ => {}
-    }
-    if let Command::Checkpoint = command {
-        return Ok(failed(match last() {
-            Some(name) => format!(
-                "the crawl is not running, so no checkpoint is written; its last is {name} (`trawl resume {}` \
-                 crawls on from where it stopped)",
-                job_dir.display()
-            ),
-            None => "the crawl is not running; `trawl resume` it first".to_owned(),
-        }));
     }
     let config = CrawlConfig::load(&job.config_path())?;
     job.clear_unmade_stores()?;
@@ -1089,7 +1098,28 @@ mod tests {
         else {
             panic!("a checkpoint of a stopped job")
         };
-        assert!(message.contains("its last is cp00002-x"), "{message}");
+        assert!(
+            message.contains(
+                "(it has stopped), so no checkpoint is written; its last checkpoint is cp00002-x"
+            ),
+            "{message}"
+        );
+        // A crawl killed (its pid file left, nobody holding the job) is not said to have stopped (xt27a F2).
+        job.write_file(&job.state_dir().join("crawl.pid"), "4194303")
+            .unwrap();
+        for command in [Command::Checkpoint, Command::Stop] {
+            let (Reply::Failed { message } | Reply::Done { message }) =
+                apply_offline(dir.path(), &command).unwrap()
+            else {
+                panic!("{command:?}")
+            };
+            assert!(
+                message.contains("it did not stop cleanly (killed, or it crashed")
+                    && message.contains("its last checkpoint is cp00002-x"),
+                "{message}"
+            );
+        }
+        std::fs::remove_file(job.state_dir().join("crawl.pid")).unwrap();
         job.write_file(&job.restoring_path(), "cp00002-x\n")
             .unwrap();
         for command in [

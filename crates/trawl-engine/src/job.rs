@@ -140,9 +140,12 @@ impl Job {
             Ok(()) => Ok(JobLock { _file: file }),
             Err(std::fs::TryLockError::WouldBlock) => Err(Error::JobInUse {
                 dir: self.root.clone(),
+                // The crawl's pid, when its process is alive and a trawl: the file of a crawl killed earlier
+                // names a dead process (or another's, the number reused), not the holder (xt27a F4).
                 pid: std::fs::read_to_string(self.state_dir().join("crawl.pid"))
                     .ok()
-                    .and_then(|t| t.trim().parse().ok()),
+                    .and_then(|t| t.trim().parse().ok())
+                    .filter(|&pid| is_a_trawl(pid)),
             }),
             Err(std::fs::TryLockError::Error(source)) => Err(Error::Io { path, source }),
         }
@@ -312,18 +315,39 @@ pub fn record_change(job_dir: &Path, who: &str, what: &str) {
     use std::io::Write;
     let logs = job_dir.join("logs");
     let _ = std::fs::create_dir_all(&logs);
-    if let Ok(mut f) = std::fs::OpenOptions::new()
+    let path = logs.join("config-changes.log");
+    // One line per change, whatever the words hold: a name from the environment (`USER`) with a newline in it
+    // would write a line of its own (xt27a F5). A name is one word.
+    let who: String = who
+        .chars()
+        .map(|c| {
+            if c.is_control() || c.is_whitespace() {
+                '?'
+            } else {
+                c
+            }
+        })
+        .collect();
+    let what: String = what
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    // One write per line: lines of requests at the same moment never interleave in an appended file.
+    let line = format!(
+        "{} {who} {what}\n",
+        chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+    );
+    let written = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
-        .open(logs.join("config-changes.log"))
-    {
-        // One write per line: lines of requests at the same moment never interleave in an appended file.
-        let line = format!(
-            "{} {who} {}\n",
-            chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-            what.replace('\n', " ")
+        .open(&path)
+        .and_then(|mut f| f.write_all(line.as_bytes()));
+    // The change is made either way; a log that cannot take it is said (xt27a F6).
+    if let Err(e) = written {
+        tracing::warn!(
+            "{}: cannot record the change `{who} {what}`: {e}",
+            path.display()
         );
-        let _ = f.write_all(line.as_bytes());
     }
 }
 
@@ -338,6 +362,15 @@ pub fn running_pid(job_dir: &Path) -> Option<u32> {
     // crawl was killed (xt26a N9: every `trawl ctl` waited for it). The lock is looked at only then.
     let alive = Path::new(&format!("/proc/{pid}")).exists();
     (alive && is_held(job_dir)).then_some(pid)
+}
+
+/// Whether process `pid` is alive and runs trawl (its name, in `/proc`, is `trawl`); without `/proc`, taken
+/// on the pid file's word.
+fn is_a_trawl(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/comm")) {
+        Ok(name) => name.trim() == "trawl",
+        Err(_) => !Path::new("/proc/self").exists(),
+    }
 }
 
 /// Whether a process holds the job at `job_dir` (its lock is taken): a crawl, or one starting or ending.
@@ -510,6 +543,23 @@ fn password_stand_ins(
 
 #[cfg(test)]
 mod tests {
+    /// A name with a newline in it (from `USER`) makes no line of its own; nor do the words (xt27a F5).
+    #[test]
+    fn a_change_is_one_line_whatever_its_words() {
+        let dir = tempfile::tempdir().unwrap();
+        record_change(
+            dir.path(),
+            "ctl@x\n2026-12-02T00:00:00.000Z token@10.0.0.1",
+            "terminate\nsecond",
+        );
+        let log = std::fs::read_to_string(dir.path().join("logs/config-changes.log")).unwrap();
+        assert_eq!(log.lines().count(), 1, "{log}");
+        assert!(
+            log.contains(" ctl@x?2026-12-02T00:00:00.000Z?token@10.0.0.1 terminate second"),
+            "{log}"
+        );
+    }
+
     use super::*;
 
     /// An inline password is never in the job's copy, which names a variable for it instead and so loads
@@ -660,28 +710,34 @@ mod tests {
     }
 
     /// One process at a time: a second lock on the job fails with what to do, and is free again once the
-    /// first is let go.
+    /// first is let go. The pid file names the holder only while it is a live trawl: one left by a crawl
+    /// killed earlier (a dead process, or the number taken by another) is not named (xt27a F4).
     #[test]
     fn a_job_is_taken_by_one_process_at_a_time() {
         let dir = tempfile::tempdir().unwrap();
         let job = Job::create(dir.path()).unwrap();
-        std::fs::write(job.state_dir().join("crawl.pid"), "4242").unwrap();
         let held = job.lock().unwrap();
-        let again = job.lock().unwrap_err();
-        assert!(matches!(
-            again,
-            Error::JobInUse {
-                pid: Some(4242),
-                ..
-            }
-        ));
-        let message = again.to_string();
-        assert!(
-            message.contains("pid 4242") && message.contains("stop"),
-            "{message}"
-        );
+        for pid in [4_194_303, std::process::id()] {
+            std::fs::write(job.state_dir().join("crawl.pid"), pid.to_string()).unwrap();
+            let again = job.lock().unwrap_err();
+            assert!(
+                matches!(again, Error::JobInUse { pid: None, .. }),
+                "{again}"
+            );
+            let message = again.to_string();
+            assert!(message.contains("try again in a moment"), "{message}");
+        }
         drop(held);
         job.lock().unwrap();
+        let message = Error::JobInUse {
+            dir: dir.path().to_path_buf(),
+            pid: Some(4242),
+        }
+        .to_string();
+        assert!(
+            message.contains("(pid 4242): stop it first (`trawl ctl"),
+            "{message}"
+        );
     }
 
     /// The job's crawl.toml keeps its comments when a crawl starts on it with more seeds and when its

@@ -36,6 +36,9 @@ enum Entry {
     /// Write out everything before this, then say so (a shared frontier's worker completes a URI in Redis
     /// only once its line is written). Dropped unanswered when the writing fails.
     Written(tokio::sync::oneshot::Sender<()>),
+    /// Write out everything before this, commit, wait for the store to hold it, then say so (an operator's
+    /// change is answered only once a kill cannot undo it: xt27a F1). Dropped unanswered when that fails.
+    Committed(tokio::sync::oneshot::Sender<()>),
     /// Write out everything before this, then hand back a consistent view of the frontier's store.
     Checkpoint(mpsc::SyncSender<Result<StoreCopy, Error>>),
     /// Write out everything before this, commit, and stop.
@@ -60,6 +63,7 @@ impl std::fmt::Debug for Entry {
             Entry::Line(_) => "Line",
             Entry::Commit => "Commit",
             Entry::Written(_) => "Written",
+            Entry::Committed(_) => "Committed",
             Entry::Checkpoint(_) => "Checkpoint",
             Entry::Close => "Close",
         })
@@ -94,6 +98,7 @@ impl Journal {
                     let mut frontier = frontier.lock().unwrap_or_else(PoisonError::into_inner);
                     let mut views = Vec::new();
                     let mut written = Vec::new();
+                    let mut committed = Vec::new();
                     let mut result = Ok(());
                     let mut next = Some(first);
                     while let Some(entry) = next {
@@ -101,6 +106,7 @@ impl Journal {
                             Entry::Line(line) => result = result.and_then(|()| log.append(&line)),
                             Entry::Commit => {}
                             Entry::Written(reply) => written.push(reply),
+                            Entry::Committed(reply) => committed.push(reply),
                             Entry::Checkpoint(reply) => views.push(reply),
                             Entry::Close => open = false,
                         }
@@ -108,7 +114,7 @@ impl Journal {
                     }
                     // A checkpoint's view and the last commit need the batch written; otherwise it is
                     // written while the frontier is free.
-                    let wait_here = !views.is_empty() || !open;
+                    let wait_here = !views.is_empty() || !committed.is_empty() || !open;
                     let result = result.and_then(|()| log.flush()).and_then(|()| {
                         if wait_here {
                             frontier.flush()
@@ -118,7 +124,7 @@ impl Journal {
                         .map_err(Error::from)
                     });
                     if result.is_ok() {
-                        for reply in written {
+                        for reply in written.into_iter().chain(committed) {
                             let _ = reply.send(());
                         }
                     }
@@ -177,6 +183,16 @@ impl Journal {
             return false;
         }
         rx.await.is_ok()
+    }
+
+    /// Waits until the frontier's changes so far are committed and in its store, where a kill cannot undo
+    /// them; `false` if the thread failed first. A journal closed since committed them as it closed.
+    pub(crate) async fn committed(&self) -> bool {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        if self.entries.send(Entry::Committed(tx)).is_err() {
+            return !self.broken();
+        }
+        rx.await.is_ok() || !self.broken()
     }
 
     /// Asks for a commit of the frontier's changes (after the lines handed over so far).

@@ -480,3 +480,62 @@ fn seeds_added_to_a_running_crawl_widen_its_scope() {
     let toml = std::fs::read_to_string(job.join("crawl.toml")).unwrap();
     assert!(toml.contains(&added), "{toml}");
 }
+
+/// A queue change the running crawl answered is in its store: a kill -9 right after the answer keeps it
+/// (xt27a F1: a delay answered "done" and logged was lost to a kill 50 ms later), and the stopped job's queue
+/// list shows it.
+#[test]
+fn a_queue_change_answered_survives_a_kill() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let site = rt.block_on(trawl::selftest::site::start()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = trawl::selftest::config();
+    config.frontier.min_delay_ms = 500;
+    config.frontier.max_delay_ms = 500;
+    let cfg = dir.path().join("crawl.toml");
+    std::fs::write(&cfg, config.to_toml()).unwrap();
+    let job = dir.path().join("job");
+    let mut crawl = Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .args([
+            "crawl",
+            "--job",
+            job.to_str().unwrap(),
+            "-c",
+            cfg.to_str().unwrap(),
+        ])
+        .arg(site.seed())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    common::wait_for("the crawl to start", 30, || {
+        trawl_engine::control::running_pid(&job).is_some()
+    });
+    let queue = format!("127.0.0.1:{}", site.addr.port());
+    common::wait_for("the site's queue", 30, || {
+        ctl(&job, &["queues"]).1["queues"]
+            .as_array()
+            .is_some_and(|q| q.iter().any(|q| q["name"] == queue.as_str()))
+    });
+    let (code, reply) = ctl(&job, &["queue-delay", &queue, "900"]);
+    assert_eq!(code, 0, "{reply}");
+    let (code, reply) = ctl(&job, &["queue-budget", &queue, "77777"]);
+    assert_eq!(code, 0, "{reply}");
+    crawl.kill().unwrap(); // SIGKILL, at once after the answer
+    crawl.wait().unwrap();
+    let (code, reply) = ctl(&job, &["queues"]);
+    assert_eq!(code, 0, "{reply}");
+    let row = reply["queues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["name"] == queue.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (&row["delay_ms"], &row["budget"]),
+        (&900.into(), &77777.into()),
+        "{row}"
+    );
+    rt.block_on(site.shutdown());
+}

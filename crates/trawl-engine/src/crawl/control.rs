@@ -39,7 +39,10 @@ pub(super) async fn control_loop(
                     shared.pipeline.stop.checkpoint_then(reply);
                 }
                 Some((command, reply)) => {
-                    let _ = reply.send(apply_command(&shared, &command));
+                    let answer = apply_command(&shared, &command);
+                    answer_once_kept(&shared, &command, answer, move |answer| {
+                        let _ = reply.send(answer);
+                    });
                 }
                 None => inbox = None,
             },
@@ -51,7 +54,7 @@ pub(super) async fn control_loop(
 /// Applies and answers the command files waiting in `JOB/control/`. Also called once more after the loop
 /// ends and the pid file is gone, for those sent in the instant before: no sender waits for a crawl that
 /// has stopped looking.
-pub(super) fn answer_files(shared: &Shared, job: &Job) {
+pub(super) fn answer_files(shared: &Arc<Shared>, job: &Job) {
     let dir = crate::control::control_dir(job.root());
     for (path, sent) in crate::control::pending_files(&dir) {
         let (command, by) = match sent {
@@ -80,22 +83,72 @@ pub(super) fn answer_files(shared: &Shared, job: &Job) {
                 let reply = rx.await.unwrap_or(Reply::Failed {
                     message: "the crawl ended before writing the checkpoint".into(),
                 });
-                record(&root, &by, &command, &reply);
+                record(&root, &by, command.change(), &reply);
                 crate::control::answer_file(&path, &reply);
             });
             lock(&shared.answering).push(answer);
             continue;
         }
         let reply = apply_command(shared, &command);
-        record(job.root(), &by, &command, &reply);
-        crate::control::answer_file(&path, &reply);
+        let root = job.root().to_path_buf();
+        let change = command.change();
+        answer_once_kept(shared, &command, reply, move |reply| {
+            record(&root, &by, change, &reply);
+            crate::control::answer_file(&path, &reply);
+        });
     }
+}
+
+/// Whether `command` changes the frontier's store (its queues, or seeds queued).
+fn changes_the_frontier(command: &Command) -> bool {
+    matches!(
+        command,
+        Command::AddSeeds { .. }
+            | Command::PauseQueue { .. }
+            | Command::UnpauseQueue { .. }
+            | Command::RetireQueue { .. }
+            | Command::DeleteQueue { .. }
+            | Command::SetQueueDelay { .. }
+            | Command::SetQueueBudget { .. }
+    )
+}
+
+/// Gives `reply` to `command` to `answer`: at once, or for a change of the frontier, once the change is
+/// committed to its store, where a kill cannot undo it (xt27a F1: a queue delay answered "done" and logged was
+/// lost to a kill 50 ms later). Such answers wait in tasks of their own, which the crawl's end awaits.
+fn answer_once_kept(
+    shared: &Arc<Shared>,
+    command: &Command,
+    reply: Reply,
+    answer: impl FnOnce(Reply) + Send + 'static,
+) {
+    if !matches!(reply, Reply::Done { .. })
+        || !changes_the_frontier(command)
+        || shared.remote.is_some()
+    {
+        answer(reply);
+        return;
+    }
+    let kept = shared.clone();
+    let task = tokio::spawn(async move {
+        let reply = if kept.pipeline.log.committed().await {
+            reply
+        } else {
+            Reply::Failed {
+                message: "the change was made, but the crawl's frontier could not be committed (the crawl \
+                          is failing: see its log), so a resume may not have it"
+                    .into(),
+            }
+        };
+        answer(reply);
+    });
+    lock(&shared.answering).push(task);
 }
 
 /// Writes a change a command file made into the job's config-changes.log, under the sender's name, before
 /// the sender is answered: a sender killed while waiting loses no line (xt26a N5).
-fn record(job_dir: &std::path::Path, by: &str, command: &Command, reply: &Reply) {
-    if let (Reply::Done { message }, Some(what)) = (reply, command.change()) {
+fn record(job_dir: &std::path::Path, by: &str, change: Option<String>, reply: &Reply) {
+    if let (Reply::Done { message }, Some(what)) = (reply, change) {
         crate::job::record_change(job_dir, by, &format!("{what}: {message}"));
     }
 }

@@ -425,7 +425,10 @@ pub(crate) fn ctl(job: &Path, json: bool, action: CtlAction) -> anyhow::Result<E
     let command = command(action)?;
     let by = format!(
         "ctl@{}",
-        std::env::var("USER").unwrap_or_else(|_| "local".into())
+        std::env::var("USER")
+            .ok()
+            .filter(|u| !u.trim().is_empty())
+            .unwrap_or_else(|| "local".into())
     );
     let reply = match deliver(job, &command, &by) {
         Ok(reply) => reply,
