@@ -189,7 +189,7 @@ pub fn index_file(path: &Path, filename: &str) -> Result<Vec<String>, Error> {
 /// [`index_file`] reading records up to `limit` bytes.
 fn index_file_within(path: &Path, filename: &str, limit: u64) -> Result<Vec<String>, Error> {
     let indexed = index_records_within(path, filename, limit);
-    match indexed.stopped {
+    match indexed.stopped.or(indexed.shared.into_iter().next()) {
         Some(e) => Err(e),
         None => Ok(indexed.lines),
     }
@@ -211,8 +211,12 @@ pub struct Indexed {
     /// an upper-case scheme kept) is not the WARC-Target-URI `trawl warc convert` gives them (`caf%E9`), by
     /// offset: the spelling a revisit of their payload names, so that it resolves after the ARC is converted.
     pub converted_uris: std::collections::HashMap<u64, String>,
-    /// The error that ended the file early (a damaged record, a shared member); the lines before it stand.
+    /// The error that ended the file early (a damaged record); the lines before it stand.
     pub stopped: Option<Error>,
+    /// Each gzip member (or zstd frame) holding more than one record ([`Error::SharedMember`]): its records after
+    /// the first cannot be reached by offset, and have no line; the file's other records have theirs (xt27b F5:
+    /// one merged member cost every line of the file).
+    pub shared: Vec<Error>,
     /// In a plain ARC file damaged part way (not merely padded with zero bytes), the offset of the record
     /// just before the damage: it has no line, as its Archive-length may be what is wrong (it may run into
     /// the damage, or stop short of its content's end). A record is sure to be whole only when the next
@@ -307,9 +311,11 @@ fn index_records_within(path: &Path, filename: &str, limit: u64) -> Indexed {
         if record.compression != crate::Compression::None
             && previous.replace(record.offset) == Some(record.offset)
         {
-            // No line of this file can be trusted: its records share offsets.
-            indexed.stopped = Some(record.shared_member_error(path));
-            return indexed;
+            // A record after the first of its member: a replay reading the member's offset gets the first.
+            if indexed.shared.last().and_then(Error::offset) != Some(record.offset) {
+                indexed.shared.push(record.shared_member_error(path));
+            }
+            continue;
         }
         if record.is_arc()
             && indexed.swallowing.last().map(|s| s.offset) != Some(record.offset)
@@ -781,6 +787,59 @@ fn index_beside_within(warc: &Path, limit: u64) -> Result<PathBuf, Error> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// xt27b F5: one member holding two records costs only the second its line; the file's other records keep
+    /// theirs, and the member is named.
+    #[test]
+    fn a_merged_member_costs_only_its_second_record_a_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.warc.gz");
+        let date = chrono::Utc::now();
+        let records: Vec<Vec<u8>> = (0..4)
+            .map(|i| {
+                crate::Record::response(
+                    &format!("http://a.org/{i}"),
+                    date,
+                    None,
+                    format!("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n{i}").into_bytes(),
+                )
+                .to_bytes()
+            })
+            .collect();
+        let gz = |parts: &[&Vec<u8>]| {
+            let mut out = Vec::new();
+            crate::Encoder::new(crate::Compression::Gzip, 1).compress(
+                &parts
+                    .iter()
+                    .copied()
+                    .flatten()
+                    .copied()
+                    .collect::<Vec<u8>>(),
+                &mut out,
+            );
+            out
+        };
+        let file = [
+            gz(&[&records[0]]),
+            gz(&[&records[1], &records[2]]),
+            gz(&[&records[3]]),
+        ]
+        .concat();
+        std::fs::write(&path, file).unwrap();
+        let indexed = index_records(&path, "m.warc.gz");
+        assert!(indexed.stopped.is_none());
+        assert_eq!(indexed.shared.len(), 1);
+        let urls: Vec<bool> = (0..4)
+            .map(|i| {
+                indexed
+                    .lines
+                    .iter()
+                    .any(|l| l.contains(&format!("\"url\": \"http://a.org/{i}\"")))
+            })
+            .collect();
+        assert_eq!(urls, [true, true, false, true], "{:?}", indexed.lines);
+        assert!(index_file(&path, "m.warc.gz").is_err());
+    }
 
     fn header(fields: &[(&str, &str)]) -> Vec<(String, String)> {
         fields

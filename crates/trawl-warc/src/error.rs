@@ -278,8 +278,9 @@ pub(crate) fn shared_member(
         .unwrap_or_default();
     format!(
         "the {what} at offset {offset} holds more than one record (the second, {id}at byte {at} of its \
-         content): the file is compressed as one stream, not one {what} per record, so its records cannot be \
-         reached by offset for replay (pywb, CDXJ indexes); rewrite it with `trawl warc {command} {} OUT.{ext}`",
+         content): records compressed together (the whole file as one stream, or members merged), not one \
+         {what} per record, so those after the first cannot be reached by offset for replay (pywb, CDXJ \
+         indexes); rewrite it with `trawl warc {command} {} OUT.{ext}`",
         path.display()
     )
 }

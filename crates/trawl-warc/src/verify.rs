@@ -1111,7 +1111,7 @@ mod tests {
         let id = second.id().trim_matches(['<', '>']).to_owned();
         let want = format!(
             "{}: the gzip member at offset 0 holds more than one record (the second, {id}, at byte {} of its \
-             content): the file is compressed as one stream",
+             content): records compressed together",
             path.display(),
             first.to_bytes().len()
         );
@@ -1131,8 +1131,11 @@ mod tests {
             err.problem
         );
         // The index says the same.
-        let stopped = crate::index_records(&path, "one.warc.gz").stopped.unwrap();
-        assert!(stopped.to_string().starts_with(&want), "{stopped}");
+        let indexed = crate::index_records(&path, "one.warc.gz");
+        let [shared] = &indexed.shared[..] else {
+            panic!("{:?}", indexed.shared)
+        };
+        assert!(shared.to_string().starts_with(&want), "{shared}");
     }
 
     /// Verifying with the index gives the lines [`crate::index_file`] gives, in the same pass.

@@ -1892,7 +1892,7 @@ fn verify_fails_a_trawl_warc_holding_its_records_twice_and_names_a_shared_member
         .trim_matches(['<', '>']);
     let want = format!(
         "{}: the gzip member at offset 0 holds more than one record (the second, {id}, at byte {} of its content): \
-         the file is compressed as one stream",
+         records compressed together",
         one.display(),
         records[1].offset
     );

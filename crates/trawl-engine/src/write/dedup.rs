@@ -217,7 +217,14 @@ fn archive_captures(path: &Path, mut each: impl FnMut(&str, &RefersTo)) -> Loade
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let indexed = trawl_warc::index_records(path, &name);
+    let mut indexed = trawl_warc::index_records(path, &name);
+    // A file with a member of several records is left out until it is mended (archive.md), as when every
+    // record but the first had no line.
+    if let Some(shared) = indexed.shared.drain(..).next() {
+        indexed.lines.clear();
+        indexed.unindexed.clear();
+        indexed.stopped = indexed.stopped.or(Some(shared));
+    }
     for line in &indexed.lines {
         let Some((digest, mut refers)) = capture_of_line(line).flatten() else {
             continue;

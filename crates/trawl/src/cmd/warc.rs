@@ -551,6 +551,12 @@ fn index_warc(
             warc.display()
         );
     }
+    for e in &indexed.shared {
+        damaged = 1;
+        say!(
+            "WARN {e}; its records after the first have no index line (the file's other records have theirs)"
+        );
+    }
     if let Some(e) = &indexed.stopped {
         damaged = 1;
         // The record before the damage of a plain ARC may be what is wrong: its length.
