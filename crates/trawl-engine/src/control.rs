@@ -621,7 +621,7 @@ pub fn apply_offline(job_dir: &Path, command: &Command) -> Result<Reply, Error> 
         .last()
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()));
     let killed = job.state_dir().join("crawl.pid").exists()
-        || job.state_dir().join(crate::crawl::ENDING).exists();
+        || job.state_dir().join(crate::job::ENDING).exists();
     let how = if killed {
         "it did not stop cleanly (killed, or it crashed: it left its pid file or end marker in state/), so \
          its last run wrote no final checkpoint"

@@ -351,6 +351,10 @@ pub fn record_change(job_dir: &Path, who: &str, what: &str) {
     }
 }
 
+/// `JOB/state/ending`: written as a run's end begins (its pid file gone), removed once its reports are
+/// written; left, it says a kill cut that end short.
+pub const ENDING: &str = "ending";
+
 /// The PID of the process running the job's crawl, if one is running: its pid file names a live process.
 pub fn running_pid(job_dir: &Path) -> Option<u32> {
     let pid: u32 = std::fs::read_to_string(job_dir.join("state/crawl.pid"))

@@ -1012,9 +1012,7 @@ fn parse_seeds(config: &CrawlConfig) -> Result<Vec<Url>, Error> {
         .collect::<Result<Vec<_>, _>>()?)
 }
 
-/// `JOB/state/ending`: written as a run's end begins (its pid file gone), removed once its reports are
-/// written; left, it says a kill cut that end short.
-pub const ENDING: &str = "ending";
+pub use crate::job::ENDING;
 
 /// The counters a resumed job goes on from (zero for a new one, or when the saved ones are unreadable).
 fn load_stats(job: &Job) -> Stats {
