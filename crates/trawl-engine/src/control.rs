@@ -623,8 +623,8 @@ pub fn apply_offline(job_dir: &Path, command: &Command) -> Result<Reply, Error> 
     let killed = job.state_dir().join("crawl.pid").exists()
         || job.state_dir().join(crate::job::ENDING).exists();
     let how = if killed {
-        "it did not stop cleanly (killed, or it crashed: it left its pid file or end marker in state/), so \
-         its last run wrote no final checkpoint"
+        "it did not stop cleanly: killed, or it crashed (its pid file or end marker is left in state/), so its \
+         last run wrote no final checkpoint and no reports"
     } else {
         "it has stopped"
     };
@@ -642,13 +642,15 @@ pub fn apply_offline(job_dir: &Path, command: &Command) -> Result<Reply, Error> 
         }
     );
     match command {
-        // What a stop asks for holds: not an error to a second operator, or a retry, as the crawl stops.
+        // What a stop asks for holds: not an error to a second operator, or a retry, as the crawl stops. A
+        // crawl killed did not stop as asked, and left no reports: an error for a script (xt28a F1).
         Command::Stop => {
-            return Ok(done(format!("the crawl is not running: {how}{last_said}")));
+            let said = format!("the crawl is not running: {how}{last_said}");
+            return Ok(if killed { failed(said) } else { done(said) });
         }
         Command::Pause | Command::Unpause => {
             return Ok(failed(format!(
-                "the crawl is not running ({how}), so there is nothing to {}: {resume}",
+                "the crawl is not running, so there is nothing to {}: {how}; {resume}",
                 if matches!(command, Command::Pause) {
                     "pause"
                 } else {
@@ -658,7 +660,7 @@ pub fn apply_offline(job_dir: &Path, command: &Command) -> Result<Reply, Error> 
         }
         Command::Checkpoint => {
             return Ok(failed(format!(
-                "the crawl is not running ({how}), so no checkpoint is written{last_said} ({resume})"
+                "the crawl is not running, so no checkpoint is written: {how}{last_said}; {resume}"
             )));
         }
         _ => {}
@@ -1100,7 +1102,7 @@ mod tests {
         };
         assert!(
             message.contains(
-                "(it has stopped), so no checkpoint is written; its last checkpoint is cp00002-x"
+                "so no checkpoint is written: it has stopped; its last checkpoint is cp00002-x"
             ),
             "{message}"
         );
@@ -1108,13 +1110,11 @@ mod tests {
         job.write_file(&job.state_dir().join("crawl.pid"), "4194303")
             .unwrap();
         for command in [Command::Checkpoint, Command::Stop] {
-            let (Reply::Failed { message } | Reply::Done { message }) =
-                apply_offline(dir.path(), &command).unwrap()
-            else {
+            let Reply::Failed { message } = apply_offline(dir.path(), &command).unwrap() else {
                 panic!("{command:?}")
             };
             assert!(
-                message.contains("it did not stop cleanly (killed, or it crashed")
+                message.contains("it did not stop cleanly: killed, or it crashed")
                     && message.contains("its last checkpoint is cp00002-x"),
                 "{message}"
             );

@@ -140,12 +140,12 @@ impl Job {
             Ok(()) => Ok(JobLock { _file: file }),
             Err(std::fs::TryLockError::WouldBlock) => Err(Error::JobInUse {
                 dir: self.root.clone(),
-                // The crawl's pid, when its process is alive and a trawl: the file of a crawl killed earlier
-                // names a dead process (or another's, the number reused), not the holder (xt27a F4).
+                // The crawl's pid, when its process is a trawl holding this lock: the file of a crawl killed
+                // earlier names a dead process, or another's, the number reused (xt27a F4, xt28a F2).
                 pid: std::fs::read_to_string(self.state_dir().join("crawl.pid"))
                     .ok()
                     .and_then(|t| t.trim().parse().ok())
-                    .filter(|&pid| is_a_trawl(pid)),
+                    .filter(|&pid| holds(pid, &path)),
             }),
             Err(std::fs::TryLockError::Error(source)) => Err(Error::Io { path, source }),
         }
@@ -368,13 +368,20 @@ pub fn running_pid(job_dir: &Path) -> Option<u32> {
     (alive && is_held(job_dir)).then_some(pid)
 }
 
-/// Whether process `pid` is alive and runs trawl (its name, in `/proc`, is `trawl`); without `/proc`, taken
-/// on the pid file's word.
-fn is_a_trawl(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/comm")) {
-        Ok(name) => name.trim() == "trawl",
-        Err(_) => !Path::new("/proc/self").exists(),
+/// Whether process `pid` is alive, runs trawl (its name, in `/proc`, is `trawl`) and has the file `lock` open;
+/// without `/proc`, taken on the pid file's word.
+fn holds(pid: u32, lock: &Path) -> bool {
+    if !Path::new("/proc/self").exists() {
+        return true;
     }
+    let is_trawl = std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .is_ok_and(|name| name.trim() == "trawl");
+    let lock = std::fs::canonicalize(lock).unwrap_or_else(|_| lock.to_path_buf());
+    is_trawl
+        && std::fs::read_dir(format!("/proc/{pid}/fd")).is_ok_and(|fds| {
+            fds.flatten()
+                .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|target| target == lock))
+        })
 }
 
 /// Whether a process holds the job at `job_dir` (its lock is taken): a crawl, or one starting or ending.

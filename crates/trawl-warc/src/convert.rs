@@ -603,6 +603,18 @@ mod tests {
             assert!(rewritten.records >= 3, "{name}: {}", rewritten.records);
             assert!(out.exists() && crate::index_path(&out).exists(), "{name}");
         }
+        // A plain WARC cut short in a block, or after it: the records before it are whole (the next began
+        // where each one's length said), and are written (xt28b F2: nothing was).
+        let plain: Vec<u8> = records.iter().flat_map(Record::to_bytes).collect();
+        for cut in [10, 2] {
+            let input = dir.path().join(format!("cut{cut}.warc"));
+            std::fs::write(&input, &plain[..plain.len() - cut]).unwrap();
+            let out = dir.path().join(format!("out-cut{cut}.warc.gz"));
+            let rewritten = convert(&input, &out).unwrap();
+            let stopped = rewritten.stopped.unwrap().to_string();
+            assert!(stopped.ends_with("end of input"), "{cut}: {stopped}");
+            assert_eq!(rewritten.records, 2, "{cut}");
+        }
     }
 
     #[test]

@@ -163,24 +163,17 @@ pub enum Error {
         /// Where the second record starts in the member's decompressed content.
         at: u64,
     },
-    /// A `.open` WARC that cannot be read past `offset`, though whole records follow (from `later` on): damage
-    /// in the middle (a bad block, a flipped bit), not the torn end a crash leaves, so a repair does not cut it
-    /// with every record after it (xt27b F6).
-    #[error(
-        "{}: record at offset {offset}: {problem}; yet whole records follow it (the first at offset {later}): \
-         this is damage inside the file, not the torn end a crash leaves, so it is not cut (every record after \
-         the damage would go). `trawl warc ls` lists its records; to go on, move it out of the job's warcs/ \
-         folder (`mv {} SOMEWHERE/`) and keep it to salvage, then resume",
-        path.display(),
-        path.display()
-    )]
+    /// A `.open` WARC damaged, not torn by a crash: it cannot be read past `offset`, though whole records of
+    /// its own follow (from `later` on), or it holds far more than a file just begun and no whole record at its
+    /// start. A repair does not cut it with every record after the damage (xt27b F6, xt28b F1).
+    #[error("{}", damaged_inside(path, *offset, *later, problem))]
     DamagedInside {
         /// The `.open` file.
         path: PathBuf,
         /// Where reading stopped.
         offset: u64,
-        /// Where the first whole record after it begins.
-        later: u64,
+        /// Where the first whole record after it begins, when one was found.
+        later: Option<u64>,
         /// What stopped the reading.
         problem: String,
     },
@@ -251,6 +244,28 @@ impl Error {
             other => other.to_string(),
         }
     }
+}
+
+/// What [`Error::DamagedInside`] says: the damage, why it is not cut, and what to do.
+fn damaged_inside(
+    path: &std::path::Path,
+    offset: u64,
+    later: Option<u64>,
+    problem: &str,
+) -> String {
+    let follow = match later {
+        Some(later) => format!(
+            "; yet whole records follow it (the first at offset {later}): this is damage inside the file"
+        ),
+        None => ": this is damage at its start".to_owned(),
+    };
+    format!(
+        "{}: record at offset {offset}: {problem}{follow}, not the torn end a crash leaves, so it is not cut \
+         (every record after the damage would go); `trawl warc verify` names the damage. To go on, move it out \
+         of the job's warcs/ folder (`mv {} SOMEWHERE/`) and keep it to salvage, then resume",
+        path.display(),
+        path.display()
+    )
 }
 
 /// The problem of the gzip member (`compression`; or zstd frame) at `offset` of the file at `path` (an ARC

@@ -229,6 +229,31 @@ impl std::fmt::Debug for ZstdContext {
 /// The largest record (or decompressed gzip member) a reader holds in memory unless told otherwise: 1 GiB.
 pub(crate) const MAX_RECORD_BYTES: u64 = 1 << 30;
 
+/// The first record of the file at `path` that begins at `offset`, read with the dictionary the file begins
+/// with (a `.warc.zst`'s frames need it, wherever they are read from); `None` when no record begins there.
+/// Records of any size are read.
+pub(crate) fn record_at(path: &Path, offset: u64) -> Result<Option<ReadRecord>, Error> {
+    use std::io::{Seek, SeekFrom};
+    let mut reader = open(path)?.with_max_record_bytes(u64::MAX);
+    let starts_with_dictionary = matches!(reader.input.peek(4), Ok([0x5D, 0x2A, 0x4D, 0x18, ..]));
+    if starts_with_dictionary && reader.read_skippable(0).is_err() {
+        return Ok(None);
+    }
+    reader
+        .input
+        .inner
+        .seek(SeekFrom::Start(offset))
+        .map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    reader.input.carry.clear();
+    reader.input.carried = 0;
+    reader.input.pos = offset;
+    reader.past_start = true;
+    Ok(reader.next().and_then(Result::ok))
+}
+
 /// Opens the WARC file at `path` for reading.
 pub fn open(path: &Path) -> Result<Reader<BufReader<File>>, Error> {
     let file = File::open(path).map_err(|source| Error::Io {
@@ -710,11 +735,11 @@ fn read_decoded<D: Read>(
                     len: limit.saturating_add(1),
                     limit,
                 },
-                Framing::MoreRecords(rest) => with_found(
+                Framing::NotFramed(why, rest) => with_found(
                     Error::Malformed {
                         path: path.to_owned(),
                         offset,
-                        expected: ARC_LINE.to_owned(),
+                        expected: format!("{ARC_LINE} ({why})"),
                         found: String::new(),
                     },
                     &rest,
@@ -783,9 +808,9 @@ enum Framing {
     /// The member holds more than the reader's limit.
     TooLarge,
     /// What follows the record's length holds what looks like a later record's header line, or goes on past
-    /// [`FRAME_SLACK`] (given: the bytes after the length, or their start): not one record with a length too
-    /// short.
-    MoreRecords(Vec<u8>),
+    /// [`FRAME_SLACK`] (given: why, in words, and the bytes after the length, or their start): not one record
+    /// with a length too short.
+    NotFramed(String, Vec<u8>),
 }
 
 /// How much more than its Archive-length (or that length again, when larger) a member may hold for its one
@@ -872,10 +897,19 @@ fn frame_by_member<D: Read>(
             return Err(Framing::TooLarge);
         }
         block.truncate(from + 64);
-        return Err(Framing::MoreRecords(block.split_off(from)));
+        let why = format!(
+            "the member goes on more than {} MiB past the length (a decompression bomb, or a length too far \
+             off to take the member's word for), so it is not read as the record's",
+            allowed >> 20
+        );
+        return Err(Framing::NotFramed(why, block.split_off(from)));
     }
-    if arc::later_header_line(block).is_some() {
-        return Err(Framing::MoreRecords(block.split_off(from)));
+    if let Some(at) = arc::later_header_line(block) {
+        let why = format!(
+            "the content read to the member's end holds what looks like a later record's header line {at} bytes \
+             in, so the member holds more records than one and the length is damage"
+        );
+        return Err(Framing::NotFramed(why, block.split_off(from)));
     }
     if block.ends_with(b"\n") {
         block.pop();
@@ -1175,9 +1209,15 @@ fn read_warc_record<B: BufRead>(
         .read_to_end(&mut end)
         .map_err(read_err)?;
     if end != b"\r\n\r\n" {
+        // Fewer than four bytes: the file ends there (said so, as a cut: the records before are whole).
+        let found = match end.len() {
+            0 => excerpt(&end),
+            1..=3 => format!("{} then end of input", excerpt(&end)),
+            _ => excerpt(&end),
+        };
         return Err(malformed(
             "CRLF CRLF after the block as long as Content-Length says (is the length right?)",
-            excerpt(&end),
+            found,
         ));
     }
     Ok((parsed, block, head))

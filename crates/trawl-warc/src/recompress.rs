@@ -152,6 +152,7 @@ fn write_records(
                     && last.is_some_and(|c| {
                         c != Compression::None
                             || matches!(e, Error::CutInHeader { .. })
+                            || cut_by_the_end(&e)
                             || e.offset().is_some_and(|o| reader::zeros_after(input, o))
                     }) =>
             {
@@ -197,6 +198,12 @@ fn write_records(
         stopped,
         repaired: Vec::new(),
     })
+}
+
+/// Whether `e` is a record the end of the file cut (its header or block runs to the end): a plain file cut
+/// short, whose records before it are whole, as the next began where each one's length said (xt28b F2).
+fn cut_by_the_end(e: &Error) -> bool {
+    matches!(e, Error::Malformed { found, .. } if found.ends_with("end of input"))
 }
 
 /// The first records of a zstd output, held back to train its dictionary.

@@ -27,6 +27,11 @@ pub struct Repaired {
 /// and every record after it (xt25b F7).
 const ANY_SIZE: u64 = u64::MAX;
 
+/// The most a `.open` file holds with no whole record when a crash tears it: a write tears its end, so the
+/// file's first record, its warcinfo, is torn only while the file holds no more than it and the zstd
+/// dictionary before it (at most 110 KiB trained).
+const JUST_BEGUN: u64 = 256 << 10;
+
 /// Truncates `path` (a `*.warc.gz.open`, `*.warc.zst.open` or `*.warc.open` file) after its last complete
 /// record, renames it without `.open`, so that it verifies, and writes its CDXJ index beside it. A file with no
 /// complete record is removed. Records held back to train a zstd dictionary (`*.open.held` beside it) are put
@@ -70,8 +75,22 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
         return Err(Error::DamagedInside {
             path: path.to_path_buf(),
             offset: e.offset().unwrap_or(good_end),
-            later,
+            later: Some(later),
             problem: e.problem(),
+        });
+    }
+    // A file just begun holds its warcinfo (and a zstd dictionary); one far larger with no whole record at
+    // its start was damaged there, not torn by a crash, and is not removed (xt28b F1: a flipped bit in a
+    // dictionary frame removed 340 KB of records).
+    if records == 0 && size > JUST_BEGUN {
+        return Err(Error::DamagedInside {
+            path: path.to_path_buf(),
+            offset: 0,
+            later: None,
+            problem: format!(
+                "no whole record at its start, yet it holds {size} bytes, more than a crash leaves of a file \
+                 just begun"
+            ),
         });
     }
     if records == 0 {
@@ -105,8 +124,7 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
 /// (a gzip member's or zstd frame's magic, or `WARC/1.` after an empty line in a plain file) is tried, in
 /// order, until one reads as a record of the file's own: one naming its `warcinfo` (every record trawl writes
 /// does), so that a WARC file captured in a record torn by the crash (stored as it is, incompressible) is not
-/// taken for one. (A `.warc.zst` file with a dictionary reads only from its start: its later records are not
-/// found, and it is cut as before.)
+/// taken for one. A `.warc.zst` file's frames are read with the dictionary it begins with.
 fn later_record(path: &Path, from: u64, warcinfo: Option<&str>) -> Result<Option<u64>, Error> {
     use std::io::{Seek, SeekFrom};
     let io = |source| Error::Io {
@@ -162,23 +180,10 @@ fn read_full(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize>
 
 /// Whether a whole WARC record of `path` begins at `offset`, naming `warcinfo` (when known) as its own.
 fn reads_a_record(path: &Path, offset: u64, warcinfo: Option<&str>) -> Result<bool, Error> {
-    use std::io::{BufReader, Seek, SeekFrom};
-    let mut file = std::fs::File::open(path).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    file.seek(SeekFrom::Start(offset))
-        .map_err(|source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-    let mut reader = crate::Reader::new(BufReader::new(file))
-        .with_path(path)
-        .with_max_record_bytes(ANY_SIZE);
-    Ok(
-        matches!(reader.next(), Some(Ok(r)) if r.version.starts_with("WARC/")
-        && warcinfo.is_none_or(|id| r.get("WARC-Warcinfo-ID") == Some(id))),
-    )
+    Ok(crate::reader::record_at(path, offset)?.is_some_and(|r| {
+        r.version.starts_with("WARC/")
+            && warcinfo.is_none_or(|id| r.get("WARC-Warcinfo-ID") == Some(id))
+    }))
 }
 
 /// Puts back into `path` (a `.warc.zst.open` file) the records a crash caught held back in memory to train
@@ -330,7 +335,7 @@ mod tests {
             let Error::DamagedInside { offset, later, .. } = &err else {
                 panic!("{err}")
             };
-            assert_eq!((*offset, *later), (offsets[1], offsets[2]), "{err}");
+            assert_eq!((*offset, *later), (offsets[1], Some(offsets[2])), "{err}");
             assert_eq!(std::fs::read(&open).unwrap(), damaged, "left as it was");
             // A torn end holding a whole record of another file (its own warcinfo) is cut as a torn end.
             let mut foreign = Vec::new();
@@ -348,6 +353,56 @@ mod tests {
             let r = repair(&open).unwrap();
             assert_eq!(r.records, 2, "{compression:?}");
         }
+    }
+
+    /// xt28b F1: a `.warc.zst` with a dictionary damaged inside is not cut either (its later frames are read
+    /// with its dictionary), nor removed when the damage is in its dictionary or first record.
+    #[test]
+    fn a_zstd_file_with_a_dictionary_damaged_inside_is_not_cut() {
+        let date = chrono::Utc::now();
+        let plains: Vec<Vec<u8>> = (0..600u64)
+            .map(|n| {
+                // Hex of a generator's numbers: little a dictionary can take out.
+                let noise: String = (0..40u64)
+                    .map(|k| format!("{:016x}", (n * 40 + k).wrapping_mul(0x9E37_79B9_7F4A_7C15)))
+                    .collect();
+                let body = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>page {n} {noise}</p>"
+                );
+                Record::response(&format!("http://a/{n}"), date, None, body.into_bytes()).to_bytes()
+            })
+            .collect();
+        let dict = crate::ZstdDictionary::train(&plains).unwrap();
+        let mut file = dict.frame();
+        let mut offsets = Vec::new();
+        let mut c = zstd::bulk::Compressor::with_dictionary(3, dict.as_bytes()).unwrap();
+        for p in &plains {
+            offsets.push(file.len() as u64);
+            file.extend(c.compress(p).unwrap());
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let open = dir.path().join("d.warc.zst.open");
+        let mut damaged = file.clone();
+        damaged[offsets[200] as usize + 12] ^= 0x5a;
+        std::fs::write(&open, &damaged).unwrap();
+        let err = repair(&open).unwrap_err();
+        assert!(
+            matches!(&err, Error::DamagedInside { offset, later: Some(later), .. }
+                if *offset == offsets[200] && *later == offsets[201]),
+            "{err}"
+        );
+        assert_eq!(std::fs::read(&open).unwrap(), damaged);
+        // The dictionary itself damaged: nothing reads, and the file, far larger than one just begun, stays.
+        let mut damaged = file.clone();
+        damaged[100] ^= 0x5a;
+        std::fs::write(&open, &damaged).unwrap();
+        assert!(damaged.len() as u64 > JUST_BEGUN);
+        let err = repair(&open).unwrap_err();
+        assert!(
+            matches!(err, Error::DamagedInside { later: None, .. }),
+            "{err}"
+        );
+        assert!(open.exists());
     }
 
     #[test]

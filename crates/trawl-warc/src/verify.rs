@@ -901,7 +901,7 @@ mod tests {
         let cases: &[(&[u8], &str)] = &[
             (
                 b"WARC/1.1\r\nContent-Length: 2\r\n\r\nhi\r\n",
-                "expected CRLF CRLF after the block as long as Content-Length says (is the length right?), found \"\\r\\n\"",
+                "expected CRLF CRLF after the block as long as Content-Length says (is the length right?), found \"\\r\\n\" then end of input",
             ),
             (
                 b"WARC/2.0\r\nContent-Length: 0\r\n\r\n\r\n\r\n",
