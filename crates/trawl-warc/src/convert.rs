@@ -614,6 +614,15 @@ mod tests {
             let stopped = rewritten.stopped.unwrap().to_string();
             assert!(stopped.ends_with("end of input"), "{cut}: {stopped}");
             assert_eq!(rewritten.records, 2, "{cut}");
+            // recompress keeps them the same way (xt29a F1); its strict form, which WACZ packaging uses,
+            // refuses the file.
+            let out = dir.path().join(format!("re-cut{cut}.warc.gz"));
+            let rewritten = crate::recompress_salvaging(&input, &out).unwrap();
+            assert!(rewritten.stopped.is_some());
+            assert_eq!(rewritten.records, 2, "{cut}");
+            let strict = dir.path().join(format!("strict-cut{cut}.warc.gz"));
+            assert!(crate::recompress(&input, &strict).is_err());
+            assert!(!strict.exists());
         }
     }
 

@@ -56,7 +56,7 @@ pub use crate::{
     error::Error,
     ls::ls_line,
     reader::{ReadRecord, Reader, open},
-    recompress::{ArcRepair, Rewritten, recompress},
+    recompress::{ArcRepair, Rewritten, recompress, recompress_salvaging},
     record::{
         Record, WarcFields, format_date,
         revisit::{IDENTICAL_PAYLOAD_DIGEST, RefersTo, SERVER_NOT_MODIFIED},

@@ -12,9 +12,20 @@ use crate::{Compression, Encoder, Error, ReadRecord, WriterConfig, cdxj, reader}
 
 /// Rewrites the WARC `input` as `output` in the compression its extension names (`.warc.gz`, `.warc.zst`,
 /// `.warc`), through a temporary file, then writes the output's CDXJ index beside it. Returns the number of
-/// records.
+/// records. A file that cannot be read to its end is refused ([`recompress_salvaging`] keeps what is before).
 pub fn recompress(input: &Path, output: &Path) -> Result<usize, Error> {
-    let written = rewrite(input, output, false, |record, plain| {
+    Ok(recompress_within(input, output, false)?.records)
+}
+
+/// [`recompress`], keeping the records before the point where a file stops being readable (a gzip member or
+/// zstd frame cut short or damaged, a plain file cut short or padded with zero bytes), as `convert` keeps them:
+/// what stopped it is [`Rewritten::stopped`] (xt29a F1: `trawl warc recompress` of a cut file wrote nothing).
+pub fn recompress_salvaging(input: &Path, output: &Path) -> Result<Rewritten, Error> {
+    recompress_within(input, output, true)
+}
+
+fn recompress_within(input: &Path, output: &Path, salvage: bool) -> Result<Rewritten, Error> {
+    rewrite(input, output, salvage, |record, plain| {
         if record.is_arc() {
             return Err(Error::Unconvertible {
                 path: input.to_path_buf(),
@@ -27,8 +38,7 @@ pub fn recompress(input: &Path, output: &Path) -> Result<usize, Error> {
         }
         copy(record, None, plain);
         Ok(())
-    })?;
-    Ok(written.records)
+    })
 }
 
 /// What [`rewrite`] wrote: how many records, and what ended the input early when an ARC file's records

@@ -673,13 +673,7 @@ pub(crate) fn wacz(job: &Path, output: &Path) -> anyhow::Result<ExitCode> {
 
 /// `trawl warc recompress IN OUT`.
 pub(crate) fn recompress(input: &Path, output: &Path) -> anyhow::Result<ExitCode> {
-    rewrite(input, output, |i, o| {
-        trawl_warc::recompress(i, o).map(|records| trawl_warc::Rewritten {
-            records,
-            stopped: None,
-            repaired: Vec::new(),
-        })
-    })
+    rewrite(input, output, trawl_warc::recompress_salvaging)
 }
 
 /// `trawl warc convert IN OUT`: an ARC or WARC 1.0 file as WARC 1.1.
