@@ -368,6 +368,18 @@ pub fn running_pid(job_dir: &Path) -> Option<u32> {
     (alive && is_held(job_dir)).then_some(pid)
 }
 
+/// Whether the job at `job_dir` is ending: its `state/ending` marker names a trawl process that holds the job
+/// (a marker a kill left, with another process holding the job, is not an end under way: review 75 R5).
+pub fn is_ending(job_dir: &Path) -> bool {
+    let job = Job {
+        root: job_dir.to_path_buf(),
+    };
+    std::fs::read_to_string(job.state_dir().join(ENDING))
+        .ok()
+        .and_then(|t| t.trim().parse().ok())
+        .is_some_and(|pid| holds(pid, &job.lock_path()))
+}
+
 /// Whether process `pid` is alive, runs trawl (its name, in `/proc`, is `trawl`) and has the file `lock` open;
 /// without `/proc`, taken on the pid file's word.
 fn holds(pid: u32, lock: &Path) -> bool {

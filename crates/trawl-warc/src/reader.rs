@@ -234,7 +234,16 @@ pub(crate) const MAX_RECORD_BYTES: u64 = 1 << 30;
 /// Records of any size are read.
 pub(crate) fn record_at(path: &Path, offset: u64) -> Result<Option<ReadRecord>, Error> {
     use std::io::{Seek, SeekFrom};
-    let mut reader = open(path)?.with_max_record_bytes(u64::MAX);
+    // No record there is longer than what is left of the file: a candidate saying more is refused before its
+    // block is read (review 75 R2).
+    let left = std::fs::metadata(path)
+        .map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?
+        .len()
+        .saturating_sub(offset);
+    let mut reader = open(path)?.with_max_record_bytes(left);
     let starts_with_dictionary = matches!(reader.input.peek(4), Ok([0x5D, 0x2A, 0x4D, 0x18, ..]));
     if starts_with_dictionary && reader.read_skippable(0).is_err() {
         return Ok(None);

@@ -27,6 +27,10 @@ pub struct Repaired {
 /// and every record after it (xt25b F7).
 const ANY_SIZE: u64 = u64::MAX;
 
+/// What a file written from its held records holds beyond their compressed frames: the dictionary frame (at
+/// most 110 KiB trained) and frame headers.
+const HELD_FRAME_SLACK: u64 = 128 << 10;
+
 /// The most a `.open` file holds with no whole record when a crash tears it: a write tears its end, so the
 /// file's first record, its warcinfo, is torn only while the file holds no more than it and the zstd
 /// dictionary before it (at most 110 KiB trained).
@@ -82,7 +86,9 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
     // A file just begun holds its warcinfo (and a zstd dictionary); one far larger with no whole record at
     // its start was damaged there, not torn by a crash, and is not removed (xt28b F1: a flipped bit in a
     // dictionary frame removed 340 KB of records).
-    if records == 0 && size > JUST_BEGUN {
+    // A file that begins with a zstd dictionary had its held records written with it, so a crash tearing it
+    // left them beside it (put back above): with none whole and none held, it was damaged (review 75 R3).
+    if records == 0 && (size > JUST_BEGUN || (size >= 4 && begins_with_a_dictionary(path))) {
         return Err(Error::DamagedInside {
             path: path.to_path_buf(),
             offset: 0,
@@ -178,6 +184,15 @@ fn read_full(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize>
     Ok(n)
 }
 
+/// Whether `path` begins with a warc-zstd dictionary frame (magic `5D 2A 4D 18`).
+fn begins_with_a_dictionary(path: &Path) -> bool {
+    use std::io::Read;
+    let mut magic = [0u8; 4];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .is_ok_and(|()| magic == [0x5D, 0x2A, 0x4D, 0x18])
+}
+
 /// Whether a whole WARC record of `path` begins at `offset`, naming `warcinfo` (when known) as its own.
 fn reads_a_record(path: &Path, offset: u64, warcinfo: Option<&str>) -> Result<bool, Error> {
     Ok(crate::reader::record_at(path, offset)?.is_some_and(|r| {
@@ -204,11 +219,31 @@ fn restore_held(path: &Path, held: &Path) -> Result<usize, Error> {
             Err(_) => break,
         }
     }
-    let in_file = open(path)?
-        .with_max_record_bytes(ANY_SIZE)
-        .take_while(Result::is_ok)
-        .count();
+    let (mut in_file, mut read_to) = (0, 0);
+    for rec in open(path)?.with_max_record_bytes(ANY_SIZE) {
+        let Ok(rec) = rec else { break };
+        in_file += 1;
+        read_to = rec.offset + rec.len;
+    }
     let mut restored = 0;
+    // A crash before the held records were all written leaves at most the dictionary and their frames; a file
+    // holding more was damaged, and writing it anew from them would drop what it holds past them (review 75
+    // R1: a spill left beside a file that went on).
+    let size = std::fs::metadata(path).map_err(io(path))?.len();
+    let most = spilled.len() as u64 + spilled.len() as u64 / 64 + HELD_FRAME_SLACK;
+    if in_file < records.len() && size > most {
+        return Err(Error::DamagedInside {
+            path: path.to_path_buf(),
+            offset: read_to,
+            later: None,
+            problem: format!(
+                "only {in_file} of the {} records held for its zstd dictionary read whole, yet it holds {size} \
+                 bytes, more than they and the dictionary make ({} beside it is kept)",
+                records.len(),
+                held.display()
+            ),
+        });
+    }
     if in_file < records.len() {
         restored = records.len() - in_file;
         let mut encoder = Encoder::new(Compression::Zstd, 1);
@@ -402,6 +437,22 @@ mod tests {
             matches!(err, Error::DamagedInside { later: None, .. }),
             "{err}"
         );
+        assert!(open.exists());
+        // With records held for the dictionary left beside it (their spill's removal failed), the file is not
+        // written anew from them: it holds far more (review 75 R1).
+        let held = held_path(&open);
+        let spill: Vec<u8> = plains[..3].concat();
+        std::fs::write(&held, &spill).unwrap();
+        let err = repair(&open).unwrap_err();
+        assert!(matches!(err, Error::DamagedInside { .. }), "{err}");
+        assert_eq!(std::fs::read(&open).unwrap(), damaged);
+        assert!(held.exists());
+        std::fs::remove_file(&held).unwrap();
+        // Small, it begins with a dictionary that does not read, and holds nothing held: not removed (R3).
+        let small = &damaged[..dict.frame().len() + 300];
+        assert!((small.len() as u64) < JUST_BEGUN);
+        std::fs::write(&open, small).unwrap();
+        assert!(repair(&open).is_err());
         assert!(open.exists());
     }
 

@@ -508,6 +508,9 @@ impl Crawl {
             .write_file(&ending_marker, &std::process::id().to_string());
         let _ = std::fs::remove_file(&pid_file);
         commands.abort();
+        // Not applying a command any more when the last answers are given and the journal closes (review 75
+        // R4: a change made after the close was answered as committed).
+        let _ = commands.await;
         // What was sent before the pid file went is answered; a command sent later is taken back by its
         // sender, and applied once this process lets go of the job.
         control::answer_files(&shared, &self.job);

@@ -382,7 +382,7 @@ fn deliver(job: &Path, command: &Command, by: &str) -> anyhow::Result<Reply> {
         }
         // A crawl writing its last checkpoint (`state/ending`) may take minutes over a large frontier: waited
         // for as long as a command it took (review 74 R3).
-        let ending = job.join("state").join(trawl_engine::ENDING).exists();
+        let ending = trawl_engine::job::is_ending(job);
         match control::apply_offline(job, command) {
             Err(trawl_engine::Error::JobInUse { .. })
                 if !left.is_zero() || (ending && start.elapsed() < ENDING_WAIT) =>
