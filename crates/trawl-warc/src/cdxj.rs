@@ -189,7 +189,11 @@ pub fn index_file(path: &Path, filename: &str) -> Result<Vec<String>, Error> {
 /// [`index_file`] reading records up to `limit` bytes.
 fn index_file_within(path: &Path, filename: &str, limit: u64) -> Result<Vec<String>, Error> {
     let indexed = index_records_within(path, filename, limit);
-    match indexed.stopped.or(indexed.shared.into_iter().next()) {
+    let passed = indexed.passed.into_iter().next().map(|p| p.damage);
+    match passed
+        .or(indexed.stopped)
+        .or(indexed.shared.into_iter().next())
+    {
         Some(e) => Err(e),
         None => Ok(indexed.lines),
     }
@@ -211,7 +215,11 @@ pub struct Indexed {
     /// an upper-case scheme kept) is not the WARC-Target-URI `trawl warc convert` gives them (`caf%E9`), by
     /// offset: the spelling a revisit of their payload names, so that it resolves after the ARC is converted.
     pub converted_uris: std::collections::HashMap<u64, String>,
-    /// The error that ended the file early (a damaged record); the lines before it stand.
+    /// Damage read past, in file order: the records in each stretch of damage have no line; those after it
+    /// have theirs (xt27b F4).
+    pub passed: Vec<crate::Passed>,
+    /// The error that ended the file early (a damaged record with no whole record after it); the lines before
+    /// it stand.
     pub stopped: Option<Error>,
     /// Each gzip member (or zstd frame) holding more than one record ([`Error::SharedMember`]): its records after
     /// the first cannot be reached by offset, and have no line; the file's other records have theirs (xt27b F5:
@@ -263,7 +271,7 @@ fn index_records_within(path: &Path, filename: &str, limit: u64) -> Indexed {
     let mut indexed = Indexed::default();
     let mut previous = None;
     let mut indexer = Indexer::new();
-    let records = match reader::open(path) {
+    let mut records = match reader::open(path) {
         Ok(records) => records.with_max_record_bytes(limit),
         Err(e) => {
             indexed.stopped = Some(e);
@@ -275,10 +283,18 @@ fn index_records_within(path: &Path, filename: &str, limit: u64) -> Indexed {
     // Each record id seen (by a 64-bit hash: 8 bytes a record, not the id), with its record's offset, until
     // one repeats.
     let mut ids: std::collections::HashMap<u64, u64> = std::collections::HashMap::new();
-    for record in records {
+    while let Some(record) = records.next() {
         let record = match record {
             Ok(record) => record,
             Err(e) => {
+                if let Ok(Some(read_on_at)) = records.read_on_after(&e) {
+                    indexed.passed.push(crate::Passed {
+                        damage: e,
+                        read_on_at,
+                    });
+                    (previous, plain_arc) = (None, None);
+                    continue;
+                }
                 // A header line cut by the end of the file begins where the record before it ends.
                 if !matches!(e, Error::CutInHeader { .. })
                     && e.offset().is_some_and(|o| !reader::zeros_after(path, o))

@@ -63,6 +63,7 @@ pub use crate::{
         timestamp14_to_warc_date, warc_date_timestamp,
     },
     repair::{Repaired, repair},
+    resync::Passed,
     verify::{
         KNOWN_QUIRKS, Note, Quirk, VerifyError, VerifyOptions, VerifySummary, verify, verify_with,
         written_by_trawl,
@@ -89,6 +90,7 @@ mod reader;
 mod recompress;
 mod record;
 mod repair;
+mod resync;
 mod verify;
 mod wacz;
 mod writer;

@@ -215,6 +215,9 @@ pub struct Reader<R> {
     past_start: bool,
     /// Once an ARC record was read: the file's ARC version (`ARC/1.0` until its `filedesc://` says).
     arc: Option<String>,
+    /// The WARC-Warcinfo-ID the last record read named (its own ID, for a warcinfo record): a record found
+    /// after damage must name it to be taken for one of the file's ([`Reader::read_on_after`]).
+    warcinfo: Option<String>,
 }
 
 /// A zstd decompression context, reused from frame to frame.
@@ -230,38 +233,41 @@ impl std::fmt::Debug for ZstdContext {
 pub(crate) const MAX_RECORD_BYTES: u64 = 1 << 30;
 
 /// The first record of the file at `path` that begins at `offset`, read with the dictionary the file begins
-/// with (a `.warc.zst`'s frames need it, wherever they are read from); `None` when no record begins there.
-/// Records of any size are read.
-pub(crate) fn record_at(path: &Path, offset: u64) -> Result<Option<ReadRecord>, Error> {
-    use std::io::{Seek, SeekFrom};
-    // No record there is longer than what is left of the file: a candidate saying more is refused before its
-    // block is read (review 75 R2).
+/// with (a `.warc.zst`'s frames need it, wherever they are read from), and as a record of an ARC file of
+/// version `arc` when given; `None` when no record begins there. Records of any size the rest of the file can
+/// hold are read.
+pub(crate) fn record_at(
+    path: &Path,
+    offset: u64,
+    arc: Option<&str>,
+) -> Result<Option<ReadRecord>, Error> {
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    // No record there is longer than what is left of the file, or than deflate inflates it to: a candidate
+    // saying more is refused before its block is read (review 75 R2). A zstd frame can inflate further, up to
+    // what the tools read.
     let left = std::fs::metadata(path)
-        .map_err(|source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        })?
+        .map_err(io)?
         .len()
         .saturating_sub(offset);
-    let mut reader = open(path)?.with_max_record_bytes(left);
+    let limit = match crate::resync::stored_as(path) {
+        Compression::None => left,
+        _ => left.saturating_mul(MAX_DEFLATE_RATIO).max(MAX_RECORD_BYTES),
+    };
+    let mut reader = open(path)?.with_max_record_bytes(limit);
     let starts_with_dictionary = matches!(reader.input.peek(4), Ok([0x5D, 0x2A, 0x4D, 0x18, ..]));
     if starts_with_dictionary && reader.read_skippable(0).is_err() {
         return Ok(None);
     }
-    reader
-        .input
-        .inner
-        .seek(SeekFrom::Start(offset))
-        .map_err(|source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-    reader.input.carry.clear();
-    reader.input.carried = 0;
-    reader.input.pos = offset;
-    reader.past_start = true;
+    reader.arc = arc.map(str::to_owned);
+    reader.seek_to(offset).map_err(io)?;
     Ok(reader.next().and_then(Result::ok))
 }
+
+/// The most deflate inflates a byte to (a run of one byte, in maximal matches): 1032.
+const MAX_DEFLATE_RATIO: u64 = 1032;
 
 /// Opens the WARC file at `path` for reading.
 pub fn open(path: &Path) -> Result<Reader<BufReader<File>>, Error> {
@@ -285,6 +291,7 @@ impl<R: BufRead> Reader<R> {
             dictionary_id: None,
             past_start: false,
             arc: None,
+            warcinfo: None,
         }
     }
 
@@ -551,6 +558,52 @@ impl<R: BufRead> Reader<R> {
     }
 }
 
+impl Reader<BufReader<File>> {
+    /// Sets the reader to read on from `offset` of its file, as though nothing had been read yet but the
+    /// dictionary and the ARC version.
+    fn seek_to(&mut self, offset: u64) -> io::Result<()> {
+        use std::io::{Seek, SeekFrom};
+        self.input.inner.seek(SeekFrom::Start(offset))?;
+        self.input.carry.clear();
+        self.input.carried = 0;
+        self.input.pos = offset;
+        self.pending.clear();
+        self.past_start = true;
+        self.failed = false;
+        Ok(())
+    }
+
+    /// After `damage` (an error this reader gave, which ended its records), finds the first whole record of
+    /// the file's own after it and sets the reader to read on from there: its offset, or `None` when no such
+    /// record follows, or when what failed is no record's damage (a read error, the file's zstd dictionary),
+    /// or the file is a plain ARC (whose records begin with a URL, which nothing tells from a line of
+    /// content). In a file of one gzip member (or zstd frame) per record, that is the next member that reads
+    /// whole, as warcio reads on (xt27b F4: one flipped bit cost every later record).
+    pub fn read_on_after(&mut self, damage: &Error) -> Result<Option<u64>, Error> {
+        let offset = match damage {
+            Error::Malformed { offset, .. }
+            | Error::BadHeader { offset, .. }
+            | Error::TooLarge { offset, .. }
+            | Error::Gzip { offset, .. }
+            | Error::Zstd { offset, .. }
+            | Error::ZstdDictionaryId { offset, .. } => *offset,
+            _ => return Ok(None),
+        };
+        let own = crate::resync::Own {
+            warcinfo: self.warcinfo.as_deref(),
+            arc: self.arc.as_deref(),
+        };
+        let Some(at) = crate::resync::later_record(&self.path, offset + 1, own)? else {
+            return Ok(None);
+        };
+        self.seek_to(at).map_err(|source| Error::Io {
+            path: self.path.clone(),
+            source,
+        })?;
+        Ok(Some(at))
+    }
+}
+
 impl<R: BufRead> Iterator for Reader<R> {
     type Item = Result<ReadRecord, Error>;
 
@@ -560,6 +613,16 @@ impl<R: BufRead> Iterator for Reader<R> {
         }
         let next = self.read_next();
         self.failed = next.is_err();
+        if let Ok(Some(r)) = &next {
+            let names = if r.get("WARC-Type") == Some("warcinfo") {
+                r.get("WARC-Record-ID")
+            } else {
+                r.get("WARC-Warcinfo-ID")
+            };
+            if self.warcinfo.as_deref() != names {
+                self.warcinfo = names.map(str::to_owned);
+            }
+        }
         next.transpose()
     }
 }

@@ -47,6 +47,9 @@ fn recompress_within(input: &Path, output: &Path, salvage: bool) -> Result<Rewri
 pub struct Rewritten {
     /// Records written.
     pub records: usize,
+    /// Damage read past, in file order: the records in each stretch of damage are not in the output, those
+    /// after it are (xt27b F4).
+    pub passed: Vec<crate::Passed>,
     /// The damage that ended the input: the records from there on are not in the output.
     pub stopped: Option<Error>,
     /// The ARC records `convert` wrote with a flaw repaired (a date, an IP address, a content without its
@@ -147,28 +150,28 @@ fn write_records(
     let mut encoded = Vec::new();
     let mut records = 0;
     let mut stopped = None;
+    let mut passed = Vec::new();
     // How the last record read was stored.
     let mut last: Option<Compression> = None;
-    for record in reader::open(input)? {
+    let mut reader = reader::open(input)?;
+    while let Some(record) = reader.next() {
         let record = match record {
             Ok(record) => record,
-            // The records before the damage of an old file are kept: it is often all that is left of a crawl
-            // (an ARC's, and a WARC's too: xt15a F11). Those are whole when each had a gzip member (or zstd
-            // frame) of its own; in a plain file, when nothing but zero bytes follows (what a tape or disk
-            // image pads a file with), else the length of the record before may be what is wrong.
-            Err(e)
-                if salvage
-                    && records > 0
-                    && last.is_some_and(|c| {
-                        c != Compression::None
-                            || matches!(e, Error::CutInHeader { .. })
-                            || cut_by_the_end(&e)
-                            || e.offset().is_some_and(|o| reader::zeros_after(input, o))
-                    }) =>
-            {
-                stopped = Some(e);
-                break;
-            }
+            // Damage with whole records after it: those are kept too, as warcio reads on (xt27b F4).
+            Err(e) if salvage => match reader.read_on_after(&e)? {
+                Some(read_on_at) => {
+                    passed.push(crate::Passed {
+                        damage: e,
+                        read_on_at,
+                    });
+                    continue;
+                }
+                None if keeps_before(&e, records, last, input) => {
+                    stopped = Some(e);
+                    break;
+                }
+                None => return Err(e),
+            },
             Err(e) => return Err(e),
         };
         last = Some(record.compression);
@@ -205,9 +208,27 @@ fn write_records(
     file.sync_all().map_err(io(tmp))?;
     Ok(Rewritten {
         records,
+        passed,
         stopped,
         repaired: Vec::new(),
     })
+}
+
+/// Whether the records before `damage`, which ends the input, are kept: it is often all that is left of a
+/// crawl (an ARC's, and a WARC's too: xt15a F11). Those are whole when each had a gzip member (or zstd frame)
+/// of its own (`last` says how the last record read was stored); in a plain file, when the file ends there,
+/// or nothing but zero bytes follows (what a tape or disk image pads a file with), else the length of the
+/// record before may be what is wrong.
+fn keeps_before(damage: &Error, records: usize, last: Option<Compression>, input: &Path) -> bool {
+    records > 0
+        && last.is_some_and(|c| {
+            c != Compression::None
+                || matches!(damage, Error::CutInHeader { .. })
+                || cut_by_the_end(damage)
+                || damage
+                    .offset()
+                    .is_some_and(|o| reader::zeros_after(input, o))
+        })
 }
 
 /// Whether `e` is a record the end of the file cut (its header or block runs to the end): a plain file cut

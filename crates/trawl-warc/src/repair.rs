@@ -6,6 +6,7 @@ use std::{
     path::{Path, PathBuf},
 };
 
+use crate::resync::{Own, later_record};
 use crate::{Compression, Encoder, Error, naming::OPEN_SUFFIX, reader::open, writer::held_path};
 
 /// What [`repair`] did.
@@ -74,7 +75,14 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
     // A crash tears the end of a file; whole records after the point where reading stopped are damage inside
     // it, which a cut would take with every record after it (xt27b F6).
     if let Some(e) = stopped
-        && let Some(later) = later_record(path, good_end + 1, warcinfo.as_deref())?
+        && let Some(later) = later_record(
+            path,
+            good_end + 1,
+            Own {
+                warcinfo: warcinfo.as_deref(),
+                arc: None,
+            },
+        )?
     {
         return Err(Error::DamagedInside {
             path: path.to_path_buf(),
@@ -126,64 +134,6 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
     })
 }
 
-/// Where the first whole record of `path` at or after byte `from` begins, if any: each place a record can begin
-/// (a gzip member's or zstd frame's magic, or `WARC/1.` after an empty line in a plain file) is tried, in
-/// order, until one reads as a record of the file's own: one naming its `warcinfo` (every record trawl writes
-/// does), so that a WARC file captured in a record torn by the crash (stored as it is, incompressible) is not
-/// taken for one. A `.warc.zst` file's frames are read with the dictionary it begins with.
-fn later_record(path: &Path, from: u64, warcinfo: Option<&str>) -> Result<Option<u64>, Error> {
-    use std::io::{Seek, SeekFrom};
-    let io = |source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    // A start's bytes, and where the record begins from the match.
-    let (magic, skip): (&[u8], u64) = match Compression::of_path(Path::new(
-        path.to_string_lossy()
-            .strip_suffix(OPEN_SUFFIX)
-            .unwrap_or(&path.to_string_lossy()),
-    )) {
-        Compression::Gzip => (&[0x1f, 0x8b, 0x08], 0),
-        Compression::Zstd => (&[0x28, 0xb5, 0x2f, 0xfd], 0),
-        Compression::None => (b"\r\n\r\nWARC/1.", 4),
-    };
-    let finder = memchr::memmem::Finder::new(magic);
-    let mut file = std::fs::File::open(path).map_err(io)?;
-    // Plain records begin after the empty line that ends the one before, which lies before `from`.
-    let mut at = from.saturating_sub(skip);
-    let mut chunk = vec![0u8; 1 << 20];
-    loop {
-        file.seek(SeekFrom::Start(at)).map_err(io)?;
-        let n = read_full(&mut file, &mut chunk).map_err(io)?;
-        let mut searched = 0;
-        while let Some(found) = finder.find(&chunk[searched..n]) {
-            let start = at + (searched + found) as u64 + skip;
-            if start >= from && reads_a_record(path, start, warcinfo)? {
-                return Ok(Some(start));
-            }
-            searched += found + 1;
-        }
-        if n < chunk.len() {
-            return Ok(None);
-        }
-        // The next chunk overlaps this one by the magic's length less one, so a start across them is found.
-        at += (n - (magic.len() - 1)) as u64;
-    }
-}
-
-/// Reads into `buf` until it is full or the file ends; how many bytes it holds.
-fn read_full(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
-    use std::io::Read;
-    let mut n = 0;
-    while n < buf.len() {
-        match file.read(&mut buf[n..])? {
-            0 => break,
-            k => n += k,
-        }
-    }
-    Ok(n)
-}
-
 /// Whether `path` begins with a warc-zstd dictionary frame (magic `5D 2A 4D 18`).
 fn begins_with_a_dictionary(path: &Path) -> bool {
     use std::io::Read;
@@ -191,14 +141,6 @@ fn begins_with_a_dictionary(path: &Path) -> bool {
     std::fs::File::open(path)
         .and_then(|mut f| f.read_exact(&mut magic))
         .is_ok_and(|()| magic == [0x5D, 0x2A, 0x4D, 0x18])
-}
-
-/// Whether a whole WARC record of `path` begins at `offset`, naming `warcinfo` (when known) as its own.
-fn reads_a_record(path: &Path, offset: u64, warcinfo: Option<&str>) -> Result<bool, Error> {
-    Ok(crate::reader::record_at(path, offset)?.is_some_and(|r| {
-        r.version.starts_with("WARC/")
-            && warcinfo.is_none_or(|id| r.get("WARC-Warcinfo-ID") == Some(id))
-    }))
 }
 
 /// Puts back into `path` (a `.warc.zst.open` file) the records a crash caught held back in memory to train

@@ -222,7 +222,7 @@ pub fn verify_with(path: &Path, options: VerifyOptions) -> Result<VerifySummary,
         problem,
         member: false,
     };
-    let records = reader::open(path).map_err(|e| fail(None, None, e.problem()))?;
+    let mut records = reader::open(path).map_err(|e| fail(None, None, e.problem()))?;
     let mut summary = VerifySummary::default();
     let mut producers = Producers::default();
     let mut notes: BTreeMap<(Quirk, String), Note> = BTreeMap::new();
@@ -232,10 +232,22 @@ pub fn verify_with(path: &Path, options: VerifyOptions) -> Result<VerifySummary,
     let mut ids: HashMap<String, (u64, u64)> = HashMap::new();
     let mut repeats: Option<Repeats> = None;
     let mut indexer = options.index.then(Indexer::with_others);
-    for record in records {
+    while let Some(record) = records.next() {
         let record = match record {
             Ok(record) => record,
-            Err(e) => return Err(pending(repeats, fail(e.offset(), None, e.problem()))),
+            Err(e) => {
+                // What the other tools keep of the file: the records after the damage too (xt27b F4).
+                let after = match records.read_on_after(&e) {
+                    Ok(Some(at)) => format!(
+                        "; the first whole record after it begins at offset {at} (`trawl warc convert` and \
+                         `recompress` keep the records on both sides of the damage, `trawl warc index` \
+                         indexes them)"
+                    ),
+                    _ => String::new(),
+                };
+                let problem = format!("{}{after}", e.problem());
+                return Err(pending(repeats, fail(e.offset(), None, problem)));
+            }
         };
         let id = record.get("WARC-Record-ID").map(str::to_owned);
         if previous == Some(record.offset) {

@@ -356,7 +356,8 @@ pub(crate) enum CtlAction {
 #[derive(Debug, Subcommand)]
 pub(crate) enum WarcCommand {
     /// One line per record: offset, type, target URI, content type, length, record id (an ARC record: the
-    /// WARC fields it stands for).
+    /// WARC fields it stands for). Damage inside a file is named, and the listing goes on from the first
+    /// whole record after it (exit status 1).
     Ls {
         /// WARC or ARC files (.warc, .warc.gz, .warc.zst, .arc, .arc.gz), or a job or folder: its closed
         /// WARCs, in name order.
@@ -379,7 +380,8 @@ pub(crate) enum WarcCommand {
     /// response per ARC record with the HTTP bytes unchanged; the output's extension says its compression
     /// (`.warc.gz`, `.warc.zst`, `.warc`); its CDXJ index is written beside it. An ARC or WARC that cannot be
     /// read past some point (a `.arc.gz` or `.warc.gz` cut short, zero bytes after the last record) gives the
-    /// records before it, with a warning and exit status 1.
+    /// records before it, and damage inside one (a bad gzip member or zstd frame, a wrong length) the records
+    /// on both sides of it, from the first whole record after it, with a warning and exit status 1.
     Convert {
         /// The ARC or WARC to read (plain or gzip).
         input: PathBuf,
@@ -389,6 +391,7 @@ pub(crate) enum WarcCommand {
     /// Rewrite a WARC in another compression, record by record: the output's extension says which
     /// (`.warc.gz`, `.warc.zst`, `.warc`); its CDXJ index is written beside it. A `.warc.zst` output begins
     /// with a zstd dictionary trained from the input's first records, which every record is compressed with.
+    /// Damage is kept out as `convert` keeps it out, with a warning and exit status 1.
     Recompress {
         /// The WARC to read (any compression).
         input: PathBuf,
@@ -398,7 +401,8 @@ pub(crate) enum WarcCommand {
     /// A sorted CDXJ index (pywb's form) of WARC files, any crawler's; a job directory (or its warcs/ folder)
     /// stands for all its WARCs, merged from the .cdxj files beside them (a file sharing its .cdxj with
     /// another of the same name is read). One index for everything given; a damaged file gives the lines
-    /// before the damage, with a warning and exit status 1.
+    /// of the records before the damage and after it (from the first whole record after it), with a warning
+    /// and exit status 1.
     Index {
         /// WARC files, job directories or WARC folders.
         #[arg(required = true)]

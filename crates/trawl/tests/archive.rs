@@ -1901,3 +1901,105 @@ fn verify_fails_a_trawl_warc_holding_its_records_twice_and_names_a_shared_member
     let (ok, said) = trawl_cli(&["warc".as_ref(), "index".as_ref(), one.as_os_str()]);
     assert!(!ok && said.contains(&format!("WARN {want}")), "{said}");
 }
+
+/// xt27b F4: one damaged gzip member costs its record alone: `ls` lists the records after it, `index` gives their
+/// lines, `convert` and `recompress` write them, each naming the damage and where it read on, with exit status
+/// 1; `verify` fails the file at the damage and names the first whole record after it. A file whose members
+/// were merged lists every record and says that, not that the listing lacks some (xt29a).
+#[test]
+fn a_damaged_member_costs_only_its_record_in_every_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let warc = written_job(&dir.path().join("job"), 1, trawl_warc::Compression::Gzip).remove(0);
+    let offsets: Vec<u64> = trawl_warc::open(&warc)
+        .unwrap()
+        .map(|r| r.unwrap().offset)
+        .collect();
+    let whole = std::fs::read(&warc).unwrap();
+    let mut damaged = whole.clone();
+    damaged[offsets[2] as usize + 20] ^= 0x10;
+    let bad = dir.path().join("bad.warc.gz");
+    std::fs::write(&bad, &damaged).unwrap();
+    let read_on = format!(
+        "bad.warc.gz: record at offset {}: bad gzip member: corrupt deflate stream; read on at offset {}, where \
+         the first whole record after it begins",
+        offsets[2], offsets[3]
+    );
+
+    let (ok, said) = trawl_cli(&["warc".as_ref(), "ls".as_ref(), bad.as_os_str()]);
+    let listed: Vec<&str> = said.lines().filter_map(|l| l.split('\t').nth(2)).collect();
+    assert!(!ok && said.contains(&read_on), "{said}");
+    assert_eq!(
+        listed,
+        ["-", "http://example.org/0/a", "http://example.org/0/c"],
+        "{said}"
+    );
+    assert!(said.contains("1 file damaged inside"), "{said}");
+
+    let (ok, said) = trawl_cli(&["warc".as_ref(), "index".as_ref(), bad.as_os_str()]);
+    assert!(
+        !ok && said.contains(&format!("WARN {}", bad.display())),
+        "{said}"
+    );
+    assert!(said.contains(&read_on), "{said}");
+    let urls: Vec<&str> = said
+        .lines()
+        .filter(|l| l.starts_with("org,example)/"))
+        .map(|l| l.split(' ').next().unwrap())
+        .collect();
+    assert_eq!(urls, ["org,example)/0/a", "org,example)/0/c"], "{said}");
+
+    for command in ["convert", "recompress"] {
+        let out = dir.path().join(format!("{command}.warc.gz"));
+        let (ok, said) = trawl_cli(&[
+            "warc".as_ref(),
+            command.as_ref(),
+            bad.as_os_str(),
+            out.as_os_str(),
+        ]);
+        assert!(!ok && said.contains(&read_on), "{command}: {said}");
+        assert!(said.contains("3 records"), "{command}: {said}");
+        let summary = trawl_warc::verify(&out).unwrap();
+        assert_eq!(summary.records, 3, "{command}");
+    }
+
+    let (ok, said) = trawl_cli(&["warc".as_ref(), "verify".as_ref(), bad.as_os_str()]);
+    assert!(
+        !ok && said.contains(&format!(
+            "the first whole record after it begins at offset {}",
+            offsets[3]
+        )),
+        "{said}"
+    );
+
+    // Members 2 and 3 merged into one: every record listed, and said to be compressed together.
+    let member = |i: usize| {
+        let end = offsets.get(i + 1).map_or(whole.len(), |&o| o as usize);
+        let mut plain = Vec::new();
+        std::io::Read::read_to_end(
+            &mut flate2::read::GzDecoder::new(&whole[offsets[i] as usize..end]),
+            &mut plain,
+        )
+        .unwrap();
+        plain
+    };
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, &[member(2), member(3)].concat()).unwrap();
+    let merged = dir.path().join("merged.warc.gz");
+    std::fs::write(
+        &merged,
+        [&whole[..offsets[2] as usize], &gz.finish().unwrap()].concat(),
+    )
+    .unwrap();
+    let (ok, said) = trawl_cli(&["warc".as_ref(), "ls".as_ref(), merged.as_os_str()]);
+    assert!(!ok, "{said}");
+    assert_eq!(
+        said.lines().filter(|l| l.contains('\t')).count(),
+        4,
+        "{said}"
+    );
+    assert!(
+        said.contains("1 file with records compressed together: each is listed")
+            && !said.contains("lacks"),
+        "{said}"
+    );
+}

@@ -124,6 +124,9 @@ pub(crate) struct Loaded {
     pub(crate) skipped: usize,
     /// The first skipped line's problem.
     pub(crate) first_skipped: Option<Error>,
+    /// Damage read past (the records in it unread, those after it read), and the first of it.
+    pub(crate) passed: usize,
+    pub(crate) first_passed: Option<trawl_warc::Passed>,
     /// What ended the file before its end.
     pub(crate) stopped: Option<Error>,
 }
@@ -131,12 +134,13 @@ pub(crate) struct Loaded {
 impl Loaded {
     /// Whether the file was read whole.
     pub(crate) fn whole(&self) -> bool {
-        self.skipped == 0 && self.stopped.is_none()
+        self.skipped == 0 && self.passed == 0 && self.stopped.is_none()
     }
 
     /// The file's first problem, as an error naming it (for tools that refuse a damaged source).
     fn into_result(self, path: &Path) -> Result<usize, Error> {
-        match self.stopped.or(self.first_skipped) {
+        let passed = self.first_passed.map(|p| Error::DamagedArchive(p.damage));
+        match passed.or(self.stopped).or(self.first_skipped) {
             None => Ok(self.lines),
             Some(problem) => Err(Error::DedupSource {
                 path: path.to_path_buf(),
@@ -163,8 +167,21 @@ impl Loaded {
                 if self.skipped == 1 { "" } else { "s" }
             ));
         }
-        if let Some(stop) = &self.stopped {
+        if let Some(first) = &self.first_passed {
             if self.first_skipped.is_some() {
+                said.push_str("; ");
+            }
+            said.push_str(&format!(
+                "{} of damage read past, the records in it unread (the first: {first})",
+                if self.passed == 1 {
+                    "1 stretch".to_owned()
+                } else {
+                    format!("{} stretches", self.passed)
+                }
+            ));
+        }
+        if let Some(stop) = &self.stopped {
+            if self.first_skipped.is_some() || self.first_passed.is_some() {
                 said.push_str("; then ");
             }
             said.push_str(&format!("{stop}; the rest of the file is not read"));
@@ -182,7 +199,7 @@ impl Loaded {
         } else if trawl_warc::is_archive_name(path) {
             format!(
                 "mend the file, or index what can be read of it (`trawl warc index {} -o {}` writes the captures \
-                 before the damage; the index beside it is then read instead), or take it out of [warc] dedup_from",
+                 it can read; the index beside it is then read instead), or take it out of [warc] dedup_from",
                 path.display(),
                 trawl_warc::index_path(path).display()
             )
@@ -255,6 +272,8 @@ fn archive_captures(path: &Path, mut each: impl FnMut(&str, &RefersTo)) -> Loade
         lines: indexed.lines.len(),
         skipped: unused.len(),
         first_skipped,
+        passed: indexed.passed.len(),
+        first_passed: indexed.passed.into_iter().next(),
         stopped: indexed.stopped.map(Error::DamagedArchive),
     }
 }
@@ -1395,6 +1414,33 @@ mod tests {
                     warc.display(),
                     dir.path().join("a.cdxj").display()
                 )),
+            "{warning}"
+        );
+        // Damage with whole records after it (records naming the file's warcinfo) is read past: the captures on
+        // both sides are used (xt27b F4).
+        let named = |url: &str, digest: &str| {
+            record(url, digest).replace(
+                "WARC-Type: response\r\n",
+                "WARC-Type: response\r\nWARC-Warcinfo-ID: <urn:uuid:info>\r\n",
+            )
+        };
+        let inside = dir.path().join("c.warc");
+        std::fs::write(
+            &inside,
+            named("http://a.example/5", "sha1:EEEE")
+                + "WARC/1.1\r\nWARC-Type: response\r\nContent-Length: 9x\r\n\r\n"
+                + &named("http://a.example/6", "sha1:FFFF"),
+        )
+        .unwrap();
+        let loaded = t.load(&IndexSource::Archive(inside.clone()));
+        assert!(t.get("sha1:EEEE").is_some() && t.get("sha1:FFFF").is_some());
+        assert_eq!(loaded.lines, 2);
+        let warning = loaded.warning(&inside).unwrap();
+        assert!(
+            warning
+                .contains("1 stretch of damage read past, the records in it unread (the first: ")
+                && warning.contains("read on at offset ")
+                && !warning.contains("the rest of the file is not read"),
             "{warning}"
         );
         // A response whose WARC-Date is no time gives no capture, and the warning says so (xt15c F7).

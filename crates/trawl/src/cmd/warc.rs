@@ -15,20 +15,23 @@ pub(crate) fn ls(inputs: &[PathBuf]) -> anyhow::Result<ExitCode> {
     for input in inputs {
         files.extend(warcs_of(input)?);
     }
-    // A damaged file lists its records up to the damage and is named; the files after it are listed still
-    // (xt15a F16: one torn file hid every later one).
-    let mut damaged = 0;
+    // A damaged file lists its records up to the damage, and from the first whole record after it, and is
+    // named; the files after it are listed still (xt15a F16: one torn file hid every later one).
+    let mut cut = 0;
+    let mut passed = 0;
+    let mut shared = 0;
     for path in &files {
-        let records = match trawl_warc::open(path) {
+        let mut records = match trawl_warc::open(path) {
             Ok(records) => records,
             Err(e) => {
                 say!("trawl: error: {e}");
-                damaged += 1;
+                cut += 1;
                 continue;
             }
         };
         let (mut listed, mut previous, mut said) = (0, None, false);
-        for rec in records {
+        let mut passed_here = false;
+        while let Some(rec) = records.next() {
             match rec {
                 Ok(rec) => {
                     // Records sharing a gzip member (a file gzipped as one stream) cannot be reached by
@@ -39,36 +42,67 @@ pub(crate) fn ls(inputs: &[PathBuf]) -> anyhow::Result<ExitCode> {
                     {
                         out.flush()?;
                         say!("trawl: error: {}", rec.shared_member_error(path));
-                        damaged += 1;
+                        shared += 1;
                     }
                     listed += 1;
                     writeln!(out, "{}", trawl_warc::ls_line(&rec))?
                 }
                 Err(e) => {
                     out.flush()?;
-                    say!("trawl: error: {e}");
-                    damaged += 1;
                     said = true;
+                    previous = None;
+                    // The records after the damage are listed too, from the first whole one (xt27b F4).
+                    if let Some(read_on_at) = records.read_on_after(&e)? {
+                        say!(
+                            "trawl: error: {}",
+                            trawl_warc::Passed {
+                                damage: e,
+                                read_on_at
+                            }
+                        );
+                        passed_here = true;
+                        continue;
+                    }
+                    say!("trawl: error: {e}");
+                    cut += 1;
                     break;
                 }
             }
         }
+        passed += usize::from(passed_here);
         // Said already when the first record failed to read.
         if listed == 0 && !said {
             say!(
                 "trawl: error: {}: holds no record (an empty file, or not an archive)",
                 path.display()
             );
-            damaged += 1;
+            cut += 1;
         }
     }
-    if damaged > 0 {
-        out.flush()?;
+    out.flush()?;
+    if cut > 0 {
         say!(
             "trawl: {}: the listing lacks {} records from the damage on (`trawl warc verify` names it)",
-            count(damaged, "damaged file"),
-            if damaged == 1 { "its" } else { "their" }
+            count(cut, "damaged file"),
+            if cut == 1 { "its" } else { "their" }
         );
+    }
+    if passed > 0 {
+        say!(
+            "trawl: {} damaged inside: the listing lacks the records in the damage, and goes on from the first \
+             whole record after it (`trawl warc verify` names the damage)",
+            count(passed, "file")
+        );
+    }
+    // Every record is listed (xt29a: this said the listing lacked them).
+    if shared > 0 {
+        say!(
+            "trawl: {} with records compressed together: each is listed, but a replay cannot reach those after \
+             the first of their member by offset (rewrite the file as said)",
+            count(shared, "file")
+        );
+    }
+    if cut + passed + shared > 0 {
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
@@ -557,6 +591,14 @@ fn index_warc(
             "WARN {e}; its records after the first have no index line (the file's other records have theirs)"
         );
     }
+    for p in &indexed.passed {
+        damaged = 1;
+        say!(
+            "WARN {p}: the records in the damage have no index line, those after it have theirs (`trawl warc \
+             verify {}` names the first problem)",
+            warc.display()
+        );
+    }
     if let Some(e) = &indexed.stopped {
         damaged = 1;
         // The record before the damage of a plain ARC may be what is wrong: its length.
@@ -739,6 +781,7 @@ fn rewrite(
     let started = std::time::Instant::now();
     let trawl_warc::Rewritten {
         records,
+        passed,
         stopped,
         repaired,
     } = how(input, output)?;
@@ -763,14 +806,29 @@ fn rewrite(
     for r in &repaired {
         say!("WARN {}: {r}", input.display());
     }
-    if let Some(e) = stopped {
+    // The records after damage are written too, from the first whole one (xt27b F4).
+    for p in &passed {
         say!(
-            "WARN {e}; the file cannot be read from there on (cut short, or damaged): {} holds the {} \
-             before it, none after (`trawl warc verify {}` names the problem)",
+            "WARN {p}: {} lacks the records in the damage, and holds those after it (`trawl warc verify {}` \
+             names the problem)",
             output.display(),
-            count(records, "record"),
             input.display()
         );
+    }
+    if let Some(e) = &stopped {
+        let (what, before) = if passed.is_empty() {
+            (count(records, "record"), "before it")
+        } else {
+            (format!("{records} records"), "it could read before it")
+        };
+        say!(
+            "WARN {e}; the file cannot be read from there on (cut short, or damaged): {} holds the {what} \
+             {before}, none after (`trawl warc verify {}` names the problem)",
+            output.display(),
+            input.display()
+        );
+    }
+    if stopped.is_some() || !passed.is_empty() {
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
