@@ -375,8 +375,8 @@ fn index_records_within(path: &Path, filename: &str, limit: u64) -> Indexed {
     indexed
 }
 
-/// A record id's 64-bit hash, to tell repeats apart without keeping the ids.
-fn id_hash(id: &str) -> u64 {
+/// A 64-bit hash of a record id (or header), to tell repeats apart without keeping the ids.
+pub(crate) fn id_hash(id: impl std::hash::Hash) -> u64 {
     use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
     BuildHasherDefault::<DefaultHasher>::default().hash_one(id)
 }

@@ -259,10 +259,19 @@ fn damaged_inside(
         ),
         None => ": this is damage at its start".to_owned(),
     };
+    // The tools read past damage to the records after it (xt28b F5: nothing salvaged them).
+    let salvage = if later.is_some() {
+        format!(
+            " (`trawl warc recompress {} OUT.warc.gz` writes its records on both sides of the damage)",
+            path.display()
+        )
+    } else {
+        String::new()
+    };
     format!(
         "{}: record at offset {offset}: {problem}{follow}, not the torn end a crash leaves, so it is not cut \
          (every record after the damage would go); `trawl warc verify` names the damage. To go on, move it out \
-         of the job's warcs/ folder (`mv {} SOMEWHERE/`) and keep it to salvage, then resume",
+         of the job's warcs/ folder (`mv {} SOMEWHERE/`) and keep it to salvage{salvage}, then resume",
         path.display(),
         path.display()
     )

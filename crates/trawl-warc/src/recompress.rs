@@ -52,6 +52,10 @@ pub struct Rewritten {
     pub passed: Vec<crate::Passed>,
     /// The damage that ended the input: the records from there on are not in the output.
     pub stopped: Option<Error>,
+    /// The first record whose WARC-Record-ID and header repeat an earlier record's byte for byte, and that
+    /// record's offset: `(offset, earlier)`. A file concatenated with itself: the output holds both copies, and
+    /// `trawl warc verify` fails it as the input (xt28b F3: written silently).
+    pub copied: Option<(u64, u64)>,
     /// The ARC records `convert` wrote with a flaw repaired (a date, an IP address, a content without its
     /// HTTP head), in file order.
     pub repaired: Vec<ArcRepair>,
@@ -153,6 +157,7 @@ fn write_records(
     let mut passed = Vec::new();
     // How the last record read was stored.
     let mut last: Option<Compression> = None;
+    let mut copies = Copies::default();
     let mut reader = reader::open(input)?;
     while let Some(record) = reader.next() {
         let record = match record {
@@ -175,6 +180,7 @@ fn write_records(
             Err(e) => return Err(e),
         };
         last = Some(record.compression);
+        copies.watch(&record);
         plain.clear();
         // Room for the record taken once (grown by doubling, a large record took 3x its size).
         plain.reserve(record.raw_header.len() + record.block.len() + 4);
@@ -210,8 +216,42 @@ fn write_records(
         records,
         passed,
         stopped,
+        copied: copies.found,
         repaired: Vec::new(),
     })
+}
+
+/// Watches the records read for the first that repeats an earlier one: the same WARC-Record-ID and header,
+/// byte for byte (by 64-bit hashes: 24 bytes a record until one is found).
+#[derive(Default)]
+struct Copies {
+    /// Each id's hash: the record's offset and its header's hash.
+    seen: std::collections::HashMap<u64, (u64, u64)>,
+    /// The first copy and the record it repeats, by offset.
+    found: Option<(u64, u64)>,
+}
+
+impl Copies {
+    fn watch(&mut self, record: &ReadRecord) {
+        use std::collections::hash_map::Entry;
+        if self.found.is_some() {
+            return;
+        }
+        let Some(id) = record.get("WARC-Record-ID") else {
+            return;
+        };
+        let header = cdxj::id_hash(&record.raw_header);
+        match self.seen.entry(cdxj::id_hash(id)) {
+            Entry::Occupied(e) if e.get().1 == header => {
+                self.found = Some((record.offset, e.get().0));
+                self.seen = std::collections::HashMap::new();
+            }
+            Entry::Occupied(_) => {}
+            Entry::Vacant(v) => {
+                v.insert((record.offset, header));
+            }
+        }
+    }
 }
 
 /// Whether the records before `damage`, which ends the input, are kept: it is often all that is left of a

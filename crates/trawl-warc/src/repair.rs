@@ -21,6 +21,8 @@ pub struct Repaired {
     pub cut: u64,
     /// Records put back from those held to train its zstd dictionary (see [`crate::WriterConfig`]).
     pub restored: usize,
+    /// Bytes of a torn record at the end of the held records' spill, left out (xt28b F6: unsaid).
+    pub held_cut: u64,
 }
 
 /// The size up to which a repair reads a record back: any. The crawl wrote it (with `fetch.max_bytes` over the
@@ -47,10 +49,10 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
         source,
     };
     let held = held_path(path);
-    let restored = if held.exists() {
+    let (restored, held_cut) = if held.exists() {
         restore_held(path, &held)?
     } else {
-        0
+        (0, 0)
     };
     let size = std::fs::metadata(path).map_err(io)?.len();
     let mut good_end = 0;
@@ -114,6 +116,7 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
             records: 0,
             cut: size,
             restored,
+            held_cut,
         });
     }
     let file = OpenOptions::new().write(true).open(path).map_err(io)?;
@@ -131,6 +134,7 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
         records,
         cut: size - good_end,
         restored,
+        held_cut,
     })
 }
 
@@ -146,14 +150,15 @@ fn begins_with_a_dictionary(path: &Path) -> bool {
 /// Puts back into `path` (a `.warc.zst.open` file) the records a crash caught held back in memory to train
 /// its zstd dictionary, from the spill `held` beside it: unless the file holds all of them already (the
 /// crash came after they were written), the file is written anew from them, each record one zstd frame
-/// without a dictionary. The spill is removed either way. Returns how many records were put back.
-fn restore_held(path: &Path, held: &Path) -> Result<usize, Error> {
+/// without a dictionary. The spill is removed either way. Returns how many records were put back, and the bytes
+/// of a torn record at the spill's end (left out).
+fn restore_held(path: &Path, held: &Path) -> Result<(usize, u64), Error> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| Error::Io { path, source }
     };
     let spilled = std::fs::read(held).map_err(io(held))?;
-    let mut records = Vec::new();
+    let mut records: Vec<std::ops::Range<usize>> = Vec::new();
     for rec in open(held)?.with_max_record_bytes(ANY_SIZE) {
         match rec {
             Ok(r) => records.push(r.offset as usize..(r.offset + r.len) as usize),
@@ -190,13 +195,14 @@ fn restore_held(path: &Path, held: &Path) -> Result<usize, Error> {
         restored = records.len() - in_file;
         let mut encoder = Encoder::new(Compression::Zstd, 1);
         let mut bytes = Vec::new();
-        for range in records {
-            encoder.compress(&spilled[range], &mut bytes);
+        for range in &records {
+            encoder.compress(&spilled[range.clone()], &mut bytes);
         }
         std::fs::write(path, &bytes).map_err(io(path))?;
     }
     std::fs::remove_file(held).map_err(io(held))?;
-    Ok(restored)
+    let whole = records.last().map_or(0, |r| r.end);
+    Ok((restored, (spilled.len() - whole) as u64))
 }
 
 #[cfg(test)]

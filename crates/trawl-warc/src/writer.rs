@@ -1386,6 +1386,8 @@ mod tests {
         let repaired = crate::repair(&open).unwrap();
         assert!(!held.exists());
         assert_eq!((repaired.records, repaired.restored), (11, 11));
+        // The torn record's bytes are said (xt28b F6).
+        assert_eq!(repaired.held_cut, 25);
         let path = repaired.path.unwrap();
         assert_eq!(crate::verify(&path).unwrap().records, 11);
         let got = reread(std::slice::from_ref(&path));
@@ -1456,6 +1458,7 @@ mod tests {
             assert_eq!(repaired.records, 61);
             // Cut in half: the records it lost are put back (the file written anew); whole: none is.
             assert_eq!(repaired.restored > 0, cut, "{}", repaired.restored);
+            assert_eq!(repaired.held_cut, 0);
             let path = repaired.path.unwrap();
             let magic = fs::read(&path).unwrap()[..4].to_vec();
             let dictionary_frame = [0x5D, 0x2A, 0x4D, 0x18];

@@ -1874,6 +1874,25 @@ fn verify_fails_a_trawl_warc_holding_its_records_twice_and_names_a_shared_member
                 && !said.contains("known quirk"),
             "{said}"
         );
+        // recompress and convert write both copies, saying so, with exit status 1 (xt28b F3).
+        for command in ["recompress", "convert"] {
+            let out = dir
+                .path()
+                .join(format!("{command}-{compression:?}.warc.gz"));
+            let (ok, said) = trawl_cli(&[
+                "warc".as_ref(),
+                command.as_ref(),
+                dup.as_os_str(),
+                out.as_os_str(),
+            ]);
+            assert!(
+                !ok && said.contains(&format!(
+                    "WARN {} at offset {half}: the record repeats the record at offset 0",
+                    dup.display()
+                )) && said.contains("holds both copies"),
+                "{command}: {said}"
+            );
+        }
     }
     // One gzip stream: the member is named, then its second record, by id and place.
     let job = dir.path().join("one");

@@ -425,9 +425,15 @@ impl Crawl {
             ));
         }
         for r in &self.repaired {
-            if r.restored > 0 {
+            if r.restored > 0 || r.held_cut > 0 {
+                // A crash mid-append tears the spill's last record: it was never counted as archived.
+                let torn = if r.held_cut > 0 {
+                    format!(" ({} bytes of a torn record left out)", r.held_cut)
+                } else {
+                    String::new()
+                };
                 lines.push(format!(
-                    "trawl: put back {} records held in memory to train the zstd dictionary",
+                    "trawl: put back {} records held in memory to train the zstd dictionary{torn}",
                     r.restored
                 ));
             }

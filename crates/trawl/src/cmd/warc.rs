@@ -783,6 +783,7 @@ fn rewrite(
         records,
         passed,
         stopped,
+        copied,
         repaired,
     } = how(input, output)?;
     if records == 0 {
@@ -828,7 +829,18 @@ fn rewrite(
             input.display()
         );
     }
-    if stopped.is_some() || !passed.is_empty() {
+    // Said, as index says it (xt28b F3: the copy was carried into the output with exit status 0).
+    if let Some((offset, earlier)) = copied {
+        say!(
+            "WARN {} at offset {offset}: the record repeats the record at offset {earlier}, its WARC-Record-ID and \
+             header byte for byte (a file concatenated with itself, or records written twice): {} holds both \
+             copies (`trawl warc verify {}` says whether it is damage and how to cut the copy off)",
+            input.display(),
+            output.display(),
+            input.display()
+        );
+    }
+    if stopped.is_some() || !passed.is_empty() || copied.is_some() {
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
