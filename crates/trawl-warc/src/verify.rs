@@ -251,7 +251,26 @@ pub fn verify_with(path: &Path, options: VerifyOptions) -> Result<VerifySummary,
         };
         let id = record.get("WARC-Record-ID").map(str::to_owned);
         if previous == Some(record.offset) {
-            let problem = record.shared_member_error(path).problem();
+            let mut problem = record.shared_member_error(path).problem();
+            // A second ARC record that is itself damaged (its length runs past the member's end) is more likely
+            // a header line quoted in the first's content, after a length too short: convert refuses it, so
+            // its advice is no way forward (xt27b F8).
+            if record.is_arc()
+                && let Some(damage) = crate::arc::damage(&record, false)
+            {
+                let what = match record.compression {
+                    crate::Compression::Zstd => "zstd frame",
+                    _ => "gzip member",
+                };
+                problem = format!(
+                    "the {what} at offset {} holds, after its first record's Archive-length, \
+                     what reads as a second record ({} bytes into its content) that is itself damaged ({damage}): \
+                     the first record's Archive-length is likely too short, its content quoting an ARC header \
+                     line. `trawl warc convert` refuses such a member (its first record would be written cut \
+                     short): mend that Archive-length first",
+                    record.offset, record.in_member
+                );
+            }
             return Err(VerifyError {
                 member: true,
                 ..fail(Some(record.offset), id, problem)
@@ -1148,6 +1167,54 @@ mod tests {
             panic!("{:?}", indexed.shared)
         };
         assert!(shared.to_string().starts_with(&want), "{shared}");
+    }
+
+    /// An ARC record whose content quotes a header line, its Archive-length ending just before it: the quoted
+    /// line reads as a second record of the member, itself damaged. Verify names the length, and does not
+    /// advise the convert that refuses such a member (xt27b F8).
+    #[test]
+    fn a_quoted_header_line_after_a_short_length_names_the_length() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("q.arc.gz");
+        let gz = |bytes: &[u8]| {
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            std::io::Write::write_all(&mut gz, bytes).unwrap();
+            gz.finish().unwrap()
+        };
+        let desc = b"1 0 Test\nURL IP-address Archive-date Content-type Archive-length\n";
+        let filedesc = [
+            format!(
+                "filedesc://q.arc 0.0.0.0 20080430204825 text/plain {}\n",
+                desc.len()
+            )
+            .as_bytes(),
+            desc,
+            b"\n",
+        ]
+        .concat();
+        let head = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n";
+        let quoted = b"http://a.test/zz 127.0.0.1 20080430204826 text/html 100\nmore text";
+        let record = [
+            format!(
+                "http://a.test/quote 127.0.0.1 20080430204826 text/plain {}\n",
+                head.len()
+            )
+            .as_bytes(),
+            head,
+            b"\n",
+            quoted,
+            b"\n",
+        ]
+        .concat();
+        fs::write(&path, [gz(&filedesc), gz(&record)].concat()).unwrap();
+        let err = verify(&path).unwrap_err();
+        assert!(
+            err.problem.contains("what reads as a second record")
+                && err.problem.contains("Archive-length says 100 bytes")
+                && err.problem.contains("mend that Archive-length first")
+                && !err.problem.contains("rewrite it with"),
+            "{err}"
+        );
     }
 
     /// Verifying with the index gives the lines [`crate::index_file`] gives, in the same pass.
