@@ -588,6 +588,17 @@ pub(crate) fn apply_to_frontier(
 
 /// Applies `command` to a stopped job's frontier store directly.
 pub fn apply_offline(job_dir: &Path, command: &Command) -> Result<Reply, Error> {
+    apply_offline_asked(job_dir, command, false)
+}
+
+/// [`apply_offline`] of a command asked while the crawl ran or was ending (`asked_live`): a checkpoint so asked
+/// was served by the last checkpoint the crawl's end wrote, when it stopped cleanly, whichever side of the
+/// crawl's last look at its commands the ask landed (xt27a F3: by chance of timing, "written" or "not running").
+pub fn apply_offline_asked(
+    job_dir: &Path,
+    command: &Command,
+    asked_live: bool,
+) -> Result<Reply, Error> {
     if let Command::Settings { change } = command {
         return match crate::live::change_offline(job_dir, change) {
             Ok(message) => Ok(done(message)),
@@ -659,6 +670,11 @@ pub fn apply_offline(job_dir: &Path, command: &Command) -> Result<Reply, Error> 
             )));
         }
         Command::Checkpoint => {
+            if let Some(name) = last.filter(|_| asked_live && !killed) {
+                return Ok(done(format!(
+                    "checkpoint {name} written (the crawl's last: it stopped as this was asked)"
+                )));
+            }
             return Ok(failed(format!(
                 "the crawl is not running, so no checkpoint is written: {how}{last_said}; {resume}"
             )));
@@ -1106,9 +1122,23 @@ mod tests {
             ),
             "{message}"
         );
+        // Asked while the crawl ran or was ending, it was served by the end's checkpoint (xt27a F3).
+        let Reply::Done { message } =
+            apply_offline_asked(dir.path(), &Command::Checkpoint, true).unwrap()
+        else {
+            panic!("a checkpoint asked as the crawl stopped")
+        };
+        assert_eq!(
+            message,
+            "checkpoint cp00002-x written (the crawl's last: it stopped as this was asked)"
+        );
         // A crawl killed (its pid file left, nobody holding the job) is not said to have stopped (xt27a F2).
         job.write_file(&job.state_dir().join("crawl.pid"), "4194303")
             .unwrap();
+        assert!(matches!(
+            apply_offline_asked(dir.path(), &Command::Checkpoint, true).unwrap(),
+            Reply::Failed { .. }
+        ));
         for command in [Command::Checkpoint, Command::Stop] {
             let Reply::Failed { message } = apply_offline(dir.path(), &command).unwrap() else {
                 panic!("{command:?}")

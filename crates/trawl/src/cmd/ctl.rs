@@ -372,6 +372,8 @@ fn deliver(job: &Path, command: &Command, by: &str) -> anyhow::Result<Reply> {
     let wait = Duration::from_secs(10);
     let start = std::time::Instant::now();
     let mut said = false;
+    // Whether the crawl ran (or was ending) as this was asked: its end then answers a checkpoint (xt27a F3).
+    let asked_live = control::running_pid(job).is_some() || trawl_engine::job::is_ending(job);
     loop {
         let left = wait.saturating_sub(start.elapsed());
         if control::running_pid(job).is_some() {
@@ -383,7 +385,7 @@ fn deliver(job: &Path, command: &Command, by: &str) -> anyhow::Result<Reply> {
         // A crawl writing its last checkpoint (`state/ending`) may take minutes over a large frontier: waited
         // for as long as a command it took (review 74 R3).
         let ending = trawl_engine::job::is_ending(job);
-        match control::apply_offline(job, command) {
+        match control::apply_offline_asked(job, command, asked_live) {
             Err(trawl_engine::Error::JobInUse { .. })
                 if !left.is_zero() || (ending && start.elapsed() < ENDING_WAIT) =>
             {
