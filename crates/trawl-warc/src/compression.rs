@@ -27,6 +27,29 @@ impl Compression {
         }
     }
 
+    /// How the records of the file at `path` are stored, by its name (`.gz`, `.zst`, open or closed: `.gz.open`),
+    /// else by its first bytes (a file of any name, an ARC's among them).
+    pub(crate) fn of_file(path: &Path) -> Compression {
+        use std::io::Read;
+        let name = path.to_string_lossy();
+        let name = name.strip_suffix(".open").unwrap_or(&name);
+        if name.ends_with(".gz") {
+            return Compression::Gzip;
+        }
+        if name.ends_with(".zst") {
+            return Compression::Zstd;
+        }
+        let mut magic = [0u8; 4];
+        let read = std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut magic));
+        match magic {
+            _ if read.is_err() => Compression::None,
+            [0x1f, 0x8b, ..] => Compression::Gzip,
+            [0x28, 0xb5, 0x2f, 0xfd] => Compression::Zstd,
+            [m, 0x2a, 0x4d, 0x18] if m & 0xf0 == 0x50 => Compression::Zstd,
+            _ => Compression::None,
+        }
+    }
+
     /// The compression a file name's extension says.
     pub fn of_path(path: &Path) -> Compression {
         let name = path.to_string_lossy();

@@ -111,9 +111,9 @@ impl arc::ArcRecord for ReadRecord {
 
 /// A `BufRead` that counts the bytes consumed from it.
 #[derive(Debug)]
-struct Counting<R> {
+pub(crate) struct Counting<R> {
     inner: R,
-    pos: u64,
+    pub(crate) pos: u64,
     /// Bytes taken out of `inner` by [`Counting::peek`], given out before `inner`'s: a buffer fill may end
     /// inside a frame's magic.
     carry: Vec<u8>,
@@ -122,7 +122,7 @@ struct Counting<R> {
 }
 
 impl<R: BufRead> Counting<R> {
-    fn new(inner: R) -> Counting<R> {
+    pub(crate) fn new(inner: R) -> Counting<R> {
         Counting {
             inner,
             pos: 0,
@@ -150,6 +150,13 @@ impl<R: BufRead> Counting<R> {
             self.inner.consume(take);
         }
         Ok(&self.carry[self.carried..])
+    }
+}
+
+impl<R> Counting<R> {
+    /// What it reads from.
+    pub(crate) fn into_inner(self) -> R {
+        self.inner
     }
 }
 
@@ -252,7 +259,7 @@ pub(crate) fn record_at(
         .map_err(io)?
         .len()
         .saturating_sub(offset);
-    let limit = match crate::resync::stored_as(path) {
+    let limit = match Compression::of_file(path) {
         Compression::None => left,
         _ => left.saturating_mul(MAX_DEFLATE_RATIO).max(MAX_RECORD_BYTES),
     };
@@ -561,7 +568,7 @@ impl<R: BufRead> Reader<R> {
 impl Reader<BufReader<File>> {
     /// Sets the reader to read on from `offset` of its file, as though nothing had been read yet but the
     /// dictionary and the ARC version.
-    fn seek_to(&mut self, offset: u64) -> io::Result<()> {
+    pub(crate) fn seek_to(&mut self, offset: u64) -> io::Result<()> {
         use std::io::{Seek, SeekFrom};
         self.input.inner.seek(SeekFrom::Start(offset))?;
         self.input.carry.clear();
@@ -573,34 +580,10 @@ impl Reader<BufReader<File>> {
         Ok(())
     }
 
-    /// After `damage` (an error this reader gave, which ended its records), finds the first whole record of
-    /// the file's own after it and sets the reader to read on from there: its offset, or `None` when no such
-    /// record follows, or when what failed is no record's damage (a read error, the file's zstd dictionary),
-    /// or the file is a plain ARC (whose records begin with a URL, which nothing tells from a line of
-    /// content). In a file of one gzip member (or zstd frame) per record, that is the next member that reads
-    /// whole, as warcio reads on (xt27b F4: one flipped bit cost every later record).
-    pub fn read_on_after(&mut self, damage: &Error) -> Result<Option<u64>, Error> {
-        let offset = match damage {
-            Error::Malformed { offset, .. }
-            | Error::BadHeader { offset, .. }
-            | Error::TooLarge { offset, .. }
-            | Error::Gzip { offset, .. }
-            | Error::Zstd { offset, .. }
-            | Error::ZstdDictionaryId { offset, .. } => *offset,
-            _ => return Ok(None),
-        };
-        let own = crate::resync::Own {
-            warcinfo: self.warcinfo.as_deref(),
-            arc: self.arc.as_deref(),
-        };
-        let Some(at) = crate::resync::later_record(&self.path, offset + 1, own)? else {
-            return Ok(None);
-        };
-        self.seek_to(at).map_err(|source| Error::Io {
-            path: self.path.clone(),
-            source,
-        })?;
-        Ok(Some(at))
+    /// The file read, the WARC-Warcinfo-ID the last record read named, and the file's ARC version (once an ARC
+    /// record was read): what [`Reader::read_on_after`] needs of it.
+    pub(crate) fn read_so_far(&self) -> (&Path, Option<&str>, Option<&str>) {
+        (&self.path, self.warcinfo.as_deref(), self.arc.as_deref())
     }
 }
 

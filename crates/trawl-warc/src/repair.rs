@@ -83,6 +83,7 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
             Own {
                 warcinfo: warcinfo.as_deref(),
                 arc: None,
+                others: false,
             },
         )?
     {

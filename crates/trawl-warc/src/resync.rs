@@ -2,10 +2,48 @@
 //! `recompress`: one bad member must not cost every later record, xt27b F4), and what tells damage inside a
 //! `.open` file from a crash's torn end ([`crate::repair`]).
 
-use std::io::{Read, Seek, SeekFrom};
+use std::fs::File;
+use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
-use crate::{Compression, Error, naming::OPEN_SUFFIX};
+use crate::reader::Reader;
+use crate::{Compression, Error};
+
+impl Reader<BufReader<File>> {
+    /// After `damage` (an error this reader gave, which ended its records), finds the first whole record of
+    /// the file's own after it and sets the reader to read on from there: its offset, or `None` when no such
+    /// record follows, or when what failed is no record's damage (a read error, the file's zstd dictionary),
+    /// or the file is a plain ARC (whose records begin with a URL, which nothing tells from a line of
+    /// content). In a file of one gzip member (or zstd frame) per record, that is the next member that reads
+    /// whole, as warcio reads on (xt27b F4: one flipped bit cost every later record).
+    pub fn read_on_after(&mut self, damage: &Error) -> Result<Option<u64>, Error> {
+        let offset = match damage {
+            Error::Malformed { offset, .. }
+            | Error::BadHeader { offset, .. }
+            | Error::TooLarge { offset, .. }
+            | Error::Gzip { offset, .. }
+            | Error::Zstd { offset, .. }
+            | Error::ZstdDictionaryId { offset, .. } => *offset,
+            _ => return Ok(None),
+        };
+        let (path, warcinfo, arc) = self.read_so_far();
+        let path = path.to_path_buf();
+        let own = Own {
+            warcinfo,
+            arc,
+            others: true,
+        };
+        // A member whose deflate stream is whole (its CRC wrong, or its record's framing) ends where it says:
+        // what lies inside it is no record of the file's, a WARC stored in it least of all (xt30a F1).
+        let from = member_end(&path, offset)?.map_or(offset + 1, |m| m.end);
+        let Some(at) = later_record(&path, from, own)? else {
+            return Ok(None);
+        };
+        self.seek_to(at)
+            .map_err(|source| Error::Io { path, source })?;
+        Ok(Some(at))
+    }
+}
 
 /// Damage a tool read past: what the reader said of it, and where it read on, at the first whole record after
 /// it. The records between are lost to the tool.
@@ -29,26 +67,42 @@ impl std::fmt::Display for Passed {
 
 /// What a record found after damage must be to count as the file's own: a WARC record naming `warcinfo`
 /// (when known), so that a WARC captured in a record (stored as it is, incompressible) is not taken for one;
-/// in an ARC file (`arc`, its version), an ARC record.
+/// in an ARC file (`arc`, its version), an ARC record. With `others`, a record naming another warcinfo is
+/// taken when no record of the file's own follows it: the next file of several joined (`cat a.warc.gz
+/// b.warc.gz`) begins there (xt30a F2).
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Own<'a> {
     /// The WARC-Warcinfo-ID the file's records name.
     pub(crate) warcinfo: Option<&'a str>,
     /// The file's ARC version, when it is an ARC file.
     pub(crate) arc: Option<&'a str>,
+    /// Whether the records of another file joined to this one are taken when none of its own follow.
+    pub(crate) others: bool,
+}
+
+/// What a place where a record can begin holds.
+enum Found {
+    /// A whole record of the file's own.
+    Own,
+    /// A whole WARC record naming another warcinfo.
+    Other,
+    /// No record (a member or frame that does not read whole, or not a record).
+    Nothing,
 }
 
 /// Where the first whole record of `path` at or after byte `from` begins, if any: each place a record can begin
 /// (a gzip member's or zstd frame's magic, or `WARC/1.` in a plain file) is tried, in
-/// order, until one reads as a record of the file's `own`. A `.warc.zst` file's frames are read with the
-/// dictionary it begins with.
+/// order, until one reads as a record of the file's `own`; failing that (with [`Own::others`]), the first that
+/// reads as another warcinfo's. A gzip member that does not read as a record of the file's own but whose deflate
+/// stream is whole is passed over whole: what it holds (a WARC file captured in a record, stored as it is) is
+/// not the file's. A `.warc.zst` file's frames are read with the dictionary it begins with.
 pub(crate) fn later_record(path: &Path, from: u64, own: Own<'_>) -> Result<Option<u64>, Error> {
     let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,
     };
     // A start's bytes.
-    let magic: &[u8] = match stored_as(path) {
+    let magic: &[u8] = match Compression::of_file(path) {
         Compression::Gzip => &[0x1f, 0x8b, 0x08],
         Compression::Zstd => &[0x28, 0xb5, 0x2f, 0xfd],
         // A plain ARC's records begin with a URL, which nothing tells from a line of content.
@@ -59,46 +113,117 @@ pub(crate) fn later_record(path: &Path, from: u64, own: Own<'_>) -> Result<Optio
     let finder = memchr::memmem::Finder::new(magic);
     let mut file = std::fs::File::open(path).map_err(io)?;
     let mut at = from;
+    let mut other = None;
     let mut chunk = vec![0u8; 1 << 20];
     loop {
         file.seek(SeekFrom::Start(at)).map_err(io)?;
         let n = read_full(&mut file, &mut chunk).map_err(io)?;
         let mut searched = 0;
+        let mut skip_to = None;
         while let Some(found) = finder.find(&chunk[searched..n]) {
             let start = at + (searched + found) as u64;
-            if start >= from && reads_a_record(path, start, own)? {
+            let found_here = what_begins(path, start, own)?;
+            if matches!(found_here, Found::Own) {
                 return Ok(Some(start));
+            }
+            if matches!(found_here, Found::Other) && other.is_none() {
+                other = Some(start);
+            }
+            // A member read whole that begins as a record does (another file's, or the file's own with its
+            // content damaged) holds no record of the file.
+            if let Some(member) = member_end(path, start)?
+                && member.begins_as_a_record()
+            {
+                skip_to = Some(member.end);
+                break;
             }
             searched += found + 1;
         }
+        if let Some(end) = skip_to {
+            at = end;
+            continue;
+        }
         if n < chunk.len() {
-            return Ok(None);
+            return Ok(other.filter(|_| own.others));
         }
         // The next chunk overlaps this one by the magic's length less one, so a start across them is found.
         at += (n - (magic.len() - 1)) as u64;
     }
 }
 
-/// How the records of `path` are stored, by its name (`.gz`, `.zst`, with or without `.open`), else by its
-/// first bytes.
-pub(crate) fn stored_as(path: &Path) -> Compression {
-    let name = path.to_string_lossy();
-    let name = name.strip_suffix(OPEN_SUFFIX).unwrap_or(&name);
-    if name.ends_with(".gz") {
-        return Compression::Gzip;
+/// A gzip member whose deflate stream is whole: where it ends, and how its content begins.
+pub(crate) struct Member {
+    /// Where the member ends in its file.
+    pub(crate) end: u64,
+    /// Its content's first bytes (up to 8).
+    head: Vec<u8>,
+}
+
+impl Member {
+    /// Whether the content begins as a WARC record (`WARC/`) or an ARC header line (a URL): a member found by
+    /// its magic inside other compressed bytes, which happened to inflate to an end, does not.
+    fn begins_as_a_record(&self) -> bool {
+        self.head.starts_with(b"WARC/")
+            || (self.head.len() == 8 && self.head.iter().all(|b| b.is_ascii_graphic()))
     }
-    if name.ends_with(".zst") {
-        return Compression::Zstd;
+}
+
+/// Keeps the first 8 bytes written to it, and counts the rest.
+#[derive(Default)]
+struct Head {
+    bytes: Vec<u8>,
+    len: u64,
+}
+
+impl std::io::Write for Head {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let room = 8usize.saturating_sub(self.bytes.len());
+        self.bytes.extend_from_slice(&buf[..room.min(buf.len())]);
+        self.len += buf.len() as u64;
+        Ok(buf.len())
     }
-    let mut magic = [0u8; 4];
-    let read = std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut magic));
-    match magic {
-        _ if read.is_err() => Compression::None,
-        [0x1f, 0x8b, ..] => Compression::Gzip,
-        [0x28, 0xb5, 0x2f, 0xfd] => Compression::Zstd,
-        [m, 0x2a, 0x4d, 0x18] if m & 0xf0 == 0x50 => Compression::Zstd,
-        _ => Compression::None,
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
+}
+
+/// The gzip member at `offset` of `path`, when its deflate stream is whole, whatever it holds (its CRC may
+/// disagree with it): `None` when the stream breaks, or when `path` is not gzip (a zstd frame, a plain file).
+/// A stream damaged part way can still come to an end somewhere (past the member's, in the next one): that
+/// one's trailer is taken only when its length is what was inflated. The member is inflated into nothing,
+/// never held.
+pub(crate) fn member_end(path: &Path, offset: u64) -> Result<Option<Member>, Error> {
+    if Compression::of_file(path) != Compression::Gzip {
+        return Ok(None);
+    }
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    file.seek(SeekFrom::Start(offset)).map_err(io)?;
+    let mut input = crate::reader::Counting::new(std::io::BufReader::new(file));
+    let mut head = Head::default();
+    let read = std::io::copy(&mut flate2::bufread::GzDecoder::new(&mut input), &mut head);
+    // flate2 checks the trailer once the deflate stream has ended: a CRC or length that disagrees is said,
+    // in these words, with the trailer read; its length (ISIZE, the last 4 bytes) tells the two apart.
+    let end = offset + input.pos;
+    let whole = match read {
+        Ok(_) => true,
+        Err(e) if e.to_string().contains("does not have a matching checksum") => {
+            let mut isize = [0u8; 4];
+            let mut file = input.into_inner().into_inner();
+            file.seek(SeekFrom::Start(end - 4)).map_err(io)?;
+            file.read_exact(&mut isize).map_err(io)?;
+            u64::from(u32::from_le_bytes(isize)) == head.len & 0xffff_ffff
+        }
+        Err(_) => false,
+    };
+    Ok(whole.then_some(Member {
+        end,
+        head: head.bytes,
+    }))
 }
 
 /// Reads into `buf` until it is full or the file ends; how many bytes it holds.
@@ -113,19 +238,28 @@ fn read_full(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize>
     Ok(n)
 }
 
-/// Whether a whole record of `path`, the file's `own`, begins at `offset`.
-fn reads_a_record(path: &Path, offset: u64, own: Own<'_>) -> Result<bool, Error> {
-    Ok(
-        crate::reader::record_at(path, offset, own.arc)?.is_some_and(|r| match own.arc {
-            Some(_) => r.is_arc(),
-            None => {
-                r.version.starts_with("WARC/")
-                    && own
-                        .warcinfo
-                        .is_none_or(|id| r.get("WARC-Warcinfo-ID") == Some(id))
+/// What begins at `offset` of `path`: a whole record of the file's `own`, another's, or none.
+fn what_begins(path: &Path, offset: u64, own: Own<'_>) -> Result<Found, Error> {
+    let Some(r) = crate::reader::record_at(path, offset, own.arc)? else {
+        return Ok(Found::Nothing);
+    };
+    Ok(match own.arc {
+        Some(_) if r.is_arc() => Found::Own,
+        Some(_) => Found::Nothing,
+        None if !r.version.starts_with("WARC/") => Found::Nothing,
+        None => {
+            // A warcinfo record names itself (a file's first record, when the damage took those before it).
+            let names = if r.get("WARC-Type") == Some("warcinfo") {
+                r.get("WARC-Record-ID")
+            } else {
+                r.get("WARC-Warcinfo-ID")
+            };
+            match own.warcinfo {
+                Some(id) if names != Some(id) => Found::Other,
+                _ => Found::Own,
             }
-        }),
-    )
+        }
+    })
 }
 
 #[cfg(test)]
@@ -275,8 +409,10 @@ mod tests {
         }
     }
 
-    /// A WARC of another crawl captured inside the damaged record (a `.warc.gz` served by a site, stored as it
-    /// is) is not taken for the rest of this file: its records name another warcinfo.
+    /// A WARC of another crawl captured inside a damaged record (a `.warc.gz` served by a site, stored as it is)
+    /// is not taken for the rest of this file: its records name another warcinfo, and a member whose deflate
+    /// stream is whole is passed over whole, so that neither a damaged CRC nor a damaged warcinfo before it
+    /// (no warcinfo known) lets the inner file's records in (xt30a F1).
     #[test]
     fn a_warc_captured_in_a_damaged_record_is_not_taken_for_the_rest() {
         use std::io::Write;
@@ -288,7 +424,7 @@ mod tests {
         let (path, offsets) = archive(dir.path(), Compression::Gzip, false, 4);
         let whole = std::fs::read(&path).unwrap();
         // A response holding the inner file, in a member of stored deflate blocks (as incompressible content
-        // is), whose CRC is then damaged.
+        // is).
         let warcinfo = reader::open(&path)
             .unwrap()
             .next()
@@ -304,14 +440,69 @@ mod tests {
             .write_to(&mut rec, &[("WARC-Warcinfo-ID", warcinfo.as_str())]);
         let mut stored = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::none());
         stored.write_all(&rec).unwrap();
-        let mut member = stored.finish().unwrap();
-        let crc = member.len() - 8;
-        member[crc] ^= 0xff;
-        let at = offsets[3] as usize;
-        std::fs::write(&path, [&whole[..at], &member, &whole[at..]].concat()).unwrap();
+        let member = stored.finish().unwrap();
+        let len = member.len() as u64;
+        // Its CRC damaged; its first block's type damaged (the deflate stream breaks, its end unknown).
+        let mut crc = member.clone();
+        crc[member.len() - 8] ^= 0xff;
+        let mut block = member.clone();
+        block[10] ^= 0x06;
+        for damaged in [&crc, &block] {
+            let at = offsets[3] as usize;
+            std::fs::write(&path, [&whole[..at], damaged, &whole[at..]].concat()).unwrap();
+            let (read, passed) = read_past(&path);
+            assert_eq!(read, targets(4, &[]));
+            assert_eq!(passed, vec![(offsets[3], offsets[3] + len)]);
+        }
+        // The file's warcinfo damaged too, the damaged capture right after it: no warcinfo is known.
+        let mut info = whole[..offsets[1] as usize].to_vec();
+        let middle = info.len() / 2;
+        info[middle] ^= 0x55;
+        std::fs::write(
+            &path,
+            [&info[..], &crc, &whole[offsets[1] as usize..]].concat(),
+        )
+        .unwrap();
         let (read, passed) = read_past(&path);
-        assert_eq!(read, targets(4, &[]));
-        assert_eq!(passed, vec![(offsets[3], offsets[3] + member.len() as u64)]);
+        assert_eq!(read, targets(4, &[])[1..]);
+        assert_eq!(passed, vec![(0, offsets[1] + len)]);
+    }
+
+    /// Two crawls' files joined (`cat a.warc.gz b.warc.gz`), damage at the join: the second file's records,
+    /// which name its own warcinfo, are read when none of the first's follow (xt30a F2).
+    #[test]
+    fn the_next_of_two_joined_files_is_read_past_damage_at_the_join() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::create_dir(&a).unwrap();
+        std::fs::create_dir(&b).unwrap();
+        let (a, a_offsets) = archive(&a, Compression::Gzip, false, 5);
+        let (b, b_offsets) = archive(&b, Compression::Gzip, false, 5);
+        let (a, b) = (std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
+        let path = dir.path().join("joined.warc.gz");
+        let both = [targets(5, &[]), targets(5, &[])].concat();
+        let join = a.len() as u64;
+        // A's last record damaged.
+        let mut last = a.clone();
+        last[a_offsets[5] as usize + 30] ^= 0x55;
+        std::fs::write(&path, [&last[..], &b].concat()).unwrap();
+        let (read, passed) = read_past(&path);
+        assert_eq!(read, [targets(5, &[4]), targets(5, &[])].concat());
+        assert_eq!(passed, vec![(a_offsets[5], join)]);
+        // Junk between them.
+        let junk = b"JUNK\n".repeat(10);
+        std::fs::write(&path, [&a[..], &junk, &b].concat()).unwrap();
+        assert_eq!(
+            read_past(&path),
+            (both.clone(), vec![(join, join + junk.len() as u64)])
+        );
+        // B's warcinfo damaged: its first response names a warcinfo not read.
+        let mut info = b.clone();
+        info[b_offsets[1] as usize / 2] ^= 0x55;
+        std::fs::write(&path, [&a[..], &info].concat()).unwrap();
+        let (read, passed) = read_past(&path);
+        assert_eq!(read, [&both[..6], &both[7..]].concat());
+        assert_eq!(passed, vec![(join, join + b_offsets[1])]);
     }
 
     proptest::proptest! {
