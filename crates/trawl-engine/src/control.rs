@@ -588,16 +588,17 @@ pub(crate) fn apply_to_frontier(
 
 /// Applies `command` to a stopped job's frontier store directly.
 pub fn apply_offline(job_dir: &Path, command: &Command) -> Result<Reply, Error> {
-    apply_offline_asked(job_dir, command, false)
+    apply_offline_asked(job_dir, command, None)
 }
 
-/// [`apply_offline`] of a command asked while the crawl ran or was ending (`asked_live`): a checkpoint so asked
-/// was served by the last checkpoint the crawl's end wrote, when it stopped cleanly, whichever side of the
+/// [`apply_offline`] of a command asked at `asked_live` while the crawl ran or was ending: a checkpoint so asked
+/// was served by the last checkpoint the crawl's end wrote, when it stopped cleanly and that checkpoint was
+/// written after the ask (not an older one, when the end's failed: review 76 R4), whichever side of the
 /// crawl's last look at its commands the ask landed (xt27a F3: by chance of timing, "written" or "not running").
 pub fn apply_offline_asked(
     job_dir: &Path,
     command: &Command,
-    asked_live: bool,
+    asked_live: Option<std::time::SystemTime>,
 ) -> Result<Reply, Error> {
     if let Command::Settings { change } = command {
         return match crate::live::change_offline(job_dir, change) {
@@ -670,7 +671,15 @@ pub fn apply_offline_asked(
             )));
         }
         Command::Checkpoint => {
-            if let Some(name) = last.filter(|_| asked_live && !killed) {
+            let written_after = |name: &String| {
+                let written =
+                    std::fs::metadata(job.checkpoints_dir().join(name).join("checkpoint.json"))
+                        .and_then(|m| m.modified());
+                // Written as the ask came, or after: the end's checkpoint that served it.
+                let slack = std::time::Duration::from_secs(2);
+                matches!((written, asked_live), (Ok(w), Some(asked)) if w + slack >= asked)
+            };
+            if let Some(name) = last.filter(|name| !killed && written_after(name)) {
                 return Ok(done(format!(
                     "checkpoint {name} written (the crawl's last: it stopped as this was asked)"
                 )));
@@ -1123,8 +1132,9 @@ mod tests {
             "{message}"
         );
         // Asked while the crawl ran or was ending, it was served by the end's checkpoint (xt27a F3).
+        let now = std::time::SystemTime::now();
         let Reply::Done { message } =
-            apply_offline_asked(dir.path(), &Command::Checkpoint, true).unwrap()
+            apply_offline_asked(dir.path(), &Command::Checkpoint, Some(now)).unwrap()
         else {
             panic!("a checkpoint asked as the crawl stopped")
         };
@@ -1132,11 +1142,17 @@ mod tests {
             message,
             "checkpoint cp00002-x written (the crawl's last: it stopped as this was asked)"
         );
+        // Its last checkpoint older than the ask: the end's failed, and no checkpoint served it (review 76 R4).
+        let later = now + std::time::Duration::from_secs(60);
+        assert!(matches!(
+            apply_offline_asked(dir.path(), &Command::Checkpoint, Some(later)).unwrap(),
+            Reply::Failed { .. }
+        ));
         // A crawl killed (its pid file left, nobody holding the job) is not said to have stopped (xt27a F2).
         job.write_file(&job.state_dir().join("crawl.pid"), "4194303")
             .unwrap();
         assert!(matches!(
-            apply_offline_asked(dir.path(), &Command::Checkpoint, true).unwrap(),
+            apply_offline_asked(dir.path(), &Command::Checkpoint, Some(now)).unwrap(),
             Reply::Failed { .. }
         ));
         for command in [Command::Checkpoint, Command::Stop] {

@@ -260,10 +260,11 @@ fn damaged_inside(
         None => ": this is damage at its start".to_owned(),
     };
     // The tools read past damage to the records after it (xt28b F5: nothing salvaged them).
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
     let salvage = if later.is_some() {
         format!(
-            " (`trawl warc recompress {} OUT.warc.gz` writes its records on both sides of the damage)",
-            path.display()
+            " (`trawl warc recompress SOMEWHERE/{name} OUT.warc.gz` writes its records on both sides of the \
+             damage)"
         )
     } else {
         String::new()

@@ -225,6 +225,9 @@ pub struct Reader<R> {
     /// The WARC-Warcinfo-ID the last record read named (its own ID, for a warcinfo record): a record found
     /// after damage must name it to be taken for one of the file's ([`Reader::read_on_after`]).
     warcinfo: Option<String>,
+    /// Whether the reader reads the file `path` names from its start ([`open`]): offsets are the file's, so
+    /// that it can read on past damage.
+    whole_file: bool,
 }
 
 /// A zstd decompression context, reused from frame to frame.
@@ -239,15 +242,16 @@ impl std::fmt::Debug for ZstdContext {
 /// The largest record (or decompressed gzip member) a reader holds in memory unless told otherwise: 1 GiB.
 pub(crate) const MAX_RECORD_BYTES: u64 = 1 << 30;
 
-/// The first record of the file at `path` that begins at `offset`, read with the dictionary the file begins
-/// with (a `.warc.zst`'s frames need it, wherever they are read from), and as a record of an ARC file of
-/// version `arc` when given; `None` when no record begins there. Records of any size the rest of the file can
-/// hold are read.
+/// What the file at `path` holds at `offset`, read as a record with the dictionary the file begins with (a
+/// `.warc.zst`'s frames need it, wherever they are read from), and as a record of an ARC file of version `arc`
+/// when given: the record, or what stopped it (a record over `limit` among them); `None` when the file's
+/// dictionary cannot be read, or nothing is there. Never more than the rest of the file can hold is read.
 pub(crate) fn record_at(
     path: &Path,
     offset: u64,
     arc: Option<&str>,
-) -> Result<Option<ReadRecord>, Error> {
+    limit: u64,
+) -> Result<Option<Result<ReadRecord, Error>>, Error> {
     let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,
@@ -259,18 +263,18 @@ pub(crate) fn record_at(
         .map_err(io)?
         .len()
         .saturating_sub(offset);
-    let limit = match Compression::of_file(path) {
+    let most = match Compression::of_file(path) {
         Compression::None => left,
         _ => left.saturating_mul(MAX_DEFLATE_RATIO).max(MAX_RECORD_BYTES),
     };
-    let mut reader = open(path)?.with_max_record_bytes(limit);
+    let mut reader = open(path)?.with_max_record_bytes(most.min(limit));
     let starts_with_dictionary = matches!(reader.input.peek(4), Ok([0x5D, 0x2A, 0x4D, 0x18, ..]));
     if starts_with_dictionary && reader.read_skippable(0).is_err() {
         return Ok(None);
     }
     reader.arc = arc.map(str::to_owned);
     reader.seek_to(offset).map_err(io)?;
-    Ok(reader.next().and_then(Result::ok))
+    Ok(reader.next())
 }
 
 /// The most deflate inflates a byte to (a run of one byte, in maximal matches): 1032.
@@ -282,7 +286,9 @@ pub fn open(path: &Path) -> Result<Reader<BufReader<File>>, Error> {
         path: path.to_owned(),
         source,
     })?;
-    Ok(Reader::new(BufReader::with_capacity(1 << 16, file)).with_path(path))
+    let mut reader = Reader::new(BufReader::with_capacity(1 << 16, file)).with_path(path);
+    reader.whole_file = true;
+    Ok(reader)
 }
 
 impl<R: BufRead> Reader<R> {
@@ -299,6 +305,7 @@ impl<R: BufRead> Reader<R> {
             past_start: false,
             arc: None,
             warcinfo: None,
+            whole_file: false,
         }
     }
 
@@ -580,10 +587,16 @@ impl Reader<BufReader<File>> {
         Ok(())
     }
 
-    /// The file read, the WARC-Warcinfo-ID the last record read named, and the file's ARC version (once an ARC
-    /// record was read): what [`Reader::read_on_after`] needs of it.
-    pub(crate) fn read_so_far(&self) -> (&Path, Option<&str>, Option<&str>) {
-        (&self.path, self.warcinfo.as_deref(), self.arc.as_deref())
+    /// What [`Reader::read_on_after`] needs of the reader: the file (`None` unless it reads a file from its
+    /// start, see [`open`]), the WARC-Warcinfo-ID the last record read named, the file's ARC version (once an
+    /// ARC record was read), and the largest record it reads.
+    pub(crate) fn read_so_far(&self) -> (Option<&Path>, Option<&str>, Option<&str>, u64) {
+        (
+            self.whole_file.then_some(self.path.as_path()),
+            self.warcinfo.as_deref(),
+            self.arc.as_deref(),
+            self.max_record_bytes,
+        )
     }
 }
 

@@ -163,7 +163,9 @@ fn write_records(
         let record = match record {
             Ok(record) => record,
             // Damage with whole records after it: those are kept too, as warcio reads on (xt27b F4).
-            Err(e) if salvage => match reader.read_on_after(&e)? {
+            // A search that cannot read the file (a bad disk block) keeps what is before, as the damage alone
+            // would (review 76 R7).
+            Err(e) if salvage => match reader.read_on_after(&e).unwrap_or(None) {
                 Some(read_on_at) => {
                     passed.push(crate::Passed {
                         damage: e,

@@ -21,7 +21,8 @@ pub struct Repaired {
     pub cut: u64,
     /// Records put back from those held to train its zstd dictionary (see [`crate::WriterConfig`]).
     pub restored: usize,
-    /// Bytes of a torn record at the end of the held records' spill, left out (xt28b F6: unsaid).
+    /// Bytes of the held records' spill after its last whole record (a record a crash tore as it was being
+    /// spilled), left out (xt28b F6: unsaid).
     pub held_cut: u64,
 }
 
@@ -84,6 +85,8 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
                 warcinfo: warcinfo.as_deref(),
                 arc: None,
                 others: false,
+                limit: ANY_SIZE,
+                reach: Default::default(),
             },
         )?
     {

@@ -14,8 +14,10 @@ impl Reader<BufReader<File>> {
     /// the file's own after it and sets the reader to read on from there: its offset, or `None` when no such
     /// record follows, or when what failed is no record's damage (a read error, the file's zstd dictionary),
     /// or the file is a plain ARC (whose records begin with a URL, which nothing tells from a line of
-    /// content). In a file of one gzip member (or zstd frame) per record, that is the next member that reads
-    /// whole, as warcio reads on (xt27b F4: one flipped bit cost every later record).
+    /// content), or an ARC whose `filedesc://` record was not read, or the reader does not read a file from
+    /// its start ([`crate::open`] makes one that does). In a file of one gzip member (or zstd frame) per
+    /// record, that is the next member that reads whole, as warcio reads on (xt27b F4: one flipped bit cost
+    /// every later record).
     pub fn read_on_after(&mut self, damage: &Error) -> Result<Option<u64>, Error> {
         let offset = match damage {
             Error::Malformed { offset, .. }
@@ -26,16 +28,32 @@ impl Reader<BufReader<File>> {
             | Error::ZstdDictionaryId { offset, .. } => *offset,
             _ => return Ok(None),
         };
-        let (path, warcinfo, arc) = self.read_so_far();
+        let (Some(path), warcinfo, arc, limit) = self.read_so_far() else {
+            return Ok(None);
+        };
         let path = path.to_path_buf();
+        // Its version and what its records look like are in the damaged `filedesc://` record (review 76 R5).
+        if arc.is_none() && is_arc_name(&path) {
+            return Ok(None);
+        }
+        // A member whose deflate stream is whole (its CRC wrong, or its record's framing) ends where it says:
+        // what lies inside it is no record of the file's, a WARC stored in it least of all (xt30a F1).
+        let member = member_end(&path, offset)?;
+        let from = member.as_ref().map_or(offset + 1, |m| m.end);
+        let reach = match member {
+            Some(m) => Reach {
+                any: m.end,
+                declared: 0,
+            },
+            None => damaged_reach(&path, offset)?,
+        };
         let own = Own {
             warcinfo,
             arc,
             others: true,
+            limit,
+            reach,
         };
-        // A member whose deflate stream is whole (its CRC wrong, or its record's framing) ends where it says:
-        // what lies inside it is no record of the file's, a WARC stored in it least of all (xt30a F1).
-        let from = member_end(&path, offset)?.map_or(offset + 1, |m| m.end);
         let Some(at) = later_record(&path, from, own)? else {
             return Ok(None);
         };
@@ -76,8 +94,100 @@ pub(crate) struct Own<'a> {
     pub(crate) warcinfo: Option<&'a str>,
     /// The file's ARC version, when it is an ARC file.
     pub(crate) arc: Option<&'a str>,
-    /// Whether the records of another file joined to this one are taken when none of its own follow.
+    /// Whether the records of another file joined to this one are taken when none of its own follow (and a
+    /// record over `limit` is taken for one that begins, which the reader then reads past).
     pub(crate) others: bool,
+    /// The largest record read to judge it.
+    pub(crate) limit: u64,
+    /// How far the damaged record may reach: a record of another warcinfo before it may be inside it (a WARC
+    /// captured in it), and is not taken for the next file's (review 76 R1, xt30b F1); with no warcinfo known,
+    /// a record well before where it says it ends is not taken either (xt30b F2).
+    pub(crate) reach: Reach,
+}
+
+/// Whether `path` is named as an ARC file (`.arc`, `.arc.gz`, `.arc.zst`, open or not).
+fn is_arc_name(path: &Path) -> bool {
+    let name = path.to_string_lossy().to_ascii_lowercase();
+    let name = name.strip_suffix(".open").unwrap_or(&name);
+    [".arc", ".arc.gz", ".arc.zst"]
+        .iter()
+        .any(|ext| name.ends_with(ext))
+}
+
+/// How far a damaged record reaches ([`damaged_reach`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Reach {
+    /// Where its bytes may go on to: what lies before may be inside it.
+    pub(crate) any: u64,
+    /// Where its own header says it ends (a plain record's, or a stored gzip member's, whose header is there to
+    /// read), 0 when none can be read: what lies well before is inside it.
+    pub(crate) declared: u64,
+}
+
+/// How much a Content-Length may be too long while the record after it is still taken, when no warcinfo tells
+/// the file's records ([`Reach::declared`]).
+const LENGTH_SLACK: u64 = 256;
+
+/// How far the damaged record at `offset` of `path` reaches: in a gzip file, where inflating its member stops
+/// taking input (the end of the file when it is cut in it), or further, where the record ends as its header
+/// says when the member is stored (its bytes as they are: a WARC captured in it lies there whole); in a plain
+/// file, where the record ends as its Content-Length says. Just past `offset` when none can be told (a zstd
+/// frame).
+fn damaged_reach(path: &Path, offset: u64) -> Result<Reach, Error> {
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    file.seek(SeekFrom::Start(offset)).map_err(io)?;
+    let mut head = Vec::new();
+    (&mut file)
+        .take(1 << 20)
+        .read_to_end(&mut head)
+        .map_err(io)?;
+    match Compression::of_file(path) {
+        Compression::Gzip => {
+            file.seek(SeekFrom::Start(offset)).map_err(io)?;
+            let mut input = crate::reader::Counting::new(std::io::BufReader::new(file));
+            let _ = std::io::copy(
+                &mut flate2::bufread::GzDecoder::new(&mut input),
+                &mut std::io::sink(),
+            );
+            // A stored member holds its record as it is, after the gzip header and a block's 5-byte header.
+            let declared = memchr::memmem::find(&head[..head.len().min(512)], b"WARC/1.")
+                .and_then(|at| declared_end(&head[at..]).map(|len| offset + at as u64 + len))
+                .unwrap_or(0);
+            Ok(Reach {
+                any: (offset + input.pos).max(declared),
+                declared,
+            })
+        }
+        Compression::None => {
+            let declared = declared_end(&head).map_or(0, |len| offset + len);
+            Ok(Reach {
+                any: declared.max(offset + 1),
+                declared,
+            })
+        }
+        _ => Ok(Reach {
+            any: offset + 1,
+            declared: 0,
+        }),
+    }
+}
+
+/// How long the WARC record `bytes` begins with says it is (its header, block and CRLF CRLF), read from its
+/// header's Content-Length.
+fn declared_end(bytes: &[u8]) -> Option<u64> {
+    let end = memchr::memmem::find(bytes, b"\r\n\r\n")?;
+    let fields = std::str::from_utf8(&bytes[..end]).ok()?;
+    let length = fields.lines().find_map(|l| {
+        let (name, value) = l.split_once(':')?;
+        name.trim()
+            .eq_ignore_ascii_case("Content-Length")
+            .then(|| value.trim().parse::<u64>().ok())?
+    })?;
+    (end as u64 + 4).checked_add(length)?.checked_add(4)
 }
 
 /// What a place where a record can begin holds.
@@ -123,17 +233,24 @@ pub(crate) fn later_record(path: &Path, from: u64, own: Own<'_>) -> Result<Optio
         while let Some(found) = finder.find(&chunk[searched..n]) {
             let start = at + (searched + found) as u64;
             let found_here = what_begins(path, start, own)?;
-            if matches!(found_here, Found::Own) {
+            // With no warcinfo to tell them, a record well inside the damaged one is a WARC captured in it.
+            let inside = own.warcinfo.is_none() && start + LENGTH_SLACK < own.reach.declared;
+            if matches!(found_here, Found::Own) && !inside {
                 return Ok(Some(start));
             }
-            if matches!(found_here, Found::Other) && other.is_none() {
+            if matches!(found_here, Found::Other) && other.is_none() && start >= own.reach.any {
                 other = Some(start);
             }
             // A member read whole that begins as a record does (another file's, or the file's own with its
-            // content damaged) holds no record of the file.
+            // content damaged) holds no record of the file: searched on from its end, in this chunk when
+            // it ends inside it.
             if let Some(member) = member_end(path, start)?
                 && member.begins_as_a_record()
             {
+                if member.end < at + n as u64 {
+                    searched = (member.end - at) as usize;
+                    continue;
+                }
                 skip_to = Some(member.end);
                 break;
             }
@@ -240,8 +357,12 @@ fn read_full(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize>
 
 /// What begins at `offset` of `path`: a whole record of the file's `own`, another's, or none.
 fn what_begins(path: &Path, offset: u64, own: Own<'_>) -> Result<Found, Error> {
-    let Some(r) = crate::reader::record_at(path, offset, own.arc)? else {
-        return Ok(Found::Nothing);
+    let r = match crate::reader::record_at(path, offset, own.arc, own.limit)? {
+        Some(Ok(r)) => r,
+        // A record begins there, over what is read to judge it: the reader says so, and reads on past it
+        // (review 76 R2: a 4 GB record was read into memory to be judged).
+        Some(Err(Error::TooLarge { .. })) if own.others => return Ok(Found::Own),
+        _ => return Ok(Found::Nothing),
     };
     Ok(match own.arc {
         Some(_) if r.is_arc() => Found::Own,
@@ -503,6 +624,191 @@ mod tests {
         let (read, passed) = read_past(&path);
         assert_eq!(read, [&both[..6], &both[7..]].concat());
         assert_eq!(passed, vec![(join, join + b_offsets[1])]);
+    }
+
+    /// Review 76 R1: a WARC captured in the last record of a file cut short (stored as it is, so its records lie
+    /// whole in the cut record) is not taken for the next of joined files: no record of the file's own follows,
+    /// and the captured records lie where the cut record reaches. Gzip and plain alike.
+    #[test]
+    fn a_warc_captured_in_a_record_cut_short_is_not_read() {
+        use std::io::Write;
+        for compression in [Compression::Gzip, Compression::None] {
+            let dir = tempfile::tempdir().unwrap();
+            let inner_dir = dir.path().join("inner");
+            std::fs::create_dir(&inner_dir).unwrap();
+            let (inner, _) = archive(&inner_dir, compression, false, 3);
+            let inner = std::fs::read(inner).unwrap();
+            let (path, _) = archive(dir.path(), compression, false, 3);
+            let whole = std::fs::read(&path).unwrap();
+            let mut http = b"HTTP/1.1 200 OK\r\nContent-Type: application/warc\r\n\r\n".to_vec();
+            http.extend_from_slice(&inner);
+            let mut rec = Vec::new();
+            Record::response("http://a.org/crawl.warc", chrono::Utc::now(), None, http)
+                .write_to(&mut rec, &[]);
+            let stored = if compression == Compression::Gzip {
+                let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::none());
+                gz.write_all(&rec).unwrap();
+                gz.finish().unwrap()
+            } else {
+                rec
+            };
+            // Cut 20 bytes before the captured file's end.
+            let cut = stored.len() - 30;
+            std::fs::write(&path, [&whole[..], &stored[..cut]].concat()).unwrap();
+            assert_eq!(
+                read_past(&path),
+                (targets(3, &[]), vec![]),
+                "{compression:?}"
+            );
+            // Whole, but its first stored block's type damaged: the stream breaks at once (xt30b F1).
+            if compression == Compression::Gzip {
+                let mut broken = stored.clone();
+                broken[10] ^= 0x06;
+                std::fs::write(&path, [&whole[..], &broken].concat()).unwrap();
+                assert_eq!(read_past(&path), (targets(3, &[]), vec![]), "broken");
+            }
+        }
+    }
+
+    /// xt30b F2: in a plain file whose records name no warcinfo, a WARC captured in a record whose
+    /// Content-Length is off is not read (it lies well before where that record says it ends), and the record
+    /// after it is.
+    #[test]
+    fn a_warc_captured_where_no_warcinfo_is_named_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let inner_dir = dir.path().join("inner");
+        std::fs::create_dir(&inner_dir).unwrap();
+        let (inner, _) = archive(&inner_dir, Compression::None, false, 3);
+        let inner = std::fs::read(inner).unwrap();
+        let date = chrono::Utc::now();
+        let record = |url: &str, body: &[u8]| {
+            let mut http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n".to_vec();
+            http.extend_from_slice(body);
+            let mut bytes = Vec::new();
+            Record::response(url, date, None, http).write_to(&mut bytes, &[]);
+            bytes
+        };
+        let capture = record("http://b.org/crawl.warc", &inner);
+        // Its Content-Length 7 short.
+        let field = memchr::memmem::find(&capture, b"Content-Length: ").unwrap() + 16;
+        let end = field + memchr::memchr(b'\r', &capture[field..]).unwrap();
+        let length: usize = std::str::from_utf8(&capture[field..end])
+            .unwrap()
+            .parse()
+            .unwrap();
+        let short = [
+            &capture[..field],
+            (length - 7).to_string().as_bytes(),
+            &capture[end..],
+        ]
+        .concat();
+        let file = [
+            record("http://b.org/0", b"zero"),
+            short,
+            record("http://b.org/2", b"two"),
+            record("http://b.org/3", b"three"),
+        ]
+        .concat();
+        let path = dir.path().join("b.warc");
+        std::fs::write(&path, &file).unwrap();
+        let (read, passed) = read_past(&path);
+        assert_eq!(read, ["http://b.org/0", "http://b.org/2", "http://b.org/3"]);
+        assert_eq!(passed.len(), 1);
+    }
+
+    /// Review 76 R2: a record over the reader's limit after damage is where reading goes on, not read whole to
+    /// be judged; the reader then reads past it too.
+    #[test]
+    fn a_record_over_the_limit_after_damage_is_read_past() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, offsets) = archive(dir.path(), Compression::Gzip, false, 4);
+        let whole = std::fs::read(&path).unwrap();
+        let warcinfo = reader::open(&path)
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .get("WARC-Record-ID")
+            .unwrap()
+            .to_owned();
+        let mut big = Vec::new();
+        Record::resource(
+            "http://a.org/big.bin",
+            chrono::Utc::now(),
+            "application/octet-stream",
+            vec![7u8; 300 << 10],
+        )
+        .write_to(&mut big, &[("WARC-Warcinfo-ID", warcinfo.as_str())]);
+        let mut big_member = Vec::new();
+        crate::Encoder::new(Compression::Gzip, 1).compress(&big, &mut big_member);
+        let mut damaged = whole[..offsets[3] as usize].to_vec();
+        let mut third = whole[offsets[3] as usize..offsets[4] as usize].to_vec();
+        third[30] ^= 0x55;
+        damaged.extend_from_slice(&third);
+        let big_at = damaged.len() as u64;
+        damaged.extend_from_slice(&big_member);
+        let after = damaged.len() as u64;
+        damaged.extend_from_slice(&whole[offsets[4] as usize..]);
+        std::fs::write(&path, &damaged).unwrap();
+        let mut records = reader::open(&path).unwrap().with_max_record_bytes(64 << 10);
+        let (mut read, mut passed) = (0, Vec::new());
+        while let Some(r) = records.next() {
+            match r {
+                Ok(_) => read += 1,
+                Err(e) => match records.read_on_after(&e).unwrap() {
+                    Some(at) => passed.push((e.offset().unwrap(), at)),
+                    None => break,
+                },
+            }
+        }
+        assert_eq!(read, 4, "the warcinfo, responses 0, 1 and 3");
+        assert_eq!(passed, vec![(offsets[3], big_at), (big_at, after)]);
+    }
+
+    /// Review 76 R5: an ARC whose `filedesc://` record is damaged is not read past (nor searched for WARC
+    /// records).
+    #[test]
+    fn an_arc_with_its_filedesc_damaged_is_not_read_past() {
+        let dir = tempfile::tempdir().unwrap();
+        let line = |url: &str, content: &[u8]| {
+            [
+                format!(
+                    "{url} 127.0.0.1 20080430204826 text/html {}\n",
+                    content.len()
+                )
+                .as_bytes(),
+                content,
+                b"\n",
+            ]
+            .concat()
+        };
+        let desc = b"1 0 Test\nURL IP-address Archive-date Content-type Archive-length\n";
+        let records = [
+            line("filedesc://t.arc", desc),
+            line(
+                "http://a.test/1",
+                b"HTTP/1.1 200 OK\r\n\r\nWARC/1.1\r\nContent-Length: 0\r\n\r\n\r\n\r\n",
+            ),
+            line("http://a.test/2", b"HTTP/1.1 200 OK\r\n\r\nhello"),
+        ];
+        for gzip in [true, false] {
+            let mut file = Vec::new();
+            for r in &records {
+                if gzip {
+                    crate::Encoder::new(Compression::Gzip, 1).compress(r, &mut file);
+                } else {
+                    file.extend_from_slice(r);
+                }
+            }
+            if gzip {
+                file[30] ^= 0x55;
+            } else {
+                file[..4].fill(0);
+            }
+            let path = dir.path().join(if gzip { "t.arc.gz" } else { "t.arc" });
+            std::fs::write(&path, &file).unwrap();
+            assert_eq!(read_past(&path), (vec![], vec![]), "gzip {gzip}");
+        }
     }
 
     proptest::proptest! {

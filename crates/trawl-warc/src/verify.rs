@@ -237,11 +237,16 @@ pub fn verify_with(path: &Path, options: VerifyOptions) -> Result<VerifySummary,
             Ok(record) => record,
             Err(e) => {
                 // What the other tools keep of the file: the records after the damage too (xt27b F4).
+                // `recompress` writes WARC records only: an ARC is kept by `convert`.
+                let keep = if records.read_so_far().2.is_some() {
+                    "`trawl warc convert` keeps"
+                } else {
+                    "`trawl warc convert` and `recompress` keep"
+                };
                 let after = match records.read_on_after(&e) {
                     Ok(Some(at)) => format!(
-                        "; the first whole record after it begins at offset {at} (`trawl warc convert` and \
-                         `recompress` keep the records on both sides of the damage, `trawl warc index` \
-                         indexes them)"
+                        "; the first whole record after it begins at offset {at} ({keep} the records on both \
+                         sides of the damage, `trawl warc index` indexes them)"
                     ),
                     _ => String::new(),
                 };
@@ -256,7 +261,8 @@ pub fn verify_with(path: &Path, options: VerifyOptions) -> Result<VerifySummary,
             // a header line quoted in the first's content, after a length too short: convert refuses it, so
             // its advice is no way forward (xt27b F8).
             if record.is_arc()
-                && let Some(damage) = crate::arc::damage(&record, false)
+                && let Some(damage @ crate::arc::Problem::Short { .. }) =
+                    crate::arc::damage(&record, false)
             {
                 let what = match record.compression {
                     crate::Compression::Zstd => "zstd frame",

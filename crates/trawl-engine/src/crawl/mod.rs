@@ -425,17 +425,19 @@ impl Crawl {
             ));
         }
         for r in &self.repaired {
-            if r.restored > 0 || r.held_cut > 0 {
-                // A crash mid-append tears the spill's last record: it was never counted as archived.
-                let torn = if r.held_cut > 0 {
-                    format!(" ({} bytes of a torn record left out)", r.held_cut)
-                } else {
-                    String::new()
-                };
-                lines.push(format!(
-                    "trawl: put back {} records held in memory to train the zstd dictionary{torn}",
-                    r.restored
-                ));
+            // A crash mid-append tears the spill's last record: it was never counted as archived.
+            let torn = format!("{} bytes of a torn record", r.held_cut);
+            match (r.restored, r.held_cut) {
+                (0, 0) => {}
+                (0, _) => lines.push(format!(
+                    "trawl: left out {torn} held in memory to train the zstd dictionary"
+                )),
+                (n, 0) => lines.push(format!(
+                    "trawl: put back {n} records held in memory to train the zstd dictionary"
+                )),
+                (n, _) => lines.push(format!(
+                    "trawl: put back {n} records held in memory to train the zstd dictionary ({torn} left out)"
+                )),
             }
             lines.push(match &r.path {
                 Some(p) => format!(

@@ -373,7 +373,8 @@ fn deliver(job: &Path, command: &Command, by: &str) -> anyhow::Result<Reply> {
     let start = std::time::Instant::now();
     let mut said = false;
     // Whether the crawl ran (or was ending) as this was asked: its end then answers a checkpoint (xt27a F3).
-    let asked_live = control::running_pid(job).is_some() || trawl_engine::job::is_ending(job);
+    let asked_live = (control::running_pid(job).is_some() || trawl_engine::job::is_ending(job))
+        .then(std::time::SystemTime::now);
     loop {
         let left = wait.saturating_sub(start.elapsed());
         if control::running_pid(job).is_some() {

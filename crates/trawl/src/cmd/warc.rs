@@ -51,8 +51,13 @@ pub(crate) fn ls(inputs: &[PathBuf]) -> anyhow::Result<ExitCode> {
                     out.flush()?;
                     said = true;
                     previous = None;
-                    // The records after the damage are listed too, from the first whole one (xt27b F4).
-                    if let Some(read_on_at) = records.read_on_after(&e)? {
+                    // The records after the damage are listed too, from the first whole one (xt27b F4); a
+                    // search that cannot read the file (a bad disk block) ends this file's listing only.
+                    let read_on = records.read_on_after(&e).unwrap_or_else(|err| {
+                        say!("trawl: error: {err}");
+                        None
+                    });
+                    if let Some(read_on_at) = read_on {
                         say!(
                             "trawl: error: {}",
                             trawl_warc::Passed {
