@@ -424,6 +424,12 @@ mod tests {
         (path, offsets)
     }
 
+    /// The WARC-Record-ID of the first record of `path`, its warcinfo.
+    fn warcinfo_of(path: &std::path::Path) -> String {
+        let first = reader::open(path).unwrap().next().unwrap().unwrap();
+        first.get("WARC-Record-ID").unwrap().to_owned()
+    }
+
     /// Every record's target (`-` for none) read from `path`, reading past damage, and each damage's offset
     /// with where reading went on.
     fn read_past(path: &std::path::Path) -> (Vec<String>, Vec<(u64, u64)>) {
@@ -546,14 +552,7 @@ mod tests {
         let whole = std::fs::read(&path).unwrap();
         // A response holding the inner file, in a member of stored deflate blocks (as incompressible content
         // is).
-        let warcinfo = reader::open(&path)
-            .unwrap()
-            .next()
-            .unwrap()
-            .unwrap()
-            .get("WARC-Record-ID")
-            .unwrap()
-            .to_owned();
+        let warcinfo = warcinfo_of(&path);
         let mut http = b"HTTP/1.1 200 OK\r\nContent-Type: application/warc\r\n\r\n".to_vec();
         http.extend_from_slice(&inner);
         let mut rec = Vec::new();
@@ -723,14 +722,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (path, offsets) = archive(dir.path(), Compression::Gzip, false, 4);
         let whole = std::fs::read(&path).unwrap();
-        let warcinfo = reader::open(&path)
-            .unwrap()
-            .next()
-            .unwrap()
-            .unwrap()
-            .get("WARC-Record-ID")
-            .unwrap()
-            .to_owned();
+        let warcinfo = warcinfo_of(&path);
         let mut big = Vec::new();
         Record::resource(
             "http://a.org/big.bin",
