@@ -252,6 +252,17 @@ pub(crate) fn record_at(
     arc: Option<&str>,
     limit: u64,
 ) -> Result<Option<Result<ReadRecord, Error>>, Error> {
+    Ok(reader_at(path, offset, arc, limit)?.and_then(|mut r| r.next()))
+}
+
+/// A reader of the file at `path` from `offset` on, as [`record_at`] reads there; `None` when the file's
+/// dictionary cannot be read.
+pub(crate) fn reader_at(
+    path: &Path,
+    offset: u64,
+    arc: Option<&str>,
+    limit: u64,
+) -> Result<Option<Reader<BufReader<File>>>, Error> {
     let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,
@@ -274,7 +285,7 @@ pub(crate) fn record_at(
     }
     reader.arc = arc.map(str::to_owned);
     reader.seek_to(offset).map_err(io)?;
-    Ok(reader.next())
+    Ok(Some(reader))
 }
 
 /// The most deflate inflates a byte to (a run of one byte, in maximal matches): 1032.

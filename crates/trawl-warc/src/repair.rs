@@ -86,7 +86,7 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
                 arc: None,
                 others: false,
                 limit: ANY_SIZE,
-                reach: Default::default(),
+                declared: 0,
             },
         )?
     {

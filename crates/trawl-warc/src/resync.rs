@@ -40,19 +40,16 @@ impl Reader<BufReader<File>> {
         // what lies inside it is no record of the file's, a WARC stored in it least of all (xt30a F1).
         let member = member_end(&path, offset)?;
         let from = member.as_ref().map_or(offset + 1, |m| m.end);
-        let reach = match member {
-            Some(m) => Reach {
-                any: m.end,
-                declared: 0,
-            },
-            None => damaged_reach(&path, offset)?,
+        let declared = match member {
+            Some(_) => 0,
+            None => declared_reach(&path, offset)?,
         };
         let own = Own {
             warcinfo,
             arc,
             others: true,
             limit,
-            reach,
+            declared,
         };
         let Some(at) = later_record(&path, from, own)? else {
             return Ok(None);
@@ -99,10 +96,9 @@ pub(crate) struct Own<'a> {
     pub(crate) others: bool,
     /// The largest record read to judge it.
     pub(crate) limit: u64,
-    /// How far the damaged record may reach: a record of another warcinfo before it may be inside it (a WARC
-    /// captured in it), and is not taken for the next file's (review 76 R1, xt30b F1); with no warcinfo known,
-    /// a record well before where it says it ends is not taken either (xt30b F2).
-    pub(crate) reach: Reach,
+    /// Where the damaged record's own header says it ends (0 when it cannot be read): with no warcinfo known,
+    /// a record well before it is inside it, not taken (xt30b F2).
+    pub(crate) declared: u64,
 }
 
 /// Whether `path` is named as an ARC file (`.arc`, `.arc.gz`, `.arc.zst`, open or not).
@@ -114,26 +110,14 @@ fn is_arc_name(path: &Path) -> bool {
         .any(|ext| name.ends_with(ext))
 }
 
-/// How far a damaged record reaches ([`damaged_reach`]).
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Reach {
-    /// Where its bytes may go on to: what lies before may be inside it.
-    pub(crate) any: u64,
-    /// Where its own header says it ends (a plain record's, or a stored gzip member's, whose header is there to
-    /// read), 0 when none can be read: what lies well before is inside it.
-    pub(crate) declared: u64,
-}
-
 /// How much a Content-Length may be too long while the record after it is still taken, when no warcinfo tells
 /// the file's records ([`Reach::declared`]).
 const LENGTH_SLACK: u64 = 256;
 
-/// How far the damaged record at `offset` of `path` reaches: in a gzip file, where inflating its member stops
-/// taking input (the end of the file when it is cut in it), or further, where the record ends as its header
-/// says when the member is stored (its bytes as they are: a WARC captured in it lies there whole); in a plain
-/// file, where the record ends as its Content-Length says. Just past `offset` when none can be told (a zstd
-/// frame).
-fn damaged_reach(path: &Path, offset: u64) -> Result<Reach, Error> {
+/// Where the damaged record at `offset` of `path` ends as its own header says: a plain record's, or a gzip
+/// member's that stores its bytes as they are (a WARC captured in it lies there whole), read from its
+/// Content-Length; 0 when none can be read (a zstd frame, a compressed member, a damaged header).
+fn declared_reach(path: &Path, offset: u64) -> Result<u64, Error> {
     let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,
@@ -141,39 +125,15 @@ fn damaged_reach(path: &Path, offset: u64) -> Result<Reach, Error> {
     let mut file = std::fs::File::open(path).map_err(io)?;
     file.seek(SeekFrom::Start(offset)).map_err(io)?;
     let mut head = Vec::new();
-    (&mut file)
-        .take(1 << 20)
-        .read_to_end(&mut head)
-        .map_err(io)?;
-    match Compression::of_file(path) {
-        Compression::Gzip => {
-            file.seek(SeekFrom::Start(offset)).map_err(io)?;
-            let mut input = crate::reader::Counting::new(std::io::BufReader::new(file));
-            let _ = std::io::copy(
-                &mut flate2::bufread::GzDecoder::new(&mut input),
-                &mut std::io::sink(),
-            );
-            // A stored member holds its record as it is, after the gzip header and a block's 5-byte header.
-            let declared = memchr::memmem::find(&head[..head.len().min(512)], b"WARC/1.")
-                .and_then(|at| declared_end(&head[at..]).map(|len| offset + at as u64 + len))
-                .unwrap_or(0);
-            Ok(Reach {
-                any: (offset + input.pos).max(declared),
-                declared,
-            })
-        }
-        Compression::None => {
-            let declared = declared_end(&head).map_or(0, |len| offset + len);
-            Ok(Reach {
-                any: declared.max(offset + 1),
-                declared,
-            })
-        }
-        _ => Ok(Reach {
-            any: offset + 1,
-            declared: 0,
-        }),
-    }
+    file.take(1 << 20).read_to_end(&mut head).map_err(io)?;
+    Ok(match Compression::of_file(path) {
+        // A stored member holds its record as it is, after the gzip header and a block's 5-byte header.
+        Compression::Gzip => memchr::memmem::find(&head[..head.len().min(512)], b"WARC/1.")
+            .and_then(|at| declared_end(&head[at..]).map(|len| offset + at as u64 + len))
+            .unwrap_or(0),
+        Compression::None => declared_end(&head).map_or(0, |len| offset + len),
+        _ => 0,
+    })
 }
 
 /// How long the WARC record `bytes` begins with says it is (its header, block and CRLF CRLF), read from its
@@ -202,10 +162,11 @@ enum Found {
 
 /// Where the first whole record of `path` at or after byte `from` begins, if any: each place a record can begin
 /// (a gzip member's or zstd frame's magic, or `WARC/1.` in a plain file) is tried, in
-/// order, until one reads as a record of the file's `own`; failing that (with [`Own::others`]), the first that
-/// reads as another warcinfo's. A gzip member that does not read as a record of the file's own but whose deflate
-/// stream is whole is passed over whole: what it holds (a WARC file captured in a record, stored as it is) is
-/// not the file's. A `.warc.zst` file's frames are read with the dictionary it begins with.
+/// order, until one reads as a record of the file's `own`; failing that (with [`Own::others`]), the first record
+/// of another warcinfo from which the file reads whole to its end ([`reads_to_the_end`]). A gzip member that
+/// does not read as a record of the file's own but whose deflate stream is whole is passed over whole: what it
+/// holds (a WARC file captured in a record, stored as it is) is not the file's. A `.warc.zst` file's frames are
+/// read with the dictionary it begins with.
 pub(crate) fn later_record(path: &Path, from: u64, own: Own<'_>) -> Result<Option<u64>, Error> {
     let io = |source| Error::Io {
         path: path.to_path_buf(),
@@ -223,7 +184,7 @@ pub(crate) fn later_record(path: &Path, from: u64, own: Own<'_>) -> Result<Optio
     let finder = memchr::memmem::Finder::new(magic);
     let mut file = std::fs::File::open(path).map_err(io)?;
     let mut at = from;
-    let mut other = None;
+    let mut others = Vec::new();
     let mut chunk = vec![0u8; 1 << 20];
     loop {
         file.seek(SeekFrom::Start(at)).map_err(io)?;
@@ -234,12 +195,12 @@ pub(crate) fn later_record(path: &Path, from: u64, own: Own<'_>) -> Result<Optio
             let start = at + (searched + found) as u64;
             let found_here = what_begins(path, start, own)?;
             // With no warcinfo to tell them, a record well inside the damaged one is a WARC captured in it.
-            let inside = own.warcinfo.is_none() && start + LENGTH_SLACK < own.reach.declared;
+            let inside = own.warcinfo.is_none() && start + LENGTH_SLACK < own.declared;
             if matches!(found_here, Found::Own) && !inside {
                 return Ok(Some(start));
             }
-            if matches!(found_here, Found::Other) && other.is_none() && start >= own.reach.any {
-                other = Some(start);
+            if matches!(found_here, Found::Other) && own.others {
+                others.push(start);
             }
             // A member read whole that begins as a record does (another file's, or the file's own with its
             // content damaged) holds no record of the file: searched on from its end, in this chunk when
@@ -261,11 +222,48 @@ pub(crate) fn later_record(path: &Path, from: u64, own: Own<'_>) -> Result<Optio
             continue;
         }
         if n < chunk.len() {
-            return Ok(other.filter(|_| own.others));
+            return first_reading_to_the_end(path, &others, own);
         }
         // The next chunk overlaps this one by the magic's length less one, so a start across them is found.
         at += (n - (magic.len() - 1)) as u64;
     }
+}
+
+/// Of the records of another warcinfo found after damage (`others`, in file order), the first from which the
+/// file reads whole to its end: where the next of several files joined into one begins (xt30a F2). A WARC
+/// captured in a damaged record does not read so: the record's own bytes follow it (its trailing CRLF CRLF, a
+/// gzip member's trailer), or the record is cut in it (xt30b F1, xt31a F1, F2).
+fn first_reading_to_the_end(
+    path: &Path,
+    others: &[u64],
+    own: Own<'_>,
+) -> Result<Option<u64>, Error> {
+    let mut failed_at = 0;
+    for &start in others {
+        // A start inside the run of records a try read before it fails where that try failed.
+        if start < failed_at {
+            continue;
+        }
+        match reads_to_the_end(path, start, own)? {
+            None => return Ok(Some(start)),
+            Some(at) => failed_at = at,
+        }
+    }
+    Ok(None)
+}
+
+/// Whether `path` reads, record by record, from `start` to its end: `None` when it does, else where reading
+/// failed.
+fn reads_to_the_end(path: &Path, start: u64, own: Own<'_>) -> Result<Option<u64>, Error> {
+    let Some(records) = crate::reader::reader_at(path, start, own.arc, own.limit)? else {
+        return Ok(Some(start + 1));
+    };
+    for record in records {
+        if let Err(e) = record {
+            return Ok(Some(e.offset().unwrap_or(start) + 1));
+        }
+    }
+    Ok(None)
 }
 
 /// A gzip member whose deflate stream is whole: where it ends, and how its content begins.
@@ -666,6 +664,20 @@ mod tests {
                 std::fs::write(&path, [&whole[..], &broken].concat()).unwrap();
                 assert_eq!(read_past(&path), (targets(3, &[]), vec![]), "broken");
             }
+            // Another crawl's file joined after the cut one: its records are read, the captured ones are not
+            // (xt31a F2).
+            let next_dir = dir.path().join("next");
+            std::fs::create_dir(&next_dir).unwrap();
+            let (next, _) = archive(&next_dir, compression, false, 2);
+            let next = std::fs::read(next).unwrap();
+            std::fs::write(&path, [&whole[..], &stored[..cut], &next].concat()).unwrap();
+            let (read, passed) = read_past(&path);
+            assert_eq!(
+                read,
+                [targets(3, &[]), targets(2, &[])].concat(),
+                "{compression:?}"
+            );
+            assert_eq!(passed.len(), 1, "{compression:?}");
         }
     }
 
