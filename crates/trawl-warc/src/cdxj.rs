@@ -221,6 +221,8 @@ pub struct Indexed {
     /// The error that ended the file early (a damaged record with no whole record after it); the lines before
     /// it stand.
     pub stopped: Option<Error>,
+    /// Where whole records of another warcinfo begin after that error, not read ([`crate::unread_other_hint`]).
+    pub unread_other: Option<u64>,
     /// Each gzip member (or zstd frame) holding more than one record ([`Error::SharedMember`]): its records after
     /// the first cannot be reached by offset, and have no line; the file's other records have theirs (xt27b F5:
     /// one merged member cost every line of the file).
@@ -302,6 +304,7 @@ fn index_records_within(path: &Path, filename: &str, limit: u64) -> Indexed {
                     indexed.unsure = plain_arc;
                 }
                 indexed.stopped = Some(e);
+                indexed.unread_other = records.unread_other();
                 break;
             }
         };

@@ -63,7 +63,7 @@ pub use crate::{
         timestamp14_to_warc_date, warc_date_timestamp,
     },
     repair::{Repaired, repair},
-    resync::Passed,
+    resync::{Passed, unread_other_hint},
     verify::{
         KNOWN_QUIRKS, Note, Quirk, VerifyError, VerifyOptions, VerifySummary, verify, verify_with,
         written_by_trawl,

@@ -228,6 +228,8 @@ pub struct Reader<R> {
     /// Whether the reader reads the file `path` names from its start ([`open`]): offsets are the file's, so
     /// that it can read on past damage.
     whole_file: bool,
+    /// After [`Reader::read_on_after`] found nowhere to read on: where whole records of another warcinfo begin.
+    unread_other: Option<u64>,
 }
 
 /// A zstd decompression context, reused from frame to frame.
@@ -317,6 +319,7 @@ impl<R: BufRead> Reader<R> {
             arc: None,
             warcinfo: None,
             whole_file: false,
+            unread_other: None,
         }
     }
 
@@ -596,6 +599,17 @@ impl Reader<BufReader<File>> {
         self.past_start = true;
         self.failed = false;
         Ok(())
+    }
+
+    /// When the last [`Reader::read_on_after`] found nowhere to read on: where whole records of another warcinfo
+    /// begin, which it did not take for the file's (a WARC captured in the damaged record, or a file joined after
+    /// this one that does not read whole to its end); see [`crate::unread_other_hint`].
+    pub fn unread_other(&self) -> Option<u64> {
+        self.unread_other
+    }
+
+    pub(crate) fn set_unread_other(&mut self, at: Option<u64>) {
+        self.unread_other = at;
     }
 
     /// What [`Reader::read_on_after`] needs of the reader: the file (`None` unless it reads a file from its

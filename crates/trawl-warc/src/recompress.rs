@@ -52,6 +52,8 @@ pub struct Rewritten {
     pub passed: Vec<crate::Passed>,
     /// The damage that ended the input: the records from there on are not in the output.
     pub stopped: Option<Error>,
+    /// Where whole records of another warcinfo begin after it, not read ([`crate::unread_other_hint`]).
+    pub unread_other: Option<u64>,
     /// The first record whose WARC-Record-ID and header repeat an earlier record's byte for byte, and that
     /// record's offset: `(offset, earlier)`. A file concatenated with itself: the output holds both copies, and
     /// `trawl warc verify` fails it as the input (xt28b F3: written silently).
@@ -214,9 +216,11 @@ fn write_records(
         source: e.into_error(),
     })?;
     file.sync_all().map_err(io(tmp))?;
+    let unread_other = reader.unread_other();
     Ok(Rewritten {
         records,
         passed,
+        unread_other: unread_other.filter(|_| stopped.is_some()),
         stopped,
         copied: copies.found,
         repaired: Vec::new(),

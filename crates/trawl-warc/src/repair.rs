@@ -89,6 +89,7 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
                 declared: 0,
             },
         )?
+        .at
     {
         return Err(Error::DamagedInside {
             path: path.to_path_buf(),

@@ -51,7 +51,9 @@ impl Reader<BufReader<File>> {
             limit,
             declared,
         };
-        let Some(at) = later_record(&path, from, own)? else {
+        let later = later_record(&path, from, own)?;
+        self.set_unread_other(later.unread_other);
+        let Some(at) = later.at else {
             return Ok(None);
         };
         self.seek_to(at)
@@ -150,6 +152,28 @@ fn declared_end(bytes: &[u8]) -> Option<u64> {
     (end as u64 + 4).checked_add(length)?.checked_add(4)
 }
 
+/// What [`later_record`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Later {
+    /// Where reading goes on.
+    pub(crate) at: Option<u64>,
+    /// When it goes on nowhere: where the first whole record of another warcinfo begins, not taken (a WARC
+    /// captured in the damaged record, or a file joined after this one that does not read whole to its end).
+    pub(crate) unread_other: Option<u64>,
+}
+
+/// What a tool says of whole records of another warcinfo it did not read, at `offset` of `path`: what they may
+/// be, and how to read them (xt30a F2: "none from there on" said nothing of them).
+pub fn unread_other_hint(path: &Path, offset: u64) -> String {
+    format!(
+        "whole records of another warcinfo begin at offset {offset}, not read as this file's (a WARC captured \
+         in the damaged record, or a file joined after this one): `tail -c +{} {} > REST.warc` splits them \
+         off to be read on their own (name REST as the file is compressed)",
+        offset + 1,
+        path.display()
+    )
+}
+
 /// What a place where a record can begin holds.
 enum Found {
     /// A whole record of the file's own.
@@ -167,7 +191,7 @@ enum Found {
 /// does not read as a record of the file's own but whose deflate stream is whole is passed over whole: what it
 /// holds (a WARC file captured in a record, stored as it is) is not the file's. A `.warc.zst` file's frames are
 /// read with the dictionary it begins with.
-pub(crate) fn later_record(path: &Path, from: u64, own: Own<'_>) -> Result<Option<u64>, Error> {
+pub(crate) fn later_record(path: &Path, from: u64, own: Own<'_>) -> Result<Later, Error> {
     let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,
@@ -177,7 +201,12 @@ pub(crate) fn later_record(path: &Path, from: u64, own: Own<'_>) -> Result<Optio
         Compression::Gzip => &[0x1f, 0x8b, 0x08],
         Compression::Zstd => &[0x28, 0xb5, 0x2f, 0xfd],
         // A plain ARC's records begin with a URL, which nothing tells from a line of content.
-        Compression::None if own.arc.is_some() => return Ok(None),
+        Compression::None if own.arc.is_some() => {
+            return Ok(Later {
+                at: None,
+                unread_other: None,
+            });
+        }
         // Anywhere, not only after the empty line ending a record: junk may come before it.
         Compression::None => b"WARC/1.",
     };
@@ -197,7 +226,10 @@ pub(crate) fn later_record(path: &Path, from: u64, own: Own<'_>) -> Result<Optio
             // With no warcinfo to tell them, a record well inside the damaged one is a WARC captured in it.
             let inside = own.warcinfo.is_none() && start + LENGTH_SLACK < own.declared;
             if matches!(found_here, Found::Own) && !inside {
-                return Ok(Some(start));
+                return Ok(Later {
+                    at: Some(start),
+                    unread_other: None,
+                });
             }
             if matches!(found_here, Found::Other) && own.others {
                 others.push(start);
@@ -222,7 +254,11 @@ pub(crate) fn later_record(path: &Path, from: u64, own: Own<'_>) -> Result<Optio
             continue;
         }
         if n < chunk.len() {
-            return first_reading_to_the_end(path, &others, own);
+            let at = first_reading_to_the_end(path, &others, own)?;
+            return Ok(Later {
+                at,
+                unread_other: others.first().copied().filter(|_| at.is_none()),
+            });
         }
         // The next chunk overlaps this one by the magic's length less one, so a start across them is found.
         at += (n - (magic.len() - 1)) as u64;
@@ -656,6 +692,15 @@ mod tests {
                 read_past(&path),
                 (targets(3, &[]), vec![]),
                 "{compression:?}"
+            );
+            // The captured records are named, not read (a tool says where, and how to split them off).
+            let mut records = reader::open(&path).unwrap();
+            let damage = records.find_map(Result::err).unwrap();
+            assert_eq!(records.read_on_after(&damage).unwrap(), None);
+            let other = records.unread_other().unwrap();
+            assert!(other > damage.offset().unwrap(), "{compression:?}");
+            assert!(
+                crate::unread_other_hint(&path, other).contains(&format!("tail -c +{}", other + 1))
             );
             // Whole, but its first stored block's type damaged: the stream breaks at once (xt30b F1).
             if compression == Compression::Gzip {

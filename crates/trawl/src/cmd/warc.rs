@@ -69,6 +69,13 @@ pub(crate) fn ls(inputs: &[PathBuf]) -> anyhow::Result<ExitCode> {
                         continue;
                     }
                     say!("trawl: error: {e}");
+                    if let Some(other) = records.unread_other() {
+                        say!(
+                            "trawl: {}: {}",
+                            path.display(),
+                            trawl_warc::unread_other_hint(path, other)
+                        );
+                    }
                     cut += 1;
                     break;
                 }
@@ -619,6 +626,13 @@ fn index_warc(
             count(indexed.lines.len(), "line"),
             warc.display()
         );
+        if let Some(other) = indexed.unread_other {
+            say!(
+                "WARN {}: {}",
+                warc.display(),
+                trawl_warc::unread_other_hint(warc, other)
+            );
+        }
     }
     for line in indexed.lines {
         lines.push(line)?;
@@ -788,6 +802,7 @@ fn rewrite(
         records,
         passed,
         stopped,
+        unread_other,
         copied,
         repaired,
     } = how(input, output)?;
@@ -832,6 +847,13 @@ fn rewrite(
              {before}, none after (`trawl warc verify {}` names the problem)",
             output.display(),
             input.display()
+        );
+    }
+    if let Some(other) = unread_other {
+        say!(
+            "WARN {}: {}",
+            input.display(),
+            trawl_warc::unread_other_hint(input, other)
         );
     }
     // Said, as index says it (xt28b F3: the copy was carried into the output with exit status 0).
