@@ -702,6 +702,14 @@ mod tests {
             assert!(
                 crate::unread_other_hint(&path, other).contains(&format!("tail -c +{}", other + 1))
             );
+            // verify names them too.
+            let failed = crate::verify(&path).unwrap_err().to_string();
+            assert!(
+                failed.contains(&format!(
+                    "whole records of another warcinfo begin at offset {other}"
+                )),
+                "{failed}"
+            );
             // Whole, but its first stored block's type damaged: the stream breaks at once (xt30b F1).
             if compression == Compression::Gzip {
                 let mut broken = stored.clone();

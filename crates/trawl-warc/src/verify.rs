@@ -248,7 +248,10 @@ pub fn verify_with(path: &Path, options: VerifyOptions) -> Result<VerifySummary,
                         "; the first whole record after it begins at offset {at} ({keep} the records on both \
                          sides of the damage, `trawl warc index` indexes them)"
                     ),
-                    _ => String::new(),
+                    _ => match records.unread_other() {
+                        Some(other) => format!("; {}", crate::unread_other_hint(path, other)),
+                        None => String::new(),
+                    },
                 };
                 let problem = format!("{}{after}", e.problem());
                 return Err(pending(repeats, fail(e.offset(), None, problem)));
