@@ -75,6 +75,16 @@ impl ReadRecord {
         record::get(&self.header, name)
     }
 
+    /// The warcinfo record the record names as its own: its WARC-Warcinfo-ID, or for a warcinfo record its own
+    /// WARC-Record-ID (a file's first record names itself).
+    pub(crate) fn warcinfo_named(&self) -> Option<&str> {
+        if self.get("WARC-Type") == Some("warcinfo") {
+            self.get("WARC-Record-ID")
+        } else {
+            self.get("WARC-Warcinfo-ID")
+        }
+    }
+
     /// Whether the record was read from an ARC file.
     pub fn is_arc(&self) -> bool {
         self.version.starts_with("ARC/")
@@ -635,11 +645,7 @@ impl<R: BufRead> Iterator for Reader<R> {
         let next = self.read_next();
         self.failed = next.is_err();
         if let Ok(Some(r)) = &next {
-            let names = if r.get("WARC-Type") == Some("warcinfo") {
-                r.get("WARC-Record-ID")
-            } else {
-                r.get("WARC-Warcinfo-ID")
-            };
+            let names = r.warcinfo_named();
             if self.warcinfo.as_deref() != names {
                 self.warcinfo = names.map(str::to_owned);
             }

@@ -178,8 +178,8 @@ pub fn unread_other_hint(path: &Path, offset: u64) -> String {
 enum Found {
     /// A whole record of the file's own.
     Own,
-    /// A whole WARC record naming another warcinfo.
-    Other,
+    /// A whole WARC record naming another warcinfo, and where it ends.
+    Other { end: u64 },
     /// No record (a member or frame that does not read whole, or not a record).
     Nothing,
 }
@@ -196,8 +196,9 @@ pub(crate) fn later_record(path: &Path, from: u64, own: Own<'_>) -> Result<Later
         path: path.to_path_buf(),
         source,
     };
+    let compression = Compression::of_file(path);
     // A start's bytes.
-    let magic: &[u8] = match Compression::of_file(path) {
+    let magic: &[u8] = match compression {
         Compression::Gzip => &[0x1f, 0x8b, 0x08],
         Compression::Zstd => &[0x28, 0xb5, 0x2f, 0xfd],
         // A plain ARC's records begin with a URL, which nothing tells from a line of content.
@@ -231,20 +232,24 @@ pub(crate) fn later_record(path: &Path, from: u64, own: Own<'_>) -> Result<Later
                     unread_other: None,
                 });
             }
-            if matches!(found_here, Found::Other) && own.others {
+            if matches!(found_here, Found::Other { .. }) && own.others {
                 others.push(start);
             }
             // A member read whole that begins as a record does (another file's, or the file's own with its
             // content damaged) holds no record of the file: searched on from its end, in this chunk when
-            // it ends inside it.
-            if let Some(member) = member_end(path, start)?
-                && member.begins_as_a_record()
-            {
-                if member.end < at + n as u64 {
-                    searched = (member.end - at) as usize;
+            // it ends inside it. Another file's record read whole already says where its member ends.
+            let whole = match found_here {
+                Found::Other { end } if compression == Compression::Gzip => Some(end),
+                _ => member_end(path, start)?
+                    .filter(Member::begins_as_a_record)
+                    .map(|m| m.end),
+            };
+            if let Some(end) = whole {
+                if end < at + n as u64 {
+                    searched = (end - at) as usize;
                     continue;
                 }
-                skip_to = Some(member.end);
+                skip_to = Some(end);
                 break;
             }
             searched += found + 1;
@@ -402,18 +407,12 @@ fn what_begins(path: &Path, offset: u64, own: Own<'_>) -> Result<Found, Error> {
         Some(_) if r.is_arc() => Found::Own,
         Some(_) => Found::Nothing,
         None if !r.version.starts_with("WARC/") => Found::Nothing,
-        None => {
-            // A warcinfo record names itself (a file's first record, when the damage took those before it).
-            let names = if r.get("WARC-Type") == Some("warcinfo") {
-                r.get("WARC-Record-ID")
-            } else {
-                r.get("WARC-Warcinfo-ID")
-            };
-            match own.warcinfo {
-                Some(id) if names != Some(id) => Found::Other,
-                _ => Found::Own,
-            }
-        }
+        None => match own.warcinfo {
+            Some(id) if r.warcinfo_named() != Some(id) => Found::Other {
+                end: r.offset + r.len,
+            },
+            _ => Found::Own,
+        },
     })
 }
 
