@@ -232,6 +232,9 @@ pub struct Indexed {
     /// the damage, or stop short of its content's end). A record is sure to be whole only when the next
     /// record's header line begins where its length says.
     pub unsure: Option<u64>,
+    /// Each WARC record whose gzip member (or zstd frame) frames it though its Content-Length disagrees, by
+    /// offset: indexed as the member frames it, as warcio reads it (xt30a F3).
+    pub framed: Vec<(u64, crate::Framed)>,
     /// The offset of a plain ARC file's last record when the file ends before its Archive-length: its line
     /// is for the part the file holds (`trawl warc verify` fails it; `convert` marks it `WARC-Truncated`).
     pub cut_short: Option<u64>,
@@ -309,6 +312,9 @@ fn index_records_within(path: &Path, filename: &str, limit: u64) -> Indexed {
             }
         };
         indexed.records += 1;
+        if let Some(framed) = record.framed() {
+            indexed.framed.push((record.offset, framed));
+        }
         plain_arc = (record.is_arc() && record.compression == crate::Compression::None)
             .then_some(record.offset);
         if plain_arc.is_some()

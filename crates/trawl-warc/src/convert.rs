@@ -13,7 +13,7 @@
 use std::net::IpAddr;
 use std::path::Path;
 
-use crate::recompress::{ArcRepair, Rewritten, copy, rewrite, serialize};
+use crate::recompress::{Mended, Rewritten, copy, rewrite, serialize};
 use crate::record::{Record, VERSION};
 use crate::{Error, ReadRecord, arc};
 
@@ -62,7 +62,7 @@ pub fn convert(input: &Path, output: &Path) -> Result<Rewritten, Error> {
     let mut first = true;
     // The offset of a record converted as cut short: it must be the last.
     let mut cut: Option<u64> = None;
-    let rewritten = rewrite(input, output, true, |rec, plain| {
+    let mut rewritten = rewrite(input, output, true, |rec, plain| {
         let was_first = std::mem::replace(&mut first, false);
         if let Some(offset) = cut {
             // Never reached while the reader reads a plain record cut short to the end of the file.
@@ -136,7 +136,7 @@ pub fn convert(input: &Path, output: &Path) -> Result<Rewritten, Error> {
             .collect();
         let mut record = warc_record(rec, &filename, warcinfo_id.as_deref(), &flaws);
         if !flaws.is_empty() {
-            repaired.push(ArcRepair {
+            repaired.push(Mended {
                 offset: rec.offset,
                 url: rec.get("URL").unwrap_or_default().to_owned(),
                 repairs: flaws.iter().map(|f| repair(f, &record)).collect(),
@@ -153,7 +153,7 @@ pub fn convert(input: &Path, output: &Path) -> Result<Rewritten, Error> {
             );
             match repaired.last_mut() {
                 Some(last) if last.offset == rec.offset => last.repairs.push(cut),
-                _ => repaired.push(ArcRepair {
+                _ => repaired.push(Mended {
                     offset: rec.offset,
                     url: rec.get("URL").unwrap_or_default().to_owned(),
                     repairs: vec![cut],
@@ -166,6 +166,9 @@ pub fn convert(input: &Path, output: &Path) -> Result<Rewritten, Error> {
         plain.extend_from_slice(&record.to_bytes());
         Ok(())
     })?;
+    // The WARC records the rewrite mended, among the ARC records mended here: in file order.
+    repaired.append(&mut rewritten.repaired);
+    repaired.sort_by_key(|m| m.offset);
     Ok(Rewritten {
         repaired,
         ..rewritten

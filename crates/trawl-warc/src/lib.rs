@@ -54,9 +54,10 @@ pub use crate::{
     convert::{convert, converted_target_uri, converted_utf8_target_uri},
     digest::{http_header, sha1_digest, sha1_key},
     error::Error,
+    framed::Framed,
     ls::ls_line,
     reader::{ReadRecord, Reader, open},
-    recompress::{ArcRepair, Rewritten, recompress, recompress_salvaging},
+    recompress::{Mended, Rewritten, recompress, recompress_salvaging},
     record::{
         Record, WarcFields, format_date,
         revisit::{IDENTICAL_PAYLOAD_DIGEST, RefersTo, SERVER_NOT_MODIFIED},
@@ -81,6 +82,7 @@ mod compression;
 mod convert;
 mod digest;
 mod error;
+mod framed;
 mod gzip;
 mod header;
 mod incompressible;

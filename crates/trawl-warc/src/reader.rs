@@ -11,6 +11,7 @@ use flate2::bufread::GzDecoder;
 use crate::arc;
 use crate::compression::Compression;
 use crate::error::{Error, excerpt};
+use crate::framed::{self, Framed};
 use crate::header;
 use crate::record;
 use crate::zstd_dictionary::{self, DictionaryProblem};
@@ -83,6 +84,34 @@ impl ReadRecord {
         } else {
             self.get("WARC-Warcinfo-ID")
         }
+    }
+
+    /// How a WARC record its gzip member (or zstd frame) frames disagrees with its Content-Length: read as the
+    /// member frames it, as warcio reads it (xt30a F3). `None` for any other record.
+    pub fn framed(&self) -> Option<Framed> {
+        if self.is_arc() || self.compression == Compression::None || !self.alone_in_member {
+            return None;
+        }
+        let says = self.get("Content-Length")?.trim().parse::<u64>().ok();
+        (says != Some(self.block.len() as u64)).then(|| Framed {
+            says: says.unwrap_or_default(),
+            has: self.block.len(),
+            within: self.compression,
+        })
+    }
+
+    /// The record with its Content-Length saying its block's length, in its fields and its header as written:
+    /// what `convert` and `recompress` write of a [`ReadRecord::framed`] one.
+    pub(crate) fn mend_length(&mut self) {
+        let length = self.block.len();
+        if let Some((_, value)) = self
+            .header
+            .iter_mut()
+            .find(|(name, _)| name.eq_ignore_ascii_case("Content-Length"))
+        {
+            *value = length.to_string();
+        }
+        self.raw_header = framed::with_length(&self.raw_header, length);
     }
 
     /// Whether the record was read from an ARC file.
@@ -384,14 +413,20 @@ impl<R: BufRead> Reader<R> {
                 Some(_) => {
                     self.past_start = true;
                     let limit = self.max_record_bytes;
-                    let (version, header, block, raw_header) =
-                        read_record(&mut self.input, &self.path, offset, limit, &mut self.arc)?;
+                    let (version, header, block, raw_header) = read_record(
+                        &mut self.input,
+                        &self.path,
+                        offset,
+                        limit,
+                        &mut self.arc,
+                        false,
+                    )?;
                     if unseparated {
                         check_unseparated(&self.path, offset, &version, &header, &raw_header)?;
                     }
                     let len = self.input.pos - offset;
                     let trailer = if version.starts_with("WARC/") { 4 } else { 0 };
-                    return Ok(Some(ReadRecord {
+                    let record = ReadRecord {
                         offset,
                         len,
                         index_len: len - trailer,
@@ -402,10 +437,57 @@ impl<R: BufRead> Reader<R> {
                         in_member: 0,
                         alone_in_member: true,
                         raw_header,
-                    }));
+                    };
+                    if trailer == 4 {
+                        self.check_followed(&record)?;
+                    }
+                    return Ok(Some(record));
                 }
             }
         }
+    }
+
+    /// Whether the plain WARC `record` just read is whole: what follows it is where the next record can begin
+    /// (its version line, a gzip member or zstd frame), zero bytes padding the file, or the file's end. Anything
+    /// else may be the rest of its block, its Content-Length too short and ending on a CRLF CRLF inside it
+    /// (the end of its HTTP head, a blank line): then, unless its WARC-Block-Digest says the block is whole,
+    /// the record is the damage, at its offset, and the tools leave it out and read on after it (review 76 R3:
+    /// it was written cut to its head, the damage named at no record's offset).
+    fn check_followed(&mut self, record: &ReadRecord) -> Result<(), Error> {
+        let at = self.input.pos;
+        let path = &self.path;
+        let next = self.input.peek(5).map_err(|source| Error::Read {
+            path: path.clone(),
+            offset: at,
+            source,
+        })?;
+        let begins = match next {
+            [] | [0, ..] | [GZIP_MAGIC, 0x8b, ..] | [ZSTD_MAGIC, 0xb5, 0x2f, 0xfd, ..] => true,
+            // Cut short in the magic: the end of the file says more.
+            [GZIP_MAGIC] | [ZSTD_MAGIC, ..] if next.len() < 4 => true,
+            _ => b"WARC/".starts_with(&next[..next.len().min(5)]),
+        };
+        let digest = record.get("WARC-Block-Digest");
+        let whole = digest.and_then(|d| crate::digest::digest_matches(d, &record.block));
+        if begins || whole == Some(true) {
+            return Ok(());
+        }
+        let unsure = match (digest, whole) {
+            (None, _) => "no WARC-Block-Digest tells whether the block is whole",
+            (Some(_), None) => "its WARC-Block-Digest is of no algorithm known here",
+            (Some(_), Some(_)) => "its WARC-Block-Digest does not match the block",
+        };
+        Err(Error::Malformed {
+            path: path.clone(),
+            offset: record.offset,
+            expected: format!(
+                "a record's version line (\"WARC/1.1\") after this record's block of {} bytes (Content-Length) \
+                 and its CRLF CRLF: what follows them at offset {at} may be the rest of its block, the length \
+                 too short ({unsure})",
+                record.block.len()
+            ),
+            found: excerpt(next),
+        })
     }
 
     /// Decodes the gzip member at `offset` and queues its records (none if it is empty).
@@ -863,7 +945,8 @@ fn read_decoded<D: Read>(
             return Ok(());
         }
         let start = taken(src);
-        let record = read_record(src, path, offset, limit, arc)?;
+        // The member's first record: the member's end frames it, whatever its Content-Length says (xt30a F3).
+        let record = read_record(src, path, offset, limit, arc, records.is_empty())?;
         // A record after another in the member with no newline between them: as in a plain file, its URL must
         // have a known scheme (xt27b F3: a length a few bytes too long left `ttp://…`).
         if !records.is_empty() && start == before {
@@ -1032,13 +1115,15 @@ fn skip_blank_lines<B: BufRead>(src: &mut B) -> io::Result<()> {
 
 /// The version, header fields and block of the uncompressed record at the start of `src`: a WARC record,
 /// or an ARC record when it begins with an ARC header line (then `arc` becomes the file's ARC version).
-/// Errors name `path` and `offset`.
+/// With `framed`, `src` is a decoded member whose end may frame a WARC record ([`read_warc_record`]). Errors
+/// name `path` and `offset`.
 fn read_record<B: BufRead>(
     src: &mut B,
     path: &Path,
     offset: u64,
     limit: u64,
     arc: &mut Option<String>,
+    framed: bool,
 ) -> Result<Parts, Error> {
     let start = src.fill_buf().map_err(|source| Error::Read {
         path: path.to_owned(),
@@ -1112,7 +1197,7 @@ fn read_record<B: BufRead>(
             return Err(with_found(err, &line));
         }
     }
-    let (head, block, raw) = read_warc_record(src, path, offset, limit)?;
+    let (head, block, raw) = read_warc_record(src, path, offset, limit, framed)?;
     Ok((head.version, head.fields, block, raw))
 }
 
@@ -1226,11 +1311,15 @@ fn read_arc_record<B: BufRead>(
 }
 
 /// Reads one uncompressed WARC record (header, block, CRLFCRLF) from `src`; errors name `path` and `offset`.
+/// With `framed`, `src` is what a gzip member (or zstd frame) holds from the record on, whole: where its
+/// Content-Length disagrees with the member, a member holding the record's block and CRLF CRLF to its end
+/// frames it ([`framed::frames`]), as warcio reads it (xt30a F3); its block is then the member's.
 fn read_warc_record<B: BufRead>(
     src: &mut B,
     path: &Path,
     offset: u64,
     limit: u64,
+    framed: bool,
 ) -> Result<(header::Head, Vec<u8>, Vec<u8>), Error> {
     let malformed = |expected: &str, found: String| Error::Malformed {
         path: path.to_owned(),
@@ -1296,6 +1385,11 @@ fn read_warc_record<B: BufRead>(
     let mut block = Vec::new();
     read_block(src, length, &mut block).map_err(read_err)?;
     if (block.len() as u64) < length {
+        // The member ended first: a length too long, unless the member is cut short (a decoder's error).
+        if framed && let Some(has) = framed::frames(&parsed.fields, &block) {
+            block.truncate(has);
+            return Ok((parsed, block, head));
+        }
         return Err(malformed(
             &format!("a block of {length} bytes (Content-Length)"),
             format!("{} bytes then end of input", block.len()),
@@ -1307,6 +1401,24 @@ fn read_warc_record<B: BufRead>(
         .take(4)
         .read_to_end(&mut end)
         .map_err(read_err)?;
+    if end != b"\r\n\r\n" && framed {
+        // A length too short: the rest of the member, up to FRAME_SLACK (or the length again) more, may be the
+        // rest of the block. Beyond it a decompression bomb, or a length too far off to take the member's word.
+        let allowed = (limit.saturating_sub(length)).min(FRAME_SLACK.max(length));
+        let mut content = block.clone();
+        content.extend_from_slice(&end);
+        let before = content.len();
+        src.by_ref()
+            .take(allowed.saturating_add(1))
+            .read_to_end(&mut content)
+            .map_err(read_err)?;
+        if ((content.len() - before) as u64) <= allowed
+            && let Some(has) = framed::frames(&parsed.fields, &content)
+        {
+            content.truncate(has);
+            return Ok((parsed, content, head));
+        }
+    }
     if end != b"\r\n\r\n" {
         // Fewer than four bytes: the file ends there (said so, as a cut: the records before are whole).
         let found = match end.len() {
@@ -1361,6 +1473,8 @@ mod tests {
     }
 
     const REC: &[u8] = b"WARC/1.1\r\nWARC-Type: resource\r\nContent-Length: 2\r\n\r\nhi\r\n\r\n";
+    /// [`REC`] with the WARC-Block-Digest of its block: what follows it is no part of it.
+    const REC_DIGEST: &[u8] = b"WARC/1.1\r\nWARC-Type: resource\r\nWARC-Block-Digest: sha1:YIVV7ELYGQTASQUNN5I3FRNPJQF542SC\r\nContent-Length: 2\r\n\r\nhi\r\n\r\n";
 
     /// cdxj-indexer counts an uncompressed WARC record without the CRLFCRLF after it (warcio.warc, written by
     /// warcio 1.8: every `length` 4 less than the record's span), a gzip member whole.
@@ -1417,7 +1531,9 @@ mod tests {
         bad_crc[n - 8] ^= 1;
         let cases: Vec<(Vec<u8>, String)> = vec![
             (b"hello".to_vec(), "t.warc: record at offset 0: expected a version line such as \"WARC/1.1\", found \"hello\"".into()),
-            ([REC, b"junk"].concat(), format!("t.warc: record at offset {}: expected a version line such as \"WARC/1.1\", found \"junk\"", REC.len())),
+            ([REC_DIGEST, b"junk"].concat(), format!("t.warc: record at offset {}: expected a version line such as \"WARC/1.1\", found \"junk\"", REC_DIGEST.len())),
+            // With no digest to say its block is whole, the record before junk is the damage (review 76 R3).
+            ([REC, b"junk"].concat(), format!("t.warc: record at offset 0: expected a record's version line (\"WARC/1.1\") after this record's block of 2 bytes (Content-Length) and its CRLF CRLF: what follows them at offset {} may be the rest of its block, the length too short (no WARC-Block-Digest tells whether the block is whole), found \"junk\"", REC.len())),
             (b"WARC/1.1\r\nContent-Length: 2\r\n".to_vec(), "t.warc: record at offset 0: expected an empty line ending the header, found end of input then end of input".into()),
             (b"WARC/1.1\r\nA: b\r\n\r\nhi\r\n\r\n".to_vec(), "t.warc: record at offset 0: header Content-Length: missing".into()),
             (b"WARC/1.1\r\nContent-Length: -1\r\n\r\n".to_vec(), "t.warc: record at offset 0: header Content-Length: \"-1\" is not a byte count".into()),
@@ -1533,7 +1649,7 @@ mod tests {
 
     #[test]
     fn stops_after_an_error() {
-        let input = [REC, b"junk", REC].concat();
+        let input = [REC_DIGEST, b"junk", REC].concat();
         let results: Vec<_> = Reader::new(&input[..]).collect();
         assert_eq!(results.len(), 2);
         assert!(results[0].is_ok() && results[1].is_err());
@@ -1654,6 +1770,103 @@ mod tests {
             ),
             "{err}"
         );
+    }
+
+    /// A WARC record of `block` whose Content-Length says `says`, with the block's digest when `digest`.
+    fn warc_rec(block: &[u8], says: usize, digest: bool) -> Vec<u8> {
+        let digest = if digest {
+            format!("WARC-Block-Digest: {}\r\n", crate::sha1_digest(block))
+        } else {
+            String::new()
+        };
+        let head =
+            format!("WARC/1.1\r\nWARC-Type: response\r\n{digest}Content-Length: {says}\r\n\r\n");
+        [head.as_bytes(), block, b"\r\n\r\n"].concat()
+    }
+
+    /// xt30a F3: in a `.warc.gz` (or `.warc.zst`) of one member per record, a WARC record whose Content-Length
+    /// disagrees with its member is read as its member frames it, as warcio reads it, when the block is whole
+    /// (its digest matches, or with none, it holds no later record); [`ReadRecord::framed`] names the length,
+    /// and the records after it are read.
+    #[test]
+    fn a_warc_record_its_member_frames_is_read_whole_and_the_next_ones_too() {
+        let block = b"HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\nhello\r\n\r\nworld";
+        let n = block.len();
+        let zst = |b: &[u8]| zstd::encode_all(b, 3).unwrap();
+        for says in [0, 1, 3, n - 7, n - 1, n + 1, n + 3, n + 7, n + 100_000] {
+            for digest in [true, false] {
+                for compress in [gz as fn(&[u8]) -> Vec<u8>, zst] {
+                    let file = [
+                        compress(&warc_rec(block, says, digest)),
+                        compress(REC),
+                        compress(REC),
+                    ]
+                    .concat();
+                    let read = read_all(&file).unwrap_or_else(|e| panic!("{says} {digest}: {e}"));
+                    assert_eq!(read.len(), 3, "{says}");
+                    assert_eq!(read[0].block, block, "{says}");
+                    let framed = read[0].framed().expect("framed");
+                    assert_eq!((framed.says, framed.has), (says as u64, n));
+                    assert!(read[1].framed().is_none() && read[2].framed().is_none());
+                    let mut mended = read[0].clone();
+                    mended.mend_length();
+                    assert!(mended.framed().is_none());
+                    assert_eq!(
+                        read_all(&compress(
+                            &[&mended.raw_header[..], block, b"\r\n\r\n"].concat()
+                        ))
+                        .unwrap()[0]
+                            .block,
+                        block
+                    );
+                }
+            }
+        }
+        // A digest that does not match: the length may be right and the block damaged, not framed.
+        let mut wrong = warc_rec(block, n - 7, true);
+        let at = wrong.len() - 8;
+        wrong[at] ^= 1;
+        let err = read_all(&[gz(&wrong), gz(REC)].concat()).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("expected CRLF CRLF after the block"),
+            "{err}"
+        );
+        // A member ending without the CRLF CRLF that ends a record: cut short, not framed.
+        let rec = warc_rec(block, n + 7, false);
+        let err = read_all(&gz(&rec[..rec.len() - 4])).unwrap_err();
+        assert!(err.to_string().contains("expected a block of"), "{err}");
+        // A file gzipped as one stream, the first length too short: its member holds the records after it.
+        let one = gz(&[warc_rec(block, n - 7, false), REC.to_vec()].concat());
+        assert!(read_all(&one).is_err());
+        // A plain file has no member to frame a record.
+        assert!(read_all(&warc_rec(block, n - 7, true)).is_err());
+    }
+
+    /// Review 76 R3: in a plain WARC, a record whose Content-Length is too short and ends on a CRLF CRLF inside
+    /// its block reads whole: what follows it (not a record's version line) makes it the damage, at its offset,
+    /// unless its digest says its block is whole; then the junk after it is the damage.
+    #[test]
+    fn a_plain_record_before_what_is_no_record_is_the_damage_unless_its_digest_matches() {
+        let block = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello";
+        let head_end = memchr::memmem::find(block, b"\r\n\r\n").unwrap();
+        for digest in [true, false] {
+            let short = warc_rec(block, head_end, digest);
+            let file = [REC_DIGEST, &short, REC_DIGEST].concat();
+            let err = read_all(&file).unwrap_err();
+            assert_eq!(err.offset(), Some(REC_DIGEST.len() as u64), "{err}");
+            assert!(err.to_string().contains("the length too short"), "{err}");
+        }
+        // Its digest matches (the junk was put after a whole record): the junk is the damage.
+        let file = [REC_DIGEST, b"junk", REC].concat();
+        let err = read_all(&file).unwrap_err();
+        assert_eq!(err.offset(), Some(REC_DIGEST.len() as u64), "{err}");
+        assert!(err.to_string().contains("found \"junkWARC"), "{err}");
+        // What may follow a whole record: the next, zero bytes padding the file, a gzip member, the end.
+        for after in [REC, b"\0\0\0", &gz(REC), b"", b"WAR"] {
+            let read = Reader::new(&[REC, after].concat()[..]).next().unwrap();
+            assert!(read.is_ok(), "{after:?}: {read:?}");
+        }
     }
 
     /// xt25b F6: in an `.arc.gz` of one member per record, a record whose Archive-length disagrees with its
@@ -2269,6 +2482,23 @@ mod tests {
             if let Some(Err(e)) = results.last() {
                 prop_assert!(e.offset().is_some());
             }
+        }
+
+        /// xt30a F3: any Content-Length in a whole member, with the block's digest, reads as the member frames
+        /// it; the record after it too; and the length mended reads as written.
+        #[test]
+        fn any_length_in_a_whole_member_reads_as_framed(block in proptest::collection::vec(any::<u8>(), 0..300), says in 0usize..400, zstd in any::<bool>()) {
+            let compress = |b: &[u8]| if zstd { zstd::encode_all(b, 1).unwrap() } else { gz(b) };
+            let file = [compress(&warc_rec(&block, says, true)), compress(REC)].concat();
+            let read = read_all(&file).unwrap();
+            prop_assert_eq!(read.len(), 2);
+            prop_assert_eq!(&read[0].block, &block);
+            prop_assert_eq!(read[0].framed().is_some(), says != block.len());
+            let mut mended = read[0].clone();
+            mended.mend_length();
+            let again = read_all(&compress(&[&mended.raw_header[..], &block, b"\r\n\r\n"].concat())).unwrap();
+            prop_assert_eq!(&again[0].block, &block);
+            prop_assert!(again[0].framed().is_none());
         }
 
         #[test]

@@ -58,23 +58,24 @@ pub struct Rewritten {
     /// record's offset: `(offset, earlier)`. A file concatenated with itself: the output holds both copies, and
     /// `trawl warc verify` fails it as the input (xt28b F3: written silently).
     pub copied: Option<(u64, u64)>,
-    /// The ARC records `convert` wrote with a flaw repaired (a date, an IP address, a content without its
-    /// HTTP head), in file order.
-    pub repaired: Vec<ArcRepair>,
+    /// The records written with a flaw mended, in file order: a WARC record's Content-Length that disagreed
+    /// with the gzip member framing it ([`ReadRecord::framed`]); an ARC record's date, IP address, or content
+    /// without its HTTP head (`convert`).
+    pub repaired: Vec<Mended>,
 }
 
-/// An ARC record `convert` wrote although verify fails it, and how.
+/// A record written although verify fails it, and how.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ArcRepair {
+pub struct Mended {
     /// Offset of the record, or of the gzip member holding it.
     pub offset: u64,
-    /// Its URL, as the ARC has it.
+    /// Its URL, as the file has it (`-` for a record without one).
     pub url: String,
     /// Each flaw and what was written instead.
     pub repairs: Vec<String>,
 }
 
-impl std::fmt::Display for ArcRepair {
+impl std::fmt::Display for Mended {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
@@ -160,6 +161,7 @@ fn write_records(
     // How the last record read was stored.
     let mut last: Option<Compression> = None;
     let mut copies = Copies::default();
+    let mut repaired = Vec::new();
     let mut reader = reader::open(input)?;
     while let Some(record) = reader.next() {
         let record = match record {
@@ -183,6 +185,19 @@ fn write_records(
             },
             Err(e) => return Err(e),
         };
+        let mut record = record;
+        if let Some(framed) = record.framed() {
+            // Written whole, its length mended: what warcio reads of it (xt30a F3).
+            record.mend_length();
+            repaired.push(Mended {
+                offset: record.offset,
+                url: record.get("WARC-Target-URI").unwrap_or("-").to_owned(),
+                repairs: vec![format!(
+                    "{framed}: written with Content-Length: {}",
+                    framed.has
+                )],
+            });
+        }
         last = Some(record.compression);
         copies.watch(&record);
         plain.clear();
@@ -223,7 +238,7 @@ fn write_records(
         unread_other: unread_other.filter(|_| stopped.is_some()),
         stopped,
         copied: copies.found,
-        repaired: Vec::new(),
+        repaired,
     })
 }
 

@@ -577,6 +577,11 @@ enum RecordProblem {
     RefersToDate(String),
     #[error("Content-Length says {says}, block has {has} bytes")]
     Length { says: String, has: usize },
+    #[error(
+        "{0}; `trawl warc recompress` (and `convert`) write it with its length mended, `trawl warc index` \
+         indexes it"
+    )]
+    Framed(crate::Framed),
     #[error("missing WARC-Target-URI (required on {0} records)")]
     NoTarget(String),
     #[error("WARC-Payload-Digest present but the HTTP head cannot be parsed")]
@@ -642,6 +647,9 @@ fn check(rec: &ReadRecord) -> Result<Option<Quirk>, RecordProblem> {
     // The reader framed the block by Content-Length, so it is present; check it says what it should.
     let length = required("Content-Length")?;
     if length.parse::<u64>().ok() != Some(rec.block.len() as u64) {
+        if let Some(framed) = rec.framed() {
+            return Err(RecordProblem::Framed(framed));
+        }
         return Err(RecordProblem::Length {
             says: length.to_owned(),
             has: rec.block.len(),

@@ -45,7 +45,15 @@ pub(crate) fn ls(inputs: &[PathBuf]) -> anyhow::Result<ExitCode> {
                         shared += 1;
                     }
                     listed += 1;
-                    writeln!(out, "{}", trawl_warc::ls_line(&rec))?
+                    writeln!(out, "{}", trawl_warc::ls_line(&rec))?;
+                    if let Some(framed) = rec.framed() {
+                        out.flush()?;
+                        say!(
+                            "WARN {} at offset {}: {framed} (`trawl warc verify` fails the record)",
+                            path.display(),
+                            rec.offset
+                        );
+                    }
                 }
                 Err(e) => {
                     out.flush()?;
@@ -567,6 +575,13 @@ fn index_warc(
             warc.display(),
             s.offset,
             s.at
+        );
+    }
+    for (offset, framed) in &indexed.framed {
+        say!(
+            "WARN {} at offset {offset}: {framed}: its index line is for the record as its member frames it \
+             (`trawl warc verify` fails the record; `trawl warc recompress` writes it with its length mended)",
+            warc.display()
         );
     }
     if let Some(offset) = indexed.cut_short {

@@ -1,0 +1,135 @@
+//! A WARC record its gzip member (or zstd frame) frames, whole, though its Content-Length disagrees (xt30a F3):
+//! the member ends after the record's block and CRLF CRLF, so where the block ends is known without the length.
+//! warcio and cdxj-indexer read such a record as its member frames it, and so does trawl (an ARC record the
+//! same way: the reader's `frame_by_member`); `verify` fails it, `convert` and `recompress` write it with its
+//! length mended.
+
+use crate::Compression;
+use crate::digest::digest_matches;
+use crate::record;
+
+/// What a record read as its member frames it holds: what its Content-Length says, and the block the member
+/// holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Framed {
+    /// The Content-Length as written.
+    pub says: u64,
+    /// The block's length as the member frames it.
+    pub has: usize,
+    /// What holds the record: a gzip member or a zstd frame.
+    pub within: Compression,
+}
+
+impl std::fmt::Display for Framed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let member = match self.within {
+            Compression::Zstd => "zstd frame",
+            _ => "gzip member",
+        };
+        write!(
+            f,
+            "Content-Length says {} bytes, its {member} holds a block of {} and the CRLF CRLF ending the record: \
+             the length is wrong, the record whole (read as the {member} frames it, as warcio reads it)",
+            self.says, self.has
+        )
+    }
+}
+
+/// The length of the block that `content` (all a member holds after a WARC record's header, `fields`) is, when
+/// it is one record's block and the CRLF CRLF ending it: it ends in CRLF CRLF, and the block matches the
+/// record's WARC-Block-Digest, or (with no digest to check) holds no later record's start (a length too short
+/// in a file compressed as one stream, whose member holds every record). `None` when it is not.
+pub(crate) fn frames(fields: &[(String, String)], content: &[u8]) -> Option<usize> {
+    let block = content.strip_suffix(b"\r\n\r\n")?;
+    let digest = record::get(fields, "WARC-Block-Digest").and_then(|d| digest_matches(d, block));
+    let whole = match digest {
+        Some(matches) => matches,
+        None => {
+            !block.starts_with(b"WARC/1.")
+                && memchr::memmem::find(block, b"\r\n\r\nWARC/1.").is_none()
+        }
+    };
+    whole.then_some(block.len())
+}
+
+/// `raw` (a WARC record's header as written) with its Content-Length line saying `length`: its name, and its
+/// line's end, as written; continuation lines of the old value left out.
+pub(crate) fn with_length(raw: &[u8], length: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(raw.len() + 8);
+    let mut in_length = false;
+    for line in raw.split_inclusive(|&b| b == b'\n') {
+        let continuation = matches!(line.first(), Some(b' ' | b'\t'));
+        if in_length && continuation {
+            continue;
+        }
+        in_length = false;
+        let name = line.split(|&b| b == b':').next().unwrap_or_default();
+        if !continuation
+            && line.contains(&b':')
+            && name.trim_ascii().eq_ignore_ascii_case(b"Content-Length")
+        {
+            let eol: &[u8] = if line.ends_with(b"\r\n") {
+                b"\r\n"
+            } else {
+                b"\n"
+            };
+            out.extend_from_slice(name);
+            out.extend_from_slice(format!(": {length}").as_bytes());
+            out.extend_from_slice(eol);
+            in_length = true;
+            continue;
+        }
+        out.extend_from_slice(line);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields(digest: Option<&str>) -> Vec<(String, String)> {
+        digest
+            .map(|d| ("WARC-Block-Digest".to_owned(), d.to_owned()))
+            .into_iter()
+            .collect()
+    }
+
+    #[test]
+    fn a_block_and_its_end_is_framed_unless_its_digest_or_a_later_record_says_otherwise() {
+        let block = b"HTTP/1.1 200 OK\r\n\r\nhello";
+        let content = [&block[..], b"\r\n\r\n"].concat();
+        let right = crate::sha1_digest(block);
+        assert_eq!(frames(&fields(None), &content), Some(block.len()));
+        assert_eq!(frames(&fields(Some(&right)), &content), Some(block.len()));
+        let wrong = crate::sha1_digest(b"other");
+        assert_eq!(frames(&fields(Some(&wrong)), &content), None);
+        // No CRLF CRLF at the member's end: not a record's end.
+        assert_eq!(frames(&fields(None), block), None);
+        // A later record inside, and no digest to say the block is whole: a member of several records.
+        let two = [
+            &content[..],
+            b"WARC/1.1\r\nContent-Length: 0\r\n\r\n\r\n\r\n",
+        ]
+        .concat();
+        assert_eq!(frames(&fields(None), &two), None);
+        // With a digest that matches, a WARC captured in the block is the block's.
+        let captured = &two[..two.len() - 4];
+        let digest = crate::sha1_digest(captured);
+        assert_eq!(frames(&fields(Some(&digest)), &two), Some(captured.len()));
+    }
+
+    #[test]
+    fn the_length_line_is_rewritten_as_written() {
+        let raw = b"WARC/1.1\r\nWARC-Type: response\r\ncontent-length :  10599\r\nX: y\r\n\r\n";
+        assert_eq!(
+            with_length(raw, 10592),
+            b"WARC/1.1\r\nWARC-Type: response\r\ncontent-length : 10592\r\nX: y\r\n\r\n"
+        );
+        let folded = b"WARC/1.1\nContent-Length: 1\n 2\nX: y\n\n";
+        assert_eq!(
+            with_length(folded, 7),
+            b"WARC/1.1\nContent-Length: 7\nX: y\n\n"
+        );
+    }
+}
