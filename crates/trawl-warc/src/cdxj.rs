@@ -232,6 +232,9 @@ pub struct Indexed {
     /// the damage, or stop short of its content's end). A record is sure to be whole only when the next
     /// record's header line begins where its length says.
     pub unsure: Option<u64>,
+    /// An ARC file's first record when it is not its `filedesc://` header ([`ReadRecord::not_filedesc`]): its
+    /// offset and URL, and whether it is that header with its URL damaged (then it has no index line).
+    pub not_filedesc: Option<(u64, String, bool)>,
     /// Each WARC record whose gzip member (or zstd frame) frames it though its Content-Length disagrees, by
     /// offset: indexed as the member frames it, as warcio reads it (xt30a F3).
     pub framed: Vec<(u64, crate::Framed)>,
@@ -312,6 +315,14 @@ fn index_records_within(path: &Path, filename: &str, limit: u64) -> Indexed {
             }
         };
         indexed.records += 1;
+        if indexed.records == 1
+            && let Some((url, header)) = record.not_filedesc()
+        {
+            indexed.not_filedesc = Some((record.offset, url.to_owned(), header));
+            if header {
+                continue;
+            }
+        }
         if let Some(framed) = record.framed() {
             indexed.framed.push((record.offset, framed));
         }
@@ -1390,6 +1401,28 @@ mod tests {
         assert_eq!(indexed.unsure, Some((filedesc.len() + one.len()) as u64));
         assert_eq!(indexed.lines.len(), 1, "{:?}", indexed.lines);
         assert!(indexed.lines[0].contains("a.test/1"), "{:?}", indexed.lines);
+        // The header's URL damaged (xt31a F4): named, and no line of its own; a file cut at the front, whose
+        // first record is a capture: named, and its line kept.
+        let damaged = [
+            filedesc.replacen("filedesc", "fileddsc", 1).as_str(),
+            &one,
+            &two,
+        ]
+        .concat();
+        std::fs::write(&path, &damaged).unwrap();
+        let indexed = index_records(&path, "t.arc");
+        assert_eq!(
+            indexed.not_filedesc,
+            Some((0, "fileddsc://t.arc".to_owned(), true))
+        );
+        assert_eq!(indexed.lines.len(), 2, "{:?}", indexed.lines);
+        std::fs::write(&path, [one.as_str(), &two].concat()).unwrap();
+        let indexed = index_records(&path, "t.arc");
+        assert_eq!(
+            indexed.not_filedesc,
+            Some((0, "http://a.test/1".to_owned(), false))
+        );
+        assert_eq!(indexed.lines.len(), 2, "{:?}", indexed.lines);
         // Padded with zero bytes after whole records: every record has its line.
         let padded = [filedesc.as_str(), &one, &two, &three, &"\0".repeat(512)].concat();
         std::fs::write(&path, &padded).unwrap();

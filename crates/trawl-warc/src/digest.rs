@@ -115,22 +115,34 @@ fn compute(algo: &str, bytes: &[u8]) -> Option<Vec<u8>> {
 
 /// The bytes of a digest value of `len` bytes written in base32 (any case, padded or not), hex or base64.
 fn decode_digest(encoded: &str, len: usize) -> Option<Vec<u8>> {
-    let bytes = encoded.as_bytes();
-    let decoded = if encoded.len() == len * 2 {
-        HEXLOWER_PERMISSIVE.decode(bytes).ok()
-    } else if encoded.trim_end_matches('=').len() == (len * 8).div_ceil(5) {
-        let upper = encoded.trim_end_matches('=').to_ascii_uppercase();
-        BASE32_NOPAD.decode(upper.as_bytes()).ok()
-    } else if encoded.contains(['-', '_']) {
-        BASE64URL_NOPAD
-            .decode(encoded.trim_end_matches('=').as_bytes())
-            .ok()
-    } else {
-        BASE64_NOPAD
-            .decode(encoded.trim_end_matches('=').as_bytes())
-            .ok()
+    let unpadded = encoded.trim_end_matches('=');
+    // Each encoding the value's shape allows, in turn: a padded base32 MD5 is as long as a hex one (xt32a F2).
+    let hex = || {
+        (encoded.len() == len * 2)
+            .then(|| HEXLOWER_PERMISSIVE.decode(encoded.as_bytes()).ok())
+            .flatten()
     };
-    decoded.filter(|d| d.len() == len)
+    let base32 = || {
+        (unpadded.len() == (len * 8).div_ceil(5))
+            .then(|| {
+                BASE32_NOPAD
+                    .decode(unpadded.to_ascii_uppercase().as_bytes())
+                    .ok()
+            })
+            .flatten()
+    };
+    let base64 = || {
+        let encoding = if encoded.contains(['-', '_']) {
+            &BASE64URL_NOPAD
+        } else {
+            &BASE64_NOPAD
+        };
+        encoding.decode(unpadded.as_bytes()).ok()
+    };
+    hex()
+        .or_else(base32)
+        .or_else(base64)
+        .filter(|d| d.len() == len)
 }
 
 /// The bytes after the HTTP head of a recorded message, transfer coding kept (`None` when the head does not
@@ -369,6 +381,9 @@ mod tests {
             ("md5:d41d8cd98f00b204e9800998ecf8427e", b"", Some(true)),
             ("md5:1B2M2Y8AsgTpgAmY7PhCfg==", b"", Some(true)),
             ("md5:d41d8cd98f00b204e9800998ecf8427f", b"", Some(false)),
+            // Padded base32, as long as hex (xt32a F2).
+            ("md5:2QOYZWMPACZAJ2MABGMOZ6CCPY======", b"", Some(true)),
+            ("md5:2QOYZWMPACZAJ2MABGMOZ6CCPA======", b"", Some(false)),
             ("sha1:2jmj7l5rSw0yVb_vlWAYkK_YBwk", b"", Some(true)),
             ("crc32:00000000", b"", None),
             ("nocolon", b"", None),

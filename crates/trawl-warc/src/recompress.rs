@@ -158,8 +158,8 @@ fn write_records(
     let mut records = 0;
     let mut stopped = None;
     let mut passed = Vec::new();
-    // How the last record read was stored.
-    let mut last: Option<Compression> = None;
+    // How the last record read was stored, and whether it was an ARC record.
+    let mut last: Option<(Compression, bool)> = None;
     let mut copies = Copies::default();
     let mut repaired = Vec::new();
     let mut reader = reader::open(input)?;
@@ -198,7 +198,7 @@ fn write_records(
                 )],
             });
         }
-        last = Some(record.compression);
+        last = Some((record.compression, record.is_arc()));
         copies.watch(&record);
         plain.clear();
         // Room for the record taken once (grown by doubling, a large record took 3x its size).
@@ -277,13 +277,21 @@ impl Copies {
 
 /// Whether the records before `damage`, which ends the input, are kept: it is often all that is left of a
 /// crawl (an ARC's, and a WARC's too: xt15a F11). Those are whole when each had a gzip member (or zstd frame)
-/// of its own (`last` says how the last record read was stored); in a plain file, when the file ends there,
-/// or nothing but zero bytes follows (what a tape or disk image pads a file with), else the length of the
-/// record before may be what is wrong.
-fn keeps_before(damage: &Error, records: usize, last: Option<Compression>, input: &Path) -> bool {
+/// of its own (`last` says how the last record read was stored, and whether it was an ARC record); a plain
+/// WARC record too, which the reader gives only when what follows it is no rest of its block or its digest
+/// says it is whole (xt32a F5: junk after a plain file's last record left no output); in a plain ARC, when
+/// the file ends there, or nothing but zero bytes follows (what a tape or disk image pads a file with), else
+/// the length of the record before may be what is wrong.
+fn keeps_before(
+    damage: &Error,
+    records: usize,
+    last: Option<(Compression, bool)>,
+    input: &Path,
+) -> bool {
     records > 0
-        && last.is_some_and(|c| {
+        && last.is_some_and(|(c, arc)| {
             c != Compression::None
+                || !arc
                 || matches!(damage, Error::CutInHeader { .. })
                 || cut_by_the_end(damage)
                 || damage
@@ -382,6 +390,26 @@ mod tests {
         let out = dir.path().join("e.warc");
         assert_eq!(crate::convert(&input, &out).unwrap().records, 2);
         assert_eq!(std::fs::read(&out).unwrap(), original);
+    }
+
+    /// xt32a F5: junk after a plain file's last record (a stray CRLF, a BOM) keeps every record: the reader gives
+    /// a plain WARC record only when what follows is no rest of its block, or its digest says it is whole.
+    #[test]
+    fn junk_after_a_plain_file_keeps_its_records() {
+        let dir = tempfile::tempdir().unwrap();
+        let record = || Record::metadata("http://example.org/r", chrono::Utc::now(), &[("a", "b")]);
+        for junk in [&b"\r\n"[..], b"\xef\xbb\xbfjunk", b"  x"] {
+            let input = dir.path().join("in.warc");
+            let file = [record().to_bytes(), record().to_bytes(), junk.to_vec()].concat();
+            std::fs::write(&input, file).unwrap();
+            let out = dir.path().join("out.warc.gz");
+            let _ = std::fs::remove_file(&out);
+            let _ = std::fs::remove_file(crate::index_path(&out));
+            let rewritten = recompress_salvaging(&input, &out).unwrap();
+            assert_eq!(rewritten.records, 2, "{junk:?}");
+            assert!(rewritten.stopped.is_some(), "{junk:?}");
+            assert_eq!(verify(&out).unwrap().records, 2);
+        }
     }
 
     #[test]

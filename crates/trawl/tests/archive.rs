@@ -1921,10 +1921,6 @@ fn verify_fails_a_trawl_warc_holding_its_records_twice_and_names_a_shared_member
     assert!(!ok && said.contains(&format!("WARN {want}")), "{said}");
 }
 
-/// xt27b F4: one damaged gzip member costs its record alone: `ls` lists the records after it, `index` gives their
-/// lines, `convert` and `recompress` write them, each naming the damage and where it read on, with exit status
-/// 1; `verify` fails the file at the damage and names the first whole record after it. A file whose members
-/// were merged lists every record and says that, not that the listing lacks some (xt29a).
 /// `trawl warc COMMAND INPUT DIR/COMMAND.warc.gz` (`convert` or `recompress`): the output, and how it ended.
 fn rewritten(dir: &Path, command: &str, input: &Path) -> (PathBuf, bool, String) {
     let out = dir.join(format!("{command}.warc.gz"));
@@ -2019,6 +2015,10 @@ fn a_record_its_member_frames_is_kept_by_every_tool_its_length_mended() {
     }
 }
 
+/// xt27b F4: one damaged gzip member costs its record alone: `ls` lists the records after it, `index` gives their
+/// lines, `convert` and `recompress` write them, each naming the damage and where it read on, with exit status
+/// 1; `verify` fails the file at the damage and names the first whole record after it. A file whose members
+/// were merged lists every record and says that, not that the listing lacks some (xt29a).
 #[test]
 fn a_damaged_member_costs_only_its_record_in_every_tool() {
     let dir = tempfile::tempdir().unwrap();

@@ -129,6 +129,8 @@ pub(crate) struct Loaded {
     pub(crate) first_passed: Option<trawl_warc::Passed>,
     /// What ended the file before its end.
     pub(crate) stopped: Option<Error>,
+    /// Where whole records of another warcinfo begin after it, not read ([`trawl_warc::unread_other_hint`]).
+    pub(crate) unread_other: Option<u64>,
 }
 
 impl Loaded {
@@ -185,6 +187,12 @@ impl Loaded {
                 said.push_str("; then ");
             }
             said.push_str(&format!("{stop}; the rest of the file is not read"));
+            if let Some(other) = self.unread_other {
+                said.push_str(&format!(
+                    " ({})",
+                    trawl_warc::unread_other_hint(path, other)
+                ));
+            }
         }
         let one_stream = matches!(
             &self.stopped,
@@ -275,6 +283,7 @@ fn archive_captures(path: &Path, mut each: impl FnMut(&str, &RefersTo)) -> Loade
         passed: indexed.passed.len(),
         first_passed: indexed.passed.into_iter().next(),
         stopped: indexed.stopped.map(Error::DamagedArchive),
+        unread_other: indexed.unread_other,
     }
 }
 
@@ -1441,6 +1450,28 @@ mod tests {
                 .contains("1 stretch of damage read past, the records in it unread (the first: ")
                 && warning.contains("read on at offset ")
                 && !warning.contains("the rest of the file is not read"),
+            "{warning}"
+        );
+        // Records of another warcinfo after the damage, not read (they do not read whole to the end): named,
+        // with the command that splits them off, as the WARC tools name them.
+        let other = dir.path().join("d.warc");
+        let damage = "WARC/1.1\r\nWARC-Type: response\r\nContent-Length: 9x\r\n\r\n";
+        std::fs::write(
+            &other,
+            named("http://a.example/7", "sha1:GGGG")
+                + damage
+                + &named("http://b.example/1", "sha1:HHHH")
+                    .replace("urn:uuid:info", "urn:uuid:other")
+                + damage,
+        )
+        .unwrap();
+        let loaded = t.load(&IndexSource::Archive(other.clone()));
+        assert!(t.get("sha1:GGGG").is_some() && t.get("sha1:HHHH").is_none());
+        assert!(loaded.unread_other.is_some());
+        let warning = loaded.warning(&other).unwrap();
+        assert!(
+            warning.contains("the rest of the file is not read (whole records of another warcinfo begin at offset")
+                && warning.contains("tail -c +"),
             "{warning}"
         );
         // A response whose WARC-Date is no time gives no capture, and the warning says so (xt15c F7).

@@ -20,6 +20,7 @@ pub(crate) fn ls(inputs: &[PathBuf]) -> anyhow::Result<ExitCode> {
     let mut cut = 0;
     let mut passed = 0;
     let mut shared = 0;
+    let mut headless = 0;
     for path in &files {
         let mut records = match trawl_warc::open(path) {
             Ok(records) => records,
@@ -46,6 +47,18 @@ pub(crate) fn ls(inputs: &[PathBuf]) -> anyhow::Result<ExitCode> {
                     }
                     listed += 1;
                     writeln!(out, "{}", trawl_warc::ls_line(&rec))?;
+                    if listed == 1
+                        && let Some((url, _)) = rec.not_filedesc()
+                    {
+                        out.flush()?;
+                        say!(
+                            "trawl: error: {} at offset {}: the first record of an ARC file is not its \
+                             filedesc:// header but {url:?} (`trawl warc verify` fails the file)",
+                            path.display(),
+                            rec.offset
+                        );
+                        headless += 1;
+                    }
                     if let Some(framed) = rec.framed() {
                         out.flush()?;
                         say!(
@@ -122,7 +135,14 @@ pub(crate) fn ls(inputs: &[PathBuf]) -> anyhow::Result<ExitCode> {
             count(shared, "file")
         );
     }
-    if cut + passed + shared > 0 {
+    if headless > 0 {
+        say!(
+            "trawl: {} whose first record is not their filedesc:// header (its URL damaged, or the file cut at \
+             the front)",
+            count(headless, "ARC file")
+        );
+    }
+    if cut + passed + shared + headless > 0 {
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
@@ -575,6 +595,20 @@ fn index_warc(
             warc.display(),
             s.offset,
             s.at
+        );
+    }
+    if let Some((offset, url, header)) = &indexed.not_filedesc {
+        damaged = 1;
+        let line = if *header {
+            "its content begins as that header's (a version block): it is the header, its URL damaged, and has \
+             no index line"
+        } else {
+            "it has its index line"
+        };
+        say!(
+            "WARN {} at offset {offset}: the first record of an ARC file is not its filedesc:// header but \
+             {url:?}: {line} (`trawl warc verify` fails the file)",
+            warc.display()
         );
     }
     for (offset, framed) in &indexed.framed {
