@@ -290,6 +290,8 @@ pub struct Reader<R> {
     whole_file: bool,
     /// After [`Reader::read_on_after`] found nowhere to read on: where whole records of another warcinfo begin.
     unread_other: Option<u64>,
+    /// Blank lines passed over before plain WARC records: where the first were, and how many runs of them.
+    blank_lines: Option<(u64, u64)>,
 }
 
 /// A zstd decompression context, reused from frame to frame.
@@ -381,6 +383,7 @@ impl<R: BufRead> Reader<R> {
             warcinfo: None,
             whole_file: false,
             unread_other: None,
+            blank_lines: None,
         }
     }
 
@@ -412,6 +415,8 @@ impl<R: BufRead> Reader<R> {
                 let pos = self.input.pos;
                 skip_blank_lines(&mut self.input).map_err(|e| self.read_error(pos, e))?;
                 unseparated = self.input.pos == pos;
+            } else {
+                self.skip_blank_lines_before_a_record()?;
             }
             let offset = self.input.pos;
             // Four bytes tell a skippable frame, and a buffer fill may end inside them.
@@ -472,6 +477,30 @@ impl<R: BufRead> Reader<R> {
         }
     }
 
+    /// Passes over blank lines (CR, LF, spaces, tabs: a writer's extra CRLF after a record) before a plain WARC
+    /// record or the end of the file, as warcio reads them, counted for `verify` to fail
+    /// ([`Reader::blank_lines`]; xt32b F2, F6: each was damage read past, the first record lost with them).
+    fn skip_blank_lines_before_a_record(&mut self) -> Result<(), Error> {
+        let at = self.input.pos;
+        let path = &self.path;
+        let next = self.input.peek(BLANK_PEEK).map_err(|source| Error::Read {
+            path: path.clone(),
+            offset: at,
+            source,
+        })?;
+        let blank = blank_run(next);
+        let rest = &next[blank..];
+        let before_a_record = match rest {
+            [] => blank < BLANK_PEEK,
+            _ => rest.len() >= 5 && rest.starts_with(b"WARC/"),
+        };
+        if blank > 0 && before_a_record {
+            self.input.consume(blank);
+            self.blank_lines.get_or_insert((at, 0)).1 += 1;
+        }
+        Ok(())
+    }
+
     /// Whether the plain WARC `record` just read is whole: what follows it is where the next record can begin
     /// (its version line, a gzip member or zstd frame, after blank lines or not), zero bytes padding the file, or
     /// the file's end (after blank lines or not). Anything
@@ -480,36 +509,36 @@ impl<R: BufRead> Reader<R> {
     /// the record is the damage, at its offset, and the tools leave it out and read on after it (review 76 R3:
     /// it was written cut to its head, the damage named at no record's offset).
     fn check_followed(&mut self, record: &ReadRecord) -> Result<(), Error> {
-        /// How far ahead blank lines before the next record are looked through.
-        const PEEK: usize = 64;
         let at = self.input.pos;
         let path = &self.path;
-        let next = self.input.peek(PEEK).map_err(|source| Error::Read {
+        let next = self.input.peek(BLANK_PEEK).map_err(|source| Error::Read {
             path: path.clone(),
             offset: at,
             source,
         })?;
         // Blank lines or spaces before the next record (or the end of the file) are no block's rest: a writer's
         // extra CRLF between records, named where it is (xt32a F6: every record of such a file was lost).
-        let blank = next
-            .iter()
-            .take_while(|b| matches!(b, b'\r' | b'\n' | b' ' | b'\t'))
-            .count();
-        let begins = match &next[blank..] {
-            [] => blank < PEEK,
-            _ if blank > 0 => b"WARC/".starts_with(&next[blank..next.len().min(blank + 5)]),
-            [0, ..] | [GZIP_MAGIC, 0x8b, ..] | [ZSTD_MAGIC, 0xb5, 0x2f, 0xfd, ..] => true,
-            [m, 0x2a, 0x4d, 0x18, ..] if m & 0xf0 == SKIPPABLE_MAGIC_LOW => true,
-            // Cut short in the magic: the end of the file says more.
-            [GZIP_MAGIC] | [ZSTD_MAGIC, ..] if next.len() < 4 => true,
-            _ => b"WARC/".starts_with(&next[..next.len().min(5)]),
-        };
-        if begins {
+        let blank = blank_run(next);
+        // The next record's version line right after the trailer, or the end of the file: whole.
+        if blank == 0 && b"WARC/".starts_with(&next[..next.len().min(5)]) {
             return Ok(());
         }
+        // What else may begin there (blank lines before a record or the end, zero padding, a gzip member, a zstd
+        // frame) may also be the rest of a block whose length is too short (an HTTP head's end before a gzip
+        // body, a CRLF that ends a request): whole unless its digest says otherwise (review 78 H1, M5).
+        let rest = &next[blank..];
+        let begins = match rest {
+            // Blank to the end of the file, or as far as is looked (xt32b F3).
+            [] | [0, ..] => true,
+            [GZIP_MAGIC, 0x8b, ..] | [ZSTD_MAGIC, 0xb5, 0x2f, 0xfd, ..] => true,
+            [m, 0x2a, 0x4d, 0x18, ..] if m & 0xf0 == SKIPPABLE_MAGIC_LOW => true,
+            // Cut short in the magic: the end of the file says more.
+            [GZIP_MAGIC] | [ZSTD_MAGIC, ..] if rest.len() < 4 => true,
+            _ => b"WARC/".starts_with(&rest[..rest.len().min(5)]),
+        };
         let digest = record.get("WARC-Block-Digest");
         let whole = framed::block_digest(&record.header, &record.block);
-        if whole == Some(true) {
+        if whole == Some(true) || (begins && whole.is_none()) {
             return Ok(());
         }
         let unsure = match (digest, whole) {
@@ -530,6 +559,13 @@ impl<R: BufRead> Reader<R> {
         })
     }
 
+    /// Blank lines (CR, LF, spaces, tabs) passed over before plain WARC records or the end of the file: where the
+    /// first were, and how many places had them. WARC 1.1 ends a record with CRLF CRLF and begins the next
+    /// right after; warcio reads such files, and `verify` fails them.
+    pub fn blank_lines(&self) -> Option<(u64, u64)> {
+        self.blank_lines
+    }
+
     /// Decodes the gzip member at `offset` and queues its records (none if it is empty).
     fn read_member(&mut self, offset: u64) -> Result<(), Error> {
         let decoder = GzDecoder::new(&mut self.input);
@@ -541,7 +577,7 @@ impl<R: BufRead> Reader<R> {
             &mut self.arc,
             Compression::Gzip,
         )?;
-        self.queue_records(offset, records, Compression::Gzip);
+        self.queue_records(offset, records, Compression::Gzip, then.is_none());
         self.then = then;
         Ok(())
     }
@@ -584,16 +620,23 @@ impl<R: BufRead> Reader<R> {
             other => other?,
         };
         let (records, then) = records;
-        self.queue_records(offset, records, Compression::Zstd);
+        self.queue_records(offset, records, Compression::Zstd, then.is_none());
         self.then = then;
         Ok(())
     }
 
     /// Queues `records`, what the compressed member or frame at `offset` held (`compression` says which),
     /// once the input is past it.
-    fn queue_records(&mut self, offset: u64, records: Vec<(u64, Parts)>, compression: Compression) {
+    /// `whole`: the member's records were read to its end (no error after them, which the member holds too).
+    fn queue_records(
+        &mut self,
+        offset: u64,
+        records: Vec<(u64, Parts)>,
+        compression: Compression,
+        whole: bool,
+    ) {
         let len = self.input.pos - offset;
-        let alone_in_member = records.len() == 1;
+        let alone_in_member = records.len() == 1 && whole;
         for (in_member, (version, header, block, raw_header)) in records {
             self.pending.push_back(ReadRecord {
                 offset,
@@ -902,9 +945,26 @@ fn read_compressed<D: Read>(
     };
     match (read, src.get_mut().error.take()) {
         (Ok(()), _) => Ok((records, None)),
+        (Err(_), Some(source)) if records.is_empty() => Err(bad_member(source)),
+        // A member of several records (a file compressed as one stream) cut short (xt32b F1: nothing of it was
+        // kept): what was decoded before the cut is sound, and every record read whole is kept. A stream damaged
+        // keeps nothing: a flipped bit may have changed what was decoded before the decoder saw it, in a header
+        // as well as a block (docs/archive.md says how to look at its records one by one).
+        (Err(_), Some(source))
+            if !records.is_empty()
+                && (source.kind() == io::ErrorKind::UnexpectedEof
+                    || source.to_string().contains("incomplete")) =>
+        {
+            Ok((records, Some(bad_member(source))))
+        }
         (Err(_), Some(source)) => Err(bad_member(source)),
-        // A member holding more than the limit keeps nothing, as one record over it would.
-        (Err(e @ Error::TooLarge { .. }), None) => Err(e),
+        // A member holding more than the limit keeps nothing, as one record over it would; a record whose length
+        // says more than the limit, after others, keeps them (review 78 M4).
+        (Err(e @ Error::TooLarge { .. }), None)
+            if records.is_empty() || src.get_ref().count > limit =>
+        {
+            Err(e)
+        }
         (Err(e), None) if !records.is_empty() => {
             let mut suspect = false;
             let e = match e {
@@ -965,6 +1025,16 @@ fn read_compressed<D: Read>(
         }
         (Err(e), None) => Err(e),
     }
+}
+
+/// How far ahead blank lines before a plain WARC record are looked through.
+const BLANK_PEEK: usize = 64;
+
+/// How many blank bytes (CR, LF, space, tab) `next` begins with.
+fn blank_run(next: &[u8]) -> usize {
+    next.iter()
+        .take_while(|b| matches!(b, b'\r' | b'\n' | b' ' | b'\t'))
+        .count()
 }
 
 /// What the reader expects where a WARC record begins.
@@ -1481,17 +1551,22 @@ fn read_warc_record<B: BufRead>(
         check_length(path, offset, length, limit)?;
     }
 
+    // A length over the limit is framed by a small member only: past FRAME_SLACK the record is taken to be as
+    // large as it says, and refused without more read (review 78 M3).
+    let wanted = match length > limit {
+        true => FRAME_SLACK.min(limit).saturating_add(1),
+        false => length,
+    };
     let mut block = Vec::new();
-    read_block(src, length.min(limit.saturating_add(1)), &mut block).map_err(read_err)?;
-    check_length(path, offset, block.len() as u64, limit).map_err(|e| match e {
-        Error::TooLarge { .. } => Error::TooLarge {
+    read_block(src, wanted, &mut block).map_err(read_err)?;
+    if length > limit && block.len() as u64 == wanted {
+        return Err(Error::TooLarge {
             path: path.to_owned(),
             offset,
             len: length,
             limit,
-        },
-        e => e,
-    })?;
+        });
+    }
     if (block.len() as u64) < length {
         // The member ended first: a length too long, unless the member is cut short (a decoder's error).
         if framed.is_some()
@@ -1537,28 +1612,40 @@ fn read_warc_record<B: BufRead>(
     }
     // A length too short (xt32a F1: or one that ends right before a CRLF CRLF inside the block, which then reads
     // as the record's end): the rest of the member, up to FRAME_SLACK (or the length again) more, may be the
-    // rest of the block. Beyond it a decompression bomb, or a length too far off to take the member's word.
+    // rest of the block. Beyond it a decompression bomb, or a length too far off to take the member's word. It is
+    // read into the block itself: nothing is held twice (xt32a F7, review 78 L1).
     let allowed = (limit.saturating_sub(length)).min(FRAME_SLACK.max(length));
-    let mut rest = Vec::new();
-    src.by_ref()
+    let said = block.len();
+    block.extend_from_slice(&end);
+    let read = src
+        .by_ref()
         .take(allowed.saturating_add(1))
-        .read_to_end(&mut rest)
+        .read_to_end(&mut block)
         .map_err(read_err)?;
+    let rest = &block[said + end.len()..];
+    let more = excerpt(rest);
     // The member ends inside the CRLF CRLF after the block: its trailer is short, or its length too long by
-    // as much. Only its digest may say the length is what is wrong (review 77 H1: a block ending in CRLF, its
-    // length right, lost its last bytes to the trailer's place).
+    // as much. After a whole record, nothing but CR and LF: an extra CRLF its writer put in the member, or a
+    // length short by as much. Only the digest tells a wrong length from these (review 77 H1, review 78 M1).
     let short_trailer = !whole && rest.is_empty() && b"\r\n\r\n".starts_with(&end);
-    let more = excerpt(&rest);
-    if rest.len() as u64 <= allowed {
-        // The block grows in place: its bytes are not held twice (xt32a F7).
-        let mut content = block;
-        content.reserve_exact(end.len() + rest.len());
-        content.extend_from_slice(&end);
-        content.extend_from_slice(&rest);
-        drop(rest);
-        if let Some(has) = framed::frames(&parsed.fields, &content, short_trailer) {
-            content.truncate(has);
-            return Ok((parsed, content, head));
+    let blank_after = whole && rest.iter().all(|b| matches!(b, b'\r' | b'\n'));
+    if read as u64 <= allowed {
+        // With no digest, an HTTP message whose head the length leaves unended (a request's final CRLF CRLF) is
+        // framed: its length is what is short.
+        let declared = framed::block_digest(&parsed.fields, &block[..said]);
+        let head_cut = declared.is_none()
+            && record::get(&parsed.fields, "Content-Type")
+                .is_some_and(|t| t.contains("application/http"))
+            && memchr::memmem::find(&block[..said], b"\r\n\r\n").is_none();
+        let need_digest = short_trailer || (blank_after && !head_cut);
+        if let Some(has) = framed::frames(&parsed.fields, &block, need_digest) {
+            block.truncate(has);
+            return Ok((parsed, block, head));
+        }
+        if blank_after && declared != Some(false) {
+            // The length stands: the blank lines after the record are the member's, as between plain records.
+            block.truncate(said);
+            return Ok((parsed, block, head));
         }
     }
     if whole {
@@ -1926,8 +2013,10 @@ mod tests {
         } else {
             String::new()
         };
-        let head =
-            format!("WARC/1.1\r\nWARC-Type: response\r\n{digest}Content-Length: {says}\r\n\r\n");
+        let head = format!(
+            "WARC/1.1\r\nWARC-Type: response\r\nContent-Type: application/http;msgtype=response\r\n\
+             {digest}Content-Length: {says}\r\n\r\n"
+        );
         [head.as_bytes(), block, b"\r\n\r\n"].concat()
     }
 
@@ -2023,6 +2112,24 @@ mod tests {
                 );
             }
         }
+        // A right length, an extra CRLF in the member after the record, no digest: the length stands (review 78
+        // M1), and the record after it is read.
+        let block = b"HTTP/1.1 200 OK\r\n\r\nhi\r\n";
+        let extra = [&warc_rec(block, block.len(), false)[..], b"\r\n"].concat();
+        let read = read_all(&[gz(&extra), gz(REC)].concat()).unwrap();
+        assert_eq!((read.len(), &read[0].block[..]), (2, &block[..]));
+        assert!(read[0].framed().is_none());
+        // In a plain file, a request 2 or 4 bytes short with a digest that says so is the damage at its offset,
+        // though blank lines and a record follow what reads as its end (review 78 H1).
+        for short in [2, 4] {
+            let file = [&warc_rec(request, n - short, true)[..], REC].concat();
+            let err = read_all(&file).unwrap_err();
+            assert_eq!(err.offset(), Some(0), "{short}: {err}");
+            assert!(
+                err.to_string().contains("does not match the block"),
+                "{err}"
+            );
+        }
         // A length too long by 2, the trailer whole: the digest says the length is wrong.
         let read = read_all(&gz(&warc_rec(request, n + 2, true))).unwrap();
         assert_eq!(read[0].block, request);
@@ -2060,6 +2167,69 @@ mod tests {
             ),
             "{err}"
         );
+    }
+
+    /// xt32b F2, F3, F6: blank lines before a plain record (the first too) or the end of the file are passed
+    /// over and counted (verify fails them), never the record's damage; a BOM before the first record is damage
+    /// read past, the record kept.
+    #[test]
+    fn blank_lines_around_plain_records_cost_no_record() {
+        let spaces = " ".repeat(70);
+        for (file, records) in [
+            ([b"\r\n", REC, b"\r\n\r\n", REC, b"\n"].concat(), 2),
+            ([REC, spaces.as_bytes()].concat(), 1),
+            ([REC, b"\r\n\0\0\0"].concat(), 1),
+        ] {
+            let mut reader = Reader::new(&file[..]);
+            let ok = reader.by_ref().take_while(Result::is_ok).count();
+            assert_eq!(ok, records, "{:?}", file.escape_ascii().to_string());
+        }
+        // Records naming no warcinfo, with no digest, a CRLF after each: every one read (review 78 H2).
+        let five = [REC, b"\r\n"].concat().repeat(5);
+        let read: Vec<_> = Reader::new(&five[..]).collect();
+        assert!(
+            read.len() == 5 && read.iter().all(Result::is_ok),
+            "{read:?}"
+        );
+        let file = [b"\r\n", REC, b"\r\n\r\n", REC, b"\n"].concat();
+        let mut reader = Reader::new(&file[..]);
+        assert_eq!(reader.by_ref().filter(Result::is_ok).count(), 2);
+        assert_eq!(reader.blank_lines(), Some((0, 3)));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.warc");
+        std::fs::write(&path, [&b"\xef\xbb\xbf"[..], REC, REC].concat()).unwrap();
+        let mut reader = open(&path).unwrap();
+        let err = reader.next().unwrap().unwrap_err();
+        assert_eq!(reader.read_on_after(&err).unwrap(), Some(3));
+        assert_eq!(reader.filter(Result::is_ok).count(), 2);
+        let rec =
+            || crate::Record::metadata("http://a/", chrono::Utc::now(), &[("a", "b")]).to_bytes();
+        let file = [&b"\r\n"[..], &rec(), b"\r\n\r\n", &rec(), b"\n"].concat();
+        std::fs::write(&path, &file).unwrap();
+        let err = crate::verify(&path).unwrap_err().to_string();
+        assert!(
+            err.contains("blank lines at offset 0, before a record (and before 2 more records)"),
+            "{err}"
+        );
+    }
+
+    /// xt32b F1: a file gzipped as one stream and cut short keeps the records read whole before the cut; one
+    /// whose stream is damaged keeps none.
+    #[test]
+    fn a_one_stream_file_cut_short_keeps_the_records_before_the_cut() {
+        let whole = gz(&[REC_DIGEST, REC_DIGEST, REC_DIGEST].concat());
+        let cut = &whole[..whole.len() - 12];
+        let read: Vec<_> = Reader::new(cut).collect();
+        assert!(read.iter().filter(|r| r.is_ok()).count() >= 1, "{read:?}");
+        assert!(
+            matches!(read.last(), Some(Err(Error::Gzip { .. }))),
+            "{read:?}"
+        );
+        let mut bad = whole.clone();
+        let at = bad.len() - 8;
+        bad[at] ^= 1;
+        let read: Vec<_> = Reader::new(&bad[..]).collect();
+        assert!(read.len() == 1 && read[0].is_err(), "{read:?}");
     }
 
     /// xt32a F4: in a file gzipped as one stream, a record that does not read costs the records from it on, not
@@ -2696,9 +2866,9 @@ mod tests {
             if let Some(Err(e)) = results.last() {
                 prop_assert!(e.offset().is_some(), "{}", e);
             }
-            // Damage in the dictionary is blamed on the dictionary frame, not on the records, or (a flip zstd's
-            // frame header or checksum cannot tell: an unused bit, a window size; a dictionary stored as it is, when
-            // compressing did not make it smaller) changes nothing read: no record is read wrong.
+            // Damage in the dictionary is blamed on the dictionary frame; else (a flip zstd's frame header or
+            // checksum cannot tell: an unused bit, a window size; a dictionary stored as it is, when compressing did
+            // not make it smaller, whose change the records' own checksums catch) no record is read wrong.
             let dictionary_end = 8 + u32::from_le_bytes(file[4..8].try_into().unwrap()) as usize;
             if let Some((at, _)) = flip && bytes.len() >= dictionary_end && (8..dictionary_end).contains(&at.index(bytes.len())) {
                 let first = results.first().unwrap();

@@ -192,10 +192,13 @@ fn write_records(
             repaired.push(Mended {
                 offset: record.offset,
                 url: record.get("WARC-Target-URI").unwrap_or("-").to_owned(),
-                repairs: vec![format!(
-                    "{framed}: written with Content-Length: {}",
-                    framed.has
-                )],
+                repairs: vec![match framed.maybe_cut() {
+                    true => format!(
+                        "{framed}: written with Content-Length: {}, marked WARC-Truncated: unspecified",
+                        framed.has
+                    ),
+                    false => format!("{framed}: written with Content-Length: {}", framed.has),
+                }],
             });
         }
         last = Some((record.compression, record.is_arc()));
@@ -407,7 +410,8 @@ mod tests {
             let _ = std::fs::remove_file(crate::index_path(&out));
             let rewritten = recompress_salvaging(&input, &out).unwrap();
             assert_eq!(rewritten.records, 2, "{junk:?}");
-            assert!(rewritten.stopped.is_some(), "{junk:?}");
+            // Blank lines are passed over, as between records.
+            assert_eq!(rewritten.stopped.is_some(), junk != b"\r\n", "{junk:?}");
             assert_eq!(verify(&out).unwrap().records, 2);
         }
     }

@@ -133,7 +133,11 @@ fn declared_reach(path: &Path, offset: u64) -> Result<u64, Error> {
         Compression::Gzip => memchr::memmem::find(&head[..head.len().min(512)], b"WARC/1.")
             .and_then(|at| declared_end(&head[at..]).map(|len| offset + at as u64 + len))
             .unwrap_or(0),
-        Compression::None => declared_end(&head).map_or(0, |len| offset + len),
+        // Only where a record begins: blank lines or a BOM before a file's first record are no record that
+        // declares a length (xt32b F2: the first record, 2 bytes on, was taken for part of the damage).
+        Compression::None if head.starts_with(b"WARC/") => {
+            declared_end(&head).map_or(0, |len| offset + len)
+        }
         _ => 0,
     })
 }
@@ -294,17 +298,18 @@ fn first_reading_to_the_end(
 }
 
 /// Whether `path` reads, record by record, from `start` to its end: `None` when it does, else where reading
-/// failed.
+/// failed. Strictly: blank lines the reader passes over (between plain records, or at the end) are no file's
+/// joined records, but may be a captured WARC's end and the trailer of the record holding it.
 fn reads_to_the_end(path: &Path, start: u64, own: Own<'_>) -> Result<Option<u64>, Error> {
-    let Some(records) = crate::reader::reader_at(path, start, own.arc, own.limit)? else {
+    let Some(mut records) = crate::reader::reader_at(path, start, own.arc, own.limit)? else {
         return Ok(Some(start + 1));
     };
-    for record in records {
+    for record in records.by_ref() {
         if let Err(e) = record {
             return Ok(Some(e.offset().unwrap_or(start) + 1));
         }
     }
-    Ok(None)
+    Ok(records.blank_lines().map(|(at, _)| at + 1))
 }
 
 /// A gzip member whose deflate stream is whole: where it ends, and how its content begins.
@@ -715,6 +720,25 @@ mod tests {
                 broken[10] ^= 0x06;
                 std::fs::write(&path, [&whole[..], &broken].concat()).unwrap();
                 assert_eq!(read_past(&path), (targets(3, &[]), vec![]), "broken");
+            }
+            // Whole, its Content-Length 7 short, the last record of a plain file: what follows the captured file
+            // is the record's own trailer, blank lines the reader passes over, so the captured file does not read
+            // whole to the end as a joined one would (xt30b's pl_id_last_m).
+            if compression == Compression::None {
+                let at = memchr::memmem::find(&stored, b"Content-Length: ").unwrap() + 16;
+                let end = at + memchr::memchr(b'\r', &stored[at..]).unwrap();
+                let says: usize = std::str::from_utf8(&stored[at..end])
+                    .unwrap()
+                    .parse()
+                    .unwrap();
+                let short = [
+                    &stored[..at],
+                    (says - 7).to_string().as_bytes(),
+                    &stored[end..],
+                ]
+                .concat();
+                std::fs::write(&path, [&whole[..], &short].concat()).unwrap();
+                assert_eq!(read_past(&path), (targets(3, &[]), vec![]), "short");
             }
             // Another crawl's file joined after the cut one: its records are read, the captured ones are not
             // (xt31a F2).

@@ -259,6 +259,24 @@ pub fn verify_with(path: &Path, options: VerifyOptions) -> Result<VerifySummary,
         };
         let id = record.get("WARC-Record-ID").map(str::to_owned);
         if previous == Some(record.offset) {
+            // Damage later in the member (its records before it are read: review 78 M2) is the first problem.
+            let member = record.offset;
+            let damage = records
+                .by_ref()
+                .find(|r| r.as_ref().map_or(true, |r| r.offset != member))
+                .and_then(Result::err);
+            if let Some(e) = damage {
+                let problem = format!(
+                    "{}; the records before it in that {} are read (it holds more than one record: a file \
+                     compressed as one stream, or members merged)",
+                    e.problem(),
+                    match record.compression {
+                        crate::Compression::Zstd => "zstd frame",
+                        _ => "gzip member",
+                    }
+                );
+                return Err(pending(repeats, fail(e.offset(), None, problem)));
+            }
             let mut problem = record.shared_member_error(path).problem();
             // A second ARC record that is itself damaged (its length runs past the member's end) is more likely
             // a header line quoted in the first's content, after a length too short: convert refuses it, so
@@ -380,6 +398,20 @@ pub fn verify_with(path: &Path, options: VerifyOptions) -> Result<VerifySummary,
         }
         summary.records += 1;
         *summary.by_type.entry(warc_type).or_default() += 1;
+    }
+    // Read past, as warcio reads past them, but no WARC writer's (xt32b F6).
+    if let Some((at, places)) = records.blank_lines() {
+        let more = match places {
+            1 => String::new(),
+            n => format!(" (and before {} more records)", n - 1),
+        };
+        let problem = format!(
+            "blank lines at offset {at}, before a record{more}: a WARC record ends with CRLF CRLF and the next \
+             begins right after it. The tools (and warcio) read past them; `trawl warc recompress {} OUT.warc.gz` \
+             writes the records without them",
+            path.display()
+        );
+        return Err(pending(repeats, fail(None, None, problem)));
     }
     if let Some(r) = repeats {
         return Err(r.error(path, true));
