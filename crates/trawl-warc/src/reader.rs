@@ -481,13 +481,7 @@ impl<R: BufRead> Reader<R> {
     /// record or the end of the file, as warcio reads them, counted for `verify` to fail
     /// ([`Reader::blank_lines`]; xt32b F2, F6: each was damage read past, the first record lost with them).
     fn skip_blank_lines_before_a_record(&mut self) -> Result<(), Error> {
-        let at = self.input.pos;
-        let path = &self.path;
-        let next = self.input.peek(BLANK_PEEK).map_err(|source| Error::Read {
-            path: path.clone(),
-            offset: at,
-            source,
-        })?;
+        let (at, next) = peek_ahead(&mut self.input, &self.path)?;
         let blank = blank_run(next);
         let rest = &next[blank..];
         let before_a_record = match rest {
@@ -509,13 +503,8 @@ impl<R: BufRead> Reader<R> {
     /// the record is the damage, at its offset, and the tools leave it out and read on after it (review 76 R3:
     /// it was written cut to its head, the damage named at no record's offset).
     fn check_followed(&mut self, record: &ReadRecord) -> Result<(), Error> {
-        let at = self.input.pos;
+        let (at, next) = peek_ahead(&mut self.input, &self.path)?;
         let path = &self.path;
-        let next = self.input.peek(BLANK_PEEK).map_err(|source| Error::Read {
-            path: path.clone(),
-            offset: at,
-            source,
-        })?;
         // Blank lines or spaces before the next record (or the end of the file) are no block's rest: a writer's
         // extra CRLF between records, named where it is (xt32a F6: every record of such a file was lost).
         let blank = blank_run(next);
@@ -1029,6 +1018,21 @@ fn read_compressed<D: Read>(
 
 /// How far ahead blank lines before a plain WARC record are looked through.
 const BLANK_PEEK: usize = 64;
+
+/// Where `input` is, and its next [`BLANK_PEEK`] bytes (fewer at the end of the file), unconsumed; an error names
+/// `path`.
+fn peek_ahead<'a, R: BufRead>(
+    input: &'a mut Counting<R>,
+    path: &Path,
+) -> Result<(u64, &'a [u8]), Error> {
+    let at = input.pos;
+    let next = input.peek(BLANK_PEEK).map_err(|source| Error::Read {
+        path: path.to_owned(),
+        offset: at,
+        source,
+    })?;
+    Ok((at, next))
+}
 
 /// How many blank bytes (CR, LF, space, tab) `next` begins with.
 fn blank_run(next: &[u8]) -> usize {
