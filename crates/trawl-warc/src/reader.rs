@@ -292,6 +292,9 @@ pub struct Reader<R> {
     unread_other: Option<u64>,
     /// Blank lines passed over before plain WARC records: where the first were, and how many runs of them.
     blank_lines: Option<(u64, u64)>,
+    /// Whether the last record read was a warcinfo record: whether the file's records name it is not known yet,
+    /// so a record found after damage that names none may be the file's (xt33a F4).
+    warcinfo_last: bool,
 }
 
 /// A zstd decompression context, reused from frame to frame.
@@ -384,6 +387,7 @@ impl<R: BufRead> Reader<R> {
             whole_file: false,
             unread_other: None,
             blank_lines: None,
+            warcinfo_last: false,
         }
     }
 
@@ -481,11 +485,15 @@ impl<R: BufRead> Reader<R> {
     /// record or the end of the file, as warcio reads them, counted for `verify` to fail
     /// ([`Reader::blank_lines`]; xt32b F2, F6: each was damage read past, the first record lost with them).
     fn skip_blank_lines_before_a_record(&mut self) -> Result<(), Error> {
-        let (at, next) = peek_ahead(&mut self.input, &self.path)?;
+        let (at, mut next) = peek_ahead(&mut self.input, &self.path, BLANK_PEEK)?;
+        // A longer run is looked through further, up to MAX_BLANK (xt33a F1: 64 blank bytes at the end).
+        if !next.is_empty() && blank_run(next) == next.len() && next.len() >= BLANK_PEEK {
+            next = peek_ahead(&mut self.input, &self.path, MAX_BLANK)?.1;
+        }
         let blank = blank_run(next);
         let rest = &next[blank..];
         let before_a_record = match rest {
-            [] => blank < BLANK_PEEK,
+            [] => blank < MAX_BLANK,
             _ => rest.len() >= 5 && rest.starts_with(b"WARC/"),
         };
         if blank > 0 && before_a_record {
@@ -503,7 +511,7 @@ impl<R: BufRead> Reader<R> {
     /// the record is the damage, at its offset, and the tools leave it out and read on after it (review 76 R3:
     /// it was written cut to its head, the damage named at no record's offset).
     fn check_followed(&mut self, record: &ReadRecord) -> Result<(), Error> {
-        let (at, next) = peek_ahead(&mut self.input, &self.path)?;
+        let (at, next) = peek_ahead(&mut self.input, &self.path, BLANK_PEEK)?;
         let path = &self.path;
         // Blank lines or spaces before the next record (or the end of the file) are no block's rest: a writer's
         // extra CRLF between records, named where it is (xt32a F6: every record of such a file was lost).
@@ -783,10 +791,11 @@ impl Reader<BufReader<File>> {
     /// What [`Reader::read_on_after`] needs of the reader: the file (`None` unless it reads a file from its
     /// start, see [`open`]), the WARC-Warcinfo-ID the last record read named, the file's ARC version (once an
     /// ARC record was read), and the largest record it reads.
-    pub(crate) fn read_so_far(&self) -> (Option<&Path>, Option<&str>, Option<&str>, u64) {
+    pub(crate) fn read_so_far(&self) -> (Option<&Path>, Option<&str>, bool, Option<&str>, u64) {
         (
             self.whole_file.then_some(self.path.as_path()),
             self.warcinfo.as_deref(),
+            self.warcinfo_last,
             self.arc.as_deref(),
             self.max_record_bytes,
         )
@@ -807,6 +816,7 @@ impl<R: BufRead> Iterator for Reader<R> {
             if self.warcinfo.as_deref() != names {
                 self.warcinfo = names.map(str::to_owned);
             }
+            self.warcinfo_last = r.get("WARC-Type") == Some("warcinfo");
         }
         next.transpose()
     }
@@ -1016,17 +1026,19 @@ fn read_compressed<D: Read>(
     }
 }
 
-/// How far ahead blank lines before a plain WARC record are looked through.
+/// How far ahead blank lines before a plain WARC record are looked through at first, and at most.
 const BLANK_PEEK: usize = 64;
+const MAX_BLANK: usize = 64 << 10;
 
 /// Where `input` is, and its next [`BLANK_PEEK`] bytes (fewer at the end of the file), unconsumed; an error names
 /// `path`.
 fn peek_ahead<'a, R: BufRead>(
     input: &'a mut Counting<R>,
     path: &Path,
+    n: usize,
 ) -> Result<(u64, &'a [u8]), Error> {
     let at = input.pos;
-    let next = input.peek(BLANK_PEEK).map_err(|source| Error::Read {
+    let next = input.peek(n).map_err(|source| Error::Read {
         path: path.to_owned(),
         offset: at,
         source,
@@ -1646,7 +1658,7 @@ fn read_warc_record<B: BufRead>(
             block.truncate(has);
             return Ok((parsed, block, head));
         }
-        if blank_after && declared != Some(false) {
+        if blank_after && declared != Some(false) && !head_cut {
             // The length stands: the blank lines after the record are the member's, as between plain records.
             block.truncate(said);
             return Ok((parsed, block, head));
@@ -2134,6 +2146,10 @@ mod tests {
                 "{err}"
             );
         }
+        // A request 4 bytes short whose member lacks a byte of its trailer, no digest: what follows is blank, but
+        // the length leaves the HTTP head unended, so it does not stand (xt33a F2).
+        let rec = warc_rec(request, n - 4, false);
+        assert!(read_all(&gz(&rec[..rec.len() - 1])).is_err());
         // A length too long by 2, the trailer whole: the digest says the length is wrong.
         let read = read_all(&gz(&warc_rec(request, n + 2, true))).unwrap();
         assert_eq!(read[0].block, request);
@@ -2188,6 +2204,10 @@ mod tests {
             let ok = reader.by_ref().take_while(Result::is_ok).count();
             assert_eq!(ok, records, "{:?}", file.escape_ascii().to_string());
         }
+        // 200 blank bytes at the end: passed over, nothing after the record (xt33a F1).
+        let file = [REC, "\r\n".repeat(100).as_bytes()].concat();
+        let read: Vec<_> = Reader::new(&file[..]).collect();
+        assert!(read.len() == 1 && read[0].is_ok(), "{read:?}");
         // Records naming no warcinfo, with no digest, a CRLF after each: every one read (review 78 H2).
         let five = [REC, b"\r\n"].concat().repeat(5);
         let read: Vec<_> = Reader::new(&five[..]).collect();

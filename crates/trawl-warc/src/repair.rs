@@ -83,6 +83,7 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
             good_end + 1,
             Own {
                 warcinfo: warcinfo.as_deref(),
+                unnamed: false,
                 arc: None,
                 others: false,
                 limit: ANY_SIZE,

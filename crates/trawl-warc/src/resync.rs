@@ -28,7 +28,7 @@ impl Reader<BufReader<File>> {
             | Error::ZstdDictionaryId { offset, .. } => *offset,
             _ => return Ok(None),
         };
-        let (Some(path), warcinfo, arc, limit) = self.read_so_far() else {
+        let (Some(path), warcinfo, unnamed, arc, limit) = self.read_so_far() else {
             return Ok(None);
         };
         let path = path.to_path_buf();
@@ -46,6 +46,7 @@ impl Reader<BufReader<File>> {
         };
         let own = Own {
             warcinfo,
+            unnamed,
             arc,
             others: true,
             limit,
@@ -91,6 +92,10 @@ impl std::fmt::Display for Passed {
 pub(crate) struct Own<'a> {
     /// The WARC-Warcinfo-ID the file's records name.
     pub(crate) warcinfo: Option<&'a str>,
+    /// Whether a record naming no warcinfo may be the file's too: the last record read was `warcinfo` itself,
+    /// and whether the file's records name it is not known (xt33a F4: every later record was taken for
+    /// another file's).
+    pub(crate) unnamed: bool,
     /// The file's ARC version, when it is an ARC file.
     pub(crate) arc: Option<&'a str>,
     /// Whether the records of another file joined to this one are taken when none of its own follow (and a
@@ -229,7 +234,8 @@ pub(crate) fn later_record(path: &Path, from: u64, own: Own<'_>) -> Result<Later
             let start = at + (searched + found) as u64;
             let found_here = what_begins(path, start, own)?;
             // With no warcinfo to tell them, a record well inside the damaged one is a WARC captured in it.
-            let inside = own.warcinfo.is_none() && start + LENGTH_SLACK < own.declared;
+            let inside =
+                (own.warcinfo.is_none() || own.unnamed) && start + LENGTH_SLACK < own.declared;
             if matches!(found_here, Found::Own) && !inside {
                 return Ok(Later {
                     at: Some(start),
@@ -413,6 +419,7 @@ fn what_begins(path: &Path, offset: u64, own: Own<'_>) -> Result<Found, Error> {
         Some(_) => Found::Nothing,
         None if !r.version.starts_with("WARC/") => Found::Nothing,
         None => match own.warcinfo {
+            Some(_) if own.unnamed && r.warcinfo_named().is_none() => Found::Own,
             Some(id) if r.warcinfo_named() != Some(id) => Found::Other {
                 end: r.offset + r.len,
             },
@@ -754,6 +761,39 @@ mod tests {
                 "{compression:?}"
             );
             assert_eq!(passed.len(), 1, "{compression:?}");
+        }
+    }
+
+    /// xt33a F4: in a file whose records name no warcinfo after its warcinfo record, damage right after the
+    /// warcinfo costs only its record: those after it are the file's, not another warcinfo's.
+    #[test]
+    fn records_naming_no_warcinfo_after_damage_next_to_the_warcinfo_are_read() {
+        use std::io::Write;
+        let gz = |bytes: &[u8]| {
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            gz.write_all(bytes).unwrap();
+            gz.finish().unwrap()
+        };
+        let date = chrono::Utc::now();
+        let mut members = vec![Record::warcinfo("t.warc.gz", &[("software", "t")]).to_bytes()];
+        members.extend((0..6).map(|i| {
+            let http = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\npage {i}");
+            Record::response(&format!("http://a.org/{i}"), date, None, http.into_bytes()).to_bytes()
+        }));
+        for gzip in [true, false] {
+            let mut parts: Vec<Vec<u8>> = members
+                .iter()
+                .map(|m| if gzip { gz(m) } else { m.clone() })
+                .collect();
+            // Record 0 damaged (its member inside; a plain record's version line); junk after record 3.
+            let at = if gzip { parts[1].len() / 2 } else { 0 };
+            parts[1][at] ^= 0x55;
+            parts[4].extend_from_slice(b"junk");
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join(if gzip { "t.warc.gz" } else { "t.warc" });
+            std::fs::write(&path, parts.concat()).unwrap();
+            let (read, passed) = read_past(&path);
+            assert_eq!(read, targets(6, &[0]), "gzip {gzip}: {passed:?}");
         }
     }
 

@@ -238,7 +238,7 @@ pub fn verify_with(path: &Path, options: VerifyOptions) -> Result<VerifySummary,
             Err(e) => {
                 // What the other tools keep of the file: the records after the damage too (xt27b F4).
                 // `recompress` writes WARC records only: an ARC is kept by `convert`.
-                let keep = if records.read_so_far().2.is_some() {
+                let keep = if records.read_so_far().3.is_some() {
                     "`trawl warc convert` keeps"
                 } else {
                     "`trawl warc convert` and `recompress` keep"
