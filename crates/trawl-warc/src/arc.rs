@@ -345,7 +345,7 @@ pub(crate) enum Problem {
     #[error(
         "Archive-length says {says} bytes, its {member} holds {has} after the header line (the newline ending \
          the record left out): the length is wrong; read as the {member} frames it",
-        member = within_name(*within)
+        member = within.container()
     )]
     Framed {
         says: u64,
@@ -366,7 +366,7 @@ pub(crate) enum Problem {
 
 /// The end of a [`Problem::Short`] message: what ends after `has` bytes, and why that may be.
 fn short(has: usize, within: crate::Compression, swallows: Option<usize>) -> String {
-    let within = within_name(within);
+    let within = within.container();
     match (within, swallows) {
         (_, Some(at)) => format!(
             "the {within} ends after {has}, and {at} bytes into the content is what looks like the header line of \
@@ -376,15 +376,6 @@ fn short(has: usize, within: crate::Compression, swallows: Option<usize>) -> Str
         (_, None) => format!(
             "the {within} ends after {has}: the length is wrong (a file cut short ends in a {within} cut short)"
         ),
-    }
-}
-
-/// What holds a record stored as `within`: the file, a gzip member or a zstd frame.
-fn within_name(within: crate::Compression) -> &'static str {
-    match within {
-        crate::Compression::None => "file",
-        crate::Compression::Gzip => "gzip member",
-        crate::Compression::Zstd => "zstd frame",
     }
 }
 
@@ -699,6 +690,7 @@ mod tests {
             in_member: 0,
             alone_in_member: true,
             raw_header: Vec::new(),
+            member_end: crate::MemberEnd::Whole,
         }
     }
 

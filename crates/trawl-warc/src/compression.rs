@@ -27,6 +27,15 @@ impl Compression {
         }
     }
 
+    /// What holds a record so compressed, as messages name it: a gzip member, a zstd frame, or (plain) the file.
+    pub fn container(self) -> &'static str {
+        match self {
+            Compression::Gzip => "gzip member",
+            Compression::None => "file",
+            Compression::Zstd => "zstd frame",
+        }
+    }
+
     /// How the records of the file at `path` are stored, by its name (`.gz`, `.zst`, open or closed: `.gz.open`),
     /// else by its first bytes (a file of any name, an ARC's among them).
     pub(crate) fn of_file(path: &Path) -> Compression {

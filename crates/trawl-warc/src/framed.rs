@@ -8,6 +8,21 @@ use crate::Compression;
 use crate::digest::digest_matches;
 use crate::record;
 
+/// How a WARC record alone in its gzip member (or zstd frame) ends there, where the member does not end with
+/// the record's CRLF CRLF alone. The reader reads the record whole either way; `verify` fails it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MemberEnd {
+    /// The CRLF CRLF ending the record, then the member's end (or the next record); any plain record.
+    #[default]
+    Whole,
+    /// The member lacks the last N bytes of the CRLF CRLF, the block whole as its WARC-Block-Digest says
+    /// (xt32b F4: some writers end a member so, and warcio keeps the record). [`Framed`] names it.
+    Short(u8),
+    /// The member holds N bytes of CR and LF after the CRLF CRLF, the length standing (an extra CRLF its writer
+    /// put there: xt33a F3; between plain records, the reader's `blank_lines`).
+    Blank(usize),
+}
+
 /// What a record read as its member frames it holds: what its Content-Length says, and the block the member
 /// holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,6 +36,9 @@ pub struct Framed {
     /// Whether the record's WARC-Block-Digest says the block is whole. Without it, a length too long may be
     /// the record's writer cutting the block short (`convert` and `recompress` then mark it `WARC-Truncated`).
     pub sure: bool,
+    /// How many bytes of the CRLF CRLF after the block the member lacks: its writer cut the record's ending,
+    /// the block whole as its digest says (xt32b F4; its length may be right).
+    pub trailer_lacks: u8,
 }
 
 impl Framed {
@@ -32,10 +50,17 @@ impl Framed {
 
 impl std::fmt::Display for Framed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let member = match self.within {
-            Compression::Zstd => "zstd frame",
-            _ => "gzip member",
-        };
+        let member = self.within.container();
+        if self.trailer_lacks > 0 && self.says == self.has as u64 {
+            return write!(
+                f,
+                "its {member} holds the block of {} bytes its Content-Length says, whole (its WARC-Block-Digest \
+                 matches), and {} of the 4 bytes of the CRLF CRLF ending the record: read as the {member} \
+                 frames it",
+                self.has,
+                4 - self.trailer_lacks
+            );
+        }
         let what = if self.maybe_cut() {
             "the length is wrong, or the block cut short by its writer (no WARC-Block-Digest tells which)"
         } else if self.sure {

@@ -46,6 +46,7 @@ mod tests {
             in_member: 0,
             alone_in_member: true,
             raw_header: Vec::new(),
+            member_end: crate::MemberEnd::Whole,
         }
     }
 

@@ -197,6 +197,9 @@ fn write_records(
                         "{framed}: written with Content-Length: {}, marked WARC-Truncated: unspecified",
                         framed.has
                     ),
+                    false if framed.says == framed.has as u64 => {
+                        format!("{framed}: written with its CRLF CRLF whole")
+                    }
                     false => format!("{framed}: written with Content-Length: {}", framed.has),
                 }],
             });

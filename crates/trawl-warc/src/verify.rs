@@ -270,10 +270,7 @@ pub fn verify_with(path: &Path, options: VerifyOptions) -> Result<VerifySummary,
                     "{}; the records before it in that {} are read (it holds more than one record: a file \
                      compressed as one stream, or members merged)",
                     e.problem(),
-                    match record.compression {
-                        crate::Compression::Zstd => "zstd frame",
-                        _ => "gzip member",
-                    }
+                    record.compression.container()
                 );
                 return Err(pending(repeats, fail(e.offset(), None, problem)));
             }
@@ -285,10 +282,7 @@ pub fn verify_with(path: &Path, options: VerifyOptions) -> Result<VerifySummary,
                 && let Some(damage @ crate::arc::Problem::Short { .. }) =
                     crate::arc::damage(&record, false)
             {
-                let what = match record.compression {
-                    crate::Compression::Zstd => "zstd frame",
-                    _ => "gzip member",
-                };
+                let what = record.compression.container();
                 problem = format!(
                     "the {what} at offset {} holds, after its first record's Archive-length, \
                      what reads as a second record ({} bytes into its content) that is itself damaged ({damage}): \
@@ -610,10 +604,19 @@ enum RecordProblem {
     #[error("Content-Length says {says}, block has {has} bytes")]
     Length { says: String, has: usize },
     #[error(
-        "{0}; `trawl warc recompress` (and `convert`) write it with its length mended, `trawl warc index` \
-         indexes it"
+        "{}; `trawl warc recompress` (and `convert`) write it {}, `trawl warc index` indexes it",
+        .0,
+        if .0.says == .0.has as u64 { "with its CRLF CRLF whole" } else { "with its length mended" }
     )]
     Framed(crate::Framed),
+    #[error(
+        "its {} holds CR and LF after the CRLF CRLF ending the record ({} bytes): a WARC record ends \
+         with CRLF CRLF alone. The tools (and warcio) read past them; `trawl warc recompress` writes the record \
+         without them",
+        .0.container(),
+        .1
+    )]
+    BlankInMember(crate::Compression, usize),
     #[error("missing WARC-Target-URI (required on {0} records)")]
     NoTarget(String),
     #[error("WARC-Payload-Digest present but the HTTP head cannot be parsed")]
@@ -678,10 +681,13 @@ fn check(rec: &ReadRecord) -> Result<Option<Quirk>, RecordProblem> {
     }
     // The reader framed the block by Content-Length, so it is present; check it says what it should.
     let length = required("Content-Length")?;
+    if let Some(framed) = rec.framed() {
+        return Err(RecordProblem::Framed(framed));
+    }
+    if let crate::MemberEnd::Blank(n) = rec.member_end {
+        return Err(RecordProblem::BlankInMember(rec.compression, n));
+    }
     if length.parse::<u64>().ok() != Some(rec.block.len() as u64) {
-        if let Some(framed) = rec.framed() {
-            return Err(RecordProblem::Framed(framed));
-        }
         return Err(RecordProblem::Length {
             says: length.to_owned(),
             has: rec.block.len(),
@@ -757,6 +763,42 @@ mod tests {
     fn response() -> Record {
         let date = Utc.with_ymd_and_hms(2026, 11, 22, 8, 25, 1).unwrap();
         Record::response("http://a/", date, None, RESPONSE.to_vec())
+    }
+
+    /// xt33a F3: CR and LF after a record's CRLF CRLF inside its gzip member are read past, the length standing,
+    /// but fail `verify`, as blank lines between plain records do.
+    #[test]
+    fn blank_lines_inside_a_member_fail_verify() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = write_file(dir.path(), Compression::Gzip, &[response()]);
+        let last = crate::open(&file)
+            .unwrap()
+            .map(Result::unwrap)
+            .last()
+            .unwrap();
+        let bytes = fs::read(&file).unwrap();
+        let member = [&last.raw_header[..], &last.block, b"\r\n\r\n\r\n"].concat();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, &member).unwrap();
+        let bad = dir.path().join("bad.warc.gz");
+        let head = &bytes[..last.offset as usize];
+        fs::write(&bad, [head, &gz.finish().unwrap()].concat()).unwrap();
+        let read = crate::open(&bad)
+            .unwrap()
+            .map(Result::unwrap)
+            .last()
+            .unwrap();
+        assert_eq!(
+            (read.block, read.member_end),
+            (last.block, crate::MemberEnd::Blank(2))
+        );
+        let err = verify(&bad).unwrap_err().to_string();
+        assert!(
+            err.contains(
+                "its gzip member holds CR and LF after the CRLF CRLF ending the record (2 bytes)"
+            ),
+            "{err}"
+        );
     }
 
     #[test]

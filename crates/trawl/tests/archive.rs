@@ -1935,7 +1935,8 @@ fn rewritten(dir: &Path, command: &str, input: &Path) -> (PathBuf, bool, String)
 
 /// xt30a F3: a record whose only damage is its Content-Length, its gzip member whole, is kept by every tool as
 /// the member frames it (as warcio and cdxj-indexer keep it): indexed and listed with a warning, failed by
-/// verify naming the length, written by convert and recompress with the length mended.
+/// verify naming the length, written by convert and recompress with the length mended. xt32b F4: so is a record
+/// whose member lacks part of the CRLF CRLF ending it, its length right and its digest matching: written whole.
 #[test]
 fn a_record_its_member_frames_is_kept_by_every_tool_its_length_mended() {
     let dir = tempfile::tempdir().unwrap();
@@ -1944,7 +1945,6 @@ fn a_record_its_member_frames_is_kept_by_every_tool_its_length_mended() {
         .unwrap()
         .map(Result::unwrap)
         .collect();
-    let whole = std::fs::read(&warc).unwrap();
     let target = &records[2];
     let has = target.block.len();
     let raw = String::from_utf8(target.raw_header.clone()).unwrap();
@@ -1953,14 +1953,56 @@ fn a_record_its_member_frames_is_kept_by_every_tool_its_length_mended() {
         &format!("Content-Length: {}\r\n", has + 7),
     );
     assert_ne!(raw, wrong);
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    std::io::Write::write_all(
-        &mut gz,
+    let at = format!("at offset {}: ", target.offset);
+    let too_long = (
+        format!(
+            "{at}Content-Length says {} bytes, its gzip member holds a block of {has}",
+            has + 7
+        ),
+        "the length is wrong, the record whole",
+        format!("written with Content-Length: {has}"),
+    );
+    framed_member_is_kept(
+        &dir.path().join("too-long"),
+        &warc,
         &[wrong.as_bytes(), &target.block, b"\r\n\r\n"].concat(),
-    )
-    .unwrap();
+        too_long,
+    );
+    let short_end = (
+        format!(
+            "{at}its gzip member holds the block of {has} bytes its Content-Length says, whole"
+        ),
+        "and 2 of the 4 bytes of the CRLF CRLF ending the record",
+        "written with its CRLF CRLF whole".to_owned(),
+    );
+    framed_member_is_kept(
+        &dir.path().join("short-end"),
+        &warc,
+        &[raw.as_bytes(), &target.block, b"\r\n"].concat(),
+        short_end,
+    );
+}
+
+/// Writes `warc` with its third record's member holding `member` (one gzip member), and checks what every tool
+/// makes of it: `ls` and `index` keep it warning `framed`, `verify` fails it saying `failed`, `convert` and
+/// `recompress` write the record as it was in `warc`, saying `written`.
+fn framed_member_is_kept(
+    dir: &Path,
+    warc: &Path,
+    member: &[u8],
+    (framed, failed, written): (String, &str, String),
+) {
+    std::fs::create_dir_all(dir).unwrap();
+    let records: Vec<trawl_warc::ReadRecord> = trawl_warc::open(warc)
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let whole = std::fs::read(warc).unwrap();
+    let target = &records[2];
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, member).unwrap();
     let end = (target.offset + target.len) as usize;
-    let bad = dir.path().join("bad.warc.gz");
+    let bad = dir.join("bad.warc.gz");
     std::fs::write(
         &bad,
         [
@@ -1971,11 +2013,6 @@ fn a_record_its_member_frames_is_kept_by_every_tool_its_length_mended() {
         .concat(),
     )
     .unwrap();
-    let framed = format!(
-        "at offset {}: Content-Length says {} bytes, its gzip member holds a block of {has}",
-        target.offset,
-        has + 7
-    );
 
     let (ok, said) = trawl_cli(&["warc".as_ref(), "ls".as_ref(), bad.as_os_str()]);
     assert!(ok && said.contains(&framed), "{said}");
@@ -1994,16 +2031,10 @@ fn a_record_its_member_frames_is_kept_by_every_tool_its_length_mended() {
         "{said}"
     );
     let (ok, said) = trawl_cli(&["warc".as_ref(), "verify".as_ref(), bad.as_os_str()]);
-    assert!(
-        !ok && said.contains("the length is wrong, the record whole"),
-        "{said}"
-    );
+    assert!(!ok && said.contains(failed), "{said}");
     for command in ["convert", "recompress"] {
-        let (out, ok, said) = rewritten(dir.path(), command, &bad);
-        assert!(
-            ok && said.contains(&format!("written with Content-Length: {has}")),
-            "{command}: {said}"
-        );
+        let (out, ok, said) = rewritten(dir, command, &bad);
+        assert!(ok && said.contains(&written), "{command}: {said}");
         let summary = trawl_warc::verify(&out).unwrap();
         assert_eq!(summary.records, records.len(), "{command}");
         let again: Vec<trawl_warc::ReadRecord> = trawl_warc::open(&out)
