@@ -548,7 +548,8 @@ impl Stats {
         granted
     }
 
-    /// Notes that `host`'s server asked it to wait `wait` (`Retry-After`).
+    /// Notes that `host`'s server (a host, with its port where not the scheme's) asked it to wait `wait`
+    /// (`Retry-After`).
     pub fn record_retry_after(&self, host: &str, wait: Duration) {
         let until = chrono::Utc::now() + chrono::Duration::from_std(wait).unwrap_or_default();
         lock(&self.asked_to_wait).insert(host.to_string(), until);

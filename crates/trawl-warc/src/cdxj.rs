@@ -235,8 +235,9 @@ pub struct Indexed {
     /// An ARC file's first record when it is not its `filedesc://` header ([`ReadRecord::not_filedesc`]): its
     /// offset and URL, and whether it is that header with its URL damaged (then it has no index line).
     pub not_filedesc: Option<(u64, String, bool)>,
-    /// Each WARC record whose gzip member (or zstd frame) frames it though its Content-Length disagrees, by
-    /// offset: indexed as the member frames it, as warcio reads it (xt30a F3).
+    /// Each WARC record whose gzip member (or zstd frame) frames it though its Content-Length disagrees, or
+    /// whose ending the member cuts, by offset ([`crate::ReadRecord::framed`]): indexed as warcio reads it
+    /// (xt30a F3, xt32b F4).
     pub framed: Vec<(u64, crate::Framed)>,
     /// The offset of a plain ARC file's last record when the file ends before its Archive-length: its line
     /// is for the part the file holds (`trawl warc verify` fails it; `convert` marks it `WARC-Truncated`).

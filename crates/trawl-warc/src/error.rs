@@ -289,12 +289,10 @@ pub(crate) fn shared_member(
     record_id: Option<&str>,
     at: u64,
 ) -> String {
-    let (what, ext) = if compression == crate::Compression::Zstd && !arc {
-        ("zstd frame", "warc.zst")
-    } else if compression == crate::Compression::Zstd {
-        ("zstd frame", "warc.gz")
-    } else {
-        ("gzip member", "warc.gz")
+    let what = compression.container();
+    let ext = match compression == crate::Compression::Zstd && !arc {
+        true => "warc.zst",
+        false => "warc.gz",
     };
     // An ARC is mended by converting it (recompress writes WARC records only).
     let command = if arc { "convert" } else { "recompress" };

@@ -1,8 +1,10 @@
-//! A WARC record its gzip member (or zstd frame) frames, whole, though its Content-Length disagrees (xt30a F3):
-//! the member ends after the record's block and CRLF CRLF, so where the block ends is known without the length.
-//! warcio and cdxj-indexer keep such a record (cut to its length when that is too short), and trawl reads it as
-//! its member frames it (an ARC record the same way: the reader's `frame_by_member`); `verify` fails it,
-//! `convert` and `recompress` write it with its length mended.
+//! A WARC record alone in its gzip member (or zstd frame) that the member ends otherwise than its writer should
+//! have: its Content-Length disagrees with the block the member holds (xt30a F3: the member ends after the
+//! record's block and CRLF CRLF, so where the block ends is known without the length), the member lacks part of
+//! that CRLF CRLF (xt32b F4), or holds CR and LF after it (xt33a F3). warcio and cdxj-indexer keep such a
+//! record (cut to its length when that is too short), and trawl reads it as the member frames it (an ARC
+//! record the same way: the reader's `frame_by_member`); `verify` fails it, `convert` and `recompress` write it
+//! as WARC 1.1 has it (its length mended, its CRLF CRLF whole, without the extra lines).
 
 use crate::Compression;
 use crate::digest::digest_matches;
@@ -37,11 +39,31 @@ pub struct Framed {
     /// the record's writer cutting the block short (`convert` and `recompress` then mark it `WARC-Truncated`).
     pub sure: bool,
     /// How many bytes of the CRLF CRLF after the block the member lacks: its writer cut the record's ending,
-    /// the block whole as its digest says (xt32b F4; its length may be right).
+    /// the block whole as its digest says (xt32b F4; its length may be wrong too: xt34a F1).
     pub trailer_lacks: u8,
 }
 
 impl Framed {
+    /// Whether only the record's ending is cut: its length is right ([`Framed::trailer_lacks`]).
+    pub fn ending_only(&self) -> bool {
+        self.trailer_lacks > 0 && self.says == self.has as u64
+    }
+
+    /// What `convert` and `recompress` write of the record, and `index` says they write.
+    pub fn mended(&self) -> String {
+        match (self.ending_only(), self.maybe_cut()) {
+            (true, _) => "with its CRLF CRLF whole".to_owned(),
+            (false, true) => format!(
+                "with Content-Length: {}, marked WARC-Truncated: unspecified (it said {})",
+                self.has, self.says
+            ),
+            (false, false) if self.trailer_lacks > 0 => {
+                format!("with Content-Length: {} and its CRLF CRLF whole", self.has)
+            }
+            (false, false) => format!("with Content-Length: {}", self.has),
+        }
+    }
+
     /// Whether the block may be cut short: its length says more, and no digest says it is whole.
     pub fn maybe_cut(&self) -> bool {
         !self.sure && self.says > self.has as u64
@@ -51,12 +73,12 @@ impl Framed {
 impl std::fmt::Display for Framed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let member = self.within.container();
-        if self.trailer_lacks > 0 && self.says == self.has as u64 {
+        if self.ending_only() {
             return write!(
                 f,
                 "its {member} holds the block of {} bytes its Content-Length says, whole (its WARC-Block-Digest \
-                 matches), and {} of the 4 bytes of the CRLF CRLF ending the record: read as the {member} \
-                 frames it",
+                 matches), and only {} of the 4 bytes of the CRLF CRLF ending the record: read as its \
+                 Content-Length says",
                 self.has,
                 4 - self.trailer_lacks
             );
@@ -68,35 +90,86 @@ impl std::fmt::Display for Framed {
         } else {
             "the length is wrong"
         };
+        let ending = match self.trailer_lacks {
+            0 => "the CRLF CRLF".to_owned(),
+            n => format!("only {} of the 4 bytes of the CRLF CRLF", 4 - n),
+        };
         write!(
             f,
-            "Content-Length says {} bytes, its {member} holds a block of {} and the CRLF CRLF ending the record: \
+            "Content-Length says {} bytes, its {member} holds a block of {} and {ending} ending the record: \
              {what}; read as the {member} frames it",
             self.says, self.has
         )
     }
 }
 
+/// What a [`MemberEnd::Blank`] record's member holds after it, `n` bytes of CR and LF in a `within`, said
+/// as `verify` fails it: with no digest (`sure` false) they may be the rest of a block whose length is short by
+/// as much (review 79 M3).
+pub(crate) fn blank_in_member(within: Compression, n: usize, sure: bool) -> String {
+    let bytes = match n {
+        1 => "1 byte".to_owned(),
+        n => format!("{n} bytes"),
+    };
+    let or = match sure {
+        true => "its WARC-Block-Digest matches the block as long as its Content-Length says",
+        false => {
+            "an extra line its writer put there, or the end of a block whose Content-Length is short by as \
+                  much: no WARC-Block-Digest tells which"
+        }
+    };
+    format!(
+        "its {} holds CR and LF after the CRLF CRLF ending the record ({bytes}; {or})",
+        within.container()
+    )
+}
+
+/// The most bytes of CR and LF after a record's CRLF CRLF in its member that [`frames`] looks through for where
+/// the block its digest names ends.
+const MAX_BLANK_AFTER: usize = 64;
+
 /// The length of the block that `content` (all a member holds after a WARC record's header, `fields`) is, when
-/// it is one record's block and the CRLF CRLF ending it: it ends in CRLF CRLF, and the block matches the
-/// record's WARC-Block-Digest, or (with no digest to check, unless `need_digest`) holds no later record's
-/// start (a length too short in a file compressed as one stream, whose member holds every record). `None`
-/// when it is not.
+/// it is one record's block and its ending, and how the member ends it: `content` ends in CRLF CRLF, and the
+/// block matches the record's WARC-Block-Digest, or (with no digest to check, unless `need_digest`) holds no
+/// later record's start (a length too short in a file compressed as one stream, whose member holds every
+/// record). With a digest that matches no such block, the block may end before a CRLF CRLF the member cuts, or
+/// CR and LF after it (its length wrong too: xt34a F1): the digest says which. `None` when it is none.
 pub(crate) fn frames(
     fields: &[(String, String)],
     content: &[u8],
     need_digest: bool,
-) -> Option<usize> {
-    let block = content.strip_suffix(b"\r\n\r\n")?;
-    let whole = match block_digest(fields, block) {
-        Some(matches) => matches,
-        None => {
-            !need_digest
-                && !block.starts_with(b"WARC/")
-                && memchr::memmem::find(block, b"\r\n\r\nWARC/").is_none()
+) -> Option<(usize, MemberEnd)> {
+    if let Some(block) = content.strip_suffix(b"\r\n\r\n") {
+        match block_digest(fields, block) {
+            Some(true) => return Some((block.len(), MemberEnd::Whole)),
+            Some(false) => {}
+            None => {
+                let whole = !need_digest
+                    && !block.starts_with(b"WARC/")
+                    && memchr::memmem::find(block, b"\r\n\r\nWARC/").is_none();
+                return whole.then_some((block.len(), MemberEnd::Whole));
+            }
         }
-    };
-    whole.then_some(block.len())
+    }
+    // Where the block may end: before any of the CR and LF bytes the member ends with, followed by part of the
+    // CRLF CRLF, or all of it and more CR and LF. Each is one digest of the block: only damaged records come
+    // here.
+    let run = content
+        .iter()
+        .rev()
+        .take(MAX_BLANK_AFTER + 4)
+        .take_while(|&&b| matches!(b, b'\r' | b'\n'))
+        .count();
+    (0..=run).find_map(|after| {
+        let (block, ending) = content.split_at(content.len() - after);
+        let end = match after {
+            4 => return None,
+            0..4 if b"\r\n\r\n".starts_with(ending) => MemberEnd::Short((4 - after) as u8),
+            5.. if ending.starts_with(b"\r\n\r\n") => MemberEnd::Blank(after - 4),
+            _ => return None,
+        };
+        (block_digest(fields, block) == Some(true)).then_some((block.len(), end))
+    })
 }
 
 /// Whether `block` matches the WARC-Block-Digest of `fields`; `None` without one of a known algorithm.
@@ -165,12 +238,29 @@ mod tests {
         let block = b"HTTP/1.1 200 OK\r\n\r\nhello";
         let content = [&block[..], b"\r\n\r\n"].concat();
         let right = crate::sha1_digest(block);
-        assert_eq!(frames(&fields(None), &content, false), Some(block.len()));
+        let whole = Some((block.len(), MemberEnd::Whole));
+        assert_eq!(frames(&fields(None), &content, false), whole);
         assert_eq!(frames(&fields(None), &content, true), None);
-        assert_eq!(
-            frames(&fields(Some(&right)), &content, true),
-            Some(block.len())
-        );
+        assert_eq!(frames(&fields(Some(&right)), &content, true), whole);
+        // With a digest, the block before part of its ending, or before more CR and LF (xt34a F1).
+        for (ending, end) in [
+            (&b""[..], MemberEnd::Short(4)),
+            (b"\r\n\r", MemberEnd::Short(1)),
+            (b"\r\n\r\n\r\n", MemberEnd::Blank(2)),
+        ] {
+            let content = [&block[..], ending].concat();
+            assert_eq!(
+                frames(&fields(Some(&right)), &content, true),
+                Some((block.len(), end))
+            );
+            // With none, a member ending in CRLF CRLF ends the block there; one that cuts it is no record's end.
+            let no_digest = frames(&fields(None), &content, false);
+            assert_eq!(
+                no_digest.is_some(),
+                ending.ends_with(b"\r\n\r\n"),
+                "{ending:?}"
+            );
+        }
         let wrong = crate::sha1_digest(b"other");
         assert_eq!(frames(&fields(Some(&wrong)), &content, false), None);
         // No CRLF CRLF at the member's end: not a record's end.
@@ -193,7 +283,7 @@ mod tests {
         let digest = crate::sha1_digest(captured);
         assert_eq!(
             frames(&fields(Some(&digest)), &two, false),
-            Some(captured.len())
+            Some((captured.len(), MemberEnd::Whole))
         );
     }
 

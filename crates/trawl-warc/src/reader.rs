@@ -90,8 +90,10 @@ impl ReadRecord {
         }
     }
 
-    /// How a WARC record its gzip member (or zstd frame) frames disagrees with its Content-Length: read as the
-    /// member frames it, as warcio reads it (xt30a F3). `None` for any other record.
+    /// How a WARC record alone in its gzip member (or zstd frame) disagrees with the member: its Content-Length
+    /// with the block the member frames (read as the member frames it, as warcio reads it: xt30a F3), or its
+    /// ending cut, the length right (xt32b F4). `None` for any other record (and for CR and LF after the record
+    /// in its member: [`ReadRecord::member_end`]).
     pub fn framed(&self) -> Option<Framed> {
         if self.is_arc() || self.compression == Compression::None || !self.alone_in_member {
             return None;
@@ -110,12 +112,46 @@ impl ReadRecord {
         })
     }
 
+    /// A record alone in its gzip member (or zstd frame), read whole as its length says, whose WARC-Block-Digest
+    /// does not match that block but one the member frames otherwise: a length off by as many bytes as the CR
+    /// and LF about the record's ending (xt34a F2; the member held the block and CRLF CRLF the reader read). The
+    /// record as its member frames it. Asked where the digest is computed anyway (`verify`, `recompress`,
+    /// `convert`): the reader does not, or every reading would cost a digest.
+    pub fn reframed(&self) -> Option<ReadRecord> {
+        if self.is_arc()
+            || self.compression == Compression::None
+            || !self.alone_in_member
+            || self.member_end != MemberEnd::Whole
+            || self.framed().is_some()
+            || framed::block_digest(&self.header, &self.block) != Some(false)
+        {
+            return None;
+        }
+        let content = [&self.block[..], b"\r\n\r\n"].concat();
+        let (has, end) = framed::frames(&self.header, &content, true)?;
+        let mut record = self.clone();
+        record.block = content;
+        record.block.truncate(has);
+        record.member_end = end;
+        Some(record)
+    }
+
+    /// Of a record whose member holds CR and LF after it ([`MemberEnd::Blank`]): what `verify` and `recompress`
+    /// say of them (xt33a F3).
+    pub fn blank_in_member(&self) -> Option<String> {
+        let MemberEnd::Blank(n) = self.member_end else {
+            return None;
+        };
+        let sure = framed::block_digest(&self.header, &self.block) == Some(true);
+        Some(framed::blank_in_member(self.compression, n, sure))
+    }
+
     /// The record with its Content-Length saying its block's length, in its fields and its header as written:
     /// what `convert` and `recompress` write of a [`ReadRecord::framed`] one. A block that may be cut short (its
     /// length said more, and no digest says it is whole: review 77 M2) is marked `WARC-Truncated: unspecified`.
     pub(crate) fn mend_length(&mut self) {
         let length = self.block.len();
-        if self.get("Content-Length").map(str::trim) == Some(length.to_string().as_str()) {
+        if self.framed().is_none_or(|f| f.ending_only()) {
             // The length is right (only the ending was short: written whole, the header as it was).
             return;
         }
@@ -1645,12 +1681,12 @@ fn read_warc_record<B: BufRead>(
     if (block.len() as u64) < length {
         // The member ended first: a length too long, unless the member is cut short (a decoder's error).
         if framed.is_some()
-            && let Some(has) = framed::frames(&parsed.fields, &block, false)
+            && let Some((has, end)) = framed::frames(&parsed.fields, &block, false)
         {
             block.truncate(has);
             // The room taken for the length said is not kept.
             block.shrink_to_fit();
-            return Ok(parts(parsed, block, head, MemberEnd::Whole));
+            return Ok(parts(parsed, block, head, end));
         }
         return Err(malformed(
             &format!("a block of {length} bytes (Content-Length)"),
@@ -1705,32 +1741,38 @@ fn read_warc_record<B: BufRead>(
     let short_trailer = !whole && rest.is_empty() && b"\r\n\r\n".starts_with(&end);
     let blank_after = whole && rest.iter().all(|b| matches!(b, b'\r' | b'\n'));
     if read as u64 <= allowed {
-        // With no digest, an HTTP message whose head the length leaves unended (a request's final CRLF CRLF) is
-        // framed: its length is what is short.
+        // With no digest, an HTTP message the length leaves unended (a request's final CRLF CRLF, a chunked
+        // body's last chunk: review 79 M3) is framed: its length is what is short.
         let declared = framed::block_digest(&parsed.fields, &block[..said]);
-        let head_cut = declared.is_none()
+        let unended = declared.is_none()
             && record::get(&parsed.fields, "Content-Type")
                 .is_some_and(|t| t.contains("application/http"))
-            && memchr::memmem::find(&block[..said], b"\r\n\r\n").is_none();
-        let need_digest = short_trailer || (blank_after && !head_cut);
-        if let Some(has) = framed::frames(&parsed.fields, &block, need_digest) {
+            && crate::digest::http_unended(&block[..said]);
+        let need_digest = short_trailer || (blank_after && !unended);
+        // A block its digest says is whole, its length right and the member's end cutting into the CRLF CRLF
+        // after it (xt32b F4: writers do so, warcio keeps the record), is one of these too.
+        if let Some((has, end)) = framed::frames(&parsed.fields, &block, need_digest) {
             block.truncate(has);
-            return Ok(parts(parsed, block, head, MemberEnd::Whole));
+            return Ok(parts(parsed, block, head, end));
         }
-        if short_trailer && declared == Some(true) {
-            // The block is whole, as its digest says; only the member's end cuts into the CRLF CRLF after it
-            // (xt32b F4: writers do so, warcio keeps the record). Read whole, marked for the tools to name.
-            block.truncate(said);
-            let lacks = MemberEnd::Short((4 - end.len()) as u8);
-            return Ok(parts(parsed, block, head, lacks));
-        }
-        if blank_after && declared != Some(false) && !head_cut {
+        if blank_after && declared != Some(false) && !unended {
             // The length stands: the blank lines after the record are the member's, as between plain records
             // (xt33a F3: `verify` fails them as it fails those).
             let blank = MemberEnd::Blank(block.len() - said - end.len());
             block.truncate(said);
             return Ok(parts(parsed, block, head, blank));
         }
+    }
+    if short_trailer {
+        // No digest (of an algorithm known here) says which of the two the record is.
+        return Err(malformed(
+            "CRLF CRLF after the block as long as Content-Length says",
+            format!(
+                "{} then the end of the {member}: the record's ending is cut, or its length too long by as much \
+                 (no WARC-Block-Digest of an algorithm known here says the block is whole)",
+                excerpt(&end)
+            ),
+        ));
     }
     if whole {
         // What follows the record in its member is no record: as said when the next record is read.
@@ -1745,8 +1787,6 @@ fn read_warc_record<B: BufRead>(
     Err(not_ended(&end))
 }
 
-/// Whether a member's first record, read whole, is all the member holds or is followed by another record (a
-/// file compressed as one stream): then its length framed it. Anything else after it means its length is wrong.
 /// A WARC record's [`Parts`]: its header as parsed and as written, its block, and how its member ends after it.
 fn parts(
     parsed: header::Head,
@@ -1763,6 +1803,8 @@ fn parts(
     }
 }
 
+/// Whether a member's first record, read whole, is all the member holds or is followed by another record (a
+/// file compressed as one stream): then its length framed it. Anything else after it means its length is wrong.
 fn ends_or_goes_on<B: BufRead>(src: &mut B) -> io::Result<bool> {
     let next = src.fill_buf()?;
     Ok(next.is_empty() || b"WARC/".starts_with(&next[..next.len().min(5)]))
@@ -2217,14 +2259,32 @@ mod tests {
         }
         // The length right, the member ending 2 bytes into the CRLF CRLF after the block (or at it): the trailer
         // is what is short, not the length. With a digest that says the block is whole, the record is read
-        // whole, marked (xt32b F4); without one, it is the damage.
+        // whole, marked (xt32b F4); without one, with a wrong one or one of an unknown algorithm, it is the
+        // damage, said so (review 79 L3, L4).
+        let digest_line = format!("WARC-Block-Digest: {}\r\n", crate::sha1_digest(request));
         for cut in [1, 2, 4] {
             let rec = warc_rec(request, n, false);
             let err = read_all(&gz(&rec[..rec.len() - cut])).unwrap_err();
             assert!(
-                err.to_string().contains("CRLF CRLF after the block"),
+                err.to_string()
+                    .contains("the record's ending is cut, or its length too long"),
                 "{cut}: {err}"
             );
+            for other in [
+                "WARC-Block-Digest: sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\r\n",
+                "WARC-Block-Digest: sha3:ABCDEF\r\n",
+            ] {
+                let rec = String::from_utf8(warc_rec(request, n, true))
+                    .unwrap()
+                    .replace(&digest_line, other);
+                assert!(rec.contains(other));
+                let rec = rec.as_bytes();
+                let err = read_all(&gz(&rec[..rec.len() - cut])).unwrap_err();
+                assert!(
+                    err.to_string().contains("CRLF CRLF after the block"),
+                    "{cut} {other}: {err}"
+                );
+            }
             let rec = warc_rec(request, n, true);
             let read = read_all(&[gz(&rec[..rec.len() - cut]), gz(REC)].concat()).unwrap();
             assert_eq!((read.len(), &read[0].block[..]), (2, &request[..]));
@@ -2237,6 +2297,20 @@ mod tests {
             mended.mend_length();
             assert_eq!(mended, read[0], "the header is left as it was");
         }
+        // A length line as its writer spaced and wrote it is left so (review 79 L2).
+        let odd = String::from_utf8(warc_rec(request, n, true))
+            .unwrap()
+            .replace(
+                &format!("Content-Length: {n}"),
+                &format!("Content-Length:0{n}"),
+            );
+        let read = read_all(&gz(&odd.as_bytes()[..odd.len() - 2])).unwrap();
+        let mut mended = read[0].clone();
+        mended.mend_length();
+        assert!(
+            String::from_utf8_lossy(&mended.raw_header)
+                .contains(&format!("Content-Length:0{n}\r\n"))
+        );
         // A right length, an extra CRLF in the member after the record, no digest: the length stands (review 78
         // M1), and the record after it is read.
         let block = b"HTTP/1.1 200 OK\r\n\r\nhi\r\n";
@@ -2244,6 +2318,22 @@ mod tests {
         let read = read_all(&[gz(&extra), gz(REC)].concat()).unwrap();
         assert_eq!((read.len(), &read[0].block[..]), (2, &block[..]));
         assert!(read[0].framed().is_none());
+        assert_eq!(read[0].member_end, MemberEnd::Blank(2));
+        // A chunked body whose length leaves out its last CRLF, no digest: the HTTP message is unended, so what
+        // follows in the member is the rest of the block (review 79 M3).
+        let chunked =
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n";
+        let short = warc_rec(chunked, chunked.len() - 2, false);
+        let read = read_all(&[gz(&short), gz(REC)].concat()).unwrap();
+        assert_eq!((read.len(), &read[0].block[..]), (2, &chunked[..]));
+        assert_eq!(read[0].framed().map(|f| f.has), Some(chunked.len()));
+        // Whole, with an extra CRLF: the length stands.
+        let extra = [&warc_rec(chunked, chunked.len(), false)[..], b"\r\n"].concat();
+        let read = read_all(&gz(&extra)).unwrap();
+        assert_eq!(
+            (&read[0].block[..], read[0].member_end),
+            (&chunked[..], MemberEnd::Blank(2))
+        );
         // In a plain file, a request 2 or 4 bytes short with a digest that says so is the damage at its offset,
         // though blank lines and a record follow what reads as its end (review 78 H1).
         for short in [2, 4] {
@@ -2280,6 +2370,54 @@ mod tests {
         // A length of 10^15 in a member of a few bytes: framed, not refused as too large.
         let read = read_all(&gz(&warc_rec(request, 1_000_000_000_000_000, true))).unwrap();
         assert_eq!(read[0].block, request);
+    }
+
+    /// xt34a F1, F2, xt32b F5: a length wrong as well as the member's ending odd (cut, or CR and LF after it):
+    /// the digest says where the block ends, read so (F1), or, where the length reads as a whole record, asked
+    /// by the tools that compute the digest ([`ReadRecord::reframed`]: F2, F5).
+    #[test]
+    fn a_wrong_length_with_an_odd_ending_is_framed_by_the_digest() {
+        let block = b"HTTP/1.1 200 OK\r\n\r\nhello\r\n";
+        let n = block.len();
+        for says in [n + 2, n + 1, n - 1] {
+            let rec = warc_rec(block, says, true);
+            let read = read_all(&[gz(&rec[..rec.len() - 2]), gz(REC)].concat()).unwrap();
+            assert_eq!((read.len(), &read[0].block[..]), (2, &block[..]), "{says}");
+            let framed = read[0].framed().unwrap();
+            assert_eq!(
+                (framed.says, framed.trailer_lacks, framed.ending_only()),
+                (says as u64, 2, false)
+            );
+            assert!(framed.mended().ends_with("and its CRLF CRLF whole"));
+        }
+        // An extra CRLF and a length 2 too long; the ending 2 bytes short and a length 2 short: each reads as a
+        // whole record as its length says, which its digest does not match.
+        let extra = [&warc_rec(block, n + 2, true)[..], b"\r\n"].concat();
+        let cut = warc_rec(block, n - 2, true);
+        for (member, end) in [
+            (&extra[..], MemberEnd::Blank(2)),
+            (&cut[..cut.len() - 2], MemberEnd::Short(2)),
+        ] {
+            let read = read_all(&gz(member)).unwrap();
+            assert_ne!(read[0].block.len(), n);
+            let reframed = read[0].reframed().unwrap();
+            assert_eq!(
+                (&reframed.block[..], reframed.member_end),
+                (&block[..], end)
+            );
+            assert_eq!(reframed.framed().map(|f| f.has), Some(n));
+        }
+        // A sound record, or one whose digest matches nothing: as read.
+        let read = read_all(&gz(&warc_rec(block, n, true))).unwrap();
+        assert!(read[0].reframed().is_none());
+        let wrong = String::from_utf8(warc_rec(block, n, true))
+            .unwrap()
+            .replace(&crate::sha1_digest(block), &crate::sha1_digest(b"x"));
+        assert!(
+            read_all(&gz(wrong.as_bytes())).unwrap()[0]
+                .reframed()
+                .is_none()
+        );
     }
 
     /// xt32b F2, F3, F6: blank lines before a plain record (the first too) or the end of the file are passed

@@ -59,8 +59,9 @@ pub struct Rewritten {
     /// `trawl warc verify` fails it as the input (xt28b F3: written silently).
     pub copied: Option<(u64, u64)>,
     /// The records written with a flaw mended, in file order: a WARC record's Content-Length that disagreed
-    /// with the gzip member framing it ([`ReadRecord::framed`]); an ARC record's date, IP address, or content
-    /// without its HTTP head (`convert`).
+    /// with the gzip member framing it, or its ending cut ([`ReadRecord::framed`]), or CR and LF after it in
+    /// its member ([`ReadRecord::member_end`]); an ARC record's date, IP address, or content without its HTTP
+    /// head (`convert`).
     pub repaired: Vec<Mended>,
 }
 
@@ -185,23 +186,25 @@ fn write_records(
             },
             Err(e) => return Err(e),
         };
-        let mut record = record;
-        if let Some(framed) = record.framed() {
-            // Written whole, its length mended: what warcio reads of it (xt30a F3).
-            record.mend_length();
+        // A length off by the CR and LF about the record's ending reads as a whole record; its digest, computed
+        // here where the record is written anyway, says which block its member frames (xt34a F2).
+        let mut record = record.reframed().unwrap_or(record);
+        // Written as warcio reads it, as WARC 1.1 has it: its length mended (xt30a F3), its ending whole (xt32b
+        // F4), without the CR and LF its member held after it (xt33a F3).
+        let repair = match record.framed() {
+            Some(framed) => {
+                record.mend_length();
+                Some(format!("{framed}: written {}", framed.mended()))
+            }
+            None => record
+                .blank_in_member()
+                .map(|what| format!("{what}: written without them")),
+        };
+        if let Some(repair) = repair {
             repaired.push(Mended {
                 offset: record.offset,
                 url: record.get("WARC-Target-URI").unwrap_or("-").to_owned(),
-                repairs: vec![match framed.maybe_cut() {
-                    true => format!(
-                        "{framed}: written with Content-Length: {}, marked WARC-Truncated: unspecified",
-                        framed.has
-                    ),
-                    false if framed.says == framed.has as u64 => {
-                        format!("{framed}: written with its CRLF CRLF whole")
-                    }
-                    false => format!("{framed}: written with Content-Length: {}", framed.has),
-                }],
+                repairs: vec![repair],
             });
         }
         last = Some((record.compression, record.is_arc()));

@@ -333,7 +333,7 @@ async fn a_long_retry_after_holds_only_its_host_and_is_reported() {
         .unwrap_or_default();
     let line = section
         .lines()
-        .find(|l| l.ends_with(" 127.0.0.1"))
+        .find(|l| l.ends_with(&format!(" 127.0.0.1:{}", addr.port())))
         .unwrap_or_default();
     let until = chrono::DateTime::parse_from_rfc3339(line.split_whitespace().next().unwrap_or(""))
         .unwrap_or_else(|e| panic!("{e}: {report}"));

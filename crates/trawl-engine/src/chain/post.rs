@@ -73,8 +73,14 @@ pub(super) fn run(
         delay = delay.max(after);
         asked = asked.max(after);
         asked_to_wait = true;
-        p.stats
-            .record_retry_after(uri.url.host_str().unwrap_or_default(), after);
+        // Named as its queue is: the host, and the port where not the scheme's (xt34b F2: two sites on one
+        // address were one host in the progress line).
+        let host = uri.url.host_str().unwrap_or_default();
+        let origin = match uri.url.port() {
+            Some(port) => format!("{host}:{port}"),
+            None => host.to_owned(),
+        };
+        p.stats.record_retry_after(&origin, after);
         uri.annotate(Annotation::RetryAfter(after.as_secs()));
     }
     if record.try_later() && retries_left(&uri, settings) {

@@ -612,10 +612,15 @@ fn index_warc(
         );
     }
     for (offset, framed) in &indexed.framed {
+        let line = match framed.ending_only() {
+            true => "its index line is for the record as its length says",
+            false => "its index line is for the record as its member frames it",
+        };
         say!(
-            "WARN {} at offset {offset}: {framed}: its index line is for the record as its member frames it \
-             (`trawl warc verify` fails the record; `trawl warc recompress` writes it with its length mended)",
-            warc.display()
+            "WARN {} at offset {offset}: {framed}: {line} (`trawl warc verify` fails the record; `trawl warc \
+             recompress` writes it {})",
+            warc.display(),
+            framed.mended()
         );
     }
     if let Some(offset) = indexed.cut_short {
