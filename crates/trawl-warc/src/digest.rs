@@ -211,18 +211,36 @@ pub(crate) fn parse_head_ok(http: &[u8]) -> bool {
     http.starts_with(b"HTTP/") && parse_head(http).is_some()
 }
 
-/// Whether `http`, an HTTP message as recorded, is cut before its end: its head unended (no CRLF CRLF), or
-/// its chunked body before the end of its last chunk and trailer section. A Content-Length short by a few bytes
-/// leaves such a message (review 79 M3).
-pub(crate) fn http_unended(http: &[u8]) -> bool {
-    if memchr::memmem::find(http, b"\r\n\r\n").is_none() {
-        return true;
-    }
+/// Whether `http`, an HTTP response as recorded, has a chunked body cut before the end of its last chunk and
+/// trailer section: a Content-Length short by a few bytes leaves one so (review 79 M3). Not a response without
+/// a body (1xx, 204, 304), nor one with no chunk at all or one that does not de-chunk (review 80 H2).
+pub(crate) fn chunked_body_unended(http: &[u8]) -> bool {
     parse_head(http).is_some_and(|head| {
+        let body = &http[head.len..];
         !head.interim
             && head.chunked
-            && crate::chunked::dechunk(&http[head.len..]).end != crate::chunked::End::Complete
+            && !matches!(head.code, Some(204 | 304))
+            && !body.is_empty()
+            && crate::chunked::dechunk(body).end == crate::chunked::End::Truncated
     })
+}
+
+/// Whether a record's WARC-Payload-Digest (in `fields`) matches the payload of `block`: of an HTTP message its
+/// entity body (or its body as sent, chunked), else the block. `None` without one of a known algorithm, or
+/// where an HTTP head does not parse.
+pub(crate) fn payload_agrees(fields: &[(String, String)], block: &[u8]) -> Option<bool> {
+    let want = crate::record::get(fields, "WARC-Payload-Digest")?;
+    let http = crate::record::get(fields, "Content-Type").is_some_and(|ct| {
+        ct.trim_start()
+            .to_ascii_lowercase()
+            .starts_with("application/http")
+    });
+    if !http {
+        return digest_matches(want, block);
+    }
+    let body = entity_body(block)?;
+    let raw = raw_body(block).unwrap_or_default();
+    Some(digest_matches(want, &body)? || digest_matches(want, raw) == Some(true))
 }
 
 /// What we need from an HTTP head.
@@ -233,6 +251,8 @@ struct Head {
     chunked: bool,
     /// A 1xx response (other than 101) that a final response follows.
     interim: bool,
+    /// A response's status code.
+    code: Option<u16>,
 }
 
 /// The head at the start of `http`, after any empty lines before its start line: hyper skips them (as
@@ -262,19 +282,19 @@ fn parse_head_into<'h>(
         .allow_space_before_first_header_name(true)
         .ignore_invalid_headers_in_responses(true)
         .ignore_invalid_headers_in_requests(true);
-    let (len, fields, interim) = if http.starts_with(b"HTTP/") {
+    let (len, fields, interim, code) = if http.starts_with(b"HTTP/") {
         let mut resp = httparse::Response::new(headers);
         let httparse::Status::Complete(len) = config.parse_response(&mut resp, http)? else {
             return Ok(None);
         };
         let interim = matches!(resp.code, Some(code) if (100..200).contains(&code) && code != 101);
-        (len, resp.headers, interim)
+        (len, resp.headers, interim, resp.code)
     } else {
         let mut req = httparse::Request::new(headers);
         let httparse::Status::Complete(len) = config.parse_request(&mut req, http)? else {
             return Ok(None);
         };
-        (len, req.headers, false)
+        (len, req.headers, false, None)
     };
     let chunked = fields
         .iter()
@@ -287,6 +307,7 @@ fn parse_head_into<'h>(
         len,
         chunked,
         interim,
+        code,
     }))
 }
 

@@ -20,8 +20,8 @@ pub enum MemberEnd {
     /// The member lacks the last N bytes of the CRLF CRLF, the block whole as its WARC-Block-Digest says
     /// (xt32b F4: some writers end a member so, and warcio keeps the record). [`Framed`] names it.
     Short(u8),
-    /// The member holds N bytes of CR and LF after the CRLF CRLF, the length standing (an extra CRLF its writer
-    /// put there: xt33a F3; between plain records, the reader's `blank_lines`).
+    /// The member holds N bytes of CR and LF after the CRLF CRLF (an extra CRLF its writer put there: xt33a F3;
+    /// between plain records, the reader's `blank_lines`); the length standing, or wrong too ([`Framed`]).
     Blank(usize),
 }
 
@@ -38,29 +38,29 @@ pub struct Framed {
     /// Whether the record's WARC-Block-Digest says the block is whole. Without it, a length too long may be
     /// the record's writer cutting the block short (`convert` and `recompress` then mark it `WARC-Truncated`).
     pub sure: bool,
-    /// How many bytes of the CRLF CRLF after the block the member lacks: its writer cut the record's ending,
-    /// the block whole as its digest says (xt32b F4; its length may be wrong too: xt34a F1).
-    pub trailer_lacks: u8,
+    /// How the member ends the record besides: its CRLF CRLF cut (xt32b F4, the block whole as its digest says;
+    /// its length may be right), or CR and LF after it (its length wrong too: xt34a F1).
+    pub end: MemberEnd,
 }
 
 impl Framed {
-    /// Whether only the record's ending is cut: its length is right ([`Framed::trailer_lacks`]).
+    /// Whether only the record's ending is cut: its length is right.
     pub fn ending_only(&self) -> bool {
-        self.trailer_lacks > 0 && self.says == self.has as u64
+        matches!(self.end, MemberEnd::Short(_)) && self.says == self.has as u64
     }
 
     /// What `convert` and `recompress` write of the record, and `index` says they write.
     pub fn mended(&self) -> String {
-        match (self.ending_only(), self.maybe_cut()) {
+        let length = format!("with Content-Length: {}", self.has);
+        match (self.ending_only(), self.end) {
             (true, _) => "with its CRLF CRLF whole".to_owned(),
-            (false, true) => format!(
-                "with Content-Length: {}, marked WARC-Truncated: unspecified (it said {})",
-                self.has, self.says
+            (false, _) if self.maybe_cut() => format!(
+                "{length}, marked WARC-Truncated: unspecified (it said {})",
+                self.says
             ),
-            (false, false) if self.trailer_lacks > 0 => {
-                format!("with Content-Length: {} and its CRLF CRLF whole", self.has)
-            }
-            (false, false) => format!("with Content-Length: {}", self.has),
+            (false, MemberEnd::Short(_)) => format!("{length} and its CRLF CRLF whole"),
+            (false, MemberEnd::Blank(_)) => format!("{length}, without the CR and LF after it"),
+            (false, MemberEnd::Whole) => length,
         }
     }
 
@@ -73,14 +73,18 @@ impl Framed {
 impl std::fmt::Display for Framed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let member = self.within.container();
+        let ending = match self.end {
+            MemberEnd::Short(4) => "none of the CRLF CRLF".to_owned(),
+            MemberEnd::Short(n) => format!("only {} of the 4 bytes of the CRLF CRLF", 4 - n),
+            MemberEnd::Blank(n) => format!("the CRLF CRLF and {} of CR and LF after it", bytes(n)),
+            MemberEnd::Whole => "the CRLF CRLF".to_owned(),
+        };
         if self.ending_only() {
             return write!(
                 f,
                 "its {member} holds the block of {} bytes its Content-Length says, whole (its WARC-Block-Digest \
-                 matches), and only {} of the 4 bytes of the CRLF CRLF ending the record: read as its \
-                 Content-Length says",
-                self.has,
-                4 - self.trailer_lacks
+                 matches), and {ending} ending the record: read as its Content-Length says",
+                self.has
             );
         }
         let what = if self.maybe_cut() {
@@ -89,10 +93,6 @@ impl std::fmt::Display for Framed {
             "the length is wrong, the record whole (its WARC-Block-Digest matches)"
         } else {
             "the length is wrong"
-        };
-        let ending = match self.trailer_lacks {
-            0 => "the CRLF CRLF".to_owned(),
-            n => format!("only {} of the 4 bytes of the CRLF CRLF", 4 - n),
         };
         write!(
             f,
@@ -103,14 +103,58 @@ impl std::fmt::Display for Framed {
     }
 }
 
+/// A record alone in its member, read whole as its length says, whose WARC-Block-Digest matches instead a block
+/// its member may frame otherwise (a length off by the CR and LF about its ending: xt34a F2): found by
+/// `verify` and `recompress`, which compute the digest ([`crate::ReadRecord::digest_frames`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DigestFrames {
+    /// The Content-Length as written (the block as read).
+    pub says: usize,
+    /// The length of the block the digest matches.
+    pub has: usize,
+    /// How the member ends that block.
+    pub end: MemberEnd,
+    /// What holds the record: a gzip member or a zstd frame.
+    pub within: Compression,
+    /// Whether the record's WARC-Payload-Digest matches that block's payload and not the one as read: then
+    /// the length is wrong. Without it the bytes say as well a digest of other bytes than the block (review 80
+    /// H1), and the record is kept as read.
+    pub corroborated: bool,
+}
+
+impl std::fmt::Display for DigestFrames {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let why = match self.corroborated {
+            true => "its WARC-Payload-Digest agrees: the length is wrong",
+            false => {
+                "the length is off by as much, or the digest is of other bytes than the block (no \
+                 WARC-Payload-Digest tells which)"
+            }
+        };
+        write!(
+            f,
+            "its WARC-Block-Digest matches the block of {} bytes its {} may frame, not the {} its Content-Length \
+             says: {why}",
+            self.has,
+            self.within.container(),
+            self.says
+        )
+    }
+}
+
+/// `n` bytes, said.
+fn bytes(n: usize) -> String {
+    match n {
+        1 => "1 byte".to_owned(),
+        n => format!("{n} bytes"),
+    }
+}
+
 /// What a [`MemberEnd::Blank`] record's member holds after it, `n` bytes of CR and LF in a `within`, said
 /// as `verify` fails it: with no digest (`sure` false) they may be the rest of a block whose length is short by
 /// as much (review 79 M3).
 pub(crate) fn blank_in_member(within: Compression, n: usize, sure: bool) -> String {
-    let bytes = match n {
-        1 => "1 byte".to_owned(),
-        n => format!("{n} bytes"),
-    };
+    let bytes = bytes(n);
     let or = match sure {
         true => "its WARC-Block-Digest matches the block as long as its Content-Length says",
         false => {
@@ -126,7 +170,7 @@ pub(crate) fn blank_in_member(within: Compression, n: usize, sure: bool) -> Stri
 
 /// The most bytes of CR and LF after a record's CRLF CRLF in its member that [`frames`] looks through for where
 /// the block its digest names ends.
-const MAX_BLANK_AFTER: usize = 64;
+const MAX_BLANK_AFTER: usize = 8;
 
 /// The length of the block that `content` (all a member holds after a WARC record's header, `fields`) is, when
 /// it is one record's block and its ending, and how the member ends it: `content` ends in CRLF CRLF, and the
@@ -152,8 +196,8 @@ pub(crate) fn frames(
         }
     }
     // Where the block may end: before any of the CR and LF bytes the member ends with, followed by part of the
-    // CRLF CRLF, or all of it and more CR and LF. Each is one digest of the block: only damaged records come
-    // here.
+    // CRLF CRLF, or all of it and a few more CR and LF (an extra line or two). Each is one digest of the block,
+    // a dozen at most: only a record whose digest matches no other reading comes here.
     let run = content
         .iter()
         .rev()

@@ -54,7 +54,7 @@ pub use crate::{
     convert::{convert, converted_target_uri, converted_utf8_target_uri},
     digest::{http_header, sha1_digest, sha1_key},
     error::Error,
-    framed::{Framed, MemberEnd},
+    framed::{DigestFrames, Framed, MemberEnd},
     ls::ls_line,
     reader::{ReadRecord, Reader, open},
     recompress::{Mended, Rewritten, recompress, recompress_salvaging},

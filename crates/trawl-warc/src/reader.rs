@@ -11,7 +11,7 @@ use flate2::bufread::GzDecoder;
 use crate::arc;
 use crate::compression::Compression;
 use crate::error::{Error, excerpt};
-use crate::framed::{self, Framed, MemberEnd};
+use crate::framed::{self, DigestFrames, Framed, MemberEnd};
 use crate::header;
 use crate::record;
 use crate::zstd_dictionary::{self, DictionaryProblem};
@@ -93,47 +93,64 @@ impl ReadRecord {
     /// How a WARC record alone in its gzip member (or zstd frame) disagrees with the member: its Content-Length
     /// with the block the member frames (read as the member frames it, as warcio reads it: xt30a F3), or its
     /// ending cut, the length right (xt32b F4). `None` for any other record (and for CR and LF after the record
-    /// in its member: [`ReadRecord::member_end`]).
+    /// in its member, the length right: [`ReadRecord::member_end`]).
     pub fn framed(&self) -> Option<Framed> {
         if self.is_arc() || self.compression == Compression::None || !self.alone_in_member {
             return None;
         }
         let says = self.get("Content-Length")?.trim().parse::<u64>().ok();
-        let trailer_lacks = match self.member_end {
-            MemberEnd::Short(n) => n,
-            _ => 0,
-        };
-        (says != Some(self.block.len() as u64) || trailer_lacks > 0).then(|| Framed {
+        let cut = matches!(self.member_end, MemberEnd::Short(_));
+        (says != Some(self.block.len() as u64) || cut).then(|| Framed {
             says: says.unwrap_or_default(),
             has: self.block.len(),
             within: self.compression,
             sure: framed::block_digest(&self.header, &self.block) == Some(true),
-            trailer_lacks,
+            end: self.member_end,
         })
     }
 
-    /// A record alone in its gzip member (or zstd frame), read whole as its length says, whose WARC-Block-Digest
-    /// does not match that block but one the member frames otherwise: a length off by as many bytes as the CR
-    /// and LF about the record's ending (xt34a F2; the member held the block and CRLF CRLF the reader read). The
-    /// record as its member frames it. Asked where the digest is computed anyway (`verify`, `recompress`,
-    /// `convert`): the reader does not, or every reading would cost a digest.
-    pub fn reframed(&self) -> Option<ReadRecord> {
+    /// Of a record alone in its gzip member (or zstd frame), read whole as its length says, whose
+    /// WARC-Block-Digest does not match that block: the block its digest matches among those the member may
+    /// frame otherwise (a length off by as many bytes as the CR and LF about the record's ending: xt34a F2; the
+    /// member held the block read and CRLF CRLF), and whether its WARC-Payload-Digest says that reading is the
+    /// record's. Asked by `verify` and `recompress`, not while reading (every reading would cost a digest). A
+    /// revisit's digests may name another record's payload: never asked.
+    pub(crate) fn digest_frames(&mut self) -> Option<DigestFrames> {
         if self.is_arc()
             || self.compression == Compression::None
             || !self.alone_in_member
             || self.member_end != MemberEnd::Whole
+            || self.get("WARC-Type") == Some("revisit")
             || self.framed().is_some()
             || framed::block_digest(&self.header, &self.block) != Some(false)
         {
             return None;
         }
-        let content = [&self.block[..], b"\r\n\r\n"].concat();
-        let (has, end) = framed::frames(&self.header, &content, true)?;
-        let mut record = self.clone();
-        record.block = content;
-        record.block.truncate(has);
-        record.member_end = end;
-        Some(record)
+        // What the member held after the header, in place, and back.
+        let said = self.block.len();
+        self.block.extend_from_slice(b"\r\n\r\n");
+        let found = framed::frames(&self.header, &self.block, true);
+        let as_framed = found
+            .and_then(|(has, _)| crate::digest::payload_agrees(&self.header, &self.block[..has]));
+        self.block.truncate(said);
+        let (has, end) = found.filter(|&(has, _)| has != said)?;
+        let as_read = crate::digest::payload_agrees(&self.header, &self.block);
+        Some(DigestFrames {
+            says: said,
+            has,
+            end,
+            within: self.compression,
+            corroborated: as_framed == Some(true) && as_read != Some(true),
+        })
+    }
+
+    /// The record as the member frames it where [`ReadRecord::digest_frames`] found `found`.
+    pub(crate) fn take_framing(&mut self, found: &DigestFrames) {
+        match found.has.checked_sub(self.block.len()) {
+            Some(more) => self.block.extend_from_slice(&b"\r\n\r\n"[..more.min(4)]),
+            None => self.block.truncate(found.has),
+        }
+        self.member_end = found.end;
     }
 
     /// Of a record whose member holds CR and LF after it ([`MemberEnd::Blank`]): what `verify` and `recompress`
@@ -1741,35 +1758,46 @@ fn read_warc_record<B: BufRead>(
     let short_trailer = !whole && rest.is_empty() && b"\r\n\r\n".starts_with(&end);
     let blank_after = whole && rest.iter().all(|b| matches!(b, b'\r' | b'\n'));
     if read as u64 <= allowed {
-        // With no digest, an HTTP message the length leaves unended (a request's final CRLF CRLF, a chunked
-        // body's last chunk: review 79 M3) is framed: its length is what is short.
+        // With no digest, an HTTP message the length leaves unended (a request's final CRLF CRLF; a response's
+        // chunked body before its last chunk: review 79 M3) is framed: its length is what is short. A revisit
+        // or a body its writer cut (WARC-Truncated) ends where it ends (review 80 H2).
         let declared = framed::block_digest(&parsed.fields, &block[..said]);
-        let unended = declared.is_none()
+        let http = declared.is_none()
             && record::get(&parsed.fields, "Content-Type")
-                .is_some_and(|t| t.contains("application/http"))
-            && crate::digest::http_unended(&block[..said]);
-        let need_digest = short_trailer || (blank_after && !unended);
+                .is_some_and(|t| t.contains("application/http"));
+        let head_cut = http && memchr::memmem::find(&block[..said], b"\r\n\r\n").is_none();
+        let chunk_cut = http
+            && !head_cut
+            && record::get(&parsed.fields, "WARC-Type") == Some("response")
+            && record::get(&parsed.fields, "WARC-Truncated").is_none()
+            && crate::digest::chunked_body_unended(&block[..said]);
+        let need_digest = short_trailer || (blank_after && !head_cut && !chunk_cut);
         // A block its digest says is whole, its length right and the member's end cutting into the CRLF CRLF
         // after it (xt32b F4: writers do so, warcio keeps the record), is one of these too.
         if let Some((has, end)) = framed::frames(&parsed.fields, &block, need_digest) {
             block.truncate(has);
             return Ok(parts(parsed, block, head, end));
         }
-        if blank_after && declared != Some(false) && !unended {
+        if blank_after && declared != Some(false) && !head_cut {
             // The length stands: the blank lines after the record are the member's, as between plain records
-            // (xt33a F3: `verify` fails them as it fails those).
+            // (xt33a F3: `verify` fails them as it fails those). So too where a chunked body seemed cut but the
+            // member's end frames no longer block.
             let blank = MemberEnd::Blank(block.len() - said - end.len());
             block.truncate(said);
             return Ok(parts(parsed, block, head, blank));
         }
     }
     if short_trailer {
-        // No digest (of an algorithm known here) says which of the two the record is.
+        // No digest says which of the two the record is, or one matches neither.
+        let digest = match framed::block_digest(&parsed.fields, &block[..said]) {
+            Some(false) => "its WARC-Block-Digest matches no block the member may end",
+            _ => "no WARC-Block-Digest of an algorithm known here says the block is whole",
+        };
         return Err(malformed(
             "CRLF CRLF after the block as long as Content-Length says",
             format!(
                 "{} then the end of the {member}: the record's ending is cut, or its length too long by as much \
-                 (no WARC-Block-Digest of an algorithm known here says the block is whole)",
+                 ({digest})",
                 excerpt(&end)
             ),
         ));
@@ -2290,8 +2318,8 @@ mod tests {
             assert_eq!((read.len(), &read[0].block[..]), (2, &request[..]));
             let framed = read[0].framed().unwrap();
             assert_eq!(
-                (framed.says, framed.has, framed.trailer_lacks, framed.sure),
-                (n as u64, n, cut as u8, true)
+                (framed.says, framed.has, framed.end, framed.sure),
+                (n as u64, n, MemberEnd::Short(cut as u8), true)
             );
             let mut mended = read[0].clone();
             mended.mend_length();
@@ -2372,9 +2400,15 @@ mod tests {
         assert_eq!(read[0].block, request);
     }
 
+    /// `rec` (a record of [`warc_rec`]) with `line` (a field and its CRLF) after its version line.
+    fn with_line(rec: &[u8], line: &str) -> Vec<u8> {
+        [&rec[..10], line.as_bytes(), &rec[10..]].concat()
+    }
+
     /// xt34a F1, F2, xt32b F5: a length wrong as well as the member's ending odd (cut, or CR and LF after it):
-    /// the digest says where the block ends, read so (F1), or, where the length reads as a whole record, asked
-    /// by the tools that compute the digest ([`ReadRecord::reframed`]: F2, F5).
+    /// the digest says where the block ends, read so (F1), or, where the length reads as a whole record, found
+    /// by the tools that compute the digest ([`ReadRecord::digest_frames`]: F2, F5), and taken only where the
+    /// payload digest agrees (review 80 H1).
     #[test]
     fn a_wrong_length_with_an_odd_ending_is_framed_by_the_digest() {
         let block = b"HTTP/1.1 200 OK\r\n\r\nhello\r\n";
@@ -2385,39 +2419,101 @@ mod tests {
             assert_eq!((read.len(), &read[0].block[..]), (2, &block[..]), "{says}");
             let framed = read[0].framed().unwrap();
             assert_eq!(
-                (framed.says, framed.trailer_lacks, framed.ending_only()),
-                (says as u64, 2, false)
+                (framed.says, framed.end, framed.ending_only()),
+                (says as u64, MemberEnd::Short(2), false)
             );
             assert!(framed.mended().ends_with("and its CRLF CRLF whole"));
         }
         // An extra CRLF and a length 2 too long; the ending 2 bytes short and a length 2 short: each reads as a
-        // whole record as its length says, which its digest does not match.
+        // whole record as its length says, which its block digest does not match.
+        let payload = format!(
+            "WARC-Payload-Digest: {}\r\n",
+            crate::sha1_digest(b"hello\r\n")
+        );
         let extra = [&warc_rec(block, n + 2, true)[..], b"\r\n"].concat();
         let cut = warc_rec(block, n - 2, true);
         for (member, end) in [
             (&extra[..], MemberEnd::Blank(2)),
             (&cut[..cut.len() - 2], MemberEnd::Short(2)),
         ] {
-            let read = read_all(&gz(member)).unwrap();
-            assert_ne!(read[0].block.len(), n);
-            let reframed = read[0].reframed().unwrap();
-            assert_eq!(
-                (&reframed.block[..], reframed.member_end),
-                (&block[..], end)
+            // The payload digest agrees with the block the member frames: taken.
+            let mut read = read_all(&gz(&with_line(member, &payload)))
+                .unwrap()
+                .remove(0);
+            assert_ne!(read.block.len(), n);
+            let found = read.digest_frames().unwrap();
+            assert_eq!((found.has, found.end, found.corroborated), (n, end, true));
+            read.take_framing(&found);
+            assert_eq!((&read.block[..], read.member_end), (&block[..], end));
+            assert_eq!(read.framed().map(|f| f.has), Some(n));
+            // None to say: named, kept as read.
+            let mut read = read_all(&gz(member)).unwrap().remove(0);
+            let found = read.digest_frames().unwrap();
+            assert!(!found.corroborated);
+            assert!(
+                found
+                    .to_string()
+                    .contains("or the digest is of other bytes"),
+                "{found}"
             );
-            assert_eq!(reframed.framed().map(|f| f.has), Some(n));
         }
-        // A sound record, or one whose digest matches nothing: as read.
-        let read = read_all(&gz(&warc_rec(block, n, true))).unwrap();
-        assert!(read[0].reframed().is_none());
+        // A record whose length and payload digest agree, its block digest of 2 bytes less: as read.
+        let longer = [&block[..], b"\r\n"].concat();
+        let own = format!(
+            "WARC-Payload-Digest: {}\r\n",
+            crate::sha1_digest(b"hello\r\n\r\n")
+        );
+        let rec = String::from_utf8(warc_rec(&longer, longer.len(), true))
+            .unwrap()
+            .replace(&crate::sha1_digest(&longer), &crate::sha1_digest(block));
+        let mut read = read_all(&gz(&with_line(rec.as_bytes(), &own)))
+            .unwrap()
+            .remove(0);
+        assert!(!read.digest_frames().unwrap().corroborated);
+        // A revisit is never asked; a sound record, or one whose digest matches nothing, finds nothing.
+        let revisit = String::from_utf8(extra.clone())
+            .unwrap()
+            .replace("WARC-Type: response", "WARC-Type: revisit");
+        assert!(
+            read_all(&gz(revisit.as_bytes())).unwrap()[0]
+                .clone()
+                .digest_frames()
+                .is_none()
+        );
+        let mut read = read_all(&gz(&warc_rec(block, n, true))).unwrap().remove(0);
+        assert!(read.digest_frames().is_none());
         let wrong = String::from_utf8(warc_rec(block, n, true))
             .unwrap()
             .replace(&crate::sha1_digest(block), &crate::sha1_digest(b"x"));
-        assert!(
-            read_all(&gz(wrong.as_bytes())).unwrap()[0]
-                .reframed()
-                .is_none()
-        );
+        let mut read = read_all(&gz(wrong.as_bytes())).unwrap().remove(0);
+        assert!(read.digest_frames().is_none());
+    }
+
+    /// Review 80 H2: a revisit of a chunked response (its head, no body), a 304, or a chunked body its writer cut,
+    /// with no digest and CR or LF after it in its member: the length stands, the record kept as written.
+    #[test]
+    fn a_chunked_head_without_a_cut_body_keeps_its_length() {
+        let head = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+        let not_modified = b"HTTP/1.1 304 Not Modified\r\nTransfer-Encoding: chunked\r\n\r\n";
+        let cut = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel";
+        for (block, kind) in [
+            (&head[..], "WARC-Type: revisit"),
+            (&not_modified[..], "WARC-Type: response"),
+            (&cut[..], "WARC-Type: response\r\nWARC-Truncated: length"),
+        ] {
+            for extra in [&b"\r\n"[..], b"\n"] {
+                let rec = String::from_utf8(warc_rec(block, block.len(), false))
+                    .unwrap()
+                    .replace("WARC-Type: response", kind);
+                let member = [rec.as_bytes(), extra].concat();
+                let read = read_all(&[gz(&member), gz(REC)].concat()).unwrap();
+                assert_eq!(
+                    (read.len(), &read[0].block[..], read[0].member_end),
+                    (2, block, MemberEnd::Blank(extra.len())),
+                    "{kind} {extra:?}"
+                );
+            }
+        }
     }
 
     /// xt32b F2, F3, F6: blank lines before a plain record (the first too) or the end of the file are passed

@@ -337,15 +337,18 @@ pub fn verify_with(path: &Path, options: VerifyOptions) -> Result<VerifySummary,
             let quirk = match check(&record) {
                 Ok(quirk) => quirk,
                 Err(p) => {
-                    // A block digest that matches the block the member frames otherwise names the length
-                    // (xt34a F2).
-                    let p = match (&p, record.reframed()) {
-                        (RecordProblem::Digest { what: "block", .. }, Some(framed)) => {
-                            framed.framed().map_or(p, RecordProblem::Framed)
+                    // A block digest that matches a block the member may frame otherwise says so (xt34a F2).
+                    let offset = record.offset;
+                    let p = match p {
+                        RecordProblem::Digest { what: "block", .. } => {
+                            let mut record = record;
+                            record
+                                .digest_frames()
+                                .map_or(p, RecordProblem::DigestFrames)
                         }
-                        _ => p,
+                        p => p,
                     };
-                    let e = fail(Some(record.offset), id.clone(), p.to_string());
+                    let e = fail(Some(offset), id.clone(), p.to_string());
                     return Err(pending(repeats, e));
                 }
             };
@@ -424,12 +427,12 @@ pub fn verify_with(path: &Path, options: VerifyOptions) -> Result<VerifySummary,
         return Err(pending(repeats, fail(None, None, problem)));
     }
     if let Some((offset, id, what, places)) = blank_in_member {
-        let more = match places {
+        let first = match places {
             1 => String::new(),
-            n => format!(" (and {} more records' members)", n - 1),
+            n => format!("the first of {n} records whose members hold such lines: "),
         };
         let problem = format!(
-            "{what}{more}: a WARC record ends with CRLF CRLF alone. The tools (and warcio) read past them; `trawl \
+            "{first}{what}: a WARC record ends with CRLF CRLF alone. The tools (and warcio) read past them; `trawl \
              warc recompress {} OUT.warc.gz` writes the records without them",
             path.display()
         );
@@ -637,6 +640,16 @@ enum RecordProblem {
         .0.mended()
     )]
     Framed(crate::Framed),
+    #[error(
+        "{}; {}",
+        .0,
+        match .0.corroborated {
+            true => "`trawl warc recompress` (and `convert`) write the block the digests match, its length \
+                     mended (`ls` and `index`, which check no digest, read it as its length says)",
+            false => "`trawl warc recompress` (and `convert`) write it as read",
+        }
+    )]
+    DigestFrames(crate::framed::DigestFrames),
     #[error("missing WARC-Target-URI (required on {0} records)")]
     NoTarget(String),
     #[error("WARC-Payload-Digest present but the HTTP head cannot be parsed")]

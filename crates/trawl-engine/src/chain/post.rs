@@ -73,8 +73,8 @@ pub(super) fn run(
         delay = delay.max(after);
         asked = asked.max(after);
         asked_to_wait = true;
-        // Named as its queue is: the host, and the port where not the scheme's (xt34b F2: two sites on one
-        // address were one host in the progress line).
+        // Named by its host, and its port where not the scheme's (xt34b F2: two sites on one address were one
+        // host in the progress line).
         let host = uri.url.host_str().unwrap_or_default();
         let origin = match uri.url.port() {
             Some(port) => format!("{host}:{port}"),
