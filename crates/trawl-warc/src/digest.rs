@@ -225,24 +225,6 @@ pub(crate) fn chunked_body_unended(http: &[u8]) -> bool {
     })
 }
 
-/// Whether a record's WARC-Payload-Digest (in `fields`) matches the payload of `block`: of an HTTP message its
-/// entity body (or its body as sent, chunked), else the block. `None` without one of a known algorithm, or
-/// where an HTTP head does not parse.
-pub(crate) fn payload_agrees(fields: &[(String, String)], block: &[u8]) -> Option<bool> {
-    let want = crate::record::get(fields, "WARC-Payload-Digest")?;
-    let http = crate::record::get(fields, "Content-Type").is_some_and(|ct| {
-        ct.trim_start()
-            .to_ascii_lowercase()
-            .starts_with("application/http")
-    });
-    if !http {
-        return digest_matches(want, block);
-    }
-    let body = entity_body(block)?;
-    let raw = raw_body(block).unwrap_or_default();
-    Some(digest_matches(want, &body)? || digest_matches(want, raw) == Some(true))
-}
-
 /// What we need from an HTTP head.
 struct Head {
     /// Bytes up to and including the empty line.

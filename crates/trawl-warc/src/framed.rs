@@ -221,6 +221,24 @@ pub(crate) fn block_digest(fields: &[(String, String)], block: &[u8]) -> Option<
     record::get(fields, "WARC-Block-Digest").and_then(|d| digest_matches(d, block))
 }
 
+/// Whether a record's WARC-Payload-Digest (in `fields`) matches the payload of `block`: of an HTTP message its
+/// entity body (or its body as sent, chunked), else the block. `None` without one of a known algorithm, or
+/// where an HTTP head does not parse.
+pub(crate) fn payload_agrees(fields: &[(String, String)], block: &[u8]) -> Option<bool> {
+    let want = record::get(fields, "WARC-Payload-Digest")?;
+    let http = record::get(fields, "Content-Type").is_some_and(|ct| {
+        ct.trim_start()
+            .to_ascii_lowercase()
+            .starts_with("application/http")
+    });
+    if !http {
+        return digest_matches(want, block);
+    }
+    let body = crate::digest::entity_body(block)?;
+    let raw = crate::digest::raw_body(block).unwrap_or_default();
+    Some(digest_matches(want, &body)? || digest_matches(want, raw) == Some(true))
+}
+
 /// `raw` (a WARC record's header as written) with its (first) Content-Length line saying `length`: its name,
 /// and its line's end, as written; continuation lines of the old value left out. The field the reader reads.
 pub(crate) fn with_length(raw: &[u8], length: usize) -> Vec<u8> {

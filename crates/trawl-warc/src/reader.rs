@@ -130,11 +130,11 @@ impl ReadRecord {
         let said = self.block.len();
         self.block.extend_from_slice(b"\r\n\r\n");
         let found = framed::frames(&self.header, &self.block, true);
-        let as_framed = found
-            .and_then(|(has, _)| crate::digest::payload_agrees(&self.header, &self.block[..has]));
+        let as_framed =
+            found.and_then(|(has, _)| framed::payload_agrees(&self.header, &self.block[..has]));
         self.block.truncate(said);
         let (has, end) = found.filter(|&(has, _)| has != said)?;
-        let as_read = crate::digest::payload_agrees(&self.header, &self.block);
+        let as_read = framed::payload_agrees(&self.header, &self.block);
         Some(DigestFrames {
             says: said,
             has,
