@@ -115,6 +115,7 @@ fn summary(job: &Job, seeds: &[String], ending: &str, snap: &Snapshot, stats: &S
     );
     let _ = writeln!(t, "Not modified (304 revisits): {}", dedup.not_modified);
     let _ = writeln!(t, "URIs Discovered: {}", snap.discovered);
+    let _ = writeln!(t, "URIs Refused Before Queued: {}", snap.refused);
     let _ = writeln!(t, "URIs Left Queued: {}", snap.queued);
     let _ = writeln!(t, "Total Data Received: {} bytes", snap.wire_bytes);
     let _ = writeln!(t, "URIs/sec: {:.2}", snap.rate());
@@ -165,6 +166,7 @@ fn summary(job: &Job, seeds: &[String], ending: &str, snap: &Snapshot, stats: &S
             "not_modified": dedup.not_modified,
         },
         "discovered": snap.discovered,
+        "refused": snap.refused,
         "queued": snap.queued,
         "wire_bytes": snap.wire_bytes,
         "status_codes": by_status.iter().map(|(k, v)| (k.to_string(), *v)).collect::<std::collections::BTreeMap<_, _>>(),

@@ -230,8 +230,12 @@ pub struct Snapshot {
     pub queued: u64,
     /// URIs being processed.
     pub in_flight: u64,
-    /// Distinct URIs discovered and accepted.
+    /// Distinct URIs discovered: taken by the frontier, or refused before it took them with a crawl.log line
+    /// ([`Snapshot::refused`]), so never fewer than the URIs finished.
     pub discovered: u64,
+    /// Of the discovered, the URIs refused before they were queued (by the scope, -5000 or -4001, or a
+    /// queue's budget, -5003), each logged once.
+    pub refused: u64,
     /// Hosts with work queued or in flight.
     pub active_queues: u64,
     /// Fetch latencies.
@@ -264,6 +268,8 @@ pub struct Totals {
     pub queued: u64,
     /// Distinct URIs discovered.
     pub discovered: u64,
+    /// Of them, refused before they were queued.
+    pub refused: u64,
     /// Queues with work.
     pub active_queues: u64,
     /// Bytes received.
@@ -287,6 +293,7 @@ impl Totals {
             disregarded: snap.disregarded,
             queued: snap.queued,
             discovered: snap.discovered,
+            refused: snap.refused,
             active_queues: snap.active_queues,
             wire_bytes: snap.wire_bytes,
         }

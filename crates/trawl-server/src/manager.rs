@@ -564,6 +564,7 @@ fn saved_snapshot(dir: &Path) -> Snapshot {
         wire_bytes: t.wire_bytes,
         queued: t.queued,
         discovered: t.discovered,
+        refused: t.refused,
         active_queues: t.active_queues,
         ..Snapshot::default()
     })
@@ -639,6 +640,7 @@ mod tests {
             disregarded: 0,
             queued: 5,
             discovered: 125,
+            refused: 0,
             active_queues: 1,
             wire_bytes: 4096,
         };
@@ -710,6 +712,7 @@ mod tests {
             disregarded: 0,
             queued: 5,
             discovered: finished + 5,
+            refused: 0,
             active_queues: 1,
             wire_bytes: 4096,
         };

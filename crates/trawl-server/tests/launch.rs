@@ -342,6 +342,7 @@ async fn a_launch_shows_the_saved_totals_until_its_first_progress() {
         disregarded: 0,
         queued: 5,
         discovered: 125,
+        refused: 0,
         active_queues: 1,
         wire_bytes: 4096,
     };

@@ -144,13 +144,15 @@ impl Shared {
             let c = remote.counts();
             snap.queued = c.queued + c.later;
             snap.in_flight = c.in_flight;
-            snap.discovered = c.discovered;
+            snap.discovered = c.discovered + c.refused;
+            snap.refused = c.refused;
             return snap;
         }
         let f = lock(&self.frontier);
         snap.queued = f.queued() + f.due_later() as u64;
         snap.in_flight = f.in_flight() as u64;
-        snap.discovered = f.discovered();
+        snap.discovered = f.discovered() + f.refused();
+        snap.refused = f.refused();
         snap.active_queues = f.active_queues() as u64;
         if snap.in_flight == 0 && snap.queued > 0 {
             let now = Instant::now();

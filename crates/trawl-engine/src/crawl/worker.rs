@@ -217,7 +217,7 @@ fn apply(shared: &Shared, queue: &str, ticket: Ticket, outcome: Outcome, worker:
     // A cut is logged once per uniq key, and not at all for a URI the crawl has (or will) fetch. Its line
     // is handed to the journal before the frontier is let go, so the journal commits the mark with it.
     for cut in cuts {
-        if !f.is_seen(&cut.uri.uniq_key) && f.mark_note(&format!("cut {}", cut.uri.uniq_key)) {
+        if !f.is_seen(&cut.uri.uniq_key) && f.mark_refused(&cut.uri.uniq_key) {
             p.write_line(p.log_failure(&cut.uri, cut.status, worker));
         }
     }

@@ -6,6 +6,9 @@ use super::*;
 /// starts with a NUL.
 const NOTES_KEY: &[u8] = b"\0notes";
 
+/// The key of the count of refused URIs' notes ([`Frontier::mark_refused`]), beside [`NOTES_KEY`].
+const REFUSED_KEY: &[u8] = b"\0refused";
+
 impl<T: Item> Frontier<T> {
     /// Opens the on-disk frontier in `dir` (creating it), restoring every queue and item: items that were in
     /// flight when the process stopped are queued again.
@@ -15,16 +18,23 @@ impl<T: Item> Frontier<T> {
         let now = f.epoch;
         let wall_now = f.epoch_wall_ms;
         f.head_max = HEAD_MAX;
-        let mut notes = 0;
+        let (mut notes, mut refused) = (0, 0);
         for kv in store.queues.iter() {
             let (k, v) = kv.into_inner().map_err(|e| store.err(e))?;
-            if *k == *NOTES_KEY {
-                notes = <[u8; 8]>::try_from(&v[..])
+            let count = |what| {
+                <[u8; 8]>::try_from(&v[..])
                     .map(u64::from_be_bytes)
                     .map_err(|_| Error::Corrupt {
                         path: store.path().to_path_buf(),
-                        what: "count of notes",
-                    })?;
+                        what,
+                    })
+            };
+            if *k == *NOTES_KEY {
+                notes = count("count of notes")?;
+                continue;
+            }
+            if *k == *REFUSED_KEY {
+                refused = count("count of refused URIs")?;
                 continue;
             }
             let name = String::from_utf8(k.to_vec()).map_err(|_| Error::Corrupt {
@@ -75,6 +85,7 @@ impl<T: Item> Frontier<T> {
         let seen = store.seen.len().map_err(|e| store.err(e))? as u64;
         f.uniq.discovered = seen.saturating_sub(notes);
         f.uniq.notes = notes;
+        f.uniq.refused = refused;
         f.later = Later::restore(&store, now)?;
         f.store = Some(store);
         for id in 0..f.queues.len() as u32 {
@@ -195,6 +206,11 @@ impl<T: Item> Frontier<T> {
                 Which::Queues,
                 NOTES_KEY.to_vec(),
                 self.uniq.notes.to_be_bytes().to_vec(),
+            );
+            store.put(
+                Which::Queues,
+                REFUSED_KEY.to_vec(),
+                self.uniq.refused.to_be_bytes().to_vec(),
             );
         }
         if wait {

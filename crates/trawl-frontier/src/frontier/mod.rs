@@ -221,6 +221,17 @@ impl<T: Item> Frontier<T> {
         true
     }
 
+    /// Marks the crawl.log line of `uniq_key`, a URI refused before it was queued (by the scope or a
+    /// budget), written: a note, so it is logged once, counted in [`Frontier::refused`]. Returns whether it
+    /// was new (the line is to be written).
+    pub fn mark_refused(&mut self, uniq_key: &str) -> bool {
+        let new = self.mark_note(&format!("cut {uniq_key}"));
+        if new {
+            self.uniq.refused += 1;
+        }
+        new
+    }
+
     /// Queues `item` at the back of `queue` unless its uniq key was scheduled before or the queue is over
     /// budget.
     pub fn schedule(&mut self, queue: &str, item: T) -> Scheduled {
@@ -576,6 +587,12 @@ impl<T: Item> Frontier<T> {
     /// Distinct uniq keys scheduled or marked seen so far (notes not counted).
     pub fn discovered(&self) -> u64 {
         self.uniq.discovered
+    }
+
+    /// Distinct URIs refused before they were queued whose lines were written ([`Frontier::mark_refused`];
+    /// a store written before they were counted counts those of later runs only).
+    pub fn refused(&self) -> u64 {
+        self.uniq.refused
     }
 
     /// Bytes the store takes on disk (0 in memory).

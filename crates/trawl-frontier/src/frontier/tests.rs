@@ -468,25 +468,28 @@ fn notes_are_seen_but_not_discovered_uris_before_and_after_reopening() {
         let mut f: Frontier<String> = Frontier::open(dir.path(), 1).unwrap();
         f.schedule("a", s("u1"));
         assert!(f.mark_seen("u2"));
-        assert!(f.mark_note("cut u3"));
+        assert!(f.mark_refused("u3"));
         assert!(f.mark_note("fetched u2"));
-        assert!(!f.mark_note("cut u3"), "a note is marked once");
+        assert!(!f.mark_refused("u3"), "a refusal is marked once");
+        assert!(!f.mark_note("cut u3"), "a refusal is the note of its key");
         assert!(f.is_seen("cut u3") && f.is_seen("fetched u2"));
         assert_eq!(f.discovered(), 2, "u1 and u2, not the notes");
+        assert_eq!(f.refused(), 1, "u3, not the other note");
         f.flush().unwrap();
         // Not committed: lost, as after kill -9.
-        f.mark_note("cut u4");
+        f.mark_refused("u4");
     }
     let mut f: Frontier<String> = Frontier::open(dir.path(), 1).unwrap();
-    assert_eq!(f.discovered(), 2);
+    assert_eq!((f.discovered(), f.refused()), (2, 1));
     assert!(f.is_seen("cut u3") && !f.is_seen("cut u4"));
-    f.mark_note("cut u4");
+    assert!(f.mark_refused("u4"));
     f.schedule("b", s("u5"));
     assert_eq!(f.discovered(), 3);
     f.flush().unwrap();
     drop(f);
     let f: Frontier<String> = Frontier::open(dir.path(), 1).unwrap();
     assert_eq!(f.discovered(), 3, "u1, u2, u5");
+    assert_eq!(f.refused(), 2, "u3, u4");
     assert_eq!(f.queued(), 2);
 }
 

@@ -52,6 +52,8 @@ pub(crate) struct UniqFilter {
     /// Notes marked so far ([`UniqFilter::add_note`]), and whether that count changed since the last commit.
     pub(crate) notes: u64,
     pub(crate) notes_changed: bool,
+    /// Of the notes, those marking a refused URI's line written ([`crate::Frontier::mark_refused`]).
+    pub(crate) refused: u64,
 }
 
 impl UniqFilter {
@@ -64,6 +66,7 @@ impl UniqFilter {
             discovered: 0,
             notes: 0,
             notes_changed: false,
+            refused: 0,
         }
     }
 

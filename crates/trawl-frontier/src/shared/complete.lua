@@ -80,7 +80,9 @@ end
 local predicted = i
 i = i + 4 * n_predicted
 for _ = 1, n_cuts do
-  redis.call('HSET', p .. ':s:' .. ARGV[i], ARGV[i + 1], '')
+  if redis.call('HSET', p .. ':s:' .. ARGV[i], ARGV[i + 1], '') == 1 then
+    redis.call('HINCRBY', p .. ':n', 'refused', 1)
+  end
   redis.call('HDEL', p .. ':cutclaim', ARGV[i] .. ':' .. ARGV[i + 1])
   i = i + 2
 end

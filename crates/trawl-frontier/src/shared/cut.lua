@@ -49,6 +49,7 @@ for i = 5, #ARGV, 4 do
   here[slot] = true
   if take and mode == 'final' then
     redis.call('HSET', marks, field, '')
+    redis.call('HINCRBY', p .. ':n', 'refused', 1)
     redis.call('HDEL', claims, slot)
   elseif take then
     redis.call('HSET', claims, slot, mine)

@@ -180,6 +180,9 @@ pub struct SharedCounts {
     pub later: u64,
     /// Distinct items ever scheduled.
     pub discovered: u64,
+    /// Distinct URLs refused before they were scheduled whose lines were written ([`SharedFrontier::claim_cuts`],
+    /// [`SharedFrontier::mark_cut`]).
+    pub refused: u64,
     /// Items completed.
     pub done: u64,
     /// Leases that expired and were claimed again (a worker died or stalled).
@@ -569,6 +572,7 @@ impl<T: Item> SharedFrontier<T> {
             in_flight: get("in_flight"),
             later: get("later"),
             discovered: get("discovered"),
+            refused: get("refused"),
             done: get("done"),
             reclaimed: get("reclaimed"),
         })

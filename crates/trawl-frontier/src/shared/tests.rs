@@ -344,6 +344,7 @@ fn a_completion_with_every_part_puts_each_where_it_belongs() {
     assert!(matches!(f.claim().unwrap(), Claim::Empty));
     let counts = f.counts().unwrap();
     assert_eq!((counts.done, counts.discovered), (6, 4));
+    assert_eq!(counts.refused, 1, "the cut's line, counted once");
 }
 
 /// Review 71 R3: a queue nothing but a prerequisite or a redirect fed (`first`) is known by its name, as
@@ -449,6 +450,8 @@ fn a_refused_urls_line_is_claimed_once_and_taken_over_from_a_dead_worker() {
     );
     assert!(!a.mark_cut("y").unwrap() && !a.mark_cut("h1/1").unwrap());
     assert!(a.mark_cut("z").unwrap() && !a.mark_cut("z").unwrap());
+    // One line each for x, y and z, however often they were met or claimed.
+    assert_eq!(a.counts().unwrap().refused, 3);
 }
 
 #[test]
