@@ -609,7 +609,7 @@ mod tests {
         // A plain WARC cut short in a block, or after it: the records before it are whole (the next began
         // where each one's length said), and are written (xt28b F2: nothing was).
         let plain: Vec<u8> = records.iter().flat_map(Record::to_bytes).collect();
-        for cut in [10, 2] {
+        for cut in [10, 5] {
             let input = dir.path().join(format!("cut{cut}.warc"));
             std::fs::write(&input, &plain[..plain.len() - cut]).unwrap();
             let out = dir.path().join(format!("out-cut{cut}.warc.gz"));
@@ -627,6 +627,18 @@ mod tests {
             assert!(crate::recompress(&input, &strict).is_err());
             assert!(!strict.exists());
         }
+        // Cut in its last CRLF CRLF, the block whole by its digest (xt34a F4): that record is kept and written
+        // with its ending whole.
+        let input = dir.path().join("cut2.warc");
+        std::fs::write(&input, &plain[..plain.len() - 2]).unwrap();
+        let out = dir.path().join("out-cut2.warc.gz");
+        let rewritten = convert(&input, &out).unwrap();
+        assert!(rewritten.stopped.is_none());
+        assert_eq!(rewritten.records, 3);
+        assert_eq!(crate::verify(&out).unwrap().records, 3);
+        let out = dir.path().join("re-cut2.warc");
+        assert_eq!(crate::recompress(&input, &out).unwrap(), 3);
+        assert_eq!(std::fs::read(&out).unwrap(), plain);
     }
 
     #[test]

@@ -80,9 +80,13 @@ impl std::fmt::Display for Framed {
             MemberEnd::Whole => "the CRLF CRLF".to_owned(),
         };
         if self.ending_only() {
+            let holder = match self.within {
+                Compression::None => "the file".to_owned(),
+                _ => format!("its {member}"),
+            };
             return write!(
                 f,
-                "its {member} holds the block of {} bytes its Content-Length says, whole (its WARC-Block-Digest \
+                "{holder} holds the block of {} bytes its Content-Length says, whole (its WARC-Block-Digest \
                  matches), and {ending} ending the record: read as its Content-Length says",
                 self.has
             );

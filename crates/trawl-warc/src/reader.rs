@@ -92,14 +92,18 @@ impl ReadRecord {
 
     /// How a WARC record alone in its gzip member (or zstd frame) disagrees with the member: its Content-Length
     /// with the block the member frames (read as the member frames it, as warcio reads it: xt30a F3), or its
-    /// ending cut, the length right (xt32b F4). `None` for any other record (and for CR and LF after the record
-    /// in its member, the length right: [`ReadRecord::member_end`]).
+    /// ending cut, the length right (xt32b F4; also a plain file's last record, or one member's of every
+    /// record: xt34a F4). `None` for any other record (and for CR and LF after the record in its member, the
+    /// length right: [`ReadRecord::member_end`]).
     pub fn framed(&self) -> Option<Framed> {
-        if self.is_arc() || self.compression == Compression::None || !self.alone_in_member {
+        let cut = matches!(self.member_end, MemberEnd::Short(_));
+        // A plain file (or one member of every record) frames no record but its last, whose ending it may cut.
+        if self.is_arc()
+            || ((self.compression == Compression::None || !self.alone_in_member) && !cut)
+        {
             return None;
         }
         let says = self.get("Content-Length")?.trim().parse::<u64>().ok();
-        let cut = matches!(self.member_end, MemberEnd::Short(_));
         (says != Some(self.block.len() as u64) || cut).then(|| Framed {
             says: says.unwrap_or_default(),
             has: self.block.len(),
@@ -531,7 +535,14 @@ impl<R: BufRead> Reader<R> {
                         check_unseparated(&self.path, offset, &version, &header, &raw_header)?;
                     }
                     let len = self.input.pos - offset;
-                    let trailer = if version.starts_with("WARC/") { 4 } else { 0 };
+                    // The CRLF CRLF after a WARC record, which cdxj-indexer does not count: all of it, or what a
+                    // file ending inside it holds (xt34a F4).
+                    let warc = version.starts_with("WARC/");
+                    let trailer = match member_end {
+                        _ if !warc => 0,
+                        MemberEnd::Short(n) => 4 - u64::from(n),
+                        _ => 4,
+                    };
                     let record = ReadRecord {
                         offset,
                         len,
@@ -545,7 +556,7 @@ impl<R: BufRead> Reader<R> {
                         raw_header,
                         member_end,
                     };
-                    if trailer == 4 {
+                    if warc {
                         self.check_followed(&record)?;
                     }
                     return Ok(Some(record));
@@ -1730,9 +1741,19 @@ fn read_warc_record<B: BufRead>(
         )
     };
     let Some(member) = framed else {
-        return match whole {
-            true => Ok(parts(parsed, block, head, MemberEnd::Whole)),
-            false => Err(not_ended(&end)),
+        // A plain file, or one gzip member holding every record, that ends inside the CRLF CRLF after its last
+        // record: the block whole as its WARC-Block-Digest says, the record is kept as a member so ended is
+        // (xt34a F4: warcio keeps it); else a cut.
+        let cut_ending = end.len() < 4
+            && b"\r\n\r\n".starts_with(&end)
+            && framed::block_digest(&parsed.fields, &block) == Some(true);
+        return match (whole, cut_ending) {
+            (true, _) => Ok(parts(parsed, block, head, MemberEnd::Whole)),
+            (false, true) => {
+                let short = MemberEnd::Short((4 - end.len()) as u8);
+                Ok(parts(parsed, block, head, short))
+            }
+            (false, false) => Err(not_ended(&end)),
         };
     };
     if whole && ends_or_goes_on(src).map_err(read_err)? {
@@ -2398,6 +2419,38 @@ mod tests {
         // A length of 10^15 in a member of a few bytes: framed, not refused as too large.
         let read = read_all(&gz(&warc_rec(request, 1_000_000_000_000_000, true))).unwrap();
         assert_eq!(read[0].block, request);
+    }
+
+    /// xt34a F4: a plain file, or one gzip member of every record, ending inside its last record's CRLF CRLF
+    /// keeps that record where its digest says its block is whole (as a member so ended), else it is a cut.
+    #[test]
+    fn a_file_ending_inside_its_last_ending_keeps_a_record_its_digest_proves() {
+        for left in 0..4 {
+            let cut = &REC_DIGEST[..REC_DIGEST.len() - 4 + left];
+            let plain = [REC, cut].concat();
+            for (bytes, holder) in [
+                (plain.clone(), "the file holds"),
+                (gz(&plain), "its gzip member"),
+            ] {
+                let read = read_all(&bytes).unwrap();
+                assert_eq!(read.len(), 2, "{left}");
+                assert_eq!(read[1].block, b"hi");
+                assert_eq!(read[1].member_end, MemberEnd::Short(4 - left as u8));
+                if holder == "the file holds" {
+                    // As cdxj-indexer counts a plain record: without what it has of its CRLF CRLF.
+                    assert_eq!(read[1].index_len, REC_DIGEST.len() as u64 - 4, "{left}");
+                }
+                let framed = read[1].framed().unwrap();
+                assert!(framed.ending_only(), "{left}");
+                assert!(framed.to_string().starts_with(holder), "{framed}");
+                assert!(read[0].framed().is_none());
+            }
+            let undigested = [REC, &REC[..REC.len() - 4 + left]].concat();
+            assert!(read_all(&undigested).is_err(), "{left}");
+        }
+        // A digest that does not match: a cut.
+        let wrong = String::from_utf8_lossy(REC_DIGEST).replace("hi\r\n", "ho\r\n");
+        assert!(read_all(&wrong.as_bytes()[..wrong.len() - 2]).is_err());
     }
 
     /// `rec` (a record of [`warc_rec`]) with `line` (a field and its CRLF) after its version line.

@@ -7,7 +7,9 @@ use std::{
 };
 
 use crate::resync::{Own, later_record};
-use crate::{Compression, Encoder, Error, naming::OPEN_SUFFIX, reader::open, writer::held_path};
+use crate::{
+    Compression, Encoder, Error, MemberEnd, naming::OPEN_SUFFIX, reader::open, writer::held_path,
+};
 
 /// What [`repair`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,6 +26,9 @@ pub struct Repaired {
     /// Bytes of the held records' spill after its last whole record (a record a crash tore as it was being
     /// spilled), left out (xt28b F6: unsaid).
     pub held_cut: u64,
+    /// Bytes of the last record's CRLF CRLF a crash left unwritten in a plain file, written (its block whole
+    /// as its digest says: xt34a F4), so the closed file verifies.
+    pub ended: usize,
 }
 
 /// The size up to which a repair reads a record back: any. The crawl wrote it (with `fetch.max_bytes` over the
@@ -60,6 +65,7 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
     let mut records = 0;
     let mut stopped = None;
     let mut warcinfo = None;
+    let mut ended = 0;
     for rec in open(path)?.with_max_record_bytes(ANY_SIZE) {
         match rec {
             Ok(r) => {
@@ -68,6 +74,13 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
                 }
                 good_end = r.offset + r.len;
                 records += 1;
+                // A plain file's last record, torn in its CRLF CRLF (the reader keeps it only at the file's end,
+                // its block whole by its digest): the rest of its ending is written back below.
+                if let MemberEnd::Short(n) = r.member_end
+                    && r.compression == Compression::None
+                {
+                    ended = usize::from(n);
+                }
             }
             Err(e) => {
                 stopped = Some(e);
@@ -123,10 +136,16 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
             cut: size,
             restored,
             held_cut,
+            ended: 0,
         });
     }
-    let file = OpenOptions::new().write(true).open(path).map_err(io)?;
+    let mut file = OpenOptions::new().write(true).open(path).map_err(io)?;
     file.set_len(good_end).map_err(io)?;
+    if ended > 0 {
+        use std::io::{Seek, SeekFrom, Write};
+        file.seek(SeekFrom::Start(good_end)).map_err(io)?;
+        file.write_all(&b"\r\n\r\n"[4 - ended..]).map_err(io)?;
+    }
     file.sync_all().map_err(io)?;
     let name = path.to_string_lossy();
     let closed = PathBuf::from(name.strip_suffix(OPEN_SUFFIX).unwrap_or(&name));
@@ -141,6 +160,7 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
         cut: size - good_end,
         restored,
         held_cut,
+        ended,
     })
 }
 
@@ -167,6 +187,8 @@ fn restore_held(path: &Path, held: &Path) -> Result<(usize, u64), Error> {
     let mut records: Vec<std::ops::Range<usize>> = Vec::new();
     for rec in open(held)?.with_max_record_bytes(ANY_SIZE) {
         match rec {
+            // A last record torn in its CRLF CRLF is torn too (the reader keeps it for its digest).
+            Ok(r) if matches!(r.member_end, MemberEnd::Short(_)) => break,
             Ok(r) => records.push(r.offset as usize..(r.offset + r.len) as usize),
             // A torn last record: it was being held when the crash came, and was never counted as archived.
             Err(_) => break,
@@ -217,6 +239,11 @@ mod tests {
     use crate::{Compression, Record, Writer, WriterConfig, verify};
 
     fn torn_file(compression: Compression) -> (tempfile::TempDir, PathBuf) {
+        torn_by(compression, 30)
+    }
+
+    /// Three responses after the warcinfo, written, then the file's last `bytes` torn off, as a crash does.
+    fn torn_by(compression: Compression, bytes: u64) -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let mut cfg = WriterConfig::new(dir.path().to_path_buf(), "t", "h");
         cfg.compression = compression;
@@ -234,15 +261,33 @@ mod tests {
         }
         let open = w.current_path().unwrap().to_path_buf();
         std::mem::forget(w); // a crash: no close, no rename
-        // tear the last record in half
         let len = std::fs::metadata(&open).unwrap().len();
         OpenOptions::new()
             .write(true)
             .open(&open)
             .unwrap()
-            .set_len(len - 30)
+            .set_len(len - bytes)
             .unwrap();
         (dir, open)
+    }
+
+    /// xt34a F4: a plain file torn inside its last record's CRLF CRLF keeps that record, whose block is whole
+    /// (its digest matches), and gets the rest of its ending back: the file verifies, as written before the tear.
+    #[test]
+    fn a_plain_file_torn_in_its_last_ending_keeps_the_record_whole() {
+        for torn in 1..=4u64 {
+            let (_dir, open) = torn_by(Compression::None, torn);
+            let r = repair(&open).unwrap();
+            let path = r.path.unwrap();
+            assert_eq!((r.records, r.cut, r.ended), (4, 0, torn as usize), "{torn}");
+            assert_eq!(verify(&path).unwrap().records, 4, "{torn}");
+            assert!(std::fs::read(&path).unwrap().ends_with(b"22\r\n\r\n"));
+        }
+        // One byte more torn: the block is cut, and the record with it.
+        let (_dir, open) = torn_by(Compression::None, 5);
+        let r = repair(&open).unwrap();
+        assert_eq!((r.records, r.ended), (3, 0));
+        assert_eq!(verify(&r.path.unwrap()).unwrap().records, 3);
     }
 
     #[test]
