@@ -351,7 +351,7 @@ pub const MAX_QUEUE_DELAY_MS: u64 = 86_400_000;
 pub fn too_long_a_delay(ms: u64) -> String {
     format!(
         "a queue delay of {ms} ms is over a day ({MAX_QUEUE_DELAY_MS} ms): give it in milliseconds, or pause \
-         the queue (`pause-queue`) to leave it alone; nothing was changed"
+         the queue to leave it alone; nothing was changed"
     )
 }
 
@@ -528,7 +528,7 @@ pub(crate) fn apply_to_frontier(
             let held = match (frontier.queue_counts(queue), budget) {
                 (Some((given, queued)), Some(b)) if given >= *b && queued > 0 => format!(
                     ": the queue was given {given} URIs already, so it takes no more; the {queued} it holds \
-                     are still fetched (`retire-queue` or `delete-queue` stops them)"
+                     are still fetched (retiring or deleting the queue stops them)"
                 ),
                 _ => String::new(),
             };

@@ -230,8 +230,9 @@ pub struct Snapshot {
     pub queued: u64,
     /// URIs being processed.
     pub in_flight: u64,
-    /// Distinct URIs discovered: taken by the frontier, or refused before it took them with a crawl.log line
-    /// ([`Snapshot::refused`]), so never fewer than the URIs finished.
+    /// URIs discovered: the distinct URIs the frontier took, and those refused with a crawl.log line before it
+    /// took them ([`Snapshot::refused`]); a URI refused, then queued after all (a link past the hop limit found
+    /// again as an embed), counts in both, as it has a line for each.
     pub discovered: u64,
     /// Of the discovered, the URIs refused before they were queued (by the scope, -5000 or -4001, or a
     /// queue's budget, -5003), each logged once.

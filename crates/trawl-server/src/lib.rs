@@ -156,10 +156,38 @@ fn framework_sentence(text: &str) -> String {
     ];
     for (axum, ours) in PARTS {
         if let Some(rest) = text.strip_prefix(axum) {
+            let rest = serde_words(rest);
             return format!("{ours}{rest} (docs/api.md gives each route's parameters and fields)");
         }
     }
     text.to_string()
+}
+
+/// serde's names of Rust types in a refusal (`expected struct CreateJob with 4 elements`, `expected u64`) in
+/// JSON's words (xt37a F4).
+fn serde_words(text: &str) -> String {
+    let mut out = text.to_string();
+    if let Some(at) = out.find("expected struct ") {
+        let rest = &out[at..];
+        let end = [rest.find([',', ')']), rest.find(" at line ")]
+            .into_iter()
+            .flatten()
+            .min()
+            .map_or(out.len(), |n| at + n);
+        out.replace_range(at..end, "expected a JSON object");
+    }
+    for (rust, json) in [
+        ("expected u64", "expected a whole number, 0 or more"),
+        ("expected u32", "expected a whole number, 0 or more"),
+        ("expected usize", "expected a whole number, 0 or more"),
+        ("expected i64", "expected a whole number"),
+        ("expected f64", "expected a number"),
+        ("expected a sequence", "expected a JSON array"),
+        ("expected a map", "expected a JSON object"),
+    ] {
+        out = out.replace(rust, json);
+    }
+    out
 }
 
 /// Whether `host` (a `Host` header's value, lowercase) is an IP address, `localhost`, or one of `names`,
@@ -277,5 +305,24 @@ mod tests {
         ] {
             assert!(!super::known(host, &names), "{host}");
         }
+    }
+
+    /// xt37a F4: serde's Rust type names are not the API's words.
+    #[test]
+    fn a_body_refusal_names_json_not_rust_types() {
+        let said = super::framework_sentence(
+            "Failed to deserialize the JSON body into the target type: invalid length 0, expected struct \
+             CreateJob with 4 elements at line 1 column 2",
+        );
+        assert!(said.contains("expected a JSON object at line 1"), "{said}");
+        let said = super::framework_sentence(
+            "Failed to deserialize the JSON body into the target type: delay_ms: invalid value: integer \
+             `-1`, expected u64 at line 1 column 26",
+        );
+        assert!(
+            said.contains("expected a whole number, 0 or more"),
+            "{said}"
+        );
+        assert!(!said.contains("u64"), "{said}");
     }
 }

@@ -528,9 +528,13 @@ impl JobManager {
         }
     }
 
-    /// Forgets a job that is not running (its folder stays).
-    pub fn teardown(&self, id: &str) -> Result<(), ApiError> {
-        self.job_dir(id)?;
+    /// Forgets a job that is not running (its folder stays); whether this server held anything of it.
+    pub fn teardown(&self, id: &str) -> Result<bool, ApiError> {
+        let dir = self.job_dir(id)?;
+        // Another process's crawl is its own to end (xt37a F8: it was "torn down" here, and logged).
+        if let Some(pid) = Self::crawled_elsewhere(&dir) {
+            return Err(Self::elsewhere_refusal(id, pid));
+        }
         let mut map = lock(&self.live);
         if map
             .get(id)
@@ -547,8 +551,7 @@ impl JobManager {
                  then tear it down"
             )));
         }
-        map.remove(id);
-        Ok(())
+        Ok(map.remove(id).is_some())
     }
 }
 

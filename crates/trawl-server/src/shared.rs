@@ -27,6 +27,7 @@ pub(crate) struct Counts {
     pub(crate) in_flight: u64,
     pub(crate) later: u64,
     pub(crate) discovered: u64,
+    pub(crate) refused: u64,
     pub(crate) done: u64,
     pub(crate) reclaimed: u64,
 }
@@ -38,6 +39,7 @@ impl From<SharedCounts> for Counts {
             in_flight: c.in_flight,
             later: c.later,
             discovered: c.discovered,
+            refused: c.refused,
             done: c.done,
             reclaimed: c.reclaimed,
         }

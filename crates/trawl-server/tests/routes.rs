@@ -433,8 +433,20 @@ async fn jobs_config_build_and_pages() {
             .any(|w| w["key"] == "fetch.user_agent" && w["line"] == 2),
         "{body}"
     );
-    let bad = "[fetch]\nuser_agent = 1\nnope = 2\n";
-    let (status, _, body) = send(&app, api("PUT", "/api/jobs/j1/config", bad)).await;
+    // A text that is not a config trawl reads is refused, the job's crawl.toml kept (xt37a F9: `{"a":1}`
+    // replaced it); one whose values are wrong is saved, its problems named.
+    for bad in ["[fetch]\nuser_agent = 1\nnope = 2\n", r#"{"a":1}"#] {
+        let (status, _, body) = send(&app, api("PUT", "/api/jobs/j1/config", bad)).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+        assert!(
+            body.contains("not a config trawl reads: line ") && body.contains("was not changed"),
+            "{body}"
+        );
+        let kept = std::fs::read_to_string(dir.path().join("j1/crawl.toml")).unwrap();
+        assert_eq!(kept, agent);
+    }
+    let wrong = "[frontier]\nmin_delay_ms = 9000\nmax_delay_ms = 10\n";
+    let (status, _, body) = send(&app, api("PUT", "/api/jobs/j1/config", wrong)).await;
     assert_eq!(status, StatusCode::OK);
     let v: serde_json::Value = serde_json::from_str(&body).unwrap();
     assert_eq!(v["ok"], false, "{body}");
@@ -446,6 +458,24 @@ async fn jobs_config_build_and_pages() {
             .any(|p| p["line"].as_u64().is_some()),
         "{body}"
     );
+    // A file outside the jobs folder is never read, nor quoted back (xt37a F7), by create or by edit.
+    let outside = "[seeds]\nfiles = [\"/etc/passwd\"]\n";
+    let (status, _, body) = send(&app, api("PUT", "/api/jobs/j1/config", outside)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(
+        body.contains("seeds.files[0]: /etc/passwd is outside the jobs folder"),
+        "{body}"
+    );
+    assert!(!body.contains("root:"), "{body}");
+    let create =
+        serde_json::json!({"name": "j3", "config": "[seeds]\nfiles = [\"../../x.txt\"]\n"});
+    let (status, _, body) = send(&app, api("POST", "/api/jobs", &create.to_string())).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(
+        body.contains("seeds.files[0]: ../../x.txt is outside"),
+        "{body}"
+    );
+    assert!(!dir.path().join("j3").exists());
     let log = std::fs::read_to_string(dir.path().join("j1/logs/config-changes.log")).unwrap();
     assert!(log.contains("token@local edit crawl.toml"), "{log}");
     // A password written in the config is refused, by create and by edit: the job's folder would keep it

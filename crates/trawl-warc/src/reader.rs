@@ -57,8 +57,9 @@ pub struct ReadRecord {
     /// that is not UTF-8 read as latin-1). Of an ARC record, its header line as written.
     pub raw_header: Vec<u8>,
     /// Of a WARC record alone in its gzip member (or zstd frame): how the member ends after the record's
-    /// block, where not with the CRLF CRLF alone (its ending cut, or blank lines after it). [`MemberEnd::Whole`]
-    /// for any other record.
+    /// block, where not with the CRLF CRLF alone (its ending cut, or blank lines after it); of a plain file's
+    /// last record (or the last of one member holding every record), its ending cut by the file's end.
+    /// [`MemberEnd::Whole`] for any other record.
     pub member_end: MemberEnd,
 }
 

@@ -26,9 +26,6 @@ pub struct Repaired {
     /// Bytes of the held records' spill after its last whole record (a record a crash tore as it was being
     /// spilled), left out (xt28b F6: unsaid).
     pub held_cut: u64,
-    /// Bytes of the last record's CRLF CRLF a crash left unwritten in a plain file, written (its block whole
-    /// as its digest says: xt34a F4), so the closed file verifies.
-    pub ended: usize,
 }
 
 /// The size up to which a repair reads a record back: any. The crawl wrote it (with `fetch.max_bytes` over the
@@ -65,22 +62,22 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
     let mut records = 0;
     let mut stopped = None;
     let mut warcinfo = None;
-    let mut ended = 0;
     for rec in open(path)?.with_max_record_bytes(ANY_SIZE) {
         match rec {
+            // A plain file's last record, torn in its CRLF CRLF (the reader keeps it, at the file's end, for
+            // its digest): torn all the same, its URI not finished, so fetched again (review 81 L3).
+            Ok(r)
+                if matches!(r.member_end, MemberEnd::Short(_))
+                    && r.compression == Compression::None =>
+            {
+                break;
+            }
             Ok(r) => {
                 if records == 0 && r.get("WARC-Type") == Some("warcinfo") {
                     warcinfo = r.get("WARC-Record-ID").map(str::to_owned);
                 }
                 good_end = r.offset + r.len;
                 records += 1;
-                // A plain file's last record, torn in its CRLF CRLF (the reader keeps it only at the file's end,
-                // its block whole by its digest): the rest of its ending is written back below.
-                if let MemberEnd::Short(n) = r.member_end
-                    && r.compression == Compression::None
-                {
-                    ended = usize::from(n);
-                }
             }
             Err(e) => {
                 stopped = Some(e);
@@ -136,16 +133,10 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
             cut: size,
             restored,
             held_cut,
-            ended: 0,
         });
     }
-    let mut file = OpenOptions::new().write(true).open(path).map_err(io)?;
+    let file = OpenOptions::new().write(true).open(path).map_err(io)?;
     file.set_len(good_end).map_err(io)?;
-    if ended > 0 {
-        use std::io::{Seek, SeekFrom, Write};
-        file.seek(SeekFrom::Start(good_end)).map_err(io)?;
-        file.write_all(&b"\r\n\r\n"[4 - ended..]).map_err(io)?;
-    }
     file.sync_all().map_err(io)?;
     let name = path.to_string_lossy();
     let closed = PathBuf::from(name.strip_suffix(OPEN_SUFFIX).unwrap_or(&name));
@@ -160,7 +151,6 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
         cut: size - good_end,
         restored,
         held_cut,
-        ended,
     })
 }
 
@@ -271,23 +261,18 @@ mod tests {
         (dir, open)
     }
 
-    /// xt34a F4: a plain file torn inside its last record's CRLF CRLF keeps that record, whose block is whole
-    /// (its digest matches), and gets the rest of its ending back: the file verifies, as written before the tear.
+    /// A plain file torn inside its last record's CRLF CRLF, which the reader keeps for its digest (xt34a F4):
+    /// torn all the same, and cut, as one torn in its block (review 81 L3: its URI is fetched again).
     #[test]
-    fn a_plain_file_torn_in_its_last_ending_keeps_the_record_whole() {
-        for torn in 1..=4u64 {
+    fn a_plain_file_torn_in_its_last_ending_loses_that_record() {
+        for torn in 1..=5u64 {
             let (_dir, open) = torn_by(Compression::None, torn);
             let r = repair(&open).unwrap();
             let path = r.path.unwrap();
-            assert_eq!((r.records, r.cut, r.ended), (4, 0, torn as usize), "{torn}");
-            assert_eq!(verify(&path).unwrap().records, 4, "{torn}");
-            assert!(std::fs::read(&path).unwrap().ends_with(b"22\r\n\r\n"));
+            assert_eq!(r.records, 3, "{torn}");
+            assert!(r.cut > 0, "{torn}");
+            assert_eq!(verify(&path).unwrap().records, 3, "{torn}");
         }
-        // One byte more torn: the block is cut, and the record with it.
-        let (_dir, open) = torn_by(Compression::None, 5);
-        let r = repair(&open).unwrap();
-        assert_eq!((r.records, r.ended), (3, 0));
-        assert_eq!(verify(&r.path.unwrap()).unwrap().records, 3);
     }
 
     #[test]

@@ -78,6 +78,11 @@ impl Default for BrowserConfig {
 const CHROMIUM_NAMES: [&str; 3] = ["chromium", "chromium-browser", "google-chrome"];
 
 impl BrowserConfig {
+    /// Whether `name` is one a Chromium goes by on PATH (`chromium`, `chromium-browser`, `google-chrome`).
+    pub fn is_chromium_name(name: &str) -> bool {
+        CHROMIUM_NAMES.contains(&name)
+    }
+
     /// The Chromium this config means: `executable` when set (a path, relative to the config's folder once
     /// the config is checked; a bare name, looked up on PATH), else the first of `chromium`,
     /// `chromium-browser`, `google-chrome` found on PATH. `trawl check` and the crawl both ask this, so a

@@ -6,6 +6,7 @@ pub mod access;
 mod addresses;
 pub mod browser;
 mod edit;
+mod files;
 pub mod filters;
 mod host_name;
 mod load;

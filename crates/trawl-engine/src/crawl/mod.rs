@@ -439,15 +439,9 @@ impl Crawl {
                     "trawl: put back {n} records held in memory to train the zstd dictionary ({torn} left out)"
                 )),
             }
-            let ended = match r.ended {
-                0 => String::new(),
-                n => format!(
-                    ", the last one's CRLF CRLF ending completed with the {n} bytes it lacked"
-                ),
-            };
             lines.push(match &r.path {
                 Some(p) => format!(
-                    "trawl: repaired {} ({} complete records kept, {} bytes of a torn record cut{ended})",
+                    "trawl: repaired {} ({} complete records kept, {} bytes of a torn record cut)",
                     p.display(),
                     r.records,
                     r.cut

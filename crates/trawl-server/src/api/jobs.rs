@@ -108,8 +108,10 @@ pub(crate) fn create_job(s: &AppState, who: &str, req: CreateJob) -> Result<JobS
     refuse_inline_secret(&text)?;
     let dir = s.jobs.make_folder(&req.name)?;
     let path = dir.join("crawl.toml");
-    let written = CrawlConfig::parse(&text, &path)
-        .map_err(|e| ApiError::bad_request(e.to_string()))
+    let written = super::written::refuse_foreign_files(s.jobs.dir(), &dir, &text)
+        .and_then(|()| {
+            CrawlConfig::parse(&text, &path).map_err(|e| ApiError::bad_request(e.to_string()))
+        })
         .and_then(|parsed| {
             let text = if req.seeds.is_empty() {
                 text
@@ -147,7 +149,9 @@ pub(crate) async fn create(
     Extension(op): Extension<Operator>,
     Json(req): Json<CreateJob>,
 ) -> Result<Json<JobStatus>, ApiError> {
-    create_job(&s, &op.who, req).map(Json)
+    super::off_runtime(move || create_job(&s, &op.who, req))
+        .await
+        .map(Json)
 }
 
 pub(crate) async fn status(
@@ -321,6 +325,20 @@ pub(crate) fn save_config(
         return Err(crate::manager::JobManager::elsewhere_refusal(id, pid));
     }
     refuse_inline_secret(text)?;
+    super::written::refuse_foreign_files(s.jobs.dir(), &dir, text)?;
+    if let Some(built) = unreadable(&dir, text) {
+        let first = built.problems.first().map_or(String::new(), |p| {
+            let at = p.line.map_or(String::new(), |l| format!("line {l}: "));
+            format!(": {at}{}", p.message)
+        });
+        let more = match built.problems.len() {
+            0 | 1 => String::new(),
+            n => format!(" ({} more problems)", n - 1),
+        };
+        return Err(ApiError::bad_request(format!(
+            "the text is not a config trawl reads{first}{more}; job {id:?}'s crawl.toml was not changed              (`trawl check` names every problem)"
+        )));
+    }
     refuse_new_queue_names(&dir, text)?;
     // Whole or not at all: a server stopped mid-write must not leave a job whose crawl.toml is cut short.
     trawl_engine::job::write_whole(&dir.join("crawl.toml"), text).map_err(ApiError::internal)?;
@@ -330,6 +348,23 @@ pub(crate) fn save_config(
         &format!("edit crawl.toml ({} bytes)", text.len()),
     );
     build_job(s, id)
+}
+
+/// The problems of `text` as job folder `dir`'s crawl.toml when it is not a config trawl reads (its syntax, an
+/// unknown key, a wrong type): such a text is not saved, or the job would keep no config to launch (xt37a F9:
+/// a body of `{"a":1}` replaced it). A config whose values are wrong is saved, its problems named.
+pub(crate) fn unreadable(dir: &std::path::Path, text: &str) -> Option<Built> {
+    let problems = CrawlConfig::check_str(text, &dir.join("crawl.toml"))
+        .err()?
+        .problems;
+    problems
+        .iter()
+        .any(|p| p.stage != trawl_config::settings::Stage::Semantics)
+        .then(|| Built {
+            ok: false,
+            problems: problems.into_iter().map(ProblemJson::from).collect(),
+            warnings: Vec::new(),
+        })
 }
 
 /// Refuses a config text holding a password (a credential's `password`, a proxy's `USER:PASS@`): the job's
@@ -397,12 +432,16 @@ pub(crate) async fn put_config(
             "the body is empty: send job {id:?}'s whole crawl.toml text (the config was not changed)"
         )));
     }
-    save_config(&s, &op.who, &id, &text).map(Json)
+    super::off_runtime(move || save_config(&s, &op.who, &id, &text))
+        .await
+        .map(Json)
 }
 
 pub(crate) async fn build(
     State(s): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Json<Built>, ApiError> {
-    build_job(&s, &id).map(Json)
+    super::off_runtime(move || build_job(&s, &id))
+        .await
+        .map(Json)
 }

@@ -35,6 +35,10 @@ pub(crate) async fn act(
             }
             match crate::manager::JobManager::crawled_elsewhere(&dir) {
                 Some(pid) => crate::manager::JobManager::elsewhere_refusal(id, pid),
+                // Stopping a stopped job is done already (xt37a F8: it was told to launch first).
+                None if action == "terminate" => ApiError::conflict(format!(
+                    "job {id:?} is not running: it is stopped already, nothing to terminate"
+                )),
                 None => ApiError::conflict(format!(
                     "job {id:?} is not running: launch it first (POST /api/jobs/{id}/launch)"
                 )),
@@ -57,7 +61,12 @@ pub(crate) async fn act(
             _ => {}
         },
         "terminate" => running()?.stop(),
-        "teardown" => s.jobs.teardown(id)?,
+        // Nothing held of the job (torn down already, or never run by this server): no change to log (xt37a F8).
+        "teardown" => {
+            if !s.jobs.teardown(id)? {
+                return s.jobs.status(id);
+            }
+        }
         other => return Err(ApiError::not_found(format!("no action {other:?}"))),
     }
     let what = match (checkpoint, answer) {

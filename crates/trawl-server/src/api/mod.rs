@@ -5,7 +5,18 @@ use axum::{
     routing::{get, post},
 };
 
-use crate::AppState;
+use crate::{ApiError, AppState};
+
+/// Runs `f`, which reads the files a job's config names (its checks), off the async threads: a file whose read
+/// blocks (a FIFO, a hung network share) holds one blocking thread and its request, not the server and every
+/// crawl in it (xt37a F12).
+pub(crate) async fn off_runtime<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(ApiError::internal)?
+}
 
 mod events;
 pub(crate) mod jobs;
@@ -14,6 +25,7 @@ pub(crate) mod logs;
 pub(crate) mod queues;
 mod shared;
 pub(crate) mod url;
+mod written;
 
 /// Every API route, for docs/api.md's check.
 pub(crate) fn routes() -> Router<AppState> {

@@ -111,6 +111,12 @@ pub(crate) async fn add_seeds(
     Path(id): Path<String>,
     Json(seeds): Json<Seeds>,
 ) -> Result<Json<Reply>, ApiError> {
+    // Nothing to add is a mistake, not a change to log (xt37a F5).
+    if seeds.urls.is_empty() {
+        return Err(ApiError::bad_request(
+            "`urls` is empty: give at least one seed URL; nothing was changed".to_string(),
+        ));
+    }
     if let Some(Err(e)) = seeds
         .urls
         .iter()

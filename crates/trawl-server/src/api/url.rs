@@ -13,7 +13,7 @@ use crate::{ApiError, AppState};
 const HOP_LETTERS: &str = "LERXPSI";
 
 /// `GET /api/url` query.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 pub(crate) struct Explain {
     /// The URL (the UI's empty form has none).
     #[serde(default)]
@@ -76,5 +76,7 @@ pub(crate) async fn explain(
     State(s): State<AppState>,
     Query(q): Query<Explain>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    explain_url(&s, &q).map(Json)
+    super::off_runtime(move || explain_url(&s, &q))
+        .await
+        .map(Json)
 }

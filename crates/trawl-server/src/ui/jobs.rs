@@ -95,7 +95,8 @@ pub(crate) async fn create(
             .map(str::to_string)
             .collect(),
     };
-    match crate::api::jobs::create_job(&s, &op.who, req) {
+    let who = op.who.clone();
+    match crate::api::off_runtime(move || crate::api::jobs::create_job(&s, &who, req)).await {
         Ok(j) => Redirect::to(&format!("/jobs/{}", j.id)).into_response(),
         Err(e) => error_page(&op, &e),
     }

@@ -20,7 +20,8 @@ pub(crate) async fn tester(
     let result = if q.url.is_empty() {
         String::new()
     } else {
-        match explain_url(&s, &q) {
+        let asked = q.clone();
+        match crate::api::off_runtime(move || explain_url(&s, &asked)).await {
             Ok(v) => {
                 let mut rows = String::new();
                 if let Some(obj) = v.as_object() {

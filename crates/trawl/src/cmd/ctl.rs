@@ -273,7 +273,8 @@ pub(crate) fn shared(
                     serde_json::json!({
                         "state": state, "finished": finished,
                         "queued": c.queued, "in_flight": c.in_flight, "later": c.later,
-                        "discovered": c.discovered, "done": c.done, "reclaimed": c.reclaimed,
+                        "discovered": c.discovered, "refused": c.refused, "done": c.done,
+                        "reclaimed": c.reclaimed,
                     })
                 )?;
             } else {
@@ -286,8 +287,8 @@ pub(crate) fn shared(
                 writeln!(
                     out,
                     "crawl {name:?} at {shown} ({state}): {} done, {} queued, {} in flight, {} due later, {} \
-                     discovered, {} leases reclaimed from dead workers",
-                    c.done, c.queued, c.in_flight, c.later, c.discovered, c.reclaimed
+                     discovered, {} refused before queued, {} leases reclaimed from dead workers",
+                    c.done, c.queued, c.in_flight, c.later, c.discovered, c.refused, c.reclaimed
                 )?;
             }
             return Ok(ExitCode::SUCCESS);
