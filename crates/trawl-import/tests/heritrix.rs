@@ -1007,3 +1007,50 @@ fn a_rule_left_out_fails_a_strict_import() {
         );
     }
 }
+
+/// xt36b F1, F2: the candidates processor's `seedsRedirectNewSeeds` and FetchHTTP's proxy, set on the beans
+/// of Heritrix's own profile, were noted as no such setting (a seed's redirect widened the scope; the crawl
+/// went direct).
+#[test]
+fn the_candidates_processor_and_the_fetchers_proxy_are_carried() {
+    let cxml = r#"<?xml version="1.0" encoding="UTF-8"?>
+<beans xmlns="http://www.springframework.org/schema/beans">
+ <bean id="seeds" class="org.archive.modules.seeds.TextSeedModule">
+  <property name="textSource"><bean class="org.archive.spring.ConfigString"><property name="value"><value>http://127.0.0.1:18310/</value></property></bean></property>
+ </bean>
+ <bean id="dispositionChain" class="org.archive.modules.DispositionChain">
+  <property name="processors"><list><ref bean="candidates"/><ref bean="disposition"/></list></property>
+ </bean>
+ <bean id="candidates" class="org.archive.crawler.postprocessor.CandidatesProcessor">
+  <property name="seedsRedirectNewSeeds" value="false"/>
+ </bean>
+ <bean id="disposition" class="org.archive.crawler.postprocessor.DispositionProcessor"/>
+ <bean id="fetchHttp" class="org.archive.modules.fetcher.FetchHTTP">
+  <property name="httpProxyHost" value="127.0.0.1"/>
+  <property name="httpProxyPort" value="3128"/>
+  <property name="httpProxyUser" value="crawler"/>
+  <property name="httpProxyPassword" value="Pr0xySecret!"/>
+ </bean>
+</beans>
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("crawler-beans.cxml");
+    let import = import(cxml, &path).unwrap();
+    let table: toml::Table = toml::from_str(&import.toml).unwrap();
+    assert_eq!(
+        get(&table, "scope.seed_redirects_new_seeds").as_bool(),
+        Some(false),
+        "{}",
+        import.toml
+    );
+    assert_eq!(
+        get(&table, "fetch.proxy").as_str(),
+        Some("http://127.0.0.1:3128")
+    );
+    assert!(
+        noted(&import, 16, "takes no credentials"),
+        "{}",
+        import.toml
+    );
+    assert!(!import.toml.contains("Pr0xySecret"), "{}", import.toml);
+}
