@@ -1054,3 +1054,62 @@ fn the_candidates_processor_and_the_fetchers_proxy_are_carried() {
     );
     assert!(!import.toml.contains("Pr0xySecret"), "{}", import.toml);
 }
+
+/// xt36b F8: `surtsSourceFile` given as a path (`value="surts.txt"`, as Heritrix's default profile shows it)
+/// was dropped, the crawl narrower than the Heritrix job's; F4: form items holding an API key or a one-time
+/// code were written in clear.
+#[test]
+fn a_surts_source_file_path_and_secret_form_items() {
+    let cxml = r#"<?xml version="1.0" encoding="UTF-8"?>
+<beans xmlns="http://www.springframework.org/schema/beans">
+ <bean id="seeds" class="org.archive.modules.seeds.TextSeedModule">
+  <property name="textSource"><bean class="org.archive.spring.ConfigString"><property name="value"><value>http://127.0.0.1:18310/</value></property></bean></property>
+ </bean>
+ <bean id="acceptSurts" class="org.archive.modules.deciderules.surt.SurtPrefixedDecideRule">
+  <property name="surtsSourceFile" value="surts.txt"/>
+ </bean>
+ <bean id="scope" class="org.archive.modules.deciderules.DecideRuleSequence">
+  <property name="rules"><list>
+    <bean class="org.archive.modules.deciderules.RejectDecideRule"/>
+    <ref bean="acceptSurts"/>
+  </list></property>
+ </bean>
+ <bean id="credentialStore" class="org.archive.modules.credential.CredentialStore">
+  <property name="credentials"><map>
+    <entry key="f"><bean class="org.archive.modules.credential.HtmlFormCredential">
+      <property name="domain" value="127.0.0.1:18310"/><property name="loginUri" value="http://127.0.0.1:18310/login"/>
+      <property name="formItems"><map><entry key="user" value="u"/><entry key="apikey" value="K3Y"/><entry key="otp_code" value="123456"/><entry key="pass" value="P"/></map></property>
+    </bean></entry>
+  </map></property>
+ </bean>
+</beans>
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("surts.txt"), "http://(org,example,uni,\n").unwrap();
+    let path = dir.path().join("crawler-beans.cxml");
+    let import = import(cxml, &path).unwrap();
+    let table: toml::Table = toml::from_str(&import.toml).unwrap();
+    let accept = rules(&table, "scope.rules")
+        .into_iter()
+        .find(|r| r.get("rule").and_then(toml::Value::as_str) == Some("surt_prefixed"))
+        .unwrap_or_else(|| panic!("{}", import.toml));
+    let files = accept["files"].as_array().unwrap();
+    assert!(
+        files[0].as_str().unwrap().ends_with("surts.txt"),
+        "{}",
+        import.toml
+    );
+    for secret in ["K3Y", "123456", "\"P\""] {
+        assert!(!import.toml.contains(secret), "{secret}: {}", import.toml);
+    }
+    let credential = &table["credentials"].as_array().unwrap()[0];
+    assert_eq!(credential["password_field"].as_str(), Some("pass"));
+    assert!(
+        import
+            .notes
+            .iter()
+            .any(|n| n.to_string().contains("apikey, otp_code also look secret")),
+        "{}",
+        import.toml
+    );
+}

@@ -153,12 +153,10 @@ fn form(
             _ => Vec::new(),
         };
         for (name, value) in items {
-            if is_secret_name(&name) {
-                if password_field.is_none() {
-                    password_field = Some(name);
-                } else {
-                    secret_items.push(name);
-                }
+            if is_password_name(&name) && password_field.is_none() {
+                password_field = Some(name);
+            } else if is_secret_name(&name) {
+                secret_items.push(name);
             } else {
                 fields.insert(name, T::String(value));
             }
@@ -261,10 +259,25 @@ fn password_env(key: &str) -> String {
     }
 }
 
-/// Whether a form item's name says it holds a password (its value is then never written).
-fn is_secret_name(name: &str) -> bool {
+/// Whether a form item's name says it holds a password (the first is the credential's `password_field`).
+fn is_password_name(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     n.contains("pass") || n.contains("pwd") || n == "pw" || n.contains("secret")
+}
+
+/// Whether a form item's name says it holds a password or another secret (its value is then never written): an
+/// API token, key or one-time code too (xt36b F4: `api_token`, `apikey` and `otp_code` were written in clear,
+/// and went into every WARC's warcinfo).
+fn is_secret_name(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    is_password_name(name)
+        || n.contains("token")
+        || n.ends_with("key")
+        || n.contains("key_")
+        || n.contains("otp")
+        || n.contains("2fa")
+        || n.contains("mfa")
+        || n == "pin"
 }
 
 #[cfg(test)]
@@ -300,6 +313,18 @@ mod tests {
         }
         for name in ["log", "username", "submit", "redirect_to", "rememberme"] {
             assert!(!is_secret_name(name), "{name}");
+        }
+        // Not passwords, but secrets all the same (xt36b F4).
+        for name in [
+            "api_token",
+            "apikey",
+            "API_KEY",
+            "key_id",
+            "otp_code",
+            "mfa",
+            "pin",
+        ] {
+            assert!(is_secret_name(name) && !is_password_name(name), "{name}");
         }
     }
 }

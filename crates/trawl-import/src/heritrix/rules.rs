@@ -340,7 +340,12 @@ fn surt_prefixed(props: &mut Props<'_>, t: &mut Table, profile: &mut Profile) {
         .take("surtsSource")
         .or_else(|| props.take("surtsSourceFile"));
     if let Some(p) = source {
-        match read_source(&p.value) {
+        // `surtsSourceFile` is a path (xt36b F8: `value="surts.txt"`, as Heritrix's default profile shows it).
+        let source = match (&p.value, p.name.eq_ignore_ascii_case("surtsSourceFile")) {
+            (Value::Text(path, _), true) => Source::File(path.trim().to_owned()),
+            _ => read_source(&p.value),
+        };
+        match source {
             Source::Text(body, line) => {
                 let mut prefixes = Vec::new();
                 for (n, token) in source_lines(&body) {
@@ -371,7 +376,7 @@ fn surt_prefixed(props: &mut Props<'_>, t: &mut Table, profile: &mut Profile) {
             Source::Other => profile.note(
                 p.line,
                 props.subject(),
-                "surtsSource is neither a ConfigString nor a ConfigFile",
+                format!("{} is neither a ConfigString nor a ConfigFile", p.name),
                 Some("surt_prefixed prefixes / files"),
             ),
         }
