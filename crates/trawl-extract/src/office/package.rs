@@ -64,8 +64,10 @@ impl<'a> Package<'a> {
         let mut problem = None;
         for name in names {
             let name = name.as_ref();
-            let xml = match self.read(name, budget) {
-                Ok(Some(xml)) => xml,
+            // A part over MAX_PART_BYTES gives the links of its first bytes (xt36b F10: a 24 MB sheet lost the
+            // link in its first row), and the limit is what is said of it.
+            let (xml, cut) = match self.read_up_to_limit(name, budget) {
+                Ok(Some(read)) => read,
                 Ok(None) => continue,
                 Err(p) if p.stops_document() => return Some(p),
                 Err(p) => {
@@ -78,6 +80,9 @@ impl<'a> Package<'a> {
                     return Some(p);
                 }
                 problem = Some(p);
+            }
+            if cut {
+                problem = Some(OfficeProblem::Limit("MAX_PART_BYTES"));
             }
             if set.is_truncated() {
                 break;
@@ -108,6 +113,18 @@ impl<'a> Package<'a> {
         name: &str,
         budget: &mut Budget,
     ) -> Result<Option<Vec<u8>>, OfficeProblem> {
+        match self.read_up_to_limit(name, budget)? {
+            Some((_, true)) => Err(OfficeProblem::Limit("MAX_PART_BYTES")),
+            read => Ok(read.map(|(bytes, _)| bytes)),
+        }
+    }
+
+    /// [`Package::read`], but a part over `MAX_PART_BYTES` gives its first `MAX_PART_BYTES` bytes, and `true`.
+    fn read_up_to_limit(
+        &mut self,
+        name: &str,
+        budget: &mut Budget,
+    ) -> Result<Option<(Vec<u8>, bool)>, OfficeProblem> {
         budget.check_time()?;
         let Some(index) = self.archive.index_for_name(name) else {
             return Ok(None);
@@ -133,9 +150,11 @@ impl<'a> Package<'a> {
                 // What was left of the document's allowance is spent: nothing more can be read.
                 budget.spend(allowance + 1)?;
             }
-            return Err(OfficeProblem::Limit("MAX_PART_BYTES"));
+            out.truncate(allowance as usize);
+            budget.spend(allowance)?;
+            return Ok(Some((out, true)));
         }
         budget.spend(out.len() as u64)?;
-        Ok(Some(out))
+        Ok(Some((out, false)))
     }
 }

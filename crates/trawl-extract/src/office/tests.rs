@@ -392,7 +392,8 @@ fn encrypted_doc() -> Vec<u8> {
 
 #[test]
 fn a_zip_bomb_stops_at_the_part_limit() {
-    // A part that inflates past MAX_PART_BYTES is skipped; the other parts are still read.
+    // A part that inflates past MAX_PART_BYTES is read up to it (xt36b F10: the links of its first bytes are
+    // kept); the other parts are still read.
     use std::io::Write;
     let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     let deflated = zip::write::SimpleFileOptions::default()
@@ -401,7 +402,7 @@ fn a_zip_bomb_stops_at_the_part_limit() {
     zip.write_all(b"<Types/>").unwrap();
     zip.start_file("word/bomb.xml", deflated).unwrap();
     let spaces = vec![b' '; 1 << 20];
-    zip.write_all(b"<a>").unwrap();
+    zip.write_all(b"<w:t>http://a.org/first</w:t><a>").unwrap();
     for _ in 0..(MAX_PART_BYTES >> 20) + 1 {
         zip.write_all(&spaces).unwrap();
     }
@@ -412,7 +413,13 @@ fn a_zip_bomb_stops_at_the_part_limit() {
     assert!(body.len() < 1 << 20, "{} bytes", body.len());
     let (urls, problem) = links(&body, Format::Ooxml, &u("a.docx"));
     assert_eq!(problem, Some(OfficeProblem::Limit("MAX_PART_BYTES")));
-    assert_eq!(urls, [("http://a.org/kept".to_string(), "ooxml/text")]);
+    assert_eq!(
+        urls,
+        [
+            ("http://a.org/first".to_string(), "ooxml/text"),
+            ("http://a.org/kept".to_string(), "ooxml/text")
+        ]
+    );
 }
 
 #[test]
