@@ -671,6 +671,23 @@ async fn zstd_job(settings: &str, dictionary: bool) {
         "{}",
         String::from_utf8_lossy(&verified.stdout)
     );
+    // Every file of the folder given, the indexes beside the archives too (`verify warcs/*`): the indexes are
+    // passed over, not failed as damaged archives (xt36b F7).
+    let mut all: Vec<std::ffi::OsString> = vec!["warc".into(), "verify".into()];
+    for f in &files {
+        all.push(f.clone().into());
+        all.push(trawl_warc::index_path(f).into());
+    }
+    let args: Vec<&std::ffi::OsStr> = all.iter().map(|a| a.as_os_str()).collect();
+    let globbed = trawl(&args);
+    assert!(
+        globbed.status.success()
+            && String::from_utf8_lossy(&globbed.stderr)
+                .contains("an index, not an archive: passed over"),
+        "{}{}",
+        String::from_utf8_lossy(&globbed.stdout),
+        String::from_utf8_lossy(&globbed.stderr)
+    );
     for f in &files {
         let magic = &std::fs::read(f).unwrap()[..4];
         let want: &[u8] = if dictionary {

@@ -15,6 +15,9 @@ pub(crate) fn ls(inputs: &[PathBuf]) -> anyhow::Result<ExitCode> {
     for input in inputs {
         files.extend(warcs_of(input)?);
     }
+    if files.is_empty() {
+        anyhow::bail!("no WARC or ARC file among the files given: nothing to list");
+    }
     // A damaged file lists its records up to the damage, and from the first whole record after it, and is
     // named; the files after it are listed still (xt15a F16: one torn file hid every later one).
     let mut cut = 0;
@@ -166,6 +169,9 @@ pub(crate) fn verify(inputs: &[PathBuf], strict: bool) -> anyhow::Result<ExitCod
             let c = trawl_config::CrawlConfig::load(&config)?;
             sources.extend(c.warc.dedup_from);
         }
+    }
+    if files.is_empty() {
+        anyhow::bail!("no WARC or ARC file among the files given: nothing to verify");
     }
     let mut revisits = Revisits::default();
     let mut unreadable = false;
@@ -362,6 +368,15 @@ impl Revisits {
 /// The WARCs a path stands for: itself, or the WARC files of a folder (a job's `warcs/` when given the job).
 /// WARC files still open in the folder are left out, with a warning naming them.
 fn warcs_of(input: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    // An index given among the files (`verify out/*`, the `.cdxj` written beside each archive) is no damaged
+    // archive: passed over, said (xt36b F7).
+    if is_index_name(input) {
+        say!(
+            "trawl: {}: an index, not an archive: passed over",
+            input.display()
+        );
+        return Ok(Vec::new());
+    }
     if !input.is_dir() {
         return Ok(vec![input.to_path_buf()]);
     }
@@ -385,6 +400,14 @@ fn warcs_of(input: &Path) -> anyhow::Result<Vec<PathBuf>> {
     Ok(found)
 }
 
+/// Whether `path` is named as a CDX or CDXJ index (`.cdxj`, `.cdx`, gzipped or not).
+fn is_index_name(path: &Path) -> bool {
+    let name = path.to_string_lossy().to_ascii_lowercase();
+    [".cdxj", ".cdx", ".cdxj.gz", ".cdx.gz"]
+        .iter()
+        .any(|ext| name.ends_with(ext))
+}
+
 /// `trawl warc index`: every input's captures in one byte-sorted CDXJ index. A WARC with an index beside it
 /// (as trawl writes one for each file it closes) contributes that index, unless another archive of the same
 /// name shares it (`X.warc.zst` beside `X.warc.gz`: `X.cdxj` is one file's) or a line of it names another file
@@ -401,11 +424,7 @@ pub(crate) fn index(inputs: &[PathBuf], output: Option<&Path>) -> anyhow::Result
                 input.display()
             );
         }
-        let name = input.to_string_lossy().to_ascii_lowercase();
-        if [".cdxj", ".cdx", ".cdxj.gz", ".cdx.gz"]
-            .iter()
-            .any(|ext| name.ends_with(ext))
-        {
+        if is_index_name(input) {
             anyhow::bail!(
                 "{}: an index, not an archive to index; nothing was written (merge sorted indexes with \
                  `LC_ALL=C sort -m`)",
