@@ -43,6 +43,11 @@ async fn the_default_profile_crawls_what_its_scope_describes() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("passes `trawl check`"), "{stderr}");
+    // What `trawl check` warns of is said too (xt36b F3): here the placeholder seed left out.
+    assert!(
+        stderr.contains("which warns of 1 thing:") && stderr.contains("the config names no seeds"),
+        "{stderr}"
+    );
     assert!(stderr.contains("line 296: extractorSitemap"), "{stderr}");
     let again = trawl(&[
         "import",

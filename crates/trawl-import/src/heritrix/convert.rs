@@ -831,6 +831,11 @@ fn other_bean(b: &Bean, class: &str, subject: String, profile: &mut Profile) {
         ),
         "ExtractorSitemap" => Some("trawl reads sitemaps itself (extract.sitemaps, on by default)"),
         "ExtractorSWF" => Some("trawl reads no Flash files"),
+        // xt36b F6: said as an unknown processor's.
+        "ExtractorDOC" => Some(
+            "trawl finds links in Word documents itself, .doc and the newer office formats too (extract.office, \
+             on by default)",
+        ),
         "ExtractorPDF" => Some(
             "trawl finds links in PDFs itself (up to extract.pdf_max_bytes), and in office documents",
         ),

@@ -57,8 +57,37 @@ pub(crate) fn heritrix(
         }
     }
     match CrawlConfig::check_str(&import.toml, &check_as) {
-        Ok(_) => {
-            say!("trawl import: the profile passes `trawl check`");
+        Ok(config) => {
+            // What `trawl check` would warn of, too (xt36b F3: a rule that matches nothing, a user agent
+            // `trawl crawl` refuses, were not said).
+            let agent = trawl_fetch::robots::user_agent_warning(&config.fetch.user_agent);
+            // Placed by the file written; a profile on stdout has no file to place them in.
+            let warnings = match output {
+                Some(path) => config.located_warnings(path, agent.into_iter().collect()),
+                None => {
+                    let mut all = config.warnings();
+                    all.extend(agent.map(|(key, message)| {
+                        trawl_config::settings::Problem::at_key(
+                            trawl_config::settings::Stage::Semantics,
+                            key,
+                            message,
+                        )
+                    }));
+                    all
+                }
+            };
+            if warnings.is_empty() {
+                say!("trawl import: the profile passes `trawl check`");
+            } else {
+                say!(
+                    "trawl import: the profile passes `trawl check`, which warns of {} thing{}:",
+                    warnings.len(),
+                    if warnings.len() == 1 { "" } else { "s" }
+                );
+                for w in &warnings {
+                    say!("  {}", w.without_file());
+                }
+            }
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
