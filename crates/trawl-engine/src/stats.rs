@@ -112,6 +112,27 @@ impl Latency {
     pub fn count(&self) -> u64 {
         self.counts.iter().sum()
     }
+
+    /// The fetch latencies the job in `job_dir` saved last (`state/stats.json`; empty when it saved none):
+    /// what a job not running shows, so that its histogram does not drop to zero when a server restarts,
+    /// which a Prometheus `rate()` would take for a reset (xt37a F10).
+    pub fn saved(job_dir: &std::path::Path) -> Latency {
+        /// The two fields of [`SavedStats`] wanted here; the rest is passed over.
+        #[derive(Deserialize, Default)]
+        #[serde(default)]
+        struct Saved {
+            latency: Vec<u64>,
+            latency_sum_us: u64,
+        }
+        std::fs::read_to_string(job_dir.join("state").join(STATS_FILE))
+            .ok()
+            .and_then(|text| serde_json::from_str::<Saved>(&text).ok())
+            .map(|s| Latency {
+                counts: s.latency,
+                sum_s: s.latency_sum_us as f64 / 1e6,
+            })
+            .unwrap_or_default()
+    }
 }
 
 /// What became of one seed.
@@ -831,6 +852,23 @@ mod tests {
 
     /// URIs the crawl chose not to fetch are counted apart from those that failed, in the snapshot, its line
     /// and a resumed job's counters alike (xt10a F9: "675 failed" were login-guard refusals).
+    /// xt37a F10: a job not running shows the latencies it saved, not none.
+    #[test]
+    fn saved_latencies_are_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(Latency::saved(dir.path()), Latency::default());
+        let stats = Stats::new();
+        for ms in [3, 40, 90_000] {
+            stats.record_latency(Duration::from_millis(ms));
+        }
+        std::fs::create_dir(dir.path().join("state")).unwrap();
+        let text = serde_json::to_string(&stats.save()).unwrap();
+        std::fs::write(dir.path().join("state").join(STATS_FILE), text).unwrap();
+        let saved = Latency::saved(dir.path());
+        assert_eq!(saved, stats.snapshot().latency);
+        assert_eq!(saved.count(), 3);
+    }
+
     #[test]
     fn refusals_are_disregarded_not_failed() {
         let stats = Stats::new();

@@ -314,11 +314,17 @@ impl JobManager {
         ))
     }
 
-    /// Job `id`'s fetch latencies in this process (empty before its first run here).
+    /// Job `id`'s fetch latencies: its run's in this process, else those it saved last.
     pub fn latency(&self, id: &str) -> trawl_engine::stats::Latency {
-        self.live(id)
+        let here = self
+            .live(id)
             .map(|l| lock(&l).last.latency.clone())
-            .unwrap_or_default()
+            .filter(|l| l.count() > 0);
+        match (here, self.job_dir(id)) {
+            (Some(latency), _) => latency,
+            (None, Ok(dir)) => trawl_engine::stats::Latency::saved(&dir),
+            (None, Err(_)) => trawl_engine::stats::Latency::default(),
+        }
     }
 
     /// Job `id`'s status.
