@@ -73,10 +73,22 @@ fn too_large() -> Response {
         .into_response()
 }
 
-fn forbidden() -> Response {
+/// A request without its session's CSRF token: the API's JSON, or for a UI form a page saying what to do
+/// (xt37a F11: a form posted from a page left open past a new login got raw JSON).
+fn forbidden(api: bool) -> Response {
+    if api {
+        return (
+            StatusCode::FORBIDDEN,
+            Json(serde_json::json!({"error": "missing or wrong CSRF token"})),
+        )
+            .into_response();
+    }
     (
         StatusCode::FORBIDDEN,
-        Json(serde_json::json!({"error": "missing or wrong CSRF token"})),
+        axum::response::Html(
+            "<!doctype html><title>trawl: form refused</title><p>The form was refused: its token is missing or \
+             from an older login. Go back, reload the page and send the form again.</p><p><a href=\"/\">jobs</a></p>",
+        ),
     )
         .into_response()
 }
@@ -135,7 +147,7 @@ pub(crate) async fn require(State(state): State<AppState>, req: Request, next: N
             }
         };
         if !given.is_some_and(|g| Auth::csrf_ok(&csrf, &g)) {
-            return forbidden();
+            return forbidden(api);
         }
     }
     req.extensions_mut().insert(Operator {

@@ -124,8 +124,10 @@ async fn refusals() {
     let (cookie, csrf) = login(&app).await;
     let (status, _, _) = send(&app, form("/", &cookie, "name=a")).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "no CSRF token");
-    let (status, _, _) = send(&app, form("/", &cookie, "name=a&csrf=0000")).await;
+    let (status, _, body) = send(&app, form("/", &cookie, "name=a&csrf=0000")).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "wrong CSRF token");
+    // A form is told what to do on a page, not in JSON (xt37a F11).
+    assert!(body.contains("reload the page"), "{body}");
     let mut api_with_cookie = api("POST", "/api/jobs", r#"{"name":"b"}"#);
     api_with_cookie.headers_mut().remove(header::AUTHORIZATION);
     api_with_cookie

@@ -596,7 +596,7 @@ impl CrawlConfig {
                 problem(
                     "fetch.user_agent",
                     format!(
-                        "the user agent {:?} names no contact: `trawl crawl` refuses to crawl beyond this machine with it",
+                        "the user agent {:?} names no contact: a crawl refuses to go beyond this machine with it",
                         self.fetch.user_agent
                     ),
                 )
