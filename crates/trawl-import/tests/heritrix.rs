@@ -1026,10 +1026,16 @@ fn the_candidates_processor_and_the_fetchers_proxy_are_carried() {
  </bean>
  <bean id="disposition" class="org.archive.crawler.postprocessor.DispositionProcessor"/>
  <bean id="fetchHttp" class="org.archive.modules.fetcher.FetchHTTP">
-  <property name="httpProxyHost" value="127.0.0.1"/>
+  <property name="httpProxyHost" value="::1"/>
   <property name="httpProxyPort" value="3128"/>
   <property name="httpProxyUser" value="crawler"/>
   <property name="httpProxyPassword" value="Pr0xySecret!"/>
+ </bean>
+ <bean id="fetchProcessors" class="org.archive.modules.FetchChain">
+  <property name="processors"><list><ref bean="fetchHttp"/><bean class="org.archive.modules.extractor.ExtractorDOC"/></list></property>
+ </bean>
+ <bean id="cookieStore" class="org.archive.modules.fetcher.BdbCookieStore">
+  <property name="cookiesLoadFile"><bean class="org.archive.spring.ConfigFile"><property name="path" value="cookies.txt"/></bean></property>
  </bean>
 </beans>
 "#;
@@ -1043,9 +1049,10 @@ fn the_candidates_processor_and_the_fetchers_proxy_are_carried() {
         "{}",
         import.toml
     );
+    // An IPv6 address in brackets (xt38b N9).
     assert_eq!(
         get(&table, "fetch.proxy").as_str(),
-        Some("http://127.0.0.1:3128")
+        Some("http://[::1]:3128")
     );
     assert!(
         noted(&import, 16, "takes no credentials"),
@@ -1053,6 +1060,13 @@ fn the_candidates_processor_and_the_fetchers_proxy_are_carried() {
         import.toml
     );
     assert!(!import.toml.contains("Pr0xySecret"), "{}", import.toml);
+    // xt36b F6 and xt38b N3, N4: what trawl does instead, and the closest setting.
+    assert!(
+        noted(&import, 20, "links in Word documents itself"),
+        "{}",
+        import.toml
+    );
+    assert!(noted(&import, 23, "fetch.cookies_file"), "{}", import.toml);
 }
 
 /// xt36b F8: `surtsSourceFile` given as a path (`value="surts.txt"`, as Heritrix's default profile shows it)

@@ -151,6 +151,10 @@ impl<'a> Package<'a> {
                 budget.spend(allowance + 1)?;
             }
             out.truncate(allowance as usize);
+            // Up to the last tag begun before the cut: a URL the cut goes through is no link (xt38b N12: the
+            // crawl fetched `/edge/edge2-bounda`).
+            let whole = memchr::memrchr(b'<', &out).unwrap_or(0);
+            out.truncate(whole);
             budget.spend(allowance)?;
             return Ok(Some((out, true)));
         }

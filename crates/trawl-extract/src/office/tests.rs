@@ -403,9 +403,16 @@ fn a_zip_bomb_stops_at_the_part_limit() {
     zip.start_file("word/bomb.xml", deflated).unwrap();
     let spaces = vec![b' '; 1 << 20];
     zip.write_all(b"<w:t>http://a.org/first</w:t><a>").unwrap();
-    for _ in 0..(MAX_PART_BYTES >> 20) + 1 {
+    for _ in 0..(MAX_PART_BYTES >> 20) - 1 {
         zip.write_all(&spaces).unwrap();
     }
+    // A URL the limit cuts through is no link (xt38b N12).
+    let pad = vec![b' '; (1 << 20) - 64];
+    zip.write_all(&pad).unwrap();
+    zip.write_all(b"</a><w:t>http://a.org/edge/").unwrap();
+    zip.write_all(&vec![b'x'; 200]).unwrap();
+    zip.write_all(b"</w:t>").unwrap();
+    zip.write_all(&spaces).unwrap();
     zip.write_all(b"http://a.org/lost</a>").unwrap();
     zip.start_file("word/document.xml", deflated).unwrap();
     zip.write_all(b"<w:t>http://a.org/kept</w:t>").unwrap();

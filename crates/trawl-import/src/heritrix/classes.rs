@@ -59,6 +59,7 @@ const KNOWN: &[&str] = &[
     "ExtractorJS",
     "ExtractorSWF",
     "ExtractorPDF",
+    "ExtractorDOC",
     "ExtractorXML",
     "ExtractorImpliedURI",
     "ExtractorURI",

@@ -237,6 +237,11 @@ fn proxy(props: &mut Props<'_>, profile: &mut Profile) {
         return;
     };
     props.take("httpProxyHost");
+    // An IPv6 address in brackets, as a URL writes it (xt38b N9).
+    let host = match host.contains(':') && !host.starts_with('[') {
+        true => format!("[{host}]"),
+        false => host,
+    };
     match literal(props.take("httpProxyPort")) {
         Some((port, _)) if port.parse::<u16>().is_ok_and(|p| p > 0) => profile.set(
             "fetch.proxy",
@@ -246,7 +251,7 @@ fn proxy(props: &mut Props<'_>, profile: &mut Profile) {
         _ => profile.note(
             line,
             format!("{subject}.httpProxyHost = {host}"),
-            "no httpProxyPort a port: the proxy is not carried over",
+            "no httpProxyPort (a port number) is set: the proxy is not carried over",
             Some("fetch.proxy"),
         ),
     }
@@ -879,6 +884,13 @@ fn other_bean(b: &Bean, class: &str, subject: String, profile: &mut Profile) {
     }
     // Chains list their processors: trawl's pipeline is fixed, so the list itself is honoured.
     props.take("processors");
+    // A cookie store's file to load (xt38b N4: the closest setting was not named).
+    props.note_one(
+        profile,
+        "cookiesLoadFile",
+        "not carried over: give trawl the file (a Netscape cookies.txt or a browser's JSON export) by hand",
+        Some("fetch.cookies_file"),
+    );
     if what.is_none() {
         props.note_rest(profile, "trawl has no such setting", closest);
     } else {

@@ -152,10 +152,16 @@ fn form(
                 .collect(),
             _ => Vec::new(),
         };
+        // The item most surely named as the password is the password field; every other secret is left out.
+        let best = items
+            .iter()
+            .map(|(name, _)| password_rank(name))
+            .max()
+            .unwrap_or(0);
         for (name, value) in items {
-            if is_password_name(&name) && password_field.is_none() {
+            if best > 0 && password_field.is_none() && password_rank(&name) == best {
                 password_field = Some(name);
-            } else if is_secret_name(&name) {
+            } else if is_secret_name(&name) || password_rank(&name) > 0 {
                 secret_items.push(name);
             } else {
                 fields.insert(name, T::String(value));
@@ -259,25 +265,53 @@ fn password_env(key: &str) -> String {
     }
 }
 
-/// Whether a form item's name says it holds a password (the first is the credential's `password_field`).
-fn is_password_name(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    n.contains("pass") || n.contains("pwd") || n == "pw" || n.contains("secret")
+/// How surely a form item's name says it holds the login's password: 2 for a password's own name
+/// (`password`, `pwd`, `user_pass`), 1 for one that holds `pass` or `pwd` besides (`remember_password`,
+/// `bypass_cache` are named after one, not one: xt38b N2), 0 for none. The best is the `password_field`.
+fn password_rank(name: &str) -> u8 {
+    let n: String = name
+        .to_ascii_lowercase()
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .collect();
+    let own = [
+        "password",
+        "passwd",
+        "pass",
+        "pwd",
+        "pw",
+        "passwort",
+        "motdepasse",
+        "contrasena",
+    ];
+    let not_one = [
+        "remember", "forgot", "reset", "show", "confirm", "bypass", "compass", "passage",
+    ];
+    if own
+        .iter()
+        .any(|o| n == *o || n.ends_with(&format!("user{o}")) || n.ends_with(&format!("login{o}")))
+    {
+        2
+    } else if (n.contains("pass") || n.contains("pwd") || n.contains("secret"))
+        && !not_one.iter().any(|w| n.contains(w))
+    {
+        1
+    } else {
+        0
+    }
 }
 
-/// Whether a form item's name says it holds a password or another secret (its value is then never written): an
-/// API token, key or one-time code too (xt36b F4: `api_token`, `apikey` and `otp_code` were written in clear,
-/// and went into every WARC's warcinfo).
+/// Whether a form item's name says it holds a password or another secret (its value is then never written):
+/// an API token or key, a one-time or access code, a session id, an answer (xt36b F4, xt38b N1: `api_token`,
+/// `otp_code`, `access_code`, `session_id`, `security_answer` were written in clear, and went into every WARC's
+/// warcinfo). Broad on purpose: an item left out is named, and can be added to `fields` by hand.
 fn is_secret_name(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
-    is_password_name(name)
-        || n.contains("token")
-        || n.ends_with("key")
-        || n.contains("key_")
-        || n.contains("otp")
-        || n.contains("2fa")
-        || n.contains("mfa")
-        || n == "pin"
+    const PARTS: [&str; 20] = [
+        "pass", "pwd", "secret", "token", "key", "otp", "2fa", "mfa", "pin", "code", "auth",
+        "session", "jwt", "bearer", "answer", "cred", "sig", "nonce", "cookie", "tan",
+    ];
+    n == "pw" || PARTS.iter().any(|p| n.contains(p))
 }
 
 #[cfg(test)]
@@ -314,7 +348,7 @@ mod tests {
         for name in ["log", "username", "submit", "redirect_to", "rememberme"] {
             assert!(!is_secret_name(name), "{name}");
         }
-        // Not passwords, but secrets all the same (xt36b F4).
+        // Not passwords, but secrets all the same (xt36b F4, xt38b N1).
         for name in [
             "api_token",
             "apikey",
@@ -323,8 +357,31 @@ mod tests {
             "otp_code",
             "mfa",
             "pin",
+            "access_code",
+            "auth_code",
+            "verification_code",
+            "one_time_code",
+            "sms_code",
+            "security_answer",
+            "jwt",
+            "bearer",
+            "session_id",
+            "tan",
+            "userPIN",
+            "pincode",
         ] {
-            assert!(is_secret_name(name) && !is_password_name(name), "{name}");
+            assert!(is_secret_name(name) && password_rank(name) == 0, "{name}");
+        }
+        // A password's own name ranks above one named after one (xt38b N2).
+        for (name, rank) in [
+            ("password", 2),
+            ("user_pass", 2),
+            ("PWD", 2),
+            ("remember_password", 0),
+            ("bypass_cache", 0),
+            ("new_pass_hint", 1),
+        ] {
+            assert_eq!(password_rank(name), rank, "{name}");
         }
     }
 }
