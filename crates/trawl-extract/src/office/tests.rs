@@ -410,7 +410,7 @@ fn a_zip_bomb_stops_at_the_part_limit() {
     let pad = vec![b' '; (1 << 20) - 64];
     zip.write_all(&pad).unwrap();
     zip.write_all(b"</a><w:t>http://a.org/edge/").unwrap();
-    zip.write_all(&vec![b'x'; 200]).unwrap();
+    zip.write_all(&[b'x'; 200]).unwrap();
     zip.write_all(b"</w:t>").unwrap();
     zip.write_all(&spaces).unwrap();
     zip.write_all(b"http://a.org/lost</a>").unwrap();
