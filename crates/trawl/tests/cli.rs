@@ -1056,6 +1056,12 @@ fn warc_index_output_never_replaces_an_archive() {
         "{run:?}"
     );
     assert!(!out.exists());
+    // Beside an archive (`index out/*`), an index is passed over (xt38b N7).
+    let run = trawl(&["warc", "index", s(&a), s(&target), "-o", s(&out)]);
+    assert!(
+        run.code == Some(0) && run.stderr.contains("passed over") && out.exists(),
+        "{run:?}"
+    );
 }
 
 /// A WARC-Date that is no time gets no index line and a warning; one with an offset or reduced precision

@@ -424,14 +424,30 @@ pub(crate) fn index(inputs: &[PathBuf], output: Option<&Path>) -> anyhow::Result
                 input.display()
             );
         }
-        if is_index_name(input) {
-            anyhow::bail!(
-                "{}: an index, not an archive to index; nothing was written (merge sorted indexes with \
-                 `LC_ALL=C sort -m`)",
-                input.display()
-            );
-        }
     }
+    // An index among the inputs (`index out/*` gives the `.cdxj` beside each archive) is passed over, said
+    // (xt38b N7); inputs that are all indexes are refused, nothing written.
+    let archives: Vec<PathBuf> = inputs
+        .iter()
+        .filter(|input| {
+            let index = is_index_name(input);
+            if index {
+                say!(
+                    "trawl: {}: an index, not an archive: passed over (merge sorted indexes with `LC_ALL=C sort -m`)",
+                    input.display()
+                );
+            }
+            !index
+        })
+        .cloned()
+        .collect();
+    if archives.is_empty() {
+        anyhow::bail!(
+            "no archive among the files given, only indexes; nothing was written (merge sorted indexes with \
+             `LC_ALL=C sort -m`)"
+        );
+    }
+    let inputs = &archives[..];
     let output = output.map(|out| index_output(out, inputs)).transpose()?;
     // Lines past the sorter's budget wait in unnamed files beside the output (or in the system's temporary
     // folder when the index goes to stdout or a device), so a job of millions of captures is indexed in
