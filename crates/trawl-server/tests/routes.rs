@@ -478,6 +478,14 @@ async fn jobs_config_build_and_pages() {
         "{body}"
     );
     assert!(!dir.path().join("j3").exists());
+    // Nor through a sheet's rules on the settings route (xt38a N1).
+    let sheet = r#"{"sheet":{"name":"x","surt_prefixes":["http://(org,"],"rules":[{"rule":"surt_prefixed","files":["/etc/passwd"]}],"set":{"frontier.min_delay_ms":100}}}"#;
+    let (status, _, body) = send(&app, api("POST", "/api/jobs/j1/settings", sheet)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(
+        body.contains("/etc/passwd is outside") && !body.contains("root:"),
+        "{body}"
+    );
     let log = std::fs::read_to_string(dir.path().join("j1/logs/config-changes.log")).unwrap();
     assert!(log.contains("token@local edit crawl.toml"), "{log}");
     // A password written in the config is refused, by create and by edit: the job's folder would keep it

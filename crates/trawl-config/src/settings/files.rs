@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use super::{CrawlConfig, rules::RuleSpec};
+use super::{CrawlConfig, SheetSpec, rules::RuleSpec};
 
 impl CrawlConfig {
     /// Every path the config names, as written (relative ones to its folder), each with its key
@@ -47,6 +47,20 @@ impl CrawlConfig {
             let program = PathBuf::from(&self.browser.executable);
             out.push(("browser.executable".to_owned(), program));
         }
+        out
+    }
+}
+
+impl SheetSpec {
+    /// Every path its rules name (prefix rules' `files`), as written, each with its key (xt38a N1: a sheet put
+    /// through the server's settings route read any file).
+    pub fn named_files(&self) -> Vec<(String, PathBuf)> {
+        let mut out = Vec::new();
+        prefix_files(
+            &format!("sheet {:?}: rules", self.name),
+            &self.rules,
+            &mut out,
+        );
         out
     }
 }

@@ -635,8 +635,11 @@ fn read_with_includes(
     let mut own = own;
     // An included file's paths are its own folder's, as its author wrote them, not the including file's
     // (xt14b F2: `seeds.files` of an included profile was looked for beside the top file).
+    // Absolute, or a top file named by a relative path would have them joined to its folder once more
+    // (xt38a N3: `inc/b/inc/b/../a/seeds.txt`).
     if depth > 0 {
-        anchor_paths(&mut own, base);
+        let dir = std::path::absolute(base).unwrap_or_else(|_| base.to_path_buf());
+        anchor_paths(&mut own, &dir);
     }
     merge(&mut merged, own, true);
     merged.remove("include");

@@ -1818,6 +1818,23 @@ extension = "-jpg"
         assert_eq!(c.browser.behaviors_file, "", "an empty path stays empty");
     }
 
+    /// xt38a N3: a top file named by a relative path had its included file's paths joined to its folder twice.
+    #[test]
+    fn an_included_files_paths_hold_for_a_top_file_named_relatively() {
+        // In the working folder, so that the top file is named by a relative path that stays below it.
+        let dir = tempfile::tempdir_in(".").unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::create_dir_all(&a).unwrap();
+        std::fs::create_dir_all(&b).unwrap();
+        std::fs::write(a.join("seeds.txt"), "http://127.0.0.1:1/a\n").unwrap();
+        std::fs::write(a.join("common.toml"), "[seeds]\nfiles = [\"seeds.txt\"]\n").unwrap();
+        std::fs::write(b.join("crawl.toml"), "include = [\"../a/common.toml\"]\n").unwrap();
+        let name = dir.path().file_name().unwrap();
+        let relative = Path::new(name).join("b").join("crawl.toml");
+        let c = CrawlConfig::check(&relative).unwrap();
+        assert_eq!(c.seeds.urls, ["http://127.0.0.1:1/a"]);
+    }
+
     #[test]
     fn includes_merge_with_the_including_file_winning() {
         let dir = tempfile::tempdir().unwrap();

@@ -200,6 +200,10 @@ pub(crate) async fn change_settings(
     change: SettingsChange,
 ) -> Result<String, ApiError> {
     let dir = s.jobs.job_dir(id)?;
+    // A sheet's rules name files too, which the crawl reads and crawl.toml keeps (xt38a N1).
+    if let SettingsChange::Sheet(sheet) = &change {
+        super::written::refuse_outside(s.jobs.dir(), &dir, &sheet.named_files())?;
+    }
     match s.jobs.send(id, Command::Settings { change }).await? {
         // Logged in the words of the answer, as `trawl ctl` logs it (xt25a F4: the request's JSON before it).
         trawl_engine::control::Reply::Done { message } => {

@@ -10,8 +10,8 @@ use trawl_config::{CrawlConfig, settings::browser::BrowserConfig};
 use crate::ApiError;
 
 /// Refuses `text`, the config of the job in `job_dir` under the jobs folder `root`, when it names a file
-/// outside `root` (relative paths are the job folder's, `..` taken by name: a link inside the folder is the
-/// owner's) or a program to run that is no Chromium. A text that is not a config names no file the checks
+/// outside `root` as the system opens it (relative paths are the job folder's; [`refuse_outside`]) or a program
+/// to run that is no Chromium. A text that is not a config names no file the checks
 /// read, but for its includes, which are looked at all the same.
 pub(crate) fn refuse_foreign_files(
     root: &Path,
@@ -22,20 +22,7 @@ pub(crate) fn refuse_foreign_files(
         Ok(config) => (config.named_files(), config.browser.executable),
         Err(_) => (includes(text), String::new()),
     };
-    let absolute = |p: &Path| std::path::absolute(p).map(|p| by_name(&p));
-    let root = absolute(root).map_err(ApiError::internal)?;
-    let dir = absolute(job_dir).map_err(ApiError::internal)?;
-    for (key, file) in files {
-        if !by_name(&dir.join(&file)).starts_with(&root) {
-            return Err(ApiError::bad_request(format!(
-                "{key}: {} is outside the jobs folder {}: a config written through the server names only files \
-                 inside it (put the file in the job's folder, or beside the job folders as `../FILE`); the \
-                 config was not changed",
-                file.display(),
-                root.display()
-            )));
-        }
-    }
+    refuse_outside(root, job_dir, &files)?;
     if !program.is_empty() && !program.contains('/') && !BrowserConfig::is_chromium_name(&program) {
         return Err(ApiError::bad_request(format!(
             "browser.executable: {program:?} is no Chromium's name: a config written through the server runs \
@@ -44,6 +31,57 @@ pub(crate) fn refuse_foreign_files(
         )));
     }
     Ok(())
+}
+
+/// Refuses `files` (each with its key; relative ones the job folder's) unless each is inside the jobs folder
+/// `root` as the system opens it: links followed, so `..` after an owner's link to a folder elsewhere goes where
+/// the kernel goes (xt38a N2), and not a dot-file of the folder (the server's `.trawl-auth.json`).
+pub(crate) fn refuse_outside(
+    root: &Path,
+    job_dir: &Path,
+    files: &[(String, PathBuf)],
+) -> Result<(), ApiError> {
+    let root = std::fs::canonicalize(root).map_err(ApiError::internal)?;
+    let dir = std::path::absolute(job_dir).map_err(ApiError::internal)?;
+    for (key, file) in files {
+        let at = opened(&dir.join(file));
+        let inside = at.strip_prefix(&root).is_ok_and(|rest| {
+            !rest
+                .components()
+                .any(|c| c.as_os_str().to_string_lossy().starts_with('.'))
+        });
+        if !inside {
+            return Err(ApiError::bad_request(format!(
+                "{key}: {} is outside the jobs folder {} (or one of its hidden files): a config written through \
+                 the server names only files inside it (put the file in the job's folder, or beside the job \
+                 folders as `../FILE`); the config was not changed",
+                file.display(),
+                root.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The file the system opens at `path` (absolute): each part that exists with its links followed, so that a
+/// `..` after a link goes up from the link's target, as the kernel takes it; what does not exist yet, by name.
+fn opened(path: &Path) -> PathBuf {
+    let mut at = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                at.pop();
+            }
+            other => {
+                at.push(other);
+                if let Ok(real) = std::fs::canonicalize(&at) {
+                    at = real;
+                }
+            }
+        }
+    }
+    at
 }
 
 /// The `include` paths of a text that is TOML but not a config trawl reads (its includes are read to say
@@ -62,43 +100,35 @@ fn includes(text: &str) -> Vec<(String, PathBuf)> {
         .collect()
 }
 
-/// `path` with `.` and `..` taken by name, as the checks will join them.
-fn by_name(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn files_outside_the_jobs_folder_and_other_programs_are_refused() {
-        let root = Path::new("/srv/jobs");
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("jobs");
         let job = root.join("j");
+        std::fs::create_dir_all(&job).unwrap();
         let refused = |text: &str| {
-            refuse_foreign_files(root, &job, text)
+            refuse_foreign_files(&root, &job, text)
                 .err()
                 .map(|e| e.message)
         };
+        let under = root.display().to_string();
         for ok in [
-            "[seeds]\nfiles = [\"seeds.txt\", \"../common/seeds.txt\", \"/srv/jobs/j/x.txt\"]",
-            "include = [\"../common.toml\"]",
-            "[browser]\nexecutable = \"chromium\"",
-            "[browser]\nexecutable = \"./bin/chrome\"",
-            "not = [toml",
+            "[seeds]\nfiles = [\"seeds.txt\", \"../common/seeds.txt\"]".to_owned(),
+            format!("[seeds]\nfiles = [\"{under}/j/x.txt\"]"),
+            "include = [\"../common.toml\"]".to_owned(),
+            "[browser]\nexecutable = \"chromium\"".to_owned(),
+            "[browser]\nexecutable = \"./bin/chrome\"".to_owned(),
+            "not = [toml".to_owned(),
         ] {
-            assert_eq!(refused(ok), None, "{ok}");
+            assert_eq!(refused(&ok), None, "{ok}");
         }
+        // An owner's link to a folder elsewhere: `..` after it goes up from its target (xt38a N2).
+        std::fs::create_dir_all(dir.path().join("outside/inner")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("outside/inner"), root.join("shared")).unwrap();
         for (bad, key) in [
             (
                 "[seeds]\nfiles = [\"/etc/passwd\"]",
@@ -107,6 +137,14 @@ mod tests {
             (
                 "[seeds]\nfiles = [\"../../secret.txt\"]",
                 "seeds.files[0]: ../../secret.txt",
+            ),
+            (
+                "[seeds]\nfiles = [\"../shared/../secret.txt\"]",
+                "seeds.files[0]: ../shared/../secret.txt",
+            ),
+            (
+                "[seeds]\nfiles = [\"../.trawl-auth.json\"]",
+                "seeds.files[0]: ../.trawl-auth.json",
             ),
             (
                 "[fetch]\ncookies_file = \"../../../root/c.txt\"",
@@ -131,5 +169,7 @@ mod tests {
                 "{bad}: {said}"
             );
         }
+        // Through the link, a file is where the link goes: outside too.
+        assert!(refused("[seeds]\nfiles = [\"../shared/seeds.txt\"]").is_some());
     }
 }

@@ -88,7 +88,8 @@ pub(crate) fn serve(
         })?;
         state = state.with_shared(url);
     }
-    super::runtime()?.block_on(async move {
+    let runtime = super::runtime()?;
+    let code = runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(bind)
             .await
             .with_context(|| format!("listening on {bind}"))?;
@@ -137,5 +138,9 @@ pub(crate) fn serve(
         };
         server.abort();
         anyhow::Ok(code)
-    })
+    });
+    // A request still reading a file that blocks (a FIFO a config names) holds a blocking thread: the server
+    // does not wait for it to go (xt38a N7: neither signal ended the process).
+    runtime.shutdown_background();
+    code
 }
