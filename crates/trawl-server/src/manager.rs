@@ -548,13 +548,14 @@ impl JobManager {
         {
             return Err(stopping(id, "tear it down"));
         }
-        if map.get(id).is_some_and(|l| {
-            let l = lock(l);
-            l.handle.is_some() || l.launching.is_some()
-        }) {
+        // A launch under way cannot be terminated yet: said as the launch's refusal says it (xt38a N4: each of
+        // teardown and terminate pointed at the other).
+        if map.get(id).is_some_and(|l| lock(l).launching.is_some()) {
+            return Err(Self::launching_refusal(id));
+        }
+        if map.get(id).is_some_and(|l| lock(l).handle.is_some()) {
             return Err(ApiError::conflict(format!(
-                "job {id:?} is running or being launched: terminate it first (`POST /api/jobs/{id}/terminate`), \
-                 then tear it down"
+                "job {id:?} is running: terminate it first (`POST /api/jobs/{id}/terminate`), then tear it down"
             )));
         }
         Ok(map.remove(id).is_some())

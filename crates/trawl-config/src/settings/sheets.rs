@@ -77,7 +77,7 @@ pub enum SheetPathError {
     Section(String),
     /// The setting is read once per crawl, not per URI.
     #[error(
-        "{path:?} is not read per URI: neither a sheet nor a change to a running crawl (`trawl ctl JOB set`) can set it; edit the job's crawl.toml for its next launch. Sheets and live changes set frontier.*, fetch.*, scope.max_*, classes.watch_*, extract.* and browser.mode"
+        "{path:?} is not read per URI: neither a sheet nor a change to a running crawl can set it; edit the job's crawl.toml for its next launch. Sheets and live changes set frontier.*, fetch.*, scope.max_*, classes.watch_*, extract.* and browser.mode"
     )]
     NotPerUri {
         /// The path.

@@ -232,7 +232,7 @@ fn text_prop(props: &mut Props, name: &str, entry: &str, profile: &mut Profile) 
 fn password_note(env: &str, had_password: bool) -> String {
     if had_password {
         format!(
-            "Its password is not written: set the environment variable {env} (or write password_file instead)"
+            "Its password is not written: set the environment variable {env} (or write password_file instead)."
         )
     } else {
         format!("It had no password: set the environment variable {env}, or remove the table")
