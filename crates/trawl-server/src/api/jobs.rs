@@ -340,7 +340,7 @@ pub(crate) fn save_config(
             n => format!(" ({} more problems)", n - 1),
         };
         return Err(ApiError::bad_request(format!(
-            "the text is not a config trawl reads{first}{more}; job {id:?}'s crawl.toml was not changed              (`trawl check` names every problem)"
+            "the text is not a config trawl reads{first}{more}; job {id:?}'s crawl.toml was not changed"
         )));
     }
     refuse_new_queue_names(&dir, text)?;
