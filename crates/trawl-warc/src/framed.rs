@@ -41,19 +41,23 @@ pub struct Framed {
     /// How the member ends the record besides: its CRLF CRLF cut (xt32b F4, the block whole as its digest says;
     /// its length may be right), or CR and LF after it (its length wrong too: xt34a F1).
     pub end: MemberEnd,
+    /// Whether the file ends inside the member before its checksum (xt38b N11): only where the record's
+    /// WARC-Block-Digest matches, as the reader keeps no other ([`crate::ReadRecord::unsealed`]).
+    pub unsealed: bool,
 }
 
 impl Framed {
-    /// Whether only the record's ending is cut: its length is right.
+    /// Whether only the record's ending (or its member's close) is cut: its length is right.
     pub fn ending_only(&self) -> bool {
-        matches!(self.end, MemberEnd::Short(_)) && self.says == self.has as u64
+        (matches!(self.end, MemberEnd::Short(_)) || self.unsealed) && self.says == self.has as u64
     }
 
     /// What `convert` and `recompress` write of the record, and `index` says they write.
     pub fn mended(&self) -> String {
         let length = format!("with Content-Length: {}", self.has);
         match (self.ending_only(), self.end) {
-            (true, _) => "with its CRLF CRLF whole".to_owned(),
+            (true, MemberEnd::Short(_)) => "with its CRLF CRLF whole".to_owned(),
+            (true, _) => "whole, in a whole member".to_owned(),
             (false, _) if self.maybe_cut() => format!(
                 "{length}, marked WARC-Truncated: unspecified (it said {})",
                 self.says
@@ -79,6 +83,13 @@ impl std::fmt::Display for Framed {
             MemberEnd::Blank(n) => format!("the CRLF CRLF and {} of CR and LF after it", bytes(n)),
             MemberEnd::Whole => "the CRLF CRLF".to_owned(),
         };
+        if self.unsealed {
+            write!(
+                f,
+                "the file ends inside the record's {member}, before the checksum that closes it (cut short \
+                 there); "
+            )?;
+        }
         if self.ending_only() {
             let holder = match self.within {
                 Compression::None => "the file".to_owned(),

@@ -47,6 +47,7 @@ mod tests {
             alone_in_member: true,
             raw_header: Vec::new(),
             member_end: crate::MemberEnd::Whole,
+            unsealed: false,
         }
     }
 

@@ -61,6 +61,10 @@ pub struct ReadRecord {
     /// last record (or the last of one member holding every record), its ending cut by the file's end.
     /// [`MemberEnd::Whole`] for any other record.
     pub member_end: MemberEnd,
+    /// Of a record alone in its gzip member (or zstd frame): the file ends inside the member after the record,
+    /// before the checksum that closes it (gzip's CRC-32 and size), and the record is kept because its
+    /// WARC-Block-Digest matches its block, as warcio and cdxj-indexer keep it (xt38b N11).
+    pub unsealed: bool,
 }
 
 impl ReadRecord {
@@ -95,7 +99,8 @@ impl ReadRecord {
     /// with the block the member frames (read as the member frames it, as warcio reads it: xt30a F3), or its
     /// ending cut, the length right (xt32b F4; also a plain file's last record, or one member's of every
     /// record: xt34a F4). `None` for any other record (and for CR and LF after the record in its member, the
-    /// length right: [`ReadRecord::member_end`]).
+    /// length right: [`ReadRecord::member_end`]). Also a record whose member the file's end cuts before its
+    /// checksum ([`ReadRecord::unsealed`]).
     pub fn framed(&self) -> Option<Framed> {
         let cut = matches!(self.member_end, MemberEnd::Short(_));
         // A plain file (or one member of every record) frames no record but its last, whose ending it may cut.
@@ -105,12 +110,13 @@ impl ReadRecord {
             return None;
         }
         let says = self.get("Content-Length")?.trim().parse::<u64>().ok();
-        (says != Some(self.block.len() as u64) || cut).then(|| Framed {
+        (says != Some(self.block.len() as u64) || cut || self.unsealed).then(|| Framed {
             says: says.unwrap_or_default(),
             has: self.block.len(),
             within: self.compression,
             sure: framed::block_digest(&self.header, &self.block) == Some(true),
             end: self.member_end,
+            unsealed: self.unsealed,
         })
     }
 
@@ -556,6 +562,7 @@ impl<R: BufRead> Reader<R> {
                         alone_in_member: true,
                         raw_header,
                         member_end,
+                        unsealed: false,
                     };
                     if warc {
                         self.check_followed(&record)?;
@@ -651,7 +658,7 @@ impl<R: BufRead> Reader<R> {
     /// Decodes the gzip member at `offset` and queues its records (none if it is empty).
     fn read_member(&mut self, offset: u64) -> Result<(), Error> {
         let decoder = GzDecoder::new(&mut self.input);
-        let (records, then) = read_compressed(
+        let (records, then, unsealed) = read_compressed(
             decoder,
             &self.path,
             offset,
@@ -659,7 +666,7 @@ impl<R: BufRead> Reader<R> {
             &mut self.arc,
             Compression::Gzip,
         )?;
-        self.queue_records(offset, records, Compression::Gzip, then.is_none());
+        self.queue_records(offset, records, Compression::Gzip, then.is_none(), unsealed);
         self.then = then;
         Ok(())
     }
@@ -701,21 +708,23 @@ impl<R: BufRead> Reader<R> {
             }
             other => other?,
         };
-        let (records, then) = records;
-        self.queue_records(offset, records, Compression::Zstd, then.is_none());
+        let (records, then, unsealed) = records;
+        self.queue_records(offset, records, Compression::Zstd, then.is_none(), unsealed);
         self.then = then;
         Ok(())
     }
 
     /// Queues `records`, what the compressed member or frame at `offset` held (`compression` says which),
     /// once the input is past it.
-    /// `whole`: the member's records were read to its end (no error after them, which the member holds too).
+    /// `whole`: the member's records were read to its end (no error after them, which the member holds too);
+    /// `unsealed`: the file ends before the member's checksum ([`ReadRecord::unsealed`]).
     fn queue_records(
         &mut self,
         offset: u64,
         records: Vec<(u64, Parts)>,
         compression: Compression,
         whole: bool,
+        unsealed: bool,
     ) {
         let len = self.input.pos - offset;
         let alone_in_member = records.len() == 1 && whole;
@@ -739,6 +748,7 @@ impl<R: BufRead> Reader<R> {
                 alone_in_member,
                 raw_header,
                 member_end,
+                unsealed,
             });
         }
     }
@@ -971,9 +981,10 @@ struct Parts {
     member_end: MemberEnd,
 }
 
-/// What a member's records came to: each with where it starts in the member, and what ended them before the
-/// member's end (the records before it are whole).
-type MemberRead = (Vec<(u64, Parts)>, Option<Error>);
+/// What a member's records came to: each with where it starts in the member, what ended them before the
+/// member's end (the records before it are whole), and whether the file ends before the member's checksum, its
+/// one record kept for its digest ([`ReadRecord::unsealed`]).
+type MemberRead = (Vec<(u64, Parts)>, Option<Error>, bool);
 
 /// A decoder's output, counted, with the first error the decoder gave kept (its kind and message) so that a
 /// record cut short by a damaged member is reported as a bad member, not as a short record.
@@ -993,6 +1004,11 @@ impl<D: Read> Read for Decoded<D> {
             Err(e) => {
                 if self.error.is_none() {
                     self.error = Some(io::Error::new(e.kind(), e.to_string()));
+                }
+                // The file ending inside the member: what was decoded is read as the member's content, so a
+                // record it holds whole is framed as it would be (`read_compressed` decides what is kept).
+                if e.kind() == io::ErrorKind::UnexpectedEof {
+                    return Ok(0);
                 }
                 Err(e)
             }
@@ -1040,7 +1056,22 @@ fn read_compressed<D: Read>(
         },
     };
     match (read, src.get_mut().error.take()) {
-        (Ok(()), _) => Ok((records, None)),
+        (Ok(()), None) => Ok((records, None, false)),
+        // The file ends inside the member, after what was read (the decoder's end of file is read as the
+        // member's end). A record alone in it whose WARC-Block-Digest matches is whole: only the member's close
+        // is cut, its checksum with it (xt38b N11: warcio and cdxj-indexer keep it). Several records (a file
+        // compressed as one stream) keep those read, the cut said after them, as below.
+        (Ok(()), Some(source)) => match records.as_slice() {
+            [(_, Parts { header, block, .. })]
+                if framed::block_digest(header, block) == Some(true) =>
+            {
+                Ok((records, None, true))
+            }
+            [_, _, ..] if source.kind() == io::ErrorKind::UnexpectedEof => {
+                Ok((records, Some(bad_member(source)), false))
+            }
+            _ => Err(bad_member(source)),
+        },
         (Err(_), Some(source)) if records.is_empty() => Err(bad_member(source)),
         // A member of several records (a file compressed as one stream) cut short (xt32b F1: nothing of it was
         // kept): what was decoded before the cut is sound, and every record read whole is kept. A stream damaged
@@ -1051,7 +1082,7 @@ fn read_compressed<D: Read>(
                 && (source.kind() == io::ErrorKind::UnexpectedEof
                     || source.to_string().contains("incomplete")) =>
         {
-            Ok((records, Some(bad_member(source))))
+            Ok((records, Some(bad_member(source)), false))
         }
         (Err(_), Some(source)) => Err(bad_member(source)),
         // A member holding more than the limit keeps nothing, as one record over it would; a record whose length
@@ -1124,7 +1155,7 @@ fn read_compressed<D: Read>(
             let rest = src.fill_buf().map(|b| b.is_empty());
             match (drained, rest, src.get_mut().error.take()) {
                 (_, _, Some(source)) => Err(bad_member(source)),
-                (Ok(_), Ok(true), None) => Ok((records, Some(e))),
+                (Ok(_), Ok(true), None) => Ok((records, Some(e), false)),
                 // A member decoding beyond the limit after the damage: its checksum unchecked, nothing is kept.
                 _ => Err(e),
             }
@@ -2452,6 +2483,41 @@ mod tests {
         // A digest that does not match: a cut.
         let wrong = String::from_utf8_lossy(REC_DIGEST).replace("hi\r\n", "ho\r\n");
         assert!(read_all(&wrong.as_bytes()[..wrong.len() - 2]).is_err());
+    }
+
+    /// xt38b N11: a file of a member per record, its last member missing some of its 8-byte trailer (CRC-32
+    /// and size), keeps that record where its digest proves its block whole, as warcio and cdxj-indexer keep
+    /// it; `verify` fails it. Without a digest, or cut inside the deflate stream, it is a cut as before; a file
+    /// compressed as one stream keeps its records with the cut said after them.
+    #[test]
+    fn a_last_member_missing_its_trailer_keeps_a_record_its_digest_proves() {
+        let last = gz(REC_DIGEST);
+        for missing in 1..=8 {
+            let file = [&gz(REC)[..], &last[..last.len() - missing]].concat();
+            let read = read_all(&file).unwrap();
+            assert_eq!(read.len(), 2, "{missing}");
+            assert_eq!((&read[1].block[..], read[1].unsealed), (&b"hi"[..], true));
+            assert_eq!(read[1].len, (last.len() - missing) as u64);
+            assert!(!read[0].unsealed && read[0].framed().is_none());
+            let framed = read[1].framed().unwrap();
+            assert!(framed.ending_only() && framed.unsealed, "{framed:?}");
+            assert!(
+                framed.to_string().contains("before the checksum"),
+                "{framed}"
+            );
+            let undigested = gz(REC);
+            let file = [&gz(REC)[..], &undigested[..undigested.len() - missing]].concat();
+            let err = read_all(&file).unwrap_err();
+            assert_eq!(err.offset(), Some(gz(REC).len() as u64), "{missing}: {err}");
+        }
+        // Cut inside the deflate stream: the block's end is not there.
+        let err = read_all(&last[..last.len() - 14]).unwrap_err();
+        assert_eq!(err.offset(), Some(0), "{err}");
+        // One stream of two records, its trailer cut: both kept, the cut said after them.
+        let stream = gz(&[REC_DIGEST, REC_DIGEST].concat());
+        let mut reader = Reader::new(&stream[..stream.len() - 3]).with_path("t.warc.gz");
+        assert!(reader.next().unwrap().is_ok() && reader.next().unwrap().is_ok());
+        assert!(reader.next().unwrap().is_err());
     }
 
     /// `rec` (a record of [`warc_rec`]) with `line` (a field and its CRLF) after its version line.

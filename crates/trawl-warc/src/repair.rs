@@ -64,11 +64,13 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
     let mut warcinfo = None;
     for rec in open(path)?.with_max_record_bytes(ANY_SIZE) {
         match rec {
-            // A plain file's last record, torn in its CRLF CRLF (the reader keeps it, at the file's end, for
-            // its digest): torn all the same, its URI not finished, so fetched again (review 81 L3).
+            // A plain file's last record, torn in its CRLF CRLF, or a last member torn before its checksum (the
+            // reader keeps either, at the file's end, for its digest): torn all the same, its URI not finished,
+            // so fetched again (review 81 L3, xt38b N11).
             Ok(r)
-                if matches!(r.member_end, MemberEnd::Short(_))
-                    && r.compression == Compression::None =>
+                if r.unsealed
+                    || (matches!(r.member_end, MemberEnd::Short(_))
+                        && r.compression == Compression::None) =>
             {
                 break;
             }
@@ -177,8 +179,9 @@ fn restore_held(path: &Path, held: &Path) -> Result<(usize, u64), Error> {
     let mut records: Vec<std::ops::Range<usize>> = Vec::new();
     for rec in open(held)?.with_max_record_bytes(ANY_SIZE) {
         match rec {
-            // A last record torn in its CRLF CRLF is torn too (the reader keeps it for its digest).
-            Ok(r) if matches!(r.member_end, MemberEnd::Short(_)) => break,
+            // A last record torn in its CRLF CRLF, or in its member's checksum, is torn too (the reader keeps it
+            // for its digest).
+            Ok(r) if r.unsealed || matches!(r.member_end, MemberEnd::Short(_)) => break,
             Ok(r) => records.push(r.offset as usize..(r.offset + r.len) as usize),
             // A torn last record: it was being held when the crash came, and was never counted as archived.
             Err(_) => break,
@@ -267,6 +270,20 @@ mod tests {
     fn a_plain_file_torn_in_its_last_ending_loses_that_record() {
         for torn in 1..=5u64 {
             let (_dir, open) = torn_by(Compression::None, torn);
+            let r = repair(&open).unwrap();
+            let path = r.path.unwrap();
+            assert_eq!(r.records, 3, "{torn}");
+            assert!(r.cut > 0, "{torn}");
+            assert_eq!(verify(&path).unwrap().records, 3, "{torn}");
+        }
+    }
+
+    /// A gzip file torn inside its last member's 8-byte trailer, which the reader keeps for its digest (xt38b
+    /// N11): torn, and cut, as a plain file torn in its last ending.
+    #[test]
+    fn a_gzip_file_torn_in_its_last_trailer_loses_that_record() {
+        for torn in 1..=8u64 {
+            let (_dir, open) = torn_by(Compression::Gzip, torn);
             let r = repair(&open).unwrap();
             let path = r.path.unwrap();
             assert_eq!(r.records, 3, "{torn}");

@@ -306,7 +306,8 @@ fn first_reading_to_the_end(
 /// Whether `path` reads, record by record, from `start` to its end: `None` when it does, else where reading
 /// failed. Strictly: blank lines the reader passes over (between plain records, or at the end) are no file's
 /// joined records, but may be a captured WARC's end and the trailer of the record holding it; so is a last
-/// record whose ending the file cuts (review 81 M2: a captured WARC's, in a file cut a few bytes short).
+/// record whose ending (or whose member's checksum) the file cuts (review 81 M2: a captured WARC's, in a file
+/// cut a few bytes short).
 fn reads_to_the_end(path: &Path, start: u64, own: Own<'_>) -> Result<Option<u64>, Error> {
     let Some(mut records) = crate::reader::reader_at(path, start, own.arc, own.limit)? else {
         return Ok(Some(start + 1));
@@ -314,7 +315,7 @@ fn reads_to_the_end(path: &Path, start: u64, own: Own<'_>) -> Result<Option<u64>
     for record in records.by_ref() {
         match record {
             Err(e) => return Ok(Some(e.offset().unwrap_or(start) + 1)),
-            Ok(r) if matches!(r.member_end, crate::MemberEnd::Short(_)) => {
+            Ok(r) if r.unsealed || matches!(r.member_end, crate::MemberEnd::Short(_)) => {
                 return Ok(Some(r.offset + 1));
             }
             Ok(_) => {}
