@@ -6,7 +6,7 @@ pub mod access;
 mod addresses;
 pub mod browser;
 mod edit;
-mod files;
+pub mod files;
 pub mod filters;
 mod host_name;
 mod load;
@@ -351,7 +351,7 @@ impl SeedsConfig {
         file: &Path,
     ) -> Result<Vec<(usize, seed_list::SeedLine)>, LoadError> {
         let path = base.join(file);
-        let bytes = std::fs::read(&path).map_err(|source| LoadError::Read {
+        let bytes = files::read_named(&path).map_err(|source| LoadError::Read {
             path: path.clone(),
             source,
         })?;

@@ -968,7 +968,8 @@ fn browser_capture(
         None
     } else {
         let path = std::path::PathBuf::from(&b.behaviors_file);
-        Some(std::fs::read_to_string(&path).map_err(|source| Error::Io { path, source })?)
+        let text = trawl_config::settings::files::read_named_to_string(&path);
+        Some(text.map_err(|source| Error::Io { path, source })?)
     };
     Ok((Some(Rendering::new(browser)), behaviors))
 }
