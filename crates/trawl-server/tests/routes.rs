@@ -763,6 +763,8 @@ async fn url_hops_are_checked() {
             StatusCode::OK,
             "\"surt\"",
         ),
+        // No URL at all (xt37a F11): said as such.
+        ("/api/url", StatusCode::BAD_REQUEST, "no URL to test"),
     ] {
         let (status, _, body) = send(&app, api("GET", path, "")).await;
         assert_eq!(status, want, "{path}: {body}");

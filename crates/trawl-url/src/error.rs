@@ -32,6 +32,15 @@ pub enum Error {
         /// The URL it would be, with its scheme written.
         meant: String,
     },
+    /// Typed text that is neither a URL nor a host's one name (`not a url`, `ht!tp:/bad`).
+    #[error(
+        "{input:?} is not a URL: a seed is written as `http://HOST/PATH`, or as a host with a dot in it \
+         (`example.com/x`)"
+    )]
+    NotASeed {
+        /// The text as given.
+        input: String,
+    },
     /// The URL parsed but its scheme cannot be crawled.
     #[error("{input:?} has scheme {scheme:?}; only http and https can be crawled")]
     UnsupportedScheme {

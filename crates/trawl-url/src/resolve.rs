@@ -87,10 +87,27 @@ pub fn parse_seed(input: &str) -> Result<Url, Error> {
 /// so a job keeps resuming as it did (review 71 R1).
 pub fn parse_typed_seed(input: &str) -> Result<Url, Error> {
     let text = input.trim();
-    if is_bare_word(text) {
-        return Err(Error::BareWord {
-            input: text.to_string(),
-            meant: format!("http://{}", text.trim_start_matches('/')),
+    // Text that names a scheme (`javascript:alert(1)`) is said as such by `parse_seed` (xt37a F11).
+    if is_bare_word(text) && Url::parse(text).is_err() {
+        let meant = format!("http://{}", text.trim_start_matches('/'));
+        // A hint only where the word could be a host's one name: `not a url` or `ht!tp:/bad` is none.
+        let name = text
+            .trim_start_matches('/')
+            .split(['/', '?', '#'])
+            .next()
+            .unwrap_or_default();
+        let a_name = Url::parse(&meant).is_ok()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        return Err(match a_name {
+            true => Error::BareWord {
+                input: text.to_string(),
+                meant,
+            },
+            false => Error::NotASeed {
+                input: text.to_string(),
+            },
         });
     }
     parse_seed(input)
@@ -224,6 +241,18 @@ mod tests {
         assert!(parse_seed("httpbin.org/x").is_ok());
         // A bare word typed now is refused, not one a config holds; a host with a dot, localhost, an address
         // or a port is one (xt23a F3, review 71 R1, R4).
+        // Text that is no host's name gets no hint to write it so; a scheme is said as one (xt37a F11).
+        for (text, says) in [
+            ("not a url", "is not a URL: a seed is written as"),
+            ("ht!tp:/bad", "is not a URL: a seed is written as"),
+            ("javascript:alert(1)", "has scheme \"javascript\""),
+        ] {
+            let err = parse_typed_seed(text).unwrap_err().to_string();
+            assert!(
+                err.contains(says) && !err.contains("write http"),
+                "{text}: {err}"
+            );
+        }
         for word in ["pause", "bad_url", "intranet/docs", "5000", "//intranet/x"] {
             let err = parse_typed_seed(word).unwrap_err();
             assert!(matches!(err, Error::BareWord { .. }), "{word}: {err}");

@@ -41,6 +41,12 @@ pub(crate) fn explain_url(s: &AppState, q: &Explain) -> Result<serde_json::Value
     let bad = |e: String| ApiError::bad_request(e);
     let id = config.identity.build().map_err(|e| bad(e.to_string()))?;
     let classes = config.compile_classes().map_err(|e| bad(e.to_string()))?;
+    if q.url.trim().is_empty() {
+        return Err(bad(
+            "url: no URL to test: give it as `?url=…` (with `job=ID` to judge it under that job's config)"
+                .to_owned(),
+        ));
+    }
     let url = trawl_url::parse_lenient(&q.url).map_err(|e| bad(e.to_string()))?;
     let via = match q.via.as_deref().filter(|v| !v.is_empty()) {
         Some(v) => Some(trawl_config::explain::parse_via(v).map_err(|e| bad(format!("via: {e}")))?),
