@@ -678,15 +678,28 @@ async fn zstd_job(settings: &str, dictionary: bool) {
         all.push(f.clone().into());
         all.push(trawl_warc::index_path(f).into());
     }
+    // And a folder of the job that holds no WARC (`verify JOB/*` gives `JOB/logs`): passed over too (xt38b N14).
+    all.push(job.join("logs").into());
     let args: Vec<&std::ffi::OsStr> = all.iter().map(|a| a.as_os_str()).collect();
     let globbed = trawl(&args);
+    let said = String::from_utf8_lossy(&globbed.stderr);
     assert!(
         globbed.status.success()
-            && String::from_utf8_lossy(&globbed.stderr)
-                .contains("an index, not an archive: passed over"),
-        "{}{}",
+            && said.contains("an index, not an archive: passed over")
+            && said.contains("a folder holding no WARC file: passed over"),
+        "{}{said}",
         String::from_utf8_lossy(&globbed.stdout),
-        String::from_utf8_lossy(&globbed.stderr)
+    );
+    // A file that is not there is said as such, not as a damaged one (xt38b N6).
+    let missing = trawl(&[
+        "warc".as_ref(),
+        "ls".as_ref(),
+        job.join("none.warc").as_os_str(),
+    ]);
+    let said = String::from_utf8_lossy(&missing.stderr);
+    assert!(
+        !missing.status.success() && said.contains("1 file not found") && !said.contains("damaged"),
+        "{said}"
     );
     for f in &files {
         let magic = &std::fs::read(f).unwrap()[..4];

@@ -13,7 +13,7 @@ pub(crate) fn ls(inputs: &[PathBuf]) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     let mut files = Vec::new();
     for input in inputs {
-        files.extend(warcs_of(input)?);
+        files.extend(warcs_of(input, inputs.len() > 1)?);
     }
     if files.is_empty() {
         anyhow::bail!("no WARC or ARC file among the files given: nothing to list");
@@ -24,9 +24,16 @@ pub(crate) fn ls(inputs: &[PathBuf]) -> anyhow::Result<ExitCode> {
     let mut passed = 0;
     let mut shared = 0;
     let mut headless = 0;
+    let mut missing = 0;
     for path in &files {
         let mut records = match trawl_warc::open(path) {
             Ok(records) => records,
+            // A mistyped name is no damaged file (xt38b N6).
+            Err(e) if !path.exists() => {
+                say!("trawl: error: {e}");
+                missing += 1;
+                continue;
+            }
             Err(e) => {
                 say!("trawl: error: {e}");
                 cut += 1;
@@ -145,7 +152,13 @@ pub(crate) fn ls(inputs: &[PathBuf]) -> anyhow::Result<ExitCode> {
             count(headless, "ARC file")
         );
     }
-    if cut + passed + shared + headless > 0 {
+    if missing > 0 {
+        say!(
+            "trawl: {} not found: nothing listed of it",
+            count(missing, "file")
+        );
+    }
+    if cut + passed + shared + headless + missing > 0 {
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
@@ -163,7 +176,8 @@ pub(crate) fn verify(inputs: &[PathBuf], strict: bool) -> anyhow::Result<ExitCod
     for input in inputs {
         // A folder's WARCs have their index checked; a job's must have one.
         let beside = input.is_dir().then(|| input.join("warcs").is_dir());
-        files.extend(warcs_of(input)?.into_iter().map(|f| (f, beside)));
+        let found = warcs_of(input, inputs.len() > 1)?;
+        files.extend(found.into_iter().map(|f| (f, beside)));
         let config = input.join("crawl.toml");
         if input.is_dir() && config.is_file() {
             let c = trawl_config::CrawlConfig::load(&config)?;
@@ -366,8 +380,10 @@ impl Revisits {
 }
 
 /// The WARCs a path stands for: itself, or the WARC files of a folder (a job's `warcs/` when given the job).
-/// WARC files still open in the folder are left out, with a warning naming them.
-fn warcs_of(input: &Path) -> anyhow::Result<Vec<PathBuf>> {
+/// WARC files still open in the folder are left out, with a warning naming them. A folder holding none is an
+/// error given alone, and passed over, said, given `among_others` (`verify JOB/*` gives `JOB/checkpoints`
+/// beside `JOB/warcs`: xt38b N14).
+fn warcs_of(input: &Path, among_others: bool) -> anyhow::Result<Vec<PathBuf>> {
     // An index given among the files (`verify out/*`, the `.cdxj` written beside each archive) is no damaged
     // archive: passed over, said (xt36b F7).
     if is_index_name(input) {
@@ -387,6 +403,13 @@ fn warcs_of(input: &Path) -> anyhow::Result<Vec<PathBuf>> {
     };
     let found = trawl_warc::warc_files(&dir)
         .with_context(|| format!("cannot read the folder {}", dir.display()))?;
+    if found.is_empty() && among_others {
+        say!(
+            "trawl: {}: a folder holding no WARC file: passed over",
+            dir.display()
+        );
+        return Ok(Vec::new());
+    }
     if found.is_empty() {
         anyhow::bail!(
             "{} holds no WARC file: {}",
@@ -462,7 +485,7 @@ pub(crate) fn index(inputs: &[PathBuf], output: Option<&Path>) -> anyhow::Result
     let mut lines = trawl_warc::LineSorter::new(&spill_dir);
     let mut damaged = 0;
     for input in inputs {
-        for warc in warcs_of(input)? {
+        for warc in warcs_of(input, inputs.len() > 1)? {
             let beside = trawl_warc::index_path(&warc);
             let name = warc
                 .file_name()
