@@ -1126,4 +1126,28 @@ fn a_surts_source_file_path_and_secret_form_items() {
         "{}",
         import.toml
     );
+    // Both on one bean: the later one is written, the other noted as overridden by it (xt38b N10).
+    let both = cxml.replace(
+        r#"<property name="surtsSourceFile" value="surts.txt"/>"#,
+        "<property name=\"surtsSourceFile\" value=\"surts.txt\"/>\n  <property name=\"surtsSource\"><bean class=\"org.archive.spring.ConfigString\"><property name=\"value\"><value>+http://(org,example,b,</value></property></bean></property>",
+    );
+    let import = trawl_import::heritrix::import(&both, &path).unwrap();
+    assert!(
+        import.toml.contains("http://(org,example,b,") && !import.toml.contains("surts.txt"),
+        "{}",
+        import.toml
+    );
+    assert!(
+        noted(
+            &import,
+            7,
+            "surtsSourceFile is overridden by surtsSource (line 8)"
+        ),
+        "{:?}",
+        import
+            .notes
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+    );
 }

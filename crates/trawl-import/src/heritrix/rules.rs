@@ -336,9 +336,24 @@ fn surt_prefixed(props: &mut Props<'_>, t: &mut Table, profile: &mut Profile) {
     {
         t.insert("also_check_via".into(), T::Boolean(b));
     }
-    let source = props
-        .take("surtsSource")
-        .or_else(|| props.take("surtsSourceFile"));
+    // Both set the one source: Spring sets them in the bean's order, so the later wins (xt38b N10: the other
+    // was noted as no parameter at all).
+    let source = match (props.take("surtsSource"), props.take("surtsSourceFile")) {
+        (Some(a), Some(b)) => {
+            let (won, lost) = if b.line > a.line { (b, a) } else { (a, b) };
+            profile.note(
+                lost.line,
+                props.subject(),
+                format!(
+                    "{} is overridden by {} (line {}), set after it: only that one is written",
+                    lost.name, won.name, won.line
+                ),
+                None,
+            );
+            Some(won)
+        }
+        (a, b) => a.or(b),
+    };
     if let Some(p) = source {
         // `surtsSourceFile` is a path (xt36b F8: `value="surts.txt"`, as Heritrix's default profile shows it).
         let source = match (&p.value, p.name.eq_ignore_ascii_case("surtsSourceFile")) {
