@@ -126,7 +126,7 @@ pub fn login_guard(config: &CrawlConfig) -> Option<Arc<LoginGuard>> {
     let mut cookies = Vec::new();
     if config.fetch.cookies != crate::settings::CookieMode::Off
         && let Some(file) = &config.fetch.cookies_file
-        && let Ok(text) = crate::settings::files::read_named_to_string(file)
+        && let Ok(text) = crate::settings::named_file::read_named_to_string(file)
         && let Ok(entries) = crate::cookies_file::parse(&text)
     {
         for (cookie, url) in entries {

@@ -164,11 +164,12 @@ impl CredentialSpec {
             (value, format!("environment variable {var}"))
         } else if let Some(file) = &self.password_file {
             let path = base.join(file);
-            let text =
-                super::files::read_named_to_string(&path).map_err(|source| SecretError::File {
+            let text = super::named_file::read_named_to_string(&path).map_err(|source| {
+                SecretError::File {
                     path: path.clone(),
                     source,
-                })?;
+                }
+            })?;
             let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
             let first = text.lines().next().unwrap_or_default().to_string();
             (first, format!("the first line of {}", path.display()))

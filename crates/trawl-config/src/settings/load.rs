@@ -614,7 +614,7 @@ fn read_with_includes(
             ));
             continue;
         }
-        match super::files::read_named_to_string(&inc_path) {
+        match super::named_file::read_named_to_string(&inc_path) {
             Ok(t) => {
                 if let Some(table) = read_with_includes(&inc_path, t, sources, problems, depth + 1)
                 {

@@ -6,10 +6,11 @@ pub mod access;
 mod addresses;
 pub mod browser;
 mod edit;
-pub mod files;
+mod files;
 pub mod filters;
 mod host_name;
 mod load;
+pub mod named_file;
 pub mod problem;
 pub mod profiles;
 pub mod rules;
@@ -351,7 +352,7 @@ impl SeedsConfig {
         file: &Path,
     ) -> Result<Vec<(usize, seed_list::SeedLine)>, LoadError> {
         let path = base.join(file);
-        let bytes = files::read_named(&path).map_err(|source| LoadError::Read {
+        let bytes = named_file::read_named(&path).map_err(|source| LoadError::Read {
             path: path.clone(),
             source,
         })?;

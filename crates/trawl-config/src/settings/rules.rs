@@ -317,7 +317,7 @@ fn prefixes(
     }
     for (i, file) in spec.files.iter().enumerate() {
         let path = ctx.base.join(file);
-        match super::files::read_named_to_string(&path) {
+        match super::named_file::read_named_to_string(&path) {
             Ok(text) => {
                 // Heritrix's `surtsSource` form: the first word of a line; `#` comments; a `+` marks a
                 // literal SURT prefix; a URL or host gives its prefix (a whole domain without a slash).

@@ -893,7 +893,7 @@ impl CrawlConfig {
         let mut origins: Vec<ClassOrigin> = Vec::new();
         for (i, file) in self.classes.files.iter().enumerate() {
             let lib_path = base.join(file);
-            match super::files::read_named_to_string(&lib_path) {
+            match super::named_file::read_named_to_string(&lib_path) {
                 Ok(text) => {
                     match UrlClasses::defs_from_toml_str(&text, &lib_path.display().to_string()) {
                         Ok(lib) => {
@@ -976,7 +976,7 @@ impl CrawlConfig {
         // Files the access settings name: absolute, so the job's copy finds them; checked now.
         if let Some(file) = &mut self.fetch.cookies_file {
             *file = base.join(&*file);
-            let checked = super::files::read_named_to_string(file)
+            let checked = super::named_file::read_named_to_string(file)
                 .map_err(|e| format!("cannot read {}: {e}", file.display()))
                 .and_then(|t| {
                     crate::cookies_file::parse(&t).map_err(|e| format!("{}: {e}", file.display()))

@@ -968,7 +968,7 @@ fn browser_capture(
         None
     } else {
         let path = std::path::PathBuf::from(&b.behaviors_file);
-        let text = trawl_config::settings::files::read_named_to_string(&path);
+        let text = trawl_config::settings::named_file::read_named_to_string(&path);
         Some(text.map_err(|source| Error::Io { path, source })?)
     };
     Ok((Some(Rendering::new(browser)), behaviors))

@@ -310,7 +310,7 @@ impl IndexLines {
             path: path.to_path_buf(),
             source,
         };
-        let file = trawl_config::settings::files::open_named(path).map_err(io)?;
+        let file = trawl_config::settings::named_file::open_named(path).map_err(io)?;
         let mut file = std::io::BufReader::new(file);
         let zip = file.fill_buf().map_err(io)?.starts_with(b"PK\x03\x04");
         let mut file: Box<dyn BufRead> = if zip {
@@ -664,7 +664,7 @@ impl DigestTable {
                 path.display()
             );
         };
-        let mut archive = match trawl_config::settings::files::open_named(path)
+        let mut archive = match trawl_config::settings::named_file::open_named(path)
             .map_err(|e| e.to_string())
             .and_then(|f| zip::ZipArchive::new(f).map_err(|e| format!("not a zip file ({e})")))
         {
@@ -942,7 +942,7 @@ pub(crate) fn holds_nothing(source: &Path) -> String {
 pub(crate) fn index_files(source: &Path) -> Result<Vec<IndexSource>, Error> {
     if !source.is_dir() {
         // A FIFO or device is refused here, before a reader waits on it (xt38a N4).
-        trawl_config::settings::files::refuse_special(source).map_err(|e| Error::Io {
+        trawl_config::settings::named_file::refuse_special(source).map_err(|e| Error::Io {
             path: source.to_path_buf(),
             source: e,
         })?;
