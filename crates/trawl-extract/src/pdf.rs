@@ -323,9 +323,11 @@ fn read(body: &[u8], doc_url: &Url, set: &mut OutlinkSet) -> Option<PdfProblem> 
         }
         let content = match doc.get_page_content_with_limit(page, MAX_STREAM_BYTES) {
             Ok(content) => content,
+            // Its first MAX_STREAM_BYTES are read for their links all the same (xt38b N13), as an office
+            // part's are (xt36b F10).
             Err(lopdf::Error::Decompress(_)) => {
                 problem = Some(PdfProblem::Limit("MAX_STREAM_BYTES"));
-                continue;
+                content_prefix(&doc, page)
             }
             Err(_) => continue,
         };
@@ -358,6 +360,45 @@ fn read(body: &[u8], doc_url: &Url, set: &mut OutlinkSet) -> Option<PdfProblem> 
         }
     }
     problem
+}
+
+/// The first [`MAX_STREAM_BYTES`] of page `page`'s content, its streams decoded as far as that (each plain or
+/// FlateDecode, as content streams are; any other filter is passed over) and joined by newlines, up to the
+/// last whitespace before the cut: a token the cut goes through (a URL in a string) is left out whole, not
+/// taken cut short.
+fn content_prefix(doc: &Document, page: ObjectId) -> Vec<u8> {
+    use std::io::Read;
+    let mut content = Vec::new();
+    for id in doc.get_page_contents(page) {
+        let room = MAX_STREAM_BYTES.saturating_sub(content.len()) as u64;
+        if room == 0 {
+            break;
+        }
+        let Ok(stream) = doc.get_object(id).and_then(Object::as_stream) else {
+            continue;
+        };
+        let filters = stream.filters().unwrap_or_default();
+        let before = content.len();
+        // A stream that stops decoding keeps what it gave before (read_to_end keeps it).
+        let _ = match filters.as_slice() {
+            [] => (&stream.content[..]).take(room).read_to_end(&mut content),
+            [b"FlateDecode" | b"Fl"] => flate2::read::ZlibDecoder::new(&stream.content[..])
+                .take(room)
+                .read_to_end(&mut content),
+            _ => Ok(0),
+        };
+        if content.len() > before {
+            content.push(b'\n');
+        }
+    }
+    if content.len() >= MAX_STREAM_BYTES {
+        let whole = content
+            .iter()
+            .rposition(u8::is_ascii_whitespace)
+            .unwrap_or(0);
+        content.truncate(whole);
+    }
+    content
 }
 
 /// Adds the `/URI` strings found in `object` and what it holds; a `/URI` value may be a reference to its
@@ -550,17 +591,15 @@ mod tests {
         assert_eq!(urls, [("http://a.org/indirect".to_string(), "pdf/uri")]);
     }
 
-    #[test]
-    fn a_pdf_bomb_stops_at_the_stream_limit() {
-        // A page whose content inflates to 64 MiB: the page is skipped, the annotation still read.
+    /// [`sample_pdf`] of one page whose content stream is `parts` joined, FlateDecode-compressed.
+    fn with_flate_content(parts: &[&[u8]], links: &[&str]) -> Vec<u8> {
         let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
-        let zeros = vec![b' '; 1 << 20];
-        for _ in 0..64 {
-            std::io::Write::write_all(&mut z, &zeros).unwrap();
+        for part in parts {
+            std::io::Write::write_all(&mut z, part).unwrap();
         }
-        let bomb = z.finish().unwrap();
-        let pdf = sample_pdf(&[&["x"]], &["http://a.org/ok"]);
-        // Swap the page's content stream (object 5) for the bomb.
+        let compressed = z.finish().unwrap();
+        let pdf = sample_pdf(&[&["x"]], links);
+        // Swap the page's content stream (object 5) for the compressed one.
         let text = String::from_utf8_lossy(&pdf).into_owned();
         let start = text.find("5 0 obj").unwrap();
         let end = start + text[start..].find("endobj").unwrap() + "endobj\n".len();
@@ -568,17 +607,39 @@ mod tests {
         forged.extend_from_slice(
             format!(
                 "5 0 obj\n<< /Length {} /Filter /FlateDecode >>\nstream\n",
-                bomb.len()
+                compressed.len()
             )
             .as_bytes(),
         );
-        forged.extend_from_slice(&bomb);
+        forged.extend_from_slice(&compressed);
         forged.extend_from_slice(b"\nendstream\nendobj\n");
         forged.extend_from_slice(&pdf[end..]);
         // Offsets are now wrong: lopdf rebuilds the cross-reference table, as for any damaged file.
+        forged
+    }
+
+    #[test]
+    fn a_pdf_bomb_stops_at_the_stream_limit() {
+        // A page whose content inflates to 64 MiB: the annotation still read.
+        let spaces = vec![b' '; 1 << 20];
+        let forged = with_flate_content(&[&spaces[..]; 64], &["http://a.org/ok"]);
         let (urls, problem) = links(&forged);
         assert_eq!(problem, Some(PdfProblem::Limit("MAX_STREAM_BYTES")));
         assert_eq!(urls, [("http://a.org/ok".to_string(), "pdf/uri")]);
+    }
+
+    /// xt38b N13: a page whose content is over the stream limit gives the links of its first 16 MiB, not one
+    /// the cut goes through (cut short, it would be another URL).
+    #[test]
+    fn a_page_over_the_stream_limit_gives_the_links_before_it() {
+        let head = b"BT /F1 12 Tf 72 720 Td (see http://a.org/first here) Tj\n";
+        let fill = vec![b' '; MAX_STREAM_BYTES - head.len() - 20];
+        let across = b"(http://a.org/across-the-cut-of-the-stream) Tj\n";
+        let after = b"(http://a.org/after) Tj ET";
+        let forged = with_flate_content(&[&head[..], &fill, across, after], &[]);
+        let (urls, problem) = links(&forged);
+        assert_eq!(problem, Some(PdfProblem::Limit("MAX_STREAM_BYTES")));
+        assert_eq!(urls, [("http://a.org/first".to_string(), "pdf/text")]);
     }
 
     #[test]

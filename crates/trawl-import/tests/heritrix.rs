@@ -872,6 +872,26 @@ fn a_writers_record_builders_are_noted() {
     }
 }
 
+/// `writeRequests` and `writeMetadata` set to false leave those records out, as in Heritrix; true is trawl's
+/// default, written as nothing.
+#[test]
+fn a_writer_without_requests_or_metadata_maps_to_the_warc_keys() {
+    let profile = std::fs::read_to_string(testdata("profile-crawler-beans.cxml")).unwrap();
+    let xml = profile.replace(
+        "<!-- <property name=\"skipIdenticalDigests\" value=\"false\" /> -->",
+        "<property name=\"writeRequests\" value=\"false\" />\n  <property name=\"writeMetadata\" value=\"true\" />",
+    );
+    assert!(xml != profile);
+    let import = import_ok(&xml);
+    let table: toml::Table = toml::from_str(&import.toml).unwrap();
+    let warc = table["warc"].as_table().unwrap();
+    assert_eq!(
+        warc.get("write_requests"),
+        Some(&toml::Value::Boolean(false))
+    );
+    assert_eq!(warc.get("write_metadata"), None, "{}", import.toml);
+}
+
 /// An override of `decision` on a rule whose Heritrix class has none (here the `AcceptDecideRule` Heritrix puts
 /// in an unset `shouldFetchBodyRule`) is noted as what Heritrix refuses, and no rule deciding against its class
 /// is written.

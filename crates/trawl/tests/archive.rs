@@ -2179,3 +2179,31 @@ fn a_damaged_member_costs_only_its_record_in_every_tool() {
         "{said}"
     );
 }
+
+/// `warc.write_requests = false` and `warc.write_metadata = false` (Heritrix's `writeRequests`,
+/// `writeMetadata`) leave out those records: each fetch is its response alone, the archive verifies and its
+/// index is as cdxj-indexer's (the index holds responses only in any case).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_and_metadata_records_may_be_left_out() {
+    let site = trawl::selftest::site::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let settings = "[warc]\nwrite_requests = false\nwrite_metadata = false\n";
+    let cfg = config(dir.path(), "r", &site.seed(), settings);
+    let job = dir.path().join("job");
+    common::crawl_quickly(&cfg, &job).await;
+    let recs = common::records(&job);
+    let mut types: Vec<&str> = recs.iter().filter_map(|r| r.get("WARC-Type")).collect();
+    types.sort_unstable();
+    types.dedup();
+    assert_eq!(types, ["response", "warcinfo"], "{types:?}");
+    assert!(captures(&job).len() > 10);
+    let verified = Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .args(["warc".as_ref(), "verify".as_ref(), job.as_os_str()])
+        .output()
+        .unwrap();
+    assert!(
+        verified.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verified.stdout)
+    );
+}

@@ -171,12 +171,22 @@ fn edit_array(item: Option<&mut Item>, old: &[toml::Value], new: &[toml::Value])
     }
 }
 
-/// Sets `key` of `doc` to `v`: a value replaced in place keeps its key's comments and its own trailing one.
+/// Sets `key` of `doc` to `v`: a value replaced in place keeps its key's comments and its own trailing one,
+/// which says then which value it was written for (xt37a F11: a profile's `# wait 5 x the last fetch's
+/// duration` stayed beside a `delay_factor` set to 1.0).
 fn set(doc: &mut dyn TableLike, key: &str, v: &toml::Value) {
     let fresh = item(v);
     match (doc.get_mut(key), fresh) {
         (Some(Item::Value(old)), Item::Value(mut fresh)) => {
-            *fresh.decor_mut() = old.decor().clone();
+            let mut decor = old.decor().clone();
+            if let Some(comment) = decor.suffix().and_then(|s| s.as_str())
+                && comment.contains('#')
+                && !comment.contains(SAID_OF)
+            {
+                let was = old.clone().decorated("", "").to_string();
+                decor.set_suffix(format!("{} ({SAID_OF} {was})", comment.trim_end()));
+            }
+            *fresh.decor_mut() = decor;
             *old = fresh;
         }
         (Some(old), fresh) => *old = fresh,
@@ -185,6 +195,9 @@ fn set(doc: &mut dyn TableLike, key: &str, v: &toml::Value) {
         }
     }
 }
+
+/// What a value's trailing comment says once the value is changed: the value it was written for.
+const SAID_OF: &str = "said of the earlier value";
 
 /// `v` as an item of a table: a table as a `[section]`, a list of tables as `[[tables]]`.
 fn item(v: &toml::Value) -> Item {
@@ -338,6 +351,30 @@ mod tests {
     fn unchanged_config_keeps_the_text_byte_for_byte() {
         let (text, config) = polite();
         assert_eq!(config.to_toml_over(text, Path::new("crawl.toml")), text);
+    }
+
+    /// xt37a F11: a changed value's trailing comment says which value it was written for, once.
+    #[test]
+    fn a_changed_values_comment_names_the_value_it_was_written_for() {
+        let text = "[frontier]\ndelay_factor = 5.0   # wait 5 x the last fetch's duration\n";
+        let path = Path::new("crawl.toml");
+        let mut config = CrawlConfig::parse(text, path).unwrap();
+        config.frontier.delay_factor = 1.0;
+        let out = config.to_toml_over(text, path);
+        assert!(
+            out.contains(
+                "delay_factor = 1.0   # wait 5 x the last fetch's duration (said of the earlier value 5.0)"
+            ),
+            "{out}"
+        );
+        config.frontier.delay_factor = 2.0;
+        let again = config.to_toml_over(&out, path);
+        assert!(
+            again.contains(
+                "= 2.0   # wait 5 x the last fetch's duration (said of the earlier value 5.0)\n"
+            ),
+            "{again}"
+        );
     }
 
     #[test]

@@ -728,6 +728,13 @@ pub struct WarcConfig {
     pub dedup_memory_mb: u64,
     /// At the end of a finished crawl, package the job as `JOB/JOBNAME.wacz`. Default: false.
     pub wacz: bool,
+    /// Write a `request` record (the request as sent) beside each response, as Heritrix's `writeRequests`.
+    /// Default: true.
+    pub write_requests: bool,
+    /// Write a `metadata` record (via, hops, fetch time, outlinks) beside each response, as Heritrix's
+    /// `writeMetadata`. A conditional recrawl (`dedup_from`) follows a page answered `304` by the outlinks
+    /// its earlier capture's metadata record holds: without them it follows none. Default: true.
+    pub write_metadata: bool,
 }
 
 impl Default for WarcConfig {
@@ -743,6 +750,8 @@ impl Default for WarcConfig {
             dedup_from: Vec::new(),
             dedup_memory_mb: 64,
             wacz: false,
+            write_requests: true,
+            write_metadata: true,
         }
     }
 }

@@ -25,6 +25,10 @@ pub struct WarcSink {
     encoders: Mutex<Vec<Encoder>>,
     /// The digest table, when deduplicating, and the smallest payload worth it.
     dedup: Option<(dedup::DigestTable, u64)>,
+    /// Whether a fetch's request and metadata records are written beside its response
+    /// (`warc.write_requests`, `warc.write_metadata`).
+    requests: bool,
+    metadata: bool,
 }
 
 /// What writing one fetch did.
@@ -64,11 +68,14 @@ impl WarcSink {
             writer: Mutex::new(writer),
             encoders: Mutex::default(),
             dedup: dedup.map(|t| (t, config.dedup_min_bytes)),
+            requests: config.write_requests,
+            metadata: config.write_metadata,
         })
     }
 
     /// Writes the response (or, for a payload already archived, a revisit), request and metadata records of
-    /// one fetch, in one file; returns the payload digest (computed once) and whether it was a duplicate.
+    /// one fetch (those two as `warc.write_requests` and `warc.write_metadata` say), in one file; returns the
+    /// payload digest (computed once) and whether it was a duplicate.
     pub(crate) fn write_fetch(
         &self,
         uri: &CrawlUri,
@@ -129,48 +136,26 @@ impl WarcSink {
             );
         }
         let response_id = response.id().to_string();
-        let mut request = Record::request(
-            target,
-            fetched.started,
-            fetched.ip,
-            resp.request_bytes.clone(),
-        );
-        request.set("WARC-Concurrent-To", response_id.clone());
         for protocol in resp.protocol.warc_values() {
             response.add("WARC-Protocol", protocol);
-            request.add("WARC-Protocol", protocol);
         }
-
-        let hops = if uri.hop_path.is_empty() {
-            "-"
-        } else {
-            &uri.hop_path
-        };
-        let duration = fetched.duration.as_millis().to_string();
-        let mut fields = WarcFields::new();
-        if let Some(via) = &uri.via {
-            fields.push("via", &[via.as_str()]);
+        let mut records = vec![response];
+        if self.requests {
+            let mut request = Record::request(
+                target,
+                fetched.started,
+                fetched.ip,
+                resp.request_bytes.clone(),
+            );
+            request.set("WARC-Concurrent-To", response_id.clone());
+            for protocol in resp.protocol.warc_values() {
+                request.add("WARC-Protocol", protocol);
+            }
+            records.push(request);
         }
-        fields.push("hopsFromSeed", &[hops]);
-        if let Some(canonical) = &uri.canonical {
-            fields.push("canonical", &[canonical.as_str()]);
+        if self.metadata {
+            records.push(metadata_record(uri, fetched, resp, outlinks, &response_id));
         }
-        if let Some(api_for) = &uri.api_for {
-            fields.push("apiFor", &[api_for.as_str()]);
-        }
-        fields.push("fetchTimeMs", &[&duration]);
-        if let Some(reason) = &resp.invalid_cert {
-            fields.push("tlsCertInvalid", &[reason]);
-        }
-        for o in outlinks {
-            let mut letter = [0u8; 4];
-            let hop = o.hop.letter().encode_utf8(&mut letter);
-            fields.push("outlink", &[o.url.as_str(), hop, o.context]);
-        }
-        let mut metadata = Record::metadata_fields(target, fetched.started, fields);
-        metadata.set("WARC-Concurrent-To", response_id.as_str());
-
-        let records = [response, request, metadata];
         let warc = Error::Warc;
         let lock = || self.writer.lock().unwrap_or_else(PoisonError::into_inner);
         let mut warcinfo_id = lock().warcinfo_id().map_err(warc)?;
@@ -267,4 +252,44 @@ fn give(due: WriteBack) {
         Ok(runtime) => drop(runtime.spawn_blocking(move || due.run())),
         Err(_) => due.run(),
     }
+}
+
+/// The metadata record of a fetch, beside its response `response_id`: how it was reached (via, hops, canonical
+/// URL, the API it stands for), its fetch time, a certificate's fault, and its outlinks (Heritrix's practice).
+fn metadata_record(
+    uri: &CrawlUri,
+    fetched: &Fetched,
+    resp: &Response,
+    outlinks: &[Outlink],
+    response_id: &str,
+) -> Record {
+    let hops = if uri.hop_path.is_empty() {
+        "-"
+    } else {
+        &uri.hop_path
+    };
+    let duration = fetched.duration.as_millis().to_string();
+    let mut fields = WarcFields::new();
+    if let Some(via) = &uri.via {
+        fields.push("via", &[via.as_str()]);
+    }
+    fields.push("hopsFromSeed", &[hops]);
+    if let Some(canonical) = &uri.canonical {
+        fields.push("canonical", &[canonical.as_str()]);
+    }
+    if let Some(api_for) = &uri.api_for {
+        fields.push("apiFor", &[api_for.as_str()]);
+    }
+    fields.push("fetchTimeMs", &[&duration]);
+    if let Some(reason) = &resp.invalid_cert {
+        fields.push("tlsCertInvalid", &[reason]);
+    }
+    for o in outlinks {
+        let mut letter = [0u8; 4];
+        let hop = o.hop.letter().encode_utf8(&mut letter);
+        fields.push("outlink", &[o.url.as_str(), hop, o.context]);
+    }
+    let mut metadata = Record::metadata_fields(uri.url.as_str(), fetched.started, fields);
+    metadata.set("WARC-Concurrent-To", response_id);
+    metadata
 }

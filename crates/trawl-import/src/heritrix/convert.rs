@@ -804,13 +804,15 @@ fn writer_paths(props: &mut Props<'_>, profile: &mut Profile) {
             Some("warc.prefix"),
         );
     }
-    // Heritrix 3.4's record builders: which records a fetch gives is not chosen in trawl (xt15a F12).
+    // Heritrix 3.4's record builders: which records a fetch gives is not chosen one by one in trawl (xt15a
+    // F12).
     props.note_one(
         profile,
         "chain",
         "trawl writes, for every fetch, its request, its response (a revisit where warc.dedup finds the payload \
          archived already) and a metadata record, and dns: records for lookups; the record builders are not \
-         chosen one by one",
+         chosen one by one (warc.write_requests = false and warc.write_metadata = false leave out the request \
+         and metadata records, as leaving out HttpRequestRecordBuilder and MetadataRecordBuilder does)",
         Some("warc.dedup"),
     );
 }

@@ -295,6 +295,20 @@ fn special(class: &str, property: &str, text: &str) -> Option<Mapped> {
                 ),
             }
         }
+        (
+            "WARCWriterChainProcessor" | "WARCWriterProcessor",
+            property @ ("writeRequests" | "writeMetadata"),
+        ) => {
+            let key = match property {
+                "writeRequests" => "warc.write_requests",
+                _ => "warc.write_metadata",
+            };
+            match parse_bool(text) {
+                Some(true) => Some(Mapped::Same("trawl writes them, as its default")),
+                Some(false) => Some(Mapped::Set(key, toml::Value::Boolean(false))),
+                None => note("not true or false", Some(key)),
+            }
+        }
         ("WARCWriterChainProcessor" | "WARCWriterProcessor", "compress") => {
             let c = if parse_bool(text)? { "gzip" } else { "none" };
             Some(Mapped::Set(
