@@ -22,6 +22,25 @@ pub(crate) fn write(
     })?;
     let name = next_name(job);
     let cp = dir.join(&name);
+    let written = write_into(job, &cp, &name, frontier, snap, started);
+    if written.is_err() {
+        // A checkpoint cut short (a full disk) is no checkpoint: its part copy would only take room and look
+        // like one (xt39b F2). A kill leaves one too; `list` passes over it and `find` says what it is.
+        let _ = std::fs::remove_dir_all(&cp);
+    }
+    written.map(|()| cp)
+}
+
+/// Writes checkpoint `name` into its folder `cp`: the frontier's view, then `checkpoint.json`, which makes it
+/// whole.
+fn write_into(
+    job: &Job,
+    cp: &Path,
+    name: &str,
+    frontier: &StoreCopy,
+    snap: &Snapshot,
+    started: chrono::DateTime<chrono::Utc>,
+) -> Result<(), Error> {
     frontier.write_to(&cp.join("frontier"))?;
     let meta = serde_json::json!({
         "name": name,
@@ -34,8 +53,7 @@ pub(crate) fn write(
         "discovered": snap.discovered,
         "wire_bytes": snap.wire_bytes,
     });
-    job.write_file(&cp.join("checkpoint.json"), &format!("{meta:#}\n"))?;
-    Ok(cp)
+    job.write_file(&cp.join("checkpoint.json"), &format!("{meta:#}\n"))
 }
 
 /// The name of the job's next checkpoint: numbered one past the highest number any checkpoint folder has
@@ -83,6 +101,12 @@ pub(crate) fn find(job: &Job, name: &str) -> Result<PathBuf, Error> {
             .cloned()
     };
     found.ok_or_else(|| {
+        if job.checkpoints_dir().join(name).is_dir() && !name.contains(['/', '\\']) {
+            return Error::CheckpointCut {
+                job: job.root().to_path_buf(),
+                name: name.to_string(),
+            };
+        }
         let names: Vec<String> = all
             .iter()
             .filter_map(|p| p.file_name().map(|f| f.to_string_lossy().into_owned()))
@@ -296,6 +320,10 @@ mod tests {
         );
         // A checkpoint cut short (no checkpoint.json) keeps its number too.
         std::fs::create_dir_all(job.checkpoints_dir().join("cp00004-20261130093900")).unwrap();
+        // Named, it is said to be cut short, not missing (xt39b F2).
+        let cut = find(&job, "cp00004-20261130093900").unwrap_err();
+        assert!(matches!(cut, Error::CheckpointCut { .. }), "{cut}");
+        assert!(cut.to_string().contains("incomplete"), "{cut}");
         assert!(
             next_name(&job).starts_with("cp00005-"),
             "{}",

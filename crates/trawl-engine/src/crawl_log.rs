@@ -113,6 +113,9 @@ impl LogEntry<'_> {
 pub struct CrawlLog {
     path: PathBuf,
     out: BufWriter<File>,
+    /// Whether the file system counts the file's links (it had one when opened): only then is a count of
+    /// none taken for the file removed.
+    links_counted: bool,
 }
 
 impl CrawlLog {
@@ -137,9 +140,11 @@ impl CrawlLog {
                 path.display()
             );
         }
+        let links_counted = link_count(&file).is_some_and(|n| n > 0);
         Ok(CrawlLog {
             path: path.to_path_buf(),
             out: BufWriter::new(file),
+            links_counted,
         })
     }
 
@@ -148,9 +153,16 @@ impl CrawlLog {
         writeln!(self.out, "{line}").map_err(|e| self.io(e))
     }
 
-    /// Hands everything appended to the OS.
+    /// Hands everything appended to the OS; fails when the file was removed meanwhile (its lines went
+    /// nowhere: the journal commits none of their URIs). One fstat a flush, not a line.
     pub fn flush(&mut self) -> Result<(), Error> {
-        self.out.flush().map_err(|e| self.io(e))
+        self.out.flush().map_err(|e| self.io(e))?;
+        if self.links_counted && link_count(self.out.get_ref()) == Some(0) {
+            return Err(Error::LogRemoved {
+                path: self.path.clone(),
+            });
+        }
+        Ok(())
     }
 
     fn io(&self, source: std::io::Error) -> Error {
@@ -159,6 +171,12 @@ impl CrawlLog {
             source,
         }
     }
+}
+
+/// How many names `file` has, as the file system counts them.
+fn link_count(file: &File) -> Option<u64> {
+    use std::os::unix::fs::MetadataExt;
+    file.metadata().ok().map(|m| m.nlink())
 }
 
 /// Truncates `file` after its last newline when it does not end with one; the bytes cut, if any.
@@ -230,6 +248,23 @@ mod tests {
             seed.format(t),
             "2026-11-22T08:25:01.000Z -9998          - http://a.org/ - - no-type #000 - - - -"
         );
+    }
+
+    #[test]
+    fn a_log_removed_while_written_fails_its_next_flush() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("crawl.log");
+        let mut log = CrawlLog::open(&path).unwrap();
+        log.append("a 200").unwrap();
+        log.flush().unwrap();
+        std::fs::remove_file(&path).unwrap();
+        log.append("b 200").unwrap();
+        let err = log.flush().unwrap_err();
+        assert!(
+            matches!(&err, Error::LogRemoved { path: p } if *p == path),
+            "{err}"
+        );
+        assert!(err.to_string().contains("trawl resume"), "{err}");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The engine's error type.
 
 use std::path::{Path, PathBuf};
+use trawl_frontier::no_room;
 
 /// What can stop a crawl or its setup.
 #[derive(Debug, thiserror::Error)]
@@ -263,9 +264,36 @@ pub enum Error {
         /// The checkpoints it has, comma-separated (or "none").
         available: String,
     },
+    /// `trawl resume --checkpoint NAME` named a checkpoint folder whose writing was cut short (a kill while it
+    /// was written): it has no `checkpoint.json`.
+    #[error(
+        "{}: checkpoint {name:?} is incomplete (its writing was cut short: no checkpoint.json), so it cannot be \
+         restored: name another (`trawl resume {} --checkpoint latest` takes the newest whole one), and remove \
+         its folder",
+        job.display(),
+        job.display()
+    )]
+    CheckpointCut {
+        /// The job directory.
+        job: PathBuf,
+        /// The name asked for.
+        name: String,
+    },
     /// Browser capture could not start.
     #[error(transparent)]
     Browser(#[from] trawl_browser::BrowserError),
+    /// crawl.log was removed while the crawl wrote it (xt39b F4): the lines since are lost with it, and the
+    /// crawl stops rather than write more into a file no name leads to.
+    #[error(
+        "{}: removed while the crawl wrote it: the lines written into it are lost. {RESUME_THE_JOB} to go on: \
+         its lines start again in a new crawl.log with the URIs finished from then on (the WARCs, their \
+         indexes and the report still hold the earlier ones)",
+        path.display()
+    )]
+    LogRemoved {
+        /// The log.
+        path: PathBuf,
+    },
     /// A WARC could not be written or repaired.
     #[error("writing WARC: {}", warc_sentence(.0))]
     Warc(#[from] trawl_warc::Error),
@@ -361,12 +389,12 @@ pub(crate) fn io_sentence(path: &Path, e: &std::io::Error) -> String {
     let existing = in_a_job(path);
     match e.kind() {
         ErrorKind::StorageFull | ErrorKind::QuotaExceeded if existing => format!(
-            "{p}: the disk is full: free some space and {RESUME_THE_JOB}, or move the job's folder to another \
-             disk and resume it there [{e}]"
+            "{p}: {} and {RESUME_THE_JOB}, or move the job's folder to another disk and resume it there [{e}]",
+            no_room(path)
         ),
         ErrorKind::StorageFull | ErrorKind::QuotaExceeded => format!(
-            "{p}: the disk is full: free some space and run the same `trawl crawl` again, or give --job a \
-             folder on another disk [{e}]"
+            "{p}: {} and run the same `trawl crawl` again, or give --job a folder on another disk [{e}]",
+            no_room(path)
         ),
         ErrorKind::PermissionDenied | ErrorKind::ReadOnlyFilesystem if existing => format!(
             "{p}: not allowed to write there: trawl writes to a job's folder to crawl into it and to open it \
@@ -420,9 +448,7 @@ fn package_sentence(out: &Path, e: &trawl_warc::Error) -> String {
             let elsewhere = "or write the package elsewhere (`trawl wacz JOB -o FILE`)";
             match io.kind() {
                 ErrorKind::StorageFull | ErrorKind::QuotaExceeded => {
-                    return format!(
-                        "{at}the disk is full: free some space there, {elsewhere} [{io}]"
-                    );
+                    return format!("{at}{} there, {elsewhere} [{io}]", no_room(out));
                 }
                 ErrorKind::PermissionDenied | ErrorKind::ReadOnlyFilesystem if matches!(e, trawl_warc::Error::Io { path, .. } if path == out) =>
                 {
@@ -453,6 +479,15 @@ fn warc_path(e: &trawl_warc::Error) -> String {
 
 /// A WARC failure; a full disk or the file-size limit said as [`io_sentence`] says them.
 fn warc_sentence(e: &trawl_warc::Error) -> String {
+    if let trawl_warc::Error::Removed { path } = e {
+        return format!(
+            "{} was removed (it or the folder holding it) while the crawl wrote it: the records in it are lost. \
+             {RESUME_THE_JOB} to go on; the URIs archived in that file are not fetched again (their crawl.log \
+             lines stand), so crawl them in a new job if they are wanted. Move only finished WARCs, never \
+             `.open` ones, out of a running crawl",
+            path.display()
+        );
+    }
     let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(c) = cause {
         if let Some(io) = c.downcast_ref::<std::io::Error>()
@@ -463,8 +498,9 @@ fn warc_sentence(e: &trawl_warc::Error) -> String {
         {
             let path = warc_path(e);
             return format!(
-                "{path}: the disk is full: free some space and {RESUME_THE_JOB} (the WARC is repaired), or \
-                 move the job to another disk [{io}]"
+                "{path}: {} and {RESUME_THE_JOB} (the WARC is repaired), or move the job to another disk \
+                 [{io}]",
+                no_room(Path::new(&path))
             );
         }
         if let Some(io) = c.downcast_ref::<std::io::Error>()

@@ -86,7 +86,8 @@ impl Job {
         for dir in [self.frontier_dir(), self.state_dir().join("dedup")] {
             match trawl_frontier::clear_unmade(&dir) {
                 Ok(true) => tracing::warn!(
-                    "{} was left half made by a crawl killed as it started: removed (it held nothing)",
+                    "{} was left half made by a crawl that failed or was killed as it started: removed (it \
+                     held nothing)",
                     dir.display()
                 ),
                 Ok(false) => {}

@@ -68,6 +68,17 @@ pub fn store_failure(dir: &Path, e: &(dyn std::error::Error + 'static)) -> Strin
     }
 }
 
+/// What a full disk (ENOSPC, EDQUOT) at `path` is, and what frees it: the disk full, or out of inodes with
+/// bytes to spare (`df -h` would show room, so "full" alone misleads: xt39b F5). Followed by " and ..." in
+/// a sentence.
+pub fn no_room(path: &Path) -> &'static str {
+    if no_inodes_left(path) {
+        "the disk has no inodes left (files), though it may have bytes free (`df -i`): remove files there"
+    } else {
+        "the disk is full: free some space"
+    }
+}
+
 /// Whether the file system holding `dir` (or its nearest existing ancestor) has no inodes left for users.
 fn no_inodes_left(dir: &Path) -> bool {
     dir.ancestors()

@@ -34,7 +34,7 @@ mod shared;
 mod store;
 
 pub use crate::{
-    error::{Error, store_failure},
+    error::{Error, no_room, store_failure},
     frontier::{Frontier, Next, Scheduled, Taken, Ticket, UrlStatus},
     item::Item,
     pace::Pace,

@@ -56,9 +56,10 @@ pub(crate) fn engine_sentence(id: &str, e: &trawl_engine::Error) -> String {
     use trawl_engine::Error as E;
     if let Some((path, io)) = e.disk_full() {
         let place = path.map_or(String::new(), |p| format!("{}: ", p.display()));
+        let no_room = path.map_or("the disk is full: free some space", trawl_frontier::no_room);
         return format!(
-            "{place}the disk is full: free some space, then launch job {id:?} again (POST \
-             /api/jobs/{id}/launch; its WARCs are repaired) [{io}]"
+            "{place}{no_room}, then launch job {id:?} again (POST /api/jobs/{id}/launch; its WARCs are \
+             repaired) [{io}]"
         );
     }
     match e {

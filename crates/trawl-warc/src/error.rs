@@ -42,6 +42,13 @@ pub enum Error {
         /// The ID of the file's dictionary (0: one without an ID), `None` when the file has none.
         has: Option<u32>,
     },
+    /// The file being written was removed (it, or its folder) while it was open: the records written into it
+    /// went with it, and a write there now goes nowhere (xt39b F1).
+    #[error("{}: removed (it or its folder) while it was being written", path.display())]
+    Removed {
+        /// The file, by its `.open` name.
+        path: PathBuf,
+    },
     /// Creating, opening, renaming or syncing a file or directory failed.
     #[error("{}: {source}", path.display())]
     Io {
@@ -199,7 +206,7 @@ impl Error {
             | Error::CutInHeader { offset, .. }
             | Error::SharedMember { offset, .. }
             | Error::DamagedInside { offset, .. } => Some(*offset),
-            Error::Io { .. } | Error::EmptyGroup => None,
+            Error::Io { .. } | Error::Removed { .. } | Error::EmptyGroup => None,
         }
     }
 

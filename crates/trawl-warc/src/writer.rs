@@ -119,6 +119,9 @@ struct OpenFile {
     /// While the writer's zstd dictionary is being trained: the records held back for it (the warcinfo
     /// record first), plain.
     held: Option<Held>,
+    /// Whether the file system counts the file's links (it had one when opened): only then is a count of
+    /// none taken for the file removed.
+    links_counted: bool,
 }
 
 /// Records held back, uncompressed, until the zstd dictionary they train is made.
@@ -518,6 +521,7 @@ impl Writer {
                 }
             };
             let warcinfo = Record::warcinfo(&name, &self.warcinfo_fields());
+            let links_counted = link_count(&file).is_some_and(|n| n > 0);
             let mut open = OpenFile {
                 file: Arc::new(file),
                 open_path,
@@ -534,6 +538,7 @@ impl Writer {
                 written_back: 0,
                 released: 0,
                 held: None,
+                links_counted,
             };
             let mut bytes = Vec::new();
             match self.dictionary.as_ref().map(|slot| slot.get()) {
@@ -609,7 +614,13 @@ impl Writer {
         if let Some(untaken) = self.write_back.take() {
             untaken.run();
         }
+        let removed = unlinked(&open);
         drop(open.file);
+        if removed {
+            return Err(Error::Removed {
+                path: open.open_path,
+            });
+        }
         fs::rename(&open.open_path, &open.final_path).map_err(io_err(&open.open_path))?;
         // The index beside it: written whole (through a temporary file) once the WARC is final.
         cdxj::write_index(&cdxj::index_path(&open.final_path), open.index)?;
@@ -894,6 +905,11 @@ fn write_back(file: &mut OpenFile) -> WriteBack {
 fn append(file: &mut OpenFile, bytes: &[u8]) -> Result<Option<WriteBack>, Error> {
     let start = file.size;
     match (&*file.file).write_all(bytes) {
+        // Written into a file no name leads to any more: lost with it, and the crawl must not count it
+        // archived. One fstat a group, a microsecond.
+        Ok(()) if unlinked(file) => Err(Error::Removed {
+            path: file.open_path.clone(),
+        }),
         Ok(()) => {
             file.size += bytes.len() as u64;
             Ok((file.size - file.written_back >= WRITE_BACK_BYTES).then(|| write_back(file)))
@@ -922,6 +938,17 @@ fn append(file: &mut OpenFile, bytes: &[u8]) -> Result<Option<WriteBack>, Error>
             })
         }
     }
+}
+
+/// Whether `file` was removed from its folder (or the folder itself was): no link to it is left.
+fn unlinked(file: &OpenFile) -> bool {
+    file.links_counted && link_count(&file.file) == Some(0)
+}
+
+/// How many names `file` has, as the file system counts them.
+fn link_count(file: &File) -> Option<u64> {
+    use std::os::unix::fs::MetadataExt;
+    file.metadata().ok().map(|m| m.nlink())
 }
 
 #[cfg(test)]
@@ -1648,6 +1675,29 @@ mod tests {
         w.close().unwrap();
     }
 
+    #[test]
+    fn a_file_removed_while_written_fails_the_next_group_and_its_close() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = Writer::new(WriterConfig::new(dir.path(), "t", "h")).unwrap();
+        w.write(&group(1)).unwrap();
+        let open = w.current_path().unwrap().to_owned();
+        std::fs::remove_dir_all(dir.path()).unwrap();
+        // The group went into a file with no name: said, so the crawl does not count it archived.
+        let err = w.write(&group(1)).unwrap_err();
+        assert!(
+            matches!(&err, Error::Removed { path } if *path == open),
+            "{err}"
+        );
+        assert!(err.to_string().contains("removed"), "{err}");
+        // Its close says so too, rather than "No such file or directory" from the rename.
+        std::fs::create_dir_all(dir.path()).unwrap();
+        let mut w = Writer::new(WriterConfig::new(dir.path(), "t", "h")).unwrap();
+        w.write(&group(1)).unwrap();
+        std::fs::remove_file(w.current_path().unwrap()).unwrap();
+        assert!(matches!(w.close(), Err(Error::Removed { .. })));
+        assert!(w.close().unwrap().is_empty(), "nothing was finished");
+    }
+
     #[cfg(target_os = "linux")]
     #[test]
     fn failed_write_truncates_back() {
@@ -1667,6 +1717,7 @@ mod tests {
             written_back: 0,
             released: 0,
             held: None,
+            links_counted: true,
         };
         let err = append(&mut open, b"abc").unwrap_err();
         assert!(

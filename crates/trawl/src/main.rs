@@ -32,9 +32,13 @@ fn main() -> ExitCode {
                 // browser that crashed in its own words (trawl says that, and the restart: xt16a F11); lopdf
                 // warns and errs of every odd PDF object it reads past, naming no document (xt25b F2): none is
                 // the operator's to act on (crawl.log notes what matters: `pdf:unreadable`, a limit).
-                // chromiumoxide's other errors stay (a DevTools reply it cannot read).
+                // chromiumoxide's other errors stay (a DevTools reply it cannot read). The stores' fjall and
+                // lsm-tree err of every failed write in their own words ("a FATAL, and possibly
+                // hardware-related, failure" for a full disk: xt39b F3); each failure reaches trawl as an
+                // error, said with what to do (`trawl_frontier::store_failure`).
                 .unwrap_or_else(|_| {
-                    "warn,chromiumoxide=error,chromiumoxide::handler=off,lopdf=off".into()
+                    "warn,chromiumoxide=error,chromiumoxide::handler=off,lopdf=off,fjall=off,lsm_tree=off"
+                        .into()
                 }),
         )
         .with_writer(std::io::stderr)

@@ -95,8 +95,9 @@ pub struct Crawl {
     config: CrawlConfig,
     seeds: Vec<Url>,
     repaired: Vec<trawl_warc::Repaired>,
-    /// Said when a resumed job saved no counters before it stopped (see [`Crawl::start_lines`]).
-    counters_lost: Option<String>,
+    /// Said as a resumed job starts: counters it saved none of before it stopped, the crawl.log or WARCs of
+    /// its earlier runs gone (see [`Crawl::start_lines`]).
+    warnings: Vec<String>,
     /// The shared frontier this process works on, if any (`--frontier redis://…`, `trawl worker`).
     remote: Option<RemoteSpec>,
     /// The job, taken for this process until the crawl is dropped.
@@ -152,7 +153,7 @@ impl Crawl {
             config,
             seeds: parsed,
             repaired: Vec::new(),
-            counters_lost: None,
+            warnings: Vec::new(),
             remote: None,
             _lock: lock,
             source: None,
@@ -298,7 +299,7 @@ impl Crawl {
         job.mark_shared(&spec.url, &spec.job)?;
         let seeds = parse_seeds(&config)?;
         Ok(Crawl {
-            counters_lost: counters_lost(&job),
+            warnings: counters_lost(&job).into_iter().collect(),
             job,
             config,
             seeds,
@@ -314,7 +315,8 @@ impl Crawl {
     /// `checkpoint`, as of that checkpoint: a name under `JOB/checkpoints/`, or `latest`), and its archives,
     /// whose `.open` files left by a crash are cut after their last complete record and closed.
     pub fn resume(job_dir: &std::path::Path, checkpoint: Option<&str>) -> Result<Crawl, Error> {
-        Job::open(job_dir)?;
+        // Looked at before the job is taken, which makes its folders again.
+        let gone = records_gone(&Job::open(job_dir)?);
         let (job, lock) = locked(job_dir)?;
         job.sweep_aside();
         if let Some(shared) = SharedJob::of(job.root()) {
@@ -366,7 +368,7 @@ impl Crawl {
         let repaired = crate::checkpoint::repair_warcs(&job)?;
         let seeds = parse_seeds(&config)?;
         Ok(Crawl {
-            counters_lost: counters_lost(&job),
+            warnings: counters_lost(&job).into_iter().chain(gone).collect(),
             job,
             config,
             seeds,
@@ -452,11 +454,7 @@ impl Crawl {
                 ),
             });
         }
-        lines.extend(
-            self.counters_lost
-                .iter()
-                .map(|l| format!("trawl: warning: {l}")),
-        );
+        lines.extend(self.warnings.iter().map(|l| format!("trawl: warning: {l}")));
         lines
     }
 
@@ -1046,6 +1044,47 @@ fn load_stats(job: &Job) -> Stats {
     }
 }
 
+/// The crawl.log or the WARC folder of a job's earlier runs, gone though its saved counters say it finished
+/// URIs (removed while or after it ran: xt39b F1, F4). The crawl goes on: the URIs finished are not fetched
+/// again, so the operator is told what their removal lost.
+fn records_gone(job: &Job) -> Vec<String> {
+    /// The two counters of the saved ones wanted here.
+    #[derive(serde::Deserialize, Default)]
+    #[serde(default)]
+    struct Saved {
+        finished: u64,
+        succeeded: u64,
+    }
+    let Some(saved) = std::fs::read_to_string(job.state_dir().join(STATS_FILE))
+        .ok()
+        .and_then(|text| serde_json::from_str::<Saved>(&text).ok())
+    else {
+        return Vec::new();
+    };
+    let mut lines = Vec::new();
+    let log = job.logs_dir().join("crawl.log");
+    if saved.finished > 0 && !std::fs::metadata(&log).is_ok_and(|m| m.len() > 0) {
+        lines.push(format!(
+            "{}: missing or empty, though the job's earlier runs finished {} URIs: their lines were removed \
+             with it and are not written again (those URIs are not fetched again); this run's lines start it \
+             anew",
+            log.display(),
+            saved.finished
+        ));
+    }
+    let warcs = job.warc_dir();
+    if saved.succeeded > 0 && !warcs.exists() {
+        lines.push(format!(
+            "{}: missing, though the job's earlier runs fetched {} URIs: if their WARCs were moved elsewhere, \
+             nothing is lost; if they were removed, those URIs are archived nowhere and are not fetched again \
+             (crawl them in a new job)",
+            warcs.display(),
+            saved.succeeded
+        ));
+    }
+    lines
+}
+
 /// The sentence for a job that ran before without saving its counters (it ended on a full disk, or was
 /// killed within its first 20 s): its report counts from this run.
 fn counters_lost(job: &Job) -> Option<String> {
@@ -1145,6 +1184,31 @@ mod tests {
         assert_eq!(counters_lost(&job), None);
         job.write_file(&job.state_dir().join(ENDING), "7").unwrap();
         assert!(counters_lost(&job).is_some_and(|l| l.contains("killed while it ended")));
+    }
+
+    /// xt39b F1, F4: a resume says the crawl.log or the WARC folder of the earlier runs is gone.
+    #[test]
+    fn records_removed_since_the_last_run_are_said_at_the_next_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = Job::create(dir.path()).unwrap();
+        std::fs::create_dir_all(job.warc_dir()).unwrap();
+        let stats = job.state_dir().join(STATS_FILE);
+        job.write_file(&stats, r#"{"finished":0,"succeeded":0}"#)
+            .unwrap();
+        assert!(records_gone(&job).is_empty(), "a job that finished nothing");
+        job.write_file(&stats, r#"{"finished":5,"succeeded":4}"#)
+            .unwrap();
+        job.write_file(&job.logs_dir().join("crawl.log"), "x\n")
+            .unwrap();
+        assert!(records_gone(&job).is_empty(), "all there");
+        std::fs::remove_file(job.logs_dir().join("crawl.log")).unwrap();
+        std::fs::remove_dir(job.warc_dir()).unwrap();
+        let gone = records_gone(&job);
+        assert_eq!(gone.len(), 2, "{gone:?}");
+        assert!(
+            gone[0].contains("crawl.log: missing or empty") && gone[0].contains("finished 5 URIs")
+        );
+        assert!(gone[1].contains("warcs: missing") && gone[1].contains("fetched 4 URIs"));
     }
 
     /// A join that fails removes the directory it made, unless another trawl holds it: that one may have made

@@ -189,7 +189,11 @@ fn run(crawl: Crawl, job: &Path, metrics: Option<SocketAddr>) -> anyhow::Result<
     })?;
     say!("trawl: {}: {}", summary.ending, summary.stats.line());
     for w in &summary.warcs {
-        say!("trawl: wrote {}", w.display());
+        if w.exists() {
+            say!("trawl: wrote {}", w.display());
+        } else {
+            say!("trawl: wrote {}, since removed", w.display());
+        }
     }
     say!(
         "trawl: report in {}",
