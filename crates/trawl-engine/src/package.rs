@@ -11,6 +11,25 @@ pub fn job_warcs(job_dir: &Path) -> Result<Vec<PathBuf>, Error> {
     trawl_warc::warc_files(&dir).map_err(|source| Error::Io { path: dir, source })
 }
 
+/// What to say of a package holding revisits whose payload it does not hold, if it does.
+pub fn revisits_outside_warning(out: &Path, summary: &trawl_warc::WaczSummary) -> Option<String> {
+    let n = summary.revisits_outside;
+    let (records, point) = if n == 1 {
+        ("record", "points")
+    } else {
+        ("records", "point")
+    };
+    (n > 0).then(|| {
+        format!(
+            "{}: {n} revisit {records} {point} to a payload this package does not hold (archived by an \
+             earlier job: `warc.dedup_from`, or a recrawl's \"not modified\"): those captures do not replay \
+             from the package alone, and `wacz validate` does not notice; package the earlier job too and load \
+             both into one collection",
+            out.display()
+        )
+    })
+}
+
 /// Packs the job at `job_dir` into the WACZ `out`: its WARCs, their index, its seeds and HTML pages.
 pub fn write_wacz(job_dir: &Path, out: &Path) -> Result<trawl_warc::WaczSummary, Error> {
     let config_path = Job::open(job_dir)?.config_path();

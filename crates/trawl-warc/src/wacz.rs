@@ -4,8 +4,9 @@
 //! `datapackage-digest.json` the manifest's own.
 
 use std::{
-    collections::{BTreeMap, HashMap},
+    collections::{BTreeMap, HashMap, HashSet},
     fs::File,
+    hash::{BuildHasher, BuildHasherDefault, DefaultHasher},
     io::{self, BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write},
     path::{Path, PathBuf},
 };
@@ -35,6 +36,40 @@ pub struct WaczSummary {
     pub captures: usize,
     /// Entries of pages.jsonl.
     pub pages: usize,
+    /// Revisit records whose payload no capture of the package holds: deduplicated against an earlier job
+    /// (`warc.dedup_from`) or answered "not modified" to a recrawl. They replay only beside that job's
+    /// archive, which the package's validation does not see (xt39a F1).
+    pub revisits_outside: usize,
+}
+
+/// The payload digests of a package's captures, to count its revisits whose payload it does not hold.
+/// Kept as 64-bit hashes, 8 bytes a capture rather than a string: a false match only leaves one uncounted.
+#[derive(Default)]
+struct Payloads {
+    full: HashSet<u64>,
+    revisits: Vec<u64>,
+}
+
+impl Payloads {
+    fn note(&mut self, capture: &cdxj::Capture) {
+        let Some(digest) = &capture.digest else {
+            return;
+        };
+        let hash = BuildHasherDefault::<DefaultHasher>::default().hash_one(digest);
+        if capture.mime.as_deref() == Some("warc/revisit") {
+            self.revisits.push(hash);
+        } else {
+            self.full.insert(hash);
+        }
+    }
+
+    /// The revisits noted whose payload no capture noted holds.
+    fn outside(&self) -> usize {
+        self.revisits
+            .iter()
+            .filter(|h| !self.full.contains(h))
+            .count()
+    }
 }
 
 /// The field of a `metadata` record that makes its target a view of a single-page application (a URL with
@@ -266,6 +301,7 @@ pub fn write_wacz(
     let mut titles: HashMap<String, String> = HashMap::new();
     // Pages of SPA views read while a capture waits for its request: listed after it.
     let mut views: Vec<Page> = Vec::new();
+    let mut payloads = Payloads::default();
     for warc in warcs {
         let name = file_name(warc);
         let mut pairing = cdxj::method::Pairing::new();
@@ -300,6 +336,9 @@ pub fn write_wacz(
                 let page = page_of(&c, &record, &mut titles);
                 (c, (record.index_len, record.offset, page))
             });
+            if let Some((c, _)) = &capture {
+                payloads.note(c);
+            }
             pairing.next(&record.header, &record.block, capture, &mut ready);
             give_out(&mut ready, &mut views, &name, &mut index, &mut pages)?;
         }
@@ -311,6 +350,7 @@ pub fn write_wacz(
         warcs: warcs.len(),
         captures: index.len() as usize,
         pages: pages.len() as usize,
+        revisits_outside: payloads.outside(),
     };
     // Removed as it is dropped, on an error.
     let tmp = crate::naming::temp_beside(out)?;
@@ -681,6 +721,49 @@ mod tests {
             pages.contains("\"title\":\"Caf\u{e9} & cr\u{e8}me\""),
             "{pages}"
         );
+    }
+
+    /// xt39a F1: revisits whose payload the package holds are not counted; those of an earlier job's are.
+    #[test]
+    fn revisits_of_payloads_outside_the_package_are_counted() {
+        let record = |kind: &str, uri: &str, digest: &str, http: &[u8]| {
+            let mut warc = format!(
+                "WARC/1.1\r\nWARC-Type: {kind}\r\nWARC-Record-ID: <urn:uuid:{}>\r\n\
+                 WARC-Date: 2020-01-01T00:00:00Z\r\nWARC-Target-URI: {uri}\r\n\
+                 WARC-Payload-Digest: {digest}\r\n\
+                 WARC-Profile: http://netpreserve.org/warc/1.1/revisit/identical-payload-digest\r\n\
+                 Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+                uuid::Uuid::new_v4(),
+                http.len()
+            )
+            .into_bytes();
+            warc.extend_from_slice(http);
+            warc.extend_from_slice(b"\r\n\r\n");
+            warc
+        };
+        let full = b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\nPNG";
+        let head = b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n";
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("a.warc");
+        let mut warc = record("response", "http://a.example/1.png", "sha1:AAAA", full);
+        warc.extend(record(
+            "revisit",
+            "http://a.example/2.png",
+            "sha1:AAAA",
+            head,
+        ));
+        std::fs::write(&input, &warc).unwrap();
+        let summary = write_wacz(&dir.path().join("a.wacz"), &[input.clone()], &[], "t").unwrap();
+        assert_eq!(summary.revisits_outside, 0);
+        warc.extend(record(
+            "revisit",
+            "http://a.example/3.png",
+            "sha1:BBBB",
+            head,
+        ));
+        std::fs::write(&input, &warc).unwrap();
+        let summary = write_wacz(&dir.path().join("b.wacz"), &[input], &[], "t").unwrap();
+        assert_eq!(summary.revisits_outside, 1);
     }
 
     /// The `pages/pages.jsonl` of the package `out`.

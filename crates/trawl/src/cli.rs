@@ -82,7 +82,8 @@ pub(crate) enum Command {
         action: CtlAction,
     },
     /// Package a job as one WACZ 1.1.1 file (WARCs, merged CDXJ index, pages, manifest with SHA-256 of every
-    /// file) that ReplayWeb.page and pywb open as it is.
+    /// file) that ReplayWeb.page and pywb open as it is. Revisits of payloads archived by an earlier job
+    /// (`warc.dedup_from`) replay only beside it: counted and warned of.
     Wacz {
         /// The job directory.
         job: PathBuf,

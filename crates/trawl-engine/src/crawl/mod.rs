@@ -599,10 +599,15 @@ impl Crawl {
         {
             let out = crate::package::default_wacz_path(self.job.root());
             let root = self.job.root().to_path_buf();
+            let at = out.clone();
             let packed =
                 tokio::task::spawn_blocking(move || crate::package::write_wacz(&root, &out)).await;
             match packed {
-                Ok(Ok(_)) => {}
+                Ok(Ok(summary)) => {
+                    if let Some(warning) = crate::package::revisits_outside_warning(&at, &summary) {
+                        tracing::warn!("{warning}");
+                    }
+                }
                 // A package error names the package already.
                 Ok(Err(e @ Error::Package { .. })) => p.fail(e.to_string()),
                 Ok(Err(e)) => p.fail(format!("packaging the WACZ: {e}")),

@@ -841,6 +841,9 @@ pub(crate) fn wacz(job: &Path, output: &Path) -> anyhow::Result<ExitCode> {
         summary.pages,
         started.elapsed().as_secs_f64()
     );
+    if let Some(warning) = trawl_engine::package::revisits_outside_warning(output, &summary) {
+        say!("WARN {warning}");
+    }
     Ok(ExitCode::SUCCESS)
 }
 
