@@ -21,6 +21,9 @@ pub struct Repaired {
     pub records: usize,
     /// Bytes cut from the end.
     pub cut: u64,
+    /// The record cut, as "TYPE of URI", when its header could be read (a record whole but for its end): an
+    /// operator can see whether it was one whose URI crawl.log already lists (xt38b N8).
+    pub torn: Option<String>,
     /// Records put back from those held to train its zstd dictionary (see [`crate::WriterConfig`]).
     pub restored: usize,
     /// Bytes of the held records' spill after its last whole record (a record a crash tore as it was being
@@ -62,6 +65,7 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
     let mut records = 0;
     let mut stopped = None;
     let mut warcinfo = None;
+    let mut torn = None;
     for rec in open(path)?.with_max_record_bytes(ANY_SIZE) {
         match rec {
             // A plain file's last record, torn in its CRLF CRLF, or a last member torn before its checksum (the
@@ -72,6 +76,11 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
                     || (matches!(r.member_end, MemberEnd::Short(_))
                         && r.compression == Compression::None) =>
             {
+                torn = Some(format!(
+                    "{} of {}",
+                    r.get("WARC-Type").unwrap_or("record"),
+                    r.get("WARC-Target-URI").unwrap_or("no URI")
+                ));
                 break;
             }
             Ok(r) => {
@@ -133,6 +142,7 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
             path: None,
             records: 0,
             cut: size,
+            torn,
             restored,
             held_cut,
         });
@@ -151,6 +161,7 @@ pub fn repair(path: &Path) -> Result<Repaired, Error> {
         path: Some(closed),
         records,
         cut: size - good_end,
+        torn,
         restored,
         held_cut,
     })
@@ -271,6 +282,9 @@ mod tests {
         for torn in 1..=5u64 {
             let (_dir, open) = torn_by(Compression::None, torn);
             let r = repair(&open).unwrap();
+            // Its block whole, the record was read, so it is named (xt38b N8); cut inside its block, it is not.
+            let named = (torn < 5).then_some("response of http://a.org/2");
+            assert_eq!(r.torn.as_deref(), named, "{torn}");
             let path = r.path.unwrap();
             assert_eq!(r.records, 3, "{torn}");
             assert!(r.cut > 0, "{torn}");
@@ -285,6 +299,12 @@ mod tests {
         for torn in 1..=8u64 {
             let (_dir, open) = torn_by(Compression::Gzip, torn);
             let r = repair(&open).unwrap();
+            // The record was read, so it is named (xt38b N8).
+            assert_eq!(
+                r.torn.as_deref(),
+                Some("response of http://a.org/2"),
+                "{torn}"
+            );
             let path = r.path.unwrap();
             assert_eq!(r.records, 3, "{torn}");
             assert!(r.cut > 0, "{torn}");

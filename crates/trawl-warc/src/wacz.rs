@@ -753,7 +753,13 @@ mod tests {
             head,
         ));
         std::fs::write(&input, &warc).unwrap();
-        let summary = write_wacz(&dir.path().join("a.wacz"), &[input.clone()], &[], "t").unwrap();
+        let summary = write_wacz(
+            &dir.path().join("a.wacz"),
+            std::slice::from_ref(&input),
+            &[],
+            "t",
+        )
+        .unwrap();
         assert_eq!(summary.revisits_outside, 0);
         warc.extend(record(
             "revisit",

@@ -441,9 +441,15 @@ impl Crawl {
                     "trawl: put back {n} records held in memory to train the zstd dictionary ({torn} left out)"
                 )),
             }
+            // The record cut, when its header was whole: its URI is fetched again unless crawl.log lists it
+            // (a line written before the record's end reached the disk: a power loss).
+            let which = r
+                .torn
+                .as_ref()
+                .map_or(String::new(), |t| format!(": the {t}"));
             lines.push(match &r.path {
                 Some(p) => format!(
-                    "trawl: repaired {} ({} complete records kept, {} bytes of a torn record cut)",
+                    "trawl: repaired {} ({} complete records kept, {} bytes of a torn record cut{which})",
                     p.display(),
                     r.records,
                     r.cut
