@@ -116,6 +116,8 @@ pub struct CrawlLog {
     /// Whether the file system counts the file's links (it had one when opened): only then is a count of
     /// none taken for the file removed.
     links_counted: bool,
+    /// The held file's device and inode: `path` naming another (or none) means it was moved or removed.
+    identity: Option<(u64, u64)>,
 }
 
 impl CrawlLog {
@@ -141,10 +143,12 @@ impl CrawlLog {
             );
         }
         let links_counted = link_count(&file).is_some_and(|n| n > 0);
+        let identity = file.metadata().ok().map(|m| identity(&m));
         Ok(CrawlLog {
             path: path.to_path_buf(),
             out: BufWriter::new(file),
             links_counted,
+            identity,
         })
     }
 
@@ -154,14 +158,30 @@ impl CrawlLog {
     }
 
     /// Hands everything appended to the OS; fails when the file was removed meanwhile (its lines went
-    /// nowhere: the journal commits none of their URIs). One fstat a flush, not a line.
+    /// nowhere: the journal commits none of their URIs). A file moved or replaced (a log rotation) kept its
+    /// lines: the next ones go to a new file at the path. One stat a flush, not a line.
     pub fn flush(&mut self) -> Result<(), Error> {
         self.out.flush().map_err(|e| self.io(e))?;
+        let Some(held) = self.identity else {
+            return Ok(());
+        };
+        if std::fs::metadata(&self.path).is_ok_and(|m| identity(&m) == held) {
+            return Ok(());
+        }
         if self.links_counted && link_count(self.out.get_ref()) == Some(0) {
             return Err(Error::LogRemoved {
                 path: self.path.clone(),
             });
         }
+        tracing::warn!(
+            "{}: moved or replaced while the crawl wrote it (a log rotation?): the lines so far are in the \
+             moved file, the next ones in a new file at this path",
+            self.path.display()
+        );
+        if let Some(parent) = self.path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| self.io(e))?;
+        }
+        *self = CrawlLog::open(&self.path.clone())?;
         Ok(())
     }
 
@@ -171,6 +191,12 @@ impl CrawlLog {
             source,
         }
     }
+}
+
+/// A file's device and inode: which file a path names.
+fn identity(m: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (m.dev(), m.ino())
 }
 
 /// How many names `file` has, as the file system counts them.
@@ -265,6 +291,39 @@ mod tests {
             "{err}"
         );
         assert!(err.to_string().contains("trawl resume"), "{err}");
+    }
+
+    #[test]
+    fn a_log_moved_or_replaced_goes_on_at_its_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("crawl.log");
+        let rotated = dir.path().join("crawl.log.1");
+        let mut log = CrawlLog::open(&path).unwrap();
+        log.append("a 200").unwrap();
+        log.flush().unwrap();
+        // Moved away: the lines flushed before the next check stay in the moved file.
+        std::fs::rename(&path, &rotated).unwrap();
+        log.append("b 200").unwrap();
+        log.flush().unwrap();
+        log.append("c 200").unwrap();
+        log.flush().unwrap();
+        assert_eq!(std::fs::read_to_string(&rotated).unwrap(), "a 200\nb 200\n");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "c 200\n");
+        // Moved and replaced by a new empty file (logrotate's `create`): the new one is written on.
+        let rotated = dir.path().join("crawl.log.2");
+        std::fs::rename(&path, &rotated).unwrap();
+        std::fs::write(&path, "").unwrap();
+        log.append("d 200").unwrap();
+        log.flush().unwrap();
+        log.append("e 200").unwrap();
+        log.flush().unwrap();
+        assert_eq!(std::fs::read_to_string(&rotated).unwrap(), "c 200\nd 200\n");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "e 200\n");
+        // Removed and replaced: the lines since the last flush went nowhere, so it fails as removed.
+        std::fs::remove_file(&path).unwrap();
+        std::fs::write(&path, "").unwrap();
+        log.append("f 200").unwrap();
+        assert!(matches!(log.flush(), Err(Error::LogRemoved { .. })));
     }
 
     #[test]

@@ -488,6 +488,15 @@ fn warc_sentence(e: &trawl_warc::Error) -> String {
             path.display()
         );
     }
+    if let trawl_warc::Error::Moved { path } = e {
+        return format!(
+            "{} was moved (it or the folder holding it) while the crawl wrote it: its records are whole where \
+             it went, but it could not be given its finished name. Take `.open` off its name there and run \
+             `trawl warc index` on it for its index; {RESUME_THE_JOB} to go on. Move only finished WARCs, \
+             never `.open` ones, out of a running crawl",
+            path.display()
+        );
+    }
     let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(c) = cause {
         if let Some(io) = c.downcast_ref::<std::io::Error>()

@@ -49,6 +49,16 @@ pub enum Error {
         /// The file, by its `.open` name.
         path: PathBuf,
     },
+    /// The file being written was moved (it, or its folder) while it was open: its records are whole where it
+    /// went, but it cannot be given its final name here.
+    #[error(
+        "{}: moved (it or its folder) while it was being written; its records are whole where it went",
+        path.display()
+    )]
+    Moved {
+        /// The file, by the `.open` name it had.
+        path: PathBuf,
+    },
     /// Creating, opening, renaming or syncing a file or directory failed.
     #[error("{}: {source}", path.display())]
     Io {
@@ -206,7 +216,9 @@ impl Error {
             | Error::CutInHeader { offset, .. }
             | Error::SharedMember { offset, .. }
             | Error::DamagedInside { offset, .. } => Some(*offset),
-            Error::Io { .. } | Error::Removed { .. } | Error::EmptyGroup => None,
+            Error::Io { .. } | Error::Removed { .. } | Error::Moved { .. } | Error::EmptyGroup => {
+                None
+            }
         }
     }
 

@@ -621,7 +621,16 @@ impl Writer {
                 path: open.open_path,
             });
         }
-        fs::rename(&open.open_path, &open.final_path).map_err(io_err(&open.open_path))?;
+        match fs::rename(&open.open_path, &open.final_path) {
+            Ok(()) => {}
+            // Still linked, yet not at its name: moved away (its folder with it, maybe), not lost.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return Err(Error::Moved {
+                    path: open.open_path,
+                });
+            }
+            Err(e) => return Err(io_err(&open.open_path)(e)),
+        }
         // The index beside it: written whole (through a temporary file) once the WARC is final.
         cdxj::write_index(&cdxj::index_path(&open.final_path), open.index)?;
         // Make the rename durable; not every platform can open a directory, so this is best effort.
@@ -1696,6 +1705,32 @@ mod tests {
         std::fs::remove_file(w.current_path().unwrap()).unwrap();
         assert!(matches!(w.close(), Err(Error::Removed { .. })));
         assert!(w.close().unwrap().is_empty(), "nothing was finished");
+    }
+
+    #[test]
+    fn a_folder_moved_while_written_is_said_moved_and_its_file_kept_whole() {
+        let top = tempfile::tempdir().unwrap();
+        let dir = top.path().join("warcs");
+        let mut w = Writer::new(WriterConfig::new(&dir, "t", "h")).unwrap();
+        w.write(&group(2)).unwrap();
+        let open = w.current_path().unwrap().to_owned();
+        let away = top.path().join("elsewhere");
+        fs::rename(&dir, &away).unwrap();
+        // Writes go on into the moved file (it still has a name); its close cannot rename it here.
+        w.write(&group(1)).unwrap();
+        let err = w.close().unwrap_err();
+        assert!(
+            matches!(&err, Error::Moved { path } if *path == open),
+            "{err}"
+        );
+        assert!(err.to_string().contains("moved"), "{err}");
+        let moved = away.join(open.file_name().unwrap());
+        let records: Vec<_> = reader::open(&moved)
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        // The warcinfo record and both groups' request and response.
+        assert_eq!(records.len(), 1 + 2 * 2, "{}", moved.display());
     }
 
     #[cfg(target_os = "linux")]

@@ -192,7 +192,7 @@ fn run(crawl: Crawl, job: &Path, metrics: Option<SocketAddr>) -> anyhow::Result<
         if w.exists() {
             say!("trawl: wrote {}", w.display());
         } else {
-            say!("trawl: wrote {}, since removed", w.display());
+            say!("trawl: wrote {}, since moved or removed", w.display());
         }
     }
     say!(
