@@ -533,6 +533,47 @@ impl Stats {
         }
     }
 
+    /// Counters counted again from the lines of a crawl.log, for a job whose earlier runs saved none (killed
+    /// in their first 20 s, or ended on a disk too full to save them), the clock running from now. crawl.log
+    /// holds body sizes, not bytes on the wire, nor URL groups or source tags: those stay short; the time
+    /// crawled is its first line's to its last.
+    pub fn recount(lines: impl IntoIterator<Item = crate::crawl_log::LogLine>) -> Stats {
+        let stats = Stats::new();
+        let duplicate = trawl_config::Annotation::Duplicate.to_string();
+        let not_modified = trawl_config::Annotation::NotModified.to_string();
+        let (mut first, mut last) = (None, None);
+        for l in lines {
+            let host = l.host();
+            let size = l.size.unwrap_or(0);
+            stats.record(l.status, &host, l.mime.as_deref(), size);
+            for a in &l.annotations {
+                if *a == duplicate {
+                    stats.record_revisit(false, size);
+                } else if *a == not_modified {
+                    stats.record_revisit(true, 0);
+                }
+            }
+            stats.record_hop(&l.hop_path);
+            if let Some(ms) = l.fetch_ms() {
+                stats.record_latency(Duration::from_millis(ms));
+            }
+            if l.hop_path.is_empty() {
+                stats.record_seed(&l.uri, l.status, l.annotations.join(","));
+            } else if l.hop_path == "I" {
+                stats.record_seed_api_status(&l.uri, l.status);
+            }
+            if let Ok(t) = chrono::DateTime::parse_from_rfc3339(&l.timestamp) {
+                first.get_or_insert(t);
+                last = Some(t);
+            }
+        }
+        let before = first
+            .zip(last)
+            .and_then(|(a, b)| (b - a).to_std().ok())
+            .unwrap_or_default();
+        Stats { before, ..stats }
+    }
+
     /// Time crawled, this run and the job's earlier ones.
     fn elapsed(&self) -> Duration {
         self.before + self.started.elapsed()

@@ -388,7 +388,7 @@ async fn a_launch_shows_the_saved_totals_until_its_first_progress() {
 }
 
 /// A launch of a job whose earlier run saved no counters (killed in its first 20 s) says, where the
-/// operator of the server reads what a launch found, that its counters start from zero.
+/// operator of the server reads what a launch found, that its counters are counted again from crawl.log.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_launch_without_saved_counters_says_so_in_the_changes_log() {
     let dir = tempfile::tempdir().unwrap();
@@ -408,7 +408,9 @@ async fn a_launch_without_saved_counters_says_so_in_the_changes_log() {
     end(&app, "killed").await;
     let changes = std::fs::read_to_string(job.join("logs/config-changes.log")).unwrap();
     assert!(
-        changes.contains("warning: ") && changes.contains("stats.json: missing, so the counters"),
+        changes.contains("warning: ")
+            && changes
+                .contains("stats.json: missing, so the counters and the report are counted again"),
         "{changes}"
     );
 }

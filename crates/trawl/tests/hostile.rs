@@ -57,7 +57,7 @@ mod server;
 
 use std::time::{Duration, Instant};
 
-use trawl::selftest::crawl_log::LogLine;
+use trawl_engine::crawl_log::LogLine;
 use trawl_engine::{Crawl, CrawlHandle, report::Ending};
 
 /// The pinned outcome of each single-response scenario: status, and the truncation annotation if any.

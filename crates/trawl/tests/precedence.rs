@@ -38,11 +38,11 @@ set = {{ "frontier.max_uris_per_host" = 5 }}
     common::crawl_quickly(&path, &job).await;
 
     let log = common::crawl_log(&job);
-    let ours = |l: &&trawl::selftest::crawl_log::LogLine| {
+    let ours = |l: &&trawl_engine::crawl_log::LogLine| {
         l.uri.starts_with(&site.seed()) && !l.uri.ends_with("/robots.txt")
     };
     let calendar_prefix = site.url("/calendar/");
-    let calendar = |l: &trawl::selftest::crawl_log::LogLine| l.uri.starts_with(&calendar_prefix);
+    let calendar = |l: &trawl_engine::crawl_log::LogLine| l.uri.starts_with(&calendar_prefix);
     let pages: Vec<_> = log.iter().filter(ours).filter(|l| !calendar(l)).collect();
     assert!(pages.len() > 10, "{pages:?}");
     // Fewer hops first: the hop counts of the other pages never go down.

@@ -88,7 +88,7 @@ set = {{ "scope.max_hops" = 1 }}
     assert!(big.has_annotation("lenTrunc"));
     let fast_prefix = fast.seed();
     // (links only: embeds and redirects of in-scope pages are accepted past max_hops by design)
-    let links_only = |l: &&trawl::selftest::crawl_log::LogLine| {
+    let links_only = |l: &&trawl_engine::crawl_log::LogLine| {
         l.status > 0 && l.hop_path.chars().all(|c| c == 'L')
     };
     let deepest_fast = log

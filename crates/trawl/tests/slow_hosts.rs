@@ -722,7 +722,7 @@ async fn crawl_pages(
     addr: SocketAddr,
     n: usize,
     tweak: impl FnOnce(&mut trawl_config::CrawlConfig),
-) -> Vec<trawl::selftest::crawl_log::LogLine> {
+) -> Vec<trawl_engine::crawl_log::LogLine> {
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("c.toml");
     let seeds: Vec<String> = (0..n).map(|i| format!("\"http://{addr}/p{i}\"")).collect();

@@ -406,7 +406,7 @@ impl Crawl {
 
     /// What the crawl's start found, one `trawl: …` line each, as `trawl resume` and `trawl serve`'s launch
     /// print them: a checkpoint's restore a kill cut short and done again, the WARCs a crash left open and
-    /// how each was repaired, and counters that start from zero because the job's earlier runs saved none.
+    /// how each was repaired, and counters counted again from crawl.log because the job's earlier runs saved none.
     pub fn start_lines(&self) -> Vec<String> {
         let mut lines = Vec::new();
         // Said by every launcher, the web UI's too (xt23a F9: a relaunch did the restore again unsaid).
@@ -1042,17 +1042,51 @@ fn load_stats(job: &Job) -> Stats {
         Ok(text) => match serde_json::from_str(&text) {
             Ok(saved) => Stats::restore(saved),
             Err(e) => {
-                tracing::warn!("{}: {e}; counters start from zero", path.display());
-                Stats::new()
+                tracing::warn!(
+                    "{}: {e}; counters counted again from crawl.log",
+                    path.display()
+                );
+                recount(&job.logs_dir().join("crawl.log"))
             }
         },
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            tracing::warn!("{}: {e}; counters start from zero", path.display());
-            Stats::new()
+            tracing::warn!(
+                "{}: {e}; counters counted again from crawl.log",
+                path.display()
+            );
+            recount(&job.logs_dir().join("crawl.log"))
         }
-        // A job that ran before without saving any is said by [`counters_lost`], as the crawl starts.
-        Err(_) => Stats::new(),
+        // A job that ran before without saving any: counted again from its crawl.log, said by
+        // [`counters_lost`] as the crawl starts.
+        Err(_) => recount(&job.logs_dir().join("crawl.log")),
     }
+}
+
+/// The counters of the crawl.log at `path` (none when there is none); a line that is no crawl.log line is
+/// passed over, and said.
+fn recount(path: &std::path::Path) -> Stats {
+    use std::io::BufRead;
+    let Ok(file) = std::fs::File::open(path) else {
+        return Stats::new();
+    };
+    let mut unread = 0u64;
+    let lines = std::io::BufReader::new(file)
+        .lines()
+        .map_while(Result::ok)
+        .filter(|l| !l.trim().is_empty())
+        .filter_map(|l| {
+            let parsed = crate::crawl_log::parse_line(&l).ok();
+            unread += u64::from(parsed.is_none());
+            parsed
+        });
+    let stats = Stats::recount(lines);
+    if unread > 0 {
+        tracing::warn!(
+            "{}: {unread} lines are not crawl.log lines: passed over in counting the earlier runs",
+            path.display()
+        );
+    }
+    stats
 }
 
 /// The crawl.log or the WARC folder of a job's earlier runs, gone though its saved counters say it finished
@@ -1111,8 +1145,9 @@ fn counters_lost(job: &Job) -> Option<String> {
     let ran = std::fs::metadata(&log).is_ok_and(|m| m.len() > 0);
     (ran && !path.exists()).then(|| {
         format!(
-            "{}: missing, so the counters and the report start from zero; {} has a line for every URI the \
-             job's earlier runs finished",
+            "{}: missing, so the counters and the report are counted again from the lines of {}: their bytes \
+             are the bodies' (crawl.log holds no bytes on the wire), and the report's URL groups and source \
+             tags count this run only",
             path.display(),
             log.display()
         )
@@ -1195,6 +1230,29 @@ mod tests {
         assert_eq!(counters_lost(&job), None);
         job.write_file(&job.state_dir().join(ENDING), "7").unwrap();
         assert!(counters_lost(&job).is_some_and(|l| l.contains("killed while it ended")));
+    }
+
+    /// Counters never saved (a kill in the first 20 s, a full disk at the end) are counted again from
+    /// crawl.log, so a resumed job's report does not start from zero.
+    #[test]
+    fn counters_never_saved_are_counted_from_crawl_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = Job::create(dir.path()).unwrap();
+        let log = "2026-11-30T22:00:00.000Z   200       10 http://a.org/ - - text/html #001 20261130220000000+40 sha1:A - -\n\
+                   2026-11-30T22:00:05.000Z   200        7 http://a.org/b L http://a.org/ image/png #002 20261130220004000+3 sha1:B - duplicate:digest\n\
+                   not a line\n\
+                   2026-11-30T22:00:09.500Z -9998        - http://a.org/c L http://a.org/ no-type #001 - - - -\n";
+        job.write_file(&job.logs_dir().join("crawl.log"), log)
+            .unwrap();
+        assert!(counters_lost(&job).is_some_and(|l| l.contains("counted again")));
+        let stats = load_stats(&job);
+        let snap = stats.snapshot();
+        assert_eq!((snap.finished, snap.succeeded), (3, 2));
+        assert_eq!(stats.by_host()["a.org"], (3, 17));
+        assert_eq!(stats.dedup().revisits, 1);
+        assert_eq!(stats.by_hop(), [('-', 1), ('L', 2)].into());
+        assert_eq!(stats.seeds().len(), 1);
+        assert!(snap.elapsed >= Duration::from_millis(9_500));
     }
 
     /// xt39b F1, F4: a resume says the crawl.log or the WARC folder of the earlier runs is gone.

@@ -1,8 +1,8 @@
 //! The self-test's scenario checks: each judges one trap of the test site by the crawl's log,
 //! its WARC records and the server's own hit counts.
 
-use super::crawl_log::LogLine;
 use super::site::{BIG_BYTES, CHARSET_UTF8_PATH, Site};
+use trawl_engine::crawl_log::LogLine;
 
 /// The `max_retries` the self-test crawl must be configured with: `/error500` is then requested
 /// `1 + SELFTEST_MAX_RETRIES` times.

@@ -3,11 +3,11 @@
 use std::path::{Path, PathBuf};
 
 use trawl_config::CrawlConfig;
-use trawl_engine::{Crawl, CrawlHandle, Summary};
+use trawl_engine::{Crawl, CrawlHandle, Summary, crawl_log};
 
 use super::{
     checks::{self, CheckResult, Outcome, SELFTEST_MAX_RETRIES, WarcRec},
-    crawl_log, site,
+    site,
 };
 
 /// The crawl settings the self-test uses: the defaults, with politeness off and small limits so every trap
@@ -50,7 +50,7 @@ pub async fn run(job_dir: &Path, config: CrawlConfig) -> anyhow::Result<Report> 
     let crawl = Crawl::new(job_dir, config, &[site.seed()])?;
     let summary = crawl.run(CrawlHandle::default(), |_| {}).await?;
     let log_text = std::fs::read_to_string(job_dir.join("logs/crawl.log"))?;
-    let log = crawl_log::parse(&log_text).map_err(anyhow::Error::msg)?;
+    let log = crawl_log::parse(&log_text)?;
     let mut warcs: Vec<PathBuf> = summary.warcs.clone();
     warcs.sort();
     let mut records = Vec::new();

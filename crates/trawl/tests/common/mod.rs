@@ -16,7 +16,7 @@ use axum::{
 };
 use tokio::net::TcpListener;
 
-use trawl::selftest::crawl_log::{self, LogLine};
+use trawl_engine::crawl_log::{self, LogLine};
 
 /// A WARC record as read back.
 pub struct Rec {

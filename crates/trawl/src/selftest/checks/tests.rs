@@ -1,8 +1,8 @@
 //! The checks judged against a hand-made perfect crawl (requests sent raw to a real site).
 
 use super::*;
-use crate::selftest::crawl_log::parse_line;
 use crate::selftest::site::{self, tests::get_raw};
+use trawl_engine::crawl_log::parse_line;
 
 /// One row of a perfect crawl: path, logged status, hop path, annotations, requests the server sees.
 type Row = (&'static str, i32, &'static str, &'static str, usize);

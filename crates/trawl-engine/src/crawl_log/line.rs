@@ -1,4 +1,5 @@
-//! A parser for `crawl.log` lines (Heritrix 3 field order).
+//! Reading `crawl.log` lines back (Heritrix 3 field order): the selftest's checks, and a resume's count of
+//! what the earlier runs finished when their counters were never saved.
 //!
 //! Fields are separated by one or more spaces and `-` stands for an empty field:
 //!
@@ -57,16 +58,52 @@ impl LogLine {
 /// The number of space-separated fields before the optional JSON.
 const FIELDS: usize = 12;
 
+/// What is wrong with a line that is not a crawl.log line.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum LineError {
+    /// Fewer fields than a crawl.log line has.
+    #[error("expected {FIELDS} space-separated fields, found {0}")]
+    Fields(usize),
+    /// The second field is no status code.
+    #[error("expected a status code, found {0:?}")]
+    Status(String),
+    /// The third field is neither `-` nor a size.
+    #[error("expected a size, found {0:?}")]
+    Size(String),
+}
+
+/// A line's problem with its place: the 1-based line number.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("crawl.log line {line}: {problem}")]
+pub struct ParseError {
+    /// The line, counted from 1.
+    pub line: usize,
+    /// What is wrong with it.
+    pub problem: LineError,
+}
+
+impl LogLine {
+    /// The fetch's duration, from the `fetchstart+ms` field.
+    pub fn fetch_ms(&self) -> Option<u64> {
+        self.fetch.as_deref()?.split_once('+')?.1.parse().ok()
+    }
+
+    /// The host of its URI, as the crawl's counters key it (empty when it has none).
+    pub fn host(&self) -> String {
+        url::Url::parse(&self.uri)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_owned))
+            .unwrap_or_default()
+    }
+}
+
 /// Parses one `crawl.log` line.
-pub fn parse_line(line: &str) -> Result<LogLine, String> {
+pub fn parse_line(line: &str) -> Result<LogLine, LineError> {
     let mut rest = line.trim();
     let mut fields = Vec::with_capacity(FIELDS);
     while fields.len() < FIELDS {
         if rest.is_empty() {
-            return Err(format!(
-                "expected {FIELDS} space-separated fields, found {}",
-                fields.len()
-            ));
+            return Err(LineError::Fields(fields.len()));
         }
         let end = rest.find(' ').unwrap_or(rest.len());
         fields.push(&rest[..end]);
@@ -75,12 +112,12 @@ pub fn parse_line(line: &str) -> Result<LogLine, String> {
     let opt = |s: &str| (s != "-").then(|| s.to_owned());
     let status = fields[1]
         .parse::<i32>()
-        .map_err(|_| format!("expected a status code, found {:?}", fields[1]))?;
+        .map_err(|_| LineError::Status(fields[1].to_owned()))?;
     let size = match fields[2] {
         "-" => None,
         s => Some(
             s.parse::<u64>()
-                .map_err(|_| format!("expected a size, found {s:?}"))?,
+                .map_err(|_| LineError::Size(s.to_owned()))?,
         ),
     };
     let annotations = match fields[11] {
@@ -106,11 +143,16 @@ pub fn parse_line(line: &str) -> Result<LogLine, String> {
 }
 
 /// Parses a whole `crawl.log`, skipping blank lines; an error names the 1-based line number.
-pub fn parse(text: &str) -> Result<Vec<LogLine>, String> {
+pub fn parse(text: &str) -> Result<Vec<LogLine>, ParseError> {
     text.lines()
         .enumerate()
         .filter(|(_, line)| !line.trim().is_empty())
-        .map(|(i, line)| parse_line(line).map_err(|e| format!("crawl.log line {}: {e}", i + 1)))
+        .map(|(i, line)| {
+            parse_line(line).map_err(|problem| ParseError {
+                line: i + 1,
+                problem,
+            })
+        })
         .collect()
 }
 
@@ -174,7 +216,7 @@ mod tests {
             ),
             ("x 200 big u L v m #1 f d s -", "line 1: expected a size"),
         ] {
-            let err = parse(text).unwrap_err();
+            let err = parse(text).unwrap_err().to_string();
             assert!(err.contains(want), "{err:?} should contain {want:?}");
         }
     }
@@ -183,5 +225,72 @@ mod tests {
     fn parses_many_lines() {
         let text = format!("{EMBED}\n\n{ROBOTS}\n");
         assert_eq!(parse(&text).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn reads_back_what_the_writer_wrote() {
+        let t = chrono::Utc::now();
+        let annotations = [trawl_config::Annotation::Duplicate];
+        let entry = crate::crawl_log::LogEntry {
+            status: 200,
+            size: Some(12),
+            uri: "http://a.org/x",
+            hop_path: "LE",
+            via: Some("http://a.org/"),
+            mime: Some("image/png"),
+            worker: 3,
+            fetch: Some((t, 45)),
+            digest: Some("sha1:ABC"),
+            annotations: &annotations,
+        };
+        let l = parse_line(&entry.format(t)).unwrap();
+        assert_eq!(
+            (l.status, l.size, l.uri.as_str()),
+            (200, Some(12), "http://a.org/x")
+        );
+        assert_eq!((l.hop_path.as_str(), l.last_hop()), ("LE", Some('E')));
+        assert_eq!(
+            (l.mime.as_deref(), l.fetch_ms()),
+            (Some("image/png"), Some(45))
+        );
+        assert_eq!(
+            (l.host(), l.annotations),
+            ("a.org".to_owned(), vec!["duplicate:digest".to_owned()])
+        );
+    }
+
+    proptest::proptest! {
+        /// Any text: a line or an error, never a panic.
+        #[test]
+        fn any_text_parses_or_is_refused(text in "\\PC{0,200}") {
+            let _ = parse_line(&text);
+        }
+
+        /// Any line the writer makes reads back to its fields.
+        #[test]
+        fn written_lines_read_back(
+            status in -10_000i32..1000,
+            size in proptest::option::of(0u64..u64::MAX),
+            path in "[a-z0-9/._~-]{0,40}",
+            hops in "[LERPXI]{0,8}",
+            ms in 0u128..1_000_000,
+        ) {
+            let uri = format!("http://h.example/{path}");
+            let t = chrono::Utc::now();
+            let entry = crate::crawl_log::LogEntry {
+                status,
+                size,
+                uri: &uri,
+                hop_path: &hops,
+                fetch: Some((t, ms)),
+                ..Default::default()
+            };
+            let l = parse_line(&entry.format(t)).unwrap();
+            proptest::prop_assert_eq!(l.status, status);
+            proptest::prop_assert_eq!(l.size, size);
+            proptest::prop_assert_eq!(&l.uri, &uri);
+            proptest::prop_assert_eq!(&l.hop_path, &hops);
+            proptest::prop_assert_eq!(l.fetch_ms(), Some(ms as u64));
+        }
     }
 }

@@ -13,6 +13,10 @@ use chrono::{DateTime, Utc};
 
 use crate::Error;
 
+mod line;
+
+pub use line::{LineError, LogLine, ParseError, parse, parse_line};
+
 pub use trawl_config::status;
 
 /// A log timestamp as crawl.log (and progress.log) write it: ISO 8601 UTC with milliseconds.
