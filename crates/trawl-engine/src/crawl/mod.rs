@@ -1070,12 +1070,16 @@ fn recount(path: &std::path::Path) -> Stats {
         return Stats::new();
     };
     let mut unread = 0u64;
+    // Split on bytes: a line that is not UTF-8 (a file written over by something else) is passed over, not
+    // the end of the count.
     let lines = std::io::BufReader::new(file)
-        .lines()
+        .split(b'\n')
         .map_while(Result::ok)
-        .filter(|l| !l.trim().is_empty())
+        .filter(|l| !l.trim_ascii().is_empty())
         .filter_map(|l| {
-            let parsed = crate::crawl_log::parse_line(&l).ok();
+            let parsed = std::str::from_utf8(&l)
+                .ok()
+                .and_then(|l| crate::crawl_log::parse_line(l).ok());
             unread += u64::from(parsed.is_none());
             parsed
         });
@@ -1242,8 +1246,15 @@ mod tests {
                    2026-11-30T22:00:05.000Z   200        7 http://a.org/b L http://a.org/ image/png #002 20261130220004000+3 sha1:B - duplicate:digest\n\
                    not a line\n\
                    2026-11-30T22:00:09.500Z -9998        - http://a.org/c L http://a.org/ no-type #001 - - - -\n";
-        job.write_file(&job.logs_dir().join("crawl.log"), log)
+        job.write_file(&job.logs_dir().join("crawl.log"), "")
             .unwrap();
+        // A line that is not UTF-8 is passed over like any other that is no crawl.log line.
+        let bytes: Vec<u8> = log
+            .replacen("not a line", "not a line\n~~", 1)
+            .bytes()
+            .map(|b| if b == b'~' { 0xff } else { b })
+            .collect();
+        std::fs::write(job.logs_dir().join("crawl.log"), bytes).unwrap();
         assert!(counters_lost(&job).is_some_and(|l| l.contains("counted again")));
         let stats = load_stats(&job);
         let snap = stats.snapshot();
