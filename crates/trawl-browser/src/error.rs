@@ -13,7 +13,7 @@ pub enum BrowserError {
     NoChromium,
     /// `[browser] executable` names no executable file.
     #[error(
-        "[browser] executable {}: no executable file there: install Chromium (`apt-get install chromium`) and set its path", .0.display()
+        "[browser] executable {}: no executable file there{}: install Chromium (`apt-get install chromium`) and set its path", .0.display(), on_path(.0)
     )]
     NotExecutable(PathBuf),
     /// The executable runs but is not a Chromium (its `--version` names none).
@@ -56,4 +56,16 @@ pub enum BrowserError {
     /// The certificate the proxy answers HTTPS with could not be made.
     #[error("browser proxy certificate: {0}")]
     Certificate(String),
+}
+
+/// What a bare name (no `/`) was looked for: PATH, not the config's folder (xt42b: `fakechrome.sh` beside the
+/// config was said missing with no word of where it was looked for).
+fn on_path(name: &std::path::Path) -> String {
+    match name.components().count() {
+        1 if name.is_relative() => format!(
+            " (a name without a `/` is looked for on PATH; for a file beside the config write \"./{}\")",
+            name.display()
+        ),
+        _ => String::new(),
+    }
 }

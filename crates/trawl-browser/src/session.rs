@@ -115,6 +115,10 @@ pub struct Rendered {
     pub scrolls: u32,
     /// The browser itself no longer answers: it is restarted.
     broken: bool,
+    /// Why the browser could not be started, when it has never started in this crawl: no page can be
+    /// rendered, so the crawl stops rather than note every page `browser:failed` (xt42b: a Chromium whose
+    /// `--version` answers but which cannot start).
+    pub cannot_start: Option<String>,
 }
 
 /// A view of a single-page application rendered in its page.
@@ -148,6 +152,9 @@ pub struct Browser {
     running: RwLock<Option<Running>>,
     permits: Semaphore,
     launches: AtomicU32,
+    /// Whether a launch has succeeded: a launch failing before any has is the crawl's end, one failing later
+    /// (a restart) the page's alone.
+    started: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for Browser {
@@ -185,6 +192,7 @@ impl Browser {
             running: RwLock::new(None),
             permits: Semaphore::new(pages.max(1)),
             launches: AtomicU32::new(0),
+            started: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -194,7 +202,8 @@ impl Browser {
     }
 
     /// Renders `url`: every request goes to `upstream`; the page is cut at `limits.page_timeout`. A failure
-    /// of the browser is a note (and the next page starts a new one), never an error of the crawl.
+    /// of the browser is a note (and the next page starts a new one), never an error of the crawl, but for a
+    /// browser that has never started ([`Rendered::cannot_start`]).
     pub async fn render<U: Upstream>(
         &self,
         url: &Url,
@@ -205,6 +214,12 @@ impl Browser {
             return failed("failed");
         };
         if let Err(e) = self.ensure_running().await {
+            if !self.started.load(Ordering::SeqCst) {
+                return Rendered {
+                    cannot_start: Some(e.to_string()),
+                    ..failed("failed")
+                };
+            }
             tracing::warn!("{e}");
             return failed("failed");
         }
@@ -300,6 +315,7 @@ impl Browser {
         let profile = self.profile.join(format!("profile-{n}"));
         let _ = std::fs::remove_dir_all(&profile);
         *running = Some(launch(&self.executable, &profile).await?);
+        self.started.store(true, Ordering::SeqCst);
         Ok(())
     }
 

@@ -1386,10 +1386,77 @@ fn a_crawl_that_cannot_start_can_be_run_again() {
         !failed.status.success() && err.contains("/bin/true: not a Chromium"),
         "{err}"
     );
+    // A bare name is looked for on PATH, and the refusal says so (xt42b).
+    let failed = run(&format!(
+        "{quick}[browser]\nmode = \"all\"\nexecutable = \"fakechrome.sh\"\n"
+    ));
+    let err = String::from_utf8_lossy(&failed.stderr);
+    assert!(
+        !failed.status.success()
+            && err.contains("looked for on PATH")
+            && err.contains("\"./fakechrome.sh\""),
+        "{err}"
+    );
     // It runs to its end (the seed, port 9, refuses the connection: nothing else is asked of it).
     let again = run(quick);
     let err = String::from_utf8_lossy(&again.stderr);
     assert!(err.contains("FINISHED: 1 done"), "{err}");
+}
+
+/// A Chromium whose `--version` answers but which cannot start stops the crawl at the first page to render,
+/// saying why and how to go on, rather than noting every page `browser:failed` in a crawl that ends "ok"
+/// (xt42b).
+#[test]
+fn a_browser_that_never_starts_stops_the_crawl() {
+    use std::io::{Read, Write};
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let fake = common::write(
+        &dir.path().join("fakechrome.sh"),
+        "#!/bin/sh\n[ \"$1\" = --version ] && echo 'Chromium 120.0.0' && exit 0\necho 'cannot open display' >&2\nexit 1\n",
+    );
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for mut conn in listener.incoming().flatten() {
+            let mut buf = [0u8; 4096];
+            let _ = conn.read(&mut buf);
+            let body = "<html><body><a href=\"/a\">a</a><a href=\"/b\">b</a></body></html>";
+            let _ = write!(
+                conn,
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    let cfg = common::write(
+        &dir.path().join("crawl.toml"),
+        &format!(
+            "[fetch]\nobey_robots = false\n[browser]\nmode = \"all\"\nexecutable = \"{}\"\n",
+            fake.display()
+        ),
+    );
+    let job = dir.path().join("job");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .args([
+            "crawl",
+            "--job",
+            job.to_str().unwrap(),
+            "-c",
+            cfg.to_str().unwrap(),
+        ])
+        .arg(format!("http://{addr}/"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("did not start")
+            && err.contains("no page can be rendered, so the crawl stops"),
+        "{err}"
+    );
+    assert!(err.contains("FAILED"), "{err}");
 }
 
 /// What a page's scripts add is kept when the page never finishes loading (an image that never comes) and

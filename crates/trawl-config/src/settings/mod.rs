@@ -1721,6 +1721,14 @@ extension = "-jpg"
                      number from 0 to 9223372036854775807",
                 ],
             ),
+            // Too big for the key's own type, not for TOML's (xt42b): its range, not "0 or more".
+            (
+                "[browser]\nmax_scrolls = 100000000000\n",
+                &[
+                    "browser.max_scrolls: the number `100000000000` is out of range: give a whole number from 0 \
+                     to 4294967295",
+                ],
+            ),
         ];
         for (text, wants) in rows {
             let e = CrawlConfig::parse(text, Path::new("x.toml"))

@@ -245,35 +245,42 @@ pub(crate) fn in_users_words(message: &str) -> String {
         }
     }
     let mut text = message.to_string();
-    // A number too big for any integer type is read as i128: say the range of the one expected.
-    for wide in [" as i128", " as u128"] {
-        if let Some(at) = text.find(wide) {
-            text.replace_range(at..at + wide.len(), "");
-            text = text
-                .replace("invalid value: integer ", "the number ")
-                .replace("invalid type: integer ", "the number ");
-            for (rust, range) in [
-                ("expected usize", "0 to 9223372036854775807"),
-                ("expected u64", "0 to 9223372036854775807"),
-                ("expected u32", "0 to 4294967295"),
-                ("expected u16", "0 to 65535"),
-                ("expected u8", "0 to 255"),
-                (
-                    "expected i64",
-                    "-9223372036854775808 to 9223372036854775807",
-                ),
-                ("expected i32", "-2147483648 to 2147483647"),
-            ] {
-                if let Some(e) = text.find(rust)
-                    && !text[e + rust.len()..].starts_with(|c: char| c.is_ascii_alphanumeric())
-                {
-                    text.replace_range(
-                        e.saturating_sub(2)..e + rust.len(),
-                        &format!(" is out of range: give a whole number from {range}"),
-                    );
-                }
-            }
+    // A number too big for any integer type is read as i128, one too big for the key's own (100000000000 for a
+    // u32, xt42b) is an integer of the wrong value: either way, say the range of the one expected. A negative
+    // one keeps "a whole number, 0 or more", which says the same more plainly.
+    let wide = [" as i128", " as u128"]
+        .into_iter()
+        .find_map(|wide| text.find(wide).map(|at| at..at + wide.len()));
+    let too_big =
+        wide.is_some() || text.starts_with("invalid value: integer `") && !text.contains("`-");
+    let ranges = [
+        ("expected usize", "0 to 9223372036854775807"),
+        ("expected u64", "0 to 9223372036854775807"),
+        ("expected u32", "0 to 4294967295"),
+        ("expected u16", "0 to 65535"),
+        ("expected u8", "0 to 255"),
+        (
+            "expected i64",
+            "-9223372036854775808 to 9223372036854775807",
+        ),
+        ("expected i32", "-2147483648 to 2147483647"),
+    ];
+    let ranged = ranges.into_iter().find_map(|(rust, range)| {
+        let at = text.find(rust)?;
+        let whole = !text[at + rust.len()..].starts_with(|c: char| c.is_ascii_alphanumeric());
+        whole.then_some((at..at + rust.len(), range))
+    });
+    if too_big && let Some((at, range)) = ranged {
+        text.replace_range(
+            at.start.saturating_sub(2)..at.end,
+            &format!(" is out of range: give a whole number from {range}"),
+        );
+        if let Some(wide) = wide {
+            text.replace_range(wide, "");
         }
+        text = text
+            .replace("invalid value: integer ", "the number ")
+            .replace("invalid type: integer ", "the number ");
     }
     for (rust, words) in [
         ("expected usize", "expected a whole number, 0 or more"),

@@ -234,14 +234,22 @@ impl CrawlConfig {
             } else {
                 "browser.executable"
             };
+            let exe = &self.browser.executable;
+            let hint = if !exe.is_empty() && !exe.contains('/') {
+                format!(
+                    "`{exe}` is looked for on PATH (a name without a `/`): for a file beside the config write \
+                     \"./{exe}\""
+                )
+            } else {
+                "install it (`apt-get install chromium`) or set [browser] executable to its path"
+                    .to_owned()
+            };
             out.push(
                 problem(
                     key,
                     "pages are to be rendered, but no Chromium can be found: the crawl cannot start",
                 )
-                .with_hint(
-                    "install it (`apt-get install chromium`) or set [browser] executable to its path",
-                ),
+                .with_hint(hint),
             );
         }
         // Browser settings that cannot work, or do nothing (xt16a F10).

@@ -124,6 +124,13 @@ pub(super) async fn run(
             .collect(),
     };
     let rendered = rendering.browser.render(&uri.url, &upstream, &limits).await;
+    if let Some(why) = &rendered.cannot_start {
+        p.fail(format!(
+            "{why}: no page can be rendered, so the crawl stops (its `--version` answered, yet it does not \
+             start: run it by hand to see why, or set [browser] mode = \"off\"); `trawl resume` the job once \
+             it starts"
+        ));
+    }
     // A page the browser could not render at all (it did not start, its context could not be made) is not
     // `rendered`: `browser:failed` alone says so (xt9b F6).
     if !rendered.notes.contains(&"failed") {
