@@ -749,10 +749,17 @@ async fn behave(
         limits,
         until: behave_until,
     };
+    // The links as loaded: kept should the page not answer the collection after its behaviours in time (xt42b:
+    // a page building 300,000 elements, its behaviours slowed by them, kept none of its links).
+    let loaded = before(behave_until, page_links(&page))
+        .await
+        .and_then(Result::ok);
     steps.behaviours(url, &mut rendered).await?;
-    // Link collection has the rest of the budget; a page whose scripts never let it answer keeps none.
+    // Link collection has the rest of the budget; a page whose scripts never let it answer keeps the links it
+    // had once loaded.
     let Some(links) = before(deadline, page_links(&page)).await else {
         rendered.note("timeout");
+        rendered.links = loaded.unwrap_or_default();
         return Ok(rendered);
     };
     let mut links = links?;

@@ -463,6 +463,7 @@ fn route(path: &str, outside: &str) -> Vec<u8> {
               <a href=\"/filtered\">filtered</a> <img src=\"/private/pic.png\"></body></html>",
         ),
         "/stall" => response("200 OK", html, &script_link_page("stall", "<img src=\"/stall.png\">")),
+        "/spins" => response("200 OK", html, &script_link_page("spins", "")),
         "/nofollow" => response(
             "200 OK",
             html,
@@ -1457,6 +1458,33 @@ fn a_browser_that_never_starts_stops_the_crawl() {
         "{err}"
     );
     assert!(err.contains("FAILED"), "{err}");
+}
+
+/// A page that stops answering during its behaviours (the operator's `behaviors_file` spins) keeps the links
+/// it had once loaded, though it never answers their collection at its end (xt42b: a page building a huge DOM
+/// kept none).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_that_stops_answering_keeps_the_links_it_loaded() {
+    if chromium().is_none() {
+        return;
+    }
+    let addr = serve("127.0.0.1", Shared::default(), String::new()).await;
+    let dir = tempfile::tempdir().unwrap();
+    common::write(&dir.path().join("spin.js"), "while (true) {}");
+    let job = crawl(
+        dir.path(),
+        &format!(
+            "[seeds]\nurls = [\"http://{addr}/spins\"]\n\n[browser]\nmode = \"all\"\n\
+             page_timeout_ms = 5000\nidle_ms = 300\nbehaviors_file = \"spin.js\"\n"
+        ),
+    )
+    .await;
+    let log = common::crawl_log(&job);
+    let line = |path: &str| common::log_line(&log, &format!("http://{addr}{path}"));
+    let spins = line("/spins").annotations.join(",");
+    assert!(spins.contains("browser:timeout"), "{spins}");
+    let link = line("/spins-js-link");
+    assert!(link.annotations.iter().any(|a| a == "browser"), "{link:?}");
 }
 
 /// What a page's scripts add is kept when the page never finishes loading (an image that never comes) and
