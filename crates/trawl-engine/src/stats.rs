@@ -790,7 +790,16 @@ impl Stats {
         let g = &mut *lock(&self.groups);
         let full = g.by_norm.len() >= MAX_GROUPS;
         match g.by_norm.get_mut(norm) {
-            Some(e) => e.0 += 1,
+            // The group's example is its best URL (`norm::pick_best`), as url-identity.md says, not its first
+            // (xt42a): parsed only when a group grows, which is rare.
+            Some(e) => {
+                e.0 += 1;
+                if let (Ok(new), Ok(kept)) = (url::Url::parse(uri), url::Url::parse(&e.1))
+                    && trawl_url::norm::pick_best([&new, &kept]) == Some(&new)
+                {
+                    e.1 = uri.to_string();
+                }
+            }
             None if !full => {
                 g.by_norm.insert(norm.to_string(), (1, uri.to_string()));
             }
@@ -1018,6 +1027,9 @@ mod tests {
         let s = Stats::new();
         s.record_groups("https://a.org/doc/", "http://a.org/doc", None);
         s.record_groups("http://www.a.org/doc.html", "http://a.org/doc", None);
+        // A later spelling that is better (no query) becomes the example (xt42a).
+        s.record_groups("http://b.org/p.html?utm_source=x", "http://b.org/p", None);
+        s.record_groups("http://b.org/p.html", "http://b.org/p", None);
         s.record_groups(
             "https://d.org/3.12/x.html",
             "http://d.org/3.12/x",
@@ -1032,6 +1044,10 @@ mod tests {
             assert_eq!(
                 g.by_norm["http://a.org/doc"],
                 (2, "https://a.org/doc/".to_string())
+            );
+            assert_eq!(
+                g.by_norm["http://b.org/p"],
+                (2, "http://b.org/p.html".to_string())
             );
             let (n, versions) = &g.by_template["https://d.org/%s/x.html"];
             assert_eq!(*n, 2);
@@ -1059,7 +1075,7 @@ mod tests {
         assert_eq!(back.snapshot().latency, s.snapshot().latency);
         assert_eq!(back.by_source(), s.by_source());
         assert!(back.snapshot().elapsed >= ran, "the clock goes on");
-        back.with_groups(|g| assert_eq!(g.by_norm.len(), 3));
+        back.with_groups(|g| assert_eq!(g.by_norm.len(), 4));
         s.record(200, "a.org", Some("text/html"), 10);
         s.record(404, "a.org", None, 1);
         s.record(200, "a.org", None, 1);

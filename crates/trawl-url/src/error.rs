@@ -20,6 +20,17 @@ pub enum Error {
         /// The scheme meant.
         scheme: String,
     },
+    /// Text before `://` that is no scheme (`ht!tp://host/`): read without one, it would be a host named
+    /// `ht!tp` with an empty port (xt42a: crawled so, its robots.txt looked up in the DNS).
+    #[error(
+        "{input:?} is not a valid URL: {found:?} before `://` is not a scheme; write http://HOST/PATH or https://HOST/PATH"
+    )]
+    NotAScheme {
+        /// The text as given.
+        input: String,
+        /// What stands where the scheme goes.
+        found: String,
+    },
     /// A word without a scheme, a dot or a port (`pause`, `bad_url`): read as a host, it would be looked up in
     /// the DNS as one (xt23a F3).
     #[error(

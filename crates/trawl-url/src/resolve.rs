@@ -61,6 +61,20 @@ pub fn parse_seed(input: &str) -> Result<Url, Error> {
             });
         }
     }
+    // Text before `://` that cannot be a scheme (RFC 3986: a letter, then letters, digits, `+`, `-`, `.`) is a
+    // slip too, not a host with an empty port.
+    if let Some((found, _)) = text.split_once("://")
+        && !found.contains(['/', '?', '#'])
+        && !(found.starts_with(|c: char| c.is_ascii_alphabetic())
+            && found
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
+    {
+        return Err(Error::NotAScheme {
+            input: input.to_string(),
+            found: found.to_string(),
+        });
+    }
     let parsed = match Url::parse(text) {
         Ok(url) if is_host_and_port(&url) => Url::parse(&format!("http://{text}")),
         Ok(url) => Ok(url),
@@ -239,6 +253,16 @@ mod tests {
             assert!(err.contains("its scheme is misspelt"), "{slip}: {err}");
         }
         assert!(parse_seed("httpbin.org/x").is_ok());
+        // Text before `://` that is no scheme is no host with an empty port (xt42a); `://` later on is none.
+        for slip in ["ht!tp://127.0.0.1:18100/docs/", "://a.b/", "1http://a.b/"] {
+            let err = parse_seed(slip).unwrap_err().to_string();
+            assert!(
+                err.contains("before `://` is not a scheme"),
+                "{slip}: {err}"
+            );
+        }
+        assert!(parse_seed("a.b/r?to=http://c.d/").is_ok());
+        assert!(parse_seed("svn+ssh://a.b/").is_err());
         // A bare word typed now is refused, not one a config holds; a host with a dot, localhost, an address
         // or a port is one (xt23a F3, review 71 R1, R4).
         // Text that is no host's name gets no hint to write it so; a scheme is said as one (xt37a F11).

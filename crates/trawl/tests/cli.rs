@@ -453,6 +453,61 @@ fn check_keeps_the_entries_after_a_wrong_value_in_place() {
     }
 }
 
+/// A rule whose name is unknown keeps its place, so the rules after it are told at their own numbers and
+/// lines (xt42a: an `on_hosts` rule after a misspelt one was told as `scope.rules[0]`, at the line of the
+/// misspelt one).
+#[test]
+fn check_keeps_the_rules_after_an_unknown_rule_name_in_place() {
+    let (run, file, _dir) = check(
+        "[seeds]\nurls = [\"http://127.0.0.1/\"]\n[[scope.rules]]\nrule = \"surt_prefixd\"\n\
+         [[scope.rules]]\nrule = \"on_hosts\"\nhosts = [\"127.0.0.2:8601\"]\n",
+    );
+    assert_eq!(run.code, Some(1), "{run:?}");
+    let at = |line: usize| format!("{}:{line}:", file.display());
+    for (place, says) in [
+        (at(4), "unknown name `surt_prefixd`"),
+        (
+            at(7),
+            "scope.rules[1].hosts[0]: \"127.0.0.2:8601\" has a port",
+        ),
+    ] {
+        assert!(
+            run.stderr
+                .lines()
+                .any(|l| l.starts_with(&place) && l.contains(says)),
+            "no {place} {says} in\n{}",
+            run.stderr
+        );
+    }
+}
+
+/// A seed the crawl would refuse fails the check at its place, not warned of as a host's name or passed
+/// (xt42a).
+#[test]
+fn check_refuses_the_seeds_a_crawl_refuses() {
+    let (run, file, _dir) =
+        check("[seeds]\nurls = [\"https//127.0.0.1:18100/docs/\", \"ht!tp://127.0.0.1:18100/\"]\n");
+    assert_eq!(run.code, Some(1), "{run:?}");
+    let at = format!("{}:2:", file.display());
+    for says in [
+        "seeds.urls[0]: seed \"https//127.0.0.1:18100/docs/\": \"https//127.0.0.1:18100/docs/\" is not a valid URL: its scheme is misspelt",
+        "seeds.urls[1]: seed \"ht!tp://127.0.0.1:18100/\": \"ht!tp://127.0.0.1:18100/\" is not a valid URL: \"ht!tp\" before `://` is not a scheme",
+    ] {
+        assert!(
+            run.stderr
+                .lines()
+                .any(|l| l.starts_with(&at) && l.contains(says)),
+            "no {at} {says} in\n{}",
+            run.stderr
+        );
+    }
+    assert!(
+        !run.stderr.contains("looked up in the DNS"),
+        "{}",
+        run.stderr
+    );
+}
+
 /// Browser settings that cannot work or do nothing are warned of at their keys (xt16a F10).
 #[test]
 fn check_warns_of_browser_settings_that_cannot_work() {

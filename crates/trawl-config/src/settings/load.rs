@@ -298,6 +298,14 @@ fn probe_entry(
             && let Some(last) = taken.last()
         {
             match rule_of(last) {
+                // The entry itself is the rule (`scope.rules[0]`): `accept` in its place, so the rules after
+                // it keep their numbers (xt42a: their problems were told at the entry before their own).
+                Some(rule) if rule.len() == path.len() => {
+                    taken.pop();
+                    failed.remove.extend(taken);
+                    failed.placeholders.push(rule);
+                    return;
+                }
                 Some(rule) if set_accept(&mut entry, &rule[path.len()..]) => {
                     taken.pop();
                     placeholders.push(rule);

@@ -258,7 +258,9 @@ pub(crate) fn judge(
     // or a redirect's `Location` may name another scheme, which the extractors drop (xt26b F2: a `mailto:`
     // reached the frontier, whose store refuses a queue with no name; F3: an `ftp:` URL was fetched with HTTP).
     if !fetchable(&uri.url) {
-        if !inferred {
+        // A redirect's too: its page's line says only where it went (xt42a: `ftp:` and `javascript:` targets
+        // went without a line, though scope.md says they are logged).
+        if !(inferred || uri.last_hop() == Some('R')) {
             return Err(None);
         }
         uri.annotate(Annotation::Rejected("not_http".into()));
