@@ -404,7 +404,7 @@ set = {}
 [[sheet]]
 name = "zero"
 surt_prefixes = ["http://(org,"]
-set = { "fetch.timeout_ms" = 0, "fetch.connect_timeout_ms" = 0, "fetch.max_bytes" = 0, "frontier.min_delay_ms" = 99999999, "scope.max_outlinks" = "many" }
+set = { "fetch.timeout_ms" = 0, "fetch.connect_timeout_ms" = 0, "fetch.max_bytes" = 0, "frontier.min_delay_ms" = 99999999, "scope.max_outlinks" = "many", "browser.mode" = "sometimes" }
 [[sheet]]
 name = "fine"
 surt_prefixes = ["http://(org,"]
@@ -419,11 +419,13 @@ set = { "frontier.min_delay_ms" = 100, "frontier.max_delay_ms" = 200 }
             r#"sheet \"zero\": fetch.max_bytes must be at least 1"#,
             r#"sheet \"zero\": frontier.min_delay_ms = 99999999 is above frontier.max_delay_ms = 30000"#,
             r#"sheet \"zero\": scope.max_outlinks: found the text \"many\", expected a whole number, 0 or more"#,
+            // The choices, as at the top level (xt42b).
+            r#"sheet \"zero\": browser.mode: unknown name `sometimes`; the choices: off, auto, all"#,
         ] {
             assert!(text.contains(want), "{want}: {text}");
         }
         assert!(e.iter().all(|(k, _)| k == "sheet[0].set"), "{text}");
-        assert_eq!(e.len(), 5, "{text}");
+        assert_eq!(e.len(), 6, "{text}");
     }
 }
 

@@ -1093,7 +1093,9 @@ async fn a_frozen_browser_is_restarted() {
         after.contains("browser:rendered") && !after.contains("timeout"),
         "{after}"
     );
+    // The frozen browser's profile went with it; the one started after it stays at the crawl's end.
     assert!(job.join("state/browser/profile-1").is_dir());
+    assert!(!job.join("state/browser/profile-0").exists());
 }
 
 /// A URL class with `render = true` has its pages rendered though `[browser] mode` is off; other pages
@@ -1140,8 +1142,13 @@ async fn a_url_class_asks_for_rendering() {
     for page in ["/", "/plain"] {
         assert!(!notes(page).contains("browser"), "{page}: {}", notes(page));
     }
-    // Two pages rendered, each by a browser of its own: the first went past the memory limit.
-    assert!(job.join("state/browser/profile-1").is_dir());
+    // Two pages rendered, each by a browser of its own that went past the memory limit after its page: each
+    // profile went with its browser (xt42b: every one was left behind).
+    let left: Vec<_> = std::fs::read_dir(job.join("state/browser"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }
 
 /// With a shared frontier (a real redis-server), what a browser page fetched is marked seen there too: the

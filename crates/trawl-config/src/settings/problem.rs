@@ -240,6 +240,11 @@ pub(crate) fn in_users_words(message: &str) -> String {
                 None if what == "key" && !known.is_empty() => {
                     format!("unknown {what} `{got}`; known: {}", known.join(", "))
                 }
+                // A choice with no name alike: the choices, when few (xt42b: a sheet's `browser.mode =
+                // "sometimes"`); a rule's name is one of dozens, which docs/scope.md lists.
+                None if !known.is_empty() && known.len() <= 12 => {
+                    format!("unknown {what} `{got}`; the choices: {}", known.join(", "))
+                }
                 None => format!("unknown {what} `{got}`"),
             };
         }
