@@ -393,6 +393,7 @@ impl Upstream for PageUpstream<'_> {
             && !varies_with(&kept, &headers)
         {
             budget.charge(kept.response.len());
+            self.served_from(&kept, &url);
             return Answer::Response(kept.response.clone());
         }
         // A GET another page is fetching now is waited for and served from its capture; a page ending
@@ -410,6 +411,7 @@ impl Upstream for PageUpstream<'_> {
                     && !varies_with(&kept, &headers)
                 {
                     budget.charge(kept.response.len());
+                    self.served_from(&kept, &url);
                     return Answer::Response(kept.response.clone());
                 }
                 Some(claim)
@@ -623,6 +625,23 @@ impl Drop for Unfinished<'_> {
 }
 
 impl PageUpstream<'_> {
+    /// The page's request for `url` was answered from `kept`: where another page's fetch of it stood for the
+    /// URL, this page's outcome marks it fetched as well, so its own link to it (queued with its HTML's
+    /// outlinks, perhaps before the other page's outcome came) ends unfetched (xt42b).
+    fn served_from(&self, kept: &super::rendering::Kept, url: &url::Url) {
+        if !kept.stands.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        let sub = self.page.child(url.clone(), String::new(), Hop::Embed);
+        let scope = &self.p.settings().config.scope;
+        if let Ok(child) = candidate::judge(self.p, sub, Placement::Fetched, None)
+            && matches!(child.uri.kind, UriKind::Page)
+            && links_judged_alike(&child.uri.hop_path, scope)
+        {
+            lock(&self.found).children.push(child);
+        }
+    }
+
     /// Runs a URI the page asked for through the chain, once, with the page's request fields and cookies;
     /// what it led to joins the page's outcome, and the response as it crossed the wire is the browser's
     /// answer.
@@ -722,6 +741,7 @@ impl PageUpstream<'_> {
                 || links_judged_alike(&child.uri.hop_path, &settings.scope))
         {
             child.placement = Placement::Fetched;
+            self.rendering.stood(child.uri.url.as_str());
         }
         let page = got == Got::Page;
         let mut found = lock(&self.found);
@@ -998,6 +1018,7 @@ mod tests {
             response: format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n{vary}\r\n\r\n<html>")
                 .into_bytes(),
             request: format!("GET /a HTTP/1.1\r\nHost: h\r\n{sent}\r\n\r\n").into_bytes(),
+            stands: Default::default(),
         };
         let json = page(&[("Accept", "application/json")]);
         assert!(varies_with(
@@ -1023,11 +1044,13 @@ mod tests {
         let body = super::super::rendering::Kept {
             response: b"HTTP/1.1 200 OK\r\n\r\nVary: Accept".to_vec(),
             request: Vec::new(),
+            stands: Default::default(),
         };
         assert!(!varies_with(&body, &json));
         let hints = super::super::rendering::Kept {
             response: b"HTTP/1.1 103 Early Hints\r\nLink: </s.css>\r\n\r\nHTTP/1.1 200 OK\r\nVary: Accept\r\n\r\n{}".to_vec(),
             request: b"GET / HTTP/1.1\r\nAccept: text/html\r\n\r\n".to_vec(),
+            stands: Default::default(),
         };
         assert!(varies_with(&hints, &json));
     }

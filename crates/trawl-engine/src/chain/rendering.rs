@@ -52,6 +52,9 @@ impl Drop for Claim<'_> {
 pub(crate) struct Kept {
     pub(crate) response: Vec<u8>,
     pub(crate) request: Vec<u8>,
+    /// Whether a page's fetch of it stands for its URL ([`Rendering::stood`]): another page served from it
+    /// then has its own link to the URL end unfetched too.
+    pub(crate) stands: std::sync::atomic::AtomicBool,
 }
 
 /// How many bytes of `message` its first head takes (its empty line included; all of it without one).
@@ -119,6 +122,16 @@ impl Rendering {
         lock(&self.recent).by_url.get(url).cloned()
     }
 
+    /// A page's fetch of `url` stood for it (its queued link ends unfetched): a page served from its capture
+    /// later says so too, so that its own link to the URL, queued before the first page's outcome marked it,
+    /// is not fetched again (xt42b: a script two pages rendering at once shared was fetched twice).
+    pub(crate) fn stood(&self, url: &str) {
+        if let Some(kept) = lock(&self.recent).by_url.get(url) {
+            kept.stands
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
     /// Keeps the capture of `url` (its response bytes, and the request it answered: empty when not known)
     /// for pages that ask for it again.
     pub(crate) fn keep(&self, url: &str, response: &[u8], request: &[u8]) {
@@ -136,6 +149,7 @@ impl Rendering {
             Arc::new(Kept {
                 response: response.to_vec(),
                 request,
+                stands: Default::default(),
             }),
         );
         recent.order.push_back(url.to_owned());
