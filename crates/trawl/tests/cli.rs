@@ -508,6 +508,30 @@ fn check_refuses_the_seeds_a_crawl_refuses() {
     );
 }
 
+/// A config with problems still has its warnings said, of what could be read of it (xt42a: they came only
+/// once the problems were fixed).
+#[test]
+fn check_says_the_warnings_of_a_config_with_problems() {
+    let (run, file, _dir) = check(
+        "[seeds]\nurls = [\"http://127.0.0.1:18100/\"]\n[scope]\n\
+         surt_prefixes = [\"not a url at all\", \"http://example.org/dir\"]\n",
+    );
+    assert_eq!(run.code, Some(1), "{run:?}");
+    let warned = format!("warning: {}:4:", file.display());
+    assert!(
+        run.stderr
+            .lines()
+            .any(|l| l.starts_with(&warned) && l.contains("reaches to its last slash")),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("1 problem, 1 warning"),
+        "{}",
+        run.stderr
+    );
+}
+
 /// Browser settings that cannot work or do nothing are warned of at their keys (xt16a F10).
 #[test]
 fn check_warns_of_browser_settings_that_cannot_work() {

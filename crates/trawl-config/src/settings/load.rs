@@ -765,6 +765,30 @@ impl CrawlConfig {
     /// The config of `text` with its semantic problems, or every problem when some are of its syntax or
     /// wiring (the config could not be read whole).
     fn read_checked(text: &str, path: &Path) -> Result<(CrawlConfig, Vec<Problem>), ConfigError> {
+        let (config, problems) = CrawlConfig::read_all(text, path)?;
+        if problems.iter().any(|p| p.stage != Stage::Semantics) {
+            return Err(ConfigError { problems });
+        }
+        Ok((config, problems))
+    }
+
+    /// The warnings of the config read from `path` though it has problems: of what could be read of it (the
+    /// file less its wrong keys and entries), so that `trawl check` says them with its problems (xt42a: a
+    /// file with a problem had its warnings hidden until the problem was fixed). None when nothing could be
+    /// read.
+    pub fn warnings_despite_problems(path: &Path) -> Vec<Problem> {
+        let Ok(text) = read_text(path) else {
+            return Vec::new();
+        };
+        match CrawlConfig::read_all(&text, path) {
+            Ok((config, _)) => config.located_warnings(path, Vec::new()),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// The config of `text` as far as it could be read, and every problem found; refused only when not even
+    /// that could be read.
+    fn read_all(text: &str, path: &Path) -> Result<(CrawlConfig, Vec<Problem>), ConfigError> {
         let mut sources = Vec::new();
         let mut problems = Vec::new();
         let merged = read_with_includes(path, text.to_string(), &mut sources, &mut problems, 0);
@@ -807,9 +831,6 @@ impl CrawlConfig {
                 })
                 .unwrap_or(&sources[0]);
             problems.push(locate_problem(p, src));
-        }
-        if problems.iter().any(|p| p.stage != Stage::Semantics) {
-            return Err(ConfigError { problems });
         }
         Ok((config, problems))
     }

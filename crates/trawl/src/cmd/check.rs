@@ -43,7 +43,16 @@ pub(crate) fn check(path: &Path, strict: bool) -> anyhow::Result<ExitCode> {
             for p in &e.problems {
                 say!("{p}");
             }
-            say!("{}: {}", path.display(), count(e.problems.len(), "problem"));
+            // What could be read of it is warned of too, so a fix does not bring new news (xt42a).
+            let warnings = CrawlConfig::warnings_despite_problems(path);
+            for w in &warnings {
+                say!("warning: {w}");
+            }
+            let mut line = format!("{}: {}", path.display(), count(e.problems.len(), "problem"));
+            if !warnings.is_empty() {
+                line.push_str(&format!(", {}", count(warnings.len(), "warning")));
+            }
+            say!("{line}");
             Ok(ExitCode::FAILURE)
         }
     }
