@@ -82,6 +82,24 @@ pub fn scope_json(
         )
         .into();
     }
+    // Only an http(s) URL with a host is ever fetched, whatever the rules say: the crawl logs another `-7`
+    // `reject:not_http` (xt42a: explain named `scheme_not_in_set`, whose refusal would be a `-5000`).
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none_or(str::is_empty) {
+        verdict["decision"] = "reject".into();
+        verdict["rule"] = "not_http".into();
+    }
+    // A redirect past `scope.max_redirects` in a row is refused before the scope sees it, as the crawl does
+    // (xt42a: explain accepted what the crawl logged `reject:max_redirects`).
+    let redirects = hops.chars().rev().take_while(|&c| c == 'R').count();
+    if redirects > config.scope.max_redirects {
+        verdict["decision"] = "reject".into();
+        verdict["rule"] = "max_redirects".into();
+        verdict["max_redirects"] = format!(
+            "the hop path ends in {redirects} redirects in a row, more than scope.max_redirects = {}",
+            config.scope.max_redirects
+        )
+        .into();
+    }
     // The gates a URL the scope takes meets before its fetch, and the URL filters a download-mode crawl
     // applies before writing: what the crawl refuses on the URL alone (xt15b F6: explain said `accept` for
     // a URL `before_fetch` refused).

@@ -403,6 +403,34 @@ fn explain_traces_the_scope() {
     assert!(s["link_too_long"].as_str().unwrap().contains("8192"), "{s}");
     let s = explain(&["--hops", "", &long]);
     assert_eq!(s["decision"], "accept", "{s}");
+    // Past `scope.max_redirects` redirects in a row, as the crawl refuses it (xt42a).
+    let s = explain(&[
+        "--hops",
+        "LRRRRRRRRRRR",
+        "--via",
+        "http://www.example.org/x",
+        "http://www.example.org/r/11",
+    ]);
+    assert_eq!(
+        (s["decision"].as_str(), s["rule"].as_str()),
+        (Some("reject"), Some("max_redirects")),
+        "{s}"
+    );
+    let s = explain(&[
+        "--hops",
+        "LRRRRRRRRRR",
+        "--via",
+        "http://www.example.org/x",
+        "http://www.example.org/r/10",
+    ]);
+    assert_ne!(s["rule"], "max_redirects", "{s}");
+    // Not http(s): refused before the scope, as the crawl logs it (-7 reject:not_http).
+    let s = explain(&["--hops", "LR", "ftp://www.example.org/file"]);
+    assert_eq!(
+        (s["decision"].as_str(), s["rule"].as_str()),
+        (Some("reject"), Some("not_http")),
+        "{s}"
+    );
 }
 
 /// explain judges a link as the crawl does: without its fragment (xt15b F3), through the `before_fetch`
