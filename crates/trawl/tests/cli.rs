@@ -532,6 +532,28 @@ fn check_says_the_warnings_of_a_config_with_problems() {
     );
 }
 
+/// A SURT prefix naming an IP address with commas matches no URL, and is warned of with its dotted form
+/// (xt42b); one whose host is a name's labels is not.
+#[test]
+fn check_warns_of_an_address_written_with_commas_in_a_prefix() {
+    let (run, _file, _dir) = check(
+        "[seeds]\nurls = [\"http://127.0.0.1:18210/\"]\n[scope]\n\
+         surt_prefixes = [\"http://(127,0,0,1:18210)/\", \"http://(org,example,www,)/\"]\n",
+    );
+    assert!(
+        run.stderr.contains("names an IP address with commas")
+            && run.stderr.contains("write \"http://(127.0.0.1:18210)/\""),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        run.stderr.matches("with commas").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+}
+
 /// Browser settings that cannot work or do nothing are warned of at their keys (xt16a F10).
 #[test]
 fn check_warns_of_browser_settings_that_cannot_work() {

@@ -85,7 +85,38 @@ fn prefix_warnings(key: &str, at: &str, written: &str) -> Vec<Problem> {
             .with_hint(format!("write \"{}/\" for that folder only", written.trim())),
         );
     }
+    if let Some(dotted) = comma_address(written) {
+        out.push(
+            problem(
+                key,
+                format!(
+                    "{at}the prefix {written:?} names an IP address with commas: a SURT prefix writes an address \
+                     as it is, dotted, so this one matches no URL"
+                ),
+            )
+            .with_hint(format!(
+                "write \"{dotted}\" (`trawl url surt` shows a URL's prefix form as surt_heritrix; its reversed \
+                 `1,0,0,127` form is the CDX index's)"
+            )),
+        );
+    }
     out
+}
+
+/// The prefix `written` with its host dotted, when that host is four numbers between commas
+/// (`http://(127,0,0,1:8080)/`): an IP address written as a host name's labels are (xt42b: it matched nothing,
+/// unsaid).
+fn comma_address(written: &str) -> Option<String> {
+    let (scheme, rest) = written.trim().split_once("://(")?;
+    let end = rest.find([')', ':']).unwrap_or(rest.len());
+    let labels: Vec<&str> = rest[..end].split(',').collect();
+    let numbers = labels.len() == 4
+        && labels.iter().all(|l| {
+            (1..=3).contains(&l.len())
+                && l.bytes().all(|b| b.is_ascii_digit())
+                && l.parse::<u16>().is_ok_and(|n| n <= 255)
+        });
+    numbers.then(|| format!("{scheme}://({}{}", labels.join("."), &rest[end..]))
 }
 
 /// Makes the relative `files` of SURT prefix rules absolute, so the job's copy of the config still finds them.
