@@ -178,6 +178,21 @@ impl SeedOutcome {
                         all its retries, so its host was not crawled"
                     .into();
             }
+            // No answer, said by what kept it (xt42a: a name that did not resolve was said "no answer or a
+            // 5xx").
+            let unanswered = match robots {
+                Some("err=dns") => Some("its name did not resolve (DNS)"),
+                Some("err=connect") => Some("no connection could be made"),
+                Some("err=timeout") => Some("no answer came within the timeout"),
+                _ => None,
+            };
+            if let Some(why) = unanswered {
+                return format!(
+                    "its robots.txt could not be fetched ({why}) through all its retries, so its host was not \
+                     crawled"
+                )
+                .into();
+            }
             if robots == Some("429") {
                 return "its robots.txt was answered 429 (the site limited requests) through all its retries, \
                         so its host was not crawled: crawl it later or more slowly (frontier.min_delay_ms, \
@@ -1122,7 +1137,17 @@ mod tests {
         );
         assert!(!robots.cause().contains("5xx"));
         let origin = seed(status::ROBOTS_PREREQUISITE_FAILED, "robots:err=connect");
-        assert!(origin.cause().contains("no answer or a 5xx"));
+        assert!(
+            origin.cause().contains("no connection could be made"),
+            "{}",
+            origin.cause()
+        );
+        // Said by what kept the answer (xt42a: a DNS failure was "no answer or a 5xx").
+        let dns = seed(status::ROBOTS_PREREQUISITE_FAILED, "robots:err=dns").cause();
+        assert!(
+            dns.contains("did not resolve (DNS)") && !dns.contains("5xx"),
+            "{dns}"
+        );
         let direct = seed(status::CONNECT_FAILED, "err=proxy,proxy:407,2t");
         assert!(direct.cause().contains("the proxy"), "{}", direct.cause());
         assert!(
