@@ -444,9 +444,7 @@ fn check_keeps_the_entries_after_a_wrong_value_in_place() {
         (at(23), "filters.url[0].case: found the text \"yes\""),
     ] {
         assert!(
-            run.stderr
-                .lines()
-                .any(|l| l.starts_with(&place) && l.contains(says)),
+            said_at(&run.stderr, &place, says),
             "no {place} {says} in\n{}",
             run.stderr
         );
@@ -472,9 +470,7 @@ fn check_keeps_the_rules_after_an_unknown_rule_name_in_place() {
         ),
     ] {
         assert!(
-            run.stderr
-                .lines()
-                .any(|l| l.starts_with(&place) && l.contains(says)),
+            said_at(&run.stderr, &place, says),
             "no {place} {says} in\n{}",
             run.stderr
         );
@@ -494,9 +490,7 @@ fn check_refuses_the_seeds_a_crawl_refuses() {
         "seeds.urls[1]: seed \"ht!tp://127.0.0.1:18100/\": \"ht!tp://127.0.0.1:18100/\" is not a valid URL: \"ht!tp\" before `://` is not a scheme",
     ] {
         assert!(
-            run.stderr
-                .lines()
-                .any(|l| l.starts_with(&at) && l.contains(says)),
+            said_at(&run.stderr, &at, says),
             "no {at} {says} in\n{}",
             run.stderr
         );
@@ -1308,4 +1302,11 @@ fn a_bind_address_it_cannot_read_says_what_to_write() {
         "{}",
         run.stderr
     );
+}
+
+/// Whether a line of `stderr` begins at `at` (`FILE:LINE:`) and says `says`.
+fn said_at(stderr: &str, at: &str, says: &str) -> bool {
+    stderr
+        .lines()
+        .any(|l| l.starts_with(at) && l.contains(says))
 }
