@@ -107,7 +107,7 @@ pub struct Rendered {
     /// The PNG, when asked for and taken.
     pub screenshot: Option<Vec<u8>>,
     /// What cut the page short or went wrong, as `browser:…` notes: `timeout`, `crashed`, `maxRequests`,
-    /// `maxBytes`, `maxViews`, `failed`.
+    /// `maxBytes`, `maxViews`, `linksLost`, `failed`.
     pub notes: Vec<&'static str>,
     /// Requests the page made (each answered by the upstream or refused).
     pub requests: u32,
@@ -115,9 +115,9 @@ pub struct Rendered {
     pub scrolls: u32,
     /// The browser itself no longer answers: it is restarted.
     broken: bool,
-    /// Why the browser could not be started, when it has never started in this crawl: no page can be
-    /// rendered, so the crawl stops rather than note every page `browser:failed` (xt42b: a Chromium whose
-    /// `--version` answers but which cannot start).
+    /// Why the browser could not be started, when it has never started in this crawl or failed to start
+    /// again [`START_TRIES`] times in a row: no page can be rendered, so the crawl stops rather than note every
+    /// page `browser:failed` (xt42b: a Chromium whose `--version` answers but which cannot start).
     pub cannot_start: Option<String>,
 }
 
@@ -153,9 +153,15 @@ pub struct Browser {
     permits: Semaphore,
     launches: AtomicU32,
     /// Whether a launch has succeeded: a launch failing before any has is the crawl's end, one failing later
-    /// (a restart) the page's alone.
+    /// (a restart) the page's alone, unless [`START_TRIES`] fail in a row.
     started: std::sync::atomic::AtomicBool,
+    /// Launches failed since the last that succeeded.
+    failed_starts: AtomicU32,
 }
+
+/// Launches failing in a row that end the crawl though the browser started before (xt43a N6: a browser that
+/// could not start again after a restart cost every later page, in a crawl that ended "ok").
+const START_TRIES: u32 = 3;
 
 impl std::fmt::Debug for Browser {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -198,6 +204,7 @@ impl Browser {
             permits: Semaphore::new(pages.max(1)),
             launches: AtomicU32::new(0),
             started: std::sync::atomic::AtomicBool::new(false),
+            failed_starts: AtomicU32::new(0),
         })
     }
 
@@ -219,15 +226,23 @@ impl Browser {
             return failed("failed");
         };
         if let Err(e) = self.ensure_running().await {
+            let in_a_row = self.failed_starts.fetch_add(1, Ordering::SeqCst) + 1;
             if !self.started.load(Ordering::SeqCst) {
                 return Rendered {
                     cannot_start: Some(e.to_string()),
                     ..failed("failed")
                 };
             }
+            if in_a_row >= START_TRIES {
+                return Rendered {
+                    cannot_start: Some(format!("{e} ({in_a_row} starts in a row failed)")),
+                    ..failed("failed")
+                };
+            }
             tracing::warn!("{e}");
             return failed("failed");
         }
+        self.failed_starts.store(0, Ordering::SeqCst);
         let (rendered, rendered_by) = {
             let running = self.running.read().await;
             match running.as_ref() {
@@ -773,7 +788,11 @@ async fn behave(
     // had once loaded.
     let Some(links) = before(deadline, page_links(&page)).await else {
         rendered.note("timeout");
-        rendered.links = loaded.unwrap_or_default();
+        match loaded {
+            Some(loaded) => rendered.links = loaded,
+            // Busy from its load to its end (laying out a huge DOM): said, not passed for a page without links.
+            None => rendered.note("linksLost"),
+        }
         return Ok(rendered);
     };
     let mut links = links?;

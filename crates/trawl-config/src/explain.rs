@@ -95,7 +95,8 @@ pub fn scope_json(
         verdict["decision"] = "reject".into();
         verdict["rule"] = "max_redirects".into();
         verdict["max_redirects"] = format!(
-            "the hop path ends in {redirects} redirects in a row, more than scope.max_redirects = {}",
+            "the hop path ends in {redirects} redirect{} in a row, more than scope.max_redirects = {}",
+            if redirects == 1 { "" } else { "s" },
             config.scope.max_redirects
         )
         .into();

@@ -532,7 +532,7 @@ fn check_says_the_warnings_of_a_config_with_problems() {
 fn check_warns_of_an_address_written_with_commas_in_a_prefix() {
     let (run, _file, _dir) = check(
         "[seeds]\nurls = [\"http://127.0.0.1:18210/\"]\n[scope]\n\
-         surt_prefixes = [\"http://(127,0,0,1:18210)/\", \"http://(org,example,www,)/\"]\n",
+         surt_prefixes = [\"http://(127,0,0,1:18210)/\", \"http://(org,example,www,)/\", \"http://(1,0,0,127,)/\"]\n",
     );
     assert!(
         run.stderr.contains("names an IP address with commas")
@@ -540,9 +540,16 @@ fn check_warns_of_an_address_written_with_commas_in_a_prefix() {
         "{}",
         run.stderr
     );
+    // With a trailing comma, reversed as the CDX form is: both orders offered (xt43a N3).
+    assert!(
+        run.stderr
+            .contains("write \"http://(1.0.0.127)/\", or \"http://(127.0.0.1)/\""),
+        "{}",
+        run.stderr
+    );
     assert_eq!(
         run.stderr.matches("with commas").count(),
-        1,
+        2,
         "{}",
         run.stderr
     );

@@ -60,7 +60,9 @@ pub fn parse(text: &str) -> Vec<(usize, SeedLine)> {
                 SeedLine::Reject(p.to_owned())
             } else if !token.starts_with(|c: char| c.is_alphanumeric()) {
                 SeedLine::Other(token.to_owned())
-            } else if token.contains("://") {
+            // One the crawl refuses (`https//host/`, a misspelt scheme) is kept as written, so the refusal says
+            // what the file says (xt43a: `http://` put before it made it the host `https`).
+            } else if token.contains("://") || trawl_url::parse_seed(token).is_err() {
                 SeedLine::Seed(token.to_owned())
             } else {
                 SeedLine::Seed(format!("http://{token}"))
@@ -252,6 +254,11 @@ mod tests {
                 (8, SeedLine::Seed("https://d.org/#frag".into())),
                 (9, SeedLine::Other("*odd".into())),
             ]
+        );
+        // A line the crawl refuses is kept as written, for the refusal to quote (xt43a N1).
+        assert_eq!(
+            parse("https//a.org/docs/\n"),
+            vec![(1, SeedLine::Seed("https//a.org/docs/".into()))]
         );
     }
 

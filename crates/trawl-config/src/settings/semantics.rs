@@ -85,7 +85,7 @@ fn prefix_warnings(key: &str, at: &str, written: &str) -> Vec<Problem> {
             .with_hint(format!("write \"{}/\" for that folder only", written.trim())),
         );
     }
-    if let Some(dotted) = comma_address(written) {
+    if let Some((dotted, reversed)) = comma_address(written) {
         out.push(
             problem(
                 key,
@@ -95,28 +95,40 @@ fn prefix_warnings(key: &str, at: &str, written: &str) -> Vec<Problem> {
                 ),
             )
             .with_hint(format!(
-                "write \"{dotted}\" (`trawl url surt` shows a URL's prefix form as surt_heritrix; its reversed \
-                 `1,0,0,127` form is the CDX index's)"
+                "write \"{dotted}\", or \"{reversed}\" if the commas reversed it as the CDX index's form does \
+                 (`trawl url surt` shows a URL's prefix form as surt_heritrix)"
             )),
         );
     }
     out
 }
 
-/// The prefix `written` with its host dotted, when that host is four numbers between commas
-/// (`http://(127,0,0,1:8080)/`): an IP address written as a host name's labels are (xt42b: it matched nothing,
-/// unsaid).
-fn comma_address(written: &str) -> Option<String> {
-    let (scheme, rest) = written.trim().split_once("://(")?;
+/// The prefix `written` with its host dotted, in the order written and reversed, when that host is four
+/// numbers between commas (`http://(127,0,0,1:8080)/`, with or without a scheme or a trailing comma): an IP
+/// address written as a host name's labels are, which matches nothing (xt42b, xt43a N3).
+fn comma_address(written: &str) -> Option<(String, String)> {
+    let written = written.trim();
+    let (scheme, rest) = match written.split_once("://(") {
+        Some((scheme, rest)) => (scheme, rest),
+        None => ("http", written.strip_prefix('(')?),
+    };
     let end = rest.find([')', ':']).unwrap_or(rest.len());
-    let labels: Vec<&str> = rest[..end].split(',').collect();
+    let host = rest[..end].strip_suffix(',').unwrap_or(&rest[..end]);
+    let labels: Vec<&str> = host.split(',').collect();
     let numbers = labels.len() == 4
         && labels.iter().all(|l| {
             (1..=3).contains(&l.len())
                 && l.bytes().all(|b| b.is_ascii_digit())
                 && l.parse::<u16>().is_ok_and(|n| n <= 255)
         });
-    numbers.then(|| format!("{scheme}://({}{}", labels.join("."), &rest[end..]))
+    let tail = &rest[end..];
+    let reversed: Vec<&str> = labels.iter().rev().copied().collect();
+    numbers.then(|| {
+        (
+            format!("{scheme}://({}{tail}", labels.join(".")),
+            format!("{scheme}://({}{tail}", reversed.join(".")),
+        )
+    })
 }
 
 /// Makes the relative `files` of SURT prefix rules absolute, so the job's copy of the config still finds them.

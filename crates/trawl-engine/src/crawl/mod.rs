@@ -970,7 +970,8 @@ fn browser_capture(
         b.pages,
         trawl_browser::Restart {
             every: b.restart_every,
-            memory_bytes: b.restart_memory_mb << 20,
+            // Saturating: a number past what bytes can count is no limit's wrap to a tiny one (xt43a N5).
+            memory_bytes: b.restart_memory_mb.saturating_mul(1 << 20),
         },
     )?;
     let behaviors = if b.behaviors_file.is_empty() {
