@@ -1721,6 +1721,11 @@ extension = "-jpg"
                      number from 0 to 9223372036854775807",
                 ],
             ),
+            // A number where a choice goes (xt43a N7).
+            (
+                "[browser]\nmode = 1\n",
+                &["expected one of its choices, in quotes"],
+            ),
             // Too big for the key's own type, not for TOML's (xt42b): its range, not "0 or more".
             (
                 "[browser]\nmax_scrolls = 100000000000\n",

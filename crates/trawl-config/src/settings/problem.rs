@@ -318,6 +318,12 @@ pub(crate) fn in_users_words(message: &str) -> String {
         .replace("invalid type: floating point ", "found the number ")
         .replace("invalid type: boolean ", "found ")
         .replace("invalid value: integer ", "found the number ")
+        // A number or a truth value where a choice goes (`mode = 1`, xt43a N7): serde's words for an enum.
+        .replace("wanted string or table", "expected one of its choices, in quotes")
+        .replace(
+            "invalid type: unit variant, expected string only",
+            "expected one of its choices, in quotes",
+        )
         // A table of choices given two (`success = { cookie = …, text = … }`, xt17a F9).
         .replace(
             "wanted exactly 1 element, more than 1 element",
