@@ -1416,47 +1416,13 @@ fn a_crawl_that_cannot_start_can_be_run_again() {
 /// (xt42b).
 #[test]
 fn a_browser_that_never_starts_stops_the_crawl() {
-    use std::io::{Read, Write};
-    use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
-    let fake = common::write(
-        &dir.path().join("fakechrome.sh"),
+    let out = crawl_with_browser(
+        dir.path(),
         "#!/bin/sh\n[ \"$1\" = --version ] && echo 'Chromium 120.0.0' && exit 0\necho 'cannot open display' >&2\nexit 1\n",
+        "",
+        "<html><body><a href=\"/a\">a</a><a href=\"/b\">b</a></body></html>",
     );
-    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        for mut conn in listener.incoming().flatten() {
-            let mut buf = [0u8; 4096];
-            let _ = conn.read(&mut buf);
-            let body = "<html><body><a href=\"/a\">a</a><a href=\"/b\">b</a></body></html>";
-            let _ = write!(
-                conn,
-                "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            );
-        }
-    });
-    let cfg = common::write(
-        &dir.path().join("crawl.toml"),
-        &format!(
-            "[fetch]\nobey_robots = false\n[browser]\nmode = \"all\"\nexecutable = \"{}\"\n",
-            fake.display()
-        ),
-    );
-    let job = dir.path().join("job");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_trawl"))
-        .args([
-            "crawl",
-            "--job",
-            job.to_str().unwrap(),
-            "-c",
-            cfg.to_str().unwrap(),
-        ])
-        .arg(format!("http://{addr}/"))
-        .output()
-        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{err}");
     assert!(
@@ -1471,33 +1437,49 @@ fn a_browser_that_never_starts_stops_the_crawl() {
 /// rather than noting every later page `browser:failed` in a crawl that ends "ok" (xt43a N6).
 #[test]
 fn a_browser_that_cannot_start_again_stops_the_crawl() {
-    use std::io::{Read, Write};
-    use std::os::unix::fs::PermissionsExt;
     let Some(chromium) = chromium() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
     let count = dir.path().join("starts");
-    let once = common::write(
-        &dir.path().join("oncechrome.sh"),
-        &format!(
-            "#!/bin/sh\n[ \"$1\" = --version ] && exec {chromium} --version\nn=$(cat {count} 2>/dev/null || \
-             echo 0)\necho $((n+1)) > {count}\n[ \"$n\" -ge 1 ] && echo 'cannot start again' >&2 && exit 1\n\
-             exec {chromium} \"$@\"\n",
-            chromium = chromium.display(),
-            count = count.display()
-        ),
+    let once = format!(
+        "#!/bin/sh\n[ \"$1\" = --version ] && exec {chromium} --version\nn=$(cat {count} 2>/dev/null || \
+         echo 0)\necho $((n+1)) > {count}\n[ \"$n\" -ge 1 ] && echo 'cannot start again' >&2 && exit 1\n\
+         exec {chromium} \"$@\"\n",
+        chromium = chromium.display(),
+        count = count.display()
     );
-    std::fs::set_permissions(&once, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let body: String = (1..=8)
+        .map(|i| format!("<a href=\"/p{i}\">{i}</a>"))
+        .collect();
+    let out = crawl_with_browser(
+        dir.path(),
+        &once,
+        "page_timeout_ms = 5000\nidle_ms = 300\nrestart_every = 1\n",
+        &body,
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("3 starts in a row failed") && err.contains("FAILED"),
+        "{err}"
+    );
+}
+
+/// `trawl crawl` in `dir` with `script` as its `[browser] executable` (mode `all`, more `[browser]` keys in
+/// `browser`), of a site on 127.0.0.1 that answers every request with the HTML page `body`.
+fn crawl_with_browser(dir: &Path, script: &str, browser: &str, body: &str) -> std::process::Output {
+    use std::io::{Read, Write};
+    use std::os::unix::fs::PermissionsExt;
+    let executable = common::write(&dir.join("chrome.sh"), script);
+    std::fs::set_permissions(&executable, std::fs::Permissions::from_mode(0o755)).unwrap();
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
+    let body = body.to_owned();
     std::thread::spawn(move || {
         for mut conn in listener.incoming().flatten() {
             let mut buf = [0u8; 4096];
             let _ = conn.read(&mut buf);
-            let body: String = (1..=8)
-                .map(|i| format!("<a href=\"/p{i}\">{i}</a>"))
-                .collect();
             let _ = write!(
                 conn,
                 "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -1506,16 +1488,15 @@ fn a_browser_that_cannot_start_again_stops_the_crawl() {
         }
     });
     let cfg = common::write(
-        &dir.path().join("crawl.toml"),
+        &dir.join("crawl.toml"),
         &format!(
             "[fetch]\nobey_robots = false\n[frontier]\nmin_delay_ms = 0\ndelay_factor = 0.0\n\
-             [browser]\nmode = \"all\"\npage_timeout_ms = 5000\nidle_ms = 300\nrestart_every = 1\n\
-             executable = \"{}\"\n",
-            once.display()
+             [browser]\nmode = \"all\"\nexecutable = \"{}\"\n{browser}",
+            executable.display()
         ),
     );
-    let job = dir.path().join("job");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_trawl"))
+    let job = dir.join("job");
+    std::process::Command::new(env!("CARGO_BIN_EXE_trawl"))
         .args([
             "crawl",
             "--job",
@@ -1525,13 +1506,7 @@ fn a_browser_that_cannot_start_again_stops_the_crawl() {
         ])
         .arg(format!("http://{addr}/"))
         .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{err}");
-    assert!(
-        err.contains("3 starts in a row failed") && err.contains("FAILED"),
-        "{err}"
-    );
+        .unwrap()
 }
 
 /// A page that stops answering during its behaviours (the operator's `behaviors_file` spins) keeps the links
