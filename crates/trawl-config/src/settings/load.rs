@@ -105,6 +105,8 @@ fn toml_problem(
                 || raw.contains(" as u128")
                 || raw.starts_with("invalid value")
                 || raw.starts_with("invalid type")
+                // A number or a truth value where a choice goes (`mode = 1`): serde's enum words.
+                || raw.contains("wanted string or table")
             {
                 named = (!key.is_empty()).then(|| key.clone());
             }

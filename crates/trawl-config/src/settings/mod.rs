@@ -1724,7 +1724,7 @@ extension = "-jpg"
             // A number where a choice goes (xt43a N7).
             (
                 "[browser]\nmode = 1\n",
-                &["expected one of its choices, in quotes"],
+                &["browser.mode: expected one of its choices, in quotes"],
             ),
             // Too big for the key's own type, not for TOML's (xt42b): its range, not "0 or more".
             (
