@@ -26,6 +26,8 @@ pub enum UriKind {
 /// frontier).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClassFacts {
+    /// The class's name, written in the URI's metadata record (`urlClass`).
+    pub name: String,
     /// What the URL is.
     pub kind: UrlKind,
     /// The URL to fetch instead (the class's `api` converter), if any.
@@ -288,6 +290,10 @@ impl CrawlUri {
                 .map(|c| c.failed.join(" "))
                 .unwrap_or_default(),
         );
+        // Added later still, for a URI a class matched only: the class's name.
+        if let Some(c) = &self.class {
+            put(out, &c.name);
+        }
     }
 
     /// A URI read back from its on-disk form; `None` for bytes that are not one.
@@ -318,6 +324,7 @@ impl CrawlUri {
                 next_page: url_opt(r.str()?),
                 render: k & RENDER_BIT != 0,
                 failed: Vec::new(),
+                name: String::new(),
             })),
         };
         let watch = match r.byte() {
@@ -368,6 +375,8 @@ impl CrawlUri {
                 && let Some(failed) = r.str()
             {
                 class.failed = failed.split_whitespace().map(str::to_owned).collect();
+                // A store from before the name was kept: the name stays empty and goes unwritten.
+                class.name = r.str().unwrap_or_default().to_owned();
             }
             uri
         })
@@ -494,6 +503,7 @@ mod tests {
         let robots = child.robots_prerequisite();
         let mut watched = child.clone();
         watched.class = Some(Box::new(ClassFacts {
+            name: "a gallery".into(),
             kind: UrlKind::Gallery,
             api_url: None,
             next_page: Some(Url::parse("http://a.org/x?page=2").unwrap()),
@@ -505,13 +515,23 @@ mod tests {
             since: 1_790_000_000,
         });
         watched.lastmod = Some(1_764_028_800);
-        for uri in [seed, child, robots, watched] {
+        for uri in [&seed, &child, &robots, &watched] {
             let mut bytes = Vec::new();
             uri.encode(&mut bytes);
             let back = CrawlUri::decode(&bytes).unwrap();
             assert_eq!(format!("{back:?}"), format!("{uri:?}"));
         }
         assert!(CrawlUri::decode(b"\x05\x00\x00\x00abc").is_none());
+        // A store from before the class's name was kept: the class reads, its name empty.
+        let mut nameless = Vec::new();
+        watched.encode(&mut nameless);
+        nameless.truncate(nameless.len() - 4 - "a gallery".len());
+        let back = CrawlUri::decode(&nameless).unwrap();
+        let class = back.class.unwrap();
+        assert_eq!(
+            (class.name.as_str(), class.kind, class.failed.len()),
+            ("", UrlKind::Gallery, 2)
+        );
         // A record from before class facts and watch state were kept still reads.
         let mut old = Vec::new();
         let seed = CrawlUri::seed(Url::parse("http://a.org/").unwrap(), "k".into());

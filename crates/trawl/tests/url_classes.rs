@@ -244,6 +244,29 @@ async fn booru_dedup_api_gallery_and_watch() {
         )),
         "{text}"
     );
+    // Each metadata record names what its URL is, by the class it matched (xt42a F8); a URL no class
+    // matches names none.
+    assert!(
+        text.contains("\r\nurlClass: booru post api\r\nurlKind: post\r\n"),
+        "{text}"
+    );
+    let metadata_of = |suffix: &str| {
+        let r = recs
+            .iter()
+            .find(|r| {
+                r.get("WARC-Type") == Some("metadata")
+                    && r.get("WARC-Target-URI").unwrap().ends_with(suffix)
+            })
+            .unwrap_or_else(|| panic!("no metadata record of {suffix}"));
+        String::from_utf8_lossy(&r.block).into_owned()
+    };
+    let gallery = metadata_of("s=list&tags=cat");
+    assert!(
+        gallery.contains("urlClass: booru gallery\r\nurlKind: gallery\r\n"),
+        "{gallery}"
+    );
+    let robots = metadata_of("/robots.txt");
+    assert!(!robots.contains("urlClass"), "{robots}");
     for file in common::warc_files(&job) {
         common::warcio_check(&file);
     }

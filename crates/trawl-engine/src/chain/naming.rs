@@ -48,6 +48,7 @@ impl Naming {
             let canonical = m.canonical().clone();
             uri.url = m.for_server;
             uri.class = Some(Box::new(ClassFacts {
+                name: m.class,
                 kind: m.kind,
                 api_url: m.api_url,
                 next_page: m.next_page,

@@ -255,7 +255,7 @@ fn give(due: WriteBack) {
 }
 
 /// The metadata record of a fetch, beside its response `response_id`: how it was reached (via, hops, canonical
-/// URL, the API it stands for), its fetch time, a certificate's fault, and its outlinks (Heritrix's practice).
+/// URL, the API it stands for), what it is (its URL class), its fetch time, a certificate's fault, and its outlinks (Heritrix's practice).
 fn metadata_record(
     uri: &CrawlUri,
     fetched: &Fetched,
@@ -279,6 +279,11 @@ fn metadata_record(
     }
     if let Some(api_for) = &uri.api_for {
         fields.push("apiFor", &[api_for.as_str()]);
+    }
+    // What the URL is, by the URL class it matched (a store from before the name was kept gives none).
+    if let Some(class) = uri.class.as_deref().filter(|c| !c.name.is_empty()) {
+        fields.push("urlClass", &[class.name.as_str()]);
+        fields.push("urlKind", &[class.kind.as_str()]);
     }
     fields.push("fetchTimeMs", &[&duration]);
     if let Some(reason) = &resp.invalid_cert {
