@@ -1086,7 +1086,7 @@ async fn the_web_api_shows_and_acts_on_a_shared_crawl() {
     assert!(body.contains("\"queued\":2"), "{body}");
     // Queue actions reach the shared queues.
     let steered = url.clone();
-    let (paused, listed, by_host) = tokio::task::spawn_blocking(move || {
+    let (paused, listed, by_host, reported, budget) = tokio::task::spawn_blocking(move || {
         let ctl = |args: &[&str]| {
             let out = Command::new(env!("CARGO_BIN_EXE_trawl"))
                 .args(["ctl", "--frontier", &steered, "nl"])
@@ -1100,10 +1100,27 @@ async fn the_web_api_shows_and_acts_on_a_shared_crawl() {
             ctl(&["queues"]),
             // A host named without its port stands for its one queue, as in one process (xt21a F5).
             ctl(&["queue-delay", "127.0.0.1", "500"]),
+            ctl(&["report"]),
+            ctl(&["queue-budget", "q", "1"]),
         )
     })
     .await
     .unwrap();
+    // What a paused queue holds keeps the crawl from ending, and the report says so (xt44a F1); a budget
+    // under what the queue was given says its URIs are still fetched (xt44a F2).
+    assert!(
+        reported.contains(
+            "1 URIs wait in 1 queue paused or retired by the operator: the crawl ends when none is left"
+        ),
+        "{reported}"
+    );
+    assert!(
+        budget.contains(
+            "queue q budget 1: the queue was given 2 URIs already, so it takes no more; the 1 it holds are \
+             still fetched"
+        ),
+        "{budget}"
+    );
     assert!(paused.contains("queue q paused (every worker)"), "{paused}");
     assert!(
         by_host.contains("queue 127.0.0.1:9 delay 500 (every worker)"),

@@ -11,7 +11,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use trawl_frontier::{SharedCounts, SharedError, SharedFrontier};
+use trawl_frontier::{SharedCounts, SharedError, SharedFrontier, SharedQueue};
 
 use trawl_config::CrawlUri;
 
@@ -161,6 +161,16 @@ impl Remote {
             *lock(&self.counts) = c;
         }
         *lock(&self.counts)
+    }
+
+    /// The queue next in turn and every paused or retired one ([`SharedFrontier::queues`]), read now when the
+    /// frontier is free and Redis answering; `None` otherwise (a progress line does not wait for Redis).
+    pub(super) fn turns(&self) -> Option<Vec<SharedQueue>> {
+        if self.down.load(Ordering::Relaxed) {
+            return None;
+        }
+        let mut f = self.frontier.try_lock().ok()?;
+        off_the_runtime(|| f.queues(1)).ok()
     }
 
     /// Says a transient failure (Redis down, full) at most once a minute.

@@ -136,6 +136,19 @@ pub(super) fn save_stats(shared: &Shared, dir: &std::path::Path) {
     }
 }
 
+/// The queue next in turn, and when its turn comes.
+type Waiting = (String, chrono::DateTime<chrono::Utc>);
+
+/// What a shared crawl with nothing in flight waits on, as the progress line says it in one process: the queue
+/// next in turn and when, else the queues the operator paused or retired that still hold URIs.
+fn idle_view(turns: &[trawl_frontier::SharedQueue]) -> (Option<Waiting>, Option<(usize, u64)>) {
+    if let Some(next) = turns.iter().find(|q| !q.is_held()) {
+        let wall = chrono::Utc::now() + chrono::Duration::milliseconds(next.wait_ms as i64);
+        return (Some((next.name.clone(), wall)), None);
+    }
+    (None, trawl_frontier::SharedQueue::held(turns))
+}
+
 impl Shared {
     pub(super) fn snapshot(&self) -> Snapshot {
         let mut snap = self.pipeline.stats.snapshot();
@@ -146,6 +159,13 @@ impl Shared {
             snap.in_flight = c.in_flight;
             snap.discovered = c.discovered + c.refused;
             snap.refused = c.refused;
+            snap.active_queues = c.active_queues;
+            if snap.in_flight == 0
+                && snap.queued > 0
+                && let Some(turns) = remote.turns()
+            {
+                (snap.waiting, snap.held) = idle_view(&turns);
+            }
             return snap;
         }
         let f = lock(&self.frontier);
@@ -190,5 +210,45 @@ impl Shared {
     /// The crawl-wide settings in force now (no sheet applied).
     pub(super) fn config(&self) -> Arc<CrawlConfig> {
         self.pipeline.settings().config.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use trawl_frontier::SharedQueue;
+
+    fn queue(name: &str, state: &str, queued: u64, wait_ms: u64) -> SharedQueue {
+        SharedQueue {
+            name: name.into(),
+            state: state.into(),
+            queued,
+            in_flight: 0,
+            spent: queued,
+            budget: None,
+            delay_ms: None,
+            wait_ms,
+        }
+    }
+
+    /// A shared crawl with nothing in flight says what it waits on as one process does (xt44a F1): the queue
+    /// next in turn, else the URIs the operator's paused or retired queues hold.
+    #[test]
+    fn an_idle_shared_crawl_says_what_it_waits_on() {
+        let turns = [
+            queue("a:1", "snoozed", 3, 60_000),
+            queue("b:1", "paused", 4, 0),
+        ];
+        let (waiting, held) = super::idle_view(&turns);
+        let (name, at) = waiting.unwrap();
+        assert_eq!(name, "a:1");
+        assert!(at > chrono::Utc::now() + chrono::Duration::seconds(50));
+        assert_eq!(held, None);
+        let turns = [
+            queue("b:1", "paused", 4, 0),
+            queue("c:1", "retired", 2, 0),
+            queue("d:1", "paused", 0, 0),
+        ];
+        assert_eq!(super::idle_view(&turns), (None, Some((2, 6))));
+        assert_eq!(super::idle_view(&[]), (None, None));
     }
 }

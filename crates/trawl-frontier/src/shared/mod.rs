@@ -85,6 +85,24 @@ pub struct SharedQueue {
     pub wait_ms: u64,
 }
 
+impl SharedQueue {
+    /// Whether an operator paused or retired it: it keeps its URIs, and the crawl does not end while it holds
+    /// any.
+    pub fn is_held(&self) -> bool {
+        self.state == "paused" || self.state == "retired"
+    }
+
+    /// Of `queues` ([`SharedFrontier::queues`] lists every held one), the held queues that hold URIs and how
+    /// many URIs they hold; `None` when there is none.
+    pub fn held(queues: &[SharedQueue]) -> Option<(usize, u64)> {
+        let (n, uris) = queues
+            .iter()
+            .filter(|q| q.is_held() && q.queued > 0)
+            .fold((0, 0), |(n, uris), q| (n + 1, uris + q.queued));
+        (n > 0).then_some((n, uris))
+    }
+}
+
 /// One worker of a shared crawl, as the operator sees it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct WorkerInfo {
@@ -187,6 +205,9 @@ pub struct SharedCounts {
     pub done: u64,
     /// Leases that expired and were claimed again (a worker died or stalled).
     pub reclaimed: u64,
+    /// Queues holding items that take turns (leased, resting or ready; not paused or retired): the
+    /// progress line's "hosts active".
+    pub active_queues: u64,
 }
 
 /// The Lua scripts, loaded once per server (`EVALSHA`, and `SCRIPT LOAD` again after a restart).
@@ -564,10 +585,18 @@ impl<T: Item> SharedFrontier<T> {
     /// The crawl-wide counters.
     pub fn counts(&mut self) -> Result<SharedCounts, SharedError> {
         let key = format!("{}:n", self.prefix);
-        let map: HashMap<String, i64> =
-            self.with_conn(|conn, _| redis::cmd("HGETALL").arg(&key).query(conn))?;
+        let ready = format!("{}:ready", self.prefix);
+        let (map, active): (HashMap<String, i64>, u64) = self.with_conn(|conn, _| {
+            redis::pipe()
+                .cmd("HGETALL")
+                .arg(&key)
+                .cmd("ZCARD")
+                .arg(&ready)
+                .query(conn)
+        })?;
         let get = |k: &str| map.get(k).copied().unwrap_or(0).max(0) as u64;
         Ok(SharedCounts {
+            active_queues: active,
             queued: get("queued"),
             in_flight: get("in_flight"),
             later: get("later"),
@@ -734,6 +763,22 @@ impl<T: Item> SharedFrontier<T> {
     pub fn queue_names(&mut self) -> Result<Vec<String>, SharedError> {
         let key = format!("{}:budget", self.prefix);
         self.with_conn(|conn, _| redis::cmd("HKEYS").arg(&key).query(conn))
+    }
+
+    /// What the queue `queue` was given (URIs ever scheduled to it) and holds now.
+    pub fn queue_counts(&mut self, queue: &str) -> Result<(u64, u64), SharedError> {
+        let spent = format!("{}:budget", self.prefix);
+        let items = format!("{}:q:{queue}", self.prefix);
+        let (given, held): (Option<u64>, u64) = self.with_conn(|conn, _| {
+            redis::pipe()
+                .cmd("HGET")
+                .arg(&spent)
+                .arg(queue)
+                .cmd("LLEN")
+                .arg(&items)
+                .query(conn)
+        })?;
+        Ok((given.unwrap_or(0), held))
     }
 
     /// The first `max` queues by their next turn, and every paused or retired one.

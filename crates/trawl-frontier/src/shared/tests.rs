@@ -510,6 +510,11 @@ fn an_operator_steers_one_queue_for_every_worker() {
     assert_eq!((h.state.as_str(), h.queued, h.spent), ("paused", 2, 2));
     let g = rows.iter().find(|r| r.name == "g").unwrap();
     assert_eq!((g.state.as_str(), g.delay_ms), ("snoozed", Some(250)));
+    // h holds its URIs while paused; g alone takes turns.
+    assert_eq!(SharedQueue::held(&f.queues(1).unwrap()), Some((1, 2)));
+    assert_eq!(f.counts().unwrap().active_queues, 1);
+    assert_eq!(f.queue_counts("g").unwrap(), (2, 1));
+    assert_eq!(f.queue_counts("nowhere").unwrap(), (0, 0));
     // A budget of 2 for g: a third URI is over it.
     f.queue_action("budget", "g", Some(2)).unwrap();
     assert_eq!(seeds(&mut f, &[("g", "g/3")]), [Scheduled::OverBudget]);

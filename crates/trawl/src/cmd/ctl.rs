@@ -266,6 +266,8 @@ pub(crate) fn shared(
             // was said to be running).
             let finished =
                 state == "run" && c.queued == 0 && c.in_flight == 0 && c.later == 0 && c.done > 0;
+            // The queues paused or retired that hold URIs keep the crawl from ending (xt44a F1).
+            let (held_queues, held_uris) = trawl_frontier::SharedQueue::held(&f.queues(1)?).unzip();
             if json {
                 writeln!(
                     out,
@@ -274,7 +276,8 @@ pub(crate) fn shared(
                         "state": state, "finished": finished,
                         "queued": c.queued, "in_flight": c.in_flight, "later": c.later,
                         "discovered": c.discovered, "refused": c.refused, "done": c.done,
-                        "reclaimed": c.reclaimed,
+                        "reclaimed": c.reclaimed, "active_queues": c.active_queues,
+                        "held_queues": held_queues.unwrap_or(0), "held_uris": held_uris.unwrap_or(0),
                     })
                 )?;
             } else {
@@ -290,6 +293,14 @@ pub(crate) fn shared(
                      discovered, {} refused before queued, {} leases reclaimed from dead workers",
                     c.done, c.queued, c.in_flight, c.later, c.discovered, c.refused, c.reclaimed
                 )?;
+                if let (Some(queues), Some(uris)) = (held_queues, held_uris) {
+                    writeln!(
+                        out,
+                        "{uris} URIs wait in {queues} queue{} paused or retired by the operator: the crawl ends \
+                         when none is left (`unpause-queue Q` takes one up again, `delete-queue Q` drops its URIs)",
+                        if queues == 1 { "" } else { "s" }
+                    )?;
+                }
             }
             return Ok(ExitCode::SUCCESS);
         }
@@ -354,13 +365,35 @@ fn queue_op(
     let said = match op {
         "delete" => format!("{n} URIs dropped from queue {queue}"),
         "delay" | "budget" => format!(
-            "queue {queue} {op} {}",
-            value.map_or("cleared".to_string(), |v| v.to_string())
+            "queue {queue} {op} {}{}",
+            value.map_or("cleared".to_string(), |v| v.to_string()),
+            match value.filter(|_| op == "budget") {
+                Some(budget) => budget_note(f, &queue, budget)?,
+                None => String::new(),
+            }
         ),
         _ => format!("queue {queue} {op}d"),
     };
     out!("{said} (every worker)");
     Ok(ExitCode::SUCCESS)
+}
+
+/// What a budget under what a shared queue was given does, as one process says it (xt44a F2): the URIs it
+/// holds are still fetched.
+fn budget_note(
+    f: &mut trawl_frontier::SharedFrontier<String>,
+    queue: &str,
+    budget: u64,
+) -> anyhow::Result<String> {
+    let (given, queued) = f.queue_counts(queue)?;
+    Ok(if given >= budget && queued > 0 {
+        format!(
+            ": the queue was given {given} URIs already, so it takes no more; the {queued} it holds are still \
+             fetched (retiring or deleting the queue stops them)"
+        )
+    } else {
+        String::new()
+    })
 }
 
 /// How long a command waits for a crawl that is ending (writing its last checkpoint) to let go of the job.
