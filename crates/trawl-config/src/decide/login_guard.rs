@@ -184,8 +184,16 @@ impl LoginGuard {
             .peekable();
         applies.peek()?;
         let mut builtin = None;
+        // The operator's patterns see the URL as written and as the server reads it, its escapes decoded
+        // (xt44b F2: `/%77p-admin/` passed `avoid = ['/wp-admin/']`).
+        let as_read = url
+            .as_str()
+            .contains('%')
+            .then(|| decoded(url.as_str()));
         for g in applies {
-            if g.avoid.iter().any(|r| r.is_match(url.as_str())) {
+            if g.avoid.iter().any(|r| {
+                r.is_match(url.as_str()) || as_read.as_deref().is_some_and(|d| r.is_match(d))
+            }) {
                 return Some("avoid");
             }
             builtin = builtin.or_else(|| way_out(url));
@@ -277,7 +285,10 @@ fn server_path(path: &str) -> String {
 /// one (`catalog-outlet`, `blogout`, `catalogOutlet`).
 fn sign_out(text: &str) -> bool {
     // With OpenID Connect's end-session endpoints and the sign-out words of a few languages (xt17a F11).
-    const JOINED: [&str; 13] = [
+    // WS-Federation's sign-out actions (`wa=wsignout1.0`, ADFS's) too (xt44b F4).
+    const JOINED: [&str; 15] = [
+        "wsignout",
+        "wsignoutcleanup",
         "logout",
         "signout",
         "logoff",
@@ -346,15 +357,16 @@ fn ends_a_session(path: &str) -> bool {
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     segments.windows(2).any(|w| match w {
         [a, b] => {
-            (*a == "session" && *b == "end") || (a.contains("saml") && matches!(*b, "slo" | "sls"))
+            (matches!(*a, "session" | "sessions") && matches!(*b, "end" | "destroy" | "delete"))
+                || (a.contains("saml") && matches!(*b, "slo" | "sls"))
         }
         _ => false,
-    })
+    }) || segments.last() == Some(&"disconnect")
 }
 
 /// Words a sign-out word is often glued to in lower case (`userlogout`, `dologout`).
 pub const SIGN_OUT_PREFIXES: &[&str] = &[
-    "user", "do", "my", "admin", "account", "member", "session", "single", "pkms",
+    "user", "do", "my", "admin", "account", "member", "session", "single", "pkms", "sso", "web", "app",
 ];
 
 /// Names of query parameters that carry a nonce or CSRF token: any with `nonce`, `csrf` or `xsrf` in it, and
@@ -512,6 +524,18 @@ mod tests {
                 "changes the site when visited",
             ),
             ("/members/leave", "avoid"),
+            // Escapes the server decodes are no way past `avoid` (xt44b F2).
+            ("/members/%6Ceave", "avoid"),
+            ("/members%2Fleave", "avoid"),
+            // Intranet and single sign-on spellings (xt44b F4).
+            ("/ssologout", "sign-out"),
+            ("/weblogout", "sign-out"),
+            ("/applogout", "sign-out"),
+            ("/adfs/ls/?wa=wsignout1.0", "sign-out"),
+            ("/?wa=wsignoutcleanup1.0", "sign-out"),
+            ("/session/destroy", "sign-out"),
+            ("/sessions/delete", "sign-out"),
+            ("/disconnect", "sign-out"),
         ] {
             assert_eq!(refused(&g, &format!("{b}{path}")), Some(why), "{path}");
         }
