@@ -285,10 +285,11 @@ pub enum Error {
     /// crawl.log was removed while the crawl wrote it (xt39b F4): the lines since are lost with it, and the
     /// crawl stops rather than write more into a file no name leads to.
     #[error(
-        "{}: removed while the crawl wrote it: the lines written into it are lost. {RESUME_THE_JOB} to go on: \
+        "{}: removed while the crawl wrote it: the lines written into it are lost. {resume} to go on: \
          its lines start again in a new crawl.log with the URIs finished from then on (the WARCs, their \
          indexes and the report still hold the earlier ones)",
-        path.display()
+        path.display(),
+        resume = resume_the_job(path)
     )]
     LogRemoved {
         /// The log.
@@ -389,8 +390,9 @@ pub(crate) fn io_sentence(path: &Path, e: &std::io::Error) -> String {
     let existing = in_a_job(path);
     match e.kind() {
         ErrorKind::StorageFull | ErrorKind::QuotaExceeded if existing => format!(
-            "{p}: {} and {RESUME_THE_JOB}, or move the job's folder to another disk and resume it there [{e}]",
-            no_room(path)
+            "{p}: {} and {}, or move the job's folder to another disk and resume it there [{e}]",
+            no_room(path),
+            resume_the_job(path)
         ),
         ErrorKind::StorageFull | ErrorKind::QuotaExceeded => format!(
             "{p}: {} and run the same `trawl crawl` again, or give --job a folder on another disk [{e}]",
@@ -405,7 +407,7 @@ pub(crate) fn io_sentence(path: &Path, e: &std::io::Error) -> String {
             format!("{p}: not allowed to write there: give --job a folder you can write to [{e}]")
         }
         ErrorKind::FileTooLarge if existing => {
-            format!("{p}: {FILE_SIZE_LIMIT}, and {RESUME_THE_JOB} [{e}]")
+            format!("{p}: {FILE_SIZE_LIMIT}, and {} [{e}]", resume_the_job(path))
         }
         ErrorKind::FileTooLarge => {
             format!("{p}: {FILE_SIZE_LIMIT}, and run the same `trawl crawl` again [{e}]")
@@ -417,9 +419,14 @@ pub(crate) fn io_sentence(path: &Path, e: &std::io::Error) -> String {
 /// Whether `path` is in (or is) the folder of a job that exists: its crawl.toml written, and its `state` or
 /// `warcs` folder made (a config file named crawl.toml higher up is no job).
 fn in_a_job(path: &Path) -> bool {
+    job_of(path).is_some()
+}
+
+/// The job folder `path` is in: the nearest folder above it with a crawl.toml and a state or warcs folder.
+fn job_of(path: &Path) -> Option<&Path> {
     path.ancestors()
         .filter(|a| !a.as_os_str().is_empty())
-        .any(|a| {
+        .find(|a| {
             a.join("crawl.toml").is_file() && (a.join("state").is_dir() || a.join("warcs").is_dir())
         })
 }
@@ -429,9 +436,18 @@ fn in_a_job(path: &Path) -> bool {
 pub(crate) const FILE_SIZE_LIMIT: &str = "the file reached the file-size limit (RLIMIT_FSIZE, `ulimit -f`): \
      raise it (`ulimit -f unlimited`; the stores need 64 MiB files, the WARCs warc.max_file_bytes)";
 
-/// What continues a job stopped by a full disk, in its messages; a worker of a shared crawl says what
-/// continues it instead ([`crate::shared_job::SharedJob::continue_command`]).
-pub(crate) const RESUME_THE_JOB: &str = "`trawl resume` the job";
+/// What continues the job `path` is in, as its messages say it: `trawl resume` the job, or for a worker's job
+/// of a shared crawl its own command, which a resume refuses (xt44a F11: a worker's full-disk messages named
+/// `trawl resume`).
+pub(crate) fn resume_the_job(path: &Path) -> String {
+    match job_of(path).and_then(|job| Some((job, crate::shared_job::SharedJob::of(job)?))) {
+        Some((job, marker)) => format!(
+            "continue this worker with `{}`",
+            marker.continue_command(job)
+        ),
+        None => "`trawl resume` the job".to_string(),
+    }
+}
 
 /// A packaging failure; a full disk or an unwritable folder said with the fix for a package (room where it
 /// is written, or another place), not a crawl's.
@@ -482,19 +498,21 @@ fn warc_sentence(e: &trawl_warc::Error) -> String {
     if let trawl_warc::Error::Removed { path } = e {
         return format!(
             "{} was removed (it or the folder holding it) while the crawl wrote it: the records in it are lost. \
-             {RESUME_THE_JOB} to go on; the URIs archived in that file are not fetched again (their crawl.log \
+             {} to go on; the URIs archived in that file are not fetched again (their crawl.log \
              lines stand), so crawl them in a new job if they are wanted. Move only finished WARCs, never \
              `.open` ones, out of a running crawl",
-            path.display()
+            path.display(),
+            resume_the_job(path)
         );
     }
     if let trawl_warc::Error::Moved { path } = e {
         return format!(
             "{} was moved (it or the folder holding it) while the crawl wrote it: its records are whole where \
              it went, but it could not be given its finished name. Take `.open` off its name there and run \
-             `trawl warc index` on it for its index; {RESUME_THE_JOB} to go on. Move only finished WARCs, \
+             `trawl warc index` on it for its index; {} to go on. Move only finished WARCs, \
              never `.open` ones, out of a running crawl",
-            path.display()
+            path.display(),
+            resume_the_job(path)
         );
     }
     let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
@@ -507,17 +525,19 @@ fn warc_sentence(e: &trawl_warc::Error) -> String {
         {
             let path = warc_path(e);
             return format!(
-                "{path}: {} and {RESUME_THE_JOB} (the WARC is repaired), or move the job to another disk \
+                "{path}: {} and {} (the WARC is repaired), or move the job to another disk \
                  [{io}]",
-                no_room(Path::new(&path))
+                no_room(Path::new(&path)),
+                resume_the_job(Path::new(&path))
             );
         }
         if let Some(io) = c.downcast_ref::<std::io::Error>()
             && io.kind() == std::io::ErrorKind::FileTooLarge
         {
             return format!(
-                "{}: {FILE_SIZE_LIMIT}, and {RESUME_THE_JOB} (the WARC is repaired) [{io}]",
-                warc_path(e)
+                "{}: {FILE_SIZE_LIMIT}, and {} (the WARC is repaired) [{io}]",
+                warc_path(e),
+                resume_the_job(Path::new(&warc_path(e)))
             );
         }
         cause = c.source();
@@ -577,5 +597,26 @@ mod tests {
             limit.contains("ulimit -f") && limit.contains("x.warc.gz"),
             "{limit}"
         );
+        // A worker's job of a shared crawl is continued by its `trawl worker` command, which its messages
+        // name: `trawl resume` refuses such a job (xt44a F11).
+        std::fs::write(
+            job.join("state").join(crate::shared_job::SHARED_FILE),
+            crate::shared_job::SharedJob::text("redis://127.0.0.1:6379/0", "job"),
+        )
+        .unwrap();
+        let want = format!(
+            "continue this worker with `trawl worker redis://127.0.0.1:6379/0 --job {}`",
+            job.display()
+        );
+        let warc = job.join("warcs/x.warc.gz.open");
+        let removed = trawl_warc::Error::Removed { path: warc.clone() };
+        for said in [
+            io_sentence(&lock, &full),
+            io_sentence(&warc, &fsize),
+            warc_sentence(&removed),
+        ] {
+            assert!(said.contains(&want), "{said}");
+            assert!(!said.contains("trawl resume"), "{said}");
+        }
     }
 }

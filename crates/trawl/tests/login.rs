@@ -930,6 +930,13 @@ async fn a_login_limited_by_the_site_waits_as_it_asks() {
         .map(|l| l.status)
         .collect();
     assert_eq!(posts, [302, 429, 429, 429, 429], "{log:?}");
+    // The three waited for are `login:limited`; the last, which ends the login, `login:failed` (xt44b F3).
+    let notes: Vec<bool> = log
+        .iter()
+        .filter(|l| l.uri == format!("{base}/accounts/login/") && l.status == 429)
+        .map(|l| l.has_annotation("login:failed"))
+        .collect();
+    assert_eq!(notes, [false, false, false, true], "{log:?}");
 }
 
 /// A login page answered 503 is waited for as a limited post is: nothing is posted to it, and the login is

@@ -186,10 +186,7 @@ impl LoginGuard {
         let mut builtin = None;
         // The operator's patterns see the URL as written and as the server reads it, its escapes decoded
         // (xt44b F2: `/%77p-admin/` passed `avoid = ['/wp-admin/']`).
-        let as_read = url
-            .as_str()
-            .contains('%')
-            .then(|| decoded(url.as_str()));
+        let as_read = url.as_str().contains('%').then(|| decoded(url.as_str()));
         for g in applies {
             if g.avoid.iter().any(|r| {
                 r.is_match(url.as_str()) || as_read.as_deref().is_some_and(|d| r.is_match(d))
@@ -366,7 +363,8 @@ fn ends_a_session(path: &str) -> bool {
 
 /// Words a sign-out word is often glued to in lower case (`userlogout`, `dologout`).
 pub const SIGN_OUT_PREFIXES: &[&str] = &[
-    "user", "do", "my", "admin", "account", "member", "session", "single", "pkms", "sso", "web", "app",
+    "user", "do", "my", "admin", "account", "member", "session", "single", "pkms", "sso", "web",
+    "app",
 ];
 
 /// Names of query parameters that carry a nonce or CSRF token: any with `nonce`, `csrf` or `xsrf` in it, and

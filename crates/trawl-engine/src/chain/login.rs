@@ -118,7 +118,7 @@ pub(super) async fn ensure(
              as it asks (not counted as a failed login)",
             wait.as_secs()
         );
-        archive(p, uri, &attempt, worker);
+        archive(p, uri, &attempt, worker, Waited::Yes);
         if !pause(p, wait).await {
             // Stopped while waiting: the site judged nothing, so no failure is counted, and the page goes
             // back untried (xt11a F1: it was fetched logged out and recorded done).
@@ -136,7 +136,7 @@ pub(super) async fn ensure(
         if attempt.form.is_some() {
             s.form = Some(attempt.signature.clone());
         }
-        archive(p, uri, &attempt, worker);
+        archive(p, uri, &attempt, worker, Waited::No);
         if p.stop.is_stopped() {
             return Err(Cut);
         }
@@ -154,7 +154,7 @@ pub(super) async fn ensure(
             uri.url,
             attempt.login_url
         );
-        archive(p, uri, &attempt, worker);
+        archive(p, uri, &attempt, worker, Waited::No);
         return Ok(Some(s.generation));
     }
     s.form = Some(attempt.signature.clone());
@@ -201,7 +201,7 @@ pub(super) async fn ensure(
             attempt.outcome.sign
         );
     }
-    archive(p, uri, &attempt, worker);
+    archive(p, uri, &attempt, worker, Waited::No);
     Ok(Some(s.generation))
 }
 
@@ -465,8 +465,16 @@ pub(super) async fn not_allowed(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched)
     true
 }
 
+/// Whether a login's answer that limits logins (429, 503) is waited for and the login tried again
+/// (`login:limited`), or ends it (`login:failed`, xt44b F3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Waited {
+    Yes,
+    No,
+}
+
 /// Writes the login's exchanges to the archive, each with its crawl.log line.
-fn archive(p: &Pipeline, uri: &CrawlUri, attempt: &Attempt, worker: usize) {
+fn archive(p: &Pipeline, uri: &CrawlUri, attempt: &Attempt, worker: usize, waited: Waited) {
     let mut from = uri.clone();
     for (i, exchange) in attempt.exchanges.iter().enumerate() {
         let hop = match exchange.step {
@@ -491,11 +499,12 @@ fn archive(p: &Pipeline, uri: &CrawlUri, attempt: &Attempt, worker: usize) {
             },
             Step::Submit if attempt.ok() => LoginNote::Ok,
             Step::Submit
-                if exchange
-                    .fetched
-                    .result
-                    .as_ref()
-                    .is_ok_and(|r| matches!(r.status, 429 | 503)) =>
+                if waited == Waited::Yes
+                    && exchange
+                        .fetched
+                        .result
+                        .as_ref()
+                        .is_ok_and(|r| matches!(r.status, 429 | 503)) =>
             {
                 LoginNote::Limited
             }

@@ -627,19 +627,6 @@ impl Crawl {
             (None, Ok(_)) if stop.is_stopped() => Ending::Stopped,
             _ => Ending::Finished,
         };
-        let ending = match (ending, SharedJob::of(self.job.root())) {
-            // What continues a worker is `trawl worker`, not `trawl resume`.
-            (Ending::Failed(why), Some(marker)) if self.remote.is_some() => {
-                Ending::Failed(why.replace(
-                    crate::error::RESUME_THE_JOB,
-                    &format!(
-                        "continue this worker with `{}`",
-                        marker.continue_command(self.job.root())
-                    ),
-                ))
-            }
-            (ending, _) => ending,
-        };
         let snap = shared.snapshot();
         on_progress(&snap);
         ticker::append_line(
