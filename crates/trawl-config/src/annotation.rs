@@ -147,6 +147,9 @@ pub enum LoginNote {
     Captcha,
     /// `login:redirect`: a redirect the login's answer led to, followed as a browser does.
     Redirect,
+    /// `login:check`: a page that showed the session alive, fetched again to tell a page the account may not
+    /// enter from a session the site ended.
+    Check,
     /// `login:untrusted`: a credential's secret (or the cookies of its hosts) was not sent, the server's TLS
     /// certificate having failed validation (the credential does not set `allow_invalid_certificate`).
     Untrusted,
@@ -163,6 +166,7 @@ impl LoginNote {
             LoginNote::Javascript => "javascript",
             LoginNote::Captcha => "captcha",
             LoginNote::Redirect => "redirect",
+            LoginNote::Check => "check",
             LoginNote::Untrusted => "untrusted",
         }
     }

@@ -216,6 +216,12 @@ pub async fn attempt(c: &Client<'_>, spec: &CredentialSpec) -> Attempt {
     attempt
 }
 
+/// Fetches `page` once more with the jar's cookies (a GET, no redirect followed): whether it still shows the
+/// session alive tells a page the account may not enter from a session the site ended.
+pub async fn check(c: &Client<'_>, page: &Url) -> Fetched {
+    request(c, page, None, None, false).await
+}
+
 /// Reads the login page, following its redirects (each a GET, as a browser does) within the hosts the
 /// credential covers, at most [`MAX_LOGIN_REDIRECTS`]: the final page's status and forms (its URL in
 /// `attempt.page_url`), or `None` with the outcome set.

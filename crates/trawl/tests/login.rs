@@ -48,6 +48,8 @@ struct Site {
     page_limited: usize,
     /// Member pages served in the current session (the fickle site ends it at four).
     member_hits: usize,
+    /// The member pages the permissioned site serves in a session before it ends it (0: never).
+    session_pages: usize,
 }
 
 type Shared = Arc<Mutex<Site>>;
@@ -1816,10 +1818,14 @@ async fn permissioned(State(site): State<Shared>, req: Request) -> Response {
     let (method, path, _query, headers, body) = take_apart(req).await;
     let mut s = site.lock().unwrap();
     s.requests.push(format!("{method} {path}"));
-    let session = cookie(&headers, "sid").is_some_and(|c| s.sessions.contains(c));
+    let sid = cookie(&headers, "sid").filter(|c| s.sessions.contains(*c));
+    let session = sid.is_some();
     match (method, path.as_str()) {
         (Method::GET, "/login") => html(FICKLE_FORM),
-        (Method::POST, "/login") => sign_in(&mut s, &body, "s3cret", "/members/1/"),
+        (Method::POST, "/login") => {
+            s.member_hits = 0;
+            sign_in(&mut s, &body, "s3cret", "/members/1/")
+        }
         (Method::GET, p) if p.starts_with("/staff/") => (
             StatusCode::FOUND,
             [(header::LOCATION, format!("/login?next={p}"))],
@@ -1832,6 +1838,13 @@ async fn permissioned(State(site): State<Shared>, req: Request) -> Response {
                     [(header::LOCATION, format!("/login?next={p}"))],
                 )
                     .into_response();
+            }
+            s.member_hits += 1;
+            if s.session_pages > 0
+                && s.member_hits >= s.session_pages
+                && let Some(sid) = sid.map(str::to_owned)
+            {
+                s.sessions.remove(&sid);
             }
             let n: usize = p
                 .trim_matches('/')
@@ -1886,6 +1899,60 @@ fn pages_the_account_may_not_see_cost_one_login_in_all() {
     }
     let logins = site.lock().unwrap().logins;
     assert_eq!(logins, 2, "{said}");
+}
+
+/// A session the site ends among pages the account may not see is noticed, with or without a `success`
+/// sign, and with a login_url written with its `next` (xt44b F1: the login page with another `next` was
+/// taken for another sign-in page, so no redirect to it showed a lost session again, and every member page
+/// after the session's end was archived as its redirect): a page that showed the session alive, fetched
+/// again (`login:check`), tells the two apart.
+#[test]
+fn a_session_ended_among_pages_the_account_may_not_see_is_noticed() {
+    for success in ["success = { text = \"Welcome back\" }\n", ""] {
+        let (_rt, site, base, dir) = a_site(permissioned);
+        site.lock().unwrap().session_pages = 3;
+        let cfg = write(
+            &dir.path().join("permissioned.toml"),
+            &format!(
+                "{FAST}[seeds]\nurls = [\"{base}/members/1/\"]\n\
+                 [scope]\nsurt_prefixes = [\"http://(127.0.0.1:\"]\n\
+                 [[credentials]]\nkind = \"form\"\ndomain = \"127.0.0.1\"\n\
+                 login_url = \"{base}/login?next=/members/\"\n\
+                 fields = {{ username = \"archivist\" }}\npassword_env = \"PW\"\n{success}"
+            ),
+        );
+        let job = dir.path().join("job");
+        let (ok, said) = trawl_crawl(&cfg, &job, &[("PW", "s3cret")]);
+        assert!(ok, "{said}");
+        assert!(!said.contains("login failed"), "{success}: {said}");
+        let log = common::crawl_log(&job);
+        for n in 1..=6 {
+            let member = format!("{base}/members/{n}/");
+            let staff = format!("{base}/staff/{n}/");
+            assert!(
+                log.iter().any(|l| l.uri == member
+                    && l.status == 200
+                    && !l.annotations.iter().any(|a| a.starts_with("login:"))),
+                "{success}: {member}: {log:?}"
+            );
+            assert!(
+                !log.iter().any(|l| l.uri == member
+                    && l.status == 302
+                    && !l.has_annotation("login:check")),
+                "{success}: {member} archived as its redirect: {log:?}"
+            );
+            assert!(
+                log.iter().any(|l| l.uri == staff && l.status == 302),
+                "{success}: {staff}: {log:?}"
+            );
+        }
+        assert!(
+            log.iter().any(|l| l.has_annotation("login:check")),
+            "{success}: {log:?}"
+        );
+        let logins = site.lock().unwrap().logins;
+        assert!((3..=10).contains(&logins), "{success}: {logins} logins");
+    }
 }
 
 /// A site whose login answer redirects to a welcome page with the password in its query, as some old

@@ -99,7 +99,7 @@ pub(super) async fn run(
                 if login::lost(p, &uri, &fetched).await
                     && !login::not_allowed(p, &uri, &fetched).await
                 {
-                    login::still_lost(p, &uri, now).await;
+                    login::still_lost(p, &uri, now, (&jar, settings, worker)).await;
                 }
             }
         }

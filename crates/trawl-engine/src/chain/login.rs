@@ -76,26 +76,6 @@ pub(super) async fn ensure(
     if !wanted || s.failures >= MAX_FAILED_LOGINS {
         return Ok(Some(s.generation));
     }
-    // A proven session, moments after its login, on a site where a page already stayed lost right after one:
-    // this page is taken for another area the account may not enter, and costs no login (xt17c F3).
-    if lost.is_some()
-        && s.logged_in
-        && s.proven
-        && s.spared > 0
-        && let Some(since) = s.logged_in_at.map(|at| at.elapsed())
-        && since < FORBIDDEN_WINDOW
-    {
-        s.no_sign.insert(page_key(&uri.url));
-        tracing::info!(
-            "{}: showed the session lost {} s after a login proven by its `success` sign, on a host where a \
-             page stayed so right after a fresh login: taken for a page the account may not see (no login \
-             for it; within {} s of a login such a page is archived as the site sent it)",
-            uri.url,
-            since.as_secs(),
-            FORBIDDEN_WINDOW.as_secs()
-        );
-        return Ok(Some(s.generation));
-    }
     let scope = p.settings().scope.clone();
     let refuses = move |u: &url::Url| scope.login_guard().is_some_and(|g| g.refuses(u).is_some());
     let client = login::Client {
@@ -105,6 +85,38 @@ pub(super) async fn ensure(
         settings: &settings.fetch,
         refuses: &refuses,
     };
+    // A proven session, moments after its login, on a site where a page already stayed lost right after one:
+    // this page is taken for another area the account may not enter, and costs no login (xt17c F3) — when a
+    // page that showed the session alive still does (xt44b F1: a session the site ended within the window
+    // had every member page after it archived as its redirect to the login page).
+    if lost.is_some()
+        && s.logged_in
+        && s.proven
+        && s.spared > 0
+        && let Some(since) = s.logged_in_at.map(|at| at.elapsed())
+        && since < FORBIDDEN_WINDOW
+    {
+        match still_alive(p, &client, &spec, &login_url, uri, &s, worker).await {
+            Alive::Yes | Alive::Unknown => {
+                s.no_sign.insert(page_key(&uri.url));
+                tracing::info!(
+                    "{}: showed the session lost {} s after a login proven by its `success` sign, on a host \
+                     where a page stayed so right after a fresh login, while a page that showed it alive \
+                     still does: taken for a page the account may not see (no login for it; within {} s of a \
+                     login such a page is archived as the site sent it)",
+                    uri.url,
+                    since.as_secs(),
+                    FORBIDDEN_WINDOW.as_secs()
+                );
+                return Ok(Some(s.generation));
+            }
+            Alive::No(witness) => tracing::info!(
+                "{}: showed the session lost, and {witness}, which showed it alive, now does too: the site \
+                 ended the session; logging in again",
+                uri.url
+            ),
+        }
+    }
     let mut attempt = login::attempt(&client, &spec).await;
     // A site that limits logins (429, 503) is waited for as it asks, up to the failure limit's number of
     // times, none counted failed: it says "later", not "wrong password" (xt10a F5).
@@ -273,6 +285,61 @@ fn sent_on(attempt: &Attempt) -> bool {
             .is_some_and(|to| !same_page(&to, &attempt.login_url) && !sign_in_address(to.path()))
 }
 
+/// What a page that showed the session alive says when fetched again.
+enum Alive {
+    /// It still shows the session alive.
+    Yes,
+    /// It shows the session lost now: the site ended it.
+    No(url::Url),
+    /// No such page is known, or it got no answer: nothing is known.
+    Unknown,
+}
+
+/// Fetches again the page nearest to `uri` that showed the session of `s` alive
+/// ([`trawl_fetch::access::Session::witness_for`]),
+/// archived and logged as a `P` hop from `uri` (`login:check`), and says whether it still does: answered
+/// 2xx with no sign of a lost session.
+async fn still_alive(
+    p: &Pipeline,
+    client: &login::Client<'_>,
+    spec: &CredentialSpec,
+    login_url: &url::Url,
+    uri: &CrawlUri,
+    s: &trawl_fetch::access::Session,
+    worker: usize,
+) -> Alive {
+    let Some(witness) = s.witness_for(&uri.url).cloned() else {
+        return Alive::Unknown;
+    };
+    let fetched = login::check(client, &witness).await;
+    let mut line = uri.child(witness.clone(), String::new(), Hop::Prerequisite);
+    line.annotate(Annotation::Login(LoginNote::Check));
+    if let Some(answer) = p.fetcher.take_dns_answer(&witness) {
+        p.archive_dns(uri, &answer, worker);
+    }
+    write_exchange(p, &mut line, &uri.url, &fetched, worker);
+    let Ok(resp) = &fetched.result else {
+        return Alive::Unknown;
+    };
+    let signature = s
+        .form
+        .clone()
+        .unwrap_or_else(|| FormSignature::of_url(login_url));
+    let lost = !(200..300).contains(&resp.status)
+        || blocking(resp.body.len(), || {
+            shows_logged_out(
+                spec,
+                login_url,
+                &signature,
+                &witness,
+                resp.status,
+                &resp.headers,
+                &resp.body,
+            )
+        });
+    if lost { Alive::No(witness) } else { Alive::Yes }
+}
+
 /// Whether a login that worked proved it beyond the default signs: the operator's `success` sign showed
 /// (a login that worked has shown it, when there is one). Such a login is never given up for a page that
 /// still shows the session lost (review 65b R3, R5). A redirect after the post proves nothing: a wrong
@@ -281,9 +348,10 @@ fn proven(spec: &CredentialSpec) -> bool {
     spec.success.is_some()
 }
 
-/// A page's place, as the session's sign-in sets keep it: host and path.
+/// A page's place, as the session's sign-in sets keep it: host, port and path.
 fn place(u: &url::Url) -> String {
-    format!("{}{}", u.host_str().unwrap_or_default(), u.path())
+    let port = u.port().map(|p| format!(":{p}")).unwrap_or_default();
+    format!("{}{port}{}", u.host_str().unwrap_or_default(), u.path())
 }
 
 /// A page as the session's set of pages that are no sign keeps it: its whole URL but the fragment (the pages
@@ -310,8 +378,20 @@ fn ended_by_trawl(attempt: &Attempt) -> bool {
 /// for a page that shows the sign whoever asks (a re-authentication form, xt17a F1): no sign from now on, the
 /// login kept. Else that login did not work, whatever its answer looked like: it is counted failed, said
 /// once, and not tried again (the default signs are wrong for this site: trying again would loop).
-pub(super) async fn still_lost(p: &Pipeline, uri: &CrawlUri, generation: Option<u64>) {
+pub(super) async fn still_lost(
+    p: &Pipeline,
+    uri: &CrawlUri,
+    generation: Option<u64>,
+    (jar, settings, worker): (&str, &CrawlConfig, usize),
+) {
     let Some((index, spec)) = p.access.form_credential(&uri.url) else {
+        return;
+    };
+    let Some(login_url) = spec
+        .login_url
+        .as_deref()
+        .and_then(|u| trawl_url::parse_lenient(u).ok())
+    else {
         return;
     };
     let session = p.access.session(&uri.url);
@@ -331,6 +411,28 @@ pub(super) async fn still_lost(p: &Pipeline, uri: &CrawlUri, generation: Option<
             } else {
                 "; should another page do so right after a login, the login is taken for one that did not work"
             }
+        );
+        return;
+    }
+    // A page that showed the session alive before and still does under this login: the login works, and
+    // this page is another the account may not enter (xt44b F1: Django's `permission_required` pages made a
+    // working login be given up).
+    let scope = p.settings().scope.clone();
+    let refuses = move |u: &url::Url| scope.login_guard().is_some_and(|g| g.refuses(u).is_some());
+    let client = login::Client {
+        fetcher: &p.fetcher,
+        access: &p.access,
+        jar,
+        settings: &settings.fetch,
+        refuses: &refuses,
+    };
+    if let Alive::Yes = still_alive(p, &client, spec, &login_url, uri, &s, worker).await {
+        s.spared += 1;
+        s.no_sign.insert(page_key(&uri.url));
+        tracing::info!(
+            "{}: still showed the session lost right after a fresh login, while a page that showed it alive \
+             still does: taken for a page the account may not see (no sign of a lost session from now on)",
+            uri.url
         );
         return;
     }
@@ -404,7 +506,7 @@ pub(super) async fn lost(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) -> boo
         return false;
     }
     let spec: &CredentialSpec = spec;
-    blocking(resp.body.len(), || {
+    let shows = blocking(resp.body.len(), || {
         shows_logged_out(
             spec,
             &login_url,
@@ -414,7 +516,17 @@ pub(super) async fn lost(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) -> boo
             &resp.headers,
             &resp.body,
         )
-    })
+    });
+    // A page answered under a live session: the one of its folder to fetch again when a page near it shows
+    // the session lost ([`still_alive`]).
+    if !shows && (200..300).contains(&resp.status) {
+        let session = p.access.session(&uri.url);
+        let mut s = session.lock().await;
+        if s.logged_in {
+            s.alive_at(&uri.url);
+        }
+    }
+    shows
 }
 
 /// Another sign-in page than the credential's login page, by its place (host and path): the one `resp`

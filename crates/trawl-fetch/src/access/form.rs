@@ -180,15 +180,17 @@ pub fn same_place(a: &Url, b: &Url) -> bool {
         && a.path() == b.path()
 }
 
-/// Whether `url` is the page `login` names: the same place, and every parameter of `login`'s query in its
-/// query (`/login?next=/x` is `/login`'s page; `/index.php?title=Special:Search` is not MediaWiki's
+/// Whether `url` is the page `login` names: the same place, and, unless that place is a sign-in page's own
+/// address (`/accounts/login/`, whose every query is its page: xt44b F1), every parameter of `login`'s query
+/// in its query (`/login?next=/x` is `/login`'s page; `/index.php?title=Special:Search` is not MediaWiki's
 /// `/index.php?title=Special:UserLogin`, nor `/doku.php?id=page8` DokuWiki's `/doku.php?id=start&do=login`:
 /// a front controller's pages share its path, xt10a F2 and F3).
 pub fn same_page(url: &Url, login: &Url) -> bool {
     same_place(url, login)
-        && login
-            .query_pairs()
-            .all(|want| url.query_pairs().any(|have| have == want))
+        && (sign_in_address(login.path())
+            || login
+                .query_pairs()
+                .all(|want| url.query_pairs().any(|have| have == want)))
 }
 
 /// Where a submitted value came from.

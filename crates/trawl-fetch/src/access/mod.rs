@@ -77,6 +77,47 @@ pub struct Session {
     /// When the last login that worked ended: a proven session is taken for alive this long after it
     /// ([`FORBIDDEN_WINDOW`]) once a page stayed lost right after a fresh login.
     pub logged_in_at: Option<std::time::Instant>,
+    /// Pages that showed the session alive (answered 2xx with no sign of a lost session while logged in),
+    /// the last one per folder, up to [`WITNESSES`]: one is fetched again to tell a page the account may not
+    /// enter from a session the site ended ([`Session::witness_for`]).
+    pub witnesses: Vec<url::Url>,
+}
+
+/// How many pages that showed the session alive a session keeps, one per folder.
+pub const WITNESSES: usize = 64;
+
+impl Session {
+    /// Keeps `page` as the page that showed the session alive in its folder, in place of the one before it.
+    pub fn alive_at(&mut self, page: &url::Url) {
+        let here = folder(page.path());
+        self.witnesses.retain(|w| folder(w.path()) != here);
+        if self.witnesses.len() >= WITNESSES {
+            self.witnesses.remove(0);
+        }
+        self.witnesses.push(page.clone());
+    }
+
+    /// The page that showed the session alive nearest to `page`: the longest path in common, the latest
+    /// among equals.
+    pub fn witness_for(&self, page: &url::Url) -> Option<&url::Url> {
+        let path = page.path().as_bytes();
+        let common = |w: &url::Url| {
+            w.path()
+                .bytes()
+                .zip(path.iter())
+                .take_while(|(a, b)| a == *b)
+                .count()
+        };
+        self.witnesses
+            .iter()
+            .filter(|w| w.as_str() != page.as_str())
+            .max_by_key(|w| common(w))
+    }
+}
+
+/// The folder of a path: up to its last `/`.
+fn folder(path: &str) -> &str {
+    &path[..path.rfind('/').map_or(0, |i| i + 1)]
 }
 
 /// How long after a proven login a page showing the session lost is taken for an area the account may not
