@@ -162,7 +162,8 @@ pub async fn attempt(c: &Client<'_>, spec: &CredentialSpec) -> Attempt {
     }
     attempt.forms_on_page = forms.forms.len();
     let password = c.access.password(spec);
-    let chosen = forms.login_form_with(spec.form.is_some(), spec.password_field.as_deref());
+    let named: Vec<&str> = spec.fields.keys().map(String::as_str).collect();
+    let chosen = forms.login_form_with(spec.form.is_some(), spec.password_field.as_deref(), &named);
     let submission = match chosen {
         Some(form) => {
             attempt.form = Some((
@@ -465,6 +466,26 @@ fn no_form(spec: &CredentialSpec, forms: &Forms, status: u16) -> Option<Outcome>
             } else {
                 format!("fix `form`; the page's forms: {}", found.join(", "))
             }],
+        ));
+    }
+    // Only a sign-up form takes a password here: nothing is posted to it (xt44b F10).
+    if let Some((i, f)) = forms
+        .forms
+        .iter()
+        .enumerate()
+        .find(|(_, f)| f.new_password && f.current_password.is_none())
+    {
+        return Some(Outcome::failed(
+            Verdict::Failed,
+            format!(
+                "the login page's form with a password input is a sign-up form (form {}, to {}: its password \
+                 input is marked autocomplete=\"new-password\"); nothing was sent",
+                i + 1,
+                f.submit_action()
+            ),
+            vec![
+                "point login_url at the page with the login form, or pick the form with `form = \"…\"`".into(),
+            ],
         ));
     }
     if spec.success.is_some() {

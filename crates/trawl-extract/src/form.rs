@@ -133,6 +133,9 @@ pub struct Form {
     /// The name of its password input marked `autocomplete="current-password"`, the one a browser's password
     /// manager fills (beside a one-time code's or a new password's).
     pub current_password: Option<String>,
+    /// Whether a password input of it is marked `autocomplete="new-password"`: a sign-up or change-password
+    /// form, one password input or two.
+    pub new_password: bool,
 }
 
 impl Form {
@@ -147,6 +150,23 @@ impl Form {
     /// Whether it has a password input.
     pub fn has_password(&self) -> bool {
         self.password_inputs().next().is_some()
+    }
+
+    /// Whether it reads as a sign-up form by its words: its action's path, its id, or a submit button's name
+    /// or value says register, sign up, join or create (an account).
+    pub fn reads_as_sign_up(&self) -> bool {
+        const WORDS: [&str; 6] = ["register", "signup", "sign-up", "sign_up", "join", "create"];
+        let says = |text: &str| {
+            let text = text.to_ascii_lowercase();
+            WORDS.iter().any(|w| text.contains(w))
+        };
+        says(self.submit_action().path())
+            || self.id.as_deref().is_some_and(says)
+            || self
+                .controls
+                .iter()
+                .filter(|c| c.kind == ControlKind::Submit)
+                .any(|c| says(&c.name) || says(&c.value))
     }
 
     /// Whether it has a control named `name` (of any type).
@@ -287,10 +307,14 @@ pub struct Forms {
 }
 
 impl Forms {
-    /// The login form: the one the selector matched, when one was given; else the one with exactly one
-    /// password input (a sign-up or change-password form has two), else the first with any.
+    /// The login form: the one the selector matched, when one was given; else, of the forms that are no
+    /// sign-up form (one whose password input is marked `autocomplete="new-password"`, and none
+    /// `current-password`), the one whose password input is marked `current-password`, else the one with
+    /// exactly one password input (a sign-up or change-password form has two) having every field of
+    /// `fields`, else the one with exactly one password input, else the first with any; a form whose words
+    /// say sign-up ([`Form::reads_as_sign_up`]) only when no other would do.
     pub fn login_form(&self, selector_given: bool) -> Option<&Form> {
-        self.login_form_with(selector_given, None)
+        self.login_form_with(selector_given, None, &[])
     }
 
     /// [`Forms::login_form`], where a named `password_field` decides first: the login form is one having a
@@ -300,6 +324,7 @@ impl Forms {
         &self,
         selector_given: bool,
         password_field: Option<&str>,
+        fields: &[&str],
     ) -> Option<&Form> {
         let candidates = || {
             self.forms
@@ -310,9 +335,29 @@ impl Forms {
         if selector_given {
             return candidates().next();
         }
-        candidates()
-            .find(|f| f.password_inputs().count() == 1)
-            .or_else(|| candidates().find(|f| f.has_password()))
+        // A sign-up form never takes the login's password (xt44b F10: a one-password sign-up form before
+        // the login form was posted to), unless the operator named its field.
+        let logins = || {
+            candidates().filter(move |f| {
+                password_field.is_some() || !f.new_password || f.current_password.is_some()
+            })
+        };
+        let one = |f: &&Form| f.password_inputs().count() == 1;
+        let pick = |words: bool| {
+            let logins = move || logins().filter(move |f| words || !f.reads_as_sign_up());
+            logins()
+                .find(|f| f.current_password.is_some())
+                .or_else(|| {
+                    logins().find(|f| {
+                        one(f) && !fields.is_empty() && fields.iter().all(|n| f.has_control(n))
+                    })
+                })
+                .or_else(|| logins().find(one))
+                .or_else(|| logins().find(|f| f.has_password()))
+        };
+        // A form whose words say sign-up is taken only when no other would do.
+        pick(false)
+            .or_else(|| pick(true))
             .or_else(|| password_field.and_then(|_| candidates().next()))
     }
 }
@@ -551,6 +596,7 @@ pub fn read_forms(
             // Picked once the page's encoding is known.
             charset: encoding_rs::UTF_8,
             current_password: None,
+            new_password: false,
         });
         let index = st.forms.forms.len() - 1;
         st.open = Some(index);
@@ -604,14 +650,21 @@ pub fn read_forms(
         }
         if kind == ControlKind::Password
             && let Owner::Form(i) = owner
-            && attr(el, "autocomplete").is_some_and(|a| {
-                a.split(crate::is_ascii_ws)
-                    .any(|t| t.eq_ignore_ascii_case("current-password"))
-            })
         {
-            st.forms.forms[i]
-                .current_password
-                .get_or_insert(name.clone());
+            let marked = |token: &str| {
+                attr(el, "autocomplete").is_some_and(|a| {
+                    a.split(crate::is_ascii_ws)
+                        .any(|t| t.eq_ignore_ascii_case(token))
+                })
+            };
+            if marked("current-password") {
+                st.forms.forms[i]
+                    .current_password
+                    .get_or_insert(name.clone());
+            }
+            if marked("new-password") {
+                st.forms.forms[i].new_password = true;
+            }
         }
         let value = match (kind, attr(el, "value")) {
             (ControlKind::Checkbox | ControlKind::Radio, None) => "on".to_string(),

@@ -171,6 +171,40 @@ fn what_needs_a_browser_shows() {
     );
 }
 
+/// A sign-up form with one password input before the login form is never the login form (xt44b F10): its
+/// `new-password` mark, or the fields the credential names, tell them apart.
+#[test]
+fn a_sign_up_form_is_not_the_login_form() {
+    let marked = r#"<form id="join" method="post" action="/register"><input name="email" type="email">
+      <input type="password" name="password" autocomplete="new-password"><button>Create account</button></form>
+      <form id="in" method="post" action="/do"><input name="user">
+      <input type="password" name="password"><button>Sign in</button></form>"#;
+    let unmarked = r#"<form id="join" method="post" action="/register"><input name="email">
+      <input type="password" name="pw"><button>Register</button></form>
+      <form id="in" method="post" action="/do"><input name="user">
+      <input type="password" name="pw"><button>Sign in</button></form>"#;
+    let current = r#"<form id="join"><input name="user"><input type="password" name="pw"></form>
+      <form id="in"><input name="user"><input type="password" name="pw" autocomplete="current-password"></form>"#;
+    let pick = |page: &str, fields: &[&str]| {
+        read_forms(page.as_bytes(), None, &url("http://a.org/"), None)
+            .login_form_with(false, None, fields)
+            .and_then(|f| f.id.clone())
+    };
+    assert_eq!(pick(marked, &[]), Some("in".into()));
+    assert_eq!(pick(marked, &["user"]), Some("in".into()));
+    assert_eq!(pick(unmarked, &["user"]), Some("in".into()));
+    assert_eq!(pick(current, &["user"]), Some("in".into()));
+    // Both alike but for their words: the one that does not say sign-up.
+    let worded = r#"<form method="post" action="/register"><input name="email" type="email"><input name="user">
+      <input type="password" name="pw"><button name="register" value="Register">Register</button></form>
+      <form id="in" method="post" action="/do"><input name="user"><input type="password" name="pw">
+      <button name="login" value="Log in">Log in</button></form>"#;
+    assert_eq!(pick(worded, &["user"]), Some("in".into()));
+    // Only a sign-up form: none is the login form.
+    let only = r#"<form id="join"><input name="email"><input type="password" name="p" autocomplete="new-password"></form>"#;
+    assert_eq!(pick(only, &[]), None);
+}
+
 #[test]
 fn a_named_password_field_picks_the_form() {
     // The secret input is a text input named `pin`: the form having it is the login form.
@@ -179,7 +213,7 @@ fn a_named_password_field_picks_the_form() {
     let forms = read_forms(page.as_bytes(), None, &url("http://a.org/"), None);
     let pick = |field| {
         forms
-            .login_form_with(false, Some(field))
+            .login_form_with(false, Some(field), &[])
             .map(|f| f.id.clone())
     };
     assert_eq!(pick("pin"), Some(Some("pin".into())));
@@ -193,8 +227,8 @@ fn a_named_password_field_picks_the_form() {
         &url("http://a.org/"),
         Some("#search"),
     );
-    assert!(forms.login_form_with(true, Some("pin")).is_none());
-    assert!(forms.login_form_with(true, Some("q")).is_some());
+    assert!(forms.login_form_with(true, Some("pin"), &[]).is_none());
+    assert!(forms.login_form_with(true, Some("q"), &[]).is_some());
 }
 
 #[test]
