@@ -326,10 +326,29 @@ impl Jars {
         };
         // Written aside and renamed: a crash mid-write leaves the last whole file.
         let tmp = path.with_extension("json.tmp");
-        if let Err(e) = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, path)) {
+        if let Err(e) = write_private(&tmp, &text).and_then(|()| std::fs::rename(&tmp, path)) {
             tracing::warn!("saving {}: {e}", path.display());
         }
     }
+}
+
+/// Writes `text` to `path` readable by its owner only: a session cookie is as good as the password that made
+/// it (xt44b F15: the jar was world-readable). A checkpoint's copy keeps the mode.
+fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        options.mode(0o600);
+        let file = options.open(path)?;
+        // A file left by an earlier version keeps its mode through `truncate`.
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        return (&file).write_all(text.as_bytes());
+    }
+    #[cfg(not(unix))]
+    options.open(path)?.write_all(text.as_bytes())
 }
 
 /// Whether a `Set-Cookie` value names a public suffix as its `Domain` (other than the host itself, which
@@ -457,6 +476,16 @@ mod tests {
         let url = u("http://a.org/");
         jars.store("", &url, ["session=abc; HttpOnly"].into_iter());
         jars.flush();
+        // Readable by its owner only (xt44b F15).
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(dir.path().join(COOKIES_FILE))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
         let back = Jars::open(CookieMode::Job, Some(dir.path()));
         assert_eq!(back.header("", &url).as_deref(), Some("session=abc"));
     }
