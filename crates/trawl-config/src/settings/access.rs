@@ -5,7 +5,7 @@
 use std::{collections::BTreeMap, path::PathBuf};
 
 use serde::{Deserialize, Serialize};
-use trawl_url::{SurtPrefix, Url};
+use trawl_url::Url;
 
 /// `[fetch] cookies`: where cookies are kept.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -195,9 +195,12 @@ impl CredentialSpec {
             return host.eq_ignore_ascii_case(name)
                 && port.is_none_or(|p| url.port_or_known_default() == Some(p));
         }
+        // Read as the scope's prefixes are: `https://(` folded to http, the CDX form, a host (xt44b F12:
+        // `https://(127.0.0.1` never matched).
         self.surt_prefix
-            .as_ref()
-            .is_some_and(|p| SurtPrefix::new(p.clone()).contains(url))
+            .as_deref()
+            .and_then(|p| super::seed_list::directive_prefix(p).ok())
+            .is_some_and(|p| p.contains(url))
     }
 
     /// The form field the password goes in when the login page has no form to name it: `password_field`,
@@ -223,7 +226,7 @@ impl CredentialSpec {
                 "domain",
                 format!("{d:?} is not a host name (write example.org or example.org:8443)"),
             ),
-            (None, Some(p)) if !p.contains("://(") => say(
+            (None, Some(p)) if super::seed_list::directive_prefix(p).is_err() => say(
                 "surt_prefix",
                 format!("{p:?} is not a SURT prefix (write http://(org,example,)"),
             ),
@@ -588,6 +591,18 @@ mod tests {
         assert!(c.applies_to(&Url::parse("http://www.a.org/").unwrap()));
         assert!(c.problems().is_empty(), "{:?}", c.problems());
         assert!(!c.allow_invalid_certificate, "off by default");
+        // Written as the scope's prefixes may be: `https://(`, `(org,` (xt44b F12).
+        for prefix in ["https://(127.0.0.1:8443)/", "(127.0.0.1:8443)/"] {
+            let c = spec(&format!(
+                "kind = \"basic\"\nsurt_prefix = \"{prefix}\"\nuser = \"u\"\npassword_env = \"X\"\n"
+            ));
+            assert!(
+                c.applies_to(&Url::parse("https://127.0.0.1:8443/login").unwrap()),
+                "{prefix}"
+            );
+            assert!(!c.applies_to(&Url::parse("https://127.0.0.1:8444/login").unwrap()));
+            assert!(c.problems().is_empty(), "{prefix}: {:?}", c.problems());
+        }
     }
 
     /// A form credential's empty password is refused before any login posts it; a password file's byte order
