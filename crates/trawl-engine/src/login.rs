@@ -672,6 +672,16 @@ async fn follow(
             ));
             return;
         }
+        // A host the credential does not cover is left to the crawl, which asks its scope and robots.txt
+        // (xt44b F11: a login's redirect to another host was fetched past both); the login is judged by
+        // what came before.
+        if !spec.applies_to(&target) {
+            attempt.notes.push(format!(
+                "the redirect to {target} was not followed: it leaves the hosts this credential is for (the \
+                 crawl fetches it, if its scope and that host's robots.txt let it)"
+            ));
+            return;
+        }
         if again && from_https && target.scheme() == "http" {
             attempt.notes.push(format!(
                 "the redirect to {target} was not followed: it would send the password again over plain http, \

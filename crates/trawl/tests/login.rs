@@ -1955,6 +1955,81 @@ fn a_session_ended_among_pages_the_account_may_not_see_is_noticed() {
     }
 }
 
+/// A site whose member pages answer 404 to a visitor (as WordPress's private posts do: no sign of a lost
+/// session), with a "farewell" page that ends the session and clears its cookie, as a sign-out page of a
+/// spelling the login guard does not know would.
+async fn farewell(State(site): State<Shared>, req: Request) -> Response {
+    let (method, path, _query, headers, body) = take_apart(req).await;
+    let mut s = site.lock().unwrap();
+    s.requests.push(format!("{method} {path}"));
+    let sid = cookie(&headers, "sid")
+        .filter(|c| s.sessions.contains(*c))
+        .map(str::to_owned);
+    match (method, path.as_str()) {
+        (Method::GET, "/login") => html(FICKLE_FORM),
+        (Method::POST, "/login") => sign_in(&mut s, &body, "s3cret", "/members/1/"),
+        (Method::GET, "/members/farewell") => {
+            if let Some(sid) = sid {
+                s.sessions.remove(&sid);
+            }
+            (
+                [(
+                    header::SET_COOKIE,
+                    "sid=deleted; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT",
+                )],
+                html("<p>See you</p><a href=\"/members/2/\">2</a>"),
+            )
+                .into_response()
+        }
+        (Method::GET, p) if p.starts_with("/members/") && sid.is_some() => {
+            let n: usize = p
+                .trim_matches('/')
+                .rsplit('/')
+                .next()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            let next = match n {
+                1 => "<a href=\"/members/farewell\">bye</a>".to_string(),
+                n if n < 4 => format!("<a href=\"/members/{}/\">next</a>", n + 1),
+                _ => String::new(),
+            };
+            html(&format!("<main>Member page {n}</main>{next}"))
+        }
+        _ => (StatusCode::NOT_FOUND, html("Not Found")).into_response(),
+    }
+}
+
+/// A page that clears the cookie the login set ended the session: the host's next page logs in again first,
+/// and the crawl's log names the page (xt44b F9: the private pages after it were archived as 404s).
+#[test]
+fn a_page_that_clears_the_login_cookie_is_followed_by_a_login() {
+    let (_rt, site, base, dir) = a_site(farewell);
+    let cfg = write(
+        &dir.path().join("farewell.toml"),
+        &format!(
+            "{FAST}[seeds]\nurls = [\"{base}/members/\"]\n\
+             [[credentials]]\nkind = \"form\"\ndomain = \"127.0.0.1\"\nlogin_url = \"{base}/login\"\n\
+             fields = {{ username = \"archivist\" }}\npassword_env = \"PW\"\n"
+        ),
+    );
+    let job = dir.path().join("job");
+    let (ok, said) = trawl_crawl(&cfg, &job, &[("PW", "s3cret")]);
+    assert!(ok, "{said}");
+    let log = common::crawl_log(&job);
+    assert!(
+        said.contains("/members/farewell cleared the cookie sid the login set"),
+        "{said}\n{log:?}"
+    );
+    for n in 1..=4 {
+        let member = format!("{base}/members/{n}/");
+        assert!(
+            log.iter().any(|l| l.uri == member && l.status == 200),
+            "{member}: {log:?}"
+        );
+    }
+    assert_eq!(site.lock().unwrap().logins, 2, "{log:?}");
+}
+
 /// A site whose login answer redirects to a welcome page with the password in its query, as some old
 /// applications do.
 async fn echoing(State(site): State<Shared>, req: Request) -> Response {

@@ -103,6 +103,7 @@ pub(super) async fn run(
                 }
             }
         }
+        login::cleared(p, &uri, &fetched).await;
     }
     if let Some(answer) = p.fetcher.take_dns_answer(&uri.url) {
         p.archive_dns(&uri, &answer, worker);

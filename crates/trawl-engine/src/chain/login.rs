@@ -71,7 +71,8 @@ pub(super) async fn ensure(
     let was_in = s.logged_in;
     let wanted = match lost {
         Some(g) => s.generation == g,
-        None => !s.logged_in && s.generation == 0,
+        // A page cleared the session's cookie: the next page logs in again first (xt44b F9).
+        None => (!s.logged_in && s.generation == 0) || s.cleared == Some(s.generation),
     };
     if !wanted || s.failures >= MAX_FAILED_LOGINS {
         return Ok(Some(s.generation));
@@ -171,6 +172,7 @@ pub(super) async fn ensure(
     }
     s.form = Some(attempt.signature.clone());
     if attempt.ok() {
+        s.login_cookies = set_cookies(&attempt);
         s.logged_in = true;
         s.failures = 0;
         s.generation += 1;
@@ -215,6 +217,61 @@ pub(super) async fn ensure(
     }
     archive(p, uri, &attempt, worker, Waited::No);
     Ok(Some(s.generation))
+}
+
+/// The names of the cookies a login's answers set (not those they cleared).
+fn set_cookies(attempt: &Attempt) -> Vec<String> {
+    let mut names: Vec<String> = attempt
+        .exchanges
+        .iter()
+        .filter_map(|e| e.fetched.result.as_ref().ok())
+        .flat_map(|r| r.headers.get_all(http::header::SET_COOKIE))
+        .filter_map(|v| v.to_str().ok())
+        .filter(|v| trawl_fetch::access::cleared_cookie(v).is_none())
+        .filter_map(trawl_fetch::access::set_cookie_name)
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// A page whose answer cleared a cookie the session's login set (a sign-out page the login guard did not
+/// know): the session ended, so the host's next page logs in again first, and the crawl's log names the
+/// page so that it can go into `avoid` (xt44b F9: the private posts after it were archived as 404s).
+pub(super) async fn cleared(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) {
+    let Ok(resp) = &fetched.result else {
+        return;
+    };
+    let mut values = resp
+        .headers
+        .get_all(http::header::SET_COOKIE)
+        .iter()
+        .peekable();
+    if values.peek().is_none() || p.access.form_for(&uri.url).is_none() {
+        return;
+    }
+    let gone: Vec<String> = values
+        .filter_map(|v| v.to_str().ok())
+        .filter_map(trawl_fetch::access::cleared_cookie)
+        .collect();
+    if gone.is_empty() {
+        return;
+    }
+    let session = p.access.session(&uri.url);
+    let mut s = session.lock().await;
+    let Some(name) = gone.iter().find(|n| s.login_cookies.contains(n)) else {
+        return;
+    };
+    if !s.logged_in || s.cleared == Some(s.generation) {
+        return;
+    }
+    s.cleared = Some(s.generation);
+    tracing::warn!(
+        host = uri.url.host_str().unwrap_or_default(),
+        "{} cleared the cookie {name} the login set: the session ended there; logging in again before the \
+         host's next page (add the page to the credential's `avoid` to keep the session)",
+        uri.url
+    );
 }
 
 /// The status and wait of a login whose last answer limits logins (429, or 503): its `Retry-After`, else 10 s,

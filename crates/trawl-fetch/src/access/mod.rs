@@ -81,6 +81,11 @@ pub struct Session {
     /// the last one per folder, up to [`WITNESSES`]: one is fetched again to tell a page the account may not
     /// enter from a session the site ended ([`Session::witness_for`]).
     pub witnesses: Vec<url::Url>,
+    /// The cookies the last login that worked set (their names): a page clearing one ends the session.
+    pub login_cookies: Vec<String>,
+    /// The session generation a page ended by clearing a cookie of its login: the host's next page logs in
+    /// again first.
+    pub cleared: Option<u64>,
 }
 
 /// How many pages that showed the session alive a session keeps, one per folder.
@@ -113,6 +118,23 @@ impl Session {
             .filter(|w| w.as_str() != page.as_str())
             .max_by_key(|w| common(w))
     }
+}
+
+/// The name of the cookie a `Set-Cookie` value clears: one expired already (`Max-Age` 0 or less, an
+/// `Expires` in the past), as a sign-out page clears its session's.
+pub fn cleared_cookie(set_cookie: &str) -> Option<String> {
+    let c = cookie::Cookie::parse(set_cookie).ok()?;
+    let expired = c.max_age().is_some_and(|age| age.whole_seconds() <= 0)
+        || c.expires_datetime()
+            .is_some_and(|at| at <= cookie::time::OffsetDateTime::now_utc());
+    expired.then(|| c.name().to_string())
+}
+
+/// The name of the cookie a `Set-Cookie` value sets, if it reads as one.
+pub fn set_cookie_name(set_cookie: &str) -> Option<String> {
+    cookie::Cookie::parse(set_cookie)
+        .ok()
+        .map(|c| c.name().to_string())
 }
 
 /// The folder of a path: up to its last `/`.
