@@ -339,16 +339,15 @@ fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create(true).truncate(true);
     #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(path)?;
+    // A file left by an earlier version keeps its mode through `truncate`.
+    #[cfg(unix)]
     {
-        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-        options.mode(0o600);
-        let file = options.open(path)?;
-        // A file left by an earlier version keeps its mode through `truncate`.
+        use std::os::unix::fs::PermissionsExt;
         file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-        return (&file).write_all(text.as_bytes());
     }
-    #[cfg(not(unix))]
-    options.open(path)?.write_all(text.as_bytes())
+    file.write_all(text.as_bytes())
 }
 
 /// Whether a `Set-Cookie` value names a public suffix as its `Domain` (other than the host itself, which
