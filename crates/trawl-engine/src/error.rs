@@ -80,6 +80,40 @@ pub enum Error {
     /// The shared frontier (`--frontier redis://…`) cannot be used.
     #[error("shared frontier {0}")]
     Remote(String),
+    /// A worker's job of one shared crawl given to join another (another server or database).
+    #[error(
+        "{}: a worker's job of the crawl {crawl:?} at {was}, not at {now}: its WARCs and crawl.log would mix two \
+         crawls; give a new --job directory named as the crawl (if that crawl's Redis moved to {now}, remove {} \
+         and join again)",
+        job.display(),
+        marker.display()
+    )]
+    OtherCrawlsJob {
+        /// The job directory.
+        job: PathBuf,
+        /// The crawl it was a worker of.
+        crawl: String,
+        /// Where that crawl was (no password).
+        was: String,
+        /// Where it was asked to join (no password).
+        now: String,
+        /// The job's marker file.
+        marker: PathBuf,
+    },
+    /// A worker's job of a crawl Redis no longer holds, given to start a crawl of that name anew.
+    #[error(
+        "{}: a worker's job of the crawl {crawl:?} at {url}, which Redis no longer holds: a crawl started in it \
+         would mix with what it archived (its seen URLs are gone with the crawl); give a new --job directory",
+        job.display()
+    )]
+    LostCrawlsJob {
+        /// The job directory.
+        job: PathBuf,
+        /// The crawl's name.
+        crawl: String,
+        /// Where it was (no password).
+        url: String,
+    },
     /// `trawl worker` found no crawl to join.
     #[error("{url} holds no crawl named {job:?}{}: start one with `trawl crawl --frontier {url} --job DIR SEED…` (the job directory's name is the crawl's name), or give a --job directory named as the crawl", if crawls.is_empty() { String::new() } else { format!(" (it holds {})", crawls.join(", ")) })]
     NoSharedCrawl {

@@ -492,6 +492,27 @@ async fn a_crawl_lost_from_redis_fails_instead_of_finishing() {
             pages() < HOSTS * PAGES,
             "the whole site was fetched before the flush"
         );
+        // The worker's job is no place for a new crawl of that name, nor for another server's crawl: its
+        // archive would mix two crawls (xt44a F9).
+        let job = root.join("w0").join("crawl");
+        let refused = |args: &[&str]| {
+            let out = Command::new(env!("CARGO_BIN_EXE_trawl"))
+                .args(args)
+                .arg("--job")
+                .arg(&job)
+                .output()
+                .unwrap();
+            assert!(!out.status.success());
+            String::from_utf8_lossy(&out.stderr).into_owned()
+        };
+        let again = refused(&["crawl", "--frontier", &url, "http://127.0.0.1:9/"]);
+        assert!(again.contains("which Redis no longer holds"), "{again}");
+        let elsewhere = refused(&["worker", "redis://127.0.0.1:9/3"]);
+        assert!(
+            elsewhere.contains("a worker's job of the crawl \"crawl\"")
+                && elsewhere.contains("not at redis://127.0.0.1:9/3"),
+            "{elsewhere}"
+        );
     })
     .await
     .unwrap();

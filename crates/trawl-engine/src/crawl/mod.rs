@@ -206,6 +206,12 @@ impl Crawl {
         refuse_a_local_crawl(job_dir)?;
         let spec = RemoteSpec::new(url, job_dir);
         let mut frontier = spec.connect(Duration::from_millis(config.frontier.lease_ms), 0)?;
+        // Before anything is made in Redis.
+        let held = frontier
+            .config()
+            .map_err(|e| remote::remote_error(url, e))?
+            .is_some();
+        refuse_another_crawls_job(&job, url, Some(held))?;
         let (mut text, created) = frontier
             .adopt_config(&config.to_toml())
             .map_err(|e| remote::remote_error(url, e))?;
@@ -263,6 +269,7 @@ impl Crawl {
     fn joined_as_worker(job_dir: &std::path::Path, url: &str) -> Result<Crawl, Error> {
         let (job, lock) = locked(job_dir)?;
         refuse_a_local_crawl(job_dir)?;
+        refuse_another_crawls_job(&job, url, None)?;
         let spec = RemoteSpec::new(url, job_dir);
         let mut frontier = spec.connect(Duration::from_secs(30), 0)?;
         let Some(text) = frontier
@@ -1009,6 +1016,33 @@ fn refuse_a_local_crawl(job_dir: &std::path::Path) -> Result<(), Error> {
         Ok(job) if job.holds_a_crawl() => Err(Error::JobExists(job_dir.to_path_buf())),
         _ => Ok(()),
     }
+}
+
+/// Refuses a worker's job of another shared crawl than the one at `url` (another server or database), or of
+/// a crawl Redis no longer holds when `held` says so: its WARCs and crawl.log would mix two crawls (xt44a
+/// F9: the job's marker and crawl.toml were overwritten, and its WARCs went into the other crawl's manifest).
+fn refuse_another_crawls_job(job: &Job, url: &str, held: Option<bool>) -> Result<(), Error> {
+    let Some(marker) = SharedJob::of(job.root()) else {
+        return Ok(());
+    };
+    let now = crate::shared_job::without_password(url);
+    if marker.url != now {
+        return Err(Error::OtherCrawlsJob {
+            job: job.root().to_path_buf(),
+            crawl: marker.crawl,
+            was: marker.url,
+            now,
+            marker: job.state_dir().join(crate::shared_job::SHARED_FILE),
+        });
+    }
+    if held == Some(false) {
+        return Err(Error::LostCrawlsJob {
+            job: job.root().to_path_buf(),
+            crawl: marker.crawl,
+            url: marker.url,
+        });
+    }
+    Ok(())
 }
 
 /// The config's seeds as URLs (naming any bad one).
