@@ -205,7 +205,14 @@ pub fn way_out(url: &Url) -> Option<&'static str> {
     let raw_path = decoded(url.path());
     let raw_query = decoded(url.query().unwrap_or_default());
     let path = server_path(&raw_path.to_ascii_lowercase());
-    if sign_out(&raw_path) || sign_out(&raw_query) || ends_a_session(&path) {
+    // An image, style sheet, script or font named for signing out (`/img/logout.png`, a header's icon) ends
+    // no session: refusing it left every member page's icon out of the archive (xt44b F14).
+    const STATIC: [&str; 12] = [
+        ".png", ".gif", ".jpg", ".jpeg", ".svg", ".ico", ".webp", ".css", ".js", ".woff", ".woff2",
+        ".ttf",
+    ];
+    let a_file = url.query().is_none() && STATIC.iter().any(|e| path.ends_with(e));
+    if !a_file && (sign_out(&raw_path) || sign_out(&raw_query) || ends_a_session(&path)) {
         return Some("sign-out");
     }
     if CHANGES_WHEN_VISITED
@@ -539,6 +546,10 @@ mod tests {
         }
         for path in [
             "/",
+            // Files named for signing out are no way out (xt44b F14).
+            "/static/img/logout.png",
+            "/assets/icon-logout.svg",
+            "/js/logout.js",
             "/wp-login.php",
             "/wp-login.php?loggedout=true",
             "/2024/05/private-post/",
