@@ -98,6 +98,21 @@ pub struct Client<'a> {
     /// Whether a URL must not be fetched while logged in (the login guard): a redirect to one is not
     /// followed.
     pub refuses: &'a (dyn Fn(&Url) -> bool + Send + Sync),
+    /// How long the login waits before each of its requests but the first, as the host's politeness asks
+    /// (the crawl's `frontier.min_delay_ms`, at most [`MAX_SPACING`]; none for `trawl login`).
+    pub spacing: std::time::Duration,
+}
+
+/// The longest wait between a login's requests: a crawl being stopped waits for it.
+pub const MAX_SPACING: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Waits the client's spacing before a login's next request (xt44b F8: a login's requests reached the host
+/// back to back, whatever its politeness delay).
+pub async fn space(c: &Client<'_>) {
+    let wait = c.spacing.min(MAX_SPACING);
+    if !wait.is_zero() {
+        tokio::time::sleep(wait).await;
+    }
 }
 
 impl std::fmt::Debug for Client<'_> {
@@ -220,6 +235,7 @@ pub async fn attempt(c: &Client<'_>, spec: &CredentialSpec) -> Attempt {
 /// Fetches `page` once more with the jar's cookies (a GET, no redirect followed): whether it still shows the
 /// session alive tells a page the account may not enter from a session the site ended.
 pub async fn check(c: &Client<'_>, page: &Url) -> Fetched {
+    space(c).await;
     request(c, page, None, None, false).await
 }
 
@@ -233,6 +249,9 @@ async fn read_page(
 ) -> Option<(u16, Forms)> {
     let mut url = attempt.login_url.clone();
     for hop in 0..=MAX_LOGIN_REDIRECTS {
+        if hop > 0 {
+            space(c).await;
+        }
         let page = request(c, &url, None, None, false).await;
         let read = match &page.result {
             Ok(resp) => {
@@ -532,6 +551,7 @@ async fn submit(
     let origin = attempt.page_url.origin().ascii_serialization();
     let referer = attempt.page_url.clone();
     let secret = !spec.allow_invalid_certificate;
+    space(c).await;
     let fetched = request(
         c,
         &action,
@@ -691,6 +711,7 @@ async fn follow(
         }
         let form = again.then_some(post);
         let secret = again && !spec.allow_invalid_certificate;
+        space(c).await;
         let fetched = request(c, &target, form, Some(referer), secret).await;
         if let Err(FetchError::Untrusted(reason)) = &fetched.result {
             attempt.notes.push(format!(

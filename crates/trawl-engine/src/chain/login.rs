@@ -85,6 +85,7 @@ pub(super) async fn ensure(
         jar,
         settings: &settings.fetch,
         refuses: &refuses,
+        spacing: std::time::Duration::from_millis(settings.frontier.min_delay_ms),
     };
     // A proven session, moments after its login, on a site where a page already stayed lost right after one:
     // this page is taken for another area the account may not enter, and costs no login (xt17c F3) — when a
@@ -216,6 +217,10 @@ pub(super) async fn ensure(
         );
     }
     archive(p, uri, &attempt, worker, Waited::No);
+    // The page that needed the login is the host's next request: spaced as the login's own are.
+    if !attempt.exchanges.is_empty() {
+        login::space(&client).await;
+    }
     Ok(Some(s.generation))
 }
 
@@ -482,6 +487,7 @@ pub(super) async fn still_lost(
         jar,
         settings: &settings.fetch,
         refuses: &refuses,
+        spacing: std::time::Duration::from_millis(settings.frontier.min_delay_ms),
     };
     if let Alive::Yes = still_alive(p, &client, spec, &login_url, uri, &s, worker).await {
         s.spared += 1;

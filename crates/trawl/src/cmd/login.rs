@@ -88,6 +88,7 @@ pub(crate) fn login(config_path: &Path, only: Option<usize>) -> anyhow::Result<E
             jar: &jar,
             settings: &config.fetch,
             refuses: &refuses,
+            spacing: std::time::Duration::ZERO,
         };
         let attempt = runtime.block_on(login::attempt(&client, spec));
         if n > 0 {
