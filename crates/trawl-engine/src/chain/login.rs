@@ -161,6 +161,8 @@ pub(super) async fn ensure(
     // No failure, no fetch again; the page is no sign from now on (xt17a F2: the working login was given up
     // as one "built by JavaScript"). The login form's signature is kept (review 65b R2).
     if lost.is_some() && was_in && sent_on(&attempt) {
+        // Its lines are the login page's and its redirects': no login was needed (not `login:javascript`).
+        attempt.outcome.verdict = Verdict::Ok;
         s.no_sign.insert(page_key(&uri.url));
         tracing::info!(
             "{}: showed the session lost, but the login page {} sent the crawler on as logged in: the session \
@@ -328,8 +330,10 @@ fn sent_on(attempt: &Attempt) -> bool {
     };
     // Where it ended: the page it landed on, or where a redirect the crawler does not follow (the login
     // guard's, another host's, past the redirect limit) goes (review 67 R9).
+    // A page answered, or missing: Django's `redirect_authenticated_user` sends a logged-in visitor to its
+    // default `LOGIN_REDIRECT_URL`, `/accounts/profile/`, which most sites do not have (xt44b F7).
     let landed = match last_status {
-        200..=299 => Some(attempt.page_url.clone()),
+        200..=299 | 404 | 410 => Some(attempt.page_url.clone()),
         300..=399 => last
             .fetched
             .result
