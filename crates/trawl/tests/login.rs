@@ -50,6 +50,9 @@ struct Site {
     member_hits: usize,
     /// The member pages the permissioned site serves in a session before it ends it (0: never).
     session_pages: usize,
+    /// Whether the fickle site's login page sends a logged-in visitor to `/accounts/profile/`, which it lacks
+    /// (Django's default `LOGIN_REDIRECT_URL`), rather than to the member area.
+    to_missing_profile: bool,
 }
 
 type Shared = Arc<Mutex<Site>>;
@@ -1730,7 +1733,12 @@ async fn fickle(State(site): State<Shared>, req: Request) -> Response {
     let session = cookie(&headers, "sid").filter(|c| s.sessions.contains(*c));
     match (method, path.as_str()) {
         (Method::GET, "/login") if session.is_some() => {
-            (StatusCode::FOUND, [(header::LOCATION, "/members/1/")]).into_response()
+            let to = if s.to_missing_profile {
+                "/accounts/profile/"
+            } else {
+                "/members/1/"
+            };
+            (StatusCode::FOUND, [(header::LOCATION, to)]).into_response()
         }
         (Method::GET, "/login") => html(FICKLE_FORM),
         (Method::POST, "/login") => {
@@ -1780,7 +1788,16 @@ async fn fickle(State(site): State<Shared>, req: Request) -> Response {
 /// sign-in page).
 #[test]
 fn a_fickle_session_is_followed_without_giving_the_login_up() {
+    // Sent on to a page of the site, or to one it lacks (xt44b F7: Django's default LOGIN_REDIRECT_URL, a
+    // 404, was taken for a failed login, and the crawl said its later pages were crawled logged out).
+    for missing in [false, true] {
+        fickle_crawl(missing);
+    }
+}
+
+fn fickle_crawl(to_missing_profile: bool) {
     let (_rt, site, base, dir) = a_site(fickle);
+    site.lock().unwrap().to_missing_profile = to_missing_profile;
     let cfg = write(
         &dir.path().join("fickle.toml"),
         &format!(
