@@ -282,10 +282,16 @@ impl CredentialSpec {
                     "login_url",
                     format!("{u} is no http or https URL: a form login reads a web page"),
                 ),
-                Some(Ok(u)) if !self.applies_to(&u) => say(
-                    "login_url",
-                    "the login URL is not on the credential's host: the password would go elsewhere".into(),
-                ),
+                // Said only of a credential with a host to compare with (xt44b F5).
+                Some(Ok(u))
+                    if (self.domain.is_some() || self.surt_prefix.is_some()) && !self.applies_to(&u) =>
+                {
+                    say(
+                        "login_url",
+                        "the login URL is not on the credential's host: the password would go elsewhere"
+                            .into(),
+                    )
+                }
                 Some(Ok(_)) => {}
             }
             if let Some(selector) = &self.form
@@ -603,6 +609,14 @@ mod tests {
             assert!(!c.applies_to(&Url::parse("https://127.0.0.1:8444/login").unwrap()));
             assert!(c.problems().is_empty(), "{prefix}: {:?}", c.problems());
         }
+    }
+
+    /// A credential without a host is said so once, not also of its login URL (xt44b F5).
+    #[test]
+    fn a_credential_without_a_host_is_said_once() {
+        let c = spec("kind = \"form\"\nlogin_url = \"http://a.org/login\"\npassword_env = \"X\"\n");
+        let keys: Vec<String> = c.problems().into_iter().map(|(k, _)| k).collect();
+        assert_eq!(keys, [""], "{:?}", c.problems());
     }
 
     /// A form credential's empty password is refused before any login posts it; a password file's byte order

@@ -127,7 +127,7 @@ pub(super) async fn ensure(
             break;
         };
         tracing::warn!(
-            host = uri.url.host_str().unwrap_or_default(),
+            host = %authority(&uri.url),
             "credentials[{index}]: the site answered the login {status}, limiting logins: trying again in {} s, \
              as it asks (not counted as a failed login)",
             wait.as_secs()
@@ -212,7 +212,7 @@ pub(super) async fn ensure(
             advice = "-".into();
         }
         tracing::warn!(
-            host = uri.url.host_str().unwrap_or_default(),
+            host = %authority(&uri.url),
             "credentials[{index}]: form login failed: {}; what to change: {advice} (`trawl login` shows the \
              whole exchange)",
             attempt.outcome.sign
@@ -274,7 +274,7 @@ pub(super) async fn cleared(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) {
     }
     s.cleared = Some(s.generation);
     tracing::warn!(
-        host = uri.url.host_str().unwrap_or_default(),
+        host = %authority(&uri.url),
         "{} cleared the cookie {name} the login set: the session ended there; logging in again before the \
          host's next page (add the page to the credential's `avoid` to keep the session)",
         uri.url
@@ -414,10 +414,19 @@ fn proven(spec: &CredentialSpec) -> bool {
     spec.success.is_some()
 }
 
+/// A URL's host with its port when it names one, as a credential's `domain` does (xt44b F6: the login's
+/// warnings named two credentials of one address alike).
+fn authority(u: &url::Url) -> String {
+    let host = u.host_str().unwrap_or_default();
+    match u.port() {
+        Some(port) => format!("{host}:{port}"),
+        None => host.to_owned(),
+    }
+}
+
 /// A page's place, as the session's sign-in sets keep it: host, port and path.
 fn place(u: &url::Url) -> String {
-    let port = u.port().map(|p| format!(":{p}")).unwrap_or_default();
-    format!("{}{port}{}", u.host_str().unwrap_or_default(), u.path())
+    format!("{}{}", authority(u), u.path())
 }
 
 /// A page as the session's set of pages that are no sign keeps it: its whole URL but the fragment (the pages
@@ -515,7 +524,7 @@ pub(super) async fn still_lost(
         uri.url
     );
     tracing::warn!(
-        host = uri.url.host_str().unwrap_or_default(),
+        host = %authority(&uri.url),
         "credentials[{index}]: form login failed: {why}; the login probably did not work (a wrong password?); \
          set the credential's `success` to what only a logged-in page shows (success = {{ text = \"Sign out\" }}, \
          {{ cookie = \"NAME\" }} or {{ redirect_to = \"URL\" }}) and check with `trawl login`; not logging in \
