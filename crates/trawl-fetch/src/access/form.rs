@@ -837,10 +837,20 @@ pub fn judge(
         } else {
             format!("the page it redirected to ({})", a.url)
         };
+        let mut advice = fields_advice();
+        // A page that carries a login form for everyone (a hidden "session expired" pop-up in the layout)
+        // hides a login that set its cookie: the cookie is the sign to ask for (xt44b F13).
+        if let Some(name) = changed.first() {
+            advice.push(format!(
+                "or, if the site shows a login form on every page (a hidden re-login pop-up), set \
+                 success = {{ cookie = \"{name}\" }} (the login set cookie {})",
+                quoted(changed)
+            ));
+        }
         return Outcome::failed(
             Verdict::Failed,
             format!("{which} shows the login form again (a password input)"),
-            fields_advice(),
+            advice,
         );
     }
     if changed.is_empty() {

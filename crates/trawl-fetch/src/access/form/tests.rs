@@ -146,6 +146,23 @@ fn judged_by_default_signs() {
         "{:?}",
         again.advice
     );
+    // With a cookie set, the cookie is offered as the sign (a re-login pop-up on every page, xt44b F13).
+    let popup = judge(
+        &sp,
+        &s,
+        &[answer(&u, 302, b"", false), answer(&home, 200, b"", true)],
+        &["sess".to_string()],
+        no,
+    );
+    assert_eq!(popup.verdict, Verdict::Failed);
+    assert!(
+        popup
+            .advice
+            .iter()
+            .any(|a| a.contains("success = { cookie = \"sess\" }")),
+        "{:?}",
+        popup.advice
+    );
     let csrf = judge(&sp, &s, &[answer(&u, 403, b"", false)], &[], no);
     assert_eq!(csrf.sign, "the answer was 403");
     assert!(csrf.advice[0].contains("CSRF"), "{:?}", csrf.advice);
