@@ -5,7 +5,7 @@
 #[non_exhaustive]
 pub enum SharedError {
     /// Redis cannot be reached now (down, restarting, a failover): the step may be tried again.
-    #[error("redis is unreachable ({0})")]
+    #[error("redis is unreachable ({})", unreachable(.0))]
     Unavailable(redis::RedisError),
     /// Redis is out of memory (`maxmemory`): nothing more can be queued until an operator makes room.
     #[error(
@@ -13,7 +13,7 @@ pub enum SharedError {
     )]
     Full(redis::RedisError),
     /// Redis refused a command.
-    #[error("redis: {0}")]
+    #[error("redis: {}", refused(.0))]
     Redis(redis::RedisError),
     /// The server's address cannot be read.
     #[error("{0}")]
@@ -56,9 +56,74 @@ impl From<redis::RedisError> for SharedError {
     }
 }
 
+/// Why Redis could not be reached, in an operator's words: a server that took no step within the reply
+/// timeout is said so, not by the socket's errno (xt44a F6: "Resource temporarily unavailable (os error 11)"
+/// read as a shortage of the machine's own).
+fn unreachable(e: &redis::RedisError) -> String {
+    use std::io::ErrorKind;
+    let waited = e.is_timeout()
+        || std::error::Error::source(e)
+            .and_then(|s| s.downcast_ref::<std::io::Error>())
+            .is_some_and(|io| matches!(io.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut))
+        || e.to_string().contains("os error 11");
+    if waited {
+        format!(
+            "it did not answer within {} s: a server stopped, overloaded or cut off",
+            super::connect::REPLY_TIMEOUT.as_secs()
+        )
+    } else {
+        e.to_string()
+    }
+}
+
+/// What Redis refused, with the fix where one is known (xt44a F7): a server that does not speak Redis's
+/// protocol (a wrong port), one that wants a password.
+fn refused(e: &redis::RedisError) -> String {
+    let text = e.to_string();
+    if e.code() == Some("NOAUTH") {
+        return format!(
+            "{text} (the server wants a password: set TRAWL_REDIS_PASSWORD, or write it in the URL, \
+             redis://:PASSWORD@HOST:PORT/DB)"
+        );
+    }
+    if matches!(e.kind(), redis::ErrorKind::Parse) || text.contains("Parse error") {
+        return "the server does not answer in Redis's protocol: is the port that of a Redis (or Valkey) \
+                server?"
+            .to_string();
+    }
+    text
+}
+
 impl SharedError {
     /// Whether the same step may work when tried again later (Redis back, or given memory).
     pub fn is_transient(&self) -> bool {
         matches!(self, SharedError::Unavailable(_) | SharedError::Full(_))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SharedError;
+
+    /// A server that takes no step within the reply timeout, and one that does not speak Redis, are said in
+    /// an operator's words (xt44a F6, F7).
+    #[test]
+    fn unreachable_and_foreign_servers_are_said_plainly() {
+        let silent = SharedError::from(redis::RedisError::from(std::io::Error::from(
+            std::io::ErrorKind::WouldBlock,
+        )));
+        assert!(silent.is_transient());
+        assert!(
+            silent.to_string().contains("did not answer within 6 s"),
+            "{silent}"
+        );
+        let foreign = SharedError::from(redis::RedisError::from((
+            redis::ErrorKind::Parse,
+            "Parse error",
+        )));
+        assert!(
+            foreign.to_string().contains("does not answer in Redis's protocol"),
+            "{foreign}"
+        );
     }
 }
