@@ -16,6 +16,9 @@ pub(crate) struct SharedView {
     pub(crate) name: String,
     /// `run`, `pause` or `stop`.
     pub(crate) state: String,
+    /// Whether nothing is left anywhere in a crawl let run: its workers ended (xt44a F8: a finished crawl
+    /// showed as running, with its buttons).
+    pub(crate) finished: bool,
     pub(crate) counts: Counts,
     pub(crate) workers: Vec<WorkerInfo>,
 }
@@ -73,10 +76,13 @@ fn connect(url: &str, name: &str) -> Result<SharedFrontier<String>, ApiError> {
 
 fn view_of(url: &str, name: &str) -> Result<SharedView, ApiError> {
     let mut f = connect(url, name)?;
+    let state = f.state().map_err(redis_error)?;
+    let counts = f.counts().map_err(redis_error)?;
     Ok(SharedView {
         name: name.to_string(),
-        state: f.state().map_err(redis_error)?,
-        counts: f.counts().map_err(redis_error)?.into(),
+        finished: counts.finished(&state),
+        state,
+        counts: counts.into(),
         workers: f.workers().map_err(redis_error)?,
     })
 }

@@ -1105,6 +1105,7 @@ async fn the_web_api_shows_and_acts_on_a_shared_crawl() {
         .await
         .unwrap();
     assert!(body.contains("\"queued\":2"), "{body}");
+    assert!(body.contains("\"finished\":false"), "{body}");
     // Queue actions reach the shared queues.
     let steered = url.clone();
     let (paused, listed, by_host, reported, budget) = tokio::task::spawn_blocking(move || {

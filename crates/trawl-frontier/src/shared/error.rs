@@ -122,7 +122,9 @@ mod tests {
             "Parse error",
         )));
         assert!(
-            foreign.to_string().contains("does not answer in Redis's protocol"),
+            foreign
+                .to_string()
+                .contains("does not answer in Redis's protocol"),
             "{foreign}"
         );
     }

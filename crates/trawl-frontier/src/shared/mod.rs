@@ -210,6 +210,18 @@ pub struct SharedCounts {
     pub active_queues: u64,
 }
 
+impl SharedCounts {
+    /// Whether a crawl let run (`state` `run`) has nothing left anywhere: its workers found it empty and
+    /// ended (xt21a F6).
+    pub fn finished(&self, state: &str) -> bool {
+        state == "run"
+            && self.queued == 0
+            && self.in_flight == 0
+            && self.later == 0
+            && self.done > 0
+    }
+}
+
 /// The Lua scripts, loaded once per server (`EVALSHA`, and `SCRIPT LOAD` again after a restart).
 struct Scripts {
     claim: Script,

@@ -36,7 +36,13 @@ pub(crate) async fn show(
     }
     for c in crawls {
         let n = &c.counts;
-        let buttons: String = ["pause", "unpause", "stop"]
+        // A finished crawl has nothing to act on.
+        let actions: &[&str] = if c.finished {
+            &[]
+        } else {
+            &["pause", "unpause", "stop"]
+        };
+        let buttons: String = actions
             .iter()
             .map(|a| {
                 format!(
@@ -62,10 +68,16 @@ pub(crate) async fn show(
             .collect();
         body.push_str(&format!(
             "<h2>{name}</h2><p>state <strong>{state}</strong>: {done} done, {queued} queued, {flight} in flight, \
-             {later} due later, {disc} discovered, {recl} leases reclaimed</p><p>{buttons}</p>\
+             {later} due later, {disc} discovered, {refused} refused before queued, {recl} leases reclaimed</p>\
+             <p>{buttons}</p>\
              <table><tr><th>worker</th><th>state</th><th>done</th><th>URIs/s</th><th>leases</th></tr>{workers}</table>",
             name = esc(&c.name),
-            state = esc(&c.state),
+            state = if c.finished {
+                "finished: nothing queued, in flight or due later".to_string()
+            } else {
+                esc(&c.state)
+            },
+            refused = n.refused,
             done = n.done,
             queued = n.queued,
             flight = n.in_flight,

@@ -264,8 +264,7 @@ pub(crate) fn shared(
             let state = f.state()?;
             // Nothing left anywhere in a crawl let run: its workers found it empty and ended (xt21a F6: it
             // was said to be running).
-            let finished =
-                state == "run" && c.queued == 0 && c.in_flight == 0 && c.later == 0 && c.done > 0;
+            let finished = c.finished(&state);
             // The queues paused or retired that hold URIs keep the crawl from ending (xt44a F1).
             let (held_queues, held_uris) = trawl_frontier::SharedQueue::held(&f.queues(1)?).unzip();
             if json {
