@@ -317,7 +317,18 @@ pub(crate) fn shared(
              on each worker's job directory (with --frontier: `report crawl`, the crawl-wide counts)"
         ),
     };
-    f.set_state(state)?;
+    // A full Redis takes no write: said as a command not applied, with the way to stop meanwhile (xt44a F3:
+    // the workers' "the crawl waits … and it goes on" read as if the command were taken).
+    if let Err(e) = f.set_state(state) {
+        if matches!(e, trawl_frontier::SharedError::Full(_)) {
+            bail!(
+                "{shown} is full (maxmemory reached): the crawl's {state} was not recorded, nothing was changed; \
+                 raise maxmemory (`redis-cli CONFIG SET maxmemory …`) and ask again, or stop each worker on its \
+                 machine (`trawl ctl JOB stop` on its job, or Ctrl-C)"
+            );
+        }
+        return Err(e.into());
+    }
     writeln!(
         out,
         "crawl {name:?}: {state} (every worker obeys at its next claim)"
