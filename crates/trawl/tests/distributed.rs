@@ -569,6 +569,15 @@ async fn an_operator_pauses_lists_and_stops_every_worker() {
             report.contains("(paused)") && report.contains("queued"),
             "{report}"
         );
+        // Each worker's own report says it is paused (xt44a F10: RUNNING).
+        let own = Command::new(env!("CARGO_BIN_EXE_trawl"))
+            .args(["ctl"])
+            .arg(root.join("w1").join("crawl"))
+            .args(["report", "crawl"])
+            .output()
+            .unwrap();
+        let own = String::from_utf8_lossy(&own.stdout);
+        assert!(own.contains("PAUSED"), "{own}");
         // A settings change reaches every worker (its crawl.toml is rewritten when it takes it up).
         let said = ctl(&["set", "frontier.max_delay_ms=170"]);
         assert!(said.contains("settings version 1"), "{said}");

@@ -202,10 +202,15 @@ pub(super) fn apply_command(shared: &Shared, command: &Command) -> Reply {
         Command::Settings { change } => change_settings(shared, change),
         Command::Reports => Reply::Reports {
             // As the status says it (xt25a F7: a paused crawl's report said RUNNING).
-            reports: shared.reports(match shared.pipeline.stop.is_paused() {
-                true => "PAUSED",
-                false => "RUNNING",
-            }),
+            // A worker's crawl paused crawl-wide is paused too.
+            reports: shared.reports(
+                match shared.pipeline.stop.is_paused()
+                    || shared.remote.as_ref().is_some_and(|r| r.is_paused())
+                {
+                    true => "PAUSED",
+                    false => "RUNNING",
+                },
+            ),
         },
         // A worker of a shared crawl holds no queue of its own: they are all in Redis.
         other if shared.remote.is_some() => refuse_on_a_worker(shared, other),

@@ -98,17 +98,26 @@ pub(super) fn say_if_finished(frontier: &mut SharedFrontier<CrawlUri>, spec: &Re
     }
 }
 
-/// Says so when the crawl joined was stopped by an operator: the worker ends at once, and `unpause` lets
-/// the workers go on.
+/// Says so when the crawl joined was stopped by an operator (the worker ends at once) or paused (it waits),
+/// and that `unpause` lets the workers go on.
 pub(super) fn say_if_stopped(frontier: &mut SharedFrontier<CrawlUri>, spec: &RemoteSpec) {
-    if frontier.state().is_ok_and(|s| s == "stop") {
-        eprintln!(
+    match frontier.state().as_deref() {
+        Ok("stop") => eprintln!(
             "trawl: the crawl {:?} is stopped in Redis (an operator's `stop`): this worker ends at once; \
              `trawl ctl --frontier {} {} unpause` lets every worker go on (then start this one again)",
             spec.job,
             spec.shown_url(),
             spec.job
-        );
+        ),
+        // A paused crawl is joined, and waits (xt44a F10: nothing said why the worker did not fetch).
+        Ok("pause") => eprintln!(
+            "trawl: the crawl {:?} is paused in Redis (an operator's `pause`): this worker waits with the \
+             others; `trawl ctl --frontier {} {} unpause` lets every worker go on",
+            spec.job,
+            spec.shown_url(),
+            spec.job
+        ),
+        _ => {}
     }
 }
 

@@ -93,6 +93,8 @@ pub(super) struct Remote {
     down: AtomicBool,
     /// The crawl-wide counts last read: shown while the frontier is busy or Redis away.
     counts: Mutex<SharedCounts>,
+    /// Whether the last claim found the crawl paused by an operator (`ctl --frontier … pause`).
+    paused: AtomicBool,
 }
 
 impl Remote {
@@ -108,7 +110,19 @@ impl Remote {
             said: Mutex::new(None),
             down: AtomicBool::new(false),
             counts: Mutex::default(),
+            paused: AtomicBool::new(false),
         }
+    }
+
+    /// Notes whether the last claim found the crawl paused crawl-wide.
+    pub(super) fn set_paused(&self, paused: bool) {
+        self.paused.store(paused, Ordering::Relaxed);
+    }
+
+    /// Whether the crawl is paused crawl-wide, as the last claim found it: this worker's report says so
+    /// (xt44a F10: it said RUNNING).
+    pub(super) fn is_paused(&self) -> bool {
+        self.paused.load(Ordering::Relaxed)
     }
 
     /// The frontier, before the crawl runs (nothing else holds it yet).

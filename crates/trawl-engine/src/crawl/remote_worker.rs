@@ -28,6 +28,7 @@ pub(super) async fn worker(shared: Arc<Shared>, remote: &Remote, id: usize) {
         let Some(claim) = remote.steady(&shared.pipeline, |f| f.claim()).await else {
             return;
         };
+        remote.set_paused(matches!(claim, Claim::Paused));
         match claim {
             Claim::Ready { item, queue, lease } => {
                 shared.wake.one();
