@@ -18,7 +18,15 @@ pub(super) fn settings_not_applied(
     spec: &RemoteSpec,
 ) -> Option<String> {
     let stored = CrawlConfig::parse(stored, std::path::Path::new("crawl.toml")).ok()?;
-    let keys = differing_keys(&given.to_toml(), &stored.to_toml());
+    let given_text = given.to_toml();
+    // Only what the given settings set (their values other than the defaults): a key the file left at its
+    // default is not "yours" (xt44a F4: the defaults pushed out the keys the operator wrote).
+    let defaults = CrawlConfig::parse("", std::path::Path::new("crawl.toml")).ok()?;
+    let set = differing_keys(&given_text, &defaults.to_toml());
+    let keys: Vec<String> = differing_keys(&given_text, &stored.to_toml())
+        .into_iter()
+        .filter(|k| set.contains(k))
+        .collect();
     if keys.is_empty() {
         return None;
     }
@@ -124,6 +132,26 @@ pub(super) fn say_if_stopped(frontier: &mut SharedFrontier<CrawlUri>, spec: &Rem
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Only the keys the joining file sets are named, not the defaults it left (xt44a F4).
+    #[test]
+    fn only_the_keys_given_are_named() {
+        let path = std::path::Path::new("crawl.toml");
+        let given = CrawlConfig::parse("[frontier]\nmin_delay_ms = 50\n", path).unwrap();
+        let stored = "[frontier]\nmin_delay_ms = 300\nmax_delay_ms = 9000\n[fetch]\ntimeout_ms = 9999\n";
+        let spec = RemoteSpec {
+            url: "redis://127.0.0.1:6379/0".into(),
+            job: "j".into(),
+            worker: "w".into(),
+        };
+        let said = settings_not_applied(&given, stored, &spec).unwrap();
+        assert!(
+            said.contains("not applied: frontier.min_delay_ms (the seeds"),
+            "{said}"
+        );
+        let same = CrawlConfig::parse("[fetch]\ntimeout_ms = 9999\n", path).unwrap();
+        assert_eq!(settings_not_applied(&same, stored, &spec), None);
+    }
 
     #[test]
     fn the_keys_that_differ_are_named_seeds_aside() {
