@@ -318,6 +318,13 @@ async fn three_workers_fetch_every_page_once_and_stay_polite() {
             }
         }
     }
+    // Each worker that ended cleanly is listed so, not as silent as a killed one is (xt44a F5).
+    let out = Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .args(["ctl", "--frontier", &redis.url(), "crawl", "workers"])
+        .output()
+        .unwrap();
+    let workers = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(workers.matches(" finished ").count(), 3, "{workers}");
     // Every worker took part, with WARCs named by its worker id.
     for (n, pid) in pids.iter().enumerate() {
         let job = dir.path().join(format!("w{n}/crawl"));

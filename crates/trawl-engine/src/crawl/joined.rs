@@ -138,7 +138,8 @@ mod tests {
     fn only_the_keys_given_are_named() {
         let path = std::path::Path::new("crawl.toml");
         let given = CrawlConfig::parse("[frontier]\nmin_delay_ms = 50\n", path).unwrap();
-        let stored = "[frontier]\nmin_delay_ms = 300\nmax_delay_ms = 9000\n[fetch]\ntimeout_ms = 9999\n";
+        let stored =
+            "[frontier]\nmin_delay_ms = 300\nmax_delay_ms = 9000\n[fetch]\ntimeout_ms = 9999\n";
         let spec = RemoteSpec {
             url: "redis://127.0.0.1:6379/0".into(),
             job: "j".into(),

@@ -634,6 +634,17 @@ impl Crawl {
             (None, Ok(_)) if stop.is_stopped() => Ending::Stopped,
             _ => Ending::Finished,
         };
+        // How this worker ended, for `ctl --frontier … workers` (a killed one says nothing).
+        if let Some(remote) = &shared.remote {
+            let how = match &ending {
+                Ending::Finished => "finished",
+                Ending::Stopped => "stopped",
+                Ending::Failed(_) => "failed",
+            };
+            if let Some(Err(e)) = remote.call(&stop, |f| f.ended(how)).await {
+                tracing::debug!("recording this worker's end: {e}");
+            }
+        }
         let snap = shared.snapshot();
         on_progress(&snap);
         ticker::append_line(

@@ -59,6 +59,7 @@ type WorkerKeys = (
     HashMap<String, u64>,
     Vec<String>,
     HashMap<String, u64>,
+    HashMap<String, String>,
 );
 
 /// A row of `queue.lua list`: queue, state, queued, leased, spent, budget or '', delay or '', wait ms.
@@ -119,9 +120,22 @@ pub struct WorkerInfo {
     pub done: u64,
     /// Leases it holds now.
     pub leases: u64,
+    /// How it ended, when it ended cleanly and has not started again: `finished`, `stopped` or `failed`
+    /// (a worker killed says nothing: it stays silent).
+    pub ended: Option<String>,
 }
 
 impl WorkerInfo {
+    /// Its state as `workers` lists it: how it ended (`finished`, `stopped`, `failed`), else `alive` or
+    /// `silent` (dead, cut off, or killed).
+    pub fn state(&self) -> &str {
+        match &self.ended {
+            Some(how) => how,
+            None if self.alive => "alive",
+            None => "silent",
+        }
+    }
+
     /// Its average rate, URIs per second: since its first heartbeat (its start), up to now while it is
     /// alive (beats are a third of a lease apart, which may be minutes: xt16b F4), else up to its last beat.
     pub fn uris_per_s(&self) -> f64 {
@@ -635,24 +649,27 @@ impl<T: Item> SharedFrontier<T> {
     /// beats every third of it) from a dead one.
     pub fn workers(&mut self) -> Result<Vec<WorkerInfo>, SharedError> {
         let p = self.prefix.clone();
-        let (beats, starts, done, leases, lengths): WorkerKeys = self.with_conn(|conn, _| {
-            // One slot (the job's hash tag): a pipeline a cluster node answers whole.
-            redis::pipe()
-                .cmd("ZRANGE")
-                .arg(format!("{p}:workers"))
-                .arg(0)
-                .arg(-1)
-                .arg("WITHSCORES")
-                .cmd("HGETALL")
-                .arg(format!("{p}:wstart"))
-                .cmd("HGETALL")
-                .arg(format!("{p}:wdone"))
-                .cmd("HVALS")
-                .arg(format!("{p}:lease"))
-                .cmd("HGETALL")
-                .arg(format!("{p}:wlease"))
-                .query(conn)
-        })?;
+        let (beats, starts, done, leases, lengths, ends): WorkerKeys =
+            self.with_conn(|conn, _| {
+                // One slot (the job's hash tag): a pipeline a cluster node answers whole.
+                redis::pipe()
+                    .cmd("ZRANGE")
+                    .arg(format!("{p}:workers"))
+                    .arg(0)
+                    .arg(-1)
+                    .arg("WITHSCORES")
+                    .cmd("HGETALL")
+                    .arg(format!("{p}:wstart"))
+                    .cmd("HGETALL")
+                    .arg(format!("{p}:wdone"))
+                    .cmd("HVALS")
+                    .arg(format!("{p}:lease"))
+                    .cmd("HGETALL")
+                    .arg(format!("{p}:wlease"))
+                    .cmd("HGETALL")
+                    .arg(format!("{p}:wend"))
+                    .query(conn)
+            })?;
         let time: (u64, u64) = self.with_conn(|conn, _| redis::cmd("TIME").query(conn))?;
         let now = time.0 * 1000 + time.1 / 1000;
         Ok(beats
@@ -667,9 +684,24 @@ impl<T: Item> SharedFrontier<T> {
                     .iter()
                     .filter(|l| l.split_once(' ').is_some_and(|(_, w)| w == worker))
                     .count() as u64,
+                ended: ends.get(&worker).cloned(),
                 worker,
             })
             .collect())
+    }
+
+    /// Records how this worker ended (`finished`, `stopped`, `failed`), so that `workers` tells it from one
+    /// that died (xt44a F5); its next heartbeat clears it.
+    pub fn ended(&mut self, how: &str) -> Result<(), SharedError> {
+        let key = format!("{}:wend", self.prefix);
+        let worker = self.worker.clone();
+        self.with_conn(|conn, _| {
+            redis::cmd("HSET")
+                .arg(&key)
+                .arg(&worker)
+                .arg(how)
+                .query::<()>(conn)
+        })
     }
 
     /// Adds closed WARC files to the crawl's manifest (one line each: worker, path, bytes).

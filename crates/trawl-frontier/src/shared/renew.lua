@@ -7,6 +7,7 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 keep_leases_through_outage(p, now, lease_ms)
 redis.call('ZADD', p .. ':workers', now, worker)
 redis.call('HSETNX', p .. ':wstart', worker, now)
+redis.call('HDEL', p .. ':wend', worker)
 redis.call('HSET', p .. ':wlease', worker, lease_ms)
 local kept = 0
 for i = 4, #ARGV, 2 do

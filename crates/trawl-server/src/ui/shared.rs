@@ -56,7 +56,7 @@ pub(crate) async fn show(
             .workers
             .iter()
             .map(|w| {
-                let alive = if w.alive { "alive" } else { "silent" };
+                let alive = esc(w.state());
                 format!(
                     "<tr><td>{}</td><td>{alive}</td><td>{}</td><td>{:.1}</td><td>{}</td></tr>",
                     esc(&w.worker),

@@ -234,7 +234,7 @@ pub(crate) fn shared(
                 "worker", "state", "done", "URIs/s", "leases"
             )?;
             for w in &workers {
-                let alive = if w.alive { "alive" } else { "silent" };
+                let alive = w.state();
                 writeln!(
                     out,
                     "{:<32} {:<8} {:>10} {:>8.1} {:>7}",
