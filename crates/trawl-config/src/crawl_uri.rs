@@ -290,7 +290,8 @@ impl CrawlUri {
                 .map(|c| c.failed.join(" "))
                 .unwrap_or_default(),
         );
-        // Added later still, for a URI a class matched only: the class's name.
+        // Added later still, for a URI a class matched only: the class's name (4 bytes a URI spared where no
+        // class matches). A field added after it is read after it when the class byte says there is one.
         if let Some(c) = &self.class {
             put(out, &c.name);
         }

@@ -619,7 +619,7 @@ pub fn apply_offline_asked(
     // went): that says so, where the store would only say it is locked.
     let _lock = job.lock()?;
     if let Some(shared) = crate::shared_job::SharedJob::of(job.root()) {
-        return Err(shared.refusal(job_dir));
+        return Err(Error::worker_job(&shared, job_dir));
     }
     if let Some(checkpoint) = crate::checkpoint::interrupted_restore(&job) {
         return Err(Error::RestoreCutShort {

@@ -358,6 +358,17 @@ pub enum Error {
 }
 
 impl Error {
+    /// The error of a local command (`trawl resume`, an offline `trawl ctl`) on `job_dir`, a worker's job of
+    /// the crawl `marker` names: it names what continues the worker instead.
+    pub(crate) fn worker_job(marker: &crate::shared_job::SharedJob, job_dir: &Path) -> Error {
+        Error::SharedJob {
+            dir: job_dir.to_path_buf(),
+            crawl: marker.crawl.clone(),
+            url: marker.url.clone(),
+            command: marker.continue_command(job_dir),
+        }
+    }
+
     /// When this failure is a full disk (or quota), also deep inside a WARC failure: the file being written,
     /// if known, and the system's error. Each surface (command line, server) words its own advice.
     pub fn disk_full(&self) -> Option<(Option<&Path>, &std::io::Error)> {

@@ -98,9 +98,11 @@ pub struct Client<'a> {
     /// Whether a URL must not be fetched while logged in (the login guard): a redirect to one is not
     /// followed.
     pub refuses: &'a (dyn Fn(&Url) -> bool + Send + Sync),
-    /// How long the login waits before each of its requests but the first, as the host's politeness asks
-    /// (the crawl's `frontier.min_delay_ms`, at most [`MAX_SPACING`]; none for `trawl login`).
+    /// How long the login waits before each of its requests, as the host's politeness asks (the crawl's
+    /// `frontier.min_delay_ms`, at most [`MAX_SPACING`]; none for `trawl login`).
     pub spacing: std::time::Duration,
+    /// The crawl's stop: a wait ends when it is asked for.
+    pub stop: Option<&'a crate::CrawlHandle>,
 }
 
 /// The longest wait between a login's requests: a crawl being stopped waits for it.
@@ -109,9 +111,13 @@ pub const MAX_SPACING: std::time::Duration = std::time::Duration::from_secs(10);
 /// Waits the client's spacing before a login's next request (xt44b F8: a login's requests reached the host
 /// back to back, whatever its politeness delay).
 pub async fn space(c: &Client<'_>) {
-    let wait = c.spacing.min(MAX_SPACING);
-    if !wait.is_zero() {
-        tokio::time::sleep(wait).await;
+    let until = tokio::time::Instant::now() + c.spacing.min(MAX_SPACING);
+    while tokio::time::Instant::now() < until {
+        if c.stop.is_some_and(crate::CrawlHandle::is_stopped) {
+            return;
+        }
+        let slice = tokio::time::Instant::now() + std::time::Duration::from_millis(250);
+        tokio::time::sleep_until(until.min(slice)).await;
     }
 }
 
@@ -249,9 +255,8 @@ async fn read_page(
 ) -> Option<(u16, Forms)> {
     let mut url = attempt.login_url.clone();
     for hop in 0..=MAX_LOGIN_REDIRECTS {
-        if hop > 0 {
-            space(c).await;
-        }
+        // The login page too: the page that needed the login (or a `login:check`) came just before it.
+        space(c).await;
         let page = request(c, &url, None, None, false).await;
         let read = match &page.result {
             Ok(resp) => {

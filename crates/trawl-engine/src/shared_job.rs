@@ -6,8 +6,6 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::Error;
-
 /// The marker's file name, under the job's `state/`.
 pub const SHARED_FILE: &str = "shared.json";
 
@@ -35,17 +33,6 @@ impl SharedJob {
             crawl: crawl.to_string(),
         };
         serde_json::to_string(&marker).unwrap_or_default()
-    }
-
-    /// The error of a local command (`trawl resume`, an offline `trawl ctl`) on `job_dir`, a worker's job:
-    /// it names what continues the worker instead.
-    pub(crate) fn refusal(&self, job_dir: &Path) -> Error {
-        Error::SharedJob {
-            dir: job_dir.to_path_buf(),
-            crawl: self.crawl.clone(),
-            url: self.url.clone(),
-            command: self.continue_command(job_dir),
-        }
     }
 
     /// The command that continues the worker of `job_dir` (and repairs the WARCs a kill left open).

@@ -205,14 +205,19 @@ pub fn way_out(url: &Url) -> Option<&'static str> {
     let raw_path = decoded(url.path());
     let raw_query = decoded(url.query().unwrap_or_default());
     let path = server_path(&raw_path.to_ascii_lowercase());
-    // An image, style sheet, script or font named for signing out (`/img/logout.png`, a header's icon) ends
-    // no session: refusing it left every member page's icon out of the archive (xt44b F14).
-    const STATIC: [&str; 12] = [
-        ".png", ".gif", ".jpg", ".jpeg", ".svg", ".ico", ".webp", ".css", ".js", ".woff", ".woff2",
-        ".ttf",
+    // An image, style sheet or font named for signing out (`/img/logout.png`, a header's icon) ends no
+    // session: refusing it left every member page's icon out of the archive (xt44b F14). Its folders are
+    // still read (`/logout.php/x.png` runs logout.php), and a script's name too (Rails answers `/logout.js`).
+    const STATIC: [&str; 11] = [
+        ".png", ".gif", ".jpg", ".jpeg", ".svg", ".ico", ".webp", ".css", ".woff", ".woff2", ".ttf",
     ];
     let a_file = url.query().is_none() && STATIC.iter().any(|e| path.ends_with(e));
-    if !a_file && (sign_out(&raw_path) || sign_out(&raw_query) || ends_a_session(&path)) {
+    let named = if a_file {
+        &raw_path[..raw_path.rfind('/').map_or(0, |i| i + 1)]
+    } else {
+        &raw_path[..]
+    };
+    if sign_out(named) || sign_out(&raw_query) || ends_a_session(&path) {
         return Some("sign-out");
     }
     if CHANGES_WHEN_VISITED
@@ -541,6 +546,9 @@ mod tests {
             ("/session/destroy", "sign-out"),
             ("/sessions/delete", "sign-out"),
             ("/disconnect", "sign-out"),
+            // A file's name is no way out, a script's folder is (review 83 R4).
+            ("/logout.php/x.png", "sign-out"),
+            ("/logout.js", "sign-out"),
         ] {
             assert_eq!(refused(&g, &format!("{b}{path}")), Some(why), "{path}");
         }
@@ -549,7 +557,6 @@ mod tests {
             // Files named for signing out are no way out (xt44b F14).
             "/static/img/logout.png",
             "/assets/icon-logout.svg",
-            "/js/logout.js",
             "/wp-login.php",
             "/wp-login.php?loggedout=true",
             "/2024/05/private-post/",

@@ -195,11 +195,9 @@ impl CredentialSpec {
             return host.eq_ignore_ascii_case(name)
                 && port.is_none_or(|p| url.port_or_known_default() == Some(p));
         }
-        // Read as the scope's prefixes are: `https://(` folded to http, the CDX form, a host (xt44b F12:
-        // `https://(127.0.0.1` never matched).
         self.surt_prefix
             .as_deref()
-            .and_then(|p| super::seed_list::directive_prefix(p).ok())
+            .and_then(credential_prefix)
             .is_some_and(|p| p.contains(url))
     }
 
@@ -226,7 +224,7 @@ impl CredentialSpec {
                 "domain",
                 format!("{d:?} is not a host name (write example.org or example.org:8443)"),
             ),
-            (None, Some(p)) if super::seed_list::directive_prefix(p).is_err() => say(
+            (None, Some(p)) if credential_prefix(p).is_none() => say(
                 "surt_prefix",
                 format!("{p:?} is not a SURT prefix (write http://(org,example,)"),
             ),
@@ -573,6 +571,16 @@ pub fn user_agent_has_contact(agent: &str) -> bool {
             })
 }
 
+/// A credential's `surt_prefix`, read as the scope's SURT prefixes are (`https://(` folded to http, `(org,`,
+/// the CDX form `org,example)/`: xt44b F12), but only one written in SURT form: a bare host or URL, which the
+/// scope reads as a whole domain, would send the password to every subdomain (review 83 R3).
+fn credential_prefix(text: &str) -> Option<trawl_url::SurtPrefix> {
+    if !text.contains(['(', ')']) {
+        return None;
+    }
+    super::seed_list::directive_prefix(text).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -598,6 +606,11 @@ mod tests {
         assert!(c.problems().is_empty(), "{:?}", c.problems());
         assert!(!c.allow_invalid_certificate, "off by default");
         // Written as the scope's prefixes may be: `https://(`, `(org,` (xt44b F12).
+        // A bare host is no SURT prefix: read as the scope reads one, it would take in every subdomain.
+        let bare =
+            spec("kind = \"basic\"\nsurt_prefix = \"a.org\"\nuser = \"u\"\npassword_env = \"X\"\n");
+        assert!(!bare.applies_to(&Url::parse("http://x.a.org/").unwrap()));
+        assert_eq!(bare.problems()[0].0, "surt_prefix");
         for prefix in ["https://(127.0.0.1:8443)/", "(127.0.0.1:8443)/"] {
             let c = spec(&format!(
                 "kind = \"basic\"\nsurt_prefix = \"{prefix}\"\nuser = \"u\"\npassword_env = \"X\"\n"

@@ -96,14 +96,14 @@ pub(super) async fn run(
                 fetched = request(p, &uri, max_bytes, settings, v, &jar, None, pr).await;
                 // Still lost right after a fresh login: that login did not work, whatever its answer said —
                 // unless the page sends to another sign-in page, guarding what the account may not enter.
-                if login::lost(p, &uri, &fetched).await
-                    && !login::not_allowed(p, &uri, &fetched).await
-                {
+                if !login::lost(p, &uri, &fetched).await {
+                    login::behind_the_login(p, &uri, &fetched).await;
+                } else if !login::not_allowed(p, &uri, &fetched).await {
                     login::still_lost(p, &uri, now, (&jar, settings, worker)).await;
                 }
             }
         }
-        login::cleared(p, &uri, &fetched).await;
+        login::cleared(p, &uri, &fetched, &jar).await;
     }
     if let Some(answer) = p.fetcher.take_dns_answer(&uri.url) {
         p.archive_dns(&uri, &answer, worker);

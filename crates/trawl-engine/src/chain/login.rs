@@ -77,16 +77,8 @@ pub(super) async fn ensure(
     if !wanted || s.failures >= MAX_FAILED_LOGINS {
         return Ok(Some(s.generation));
     }
-    let scope = p.settings().scope.clone();
-    let refuses = move |u: &url::Url| scope.login_guard().is_some_and(|g| g.refuses(u).is_some());
-    let client = login::Client {
-        fetcher: &p.fetcher,
-        access: &p.access,
-        jar,
-        settings: &settings.fetch,
-        refuses: &refuses,
-        spacing: std::time::Duration::from_millis(settings.frontier.min_delay_ms),
-    };
+    let refuses = guard(p);
+    let client = client(p, jar, settings, &refuses);
     // A proven session, moments after its login, on a site where a page already stayed lost right after one:
     // this page is taken for another area the account may not enter, and costs no login (xt17c F3) — when a
     // page that showed the session alive still does (xt44b F1: a session the site ended within the window
@@ -180,6 +172,18 @@ pub(super) async fn ensure(
         s.failures = 0;
         s.generation += 1;
         s.proven = proven(&spec);
+        // Where a login its `success` sign proved led is behind the login too.
+        if s.proven
+            && let Some(landed) = attempt.exchanges.last().filter(|e| {
+                e.step == Step::Redirect
+                    && e.fetched
+                        .result
+                        .as_ref()
+                        .is_ok_and(|r| (200..300).contains(&r.status))
+            })
+        {
+            s.alive_at(&landed.url);
+        }
         s.logged_in_at = Some(std::time::Instant::now());
         p.access.note_form_login(index, None);
     } else {
@@ -245,7 +249,7 @@ fn set_cookies(attempt: &Attempt) -> Vec<String> {
 /// A page whose answer cleared a cookie the session's login set (a sign-out page the login guard did not
 /// know): the session ended, so the host's next page logs in again first, and the crawl's log names the
 /// page so that it can go into `avoid` (xt44b F9: the private posts after it were archived as 404s).
-pub(super) async fn cleared(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) {
+pub(super) async fn cleared(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched, jar: &str) {
     let Ok(resp) = &fetched.result else {
         return;
     };
@@ -257,9 +261,23 @@ pub(super) async fn cleared(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) {
     if values.peek().is_none() || p.access.form_for(&uri.url).is_none() {
         return;
     }
+    let login_url = p
+        .access
+        .form_for(&uri.url)
+        .and_then(|spec| spec.login_url.as_deref())
+        .and_then(|u| trawl_url::parse_lenient(u).ok());
+    // Cleared and not set again: the jar (which took the answer's cookies) sends it neither to this page nor
+    // to the login page (review 83 R5: one expired at another path, or expired and set anew, is no end).
+    let still_held = |name: &str| {
+        p.access.cookies.has(jar, &uri.url, name)
+            || login_url
+                .as_ref()
+                .is_some_and(|u| p.access.cookies.has(jar, u, name))
+    };
     let gone: Vec<String> = values
         .filter_map(|v| v.to_str().ok())
         .filter_map(trawl_fetch::access::cleared_cookie)
+        .filter(|name| !still_held(name))
         .collect();
     if gone.is_empty() {
         return;
@@ -279,6 +297,31 @@ pub(super) async fn cleared(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) {
          host's next page (add the page to the credential's `avoid` to keep the session)",
         uri.url
     );
+}
+
+/// Whether the login guard of the settings in force refuses a URL: a login's redirect to one is not followed.
+fn guard(p: &Pipeline) -> impl Fn(&url::Url) -> bool + Send + Sync + use<> {
+    let scope = p.settings().scope.clone();
+    move |u: &url::Url| scope.login_guard().is_some_and(|g| g.refuses(u).is_some())
+}
+
+/// A login client of the crawl: the URI's jar, the fetch settings, its requests spaced by the host's
+/// `frontier.min_delay_ms`.
+fn client<'a>(
+    p: &'a Pipeline,
+    jar: &'a str,
+    settings: &'a CrawlConfig,
+    refuses: &'a (dyn Fn(&url::Url) -> bool + Send + Sync),
+) -> login::Client<'a> {
+    login::Client {
+        fetcher: &p.fetcher,
+        access: &p.access,
+        jar,
+        settings: &settings.fetch,
+        refuses,
+        spacing: std::time::Duration::from_millis(settings.frontier.min_delay_ms),
+        stop: Some(&p.stop),
+    }
 }
 
 /// The status and wait of a login whose last answer limits logins (429, or 503): its `Retry-After`, else 10 s,
@@ -387,11 +430,15 @@ async fn still_alive(
     let Ok(resp) = &fetched.result else {
         return Alive::Unknown;
     };
+    // A site limiting requests or failing says nothing of the session (review 83 R2).
+    if resp.status == 429 || resp.status >= 500 {
+        return Alive::Unknown;
+    }
     let signature = s
         .form
         .clone()
         .unwrap_or_else(|| FormSignature::of_url(login_url));
-    let lost = !(200..300).contains(&resp.status)
+    let lost = (400..500).contains(&resp.status)
         || blocking(resp.body.len(), || {
             shows_logged_out(
                 spec,
@@ -492,16 +539,8 @@ pub(super) async fn still_lost(
     // A page that showed the session alive before and still does under this login: the login works, and
     // this page is another the account may not enter (xt44b F1: Django's `permission_required` pages made a
     // working login be given up).
-    let scope = p.settings().scope.clone();
-    let refuses = move |u: &url::Url| scope.login_guard().is_some_and(|g| g.refuses(u).is_some());
-    let client = login::Client {
-        fetcher: &p.fetcher,
-        access: &p.access,
-        jar,
-        settings: &settings.fetch,
-        refuses: &refuses,
-        spacing: std::time::Duration::from_millis(settings.frontier.min_delay_ms),
-    };
+    let refuses = guard(p);
+    let client = client(p, jar, settings, &refuses);
     if let Alive::Yes = still_alive(p, &client, spec, &login_url, uri, &s, worker).await {
         s.spared += 1;
         s.no_sign.insert(page_key(&uri.url));
@@ -582,7 +621,7 @@ pub(super) async fn lost(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) -> boo
         return false;
     }
     let spec: &CredentialSpec = spec;
-    let shows = blocking(resp.body.len(), || {
+    blocking(resp.body.len(), || {
         shows_logged_out(
             spec,
             &login_url,
@@ -592,17 +631,25 @@ pub(super) async fn lost(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) -> boo
             &resp.headers,
             &resp.body,
         )
-    });
-    // A page answered under a live session: the one of its folder to fetch again when a page near it shows
-    // the session lost ([`still_alive`]).
-    if !shows && (200..300).contains(&resp.status) {
+    })
+}
+
+/// A page that showed the session lost and, fetched again right after a login, answered 2xx without the
+/// sign: a page behind the login, kept as the one of its folder to fetch again when a page near it shows the
+/// session lost ([`still_alive`]). A page any visitor sees (a public page, a style sheet) would prove
+/// nothing there (review 83 R1).
+pub(super) async fn behind_the_login(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) {
+    let answered = fetched
+        .result
+        .as_ref()
+        .is_ok_and(|r| (200..300).contains(&r.status));
+    if answered && p.access.form_for(&uri.url).is_some() {
         let session = p.access.session(&uri.url);
         let mut s = session.lock().await;
         if s.logged_in {
             s.alive_at(&uri.url);
         }
     }
-    shows
 }
 
 /// Another sign-in page than the credential's login page, by its place (host and path): the one `resp`

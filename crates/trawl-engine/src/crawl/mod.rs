@@ -327,7 +327,7 @@ impl Crawl {
         let (job, lock) = locked(job_dir)?;
         job.sweep_aside();
         if let Some(shared) = SharedJob::of(job.root()) {
-            return Err(shared.refusal(job_dir));
+            return Err(Error::worker_job(&shared, job_dir));
         }
         let config = CrawlConfig::load(&job.config_path())?;
         // A restore a crash cut short is done again: the live store may be a part copy.
@@ -633,6 +633,15 @@ impl Crawl {
             (None, Err(e)) => Ending::Failed(e.to_string()),
             (None, Ok(_)) if stop.is_stopped() => Ending::Stopped,
             _ => Ending::Finished,
+        };
+        // What continues a worker is `trawl worker`, not `trawl resume`: said so in a failure worded for a
+        // job of one process (a browser that does not start, review 83 R6).
+        let ending = match ending {
+            Ending::Failed(why) if self.remote.is_some() => Ending::Failed(why.replace(
+                "`trawl resume` the job",
+                &format!("continue this worker with `{}`", self.continue_command()),
+            )),
+            ending => ending,
         };
         // How this worker ended, for `ctl --frontier … workers` (a killed one says nothing).
         if let Some(remote) = &shared.remote {
@@ -1037,7 +1046,7 @@ fn refuse_another_crawls_job(job: &Job, url: &str, held: Option<bool>) -> Result
         return Ok(());
     };
     let now = crate::shared_job::without_password(url);
-    if marker.url != now {
+    if same_server(&marker.url, &now) == Some(false) {
         return Err(Error::OtherCrawlsJob {
             job: job.root().to_path_buf(),
             crawl: marker.crawl,
@@ -1054,6 +1063,26 @@ fn refuse_another_crawls_job(job: &Job, url: &str, held: Option<bool>) -> Result
         });
     }
     Ok(())
+}
+
+/// Whether two Redis URLs name the same server and database, written alike or not (review 83 R10: `/0` left
+/// off, the default port written out, the host's case); `None` when either cannot be read (then the worker's
+/// own connection says what is wrong).
+fn same_server(a: &str, b: &str) -> Option<bool> {
+    let read = |u: &str| {
+        let u = url::Url::parse(u).ok()?;
+        let db = u.path().trim_matches('/');
+        Some((
+            u.host_str()?.to_ascii_lowercase(),
+            u.port().unwrap_or(6379),
+            if db.is_empty() {
+                "0".to_string()
+            } else {
+                db.to_string()
+            },
+        ))
+    };
+    Some(read(a)? == read(b)?)
 }
 
 /// The config's seeds as URLs (naming any bad one).
@@ -1253,6 +1282,28 @@ fn plural(n: u64, what: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A Redis URL written another way names the same server (review 83 R10).
+    #[test]
+    fn a_redis_url_written_another_way_is_the_same_server() {
+        let same = |a, b| same_server(a, b);
+        assert_eq!(
+            same("redis://127.0.0.1:6379/0", "redis://127.0.0.1"),
+            Some(true)
+        );
+        assert_eq!(
+            same("redis://HOST:6379/0", "redis://host:6379/"),
+            Some(true)
+        );
+        assert_eq!(
+            same("redis://127.0.0.1:6379/0", "redis://127.0.0.1:6379/1"),
+            Some(false)
+        );
+        assert_eq!(
+            same("redis://127.0.0.1:6379/0", "redis://127.0.0.1:6380/0"),
+            Some(false)
+        );
+    }
 
     /// xt26a N3: a run killed while it ended (its pid file gone, its final checkpoint and reports not yet
     /// written) is said at the next start; a run that ended is not.

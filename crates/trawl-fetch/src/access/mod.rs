@@ -77,8 +77,8 @@ pub struct Session {
     /// When the last login that worked ended: a proven session is taken for alive this long after it
     /// ([`FORBIDDEN_WINDOW`]) once a page stayed lost right after a fresh login.
     pub logged_in_at: Option<std::time::Instant>,
-    /// Pages that showed the session alive (answered 2xx with no sign of a lost session while logged in),
-    /// the last one per folder, up to [`WITNESSES`]: one is fetched again to tell a page the account may not
+    /// Pages behind the login: ones that showed the session lost and answered 2xx without the sign right
+    /// after a login, or where a login its `success` sign proved led; the last one per folder, up to [`WITNESSES`]: one is fetched again to tell a page the account may not
     /// enter from a session the site ended ([`Session::witness_for`]).
     pub witnesses: Vec<url::Url>,
     /// The cookies the last login that worked set (their names): a page clearing one ends the session.

@@ -89,6 +89,7 @@ pub(crate) fn login(config_path: &Path, only: Option<usize>) -> anyhow::Result<E
             settings: &config.fetch,
             refuses: &refuses,
             spacing: std::time::Duration::ZERO,
+            stop: None,
         };
         let attempt = runtime.block_on(login::attempt(&client, spec));
         if n > 0 {
