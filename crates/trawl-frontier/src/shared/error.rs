@@ -61,18 +61,23 @@ impl From<redis::RedisError> for SharedError {
 /// read as a shortage of the machine's own).
 fn unreachable(e: &redis::RedisError) -> String {
     use std::io::ErrorKind;
+    // A message that says so already (a silent sentinel's, naming it) is kept.
+    let text = e.to_string();
+    if text.contains("did not answer") {
+        return text;
+    }
     let waited = e.is_timeout()
         || std::error::Error::source(e)
             .and_then(|s| s.downcast_ref::<std::io::Error>())
             .is_some_and(|io| matches!(io.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut))
-        || e.to_string().contains("os error 11");
+        || text.contains("os error 11");
     if waited {
         format!(
             "it did not answer within {} s: a server stopped, overloaded or cut off",
             super::connect::REPLY_TIMEOUT.as_secs()
         )
     } else {
-        e.to_string()
+        text
     }
 }
 
