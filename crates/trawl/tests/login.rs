@@ -1719,6 +1719,15 @@ fn sign_in(s: &mut Site, body: &[u8], password: &str, to: &str) -> Response {
         .into_response()
 }
 
+/// The number a member page's path ends with (`/members/4/`: 4), 0 for none.
+fn page_number(path: &str) -> usize {
+    path.trim_matches('/')
+        .rsplit('/')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
 /// The fickle site's login form.
 const FICKLE_FORM: &str = "<form method=\"post\" action=\"/login\"><input name=\"username\">\
     <input type=\"password\" name=\"password\"><button>Sign in</button></form>";
@@ -1765,12 +1774,7 @@ async fn fickle(State(site): State<Shared>, req: Request) -> Response {
             if s.member_hits >= 4 {
                 s.sessions.remove(&id);
             }
-            let n: usize = p
-                .trim_matches('/')
-                .rsplit('/')
-                .next()
-                .and_then(|n| n.parse().ok())
-                .unwrap_or(0);
+            let n = page_number(p);
             html(&format!(
                 "<main>Member page {n}</main><a href=\"/members/{}/\">next</a> \
                  <a href=\"/signin\">Sign in</a> <a href=\"/members/reauth\">e-mail</a>",
@@ -1863,12 +1867,7 @@ async fn permissioned(State(site): State<Shared>, req: Request) -> Response {
             {
                 s.sessions.remove(&sid);
             }
-            let n: usize = p
-                .trim_matches('/')
-                .rsplit('/')
-                .next()
-                .and_then(|n| n.parse().ok())
-                .unwrap_or(0);
+            let n = page_number(p);
             let next = if n < 6 {
                 format!("<a href=\"/members/{}/\">next</a>", n + 1)
             } else {
@@ -2007,12 +2006,7 @@ async fn farewell(State(site): State<Shared>, req: Request) -> Response {
                 .into_response()
         }
         (Method::GET, p) if p.starts_with("/members/") && sid.is_some() => {
-            let n: usize = p
-                .trim_matches('/')
-                .rsplit('/')
-                .next()
-                .and_then(|n| n.parse().ok())
-                .unwrap_or(0);
+            let n = page_number(p);
             let next = match n {
                 1 => "<a href=\"/members/farewell\">bye</a>".to_string(),
                 n if n < 4 => format!("<a href=\"/members/{}/\">next</a>", n + 1),
