@@ -14,7 +14,8 @@ use toml::{
 use super::{
     CrawlConfig,
     problem::{
-        ConfigError, Problem, Stage, in_users_words, line_col, locate, quoted_after, typo_distance,
+        ConfigError, Problem, Stage, choices_given_twice, in_users_words, line_col, locate,
+        quoted_after, typo_distance,
     },
 };
 
@@ -34,7 +35,12 @@ fn toml_problem(
     path: &[(String, Option<usize>)],
 ) -> Problem {
     let raw = e.message().trim().to_string();
-    let key = dotted(&problem_path(path, &raw));
+    let mut key = dotted(&problem_path(path, &raw));
+    if raw.contains("wanted exactly 1 element, more than 1 element")
+        && let Some(inner) = choices_given_twice(&src.text, &key)
+    {
+        key = inner;
+    }
     // A bad value (an unknown rule name or choice) is where it is written: the parser names it, or the table
     // holding it (inside a rule), where it is found by its text.
     let got = quoted_after(&raw, "unknown variant `");

@@ -1237,6 +1237,18 @@ http://c.org/ # third
             let e = CrawlConfig::check_str(&text, Path::new("my.toml")).unwrap_err();
             assert!(e.to_string().contains(want), "{text}: {e}");
         }
+        // The two-key table is placed at its own line, not at `[[credentials]]` (xt44b F5), the first of two.
+        let two = cred(
+            "login_url = \"http://a.org/login\"\nlogged_out = { text = \"a\", redirect_to = \"/b\" }\n\
+             success = { cookie = \"s\", text = \"Sign out\" }\n",
+        );
+        let e = CrawlConfig::check_str(&two, Path::new("my.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("my.toml:6:1:") && e.contains("logged_out"),
+            "{e}"
+        );
         // With `fields`, a `user` beside them is no mistake to stop at.
         let ok = cred(
             "login_url = \"http://a.org/login\"\nuser = \"arch\"\nfields = { log = \"arch\" }\n",

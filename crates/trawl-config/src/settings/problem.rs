@@ -388,6 +388,41 @@ pub fn unsay_written_defaults(message: &str, texts: &[&str]) -> String {
     out
 }
 
+/// The keys holding a table of choices (one key each: `success = { cookie = "s" }`).
+const CHOICE_TABLES: [&str; 2] = ["success", "logged_out"];
+
+/// For a table of choices given several keys somewhere in the table at dotted `key` (a `[[credentials]]`
+/// entry), the dotted key of the first such table: serde names only the entry (xt44b F5).
+pub fn choices_given_twice(text: &str, key: &str) -> Option<String> {
+    let doc = toml::de::DeTable::parse(text).ok()?;
+    let mut table = doc.get_ref();
+    for part in key.split('.').filter(|p| !p.is_empty()) {
+        let (name, indexes) = match part.find('[') {
+            Some(i) => (&part[..i], &part[i..]),
+            None => (part, ""),
+        };
+        let mut v = table.get(name)?;
+        for idx in indexes.split(['[', ']']).filter(|s| !s.is_empty()) {
+            v = v.get_ref().as_array()?.get(idx.parse::<usize>().ok()?)?;
+        }
+        table = v.get_ref().as_table()?;
+    }
+    table
+        .iter()
+        .filter(|(k, v)| {
+            CHOICE_TABLES.iter().any(|&c| k.get_ref() == c)
+                && v.get_ref().as_table().is_some_and(|t| t.len() > 1)
+        })
+        .min_by_key(|(k, _)| k.span().start)
+        .map(|(k, _)| {
+            if key.is_empty() {
+                k.get_ref().to_string()
+            } else {
+                format!("{key}.{}", k.get_ref())
+            }
+        })
+}
+
 /// The byte span of the key at dotted `key` (`scope.rules[2].regex`) in `text` (a table's at its header), or
 /// of the nearest enclosing one that the text has.
 pub fn locate(text: &str, key: &str) -> Option<std::ops::Range<usize>> {
