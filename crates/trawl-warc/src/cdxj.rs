@@ -9,6 +9,7 @@ use crate::{Error, reader, record};
 
 pub(crate) mod head;
 pub(crate) mod method;
+pub mod request_body;
 pub mod sorter;
 
 pub use sorter::LineSorter;
@@ -33,6 +34,9 @@ pub struct Capture {
     /// The method of the request this capture answers, when not GET (see the `method` module: its key is
     /// then apart from the URL's GETs); `None` for a GET or a record no request is paired with.
     pub method: Option<String>,
+    /// The query a browser page's request body adds to the key (`q=boats`), when it adds one (see the
+    /// `request_body` module).
+    pub request_body: Option<String>,
     /// Where `digest` was computed from a payload sent chunked (de-chunked), the digest of the bytes as sent,
     /// which cdxj-indexer writes instead: `verify` takes an index line with either as this capture's. Set
     /// by `verify`'s indexer only, `None` from [`Capture::of`].
@@ -90,6 +94,7 @@ impl Capture {
             status: head.and_then(|h| h.status),
             digest,
             method: None,
+            request_body: None,
             digest_as_sent: None,
         })
     }
@@ -104,6 +109,7 @@ impl Capture {
             ("mime", self.mime.as_deref()),
             ("status", self.status.as_deref()),
             ("method", self.method.as_deref()),
+            ("requestBody", self.request_body.as_deref()),
             ("digest", self.digest.as_deref()),
             ("length", Some(&length)),
             ("offset", Some(&offset)),

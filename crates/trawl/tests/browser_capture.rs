@@ -111,12 +111,14 @@ fetch('/api/items').then(r => r.json()).then(items => {{
   root.appendChild(img);
 }});
 fetch('/private/data').catch(() => {{}});
-fetch('/api/search', {{method: 'POST', headers: {{'Content-Type': 'application/json'}}, body: '{{"q":"trawl"}}'}})
-  .then(r => r.json()).then(found => {{
-    for (const f of found) {{
-      const a = document.createElement('a'); a.href = f; a.textContent = f; root.appendChild(a);
-    }}
-  }});
+for (const q of ['trawl', 'crawl']) {{
+  fetch('/api/search', {{method: 'POST', headers: {{'Content-Type': 'application/json'}}, body: '{{"q":"' + q + '"}}'}})
+    .then(r => r.json()).then(found => {{
+      for (const f of found) {{
+        const a = document.createElement('a'); a.href = f; a.textContent = f; root.appendChild(a);
+      }}
+    }});
+}}
 const s = document.createElement('script'); s.src = '{outside}/other.js'; document.head.appendChild(s);
 let page = 0;
 const feed = document.createElement('div'); feed.id = 'feed'; root.appendChild(feed);
@@ -220,6 +222,9 @@ async fn serve(ip: &str, seen: Shared, outside: String) -> SocketAddr {
                 let busy = path == "/api/busy" && !seen.lock().unwrap().asked.contains_key(&path);
                 let mut body = if busy {
                     response("503 Service Unavailable", "text/plain", b"busy")
+                } else if path == "/api/search" && posted.ends_with(br#""crawl"}"#) {
+                    // The same URL asked with another body has another answer.
+                    response("200 OK", "application/json", b"[\"/found/9\"]")
                 } else {
                     answer(&path, &text, &outside)
                 };
@@ -741,10 +746,10 @@ async fn a_javascript_application_is_archived_through_trawls_fetcher() {
     assert_eq!(s.asked.get("/app"), Some(&1), "{:?}", s.asked);
     assert_eq!(s.asked.get("/app.js"), Some(&1), "{:?}", s.asked);
     assert_eq!(s.asked.get("/api/items"), Some(&1), "{:?}", s.asked);
-    // The application's POST went through trawl's fetcher with its body, once; it was archived and logged
-    // (`browser:post`), and the links its answer rendered were followed.
-    assert_eq!(s.asked.get("/api/search"), Some(&1), "{:?}", s.asked);
-    assert_eq!(s.posted["/api/search"], br#"{"q":"trawl"}"#);
+    // The application's POSTs went through trawl's fetcher with their bodies, once each; they were archived
+    // and logged (`browser:post`), and the links their answers rendered were followed.
+    assert_eq!(s.asked.get("/api/search"), Some(&2), "{:?}", s.asked);
+    assert_eq!(line("/found/9").status, 200);
     let search = line("/api/search");
     assert!(
         search.status == 200 && search.annotations.iter().any(|a| a == "browser:post"),
@@ -795,20 +800,44 @@ async fn a_javascript_application_is_archived_through_trawls_fetcher() {
         })
         .expect("the API answer's response record");
     assert_eq!(api_record.block, s.sent["/api/items"]);
-    // The POST's request record holds the body as sent.
+    // The POSTs' request records hold the bodies as sent.
     let search_url = format!("http://{addr}/api/search");
-    let search_request = records
+    let search_requests: Vec<_> = records
         .iter()
-        .find(|r| {
+        .filter(|r| {
             r.get("WARC-Type") == Some("request") && r.get("WARC-Target-URI") == Some(&search_url)
         })
-        .expect("the POST's request record");
-    assert!(
-        search_request
-            .block
-            .starts_with(b"POST /api/search HTTP/1.1\r\n")
-    );
-    assert!(search_request.block.ends_with(br#"{"q":"trawl"}"#));
+        .collect();
+    assert_eq!(search_requests.len(), 2);
+    for (r, body) in
+        search_requests
+            .iter()
+            .zip(if search_requests[0].block.ends_with(br#""trawl"}"#) {
+                [br#"{"q":"trawl"}"#, br#"{"q":"crawl"}"#]
+            } else {
+                [br#"{"q":"crawl"}"#, br#"{"q":"trawl"}"#]
+            })
+    {
+        assert!(r.block.starts_with(b"POST /api/search HTTP/1.1\r\n"));
+        assert!(r.block.ends_with(body));
+    }
+    // Each answer is indexed under its body (pywb's and ReplayWeb.page's key for a page's POST), so each
+    // replays as itself.
+    let index: String = std::fs::read_dir(job.join("warcs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|f| f.extension().is_some_and(|e| e == "cdxj"))
+        .map(|f| std::fs::read_to_string(f).unwrap())
+        .collect();
+    for q in ["trawl", "crawl"] {
+        let key = format!("/api/search?__wb_method=post&q={q} ");
+        assert!(
+            index
+                .lines()
+                .any(|l| l.contains(&key) && l.contains(&format!("\"requestBody\": \"q={q}\""))),
+            "{key}: {index}"
+        );
+    }
     // A screenshot of each rendered page, naming the page's capture, as its other records of the rendering
     // do (xt16a F12).
     let app_capture = records
@@ -950,6 +979,12 @@ fn check_replay(job: &Path, app_url: &str, app_date: &str) {
     assert!(
         dom.contains("item 5"),
         "the replayed app shows no item links:\n{dom}\n{}",
+        wayback.log()
+    );
+    // Both POSTs to one URL replay with their own answers (keyed by their bodies).
+    assert!(
+        dom.contains(">/found/2<") && dom.contains(">/found/9<"),
+        "the replayed app lacks an answer of its POSTs:\n{dom}\n{}",
         wayback.log()
     );
 }

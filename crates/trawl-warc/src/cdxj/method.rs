@@ -1,15 +1,33 @@
-//! Captures answering a request other than GET (a login form's POST), indexed apart from the GETs of their
-//! URL as pywb keys them: `__wb_method=post` added to the URL the key is made of, `"method"` among the
-//! fields. The request body, which pywb's `--post-append` also adds, is left out: a login's holds a password.
-//! Without this, a replay of the login page could answer with the POST's redirect or "wrong password" page.
+//! Captures answering a request other than GET (a login form's POST, a page's API call), indexed apart from
+//! the GETs of their URL as pywb keys them: `__wb_method=post` added to the URL the key is made of,
+//! `"method"` among the fields, and for what a browser's page posted, its body as a query too
+//! (`"requestBody"`; see `request_body` for which bodies). Without this, a replay of the login page could
+//! answer with the POST's redirect or "wrong password" page.
 
 use std::collections::HashMap;
 
 use super::{Capture, cdx_key};
 use crate::record;
 
+/// What a request other than GET adds to its answer's key: its method, upper-cased, and the query of its
+/// body when it has one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Asked {
+    method: String,
+    body: Option<String>,
+}
+
+/// What the HTTP request a `request` record holds adds to its answer's key, when it is not a GET.
+pub(crate) fn non_get(header: &[(String, String)], block: &[u8]) -> Option<Asked> {
+    let method = non_get_method(header, block)?;
+    Some(Asked {
+        body: super::request_body::query(block),
+        method,
+    })
+}
+
 /// The method of the HTTP request a `request` record holds, upper-cased, when it is not GET.
-pub(crate) fn non_get_method(header: &[(String, String)], block: &[u8]) -> Option<String> {
+fn non_get_method(header: &[(String, String)], block: &[u8]) -> Option<String> {
     if record::get(header, "WARC-Type") != Some("request") {
         return None;
     }
@@ -23,12 +41,17 @@ pub(crate) fn non_get_method(header: &[(String, String)], block: &[u8]) -> Optio
 }
 
 impl Capture {
-    /// Marks this capture as the answer to a request of `method` (not GET).
-    pub(crate) fn answers(&mut self, method: &str) {
+    /// Marks this capture as the answer to a request other than GET.
+    pub(crate) fn answers(&mut self, asked: &Asked) {
         let sep = if self.url.contains('?') { '&' } else { '?' };
-        let lower = method.to_ascii_lowercase();
-        self.key = cdx_key(&format!("{}{sep}__wb_method={lower}", self.url));
-        self.method = Some(method.to_owned());
+        let mut url = format!("{}{sep}__wb_method={}", self.url, asked.method);
+        if let Some(body) = asked.body.as_deref().filter(|b| !b.is_empty()) {
+            url.push('&');
+            url.push_str(body);
+        }
+        self.key = cdx_key(&url);
+        self.method = Some(asked.method.clone());
+        self.request_body = asked.body.clone();
     }
 }
 
@@ -39,8 +62,8 @@ impl Capture {
 pub(crate) struct Pairing<T> {
     /// The last capture, with its record's id and the id it is concurrent to.
     waiting: Option<(Capture, T, String, Option<String>)>,
-    /// Methods of requests read before their capture, by both record ids they may be found by.
-    early: HashMap<String, String>,
+    /// Requests read before their capture, by both record ids they may be found by.
+    early: HashMap<String, Asked>,
 }
 
 impl<T> Pairing<T> {
@@ -61,7 +84,7 @@ impl<T> Pairing<T> {
         out: &mut Vec<(Capture, T)>,
     ) {
         let get = |name: &str| record::get(header, name).map(str::to_owned);
-        if let Some(method) = non_get_method(header, block) {
+        if let Some(asked) = non_get(header, block) {
             let id = get("WARC-Record-ID");
             let to = get("WARC-Concurrent-To");
             match &mut self.waiting {
@@ -69,11 +92,11 @@ impl<T> Pairing<T> {
                     if to.as_ref() == Some(wid)
                         || (wto.is_some() && wto.as_ref() == id.as_ref()) =>
                 {
-                    c.answers(&method);
+                    c.answers(&asked);
                 }
                 _ => {
                     for key in [id, to].into_iter().flatten() {
-                        self.early.insert(key, method.clone());
+                        self.early.insert(key, asked.clone());
                     }
                 }
             }
@@ -83,12 +106,12 @@ impl<T> Pairing<T> {
         };
         let id = get("WARC-Record-ID").unwrap_or_default();
         let to = get("WARC-Concurrent-To");
-        let method = self
+        let asked = self
             .early
             .remove(&id)
             .or_else(|| to.as_ref().and_then(|t| self.early.remove(t)));
-        if let Some(method) = method {
-            capture.answers(&method);
+        if let Some(asked) = asked {
+            capture.answers(&asked);
         }
         if let Some((c, t, _, _)) = self.waiting.replace((capture, item, id, to)) {
             out.push((c, t));

@@ -1,0 +1,425 @@
+//! The request body of a page's `POST` (or `PUT`) as a query for its index key, as the IIPC guideline "CDX
+//! for non-GET requests" describes it and pywb's indexers (`cdxj-indexer -p`, `wb-manager add`) write it: a
+//! JSON body's values by their names (`{"q": "boats"}` → `q=boats`), a form's fields as sent, any other body
+//! as `__wb_post_data=` and its base64. Replay computes the same query from the replayed request, so two
+//! `POST`s to one URL with different bodies (a search API asked twice) each replay with their own answer.
+//!
+//! Only what a browser's page sent is keyed so (its request carries `Sec-Fetch-Mode`): a crawler's own form
+//! login is not, and neither is a body that names a password (`pass`, `pwd` or `secret` anywhere in it),
+//! which an index, often published where the archive is not, must not hold. Nor are bodies whose encoding
+//! the reference reads with a parser of its own (`multipart/*`, `application/x-amf`): a key differing from
+//! it would not be found. Those keep the key of the method alone (`?__wb_method=post`), which pywb matches
+//! for any body.
+//!
+//! Written here rather than taken from a crate: what counts is agreeing with Python's `json`, `str()` and
+//! `urllib.parse` byte for byte, which no crate does.
+
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+
+/// The reference cuts the query at this many characters.
+const MAX_QUERY_CHARS: usize = 4096;
+
+/// The query the body of a request record's HTTP request adds to its answer's key, `None` when it adds
+/// none (see the module). `Some("")` for a body that gives no field (an empty form, JSON not parsed).
+pub fn query(block: &[u8]) -> Option<String> {
+    let head_end = memchr::memmem::find(block, b"\r\n\r\n")?;
+    let head = std::str::from_utf8(&block[..head_end]).ok()?;
+    let mut lines = head.split("\r\n");
+    let method = lines.next()?.split(' ').next()?;
+    if !method.eq_ignore_ascii_case("POST") && !method.eq_ignore_ascii_case("PUT") {
+        return None;
+    }
+    let fields: Vec<(&str, &str)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim(), v.trim()))
+        .collect();
+    let field = |name: &str| {
+        fields
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| *v)
+    };
+    field("Sec-Fetch-Mode")?;
+    let rest = &block[head_end + 4..];
+    // Without a length the reference reads up to 8 KiB; with one it cannot read, no query.
+    let length = match field("Content-Length") {
+        None => 8192,
+        Some(v) => v.parse::<usize>().ok()?,
+    };
+    let body = &rest[..length.min(rest.len())];
+    let lower = body.to_ascii_lowercase();
+    if [b"pass".as_slice(), b"pwd", b"secret"]
+        .iter()
+        .any(|word| memchr::memmem::find(&lower, word).is_some())
+    {
+        return None;
+    }
+    let mime = field("Content-Type").unwrap_or("");
+    let query = if mime.starts_with("application/x-www-form-urlencoded") {
+        match std::str::from_utf8(body) {
+            Ok(text) => unquote_plus(text),
+            Err(_) => binary(body),
+        }
+    } else if mime.starts_with("multipart/") || mime.starts_with("application/x-amf") {
+        return None;
+    } else if mime.starts_with("application/json") {
+        json_query(body).unwrap_or_default()
+    } else if mime.starts_with("text/plain") {
+        json_query(body).unwrap_or_else(|| binary(body))
+    } else {
+        binary(body)
+    };
+    Some(query.chars().take(MAX_QUERY_CHARS).collect())
+}
+
+/// A body the reference cannot read as fields: its base64.
+fn binary(body: &[u8]) -> String {
+    format!("__wb_post_data={}", data_encoding::BASE64.encode(body))
+}
+
+/// Python's `unquote_plus`: `+` as a space, `%XX` as its byte, the bytes read as UTF-8 (a sequence that is
+/// not, as U+FFFD).
+fn unquote_plus(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push((h * 16 + l) as u8);
+                    i += 2;
+                }
+                _ => out.push(b'%'),
+            },
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Python's `quote_plus` of one name or value.
+fn quote_plus(text: &str, out: &mut String) {
+    for &b in text.as_bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' | b'.' | b'-' | b'~' => {
+                out.push(b as char)
+            }
+            b' ' => out.push('+'),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+}
+
+/// A JSON body's values by their names, as the reference flattens it: each value under the name of the
+/// member holding it (the innermost), an array's items each under the array's name, a name seen before
+/// numbered (`q.2_`, `q.3_`); scalars as Python's `str()` writes them (`True`, `None`, `1.5`, `1e+20`). A
+/// body that is no JSON may be JSON lines. `None` when it is neither.
+fn json_query(body: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(body).ok()?;
+    let docs: Vec<Json> = match serde_json::from_str::<Json>(text) {
+        Ok(doc) => vec![doc],
+        Err(_) if text.contains('\n') => text
+            .split('\n')
+            .map(serde_json::from_str::<Json>)
+            .collect::<Result<_, _>>()
+            .ok()?,
+        Err(_) => return None,
+    };
+    let mut flat = Flat::default();
+    for doc in &docs {
+        flat.add(doc, "");
+    }
+    let mut out = String::new();
+    for (name, value) in &flat.pairs {
+        if !out.is_empty() {
+            out.push('&');
+        }
+        quote_plus(name, &mut out);
+        out.push('=');
+        quote_plus(value, &mut out);
+    }
+    Some(out)
+}
+
+/// Flattened JSON: pairs in the order first seen, a later value of a name replacing its earlier one (a
+/// Python dict), and the count of each name seen again.
+#[derive(Default)]
+struct Flat {
+    pairs: Vec<(String, String)>,
+    dupes: std::collections::HashMap<String, usize>,
+}
+
+impl Flat {
+    fn add(&mut self, json: &Json, name: &str) {
+        match json {
+            Json::Object(members) => {
+                for (n, v) in members {
+                    self.add(v, n);
+                }
+            }
+            Json::Array(items) => {
+                for v in items {
+                    self.add(v, name);
+                }
+            }
+            Json::Scalar(_) if name.is_empty() => {}
+            Json::Scalar(value) => {
+                let key = if self.pairs.iter().any(|(n, _)| n == name) {
+                    let count = self.dupes.entry(name.to_owned()).or_insert(1);
+                    *count += 1;
+                    format!("{name}.{count}_")
+                } else {
+                    name.to_owned()
+                };
+                match self.pairs.iter_mut().find(|(n, _)| *n == key) {
+                    Some(pair) => pair.1 = value.clone(),
+                    None => self.pairs.push((key, value.clone())),
+                }
+            }
+        }
+    }
+}
+
+/// A JSON document as Python's `json` reads it: objects keep their members' order, a member named twice
+/// keeps its first place and its last value; scalars as `str()` writes them.
+enum Json {
+    Scalar(String),
+    Array(Vec<Json>),
+    Object(Vec<(String, Json)>),
+}
+
+impl<'de> Deserialize<'de> for Json {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Json, D::Error> {
+        d.deserialize_any(JsonVisitor)
+    }
+}
+
+struct JsonVisitor;
+
+impl<'de> Visitor<'de> for JsonVisitor {
+    type Value = Json;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("JSON")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Json, E> {
+        Ok(Json::Scalar(if v { "True" } else { "False" }.into()))
+    }
+    fn visit_unit<E>(self) -> Result<Json, E> {
+        Ok(Json::Scalar("None".into()))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Json, E> {
+        Ok(Json::Scalar(v.to_string()))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Json, E> {
+        Ok(Json::Scalar(v.to_string()))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Json, E> {
+        // serde_json reads an integer past 64 bits as a float, Python as an int: one JavaScript wrote
+        // (`JSON.stringify` writes integers below 1e21 in digits) is its shortest digits and zeros.
+        if v.fract() == 0.0 && (18_446_744_073_709_551_616.0..1e21).contains(&v.abs()) {
+            let sci = format!("{v:e}");
+            let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+            let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+            let zeros = (exp.parse::<usize>().unwrap_or(0) + 1).saturating_sub(digits.len());
+            let sign = if v < 0.0 { "-" } else { "" };
+            return Ok(Json::Scalar(format!("{sign}{digits}{}", "0".repeat(zeros))));
+        }
+        Ok(Json::Scalar(python_float(v)))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Json, E> {
+        Ok(Json::Scalar(v.to_owned()))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element::<Json>()? {
+            items.push(item);
+        }
+        Ok(Json::Array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
+        let mut members: Vec<(String, Json)> = Vec::new();
+        while let Some((name, value)) = map.next_entry::<String, Json>()? {
+            match members.iter_mut().find(|(n, _)| *n == name) {
+                Some(member) => member.1 = value,
+                None => members.push((name, value)),
+            }
+        }
+        Ok(Json::Object(members))
+    }
+}
+
+/// Python's `repr` of a float: the shortest digits that read back, in fixed notation for exponents from -4
+/// to 15 (`100.0`, `0.0001`), else scientific with a signed exponent of at least two digits (`1e+16`,
+/// `1.5e-05`).
+fn python_float(v: f64) -> String {
+    if v.is_nan() {
+        return "nan".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "inf" } else { "-inf" }.into();
+    }
+    let sci = format!("{v:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let (sign, mantissa) = match mantissa.strip_prefix('-') {
+        Some(m) => ("-", m),
+        None => ("", mantissa),
+    };
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    if (-4..16).contains(&exp) {
+        let point = exp + 1;
+        let (int, frac) = if point <= 0 {
+            (
+                "0".to_owned(),
+                format!("{}{digits}", "0".repeat((-point) as usize)),
+            )
+        } else if point as usize >= digits.len() {
+            (
+                format!("{digits}{}", "0".repeat(point as usize - digits.len())),
+                String::new(),
+            )
+        } else {
+            (
+                digits[..point as usize].to_owned(),
+                digits[point as usize..].to_owned(),
+            )
+        };
+        let frac = if frac.is_empty() {
+            "0".to_owned()
+        } else {
+            frac
+        };
+        format!("{sign}{int}.{frac}")
+    } else {
+        let frac = &digits[1..];
+        let dot = if frac.is_empty() {
+            String::new()
+        } else {
+            format!(".{frac}")
+        };
+        let exp_sign = if exp < 0 { '-' } else { '+' };
+        format!("{sign}{}{dot}e{exp_sign}{:02}", &digits[..1], exp.abs())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(content_type: &str, body: &str, browser: bool) -> Vec<u8> {
+        let mut r = format!(
+            "POST /api/search HTTP/1.1\r\nHost: a.example\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n",
+            body.len()
+        );
+        if browser {
+            r.push_str("Sec-Fetch-Mode: cors\r\n");
+        }
+        r.push_str("\r\n");
+        r.push_str(body);
+        r.into_bytes()
+    }
+
+    #[test]
+    fn bodies_are_keyed_as_pywb_keys_them() {
+        for (ctype, body, want) in [
+            ("application/json", r#"{"q": "boats"}"#, Some("q=boats")),
+            (
+                "application/json",
+                r#"{"a": {"b": [1, 2.5, true, null]}, "b": "x y/é", "c": 1e21}"#,
+                Some("b=1&b.2_=2.5&b.3_=True&b.4_=None&b.5_=x+y%2F%C3%A9&c=1e%2B21"),
+            ),
+            (
+                "application/json",
+                r#"{"n": 100000000000000000000, "m": -250000000000000000000}"#,
+                Some("n=100000000000000000000&m=-250000000000000000000"),
+            ),
+            ("application/json", "not json", Some("")),
+            (
+                "application/json; charset=utf-8",
+                "[{\"id\":7}]",
+                Some("id=7"),
+            ),
+            (
+                "application/json",
+                "{\"a\":1}\n{\"a\":2}",
+                Some("a=1&a.2_=2"),
+            ),
+            ("application/json", r#"{"a":1,"a":2}"#, Some("a=2")),
+            (
+                "application/x-www-form-urlencoded",
+                "q=big+boats&page=%32&x=%zz%C3",
+                Some("q=big boats&page=2&x=%zz\u{fffd}"),
+            ),
+            ("text/plain;charset=UTF-8", r#"{"k":"v"}"#, Some("k=v")),
+            ("text/plain", "hello", Some("__wb_post_data=aGVsbG8=")),
+            ("application/octet-stream", "", Some("__wb_post_data=")),
+            ("multipart/form-data; boundary=x", "--x--", None),
+            // A body naming a password is no part of a key, however it is sent.
+            ("application/json", r#"{"user":"a","password":"b"}"#, None),
+            ("application/x-www-form-urlencoded", "log=a&pwd=b", None),
+        ] {
+            assert_eq!(
+                query(&request(ctype, body, true)).as_deref(),
+                want,
+                "{ctype} {body}"
+            );
+        }
+        // A crawler's own POST (no Sec-Fetch-Mode: a form login) is keyed by its method alone.
+        assert_eq!(
+            query(&request("application/json", "{\"q\":1}", false)),
+            None
+        );
+        let long = format!("{{\"q\": \"{}\"}}", "a".repeat(5000));
+        assert_eq!(
+            query(&request("application/json", &long, true)).map(|q| q.chars().count()),
+            Some(MAX_QUERY_CHARS)
+        );
+    }
+
+    proptest::proptest! {
+        /// Any body, under any of the types read, gives a query that keys one index line: no panic, at most
+        /// the reference's length, and a key with no space or line break in it.
+        #[test]
+        fn any_body_keys_one_line(
+            ctype in proptest::sample::select(vec![
+                "application/json", "application/x-www-form-urlencoded", "text/plain", "image/png", "",
+            ]),
+            body in proptest::collection::vec(proptest::arbitrary::any::<u8>(), 0..300),
+        ) {
+            let mut block = format!(
+                "POST /x HTTP/1.1\r\nContent-Type: {ctype}\r\nSec-Fetch-Mode: cors\r\n\r\n"
+            )
+            .into_bytes();
+            block.extend_from_slice(&body);
+            if let Some(q) = query(&block) {
+                proptest::prop_assert!(q.chars().count() <= MAX_QUERY_CHARS);
+                let key = super::super::cdx_key(&format!("http://a.example/x?__wb_method=POST&{q}"));
+                proptest::prop_assert!(!key.contains([' ', '\n', '\r']), "{key}");
+            }
+        }
+    }
+
+    #[test]
+    fn floats_are_written_as_python_writes_them() {
+        for (v, want) in [
+            (1.0, "1.0"),
+            (100.0, "100.0"),
+            (1.5, "1.5"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-05"),
+            (1.5e-5, "1.5e-05"),
+            (1e15, "1000000000000000.0"),
+            (1e16, "1e+16"),
+            (123456789012345678.0, "1.2345678901234568e+17"),
+            (-0.0, "-0.0"),
+            (-2.5, "-2.5"),
+        ] {
+            assert_eq!(python_float(v), want, "{v}");
+        }
+    }
+}
