@@ -29,19 +29,22 @@ pub(crate) const HEIGHT: &str = r#"(() => {
   return el ? el.scrollHeight : 0;
 })()"#;
 
-/// Scrolls to the bottom, so an infinite feed loads its next batch.
+/// Scrolls to the bottom, so an infinite feed loads its next batch. Returns how many pixels it moved: none
+/// for a page no taller than the window (no scroll event fires: nothing to wait for).
 pub(crate) const SCROLL_DOWN: &str = r#"(() => {
   const el = document.scrollingElement || document.documentElement || document.body;
+  const before = window.scrollY;
   if (el) { window.scrollTo(0, el.scrollHeight); }
-  return true;
+  return Math.abs(window.scrollY - before);
 })()"#;
 
 /// Brings every image into view (lazy loading fires), makes lazy images eager, and loads every `srcset`
 /// candidate of every image and `<source>` (each is archived, as a replay may ask for any of them), in the
 /// page, its open shadow roots (web components) and the frames it may read, as [`LINKS`] walks them.
-/// Returns how many candidates were asked for.
+/// Returns how many images and sources it found, and candidates it asked for: none, nothing to wait for.
 pub(crate) const LAZY_IMAGES: &str = r#"(() => {
   let asked = 0;
+  let found = 0;
   const seen = new Set();
   const load = (url) => {
     if (!url || seen.has(url)) return;
@@ -56,6 +59,7 @@ pub(crate) const LAZY_IMAGES: &str = r#"(() => {
     .map((u) => { try { return new URL(u, base).href; } catch (e) { return null; } });
   const walk = (root, base) => {
     for (const img of root.querySelectorAll('img')) {
+      found += 1;
       if (img.loading === 'lazy') img.loading = 'eager';
       for (const attr of ['data-src', 'data-lazy-src', 'data-original']) {
         const v = img.getAttribute(attr);
@@ -65,6 +69,7 @@ pub(crate) const LAZY_IMAGES: &str = r#"(() => {
       for (const u of candidates(img.getAttribute('srcset'), base)) load(u);
     }
     for (const source of root.querySelectorAll('source[srcset]')) {
+      found += 1;
       for (const u of candidates(source.getAttribute('srcset'), base)) load(u);
     }
     for (const el of root.querySelectorAll('*')) {
@@ -76,7 +81,7 @@ pub(crate) const LAZY_IMAGES: &str = r#"(() => {
   };
   walk(document, document.baseURI);
   window.scrollTo(0, 0);
-  return asked;
+  return found + asked;
 })()"#;
 
 /// Every link of the rendered page, of every open shadow root in it (web components: Lit, Stencil, Shoelace

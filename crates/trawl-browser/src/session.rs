@@ -892,11 +892,16 @@ impl Steps<'_> {
         };
         let mut scrolls = 0;
         while scrolls < self.limits.max_scrolls && Instant::now() < until {
-            if number(behaviors::SCROLL_DOWN).await.transpose()?.is_none() {
+            let Some(moved) = number(behaviors::SCROLL_DOWN).await.transpose()? else {
                 return Ok(None);
-            }
+            };
             scrolls += 1;
             rendered.scrolls += 1;
+            // A page no taller than the window did not move: no scroll event, nothing to wait for (the
+            // wait is a whole `idle_ms`, a third of a short page's rendering).
+            if moved == 0 {
+                break;
+            }
             quiet().await;
             let Some(now) = number(behaviors::HEIGHT).await.transpose()? else {
                 return Ok(None);
@@ -907,10 +912,13 @@ impl Steps<'_> {
             height = now;
         }
         if Instant::now() < until {
-            if number(behaviors::LAZY_IMAGES).await.transpose()?.is_none() {
+            let Some(touched) = number(behaviors::LAZY_IMAGES).await.transpose()? else {
                 return Ok(None);
+            };
+            // No image and no source: nothing was asked for, nothing to wait for.
+            if touched > 0 {
+                quiet().await;
             }
-            quiet().await;
         }
         if let Some(script) = &self.limits.behaviors
             && Instant::now() < until
