@@ -649,7 +649,7 @@ fn processors_trawl_does_not_run_are_listed_not_fatal() {
         )
         .replace(
             "<bean id=\"candidates\"",
-            "<bean id=\"dedup\" class=\"is.hi.bok.deduplicator.DeDuplicator\"/><bean id=\"candidates\"",
+            "<bean id=\"dedup\" class=\"is.hi.bok.deduplicator.DeDuplicator\"><property name=\"indexLocation\" value=\"/heritrix/dedup-index\"/><property name=\"matchingMethod\" value=\"URL\"/></bean><bean id=\"candidates\"",
         )
         .replace("<ref bean=\"candidates\"/>", "<ref bean=\"dedup\"/><ref bean=\"candidates\"/>");
     assert_ne!(xml, profile);
@@ -674,6 +674,17 @@ fn processors_trawl_does_not_run_are_listed_not_fatal() {
         candidates,
         "is.hi.bok.deduplicator.DeDuplicator is not one of Heritrix 3's classes (a third-party bean)"
     ));
+    // Its settings are said too, with their values: where the earlier crawl is goes to dedup_from (xt45a F3).
+    let said = |needle: &str| import.notes.iter().any(|n| n.to_string().contains(needle));
+    assert!(
+        said(
+            "dedup.indexLocation = /heritrix/dedup-index: where the earlier crawl is: name its WARCs or ARCs"
+        ) && said(
+            "dedup.matchingMethod = URL: not carried over with its bean (closest trawl setting: warc.dedup_from)"
+        ),
+        "{:#?}",
+        import.notes
+    );
     let e = import_strict(&xml, Path::new("crawler-beans.cxml")).unwrap_err();
     assert!(
         matches!(e, ImportError::NotCarriedOver { line, .. } if line == writer),

@@ -7,6 +7,10 @@ use super::beans::{Bean, Beans, Value};
 use super::profile::Note;
 use super::releases::CLASSES;
 
+/// Properties of Heritrix's history and dedup beans that say where an earlier crawl's record is: a crawl.log
+/// or history to preload, the DeDuplicator's index.
+const EARLIER_CRAWL: &[&str] = &["preloadSource", "indexLocation", "historyDbDir"];
+
 /// Packages whose classes are plumbing to Spring or the JDK, never a crawl setting.
 const PLUMBING: &[&str] = &["org.springframework.", "java.", "javax."];
 
@@ -518,7 +522,11 @@ fn visit(b: &Bean, place: Option<String>, review: &mut Review) {
                 "{} is not one of Heritrix 3's classes (a third-party bean), so it is not carried over",
                 b.class
             ),
-            None,
+            // The DeDuplicator add-on (is.hi.bok.deduplicator) looked payloads up in an index of earlier
+            // crawls: what trawl's dedup_from does (xt45a F3).
+            b.short_class()
+                .contains("DeDuplicator")
+                .then_some("warc.dedup_from"),
         )),
     };
     if let Some((mut message, closest)) = what {
@@ -540,6 +548,34 @@ fn visit(b: &Bean, place: Option<String>, review: &mut Review) {
                 message,
                 closest: closest.map(str::to_owned),
             });
+            // Its settings too, each with its value: where an earlier crawl is (a history to load, a dedup
+            // index) is what `dedup_from` needs (xt45a F3: they went unsaid).
+            for p in &b.props {
+                let Value::Text(text, line) = &p.value else {
+                    continue;
+                };
+                let subject = format!(
+                    "{}.{} = {}",
+                    b.subject(),
+                    p.name,
+                    super::props::shown(&p.name, text)
+                );
+                let (message, closest) = if EARLIER_CRAWL.contains(&p.name.as_str()) {
+                    (
+                        "where the earlier crawl is: name its WARCs or ARCs (a job, a folder) or a CDX index of \
+                         them in warc.dedup_from",
+                        Some("warc.dedup_from"),
+                    )
+                } else {
+                    ("not carried over with its bean", closest)
+                };
+                review.notes.push(Note {
+                    line: *line,
+                    subject,
+                    message: message.to_owned(),
+                    closest: closest.map(str::to_owned),
+                });
+            }
         }
         return;
     }
