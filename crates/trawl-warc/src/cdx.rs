@@ -40,6 +40,15 @@ pub enum CdxError {
         /// The line's.
         found: usize,
     },
+    /// A line of a file without a header of neither form's number of fields.
+    #[error(
+        "expected 11 or 9 fields separated by spaces (the forms of a CDX file without a header), found {found} \
+         (a URL with an unescaped space?)"
+    )]
+    HeaderlessFieldCount {
+        /// The line's.
+        found: usize,
+    },
     /// A date that is not a timestamp.
     #[error("the date {found:?} is not a timestamp of a real time in 14 digits (YYYYMMDDhhmmss)")]
     Date {

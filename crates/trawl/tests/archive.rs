@@ -608,7 +608,7 @@ async fn dedup_from_a_cdx_file_and_a_folder_of_warcs() {
         "its folders week1 are jobs",
         &format!("dedup: {} is damaged: ", junk.display()),
         "not a text index (a control byte, or a line over 1 MiB, at byte 2)",
-        "0 lines or records read from it are used. The crawl goes on",
+        "0 captures read from it are used. The crawl goes on",
         "captures read from 2 files, 1 of them damaged",
     ] {
         assert!(said.contains(want), "missing {want:?} in:\n{said}");

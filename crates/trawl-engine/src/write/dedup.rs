@@ -118,7 +118,8 @@ impl DigestTable {
 /// parse) gives what came before; the crawl deduplicates a little less.
 #[derive(Debug, Default)]
 pub(crate) struct Loaded {
-    /// Lines (or records) read.
+    /// Captures read (lines of an index, records of an archive) that hold a payload: a revisit's line,
+    /// skipped, is not counted (xt45a F2: the log counted them as captures offered).
     pub(crate) lines: usize,
     /// Lines skipped.
     pub(crate) skipped: usize,
@@ -215,10 +216,9 @@ impl Loaded {
             "mend the file or take it out of [warc] dedup_from".to_owned()
         };
         said.push_str(&format!(
-            "; {} line{} or record{} read from it {} used. The crawl goes on, deduplicating less (a payload \
-             only in the unread part is stored again); {mend}",
+            "; {} capture{} read from it {} used. The crawl goes on, deduplicating less (a payload only in \
+             the unread part is stored again); {mend}",
             self.lines,
-            if self.lines == 1 { "" } else { "s" },
             if self.lines == 1 { "" } else { "s" },
             if self.lines == 1 { "is" } else { "are" },
         ));
@@ -250,10 +250,12 @@ fn archive_captures(path: &Path, mut each: impl FnMut(&str, &RefersTo)) -> Loade
         indexed.unindexed.clear();
         indexed.stopped = indexed.stopped.or(Some(shared));
     }
+    let mut used = 0;
     for line in &indexed.lines {
         let Some((digest, mut refers)) = capture_of_line(line).flatten() else {
             continue;
         };
+        used += 1;
         // An ARC capture is named as `trawl warc convert` names it (`caf%E9` for a latin-1 byte), as a CDX of
         // the same ARC names it: its revisits resolve in the ARC's WARC once it is migrated.
         if !indexed.converted_uris.is_empty()
@@ -277,7 +279,7 @@ fn archive_captures(path: &Path, mut each: impl FnMut(&str, &RefersTo)) -> Loade
         missing: u.missing.clone(),
     });
     Loaded {
-        lines: indexed.lines.len(),
+        lines: used,
         skipped: unused.len(),
         first_skipped,
         passed: indexed.passed.len(),
@@ -459,6 +461,8 @@ fn index_captures(path: &Path, mut each: impl FnMut(&str, &RefersTo)) -> Loaded 
     };
     // What the first line that is not blank says the file is: CDXJ (`None`) or classic CDX.
     let mut classic: Option<Option<CdxFormat>> = None;
+    // Whether the classic CDX file has no header (its lines' forms are told by their counts of fields).
+    let mut headerless = false;
     loop {
         let (i, line) = match lines.next_line() {
             Ok(Some(next)) => next,
@@ -477,6 +481,7 @@ fn index_captures(path: &Path, mut each: impl FnMut(&str, &RefersTo)) -> Loaded 
             match CdxFormat::from_header(line) {
                 Ok(format) => {
                     classic = Some(Some(format));
+                    headerless = false;
                     continue;
                 }
                 Err(source) => {
@@ -489,11 +494,13 @@ fn index_captures(path: &Path, mut each: impl FnMut(&str, &RefersTo)) -> Loaded 
                 }
             }
         }
+        let count = line.trim_end_matches(' ').split(' ').count();
         let format = match &classic {
             Some(format) => format,
-            None if capture_of_line(line).is_none() => classic.insert(CdxFormat::guess(
-                line.trim_end_matches(' ').split(' ').count(),
-            )),
+            None if capture_of_line(line).is_none() => {
+                headerless = true;
+                classic.insert(CdxFormat::guess(count))
+            }
             None => classic.insert(None),
         };
         let mut skip = |e: Error| {
@@ -507,7 +514,9 @@ fn index_captures(path: &Path, mut each: impl FnMut(&str, &RefersTo)) -> Loaded 
                         refers.target_uri = uri;
                     }
                     each(&digest, &refers);
+                    loaded.lines += 1;
                 }
+                // A revisit: no payload, not counted.
                 Some(None) => {}
                 None => {
                     skip(Error::BadIndex {
@@ -517,11 +526,23 @@ fn index_captures(path: &Path, mut each: impl FnMut(&str, &RefersTo)) -> Loaded 
                     continue;
                 }
             }
-            loaded.lines += 1;
             continue;
         };
-        let c = match format.capture(line) {
+        // Without a header each line is read in the form its own count of fields has (9 or 11): two
+        // header-less files joined hold both (xt45a F4).
+        let own = (headerless && count != format.len())
+            .then(|| CdxFormat::guess(count))
+            .flatten();
+        let c = match own.as_ref().unwrap_or(format).capture(line) {
             Ok(c) => c,
+            Err(trawl_warc::cdx::CdxError::FieldCount { found, .. }) if headerless => {
+                skip(Error::BadCdx {
+                    path: path.to_path_buf(),
+                    line: i,
+                    source: trawl_warc::cdx::CdxError::HeaderlessFieldCount { found },
+                });
+                continue;
+            }
             Err(source) => {
                 skip(Error::BadCdx {
                     path: path.to_path_buf(),
@@ -531,12 +552,12 @@ fn index_captures(path: &Path, mut each: impl FnMut(&str, &RefersTo)) -> Loaded 
                 continue;
             }
         };
-        loaded.lines += 1;
         if c.is_revisit() {
             continue;
         }
         // `capture` checked the timestamp: the date is always there.
         if let (Some(digest), Some(date)) = (&c.digest, c.warc_date()) {
+            loaded.lines += 1;
             each(
                 digest,
                 &RefersTo {
@@ -1140,7 +1161,7 @@ mod tests {
              org,example)/c 20150216050222 http://example.org/c warc/revisit - BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB - - 10 0 a.warc.gz\n",
         )
         .unwrap();
-        assert_eq!(t.load(&IndexSource::Index(cdx.clone())).lines, 3);
+        assert_eq!(t.load(&IndexSource::Index(cdx.clone())).lines, 2);
         let got = t.get("sha1:B2LTWWPUOYAH7UIPQ7ZUPQ4VMBSVC36A").unwrap();
         assert_eq!(got.target_uri, "http://example.org/");
         assert_eq!(got.date, "2014-02-16T05:02:21Z");
@@ -1159,6 +1180,25 @@ mod tests {
         .unwrap();
         assert_eq!(t.load(&IndexSource::Index(headless)).lines, 1);
         assert!(t.get("sha1:CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC").is_some());
+        // Two header-less files joined: each line in the form of its own count of fields (xt45a F4); one of
+        // neither count is said as such, not "as the header names".
+        let joined = dir.path().join("joined.cdx");
+        std::fs::write(
+            &joined,
+            "org,example)/e 20140216050223 http://example.org/e text/html 200 EEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEE - 1 x.arc.gz\n\
+             org,example)/f 20140216050223 http://example.org/f text/html 200 FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF - - 10 0 a.warc.gz\n\
+             org,example)/g 20140216050223 http://example.org/g text/html 200 GGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGG - 1\n",
+        )
+        .unwrap();
+        let loaded = t.load(&IndexSource::Index(joined.clone()));
+        assert_eq!((loaded.lines, loaded.skipped), (2, 1), "{loaded:?}");
+        assert!(t.get("sha1:FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF").is_some());
+        let warning = loaded.warning(&joined).unwrap();
+        assert!(
+            warning.contains("line 3: expected 11 or 9 fields")
+                && !warning.contains("header names"),
+            "{warning}"
+        );
 
         // A line that cannot be read is skipped, said with its file and line; the lines around it are read.
         let bad = dir.path().join("bad.cdx");
@@ -1183,7 +1223,7 @@ mod tests {
             warning.contains("bad.cdx is damaged: 1 line skipped (the first: ")
                 && warning.contains("line 3: ")
                 && warning.contains("14 digits")
-                && warning.contains("2 lines or records read from it are used"),
+                && warning.contains("2 captures read from it are used"),
             "{warning}"
         );
         // A tool that must not read a damaged source in part still refuses it, naming the line.
