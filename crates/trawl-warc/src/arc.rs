@@ -521,6 +521,20 @@ pub(crate) fn damage(rec: &impl ArcRecord, first: bool) -> Option<Problem> {
     first.then(|| Problem::NoFiledesc(rec.get("URL").unwrap_or_default().to_owned()))
 }
 
+/// Whether `rec` is a plain record cut short by the end of the file, its content there converted as it is
+/// (`WARC-Truncated`): not when that content holds what looks like a later record's header line, nor in a
+/// gzip member or zstd frame that ends before the length (the member is whole: the length is wrong).
+pub(crate) fn cut_short(problem: Option<&Problem>) -> bool {
+    matches!(
+        problem,
+        Some(Problem::Short {
+            within: crate::Compression::None,
+            swallows: None,
+            ..
+        })
+    )
+}
+
 /// What is wrong with a whole ARC record's fields or content, each of which `convert` can write anyway: an
 /// Archive-date that is not 14 digits of a real time ([`Problem::Date`]: read as warcio reads it), an
 /// IP-address that is not one ([`Problem::Ip`]: left out), an http(s) record's content without an HTTP

@@ -112,14 +112,7 @@ pub fn convert(input: &Path, output: &Path) -> Result<Rewritten, Error> {
         match arc::damage(rec, was_first) {
             None => {}
             // A plain record cut short by the end of the file: the content there is converted, marked as cut.
-            // Not when its content holds what looks like a later record's header line (the length is wrong
-            // and swallowed the records after it), nor in a gzip member or zstd frame that ends before the
-            // length (the member is whole: the length is wrong).
-            Some(arc::Problem::Short {
-                within: crate::Compression::None,
-                swallows: None,
-                ..
-            }) => {
+            problem if arc::cut_short(problem.as_ref()) => {
                 truncated = true;
                 cut = Some(rec.offset);
             }

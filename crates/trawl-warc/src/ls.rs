@@ -11,7 +11,9 @@ pub fn ls_line(rec: &ReadRecord) -> String {
     if rec.is_arc() && !crate::arc::is_filedesc(rec) {
         let url = rec.get("URL").unwrap_or_default();
         let target = crate::arc::warc_target_uri(url, &rec.raw_header);
-        let resource = crate::arc::flaws(rec).contains(&crate::arc::Problem::HttpHead);
+        // A record cut short inside its head stays a response, as convert writes it (xt45a F1).
+        let resource = crate::arc::flaws(rec).contains(&crate::arc::Problem::HttpHead)
+            && !crate::arc::cut_short(crate::arc::damage(rec, false).as_ref());
         let arc_type = rec.get("Content-type").unwrap_or_default().to_owned();
         for (name, value) in header.to_mut() {
             match name.as_str() {
@@ -104,6 +106,13 @@ mod tests {
             ["resource", "http://a.org/e", "text/html"],
             "{empty}"
         );
+        // Cut short by the file's end inside its head: a response, as convert writes it (xt45a F1).
+        let cut = ls_line(&arc(
+            "http://a.org/c 1.2.3.4 20140216050221 text/html 113",
+            b"HTTP/1.1 301 Moved\r\nLocat",
+        ));
+        let cols: Vec<&str> = cut.split('\t').collect();
+        assert_eq!(cols[1..3], ["response", "http://a.org/c"], "{cut}");
     }
 
     #[test]
