@@ -303,6 +303,13 @@ fn route(path: &str, outside: &str) -> Vec<u8> {
             out
         }
         "/api/empty" => response("204 No Content", "text/plain", b""),
+        // An application whose own HTML links the API its script reads as JSON.
+        "/varies-app" => response(
+            "200 OK",
+            html,
+            b"<html><body><div id=\"root\"></div><a href=\"/api/varies\">the data</a>\
+              <script>fetch('/api/varies', {headers: {Accept: 'application/json'}});</script></body></html>",
+        ),
         "/links-busy" => response(
             "200 OK",
             html,
@@ -1271,6 +1278,38 @@ async fn a_busy_answer_or_a_seed_is_still_fetched_by_the_frontier() {
             .any(|l| l.uri == data && l.status == 200 && l.hop_path.is_empty()),
         "{log:?}"
     );
+}
+
+/// A page's own link to the API its script read with `Accept: application/json` (the answer `Vary: Accept`)
+/// is fetched by the frontier too, as a visitor following the link gets it (xt45b F1: the browser's capture
+/// marked the URL seen, so the link was dropped and that variant never archived).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_link_to_a_variant_the_browser_fetched_is_fetched() {
+    if chromium().is_none() {
+        return;
+    }
+    let seen = Shared::default();
+    let addr = serve("127.0.0.1", seen.clone(), String::new()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let job = crawl(
+        dir.path(),
+        &format!(
+            "[seeds]\nurls = [\"http://{addr}/varies-app\"]\n\n[browser]\nmode = \"all\"\n\
+             page_timeout_ms = 15000\nidle_ms = 500\n"
+        ),
+    )
+    .await;
+    let log = common::crawl_log(&job);
+    let asked = seen.lock().unwrap().asked.clone();
+    assert_eq!(asked.get("/api/varies"), Some(&2), "{asked:?}");
+    let varies = format!("http://{addr}/api/varies");
+    for hop in ["E", "L"] {
+        assert!(
+            log.iter()
+                .any(|l| l.uri == varies && l.status == 200 && l.hop_path == hop),
+            "{hop}: {log:?}"
+        );
+    }
 }
 
 /// A URL a plain page's link queued before a rendered page's browser fetched it is ended unfetched when

@@ -751,7 +751,7 @@ impl PageUpstream<'_> {
         // a link to it queues it as the page it is, rendered in its turn (xt16a F1: its own link was dropped
         // as seen, and it was never rendered). That costs its server a second request.
         let frame = page_request.is_some_and(PageRequest::is_frame);
-        if !page || frame || sent_back {
+        if (!page && got != Got::Variant) || frame || sent_back {
             found.children.push(child);
         }
         (sent_back, response)
@@ -868,6 +868,12 @@ enum Got {
     /// A capture that stands for its URL, as a plain fetch of it would have come back ([`Got::of`]): a queued
     /// item of it is ended unfetched (xt16a F6; review 65 R1, R2).
     Capture,
+    /// An answer to what the page asked that a plain fetch of the URL may not get: its response varies with
+    /// a field the page's request set (`Vary: Accept` of an API answering the script's JSON), or the request
+    /// was a prefetch or carried the page's `Authorization`. Not marked seen: a link to the URL queues it,
+    /// fetched as a visitor following the link would get it (xt45b F1: the page's own link to its API was
+    /// dropped as seen, so the HTML variant was never archived).
+    Variant,
     /// Anything else: a redirect, a try-later answer, one kept out of the archive, no response.
     Other,
 }
@@ -884,15 +890,20 @@ impl Got {
         if is_a_page(record) {
             return Got::Page;
         }
-        let stands = record.response_id.is_some()
-            && !page_request.is_some_and(|r| r.is_prefetch() || r.authorizes())
-            && record
-                .status()
-                .is_some_and(|s| (200..300).contains(&s) && !matches!(s, 204..=206))
-            && !record
+        let archived = record.response_id.is_some();
+        let variant = page_request.is_some_and(|r| r.is_prefetch() || r.authorizes())
+            || record
                 .response()
                 .is_some_and(|r| varies(&r.headers, page_request));
-        if stands { Got::Capture } else { Got::Other }
+        let stands = archived
+            && record
+                .status()
+                .is_some_and(|s| (200..300).contains(&s) && !matches!(s, 204..=206));
+        match (archived, variant, stands) {
+            (true, true, _) => Got::Variant,
+            (_, false, true) => Got::Capture,
+            _ => Got::Other,
+        }
     }
 }
 
