@@ -888,6 +888,30 @@ mod tests {
         assert!(b.chromium().is_none());
     }
 
+    /// A browser path that names no executable file is named by the check, whose hint is another path, not
+    /// to set the key it sets (xt45b F3).
+    #[test]
+    fn a_browser_path_that_is_no_program_is_named() {
+        let text = "[seeds]\nurls = [\"http://127.0.0.1:9/\"]\n[browser]\nmode = \"auto\"\n\
+                    executable = \"/nonexistent/chrome\"\n";
+        let c = CrawlConfig::check_str(text, Path::new("my.toml")).unwrap();
+        let w = c
+            .warnings()
+            .into_iter()
+            .find(|p| p.key.as_deref() == Some("browser.executable"))
+            .expect("a warning at browser.executable");
+        assert!(
+            w.message
+                .contains("/nonexistent/chrome is no executable file"),
+            "{w:?}"
+        );
+        assert!(
+            !w.hint
+                .unwrap_or_default()
+                .contains("set [browser] executable")
+        );
+    }
+
     /// Inner rules of `all`/`any`/`not` need no decision (it is ignored); the outer one does (xt15c F12).
     #[test]
     fn only_the_outer_combined_rule_needs_a_decision() {

@@ -278,22 +278,33 @@ impl CrawlConfig {
                 "browser.executable"
             };
             let exe = &self.browser.executable;
-            let hint = if !exe.is_empty() && !exe.contains('/') {
-                format!(
-                    "`{exe}` is looked for on PATH (a name without a `/`): for a file beside the config write \
-                     \"./{exe}\""
+            let (message, hint) = if exe.is_empty() {
+                (
+                    "pages are to be rendered, but no Chromium can be found: the crawl cannot start".to_owned(),
+                    "install it (`apt-get install chromium`) or set [browser] executable to its path".to_owned(),
+                )
+            } else if !exe.contains('/') {
+                (
+                    format!(
+                        "pages are to be rendered, but no executable `{exe}` is on PATH: the crawl cannot start"
+                    ),
+                    format!(
+                        "`{exe}` is looked for on PATH (a name without a `/`): for a file beside the config \
+                         write \"./{exe}\""
+                    ),
                 )
             } else {
-                "install it (`apt-get install chromium`) or set [browser] executable to its path"
-                    .to_owned()
-            };
-            out.push(
-                problem(
-                    key,
-                    "pages are to be rendered, but no Chromium can be found: the crawl cannot start",
+                // The path itself is named, and the fix is another path (xt45b F3: the hint said to set the key).
+                (
+                    format!(
+                        "pages are to be rendered, but {exe} is no executable file: the crawl cannot start"
+                    ),
+                    "install Chromium (`apt-get install chromium`) and write its path here, or leave \
+                     executable empty to find it on PATH"
+                        .to_owned(),
                 )
-                .with_hint(hint),
-            );
+            };
+            out.push(problem(key, message).with_hint(hint));
         }
         // Browser settings that cannot work, or do nothing (xt16a F10).
         let b = &self.browser;
