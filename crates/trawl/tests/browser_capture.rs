@@ -1312,6 +1312,67 @@ async fn a_link_to_a_variant_the_browser_fetched_is_fetched() {
     }
 }
 
+/// A stop while a page's request waits for its answer (a long poll) gives that request its line, `-4`
+/// `err=stopped` noted `browser`, and leaves it out of the frontier: a resume does not fetch it as a plain
+/// URI (xt45b F2: it was queued silently and fetched on resume four times, with the crawler's own fields).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stop_ends_a_pages_waiting_request_with_its_line() {
+    if chromium().is_none() {
+        return;
+    }
+    let seen = Shared::default();
+    let addr = serve("127.0.0.1", seen.clone(), String::new()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = common::write(
+        &dir.path().join("crawl.toml"),
+        &format!(
+            "[seeds]\nurls = [\"http://{addr}/waiting\"]\n\n[browser]\nmode = \"all\"\n\
+             page_timeout_ms = 60000\nidle_ms = 500\n"
+        ),
+    );
+    let job = dir.path().join("job");
+    let mut config = trawl_config::CrawlConfig::load(&cfg).unwrap();
+    config.fetch = trawl::selftest::config().fetch;
+    config.fetch.allow_addresses = vec!["127.0.0.0/8".parse().unwrap()];
+    config.fetch.timeout_ms = 60_000;
+    config.fetch.header_timeout_ms = 60_000;
+    config.frontier.min_delay_ms = 0;
+    config.frontier.max_delay_ms = 0;
+    let stop = trawl_engine::CrawlHandle::default();
+    let stopper = stop.clone();
+    let asked = seen.clone();
+    tokio::task::spawn_blocking(move || {
+        // The server counts `/longpoll` only once it answers (30 s on): the page asks it as it loads.
+        common::wait_for("the page", 60, || {
+            asked.lock().unwrap().asked.contains_key("/waiting")
+        });
+        std::thread::sleep(std::time::Duration::from_secs(3));
+        stopper.stop();
+    });
+    trawl_engine::Crawl::new(&job, config, &[])
+        .unwrap()
+        .run(stop, |_| {})
+        .await
+        .unwrap();
+    let log = common::crawl_log(&job);
+    let poll = format!("http://{addr}/longpoll");
+    let line = common::log_line(&log, &poll);
+    assert!(
+        line.status == -4
+            && line.annotations.iter().any(|a| a == "err=stopped")
+            && line.annotations.iter().any(|a| a == "browser"),
+        "{line:?}"
+    );
+    trawl_engine::Crawl::resume(&job, None)
+        .unwrap()
+        .run(trawl_engine::CrawlHandle::default(), |_| {})
+        .await
+        .unwrap();
+    // Asked once (the server counts it when it answers, after the first crawl's cut), not on resume.
+    tokio::time::sleep(std::time::Duration::from_secs(31)).await;
+    assert_eq!(seen.lock().unwrap().asked.get("/longpoll"), Some(&1));
+}
+
 /// A URL a plain page's link queued before a rendered page's browser fetched it is ended unfetched when
 /// the frontier hands it out: one request, one crawl.log line (the page's `E` request); xt16a F6: the server
 /// got it twice, with two lines and two `response` records.

@@ -116,8 +116,10 @@ pub(super) async fn run(
     record.previous = previous;
     // Given up by a stop's cut before the server answered: no try, no line. The URI goes back to the front
     // of its queue, kept there by the stop's checkpoint (or in Redis, for a shared crawl), and is fetched
-    // when the crawl goes on.
-    if matches!(record.fetched.result, Err(FetchError::Stopped(_))) {
+    // when the crawl goes on. Not a browser page's request: tried once, with the page's fields, it is no
+    // frontier URI to fetch on resume; its line says `err=stopped` (xt45b F2: it was queued, and fetched on
+    // resume as a plain URI, four times).
+    if matches!(record.fetched.result, Err(FetchError::Stopped(_))) && page_request.is_none() {
         let delay = politeness(p, settings, &uri, &record).delay;
         return Err(Outcome::only(Disposition::Retry { uri, delay }).into());
     }
