@@ -29,13 +29,16 @@ pub(crate) const HEIGHT: &str = r#"(() => {
   return el ? el.scrollHeight : 0;
 })()"#;
 
-/// Scrolls to the bottom, so an infinite feed loads its next batch. Returns how many pixels it moved: none
-/// for a page no taller than the window (no scroll event fires: nothing to wait for).
+/// Scrolls to the bottom at once (`instant`: a page styled `scroll-behavior: smooth` would animate it), so an
+/// infinite feed loads its next batch. Returns how many pixels of the page lay below the window, measured
+/// before the scroll: none for a page no taller than the window (nothing scrolls, no scroll event fires:
+/// nothing to wait for). Review 84 R2: measuring the movement read 0 on a smooth-scrolling page.
 pub(crate) const SCROLL_DOWN: &str = r#"(() => {
   const el = document.scrollingElement || document.documentElement || document.body;
-  const before = window.scrollY;
-  if (el) { window.scrollTo(0, el.scrollHeight); }
-  return Math.abs(window.scrollY - before);
+  if (!el) return 0;
+  const below = Math.max(0, el.scrollHeight - window.innerHeight - window.scrollY);
+  window.scrollTo({top: el.scrollHeight, left: 0, behavior: 'instant'});
+  return Math.ceil(below);
 })()"#;
 
 /// Brings every image into view (lazy loading fires), makes lazy images eager, and loads every `srcset`

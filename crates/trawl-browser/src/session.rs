@@ -897,8 +897,8 @@ impl Steps<'_> {
             };
             scrolls += 1;
             rendered.scrolls += 1;
-            // A page no taller than the window did not move: no scroll event, nothing to wait for (the
-            // wait is a whole `idle_ms`, a third of a short page's rendering).
+            // A page no taller than the window (nothing below it) does not scroll: no scroll event, nothing
+            // to wait for (the wait is a whole `idle_ms`, a third of a short page's rendering).
             if moved == 0 {
                 break;
             }

@@ -108,12 +108,13 @@ impl Capture {
             ("url", Some(self.url.as_str())),
             ("mime", self.mime.as_deref()),
             ("status", self.status.as_deref()),
-            ("method", self.method.as_deref()),
-            ("requestBody", self.request_body.as_deref()),
             ("digest", self.digest.as_deref()),
             ("length", Some(&length)),
             ("offset", Some(&offset)),
             ("filename", Some(filename)),
+            // After the others, as `cdxj-indexer --post-append` writes them (review 84 R7).
+            ("requestBody", self.request_body.as_deref()),
+            ("method", self.method.as_deref()),
         ]
         .into_iter()
         .filter_map(|(name, value)| Some((name, value?)))
@@ -729,8 +730,9 @@ fn key_and_time(line: &str) -> (&str, &str) {
 
 /// An index line with its JSON fields in one order (the key and time kept as they are); a line that is no
 /// CDXJ line as it is. The answer to a POST is keyed three ways by the indexers pywb reads, all of which
-/// it replays: as trawl keys it (`?__wb_method=post`, `"method"`), as `cdxj-indexer -p` does (the form's
-/// fields appended too, `"requestBody"`), and as `cdxj-indexer` does by default (as a GET). So a line
+/// it replays: as trawl keys it (`?__wb_method=post`, `"method"`, and for a browser page's body, the body too,
+/// as `cdxj-indexer -p` keys it), as `cdxj-indexer -p` does (the body appended, `"requestBody"`), and as
+/// `cdxj-indexer` does by default (as a GET). So a line
 /// naming a method is compared as the GET form: keyed by its URL, without `"method"` and `"requestBody"`
 /// (xt11a F12: a cdxj-indexer index of a job with a form login failed verify).
 fn canonical(line: &str) -> String {

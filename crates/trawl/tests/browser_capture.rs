@@ -326,7 +326,9 @@ fn route(path: &str, outside: &str) -> Vec<u8> {
         "/app" => response(
             "200 OK",
             html,
-            b"<html><head><title>App</title><script src=\"/app.js\" defer></script></head>\
+            // Smooth scrolling (Bootstrap's default): the feed still loads every batch (review 84 R2).
+            b"<html><head><title>App</title><style>html { scroll-behavior: smooth }</style>\
+              <script src=\"/app.js\" defer></script></head>\
               <body><noscript>This application needs JavaScript.</noscript><div id=\"root\"></div></body></html>",
         ),
         "/app.js" => response("200 OK", "application/javascript", app_js(outside).as_bytes()),

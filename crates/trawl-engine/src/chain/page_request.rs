@@ -70,6 +70,14 @@ impl PageRequest {
         }
     }
 
+    /// Whether a script of the page asked it (`fetch()`, `XMLHttpRequest`: `Sec-Fetch-Dest: empty`), as an
+    /// application asks its API, rather than the browser for an image, a style sheet, a font or a script.
+    pub(crate) fn is_script_fetch(&self) -> bool {
+        self.headers
+            .iter()
+            .any(|(n, v)| n.as_str() == "sec-fetch-dest" && v.as_bytes() == b"empty")
+    }
+
     /// Whether the browser fetched it ahead of need (`<link rel=prefetch>`, speculation rules): told by
     /// `Sec-Purpose` or the older `Purpose` naming `prefetch`. A site may answer a prefetch otherwise (a 204,
     /// a 403, a page trimmed down), so its capture never stands for the URL.

@@ -868,11 +868,13 @@ enum Got {
     /// A capture that stands for its URL, as a plain fetch of it would have come back ([`Got::of`]): a queued
     /// item of it is ended unfetched (xt16a F6; review 65 R1, R2).
     Capture,
-    /// An answer to what the page asked that a plain fetch of the URL may not get: its response varies with
-    /// a field the page's request set (`Vary: Accept` of an API answering the script's JSON), or the request
-    /// was a prefetch or carried the page's `Authorization`. Not marked seen: a link to the URL queues it,
-    /// fetched as a visitor following the link would get it (xt45b F1: the page's own link to its API was
-    /// dropped as seen, so the HTML variant was never archived).
+    /// An answer to what a script of the page asked (`fetch()`, XHR) that a plain fetch of the URL may not
+    /// get: its response varies with a field the page's request set (`Vary: Accept` of an API answering the
+    /// script's JSON), or the request was a prefetch or carried the page's `Authorization`. Not marked seen:
+    /// a link to the URL queues it, fetched as a visitor following the link would get it (xt45b F1: the
+    /// page's own link to its API was dropped as seen, so the HTML variant was never archived). An image, a
+    /// style sheet, a font or a script the browser asked (an image server's `Vary: Accept` for WebP) is
+    /// marked seen as before: the HTML's own embed of it is not fetched a second time.
     Variant,
     /// Anything else: a redirect, a try-later answer, one kept out of the archive, no response.
     Other,
@@ -891,16 +893,18 @@ impl Got {
             return Got::Page;
         }
         let archived = record.response_id.is_some();
-        let variant = page_request.is_some_and(|r| r.is_prefetch() || r.authorizes())
+        let other_answer = page_request.is_some_and(|r| r.is_prefetch() || r.authorizes())
             || record
                 .response()
                 .is_some_and(|r| varies(&r.headers, page_request));
-        let stands = archived
-            && record
-                .status()
-                .is_some_and(|s| (200..300).contains(&s) && !matches!(s, 204..=206));
-        match (archived, variant, stands) {
-            (true, true, _) => Got::Variant,
+        let ok = record
+            .status()
+            .is_some_and(|s| (200..300).contains(&s) && !matches!(s, 204..=206));
+        // A 2xx only: an error or redirect a link would get again is not fetched twice (review 84 R3).
+        let variant = other_answer && ok && page_request.is_some_and(PageRequest::is_script_fetch);
+        let stands = archived && ok;
+        match (archived, other_answer, stands) {
+            (true, true, _) if variant => Got::Variant,
             (_, false, true) => Got::Capture,
             _ => Got::Other,
         }

@@ -9,7 +9,12 @@ use super::releases::CLASSES;
 
 /// Properties of Heritrix's history and dedup beans that say where an earlier crawl's record is: a crawl.log
 /// or history to preload, the DeDuplicator's index.
-const EARLIER_CRAWL: &[&str] = &["preloadSource", "indexLocation", "historyDbDir"];
+const EARLIER_CRAWL: &[&str] = &[
+    "preloadSource",
+    "preloadSourceUrl",
+    "indexLocation",
+    "historyDbDir",
+];
 
 /// Packages whose classes are plumbing to Spring or the JDK, never a crawl setting.
 const PLUMBING: &[&str] = &["org.springframework.", "java.", "javax."];

@@ -12,7 +12,20 @@ const SEE_OVERRIDE: &str = "[see override above]";
 
 /// A value as a note shows it: a password never.
 pub(super) fn shown(name: &str, text: &str) -> String {
-    if name.to_ascii_lowercase().contains("password") {
+    let lower = name.to_ascii_lowercase();
+    // A secret's value never reaches the notes (review 84 R11: `secretKey`, `token` were shown).
+    if [
+        "password",
+        "passwd",
+        "secret",
+        "token",
+        "apikey",
+        "api_key",
+        "credential",
+    ]
+    .iter()
+    .any(|word| lower.contains(word))
+    {
         "(hidden)".to_owned()
     } else {
         short(text)

@@ -168,7 +168,11 @@ mod tests {
         }
         (
             fields(&h),
-            format!("{line}\r\nHost: a.example\r\n\r\n").into_bytes(),
+            // A login form's post, as a crawler sends it (no `Sec-Fetch-Mode`): keyed by its method alone.
+            format!(
+                "{line}\r\nHost: a.example\r\nContent-Type: application/x-www-form-urlencoded\r\n\r\n"
+            )
+            .into_bytes(),
         )
     }
 

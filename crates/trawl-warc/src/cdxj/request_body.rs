@@ -4,8 +4,9 @@
 //! as `__wb_post_data=` and its base64. Replay computes the same query from the replayed request, so two
 //! `POST`s to one URL with different bodies (a search API asked twice) each replay with their own answer.
 //!
-//! Only what a browser's page sent is keyed so (its request carries `Sec-Fetch-Mode`): a crawler's own form
-//! login is not, and neither is a body that names a password (`pass`, `pwd` or `secret` anywhere in it),
+//! A form is keyed so only when a browser's page sent it (its request carries `Sec-Fetch-Mode`): a crawler's
+//! own form login is not; JSON and other bodies are what pages' scripts send. Nor is a body that names a
+//! password (`pass`, `pwd` or `secret` anywhere in it, as sent or decoded),
 //! which an index, often published where the archive is not, must not hold. Nor are bodies whose encoding
 //! the reference reads with a parser of its own (`multipart/*`, `application/x-amf`): a key differing from
 //! it would not be found. Those keep the key of the method alone (`?__wb_method=post`), which pywb matches
@@ -13,6 +14,8 @@
 //!
 //! Written here rather than taken from a crate: what counts is agreeing with Python's `json`, `str()` and
 //! `urllib.parse` byte for byte, which no crate does.
+
+use std::collections::HashMap;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
@@ -39,7 +42,14 @@ pub fn query(block: &[u8]) -> Option<String> {
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
             .map(|(_, v)| *v)
     };
-    field("Sec-Fetch-Mode")?;
+    let mime = field("Content-Type").unwrap_or("");
+    // A form, unless a browser's page sent it (Chromium sends `Sec-Fetch-Mode` to HTTPS and local sites
+    // only): a crawler's own form login posts one. JSON and other bodies are what pages' scripts send.
+    let form =
+        mime.starts_with("application/x-www-form-urlencoded") || mime.starts_with("multipart/");
+    if form && field("Sec-Fetch-Mode").is_none() {
+        return None;
+    }
     let rest = &block[head_end + 4..];
     // Without a length the reference reads up to 8 KiB; with one it cannot read, no query.
     let length = match field("Content-Length") {
@@ -47,14 +57,9 @@ pub fn query(block: &[u8]) -> Option<String> {
         Some(v) => v.parse::<usize>().ok()?,
     };
     let body = &rest[..length.min(rest.len())];
-    let lower = body.to_ascii_lowercase();
-    if [b"pass".as_slice(), b"pwd", b"secret"]
-        .iter()
-        .any(|word| memchr::memmem::find(&lower, word).is_some())
-    {
+    if names_a_secret(body) {
         return None;
     }
-    let mime = field("Content-Type").unwrap_or("");
     let query = if mime.starts_with("application/x-www-form-urlencoded") {
         match std::str::from_utf8(body) {
             Ok(text) => unquote_plus(text),
@@ -69,7 +74,19 @@ pub fn query(block: &[u8]) -> Option<String> {
     } else {
         binary(body)
     };
+    // The names as decoded too (a JSON `\u0070ass`, a form's `%70wd`).
+    if names_a_secret(query.as_bytes()) {
+        return None;
+    }
     Some(query.chars().take(MAX_QUERY_CHARS).collect())
+}
+
+/// Whether `text` names a password or a secret anywhere, in any case.
+fn names_a_secret(text: &[u8]) -> bool {
+    let lower = text.to_ascii_lowercase();
+    [b"pass".as_slice(), b"pwd", b"secret"]
+        .iter()
+        .any(|word| memchr::memmem::find(&lower, word).is_some())
 }
 
 /// A body the reference cannot read as fields: its base64.
@@ -116,7 +133,7 @@ fn quote_plus(text: &str, out: &mut String) {
 
 /// A JSON body's values by their names, as the reference flattens it: each value under the name of the
 /// member holding it (the innermost), an array's items each under the array's name, a name seen before
-/// numbered (`q.2_`, `q.3_`); scalars as Python's `str()` writes them (`True`, `None`, `1.5`, `1e+20`). A
+/// numbered (`q.2_`, `q.3_`); scalars as Python's `str()` writes them (`True`, `None`, `1.5`, `1e+21`). A
 /// body that is no JSON may be JSON lines. `None` when it is neither.
 fn json_query(body: &[u8]) -> Option<String> {
     let text = std::str::from_utf8(body).ok()?;
@@ -150,7 +167,9 @@ fn json_query(body: &[u8]) -> Option<String> {
 #[derive(Default)]
 struct Flat {
     pairs: Vec<(String, String)>,
-    dupes: std::collections::HashMap<String, usize>,
+    /// Where each key is in `pairs` (a Python dict's lookup: a large body is flattened in linear time).
+    at: HashMap<String, usize>,
+    dupes: HashMap<String, usize>,
 }
 
 impl Flat {
@@ -168,16 +187,19 @@ impl Flat {
             }
             Json::Scalar(_) if name.is_empty() => {}
             Json::Scalar(value) => {
-                let key = if self.pairs.iter().any(|(n, _)| n == name) {
+                let key = if self.at.contains_key(name) {
                     let count = self.dupes.entry(name.to_owned()).or_insert(1);
                     *count += 1;
                     format!("{name}.{count}_")
                 } else {
                     name.to_owned()
                 };
-                match self.pairs.iter_mut().find(|(n, _)| *n == key) {
-                    Some(pair) => pair.1 = value.clone(),
-                    None => self.pairs.push((key, value.clone())),
+                match self.at.get(&key) {
+                    Some(&i) => self.pairs[i].1 = value.clone(),
+                    None => {
+                        self.at.insert(key.clone(), self.pairs.len());
+                        self.pairs.push((key, value.clone()));
+                    }
                 }
             }
         }
@@ -219,9 +241,15 @@ impl<'de> Visitor<'de> for JsonVisitor {
         Ok(Json::Scalar(v.to_string()))
     }
     fn visit_f64<E>(self, v: f64) -> Result<Json, E> {
-        // serde_json reads an integer past 64 bits as a float, Python as an int: one JavaScript wrote
-        // (`JSON.stringify` writes integers below 1e21 in digits) is its shortest digits and zeros.
-        if v.fract() == 0.0 && (18_446_744_073_709_551_616.0..1e21).contains(&v.abs()) {
+        // serde_json reads an integer past 64 bits (below i64's least, above u64's greatest) as a float,
+        // Python as an int: one JavaScript wrote (`JSON.stringify` writes integers below 1e21 in digits) is
+        // its shortest digits and zeros. A float literal of such a value (`1e20`) reads the same way.
+        let beyond = if v < 0.0 {
+            9_223_372_036_854_775_808.0
+        } else {
+            18_446_744_073_709_551_616.0
+        };
+        if v.fract() == 0.0 && (beyond..1e21).contains(&v.abs()) {
             let sci = format!("{v:e}");
             let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
             let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
@@ -243,10 +271,14 @@ impl<'de> Visitor<'de> for JsonVisitor {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
         let mut members: Vec<(String, Json)> = Vec::new();
+        let mut at: HashMap<String, usize> = HashMap::new();
         while let Some((name, value)) = map.next_entry::<String, Json>()? {
-            match members.iter_mut().find(|(n, _)| *n == name) {
-                Some(member) => member.1 = value,
-                None => members.push((name, value)),
+            match at.get(&name) {
+                Some(&i) => members[i].1 = value,
+                None => {
+                    at.insert(name.clone(), members.len());
+                    members.push((name, value));
+                }
             }
         }
         Ok(Json::Object(members))
@@ -335,8 +367,8 @@ mod tests {
             ),
             (
                 "application/json",
-                r#"{"n": 100000000000000000000, "m": -250000000000000000000}"#,
-                Some("n=100000000000000000000&m=-250000000000000000000"),
+                r#"{"n": 100000000000000000000, "m": -250000000000000000000, "o": -10000000000000000000}"#,
+                Some("n=100000000000000000000&m=-250000000000000000000&o=-10000000000000000000"),
             ),
             ("application/json", "not json", Some("")),
             (
@@ -369,11 +401,27 @@ mod tests {
                 "{ctype} {body}"
             );
         }
-        // A crawler's own POST (no Sec-Fetch-Mode: a form login) is keyed by its method alone.
+        // A form without Sec-Fetch-Mode (a crawler's own login; a page on a plain-HTTP site) is keyed by its
+        // method alone; a JSON body is what a script sent, keyed wherever it came from (review 84 R4).
         assert_eq!(
-            query(&request("application/json", "{\"q\":1}", false)),
+            query(&request("application/x-www-form-urlencoded", "q=1", false)),
             None
         );
+        assert_eq!(
+            query(&request("application/json", "{\"q\":1}", false)).as_deref(),
+            Some("q=1")
+        );
+        // A secret's name escaped in the body is found once decoded (review 84 R6).
+        for (ctype, body) in [
+            ("application/json", r#"{"user":"a","\u0070ass":"b"}"#),
+            ("application/x-www-form-urlencoded", "log=a&%70wd=b"),
+        ] {
+            assert_eq!(query(&request(ctype, body, true)), None, "{body}");
+        }
+        // A large body is flattened in one pass (review 84 R1: a linear scan per value made it quadratic).
+        let many = format!("{{\"q\": [{}0]}}", "0,".repeat(200_000));
+        let q = query(&request("application/json", &many, true)).unwrap();
+        assert!(q.starts_with("q=0&q.2_=0&q.3_=0"), "{}", &q[..40]);
         let long = format!("{{\"q\": \"{}\"}}", "a".repeat(5000));
         assert_eq!(
             query(&request("application/json", &long, true)).map(|q| q.chars().count()),
