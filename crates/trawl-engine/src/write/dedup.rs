@@ -494,12 +494,13 @@ fn index_captures(path: &Path, mut each: impl FnMut(&str, &RefersTo)) -> Loaded 
                 }
             }
         }
-        let count = line.trim_end_matches(' ').split(' ').count();
+        // Counted only where a line's form is told by it (a CDXJ line needs no count).
+        let count = || line.trim_end_matches(' ').split(' ').count();
         let format = match &classic {
             Some(format) => format,
             None if capture_of_line(line).is_none() => {
                 headerless = true;
-                classic.insert(CdxFormat::guess(count))
+                classic.insert(CdxFormat::guess(count()))
             }
             None => classic.insert(None),
         };
@@ -530,9 +531,10 @@ fn index_captures(path: &Path, mut each: impl FnMut(&str, &RefersTo)) -> Loaded 
         };
         // Without a header each line is read in the form its own count of fields has (9 or 11): two
         // header-less files joined hold both (xt45a F4).
-        let own = (headerless && count != format.len())
-            .then(|| CdxFormat::guess(count))
-            .flatten();
+        let own = headerless
+            .then(count)
+            .filter(|&n| n != format.len())
+            .and_then(CdxFormat::guess);
         let c = match own.as_ref().unwrap_or(format).capture(line) {
             Ok(c) => c,
             Err(trawl_warc::cdx::CdxError::FieldCount { found, .. }) if headerless => {
