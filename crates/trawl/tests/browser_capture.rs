@@ -220,8 +220,16 @@ async fn serve(ip: &str, seen: Shared, outside: String) -> SocketAddr {
                 }
                 // Busy at its first request (a page's browser's), answered after (the frontier's try).
                 let busy = path == "/api/busy" && !seen.lock().unwrap().asked.contains_key(&path);
+                // A login limited at its first post, for two minutes.
+                let limited = path == "/limited-login"
+                    && text.starts_with("POST ")
+                    && !seen.lock().unwrap().posted.contains_key(&path);
                 let mut body = if busy {
                     response("503 Service Unavailable", "text/plain", b"busy")
+                } else if limited {
+                    b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 120\r\nContent-Length: 0\r\n\
+                      Connection: close\r\n\r\n"
+                        .to_vec()
                 } else if path == "/api/search" && posted.ends_with(br#""crawl"}"#) {
                     // The same URL asked with another body has another answer.
                     response("200 OK", "application/json", b"[\"/found/9\"]")
@@ -543,6 +551,12 @@ fn route(path: &str, outside: &str) -> Vec<u8> {
             .as_bytes(),
         ),
         "/shared-slow.js" => response("200 OK", "application/javascript", b"window.shared = 1;"),
+        "/limited-login" => response(
+            "200 OK",
+            html,
+            b"<html><body><form method=\"post\" action=\"/limited-login\"><input name=\"log\">\
+              <input type=\"password\" name=\"pwd\"></form></body></html>",
+        ),
         // A page whose script reports the cookies it sees.
         "/cookiepage" => response(
             "200 OK",
@@ -1373,6 +1387,70 @@ async fn a_stop_ends_a_pages_waiting_request_with_its_line() {
     // Asked once (the server counts it when it answers, after the first crawl's cut), not on resume.
     tokio::time::sleep(std::time::Duration::from_secs(31)).await;
     assert_eq!(seen.lock().unwrap().asked.get("/longpoll"), Some(&1));
+}
+
+/// A stop while a page's request waits for its host's login (the site limits logins: `Retry-After: 120`)
+/// gives that request its `-4 err=stopped` line too, and leaves it out of the frontier: the resume does not
+/// fetch it as a plain URI (review 84 R9).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stop_in_a_page_requests_login_ends_it_with_its_line() {
+    if chromium().is_none() {
+        return;
+    }
+    let outside_seen = Shared::default();
+    let outside = serve("127.0.0.2", outside_seen.clone(), String::new()).await;
+    let seen = Shared::default();
+    let addr = serve("127.0.0.1", seen.clone(), format!("http://{outside}")).await;
+    let dir = tempfile::tempdir().unwrap();
+    let password = common::write(&dir.path().join("password.txt"), "right\n");
+    let cfg = common::write(
+        &dir.path().join("crawl.toml"),
+        &format!(
+            "[seeds]\nurls = [\"http://{addr}/share\"]\n\n[browser]\nmode = \"all\"\n\
+             page_timeout_ms = 60000\nidle_ms = 500\n\n\
+             [[credentials]]\nkind = \"form\"\ndomain = \"127.0.0.2\"\n\
+             login_url = \"http://{outside}/limited-login\"\nfields = {{ log = \"archivist\" }}\n\
+             password_field = \"pwd\"\npassword_file = \"{}\"\n",
+            password.display()
+        ),
+    );
+    let job = dir.path().join("job");
+    let mut config = trawl_config::CrawlConfig::load(&cfg).unwrap();
+    config.fetch = trawl::selftest::config().fetch;
+    config.fetch.allow_addresses = vec!["127.0.0.0/8".parse().unwrap()];
+    config.frontier.min_delay_ms = 0;
+    config.frontier.max_delay_ms = 0;
+    let stop = trawl_engine::CrawlHandle::default();
+    let stopper = stop.clone();
+    let asked = outside_seen.clone();
+    tokio::task::spawn_blocking(move || {
+        common::wait_for("the limited login", 60, || {
+            asked.lock().unwrap().posted.contains_key("/limited-login")
+        });
+        std::thread::sleep(std::time::Duration::from_secs(2));
+        stopper.stop();
+    });
+    trawl_engine::Crawl::new(&job, config, &[])
+        .unwrap()
+        .run(stop, |_| {})
+        .await
+        .unwrap();
+    let log = common::crawl_log(&job);
+    let script = format!("http://{outside}/shared-slow.js");
+    let line = common::log_line(&log, &script);
+    assert!(
+        line.status == -4
+            && line.annotations.iter().any(|a| a == "err=stopped")
+            && line.annotations.iter().any(|a| a == "browser"),
+        "{line:?}"
+    );
+    trawl_engine::Crawl::resume(&job, None)
+        .unwrap()
+        .run(trawl_engine::CrawlHandle::default(), |_| {})
+        .await
+        .unwrap();
+    let asked = outside_seen.lock().unwrap().asked.clone();
+    assert_eq!(asked.get("/shared-slow.js"), None, "{asked:?}");
 }
 
 /// A URL a plain page's link queued before a rendered page's browser fetched it is ended unfetched when

@@ -43,7 +43,7 @@ pub(super) async fn run(
     let generation = if page {
         match login::ensure(p, &uri, settings, &jar, worker, None).await {
             Ok(generation) => generation,
-            Err(login::Cut) => return Err(cut_by_the_stop(uri)),
+            Err(login::Cut) => return cut_by_the_stop(uri, page_request),
         }
     } else {
         None
@@ -88,7 +88,7 @@ pub(super) async fn run(
         if !withheld && login::lost(p, &uri, &fetched).await {
             let now = match login::ensure(p, &uri, settings, &jar, worker, generation).await {
                 Ok(now) => now,
-                Err(login::Cut) => return Err(cut_by_the_stop(uri)),
+                Err(login::Cut) => return cut_by_the_stop(uri, page_request),
             };
             if now != generation {
                 let fresh = pr.map(PageRequest::after_login);
@@ -339,10 +339,28 @@ fn challenge(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) -> Option<Challeng
 
 /// `uri`, whose login a stop cut short: back to the front of its queue untried, with no line, as a fetch the
 /// stop cuts; the next run logs in.
-fn cut_by_the_stop(uri: CrawlUri) -> Ended {
-    Outcome::only(Disposition::Retry {
+/// A page whose login a stop cut goes back to the front of its queue, untried. A browser page's request gets
+/// its `-4 err=stopped` line instead, as when the stop cuts its fetch (review 84 R9: it went back, to be fetched
+/// on resume as a plain URI).
+fn cut_by_the_stop(
+    mut uri: CrawlUri,
+    page_request: Option<&PageRequest>,
+) -> Result<(CrawlUri, FetchRecord), Ended> {
+    if page_request.is_none() {
+        return Err(Outcome::only(Disposition::Retry {
+            uri,
+            delay: std::time::Duration::ZERO,
+        })
+        .into());
+    }
+    uri.tries += 1;
+    Ok((
         uri,
-        delay: std::time::Duration::ZERO,
-    })
-    .into()
+        FetchRecord::new(Fetched {
+            started: chrono::Utc::now(),
+            duration: std::time::Duration::ZERO,
+            ip: None,
+            result: Err(FetchError::Stopped(0)),
+        }),
+    ))
 }

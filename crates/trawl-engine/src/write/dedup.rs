@@ -494,19 +494,27 @@ fn index_captures(path: &Path, mut each: impl FnMut(&str, &RefersTo)) -> Loaded 
                 }
             }
         }
+        let mut skip = |e: Error| {
+            loaded.skipped += 1;
+            loaded.first_skipped.get_or_insert(e);
+        };
         // Counted only where a line's form is told by it (a CDXJ line needs no count).
         let count = || line.trim_end_matches(' ').split(' ').count();
         let format = match &classic {
             Some(format) => format,
-            None if capture_of_line(line).is_none() => {
-                headerless = true;
-                classic.insert(CdxFormat::guess(count()))
-            }
+            None if capture_of_line(line).is_none() => match CdxFormat::guess(count()) {
+                Some(format) => {
+                    headerless = true;
+                    classic.insert(Some(format))
+                }
+                // Neither a CDXJ line nor one of a CDX file without a header: skipped, and the next line
+                // tells the file's form (review 84 R8: all the file's lines were skipped as bad CDXJ).
+                None => {
+                    skip(unreadable_first(path, i, line, count()));
+                    continue;
+                }
+            },
             None => classic.insert(None),
-        };
-        let mut skip = |e: Error| {
-            loaded.skipped += 1;
-            loaded.first_skipped.get_or_insert(e);
         };
         let Some(format) = format else {
             match capture_of_line(line) {
@@ -606,6 +614,24 @@ pub fn with_earlier_sources(sources: &[PathBuf]) -> Vec<PathBuf> {
         out.push(source);
     }
     out
+}
+
+/// Why a line that comes before any line telling the file's form was skipped: as CDXJ where it looks like it
+/// (a JSON block after the key and the date), else as a CDX line without a header.
+fn unreadable_first(path: &Path, line: usize, text: &str, fields: usize) -> Error {
+    let path = path.to_path_buf();
+    if text
+        .splitn(3, ' ')
+        .nth(2)
+        .is_some_and(|block| block.starts_with('{'))
+    {
+        return Error::BadIndex { path, line };
+    }
+    Error::BadCdx {
+        path,
+        line,
+        source: trawl_warc::cdx::CdxError::HeaderlessFieldCount { found: fields },
+    }
 }
 
 /// The payload digests archived in a `dedup_from` source (a job, a folder, an index or an archive): what
@@ -1199,6 +1225,24 @@ mod tests {
         assert!(
             warning.contains("line 3: expected 11 or 9 fields")
                 && !warning.contains("header names"),
+            "{warning}"
+        );
+
+        // A first line of neither form does not make the file CDXJ: it is skipped, and the next line tells
+        // the file's form (review 84 R8).
+        let first = dir.path().join("first.cdx");
+        std::fs::write(
+            &first,
+            "org,example)/j 20140216050223 http://example.org/j text/html\n\
+             org,example)/k 20140216050223 http://example.org/k text/html 200 KKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKK - 1 x.arc.gz\n",
+        )
+        .unwrap();
+        let loaded = t.load(&IndexSource::Index(first.clone()));
+        assert_eq!((loaded.lines, loaded.skipped), (1, 1), "{loaded:?}");
+        assert!(t.get("sha1:KKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKK").is_some());
+        let warning = loaded.warning(&first).unwrap();
+        assert!(
+            warning.contains("line 1: expected 11 or 9 fields"),
             "{warning}"
         );
 
