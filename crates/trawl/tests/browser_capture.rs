@@ -316,8 +316,15 @@ fn route(path: &str, outside: &str) -> Vec<u8> {
             "200 OK",
             html,
             b"<html><body><div id=\"root\"></div><a href=\"/api/varies\">the data</a>\
+              <img src=\"/varies.png\"><a href=\"/varies.png\">the picture</a>\
               <script>fetch('/api/varies', {headers: {Accept: 'application/json'}});</script></body></html>",
         ),
+        // An image server's `Vary: Accept` (it may send WebP to a browser that accepts it).
+        "/varies.png" => {
+            let mut out = response("200 OK", "image/png", PNG);
+            out.splice(17..17, b"Vary: Accept\r\n".iter().copied());
+            out
+        }
         "/links-busy" => response(
             "200 OK",
             html,
@@ -1298,7 +1305,8 @@ async fn a_busy_answer_or_a_seed_is_still_fetched_by_the_frontier() {
 
 /// A page's own link to the API its script read with `Accept: application/json` (the answer `Vary: Accept`)
 /// is fetched by the frontier too, as a visitor following the link gets it (xt45b F1: the browser's capture
-/// marked the URL seen, so the link was dropped and that variant never archived).
+/// marked the URL seen, so the link was dropped and that variant never archived). An image whose answer varies
+/// with `Accept` is fetched once, by the page: a link to it is no other visit (review 84 R3).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_link_to_a_variant_the_browser_fetched_is_fetched() {
     if chromium().is_none() {
@@ -1318,6 +1326,7 @@ async fn a_link_to_a_variant_the_browser_fetched_is_fetched() {
     let log = common::crawl_log(&job);
     let asked = seen.lock().unwrap().asked.clone();
     assert_eq!(asked.get("/api/varies"), Some(&2), "{asked:?}");
+    assert_eq!(asked.get("/varies.png"), Some(&1), "{asked:?}");
     let varies = format!("http://{addr}/api/varies");
     for hop in ["E", "L"] {
         assert!(
