@@ -228,3 +228,42 @@ async fn a_full_crawl_log_disk_loses_no_line_of_an_archived_uri() {
         );
     }
 }
+
+/// Reports that cannot be written (their disk full) fail the crawl with the rest of its ending, which is
+/// still given (xt44a: the run ended on the report's error, with no `FAILED:` line); the end's marker stays,
+/// so a resume says the last run's counters may be behind.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reports_on_a_full_disk_fail_the_crawl_with_its_ending() {
+    let outer = tempfile::tempdir().unwrap();
+    let job = outer.path().join("job");
+    let reports = job.join("reports");
+    std::fs::create_dir_all(&reports).unwrap();
+    let Some(tmpfs) = Tmpfs::mount(&reports, "8k") else {
+        println!("skipped: cannot mount tmpfs");
+        return;
+    };
+    // Filled to the last block.
+    let mut filler = std::fs::File::create(tmpfs.dir.join("filler")).unwrap();
+    while std::io::Write::write_all(&mut filler, &[b'x'; 1024]).is_ok() {}
+    let _ = filler.sync_all();
+    let site = trawl::selftest::site::start().await.unwrap();
+    let crawl = Crawl::new(&job, trawl::selftest::config(), &[site.seed()]).unwrap();
+    let summary = tokio::time::timeout(
+        Duration::from_secs(60),
+        crawl.run(CrawlHandle::default(), |_| {}),
+    )
+    .await
+    .expect("the crawl hung")
+    .expect("the crawl ended on the reports' error, without its ending");
+    site.shutdown().await;
+    let Ending::Failed(reason) = &summary.ending else {
+        panic!("the crawl ended {:?}, not Failed", summary.ending);
+    };
+    assert!(
+        reason.starts_with("writing the reports: ") && reason.contains("the disk is full"),
+        "{reason}"
+    );
+    assert_eq!(summary.report, None);
+    assert!(summary.stats.finished > 0);
+    assert!(job.join("state").join(trawl_engine::ENDING).exists());
+}

@@ -52,6 +52,8 @@ pub use self::{
 pub struct Summary {
     /// How it ended.
     pub ending: Ending,
+    /// The crawl report, where it was written (none where the reports could not be).
+    pub report: Option<std::path::PathBuf>,
     /// The final counters.
     pub stats: Snapshot,
     /// The WARC files written.
@@ -636,12 +638,34 @@ impl Crawl {
         };
         // What continues a worker is `trawl worker`, not `trawl resume`: said so in a failure worded for a
         // job of one process (a browser that does not start, review 83 R6).
-        let ending = match ending {
-            Ending::Failed(why) if self.remote.is_some() => Ending::Failed(why.replace(
+        let for_this_process = |why: String| match self.remote {
+            Some(_) => why.replace(
                 "`trawl resume` the job",
                 &format!("continue this worker with `{}`", self.continue_command()),
-            )),
+            ),
+            None => why,
+        };
+        let ending = match ending {
+            Ending::Failed(why) => Ending::Failed(for_this_process(why)),
             ending => ending,
+        };
+        // Reports that cannot be written (a full disk) fail the crawl, said with how it ended: its summary
+        // line is still printed (xt44a: a worker ended on the report's error, with no `FAILED:` line).
+        let (ending, report) = match report::write(&self.job, &shared.reports(&ending.to_string()))
+        {
+            Ok(()) => (
+                ending,
+                Some(self.job.reports_dir().join("crawl-report.txt")),
+            ),
+            Err(e) => {
+                let why = for_this_process(format!("writing the reports: {e}"));
+                tracing::error!("{why}");
+                let ending = match ending {
+                    Ending::Failed(first) => Ending::Failed(format!("{first}; and {why}")),
+                    _ => Ending::Failed(why),
+                };
+                (ending, None)
+            }
         };
         // How this worker ended, for `ctl --frontier … workers` (a killed one says nothing).
         if let Some(remote) = &shared.remote {
@@ -664,13 +688,16 @@ impl Crawl {
                 snap.line()
             ),
         );
-        report::write(&self.job, &shared.reports(&ending.to_string()))?;
-        let _ = std::fs::remove_file(&ending_marker);
+        // Kept where the reports could not be written: the resume counts from crawl.log and says why.
+        if report.is_some() {
+            let _ = std::fs::remove_file(&ending_marker);
+        }
         // Only a whole crawl can say that none of its pages was on a credential's host: not one stopped
         // before its end, nor one worker's share of a shared crawl.
         let whole = matches!(ending, Ending::Finished) && self.remote.is_none();
         Ok(Summary {
             ending,
+            report,
             stats: snap,
             warcs: warcs.unwrap_or_default(),
             seeds: shared.pipeline.stats.seeds(),

@@ -195,10 +195,9 @@ fn run(crawl: Crawl, job: &Path, metrics: Option<SocketAddr>) -> anyhow::Result<
             say!("trawl: wrote {}, since moved or removed", w.display());
         }
     }
-    say!(
-        "trawl: report in {}",
-        job.join("reports/crawl-report.txt").display()
-    );
+    if let Some(report) = &summary.report {
+        say!("trawl: report in {}", report.display());
+    }
     say_failed_logins(&summary.failed_logins);
     if !shared && !summary.seeds.is_empty() && !summary.seeds.values().any(|s| s.fetched()) {
         say!("trawl: no seed could be fetched:");
