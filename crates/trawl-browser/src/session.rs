@@ -27,7 +27,10 @@ use chromiumoxide::{
                 AddScriptToEvaluateOnNewDocumentParams, CaptureScreenshotFormat, NavigateParams,
             },
             storage::SetCookiesParams,
-            target::{CreateBrowserContextParams, CreateTargetParams, EventTargetCrashed},
+            target::{
+                CreateBrowserContextParams, CreateTargetParams, EventTargetCrashed,
+                SetAutoAttachParams,
+            },
         },
         js_protocol::runtime::EvaluateParams,
     },
@@ -630,6 +633,19 @@ async fn in_context(
     page.execute(AddScriptToEvaluateOnNewDocumentParams::new(
         behaviors::QUIET_PAGE,
     ))
+    .await
+    .map_err(cdp)?;
+    // The page's workers start running at once: chromiumoxide attaches to them paused, then resumes a service
+    // worker and detaches from it in one breath, and Chromium may take the detach first and leave it paused,
+    // so the page's `serviceWorker.register()` never settled and what waited on it was lost.
+    page.execute(
+        SetAutoAttachParams::builder()
+            .auto_attach(true)
+            .wait_for_debugger_on_start(false)
+            .flatten(true)
+            .build()
+            .map_err(cdp)?,
+    )
     .await
     .map_err(cdp)?;
     // A crashed tab says so on the browser's session: that ends the page at once, noted `crashed`.

@@ -558,6 +558,19 @@ fn route(path: &str, outside: &str) -> Vec<u8> {
             .as_bytes(),
         ),
         "/shared-slow.js" => response("200 OK", "application/javascript", b"window.shared = 1;"),
+        // A page that shows a link once its service worker is registered.
+        "/worker-page" => response(
+            "200 OK",
+            html,
+            b"<html><body><div id=\"root\"></div><script>navigator.serviceWorker.register('/worker.js')\
+              .then(() => { const a = document.createElement('a'); a.href = '/after-worker';\
+              document.getElementById('root').appendChild(a); });</script></body></html>",
+        ),
+        "/worker.js" => response(
+            "200 OK",
+            "application/javascript",
+            b"self.addEventListener('install', () => self.skipWaiting());",
+        ),
         "/limited-login" => response(
             "200 OK",
             html,
@@ -1460,6 +1473,34 @@ async fn a_stop_in_a_page_requests_login_ends_it_with_its_line() {
         .unwrap();
     let asked = outside_seen.lock().unwrap().asked.clone();
     assert_eq!(asked.get("/shared-slow.js"), None, "{asked:?}");
+}
+
+/// A page's service worker runs, so what the page does once it is registered is captured (the worker was
+/// left paused by the DevTools attach, `register()` never settled, and the link it adds was lost).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pages_service_worker_is_registered() {
+    if chromium().is_none() {
+        return;
+    }
+    let seen = Shared::default();
+    let addr = serve("127.0.0.1", seen.clone(), String::new()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let job = crawl(
+        dir.path(),
+        &format!(
+            "[seeds]\nurls = [\"http://{addr}/worker-page\"]\n\n[scope]\nmax_hops = 1\n\n\
+             [browser]\nmode = \"all\"\npage_timeout_ms = 15000\nidle_ms = 500\n"
+        ),
+    )
+    .await;
+    let log = common::crawl_log(&job);
+    let script = common::log_line(&log, &format!("http://{addr}/worker.js"));
+    assert!(script.status == 200 && script.hop_path == "E", "{script:?}");
+    let after = common::log_line(&log, &format!("http://{addr}/after-worker"));
+    assert!(
+        after.hop_path == "L" && after.annotations.iter().any(|a| a == "browser"),
+        "{after:?}"
+    );
 }
 
 /// A URL a plain page's link queued before a rendered page's browser fetched it is ended unfetched when
