@@ -409,7 +409,8 @@ pub(crate) fn put_secrets(base: &super::CrawlConfig, v: &mut toml::Value) {
 }
 
 impl super::CrawlConfig {
-    /// Every proxy the config names, with its key: `fetch.proxy` and each sheet's.
+    /// Every proxy the config names, with its key: `fetch.proxy` and each sheet's (a sheet's `""` names
+    /// none: its hosts are fetched direct, xt46a F6).
     fn proxies(&self) -> impl Iterator<Item = (String, &str)> {
         let sheets = self.sheets.iter().enumerate().filter_map(|(i, sheet)| {
             let proxy = match sheet.set.get("fetch.proxy") {
@@ -427,6 +428,7 @@ impl super::CrawlConfig {
             .map(|p| ("fetch.proxy".to_string(), p))
             .into_iter()
             .chain(sheets)
+            .filter(|(_, p)| !p.is_empty())
     }
 
     /// What keeps a crawl from starting with these proxies: one naming a user whose password is neither in
@@ -767,5 +769,12 @@ mod tests {
             inline.inline_secret().as_deref(),
             Some("sheet[0].set: fetch.proxy")
         );
+        // A sheet's `""` is no proxy: its hosts are fetched direct (xt46a F6: the crawl refused it as a URL).
+        let direct: crate::CrawlConfig = toml::from_str(
+            "[fetch]\nproxy = \"http://127.0.0.1:3128\"\n[[sheet]]\nname = \"s\"\n\
+             surt_prefixes = [\"http://(org,\"]\nset = { \"fetch.proxy\" = \"\" }\n",
+        )
+        .unwrap();
+        assert_eq!(direct.proxy_password_problem(), None);
     }
 }
