@@ -182,7 +182,9 @@ impl SeedOutcome {
             // 5xx").
             let unanswered = match robots {
                 Some("err=dns") => Some("its name did not resolve (DNS)"),
-                Some("err=connect") => Some("no connection could be made"),
+                Some("err=connect") => {
+                    Some("no connection could be made, or its TLS handshake failed")
+                }
                 Some("err=timeout") => Some("no answer came within the timeout"),
                 _ => None,
             };
@@ -207,7 +209,9 @@ impl SeedOutcome {
             status::ROBOTS_PREREQUISITE_FAILED if proxy => {
                 "its robots.txt could not be fetched: the proxy gave no tunnel (the origin was not reached), so its host was not crawled"
             }
-            status::CONNECT_FAILED => "could not connect (connection refused or unreachable)",
+            status::CONNECT_FAILED => {
+                "could not connect (connection refused or unreachable, or its TLS handshake failed)"
+            }
             status::DNS_FAILED => "its host name did not resolve (DNS)",
             status::CONNECTION_BROKEN => "the connection broke before an answer",
             status::TIMEOUT => "no answer within the timeout",

@@ -316,6 +316,9 @@ struct Conn {
 trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
 
+/// The most origins whose failed TLS handshakes are said one by one (a broad crawl meets many).
+const MAX_TLS_FAILURES_SAID: usize = 100;
+
 /// The HTTP fetcher: a resolver, a TLS config and a pool of keep-alive connections per origin.
 pub struct Fetcher {
     config: FetchConfig,
@@ -328,6 +331,8 @@ pub struct Fetcher {
     idle: Mutex<IdlePool<Conn>>,
     /// Proxy failures seen, one per proxy and kind ([`Fetcher::proxy_failures`]).
     proxy_failures: Mutex<Vec<ProxyFailure>>,
+    /// TLS handshakes that failed, one per origin ([`Fetcher::tls_failures`]).
+    tls_failures: Mutex<Vec<String>>,
     /// When the crawl is stopping, the instant past which no fetch waits any more ([`Fetcher::cut_at`]).
     cut: OnceLock<Instant>,
     /// Wakes the waits of fetches in flight when `cut` is set.
@@ -364,6 +369,7 @@ impl Fetcher {
             strict,
             idle,
             proxy_failures: Mutex::default(),
+            tls_failures: Mutex::default(),
             cut: OnceLock::new(),
             cut_set: tokio::sync::Notify::new(),
         }
@@ -465,6 +471,33 @@ impl Fetcher {
     /// seeds' hosts.
     pub fn add_seed_host(&self, host: &str) {
         self.policy.add_seed_host(host);
+    }
+
+    /// A TLS handshake with `url`'s origin that failed as `error`: the fetch's error, said in the log the first
+    /// time for the origin with what it likely means (a crawl.log `err=connect` is also a refused port: xt46a
+    /// F3, an old server's TLS 1.0 was said as "no connection could be made").
+    fn tls_failed(&self, url: &Url, error: &std::io::Error) -> FetchError {
+        let said = format!("TLS handshake: {error}");
+        let origin = url.origin().ascii_serialization();
+        let mut seen = self
+            .tls_failures
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if seen.len() < MAX_TLS_FAILURES_SAID && !seen.iter().any(|f| f.starts_with(&origin)) {
+            let cause = tls::likely_cause(error);
+            let failure = format!("{origin}: the TLS handshake failed: {error}{cause}");
+            tracing::warn!("{failure}; its URLs fail with `err=connect` (-2)");
+            seen.push(failure);
+        }
+        FetchError::Connect(said)
+    }
+
+    /// Each origin whose TLS handshake failed so far (the first 100), with why, in the order first seen.
+    pub fn tls_failures(&self) -> Vec<String> {
+        self.tls_failures
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// Each way a proxy has failed so far, once per proxy and kind, in the order first seen.
@@ -1035,9 +1068,7 @@ impl Fetcher {
                     let why = format!("TLS handshake: no answer within {ms} ms");
                     return Err((FetchError::Connect(why), Some(ip)));
                 }
-                Ok(Err(e)) => {
-                    return Err((FetchError::Connect(format!("TLS handshake: {e}")), Some(ip)));
-                }
+                Ok(Err(e)) => return Err((self.tls_failed(url, &e), Some(ip))),
                 Ok(Ok(s)) => s,
             };
             let session = tls.get_ref().1;
@@ -1351,5 +1382,37 @@ mod tests {
         assert_eq!(seen.len(), 1, "{seen:?}");
         assert_eq!(seen[0].proxy, format!("http://{closed}"));
         assert_eq!(seen[0].said, "connection refused");
+    }
+
+    /// A TLS handshake that fails is said once per origin with what it likely means: here an https:// URL of a
+    /// port that speaks plain HTTP (xt46a F3: said as a closed port's "no connection could be made").
+    #[tokio::test]
+    async fn a_failed_tls_handshake_is_said_once_per_origin() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                let mut buf = [0u8; 1024];
+                let _ = socket.read(&mut buf).await;
+                let _ = socket
+                    .write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+                    .await;
+            }
+        });
+        let policy = AddressPolicy::new(vec!["127.0.0.0/8".parse().unwrap()], []);
+        let fetcher = Fetcher::new(FetchConfig::default(), policy);
+        for path in ["/a", "/b"] {
+            let url = Url::parse(&format!("https://{addr}{path}")).unwrap();
+            let err = fetcher.get(&url, 100).await.result.unwrap_err();
+            assert_eq!(err.annotation().to_string(), "err=connect");
+        }
+        let seen = fetcher.tls_failures();
+        assert_eq!(seen.len(), 1, "{seen:?}");
+        assert!(
+            seen[0].starts_with(&format!("https://{addr}: the TLS handshake failed: "))
+                && seen[0].ends_with("the port may speak plain HTTP; try the http:// URL)"),
+            "{seen:?}"
+        );
     }
 }

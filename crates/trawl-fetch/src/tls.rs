@@ -53,6 +53,28 @@ pub(crate) fn judge(
         .map(|e| in_words(&e))
 }
 
+/// What a failed handshake likely means, for the operator, after the error's own words ("" when nothing
+/// more can be said).
+pub(crate) fn likely_cause(error: &std::io::Error) -> &'static str {
+    use rustls::{AlertDescription as A, Error as E};
+    if error.kind() == std::io::ErrorKind::UnexpectedEof {
+        return " (the server closed the connection during the handshake)";
+    }
+    match error.get_ref().and_then(|e| e.downcast_ref::<E>()) {
+        Some(E::AlertReceived(A::ProtocolVersion) | E::PeerIncompatible(_)) => {
+            " (the server speaks no TLS version trawl offers: TLS 1.2 and 1.3; an old server speaking only \
+             TLS 1.0 or 1.1 cannot be fetched over https)"
+        }
+        Some(E::AlertReceived(A::HandshakeFailure)) => {
+            " (the server and trawl have no TLS version or cipher suite in common)"
+        }
+        Some(E::InvalidMessage(_)) => {
+            " (what the server sent is not TLS: the port may speak plain HTTP; try the http:// URL)"
+        }
+        _ => "",
+    }
+}
+
 /// A certificate's problem as an operator reads it (xt17a F12: rustls' `Other(OtherError(CaUsedAsEndEntity))`).
 fn in_words(e: &rustls::Error) -> String {
     use rustls::CertificateError as C;

@@ -216,6 +216,9 @@ fn run(crawl: Crawl, job: &Path, metrics: Option<SocketAddr>) -> anyhow::Result<
         for failure in &summary.proxy_failures {
             say!("trawl:   {failure}");
         }
+        for failure in &summary.tls_failures {
+            say!("trawl:   {failure}");
+        }
         return Ok(ExitCode::FAILURE);
     }
     Ok(match summary.ending {
