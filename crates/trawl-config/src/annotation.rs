@@ -18,6 +18,9 @@ pub enum Annotation {
     /// `decodeTrunc`: the body, decoded, passed `fetch.max_decoded_bytes` (or `fetch.max_decode_ratio` of its
     /// encoded size): links and text filters read only what came before the cut.
     DecodeTruncated,
+    /// `decodeFailed`: a content coding of the body could not be undone (unknown, or bytes it does not read):
+    /// links and text filters read the body as it came.
+    DecodeFailed,
     /// `retryAfter=Ns`: the server's `Retry-After` (capped) set the host's wait.
     RetryAfter(u64),
     /// `lenTrunc`, `timeTrunc`, `midFetchTrunc`: the body was cut short.
@@ -82,6 +85,7 @@ impl fmt::Display for Annotation {
             Annotation::TextFilter(label) => f.write_str(label),
             Annotation::OutlinksTruncated => f.write_str("outlinksTrunc"),
             Annotation::DecodeTruncated => f.write_str("decodeTrunc"),
+            Annotation::DecodeFailed => f.write_str("decodeFailed"),
             Annotation::RetryAfter(secs) => write!(f, "retryAfter={secs}s"),
             Annotation::Truncated(t) => f.write_str(t.annotation()),
             Annotation::CertInvalid => f.write_str("certInvalid"),

@@ -26,6 +26,9 @@ pub(crate) struct FetchRecord {
     decoded: Decoded,
     /// Whether the decoding's limits cut it.
     decode_cut: bool,
+    /// Whether a content coding could not be undone (unknown, or bytes it does not read): the body is read
+    /// as it came, as Heritrix and browsers do with an unknown coding.
+    undecodable: bool,
     /// The links found (a redirect's target first).
     pub(crate) outlinks: Vec<Outlink>,
     /// Whether the response goes into the archive (a gate or text filter may say no).
@@ -45,8 +48,8 @@ pub(crate) struct FetchRecord {
     pub(crate) previous: Option<crate::write::dedup::PreviousCapture>,
 }
 
-/// The decoded body: the response's own bytes (up to a length) when it had no content coding, a decoded copy
-/// when it had, or nothing when a coding could not be undone.
+/// The decoded body: the response's own bytes (up to a length) when it had no content coding or one that could
+/// not be undone, a decoded copy when it had, or nothing before it is decoded.
 #[derive(Debug)]
 enum Decoded {
     Prefix(usize),
@@ -81,6 +84,7 @@ impl FetchRecord {
             mime,
             decoded: Decoded::Undecodable,
             decode_cut: false,
+            undecodable: false,
             outlinks: Vec::new(),
             write: true,
             nofollow: false,
@@ -153,6 +157,10 @@ impl FetchRecord {
             }
             None => decode_content_noting_cuts(None, &resp.body, limits),
         };
+        // A coding that cannot be undone: the bytes as they came (xt46a F2: a page sent with an unknown
+        // coding, or plain HTML labelled gzip, gave no link and no word of why).
+        self.undecodable = encoding.is_some() && decoded.is_none();
+        let decoded = decoded.or_else(|| decode_content_noting_cuts(None, &resp.body, limits));
         self.decode_cut = decoded.as_ref().is_some_and(|(_, cut)| *cut);
         self.decoded = match decoded {
             Some((Cow::Borrowed(prefix), _)) => Decoded::Prefix(prefix.len()),
@@ -167,7 +175,12 @@ impl FetchRecord {
         self.decode_cut
     }
 
-    /// The decoded body (after [`FetchRecord::decode`]); `None` when it could not be decoded.
+    /// Whether [`FetchRecord::decode`] could not undo a content coding, and took the body as it came.
+    pub(crate) fn undecodable(&self) -> bool {
+        self.undecodable
+    }
+
+    /// The decoded body (after [`FetchRecord::decode`]); `None` before it.
     pub(crate) fn entity(&self) -> Option<&[u8]> {
         match &self.decoded {
             Decoded::Prefix(len) => self.response().map(|r| &r.body[..*len]),

@@ -394,7 +394,8 @@ async fn hostile_server_is_survived() {
 
 /// Header fields read as browsers read them: a redirect's non-ASCII `Location` bytes percent-encoded (UTF-8 as
 /// the URL parser encodes it, a latin-1 byte kept as `%E9`), robots.txt's redirect too; of two `Content-Type`
-/// lines the last; two `Content-Encoding` lines as one list.
+/// lines the last; two `Content-Encoding` lines as one list; a coding that cannot be undone read as the body came,
+/// noted `decodeFailed` (xt46a F2).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn odd_header_fields_are_read_as_browsers_do() {
     let site = server::start_fields().await;
@@ -435,10 +436,18 @@ async fn odd_header_fields_are_read_as_browsers_do() {
     if mime != Some("text/html") {
         wrong.push(format!("/two-types logged as {mime:?}"));
     }
-    for path in ["/typed-leaf", "/coded-leaf"] {
+    for path in ["/typed-leaf", "/coded-leaf", "/unknown-leaf", "/wrong-leaf"] {
         if logged(path).is_none_or(|l| l.status != 200) {
             wrong.push(format!("{path} not fetched"));
         }
+    }
+    for path in ["/unknown-coding", "/wrong-coding"] {
+        if logged(path).is_none_or(|l| !l.has_annotation("decodeFailed")) {
+            wrong.push(format!("{path} not noted decodeFailed"));
+        }
+    }
+    if logged("/two-codings").is_none_or(|l| l.has_annotation("decodeFailed")) {
+        wrong.push("/two-codings noted decodeFailed".into());
     }
     // robots.txt's redirect to `/robots-%E9.txt` is followed: its rule keeps `/private` unrequested.
     let requests = site.requests();

@@ -70,6 +70,9 @@ pub(super) fn run(
     if record.decode_cut() {
         uri.annotate(Annotation::DecodeTruncated);
     }
+    if record.undecodable() {
+        uri.annotate(Annotation::DecodeFailed);
+    }
     let Some(body) = record.entity() else {
         return;
     };

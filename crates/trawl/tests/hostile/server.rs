@@ -681,7 +681,21 @@ async fn fields_site(sock: &mut TcpStream, target: &str) -> Io {
         ),
         "/" => html(
             "<a href=/utf8>utf8</a> <a href=/latin1>latin1</a> <a href=/two-types>types</a> \
-             <a href=/two-codings>codings</a> <a href=/private>private</a>",
+             <a href=/two-codings>codings</a> <a href=/private>private</a> \
+             <a href=/unknown-coding>unknown</a> <a href=/wrong-coding>wrong</a>",
+        ),
+        // A coding no one knows, and plain HTML labelled gzip: read as they came.
+        "/unknown-coding" => response(
+            "200 OK",
+            "text/html",
+            "Content-Encoding: x-custom\r\n",
+            b"<a href=/unknown-leaf>leaf</a>",
+        ),
+        "/wrong-coding" => response(
+            "200 OK",
+            "text/html",
+            "Content-Encoding: gzip\r\n",
+            b"<a href=/wrong-leaf>leaf</a>",
         ),
         "/utf8" => redirect("/leaf/café-€".as_bytes()),
         "/latin1" => redirect(b"/leaf/caf\xe9"),
@@ -702,9 +716,12 @@ async fn fields_site(sock: &mut TcpStream, target: &str) -> Io {
                 &body,
             )
         }
-        "/leaf/caf%C3%A9-%E2%82%AC" | "/leaf/caf%E9" | "/typed-leaf" | "/coded-leaf" => {
-            html("leaf")
-        }
+        "/leaf/caf%C3%A9-%E2%82%AC"
+        | "/leaf/caf%E9"
+        | "/typed-leaf"
+        | "/coded-leaf"
+        | "/unknown-leaf"
+        | "/wrong-leaf" => html("leaf"),
         _ => response("404 Not Found", "text/html", "", b"not here"),
     };
     sock.write_all(&out).await
