@@ -7,7 +7,7 @@ use trawl_config::CrawlConfig;
 
 use trawl_extract::{
     Outlink,
-    decode::{DecodeLimits, decode_content_noting_cuts},
+    decode::{DecodeLimits, undo},
     field,
 };
 
@@ -29,6 +29,9 @@ pub(crate) struct FetchRecord {
     /// Whether a content coding could not be undone (unknown, or bytes it does not read): the body is read
     /// as it came, as Heritrix and browsers do with an unknown coding.
     undecodable: bool,
+    /// Whether a content coding's stream broke off before its end (a gzip body cut short): the body is read
+    /// as far as it came out, and what followed is lost.
+    damaged: bool,
     /// The links found (a redirect's target first).
     pub(crate) outlinks: Vec<Outlink>,
     /// Whether the response goes into the archive (a gate or text filter may say no).
@@ -85,6 +88,7 @@ impl FetchRecord {
             decoded: Decoded::Undecodable,
             decode_cut: false,
             undecodable: false,
+            damaged: false,
             outlinks: Vec::new(),
             write: true,
             nofollow: false,
@@ -137,34 +141,33 @@ impl FetchRecord {
         let in_place = crate::blocking::IN_PLACE_MAX as u64 + 1;
         let decoded = match &encoding {
             Some(coding) if resp.body.len() as u64 >= in_place => {
-                crate::blocking::blocking(usize::MAX, || {
-                    decode_content_noting_cuts(Some(coding), &resp.body, limits)
-                })
+                crate::blocking::blocking(usize::MAX, || undo(Some(coding), &resp.body, limits))
             }
             Some(coding) => {
                 let first = DecodeLimits {
                     max_bytes: limits.max_bytes.min(in_place),
                     ..limits
                 };
-                match decode_content_noting_cuts(Some(coding), &resp.body, first) {
-                    Some((_, true)) if limits.max_bytes > in_place => {
+                match undo(Some(coding), &resp.body, first) {
+                    Some(u) if u.cut && limits.max_bytes > in_place => {
                         crate::blocking::blocking(usize::MAX, || {
-                            decode_content_noting_cuts(Some(coding), &resp.body, limits)
+                            undo(Some(coding), &resp.body, limits)
                         })
                     }
                     other => other,
                 }
             }
-            None => decode_content_noting_cuts(None, &resp.body, limits),
+            None => undo(None, &resp.body, limits),
         };
         // A coding that cannot be undone: the bytes as they came (xt46a F2: a page sent with an unknown
         // coding, or plain HTML labelled gzip, gave no link and no word of why).
         self.undecodable = encoding.is_some() && decoded.is_none();
-        let decoded = decoded.or_else(|| decode_content_noting_cuts(None, &resp.body, limits));
-        self.decode_cut = decoded.as_ref().is_some_and(|(_, cut)| *cut);
-        self.decoded = match decoded {
-            Some((Cow::Borrowed(prefix), _)) => Decoded::Prefix(prefix.len()),
-            Some((Cow::Owned(bytes), _)) => Decoded::Owned(bytes),
+        let decoded = decoded.or_else(|| undo(None, &resp.body, limits));
+        self.damaged = decoded.as_ref().is_some_and(|u| u.damaged);
+        self.decode_cut = decoded.as_ref().is_some_and(|u| u.cut);
+        self.decoded = match decoded.map(|u| u.data) {
+            Some(Cow::Borrowed(prefix)) => Decoded::Prefix(prefix.len()),
+            Some(Cow::Owned(bytes)) => Decoded::Owned(bytes),
             None => Decoded::Undecodable,
         };
     }
@@ -175,9 +178,15 @@ impl FetchRecord {
         self.decode_cut
     }
 
-    /// Whether [`FetchRecord::decode`] could not undo a content coding, and took the body as it came.
-    pub(crate) fn undecodable(&self) -> bool {
-        self.undecodable
+    /// Whether [`FetchRecord::decode`] could not undo a content coding, and took the body as it came, or
+    /// undid one only as far as its stream came whole.
+    pub(crate) fn decode_failed(&self) -> bool {
+        self.undecodable || self.damaged
+    }
+
+    /// Whether a content coding's stream broke off before its end: the body holds what came out before it.
+    pub(crate) fn damaged(&self) -> bool {
+        self.damaged
     }
 
     /// The decoded body (after [`FetchRecord::decode`]); `None` before it.

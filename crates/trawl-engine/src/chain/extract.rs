@@ -70,7 +70,7 @@ pub(super) fn run(
     if record.decode_cut() {
         uri.annotate(Annotation::DecodeTruncated);
     }
-    if record.undecodable() {
+    if record.decode_failed() {
         uri.annotate(Annotation::DecodeFailed);
     }
     let Some(body) = record.entity() else {

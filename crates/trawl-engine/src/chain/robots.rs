@@ -209,6 +209,19 @@ impl RobotsCache {
                 let mut limits = decode_limits(settings);
                 limits.max_bytes = limits.max_bytes.min(cap);
                 record.decode(limits);
+                // A coding's stream that broke off (a gzip robots.txt cut short) lost what came after: a
+                // `Disallow` there could not be obeyed, so it is a failed fetch, as a body the connection cut
+                // (xt46a F10: read as the whole file). A coding that could not be undone at all was read as
+                // the text came (`Content-Encoding: utf-8`), as browsers read it.
+                // Each process of a shared crawl finds it for itself.
+                if record.damaged() {
+                    let why = Annotation::Robots(Box::new(Annotation::DecodeFailed));
+                    return self.settled(
+                        origin,
+                        known(Robots::DisallowAll, retry, Some(why)),
+                        None,
+                    );
+                }
                 let body = record.entity().unwrap_or_default();
                 let cut = truncated || body.len() as u64 >= cap;
                 // A file cut short (its size limit, a timeout) ends in a line of unknown length: a cut
@@ -230,6 +243,12 @@ impl RobotsCache {
                 known(robots, ttl, why)
             }
         };
+        self.settled(origin, state, shared)
+    }
+
+    /// `state` settled for `origin` (or the rules at hand, for a failed refresh), and what other worker
+    /// processes of a shared crawl are told of it (`shared`) published.
+    fn settled(&self, origin: &str, state: RobotsState, mut shared: Option<Vec<u8>>) -> AfterFetch {
         let state = match self.cached(origin, &state) {
             Some(cached) => {
                 // Each process keeps to its own copy: the failure is not published.
@@ -903,6 +922,55 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(matches!(settled(404), Gate::Allowed));
+    }
+
+    /// xt46a F10: a robots.txt whose coding could not be undone was read as no rules at all. A label that
+    /// fits no coding (`utf-8`, `x-custom`, plain text sent as `gzip`) is read as the text came; a gzip stream
+    /// cut before its end allows nothing, `robots:decodeFailed`, as a file the connection cut.
+    #[test]
+    fn a_robots_txt_whose_coding_fails_is_read_as_it_came_or_allows_nothing() {
+        let text = b"User-agent: *\nDisallow: /secret\n".repeat(40);
+        let settled = |label: &str, body: Vec<u8>| {
+            let mut record = crate::fetch_record::tests::gzipped(b"");
+            if let Ok(resp) = &mut record.fetched.result {
+                resp.headers
+                    .insert("content-encoding", label.parse().unwrap());
+                resp.body = body;
+            }
+            let cache = RobotsCache::new("trawl".into());
+            let mut page = awaited();
+            page.awaited_robots = false;
+            cache.after_fetch(
+                &page.robots_prerequisite(),
+                &mut record,
+                &CrawlConfig::default(),
+                Duration::ZERO,
+            );
+            let at = |path: &str| {
+                let mut uri = page.clone();
+                uri.url = url::Url::parse(&format!("http://127.0.0.1:9{path}")).unwrap();
+                cache.gate(&uri, "q")
+            };
+            (at("/secret"), at("/open"))
+        };
+        for label in ["utf-8", "x-custom", "gzip"] {
+            let (secret, open) = settled(label, text.clone());
+            assert!(
+                matches!(secret, Gate::Blocked { .. }),
+                "{label}: {secret:?}"
+            );
+            assert!(matches!(open, Gate::Allowed), "{label}: {open:?}");
+        }
+        let gz = crate::fetch_record::tests::gzipped(&text);
+        let whole = gz.response().unwrap().body.clone();
+        match settled("gzip", whole[..whole.len() / 2].to_vec()).1 {
+            Gate::Blocked { status, note } => {
+                assert_eq!(status, status::ROBOTS_PREREQUISITE_FAILED);
+                let note = note.map(|n| n.to_string());
+                assert_eq!(note.as_deref(), Some("robots:decodeFailed"));
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     /// xt19b F4: a refresh of a robots.txt that meets a 503 keeps the rules it refreshed (RFC 9309 §2.4)

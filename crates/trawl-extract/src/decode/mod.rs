@@ -10,7 +10,8 @@ use std::borrow::Cow;
 use std::io::Read;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use flate2::read::{DeflateDecoder, MultiGzDecoder, ZlibDecoder};
+use flate2::bufread::GzDecoder;
+use flate2::read::{DeflateDecoder, ZlibDecoder};
 
 /// Bounds on decoding.
 #[derive(Debug, Clone, Copy)]
@@ -39,6 +40,27 @@ pub fn decode_content_noting_cuts<'a>(
     body: &'a [u8],
     limits: DecodeLimits,
 ) -> Option<(Cow<'a, [u8]>, bool)> {
+    undo(encoding, body, limits).map(|u| (u.data, u.cut))
+}
+
+/// A body with its content codings undone, and how far that went.
+#[derive(Debug)]
+pub struct Undone<'a> {
+    /// What came out.
+    pub data: Cow<'a, [u8]>,
+    /// Whether `limits` cut it (see [`decode_content_noting_cuts`]).
+    pub cut: bool,
+    /// Whether a step's input broke off before its end (a gzip stream cut short): `data` is what came out
+    /// before the break, and what followed it is lost.
+    pub damaged: bool,
+}
+
+/// [`decode_content_noting_cuts`], and whether a coding's input broke off before its end.
+pub fn undo<'a>(
+    encoding: Option<&str>,
+    body: &'a [u8],
+    limits: DecodeLimits,
+) -> Option<Undone<'a>> {
     let codings: Vec<String> = encoding
         .unwrap_or("")
         .split(',')
@@ -51,6 +73,7 @@ pub fn decode_content_noting_cuts<'a>(
     // A plain body is cut at the limit; an encoded one is decoded whole (it is in memory already, within
     // `fetch.max_bytes`) and each step's output capped: a zstd block cut short decodes to nothing, where
     // its first bytes hold links (xt14a F11).
+    let mut damaged = false;
     let (mut data, mut cut) = if codings.is_empty() {
         let kept = body.len().min(limits.max_bytes as usize);
         (Cow::Borrowed(&body[..kept]), kept < body.len())
@@ -62,30 +85,53 @@ pub fn decode_content_noting_cuts<'a>(
             .max_bytes
             .min(limits.max_ratio.saturating_mul(data.len() as u64).max(1024));
         // One byte past the cap tells a step cut there from one that ended there.
-        let mut out = guarded(|| decode_one(coding, &data, cap.saturating_add(1)))?;
+        let (mut out, broke) = guarded(|| decode_one(coding, &data, cap.saturating_add(1)))?;
+        damaged |= broke;
         if out.len() as u64 > cap {
             out.truncate(cap as usize);
             cut = true;
         }
         data = Cow::Owned(out);
     }
-    Some((data, cut))
+    Some(Undone { data, cut, damaged })
 }
 
 /// Runs a decoder, a panic inside it (a decoder's bug, a failed allocation) counting as undecodable, so a
 /// crawl worker survives any body.
-fn guarded(decode: impl FnOnce() -> Option<Vec<u8>>) -> Option<Vec<u8>> {
+fn guarded<T>(decode: impl FnOnce() -> Option<T>) -> Option<T> {
     catch_unwind(AssertUnwindSafe(decode)).ok().flatten()
 }
 
-/// One coding undone, its output cut at `cap`. A zstd frame declaring a window over 8 MiB is refused, whatever
-/// `cap`: ordinary encoders use windows of 1-8 MiB even for small bodies (the reference tool's default is
-/// 2 MiB), and the window, not `cap`, is what a zstd decoder holds.
-fn decode_one(coding: &str, input: &[u8], cap: u64) -> Option<Vec<u8>> {
+/// Every member of a multi-member gzip stream (as `cat a.gz b.gz` makes), not only the first, to `cap`, and
+/// whether a member broke off before its end. Bytes after a member that start no other (junk a server
+/// appended) end the stream whole.
+fn gunzip(mut input: &[u8], cap: u64) -> Option<(Vec<u8>, bool)> {
+    let mut out = Vec::new();
+    if input.is_empty() {
+        return Some((out, false));
+    }
+    loop {
+        let mut member = GzDecoder::new(input);
+        let room = cap.saturating_sub(out.len() as u64);
+        if let Err(e) = (&mut member).take(room).read_to_end(&mut out) {
+            let cut_short = e.kind() == std::io::ErrorKind::UnexpectedEof;
+            return (!out.is_empty()).then_some((out, cut_short));
+        }
+        input = member.into_inner();
+        if out.len() as u64 >= cap || !input.starts_with(&[0x1f, 0x8b]) {
+            return Some((out, false));
+        }
+    }
+}
+
+/// One coding undone, its output cut at `cap`, and whether its input broke off before its end. A zstd frame
+/// declaring a window over 8 MiB is refused, whatever `cap`: ordinary encoders use windows of 1-8 MiB even for
+/// small bodies (the reference tool's default is 2 MiB), and the window, not `cap`, is what a zstd decoder
+/// holds.
+fn decode_one(coding: &str, input: &[u8], cap: u64) -> Option<(Vec<u8>, bool)> {
     let mut out = Vec::new();
     let read = match coding {
-        // Every member of a multi-member gzip stream (as `cat a.gz b.gz` makes), not only the first.
-        "gzip" | "x-gzip" => MultiGzDecoder::new(input).take(cap).read_to_end(&mut out),
+        "gzip" | "x-gzip" => return gunzip(input, cap),
         "deflate" => {
             // Servers send either zlib-wrapped (the standard) or raw deflate; try the standard first.
             match ZlibDecoder::new(input).take(cap).read_to_end(&mut out) {
@@ -110,9 +156,11 @@ fn decode_one(coding: &str, input: &[u8], cap: u64) -> Option<Vec<u8>> {
         _ => return None,
     };
     // A truncated body decodes partially: keep what came out.
+    // A stream that ends before its end lost what came after (a gzip stream cut short); one followed by
+    // bytes that are no stream (junk after a gzip member) is whole.
     match read {
-        Ok(_) => Some(out),
-        Err(_) if !out.is_empty() => Some(out),
+        Ok(_) => Some((out, false)),
+        Err(e) if !out.is_empty() => Some((out, e.kind() == std::io::ErrorKind::UnexpectedEof)),
         Err(_) => None,
     }
 }
@@ -134,6 +182,22 @@ mod tests {
         let mut enc = GzEncoder::new(Vec::new(), Compression::default());
         enc.write_all(data).unwrap();
         enc.finish().unwrap()
+    }
+
+    /// A stream cut short is told from one followed by junk (xt46a F10: a robots.txt's gzip cut before its
+    /// `Disallow` line was read as the whole file).
+    #[test]
+    fn a_stream_cut_short_is_damaged_and_junk_after_one_is_not() {
+        let text = b"User-agent: *\nDisallow: /secret\n".repeat(50);
+        let whole = gzip(&text);
+        let cut = &whole[..whole.len() / 2];
+        let undone = undo(Some("gzip"), cut, ROOMY).unwrap();
+        assert!(undone.damaged && !undone.data.is_empty() && undone.data.len() < text.len());
+        let mut junk = whole.clone();
+        junk.extend_from_slice(b"\r\n<junk>");
+        let undone = undo(Some("gzip"), &junk, ROOMY).unwrap();
+        assert!(!undone.damaged);
+        assert_eq!(&undone.data[..], &text[..]);
     }
 
     /// A cut is told from a body that ends at the cap (review 62: `decodeTrunc` on a whole body of exactly
@@ -290,7 +354,7 @@ mod tests {
 
     #[test]
     fn a_panicking_decoder_is_undecodable() {
-        assert_eq!(guarded(|| panic!("decoder bug")), None);
+        assert_eq!(guarded::<Vec<u8>>(|| panic!("decoder bug")), None);
         assert_eq!(guarded(|| Some(vec![1])), Some(vec![1]));
     }
 
