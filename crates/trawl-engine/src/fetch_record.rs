@@ -201,7 +201,7 @@ impl FetchRecord {
     /// Bytes on the wire: request and response.
     pub(crate) fn wire_bytes(&self) -> u64 {
         self.response().map_or(0, |r| {
-            (r.request_bytes.len() + r.response_bytes.len()) as u64
+            (r.request_bytes.len() + r.interim_bytes.len() + r.response_bytes.len()) as u64
         })
     }
 }
@@ -269,6 +269,7 @@ pub(crate) mod tests {
                 headers,
                 request_bytes: bytes::Bytes::new(),
                 response_bytes: bytes::Bytes::new(),
+                interim_bytes: bytes::Bytes::new(),
                 body: gz.finish().unwrap(),
                 truncated: None,
                 invalid_cert: None,
@@ -333,6 +334,7 @@ pub(crate) mod tests {
             headers: map,
             request_bytes: bytes::Bytes::new(),
             response_bytes: bytes::Bytes::new(),
+            interim_bytes: bytes::Bytes::new(),
             body: Vec::new(),
             truncated: None,
             invalid_cert: None,

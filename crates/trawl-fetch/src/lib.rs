@@ -66,6 +66,9 @@ pub struct Response {
     pub request_bytes: bytes::Bytes,
     /// The response exactly as received (status line, headers, framed body).
     pub response_bytes: bytes::Bytes,
+    /// The interim `1xx` heads received before it (`100 Continue`, `103 Early Hints`), exactly as received:
+    /// kept apart, so that the response record starts at the final response, as every replay tool reads it.
+    pub interim_bytes: bytes::Bytes,
     /// The entity body: transfer coding removed, content coding kept.
     pub body: Vec<u8>,
     /// Set when the body was cut short.
@@ -865,11 +868,16 @@ impl Fetcher {
                 (request_bytes, response_bytes)
             }
         };
+        // Interim heads before the final response (HTTP/1.1 only: an h2 record starts at the final head).
+        let mut response_bytes = bytes::Bytes::from(response_bytes);
+        let interim = message::heads(&response_bytes).map_or(0, |(interim, _)| interim);
+        let interim_bytes = response_bytes.split_to(interim);
         let response = Response {
             status: parts.status.as_u16(),
             headers: parts.headers,
             request_bytes: request_bytes.into(),
-            response_bytes: response_bytes.into(),
+            response_bytes,
+            interim_bytes,
             body: data,
             truncated,
             invalid_cert: conn.invalid_cert.clone(),

@@ -37,6 +37,20 @@ pub fn heads(recorded: &[u8]) -> Option<(usize, usize)> {
     }
 }
 
+/// The interim `1xx` heads at the start of `recorded`, each whole, in the order received.
+pub fn interim_heads(recorded: &[u8]) -> Vec<&[u8]> {
+    let mut heads = Vec::new();
+    let mut at = 0;
+    while at < recorded.len()
+        && interim(recorded, at)
+        && let Some(end) = head_end(recorded, at)
+    {
+        heads.push(&recorded[at..end]);
+        at = end;
+    }
+    heads
+}
+
 /// Where the response message ends in `recorded`, as its framing says: the final head alone for a `204`
 /// or `304`, the last chunk and trailers of a chunked body, `Content-Length` bytes of body. `None` when the
 /// body runs to the connection's close, or the framing cannot be read from the recording.
@@ -171,6 +185,13 @@ mod tests {
         assert_eq!(heads(b"HTTP/1.1 200 OK\r\nA: b\r\n\r\nx"), Some((0, 25)));
         assert_eq!(heads(b"HTTP/1.1 101 Switching\r\n\r\nx"), Some((0, 26)));
         assert_eq!(heads(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200"), None);
+        let each: Vec<&[u8]> = vec![
+            b"HTTP/1.1 100 Continue\r\n\r\n",
+            b"HTTP/1.1 103 Early Hints\r\nLink: <a>\r\n\r\n",
+        ];
+        assert_eq!(interim_heads(&r[..64]), each);
+        assert_eq!(interim_heads(r), each);
+        assert!(interim_heads(b"HTTP/1.1 200 OK\r\n\r\n").is_empty());
     }
 
     #[test]

@@ -255,7 +255,8 @@ fn give(due: WriteBack) {
 }
 
 /// The metadata record of a fetch, beside its response `response_id`: how it was reached (via, hops, canonical
-/// URL, the API it stands for), what it is (its URL class), its fetch time, a certificate's fault, and its outlinks (Heritrix's practice).
+/// URL, the API it stands for), what it is (its URL class), its fetch time, a certificate's fault, the interim
+/// heads before its response, and its outlinks (Heritrix's practice).
 fn metadata_record(
     uri: &CrawlUri,
     fetched: &Fetched,
@@ -288,6 +289,11 @@ fn metadata_record(
     fields.push("fetchTimeMs", &[&duration]);
     if let Some(reason) = &resp.invalid_cert {
         fields.push("tlsCertInvalid", &[reason]);
+    }
+    // Interim heads (`103 Early Hints`) are kept out of the response record, which replay tools read from its
+    // first head (xt46a F1: pywb served an empty 103): each here, exactly as received, in base64.
+    for head in trawl_fetch::message::interim_heads(&resp.interim_bytes) {
+        fields.push("interimResponse", &[&data_encoding::BASE64.encode(head)]);
     }
     for o in outlinks {
         let mut letter = [0u8; 4];

@@ -117,8 +117,7 @@ pub fn warcio_check(file: &Path) {
             offset = rest.split_whitespace().next().and_then(|n| n.parse().ok());
         } else if t.contains("failed") || t.contains("error") || t.contains("invalid") {
             let record = offset.and_then(|o| records.iter().find(|r| r.offset == o));
-            let warcio_deviation =
-                record.is_some_and(|r| is_chunked(&r.block) || starts_interim(&r.block));
+            let warcio_deviation = record.is_some_and(|r| is_chunked(&r.block));
             if !(t.starts_with("payload digest failed") && warcio_deviation) {
                 problems.push(format!("offset {offset:?}: {t}"));
             }
@@ -131,12 +130,6 @@ pub fn warcio_check(file: &Path) {
         problems.join("\n"),
         String::from_utf8_lossy(&out.stderr)
     );
-}
-
-/// Whether an HTTP response block begins with interim 1xx responses (100 Continue, 103 Early Hints): trawl
-/// digests the final response's entity, as WARC 1.1 says; warcio takes the first head for the response.
-fn starts_interim(block: &[u8]) -> bool {
-    block.starts_with(b"HTTP/1.1 1") || block.starts_with(b"HTTP/1.0 1")
 }
 
 /// Whether an HTTP message block declares `Transfer-Encoding: chunked`.
