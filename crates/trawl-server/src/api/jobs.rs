@@ -49,6 +49,17 @@ pub(crate) struct Built {
     pub(crate) warnings: Vec<ProblemJson>,
 }
 
+impl Built {
+    /// Its problems and warnings without the lines they quote from files other than `own`, the config's text
+    /// ([`super::written::unquoted`]).
+    fn unquoted(mut self, own: &str) -> Built {
+        for p in self.problems.iter_mut().chain(self.warnings.iter_mut()) {
+            p.message = super::written::unquoted(&p.message, own);
+        }
+        self
+    }
+}
+
 impl From<trawl_config::settings::Problem> for ProblemJson {
     fn from(p: trawl_config::settings::Problem) -> ProblemJson {
         ProblemJson {
@@ -110,7 +121,8 @@ pub(crate) fn create_job(s: &AppState, who: &str, req: CreateJob) -> Result<JobS
     let path = dir.join("crawl.toml");
     let written = super::written::refuse_foreign_files(s.jobs.dir(), &dir, &text)
         .and_then(|()| {
-            CrawlConfig::parse(&text, &path).map_err(|e| ApiError::bad_request(e.to_string()))
+            CrawlConfig::parse(&text, &path)
+                .map_err(|e| ApiError::bad_request(super::written::unquoted(&e.to_string(), &text)))
         })
         .and_then(|parsed| {
             let text = if req.seeds.is_empty() {
@@ -276,7 +288,8 @@ pub(crate) async fn get_config(
 pub(crate) fn build_job(s: &AppState, id: &str) -> Result<Built, ApiError> {
     let dir = s.jobs.job_dir(id)?;
     let path = dir.join("crawl.toml");
-    Ok(match CrawlConfig::check(&path) {
+    let own = std::fs::read_to_string(&path).unwrap_or_default();
+    let built = match CrawlConfig::check(&path) {
         Ok(config) => Built {
             ok: true,
             problems: Vec::new(),
@@ -305,7 +318,8 @@ pub(crate) fn build_job(s: &AppState, id: &str) -> Result<Built, ApiError> {
             problems: e.problems.into_iter().map(ProblemJson::from).collect(),
             warnings: Vec::new(),
         },
-    })
+    };
+    Ok(built.unquoted(&own))
 }
 
 /// Replaces job `id`'s crawl.toml (not while it runs) and validates it.
@@ -364,10 +378,13 @@ pub(crate) fn unreadable(dir: &std::path::Path, text: &str) -> Option<Built> {
     problems
         .iter()
         .any(|p| p.stage != trawl_config::settings::Stage::Semantics)
-        .then(|| Built {
-            ok: false,
-            problems: problems.into_iter().map(ProblemJson::from).collect(),
-            warnings: Vec::new(),
+        .then(|| {
+            Built {
+                ok: false,
+                problems: problems.into_iter().map(ProblemJson::from).collect(),
+                warnings: Vec::new(),
+            }
+            .unquoted(text)
         })
 }
 

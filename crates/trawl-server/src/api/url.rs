@@ -34,8 +34,13 @@ pub(crate) fn explain_url(s: &AppState, q: &Explain) -> Result<serde_json::Value
     // A job whose config has wrong values is judged under it as written, its problems said beside the
     // verdict (xt14b F8): a seed outside the scope is what an operator comes here to understand.
     let (config, problems) = match q.job.as_deref().filter(|j| !j.is_empty()) {
-        Some(id) => CrawlConfig::check_leniently(&s.jobs.job_dir(id)?.join("crawl.toml"))
-            .map_err(|e| ApiError::bad_request(e.to_string()))?,
+        Some(id) => {
+            let path = s.jobs.job_dir(id)?.join("crawl.toml");
+            let own = std::fs::read_to_string(&path).unwrap_or_default();
+            CrawlConfig::check_leniently(&path).map_err(|e| {
+                ApiError::bad_request(super::written::unquoted(&e.to_string(), &own))
+            })?
+        }
         None => (CrawlConfig::default(), Vec::new()),
     };
     let bad = |e: String| ApiError::bad_request(e);

@@ -9,6 +9,45 @@ use trawl_config::{CrawlConfig, settings::browser::BrowserConfig};
 
 use crate::ApiError;
 
+/// `message`, a config's problem, without the lines it quotes from files other than `own` (the config's text):
+/// a config written through the server may name a file of the jobs folder where TOML is expected, and the
+/// refusal quoted the file's lines back (xt46b F6: a `password_file` read out through `include`). The place
+/// (file, line, column) and what is wrong stay.
+pub(crate) fn unquoted(message: &str, own: &str) -> String {
+    let mut lines = message.lines();
+    let mut out: Vec<String> = lines.next().map(str::to_owned).into_iter().collect();
+    let mut hidden = false;
+    for line in lines {
+        // A quoted line: indented, or a line of a TOML parser's snippet (`3 | key = …`).
+        let snippet = line
+            .split_once(" |")
+            .filter(|(n, _)| !n.trim().is_empty() && n.trim().bytes().all(|b| b.is_ascii_digit()));
+        let quoted = match snippet {
+            Some((_, rest)) => Some(rest),
+            None if line.starts_with([' ', '\t']) => Some(line),
+            None => None,
+        };
+        let content = quoted.map(str::trim).filter(|c| {
+            !c.is_empty()
+                && !c.starts_with("hint:")
+                && !c.bytes().all(|b| matches!(b, b'|' | b'^' | b'~' | b' '))
+        });
+        match content {
+            Some(c) if !own.contains(c) => {
+                if !hidden {
+                    out.push(
+                        "    (a line of a file the config names: not shown through the server)"
+                            .into(),
+                    );
+                }
+                hidden = true;
+            }
+            _ => out.push(line.to_owned()),
+        }
+    }
+    out.join("\n")
+}
+
 /// Refuses `text`, the config of the job in `job_dir` under the jobs folder `root`, when it names a file
 /// outside `root` as the system opens it (relative paths are the job folder's; [`refuse_outside`]) or a program
 /// to run that is no Chromium. A text that is not a config names no file the checks
@@ -171,5 +210,26 @@ mod tests {
         }
         // Through the link, a file is where the link goes: outside too.
         assert!(refused("[seeds]\nfiles = [\"../shared/seeds.txt\"]").is_some());
+    }
+
+    /// xt46b F6: the lines of a file a config names are not quoted back; the config's own lines, the place,
+    /// the snippet's markers and the hints are.
+    #[test]
+    fn a_named_files_lines_are_not_quoted_back() {
+        let own = "include = [\"../pw.txt\"]\nfiles = [\"../pw2.txt\"]\nmin_delay_ms = \"x\"\n";
+        let include =
+            "job/../pw.txt:1:20: key with no value, expected `=`\n    S3cretProxyPassw0rd";
+        assert_eq!(
+            unquoted(include, own),
+            "job/../pw.txt:1:20: key with no value, expected `=`\n    (a line of a file the config names: not \
+             shown through the server)"
+        );
+        let snippet = "classes.files[0]: /j/../pw2.txt: TOML parse error at line 1, column 4\n  |\n1 | pa=ss\"word\n  \
+                       |    ^^^^^^^\nstring values must be quoted";
+        let shown = unquoted(snippet, own);
+        assert!(!shown.contains("pa=ss"), "{shown}");
+        assert!(shown.ends_with("string values must be quoted"), "{shown}");
+        let mine = "crawl.toml:3:16: expected an integer\n    min_delay_ms = \"x\"\n    hint: write a number";
+        assert_eq!(unquoted(mine, own), mine);
     }
 }
