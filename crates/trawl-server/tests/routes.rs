@@ -621,6 +621,17 @@ async fn queue_form_refuses_a_value_that_is_not_a_number() {
         assert_eq!(status, StatusCode::CONFLICT, "{value:?}: {html}");
         assert!(html.contains("launch it first"), "{value:?}: {html}");
     }
+    // An empty Add seeds box is refused as the API refuses an empty list, never sent to the job nor logged
+    // (xt46b F1).
+    for value in ["", "%20%0D%0A%20"] {
+        let body = format!("csrf={csrf}&queue=&action=seeds&value={value}");
+        let (status, _, html) = send(&app, form("/jobs/q/queues", &cookie, &body)).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{value:?}: {html}");
+        assert!(
+            html.contains("the Add seeds box is empty"),
+            "{value:?}: {html}"
+        );
+    }
 }
 
 /// A job's relative paths (`include`, `[seeds] files`) are read from its folder when it is created, as its

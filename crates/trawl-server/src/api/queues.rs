@@ -111,14 +111,20 @@ pub(crate) async fn add_seeds(
     Path(id): Path<String>,
     Json(seeds): Json<Seeds>,
 ) -> Result<Json<Reply>, ApiError> {
-    // Nothing to add is a mistake, not a change to log (xt37a F5).
-    if seeds.urls.is_empty() {
-        return Err(ApiError::bad_request(
-            "`urls` is empty: give at least one seed URL; nothing was changed".to_string(),
-        ));
+    let cmd = seeds_command(seeds.urls, "`urls`")?;
+    command(&s, &op.who, &id, cmd).await.map(Json)
+}
+
+/// The command adding `urls` as seeds (shared with the UI, whose `field` is its box): none, or one that is
+/// no URL, is refused before the crawl hears of it. Nothing to add is a mistake, not a change to log (xt37a
+/// F5, xt46b F1: the UI's empty box was logged as a change).
+pub(crate) fn seeds_command(urls: Vec<String>, field: &str) -> Result<Command, ApiError> {
+    if urls.is_empty() {
+        return Err(ApiError::bad_request(format!(
+            "{field} is empty: give at least one seed URL; nothing was changed"
+        )));
     }
-    if let Some(Err(e)) = seeds
-        .urls
+    if let Some(Err(e)) = urls
         .iter()
         .map(|u| trawl_url::parse_typed_seed(u))
         .find(Result::is_err)
@@ -127,9 +133,7 @@ pub(crate) async fn add_seeds(
             "seed {e}; no seed was queued"
         )));
     }
-    command(&s, &op.who, &id, Command::AddSeeds { urls: seeds.urls })
-        .await
-        .map(Json)
+    Ok(Command::AddSeeds { urls })
 }
 
 pub(crate) async fn lookup(

@@ -100,14 +100,13 @@ pub(crate) async fn change(
         _ => None,
     };
     let cmd = if f.action == "seeds" {
-        Ok(Command::AddSeeds {
-            urls: value
-                .lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty())
-                .map(str::to_string)
-                .collect(),
-        })
+        let urls = value
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect();
+        crate::api::queues::seeds_command(urls, "the Add seeds box")
     } else {
         queue_command(
             f.queue,
