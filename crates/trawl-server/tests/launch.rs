@@ -165,6 +165,19 @@ async fn a_slow_launch_blocks_no_status_and_runs_once() {
         "{changes}"
     );
 
+    // A pause of a paused crawl, or an unpause of a running one, changes nothing: refused, not logged as a
+    // change (xt46b F4).
+    for (action, twice) in [("pause", "paused already"), ("unpause", "not paused already")] {
+        let path = format!("/api/jobs/slow/{action}");
+        let (status, body) = send(&app, "POST", &path, "").await;
+        assert_eq!(status, StatusCode::OK, "{action}: {body}");
+        let (status, body) = send(&app, "POST", &path, "").await;
+        assert_eq!(status, StatusCode::CONFLICT, "{action} twice: {body}");
+        assert!(body.contains(twice), "{action} twice: {body}");
+    }
+    let changes = std::fs::read_to_string(job.join("logs/config-changes.log")).unwrap();
+    assert_eq!(changes.lines().count(), 5, "{changes}");
+
     // Let the crawl end before its folder goes.
     let _ = send(&app, "POST", "/api/jobs/slow/terminate", "").await;
     let deadline = Instant::now() + Duration::from_secs(30);

@@ -50,8 +50,18 @@ pub(crate) async fn act(
     let mut answer = None;
     match action {
         "launch" => notes = s.jobs.launch(id, checkpoint).await?,
-        "pause" => running()?.set_paused(true),
-        "unpause" => running()?.set_paused(false),
+        // What is so already changes nothing: refused, not logged as a change (xt46b F4).
+        "pause" | "unpause" => {
+            let handle = running()?;
+            let pause = action == "pause";
+            if handle.is_paused() == pause {
+                let now = if pause { "paused" } else { "running, not paused" };
+                return Err(ApiError::conflict(format!(
+                    "job {id:?} is {now} already: nothing to {action}"
+                )));
+            }
+            handle.set_paused(pause);
+        }
         // Answered once written, so the status lists it (xt23a F5).
         "checkpoint" => match running()?.checkpoint().await {
             trawl_engine::control::Reply::Failed { message } => {
