@@ -49,6 +49,15 @@ impl ApiError {
     }
 }
 
+/// A job's ending, as the crawl wrote it for the command line (`… \`trawl resume\` the job …`), in the API's
+/// terms: the request that goes on (xt46b F3: a failed job's status named the command).
+pub(crate) fn ending_in_api_terms(id: &str, ending: &str) -> String {
+    ending.replace(
+        "`trawl resume` the job",
+        &format!("launch job {id:?} again (POST /api/jobs/{id}/launch)"),
+    )
+}
+
 /// An engine failure about job `id`, worded for the server's operator. The engine's own sentences are
 /// written for the command line (`trawl resume`, `--job`, seeds "on the command line"); these say instead
 /// which request or field to use. A failure with no such advice keeps the engine's sentence.
@@ -175,6 +184,8 @@ mod tests {
 
     use trawl_engine::Error as E;
 
+    use super::ending_in_api_terms;
+
     /// The engine's errors whose own sentences advise the command line get the server's words: no `trawl`
     /// command, flag or "command line", and the request to make instead.
     #[test]
@@ -243,5 +254,18 @@ mod tests {
                 assert!(!api.contains(word), "{cli} -> {api}");
             }
         }
+    }
+
+    /// xt46b F3: a failed job's ending names the request that goes on, not `trawl resume`.
+    #[test]
+    fn an_ending_names_the_launch_request() {
+        let ending = "FAILED: jobs/f/logs/crawl.log: removed while the crawl wrote it: the lines written into it are \
+                      lost. `trawl resume` the job to go on";
+        let api = ending_in_api_terms("f", ending);
+        assert!(
+            api.ends_with("launch job \"f\" again (POST /api/jobs/f/launch) to go on")
+                && !api.contains("trawl resume"),
+            "{api}"
+        );
     }
 }

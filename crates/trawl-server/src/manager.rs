@@ -392,7 +392,7 @@ impl JobManager {
         Ok(JobStatus {
             id: id.to_string(),
             state: state.to_string(),
-            ending,
+            ending: ending.map(|e| crate::error::ending_in_api_terms(id, &e)),
             counters: c,
             checkpoints,
         })

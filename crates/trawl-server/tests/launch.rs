@@ -167,7 +167,10 @@ async fn a_slow_launch_blocks_no_status_and_runs_once() {
 
     // A pause of a paused crawl, or an unpause of a running one, changes nothing: refused, not logged as a
     // change (xt46b F4).
-    for (action, twice) in [("pause", "paused already"), ("unpause", "not paused already")] {
+    for (action, twice) in [
+        ("pause", "paused already"),
+        ("unpause", "not paused already"),
+    ] {
         let path = format!("/api/jobs/slow/{action}");
         let (status, body) = send(&app, "POST", &path, "").await;
         assert_eq!(status, StatusCode::OK, "{action}: {body}");

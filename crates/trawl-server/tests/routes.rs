@@ -480,13 +480,20 @@ async fn jobs_config_build_and_pages() {
     assert!(!dir.path().join("j3").exists());
     // A file inside the jobs folder named where TOML is expected (a password file beside the jobs) is not
     // quoted back in the refusal either, by create, by edit or by a class file (xt46b F6).
-    std::fs::write(dir.path().join("pw.txt"), "S3cretProxyPassw0rd\npa=ss\"word\n").unwrap();
+    std::fs::write(
+        dir.path().join("pw.txt"),
+        "S3cretProxyPassw0rd\npa=ss\"word\n",
+    )
+    .unwrap();
     for config in [
         "include = [\"../pw.txt\"]\n",
         "[classes]\nfiles = [\"../pw.txt\"]\n",
     ] {
         let (_, _, body) = send(&app, api("PUT", "/api/jobs/j1/config", config)).await;
-        assert!(!body.contains("S3cret") && !body.contains("pa=ss"), "{body}");
+        assert!(
+            !body.contains("S3cret") && !body.contains("pa=ss"),
+            "{body}"
+        );
         let create = serde_json::json!({"name": "j4", "config": config});
         let (status, _, body) = send(&app, api("POST", "/api/jobs", &create.to_string())).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");

@@ -55,7 +55,11 @@ pub(crate) async fn act(
             let handle = running()?;
             let pause = action == "pause";
             if handle.is_paused() == pause {
-                let now = if pause { "paused" } else { "running, not paused" };
+                let now = if pause {
+                    "paused"
+                } else {
+                    "running, not paused"
+                };
                 return Err(ApiError::conflict(format!(
                     "job {id:?} is {now} already: nothing to {action}"
                 )));
