@@ -596,6 +596,18 @@ async fn jobs_config_build_and_pages() {
         assert_eq!(status, StatusCode::OK, "{path}");
         assert!(html.contains("</html>"), "{path}");
     }
+    // The live settings of a job whose crawl.toml cannot be read say so, not the defaults (xt46b F5).
+    std::fs::write(dir.path().join("j1/crawl.toml"), "garbage [[[\n").unwrap();
+    let req = Request::get("/jobs/j1/settings")
+        .header(header::COOKIE, &cookie)
+        .body(Body::empty())
+        .unwrap();
+    let (status, _, html) = send(&app, req).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        html.contains("cannot be read or fails its checks") && !html.contains("Now: politeness"),
+        "{html}"
+    );
 }
 
 /// The queues form refuses a delay or budget that is not a whole number with an error page (400), instead of

@@ -27,7 +27,25 @@ pub(crate) struct SettingsForm {
 
 fn render(s: &AppState, op: &Operator, id: &str, outcome: &str) -> Result<Response, ApiError> {
     let dir = s.jobs.job_dir(id)?;
-    let config = CrawlConfig::load(&dir.join("crawl.toml")).unwrap_or_default();
+    // A crawl.toml that cannot be read, or fails its checks, is said so, not shown as the defaults (xt46b F5).
+    let (config, now) = match CrawlConfig::load(&dir.join("crawl.toml")) {
+        Ok(config) => {
+            let f = &config.frontier;
+            let now = format!(
+                "Now: politeness delay {}–{} ms (factor {}), {} retries.",
+                f.min_delay_ms, f.max_delay_ms, f.delay_factor, f.max_retries
+            );
+            (config, now)
+        }
+        Err(_) => (
+            CrawlConfig::default(),
+            format!(
+                "Its crawl.toml cannot be read or fails its checks: <a href=\"/jobs/{}/config\">the config \
+                 page</a> names its problems.",
+                esc(id)
+            ),
+        ),
+    };
     let sheets: String = config
         .sheets
         .iter()
@@ -50,10 +68,9 @@ fn render(s: &AppState, op: &Operator, id: &str, outcome: &str) -> Result<Respon
     } else {
         "The job is not running: a change is checked and saved to crawl.toml for its next launch."
     };
-    let f = &config.frontier;
     let body = format!(
         r#"<p><a href="/jobs/{i}">back to the job</a></p><p>{running}</p>{outcome}
-<p>Now: politeness delay {min}–{max} ms (factor {fac}), {retries} retries.</p>
+<p>{now}</p>
 <h2>Set for every URI</h2><form method="post" action="/jobs/{i}/settings" id="set-form">{c}<input type="hidden" name="kind" value="set">
 <textarea name="text" rows="3" placeholder="frontier.min_delay_ms = 500"></textarea><br><button>Set</button></form>
 <h2>Sheets</h2><table><tr><th>name</th><th>SURT prefixes</th><th>set</th></tr>{sheets}</table>
@@ -65,10 +82,6 @@ set = {{ "frontier.min_delay_ms" = 5000 }}</textarea><br><button>Put sheet</butt
 <h3>Remove a sheet</h3><form method="post" action="/jobs/{i}/settings">{c}<input type="hidden" name="kind" value="remove"><select name="name">{names}</select> <button>Remove</button></form>"#,
         i = esc(id),
         c = csrf(op),
-        min = f.min_delay_ms,
-        max = f.max_delay_ms,
-        fac = f.delay_factor,
-        retries = f.max_retries,
     );
     Ok(page(op, &format!("Live settings of {id}"), &body).into_response())
 }
