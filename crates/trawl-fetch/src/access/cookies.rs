@@ -63,6 +63,33 @@ pub struct JarCookie {
     pub http_only: bool,
 }
 
+/// The name and value of each cookie `jar` (jar `key`) sends to `url`, in the order RFC 6265 §5.4 gives:
+/// longer paths first (a server reading the first `sid` gets the one of its own path), then the one set
+/// earlier (`ledger`'s last setting: the jar keeps no creation time), then by name, so that two crawls send the
+/// same request (xt46a F4: the jar's hash order).
+fn in_order<'a>(
+    jar: &'a CookieStore,
+    url: &Url,
+    key: &str,
+    ledger: &Mutex<Ledger>,
+) -> Vec<(&'a str, &'a str)> {
+    let ledger = ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let mut cookies: Vec<_> = jar
+        .matches(url)
+        .into_iter()
+        .map(|c| (String::from(&c.path).len(), ledger.set_at(key, c), c))
+        .collect();
+    cookies.sort_by(|a, b| {
+        b.0.cmp(&a.0)
+            .then(a.1.cmp(&b.1))
+            .then_with(|| a.2.name().cmp(b.2.name()))
+    });
+    cookies
+        .into_iter()
+        .map(|(_, _, c)| (c.name(), c.value()))
+        .collect()
+}
+
 /// Jar `key`, made from the file's cookies when it is new; those count against each site's bounds in the
 /// new jar as cookies set there do (`ledger` is locked for that, so the caller must not hold it).
 fn jar<'a>(
@@ -161,8 +188,9 @@ impl Jars {
         }
         self.save_if_due();
         let mut jars = self.jars.lock().unwrap_or_else(|e| e.into_inner());
-        let pairs: Vec<String> = jar(&mut jars, key, &self.ledger)
-            .get_request_values(url)
+        let jar = jar(&mut jars, key, &self.ledger);
+        let pairs: Vec<String> = in_order(jar, url, key, &self.ledger)
+            .into_iter()
             .map(|(n, v)| format!("{n}={v}"))
             .collect();
         (!pairs.is_empty()).then(|| pairs.join("; "))
@@ -220,8 +248,9 @@ impl Jars {
             return Vec::new();
         }
         let mut jars = self.jars.lock().unwrap_or_else(|e| e.into_inner());
-        jar(&mut jars, key, &self.ledger)
-            .get_request_values(url)
+        let jar = jar(&mut jars, key, &self.ledger);
+        in_order(jar, url, key, &self.ledger)
+            .into_iter()
             .map(|(n, v)| (n.to_string(), v.to_string()))
             .collect()
     }
@@ -439,6 +468,37 @@ mod tests {
         let off = Jars::open(CookieMode::Off, None);
         off.store("", &from, ["sid=1"].into_iter());
         assert_eq!(off.header("", &from), None);
+    }
+
+    /// RFC 6265 §5.4: longer paths first, then the one set earlier, whatever the jar's hash order (xt46a F4).
+    #[test]
+    fn cookies_go_out_longest_path_first() {
+        let jars = Jars::open(CookieMode::Job, None);
+        let at = u("http://a.example/c/sub/set");
+        for (i, set) in [
+            "r=1; Path=/",
+            "p=1; Path=/c/sub",
+            "a=1; Path=/c",
+            "sid=root; Path=/",
+            "sid=sub; Path=/c/sub",
+            "b=1; Path=/",
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            // A tick apart, so each is set later than the one before.
+            if i > 0 {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            jars.store("", &at, [set].into_iter());
+        }
+        for _ in 0..20 {
+            assert_eq!(
+                jars.header("", &u("http://a.example/c/sub/check"))
+                    .as_deref(),
+                Some("p=1; sid=sub; a=1; r=1; sid=root; b=1")
+            );
+        }
     }
 
     #[test]
