@@ -555,6 +555,28 @@ fn check_warns_of_an_address_written_with_commas_in_a_prefix() {
     );
 }
 
+/// A SURT prefix writing a port among the host's labels matches no URL, and is warned of with the form that
+/// does (xt46a F5); an address's port, right after it, is its form.
+#[test]
+fn check_warns_of_a_port_among_a_prefixs_labels() {
+    let (run, _file, _dir) = check(
+        "[seeds]\nurls = [\"http://localhost:18102/\"]\n[scope]\n\
+         surt_prefixes = [\"http://(localhost:18102,\", \"http://(localhost,:18102)/\", \"http://(127.0.0.1:18210)/\"]\n",
+    );
+    assert!(
+        run.stderr.contains("writes a port among the host's labels")
+            && run.stderr.contains("write \"http://(localhost,:18102)\""),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        run.stderr.matches("among the host's labels").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+}
+
 /// Browser settings that cannot work or do nothing are warned of at their keys (xt16a F10).
 #[test]
 fn check_warns_of_browser_settings_that_cannot_work() {

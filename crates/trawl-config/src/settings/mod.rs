@@ -1232,6 +1232,28 @@ http://c.org/ # third
         );
     }
 
+    /// xt46a F7: a cookies file with cookies off is a warning at `fetch.cookies_file`.
+    #[test]
+    fn a_cookies_file_without_cookies_is_a_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("cookies.txt"),
+            "a.org\tFALSE\t/\tFALSE\t0\tsid\t1\n",
+        )
+        .unwrap();
+        let warned = |cookies: &str| {
+            let text =
+                format!("[fetch]\ncookies = \"{cookies}\"\ncookies_file = \"cookies.txt\"\n");
+            CrawlConfig::check_str(&text, &dir.path().join("my.toml"))
+                .unwrap()
+                .warnings()
+                .iter()
+                .any(|p| p.key.as_deref() == Some("fetch.cookies_file"))
+        };
+        assert!(warned("off"));
+        assert!(!warned("job"));
+    }
+
     /// xt17a F9: a form credential's `user` without `fields`, a relative `login_url` and a two-key `success`
     /// are each told with what to write.
     #[test]

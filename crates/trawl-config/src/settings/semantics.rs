@@ -85,6 +85,21 @@ fn prefix_warnings(key: &str, at: &str, written: &str) -> Vec<Problem> {
             .with_hint(format!("write \"{}/\" for that folder only", written.trim())),
         );
     }
+    if let Some(fixed) = port_among_labels(written) {
+        out.push(
+            problem(
+                key,
+                format!(
+                    "{at}the prefix {written:?} writes a port among the host's labels: a SURT prefix puts it after \
+                     the host's last comma (`(localhost,:8080)`), so this one matches no URL"
+                ),
+            )
+            .with_hint(format!(
+                "write \"{fixed}\", or the host with its port as a URL writes it (`localhost:8080`): `trawl url \
+                 surt` shows a URL's prefix form"
+            )),
+        );
+    }
     if let Some((dotted, reversed)) = comma_address(written) {
         out.push(
             problem(
@@ -101,6 +116,29 @@ fn prefix_warnings(key: &str, at: &str, written: &str) -> Vec<Problem> {
         );
     }
     out
+}
+
+/// The prefix `written` with its port after the host's last comma, where it is written among the host's labels
+/// (`http://(localhost:8080,`: a `:` not right after a comma, nor after an address), which matches nothing
+/// (xt46a F5).
+fn port_among_labels(written: &str) -> Option<String> {
+    let written = written.trim();
+    let (scheme, rest) = match written.split_once("://(") {
+        Some((scheme, rest)) => (scheme, rest),
+        None => ("http", written.strip_prefix('(')?),
+    };
+    let host = &rest[..rest.find(')').unwrap_or(rest.len())];
+    let colon = host.find(':')?;
+    // An address is written as it is, its port right after it (`(127.0.0.1:8080)`, `([::1]:8080)`).
+    let address = host.starts_with('[') || host[..colon].parse::<std::net::Ipv4Addr>().is_ok();
+    if colon == 0 || host[..colon].ends_with(',') || address || comma_address(written).is_some() {
+        return None;
+    }
+    let port: String = host[colon + 1..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    Some(format!("{scheme}://({},:{port})", &host[..colon]))
 }
 
 /// The prefix `written` with its host dotted, in the order written and reversed, when that host is four
@@ -370,6 +408,17 @@ impl CrawlConfig {
                     ),
                 )
                 .with_hint("set [fetch] cookies = \"job\" (the default), or take the form credential out"),
+            );
+        }
+        // A cookies file (a logged-in browser's session, exported) sends nothing without a jar (xt46a F7).
+        if self.fetch.cookies == super::CookieMode::Off && self.fetch.cookies_file.is_some() {
+            out.push(
+                problem(
+                    "fetch.cookies_file",
+                    "with [fetch] cookies = \"off\" no cookie is sent: the file's cookies are not used, and the \
+                     crawl is anonymous",
+                )
+                .with_hint("set [fetch] cookies = \"job\" (the default) to send them, or take cookies_file out"),
             );
         }
         // A host has one form login, the first that covers it: a second for the same `domain` is never used
