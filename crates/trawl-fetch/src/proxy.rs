@@ -110,19 +110,28 @@ pub(super) async fn tunnel(proxy: &Proxy, origin: SocketAddr) -> Result<Box<dyn 
             .map_err(|e| failed("socks", e.to_string()))?;
             Ok(Box::new(stream))
         }
-        ProxyKind::HttpConnect => connect(tcp, origin)
+        ProxyKind::HttpConnect => connect(tcp, origin, proxy.auth.as_ref())
             .await
             .map(|s| Box::new(s) as Box<dyn Io>)
             .map_err(|(kind, said)| failed(&kind, said)),
     }
 }
 
-/// Asks an HTTP proxy for a tunnel to `origin`; the stream is the tunnel once it answers 2xx. A failure is
-/// its kind and words (see [`ProxyFailure`]).
-async fn connect(mut tcp: TcpStream, origin: SocketAddr) -> Result<TcpStream, (String, String)> {
+/// Asks an HTTP proxy for a tunnel to `origin`, with `auth`'s user and password as Basic credentials (RFC
+/// 7617: corporate and institutional proxies ask for them with a 407); the stream is the tunnel once it
+/// answers 2xx. A failure is its kind and words (see [`ProxyFailure`]).
+async fn connect(
+    mut tcp: TcpStream,
+    origin: SocketAddr,
+    auth: Option<&(String, String)>,
+) -> Result<TcpStream, (String, String)> {
     let broken =
         |what: &str, e: &std::io::Error| ("broken".to_string(), format!("{what}: {}", io_words(e)));
-    let request = format!("CONNECT {origin} HTTP/1.1\r\nHost: {origin}\r\n\r\n");
+    let credentials = auth.map_or(String::new(), |(user, password)| {
+        let token = data_encoding::BASE64.encode(format!("{user}:{password}").as_bytes());
+        format!("Proxy-Authorization: Basic {token}\r\n")
+    });
+    let request = format!("CONNECT {origin} HTTP/1.1\r\nHost: {origin}\r\n{credentials}\r\n");
     tcp.write_all(request.as_bytes())
         .await
         .map_err(|e| broken("sending CONNECT", &e))?;
@@ -191,6 +200,46 @@ mod tests {
             }
         });
         addr
+    }
+
+    /// A proxy on 127.0.0.1 that opens a tunnel (to nothing) only for `user:pass`'s Basic credentials.
+    async fn asking_for_credentials() -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        tokio::spawn(async move {
+            while let Ok((mut c, _)) = listener.accept().await {
+                tokio::spawn(async move {
+                    let mut head = Vec::new();
+                    while !head.ends_with(b"\r\n\r\n") {
+                        head.push(c.read_u8().await?);
+                    }
+                    let right = String::from_utf8_lossy(&head)
+                        .contains("\r\nProxy-Authorization: Basic dXNlcjpwYXNz\r\n");
+                    let answer: &[u8] = if right {
+                        b"HTTP/1.1 200 Connection established\r\n\r\n"
+                    } else {
+                        b"HTTP/1.1 407 Proxy Authentication Required\r\n\r\n"
+                    };
+                    c.write_all(answer).await?;
+                    Ok::<_, std::io::Error>(())
+                });
+            }
+        });
+        addr
+    }
+
+    /// An HTTP proxy's user and password go as Basic credentials on the CONNECT (xt46a F8: only SOCKS5 took
+    /// them, and a proxy asking for them could not be used).
+    #[tokio::test]
+    async fn an_http_proxy_gets_its_credentials() {
+        let address = asking_for_credentials().await;
+        let origin: SocketAddr = "127.0.0.1:9".parse().unwrap();
+        let with = Proxy {
+            auth: Some(("user".into(), "pass".into())),
+            ..http_proxy(address.clone())
+        };
+        assert!(tunnel(&with, origin).await.is_ok());
+        assert_eq!(failure(&http_proxy(address)).await.kind, "407");
     }
 
     fn http_proxy(address: String) -> Proxy {

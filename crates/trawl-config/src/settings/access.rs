@@ -331,7 +331,8 @@ pub struct Proxy {
     pub kind: ProxyKind,
     /// `host:port` of the proxy.
     pub address: String,
-    /// User and password for the proxy (SOCKS5 only), from the URL.
+    /// User and password for the proxy, from the URL (the password from [`PROXY_PASSWORD_ENV`] where the URL
+    /// names a user only): SOCKS5's username/password method, or an HTTP proxy's Basic `Proxy-Authorization`.
     pub auth: Option<(String, String)>,
 }
 
@@ -516,11 +517,6 @@ impl Proxy {
                 url.scheme()
             ))
         })?;
-        if !url.username().is_empty() && kind == ProxyKind::HttpConnect {
-            return Err(BadProxy(
-                "user and password are supported for socks5 proxies only".into(),
-            ));
-        }
         let auth = if url.username().is_empty() {
             None
         } else {
