@@ -520,8 +520,14 @@ impl Proxy {
         let auth = if url.username().is_empty() {
             None
         } else {
+            // As written in a URL, percent-encoded (`p%40ss` is `p@ss`); the variable's is as it is.
+            let decoded = |t: &str| {
+                percent_encoding::percent_decode_str(t)
+                    .decode_utf8_lossy()
+                    .into_owned()
+            };
             let password = match url.password() {
-                Some(p) => p.to_string(),
+                Some(p) => decoded(p),
                 None if !with_password => String::new(),
                 None => std::env::var(PROXY_PASSWORD_ENV).map_err(|_| {
                     BadProxy(format!(
@@ -532,7 +538,7 @@ impl Proxy {
                     ))
                 })?,
             };
-            Some((url.username().to_string(), password))
+            Some((decoded(url.username()), password))
         };
         Ok(Proxy {
             kind,
@@ -726,10 +732,14 @@ mod tests {
             "socks5h://h:1",
             "socks5://host",
             "nonsense",
-            "http://u:p@x:1",
         ] {
             assert!(Proxy::parse(bad).is_err(), "{bad}");
         }
+        // An HTTP proxy's user and password too, as written in a URL: percent-encoded (xt46a F8).
+        assert_eq!(
+            Proxy::parse("http://u%40x:p%3Aw@x:1").unwrap().auth,
+            Some(("u@x".into(), "p:w".into()))
+        );
         assert!(user_agent_has_contact(
             "bot/1 (+https://archive.example.org/bot)"
         ));
