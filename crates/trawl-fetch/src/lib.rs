@@ -319,8 +319,8 @@ struct Conn {
 trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
 
-/// The most origins whose failed TLS handshakes are said one by one (a broad crawl meets many).
-const MAX_TLS_FAILURES_SAID: usize = 100;
+/// The most origins whose failures (a TLS handshake, h2c) are said one by one (a broad crawl meets many).
+const MAX_FAILURES_SAID: usize = 100;
 
 /// The HTTP fetcher: a resolver, a TLS config and a pool of keep-alive connections per origin.
 pub struct Fetcher {
@@ -334,8 +334,8 @@ pub struct Fetcher {
     idle: Mutex<IdlePool<Conn>>,
     /// Proxy failures seen, one per proxy and kind ([`Fetcher::proxy_failures`]).
     proxy_failures: Mutex<Vec<ProxyFailure>>,
-    /// TLS handshakes that failed, one per origin ([`Fetcher::tls_failures`]).
-    tls_failures: Mutex<Vec<String>>,
+    /// Failures of an origin's own making said so far, one per origin ([`Fetcher::origin_failures`]).
+    origin_failures: Mutex<Vec<String>>,
     /// When the crawl is stopping, the instant past which no fetch waits any more ([`Fetcher::cut_at`]).
     cut: OnceLock<Instant>,
     /// Wakes the waits of fetches in flight when `cut` is set.
@@ -372,7 +372,7 @@ impl Fetcher {
             strict,
             idle,
             proxy_failures: Mutex::default(),
-            tls_failures: Mutex::default(),
+            origin_failures: Mutex::default(),
             cut: OnceLock::new(),
             cut_set: tokio::sync::Notify::new(),
         }
@@ -480,24 +480,36 @@ impl Fetcher {
     /// time for the origin with what it likely means (a crawl.log `err=connect` is also a refused port: xt46a
     /// F3, an old server's TLS 1.0 was said as "no connection could be made").
     fn tls_failed(&self, url: &Url, error: &std::io::Error) -> FetchError {
-        let said = format!("TLS handshake: {error}");
-        let origin = url.origin().ascii_serialization();
-        let mut seen = self
-            .tls_failures
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if seen.len() < MAX_TLS_FAILURES_SAID && !seen.iter().any(|f| f.starts_with(&origin)) {
-            let cause = tls::likely_cause(error);
-            let failure = format!("{origin}: the TLS handshake failed: {error}{cause}");
-            tracing::warn!("{failure}; its URLs fail with `err=connect` (-2)");
-            seen.push(failure);
-        }
-        FetchError::Connect(said)
+        let cause = tls::likely_cause(error);
+        self.said_once(
+            url,
+            &format!("the TLS handshake failed: {error}{cause}"),
+            "err=connect` (-2",
+        );
+        FetchError::Connect(format!("TLS handshake: {error}"))
     }
 
-    /// Each origin whose TLS handshake failed so far (the first 100), with why, in the order first seen.
-    pub fn tls_failures(&self) -> Vec<String> {
-        self.tls_failures
+    /// `failure` of `url`'s origin said in the log, the first time for the origin (the first 100 origins),
+    /// with the crawl.log code its URLs get, and kept for the crawl's summary.
+    fn said_once(&self, url: &Url, failure: &str, code: &str) {
+        let origin = url.origin().ascii_serialization();
+        let mut seen = self
+            .origin_failures
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if seen.len() < MAX_FAILURES_SAID
+            && !seen.iter().any(|f| f.starts_with(&format!("{origin}: ")))
+        {
+            let failure = format!("{origin}: {failure}");
+            tracing::warn!("{failure}; its URLs fail with `{code})");
+            seen.push(failure);
+        }
+    }
+
+    /// Each origin whose TLS handshake failed, or that answered HTTP/2 in HTTP/1 (`fetch.h2c`), so far (the
+    /// first 100), with why, in the order first seen.
+    pub fn origin_failures(&self) -> Vec<String> {
+        self.origin_failures
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
@@ -696,6 +708,20 @@ impl Fetcher {
                 } else {
                     FetchError::Broken(error_chain(&e))
                 };
+                // HTTP/2 by prior knowledge to a server that answers in HTTP/1, or closes at its preface (xt46a
+                // F11: said as "no answer or a 5xx").
+                let received = conn.tap.take().1;
+                if conn.protocol.http == "h2"
+                    && conn.protocol.tls.is_none()
+                    && (received.is_empty() || received.starts_with(b"HTTP/1."))
+                {
+                    self.said_once(
+                        url,
+                        "the HTTP/2 connection (fetch.h2c = true) ended before any HTTP/2 answer, as a server that \
+                         does not speak h2c ends it; set h2c in a sheet for the hosts that do",
+                        "err=broken` (-3",
+                    );
+                }
                 return Err(((error, ip), nothing));
             }
             Ok(Ok(r)) => {
@@ -1392,6 +1418,37 @@ mod tests {
         assert_eq!(seen[0].said, "connection refused");
     }
 
+    /// HTTP/2 by prior knowledge (`h2c`) to a server that answers in HTTP/1 is said once per origin as such
+    /// (xt46a F11: only `err=broken`, read as "no answer or a 5xx").
+    #[tokio::test]
+    async fn an_origin_that_does_not_speak_h2c_is_said_once() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                let mut buf = [0u8; 1024];
+                let _ = socket.read(&mut buf).await;
+                let _ = socket
+                    .write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                    .await;
+            }
+        });
+        let policy = AddressPolicy::new(vec!["127.0.0.0/8".parse().unwrap()], []);
+        let config = FetchConfig {
+            h2c: true,
+            ..FetchConfig::default()
+        };
+        let fetcher = Fetcher::new(config, policy);
+        for path in ["/a", "/b"] {
+            let url = Url::parse(&format!("http://{addr}{path}")).unwrap();
+            assert!(fetcher.get(&url, 100).await.result.is_err());
+        }
+        let seen = fetcher.origin_failures();
+        assert_eq!(seen.len(), 1, "{seen:?}");
+        assert!(seen[0].contains("does not speak h2c ends it"), "{seen:?}");
+    }
+
     /// A TLS handshake that fails is said once per origin with what it likely means: here an https:// URL of a
     /// port that speaks plain HTTP (xt46a F3: said as a closed port's "no connection could be made").
     #[tokio::test]
@@ -1415,7 +1472,7 @@ mod tests {
             let err = fetcher.get(&url, 100).await.result.unwrap_err();
             assert_eq!(err.annotation().to_string(), "err=connect");
         }
-        let seen = fetcher.tls_failures();
+        let seen = fetcher.origin_failures();
         assert_eq!(seen.len(), 1, "{seen:?}");
         assert!(
             seen[0].starts_with(&format!("https://{addr}: the TLS handshake failed: "))

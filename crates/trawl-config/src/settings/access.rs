@@ -727,12 +727,7 @@ mod tests {
             proxy_without_password("http://127.0.0.1:3128"),
             "http://127.0.0.1:3128"
         );
-        for bad in [
-            "ftp://x:1",
-            "socks5h://h:1",
-            "socks5://host",
-            "nonsense",
-        ] {
+        for bad in ["ftp://x:1", "socks5h://h:1", "socks5://host", "nonsense"] {
             assert!(Proxy::parse(bad).is_err(), "{bad}");
         }
         // An HTTP proxy's user and password too, as written in a URL: percent-encoded (xt46a F8).

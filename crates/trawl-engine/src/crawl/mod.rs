@@ -62,8 +62,9 @@ pub struct Summary {
     pub seeds: std::collections::BTreeMap<String, crate::stats::SeedOutcome>,
     /// Each way a proxy failed (once per proxy and kind): what a seed that got `err=proxy` met.
     pub proxy_failures: Vec<trawl_fetch::ProxyFailure>,
-    /// Each origin whose TLS handshake failed, with why: what a seed that got `err=connect` may have met.
-    pub tls_failures: Vec<String>,
+    /// Each origin whose TLS handshake failed, or that does not speak h2c, with why: what a seed that got
+    /// `err=connect` or `err=broken` may have met.
+    pub origin_failures: Vec<String>,
     /// The credentials tried that never logged in.
     pub failed_logins: Vec<FailedLogin>,
 }
@@ -708,7 +709,7 @@ impl Crawl {
                 whole.then(|| shared.pipeline.stats.by_host()),
             ),
             proxy_failures: shared.pipeline.fetcher.proxy_failures(),
-            tls_failures: shared.pipeline.fetcher.tls_failures(),
+            origin_failures: shared.pipeline.fetcher.origin_failures(),
         })
     }
 

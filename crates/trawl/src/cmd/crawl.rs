@@ -216,7 +216,7 @@ fn run(crawl: Crawl, job: &Path, metrics: Option<SocketAddr>) -> anyhow::Result<
         for failure in &summary.proxy_failures {
             say!("trawl:   {failure}");
         }
-        for failure in &summary.tls_failures {
+        for failure in &summary.origin_failures {
             say!("trawl:   {failure}");
         }
         return Ok(ExitCode::FAILURE);
