@@ -1,5 +1,5 @@
-//! Repeated response header fields read as browsers read them, on arbitrary bytes: a list or a type out of
-//! what was given, never a panic.
+//! Repeated response header fields read as browsers read them, on arbitrary bytes: a list, a type, a
+//! `Refresh` target or `Link` targets out of what was given, never a panic.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -10,5 +10,9 @@ fuzz_target!(|data: &[u8]| {
     let joined = field::list(lines.iter().copied());
     if let Some(found) = field::content_type(lines.iter().copied()) {
         assert!(joined.unwrap_or_default().contains(found.as_str()));
+    }
+    let _ = field::refresh(lines.iter().copied());
+    for (target, rel) in field::links(lines.iter().copied()) {
+        assert!(!target.is_empty() && rel == rel.to_ascii_lowercase());
     }
 });

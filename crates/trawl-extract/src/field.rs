@@ -37,6 +37,46 @@ pub fn content_type<'a>(values: impl IntoIterator<Item = &'a [u8]>) -> Option<St
     found.map(|(_, value)| value)
 }
 
+/// The target of a `Refresh` field (`5; url=/next`), read as browsers read it, as a `<meta http-equiv=refresh>`'s
+/// content is: of its first line. `None` when it only reloads the page, or cannot be read.
+pub fn refresh<'a>(values: impl IntoIterator<Item = &'a [u8]>) -> Option<String> {
+    let first = values.into_iter().next()?;
+    crate::html::refresh_url(&String::from_utf8_lossy(first)).map(str::to_owned)
+}
+
+/// The links of `Link` fields (RFC 8288: `<url>; rel=preload; as=style, <url2>; rel="stylesheet"`): each
+/// target with its `rel` (lowercased; empty without one), in the order written. Commas inside the brackets
+/// or a quoted parameter do not split a link; a value without a bracketed target is passed over.
+pub fn links<'a>(values: impl IntoIterator<Item = &'a [u8]>) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for value in values {
+        let text = String::from_utf8_lossy(value);
+        let mut rest = text.as_ref();
+        while let Some(open) = rest.find('<') {
+            let Some(close) = rest[open..].find('>').map(|i| open + i) else {
+                break;
+            };
+            let target = rest[open + 1..close].trim();
+            // The parameters run to the next comma outside a quoted string.
+            let params = &rest[close + 1..];
+            let end = split_unquoted(params)
+                .first()
+                .map_or(params.len(), |p| p.len());
+            let rel = params[..end]
+                .split(';')
+                .filter_map(|p| p.split_once('='))
+                .find(|(name, _)| name.trim().eq_ignore_ascii_case("rel"))
+                .map(|(_, v)| v.trim().trim_matches('"').to_ascii_lowercase())
+                .unwrap_or_default();
+            if !target.is_empty() {
+                out.push((target.to_owned(), rel));
+            }
+            rest = params.get(end + 1..).unwrap_or("");
+        }
+    }
+    out
+}
+
 /// `text` cut at commas outside double-quoted strings (a backslash escapes inside one).
 fn split_unquoted(text: &str) -> Vec<&str> {
     let (mut parts, mut start, mut quoted, mut escaped) = (Vec::new(), 0, false, false);
@@ -124,7 +164,38 @@ mod tests {
         }
     }
 
+    /// xt46a F9: a `Refresh` field is read as a meta refresh is; `Link` fields give their targets and rels.
+    #[test]
+    fn refresh_and_link_fields() {
+        assert_eq!(refresh([&b"0; url=/found"[..]]).as_deref(), Some("/found"));
+        assert_eq!(refresh([&b"5;URL='/a b'"[..]]).as_deref(), Some("/a b"));
+        assert_eq!(refresh([&b"5"[..]]), None);
+        let got = links([
+            &b"</s.css>; rel=preload; as=style, <https://a.example/x,y>; rel=\"Stylesheet\"; title=\"a, b\""[..],
+            &b"<>; rel=icon, no-bracket; rel=x, </n>"[..],
+        ]);
+        let want: Vec<(String, String)> = [
+            ("/s.css", "preload"),
+            ("https://a.example/x,y", "stylesheet"),
+            ("/n", ""),
+        ]
+        .iter()
+        .map(|(u, r)| (u.to_string(), r.to_string()))
+        .collect();
+        assert_eq!(got, want);
+    }
+
     proptest::proptest! {
+        /// Any `Link` bytes give targets that were between brackets in them, never a panic.
+        #[test]
+        fn any_link_field_gives_bracketed_targets(value in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..80)) {
+            let text = String::from_utf8_lossy(&value).into_owned();
+            for (target, rel) in links([value.as_slice()]) {
+                proptest::prop_assert!(text.contains(target.as_str()), "{target:?}");
+                proptest::prop_assert!(rel == rel.to_ascii_lowercase());
+            }
+        }
+
         #[test]
         fn any_field_lines_give_a_parsable_type_or_none(lines in proptest::collection::vec(proptest::collection::vec(proptest::prelude::any::<u8>(), 0..40), 0..4)) {
             let values = lines.iter().map(Vec::as_slice);

@@ -593,7 +593,7 @@ fn srcset_urls(srcset: &str) -> Vec<&str> {
 /// The URL of a `<meta http-equiv=refresh>` content value, after the WHATWG
 /// "shared declarative refresh steps": `5; url=x`, `0;URL='x'`, `5, x`.
 /// `None` when the value is malformed or only reloads the page.
-fn refresh_url(content: &str) -> Option<&str> {
+pub(crate) fn refresh_url(content: &str) -> Option<&str> {
     let s = content.trim_start_matches(is_ascii_ws);
     let after_digits = s.trim_start_matches(|c: char| c.is_ascii_digit());
     if after_digits.len() == s.len() && !after_digits.starts_with('.') {

@@ -467,6 +467,16 @@ async fn odd_header_fields_are_read_as_browsers_do() {
     if logged("/two-codings").is_none_or(|l| l.has_annotation("decodeFailed")) {
         wrong.push("/two-codings noted decodeFailed".into());
     }
+    // A `Refresh` field is followed as a meta refresh (R); a `Link` preload is an embed (E), a `next` is not
+    // followed (xt46a F9).
+    for (path, hop) in [("/refreshed", 'R'), ("/linked.css", 'E')] {
+        if logged(path).is_none_or(|l| l.status != 200 || !l.hop_path.ends_with(hop)) {
+            wrong.push(format!("{path} not fetched as {hop}"));
+        }
+    }
+    if logged("/next-page").is_some() {
+        wrong.push("/next-page followed".into());
+    }
     // robots.txt's redirect to `/robots-%E9.txt` is followed: its rule keeps `/private` unrequested.
     let requests = site.requests();
     if !requests.iter().any(|r| r == "/robots-%E9.txt") || requests.iter().any(|r| r == "/private")

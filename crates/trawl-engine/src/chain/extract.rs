@@ -16,6 +16,39 @@ use trawl_config::UriKind;
 /// The context of a link that is an HTTP redirect's `Location` (a meta refresh is an `R` hop too).
 pub(super) const LOCATION: &str = "header/location";
 
+/// The links of a response's head besides a redirect's `Location`, as browsers follow them (xt46a F9): a
+/// `Refresh` field's target is a redirect (`R`), as a meta refresh is; a `Link` field's preload, module
+/// preload, style sheet or icon is an embed (`E`).
+fn header_links(uri: &CrawlUri, record: &mut FetchRecord) {
+    let Some(resp) = record.response() else {
+        return;
+    };
+    let values = |name: &str| resp.headers.get_all(name).into_iter().map(|v| v.as_bytes());
+    let refresh = trawl_extract::field::refresh(values("refresh"))
+        .map(|t| (t, Hop::Redirect, "header/refresh"));
+    let embeds = trawl_extract::field::links(values("link"))
+        .into_iter()
+        .filter(|(_, rel)| {
+            rel.split_ascii_whitespace()
+                .any(|r| matches!(r, "preload" | "modulepreload" | "stylesheet" | "icon"))
+        })
+        .map(|(target, _)| (target, Hop::Embed, "header/link"));
+    let found: Vec<Outlink> = refresh
+        .into_iter()
+        .chain(embeds)
+        .filter_map(|(target, hop, context)| {
+            let url = trawl_url::resolve_bytes(&uri.url, target.as_bytes()).ok()?;
+            (url.as_str().len() <= trawl_extract::MAX_URL_LEN).then_some(Outlink {
+                url,
+                hop,
+                context,
+                lastmod: None,
+            })
+        })
+        .collect();
+    record.outlinks.extend(found);
+}
+
 /// Fills `record.outlinks` for a page (robots.txt has its own processor).
 pub(super) fn run(
     p: &Pipeline,
@@ -44,6 +77,7 @@ pub(super) fn run(
             lastmod: None,
         });
     }
+    header_links(uri, record);
     // An unchanged page (304 to a conditional recrawl) has no body: its links are those of its earlier capture.
     if record.status() == Some(304)
         && let Some(prev) = &record.previous

@@ -682,7 +682,15 @@ async fn fields_site(sock: &mut TcpStream, target: &str) -> Io {
         "/" => html(
             "<a href=/utf8>utf8</a> <a href=/latin1>latin1</a> <a href=/two-types>types</a> \
              <a href=/two-codings>codings</a> <a href=/private>private</a> \
-             <a href=/unknown-coding>unknown</a> <a href=/wrong-coding>wrong</a>",
+             <a href=/unknown-coding>unknown</a> <a href=/wrong-coding>wrong</a> \
+             <a href=/header-links>header links</a>",
+        ),
+        // A page whose way on is its head: a `Refresh` field, and `Link` preloads.
+        "/header-links" => response(
+            "200 OK",
+            "text/html",
+            "Refresh: 0; url=/refreshed\r\nLink: </linked.css>; rel=preload; as=style, </next-page>; rel=next\r\n",
+            b"please wait",
         ),
         // A coding no one knows, and plain HTML labelled gzip: read as they came.
         "/unknown-coding" => response(
@@ -721,7 +729,9 @@ async fn fields_site(sock: &mut TcpStream, target: &str) -> Io {
         | "/typed-leaf"
         | "/coded-leaf"
         | "/unknown-leaf"
-        | "/wrong-leaf" => html("leaf"),
+        | "/wrong-leaf"
+        | "/refreshed"
+        | "/linked.css" => html("leaf"),
         _ => response("404 Not Found", "text/html", "", b"not here"),
     };
     sock.write_all(&out).await
