@@ -314,6 +314,8 @@ struct Conn {
     ip: IpAddr,
     invalid_cert: Option<String>,
     protocol: Protocol,
+    /// Whether a response came over it (it went back to the idle pool).
+    answered: bool,
 }
 
 trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
@@ -589,7 +591,8 @@ impl Fetcher {
             .take(origin, Instant::now(), |c| !c.sender.is_closed())
     }
 
-    fn put_idle(&self, origin: String, conn: Conn) {
+    fn put_idle(&self, origin: String, mut conn: Conn) {
+        conn.answered = true;
         self.idle
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -711,8 +714,11 @@ impl Fetcher {
                 // HTTP/2 by prior knowledge to a server that answers in HTTP/1, or closes at its preface (xt46a
                 // F11: said as "no answer or a 5xx").
                 let received = conn.tap.take().1;
+                // Not one that answered before: a server closing an idle h2c connection speaks h2c (review
+                // 85 R7).
                 if conn.protocol.http == "h2"
                     && conn.protocol.tls.is_none()
+                    && !conn.answered
                     && (received.is_empty() || received.starts_with(b"HTTP/1."))
                 {
                     self.said_once(
@@ -1158,6 +1164,7 @@ impl Fetcher {
             ip,
             invalid_cert,
             protocol,
+            answered: false,
         })
     }
 }

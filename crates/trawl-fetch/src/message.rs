@@ -18,10 +18,27 @@ fn head_end(recorded: &[u8], at: usize) -> Option<usize> {
     lf.or(crlf).map(|n| at + n)
 }
 
-/// Whether the head starting at `at` is an interim one: a `1xx` status other than `101 Switching Protocols`.
+/// Where the status line of a head from `at` starts: past empty lines before it, which HTTP/1.1 parsers
+/// (hyper's too) pass over.
+fn head_start(recorded: &[u8], mut at: usize) -> usize {
+    loop {
+        match recorded.get(at..) {
+            Some([b'\r', b'\n', ..]) => at += 2,
+            Some([b'\n', ..]) => at += 1,
+            _ => return at,
+        }
+    }
+}
+
+/// Whether the head whose status line starts at `at` is an interim one: an `HTTP/1.x 1xx` status other than
+/// `101 Switching Protocols` (review 85 R3: a body's bytes after a blank line before the status line were read
+/// as a final head).
 fn interim(recorded: &[u8], at: usize) -> bool {
-    let status = recorded.get(at + 9..at + 12);
-    status.is_some_and(|s| s[0] == b'1' && s != b"101")
+    let Some(head) = recorded.get(at..) else {
+        return false;
+    };
+    let status = head.get(9..12);
+    head.starts_with(b"HTTP/1.") && status.is_some_and(|s| s[0] == b'1' && s != b"101")
 }
 
 /// Where the interim `1xx` heads before the final response end (0 when there are none), and where the final
@@ -29,8 +46,9 @@ fn interim(recorded: &[u8], at: usize) -> bool {
 pub fn heads(recorded: &[u8]) -> Option<(usize, usize)> {
     let mut at = 0;
     loop {
-        let end = head_end(recorded, at)?;
-        if !interim(recorded, at) {
+        let start = head_start(recorded, at);
+        let end = head_end(recorded, start)?;
+        if !interim(recorded, start) {
             return Some((at, end));
         }
         at = end;
@@ -42,8 +60,8 @@ pub fn interim_heads(recorded: &[u8]) -> Vec<&[u8]> {
     let mut heads = Vec::new();
     let mut at = 0;
     while at < recorded.len()
-        && interim(recorded, at)
-        && let Some(end) = head_end(recorded, at)
+        && interim(recorded, head_start(recorded, at))
+        && let Some(end) = head_end(recorded, head_start(recorded, at))
     {
         heads.push(&recorded[at..end]);
         at = end;
@@ -192,6 +210,12 @@ mod tests {
         assert_eq!(interim_heads(&r[..64]), each);
         assert_eq!(interim_heads(r), each);
         assert!(interim_heads(b"HTTP/1.1 200 OK\r\n\r\n").is_empty());
+        // A blank line before the status line is passed over, not read as a head (review 85 R3).
+        let blank = b"\r\nHTTP/1.1 200 OK\r\nContent-Length: 14\r\n\r\nx\r\n\r\nHTTP/1.1 1";
+        assert_eq!(heads(blank), Some((0, 41)));
+        assert!(interim_heads(blank).is_empty());
+        let blank_first = b"\r\nHTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n\r\n";
+        assert_eq!(heads(blank_first), Some((27, 46)));
     }
 
     #[test]

@@ -609,7 +609,9 @@ fn prepare(id: &str, dir: &Path, checkpoint: Option<&str>) -> Result<Crawl, ApiE
             .and_then(|c| Crawl::new(dir, c, &[]))
     }
     .map_err(|e| {
-        let sentence = crate::error::engine_sentence(id, &e);
+        // Without the text of a file the config names (review 85 R1: a class file's lines came back here).
+        let own = std::fs::read_to_string(dir.join("crawl.toml")).unwrap_or_default();
+        let sentence = crate::api::written::unquoted(&crate::error::engine_sentence(id, &e), &own);
         match e {
             // Another process (a `trawl crawl` or `resume` outside the server) crawls into it, or it has no
             // crawl to launch from a checkpoint: the job's state, not the request, is at fault.

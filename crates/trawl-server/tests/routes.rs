@@ -502,6 +502,21 @@ async fn jobs_config_build_and_pages() {
             "{body}"
         );
     }
+    // Nor by a launch of a config saved with such a file (review 85 R1): its problem is a semantic one, so the
+    // config is saved, and the launch said it.
+    let saved = "[seeds]\nurls = [\"http://127.0.0.1:9/\"]\n[classes]\nfiles = [\"../pw.txt\"]\n";
+    let (status, _, body) = send(&app, api("PUT", "/api/jobs/j1/config", saved)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(
+        !body.contains("S3cret") && !body.contains("pa=ss"),
+        "{body}"
+    );
+    let (status, _, body) = send(&app, api("POST", "/api/jobs/j1/launch", "")).await;
+    assert_ne!(status, StatusCode::OK, "{body}");
+    assert!(
+        body.contains("pw.txt") && !body.contains("S3cret") && !body.contains("pa=ss"),
+        "{body}"
+    );
     // Nor through a sheet's rules on the settings route (xt38a N1).
     let sheet = r#"{"sheet":{"name":"x","surt_prefixes":["http://(org,"],"rules":[{"rule":"surt_prefixed","files":["/etc/passwd"]}],"set":{"frontier.min_delay_ms":100}}}"#;
     let (status, _, body) = send(&app, api("POST", "/api/jobs/j1/settings", sheet)).await;

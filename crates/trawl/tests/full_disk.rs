@@ -260,7 +260,8 @@ async fn reports_on_a_full_disk_fail_the_crawl_with_its_ending() {
         panic!("the crawl ended {:?}, not Failed", summary.ending);
     };
     assert!(
-        reason.starts_with("writing the reports: ") && reason.contains("the disk is full"),
+        reason.starts_with("the crawl finished, but writing the reports: ")
+            && reason.contains("the disk is full"),
         "{reason}"
     );
     assert_eq!(summary.report, None);

@@ -345,8 +345,8 @@ pub enum ProxyKind {
     HttpConnect,
 }
 
-/// The environment variable a SOCKS5 proxy's password comes from when its URL names a user but no password
-/// (`socks5://user@host:port`): the job's copy of the config never keeps a proxy password, so a resumed crawl
+/// The environment variable a proxy's password comes from when its URL names a user but no password
+/// (`socks5://user@host:port`, `http://user@host:port`): the job's copy of the config never keeps a proxy password, so a resumed crawl
 /// reads it from here.
 pub const PROXY_PASSWORD_ENV: &str = "TRAWL_PROXY_PASSWORD";
 
@@ -517,6 +517,16 @@ impl Proxy {
                 url.scheme()
             ))
         })?;
+        // RFC 7617: a Basic user-id holds no colon (the first one ends it).
+        if kind == ProxyKind::HttpConnect
+            && percent_encoding::percent_decode_str(url.username())
+                .decode_utf8_lossy()
+                .contains(':')
+        {
+            return Err(BadProxy(format!(
+                "{shown:?}: an HTTP proxy's user name cannot hold a colon (Basic credentials end it there)"
+            )));
+        }
         let auth = if url.username().is_empty() {
             None
         } else {
@@ -734,6 +744,10 @@ mod tests {
         assert_eq!(
             Proxy::parse("http://u%40x:p%3Aw@x:1").unwrap().auth,
             Some(("u@x".into(), "p:w".into()))
+        );
+        assert!(
+            Proxy::parse("http://u%3Ax:p@x:1").is_err(),
+            "a colon in a Basic user-id"
         );
         assert!(user_agent_has_contact(
             "bot/1 (+https://archive.example.org/bot)"

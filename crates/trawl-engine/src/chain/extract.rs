@@ -16,6 +16,9 @@ use trawl_config::UriKind;
 /// The context of a link that is an HTTP redirect's `Location` (a meta refresh is an `R` hop too).
 pub(super) const LOCATION: &str = "header/location";
 
+/// The most `Link` targets of a response's head followed.
+const MAX_HEADER_LINKS: usize = 100;
+
 /// The links of a response's head besides a redirect's `Location`, as browsers follow them (xt46a F9): a
 /// `Refresh` field's target is a redirect (`R`), as a meta refresh is; a `Link` field's preload, module
 /// preload, style sheet or icon is an embed (`E`).
@@ -26,12 +29,16 @@ fn header_links(uri: &CrawlUri, record: &mut FetchRecord) {
     let values = |name: &str| resp.headers.get_all(name).into_iter().map(|v| v.as_bytes());
     let refresh = trawl_extract::field::refresh(values("refresh"))
         .map(|t| (t, Hop::Redirect, "header/refresh"));
+    // Each once, and a few: a head of thousands of `Link` targets is no page's (review 85 R6).
+    let mut seen = std::collections::HashSet::new();
     let embeds = trawl_extract::field::links(values("link"))
         .into_iter()
         .filter(|(_, rel)| {
             rel.split_ascii_whitespace()
                 .any(|r| matches!(r, "preload" | "modulepreload" | "stylesheet" | "icon"))
         })
+        .filter(|(target, _)| seen.insert(target.clone()))
+        .take(MAX_HEADER_LINKS)
         .map(|(target, _)| (target, Hop::Embed, "header/link"));
     let found: Vec<Outlink> = refresh
         .into_iter()

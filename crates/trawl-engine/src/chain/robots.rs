@@ -214,7 +214,9 @@ impl RobotsCache {
                 // (xt46a F10: read as the whole file). A coding that could not be undone at all was read as
                 // the text came (`Content-Encoding: utf-8`), as browsers read it.
                 // Each process of a shared crawl finds it for itself.
-                if record.damaged() {
+                // Of a 2xx only: a 4xx allows everything whatever its body (review 85 R4). A body trawl cut
+                // at `max_robots_bytes` is read to its last whole line, as before.
+                if record.damaged() && (200..300).contains(&status) && !truncated {
                     let why = Annotation::Robots(Box::new(Annotation::DecodeFailed));
                     return self.settled(
                         origin,
@@ -963,6 +965,22 @@ mod tests {
         }
         let gz = crate::fetch_record::tests::gzipped(&text);
         let whole = gz.response().unwrap().body.clone();
+        // A 404's body says nothing of the rules, damaged or not.
+        let mut missing = crate::fetch_record::tests::gzipped(b"");
+        if let Ok(resp) = &mut missing.fetched.result {
+            resp.status = 404;
+            resp.body = whole[..whole.len() / 2].to_vec();
+        }
+        let cache = RobotsCache::new("trawl".into());
+        let mut page = awaited();
+        page.awaited_robots = false;
+        cache.after_fetch(
+            &page.robots_prerequisite(),
+            &mut missing,
+            &CrawlConfig::default(),
+            Duration::ZERO,
+        );
+        assert!(matches!(cache.gate(&page, "q"), Gate::Allowed));
         match settled("gzip", whole[..whole.len() / 2].to_vec()).1 {
             Gate::Blocked { status, note } => {
                 assert_eq!(status, status::ROBOTS_PREREQUISITE_FAILED);

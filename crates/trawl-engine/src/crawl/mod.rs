@@ -663,9 +663,13 @@ impl Crawl {
             Err(e) => {
                 let why = for_this_process(format!("writing the reports: {e}"));
                 tracing::error!("{why}");
+                // How it ended before, said with it (review 85 R10).
                 let ending = match ending {
                     Ending::Failed(first) => Ending::Failed(format!("{first}; and {why}")),
-                    _ => Ending::Failed(why),
+                    Ending::Finished => Ending::Failed(format!("the crawl finished, but {why}")),
+                    Ending::Stopped => {
+                        Ending::Failed(format!("the crawl stopped as asked, but {why}"))
+                    }
                 };
                 (ending, None)
             }

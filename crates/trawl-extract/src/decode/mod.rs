@@ -110,12 +110,18 @@ fn gunzip(mut input: &[u8], cap: u64) -> Option<(Vec<u8>, bool)> {
     if input.is_empty() {
         return Some((out, false));
     }
+    // Bytes that do not start as gzip are no gzip stream, however short.
+    if !input.starts_with(&[0x1f, 0x8b]) {
+        return None;
+    }
     loop {
         let mut member = GzDecoder::new(input);
         let room = cap.saturating_sub(out.len() as u64);
         if let Err(e) = (&mut member).take(room).read_to_end(&mut out) {
+            // Cut short, even before any output (review 85 R5: a stream cut in its first bytes read as no
+            // gzip at all, its bytes taken as the text); not gzip at all, `None`.
             let cut_short = e.kind() == std::io::ErrorKind::UnexpectedEof;
-            return (!out.is_empty()).then_some((out, cut_short));
+            return (cut_short || !out.is_empty()).then_some((out, true));
         }
         input = member.into_inner();
         if out.len() as u64 >= cap || !input.starts_with(&[0x1f, 0x8b]) {
@@ -136,6 +142,10 @@ fn decode_one(coding: &str, input: &[u8], cap: u64) -> Option<(Vec<u8>, bool)> {
             // Servers send either zlib-wrapped (the standard) or raw deflate; try the standard first.
             match ZlibDecoder::new(input).take(cap).read_to_end(&mut out) {
                 Ok(n) => Ok(n),
+                // A zlib stream cut short: no raw deflate either.
+                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof && !out.is_empty() => {
+                    Err(e)
+                }
                 Err(_) => {
                     out.clear();
                     DeflateDecoder::new(input).take(cap).read_to_end(&mut out)
@@ -155,12 +165,13 @@ fn decode_one(coding: &str, input: &[u8], cap: u64) -> Option<(Vec<u8>, bool)> {
         },
         _ => return None,
     };
-    // A truncated body decodes partially: keep what came out.
-    // A stream that ends before its end lost what came after (a gzip stream cut short); one followed by
-    // bytes that are no stream (junk after a gzip member) is whole.
+    // A truncated body decodes partially: what came out is kept, and said to be damaged (what came after it
+    // is lost); a stream cut before its first output is damaged too. One that is not this coding at all: `None`.
     match read {
         Ok(_) => Some((out, false)),
-        Err(e) if !out.is_empty() => Some((out, e.kind() == std::io::ErrorKind::UnexpectedEof)),
+        Err(e) if !out.is_empty() || e.kind() == std::io::ErrorKind::UnexpectedEof => {
+            Some((out, true))
+        }
         Err(_) => None,
     }
 }
@@ -193,6 +204,15 @@ mod tests {
         let cut = &whole[..whole.len() / 2];
         let undone = undo(Some("gzip"), cut, ROOMY).unwrap();
         assert!(undone.damaged && !undone.data.is_empty() && undone.data.len() < text.len());
+        // Cut in its first bytes, before any output: damaged, not read as text (review 85 R5).
+        for cut in [4, 10, 12] {
+            let undone = undo(Some("gzip"), &whole[..cut], ROOMY).unwrap();
+            assert!(undone.damaged && undone.data.len() < 2, "{cut}: {undone:?}");
+        }
+        assert!(
+            undo(Some("gzip"), b"User-agent: *", ROOMY).is_none(),
+            "not gzip"
+        );
         let mut junk = whole.clone();
         junk.extend_from_slice(b"\r\n<junk>");
         let undone = undo(Some("gzip"), &junk, ROOMY).unwrap();

@@ -212,9 +212,13 @@ pub(crate) async fn change_settings(
     change: SettingsChange,
 ) -> Result<String, ApiError> {
     let dir = s.jobs.job_dir(id)?;
-    // A sheet's rules name files too, which the crawl reads and crawl.toml keeps (xt38a N1).
+    // A sheet's rules name files too, which the crawl reads and crawl.toml keeps (xt38a N1); a refusal quotes
+    // none of their text (review 85 R2).
+    let mut named = Vec::new();
     if let SettingsChange::Sheet(sheet) = &change {
-        super::written::refuse_outside(s.jobs.dir(), &dir, &sheet.named_files())?;
+        let files = sheet.named_files();
+        super::written::refuse_outside(s.jobs.dir(), &dir, &files)?;
+        named = files.iter().map(|(_, f)| f.display().to_string()).collect();
     }
     match s.jobs.send(id, Command::Settings { change }).await? {
         // Logged in the words of the answer, as `trawl ctl` logs it (xt25a F4: the request's JSON before it).
@@ -222,7 +226,12 @@ pub(crate) async fn change_settings(
             trawl_engine::job::record_change(&dir, who, &format!("settings: {message}"));
             Ok(message)
         }
-        trawl_engine::control::Reply::Failed { message } => Err(ApiError::bad_request(message)),
+        trawl_engine::control::Reply::Failed { message } => {
+            let own = std::fs::read_to_string(dir.join("crawl.toml")).unwrap_or_default();
+            Err(ApiError::bad_request(super::written::unquoted_naming(
+                &message, &own, named,
+            )))
+        }
         other => Err(ApiError::internal(format!("unexpected reply {other:?}"))),
     }
 }

@@ -25,7 +25,7 @@ pub(crate) mod logs;
 pub(crate) mod queues;
 mod shared;
 pub(crate) mod url;
-mod written;
+pub(crate) mod written;
 
 /// Every API route, for docs/api.md's check.
 pub(crate) fn routes() -> Router<AppState> {

@@ -14,8 +14,19 @@ use crate::ApiError;
 /// refusal quoted the file's lines back (xt46b F6: a `password_file` read out through `include`). The place
 /// (file, line, column) and what is wrong stay.
 pub(crate) fn unquoted(message: &str, own: &str) -> String {
+    unquoted_naming(message, own, Vec::new())
+}
+
+/// [`unquoted`], for a change that names `more` files besides those of `own` (a sheet's rules').
+pub(crate) fn unquoted_naming(message: &str, own: &str, more: Vec<String>) -> String {
+    let mut named = named_paths(own);
+    named.extend(more);
     let mut lines = message.lines();
-    let mut out: Vec<String> = lines.next().map(str::to_owned).into_iter().collect();
+    let mut out: Vec<String> = lines
+        .next()
+        .map(|l| placed_only(l, &named))
+        .into_iter()
+        .collect();
     let mut hidden = false;
     for line in lines {
         // A quoted line: indented, or a line of a TOML parser's snippet (`3 | key = …`).
@@ -42,10 +53,58 @@ pub(crate) fn unquoted(message: &str, own: &str) -> String {
                 }
                 hidden = true;
             }
-            _ => out.push(line.to_owned()),
+            _ => out.push(placed_only(line, &named)),
         }
     }
     out.join("\n")
+}
+
+/// The files `own` (a config's text) names, as written there (a message shows them joined to a folder:
+/// `jobs/x/../pw.txt`).
+fn named_paths(own: &str) -> Vec<String> {
+    let files = match toml::from_str::<CrawlConfig>(own) {
+        Ok(config) => config.named_files(),
+        Err(_) => includes(own),
+    };
+    files
+        .into_iter()
+        .map(|(_, f)| f.display().to_string())
+        .filter(|f| !f.is_empty())
+        .collect()
+}
+
+/// `line` cut after the place it names in one of the `named` files (`…/pw.txt:1:20`, `…/seeds.txt, line 3`):
+/// what follows may quote the file's text (a seed file's line, a prefix file's word, a TOML parser's words on
+/// its keys), which a file of the jobs folder may hold as a secret (review 85 R2). A line naming none is kept.
+fn placed_only(line: &str, named: &[String]) -> String {
+    let Some(end) = named
+        .iter()
+        .filter_map(|f| line.find(f.as_str()).map(|at| at + f.len()))
+        .min()
+    else {
+        return line.to_owned();
+    };
+    // The place: `:LINE:COLUMN`, `:LINE`, or `, line N`.
+    let rest = &line[end..];
+    let digits = |t: &str| t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let mut place = 0;
+    for _ in 0..2 {
+        if let Some(t) = rest[place..].strip_prefix(':')
+            && digits(t) > 0
+        {
+            place += 1 + digits(t);
+        }
+    }
+    if let Some(t) = rest[place..].strip_prefix(", line ")
+        && digits(t) > 0
+    {
+        place += ", line ".len() + digits(t);
+    }
+    format!(
+        "{}: a problem in a file the config names (what it is is not shown through the server: the file may hold \
+         a secret)",
+        &line[..end + place]
+    )
 }
 
 /// Refuses `text`, the config of the job in `job_dir` under the jobs folder `root`, when it names a file
@@ -216,19 +275,36 @@ mod tests {
     /// the snippet's markers and the hints are.
     #[test]
     fn a_named_files_lines_are_not_quoted_back() {
-        let own = "include = [\"../pw.txt\"]\nfiles = [\"../pw2.txt\"]\nmin_delay_ms = \"x\"\n";
+        let own = "include = [\"../pw.txt\", \"../pw2.txt\"]\nmin_delay_ms = \"x\"\n";
         let include =
             "job/../pw.txt:1:20: key with no value, expected `=`\n    S3cretProxyPassw0rd";
+        let shown = unquoted(include, own);
         assert_eq!(
-            unquoted(include, own),
-            "job/../pw.txt:1:20: key with no value, expected `=`\n    (a line of a file the config names: not \
-             shown through the server)"
+            shown,
+            "job/../pw.txt:1:20: a problem in a file the config names (what it is is not shown through the server: \
+             the file may hold a secret)\n    (a line of a file the config names: not shown through the server)"
         );
         let snippet = "classes.files[0]: /j/../pw2.txt: TOML parse error at line 1, column 4\n  |\n1 | pa=ss\"word\n  \
                        |    ^^^^^^^\nstring values must be quoted";
         let shown = unquoted(snippet, own);
         assert!(!shown.contains("pa=ss"), "{shown}");
         assert!(shown.ends_with("string values must be quoted"), "{shown}");
+        // A first line quoting a named file's text: a prefix file's word, a seed file's line (review 85 R2).
+        let word =
+            "scope.rules[0].files[0]: /j/../pw2.txt: \"pa=ss\" is neither a SURT prefix nor a URL";
+        let shown = unquoted(word, own);
+        assert!(
+            shown.starts_with("scope.rules[0].files[0]: /j/../pw2.txt: a problem")
+                && !shown.contains("pa=ss"),
+            "{shown}"
+        );
+        let seed = "seeds.files[0]: ../pw.txt, line 1: seed \"S3cret\": not a URL";
+        let shown = unquoted(seed, own);
+        assert!(
+            shown.starts_with("seeds.files[0]: ../pw.txt, line 1: a problem")
+                && !shown.contains("S3cret"),
+            "{shown}"
+        );
         let mine = "crawl.toml:3:16: expected an integer\n    min_delay_ms = \"x\"\n    hint: write a number";
         assert_eq!(unquoted(mine, own), mine);
     }
