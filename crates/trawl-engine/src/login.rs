@@ -75,6 +75,9 @@ pub struct Attempt {
     pub signature: FormSignature,
     /// What else is worth knowing (a redirect not followed, a CAPTCHA script on the page).
     pub notes: Vec<String>,
+    /// A redirect of the login's answer to a host the credential is not for: left to the crawl, which fetches
+    /// it as a redirect of the page the login was for, if its scope and that host's robots.txt let it.
+    pub left_to_crawl: Option<Url>,
 }
 
 impl Attempt {
@@ -146,6 +149,7 @@ pub async fn attempt(c: &Client<'_>, spec: &CredentialSpec) -> Attempt {
         submission: None,
         outcome: Outcome::failed(Verdict::Failed, "not tried", Vec::new()),
         notes: Vec::new(),
+        left_to_crawl: None,
     };
     // Without cookies no session outlives the login: nothing is sent, and the cause is named (xt18a F5: the
     // password was posted three times and blamed).
@@ -705,6 +709,7 @@ async fn follow(
                 "the redirect to {target} was not followed: it leaves the hosts this credential is for (the \
                  crawl fetches it, if its scope and that host's robots.txt let it)"
             ));
+            attempt.left_to_crawl = Some(target);
             return;
         }
         if again && from_https && target.scheme() == "http" {

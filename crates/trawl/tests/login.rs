@@ -2692,3 +2692,66 @@ async fn a_login_cut_by_a_stop_is_not_a_failed_login() {
         summary.failed_logins
     );
 }
+
+/// Where the portal's login answer sends the crawler: a page of another host (set once the test knows its port).
+static LANDING: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// A site whose login answer redirects to a page of another host (an SSO portal's dashboard).
+async fn portal(State(site): State<Shared>, req: Request) -> Response {
+    let (method, path, _query, _headers, body) = take_apart(req).await;
+    let mut s = site.lock().unwrap();
+    s.requests.push(format!("{method} {path}"));
+    match (method, path.as_str()) {
+        (Method::GET, "/login") => html(FICKLE_FORM),
+        (Method::POST, "/login") => sign_in(&mut s, &body, "s3cret", LANDING.get().unwrap()),
+        (Method::GET, "/members/") => html("<main>Members</main>"),
+        _ => (StatusCode::NOT_FOUND, html("Not Found")).into_response(),
+    }
+}
+
+/// A login answer's redirect to a host the credential is not for is not followed by the login, and is queued
+/// as the page's redirect, so the crawl fetches it as its scope and that host's robots.txt let it (xt46c N3:
+/// it was said to be, and never was).
+#[test]
+fn a_logins_redirect_off_its_hosts_is_left_to_the_crawl() {
+    let (rt, site, base, dir) = a_site(portal);
+    let landed: Shared = Arc::default();
+    let other = rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.2:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let landed = landed.clone();
+        let app = Router::new().fallback(move |req: Request| {
+            let landed = landed.clone();
+            async move {
+                landed.lock().unwrap().requests.push(req.uri().path().to_string());
+                html("<main>Dashboard</main>")
+            }
+        });
+        common::serve_on(listener, app);
+        addr
+    });
+    LANDING
+        .set(format!("http://{other}/landing?from=login"))
+        .unwrap();
+    let cfg = write(
+        &dir.path().join("portal.toml"),
+        &format!(
+            "{FAST}[seeds]\nurls = [\"{base}/members/\"]\n[scope]\nsurt_prefixes = [\"{base}/\", \"http://{other}/\"]\n\
+             [fetch]\nallow_addresses = [\"127.0.0.0/8\"]\n\
+             [[credentials]]\nkind = \"form\"\ndomain = \"127.0.0.1\"\nlogin_url = \"{base}/login\"\n\
+             fields = {{ username = \"archivist\" }}\npassword_env = \"PW\"\n"
+        ),
+    );
+    let job = dir.path().join("job");
+    let (ok, said) = trawl_crawl(&cfg, &job, &[("PW", "s3cret")]);
+    assert!(ok, "{said}");
+    let log = common::crawl_log(&job);
+    let landing = LANDING.get().unwrap();
+    let line = log.iter().find(|l| &l.uri == landing);
+    assert!(
+        line.is_some_and(|l| l.status == 200 && l.hop_path.ends_with('R')),
+        "{log:?}"
+    );
+    assert_eq!(landed.lock().unwrap().requests, ["/robots.txt", "/landing"]);
+    assert_eq!(site.lock().unwrap().logins, 1, "{log:?}");
+}

@@ -40,8 +40,10 @@ pub(super) async fn run(
     let validators = previous.as_ref().map(|c| &c.validators);
     let jar = p.jar_key(&uri);
     let page = matches!(uri.kind, UriKind::Page);
+    // Where a login's answer redirected off the credential's hosts: the page's redirects to queue.
+    let mut left = Vec::new();
     let generation = if page {
-        match login::ensure(p, &uri, settings, &jar, worker, None).await {
+        match login::ensure(p, &uri, settings, &jar, worker, None, &mut left).await {
             Ok(generation) => generation,
             Err(login::Cut) => return cut_by_the_stop(uri, page_request),
         }
@@ -86,10 +88,11 @@ pub(super) async fn run(
         // Fetched again only under a new session: after the failed-login limit (or a failed login) the page
         // as it came is what there is.
         if !withheld && login::lost(p, &uri, &fetched).await {
-            let now = match login::ensure(p, &uri, settings, &jar, worker, generation).await {
-                Ok(now) => now,
-                Err(login::Cut) => return cut_by_the_stop(uri, page_request),
-            };
+            let now =
+                match login::ensure(p, &uri, settings, &jar, worker, generation, &mut left).await {
+                    Ok(now) => now,
+                    Err(login::Cut) => return cut_by_the_stop(uri, page_request),
+                };
             if now != generation {
                 let fresh = pr.map(PageRequest::after_login);
                 let pr = fresh.as_ref();
@@ -114,6 +117,14 @@ pub(super) async fn run(
     connected();
     let mut record = FetchRecord::new(fetched);
     record.previous = previous;
+    record
+        .outlinks
+        .extend(left.into_iter().map(|url| trawl_extract::Outlink {
+            url,
+            hop: trawl_extract::Hop::Redirect,
+            context: "login/location",
+            lastmod: None,
+        }));
     // Given up by a stop's cut before the server answered: no try, no line. The URI goes back to the front
     // of its queue, kept there by the stop's checkpoint (or in Redis, for a shared crawl), and is fetched
     // when the crawl goes on. Not a browser page's request: tried once, with the page's fields, it is no

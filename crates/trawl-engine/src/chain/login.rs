@@ -51,6 +51,7 @@ pub(super) async fn ensure(
     jar: &str,
     worker: usize,
     lost: Option<u64>,
+    left: &mut Vec<url::Url>,
 ) -> Result<Option<u64>, Cut> {
     let Some((index, spec)) = p.access.form_credential(&uri.url) else {
         return Ok(None);
@@ -112,6 +113,9 @@ pub(super) async fn ensure(
         }
     }
     let mut attempt = login::attempt(&client, &spec).await;
+    // A redirect the login left to the crawl is the page's to queue, whatever the login's verdict (xt46c N3:
+    // it was said to be, and never was).
+    left.extend(attempt.left_to_crawl.take());
     // A site that limits logins (429, 503) is waited for as it asks, up to the failure limit's number of
     // times, none counted failed: it says "later", not "wrong password" (xt10a F5).
     for _ in 0..MAX_FAILED_LOGINS {
@@ -132,6 +136,7 @@ pub(super) async fn ensure(
             return Err(Cut);
         }
         attempt = login::attempt(&client, &spec).await;
+        left.extend(attempt.left_to_crawl.take());
     }
     if !attempt.ok() && ended_by_trawl(&attempt) {
         // Trawl's own shortage (too many open files …) or a stop ended the login before the site answered:
