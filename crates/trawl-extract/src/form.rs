@@ -95,6 +95,8 @@ pub struct Control {
     /// A submit button's own `formaction`, `formmethod` and `formenctype`: the submission's when it is the
     /// submitter (HTML's form submission algorithm).
     pub overrides: Option<Box<Overrides>>,
+    /// A `<button>`'s text (`Sign in`), which a visitor reads as what the form does; empty otherwise.
+    pub label: String,
 }
 
 /// What a submit button sets of its form's submission.
@@ -155,10 +157,26 @@ impl Form {
     /// Whether it reads as a sign-up form by its words: its action's path, its id, or a submit button's name
     /// or value says register, sign up, join or create (an account).
     pub fn reads_as_sign_up(&self) -> bool {
-        const WORDS: [&str; 6] = ["register", "signup", "sign-up", "sign_up", "join", "create"];
+        self.says(&[
+            "register", "signup", "sign-up", "sign_up", "sign up", "join", "create",
+        ])
+    }
+
+    /// Whether it reads as a login form by its words, as [`Form::reads_as_sign_up`] reads them: log in, sign
+    /// in, log on (xt46c N2: a form whose button said "Sign in" lost to a sign-up form before it).
+    pub fn reads_as_sign_in(&self) -> bool {
+        self.says(&[
+            "login", "log in", "log-in", "log_in", "signin", "sign in", "sign-in", "sign_in",
+            "logon", "log on",
+        ])
+    }
+
+    /// Whether its action's path, its id, or a submit button's name, value or label holds one of `words`
+    /// (lower case).
+    fn says(&self, words: &[&str]) -> bool {
         let says = |text: &str| {
-            let text = text.to_ascii_lowercase();
-            WORDS.iter().any(|w| text.contains(w))
+            let text = text.to_lowercase();
+            words.iter().any(|w| text.contains(w))
         };
         says(self.submit_action().path())
             || self.id.as_deref().is_some_and(says)
@@ -166,7 +184,7 @@ impl Form {
                 .controls
                 .iter()
                 .filter(|c| c.kind == ControlKind::Submit)
-                .any(|c| says(&c.name) || says(&c.value))
+                .any(|c| says(&c.name) || says(&c.value) || says(&c.label))
     }
 
     /// Whether it has a control named `name` (of any type).
@@ -310,7 +328,8 @@ impl Forms {
     /// The login form: the one the selector matched, when one was given; else, of the forms that are no
     /// sign-up form (one whose password input is marked `autocomplete="new-password"`, and none
     /// `current-password`), the one whose password input is marked `current-password`, else the one with
-    /// exactly one password input (a sign-up or change-password form has two) having every field of
+    /// exactly one password input whose words say log in or sign in ([`Form::reads_as_sign_in`]), else the
+    /// one with exactly one password input (a sign-up or change-password form has two) having every field of
     /// `fields`, else the one with exactly one password input, else the first with any; a form whose words
     /// say sign-up ([`Form::reads_as_sign_up`]) only when no other would do.
     pub fn login_form(&self, selector_given: bool) -> Option<&Form> {
@@ -347,6 +366,7 @@ impl Forms {
             let logins = move || logins().filter(move |f| words || !f.reads_as_sign_up());
             logins()
                 .find(|f| f.current_password.is_some())
+                .or_else(|| logins().find(|f| one(f) && f.reads_as_sign_in()))
                 .or_else(|| {
                     logins().find(|f| {
                         one(f) && !fields.is_empty() && fields.iter().all(|n| f.has_control(n))
@@ -419,6 +439,8 @@ enum TextInto {
     Option,
     /// The textarea: the control's index in its form (or in `owned_by_id`).
     Textarea(Owner, usize),
+    /// A `<button>`'s label, likewise.
+    Button(Owner, usize),
 }
 
 /// Which form a control belongs to.
@@ -520,6 +542,7 @@ impl State {
                     disabled: select.disabled,
                     image: false,
                     overrides: None,
+                    label: String::new(),
                 },
             );
         }
@@ -687,6 +710,7 @@ pub fn read_forms(
                 } else {
                     None
                 },
+                label: String::new(),
             },
         );
         Ok(())
@@ -702,7 +726,7 @@ pub fn read_forms(
         }
         let owner = st.owner(attr(el, "form"));
         let disabled = el.has_attribute("disabled") || st.disabled_fieldsets > 0;
-        st.add(
+        let at = st.add(
             &owner,
             Control {
                 name: attr(el, "name").unwrap_or_default(),
@@ -712,8 +736,21 @@ pub fn read_forms(
                 disabled,
                 image: false,
                 overrides: overrides_of(el),
+                label: String::new(),
             },
         );
+        // Its text is its label (xt46c N2: "Sign in" told the login form from a sign-up form).
+        if st.text_into.is_none() {
+            st.text_into = at.map(|at| TextInto::Button(owner, at));
+            let s = s.clone();
+            let _ = el.on_end_tag(end_tag!(move |_| {
+                let mut st = s.borrow_mut();
+                if matches!(st.text_into, Some(TextInto::Button(..))) {
+                    st.text_into = None;
+                }
+                Ok(())
+            }));
+        }
         Ok(())
     }));
     let s = state.clone();
@@ -773,6 +810,7 @@ pub fn read_forms(
                 disabled,
                 image: false,
                 overrides: None,
+                label: String::new(),
             },
         );
         st.text_into = at.map(|at| TextInto::Textarea(owner, at));
@@ -846,6 +884,14 @@ pub fn read_forms(
             Some(TextInto::Textarea(owner, at)) => {
                 if let Some(c) = st.control_mut(&owner, at) {
                     c.value.push_str(chunk.as_str());
+                }
+            }
+            // A label of some words: a page's button holding a book is no label.
+            Some(TextInto::Button(owner, at)) => {
+                if let Some(c) = st.control_mut(&owner, at)
+                    && c.label.len() < 200
+                {
+                    c.label.push_str(chunk.as_str());
                 }
             }
             None => {}

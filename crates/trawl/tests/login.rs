@@ -2723,7 +2723,11 @@ fn a_logins_redirect_off_its_hosts_is_left_to_the_crawl() {
         let app = Router::new().fallback(move |req: Request| {
             let landed = landed.clone();
             async move {
-                landed.lock().unwrap().requests.push(req.uri().path().to_string());
+                landed
+                    .lock()
+                    .unwrap()
+                    .requests
+                    .push(req.uri().path().to_string());
                 html("<main>Dashboard</main>")
             }
         });

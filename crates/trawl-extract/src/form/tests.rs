@@ -203,6 +203,17 @@ fn a_sign_up_form_is_not_the_login_form() {
     // Only a sign-up form: none is the login form.
     let only = r#"<form id="join"><input name="email"><input type="password" name="p" autocomplete="new-password"></form>"#;
     assert_eq!(pick(only, &[]), None);
+    // A sign-up form said so only by its heading, before a form whose button's text says "Sign in": the
+    // button tells (xt46c N2: the first was posted to).
+    let headed = r#"<h2>Create your account</h2><form id="new" method="post" action="/new"><input name="user">
+      <input type="password" name="password"><input type="submit" value="Go"></form>
+      <h2>Already a member?</h2><form id="in" method="post" action="/do"><input name="user">
+      <input type="password" name="password"><button><span>Sign</span> in</button></form>"#;
+    assert_eq!(pick(headed, &["user"]), Some("in".into()));
+    assert_eq!(pick(headed, &[]), Some("in".into()));
+    let forms = read_forms(headed.as_bytes(), None, &url("http://a.org/"), None);
+    let label = forms.forms[1].controls.last().map(|c| c.label.as_str());
+    assert_eq!(label, Some("Sign in"));
 }
 
 #[test]
