@@ -664,7 +664,12 @@ async fn an_operator_pauses_lists_and_stops_every_worker() {
         assert!(!root.join("w0/crawl/checkpoints").exists());
         // Pausing or setting one worker alone is refused: it would sit idle unseen, or fetch at a pace of its
         // own (xt16b F2).
-        for action in [&["pause"][..], &["set", "frontier.min_delay_ms=1"]] {
+        // A queue's command is named as given (xt46c N5: "the queue action").
+        for action in [
+            &["pause"][..],
+            &["set", "frontier.min_delay_ms=1"],
+            &["unpause-queue", "x"],
+        ] {
             let said = refused(&[&[w0][..], action].concat());
             assert!(
                 said.contains(&format!("trawl ctl --frontier {url} crawl {}", action[0])),

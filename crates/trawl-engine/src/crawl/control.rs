@@ -258,7 +258,11 @@ fn refuse_on_a_worker(shared: &Shared, command: &Command) -> Reply {
         Command::Settings {
             change: crate::live::SettingsChange::RemoveSheet(_),
         } => "remove-sheet",
-        _ => "the queue action",
+        // A queue's command, by its own name (xt46c N5: "the queue action" was said literally).
+        other => &other
+            .change()
+            .and_then(|c| c.split_whitespace().next().map(str::to_owned))
+            .unwrap_or_else(|| "the queue action".to_owned()),
     };
     Reply::Failed {
         message: format!(
