@@ -175,7 +175,7 @@ async fn fetch_and_write(
     if record.response().is_some() {
         extract::run(p, &mut uri, &mut record, settings);
         gates::run(p, &mut uri, &mut record);
-        write::run(p, &uri, &mut record)?;
+        write::run(p, &uri, &mut record, settings)?;
     }
     Ok((uri, record))
 }

@@ -2,17 +2,21 @@
 //! archive, unless a gate kept it out. A write failure stops the crawl; the URI goes back to its queue, so a
 //! resumed crawl fetches it again.
 
-use std::time::Duration;
-
 use super::{
     outcome::{Disposition, Ended, Outcome},
     pipeline::Pipeline,
+    retry::politeness,
 };
 use crate::{blocking::blocking, fetch_record::FetchRecord};
-use trawl_config::CrawlUri;
+use trawl_config::{CrawlConfig, CrawlUri};
 
 /// Archives the response; sets the record's payload digest.
-pub(super) fn run(p: &Pipeline, uri: &CrawlUri, record: &mut FetchRecord) -> Result<(), Ended> {
+pub(super) fn run(
+    p: &Pipeline,
+    uri: &CrawlUri,
+    record: &mut FetchRecord,
+    settings: &CrawlConfig,
+) -> Result<(), Ended> {
     let Some(resp) = record.response().filter(|_| record.write) else {
         return Ok(());
     };
@@ -40,14 +44,18 @@ pub(super) fn run(p: &Pipeline, uri: &CrawlUri, record: &mut FetchRecord) -> Res
         }
         Err(e) => {
             p.fail(e.to_string());
-            // The archive's failure, not the server's: the fetch does not use up one of the URI's tries.
+            // The archive's failure, not the server's: the fetch does not use up one of the URI's tries. The
+            // host was asked, so it rests as after any fetch (xt46c N7: another worker of a shared crawl
+            // fetched it again 132 ms later, under min_delay_ms).
+            let pace = politeness(p, settings, uri, record);
             let mut uri = uri.clone();
             uri.tries = uri.tries.saturating_sub(1);
-            Err(Outcome::only(Disposition::Retry {
+            let mut outcome = Outcome::only(Disposition::Retry {
                 uri,
-                delay: Duration::ZERO,
-            })
-            .into())
+                delay: pace.delay,
+            });
+            outcome.asked = pace.asked;
+            Err(outcome.into())
         }
     }
 }
