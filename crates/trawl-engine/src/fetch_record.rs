@@ -173,7 +173,7 @@ impl FetchRecord {
     }
 
     /// Whether [`FetchRecord::decode`] cut the body at its limits (see
-    /// [`trawl_extract::decode::decode_content_noting_cuts`]).
+    /// [`trawl_extract::decode::undo`]).
     pub(crate) fn decode_cut(&self) -> bool {
         self.decode_cut
     }

@@ -1425,10 +1425,9 @@ mod tests {
         assert_eq!(seen[0].said, "connection refused");
     }
 
-    /// HTTP/2 by prior knowledge (`h2c`) to a server that answers in HTTP/1 is said once per origin as such
-    /// (xt46a F11: only `err=broken`, read as "no answer or a 5xx").
-    #[tokio::test]
-    async fn an_origin_that_does_not_speak_h2c_is_said_once() {
+    /// A server on 127.0.0.1 that answers whatever comes with an HTTP/1.1 `400` and closes, as an HTTP/1.1
+    /// server answers a TLS ClientHello or an HTTP/2 preface.
+    async fn a_plain_http_server() -> std::net::SocketAddr {
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
@@ -1441,6 +1440,14 @@ mod tests {
                     .await;
             }
         });
+        addr
+    }
+
+    /// HTTP/2 by prior knowledge (`h2c`) to a server that answers in HTTP/1 is said once per origin as such
+    /// (xt46a F11: only `err=broken`, read as "no answer or a 5xx").
+    #[tokio::test]
+    async fn an_origin_that_does_not_speak_h2c_is_said_once() {
+        let addr = a_plain_http_server().await;
         let policy = AddressPolicy::new(vec!["127.0.0.0/8".parse().unwrap()], []);
         let config = FetchConfig {
             h2c: true,
@@ -1460,18 +1467,7 @@ mod tests {
     /// port that speaks plain HTTP (xt46a F3: said as a closed port's "no connection could be made").
     #[tokio::test]
     async fn a_failed_tls_handshake_is_said_once_per_origin() {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        tokio::spawn(async move {
-            while let Ok((mut socket, _)) = listener.accept().await {
-                let mut buf = [0u8; 1024];
-                let _ = socket.read(&mut buf).await;
-                let _ = socket
-                    .write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
-                    .await;
-            }
-        });
+        let addr = a_plain_http_server().await;
         let policy = AddressPolicy::new(vec!["127.0.0.0/8".parse().unwrap()], []);
         let fetcher = Fetcher::new(FetchConfig::default(), policy);
         for path in ["/a", "/b"] {

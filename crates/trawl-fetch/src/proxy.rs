@@ -185,6 +185,13 @@ mod tests {
 
     /// A proxy on 127.0.0.1 answering every CONNECT with `answer`.
     async fn answering(answer: &'static [u8]) -> String {
+        answering_by(move |_| answer).await
+    }
+
+    /// A proxy on 127.0.0.1 answering each CONNECT with what `answer` gives for its head.
+    async fn answering_by(
+        answer: impl Fn(&[u8]) -> &'static [u8] + Copy + Send + 'static,
+    ) -> String {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap().to_string();
         tokio::spawn(async move {
@@ -194,7 +201,7 @@ mod tests {
                     while !head.ends_with(b"\r\n\r\n") {
                         head.push(c.read_u8().await?);
                     }
-                    c.write_all(answer).await?;
+                    c.write_all(answer(&head)).await?;
                     Ok::<_, std::io::Error>(())
                 });
             }
@@ -204,28 +211,16 @@ mod tests {
 
     /// A proxy on 127.0.0.1 that opens a tunnel (to nothing) only for `user:pass`'s Basic credentials.
     async fn asking_for_credentials() -> String {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap().to_string();
-        tokio::spawn(async move {
-            while let Ok((mut c, _)) = listener.accept().await {
-                tokio::spawn(async move {
-                    let mut head = Vec::new();
-                    while !head.ends_with(b"\r\n\r\n") {
-                        head.push(c.read_u8().await?);
-                    }
-                    let right = String::from_utf8_lossy(&head)
-                        .contains("\r\nProxy-Authorization: Basic dXNlcjpwYXNz\r\n");
-                    let answer: &[u8] = if right {
-                        b"HTTP/1.1 200 Connection established\r\n\r\n"
-                    } else {
-                        b"HTTP/1.1 407 Proxy Authentication Required\r\n\r\n"
-                    };
-                    c.write_all(answer).await?;
-                    Ok::<_, std::io::Error>(())
-                });
+        answering_by(|head| {
+            let right = String::from_utf8_lossy(head)
+                .contains("\r\nProxy-Authorization: Basic dXNlcjpwYXNz\r\n");
+            if right {
+                b"HTTP/1.1 200 Connection established\r\n\r\n"
+            } else {
+                b"HTTP/1.1 407 Proxy Authentication Required\r\n\r\n"
             }
-        });
-        addr
+        })
+        .await
     }
 
     /// An HTTP proxy's user and password go as Basic credentials on the CONNECT (xt46a F8: only SOCKS5 took

@@ -30,17 +30,7 @@ pub fn decode_content<'a>(
     body: &'a [u8],
     limits: DecodeLimits,
 ) -> Option<Cow<'a, [u8]>> {
-    decode_content_noting_cuts(encoding, body, limits).map(|(data, _)| data)
-}
-
-/// [`decode_content`], and whether `limits` cut what came out: an identity body longer than `max_bytes`, or
-/// a step that had more to give than its cap.
-pub fn decode_content_noting_cuts<'a>(
-    encoding: Option<&str>,
-    body: &'a [u8],
-    limits: DecodeLimits,
-) -> Option<(Cow<'a, [u8]>, bool)> {
-    undo(encoding, body, limits).map(|u| (u.data, u.cut))
+    undo(encoding, body, limits).map(|u| u.data)
 }
 
 /// A body with its content codings undone, and how far that went.
@@ -48,14 +38,16 @@ pub fn decode_content_noting_cuts<'a>(
 pub struct Undone<'a> {
     /// What came out.
     pub data: Cow<'a, [u8]>,
-    /// Whether `limits` cut it (see [`decode_content_noting_cuts`]).
+    /// Whether `limits` cut it: an identity body longer than `max_bytes`, or a step that had more to give
+    /// than its cap.
     pub cut: bool,
     /// Whether a step's input broke off before its end (a gzip stream cut short): `data` is what came out
     /// before the break, and what followed it is lost.
     pub damaged: bool,
 }
 
-/// [`decode_content_noting_cuts`], and whether a coding's input broke off before its end.
+/// [`decode_content`], and whether `limits` cut what came out, and whether a coding's input broke off before
+/// its end.
 pub fn undo<'a>(
     encoding: Option<&str>,
     body: &'a [u8],
@@ -229,7 +221,7 @@ mod tests {
             max_bytes: 4096,
             max_ratio: 1000,
         };
-        let cut = |coding, body: &[u8]| decode_content_noting_cuts(coding, body, limits).unwrap().1;
+        let cut = |coding, body: &[u8]| undo(coding, body, limits).unwrap().cut;
         assert!(!cut(None, &[b'a'; 4096]));
         assert!(cut(None, &[b'a'; 4097]));
         assert!(!cut(Some("gzip"), &gzip(&[b'a'; 4096])));
@@ -246,11 +238,7 @@ mod tests {
             max_ratio: 1,
             ..limits
         };
-        let noted = |body: &[u8]| {
-            decode_content_noting_cuts(Some("gzip"), &gzip(body), strict)
-                .unwrap()
-                .1
-        };
+        let noted = |body: &[u8]| undo(Some("gzip"), &gzip(body), strict).unwrap().cut;
         assert!(!noted(&[b'a'; 1024]));
         assert!(noted(&[b'a'; 1025]));
     }
@@ -270,9 +258,9 @@ mod tests {
             max_bytes: (zst.len() - 100) as u64,
             max_ratio: 100,
         };
-        let (out, cut) = decode_content_noting_cuts(Some("zstd"), &zst, limits).unwrap();
-        assert!(cut);
-        assert_eq!(*out, page[..limits.max_bytes as usize]);
+        let undone = undo(Some("zstd"), &zst, limits).unwrap();
+        assert!(undone.cut);
+        assert_eq!(*undone.data, page[..limits.max_bytes as usize]);
     }
 
     #[test]
