@@ -249,6 +249,20 @@ pub async fn check(c: &Client<'_>, page: &Url) -> Fetched {
     request(c, page, None, None, false).await
 }
 
+/// Fetches `page` as anyone would (a GET, no cookie sent, none kept, no redirect followed): a page that
+/// shows the session alive with the jar's cookies and lost without them is behind the login.
+pub async fn check_as_anyone(c: &Client<'_>, page: &Url) -> Fetched {
+    space(c).await;
+    c.fetcher
+        .fetch(
+            page,
+            c.settings.max_bytes,
+            c.settings,
+            &RequestParts::default(),
+        )
+        .await
+}
+
 /// Reads the login page, following its redirects (each a GET, as a browser does) within the hosts the
 /// credential covers, at most [`MAX_LOGIN_REDIRECTS`]: the final page's status and forms (its URL in
 /// `attempt.page_url`), or `None` with the outcome set.

@@ -177,17 +177,23 @@ pub(super) async fn ensure(
         s.failures = 0;
         s.generation += 1;
         s.proven = proven(&spec);
-        // Where a login its `success` sign proved led is behind the login too.
-        if s.proven
-            && let Some(landed) = attempt.exchanges.last().filter(|e| {
+        // Where a login its `success` sign proved led is behind the login too; where an unproven one led
+        // may be, which a check asks when it must (`landing`).
+        let landed = attempt
+            .exchanges
+            .last()
+            .filter(|e| {
                 e.step == Step::Redirect
                     && e.fetched
                         .result
                         .as_ref()
                         .is_ok_and(|r| (200..300).contains(&r.status))
             })
-        {
-            s.alive_at(&landed.url);
+            .map(|e| e.url.clone());
+        s.landing = None;
+        match landed {
+            Some(landed) if s.proven => s.alive_at(&landed),
+            landed => s.landing = landed,
         }
         s.logged_in_at = Some(std::time::Instant::now());
         p.access.note_form_login(index, None);
@@ -410,9 +416,7 @@ enum Alive {
 }
 
 /// Fetches again the page nearest to `uri` that showed the session of `s` alive
-/// ([`trawl_fetch::access::Session::witness_for`]),
-/// archived and logged as a `P` hop from `uri` (`login:check`), and says whether it still does: answered
-/// 2xx with no sign of a lost session.
+/// ([`trawl_fetch::access::Session::witness_for`]) and says whether it still does ([`check`]).
 async fn still_alive(
     p: &Pipeline,
     client: &login::Client<'_>,
@@ -425,10 +429,76 @@ async fn still_alive(
     let Some(witness) = s.witness_for(&uri.url).cloned() else {
         return Alive::Unknown;
     };
-    let fetched = login::check(client, &witness).await;
-    let mut line = uri.child(witness.clone(), String::new(), Hop::Prerequisite);
+    let to = Check {
+        page: &witness,
+        anyone: false,
+    };
+    check(p, client, (spec, login_url), uri, s, to, worker).await
+}
+
+/// Whether the page an unproven login led to ([`trawl_fetch::access::Session::landing`]) is behind the
+/// login: it shows the session alive, and sends away anyone who asks without the session's cookies. A
+/// public page a wrong password's answer led to shows both alike and proves nothing (xt17c F1); a member
+/// area's first page proves the login works (xt46c N1: a working login given up at the second page the
+/// account may not enter).
+async fn landed_behind(
+    p: &Pipeline,
+    client: &login::Client<'_>,
+    spec: &CredentialSpec,
+    login_url: &url::Url,
+    uri: &CrawlUri,
+    s: &trawl_fetch::access::Session,
+    worker: usize,
+) -> Option<url::Url> {
+    let landing = s
+        .landing
+        .clone()
+        .filter(|l| l.as_str() != uri.url.as_str())?;
+    let as_member = Check {
+        page: &landing,
+        anyone: false,
+    };
+    let as_anyone = Check {
+        page: &landing,
+        anyone: true,
+    };
+    let both = matches!(
+        check(p, client, (spec, login_url), uri, s, as_member, worker).await,
+        Alive::Yes
+    ) && matches!(
+        check(p, client, (spec, login_url), uri, s, as_anyone, worker).await,
+        Alive::No(_)
+    );
+    both.then_some(landing)
+}
+
+/// A page fetched to check a session: with the session's cookies, or as anyone.
+#[derive(Clone, Copy)]
+struct Check<'a> {
+    page: &'a url::Url,
+    anyone: bool,
+}
+
+/// Fetches `to.page` once more, archived and logged as a `P` hop from `uri` (`login:check`), and says
+/// whether it shows the session of `s` alive: answered 2xx with no sign of a lost session.
+async fn check(
+    p: &Pipeline,
+    client: &login::Client<'_>,
+    (spec, login_url): (&CredentialSpec, &url::Url),
+    uri: &CrawlUri,
+    s: &trawl_fetch::access::Session,
+    to: Check<'_>,
+    worker: usize,
+) -> Alive {
+    let page = to.page;
+    let fetched = if to.anyone {
+        login::check_as_anyone(client, page).await
+    } else {
+        login::check(client, page).await
+    };
+    let mut line = uri.child(page.clone(), String::new(), Hop::Prerequisite);
     line.annotate(Annotation::Login(LoginNote::Check));
-    if let Some(answer) = p.fetcher.take_dns_answer(&witness) {
+    if let Some(answer) = p.fetcher.take_dns_answer(page) {
         p.archive_dns(uri, &answer, worker);
     }
     write_exchange(p, &mut line, &uri.url, &fetched, worker);
@@ -449,13 +519,17 @@ async fn still_alive(
                 spec,
                 login_url,
                 &signature,
-                &witness,
+                page,
                 resp.status,
                 &resp.headers,
                 &resp.body,
             )
         });
-    if lost { Alive::No(witness) } else { Alive::Yes }
+    if lost {
+        Alive::No(page.clone())
+    } else {
+        Alive::Yes
+    }
 }
 
 /// Whether a login that worked proved it beyond the default signs: the operator's `success` sign showed
@@ -546,12 +620,23 @@ pub(super) async fn still_lost(
     // working login be given up).
     let refuses = guard(p);
     let client = client(p, jar, settings, &refuses);
-    if let Alive::Yes = still_alive(p, &client, spec, &login_url, uri, &s, worker).await {
+    let alive = still_alive(p, &client, spec, &login_url, uri, &s, worker).await;
+    let behind = match alive {
+        Alive::Yes => Some("a page that showed it alive still does".to_string()),
+        Alive::Unknown => landed_behind(p, &client, spec, &login_url, uri, &s, worker)
+            .await
+            .map(|landing| {
+                s.alive_at(&landing);
+                format!("{landing}, where the login led, shows it alive and sends anyone else away")
+            }),
+        Alive::No(_) => None,
+    };
+    if let Some(behind) = behind {
         s.spared += 1;
         s.no_sign.insert(page_key(&uri.url));
         tracing::info!(
-            "{}: still showed the session lost right after a fresh login, while a page that showed it alive \
-             still does: taken for a page the account may not see (no sign of a lost session from now on)",
+            "{}: still showed the session lost right after a fresh login, while {behind}: taken for a page \
+             the account may not see (no sign of a lost session from now on)",
             uri.url
         );
         return;

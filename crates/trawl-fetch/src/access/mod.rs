@@ -81,6 +81,10 @@ pub struct Session {
     /// after a login, or where a login its `success` sign proved led; the last one per folder, up to [`WITNESSES`]: one is fetched again to tell a page the account may not
     /// enter from a session the site ended ([`Session::witness_for`]).
     pub witnesses: Vec<url::Url>,
+    /// Where the last login that worked led when no `success` sign proved it (the redirect of its answer,
+    /// answered 2xx): a page behind the login if it shows the session alive and sends anyone else away,
+    /// which a login's check asks when no page of [`Session::witnesses`] is known yet (xt46c N1).
+    pub landing: Option<url::Url>,
     /// The cookies the last login that worked set (their names): a page clearing one ends the session.
     pub login_cookies: Vec<String>,
     /// The session generation a page ended by clearing a cookie of its login: the host's next page logs in
