@@ -282,13 +282,27 @@ impl CredentialSpec {
                 ),
                 // Said only of a credential with a host to compare with (xt44b F5).
                 Some(Ok(u))
-                    if (self.domain.is_some() || self.surt_prefix.is_some()) && !self.applies_to(&u) =>
+                    if (self.domain.is_some() || self.surt_prefix.is_some())
+                        && !self.applies_to(&u) =>
                 {
-                    say(
-                        "login_url",
-                        "the login URL is not on the credential's host: the password would go elsewhere"
-                            .into(),
-                    )
+                    // A prefix naming an address with commas matches nothing: said at the prefix, with the
+                    // form that matches (xt46c N4: the login URL was blamed).
+                    match self.surt_prefix.as_deref().and_then(super::seed_list::comma_address) {
+                        Some((dotted, reversed)) => say(
+                            "surt_prefix",
+                            format!(
+                                "{:?} names an IP address with commas: a SURT prefix writes an address as it \
+                                 is, dotted, so no URL is under it, the login URL neither; write {dotted:?}, or \
+                                 {reversed:?} if the commas reversed it as the CDX index's form does",
+                                self.surt_prefix.as_deref().unwrap_or_default()
+                            ),
+                        ),
+                        None => say(
+                            "login_url",
+                            "the login URL is not on the credential's host: the password would go elsewhere"
+                                .into(),
+                        ),
+                    }
                 }
                 Some(Ok(_)) => {}
             }
@@ -601,6 +615,21 @@ mod tests {
 
     fn spec(text: &str) -> CredentialSpec {
         toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn a_prefix_naming_an_address_with_commas_is_blamed_not_the_login_url() {
+        let c = spec(
+            "kind = \"form\"\nsurt_prefix = \"http://(1,0,0,127:18371)/\"\n\
+             login_url = \"http://127.0.0.1:18371/login\"\npassword_env = \"X\"\n",
+        );
+        let problems = c.problems();
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(problems[0].0, "surt_prefix");
+        assert!(
+            problems[0].1.contains("\"http://(127.0.0.1:18371)/\""),
+            "{problems:?}"
+        );
     }
 
     #[test]

@@ -213,6 +213,34 @@ pub fn directive_prefix(text: &str) -> Result<SurtPrefix, trawl_url::Error> {
     SurtPrefix::from_plain(text)
 }
 
+/// The prefix `written` with its host dotted, in the order written and reversed, when that host is four
+/// numbers between commas (`http://(127,0,0,1:8080)/`, with or without a scheme or a trailing comma): an IP
+/// address written as a host name's labels are, which matches nothing (xt42b, xt43a N3).
+pub(super) fn comma_address(written: &str) -> Option<(String, String)> {
+    let written = written.trim();
+    let (scheme, rest) = match written.split_once("://(") {
+        Some((scheme, rest)) => (scheme, rest),
+        None => ("http", written.strip_prefix('(')?),
+    };
+    let end = rest.find([')', ':']).unwrap_or(rest.len());
+    let host = rest[..end].strip_suffix(',').unwrap_or(&rest[..end]);
+    let labels: Vec<&str> = host.split(',').collect();
+    let numbers = labels.len() == 4
+        && labels.iter().all(|l| {
+            (1..=3).contains(&l.len())
+                && l.bytes().all(|b| b.is_ascii_digit())
+                && l.parse::<u16>().is_ok_and(|n| n <= 255)
+        });
+    let tail = &rest[end..];
+    let reversed: Vec<&str> = labels.iter().rev().copied().collect();
+    numbers.then(|| {
+        (
+            format!("{scheme}://({}{tail}", labels.join(".")),
+            format!("{scheme}://({}{tail}", reversed.join(".")),
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -100,7 +100,7 @@ fn prefix_warnings(key: &str, at: &str, written: &str) -> Vec<Problem> {
             )),
         );
     }
-    if let Some((dotted, reversed)) = comma_address(written) {
+    if let Some((dotted, reversed)) = seed_list::comma_address(written) {
         out.push(
             problem(
                 key,
@@ -131,7 +131,11 @@ fn port_among_labels(written: &str) -> Option<String> {
     let colon = host.find(':')?;
     // An address is written as it is, its port right after it (`(127.0.0.1:8080)`, `([::1]:8080)`).
     let address = host.starts_with('[') || host[..colon].parse::<std::net::Ipv4Addr>().is_ok();
-    if colon == 0 || host[..colon].ends_with(',') || address || comma_address(written).is_some() {
+    if colon == 0
+        || host[..colon].ends_with(',')
+        || address
+        || seed_list::comma_address(written).is_some()
+    {
         return None;
     }
     let port: String = host[colon + 1..]
@@ -139,34 +143,6 @@ fn port_among_labels(written: &str) -> Option<String> {
         .take_while(char::is_ascii_digit)
         .collect();
     Some(format!("{scheme}://({},:{port})", &host[..colon]))
-}
-
-/// The prefix `written` with its host dotted, in the order written and reversed, when that host is four
-/// numbers between commas (`http://(127,0,0,1:8080)/`, with or without a scheme or a trailing comma): an IP
-/// address written as a host name's labels are, which matches nothing (xt42b, xt43a N3).
-fn comma_address(written: &str) -> Option<(String, String)> {
-    let written = written.trim();
-    let (scheme, rest) = match written.split_once("://(") {
-        Some((scheme, rest)) => (scheme, rest),
-        None => ("http", written.strip_prefix('(')?),
-    };
-    let end = rest.find([')', ':']).unwrap_or(rest.len());
-    let host = rest[..end].strip_suffix(',').unwrap_or(&rest[..end]);
-    let labels: Vec<&str> = host.split(',').collect();
-    let numbers = labels.len() == 4
-        && labels.iter().all(|l| {
-            (1..=3).contains(&l.len())
-                && l.bytes().all(|b| b.is_ascii_digit())
-                && l.parse::<u16>().is_ok_and(|n| n <= 255)
-        });
-    let tail = &rest[end..];
-    let reversed: Vec<&str> = labels.iter().rev().copied().collect();
-    numbers.then(|| {
-        (
-            format!("{scheme}://({}{tail}", labels.join(".")),
-            format!("{scheme}://({}{tail}", reversed.join(".")),
-        )
-    })
 }
 
 /// Makes the relative `files` of SURT prefix rules absolute, so the job's copy of the config still finds them.
