@@ -220,8 +220,13 @@ pub fn add_shared_seeds(url: &str, job: &str, urls: &[String]) -> Result<String,
         .iter()
         .map(|raw| trawl_url::parse_typed_seed(raw).map(|u| u.to_string()))
         .collect::<Result<Vec<_>, _>>()?;
-    let remote =
-        |e| crate::Error::Remote(format!("{}: {e}", crate::shared_job::without_password(url)));
+    let remote = |e: trawl_frontier::SharedError| {
+        let shown = crate::shared_job::without_password(url);
+        match e {
+            trawl_frontier::SharedError::Full(_) => crate::Error::RemoteFull(shown),
+            e => crate::Error::Remote(format!("{shown}: {e}")),
+        }
+    };
     let mut f = trawl_frontier::SharedFrontier::<CrawlUri>::connect(
         url,
         job,

@@ -80,6 +80,9 @@ pub enum Error {
     /// The shared frontier (`--frontier redis://…`) cannot be used.
     #[error("shared frontier {0}")]
     Remote(String),
+    /// The shared frontier's Redis is full (`maxmemory`): a command's change was not recorded.
+    #[error("shared frontier {0}: redis is full (maxmemory reached): nothing was changed")]
+    RemoteFull(String),
     /// A worker's job of one shared crawl given to join another (another server or database).
     #[error(
         "{}: a worker's job of the crawl {crawl:?} at {was}, not at {now}: its WARCs and crawl.log would mix two \

@@ -681,6 +681,37 @@ async fn an_operator_pauses_lists_and_stops_every_worker() {
                 .unwrap()
                 .contains("min_delay_ms = 1\n")
         );
+        // A full Redis takes none of the commands that write, each said as not recorded (xt46c N6: the
+        // workers' "the crawl waits … it goes on", or the transaction's raw abort).
+        let maxmemory = |bytes: &str| {
+            let out = Command::new("redis-cli")
+                .args(["-u", &url, "CONFIG", "SET", "maxmemory", bytes])
+                .output()
+                .unwrap();
+            assert!(String::from_utf8_lossy(&out.stdout).contains("OK"));
+        };
+        let queue = seeds[0].split('/').nth(2).unwrap();
+        maxmemory("1");
+        for (action, change) in [
+            (&["pause-queue", queue][..], "the queue's pause"),
+            (&["queue-delay", queue, "900"], "the queue's delay"),
+            (
+                &["set", "frontier.max_delay_ms=180"],
+                "the settings' change",
+            ),
+            (&["add-seeds", &added], "the seeds"),
+            (&["unpause"], "the crawl's unpause"),
+        ] {
+            let said = refused(&[&["--frontier", &url, "crawl"][..], action].concat());
+            assert!(
+                said.contains("is full (maxmemory reached)")
+                    && said.contains(&format!("{change} was not recorded, nothing was changed"))
+                    && !said.contains("Transaction aborted")
+                    && !said.contains("it goes on"),
+                "{action:?}: {said}"
+            );
+        }
+        maxmemory("0");
         ctl(&["unpause"]);
         while pages() < held + 10 {
             assert!(

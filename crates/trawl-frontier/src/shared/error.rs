@@ -38,7 +38,12 @@ pub enum SharedError {
 
 impl From<redis::RedisError> for SharedError {
     fn from(e: redis::RedisError) -> Self {
-        if e.code() == Some("OOM") {
+        // A transaction Redis aborted for its memory says so in its text only (xt46c N6: `add-seeds` and
+        // `set` on a full Redis answered with the raw abort).
+        if e.code() == Some("OOM")
+            || e.to_string()
+                .contains("command not allowed when used memory")
+        {
             SharedError::Full(e)
         } else if e.is_io_error()
             || e.is_connection_dropped()

@@ -114,13 +114,65 @@ fn command(action: CtlAction) -> anyhow::Result<Command> {
     })
 }
 
-/// `trawl ctl --frontier URL JOB …`: acts on a crawl shared through Redis, for every worker at once.
+/// `trawl ctl --frontier URL JOB …`: acts on a crawl shared through Redis, for every worker at once. A full
+/// Redis takes no write: said as a command not applied, whatever the command (xt44a F3, xt46c N6: the
+/// workers' "the crawl waits … and it goes on" read as if it were taken).
 pub(crate) fn shared(
     url: &str,
     job: &Path,
     json: bool,
     action: CtlAction,
 ) -> anyhow::Result<ExitCode> {
+    let change = change_of(&action);
+    let stops = matches!(action, CtlAction::Pause | CtlAction::Stop);
+    shared_action(url, job, json, action).map_err(|e| {
+        let full = e.chain().any(|c| {
+            matches!(
+                c.downcast_ref::<trawl_frontier::SharedError>(),
+                Some(trawl_frontier::SharedError::Full(_))
+            ) || matches!(
+                c.downcast_ref::<trawl_engine::Error>(),
+                Some(trawl_engine::Error::RemoteFull(_))
+            )
+        });
+        if !full {
+            return e;
+        }
+        anyhow::anyhow!(
+            "{} is full (maxmemory reached): {change} was not recorded, nothing was changed; raise maxmemory \
+             (`redis-cli CONFIG SET maxmemory …`) and ask again{}",
+            trawl_engine::shared_job::without_password(url),
+            if stops {
+                ", or stop each worker on its machine (`trawl ctl JOB stop` on its job, or Ctrl-C)"
+            } else {
+                ""
+            }
+        )
+    })
+}
+
+/// What an action sent to a shared crawl changes, as a refusal names it.
+fn change_of(action: &CtlAction) -> &'static str {
+    match action {
+        CtlAction::AddSeeds { .. } => "the seeds",
+        CtlAction::PauseQueue { .. } => "the queue's pause",
+        CtlAction::UnpauseQueue { .. } => "the queue's unpause",
+        CtlAction::RetireQueue { .. } => "the queue's retirement",
+        CtlAction::DeleteQueue { .. } => "the queue's deletion",
+        CtlAction::QueueDelay { .. } => "the queue's delay",
+        CtlAction::QueueBudget { .. } => "the queue's budget",
+        CtlAction::Set { .. } | CtlAction::PutSheet { .. } | CtlAction::RemoveSheet { .. } => {
+            "the settings' change"
+        }
+        CtlAction::Pause => "the crawl's pause",
+        CtlAction::Unpause => "the crawl's unpause",
+        CtlAction::Stop => "the crawl's stop",
+        _ => "the command",
+    }
+}
+
+/// [`shared`]'s action.
+fn shared_action(url: &str, job: &Path, json: bool, action: CtlAction) -> anyhow::Result<ExitCode> {
     let name = trawl_engine::job_name(job);
     // Messages name the Redis without its password.
     let shown = trawl_engine::shared_job::without_password(url);
@@ -317,18 +369,7 @@ pub(crate) fn shared(
              on each worker's job directory (with --frontier: `report crawl`, the crawl-wide counts)"
         ),
     };
-    // A full Redis takes no write: said as a command not applied, with the way to stop meanwhile (xt44a F3:
-    // the workers' "the crawl waits … and it goes on" read as if the command were taken).
-    if let Err(e) = f.set_state(state) {
-        if matches!(e, trawl_frontier::SharedError::Full(_)) {
-            bail!(
-                "{shown} is full (maxmemory reached): the crawl's {state} was not recorded, nothing was changed; \
-                 raise maxmemory (`redis-cli CONFIG SET maxmemory …`) and ask again, or stop each worker on its \
-                 machine (`trawl ctl JOB stop` on its job, or Ctrl-C)"
-            );
-        }
-        return Err(e.into());
-    }
+    f.set_state(state)?;
     writeln!(
         out,
         "crawl {name:?}: {state} (every worker obeys at its next claim)"
