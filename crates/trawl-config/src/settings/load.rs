@@ -113,6 +113,8 @@ fn toml_problem(
                 || raw.starts_with("invalid type")
                 // A number or a truth value where a choice goes (`mode = 1`): serde's enum words.
                 || raw.contains("wanted string or table")
+                // A table of choices given several, at its own key (xt44b F5).
+                || raw.contains("wanted exactly 1 element, more than 1 element")
             {
                 named = (!key.is_empty()).then(|| key.clone());
             }

@@ -1292,7 +1292,7 @@ http://c.org/ # third
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("my.toml:6:1:") && e.contains("logged_out"),
+            e.contains("my.toml:6:1: credentials[0].logged_out:"),
             "{e}"
         );
         // With `fields`, a `user` beside them is no mistake to stop at.
@@ -1330,6 +1330,29 @@ http://c.org/ # third
             .collect();
         assert_eq!(said.len(), 1, "{said:?}");
         assert_eq!(said[0].key.as_deref(), Some("credentials[2].domain"));
+        // The same written with a SURT prefix closed at the host (xt44b F5); one open to its subdomains, or
+        // for another port, is not.
+        let prefixed = |prefix: &str, login: &str| {
+            format!(
+                "[[credentials]]\nkind = \"form\"\nsurt_prefix = \"{prefix}\"\n\
+                 login_url = \"{login}\"\npassword_env = \"P\"\n"
+            )
+        };
+        let text = [
+            form("a.org:8080"),
+            prefixed("http://(org,a,:8080)/", "http://a.org:8080/login"),
+            prefixed("http://(org,a,:8081)/", "http://a.org:8081/login"),
+            prefixed("http://(org,a,", "http://x.a.org/login"),
+        ]
+        .concat();
+        let c = CrawlConfig::check_str(&text, Path::new("my.toml")).unwrap();
+        let said: Vec<_> = c
+            .warnings()
+            .into_iter()
+            .filter(|p| p.message.contains("is already the form login"))
+            .collect();
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert_eq!(said[0].key.as_deref(), Some("credentials[1].surt_prefix"));
         // A form login for a host no seed is on is said (xt18a F10), one a seed is on is not.
         let seeded = |seed: &str| {
             let text = format!("[seeds]\nurls = [\"{seed}\"]\n{}", form("localhost:8080"));

@@ -423,6 +423,43 @@ impl CrawlConfig {
                 );
             }
         }
+        // A form credential written with a SURT prefix closed at its host (`http://(127.0.0.1:8080)/`) covers
+        // that host alone: one an earlier form login already covers is never used either (xt44b F5).
+        let form_logins: Vec<(usize, &super::CredentialSpec)> = self
+            .credentials
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.kind == super::CredentialKind::Form)
+            .collect();
+        for (at, &(i, c)) in form_logins.iter().enumerate() {
+            let Some(prefix) = c.surt_prefix.as_deref().filter(|p| p.contains(')')) else {
+                continue;
+            };
+            let Some(root) = c
+                .login_url
+                .as_deref()
+                .and_then(|u| trawl_url::parse_lenient(u).ok())
+                .filter(|u| c.applies_to(u))
+                .and_then(|u| u.join("/").ok())
+            else {
+                continue;
+            };
+            if let Some(&(first, _)) = form_logins[..at]
+                .iter()
+                .find(|(_, earlier)| earlier.applies_to(&root))
+            {
+                out.push(
+                    problem(
+                        format!("credentials[{i}].surt_prefix"),
+                        format!(
+                            "credentials[{first}] is already the form login of {prefix}: a host has one form \
+                             login, the first, so this one is never used"
+                        ),
+                    )
+                    .with_hint("crawl the other account's pages in a job of their own"),
+                );
+            }
+        }
         // A form login for a host no seed is on logs in only if the crawl reaches that host by links: said here,
         // not only at the crawl's end (xt18a F10: `localhost:P` beside seeds on `127.0.0.1:P`).
         let seeds: Vec<url::Url> = self
