@@ -1732,6 +1732,74 @@ fn page_number(path: &str) -> usize {
 const FICKLE_FORM: &str = "<form method=\"post\" action=\"/login\"><input name=\"username\">\
     <input type=\"password\" name=\"password\"><button>Sign in</button></form>";
 
+/// A site whose every page carries a hidden "session expired" sign-in form, as many applications' layouts
+/// do; its login works and leads to `/`, which shows that form, so the default signs judge the login failed.
+async fn modal(State(site): State<Shared>, req: Request) -> Response {
+    let (method, path, _query, headers, body) = take_apart(req).await;
+    let mut s = site.lock().unwrap();
+    s.requests.push(format!("{method} {path}"));
+    let session = cookie(&headers, "sid").is_some_and(|c| s.sessions.contains(c));
+    let layout = |main: &str| {
+        html(&format!(
+            "<main>{main}</main><div class=\"modal\" style=\"display:none\">{FICKLE_FORM}</div>"
+        ))
+    };
+    match (method, path.as_str()) {
+        (Method::GET, "/login") => html(FICKLE_FORM),
+        (Method::POST, "/login") => sign_in(&mut s, &body, "s3cret", "/"),
+        (Method::GET, "/") => layout("<a href=\"/m/1\">1</a> <a href=\"/m/2\">2</a>"),
+        (Method::GET, p) if p.starts_with("/m/") && session => layout(&format!("Member page {p}")),
+        (Method::GET, p) if p.starts_with("/m/") => (
+            StatusCode::FOUND,
+            [(header::LOCATION, format!("/login?next={p}"))],
+        )
+            .into_response(),
+        _ => (StatusCode::NOT_FOUND, html("Not Found")).into_response(),
+    }
+}
+
+/// A login the default signs judge failed while every member page was fetched with its cookies: the end of
+/// the crawl says no page sent the crawler to sign in, and that a `success` sign settles it, not that pages
+/// are missing (xt44b F13); where pages did, it counts them.
+#[test]
+fn a_failed_login_says_what_it_cost() {
+    let (_rt, site, base, dir) = a_site(modal);
+    let cfg = write(
+        &dir.path().join("modal.toml"),
+        &format!(
+            "{FAST}[seeds]\nurls = [\"{base}/\"]\n\
+             [scope]\nsurt_prefixes = [\"http://(127.0.0.1:\"]\n\
+             [[credentials]]\nkind = \"form\"\ndomain = \"127.0.0.1\"\nlogin_url = \"{base}/login\"\n\
+             fields = {{ username = \"archivist\" }}\npassword_env = \"PW\"\n"
+        ),
+    );
+    let job = dir.path().join("right");
+    let (_, said) = trawl_crawl(&cfg, &job, &[("PW", "s3cret")]);
+    let log = common::crawl_log(&job);
+    assert_eq!(
+        common::log_line(&log, &format!("{base}/m/2")).status,
+        200,
+        "{log:?}"
+    );
+    for want in [
+        "a login never worked",
+        "yet no page sent the crawler to sign in or refused it",
+        "a `success` sign",
+    ] {
+        assert!(said.contains(want), "missing {want:?} in:\n{said}");
+    }
+    assert!(!said.contains("missing"), "{said}");
+    let logins = site.lock().unwrap().logins;
+    assert!((1..=3).contains(&logins), "{logins} logins: no loop");
+    // A wrong password: the member pages are kept as the redirects a visitor gets, and counted.
+    let job = dir.path().join("wrong");
+    let (_, said) = trawl_crawl(&cfg, &job, &[("PW", "wrong")]);
+    assert!(
+        said.contains("2 pages sent the crawler to sign in or refused it, and were archived so"),
+        "{said}"
+    );
+}
+
 /// A site whose session ends after four member pages, which then answer `403` with the login form; whose
 /// login page sends a visitor who is logged in to the member area; with a `/signin` alias of its login page
 /// and a "confirm it is you" page that shows the login form's fields to everyone.

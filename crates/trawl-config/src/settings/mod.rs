@@ -1291,10 +1291,7 @@ http://c.org/ # third
         let e = CrawlConfig::check_str(&two, Path::new("my.toml"))
             .unwrap_err()
             .to_string();
-        assert!(
-            e.contains("my.toml:6:1: credentials[0].logged_out:"),
-            "{e}"
-        );
+        assert!(e.contains("my.toml:6:1: credentials[0].logged_out:"), "{e}");
         // With `fields`, a `user` beside them is no mistake to stop at.
         let ok = cred(
             "login_url = \"http://a.org/login\"\nuser = \"arch\"\nfields = { log = \"arch\" }\n",

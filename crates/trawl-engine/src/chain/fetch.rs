@@ -104,6 +104,14 @@ pub(super) async fn run(
                 } else if !login::not_allowed(p, &uri, &fetched).await {
                     login::still_lost(p, &uri, now, (&jar, settings, worker)).await;
                 }
+            } else if fetched
+                .result
+                .as_ref()
+                .is_ok_and(|r| !(200..300).contains(&r.status))
+            {
+                // No login for it (given up, or failed now): archived as the visitor sent away (a page
+                // answered 2xx with a login form may be a member page with a hidden one).
+                p.access.note_lost_page(&uri.url);
             }
         }
         login::cleared(p, &uri, &fetched, &jar).await;

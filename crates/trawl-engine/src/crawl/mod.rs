@@ -80,6 +80,10 @@ pub struct FailedLogin {
     pub why: String,
     /// How it failed.
     pub how: LoginFailure,
+    /// How many pages sent the crawler away (to sign in, or refused) as a lost session of a form login
+    /// and were archived so, no login made for them: none, for a login that never worked, says its pages
+    /// may well be behind it (a `success` sign settles it).
+    pub lost_pages: u64,
 }
 
 /// How a credential failed the crawl.
@@ -1288,6 +1292,7 @@ fn failed_logins(
             } else {
                 LoginFailure::Never
             },
+            lost_pages: access.lost_pages(credential),
         });
     let unused = hosts
         .map(|hosts| access.forms_for_none_of(hosts.keys()))
@@ -1300,6 +1305,7 @@ fn failed_logins(
               hosts (localhost and 127.0.0.1, www. and the bare name, are different hosts)"
             .into(),
         how: LoginFailure::NotUsed,
+        lost_pages: 0,
     });
     let mut all: Vec<FailedLogin> = tried.chain(unused).collect();
     all.sort_by_key(|l| l.credential);

@@ -223,6 +223,10 @@ pub struct Access {
     sessions: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Session>>>>,
     /// Per credential tried: how its logins went.
     logins: Mutex<HashMap<usize, LoginRecord>>,
+    /// Per form credential: the pages that sent the crawler away (to sign in, or refused) as a lost session
+    /// and were kept so, no login made for them, for the end of the crawl (xt44b F13: "pages behind it are
+    /// missing" where none was).
+    lost_pages: Mutex<HashMap<usize, u64>>,
     /// The credentials whose hosts' cookies were withheld over an unverified connection (each told once).
     withheld: Mutex<std::collections::HashSet<usize>>,
 }
@@ -273,6 +277,7 @@ impl Access {
             challenges: Mutex::default(),
             sessions: Mutex::default(),
             logins: Mutex::default(),
+            lost_pages: Mutex::default(),
             withheld: Mutex::default(),
         })
     }
@@ -484,6 +489,29 @@ impl Access {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(index, LoginRecord::Failed(why));
+    }
+
+    /// Counts `url` as a page that sent the crawler away as a lost session of its form credential and was
+    /// kept so.
+    pub fn note_lost_page(&self, url: &Url) {
+        if let Some((index, _)) = self.form_credential(url) {
+            *self
+                .lost_pages
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .entry(index)
+                .or_default() += 1;
+        }
+    }
+
+    /// How many pages sent the crawler away as a lost session of form credential `index` and were kept so.
+    pub fn lost_pages(&self, index: usize) -> u64 {
+        self.lost_pages
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&index)
+            .copied()
+            .unwrap_or(0)
     }
 
     /// The credentials tried that never logged in, or whose form login stopped working, by index, with the

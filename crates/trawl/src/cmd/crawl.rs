@@ -113,15 +113,12 @@ pub(crate) fn resume(
     run(crawl, &job, metrics)
 }
 
-/// Names, at the end, each credential that never logged in, whose login stopped working, or that no page
-/// used (pages behind it are missing in each case).
+/// Names, at the end, each credential that never logged in (with the pages its lost session left as a
+/// visitor sees them), whose login stopped working, or that no page used.
 fn say_failed_logins(failed: &[trawl_engine::FailedLogin]) {
     use trawl_engine::LoginFailure;
     for (how, title) in [
-        (
-            LoginFailure::Never,
-            "a login never worked (pages behind it are missing):",
-        ),
+        (LoginFailure::Never, "a login never worked:"),
         (
             LoginFailure::Stopped,
             "a login stopped working (the session was lost and logging in again failed; later pages were \
@@ -138,11 +135,28 @@ fn say_failed_logins(failed: &[trawl_engine::FailedLogin]) {
         }
         say!("trawl: {title}");
         for l in lines {
-            let more = if l.what.starts_with("form") && how != LoginFailure::NotUsed {
-                " (`trawl login` shows the whole exchange)"
+            let form = l.what.starts_with("form");
+            let mut more = if form && how != LoginFailure::NotUsed {
+                " (`trawl login` shows the whole exchange)".to_string()
             } else {
-                ""
+                String::new()
             };
+            // What it cost: the pages a form login's lost session left as a visitor sees them, counted
+            // (xt44b F13: "pages behind it are missing" where every page was fetched with its cookies).
+            if how == LoginFailure::Never {
+                more += &match (form, l.lost_pages) {
+                    (false, _) => "; pages behind it are missing".to_string(),
+                    (true, 0) => "; yet no page sent the crawler to sign in or refused it: the pages \
+                                  fetched with the cookies it left may be behind it (a `success` sign, what \
+                                  only a logged-in page shows, settles it)"
+                        .to_string(),
+                    (true, n) => format!(
+                        "; {n} page{} sent the crawler to sign in or refused it, and {} archived so",
+                        if n == 1 { "" } else { "s" },
+                        if n == 1 { "was" } else { "were" },
+                    ),
+                };
+            }
             say!(
                 "trawl:   credentials[{}] ({}): {}{more}",
                 l.credential,
