@@ -117,6 +117,21 @@ pub enum Error {
         /// Where it was (no password).
         url: String,
     },
+    /// A worker's job of a crawl Redis lost, given to join a later crawl of the same name.
+    #[error(
+        "{}: a worker's job of an earlier crawl {crawl:?} at {url}: the crawl of that name there now is a later \
+         one, made after that one was lost, with its own settings and seeds; joining it would put this job's \
+         WARCs in its manifest and mix two crawls in one crawl.log: give a new --job directory",
+        job.display()
+    )]
+    EarlierCrawlsJob {
+        /// The job directory.
+        job: PathBuf,
+        /// The crawl's name.
+        crawl: String,
+        /// Where it is (no password).
+        url: String,
+    },
     /// `trawl worker` found no crawl to join.
     #[error("{url} holds no crawl named {job:?}{}: start one with `trawl crawl --frontier {url} --job DIR SEED…` (the job directory's name is the crawl's name), or give a --job directory named as the crawl", if crawls.is_empty() { String::new() } else { format!(" (it holds {})", crawls.join(", ")) })]
     NoSharedCrawl {
@@ -649,7 +664,7 @@ mod tests {
         // name: `trawl resume` refuses such a job (xt44a F11).
         std::fs::write(
             job.join("state").join(crate::shared_job::SHARED_FILE),
-            crate::shared_job::SharedJob::text("redis://127.0.0.1:6379/0", "job"),
+            crate::shared_job::SharedJob::text("redis://127.0.0.1:6379/0", "job", "b1"),
         )
         .unwrap();
         let want = format!(

@@ -157,11 +157,12 @@ impl Job {
         write_whole(path, text)
     }
 
-    /// Marks the job as a worker's of the crawl `crawl` shared at `url` (`state/shared.json`, the password
-    /// left out), so that hints name `trawl worker` for it.
-    pub(crate) fn mark_shared(&self, url: &str, crawl: &str) -> Result<(), Error> {
+    /// Marks the job as a worker's of the crawl `crawl` shared at `url`, born `born` (`state/shared.json`,
+    /// the password left out), so that hints name `trawl worker` for it and a later crawl of that name is
+    /// not joined with it.
+    pub(crate) fn mark_shared(&self, url: &str, crawl: &str, born: &str) -> Result<(), Error> {
         let path = self.state_dir().join(crate::shared_job::SHARED_FILE);
-        self.write_file(&path, &crate::shared_job::SharedJob::text(url, crawl))
+        self.write_file(&path, &crate::shared_job::SharedJob::text(url, crawl, born))
     }
 
     /// Writes `config` as the job's crawl.toml: the file there edited only where its settings differ, so

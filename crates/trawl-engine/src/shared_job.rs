@@ -16,6 +16,10 @@ pub struct SharedJob {
     pub url: String,
     /// The crawl's name in Redis.
     pub crawl: String,
+    /// The crawl's birth id ([`trawl_frontier::SharedFrontier::born`]): a later crawl of the same name has
+    /// another. None in a marker an older trawl wrote.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub born: Option<String>,
 }
 
 impl SharedJob {
@@ -25,12 +29,13 @@ impl SharedJob {
         serde_json::from_str(&text).ok()
     }
 
-    /// The marker of a worker of `crawl` at `url` (its password left out), as the file holds it;
+    /// The marker of a worker of `crawl` (born `born`) at `url` (its password left out), as the file holds it;
     /// [`Job::mark_shared`](crate::job::Job::mark_shared) writes it.
-    pub(crate) fn text(url: &str, crawl: &str) -> String {
+    pub(crate) fn text(url: &str, crawl: &str, born: &str) -> String {
         let marker = SharedJob {
             url: without_password(url),
             crawl: crawl.to_string(),
+            born: Some(born.to_string()),
         };
         serde_json::to_string(&marker).unwrap_or_default()
     }
@@ -53,7 +58,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let job = Job::create(&dir.path().join("j")).unwrap();
         assert_eq!(SharedJob::of(job.root()), None);
-        job.mark_shared("redis://127.0.0.1:6391/0", "j").unwrap();
+        job.mark_shared("redis://127.0.0.1:6391/0", "j", "b1")
+            .unwrap();
         let marker = SharedJob::of(job.root()).unwrap();
         assert_eq!(
             marker.continue_command(job.root()),
@@ -71,7 +77,8 @@ mod tests {
         std::fs::write(job.warc_dir().join("a.warc.gz.open"), b"").unwrap();
         let local = crate::job::no_warcs_reason(&job.warc_dir());
         assert!(local.contains("`trawl resume "), "{local}");
-        job.mark_shared("redis://127.0.0.1:6391/0", "j").unwrap();
+        job.mark_shared("redis://127.0.0.1:6391/0", "j", "b1")
+            .unwrap();
         let shared = crate::job::no_warcs_reason(&job.warc_dir());
         assert!(
             shared.contains("`trawl worker redis://127.0.0.1:6391/0 --job ")

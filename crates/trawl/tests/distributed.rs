@@ -520,6 +520,33 @@ async fn a_crawl_lost_from_redis_fails_instead_of_finishing() {
                 && elsewhere.contains("not at redis://127.0.0.1:9/3"),
             "{elsewhere}"
         );
+        // Nor for a later crawl of that name, made by another job after the first was lost: joining it would
+        // put the old WARCs in its manifest (xt44a F9's rest: joined silently).
+        std::fs::create_dir_all(root.join("later")).unwrap();
+        let mut later = start(&root.join("later"), 0, &url, &seeds[..1], &cfg);
+        let started = Instant::now();
+        while !Command::new(env!("CARGO_BIN_EXE_trawl"))
+            .args(["ctl", "--frontier", &url, "crawl", "report"])
+            .output()
+            .unwrap()
+            .status
+            .success()
+        {
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "the later crawl was not made"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let marker = root.join("w0/crawl/state/shared.json");
+        let before = std::fs::read_to_string(&marker).unwrap();
+        let rejoin = refused(&["worker", &url]);
+        assert!(
+            rejoin.contains("a worker's job of an earlier crawl \"crawl\""),
+            "{rejoin}"
+        );
+        assert_eq!(std::fs::read_to_string(&marker).unwrap(), before);
+        later.kill();
     })
     .await
     .unwrap();

@@ -221,9 +221,14 @@ impl Crawl {
             .map_err(|e| remote::remote_error(url, e))?
             .is_some();
         refuse_another_crawls_job(&job, url, Some(held))?;
+        if held {
+            let born = frontier.born().map_err(|e| remote::remote_error(url, e))?;
+            refuse_an_earlier_crawls_job(&job, url, &born)?;
+        }
         let (mut text, created) = frontier
             .adopt_config(&config.to_toml())
             .map_err(|e| remote::remote_error(url, e))?;
+        let born = frontier.born().map_err(|e| remote::remote_error(url, e))?;
         if !created {
             eprintln!(
                 "trawl: joining the crawl {:?} at {}",
@@ -259,7 +264,7 @@ impl Crawl {
             }
             joined::say_if_finished(&mut frontier, &spec);
         }
-        let mut crawl = Crawl::joined(job, lock, spec, &text)?;
+        let mut crawl = Crawl::joined(job, lock, spec, (&text, &born))?;
         // Seeds given on joining (the command line's and the config's) are added to the crawl.
         for seed in &config.seeds.urls {
             if !crawl.seeds.iter().any(|s| s.as_str() == seed) {
@@ -292,15 +297,23 @@ impl Crawl {
                 crawls: trawl_frontier::shared_crawls(url).unwrap_or_default(),
             });
         };
+        let born = frontier.born().map_err(|e| remote::remote_error(url, e))?;
+        refuse_an_earlier_crawls_job(&job, url, &born)?;
         joined::say_if_stopped(&mut frontier, &spec);
         joined::say_if_finished(&mut frontier, &spec);
-        Crawl::joined(job, lock, spec, &text)
+        Crawl::joined(job, lock, spec, (&text, &born))
     }
 
-    /// A worker's crawl of the shared crawl whose settings are `text`, into its own `job` (locked); the
+    /// A worker's crawl of the shared crawl whose settings are `text` and birth id `born`, into its own
+    /// `job` (locked); the
     /// `.open` WARCs a crash of this worker left there are repaired first (and go into the crawl's manifest
     /// when it starts, with every other closed WARC of the job it lacks).
-    fn joined(job: Job, lock: JobLock, spec: RemoteSpec, text: &str) -> Result<Crawl, Error> {
+    fn joined(
+        job: Job,
+        lock: JobLock,
+        spec: RemoteSpec,
+        (text, born): (&str, &str),
+    ) -> Result<Crawl, Error> {
         job.sweep_aside();
         let repaired = crate::checkpoint::repair_warcs(&job)?;
         let config = CrawlConfig::parse(text, &job.config_path())?;
@@ -312,7 +325,7 @@ impl Crawl {
             );
         }
         job.write_file(&job.config_path(), text)?;
-        job.mark_shared(&spec.url, &spec.job)?;
+        job.mark_shared(&spec.url, &spec.job, born)?;
         let seeds = parse_seeds(&config)?;
         Ok(Crawl {
             warnings: counters_lost(&job).into_iter().collect(),
@@ -1102,6 +1115,22 @@ fn refuse_another_crawls_job(job: &Job, url: &str, held: Option<bool>) -> Result
         });
     }
     Ok(())
+}
+
+/// Refuses a worker's job of a crawl born `born`'s namesake: one Redis lost, the crawl there now made after
+/// it (xt44a F9: the job's crawl.toml took the new crawl's settings and its WARCs went into that crawl's
+/// manifest). A marker with no birth id (an older trawl's) is taken for this crawl's.
+fn refuse_an_earlier_crawls_job(job: &Job, url: &str, born: &str) -> Result<(), Error> {
+    match SharedJob::of(job.root()) {
+        Some(marker) if marker.born.as_deref().is_some_and(|b| b != born) => {
+            Err(Error::EarlierCrawlsJob {
+                job: job.root().to_path_buf(),
+                crawl: marker.crawl,
+                url: crate::shared_job::without_password(url),
+            })
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Whether two Redis URLs name the same server and database, written alike or not (review 83 R10: `/0` left

@@ -752,6 +752,22 @@ impl<T: Item> SharedFrontier<T> {
         })
     }
 
+    /// The crawl's birth: an id set once, by the first worker that asks after the crawl was made
+    /// (`trawl:{JOB}:born`), so a worker's job can tell the crawl it worked for from a later one of the same
+    /// name, made after the first was lost (xt44a F9: an old worker's WARCs went into the new crawl's
+    /// manifest).
+    pub fn born(&mut self) -> Result<String, SharedError> {
+        let key = format!("{}:born", self.prefix);
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        let id = format!("{:x}-{:x}", now.as_nanos(), std::process::id());
+        self.with_conn(|conn, _| {
+            redis::cmd("SET").arg(&key).arg(&id).arg("NX").exec(conn)?;
+            redis::cmd("GET").arg(&key).query(conn)
+        })
+    }
+
     /// Publishes changed settings (an operator's): every worker takes them up when it sees the settings
     /// version go up.
     pub fn publish_settings(&mut self, text: &str) -> Result<u64, SharedError> {
