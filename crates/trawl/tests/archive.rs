@@ -2207,3 +2207,150 @@ async fn requests_and_metadata_records_may_be_left_out() {
         String::from_utf8_lossy(&verified.stdout)
     );
 }
+
+/// A POST's JSON body is keyed exactly as the pinned reference (cdxj-indexer's `query_extract`, which reads it
+/// with Python's `json`) keys it: numbers of every spelling (`-0`, 17-digit floats, `1e20`, integers past 64
+/// bits, `NaN`, `Infinity`, `1e400`), a BOM, UTF-16 and UTF-32, escapes, JSON lines, and what Python refuses
+/// (review 84 R5).
+#[test]
+fn json_request_bodies_are_keyed_as_python_reads_them() {
+    let Some(python) = common::py_tool("python") else {
+        return;
+    };
+    let mut bodies: Vec<Vec<u8>> = [
+        r#"{"n": -0}"#,
+        r#"{"n": -0.0}"#,
+        r#"{"n": 0.1, "m": 223221110.21323866, "o": 1.3436424411240121e-09}"#,
+        r#"{"n": -10000000000000000000, "m": 18446744073709551616, "o": -9223372036854775809}"#,
+        r#"{"n": 1e20, "m": 2e19, "o": 1E400, "p": -1e400, "q": 5e-324, "r": 1.7976931348623157e308}"#,
+        r#"{"n": NaN, "m": Infinity, "o": -Infinity}"#,
+        r#"{"n": 12345678901234567890123456789, "m": 1.0, "o": 100, "p": 1e-7, "q": 1.5E+3}"#,
+        r#"{"n": 01}"#,
+        r#"{"n": 1.}"#,
+        r#"{"n": -}"#,
+        r#"{"n": 1e}"#,
+        r#"{"n": .5}"#,
+        r#"{"a\u00e9": "x\ud83d\ude00y\n\t\"\\\/\b\f"}"#,
+        r#"{"a": "\ud800"}"#,
+        r#"{"a": "\udc00x"}"#,
+        "{\"a\": \"tab\tinside\"}",
+        "{\"a\":1}\n{\"a\":2}",
+        "{\"a\":1}\n{\"a\":2}\n",
+        "\t{ \"a\" : [ 1 , 2 , {\"b\": [true, false, null]} ] }\r\n",
+        "5",
+        "",
+        " ",
+        "[1, 2]",
+        r#"{"a": 1, "a": {"b": 2}, "b": 3, "b.2_": 4}"#,
+        r#"{"a": [1, 2,]}"#,
+        r#"{"a": 1,}"#,
+        r#"{"a" 1}"#,
+        r#"{'a': 1}"#,
+        r#"{"a": 1} x"#,
+        r#"{"a": tru}"#,
+        r#"{"a": nan}"#,
+        r#"{"a": -Infinity, "b": -NaN}"#,
+        r#"{"é": "ü", "emoji 😀": "x y+z&w=v%"}"#,
+    ]
+    .iter()
+    .map(|b| b.as_bytes().to_vec())
+    .collect();
+    // Nesting, an integer at and past Python's 4,300 digits, a long body.
+    bodies.push(format!("{}{{\"d\": 1}}{}", "[".repeat(60), "]".repeat(60)).into_bytes());
+    bodies.push(format!("{{\"n\": {}}}", "7".repeat(4300)).into_bytes());
+    bodies.push(format!("{{\"n\": -{}}}", "7".repeat(4301)).into_bytes());
+    bodies.push(format!("{{\"q\": [{}]}}", "1.25,".repeat(2000) + "0").into_bytes());
+    // Encodings json.loads(bytes) detects.
+    let utf16 = |text: &str, be: bool, bom: bool| {
+        let mut out = Vec::new();
+        if bom {
+            out.extend_from_slice(if be { &[0xFE, 0xFF] } else { &[0xFF, 0xFE] });
+        }
+        for u in text.encode_utf16() {
+            out.extend_from_slice(&if be { u.to_be_bytes() } else { u.to_le_bytes() });
+        }
+        out
+    };
+    let utf32 = |text: &str, be: bool, bom: bool| {
+        let mut out = Vec::new();
+        if bom {
+            out.extend_from_slice(if be {
+                &[0, 0, 0xFE, 0xFF]
+            } else {
+                &[0xFF, 0xFE, 0, 0]
+            });
+        }
+        for c in text.chars() {
+            let n = c as u32;
+            out.extend_from_slice(&if be { n.to_be_bytes() } else { n.to_le_bytes() });
+        }
+        out
+    };
+    let doc = r#"{"k": "vé😀", "n": 2.5}"#;
+    for be in [true, false] {
+        for bom in [true, false] {
+            bodies.push(utf16(doc, be, bom));
+            bodies.push(utf32(doc, be, bom));
+        }
+    }
+    bodies.push(utf16("5", true, false));
+    bodies.push(b"\xEF\xBB\xBF{\"n\": 1}".to_vec());
+    bodies.push(b"\xEF\xBB\xBF\xEF\xBB\xBF{\"n\": 1}".to_vec());
+    bodies.push(b"{\"n\": \"\xED\xA0\x80\"}".to_vec());
+    bodies.push(b"{\"n\": \"\xFF\"}".to_vec());
+    // Floats written with 17 significant digits, where a reader that rounds twice is one ULP off.
+    let mut x = 0x9E37_79B9_7F4A_7C15_u64;
+    let mut floats = Vec::new();
+    while floats.len() < 300 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let v = f64::from_bits(x);
+        if v.is_finite() {
+            floats.push(format!("{v:.16e}"));
+        }
+    }
+    bodies.push(format!("{{\"f\": [{}]}}", floats.join(", ")).into_bytes());
+
+    let input: String = bodies
+        .iter()
+        .map(|b| b.iter().map(|x| format!("{x:02x}")).collect::<String>() + "\n")
+        .collect();
+    let script = "import sys, io, json\n\
+                  from cdxj_indexer.postquery import query_extract\n\
+                  for line in sys.stdin:\n    \
+                      body = bytes.fromhex(line.strip())\n    \
+                      q = query_extract('application/json', len(body), io.BytesIO(body), 'http://a.example/x')\n    \
+                      print(json.dumps(q))\n";
+    let mut child = std::process::Command::new(&python)
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let theirs: Vec<Option<String>> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(theirs.len(), bodies.len(), "one answer per body");
+    for (body, theirs) in bodies.iter().zip(theirs) {
+        let mut block = format!(
+            "POST /x HTTP/1.1\r\nHost: a.example\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\n\r\n",
+            body.len()
+        )
+        .into_bytes();
+        block.extend_from_slice(body);
+        let ours = trawl_warc::cdxj::request_body::query(&block);
+        assert_eq!(
+            ours,
+            theirs,
+            "the body {:?}",
+            String::from_utf8_lossy(&body[..body.len().min(200)])
+        );
+    }
+}

@@ -17,7 +17,9 @@
 
 use std::collections::HashMap;
 
-use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+mod json;
+
+use json::{Failure, Json};
 
 /// The reference cuts the query at this many characters.
 const MAX_QUERY_CHARS: usize = 4096;
@@ -81,17 +83,28 @@ pub fn query(block: &[u8]) -> Option<String> {
     Some(query.chars().take(MAX_QUERY_CHARS).collect())
 }
 
-/// Whether `text` names a password or a secret anywhere, in any case.
+/// Whether `text` names a password or a secret anywhere, in any case (looked for in place: a body may be
+/// megabytes, review 84 R12).
 fn names_a_secret(text: &[u8]) -> bool {
-    let lower = text.to_ascii_lowercase();
-    [b"pass".as_slice(), b"pwd", b"secret"]
-        .iter()
-        .any(|word| memchr::memmem::find(&lower, word).is_some())
+    const WORDS: [&[u8]; 3] = [b"pass", b"pwd", b"secret"];
+    (0..text.len()).any(|i| {
+        matches!(text[i] | 0x20, b'p' | b's')
+            && WORDS.iter().any(|w| {
+                text[i..]
+                    .get(..w.len())
+                    .is_some_and(|t| t.eq_ignore_ascii_case(w))
+            })
+    })
 }
 
-/// A body the reference cannot read as fields: its base64.
+/// A body the reference cannot read as fields: its base64, of as many bytes as the query's length keeps.
 fn binary(body: &[u8]) -> String {
-    format!("__wb_post_data={}", data_encoding::BASE64.encode(body))
+    const PREFIX: &str = "__wb_post_data=";
+    let kept = (MAX_QUERY_CHARS - PREFIX.len()).div_ceil(4) * 3;
+    format!(
+        "{PREFIX}{}",
+        data_encoding::BASE64.encode(&body[..body.len().min(kept)])
+    )
 }
 
 /// Python's `unquote_plus`: `+` as a space, `%XX` as its byte, the bytes read as UTF-8 (a sequence that is
@@ -134,14 +147,14 @@ fn quote_plus(text: &str, out: &mut String) {
 /// A JSON body's values by their names, as the reference flattens it: each value under the name of the
 /// member holding it (the innermost), an array's items each under the array's name, a name seen before
 /// numbered (`q.2_`, `q.3_`); scalars as Python's `str()` writes them (`True`, `None`, `1.5`, `1e+21`). A
-/// body that is no JSON may be JSON lines. `None` when it is neither.
+/// body that is no JSON but has a line break is read as JSON lines, each line on its own. `None` when it is
+/// neither.
 fn json_query(body: &[u8]) -> Option<String> {
-    let text = std::str::from_utf8(body).ok()?;
-    let docs: Vec<Json> = match serde_json::from_str::<Json>(text) {
+    let docs: Vec<Json> = match json::loads(body) {
         Ok(doc) => vec![doc],
-        Err(_) if text.contains('\n') => text
-            .split('\n')
-            .map(serde_json::from_str::<Json>)
+        Err(Failure::Syntax) if body.contains(&b'\n') => body
+            .split(|&b| b == b'\n')
+            .map(json::loads)
             .collect::<Result<_, _>>()
             .ok()?,
         Err(_) => return None,
@@ -203,139 +216,6 @@ impl Flat {
                 }
             }
         }
-    }
-}
-
-/// A JSON document as Python's `json` reads it: objects keep their members' order, a member named twice
-/// keeps its first place and its last value; scalars as `str()` writes them.
-enum Json {
-    Scalar(String),
-    Array(Vec<Json>),
-    Object(Vec<(String, Json)>),
-}
-
-impl<'de> Deserialize<'de> for Json {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Json, D::Error> {
-        d.deserialize_any(JsonVisitor)
-    }
-}
-
-struct JsonVisitor;
-
-impl<'de> Visitor<'de> for JsonVisitor {
-    type Value = Json;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("JSON")
-    }
-    fn visit_bool<E>(self, v: bool) -> Result<Json, E> {
-        Ok(Json::Scalar(if v { "True" } else { "False" }.into()))
-    }
-    fn visit_unit<E>(self) -> Result<Json, E> {
-        Ok(Json::Scalar("None".into()))
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<Json, E> {
-        Ok(Json::Scalar(v.to_string()))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<Json, E> {
-        Ok(Json::Scalar(v.to_string()))
-    }
-    fn visit_f64<E>(self, v: f64) -> Result<Json, E> {
-        // serde_json reads an integer past 64 bits (below i64's least, above u64's greatest) as a float,
-        // Python as an int: one JavaScript wrote (`JSON.stringify` writes integers below 1e21 in digits) is
-        // its shortest digits and zeros. A float literal of such a value (`1e20`) reads the same way.
-        let beyond = if v < 0.0 {
-            9_223_372_036_854_775_808.0
-        } else {
-            18_446_744_073_709_551_616.0
-        };
-        if v.fract() == 0.0 && (beyond..1e21).contains(&v.abs()) {
-            let sci = format!("{v:e}");
-            let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-            let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-            let zeros = (exp.parse::<usize>().unwrap_or(0) + 1).saturating_sub(digits.len());
-            let sign = if v < 0.0 { "-" } else { "" };
-            return Ok(Json::Scalar(format!("{sign}{digits}{}", "0".repeat(zeros))));
-        }
-        Ok(Json::Scalar(python_float(v)))
-    }
-    fn visit_str<E>(self, v: &str) -> Result<Json, E> {
-        Ok(Json::Scalar(v.to_owned()))
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
-        let mut items = Vec::new();
-        while let Some(item) = seq.next_element::<Json>()? {
-            items.push(item);
-        }
-        Ok(Json::Array(items))
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
-        let mut members: Vec<(String, Json)> = Vec::new();
-        let mut at: HashMap<String, usize> = HashMap::new();
-        while let Some((name, value)) = map.next_entry::<String, Json>()? {
-            match at.get(&name) {
-                Some(&i) => members[i].1 = value,
-                None => {
-                    at.insert(name.clone(), members.len());
-                    members.push((name, value));
-                }
-            }
-        }
-        Ok(Json::Object(members))
-    }
-}
-
-/// Python's `repr` of a float: the shortest digits that read back, in fixed notation for exponents from -4
-/// to 15 (`100.0`, `0.0001`), else scientific with a signed exponent of at least two digits (`1e+16`,
-/// `1.5e-05`).
-fn python_float(v: f64) -> String {
-    if v.is_nan() {
-        return "nan".into();
-    }
-    if v.is_infinite() {
-        return if v > 0.0 { "inf" } else { "-inf" }.into();
-    }
-    let sci = format!("{v:e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let (sign, mantissa) = match mantissa.strip_prefix('-') {
-        Some(m) => ("-", m),
-        None => ("", mantissa),
-    };
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    if (-4..16).contains(&exp) {
-        let point = exp + 1;
-        let (int, frac) = if point <= 0 {
-            (
-                "0".to_owned(),
-                format!("{}{digits}", "0".repeat((-point) as usize)),
-            )
-        } else if point as usize >= digits.len() {
-            (
-                format!("{digits}{}", "0".repeat(point as usize - digits.len())),
-                String::new(),
-            )
-        } else {
-            (
-                digits[..point as usize].to_owned(),
-                digits[point as usize..].to_owned(),
-            )
-        };
-        let frac = if frac.is_empty() {
-            "0".to_owned()
-        } else {
-            frac
-        };
-        format!("{sign}{int}.{frac}")
-    } else {
-        let frac = &digits[1..];
-        let dot = if frac.is_empty() {
-            String::new()
-        } else {
-            format!(".{frac}")
-        };
-        let exp_sign = if exp < 0 { '-' } else { '+' };
-        format!("{sign}{}{dot}e{exp_sign}{:02}", &digits[..1], exp.abs())
     }
 }
 
@@ -452,6 +332,21 @@ mod tests {
         }
     }
 
+    /// The base64 of a long body is cut where the query is: the same 4,096 characters as of the whole.
+    #[test]
+    fn a_long_binary_body_keeps_the_references_prefix() {
+        let body: Vec<u8> = (0..20_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let whole = format!("__wb_post_data={}", data_encoding::BASE64.encode(&body));
+        let ours = binary(&body);
+        assert!(ours.len() >= MAX_QUERY_CHARS);
+        assert_eq!(&ours[..MAX_QUERY_CHARS], &whole[..MAX_QUERY_CHARS]);
+        assert!(
+            names_a_secret(b"x=1&PaSsWd=2")
+                && names_a_secret(b"sEcReT")
+                && !names_a_secret(b"pas s")
+        );
+    }
+
     #[test]
     fn floats_are_written_as_python_writes_them() {
         for (v, want) in [
@@ -467,7 +362,7 @@ mod tests {
             (-0.0, "-0.0"),
             (-2.5, "-2.5"),
         ] {
-            assert_eq!(python_float(v), want, "{v}");
+            assert_eq!(json::python_float(v), want, "{v}");
         }
     }
 }
