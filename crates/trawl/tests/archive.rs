@@ -2354,3 +2354,144 @@ fn json_request_bodies_are_keyed_as_python_reads_them() {
         );
     }
 }
+
+/// A POST's body sent chunked or compressed is keyed as the reference keys it, which reads it through
+/// warcio's `content_stream()`: chunks joined, the coding undone, `Content-Length` bytes of what came out
+/// (review 84 R6: trawl keyed the bytes as sent).
+#[test]
+fn chunked_and_compressed_request_bodies_are_keyed_as_warcio_reads_them() {
+    use std::io::Write;
+    let Some(python) = common::py_tool("python") else {
+        return;
+    };
+    let json = br#"{"a": 1, "b": [2, 3]}"#;
+    let gzip = {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(json).unwrap();
+        e.finish().unwrap()
+    };
+    let zlib = {
+        let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(json).unwrap();
+        e.finish().unwrap()
+    };
+    let raw_deflate = {
+        let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(json).unwrap();
+        e.finish().unwrap()
+    };
+    // brotli's own answer for `json` (Python's brotli.compress).
+    let br: &[u8] = &[
+        11, 10, 128, 123, 34, 97, 34, 58, 32, 49, 44, 32, 34, 98, 34, 58, 32, 91, 50, 44, 32, 51,
+        93, 125, 3,
+    ];
+    let request = |ctype: &str, fields: &str, body: &[u8]| {
+        let mut r = format!(
+            "POST /x HTTP/1.1\r\nHost: a.example\r\nContent-Type: {ctype}\r\nSec-Fetch-Mode: cors\r\n{fields}\r\n"
+        )
+        .into_bytes();
+        r.extend_from_slice(body);
+        r
+    };
+    let length = |b: &[u8]| format!("Content-Length: {}\r\n", b.len());
+    let chunked = b"4\r\n{\"a\"\r\n7;ext=1\r\n: 1, \"b\r\na\r\n\": [2, 3]}\r\n0\r\n\r\n";
+    let blocks = vec![
+        request(
+            "application/json",
+            "Transfer-Encoding: chunked\r\n",
+            chunked,
+        ),
+        request(
+            "application/json",
+            "Transfer-Encoding: chunked\r\n",
+            &chunked[..20],
+        ),
+        request("application/json", "Transfer-Encoding: chunked\r\n", json),
+        request(
+            "application/json",
+            "Transfer-Encoding: Chunked\r\n",
+            chunked,
+        ),
+        request(
+            "application/json",
+            &format!("Content-Encoding: gzip\r\n{}", length(&gzip)),
+            &gzip,
+        ),
+        request("application/json", "Content-Encoding: GZIP\r\n", &gzip),
+        request(
+            "application/json",
+            "Content-Encoding: gzip\r\nContent-Length: 9\r\n",
+            &gzip,
+        ),
+        request(
+            "application/json",
+            "Content-Encoding: gzip\r\n",
+            &gzip[..gzip.len() - 12],
+        ),
+        request("application/json", "Content-Encoding: gzip\r\n", json),
+        request("application/json", "Content-Encoding: x-gzip\r\n", &gzip),
+        request("application/json", "Content-Encoding: deflate\r\n", &zlib),
+        request(
+            "application/json",
+            "Content-Encoding: deflate\r\n",
+            &raw_deflate,
+        ),
+        request("application/json", "Content-Encoding: br\r\n", br),
+        request(
+            "text/plain",
+            "Content-Encoding: gzip\r\n",
+            b"not gzip at all",
+        ),
+        request(
+            "application/octet-stream",
+            "Content-Encoding: gzip\r\n",
+            &gzip,
+        ),
+    ];
+    let input: String = blocks
+        .iter()
+        .map(|b| b.iter().map(|x| format!("{x:02x}")).collect::<String>() + "\n")
+        .collect();
+    let script = "import sys, io, json\n\
+                  from warcio.recordloader import ArcWarcRecordLoader\n\
+                  from cdxj_indexer.bufferiter import buffer_record_content\n\
+                  from cdxj_indexer.postquery import append_method_query_from_req_resp\n\
+                  for line in sys.stdin:\n    \
+                      http = bytes.fromhex(line.strip())\n    \
+                      rec = (b'WARC/1.1\\r\\nWARC-Type: request\\r\\nWARC-Target-URI: http://a.example/x\\r\\n'\n        \
+                             b'Content-Type: application/http; msgtype=request\\r\\nContent-Length: %d\\r\\n\\r\\n'\n        \
+                             % len(http) + http + b'\\r\\n\\r\\n')\n    \
+                      r = ArcWarcRecordLoader().parse_record_stream(io.BytesIO(rec))\n    \
+                      buffer_record_content(r)\n    \
+                      q, _ = append_method_query_from_req_resp(r, None)\n    \
+                      print(json.dumps(q))\n";
+    let mut child = std::process::Command::new(&python)
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let theirs: Vec<Option<String>> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        theirs.len(),
+        blocks.len(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (block, theirs) in blocks.iter().zip(theirs) {
+        let ours = trawl_warc::cdxj::request_body::query(block);
+        assert_eq!(ours, theirs, "{}", String::from_utf8_lossy(block));
+    }
+}

@@ -4,6 +4,8 @@
 //! as `__wb_post_data=` and its base64. Replay computes the same query from the replayed request, so two
 //! `POST`s to one URL with different bodies (a search API asked twice) each replay with their own answer.
 //!
+//! A chunked or compressed body is read as warcio hands it to the reference: joined, and decoded.
+//!
 //! A form is keyed so only when a browser's page sent it (its request carries `Sec-Fetch-Mode`): a crawler's
 //! own form login is not; JSON and other bodies are what pages' scripts send. Nor is a body that names a
 //! password (`pass`, `pwd` or `secret` anywhere in it, as sent or decoded),
@@ -52,12 +54,17 @@ pub fn query(block: &[u8]) -> Option<String> {
     if form && field("Sec-Fetch-Mode").is_none() {
         return None;
     }
-    let rest = &block[head_end + 4..];
     // Without a length the reference reads up to 8 KiB; with one it cannot read, no query.
     let length = match field("Content-Length") {
         None => 8192,
         Some(v) => v.parse::<usize>().ok()?,
     };
+    let rest = content(
+        &block[head_end + 4..],
+        field("Transfer-Encoding"),
+        field("Content-Encoding"),
+        length,
+    );
     let body = &rest[..length.min(rest.len())];
     if names_a_secret(body) {
         return None;
@@ -81,6 +88,35 @@ pub fn query(block: &[u8]) -> Option<String> {
         return None;
     }
     Some(query.chars().take(MAX_QUERY_CHARS).collect())
+}
+
+/// The body as warcio's `content_stream()` hands it to the reference (review 84 R6): chunks joined when the
+/// transfer coding is `chunked` (bytes that do not start as chunks, as they are), then a `gzip`, `deflate`
+/// or `br` content coding undone (bytes that do not decode, as they are), at most `length` bytes of it.
+fn content<'a>(
+    raw: &'a [u8],
+    transfer: Option<&str>,
+    coding: Option<&str>,
+    length: usize,
+) -> std::borrow::Cow<'a, [u8]> {
+    let mut body = std::borrow::Cow::Borrowed(raw);
+    if transfer == Some("chunked") {
+        let dechunked = crate::chunked::dechunk(raw);
+        if !(dechunked.end != crate::chunked::End::Complete && dechunked.body.is_empty()) {
+            body = std::borrow::Cow::Owned(dechunked.body);
+        }
+    }
+    let coding = coding.map(str::to_ascii_lowercase);
+    if let Some(coding @ ("gzip" | "deflate" | "br")) = coding.as_deref() {
+        let limits = trawl_extract::decode::DecodeLimits {
+            max_bytes: length as u64,
+            max_ratio: 1000,
+        };
+        if let Some(undone) = trawl_extract::decode::undo(Some(coding), &body, limits) {
+            return std::borrow::Cow::Owned(undone.data.into_owned());
+        }
+    }
+    body
 }
 
 /// Whether `text` names a password or a secret anywhere, in any case (looked for in place: a body may be
