@@ -46,6 +46,15 @@ pub fn scope_json(
     uri.hop_path = hops.to_string();
     uri.is_seed = hops.is_empty();
     uri.via = (!uri.is_seed).then_some(via);
+    // A robots.txt's redirects (`P` then `R`s) are the prerequisite's own steps, judged as the crawl judges
+    // them (xt47a F2: explain had them as plain redirects, refused where the crawl took them).
+    let after_p = hops.trim_end_matches('R');
+    if after_p.len() < hops.len() && after_p.ends_with('P') {
+        uri.kind = crate::crawl_uri::UriKind::Robots {
+            origin: crate::crawl_uri::origin(url),
+            redirects: u8::try_from(hops.len() - after_p.len()).unwrap_or(u8::MAX),
+        };
+    }
     // The scope of the sheets that apply to the URI, as the crawl judges it (xt12a F10: a sheet's
     // `scope.max_hops` was left out, so explain accepted what the crawl refused).
     let base = Arc::new(config.clone());
@@ -193,5 +202,29 @@ mod via {
         for bad in ["http//a.org/", "notaurl", "ftp://a.org/", "a.org/p"] {
             assert!(parse_via(bad).is_err(), "{bad}");
         }
+    }
+}
+
+#[cfg(test)]
+mod robots {
+    use super::*;
+
+    /// A robots.txt's redirects are judged as the crawl judges them, a prerequisite's own steps, with a rule
+    /// set that refuses plain redirects (xt47a F2).
+    #[test]
+    fn a_robots_redirect_is_a_prerequisite() {
+        let config = CrawlConfig::parse(
+            "[seeds]\nurls = [\"http://a.test/\"]\n[scope]\nrules = [\n  { rule = \"reject\" },\n  \
+             { rule = \"prerequisite_accept\" },\n  { rule = \"seed_accept\" },\n]\n",
+            Path::new("crawl.toml"),
+        )
+        .unwrap();
+        let url = Url::parse("http://b.test/r3").unwrap();
+        let via = Url::parse("http://b.test/r2").unwrap();
+        let judged = |hops| scope_json(&config, Some(&via), Some(hops), &url)["decision"].clone();
+        assert_eq!(judged("PRR"), "accept");
+        assert_eq!(judged("P"), "accept");
+        assert_eq!(judged("LR"), "reject");
+        assert_eq!(judged("PRL"), "reject");
     }
 }
