@@ -17,15 +17,16 @@ pub(crate) fn parse(text: &str) -> Option<IpNet> {
 pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<IpNet>, D::Error> {
     Vec::<String>::deserialize(d)?
         .iter()
-        .map(|text| {
-            parse(text).ok_or_else(|| {
-                D::Error::custom(format!(
-                    "{text:?} is not an address or range: write an address (\"10.1.2.3\", \"::1\") or a \
-                     range with its length (\"10.1.0.0/16\", \"fd00::/8\")"
-                ))
-            })
-        })
+        .map(|text| parse(text).ok_or_else(|| D::Error::custom(not_an_address(text))))
         .collect()
+}
+
+/// What is said of `text`, neither an address nor a range.
+pub(crate) fn not_an_address(text: &str) -> String {
+    format!(
+        "{text:?} is not an address or range: write an address (\"10.1.2.3\", \"::1\") or a range with its \
+         length (\"10.1.0.0/16\", \"fd00::/8\")"
+    )
 }
 
 #[cfg(test)]

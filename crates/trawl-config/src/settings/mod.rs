@@ -1445,6 +1445,18 @@ http://c.org/ # third
         let single = "[fetch]\nallow_addresses = [\"10.1.2.3\", \"::1\"]\n";
         let c = CrawlConfig::check_str(single, Path::new("my.toml")).unwrap();
         assert_eq!(c.fetch.allow_addresses.len(), 2);
+        // Every bad entry of a rule's `addresses`, each at its key (xt47a F1: the first only, at the table).
+        let rule = "[seeds]\nurls = [\"http://a.org/\"]\n[[scope.rules]]\nrule = \"accept\"\n\
+                    [[scope.rules]]\nrule = \"ip_address_set\"\naddresses = [\"10.0.0.0/8\", \"x\", \"1.2.3\"]\n";
+        let e = CrawlConfig::check_str(rule, Path::new("my.toml"))
+            .unwrap_err()
+            .to_string();
+        for want in [
+            "my.toml:7:28: scope.rules[1].addresses[1]: \"x\" is not an address",
+            "scope.rules[1].addresses[2]: \"1.2.3\" is not an address",
+        ] {
+            assert!(e.contains(want), "{want} in {e}");
+        }
     }
 
     /// A key written without its unit gets the key with it, and a key in the wrong table the table it belongs

@@ -2,7 +2,6 @@
 
 use std::{path::PathBuf, sync::Arc};
 
-use ipnet::IpNet;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use trawl_url::{SurtPrefix, Url, UrlClasses, class::UrlKind};
@@ -107,9 +106,9 @@ pub enum RuleSpec {
     },
     /// Addresses in a set (default REJECT).
     IpAddressSet {
-        /// CIDR ranges or single addresses.
-        #[serde(deserialize_with = "super::addresses::deserialize")]
-        addresses: Vec<IpNet>,
+        /// CIDR ranges or single addresses, as written: each is read when the rule is built, so every one
+        /// that is neither is said at its own key (xt47a F1: only the first was, at the table).
+        addresses: Vec<String>,
         /// The answer when the condition holds.
         decision: Option<Decision>,
     },
@@ -474,7 +473,20 @@ impl RuleSpec {
             }),
             S::HopCrossesRegisteredDomain { .. } => Box::new(decide::HopCrossesRegisteredDomain),
             S::IpAddressSet { addresses, .. } => Box::new(decide::IpAddressSet {
-                addresses: addresses.clone(),
+                addresses: addresses
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, text)| {
+                        let net = super::addresses::parse(text);
+                        if net.is_none() {
+                            problems.push((
+                                format!("addresses[{i}]"),
+                                super::addresses::not_an_address(text),
+                            ));
+                        }
+                        net
+                    })
+                    .collect(),
             }),
             S::ContentTypeMatchesRegex(s) | S::NotContentTypeMatchesRegex(s) => {
                 Box::new(decide::ContentTypeMatchesRegex {
