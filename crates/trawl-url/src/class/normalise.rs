@@ -35,7 +35,7 @@ impl UrlClass {
             }
             out.push('@');
         }
-        out.push_str(self.domain.normalise(url.host_str().unwrap_or_default()));
+        out.push_str(self.domain.normalise(super::url_class::class_host(url)));
         if let Some(port) = url.port() {
             out.push_str(&format!(":{port}"));
         }

@@ -696,3 +696,21 @@ proptest! {
         }
     }
 }
+
+/// A host written with its trailing dot is the host: the class matches, and its URL is written without the
+/// dot (xt47a F3).
+#[test]
+fn a_trailing_dot_is_the_same_host() {
+    let classes = one(
+        "post",
+        r#"path = [ { match = "fixed", value = "v" }, { match = "numeric" } ]"#,
+    );
+    assert_eq!(
+        norm(&classes, "https://x.org./v/7"),
+        norm(&classes, "https://x.org/v/7")
+    );
+    assert_eq!(
+        norm(&classes, "https://x.org./v/7").map(|(n, _)| n),
+        Some("https://x.org/v/7".to_string())
+    );
+}
