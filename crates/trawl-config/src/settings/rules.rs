@@ -320,7 +320,11 @@ fn prefixes(
             Ok(text) => {
                 // Heritrix's `surtsSource` form: the first word of a line; `#` comments; a `+` marks a
                 // literal SURT prefix; a URL or host gives its prefix (a whole domain without a slash).
-                for line in text.lines().filter_map(|l| l.split_whitespace().next()) {
+                let words = text
+                    .lines()
+                    .enumerate()
+                    .filter_map(|(n, l)| Some((n + 1, l.split_whitespace().next()?)));
+                for (n, line) in words {
                     if line.starts_with('#') {
                         continue;
                     }
@@ -332,7 +336,9 @@ fn prefixes(
                         problems.push((
                             format!("files[{i}]"),
                             format!(
-                                "{}: {line:?} is neither a SURT prefix nor a URL",
+                                "{}, line {n}: {line:?} is neither a SURT prefix nor a URL; write a host \
+                                 (example.org), a URL (http://example.org/dir/) or a SURT prefix \
+                                 (http://(org,example,)",
                                 path.display()
                             ),
                         ));

@@ -290,11 +290,11 @@ mod tests {
         assert!(!shown.contains("pa=ss"), "{shown}");
         assert!(shown.ends_with("string values must be quoted"), "{shown}");
         // A first line quoting a named file's text: a prefix file's word, a seed file's line (review 85 R2).
-        let word =
-            "scope.rules[0].files[0]: /j/../pw2.txt: \"pa=ss\" is neither a SURT prefix nor a URL";
+        let word = "scope.rules[0].files[0]: /j/../pw2.txt, line 3: \"pa=ss\" is neither a SURT prefix nor a \
+                    URL; write a host (example.org)";
         let shown = unquoted(word, own);
         assert!(
-            shown.starts_with("scope.rules[0].files[0]: /j/../pw2.txt: a problem")
+            shown.starts_with("scope.rules[0].files[0]: /j/../pw2.txt, line 3: a problem")
                 && !shown.contains("pa=ss"),
             "{shown}"
         );
