@@ -253,11 +253,16 @@ pub async fn check(c: &Client<'_>, page: &Url) -> Fetched {
 /// shows the session alive with the jar's cookies and lost without them is behind the login.
 pub async fn check_as_anyone(c: &Client<'_>, page: &Url) -> Fetched {
     space(c).await;
+    // Nor a cookie the operator's `fetch.headers` would add (review 86 R1).
+    let mut settings = c.settings.clone();
+    settings
+        .headers
+        .retain(|name, _| !name.eq_ignore_ascii_case("cookie"));
     c.fetcher
         .fetch(
             page,
-            c.settings.max_bytes,
-            c.settings,
+            settings.max_bytes,
+            &settings,
             &RequestParts::default(),
         )
         .await

@@ -1732,6 +1732,70 @@ fn page_number(path: &str) -> usize {
 const FICKLE_FORM: &str = "<form method=\"post\" action=\"/login\"><input name=\"username\">\
     <input type=\"password\" name=\"password\"><button>Sign in</button></form>";
 
+/// A site behind bot protection: any request without a cookie gets a 403, whatever the page. A wrong
+/// password's answer redirects to the public home page with a fresh cookie.
+async fn guarded_site(State(site): State<Shared>, req: Request) -> Response {
+    let (method, path, _query, headers, body) = take_apart(req).await;
+    let mut s = site.lock().unwrap();
+    s.requests.push(format!("{method} {path}"));
+    if !headers.contains_key(header::COOKIE) && path != "/login" {
+        return (StatusCode::FORBIDDEN, html("Checking your browser")).into_response();
+    }
+    let session = cookie(&headers, "sid").is_some_and(|c| s.sessions.contains(c));
+    match (method, path.as_str()) {
+        (Method::GET, "/login") => html(FICKLE_FORM),
+        (Method::POST, "/login") if field(&form_fields(&body), "password") != Some("s3cret") => (
+            StatusCode::FOUND,
+            [
+                (header::LOCATION, "/".to_string()),
+                (
+                    header::SET_COOKIE,
+                    format!("sid=nobody{}; Path=/", s.requests.len()),
+                ),
+            ],
+        )
+            .into_response(),
+        (Method::POST, "/login") => sign_in(&mut s, &body, "s3cret", "/m/1"),
+        (Method::GET, "/") => html("<p>Welcome, visitor</p>"),
+        (Method::GET, p) if p.starts_with("/m/") && session => html(&format!("Member page {p}")),
+        (Method::GET, p) => (
+            StatusCode::FOUND,
+            [(header::LOCATION, format!("/login?next={p}"))],
+        )
+            .into_response(),
+        _ => (StatusCode::NOT_FOUND, html("Not Found")).into_response(),
+    }
+}
+
+/// A wrong password whose answer leads to a public page that bot protection refuses to a cookie-less request
+/// proves nothing: the login is given up as before, with its warning, not posted again for every member page
+/// (review 86 R1).
+#[test]
+fn a_public_landing_page_proves_no_login() {
+    let (_rt, site, base, dir) = a_site(guarded_site);
+    let seeds: Vec<String> = (1..=5).map(|n| format!("\"{base}/m/{n}\"")).collect();
+    let cfg = write(
+        &dir.path().join("guarded.toml"),
+        &format!(
+            "{FAST}[seeds]\nurls = [{}]\n\
+             [scope]\nsurt_prefixes = [\"http://(127.0.0.1:\"]\n\
+             [[credentials]]\nkind = \"form\"\ndomain = \"127.0.0.1\"\nlogin_url = \"{base}/login\"\n\
+             fields = {{ username = \"archivist\" }}\npassword_env = \"PW\"\n",
+            seeds.join(", ")
+        ),
+    );
+    let (_, said) = trawl_crawl(&cfg, &dir.path().join("wrong"), &[("PW", "wrong")]);
+    let posts = site
+        .lock()
+        .unwrap()
+        .requests
+        .iter()
+        .filter(|r| r.as_str() == "POST /login")
+        .count();
+    assert!(posts <= 3, "{posts} posts of a wrong password:\n{said}");
+    assert!(said.contains("a login never worked"), "{said}");
+}
+
 /// A site whose every page carries a hidden "session expired" sign-in form, as many applications' layouts
 /// do; its login works and leads to `/`, which shows that form, so the default signs judge the login failed.
 async fn modal(State(site): State<Shared>, req: Request) -> Response {

@@ -513,7 +513,11 @@ async fn check(
         .form
         .clone()
         .unwrap_or_else(|| FormSignature::of_url(login_url));
-    let lost = (400..500).contains(&resp.status)
+    // Asked as anyone, only a sign-in answer (a redirect to the login page, the login form) sends the asker
+    // away: a bare 4xx is what bot protection or a cookie check answers a cookie-less request, whatever the
+    // page (review 86 R1: a wrong password's public landing page was taken for a member page).
+    let refused = (400..500).contains(&resp.status) && !to.anyone;
+    let lost = refused
         || blocking(resp.body.len(), || {
             shows_logged_out(
                 spec,
@@ -621,16 +625,21 @@ pub(super) async fn still_lost(
     let refuses = guard(p);
     let client = client(p, jar, settings, &refuses);
     let alive = still_alive(p, &client, spec, &login_url, uri, &s, worker).await;
-    let behind = match alive {
-        Alive::Yes => Some("a page that showed it alive still does".to_string()),
-        Alive::Unknown => landed_behind(p, &client, spec, &login_url, uri, &s, worker)
+    let behind =
+        match alive {
+            Alive::Yes => Some("a page that showed it alive still does".to_string()),
+            // Only where no page behind the login is known yet: one that answered 429 or failed says nothing
+            // (review 86 R10).
+            Alive::Unknown if s.witness_for(&uri.url).is_none() => landed_behind(
+                p, &client, spec, &login_url, uri, &s, worker,
+            )
             .await
             .map(|landing| {
                 s.alive_at(&landing);
                 format!("{landing}, where the login led, shows it alive and sends anyone else away")
             }),
-        Alive::No(_) => None,
-    };
+            Alive::Unknown | Alive::No(_) => None,
+        };
     if let Some(behind) = behind {
         s.spared += 1;
         s.no_sign.insert(page_key(&uri.url));
