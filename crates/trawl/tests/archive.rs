@@ -2429,7 +2429,6 @@ fn chunked_and_compressed_request_bodies_are_keyed_as_warcio_reads_them() {
             &gzip[..gzip.len() - 12],
         ),
         request("application/json", "Content-Encoding: gzip\r\n", json),
-        request("application/json", "Content-Encoding: x-gzip\r\n", &gzip),
         request("application/json", "Content-Encoding: deflate\r\n", &zlib),
         request(
             "application/json",
@@ -2493,5 +2492,18 @@ fn chunked_and_compressed_request_bodies_are_keyed_as_warcio_reads_them() {
     for (block, theirs) in blocks.iter().zip(theirs) {
         let ours = trawl_warc::cdxj::request_body::query(block);
         assert_eq!(ours, theirs, "{}", String::from_utf8_lossy(block));
+    }
+    // A body of a coding the reference does not undo cannot be screened for a password: no part of a key,
+    // where the reference writes the coded bytes' base64 (review 86 R3).
+    for (fields, body) in [
+        ("Content-Encoding: x-gzip\r\n", &gzip[..]),
+        ("Content-Encoding: zstd\r\n", &b"(\xb5/\xfd..."[..]),
+    ] {
+        let block = request("text/plain", fields, body);
+        assert_eq!(
+            trawl_warc::cdxj::request_body::query(&block),
+            None,
+            "{fields}"
+        );
     }
 }

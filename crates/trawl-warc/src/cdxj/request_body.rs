@@ -64,7 +64,7 @@ pub fn query(block: &[u8]) -> Option<String> {
         field("Transfer-Encoding"),
         field("Content-Encoding"),
         length,
-    );
+    )?;
     let body = &rest[..length.min(rest.len())];
     if names_a_secret(body) {
         return None;
@@ -92,13 +92,16 @@ pub fn query(block: &[u8]) -> Option<String> {
 
 /// The body as warcio's `content_stream()` hands it to the reference (review 84 R6): chunks joined when the
 /// transfer coding is `chunked` (bytes that do not start as chunks, as they are), then a `gzip`, `deflate`
-/// or `br` content coding undone (bytes that do not decode, as they are), at most `length` bytes of it.
+/// or `br` content coding undone (bytes that are no such stream, as they came), at most `length` bytes of it.
+/// `None` for a body of another content coding (`x-gzip`, `zstd`), which the reference keys by its coded
+/// bytes: what it says cannot be screened for a password, so it is no part of a key (review 86 R3: the
+/// reference's base64 of a compressed body held one).
 fn content<'a>(
     raw: &'a [u8],
     transfer: Option<&str>,
     coding: Option<&str>,
     length: usize,
-) -> std::borrow::Cow<'a, [u8]> {
+) -> Option<std::borrow::Cow<'a, [u8]>> {
     let mut body = std::borrow::Cow::Borrowed(raw);
     if transfer == Some("chunked") {
         let dechunked = crate::chunked::dechunk(raw);
@@ -107,16 +110,23 @@ fn content<'a>(
         }
     }
     let coding = coding.map(str::to_ascii_lowercase);
-    if let Some(coding @ ("gzip" | "deflate" | "br")) = coding.as_deref() {
-        let limits = trawl_extract::decode::DecodeLimits {
-            max_bytes: length as u64,
-            max_ratio: 1000,
-        };
-        if let Some(undone) = trawl_extract::decode::undo(Some(coding), &body, limits) {
-            return std::borrow::Cow::Owned(undone.data.into_owned());
+    match coding.as_deref().map(str::trim) {
+        None | Some("" | "identity") => Some(body),
+        Some(coding @ ("gzip" | "deflate" | "br")) => {
+            let limits = trawl_extract::decode::DecodeLimits {
+                max_bytes: length as u64,
+                max_ratio: 1000,
+            };
+            // Bytes that are no such stream are read as they came, as the reference reads them.
+            Some(
+                match trawl_extract::decode::undo(Some(coding), &body, limits) {
+                    Some(undone) => std::borrow::Cow::Owned(undone.data.into_owned()),
+                    None => body,
+                },
+            )
         }
+        Some(_) => None,
     }
-    body
 }
 
 /// Whether `text` names a password or a secret anywhere, in any case (looked for in place: a body may be
