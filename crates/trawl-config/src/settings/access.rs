@@ -230,6 +230,23 @@ impl CredentialSpec {
             ),
             _ => {}
         }
+        // A prefix naming an address with commas matches nothing, whatever the credential's kind: said with
+        // the form that matches (review 86 R8).
+        let comma = self
+            .surt_prefix
+            .as_deref()
+            .and_then(super::seed_list::comma_address);
+        if let Some((dotted, reversed)) = &comma {
+            say(
+                "surt_prefix",
+                format!(
+                    "{:?} names an IP address with commas: a SURT prefix writes an address as it is, dotted, \
+                     so no URL is under it; write {dotted:?}, or {reversed:?} if the commas reversed it as the \
+                     CDX index's form does",
+                    self.surt_prefix.as_deref().unwrap_or_default()
+                ),
+            );
+        }
         let sources = [
             self.password_env.is_some(),
             self.password_file.is_some(),
@@ -285,23 +302,14 @@ impl CredentialSpec {
                     if (self.domain.is_some() || self.surt_prefix.is_some())
                         && !self.applies_to(&u) =>
                 {
-                    // A prefix naming an address with commas matches nothing: said at the prefix, with the
-                    // form that matches (xt46c N4: the login URL was blamed).
-                    match self.surt_prefix.as_deref().and_then(super::seed_list::comma_address) {
-                        Some((dotted, reversed)) => say(
-                            "surt_prefix",
-                            format!(
-                                "{:?} names an IP address with commas: a SURT prefix writes an address as it \
-                                 is, dotted, so no URL is under it, the login URL neither; write {dotted:?}, or \
-                                 {reversed:?} if the commas reversed it as the CDX index's form does",
-                                self.surt_prefix.as_deref().unwrap_or_default()
-                            ),
-                        ),
-                        None => say(
+                    // A prefix naming an address with commas is said at the prefix (below), not here
+                    // (xt46c N4: the login URL was blamed).
+                    if comma.is_none() {
+                        say(
                             "login_url",
                             "the login URL is not on the credential's host: the password would go elsewhere"
                                 .into(),
-                        ),
+                        )
                     }
                 }
                 Some(Ok(_)) => {}
@@ -630,6 +638,13 @@ mod tests {
             problems[0].1.contains("\"http://(127.0.0.1:18371)/\""),
             "{problems:?}"
         );
+        // A Basic credential's too (review 86 R8).
+        let c = spec(
+            "kind = \"basic\"\nsurt_prefix = \"http://(1,0,0,127:18371)/\"\nuser = \"u\"\n\
+             password_env = \"X\"\n",
+        );
+        let keys: Vec<String> = c.problems().into_iter().map(|(k, _)| k).collect();
+        assert_eq!(keys, ["surt_prefix"]);
     }
 
     #[test]

@@ -126,6 +126,10 @@ pub(crate) fn shared(
     let change = change_of(&action);
     let stops = matches!(action, CtlAction::Pause | CtlAction::Stop);
     shared_action(url, job, json, action).map_err(|e| {
+        // A command that only reads says its own error (review 86 R7: "not recorded" read as if it wrote).
+        let Some(change) = change else {
+            return e;
+        };
         let full = e.chain().any(|c| {
             matches!(
                 c.downcast_ref::<trawl_frontier::SharedError>(),
@@ -151,9 +155,9 @@ pub(crate) fn shared(
     })
 }
 
-/// What an action sent to a shared crawl changes, as a refusal names it.
-fn change_of(action: &CtlAction) -> &'static str {
-    match action {
+/// What an action sent to a shared crawl changes, as a refusal names it; `None` for one that only reads.
+fn change_of(action: &CtlAction) -> Option<&'static str> {
+    Some(match action {
         CtlAction::AddSeeds { .. } => "the seeds",
         CtlAction::PauseQueue { .. } => "the queue's pause",
         CtlAction::UnpauseQueue { .. } => "the queue's unpause",
@@ -167,8 +171,8 @@ fn change_of(action: &CtlAction) -> &'static str {
         CtlAction::Pause => "the crawl's pause",
         CtlAction::Unpause => "the crawl's unpause",
         CtlAction::Stop => "the crawl's stop",
-        _ => "the command",
-    }
+        _ => return None,
+    })
 }
 
 /// [`shared`]'s action.
