@@ -103,15 +103,12 @@ pub(super) async fn run(
                     login::behind_the_login(p, &uri, &fetched).await;
                 } else if !login::not_allowed(p, &uri, &fetched).await {
                     login::still_lost(p, &uri, now, (&jar, settings, worker)).await;
+                    // Kept as it came, a login or not (review 86 R2: these went uncounted).
+                    sent_away(p, &uri, &fetched);
                 }
-            } else if fetched
-                .result
-                .as_ref()
-                .is_ok_and(|r| !(200..300).contains(&r.status))
-            {
-                // No login for it (given up, or failed now): archived as the visitor sent away (a page
-                // answered 2xx with a login form may be a member page with a hidden one).
-                p.access.note_lost_page(&uri.url);
+            } else {
+                // No login for it (given up, or failed now).
+                sent_away(p, &uri, &fetched);
             }
         }
         login::cleared(p, &uri, &fetched, &jar).await;
@@ -382,4 +379,17 @@ fn cut_by_the_stop(
             result: Err(FetchError::Stopped(0)),
         }),
     ))
+}
+
+/// Counts `uri` among the pages its form login's lost session left as the visitor sent away (a redirect, a
+/// 4xx), for the end of the crawl; a page answered 2xx with a login form may be a member page with a hidden
+/// one, and is not counted.
+fn sent_away(p: &Pipeline, uri: &CrawlUri, fetched: &Fetched) {
+    if fetched
+        .result
+        .as_ref()
+        .is_ok_and(|r| !(200..300).contains(&r.status))
+    {
+        p.access.note_lost_page(&uri.url);
+    }
 }
