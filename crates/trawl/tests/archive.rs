@@ -690,6 +690,23 @@ async fn zstd_job(settings: &str, dictionary: bool) {
         "{}{said}",
         String::from_utf8_lossy(&globbed.stdout),
     );
+    // A folder named like an index (a job named after the CDX it deduplicated against) is a folder
+    // (xt47c F2).
+    let named = job.parent().unwrap().join("site.cdxj");
+    std::fs::create_dir_all(named.join("warcs")).unwrap();
+    for f in files
+        .iter()
+        .flat_map(|f| [f.clone(), trawl_warc::index_path(f)])
+    {
+        std::fs::copy(&f, named.join("warcs").join(f.file_name().unwrap())).unwrap();
+    }
+    let folder = trawl(&["warc".as_ref(), "verify".as_ref(), named.as_os_str()]);
+    assert!(
+        folder.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&folder.stdout),
+        String::from_utf8_lossy(&folder.stderr)
+    );
     // A file that is not there is said as such, not as a damaged one (xt38b N6).
     let missing = trawl(&[
         "warc".as_ref(),

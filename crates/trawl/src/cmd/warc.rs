@@ -425,6 +425,11 @@ fn warcs_of(input: &Path, among_others: bool) -> anyhow::Result<Vec<PathBuf>> {
 
 /// Whether `path` is named as a CDX or CDXJ index (`.cdxj`, `.cdx`, gzipped or not).
 fn is_index_name(path: &Path) -> bool {
+    // A folder is never an index, whatever its name (xt47c F2: a job named after the CDX it deduplicated
+    // against).
+    if path.is_dir() {
+        return false;
+    }
     let name = path.to_string_lossy().to_ascii_lowercase();
     [".cdxj", ".cdx", ".cdxj.gz", ".cdx.gz"]
         .iter()
