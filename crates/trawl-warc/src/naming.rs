@@ -77,6 +77,33 @@ pub(crate) const OPEN_SUFFIX: &str = ".open";
 
 /// The final name of a WARC file: `PREFIX-YYYYMMDDhhmmss-NNNNN-HOST.warc[.gz]`.
 ///
+/// The serial after the highest that a file of `dir` named by [`file_name`] for `prefix` and `host` has
+/// (0 in a folder with none): a resumed run's first file then sorts after the killed run's last, even when
+/// both were opened in the same second (xt47c F3).
+pub(crate) fn next_serial(dir: &std::path::Path, prefix: &str, host: &str) -> u32 {
+    let start = format!("{}-", sanitize(prefix));
+    let end = format!("-{}.", sanitize(host));
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let rest = name.strip_prefix(&start)?;
+            // YYYYMMDDhhmmss-NNNNN-HOST.…
+            let (stamp, rest) = rest.split_at_checked(14)?;
+            let rest = rest.strip_prefix('-')?;
+            let digits = rest.find('-')?;
+            let (serial, tail) = rest.split_at(digits);
+            (stamp.bytes().all(|b| b.is_ascii_digit()) && tail.starts_with(&end))
+                .then(|| serial.parse::<u32>().ok())
+                .flatten()
+        })
+        .max()
+        .map_or(0, |n| n.wrapping_add(1))
+}
+
 /// Characters of `prefix` and `host` other than ASCII letters, digits, `.` and `_` become `-`, so the
 /// name is one path component on every platform.
 pub(crate) fn file_name(

@@ -254,7 +254,8 @@ impl WriteBack {
 /// Writes groups of records to WARC files, rotating to a new file between groups once the current
 /// one reaches [`WriterConfig::max_file_bytes`].
 ///
-/// Each file is named `PREFIX-YYYYMMDDhhmmss-NNNNN-HOST.warc.gz` (serial `NNNNN` from 00000), carries
+/// Each file is named `PREFIX-YYYYMMDDhhmmss-NNNNN-HOST.warc.gz` (serial `NNNNN` from 00000, or past the
+/// highest of the folder's files, so a resume's files sort after the run's before), carries
 /// a `.open` suffix until finished, and starts with a warcinfo record that later records point to with
 /// WARC-Warcinfo-ID. A group is compressed in memory and written at once; if that write fails (disk
 /// full), the file is cut back to where the group began, so it stays a valid WARC.
@@ -286,8 +287,8 @@ impl Writer {
             encoder: Encoder::for_writer(&cfg, dictionary.clone()),
             dictionary,
             sample_limit: (SAMPLE_BYTES, SAMPLE_RECORDS),
+            serial: crate::naming::next_serial(&cfg.dir, &cfg.prefix, &cfg.host),
             cfg,
-            serial: 0,
             current: None,
             finished: Vec::new(),
             write_back: None,
@@ -1082,6 +1083,28 @@ mod tests {
             name.contains("-00001-") && name.ends_with(".warc"),
             "{name}"
         );
+    }
+
+    /// A writer's first file takes a serial past every file of the folder, so a resume opening its first
+    /// file in the same second as the killed run's last sorts after it (xt47c F3); another host's or
+    /// prefix's files do not count.
+    #[test]
+    fn a_resumed_runs_files_sort_after_the_runs_before() {
+        let dir = tempfile::tempdir().unwrap();
+        let now = Utc::now();
+        for (prefix, serial, host) in [("job", 7, "h"), ("job", 41, "other"), ("x", 90, "h")] {
+            let name = crate::naming::file_name(prefix, now, serial, host, Compression::Gzip);
+            fs::write(dir.path().join(format!("{name}.open")), b"").unwrap();
+        }
+        let mut w = Writer::new(WriterConfig::new(dir.path(), "job", "h")).unwrap();
+        w.write(&group(1)).unwrap();
+        let written = w.close().unwrap();
+        let name = written[0]
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        assert!(name.contains("-00008-h."), "{name}");
     }
 
     /// `max_file_bytes = 0` never rolls over (xt10b F13: each group went into a file of its own).
