@@ -1269,8 +1269,9 @@ fn records_gone(job: &Job) -> Vec<String> {
 fn counters_lost(job: &Job) -> Option<String> {
     if job.state_dir().join(ENDING).exists() {
         return Some(
-            "the last run was killed while it ended (its final checkpoint, counters and reports not all \
-             written): its counters go on from their last save, behind crawl.log by what it did since"
+            "the last run did not finish ending (killed, or its disk full, before its final checkpoint, \
+             counters and reports were all written): its counters go on from their last save, behind crawl.log \
+             by what it did since"
                 .to_owned(),
         );
     }
@@ -1387,7 +1388,7 @@ mod tests {
             .unwrap();
         assert_eq!(counters_lost(&job), None);
         job.write_file(&job.state_dir().join(ENDING), "7").unwrap();
-        assert!(counters_lost(&job).is_some_and(|l| l.contains("killed while it ended")));
+        assert!(counters_lost(&job).is_some_and(|l| l.contains("did not finish ending")));
     }
 
     /// Counters never saved (a kill in the first 20 s, a full disk at the end) are counted again from
