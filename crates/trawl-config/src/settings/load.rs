@@ -557,6 +557,26 @@ fn prune(table: &mut toml::Table, path: &[(String, Option<usize>)]) {
     }
 }
 
+/// The `name` of each `[[url_class]]` entry `text` writes, in order ("" for one without a name).
+fn written_class_names(text: &str) -> Vec<String> {
+    let Ok(doc) = DeTable::parse(text) else {
+        return Vec::new();
+    };
+    let Some(DeValue::Array(entries)) = doc.get_ref().get("url_class").map(|v| v.get_ref()) else {
+        return Vec::new();
+    };
+    entries
+        .iter()
+        .map(|e| match e.get_ref() {
+            DeValue::Table(t) => match t.get("name").map(|n| n.get_ref()) {
+                Some(DeValue::String(name)) => name.to_string(),
+                _ => String::new(),
+            },
+            _ => String::new(),
+        })
+        .collect()
+}
+
 /// `over` laid over `under`: tables merge key by key, the arrays of tables `url_class` and `sheet` are joined
 /// (entries of `over` win on a name clash), anything else in `over` replaces.
 fn merge(under: &mut toml::Table, over: toml::Table, top: bool) {
@@ -828,6 +848,8 @@ impl CrawlConfig {
             .ok()
             .and_then(|p| p.parent().map(Path::to_path_buf))
             .unwrap_or_else(|| std::path::PathBuf::from("."));
+        let mut config = config;
+        config.url_classes_written = written_class_names(&sources[0].text);
         let (config, semantic) = config.semantics(&base);
         let texts: Vec<&str> = sources.iter().map(|s| s.text.as_str()).collect();
         for mut p in semantic {

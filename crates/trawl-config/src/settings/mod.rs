@@ -186,6 +186,11 @@ pub struct CrawlConfig {
     /// of at their file and line, not at an index the config does not have (review 70 R6).
     #[serde(skip)]
     pub(crate) prefixes_written: std::collections::HashMap<String, usize>,
+    /// The names of the `[[url_class]]` entries as the config's own file writes them, a wrong one too (left
+    /// out of `url_classes`): a class's problem is placed at its own entry, not at the index it has once an
+    /// entry before it was left out (xt47a F5).
+    #[serde(skip)]
+    pub(crate) url_classes_written: Vec<String>,
 }
 
 /// Extractors besides HTML and CSS (see docs/extraction.md).
@@ -1156,6 +1161,19 @@ http://c.org/ # third
                 ("url_class[1].path[1].min_chars".to_owned(), Some(12)),
                 ("url_class[2].domain_regexes[0]".to_owned(), Some(18)),
             ],
+            "{e}"
+        );
+        // After a class left out for a missing key, the next class's problem is still at its own entry
+        // (xt47a F5: at the entry before it).
+        let text = "[[url_class]]\nname = \"x\"\nkind = \"post\"\ndomains = [\"x.org\"]\n\
+                    [[url_class]]\nname = \"d\"\nkind = \"post\"\nexample = \"http://d.org/\"\n\
+                    domains = [\"d.org\"]\ndomain_regexes = [\"(.*\"]\n";
+        let e = CrawlConfig::check_str(text, Path::new("my.toml")).unwrap_err();
+        assert!(
+            e.problems.iter().any(
+                |p| p.key.as_deref() == Some("url_class[1].domain_regexes[0]")
+                    && p.at.map(|a| a.0) == Some(10)
+            ),
             "{e}"
         );
         // An example its class does not match: at that class's example.

@@ -1042,12 +1042,23 @@ impl CrawlConfig {
                 )),
             }
         }
-        origins.extend(
-            self.url_classes
+        // Each inline class at its entry as written: the nth of its name among the file's entries, which
+        // counts an entry left out for its own problem (xt47a F5); else (a class of an included file) its
+        // index here.
+        let written = &self.url_classes_written;
+        origins.extend(self.url_classes.iter().enumerate().map(|(i, d)| {
+            let nth = self.url_classes[..i]
+                .iter()
+                .filter(|c| c.name == d.name)
+                .count();
+            let at = written
                 .iter()
                 .enumerate()
-                .map(|(i, d)| (d.name.clone(), None, i)),
-        );
+                .filter(|(_, n)| **n == d.name)
+                .nth(nth)
+                .map_or(i, |(j, _)| j);
+            (d.name.clone(), None, at)
+        }));
         defs.append(&mut self.url_classes);
         self.url_classes = defs;
         self.classes.files.clear();
