@@ -2524,3 +2524,29 @@ fn chunked_and_compressed_request_bodies_are_keyed_as_warcio_reads_them() {
         );
     }
 }
+
+/// A crawl that finished having archived nothing (its seed unreachable) with `warc.wacz = true` ends as it
+/// ends without: FINISHED, its seed said, and no package, said (xt47c F4: FAILED on the package).
+#[test]
+fn a_crawl_that_archived_nothing_is_not_failed_by_its_package() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(
+        dir.path(),
+        "empty",
+        "http://127.0.0.1:9/",
+        "[warc]\nwacz = true\n[frontier]\nmax_retries = 0\n",
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_trawl"))
+        .args(["crawl", "-c"])
+        .arg(&cfg)
+        .arg("--job")
+        .arg(dir.path().join("job"))
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("FINISHED") && said.contains("no WACZ written") && !said.contains("FAILED"),
+        "{said}"
+    );
+    assert!(!dir.path().join("job/job.wacz").exists());
+}

@@ -643,6 +643,11 @@ impl Crawl {
                         tracing::warn!("{warning}");
                     }
                 }
+                // A crawl that archived nothing has nothing to package: it finished, and its crawl.log says
+                // why (xt47c F4: it ended FAILED on the package).
+                Ok(Err(Error::NothingToPackage { .. })) => tracing::warn!(
+                    "no WACZ written: the crawl archived nothing (its crawl.log says why)"
+                ),
                 // A package error names the package already.
                 Ok(Err(e @ Error::Package { .. })) => p.fail(e.to_string()),
                 Ok(Err(e)) => p.fail(format!("packaging the WACZ: {e}")),
