@@ -2329,30 +2329,13 @@ fn json_request_bodies_are_keyed_as_python_reads_them() {
     }
     bodies.push(format!("{{\"f\": [{}]}}", floats.join(", ")).into_bytes());
 
-    let input: String = bodies
-        .iter()
-        .map(|b| b.iter().map(|x| format!("{x:02x}")).collect::<String>() + "\n")
-        .collect();
     let script = "import sys, io, json\n\
                   from cdxj_indexer.postquery import query_extract\n\
                   for line in sys.stdin:\n    \
                       body = bytes.fromhex(line.strip())\n    \
                       q = query_extract('application/json', len(body), io.BytesIO(body), 'http://a.example/x')\n    \
                       print(json.dumps(q))\n";
-    let mut child = std::process::Command::new(&python)
-        .args(["-c", script])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    std::io::Write::write_all(&mut child.stdin.take().unwrap(), input.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    let theirs: Vec<Option<String>> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let theirs = reference_queries(&python, script, &bodies);
     assert_eq!(theirs.len(), bodies.len(), "one answer per body");
     for (body, theirs) in bodies.iter().zip(theirs) {
         let mut block = format!(
@@ -2464,10 +2447,6 @@ fn chunked_and_compressed_request_bodies_are_keyed_as_warcio_reads_them() {
             &gzip,
         ),
     ];
-    let input: String = blocks
-        .iter()
-        .map(|b| b.iter().map(|x| format!("{x:02x}")).collect::<String>() + "\n")
-        .collect();
     let script = "import sys, io, json\n\
                   from warcio.recordloader import ArcWarcRecordLoader\n\
                   from cdxj_indexer.bufferiter import buffer_record_content\n\
@@ -2481,31 +2460,7 @@ fn chunked_and_compressed_request_bodies_are_keyed_as_warcio_reads_them() {
                       buffer_record_content(r)\n    \
                       q, _ = append_method_query_from_req_resp(r, None)\n    \
                       print(json.dumps(q))\n";
-    let mut child = std::process::Command::new(&python)
-        .args(["-c", script])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let theirs: Vec<Option<String>> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(
-        theirs.len(),
-        blocks.len(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let theirs = reference_queries(&python, script, &blocks);
     for (block, theirs) in blocks.iter().zip(theirs) {
         let ours = trawl_warc::cdxj::request_body::query(block);
         assert_eq!(ours, theirs, "{}", String::from_utf8_lossy(block));
@@ -2549,4 +2504,40 @@ fn a_crawl_that_archived_nothing_is_not_failed_by_its_package() {
         "{said}"
     );
     assert!(!dir.path().join("job/job.wacz").exists());
+}
+
+/// What the Python `script` prints for each of `inputs`, fed to it one per line in hex: one JSON value a
+/// line (a query, or null), read back.
+fn reference_queries(python: &Path, script: &str, inputs: &[Vec<u8>]) -> Vec<Option<String>> {
+    use std::io::Write;
+    let input: String = inputs
+        .iter()
+        .map(|b| b.iter().map(|x| format!("{x:02x}")).collect::<String>() + "\n")
+        .collect();
+    let mut child = std::process::Command::new(python)
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let answers: Vec<Option<String>> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        answers.len(),
+        inputs.len(),
+        "one answer per input: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    answers
 }
